@@ -1,0 +1,82 @@
+# posbench — build, test and reproduce. `make help` lists the targets.
+# CPU backend always; CUDA backend compiled in when nvcc is found and CUDA sources exist.
+CC      ?= gcc
+NATIVE  ?= 0
+BUILD   := build
+PKGS    := openblas hdf5-serial yaml-0.1 zlib
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+ARCH_FLAGS := $(if $(filter 1,$(NATIVE)),-march=native,)
+CFLAGS  += -std=c11 -O3 -fopenmp -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE $(ARCH_FLAGS) \
+           -fno-math-errno $(PKG_CFLAGS) -MMD -MP
+LDLIBS  += $(PKG_LIBS) -lm -fopenmp
+GIT_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
+CFLAGS  += -DPOSBENCH_GIT_COMMIT='"$(GIT_COMMIT)"'
+
+# ---- CUDA switch ----
+NVCC    ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
+CU_SRC  := $(wildcard core/cuda/*.cu)
+ifneq ($(and $(NVCC),$(CU_SRC)),)
+  CUDA_ON  := 1
+  CFLAGS   += -DPOSBENCH_CUDA=1
+  CU_OBJ   := $(CU_SRC:%.cu=$(BUILD)/%.o)
+  CUDA_LIB := $(dir $(NVCC))../lib64
+  LDLIBS   += -L$(CUDA_LIB) -lcudart -lcublas -lstdc++
+  BACKENDS := cpu cuda
+else
+  BACKENDS := cpu
+endif
+
+LIB_SRC  := $(wildcard core/*.c models/*.c objectives/*.c datasets/*.c) \
+            $(filter-out bench/main.c,$(wildcard bench/*.c))
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(CU_OBJ)
+TEST_SRC := $(wildcard tests/test_*.c)
+TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+TEST_LIB := $(BUILD)/tests/testing.o
+
+.PHONY: all deps test bench clean help backends
+all: $(BUILD)/posbench backends
+
+help:
+	@echo "make            build build/posbench (backends: cpu, + cuda when nvcc is found)"
+	@echo "make deps       install missing Debian packages (as root) or print the apt-get line"
+	@echo "make test       build and run every test; last line 'N passed, N failed, N skipped'"
+	@echo "make bench      posbench bench: step time, GFLOP/s vs sgemm, ratio to PyTorch CPU"
+	@echo "make NATIVE=1   tune for this CPU (-march=native); default builds run on any x86-64"
+
+deps:
+	@sh scripts/deps.sh
+
+backends: $(BUILD)/posbench
+	@echo "posbench: built backends: $(BACKENDS)$(if $(NVCC),$(if $(CU_SRC),, (nvcc found at $(NVCC); no CUDA sources yet)), (nvcc not found))"
+
+$(BUILD)/posbench: $(BUILD)/bench/main.o $(BUILD)/libposbench.a | deps
+	$(CC) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/libposbench.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/%.o: %.c | deps
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/%.o: %.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) -O3 -std=c++17 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
+	    $(PKG_CFLAGS) -DPOSBENCH_CUDA=1 -c -o $@ $<
+
+$(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_LIB) $(BUILD)/libposbench.a
+	$(CC) -o $@ $^ $(LDLIBS)
+
+test: $(BUILD)/posbench $(TEST_BIN) backends
+	@sh tests/run_all.sh
+
+bench: $(BUILD)/posbench
+	$(BUILD)/posbench bench
+
+clean:
+	rm -rf $(BUILD)
+
+.SECONDARY:
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,277 @@
+// bench/config.c — the key table with every default, typed parsing, overrides and run ids.
+#include "config.h"
+#include "../core/common.h"
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BIG 1e30
+// Keys sorted by name: the canonical text and the YAML dump follow this order.
+const cfg_key cfg_keys[] = {
+    {"data.crop_pad", CFG_INT, "2", 0, 16, NULL, 1, "random-crop padding in pixels (0 = no crop augmentation)"},
+    {"data.hflip", CFG_BOOL, "true", 0, 1, NULL, 1, "random horizontal flip in training"},
+    {"data.labeled_fraction", CFG_FLOAT, "1.0", 1e-6, 1, NULL, 1, "fixed, seeded, class-balanced fraction of the training set that keeps labels"},
+    {"data.limit", CFG_INT, "0", 0, BIG, NULL, 1, "use only the first N training images (0 = all)"},
+    {"data.name", CFG_CHOICE, "fashion-mnist", 0, 0, "fashion-mnist|mnist|idx", 1, "dataset"},
+    {"data.path", CFG_STRING, "", 0, 0, NULL, 1, "directory of IDX files (default for fashion-mnist: /usr/share/datasets/fashion-mnist)"},
+    {"data.subset_seed", CFG_INT, "0", 0, 4294967295.0, NULL, 1, "seed of the labelled-subset choice (fixed across train.seed)"},
+    {"data.test_limit", CFG_INT, "0", 0, BIG, NULL, 1, "evaluate on only the first N test images (0 = all)"},
+    {"eval.batch", CFG_INT, "500", 1, 65536, NULL, 0, "evaluation batch size"},
+    {"model.arch", CFG_CHOICE, "vit", 0, 0, "vit", 1, "backbone"},
+    {"model.cls", CFG_BOOL, "true", 0, 1, NULL, 1, "prepend a cls token and classify from it (false: mean of all tokens)"},
+    {"model.depth", CFG_INT, "6", 1, 64, NULL, 1, "number of transformer blocks"},
+    {"model.dim", CFG_INT, "96", 1, 8192, NULL, 1, "token width d"},
+    {"model.drop_path", CFG_FLOAT, "0.05", 0, 0.99, NULL, 1, "stochastic depth rate of the last block (linear from 0)"},
+    {"model.dropout", CFG_FLOAT, "0.0", 0, 0.99, NULL, 1, "dropout after the embedding and on residual branches"},
+    {"model.heads", CFG_INT, "4", 1, 256, NULL, 1, "attention heads (must divide model.dim)"},
+    {"model.mlp_ratio", CFG_INT, "2", 1, 16, NULL, 1, "MLP hidden width = mlp_ratio * dim"},
+    {"model.patch", CFG_INT, "4", 1, 1024, NULL, 1, "patch size p (must divide the image size)"},
+    {"objective.label_smoothing", CFG_FLOAT, "0.1", 0, 0.99, NULL, 1, "label smoothing of the cross entropy"},
+    {"objective.name", CFG_CHOICE, "supervised", 0, 0, "supervised", 1, "training objective"},
+    {"pe.kind", CFG_CHOICE, "abs", 0, 0, "none|abs", 1, "position encoding: none or a learned absolute table (cls has its own row)"},
+    {"train.batch", CFG_INT, "128", 1, 65536, NULL, 1, "training batch size"},
+    {"train.beta1", CFG_FLOAT, "0.9", 0, 0.99999, NULL, 1, "AdamW beta1"},
+    {"train.beta2", CFG_FLOAT, "0.999", 0, 0.999999, NULL, 1, "AdamW beta2"},
+    {"train.checkpoint_every", CFG_INT, "0", 0, BIG, NULL, 0, "write a resumable checkpoint every N steps (0 = at each epoch end)"},
+    {"train.clip", CFG_FLOAT, "1.0", 0, BIG, NULL, 1, "clip the global gradient norm to this (0 = off)"},
+    {"train.epochs", CFG_INT, "12", 1, 100000, NULL, 1, "training epochs"},
+    {"train.eps", CFG_FLOAT, "1e-8", 0, 1, NULL, 1, "AdamW epsilon"},
+    {"train.lr", CFG_FLOAT, "2e-3", 0, 10, NULL, 1, "peak learning rate (after warmup)"},
+    {"train.min_lr", CFG_FLOAT, "1e-5", 0, 10, NULL, 1, "learning rate at the end of the cosine decay"},
+    {"train.seed", CFG_INT, "0", 0, 4294967295.0, NULL, 1, "seed of every random draw (init, data order, augmentation, drop path)"},
+    {"train.warmup_epochs", CFG_FLOAT, "1", 0, 100000, NULL, 1, "linear warmup length in epochs"},
+    {"train.weight_decay", CFG_FLOAT, "0.05", 0, 10, NULL, 1, "AdamW decoupled weight decay (not on biases, norms, cls, position tables)"},
+};
+const int cfg_key_count = (int)(sizeof cfg_keys / sizeof cfg_keys[0]);
+
+int cfg_index(const char *key) {
+    for (int i = 0; i < cfg_key_count; i++)
+        if (strcmp(cfg_keys[i].key, key) == 0) return i;
+    return -1;
+}
+
+static int key_or_die(const char *key) {
+    int i = cfg_index(key);
+    if (i < 0) die_fail("internal: config key '%s' is not in the key table", key);
+    return i;
+}
+
+static void describe_valid(const cfg_key *k, char *buf, size_t len) {
+    switch (k->type) {
+    case CFG_INT:
+        if (k->max >= BIG) snprintf(buf, len, "an integer >= %.0f", k->min);
+        else snprintf(buf, len, "an integer in [%.0f, %.0f]", k->min, k->max);
+        break;
+    case CFG_FLOAT:
+        if (k->max >= BIG) snprintf(buf, len, "a number >= %g", k->min);
+        else snprintf(buf, len, "a number in [%g, %g]", k->min, k->max);
+        break;
+    case CFG_BOOL: snprintf(buf, len, "true or false"); break;
+    case CFG_STRING: snprintf(buf, len, "any text"); break;
+    case CFG_CHOICE: snprintf(buf, len, "one of %s", k->choices); break;
+    }
+}
+
+int config_set(config *c, int index, const char *text, char *err, size_t errlen) {
+    const cfg_key *k = &cfg_keys[index];
+    char valid[160];
+    describe_valid(k, valid, sizeof valid);
+    if (k->type == CFG_STRING || k->type == CFG_CHOICE) {
+        if (k->type == CFG_CHOICE) {
+            size_t n = strlen(text);
+            const char *p = k->choices;
+            int found = 0;
+            while (*p && !found) {
+                const char *bar = strchr(p, '|');
+                size_t len = bar ? (size_t)(bar - p) : strlen(p);
+                found = len == n && strncmp(p, text, n) == 0;
+                p = bar ? bar + 1 : p + len;
+            }
+            if (!found) {
+                snprintf(err, errlen, "%s: '%s' is not valid (valid: %s)", k->key, text, valid);
+                return -1;
+            }
+        }
+        free(c->str[index]);
+        c->str[index] = xstrdup(text, "config value");
+        return 0;
+    }
+    double v;
+    if (k->type == CFG_BOOL) {
+        if (!strcmp(text, "true") || !strcmp(text, "1") || !strcmp(text, "yes")) v = 1;
+        else if (!strcmp(text, "false") || !strcmp(text, "0") || !strcmp(text, "no")) v = 0;
+        else {
+            snprintf(err, errlen, "%s: '%s' is not a boolean (valid: %s)", k->key, text, valid);
+            return -1;
+        }
+    } else {
+        char *end;
+        errno = 0;
+        v = strtod(text, &end);
+        int bad = end == text || *end != 0 || errno != 0 || !isfinite(v);
+        if (!bad && k->type == CFG_INT && v != floor(v)) bad = 1;
+        if (bad) {
+            snprintf(err, errlen, "%s: '%s' is not %s", k->key, text, valid);
+            return -1;
+        }
+        if (v < k->min || v > k->max) {
+            snprintf(err, errlen, "%s: %s is out of range (valid: %s)", k->key, text, valid);
+            return -1;
+        }
+    }
+    c->num[index] = v;
+    return 0;
+}
+
+void config_defaults(config *c) {
+    memset(c, 0, sizeof *c);
+    if (cfg_key_count > (int)(sizeof c->num / sizeof c->num[0])) die_fail("internal: config table too large");
+    char err[256];
+    for (int i = 0; i < cfg_key_count; i++)
+        if (config_set(c, i, cfg_keys[i].fallback, err, sizeof err) != 0) die_fail("internal: bad default: %s", err);
+}
+
+void config_free(config *c) {
+    for (int i = 0; i < cfg_key_count; i++) free(c->str[i]);
+    memset(c, 0, sizeof *c);
+}
+
+void config_copy(config *dst, const config *src) {
+    *dst = *src;
+    for (int i = 0; i < cfg_key_count; i++)
+        if (src->str[i]) dst->str[i] = xstrdup(src->str[i], "config value");
+}
+
+static int edit_distance(const char *a, const char *b) {
+    int la = (int)strlen(a), lb = (int)strlen(b);
+    if (la > 63 || lb > 63) return 99;
+    int prev[64], cur[64];
+    for (int j = 0; j <= lb; j++) prev[j] = j;
+    for (int i = 1; i <= la; i++) {
+        cur[0] = i;
+        for (int j = 1; j <= lb; j++) {
+            int sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
+            int del = prev[j] + 1, ins = cur[j - 1] + 1;
+            cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+        }
+        memcpy(prev, cur, sizeof(int) * (size_t)(lb + 1));
+    }
+    return prev[lb];
+}
+
+const char *cfg_suggest(const char *key) {
+    const char *best = NULL;
+    int best_d = 4; // at most 3 edits, or the same last component under another group
+    const char *leaf = strrchr(key, '.');
+    for (int i = 0; i < cfg_key_count; i++) {
+        int d = edit_distance(key, cfg_keys[i].key);
+        const char *kleaf = strrchr(cfg_keys[i].key, '.');
+        if (leaf && kleaf && strcmp(leaf, kleaf) == 0 && d > 2) d = 3;
+        if (d < best_d) {
+            best_d = d;
+            best = cfg_keys[i].key;
+        }
+    }
+    return best;
+}
+
+int config_apply_override(config *c, const char *arg, char *err, size_t errlen) {
+    const char *eq = strchr(arg, '=');
+    if (!eq || eq == arg) {
+        snprintf(err, errlen, "'%s' is not key=value (e.g. model.dim=128; see posbench train --help)", arg);
+        return -1;
+    }
+    char key[128];
+    size_t n = (size_t)(eq - arg);
+    if (n >= sizeof key) n = sizeof key - 1;
+    memcpy(key, arg, n);
+    key[n] = 0;
+    int i = cfg_index(key);
+    if (i < 0) {
+        const char *s = cfg_suggest(key);
+        if (s) snprintf(err, errlen, "unknown key '%s' (did you mean '%s'?); posbench train --help lists every key", key, s);
+        else snprintf(err, errlen, "unknown key '%s'; posbench train --help lists every key", key);
+        return -1;
+    }
+    return config_set(c, i, eq + 1, err, errlen);
+}
+
+long cfg_int(const config *c, const char *key) { return (long)c->num[key_or_die(key)]; }
+double cfg_float(const config *c, const char *key) { return c->num[key_or_die(key)]; }
+int cfg_bool(const config *c, const char *key) { return c->num[key_or_die(key)] != 0; }
+const char *cfg_str(const config *c, const char *key) {
+    const char *s = c->str[key_or_die(key)];
+    return s ? s : "";
+}
+
+void config_value_text(const config *c, int i, char *buf, size_t len) {
+    const cfg_key *k = &cfg_keys[i];
+    switch (k->type) {
+    case CFG_INT: snprintf(buf, len, "%.0f", c->num[i]); break;
+    case CFG_BOOL: snprintf(buf, len, "%s", c->num[i] ? "true" : "false"); break;
+    case CFG_FLOAT: {
+        for (int prec = 1; prec <= 17; prec++) { // shortest text that reads back exactly
+            snprintf(buf, len, "%.*g", prec, c->num[i]);
+            if (strtod(buf, NULL) == c->num[i]) break;
+        }
+        if (!strpbrk(buf, ".en")) strncat(buf, ".0", len - strlen(buf) - 1);
+        break;
+    }
+    default: snprintf(buf, len, "%s", c->str[i] ? c->str[i] : ""); break;
+    }
+}
+
+char *config_yaml(const config *c) {
+    size_t cap = 8192, used = 0;
+    char *out = xmalloc(cap, "config yaml");
+    out[0] = 0;
+    char group[64] = "";
+    for (int i = 0; i < cfg_key_count; i++) {
+        const char *key = cfg_keys[i].key, *dot = strchr(key, '.');
+        char value[512], line[700];
+        config_value_text(c, i, value, sizeof value);
+        int quoted = cfg_keys[i].type == CFG_STRING;
+        size_t glen = (size_t)(dot - key);
+        if (strlen(group) != glen || strncmp(group, key, glen) != 0) {
+            snprintf(group, sizeof group, "%.*s", (int)glen, key);
+            used += (size_t)snprintf(out + used, cap - used, "%s:\n", group);
+        }
+        int n = snprintf(line, sizeof line, quoted ? "  %s: \"%s\"\n" : "  %s: %s\n", dot + 1, value);
+        if (used + (size_t)n + 64 >= cap) {
+            cap *= 2;
+            char *grown = realloc(out, cap);
+            if (!grown) die_fail("out of memory writing the config");
+            out = grown;
+        }
+        memcpy(out + used, line, (size_t)n + 1);
+        used += (size_t)n;
+    }
+    return out;
+}
+
+void config_run_id(const config *c, char out[13]) {
+    uint64_t h = 1469598103934665603ull; // FNV-1a 64
+    for (int i = 0; i < cfg_key_count; i++) {
+        if (!cfg_keys[i].identity) continue;
+        char value[512], line[700];
+        config_value_text(c, i, value, sizeof value);
+        snprintf(line, sizeof line, "%s=%s\n", cfg_keys[i].key, value);
+        for (const char *p = line; *p; p++) {
+            h ^= (unsigned char)*p;
+            h *= 1099511628211ull;
+        }
+    }
+    snprintf(out, 13, "%012llx", (unsigned long long)(h & 0xffffffffffffull));
+}
+
+void config_print_help(FILE *out) {
+    fprintf(out, "Keys (key=value; default in brackets):\n");
+    for (int i = 0; i < cfg_key_count; i++) {
+        const cfg_key *k = &cfg_keys[i];
+        char valid[160];
+        describe_valid(k, valid, sizeof valid);
+        fprintf(out, "  %-27s [%s]  %s (%s)\n", k->key, k->fallback[0] ? k->fallback : "\"\"", k->help, valid);
+    }
+}

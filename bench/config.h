@@ -1,0 +1,54 @@
+// bench/config.h — the one table of configuration keys (name, type, default, range, meaning),
+// typed values, `key=value` overrides, the canonical text and the run id derived from it.
+// Every key has exactly one default, here; `posbench train --help` prints this table.
+#pragma once
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef enum { CFG_INT, CFG_FLOAT, CFG_BOOL, CFG_STRING, CFG_CHOICE } cfg_type;
+
+typedef struct {
+    const char *key;       // dotted, e.g. "model.dim"
+    cfg_type type;
+    const char *fallback;  // default, as text
+    double min, max;       // inclusive range for numbers
+    const char *choices;   // CFG_CHOICE: "a|b|c"
+    int identity;          // 1: part of the run id (changes results); 0: bookkeeping only
+    const char *help;
+} cfg_key;
+
+extern const cfg_key cfg_keys[];
+extern const int cfg_key_count;
+
+typedef struct {
+    double num[96];    // CFG_INT, CFG_FLOAT, CFG_BOOL (0/1) values by key index
+    char *str[96];     // CFG_STRING, CFG_CHOICE values by key index (owned)
+} config;
+
+void config_defaults(config *c);
+void config_free(config *c);
+void config_copy(config *dst, const config *src);
+int cfg_index(const char *key);             // -1 when unknown
+// Parses and range-checks text for key `index` into c. Returns 0, or -1 with a message in err
+// naming the key, the bad value and what is valid.
+int config_set(config *c, int index, const char *text, char *err, size_t errlen);
+// Applies "key=value"; on error writes "unknown key 'x' (did you mean 'y'?)" or the value
+// error into err and returns -1.
+int config_apply_override(config *c, const char *arg, char *err, size_t errlen);
+// The closest known key to `key` (Levenshtein), or NULL when none is close.
+const char *cfg_suggest(const char *key);
+
+long cfg_int(const config *c, const char *key);     // dies on an unknown key (programming error)
+double cfg_float(const config *c, const char *key);
+int cfg_bool(const config *c, const char *key);
+const char *cfg_str(const config *c, const char *key);
+
+// Canonical value text of key `index` (numbers in shortest round-trip form).
+void config_value_text(const config *c, int index, char *buf, size_t len);
+// The full config as YAML (nested by the dotted prefixes, keys sorted). Caller frees.
+char *config_yaml(const config *c);
+// Short hash (12 hex digits) of the canonical text of every identity key.
+void config_run_id(const config *c, char out[13]);
+// Prints the key table (key, default, meaning) for --help.
+void config_print_help(FILE *out);

@@ -1,0 +1,202 @@
+#!/usr/bin/python3
+"""PyTorch twin of posbench's C ViT (used by tests/torch_oracle.py and bench/perf/torch_cpu_step.py).
+
+Parameter names match posbench's tensorfile names 1:1 (`param.<name>` <-> model.state_dict()[name]),
+with identical shapes:
+  patch_embed.weight (d, Cin*p*p), patch_embed.bias (d)      -- nn.Linear on pre-extracted patches
+  cls_token (d)            [cls only]
+  pos_embed (T, d)         [pos_abs only; T = N + cls, row 0 = cls token's when cls]
+  blocks.{l}.norm1/attn.qkv/attn.proj/norm2/mlp.fc1/mlp.fc2 .weight/.bias
+  norm.weight, norm.bias, head.weight (K, d), head.bias (K)
+
+Forward: pre-LN blocks, LayerNorm eps 1e-6, exact (erf) GELU, no dropout; attention with
+qkv channels [q | k | v], head h = channels h*hs..(h+1)*hs of each, softmax(q k^T / sqrt(hs)) v;
+final LayerNorm; feature = token 0 if cls else mean over all T tokens; logits = head(feature).
+Loss (see vit_loss): mean cross-entropy with label smoothing.
+
+Run with Debian's Python: /usr/bin/python3 (PyTorch 1.13).
+"""
+import math
+from dataclasses import dataclass
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+LN_EPS = 1e-6
+
+
+@dataclass
+class ViTConfig:
+    channels: int = 1
+    image_size: int = 28
+    patch: int = 4
+    dim: int = 128
+    depth: int = 6
+    heads: int = 4
+    mlp_ratio: float = 4
+    cls: int = 0
+    pos_abs: int = 0
+    num_classes: int = 10
+    label_smoothing: float = 0.1
+
+    @property
+    def grid(self):
+        return self.image_size // self.patch
+
+    @property
+    def num_patches(self):
+        return self.grid * self.grid
+
+    @property
+    def tokens(self):
+        return self.num_patches + (1 if self.cls else 0)
+
+    @property
+    def patch_dim(self):
+        return self.channels * self.patch * self.patch
+
+    @property
+    def hidden(self):
+        h = self.mlp_ratio * self.dim
+        if abs(h - round(h)) > 1e-9:
+            raise ValueError(f"mlp_ratio*dim = {h} is not an integer")
+        return int(round(h))
+
+    def validate(self):
+        for k in ("channels", "image_size", "patch", "dim", "depth", "heads", "num_classes"):
+            if getattr(self, k) < 1:
+                raise ValueError(f"config.{k} = {getattr(self, k)} must be >= 1")
+        if self.image_size % self.patch:
+            raise ValueError(f"image_size {self.image_size} is not a multiple of patch {self.patch}")
+        if self.dim % self.heads:
+            raise ValueError(f"dim {self.dim} is not a multiple of heads {self.heads}")
+        if self.cls not in (0, 1) or self.pos_abs not in (0, 1):
+            raise ValueError(f"cls ({self.cls}) and pos_abs ({self.pos_abs}) must be 0 or 1")
+        if not 0.0 <= self.label_smoothing <= 1.0:
+            raise ValueError(f"label_smoothing {self.label_smoothing} outside [0, 1]")
+        self.hidden  # raises if not integral
+        return self
+
+
+def extract_patches(images, patch):
+    """(B, C, S, S) -> (B, N, C*p*p): patches in raster order (row of patches, then column),
+    each flattened in (c, py, px) order -- what Conv2d(C, d, p, stride=p) with weight
+    patch_embed.weight.view(d, C, p, p) computes."""
+    B, C, H, W = images.shape
+    p = patch
+    gh, gw = H // p, W // p
+    x = images.reshape(B, C, gh, p, gw, p)
+    x = x.permute(0, 2, 4, 1, 3, 5)  # B, gy, gx, c, py, px
+    return x.reshape(B, gh * gw, C * p * p)
+
+
+class Attention(nn.Module):
+    def __init__(self, dim, heads):
+        super().__init__()
+        self.heads = heads
+        self.qkv = nn.Linear(dim, 3 * dim)
+        self.proj = nn.Linear(dim, dim)
+
+    def forward(self, x):
+        B, T, d = x.shape
+        H = self.heads
+        hs = d // H
+        qkv = self.qkv(x).reshape(B, T, 3, H, hs).permute(2, 0, 3, 1, 4)  # 3, B, H, T, hs
+        q, k, v = qkv[0], qkv[1], qkv[2]
+        att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(hs))
+        att = att.softmax(dim=-1)
+        y = (att @ v).transpose(1, 2).reshape(B, T, d)
+        return self.proj(y)
+
+
+class Mlp(nn.Module):
+    def __init__(self, dim, hidden):
+        super().__init__()
+        self.fc1 = nn.Linear(dim, hidden)
+        self.act = nn.GELU()  # exact erf form
+        self.fc2 = nn.Linear(hidden, dim)
+
+    def forward(self, x):
+        return self.fc2(self.act(self.fc1(x)))
+
+
+class Block(nn.Module):
+    def __init__(self, dim, heads, hidden):
+        super().__init__()
+        self.norm1 = nn.LayerNorm(dim, eps=LN_EPS)
+        self.attn = Attention(dim, heads)
+        self.norm2 = nn.LayerNorm(dim, eps=LN_EPS)
+        self.mlp = Mlp(dim, hidden)
+
+    def forward(self, x):
+        x = x + self.attn(self.norm1(x))
+        x = x + self.mlp(self.norm2(x))
+        return x
+
+
+class ViT(nn.Module):
+    def __init__(self, cfg: ViTConfig):
+        super().__init__()
+        cfg.validate()
+        self.cfg = cfg
+        d = cfg.dim
+        self.patch_embed = nn.Linear(cfg.patch_dim, d)
+        if cfg.cls:
+            self.cls_token = nn.Parameter(torch.zeros(d))
+        if cfg.pos_abs:
+            self.pos_embed = nn.Parameter(torch.zeros(cfg.tokens, d))
+        self.blocks = nn.ModuleList(Block(d, cfg.heads, cfg.hidden) for _ in range(cfg.depth))
+        self.norm = nn.LayerNorm(d, eps=LN_EPS)
+        self.head = nn.Linear(d, cfg.num_classes)
+        self.reset_parameters()
+
+    @torch.no_grad()
+    def reset_parameters(self, generator=None):
+        """timm-like init: trunc-normal(0.02) weights, zero biases, LayerNorm (1, 0),
+        cls/pos trunc-normal(0.02). Only used for tests and the benchmark; the oracle loads
+        posbench's weights."""
+        def tn(t):
+            t.normal_(0.0, 0.02, generator=generator).clamp_(-0.04, 0.04)
+        for name, p in self.named_parameters():
+            if name.endswith("norm1.weight") or name.endswith("norm2.weight") or name == "norm.weight":
+                p.fill_(1.0)
+            elif name.endswith(".bias"):
+                p.zero_()
+            else:
+                tn(p)
+
+    def forward_features(self, patches):
+        x = self.patch_embed(patches)  # B, N, d
+        if self.cfg.cls:
+            B = x.shape[0]
+            x = torch.cat([self.cls_token.view(1, 1, -1).expand(B, 1, -1), x], dim=1)
+        if self.cfg.pos_abs:
+            x = x + self.pos_embed.unsqueeze(0)
+        for blk in self.blocks:
+            x = blk(x)
+        x = self.norm(x)
+        return x[:, 0] if self.cfg.cls else x.mean(dim=1)
+
+    def forward(self, images):
+        """images (B, C, S, S) -> logits (B, K)."""
+        patches = extract_patches(images, self.cfg.patch)
+        return self.head(self.forward_features(patches))
+
+
+def vit_loss(logits, labels, label_smoothing):
+    return F.cross_entropy(logits, labels.long(), label_smoothing=label_smoothing)
+
+
+def param_names(cfg: ViTConfig):
+    """The parameter names posbench writes, in the order it lists them in the spec."""
+    names = ["patch_embed.weight", "patch_embed.bias"]
+    if cfg.cls:
+        names.append("cls_token")
+    if cfg.pos_abs:
+        names.append("pos_embed")
+    for l in range(cfg.depth):
+        for sub in ("norm1", "attn.qkv", "attn.proj", "norm2", "mlp.fc1", "mlp.fc2"):
+            names += [f"blocks.{l}.{sub}.weight", f"blocks.{l}.{sub}.bias"]
+    names += ["norm.weight", "norm.bias", "head.weight", "head.bias"]
+    return names

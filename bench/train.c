@@ -1,0 +1,470 @@
+// bench/train.c — the supervised training loop shared by `posbench train` and the runner:
+// epoch permutations and augmentation from Philox addresses, forward/backward/AdamW per step,
+// evaluation each epoch, exact-resume checkpoints, and crash-safe HDF5 recording
+// (<run-id>.h5.partial renamed to <run-id>.h5 when the run ends).
+#include "train.h"
+#include "progress.h"
+#include "results.h"
+#include "../core/common.h"
+#include "../core/optimizer.h"
+#include "../core/rng.h"
+#include "../core/tensorfile.h"
+#include "../datasets/dataset.h"
+#include "../models/vit.h"
+#include "../objectives/supervised.h"
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef POSBENCH_GIT_COMMIT
+#define POSBENCH_GIT_COMMIT "unknown"
+#endif
+
+enum { TRAIN_COLS = 6, EVAL_COLS = 5 };
+static const results_column train_columns[TRAIN_COLS] = {
+    {"step", 'i'}, {"epoch", 'i'}, {"loss", 'd'}, {"lr", 'd'}, {"grad_norm", 'd'}, {"step_time_ms", 'd'}};
+static const results_column eval_columns[EVAL_COLS] = {
+    {"epoch", 'i'}, {"step", 'i'}, {"top1", 'd'}, {"top5", 'd'}, {"loss", 'd'}};
+
+typedef struct { // rows of a time series kept in memory, so a checkpoint can carry them
+    double *rows;
+    int cols;
+    long count, capacity;
+} history;
+
+static void history_append(history *h, const double *row) {
+    if (h->count == h->capacity) {
+        long cap = h->capacity ? h->capacity * 2 : 1024;
+        double *rows = realloc(h->rows, (size_t)cap * h->cols * sizeof(double));
+        if (!rows) die_fail("out of memory growing the training history");
+        h->rows = rows;
+        h->capacity = cap;
+    }
+    memcpy(h->rows + (size_t)h->count * h->cols, row, (size_t)h->cols * sizeof(double));
+    h->count++;
+}
+
+typedef struct {
+    const config *cfg;
+    const train_options *opt;
+    char run_id[13], final_path[4096], partial_path[4096], ckpt_path[4096];
+    dataset train, test;
+    vit model;
+    supervised objective, eval_objective;
+    optim_config optim;
+    float *adam_m, *adam_v;
+    int32_t *labels;
+    int *order, *batch_index;
+    int batch, eval_batch, steps_per_epoch, epochs;
+    long total_steps, step;   // step = global steps done
+    uint32_t seed;
+    double train_time_s;      // summed over resumed segments
+    history train_hist, eval_hist;
+    results *res;
+    results_series *train_series, *eval_series;
+    char started[32];
+} run;
+
+static void iso_time(char *buf, size_t len) {
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static long peak_rss_bytes(void) {
+    FILE *f = fopen("/proc/self/status", "r");
+    if (!f) return -1;
+    char line[256];
+    long kb = -1;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "VmHWM: %ld kB", &kb) == 1) break;
+    fclose(f);
+    return kb < 0 ? -1 : kb * 1024;
+}
+
+static void make_dirs(const char *dir) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s", dir);
+    for (char *p = path + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = 0;
+        if (mkdir(path, 0755) != 0 && errno != EEXIST) die_input("cannot create directory %s: %s", path, strerror(errno));
+        *p = '/';
+    }
+    if (mkdir(path, 0755) != 0 && errno != EEXIST) die_input("cannot create directory %s: %s", path, strerror(errno));
+}
+
+// ---------------------------------------------------------------- setup
+static void load_data(run *r) {
+    const config *c = r->cfg;
+    char err[1024];
+    const char *name = cfg_str(c, "data.name"), *path = cfg_str(c, "data.path");
+    if (dataset_load(&r->train, name, path, "train", err, sizeof err) != 0) die_input("%s", err);
+    if (dataset_load(&r->test, name, path, "test", err, sizeof err) != 0) die_input("%s", err);
+    dataset_limit(&r->train, (int)cfg_int(c, "data.limit"));
+    dataset_limit(&r->test, (int)cfg_int(c, "data.test_limit"));
+    dataset_labeled_subset(&r->train, cfg_float(c, "data.labeled_fraction"), (uint32_t)cfg_int(c, "data.subset_seed"));
+    if (r->train.height != r->train.width)
+        die_input("%s: images are %dx%d; the ViT needs square images", r->train.source, r->train.height, r->train.width);
+    if (r->test.height != r->train.height || r->test.channels != r->train.channels)
+        die_input("%s: test images (%dx%d) differ from training images (%dx%d)", r->test.source, r->test.height,
+                  r->test.width, r->train.height, r->train.width);
+}
+
+static vit_config model_config(const config *c, const dataset *d) {
+    vit_config v = {
+        .channels = d->channels,
+        .image_size = d->height,
+        .patch = (int)cfg_int(c, "model.patch"),
+        .dim = (int)cfg_int(c, "model.dim"),
+        .depth = (int)cfg_int(c, "model.depth"),
+        .heads = (int)cfg_int(c, "model.heads"),
+        .mlp_ratio = (int)cfg_int(c, "model.mlp_ratio"),
+        .cls = cfg_bool(c, "model.cls"),
+        .pos = strcmp(cfg_str(c, "pe.kind"), "abs") == 0 ? POS_ABS : POS_NONE,
+        .num_classes = d->num_classes,
+        .drop_path = (float)cfg_float(c, "model.drop_path"),
+        .dropout = (float)cfg_float(c, "model.dropout"),
+    };
+    return v;
+}
+
+static void setup(run *r) {
+    const config *c = r->cfg;
+    load_data(r);
+    r->batch = (int)cfg_int(c, "train.batch");
+    r->eval_batch = (int)cfg_int(c, "eval.batch");
+    if (r->train.n < r->batch)
+        die_input("train.batch=%d is larger than the training set (%d images after data.limit/data.labeled_fraction)",
+                  r->batch, r->train.n);
+    r->epochs = (int)cfg_int(c, "train.epochs");
+    r->steps_per_epoch = r->train.n / r->batch; // the last partial batch of an epoch is dropped
+    r->total_steps = (long)r->steps_per_epoch * r->epochs;
+    r->seed = (uint32_t)cfg_int(c, "train.seed");
+    vit_config vc = model_config(c, &r->train);
+    const char *why = vit_config_error(&vc);
+    if (why) die_input("%s", why);
+    int max_batch = r->batch > r->eval_batch ? r->batch : r->eval_batch;
+    vit_create(&r->model, &vc, &ops_cpu, max_batch, r->seed);
+    float smoothing = (float)cfg_float(c, "objective.label_smoothing");
+    supervised_create(&r->objective, &ops_cpu, max_batch, vc.num_classes, smoothing);
+    supervised_create(&r->eval_objective, &ops_cpu, max_batch, vc.num_classes, 0.0f);
+    r->optim = (optim_config){
+        .lr = (float)cfg_float(c, "train.lr"),
+        .min_lr = (float)cfg_float(c, "train.min_lr"),
+        .weight_decay = (float)cfg_float(c, "train.weight_decay"),
+        .beta1 = (float)cfg_float(c, "train.beta1"),
+        .beta2 = (float)cfg_float(c, "train.beta2"),
+        .eps = (float)cfg_float(c, "train.eps"),
+        .clip = (float)cfg_float(c, "train.clip"),
+        .warmup_steps = lround(cfg_float(c, "train.warmup_epochs") * r->steps_per_epoch),
+        .total_steps = r->total_steps,
+    };
+    size_t nparam = r->model.params.total;
+    r->adam_m = xmalloc_aligned(nparam * sizeof(float), "AdamW first moments");
+    r->adam_v = xmalloc_aligned(nparam * sizeof(float), "AdamW second moments");
+    r->labels = xmalloc((size_t)max_batch * sizeof(int32_t), "batch labels");
+    r->order = xmalloc((size_t)r->train.n * sizeof(int), "epoch order");
+    r->batch_index = xmalloc((size_t)max_batch * sizeof(int), "batch indices");
+    r->train_hist.cols = TRAIN_COLS;
+    r->eval_hist.cols = EVAL_COLS;
+}
+
+// ---------------------------------------------------------------- results file
+static void open_results(run *r) {
+    const config *c = r->cfg;
+    r->res = results_create(r->partial_path);
+    results_attr_str(r->res, "/", "experiment", r->opt->experiment);
+    results_attr_str(r->res, "/", "stage", r->opt->stage);
+    results_attr_str(r->res, "/", "run_id", r->run_id);
+    results_attr_str(r->res, "/", "status", "running");
+    results_attr_int(r->res, "/", "seed", (int64_t)r->seed);
+    results_attr_str(r->res, "/", "started", r->started);
+    results_attr_str(r->res, "/", "git_commit", POSBENCH_GIT_COMMIT);
+    results_attr_str(r->res, "/", "device", "cpu");
+    results_attr_int(r->res, "/", "threads", posbench_threads());
+    char *yaml = config_yaml(c);
+    results_attr_str(r->res, "/", "config_yaml", yaml);
+    free(yaml);
+    for (int i = 0; i < cfg_key_count; i++) {
+        const cfg_key *k = &cfg_keys[i];
+        if (k->type == CFG_INT || k->type == CFG_BOOL) results_attr_int(r->res, "/config", k->key, (int64_t)c->num[i]);
+        else if (k->type == CFG_FLOAT) results_attr_double(r->res, "/config", k->key, c->num[i]);
+        else results_attr_str(r->res, "/config", k->key, cfg_str(c, k->key));
+    }
+    r->train_series = results_series_create(r->res, "/train", TRAIN_COLS, train_columns, 1024);
+    r->eval_series = results_series_create(r->res, "/eval", EVAL_COLS, eval_columns, 64);
+    // A resumed run replays its recorded history into the fresh partial file.
+    for (long i = 0; i < r->train_hist.count; i++) results_series_append(r->train_series, r->train_hist.rows + i * TRAIN_COLS);
+    for (long i = 0; i < r->eval_hist.count; i++) results_series_append(r->eval_series, r->eval_hist.rows + i * EVAL_COLS);
+    results_flush(r->res);
+}
+
+// ---------------------------------------------------------------- checkpoints
+static void add_arena(tensorfile *tf, const char *prefix, const tensor_table *t, const float *base) {
+    char name[128];
+    for (int i = 0; i < t->count; i++) {
+        const tensor_info *info = &t->items[i];
+        snprintf(name, sizeof name, "%s.%s", prefix, info->name);
+        tf_add(tf, name, TF_F32, info->ndim, info->shape, base + info->offset);
+    }
+}
+
+static void add_history(tensorfile *tf, const char *name, const history *h) {
+    int dims[2] = {(int)h->count, h->cols};
+    if (h->count == 0) dims[0] = 0;
+    tf_add(tf, name, TF_F64, 2, dims, h->rows ? (const void *)h->rows : (const void *)"");
+}
+
+static void write_checkpoint(run *r) {
+    tensorfile tf;
+    tf_init(&tf);
+    int idlen[1] = {12};
+    tf_add(&tf, "state.run_id", TF_U8, 1, idlen, r->run_id);
+    tf_add_i64_scalar(&tf, "state.step", r->step);
+    double t = r->train_time_s;
+    int one[1] = {1};
+    tf_add(&tf, "state.train_time_s", TF_F64, 1, one, &t);
+    add_arena(&tf, "param", &r->model.params, r->model.param);
+    add_arena(&tf, "adam_m", &r->model.params, r->adam_m);
+    add_arena(&tf, "adam_v", &r->model.params, r->adam_v);
+    add_history(&tf, "history.train", &r->train_hist);
+    add_history(&tf, "history.eval", &r->eval_hist);
+    char err[4200];
+    if (tf_write(&tf, r->ckpt_path, err, sizeof err) != 0) die_fail("checkpoint: %s", err);
+    tf_free(&tf);
+}
+
+static void restore_arena(const tensorfile *tf, const char *prefix, const tensor_table *t, float *base, const char *path) {
+    char name[128];
+    for (int i = 0; i < t->count; i++) {
+        const tensor_info *info = &t->items[i];
+        snprintf(name, sizeof name, "%s.%s", prefix, info->name);
+        const tf_entry *e = tf_find(tf, name);
+        if (!e || e->dtype != TF_F32 || e->count != info->numel)
+            die_input("%s: checkpoint entry %s is missing or has the wrong size (delete the checkpoint to restart the run)", path, name);
+        memcpy(base + info->offset, e->data, info->numel * sizeof(float));
+    }
+}
+
+static void restore_history(const tensorfile *tf, const char *name, history *h, const char *path) {
+    const tf_entry *e = tf_find(tf, name);
+    if (!e || e->dtype != TF_F64 || e->ndim != 2 || e->dims[1] != h->cols)
+        die_input("%s: checkpoint entry %s is missing or malformed", path, name);
+    for (int i = 0; i < e->dims[0]; i++) history_append(h, (const double *)e->data + (size_t)i * h->cols);
+}
+
+// Returns 1 when a checkpoint of this run was loaded.
+static int try_resume(run *r) {
+    if (access(r->ckpt_path, F_OK) != 0) return 0;
+    tensorfile tf;
+    char err[4200];
+    if (tf_read(&tf, r->ckpt_path, err, sizeof err) != 0) die_input("%s (delete it to restart the run)", err);
+    const tf_entry *id = tf_find(&tf, "state.run_id"), *step = tf_find(&tf, "state.step"),
+                   *t = tf_find(&tf, "state.train_time_s");
+    if (!id || id->count != 12 || memcmp(id->data, r->run_id, 12) != 0 || !step || !t)
+        die_input("%s: checkpoint belongs to another run (delete it to restart)", r->ckpt_path);
+    r->step = (long)((const double *)step->data)[0];
+    r->train_time_s = ((const double *)t->data)[0];
+    restore_arena(&tf, "param", &r->model.params, r->model.param, r->ckpt_path);
+    restore_arena(&tf, "adam_m", &r->model.params, r->adam_m, r->ckpt_path);
+    restore_arena(&tf, "adam_v", &r->model.params, r->adam_v, r->ckpt_path);
+    restore_history(&tf, "history.train", &r->train_hist, r->ckpt_path);
+    restore_history(&tf, "history.eval", &r->eval_hist, r->ckpt_path);
+    tf_free(&tf);
+    return 1;
+}
+
+// ---------------------------------------------------------------- steps and evaluation
+static void epoch_order(run *r, int epoch) {
+    rng_stream s = rng_stream_make(r->seed, RNG_SHUFFLE, (uint32_t)epoch, 0, 0);
+    rng_permutation(&s, r->train.n, r->order);
+}
+
+// One optimisation step on the batch at position `in_epoch` of epoch `epoch`. Returns the loss.
+static double train_step(run *r, int epoch, int in_epoch, double *grad_norm, float *lr) {
+    vit *m = &r->model;
+    augment_config aug = {.crop_pad = (int)cfg_int(r->cfg, "data.crop_pad"), .hflip = cfg_bool(r->cfg, "data.hflip")};
+    dataset_make_batch(&r->train, r->order + (size_t)in_epoch * r->batch, r->batch, &aug, r->seed, (uint32_t)epoch,
+                       (uint32_t)in_epoch, vit_images(m), r->labels);
+    rng_addr rng = {.seed = r->seed, .epoch = (uint32_t)epoch, .step = (uint32_t)in_epoch};
+    const float *logits = vit_forward(m, r->batch, 1, rng);
+    double loss = supervised_forward(&r->objective, logits, r->labels, r->batch);
+    if (!isfinite(loss)) return loss;
+    m->ops->zero(m->grad, m->params.total);
+    vit_zero_act_grads(m);
+    supervised_backward(&r->objective, vit_dlogits(m), r->labels, r->batch);
+    vit_backward(m, r->batch);
+    *grad_norm = optim_step(m->ops, &m->params, m->param, m->grad, r->adam_m, r->adam_v, &r->optim, r->step, lr);
+    return loss;
+}
+
+typedef struct { double top1, top5, loss; } eval_result;
+
+static eval_result evaluate(run *r) {
+    vit *m = &r->model;
+    long top1 = 0, top5 = 0;
+    double loss_sum = 0.0;
+    rng_addr none = {0};
+    for (int start = 0; start < r->test.n; start += r->eval_batch) {
+        int B = r->test.n - start < r->eval_batch ? r->test.n - start : r->eval_batch;
+        for (int b = 0; b < B; b++) r->batch_index[b] = start + b;
+        dataset_make_batch(&r->test, r->batch_index, B, NULL, 0, 0, 0, vit_images(m), r->labels);
+        const float *logits = vit_forward(m, B, 0, none);
+        loss_sum += supervised_forward(&r->eval_objective, logits, r->labels, B) * B;
+        supervised_topk(logits, r->labels, B, m->cfg.num_classes, &top1, &top5);
+    }
+    eval_result e = {(double)top1 / r->test.n, (double)top5 / r->test.n, loss_sum / r->test.n};
+    return e;
+}
+
+static void finish_file(run *r, const char *status, const eval_result *last) {
+    char finished[32];
+    iso_time(finished, sizeof finished);
+    results_attr_str(r->res, "/", "status", status);
+    results_attr_str(r->res, "/", "finished", finished);
+    if (last) {
+        results_attr_double(r->res, "/final", "top1", last->top1);
+        results_attr_double(r->res, "/final", "top5", last->top5);
+        results_attr_double(r->res, "/final", "loss", last->loss);
+    }
+    results_attr_double(r->res, "/final", "train_time_s", r->train_time_s);
+    results_attr_int(r->res, "/final", "peak_mem_bytes", peak_rss_bytes());
+    results_attr_int(r->res, "/final", "params", (int64_t)tensor_table_numel(&r->model.params));
+    results_attr_double(r->res, "/final", "flops_per_step", 3.0 * vit_forward_flops(&r->model.cfg) * r->batch);
+    results_attr_int(r->res, "/final", "steps", r->step);
+    results_attr_double(r->res, "/final", "images_per_s", r->train_time_s > 0 ? r->step * (double)r->batch / r->train_time_s : 0.0);
+    if (results_close(r->res) != 0) die_fail("%s: closing the results file failed", r->partial_path);
+    r->res = NULL;
+    if (rename(r->partial_path, r->final_path) != 0)
+        die_fail("cannot rename %s to %s: %s", r->partial_path, r->final_path, strerror(errno));
+    unlink(r->ckpt_path);
+}
+
+static void free_run(run *r) {
+    vit_free(&r->model);
+    supervised_free(&r->objective);
+    supervised_free(&r->eval_objective);
+    dataset_free(&r->train);
+    dataset_free(&r->test);
+    free(r->adam_m);
+    free(r->adam_v);
+    free(r->labels);
+    free(r->order);
+    free(r->batch_index);
+    free(r->train_hist.rows);
+    free(r->eval_hist.rows);
+}
+
+static int already_done(const char *path) { return access(path, F_OK) == 0; }
+
+int train_run(const config *cfg, const train_options *opt, train_result *out) {
+    run r;
+    memset(&r, 0, sizeof r);
+    memset(out, 0, sizeof *out);
+    r.cfg = cfg;
+    r.opt = opt;
+    config_run_id(cfg, r.run_id);
+    make_dirs(opt->out_dir);
+    snprintf(r.final_path, sizeof r.final_path, "%s/%s.h5", opt->out_dir, r.run_id);
+    snprintf(r.partial_path, sizeof r.partial_path, "%s/%s.h5.partial", opt->out_dir, r.run_id);
+    snprintf(r.ckpt_path, sizeof r.ckpt_path, "%s/%s.ckpt", opt->out_dir, r.run_id);
+    snprintf(out->run_id, sizeof out->run_id, "%s", r.run_id);
+    snprintf(out->path, sizeof out->path, "%s", r.final_path);
+    if (already_done(r.final_path) && !opt->force) {
+        printf("run %s is already finished: %s (--force retrains it; the old file is replaced only when the new run ends)\n",
+               r.run_id, r.final_path);
+        snprintf(out->status, sizeof out->status, "skipped");
+        return 0;
+    }
+    setup(&r);
+    if (opt->fresh) unlink(r.ckpt_path);
+    int resumed = try_resume(&r);
+    iso_time(r.started, sizeof r.started);
+    open_results(&r);
+
+    vit *m = &r.model;
+    printf("run %s: ViT d=%d L=%d H=%d patch %d, %zu parameters; %d train / %d test images; %d epochs x %d steps of %d\n",
+           r.run_id, m->cfg.dim, m->cfg.depth, m->cfg.heads, m->cfg.patch, tensor_table_numel(&m->params), r.train.n,
+           r.test.n, r.epochs, r.steps_per_epoch, r.batch);
+    if (resumed) printf("resuming run %s from step %ld (%s)\n", r.run_id, r.step, r.ckpt_path);
+    fflush(stdout);
+
+    progress bar;
+    progress_init(&bar, stderr, "train", r.total_steps);
+    bar.base_step = r.step;
+    long checkpoint_every = cfg_int(cfg, "train.checkpoint_every");
+    eval_result last = {0};
+    if (r.eval_hist.count > 0) {
+        const double *row = r.eval_hist.rows + (r.eval_hist.count - 1) * EVAL_COLS;
+        last = (eval_result){row[2], row[3], row[4]};
+    }
+    int status = 0;
+    const char *final_status = "done";
+    while (r.step < r.total_steps) {
+        int epoch = (int)(r.step / r.steps_per_epoch), in_epoch = (int)(r.step % r.steps_per_epoch);
+        if (in_epoch == 0 || r.step == 0 || resumed) epoch_order(&r, epoch);
+        resumed = 0;
+        double t0 = now_seconds(), grad_norm = 0.0;
+        float lr = 0.0f;
+        double loss = train_step(&r, epoch, in_epoch, &grad_norm, &lr);
+        double dt = now_seconds() - t0;
+        r.train_time_s += dt;
+        if (!isfinite(loss)) {
+            progress_finish(&bar);
+            fprintf(stderr, "posbench: run %s diverged: loss %g at step %ld\n", r.run_id, loss, r.step + 1);
+            results_attr_int(r.res, "/final", "diverged_step", r.step + 1);
+            final_status = "diverged";
+            status = 1;
+            break;
+        }
+        r.step++;
+        double row[TRAIN_COLS] = {(double)r.step, (double)epoch, loss, lr, grad_norm, dt * 1e3};
+        history_append(&r.train_hist, row);
+        results_series_append(r.train_series, row);
+        progress_update(&bar, r.step, loss, r.batch / dt);
+        int epoch_end = r.step % r.steps_per_epoch == 0;
+        if (epoch_end) {
+            last = evaluate(&r);
+            double erow[EVAL_COLS] = {(double)epoch + 1, (double)r.step, last.top1, last.top5, last.loss};
+            history_append(&r.eval_hist, erow);
+            results_series_append(r.eval_series, erow);
+            progress_message(&bar, "epoch %d/%d  loss %.4f  test top1 %.4f top5 %.4f  (%.0f s)", epoch + 1, r.epochs,
+                             loss, last.top1, last.top5, r.train_time_s);
+        }
+        int stop = opt->stop_after > 0 && r.step >= opt->stop_after && r.step < r.total_steps;
+        if ((epoch_end || stop || (checkpoint_every > 0 && r.step % checkpoint_every == 0)) && r.step < r.total_steps) {
+            write_checkpoint(&r);
+            results_flush(r.res);
+        }
+        if (stop) {
+            progress_finish(&bar);
+            if (results_close(r.res) != 0) die_fail("%s: closing the results file failed", r.partial_path);
+            r.res = NULL;
+            printf("stopped after step %ld of %ld as asked; checkpoint %s (rerun the same command to resume)\n", r.step,
+                   r.total_steps, r.ckpt_path);
+            snprintf(out->status, sizeof out->status, "stopped");
+            snprintf(out->path, sizeof out->path, "%s", r.partial_path);
+            out->steps = r.step;
+            free_run(&r);
+            return 0;
+        }
+    }
+    progress_finish(&bar);
+    finish_file(&r, final_status, status == 0 ? &last : NULL);
+    snprintf(out->status, sizeof out->status, "%s", final_status);
+    out->top1 = last.top1;
+    out->top5 = last.top5;
+    out->seconds = r.train_time_s;
+    out->steps = r.step;
+    if (status == 0) printf("final: top1=%.4f top5=%.4f time=%.0fs\n", last.top1, last.top5, r.train_time_s);
+    printf("results: %s\n", r.final_path);
+    free_run(&r);
+    return status;
+}

@@ -1,0 +1,88 @@
+// core/common.c — error exits, checked allocation, the monotonic clock, thread count.
+#include "common.h"
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+void openblas_set_num_threads(int num_threads); // from OpenBLAS (cblas.h in some versions)
+
+static void vreport(const char *fmt, va_list ap) {
+    fflush(stdout);
+    fputs("posbench: error: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
+
+void die_input(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vreport(fmt, ap);
+    va_end(ap);
+    exit(EXIT_BAD_INPUT);
+}
+
+void die_fail(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vreport(fmt, ap);
+    va_end(ap);
+    exit(EXIT_RUN_FAILED);
+}
+
+void *xmalloc(size_t bytes, const char *what) {
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p) die_fail("out of memory allocating %zu bytes for %s", bytes, what);
+    return p;
+}
+
+void *xcalloc(size_t count, size_t size, const char *what) {
+    void *p = calloc(count ? count : 1, size ? size : 1);
+    if (!p) die_fail("out of memory allocating %zu x %zu bytes for %s", count, size, what);
+    return p;
+}
+
+void *xmalloc_aligned(size_t bytes, const char *what) {
+    size_t rounded = (bytes + 63) / 64 * 64;
+    void *p = aligned_alloc(64, rounded ? rounded : 64);
+    if (!p) die_fail("out of memory allocating %zu bytes for %s", bytes, what);
+    memset(p, 0, rounded ? rounded : 64);
+    return p;
+}
+
+char *xstrdup(const char *s, const char *what) {
+    size_t n = strlen(s) + 1;
+    char *p = xmalloc(n, what);
+    memcpy(p, s, n);
+    return p;
+}
+
+double now_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int g_threads = 0;
+
+int posbench_threads(void) {
+#ifdef _OPENMP
+    return g_threads > 0 ? g_threads : omp_get_max_threads();
+#else
+    return 1;
+#endif
+}
+
+void posbench_set_threads(int n) {
+    if (n < 1) n = 1;
+    g_threads = n;
+#ifdef _OPENMP
+    omp_set_num_threads(n);
+#endif
+    openblas_set_num_threads(n);
+}

@@ -1,0 +1,23 @@
+// core/common.h — error handling, checked allocation and timing shared by every layer.
+// Exit codes are a user contract: 0 ok, 1 a run failed, 2 bad input.
+#pragma once
+#include <stddef.h>
+#include <stdint.h>
+
+enum { EXIT_RUN_FAILED = 1, EXIT_BAD_INPUT = 2 };
+
+// Prints "posbench: error: <message>" to stderr and exits with EXIT_BAD_INPUT.
+void die_input(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+// Prints "posbench: error: <message>" to stderr and exits with EXIT_RUN_FAILED.
+void die_fail(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+
+// Allocation that never returns NULL: on failure it names `what` and the size, exit 1.
+void *xmalloc(size_t bytes, const char *what);
+void *xcalloc(size_t count, size_t size, const char *what);
+// 64-byte aligned, zeroed allocation for arenas (free with free()).
+void *xmalloc_aligned(size_t bytes, const char *what);
+char *xstrdup(const char *s, const char *what);
+
+double now_seconds(void);       // monotonic clock, seconds
+int posbench_threads(void);     // threads the CPU backend uses (OpenMP)
+void posbench_set_threads(int n); // sets OpenMP and OpenBLAS thread counts

@@ -1,0 +1,133 @@
+// core/ops.h — the op interface every backend implements (CPU now, CUDA later).
+// Each op is a forward/backward pair with explicit shapes; there is no graph. Layout is
+// row-major; shapes are written (B, T, C) = batch, tokens, channels.
+// Backward conventions (all backends):
+//   * gradients ACCUMULATE: din += ..., dweight += ...; callers zero gradient buffers
+//     once per step (ops->zero). A NULL gradient pointer means "not needed".
+//   * parameter-gradient reductions run in a fixed order (never thread-order dependent),
+//     so results are bitwise reproducible for a given thread count.
+// Models hold a `const ops_backend *` and call through it: one model, one trainer.
+#pragma once
+#include <stddef.h>
+#include <stdint.h>
+#include "rng.h"
+
+#define LAYERNORM_EPS 1e-6f
+
+enum { ATTN_MASK_NONE = 0, ATTN_MASK_LT = 1, ATTN_MASK_LE = 2 };
+
+// Multi-head attention over qkv = (B, T, 3C): q = channels [0,C), k = [C,2C), v = [2C,3C);
+// head h uses channels [h*C/H, (h+1)*C/H) of each. Scores are q·k/sqrt(C/H) (+ bias), then
+// masked, then softmax over keys. Options, all combinable:
+//   kv_index  (B, M): image b's keys/values are tokens kv_index[b][0..M) (MP3 context);
+//             NULL means all T tokens (M must equal T).
+//   bias      (H, T, T): added to the score of (query token i, key token j) — j is the
+//             token index, not the position in kv_index. NULL = no bias.
+//   group     (B, T) ids: key token j visible to query i iff group[j] < group[i] (LT) or
+//             group[j] <= group[i] (LE). A query that sees no key outputs zeros (probabilities
+//             zero, gradient zero) instead of NaN.
+typedef struct {
+    int B, T, C, H, M;
+    const int *kv_index;
+    const float *bias;
+    const int *group;
+    int mask_mode; // ATTN_MASK_NONE / LT / LE (group must be non-NULL unless NONE)
+} attention_desc;
+
+typedef struct ops_backend {
+    const char *name;
+
+    // ---- memory (arenas live where the backend computes) ----
+    void (*zero)(float *x, size_t n);
+
+    // ---- dense layers ----
+    // out (N, OC) = in (N, IC) · weight(OC, IC)ᵀ + bias (OC); bias may be NULL.
+    void (*linear_forward)(float *out, const float *in, const float *weight, const float *bias,
+                           int N, int IC, int OC);
+    // din (N, IC) += dout·weight; dweight (OC, IC) += doutᵀ·in; dbias (OC) += Σ_n dout.
+    void (*linear_backward)(float *din, float *dweight, float *dbias, const float *dout,
+                            const float *in, const float *weight, int N, int IC, int OC);
+
+    // out (N, C) = (in - mean) * rstd * weight + bias; saves mean (N), rstd (N).
+    void (*layernorm_forward)(float *out, float *mean, float *rstd, const float *in,
+                              const float *weight, const float *bias, int N, int C);
+    void (*layernorm_backward)(float *din, float *dweight, float *dbias, const float *dout,
+                               const float *in, const float *weight, const float *mean,
+                               const float *rstd, int N, int C);
+
+    // Exact GELU: x * Φ(x) (PyTorch nn.GELU default). (n)
+    void (*gelu_forward)(float *out, const float *in, size_t n);
+    void (*gelu_backward)(float *din, const float *dout, const float *in, size_t n);
+
+    // Residual with optional drop path: out (B, S) = x + keep_scale[b] * branch, where
+    // keep_scale (B) is 0 or 1/(1-p) per sample (NULL = 1). S = elements per sample.
+    void (*residual_forward)(float *out, const float *x, const float *branch,
+                             const float *keep_scale, int B, size_t S);
+    void (*residual_backward)(float *dx, float *dbranch, const float *dout,
+                              const float *keep_scale, int B, size_t S);
+    // keep_scale (B): sample b dropped with probability p (uniform from addr, element b).
+    void (*drop_path_scales)(float *keep_scale, int B, float p, rng_addr addr);
+
+    // Dropout (n): mask[e] = 0 with probability p else 1/(1-p); out = in * mask.
+    void (*dropout_forward)(float *out, float *mask, const float *in, size_t n, float p,
+                            rng_addr addr);
+    void (*dropout_backward)(float *din, const float *dout, const float *mask, size_t n);
+
+    // ---- token bookkeeping ----
+    // images (B, Cin, H, W) -> patches (B, (H/p)*(W/p), Cin*p*p), channel order (c, py, px)
+    // as a Conv2d weight (D, Cin, p, p) flattens. No backward: images are inputs.
+    void (*patchify)(float *patches, const float *images, int B, int Cin, int H, int W, int p);
+    // x (B, T, C), T = N + has_cls: x[b,0] = cls (if cls), x[b, t0+n] = patch[b,n];
+    // then x[b,t] += pos[t] when pos (T, C) is given.
+    void (*embed_tokens_forward)(float *x, const float *patch, const float *cls, const float *pos,
+                                 int B, int N, int C);
+    void (*embed_tokens_backward)(float *dpatch, float *dcls, float *dpos, const float *dx,
+                                  int B, int N, int C, int has_cls);
+    // out (B, M, C) = in[b, idx[b, m], :] with in (B, T, C), idx (B, M).
+    void (*gather_tokens_forward)(float *out, const float *in, const int *idx, int B, int T,
+                                  int M, int C);
+    void (*gather_tokens_backward)(float *din, const float *dout, const int *idx, int B, int T,
+                                   int M, int C);
+    // out[b, idx[b, m], :] = in[b, m, :]; other rows of out (B, T, C) are left as they are.
+    void (*scatter_tokens_forward)(float *out, const float *in, const int *idx, int B, int T,
+                                   int M, int C);
+    void (*scatter_tokens_backward)(float *din, const float *dout, const int *idx, int B, int T,
+                                    int M, int C);
+    // out (B, C) = mean over tokens t0..T-1 of in (B, T, C).
+    void (*mean_pool_forward)(float *out, const float *in, int B, int T, int C, int t0);
+    void (*mean_pool_backward)(float *din, const float *dout, int B, int T, int C, int t0);
+
+    // ---- attention ----
+    // out (B, T, C); probs (B, H, T, M) receives the attention probabilities and is read by
+    // the backward pass.
+    void (*attention_forward)(float *out, float *probs, const float *qkv,
+                              const attention_desc *d);
+    // dqkv (B, T, 3C) +=; dbias (H, T, T) += when both d->bias and dbias are non-NULL;
+    // scratch (B, H, T, M) is workspace (needed only when dbias is non-NULL).
+    void (*attention_backward)(float *dqkv, float *dbias, float *scratch, const float *dout,
+                               const float *qkv, const float *probs, const attention_desc *d);
+
+    // ---- losses (per-row values; the caller averages) ----
+    // Softmax cross entropy with label smoothing s: target distribution (1-s)·onehot + s/K.
+    // loss (N), probs (N, K) saved; target < 0 means "ignore this row" (loss 0, no gradient).
+    void (*softmax_xent_forward)(float *loss, float *probs, const float *logits,
+                                 const int *target, int N, int K, float smoothing);
+    // dlogits (N, K) += scale * (probs - target distribution).
+    void (*softmax_xent_backward)(float *dlogits, const float *probs, const int *target, int N,
+                                  int K, float smoothing, float scale);
+    // loss (N) = mean over D of (pred - target)^2; dpred += scale * 2 (pred - target) / D.
+    void (*mse_forward)(float *loss, const float *pred, const float *target, int N, int D);
+    void (*mse_backward)(float *dpred, const float *pred, const float *target, int N, int D,
+                         float scale);
+
+    // ---- optimizer ----
+    // Σ x² in double, summed in a fixed order.
+    double (*sum_squares)(const float *x, size_t n);
+    void (*scale)(float *x, size_t n, float s);
+    // One AdamW step on n values (decoupled decay: p -= lr * (wd * p + m̂ / (sqrt(v̂) + eps))),
+    // t = 1-based step count for bias correction.
+    void (*adamw_update)(float *param, const float *grad, float *m, float *v, size_t n, float lr,
+                         float beta1, float beta2, float eps, float weight_decay, int t);
+} ops_backend;
+
+extern const ops_backend ops_cpu;

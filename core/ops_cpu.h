@@ -1,0 +1,24 @@
+// core/ops_cpu.h — the CPU backend's op functions (C + OpenBLAS + OpenMP), gathered into
+// the `ops_cpu` table in ops_cpu.c. Signatures and contracts are those of core/ops.h.
+#pragma once
+#include "ops.h"
+
+// attention_cpu.c
+void cpu_attention_forward(float *out, float *probs, const float *qkv, const attention_desc *d);
+void cpu_attention_backward(float *dqkv, float *dbias, float *scratch, const float *dout,
+                            const float *qkv, const float *probs, const attention_desc *d);
+
+// losses_cpu.c
+void cpu_softmax_xent_forward(float *loss, float *probs, const float *logits, const int *target,
+                              int N, int K, float smoothing);
+void cpu_softmax_xent_backward(float *dlogits, const float *probs, const int *target, int N, int K,
+                               float smoothing, float scale);
+void cpu_mse_forward(float *loss, const float *pred, const float *target, int N, int D);
+void cpu_mse_backward(float *dpred, const float *pred, const float *target, int N, int D,
+                      float scale);
+
+// optim_cpu.c
+double cpu_sum_squares(const float *x, size_t n);
+void cpu_scale(float *x, size_t n, float s);
+void cpu_adamw_update(float *param, const float *grad, float *m, float *v, size_t n, float lr,
+                      float beta1, float beta2, float eps, float weight_decay, int t);

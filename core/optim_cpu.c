@@ -1,0 +1,41 @@
+// core/optim_cpu.c — optimizer arithmetic on the CPU: fixed-order sum of squares (gradient
+// norm), scaling (clipping) and the elementwise AdamW update.
+#include "ops_cpu.h"
+#include <math.h>
+
+#define SUM_CHUNKS 256 // fixed partition: the sum's rounding never depends on thread count
+
+double cpu_sum_squares(const float *x, size_t n) {
+    double partial[SUM_CHUNKS];
+    size_t chunk = (n + SUM_CHUNKS - 1) / SUM_CHUNKS;
+#pragma omp parallel for schedule(static)
+    for (int c = 0; c < SUM_CHUNKS; c++) {
+        size_t lo = (size_t)c * chunk, hi = lo + chunk < n ? lo + chunk : n;
+        double s = 0.0;
+        for (size_t i = lo; i < hi; i++) s += (double)x[i] * x[i];
+        partial[c] = s;
+    }
+    double total = 0.0;
+    for (int c = 0; c < SUM_CHUNKS; c++) total += partial[c];
+    return total;
+}
+
+void cpu_scale(float *x, size_t n, float s) {
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < n; i++) x[i] *= s;
+}
+
+void cpu_adamw_update(float *param, const float *grad, float *m, float *v, size_t n, float lr,
+                      float beta1, float beta2, float eps, float weight_decay, int t) {
+    float bc1 = 1.0f - powf(beta1, (float)t), bc2 = 1.0f - powf(beta2, (float)t);
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < n; i++) {
+        float g = grad[i];
+        float mi = beta1 * m[i] + (1.0f - beta1) * g;
+        float vi = beta2 * v[i] + (1.0f - beta2) * g * g;
+        m[i] = mi;
+        v[i] = vi;
+        float update = (mi / bc1) / (sqrtf(vi / bc2) + eps);
+        param[i] -= lr * (update + weight_decay * param[i]);
+    }
+}

@@ -1,0 +1,29 @@
+// core/optimizer.c — cosine schedule with linear warmup, global-norm clipping, AdamW.
+#include "optimizer.h"
+#include <math.h>
+
+float optim_lr_at(const optim_config *c, long step) {
+    if (c->warmup_steps > 0 && step < c->warmup_steps)
+        return c->lr * (float)(step + 1) / (float)c->warmup_steps;
+    long decay_steps = c->total_steps - c->warmup_steps;
+    if (decay_steps <= 0) return c->lr;
+    double progress = (double)(step - c->warmup_steps) / (double)decay_steps;
+    if (progress > 1.0) progress = 1.0;
+    return (float)(c->min_lr + 0.5 * (c->lr - c->min_lr) * (1.0 + cos(M_PI * progress)));
+}
+
+double optim_step(const ops_backend *ops, const tensor_table *t, float *params, float *grads,
+                  float *m, float *v, const optim_config *c, long step, float *lr_out) {
+    // The arena's padding stays zero, so one pass over the whole arena is the global norm.
+    double norm = sqrt(ops->sum_squares(grads, t->total));
+    if (c->clip > 0.0f && norm > c->clip) ops->scale(grads, t->total, (float)(c->clip / (norm + 1e-6)));
+    float lr = optim_lr_at(c, step);
+    for (int i = 0; i < t->count; i++) {
+        const tensor_info *info = &t->items[i];
+        ops->adamw_update(params + info->offset, grads + info->offset, m + info->offset,
+                          v + info->offset, info->numel, lr, c->beta1, c->beta2, c->eps,
+                          info->decay ? c->weight_decay : 0.0f, (int)(step + 1));
+    }
+    if (lr_out) *lr_out = lr;
+    return norm;
+}

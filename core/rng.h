@@ -1,0 +1,51 @@
+// core/rng.h — Philox4x32-10 counter-based random numbers.
+// Every random draw in posbench is addressed by (seed, purpose, epoch, step, index):
+// key = (seed, purpose), counter = (epoch, step, index, block). A stream made for one
+// image or one tensor gives the same numbers whatever thread or device asks for them,
+// so data order, augmentation, masks and initialisation do not depend on thread count,
+// and a resumed run continues exactly (the "position" is just epoch and step).
+#pragma once
+#include <stdint.h>
+
+typedef enum {
+    RNG_INIT = 1,      // parameter initialisation (index = tensor number)
+    RNG_SHUFFLE = 2,   // epoch permutation of the training set
+    RNG_AUGMENT = 3,   // random crop / flip (index = position in batch)
+    RNG_DROPOUT = 4,   // dropout masks (index = call site)
+    RNG_DROPPATH = 5,  // drop path keep decisions (index = call site)
+    RNG_SUBSET = 6,    // labelled-subset selection (index = class)
+    RNG_MASK = 7,      // objective masks, e.g. MP3 context sets (index = image)
+    RNG_TEST = 100,    // tests
+} rng_purpose;
+
+// The Philox4x32-10 block function: 4 x 32 random bits from a 128-bit counter and 64-bit key.
+void philox4x32_10(const uint32_t counter[4], const uint32_t key[2], uint32_t out[4]);
+
+typedef struct {
+    uint32_t key[2];
+    uint32_t counter[4]; // counter[3] is the block number inside this stream
+    uint32_t buffer[4];
+    int used;            // values of buffer already handed out (4 = empty)
+} rng_stream;
+
+rng_stream rng_stream_make(uint32_t seed, uint32_t purpose, uint32_t epoch, uint32_t step,
+                           uint32_t index);
+uint32_t rng_u32(rng_stream *s);
+float rng_uniform(rng_stream *s);               // [0, 1), 24 random bits
+uint32_t rng_below(rng_stream *s, uint32_t n);  // uniform integer in [0, n), unbiased
+float rng_normal(rng_stream *s);                // standard normal (Box-Muller)
+// Normal(0, std) truncated to [-2 std, 2 std] by resampling (timm's trunc_normal_ default).
+float rng_trunc_normal(rng_stream *s, float std);
+// Uniform random permutation of 0..n-1 (Fisher-Yates).
+void rng_permutation(rng_stream *s, int n, int *out);
+
+// Stateless single value: the `which`-th uniform of stream (seed, purpose, epoch, step, index).
+// Used by element-parallel ops (dropout) so that any thread computes any element.
+float rng_uniform_at(uint32_t seed, uint32_t purpose, uint32_t epoch, uint32_t step,
+                     uint32_t index, uint64_t which);
+
+// Where a random op draws from: element e of tensor draw `index` uses
+// rng_uniform_at(seed, purpose, epoch, step, index, e).
+typedef struct {
+    uint32_t seed, purpose, epoch, step, index;
+} rng_addr;

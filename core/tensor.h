@@ -1,0 +1,45 @@
+// core/tensor.h — the tensor table and the arenas it lays out.
+// A model declares each tensor once (name, shape, weight-decay flag). That one table
+// decides the arena layout (parameters, gradients and both AdamW moments share it),
+// the checkpoint sections, the gradient-check loop and the HDF5 dataset names.
+#pragma once
+#include <stddef.h>
+
+#define TENSOR_MAX_DIMS 4
+#define TENSOR_NAME_MAX 64
+
+typedef struct {
+    char name[TENSOR_NAME_MAX];
+    int ndim;
+    int shape[TENSOR_MAX_DIMS];
+    size_t numel;
+    size_t offset;   // in floats from the arena base, a multiple of 16 (64 bytes)
+    int decay;       // 1: AdamW applies weight decay; 0: biases, norms, cls, position tables
+} tensor_info;
+
+typedef struct {
+    tensor_info *items;
+    int count, capacity;
+    size_t total;    // floats the arena needs, padding included
+} tensor_table;
+
+void tensor_table_init(tensor_table *t);
+void tensor_table_free(tensor_table *t);
+// Appends a tensor; returns its index. Dies on a duplicate name or a bad shape.
+int tensor_table_add(tensor_table *t, const char *name, int decay, int ndim, const int *shape);
+int tensor_table_find(const tensor_table *t, const char *name); // -1 when absent
+size_t tensor_table_numel(const tensor_table *t);               // useful floats, no padding
+// Writes "(a, b, c)" into buf.
+void tensor_shape_string(const tensor_info *info, char *buf, size_t len);
+
+// An arena is one allocation holding every tensor of a table.
+typedef struct {
+    float *base;
+    size_t floats;
+} arena;
+
+void arena_alloc(arena *a, const tensor_table *t, const char *what); // zeroed
+void arena_free(arena *a);
+static inline float *arena_tensor(const arena *a, const tensor_table *t, int index) {
+    return a->base + t->items[index].offset;
+}

@@ -1,0 +1,152 @@
+// core/tensorfile.c — reading and writing the flat named-array format of tensorfile.h.
+#include "tensorfile.h"
+#include "common.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const size_t dtype_size[] = {4, 4, 8, 1};
+
+void tf_init(tensorfile *tf) { memset(tf, 0, sizeof *tf); }
+
+void tf_free(tensorfile *tf) {
+    for (int i = 0; i < tf->count; i++) {
+        free(tf->entries[i].name);
+        free(tf->entries[i].data);
+    }
+    free(tf->entries);
+    memset(tf, 0, sizeof *tf);
+}
+
+static tf_entry *tf_append(tensorfile *tf) {
+    if (tf->count == tf->capacity) {
+        int cap = tf->capacity ? tf->capacity * 2 : 32;
+        tf_entry *e = realloc(tf->entries, (size_t)cap * sizeof *e);
+        if (!e) die_fail("out of memory growing a tensorfile");
+        tf->entries = e;
+        tf->capacity = cap;
+    }
+    tf_entry *e = &tf->entries[tf->count++];
+    memset(e, 0, sizeof *e);
+    return e;
+}
+
+void tf_add(tensorfile *tf, const char *name, int dtype, int ndim, const int *dims, const void *data) {
+    if (dtype < 0 || dtype > TF_U8 || ndim < 1 || ndim > 8) die_fail("tf_add %s: bad dtype/ndim", name);
+    tf_entry *e = tf_append(tf);
+    e->name = xstrdup(name, "tensorfile entry name");
+    e->dtype = dtype;
+    e->ndim = ndim;
+    e->count = 1;
+    for (int i = 0; i < ndim; i++) {
+        e->dims[i] = dims[i];
+        e->count *= (size_t)dims[i];
+    }
+    size_t bytes = e->count * dtype_size[dtype];
+    e->data = xmalloc(bytes, name);
+    memcpy(e->data, data, bytes);
+}
+
+void tf_add_f32(tensorfile *tf, const char *name, const float *data, size_t n) {
+    int dims[1] = {(int)n};
+    tf_add(tf, name, TF_F32, 1, dims, data);
+}
+
+void tf_add_i64_scalar(tensorfile *tf, const char *name, int64_t value) {
+    double v = (double)value;
+    int dims[1] = {1};
+    tf_add(tf, name, TF_F64, 1, dims, &v);
+}
+
+const tf_entry *tf_find(const tensorfile *tf, const char *name) {
+    for (int i = 0; i < tf->count; i++)
+        if (strcmp(tf->entries[i].name, name) == 0) return &tf->entries[i];
+    return NULL;
+}
+
+static int put_u32(FILE *f, uint32_t v) { return fwrite(&v, 4, 1, f) == 1 ? 0 : -1; }
+
+int tf_write(const tensorfile *tf, const char *path, char *err, size_t errlen) {
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "wb");
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot create: %s", tmp, strerror(errno));
+        return -1;
+    }
+    int bad = fwrite("PBTF", 1, 4, f) != 4 || put_u32(f, 1) || put_u32(f, (uint32_t)tf->count);
+    for (int i = 0; i < tf->count && !bad; i++) {
+        const tf_entry *e = &tf->entries[i];
+        uint32_t len = (uint32_t)strlen(e->name);
+        bad |= put_u32(f, len) || fwrite(e->name, 1, len, f) != len || put_u32(f, (uint32_t)e->dtype) ||
+               put_u32(f, (uint32_t)e->ndim);
+        for (int d = 0; d < e->ndim && !bad; d++) bad |= put_u32(f, (uint32_t)e->dims[d]);
+        if (!bad && e->count) bad |= fwrite(e->data, dtype_size[e->dtype], e->count, f) != e->count;
+    }
+    if (!bad) bad = fflush(f) != 0 || fsync(fileno(f)) != 0;
+    int closed = fclose(f);
+    if (bad || closed != 0) {
+        snprintf(err, errlen, "%s: write failed: %s", tmp, strerror(errno));
+        unlink(tmp);
+        return -1;
+    }
+    if (rename(tmp, path) != 0) {
+        snprintf(err, errlen, "%s: cannot rename to %s: %s", tmp, path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+int tf_read(tensorfile *tf, const char *path, char *err, size_t errlen) {
+    tf_init(tf);
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return -1;
+    }
+    char magic[4];
+    uint32_t version = 0, count = 0;
+    if (fread(magic, 1, 4, f) != 4 || memcmp(magic, "PBTF", 4) != 0 || fread(&version, 4, 1, f) != 1 ||
+        version != 1 || fread(&count, 4, 1, f) != 1) {
+        snprintf(err, errlen, "%s: not a posbench tensorfile (expected magic PBTF version 1)", path);
+        fclose(f);
+        return -1;
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        long at = ftell(f);
+        uint32_t len, dtype, ndim, dims[8];
+        char name[512];
+        int bad = fread(&len, 4, 1, f) != 1 || len >= sizeof name || fread(name, 1, len, f) != len ||
+                  fread(&dtype, 4, 1, f) != 1 || dtype > TF_U8 || fread(&ndim, 4, 1, f) != 1 ||
+                  ndim < 1 || ndim > 8;
+        if (!bad) bad = fread(dims, 4, ndim, f) != ndim;
+        if (bad) {
+            snprintf(err, errlen, "%s: entry %u at byte %ld is truncated or malformed", path, i, at);
+            fclose(f);
+            tf_free(tf);
+            return -1;
+        }
+        name[len] = 0;
+        tf_entry *e = tf_append(tf);
+        e->name = xstrdup(name, "tensorfile entry name");
+        e->dtype = (int)dtype;
+        e->ndim = (int)ndim;
+        e->count = 1;
+        for (uint32_t d = 0; d < ndim; d++) {
+            e->dims[d] = (int)dims[d];
+            e->count *= dims[d];
+        }
+        e->data = xmalloc(e->count * dtype_size[dtype], name);
+        if (fread(e->data, dtype_size[dtype], e->count, f) != e->count) {
+            snprintf(err, errlen, "%s: entry '%s' is truncated (file ends inside its data)", path, name);
+            fclose(f);
+            tf_free(tf);
+            return -1;
+        }
+    }
+    fclose(f);
+    return 0;
+}

@@ -1,0 +1,57 @@
+// datasets/dataset.h — the in-memory image classification dataset and everything done to it:
+// loading IDX files (idx.c), truncating and class-balanced subsetting (subset.c), and building
+// normalised, optionally augmented batches (batch.c).
+// Pixels stay uint8 in memory (60000 x 28 x 28 = 47 MB); batches are converted to float on demand.
+#pragma once
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct {
+    char name[64];          // "fashion-mnist", "mnist", "idx"
+    char source[512];       // directory it was read from
+    int n, channels, height, width, num_classes;
+    uint8_t *pixels;        // (n, channels, height, width)
+    int32_t *labels;        // (n), each in [0, num_classes)
+    float mean[3], std[3];  // per-channel normalisation of pixel/255
+} dataset;
+
+// split: "train" or "test". name: "fashion-mnist" (default dir /usr/share/datasets/fashion-mnist,
+// Debian package dataset-fashion-mnist), "mnist" (no default dir: path required), or "idx" (any IDX
+// directory; path required). A non-empty path overrides the directory. Files looked for in the
+// directory: train-images-idx3-ubyte(.gz), train-labels-idx1-ubyte(.gz), t10k-images-idx3-ubyte(.gz),
+// t10k-labels-idx1-ubyte(.gz); the .gz name is tried first, then the raw name. Both are read with
+// zlib (gzopen reads an uncompressed file as is). IDX images are one channel.
+// num_classes: fashion-mnist and mnist have exactly 10 (a label >= 10 is an error, so a test split
+// missing a class still agrees with train); idx: max label + 1 of the loaded split.
+// Normalisation: fashion-mnist mean 0.2860 std 0.3530; mnist 0.1307 / 0.3081; idx 0.5 / 0.5.
+// Returns 0, or -1 with a one-line message in err naming the file (and byte offset where relevant)
+// and what would be valid; on failure *ds is zeroed and owns nothing.
+int dataset_load(dataset *ds, const char *name, const char *path, const char *split, char *err,
+                 size_t errlen);
+// Frees pixels and labels and zeroes *ds (safe on a zeroed or failed dataset).
+void dataset_free(dataset *ds);
+
+// Keeps the first `limit` examples (limit <= 0 or >= n: all).
+void dataset_limit(dataset *ds, int limit);
+// Fixed, seeded, class-balanced subset: for each class c, keeps k_c = round(fraction * count_c)
+// of its examples (halves round away from zero; at least 1 if count_c > 0): those at the first k_c
+// positions of a Philox permutation of the class's examples drawn from
+// rng_stream_make(seed, RNG_SUBSET, 0, 0, c). The kept examples stay in dataset order.
+// fraction in (0, 1] (anything else exits with a bad-input error); 1 keeps everything untouched.
+void dataset_labeled_subset(dataset *ds, double fraction, uint32_t seed);
+
+typedef struct {
+    int crop_pad;   // random crop: pad by this many zero pixels (black, in pixel space, before
+                    // normalisation), then crop back to H x W at a random offset in [0, 2*pad]; 0 = off
+    int hflip;      // 1: horizontal flip with probability 0.5
+} augment_config;
+
+// Builds a batch: images (B, C, H, W) normalised as (pixel/255 - mean)/std in float, labels (B).
+// indices (B): dataset rows (an index outside [0, n) exits with a run-failed error).
+// aug == NULL: no augmentation (evaluation). With augmentation, image b draws from
+// rng_stream_make(seed, RNG_AUGMENT, epoch, step, b): the crop's row offset, then its column
+// offset (each rng_below(2*pad + 1), drawn only when crop_pad > 0), then the flip
+// (rng_uniform < 0.5, drawn only when hflip), so the batch does not depend on thread count.
+// The flip is applied after the crop. OpenMP parallel over b.
+void dataset_make_batch(const dataset *ds, const int *indices, int B, const augment_config *aug,
+                        uint32_t seed, uint32_t epoch, uint32_t step, float *images, int32_t *labels);

@@ -1,0 +1,316 @@
+// models/vit.c — ViT parameter/activation tables, initialisation, forward and backward.
+#include "vit.h"
+#include "../core/common.h"
+#include "../core/rng.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *vit_config_error(const vit_config *c) {
+    static char msg[256];
+    if (c->patch < 1 || c->image_size % c->patch != 0) {
+        snprintf(msg, sizeof msg, "model.patch=%d does not divide the image size %d (valid: a divisor of %d)",
+                 c->patch, c->image_size, c->image_size);
+        return msg;
+    }
+    if (c->heads < 1 || c->dim % c->heads != 0) {
+        snprintf(msg, sizeof msg, "model.heads=%d does not divide model.dim=%d", c->heads, c->dim);
+        return msg;
+    }
+    if (c->dim < 1 || c->depth < 1 || c->mlp_ratio < 1 || c->num_classes < 1 || c->channels < 1)
+        return "model.dim, model.depth, model.mlp_ratio must be >= 1";
+    if (c->drop_path < 0.0f || c->drop_path >= 1.0f) return "model.drop_path must be in [0, 1)";
+    if (c->dropout < 0.0f || c->dropout >= 1.0f) return "model.dropout must be in [0, 1)";
+    return NULL;
+}
+
+static int add_param(tensor_table *t, const char *name, int decay, int d0, int d1) {
+    int shape[2] = {d0, d1};
+    return tensor_table_add(t, name, decay, d1 > 0 ? 2 : 1, shape);
+}
+
+static int add_act(tensor_table *t, const char *name, size_t n) {
+    int shape[1] = {(int)n};
+    return tensor_table_add(t, name, 0, 1, shape);
+}
+
+static void declare_params(vit *m) {
+    const vit_config *c = &m->cfg;
+    tensor_table *t = &m->params;
+    char name[TENSOR_NAME_MAX];
+    int d = c->dim, pd = c->channels * c->patch * c->patch, hd = c->mlp_ratio * c->dim;
+    m->patch_w = add_param(t, "patch_embed.weight", 1, d, pd);
+    m->patch_b = add_param(t, "patch_embed.bias", 0, d, 0);
+    m->cls_token = c->cls ? add_param(t, "cls_token", 0, d, 0) : -1;
+    m->pos_embed = c->pos == POS_ABS ? add_param(t, "pos_embed", 0, m->T, d) : -1;
+    m->blocks = xcalloc((size_t)c->depth, sizeof *m->blocks, "vit blocks");
+    for (int l = 0; l < c->depth; l++) {
+        vit_block_params *b = &m->blocks[l];
+#define P(field, suffix, decay, d0, d1)                                  \
+    snprintf(name, sizeof name, "blocks.%d.%s", l, suffix);              \
+    b->field = add_param(t, name, decay, d0, d1)
+        P(norm1_w, "norm1.weight", 0, d, 0);
+        P(norm1_b, "norm1.bias", 0, d, 0);
+        P(qkv_w, "attn.qkv.weight", 1, 3 * d, d);
+        P(qkv_b, "attn.qkv.bias", 0, 3 * d, 0);
+        P(proj_w, "attn.proj.weight", 1, d, d);
+        P(proj_b, "attn.proj.bias", 0, d, 0);
+        P(norm2_w, "norm2.weight", 0, d, 0);
+        P(norm2_b, "norm2.bias", 0, d, 0);
+        P(fc1_w, "mlp.fc1.weight", 1, hd, d);
+        P(fc1_b, "mlp.fc1.bias", 0, hd, 0);
+        P(fc2_w, "mlp.fc2.weight", 1, d, hd);
+        P(fc2_b, "mlp.fc2.bias", 0, d, 0);
+#undef P
+    }
+    m->norm_w = add_param(t, "norm.weight", 0, d, 0);
+    m->norm_b = add_param(t, "norm.bias", 0, d, 0);
+    m->head_w = add_param(t, "head.weight", 1, c->num_classes, d);
+    m->head_b = add_param(t, "head.bias", 0, c->num_classes, 0);
+}
+
+static void declare_acts(vit *m) {
+    const vit_config *c = &m->cfg;
+    tensor_table *t = &m->acts;
+    char name[TENSOR_NAME_MAX];
+    size_t B = (size_t)m->max_batch, T = (size_t)m->T, d = (size_t)c->dim;
+    size_t BT = B * T, BTd = BT * d, hd = (size_t)c->mlp_ratio * d;
+    m->a_images = add_act(t, "images", B * c->channels * c->image_size * c->image_size);
+    m->a_patches = add_act(t, "patches", B * m->N * c->channels * c->patch * c->patch);
+    m->a_embed = add_act(t, "patch_embed", B * m->N * d);
+    m->a_x0 = add_act(t, "tokens", BTd);
+    m->a_x0_drop = c->dropout > 0 ? add_act(t, "tokens.dropout", BTd) : -1;
+    m->a_x0_mask = c->dropout > 0 ? add_act(t, "tokens.dropout_mask", BTd) : -1;
+    m->block_acts = xcalloc((size_t)c->depth, sizeof *m->block_acts, "vit block activations");
+    for (int l = 0; l < c->depth; l++) {
+        vit_block_acts *a = &m->block_acts[l];
+#define A(field, suffix, n)                                     \
+    snprintf(name, sizeof name, "blocks.%d.%s", l, suffix);     \
+    a->field = add_act(t, name, n)
+        A(ln1, "norm1", BTd);
+        A(ln1_mean, "norm1.mean", BT);
+        A(ln1_rstd, "norm1.rstd", BT);
+        A(qkv, "qkv", 3 * BTd);
+        A(att, "attn.probs", B * c->heads * T * T);
+        A(attn, "attn.out", BTd);
+        A(proj, "attn.proj", BTd);
+        A(res1, "residual1", BTd);
+        A(ln2, "norm2", BTd);
+        A(ln2_mean, "norm2.mean", BT);
+        A(ln2_rstd, "norm2.rstd", BT);
+        A(fc1, "mlp.fc1", BT * hd);
+        A(gelu, "mlp.gelu", BT * hd);
+        A(fc2, "mlp.fc2", BTd);
+        A(res2, "residual2", BTd);
+        A(keep1, "drop_path1", B);
+        A(keep2, "drop_path2", B);
+        if (c->dropout > 0) {
+            A(proj_drop, "attn.proj.dropout", BTd);
+            A(proj_mask, "attn.proj.dropout_mask", BTd);
+            A(fc2_drop, "mlp.fc2.dropout", BTd);
+            A(fc2_mask, "mlp.fc2.dropout_mask", BTd);
+        } else {
+            a->proj_drop = a->proj_mask = a->fc2_drop = a->fc2_mask = -1;
+        }
+#undef A
+    }
+    m->a_final = add_act(t, "norm", BTd);
+    m->a_final_mean = add_act(t, "norm.mean", BT);
+    m->a_final_rstd = add_act(t, "norm.rstd", BT);
+    m->a_feat = add_act(t, "features", B * d);
+    m->a_logits = add_act(t, "logits", B * c->num_classes);
+    // Token index 0 for every image (the cls gather). The arena is zeroed at allocation and
+    // never written here; all-zero bits are the int 0 on every backend.
+    m->a_cls_index = add_act(t, "cls_index", B);
+}
+
+void vit_init_params(vit *m, uint32_t seed) {
+    for (int i = 0; i < m->params.count; i++) {
+        const tensor_info *info = &m->params.items[i];
+        float *p = m->param + info->offset;
+        rng_stream s = rng_stream_make(seed, RNG_INIT, 0, 0, (uint32_t)i);
+        const char *dot = strrchr(info->name, '.');
+        int is_norm = strstr(info->name, "norm") != NULL;
+        if (dot && strcmp(dot, ".bias") == 0) {
+            memset(p, 0, info->numel * sizeof(float));
+        } else if (is_norm) { // LayerNorm weight
+            for (size_t k = 0; k < info->numel; k++) p[k] = 1.0f;
+        } else { // linear weights, cls token, position table: trunc normal std 0.02
+            for (size_t k = 0; k < info->numel; k++) p[k] = rng_trunc_normal(&s, 0.02f);
+        }
+    }
+}
+
+void vit_create(vit *m, const vit_config *cfg, const ops_backend *ops, int max_batch, uint32_t seed) {
+    memset(m, 0, sizeof *m);
+    const char *why = vit_config_error(cfg);
+    if (why) die_input("%s", why);
+    m->cfg = *cfg;
+    m->ops = ops;
+    m->max_batch = max_batch;
+    m->grid = cfg->image_size / cfg->patch;
+    m->N = m->grid * m->grid;
+    m->t0 = cfg->cls ? 1 : 0;
+    m->T = m->N + m->t0;
+    tensor_table_init(&m->params);
+    tensor_table_init(&m->acts);
+    declare_params(m);
+    declare_acts(m);
+    m->param = xmalloc_aligned(m->params.total * sizeof(float), "parameters");
+    m->grad = xmalloc_aligned(m->params.total * sizeof(float), "gradients");
+    m->act = xmalloc_aligned(m->acts.total * sizeof(float), "activations");
+    m->dact = xmalloc_aligned(m->acts.total * sizeof(float), "activation gradients");
+    vit_init_params(m, seed);
+}
+
+void vit_free(vit *m) {
+    free(m->param);
+    free(m->grad);
+    free(m->act);
+    free(m->dact);
+    free(m->blocks);
+    free(m->block_acts);
+    tensor_table_free(&m->params);
+    tensor_table_free(&m->acts);
+    memset(m, 0, sizeof *m);
+}
+
+#define PARAM(i) (m->param + m->params.items[(i)].offset)
+#define GRAD(i) (m->grad + m->params.items[(i)].offset)
+#define ACT(i) (m->act + m->acts.items[(i)].offset)
+#define DACT(i) (m->dact + m->acts.items[(i)].offset)
+#define OPT_PARAM(i) ((i) >= 0 ? PARAM(i) : NULL)
+#define OPT_GRAD(i) ((i) >= 0 ? GRAD(i) : NULL)
+
+float *vit_images(vit *m) { return ACT(m->a_images); }
+float *vit_dlogits(vit *m) { return DACT(m->a_logits); }
+void vit_zero_act_grads(vit *m) { m->ops->zero(m->dact, m->acts.total); }
+
+static attention_desc block_attention(const vit *m, int B) {
+    attention_desc d = {.B = B, .T = m->T, .C = m->cfg.dim, .H = m->cfg.heads, .M = m->T};
+    return d;
+}
+
+static rng_addr site(rng_addr base, uint32_t purpose, uint32_t index) {
+    base.purpose = purpose;
+    base.index = index;
+    return base;
+}
+
+// Applies dropout to a residual branch when it is on; returns the activation the residual reads.
+static int branch_output(int out, int dropped, int mask, float p, int B, int T, int d,
+                         const ops_backend *ops, vit *m, rng_addr addr) {
+    if (p <= 0.0f || dropped < 0) return out;
+    ops->dropout_forward(ACT(dropped), ACT(mask), ACT(out), (size_t)B * T * d, p, addr);
+    return dropped;
+}
+
+// Backward of branch_output: the gradient arrives at the dropout output (when dropout ran).
+static void branch_backward(int out, int dropped, int mask, int B, int T, int d,
+                            const ops_backend *ops, vit *m) {
+    if (dropped >= 0)
+        ops->dropout_backward(DACT(out), DACT(dropped), ACT(mask), (size_t)B * T * d);
+}
+
+const float *vit_forward(vit *m, int B, int training, rng_addr rng) {
+    const ops_backend *ops = m->ops;
+    const vit_config *c = &m->cfg;
+    int d = c->dim, hd = c->mlp_ratio * c->dim, T = m->T, N = m->N, BT = B * T;
+    int pd = c->channels * c->patch * c->patch;
+    if (B > m->max_batch) die_fail("vit_forward: batch %d > allocated %d", B, m->max_batch);
+    float dropout = training ? c->dropout : 0.0f;
+    m->training_dropout = dropout > 0.0f;
+
+    ops->patchify(ACT(m->a_patches), ACT(m->a_images), B, c->channels, c->image_size, c->image_size, c->patch);
+    ops->linear_forward(ACT(m->a_embed), ACT(m->a_patches), PARAM(m->patch_w), PARAM(m->patch_b), B * N, pd, d);
+    ops->embed_tokens_forward(ACT(m->a_x0), ACT(m->a_embed), OPT_PARAM(m->cls_token), OPT_PARAM(m->pos_embed), B, N, d);
+    const float *x = ACT(m->a_x0);
+    if (dropout > 0) {
+        ops->dropout_forward(ACT(m->a_x0_drop), ACT(m->a_x0_mask), x, (size_t)BT * d, dropout, site(rng, RNG_DROPOUT, 0));
+        x = ACT(m->a_x0_drop);
+    }
+    attention_desc ad = block_attention(m, B);
+    for (int l = 0; l < c->depth; l++) {
+        const vit_block_params *p = &m->blocks[l];
+        const vit_block_acts *a = &m->block_acts[l];
+        float dp = training && c->depth > 1 ? c->drop_path * (float)l / (float)(c->depth - 1)
+                                            : (training ? c->drop_path : 0.0f);
+        ops->drop_path_scales(ACT(a->keep1), B, dp, site(rng, RNG_DROPPATH, 2 * l));
+        ops->drop_path_scales(ACT(a->keep2), B, dp, site(rng, RNG_DROPPATH, 2 * l + 1));
+
+        ops->layernorm_forward(ACT(a->ln1), ACT(a->ln1_mean), ACT(a->ln1_rstd), x, PARAM(p->norm1_w), PARAM(p->norm1_b), BT, d);
+        ops->linear_forward(ACT(a->qkv), ACT(a->ln1), PARAM(p->qkv_w), PARAM(p->qkv_b), BT, d, 3 * d);
+        ops->attention_forward(ACT(a->attn), ACT(a->att), ACT(a->qkv), &ad);
+        ops->linear_forward(ACT(a->proj), ACT(a->attn), PARAM(p->proj_w), PARAM(p->proj_b), BT, d, d);
+        int branch1 = branch_output(a->proj, a->proj_drop, a->proj_mask, dropout, B, T, d, ops, m, site(rng, RNG_DROPOUT, 1 + 2 * l));
+        ops->residual_forward(ACT(a->res1), x, ACT(branch1), ACT(a->keep1), B, (size_t)T * d);
+
+        ops->layernorm_forward(ACT(a->ln2), ACT(a->ln2_mean), ACT(a->ln2_rstd), ACT(a->res1), PARAM(p->norm2_w), PARAM(p->norm2_b), BT, d);
+        ops->linear_forward(ACT(a->fc1), ACT(a->ln2), PARAM(p->fc1_w), PARAM(p->fc1_b), BT, d, hd);
+        ops->gelu_forward(ACT(a->gelu), ACT(a->fc1), (size_t)BT * hd);
+        ops->linear_forward(ACT(a->fc2), ACT(a->gelu), PARAM(p->fc2_w), PARAM(p->fc2_b), BT, hd, d);
+        int branch2 = branch_output(a->fc2, a->fc2_drop, a->fc2_mask, dropout, B, T, d, ops, m, site(rng, RNG_DROPOUT, 2 + 2 * l));
+        ops->residual_forward(ACT(a->res2), ACT(a->res1), ACT(branch2), ACT(a->keep2), B, (size_t)T * d);
+        x = ACT(a->res2);
+    }
+    ops->layernorm_forward(ACT(m->a_final), ACT(m->a_final_mean), ACT(m->a_final_rstd), x, PARAM(m->norm_w), PARAM(m->norm_b), BT, d);
+    if (c->cls)
+        ops->gather_tokens_forward(ACT(m->a_feat), ACT(m->a_final), (const int *)ACT(m->a_cls_index), B, T, 1, d);
+    else
+        ops->mean_pool_forward(ACT(m->a_feat), ACT(m->a_final), B, T, d, 0);
+    ops->linear_forward(ACT(m->a_logits), ACT(m->a_feat), PARAM(m->head_w), PARAM(m->head_b), B, d, c->num_classes);
+    return ACT(m->a_logits);
+}
+
+void vit_backward(vit *m, int B) {
+    const ops_backend *ops = m->ops;
+    const vit_config *c = &m->cfg;
+    int d = c->dim, hd = c->mlp_ratio * c->dim, T = m->T, N = m->N, BT = B * T;
+    int pd = c->channels * c->patch * c->patch;
+
+    ops->linear_backward(DACT(m->a_feat), GRAD(m->head_w), GRAD(m->head_b), DACT(m->a_logits), ACT(m->a_feat), PARAM(m->head_w), B, d, c->num_classes);
+    if (c->cls)
+        ops->gather_tokens_backward(DACT(m->a_final), DACT(m->a_feat), (const int *)ACT(m->a_cls_index), B, T, 1, d);
+    else
+        ops->mean_pool_backward(DACT(m->a_final), DACT(m->a_feat), B, T, d, 0);
+    int last_x = c->depth > 0 ? m->block_acts[c->depth - 1].res2 : m->a_x0;
+    ops->layernorm_backward(DACT(last_x), GRAD(m->norm_w), GRAD(m->norm_b), DACT(m->a_final), ACT(last_x), PARAM(m->norm_w), ACT(m->a_final_mean), ACT(m->a_final_rstd), BT, d);
+
+    attention_desc ad = block_attention(m, B);
+    for (int l = c->depth - 1; l >= 0; l--) {
+        const vit_block_params *p = &m->blocks[l];
+        const vit_block_acts *a = &m->block_acts[l];
+        int x_index = l > 0 ? m->block_acts[l - 1].res2 : (m->training_dropout ? m->a_x0_drop : m->a_x0);
+        const float *x = ACT(x_index);
+        float *dx = DACT(x_index);
+
+        int branch2 = m->training_dropout ? a->fc2_drop : a->fc2;
+        ops->residual_backward(DACT(a->res1), DACT(branch2), DACT(a->res2), ACT(a->keep2), B, (size_t)T * d);
+        if (m->training_dropout) branch_backward(a->fc2, a->fc2_drop, a->fc2_mask, B, T, d, ops, m);
+        ops->linear_backward(DACT(a->gelu), GRAD(p->fc2_w), GRAD(p->fc2_b), DACT(a->fc2), ACT(a->gelu), PARAM(p->fc2_w), BT, hd, d);
+        ops->gelu_backward(DACT(a->fc1), DACT(a->gelu), ACT(a->fc1), (size_t)BT * hd);
+        ops->linear_backward(DACT(a->ln2), GRAD(p->fc1_w), GRAD(p->fc1_b), DACT(a->fc1), ACT(a->ln2), PARAM(p->fc1_w), BT, d, hd);
+        ops->layernorm_backward(DACT(a->res1), GRAD(p->norm2_w), GRAD(p->norm2_b), DACT(a->ln2), ACT(a->res1), PARAM(p->norm2_w), ACT(a->ln2_mean), ACT(a->ln2_rstd), BT, d);
+
+        int branch1 = m->training_dropout ? a->proj_drop : a->proj;
+        ops->residual_backward(dx, DACT(branch1), DACT(a->res1), ACT(a->keep1), B, (size_t)T * d);
+        if (m->training_dropout) branch_backward(a->proj, a->proj_drop, a->proj_mask, B, T, d, ops, m);
+        ops->linear_backward(DACT(a->attn), GRAD(p->proj_w), GRAD(p->proj_b), DACT(a->proj), ACT(a->attn), PARAM(p->proj_w), BT, d, d);
+        ops->attention_backward(DACT(a->qkv), NULL, NULL, DACT(a->attn), ACT(a->qkv), ACT(a->att), &ad);
+        ops->linear_backward(DACT(a->ln1), GRAD(p->qkv_w), GRAD(p->qkv_b), DACT(a->qkv), ACT(a->ln1), PARAM(p->qkv_w), BT, d, 3 * d);
+        ops->layernorm_backward(dx, GRAD(p->norm1_w), GRAD(p->norm1_b), DACT(a->ln1), x, PARAM(p->norm1_w), ACT(a->ln1_mean), ACT(a->ln1_rstd), BT, d);
+    }
+    if (m->training_dropout)
+        ops->dropout_backward(DACT(m->a_x0), DACT(m->a_x0_drop), ACT(m->a_x0_mask), (size_t)BT * d);
+    ops->embed_tokens_backward(DACT(m->a_embed), OPT_GRAD(m->cls_token), OPT_GRAD(m->pos_embed), DACT(m->a_x0), B, N, d, c->cls);
+    ops->linear_backward(NULL, GRAD(m->patch_w), GRAD(m->patch_b), DACT(m->a_embed), ACT(m->a_patches), PARAM(m->patch_w), B * N, pd, d);
+}
+
+double vit_forward_flops(const vit_config *c) {
+    double N = (double)(c->image_size / c->patch) * (c->image_size / c->patch);
+    double T = N + (c->cls ? 1 : 0), d = c->dim, hd = (double)c->mlp_ratio * c->dim;
+    double pd = (double)c->channels * c->patch * c->patch;
+    double embed = 2.0 * N * pd * d;
+    double block = 2.0 * T * d * (3 * d + d + 2 * hd) + 2.0 * 2.0 * T * T * d;
+    return embed + c->depth * block + 2.0 * d * c->num_classes;
+}

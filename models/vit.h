@@ -1,0 +1,73 @@
+// models/vit.h — the Vision Transformer backbone (METHODS.md "ViT backbone").
+// Patches p×p -> linear to d; optional cls token; position embedding (none | abs; the rest of
+// the family arrives with models/posenc); pre-LN blocks x += Attn(LN(x)), x += MLP(LN(x));
+// final LN; classifier on cls (or the mean of all tokens without cls).
+// Parameters and activations are declared in tensor tables and live in arenas allocated
+// once (vit_create); forward and backward call the op backend in explicit reverse order.
+#pragma once
+#include "../core/ops.h"
+#include "../core/tensor.h"
+
+enum { POS_NONE = 0, POS_ABS = 1 };
+
+typedef struct {
+    int channels, image_size;  // input (B, channels, image_size, image_size)
+    int patch, dim, depth, heads, mlp_ratio;
+    int cls;                   // 1: prepend a learned cls token and classify from it
+    int pos;                   // POS_NONE | POS_ABS
+    int num_classes;
+    float drop_path;           // stochastic depth of the last block (linear in depth from 0)
+    float dropout;             // dropout after the embedding and on each residual branch
+} vit_config;
+
+typedef struct {
+    int norm1_w, norm1_b, qkv_w, qkv_b, proj_w, proj_b;
+    int norm2_w, norm2_b, fc1_w, fc1_b, fc2_w, fc2_b;
+} vit_block_params; // indices into the parameter table
+
+typedef struct {
+    int ln1, ln1_mean, ln1_rstd, qkv, att, attn, proj, proj_drop, proj_mask, res1;
+    int ln2, ln2_mean, ln2_rstd, fc1, gelu, fc2, fc2_drop, fc2_mask, res2, keep1, keep2;
+    // proj_drop/fc2_drop/..._mask are -1 without dropout (the branch is then proj/fc2 itself)
+} vit_block_acts; // indices into the activation table
+
+typedef struct {
+    vit_config cfg;
+    const ops_backend *ops;
+    int max_batch, grid, N, T, t0; // patches N = grid², tokens T = N + t0, t0 = cls ? 1 : 0
+
+    tensor_table params;           // drives layout of params, grads and optimizer moments
+    float *param, *grad;           // arenas (params->total floats each)
+    int patch_w, patch_b, cls_token, pos_embed, norm_w, norm_b, head_w, head_b;
+    vit_block_params *blocks;
+
+    tensor_table acts;             // activations for max_batch; dact has the same layout
+    float *act, *dact;
+    int a_images, a_patches, a_embed, a_x0, a_x0_drop, a_x0_mask, a_final, a_final_mean, a_final_rstd,
+        a_feat, a_logits, a_cls_index;
+    vit_block_acts *block_acts;
+    int training_dropout;          // the last forward applied dropout (backward must undo it)
+} vit;
+
+// Validates the config (dies with exit 2 naming the key on impossible combinations) and
+// allocates every arena. Parameters are initialised from (seed, RNG_INIT, tensor index).
+void vit_create(vit *m, const vit_config *cfg, const ops_backend *ops, int max_batch, uint32_t seed);
+void vit_free(vit *m);
+void vit_init_params(vit *m, uint32_t seed);
+
+// Returns a description of an impossible config, or NULL when the config is valid.
+const char *vit_config_error(const vit_config *cfg);
+
+// Forward pass for B <= max_batch images (B, channels, S, S) already in the activation
+// arena at vit_images(m). training=1 enables dropout and drop path drawn at `rng`
+// (purpose and index are set per call site). Returns logits (B, num_classes).
+float *vit_images(vit *m);
+const float *vit_forward(vit *m, int B, int training, rng_addr rng);
+// Backward from dlogits (B, num_classes), which the caller wrote into vit_dlogits(m) after
+// zeroing the activation gradients with vit_zero_grads_acts. Parameter gradients accumulate.
+float *vit_dlogits(vit *m);
+void vit_zero_act_grads(vit *m);
+void vit_backward(vit *m, int B);
+
+// Forward FLOPs per image (multiply-add = 2), for benchmarks; a training step is ~3x.
+double vit_forward_flops(const vit_config *cfg);

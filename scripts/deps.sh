@@ -1,0 +1,24 @@
+#!/bin/sh
+# scripts/deps.sh — install the Debian packages posbench needs, or print the exact line.
+# Build: OpenBLAS, libyaml, HDF5 (+ h5dump), zlib, gnuplot; data: Fashion-MNIST;
+# tests: Debian's CPU PyTorch and NumPy (the gradient oracle, called as /usr/bin/python3).
+PACKAGES="libopenblas-dev libyaml-dev libhdf5-dev hdf5-tools zlib1g-dev gnuplot-nox pkg-config
+dataset-fashion-mnist python3-torch python3-numpy"
+missing=""
+for p in $PACKAGES; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+line="apt-get install -y --no-install-recommends$missing"
+if [ "$(id -u)" != 0 ]; then
+    echo "posbench: missing Debian packages:$missing" >&2
+    echo "posbench: run as root:  $line" >&2
+    exit 1
+fi
+echo "posbench: installing:$missing"
+export DEBIAN_FRONTEND=noninteractive
+# Update the package lists only when the install cannot find a package without it.
+apt-get install -y -q --no-install-recommends $missing >/tmp/posbench-apt.log 2>&1 ||
+    { apt-get update -q >>/tmp/posbench-apt.log 2>&1 &&
+      apt-get install -y -q --no-install-recommends $missing >>/tmp/posbench-apt.log 2>&1; } ||
+    { tail -n 20 /tmp/posbench-apt.log >&2; echo "posbench: failed: $line (log: /tmp/posbench-apt.log)" >&2; exit 1; }

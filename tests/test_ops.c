@@ -1,0 +1,362 @@
+// tests/test_ops.c — finite-difference gradient checks of every non-attention CPU op
+// (attention has tests/test_attention.c), reference values for the losses and AdamW,
+// Philox known-answer vectors, and thread-count independence of the reductions.
+// Tolerances: GRADCHECK_DEFAULT (central differences, eps 1e-2, |err| <= 2e-3 + 2e-2·|g|)
+// unless a check says otherwise.
+#include "testing.h"
+#include "gradcheck.h"
+#include "../core/common.h"
+#include "../core/ops.h"
+#include "../core/optimizer.h"
+#include "../core/rng.h"
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const ops_backend *ops = &ops_cpu;
+
+static float *rnd(size_t n, float lo, float hi, unsigned tag) {
+    float *x = xmalloc(n * sizeof(float), "test tensor");
+    test_fill_uniform(x, n, lo, hi, tag);
+    return x;
+}
+static float *zeros(size_t n) { return xcalloc(n, sizeof(float), "test tensor"); }
+
+// ---------------------------------------------------------------- linear
+typedef struct { float *out, *in, *w, *b, *dout; int N, IC, OC; } linear_ctx;
+static double linear_loss(void *p) {
+    linear_ctx *c = p;
+    ops->linear_forward(c->out, c->in, c->w, c->b, c->N, c->IC, c->OC);
+    return gradcheck_dot(c->out, c->dout, (size_t)c->N * c->OC);
+}
+static void test_linear(void) {
+    linear_ctx c = {.N = 5, .IC = 7, .OC = 6};
+    c.in = rnd(35, -1, 1, 1); c.w = rnd(42, -1, 1, 2); c.b = rnd(6, -1, 1, 3);
+    c.out = zeros(30); c.dout = rnd(30, -1, 1, 4);
+    float *din = zeros(35), *dw = zeros(42), *db = zeros(6);
+    ops->linear_backward(din, dw, db, c.dout, c.in, c.w, c.N, c.IC, c.OC);
+    gradcheck("linear input", &c, linear_loss, c.in, din, 35, GRADCHECK_DEFAULT);
+    gradcheck("linear weight", &c, linear_loss, c.w, dw, 42, GRADCHECK_DEFAULT);
+    gradcheck("linear bias", &c, linear_loss, c.b, db, 6, GRADCHECK_DEFAULT);
+    // Accumulation: a second backward doubles every gradient.
+    float before = dw[3];
+    ops->linear_backward(din, dw, db, c.dout, c.in, c.w, c.N, c.IC, c.OC);
+    test_check("linear backward accumulates", fabsf(dw[3] - 2 * before) <= 1e-6f * fabsf(before) + 1e-7f,
+               "dw[3] %g after two passes, %g after one", dw[3], before);
+    free(c.in); free(c.w); free(c.b); free(c.out); free(c.dout); free(din); free(dw); free(db);
+}
+
+// ---------------------------------------------------------------- layernorm
+typedef struct { float *out, *mean, *rstd, *in, *w, *b, *dout; int N, C; } ln_ctx;
+static double ln_loss(void *p) {
+    ln_ctx *c = p;
+    ops->layernorm_forward(c->out, c->mean, c->rstd, c->in, c->w, c->b, c->N, c->C);
+    return gradcheck_dot(c->out, c->dout, (size_t)c->N * c->C);
+}
+static void test_layernorm(void) {
+    ln_ctx c = {.N = 4, .C = 19};
+    size_t n = 76;
+    c.in = rnd(n, -2, 2, 5); c.w = rnd(19, 0.5f, 1.5f, 6); c.b = rnd(19, -1, 1, 7);
+    c.out = zeros(n); c.mean = zeros(4); c.rstd = zeros(4); c.dout = rnd(n, -1, 1, 8);
+    ln_loss(&c);
+    float *din = zeros(n), *dw = zeros(19), *db = zeros(19);
+    ops->layernorm_backward(din, dw, db, c.dout, c.in, c.w, c.mean, c.rstd, c.N, c.C);
+    gradcheck_tol tol = GRADCHECK_DEFAULT;
+    tol.eps = 3e-3; // the normalisation is more curved than a linear map
+    gradcheck("layernorm input", &c, ln_loss, c.in, din, n, tol);
+    gradcheck("layernorm weight", &c, ln_loss, c.w, dw, 19, tol);
+    gradcheck("layernorm bias", &c, ln_loss, c.b, db, 19, tol);
+    double m = 0, v = 0;
+    for (int i = 0; i < 19; i++) m += c.in[i];
+    m /= 19;
+    for (int i = 0; i < 19; i++) v += (c.in[i] - m) * (c.in[i] - m);
+    v /= 19;
+    double expect = (c.in[0] - m) / sqrt(v + 1e-6) * c.w[0] + c.b[0];
+    test_check("layernorm forward formula", fabs(c.out[0] - expect) < 1e-5, "out %g expected %g", c.out[0], expect);
+    free(c.in); free(c.w); free(c.b); free(c.out); free(c.mean); free(c.rstd); free(c.dout); free(din); free(dw); free(db);
+}
+
+// ---------------------------------------------------------------- GELU
+typedef struct { float *out, *in, *dout; size_t n; } ew_ctx;
+static double gelu_loss(void *p) {
+    ew_ctx *c = p;
+    ops->gelu_forward(c->out, c->in, c->n);
+    return gradcheck_dot(c->out, c->dout, c->n);
+}
+static void test_gelu(void) {
+    ew_ctx c = {.n = 64};
+    c.in = rnd(64, -3, 3, 9); c.out = zeros(64); c.dout = rnd(64, -1, 1, 10);
+    float *din = zeros(64);
+    ops->gelu_backward(din, c.dout, c.in, 64);
+    gradcheck("gelu", &c, gelu_loss, c.in, din, 64, GRADCHECK_DEFAULT);
+    float x = 1.0f, y;
+    ops->gelu_forward(&y, &x, 1);
+    test_check("gelu(1) exact erf form", fabsf(y - 0.8413447f) < 1e-6f, "gelu(1) = %.7f (expected 0.8413447)", y);
+    free(c.in); free(c.out); free(c.dout); free(din);
+}
+
+// ---------------------------------------------------------------- residual with drop path
+typedef struct { float *out, *x, *branch, *keep, *dout; int B; size_t S; } res_ctx;
+static double res_loss(void *p) {
+    res_ctx *c = p;
+    ops->residual_forward(c->out, c->x, c->branch, c->keep, c->B, c->S);
+    return gradcheck_dot(c->out, c->dout, (size_t)c->B * c->S);
+}
+static void test_residual_drop_path(void) {
+    res_ctx c = {.B = 8, .S = 6};
+    size_t n = 48;
+    c.x = rnd(n, -1, 1, 11); c.branch = rnd(n, -1, 1, 12); c.out = zeros(n); c.dout = rnd(n, -1, 1, 13);
+    c.keep = zeros(8);
+    rng_addr a = {.seed = 3, .purpose = RNG_DROPPATH, .epoch = 1, .step = 2, .index = 0};
+    ops->drop_path_scales(c.keep, 8, 0.5f, a);
+    int dropped = 0, valid = 1;
+    for (int b = 0; b < 8; b++) {
+        dropped += c.keep[b] == 0.0f;
+        valid &= c.keep[b] == 0.0f || c.keep[b] == 2.0f;
+    }
+    test_check("drop path scales are 0 or 1/(1-p)", valid && dropped > 0 && dropped < 8, "%d of 8 dropped at p=0.5", dropped);
+    float *dx = zeros(n), *dbr = zeros(n);
+    ops->residual_backward(dx, dbr, c.dout, c.keep, c.B, c.S);
+    gradcheck("residual x", &c, res_loss, c.x, dx, n, GRADCHECK_DEFAULT);
+    gradcheck("residual branch (drop path)", &c, res_loss, c.branch, dbr, n, GRADCHECK_DEFAULT);
+    // Drop-rate statistics over many samples: p = 0.25 drops about a quarter.
+    float *many = zeros(20000);
+    ops->drop_path_scales(many, 20000, 0.25f, a);
+    int d = 0;
+    for (int i = 0; i < 20000; i++) d += many[i] == 0.0f;
+    test_check("drop path rate", fabs(d / 20000.0 - 0.25) < 0.015, "dropped %.4f (p=0.25)", d / 20000.0);
+    free(many); free(c.x); free(c.branch); free(c.out); free(c.dout); free(c.keep); free(dx); free(dbr);
+}
+
+// ---------------------------------------------------------------- dropout
+typedef struct { float *out, *mask, *in, *dout; size_t n; float p; rng_addr a; } drop_ctx;
+static double drop_loss(void *p) {
+    drop_ctx *c = p;
+    ops->dropout_forward(c->out, c->mask, c->in, c->n, c->p, c->a);
+    return gradcheck_dot(c->out, c->dout, c->n);
+}
+static void test_dropout(void) {
+    drop_ctx c = {.n = 4096, .p = 0.3f, .a = {.seed = 9, .purpose = RNG_DROPOUT, .epoch = 0, .step = 5, .index = 2}};
+    c.in = rnd(c.n, -1, 1, 14); c.out = zeros(c.n); c.mask = zeros(c.n); c.dout = rnd(c.n, -1, 1, 15);
+    drop_loss(&c);
+    float *din = zeros(c.n);
+    ops->dropout_backward(din, c.dout, c.mask, c.n);
+    gradcheck("dropout", &c, drop_loss, c.in, din, c.n, GRADCHECK_DEFAULT);
+    size_t zeroed = 0;
+    for (size_t i = 0; i < c.n; i++) zeroed += c.mask[i] == 0.0f;
+    test_check("dropout rate", fabs((double)zeroed / c.n - 0.3) < 0.03, "%.3f of elements dropped at p=0.3", (double)zeroed / c.n);
+    float *mask1 = zeros(c.n);
+    memcpy(mask1, c.mask, c.n * sizeof(float));
+    omp_set_num_threads(1);
+    drop_loss(&c);
+    omp_set_num_threads(2);
+    test_check("dropout mask independent of threads", memcmp(mask1, c.mask, c.n * sizeof(float)) == 0, "1 vs 2 threads");
+    free(mask1); free(c.in); free(c.out); free(c.mask); free(c.dout); free(din);
+}
+
+// ---------------------------------------------------------------- token ops
+typedef struct { float *x, *patch, *cls, *pos, *dout; int B, N, C; } embed_ctx;
+static double embed_loss(void *p) {
+    embed_ctx *c = p;
+    ops->embed_tokens_forward(c->x, c->patch, c->cls, c->pos, c->B, c->N, c->C);
+    return gradcheck_dot(c->x, c->dout, (size_t)c->B * (c->N + (c->cls != NULL)) * c->C);
+}
+static void test_embed_tokens(void) {
+    for (int with_cls = 0; with_cls <= 1; with_cls++) {
+        embed_ctx c = {.B = 3, .N = 4, .C = 5};
+        int T = c.N + with_cls;
+        c.patch = rnd(60, -1, 1, 16); c.cls = with_cls ? rnd(5, -1, 1, 17) : NULL; c.pos = rnd((size_t)T * 5, -1, 1, 18);
+        c.x = zeros((size_t)3 * T * 5); c.dout = rnd((size_t)3 * T * 5, -1, 1, 19);
+        float *dpatch = zeros(60), *dcls = zeros(5), *dpos = zeros((size_t)T * 5);
+        ops->embed_tokens_backward(dpatch, dcls, dpos, c.dout, c.B, c.N, c.C, with_cls);
+        char name[64];
+        snprintf(name, sizeof name, "embed tokens patch (cls=%d)", with_cls);
+        gradcheck(name, &c, embed_loss, c.patch, dpatch, 60, GRADCHECK_DEFAULT);
+        snprintf(name, sizeof name, "embed tokens pos (cls=%d)", with_cls);
+        gradcheck(name, &c, embed_loss, c.pos, dpos, (size_t)T * 5, GRADCHECK_DEFAULT);
+        if (with_cls) gradcheck("embed tokens cls", &c, embed_loss, c.cls, dcls, 5, GRADCHECK_DEFAULT);
+        free(c.patch); free(c.cls); free(c.pos); free(c.x); free(c.dout); free(dpatch); free(dcls); free(dpos);
+    }
+}
+
+typedef struct { float *out, *in, *dout; const int *idx; int B, T, M, C, scatter; } tok_ctx;
+static double tok_loss(void *p) {
+    tok_ctx *c = p;
+    size_t n;
+    if (c->scatter) {
+        memset(c->out, 0, (size_t)c->B * c->T * c->C * sizeof(float));
+        ops->scatter_tokens_forward(c->out, c->in, c->idx, c->B, c->T, c->M, c->C);
+        n = (size_t)c->B * c->T * c->C;
+    } else {
+        ops->gather_tokens_forward(c->out, c->in, c->idx, c->B, c->T, c->M, c->C);
+        n = (size_t)c->B * c->M * c->C;
+    }
+    return gradcheck_dot(c->out, c->dout, n);
+}
+static void test_gather_scatter(void) {
+    int idx[6] = {3, 0, 4, 1, 1, 2}; // image 1 repeats token 1 (gather must add both)
+    tok_ctx g = {.B = 2, .T = 5, .M = 3, .C = 4, .idx = idx};
+    g.in = rnd(40, -1, 1, 20); g.out = zeros(24); g.dout = rnd(24, -1, 1, 21);
+    float *din = zeros(40);
+    ops->gather_tokens_backward(din, g.dout, idx, 2, 5, 3, 4);
+    gradcheck("gather tokens (repeated index)", &g, tok_loss, g.in, din, 40, GRADCHECK_DEFAULT);
+    int uidx[6] = {3, 0, 4, 1, 2, 0};
+    tok_ctx s = {.B = 2, .T = 5, .M = 3, .C = 4, .idx = uidx, .scatter = 1};
+    s.in = rnd(24, -1, 1, 22); s.out = zeros(40); s.dout = rnd(40, -1, 1, 23);
+    float *dsin = zeros(24);
+    ops->scatter_tokens_backward(dsin, s.dout, uidx, 2, 5, 3, 4);
+    gradcheck("scatter tokens", &s, tok_loss, s.in, dsin, 24, GRADCHECK_DEFAULT);
+    free(g.in); free(g.out); free(g.dout); free(din); free(s.in); free(s.out); free(s.dout); free(dsin);
+}
+
+typedef struct { float *out, *in, *dout; int B, T, C, t0; } pool_ctx;
+static double pool_loss(void *p) {
+    pool_ctx *c = p;
+    ops->mean_pool_forward(c->out, c->in, c->B, c->T, c->C, c->t0);
+    return gradcheck_dot(c->out, c->dout, (size_t)c->B * c->C);
+}
+static void test_mean_pool(void) {
+    pool_ctx c = {.B = 2, .T = 5, .C = 3, .t0 = 1};
+    c.in = rnd(30, -1, 1, 24); c.out = zeros(6); c.dout = rnd(6, -1, 1, 25);
+    float *din = zeros(30);
+    ops->mean_pool_backward(din, c.dout, 2, 5, 3, 1);
+    gradcheck("mean pool (skipping cls)", &c, pool_loss, c.in, din, 30, GRADCHECK_DEFAULT);
+    test_check("mean pool ignores token 0", din[0] == 0.0f && din[1] == 0.0f, "din of cls = %g", din[0]);
+    free(c.in); free(c.out); free(c.dout); free(din);
+}
+
+static void test_patchify(void) {
+    // (B=1, Cin=2, 4x4) with patch 2: patch n=1 is rows 0-1, cols 2-3, channel-major.
+    float img[32], patches[32];
+    for (int i = 0; i < 32; i++) img[i] = (float)i;
+    ops->patchify(patches, img, 1, 2, 4, 4, 2);
+    float expect[8] = {2, 3, 6, 7, 18, 19, 22, 23};
+    test_check("patchify order (c, py, px) per raster patch", memcmp(patches + 8, expect, sizeof expect) == 0,
+               "patch 1 = %g %g %g %g %g %g %g %g", patches[8], patches[9], patches[10], patches[11], patches[12],
+               patches[13], patches[14], patches[15]);
+}
+
+// ---------------------------------------------------------------- losses
+typedef struct { float *loss, *probs, *logits; const int *target; int N, K; float s; } xent_ctx;
+static double xent_loss(void *p) {
+    xent_ctx *c = p;
+    ops->softmax_xent_forward(c->loss, c->probs, c->logits, c->target, c->N, c->K, c->s);
+    double sum = 0;
+    for (int n = 0; n < c->N; n++) sum += c->loss[n];
+    return sum / c->N;
+}
+static void test_softmax_xent(void) {
+    int target[4] = {2, -1, 0, 4}; // row 1 ignored
+    xent_ctx c = {.N = 4, .K = 5, .s = 0.1f, .target = target};
+    c.logits = rnd(20, -3, 3, 26); c.probs = zeros(20); c.loss = zeros(4);
+    xent_loss(&c);
+    float *dl = zeros(20);
+    ops->softmax_xent_backward(dl, c.probs, target, 4, 5, 0.1f, 1.0f / 4);
+    gradcheck("softmax cross entropy (label smoothing 0.1, ignored row)", &c, xent_loss, c.logits, dl, 20, GRADCHECK_DEFAULT);
+    // Reference: row 0 against the formula in double.
+    double mx = c.logits[0], lse = 0, mean_lp = 0;
+    for (int k = 1; k < 5; k++) mx = fmax(mx, c.logits[k]);
+    for (int k = 0; k < 5; k++) lse += exp(c.logits[k] - mx);
+    lse = mx + log(lse);
+    for (int k = 0; k < 5; k++) mean_lp += (c.logits[k] - lse) / 5;
+    double expect = 0.9 * (lse - c.logits[2]) - 0.1 * mean_lp;
+    test_check("softmax cross entropy value", fabs(c.loss[0] - expect) < 1e-5 && c.loss[1] == 0.0f,
+               "row 0 %.7f expected %.7f; ignored row %g", c.loss[0], expect, c.loss[1]);
+    free(c.logits); free(c.probs); free(c.loss); free(dl);
+}
+
+typedef struct { float *loss, *pred, *target; int N, D; } mse_ctx;
+static double mse_loss(void *p) {
+    mse_ctx *c = p;
+    ops->mse_forward(c->loss, c->pred, c->target, c->N, c->D);
+    double s = 0;
+    for (int n = 0; n < c->N; n++) s += c->loss[n];
+    return s;
+}
+static void test_mse(void) {
+    mse_ctx c = {.N = 3, .D = 7};
+    c.pred = rnd(21, -1, 1, 27); c.target = rnd(21, -1, 1, 28); c.loss = zeros(3);
+    float *dp = zeros(21);
+    ops->mse_backward(dp, c.pred, c.target, 3, 7, 1.0f);
+    gradcheck("mse", &c, mse_loss, c.pred, dp, 21, GRADCHECK_DEFAULT);
+    free(c.pred); free(c.target); free(c.loss); free(dp);
+}
+
+// ---------------------------------------------------------------- optimizer, schedule, reductions
+static void test_adamw(void) {
+    float p[2] = {1.0f, -2.0f}, g[2] = {0.5f, 0.1f}, m[2] = {0}, v[2] = {0};
+    ops->adamw_update(p, g, m, v, 2, 0.1f, 0.9f, 0.999f, 1e-8f, 0.05f, 1);
+    // step 1: m̂ = g, v̂ = g², update = g/|g| = sign; p -= lr (sign + wd p)
+    double e0 = 1.0 - 0.1 * (1.0 + 0.05 * 1.0), e1 = -2.0 - 0.1 * (1.0 + 0.05 * -2.0);
+    test_check("adamw first step", fabs(p[0] - e0) < 1e-6 && fabs(p[1] - e1) < 1e-6, "p = %.7f %.7f expected %.7f %.7f",
+               p[0], p[1], e0, e1);
+    optim_config oc = {.lr = 1.0f, .min_lr = 0.0f, .warmup_steps = 10, .total_steps = 110};
+    float a = optim_lr_at(&oc, 0), b = optim_lr_at(&oc, 9), mid = optim_lr_at(&oc, 60), end = optim_lr_at(&oc, 110);
+    test_check("lr schedule: linear warmup then cosine", fabsf(a - 0.1f) < 1e-6f && fabsf(b - 1.0f) < 1e-6f &&
+               fabsf(mid - 0.5f) < 1e-6f && fabsf(end) < 1e-6f, "lr(0)=%g lr(9)=%g lr(60)=%g lr(110)=%g", a, b, mid, end);
+}
+
+static void test_sum_squares_threads(void) {
+    size_t n = 1000003;
+    float *x = rnd(n, -1, 1, 29);
+    omp_set_num_threads(1);
+    double one = ops->sum_squares(x, n);
+    omp_set_num_threads(2);
+    double two = ops->sum_squares(x, n);
+    double ref = 0;
+    for (size_t i = 0; i < n; i++) ref += (double)x[i] * x[i];
+    test_check("sum of squares: bitwise equal for 1 and 2 threads", one == two && fabs(one - ref) < 1e-9 * ref,
+               "%.17g vs %.17g (sequential %.17g)", one, two, ref);
+    free(x);
+}
+
+static void test_philox(void) {
+    // Known-answer vectors of Philox4x32-10 from Random123 (kat_vectors).
+    uint32_t out[4];
+    uint32_t c0[4] = {0, 0, 0, 0}, k0[2] = {0, 0};
+    philox4x32_10(c0, k0, out);
+    int ok0 = out[0] == 0x6627e8d5u && out[1] == 0xe169c58du && out[2] == 0xbc57ac4cu && out[3] == 0x9b00dbd8u;
+    uint32_t c1[4] = {0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu}, k1[2] = {0xffffffffu, 0xffffffffu};
+    uint32_t out1[4];
+    philox4x32_10(c1, k1, out1);
+    int ok1 = out1[0] == 0x408f276du && out1[1] == 0x41c83b0eu && out1[2] == 0xa20bc7c6u && out1[3] == 0x6d5451fdu;
+    uint32_t c2[4] = {0x243f6a88u, 0x85a308d3u, 0x13198a2eu, 0x03707344u}, k2[2] = {0xa4093822u, 0x299f31d0u};
+    uint32_t out2[4];
+    philox4x32_10(c2, k2, out2);
+    int ok2 = out2[0] == 0xd16cfe09u && out2[1] == 0x94fdccebu && out2[2] == 0x5001e420u && out2[3] == 0x24126ea1u;
+    test_check("philox4x32-10 known answers", ok0 && ok1 && ok2, "zero %08x %08x %08x %08x", out[0], out[1], out[2], out[3]);
+    rng_stream s = rng_stream_make(1, RNG_TEST, 0, 0, 0);
+    double sum = 0, sq = 0;
+    for (int i = 0; i < 100000; i++) {
+        float z = rng_normal(&s);
+        sum += z;
+        sq += z * z;
+    }
+    test_check("normal draws: mean 0, variance 1", fabs(sum / 1e5) < 0.02 && fabs(sq / 1e5 - 1) < 0.02,
+               "mean %.4f var %.4f", sum / 1e5, sq / 1e5);
+    int perm[10], seen = 0;
+    rng_permutation(&s, 10, perm);
+    for (int i = 0; i < 10; i++) seen |= 1 << perm[i];
+    test_check("permutation is a permutation", seen == 0x3ff, "mask %x", seen);
+}
+
+int main(void) {
+    omp_set_num_threads(2);
+    test_philox();
+    test_linear();
+    test_layernorm();
+    test_gelu();
+    test_residual_drop_path();
+    test_dropout();
+    test_embed_tokens();
+    test_gather_scatter();
+    test_mean_pool();
+    test_patchify();
+    test_softmax_xent();
+    test_mse();
+    test_adamw();
+    test_sum_squares_threads();
+    return test_exit_code();
+}

@@ -1,0 +1,96 @@
+// tests/testing.c — PASS/FAIL/SKIP reporting, test data, and the finite-difference checker.
+#include "testing.h"
+#include "gradcheck.h"
+#include "../core/rng.h"
+#include <math.h>
+#include <stdio.h>
+
+static int g_failed = 0;
+
+static void report(const char *tag, const char *name, const char *fmt, va_list ap) {
+    printf("%s %s", tag, name);
+    if (fmt && fmt[0]) {
+        printf(": ");
+        vprintf(fmt, ap);
+    }
+    printf("\n");
+    fflush(stdout);
+}
+
+void test_pass(const char *name, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    report("PASS", name, fmt, ap);
+    va_end(ap);
+}
+
+void test_fail(const char *name, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    report("FAIL", name, fmt, ap);
+    va_end(ap);
+    g_failed++;
+}
+
+void test_skip(const char *name, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    report("SKIP", name, fmt, ap);
+    va_end(ap);
+}
+
+void test_check(const char *name, int ok, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    report(ok ? "PASS" : "FAIL", name, fmt, ap);
+    va_end(ap);
+    if (!ok) g_failed++;
+}
+
+int test_exit_code(void) { return g_failed ? 1 : 0; }
+
+void test_fill_uniform(float *x, size_t n, float lo, float hi, unsigned tag) {
+    rng_stream s = rng_stream_make(1234, RNG_TEST, 0, 0, tag);
+    for (size_t i = 0; i < n; i++) x[i] = lo + (hi - lo) * rng_uniform(&s);
+}
+
+double gradcheck_dot(const float *out, const float *w, size_t n) {
+    double sum = 0.0;
+    for (size_t i = 0; i < n; i++) sum += (double)out[i] * (double)w[i];
+    return sum;
+}
+
+int gradcheck(const char *name, void *ctx, gradcheck_loss_fn loss, float *x, const float *grad,
+              size_t n, gradcheck_tol tol) {
+    size_t checks = n < tol.max_checks ? n : tol.max_checks;
+    size_t stride = checks ? n / checks : 1;
+    double worst_excess = -1.0, worst_abs = 0.0;
+    size_t worst_at = 0, failures = 0;
+    for (size_t c = 0; c < checks; c++) {
+        size_t i = c * stride + (c * 7919) % (stride ? stride : 1); // spread, not aligned
+        if (i >= n) i = n - 1;
+        float saved = x[i];
+        x[i] = saved + (float)tol.eps;
+        double up = loss(ctx);
+        x[i] = saved - (float)tol.eps;
+        double down = loss(ctx);
+        x[i] = saved;
+        double h = ((double)(saved + (float)tol.eps) - (double)(saved - (float)tol.eps));
+        double numeric = (up - down) / h;
+        double analytic = grad[i];
+        double err = fabs(numeric - analytic);
+        double allowed = tol.atol + tol.rtol * fmax(fabs(numeric), fabs(analytic));
+        if (err > allowed) failures++;
+        if (err - allowed > worst_excess) {
+            worst_excess = err - allowed;
+            worst_abs = err;
+            worst_at = i;
+        }
+    }
+    char label[256];
+    snprintf(label, sizeof label, "gradcheck %s", name);
+    int ok = failures == 0 && checks > 0;
+    test_check(label, ok, "%zu/%zu entries outside tol (eps %.0e atol %.0e rtol %.0e); worst |err| %.3e at %zu",
+               failures, checks, tol.eps, tol.atol, tol.rtol, worst_abs, worst_at);
+    return ok;
+}
