@@ -1,0 +1,238 @@
+// tests/test_vit.c — whole-model checks of the ViT: finite-difference gradients of every
+// parameter tensor of a 2-block ViT (with and without cls / position table / dropout and
+// drop path), the PyTorch oracle (writes a tensorfile and runs tests/torch_oracle.py with
+// Debian's /usr/bin/python3), and a tiny ViT overfitting 64 Fashion-MNIST images.
+// Gradient tolerance for the whole model: eps 3e-3, |err| <= 5e-4 + 3e-2·|g|, 8 entries
+// per tensor (the loss is a long fp32 composite, so the floor is above the per-op checks').
+#include "testing.h"
+#include "gradcheck.h"
+#include "../core/common.h"
+#include "../core/optimizer.h"
+#include "../core/rng.h"
+#include "../core/tensorfile.h"
+#include "../datasets/dataset.h"
+#include "../models/vit.h"
+#include "../objectives/supervised.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct {
+    vit *m;
+    supervised *obj;
+    int32_t *labels;
+    int B, training;
+} model_ctx;
+
+static double model_loss(void *p) {
+    model_ctx *c = p;
+    rng_addr rng = {.seed = 5, .epoch = 1, .step = 2}; // fixed: dropout masks identical on every call
+    const float *logits = vit_forward(c->m, c->B, c->training, rng);
+    return supervised_forward(c->obj, logits, c->labels, c->B);
+}
+
+static void model_grads(model_ctx *c) {
+    vit *m = c->m;
+    model_loss(c);
+    m->ops->zero(m->grad, m->params.total);
+    vit_zero_act_grads(m);
+    supervised_backward(c->obj, vit_dlogits(m), c->labels, c->B);
+    vit_backward(m, c->B);
+}
+
+static void fill_batch(vit *m, int32_t *labels, int B, unsigned tag) {
+    size_t n = (size_t)B * m->cfg.channels * m->cfg.image_size * m->cfg.image_size;
+    test_fill_uniform(vit_images(m), n, -1.5f, 1.5f, tag);
+    for (int b = 0; b < B; b++) labels[b] = (int32_t)((b * 3 + tag) % (unsigned)m->cfg.num_classes);
+}
+
+// Moves every parameter away from its initial value (LayerNorm weights off 1, biases off 0)
+// so that each path of the model shapes the loss.
+static void perturb_params(vit *m, unsigned tag) {
+    float *noise = xmalloc(m->params.total * sizeof(float), "noise");
+    test_fill_uniform(noise, m->params.total, -0.1f, 0.1f, tag);
+    for (size_t i = 0; i < m->params.total; i++) m->param[i] += noise[i];
+    free(noise);
+}
+
+static void gradcheck_model(const char *label, vit_config cfg, int training) {
+    vit m;
+    vit_create(&m, &cfg, &ops_cpu, 3, 11);
+    perturb_params(&m, 40);
+    supervised obj;
+    supervised_create(&obj, &ops_cpu, 3, cfg.num_classes, 0.1f);
+    int32_t labels[3];
+    fill_batch(&m, labels, 3, 41);
+    model_ctx c = {&m, &obj, labels, 3, training};
+    model_grads(&c);
+    gradcheck_tol tol = {3e-3, 5e-4, 3e-2, 8};
+    int bad = 0;
+    for (int i = 0; i < m.params.count; i++) {
+        const tensor_info *info = &m.params.items[i];
+        char name[160];
+        snprintf(name, sizeof name, "%s %s", label, info->name);
+        bad += !gradcheck(name, &c, model_loss, m.param + info->offset, m.grad + info->offset, info->numel, tol);
+    }
+    supervised_free(&obj);
+    vit_free(&m);
+}
+
+static void test_model_gradients(void) {
+    vit_config base = {.channels = 1, .image_size = 8, .patch = 4, .dim = 16, .depth = 2, .heads = 2,
+                       .mlp_ratio = 2, .cls = 1, .pos = POS_ABS, .num_classes = 5};
+    gradcheck_model("vit[cls,abs]", base, 0);
+    vit_config nocls = base;
+    nocls.cls = 0;
+    nocls.pos = POS_NONE;
+    nocls.channels = 2;
+    gradcheck_model("vit[meanpool,nope]", nocls, 0);
+    vit_config drop = base;
+    drop.dropout = 0.1f;
+    drop.drop_path = 0.5f;
+    gradcheck_model("vit[dropout,droppath]", drop, 1);
+}
+
+// ---------------------------------------------------------------- PyTorch oracle
+static void scalar(tensorfile *tf, const char *name, double v) {
+    int one[1] = {1};
+    tf_add(tf, name, TF_F64, 1, one, &v);
+}
+
+static void oracle_case(const char *dir, const char *label, vit_config cfg, int B, float smoothing) {
+    vit m;
+    vit_create(&m, &cfg, &ops_cpu, B, 3);
+    perturb_params(&m, 50);
+    supervised obj;
+    supervised_create(&obj, &ops_cpu, B, cfg.num_classes, smoothing);
+    int32_t *labels = xmalloc((size_t)B * sizeof(int32_t), "labels");
+    fill_batch(&m, labels, B, 51);
+    model_ctx c = {&m, &obj, labels, B, 0};
+    model_grads(&c);
+    float loss = (float)model_loss(&c);
+
+    tensorfile tf;
+    tf_init(&tf);
+    scalar(&tf, "config.channels", cfg.channels);
+    scalar(&tf, "config.image_size", cfg.image_size);
+    scalar(&tf, "config.patch", cfg.patch);
+    scalar(&tf, "config.dim", cfg.dim);
+    scalar(&tf, "config.depth", cfg.depth);
+    scalar(&tf, "config.heads", cfg.heads);
+    scalar(&tf, "config.mlp_ratio", cfg.mlp_ratio);
+    scalar(&tf, "config.cls", cfg.cls);
+    scalar(&tf, "config.pos_abs", cfg.pos == POS_ABS);
+    scalar(&tf, "config.num_classes", cfg.num_classes);
+    scalar(&tf, "config.label_smoothing", smoothing);
+    int idims[4] = {B, cfg.channels, cfg.image_size, cfg.image_size}, ldims[1] = {B};
+    tf_add(&tf, "input.images", TF_F32, 4, idims, vit_images(&m));
+    tf_add(&tf, "input.labels", TF_I32, 1, ldims, labels);
+    char name[160];
+    for (int i = 0; i < m.params.count; i++) {
+        const tensor_info *info = &m.params.items[i];
+        snprintf(name, sizeof name, "param.%s", info->name);
+        tf_add(&tf, name, TF_F32, info->ndim, info->shape, m.param + info->offset);
+        snprintf(name, sizeof name, "grad.%s", info->name);
+        tf_add(&tf, name, TF_F32, info->ndim, info->shape, m.grad + info->offset);
+    }
+    int one[1] = {1}, lg[2] = {B, cfg.num_classes};
+    tf_add(&tf, "output.loss", TF_F32, 1, one, &loss);
+    tf_add(&tf, "output.logits", TF_F32, 2, lg, vit_forward(&m, B, 0, (rng_addr){0}));
+    char path[4200], err[4400];
+    snprintf(path, sizeof path, "%s/oracle-%s.tf", dir, label);
+    if (tf_write(&tf, path, err, sizeof err) != 0) {
+        test_fail("oracle dump", "%s", err);
+    } else {
+        char cmd[9000];
+        printf("# oracle %s: %s\n", label, path);
+        fflush(stdout);
+        snprintf(cmd, sizeof cmd, "/usr/bin/python3 tests/torch_oracle.py '%s' | sed 's/^\\(PASS\\|FAIL\\) oracle/\\1 oracle[%s]/'", path, label);
+        int rc = system(cmd);
+        if (rc != 0) test_fail("oracle", "%s: tests/torch_oracle.py exited with status %d", label, rc);
+    }
+    tf_free(&tf);
+    free(labels);
+    supervised_free(&obj);
+    vit_free(&m);
+}
+
+static void test_torch_oracle(void) {
+    if (access("/usr/bin/python3", X_OK) != 0 || system("/usr/bin/python3 -c 'import torch' 2>/dev/null") != 0) {
+        test_skip("oracle", "Debian's python3-torch is not installed (make deps installs it)");
+        return;
+    }
+    char dir[] = "/tmp/posbench-oracle.XXXXXX";
+    if (!mkdtemp(dir)) {
+        test_fail("oracle", "mkdtemp failed");
+        return;
+    }
+    vit_config a = {.channels = 3, .image_size = 8, .patch = 2, .dim = 24, .depth = 2, .heads = 3,
+                    .mlp_ratio = 2, .cls = 1, .pos = POS_ABS, .num_classes = 7};
+    oracle_case(dir, "cls-abs", a, 4, 0.1f);
+    vit_config b = a;
+    b.cls = 0;
+    b.pos = POS_NONE;
+    b.channels = 1;
+    b.patch = 4;
+    b.image_size = 12;
+    oracle_case(dir, "meanpool-nope", b, 5, 0.0f);
+    char cmd[200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+}
+
+// ---------------------------------------------------------------- overfitting 64 images
+static void test_overfit(void) {
+    dataset ds;
+    char err[1024];
+    if (dataset_load(&ds, "fashion-mnist", "", "train", err, sizeof err) != 0) {
+        test_skip("overfit 64 images", "%s", err);
+        return;
+    }
+    dataset_limit(&ds, 64);
+    vit_config cfg = {.channels = 1, .image_size = 28, .patch = 7, .dim = 64, .depth = 2, .heads = 4,
+                      .mlp_ratio = 2, .cls = 1, .pos = POS_ABS, .num_classes = 10};
+    vit m;
+    vit_create(&m, &cfg, &ops_cpu, 64, 1);
+    supervised obj;
+    supervised_create(&obj, &ops_cpu, 64, 10, 0.0f);
+    float *am = xmalloc_aligned(m.params.total * sizeof(float), "m"), *av = xmalloc_aligned(m.params.total * sizeof(float), "v");
+    int idx[64];
+    int32_t labels[64];
+    for (int i = 0; i < 64; i++) idx[i] = i;
+    optim_config oc = {.lr = 2e-3f, .min_lr = 2e-3f, .beta1 = 0.9f, .beta2 = 0.999f, .eps = 1e-8f, .clip = 1.0f,
+                       .warmup_steps = 10, .total_steps = 200};
+    double loss = 0;
+    long top1 = 0, top5 = 0;
+    int steps = 0;
+    for (; steps < 200; steps++) {
+        dataset_make_batch(&ds, idx, 64, NULL, 0, 0, 0, vit_images(&m), labels);
+        model_ctx c = {&m, &obj, labels, 64, 1};
+        model_grads(&c);
+        loss = obj.losses[0];
+        optim_step(m.ops, &m.params, m.param, m.grad, am, av, &oc, steps, NULL);
+        if (steps % 10 == 9) { // evaluation mode accuracy on the same 64 images
+            top1 = top5 = 0;
+            const float *logits = vit_forward(&m, 64, 0, (rng_addr){0});
+            supervised_topk(logits, labels, 64, 10, &top1, &top5);
+            if (top1 == 64) break;
+        }
+    }
+    test_check("overfit 64 images to 100% training accuracy", top1 == 64, "top1 %ld/64 after %d steps (loss %.4f)",
+               top1, steps + 1, loss);
+    free(am);
+    free(av);
+    supervised_free(&obj);
+    vit_free(&m);
+    dataset_free(&ds);
+}
+
+int main(int argc, char **argv) {
+    posbench_set_threads(2);
+    int only_oracle = argc > 1 && strcmp(argv[1], "--oracle") == 0;
+    if (!only_oracle) test_model_gradients();
+    test_torch_oracle();
+    if (!only_oracle) test_overfit();
+    return test_exit_code();
+}
