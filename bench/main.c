@@ -49,7 +49,7 @@ static int common_flag(int argc, char **argv, int *i) {
 
 static void train_help(void) {
     printf("usage: posbench train [key=value ...] [--out DIR] [--threads N] [--device auto|cpu|cuda]\n"
-           "                      [--force] [--fresh] [--stop-after STEP]\n"
+           "                      [--force] [--fresh] [--stop-after STEP] [--init WEIGHTS]\n"
            "Trains one run from the defaults below plus the overrides, evaluates top-1/top-5 on the\n"
            "test split after every epoch and writes DIR/<run-id>.h5 (DIR defaults to results/train).\n"
            "The run id is a hash of every key that changes results; rerunning the same command\n"
@@ -59,7 +59,9 @@ static void train_help(void) {
            "  --device D        auto | cpu | cuda (default auto = cpu in this build)\n"
            "  --force           retrain a finished run (its file is replaced only when the new run ends)\n"
            "  --fresh           ignore an existing checkpoint of this run\n"
-           "  --stop-after S    checkpoint and stop after global step S (resume later)\n\n");
+           "  --stop-after S    checkpoint and stop after global step S (resume later)\n"
+           "  --init WEIGHTS    start from a finished run's DIR/<run-id>.weights (tensors with the same\n"
+           "                    name and shape are copied; the others keep their fresh initialisation)\n\n");
     config_print_help(stdout);
 }
 
@@ -82,10 +84,13 @@ static int cmd_train(int argc, char **argv) {
             opt.force = 1;
         } else if (!strcmp(a, "--fresh")) {
             opt.fresh = 1;
+        } else if (!strcmp(a, "--init")) {
+            if (i + 1 >= argc) die_input("--init needs a weights file (<run-id>.weights of a finished run)");
+            opt.init_weights = argv[++i];
         } else if (!strcmp(a, "--stop-after")) {
             opt.stop_after = parse_long_flag(a, i + 1 < argc ? argv[++i] : NULL, 1);
         } else if (a[0] == '-') {
-            die_input("unknown flag '%s' for posbench train (valid: --out, --threads, --device, --force, --fresh, --stop-after, --help)", a);
+            die_input("unknown flag '%s' for posbench train (valid: --out, --threads, --device, --force, --fresh, --stop-after, --init, --help)", a);
         } else if (config_apply_override(&cfg, a, err, sizeof err) != 0) {
             die_input("%s", err);
         }

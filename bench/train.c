@@ -11,6 +11,7 @@
 #include "../core/tensorfile.h"
 #include "../datasets/dataset.h"
 #include "../models/vit.h"
+#include "../objectives/attention_stats.h"
 #include "../objectives/supervised.h"
 #include <errno.h>
 #include <math.h>
@@ -52,7 +53,7 @@ static void history_append(history *h, const double *row) {
 typedef struct {
     const config *cfg;
     const train_options *opt;
-    char run_id[13], final_path[4096], partial_path[4096], ckpt_path[4096];
+    char run_id[13], final_path[4096], partial_path[4096], ckpt_path[4096], weights_path[4096];
     dataset train, test;
     vit model;
     supervised objective, eval_objective;
@@ -324,7 +325,77 @@ static eval_result evaluate(run *r) {
     return e;
 }
 
+// Attention statistics of the trained model on a fixed batch: the first (up to) 64 test images.
+static void record_attention(run *r) {
+    vit *m = &r->model;
+    int B = r->test.n < 64 ? r->test.n : 64, L = m->cfg.depth, H = m->cfg.heads, g = m->grid;
+    for (int b = 0; b < B; b++) r->batch_index[b] = b;
+    dataset_make_batch(&r->test, r->batch_index, B, NULL, 0, 0, 0, vit_images(m), r->labels);
+    vit_forward(m, B, 0, (rng_addr){0});
+    int rh = 2 * g - 1, N = g * g;
+    float *entropy = xmalloc((size_t)L * H * sizeof(float), "attention entropy");
+    float *distance = xmalloc((size_t)L * H * sizeof(float), "attention distance");
+    float *relmap = xmalloc((size_t)L * H * rh * rh * sizeof(float), "relative attention maps");
+    float *cls_map = xmalloc((size_t)L * H * N * sizeof(float), "cls attention maps");
+    for (int l = 0; l < L; l++) {
+        attention_stats st = {.H = H, .gh = g, .gw = g, .t0 = m->t0, .entropy = entropy + l * H,
+                              .mean_distance = distance + l * H, .relmap = relmap + (size_t)l * H * rh * rh,
+                              .cls_map = cls_map + (size_t)l * H * N};
+        attention_stats_layer(&st, m->act + m->acts.items[m->block_acts[l].att].offset, B);
+    }
+    int lh[2] = {L, H}, rel_dims[4] = {L, H, rh, rh}, cls_dims[4] = {L, H, g, g};
+    results_dataset_f32(r->res, "/attention/entropy", 2, lh, entropy);
+    results_dataset_f32(r->res, "/attention/mean_distance", 2, lh, distance);
+    results_dataset_f32(r->res, "/attention/relmap", 4, rel_dims, relmap);
+    if (m->t0) results_dataset_f32(r->res, "/attention/cls_map", 4, cls_dims, cls_map);
+    results_attr_int(r->res, "/attention", "images", B);
+    free(entropy);
+    free(distance);
+    free(relmap);
+    free(cls_map);
+}
+
+// Final parameters beside the results file (<run-id>.weights), for stages that start from them.
+static void write_weights(run *r) {
+    tensorfile tf;
+    tf_init(&tf);
+    add_arena(&tf, "param", &r->model.params, r->model.param);
+    char err[4200];
+    if (tf_write(&tf, r->weights_path, err, sizeof err) != 0) die_fail("final weights: %s", err);
+    tf_free(&tf);
+}
+
+// Starts from another run's final weights: every tensor with the same name and shape is
+// copied (the rest keeps its fresh initialisation, e.g. a new classifier). Reports both lists.
+static void load_init_weights(run *r, const char *path) {
+    tensorfile tf;
+    char err[4200];
+    if (tf_read(&tf, path, err, sizeof err) != 0) die_input("init weights: %s", err);
+    const tensor_table *t = &r->model.params;
+    int loaded = 0;
+    char skipped[1024] = "";
+    for (int i = 0; i < t->count; i++) {
+        const tensor_info *info = &t->items[i];
+        char name[128];
+        snprintf(name, sizeof name, "param.%s", info->name);
+        const tf_entry *e = tf_find(&tf, name);
+        if (e && e->dtype == TF_F32 && e->count == info->numel) {
+            memcpy(r->model.param + info->offset, e->data, info->numel * sizeof(float));
+            loaded++;
+        } else if (strlen(skipped) + strlen(info->name) + 3 < sizeof skipped) {
+            strcat(skipped, skipped[0] ? ", " : "");
+            strcat(skipped, info->name);
+        }
+    }
+    printf("init: %d of %d tensors from %s%s%s\n", loaded, t->count, path, skipped[0] ? "; fresh: " : "", skipped);
+    tf_free(&tf);
+}
+
 static void finish_file(run *r, const char *status, const eval_result *last) {
+    if (strcmp(status, "done") == 0) {
+        record_attention(r);
+        write_weights(r);
+    }
     char finished[32];
     iso_time(finished, sizeof finished);
     results_attr_str(r->res, "/", "status", status);
@@ -375,6 +446,7 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
     snprintf(r.final_path, sizeof r.final_path, "%s/%s.h5", opt->out_dir, r.run_id);
     snprintf(r.partial_path, sizeof r.partial_path, "%s/%s.h5.partial", opt->out_dir, r.run_id);
     snprintf(r.ckpt_path, sizeof r.ckpt_path, "%s/%s.ckpt", opt->out_dir, r.run_id);
+    snprintf(r.weights_path, sizeof r.weights_path, "%s/%s.weights", opt->out_dir, r.run_id);
     snprintf(out->run_id, sizeof out->run_id, "%s", r.run_id);
     snprintf(out->path, sizeof out->path, "%s", r.final_path);
     if (already_done(r.final_path) && !opt->force) {
@@ -384,6 +456,7 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
         return 0;
     }
     setup(&r);
+    if (opt->init_weights) load_init_weights(&r, opt->init_weights);
     if (opt->fresh) unlink(r.ckpt_path);
     int resumed = try_resume(&r);
     iso_time(r.started, sizeof r.started);

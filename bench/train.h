@@ -10,6 +10,7 @@ typedef struct {
     long stop_after;          // > 0: checkpoint and return after this global step (simulated interruption)
     int force;                // retrain even when a finished file exists
     int fresh;                // ignore an existing checkpoint
+    const char *init_weights; // start from these final weights (<run-id>.weights of another run)
 } train_options;
 
 typedef struct {

@@ -28,6 +28,7 @@
 // exp is a Cephes-style polynomial (≈1 ulp on [-87, 0], exactly 1 at 0, exactly 0 below -87)
 // written branch-free so that it vectorises (glibc expf is a scalar call per element).
 #include "ops_cpu.h"
+#include "vecmath.h"
 #include "common.h"
 #include <math.h>
 #include <stdint.h>
@@ -46,7 +47,6 @@
 #define ATTN_CLONES
 #endif
 #endif
-#define ALWAYS_INLINE static inline __attribute__((always_inline))
 
 typedef struct {
     int B, T, C, H, M;
@@ -108,30 +108,6 @@ ALWAYS_INLINE float dot_vl(const float *restrict x, const float *restrict y, int
     float s = 0.0f;
     for (int l = 0; l < VL; l++) s += lane[l];
     return s;
-}
-
-// exp(x) for x <= 0: Cody-Waite reduction x = n ln2 + r, Cephes expf polynomial, scale by
-// 2^n through the exponent bits. Returns exactly 1 for x = 0 and exactly 0 for x < -87
-// (including -inf); positive x is clamped to 0. Branch-free so that loops vectorise.
-ALWAYS_INLINE float exp_nonpos(float x) {
-    float xc = x < -87.0f ? -87.0f : x;
-    xc = xc > 0.0f ? 0.0f : xc;
-    const float magic = 12582912.0f; // 1.5 * 2^23: adding and subtracting rounds to integer
-    float n = (xc * 1.44269504088896341f + magic) - magic;
-    float r = xc - n * 0.693359375f;
-    r = r - n * -2.12194440e-4f;
-    float y = 1.9875691500e-4f;
-    y = y * r + 1.3981999507e-3f;
-    y = y * r + 8.3334519073e-3f;
-    y = y * r + 4.1665795894e-2f;
-    y = y * r + 1.6666665459e-1f;
-    y = y * r + 5.0000001201e-1f;
-    y = y * (r * r) + r + 1.0f;
-    int32_t bits = ((int32_t)n + 127) * (1 << 23); // n in [-126, 0]: a normal power of two
-    float p2;
-    memcpy(&p2, &bits, sizeof p2);
-    float e = y * p2;
-    return x < -87.0f ? 0.0f : e;
 }
 
 // Small GEMM, the work horse of both passes: Cm (rows, N) = A (rows, kdim) · B (kdim, N),

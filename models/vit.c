@@ -29,10 +29,17 @@ static int add_param(tensor_table *t, const char *name, int decay, int d0, int d
     return tensor_table_add(t, name, decay, d1 > 0 ? 2 : 1, shape);
 }
 
-static int add_act(tensor_table *t, const char *name, size_t n) {
+// Declares an activation; with_grad=1 also gives it a slot in the activation-gradient table
+// (only those slots are zeroed each step).
+static int add_act_full(vit *m, const char *name, size_t n, int with_grad) {
     int shape[1] = {(int)n};
-    return tensor_table_add(t, name, 0, 1, shape);
+    int index = tensor_table_add(&m->acts, name, 0, 1, shape);
+    if (index >= VIT_MAX_ACTS) die_fail("internal: more than %d activations", VIT_MAX_ACTS);
+    m->grad_slot[index] = with_grad ? tensor_table_add(&m->act_grads, name, 0, 1, shape) : -1;
+    return index;
 }
+#define add_act(t, name, n) add_act_full(m, name, n, 1)
+#define add_act_nograd(t, name, n) add_act_full(m, name, n, 0)
 
 static void declare_params(vit *m) {
     const vit_config *c = &m->cfg;
@@ -71,57 +78,61 @@ static void declare_params(vit *m) {
 
 static void declare_acts(vit *m) {
     const vit_config *c = &m->cfg;
-    tensor_table *t = &m->acts;
+    tensor_table *t = &m->acts; (void)t; // the add_act macros name it for readability
     char name[TENSOR_NAME_MAX];
     size_t B = (size_t)m->max_batch, T = (size_t)m->T, d = (size_t)c->dim;
     size_t BT = B * T, BTd = BT * d, hd = (size_t)c->mlp_ratio * d;
-    m->a_images = add_act(t, "images", B * c->channels * c->image_size * c->image_size);
-    m->a_patches = add_act(t, "patches", B * m->N * c->channels * c->patch * c->patch);
+    m->a_images = add_act_nograd(t, "images", B * c->channels * c->image_size * c->image_size);
+    m->a_patches = add_act_nograd(t, "patches", B * m->N * c->channels * c->patch * c->patch);
     m->a_embed = add_act(t, "patch_embed", B * m->N * d);
     m->a_x0 = add_act(t, "tokens", BTd);
     m->a_x0_drop = c->dropout > 0 ? add_act(t, "tokens.dropout", BTd) : -1;
-    m->a_x0_mask = c->dropout > 0 ? add_act(t, "tokens.dropout_mask", BTd) : -1;
+    m->a_x0_mask = c->dropout > 0 ? add_act_nograd(t, "tokens.dropout_mask", BTd) : -1;
     m->block_acts = xcalloc((size_t)c->depth, sizeof *m->block_acts, "vit block activations");
     for (int l = 0; l < c->depth; l++) {
         vit_block_acts *a = &m->block_acts[l];
 #define A(field, suffix, n)                                     \
     snprintf(name, sizeof name, "blocks.%d.%s", l, suffix);     \
     a->field = add_act(t, name, n)
+#define A_NOGRAD(field, suffix, n)                              \
+    snprintf(name, sizeof name, "blocks.%d.%s", l, suffix);     \
+    a->field = add_act_nograd(t, name, n)
         A(ln1, "norm1", BTd);
-        A(ln1_mean, "norm1.mean", BT);
-        A(ln1_rstd, "norm1.rstd", BT);
+        A_NOGRAD(ln1_mean, "norm1.mean", BT);
+        A_NOGRAD(ln1_rstd, "norm1.rstd", BT);
         A(qkv, "qkv", 3 * BTd);
-        A(att, "attn.probs", B * c->heads * T * T);
+        A_NOGRAD(att, "attn.probs", B * c->heads * T * T);
         A(attn, "attn.out", BTd);
         A(proj, "attn.proj", BTd);
         A(res1, "residual1", BTd);
         A(ln2, "norm2", BTd);
-        A(ln2_mean, "norm2.mean", BT);
-        A(ln2_rstd, "norm2.rstd", BT);
+        A_NOGRAD(ln2_mean, "norm2.mean", BT);
+        A_NOGRAD(ln2_rstd, "norm2.rstd", BT);
         A(fc1, "mlp.fc1", BT * hd);
         A(gelu, "mlp.gelu", BT * hd);
         A(fc2, "mlp.fc2", BTd);
         A(res2, "residual2", BTd);
-        A(keep1, "drop_path1", B);
-        A(keep2, "drop_path2", B);
+        A_NOGRAD(keep1, "drop_path1", B);
+        A_NOGRAD(keep2, "drop_path2", B);
         if (c->dropout > 0) {
             A(proj_drop, "attn.proj.dropout", BTd);
-            A(proj_mask, "attn.proj.dropout_mask", BTd);
+            A_NOGRAD(proj_mask, "attn.proj.dropout_mask", BTd);
             A(fc2_drop, "mlp.fc2.dropout", BTd);
-            A(fc2_mask, "mlp.fc2.dropout_mask", BTd);
+            A_NOGRAD(fc2_mask, "mlp.fc2.dropout_mask", BTd);
         } else {
             a->proj_drop = a->proj_mask = a->fc2_drop = a->fc2_mask = -1;
         }
 #undef A
+#undef A_NOGRAD
     }
     m->a_final = add_act(t, "norm", BTd);
-    m->a_final_mean = add_act(t, "norm.mean", BT);
-    m->a_final_rstd = add_act(t, "norm.rstd", BT);
+    m->a_final_mean = add_act_nograd(t, "norm.mean", BT);
+    m->a_final_rstd = add_act_nograd(t, "norm.rstd", BT);
     m->a_feat = add_act(t, "features", B * d);
     m->a_logits = add_act(t, "logits", B * c->num_classes);
     // Token index 0 for every image (the cls gather). The arena is zeroed at allocation and
     // never written here; all-zero bits are the int 0 on every backend.
-    m->a_cls_index = add_act(t, "cls_index", B);
+    m->a_cls_index = add_act_nograd(t, "cls_index", B);
 }
 
 void vit_init_params(vit *m, uint32_t seed) {
@@ -154,12 +165,13 @@ void vit_create(vit *m, const vit_config *cfg, const ops_backend *ops, int max_b
     m->T = m->N + m->t0;
     tensor_table_init(&m->params);
     tensor_table_init(&m->acts);
+    tensor_table_init(&m->act_grads);
     declare_params(m);
     declare_acts(m);
     m->param = xmalloc_aligned(m->params.total * sizeof(float), "parameters");
     m->grad = xmalloc_aligned(m->params.total * sizeof(float), "gradients");
     m->act = xmalloc_aligned(m->acts.total * sizeof(float), "activations");
-    m->dact = xmalloc_aligned(m->acts.total * sizeof(float), "activation gradients");
+    m->dact = xmalloc_aligned(m->act_grads.total * sizeof(float), "activation gradients");
     vit_init_params(m, seed);
 }
 
@@ -172,19 +184,20 @@ void vit_free(vit *m) {
     free(m->block_acts);
     tensor_table_free(&m->params);
     tensor_table_free(&m->acts);
+    tensor_table_free(&m->act_grads);
     memset(m, 0, sizeof *m);
 }
 
 #define PARAM(i) (m->param + m->params.items[(i)].offset)
 #define GRAD(i) (m->grad + m->params.items[(i)].offset)
 #define ACT(i) (m->act + m->acts.items[(i)].offset)
-#define DACT(i) (m->dact + m->acts.items[(i)].offset)
+#define DACT(i) (m->dact + m->act_grads.items[m->grad_slot[(i)]].offset)
 #define OPT_PARAM(i) ((i) >= 0 ? PARAM(i) : NULL)
 #define OPT_GRAD(i) ((i) >= 0 ? GRAD(i) : NULL)
 
 float *vit_images(vit *m) { return ACT(m->a_images); }
 float *vit_dlogits(vit *m) { return DACT(m->a_logits); }
-void vit_zero_act_grads(vit *m) { m->ops->zero(m->dact, m->acts.total); }
+void vit_zero_act_grads(vit *m) { m->ops->zero(m->dact, m->act_grads.total); }
 
 static attention_desc block_attention(const vit *m, int B) {
     attention_desc d = {.B = B, .T = m->T, .C = m->cfg.dim, .H = m->cfg.heads, .M = m->T};

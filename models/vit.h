@@ -9,6 +9,7 @@
 #include "../core/tensor.h"
 
 enum { POS_NONE = 0, POS_ABS = 1 };
+#define VIT_MAX_ACTS 2048
 
 typedef struct {
     int channels, image_size;  // input (B, channels, image_size, image_size)
@@ -41,7 +42,9 @@ typedef struct {
     int patch_w, patch_b, cls_token, pos_embed, norm_w, norm_b, head_w, head_b;
     vit_block_params *blocks;
 
-    tensor_table acts;             // activations for max_batch; dact has the same layout
+    tensor_table acts;             // activations for max_batch
+    tensor_table act_grads;        // gradients of the activations that receive one
+    int grad_slot[VIT_MAX_ACTS];   // acts index -> act_grads index, -1 when it has no gradient
     float *act, *dact;
     int a_images, a_patches, a_embed, a_x0, a_x0_drop, a_x0_mask, a_final, a_final_mean, a_final_rstd,
         a_feat, a_logits, a_cls_index;

@@ -1,8 +1,8 @@
 #!/bin/sh
 # scripts/deps.sh — install the Debian packages posbench needs, or print the exact line.
-# Build: OpenBLAS, libyaml, HDF5 (+ h5dump), zlib, gnuplot; data: Fashion-MNIST;
+# Build: OpenBLAS (its OpenMP flavour), libyaml, HDF5 (+ h5dump), zlib, gnuplot; data: Fashion-MNIST;
 # tests: Debian's CPU PyTorch and NumPy (the gradient oracle, called as /usr/bin/python3).
-PACKAGES="libopenblas-dev libyaml-dev libhdf5-dev hdf5-tools zlib1g-dev gnuplot-nox pkg-config
+PACKAGES="libopenblas-dev libopenblas-openmp-dev libyaml-dev libhdf5-dev hdf5-tools zlib1g-dev gnuplot-nox pkg-config
 dataset-fashion-mnist python3-torch python3-numpy"
 missing=""
 for p in $PACKAGES; do

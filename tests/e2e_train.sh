@@ -1,0 +1,124 @@
+#!/bin/sh
+# tests/e2e_train.sh — end-to-end checks of `posbench train` on real Fashion-MNIST (small):
+# bitwise determinism, exact resume after a stop mid-epoch, the HDF5 layout, a finished run
+# never overwritten, and every kind of bad input giving a one-line error and exit 2.
+# Prints PASS/FAIL/SKIP lines (tests/run_all.sh counts them).
+cd "$(dirname "$0")/.." || exit 1
+PB=build/posbench
+T=$(mktemp -d /tmp/posbench-e2e.XXXXXX) || exit 1
+trap 'rm -rf "$T"' EXIT
+export POSBENCH_PROGRESS=plain
+check() { # name, status (0 = ok), detail
+    if [ "$2" -eq 0 ]; then echo "PASS $1: $3"; else echo "FAIL $1: $3"; fi
+}
+if [ ! -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ]; then
+    echo "SKIP e2e train: Fashion-MNIST is not installed (make deps installs dataset-fashion-mnist)"
+    exit 0
+fi
+# 512 training images, batch 64: 8 steps an epoch, 16 in all.
+CFG="data.limit=512 data.test_limit=200 train.epochs=2 train.batch=64 eval.batch=100 model.dim=32 model.depth=2 model.heads=2"
+series() { h5dump -d "$2" "$1" 2>&1 | tail -n +2; } # dataset text without the file-name line
+
+$PB train $CFG --threads 2 --out "$T/a" >"$T/a.out" 2>"$T/a.err"; rc=$?
+A=$(ls "$T"/a/*.h5 2>/dev/null | head -n 1)
+check "train runs and writes its HDF5 file" $([ $rc -eq 0 ] && [ -n "$A" ]; echo $?) "exit $rc, file ${A:-none}"
+grep -q '^final: top1=0\.[0-9]\{4\} top5=[01]\.[0-9]\{4\} time=[0-9]*s$' "$T/a.out"
+check "final line format" $? "$(grep '^final:' "$T/a.out")"
+grep -q '^train step .* loss .* img/s .*ETA' "$T/a.err"
+check "plain progress lines when not a terminal" $? "$(grep -c '^train step' "$T/a.err") lines"
+
+$PB train $CFG --threads 2 --out "$T/b" >/dev/null 2>&1
+B=$(ls "$T"/b/*.h5 2>/dev/null | head -n 1)
+[ "$(basename "$A")" = "$(basename "$B")" ]
+check "run id is stable" $? "$(basename "$A") vs $(basename "$B")"
+[ -n "$B" ] && [ "$(series "$A" /train/loss)" = "$(series "$B" /train/loss)" ] && [ "$(series "$A" /eval/top1)" = "$(series "$B" /eval/top1)" ]
+check "determinism: same seed, same threads, bitwise-identical losses" $? "16 training losses and eval top-1 compared"
+
+$PB train $CFG --threads 1 --out "$T/c" >/dev/null 2>&1
+C=$(ls "$T"/c/*.h5 2>/dev/null | head -n 1)
+[ -n "$C" ] && [ "$(series "$A" /train/loss)" = "$(series "$C" /train/loss)" ]
+check "determinism across thread counts (1 vs 2)" $? "training losses compared"
+
+$PB train $CFG train.seed=1 --threads 2 --out "$T/s" >/dev/null 2>&1
+S=$(ls "$T"/s/*.h5 2>/dev/null | head -n 1)
+[ -n "$S" ] && [ "$(series "$A" /train/loss)" != "$(series "$S" /train/loss)" ] && [ "$(basename "$S")" != "$(basename "$A")" ]
+check "another seed gives another run id and other losses" $? "$(basename "${S:-none}")"
+
+# Resume: stop after step 5 (mid-epoch), then the same command continues in a fresh process.
+$PB train $CFG --threads 2 --out "$T/r" --stop-after 5 >"$T/r1.out" 2>&1; rc1=$?
+ls "$T"/r/*.ckpt >/dev/null 2>&1 && ls "$T"/r/*.h5.partial >/dev/null 2>&1 && ! ls "$T"/r/*.h5 >/dev/null 2>&1
+check "stop after 5 steps leaves a checkpoint and a partial file" $(( $? + rc1 )) "exit $rc1; $(ls "$T/r" | tr '\n' ' ')"
+$PB train $CFG --threads 2 --out "$T/r" >"$T/r2.out" 2>&1; rc2=$?
+R=$(ls "$T"/r/*.h5 2>/dev/null | head -n 1)
+grep -q "resuming run .* from step 5" "$T/r2.out"
+check "rerun resumes from the checkpoint" $(( $? + rc2 )) "$(grep resuming "$T/r2.out")"
+[ -n "$R" ] && [ "$(series "$A" /train/loss)" = "$(series "$R" /train/loss)" ] && [ "$(series "$A" /eval/top1)" = "$(series "$R" /eval/top1)" ] &&
+    [ "$(series "$A" /train/grad_norm)" = "$(series "$R" /train/grad_norm)" ]
+check "resume: 5 + 11 steps equal 16 uninterrupted steps bitwise" $? "losses, gradient norms and eval top-1 compared"
+! ls "$T"/r/*.ckpt "$T"/r/*.partial >/dev/null 2>&1
+check "a finished run removes its checkpoint and partial file" $? "$(ls "$T/r" | tr '\n' ' ')"
+
+# HDF5 layout (DESIGN.md)
+H=$(h5dump -A "$A" 2>&1)
+ok=0
+for want in 'ATTRIBUTE "status"' '"done"' 'ATTRIBUTE "run_id"' 'ATTRIBUTE "config_yaml"' 'ATTRIBUTE "git_commit"' \
+    'ATTRIBUTE "model.dim"' 'ATTRIBUTE "train.lr"' 'GROUP "final"' 'ATTRIBUTE "top1"' 'ATTRIBUTE "peak_mem_bytes"' \
+    'ATTRIBUTE "flops_per_step"' 'DATASET "step"' 'DATASET "loss"' 'DATASET "grad_norm"' 'DATASET "step_time_ms"' \
+    'DATASET "top5"' 'GROUP "attention"' 'DATASET "entropy"' 'DATASET "mean_distance"' 'DATASET "relmap"' \
+    'DATASET "cls_map"'; do
+    echo "$H" | grep -q "$want" || { ok=1; echo "  missing: $want"; }
+done
+check "HDF5 layout: root, config, final attributes and time series" $ok "$(basename "$A")"
+[ "$(h5dump -d /train/loss "$A" | grep -c 'DATASPACE  SIMPLE { ( 16 ) / ( H5S_UNLIMITED ) }')" -eq 1 ]
+check "train series is extendible and holds every step" $? "16 rows"
+
+[ "$(h5dump -H -d /attention/relmap "$A" | grep -c 'DATASPACE  SIMPLE { ( 2, 2, 13, 13 )')" -eq 1 ]
+check "attention statistics: relmap (L, H, 2h-1, 2w-1)" $? "$(h5dump -H -d /attention/relmap "$A" | grep DATASPACE)"
+
+# A later stage starts from a finished run's final weights.
+W="${A%.h5}.weights"
+$PB train $CFG train.epochs=1 objective.label_smoothing=0 --init "$W" --out "$T/i" >"$T/i.out" 2>&1; rc=$?
+grep -q "^init: 32 of 32 tensors from $W" "$T/i.out"
+check "--init copies every tensor of the same name and shape" $(( $? + rc )) "$(grep '^init:' "$T/i.out")"
+$PB train $CFG pe.kind=none model.cls=false --init "$W" --out "$T/j" >"$T/j.out" 2>&1
+grep -q "^init: 30 of 30 tensors" "$T/j.out"
+check "--init into a model without cls and position table" $? "$(grep '^init:' "$T/j.out")"
+
+# A finished run is never overwritten by a rerun.
+sum1=$(md5sum < "$A")
+$PB train $CFG --threads 2 --out "$T/a" >"$T/again.out" 2>&1; rc=$?
+[ $rc -eq 0 ] && grep -q "already finished" "$T/again.out" && [ "$(md5sum < "$A")" = "$sum1" ]
+check "rerunning a finished run leaves it untouched" $? "$(head -n 1 "$T/again.out")"
+
+# Bad input: one line on stderr naming the key or file and what is valid, exit 2, no files.
+mkdir -p "$T/trunc" "$T/magic"
+zcat /usr/share/datasets/fashion-mnist/t10k-images-idx3-ubyte.gz | head -c 100000 | gzip > "$T/trunc/train-images-idx3-ubyte.gz"
+for f in train-labels-idx1-ubyte t10k-images-idx3-ubyte t10k-labels-idx1-ubyte; do
+    cp /usr/share/datasets/fashion-mnist/$f.gz "$T/trunc/"; cp /usr/share/datasets/fashion-mnist/$f.gz "$T/magic/"
+done
+printf '\000\000\010\004\000\000\000\001\000\000\000\034\000\000\000\034' > "$T/magic/train-images-idx3-ubyte"
+bad() { # name, expected text, args...
+    name=$1; want=$2; shift 2
+    $PB train "$@" --out "$T/bad" >"$T/bad.out" 2>"$T/bad.err"; rc=$?
+    lines=$(wc -l < "$T/bad.err")
+    [ $rc -eq 2 ] && [ "$lines" -eq 1 ] && grep -q -- "$want" "$T/bad.err" && ! ls "$T"/bad/*.h5* >/dev/null 2>&1
+    check "bad input: $name" $? "exit $rc, $lines line(s): $(head -c 300 "$T/bad.err")"
+}
+bad "unknown key" "unknown key 'model.dimm' (did you mean 'model.dim'?)" model.dimm=64
+bad "malformed integer" "model.dim: 'abc' is not an integer" model.dim=abc
+bad "not key=value" "'model.dim' is not key=value" model.dim
+bad "out of range" "train.lr: -1 is out of range" train.lr=-1
+bad "invalid choice" "pe.kind: 'sin9' is not valid (valid: one of none|abs)" pe.kind=sin9
+bad "unknown flag" "unknown flag '--bogus'" --bogus
+bad "missing dataset directory" "dataset directory /nonexistent/fmnist does not exist" data.path=/nonexistent/fmnist
+bad "truncated IDX file" "trunc/train-images-idx3-ubyte.gz: truncated" data.path="$T/trunc"
+bad "wrong magic number" "bad magic number 0x00000804" data.path="$T/magic"
+bad "patch does not divide the image" "model.patch=5 does not divide the image size 28" model.patch=5
+bad "heads do not divide the width" "model.heads=5 does not divide model.dim=32" model.dim=32 model.heads=5
+bad "batch larger than the data" "train.batch=1024 is larger than the training set" data.limit=100 train.batch=1024
+bad "device cuda without the CUDA backend" "--device cuda" --device cuda
+
+$PB train --help > "$T/help.out" 2>&1; rc=$?
+missing=$(for k in $(sed -n 's/^ *{"\([a-z0-9_]*\.[a-z0-9_]*\)".*/\1/p' bench/config.c); do grep -q "^  $k " "$T/help.out" || echo "$k"; done)
+[ $rc -eq 0 ] && [ -z "$missing" ]
+check "train --help lists every key with its default" $? "${missing:-all $(grep -c '^  [a-z0-9_]*\.[a-z0-9_]* ' "$T/help.out") keys listed}"
