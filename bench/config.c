@@ -10,7 +10,7 @@
 #define BIG 1e30
 // Keys sorted by name: the canonical text and the YAML dump follow this order.
 const cfg_key cfg_keys[] = {
-    {"data.crop_pad", CFG_INT, "2", 0, 16, NULL, 1, "random-crop padding in pixels (0 = no crop augmentation)"},
+    {"data.crop_pad", CFG_INT, "0", 0, 16, NULL, 1, "random-crop padding in pixels (0 = no crop augmentation)"},
     {"data.hflip", CFG_BOOL, "true", 0, 1, NULL, 1, "random horizontal flip in training"},
     {"data.labeled_fraction", CFG_FLOAT, "1.0", 1e-6, 1, NULL, 1, "fixed, seeded, class-balanced fraction of the training set that keeps labels"},
     {"data.limit", CFG_INT, "0", 0, BIG, NULL, 1, "use only the first N training images (0 = all)"},
@@ -22,12 +22,12 @@ const cfg_key cfg_keys[] = {
     {"model.arch", CFG_CHOICE, "vit", 0, 0, "vit", 1, "backbone"},
     {"model.cls", CFG_BOOL, "true", 0, 1, NULL, 1, "prepend a cls token and classify from it (false: mean of all tokens)"},
     {"model.depth", CFG_INT, "6", 1, 64, NULL, 1, "number of transformer blocks"},
-    {"model.dim", CFG_INT, "96", 1, 8192, NULL, 1, "token width d"},
-    {"model.drop_path", CFG_FLOAT, "0.05", 0, 0.99, NULL, 1, "stochastic depth rate of the last block (linear from 0)"},
+    {"model.dim", CFG_INT, "128", 1, 8192, NULL, 1, "token width d"},
+    {"model.drop_path", CFG_FLOAT, "0.1", 0, 0.99, NULL, 1, "stochastic depth rate of the last block (linear from 0)"},
     {"model.dropout", CFG_FLOAT, "0.0", 0, 0.99, NULL, 1, "dropout after the embedding and on residual branches"},
     {"model.heads", CFG_INT, "4", 1, 256, NULL, 1, "attention heads (must divide model.dim)"},
     {"model.mlp_ratio", CFG_INT, "2", 1, 16, NULL, 1, "MLP hidden width = mlp_ratio * dim"},
-    {"model.patch", CFG_INT, "4", 1, 1024, NULL, 1, "patch size p (must divide the image size)"},
+    {"model.patch", CFG_INT, "7", 1, 1024, NULL, 1, "patch size p (must divide the image size)"},
     {"objective.label_smoothing", CFG_FLOAT, "0.1", 0, 0.99, NULL, 1, "label smoothing of the cross entropy"},
     {"objective.name", CFG_CHOICE, "supervised", 0, 0, "supervised", 1, "training objective"},
     {"pe.kind", CFG_CHOICE, "abs", 0, 0, "none|abs", 1, "position encoding: none or a learned absolute table (cls has its own row)"},
@@ -36,7 +36,7 @@ const cfg_key cfg_keys[] = {
     {"train.beta2", CFG_FLOAT, "0.999", 0, 0.999999, NULL, 1, "AdamW beta2"},
     {"train.checkpoint_every", CFG_INT, "0", 0, BIG, NULL, 0, "write a resumable checkpoint every N steps (0 = at each epoch end)"},
     {"train.clip", CFG_FLOAT, "1.0", 0, BIG, NULL, 1, "clip the global gradient norm to this (0 = off)"},
-    {"train.epochs", CFG_INT, "16", 1, 100000, NULL, 1, "training epochs"},
+    {"train.epochs", CFG_INT, "30", 1, 100000, NULL, 1, "training epochs"},
     {"train.eps", CFG_FLOAT, "1e-8", 0, 1, NULL, 1, "AdamW epsilon"},
     {"train.lr", CFG_FLOAT, "2e-3", 0, 10, NULL, 1, "peak learning rate (after warmup)"},
     {"train.min_lr", CFG_FLOAT, "1e-5", 0, 10, NULL, 1, "learning rate at the end of the cosine decay"},

@@ -1,7 +1,11 @@
 // bench/main.c — the posbench command line: subcommands, their flags and --help.
 // Exit status: 0 ok, 1 a run failed, 2 bad input (flags, keys, data files).
 #include "config.h"
+#include "experiment.h"
 #include "perf.h"
+#include "plot.h"
+#include "report.h"
+#include "runner.h"
 #include "train.h"
 #include "../core/common.h"
 #include <stdio.h>
@@ -11,7 +15,12 @@
 static const char *usage_text =
     "usage: posbench <command> [options]\n"
     "commands:\n"
+    "  run EXPERIMENT.yaml     run an experiment's runs (matrix x seeds x stages), resumable\n"
+    "  list EXPERIMENT.yaml    its runs with ids, stages, axis values and status\n"
     "  train [key=value ...]   train one run from the defaults plus overrides\n"
+    "  report DIR              Markdown tables (mean ± std over seeds) to stdout and DIR/REPORT.md\n"
+    "  plot DIR                gnuplot figures (PNG and SVG) into DIR/figures/\n"
+    "  slurm EXPERIMENT.yaml   an sbatch job-array script that shards the experiment\n"
     "  bench                   CPU step time, GFLOP/s vs in-process sgemm, ratio to PyTorch\n"
     "run 'posbench <command> --help' for the options of a command\n";
 
@@ -109,6 +118,11 @@ int main(int argc, char **argv) {
         return 0;
     }
     if (!strcmp(cmd, "train")) return cmd_train(argc - 2, argv + 2);
+    if (!strcmp(cmd, "run")) return cmd_run(argc - 2, argv + 2);
+    if (!strcmp(cmd, "list")) return cmd_list(argc - 2, argv + 2);
+    if (!strcmp(cmd, "report")) return cmd_report(argc - 2, argv + 2);
+    if (!strcmp(cmd, "plot")) return cmd_plot(argc - 2, argv + 2);
+    if (!strcmp(cmd, "slurm")) return cmd_slurm(argc - 2, argv + 2);
     if (!strcmp(cmd, "bench")) {
         perf_options po = {.iters = 10, .torch = 1};
         for (int i = 2; i < argc; i++) {

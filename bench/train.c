@@ -441,7 +441,8 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
     memset(out, 0, sizeof *out);
     r.cfg = cfg;
     r.opt = opt;
-    config_run_id(cfg, r.run_id);
+    if (opt->run_id) snprintf(r.run_id, sizeof r.run_id, "%s", opt->run_id);
+    else config_run_id(cfg, r.run_id);
     make_dirs(opt->out_dir);
     snprintf(r.final_path, sizeof r.final_path, "%s/%s.h5", opt->out_dir, r.run_id);
     snprintf(r.partial_path, sizeof r.partial_path, "%s/%s.h5.partial", opt->out_dir, r.run_id);

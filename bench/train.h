@@ -11,6 +11,7 @@ typedef struct {
     int force;                // retrain even when a finished file exists
     int fresh;                // ignore an existing checkpoint
     const char *init_weights; // start from these final weights (<run-id>.weights of another run)
+    const char *run_id;       // file-name id to use (an experiment's run id); NULL: hash of the config
 } train_options;
 
 typedef struct {

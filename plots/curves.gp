@@ -1,0 +1,27 @@
+# plots/curves.gp — training curves (loss vs step, accuracy vs epoch), one line per
+# configuration, each the mean over its seeds (posbench plot).
+# Variables (set with gnuplot -e by bench/plot.c):
+#   term        'png' or 'svg' (the script is loaded once for each)   out  output file
+#   datafile    blocks separated by two blank lines, one per configuration; columns: x  y
+#   title       figure title               xlabel, ylabel  axis labels
+#   nlines      number of blocks           title1..titleN  legend entry of each block
+#   logy        1: logarithmic y axis
+#   marks       1: mark the points too (few points, e.g. once per epoch)
+if (term eq 'svg') {
+    set terminal svg size 800,560 dynamic font 'Sans,12' background rgb 'white'
+} else {
+    if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {
+        set terminal pngcairo size 800,560 font 'Sans,11' background rgb 'white'
+    } else {
+        set terminal png size 800,560
+    }
+}
+set output out
+set title title noenhanced
+set xlabel xlabel noenhanced
+set ylabel ylabel noenhanced
+set grid
+set key below noenhanced
+if (logy) { set logscale y }
+if (marks) { set style data linespoints } else { set style data lines }
+plot for [i=1:nlines] datafile index (i-1) using 1:2 lw 2 pt 7 ps 0.8 title value(sprintf('title%d', i))

@@ -1,0 +1,97 @@
+#!/bin/sh
+# tests/e2e_runner.sh — `posbench run | list | report | plot | slurm` on a tiny two-stage
+# experiment (finetune starts from pretrain's weights, run by run): parallel jobs, skip of
+# done runs, the lock between processes, kill -9 then resume to the same final metrics,
+# Markdown report and gnuplot figures, and the Slurm array script.
+cd "$(dirname "$0")/.." || exit 1
+PB=$(pwd)/build/posbench
+T=$(mktemp -d /tmp/posbench-runner.XXXXXX) || exit 1
+trap 'rm -rf "$T"' EXIT
+export POSBENCH_PROGRESS=plain
+check() { if [ "$2" -eq 0 ]; then echo "PASS $1: $3"; else echo "FAIL $1: $3"; fi; }
+if [ ! -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ]; then
+    echo "SKIP e2e runner: Fashion-MNIST is not installed"; exit 0
+fi
+cat > "$T/tiny.yaml" <<'YAML'
+name: tiny
+description: two-stage smoke experiment for the runner tests
+base:
+  data: {limit: 256, test_limit: 200}
+  model: {dim: 32, depth: 1, heads: 2, mlp_ratio: 2, patch: 7}
+  train: {epochs: 2, batch: 64, warmup_epochs: 0}
+  eval: {batch: 100}
+stages:
+  pretrain: {pe: {kind: none}}
+  finetune: {init: pretrain, train: {lr: 1e-3}}
+matrix:
+  finetune.pe.kind: [abs, none]
+seeds: [0, 1]
+YAML
+$PB list "$T/tiny.yaml" --out "$T/r" > "$T/list1" 2>&1; rc=$?
+[ $rc -eq 0 ] && [ "$(grep -cE '^[0-9a-f]{12} +[a-z]+ +[-0-9a-f]+ +pending ' "$T/list1")" -eq 6 ]
+check "list: 2 pretrain + 4 finetune runs, all pending" $? "$(tail -n 2 "$T/list1" | tr '\n' ' ')"
+
+$PB run "$T/tiny.yaml" --out "$T/r" --jobs 2 > "$T/run1" 2>&1; rc=$?
+[ $rc -eq 0 ] && [ "$(ls "$T"/r/tiny/pretrain/*.h5 | wc -l)" -eq 2 ] && [ "$(ls "$T"/r/tiny/finetune/*.h5 | wc -l)" -eq 4 ]
+check "run --jobs 2: every run done in stage order" $? "exit $rc; $(tail -n 1 "$T/run1")"
+grep -q "^init: " "$T"/r/tiny/finetune/*.log
+check "finetune runs start from their pretrain run's weights" $? "$(grep -h '^init:' "$T"/r/tiny/finetune/*.log | head -n 1 | cut -c1-60)"
+$PB list "$T/tiny.yaml" --out "$T/r" > "$T/list2" 2>&1
+[ "$(grep -cE '^[0-9a-f]{12} +[a-z]+ +[-0-9a-f]+ +done ' "$T/list2")" -eq 6 ]
+check "list shows every run done" $? "$(tail -n 1 "$T/list2")"
+$PB run "$T/tiny.yaml" --out "$T/r" > "$T/run2" 2>&1; rc=$?
+[ $rc -eq 0 ] && grep -q "0 to run" "$T/run2" && ! grep -q '\[start\]' "$T/run2"
+check "rerun skips done runs" $? "$(head -n 1 "$T/run2")"
+
+# Lock: a run held by another process is not started twice.
+P=$(ls "$T"/r/tiny/pretrain/*.h5 | head -n 1); P=${P%.h5}
+mv "$P.h5" "$T/saved.h5"
+( exec 9>"$P.lock"; flock -n 9 && sleep 5 ) &
+sleep 1
+$PB run "$T/tiny.yaml" --out "$T/r" --only pretrain > "$T/run3" 2>&1; rc=$?
+wait
+[ $rc -eq 1 ] && grep -q '\[locked\]' "$T/run3" && [ ! -f "$P.h5" ]
+check "a locked run is left to the process holding the lock" $? "exit $rc; $(grep locked "$T/run3" | head -n 1)"
+mv "$T/saved.h5" "$P.h5"
+
+# kill -9 in the middle of a run, rerun: it resumes and ends with the uninterrupted metrics.
+sed -e 's/epochs: 2,/epochs: 6,/' -e 's/^seeds: \[0, 1\]/seeds: [0]/' -e 's/^stages:/  train_extra: {}\nstages:/' "$T/tiny.yaml" |
+    grep -v train_extra > "$T/long.yaml"
+sed -i 's/  train: {epochs: 6, batch: 64, warmup_epochs: 0}/  train: {epochs: 6, batch: 64, warmup_epochs: 0, checkpoint_every: 2}/' "$T/long.yaml"
+$PB run "$T/long.yaml" --out "$T/u" --only pretrain > /dev/null 2>&1
+setsid $PB run "$T/long.yaml" --out "$T/k" --only pretrain > "$T/run4" 2>&1 &
+for i in $(seq 1 200); do ls "$T"/k/tiny/pretrain/*.ckpt >/dev/null 2>&1 && break; sleep 0.1; done
+sleep 0.3
+pkill -9 -f "$PB run $T/long.yaml --out $T/k"
+sleep 0.5
+partial=$(ls "$T"/k/tiny/pretrain/ | tr '\n' ' ')
+$PB run "$T/long.yaml" --out "$T/k" --only pretrain > "$T/run5" 2>&1; rc=$?
+U=$(ls "$T"/u/tiny/pretrain/*.h5); K=$(ls "$T"/k/tiny/pretrain/*.h5 2>/dev/null)
+grep -q "resuming run" "$T"/k/tiny/pretrain/*.log
+resumed=$?
+[ $rc -eq 0 ] && [ $resumed -eq 0 ] && [ -n "$K" ] &&
+    [ "$(h5dump -a /final/top1 "$U" | tail -n +2)" = "$(h5dump -a /final/top1 "$K" | tail -n +2)" ] &&
+    [ "$(h5dump -d /train/loss "$U" | tail -n +2)" = "$(h5dump -d /train/loss "$K" | tail -n +2)" ]
+check "kill -9 mid-run, rerun: resumes and matches the uninterrupted run" $? "after the kill: $partial"
+
+$PB report "$T/r" > "$T/report" 2>&1; rc=$?
+[ $rc -eq 0 ] && [ -f "$T/r/REPORT.md" ] && grep -q "pe.kind" "$T/report" && grep -q "| abs |" "$T/report"
+check "report: a table per stage with the axis as a column" $? "exit $rc, $(grep -c '^|' "$T/report") table lines"
+if command -v gnuplot >/dev/null 2>&1; then
+    $PB plot "$T/r" > "$T/plot" 2>&1; rc=$?
+    n_png=$(ls "$T"/r/figures/*.png 2>/dev/null | wc -l); n_svg=$(ls "$T"/r/figures/*.svg 2>/dev/null | wc -l)
+    [ $rc -eq 0 ] && [ "$n_png" -ge 3 ] && [ "$n_png" -eq "$n_svg" ]
+    check "plot: PNG and SVG figures" $? "exit $rc, $n_png PNG, $n_svg SVG"
+else
+    echo "SKIP plot: gnuplot is not installed (make deps installs gnuplot-nox)"
+fi
+
+$PB slurm "$T/tiny.yaml" --max-parallel 2 > "$T/slurm" 2>&1; rc=$?
+[ $rc -eq 0 ] && grep -q '^#SBATCH --array=0-1%2$' "$T/slurm" && grep -q -- '--shard "$SLURM_ARRAY_TASK_ID/2"' "$T/slurm"
+check "slurm: one array task per root run, sharded run" $? "$(grep -- '--array' "$T/slurm")"
+$PB run "$T/tiny.yaml" --out "$T/s" --shard 1/2 --dry-run > "$T/shard" 2>&1
+[ "$(grep -c '^  ' "$T/shard")" -eq 3 ]
+check "shard 1/2 holds one pretrain run and its two finetune runs" $? "$(head -n 1 "$T/shard")"
+$PB run "$T/nope.yaml" > "$T/bad" 2>&1; rc=$?
+[ $rc -eq 2 ]
+check "run: missing experiment file is bad input" $? "exit $rc: $(head -c 200 "$T/bad")"

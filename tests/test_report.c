@@ -1,0 +1,459 @@
+// tests/test_report.c — `posbench report` and `posbench plot` on synthetic run files written
+// with bench/results.h: two stages (finetune: axes model.dim x pe.kind, 3 seeds, one run
+// diverged; pretrain: axis objective.eta, 2 seeds, /attention/relmap and /samples on one run
+// each), /train and /eval series, DIR/reference.tsv. The report's rows are compared exactly
+// with cells computed here from the documented format (report.h); the plot must leave a
+// PNG (magic bytes) and an SVG for every expected figure. SKIPs the plot checks without
+// gnuplot. Exit codes: bad DIR, empty DIR, bad flags, bad reference.tsv → 2; a failing
+// gnuplot script → 1. Runs from the repository root (plots/); a few seconds. Its files are
+// removed unless a check failed or POSBENCH_TEST_KEEP is set.
+#include "testing.h"
+#include "../bench/plot.h"
+#include "../bench/report.h"
+#include "../bench/results.h"
+#include "../bench/results_read.h"
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char g_root[256], g_dir[300]; // g_dir = g_root/runs; other test directories beside it
+
+// ---- synthetic runs -----------------------------------------------------------------
+static const int dims[2] = {64, 128};
+static const char *pes[2] = {"abs", "none"};
+
+static double ft_top1(int d, int p, int s) { return 0.70 + 0.05 * d + 0.08 * (p == 0) + 0.0123 * s + 0.0007 * s * s; }
+static double ft_time(int d, int s) { return 100.0 + 10.0 * s + 50.0 * d + 0.25 * s * s; }
+static int64_t ft_mem(int d, int s) { return (int64_t)(200 + dims[d]) * 1048576 + (int64_t)s * 4096 * 17; }
+static int ft_diverged(int d, int p, int s) { return d == 1 && p == 1 && s == 2; }
+
+static void write_series(results *r, int rows, double base) {
+    results_column tc[] = {{"step", 'i'}, {"epoch", 'i'}, {"loss", 'd'}, {"lr", 'd'}, {"grad_norm", 'd'}, {"step_time_ms", 'd'}};
+    results_column ec[] = {{"epoch", 'i'}, {"step", 'i'}, {"top1", 'd'}, {"top5", 'd'}, {"loss", 'd'}};
+    results_series *t = results_series_create(r, "/train", 6, tc, 8);
+    results_series *e = results_series_create(r, "/eval", 5, ec, 4);
+    for (int i = 0; i < rows; i++) {
+        double row[6] = {i + 1, i / 10, 2.3 * exp(-0.1 * i) + base, 1e-3, 1.0, 12.5};
+        results_series_append(t, row);
+        if ((i + 1) % 10 == 0) {
+            double er[5] = {(i + 1) / 10, i + 1, 0.5 + 0.01 * i + base, 0.8 + base, 1.0 - 0.01 * i};
+            results_series_append(e, er);
+        }
+    }
+}
+
+static void write_run(const char *stage, const char *id, const char *started, const char *status, long seed,
+                      results **out) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/exp/%s/%s.h5", g_dir, stage, id);
+    results *r = results_create(path);
+    results_attr_str(r, "/", "experiment", "exp");
+    results_attr_str(r, "/", "stage", stage);
+    results_attr_str(r, "/", "run_id", id);
+    results_attr_str(r, "/", "status", status);
+    results_attr_int(r, "/", "seed", seed);
+    results_attr_str(r, "/", "started", started);
+    results_attr_int(r, "/config", "train.seed", seed);
+    results_attr_double(r, "/config", "train.lr", 0.002);
+    results_attr_str(r, "/config", "data.name", "fashion-mnist");
+    *out = r;
+}
+
+static void make_runs(void) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/exp", g_dir);
+    mkdir(path, 0777);
+    snprintf(path, sizeof path, "%s/exp/finetune", g_dir);
+    mkdir(path, 0777);
+    snprintf(path, sizeof path, "%s/exp/pretrain", g_dir);
+    mkdir(path, 0777);
+    for (int d = 0; d < 2; d++)
+        for (int p = 0; p < 2; p++)
+            for (int s = 0; s < 3; s++) {
+                char id[16];
+                snprintf(id, sizeof id, "f%011x", (unsigned)(d * 100 + p * 10 + s));
+                results *r;
+                int div = ft_diverged(d, p, s);
+                write_run("finetune", id, "2026-01-02T00:00:00Z", div ? "diverged" : "done", s, &r);
+                results_attr_int(r, "/config", "model.dim", dims[d]);
+                results_attr_str(r, "/config", "pe.kind", pes[p]);
+                write_series(r, div ? 13 : 20, 0.01 * d + 0.02 * p + 0.001 * s);
+                double top1 = ft_top1(d, p, s);
+                if (!div) {
+                    results_attr_double(r, "/final", "top1", top1);
+                    results_attr_double(r, "/final", "top5", top1 + 0.15);
+                    results_attr_double(r, "/final", "pos_top1", 0.3 + 0.01 * s + 0.02 * d);
+                    results_attr_double(r, "/final", "loss", 1.2 - top1 + 0.001 * s);
+                } else {
+                    results_attr_int(r, "/final", "diverged_step", 14);
+                }
+                results_attr_double(r, "/final", "train_time_s", ft_time(d, s));
+                results_attr_double(r, "/final", "images_per_s", 6000.0 / ft_time(d, s));
+                results_attr_int(r, "/final", "peak_mem_bytes", ft_mem(d, s));
+                results_attr_int(r, "/final", "params", dims[d] * 1000 + 7);
+                results_attr_double(r, "/final", "flops_per_step", dims[d] * 0.37e9);
+                results_attr_int(r, "/final", "steps", div ? 13 : 20);
+                results_close(r);
+            }
+    for (int e = 0; e < 2; e++)
+        for (int s = 0; s < 2; s++) {
+            char id[16];
+            snprintf(id, sizeof id, "p%011x", (unsigned)(e * 10 + s));
+            results *r;
+            write_run("pretrain", id, "2026-01-01T00:00:00Z", "done", s, &r);
+            results_attr_double(r, "/config", "objective.eta", 0.5 * e);
+            write_series(r, 20, 0.05 * e + 0.001 * s);
+            results_attr_double(r, "/final", "top1", 0.4 + 0.1 * e + 0.01 * s);
+            results_attr_double(r, "/final", "loss", 2.0 - 0.1 * e - 0.01 * s);
+            results_attr_double(r, "/final", "train_time_s", 50.0 + s);
+            results_attr_double(r, "/final", "images_per_s", 1000.0 + 10 * s);
+            results_attr_int(r, "/final", "peak_mem_bytes", 300 * 1048576 + s);
+            results_attr_int(r, "/final", "params", 64007);
+            results_attr_double(r, "/final", "flops_per_step", 1.5e9);
+            if (e == 1 && s == 0) { // relmap (L=2, H=2, 5, 5): a peak at offset 0
+                float rel[2 * 2 * 5 * 5], ent[4] = {1, 2, 3, 4};
+                for (int k = 0; k < 4; k++)
+                    for (int i = 0; i < 5; i++)
+                        for (int j = 0; j < 5; j++) rel[(k * 5 + i) * 5 + j] = (float)((k + 1) * exp(-((i - 2) * (i - 2) + (j - 2) * (j - 2)) / (1.0 + k)));
+                results_dataset_f32(r, "/attention/relmap", 4, (int[]){2, 2, 5, 5}, rel);
+                results_dataset_f32(r, "/attention/entropy", 2, (int[]){2, 2}, ent);
+            }
+            if (e == 0 && s == 1) { // samples: (N,C,H,W) grey, (N,H,W) with NaN, (N,H,W,3) colour
+                float a[4 * 8 * 8], b[4 * 8 * 8 * 3];
+                for (int i = 0; i < 4 * 64; i++) a[i] = (float)((i % 8) + (i / 8 % 8)) / 14.0f;
+                results_dataset_f32(r, "/samples/original", 4, (int[]){4, 1, 8, 8}, a);
+                for (int i = 0; i < 4 * 64; i++) a[i] = (i / 8 % 8) < 4 ? NAN : a[i];
+                results_dataset_f32(r, "/samples/context", 3, (int[]){4, 8, 8}, a);
+                for (int i = 0; i < 4 * 64 * 3; i++) b[i] = (float)(i % 3 == 0 ? (i / 3 % 8) / 7.0 : i % 3 == 1 ? (i / 24 % 8) / 7.0 : 0.5);
+                results_dataset_f32(r, "/samples/reassembled", 4, (int[]){4, 8, 8, 3}, b);
+            }
+            results_close(r);
+        }
+    FILE *f;
+    snprintf(path, sizeof path, "%s/exp/pretrain/zzzz.h5.partial", g_dir); // ignored
+    if ((f = fopen(path, "w"))) fputs("not hdf5", f), fclose(f);
+    snprintf(path, sizeof path, "%s/reference.tsv", g_dir);
+    if ((f = fopen(path, "w"))) {
+        fputs("# stage\tmatch\tmetric\tvalue\tsource\n", f);
+        fputs("finetune\tmodel.dim=64,pe.kind=abs\ttop1\t85.2\tMP3 Table 2\n", f);
+        fputs("finetune\tfinetune.model.dim=128.0,pe.kind=none\ttop1\t70.1\tMP3 Table 2\n", f);
+        fclose(f);
+    }
+}
+
+// ---- expected cells -----------------------------------------------------------------
+static void cell(char *out, size_t len, const double *x, int n, double scale, const char *fmt, int mean_only) {
+    if (n == 0) {
+        snprintf(out, len, "—");
+        return;
+    }
+    double sum = 0, ss = 0;
+    for (int i = 0; i < n; i++) sum += x[i];
+    double mean = sum / n;
+    for (int i = 0; i < n; i++) ss += (x[i] - mean) * (x[i] - mean);
+    double sd = n > 1 ? sqrt(ss / (n - 1)) : 0;
+    char m[64], s[64];
+    snprintf(m, sizeof m, fmt, mean * scale);
+    if (n > 1) snprintf(s, sizeof s, fmt, sd * scale);
+    else snprintf(s, sizeof s, "—");
+    if (mean_only) snprintf(out, len, "%s", m);
+    else snprintf(out, len, "%s ± %s", m, s);
+}
+
+static void append(char *row, size_t len, const char *c) { snprintf(row + strlen(row), len - strlen(row), " %s |", c); }
+
+static void expected_ft_row(int d, int p, char *row, size_t len) {
+    double t1[3], t5[3], pos[3], loss[3], tt[3], ips[3], mem[3], par[3], fl[3];
+    int n = 0;
+    for (int s = 0; s < 3; s++) {
+        if (ft_diverged(d, p, s)) continue;
+        double top1 = ft_top1(d, p, s);
+        t1[n] = top1, t5[n] = top1 + 0.15, pos[n] = 0.3 + 0.01 * s + 0.02 * d, loss[n] = 1.2 - top1 + 0.001 * s;
+        tt[n] = ft_time(d, s), ips[n] = 6000.0 / ft_time(d, s), mem[n] = (double)ft_mem(d, s);
+        par[n] = dims[d] * 1000 + 7, fl[n] = dims[d] * 0.37e9;
+        n++;
+    }
+    char c[160];
+    snprintf(row, len, "| %d | %s | %d |", dims[d], pes[p], n);
+    cell(c, sizeof c, t1, n, 100, "%.2f", 0), append(row, len, c);
+    append(row, len, d == 0 && p == 0 ? "85.2" : d == 1 && p == 1 ? "70.1" : "");
+    cell(c, sizeof c, t5, n, 100, "%.2f", 0), append(row, len, c);
+    cell(c, sizeof c, pos, n, 100, "%.2f", 0), append(row, len, c);
+    cell(c, sizeof c, loss, n, 1, "%.4f", 0), append(row, len, c);
+    cell(c, sizeof c, par, n, 1e-6, "%.3f", 1), append(row, len, c);
+    cell(c, sizeof c, fl, n, 1e-9, "%.3f", 1), append(row, len, c);
+    cell(c, sizeof c, tt, n, 1, "%.1f", 0), append(row, len, c);
+    cell(c, sizeof c, ips, n, 1, "%.1f", 0), append(row, len, c);
+    cell(c, sizeof c, mem, n, 1.0 / 1048576, "%.1f", 0), append(row, len, c);
+    append(row, len, n == 3 ? "3 done" : "2 done, 1 diverged");
+}
+
+static void expected_pt_row(int e, char *row, size_t len) {
+    double t1[2], loss[2], tt[2], ips[2], mem[2], par[2] = {64007, 64007}, fl[2] = {1.5e9, 1.5e9};
+    for (int s = 0; s < 2; s++)
+        t1[s] = 0.4 + 0.1 * e + 0.01 * s, loss[s] = 2.0 - 0.1 * e - 0.01 * s, tt[s] = 50.0 + s, ips[s] = 1000.0 + 10 * s,
+        mem[s] = 300 * 1048576.0 + s;
+    char c[160];
+    snprintf(row, len, "| %s | 2 |", e ? "0.5" : "0");
+    cell(c, sizeof c, t1, 2, 100, "%.2f", 0), append(row, len, c);
+    cell(c, sizeof c, loss, 2, 1, "%.4f", 0), append(row, len, c);
+    cell(c, sizeof c, par, 2, 1e-6, "%.3f", 1), append(row, len, c);
+    cell(c, sizeof c, fl, 2, 1e-9, "%.3f", 1), append(row, len, c);
+    cell(c, sizeof c, tt, 2, 1, "%.1f", 0), append(row, len, c);
+    cell(c, sizeof c, ips, 2, 1, "%.1f", 0), append(row, len, c);
+    cell(c, sizeof c, mem, 2, 1.0 / 1048576, "%.1f", 0), append(row, len, c);
+}
+
+// ---- running a command with stdout/stderr captured -----------------------------------
+static char *slurp(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    size_t got = fread(s, 1, (size_t)n, f);
+    s[got] = '\0';
+    fclose(f);
+    return s;
+}
+
+// Runs fn(argc, argv) with stdout and stderr going to files; returns its status.
+static int capture(int (*fn)(int, char **), int argc, char **argv, char **out, char **err) {
+    char po[300], pe[300];
+    snprintf(po, sizeof po, "%s/stdout", g_root), snprintf(pe, sizeof pe, "%s/stderr", g_root);
+    fflush(stdout), fflush(stderr);
+    int so = dup(1), se = dup(2);
+    int fo = open(po, O_WRONLY | O_CREAT | O_TRUNC, 0644), fe = open(pe, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(fo, 1), dup2(fe, 2), close(fo), close(fe);
+    int rc = fn(argc, argv);
+    fflush(stdout), fflush(stderr);
+    dup2(so, 1), dup2(se, 2), close(so), close(se);
+    *out = slurp(po), *err = slurp(pe);
+    for (char *p = *err; p && *p; p++) // one line per check in the test output
+        if (*p == '\n') *p = p[1] ? '|' : '\0';
+    return rc;
+}
+
+static int file_starts(const char *path, const char *magic, size_t n) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    char buf[16] = {0};
+    size_t got = fread(buf, 1, n, f);
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fclose(f);
+    return got == n && size > 100 && memcmp(buf, magic, n) == 0;
+}
+
+// ---- checks -------------------------------------------------------------------------
+static void test_reader(void) {
+    char path[512], err[1024];
+    snprintf(path, sizeof path, "%s/exp/pretrain/p%011x.h5", g_dir, 10u);
+    rr_run r;
+    int rc = rr_read(path, RR_SERIES | RR_ARRAYS, &r, err, sizeof err);
+    if (rc != 0) {
+        test_fail("rr_read", "%s", err);
+        return;
+    }
+    const rr_attr *eta = rr_attr_get(&r.config, "objective.eta"), *kind = rr_attr_get(&r.config, "data.name");
+    const rr_column *loss = rr_column_get(&r.train, "loss");
+    const rr_array *rel = rr_array_get(&r.attention, "relmap");
+    int ok = eta && eta->type == 'd' && !strcmp(eta->text, "0.5") && eta->num == 0.5 && kind && kind->type == 's' &&
+             !strcmp(kind->text, "fashion-mnist") && !strcmp(rr_run_status(&r), "done") && rr_run_seed(&r) == 0 &&
+             r.train.ncols == 6 && !strcmp(r.train.cols[5].name, "step_time_ms") && loss && loss->n == 20 &&
+             fabs(loss->v[3] - (2.3 * exp(-0.3) + 0.05)) < 1e-12 && r.eval.ncols == 5 && r.eval.cols[0].n == 2 && rel &&
+             rel->ndim == 4 && rel->dims[2] == 5 && rel->numel == 100 && fabs(rel->data[12] - 1.0f) < 1e-6;
+    test_check("rr_read attrs, series, arrays", ok, "config %d attrs, train %d cols, attention %d arrays", r.config.n,
+               r.train.ncols, r.attention.n);
+    rr_free(&r);
+    snprintf(path, sizeof path, "%s/exp/pretrain/zzzz.h5.partial", g_dir);
+    rc = rr_read(path, RR_ATTRS, &r, err, sizeof err);
+    test_check("rr_read error names the file", rc == -1 && strstr(err, path) != NULL, "%s", err);
+}
+
+static void test_report(void) {
+    char *out = NULL, *err = NULL;
+    char *argv[] = {g_dir};
+    int rc = capture(cmd_report, 1, argv, &out, &err);
+    test_check("report exit status", rc == 0, "rc %d; stderr: %s", rc, err ? err : "");
+    char *pt = strstr(out, "## stage `pretrain`"), *ft = strstr(out, "## stage `finetune`");
+    test_check("report stage order by start time", pt && ft && pt < ft, "pretrain %s before finetune", pt && ft && pt < ft ? "is" : "is not");
+    const char *ft_head = "| model.dim | pe.kind | n | top1 (%) | paper top1 | top5 (%) | pos_top1 (%) | loss | params (M) | "
+                          "GFLOP/step | train_time (s) | images/s | peak_mem (MiB) | status |\n";
+    const char *pt_head = "| objective.eta | n | top1 (%) | loss | params (M) | GFLOP/step | train_time (s) | images/s | peak_mem (MiB) |\n";
+    char *h = ft ? strstr(ft, ft_head) : NULL;
+    test_check("report finetune header", h != NULL, "%s", h ? "as documented" : out);
+    if (h) { // rows in order: 64 abs, 64 none, 128 abs, 128 none (numeric sort of model.dim)
+        char *line = strchr(strchr(h, '\n') + 1, '\n') + 1;
+        int bad = 0;
+        for (int d = 0; d < 2; d++)
+            for (int p = 0; p < 2; p++) {
+                char want[1024];
+                expected_ft_row(d, p, want, sizeof want);
+                size_t n = strcspn(line, "\n");
+                if (strlen(want) != n || strncmp(line, want, n)) {
+                    test_fail("report finetune row", "dim %d pe %s:\n  got  %.*s\n  want %s", dims[d], pes[p], (int)n, line, want);
+                    bad = 1;
+                }
+                line += n + 1;
+            }
+        test_check("report finetune rows exact", !bad, "4 configurations, mean ± std over done seeds, diverged counted");
+    }
+    h = pt ? strstr(pt, pt_head) : NULL;
+    test_check("report pretrain header", h != NULL, "%s", h ? "as documented (no status column)" : out);
+    if (h) {
+        char *line = strchr(strchr(h, '\n') + 1, '\n') + 1;
+        int bad = 0;
+        for (int e = 0; e < 2; e++) {
+            char want[1024];
+            expected_pt_row(e, want, sizeof want);
+            size_t n = strcspn(line, "\n");
+            if (strlen(want) != n || strncmp(line, want, n)) {
+                test_fail("report pretrain row", "eta %d:\n  got  %.*s\n  want %s", e, (int)n, line, want);
+                bad = 1;
+            }
+            line += n + 1;
+        }
+        test_check("report pretrain rows exact", !bad, "2 configurations");
+    }
+    test_check("report reference source", strstr(out, "`paper` columns: MP3 Table 2\n") != NULL, "source listed under the table");
+    char path[512];
+    snprintf(path, sizeof path, "%s/REPORT.md", g_dir);
+    char *md = slurp(path);
+    test_check("REPORT.md equals stdout", md && !strcmp(md, out), "%zu bytes", md ? strlen(md) : 0);
+    snprintf(path, sizeof path, "%s/REPORT.md.tmp", g_dir);
+    test_check("REPORT.md written atomically", access(path, F_OK) != 0, "no .tmp left behind");
+    free(md), free(out), free(err);
+}
+
+static void expect_status(const char *name, int (*fn)(int, char **), int argc, char **argv, int want, const char *needle) {
+    char *out = NULL, *err = NULL;
+    int rc = capture(fn, argc, argv, &out, &err);
+    int ok = rc == want && (!needle || (err && strstr(err, needle)));
+    test_check(name, ok, "exit %d (want %d); stderr: %.300s", rc, want, err ? err : "");
+    free(out), free(err);
+}
+
+static void test_bad_input(void) {
+    char missing[300], empty[300], bad[300], path[400];
+    snprintf(missing, sizeof missing, "%s/no-such-dir", g_root);
+    snprintf(empty, sizeof empty, "%s/empty", g_root);
+    snprintf(bad, sizeof bad, "%s/badref", g_root);
+    mkdir(empty, 0777), mkdir(bad, 0777);
+    expect_status("report missing DIR exits 2", cmd_report, 1, (char *[]){missing}, 2, missing);
+    expect_status("report empty DIR exits 2", cmd_report, 1, (char *[]){empty}, 2, "no finished runs");
+    expect_status("report no DIR exits 2", cmd_report, 0, (char *[]){NULL}, 2, "needs a results directory");
+    expect_status("report bad flag exits 2", cmd_report, 2, (char *[]){g_dir, "--bogus"}, 2, "--bogus");
+    expect_status("plot missing DIR exits 2", cmd_plot, 1, (char *[]){missing}, 2, NULL);
+    expect_status("plot bad --only exits 2", cmd_plot, 3, (char *[]){g_dir, "--only", "pie"}, 2, "not a figure kind");
+    // one good run plus a junk .h5: the junk is left out and named; a bad reference.tsv is an error
+    char src[512];
+    snprintf(src, sizeof src, "%s/exp/pretrain/p%011x.h5", g_dir, 0u);
+    snprintf(path, sizeof path, "%s/run.h5", bad);
+    char *data = NULL;
+    FILE *in = fopen(src, "rb"), *out = fopen(path, "wb");
+    if (in && out) {
+        data = malloc(1 << 20);
+        size_t n = fread(data, 1, 1 << 20, in);
+        fwrite(data, 1, n, out);
+    }
+    if (in) fclose(in);
+    if (out) fclose(out);
+    free(data);
+    snprintf(path, sizeof path, "%s/junk.h5", bad);
+    if ((out = fopen(path, "w"))) fputs("junk", out), fclose(out);
+    char *o = NULL, *e = NULL;
+    int rc = capture(cmd_report, 1, (char *[]){bad}, &o, &e);
+    test_check("report leaves out an unreadable file", rc == 0 && o && strstr(o, "junk.h5") && e && strstr(e, "junk.h5"), "exit %d", rc);
+    free(o), free(e);
+    snprintf(path, sizeof path, "%s/reference.tsv", bad);
+    if ((out = fopen(path, "w"))) fputs("pretrain\tobjective.eta=0\ttop1\n", out), fclose(out);
+    expect_status("report malformed reference.tsv exits 2", cmd_report, 1, (char *[]){bad}, 2, "reference.tsv:1:");
+}
+
+static int have_gnuplot(void) { return system("gnuplot -e 'exit' >/dev/null 2>&1") == 0; }
+
+static void test_plot(void) {
+    if (!have_gnuplot()) {
+        test_skip("plot figures", "gnuplot not installed (Debian package gnuplot-nox)");
+        return;
+    }
+    char *out = NULL, *err = NULL;
+    int rc = capture(cmd_plot, 1, (char *[]){g_dir}, &out, &err);
+    test_check("plot exit status", rc == 0, "rc %d; stderr: %.2000s", rc, err ? err : "");
+    const char *bases[] = {"pretrain_metric_vs_axis_top1_vs_objective.eta", "pretrain_curves_train_loss", "pretrain_curves_eval_top1",
+                           "pretrain_heatmap_relmap_p0000000000a", "pretrain_image_grid_p00000000001",
+                           "finetune_metric_vs_axis_top1_vs_model.dim", "finetune_metric_vs_axis_top1_vs_pe.kind",
+                           "finetune_curves_train_loss", "finetune_curves_eval_top1"};
+    int nb = (int)(sizeof bases / sizeof *bases), missing = 0;
+    for (int i = 0; i < nb; i++) {
+        char png[512], svg[512], dat[512];
+        snprintf(png, sizeof png, "%s/figures/%s.png", g_dir, bases[i]);
+        snprintf(svg, sizeof svg, "%s/figures/%s.svg", g_dir, bases[i]);
+        snprintf(dat, sizeof dat, "%s/figures/data/%s.dat", g_dir, bases[i]);
+        int ok = file_starts(png, "\x89PNG\r\n\x1a\n", 8) && file_starts(svg, "<?xml", 5) && access(dat, R_OK) == 0;
+        if (!ok) test_fail("plot figure", "%s: png/svg/dat missing or malformed", bases[i]), missing++;
+    }
+    test_check("plot every expected PNG, SVG and data file", missing == 0, "%d figures expected, %d missing", nb, missing);
+    char stray[512];
+    snprintf(stray, sizeof stray, "%s/figures/finetune_heatmap_relmap_f00000000000.png", g_dir);
+    test_check("plot no heatmap without relmap", access(stray, F_OK) != 0, "finetune has no /attention");
+    free(out), free(err);
+
+    // figures.tsv selects: only final top5 vs model.dim of finetune
+    char path[512];
+    snprintf(path, sizeof path, "%s/figures.tsv", g_dir);
+    FILE *f = fopen(path, "w");
+    if (f) fputs("kind\tstage\tmetric\taxis\nmetric_vs_axis\tfinetune\ttop5\tmodel.dim\n", f), fclose(f);
+    rc = capture(cmd_plot, 1, (char *[]){g_dir}, &out, &err);
+    int figs = 0;
+    for (const char *p = out; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) figs += !strncmp(p, "figure ", 7);
+    snprintf(path, sizeof path, "%s/figures/finetune_metric_vs_axis_top5_vs_model.dim.png", g_dir);
+    test_check("plot figures.tsv selects", rc == 0 && figs == 1 && file_starts(path, "\x89PNG", 4), "exit %d, %d figures", rc, figs);
+    free(out), free(err);
+    snprintf(path, sizeof path, "%s/figures.tsv", g_dir);
+    unlink(path);
+
+    // a failing script -> exit 1 with gnuplot's message; gnuplot missing -> exit 2
+    char broken[400], script[500];
+    snprintf(broken, sizeof broken, "%s/brokenplots", g_root);
+    mkdir(broken, 0777);
+    snprintf(script, sizeof script, "%s/metric_vs_axis.gp", broken);
+    if ((f = fopen(script, "w"))) fputs("this is not gnuplot\n", f), fclose(f);
+    setenv("POSBENCH_PLOTS", broken, 1);
+    expect_status("plot gnuplot failure exits 1", cmd_plot, 3, (char *[]){g_dir, "--only", "metric_vs_axis"}, 1, "this is not gnuplot");
+    unsetenv("POSBENCH_PLOTS");
+    char *saved = strdup(getenv("PATH") ? getenv("PATH") : "");
+    setenv("PATH", "/nonexistent", 1);
+    expect_status("plot without gnuplot exits 2", cmd_plot, 1, (char *[]){g_dir}, 2, "gnuplot-nox");
+    setenv("PATH", saved, 1);
+    free(saved);
+}
+
+int main(void) {
+    snprintf(g_root, sizeof g_root, "/tmp/posbench-report.XXXXXX");
+    if (!mkdtemp(g_root)) {
+        test_fail("setup", "mkdtemp failed");
+        return 1;
+    }
+    snprintf(g_dir, sizeof g_dir, "%s/runs", g_root);
+    mkdir(g_dir, 0777);
+    make_runs();
+    test_reader();
+    test_report();
+    test_bad_input();
+    test_plot();
+    if (test_exit_code() == 0 && !getenv("POSBENCH_TEST_KEEP")) {
+        char cmd[300];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_root);
+        if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", g_root);
+    } else {
+        printf("# files kept in %s\n", g_root);
+    }
+    return test_exit_code();
+}
