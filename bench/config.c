@@ -10,7 +10,7 @@
 #define BIG 1e30
 // Keys sorted by name: the canonical text and the YAML dump follow this order.
 const cfg_key cfg_keys[] = {
-    {"data.crop_pad", CFG_INT, "0", 0, 16, NULL, 1, "random-crop padding in pixels (0 = no crop augmentation)"},
+    {"data.crop_pad", CFG_INT, "1", 0, 16, NULL, 1, "random-crop padding in pixels (0 = no crop augmentation)"},
     {"data.hflip", CFG_BOOL, "true", 0, 1, NULL, 1, "random horizontal flip in training"},
     {"data.labeled_fraction", CFG_FLOAT, "1.0", 1e-6, 1, NULL, 1, "fixed, seeded, class-balanced fraction of the training set that keeps labels"},
     {"data.limit", CFG_INT, "0", 0, BIG, NULL, 1, "use only the first N training images (0 = all)"},
@@ -36,7 +36,7 @@ const cfg_key cfg_keys[] = {
     {"train.beta2", CFG_FLOAT, "0.999", 0, 0.999999, NULL, 1, "AdamW beta2"},
     {"train.checkpoint_every", CFG_INT, "0", 0, BIG, NULL, 0, "write a resumable checkpoint every N steps (0 = at each epoch end)"},
     {"train.clip", CFG_FLOAT, "1.0", 0, BIG, NULL, 1, "clip the global gradient norm to this (0 = off)"},
-    {"train.epochs", CFG_INT, "30", 1, 100000, NULL, 1, "training epochs"},
+    {"train.epochs", CFG_INT, "32", 1, 100000, NULL, 1, "training epochs"},
     {"train.eps", CFG_FLOAT, "1e-8", 0, 1, NULL, 1, "AdamW epsilon"},
     {"train.lr", CFG_FLOAT, "2e-3", 0, 10, NULL, 1, "peak learning rate (after warmup)"},
     {"train.min_lr", CFG_FLOAT, "1e-5", 0, 10, NULL, 1, "learning rate at the end of the cosine decay"},
@@ -144,7 +144,7 @@ void config_copy(config *dst, const config *src) {
         if (src->str[i]) dst->str[i] = xstrdup(src->str[i], "config value");
 }
 
-static int edit_distance(const char *a, const char *b) {
+int cfg_edit_distance(const char *a, const char *b) {
     int la = (int)strlen(a), lb = (int)strlen(b);
     if (la > 63 || lb > 63) return 99;
     int prev[64], cur[64];
@@ -166,7 +166,7 @@ const char *cfg_suggest(const char *key) {
     int best_d = 4; // at most 3 edits, or the same last component under another group
     const char *leaf = strrchr(key, '.');
     for (int i = 0; i < cfg_key_count; i++) {
-        int d = edit_distance(key, cfg_keys[i].key);
+        int d = cfg_edit_distance(key, cfg_keys[i].key);
         const char *kleaf = strrchr(cfg_keys[i].key, '.');
         if (leaf && kleaf && strcmp(leaf, kleaf) == 0 && d > 2) d = 3;
         if (d < best_d) {

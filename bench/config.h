@@ -36,6 +36,8 @@ int config_set(config *c, int index, const char *text, char *err, size_t errlen)
 // Applies "key=value"; on error writes "unknown key 'x' (did you mean 'y'?)" or the value
 // error into err and returns -1.
 int config_apply_override(config *c, const char *arg, char *err, size_t errlen);
+// Levenshtein distance (strings up to 63 characters; longer ones count as far apart).
+int cfg_edit_distance(const char *a, const char *b);
 // The closest known key to `key` (Levenshtein), or NULL when none is close.
 const char *cfg_suggest(const char *key);
 

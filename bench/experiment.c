@@ -26,29 +26,11 @@ int exp_fail(exp_ctx *x, const ynode *at, const char *fmt, ...) {
 }
 
 // ---- small helpers: edit distance, suggestions, lists ----
-static int edist(const char *a, const char *b) {
-    int la = (int)strlen(a), lb = (int)strlen(b);
-    if (la > 63 || lb > 63) return 99;
-    int prev[64], cur[64];
-    for (int j = 0; j <= lb; j++) prev[j] = j;
-    for (int i = 1; i <= la; i++) {
-        cur[0] = i;
-        for (int j = 1; j <= lb; j++) {
-            int v = prev[j - 1] + (a[i - 1] != b[j - 1]);
-            if (prev[j] + 1 < v) v = prev[j] + 1;
-            if (cur[j - 1] + 1 < v) v = cur[j - 1] + 1;
-            cur[j] = v;
-        }
-        memcpy(prev, cur, sizeof(int) * (size_t)(lb + 1));
-    }
-    return prev[lb];
-}
-
 static const char *closest(const char *w, const char *const *cand, int n) {
     const char *best = NULL;
     int best_d = (int)strlen(w) <= 3 ? 2 : 3;
     for (int i = 0; i < n; i++) {
-        int d = edist(w, cand[i]);
+        int d = cfg_edit_distance(w, cand[i]);
         if (d < best_d) best_d = d, best = cand[i];
     }
     return best;

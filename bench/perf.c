@@ -69,17 +69,6 @@ static double sgemm_gflops(int M, int N, int K) {
     return 2.0 * M * N * K / median(t, 7) / 1e9;
 }
 
-static long peak_rss_bytes(void) {
-    FILE *f = fopen("/proc/self/status", "r");
-    if (!f) return -1;
-    char line[256];
-    long kb = -1;
-    while (fgets(line, sizeof line, f))
-        if (sscanf(line, "VmHWM: %ld kB", &kb) == 1) break;
-    fclose(f);
-    return kb * 1024;
-}
-
 // Median step time in seconds of the posbench training step for config p.
 static double time_posbench_step(const perf_config *p, int iters) {
     vit m;

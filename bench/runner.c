@@ -7,6 +7,7 @@
 // retried (--retries), diverged ones are final. Shards split by root run: a run and its
 // descendants always land in the same shard.
 #include "runner.h"
+#include "exp_tables.h"
 #include "experiment.h"
 #include "train.h"
 #include "../core/common.h"
@@ -72,15 +73,14 @@ static int selected(const experiment *e, int i, const run_flags *f) {
     return 1;
 }
 
+// Creates the directories leading to file.
 static void make_dirs_for(const char *file) {
-    char path[4400];
-    snprintf(path, sizeof path, "%s", file);
-    for (char *p = path + 1; *p; p++) {
-        if (*p != '/') continue;
-        *p = 0;
-        if (mkdir(path, 0755) != 0 && errno != EEXIST) die_input("cannot create directory %s: %s", path, strerror(errno));
-        *p = '/';
-    }
+    char dir[4400];
+    snprintf(dir, sizeof dir, "%s", file);
+    char *slash = strrchr(dir, '/');
+    if (!slash || slash == dir) return;
+    *slash = 0;
+    make_dirs(dir);
 }
 
 // Opens and flocks <run>.lock; returns the descriptor, or -1 when another process holds it.
@@ -132,6 +132,21 @@ static void child_train(const experiment *e, int i, const run_flags *f, int thre
     int status = train_run(&e->runs[i].cfg, &opt, &res);
     fflush(stdout);
     _exit(status);
+}
+
+// The run's "final: top1=... top5=... time=...s" line from its log, or "no result".
+static void last_final_line(const char *base, char *out, size_t len) {
+    char log[4200], line[512];
+    snprintf(log, sizeof log, "%s.log", base);
+    snprintf(out, len, "no result");
+    FILE *f = fopen(log, "r");
+    if (!f) return;
+    while (fgets(line, sizeof line, f))
+        if (!strncmp(line, "final: ", 7)) {
+            line[strcspn(line, "\n")] = 0;
+            snprintf(out, len, "%.*s", (int)(len - 1), line + 7);
+        }
+    fclose(f);
 }
 
 static int parse_flags(int argc, char **argv, run_flags *f) {
@@ -189,6 +204,7 @@ int cmd_run(int argc, char **argv) {
     char err[4096];
     experiment *e = &g_exp;
     if (experiment_load(e, f.path, f.scale, err, sizeof err) != 0) die_input("%s", err);
+    if (exp_tables_write(e, NULL, err, sizeof err) != 0) die_input("%s", err);
     int n = e->nruns;
     int *state = xcalloc((size_t)n, sizeof(int), "run states");
     int *tries = xcalloc((size_t)n, sizeof(int), "run attempts");
@@ -211,6 +227,10 @@ int cmd_run(int argc, char **argv) {
                        state[i] == R_DONE ? "done" : experiment_run_status(e, i, f.out), e->runs[i].axes);
         return 0;
     }
+    char exp_dir[4096];
+    snprintf(exp_dir, sizeof exp_dir, "%.3900s/%.127s/", f.out, e->name);
+    make_dirs_for(exp_dir);
+    if (exp_tables_write(e, exp_dir, err, sizeof err) != 0) die_fail("%s", err);
     fflush(stdout);
     int running = 0, stop = 0;
     for (;;) {
@@ -277,9 +297,11 @@ int cmd_run(int argc, char **argv) {
             state[i] = R_FAILED;
             if (f.fail_fast) stop = 1;
         }
-        printf("[%s]%*s %s %s %s (exit %d; log %s.log)\n", state[i] == R_WAIT ? "retry" : state_name[state[i]],
+        char result[256];
+        last_final_line(base, result, sizeof result);
+        printf("[%s]%*s %s %s %s: %s (exit %d; log %s.log)\n", state[i] == R_WAIT ? "retry" : state_name[state[i]],
                (int)(8 - strlen(state[i] == R_WAIT ? "retry" : state_name[state[i]])), "", e->runs[i].run_id,
-               e->runs[i].stage, e->runs[i].axes, code, base);
+               e->runs[i].stage, e->runs[i].axes, result, code, base);
         fflush(stdout);
     }
     int failed = 0, ok = 0;

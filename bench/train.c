@@ -15,6 +15,7 @@
 #include "../objectives/supervised.h"
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,29 +77,6 @@ static void iso_time(char *buf, size_t len) {
     struct tm tm;
     gmtime_r(&now, &tm);
     strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
-static long peak_rss_bytes(void) {
-    FILE *f = fopen("/proc/self/status", "r");
-    if (!f) return -1;
-    char line[256];
-    long kb = -1;
-    while (fgets(line, sizeof line, f))
-        if (sscanf(line, "VmHWM: %ld kB", &kb) == 1) break;
-    fclose(f);
-    return kb < 0 ? -1 : kb * 1024;
-}
-
-static void make_dirs(const char *dir) {
-    char path[4096];
-    snprintf(path, sizeof path, "%s", dir);
-    for (char *p = path + 1; *p; p++) {
-        if (*p != '/') continue;
-        *p = 0;
-        if (mkdir(path, 0755) != 0 && errno != EEXIST) die_input("cannot create directory %s: %s", path, strerror(errno));
-        *p = '/';
-    }
-    if (mkdir(path, 0755) != 0 && errno != EEXIST) die_input("cannot create directory %s: %s", path, strerror(errno));
 }
 
 // ---------------------------------------------------------------- setup
@@ -481,10 +459,17 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
     }
     int status = 0;
     const char *final_status = "done";
+    // Fault injection for tests: POSBENCH_FAULT_NAN_STEP=S poisons a weight with NaN before
+    // step S (1-based), so the divergence path runs for real; POSBENCH_FAULT_KILL_STEP=S sends
+    // SIGKILL to the whole process group (the sweep and its runs) right after step S, so the
+    // kill -9 test does not depend on how fast the machine is.
+    const char *fault = getenv("POSBENCH_FAULT_NAN_STEP"), *kill_fault = getenv("POSBENCH_FAULT_KILL_STEP");
+    long nan_step = fault ? atol(fault) : 0, kill_step = kill_fault ? atol(kill_fault) : 0;
     while (r.step < r.total_steps) {
         int epoch = (int)(r.step / r.steps_per_epoch), in_epoch = (int)(r.step % r.steps_per_epoch);
         if (in_epoch == 0 || r.step == 0 || resumed) epoch_order(&r, epoch);
         resumed = 0;
+        if (nan_step > 0 && r.step + 1 == nan_step) m->param[0] = NAN;
         double t0 = now_seconds(), grad_norm = 0.0;
         float lr = 0.0f;
         double loss = train_step(&r, epoch, in_epoch, &grad_norm, &lr);
@@ -517,6 +502,7 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
             write_checkpoint(&r);
             results_flush(r.res);
         }
+        if (kill_step > 0 && r.step == kill_step) kill(0, SIGKILL);
         if (stop) {
             progress_finish(&bar);
             if (results_close(r.res) != 0) die_fail("%s: closing the results file failed", r.partial_path);

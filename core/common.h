@@ -19,5 +19,8 @@ void *xmalloc_aligned(size_t bytes, const char *what);
 char *xstrdup(const char *s, const char *what);
 
 double now_seconds(void);       // monotonic clock, seconds
+long peak_rss_bytes(void);      // this process's peak resident memory (VmHWM), -1 if unknown
+// Creates dir and its missing parents (mkdir -p); a failure is bad input (exit 2) naming it.
+void make_dirs(const char *dir);
 int posbench_threads(void);     // threads the CPU backend uses (OpenMP)
 void posbench_set_threads(int n); // sets OpenMP and OpenBLAS thread counts

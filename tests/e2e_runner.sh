@@ -59,17 +59,18 @@ sed -e 's/epochs: 2,/epochs: 6,/' -e 's/^seeds: \[0, 1\]/seeds: [0]/' -e 's/^sta
     grep -v train_extra > "$T/long.yaml"
 sed -i 's/  train: {epochs: 6, batch: 64, warmup_epochs: 0}/  train: {epochs: 6, batch: 64, warmup_epochs: 0, checkpoint_every: 2}/' "$T/long.yaml"
 $PB run "$T/long.yaml" --out "$T/u" --only pretrain > /dev/null 2>&1
-setsid $PB run "$T/long.yaml" --out "$T/k" --only pretrain > "$T/run4" 2>&1 &
-for i in $(seq 1 200); do ls "$T"/k/tiny/pretrain/*.ckpt >/dev/null 2>&1 && break; sleep 0.1; done
-sleep 0.3
-pkill -9 -f "$PB run $T/long.yaml --out $T/k"
-sleep 0.5
+# The trainer SIGKILLs its own process group (the sweep and the run) right after step 5, one
+# step past the checkpoint at step 4: a real kill -9 at a point that does not depend on speed.
+# (bash -c absorbs the shell's "Killed" notice.)
+POSBENCH_FAULT_KILL_STEP=5 bash -c 'setsid "$0" run "$1" --out "$2" --only pretrain > "$3" 2>&1; true' \
+    "$PB" "$T/long.yaml" "$T/k" "$T/run4" 2>/dev/null
 partial=$(ls "$T"/k/tiny/pretrain/ | tr '\n' ' ')
 $PB run "$T/long.yaml" --out "$T/k" --only pretrain > "$T/run5" 2>&1; rc=$?
 U=$(ls "$T"/u/tiny/pretrain/*.h5); K=$(ls "$T"/k/tiny/pretrain/*.h5 2>/dev/null)
 grep -q "resuming run" "$T"/k/tiny/pretrain/*.log
 resumed=$?
-[ $rc -eq 0 ] && [ $resumed -eq 0 ] && [ -n "$K" ] &&
+case "$partial" in *.h5.partial*) killed_mid=0 ;; *) killed_mid=1 ;; esac
+[ $killed_mid -eq 0 ] && [ $rc -eq 0 ] && [ $resumed -eq 0 ] && [ -n "$K" ] &&
     [ "$(h5dump -a /final/top1 "$U" | tail -n +2)" = "$(h5dump -a /final/top1 "$K" | tail -n +2)" ] &&
     [ "$(h5dump -d /train/loss "$U" | tail -n +2)" = "$(h5dump -d /train/loss "$K" | tail -n +2)" ]
 check "kill -9 mid-run, rerun: resumes and matches the uninterrupted run" $? "after the kill: $partial"
@@ -95,3 +96,19 @@ check "shard 1/2 holds one pretrain run and its two finetune runs" $? "$(head -n
 $PB run "$T/nope.yaml" > "$T/bad" 2>&1; rc=$?
 [ $rc -eq 2 ]
 check "run: missing experiment file is bad input" $? "exit $rc: $(head -c 200 "$T/bad")"
+printf 'reference:\n  - {stage: finetune, match: {finetune.pe.kind: abs}, metric: final.top1, value: 50, source: "made-up"}\nfigures:\n  - {kind: metric_vs_axis, stage: finetune, metric: final.top1, x: pe.kind}\n' >> "$T/tiny.yaml"
+$PB run "$T/tiny.yaml" --out "$T/r" > "$T/run6" 2>&1; rc=$?
+$PB report "$T/r/tiny" > "$T/report2" 2>&1
+[ $rc -eq 0 ] && grep -q "finetune	finetune.pe.kind=abs	top1	50	made-up" "$T/r/tiny/reference.tsv" &&
+    grep -q "paper top1" "$T/report2" && grep -qE "^\| abs \| 2 \| [0-9.]+ ± [0-9.]+ \| 50 \|" "$T/report2"
+check "reference: numbers from the YAML printed beside ours" $? "$(grep -c 'paper' "$T/report2") lines mention paper"
+printf 'reference:\n  - {stage: nostage, metric: top1, value: 1}\n' > "$T/badref.yaml"
+sed '/^reference:/,$d' "$T/tiny.yaml" > "$T/bad2.yaml"; cat "$T/badref.yaml" >> "$T/bad2.yaml"
+$PB run "$T/bad2.yaml" --out "$T/r" > "$T/bad2" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "bad2.yaml:[0-9]*:[0-9]*: reference stage is not a stage" "$T/bad2"
+check "reference with an unknown stage is rejected before running" $? "exit $rc: $(head -c 200 "$T/bad2")"
+# Diverged runs are final, their children blocked, the sweep ends with exit 1 naming them.
+POSBENCH_FAULT_NAN_STEP=2 $PB run "$T/tiny.yaml" --out "$T/nan" --retries 2 > "$T/run7" 2>&1; rc=$?
+[ $rc -eq 1 ] && [ "$(grep -c '^\[diverged\]' "$T/run7")" -eq 2 ] && [ "$(grep -c '^\[blocked\]' "$T/run7")" -eq 4 ] &&
+    ! grep -q '(retry)' "$T/run7" && grep -q "^not done:" "$T/run7"
+check "diverged runs are not retried; their finetune runs are blocked; exit 1" $? "exit $rc; $(tail -n 1 "$T/run7")"

@@ -16,7 +16,7 @@ if [ ! -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ]; then
     exit 0
 fi
 # 512 training images, batch 64: 8 steps an epoch, 16 in all.
-CFG="data.limit=512 data.test_limit=200 train.epochs=2 train.batch=64 eval.batch=100 model.dim=32 model.depth=2 model.heads=2"
+CFG="data.limit=512 data.test_limit=200 train.epochs=2 train.batch=64 eval.batch=100 model.dim=32 model.depth=2 model.heads=2 model.patch=4"
 series() { h5dump -d "$2" "$1" 2>&1 | tail -n +2; } # dataset text without the file-name line
 
 $PB train $CFG --threads 2 --out "$T/a" >"$T/a.out" 2>"$T/a.err"; rc=$?
@@ -122,3 +122,10 @@ $PB train --help > "$T/help.out" 2>&1; rc=$?
 missing=$(for k in $(sed -n 's/^ *{"\([a-z0-9_]*\.[a-z0-9_]*\)".*/\1/p' bench/config.c); do grep -q "^  $k " "$T/help.out" || echo "$k"; done)
 [ $rc -eq 0 ] && [ -z "$missing" ]
 check "train --help lists every key with its default" $? "${missing:-all $(grep -c '^  [a-z0-9_]*\.[a-z0-9_]* ' "$T/help.out") keys listed}"
+
+# A NaN loss ends the run as diverged, with the step, and exit 1; the file is kept.
+POSBENCH_FAULT_NAN_STEP=3 $PB train $CFG --out "$T/nan" >"$T/nan.out" 2>"$T/nan.err"; rc=$?
+D=$(ls "$T"/nan/*.h5 2>/dev/null | head -n 1)
+[ $rc -eq 1 ] && [ -n "$D" ] && h5dump -a /status "$D" | grep -q '"diverged"' && h5dump -a /final/diverged_step "$D" | grep -q '(0): 3$' &&
+    grep -q "diverged: loss nan at step 3" "$T/nan.err"
+check "NaN loss: run ends as diverged at its step, exit 1" $? "exit $rc; $(head -n 1 "$T/nan.err")"
