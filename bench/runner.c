@@ -127,6 +127,8 @@ static void child_train(const experiment *e, int i, const run_flags *f, int thre
         experiment_run_path(e, e->runs[i].parent, f->out, init, sizeof init);
         strcat(init, ".weights");
         opt.init_weights = init;
+        opt.parent_cfg = &e->runs[e->runs[i].parent].cfg;
+        opt.parent_stage = e->runs[e->runs[i].parent].stage;
     }
     train_result res;
     int status = train_run(&e->runs[i].cfg, &opt, &res);

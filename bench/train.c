@@ -12,6 +12,7 @@
 #include "../datasets/dataset.h"
 #include "../models/vit.h"
 #include "../objectives/attention_stats.h"
+#include "../objectives/mp3.h"
 #include "../objectives/supervised.h"
 #include <errno.h>
 #include <math.h>
@@ -32,6 +33,15 @@ static const results_column train_columns[TRAIN_COLS] = {
     {"step", 'i'}, {"epoch", 'i'}, {"loss", 'd'}, {"lr", 'd'}, {"grad_norm", 'd'}, {"step_time_ms", 'd'}};
 static const results_column eval_columns[EVAL_COLS] = {
     {"epoch", 'i'}, {"step", 'i'}, {"top1", 'd'}, {"top5", 'd'}, {"loss", 'd'}};
+// MP3 runs: position top-1 over all patches and over non-blank ones, at the training eta.
+static const results_column mp3_eval_columns[EVAL_COLS] = {
+    {"epoch", 'i'}, {"step", 'i'}, {"pos_top1", 'd'}, {"pos_top1_nonblank", 'd'}, {"loss", 'd'}};
+// Test masking ratios of the position-accuracy curve (paper Fig. 3) and of the reassembled
+// samples (Fig. 2); the RNG epoch slot of an evaluation context is EVAL_CONTEXT + the eta's index.
+static const double position_test_etas[] = {0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9};
+static const double sample_test_etas[] = {0.0, 0.25, 0.5, 0.75};
+#define EVAL_CONTEXT 0xE0000000u
+#define EVAL_CONTEXT_TRAIN_ETA (EVAL_CONTEXT + 0xFFu)
 
 typedef struct { // rows of a time series kept in memory, so a checkpoint can carry them
     double *rows;
@@ -58,6 +68,8 @@ typedef struct {
     dataset train, test;
     vit model;
     supervised objective, eval_objective;
+    int is_mp3, mp3_patches;  // MP3: context patches per image at objective.eta
+    mp3 position;             // MP3 objective
     optim_config optim;
     float *adam_m, *adam_v;
     int32_t *labels;
@@ -97,6 +109,8 @@ static void load_data(run *r) {
 }
 
 static vit_config model_config(const config *c, const dataset *d) {
+    const char *pe = cfg_str(c, "pe.kind");
+    int is_mp3 = strcmp(cfg_str(c, "objective.name"), "mp3") == 0;
     vit_config v = {
         .channels = d->channels,
         .image_size = d->height,
@@ -106,11 +120,16 @@ static vit_config model_config(const config *c, const dataset *d) {
         .heads = (int)cfg_int(c, "model.heads"),
         .mlp_ratio = (int)cfg_int(c, "model.mlp_ratio"),
         .cls = cfg_bool(c, "model.cls"),
-        .pos = strcmp(cfg_str(c, "pe.kind"), "abs") == 0 ? POS_ABS : POS_NONE,
+        .pos = !strcmp(pe, "abs") ? POS_ABS : !strcmp(pe, "relbias") ? POS_RELBIAS : POS_NONE,
         .num_classes = d->num_classes,
         .drop_path = (float)cfg_float(c, "model.drop_path"),
         .dropout = (float)cfg_float(c, "model.dropout"),
+        .pos_head = is_mp3,
     };
+    if (is_mp3 && v.patch > 0 && v.image_size % v.patch == 0) {
+        int N = (v.image_size / v.patch) * (v.image_size / v.patch);
+        v.context_tokens = (v.cls ? 1 : 0) + mp3_context_patches(N, cfg_float(c, "objective.eta"));
+    }
     return v;
 }
 
@@ -129,8 +148,16 @@ static void setup(run *r) {
     vit_config vc = model_config(c, &r->train);
     const char *why = vit_config_error(&vc);
     if (why) die_input("%s", why);
+    r->is_mp3 = vc.pos_head;
+    if (r->is_mp3 && vc.pos != POS_NONE)
+        die_input("objective.name=mp3 pretrains without a position encoding, so the position can only come from "
+                  "the content (pe.kind=%s; valid with mp3: none)", cfg_str(c, "pe.kind"));
     int max_batch = r->batch > r->eval_batch ? r->batch : r->eval_batch;
     vit_create(&r->model, &vc, &ops_cpu, max_batch, r->seed);
+    if (r->is_mp3) {
+        r->mp3_patches = vc.context_tokens - r->model.t0;
+        mp3_create(&r->position, &ops_cpu, max_batch, r->model.N, r->model.t0);
+    }
     float smoothing = (float)cfg_float(c, "objective.label_smoothing");
     supervised_create(&r->objective, &ops_cpu, max_batch, vc.num_classes, smoothing);
     supervised_create(&r->eval_objective, &ops_cpu, max_batch, vc.num_classes, 0.0f);
@@ -156,6 +183,18 @@ static void setup(run *r) {
 }
 
 // ---------------------------------------------------------------- results file
+// One typed /config attribute per key, named prefix + key.
+static void write_config_attrs(results *res, const config *c, const char *prefix) {
+    char name[256];
+    for (int i = 0; i < cfg_key_count; i++) {
+        const cfg_key *k = &cfg_keys[i];
+        snprintf(name, sizeof name, "%s%s", prefix, k->key);
+        if (k->type == CFG_INT || k->type == CFG_BOOL) results_attr_int(res, "/config", name, (int64_t)c->num[i]);
+        else if (k->type == CFG_FLOAT) results_attr_double(res, "/config", name, c->num[i]);
+        else results_attr_str(res, "/config", name, cfg_str(c, k->key));
+    }
+}
+
 static void open_results(run *r) {
     const config *c = r->cfg;
     r->res = results_create(r->partial_path);
@@ -171,14 +210,14 @@ static void open_results(run *r) {
     char *yaml = config_yaml(c);
     results_attr_str(r->res, "/", "config_yaml", yaml);
     free(yaml);
-    for (int i = 0; i < cfg_key_count; i++) {
-        const cfg_key *k = &cfg_keys[i];
-        if (k->type == CFG_INT || k->type == CFG_BOOL) results_attr_int(r->res, "/config", k->key, (int64_t)c->num[i]);
-        else if (k->type == CFG_FLOAT) results_attr_double(r->res, "/config", k->key, c->num[i]);
-        else results_attr_str(r->res, "/config", k->key, cfg_str(c, k->key));
+    write_config_attrs(r->res, c, "");
+    if (r->opt->parent_cfg && r->opt->parent_stage) {
+        char prefix[128];
+        snprintf(prefix, sizeof prefix, "%s.", r->opt->parent_stage);
+        write_config_attrs(r->res, r->opt->parent_cfg, prefix);
     }
     r->train_series = results_series_create(r->res, "/train", TRAIN_COLS, train_columns, 1024);
-    r->eval_series = results_series_create(r->res, "/eval", EVAL_COLS, eval_columns, 64);
+    r->eval_series = results_series_create(r->res, "/eval", EVAL_COLS, r->is_mp3 ? mp3_eval_columns : eval_columns, 64);
     // A resumed run replays its recorded history into the fresh partial file.
     for (long i = 0; i < r->train_hist.count; i++) results_series_append(r->train_series, r->train_hist.rows + i * TRAIN_COLS);
     for (long i = 0; i < r->eval_hist.count; i++) results_series_append(r->eval_series, r->eval_hist.rows + i * EVAL_COLS);
@@ -273,20 +312,57 @@ static double train_step(run *r, int epoch, int in_epoch, double *grad_norm, flo
     dataset_make_batch(&r->train, r->order + (size_t)in_epoch * r->batch, r->batch, &aug, r->seed, (uint32_t)epoch,
                        (uint32_t)in_epoch, vit_images(m), r->labels);
     rng_addr rng = {.seed = r->seed, .epoch = (uint32_t)epoch, .step = (uint32_t)in_epoch};
+    if (r->is_mp3) {
+        mp3_sample_context(vit_context(m), r->batch, m->N, m->t0, r->mp3_patches, r->seed, (uint32_t)epoch,
+                           (uint32_t)in_epoch, 0);
+        vit_set_context(m, m->t0 + r->mp3_patches);
+    }
     const float *logits = vit_forward(m, r->batch, 1, rng);
-    double loss = supervised_forward(&r->objective, logits, r->labels, r->batch);
+    double loss = r->is_mp3 ? mp3_forward(&r->position, logits, r->batch)
+                            : supervised_forward(&r->objective, logits, r->labels, r->batch);
     if (!isfinite(loss)) return loss;
     m->ops->zero(m->grad, m->params.total);
     vit_zero_act_grads(m);
-    supervised_backward(&r->objective, vit_dlogits(m), r->labels, r->batch);
+    if (r->is_mp3) mp3_backward(&r->position, vit_dlogits(m), r->batch);
+    else supervised_backward(&r->objective, vit_dlogits(m), r->labels, r->batch);
     vit_backward(m, r->batch);
     *grad_norm = optim_step(m->ops, &m->params, m->param, m->grad, r->adam_m, r->adam_v, &r->optim, r->step, lr);
     return loss;
 }
 
-typedef struct { double top1, top5, loss; } eval_result;
+typedef struct { double top1, top5, loss; } eval_result; // MP3: pos_top1, pos_top1_nonblank, loss
+
+// MP3 position accuracy of the first `limit` test images (0 = all) at test masking ratio eta;
+// image i's context comes from (seed, RNG_MASK, context_epoch, 0, i), the same every epoch.
+static eval_result position_accuracy(run *r, double eta, uint32_t context_epoch, int limit) {
+    vit *m = &r->model;
+    int n = limit > 0 && limit < r->test.n ? limit : r->test.n, Mp = mp3_context_patches(m->N, eta), M = m->t0 + Mp;
+    int chunk = vit_batch_capacity(m, M);
+    if (chunk > r->eval_batch) chunk = r->eval_batch;
+    int *pred = xmalloc((size_t)chunk * m->N * sizeof(int), "predicted positions");
+    long correct = 0, total = 0, correct_nb = 0, total_nb = 0;
+    double loss_sum = 0.0;
+    for (int start = 0; start < n; start += chunk) {
+        int B = n - start < chunk ? n - start : chunk;
+        for (int b = 0; b < B; b++) r->batch_index[b] = start + b;
+        dataset_make_batch(&r->test, r->batch_index, B, NULL, 0, 0, 0, vit_images(m), r->labels);
+        mp3_sample_context(vit_context(m), B, m->N, m->t0, Mp, r->seed, context_epoch, 0, (uint32_t)start);
+        vit_set_context(m, M);
+        const float *logits = vit_forward(m, B, 0, (rng_addr){0});
+        loss_sum += mp3_forward(&r->position, logits, B) * B;
+        mp3_predict(logits, B, m->N, m->t0, pred);
+        mp3_count_correct(pred, vit_images(m), B, m->cfg.channels, m->cfg.image_size, m->cfg.patch, &correct, &total,
+                          &correct_nb, &total_nb);
+    }
+    free(pred);
+    vit_set_context(m, m->T);
+    return (eval_result){(double)correct / total, total_nb ? (double)correct_nb / total_nb : NAN, loss_sum / n};
+}
 
 static eval_result evaluate(run *r) {
+    if (r->is_mp3)
+        return position_accuracy(r, cfg_float(r->cfg, "objective.eta"), EVAL_CONTEXT_TRAIN_ETA,
+                                 (int)cfg_int(r->cfg, "eval.position_limit"));
     vit *m = &r->model;
     long top1 = 0, top5 = 0;
     double loss_sum = 0.0;
@@ -306,7 +382,9 @@ static eval_result evaluate(run *r) {
 // Attention statistics of the trained model on a fixed batch: the first (up to) 64 test images.
 static void record_attention(run *r) {
     vit *m = &r->model;
+    vit_set_context(m, m->T);
     int B = r->test.n < 64 ? r->test.n : 64, L = m->cfg.depth, H = m->cfg.heads, g = m->grid;
+    if (B > vit_batch_capacity(m, m->T)) B = vit_batch_capacity(m, m->T); // MP3 arenas are sized for the context
     for (int b = 0; b < B; b++) r->batch_index[b] = b;
     dataset_make_batch(&r->test, r->batch_index, B, NULL, 0, 0, 0, vit_images(m), r->labels);
     vit_forward(m, B, 0, (rng_addr){0});
@@ -331,6 +409,79 @@ static void record_attention(run *r) {
     free(distance);
     free(relmap);
     free(cls_map);
+}
+
+// MP3: position top-1 at each test eta (paper Fig. 3), over all and over non-blank patches.
+typedef struct { double a, b; } results_attr_pair;
+
+static void record_position_curve(run *r, results_attr_pair *at_eta0) {
+    int E = (int)(sizeof position_test_etas / sizeof position_test_etas[0]), limit = (int)cfg_int(r->cfg, "eval.position_limit");
+    float eta[16], top1[16], nonblank[16], loss[16];
+    for (int e = 0; e < E; e++) {
+        eval_result acc = position_accuracy(r, position_test_etas[e], EVAL_CONTEXT + (uint32_t)e, limit);
+        eta[e] = (float)position_test_etas[e], top1[e] = (float)acc.top1, nonblank[e] = (float)acc.top5, loss[e] = (float)acc.loss;
+        printf("position accuracy at test eta %.1f: %.4f (non-blank patches %.4f)\n", position_test_etas[e], acc.top1, acc.top5);
+    }
+    int dims[1] = {E};
+    results_dataset_f32(r->res, "/position/test_eta", 1, dims, eta);
+    results_dataset_f32(r->res, "/position/top1", 1, dims, top1);
+    results_dataset_f32(r->res, "/position/top1_nonblank", 1, dims, nonblank);
+    results_dataset_f32(r->res, "/position/loss", 1, dims, loss);
+    results_attr_int(r->res, "/position", "images", limit > 0 && limit < r->test.n ? limit : r->test.n);
+    at_eta0->a = top1[0], at_eta0->b = nonblank[0];
+}
+
+// MP3: the first eval.samples test images, their context and their reassembly from the
+// predicted positions at a few test etas (paper Fig. 2), in pixel units [0, 1]; positions
+// that are masked (context view) or that no patch landed on (reassembly) are 0.5 grey.
+static void record_samples(run *r) {
+    vit *m = &r->model;
+    int S = (int)cfg_int(r->cfg, "eval.samples");
+    if (S > r->test.n) S = r->test.n;
+    if (S <= 0) return;
+    int C = m->cfg.channels, size = m->cfg.image_size, p = m->cfg.patch, N = m->N, t0 = m->t0;
+    size_t image_floats = (size_t)C * size * size;
+    float *original = xmalloc((size_t)S * image_floats * sizeof(float), "sample images");
+    float *context = xmalloc((size_t)S * image_floats * sizeof(float), "sample context views");
+    float *rebuilt = xmalloc((size_t)S * image_floats * sizeof(float), "sample reassemblies");
+    int *pred = xmalloc((size_t)S * N * sizeof(int), "sample predictions");
+    int dims[4] = {S, C, size, size};
+    for (int b = 0; b < S; b++) r->batch_index[b] = b;
+    const float *mean = r->test.mean, *std = r->test.std;
+    int E = (int)(sizeof sample_test_etas / sizeof sample_test_etas[0]);
+    for (int e = 0; e < E; e++) {
+        int Mp = mp3_context_patches(N, sample_test_etas[e]);
+        dataset_make_batch(&r->test, r->batch_index, S, NULL, 0, 0, 0, vit_images(m), r->labels);
+        int *ctx = vit_context(m);
+        mp3_sample_context(ctx, S, N, t0, Mp, r->seed, EVAL_CONTEXT + 0x100u + (uint32_t)e, 0, 0);
+        vit_set_context(m, t0 + Mp);
+        const float *logits = vit_forward(m, S, 0, (rng_addr){0});
+        mp3_predict(logits, S, N, t0, pred);
+        int *patches = xmalloc((size_t)Mp * sizeof(int), "context patches");
+        for (int b = 0; b < S; b++) {
+            float *img = vit_images(m) + (size_t)b * image_floats; // back to pixel units in place
+            for (size_t k = 0; k < image_floats; k++) {
+                int c = (int)(k / ((size_t)size * size));
+                img[k] = img[k] * std[c] + mean[c];
+            }
+            memcpy(original + (size_t)b * image_floats, img, image_floats * sizeof(float));
+            for (int k = 0; k < Mp; k++) patches[k] = ctx[(size_t)b * (t0 + Mp) + t0 + k] - t0;
+            mp3_context_image(img, patches, Mp, C, size, p, 0.5f, context + (size_t)b * image_floats);
+            mp3_reassemble(img, pred + (size_t)b * N, C, size, p, 0.5f, rebuilt + (size_t)b * image_floats);
+        }
+        free(patches);
+        char name[64];
+        snprintf(name, sizeof name, "/samples/eta_%.2f_context", sample_test_etas[e]);
+        results_dataset_f32(r->res, name, 4, dims, context);
+        snprintf(name, sizeof name, "/samples/eta_%.2f_reassembled", sample_test_etas[e]);
+        results_dataset_f32(r->res, name, 4, dims, rebuilt);
+    }
+    results_dataset_f32(r->res, "/samples/original", 4, dims, original);
+    vit_set_context(m, m->T);
+    free(original);
+    free(context);
+    free(rebuilt);
+    free(pred);
 }
 
 // Final parameters beside the results file (<run-id>.weights), for stages that start from them.
@@ -369,8 +520,25 @@ static void load_init_weights(run *r, const char *path) {
     tf_free(&tf);
 }
 
+static int compare_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median_of(double *v, long n) {
+    qsort(v, (size_t)n, sizeof *v, compare_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
 static void finish_file(run *r, const char *status, const eval_result *last) {
     if (strcmp(status, "done") == 0) {
+        if (r->is_mp3) {
+            results_attr_pair eta0;
+            record_position_curve(r, &eta0);
+            results_attr_double(r->res, "/final", "pos_top1_eta0", eta0.a);
+            results_attr_double(r->res, "/final", "pos_top1_nonblank_eta0", eta0.b);
+            record_samples(r);
+        }
         record_attention(r);
         write_weights(r);
     }
@@ -379,14 +547,22 @@ static void finish_file(run *r, const char *status, const eval_result *last) {
     results_attr_str(r->res, "/", "status", status);
     results_attr_str(r->res, "/", "finished", finished);
     if (last) {
-        results_attr_double(r->res, "/final", "top1", last->top1);
-        results_attr_double(r->res, "/final", "top5", last->top5);
+        results_attr_double(r->res, "/final", r->is_mp3 ? "pos_top1" : "top1", last->top1);
+        results_attr_double(r->res, "/final", r->is_mp3 ? "pos_top1_nonblank" : "top5", last->top5);
         results_attr_double(r->res, "/final", "loss", last->loss);
     }
+    if (r->train_hist.count > 0) { // median step time over the run (the per-step series has them all)
+        double *t = xmalloc((size_t)r->train_hist.count * sizeof(double), "step times");
+        for (long i = 0; i < r->train_hist.count; i++) t[i] = r->train_hist.rows[i * TRAIN_COLS + 5];
+        results_attr_double(r->res, "/final", "step_time_ms", median_of(t, r->train_hist.count));
+        free(t);
+    }
+    results_attr_int(r->res, "/final", "act_bytes", (int64_t)vit_activation_bytes(&r->model));
     results_attr_double(r->res, "/final", "train_time_s", r->train_time_s);
     results_attr_int(r->res, "/final", "peak_mem_bytes", peak_rss_bytes());
     results_attr_int(r->res, "/final", "params", (int64_t)tensor_table_numel(&r->model.params));
-    results_attr_double(r->res, "/final", "flops_per_step", 3.0 * vit_forward_flops(&r->model.cfg) * r->batch);
+    int train_keys = r->is_mp3 ? r->model.t0 + r->mp3_patches : r->model.T;
+    results_attr_double(r->res, "/final", "flops_per_step", 3.0 * vit_forward_flops_masked(&r->model.cfg, train_keys) * r->batch);
     results_attr_int(r->res, "/final", "steps", r->step);
     results_attr_double(r->res, "/final", "images_per_s", r->train_time_s > 0 ? r->step * (double)r->batch / r->train_time_s : 0.0);
     if (results_close(r->res) != 0) die_fail("%s: closing the results file failed", r->partial_path);
@@ -397,6 +573,7 @@ static void finish_file(run *r, const char *status, const eval_result *last) {
 }
 
 static void free_run(run *r) {
+    if (r->is_mp3) mp3_free(&r->position);
     vit_free(&r->model);
     supervised_free(&r->objective);
     supervised_free(&r->eval_objective);
@@ -494,8 +671,9 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
             double erow[EVAL_COLS] = {(double)epoch + 1, (double)r.step, last.top1, last.top5, last.loss};
             history_append(&r.eval_hist, erow);
             results_series_append(r.eval_series, erow);
-            progress_message(&bar, "epoch %d/%d  loss %.4f  test top1 %.4f top5 %.4f  (%.0f s)", epoch + 1, r.epochs,
-                             loss, last.top1, last.top5, r.train_time_s);
+            progress_message(&bar, r.is_mp3 ? "epoch %d/%d  loss %.4f  test position top1 %.4f non-blank %.4f  (%.0f s)"
+                                            : "epoch %d/%d  loss %.4f  test top1 %.4f top5 %.4f  (%.0f s)",
+                             epoch + 1, r.epochs, loss, last.top1, last.top5, r.train_time_s);
         }
         int stop = opt->stop_after > 0 && r.step >= opt->stop_after && r.step < r.total_steps;
         if ((epoch_end || stop || (checkpoint_every > 0 && r.step % checkpoint_every == 0)) && r.step < r.total_steps) {
@@ -523,7 +701,10 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
     out->top5 = last.top5;
     out->seconds = r.train_time_s;
     out->steps = r.step;
-    if (status == 0) printf("final: top1=%.4f top5=%.4f time=%.0fs\n", last.top1, last.top5, r.train_time_s);
+    if (status == 0 && r.is_mp3)
+        printf("final: pos_top1=%.4f pos_top1_nonblank=%.4f time=%.0fs\n", last.top1, last.top5, r.train_time_s);
+    else if (status == 0)
+        printf("final: top1=%.4f top5=%.4f time=%.0fs\n", last.top1, last.top5, r.train_time_s);
     printf("results: %s\n", r.final_path);
     free_run(&r);
     return status;

@@ -12,6 +12,9 @@ typedef struct {
     int fresh;                // ignore an existing checkpoint
     const char *init_weights; // start from these final weights (<run-id>.weights of another run)
     const char *run_id;       // file-name id to use (an experiment's run id); NULL: hash of the config
+    const config *parent_cfg; // the config of the run init_weights came from (NULL: none); its keys are
+    const char *parent_stage; // recorded as /config attrs "<parent_stage>.<key>", so a finetune stage's
+                              // report can use the pretrain axes (e.g. pretrain.objective.eta)
 } train_options;
 
 typedef struct {

@@ -93,6 +93,22 @@ typedef struct ops_backend {
                                    int M, int C);
     void (*scatter_tokens_backward)(float *din, const float *dout, const int *idx, int B, int T,
                                     int M, int C);
+    // Masked (MP3) attention input: qkv (B, T, 3C) gets q (B, T, C) in every row and the
+    // keys/values kv (B, M, 2C) of context token idx[b, m] in that token's row (channels
+    // [C, 3C)); the k/v channels of other rows are left as they are (attention with
+    // kv_index = idx never reads them). idx must not repeat within an image.
+    void (*qkv_pack_forward)(float *qkv, const float *q, const float *kv, const int *idx, int B,
+                             int T, int M, int C);
+    // dq (B, T, C) += dqkv[..., 0:C]; dkv (B, M, 2C) += dqkv[b, idx[b, m], C:3C].
+    void (*qkv_pack_backward)(float *dq, float *dkv, const float *dqkv, const int *idx, int B,
+                              int T, int M, int C);
+    // Relative position bias: out (H, E) = table[h, index[e]] with table (H, K), index (E)
+    // in [0, K) (E = T*T (query, key) pairs). Backward: dtable[h, index[e]] += dout[h, e],
+    // summed over e in order for each h.
+    void (*bias_gather_forward)(float *out, const float *table, const int *index, int H, int E,
+                                int K);
+    void (*bias_gather_backward)(float *dtable, const float *dout, const int *index, int H,
+                                 int E, int K);
     // out (B, C) = mean over tokens t0..T-1 of in (B, T, C).
     void (*mean_pool_forward)(float *out, const float *in, int B, int T, int C, int t0);
     void (*mean_pool_backward)(float *din, const float *dout, int B, int T, int C, int t0);

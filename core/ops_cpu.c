@@ -290,6 +290,53 @@ static void cpu_gather_tokens_backward(float *din, const float *dout, const int 
         }
 }
 
+static void cpu_qkv_pack_forward(float *qkv, const float *q, const float *kv, const int *idx, int B,
+                                 int T, int M, int C) {
+    const size_t C3 = 3 * (size_t)C;
+#pragma omp parallel for schedule(static)
+    for (int b = 0; b < B; b++) {
+        for (int t = 0; t < T; t++)
+            memcpy(qkv + ((size_t)b * T + t) * C3, q + ((size_t)b * T + t) * C, (size_t)C * sizeof(float));
+        for (int m = 0; m < M; m++)
+            memcpy(qkv + ((size_t)b * T + idx[b * M + m]) * C3 + C, kv + ((size_t)b * M + m) * 2 * C,
+                   2 * (size_t)C * sizeof(float));
+    }
+}
+
+static void cpu_qkv_pack_backward(float *dq, float *dkv, const float *dqkv, const int *idx, int B,
+                                  int T, int M, int C) {
+    const size_t C3 = 3 * (size_t)C;
+#pragma omp parallel for schedule(static)
+    for (int b = 0; b < B; b++) {
+        if (dq)
+            for (int t = 0; t < T; t++) {
+                float *dst = dq + ((size_t)b * T + t) * C;
+                const float *src = dqkv + ((size_t)b * T + t) * C3;
+                for (int c = 0; c < C; c++) dst[c] += src[c];
+            }
+        if (dkv)
+            for (int m = 0; m < M; m++) {
+                float *dst = dkv + ((size_t)b * M + m) * 2 * C;
+                const float *src = dqkv + ((size_t)b * T + idx[b * M + m]) * C3 + C;
+                for (int c = 0; c < 2 * C; c++) dst[c] += src[c];
+            }
+    }
+}
+
+static void cpu_bias_gather_forward(float *out, const float *table, const int *index, int H, int E,
+                                    int K) {
+#pragma omp parallel for schedule(static)
+    for (int h = 0; h < H; h++)
+        for (int e = 0; e < E; e++) out[(size_t)h * E + e] = table[(size_t)h * K + index[e]];
+}
+
+static void cpu_bias_gather_backward(float *dtable, const float *dout, const int *index, int H,
+                                     int E, int K) {
+#pragma omp parallel for schedule(static)
+    for (int h = 0; h < H; h++) // one head per task; pairs added in order e = 0..E-1
+        for (int e = 0; e < E; e++) dtable[(size_t)h * K + index[e]] += dout[(size_t)h * E + e];
+}
+
 static void cpu_scatter_tokens_forward(float *out, const float *in, const int *idx, int B, int T,
                                        int M, int C) {
 #pragma omp parallel for schedule(static)
@@ -349,6 +396,10 @@ const ops_backend ops_cpu = {
     .embed_tokens_backward = cpu_embed_tokens_backward,
     .gather_tokens_forward = cpu_gather_tokens_forward,
     .gather_tokens_backward = cpu_gather_tokens_backward,
+    .qkv_pack_forward = cpu_qkv_pack_forward,
+    .qkv_pack_backward = cpu_qkv_pack_backward,
+    .bias_gather_forward = cpu_bias_gather_forward,
+    .bias_gather_backward = cpu_bias_gather_backward,
     .scatter_tokens_forward = cpu_scatter_tokens_forward,
     .scatter_tokens_backward = cpu_scatter_tokens_backward,
     .mean_pool_forward = cpu_mean_pool_forward,

@@ -21,6 +21,11 @@ const char *vit_config_error(const vit_config *c) {
         return "model.dim, model.depth, model.mlp_ratio must be >= 1";
     if (c->drop_path < 0.0f || c->drop_path >= 1.0f) return "model.drop_path must be in [0, 1)";
     if (c->dropout < 0.0f || c->dropout >= 1.0f) return "model.dropout must be in [0, 1)";
+    int T = (c->image_size / c->patch) * (c->image_size / c->patch) + (c->cls ? 1 : 0);
+    if (c->context_tokens < 0 || c->context_tokens > T) {
+        snprintf(msg, sizeof msg, "masked attention with %d key tokens: must be in [1, %d]", c->context_tokens, T);
+        return msg;
+    }
     return NULL;
 }
 
@@ -50,6 +55,7 @@ static void declare_params(vit *m) {
     m->patch_b = add_param(t, "patch_embed.bias", 0, d, 0);
     m->cls_token = c->cls ? add_param(t, "cls_token", 0, d, 0) : -1;
     m->pos_embed = c->pos == POS_ABS ? add_param(t, "pos_embed", 0, m->T, d) : -1;
+    int rel_entries = (2 * m->grid - 1) * (2 * m->grid - 1) + (c->cls ? 3 : 0);
     m->blocks = xcalloc((size_t)c->depth, sizeof *m->blocks, "vit blocks");
     for (int l = 0; l < c->depth; l++) {
         vit_block_params *b = &m->blocks[l];
@@ -62,6 +68,11 @@ static void declare_params(vit *m) {
         P(qkv_b, "attn.qkv.bias", 0, 3 * d, 0);
         P(proj_w, "attn.proj.weight", 1, d, d);
         P(proj_b, "attn.proj.bias", 0, d, 0);
+        if (c->pos == POS_RELBIAS) {
+            P(rel_bias, "attn.rel_bias", 0, c->heads, rel_entries);
+        } else {
+            b->rel_bias = -1;
+        }
         P(norm2_w, "norm2.weight", 0, d, 0);
         P(norm2_b, "norm2.bias", 0, d, 0);
         P(fc1_w, "mlp.fc1.weight", 1, hd, d);
@@ -72,8 +83,13 @@ static void declare_params(vit *m) {
     }
     m->norm_w = add_param(t, "norm.weight", 0, d, 0);
     m->norm_b = add_param(t, "norm.bias", 0, d, 0);
-    m->head_w = add_param(t, "head.weight", 1, c->num_classes, d);
-    m->head_b = add_param(t, "head.bias", 0, c->num_classes, 0);
+    if (c->pos_head) { // MP3: N-way position logits per token; a finetune run starts without it
+        m->head_w = add_param(t, "pos_head.weight", 1, m->N, d);
+        m->head_b = add_param(t, "pos_head.bias", 0, m->N, 0);
+    } else {
+        m->head_w = add_param(t, "head.weight", 1, c->num_classes, d);
+        m->head_b = add_param(t, "head.bias", 0, c->num_classes, 0);
+    }
 }
 
 static void declare_acts(vit *m) {
@@ -81,7 +97,8 @@ static void declare_acts(vit *m) {
     tensor_table *t = &m->acts; (void)t; // the add_act macros name it for readability
     char name[TENSOR_NAME_MAX];
     size_t B = (size_t)m->max_batch, T = (size_t)m->T, d = (size_t)c->dim;
-    size_t BT = B * T, BTd = BT * d, hd = (size_t)c->mlp_ratio * d;
+    size_t BT = B * T, BTd = BT * d, hd = (size_t)c->mlp_ratio * d, BM = B * (size_t)m->M_alloc;
+    int masked = c->context_tokens > 0;
     m->a_images = add_act_nograd(t, "images", B * c->channels * c->image_size * c->image_size);
     m->a_patches = add_act_nograd(t, "patches", B * m->N * c->channels * c->patch * c->patch);
     m->a_embed = add_act(t, "patch_embed", B * m->N * d);
@@ -101,7 +118,19 @@ static void declare_acts(vit *m) {
         A_NOGRAD(ln1_mean, "norm1.mean", BT);
         A_NOGRAD(ln1_rstd, "norm1.rstd", BT);
         A(qkv, "qkv", 3 * BTd);
-        A_NOGRAD(att, "attn.probs", B * c->heads * T * T);
+        A_NOGRAD(att, "attn.probs", B * c->heads * T * m->M_alloc);
+        if (masked) {
+            A(q, "attn.q", BTd);
+            A(ln1_ctx, "norm1.context", BM * d);
+            A(kv, "attn.kv", BM * 2 * d);
+        } else {
+            a->q = a->ln1_ctx = a->kv = -1;
+        }
+        if (c->pos == POS_RELBIAS) {
+            A(bias, "attn.bias", (size_t)c->heads * T * T);
+        } else {
+            a->bias = -1;
+        }
         A(attn, "attn.out", BTd);
         A(proj, "attn.proj", BTd);
         A(res1, "residual1", BTd);
@@ -129,7 +158,10 @@ static void declare_acts(vit *m) {
     m->a_final_mean = add_act_nograd(t, "norm.mean", BT);
     m->a_final_rstd = add_act_nograd(t, "norm.rstd", BT);
     m->a_feat = add_act(t, "features", B * d);
-    m->a_logits = add_act(t, "logits", B * c->num_classes);
+    m->a_logits = add_act(t, "logits", c->pos_head ? BT * m->N : B * c->num_classes);
+    m->a_context = masked ? add_act_nograd(t, "context", BM) : -1;
+    m->a_rel_index = c->pos == POS_RELBIAS ? add_act_nograd(t, "rel_index", T * T) : -1;
+    m->a_bias_scratch = c->pos == POS_RELBIAS ? add_act_nograd(t, "attn.bias_scratch", B * c->heads * T * m->M_alloc) : -1;
     // Token index 0 for every image (the cls gather). The arena is zeroed at allocation and
     // never written here; all-zero bits are the int 0 on every backend.
     m->a_cls_index = add_act_nograd(t, "cls_index", B);
@@ -142,7 +174,7 @@ void vit_init_params(vit *m, uint32_t seed) {
         rng_stream s = rng_stream_make(seed, RNG_INIT, 0, 0, (uint32_t)i);
         const char *dot = strrchr(info->name, '.');
         int is_norm = strstr(info->name, "norm") != NULL;
-        if (dot && strcmp(dot, ".bias") == 0) {
+        if ((dot && strcmp(dot, ".bias") == 0) || strstr(info->name, "rel_bias")) { // biases; relbias starts at 0
             memset(p, 0, info->numel * sizeof(float));
         } else if (is_norm) { // LayerNorm weight
             for (size_t k = 0; k < info->numel; k++) p[k] = 1.0f;
@@ -150,6 +182,26 @@ void vit_init_params(vit *m, uint32_t seed) {
             for (size_t k = 0; k < info->numel; k++) p[k] = rng_trunc_normal(&s, 0.02f);
         }
     }
+}
+
+// (query i, key j) -> entry of a layer's relative-bias table (H, K): patches by their 2D
+// offset (dy + g-1)·(2g-1) + (dx + g-1); with cls, K-3 = cls→patch, K-2 = patch→cls,
+// K-1 = cls→cls (BEiT's layout).
+static void fill_rel_index(vit *m) {
+    int g = m->grid, T = m->T, t0 = m->t0, span = 2 * g - 1, K = span * span + (t0 ? 3 : 0);
+    int *index = (int *)(m->act + m->acts.items[m->a_rel_index].offset);
+    for (int i = 0; i < T; i++)
+        for (int j = 0; j < T; j++) {
+            int e;
+            if (i < t0 && j < t0) e = K - 1;
+            else if (i < t0) e = K - 3;
+            else if (j < t0) e = K - 2;
+            else {
+                int pi = i - t0, pj = j - t0;
+                e = (pi / g - pj / g + g - 1) * span + (pi % g - pj % g + g - 1);
+            }
+            index[i * T + j] = e;
+        }
 }
 
 void vit_create(vit *m, const vit_config *cfg, const ops_backend *ops, int max_batch, uint32_t seed) {
@@ -163,6 +215,8 @@ void vit_create(vit *m, const vit_config *cfg, const ops_backend *ops, int max_b
     m->N = m->grid * m->grid;
     m->t0 = cfg->cls ? 1 : 0;
     m->T = m->N + m->t0;
+    m->M_alloc = cfg->context_tokens > 0 ? cfg->context_tokens : m->T;
+    m->M = m->T;
     tensor_table_init(&m->params);
     tensor_table_init(&m->acts);
     tensor_table_init(&m->act_grads);
@@ -172,6 +226,7 @@ void vit_create(vit *m, const vit_config *cfg, const ops_backend *ops, int max_b
     m->grad = xmalloc_aligned(m->params.total * sizeof(float), "gradients");
     m->act = xmalloc_aligned(m->acts.total * sizeof(float), "activations");
     m->dact = xmalloc_aligned(m->act_grads.total * sizeof(float), "activation gradients");
+    if (m->a_rel_index >= 0) fill_rel_index(m);
     vit_init_params(m, seed);
 }
 
@@ -199,9 +254,65 @@ float *vit_images(vit *m) { return ACT(m->a_images); }
 float *vit_dlogits(vit *m) { return DACT(m->a_logits); }
 void vit_zero_act_grads(vit *m) { m->ops->zero(m->dact, m->act_grads.total); }
 
+int *vit_context(vit *m) {
+    if (m->a_context < 0) die_fail("internal: vit_context on a model built without context_tokens");
+    return (int *)ACT(m->a_context);
+}
+
+int vit_batch_capacity(const vit *m, int M) {
+    long cap = (long)m->max_batch * m->M_alloc / M;
+    return cap < m->max_batch ? (int)cap : m->max_batch;
+}
+
+void vit_set_context(vit *m, int M) {
+    if (M < 1 || M > m->T) die_fail("internal: vit_set_context M=%d outside [1, %d]", M, m->T);
+    if (M < m->T && m->a_context < 0) die_fail("internal: masked attention on a model built without context_tokens");
+    m->M = M;
+}
+
+const float *vit_block_output(const vit *m, int layer) { return ACT(m->block_acts[layer].res2); }
+
+size_t vit_activation_bytes(const vit *m) { return (m->acts.total + m->act_grads.total) * sizeof(float); }
+
+static int masked_attention(const vit *m) { return m->M < m->T; }
+
 static attention_desc block_attention(const vit *m, int B) {
-    attention_desc d = {.B = B, .T = m->T, .C = m->cfg.dim, .H = m->cfg.heads, .M = m->T};
+    attention_desc d = {.B = B, .T = m->T, .C = m->cfg.dim, .H = m->cfg.heads, .M = m->M};
+    if (masked_attention(m)) d.kv_index = (const int *)ACT(m->a_context);
     return d;
+}
+
+// qkv of a block: one projection of all tokens, or (masked) q of all tokens and k|v of the
+// context tokens only, packed into the (B, T, 3C) layout the attention op reads.
+static void qkv_forward(vit *m, const vit_block_params *p, const vit_block_acts *a, int B) {
+    const ops_backend *ops = m->ops;
+    int d = m->cfg.dim, T = m->T, M = m->M, BT = B * T;
+    if (!masked_attention(m)) {
+        ops->linear_forward(ACT(a->qkv), ACT(a->ln1), PARAM(p->qkv_w), PARAM(p->qkv_b), BT, d, 3 * d);
+        return;
+    }
+    const int *ctx = (const int *)ACT(m->a_context);
+    const float *w = PARAM(p->qkv_w), *bias = PARAM(p->qkv_b); // rows [0, d) = q, [d, 3d) = k|v
+    ops->linear_forward(ACT(a->q), ACT(a->ln1), w, bias, BT, d, d);
+    ops->gather_tokens_forward(ACT(a->ln1_ctx), ACT(a->ln1), ctx, B, T, M, d);
+    ops->linear_forward(ACT(a->kv), ACT(a->ln1_ctx), w + (size_t)d * d, bias + d, B * M, d, 2 * d);
+    ops->qkv_pack_forward(ACT(a->qkv), ACT(a->q), ACT(a->kv), ctx, B, T, M, d);
+}
+
+static void qkv_backward(vit *m, const vit_block_params *p, const vit_block_acts *a, int B) {
+    const ops_backend *ops = m->ops;
+    int d = m->cfg.dim, T = m->T, M = m->M, BT = B * T;
+    if (!masked_attention(m)) {
+        ops->linear_backward(DACT(a->ln1), GRAD(p->qkv_w), GRAD(p->qkv_b), DACT(a->qkv), ACT(a->ln1), PARAM(p->qkv_w), BT, d, 3 * d);
+        return;
+    }
+    const int *ctx = (const int *)ACT(m->a_context);
+    const float *w = PARAM(p->qkv_w);
+    float *dw = GRAD(p->qkv_w), *db = GRAD(p->qkv_b);
+    ops->qkv_pack_backward(DACT(a->q), DACT(a->kv), DACT(a->qkv), ctx, B, T, M, d);
+    ops->linear_backward(DACT(a->ln1_ctx), dw + (size_t)d * d, db + d, DACT(a->kv), ACT(a->ln1_ctx), w + (size_t)d * d, B * M, d, 2 * d);
+    ops->gather_tokens_backward(DACT(a->ln1), DACT(a->ln1_ctx), ctx, B, T, M, d);
+    ops->linear_backward(DACT(a->ln1), dw, db, DACT(a->q), ACT(a->ln1), w, BT, d, d);
 }
 
 static rng_addr site(rng_addr base, uint32_t purpose, uint32_t index) {
@@ -230,7 +341,8 @@ const float *vit_forward(vit *m, int B, int training, rng_addr rng) {
     const vit_config *c = &m->cfg;
     int d = c->dim, hd = c->mlp_ratio * c->dim, T = m->T, N = m->N, BT = B * T;
     int pd = c->channels * c->patch * c->patch;
-    if (B > m->max_batch) die_fail("vit_forward: batch %d > allocated %d", B, m->max_batch);
+    if (B > vit_batch_capacity(m, m->M))
+        die_fail("vit_forward: batch %d with %d key tokens > allocated %d", B, m->M, vit_batch_capacity(m, m->M));
     float dropout = training ? c->dropout : 0.0f;
     m->training_dropout = dropout > 0.0f;
 
@@ -252,7 +364,12 @@ const float *vit_forward(vit *m, int B, int training, rng_addr rng) {
         ops->drop_path_scales(ACT(a->keep2), B, dp, site(rng, RNG_DROPPATH, 2 * l + 1));
 
         ops->layernorm_forward(ACT(a->ln1), ACT(a->ln1_mean), ACT(a->ln1_rstd), x, PARAM(p->norm1_w), PARAM(p->norm1_b), BT, d);
-        ops->linear_forward(ACT(a->qkv), ACT(a->ln1), PARAM(p->qkv_w), PARAM(p->qkv_b), BT, d, 3 * d);
+        qkv_forward(m, p, a, B);
+        if (a->bias >= 0) {
+            ops->bias_gather_forward(ACT(a->bias), PARAM(p->rel_bias), (const int *)ACT(m->a_rel_index), c->heads, T * T,
+                                     m->params.items[p->rel_bias].shape[1]);
+            ad.bias = ACT(a->bias);
+        }
         ops->attention_forward(ACT(a->attn), ACT(a->att), ACT(a->qkv), &ad);
         ops->linear_forward(ACT(a->proj), ACT(a->attn), PARAM(p->proj_w), PARAM(p->proj_b), BT, d, d);
         int branch1 = branch_output(a->proj, a->proj_drop, a->proj_mask, dropout, B, T, d, ops, m, site(rng, RNG_DROPOUT, 1 + 2 * l));
@@ -267,6 +384,10 @@ const float *vit_forward(vit *m, int B, int training, rng_addr rng) {
         x = ACT(a->res2);
     }
     ops->layernorm_forward(ACT(m->a_final), ACT(m->a_final_mean), ACT(m->a_final_rstd), x, PARAM(m->norm_w), PARAM(m->norm_b), BT, d);
+    if (c->pos_head) { // (B, T, N) position logits
+        ops->linear_forward(ACT(m->a_logits), ACT(m->a_final), PARAM(m->head_w), PARAM(m->head_b), BT, d, N);
+        return ACT(m->a_logits);
+    }
     if (c->cls)
         ops->gather_tokens_forward(ACT(m->a_feat), ACT(m->a_final), (const int *)ACT(m->a_cls_index), B, T, 1, d);
     else
@@ -281,11 +402,15 @@ void vit_backward(vit *m, int B) {
     int d = c->dim, hd = c->mlp_ratio * c->dim, T = m->T, N = m->N, BT = B * T;
     int pd = c->channels * c->patch * c->patch;
 
-    ops->linear_backward(DACT(m->a_feat), GRAD(m->head_w), GRAD(m->head_b), DACT(m->a_logits), ACT(m->a_feat), PARAM(m->head_w), B, d, c->num_classes);
-    if (c->cls)
-        ops->gather_tokens_backward(DACT(m->a_final), DACT(m->a_feat), (const int *)ACT(m->a_cls_index), B, T, 1, d);
-    else
-        ops->mean_pool_backward(DACT(m->a_final), DACT(m->a_feat), B, T, d, 0);
+    if (c->pos_head) {
+        ops->linear_backward(DACT(m->a_final), GRAD(m->head_w), GRAD(m->head_b), DACT(m->a_logits), ACT(m->a_final), PARAM(m->head_w), BT, d, N);
+    } else {
+        ops->linear_backward(DACT(m->a_feat), GRAD(m->head_w), GRAD(m->head_b), DACT(m->a_logits), ACT(m->a_feat), PARAM(m->head_w), B, d, c->num_classes);
+        if (c->cls)
+            ops->gather_tokens_backward(DACT(m->a_final), DACT(m->a_feat), (const int *)ACT(m->a_cls_index), B, T, 1, d);
+        else
+            ops->mean_pool_backward(DACT(m->a_final), DACT(m->a_feat), B, T, d, 0);
+    }
     int last_x = c->depth > 0 ? m->block_acts[c->depth - 1].res2 : m->a_x0;
     ops->layernorm_backward(DACT(last_x), GRAD(m->norm_w), GRAD(m->norm_b), DACT(m->a_final), ACT(last_x), PARAM(m->norm_w), ACT(m->a_final_mean), ACT(m->a_final_rstd), BT, d);
 
@@ -309,8 +434,15 @@ void vit_backward(vit *m, int B) {
         ops->residual_backward(dx, DACT(branch1), DACT(a->res1), ACT(a->keep1), B, (size_t)T * d);
         if (m->training_dropout) branch_backward(a->proj, a->proj_drop, a->proj_mask, B, T, d, ops, m);
         ops->linear_backward(DACT(a->attn), GRAD(p->proj_w), GRAD(p->proj_b), DACT(a->proj), ACT(a->attn), PARAM(p->proj_w), BT, d, d);
-        ops->attention_backward(DACT(a->qkv), NULL, NULL, DACT(a->attn), ACT(a->qkv), ACT(a->att), &ad);
-        ops->linear_backward(DACT(a->ln1), GRAD(p->qkv_w), GRAD(p->qkv_b), DACT(a->qkv), ACT(a->ln1), PARAM(p->qkv_w), BT, d, 3 * d);
+        if (a->bias >= 0) {
+            ad.bias = ACT(a->bias);
+            ops->attention_backward(DACT(a->qkv), DACT(a->bias), ACT(m->a_bias_scratch), DACT(a->attn), ACT(a->qkv), ACT(a->att), &ad);
+            ops->bias_gather_backward(GRAD(p->rel_bias), DACT(a->bias), (const int *)ACT(m->a_rel_index), c->heads, T * T,
+                                      m->params.items[p->rel_bias].shape[1]);
+        } else {
+            ops->attention_backward(DACT(a->qkv), NULL, NULL, DACT(a->attn), ACT(a->qkv), ACT(a->att), &ad);
+        }
+        qkv_backward(m, p, a, B);
         ops->layernorm_backward(dx, GRAD(p->norm1_w), GRAD(p->norm1_b), DACT(a->ln1), x, PARAM(p->norm1_w), ACT(a->ln1_mean), ACT(a->ln1_rstd), BT, d);
     }
     if (m->training_dropout)
@@ -319,11 +451,17 @@ void vit_backward(vit *m, int B) {
     ops->linear_backward(NULL, GRAD(m->patch_w), GRAD(m->patch_b), DACT(m->a_embed), ACT(m->a_patches), PARAM(m->patch_w), B * N, pd, d);
 }
 
-double vit_forward_flops(const vit_config *c) {
+double vit_forward_flops_masked(const vit_config *c, int M) {
     double N = (double)(c->image_size / c->patch) * (c->image_size / c->patch);
-    double T = N + (c->cls ? 1 : 0), d = c->dim, hd = (double)c->mlp_ratio * c->dim;
+    double T = N + (c->cls ? 1 : 0), d = c->dim, hd = (double)c->mlp_ratio * c->dim, Mk = M;
     double pd = (double)c->channels * c->patch * c->patch;
     double embed = 2.0 * N * pd * d;
-    double block = 2.0 * T * d * (3 * d + d + 2 * hd) + 2.0 * 2.0 * T * T * d;
-    return embed + c->depth * block + 2.0 * d * c->num_classes;
+    double block = 2.0 * T * d * (d + d + 2 * hd) + 2.0 * Mk * d * 2 * d + 2.0 * 2.0 * T * Mk * d;
+    double head = c->pos_head ? 2.0 * T * d * N : 2.0 * d * c->num_classes;
+    return embed + c->depth * block + head;
+}
+
+double vit_forward_flops(const vit_config *c) {
+    int T = (c->image_size / c->patch) * (c->image_size / c->patch) + (c->cls ? 1 : 0);
+    return vit_forward_flops_masked(c, T);
 }

@@ -1,41 +1,54 @@
 // models/vit.h — the Vision Transformer backbone (METHODS.md "ViT backbone").
-// Patches p×p -> linear to d; optional cls token; position embedding (none | abs; the rest of
-// the family arrives with models/posenc); pre-LN blocks x += Attn(LN(x)), x += MLP(LN(x));
-// final LN; classifier on cls (or the mean of all tokens without cls).
+// Patches p×p -> linear to d; optional cls token; position encoding none | abs (learned table)
+// | relbias (2D relative bias per layer and head, with cls entries); pre-LN blocks
+// x += Attn(LN(x)), x += MLP(LN(x)); final LN; classifier on cls (or the mean of all tokens
+// without cls), or, for MP3 pretraining, a position head Linear(d, N) on every token.
+// MP3's masked attention: with a context of M < T key tokens per image (vit_context), queries
+// come from all T tokens but keys and values are computed for the M context tokens only, so
+// the qkv projection costs T·d² + 2·M·d² and attention T×M.
 // Parameters and activations are declared in tensor tables and live in arenas allocated
 // once (vit_create); forward and backward call the op backend in explicit reverse order.
 #pragma once
 #include "../core/ops.h"
 #include "../core/tensor.h"
 
-enum { POS_NONE = 0, POS_ABS = 1 };
+enum { POS_NONE = 0, POS_ABS = 1, POS_RELBIAS = 2 };
 #define VIT_MAX_ACTS 2048
 
 typedef struct {
     int channels, image_size;  // input (B, channels, image_size, image_size)
     int patch, dim, depth, heads, mlp_ratio;
     int cls;                   // 1: prepend a learned cls token and classify from it
-    int pos;                   // POS_NONE | POS_ABS
-    int num_classes;
+    int pos;                   // POS_NONE | POS_ABS | POS_RELBIAS
+    int num_classes;           // classifier outputs (ignored with pos_head)
+    int pos_head;              // 1: MP3 position head Linear(d, N) on every token instead of the classifier
+    int context_tokens;        // > 0: size the arena for masked attention with this many key tokens
+                               // (cls included) at max_batch; 0: full attention only
     float drop_path;           // stochastic depth of the last block (linear in depth from 0)
     float dropout;             // dropout after the embedding and on each residual branch
 } vit_config;
 
 typedef struct {
-    int norm1_w, norm1_b, qkv_w, qkv_b, proj_w, proj_b;
+    int norm1_w, norm1_b, qkv_w, qkv_b, proj_w, proj_b, rel_bias; // rel_bias -1 unless POS_RELBIAS
     int norm2_w, norm2_b, fc1_w, fc1_b, fc2_w, fc2_b;
 } vit_block_params; // indices into the parameter table
 
 typedef struct {
     int ln1, ln1_mean, ln1_rstd, qkv, att, attn, proj, proj_drop, proj_mask, res1;
     int ln2, ln2_mean, ln2_rstd, fc1, gelu, fc2, fc2_drop, fc2_mask, res2, keep1, keep2;
-    // proj_drop/fc2_drop/..._mask are -1 without dropout (the branch is then proj/fc2 itself)
+    int q, ln1_ctx, kv; // masked attention: q (B, T, C), LN1 of the context (B, M, C), its k|v (B, M, 2C)
+    int bias;           // relbias: the expanded bias (H, T, T)
+    // proj_drop/fc2_drop/..._mask are -1 without dropout (the branch is then proj/fc2 itself);
+    // q/ln1_ctx/kv are -1 without context_tokens, bias -1 without relbias
 } vit_block_acts; // indices into the activation table
 
 typedef struct {
     vit_config cfg;
     const ops_backend *ops;
     int max_batch, grid, N, T, t0; // patches N = grid², tokens T = N + t0, t0 = cls ? 1 : 0
+    int M_alloc;                   // key tokens the M-sized activations were sized for
+    int M;                         // key tokens of the next forward: T = full attention,
+                                   // < T = the first M entries per image of vit_context
 
     tensor_table params;           // drives layout of params, grads and optimizer moments
     float *param, *grad;           // arenas (params->total floats each)
@@ -47,7 +60,7 @@ typedef struct {
     int grad_slot[VIT_MAX_ACTS];   // acts index -> act_grads index, -1 when it has no gradient
     float *act, *dact;
     int a_images, a_patches, a_embed, a_x0, a_x0_drop, a_x0_mask, a_final, a_final_mean, a_final_rstd,
-        a_feat, a_logits, a_cls_index;
+        a_feat, a_logits, a_cls_index, a_context, a_rel_index, a_bias_scratch;
     vit_block_acts *block_acts;
     int training_dropout;          // the last forward applied dropout (backward must undo it)
 } vit;
@@ -72,5 +85,20 @@ float *vit_dlogits(vit *m);
 void vit_zero_act_grads(vit *m);
 void vit_backward(vit *m, int B);
 
-// Forward FLOPs per image (multiply-add = 2), for benchmarks; a training step is ~3x.
+// Context for masked attention: (B, M) token indices per image (cls, when present, should be
+// among them; no repeats), written by the caller before vit_forward. vit_set_context(m, M):
+// M = m->T restores full attention. vit_batch_capacity: the largest batch a forward with M
+// key tokens fits in the arena (M-sized activations were sized for max_batch × M_alloc).
+int *vit_context(vit *m);
+void vit_set_context(vit *m, int M);
+int vit_batch_capacity(const vit *m, int M);
+// The token features after block `layer` (0-based) of the last forward: (B, T, d).
+const float *vit_block_output(const vit *m, int layer);
+// The position head's logits are (B, T, N): row t0 + n should predict n; cls rows are ignored.
+
+// Forward FLOPs per image (multiply-add = 2) with M key tokens (M = T: full attention), for
+// benchmarks and results; a training step is ~3x.
+double vit_forward_flops_masked(const vit_config *cfg, int M);
 double vit_forward_flops(const vit_config *cfg);
+// Bytes of the activation and activation-gradient arenas.
+size_t vit_activation_bytes(const vit *m);

@@ -1,0 +1,148 @@
+// objectives/mp3.c — MP3 context sampling, position loss, accuracy and reassembly.
+#include "mp3.h"
+#include "../core/common.h"
+#include "../core/rng.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int mp3_context_patches(int N, double eta) {
+    int M = (int)lround((1.0 - eta) * N);
+    return M < 1 ? 1 : (M > N ? N : M);
+}
+
+static int compare_int(const void *a, const void *b) {
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+void mp3_sample_context(int *context, int B, int N, int t0, int Mp, uint32_t seed, uint32_t epoch,
+                        uint32_t step, uint32_t first_index) {
+    int M = t0 + Mp;
+#pragma omp parallel
+    {
+        int *perm = xmalloc((size_t)N * sizeof(int), "MP3 permutation");
+#pragma omp for schedule(static)
+        for (int b = 0; b < B; b++) {
+            rng_stream s = rng_stream_make(seed, RNG_MASK, epoch, step, first_index + (uint32_t)b);
+            rng_permutation(&s, N, perm);
+            qsort(perm, (size_t)Mp, sizeof(int), compare_int);
+            int *out = context + (size_t)b * M;
+            if (t0) out[0] = 0;
+            for (int m = 0; m < Mp; m++) out[t0 + m] = t0 + perm[m];
+        }
+        free(perm);
+    }
+}
+
+void mp3_create(mp3 *o, const ops_backend *ops, int max_batch, int N, int t0) {
+    o->ops = ops;
+    o->max_batch = max_batch;
+    o->N = N;
+    o->t0 = t0;
+    o->T = N + t0;
+    size_t rows = (size_t)max_batch * o->T;
+    o->targets = xmalloc(rows * sizeof(int), "MP3 targets");
+    o->probs = xmalloc_aligned(rows * N * sizeof(float), "MP3 position probabilities");
+    o->losses = xmalloc_aligned(rows * sizeof(float), "MP3 per-token losses");
+    for (size_t r = 0; r < rows; r++) {
+        int t = (int)(r % o->T);
+        o->targets[r] = t < t0 ? -1 : t - t0;
+    }
+}
+
+void mp3_free(mp3 *o) {
+    free(o->targets);
+    free(o->probs);
+    free(o->losses);
+    memset(o, 0, sizeof *o);
+}
+
+double mp3_forward(mp3 *o, const float *logits, int B) {
+    int rows = B * o->T;
+    o->ops->softmax_xent_forward(o->losses, o->probs, logits, o->targets, rows, o->N, 0.0f);
+    double sum = 0.0; // cls rows hold 0
+    for (int r = 0; r < rows; r++) sum += o->losses[r];
+    return sum / ((double)B * o->N);
+}
+
+void mp3_backward(mp3 *o, float *dlogits, int B) {
+    o->ops->softmax_xent_backward(dlogits, o->probs, o->targets, B * o->T, o->N, 0.0f, 1.0f / ((float)B * o->N));
+}
+
+void mp3_predict(const float *logits, int B, int N, int t0, int *pred) {
+    int T = N + t0;
+#pragma omp parallel for schedule(static)
+    for (int b = 0; b < B; b++)
+        for (int n = 0; n < N; n++) {
+            const float *z = logits + ((size_t)b * T + t0 + n) * N;
+            int best = 0;
+            for (int k = 1; k < N; k++)
+                if (z[k] > z[best]) best = k;
+            pred[(size_t)b * N + n] = best;
+        }
+}
+
+static int patch_is_blank(const float *image, int C, int S, int p, int n) {
+    int g = S / p, y0 = (n / g) * p, x0 = (n % g) * p;
+    float first = image[(size_t)y0 * S + x0];
+    for (int c = 0; c < C; c++)
+        for (int y = 0; y < p; y++)
+            for (int x = 0; x < p; x++) {
+                float v = image[((size_t)c * S + y0 + y) * S + x0 + x];
+                if (c == 0 ? v != first : v != image[((size_t)c * S + y0) * S + x0]) return 0;
+            }
+    return 1;
+}
+
+void mp3_count_correct(const int *pred, const float *images, int B, int C, int S, int p,
+                       long *correct, long *total, long *correct_nonblank, long *total_nonblank) {
+    int g = S / p, N = g * g;
+    for (int b = 0; b < B; b++) {
+        const float *image = images + (size_t)b * C * S * S;
+        for (int n = 0; n < N; n++) {
+            int ok = pred[(size_t)b * N + n] == n;
+            *correct += ok;
+            (*total)++;
+            if (!patch_is_blank(image, C, S, p, n)) {
+                *correct_nonblank += ok;
+                (*total_nonblank)++;
+            }
+        }
+    }
+}
+
+static void copy_patch(float *dst, const float *src, int C, int S, int p, int from, int to, int add) {
+    int g = S / p, fy = (from / g) * p, fx = (from % g) * p, ty = (to / g) * p, tx = (to % g) * p;
+    for (int c = 0; c < C; c++)
+        for (int y = 0; y < p; y++)
+            for (int x = 0; x < p; x++) {
+                float v = src[((size_t)c * S + fy + y) * S + fx + x];
+                float *d = &dst[((size_t)c * S + ty + y) * S + tx + x];
+                *d = add ? *d + v : v;
+            }
+}
+
+void mp3_reassemble(const float *image, const int *pred, int C, int S, int p, float empty, float *out) {
+    int g = S / p, N = g * g;
+    int *count = xcalloc((size_t)N, sizeof(int), "reassembly counts");
+    memset(out, 0, (size_t)C * S * S * sizeof(float));
+    for (int n = 0; n < N; n++) {
+        copy_patch(out, image, C, S, p, n, pred[n], 1);
+        count[pred[n]]++;
+    }
+    for (int c = 0; c < C; c++)
+        for (int y = 0; y < S; y++)
+            for (int x = 0; x < S; x++) {
+                int k = count[(y / p) * g + x / p];
+                float *v = &out[((size_t)c * S + y) * S + x];
+                *v = k ? *v / k : empty;
+            }
+    free(count);
+}
+
+void mp3_context_image(const float *image, const int *context_patches, int Mp, int C, int S, int p,
+                       float empty, float *out) {
+    for (size_t i = 0; i < (size_t)C * S * S; i++) out[i] = empty;
+    for (int m = 0; m < Mp; m++) copy_patch(out, image, C, S, p, context_patches[m], context_patches[m], 0);
+}

@@ -1,0 +1,49 @@
+// objectives/mp3.h — masked position prediction (MP3; METHODS.md "MP3", paper §3, App. A).
+// No position encoding. Per image, a random permutation of the N patches; the first
+// M = round((1-η)·N) are the context, shared by every layer (the model's masked attention
+// reads keys/values from the context only). The cls token, when present, is always in the
+// context (posbench choice: it carries no position and the paper's pseudo code ignores it)
+// and is never a prediction target. Loss: cross entropy of each patch token's N-way
+// position logits against its true index, averaged over the B·N patch tokens.
+#pragma once
+#include "../core/ops.h"
+#include <stdint.h>
+
+typedef struct {
+    const ops_backend *ops;
+    int max_batch, N, T, t0;
+    int *targets;     // (max_batch, T): t0 + n -> n, cls rows -> -1 (ignored)
+    float *probs;     // (max_batch, T, N)
+    float *losses;    // (max_batch, T)
+} mp3;
+
+// Context patches for masking ratio eta: round((1-eta)·N), at least 1.
+int mp3_context_patches(int N, double eta);
+// Fills context (B, t0 + Mp) with token indices: cls (0) first when t0 = 1, then the first
+// Mp entries of image b's permutation of 0..N-1 (shifted by t0), in ascending order. Image b
+// draws from rng_stream_make(seed, RNG_MASK, epoch, step, first_index + b), so the set does
+// not depend on thread count or batch split.
+void mp3_sample_context(int *context, int B, int N, int t0, int Mp, uint32_t seed, uint32_t epoch,
+                        uint32_t step, uint32_t first_index);
+
+void mp3_create(mp3 *o, const ops_backend *ops, int max_batch, int N, int t0);
+void mp3_free(mp3 *o);
+// Mean loss over the B·N patch tokens of position logits (B, T, N); keeps the probabilities.
+double mp3_forward(mp3 *o, const float *logits, int B);
+// dlogits (B, T, N) += d(mean loss)/dlogits (cls rows get nothing).
+void mp3_backward(mp3 *o, float *dlogits, int B);
+// Predicted position (argmax; ties to the lower index) of every patch token: pred (B, N).
+void mp3_predict(const float *logits, int B, int N, int t0, int *pred);
+// Counts correct predictions over all patches and over non-blank patches (a patch is blank
+// when all its pixels are equal: nothing in it can say where it belongs). images (B, C, S, S)
+// with S = grid·p. Adds to *correct, *total, *correct_nonblank, *total_nonblank.
+void mp3_count_correct(const int *pred, const float *images, int B, int C, int S, int p,
+                       long *correct, long *total, long *correct_nonblank, long *total_nonblank);
+// Reassembly (paper Fig. 2): each patch of image (C, S, S) is placed at its predicted
+// position pred (N); patches landing on the same position are averaged; positions nothing
+// landed on are `empty`. out (C, S, S).
+void mp3_reassemble(const float *image, const int *pred, int C, int S, int p, float empty, float *out);
+// The context view: context patches at their true positions, the rest `empty`. context
+// holds Mp patch indices (0-based, no cls). out (C, S, S).
+void mp3_context_image(const float *image, const int *context_patches, int Mp, int C, int S, int p,
+                       float empty, float *out);
