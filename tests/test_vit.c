@@ -1,7 +1,9 @@
 // tests/test_vit.c — whole-model checks of the ViT: finite-difference gradients of every
-// parameter tensor of a 2-block ViT (with and without cls / position table / dropout and
-// drop path), the PyTorch oracle (writes a tensorfile and runs tests/torch_oracle.py with
-// Debian's /usr/bin/python3), and a tiny ViT overfitting 64 Fashion-MNIST images.
+// parameter tensor of a 2-block ViT (with and without cls / position table / relbias /
+// dropout and drop path; MP3: masked attention with k/v of the context only and the
+// position head), the PyTorch oracle (writes a tensorfile and runs tests/torch_oracle.py with
+// Debian's /usr/bin/python3; the MP3 case's torch model gathers k/v from the context as the
+// paper's pseudo code does), and a tiny ViT overfitting 64 Fashion-MNIST images.
 // Gradient tolerance for the whole model: eps 3e-3, |err| <= 5e-4 + 3e-2·|g|, 8 entries
 // per tensor (the loss is a long fp32 composite, so the floor is above the per-op checks').
 #include "testing.h"
@@ -12,6 +14,7 @@
 #include "../core/tensorfile.h"
 #include "../datasets/dataset.h"
 #include "../models/vit.h"
+#include "../objectives/mp3.h"
 #include "../objectives/supervised.h"
 #include <math.h>
 #include <stdio.h>
@@ -24,13 +27,14 @@ typedef struct {
     supervised *obj;
     int32_t *labels;
     int B, training;
+    mp3 *pos; // non-NULL: MP3 position loss (the model's context is already set)
 } model_ctx;
 
 static double model_loss(void *p) {
     model_ctx *c = p;
     rng_addr rng = {.seed = 5, .epoch = 1, .step = 2}; // fixed: dropout masks identical on every call
     const float *logits = vit_forward(c->m, c->B, c->training, rng);
-    return supervised_forward(c->obj, logits, c->labels, c->B);
+    return c->pos ? mp3_forward(c->pos, logits, c->B) : supervised_forward(c->obj, logits, c->labels, c->B);
 }
 
 static void model_grads(model_ctx *c) {
@@ -38,8 +42,27 @@ static void model_grads(model_ctx *c) {
     model_loss(c);
     m->ops->zero(m->grad, m->params.total);
     vit_zero_act_grads(m);
-    supervised_backward(c->obj, vit_dlogits(m), c->labels, c->B);
+    if (c->pos) mp3_backward(c->pos, vit_dlogits(m), c->B);
+    else supervised_backward(c->obj, vit_dlogits(m), c->labels, c->B);
     vit_backward(m, c->B);
+}
+
+// MP3 models: a context of cfg->context_tokens tokens (cls + patches) per image from the
+// objective's sampler; returns the objective (caller frees) or NULL for other models.
+static mp3 *mp3_setup(vit *m, int B) {
+    if (!m->cfg.pos_head) return NULL;
+    mp3 *pos = xmalloc(sizeof *pos, "mp3");
+    mp3_create(pos, &ops_cpu, B, m->N, m->t0);
+    int Mp = m->cfg.context_tokens - m->t0;
+    mp3_sample_context(vit_context(m), B, m->N, m->t0, Mp, 9, 0, 0, 0);
+    vit_set_context(m, m->cfg.context_tokens);
+    return pos;
+}
+
+static void mp3_teardown(mp3 *pos) {
+    if (!pos) return;
+    mp3_free(pos);
+    free(pos);
 }
 
 static void fill_batch(vit *m, int32_t *labels, int B, unsigned tag) {
@@ -65,7 +88,7 @@ static void gradcheck_model(const char *label, vit_config cfg, int training) {
     supervised_create(&obj, &ops_cpu, 3, cfg.num_classes, 0.1f);
     int32_t labels[3];
     fill_batch(&m, labels, 3, 41);
-    model_ctx c = {&m, &obj, labels, 3, training};
+    model_ctx c = {&m, &obj, labels, 3, training, mp3_setup(&m, 3)};
     model_grads(&c);
     gradcheck_tol tol = {3e-3, 5e-4, 3e-2, 8};
     int bad = 0;
@@ -75,6 +98,7 @@ static void gradcheck_model(const char *label, vit_config cfg, int training) {
         snprintf(name, sizeof name, "%s %s", label, info->name);
         bad += !gradcheck(name, &c, model_loss, m.param + info->offset, m.grad + info->offset, info->numel, tol);
     }
+    mp3_teardown(c.pos);
     supervised_free(&obj);
     vit_free(&m);
 }
@@ -92,6 +116,14 @@ static void test_model_gradients(void) {
     drop.dropout = 0.1f;
     drop.drop_path = 0.5f;
     gradcheck_model("vit[dropout,droppath]", drop, 1);
+    vit_config rel = base;
+    rel.pos = POS_RELBIAS;
+    gradcheck_model("vit[cls,relbias]", rel, 0);
+    vit_config masked = base; // 4 patches + cls; context = cls + 2 patches
+    masked.pos = POS_NONE;
+    masked.pos_head = 1;
+    masked.context_tokens = 3;
+    gradcheck_model("vit[mp3,masked]", masked, 0);
 }
 
 // ---------------------------------------------------------------- PyTorch oracle
@@ -108,7 +140,7 @@ static void oracle_case(const char *dir, const char *label, vit_config cfg, int 
     supervised_create(&obj, &ops_cpu, B, cfg.num_classes, smoothing);
     int32_t *labels = xmalloc((size_t)B * sizeof(int32_t), "labels");
     fill_batch(&m, labels, B, 51);
-    model_ctx c = {&m, &obj, labels, B, 0};
+    model_ctx c = {&m, &obj, labels, B, 0, mp3_setup(&m, B)};
     model_grads(&c);
     float loss = (float)model_loss(&c);
 
@@ -123,6 +155,12 @@ static void oracle_case(const char *dir, const char *label, vit_config cfg, int 
     scalar(&tf, "config.mlp_ratio", cfg.mlp_ratio);
     scalar(&tf, "config.cls", cfg.cls);
     scalar(&tf, "config.pos_abs", cfg.pos == POS_ABS);
+    scalar(&tf, "config.relbias", cfg.pos == POS_RELBIAS);
+    scalar(&tf, "config.pos_head", cfg.pos_head);
+    if (c.pos) {
+        int cdims[2] = {B, cfg.context_tokens};
+        tf_add(&tf, "input.context", TF_I32, 2, cdims, vit_context(&m));
+    }
     scalar(&tf, "config.num_classes", cfg.num_classes);
     scalar(&tf, "config.label_smoothing", smoothing);
     int idims[4] = {B, cfg.channels, cfg.image_size, cfg.image_size}, ldims[1] = {B};
@@ -136,9 +174,9 @@ static void oracle_case(const char *dir, const char *label, vit_config cfg, int 
         snprintf(name, sizeof name, "grad.%s", info->name);
         tf_add(&tf, name, TF_F32, info->ndim, info->shape, m.grad + info->offset);
     }
-    int one[1] = {1}, lg[2] = {B, cfg.num_classes};
+    int one[1] = {1}, lg[3] = {B, cfg.num_classes, 0}, plg[3] = {B, m.T, m.N};
     tf_add(&tf, "output.loss", TF_F32, 1, one, &loss);
-    tf_add(&tf, "output.logits", TF_F32, 2, lg, vit_forward(&m, B, 0, (rng_addr){0}));
+    tf_add(&tf, "output.logits", TF_F32, c.pos ? 3 : 2, c.pos ? plg : lg, vit_forward(&m, B, 0, (rng_addr){0}));
     char path[4200], err[4400];
     snprintf(path, sizeof path, "%s/oracle-%s.tf", dir, label);
     if (tf_write(&tf, path, err, sizeof err) != 0) {
@@ -153,6 +191,7 @@ static void oracle_case(const char *dir, const char *label, vit_config cfg, int 
     }
     tf_free(&tf);
     free(labels);
+    mp3_teardown(c.pos);
     supervised_free(&obj);
     vit_free(&m);
 }
@@ -177,6 +216,14 @@ static void test_torch_oracle(void) {
     b.patch = 4;
     b.image_size = 12;
     oracle_case(dir, "meanpool-nope", b, 5, 0.0f);
+    vit_config rel = a;
+    rel.pos = POS_RELBIAS;
+    oracle_case(dir, "cls-relbias", rel, 3, 0.1f);
+    vit_config masked = a; // 16 patches + cls, eta 0.5: keys/values from cls + 8 patches
+    masked.pos = POS_NONE;
+    masked.pos_head = 1;
+    masked.context_tokens = 9;
+    oracle_case(dir, "mp3-masked", masked, 3, 0.0f);
     char cmd[200];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
@@ -208,7 +255,7 @@ static void test_overfit(void) {
     int steps = 0;
     for (; steps < 200; steps++) {
         dataset_make_batch(&ds, idx, 64, NULL, 0, 0, 0, vit_images(&m), labels);
-        model_ctx c = {&m, &obj, labels, 64, 1};
+        model_ctx c = {&m, &obj, labels, 64, 1, NULL};
         model_grads(&c);
         loss = obj.losses[0];
         optim_step(m.ops, &m.params, m.param, m.grad, am, av, &oc, steps, NULL);

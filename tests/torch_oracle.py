@@ -6,9 +6,11 @@ Usage (Debian's Python, PyTorch 1.13 CPU):
   /usr/bin/python3 tests/torch_oracle.py --make-test-dump PATH [--seed N] [--cls 0|1] [--pos-abs 0|1]
 
 DUMP is a tensorfile (core/tensorfile.h) holding config.* (f64 scalars: channels, image_size,
-patch, dim, depth, heads, mlp_ratio, cls, pos_abs, num_classes, label_smoothing),
-input.images f32 (B,Cin,S,S), input.labels i32 (B), param.<name> and grad.<name> for every
-parameter, output.loss f32 (1), output.logits f32 (B,K).
+patch, dim, depth, heads, mlp_ratio, cls, pos_abs, num_classes, label_smoothing; optional,
+default 0: relbias, pos_head), input.images f32 (B,Cin,S,S), input.labels i32 (B), optional
+input.context i32 (B,M) (MP3 context token indices: masked attention), param.<name> and
+grad.<name> for every parameter, output.loss f32 (1), output.logits f32 (B,K) or, with
+pos_head, (B,T,N) (loss: MP3's mean position cross entropy over patch tokens).
 
 The model (bench/perf/torch_vit.py) is rebuilt from param.* in float64 -- the reference every
 check compares against -- and in float32 (its deviation from the reference is shown in each
@@ -45,7 +47,9 @@ GRAD_RTOL = 1e-3
 
 CONFIG_KEYS = ("channels", "image_size", "patch", "dim", "depth", "heads", "mlp_ratio",
                "cls", "pos_abs", "num_classes", "label_smoothing")
-INT_KEYS = ("channels", "image_size", "patch", "dim", "depth", "heads", "cls", "pos_abs", "num_classes")
+INT_KEYS = ("channels", "image_size", "patch", "dim", "depth", "heads", "cls", "pos_abs", "num_classes",
+            "relbias", "pos_head")
+OPTIONAL_KEYS = ("relbias", "pos_head")  # absent = 0
 
 
 class BadInput(Exception):
@@ -60,8 +64,10 @@ def _torch():
 
 def parse_config(tf, torch_vit):
     vals = {}
-    for k in CONFIG_KEYS:
+    for k in CONFIG_KEYS + OPTIONAL_KEYS:
         name = f"config.{k}"
+        if name not in tf and k in OPTIONAL_KEYS:
+            continue
         if name not in tf:
             raise BadInput(f"missing {name}")
         a = tf[name]
@@ -117,11 +123,18 @@ def parse_inputs(tf, cfg, torch_vit):
     extra = sorted(k for k in tf if k.startswith("param.") and k[6:] not in shapes)
     if extra:
         raise BadInput(f"unexpected parameter entries (architecture mismatch?): {', '.join(extra)}")
-    return imgs, labels, params
+    context = tf.get("input.context")
+    if context is not None:
+        if context.ndim != 2 or context.shape[0] != B or np.any(context < 0) or np.any(context >= cfg.tokens):
+            raise BadInput(f"input.context has shape {context.shape} or values outside [0, {cfg.tokens})")
+        if any(len(set(row.tolist())) != len(row) for row in context):
+            raise BadInput("input.context repeats a token within an image")
+        context = context.astype(np.int64)
+    return imgs, labels, params, context
 
 
-def run_model(cfg, imgs, labels, params, dtype):
-    """Builds the model in `dtype`, loads params, runs forward+backward.
+def run_model(cfg, imgs, labels, params, dtype, context=None):
+    """Builds the model in `dtype`, loads params, runs forward+backward (MP3 with context).
     Returns (loss float, logits ndarray, {name: grad ndarray}, model)."""
     torch, torch_vit = _torch()
     model = torch_vit.ViT(cfg).to(dtype)
@@ -130,8 +143,13 @@ def run_model(cfg, imgs, labels, params, dtype):
             p.copy_(torch.from_numpy(np.ascontiguousarray(params[n])).to(dtype))
     x = torch.from_numpy(np.ascontiguousarray(imgs)).to(dtype)
     y = torch.from_numpy(labels.astype(np.int64))
-    logits = model(x)
-    loss = torch_vit.vit_loss(logits, y, cfg.label_smoothing)
+    if cfg.pos_head:
+        ctx = None if context is None else torch.from_numpy(context)
+        logits = model(x, ctx)
+        loss = torch_vit.mp3_loss(logits, cfg.cls)
+    else:
+        logits = model(x)
+        loss = torch_vit.vit_loss(logits, y, cfg.label_smoothing)
     model.zero_grad(set_to_none=True)
     loss.backward()
     grads = {n: p.grad.detach().cpu().numpy().copy() for n, p in model.named_parameters()}
@@ -147,9 +165,9 @@ def check(name, ok, detail, results):
     results.append(ok)
 
 
-def compare(tf, cfg, imgs, labels, params):
-    loss64, logits64, grads64, _ = run_model(cfg, imgs, labels, params, _torch()[0].float64)
-    loss32, logits32, grads32, _ = run_model(cfg, imgs, labels, params, _torch()[0].float32)
+def compare(tf, cfg, imgs, labels, params, context):
+    loss64, logits64, grads64, _ = run_model(cfg, imgs, labels, params, _torch()[0].float64, context)
+    loss32, logits32, grads32, _ = run_model(cfg, imgs, labels, params, _torch()[0].float32, context)
     results = []
 
     # loss
@@ -269,13 +287,14 @@ def main(argv):
         tf = tensorfile.read(args.dump)
         _, torch_vit = _torch()
         cfg = parse_config(tf, torch_vit)
-        imgs, labels, params = parse_inputs(tf, cfg, torch_vit)
+        imgs, labels, params, context = parse_inputs(tf, cfg, torch_vit)
     except (tensorfile.TensorfileError, BadInput) as e:
         print(f"error: {args.dump}: {e}" if isinstance(e, BadInput) else f"error: {e}", file=sys.stderr)
         return 2
-    ok, n = compare(tf, cfg, imgs, labels, params)
+    ok, n = compare(tf, cfg, imgs, labels, params, context)
     print(f"torch_oracle: {'all' if ok else 'NOT all'} {n} checks passed "
-          f"(B={imgs.shape[0]} cls={cfg.cls} pos_abs={cfg.pos_abs})", file=sys.stderr)
+          f"(B={imgs.shape[0]} cls={cfg.cls} pos_abs={cfg.pos_abs} relbias={cfg.relbias} pos_head={cfg.pos_head} "
+          f"context={'none' if context is None else context.shape[1]})", file=sys.stderr)
     return 0 if ok else 1
 
 

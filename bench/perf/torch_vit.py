@@ -8,6 +8,14 @@ with identical shapes:
   pos_embed (T, d)         [pos_abs only; T = N + cls, row 0 = cls token's when cls]
   blocks.{l}.norm1/attn.qkv/attn.proj/norm2/mlp.fc1/mlp.fc2 .weight/.bias
   norm.weight, norm.bias, head.weight (K, d), head.bias (K)
+  blocks.{l}.attn.rel_bias (H, (2g-1)^2 + 3*cls)   [relbias only]
+  pos_head.weight (N, d), pos_head.bias (N)          [pos_head (MP3) instead of head]
+
+relbias: bias[h, i, j] = table[h, e(i, j)], e = (dy+g-1)*(2g-1) + (dx+g-1) for patches i, j
+(dy, dx = row/column of i minus those of j), and with cls: K-3 = cls->patch, K-2 = patch->cls,
+K-1 = cls->cls. MP3 (context given): queries from all tokens, keys/values from the context
+tokens only (paper App. A); pos_head logits (B, T, N), loss = mean cross entropy of each
+patch token against its index (cls rows excluded).
 
 Forward: pre-LN blocks, LayerNorm eps 1e-6, exact (erf) GELU, no dropout; attention with
 qkv channels [q | k | v], head h = channels h*hs..(h+1)*hs of each, softmax(q k^T / sqrt(hs)) v;
@@ -37,6 +45,8 @@ class ViTConfig:
     mlp_ratio: float = 4
     cls: int = 0
     pos_abs: int = 0
+    relbias: int = 0
+    pos_head: int = 0
     num_classes: int = 10
     label_smoothing: float = 0.1
 
@@ -91,20 +101,54 @@ def extract_patches(images, patch):
     return x.reshape(B, gh * gw, C * p * p)
 
 
+def relbias_index(grid, cls):
+    """(T, T) long tensor of table entries (see the module docstring)."""
+    span = 2 * grid - 1
+    K = span * span + (3 if cls else 0)
+    t0 = 1 if cls else 0
+    T = grid * grid + t0
+    idx = torch.empty(T, T, dtype=torch.long)
+    for i in range(T):
+        for j in range(T):
+            if i < t0 and j < t0:
+                idx[i, j] = K - 1
+            elif i < t0:
+                idx[i, j] = K - 3
+            elif j < t0:
+                idx[i, j] = K - 2
+            else:
+                yi, xi = divmod(i - t0, grid)
+                yj, xj = divmod(j - t0, grid)
+                idx[i, j] = (yi - yj + grid - 1) * span + (xi - xj + grid - 1)
+    return idx, K
+
+
 class Attention(nn.Module):
-    def __init__(self, dim, heads):
+    def __init__(self, dim, heads, rel_entries=0):
         super().__init__()
         self.heads = heads
         self.qkv = nn.Linear(dim, 3 * dim)
         self.proj = nn.Linear(dim, dim)
+        if rel_entries:
+            self.rel_bias = nn.Parameter(torch.zeros(heads, rel_entries))
 
-    def forward(self, x):
+    def forward(self, x, context=None, rel_index=None):
         B, T, d = x.shape
         H = self.heads
         hs = d // H
         qkv = self.qkv(x).reshape(B, T, 3, H, hs).permute(2, 0, 3, 1, 4)  # 3, B, H, T, hs
         q, k, v = qkv[0], qkv[1], qkv[2]
+        if context is not None:  # MP3: keys and values of the context tokens only
+            gather = context.long().view(B, 1, -1, 1).expand(B, H, context.shape[1], hs)
+            k, v = k.gather(2, gather), v.gather(2, gather)
         att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(hs))
+        if rel_index is not None:
+            bias = self.rel_bias[:, rel_index]  # H, T, T
+            if context is None:
+                att = att + bias.unsqueeze(0)
+            else:
+                cols = context.long().view(B, 1, 1, -1).expand(B, H, T, context.shape[1])
+                att = att + bias.unsqueeze(0).expand(B, H, T, T).gather(3, cols)
         att = att.softmax(dim=-1)
         y = (att @ v).transpose(1, 2).reshape(B, T, d)
         return self.proj(y)
@@ -122,15 +166,15 @@ class Mlp(nn.Module):
 
 
 class Block(nn.Module):
-    def __init__(self, dim, heads, hidden):
+    def __init__(self, dim, heads, hidden, rel_entries=0):
         super().__init__()
         self.norm1 = nn.LayerNorm(dim, eps=LN_EPS)
-        self.attn = Attention(dim, heads)
+        self.attn = Attention(dim, heads, rel_entries)
         self.norm2 = nn.LayerNorm(dim, eps=LN_EPS)
         self.mlp = Mlp(dim, hidden)
 
-    def forward(self, x):
-        x = x + self.attn(self.norm1(x))
+    def forward(self, x, context=None, rel_index=None):
+        x = x + self.attn(self.norm1(x), context, rel_index)
         x = x + self.mlp(self.norm2(x))
         return x
 
@@ -146,9 +190,16 @@ class ViT(nn.Module):
             self.cls_token = nn.Parameter(torch.zeros(d))
         if cfg.pos_abs:
             self.pos_embed = nn.Parameter(torch.zeros(cfg.tokens, d))
-        self.blocks = nn.ModuleList(Block(d, cfg.heads, cfg.hidden) for _ in range(cfg.depth))
+        rel_entries = 0
+        if cfg.relbias:
+            index, rel_entries = relbias_index(cfg.grid, cfg.cls)
+            self.register_buffer("rel_index", index, persistent=False)
+        self.blocks = nn.ModuleList(Block(d, cfg.heads, cfg.hidden, rel_entries) for _ in range(cfg.depth))
         self.norm = nn.LayerNorm(d, eps=LN_EPS)
-        self.head = nn.Linear(d, cfg.num_classes)
+        if cfg.pos_head:
+            self.pos_head = nn.Linear(d, cfg.num_patches)
+        else:
+            self.head = nn.Linear(d, cfg.num_classes)
         self.reset_parameters()
 
     @torch.no_grad()
@@ -166,26 +217,38 @@ class ViT(nn.Module):
             else:
                 tn(p)
 
-    def forward_features(self, patches):
-        x = self.patch_embed(patches)  # B, N, d
+    def forward_tokens(self, patches, context=None):
+        """Final-LayerNorm token features (B, T, d); context (B, M) token indices for MP3."""
+        x = self.patch_embed(patches)
         if self.cfg.cls:
             B = x.shape[0]
             x = torch.cat([self.cls_token.view(1, 1, -1).expand(B, 1, -1), x], dim=1)
         if self.cfg.pos_abs:
             x = x + self.pos_embed.unsqueeze(0)
+        rel_index = self.rel_index if self.cfg.relbias else None
         for blk in self.blocks:
-            x = blk(x)
-        x = self.norm(x)
-        return x[:, 0] if self.cfg.cls else x.mean(dim=1)
+            x = blk(x, context, rel_index)
+        return self.norm(x)
 
-    def forward(self, images):
-        """images (B, C, S, S) -> logits (B, K)."""
+    def forward(self, images, context=None):
+        """images (B, C, S, S) -> logits (B, K), or with pos_head position logits (B, T, N)."""
         patches = extract_patches(images, self.cfg.patch)
-        return self.head(self.forward_features(patches))
+        if self.cfg.pos_head:
+            return self.pos_head(self.forward_tokens(patches, context))
+        x = self.forward_tokens(patches)
+        return self.head(x[:, 0] if self.cfg.cls else x.mean(dim=1))
 
 
 def vit_loss(logits, labels, label_smoothing):
     return F.cross_entropy(logits, labels.long(), label_smoothing=label_smoothing)
+
+
+def mp3_loss(logits, cls):
+    """Mean cross entropy of every patch token's position logits (B, T, N) against its index."""
+    patch_logits = logits[:, 1:] if cls else logits
+    B, N, _ = patch_logits.shape
+    targets = torch.arange(N).repeat(B)
+    return F.cross_entropy(patch_logits.reshape(B * N, N), targets)
 
 
 def param_names(cfg: ViTConfig):
@@ -196,7 +259,12 @@ def param_names(cfg: ViTConfig):
     if cfg.pos_abs:
         names.append("pos_embed")
     for l in range(cfg.depth):
-        for sub in ("norm1", "attn.qkv", "attn.proj", "norm2", "mlp.fc1", "mlp.fc2"):
+        for sub in ("norm1", "attn.qkv", "attn.proj"):
             names += [f"blocks.{l}.{sub}.weight", f"blocks.{l}.{sub}.bias"]
-    names += ["norm.weight", "norm.bias", "head.weight", "head.bias"]
+        if cfg.relbias:
+            names.append(f"blocks.{l}.attn.rel_bias")
+        for sub in ("norm2", "mlp.fc1", "mlp.fc2"):
+            names += [f"blocks.{l}.{sub}.weight", f"blocks.{l}.{sub}.bias"]
+    head = "pos_head" if cfg.pos_head else "head"
+    names += ["norm.weight", "norm.bias", f"{head}.weight", f"{head}.bias"]
     return names

@@ -1,0 +1,222 @@
+// tests/test_mp3.c — MP3 (objectives/mp3.c and the model's masked attention):
+//   * context sampling: M = round((1-eta)·N) patches plus cls first, ascending, no repeats,
+//     in range; the same set for an image whatever the batch split or thread count; each
+//     patch chosen with frequency (1-eta) over many draws;
+//   * masked attention reads keys/values from the context only, with the same set in every
+//     layer: changing a non-context patch changes no other token's output, changing a context
+//     patch changes the others; an explicit context of all tokens but one ignores that one;
+//   * the position loss ignores cls rows (value and gradient) and equals the mean cross
+//     entropy over patch tokens;
+//   * accuracy counting with blank patches; reassembly from perfect predictions returns the
+//     image; collisions average; the context view.
+// (Gradient checks of the masked model and the position head, and the PyTorch oracle of the
+// masked model, are in test_vit.)
+#include "testing.h"
+#include "../core/common.h"
+#include "../core/rng.h"
+#include "../models/vit.h"
+#include "../objectives/mp3.h"
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void test_context_sampling(void) {
+    const int B = 64, N = 49, t0 = 1;
+    const double etas[] = {0.0, 0.25, 0.5, 0.75, 0.9};
+    for (int e = 0; e < 5; e++) {
+        int Mp = mp3_context_patches(N, etas[e]), M = t0 + Mp;
+        int want = (int)lround((1.0 - etas[e]) * N);
+        int *ctx = xmalloc((size_t)B * M * sizeof(int), "ctx");
+        mp3_sample_context(ctx, B, N, t0, Mp, 3, 1, 2, 0);
+        int bad = 0;
+        for (int b = 0; b < B && !bad; b++) {
+            const int *c = ctx + (size_t)b * M;
+            if (c[0] != 0) bad = 1;
+            for (int m = 1; m < M; m++)
+                if (c[m] < 1 || c[m] > N || (m > 1 && c[m] <= c[m - 1])) bad = 2;
+        }
+        test_check("mp3 context: size, cls first, ascending unique patch tokens", Mp == want && !bad,
+                   "eta %.2f: %d context patches (want %d), problem %d", etas[e], Mp, want, bad);
+        free(ctx);
+    }
+    // Batch split and thread count do not change image i's context.
+    int Mp = mp3_context_patches(N, 0.5), M = t0 + Mp;
+    int *whole = xmalloc((size_t)B * M * sizeof(int), "whole"), *split = xmalloc((size_t)B * M * sizeof(int), "split");
+    omp_set_num_threads(2);
+    mp3_sample_context(whole, B, N, t0, Mp, 7, 3, 4, 100);
+    omp_set_num_threads(1);
+    mp3_sample_context(split, 20, N, t0, Mp, 7, 3, 4, 100);
+    mp3_sample_context(split + (size_t)20 * M, B - 20, N, t0, Mp, 7, 3, 4, 120);
+    omp_set_num_threads(2);
+    test_check("mp3 context: independent of batch split and threads", !memcmp(whole, split, (size_t)B * M * sizeof(int)),
+               "64 images as one batch on 2 threads vs 20 + 44 on 1 thread");
+    free(whole);
+    free(split);
+    // Frequencies: each patch is in the context with probability Mp/N.
+    const int draws = 4000;
+    int Mq = mp3_context_patches(N, 0.75), Mt = Mq; // no cls here
+    int *ctx = xmalloc((size_t)draws * Mt * sizeof(int), "ctx");
+    mp3_sample_context(ctx, draws, N, 0, Mq, 11, 0, 0, 0);
+    long count[49] = {0};
+    for (long i = 0; i < (long)draws * Mt; i++) count[ctx[i]]++;
+    double p = (double)Mq / N, sd = sqrt(draws * p * (1 - p)), worst = 0;
+    for (int n = 0; n < N; n++) worst = fmax(worst, fabs(count[n] - draws * p) / sd);
+    test_check("mp3 context: every patch equally likely", worst < 4.5,
+               "eta 0.75, %d draws: worst patch %.2f standard deviations from %.0f", draws, worst, draws * p);
+    free(ctx);
+}
+
+// Builds a small MP3 model (cls, no PE, position head) with random inputs.
+static void make_model(vit *m, int context_tokens, int B) {
+    vit_config cfg = {.channels = 1, .image_size = 12, .patch = 3, .dim = 16, .depth = 3, .heads = 2, .mlp_ratio = 2,
+                      .cls = 1, .pos = POS_NONE, .num_classes = 10, .pos_head = 1, .context_tokens = context_tokens};
+    vit_create(m, &cfg, &ops_cpu, B, 5);
+    float *noise = xmalloc(m->params.total * sizeof(float), "noise");
+    test_fill_uniform(noise, m->params.total, -0.2f, 0.2f, 8);
+    for (size_t i = 0; i < m->params.total; i++) m->param[i] += noise[i];
+    free(noise);
+    test_fill_uniform(vit_images(m), (size_t)B * 144, -1.0f, 1.0f, 9);
+}
+
+static double max_diff(const float *a, const float *b, size_t n) {
+    double d = 0;
+    for (size_t i = 0; i < n; i++) d = fmax(d, fabs((double)a[i] - b[i]));
+    return d;
+}
+
+static void test_masked_attention(void) {
+    const int B = 2, N = 16, T = 17, Mp = 6, M = 1 + Mp;
+    vit m;
+    make_model(&m, M, B);
+    int *ctx = vit_context(&m);
+    mp3_sample_context(ctx, B, N, 1, Mp, 1, 0, 0, 0);
+    vit_set_context(&m, M);
+    size_t nl = (size_t)B * T * N;
+    float *base = xmalloc(nl * sizeof(float), "base"), *out = xmalloc(nl * sizeof(float), "out");
+    memcpy(base, vit_forward(&m, B, 0, (rng_addr){0}), nl * sizeof(float));
+    // A non-context patch of image 0 and a context patch of image 0.
+    int in_ctx[17] = {0};
+    for (int k = 1; k < M; k++) in_ctx[ctx[k]] = 1;
+    int outside = 1, inside = ctx[1];
+    while (in_ctx[outside]) outside++;
+    float *img = vit_images(&m);
+    float saved[144];
+    memcpy(saved, img, sizeof saved);
+    int pn = outside - 1; // patch index of token `outside`
+    for (int y = 0; y < 3; y++)
+        for (int x = 0; x < 3; x++) img[((pn / 4) * 3 + y) * 12 + (pn % 4) * 3 + x] += 0.7f;
+    memcpy(out, vit_forward(&m, B, 0, (rng_addr){0}), nl * sizeof(float));
+    double others = 0, own = 0;
+    for (int t = 0; t < T; t++) {
+        double d = max_diff(base + (size_t)t * N, out + (size_t)t * N, N);
+        if (t == outside) own = d;
+        else others = fmax(others, d);
+    }
+    others = fmax(others, max_diff(base + (size_t)T * N, out + (size_t)T * N, (size_t)T * N)); // image 1
+    test_check("mp3 masked attention: a non-context patch changes only its own output (every layer)",
+               others == 0.0 && own > 1e-4, "token %d changed: own logits moved %.3g, every other token %.3g",
+               outside, own, others);
+    memcpy(img, saved, sizeof saved);
+    pn = inside - 1;
+    for (int y = 0; y < 3; y++)
+        for (int x = 0; x < 3; x++) img[((pn / 4) * 3 + y) * 12 + (pn % 4) * 3 + x] += 0.7f;
+    memcpy(out, vit_forward(&m, B, 0, (rng_addr){0}), nl * sizeof(float));
+    double moved = max_diff(base + (size_t)outside * N, out + (size_t)outside * N, N);
+    test_check("mp3 masked attention: a context patch changes the other tokens", moved > 1e-4,
+               "context token %d changed: non-context token %d's logits moved %.3g", inside, outside, moved);
+    memcpy(img, saved, sizeof saved);
+
+    // A context of every token but the last patch (an explicit index list, masked path):
+    // changing the excluded patch changes no other token's output.
+    vit masked_all;
+    make_model(&masked_all, T - 1, B);
+    memcpy(masked_all.param, m.param, m.params.total * sizeof(float));
+    memcpy(vit_images(&masked_all), img, (size_t)B * 144 * sizeof(float));
+    int *all = vit_context(&masked_all);
+    for (int b = 0; b < B; b++)
+        for (int t = 0; t < T - 1; t++) all[b * (T - 1) + t] = t; // every token but the last patch
+    vit_set_context(&masked_all, T - 1);
+    memcpy(out, vit_forward(&masked_all, B, 0, (rng_addr){0}), nl * sizeof(float));
+    float *img2 = vit_images(&masked_all);
+    for (int b = 0; b < B; b++) img2[b * 144 + 143] += 1.0f; // inside the last patch
+    float *out2 = xmalloc(nl * sizeof(float), "out2");
+    memcpy(out2, vit_forward(&masked_all, B, 0, (rng_addr){0}), nl * sizeof(float));
+    double leak = 0;
+    for (int b = 0; b < B; b++) leak = fmax(leak, max_diff(out + (size_t)b * T * N, out2 + (size_t)b * T * N, (size_t)(T - 1) * N));
+    test_check("mp3 masked attention: T-1 context tokens, the excluded one leaks nowhere", leak == 0.0,
+               "max change of the other tokens' logits %.3g", leak);
+    free(out2);
+    vit_free(&masked_all);
+    free(base);
+    free(out);
+    vit_free(&m);
+}
+
+static void test_loss_ignores_cls(void) {
+    const int B = 3, N = 9, t0 = 1, T = N + t0;
+    mp3 o;
+    mp3_create(&o, &ops_cpu, B, N, t0);
+    float logits[3 * 10 * 9], grad[3 * 10 * 9];
+    test_fill_uniform(logits, sizeof logits / sizeof *logits, -2, 2, 3);
+    double loss = mp3_forward(&o, logits, B);
+    double ref = 0; // mean over patch tokens of -log softmax[target]
+    for (int b = 0; b < B; b++)
+        for (int n = 0; n < N; n++) {
+            const float *z = logits + ((size_t)b * T + t0 + n) * N;
+            double mx = z[0], s = 0;
+            for (int k = 1; k < N; k++) mx = fmax(mx, z[k]);
+            for (int k = 0; k < N; k++) s += exp(z[k] - mx);
+            ref += -(z[n] - mx - log(s));
+        }
+    ref /= B * N;
+    for (int b = 0; b < B; b++)
+        for (int k = 0; k < N; k++) logits[(size_t)b * T * N + k] = 50.0f * (k % 2); // cls rows: anything
+    double loss2 = mp3_forward(&o, logits, B);
+    memset(grad, 0, sizeof grad);
+    mp3_backward(&o, grad, B);
+    double cls_grad = 0;
+    for (int b = 0; b < B; b++) cls_grad = fmax(cls_grad, max_diff(grad + (size_t)b * T * N, (float[9]){0}, N));
+    test_check("mp3 loss: mean cross entropy over patch tokens, cls ignored (value and gradient)",
+               fabs(loss - ref) < 1e-5 && loss2 == loss && cls_grad == 0.0,
+               "loss %.7f reference %.7f; after changing cls rows %.7f; max |grad| on cls rows %g", loss, ref, loss2, cls_grad);
+    mp3_free(&o);
+}
+
+static void test_accuracy_and_reassembly(void) {
+    const int S = 6, p = 2, C = 1;
+    float img[36];
+    for (int i = 0; i < 36; i++) img[i] = (float)i;
+    for (int y = 0; y < 2; y++) // patch 4 (centre) blank
+        for (int x = 0; x < 2; x++) img[(2 + y) * S + 2 + x] = 3.0f;
+    int pred[9] = {0, 1, 2, 3, 4, 5, 6, 8, 7}; // patches 7 and 8 swapped
+    long c = 0, t = 0, cn = 0, tn = 0;
+    mp3_count_correct(pred, img, 1, C, S, p, &c, &t, &cn, &tn);
+    test_check("mp3 accuracy: all patches and non-blank patches", c == 7 && t == 9 && cn == 6 && tn == 8,
+               "correct %ld/%ld, non-blank %ld/%ld (want 7/9, 6/8)", c, t, cn, tn);
+    int perfect[9] = {0, 1, 2, 3, 4, 5, 6, 7, 8};
+    float out[36];
+    mp3_reassemble(img, perfect, C, S, p, -1.0f, out);
+    test_check("mp3 reassembly: perfect predictions give the image back", max_diff(out, img, 36) == 0.0, "max diff %g",
+               max_diff(out, img, 36));
+    int collide[9] = {0, 0, 2, 3, 4, 5, 6, 7, 8}; // patches 0 and 1 both at 0; position 1 empty
+    mp3_reassemble(img, collide, C, S, p, -1.0f, out);
+    float want00 = 0.5f * (img[0] + img[2]), got01 = out[2];
+    test_check("mp3 reassembly: collisions average, empty positions filled", out[0] == want00 && got01 == -1.0f,
+               "position 0 pixel %g (want %g), position 1 pixel %g (want -1)", out[0], want00, got01);
+    int ctx_patches[2] = {0, 8};
+    mp3_context_image(img, ctx_patches, 2, C, S, p, -1.0f, out);
+    test_check("mp3 context view: context patches in place, the rest empty",
+               out[0] == img[0] && out[35] == img[35] && out[2] == -1.0f && out[14] == -1.0f, "pixels %g %g %g %g", out[0],
+               out[35], out[2], out[14]);
+}
+
+int main(void) {
+    posbench_set_threads(2);
+    test_context_sampling();
+    test_masked_attention();
+    test_loss_ignores_cls();
+    test_accuracy_and_reassembly();
+    return test_exit_code();
+}
