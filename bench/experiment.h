@@ -41,8 +41,9 @@
 //   excluded is skipped too. A stage left with no runs is an error; so are two runs of a
 //   stage with the same run id (an axis over a key that does not change results).
 // Impossible combinations, checked on every resolved run: model.patch must divide the
-//   image size (28 px for fashion-mnist and mnist; not checked for data.name=idx, whose
-//   size is only known from its files; add new datasets in experiment_expand.c) and
+//   image size (28 px for fashion-mnist and mnist, 32 px for cifar10 and cifar100; not checked
+//   for data.name=idx, whose size is only known from its files; add new datasets in
+//   experiment_expand.c) and
 //   model.heads must divide model.dim. The error points at the axis value (or the line that
 //   set the key) and names the combination.
 // Run id: FNV-1a 64 (12 hex digits, like config_run_id) of "stage=<name>\n", then

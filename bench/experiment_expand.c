@@ -62,7 +62,8 @@ static int check_run(exp_ctx *x, int s, const exp_run *r, const char *combo) {
     long patch = cfg_int(c, "model.patch"), dim = cfg_int(c, "model.dim"), heads = cfg_int(c, "model.heads");
     int ipatch = cfg_index("model.patch"), idim = cfg_index("model.dim"), iheads = cfg_index("model.heads");
     // Image side per dataset; 0 = not known here (idx files of any size): not checked.
-    int side = !strcmp(data, "fashion-mnist") || !strcmp(data, "mnist") ? 28 : 0;
+    int side = !strcmp(data, "fashion-mnist") || !strcmp(data, "mnist") ? 28
+             : !strcmp(data, "cifar10") || !strcmp(data, "cifar100") ? 32 : 0;
     if (side && side % patch != 0)
         return exp_fail(x, blame(x, s, r->axis_value, ipatch, cfg_index("data.name")),
                         "%s (data %s, %d px): model.patch must divide %d (got %ld)", what, data, side, side, patch);

@@ -1,14 +1,16 @@
 // datasets/dataset.h — the in-memory image classification dataset and everything done to it:
-// loading IDX files (idx.c), truncating and class-balanced subsetting (subset.c), and building
-// normalised, optionally augmented batches (batch.c).
-// Pixels stay uint8 in memory (60000 x 28 x 28 = 47 MB); batches are converted to float on demand.
+// loading IDX files (idx.c) and CIFAR-10/100 binary files (cifar.c), truncating and
+// class-balanced subsetting (subset.c), and building normalised, optionally augmented batches
+// (batch.c).
+// Pixels stay uint8 in memory (60000 x 28 x 28 = 47 MB; CIFAR 50000 x 3 x 32 x 32 = 154 MB);
+// batches are converted to float on demand.
 #pragma once
 #include <stddef.h>
 #include <stdint.h>
 
 typedef struct {
-    char name[64];          // "fashion-mnist", "mnist", "idx"
-    char source[512];       // directory it was read from
+    char name[64];          // "fashion-mnist", "mnist", "idx", "cifar10", "cifar100"
+    char source[512];       // directory it was read from (CIFAR: the batches directory)
     int n, channels, height, width, num_classes;
     uint8_t *pixels;        // (n, channels, height, width)
     int32_t *labels;        // (n), each in [0, num_classes)
@@ -24,8 +26,16 @@ typedef struct {
 // num_classes: fashion-mnist and mnist have exactly 10 (a label >= 10 is an error, so a test split
 // missing a class still agrees with train); idx: max label + 1 of the loaded split.
 // Normalisation: fashion-mnist mean 0.2860 std 0.3530; mnist 0.1307 / 0.3081; idx 0.5 / 0.5.
-// Returns 0, or -1 with a one-line message in err naming the file (and byte offset where relevant)
-// and what would be valid; on failure *ds is zeroed and owns nothing.
+// name "cifar10" / "cifar100": the official binary versions (format in cifar.c), 3 x 32 x 32 RGB,
+// exactly 10 / 100 classes (CIFAR-100: the fine label). No default dir (CIFAR cannot be downloaded
+// here): path is the batches directory or its parent holding cifar-10-batches-bin/ resp.
+// cifar-100-binary/. Files (each NAME.gz tried first, then NAME): cifar10 train data_batch_1.bin ..
+// data_batch_5.bin (all five), test test_batch.bin; cifar100 train.bin, test.bin. A file holds any
+// whole, non-zero number of records. Per-channel (R, G, B) normalisation: cifar10 mean
+// (0.4914, 0.4822, 0.4465) std (0.2470, 0.2435, 0.2616); cifar100 (0.5071, 0.4865, 0.4409) /
+// (0.2673, 0.2564, 0.2762).
+// Returns 0, or -1 with a one-line message in err naming the file (and byte offset, for CIFAR also
+// the record index, where relevant) and what would be valid; on failure *ds is zeroed and owns nothing.
 int dataset_load(dataset *ds, const char *name, const char *path, const char *split, char *err,
                  size_t errlen);
 // Frees pixels and labels and zeroes *ds (safe on a zeroed or failed dataset).

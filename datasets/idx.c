@@ -1,9 +1,11 @@
 // datasets/idx.c — loading a dataset split from IDX files (MNIST layout), gzipped or raw.
-// Owns dataset_load / dataset_free: which directory and files a dataset name means, the IDX
-// header checks (magic, dimensions, counts, label range) and their one-line error messages.
+// Owns dataset_load / dataset_free: which directory and files a dataset name means (the CIFAR
+// names go to cifar.c), the IDX header checks (magic, dimensions, counts, label range) and their
+// one-line error messages.
 // IDX: big-endian u32 magic (0x00000803 images: then n, rows, cols; 0x00000801 labels: then n),
 // then u8 data. Extra bytes after the data are ignored; missing bytes are reported precisely.
 #include "dataset.h"
+#include "cifar.h"
 #include "../core/common.h"
 #include <errno.h>
 #include <limits.h>
@@ -228,8 +230,9 @@ int dataset_load(dataset *ds, const char *name, const char *path, const char *sp
     const dataset_kind *kind = NULL;
     for (size_t k = 0; k < sizeof KINDS / sizeof KINDS[0]; k++)
         if (name && strcmp(name, KINDS[k].name) == 0) kind = &KINDS[k];
-    if (!kind) {
-        set_err(err, errlen, "unknown dataset '%s' (valid: fashion-mnist, mnist, idx)", name ? name : "(null)");
+    if (!kind && !cifar_is_name(name)) {
+        set_err(err, errlen, "unknown dataset '%s' (valid: fashion-mnist, mnist, idx, cifar10, cifar100)",
+                name ? name : "(null)");
         return -1;
     }
     int train;
@@ -237,9 +240,10 @@ int dataset_load(dataset *ds, const char *name, const char *path, const char *sp
     else if (split && strcmp(split, "test") == 0) train = 0;
     else {
         set_err(err, errlen, "unknown split '%s' for dataset %s (valid: train, test)",
-                split ? split : "(null)", kind->name);
+                split ? split : "(null)", name);
         return -1;
     }
+    if (!kind) return cifar_load(ds, name, path, train, err, errlen); // CIFAR binary files: cifar.c
     const char *dir = path && path[0] ? path : kind->default_dir;
     if (!dir) {
         set_err(err, errlen, "dataset %s has no default directory: set data.path=DIR holding " FILES_HINT,

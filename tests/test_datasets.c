@@ -1,11 +1,14 @@
 // tests/test_datasets.c — the dataset layer: IDX loading (real Fashion-MNIST when installed,
-// generated raw and gzipped IDX files, and every error message), dataset_limit, the seeded
-// class-balanced subset, and batch building (normalisation, crop/flip, thread independence).
+// generated raw and gzipped IDX files, and every error message), CIFAR-10/100 binary loading
+// (generated tiny files in the official formats, raw and gzipped, and every error message),
+// dataset_limit, the seeded class-balanced subset, and batch building (normalisation, crop/flip,
+// thread independence).
 #include "testing.h"
 #include "../core/common.h"
 #include "../core/rng.h"
 #include "../datasets/dataset.h"
 #include <ftw.h>
+#include <malloc.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -289,11 +292,365 @@ static void test_generated_idx(const char *root) {
     expect_error("error zero dimension", "idx", dir, "train", "bad dimensions", "7 images of 0 x 4", NULL);
 
     // Names, splits, paths.
-    expect_error("error unknown dataset", "cifar10", raw, "train", "unknown dataset 'cifar10'", "fashion-mnist",
-                 NULL);
+    expect_error("error unknown dataset", "cifar-10", raw, "train", "unknown dataset 'cifar-10'", "fashion-mnist",
+                 "cifar10, cifar100");
     expect_error("error unknown split", "idx", raw, "val", "unknown split 'val'", "train, test", NULL);
     expect_error("error mnist needs path", "mnist", "", "train", "no default directory", "data.path", NULL);
     expect_error("error idx needs path", "idx", NULL, "train", "no default directory", NULL, NULL);
+}
+
+// ---------------------------------------------------------------- CIFAR binary files
+
+// Generated CIFAR directories. CIFAR-10: data_batch_1..5.bin with these record counts (file ids
+// 0..4), test_batch.bin (file id 5). CIFAR-100: train.bin (file id 0), test.bin (file id 1).
+enum { CIFAR_PIXELS = 3072, C10_TEST_N = 5, C100_TRAIN_N = 9, C100_TEST_N = 4 };
+static const int C10_BATCH_N[5] = {3, 2, 4, 1, 2}; // 12 training records in all
+static const char *const C10_BATCH[5] = {"data_batch_1.bin", "data_batch_2.bin", "data_batch_3.bin",
+                                         "data_batch_4.bin", "data_batch_5.bin"};
+
+// Pixel (c, y, x) of record i of file `file`: the channel moves the value by 85, so a plane
+// read into the wrong channel shows.
+static uint8_t cifar_px(int file, int i, int c, int y, int x) {
+    return (uint8_t)(c * 85 + y * 7 + x * 3 + i * 11 + file * 17);
+}
+static int cifar10_label(int file, int i) { return (file * 3 + i * 7) % 10; }
+static int cifar100_fine(int file, int i) { return (99 + file * 41 + i * 37) % 100; } // record 0 of file 0: 99
+
+// The bytes of a generated file: n records of label_bytes labels (1: the CIFAR-10 label;
+// 2: coarse = fine / 5, then fine) and 3072 pixels: the R plane, G plane, B plane, each
+// row-major 32 x 32. Caller frees.
+static uint8_t *cifar_records(int file, int n, int label_bytes, size_t *len) {
+    size_t record = (size_t)label_bytes + CIFAR_PIXELS;
+    *len = record * (size_t)n;
+    uint8_t *bytes = xmalloc(*len ? *len : 1, "test cifar records");
+    for (int i = 0; i < n; i++) {
+        uint8_t *r = bytes + record * (size_t)i;
+        if (label_bytes == 1) r[0] = (uint8_t)cifar10_label(file, i);
+        else r[0] = (uint8_t)(cifar100_fine(file, i) / 5), r[1] = (uint8_t)cifar100_fine(file, i);
+        for (int c = 0; c < 3; c++)
+            for (int y = 0; y < 32; y++)
+                for (int x = 0; x < 32; x++) r[label_bytes + c * 1024 + y * 32 + x] = cifar_px(file, i, c, y, x);
+    }
+    return bytes;
+}
+
+// Writes dir/name (+ ".gz" when gz, through zlib) holding the first `keep` of len bytes.
+static int write_bytes(const char *dir, const char *name, int gz, const uint8_t *bytes, size_t len, size_t keep) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s%s", dir, name, gz ? ".gz" : "");
+    if (keep < len) len = keep;
+    int ok;
+    if (gz) {
+        gzFile f = gzopen(path, "wb");
+        ok = f != NULL;
+        if (ok && len) ok = gzwrite(f, bytes, (unsigned)len) == (int)len;
+        if (f && gzclose(f) != Z_OK) ok = 0;
+    } else {
+        FILE *f = fopen(path, "wb");
+        ok = f != NULL;
+        if (ok && len) ok = fwrite(bytes, 1, len, f) == len;
+        if (f && fclose(f) != 0) ok = 0;
+    }
+    if (!ok) fprintf(stderr, "test_datasets: cannot write %s\n", path);
+    return ok ? 0 : -1;
+}
+
+// One generated file, whole.
+static int write_cifar_file(const char *dir, const char *name, int gz, int file, int n, int label_bytes) {
+    size_t len;
+    uint8_t *bytes = cifar_records(file, n, label_bytes, &len);
+    int rc = write_bytes(dir, name, gz, bytes, len, SIZE_MAX);
+    free(bytes);
+    return rc;
+}
+
+static int write_cifar10_dir(const char *dir, int gz) {
+    for (int f = 0; f < 5; f++)
+        if (write_cifar_file(dir, C10_BATCH[f], gz, f, C10_BATCH_N[f], 1) != 0) return -1;
+    return write_cifar_file(dir, "test_batch.bin", gz, 5, C10_TEST_N, 1);
+}
+
+static int write_cifar100_dir(const char *dir, int gz) {
+    if (write_cifar_file(dir, "train.bin", gz, 0, C100_TRAIN_N, 2) != 0) return -1;
+    return write_cifar_file(dir, "test.bin", gz, 1, C100_TEST_N, 2);
+}
+
+// Does ds hold exactly the records of files first, first+1, ... (sizes[k] records each), in
+// order: every label (the fine one for CIFAR-100) and every pixel? why: the first mismatch.
+static int cifar_matches(const dataset *ds, int cifar100, int first, const int *sizes, int nfiles, char *why,
+                         size_t whylen) {
+    int total = 0;
+    for (int k = 0; k < nfiles; k++) total += sizes[k];
+    if (ds->n != total || ds->channels != 3 || ds->height != 32 || ds->width != 32) {
+        snprintf(why, whylen, "n=%d %dx%dx%d (want %d 3x32x32)", ds->n, ds->channels, ds->height, ds->width, total);
+        return 0;
+    }
+    int row = 0;
+    for (int k = 0; k < nfiles; k++)
+        for (int i = 0; i < sizes[k]; i++, row++) {
+            int file = first + k, want = cifar100 ? cifar100_fine(file, i) : cifar10_label(file, i);
+            if (ds->labels[row] != want) {
+                snprintf(why, whylen, "row %d: label %d, want %d", row, ds->labels[row], want);
+                return 0;
+            }
+            for (int c = 0; c < 3; c++)
+                for (int y = 0; y < 32; y++)
+                    for (int x = 0; x < 32; x++) {
+                        int got = ds->pixels[(((size_t)row * 3 + c) * 32 + y) * 32 + x];
+                        if (got != cifar_px(file, i, c, y, x)) {
+                            snprintf(why, whylen, "row %d pixel (c %d, y %d, x %d): %d, want %d", row, c, y, x, got,
+                                     cifar_px(file, i, c, y, x));
+                            return 0;
+                        }
+                    }
+        }
+    snprintf(why, whylen, "%d rows: labels and all %d pixel bytes each match", total, CIFAR_PIXELS);
+    return 1;
+}
+
+// Loads name/path/split and checks it against the generated files. Returns 1 when it matched.
+static int check_cifar_load(const char *check, const char *name, const char *path, const char *split,
+                            const char *want_source, int first, const int *sizes, int nfiles) {
+    dataset ds;
+    char err[2048], why[256];
+    if (dataset_load(&ds, name, path, split, err, sizeof err) != 0) {
+        test_fail(check, "%s", err);
+        return 0;
+    }
+    int cifar100 = strcmp(name, "cifar100") == 0;
+    int ok = cifar_matches(&ds, cifar100, first, sizes, nfiles, why, sizeof why) &&
+             strcmp(ds.name, name) == 0 && strcmp(ds.source, want_source) == 0;
+    test_check(check, ok, "%s; source %s", why, ds.source);
+    dataset_free(&ds);
+    return ok;
+}
+
+static void test_cifar_loads(const char *root) {
+    char p10[512], d10[600], gz10[512], p100[512], d100[600], gz100[512], withslash[700], err[2048];
+    make_subdir(p10, sizeof p10, root, "c10parent");
+    make_subdir(d10, sizeof d10, p10, "cifar-10-batches-bin");
+    make_subdir(gz10, sizeof gz10, root, "c10gz");
+    make_subdir(p100, sizeof p100, root, "c100parent");
+    make_subdir(d100, sizeof d100, p100, "cifar-100-binary");
+    make_subdir(gz100, sizeof gz100, root, "c100gz");
+    if (write_cifar10_dir(d10, 0) != 0 || write_cifar10_dir(gz10, 1) != 0 || write_cifar100_dir(d100, 0) != 0 ||
+        write_cifar100_dir(gz100, 1) != 0) {
+        test_fail("cifar write test files", "see stderr");
+        return;
+    }
+    dataset ds;
+    int rc = dataset_load(&ds, "cifar10", d10, "train", err, sizeof err);
+    int ok = rc == 0 && ds.n == 12 && ds.channels == 3 && ds.height == 32 && ds.width == 32 && ds.num_classes == 10 &&
+             ds.mean[0] == 0.4914f && ds.mean[1] == 0.4822f && ds.mean[2] == 0.4465f && ds.std[0] == 0.2470f &&
+             ds.std[1] == 0.2435f && ds.std[2] == 0.2616f;
+    if (rc == 0)
+        test_check("cifar10 train shape", ok, "n=%d (5 batches of 3+2+4+1+2) %dx%dx%d classes=%d mean %.4f %.4f %.4f "
+                   "std %.4f %.4f %.4f", ds.n, ds.channels, ds.height, ds.width, ds.num_classes, ds.mean[0],
+                   ds.mean[1], ds.mean[2], ds.std[0], ds.std[1], ds.std[2]);
+    else test_fail("cifar10 train shape", "%s", err);
+    if (rc == 0) {
+        // Record 2 of data_batch_3.bin is row 3 + 2 + 2 = 7: its R, G, B planes at two positions.
+        int planes = 1;
+        for (int c = 0; c < 3; c++) {
+            planes &= ds.pixels[(size_t)7 * CIFAR_PIXELS + c * 1024 + 5 * 32 + 9] == cifar_px(2, 2, c, 5, 9);
+            planes &= ds.pixels[(size_t)7 * CIFAR_PIXELS + c * 1024 + 31 * 32 + 0] == cifar_px(2, 2, c, 31, 0);
+        }
+        test_check("cifar10 RGB planes", planes && ds.labels[7] == cifar10_label(2, 2),
+                   "row 7 (data_batch_3.bin record 2): file bytes 1+c*1024+y*32+x are pixel (c, y, x): "
+                   "R %d G %d B %d at (5, 9)", ds.pixels[7 * CIFAR_PIXELS + 169], ds.pixels[7 * CIFAR_PIXELS + 1024 + 169],
+                   ds.pixels[7 * CIFAR_PIXELS + 2048 + 169]);
+        dataset_free(&ds);
+    }
+    int one = C10_TEST_N, c100_train = C100_TRAIN_N, c100_test = C100_TEST_N;
+    check_cifar_load("cifar10 train labels and pixels", "cifar10", d10, "train", d10, 0, C10_BATCH_N, 5);
+    check_cifar_load("cifar10 test split", "cifar10", d10, "test", d10, 5, &one, 1);
+    check_cifar_load("cifar10 parent directory", "cifar10", p10, "train", d10, 0, C10_BATCH_N, 5);
+    snprintf(withslash, sizeof withslash, "%s//", p10);
+    check_cifar_load("cifar10 parent directory with slashes", "cifar10", withslash, "test", d10, 5, &one, 1);
+    check_cifar_load("cifar10 gz files", "cifar10", gz10, "train", gz10, 0, C10_BATCH_N, 5);
+    check_cifar_load("cifar10 gz test split", "cifar10", gz10, "test", gz10, 5, &one, 1);
+
+    rc = dataset_load(&ds, "cifar100", d100, "train", err, sizeof err);
+    ok = rc == 0 && ds.n == C100_TRAIN_N && ds.channels == 3 && ds.height == 32 && ds.width == 32 &&
+         ds.num_classes == 100 && ds.labels[0] == 99 && ds.mean[0] == 0.5071f && ds.mean[1] == 0.4865f &&
+         ds.mean[2] == 0.4409f && ds.std[0] == 0.2673f && ds.std[1] == 0.2564f && ds.std[2] == 0.2762f;
+    if (rc == 0)
+        test_check("cifar100 train shape", ok, "n=%d %dx%dx%d classes=%d, first label %d (fine label 99, coarse 19); "
+                   "mean %.4f %.4f %.4f std %.4f %.4f %.4f", ds.n, ds.channels, ds.height, ds.width, ds.num_classes,
+                   ds.labels[0], ds.mean[0], ds.mean[1], ds.mean[2], ds.std[0], ds.std[1], ds.std[2]);
+    else test_fail("cifar100 train shape", "%s", err);
+    if (rc == 0) dataset_free(&ds);
+    check_cifar_load("cifar100 fine labels and pixels", "cifar100", d100, "train", d100, 0, &c100_train, 1);
+    check_cifar_load("cifar100 test split", "cifar100", d100, "test", d100, 1, &c100_test, 1);
+    check_cifar_load("cifar100 parent directory", "cifar100", p100, "test", d100, 1, &c100_test, 1);
+    check_cifar_load("cifar100 gz files", "cifar100", gz100, "train", gz100, 0, &c100_train, 1);
+}
+
+// dataset_make_batch on CIFAR rows: each channel normalised with its own constants.
+static void test_cifar_batch(const char *root) {
+    char dir[512], err[2048];
+    make_subdir(dir, sizeof dir, root, "c10batch");
+    dataset ds;
+    if (write_cifar10_dir(dir, 0) != 0 || dataset_load(&ds, "cifar10", dir, "train", err, sizeof err) != 0) {
+        test_fail("cifar10 batch per-channel normalisation", "%s", err);
+        return;
+    }
+    enum { B = 3 };
+    const int rows[B] = {0, 7, 11}, file[B] = {0, 2, 4}, rec[B] = {0, 2, 1}; // row -> (batch file, record)
+    const float mean[3] = {0.4914f, 0.4822f, 0.4465f}, std[3] = {0.2470f, 0.2435f, 0.2616f};
+    float *x = xmalloc((size_t)B * CIFAR_PIXELS * sizeof(float), "test cifar batch");
+    int32_t labels[B];
+    dataset_make_batch(&ds, rows, B, NULL, 0, 0, 0, x, labels);
+    int ok = 1;
+    float worst = 0;
+    for (int b = 0; b < B; b++) {
+        ok &= labels[b] == cifar10_label(file[b], rec[b]);
+        for (int c = 0; c < 3; c++) {
+            int v = cifar_px(file[b], rec[b], c, 12, 20);
+            float want = ((float)v / 255.0f - mean[c]) / std[c];
+            float got = x[(size_t)b * CIFAR_PIXELS + c * 1024 + 12 * 32 + 20], diff = fabsf(got - want);
+            worst = diff > worst ? diff : worst;
+            ok &= diff <= 1e-6f * fabsf(want) + 1e-7f;
+        }
+    }
+    test_check("cifar10 batch per-channel normalisation", ok,
+               "pixel (12, 20) of 3 rows, each channel (v/255 - mean[c])/std[c] with the CIFAR-10 constants; "
+               "worst |diff| %.2g", worst);
+    free(x);
+    dataset_free(&ds);
+}
+
+// Bytes allocated and not freed (glibc mallinfo2: heap chunks plus mmap'ed large blocks).
+static long long heap_in_use(void) {
+    struct mallinfo2 m = mallinfo2();
+    return (long long)m.uordblks + (long long)m.hblkhd;
+}
+
+// expect_error, and the failed load leaves the heap as it found it (nothing leaked on the error path).
+static void expect_cifar_error(const char *check, const char *name, const char *path, const char *split,
+                               const char *part1, const char *part2, const char *part3) {
+    dataset ds;
+    char err[2048];
+    memset(&ds, 0x5a, sizeof ds);
+    long long before = heap_in_use();
+    int rc = dataset_load(&ds, name, path, split, err, sizeof err);
+    long long leaked = heap_in_use() - before;
+    if (rc == 0) {
+        test_fail(check, "loaded n=%d instead of failing", ds.n);
+        dataset_free(&ds);
+        return;
+    }
+    int ok = contains(err, part1) && contains(err, part2) && contains(err, part3) && !strchr(err, '\n') && err[0] &&
+             ds.pixels == NULL && ds.labels == NULL && ds.n == 0 && leaked == 0;
+    test_check(check, ok, "%s [heap after - before: %lld bytes]", err, leaked);
+}
+
+// A copy of the raw CIFAR-10 directory under root/name, ready to be broken one file at a time.
+static void cifar10_copy(char *dir, size_t len, const char *root, const char *name) {
+    make_subdir(dir, len, root, name);
+    if (write_cifar10_dir(dir, 0) != 0) die_fail("test_datasets: cannot write %s", dir);
+}
+
+static void test_cifar_errors(const char *root) {
+    char dir[512], path[1024], part[2100];
+    size_t len;
+    uint8_t *bytes;
+
+    // No path, missing directory, not a directory, a missing file: all say where the files go.
+    expect_cifar_error("cifar10 error no path", "cifar10", "", "train", "no default directory", "cannot be downloaded",
+                 "data_batch_1.bin, data_batch_2.bin, data_batch_3.bin, data_batch_4.bin, data_batch_5.bin and "
+                 "test_batch.bin");
+    expect_cifar_error("cifar100 error no path", "cifar100", NULL, "test", "cannot be downloaded", "train.bin and test.bin",
+                 "cifar-100-binary/");
+    snprintf(dir, sizeof dir, "%s/no-cifar", root);
+    snprintf(part, sizeof part, "dataset directory %s does not exist", dir);
+    expect_cifar_error("cifar10 error missing directory", "cifar10", dir, "train", part, "cannot be downloaded",
+                 "cifar-10-batches-bin/");
+    cifar10_copy(dir, sizeof dir, root, "c10missing");
+    snprintf(path, sizeof path, "%s/data_batch_4.bin", dir);
+    if (remove(path) != 0) die_fail("test_datasets: remove %s failed", path);
+    snprintf(part, sizeof part, "%s not found (nor %s.gz)", path, path);
+    expect_cifar_error("cifar10 error missing batch", "cifar10", dir, "train", part, "cannot be downloaded", "test_batch.bin");
+    dataset ds;
+    char err[2048];
+    int rc = dataset_load(&ds, "cifar10", dir, "test", err, sizeof err);
+    test_check("cifar10 test split without a train batch", rc == 0 && ds.n == C10_TEST_N, "%s",
+               rc == 0 ? "test_batch.bin alone is enough for split=test" : err);
+    if (rc == 0) dataset_free(&ds);
+    snprintf(path, sizeof path, "%s/test_batch.bin", dir);
+    expect_cifar_error("cifar10 error not a directory", "cifar10", path, "test", "is not a directory", path,
+                 "cannot be downloaded");
+    expect_cifar_error("cifar10 error unknown split", "cifar10", dir, "val", "unknown split 'val' for dataset cifar10",
+                 "train, test", NULL);
+
+    // Truncated: data_batch_2.bin loses the last 100 bytes of its 2 records (6046 of 6146 bytes).
+    cifar10_copy(dir, sizeof dir, root, "c10trunc");
+    bytes = cifar_records(1, 2, 1, &len);
+    write_bytes(dir, "data_batch_2.bin", 0, bytes, len, len - 100);
+    snprintf(part, sizeof part, "%s/data_batch_2.bin: size 6046 bytes (= 1 x 3073 + 2973)", dir);
+    expect_cifar_error("cifar10 error truncated file", "cifar10", dir, "train", part,
+                 "not a whole number of 3073-byte CIFAR-10 records", "truncated download");
+    free(bytes);
+    make_subdir(dir, sizeof dir, root, "c100truncgz");
+    write_cifar100_dir(dir, 1);
+    bytes = cifar_records(1, C100_TEST_N, 2, &len);
+    write_bytes(dir, "test.bin", 1, bytes, len, len - 1);
+    snprintf(part, sizeof part, "%s/test.bin.gz: size %zu bytes", dir, len - 1);
+    expect_cifar_error("cifar100 error truncated gz file", "cifar100", dir, "test", part, "3074-byte CIFAR-100 records",
+                 "truncated download");
+    free(bytes);
+
+    // A gzip stream cut mid-way: the compressed bytes end early (pixels random, so they do not shrink).
+    make_subdir(dir, sizeof dir, root, "c10cutgz");
+    write_cifar10_dir(dir, 1);
+    bytes = cifar_records(0, 20, 1, &len);
+    rng_stream s = rng_stream_make(5, RNG_TEST, 0, 0, 1);
+    for (size_t i = 0; i < len; i++)
+        if (i % 3073 != 0) bytes[i] = (uint8_t)rng_u32(&s);
+    write_bytes(dir, "data_batch_1.bin", 1, bytes, len, SIZE_MAX);
+    free(bytes);
+    snprintf(path, sizeof path, "%s/data_batch_1.bin.gz", dir);
+    if (truncate(path, 20000) != 0) die_fail("test_datasets: truncate %s failed", path);
+    expect_cifar_error("cifar10 error gzip stream cut", "cifar10", dir, "train", path, "truncated: gzip stream cut short",
+                 NULL);
+
+    // Empty file.
+    cifar10_copy(dir, sizeof dir, root, "c10empty");
+    write_bytes(dir, "test_batch.bin", 0, (const uint8_t *)"", 0, 0);
+    snprintf(part, sizeof part, "%s/test_batch.bin: empty file", dir);
+    expect_cifar_error("cifar10 error empty file", "cifar10", dir, "test", part, "3073-byte records", NULL);
+
+    // Labels out of range: CIFAR-10 label 10 in record 2 of data_batch_3.bin (byte 2 * 3073);
+    // CIFAR-100 fine label 100 in record 1 of test.bin (byte 3074 + 1), coarse label 20 in record 3.
+    cifar10_copy(dir, sizeof dir, root, "c10range");
+    bytes = cifar_records(2, C10_BATCH_N[2], 1, &len);
+    bytes[2 * 3073] = 10;
+    write_bytes(dir, "data_batch_3.bin", 0, bytes, len, SIZE_MAX);
+    free(bytes);
+    snprintf(part, sizeof part, "%s/data_batch_3.bin: label 10 of record 2 (byte offset 6146) is out of range", dir);
+    expect_cifar_error("cifar10 error label out of range", "cifar10", dir, "train", part, "cifar10 has 10 classes",
+                 "labels must be 0..9");
+    make_subdir(dir, sizeof dir, root, "c100range");
+    write_cifar100_dir(dir, 1);
+    bytes = cifar_records(1, C100_TEST_N, 2, &len);
+    bytes[3074 + 1] = 100;
+    write_bytes(dir, "test.bin", 1, bytes, len, SIZE_MAX);
+    snprintf(part, sizeof part, "%s/test.bin.gz: fine label 100 of record 1 (byte offset 3075) is out of range", dir);
+    expect_cifar_error("cifar100 error fine label out of range", "cifar100", dir, "test", part, "100 classes",
+                 "labels must be 0..99");
+    bytes[3074 + 1] = 5;
+    bytes[3 * 3074] = 20;
+    write_bytes(dir, "test.bin", 1, bytes, len, SIZE_MAX);
+    snprintf(part, sizeof part, "%s/test.bin.gz: coarse label 20 of record 3 (byte offset 9222) is out of range", dir);
+    expect_cifar_error("cifar100 error coarse label out of range", "cifar100", dir, "test", part, "20 coarse classes",
+                 "0..19");
+    free(bytes);
+}
+
+static void test_cifar(const char *root) {
+    test_cifar_loads(root);
+    test_cifar_batch(root);
+    test_cifar_errors(root);
 }
 
 // ---------------------------------------------------------------- limit and subset
@@ -505,6 +862,7 @@ int main(void) {
     if (!mkdtemp(root)) die_fail("test_datasets: mkdtemp failed");
     test_fashion_mnist();
     test_generated_idx(root);
+    test_cifar(root);
     test_limit();
     test_subset();
     test_batches();
