@@ -38,7 +38,9 @@ TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_LIB := $(BUILD)/tests/testing.o
 
-.PHONY: all deps test bench clean help backends
+.PHONY: all deps test bench clean help backends reproduce-mp3 figures
+SCALE  ?= small
+DEVICE ?= auto
 all: $(BUILD)/posbench backends
 
 help:
@@ -46,6 +48,9 @@ help:
 	@echo "make deps       install missing Debian packages (as root) or print the apt-get line"
 	@echo "make test       build and run every test; last line 'N passed, N failed, N skipped'"
 	@echo "make bench      posbench bench: step time, GFLOP/s vs sgemm, ratio to PyTorch CPU"
+	@echo "make reproduce-mp3 [SCALE=smoke|small|paper] [DEVICE=auto|cpu|cuda]"
+	@echo "                MP3 paper's experiments -> results/mp3/ (HDF5, figures/, REPORT.md with findings)"
+	@echo "make figures    re-render the figures and reports of everything under results/"
 	@echo "make NATIVE=1   tune for this CPU (-march=native); default builds run on any x86-64"
 
 deps:
@@ -78,6 +83,12 @@ test: $(BUILD)/posbench $(TEST_BIN) backends
 
 bench: $(BUILD)/posbench
 	$(BUILD)/posbench bench
+
+reproduce-mp3: $(BUILD)/posbench backends
+	@sh scripts/reproduce.sh mp3 $(SCALE) $(DEVICE) results/mp3
+
+figures: $(BUILD)/posbench
+	@for d in results/*/; do [ -d "$$d" ] && $(BUILD)/posbench report "$$d" > /dev/null && $(BUILD)/posbench plot "$$d"; done
 
 clean:
 	rm -rf $(BUILD)

@@ -259,18 +259,29 @@ char *config_yaml(const config *c) {
     return out;
 }
 
-void config_run_id(const config *c, char out[13]) {
-    uint64_t h = 1469598103934665603ull; // FNV-1a 64
+uint64_t config_hash_text(uint64_t h, const char *text) {
+    for (const char *p = text; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ull; // FNV-1a 64
+    return h;
+}
+
+uint64_t config_identity_hash(uint64_t h, const config *c) {
+    config defaults;
+    config_defaults(&defaults);
     for (int i = 0; i < cfg_key_count; i++) {
         if (!cfg_keys[i].identity) continue;
-        char value[512], line[700];
+        char value[512], fallback[512], line[700];
         config_value_text(c, i, value, sizeof value);
+        config_value_text(&defaults, i, fallback, sizeof fallback);
+        if (!strcmp(value, fallback)) continue; // defaults are not hashed: a new key keeps old ids
         snprintf(line, sizeof line, "%s=%s\n", cfg_keys[i].key, value);
-        for (const char *p = line; *p; p++) {
-            h ^= (unsigned char)*p;
-            h *= 1099511628211ull;
-        }
+        h = config_hash_text(h, line);
     }
+    config_free(&defaults);
+    return h;
+}
+
+void config_run_id(const config *c, char out[13]) {
+    uint64_t h = config_identity_hash(1469598103934665603ull, c); // FNV-1a 64 offset basis
     snprintf(out, 13, "%012llx", (unsigned long long)(h & 0xffffffffffffull));
 }
 

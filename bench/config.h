@@ -50,7 +50,14 @@ const char *cfg_str(const config *c, const char *key);
 void config_value_text(const config *c, int index, char *buf, size_t len);
 // The full config as YAML (nested by the dotted prefixes, keys sorted). Caller frees.
 char *config_yaml(const config *c);
-// Short hash (12 hex digits) of the canonical text of every identity key.
+// Short hash (12 hex digits, FNV-1a 64) of "key=value\n" (canonical value text) for every
+// identity key whose value differs from its default, in table order. Defaults are left out
+// so that adding a key whose default keeps the old behaviour leaves existing run ids (and
+// finished sweeps) valid; changing a key's default therefore requires renaming the key.
 void config_run_id(const config *c, char out[13]);
+// The hashing behind config_run_id, for ids that hash more (experiment runs add the stage and
+// the parent run): FNV-1a 64 of text onto h; the identity lines of c onto h.
+uint64_t config_hash_text(uint64_t h, const char *text);
+uint64_t config_identity_hash(uint64_t h, const config *c);
 // Prints the key table (key, default, meaning) for --help.
 void config_print_help(FILE *out);

@@ -12,7 +12,7 @@
 
 static const char *const top_keys[] = {"name", "description", "base", "stages", "matrix", "zip",
                                        "exclude", "seeds", "scales", "reference", "figures"};
-static const char *const figure_kinds[] = {"metric_vs_axis", "curves", "heatmap", "image_grid"};
+static const char *const figure_kinds[] = {"metric_vs_axis", "curves", "heatmap", "image_grid", "result_curves"};
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 int exp_fail(exp_ctx *x, const ynode *at, const char *fmt, ...) {

@@ -47,14 +47,14 @@
 //   model.heads must divide model.dim. The error points at the axis value (or the line that
 //   set the key) and names the combination.
 // Run id: FNV-1a 64 (12 hex digits, like config_run_id) of "stage=<name>\n", then
-//   "key=value\n" for every identity key in table order (config_value_text), then
+//   "key=value\n" for every identity key whose value is not its default, in table order, then
 //   "parent=<parent run id>\n" when the stage has init. YAML key order and spelling
 //   (nested vs dotted, 0.50 vs 0.5) do not change it; any changed value does. It differs
 //   from `posbench train`'s config_run_id of the same config (the stage name is hashed).
 // Files: yaml_tree.c (YAML -> node tree), experiment.c (validation), experiment_expand.c
 //   (runs), experiment_internal.h (their shared state), cmd_list.c (`posbench list`).
 // reference: free-form, kept as a tree (e->reference) for reports. figures: list of maps,
-//   each with `kind` one of metric_vs_axis|curves|heatmap|image_grid (only kind is checked);
+//   each with `kind` one of metric_vs_axis|curves|heatmap|image_grid|result_curves (only kind is checked);
 //   kept as e->figures.
 // Results of run i live at <out>/<name>/<stage>/<run_id>.h5 (.h5.partial and .ckpt while
 //   running or interrupted): experiment_run_path / experiment_run_status.

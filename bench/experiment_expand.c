@@ -8,26 +8,16 @@
 #include <string.h>
 #include <unistd.h>
 
-static uint64_t fnv1a(uint64_t h, const char *text) {
-    for (const char *p = text; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ull;
-    return h;
-}
-
-// "stage=<stage>\n", "key=value\n" per identity key in table order, "parent=<id>\n".
+// "stage=<stage>\n", the identity lines of the config (config_identity_hash: non-default
+// identity keys), "parent=<id>\n".
 static void run_id(const char *stage, const config *c, const char *parent, char out[13]) {
-    uint64_t h = 1469598103934665603ull; // FNV-1a 64, as config_run_id
-    char value[512], line[700];
+    char line[700];
     snprintf(line, sizeof line, "stage=%s\n", stage);
-    h = fnv1a(h, line);
-    for (int i = 0; i < cfg_key_count; i++) {
-        if (!cfg_keys[i].identity) continue;
-        config_value_text(c, i, value, sizeof value);
-        snprintf(line, sizeof line, "%s=%s\n", cfg_keys[i].key, value);
-        h = fnv1a(h, line);
-    }
+    uint64_t h = config_hash_text(1469598103934665603ull, line); // FNV-1a 64 offset basis
+    h = config_identity_hash(h, c);
     if (parent) {
         snprintf(line, sizeof line, "parent=%s\n", parent);
-        h = fnv1a(h, line);
+        h = config_hash_text(h, line);
     }
     snprintf(out, 13, "%012llx", (unsigned long long)(h & 0xffffffffffffull));
 }

@@ -51,7 +51,7 @@ static double median(double *v, int n) {
 }
 
 // GFLOP/s of C (M, N) = A (M, K) · B (K, N), median of a few calls.
-static double sgemm_gflops(int M, int N, int K) {
+double perf_sgemm_gflops(int M, int N, int K) {
     float *a = xmalloc_aligned((size_t)M * K * sizeof(float), "sgemm A");
     float *b = xmalloc_aligned((size_t)K * N * sizeof(float), "sgemm B");
     float *c = xmalloc_aligned((size_t)M * N * sizeof(float), "sgemm C");
@@ -150,7 +150,7 @@ static double time_torch_step(const perf_config *p, int iters, char *why, size_t
 
 int perf_run(const perf_options *opt) {
     int threads = posbench_threads();
-    double peak = sgemm_gflops(2048, 2048, 2048);
+    double peak = perf_sgemm_gflops(2048, 2048, 2048);
     printf("posbench bench: cpu backend, %d threads, %d timed steps per config (median)\n", threads, opt->iters);
     printf("OpenBLAS sgemm 2048x2048x2048: %.1f GFLOP/s (the ceiling used below)\n\n", peak);
     printf("%-22s %9s %8s %9s %8s %10s %10s %8s %9s\n", "config", "step ms", "img/s", "GFLOP/s", "of sgemm",

@@ -18,7 +18,8 @@
 #include <unistd.h>
 
 enum { MAX_VARS = 128, GRID_COLS = 8, GAP = 2, CURVE_POINTS = 1000 };
-static const char *kinds[] = {"metric_vs_axis", "curves", "heatmap", "image_grid"};
+static const char *kinds[] = {"metric_vs_axis", "curves", "heatmap", "image_grid", "result_curves"};
+#define NKINDS ((int)(sizeof kinds / sizeof kinds[0]))
 
 typedef struct {
     const char *dir;       // DIR
@@ -280,6 +281,64 @@ static int fig_curves(plotter *p, const rr_stage *s, const char *group, const ch
     return rc;
 }
 
+// ---- per-run result curves: /position (MP3 Fig. 3) and /knn (Fig. 9) ------------------
+
+// y = array `yname` of each run, x = array `xname` (NULL: 1, 2, ... — layers); one line per
+// configuration, the mean over its runs that have the arrays.
+static int fig_array_curves(plotter *p, const rr_stage *s, const char *yname, const char *xname, const char *xlabel) {
+    const rr_set *set = p->set;
+    int any_run = 0;
+    for (int i = 0; i < s->nruns && !any_run; i++) any_run = rr_array_get(&set->runs[s->runs[i]].curves, yname) != NULL;
+    if (!any_run) return 0;
+    char base[600], path[PATH_MAX], header[96], tag[128];
+    double scale = report_metric_scale(strrchr(yname, '/') + 1, header, sizeof header);
+    snprintf(tag, sizeof tag, "%s", yname);
+    for (char *q = tag; *q; q++) *q = *q == '/' ? '_' : *q;
+    FILE *f = begin_figure(p, s, base, sizeof base, path, sizeof path, "%s", tag);
+    if (!f) return EXIT_RUN_FAILED;
+    fprintf(f, "# %s vs %s of stage %s, one block per configuration (mean over seeds)\n", yname, xname ? xname : "layer", s->name);
+    gvars v = {0};
+    int written = 0;
+    for (int c = 0; c < s->nconfigs; c++) {
+        const rr_config *cf = &s->configs[c];
+        double sum[256] = {0};
+        float xs[256] = {0};
+        int n = 0, runs = 0;
+        for (int i = 0; i < cf->nruns; i++) {
+            const rr_run *r = &set->runs[cf->runs[i]];
+            const rr_array *y = rr_array_get(&r->curves, yname), *x = xname ? rr_array_get(&r->curves, xname) : NULL;
+            if (!y || y->numel == 0 || y->numel > 256 || (xname && (!x || x->numel != y->numel)) || (runs && (int)y->numel != n)) continue;
+            n = (int)y->numel;
+            for (int k = 0; k < n; k++) sum[k] += y->data[k], xs[k] = x ? x->data[k] : (float)(k + 1);
+            runs++;
+        }
+        if (!runs) continue;
+        fprintf(f, written ? "\n\n" : "");
+        for (int k = 0; k < n; k++) fprintf(f, "%.9g %.17g\n", xs[k], sum[k] / runs * scale);
+        char name[32];
+        snprintf(name, sizeof name, "title%d", ++written);
+        gv_str(&v, name, cf->label);
+    }
+    int rc = close_data(f, path) ? EXIT_RUN_FAILED : 0;
+    if (rc == 0 && written) {
+        char title[600], ylabel[160];
+        snprintf(ylabel, sizeof ylabel, "%s %s", yname, header);
+        snprintf(title, sizeof title, "%s: %s (mean over seeds)", s->name, ylabel);
+        gv_str(&v, "datafile", path), gv_str(&v, "title", title), gv_str(&v, "xlabel", xlabel), gv_str(&v, "ylabel", ylabel);
+        gv_add(&v, "nlines", "%d", written), gv_add(&v, "logy", "0"), gv_add(&v, "marks", "1");
+        rc = run_gnuplot(p, "curves", base, &v);
+    }
+    gv_free(&v);
+    return rc;
+}
+
+static int fig_result_curves(plotter *p, const rr_stage *s) {
+    int rc = fig_array_curves(p, s, "position/top1", "position/test_eta", "test masking ratio eta");
+    if (!rc) rc = fig_array_curves(p, s, "position/top1_nonblank", "position/test_eta", "test masking ratio eta");
+    if (!rc) rc = fig_array_curves(p, s, "knn/top1", NULL, "layer (block)");
+    return rc;
+}
+
 // ---- heatmaps -----------------------------------------------------------------------
 
 // The lowest-seed run of configuration c with /attention/<name> (4-D), or -1.
@@ -474,9 +533,9 @@ static int load_requests(const char *dir, fig_req **out, int *n, char *err, size
         int nf = 0;
         while (nf < 5 && (field[nf] = strsep(&rest, "\t"))) nf++;
         int known = 0;
-        for (int k = 0; k < 4; k++) known |= !strcmp(field[0], kinds[k]);
+        for (int k = 0; k < NKINDS; k++) known |= !strcmp(field[0], kinds[k]);
         if (nf > 4 || !known) {
-            snprintf(err, errlen, "%s:%d: %s (lines: kind<TAB>stage<TAB>metric<TAB>axis; kinds: metric_vs_axis, curves, heatmap, image_grid)",
+            snprintf(err, errlen, "%s:%d: %s (lines: kind<TAB>stage<TAB>metric<TAB>axis; kinds: metric_vs_axis, curves, heatmap, image_grid, result_curves)",
                      path, lineno, nf > 4 ? "more than 4 tab-separated fields" : "unknown figure kind");
             free(line), fclose(f), free(*out);
             *out = NULL;
@@ -536,6 +595,7 @@ static int make_figures(plotter *p, const rr_stage *s, const fig_req *r) {
         return fig_curves(p, s, group, !strcmp(group, "train") ? "step" : "epoch", col);
     }
     if (!strcmp(r->kind, "heatmap")) return fig_heatmaps(p, s, any(r->metric) ? "relmap" : r->metric);
+    if (!strcmp(r->kind, "result_curves")) return fig_result_curves(p, s);
     return fig_image_grid(p, s);
 }
 
@@ -547,7 +607,8 @@ void plot_help(void) {
            "data behind each to DIR/figures/data/*.dat, running gnuplot on plots/<KIND>.gp.\n"
            "KIND: metric_vs_axis (final top1 vs each swept key, error bars over seeds), curves (train\n"
            "loss and eval top1 over training), heatmap (attention maps per layer and head), image_grid\n"
-           "(/samples). DIR/figures.tsv (kind, stage, metric, axis; tab-separated) selects figures.\n"
+           "(/samples), result_curves (per-run arrays: /position top-1 vs test eta, /knn top-1 vs layer).\n"
+           "DIR/figures.tsv (kind, stage, metric, axis; tab-separated) selects figures.\n"
            "  --only KIND   make only figures of this kind\n"
            "Needs gnuplot (Debian package gnuplot-nox). Exit status: 0 ok, 1 gnuplot failed, 2 bad input.\n");
 }
@@ -603,9 +664,9 @@ int cmd_plot(int argc, char **argv) {
         } else if (!strcmp(argv[i], "--only")) {
             only = i + 1 < argc ? argv[++i] : "";
             int known = 0;
-            for (int k = 0; k < 4; k++) known |= !strcmp(only, kinds[k]);
+            for (int k = 0; k < NKINDS; k++) known |= !strcmp(only, kinds[k]);
             if (!known) {
-                fprintf(stderr, "posbench: error: --only '%s' is not a figure kind (valid: metric_vs_axis, curves, heatmap, image_grid)\n", only);
+                fprintf(stderr, "posbench: error: --only '%s' is not a figure kind (valid: metric_vs_axis, curves, heatmap, image_grid, result_curves)\n", only);
                 return EXIT_BAD_INPUT;
             }
         } else if (argv[i][0] == '-' || dir) {
@@ -649,11 +710,11 @@ int cmd_plot(int argc, char **argv) {
     snprintf(fig, sizeof fig, "%s/figures", dir);
     snprintf(data, sizeof data, "%s/data", fig);
     if (rc == 0 && (make_dir(fig) || make_dir(data))) rc = EXIT_RUN_FAILED;
-    fig_req defaults[4];
+    fig_req defaults[NKINDS];
     if (rc == 0 && !reqs) {
         memset(defaults, 0, sizeof defaults);
-        for (int k = 0; k < 4; k++) snprintf(defaults[k].kind, sizeof defaults[k].kind, "%s", kinds[k]);
-        nreq = 4;
+        for (int k = 0; k < NKINDS; k++) snprintf(defaults[k].kind, sizeof defaults[k].kind, "%s", kinds[k]);
+        nreq = NKINDS;
     }
     const fig_req *list = reqs ? reqs : defaults;
     for (int s = 0; s < set.nstages && rc == 0; s++)

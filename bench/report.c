@@ -77,6 +77,12 @@ static metric_fmt metric_format(const char *name) {
     } else if (!strcmp(name, "images_per_s")) {
         snprintf(f.header, sizeof f.header, "images/s");
         f.fmt = "%.1f", f.rank = 93;
+    } else if (!strcmp(name, "step_time_ms")) {
+        snprintf(f.header, sizeof f.header, "step (ms)");
+        f.fmt = "%.1f", f.rank = 80;
+    } else if (!strcmp(name, "act_bytes")) {
+        snprintf(f.header, sizeof f.header, "activations (MiB)");
+        f.scale = 1.0 / 1048576.0, f.fmt = "%.1f", f.rank = 81;
     } else if (!strcmp(name, "peak_mem_bytes")) {
         snprintf(f.header, sizeof f.header, "peak_mem (MiB)");
         f.scale = 1.0 / 1048576.0, f.fmt = "%.1f", f.rank = 94;

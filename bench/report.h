@@ -17,6 +17,7 @@
 //     names containing "top" (accuracies stored as fractions): "<name> (%)"; x100; %.2f
 //     loss: "loss"; 1; %.4f          train_time_s: "train_time (s)"; 1; %.1f
 //     images_per_s: "images/s"; 1; %.1f      peak_mem_bytes: "peak_mem (MiB)"; 2^-20; %.1f
+//     step_time_ms: "step (ms)"; 1; %.1f      act_bytes: "activations (MiB)"; 2^-20; %.1f
 //     params: "params (M)"; 1e-6; %.3f, mean only    flops_per_step: "GFLOP/step"; 1e-9;
 //     %.3f, mean only                                others: "<name>"; 1; %.4g
 //   status: counts per status, done first, then diverged, failed, running, others by name:

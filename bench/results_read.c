@@ -341,6 +341,9 @@ int rr_read(const char *path, int what, rr_run *out, char *err, size_t errlen) {
     if (rc == 0 && (what & RR_ARRAYS)) rc = read_arrays(&c, file, "/attention", "", &al);
     array_list sl = {&out->samples, 0};
     if (rc == 0 && (what & RR_ARRAYS)) rc = read_arrays(&c, file, "/samples", "", &sl);
+    array_list cl = {&out->curves, 0};
+    if (rc == 0 && (what & RR_ARRAYS)) rc = read_arrays(&c, file, "/position", "position", &cl);
+    if (rc == 0 && (what & RR_ARRAYS)) rc = read_arrays(&c, file, "/knn", "knn", &cl);
     if (H5Fclose(file) < 0 && rc == 0) rc = fail(&c, "closing", "the file");
     if (rc < 0) {
         if (!err[0]) snprintf(err, errlen, "%s: reading failed", path);
@@ -369,7 +372,7 @@ void rr_free(rr_run *r) {
     free(r->path);
     free_attrs(&r->root), free_attrs(&r->config), free_attrs(&r->final);
     free_series(&r->train), free_series(&r->eval);
-    free_arrays(&r->attention), free_arrays(&r->samples);
+    free_arrays(&r->attention), free_arrays(&r->samples), free_arrays(&r->curves);
     memset(r, 0, sizeof *r);
 }
 
@@ -515,7 +518,8 @@ static void build_stage(rr_set *set, rr_stage *s) {
         const rr_attrs *cfg = &set->runs[s->runs[i]].config;
         for (int k = 0; k < cfg->n; k++) {
             const char *key = cfg->items[k].name;
-            if (!strcmp(key, "train.seed")) continue;
+            size_t kl = strlen(key); // the seed, also a parent stage's ("pretrain.train.seed"), is not an axis
+            if (!strcmp(key, "train.seed") || (kl > 11 && !strcmp(key + kl - 11, ".train.seed"))) continue;
             int known = 0;
             for (int a = 0; a < s->naxes && !known; a++) known = !strcmp(s->axes[a], key);
             if (known) continue;

@@ -7,6 +7,7 @@
 // retried (--retries), diverged ones are final. Shards split by root run: a run and its
 // descendants always land in the same shard.
 #include "runner.h"
+#include "estimate.h"
 #include "exp_tables.h"
 #include "experiment.h"
 #include "train.h"
@@ -222,6 +223,20 @@ int cmd_run(int argc, char **argv) {
     int threads = posbench_threads(), per_job = threads / f.jobs > 0 ? threads / f.jobs : 1;
     printf("experiment %s: %d runs in %d stages; %d to run%s (%d jobs x %d threads)\n", e->name, n, e->nstages, todo,
            f.shards ? " in this shard" : "", f.jobs, per_job);
+    if (todo > 0) {
+        double flops = 0.0;
+        int unknown = 0;
+        for (int i = 0; i < n; i++) {
+            if (state[i] != R_WAIT) continue;
+            double r = estimate_training_flops(&e->runs[i].cfg);
+            if (r < 0) unknown++;
+            else flops += r;
+        }
+        double rate = estimate_gflops();
+        printf("estimated training time: about %.0f min (%.3g TFLOP at %.0f GFLOP/s = %.2f x this machine's sgemm; "
+               "evaluation not included%s)\n", flops / (rate * 1e9) / 60.0, flops / 1e12, rate, ESTIMATE_EFFICIENCY,
+               unknown ? "; runs on data.name=idx not counted" : "");
+    }
     if (f.dry_run) {
         for (int i = 0; i < n; i++)
             if (state[i] != R_SKIP)

@@ -12,6 +12,7 @@
 #include "../datasets/dataset.h"
 #include "../models/vit.h"
 #include "../objectives/attention_stats.h"
+#include "../objectives/knn_probe.h"
 #include "../objectives/mp3.h"
 #include "../objectives/supervised.h"
 #include <errno.h>
@@ -484,6 +485,76 @@ static void record_samples(run *r) {
     free(pred);
 }
 
+// Mean-pooled patch features (cls excluded) after every block, full attention, no augmentation:
+// feats[l] (n, d) for the first n images of ds.
+static void block_features(run *r, const dataset *ds, int n, float **feats) {
+    vit *m = &r->model;
+    int d = m->cfg.dim, T = m->T, t0 = m->t0, L = m->cfg.depth;
+    int chunk = vit_batch_capacity(m, T);
+    if (chunk > r->eval_batch) chunk = r->eval_batch;
+    vit_set_context(m, T);
+    for (int start = 0; start < n; start += chunk) {
+        int B = n - start < chunk ? n - start : chunk;
+        for (int b = 0; b < B; b++) r->batch_index[b] = start + b;
+        dataset_make_batch(ds, r->batch_index, B, NULL, 0, 0, 0, vit_images(m), r->labels);
+        vit_forward(m, B, 0, (rng_addr){0});
+        for (int l = 0; l < L; l++) {
+            const float *x = vit_block_output(m, l); // (B, T, d)
+#pragma omp parallel for schedule(static)
+            for (int b = 0; b < B; b++) {
+                float *f = feats[l] + (size_t)(start + b) * d;
+                for (int c = 0; c < d; c++) {
+                    double sum = 0.0;
+                    for (int t = t0; t < T; t++) sum += x[((size_t)b * T + t) * d + c];
+                    f[c] = (float)(sum / (T - t0));
+                }
+            }
+        }
+    }
+}
+
+// Layer-wise kNN probe (paper Fig. 9): the (labelled) training images as memory bank, the
+// test images as queries; /knn/top1 and /knn/top5 per block, the best layer in /final.
+static void record_knn(run *r) {
+    const config *c = r->cfg;
+    vit *m = &r->model;
+    int L = m->cfg.depth, d = m->cfg.dim;
+    int ntrain = (int)cfg_int(c, "eval.knn_train_limit"), ntest = (int)cfg_int(c, "eval.knn_test_limit");
+    if (ntrain <= 0 || ntrain > r->train.n) ntrain = r->train.n;
+    if (ntest <= 0 || ntest > r->test.n) ntest = r->test.n;
+    int k = (int)cfg_int(c, "eval.knn_k");
+    if (k > ntrain) die_input("eval.knn_k=%d is more than the %d training images of the probe", k, ntrain);
+    float **train = xmalloc((size_t)L * sizeof *train, "kNN features"), **test = xmalloc((size_t)L * sizeof *test, "kNN features");
+    for (int l = 0; l < L; l++) {
+        train[l] = xmalloc((size_t)ntrain * d * sizeof(float), "kNN training features");
+        test[l] = xmalloc((size_t)ntest * d * sizeof(float), "kNN test features");
+    }
+    block_features(r, &r->train, ntrain, train);
+    block_features(r, &r->test, ntest, test);
+    float top1[64], top5[64];
+    int best = 0;
+    for (int l = 0; l < L; l++) {
+        double t5;
+        top1[l] = (float)knn_probe_accuracy(train[l], r->train.labels, ntrain, test[l], r->test.labels, ntest, d,
+                                            r->train.num_classes, k, (float)cfg_float(c, "eval.knn_temperature"), &t5, NULL);
+        top5[l] = (float)t5;
+        if (top1[l] > top1[best]) best = l;
+        printf("kNN probe after block %d: top1 %.4f top5 %.4f\n", l + 1, top1[l], top5[l]);
+        free(train[l]);
+        free(test[l]);
+    }
+    free(train);
+    free(test);
+    int dims[1] = {L};
+    results_dataset_f32(r->res, "/knn/top1", 1, dims, top1);
+    results_dataset_f32(r->res, "/knn/top5", 1, dims, top5);
+    results_attr_int(r->res, "/knn", "train_images", ntrain);
+    results_attr_int(r->res, "/knn", "test_images", ntest);
+    results_attr_double(r->res, "/final", "knn_top1", top1[best]);
+    results_attr_int(r->res, "/final", "knn_best_layer", best + 1);
+    results_attr_double(r->res, "/final", "knn_top1_last", top1[L - 1]);
+}
+
 // Final parameters beside the results file (<run-id>.weights), for stages that start from them.
 static void write_weights(run *r) {
     tensorfile tf;
@@ -539,6 +610,7 @@ static void finish_file(run *r, const char *status, const eval_result *last) {
             results_attr_double(r->res, "/final", "pos_top1_nonblank_eta0", eta0.b);
             record_samples(r);
         }
+        if (cfg_bool(r->cfg, "eval.knn")) record_knn(r);
         record_attention(r);
         write_weights(r);
     }

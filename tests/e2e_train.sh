@@ -108,7 +108,7 @@ bad "unknown key" "unknown key 'model.dimm' (did you mean 'model.dim'?)" model.d
 bad "malformed integer" "model.dim: 'abc' is not an integer" model.dim=abc
 bad "not key=value" "'model.dim' is not key=value" model.dim
 bad "out of range" "train.lr: -1 is out of range" train.lr=-1
-bad "invalid choice" "pe.kind: 'sin9' is not valid (valid: one of none|abs)" pe.kind=sin9
+bad "invalid choice" "pe.kind: 'sin9' is not valid (valid: one of none|abs|relbias)" pe.kind=sin9
 bad "unknown flag" "unknown flag '--bogus'" --bogus
 bad "missing dataset directory" "dataset directory /nonexistent/fmnist does not exist" data.path=/nonexistent/fmnist
 bad "truncated IDX file" "trunc/train-images-idx3-ubyte.gz: truncated" data.path="$T/trunc"
@@ -129,3 +129,36 @@ D=$(ls "$T"/nan/*.h5 2>/dev/null | head -n 1)
 [ $rc -eq 1 ] && [ -n "$D" ] && h5dump -a /status "$D" | grep -q '"diverged"' && h5dump -a /final/diverged_step "$D" | grep -q '(0): 3$' &&
     grep -q "diverged: loss nan at step 3" "$T/nan.err"
 check "NaN loss: run ends as diverged at its step, exit 1" $? "exit $rc; $(head -n 1 "$T/nan.err")"
+
+# MP3: pretraining without labels records the position curve and samples; a finetune run
+# with --init starts from exactly its weights (learning rate 0 keeps them: every shared
+# tensor of the finetune's final weights equals the pretrained one bit for bit), without the
+# position head, with a fresh classifier and zero relative-bias tables.
+MP3CFG="data.limit=256 data.test_limit=100 train.epochs=1 train.batch=64 eval.batch=100 model.dim=32 model.depth=2 model.heads=2 model.patch=7"
+$PB train $MP3CFG objective.name=mp3 objective.eta=0.75 pe.kind=none eval.position_limit=100 --out "$T/mp3" >"$T/mp3.out" 2>&1; rc=$?
+P=$(ls "$T"/mp3/*.h5 2>/dev/null | head -n 1)
+[ $rc -eq 0 ] && [ -n "$P" ] && grep -q "^final: pos_top1=" "$T/mp3.out" &&
+    [ "$(h5dump -H -d /position/top1 "$P" | grep -c 'DATASPACE  SIMPLE { ( 10 )')" -eq 1 ] &&
+    h5dump -H "$P" | grep -q 'DATASET "eta_0.75_reassembled"' && h5dump -a /final/pos_top1_nonblank_eta0 "$P" >/dev/null 2>&1
+check "mp3 pretraining: position curve (10 test etas), samples, final line" $? "exit $rc; $(tail -n 2 "$T/mp3.out" | head -n 1)"
+$PB train objective.name=mp3 pe.kind=abs $MP3CFG --out "$T/mp3bad" >"$T/mp3bad.out" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "valid with mp3: none" "$T/mp3bad.out"
+check "mp3 with a position encoding is refused" $? "exit $rc: $(head -c 160 "$T/mp3bad.out")"
+$PB train $MP3CFG pe.kind=relbias train.lr=0 train.min_lr=0 --init "${P%.h5}.weights" --out "$T/ft" >"$T/ft.out" 2>&1; rc=$?
+F=$(ls "$T"/ft/*.weights 2>/dev/null | head -n 1)
+cmp=$(/usr/bin/python3 - "${P%.h5}.weights" "$F" <<'PY' 2>&1
+import sys
+sys.path.insert(0, "tests")
+import numpy as np, tensorfile
+pre, ft = tensorfile.read(sys.argv[1]), tensorfile.read(sys.argv[2])
+shared = [k for k in pre if k in ft]
+same = all(np.array_equal(pre[k], ft[k]) for k in shared)
+head = [k for k in pre if "pos_head" in k and k not in ft]
+fresh = [k for k in ft if k not in pre]
+zero_rel = all(not ft[k].any() for k in fresh if "rel_bias" in k)
+ok = same and len(head) == 2 and "param.head.weight" in fresh and zero_rel and len(shared) >= 20
+print(f"{'ok' if ok else 'bad'}: {len(shared)} shared tensors identical={same}, dropped {head}, fresh {len(fresh)}, rel_bias zero={zero_rel}")
+PY
+)
+[ $rc -eq 0 ] && grep -q "fresh: .*rel_bias.*head.weight" "$T/ft.out" && echo "$cmp" | grep -q '^ok'
+check "finetune from MP3 loads exactly the pretrained weights (lr 0)" $? "exit $rc; $cmp"

@@ -125,12 +125,18 @@ static void documented_id(const experiment *e, int i, char out[13]) {
     char line[1024], v[512];
     snprintf(line, sizeof line, "stage=%s\n", r->stage);
     uint64_t h = fnv(1469598103934665603ull, line);
+    config defaults;
+    config_defaults(&defaults);
     for (int k = 0; k < cfg_key_count; k++) {
         if (!cfg_keys[k].identity) continue;
+        char d[512];
         config_value_text(&r->cfg, k, v, sizeof v);
+        config_value_text(&defaults, k, d, sizeof d);
+        if (!strcmp(v, d)) continue; // keys at their default are not hashed
         snprintf(line, sizeof line, "%s=%s\n", cfg_keys[k].key, v);
         h = fnv(h, line);
     }
+    config_free(&defaults);
     if (r->parent >= 0) {
         snprintf(line, sizeof line, "parent=%s\n", e->runs[r->parent].run_id);
         h = fnv(h, line);

@@ -1,0 +1,31 @@
+#!/bin/sh
+# scripts/reproduce.sh PAPER SCALE DEVICE OUT — runs a paper's experiments
+# (bench/experiments/PAPER-*.yaml) at SCALE on DEVICE into OUT, then writes OUT/REPORT.md
+# (tables, the paper's numbers, and its findings with holds / does not hold) and the figures
+# in OUT/figures/. `make reproduce-mp3 [SCALE=smoke|small|paper] [DEVICE=auto|cpu|cuda]` calls
+# it with OUT=results/mp3. Rerunning skips finished runs and resumes interrupted ones.
+# Timing experiments (*-table2.yaml) run one job at a time so steps do not share the CPU.
+set -u
+PAPER=$1 SCALE=$2 DEVICE=$3 OUT=$4
+PB=${POSBENCH:-build/posbench}
+cd "$(dirname "$0")/.." || exit 1
+case "$SCALE" in smoke|small|paper) ;; *) echo "reproduce: SCALE=$SCALE is not valid (valid: smoke, small, paper)" >&2; exit 2 ;; esac
+case "$DEVICE" in auto|cpu|cuda) ;; *) echo "reproduce: DEVICE=$DEVICE is not valid (valid: auto, cpu, cuda)" >&2; exit 2 ;; esac
+# small is the experiments' base config: no --scale
+SCALE_FLAG=""; [ "$SCALE" != small ] && SCALE_FLAG="--scale $SCALE"
+JOBS=$(( $(nproc) >= 2 ? 2 : 1 )); [ "$DEVICE" = cuda ] && JOBS=1
+status=0
+for exp in bench/experiments/"$PAPER"-*.yaml; do
+    jobs=$JOBS
+    case "$exp" in *-table2.yaml) jobs=1 ;; esac
+    echo "== $exp ($SCALE, $DEVICE, $jobs jobs)"
+    # shellcheck disable=SC2086
+    "$PB" run "$exp" $SCALE_FLAG --out "$OUT" --device "$DEVICE" --jobs "$jobs" --retries 1; rc=$?
+    [ $rc -eq 2 ] && exit 2
+    [ $rc -ne 0 ] && status=1
+done
+"$PB" report "$OUT" > /dev/null || status=1
+if command -v gnuplot > /dev/null 2>&1; then "$PB" plot "$OUT" > /dev/null || status=1
+else echo "reproduce: gnuplot not found (make deps installs gnuplot-nox): no figures" >&2; status=1; fi
+echo "reproduce: report $OUT/REPORT.md, figures $OUT/figures/ (exit $status)"
+exit $status

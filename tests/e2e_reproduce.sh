@@ -1,0 +1,38 @@
+#!/bin/sh
+# tests/e2e_reproduce.sh — the MP3 reproduction at toy size (`make reproduce-mp3 SCALE=smoke`
+# runs scripts/reproduce.sh the same way): every experiment of bench/experiments/mp3-*.yaml,
+# then the report and the figures, in a temporary directory. Checks that every run finished,
+# each paper figure exists as PNG and SVG, and REPORT.md has the tables, the paper's numbers
+# and the findings.
+cd "$(dirname "$0")/.." || exit 1
+T=$(mktemp -d /tmp/posbench-reproduce.XXXXXX) || exit 1
+trap 'rm -rf "$T"' EXIT
+export POSBENCH_PROGRESS=plain
+check() { if [ "$2" -eq 0 ]; then echo "PASS $1: $3"; else echo "FAIL $1: $3"; fi; }
+if [ ! -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ]; then
+    echo "SKIP e2e reproduce: Fashion-MNIST is not installed"; exit 0
+fi
+start=$(date +%s)
+sh scripts/reproduce.sh mp3 smoke cpu "$T/out" > "$T/log" 2>&1; rc=$?
+secs=$(( $(date +%s) - start ))
+[ $rc -eq 0 ] && [ "$(grep -c '^estimated training time' "$T/log")" -eq 3 ]
+check "reproduce-mp3 smoke: every run done, exit 0, estimates printed" $? "exit $rc in ${secs}s; $(grep -E '^experiment .* done' "$T/log" | tr '\n' ' ')"
+[ $secs -lt 300 ]
+check "reproduce-mp3 smoke: under 5 minutes" $? "${secs}s"
+F="$T/out/figures"
+for fig in 'mp3-main_finetune_metric_vs_axis_top1_pretrain.objective.eta' 'mp3-main_baseline_metric_vs_axis_top1_pe.kind' \
+    'mp3-main_pretrain_position_top1' 'mp3-main_pretrain_position_top1_nonblank' 'mp3-main_pretrain_knn_top1' \
+    'mp3-main_pretrain_heatmap_relmap' 'mp3-main_pretrain_image_grid' 'mp3-patch_finetune_metric_vs_axis_top1_model.patch' \
+    'mp3-table2_mp3_metric_vs_axis_step_time_ms' 'mp3-table2_mp3_metric_vs_axis_act_bytes'; do
+    n_png=$(ls "$F"/"$fig"*.png 2>/dev/null | wc -l); n_svg=$(ls "$F"/"$fig"*.svg 2>/dev/null | wc -l)
+    [ "$n_png" -ge 1 ] && [ "$n_png" -eq "$n_svg" ]
+    check "reproduce-mp3 smoke: figure $fig" $? "$n_png PNG, $n_svg SVG"
+done
+R="$T/out/REPORT.md"
+ok=0
+for want in '## stage `pretrain` (experiment `mp3-main`)' '## stage `finetune` (experiment `mp3-main`)' \
+    '## stage `baseline` (experiment `mp3-main`)' '## stage `mp3` (experiment `mp3-table2`)' 'paper top1' \
+    'pos_top1_nonblank_eta0' 'knn_top1' 'step (ms)' 'activations (MiB)'; do
+    grep -qF "$want" "$R" 2>/dev/null || { ok=1; echo "  missing in REPORT.md: $want"; }
+done
+check "reproduce-mp3 smoke: REPORT.md tables with the paper's numbers" $ok "$(grep -c '^## ' "$R" 2>/dev/null) sections"
