@@ -11,7 +11,7 @@
 #include <string.h>
 
 static const char *const top_keys[] = {"name", "description", "base", "stages", "matrix", "zip",
-                                       "exclude", "seeds", "scales", "reference", "figures"};
+                                       "exclude", "seeds", "scales", "reference", "figures", "findings"};
 static const char *const figure_kinds[] = {"metric_vs_axis", "curves", "heatmap", "image_grid", "result_curves"};
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
@@ -579,6 +579,7 @@ static int load(exp_ctx *x, const char *scale) {
     if (read_exclude(x, ytree_get(root, "exclude", NULL)) != 0) return -1;
     e->figures = ytree_get(root, "figures", NULL);
     e->reference = ytree_get(root, "reference", NULL);
+    e->findings = ytree_get(root, "findings", NULL);
     if (read_figures(x, e->figures) != 0) return -1;
     return exp_expand(x);
 }

@@ -4,8 +4,8 @@
 // offers "did you mean" for misspelt keys, stages, scales and figure kinds.
 //
 // Top-level keys: name (required, [a-z0-9_-]+), description, base, stages, matrix, zip,
-// exclude, seeds, scales, reference, figures. The YAML subset: no duplicate keys, no merge
-// keys (<<), anchors, aliases or tags, one document (bench/yaml_tree.h).
+// exclude, seeds, scales, reference, figures, findings. The YAML subset: no duplicate keys,
+// no merge keys (<<), anchors, aliases or tags, one document (bench/yaml_tree.h).
 //
 // Config bodies (base, each stage, each scale) are maps of keys from the one key table
 // (bench/config.c), nested (`model: {dim: 128}`) or dotted (`model.dim: 128`) or mixed.
@@ -54,8 +54,9 @@
 // Files: yaml_tree.c (YAML -> node tree), experiment.c (validation), experiment_expand.c
 //   (runs), experiment_internal.h (their shared state), cmd_list.c (`posbench list`).
 // reference: free-form, kept as a tree (e->reference) for reports. figures: list of maps,
-//   each with `kind` one of metric_vs_axis|curves|heatmap|image_grid|result_curves (only kind is checked);
-//   kept as e->figures.
+//   each with `kind` one of metric_vs_axis|curves|heatmap|image_grid|result_curves (only kind
+//   is checked); kept as e->figures. findings: kept as e->findings; reference and findings are
+//   checked by `posbench run` before anything runs (bench/exp_tables.h).
 // Results of run i live at <out>/<name>/<stage>/<run_id>.h5 (.h5.partial and .ckpt while
 //   running or interrupted): experiment_run_path / experiment_run_status.
 #pragma once
@@ -114,7 +115,7 @@ typedef struct {
     exp_run *runs;                     // grouped by stage, stages in topological order;
     int nruns;                         // a parent always comes before its children
     ynode *tree;                       // the whole document (owned)
-    const ynode *reference, *figures;  // subtrees of tree, NULL when absent
+    const ynode *reference, *figures, *findings; // subtrees of tree, NULL when absent
 } experiment;
 
 // Loads, validates and expands path with scale (NULL or "" for none). Returns 0, or -1 with

@@ -608,7 +608,8 @@ void plot_help(void) {
            "KIND: metric_vs_axis (final top1 vs each swept key, error bars over seeds), curves (train\n"
            "loss and eval top1 over training), heatmap (attention maps per layer and head), image_grid\n"
            "(/samples), result_curves (per-run arrays: /position top-1 vs test eta, /knn top-1 vs layer).\n"
-           "DIR/figures.tsv (kind, stage, metric, axis; tab-separated) selects figures.\n"
+           "DIR/<experiment>/figures.tsv (written by posbench run), else DIR/figures.tsv (kind, stage,\n"
+           "metric, axis; tab-separated) selects a stage's figures; without either, every kind.\n"
            "  --only KIND   make only figures of this kind\n"
            "Needs gnuplot (Debian package gnuplot-nox). Exit status: 0 ok, 1 gnuplot failed, 2 bad input.\n");
 }
@@ -711,18 +712,32 @@ int cmd_plot(int argc, char **argv) {
     snprintf(data, sizeof data, "%s/data", fig);
     if (rc == 0 && (make_dir(fig) || make_dir(data))) rc = EXIT_RUN_FAILED;
     fig_req defaults[NKINDS];
-    if (rc == 0 && !reqs) {
-        memset(defaults, 0, sizeof defaults);
-        for (int k = 0; k < NKINDS; k++) snprintf(defaults[k].kind, sizeof defaults[k].kind, "%s", kinds[k]);
-        nreq = NKINDS;
-    }
-    const fig_req *list = reqs ? reqs : defaults;
-    for (int s = 0; s < set.nstages && rc == 0; s++)
-        for (int r = 0; r < nreq && rc == 0; r++) {
+    memset(defaults, 0, sizeof defaults);
+    for (int k = 0; k < NKINDS; k++) snprintf(defaults[k].kind, sizeof defaults[k].kind, "%s", kinds[k]);
+    if (rc == 0 && !reqs) nreq = NKINDS;
+    for (int s = 0; s < set.nstages && rc == 0; s++) {
+        // A stage's figures: DIR/<experiment>/figures.tsv (what `posbench run` writes) when
+        // it exists, else DIR/figures.tsv, else every kind.
+        fig_req *own = NULL;
+        int nown = 0;
+        if (set.stages[s].experiment[0]) {
+            char edir[PATH_MAX];
+            snprintf(edir, sizeof edir, "%s/%s", dir, set.stages[s].experiment);
+            if (load_requests(edir, &own, &nown, err, sizeof err) != 0) {
+                fprintf(stderr, "posbench: error: %s\n", err);
+                rc = EXIT_BAD_INPUT;
+                break;
+            }
+        }
+        const fig_req *list = own ? own : reqs ? reqs : defaults;
+        int count = own ? nown : nreq;
+        for (int r = 0; r < count && rc == 0; r++) {
             if (only && strcmp(only, list[r].kind)) continue;
             if (!any(list[r].stage) && strcmp(list[r].stage, set.stages[s].name)) continue;
             rc = make_figures(&p, &set.stages[s], &list[r]);
         }
+        free(own);
+    }
     if (rc == 0) {
         if (p.figures) printf("%d figure%s in %s (PNG and SVG; data in %s)\n", p.figures, p.figures == 1 ? "" : "s", fig, data);
         else printf("no figures to make%s%s under %s\n", only ? " of kind " : "", only ? only : "", dir);

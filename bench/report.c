@@ -1,7 +1,9 @@
 // bench/report.c — `posbench report DIR`: per-stage Markdown tables (mean ± std over seeds
-// of the final metrics, paper numbers beside them) to stdout and DIR/REPORT.md.
+// of the final metrics, paper numbers beside them) and the findings sections
+// (bench/findings.c) to stdout and DIR/REPORT.md.
 // The table format is specified in report.h; the grouping in results_read.h.
 #include "report.h"
+#include "findings.h"
 #include "../core/common.h"
 #include <errno.h>
 #include <math.h>
@@ -94,6 +96,11 @@ double report_metric_scale(const char *metric, char *header, size_t len) {
     metric_fmt f = metric_format(metric);
     snprintf(header, len, "%s", f.header);
     return f.scale;
+}
+
+void report_metric_text(const char *metric, double value, char *buf, size_t len) {
+    metric_fmt f = metric_format(metric);
+    snprintf(buf, len, f.fmt, value * f.scale);
 }
 
 static int is_done(const rr_run *r) { return !strcmp(rr_run_status(r), "done"); }
@@ -245,13 +252,6 @@ static int load_refs(const char *dir, ref_table *t, char *err, size_t errlen) {
     return 0;
 }
 
-static int values_equal(const char *a, const char *b) {
-    char *ea, *eb;
-    double x = strtod(a, &ea), y = strtod(b, &eb);
-    if (a[0] && b[0] && !*ea && !*eb) return x == y;
-    return !strcmp(a, b);
-}
-
 // Does the key=value list of r match configuration c (its first run's /config)?
 static int ref_matches(const rr_set *set, const rr_stage *s, const rr_config *c, const ref_line *r) {
     if (strcmp(r->stage, "*") && strcmp(r->stage, s->name)) return 0;
@@ -270,7 +270,7 @@ static int ref_matches(const rr_set *set, const rr_stage *s, const rr_config *c,
         size_t sl = strlen(s->name);
         if (!rr_attr_get(&set->runs[c->runs[0]].config, key) && !strncmp(key, s->name, sl) && key[sl] == '.')
             key += sl + 1;
-        ok = values_equal(rr_config_value(set, c->runs[0], key), eq + 1);
+        ok = rr_value_equal(rr_config_value(set, c->runs[0], key), eq + 1);
     }
     free(copy);
     return ok;
@@ -429,7 +429,10 @@ void report_help(void) {
            "train.seed aside), mean ± sample std over seeds of the final metrics of the runs that\n"
            "finished `done`, and a status column when some run did not. The same text is written to\n"
            "DIR/REPORT.md. Numbers from DIR/reference.tsv (lines: stage, key=value[,key=value],\n"
-           "metric, value, source; tab-separated) are printed in `paper <metric>` columns.\n"
+           "metric, value, source; tab-separated) are printed in `paper <metric>` columns. Every\n"
+           "findings.tsv below DIR (an experiment's `findings:`, written by posbench run) adds a\n"
+           "Findings section: each claim, our numbers, the paper's, and holds / does not hold /\n"
+           "not measured.\n"
            "Exit status: 0 ok, 1 REPORT.md could not be written, 2 bad input.\n");
 }
 
@@ -491,10 +494,19 @@ int cmd_report(int argc, char **argv) {
         rr_set_free(&set);
         return EXIT_BAD_INPUT;
     }
+    char *findings = NULL;
+    if (findings_report(&set, dir, &findings, err, sizeof err) != 0) {
+        fprintf(stderr, "posbench: error: %s\n", err);
+        free_refs(&refs);
+        rr_set_free(&set);
+        return EXIT_BAD_INPUT;
+    }
     sbuf b = {0};
     sb_printf(&b, "# posbench report\n\n`%s`: %d run%s in %d stage%s.\n\n", dir, set.nruns, set.nruns == 1 ? "" : "s",
               set.nstages, set.nstages == 1 ? "" : "s");
     for (int s = 0; s < set.nstages; s++) stage_table(&b, &set, &set.stages[s], &refs);
+    sb_printf(&b, "%s", findings);
+    free(findings);
     if (set.nskipped) {
         sb_printf(&b, "Unreadable files left out:\n\n");
         for (int i = 0; i < set.nskipped; i++) sb_printf(&b, "- %s\n", set.skipped[i]);

@@ -28,8 +28,10 @@
 // dropped), values compare numerically when both are numbers; "" or "*" matches every
 // row. The value is printed verbatim (the paper's units) in `paper <metric>`; the sources
 // are listed under the table; lines matching no row are reported on stderr.
+// Findings: after the stage tables (before the list of unreadable files), one section per findings.tsv below DIR (a paper's claims
+// with our numbers and a verdict: bench/findings.h).
 // Exit status: 0 ok; 2 bad input (no DIR, DIR not a directory, no *.h5 under it, malformed
-// reference.tsv); 1 when REPORT.md cannot be written.
+// reference.tsv or findings.tsv); 1 when REPORT.md cannot be written.
 #pragma once
 #include "results_read.h"
 
@@ -41,6 +43,9 @@ void report_help(void);
 int report_stats(const rr_set *set, const rr_config *c, const char *metric, double *mean, double *std);
 // The scale a metric is shown with (100 for accuracies) and its column header ("top1 (%)").
 double report_metric_scale(const char *metric, char *header, size_t len);
+// A value of a metric as the table cells print it: scaled and in the column's format
+// ("81.20" for top1 = 0.812, "0.4321" for loss).
+void report_metric_text(const char *metric, double value, char *buf, size_t len);
 // The mean curve of configuration c: series `group` ("train" or "eval"), columns xcol and
 // ycol; at each row index the mean over the runs that have that row (finite values only),
 // then means over bins of consecutive rows so at most max_points remain (0: no binning).

@@ -413,6 +413,12 @@ int rr_value_cmp(const char *a, const char *b) {
     return strcmp(a, b);
 }
 
+int rr_value_equal(const char *a, const char *b) {
+    double x, y;
+    if (parse_num(a, &x) && parse_num(b, &y)) return x == y;
+    return !strcmp(a, b);
+}
+
 long rr_run_seed(const rr_run *r) {
     const rr_attr *a = rr_attr_get(&r->root, "seed");
     if (!a || !a->is_num) a = rr_attr_get(&r->config, "train.seed");

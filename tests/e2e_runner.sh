@@ -97,11 +97,15 @@ $PB run "$T/nope.yaml" > "$T/bad" 2>&1; rc=$?
 [ $rc -eq 2 ]
 check "run: missing experiment file is bad input" $? "exit $rc: $(head -c 200 "$T/bad")"
 printf 'reference:\n  - {stage: finetune, match: {finetune.pe.kind: abs}, metric: final.top1, value: 50, source: "made-up"}\nfigures:\n  - {kind: metric_vs_axis, stage: finetune, metric: final.top1, x: pe.kind}\n' >> "$T/tiny.yaml"
+printf 'findings:\n  - {claim: "a PE helps finetuning", paper: "made-up", kind: greater, per: train.seed,\n     a: {stage: finetune, match: {pe.kind: abs}, metric: top1}, b: {stage: finetune, match: {pe.kind: none}, metric: top1}}\n' >> "$T/tiny.yaml"
 $PB run "$T/tiny.yaml" --out "$T/r" > "$T/run6" 2>&1; rc=$?
 $PB report "$T/r/tiny" > "$T/report2" 2>&1
 [ $rc -eq 0 ] && grep -q "finetune	finetune.pe.kind=abs	top1	50	made-up" "$T/r/tiny/reference.tsv" &&
     grep -q "paper top1" "$T/report2" && grep -qE "^\| abs \| 2 \| [0-9.]+ ± [0-9.]+ \| 50 \|" "$T/report2"
 check "reference: numbers from the YAML printed beside ours" $? "$(grep -c 'paper' "$T/report2") lines mention paper"
+[ -f "$T/r/tiny/findings.tsv" ] && grep -q "^experiment	tiny$" "$T/r/tiny/findings.tsv" && grep -q '^## Findings (experiment `tiny`)$' "$T/report2" &&
+    grep -qE '^\| a PE helps finetuning \| 0: [0-9.]+ vs [0-9.]+; 1: [0-9.]+ vs [0-9.]+ \| made-up \| (holds|does not hold) \|$' "$T/report2"
+check "findings: written by run, checked per seed by report" $? "$(grep '^| a PE' "$T/report2")"
 printf 'reference:\n  - {stage: nostage, metric: top1, value: 1}\n' > "$T/badref.yaml"
 sed '/^reference:/,$d' "$T/tiny.yaml" > "$T/bad2.yaml"; cat "$T/badref.yaml" >> "$T/bad2.yaml"
 $PB run "$T/bad2.yaml" --out "$T/r" > "$T/bad2" 2>&1; rc=$?

@@ -4,9 +4,17 @@
 // from `posbench list`; expansion counts ((matrix x zip - exclude) x seeds per stage),
 // parents, topological order, run-id stability (key order, spelling) and sensitivity
 // (changed values, changed parents), the documented run-id formula, and list's status.
+// findings: fixtures in tests/experiments/findings/ load (the list is checked at run time):
+// each bad_*.yaml gives its "# expect:" message from exp_tables_write and exit 2 with the same
+// message from `posbench run --dry-run`, which creates nothing; good_findings.yaml is
+// written to findings.tsv (exact escaped line) and read back field by field with
+// findings_read; an experiment without findings removes a stale findings.tsv.
 // Runs from the repository root (fixtures in tests/experiments/).
 #include "testing.h"
+#include "../bench/exp_tables.h"
 #include "../bench/experiment.h"
+#include "../bench/findings.h"
+#include "../bench/runner.h"
 #include "../core/common.h"
 #include <dirent.h>
 #include <fcntl.h>
@@ -30,8 +38,8 @@ static void slurp(const char *path, char *buf, size_t len) {
     fclose(f);
 }
 
-// Runs cmd_list(argv) in a child; returns its exit status, its stdout and stderr in out/err.
-static int run_list(int argc, char **argv, char *out, size_t outlen, char *err, size_t errlen) {
+// Runs fn(argc, argv) in a child; returns its exit status, its stdout and stderr in out/err.
+static int run_cmd(int (*fn)(int, char **), int argc, char **argv, char *out, size_t outlen, char *err, size_t errlen) {
     char dir[] = "/tmp/posbench-test-exp.XXXXXX", op[64], ep[64];
     if (!mkdtemp(dir)) return -1;
     snprintf(op, sizeof op, "%s/out", dir);
@@ -42,7 +50,7 @@ static int run_list(int argc, char **argv, char *out, size_t outlen, char *err, 
         int o = open(op, O_WRONLY | O_CREAT | O_TRUNC, 0600), e = open(ep, O_WRONLY | O_CREAT | O_TRUNC, 0600);
         dup2(o, 1);
         dup2(e, 2);
-        int rc = cmd_list(argc, argv);
+        int rc = fn(argc, argv);
         fflush(NULL);
         _exit(rc);
     }
@@ -56,6 +64,10 @@ static int run_list(int argc, char **argv, char *out, size_t outlen, char *err, 
     if (n && err[n - 1] == '\n') err[n - 1] = 0;
     rmdir(dir);
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static int run_list(int argc, char **argv, char *out, size_t outlen, char *err, size_t errlen) {
+    return run_cmd(cmd_list, argc, argv, out, outlen, err, errlen);
 }
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
@@ -104,6 +116,105 @@ static void test_bad_fixtures(void) {
                    list_ok ? "same message" : "stderr differs", ok ? "" : "; expected ", ok ? "" : want);
         free(names[i]);
     }
+}
+
+// ---- findings ----------------------------------------------------------------------
+#define FINDINGS FIXTURES "/findings"
+
+static void test_bad_findings(void) {
+    DIR *d = opendir(FINDINGS);
+    if (!d) {
+        test_fail("bad findings", "cannot open %s (run from the repository root)", FINDINGS);
+        return;
+    }
+    char *names[64];
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) && n < 64) {
+        size_t len = strlen(de->d_name);
+        if (!strncmp(de->d_name, "bad_", 4) && len > 5 && !strcmp(de->d_name + len - 5, ".yaml"))
+            names[n++] = xstrdup(de->d_name, "name");
+    }
+    closedir(d);
+    qsort(names, (size_t)n, sizeof *names, cmp_str);
+    test_check("at least 4 malformed findings files", n >= 4, "%d findings/bad_*.yaml fixtures", n);
+    char out_dir[] = "/tmp/posbench-test-findings.XXXXXX";
+    if (!mkdtemp(out_dir)) {
+        test_fail("bad findings", "mkdtemp failed");
+        return;
+    }
+    char run_out[100];
+    snprintf(run_out, sizeof run_out, "%s/never", out_dir);
+    for (int i = 0; i < n; i++) {
+        char path[512], text[8192], expect[1024] = "", err[4096] = "", want[1600], label[600];
+        snprintf(path, sizeof path, "%s/%s", FINDINGS, names[i]);
+        snprintf(label, sizeof label, "malformed findings %s", names[i]);
+        slurp(path, text, sizeof text);
+        sscanf(text, "# expect: %1023[^\n]", expect);
+        if (!expect[0]) {
+            test_fail(label, "no '# expect: L:C: message' on its first line");
+            continue;
+        }
+        snprintf(want, sizeof want, "%s:%s", path, expect);
+        int loaded = experiment_load(&E, path, NULL, err, sizeof err) == 0;
+        int ok = loaded && exp_tables_write(&E, NULL, err, sizeof err) == -1 && !strncmp(err, want, strlen(want));
+        experiment_free(&E);
+        char out[1 << 14], serr[8192], full[4200];
+        char *argv[] = {path, "--out", run_out, "--dry-run", NULL};
+        int code = run_cmd(cmd_run, 4, argv, out, sizeof out, serr, sizeof serr);
+        snprintf(full, sizeof full, "posbench: error: %s", err);
+        int run_ok = code == 2 && !strcmp(serr, full) && access(run_out, F_OK) != 0;
+        test_check(label, ok && run_ok, "%s%s (run --dry-run: exit %d, %s)%s%s", loaded ? "" : "does not load: ", err, code,
+                   run_ok ? "same message, nothing created" : serr, ok ? "" : "; expected ", ok ? "" : want);
+        free(names[i]);
+    }
+    rmdir(out_dir);
+}
+
+static void test_good_findings(void) {
+    char err[4096], dir[] = "/tmp/posbench-test-findings.XXXXXX", tsv[100], text[8192];
+    if (!mkdtemp(dir)) {
+        test_fail("findings.tsv", "mkdtemp failed");
+        return;
+    }
+    snprintf(tsv, sizeof tsv, "%s/findings.tsv", dir);
+    if (experiment_load(&E, FINDINGS "/good_findings.yaml", NULL, err, sizeof err) != 0 || exp_tables_write(&E, dir, err, sizeof err) != 0) {
+        test_fail("findings: good_findings.yaml checked and written", "%s", err);
+        experiment_free(&E);
+        return;
+    }
+    experiment_free(&E);
+    slurp(tsv, text, sizeof text);
+    const char *line0 = "\ngreater\tfinetuning with a PE beats finetuning without\tTable 3:\\t84.0 vs 73.4 | abs vs none\\n(3 seeds)\t"
+                        "finetune\tfinetune.pe.kind=abs\ttop1\tfinetune\tpe.kind=none,data.path=/data/a\\,b\\=c\\\\d\ttop1\t\t\t"
+                        "pretrain.train.lr\n";
+    test_check("findings.tsv: header and the exact escaped line", strstr(text, "\nexperiment\tfindings-test\n") && strstr(text, line0),
+               "%.*s", (int)strcspn(strstr(text, "\ngreater") ? strstr(text, "\ngreater") + 1 : text, "\n"),
+               strstr(text, "\ngreater") ? strstr(text, "\ngreater") + 1 : text);
+    findings_file ff;
+    if (findings_read(tsv, &ff, err, sizeof err) != 0) {
+        test_fail("findings.tsv read back", "%s", err);
+        return;
+    }
+    const finding *f = ff.items;
+    int ok = ff.n == 6 && !strcmp(ff.experiment, "findings-test");
+    ok = ok && f[0].kind == finding_kind_index("greater") && !strcmp(f[0].claim, "finetuning with a PE beats finetuning without") &&
+         !strcmp(f[0].paper, "Table 3:\t84.0 vs 73.4 | abs vs none\n(3 seeds)") && !strcmp(f[0].a.stage, "finetune") &&
+         f[0].a.nmatch == 1 && !strcmp(f[0].a.match[0].key, "finetune.pe.kind") && !strcmp(f[0].a.match[0].value, "abs") &&
+         !strcmp(f[0].a.metric, "top1") && f[0].b.nmatch == 2 && !strcmp(f[0].b.match[1].key, "data.path") &&
+         !strcmp(f[0].b.match[1].value, "/data/a,b=c\\d") && !strcmp(f[0].per, "pretrain.train.lr") && !f[0].x;
+    ok = ok && f[1].kind == finding_kind_index("at_least") && f[1].value == 0.5 && !f[1].b.stage && f[1].a.nmatch == 0 && !f[1].per &&
+         !strcmp(f[1].paper, "") && f[2].kind == finding_kind_index("at_most") && f[2].value == 0.99;
+    ok = ok && f[3].kind == finding_kind_index("peak_inside") && !strcmp(f[3].x, "pretrain.train.lr") && !strcmp(f[3].per, "pe.kind") &&
+         f[4].kind == finding_kind_index("increasing") && !strcmp(f[4].x, "train.lr") && f[5].kind == finding_kind_index("decreasing") &&
+         !strcmp(f[5].a.metric, "train_time_s");
+    test_check("findings.tsv read back: every field, escapes undone", ok, "%d findings of %s", ff.n, ff.experiment);
+    findings_free(&ff);
+    int stale = experiment_load(&E, FIXTURES "/good_stages.yaml", NULL, err, sizeof err) == 0 && exp_tables_write(&E, dir, err, sizeof err) == 0;
+    experiment_free(&E);
+    test_check("an experiment without findings removes a stale findings.tsv", stale && access(tsv, F_OK) != 0, "%s", stale ? tsv : err);
+    unlink(tsv);
+    rmdir(dir);
 }
 
 static int load(experiment *e, const char *file, const char *scale, const char *label) {
@@ -351,6 +462,8 @@ static void test_misc(void) {
 
 int main(void) {
     test_bad_fixtures();
+    test_bad_findings();
+    test_good_findings();
     test_sweep();
     test_stages();
     test_list();

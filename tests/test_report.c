@@ -1,10 +1,13 @@
 // tests/test_report.c — `posbench report` and `posbench plot` on synthetic run files written
-// with bench/results.h: two stages (finetune: axes model.dim x pe.kind, 3 seeds, one run
+// with bench/results.h: three stages (finetune: axes model.dim x pe.kind, 3 seeds, one run
 // diverged; pretrain: axis objective.eta, 2 seeds, /attention/relmap and /samples on one run
-// each), /train and /eval series, DIR/reference.tsv. The report's rows are compared exactly
-// with cells computed here from the documented format (report.h); the plot must leave a
-// PNG (magic bytes) and an SVG for every expected figure. SKIPs the plot checks without
-// gnuplot. Exit codes: bad DIR, empty DIR, bad flags, bad reference.tsv → 2; a failing
+// each; mp3: objective.eta (4 values) x pe.kind, 2 seeds, one configuration failed), /train
+// and /eval series, DIR/reference.tsv and DIR/exp/findings.tsv. The report's rows are
+// compared exactly with cells computed here from the documented format (report.h); every
+// finding kind is checked both ways (holds / does not hold), `per` pairing, each "not
+// measured" reason, and exact Findings rows (findings.h); the plot must leave a PNG (magic
+// bytes) and an SVG for every expected figure. SKIPs the plot checks without gnuplot. Exit
+// codes: bad DIR, empty DIR, bad flags, bad reference.tsv or findings.tsv → 2; a failing
 // gnuplot script → 1. Runs from the repository root (plots/); a few seconds. Its files are
 // removed unless a check failed or POSBENCH_TEST_KEEP is set.
 #include "testing.h"
@@ -30,6 +33,16 @@ static double ft_top1(int d, int p, int s) { return 0.70 + 0.05 * d + 0.08 * (p 
 static double ft_time(int d, int s) { return 100.0 + 10.0 * s + 50.0 * d + 0.25 * s * s; }
 static int64_t ft_mem(int d, int s) { return (int64_t)(200 + dims[d]) * 1048576 + (int64_t)s * 4096 * 17; }
 static int ft_diverged(int d, int p, int s) { return d == 1 && p == 1 && s == 2; }
+
+// mp3: top1 peaks inside the eta range with a PE, rises with eta without one; the step gets
+// cheaper as eta rises. Configuration eta 0.75 without a PE failed (both seeds).
+static const double etas[4] = {0, 0.25, 0.5, 0.75};
+static double mp3_top1(int e, int p, int s) {
+    static const double abs_top1[4] = {0.70, 0.78, 0.74, 0.72}, none_top1[4] = {0.72, 0.75, 0.79, 0.80};
+    return (p == 0 ? abs_top1[e] : none_top1[e]) + 0.004 * s;
+}
+static double mp3_step_ms(int e, int s) { return 20.0 - 4.0 * e + 0.1 * s; }
+static int mp3_failed(int e, int p) { return e == 3 && p == 1; }
 
 static void write_series(results *r, int rows, double base) {
     results_column tc[] = {{"step", 'i'}, {"epoch", 'i'}, {"loss", 'd'}, {"lr", 'd'}, {"grad_norm", 'd'}, {"step_time_ms", 'd'}};
@@ -61,6 +74,65 @@ static void write_run(const char *stage, const char *id, const char *started, co
     results_attr_double(r, "/config", "train.lr", 0.002);
     results_attr_str(r, "/config", "data.name", "fashion-mnist");
     *out = r;
+}
+
+// ---- findings: one table drives DIR/exp/findings.tsv and the expected verdicts ----------
+typedef struct {
+    const char *kind, *claim, *paper, *a_stage, *a_match, *a_metric, *b_stage, *b_match, *b_metric, *value, *x, *per;
+    const char *verdict;
+} finding_case;
+
+static const finding_case cases[] = {
+    {"greater", "G1 finetune with a PE beats finetune without", "", "finetune", "pe.kind=abs", "top1", "finetune", "pe.kind=none", "top1", "", "", "", "holds"},
+    {"greater", "G2 finetune without a PE beats finetune with one", "", "finetune", "pe.kind=none", "top1", "finetune", "pe.kind=abs", "top1", "", "", "", "does not hold"},
+    {"greater", "G3 finetune beats mp3", "", "finetune", "", "top1", "mp3", "", "top1", "", "", "", "holds"},
+    {"greater", "G4 finetune beats mp3 per pe.kind", "", "finetune", "", "top1", "mp3", "", "top1", "", "", "pe.kind", "does not hold"},
+    {"greater", "G5 finetune | abs beats none per model.dim", "Table 3:\\t84.0 vs 73.4", "finetune", "pe.kind=abs", "top1", "finetune", "pe.kind=none", "top1", "", "", "model.dim", "holds"},
+    {"at_least", "L1 pretrain at eta 0 reaches 40%", "", "pretrain", "objective.eta=0.0", "top1", "", "", "", "0.40", "", "", "holds"},
+    {"at_least", "L2 pretrain at eta 0 reaches 41%", "", "pretrain", "objective.eta=0.0", "top1", "", "", "", "0.41", "", "", "does not hold"},
+    {"at_most", "M1 pretrain at eta 0 stays at most 41%", "", "pretrain", "objective.eta=0", "top1", "", "", "", "0.41", "", "", "holds"},
+    {"at_most", "M2 pretrain at eta 0 stays at most 40%", "", "pretrain", "objective.eta=0", "top1", "", "", "", "0.40", "", "", "does not hold"},
+    {"at_least", "L3 a stage-qualified match key", "", "finetune", "finetune.pe.kind=abs", "top1", "", "", "", "0.8", "", "", "holds"},
+    {"at_least", "L4 mp3 reaches 73% per pe.kind", "", "mp3", "", "top1", "", "", "", "0.73", "", "pe.kind", "holds"},
+    {"at_least", "L5 mp3 reaches 74% per pe.kind", "", "mp3", "", "top1", "", "", "", "0.74", "", "pe.kind", "does not hold"},
+    {"peak_inside", "P1 mp3 with a PE peaks inside", "", "mp3", "pe.kind=abs", "top1", "", "", "", "", "objective.eta", "", "holds"},
+    {"peak_inside", "P2 mp3 without a PE peaks inside", "", "mp3", "pe.kind=none", "top1", "", "", "", "", "objective.eta", "", "does not hold"},
+    {"peak_inside", "P3 mp3 peaks inside per pe.kind", "", "mp3", "", "top1", "", "", "", "", "objective.eta", "pe.kind", "does not hold"},
+    {"decreasing", "D1 the mp3 step gets cheaper as eta rises", "", "mp3", "", "step_time_ms", "", "", "", "", "objective.eta", "", "holds"},
+    {"decreasing", "D2 mp3 without a PE falls with eta", "", "mp3", "pe.kind=none", "top1", "", "", "", "", "objective.eta", "", "does not hold"},
+    {"increasing", "I1 mp3 without a PE rises with eta", "", "mp3", "pe.kind=none", "top1", "", "", "", "", "objective.eta", "", "holds"},
+    {"increasing", "I2 the mp3 step gets dearer as eta rises", "", "mp3", "", "step_time_ms", "", "", "", "", "objective.eta", "", "does not hold"},
+    {"increasing", "I3 a stage-qualified x key", "", "mp3", "pe.kind=none", "top1", "", "", "", "", "pretrain.objective.eta", "", "holds"},
+    {"greater", "N1 b has no done runs", "", "mp3", "", "top1", "mp3", "objective.eta=0.75,pe.kind=none", "top1", "", "", "",
+     "not measured (no done runs of mp3 with objective.eta=0.75, pe.kind=none)"},
+    {"at_least", "N2 a metric no run has", "", "pretrain", "", "pos_top1", "", "", "", "0.5", "", "", "not measured (no done run of pretrain has /final pos_top1)"},
+    {"peak_inside", "N3 two x values", "", "pretrain", "", "top1", "", "", "", "", "objective.eta", "",
+     "not measured (2 values of objective.eta with a mean among the runs of pretrain, need 3)"},
+    {"at_least", "N4 a stage without runs", "", "baseline", "", "top1", "", "", "", "0.5", "", "", "not measured (no runs of baseline)"},
+    {"greater", "N5 a per key one side lacks", "", "finetune", "", "top1", "mp3", "", "top1", "", "", "model.dim",
+     "not measured (the runs of mp3 have no /config key model.dim)"},
+    {"decreasing", "N6 one x value", "", "mp3", "objective.eta=0.75", "top1", "", "", "", "", "objective.eta", "",
+     "not measured (1 value of objective.eta with a mean among the runs of mp3 with objective.eta=0.75, need 2)"},
+    {"peak_inside", "N7 an x key the runs lack", "", "finetune", "", "top1", "", "", "", "", "objective.eta", "",
+     "not measured (the runs of finetune have no /config key objective.eta)"},
+    {"greater", "N8 no per value in common", "", "finetune", "pe.kind=abs", "top1", "finetune", "pe.kind=none", "top1", "", "", "pe.kind",
+     "not measured (no value of pe.kind common to a and b)"},
+};
+#define NCASES ((int)(sizeof cases / sizeof cases[0]))
+
+static void write_findings(const char *path) {
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        test_fail("setup findings.tsv", "cannot create %s", path);
+        return;
+    }
+    fputs("# written by hand for tests/test_report.c\n\nexperiment\texp\n", f);
+    for (int i = 0; i < NCASES; i++) {
+        const finding_case *c = &cases[i];
+        fprintf(f, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c->kind, c->claim, c->paper, c->a_stage, c->a_match,
+                c->a_metric, c->b_stage, c->b_match, c->b_metric, c->value, c->x, c->per);
+    }
+    fclose(f);
 }
 
 static void make_runs(void) {
@@ -133,6 +205,25 @@ static void make_runs(void) {
             }
             results_close(r);
         }
+    snprintf(path, sizeof path, "%s/exp/mp3", g_dir);
+    mkdir(path, 0777);
+    for (int e = 0; e < 4; e++)
+        for (int p = 0; p < 2; p++)
+            for (int s = 0; s < 2; s++) {
+                char id[16];
+                snprintf(id, sizeof id, "m%011x", (unsigned)(e * 100 + p * 10 + s));
+                results *r;
+                write_run("mp3", id, "2026-01-01T12:00:00Z", mp3_failed(e, p) ? "failed" : "done", s, &r);
+                results_attr_double(r, "/config", "objective.eta", etas[e]);
+                results_attr_double(r, "/config", "pretrain.objective.eta", etas[e]); // as if from a stage-qualified axis
+                results_attr_str(r, "/config", "pe.kind", pes[p]);
+                write_series(r, 10, 0.01 * e);
+                if (!mp3_failed(e, p)) {
+                    results_attr_double(r, "/final", "top1", mp3_top1(e, p, s));
+                    results_attr_double(r, "/final", "step_time_ms", mp3_step_ms(e, s));
+                }
+                results_close(r);
+            }
     FILE *f;
     snprintf(path, sizeof path, "%s/exp/pretrain/zzzz.h5.partial", g_dir); // ignored
     if ((f = fopen(path, "w"))) fputs("not hdf5", f), fclose(f);
@@ -143,6 +234,8 @@ static void make_runs(void) {
         fputs("finetune\tfinetune.model.dim=128.0,pe.kind=none\ttop1\t70.1\tMP3 Table 2\n", f);
         fclose(f);
     }
+    snprintf(path, sizeof path, "%s/exp/findings.tsv", g_dir);
+    write_findings(path);
 }
 
 // ---- expected cells -----------------------------------------------------------------
@@ -331,6 +424,121 @@ static void test_report(void) {
     free(md), free(out), free(err);
 }
 
+// ---- findings -----------------------------------------------------------------------
+// Mean top1 of finetune over done runs with pe p (d = -1: both widths).
+static double ft_mean(int p, int d) {
+    double sum = 0;
+    int n = 0;
+    for (int dd = 0; dd < 2; dd++)
+        for (int s = 0; s < 3; s++)
+            if ((d < 0 || dd == d) && !ft_diverged(dd, p, s)) sum += ft_top1(dd, p, s), n++;
+    return sum / n;
+}
+
+// Mean top1 of mp3 over done runs (e, p = -1: all values).
+static double mp3_mean(int e, int p) {
+    double sum = 0;
+    int n = 0;
+    for (int ee = 0; ee < 4; ee++)
+        for (int pp = 0; pp < 2; pp++)
+            for (int s = 0; s < 2; s++)
+                if ((e < 0 || ee == e) && (p < 0 || pp == p) && !mp3_failed(ee, pp)) sum += mp3_top1(ee, pp, s), n++;
+    return n ? sum / n : NAN;
+}
+
+static void pct(char *out, size_t len, double v) {
+    if (isnan(v)) snprintf(out, len, "—");
+    else snprintf(out, len, "%.2f", 100 * v);
+}
+
+// "0: 70.20, 0.25: 78.20, 0.5: 74.20, 0.75: 72.20": mp3 top1 along eta for pe p.
+static void mp3_curve(char *out, size_t len, int p) {
+    static const char *labels[4] = {"0", "0.25", "0.5", "0.75"};
+    out[0] = '\0';
+    for (int e = 0; e < 4; e++) {
+        char v[32];
+        pct(v, sizeof v, mp3_mean(e, p));
+        snprintf(out + strlen(out), len - strlen(out), "%s%s: %s", e ? ", " : "", labels[e], v);
+    }
+}
+
+// The row of the Findings table whose claim cell is `claim` (Markdown-escaped), or NULL.
+static char *finding_row(const char *out, const char *claim, char *row, size_t len) {
+    char want[400];
+    size_t n = 0;
+    n += (size_t)snprintf(want, sizeof want, "| ");
+    for (const char *p = claim; *p && n + 3 < sizeof want; p++) {
+        if (*p == '|') want[n++] = '\\';
+        want[n++] = *p;
+    }
+    snprintf(want + n, sizeof want - n, " | ");
+    const char *section = strstr(out, "## Findings (experiment `exp`)");
+    const char *hit = section ? strstr(section, want) : NULL;
+    if (!hit || (hit != out && hit[-1] != '\n')) return NULL;
+    snprintf(row, len, "%.*s", (int)strcspn(hit, "\n"), hit);
+    return row;
+}
+
+static void check_row(const char *out, const char *claim, const char *want) {
+    char row[2048], label[300];
+    snprintf(label, sizeof label, "findings row exact: %.12s", claim);
+    int found = finding_row(out, claim, row, sizeof row) != NULL, ok = found && !strcmp(row, want);
+    if (ok) test_pass(label, "as computed from the fixture");
+    else test_fail(label, "got '%s', want '%s'", found ? row : "(no row)", want);
+}
+
+static void test_findings(void) {
+    char *out = NULL, *err = NULL;
+    int rc = capture(cmd_report, 1, (char *[]){g_dir}, &out, &err);
+    test_check("report with findings.tsv exit status", rc == 0, "rc %d; stderr: %s", rc, err ? err : "");
+    const char *head = "## Findings (experiment `exp`)\n\n| claim | ours | paper | verdict |\n|---|---|---|---|\n";
+    char *sec = out ? strstr(out, head) : NULL, *ft = out ? strstr(out, "## stage `finetune`") : NULL;
+    test_check("findings section after the stage tables", sec && ft && sec > ft, "%s", sec ? "header as documented" : "no section");
+    int wrong = 0;
+    for (int i = 0; i < NCASES; i++) {
+        char row[2048], want_end[600];
+        snprintf(want_end, sizeof want_end, " | %s |", cases[i].verdict);
+        int ok = out && finding_row(out, cases[i].claim, row, sizeof row) && strlen(row) >= strlen(want_end) &&
+                 !strcmp(row + strlen(row) - strlen(want_end), want_end);
+        if (!ok) test_fail("finding verdict", "%s: want '%s', row: %s", cases[i].claim, cases[i].verdict, ok || !out ? "" : row), wrong++;
+    }
+    test_check("findings: every kind both ways, per, not measured", wrong == 0, "%d findings, %d wrong verdicts", NCASES, wrong);
+    int rows = 0;
+    for (const char *p = sec; p && (p = strstr(p, "\n| ")); p++) rows++;
+    test_check("findings: one row per finding", rows == NCASES + 1, "%d rows (header included), want %d", rows, NCASES + 1);
+    if (!out) return;
+
+    char a[32], b[32], c[32], d[32], want[1024], curve_abs[256], curve_none[256];
+    pct(a, sizeof a, ft_mean(0, 0)), pct(b, sizeof b, ft_mean(1, 0)), pct(c, sizeof c, ft_mean(0, 1)), pct(d, sizeof d, ft_mean(1, 1));
+    snprintf(want, sizeof want, "| G5 finetune \\| abs beats none per model.dim | 64: %s vs %s; 128: %s vs %s | Table 3: 84.0 vs 73.4 | holds |", a,
+             b, c, d);
+    check_row(out, cases[4].claim, want);
+    pct(a, sizeof a, ft_mean(0, -1)), pct(b, sizeof b, mp3_mean(-1, 0)), pct(c, sizeof c, ft_mean(1, -1)), pct(d, sizeof d, mp3_mean(-1, 1));
+    snprintf(want, sizeof want, "| %s | abs: %s vs %s; none: %s vs %s |  | does not hold |", cases[3].claim, a, b, c, d);
+    check_row(out, cases[3].claim, want);
+    snprintf(want, sizeof want, "| %s | 40.50 (claim ≥ 40.00) |  | holds |", cases[5].claim);
+    check_row(out, cases[5].claim, want);
+    mp3_curve(curve_abs, sizeof curve_abs, 0), mp3_curve(curve_none, sizeof curve_none, 1);
+    snprintf(want, sizeof want, "| %s | %s |  | holds |", cases[12].claim, curve_abs);
+    check_row(out, cases[12].claim, want);
+    snprintf(want, sizeof want, "| %s | abs: (%s); none: (%s) |  | does not hold |", cases[14].claim, curve_abs, curve_none);
+    check_row(out, cases[14].claim, want);
+    snprintf(want, sizeof want, "| %s | 0: %.4g, 0.25: %.4g, 0.5: %.4g, 0.75: %.4g |  | holds |", cases[15].claim,
+             (mp3_step_ms(0, 0) + mp3_step_ms(0, 1)) / 2, (mp3_step_ms(1, 0) + mp3_step_ms(1, 1)) / 2,
+             (mp3_step_ms(2, 0) + mp3_step_ms(2, 1)) / 2, (mp3_step_ms(3, 0) + mp3_step_ms(3, 1)) / 2);
+    check_row(out, cases[15].claim, want);
+    pct(a, sizeof a, mp3_mean(-1, -1));
+    snprintf(want, sizeof want, "| %s | %s vs — |  | %s |", cases[20].claim, a, cases[20].verdict);
+    check_row(out, cases[20].claim, want);
+    snprintf(want, sizeof want, "| %s | unpaired: abs (only in a); unpaired: none (only in b) |  | %s |", cases[27].claim, cases[27].verdict);
+    check_row(out, cases[27].claim, want);
+    char path[512];
+    snprintf(path, sizeof path, "%s/REPORT.md", g_dir);
+    char *md = slurp(path);
+    test_check("REPORT.md has the findings too", md && !strcmp(md, out), "%zu bytes", md ? strlen(md) : 0);
+    free(md), free(out), free(err);
+}
+
 static void expect_status(const char *name, int (*fn)(int, char **), int argc, char **argv, int want, const char *needle) {
     char *out = NULL, *err = NULL;
     int rc = capture(fn, argc, argv, &out, &err);
@@ -371,6 +579,28 @@ static void test_bad_input(void) {
     int rc = capture(cmd_report, 1, (char *[]){bad}, &o, &e);
     test_check("report leaves out an unreadable file", rc == 0 && o && strstr(o, "junk.h5") && e && strstr(e, "junk.h5"), "exit %d", rc);
     free(o), free(e);
+    // malformed findings.tsv (below DIR): exit 2 naming file:line
+    static const struct {
+        const char *text, *needle;
+    } bad_findings[] = {
+        {"experiment\texp\ngreater\tonly\tthree\n", "findings.tsv:2: expected 12 tab-separated fields"},
+        {"# no header\nat_least\tc\t\tpretrain\t\ttop1\t\t\t\t0.5\t\t\n", "findings.tsv:2: expected 'experiment<TAB>NAME'"},
+        {"experiment\texp\n\nbigger\tc\t\tpretrain\t\ttop1\t\t\t\t0.5\t\t\n", "findings.tsv:3: unknown kind 'bigger'"},
+        {"experiment\texp\nat_least\tc\t\tpretrain\t\ttop1\t\t\t\thigh\t\t\n", "findings.tsv:2: kind at_least needs a number"},
+        {"experiment\texp\nat_least\tc\t\tpretrain\tobjective.eta\ttop1\t\t\t\t0.5\t\t\n", "findings.tsv:2: match pair 'objective.eta' is not key=value"},
+    };
+    char sub[320];
+    snprintf(sub, sizeof sub, "%.300s/sub", bad);
+    mkdir(sub, 0777);
+    snprintf(path, sizeof path, "%s/findings.tsv", sub);
+    for (int i = 0; i < (int)(sizeof bad_findings / sizeof bad_findings[0]); i++) {
+        if ((out = fopen(path, "w"))) fputs(bad_findings[i].text, out), fclose(out);
+        char name[120], needle[500];
+        snprintf(name, sizeof name, "report malformed findings.tsv %d exits 2", i + 1);
+        snprintf(needle, sizeof needle, "%s/%s", sub, bad_findings[i].needle);
+        expect_status(name, cmd_report, 1, (char *[]){bad}, 2, needle);
+    }
+    unlink(path);
     snprintf(path, sizeof path, "%s/reference.tsv", bad);
     if ((out = fopen(path, "w"))) fputs("pretrain\tobjective.eta=0\ttop1\n", out), fclose(out);
     expect_status("report malformed reference.tsv exits 2", cmd_report, 1, (char *[]){bad}, 2, "reference.tsv:1:");
@@ -446,6 +676,7 @@ int main(void) {
     make_runs();
     test_reader();
     test_report();
+    test_findings();
     test_bad_input();
     test_plot();
     if (test_exit_code() == 0 && !getenv("POSBENCH_TEST_KEEP")) {
