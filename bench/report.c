@@ -428,7 +428,7 @@ void report_help(void) {
            "stage: one row per configuration (the /config values that differ between the stage's runs,\n"
            "train.seed aside), mean ± sample std over seeds of the final metrics of the runs that\n"
            "finished `done`, and a status column when some run did not. The same text is written to\n"
-           "DIR/REPORT.md. Numbers from DIR/reference.tsv (lines: stage, key=value[,key=value],\n"
+           "DIR/REPORT.md. Numbers from DIR/<experiment>/reference.tsv, else DIR/reference.tsv (lines: stage, key=value[,key=value],\n"
            "metric, value, source; tab-separated) are printed in `paper <metric>` columns. Every\n"
            "findings.tsv below DIR (an experiment's `findings:`, written by posbench run) adds a\n"
            "Findings section: each claim, our numbers, the paper's, and holds / does not hold /\n"
@@ -504,7 +504,24 @@ int cmd_report(int argc, char **argv) {
     sbuf b = {0};
     sb_printf(&b, "# posbench report\n\n`%s`: %d run%s in %d stage%s.\n\n", dir, set.nruns, set.nruns == 1 ? "" : "s",
               set.nstages, set.nstages == 1 ? "" : "s");
-    for (int s = 0; s < set.nstages; s++) stage_table(&b, &set, &set.stages[s], &refs);
+    for (int s = 0; s < set.nstages; s++) {
+        // A stage's paper numbers: DIR/<experiment>/reference.tsv (written by posbench run)
+        // when it exists, else DIR/reference.tsv.
+        ref_table own = {0};
+        int have_own = 0;
+        if (set.stages[s].experiment[0]) {
+            char edir[4200];
+            snprintf(edir, sizeof edir, "%s/%s", dir, set.stages[s].experiment);
+            if (strcmp(edir, dir) && load_refs(edir, &own, err, sizeof err) != 0) {
+                fprintf(stderr, "posbench: error: %s\n", err);
+                free(b.s), free_refs(&refs), rr_set_free(&set);
+                return EXIT_BAD_INPUT;
+            }
+            have_own = own.n > 0;
+        }
+        stage_table(&b, &set, &set.stages[s], have_own ? &own : &refs);
+        free_refs(&own);
+    }
     sb_printf(&b, "%s", findings);
     free(findings);
     if (set.nskipped) {
