@@ -5,7 +5,6 @@
 #include "findings.h"
 #include "report.h"
 #include "../core/common.h"
-#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -520,38 +519,6 @@ finding_verdict findings_eval(const rr_set *set, const char *experiment, const f
 }
 
 // ---- finding the files and rendering --------------------------------------------------
-typedef struct {
-    char **paths;
-    int n;
-} path_list;
-
-static void find_files(const char *dir, path_list *pl) {
-    DIR *d = opendir(dir);
-    if (!d) return; // an unreadable subdirectory is skipped, like rr_scan does
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (e->d_name[0] == '.') continue;
-        size_t n = strlen(dir) + strlen(e->d_name) + 2;
-        char *p = xmalloc(n, "path");
-        snprintf(p, n, "%s/%s", dir, e->d_name);
-        struct stat st;
-        int ok = lstat(p, &st) == 0;
-        if (ok && S_ISDIR(st.st_mode)) {
-            find_files(p, pl);
-        } else if (ok && S_ISREG(st.st_mode) && !strcmp(e->d_name, "findings.tsv")) {
-            char **g = realloc(pl->paths, (size_t)(pl->n + 1) * sizeof *g);
-            if (!g) die_fail("out of memory listing findings files");
-            pl->paths = g;
-            pl->paths[pl->n++] = p;
-            continue;
-        }
-        free(p);
-    }
-    closedir(d);
-}
-
-static int cmp_path(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
 // A Markdown table cell: '|' escaped, newlines flattened.
 static void md_cell(FILE *f, const char *text) {
     fputc(' ', f);
@@ -581,9 +548,9 @@ static void render_file(FILE *md, const rr_set *set, const findings_file *ff) {
 
 int findings_report(const rr_set *set, const char *dir, char **md, char *err, size_t errlen) {
     *md = NULL;
-    path_list pl = {0};
-    find_files(dir, &pl);
-    if (pl.n > 1) qsort(pl.paths, (size_t)pl.n, sizeof *pl.paths, cmp_path);
+    struct { char **paths; int n; } pl = {0};
+    char scan_err[1024];
+    if (rr_find_files(dir, "findings.tsv", &pl.paths, &pl.n, scan_err, sizeof scan_err) < 0) pl.n = 0; // rr_scan read dir already
     size_t mdlen = 0;
     FILE *out = open_memstream(md, &mdlen);
     if (!out) die_fail("report: cannot open a memory stream: %s", strerror(errno));

@@ -40,16 +40,6 @@ void perf_help(void) {
     }
 }
 
-static int compare_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, compare_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 // GFLOP/s of C (M, N) = A (M, K) · B (K, N), median of a few calls.
 double perf_sgemm_gflops(int M, int N, int K) {
     float *a = xmalloc_aligned((size_t)M * K * sizeof(float), "sgemm A");
@@ -66,7 +56,7 @@ double perf_sgemm_gflops(int M, int N, int K) {
     free(a);
     free(b);
     free(c);
-    return 2.0 * M * N * K / median(t, 7) / 1e9;
+    return 2.0 * M * N * K / median_double(t, 7) / 1e9;
 }
 
 // Median step time in seconds of the posbench training step for config p.
@@ -98,7 +88,7 @@ static double time_posbench_step(const perf_config *p, int iters) {
         optim_step(m.ops, &m.params, m.param, m.grad, adam_m, adam_v, &oc, it + 2, NULL);
         if (it >= 0) t[it] = now_seconds() - t0;
     }
-    double med = median(t, iters);
+    double med = median_double(t, iters);
     free(t);
     free(adam_m);
     free(adam_v);

@@ -429,17 +429,14 @@ const char *rr_run_status(const rr_run *r) { return rr_attr_text(&r->root, "stat
 
 // ---- directories --------------------------------------------------------------------
 
-typedef struct {
-    char **paths;
-    int n, cap;
-} path_list;
-
 static int ends_with(const char *s, const char *suffix) {
     size_t n = strlen(s), m = strlen(suffix);
     return n >= m && !strcmp(s + n - m, suffix);
 }
 
-static int scan_dir(const char *dir, path_list *pl, char *err, size_t errlen) {
+// Appends the regular files below dir whose name matches (exact, or suffix after '*') to
+// *paths; unreadable subdirectories are skipped. -1 when dir itself cannot be read.
+static int scan_dir(const char *dir, const char *pattern, char ***paths, int *n, int *cap, char *err, size_t errlen) {
     DIR *d = opendir(dir);
     if (!d) {
         snprintf(err, errlen, "cannot read directory %s: %s", dir, strerror(errno));
@@ -448,18 +445,19 @@ static int scan_dir(const char *dir, path_list *pl, char *err, size_t errlen) {
     struct dirent *e;
     while ((e = readdir(d))) {
         if (e->d_name[0] == '.') continue;
-        size_t n = strlen(dir) + strlen(e->d_name) + 2;
-        char *p = xmalloc(n, "path");
-        snprintf(p, n, "%s/%s", dir, e->d_name);
+        size_t len = strlen(dir) + strlen(e->d_name) + 2;
+        char *p = xmalloc(len, "path");
+        snprintf(p, len, "%s/%s", dir, e->d_name);
         struct stat st;
+        int match = pattern[0] == '*' ? ends_with(e->d_name, pattern + 1) : !strcmp(e->d_name, pattern);
         if (lstat(p, &st) != 0) {
             free(p);
         } else if (S_ISDIR(st.st_mode)) {
-            scan_dir(p, pl, err, errlen); // an unreadable subdirectory is skipped
+            scan_dir(p, pattern, paths, n, cap, err, errlen); // an unreadable subdirectory is skipped
             free(p);
-        } else if (S_ISREG(st.st_mode) && ends_with(e->d_name, ".h5")) {
-            grow((void **)&pl->paths, pl->n, &pl->cap, sizeof(char *));
-            pl->paths[pl->n++] = p;
+        } else if (S_ISREG(st.st_mode) && match) {
+            grow((void **)paths, *n, cap, sizeof(char *));
+            (*paths)[(*n)++] = p;
         } else {
             free(p);
         }
@@ -469,6 +467,19 @@ static int scan_dir(const char *dir, path_list *pl, char *err, size_t errlen) {
 }
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+typedef struct {
+    char **paths;
+    int n;
+} path_list;
+
+int rr_find_files(const char *dir, const char *pattern, char ***paths, int *n, char *err, size_t errlen) {
+    int cap = 0;
+    *paths = NULL, *n = 0;
+    if (scan_dir(dir, pattern, paths, n, &cap, err, errlen) < 0) return -1;
+    if (*n > 1) qsort(*paths, (size_t)*n, sizeof(char *), cmp_str);
+    return 0;
+}
 
 const char *rr_config_value(const rr_set *set, int run, const char *key) {
     return rr_attr_text(&set->runs[run].config, key, "—");
@@ -579,8 +590,7 @@ int rr_scan(const char *dir, int what, rr_set *set, char *err, size_t errlen) {
         return -1;
     }
     path_list pl = {0};
-    if (scan_dir(dir, &pl, err, errlen) < 0) return -1;
-    qsort(pl.paths, (size_t)pl.n, sizeof(char *), cmp_str);
+    if (rr_find_files(dir, "*.h5", &pl.paths, &pl.n, err, errlen) < 0) return -1;
     set->runs = xcalloc((size_t)pl.n, sizeof *set->runs, "runs");
     int skip_cap = 0, stage_cap = 0;
     char msg[1400];

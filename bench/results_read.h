@@ -107,6 +107,11 @@ typedef struct {
     int nexperiments; // distinct experiment names among the stages
 } rr_set;
 
+// The regular files below dir (recursively, symlinks not followed, unreadable
+// subdirectories skipped) named `pattern` exactly, or ending in what follows a leading '*'
+// ("*.h5"); sorted by path into *paths (malloc'd, free each and the array). 0 ok; -1 when
+// dir cannot be read.
+int rr_find_files(const char *dir, const char *pattern, char ***paths, int *n, char *err, size_t errlen);
 // Reads every *.h5 below dir (recursively, symlinks not followed). 0 ok (possibly with no
 // runs); -1 when dir cannot be read (err says why).
 int rr_scan(const char *dir, int what, rr_set *set, char *err, size_t errlen);

@@ -591,16 +591,6 @@ static void load_init_weights(run *r, const char *path) {
     tf_free(&tf);
 }
 
-static int compare_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median_of(double *v, long n) {
-    qsort(v, (size_t)n, sizeof *v, compare_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 static void finish_file(run *r, const char *status, const eval_result *last) {
     if (strcmp(status, "done") == 0) {
         if (r->is_mp3) {
@@ -626,7 +616,7 @@ static void finish_file(run *r, const char *status, const eval_result *last) {
     if (r->train_hist.count > 0) { // median step time over the run (the per-step series has them all)
         double *t = xmalloc((size_t)r->train_hist.count * sizeof(double), "step times");
         for (long i = 0; i < r->train_hist.count; i++) t[i] = r->train_hist.rows[i * TRAIN_COLS + 5];
-        results_attr_double(r->res, "/final", "step_time_ms", median_of(t, r->train_hist.count));
+        results_attr_double(r->res, "/final", "step_time_ms", median_double(t, r->train_hist.count));
         free(t);
     }
     results_attr_int(r->res, "/final", "act_bytes", (int64_t)vit_activation_bytes(&r->model));

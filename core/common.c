@@ -111,3 +111,13 @@ void posbench_set_threads(int n) {
 #endif
     openblas_set_num_threads(n);
 }
+
+static int compare_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double median_double(double *v, long n) {
+    qsort(v, (size_t)n, sizeof *v, compare_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}

@@ -19,6 +19,7 @@ void *xmalloc_aligned(size_t bytes, const char *what);
 char *xstrdup(const char *s, const char *what);
 
 double now_seconds(void);       // monotonic clock, seconds
+double median_double(double *v, long n); // sorts v (n >= 1) in place; the median
 long peak_rss_bytes(void);      // this process's peak resident memory (VmHWM), -1 if unknown
 // Creates dir and its missing parents (mkdir -p); a failure is bad input (exit 2) naming it.
 void make_dirs(const char *dir);

@@ -18,6 +18,7 @@
 // machine). Each file is looked for as NAME.gz first, then NAME; both are read through zlib
 // (gzopen reads an uncompressed file as is), a chunk of whole records at a time.
 #include "cifar.h"
+#include "file_read.h"
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -67,15 +68,6 @@ typedef struct {
     int n, cap;
 } cifar_rows;
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void set_err(char *err, size_t errlen, const char *fmt, ...) {
-    if (!err || errlen == 0) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
-
 static const cifar_kind *find_kind(const char *name) {
     for (size_t k = 0; name && k < sizeof CIFAR_KINDS / sizeof CIFAR_KINDS[0]; k++)
         if (strcmp(name, CIFAR_KINDS[k].name) == 0) return &CIFAR_KINDS[k];
@@ -100,26 +92,26 @@ static int resolve_directory(const cifar_kind *k, const char *path, char *out, s
     char hint[640];
     where_hint(k, hint, sizeof hint);
     if (!path || !path[0]) {
-        set_err(err, errlen, "dataset %s has no default directory: %s", k->name, hint);
+        dataset_set_err(err, errlen, "dataset %s has no default directory: %s", k->name, hint);
         return -1;
     }
     size_t len = strlen(path);
     while (len > 1 && path[len - 1] == '/') len--;
     size_t room = outlen - 2 - strlen(k->subdir); // for "/<subdir>" and the terminator
     if (len > room) {
-        set_err(err, errlen, "dataset directory path is %zu bytes long (at most %zu): %.64s...", len, room, path);
+        dataset_set_err(err, errlen, "dataset directory path is %zu bytes long (at most %zu): %.64s...", len, room, path);
         return -1;
     }
     memcpy(out, path, len);
     out[len] = '\0';
     struct stat st;
     if (stat(out, &st) != 0) {
-        if (errno == ENOENT) set_err(err, errlen, "dataset directory %s does not exist (%s)", out, hint);
-        else set_err(err, errlen, "dataset directory %s cannot be read: %s (%s)", out, strerror(errno), hint);
+        if (errno == ENOENT) dataset_set_err(err, errlen, "dataset directory %s does not exist (%s)", out, hint);
+        else dataset_set_err(err, errlen, "dataset directory %s cannot be read: %s (%s)", out, strerror(errno), hint);
         return -1;
     }
     if (!S_ISDIR(st.st_mode)) {
-        set_err(err, errlen, "dataset directory %s is not a directory (%s)", out, hint);
+        dataset_set_err(err, errlen, "dataset directory %s is not a directory (%s)", out, hint);
         return -1;
     }
     snprintf(out + len, outlen - len, "/%s", k->subdir);
@@ -141,7 +133,7 @@ static int find_file(const cifar_kind *k, const char *dir, const char *base, cha
     }
     char hint[640];
     where_hint(k, hint, sizeof hint);
-    set_err(err, errlen, "%s/%s not found (nor %s/%s.gz): %s", dir, base, dir, base, hint);
+    dataset_set_err(err, errlen, "%s/%s not found (nor %s/%s.gz): %s", dir, base, dir, base, hint);
     return -1;
 }
 
@@ -149,7 +141,7 @@ static int find_file(const cifar_kind *k, const char *dir, const char *base, cha
 static int rows_reserve(cifar_rows *rows, long long want, const char *path, char *err, size_t errlen) {
     if (want <= rows->cap) return 0;
     if (want > INT_MAX) {
-        set_err(err, errlen, "%s: the split would hold more than %d records", path, INT_MAX);
+        dataset_set_err(err, errlen, "%s: the split would hold more than %d records", path, INT_MAX);
         return -1;
     }
     long long next = 2LL * rows->cap;
@@ -157,14 +149,14 @@ static int rows_reserve(cifar_rows *rows, long long want, const char *path, char
     if (next > INT_MAX) next = INT_MAX;
     uint8_t *pixels = realloc(rows->pixels, (size_t)next * CIFAR_PIXELS);
     if (!pixels) {
-        set_err(err, errlen, "%s: out of memory growing the pixel buffer to %lld images (%zu bytes)", path, next,
+        dataset_set_err(err, errlen, "%s: out of memory growing the pixel buffer to %lld images (%zu bytes)", path, next,
                 (size_t)next * CIFAR_PIXELS);
         return -1;
     }
     rows->pixels = pixels;
     int32_t *labels = realloc(rows->labels, (size_t)next * sizeof *labels);
     if (!labels) {
-        set_err(err, errlen, "%s: out of memory growing the label buffer to %lld labels", path, next);
+        dataset_set_err(err, errlen, "%s: out of memory growing the label buffer to %lld labels", path, next);
         return -1;
     }
     rows->labels = labels;
@@ -172,42 +164,19 @@ static int rows_reserve(cifar_rows *rows, long long want, const char *path, char
     return 0;
 }
 
-// Reads up to `want` bytes into dst. Returns the count read (short only at end of data), or -1
-// on a zlib/IO error with *why set. A gzip stream cut short sets *cut = 1.
-static long long read_some(gzFile f, uint8_t *dst, size_t want, const char **why, int *cut) {
-    size_t got = 0;
-    while (got < want) {
-        int r = gzread(f, dst + got, (unsigned)(want - got));
-        if (r < 0) {
-            int errnum = 0;
-            const char *msg = gzerror(f, &errnum);
-            *why = errnum == Z_ERRNO ? strerror(errno) : msg;
-            return -1;
-        }
-        if (r == 0) {
-            int errnum = 0;
-            gzerror(f, &errnum);
-            if (errnum == Z_BUF_ERROR) *cut = 1;
-            break;
-        }
-        got += (size_t)r;
-    }
-    return (long long)got;
-}
-
 // Checks one record's label bytes and appends its label and pixels to rows (room reserved).
 // index and offset: the record's position in its file. Returns 0, or -1 with err set.
 static int take_record(const cifar_kind *k, const char *path, const uint8_t *record, long long index,
                        unsigned long long offset, cifar_rows *rows, char *err, size_t errlen) {
     if (k->coarse_classes && record[0] >= k->coarse_classes) {
-        set_err(err, errlen, "%s: coarse label %d of record %lld (byte offset %llu) is out of range: %s has %d "
+        dataset_set_err(err, errlen, "%s: coarse label %d of record %lld (byte offset %llu) is out of range: %s has %d "
                 "coarse classes, coarse labels must be 0..%d", path, record[0], index, offset, k->name,
                 k->coarse_classes, k->coarse_classes - 1);
         return -1;
     }
     int label = record[k->class_at];
     if (label >= k->num_classes) {
-        set_err(err, errlen, "%s: %slabel %d of record %lld (byte offset %llu) is out of range: %s has %d classes, "
+        dataset_set_err(err, errlen, "%s: %slabel %d of record %lld (byte offset %llu) is out of range: %s has %d classes, "
                 "labels must be 0..%d", path, k->coarse_classes ? "fine " : "", label, index,
                 offset + (unsigned long long)k->class_at, k->name, k->num_classes, k->num_classes - 1);
         return -1;
@@ -222,16 +191,16 @@ static int check_file_end(const cifar_kind *k, const char *path, unsigned long l
                           size_t errlen) {
     const size_t record = record_bytes(k);
     if (cut) {
-        set_err(err, errlen, "%s: truncated: gzip stream cut short after %llu uncompressed bytes (%llu whole "
+        dataset_set_err(err, errlen, "%s: truncated: gzip stream cut short after %llu uncompressed bytes (%llu whole "
                 "%zu-byte records)", path, total, total / record, record);
         return -1;
     }
     if (total == 0) {
-        set_err(err, errlen, "%s: empty file (a %s file holds %zu-byte records)", path, k->title, record);
+        dataset_set_err(err, errlen, "%s: empty file (a %s file holds %zu-byte records)", path, k->title, record);
         return -1;
     }
     if (total % record != 0) {
-        set_err(err, errlen, "%s: size %llu bytes (= %llu x %zu + %llu) is not a whole number of %zu-byte %s "
+        dataset_set_err(err, errlen, "%s: size %llu bytes (= %llu x %zu + %llu) is not a whole number of %zu-byte %s "
                 "records: truncated download, or not the binary version?", path, total, total / record, record,
                 total % record, record, k->title);
         return -1;
@@ -247,11 +216,11 @@ static int read_file(const cifar_kind *k, const char *path, cifar_rows *rows, ui
     errno = 0;
     gzFile f = gzopen(path, "rb");
     if (!f) {
-        set_err(err, errlen, "%s: cannot open: %s", path, errno ? strerror(errno) : "zlib out of memory");
+        dataset_set_err(err, errlen, "%s: cannot open: %s", path, errno ? strerror(errno) : "zlib out of memory");
         return -1;
     }
     if (gzbuffer(f, ZLIB_BUFFER) != 0) {
-        set_err(err, errlen, "%s: zlib gzbuffer failed", path);
+        dataset_set_err(err, errlen, "%s: zlib gzbuffer failed", path);
         gzclose(f);
         return -1;
     }
@@ -259,9 +228,9 @@ static int read_file(const cifar_kind *k, const char *path, cifar_rows *rows, ui
     int cut = 0;
     for (;;) {
         const char *why = NULL;
-        long long got = read_some(f, chunk, chunk_bytes, &why, &cut);
+        long long got = dataset_gz_read(f, chunk, chunk_bytes, &why, &cut);
         if (got < 0) {
-            set_err(err, errlen, "%s: read error after byte offset %llu: %s", path, offset, why);
+            dataset_set_err(err, errlen, "%s: read error after byte offset %llu: %s", path, offset, why);
             gzclose(f);
             return -1;
         }
@@ -285,7 +254,7 @@ static int read_file(const cifar_kind *k, const char *path, cifar_rows *rows, ui
     }
     int rc = gzclose(f);
     if (rc != Z_OK) {
-        set_err(err, errlen, "%s: zlib error %d closing the file", path, rc);
+        dataset_set_err(err, errlen, "%s: zlib error %d closing the file", path, rc);
         return -1;
     }
     return 0;
@@ -308,7 +277,7 @@ static int read_split(const cifar_kind *k, const char *dir, int train, cifar_row
     if (rows_reserve(rows, estimate, paths[0], err, errlen) != 0) return -1;
     uint8_t *chunk = malloc(record * CHUNK_RECORDS);
     if (!chunk) {
-        set_err(err, errlen, "%s: out of memory for a %zu-byte read buffer", paths[0], record * CHUNK_RECORDS);
+        dataset_set_err(err, errlen, "%s: out of memory for a %zu-byte read buffer", paths[0], record * CHUNK_RECORDS);
         return -1;
     }
     int rc = 0;
@@ -320,7 +289,7 @@ static int read_split(const cifar_kind *k, const char *dir, int train, cifar_row
 int cifar_load(dataset *ds, const char *name, const char *path, int train, char *err, size_t errlen) {
     const cifar_kind *k = find_kind(name);
     if (!k) {
-        set_err(err, errlen, "internal: '%s' is not a CIFAR dataset", name ? name : "(null)");
+        dataset_set_err(err, errlen, "internal: '%s' is not a CIFAR dataset", name ? name : "(null)");
         return -1;
     }
     char dir[sizeof ds->source];

@@ -5,6 +5,7 @@
 // IDX: big-endian u32 magic (0x00000803 images: then n, rows, cols; 0x00000801 labels: then n),
 // then u8 data. Extra bytes after the data are ignored; missing bytes are reported precisely.
 #include "dataset.h"
+#include "file_read.h"
 #include "cifar.h"
 #include "../core/common.h"
 #include <errno.h>
@@ -36,45 +37,12 @@ static const dataset_kind KINDS[] = {
     {"idx", NULL, 0.5f, 0.5f, 0},
 };
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void set_err(char *err, size_t errlen, const char *fmt, ...) {
-    if (!err || errlen == 0) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
-
 static const char *kind_word(uint32_t magic) {
     return magic == IDX_MAGIC_IMAGES ? "IDX image file" : "IDX label file";
 }
 
 static uint32_t be32(const uint8_t *p) {
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
-}
-
-// Reads up to `want` bytes into dst. Returns the count read (short only at end of data), or -1
-// on a zlib/IO error with *why set. A gzip stream cut short sets *cut = 1.
-static long long read_some(gzFile f, uint8_t *dst, size_t want, const char **why, int *cut) {
-    size_t got = 0;
-    while (got < want) {
-        size_t ask = want - got < READ_CHUNK ? want - got : READ_CHUNK;
-        int r = gzread(f, dst + got, (unsigned)ask);
-        if (r < 0) {
-            int errnum = 0;
-            const char *msg = gzerror(f, &errnum);
-            *why = errnum == Z_ERRNO ? strerror(errno) : msg;
-            return -1;
-        }
-        if (r == 0) {
-            int errnum = 0;
-            gzerror(f, &errnum);
-            if (errnum == Z_BUF_ERROR) *cut = 1;
-            break;
-        }
-        got += (size_t)r;
-    }
-    return (long long)got;
 }
 
 // Reads one IDX file: checks the magic, reads `ndims` big-endian u32 dimensions into dims and
@@ -87,20 +55,20 @@ static int idx_read(const char *path, uint32_t want_magic, int ndims, uint32_t d
     errno = 0;
     gzFile f = gzopen(path, "rb");
     if (!f) {
-        set_err(err, errlen, "%s: cannot open: %s", path, errno ? strerror(errno) : "zlib out of memory");
+        dataset_set_err(err, errlen, "%s: cannot open: %s", path, errno ? strerror(errno) : "zlib out of memory");
         return -1;
     }
     if (gzbuffer(f, (unsigned)READ_CHUNK) != 0) {
-        set_err(err, errlen, "%s: zlib gzbuffer failed", path);
+        dataset_set_err(err, errlen, "%s: zlib gzbuffer failed", path);
         gzclose(f);
         return -1;
     }
     const char *why = NULL;
     int cut = 0;
     uint8_t head[16];
-    long long got = read_some(f, head, header, &why, &cut);
+    long long got = dataset_gz_read(f, head, header, &why, &cut);
     if (got < 0) {
-        set_err(err, errlen, "%s: read error in the %zu-byte header: %s", path, header, why);
+        dataset_set_err(err, errlen, "%s: read error in the %zu-byte header: %s", path, header, why);
         gzclose(f);
         return -1;
     }
@@ -108,7 +76,7 @@ static int idx_read(const char *path, uint32_t want_magic, int ndims, uint32_t d
         uint32_t magic = be32(head);
         uint32_t other = want_magic == IDX_MAGIC_IMAGES ? IDX_MAGIC_LABELS : IDX_MAGIC_IMAGES;
         uint32_t swapped = __builtin_bswap32(magic);
-        set_err(err, errlen, "%s: bad magic number 0x%08x (expected 0x%08x for an %s%s%s)", path, magic,
+        dataset_set_err(err, errlen, "%s: bad magic number 0x%08x (expected 0x%08x for an %s%s%s)", path, magic,
                 want_magic, kind_word(want_magic),
                 magic == other ? (other == IDX_MAGIC_LABELS ? "; this is an IDX label file"
                                                             : "; this is an IDX image file")
@@ -118,7 +86,7 @@ static int idx_read(const char *path, uint32_t want_magic, int ndims, uint32_t d
         return -1;
     }
     if ((size_t)got < header) {
-        set_err(err, errlen, "%s: truncated: the %s header is %zu bytes, file ends after %lld%s",
+        dataset_set_err(err, errlen, "%s: truncated: the %s header is %zu bytes, file ends after %lld%s",
                 path, kind_word(want_magic), header, got, cut ? " (gzip stream cut short)" : "");
         gzclose(f);
         return -1;
@@ -128,17 +96,17 @@ static int idx_read(const char *path, uint32_t want_magic, int ndims, uint32_t d
         dims[d] = be32(head + 4 + 4 * d);
         if (dims[d] == 0 || dims[d] > INT_MAX) {
             if (ndims == 3)
-                set_err(err, errlen, "%s: bad dimensions in header: %u images of %u x %u pixels "
+                dataset_set_err(err, errlen, "%s: bad dimensions in header: %u images of %u x %u pixels "
                         "(each must be between 1 and %d)", path, be32(head + 4), be32(head + 8),
                         be32(head + 12), INT_MAX);
             else
-                set_err(err, errlen, "%s: bad label count %u in header (must be between 1 and %d)",
+                dataset_set_err(err, errlen, "%s: bad label count %u in header (must be between 1 and %d)",
                         path, dims[0], INT_MAX);
             gzclose(f);
             return -1;
         }
         if (__builtin_mul_overflow(total, (uint64_t)dims[d], &total) || total > (uint64_t)SIZE_MAX / 2) {
-            set_err(err, errlen, "%s: header dimensions are too large: %u images of %u x %u pixels", path,
+            dataset_set_err(err, errlen, "%s: header dimensions are too large: %u images of %u x %u pixels", path,
                     be32(head + 4), be32(head + 8), be32(head + 12));
             gzclose(f);
             return -1;
@@ -153,7 +121,7 @@ static int idx_read(const char *path, uint32_t want_magic, int ndims, uint32_t d
             size_t next = cap > want / 2 ? want : cap * 2;
             uint8_t *bigger = realloc(buf, next);
             if (!bigger) {
-                set_err(err, errlen, "%s: out of memory growing the %s buffer to %zu bytes (header says %zu)",
+                dataset_set_err(err, errlen, "%s: out of memory growing the %s buffer to %zu bytes (header says %zu)",
                         path, what, next, want);
                 free(buf);
                 gzclose(f);
@@ -162,9 +130,9 @@ static int idx_read(const char *path, uint32_t want_magic, int ndims, uint32_t d
             buf = bigger;
             cap = next;
         }
-        got = read_some(f, buf + have, cap - have, &why, &cut);
+        got = dataset_gz_read(f, buf + have, cap - have, &why, &cut);
         if (got < 0) {
-            set_err(err, errlen, "%s: read error after byte offset %zu: %s", path, header + have, why);
+            dataset_set_err(err, errlen, "%s: read error after byte offset %zu: %s", path, header + have, why);
             free(buf);
             gzclose(f);
             return -1;
@@ -173,7 +141,7 @@ static int idx_read(const char *path, uint32_t want_magic, int ndims, uint32_t d
         if (have < cap) break; // end of data
     }
     if (have < want) {
-        set_err(err, errlen, "%s: truncated: expected %zu bytes of %s after the %zu-byte header, "
+        dataset_set_err(err, errlen, "%s: truncated: expected %zu bytes of %s after the %zu-byte header, "
                 "file ends after %zu (at byte offset %zu%s)", path, want, what, header, have,
                 header + have, cut ? "; gzip stream cut short" : "");
         free(buf);
@@ -182,7 +150,7 @@ static int idx_read(const char *path, uint32_t want_magic, int ndims, uint32_t d
     }
     int rc = gzclose(f);
     if (rc != Z_OK) {
-        set_err(err, errlen, "%s: zlib error %d closing the file", path, rc);
+        dataset_set_err(err, errlen, "%s: zlib error %d closing the file", path, rc);
         free(buf);
         return -1;
     }
@@ -198,7 +166,7 @@ static int find_file(const char *dir, const char *base, char *out, size_t outlen
     if (stat(out, &st) == 0) return 0;
     snprintf(out, outlen, "%s/%s", dir, base);
     if (stat(out, &st) == 0) return 0;
-    set_err(err, errlen, "%s/%s.gz not found (nor %s/%s): the dataset directory must hold " FILES_HINT,
+    dataset_set_err(err, errlen, "%s/%s.gz not found (nor %s/%s): the dataset directory must hold " FILES_HINT,
             dir, base, dir, base);
     return -1;
 }
@@ -210,14 +178,14 @@ static int check_directory(const char *dir, const dataset_kind *kind, char *err,
         : "set data.path=DIR holding ";
     if (stat(dir, &st) != 0) {
         if (errno == ENOENT)
-            set_err(err, errlen, "dataset directory %s does not exist (%s" FILES_HINT ")", dir, origin);
+            dataset_set_err(err, errlen, "dataset directory %s does not exist (%s" FILES_HINT ")", dir, origin);
         else
-            set_err(err, errlen, "dataset directory %s cannot be read: %s (%s" FILES_HINT ")", dir,
+            dataset_set_err(err, errlen, "dataset directory %s cannot be read: %s (%s" FILES_HINT ")", dir,
                     strerror(errno), origin);
         return -1;
     }
     if (!S_ISDIR(st.st_mode)) {
-        set_err(err, errlen, "dataset directory %s is not a directory (%s" FILES_HINT ")", dir, origin);
+        dataset_set_err(err, errlen, "dataset directory %s is not a directory (%s" FILES_HINT ")", dir, origin);
         return -1;
     }
     return 0;
@@ -231,7 +199,7 @@ int dataset_load(dataset *ds, const char *name, const char *path, const char *sp
     for (size_t k = 0; k < sizeof KINDS / sizeof KINDS[0]; k++)
         if (name && strcmp(name, KINDS[k].name) == 0) kind = &KINDS[k];
     if (!kind && !cifar_is_name(name)) {
-        set_err(err, errlen, "unknown dataset '%s' (valid: fashion-mnist, mnist, idx, cifar10, cifar100)",
+        dataset_set_err(err, errlen, "unknown dataset '%s' (valid: fashion-mnist, mnist, idx, cifar10, cifar100)",
                 name ? name : "(null)");
         return -1;
     }
@@ -239,14 +207,14 @@ int dataset_load(dataset *ds, const char *name, const char *path, const char *sp
     if (split && strcmp(split, "train") == 0) train = 1;
     else if (split && strcmp(split, "test") == 0) train = 0;
     else {
-        set_err(err, errlen, "unknown split '%s' for dataset %s (valid: train, test)",
+        dataset_set_err(err, errlen, "unknown split '%s' for dataset %s (valid: train, test)",
                 split ? split : "(null)", name);
         return -1;
     }
     if (!kind) return cifar_load(ds, name, path, train, err, errlen); // CIFAR binary files: cifar.c
     const char *dir = path && path[0] ? path : kind->default_dir;
     if (!dir) {
-        set_err(err, errlen, "dataset %s has no default directory: set data.path=DIR holding " FILES_HINT,
+        dataset_set_err(err, errlen, "dataset %s has no default directory: set data.path=DIR holding " FILES_HINT,
                 kind->name);
         return -1;
     }
@@ -254,7 +222,7 @@ int dataset_load(dataset *ds, const char *name, const char *path, const char *sp
     size_t len = strlen(dir);
     while (len > 1 && dir[len - 1] == '/') len--; // "dir/" and "dir" name the same files
     if (len >= sizeof source) {
-        set_err(err, errlen, "dataset directory path is %zu bytes long (at most %zu): %.64s...", len,
+        dataset_set_err(err, errlen, "dataset directory path is %zu bytes long (at most %zu): %.64s...", len,
                 sizeof source - 1, dir);
         return -1;
     }
@@ -277,7 +245,7 @@ int dataset_load(dataset *ds, const char *name, const char *path, const char *sp
         return -1;
     }
     if (ldims[0] != idims[0]) {
-        set_err(err, errlen, "%s: holds %u labels but %s holds %u images (the counts must match)",
+        dataset_set_err(err, errlen, "%s: holds %u labels but %s holds %u images (the counts must match)",
                 label_path, ldims[0], image_path, idims[0]);
         free(pixels);
         free(raw_labels);
@@ -288,7 +256,7 @@ int dataset_load(dataset *ds, const char *name, const char *path, const char *sp
     for (int i = 0; i < n; i++) {
         int label = raw_labels[i];
         if (kind->fixed_classes && label >= kind->fixed_classes) {
-            set_err(err, errlen, "%s: label %d of example %d (byte offset %d) is out of range: %s has %d "
+            dataset_set_err(err, errlen, "%s: label %d of example %d (byte offset %d) is out of range: %s has %d "
                     "classes, labels must be 0..%d (data.name=idx takes any labels)", label_path, label, i,
                     8 + i, kind->name, kind->fixed_classes, kind->fixed_classes - 1);
             free(pixels);
