@@ -9,7 +9,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 const finding_kind_info finding_kinds[] = {
     {"greater", 1, 0, 0, "mean of a > mean of b"},
