@@ -15,6 +15,8 @@ typedef enum {
     RNG_DROPPATH = 5,  // drop path keep decisions (index = call site)
     RNG_SUBSET = 6,    // labelled-subset selection (index = class)
     RNG_MASK = 7,      // objective masks, e.g. MP3 context sets (index = image)
+    RNG_POSENC = 8,    // CAPE position augmentation (index = image)
+    RNG_RESOLUTION = 9,// UniViT: the training resolution of each batch (index = 0)
     RNG_TEST = 100,    // tests
 } rng_purpose;
 
