@@ -38,7 +38,7 @@ TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_LIB := $(BUILD)/tests/testing.o
 
-.PHONY: all deps test bench clean help backends reproduce-mp3 figures
+.PHONY: all deps test bench clean help backends reproduce-mp3 reproduce-cape figures
 SCALE  ?= small
 DEVICE ?= auto
 all: $(BUILD)/posbench backends
@@ -50,6 +50,8 @@ help:
 	@echo "make bench      posbench bench: step time, GFLOP/s vs sgemm, ratio to PyTorch CPU"
 	@echo "make reproduce-mp3 [SCALE=smoke|small|paper] [DEVICE=auto|cpu|cuda]"
 	@echo "                MP3 paper's experiments -> results/mp3/ (HDF5, figures/, REPORT.md with findings)"
+	@echo "make reproduce-cape [SCALE=smoke|small] [DEVICE=auto|cpu|cuda]"
+	@echo "                CAPE paper's image experiments -> results/cape/ (resolution, UniViT, TTA, augmentation sweeps)"
 	@echo "make figures    re-render the figures and reports of everything under results/"
 	@echo "make NATIVE=1   tune for this CPU (-march=native); default builds run on any x86-64"
 
@@ -86,6 +88,9 @@ bench: $(BUILD)/posbench
 
 reproduce-mp3: $(BUILD)/posbench backends
 	@sh scripts/reproduce.sh mp3 $(SCALE) $(DEVICE) results/mp3
+
+reproduce-cape: $(BUILD)/posbench backends
+	@sh scripts/reproduce.sh cape $(SCALE) $(DEVICE) results/cape
 
 figures: $(BUILD)/posbench
 	@for d in results/*/; do [ -d "$$d" ] && $(BUILD)/posbench report "$$d" > /dev/null && $(BUILD)/posbench plot "$$d"; done

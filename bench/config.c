@@ -16,6 +16,8 @@ const cfg_key cfg_keys[] = {
     {"data.limit", CFG_INT, "0", 0, BIG, NULL, 1, "use only the first N training images (0 = all)"},
     {"data.name", CFG_CHOICE, "fashion-mnist", 0, 0, "fashion-mnist|mnist|idx|cifar10|cifar100", 1, "dataset (cifar10, cifar100: their official binary versions)"},
     {"data.path", CFG_STRING, "", 0, 0, NULL, 1, "directory of IDX files (default for fashion-mnist: /usr/share/datasets/fashion-mnist), or of CIFAR binary batches or its parent (no default)"},
+    {"data.resolution", CFG_INT, "0", 0, 4096, NULL, 1, "training image size in pixels: images are resized bicubically (0 = the dataset's own size)"},
+    {"data.resolutions", CFG_INT_LIST, "", 1, 4096, NULL, 1, "UniViT: each training batch is resized to a size drawn uniformly from this list (replaces data.resolution; [] = off)"},
     {"data.subset_seed", CFG_INT, "0", 0, 4294967295.0, NULL, 1, "seed of the labelled-subset choice (fixed across train.seed)"},
     {"data.test_limit", CFG_INT, "0", 0, BIG, NULL, 1, "evaluate on only the first N test images (0 = all)"},
     {"eval.batch", CFG_INT, "500", 1, 65536, NULL, 0, "evaluation batch size"},
@@ -25,7 +27,9 @@ const cfg_key cfg_keys[] = {
     {"eval.knn_test_limit", CFG_INT, "2000", 0, BIG, NULL, 1, "kNN probe: first N test images (0 = all)"},
     {"eval.knn_train_limit", CFG_INT, "10000", 0, BIG, NULL, 1, "kNN probe: first N (labelled) training images as the memory bank (0 = all)"},
     {"eval.position_limit", CFG_INT, "2000", 0, BIG, NULL, 1, "MP3: first N test images for position accuracy at each test eta (0 = all)"},
+    {"eval.resolutions", CFG_INT_LIST, "", 1, 4096, NULL, 1, "at the end, evaluate on the test set resized bicubically to each of these sizes, with throughput in images/s ([] = the training size only)"},
     {"eval.samples", CFG_INT, "4", 0, 64, NULL, 1, "MP3: test images reassembled from predicted positions (paper Fig. 2)"},
+    {"eval.tta_delta", CFG_INT, "0", 0, 4096, NULL, 1, "test-time augmentation: at each evaluation size r also score the logits averaged over r-delta, r, r+delta (0 = off)"},
     {"model.arch", CFG_CHOICE, "vit", 0, 0, "vit", 1, "backbone"},
     {"model.cls", CFG_BOOL, "true", 0, 1, NULL, 1, "prepend a cls token and classify from it (false: mean of all tokens)"},
     {"model.depth", CFG_INT, "6", 1, 64, NULL, 1, "number of transformer blocks"},
@@ -38,7 +42,12 @@ const cfg_key cfg_keys[] = {
     {"objective.label_smoothing", CFG_FLOAT, "0.1", 0, 0.99, NULL, 1, "label smoothing of the cross entropy"},
     {"objective.eta", CFG_FLOAT, "0.5", 0, 0.99, NULL, 1, "MP3 masking ratio: round((1-eta)*N) context patches give keys and values"},
     {"objective.name", CFG_CHOICE, "supervised", 0, 0, "supervised|mp3", 1, "training objective: supervised classification, or mp3 (masked position prediction pretraining; labels unused)"},
-    {"pe.kind", CFG_CHOICE, "abs", 0, 0, "none|abs|relbias", 1, "position encoding: none, a learned absolute table (cls has its own row), or relbias (2D relative bias per layer and head, zero init)"},
+    {"pe.cape_global_shift", CFG_FLOAT, "0.5", 0, 100, NULL, 1, "cape: global shift bound: per image, x and y each shifted by U(-max, max) (patch centres span [-1, 1])"},
+    {"pe.cape_local_shift", CFG_FLOAT, "-1", -1, 100, NULL, 1, "cape: local shift bound: per token, x and y each shifted by U(-max, max) (-1 = 1/grid side, the paper's 1/N)"},
+    {"pe.cape_scale", CFG_FLOAT, "1.4", 1, 100, NULL, 1, "cape: global scale bound: per image, log(scale) ~ U(-log max, log max) applied to x and y (1 = off)"},
+    {"pe.kind", CFG_CHOICE, "abs", 0, 0, "none|abs|sin1d|sin2d|cape|relbias|rope", 1, "position encoding: none; abs (learned table, cls has its own row, resized bicubically at other sizes); sin1d (Vaswani, over the patch index); sin2d (CAPE eq. 3-4, patch centres on [-1, 1]); cape (sin2d with training-time shift and scale augmentation); relbias (2D relative bias per layer and head, zero init); rope (rotary q/k, 1D or 2D axial)"},
+    {"pe.rope_base", CFG_FLOAT, "0", 0, 1e9, NULL, 1, "rope: base of the frequencies theta_j (0 = 10000 for 1D, 100 for 2D axial)"},
+    {"pe.rope_dims", CFG_INT, "2", 1, 2, NULL, 1, "rope: 1 = 1D over the row-major patch index; 2 = 2D axial (half the channel pairs rotate with the column, half with the row)"},
     {"train.batch", CFG_INT, "128", 1, 65536, NULL, 1, "training batch size"},
     {"train.beta1", CFG_FLOAT, "0.9", 0, 0.99999, NULL, 1, "AdamW beta1"},
     {"train.beta2", CFG_FLOAT, "0.999", 0, 0.999999, NULL, 1, "AdamW beta2"},
@@ -79,13 +88,72 @@ static void describe_valid(const cfg_key *k, char *buf, size_t len) {
     case CFG_BOOL: snprintf(buf, len, "true or false"); break;
     case CFG_STRING: snprintf(buf, len, "any text"); break;
     case CFG_CHOICE: snprintf(buf, len, "one of %s", k->choices); break;
+    case CFG_INT_LIST:
+        snprintf(buf, len, "a list of at most %d integers in [%.0f, %.0f] such as [%.0f, %.0f], or [] for none",
+                 CFG_LIST_MAX, k->min, k->max, k->min, k->max);
+        break;
     }
+}
+
+// "[16, 28,40]" or "16,28,40" -> canonical "16,28,40" in out; -1 with a message on bad text.
+static int parse_int_list(const cfg_key *k, const char *text, const char *valid, char *out, size_t outlen,
+                          char *err, size_t errlen) {
+    const char *p = text;
+    while (*p == ' ') p++;
+    int bracket = *p == '[';
+    if (bracket) p++;
+    size_t used = 0;
+    int count = 0;
+    out[0] = 0;
+    for (;;) {
+        while (*p == ' ') p++;
+        if (!*p || *p == ']') break;
+        char *end;
+        errno = 0;
+        double v = strtod(p, &end);
+        if (end == p || errno != 0 || v != floor(v)) {
+            snprintf(err, errlen, "%s: '%s' is not %s", k->key, text, valid);
+            return -1;
+        }
+        if (v < k->min || v > k->max) {
+            snprintf(err, errlen, "%s: %.0f in '%s' is out of range (valid: %s)", k->key, v, text, valid);
+            return -1;
+        }
+        if (++count > CFG_LIST_MAX) {
+            snprintf(err, errlen, "%s: more than %d values in '%s' (valid: %s)", k->key, CFG_LIST_MAX, text, valid);
+            return -1;
+        }
+        used += (size_t)snprintf(out + used, outlen - used, "%s%.0f", count > 1 ? "," : "", v);
+        if (used >= outlen) {
+            snprintf(err, errlen, "%s: '%s' is too long", k->key, text);
+            return -1;
+        }
+        p = end;
+        while (*p == ' ') p++;
+        if (*p == ',') p++;
+        else if (*p && *p != ']') {
+            snprintf(err, errlen, "%s: '%s' is not %s", k->key, text, valid);
+            return -1;
+        }
+    }
+    if (bracket != (*p == ']') || (*p == ']' && p[1 + strspn(p + 1, " ")] != 0)) {
+        snprintf(err, errlen, "%s: '%s' is not %s", k->key, text, valid);
+        return -1;
+    }
+    return 0;
 }
 
 int config_set(config *c, int index, const char *text, char *err, size_t errlen) {
     const cfg_key *k = &cfg_keys[index];
     char valid[160];
     describe_valid(k, valid, sizeof valid);
+    if (k->type == CFG_INT_LIST) {
+        char canon[512];
+        if (parse_int_list(k, text, valid, canon, sizeof canon, err, errlen) != 0) return -1;
+        free(c->str[index]);
+        c->str[index] = xstrdup(canon, "config value");
+        return 0;
+    }
     if (k->type == CFG_STRING || k->type == CFG_CHOICE) {
         if (k->type == CFG_CHOICE) {
             size_t n = strlen(text);
@@ -214,6 +282,21 @@ const char *cfg_str(const config *c, const char *key) {
     return s ? s : "";
 }
 
+int cfg_int_list(const config *c, const char *key, int *out, int max) {
+    int i = key_or_die(key);
+    if (cfg_keys[i].type != CFG_INT_LIST) die_fail("internal: config key '%s' is not a list", key);
+    const char *p = c->str[i] ? c->str[i] : "";
+    int n = 0;
+    while (*p) { // canonical text: integers separated by commas
+        long v = strtol(p, (char **)&p, 10);
+        if (n < max) out[n] = (int)v;
+        n++;
+        if (*p == ',') p++;
+    }
+    if (n > max) die_fail("internal: config key '%s' has %d values (room for %d)", key, n, max);
+    return n;
+}
+
 void config_value_text(const config *c, int i, char *buf, size_t len) {
     const cfg_key *k = &cfg_keys[i];
     switch (k->type) {
@@ -246,7 +329,8 @@ char *config_yaml(const config *c) {
             snprintf(group, sizeof group, "%.*s", (int)glen, key);
             used += (size_t)snprintf(out + used, cap - used, "%s:\n", group);
         }
-        int n = snprintf(line, sizeof line, quoted ? "  %s: \"%s\"\n" : "  %s: %s\n", dot + 1, value);
+        const char *fmt = quoted ? "  %s: \"%s\"\n" : cfg_keys[i].type == CFG_INT_LIST ? "  %s: [%s]\n" : "  %s: %s\n";
+        int n = snprintf(line, sizeof line, fmt, dot + 1, value);
         if (used + (size_t)n + 64 >= cap) {
             cap *= 2;
             char *grown = realloc(out, cap);
@@ -291,6 +375,6 @@ void config_print_help(FILE *out) {
         const cfg_key *k = &cfg_keys[i];
         char valid[160];
         describe_valid(k, valid, sizeof valid);
-        fprintf(out, "  %-27s [%s]  %s (%s)\n", k->key, k->fallback[0] ? k->fallback : "\"\"", k->help, valid);
+        fprintf(out, "  %-27s [%s]  %s (%s)\n", k->key, k->fallback[0] ? k->fallback : k->type == CFG_INT_LIST ? "[]" : "\"\"", k->help, valid);
     }
 }

@@ -6,7 +6,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-typedef enum { CFG_INT, CFG_FLOAT, CFG_BOOL, CFG_STRING, CFG_CHOICE } cfg_type;
+// CFG_INT_LIST: a list of integers, each in [min, max]; canonical text "16,28,40" ("" = empty),
+// written [16, 28, 40] in YAML (a YAML list or "16,28,40" / "[16,28,40]" on the command line).
+typedef enum { CFG_INT, CFG_FLOAT, CFG_BOOL, CFG_STRING, CFG_CHOICE, CFG_INT_LIST } cfg_type;
 
 typedef struct {
     const char *key;       // dotted, e.g. "model.dim"
@@ -23,7 +25,7 @@ extern const int cfg_key_count;
 
 typedef struct {
     double num[96];    // CFG_INT, CFG_FLOAT, CFG_BOOL (0/1) values by key index
-    char *str[96];     // CFG_STRING, CFG_CHOICE values by key index (owned)
+    char *str[96];     // CFG_STRING, CFG_CHOICE, CFG_INT_LIST values by key index (owned)
 } config;
 
 void config_defaults(config *c);
@@ -45,6 +47,9 @@ long cfg_int(const config *c, const char *key);     // dies on an unknown key (p
 double cfg_float(const config *c, const char *key);
 int cfg_bool(const config *c, const char *key);
 const char *cfg_str(const config *c, const char *key);
+// CFG_INT_LIST: writes up to `max` values into out and returns how many there are.
+int cfg_int_list(const config *c, const char *key, int *out, int max);
+#define CFG_LIST_MAX 32 // most values a CFG_INT_LIST key holds
 
 // Canonical value text of key `index` (numbers in shortest round-trip form).
 void config_value_text(const config *c, int index, char *buf, size_t len);

@@ -163,15 +163,32 @@ static int walk(exp_ctx *x, const ynode *map, const char *prefix, int allow_stag
 static int scalar_value(exp_ctx *x, int cfg, const ynode *v, char *canon, size_t len) {
     const cfg_key *k = &cfg_keys[cfg];
     const char *want = k->type == CFG_INT ? "an integer" : k->type == CFG_FLOAT ? "a number"
-                     : k->type == CFG_BOOL ? "true or false" : k->type == CFG_CHOICE ? "one of" : "text";
+                     : k->type == CFG_BOOL ? "true or false" : k->type == CFG_CHOICE ? "one of"
+                     : k->type == CFG_INT_LIST ? "a list of integers such as [16, 28]" : "text";
     char got[300], msg[512];
     ytree_describe(v, got, sizeof got);
+    if (k->type == CFG_INT_LIST && v->kind == YT_SEQ) { // [16, 28, 40]: join the items
+        char joined[512] = "";
+        size_t used = 0;
+        for (int i = 0; i < v->n; i++) {
+            const ynode *item = v->val[i];
+            char item_got[300];
+            ytree_describe(item, item_got, sizeof item_got);
+            if (item->kind != YT_SCALAR || item->quoted || ytree_is_null(item))
+                return exp_fail(x, item, "%s: expected a list of integers such as [16, 28], got %s in the list", k->key, item_got);
+            used += (size_t)snprintf(joined + used, sizeof joined - used, "%s%s", i ? "," : "", item->text);
+            if (used >= sizeof joined) return exp_fail(x, v, "%s: list too long", k->key);
+        }
+        if (config_set(&x->scratch, cfg, joined, msg, sizeof msg) != 0) return exp_fail(x, v, "%s", msg);
+        config_value_text(&x->scratch, cfg, canon, len);
+        return 0;
+    }
     if (v->kind != YT_SCALAR) {
         if (k->type == CFG_CHOICE) return exp_fail(x, v, "%s: expected one of %s, got %s", k->key, k->choices, got);
         return exp_fail(x, v, "%s: expected %s, got %s", k->key, want, got);
     }
     const char *text = v->text;
-    int num = k->type == CFG_INT || k->type == CFG_FLOAT || k->type == CFG_BOOL;
+    int num = k->type == CFG_INT || k->type == CFG_FLOAT || k->type == CFG_BOOL || k->type == CFG_INT_LIST;
     if (num && v->quoted) return exp_fail(x, v, "%s: expected %s, got %s", k->key, want, got);
     if (ytree_is_null(v)) {
         if (k->type != CFG_STRING) return exp_fail(x, v, "%s: no value given (expected %s%s%s)", k->key, want,

@@ -44,8 +44,12 @@
 //   image size (28 px for fashion-mnist and mnist, 32 px for cifar10 and cifar100; not checked
 //   for data.name=idx, whose size is only known from its files; add new datasets in
 //   experiment_expand.c) and
-//   model.heads must divide model.dim. The error points at the axis value (or the line that
-//   set the key) and names the combination.
+//   model.heads must divide model.dim; model.patch must divide data.resolution (when set, it
+//   replaces the dataset's size), every data.resolutions and eval.resolutions value and each
+//   eval.resolutions value ± eval.tta_delta; sin1d/sin2d/cape need an even model.dim, rope a
+//   head size posenc_rope_error accepts; objective mp3 needs pe.kind none and one image size
+//   (no data.resolutions, eval.resolutions, eval.tta_delta). The error points at the axis
+//   value (or the line that set the key) and names the combination.
 // Run id: FNV-1a 64 (12 hex digits, like config_run_id) of "stage=<name>\n", then
 //   "key=value\n" for every identity key whose value is not its default, in table order, then
 //   "parent=<parent run id>\n" when the stage has init. YAML key order and spelling

@@ -2,6 +2,7 @@
 // experiment into runs: resolved configs, impossible-combination checks, run ids, parents.
 // Rules: experiment.h. State: experiment_internal.h (filled by experiment.c).
 #include "experiment_internal.h"
+#include "../models/posenc.h"
 #include "../core/common.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,12 +55,54 @@ static int check_run(exp_ctx *x, int s, const exp_run *r, const char *combo) {
     // Image side per dataset; 0 = not known here (idx files of any size): not checked.
     int side = !strcmp(data, "fashion-mnist") || !strcmp(data, "mnist") ? 28
              : !strcmp(data, "cifar10") || !strcmp(data, "cifar100") ? 32 : 0;
-    if (side && side % patch != 0)
+    long resolution = cfg_int(c, "data.resolution");
+    int ires = cfg_index("data.resolution");
+    if (resolution > 0 && resolution % patch != 0)
+        return exp_fail(x, blame(x, s, r->axis_value, ires, ipatch), "%s: model.patch must divide data.resolution=%ld (got %ld)",
+                        what, resolution, patch);
+    if (resolution == 0 && side && side % patch != 0)
         return exp_fail(x, blame(x, s, r->axis_value, ipatch, cfg_index("data.name")),
                         "%s (data %s, %d px): model.patch must divide %d (got %ld)", what, data, side, side, patch);
     if (dim % heads != 0)
         return exp_fail(x, blame(x, s, r->axis_value, iheads, idim),
                         "%s: model.heads must divide model.dim (heads %ld, dim %ld)", what, heads, dim);
+    // Every image size of the run (UniViT's, the evaluation sizes and their TTA neighbours).
+    long delta = cfg_int(c, "eval.tta_delta");
+    static const char *const size_keys[] = {"data.resolutions", "eval.resolutions"};
+    for (int k = 0; k < 2; k++) {
+        int sizes[CFG_LIST_MAX], n = cfg_int_list(c, size_keys[k], sizes, CFG_LIST_MAX), ik = cfg_index(size_keys[k]);
+        for (int i = 0; i < n; i++)
+            for (int shift = k == 1 && delta > 0 ? -1 : 0; shift <= (k == 1 && delta > 0 ? 1 : 0); shift++) {
+                long size = sizes[i] + shift * delta;
+                if (size >= patch && size % patch == 0) continue;
+                if (shift == 0)
+                    return exp_fail(x, blame(x, s, r->axis_value, ik, ipatch), "%s: %s value %d is not a multiple of model.patch=%ld",
+                                    what, size_keys[k], sizes[i], patch);
+                return exp_fail(x, blame(x, s, r->axis_value, cfg_index("eval.tta_delta"), ik),
+                                "%s: eval.tta_delta=%ld around eval.resolutions value %d gives %ld px, not a multiple of model.patch=%ld",
+                                what, delta, sizes[i], size, patch);
+            }
+    }
+    const char *pe = cfg_str(c, "pe.kind");
+    int ipe = cfg_index("pe.kind");
+    if ((!strcmp(pe, "sin1d") || !strcmp(pe, "sin2d") || !strcmp(pe, "cape")) && dim % 2 != 0)
+        return exp_fail(x, blame(x, s, r->axis_value, idim, ipe), "%s: pe.kind=%s needs an even model.dim (got %ld)", what, pe, dim);
+    if (!strcmp(pe, "rope")) {
+        const char *why = posenc_rope_error((int)(dim / heads), (int)cfg_int(c, "pe.rope_dims"));
+        if (why) return exp_fail(x, blame(x, s, r->axis_value, ipe, idim), "%s: pe.kind=rope with model.dim %ld, model.heads %ld: %s",
+                                 what, dim, heads, why);
+    }
+    if (!strcmp(cfg_str(c, "objective.name"), "mp3")) {
+        int iobj = cfg_index("objective.name"), sizes[CFG_LIST_MAX];
+        if (strcmp(pe, "none") != 0)
+            return exp_fail(x, blame(x, s, r->axis_value, ipe, iobj),
+                            "%s: objective.name=mp3 pretrains without a position encoding (pe.kind=%s; valid with mp3: none)", what, pe);
+        if (cfg_int_list(c, "data.resolutions", sizes, CFG_LIST_MAX) > 0 || cfg_int_list(c, "eval.resolutions", sizes, CFG_LIST_MAX) > 0 ||
+            delta > 0)
+            return exp_fail(x, blame(x, s, r->axis_value, iobj, cfg_index("eval.resolutions")),
+                            "%s: objective.name=mp3 predicts positions on the training grid, so it runs at one size "
+                            "(data.resolutions, eval.resolutions, eval.tta_delta are for supervised runs)", what);
+    }
     return 0;
 }
 

@@ -281,7 +281,7 @@ static int fig_curves(plotter *p, const rr_stage *s, const char *group, const ch
     return rc;
 }
 
-// ---- per-run result curves: /position (MP3 Fig. 3) and /knn (Fig. 9) ------------------
+// ---- per-run result curves: /position (MP3 Fig. 3), /knn (Fig. 9), /resolution (CAPE Fig. 2-4)
 
 // y = array `yname` of each run, x = array `xname` (NULL: 1, 2, ... — layers); one line per
 // configuration, the mean over its runs that have the arrays.
@@ -336,6 +336,9 @@ static int fig_result_curves(plotter *p, const rr_stage *s) {
     int rc = fig_array_curves(p, s, "position/top1", "position/test_eta", "test masking ratio eta");
     if (!rc) rc = fig_array_curves(p, s, "position/top1_nonblank", "position/test_eta", "test masking ratio eta");
     if (!rc) rc = fig_array_curves(p, s, "knn/top1", NULL, "layer (block)");
+    if (!rc) rc = fig_array_curves(p, s, "resolution/top1", "resolution/size", "evaluation image size (px)");
+    if (!rc) rc = fig_array_curves(p, s, "resolution/tta_top1", "resolution/size", "evaluation image size (px)");
+    if (!rc) rc = fig_array_curves(p, s, "resolution/images_per_s", "resolution/size", "evaluation image size (px)");
     return rc;
 }
 
@@ -607,7 +610,8 @@ void plot_help(void) {
            "data behind each to DIR/figures/data/*.dat, running gnuplot on plots/<KIND>.gp.\n"
            "KIND: metric_vs_axis (final top1 vs each swept key, error bars over seeds), curves (train\n"
            "loss and eval top1 over training), heatmap (attention maps per layer and head), image_grid\n"
-           "(/samples), result_curves (per-run arrays: /position top-1 vs test eta, /knn top-1 vs layer).\n"
+           "(/samples), result_curves (per-run arrays: /position top-1 vs test eta, /knn top-1 vs layer,\n"
+           "/resolution top-1, TTA top-1 and images/s vs evaluation image size).\n"
            "DIR/<experiment>/figures.tsv (written by posbench run), else DIR/figures.tsv (kind, stage,\n"
            "metric, axis; tab-separated) selects a stage's figures; without either, every kind.\n"
            "  --only KIND   make only figures of this kind\n"

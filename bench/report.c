@@ -58,9 +58,16 @@ typedef struct {
     int rank; // column order
 } metric_fmt;
 
-static metric_fmt metric_format(const char *name) {
+static metric_fmt metric_format(const char *full) {
     metric_fmt f = {"", 1.0, "%.4g", 0, 50};
+    char name[96]; // per-size metrics "top1@40" are formatted as their base metric
+    snprintf(name, sizeof name, "%.*s", (int)strcspn(full, "@"), full);
     snprintf(f.header, sizeof f.header, "%s", name);
+    if (strchr(full, '@')) { // a column of a per-size table: its header is the size
+        metric_fmt base = metric_format(name);
+        snprintf(base.header, sizeof base.header, "%s px", strchr(full, '@') + 1);
+        return base;
+    }
     if (strstr(name, "top")) {
         snprintf(f.header, sizeof f.header, "%s (%%)", name);
         f.scale = 100.0, f.fmt = "%.2f";
@@ -159,12 +166,15 @@ long report_curve(const rr_set *set, const rr_config *c, const char *group, cons
 
 static int cmp_metric(const void *pa, const void *pb) {
     const char *a = *(const char *const *)pa, *b = *(const char *const *)pb;
+    const char *sa = strchr(a, '@'), *sb = strchr(b, '@');
+    if (sa && sb) return atoi(sa + 1) - atoi(sb + 1);
     int ra = metric_format(a).rank, rb = metric_format(b).rank;
     return ra != rb ? ra - rb : strcmp(a, b);
 }
 
-// Metric names of a stage (see report.h). Caller frees the array (not the names).
-static int stage_metrics(const rr_set *set, const rr_stage *s, const char ***out) {
+// Metric names of a stage (see report.h): per_size NULL: every metric without '@'; per_size
+// "top1": the per-size metrics "top1@S", ordered by S. Caller frees the array (not the names).
+static int stage_metrics(const rr_set *set, const rr_stage *s, const char *per_size, const char ***out) {
     const rr_run *first = NULL;
     for (int i = 0; i < s->nruns && !first; i++)
         if (is_done(&set->runs[s->runs[i]])) first = &set->runs[s->runs[i]];
@@ -173,6 +183,8 @@ static int stage_metrics(const rr_set *set, const rr_stage *s, const char ***out
     for (int k = 0; first && k < first->final.n; k++) {
         const rr_attr *a = &first->final.items[k];
         if (!a->is_num || !strcmp(a->name, "steps") || !strcmp(a->name, "diverged_step")) continue;
+        if ((strchr(a->name, '@') != NULL) != (per_size != NULL)) continue; // "top1@40": per-size tables only
+        if (per_size && (strncmp(a->name, per_size, strlen(per_size)) || a->name[strlen(per_size)] != '@')) continue;
         int everywhere = 1;
         for (int i = 0; i < s->nruns && everywhere; i++) {
             const rr_run *r = &set->runs[s->runs[i]];
@@ -327,9 +339,49 @@ static void format_cell(const metric_fmt *f, int n, double mean, double std, cha
     snprintf(out, len, "%s ± %s", m, s);
 }
 
+// Runs evaluated at several image sizes (eval.resolutions): one table per metric, a column per
+// size (CAPE Fig. 2-4, Table 1).
+static void size_tables(sbuf *b, const rr_set *set, const rr_stage *s) {
+    static const struct { const char *metric, *title; } per_size[] = {
+        {"top1", "test top-1 (%) by evaluation image size"},
+        {"tta_top1", "test top-1 (%) with test-time augmentation (logits averaged over size-delta, size, size+delta)"},
+        {"images_per_s", "evaluation throughput (images/s, forward passes only) by image size"}};
+    for (size_t k = 0; k < sizeof per_size / sizeof per_size[0]; k++) {
+        const char **cols;
+        int nc = stage_metrics(set, s, per_size[k].metric, &cols);
+        if (nc == 0) {
+            free(cols);
+            continue;
+        }
+        sb_printf(b, "Stage `%s`: %s.\n\n|", s->name, per_size[k].title);
+        for (int a = 0; a < s->naxes; a++) sb_cell(b, s->axes[a]);
+        for (int m = 0; m < nc; m++) sb_cell(b, metric_format(cols[m]).header);
+        sb_printf(b, "\n|");
+        for (int a = 0; a < s->naxes; a++) sb_printf(b, "---|");
+        for (int m = 0; m < nc; m++) sb_printf(b, "---:|");
+        sb_printf(b, "\n");
+        for (int ci = 0; ci < s->nconfigs; ci++) {
+            const rr_config *c = &s->configs[ci];
+            sb_printf(b, "|");
+            for (int a = 0; a < s->naxes; a++) sb_cell(b, c->values[a]);
+            for (int m = 0; m < nc; m++) {
+                metric_fmt f = metric_format(cols[m]);
+                double mean, std;
+                int n = report_stats(set, c, cols[m], &mean, &std);
+                char cell[160];
+                format_cell(&f, n, mean, std, cell, sizeof cell);
+                sb_cell(b, cell);
+            }
+            sb_printf(b, "\n");
+        }
+        sb_printf(b, "\n");
+        free(cols);
+    }
+}
+
 static void stage_table(sbuf *b, const rr_set *set, const rr_stage *s, ref_table *refs) {
     const char **metrics;
-    int nm = stage_metrics(set, s, &metrics);
+    int nm = stage_metrics(set, s, NULL, &metrics);
     int *has_ref = xcalloc((size_t)nm + 1, sizeof(int), "ref flags");
     for (int m = 0; m < nm; m++)
         for (int r = 0; r < refs->n; r++)
@@ -419,6 +471,7 @@ static void stage_table(sbuf *b, const rr_set *set, const rr_stage *s, ref_table
     sb_printf(b, "\n");
     free(has_ref);
     free(metrics);
+    size_tables(b, set, s);
 }
 
 // ---- the command --------------------------------------------------------------------

@@ -58,7 +58,8 @@ typedef struct {
     rr_attrs root, config, final;
     rr_series train, eval;     // with RR_SERIES; empty when the group is absent
     rr_arrays attention, samples; // with RR_ARRAYS; empty when the group is absent
-    rr_arrays curves;  // with RR_ARRAYS: /position and /knn arrays, named "position/top1", "knn/top1"
+    rr_arrays curves;  // with RR_ARRAYS: /position, /knn and /resolution arrays, named "position/top1",
+                       // "knn/top1", "resolution/top1"
 } rr_run;
 
 // Reads the file at path (what: RR_ATTRS | RR_SERIES | RR_ARRAYS). 0 ok; -1 with err set

@@ -10,6 +10,7 @@
 #include "../core/rng.h"
 #include "../core/tensorfile.h"
 #include "../datasets/dataset.h"
+#include "../datasets/resize_batch.h"
 #include "../models/vit.h"
 #include "../objectives/attention_stats.h"
 #include "../objectives/knn_probe.h"
@@ -76,6 +77,12 @@ typedef struct {
     int32_t *labels;
     int *order, *batch_index;
     int batch, eval_batch, steps_per_epoch, epochs;
+    int train_size;           // training image size (data.resolution, or the dataset's own)
+    int univit[CFG_LIST_MAX], n_univit;     // UniViT: training sizes drawn per batch
+    int eval_sizes[CFG_LIST_MAX], n_eval;   // eval.resolutions (none: no per-size evaluation)
+    int tta_delta;            // eval.tta_delta
+    float *scratch;           // the native-size batch before a bicubic resize
+    float *tta_logits;        // (eval_batch, classes): logits summed over r-delta, r, r+delta
     long total_steps, step;   // step = global steps done
     uint32_t seed;
     double train_time_s;      // summed over resumed segments
@@ -109,6 +116,53 @@ static void load_data(run *r) {
                   r->test.width, r->train.height, r->train.width);
 }
 
+static int pos_kind(const char *pe) {
+    static const struct { const char *name; int kind; } kinds[] = {
+        {"none", POS_NONE}, {"abs", POS_ABS}, {"sin1d", POS_SIN1D}, {"sin2d", POS_SIN2D},
+        {"cape", POS_CAPE}, {"relbias", POS_RELBIAS}, {"rope", POS_ROPE}};
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (!strcmp(pe, kinds[i].name)) return kinds[i].kind;
+    die_fail("internal: pe.kind '%s' has no model", pe);
+}
+
+// Image sizes of the run: training (data.resolution or the dataset's), UniViT's list, the
+// evaluation sizes and their TTA neighbours; all must be multiples of the patch. Sets the
+// model's table size (training size) and the largest size (arena). MP3's position head has one
+// output per patch of the training grid, so MP3 trains and evaluates at one size.
+static void resolution_setup(run *r, vit_config *vc) {
+    const config *c = r->cfg;
+    int native = r->train.height;
+    r->train_size = cfg_int(c, "data.resolution") > 0 ? (int)cfg_int(c, "data.resolution") : native;
+    r->n_univit = cfg_int_list(c, "data.resolutions", r->univit, CFG_LIST_MAX);
+    r->n_eval = cfg_int_list(c, "eval.resolutions", r->eval_sizes, CFG_LIST_MAX);
+    r->tta_delta = (int)cfg_int(c, "eval.tta_delta");
+    if (r->tta_delta > 0 && r->n_eval == 0) r->eval_sizes[r->n_eval++] = r->train_size;
+    if (vc->pos_head && (r->n_univit > 0 || r->n_eval > 0))
+        die_input("objective.name=mp3 predicts one of the %d positions of the training grid, so it trains and evaluates "
+                  "at one size: data.resolutions, eval.resolutions and eval.tta_delta are for supervised runs "
+                  "(valid with mp3: [], [] and 0; data.resolution sets the one size)",
+                  (r->train_size / (vc->patch > 0 ? vc->patch : 1)) * (r->train_size / (vc->patch > 0 ? vc->patch : 1)));
+    vc->image_size = r->train_size;
+    int largest = r->train_size;
+    for (int i = 0; i < r->n_univit; i++) largest = r->univit[i] > largest ? r->univit[i] : largest;
+    for (int i = 0; i < r->n_eval; i++)
+        largest = r->eval_sizes[i] + r->tta_delta > largest ? r->eval_sizes[i] + r->tta_delta : largest;
+    vc->max_image_size = largest;
+    const char *why = NULL;
+    char key[64];
+    if (vc->patch > 0 && r->train_size % vc->patch != 0)
+        why = vit_resolution_error(vc, r->train_size, cfg_int(c, "data.resolution") > 0 ? "data.resolution" : "image size");
+    for (int i = 0; !why && i < r->n_univit; i++) why = vit_resolution_error(vc, r->univit[i], "data.resolutions");
+    for (int i = 0; !why && i < r->n_eval; i++) {
+        why = vit_resolution_error(vc, r->eval_sizes[i], "eval.resolutions");
+        for (int s = -1; !why && r->tta_delta > 0 && s <= 1; s += 2) {
+            snprintf(key, sizeof key, "eval.tta_delta=%d around eval.resolutions %d", r->tta_delta, r->eval_sizes[i]);
+            why = vit_resolution_error(vc, r->eval_sizes[i] + s * r->tta_delta, key);
+        }
+    }
+    if (why) die_input("%s", why);
+}
+
 static vit_config model_config(const config *c, const dataset *d) {
     const char *pe = cfg_str(c, "pe.kind");
     int is_mp3 = strcmp(cfg_str(c, "objective.name"), "mp3") == 0;
@@ -121,16 +175,17 @@ static vit_config model_config(const config *c, const dataset *d) {
         .heads = (int)cfg_int(c, "model.heads"),
         .mlp_ratio = (int)cfg_int(c, "model.mlp_ratio"),
         .cls = cfg_bool(c, "model.cls"),
-        .pos = !strcmp(pe, "abs") ? POS_ABS : !strcmp(pe, "relbias") ? POS_RELBIAS : POS_NONE,
+        .pos = pos_kind(pe),
+        .cape_global_shift = (float)cfg_float(c, "pe.cape_global_shift"),
+        .cape_local_shift = (float)cfg_float(c, "pe.cape_local_shift"),
+        .cape_scale = (float)cfg_float(c, "pe.cape_scale"),
+        .rope_dims = (int)cfg_int(c, "pe.rope_dims"),
+        .rope_base = (float)cfg_float(c, "pe.rope_base"),
         .num_classes = d->num_classes,
         .drop_path = (float)cfg_float(c, "model.drop_path"),
         .dropout = (float)cfg_float(c, "model.dropout"),
         .pos_head = is_mp3,
     };
-    if (is_mp3 && v.patch > 0 && v.image_size % v.patch == 0) {
-        int N = (v.image_size / v.patch) * (v.image_size / v.patch);
-        v.context_tokens = (v.cls ? 1 : 0) + mp3_context_patches(N, cfg_float(c, "objective.eta"));
-    }
     return v;
 }
 
@@ -147,6 +202,11 @@ static void setup(run *r) {
     r->total_steps = (long)r->steps_per_epoch * r->epochs;
     r->seed = (uint32_t)cfg_int(c, "train.seed");
     vit_config vc = model_config(c, &r->train);
+    resolution_setup(r, &vc);
+    if (vc.pos_head && vc.patch > 0 && vc.image_size % vc.patch == 0) { // MP3: keys from the context only
+        int N = (vc.image_size / vc.patch) * (vc.image_size / vc.patch);
+        vc.context_tokens = (vc.cls ? 1 : 0) + mp3_context_patches(N, cfg_float(c, "objective.eta"));
+    }
     const char *why = vit_config_error(&vc);
     if (why) die_input("%s", why);
     r->is_mp3 = vc.pos_head;
@@ -177,6 +237,8 @@ static void setup(run *r) {
     r->adam_m = xmalloc_aligned(nparam * sizeof(float), "AdamW first moments");
     r->adam_v = xmalloc_aligned(nparam * sizeof(float), "AdamW second moments");
     r->labels = xmalloc((size_t)max_batch * sizeof(int32_t), "batch labels");
+    r->scratch = xmalloc(dataset_batch_scratch_floats(&r->train, max_batch) * sizeof(float), "batch before resizing");
+    r->tta_logits = xmalloc((size_t)r->eval_batch * vc.num_classes * sizeof(float), "TTA logits");
     r->order = xmalloc((size_t)r->train.n * sizeof(int), "epoch order");
     r->batch_index = xmalloc((size_t)max_batch * sizeof(int), "batch indices");
     r->train_hist.cols = TRAIN_COLS;
@@ -306,12 +368,21 @@ static void epoch_order(run *r, int epoch) {
     rng_permutation(&s, r->train.n, r->order);
 }
 
+// Builds the batch of rows idx of ds at `size` px (bicubic from the dataset's own size, after
+// augmentation at that size) into the model's input, and sets the model to that size.
+static void load_batch(run *r, const dataset *ds, const int *idx, int B, const augment_config *aug, uint32_t epoch,
+                       uint32_t step, int size) {
+    vit_set_resolution(&r->model, size);
+    dataset_make_batch_sized(ds, idx, B, aug, r->seed, epoch, step, size, vit_images(&r->model), r->labels, r->scratch);
+}
+
 // One optimisation step on the batch at position `in_epoch` of epoch `epoch`. Returns the loss.
 static double train_step(run *r, int epoch, int in_epoch, double *grad_norm, float *lr) {
     vit *m = &r->model;
     augment_config aug = {.crop_pad = (int)cfg_int(r->cfg, "data.crop_pad"), .hflip = cfg_bool(r->cfg, "data.hflip")};
-    dataset_make_batch(&r->train, r->order + (size_t)in_epoch * r->batch, r->batch, &aug, r->seed, (uint32_t)epoch,
-                       (uint32_t)in_epoch, vit_images(m), r->labels);
+    int size = r->n_univit > 0 ? resize_draw_size(r->univit, r->n_univit, r->seed, (uint32_t)epoch, (uint32_t)in_epoch)
+                               : r->train_size;
+    load_batch(r, &r->train, r->order + (size_t)in_epoch * r->batch, r->batch, &aug, (uint32_t)epoch, (uint32_t)in_epoch, size);
     rng_addr rng = {.seed = r->seed, .epoch = (uint32_t)epoch, .step = (uint32_t)in_epoch};
     if (r->is_mp3) {
         mp3_sample_context(vit_context(m), r->batch, m->N, m->t0, r->mp3_patches, r->seed, (uint32_t)epoch,
@@ -346,7 +417,7 @@ static eval_result position_accuracy(run *r, double eta, uint32_t context_epoch,
     for (int start = 0; start < n; start += chunk) {
         int B = n - start < chunk ? n - start : chunk;
         for (int b = 0; b < B; b++) r->batch_index[b] = start + b;
-        dataset_make_batch(&r->test, r->batch_index, B, NULL, 0, 0, 0, vit_images(m), r->labels);
+        load_batch(r, &r->test, r->batch_index, B, NULL, 0, 0, r->train_size);
         mp3_sample_context(vit_context(m), B, m->N, m->t0, Mp, r->seed, context_epoch, 0, (uint32_t)start);
         vit_set_context(m, M);
         const float *logits = vit_forward(m, B, 0, (rng_addr){0});
@@ -371,7 +442,7 @@ static eval_result evaluate(run *r) {
     for (int start = 0; start < r->test.n; start += r->eval_batch) {
         int B = r->test.n - start < r->eval_batch ? r->test.n - start : r->eval_batch;
         for (int b = 0; b < B; b++) r->batch_index[b] = start + b;
-        dataset_make_batch(&r->test, r->batch_index, B, NULL, 0, 0, 0, vit_images(m), r->labels);
+        load_batch(r, &r->test, r->batch_index, B, NULL, 0, 0, r->train_size);
         const float *logits = vit_forward(m, B, 0, none);
         loss_sum += supervised_forward(&r->eval_objective, logits, r->labels, B) * B;
         supervised_topk(logits, r->labels, B, m->cfg.num_classes, &top1, &top5);
@@ -387,7 +458,7 @@ static void record_attention(run *r) {
     int B = r->test.n < 64 ? r->test.n : 64, L = m->cfg.depth, H = m->cfg.heads, g = m->grid;
     if (B > vit_batch_capacity(m, m->T)) B = vit_batch_capacity(m, m->T); // MP3 arenas are sized for the context
     for (int b = 0; b < B; b++) r->batch_index[b] = b;
-    dataset_make_batch(&r->test, r->batch_index, B, NULL, 0, 0, 0, vit_images(m), r->labels);
+    load_batch(r, &r->test, r->batch_index, B, NULL, 0, 0, r->train_size);
     vit_forward(m, B, 0, (rng_addr){0});
     int rh = 2 * g - 1, N = g * g;
     float *entropy = xmalloc((size_t)L * H * sizeof(float), "attention entropy");
@@ -452,7 +523,7 @@ static void record_samples(run *r) {
     int E = (int)(sizeof sample_test_etas / sizeof sample_test_etas[0]);
     for (int e = 0; e < E; e++) {
         int Mp = mp3_context_patches(N, sample_test_etas[e]);
-        dataset_make_batch(&r->test, r->batch_index, S, NULL, 0, 0, 0, vit_images(m), r->labels);
+        load_batch(r, &r->test, r->batch_index, S, NULL, 0, 0, r->train_size);
         int *ctx = vit_context(m);
         mp3_sample_context(ctx, S, N, t0, Mp, r->seed, EVAL_CONTEXT + 0x100u + (uint32_t)e, 0, 0);
         vit_set_context(m, t0 + Mp);
@@ -496,7 +567,7 @@ static void block_features(run *r, const dataset *ds, int n, float **feats) {
     for (int start = 0; start < n; start += chunk) {
         int B = n - start < chunk ? n - start : chunk;
         for (int b = 0; b < B; b++) r->batch_index[b] = start + b;
-        dataset_make_batch(ds, r->batch_index, B, NULL, 0, 0, 0, vit_images(m), r->labels);
+        load_batch(r, ds, r->batch_index, B, NULL, 0, 0, r->train_size);
         vit_forward(m, B, 0, (rng_addr){0});
         for (int l = 0; l < L; l++) {
             const float *x = vit_block_output(m, l); // (B, T, d)
@@ -555,6 +626,66 @@ static void record_knn(run *r) {
     results_attr_double(r->res, "/final", "knn_top1_last", top1[L - 1]);
 }
 
+// Accuracy of the trained model on the test set resized to each eval.resolutions size (CAPE
+// Fig. 2-4): /resolution/{size, top1, top5, loss, images_per_s} and, with eval.tta_delta, the
+// top-1 of logits averaged over size-delta, size, size+delta (Table 1) in /resolution/tta_top1;
+// the same in /final as top1@S, top5@S, images_per_s@S, tta_top1@S, and top1_drop@S = top-1 at
+// the training size (the last evaluation) minus top1@S; tta_top1 = tta_top1@(training size)
+// when that size is evaluated. images/s counts forward passes only (batch eval.batch, no data
+// loading or resizing), at this run's thread count.
+static void record_resolutions(run *r, double top1_train_size) {
+    if (r->n_eval == 0) return;
+    vit *m = &r->model;
+    int n = r->n_eval, K = m->cfg.num_classes, delta = r->tta_delta;
+    float size[CFG_LIST_MAX], top1[CFG_LIST_MAX], top5[CFG_LIST_MAX], loss[CFG_LIST_MAX], ips[CFG_LIST_MAX], tta[CFG_LIST_MAX];
+    for (int e = 0; e < n; e++) {
+        int S = r->eval_sizes[e];
+        long c1 = 0, c5 = 0, t1 = 0, t5 = 0;
+        double loss_sum = 0.0, forward_s = 0.0;
+        for (int start = 0; start < r->test.n; start += r->eval_batch) {
+            int B = r->test.n - start < r->eval_batch ? r->test.n - start : r->eval_batch;
+            for (int b = 0; b < B; b++) r->batch_index[b] = start + b;
+            if (delta > 0) memset(r->tta_logits, 0, (size_t)B * K * sizeof(float));
+            for (int shift = delta > 0 ? -1 : 0; shift <= (delta > 0 ? 1 : 0); shift++) {
+                load_batch(r, &r->test, r->batch_index, B, NULL, 0, 0, S + shift * delta);
+                double t = now_seconds();
+                const float *logits = vit_forward(m, B, 0, (rng_addr){0});
+                if (shift == 0) forward_s += now_seconds() - t;
+                if (delta > 0)
+                    for (size_t k = 0; k < (size_t)B * K; k++) r->tta_logits[k] += logits[k];
+                if (shift != 0) continue;
+                loss_sum += supervised_forward(&r->eval_objective, logits, r->labels, B) * B;
+                supervised_topk(logits, r->labels, B, K, &c1, &c5);
+            }
+            if (delta > 0) supervised_topk(r->tta_logits, r->labels, B, K, &t1, &t5);
+        }
+        size[e] = (float)S, top1[e] = (float)c1 / r->test.n, top5[e] = (float)c5 / r->test.n;
+        loss[e] = (float)(loss_sum / r->test.n), ips[e] = (float)(forward_s > 0 ? r->test.n / forward_s : 0.0);
+        tta[e] = delta > 0 ? (float)t1 / r->test.n : NAN;
+        char name[64];
+        snprintf(name, sizeof name, "top1@%d", S), results_attr_double(r->res, "/final", name, top1[e]);
+        snprintf(name, sizeof name, "top5@%d", S), results_attr_double(r->res, "/final", name, top5[e]);
+        snprintf(name, sizeof name, "images_per_s@%d", S), results_attr_double(r->res, "/final", name, ips[e]);
+        snprintf(name, sizeof name, "top1_drop@%d", S), results_attr_double(r->res, "/final", name, top1_train_size - top1[e]);
+        if (delta > 0) snprintf(name, sizeof name, "tta_top1@%d", S), results_attr_double(r->res, "/final", name, tta[e]);
+        if (delta > 0 && S == r->train_size) results_attr_double(r->res, "/final", "tta_top1", tta[e]);
+        printf("test at %dx%d px: top1 %.4f top5 %.4f, %.0f images/s", S, S, top1[e], top5[e], ips[e]);
+        if (delta > 0) printf("; TTA over %d/%d/%d px: top1 %.4f", S - delta, S, S + delta, tta[e]);
+        printf("\n");
+    }
+    int dims[1] = {n};
+    results_dataset_f32(r->res, "/resolution/size", 1, dims, size);
+    results_dataset_f32(r->res, "/resolution/top1", 1, dims, top1);
+    results_dataset_f32(r->res, "/resolution/top5", 1, dims, top5);
+    results_dataset_f32(r->res, "/resolution/loss", 1, dims, loss);
+    results_dataset_f32(r->res, "/resolution/images_per_s", 1, dims, ips);
+    if (delta > 0) results_dataset_f32(r->res, "/resolution/tta_top1", 1, dims, tta);
+    results_attr_int(r->res, "/resolution", "train_size", r->train_size);
+    results_attr_int(r->res, "/resolution", "tta_delta", delta);
+    results_attr_int(r->res, "/resolution", "images", r->test.n);
+    vit_set_resolution(m, r->train_size);
+}
+
 // Final parameters beside the results file (<run-id>.weights), for stages that start from them.
 static void write_weights(run *r) {
     tensorfile tf;
@@ -602,6 +733,7 @@ static void finish_file(run *r, const char *status, const eval_result *last) {
         }
         if (cfg_bool(r->cfg, "eval.knn")) record_knn(r);
         record_attention(r);
+        record_resolutions(r, last ? last->top1 : NAN);
         write_weights(r);
     }
     char finished[32];
@@ -644,6 +776,8 @@ static void free_run(run *r) {
     free(r->adam_m);
     free(r->adam_v);
     free(r->labels);
+    free(r->scratch);
+    free(r->tta_logits);
     free(r->order);
     free(r->batch_index);
     free(r->train_hist.rows);

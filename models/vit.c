@@ -1,10 +1,29 @@
-// models/vit.c — ViT parameter/activation tables, initialisation, forward and backward.
+// models/vit.c — ViT parameter/activation tables, initialisation, resolution changes, forward
+// and backward.
 #include "vit.h"
+#include "posenc.h"
 #include "../core/common.h"
+#include "../core/resize.h"
 #include "../core/rng.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+static int max_size(const vit_config *c) { return c->max_image_size > c->image_size ? c->max_image_size : c->image_size; }
+
+const char *vit_resolution_error(const vit_config *c, int size, const char *key) {
+    static char msg[256];
+    if (c->patch < 1 || size < c->patch || size % c->patch != 0) {
+        snprintf(msg, sizeof msg, "%s: image size %d is not a multiple of model.patch=%d (valid: %d, %d, %d, ...)", key,
+                 size, c->patch, c->patch, 2 * c->patch, 3 * c->patch);
+        return msg;
+    }
+    if (size > max_size(c)) {
+        snprintf(msg, sizeof msg, "%s: image size %d is larger than the %d the model was built for", key, size, max_size(c));
+        return msg;
+    }
+    return NULL;
+}
 
 const char *vit_config_error(const vit_config *c) {
     static char msg[256];
@@ -21,6 +40,25 @@ const char *vit_config_error(const vit_config *c) {
         return "model.dim, model.depth, model.mlp_ratio must be >= 1";
     if (c->drop_path < 0.0f || c->drop_path >= 1.0f) return "model.drop_path must be in [0, 1)";
     if (c->dropout < 0.0f || c->dropout >= 1.0f) return "model.dropout must be in [0, 1)";
+    if (c->max_image_size % c->patch != 0) {
+        snprintf(msg, sizeof msg, "largest image size %d is not a multiple of model.patch=%d", c->max_image_size, c->patch);
+        return msg;
+    }
+    if ((c->pos == POS_SIN1D || c->pos == POS_SIN2D || c->pos == POS_CAPE) && c->dim % 2 != 0) {
+        snprintf(msg, sizeof msg, "pe.kind=%s needs an even model.dim (cos and sin pairs), got %d",
+                 c->pos == POS_SIN1D ? "sin1d" : c->pos == POS_SIN2D ? "sin2d" : "cape", c->dim);
+        return msg;
+    }
+    if (c->pos == POS_ROPE) {
+        const char *why = posenc_rope_error(c->dim / c->heads, c->rope_dims);
+        if (why) {
+            snprintf(msg, sizeof msg, "pe.kind=rope with model.dim=%d, model.heads=%d: %s", c->dim, c->heads, why);
+            return msg;
+        }
+    }
+    if (c->pos == POS_CAPE && (c->cape_global_shift < 0 || c->cape_scale < 1 ||
+                               (c->cape_local_shift < 0 && c->cape_local_shift != -1.0f)))
+        return "pe.cape_global_shift must be >= 0, pe.cape_local_shift >= 0 or -1 (= 1/grid), pe.cape_scale >= 1";
     int T = (c->image_size / c->patch) * (c->image_size / c->patch) + (c->cls ? 1 : 0);
     if (c->context_tokens < 0 || c->context_tokens > T) {
         snprintf(msg, sizeof msg, "masked attention with %d key tokens: must be in [1, %d]", c->context_tokens, T);
@@ -54,8 +92,8 @@ static void declare_params(vit *m) {
     m->patch_w = add_param(t, "patch_embed.weight", 1, d, pd);
     m->patch_b = add_param(t, "patch_embed.bias", 0, d, 0);
     m->cls_token = c->cls ? add_param(t, "cls_token", 0, d, 0) : -1;
-    m->pos_embed = c->pos == POS_ABS ? add_param(t, "pos_embed", 0, m->T, d) : -1;
-    int rel_entries = (2 * m->grid - 1) * (2 * m->grid - 1) + (c->cls ? 3 : 0);
+    m->pos_embed = c->pos == POS_ABS ? add_param(t, "pos_embed", 0, m->T0, d) : -1;
+    int rel_entries = (2 * m->grid0 - 1) * (2 * m->grid0 - 1) + (c->cls ? 3 : 0);
     m->blocks = xcalloc((size_t)c->depth, sizeof *m->blocks, "vit blocks");
     for (int l = 0; l < c->depth; l++) {
         vit_block_params *b = &m->blocks[l];
@@ -96,12 +134,23 @@ static void declare_acts(vit *m) {
     const vit_config *c = &m->cfg;
     tensor_table *t = &m->acts; (void)t; // the add_act macros name it for readability
     char name[TENSOR_NAME_MAX];
-    size_t B = (size_t)m->max_batch, T = (size_t)m->T, d = (size_t)c->dim;
+    // Sized for the largest input: every (B, T, ...) activation of a smaller one is a prefix.
+    size_t B = (size_t)m->max_batch, T = (size_t)m->T_max, N = (size_t)m->N_max, d = (size_t)c->dim;
     size_t BT = B * T, BTd = BT * d, hd = (size_t)c->mlp_ratio * d, BM = B * (size_t)m->M_alloc;
+    size_t S = (size_t)max_size(c), head_pairs = (size_t)(c->dim / c->heads) / 2;
     int masked = c->context_tokens > 0;
-    m->a_images = add_act_nograd(t, "images", B * c->channels * c->image_size * c->image_size);
-    m->a_patches = add_act_nograd(t, "patches", B * m->N * c->channels * c->patch * c->patch);
-    m->a_embed = add_act(t, "patch_embed", B * m->N * d);
+    m->a_images = add_act_nograd(t, "images", B * c->channels * S * S);
+    m->a_patches = add_act_nograd(t, "patches", B * N * c->channels * c->patch * c->patch);
+    m->a_embed = add_act(t, "patch_embed", B * N * d);
+    int abs_resized = c->pos == POS_ABS && m->N_max != m->grid0 * m->grid0; // another grid is possible
+    m->a_pos_abs = abs_resized ? add_act(t, "pos_embed.resized", T * d) : -1;
+    m->a_pos_resize = abs_resized ? add_act_nograd(t, "pos_embed.resize_weights", (S / c->patch) * m->grid0) : -1;
+    m->a_pos_fixed = c->pos == POS_SIN1D ? add_act_nograd(t, "pos_sin1d", T * d) : -1;
+    int sin2d = c->pos == POS_SIN2D || c->pos == POS_CAPE;
+    m->a_pos_x = sin2d ? add_act_nograd(t, "pos_x", B * N) : -1;
+    m->a_pos_y = sin2d ? add_act_nograd(t, "pos_y", B * N) : -1;
+    m->a_rope_cos = c->pos == POS_ROPE ? add_act_nograd(t, "rope_cos", N * head_pairs) : -1;
+    m->a_rope_sin = c->pos == POS_ROPE ? add_act_nograd(t, "rope_sin", N * head_pairs) : -1;
     m->a_x0 = add_act(t, "tokens", BTd);
     m->a_x0_drop = c->dropout > 0 ? add_act(t, "tokens.dropout", BTd) : -1;
     m->a_x0_mask = c->dropout > 0 ? add_act_nograd(t, "tokens.dropout_mask", BTd) : -1;
@@ -184,24 +233,39 @@ void vit_init_params(vit *m, uint32_t seed) {
     }
 }
 
-// (query i, key j) -> entry of a layer's relative-bias table (H, K): patches by their 2D
-// offset (dy + g-1)·(2g-1) + (dx + g-1); with cls, K-3 = cls→patch, K-2 = patch→cls,
-// K-1 = cls→cls (BEiT's layout).
-static void fill_rel_index(vit *m) {
-    int g = m->grid, T = m->T, t0 = m->t0, span = 2 * g - 1, K = span * span + (t0 ? 3 : 0);
-    int *index = (int *)(m->act + m->acts.items[m->a_rel_index].offset);
-    for (int i = 0; i < T; i++)
-        for (int j = 0; j < T; j++) {
-            int e;
-            if (i < t0 && j < t0) e = K - 1;
-            else if (i < t0) e = K - 3;
-            else if (j < t0) e = K - 2;
-            else {
-                int pi = i - t0, pj = j - t0;
-                e = (pi / g - pj / g + g - 1) * span + (pi % g - pj % g + g - 1);
-            }
-            index[i * T + j] = e;
-        }
+#define PARAM(i) (m->param + m->params.items[(i)].offset)
+#define GRAD(i) (m->grad + m->params.items[(i)].offset)
+#define ACT(i) (m->act + m->acts.items[(i)].offset)
+#define DACT(i) (m->dact + m->act_grads.items[m->grad_slot[(i)]].offset)
+#define OPT_PARAM(i) ((i) >= 0 ? PARAM(i) : NULL)
+#define OPT_GRAD(i) ((i) >= 0 ? GRAD(i) : NULL)
+
+// The position tables of the current grid, computed on the host into the activation arena:
+// relbias (query, key) -> table entry (posenc_relbias_index: BEiT's layout, offsets clipped to
+// the table's grid), the sin1d table, the rope rotations, abs's bicubic resize weights.
+static void fill_position_tables(vit *m) {
+    const vit_config *c = &m->cfg;
+    int g = m->grid, head_dim = c->dim / c->heads;
+    if (m->a_rel_index >= 0) posenc_relbias_index((int *)ACT(m->a_rel_index), g, g, m->grid0, c->cls);
+    if (m->a_pos_fixed >= 0) posenc_sin1d_table(ACT(m->a_pos_fixed), m->T, c->dim, m->t0);
+    if (m->a_rope_cos >= 0) {
+        float base = c->rope_base > 0 ? c->rope_base : posenc_rope_default_base(c->rope_dims);
+        posenc_rope_tables(ACT(m->a_rope_cos), ACT(m->a_rope_sin), g, g, head_dim, c->rope_dims, base);
+    }
+    if (m->a_pos_resize >= 0 && g != m->grid0) resize_bicubic_weights(ACT(m->a_pos_resize), g, m->grid0);
+}
+
+void vit_set_resolution(vit *m, int size) {
+    if (size == m->image_size) return;
+    const char *why = vit_resolution_error(&m->cfg, size, "image size");
+    if (why) die_input("%s", why);
+    if (m->M != m->T) die_fail("internal: vit_set_resolution during masked attention");
+    m->image_size = size;
+    m->grid = size / m->cfg.patch;
+    m->N = m->grid * m->grid;
+    m->T = m->N + m->t0;
+    m->M = m->T;
+    fill_position_tables(m);
 }
 
 void vit_create(vit *m, const vit_config *cfg, const ops_backend *ops, int max_batch, uint32_t seed) {
@@ -211,11 +275,16 @@ void vit_create(vit *m, const vit_config *cfg, const ops_backend *ops, int max_b
     m->cfg = *cfg;
     m->ops = ops;
     m->max_batch = max_batch;
-    m->grid = cfg->image_size / cfg->patch;
-    m->N = m->grid * m->grid;
     m->t0 = cfg->cls ? 1 : 0;
-    m->T = m->N + m->t0;
-    m->M_alloc = cfg->context_tokens > 0 ? cfg->context_tokens : m->T;
+    m->grid0 = cfg->image_size / cfg->patch;
+    m->T0 = m->grid0 * m->grid0 + m->t0;
+    m->N_max = (max_size(cfg) / cfg->patch) * (max_size(cfg) / cfg->patch);
+    m->T_max = m->N_max + m->t0;
+    m->image_size = cfg->image_size;
+    m->grid = m->grid0;
+    m->N = m->grid * m->grid;
+    m->T = m->T0;
+    m->M_alloc = cfg->context_tokens > 0 ? cfg->context_tokens : m->T_max;
     m->M = m->T;
     tensor_table_init(&m->params);
     tensor_table_init(&m->acts);
@@ -226,7 +295,7 @@ void vit_create(vit *m, const vit_config *cfg, const ops_backend *ops, int max_b
     m->grad = xmalloc_aligned(m->params.total * sizeof(float), "gradients");
     m->act = xmalloc_aligned(m->acts.total * sizeof(float), "activations");
     m->dact = xmalloc_aligned(m->act_grads.total * sizeof(float), "activation gradients");
-    if (m->a_rel_index >= 0) fill_rel_index(m);
+    fill_position_tables(m);
     vit_init_params(m, seed);
 }
 
@@ -243,12 +312,6 @@ void vit_free(vit *m) {
     memset(m, 0, sizeof *m);
 }
 
-#define PARAM(i) (m->param + m->params.items[(i)].offset)
-#define GRAD(i) (m->grad + m->params.items[(i)].offset)
-#define ACT(i) (m->act + m->acts.items[(i)].offset)
-#define DACT(i) (m->dact + m->act_grads.items[m->grad_slot[(i)]].offset)
-#define OPT_PARAM(i) ((i) >= 0 ? PARAM(i) : NULL)
-#define OPT_GRAD(i) ((i) >= 0 ? GRAD(i) : NULL)
 
 float *vit_images(vit *m) { return ACT(m->a_images); }
 float *vit_dlogits(vit *m) { return DACT(m->a_logits); }
@@ -336,6 +399,39 @@ static void branch_backward(int out, int dropped, int mask, int B, int T, int d,
         ops->dropout_backward(DACT(out), DACT(dropped), ACT(mask), (size_t)B * T * d);
 }
 
+// The (T, d) table embed_tokens adds: abs at its own grid, abs resized bicubically to the
+// current grid (cls row copied), the sin1d table, or NULL (none, relbias, rope: nothing added;
+// sin2d / cape: added per image after embedding).
+static const float *position_table_forward(vit *m) {
+    const vit_config *c = &m->cfg;
+    if (m->a_pos_fixed >= 0) return ACT(m->a_pos_fixed);
+    if (m->pos_embed < 0) return NULL;
+    if (m->grid == m->grid0) return PARAM(m->pos_embed);
+    int d = c->dim, t0 = m->t0;
+    float *resized = ACT(m->a_pos_abs); // (T, d)
+    if (t0) m->ops->gather_tokens_forward(resized, PARAM(m->pos_embed), (const int *)ACT(m->a_cls_index), 1, m->T0, 1, d);
+    const float *w = ACT(m->a_pos_resize); // (grid, grid0), the same for rows and columns
+    m->ops->resize2d_forward(resized + (size_t)t0 * d, PARAM(m->pos_embed) + (size_t)t0 * d, w, w, 1, m->grid0, m->grid0,
+                             m->grid, m->grid, d);
+    return resized;
+}
+
+// Where embed_tokens_backward accumulates the table's gradient (NULL: no learned table).
+static float *position_table_grad(vit *m) {
+    if (m->pos_embed < 0) return NULL;
+    return m->grid == m->grid0 ? GRAD(m->pos_embed) : DACT(m->a_pos_abs);
+}
+
+// abs at another grid: the resized table's gradient back to the learned table.
+static void position_table_backward(vit *m) {
+    if (m->pos_embed < 0 || m->grid == m->grid0) return;
+    int d = m->cfg.dim, t0 = m->t0;
+    const float *dresized = DACT(m->a_pos_abs), *w = ACT(m->a_pos_resize);
+    if (t0) m->ops->gather_tokens_backward(GRAD(m->pos_embed), dresized, (const int *)ACT(m->a_cls_index), 1, m->T0, 1, d);
+    m->ops->resize2d_backward(GRAD(m->pos_embed) + (size_t)t0 * d, dresized + (size_t)t0 * d, w, w, 1, m->grid0, m->grid0,
+                              m->grid, m->grid, d);
+}
+
 const float *vit_forward(vit *m, int B, int training, rng_addr rng) {
     const ops_backend *ops = m->ops;
     const vit_config *c = &m->cfg;
@@ -346,9 +442,20 @@ const float *vit_forward(vit *m, int B, int training, rng_addr rng) {
     float dropout = training ? c->dropout : 0.0f;
     m->training_dropout = dropout > 0.0f;
 
-    ops->patchify(ACT(m->a_patches), ACT(m->a_images), B, c->channels, c->image_size, c->image_size, c->patch);
+    ops->patchify(ACT(m->a_patches), ACT(m->a_images), B, c->channels, m->image_size, m->image_size, c->patch);
     ops->linear_forward(ACT(m->a_embed), ACT(m->a_patches), PARAM(m->patch_w), PARAM(m->patch_b), B * N, pd, d);
-    ops->embed_tokens_forward(ACT(m->a_x0), ACT(m->a_embed), OPT_PARAM(m->cls_token), OPT_PARAM(m->pos_embed), B, N, d);
+    ops->embed_tokens_forward(ACT(m->a_x0), ACT(m->a_embed), OPT_PARAM(m->cls_token), position_table_forward(m), B, N, d);
+    if (m->a_pos_x >= 0) { // sin2d / cape: positions of this forward, then x += sin2d(x, y) on patch rows
+        int cape = training && c->pos == POS_CAPE;
+        if (cape) {
+            cape_config cc = {c->cape_global_shift, c->cape_local_shift < 0 ? cape_default_local_shift(m->grid) : c->cape_local_shift,
+                              c->cape_scale};
+            posenc_cape_positions(ACT(m->a_pos_x), ACT(m->a_pos_y), B, m->grid, m->grid, &cc, rng.seed, rng.epoch, rng.step);
+        } else {
+            posenc_eval_positions(ACT(m->a_pos_x), ACT(m->a_pos_y), B, m->grid, m->grid);
+        }
+        ops->sincos2d_add(ACT(m->a_x0), ACT(m->a_pos_x), ACT(m->a_pos_y), B, T, d, m->t0);
+    }
     const float *x = ACT(m->a_x0);
     if (dropout > 0) {
         ops->dropout_forward(ACT(m->a_x0_drop), ACT(m->a_x0_mask), x, (size_t)BT * d, dropout, site(rng, RNG_DROPOUT, 0));
@@ -365,6 +472,7 @@ const float *vit_forward(vit *m, int B, int training, rng_addr rng) {
 
         ops->layernorm_forward(ACT(a->ln1), ACT(a->ln1_mean), ACT(a->ln1_rstd), x, PARAM(p->norm1_w), PARAM(p->norm1_b), BT, d);
         qkv_forward(m, p, a, B);
+        if (m->a_rope_cos >= 0) ops->rope_forward(ACT(a->qkv), ACT(m->a_rope_cos), ACT(m->a_rope_sin), B, T, d, c->heads, m->t0);
         if (a->bias >= 0) {
             ops->bias_gather_forward(ACT(a->bias), PARAM(p->rel_bias), (const int *)ACT(m->a_rel_index), c->heads, T * T,
                                      m->params.items[p->rel_bias].shape[1]);
@@ -442,12 +550,14 @@ void vit_backward(vit *m, int B) {
         } else {
             ops->attention_backward(DACT(a->qkv), NULL, NULL, DACT(a->attn), ACT(a->qkv), ACT(a->att), &ad);
         }
+        if (m->a_rope_cos >= 0) ops->rope_backward(DACT(a->qkv), ACT(m->a_rope_cos), ACT(m->a_rope_sin), B, T, d, c->heads, m->t0);
         qkv_backward(m, p, a, B);
         ops->layernorm_backward(dx, GRAD(p->norm1_w), GRAD(p->norm1_b), DACT(a->ln1), x, PARAM(p->norm1_w), ACT(a->ln1_mean), ACT(a->ln1_rstd), BT, d);
     }
     if (m->training_dropout)
         ops->dropout_backward(DACT(m->a_x0), DACT(m->a_x0_drop), ACT(m->a_x0_mask), (size_t)BT * d);
-    ops->embed_tokens_backward(DACT(m->a_embed), OPT_GRAD(m->cls_token), OPT_GRAD(m->pos_embed), DACT(m->a_x0), B, N, d, c->cls);
+    ops->embed_tokens_backward(DACT(m->a_embed), OPT_GRAD(m->cls_token), position_table_grad(m), DACT(m->a_x0), B, N, d, c->cls);
+    position_table_backward(m);
     ops->linear_backward(NULL, GRAD(m->patch_w), GRAD(m->patch_b), DACT(m->a_embed), ACT(m->a_patches), PARAM(m->patch_w), B * N, pd, d);
 }
 

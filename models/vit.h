@@ -1,25 +1,40 @@
 // models/vit.h — the Vision Transformer backbone (METHODS.md "ViT backbone").
-// Patches p×p -> linear to d; optional cls token; position encoding none | abs (learned table)
-// | relbias (2D relative bias per layer and head, with cls entries); pre-LN blocks
-// x += Attn(LN(x)), x += MLP(LN(x)); final LN; classifier on cls (or the mean of all tokens
-// without cls), or, for MP3 pretraining, a position head Linear(d, N) on every token.
+// Patches p×p -> linear to d; optional cls token; a position encoding (METHODS.md "Position
+// encodings"): none | abs (learned table, cls has its own row) | sin1d | sin2d (CAPE eq. 3-4)
+// | cape (sin2d with training-time augmentation of the positions) | relbias (2D relative bias
+// per layer and head, with cls entries) | rope (rotary q/k, 1D or 2D axial; cls not rotated);
+// pre-LN blocks x += Attn(LN(x)), x += MLP(LN(x)); final LN; classifier on cls (or the mean of
+// all tokens without cls), or, for MP3 pretraining, a position head Linear(d, N) on every token.
+// Resolution: the model is built for image_size (the abs table and the relbias table have that
+// grid) and takes any size up to max_image_size that the patch divides (vit_set_resolution):
+// abs is resized bicubically to the new grid (cls row kept; differentiable, so UniViT can train
+// through it), relbias offsets beyond the table are clipped to its edge, sin1d/sin2d/cape/rope
+// are computed for the new grid.
 // MP3's masked attention: with a context of M < T key tokens per image (vit_context), queries
 // come from all T tokens but keys and values are computed for the M context tokens only, so
 // the qkv projection costs T·d² + 2·M·d² and attention T×M.
 // Parameters and activations are declared in tensor tables and live in arenas allocated
-// once (vit_create); forward and backward call the op backend in explicit reverse order.
+// once (vit_create, sized for max_batch images of max_image_size); forward and backward call
+// the op backend in explicit reverse order.
 #pragma once
 #include "../core/ops.h"
 #include "../core/tensor.h"
 
-enum { POS_NONE = 0, POS_ABS = 1, POS_RELBIAS = 2 };
+enum { POS_NONE = 0, POS_ABS = 1, POS_RELBIAS = 2, POS_SIN1D = 3, POS_SIN2D = 4, POS_CAPE = 5, POS_ROPE = 6 };
 #define VIT_MAX_ACTS 2048
 
 typedef struct {
-    int channels, image_size;  // input (B, channels, image_size, image_size)
+    int channels, image_size;  // input (B, channels, image_size, image_size): the size the position
+                               // tables (abs, relbias) are built for
+    int max_image_size;        // largest input size of any forward (arena sizing); 0 = image_size
     int patch, dim, depth, heads, mlp_ratio;
     int cls;                   // 1: prepend a learned cls token and classify from it
-    int pos;                   // POS_NONE | POS_ABS | POS_RELBIAS
+    int pos;                   // POS_NONE | POS_ABS | POS_RELBIAS | POS_SIN1D | POS_SIN2D | POS_CAPE | POS_ROPE
+    float cape_global_shift;   // POS_CAPE, training only: per-image shift bound (positions span [-1, 1])
+    float cape_local_shift;    //   per-token shift bound; < 0: 1/grid side (the paper's 1/N)
+    float cape_scale;          //   per-image scale bound lambda_max (1 = no scaling)
+    int rope_dims;             // POS_ROPE: 1 (row-major patch index) or 2 (axial: columns, rows)
+    float rope_base;           //   base of the frequencies; 0 = posenc_rope_default_base(rope_dims)
     int num_classes;           // classifier outputs (ignored with pos_head)
     int pos_head;              // 1: MP3 position head Linear(d, N) on every token instead of the classifier
     int context_tokens;        // > 0: size the arena for masked attention with this many key tokens
@@ -45,7 +60,11 @@ typedef struct {
 typedef struct {
     vit_config cfg;
     const ops_backend *ops;
-    int max_batch, grid, N, T, t0; // patches N = grid², tokens T = N + t0, t0 = cls ? 1 : 0
+    int max_batch, t0;             // t0 = cls ? 1 : 0
+    int image_size, grid, N, T;    // current input size (vit_set_resolution): patches N = grid²,
+                                   // tokens T = N + t0
+    int grid0, T0;                 // grid and tokens at cfg.image_size (the abs / relbias tables)
+    int T_max, N_max;              // at cfg.max_image_size (arena sizing)
     int M_alloc;                   // key tokens the M-sized activations were sized for
     int M;                         // key tokens of the next forward: T = full attention,
                                    // < T = the first M entries per image of vit_context
@@ -61,6 +80,11 @@ typedef struct {
     float *act, *dact;
     int a_images, a_patches, a_embed, a_x0, a_x0_drop, a_x0_mask, a_final, a_final_mean, a_final_rstd,
         a_feat, a_logits, a_cls_index, a_context, a_rel_index, a_bias_scratch;
+    int a_pos_abs;                 // abs at another grid: the resized table (T, d); -1 otherwise
+    int a_pos_resize;              // abs: bicubic weights (grid, grid0)
+    int a_pos_fixed;               // sin1d: the (T, d) table
+    int a_pos_x, a_pos_y;          // sin2d / cape: positions (B, N) of the last forward
+    int a_rope_cos, a_rope_sin;    // rope: (N, head_dim / 2) rotation tables
     vit_block_acts *block_acts;
     int training_dropout;          // the last forward applied dropout (backward must undo it)
 } vit;
@@ -74,9 +98,17 @@ void vit_init_params(vit *m, uint32_t seed);
 // Returns a description of an impossible config, or NULL when the config is valid.
 const char *vit_config_error(const vit_config *cfg);
 
-// Forward pass for B <= max_batch images (B, channels, S, S) already in the activation
-// arena at vit_images(m). training=1 enables dropout and drop path drawn at `rng`
-// (purpose and index are set per call site). Returns logits (B, num_classes).
+// Sets the input size of the next forwards (size % patch == 0, size <= max_image_size; full
+// attention only): grid, N, T and every position table follow. Dies with a bad-input error
+// naming the size otherwise. vit_create starts at cfg.image_size.
+void vit_set_resolution(vit *m, int size);
+// Returns why `size` cannot be a ViT input (naming `key`, e.g. "eval.resolutions"), or NULL.
+const char *vit_resolution_error(const vit_config *cfg, int size, const char *key);
+
+// Forward pass for B <= max_batch images (B, channels, S, S), S = m->image_size, already in the
+// activation arena at vit_images(m). training=1 enables dropout and drop path drawn at `rng`
+// (purpose and index are set per call site) and CAPE's position augmentation drawn at
+// (rng.seed, RNG_POSENC, rng.epoch, rng.step, image). Returns logits (B, num_classes).
 float *vit_images(vit *m);
 const float *vit_forward(vit *m, int B, int training, rng_addr rng);
 // Backward from dlogits (B, num_classes), which the caller wrote into vit_dlogits(m) after
@@ -96,8 +128,8 @@ int vit_batch_capacity(const vit *m, int M);
 const float *vit_block_output(const vit *m, int layer);
 // The position head's logits are (B, T, N): row t0 + n should predict n; cls rows are ignored.
 
-// Forward FLOPs per image (multiply-add = 2) with M key tokens (M = T: full attention), for
-// benchmarks and results; a training step is ~3x.
+// Forward FLOPs per image (multiply-add = 2) at cfg->image_size with M key tokens (M = T: full
+// attention), for benchmarks and results; a training step is ~3x.
 double vit_forward_flops_masked(const vit_config *cfg, int M);
 double vit_forward_flops(const vit_config *cfg);
 // Bytes of the activation and activation-gradient arenas.

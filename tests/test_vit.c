@@ -66,7 +66,7 @@ static void mp3_teardown(mp3 *pos) {
 }
 
 static void fill_batch(vit *m, int32_t *labels, int B, unsigned tag) {
-    size_t n = (size_t)B * m->cfg.channels * m->cfg.image_size * m->cfg.image_size;
+    size_t n = (size_t)B * m->cfg.channels * m->image_size * m->image_size;
     test_fill_uniform(vit_images(m), n, -1.5f, 1.5f, tag);
     for (int b = 0; b < B; b++) labels[b] = (int32_t)((b * 3 + tag) % (unsigned)m->cfg.num_classes);
 }
@@ -80,9 +80,11 @@ static void perturb_params(vit *m, unsigned tag) {
     free(noise);
 }
 
-static void gradcheck_model(const char *label, vit_config cfg, int training) {
+// size > 0: the forward runs at that image size (cfg.max_image_size must allow it).
+static void gradcheck_model_at(const char *label, vit_config cfg, int training, int size) {
     vit m;
     vit_create(&m, &cfg, &ops_cpu, 3, 11);
+    if (size > 0) vit_set_resolution(&m, size);
     perturb_params(&m, 40);
     supervised obj;
     supervised_create(&obj, &ops_cpu, 3, cfg.num_classes, 0.1f);
@@ -102,6 +104,8 @@ static void gradcheck_model(const char *label, vit_config cfg, int training) {
     supervised_free(&obj);
     vit_free(&m);
 }
+
+static void gradcheck_model(const char *label, vit_config cfg, int training) { gradcheck_model_at(label, cfg, training, 0); }
 
 static void test_model_gradients(void) {
     vit_config base = {.channels = 1, .image_size = 8, .patch = 4, .dim = 16, .depth = 2, .heads = 2,
@@ -124,6 +128,59 @@ static void test_model_gradients(void) {
     masked.pos_head = 1;
     masked.context_tokens = 3;
     gradcheck_model("vit[mp3,masked]", masked, 0);
+    // Position encodings (METHODS.md): fixed tables need no gradient of their own but must
+    // pass the token gradient through; rope rotates q/k in every block.
+    vit_config sin1d = base, sin2d = base, cape = base, rope2 = base, rope1 = base;
+    sin1d.pos = POS_SIN1D;
+    gradcheck_model("vit[cls,sin1d]", sin1d, 0);
+    sin2d.pos = POS_SIN2D;
+    gradcheck_model("vit[cls,sin2d]", sin2d, 0);
+    cape.pos = POS_CAPE; // training: positions drawn from the fixed rng of model_loss
+    cape.cape_global_shift = 0.5f, cape.cape_local_shift = -1.0f, cape.cape_scale = 1.4f;
+    gradcheck_model("vit[cls,cape,training]", cape, 1);
+    rope2.pos = POS_ROPE, rope2.rope_dims = 2; // head size 8: 2 pairs per axis
+    gradcheck_model("vit[cls,rope2d]", rope2, 0);
+    rope1.pos = POS_ROPE, rope1.rope_dims = 1, rope1.cls = 0;
+    gradcheck_model("vit[meanpool,rope1d]", rope1, 0);
+    // At another resolution (8 px tables, forward at 12 px): abs through the bicubic resize
+    // (and its cls row), relbias with offsets clipped to the 2x2 grid's table, rope on 3x3.
+    vit_config abs12 = base, rel12 = rel, rope12 = rope2;
+    abs12.max_image_size = rel12.max_image_size = rope12.max_image_size = 12;
+    gradcheck_model_at("vit[cls,abs,8px table at 12px]", abs12, 0, 12);
+    gradcheck_model_at("vit[cls,relbias,8px table at 12px]", rel12, 0, 12);
+    gradcheck_model_at("vit[cls,rope2d,12px]", rope12, 0, 12);
+}
+
+// A model built for 8 px with room for 12 px gives the same logits at 8 px as a model
+// built for 8 px only (the larger arena changes nothing), and abs resized to its own grid is
+// the table itself.
+static void test_resolution_roundtrip(void) {
+    vit_config c = {.channels = 1, .image_size = 8, .patch = 4, .dim = 16, .depth = 2, .heads = 2,
+                    .mlp_ratio = 2, .cls = 1, .pos = POS_ABS, .num_classes = 5};
+    vit_config big = c;
+    big.max_image_size = 16;
+    vit a, b;
+    vit_create(&a, &c, &ops_cpu, 2, 7);
+    vit_create(&b, &big, &ops_cpu, 2, 7);
+    int32_t labels[2];
+    fill_batch(&a, labels, 2, 3);
+    vit_set_resolution(&b, 16); // away and back: tables are rebuilt for 8 px
+    vit_set_resolution(&b, 8);
+    fill_batch(&b, labels, 2, 3);
+    const float *la = vit_forward(&a, 2, 0, (rng_addr){0});
+    float lb_copy[10], la_copy[10];
+    memcpy(la_copy, la, sizeof la_copy);
+    memcpy(lb_copy, vit_forward(&b, 2, 0, (rng_addr){0}), sizeof lb_copy);
+    test_check("vit: a model with room for 16 px gives identical logits at 8 px", !memcmp(la_copy, lb_copy, sizeof la_copy),
+               "first logit %g vs %g", la_copy[0], lb_copy[0]);
+    vit_set_resolution(&b, 16);
+    fill_batch(&b, labels, 2, 4);
+    const float *l16 = vit_forward(&b, 2, 0, (rng_addr){0});
+    int finite = 1;
+    for (int k = 0; k < 10; k++) finite &= isfinite(l16[k]);
+    test_check("vit: forward at 16 px with an 8 px abs table (4x4 grid, 17 tokens)", finite && b.T == 17, "T=%d, finite %d", b.T, finite);
+    vit_free(&a);
+    vit_free(&b);
 }
 
 // ---------------------------------------------------------------- PyTorch oracle
@@ -279,6 +336,7 @@ int main(int argc, char **argv) {
     posbench_set_threads(2);
     int only_oracle = argc > 1 && strcmp(argv[1], "--oracle") == 0;
     if (!only_oracle) test_model_gradients();
+    if (!only_oracle) test_resolution_roundtrip();
     test_torch_oracle();
     if (!only_oracle) test_overfit();
     return test_exit_code();
