@@ -1,14 +1,14 @@
-// core/resize.c — bicubic interpolation weights (see resize.h), computed in the arithmetic
-// torch 1.13's CPU kernel uses (aten/src/ATen/native/UpSample.h: area_pixel_compute_scale,
-// area_pixel_compute_source_index with cubic = true, get_cubic_upsample_coefficients), so
-// that the weights agree with torch's to about one float ulp:
+// core/resize.c — bicubic interpolation weights (see resize.h), following torch's CPU kernel
+// (aten/src/ATen/native/UpSample.h: area_pixel_compute_scale, area_pixel_compute_source_index
+// with cubic = true, get_cubic_upsample_coefficients). The rounding below was matched
+// against torch 1.13's weights (F.interpolate of one-hot signals), not read from its build:
 //   * scale = (float)in / out; the source coordinate s = (i + 0.5) · scale - 0.5 is formed
-//     in double (torch's expression promotes to double); the base tap is floor of s rounded
-//     to float, and t = s - base in double, then rounded to float (so t can be a hair below 0
-//     when s sits just below an integer; no clamping, like torch). Rounding t from a float s
-//     instead would lose up to 2^-18 of t at s ~ 30 and move the weights by ~1e-6;
-//   * the cubic polynomials run as fused multiply-adds, as torch's AVX2 kernels compile them
-//     (GCC contracts a·b + c there); plain float evaluation differs from torch by up to 1e-6.
+//     in double (torch's t carries more than a float s's precision: (i + 0.5) is a double
+//     there); the base tap is floor of s rounded to float, and t = s - base in double, then
+//     rounded to float (so t can be a hair below 0 when s sits just below an integer; no
+//     clamping, like torch). t from a float-rounded s would move the weights by ~1e-6;
+//   * the cubic polynomials run as fused multiply-adds (torch's kernels are presumably
+//     compiled with FMA contraction); plain float evaluation is up to 1e-6 further away.
 // Measured against torch 1.13 CPU: max |w - torch| 3.6e-7 over all in, out in 1..64
 // (a few float ulps); tests/resize_oracle.py checks a sweep of them.
 #include "resize.h"

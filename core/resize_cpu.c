@@ -3,7 +3,8 @@
 // One kernel does both directions: the forward pass resamples with (wy, wx), the backward
 // pass with their transposes (the same matrices read with swapped strides) and accumulates.
 // Sparsity: each output row/column only visits the input span between its first and last
-// non-zero weight (4 taps for bicubic), found once per call; weights are any values.
+// non-zero weight (4 taps for bicubic), found once per call; weights are any values. For
+// finite inputs this equals the dense sum; a NaN/Inf outside the span does not propagate.
 // Work split: one output row (p, i) is one unit of work, computed start to finish by one
 // thread in a fixed order, so results never depend on the thread count. For a row, the y
 // pass forms tmp[x][c] = Σ_y wy[i, y] · in[p, y, x, c] (y increasing) in a stack tile, then
@@ -15,7 +16,7 @@
 #include <string.h>
 
 #define RESIZE_TILE 4096     // floats of the per-thread intermediate (16 KiB of stack)
-#define RESIZE_MAX_SIDE 4096 // longest grid side (span tables live on the stack: 64 KiB)
+#define RESIZE_MAX_SIDE 4096 // longest grid side (span tables live on the stack: <= 64 KiB)
 
 // span[2o], span[2o+1] = first and one-past-last index k with w[o·so + k·si] != 0
 // (0, 0 for an all-zero row).
@@ -35,7 +36,9 @@ static void resample(float *out, const float *in, const float *wy, long wy_o, lo
                      int C, int accumulate) {
     if (H > RESIZE_MAX_SIDE || W > RESIZE_MAX_SIDE || OH > RESIZE_MAX_SIDE || OW > RESIZE_MAX_SIDE)
         die_fail("resize2d: grid %d x %d -> %d x %d has a side over %d", H, W, OH, OW, RESIZE_MAX_SIDE);
-    int yspan[2 * RESIZE_MAX_SIDE], xspan[2 * RESIZE_MAX_SIDE];
+    if (P < 1 || H < 1 || W < 1 || OH < 1 || OW < 1 || C < 1)
+        die_fail("resize2d: empty shape (P %d, %d x %d -> %d x %d, C %d)", P, H, W, OH, OW, C);
+    int yspan[2 * OH], xspan[2 * OW]; // (OH, 2), (OW, 2): [first, last + 1) non-zero input
     nonzero_spans(yspan, wy, wy_o, wy_i, OH, H);
     nonzero_spans(xspan, wx, wx_o, wx_i, OW, W);
     const int cw = C < RESIZE_TILE ? C : RESIZE_TILE;           // channels per tile
