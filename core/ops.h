@@ -113,6 +113,17 @@ typedef struct ops_backend {
     void (*mean_pool_forward)(float *out, const float *in, int B, int T, int C, int t0);
     void (*mean_pool_backward)(float *din, const float *dout, int B, int T, int C, int t0);
 
+    // ---- resizing ----
+    // Separable 2D resampling, channels last: out (P, OH, OW, C)[p, i, j, c] =
+    //   Σ_y Σ_x wy[i, y] · wx[j, x] · in[p, y, x, c], with wy (OH, H), wx (OW, W) any weights
+    //   (resize_bicubic_weights gives torch's bicubic). Images (B, Cimg, H, W) are P = B·Cimg, C = 1;
+    //   a position table (H·W, d) is P = 1, C = d.
+    void (*resize2d_forward)(float *out, const float *in, const float *wy, const float *wx, int P,
+                             int H, int W, int OH, int OW, int C);
+    // din (P, H, W, C) += the transpose applied to dout (P, OH, OW, C). Fixed summation order.
+    void (*resize2d_backward)(float *din, const float *dout, const float *wy, const float *wx,
+                              int P, int H, int W, int OH, int OW, int C);
+
     // ---- attention ----
     // out (B, T, C); probs (B, H, T, M) receives the attention probabilities and is read by
     // the backward pass.

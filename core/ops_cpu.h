@@ -22,3 +22,9 @@ double cpu_sum_squares(const float *x, size_t n);
 void cpu_scale(float *x, size_t n, float s);
 void cpu_adamw_update(float *param, const float *grad, float *m, float *v, size_t n, float lr,
                       float beta1, float beta2, float eps, float weight_decay, int t);
+
+// resize_cpu.c
+void cpu_resize2d_forward(float *out, const float *in, const float *wy, const float *wx, int P,
+                          int H, int W, int OH, int OW, int C);
+void cpu_resize2d_backward(float *din, const float *dout, const float *wy, const float *wx, int P,
+                           int H, int W, int OH, int OW, int C);

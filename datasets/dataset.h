@@ -1,7 +1,7 @@
 // datasets/dataset.h — the in-memory image classification dataset and everything done to it:
 // loading IDX files (idx.c) and CIFAR-10/100 binary files (cifar.c), truncating and
 // class-balanced subsetting (subset.c), and building normalised, optionally augmented batches
-// (batch.c).
+// (batch.c), also at another resolution (resize_batch.c).
 // Pixels stay uint8 in memory (60000 x 28 x 28 = 47 MB; CIFAR 50000 x 3 x 32 x 32 = 154 MB);
 // batches are converted to float on demand.
 #pragma once
@@ -65,3 +65,25 @@ typedef struct {
 // The flip is applied after the crop. OpenMP parallel over b.
 void dataset_make_batch(const dataset *ds, const int *indices, int B, const augment_config *aug,
                         uint32_t seed, uint32_t epoch, uint32_t step, float *images, int32_t *labels);
+
+// ---- multi-resolution batches (resize_batch.c) ----
+// Floats of scratch dataset_make_batch_sized needs for out_size: 0 when out_size equals the
+// native size, else B·C·H·W (the native batch) + out_size·H (the bicubic weight matrix).
+// Grows with out_size: allocate once for the largest size a run uses.
+size_t dataset_batch_scratch_floats(const dataset *ds, int B, int out_size);
+// dataset_make_batch at out_size x out_size: the batch is built at native resolution exactly
+// as dataset_make_batch builds it (augmentation, then normalisation), then every channel of
+// every image is resized bicubically (resize_bicubic_weights: torch's F.interpolate bicubic,
+// align_corners=False, no antialias) with ops_cpu.resize2d_forward. images (B, C, out_size,
+// out_size), labels (B); scratch holds dataset_batch_scratch_floats(ds, B, out_size) floats
+// (may be NULL when out_size is native). out_size == native gives exactly dataset_make_batch's
+// output. The dataset must be square (height == width; else a bad-input exit) and
+// out_size >= 1. Independent of thread count.
+void dataset_make_batch_sized(const dataset *ds, const int *indices, int B,
+                              const augment_config *aug, uint32_t seed, uint32_t epoch,
+                              uint32_t step, int out_size, float *images, int32_t *labels,
+                              float *scratch);
+// UniViT: the training resolution of the batch at (epoch, step): sizes[k] with k uniform in
+// [0, n), drawn as rng_below(n) from rng_stream_make(seed, RNG_RESOLUTION, epoch, step, 0).
+// n >= 1 (else a run-failed exit).
+int resize_draw_size(const int *sizes, int n, uint32_t seed, uint32_t epoch, uint32_t step);
