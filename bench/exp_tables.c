@@ -155,7 +155,9 @@ static int final_metric(const experiment *e, const ynode *at, const char *what, 
                         char *err, size_t errlen) {
     const char *name = strncmp(metric, "final.", 6) ? metric : metric + 6;
     int ok = name[0] != '\0' && strlen(name) < len;
-    for (const char *p = name; *p && ok; p++) ok = isalnum((unsigned char)*p) || *p == '_';
+    const char *at_size = strchr(name, '@'); // per-size metrics: top1@56
+    for (const char *p = name; *p && ok; p++) ok = isalnum((unsigned char)*p) || *p == '_' || (p == at_size && p > name);
+    if (ok && at_size) ok = at_size[1] != '\0' && strspn(at_size + 1, "0123456789") == strlen(at_size + 1);
     if (ok) {
         snprintf(out, len, "%s", name);
         return 0;
@@ -165,7 +167,7 @@ static int final_metric(const experiment *e, const ynode *at, const char *what, 
         snprintf(msg, sizeof msg, "%smetric '%s' is a /%.*s series; findings compare /final attributes (top1 or final.top1)", what,
                  metric, (int)strcspn(metric, "."), metric);
     else
-        snprintf(msg, sizeof msg, "%smetric '%s' is not a /final attribute name (letters, digits and _: top1 or final.top1)", what,
+        snprintf(msg, sizeof msg, "%smetric '%s' is not a /final attribute name (letters, digits and _, or NAME@SIZE: top1, final.top1, top1@56)", what,
                  metric);
     return fail(e, at, err, errlen, msg);
 }

@@ -69,7 +69,7 @@ static metric_fmt metric_format(const char *full) {
         return base;
     }
     if (strstr(name, "top")) {
-        snprintf(f.header, sizeof f.header, "%s (%%)", name);
+        snprintf(f.header, sizeof f.header, "%.80s (%%)", name);
         f.scale = 100.0, f.fmt = "%.2f";
         f.rank = !strcmp(name, "top1") ? 0 : !strcmp(name, "top5") ? 1 : !strcmp(name, "pos_top1") ? 2 : 3;
     } else if (!strcmp(name, "loss")) {

@@ -10,7 +10,6 @@
 #include "../core/rng.h"
 #include "../core/tensorfile.h"
 #include "../datasets/dataset.h"
-#include "../datasets/resize_batch.h"
 #include "../models/vit.h"
 #include "../objectives/attention_stats.h"
 #include "../objectives/knn_probe.h"
@@ -237,7 +236,8 @@ static void setup(run *r) {
     r->adam_m = xmalloc_aligned(nparam * sizeof(float), "AdamW first moments");
     r->adam_v = xmalloc_aligned(nparam * sizeof(float), "AdamW second moments");
     r->labels = xmalloc((size_t)max_batch * sizeof(int32_t), "batch labels");
-    r->scratch = xmalloc(dataset_batch_scratch_floats(&r->train, max_batch) * sizeof(float), "batch before resizing");
+    int largest = r->model.cfg.max_image_size > r->train_size ? r->model.cfg.max_image_size : r->train_size;
+    r->scratch = xmalloc((dataset_batch_scratch_floats(&r->train, max_batch, largest) + 1) * sizeof(float), "batch before resizing");
     r->tta_logits = xmalloc((size_t)r->eval_batch * vc.num_classes * sizeof(float), "TTA logits");
     r->order = xmalloc((size_t)r->train.n * sizeof(int), "epoch order");
     r->batch_index = xmalloc((size_t)max_batch * sizeof(int), "batch indices");

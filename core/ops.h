@@ -134,6 +134,31 @@ typedef struct ops_backend {
     void (*attention_backward)(float *dqkv, float *dbias, float *scratch, const float *dout,
                                const float *qkv, const float *probs, const attention_desc *d);
 
+    // ---- position encodings ----
+    // sin2d (CAPE eq. 3-4), C even, K = C/2 frequencies k = 1..K: w_kx = 10^(2k/C)·cos k,
+    // w_ky = 10^(2k/C)·sin k, phase_k = π(w_kx·x + w_ky·y); channel k-1 gets cos(phase_k) and
+    // channel K+k-1 sin(phase_k) (all cos first, then all sin: CAPE's reference layout).
+    // x (B, T, C) += sin2d(px[b, n], py[b, n]) on token rows t0 + n (n < N = T - t0); cls rows
+    // (t < t0) untouched. px, py (B, N): per-image positions (CAPE draws them per image).
+    // Phases are formed in double: within 1e-5 of a double evaluation for |x|, |y| <= 3.
+    // No backward: the encoding is fixed (nothing to learn), so the gradient w.r.t. x passes
+    // through unchanged; the caller simply keeps using dx.
+    void (*sincos2d_add)(float *x, const float *px, const float *py, int B, int T, int C, int t0);
+    // RoPE. Rotates q (channels [0, C)) and k ([C, 2C)) of qkv (B, T, 3C) in place on token
+    // rows t0..T-1, per head h (head channels [h·Dh, (h+1)·Dh), Dh = C/H even): channel pair
+    // (2j, 2j+1) of a head is rotated by angle[n, j] (n = t - t0):
+    // (a, b) -> (a·cos - b·sin, a·sin + b·cos). cos_table, sin_table (N, Dh/2), N = T - t0
+    // (models/posenc.h builds them). v and cls rows untouched.
+    void (*rope_forward)(float *qkv, const float *cos_table, const float *sin_table, int B, int T,
+                         int C, int H, int t0);
+    // In place on dqkv (B, T, 3C): the inverse rotation (angle -> -angle) of the q and k
+    // channels, turning the gradient w.r.t. the rotated q/k into the gradient w.r.t. the
+    // unrotated ones (the exact adjoint of rope_forward). An exception to "gradients
+    // accumulate": call it once, after attention_backward has filled dqkv and before the qkv
+    // projection's backward reads it. v channels and cls rows untouched.
+    void (*rope_backward)(float *dqkv, const float *cos_table, const float *sin_table, int B,
+                          int T, int C, int H, int t0);
+
     // ---- losses (per-row values; the caller averages) ----
     // Softmax cross entropy with label smoothing s: target distribution (1-s)·onehot + s/K.
     // loss (N), probs (N, K) saved; target < 0 means "ignore this row" (loss 0, no gradient).

@@ -8,6 +8,13 @@ void cpu_attention_forward(float *out, float *probs, const float *qkv, const att
 void cpu_attention_backward(float *dqkv, float *dbias, float *scratch, const float *dout,
                             const float *qkv, const float *probs, const attention_desc *d);
 
+// posenc_cpu.c
+void cpu_sincos2d_add(float *x, const float *px, const float *py, int B, int T, int C, int t0);
+void cpu_rope_forward(float *qkv, const float *cos_table, const float *sin_table, int B, int T,
+                      int C, int H, int t0);
+void cpu_rope_backward(float *dqkv, const float *cos_table, const float *sin_table, int B, int T,
+                       int C, int H, int t0);
+
 // losses_cpu.c
 void cpu_softmax_xent_forward(float *loss, float *probs, const float *logits, const int *target,
                               int N, int K, float smoothing);

@@ -24,8 +24,8 @@ n40=$(grep -c '^test at 40x40 px: top1 0\.[0-9]*' "$T/log")
 [ "$n40" -ge 6 ]
 check "every encoding trained at 28 px evaluates at 40 px" $? "$n40 runs tested at 40 px"
 F="$T/out/figures"
-for fig in 'cape-resolution-train_resolution_top1' 'cape-resolution-train_resolution_tta_top1' \
-    'cape-resolution-train_resolution_images_per_s' 'cape-univit-univit_resolution_top1' 'cape-univit-single_resolution_top1' \
+for fig in 'cape-resolution-vit_resolution_top1' 'cape-resolution-vit_resolution_tta_top1' \
+    'cape-resolution-vit_resolution_images_per_s' 'cape-univit-univit_resolution_top1' 'cape-univit-single_resolution_top1' \
     'cape-augment-scale_metric_vs_axis_top1@56_vs_pe.cape_scale'; do
     n_png=$(ls "$F"/"$fig"*.png 2>/dev/null | wc -l); n_svg=$(ls "$F"/"$fig"*.svg 2>/dev/null | wc -l)
     [ "$n_png" -ge 1 ] && [ "$n_png" -eq "$n_svg" ]
@@ -33,7 +33,7 @@ for fig in 'cape-resolution-train_resolution_top1' 'cape-resolution-train_resolu
 done
 R="$T/out/REPORT.md"
 ok=0
-for want in '## stage `train` (experiment `cape-resolution`)' '## stage `univit` (experiment `cape-univit`)' \
+for want in '## stage `vit` (experiment `cape-resolution`)' '## stage `univit` (experiment `cape-univit`)' \
     'test top-1 (%) by evaluation image size' 'test top-1 (%) with test-time augmentation' '| 56 px |' \
     'evaluation throughput (images/s' 'paper tta_top1' '## Findings (experiment `cape-resolution`)' \
     '## Findings (experiment `cape-univit`)' '| CAPE generalises better than abs to a larger size (56 px, 2x the training size) |'; do
@@ -46,7 +46,7 @@ nm=$(grep -c 'not measured' "$R")
 check "reproduce-cape smoke: every finding measured" $? "$nm not measured"
 
 # The HDF5 record of one run: /resolution arrays and the per-size /final scalars.
-H=$(ls "$T"/out/cape-resolution/train/*.h5 | head -n 1)
+H=$(ls "$T"/out/cape-resolution/vit/*.h5 | head -n 1)
 h5dump -d /resolution/size "$H" 2>/dev/null | grep -q '16, 28, 40, 56' && h5dump -a /final/top1@40 "$H" > /dev/null 2>&1 &&
     h5dump -d /resolution/tta_top1 "$H" > /dev/null 2>&1 && h5dump -a /final/images_per_s@56 "$H" > /dev/null 2>&1
 check "HDF5: /resolution/{size,top1,tta_top1,images_per_s} and /final top1@S" $? "$(basename "$H")"
