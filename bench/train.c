@@ -149,8 +149,8 @@ static void resolution_setup(run *r, vit_config *vc) {
     vc->max_image_size = largest;
     const char *why = NULL;
     char key[64];
-    if (vc->patch > 0 && r->train_size % vc->patch != 0)
-        why = vit_resolution_error(vc, r->train_size, cfg_int(c, "data.resolution") > 0 ? "data.resolution" : "image size");
+    if (cfg_int(c, "data.resolution") > 0) // the dataset's own size is checked by vit_config_error
+        why = vit_resolution_error(vc, r->train_size, "data.resolution");
     for (int i = 0; !why && i < r->n_univit; i++) why = vit_resolution_error(vc, r->univit[i], "data.resolutions");
     for (int i = 0; !why && i < r->n_eval; i++) {
         why = vit_resolution_error(vc, r->eval_sizes[i], "eval.resolutions");
@@ -368,8 +368,8 @@ static void epoch_order(run *r, int epoch) {
     rng_permutation(&s, r->train.n, r->order);
 }
 
-// Builds the batch of rows idx of ds at `size` px (bicubic from the dataset's own size, after
-// augmentation at that size) into the model's input, and sets the model to that size.
+// Builds the batch of rows idx of ds at `size` px (augmented at the dataset's own size, then
+// resized bicubically) into the model's input, and sets the model to that size.
 static void load_batch(run *r, const dataset *ds, const int *idx, int B, const augment_config *aug, uint32_t epoch,
                        uint32_t step, int size) {
     vit_set_resolution(&r->model, size);

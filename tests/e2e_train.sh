@@ -108,7 +108,7 @@ bad "unknown key" "unknown key 'model.dimm' (did you mean 'model.dim'?)" model.d
 bad "malformed integer" "model.dim: 'abc' is not an integer" model.dim=abc
 bad "not key=value" "'model.dim' is not key=value" model.dim
 bad "out of range" "train.lr: -1 is out of range" train.lr=-1
-bad "invalid choice" "pe.kind: 'sin9' is not valid (valid: one of none|abs|relbias)" pe.kind=sin9
+bad "invalid choice" "pe.kind: 'sin9' is not valid (valid: one of none|abs|sin1d|sin2d|cape|relbias|rope)" pe.kind=sin9
 bad "unknown flag" "unknown flag '--bogus'" --bogus
 bad "missing dataset directory" "dataset directory /nonexistent/fmnist does not exist" data.path=/nonexistent/fmnist
 bad "truncated IDX file" "trunc/train-images-idx3-ubyte.gz: truncated" data.path="$T/trunc"
