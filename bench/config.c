@@ -89,8 +89,8 @@ static void describe_valid(const cfg_key *k, char *buf, size_t len) {
     case CFG_STRING: snprintf(buf, len, "any text"); break;
     case CFG_CHOICE: snprintf(buf, len, "one of %s", k->choices); break;
     case CFG_INT_LIST:
-        snprintf(buf, len, "a list of at most %d integers in [%.0f, %.0f] such as [%.0f, %.0f], or [] for none",
-                 CFG_LIST_MAX, k->min, k->max, k->min, k->max);
+        snprintf(buf, len, "a list of at most %d integers in [%.0f, %.0f] (YAML [16, 28, 40] or the text 16,28,40), or [] for none",
+                 CFG_LIST_MAX, k->min, k->max);
         break;
     }
 }

@@ -284,15 +284,19 @@ static int fig_curves(plotter *p, const rr_stage *s, const char *group, const ch
 // ---- per-run result curves: /position (MP3 Fig. 3), /knn (Fig. 9), /resolution (CAPE Fig. 2-4)
 
 // y = array `yname` of each run, x = array `xname` (NULL: 1, 2, ... — layers); one line per
-// configuration, the mean over its runs that have the arrays.
-static int fig_array_curves(plotter *p, const rr_stage *s, const char *yname, const char *xname, const char *xlabel) {
+// configuration, x and y each the mean over its runs that have the arrays. The figure is
+// named after yname, plus "_vs_<last part of xname>" when `name_x` (two figures of one y);
+// `logx` draws the x axis logarithmically.
+static int fig_array_curves(plotter *p, const rr_stage *s, const char *yname, const char *xname, const char *xlabel,
+                            int name_x, int logx) {
     const rr_set *set = p->set;
     int any_run = 0;
     for (int i = 0; i < s->nruns && !any_run; i++) any_run = rr_array_get(&set->runs[s->runs[i]].curves, yname) != NULL;
     if (!any_run) return 0;
     char base[600], path[PATH_MAX], header[96], tag[128];
     double scale = report_metric_scale(strrchr(yname, '/') + 1, header, sizeof header);
-    snprintf(tag, sizeof tag, "%s", yname);
+    if (name_x && xname) snprintf(tag, sizeof tag, "%s_vs_%s", yname, strrchr(xname, '/') ? strrchr(xname, '/') + 1 : xname);
+    else snprintf(tag, sizeof tag, "%s", yname);
     for (char *q = tag; *q; q++) *q = *q == '/' ? '_' : *q;
     FILE *f = begin_figure(p, s, base, sizeof base, path, sizeof path, "%s", tag);
     if (!f) return EXIT_RUN_FAILED;
@@ -301,20 +305,19 @@ static int fig_array_curves(plotter *p, const rr_stage *s, const char *yname, co
     int written = 0;
     for (int c = 0; c < s->nconfigs; c++) {
         const rr_config *cf = &s->configs[c];
-        double sum[256] = {0};
-        float xs[256] = {0};
+        double sum[256] = {0}, xsum[256] = {0};
         int n = 0, runs = 0;
         for (int i = 0; i < cf->nruns; i++) {
             const rr_run *r = &set->runs[cf->runs[i]];
             const rr_array *y = rr_array_get(&r->curves, yname), *x = xname ? rr_array_get(&r->curves, xname) : NULL;
             if (!y || y->numel == 0 || y->numel > 256 || (xname && (!x || x->numel != y->numel)) || (runs && (int)y->numel != n)) continue;
             n = (int)y->numel;
-            for (int k = 0; k < n; k++) sum[k] += y->data[k], xs[k] = x ? x->data[k] : (float)(k + 1);
+            for (int k = 0; k < n; k++) sum[k] += y->data[k], xsum[k] += x ? x->data[k] : (double)(k + 1);
             runs++;
         }
         if (!runs) continue;
         fprintf(f, written ? "\n\n" : "");
-        for (int k = 0; k < n; k++) fprintf(f, "%.9g %.17g\n", xs[k], sum[k] / runs * scale);
+        for (int k = 0; k < n; k++) fprintf(f, "%.9g %.17g\n", xsum[k] / runs, sum[k] / runs * scale);
         char name[32];
         snprintf(name, sizeof name, "title%d", ++written);
         gv_str(&v, name, cf->label);
@@ -325,7 +328,7 @@ static int fig_array_curves(plotter *p, const rr_stage *s, const char *yname, co
         snprintf(ylabel, sizeof ylabel, "%s %s", yname, header);
         snprintf(title, sizeof title, "%s: %s (mean over seeds)", s->name, ylabel);
         gv_str(&v, "datafile", path), gv_str(&v, "title", title), gv_str(&v, "xlabel", xlabel), gv_str(&v, "ylabel", ylabel);
-        gv_add(&v, "nlines", "%d", written), gv_add(&v, "logy", "0"), gv_add(&v, "marks", "1");
+        gv_add(&v, "nlines", "%d", written), gv_add(&v, "logy", "0"), gv_add(&v, "logx", "%d", logx), gv_add(&v, "marks", "1");
         rc = run_gnuplot(p, "curves", base, &v);
     }
     gv_free(&v);
@@ -333,12 +336,14 @@ static int fig_array_curves(plotter *p, const rr_stage *s, const char *yname, co
 }
 
 static int fig_result_curves(plotter *p, const rr_stage *s) {
-    int rc = fig_array_curves(p, s, "position/top1", "position/test_eta", "test masking ratio eta");
-    if (!rc) rc = fig_array_curves(p, s, "position/top1_nonblank", "position/test_eta", "test masking ratio eta");
-    if (!rc) rc = fig_array_curves(p, s, "knn/top1", NULL, "layer (block)");
-    if (!rc) rc = fig_array_curves(p, s, "resolution/top1", "resolution/size", "evaluation image size (px)");
-    if (!rc) rc = fig_array_curves(p, s, "resolution/tta_top1", "resolution/size", "evaluation image size (px)");
-    if (!rc) rc = fig_array_curves(p, s, "resolution/images_per_s", "resolution/size", "evaluation image size (px)");
+    int rc = fig_array_curves(p, s, "position/top1", "position/test_eta", "test masking ratio eta", 0, 0);
+    if (!rc) rc = fig_array_curves(p, s, "position/top1_nonblank", "position/test_eta", "test masking ratio eta", 0, 0);
+    if (!rc) rc = fig_array_curves(p, s, "knn/top1", NULL, "layer (block)", 0, 0);
+    if (!rc) rc = fig_array_curves(p, s, "resolution/top1", "resolution/size", "evaluation image size (px)", 0, 0);
+    if (!rc) rc = fig_array_curves(p, s, "resolution/tta_top1", "resolution/size", "evaluation image size (px)", 0, 0);
+    if (!rc) rc = fig_array_curves(p, s, "resolution/images_per_s", "resolution/size", "evaluation image size (px)", 0, 0);
+    // CAPE Fig. 4: accuracy against inference throughput, one point per evaluation size
+    if (!rc) rc = fig_array_curves(p, s, "resolution/top1", "resolution/images_per_s", "throughput (images/s, forward only)", 1, 1);
     return rc;
 }
 
@@ -611,7 +616,7 @@ void plot_help(void) {
            "KIND: metric_vs_axis (final top1 vs each swept key, error bars over seeds), curves (train\n"
            "loss and eval top1 over training), heatmap (attention maps per layer and head), image_grid\n"
            "(/samples), result_curves (per-run arrays: /position top-1 vs test eta, /knn top-1 vs layer,\n"
-           "/resolution top-1, TTA top-1 and images/s vs evaluation image size).\n"
+           "/resolution top-1, TTA top-1 and images/s vs evaluation image size, top-1 vs images/s).\n"
            "DIR/<experiment>/figures.tsv (written by posbench run), else DIR/figures.tsv (kind, stage,\n"
            "metric, axis; tab-separated) selects a stage's figures; without either, every kind.\n"
            "  --only KIND   make only figures of this kind\n"

@@ -5,7 +5,7 @@
 #   datafile    blocks separated by two blank lines, one per configuration; columns: x  y
 #   title       figure title               xlabel, ylabel  axis labels
 #   nlines      number of blocks           title1..titleN  legend entry of each block
-#   logy        1: logarithmic y axis
+#   logy        1: logarithmic y axis       logx  1: logarithmic x axis (optional)
 #   marks       1: mark the points too (few points, e.g. once per epoch)
 if (term eq 'svg') {
     set terminal svg size 800,560 dynamic font 'Sans,12' background rgb 'white'
@@ -23,5 +23,6 @@ set ylabel ylabel noenhanced
 set grid
 set key below noenhanced
 if (logy) { set logscale y }
+if (exists('logx') && logx) { set logscale x }
 if (marks) { set style data linespoints } else { set style data lines }
 plot for [i=1:nlines] datafile index (i-1) using 1:2 lw 2 pt 7 ps 0.8 title value(sprintf('title%d', i))

@@ -25,7 +25,7 @@ n40=$(cat "$T"/out/cape-resolution/vit/*.log | grep -c '^test at 40x40 px: top1 
 check "every encoding trained at 28 px evaluates at 40 px" $? "$n40 runs tested at 40 px"
 F="$T/out/figures"
 for fig in 'cape-resolution-vit_resolution_top1' 'cape-resolution-vit_resolution_tta_top1' \
-    'cape-resolution-vit_resolution_images_per_s' 'cape-univit-univit_resolution_top1' 'cape-univit-single_resolution_top1' \
+    'cape-resolution-vit_resolution_images_per_s' 'cape-resolution-vit_resolution_top1_vs_images_per_s' 'cape-univit-univit_resolution_top1' 'cape-univit-single_resolution_top1' \
     'cape-augment-scale_metric_vs_axis_top1_56_vs_pe.cape_scale'; do
     n_png=$(ls "$F"/"$fig"*.png 2>/dev/null | wc -l); n_svg=$(ls "$F"/"$fig"*.svg 2>/dev/null | wc -l)
     [ "$n_png" -ge 1 ] && [ "$n_png" -eq "$n_svg" ]

@@ -1,9 +1,10 @@
 // tests/test_vit.c — whole-model checks of the ViT: finite-difference gradients of every
 // parameter tensor of a 2-block ViT (with and without cls / position table / relbias /
-// dropout and drop path; MP3: masked attention with k/v of the context only and the
-// position head), the PyTorch oracle (writes a tensorfile and runs tests/torch_oracle.py with
-// Debian's /usr/bin/python3; the MP3 case's torch model gathers k/v from the context as the
-// paper's pseudo code does), and a tiny ViT overfitting 64 Fashion-MNIST images.
+// sin1d / sin2d / CAPE / RoPE / dropout and drop path; MP3: masked attention with k/v of the
+// context only and the position head), the PyTorch oracle (writes a tensorfile and runs
+// tests/torch_oracle.py with Debian's /usr/bin/python3; abs, none, relbias, sin1d, sin2d,
+// RoPE 2D and 1D; the MP3 case's torch model gathers k/v from the context as the paper's
+// pseudo code does), and a tiny ViT overfitting 64 Fashion-MNIST images.
 // Gradient tolerance for the whole model: eps 3e-3, |err| <= 5e-4 + 3e-2·|g|, 8 entries
 // per tensor (the loss is a long fp32 composite, so the floor is above the per-op checks').
 #include "testing.h"
@@ -213,6 +214,10 @@ static void oracle_case(const char *dir, const char *label, vit_config cfg, int 
     scalar(&tf, "config.cls", cfg.cls);
     scalar(&tf, "config.pos_abs", cfg.pos == POS_ABS);
     scalar(&tf, "config.relbias", cfg.pos == POS_RELBIAS);
+    scalar(&tf, "config.sin1d", cfg.pos == POS_SIN1D);
+    scalar(&tf, "config.sin2d", cfg.pos == POS_SIN2D);
+    scalar(&tf, "config.rope", cfg.pos == POS_ROPE ? cfg.rope_dims : 0);
+    scalar(&tf, "config.rope_base", cfg.pos == POS_ROPE ? cfg.rope_base : 0);
     scalar(&tf, "config.pos_head", cfg.pos_head);
     if (c.pos) {
         int cdims[2] = {B, cfg.context_tokens};
@@ -276,6 +281,23 @@ static void test_torch_oracle(void) {
     vit_config rel = a;
     rel.pos = POS_RELBIAS;
     oracle_case(dir, "cls-relbias", rel, 3, 0.1f);
+    // Fixed and rotary encodings against an independent torch implementation of their
+    // formulas (bench/perf/torch_vit.py): sin1d and sin2d (cls), rope 2D axial (cls, head
+    // size 8) and rope 1D (mean pool, given base).
+    vit_config sin = a;
+    sin.pos = POS_SIN1D;
+    oracle_case(dir, "cls-sin1d", sin, 3, 0.1f);
+    sin.pos = POS_SIN2D;
+    oracle_case(dir, "cls-sin2d", sin, 3, 0.1f);
+    vit_config rope = a;
+    rope.pos = POS_ROPE;
+    rope.heads = 3;
+    rope.rope_dims = 2;
+    oracle_case(dir, "cls-rope2d", rope, 3, 0.1f);
+    rope.cls = 0;
+    rope.rope_dims = 1;
+    rope.rope_base = 50.0f;
+    oracle_case(dir, "meanpool-rope1d", rope, 3, 0.0f);
     vit_config masked = a; // 16 patches + cls, eta 0.5: keys/values from cls + 8 patches
     masked.pos = POS_NONE;
     masked.pos_head = 1;

@@ -7,7 +7,7 @@ Usage (Debian's Python, PyTorch 1.13 CPU):
 
 DUMP is a tensorfile (core/tensorfile.h) holding config.* (f64 scalars: channels, image_size,
 patch, dim, depth, heads, mlp_ratio, cls, pos_abs, num_classes, label_smoothing; optional,
-default 0: relbias, pos_head), input.images f32 (B,Cin,S,S), input.labels i32 (B), optional
+default 0: relbias, pos_head, sin1d, sin2d, rope (0, 1 or 2 dims), rope_base), input.images f32 (B,Cin,S,S), input.labels i32 (B), optional
 input.context i32 (B,M) (MP3 context token indices: masked attention), param.<name> and
 grad.<name> for every parameter, output.loss f32 (1), output.logits f32 (B,K) or, with
 pos_head, (B,T,N) (loss: MP3's mean position cross entropy over patch tokens).
@@ -48,8 +48,8 @@ GRAD_RTOL = 1e-3
 CONFIG_KEYS = ("channels", "image_size", "patch", "dim", "depth", "heads", "mlp_ratio",
                "cls", "pos_abs", "num_classes", "label_smoothing")
 INT_KEYS = ("channels", "image_size", "patch", "dim", "depth", "heads", "cls", "pos_abs", "num_classes",
-            "relbias", "pos_head")
-OPTIONAL_KEYS = ("relbias", "pos_head")  # absent = 0
+            "relbias", "pos_head", "sin1d", "sin2d", "rope")
+OPTIONAL_KEYS = ("relbias", "pos_head", "sin1d", "sin2d", "rope", "rope_base")  # absent = 0
 
 
 class BadInput(Exception):
@@ -293,7 +293,8 @@ def main(argv):
         return 2
     ok, n = compare(tf, cfg, imgs, labels, params, context)
     print(f"torch_oracle: {'all' if ok else 'NOT all'} {n} checks passed "
-          f"(B={imgs.shape[0]} cls={cfg.cls} pos_abs={cfg.pos_abs} relbias={cfg.relbias} pos_head={cfg.pos_head} "
+          f"(B={imgs.shape[0]} cls={cfg.cls} pos_abs={cfg.pos_abs} relbias={cfg.relbias} sin1d={cfg.sin1d} "
+          f"sin2d={cfg.sin2d} rope={cfg.rope} pos_head={cfg.pos_head} "
           f"context={'none' if context is None else context.shape[1]})", file=sys.stderr)
     return 0 if ok else 1
 

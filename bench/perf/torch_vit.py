@@ -11,6 +11,18 @@ with identical shapes:
   blocks.{l}.attn.rel_bias (H, (2g-1)^2 + 3*cls)   [relbias only]
   pos_head.weight (N, d), pos_head.bias (N)          [pos_head (MP3) instead of head]
 
+Fixed encodings, added to the token rows after the cls token is prepended (cls rows untouched):
+  sin1d: patch n (row-major) gets [cos(w_k n), sin(w_k n)] interleaved (channels 2k, 2k+1),
+         w_k = 10000^(-2k/d), k = 0..d/2-1 (Vaswani et al.).
+  sin2d: patch centres x = linspace(-1, 1, g)[column], y = linspace(-1, 1, g)[row]; for
+         k = 1..d/2, phase_k = pi * 10^(2k/d) * (x cos k + y sin k); channels [cos(phase) | sin(phase)]
+         (CAPE eq. 3-4, all cosines first as in CAPE's reference code).
+rope (rotary q/k after the qkv projection, every head, patch rows only, v untouched): channel
+pair (2j, 2j+1) of a head of size hs is rotated by angle a: (u, w) -> (u cos a - w sin a,
+u sin a + w cos a). rope 1: a = n * base^(-2j/hs) (n = row-major patch index, base 10000);
+rope 2 (axial): P = hs/4, pairs j < P turn by column * base^(-j/P), pairs P + i by
+row * base^(-i/P) (base 100). rope_base 0 = that default.
+
 relbias: bias[h, i, j] = table[h, e(i, j)], e = (dy+g-1)*(2g-1) + (dx+g-1) for patches i, j
 (dy, dx = row/column of i minus those of j), and with cls: K-3 = cls->patch, K-2 = patch->cls,
 K-1 = cls->cls. MP3 (context given): queries from all tokens, keys/values from the context
@@ -47,6 +59,10 @@ class ViTConfig:
     pos_abs: int = 0
     relbias: int = 0
     pos_head: int = 0
+    sin1d: int = 0
+    sin2d: int = 0
+    rope: int = 0
+    rope_base: float = 0.0
     num_classes: int = 10
     label_smoothing: float = 0.1
 
@@ -83,6 +99,12 @@ class ViTConfig:
             raise ValueError(f"dim {self.dim} is not a multiple of heads {self.heads}")
         if self.cls not in (0, 1) or self.pos_abs not in (0, 1):
             raise ValueError(f"cls ({self.cls}) and pos_abs ({self.pos_abs}) must be 0 or 1")
+        if (self.sin1d or self.sin2d) and self.dim % 2:
+            raise ValueError(f"sin1d/sin2d need an even dim, got {self.dim}")
+        if self.rope not in (0, 1, 2):
+            raise ValueError(f"rope ({self.rope}) must be 0, 1 or 2")
+        if self.rope and (self.dim // self.heads) % (2 * self.rope):
+            raise ValueError(f"rope {self.rope} needs a head size that is a multiple of {2 * self.rope}")
         if not 0.0 <= self.label_smoothing <= 1.0:
             raise ValueError(f"label_smoothing {self.label_smoothing} outside [0, 1]")
         self.hidden  # raises if not integral
@@ -123,6 +145,49 @@ def relbias_index(grid, cls):
     return idx, K
 
 
+def sin1d_table(grid, d):
+    """(N, d) Vaswani table of the row-major patch index, channels interleaved."""
+    n = torch.arange(grid * grid, dtype=torch.float64).unsqueeze(1)
+    w = 10000.0 ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
+    table = torch.zeros(grid * grid, d, dtype=torch.float64)
+    table[:, 0::2], table[:, 1::2] = torch.cos(n * w), torch.sin(n * w)
+    return table
+
+
+def sin2d_table(grid, d):
+    """(N, d) CAPE sin2d of the patch centres on [-1, 1]^2: [cos(phase) | sin(phase)]."""
+    axis = torch.linspace(-1.0, 1.0, grid, dtype=torch.float64) if grid > 1 else torch.zeros(1, dtype=torch.float64)
+    y, x = torch.meshgrid(axis, axis, indexing="ij")  # row, column
+    x, y = x.reshape(-1, 1), y.reshape(-1, 1)
+    k = torch.arange(1, d // 2 + 1, dtype=torch.float64)
+    w = 10.0 ** (2.0 * k / d)
+    phase = math.pi * (w * torch.cos(k) * x + w * torch.sin(k) * y)
+    return torch.cat([torch.cos(phase), torch.sin(phase)], dim=1)
+
+
+def rope_angles(grid, hs, dims, base):
+    """(N, hs/2) rotation angle of each channel pair at each patch (see the module docstring)."""
+    n = torch.arange(grid * grid, dtype=torch.float64)
+    if dims == 1:
+        base = base or 10000.0
+        theta = base ** (-2.0 * torch.arange(hs // 2, dtype=torch.float64) / hs)
+        return n.unsqueeze(1) * theta
+    base = base or 100.0
+    P = hs // 4
+    theta = base ** (-torch.arange(P, dtype=torch.float64) / P)
+    row, col = (n // grid).unsqueeze(1), (n % grid).unsqueeze(1)
+    return torch.cat([col * theta, row * theta], dim=1)
+
+
+def rope_rotate(t, cos, sin, t0):
+    """t (B, H, T, hs): rows t0.. rotated pairwise by the angles of cos/sin (N, hs/2)."""
+    head, rows = t[:, :, :t0], t[:, :, t0:]
+    u, w = rows[..., 0::2], rows[..., 1::2]
+    ru, rw = u * cos - w * sin, u * sin + w * cos
+    rotated = torch.stack([ru, rw], dim=-1).flatten(-2)
+    return torch.cat([head, rotated], dim=2)
+
+
 class Attention(nn.Module):
     def __init__(self, dim, heads, rel_entries=0):
         super().__init__()
@@ -132,12 +197,14 @@ class Attention(nn.Module):
         if rel_entries:
             self.rel_bias = nn.Parameter(torch.zeros(heads, rel_entries))
 
-    def forward(self, x, context=None, rel_index=None):
+    def forward(self, x, context=None, rel_index=None, rope=None):
         B, T, d = x.shape
         H = self.heads
         hs = d // H
         qkv = self.qkv(x).reshape(B, T, 3, H, hs).permute(2, 0, 3, 1, 4)  # 3, B, H, T, hs
         q, k, v = qkv[0], qkv[1], qkv[2]
+        if rope is not None:  # (cos, sin, t0)
+            q, k = rope_rotate(q, *rope), rope_rotate(k, *rope)
         if context is not None:  # MP3: keys and values of the context tokens only
             gather = context.long().view(B, 1, -1, 1).expand(B, H, context.shape[1], hs)
             k, v = k.gather(2, gather), v.gather(2, gather)
@@ -173,8 +240,8 @@ class Block(nn.Module):
         self.norm2 = nn.LayerNorm(dim, eps=LN_EPS)
         self.mlp = Mlp(dim, hidden)
 
-    def forward(self, x, context=None, rel_index=None):
-        x = x + self.attn(self.norm1(x), context, rel_index)
+    def forward(self, x, context=None, rel_index=None, rope=None):
+        x = x + self.attn(self.norm1(x), context, rel_index, rope)
         x = x + self.mlp(self.norm2(x))
         return x
 
@@ -194,6 +261,13 @@ class ViT(nn.Module):
         if cfg.relbias:
             index, rel_entries = relbias_index(cfg.grid, cfg.cls)
             self.register_buffer("rel_index", index, persistent=False)
+        if cfg.sin1d or cfg.sin2d:
+            table = sin1d_table(cfg.grid, d) if cfg.sin1d else sin2d_table(cfg.grid, d)
+            self.register_buffer("pos_fixed", table, persistent=False)
+        if cfg.rope:
+            angles = rope_angles(cfg.grid, d // cfg.heads, cfg.rope, cfg.rope_base)
+            self.register_buffer("rope_cos", torch.cos(angles), persistent=False)
+            self.register_buffer("rope_sin", torch.sin(angles), persistent=False)
         self.blocks = nn.ModuleList(Block(d, cfg.heads, cfg.hidden, rel_entries) for _ in range(cfg.depth))
         self.norm = nn.LayerNorm(d, eps=LN_EPS)
         if cfg.pos_head:
@@ -225,9 +299,13 @@ class ViT(nn.Module):
             x = torch.cat([self.cls_token.view(1, 1, -1).expand(B, 1, -1), x], dim=1)
         if self.cfg.pos_abs:
             x = x + self.pos_embed.unsqueeze(0)
+        t0 = 1 if self.cfg.cls else 0
+        if self.cfg.sin1d or self.cfg.sin2d:
+            x = torch.cat([x[:, :t0], x[:, t0:] + self.pos_fixed.to(x.dtype)], dim=1)
         rel_index = self.rel_index if self.cfg.relbias else None
+        rope = (self.rope_cos.to(x.dtype), self.rope_sin.to(x.dtype), t0) if self.cfg.rope else None
         for blk in self.blocks:
-            x = blk(x, context, rel_index)
+            x = blk(x, context, rel_index, rope)
         return self.norm(x)
 
     def forward(self, images, context=None):
