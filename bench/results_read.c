@@ -3,6 +3,7 @@
 // returns -1 with "<file>: <what> failed (HDF5: <innermost message>)". The file is opened
 // with the strong close degree, so closing it on an error path closes every object in it.
 #include "results_read.h"
+#include "config.h"
 #include "../core/common.h"
 #include <dirent.h>
 #include <errno.h>
@@ -149,6 +150,47 @@ static int read_attrs(ctx *c, hid_t file, const char *gpath, rr_attrs *out) {
 }
 
 static void free_attrs(rr_attrs *a);
+
+static int attr_name_cmp(const void *a, const void *b) {
+    return strcmp(((const rr_attr *)a)->name, ((const rr_attr *)b)->name);
+}
+
+// A run file written before a configuration key existed ran with that key's default (a new
+// key's default keeps every existing run id and result), so a /config that lacks a key of
+// bench/config.c's table gets the default, typed as train.c writes it. Without this, runs of
+// one configuration written before and after the key was added would be told apart by it.
+// A file without any /config attribute (not written by `posbench train`) is left alone.
+static void fill_config_defaults(rr_attrs *a) {
+    if (a->n == 0) return;
+    config d;
+    config_defaults(&d);
+    int added = 0, cap = a->n;
+    for (int i = 0; i < cfg_key_count; i++) {
+        const cfg_key *k = &cfg_keys[i];
+        if (rr_attr_get(a, k->key)) continue;
+        grow((void **)&a->items, a->n, &cap, sizeof(rr_attr));
+        rr_attr *at = &a->items[a->n++];
+        memset(at, 0, sizeof *at);
+        at->name = xstrdup(k->key, "attribute name");
+        at->num = NAN;
+        if (k->type == CFG_INT || k->type == CFG_BOOL) {
+            char buf[32];
+            snprintf(buf, sizeof buf, "%lld", (long long)d.num[i]);
+            at->type = 'i', at->text = xstrdup(buf, "attribute"), at->num = (double)(long long)d.num[i], at->is_num = 1;
+        } else if (k->type == CFG_FLOAT) {
+            at->type = 'd', at->text = fmt_double(d.num[i]), at->num = d.num[i], at->is_num = 1;
+        } else {
+            const char *v = cfg_str(&d, k->key);
+            at->type = 's', at->text = xstrdup(v ? v : "", "attribute");
+            char *end;
+            double x = strtod(at->text, &end);
+            if (at->text[0] && *end == '\0') at->num = x, at->is_num = 1;
+        }
+        added = 1;
+    }
+    if (added) qsort(a->items, (size_t)a->n, sizeof(rr_attr), attr_name_cmp);
+    config_free(&d);
+}
 
 // ---- datasets -----------------------------------------------------------------------
 
@@ -334,6 +376,7 @@ int rr_read(const char *path, int what, rr_run *out, char *err, size_t errlen) {
     out->path = xstrdup(path, "run path");
     int rc = read_attrs(&c, file, "/", &out->root);
     if (rc == 0) rc = read_attrs(&c, file, "/config", &out->config);
+    if (rc == 0) fill_config_defaults(&out->config);
     if (rc == 0) rc = read_attrs(&c, file, "/final", &out->final);
     if (rc == 0 && (what & RR_SERIES)) rc = read_series(&c, file, "/train", &out->train);
     if (rc == 0 && (what & RR_SERIES)) rc = read_series(&c, file, "/eval", &out->eval);

@@ -7,6 +7,8 @@
 // (experiment, stage) root attrs — the parent directory's name when `stage` is absent — and,
 // within a stage, into configurations: the *axes* are the /config keys whose values differ
 // between the stage's files (train.seed excluded); a configuration is one assignment of them.
+// A /config that lacks a key of bench/config.c's table (a file written before the key
+// existed) reads as having the key's default, typed as the trainer writes it.
 // Nothing here exits: failures return -1 with a message that names the file; HDF5's own
 // error printing is silenced.
 #pragma once
