@@ -18,17 +18,26 @@ GIT_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 CFLAGS  += -DPOSBENCH_GIT_COMMIT='"$(GIT_COMMIT)"'
 
 # ---- CUDA switch ----
+# The CUDA backend is built only when nvcc AND a directory holding both libcudart.so and
+# libcublas.so are found. nvcc may be a wrapper script (e.g. /usr/local/bin/nvcc), so the
+# libraries are looked for in CUDA_HOME, next to nvcc, under /usr/local/cuda and in the
+# linker cache; CUDA_LIB=dir overrides. Without them the build is CPU-only and says why.
 NVCC    ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
 CU_SRC  := $(wildcard core/cuda/*.cu)
-ifneq ($(and $(NVCC),$(CU_SRC)),)
+CUDA_LIB_CANDIDATES := $(if $(CUDA_HOME),$(CUDA_HOME)/lib64 $(CUDA_HOME)/lib) \
+    $(if $(NVCC),$(dir $(NVCC))../lib64) /usr/local/cuda/lib64 /usr/local/cuda/lib \
+    /usr/local/cuda/targets/x86_64-linux/lib \
+    $(shell ldconfig -p 2>/dev/null | sed -n 's|.*libcublas\.so => \(.*\)/libcublas\.so$$|\1|p')
+CUDA_LIB ?= $(firstword $(foreach d,$(CUDA_LIB_CANDIDATES),$(if $(and $(wildcard $(d)/libcudart.so),$(wildcard $(d)/libcublas.so)),$(abspath $(d)))))
+ifneq ($(and $(NVCC),$(CU_SRC),$(CUDA_LIB)),)
   CUDA_ON  := 1
   CFLAGS   += -DPOSBENCH_CUDA=1
   CU_OBJ   := $(CU_SRC:%.cu=$(BUILD)/%.o)
-  CUDA_LIB := $(dir $(NVCC))../lib64
-  LDLIBS   += -L$(CUDA_LIB) -lcudart -lcublas -lstdc++
+  LDLIBS   += -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -lcudart -lcublas -lstdc++
   BACKENDS := cpu cuda
 else
   BACKENDS := cpu
+  CUDA_WHY := $(if $(NVCC),$(if $(CU_SRC),nvcc found at $(NVCC) but no directory with libcudart.so and libcublas.so (set CUDA_LIB=dir),no CUDA sources),nvcc not found)
 endif
 
 LIB_SRC  := $(wildcard core/*.c models/*.c objectives/*.c datasets/*.c) \
@@ -36,15 +45,15 @@ LIB_SRC  := $(wildcard core/*.c models/*.c objectives/*.c datasets/*.c) \
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(CU_OBJ)
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
-TEST_LIB := $(BUILD)/tests/testing.o
+TEST_LIB := $(BUILD)/tests/testing.o $(BUILD)/tests/cuda_parity.o
 
-.PHONY: all deps test bench clean help backends reproduce-mp3 reproduce-cape figures
+.PHONY: all deps test bench clean help backends reproduce-mp3 reproduce-cape figures gpu-bundle
 SCALE  ?= small
 DEVICE ?= auto
 all: $(BUILD)/posbench backends
 
 help:
-	@echo "make            build build/posbench (backends: cpu, + cuda when nvcc is found)"
+	@echo "make            build build/posbench (backends: cpu, + cuda when nvcc and the CUDA libraries are found)"
 	@echo "make deps       install missing Debian packages (as root) or print the apt-get line"
 	@echo "make test       build and run every test; last line 'N passed, N failed, N skipped'"
 	@echo "make bench      posbench bench: step time, GFLOP/s vs sgemm, ratio to PyTorch CPU"
@@ -53,13 +62,14 @@ help:
 	@echo "make reproduce-cape [SCALE=smoke|small] [DEVICE=auto|cpu|cuda]"
 	@echo "                CAPE paper's image experiments -> results/cape/ (resolution, UniViT, TTA, augmentation sweeps)"
 	@echo "make figures    re-render the figures and reports of everything under results/"
+	@echo "make gpu-bundle build/gpu-bundle.tar.gz: posbench, the tests and their libraries, for a GPU machine without our Debian packages"
 	@echo "make NATIVE=1   tune for this CPU (-march=native); default builds run on any x86-64"
 
 deps:
 	@sh scripts/deps.sh
 
 backends: $(BUILD)/posbench
-	@echo "posbench: built backends: $(BACKENDS)$(if $(NVCC),$(if $(CU_SRC),, (nvcc found at $(NVCC); no CUDA sources yet)), (nvcc not found))"
+	@echo "posbench: built backends: $(BACKENDS)$(if $(CUDA_WHY), (cuda not built: $(CUDA_WHY)))"
 
 $(BUILD)/posbench: $(BUILD)/bench/main.o $(BUILD)/libposbench.a | deps
 	$(CC) -o $@ $^ $(LDLIBS)
@@ -74,7 +84,7 @@ $(BUILD)/%.o: %.c | deps
 
 $(BUILD)/%.o: %.cu
 	@mkdir -p $(dir $@)
-	$(NVCC) -O3 -std=c++17 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
+	$(NVCC) -O3 -std=c++20 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
 	    $(PKG_CFLAGS) -DPOSBENCH_CUDA=1 -c -o $@ $<
 
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_LIB) $(BUILD)/libposbench.a
@@ -91,6 +101,9 @@ reproduce-mp3: $(BUILD)/posbench backends
 
 reproduce-cape: $(BUILD)/posbench backends
 	@sh scripts/reproduce.sh cape $(SCALE) $(DEVICE) results/cape
+
+gpu-bundle: $(BUILD)/posbench $(TEST_BIN)
+	@sh scripts/gpu_bundle.sh
 
 figures: $(BUILD)/posbench
 	@for d in results/*/; do [ -d "$$d" ] && $(BUILD)/posbench report "$$d" > /dev/null && $(BUILD)/posbench plot "$$d"; done

@@ -47,11 +47,8 @@ static int common_flag(int argc, char **argv, int *i) {
         return 1;
     }
     if (!strcmp(a, "--device")) {
-        const char *d = *i + 1 < argc ? argv[++*i] : "";
-        if (!strcmp(d, "auto") || !strcmp(d, "cpu")) return 1;
-        if (!strcmp(d, "cuda"))
-            die_input("--device cuda: this build has only the CPU backend (backends: cpu); use --device cpu or auto");
-        die_input("--device '%s' is not valid (valid: auto, cpu, cuda)", d);
+        device_flag_validate(*i + 1 < argc ? argv[++*i] : "");
+        return 1;
     }
     return 0;
 }

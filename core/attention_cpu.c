@@ -60,16 +60,7 @@ static int round_up_vl(int n) { return (n + VL - 1) / VL * VL; }
 
 // Checks the descriptor (a violation is a programming error: exit 1) and fills the geometry.
 static attn_geom attn_check(const attention_desc *d, const char *who) {
-    if (d->B < 1 || d->T < 1 || d->C < 1 || d->H < 1 || d->C % d->H != 0)
-        die_fail("%s: bad shape B=%d T=%d C=%d H=%d", who, d->B, d->T, d->C, d->H);
-    if (d->kv_index == NULL && d->M != d->T)
-        die_fail("%s: M=%d must equal T=%d without kv_index", who, d->M, d->T);
-    if (d->M < 0) die_fail("%s: M=%d", who, d->M);
-    if (d->mask_mode != ATTN_MASK_NONE && d->mask_mode != ATTN_MASK_LT &&
-        d->mask_mode != ATTN_MASK_LE)
-        die_fail("%s: unknown mask mode %d", who, d->mask_mode);
-    if (d->mask_mode != ATTN_MASK_NONE && d->group == NULL)
-        die_fail("%s: mask mode %d needs group ids", who, d->mask_mode);
+    attention_desc_check(d, who);
     if (d->kv_index) {
         size_t n = (size_t)d->B * (size_t)d->M;
         for (size_t e = 0; e < n; e++)

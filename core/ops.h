@@ -1,4 +1,4 @@
-// core/ops.h — the op interface every backend implements (CPU now, CUDA later).
+// core/ops.h — the op interface every backend implements (CPU: core/*_cpu.c; CUDA: core/cuda/).
 // Each op is a forward/backward pair with explicit shapes; there is no graph. Layout is
 // row-major; shapes are written (B, T, C) = batch, tokens, channels.
 // Backward conventions (all backends):
@@ -20,7 +20,9 @@ enum { ATTN_MASK_NONE = 0, ATTN_MASK_LT = 1, ATTN_MASK_LE = 2 };
 // head h uses channels [h*C/H, (h+1)*C/H) of each. Scores are q·k/sqrt(C/H) (+ bias), then
 // masked, then softmax over keys. Options, all combinable:
 //   kv_index  (B, M): image b's keys/values are tokens kv_index[b][0..M) (MP3 context);
-//             NULL means all T tokens (M must equal T).
+//             NULL means all T tokens (M must equal T). A token must not repeat within an
+//             image (MP3 context sets never do): the CUDA backend writes each key token's
+//             dk/dv rows from one thread per slot; the CPU backend happens to sum repeats.
 //   bias      (H, T, T): added to the score of (query token i, key token j) — j is the
 //             token index, not the position in kv_index. NULL = no bias.
 //   group     (B, T) ids: key token j visible to query i iff group[j] < group[i] (LT) or
@@ -33,6 +35,11 @@ typedef struct {
     const int *group;
     int mask_mode; // ATTN_MASK_NONE / LT / LE (group must be non-NULL unless NONE)
 } attention_desc;
+
+// Dies (exit 1: a programming error) naming `who` when d's shapes or options are
+// inconsistent: B, T, C, H >= 1 with H dividing C; M == T without kv_index; a known mask mode
+// with group ids. Pointer contents (kv_index's range) are each backend's to check where it can.
+void attention_desc_check(const attention_desc *d, const char *who);
 
 typedef struct ops_backend {
     const char *name;

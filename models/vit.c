@@ -168,13 +168,6 @@ static void declare_acts(vit *m) {
         A_NOGRAD(ln1_rstd, "norm1.rstd", BT);
         A(qkv, "qkv", 3 * BTd);
         A_NOGRAD(att, "attn.probs", B * c->heads * T * m->M_alloc);
-        if (masked) {
-            A(q, "attn.q", BTd);
-            A(ln1_ctx, "norm1.context", BM * d);
-            A(kv, "attn.kv", BM * 2 * d);
-        } else {
-            a->q = a->ln1_ctx = a->kv = -1;
-        }
         if (c->pos == POS_RELBIAS) {
             A(bias, "attn.bias", (size_t)c->heads * T * T);
         } else {
@@ -209,6 +202,9 @@ static void declare_acts(vit *m) {
     m->a_feat = add_act(t, "features", B * d);
     m->a_logits = add_act(t, "logits", c->pos_head ? BT * m->N : B * c->num_classes);
     m->a_context = masked ? add_act_nograd(t, "context", BM) : -1;
+    m->a_mask_q = masked ? add_act(t, "attn.q", BTd) : -1;
+    m->a_mask_ln1_ctx = masked ? add_act(t, "norm1.context", BM * d) : -1;
+    m->a_mask_kv = masked ? add_act(t, "attn.kv", BM * 2 * d) : -1;
     m->a_rel_index = c->pos == POS_RELBIAS ? add_act_nograd(t, "rel_index", T * T) : -1;
     m->a_bias_scratch = c->pos == POS_RELBIAS ? add_act_nograd(t, "attn.bias_scratch", B * c->heads * T * m->M_alloc) : -1;
     // Token index 0 for every image (the cls gather). The arena is zeroed at allocation and
@@ -356,10 +352,11 @@ static void qkv_forward(vit *m, const vit_block_params *p, const vit_block_acts 
     }
     const int *ctx = (const int *)ACT(m->a_context);
     const float *w = PARAM(p->qkv_w), *bias = PARAM(p->qkv_b); // rows [0, d) = q, [d, 3d) = k|v
-    ops->linear_forward(ACT(a->q), ACT(a->ln1), w, bias, BT, d, d);
-    ops->gather_tokens_forward(ACT(a->ln1_ctx), ACT(a->ln1), ctx, B, T, M, d);
-    ops->linear_forward(ACT(a->kv), ACT(a->ln1_ctx), w + (size_t)d * d, bias + d, B * M, d, 2 * d);
-    ops->qkv_pack_forward(ACT(a->qkv), ACT(a->q), ACT(a->kv), ctx, B, T, M, d);
+    float *q = ACT(m->a_mask_q), *ln1_ctx = ACT(m->a_mask_ln1_ctx), *kv = ACT(m->a_mask_kv);
+    ops->linear_forward(q, ACT(a->ln1), w, bias, BT, d, d);
+    ops->gather_tokens_forward(ln1_ctx, ACT(a->ln1), ctx, B, T, M, d);
+    ops->linear_forward(kv, ln1_ctx, w + (size_t)d * d, bias + d, B * M, d, 2 * d);
+    ops->qkv_pack_forward(ACT(a->qkv), q, kv, ctx, B, T, M, d);
 }
 
 static void qkv_backward(vit *m, const vit_block_params *p, const vit_block_acts *a, int B) {
@@ -372,10 +369,18 @@ static void qkv_backward(vit *m, const vit_block_params *p, const vit_block_acts
     const int *ctx = (const int *)ACT(m->a_context);
     const float *w = PARAM(p->qkv_w);
     float *dw = GRAD(p->qkv_w), *db = GRAD(p->qkv_b);
-    ops->qkv_pack_backward(DACT(a->q), DACT(a->kv), DACT(a->qkv), ctx, B, T, M, d);
-    ops->linear_backward(DACT(a->ln1_ctx), dw + (size_t)d * d, db + d, DACT(a->kv), ACT(a->ln1_ctx), w + (size_t)d * d, B * M, d, 2 * d);
-    ops->gather_tokens_backward(DACT(a->ln1), DACT(a->ln1_ctx), ctx, B, T, M, d);
-    ops->linear_backward(DACT(a->ln1), dw, db, DACT(a->q), ACT(a->ln1), w, BT, d, d);
+    // The shared transients: the forward's values belong to the last block, and their
+    // gradients accumulate, so re-gather this block's LN1 context and zero the gradients.
+    float *ln1_ctx = ACT(m->a_mask_ln1_ctx);
+    float *dq = DACT(m->a_mask_q), *dln1_ctx = DACT(m->a_mask_ln1_ctx), *dkv = DACT(m->a_mask_kv);
+    ops->gather_tokens_forward(ln1_ctx, ACT(a->ln1), ctx, B, T, M, d);
+    ops->zero(dq, (size_t)BT * d);
+    ops->zero(dln1_ctx, (size_t)B * M * d);
+    ops->zero(dkv, (size_t)B * M * 2 * d);
+    ops->qkv_pack_backward(dq, dkv, DACT(a->qkv), ctx, B, T, M, d);
+    ops->linear_backward(dln1_ctx, dw + (size_t)d * d, db + d, dkv, ln1_ctx, w + (size_t)d * d, B * M, d, 2 * d);
+    ops->gather_tokens_backward(DACT(a->ln1), dln1_ctx, ctx, B, T, M, d);
+    ops->linear_backward(DACT(a->ln1), dw, db, dq, ACT(a->ln1), w, BT, d, d);
 }
 
 static rng_addr site(rng_addr base, uint32_t purpose, uint32_t index) {

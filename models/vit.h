@@ -51,10 +51,9 @@ typedef struct {
 typedef struct {
     int ln1, ln1_mean, ln1_rstd, qkv, att, attn, proj, proj_drop, proj_mask, res1;
     int ln2, ln2_mean, ln2_rstd, fc1, gelu, fc2, fc2_drop, fc2_mask, res2, keep1, keep2;
-    int q, ln1_ctx, kv; // masked attention: q (B, T, C), LN1 of the context (B, M, C), its k|v (B, M, 2C)
     int bias;           // relbias: the expanded bias (H, T, T)
     // proj_drop/fc2_drop/..._mask are -1 without dropout (the branch is then proj/fc2 itself);
-    // q/ln1_ctx/kv are -1 without context_tokens, bias -1 without relbias
+    // bias -1 without relbias
 } vit_block_acts; // indices into the activation table
 
 typedef struct {
@@ -85,6 +84,11 @@ typedef struct {
     int a_pos_fixed;               // sin1d: the (T, d) table
     int a_pos_x, a_pos_y;          // sin2d / cape: positions (B, N) of the last forward
     int a_rope_cos, a_rope_sin;    // rope: (N, head_dim / 2) rotation tables
+    // Masked (MP3) attention transients, one set shared by every block (-1 without
+    // context_tokens): q (B, T, C), LN1 of the context tokens (B, M, C) and their k|v
+    // (B, M, 2C) live only until qkv_pack (forward) or the qkv projection's backward, so no
+    // block keeps its own; the backward re-gathers LN1 of the context from the block's LN1.
+    int a_mask_q, a_mask_ln1_ctx, a_mask_kv;
     vit_block_acts *block_acts;
     int training_dropout;          // the last forward applied dropout (backward must undo it)
 } vit;

@@ -24,5 +24,8 @@ set grid
 set key below noenhanced
 if (logy) { set logscale y }
 if (exists('logx') && logx) { set logscale x }
-if (marks) { set style data linespoints } else { set style data lines }
-plot for [i=1:nlines] datafile index (i-1) using 1:2 lw 2 pt 7 ps 0.8 title value(sprintf('title%d', i))
+if (marks) {
+    plot for [i=1:nlines] datafile index (i-1) using 1:2 with linespoints lw 2 pt 7 ps 0.8 title value(sprintf('title%d', i))
+} else {
+    plot for [i=1:nlines] datafile index (i-1) using 1:2 with lines lw 2 title value(sprintf('title%d', i))
+}

@@ -1,0 +1,79 @@
+// core/cuda/ops_cuda_internal.cuh — the CUDA op functions, one per entry of core/ops.h's
+// ops_backend, gathered into `ops_cuda` by ops_cuda.cu. Contracts are core/ops.h's; every
+// pointer is a device pointer. Files: dense_cuda.cu (linear, layernorm, GELU, residual,
+// dropout, losses, optimizer math), tokens_cuda.cu (token bookkeeping, resizing, position
+// encodings), attention_cuda.cu (attention).
+#pragma once
+#include "cuda_common.cuh"
+
+// dense_cuda.cu
+void cuda_zero(float *x, size_t n);
+void cuda_linear_forward(float *out, const float *in, const float *weight, const float *bias,
+                         int N, int IC, int OC);
+void cuda_linear_backward(float *din, float *dweight, float *dbias, const float *dout,
+                          const float *in, const float *weight, int N, int IC, int OC);
+void cuda_layernorm_forward(float *out, float *mean, float *rstd, const float *in,
+                            const float *weight, const float *bias, int N, int C);
+void cuda_layernorm_backward(float *din, float *dweight, float *dbias, const float *dout,
+                             const float *in, const float *weight, const float *mean,
+                             const float *rstd, int N, int C);
+void cuda_gelu_forward(float *out, const float *in, size_t n);
+void cuda_gelu_backward(float *din, const float *dout, const float *in, size_t n);
+void cuda_residual_forward(float *out, const float *x, const float *branch,
+                           const float *keep_scale, int B, size_t S);
+void cuda_residual_backward(float *dx, float *dbranch, const float *dout,
+                            const float *keep_scale, int B, size_t S);
+void cuda_drop_path_scales(float *keep_scale, int B, float p, rng_addr addr);
+void cuda_dropout_forward(float *out, float *mask, const float *in, size_t n, float p,
+                          rng_addr addr);
+void cuda_dropout_backward(float *din, const float *dout, const float *mask, size_t n);
+void cuda_softmax_xent_forward(float *loss, float *probs, const float *logits, const int *target,
+                               int N, int K, float smoothing);
+void cuda_softmax_xent_backward(float *dlogits, const float *probs, const int *target, int N,
+                                int K, float smoothing, float scale);
+void cuda_mse_forward(float *loss, const float *pred, const float *target, int N, int D);
+void cuda_mse_backward(float *dpred, const float *pred, const float *target, int N, int D,
+                       float scale);
+double cuda_sum_squares(const float *x, size_t n);
+void cuda_scale(float *x, size_t n, float s);
+void cuda_adamw_update(float *param, const float *grad, float *m, float *v, size_t n, float lr,
+                       float beta1, float beta2, float eps, float weight_decay, int t);
+
+// tokens_cuda.cu
+void cuda_patchify(float *patches, const float *images, int B, int Cin, int H, int W, int p);
+void cuda_embed_tokens_forward(float *x, const float *patch, const float *cls, const float *pos,
+                               int B, int N, int C);
+void cuda_embed_tokens_backward(float *dpatch, float *dcls, float *dpos, const float *dx, int B,
+                                int N, int C, int has_cls);
+void cuda_gather_tokens_forward(float *out, const float *in, const int *idx, int B, int T, int M,
+                                int C);
+void cuda_gather_tokens_backward(float *din, const float *dout, const int *idx, int B, int T,
+                                 int M, int C);
+void cuda_scatter_tokens_forward(float *out, const float *in, const int *idx, int B, int T, int M,
+                                 int C);
+void cuda_scatter_tokens_backward(float *din, const float *dout, const int *idx, int B, int T,
+                                  int M, int C);
+void cuda_qkv_pack_forward(float *qkv, const float *q, const float *kv, const int *idx, int B,
+                           int T, int M, int C);
+void cuda_qkv_pack_backward(float *dq, float *dkv, const float *dqkv, const int *idx, int B,
+                            int T, int M, int C);
+void cuda_bias_gather_forward(float *out, const float *table, const int *index, int H, int E,
+                              int K);
+void cuda_bias_gather_backward(float *dtable, const float *dout, const int *index, int H, int E,
+                               int K);
+void cuda_mean_pool_forward(float *out, const float *in, int B, int T, int C, int t0);
+void cuda_mean_pool_backward(float *din, const float *dout, int B, int T, int C, int t0);
+void cuda_resize2d_forward(float *out, const float *in, const float *wy, const float *wx, int P,
+                           int H, int W, int OH, int OW, int C);
+void cuda_resize2d_backward(float *din, const float *dout, const float *wy, const float *wx,
+                            int P, int H, int W, int OH, int OW, int C);
+void cuda_sincos2d_add(float *x, const float *px, const float *py, int B, int T, int C, int t0);
+void cuda_rope_forward(float *qkv, const float *cos_table, const float *sin_table, int B, int T,
+                       int C, int H, int t0);
+void cuda_rope_backward(float *dqkv, const float *cos_table, const float *sin_table, int B, int T,
+                        int C, int H, int t0);
+
+// attention_cuda.cu
+void cuda_attention_forward(float *out, float *probs, const float *qkv, const attention_desc *d);
+void cuda_attention_backward(float *dqkv, float *dbias, float *scratch, const float *dout,
+                             const float *qkv, const float *probs, const attention_desc *d);

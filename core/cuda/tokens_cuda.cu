@@ -1,0 +1,477 @@
+// core/cuda/tokens_cuda.cu — CUDA token bookkeeping (patchify, embed, gather/scatter, qkv
+// pack, relative-bias gather, mean pool), separable resizing (resize2d) and the position
+// encodings applied to activations (sincos2d_add, rope). Contracts are core/ops.h's; every
+// pointer is a device pointer; kernels run on the default stream in call order.
+// Determinism: no atomics. Every output element is written by exactly one thread, and every
+// reduction (embed's batch sums, gather/bias-gather backward, mean pool, resize) is a loop
+// in one thread (or one warp walking its lanes in order) in the CPU backend's summation
+// order, starting from the value already in the gradient buffer as the CPU does. Products
+// and sums that the CPU forms as separate float (or double) operations use the explicit
+// round-to-nearest intrinsics (__fmul_rn, __fadd_rn, __dmul_rn, ...) so nvcc cannot fuse
+// them into FMAs: the GPU then rounds exactly where the CPU does (core/ops_cpu.c,
+// core/resize_cpu.c, core/posenc_cpu.c are built with -std=c11, i.e. without contraction).
+#include "ops_cuda_internal.cuh"
+
+#define TOKENS_THREADS 256
+
+// Flat index of this thread over a 1-D grid.
+static __device__ __forceinline__ size_t flat_index(void) {
+    return (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+}
+
+// ---------------------------------------------------------------- patchify
+// images (B, Cin, H, W) -> patches (B, N, D), N = (H/p)(W/p), D = Cin·p·p in (c, py, px) order
+static __global__ void patchify_kernel(float *patches, const float *images, int B, int Cin, int H,
+                                       int W, int p) {
+    const int gw = W / p, N = (H / p) * gw, D = Cin * p * p;
+    const size_t total = (size_t)B * N * D, idx = flat_index();
+    if (idx >= total) return;
+    const int d = (int)(idx % D), n = (int)((idx / D) % N);
+    const size_t b = idx / ((size_t)N * D);
+    const int c = d / (p * p), py = (d / p) % p, px = d % p;
+    const int y = (n / gw) * p + py, x = (n % gw) * p + px;
+    patches[idx] = images[((b * Cin + c) * H + y) * W + x];
+}
+
+void cuda_patchify(float *patches, const float *images, int B, int Cin, int H, int W, int p) {
+    const size_t total = (size_t)B * (H / p) * (W / p) * Cin * p * p;
+    patchify_kernel<<<cuda_blocks(total, TOKENS_THREADS), TOKENS_THREADS>>>(patches, images, B, Cin,
+                                                                            H, W, p);
+    CUDA_LAUNCH_CHECK();
+}
+
+// ---------------------------------------------------------------- embed tokens
+// x (B, T, C) = [cls; patch (B, N, C)] (+ pos (T, C)), T = N + t0
+static __global__ void embed_tokens_forward_kernel(float *x, const float *patch, const float *cls,
+                                                   const float *pos, int B, int N, int C) {
+    const int t0 = cls ? 1 : 0, T = N + t0;
+    const size_t total = (size_t)B * T * C, idx = flat_index();
+    if (idx >= total) return;
+    const int c = (int)(idx % C), t = (int)((idx / C) % T);
+    const size_t b = idx / ((size_t)T * C);
+    float v = t < t0 ? cls[c] : patch[(b * N + (t - t0)) * C + c];
+    if (pos) v = __fadd_rn(v, pos[(size_t)t * C + c]);
+    x[idx] = v;
+}
+
+// dpatch (B, N, C) += dx[:, t0:, :] with dx (B, T, C)
+static __global__ void embed_dpatch_kernel(float *dpatch, const float *dx, int B, int N, int C,
+                                           int t0) {
+    const int T = N + t0;
+    const size_t total = (size_t)B * N * C, idx = flat_index();
+    if (idx >= total) return;
+    const size_t b = idx / ((size_t)N * C), rest = idx % ((size_t)N * C); // rest = n·C + c
+    dpatch[idx] = __fadd_rn(dpatch[idx], dx[(b * T + t0) * C + rest]);
+}
+
+// dst (n) += Σ_b src[b·stride + i] for b = 0..B-1 in order (dpos: n = T·C; dcls: n = C)
+static __global__ void batch_sum_kernel(float *dst, const float *src, int B, size_t stride,
+                                        size_t n) {
+    const size_t i = flat_index();
+    if (i >= n) return;
+    float acc = dst[i];
+    for (int b = 0; b < B; b++) acc = __fadd_rn(acc, src[(size_t)b * stride + i]);
+    dst[i] = acc;
+}
+
+void cuda_embed_tokens_forward(float *x, const float *patch, const float *cls, const float *pos,
+                               int B, int N, int C) {
+    const size_t total = (size_t)B * (N + (cls ? 1 : 0)) * C;
+    embed_tokens_forward_kernel<<<cuda_blocks(total, TOKENS_THREADS), TOKENS_THREADS>>>(
+        x, patch, cls, pos, B, N, C);
+    CUDA_LAUNCH_CHECK();
+}
+
+void cuda_embed_tokens_backward(float *dpatch, float *dcls, float *dpos, const float *dx, int B,
+                                int N, int C, int has_cls) {
+    const int t0 = has_cls ? 1 : 0, T = N + t0;
+    const size_t row = (size_t)T * C; // one image of dx
+    if (dpatch) {
+        const size_t total = (size_t)B * N * C;
+        embed_dpatch_kernel<<<cuda_blocks(total, TOKENS_THREADS), TOKENS_THREADS>>>(dpatch, dx, B,
+                                                                                    N, C, t0);
+        CUDA_LAUNCH_CHECK();
+    }
+    if (dpos) {
+        batch_sum_kernel<<<cuda_blocks(row, TOKENS_THREADS), TOKENS_THREADS>>>(dpos, dx, B, row,
+                                                                               row);
+        CUDA_LAUNCH_CHECK();
+    }
+    if (dcls && has_cls) {
+        batch_sum_kernel<<<cuda_blocks((size_t)C, TOKENS_THREADS), TOKENS_THREADS>>>(
+            dcls, dx, B, row, (size_t)C);
+        CUDA_LAUNCH_CHECK();
+    }
+}
+
+// ---------------------------------------------------------------- gather / scatter
+// out (B, M, C) = in (B, T, C)[b, idx[b, m], :]
+static __global__ void gather_tokens_forward_kernel(float *out, const float *in, const int *idx_bm,
+                                                    int B, int T, int M, int C) {
+    const size_t total = (size_t)B * M * C, idx = flat_index();
+    if (idx >= total) return;
+    const int c = (int)(idx % C);
+    const size_t bm = idx / C, b = bm / M; // bm = b·M + m
+    out[idx] = in[(b * T + idx_bm[bm]) * C + c];
+}
+
+// din (B, T, C) += Σ_{m: idx[b,m] = t} dout (B, M, C)[b, m, :], m = 0..M-1 in order
+// (indices may repeat: one thread per din element scans the image's index row)
+static __global__ void gather_tokens_backward_kernel(float *din, const float *dout,
+                                                     const int *idx_bm, int B, int T, int M,
+                                                     int C) {
+    const size_t total = (size_t)B * T * C, idx = flat_index();
+    if (idx >= total) return;
+    const int c = (int)(idx % C), t = (int)((idx / C) % T);
+    const size_t b = idx / ((size_t)T * C);
+    const int *row = idx_bm + b * M;
+    float acc = din[idx];
+    for (int m = 0; m < M; m++)
+        if (row[m] == t) acc = __fadd_rn(acc, dout[(b * M + m) * C + c]);
+    din[idx] = acc;
+}
+
+// out (B, T, C)[b, idx[b, m], :] = in (B, M, C)[b, m, :] (idx must not repeat in an image)
+static __global__ void scatter_tokens_forward_kernel(float *out, const float *in, const int *idx_bm,
+                                                     int B, int T, int M, int C) {
+    const size_t total = (size_t)B * M * C, idx = flat_index();
+    if (idx >= total) return;
+    const int c = (int)(idx % C);
+    const size_t bm = idx / C, b = bm / M;
+    out[(b * T + idx_bm[bm]) * C + c] = in[idx];
+}
+
+// din (B, M, C) += dout (B, T, C)[b, idx[b, m], :]
+static __global__ void scatter_tokens_backward_kernel(float *din, const float *dout,
+                                                      const int *idx_bm, int B, int T, int M,
+                                                      int C) {
+    const size_t total = (size_t)B * M * C, idx = flat_index();
+    if (idx >= total) return;
+    const int c = (int)(idx % C);
+    const size_t bm = idx / C, b = bm / M;
+    din[idx] = __fadd_rn(din[idx], dout[(b * T + idx_bm[bm]) * C + c]);
+}
+
+void cuda_gather_tokens_forward(float *out, const float *in, const int *idx, int B, int T, int M,
+                                int C) {
+    const size_t total = (size_t)B * M * C;
+    gather_tokens_forward_kernel<<<cuda_blocks(total, TOKENS_THREADS), TOKENS_THREADS>>>(
+        out, in, idx, B, T, M, C);
+    CUDA_LAUNCH_CHECK();
+}
+
+void cuda_gather_tokens_backward(float *din, const float *dout, const int *idx, int B, int T,
+                                 int M, int C) {
+    const size_t total = (size_t)B * T * C;
+    gather_tokens_backward_kernel<<<cuda_blocks(total, TOKENS_THREADS), TOKENS_THREADS>>>(
+        din, dout, idx, B, T, M, C);
+    CUDA_LAUNCH_CHECK();
+}
+
+void cuda_scatter_tokens_forward(float *out, const float *in, const int *idx, int B, int T, int M,
+                                 int C) {
+    const size_t total = (size_t)B * M * C;
+    scatter_tokens_forward_kernel<<<cuda_blocks(total, TOKENS_THREADS), TOKENS_THREADS>>>(
+        out, in, idx, B, T, M, C);
+    CUDA_LAUNCH_CHECK();
+}
+
+void cuda_scatter_tokens_backward(float *din, const float *dout, const int *idx, int B, int T,
+                                  int M, int C) {
+    const size_t total = (size_t)B * M * C;
+    scatter_tokens_backward_kernel<<<cuda_blocks(total, TOKENS_THREADS), TOKENS_THREADS>>>(
+        din, dout, idx, B, T, M, C);
+    CUDA_LAUNCH_CHECK();
+}
+
+// ---------------------------------------------------------------- qkv pack (MP3)
+// qkv (B, T, 3C)[..., 0:C] = q (B, T, C)
+static __global__ void qkv_pack_q_kernel(float *qkv, const float *q, int B, int T, int C) {
+    const size_t total = (size_t)B * T * C, idx = flat_index();
+    if (idx >= total) return;
+    const size_t bt = idx / C, c = idx % C;
+    qkv[bt * 3 * C + c] = q[idx];
+}
+
+// qkv (B, T, 3C)[b, idx[b, m], C:3C] = kv (B, M, 2C)[b, m, :]
+static __global__ void qkv_pack_kv_kernel(float *qkv, const float *kv, const int *idx_bm, int B,
+                                          int T, int M, int C) {
+    const size_t C2 = 2 * (size_t)C, total = (size_t)B * M * C2, idx = flat_index();
+    if (idx >= total) return;
+    const size_t bm = idx / C2, c = idx % C2, b = bm / M;
+    qkv[(b * T + idx_bm[bm]) * 3 * C + C + c] = kv[idx];
+}
+
+// dq (B, T, C) += dqkv (B, T, 3C)[..., 0:C]
+static __global__ void qkv_unpack_dq_kernel(float *dq, const float *dqkv, int B, int T, int C) {
+    const size_t total = (size_t)B * T * C, idx = flat_index();
+    if (idx >= total) return;
+    const size_t bt = idx / C, c = idx % C;
+    dq[idx] = __fadd_rn(dq[idx], dqkv[bt * 3 * C + c]);
+}
+
+// dkv (B, M, 2C) += dqkv (B, T, 3C)[b, idx[b, m], C:3C]
+static __global__ void qkv_unpack_dkv_kernel(float *dkv, const float *dqkv, const int *idx_bm,
+                                             int B, int T, int M, int C) {
+    const size_t C2 = 2 * (size_t)C, total = (size_t)B * M * C2, idx = flat_index();
+    if (idx >= total) return;
+    const size_t bm = idx / C2, c = idx % C2, b = bm / M;
+    dkv[idx] = __fadd_rn(dkv[idx], dqkv[(b * T + idx_bm[bm]) * 3 * C + C + c]);
+}
+
+void cuda_qkv_pack_forward(float *qkv, const float *q, const float *kv, const int *idx, int B,
+                           int T, int M, int C) {
+    const size_t nq = (size_t)B * T * C, nkv = (size_t)B * M * 2 * C;
+    qkv_pack_q_kernel<<<cuda_blocks(nq, TOKENS_THREADS), TOKENS_THREADS>>>(qkv, q, B, T, C);
+    CUDA_LAUNCH_CHECK();
+    qkv_pack_kv_kernel<<<cuda_blocks(nkv, TOKENS_THREADS), TOKENS_THREADS>>>(qkv, kv, idx, B, T, M,
+                                                                             C);
+    CUDA_LAUNCH_CHECK();
+}
+
+void cuda_qkv_pack_backward(float *dq, float *dkv, const float *dqkv, const int *idx, int B,
+                            int T, int M, int C) {
+    if (dq) {
+        const size_t nq = (size_t)B * T * C;
+        qkv_unpack_dq_kernel<<<cuda_blocks(nq, TOKENS_THREADS), TOKENS_THREADS>>>(dq, dqkv, B, T,
+                                                                                  C);
+        CUDA_LAUNCH_CHECK();
+    }
+    if (dkv) {
+        const size_t nkv = (size_t)B * M * 2 * C;
+        qkv_unpack_dkv_kernel<<<cuda_blocks(nkv, TOKENS_THREADS), TOKENS_THREADS>>>(
+            dkv, dqkv, idx, B, T, M, C);
+        CUDA_LAUNCH_CHECK();
+    }
+}
+
+// ---------------------------------------------------------------- relative-bias gather
+// out (H, E) = table (H, K)[h, index[e]]
+static __global__ void bias_gather_forward_kernel(float *out, const float *table, const int *index,
+                                                  int H, int E, int K) {
+    const size_t total = (size_t)H * E, idx = flat_index();
+    if (idx >= total) return;
+    const size_t h = idx / E, e = idx % E;
+    out[idx] = table[h * K + index[e]];
+}
+
+// dtable (H, K)[h, k] += Σ_{e: index[e] = k} dout (H, E)[h, e], e = 0..E-1 in order.
+// One warp per (h, k): lanes test 32 consecutive e at a time, then the matches are added in
+// lane (= e) order, every lane keeping the same running sum.
+static __global__ void bias_gather_backward_kernel(float *dtable, const float *dout,
+                                                   const int *index, int H, int E, int K) {
+    const size_t warp = flat_index() / 32;
+    const int lane = threadIdx.x % 32;
+    if (warp >= (size_t)H * K) return; // whole warps leave together (blockDim is a multiple of 32)
+    const size_t h = warp / K;
+    const int k = (int)(warp % K);
+    const float *drow = dout + h * E;
+    float acc = dtable[warp];
+    for (int e0 = 0; e0 < E; e0 += 32) {
+        const int e = e0 + lane;
+        const bool hit = e < E && index[e] == k;
+        const float v = hit ? drow[e] : 0.0f;
+        unsigned mask = __ballot_sync(0xffffffffu, hit);
+        while (mask) { // warp-uniform: every lane runs the same iterations
+            const int src = __ffs(mask) - 1;
+            acc = __fadd_rn(acc, __shfl_sync(0xffffffffu, v, src));
+            mask &= mask - 1;
+        }
+    }
+    if (lane == 0) dtable[warp] = acc;
+}
+
+void cuda_bias_gather_forward(float *out, const float *table, const int *index, int H, int E,
+                              int K) {
+    const size_t total = (size_t)H * E;
+    bias_gather_forward_kernel<<<cuda_blocks(total, TOKENS_THREADS), TOKENS_THREADS>>>(
+        out, table, index, H, E, K);
+    CUDA_LAUNCH_CHECK();
+}
+
+void cuda_bias_gather_backward(float *dtable, const float *dout, const int *index, int H, int E,
+                               int K) {
+    const size_t threads = (size_t)H * K * 32; // one warp per table entry
+    bias_gather_backward_kernel<<<cuda_blocks(threads, TOKENS_THREADS), TOKENS_THREADS>>>(
+        dtable, dout, index, H, E, K);
+    CUDA_LAUNCH_CHECK();
+}
+
+// ---------------------------------------------------------------- mean pool
+// out (B, C) = (Σ_{t = t0..T-1} in (B, T, C)[b, t, :]) · 1/(T - t0), t in order
+static __global__ void mean_pool_forward_kernel(float *out, const float *in, int B, int T, int C,
+                                                int t0, float inv) {
+    const size_t total = (size_t)B * C, idx = flat_index();
+    if (idx >= total) return;
+    const size_t b = idx / C, c = idx % C;
+    float acc = 0.0f;
+    for (int t = t0; t < T; t++) acc = __fadd_rn(acc, in[(b * T + t) * C + c]);
+    out[idx] = __fmul_rn(acc, inv);
+}
+
+// din (B, T, C)[:, t0:, :] += dout (B, C) · inv
+static __global__ void mean_pool_backward_kernel(float *din, const float *dout, int B, int T, int C,
+                                                 int t0, float inv) {
+    const int N = T - t0;
+    const size_t total = (size_t)B * N * C, idx = flat_index();
+    if (idx >= total) return;
+    const size_t c = idx % C, n = (idx / C) % N, b = idx / ((size_t)N * C);
+    float *dst = din + (b * T + t0 + n) * C + c;
+    *dst = __fadd_rn(*dst, __fmul_rn(dout[b * C + c], inv));
+}
+
+void cuda_mean_pool_forward(float *out, const float *in, int B, int T, int C, int t0) {
+    const float inv = 1.0f / (float)(T - t0); // as the CPU: one float reciprocal
+    const size_t total = (size_t)B * C;
+    mean_pool_forward_kernel<<<cuda_blocks(total, TOKENS_THREADS), TOKENS_THREADS>>>(
+        out, in, B, T, C, t0, inv);
+    CUDA_LAUNCH_CHECK();
+}
+
+void cuda_mean_pool_backward(float *din, const float *dout, int B, int T, int C, int t0) {
+    const float inv = 1.0f / (float)(T - t0);
+    const size_t total = (size_t)B * (T - t0) * C;
+    mean_pool_backward_kernel<<<cuda_blocks(total, TOKENS_THREADS), TOKENS_THREADS>>>(
+        din, dout, B, T, C, t0, inv);
+    CUDA_LAUNCH_CHECK();
+}
+
+// ---------------------------------------------------------------- resize2d
+// As core/resize_cpu.c: the weight of output row i for input row y is wy[i·wy_o + y·wy_i]
+// (forward: wy (OH, H) row-major; backward: the transpose, the same matrix with swapped
+// strides), likewise wx. Each output row/column only visits the input span between its first
+// and last non-zero weight (4 taps for bicubic), which each thread finds by scanning its
+// weight row (H + W reads; no workspace, so nothing is allocated per call). Output element
+// (p, i, j, c) is one thread:
+//   tmp_x = Σ_{y in span_i} wy[i, y]·in[p, y, x, c] (from 0, y increasing), then
+//   out   = out0 + Σ_{x in span_j} wx[j, x]·tmp_x (x increasing, out0 = 0 or the old value),
+// exactly the CPU's operations and order.
+
+// [*lo, *hi) = first and last + 1 non-zero weight of output index o (empty if none)
+static __device__ __forceinline__ void nonzero_span(int *lo, int *hi, const float *w, long so,
+                                                    long si, int o, int n_in) {
+    int a = 0, b = n_in;
+    while (a < n_in && w[o * so + a * si] == 0.0f) a++;
+    while (b > a && w[o * so + (b - 1) * si] == 0.0f) b--;
+    *lo = a;
+    *hi = b;
+}
+
+// out (P, OH, OW, C) (+)= in (P, H, W, C) resampled by (wy, wx)
+static __global__ void resize_kernel(float *out, const float *in, const float *wy, long wy_o,
+                                     long wy_i, const float *wx, long wx_o, long wx_i, int P,
+                                     int H, int W, int OH, int OW, int C, int accumulate) {
+    const size_t total = (size_t)P * OH * OW * C, idx = flat_index();
+    if (idx >= total) return;
+    const int c = (int)(idx % C), j = (int)((idx / C) % OW);
+    const int i = (int)((idx / ((size_t)C * OW)) % OH);
+    const size_t p = idx / ((size_t)C * OW * OH);
+    const float *src = in + p * H * W * C + c; // (H, W) plane of channel c, stride C
+    int y_lo, y_hi, x_lo, x_hi;
+    nonzero_span(&y_lo, &y_hi, wy, wy_o, wy_i, i, H);
+    nonzero_span(&x_lo, &x_hi, wx, wx_o, wx_i, j, W);
+    float acc = accumulate ? out[idx] : 0.0f;
+    for (int x = x_lo; x < x_hi; x++) {
+        float tmp = 0.0f;
+        for (int y = y_lo; y < y_hi; y++)
+            tmp = __fadd_rn(tmp, __fmul_rn(wy[i * wy_o + y * wy_i], src[((size_t)y * W + x) * C]));
+        acc = __fadd_rn(acc, __fmul_rn(wx[j * wx_o + x * wx_i], tmp));
+    }
+    out[idx] = acc;
+}
+
+static void resize_run(float *out, const float *in, const float *wy, long wy_o, long wy_i,
+                       const float *wx, long wx_o, long wx_i, int P, int H, int W, int OH, int OW,
+                       int C, int accumulate) {
+    if (P < 1 || H < 1 || W < 1 || OH < 1 || OW < 1 || C < 1)
+        die_fail("resize2d: empty shape (P %d, %d x %d -> %d x %d, C %d)", P, H, W, OH, OW, C);
+    const size_t total = (size_t)P * OH * OW * C;
+    resize_kernel<<<cuda_blocks(total, TOKENS_THREADS), TOKENS_THREADS>>>(
+        out, in, wy, wy_o, wy_i, wx, wx_o, wx_i, P, H, W, OH, OW, C, accumulate);
+    CUDA_LAUNCH_CHECK();
+}
+
+void cuda_resize2d_forward(float *out, const float *in, const float *wy, const float *wx, int P,
+                           int H, int W, int OH, int OW, int C) {
+    // wy (OH, H), wx (OW, W) read row-major
+    resize_run(out, in, wy, H, 1, wx, W, 1, P, H, W, OH, OW, C, 0);
+}
+
+void cuda_resize2d_backward(float *din, const float *dout, const float *wy, const float *wx,
+                            int P, int H, int W, int OH, int OW, int C) {
+    // din (P, H, W, C) += resampling of dout (P, OH, OW, C) by wyᵀ (H, OH), wxᵀ (W, OW)
+    resize_run(din, dout, wy, 1, H, wx, 1, W, P, OH, OW, H, W, C, 1);
+}
+
+// ---------------------------------------------------------------- sin2d (CAPE)
+#define TOKENS_PI 3.14159265358979323846 // M_PI's value
+
+// x (B, T, C)[b, t0 + n, k-1] += cos(phase_k), [.., K+k-1] += sin(phase_k); one thread per
+// (b, n, k), phases in double exactly as core/posenc_cpu.c forms them
+static __global__ void sincos2d_add_kernel(float *x, const float *px, const float *py, int B, int T,
+                                           int C, int t0) {
+    const int K = C / 2, N = T - t0;
+    const size_t total = (size_t)B * N * K, idx = flat_index();
+    if (idx >= total) return;
+    const int i = (int)(idx % K), k = i + 1;
+    const size_t row = idx / K, b = row / N, n = row % N; // row = b·N + n indexes px, py
+    const double rho = __dmul_rn(TOKENS_PI, pow(10.0, 2.0 * k / C));
+    const double wkx = __dmul_rn(rho, cos((double)k)), wky = __dmul_rn(rho, sin((double)k));
+    const double phase = __dadd_rn(__dmul_rn(wkx, (double)px[row]), __dmul_rn(wky,
+        (double)py[row]));
+    double s, c;
+    sincos(phase, &s, &c);
+    float *dst = x + (b * T + t0 + n) * C;
+    dst[i] = __fadd_rn(dst[i], (float)c);
+    dst[K + i] = __fadd_rn(dst[K + i], (float)s);
+}
+
+void cuda_sincos2d_add(float *x, const float *px, const float *py, int B, int T, int C, int t0) {
+    if (C % 2 != 0) die_fail("internal: sincos2d_add needs an even channel count, got %d", C);
+    const long rows = (long)B * (T - t0);
+    if (rows <= 0) return;
+    const size_t total = (size_t)rows * (C / 2);
+    sincos2d_add_kernel<<<cuda_blocks(total, TOKENS_THREADS), TOKENS_THREADS>>>(x, px, py, B, T, C,
+                                                                                t0);
+    CUDA_LAUNCH_CHECK();
+}
+
+// ---------------------------------------------------------------- RoPE
+// qkv (B, T, 3C) in place: channel pair (2j, 2j+1) of head h of q and k on rows t0 + n is
+// rotated by sign·angle[n, j] (tables (N, J), J = Dh/2). One thread per pair: pair index
+// r in [0, C) of a row covers q (r < C/2) then k; its channels are part·C + 2·(h·J + j).
+static __global__ void rope_kernel(float *qkv, const float *cos_table, const float *sin_table,
+                                   int B, int T, int C, int H, int t0, float sign) {
+    const int N = T - t0, half = C / 2, J = (C / H) / 2;
+    const size_t total = (size_t)B * N * C, idx = flat_index();
+    if (idx >= total) return;
+    const int r = (int)(idx % C), part = r / half, q = r % half, j = q % J;
+    const size_t row = idx / C, b = row / N, n = row % N;
+    float *v = qkv + (b * T + t0 + n) * 3 * C + (size_t)part * C + 2 * (size_t)q;
+    const float c = cos_table[n * J + j], s = sign * sin_table[n * J + j];
+    const float a = v[0], bb = v[1];
+    v[0] = __fsub_rn(__fmul_rn(a, c), __fmul_rn(bb, s));
+    v[1] = __fadd_rn(__fmul_rn(a, s), __fmul_rn(bb, c));
+}
+
+static void rope_run(float *qkv, const float *cos_table, const float *sin_table, int B, int T,
+                     int C, int H, int t0, float sign) {
+    if (H < 1 || C % H != 0 || (C / H) % 2 != 0)
+        die_fail("internal: rope needs C %% H == 0 and an even head dimension (C=%d, H=%d)", C, H);
+    const long rows = (long)B * (T - t0);
+    if (rows <= 0) return;
+    const size_t total = (size_t)rows * C; // C / 2 pairs each of q and k
+    rope_kernel<<<cuda_blocks(total, TOKENS_THREADS), TOKENS_THREADS>>>(qkv, cos_table, sin_table,
+                                                                        B, T, C, H, t0, sign);
+    CUDA_LAUNCH_CHECK();
+}
+
+void cuda_rope_forward(float *qkv, const float *cos_table, const float *sin_table, int B, int T,
+                       int C, int H, int t0) {
+    rope_run(qkv, cos_table, sin_table, B, T, C, H, t0, 1.0f);
+}
+
+void cuda_rope_backward(float *dqkv, const float *cos_table, const float *sin_table, int B, int T,
+                        int C, int H, int t0) {
+    rope_run(dqkv, cos_table, sin_table, B, T, C, H, t0, -1.0f);
+}

@@ -1,0 +1,29 @@
+// core/cuda_absent.c — the answers of core/ops_cuda.h in a build without the CUDA backend
+// (nvcc not found): nothing is usable, and asking for device memory is an error.
+#include "ops_cuda.h"
+#ifndef POSBENCH_CUDA
+#include "common.h"
+#include <stdio.h>
+
+int cuda_built(void) { return 0; }
+int cuda_usable(char *why, size_t len) {
+    snprintf(why, len, "this build has no CUDA backend (nvcc was not found when it was built)");
+    return 0;
+}
+const char *cuda_device_name(void) { return ""; }
+void *cuda_alloc(size_t bytes, const char *what) {
+    die_fail("cannot allocate %zu bytes of GPU memory for %s: this build has no CUDA backend", bytes, what);
+}
+void cuda_free(void *p) { (void)p; }
+void cuda_to_device(void *dst, const void *src, size_t bytes) {
+    (void)dst; (void)src; (void)bytes;
+    die_fail("cuda_to_device: this build has no CUDA backend");
+}
+void cuda_to_host(void *dst, const void *src, size_t bytes) {
+    (void)dst; (void)src; (void)bytes;
+    die_fail("cuda_to_host: this build has no CUDA backend");
+}
+void cuda_sync(void) {}
+#else
+typedef int cuda_absent_unused; // ISO C wants a declaration in every translation unit
+#endif

@@ -1,0 +1,33 @@
+// core/ops_cuda.h — the CUDA backend as C sees it: whether it was built, whether a GPU can run
+// it, device memory, and the op table `ops_cuda`. The ops keep core/ops.h's contracts exactly
+// (shapes, accumulation, fixed-order reductions); every pointer an op takes is a device
+// pointer, and ops run on the default stream in call order. Built when nvcc is found
+// (the Makefile defines POSBENCH_CUDA=1 and compiles core/cuda/*.cu); without it,
+// core/cuda_absent.c answers "not built" and `ops_cuda` does not exist.
+#pragma once
+#include <stddef.h>
+#include "ops.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+int cuda_built(void); // 1 when this binary holds the CUDA backend
+// 1 when the CUDA backend is built and a GPU can run it; otherwise 0 and the reason in why.
+int cuda_usable(char *why, size_t len);
+const char *cuda_device_name(void); // the GPU's name once cuda_usable said yes, else ""
+
+// Device memory. Each dies (exit 1) with a message naming `what` and the CUDA error.
+void *cuda_alloc(size_t bytes, const char *what); // zeroed
+void cuda_free(void *p);                          // NULL is fine
+void cuda_to_device(void *dst, const void *src, size_t bytes);
+void cuda_to_host(void *dst, const void *src, size_t bytes);
+void cuda_sync(void); // waits for every op launched so far; dies naming a failed kernel's error
+
+#ifdef POSBENCH_CUDA
+extern const ops_backend ops_cuda;
+#endif
+
+#ifdef __cplusplus
+}
+#endif

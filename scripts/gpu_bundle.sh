@@ -1,0 +1,32 @@
+#!/bin/sh
+# scripts/gpu_bundle.sh — packs what the GPU machine needs to run posbench and its tests into
+# build/gpu-bundle.tar.gz: build/posbench, every test program, the test scripts' inputs, and
+# each shared library they link except glibc's and CUDA's own (the GPU machine has the CUDA
+# driver and toolkit but none of our Debian libraries, and no network). `make gpu-bundle`
+# builds it. On the GPU machine, from the repository root:
+#   mkdir -p /tmp/pb && tar -xzf build/gpu-bundle.tar.gz -C /tmp/pb
+#   /tmp/pb/env.sh build/tests/test_cuda_dense   # env.sh sets LD_LIBRARY_PATH and runs its args
+set -eu
+cd "$(dirname "$0")/.."
+stage=build/gpu-bundle
+rm -rf "$stage" build/gpu-bundle.tar.gz
+mkdir -p "$stage/lib" "$stage/build/tests"
+cp build/posbench "$stage/build/"
+for t in build/tests/test_*; do case "$t" in *.o|*.d) ;; *) cp "$t" "$stage/build/tests/" ;; esac; done
+# Libraries: what ldd resolves for the binaries, minus glibc (the GPU machine's newer one
+# serves) and CUDA's runtime and cuBLAS (the GPU machine's toolkit matches its driver).
+for b in "$stage"/build/posbench "$stage"/build/tests/*; do ldd "$b"; done |
+    awk '/=> \//{print $3}' | sort -u |
+    grep -v -E '/(libc|libm|libdl|libpthread|librt|libresolv|ld-linux[^/]*|libcudart|libcublas|libcublasLt)\.so' |
+    while read -r lib; do cp -L "$lib" "$stage/lib/"; done
+cat > "$stage/env.sh" <<'EOS'
+#!/bin/sh
+# Runs its arguments with the bundle's libraries first, then the CUDA toolkit's.
+here=$(cd "$(dirname "$0")" && pwd)
+cuda=$(dirname "$(dirname "$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)")")
+export LD_LIBRARY_PATH="$here/lib:$cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+exec "$@"
+EOS
+chmod +x "$stage/env.sh"
+tar -czf build/gpu-bundle.tar.gz -C "$stage" .
+echo "gpu-bundle: build/gpu-bundle.tar.gz ($(du -h build/gpu-bundle.tar.gz | cut -f1)); on the GPU machine: mkdir -p /tmp/pb && tar -xzf build/gpu-bundle.tar.gz -C /tmp/pb && /tmp/pb/env.sh /tmp/pb/build/tests/test_cuda_dense"
