@@ -42,6 +42,7 @@ const cfg_key cfg_keys[] = {
     {"objective.label_smoothing", CFG_FLOAT, "0.1", 0, 0.99, NULL, 1, "label smoothing of the cross entropy"},
     {"objective.eta", CFG_FLOAT, "0.5", 0, 0.99, NULL, 1, "MP3 masking ratio: round((1-eta)*N) context patches give keys and values"},
     {"objective.name", CFG_CHOICE, "supervised", 0, 0, "supervised|mp3", 1, "training objective: supervised classification, or mp3 (masked position prediction pretraining; labels unused)"},
+    {"objective.ref_fraction", CFG_FLOAT, "0.0", 0, 1, NULL, 1, "MP3 reference points (the paper's speech variant): this fraction of each image's patches, drawn anew every forward, keeps the position encoding (pe.kind abs, sin1d or sin2d); 0 = none, pe.kind none"},
     {"pe.cape_global_shift", CFG_FLOAT, "0.5", 0, 100, NULL, 1, "cape: global shift bound: per image, x and y each shifted by U(-max, max) (patch centres span [-1, 1])"},
     {"pe.cape_local_shift", CFG_FLOAT, "-1", -1, 100, NULL, 1, "cape: local shift bound: per token, x and y each shifted by U(-max, max) (-1 = 1/grid side, the paper's 1/N)"},
     {"pe.cape_scale", CFG_FLOAT, "1.4", 1, 100, NULL, 1, "cape: global scale bound: per image, log(scale) ~ U(-log max, log max) applied to x and y (1 = off)"},

@@ -1,6 +1,7 @@
 // core/rng.c — Philox4x32-10 (Salmon et al., SC'11) and the draws built on it.
 #include "rng.h"
 #include <math.h>
+#include <stdlib.h>
 
 #define PHILOX_M0 0xD2511F53u
 #define PHILOX_M1 0xCD9E8D57u
@@ -77,6 +78,16 @@ void rng_permutation(rng_stream *s, int n, int *out) {
         int j = (int)rng_below(s, (uint32_t)i + 1);
         int t = out[i]; out[i] = out[j]; out[j] = t;
     }
+}
+
+static int compare_int(const void *a, const void *b) {
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+void rng_sorted_subset(rng_stream *s, int n, int k, int *scratch) {
+    rng_permutation(s, n, scratch);
+    qsort(scratch, (size_t)k, sizeof(int), compare_int);
 }
 
 float rng_uniform_at(uint32_t seed, uint32_t purpose, uint32_t epoch, uint32_t step,

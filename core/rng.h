@@ -17,6 +17,7 @@ typedef enum {
     RNG_MASK = 7,      // objective masks, e.g. MP3 context sets (index = image)
     RNG_POSENC = 8,    // CAPE position augmentation (index = image)
     RNG_RESOLUTION = 9,// UniViT: the training resolution of each batch (index = 0)
+    RNG_REFERENCE = 10,// MP3 reference tokens that keep their position encoding (index = image)
     RNG_TEST = 100,    // tests
 } rng_purpose;
 
@@ -40,6 +41,9 @@ float rng_normal(rng_stream *s);                // standard normal (Box-Muller)
 float rng_trunc_normal(rng_stream *s, float std);
 // Uniform random permutation of 0..n-1 (Fisher-Yates).
 void rng_permutation(rng_stream *s, int n, int *out);
+// Uniform random k-subset of 0..n-1 in ascending order: scratch (n) gets a permutation and
+// its first k entries, sorted, are the subset (scratch[0..k)). 0 <= k <= n.
+void rng_sorted_subset(rng_stream *s, int n, int k, int *scratch);
 
 // Stateless single value: the `which`-th uniform of stream (seed, purpose, epoch, step, index).
 // Used by element-parallel ops (dropout) so that any thread computes any element.

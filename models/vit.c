@@ -22,6 +22,12 @@ const char *vit_resolution_error(const vit_config *c, int size, const char *key)
         snprintf(msg, sizeof msg, "%s: image size %d is larger than the %d the model was built for", key, size, max_size(c));
         return msg;
     }
+    int grid = size / c->patch;
+    if (c->ref_tokens > grid * grid) {
+        snprintf(msg, sizeof msg, "%s: image size %d has %d patches, fewer than the %d reference tokens", key, size,
+                 grid * grid, c->ref_tokens);
+        return msg;
+    }
     return NULL;
 }
 
@@ -59,7 +65,14 @@ const char *vit_config_error(const vit_config *c) {
     if (c->pos == POS_CAPE && (c->cape_global_shift < 0 || c->cape_scale < 1 ||
                                (c->cape_local_shift < 0 && c->cape_local_shift != -1.0f)))
         return "pe.cape_global_shift must be >= 0, pe.cape_local_shift >= 0 or -1 (= 1/grid), pe.cape_scale >= 1";
-    int T = (c->image_size / c->patch) * (c->image_size / c->patch) + (c->cls ? 1 : 0);
+    int N = (c->image_size / c->patch) * (c->image_size / c->patch), T = N + (c->cls ? 1 : 0);
+    if (c->ref_tokens < 0 || c->ref_tokens > N) {
+        snprintf(msg, sizeof msg, "%d reference tokens: must be in [0, %d] (the patches of one image)", c->ref_tokens, N);
+        return msg;
+    }
+    if (c->ref_tokens > 0 && c->pos != POS_ABS && c->pos != POS_SIN1D && c->pos != POS_SIN2D)
+        return "reference tokens (objective.ref_fraction > 0) keep a position encoding that every token could have: "
+               "pe.kind must be abs, sin1d or sin2d";
     if (c->context_tokens < 0 || c->context_tokens > T) {
         snprintf(msg, sizeof msg, "masked attention with %d key tokens: must be in [1, %d]", c->context_tokens, T);
         return msg;
@@ -151,6 +164,11 @@ static void declare_acts(vit *m) {
     m->a_pos_y = sin2d ? add_act_nograd(t, "pos_y", B * N) : -1;
     m->a_rope_cos = c->pos == POS_ROPE ? add_act_nograd(t, "rope_cos", N * head_pairs) : -1;
     m->a_rope_sin = c->pos == POS_ROPE ? add_act_nograd(t, "rope_sin", N * head_pairs) : -1;
+    int R = c->ref_tokens;
+    size_t BR = B * (size_t)(m->t0 + R); // cls (always) + R patches per image
+    m->a_ref_index = R > 0 ? add_act_nograd(t, "ref_index", BR) : -1;
+    m->a_ref_rows = R > 0 ? add_act_full(m, "ref_rows", BR * d, c->pos == POS_ABS) : -1;
+    m->a_ref_table = R > 0 && c->pos == POS_SIN2D ? add_act_nograd(t, "ref_table", T * d) : -1;
     m->a_x0 = add_act(t, "tokens", BTd);
     m->a_x0_drop = c->dropout > 0 ? add_act(t, "tokens.dropout", BTd) : -1;
     m->a_x0_mask = c->dropout > 0 ? add_act_nograd(t, "tokens.dropout_mask", BTd) : -1;
@@ -291,6 +309,7 @@ void vit_create(vit *m, const vit_config *cfg, const ops_backend *ops, int max_b
     m->grad = xmalloc_aligned(m->params.total * sizeof(float), "gradients");
     m->act = xmalloc_aligned(m->acts.total * sizeof(float), "activations");
     m->dact = xmalloc_aligned(m->act_grads.total * sizeof(float), "activation gradients");
+    m->ref_scratch = cfg->ref_tokens > 0 ? xmalloc((size_t)m->N_max * sizeof(int), "reference draw") : NULL;
     fill_position_tables(m);
     vit_init_params(m, seed);
 }
@@ -302,6 +321,7 @@ void vit_free(vit *m) {
     free(m->dact);
     free(m->blocks);
     free(m->block_acts);
+    free(m->ref_scratch);
     tensor_table_free(&m->params);
     tensor_table_free(&m->acts);
     tensor_table_free(&m->act_grads);
@@ -437,6 +457,41 @@ static void position_table_backward(vit *m) {
                               m->grid, m->grid, d);
 }
 
+// Reference tokens: the (T, d) encoding every token would get (abs, resized when needed;
+// sin1d; sin2d at the grid positions).
+static const float *reference_table(vit *m) {
+    if (m->a_ref_table < 0) return position_table_forward(m);
+    int d = m->cfg.dim;
+    float *table = ACT(m->a_ref_table);
+    m->ops->zero(table, (size_t)m->T * d);
+    posenc_eval_positions(ACT(m->a_pos_x), ACT(m->a_pos_y), 1, m->grid, m->grid);
+    m->ops->sincos2d_add(table, ACT(m->a_pos_x), ACT(m->a_pos_y), 1, m->T, d, m->t0);
+    return table;
+}
+
+// Draws this forward's reference tokens (cls, when there is one, and R patches) and adds
+// their encoding rows: x0[b, ref[b, r]] += table[ref[b, r]]. The rows are gathered from the
+// table viewed as one image of B·R keys.
+static void reference_positions_forward(vit *m, int B, rng_addr rng) {
+    int R = m->t0 + m->cfg.ref_tokens, d = m->cfg.dim;
+    int *ref = (int *)ACT(m->a_ref_index); // (B, R)
+    posenc_reference_tokens(ref, B, m->N, m->t0, m->cfg.ref_tokens, rng.seed, rng.epoch, rng.step, m->ref_scratch);
+    float *rows = ACT(m->a_ref_rows); // (B, R, d)
+    m->ops->gather_tokens_forward(rows, reference_table(m), ref, 1, m->T, B * R, d);
+    m->ops->gather_tokens_backward(ACT(m->a_x0), rows, ref, B, m->T, R, d);
+}
+
+// abs: the reference rows' gradient back to the (possibly resized) table; a token drawn by
+// several images accumulates in image order. sin1d / sin2d learn nothing.
+static void reference_positions_backward(vit *m, int B) {
+    if (m->pos_embed < 0) return;
+    int R = m->t0 + m->cfg.ref_tokens, d = m->cfg.dim;
+    const int *ref = (const int *)ACT(m->a_ref_index);
+    float *drows = DACT(m->a_ref_rows); // (B, R, d), overwritten
+    m->ops->gather_tokens_forward(drows, DACT(m->a_x0), ref, B, m->T, R, d);
+    m->ops->gather_tokens_backward(position_table_grad(m), drows, ref, 1, m->T, B * R, d);
+}
+
 const float *vit_forward(vit *m, int B, int training, rng_addr rng) {
     const ops_backend *ops = m->ops;
     const vit_config *c = &m->cfg;
@@ -449,8 +504,13 @@ const float *vit_forward(vit *m, int B, int training, rng_addr rng) {
 
     ops->patchify(ACT(m->a_patches), ACT(m->a_images), B, c->channels, m->image_size, m->image_size, c->patch);
     ops->linear_forward(ACT(m->a_embed), ACT(m->a_patches), PARAM(m->patch_w), PARAM(m->patch_b), B * N, pd, d);
-    ops->embed_tokens_forward(ACT(m->a_x0), ACT(m->a_embed), OPT_PARAM(m->cls_token), position_table_forward(m), B, N, d);
-    if (m->a_pos_x >= 0) { // sin2d / cape: positions of this forward, then x += sin2d(x, y) on patch rows
+    if (c->ref_tokens > 0) {
+        ops->embed_tokens_forward(ACT(m->a_x0), ACT(m->a_embed), OPT_PARAM(m->cls_token), NULL, B, N, d);
+        reference_positions_forward(m, B, rng);
+    } else {
+        ops->embed_tokens_forward(ACT(m->a_x0), ACT(m->a_embed), OPT_PARAM(m->cls_token), position_table_forward(m), B, N, d);
+    }
+    if (m->a_pos_x >= 0 && c->ref_tokens == 0) { // sin2d / cape: positions of this forward, then x += sin2d(x, y) on patch rows
         int cape = training && c->pos == POS_CAPE;
         if (cape) {
             cape_config cc = {c->cape_global_shift, c->cape_local_shift < 0 ? cape_default_local_shift(m->grid) : c->cape_local_shift,
@@ -561,7 +621,9 @@ void vit_backward(vit *m, int B) {
     }
     if (m->training_dropout)
         ops->dropout_backward(DACT(m->a_x0), DACT(m->a_x0_drop), ACT(m->a_x0_mask), (size_t)BT * d);
-    ops->embed_tokens_backward(DACT(m->a_embed), OPT_GRAD(m->cls_token), position_table_grad(m), DACT(m->a_x0), B, N, d, c->cls);
+    ops->embed_tokens_backward(DACT(m->a_embed), OPT_GRAD(m->cls_token), c->ref_tokens > 0 ? NULL : position_table_grad(m),
+                               DACT(m->a_x0), B, N, d, c->cls);
+    if (c->ref_tokens > 0) reference_positions_backward(m, B);
     position_table_backward(m);
     ops->linear_backward(NULL, GRAD(m->patch_w), GRAD(m->patch_b), DACT(m->a_embed), ACT(m->a_patches), PARAM(m->patch_w), B * N, pd, d);
 }

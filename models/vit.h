@@ -10,6 +10,9 @@
 // abs is resized bicubically to the new grid (cls row kept; differentiable, so UniViT can train
 // through it), relbias offsets beyond the table are clipped to its edge, sin1d/sin2d/cape/rope
 // are computed for the new grid.
+// Reference tokens (cfg.ref_tokens = R > 0, MP3's speech variant): only R random patch tokens
+// per image (and cls, which keeps its own row as always) get the position encoding; the rest
+// carry none.
 // MP3's masked attention: with a context of M < T key tokens per image (vit_context), queries
 // come from all T tokens but keys and values are computed for the M context tokens only, so
 // the qkv projection costs T·d² + 2·M·d² and attention T×M.
@@ -39,6 +42,10 @@ typedef struct {
     int pos_head;              // 1: MP3 position head Linear(d, N) on every token instead of the classifier
     int context_tokens;        // > 0: size the arena for masked attention with this many key tokens
                                // (cls included) at max_batch; 0: full attention only
+    int ref_tokens;            // > 0: the position encoding (abs, sin1d or sin2d) is added only to
+                               // this many patch tokens per image, drawn anew in every forward at
+                               // (rng.seed, RNG_REFERENCE, rng.epoch, rng.step, image): MP3's
+                               // reference points (speech variant); 0: to every token
     float drop_path;           // stochastic depth of the last block (linear in depth from 0)
     float dropout;             // dropout after the embedding and on each residual branch
 } vit_config;
@@ -84,6 +91,10 @@ typedef struct {
     int a_pos_fixed;               // sin1d: the (T, d) table
     int a_pos_x, a_pos_y;          // sin2d / cape: positions (B, N) of the last forward
     int a_rope_cos, a_rope_sin;    // rope: (N, head_dim / 2) rotation tables
+    int a_ref_index;               // ref_tokens: (B, t0 + R) token indices: cls, then the references (ints)
+    int a_ref_rows;                //   (B, t0 + R, d) the encoding rows added to them
+    int a_ref_table;               //   sin2d: the (T, d) table of the grid positions
+    int *ref_scratch;              //   (N_max) ints for drawing the references
     // Masked (MP3) attention transients, one set shared by every block (-1 without
     // context_tokens): q (B, T, C), LN1 of the context tokens (B, M, C) and their k|v
     // (B, M, 2C) live only until qkv_pack (forward) or the qkv projection's backward, so no

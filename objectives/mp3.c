@@ -11,9 +11,10 @@ int mp3_context_patches(int N, double eta) {
     return M < 1 ? 1 : (M > N ? N : M);
 }
 
-static int compare_int(const void *a, const void *b) {
-    int x = *(const int *)a, y = *(const int *)b;
-    return (x > y) - (x < y);
+int mp3_reference_patches(int N, double fraction) {
+    if (fraction <= 0.0) return 0;
+    int R = (int)lround(fraction * N);
+    return R < 1 ? 1 : (R > N ? N : R);
 }
 
 void mp3_sample_context(int *context, int B, int N, int t0, int Mp, uint32_t seed, uint32_t epoch,
@@ -25,8 +26,7 @@ void mp3_sample_context(int *context, int B, int N, int t0, int Mp, uint32_t see
 #pragma omp for schedule(static)
         for (int b = 0; b < B; b++) {
             rng_stream s = rng_stream_make(seed, RNG_MASK, epoch, step, first_index + (uint32_t)b);
-            rng_permutation(&s, N, perm);
-            qsort(perm, (size_t)Mp, sizeof(int), compare_int);
+            rng_sorted_subset(&s, N, Mp, perm);
             int *out = context + (size_t)b * M;
             if (t0) out[0] = 0;
             for (int m = 0; m < Mp; m++) out[t0 + m] = t0 + perm[m];

@@ -19,6 +19,12 @@ typedef struct {
 
 // Context patches for masking ratio eta: round((1-eta)·N), at least 1.
 int mp3_context_patches(int N, double eta);
+// Reference patches (the paper's speech variant: "a random 5% of frames keep their position
+// embedding"): round(fraction·N), at least 1 when fraction > 0, 0 when fraction = 0. The
+// model draws which ones (vit_config.ref_tokens). posbench choice: reference tokens stay
+// prediction targets like every other patch (their answer is in their input, so with
+// fraction f position accuracy can rise by up to f from them alone).
+int mp3_reference_patches(int N, double fraction);
 // Fills context (B, t0 + Mp) with token indices: cls (0) first when t0 = 1, then the first
 // Mp entries of image b's permutation of 0..N-1 (shifted by t0), in ascending order. Image b
 // draws from rng_stream_make(seed, RNG_MASK, epoch, step, first_index + b), so the set does

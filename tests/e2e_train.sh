@@ -144,6 +144,18 @@ check "mp3 pretraining: position curve (10 test etas), samples, final line" $? "
 $PB train objective.name=mp3 pe.kind=abs $MP3CFG --out "$T/mp3bad" >"$T/mp3bad.out" 2>&1; rc=$?
 [ $rc -eq 2 ] && grep -q "valid with mp3: none" "$T/mp3bad.out"
 check "mp3 with a position encoding is refused" $? "exit $rc: $(head -c 160 "$T/mp3bad.out")"
+# The speech variant: a fraction of the patches keep their encoding as reference points.
+$PB train $MP3CFG objective.name=mp3 objective.eta=0 objective.ref_fraction=0.25 pe.kind=sin2d eval.position_limit=100 \
+    eval.samples=0 --out "$T/mp3ref" >"$T/mp3ref.out" 2>&1; rc=$?
+R=$(ls "$T"/mp3ref/*.h5 2>/dev/null | head -n 1)
+[ $rc -eq 0 ] && [ -n "$R" ] && grep -q "^final: pos_top1=" "$T/mp3ref.out" && h5dump -a /config/objective.ref_fraction "$R" | grep -q "(0): 0.25"
+check "mp3 with reference tokens (ref_fraction 0.25, sin2d) trains and records the key" $? "exit $rc; $(tail -n 2 "$T/mp3ref.out" | head -n 1)"
+$PB train $MP3CFG objective.name=mp3 objective.ref_fraction=0.1 pe.kind=rope --out "$T/mp3bad" >"$T/mp3bad.out" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "pe.kind must be abs, sin1d or sin2d" "$T/mp3bad.out"
+check "reference tokens with rope are refused" $? "exit $rc: $(head -c 160 "$T/mp3bad.out")"
+$PB train $MP3CFG objective.ref_fraction=0.1 --out "$T/mp3bad" >"$T/mp3bad.out" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "objective.name=supervised has none" "$T/mp3bad.out"
+check "reference tokens without mp3 are refused" $? "exit $rc: $(head -c 160 "$T/mp3bad.out")"
 $PB train $MP3CFG pe.kind=relbias train.lr=0 train.min_lr=0 --init "${P%.h5}.weights" --out "$T/ft" >"$T/ft.out" 2>&1; rc=$?
 F=$(ls "$T"/ft/*.weights 2>/dev/null | head -n 1)
 cmp=$(/usr/bin/python3 - "${P%.h5}.weights" "$F" <<'PY' 2>&1

@@ -14,6 +14,7 @@
 #include "../core/rng.h"
 #include "../core/tensorfile.h"
 #include "../datasets/dataset.h"
+#include "../models/posenc.h"
 #include "../models/vit.h"
 #include "../objectives/mp3.h"
 #include "../objectives/supervised.h"
@@ -150,6 +151,102 @@ static void test_model_gradients(void) {
     gradcheck_model_at("vit[cls,abs,8px table at 12px]", abs12, 0, 12);
     gradcheck_model_at("vit[cls,relbias,8px table at 12px]", rel12, 0, 12);
     gradcheck_model_at("vit[cls,rope2d,12px]", rope12, 0, 12);
+    // MP3 reference tokens (speech variant): 2 of the 4 patches per image keep the encoding;
+    // with 3 images some table rows are drawn by several images (their gradients accumulate).
+    vit_config ref_abs = masked, ref_sin1d = masked, ref_sin2d = masked, ref_abs12 = base;
+    ref_abs.pos = POS_ABS, ref_sin1d.pos = POS_SIN1D, ref_sin2d.pos = POS_SIN2D;
+    ref_abs.ref_tokens = ref_sin1d.ref_tokens = ref_sin2d.ref_tokens = 2;
+    gradcheck_model("vit[mp3,masked,2 reference tokens,abs]", ref_abs, 0);
+    gradcheck_model("vit[mp3,masked,2 reference tokens,sin1d]", ref_sin1d, 0);
+    gradcheck_model("vit[mp3,masked,2 reference tokens,sin2d]", ref_sin2d, 0);
+    ref_abs12.ref_tokens = 3, ref_abs12.max_image_size = 12; // the resized table's rows
+    gradcheck_model_at("vit[cls,abs,3 reference tokens,8px table at 12px]", ref_abs12, 0, 12);
+}
+
+// Reference tokens: the draw (cls, then R distinct patch tokens per image, ascending, addressed
+// by the rng, each patch equally likely), the tokens (x0 = patch embedding + the encoding row
+// on cls and the references only), and with every patch a reference the model equals the
+// ordinary one bit for bit.
+static void test_reference_tokens(void) {
+    const int N = 16, t0 = 1, R = 3, B = 4000;
+    const int W = t0 + R; // cls first, then the R references
+    int *ref = xmalloc((size_t)B * W * sizeof(int), "refs"), scratch[16], again[2 * (1 + 3)];
+    posenc_reference_tokens(ref, B, N, t0, R, 7, 1, 2, scratch);
+    long count[16] = {0};
+    int ordered = 1, images_differ = 0;
+    for (int b = 0; b < B; b++) {
+        const int *r = ref + (size_t)b * W;
+        ordered &= r[0] == 0;
+        for (int k = t0; k < W; k++) {
+            ordered &= r[k] >= t0 && r[k] < N + t0 && (k == t0 || r[k] > r[k - 1]);
+            if (r[k] >= t0 && r[k] < N + t0) count[r[k] - t0]++;
+        }
+        if (b > 0) images_differ |= memcmp(r, ref, W * sizeof(int)) != 0;
+    }
+    test_check("reference tokens: cls first, then distinct ascending patch tokens", ordered, "R=%d of N=%d", R, N);
+    test_check("reference tokens: images draw different sets", images_differ, "%d images", B);
+    double expect = (double)B * R / N, worst = 0.0;
+    for (int n = 0; n < N; n++) worst = fmax(worst, fabs(count[n] - expect) / sqrt(expect));
+    test_check("reference tokens: every patch equally likely", worst < 5.0, "worst |count - %.0f| = %.1f sd", expect, worst);
+    posenc_reference_tokens(again, 2, N, t0, R, 7, 1, 2, scratch);
+    int same = memcmp(again, ref, sizeof again) == 0;
+    posenc_reference_tokens(again, 2, N, t0, R, 7, 1, 3, scratch);
+    test_check("reference tokens: addressed by (seed, epoch, step, image)", same && memcmp(again, ref, sizeof again) != 0,
+               "same address same sets, next step other sets");
+    free(ref);
+
+    vit_config cfg = {.channels = 1, .image_size = 16, .patch = 4, .dim = 16, .depth = 2, .heads = 2,
+                      .mlp_ratio = 2, .cls = 1, .pos = POS_ABS, .num_classes = 5, .ref_tokens = R};
+    int kinds[3] = {POS_ABS, POS_SIN1D, POS_SIN2D};
+    const char *names[3] = {"abs", "sin1d", "sin2d"};
+    rng_addr rng = {.seed = 3, .epoch = 0, .step = 5};
+    for (int k = 0; k < 3; k++) {
+        vit_config with_refs = cfg, all_refs = cfg, plain = cfg;
+        with_refs.pos = all_refs.pos = plain.pos = kinds[k];
+        all_refs.ref_tokens = N, plain.ref_tokens = 0;
+        vit m, full, ordinary, none;
+        vit_create(&m, &with_refs, &ops_cpu, 3, 11);
+        vit_create(&full, &all_refs, &ops_cpu, 3, 11);
+        vit_create(&ordinary, &plain, &ops_cpu, 3, 11);
+        vit_config no_pe = plain;
+        no_pe.pos = POS_NONE;
+        vit_create(&none, &no_pe, &ops_cpu, 3, 11);
+        vit *models[4] = {&m, &full, &ordinary, &none};
+        int32_t labels[3];
+        for (int i = 0; i < 4; i++) {
+            fill_batch(models[i], labels, 3, 50);
+            perturb_params(models[i], 51);
+            vit_forward(models[i], 3, 1, rng);
+        }
+        // none's tokens have no encoding; ordinary's have it on every token.
+        const float *x = m.act + m.acts.items[m.a_x0].offset, *x_none = none.act + none.acts.items[none.a_x0].offset;
+        const float *x_all = ordinary.act + ordinary.acts.items[ordinary.a_x0].offset;
+        const int *r = (const int *)(m.act + m.acts.items[m.a_ref_index].offset);
+        int T = m.T, d = cfg.dim, ok = 1;
+        for (int b = 0; b < 3; b++)
+            for (int t = 0; t < T; t++) {
+                int is_ref = t == 0; // cls keeps its row
+                for (int k2 = 0; k2 < R; k2++) is_ref |= r[b * (R + 1) + 1 + k2] == t;
+                const float *want = (is_ref ? x_all : x_none) + ((size_t)b * T + t) * d;
+                ok &= memcmp(x + ((size_t)b * T + t) * d, want, (size_t)d * sizeof(float)) == 0;
+            }
+        char name[96];
+        snprintf(name, sizeof name, "reference tokens (%s): encoding on the %d references only", names[k], R);
+        test_check(name, ok, "tokens compared with the no-encoding and every-token models");
+        const float *a = full.act + full.acts.items[full.a_logits].offset;
+        const float *o = ordinary.act + ordinary.acts.items[ordinary.a_logits].offset;
+        snprintf(name, sizeof name, "reference tokens (%s): all %d patches references = ordinary model", names[k], N);
+        test_check(name, memcmp(a, o, 3 * 5 * sizeof(float)) == 0, "logits bit-identical");
+        for (int i = 0; i < 4; i++) vit_free(models[i]);
+    }
+    vit_config bad = cfg;
+    bad.pos = POS_ROPE, bad.rope_dims = 2;
+    const char *why = vit_config_error(&bad);
+    test_check("reference tokens: rope refused", why && strstr(why, "abs, sin1d or sin2d"), "%s", why ? why : "(accepted)");
+    bad = cfg;
+    bad.ref_tokens = N + 1;
+    why = vit_config_error(&bad);
+    test_check("reference tokens: more than N refused", why && strstr(why, "[0, 16]"), "%s", why ? why : "(accepted)");
 }
 
 // A model built for 8 px with room for 12 px gives the same logits at 8 px as a model
@@ -359,6 +456,7 @@ int main(int argc, char **argv) {
     int only_oracle = argc > 1 && strcmp(argv[1], "--oracle") == 0;
     if (!only_oracle) test_model_gradients();
     if (!only_oracle) test_resolution_roundtrip();
+    if (!only_oracle) test_reference_tokens();
     test_torch_oracle();
     if (!only_oracle) test_overfit();
     return test_exit_code();
