@@ -3,6 +3,7 @@
 // Rules: experiment.h. State: experiment_internal.h (filled by experiment.c).
 #include "experiment_internal.h"
 #include "../models/posenc.h"
+#include "../objectives/mp3.h"
 #include "../core/common.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,11 +93,10 @@ static int check_run(exp_ctx *x, int s, const exp_run *r, const char *combo) {
         if (why) return exp_fail(x, blame(x, s, r->axis_value, ipe, idim), "%s: pe.kind=rope with model.dim %ld, model.heads %ld: %s",
                                  what, dim, heads, why);
     }
+    const char *mp3_why = mp3_config_error(cfg_str(c, "objective.name"), pe, cfg_float(c, "objective.ref_fraction"));
+    if (mp3_why) return exp_fail(x, blame(x, s, r->axis_value, ipe, cfg_index("objective.ref_fraction")), "%s: %s", what, mp3_why);
     if (!strcmp(cfg_str(c, "objective.name"), "mp3")) {
         int iobj = cfg_index("objective.name"), sizes[CFG_LIST_MAX];
-        if (strcmp(pe, "none") != 0)
-            return exp_fail(x, blame(x, s, r->axis_value, ipe, iobj),
-                            "%s: objective.name=mp3 pretrains without a position encoding (pe.kind=%s; valid with mp3: none)", what, pe);
         if (cfg_int_list(c, "data.resolutions", sizes, CFG_LIST_MAX) > 0 || cfg_int_list(c, "eval.resolutions", sizes, CFG_LIST_MAX) > 0 ||
             delta > 0)
             return exp_fail(x, blame(x, s, r->axis_value, iobj, cfg_index("eval.resolutions")),

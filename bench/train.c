@@ -162,21 +162,16 @@ static void setup(run *r) {
     vit_config vc = model_config(c, &r->train);
     resolution_setup(r, &vc);
     double ref_fraction = cfg_float(c, "objective.ref_fraction");
-    if (!vc.pos_head && ref_fraction > 0)
-        die_input("objective.ref_fraction=%g gives MP3 reference tokens; objective.name=%s has none (valid: 0, or "
-                  "objective.name=mp3)", ref_fraction, cfg_str(c, "objective.name"));
+    const char *why = mp3_config_error(cfg_str(c, "objective.name"), cfg_str(c, "pe.kind"), ref_fraction);
+    if (why) die_input("%s", why);
     if (vc.pos_head && vc.patch > 0 && vc.image_size % vc.patch == 0) { // MP3: keys from the context only
         int N = (vc.image_size / vc.patch) * (vc.image_size / vc.patch);
         vc.context_tokens = (vc.cls ? 1 : 0) + mp3_context_patches(N, cfg_float(c, "objective.eta"));
         vc.ref_tokens = mp3_reference_patches(N, ref_fraction);
     }
-    const char *why = vit_config_error(&vc);
+    why = vit_config_error(&vc);
     if (why) die_input("%s", why);
     r->is_mp3 = vc.pos_head;
-    if (r->is_mp3 && vc.ref_tokens == 0 && vc.pos != POS_NONE)
-        die_input("objective.name=mp3 pretrains without a position encoding, so the position can only come from "
-                  "the content (pe.kind=%s; valid with mp3: none, or abs|sin1d|sin2d on reference tokens with "
-                  "objective.ref_fraction > 0)", cfg_str(c, "pe.kind"));
     int max_batch = r->batch > r->eval_batch ? r->batch : r->eval_batch;
     vit_create(&r->model, &vc, &ops_cpu, max_batch, r->seed);
     if (r->is_mp3) {

@@ -3,6 +3,7 @@
 #include "../core/common.h"
 #include "../core/rng.h"
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,6 +16,25 @@ int mp3_reference_patches(int N, double fraction) {
     if (fraction <= 0.0) return 0;
     int R = (int)lround(fraction * N);
     return R < 1 ? 1 : (R > N ? N : R);
+}
+
+const char *mp3_config_error(const char *objective, const char *pe_kind, double ref_fraction) {
+    static char msg[320];
+    int mp3 = !strcmp(objective, "mp3"), none = !strcmp(pe_kind, "none");
+    int ref_kind = !strcmp(pe_kind, "abs") || !strcmp(pe_kind, "sin1d") || !strcmp(pe_kind, "sin2d");
+    if (!mp3 && ref_fraction > 0)
+        snprintf(msg, sizeof msg, "objective.ref_fraction=%g gives MP3 reference tokens; objective.name=%s has none "
+                 "(valid: 0, or objective.name=mp3)", ref_fraction, objective);
+    else if (mp3 && ref_fraction == 0 && !none)
+        snprintf(msg, sizeof msg, "objective.name=mp3 pretrains without a position encoding, so the position can only "
+                 "come from the content (pe.kind=%s; valid with mp3: none, or abs|sin1d|sin2d on reference tokens "
+                 "with objective.ref_fraction > 0)", pe_kind);
+    else if (mp3 && ref_fraction > 0 && !ref_kind)
+        snprintf(msg, sizeof msg, "objective.ref_fraction=%g keeps a position encoding on reference tokens, which "
+                 "pe.kind=%s cannot give (valid with objective.ref_fraction > 0: abs, sin1d, sin2d)", ref_fraction, pe_kind);
+    else
+        return NULL;
+    return msg;
 }
 
 void mp3_sample_context(int *context, int B, int N, int t0, int Mp, uint32_t seed, uint32_t epoch,

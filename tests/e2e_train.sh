@@ -151,7 +151,7 @@ R=$(ls "$T"/mp3ref/*.h5 2>/dev/null | head -n 1)
 [ $rc -eq 0 ] && [ -n "$R" ] && grep -q "^final: pos_top1=" "$T/mp3ref.out" && h5dump -a /config/objective.ref_fraction "$R" | grep -q "(0): 0.25"
 check "mp3 with reference tokens (ref_fraction 0.25, sin2d) trains and records the key" $? "exit $rc; $(tail -n 2 "$T/mp3ref.out" | head -n 1)"
 $PB train $MP3CFG objective.name=mp3 objective.ref_fraction=0.1 pe.kind=rope --out "$T/mp3bad" >"$T/mp3bad.out" 2>&1; rc=$?
-[ $rc -eq 2 ] && grep -q "pe.kind must be abs, sin1d or sin2d" "$T/mp3bad.out"
+[ $rc -eq 2 ] && grep -q "valid with objective.ref_fraction > 0: abs, sin1d, sin2d" "$T/mp3bad.out"
 check "reference tokens with rope are refused" $? "exit $rc: $(head -c 160 "$T/mp3bad.out")"
 $PB train $MP3CFG objective.ref_fraction=0.1 --out "$T/mp3bad" >"$T/mp3bad.out" 2>&1; rc=$?
 [ $rc -eq 2 ] && grep -q "objective.name=supervised has none" "$T/mp3bad.out"
