@@ -94,6 +94,14 @@ static int add_act_full(vit *m, const char *name, size_t n, int with_grad) {
     m->grad_slot[index] = with_grad ? tensor_table_add(&m->act_grads, name, 0, 1, shape) : -1;
     return index;
 }
+// A gradient buffer with no activation of its own (the activation entry is a 1-float stub).
+static int add_grad_only(vit *m, const char *name, size_t n) {
+    int shape[1] = {1}, grad_shape[1] = {(int)n};
+    int index = tensor_table_add(&m->acts, name, 0, 1, shape);
+    if (index >= VIT_MAX_ACTS) die_fail("internal: more than %d activations", VIT_MAX_ACTS);
+    m->grad_slot[index] = tensor_table_add(&m->act_grads, name, 0, 1, grad_shape);
+    return index;
+}
 #define add_act(t, name, n) add_act_full(m, name, n, 1)
 #define add_act_nograd(t, name, n) add_act_full(m, name, n, 0)
 
@@ -184,7 +192,11 @@ static void declare_acts(vit *m) {
         A(ln1, "norm1", BTd);
         A_NOGRAD(ln1_mean, "norm1.mean", BT);
         A_NOGRAD(ln1_rstd, "norm1.rstd", BT);
-        A(qkv, "qkv", 3 * BTd);
+        if (masked) { // q (B, T, C) then k|v (B, M, 2C); or a full qkv of a smaller batch (see vit.h)
+            A_NOGRAD(qkv, "qkv", BTd + 2 * BM * d);
+        } else {
+            A(qkv, "qkv", 3 * BTd);
+        }
         A_NOGRAD(att, "attn.probs", B * c->heads * T * m->M_alloc);
         if (c->pos == POS_RELBIAS) {
             A(bias, "attn.bias", (size_t)c->heads * T * T);
@@ -220,9 +232,10 @@ static void declare_acts(vit *m) {
     m->a_feat = add_act(t, "features", B * d);
     m->a_logits = add_act(t, "logits", c->pos_head ? BT * m->N : B * c->num_classes);
     m->a_context = masked ? add_act_nograd(t, "context", BM) : -1;
-    m->a_mask_q = masked ? add_act(t, "attn.q", BTd) : -1;
+    m->a_mask_qkv = masked ? add_act(t, "attn.qkv", 3 * BTd) : -1;
+    m->a_mask_q = masked ? add_grad_only(m, "attn.q", BTd) : -1;
     m->a_mask_ln1_ctx = masked ? add_act(t, "norm1.context", BM * d) : -1;
-    m->a_mask_kv = masked ? add_act(t, "attn.kv", BM * 2 * d) : -1;
+    m->a_mask_kv = masked ? add_grad_only(m, "attn.kv", BM * 2 * d) : -1;
     m->a_rel_index = c->pos == POS_RELBIAS ? add_act_nograd(t, "rel_index", T * T) : -1;
     m->a_bias_scratch = c->pos == POS_RELBIAS ? add_act_nograd(t, "attn.bias_scratch", B * c->heads * T * m->M_alloc) : -1;
     // Token index 0 for every image (the cls gather). The arena is zeroed at allocation and
@@ -361,29 +374,51 @@ static attention_desc block_attention(const vit *m, int B) {
     return d;
 }
 
+// The (B, T, 3C) qkv the attention of block a reads: the block's own, or (masked attention)
+// the shared one packed from the block's q and k|v.
+static float *block_qkv(vit *m, const vit_block_acts *a) {
+    return masked_attention(m) ? ACT(m->a_mask_qkv) : ACT(a->qkv);
+}
+// Its gradient: the block's own in a model without masked attention, else the shared one.
+static float *block_dqkv(vit *m, const vit_block_acts *a) {
+    return m->a_mask_qkv >= 0 ? DACT(m->a_mask_qkv) : DACT(a->qkv);
+}
+
+// Masked attention: packs block a's q (B, T, C) and context k|v (B, M, 2C), kept in its qkv
+// activation, into the shared (B, T, 3C) buffer, rotated by RoPE when the model has it.
+static void qkv_pack(vit *m, const vit_block_acts *a, int B) {
+    int d = m->cfg.dim, T = m->T;
+    const float *q = ACT(a->qkv), *kv = q + (size_t)B * T * d;
+    m->ops->qkv_pack_forward(ACT(m->a_mask_qkv), q, kv, (const int *)ACT(m->a_context), B, T, m->M, d);
+    if (m->a_rope_cos >= 0)
+        m->ops->rope_forward(ACT(m->a_mask_qkv), ACT(m->a_rope_cos), ACT(m->a_rope_sin), B, T, d, m->cfg.heads, m->t0);
+}
+
 // qkv of a block: one projection of all tokens, or (masked) q of all tokens and k|v of the
-// context tokens only, packed into the (B, T, 3C) layout the attention op reads.
+// context tokens only, kept per block (T·C + 2·M·C floats per image) and packed into the
+// shared (B, T, 3C) layout the attention op reads; RoPE applied.
 static void qkv_forward(vit *m, const vit_block_params *p, const vit_block_acts *a, int B) {
     const ops_backend *ops = m->ops;
     int d = m->cfg.dim, T = m->T, M = m->M, BT = B * T;
     if (!masked_attention(m)) {
         ops->linear_forward(ACT(a->qkv), ACT(a->ln1), PARAM(p->qkv_w), PARAM(p->qkv_b), BT, d, 3 * d);
+        if (m->a_rope_cos >= 0) ops->rope_forward(ACT(a->qkv), ACT(m->a_rope_cos), ACT(m->a_rope_sin), B, T, d, m->cfg.heads, m->t0);
         return;
     }
     const int *ctx = (const int *)ACT(m->a_context);
     const float *w = PARAM(p->qkv_w), *bias = PARAM(p->qkv_b); // rows [0, d) = q, [d, 3d) = k|v
-    float *q = ACT(m->a_mask_q), *ln1_ctx = ACT(m->a_mask_ln1_ctx), *kv = ACT(m->a_mask_kv);
+    float *q = ACT(a->qkv), *kv = q + (size_t)BT * d, *ln1_ctx = ACT(m->a_mask_ln1_ctx);
     ops->linear_forward(q, ACT(a->ln1), w, bias, BT, d, d);
     ops->gather_tokens_forward(ln1_ctx, ACT(a->ln1), ctx, B, T, M, d);
     ops->linear_forward(kv, ln1_ctx, w + (size_t)d * d, bias + d, B * M, d, 2 * d);
-    ops->qkv_pack_forward(ACT(a->qkv), q, kv, ctx, B, T, M, d);
+    qkv_pack(m, a, B);
 }
 
 static void qkv_backward(vit *m, const vit_block_params *p, const vit_block_acts *a, int B) {
     const ops_backend *ops = m->ops;
     int d = m->cfg.dim, T = m->T, M = m->M, BT = B * T;
     if (!masked_attention(m)) {
-        ops->linear_backward(DACT(a->ln1), GRAD(p->qkv_w), GRAD(p->qkv_b), DACT(a->qkv), ACT(a->ln1), PARAM(p->qkv_w), BT, d, 3 * d);
+        ops->linear_backward(DACT(a->ln1), GRAD(p->qkv_w), GRAD(p->qkv_b), block_dqkv(m, a), ACT(a->ln1), PARAM(p->qkv_w), BT, d, 3 * d);
         return;
     }
     const int *ctx = (const int *)ACT(m->a_context);
@@ -397,7 +432,7 @@ static void qkv_backward(vit *m, const vit_block_params *p, const vit_block_acts
     ops->zero(dq, (size_t)BT * d);
     ops->zero(dln1_ctx, (size_t)B * M * d);
     ops->zero(dkv, (size_t)B * M * 2 * d);
-    ops->qkv_pack_backward(dq, dkv, DACT(a->qkv), ctx, B, T, M, d);
+    ops->qkv_pack_backward(dq, dkv, block_dqkv(m, a), ctx, B, T, M, d);
     ops->linear_backward(dln1_ctx, dw + (size_t)d * d, db + d, dkv, ln1_ctx, w + (size_t)d * d, B * M, d, 2 * d);
     ops->gather_tokens_backward(DACT(a->ln1), dln1_ctx, ctx, B, T, M, d);
     ops->linear_backward(DACT(a->ln1), dw, db, dq, ACT(a->ln1), w, BT, d, d);
@@ -537,13 +572,12 @@ const float *vit_forward(vit *m, int B, int training, rng_addr rng) {
 
         ops->layernorm_forward(ACT(a->ln1), ACT(a->ln1_mean), ACT(a->ln1_rstd), x, PARAM(p->norm1_w), PARAM(p->norm1_b), BT, d);
         qkv_forward(m, p, a, B);
-        if (m->a_rope_cos >= 0) ops->rope_forward(ACT(a->qkv), ACT(m->a_rope_cos), ACT(m->a_rope_sin), B, T, d, c->heads, m->t0);
         if (a->bias >= 0) {
             ops->bias_gather_forward(ACT(a->bias), PARAM(p->rel_bias), (const int *)ACT(m->a_rel_index), c->heads, T * T,
                                      m->params.items[p->rel_bias].shape[1]);
             ad.bias = ACT(a->bias);
         }
-        ops->attention_forward(ACT(a->attn), ACT(a->att), ACT(a->qkv), &ad);
+        ops->attention_forward(ACT(a->attn), ACT(a->att), block_qkv(m, a), &ad);
         ops->linear_forward(ACT(a->proj), ACT(a->attn), PARAM(p->proj_w), PARAM(p->proj_b), BT, d, d);
         int branch1 = branch_output(a->proj, a->proj_drop, a->proj_mask, dropout, B, T, d, ops, m, site(rng, RNG_DROPOUT, 1 + 2 * l));
         ops->residual_forward(ACT(a->res1), x, ACT(branch1), ACT(a->keep1), B, (size_t)T * d);
@@ -607,15 +641,20 @@ void vit_backward(vit *m, int B) {
         ops->residual_backward(dx, DACT(branch1), DACT(a->res1), ACT(a->keep1), B, (size_t)T * d);
         if (m->training_dropout) branch_backward(a->proj, a->proj_drop, a->proj_mask, B, T, d, ops, m);
         ops->linear_backward(DACT(a->attn), GRAD(p->proj_w), GRAD(p->proj_b), DACT(a->proj), ACT(a->attn), PARAM(p->proj_w), BT, d, d);
+        // The shared qkv holds the last block's values and its gradient accumulates: re-pack
+        // this block's and zero the gradient first.
+        if (masked_attention(m)) qkv_pack(m, a, B);
+        float *dqkv = block_dqkv(m, a);
+        if (m->a_mask_qkv >= 0) ops->zero(dqkv, (size_t)BT * 3 * d);
         if (a->bias >= 0) {
             ad.bias = ACT(a->bias);
-            ops->attention_backward(DACT(a->qkv), DACT(a->bias), ACT(m->a_bias_scratch), DACT(a->attn), ACT(a->qkv), ACT(a->att), &ad);
+            ops->attention_backward(dqkv, DACT(a->bias), ACT(m->a_bias_scratch), DACT(a->attn), block_qkv(m, a), ACT(a->att), &ad);
             ops->bias_gather_backward(GRAD(p->rel_bias), DACT(a->bias), (const int *)ACT(m->a_rel_index), c->heads, T * T,
                                       m->params.items[p->rel_bias].shape[1]);
         } else {
-            ops->attention_backward(DACT(a->qkv), NULL, NULL, DACT(a->attn), ACT(a->qkv), ACT(a->att), &ad);
+            ops->attention_backward(dqkv, NULL, NULL, DACT(a->attn), block_qkv(m, a), ACT(a->att), &ad);
         }
-        if (m->a_rope_cos >= 0) ops->rope_backward(DACT(a->qkv), ACT(m->a_rope_cos), ACT(m->a_rope_sin), B, T, d, c->heads, m->t0);
+        if (m->a_rope_cos >= 0) ops->rope_backward(dqkv, ACT(m->a_rope_cos), ACT(m->a_rope_sin), B, T, d, c->heads, m->t0);
         qkv_backward(m, p, a, B);
         ops->layernorm_backward(dx, GRAD(p->norm1_w), GRAD(p->norm1_b), DACT(a->ln1), x, PARAM(p->norm1_w), ACT(a->ln1_mean), ACT(a->ln1_rstd), BT, d);
     }

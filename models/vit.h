@@ -95,11 +95,16 @@ typedef struct {
     int a_ref_rows;                //   (B, t0 + R, d) the encoding rows added to them
     int a_ref_table;               //   sin2d: the (T, d) table of the grid positions
     int *ref_scratch;              //   (N_max) ints for drawing the references
-    // Masked (MP3) attention transients, one set shared by every block (-1 without
-    // context_tokens): q (B, T, C), LN1 of the context tokens (B, M, C) and their k|v
-    // (B, M, 2C) live only until qkv_pack (forward) or the qkv projection's backward, so no
-    // block keeps its own; the backward re-gathers LN1 of the context from the block's LN1.
-    int a_mask_q, a_mask_ln1_ctx, a_mask_kv;
+    // Masked (MP3) attention, in a model built with context_tokens (-1 otherwise): each
+    // block's qkv activation keeps only q (B, T, C) followed by k|v (B, M, 2C) of the context
+    // (no gradient of its own); the (B, T, 3C) layout the attention op reads is one buffer
+    // shared by every block (a_mask_qkv, with the shared gradient), re-packed from the block's
+    // q and k|v in the backward. LN1 of the context tokens (B, M, C) is also shared (re-gathered
+    // in the backward), and so are the gradients of q and k|v (a_mask_q, a_mask_kv: gradient
+    // only). A full-attention forward of such a model (B <= vit_batch_capacity(m, T), so
+    // 3·B·T·C <= the block's T·C + 2·M·C floats per arena image) stores its whole qkv in the
+    // block's activation and its gradient in the shared one.
+    int a_mask_qkv, a_mask_q, a_mask_ln1_ctx, a_mask_kv;
     vit_block_acts *block_acts;
     int training_dropout;          // the last forward applied dropout (backward must undo it)
 } vit;

@@ -130,6 +130,9 @@ static void test_model_gradients(void) {
     masked.pos_head = 1;
     masked.context_tokens = 3;
     gradcheck_model("vit[mp3,masked]", masked, 0);
+    vit_config masked_rope = masked; // the shared qkv is re-packed and re-rotated in the backward
+    masked_rope.pos = POS_ROPE, masked_rope.rope_dims = 2;
+    gradcheck_model("vit[mp3,masked,rope2d]", masked_rope, 0);
     // Position encodings (METHODS.md): fixed tables need no gradient of their own but must
     // pass the token gradient through; rope rotates q/k in every block.
     vit_config sin1d = base, sin2d = base, cape = base, rope2 = base, rope1 = base;
@@ -161,6 +164,30 @@ static void test_model_gradients(void) {
     gradcheck_model("vit[mp3,masked,2 reference tokens,sin2d]", ref_sin2d, 0);
     ref_abs12.ref_tokens = 3, ref_abs12.max_image_size = 12; // the resized table's rows
     gradcheck_model_at("vit[cls,abs,3 reference tokens,8px table at 12px]", ref_abs12, 0, 12);
+}
+
+// A model built for masked attention keeps per block only q and the context's k|v and packs
+// them into one shared qkv; a full-attention forward of it (evaluation at test eta 0, at the
+// batch its arena allows) must still give exactly the logits of an ordinary model.
+static void test_masked_model_full_attention(void) {
+    vit_config plain = {.channels = 1, .image_size = 16, .patch = 4, .dim = 16, .depth = 2, .heads = 2,
+                        .mlp_ratio = 2, .cls = 1, .pos = POS_NONE, .num_classes = 5, .pos_head = 1};
+    vit_config masked = plain;
+    masked.context_tokens = 9; // cls + 8 of 16 patches
+    vit a, b;
+    vit_create(&a, &masked, &ops_cpu, 8, 11);
+    vit_create(&b, &plain, &ops_cpu, 8, 11);
+    perturb_params(&a, 60);
+    memcpy(b.param, a.param, a.params.total * sizeof(float));
+    int B = vit_batch_capacity(&a, a.T); // 8 * 9 / 17 = 4
+    int32_t labels[8];
+    fill_batch(&a, labels, B, 61);
+    memcpy(vit_images(&b), vit_images(&a), (size_t)B * 16 * 16 * sizeof(float));
+    const float *la = vit_forward(&a, B, 0, (rng_addr){0}), *lb = vit_forward(&b, B, 0, (rng_addr){0});
+    test_check("masked-attention model, full attention at its batch capacity = ordinary model", B == 4 &&
+               memcmp(la, lb, (size_t)B * a.T * a.N * sizeof(float)) == 0, "%d images, logits bit-identical", B);
+    vit_free(&a);
+    vit_free(&b);
 }
 
 // Reference tokens: the draw (cls, then R distinct patch tokens per image, ascending, addressed
@@ -457,6 +484,7 @@ int main(int argc, char **argv) {
     if (!only_oracle) test_model_gradients();
     if (!only_oracle) test_resolution_roundtrip();
     if (!only_oracle) test_reference_tokens();
+    if (!only_oracle) test_masked_model_full_attention();
     test_torch_oracle();
     if (!only_oracle) test_overfit();
     return test_exit_code();
