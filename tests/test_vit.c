@@ -1,10 +1,12 @@
 // tests/test_vit.c — whole-model checks of the ViT: finite-difference gradients of every
 // parameter tensor of a 2-block ViT (with and without cls / position table / relbias /
 // sin1d / sin2d / CAPE / RoPE / dropout and drop path; MP3: masked attention with k/v of the
-// context only and the position head), the PyTorch oracle (writes a tensorfile and runs
-// tests/torch_oracle.py with Debian's /usr/bin/python3; abs, none, relbias, sin1d, sin2d,
-// RoPE 2D and 1D; the MP3 case's torch model gathers k/v from the context as the paper's
-// pseudo code does), and a tiny ViT overfitting 64 Fashion-MNIST images.
+// context only and the position head, and MP3's reference tokens), reference-token draws and
+// equivalences, a masked-attention model's full-attention forward, the PyTorch oracle (writes
+// a tensorfile and runs tests/torch_oracle.py with Debian's /usr/bin/python3; abs, none,
+// relbias, sin1d, sin2d, RoPE 2D and 1D; the MP3 cases' torch model gathers k/v from the
+// context as the paper's pseudo code does, and adds abs / sin2d on the reference tokens by a
+// mask), and a tiny ViT overfitting 64 Fashion-MNIST images.
 // Gradient tolerance for the whole model: eps 3e-3, |err| <= 5e-4 + 3e-2·|g|, 8 entries
 // per tensor (the loss is a long fp32 composite, so the floor is above the per-op checks').
 #include "testing.h"
@@ -32,10 +34,12 @@ typedef struct {
     mp3 *pos; // non-NULL: MP3 position loss (the model's context is already set)
 } model_ctx;
 
+// Fixed: dropout masks, CAPE positions and reference tokens are identical on every call.
+static const rng_addr model_loss_rng = {.seed = 5, .epoch = 1, .step = 2};
+
 static double model_loss(void *p) {
     model_ctx *c = p;
-    rng_addr rng = {.seed = 5, .epoch = 1, .step = 2}; // fixed: dropout masks identical on every call
-    const float *logits = vit_forward(c->m, c->B, c->training, rng);
+    const float *logits = vit_forward(c->m, c->B, c->training, model_loss_rng);
     return c->pos ? mp3_forward(c->pos, logits, c->B) : supervised_forward(c->obj, logits, c->labels, c->B);
 }
 
@@ -324,7 +328,7 @@ static void oracle_case(const char *dir, const char *label, vit_config cfg, int 
     fill_batch(&m, labels, B, 51);
     model_ctx c = {&m, &obj, labels, B, 0, mp3_setup(&m, B)};
     model_grads(&c);
-    float loss = (float)model_loss(&c);
+    float loss = (float)model_loss(&c); // this forward's reference tokens (if any) are dumped
 
     tensorfile tf;
     tf_init(&tf);
@@ -347,6 +351,10 @@ static void oracle_case(const char *dir, const char *label, vit_config cfg, int 
         int cdims[2] = {B, cfg.context_tokens};
         tf_add(&tf, "input.context", TF_I32, 2, cdims, vit_context(&m));
     }
+    if (cfg.ref_tokens > 0) {
+        int rdims[2] = {B, m.t0 + cfg.ref_tokens};
+        tf_add(&tf, "input.refs", TF_I32, 2, rdims, m.act + m.acts.items[m.a_ref_index].offset);
+    }
     scalar(&tf, "config.num_classes", cfg.num_classes);
     scalar(&tf, "config.label_smoothing", smoothing);
     int idims[4] = {B, cfg.channels, cfg.image_size, cfg.image_size}, ldims[1] = {B};
@@ -362,7 +370,7 @@ static void oracle_case(const char *dir, const char *label, vit_config cfg, int 
     }
     int one[1] = {1}, lg[3] = {B, cfg.num_classes, 0}, plg[3] = {B, m.T, m.N};
     tf_add(&tf, "output.loss", TF_F32, 1, one, &loss);
-    tf_add(&tf, "output.logits", TF_F32, c.pos ? 3 : 2, c.pos ? plg : lg, vit_forward(&m, B, 0, (rng_addr){0}));
+    tf_add(&tf, "output.logits", TF_F32, c.pos ? 3 : 2, c.pos ? plg : lg, vit_forward(&m, B, 0, model_loss_rng));
     char path[4200], err[4400];
     snprintf(path, sizeof path, "%s/oracle-%s.tf", dir, label);
     if (tf_write(&tf, path, err, sizeof err) != 0) {
@@ -427,6 +435,11 @@ static void test_torch_oracle(void) {
     masked.pos_head = 1;
     masked.context_tokens = 9;
     oracle_case(dir, "mp3-masked", masked, 3, 0.0f);
+    vit_config refs_abs = masked, refs_sin2d = masked; // MP3 reference points: 3 of 16 patches
+    refs_abs.pos = POS_ABS, refs_sin2d.pos = POS_SIN2D;
+    refs_abs.ref_tokens = refs_sin2d.ref_tokens = 3;
+    oracle_case(dir, "mp3-refs-abs", refs_abs, 3, 0.0f);
+    oracle_case(dir, "mp3-refs-sin2d", refs_sin2d, 3, 0.0f);
     char cmd[200];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);

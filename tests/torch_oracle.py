@@ -8,7 +8,8 @@ Usage (Debian's Python, PyTorch 1.13 CPU):
 DUMP is a tensorfile (core/tensorfile.h) holding config.* (f64 scalars: channels, image_size,
 patch, dim, depth, heads, mlp_ratio, cls, pos_abs, num_classes, label_smoothing; optional,
 default 0: relbias, pos_head, sin1d, sin2d, rope (0, 1 or 2 dims), rope_base), input.images f32 (B,Cin,S,S), input.labels i32 (B), optional
-input.context i32 (B,M) (MP3 context token indices: masked attention), param.<name> and
+input.context i32 (B,M) (MP3 context token indices: masked attention), optional input.refs
+i32 (B,R) (MP3 reference tokens: only they get pos_abs / sin1d / sin2d), param.<name> and
 grad.<name> for every parameter, output.loss f32 (1), output.logits f32 (B,K) or, with
 pos_head, (B,T,N) (loss: MP3's mean position cross entropy over patch tokens).
 
@@ -130,10 +131,17 @@ def parse_inputs(tf, cfg, torch_vit):
         if any(len(set(row.tolist())) != len(row) for row in context):
             raise BadInput("input.context repeats a token within an image")
         context = context.astype(np.int64)
-    return imgs, labels, params, context
+    refs = tf.get("input.refs")
+    if refs is not None:
+        if refs.ndim != 2 or refs.shape[0] != B or np.any(refs < 0) or np.any(refs >= cfg.tokens):
+            raise BadInput(f"input.refs has shape {refs.shape} or values outside [0, {cfg.tokens})")
+        if any(len(set(row.tolist())) != len(row) for row in refs):
+            raise BadInput("input.refs repeats a token within an image")
+        refs = refs.astype(np.int64)
+    return imgs, labels, params, context, refs
 
 
-def run_model(cfg, imgs, labels, params, dtype, context=None):
+def run_model(cfg, imgs, labels, params, dtype, context=None, refs=None):
     """Builds the model in `dtype`, loads params, runs forward+backward (MP3 with context).
     Returns (loss float, logits ndarray, {name: grad ndarray}, model)."""
     torch, torch_vit = _torch()
@@ -145,7 +153,7 @@ def run_model(cfg, imgs, labels, params, dtype, context=None):
     y = torch.from_numpy(labels.astype(np.int64))
     if cfg.pos_head:
         ctx = None if context is None else torch.from_numpy(context)
-        logits = model(x, ctx)
+        logits = model(x, ctx, None if refs is None else torch.from_numpy(refs))
         loss = torch_vit.mp3_loss(logits, cfg.cls)
     else:
         logits = model(x)
@@ -165,9 +173,9 @@ def check(name, ok, detail, results):
     results.append(ok)
 
 
-def compare(tf, cfg, imgs, labels, params, context):
-    loss64, logits64, grads64, _ = run_model(cfg, imgs, labels, params, _torch()[0].float64, context)
-    loss32, logits32, grads32, _ = run_model(cfg, imgs, labels, params, _torch()[0].float32, context)
+def compare(tf, cfg, imgs, labels, params, context, refs=None):
+    loss64, logits64, grads64, _ = run_model(cfg, imgs, labels, params, _torch()[0].float64, context, refs)
+    loss32, logits32, grads32, _ = run_model(cfg, imgs, labels, params, _torch()[0].float32, context, refs)
     results = []
 
     # loss
@@ -287,15 +295,16 @@ def main(argv):
         tf = tensorfile.read(args.dump)
         _, torch_vit = _torch()
         cfg = parse_config(tf, torch_vit)
-        imgs, labels, params, context = parse_inputs(tf, cfg, torch_vit)
+        imgs, labels, params, context, refs = parse_inputs(tf, cfg, torch_vit)
     except (tensorfile.TensorfileError, BadInput) as e:
         print(f"error: {args.dump}: {e}" if isinstance(e, BadInput) else f"error: {e}", file=sys.stderr)
         return 2
-    ok, n = compare(tf, cfg, imgs, labels, params, context)
+    ok, n = compare(tf, cfg, imgs, labels, params, context, refs)
     print(f"torch_oracle: {'all' if ok else 'NOT all'} {n} checks passed "
           f"(B={imgs.shape[0]} cls={cfg.cls} pos_abs={cfg.pos_abs} relbias={cfg.relbias} sin1d={cfg.sin1d} "
           f"sin2d={cfg.sin2d} rope={cfg.rope} pos_head={cfg.pos_head} "
-          f"context={'none' if context is None else context.shape[1]})", file=sys.stderr)
+          f"context={'none' if context is None else context.shape[1]} "
+          f"refs={'none' if refs is None else refs.shape[1]})", file=sys.stderr)
     return 0 if ok else 1
 
 

@@ -291,28 +291,37 @@ class ViT(nn.Module):
             else:
                 tn(p)
 
-    def forward_tokens(self, patches, context=None):
-        """Final-LayerNorm token features (B, T, d); context (B, M) token indices for MP3."""
+    def forward_tokens(self, patches, context=None, refs=None):
+        """Final-LayerNorm token features (B, T, d); context (B, M) token indices for MP3;
+        refs (B, R) token indices: only these tokens get the position encoding (MP3's
+        reference points; posbench lists cls among them)."""
         x = self.patch_embed(patches)
         if self.cfg.cls:
             B = x.shape[0]
             x = torch.cat([self.cls_token.view(1, 1, -1).expand(B, 1, -1), x], dim=1)
-        if self.cfg.pos_abs:
-            x = x + self.pos_embed.unsqueeze(0)
         t0 = 1 if self.cfg.cls else 0
-        if self.cfg.sin1d or self.cfg.sin2d:
-            x = torch.cat([x[:, :t0], x[:, t0:] + self.pos_fixed.to(x.dtype)], dim=1)
+        if refs is not None and (self.cfg.pos_abs or self.cfg.sin1d or self.cfg.sin2d):
+            table = self.pos_embed if self.cfg.pos_abs else \
+                torch.cat([torch.zeros(t0, x.shape[2], dtype=x.dtype), self.pos_fixed.to(x.dtype)], dim=0)
+            mask = torch.zeros(x.shape[0], x.shape[1], 1, dtype=x.dtype)
+            mask.scatter_(1, refs.long().unsqueeze(-1), 1.0)
+            x = x + mask * table.unsqueeze(0)
+        else:
+            if self.cfg.pos_abs:
+                x = x + self.pos_embed.unsqueeze(0)
+            if self.cfg.sin1d or self.cfg.sin2d:
+                x = torch.cat([x[:, :t0], x[:, t0:] + self.pos_fixed.to(x.dtype)], dim=1)
         rel_index = self.rel_index if self.cfg.relbias else None
         rope = (self.rope_cos.to(x.dtype), self.rope_sin.to(x.dtype), t0) if self.cfg.rope else None
         for blk in self.blocks:
             x = blk(x, context, rel_index, rope)
         return self.norm(x)
 
-    def forward(self, images, context=None):
+    def forward(self, images, context=None, refs=None):
         """images (B, C, S, S) -> logits (B, K), or with pos_head position logits (B, T, N)."""
         patches = extract_patches(images, self.cfg.patch)
         if self.cfg.pos_head:
-            return self.pos_head(self.forward_tokens(patches, context))
+            return self.pos_head(self.forward_tokens(patches, context, refs))
         x = self.forward_tokens(patches)
         return self.head(x[:, 0] if self.cfg.cls else x.mean(dim=1))
 
