@@ -128,7 +128,9 @@ const char *vit_resolution_error(const vit_config *cfg, int size, const char *ke
 // Forward pass for B <= max_batch images (B, channels, S, S), S = m->image_size, already in the
 // activation arena at vit_images(m). training=1 enables dropout and drop path drawn at `rng`
 // (purpose and index are set per call site) and CAPE's position augmentation drawn at
-// (rng.seed, RNG_POSENC, rng.epoch, rng.step, image). Returns logits (B, num_classes).
+// (rng.seed, RNG_POSENC, rng.epoch, rng.step, image); reference tokens (cfg.ref_tokens) are
+// drawn at (rng.seed, RNG_REFERENCE, rng.epoch, rng.step, image) in every forward, training
+// or not. Returns logits (B, num_classes).
 float *vit_images(vit *m);
 const float *vit_forward(vit *m, int B, int training, rng_addr rng);
 // Backward from dlogits (B, num_classes), which the caller wrote into vit_dlogits(m) after
