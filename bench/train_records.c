@@ -18,7 +18,9 @@ static const double sample_test_etas[] = {0.0, 0.25, 0.5, 0.75};
 
 
 // MP3 position accuracy of the first `limit` test images (0 = all) at test masking ratio eta;
-// image i's context comes from (seed, RNG_MASK, context_epoch, 0, i), the same every epoch.
+// image i's context comes from (seed, RNG_MASK, context_epoch, 0, i), the same every epoch, and
+// its reference tokens (a model with them) from (seed, RNG_REFERENCE, EVAL_CONTEXT, 0, i), the
+// same at every eta; reference patches are not counted (their position is in their input).
 eval_result position_accuracy(run *r, double eta, uint32_t context_epoch, int limit) {
     vit *m = &r->model;
     int n = limit > 0 && limit < r->test.n ? limit : r->test.n, Mp = mp3_context_patches(m->N, eta), M = m->t0 + Mp;
@@ -33,10 +35,12 @@ eval_result position_accuracy(run *r, double eta, uint32_t context_epoch, int li
         load_batch(r, &r->test, r->batch_index, B, NULL, 0, 0, r->train_size);
         mp3_sample_context(vit_context(m), B, m->N, m->t0, Mp, r->seed, context_epoch, 0, (uint32_t)start);
         vit_set_context(m, M);
-        const float *logits = vit_forward(m, B, 0, (rng_addr){0});
+        rng_addr refs = {.seed = r->seed, .epoch = EVAL_CONTEXT, .index = (uint32_t)start};
+        const float *logits = vit_forward(m, B, 0, refs);
         loss_sum += mp3_forward(&r->position, logits, B) * B;
         mp3_predict(logits, B, m->N, m->t0, pred);
-        mp3_count_correct(pred, vit_images(m), B, m->cfg.channels, m->cfg.image_size, m->cfg.patch, &correct, &total,
+        mp3_count_correct(pred, vit_images(m), B, m->cfg.channels, m->cfg.image_size, m->cfg.patch, vit_reference_tokens(m),
+                          vit_reference_width(m), m->t0, &correct, &total,
                           &correct_nb, &total_nb);
     }
     free(pred);

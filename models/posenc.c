@@ -103,10 +103,10 @@ void posenc_cape_positions(float *px, float *py, int B, int gh, int gw, const ca
 
 // ---------------------------------------------------------------- reference tokens
 void posenc_reference_tokens(int *ref, int B, int N, int t0, int R, uint32_t seed, uint32_t epoch,
-                             uint32_t step, int *scratch) {
+                             uint32_t step, uint32_t first_index, int *scratch) {
     if (R < 1 || R > N) die_fail("internal: posenc_reference_tokens R=%d outside [1, %d]", R, N);
     for (int b = 0; b < B; b++) {
-        rng_stream s = rng_stream_make(seed, RNG_REFERENCE, epoch, step, (uint32_t)b);
+        rng_stream s = rng_stream_make(seed, RNG_REFERENCE, epoch, step, first_index + (uint32_t)b);
         rng_sorted_subset(&s, N, R, scratch);
         int *out = ref + (size_t)b * (t0 + R);
         if (t0) out[0] = 0;

@@ -57,10 +57,10 @@ void posenc_cape_positions(float *px, float *py, int B, int gh, int gw, const ca
 // Which tokens keep their position encoding: ref (B, t0 + R) token indices, per image the
 // cls token (0) first when t0 = 1 (it always keeps its own row, as in the ordinary model),
 // then t0 + n for R distinct patches n, ascending; image b draws the R-subset of its N
-// patches from rng_stream_make(seed, RNG_REFERENCE, epoch, step, b) (rng_sorted_subset).
-// 1 <= R <= N. scratch (N) ints.
+// patches from rng_stream_make(seed, RNG_REFERENCE, epoch, step, first_index + b)
+// (rng_sorted_subset). 1 <= R <= N. scratch (N) ints.
 void posenc_reference_tokens(int *ref, int B, int N, int t0, int R, uint32_t seed, uint32_t epoch,
-                             uint32_t step, int *scratch);
+                             uint32_t step, uint32_t first_index, int *scratch);
 
 // ---- RoPE ----
 // Default base: 10000 for 1D, 100 for 2D axial (RoPE-ViT).

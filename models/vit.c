@@ -344,6 +344,8 @@ void vit_free(vit *m) {
 
 float *vit_images(vit *m) { return ACT(m->a_images); }
 float *vit_dlogits(vit *m) { return DACT(m->a_logits); }
+const int *vit_reference_tokens(const vit *m) { return m->a_ref_index < 0 ? NULL : (const int *)ACT(m->a_ref_index); }
+int vit_reference_width(const vit *m) { return m->a_ref_index < 0 ? 0 : m->t0 + m->cfg.ref_tokens; }
 void vit_zero_act_grads(vit *m) { m->ops->zero(m->dact, m->act_grads.total); }
 
 int *vit_context(vit *m) {
@@ -510,7 +512,7 @@ static const float *reference_table(vit *m) {
 static void reference_positions_forward(vit *m, int B, rng_addr rng) {
     int R = m->t0 + m->cfg.ref_tokens, d = m->cfg.dim;
     int *ref = (int *)ACT(m->a_ref_index); // (B, R)
-    posenc_reference_tokens(ref, B, m->N, m->t0, m->cfg.ref_tokens, rng.seed, rng.epoch, rng.step, m->ref_scratch);
+    posenc_reference_tokens(ref, B, m->N, m->t0, m->cfg.ref_tokens, rng.seed, rng.epoch, rng.step, rng.index, m->ref_scratch);
     float *rows = ACT(m->a_ref_rows); // (B, R, d)
     m->ops->gather_tokens_forward(rows, reference_table(m), ref, 1, m->T, B * R, d);
     m->ops->gather_tokens_backward(ACT(m->a_x0), rows, ref, B, m->T, R, d);

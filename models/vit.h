@@ -44,7 +44,7 @@ typedef struct {
                                // (cls included) at max_batch; 0: full attention only
     int ref_tokens;            // > 0: the position encoding (abs, sin1d or sin2d) is added only to
                                // this many patch tokens per image, drawn anew in every forward at
-                               // (rng.seed, RNG_REFERENCE, rng.epoch, rng.step, image): MP3's
+                               // (rng.seed, RNG_REFERENCE, rng.epoch, rng.step, rng.index + image): MP3's
                                // reference points (speech variant); 0: to every token
     float drop_path;           // stochastic depth of the last block (linear in depth from 0)
     float dropout;             // dropout after the embedding and on each residual branch
@@ -129,13 +129,18 @@ const char *vit_resolution_error(const vit_config *cfg, int size, const char *ke
 // activation arena at vit_images(m). training=1 enables dropout and drop path drawn at `rng`
 // (purpose and index are set per call site) and CAPE's position augmentation drawn at
 // (rng.seed, RNG_POSENC, rng.epoch, rng.step, image); reference tokens (cfg.ref_tokens) are
-// drawn at (rng.seed, RNG_REFERENCE, rng.epoch, rng.step, image) in every forward, training
-// or not. Returns logits (B, num_classes).
+// drawn at (rng.seed, RNG_REFERENCE, rng.epoch, rng.step, rng.index + image) in every
+// forward, training or not (an evaluation passes its first image's index as rng.index, so
+// its draws do not depend on how the test set is split into batches). Returns logits.
 float *vit_images(vit *m);
 const float *vit_forward(vit *m, int B, int training, rng_addr rng);
 // Backward from dlogits (B, num_classes), which the caller wrote into vit_dlogits(m) after
 // zeroing the activation gradients with vit_zero_grads_acts. Parameter gradients accumulate.
 float *vit_dlogits(vit *m);
+// The last forward's reference tokens (B, vit_reference_width(m)): cls first when there is
+// one, then the references; NULL (width 0) without cfg.ref_tokens.
+const int *vit_reference_tokens(const vit *m);
+int vit_reference_width(const vit *m);
 void vit_zero_act_grads(vit *m);
 void vit_backward(vit *m, int B);
 

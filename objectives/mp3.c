@@ -115,12 +115,19 @@ static int patch_is_blank(const float *image, int C, int S, int p, int n) {
     return 1;
 }
 
-void mp3_count_correct(const int *pred, const float *images, int B, int C, int S, int p,
-                       long *correct, long *total, long *correct_nonblank, long *total_nonblank) {
+void mp3_count_correct(const int *pred, const float *images, int B, int C, int S, int p, const int *skip, int W,
+                       int t0, long *correct, long *total, long *correct_nonblank, long *total_nonblank) {
     int g = S / p, N = g * g;
+    unsigned char *skipped = xcalloc((size_t)N, 1, "skipped patches");
     for (int b = 0; b < B; b++) {
         const float *image = images + (size_t)b * C * S * S;
+        memset(skipped, 0, (size_t)N);
+        for (int k = 0; skip && k < W; k++) {
+            int n = skip[(size_t)b * W + k] - t0;
+            if (n >= 0 && n < N) skipped[n] = 1;
+        }
         for (int n = 0; n < N; n++) {
+            if (skipped[n]) continue;
             int ok = pred[(size_t)b * N + n] == n;
             *correct += ok;
             (*total)++;
@@ -130,6 +137,7 @@ void mp3_count_correct(const int *pred, const float *images, int B, int C, int S
             }
         }
     }
+    free(skipped);
 }
 
 static void copy_patch(float *dst, const float *src, int C, int S, int p, int from, int to, int add) {

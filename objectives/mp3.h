@@ -22,8 +22,8 @@ int mp3_context_patches(int N, double eta);
 // Reference patches (the paper's speech variant: "a random 5% of frames keep their position
 // embedding"): round(fraction·N), at least 1 when fraction > 0, 0 when fraction = 0. The
 // model draws which ones (vit_config.ref_tokens). posbench choice: reference tokens stay
-// prediction targets like every other patch (their answer is in their input, so with
-// fraction f position accuracy can rise by up to f from them alone).
+// prediction targets of the loss like every other patch; position accuracy leaves them out
+// (mp3_count_correct's skip list), since their answer is in their input.
 int mp3_reference_patches(int N, double fraction);
 // NULL when objective.name, pe.kind and objective.ref_fraction go together, else why (naming
 // the keys and what is valid): mp3 pretrains without a position encoding (pe.kind none), or
@@ -48,8 +48,11 @@ void mp3_predict(const float *logits, int B, int N, int t0, int *pred);
 // Counts correct predictions over all patches and over non-blank patches (a patch is blank
 // when all its pixels are equal: nothing in it can say where it belongs). images (B, C, S, S)
 // with S = grid·p. Adds to *correct, *total, *correct_nonblank, *total_nonblank.
-void mp3_count_correct(const int *pred, const float *images, int B, int C, int S, int p,
-                       long *correct, long *total, long *correct_nonblank, long *total_nonblank);
+// skip (B, W) token indices (patch n = token - t0; entries < t0, the cls, ignored) whose
+// patches are not counted: the reference tokens, whose position is in their input; NULL (or
+// W = 0) counts every patch.
+void mp3_count_correct(const int *pred, const float *images, int B, int C, int S, int p, const int *skip, int W,
+                       int t0, long *correct, long *total, long *correct_nonblank, long *total_nonblank);
 // Reassembly (paper Fig. 2): each patch of image (C, S, S) is placed at its predicted
 // position pred (N); patches landing on the same position are averaged; positions nothing
 // landed on are `empty`. out (C, S, S).

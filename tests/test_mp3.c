@@ -192,9 +192,14 @@ static void test_accuracy_and_reassembly(void) {
         for (int x = 0; x < 2; x++) img[(2 + y) * S + 2 + x] = 3.0f;
     int pred[9] = {0, 1, 2, 3, 4, 5, 6, 8, 7}; // patches 7 and 8 swapped
     long c = 0, t = 0, cn = 0, tn = 0;
-    mp3_count_correct(pred, img, 1, C, S, p, &c, &t, &cn, &tn);
+    mp3_count_correct(pred, img, 1, C, S, p, NULL, 0, 1, &c, &t, &cn, &tn);
     test_check("mp3 accuracy: all patches and non-blank patches", c == 7 && t == 9 && cn == 6 && tn == 8,
                "correct %ld/%ld, non-blank %ld/%ld (want 7/9, 6/8)", c, t, cn, tn);
+    int refs[3] = {0, 1 + 4, 1 + 7}; // cls (ignored), the blank patch 4 and the misplaced patch 7
+    c = t = cn = tn = 0;
+    mp3_count_correct(pred, img, 1, C, S, p, refs, 3, 1, &c, &t, &cn, &tn);
+    test_check("mp3 accuracy: reference patches are not counted", c == 6 && t == 7 && cn == 6 && tn == 7,
+               "correct %ld/%ld, non-blank %ld/%ld (want 6/7, 6/7)", c, t, cn, tn);
     int perfect[9] = {0, 1, 2, 3, 4, 5, 6, 7, 8};
     float out[36];
     mp3_reassemble(img, perfect, C, S, p, -1.0f, out);

@@ -202,7 +202,7 @@ static void test_reference_tokens(void) {
     const int N = 16, t0 = 1, R = 3, B = 4000;
     const int W = t0 + R; // cls first, then the R references
     int *ref = xmalloc((size_t)B * W * sizeof(int), "refs"), scratch[16], again[2 * (1 + 3)];
-    posenc_reference_tokens(ref, B, N, t0, R, 7, 1, 2, scratch);
+    posenc_reference_tokens(ref, B, N, t0, R, 7, 1, 2, 0, scratch);
     long count[16] = {0};
     int ordered = 1, images_differ = 0;
     for (int b = 0; b < B; b++) {
@@ -219,11 +219,13 @@ static void test_reference_tokens(void) {
     double expect = (double)B * R / N, worst = 0.0;
     for (int n = 0; n < N; n++) worst = fmax(worst, fabs(count[n] - expect) / sqrt(expect));
     test_check("reference tokens: every patch equally likely", worst < 5.0, "worst |count - %.0f| = %.1f sd", expect, worst);
-    posenc_reference_tokens(again, 2, N, t0, R, 7, 1, 2, scratch);
+    posenc_reference_tokens(again, 2, N, t0, R, 7, 1, 2, 0, scratch);
     int same = memcmp(again, ref, sizeof again) == 0;
-    posenc_reference_tokens(again, 2, N, t0, R, 7, 1, 3, scratch);
-    test_check("reference tokens: addressed by (seed, epoch, step, image)", same && memcmp(again, ref, sizeof again) != 0,
-               "same address same sets, next step other sets");
+    posenc_reference_tokens(again, 2, N, t0, R, 7, 1, 2, 10, scratch); // images 10 and 11
+    same &= memcmp(again, ref + 10 * W, sizeof again) == 0;
+    posenc_reference_tokens(again, 2, N, t0, R, 7, 1, 3, 0, scratch);
+    test_check("reference tokens: addressed by (seed, epoch, step, first index + image)",
+               same && memcmp(again, ref, sizeof again) != 0, "same address same sets (any batch split), next step other sets");
     free(ref);
 
     vit_config cfg = {.channels = 1, .image_size = 16, .patch = 4, .dim = 16, .depth = 2, .heads = 2,
