@@ -141,8 +141,10 @@ static void test_embed_tokens(void) {
 
 // ---------------------------------------------------------------- gather / scatter
 static void test_gather_tokens(void) {
-    // B, T, M, C, repeated indices
-    const int cases[][5] = {{2, 17, 12, 12, 1}, {3, 50, 50, 64, 1}, {2, 65, 20, 64, 0}, {2, 17, 9, 12, 0}};
+    // B, T, M, C, repeated indices; the last one is MP3's reference rows: a (1, T, C) table
+    // read by B·R = 128·5 entries, every token many times
+    const int cases[][5] = {{2, 17, 12, 12, 1}, {3, 50, 50, 64, 1}, {2, 65, 20, 64, 0}, {2, 17, 9, 12, 0},
+                            {1, 50, 640, 64, 1}};
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         const int B = cases[k][0], T = cases[k][1], M = cases[k][2], C = cases[k][3], rep = cases[k][4];
         const size_t nin = (size_t)B * T * C, nout = (size_t)B * M * C;
