@@ -94,7 +94,7 @@ static int add_act_full(vit *m, const char *name, size_t n, int with_grad) {
     m->grad_slot[index] = with_grad ? tensor_table_add(&m->act_grads, name, 0, 1, shape) : -1;
     return index;
 }
-// A gradient buffer with no activation of its own (the activation entry is a 1-float stub).
+// A gradient buffer with no activation of its own (its activation entry is 1 float, unused).
 static int add_grad_only(vit *m, const char *name, size_t n) {
     int shape[1] = {1}, grad_shape[1] = {(int)n};
     int index = tensor_table_add(&m->acts, name, 0, 1, shape);

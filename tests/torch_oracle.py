@@ -124,21 +124,19 @@ def parse_inputs(tf, cfg, torch_vit):
     extra = sorted(k for k in tf if k.startswith("param.") and k[6:] not in shapes)
     if extra:
         raise BadInput(f"unexpected parameter entries (architecture mismatch?): {', '.join(extra)}")
-    context = tf.get("input.context")
-    if context is not None:
-        if context.ndim != 2 or context.shape[0] != B or np.any(context < 0) or np.any(context >= cfg.tokens):
-            raise BadInput(f"input.context has shape {context.shape} or values outside [0, {cfg.tokens})")
-        if any(len(set(row.tolist())) != len(row) for row in context):
-            raise BadInput("input.context repeats a token within an image")
-        context = context.astype(np.int64)
-    refs = tf.get("input.refs")
-    if refs is not None:
-        if refs.ndim != 2 or refs.shape[0] != B or np.any(refs < 0) or np.any(refs >= cfg.tokens):
-            raise BadInput(f"input.refs has shape {refs.shape} or values outside [0, {cfg.tokens})")
-        if any(len(set(row.tolist())) != len(row) for row in refs):
-            raise BadInput("input.refs repeats a token within an image")
-        refs = refs.astype(np.int64)
-    return imgs, labels, params, context, refs
+    return imgs, labels, params, _token_lists(tf, "input.context", B, cfg), _token_lists(tf, "input.refs", B, cfg)
+
+
+def _token_lists(tf, key, B, cfg):
+    """Optional (B, K) token indices per image (MP3 context or reference tokens), int64."""
+    idx = tf.get(key)
+    if idx is None:
+        return None
+    if idx.ndim != 2 or idx.shape[0] != B or np.any(idx < 0) or np.any(idx >= cfg.tokens):
+        raise BadInput(f"{key} has shape {idx.shape} or values outside [0, {cfg.tokens})")
+    if any(len(set(row.tolist())) != len(row) for row in idx):
+        raise BadInput(f"{key} repeats a token within an image")
+    return idx.astype(np.int64)
 
 
 def run_model(cfg, imgs, labels, params, dtype, context=None, refs=None):
