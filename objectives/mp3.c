@@ -15,7 +15,8 @@ int mp3_context_patches(int N, double eta) {
 int mp3_reference_patches(int N, double fraction) {
     if (fraction <= 0.0) return 0;
     int R = (int)lround(fraction * N);
-    return R < 1 ? 1 : (R > N ? N : R);
+    if (R > N - 1) R = N - 1; // at least one patch whose position accuracy can be measured
+    return R < 1 ? 1 : R;
 }
 
 const char *mp3_config_error(const char *objective, const char *pe_kind, double ref_fraction) {

@@ -20,10 +20,11 @@ typedef struct {
 // Context patches for masking ratio eta: round((1-eta)·N), at least 1.
 int mp3_context_patches(int N, double eta);
 // Reference patches (the paper's speech variant: "a random 5% of frames keep their position
-// embedding"): round(fraction·N), at least 1 when fraction > 0, 0 when fraction = 0. The
-// model draws which ones (vit_config.ref_tokens). posbench choice: reference tokens stay
-// prediction targets of the loss like every other patch; position accuracy leaves them out
-// (mp3_count_correct's skip list), since their answer is in their input.
+// embedding"): round(fraction·N), at least 1 and at most N - 1 when fraction > 0, 0 when
+// fraction = 0. The model draws which ones (vit_config.ref_tokens). posbench choice:
+// reference tokens stay prediction targets of the loss like every other patch; position
+// accuracy leaves them out (mp3_count_correct's skip list), since their answer is in their
+// input, so one patch at least is never a reference.
 int mp3_reference_patches(int N, double fraction);
 // NULL when objective.name, pe.kind and objective.ref_fraction go together, else why (naming
 // the keys and what is valid): mp3 pretrains without a position encoding (pe.kind none), or
