@@ -87,21 +87,19 @@ static int add_param(tensor_table *t, const char *name, int decay, int d0, int d
 
 // Declares an activation; with_grad=1 also gives it a slot in the activation-gradient table
 // (only those slots are zeroed each step).
-static int add_act_full(vit *m, const char *name, size_t n, int with_grad) {
-    int shape[1] = {(int)n};
+// act_n floats of activation and grad_n floats of gradient (0: none).
+static int add_act_sized(vit *m, const char *name, size_t act_n, size_t grad_n) {
+    int shape[1] = {(int)act_n}, grad_shape[1] = {(int)grad_n};
     int index = tensor_table_add(&m->acts, name, 0, 1, shape);
     if (index >= VIT_MAX_ACTS) die_fail("internal: more than %d activations", VIT_MAX_ACTS);
-    m->grad_slot[index] = with_grad ? tensor_table_add(&m->act_grads, name, 0, 1, shape) : -1;
+    m->grad_slot[index] = grad_n ? tensor_table_add(&m->act_grads, name, 0, 1, grad_shape) : -1;
     return index;
+}
+static int add_act_full(vit *m, const char *name, size_t n, int with_grad) {
+    return add_act_sized(m, name, n, with_grad ? n : 0);
 }
 // A gradient buffer with no activation of its own (its activation entry is 1 float, unused).
-static int add_grad_only(vit *m, const char *name, size_t n) {
-    int shape[1] = {1}, grad_shape[1] = {(int)n};
-    int index = tensor_table_add(&m->acts, name, 0, 1, shape);
-    if (index >= VIT_MAX_ACTS) die_fail("internal: more than %d activations", VIT_MAX_ACTS);
-    m->grad_slot[index] = tensor_table_add(&m->act_grads, name, 0, 1, grad_shape);
-    return index;
-}
+static int add_grad_only(vit *m, const char *name, size_t n) { return add_act_sized(m, name, 1, n); }
 #define add_act(t, name, n) add_act_full(m, name, n, 1)
 #define add_act_nograd(t, name, n) add_act_full(m, name, n, 0)
 
@@ -280,6 +278,12 @@ static void fill_position_tables(vit *m) {
         posenc_rope_tables(ACT(m->a_rope_cos), ACT(m->a_rope_sin), g, g, head_dim, c->rope_dims, base);
     }
     if (m->a_pos_resize >= 0 && g != m->grid0) resize_bicubic_weights(ACT(m->a_pos_resize), g, m->grid0);
+    if (m->a_ref_table >= 0) { // sin2d on reference tokens: the (T, d) table of the grid positions
+        float *table = ACT(m->a_ref_table);
+        m->ops->zero(table, (size_t)m->T * c->dim);
+        posenc_eval_positions(ACT(m->a_pos_x), ACT(m->a_pos_y), 1, g, g);
+        m->ops->sincos2d_add(table, ACT(m->a_pos_x), ACT(m->a_pos_y), 1, m->T, c->dim, m->t0);
+    }
 }
 
 void vit_set_resolution(vit *m, int size) {
@@ -495,15 +499,9 @@ static void position_table_backward(vit *m) {
 }
 
 // Reference tokens: the (T, d) encoding every token would get (abs, resized when needed;
-// sin1d; sin2d at the grid positions).
+// sin1d; sin2d at the grid positions, built by fill_position_tables).
 static const float *reference_table(vit *m) {
-    if (m->a_ref_table < 0) return position_table_forward(m);
-    int d = m->cfg.dim;
-    float *table = ACT(m->a_ref_table);
-    m->ops->zero(table, (size_t)m->T * d);
-    posenc_eval_positions(ACT(m->a_pos_x), ACT(m->a_pos_y), 1, m->grid, m->grid);
-    m->ops->sincos2d_add(table, ACT(m->a_pos_x), ACT(m->a_pos_y), 1, m->T, d, m->t0);
-    return table;
+    return m->a_ref_table >= 0 ? ACT(m->a_ref_table) : position_table_forward(m);
 }
 
 // Draws this forward's reference tokens (cls, when there is one, and R patches) and adds
