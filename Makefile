@@ -23,7 +23,7 @@ CFLAGS  += -DPOSBENCH_GIT_COMMIT='"$(GIT_COMMIT)"'
 # libraries are looked for in CUDA_HOME, next to nvcc, under /usr/local/cuda and in the
 # linker cache; CUDA_LIB=dir overrides. Without them the build is CPU-only and says why.
 NVCC    ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
-CU_SRC  := $(wildcard core/cuda/*.cu)
+CU_SRC  := $(sort $(shell find core -name '*.cu' 2>/dev/null))
 CUDA_LIB_CANDIDATES := $(if $(CUDA_HOME),$(CUDA_HOME)/lib64 $(CUDA_HOME)/lib) \
     $(if $(NVCC),$(dir $(NVCC))../lib64) /usr/local/cuda/lib64 /usr/local/cuda/lib \
     /usr/local/cuda/targets/x86_64-linux/lib \
@@ -40,8 +40,9 @@ else
   CUDA_WHY := $(if $(NVCC),$(if $(CU_SRC),nvcc found at $(NVCC) but no directory with libcudart.so and libcublas.so (set CUDA_LIB=dir),no CUDA sources),nvcc not found)
 endif
 
-LIB_SRC  := $(wildcard core/*.c models/*.c objectives/*.c datasets/*.c) \
-            $(filter-out bench/main.c,$(wildcard bench/*.c))
+# Every .c file under the library folders (any depth) except the CLI's entry point.
+MAIN_SRC := $(firstword $(shell find bench -name main.c 2>/dev/null))
+LIB_SRC  := $(filter-out $(MAIN_SRC),$(sort $(shell find core models objectives datasets bench -name '*.c' 2>/dev/null)))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(CU_OBJ)
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
@@ -71,7 +72,7 @@ deps:
 backends: $(BUILD)/posbench
 	@echo "posbench: built backends: $(BACKENDS)$(if $(CUDA_WHY), (cuda not built: $(CUDA_WHY)))"
 
-$(BUILD)/posbench: $(BUILD)/bench/main.o $(BUILD)/libposbench.a | deps
+$(BUILD)/posbench: $(MAIN_SRC:%.c=$(BUILD)/%.o) $(BUILD)/libposbench.a | deps
 	$(CC) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/libposbench.a: $(LIB_OBJ)

@@ -45,6 +45,16 @@ typedef struct ops_backend {
     const char *name;
 
     // ---- memory (arenas live where the backend computes) ----
+    // Backend memory of `bytes` (64-byte aligned, zeroed); dies (exit 1) naming `what` when it
+    // cannot. Models, objectives and the trainer hold only such pointers for tensors and reach
+    // them from the host through the copies below (CPU: plain malloc / memcpy).
+    void *(*alloc)(size_t bytes, const char *what);
+    void (*free)(void *p); // NULL is fine
+    // host -> backend, backend -> host, backend -> backend; each returns when the copy is done.
+    void (*upload)(void *dst, const void *src, size_t bytes);
+    void (*download)(void *dst, const void *src, size_t bytes);
+    void (*copy)(void *dst, const void *src, size_t bytes);
+    void (*synchronize)(void); // waits for every op issued so far
     void (*zero)(float *x, size_t n);
 
     // ---- dense layers ----
@@ -178,6 +188,16 @@ typedef struct ops_backend {
     void (*mse_forward)(float *loss, const float *pred, const float *target, int N, int D);
     void (*mse_backward)(float *dpred, const float *pred, const float *target, int N, int D,
                          float scale);
+
+    // ---- reductions (results come back to the host) ----
+    // Σ x[i] in double in a fixed order (CPU: i = 0, 1, ..., n-1), returned to the host.
+    double (*sum)(const float *x, size_t n);
+    // rank (N) on the backend: for row n of logits (N, K), the number of classes ranked ahead
+    // of target[n] (a larger logit, or an equal one with a lower index); a row holding a
+    // non-finite logit gets rank K (it is never counted correct). target in [0, K).
+    void (*class_rank)(int *rank, const float *logits, const int *target, int N, int K);
+    // index (N) on the backend = argmax over k of x[n, k], x (N, K); ties go to the lowest k.
+    void (*argmax_rows)(int *index, const float *x, int N, int K);
 
     // ---- optimizer ----
     // Σ x² in double, summed in a fixed order.

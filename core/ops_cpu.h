@@ -3,6 +3,17 @@
 #pragma once
 #include "ops.h"
 
+// memory_cpu.c
+void *cpu_alloc(size_t bytes, const char *what);
+void cpu_free(void *p);
+void cpu_copy(void *dst, const void *src, size_t bytes);
+void cpu_synchronize(void);
+
+// reduce_cpu.c
+double cpu_sum(const float *x, size_t n);
+void cpu_class_rank(int *rank, const float *logits, const int *target, int N, int K);
+void cpu_argmax_rows(int *index, const float *x, int N, int K);
+
 // attention_cpu.c
 void cpu_attention_forward(float *out, float *probs, const float *qkv, const attention_desc *d);
 void cpu_attention_backward(float *dqkv, float *dbias, float *scratch, const float *dout,

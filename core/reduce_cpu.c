@@ -1,0 +1,34 @@
+// core/reduce_cpu.c — the CPU backend's reductions (core/ops.h "reductions"): the loss sum,
+// the rank of the true class (top-k accuracy) and the row argmax (MP3's predicted position).
+#include "ops_cpu.h"
+#include <math.h>
+
+double cpu_sum(const float *x, size_t n) {
+    double s = 0.0;
+    for (size_t i = 0; i < n; i++) s += x[i]; // sequential: the order is the contract
+    return s;
+}
+
+void cpu_class_rank(int *rank, const float *logits, const int *target, int N, int K) {
+#pragma omp parallel for schedule(static)
+    for (int n = 0; n < N; n++) {
+        const float *z = logits + (size_t)n * K;
+        int y = target[n], ahead = 0, finite = 1;
+        for (int k = 0; k < K; k++) {
+            if (!isfinite(z[k])) finite = 0;
+            if (z[k] > z[y] || (z[k] == z[y] && k < y)) ahead++;
+        }
+        rank[n] = finite ? ahead : K;
+    }
+}
+
+void cpu_argmax_rows(int *index, const float *x, int N, int K) {
+#pragma omp parallel for schedule(static)
+    for (int n = 0; n < N; n++) {
+        const float *z = x + (size_t)n * K;
+        int best = 0;
+        for (int k = 1; k < K; k++)
+            if (z[k] > z[best]) best = k;
+        index[n] = best;
+    }
+}
