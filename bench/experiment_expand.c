@@ -2,7 +2,7 @@
 // experiment into runs: resolved configs, impossible-combination checks, run ids, parents.
 // Rules: experiment.h. State: experiment_internal.h (filled by experiment.c).
 #include "experiment_internal.h"
-#include "../models/posenc.h"
+#include "../models/posenc/tables.h"
 #include "../objectives/mp3.h"
 #include "../core/common.h"
 #include <stdio.h>

@@ -22,9 +22,9 @@ typedef struct {
 
 static const perf_config perf_configs[] = {
     {"vit-d128-L6-p4-28px", {.channels = 1, .image_size = 28, .patch = 4, .dim = 128, .depth = 6, .heads = 4,
-                             .mlp_ratio = 4, .cls = 1, .pos = POS_ABS, .num_classes = 10}, 128},
+                             .mlp_ratio = 4, .cls = 1, .pe_kind = "abs", .num_classes = 10}, 128},
     {"vit-d192-L12-p4-32px", {.channels = 3, .image_size = 32, .patch = 4, .dim = 192, .depth = 12, .heads = 3,
-                              .mlp_ratio = 4, .cls = 1, .pos = POS_ABS, .num_classes = 100}, 128},
+                              .mlp_ratio = 4, .cls = 1, .pe_kind = "abs", .num_classes = 100}, 128},
 };
 
 void perf_help(void) {
@@ -118,7 +118,7 @@ static double time_torch_step(const perf_config *p, int iters, char *why, size_t
              "/usr/bin/python3 '%s' --image %d --channels %d --patch %d --dim %d --depth %d --heads %d "
              "--mlp-ratio %d --classes %d --batch %d --threads %d --warmup 2 --iters %d --cls %d --pos-abs %d 2>/dev/null",
              script, v->image_size, v->channels, v->patch, v->dim, v->depth, v->heads, v->mlp_ratio, v->num_classes,
-             p->batch, posbench_threads(), iters, v->cls, v->pos == POS_ABS);
+             p->batch, posbench_threads(), iters, v->cls, v->pe_kind && strcmp(v->pe_kind, "abs") == 0);
     FILE *f = popen(cmd, "r");
     if (!f) {
         snprintf(why, whylen, "cannot start python3");

@@ -74,15 +74,6 @@ static void load_data(run *r) {
                   r->test.width, r->train.height, r->train.width);
 }
 
-static int pos_kind(const char *pe) {
-    static const struct { const char *name; int kind; } kinds[] = {
-        {"none", POS_NONE}, {"abs", POS_ABS}, {"sin1d", POS_SIN1D}, {"sin2d", POS_SIN2D},
-        {"cape", POS_CAPE}, {"relbias", POS_RELBIAS}, {"rope", POS_ROPE}};
-    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
-        if (!strcmp(pe, kinds[i].name)) return kinds[i].kind;
-    die_fail("internal: pe.kind '%s' has no model", pe);
-}
-
 // Image sizes of the run: training (data.resolution or the dataset's), UniViT's list, the
 // evaluation sizes and their TTA neighbours; all must be multiples of the patch. Sets the
 // model's table size (training size) and the largest size (arena). MP3's position head has one
@@ -133,7 +124,7 @@ static vit_config model_config(const config *c, const dataset *d) {
         .heads = (int)cfg_int(c, "model.heads"),
         .mlp_ratio = (int)cfg_int(c, "model.mlp_ratio"),
         .cls = cfg_bool(c, "model.cls"),
-        .pos = pos_kind(pe),
+        .pe_kind = pe,
         .cape_global_shift = (float)cfg_float(c, "pe.cape_global_shift"),
         .cape_local_shift = (float)cfg_float(c, "pe.cape_local_shift"),
         .cape_scale = (float)cfg_float(c, "pe.cape_scale"),

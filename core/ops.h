@@ -165,7 +165,7 @@ typedef struct ops_backend {
     // rows t0..T-1, per head h (head channels [h·Dh, (h+1)·Dh), Dh = C/H even): channel pair
     // (2j, 2j+1) of a head is rotated by angle[n, j] (n = t - t0):
     // (a, b) -> (a·cos - b·sin, a·sin + b·cos). cos_table, sin_table (N, Dh/2), N = T - t0
-    // (models/posenc.h builds them). v and cls rows untouched.
+    // (models/posenc/tables.h builds them). v and cls rows untouched.
     void (*rope_forward)(float *qkv, const float *cos_table, const float *sin_table, int B, int T,
                          int C, int H, int t0);
     // In place on dqkv (B, T, 3C): the inverse rotation (angle -> -angle) of the q and k

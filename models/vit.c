@@ -1,10 +1,10 @@
-// models/vit.c — ViT parameter/activation tables, initialisation, resolution changes, forward
-// and backward.
+// models/vit.c — ViT parameter/activation/input tables, initialisation, resolution changes,
+// forward and backward. Position encodings are reached only through their hooks
+// (models/posenc/encoding.h); memory only through the op backend.
 #include "vit.h"
-#include "posenc.h"
 #include "../core/common.h"
-#include "../core/resize.h"
 #include "../core/rng.h"
+#include "posenc/tables.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,29 +50,23 @@ const char *vit_config_error(const vit_config *c) {
         snprintf(msg, sizeof msg, "largest image size %d is not a multiple of model.patch=%d", c->max_image_size, c->patch);
         return msg;
     }
-    if ((c->pos == POS_SIN1D || c->pos == POS_SIN2D || c->pos == POS_CAPE) && c->dim % 2 != 0) {
-        snprintf(msg, sizeof msg, "pe.kind=%s needs an even model.dim (cos and sin pairs), got %d",
-                 c->pos == POS_SIN1D ? "sin1d" : c->pos == POS_SIN2D ? "sin2d" : "cape", c->dim);
+    const posenc_kind *pe = posenc_find(c->pe_kind ? c->pe_kind : "none");
+    if (!pe) {
+        snprintf(msg, sizeof msg, "pe.kind=%s is not a position encoding (valid: %s)", c->pe_kind, posenc_names());
         return msg;
     }
-    if (c->pos == POS_ROPE) {
-        const char *why = posenc_rope_error(c->dim / c->heads, c->rope_dims);
-        if (why) {
-            snprintf(msg, sizeof msg, "pe.kind=rope with model.dim=%d, model.heads=%d: %s", c->dim, c->heads, why);
-            return msg;
-        }
-    }
-    if (c->pos == POS_CAPE && (c->cape_global_shift < 0 || c->cape_scale < 1 ||
-                               (c->cape_local_shift < 0 && c->cape_local_shift != -1.0f)))
-        return "pe.cape_global_shift must be >= 0, pe.cape_local_shift >= 0 or -1 (= 1/grid), pe.cape_scale >= 1";
+    const char *why = pe->config_error ? pe->config_error(c) : NULL;
+    if (why) return why;
     int N = (c->image_size / c->patch) * (c->image_size / c->patch), T = N + (c->cls ? 1 : 0);
     if (c->ref_tokens < 0 || c->ref_tokens > N) {
         snprintf(msg, sizeof msg, "%d reference tokens: must be in [0, %d] (the patches of one image)", c->ref_tokens, N);
         return msg;
     }
-    if (c->ref_tokens > 0 && c->pos != POS_ABS && c->pos != POS_SIN1D && c->pos != POS_SIN2D)
-        return "reference tokens (objective.ref_fraction > 0) keep a position encoding that every token could have: "
-               "pe.kind must be abs, sin1d or sin2d";
+    if (c->ref_tokens > 0 && !pe->reference_table) {
+        snprintf(msg, sizeof msg, "reference tokens (objective.ref_fraction > 0) keep a position encoding that every token "
+                 "could have: pe.kind must be %s", posenc_reference_names());
+        return msg;
+    }
     if (c->context_tokens < 0 || c->context_tokens > T) {
         snprintf(msg, sizeof msg, "masked attention with %d key tokens: must be in [1, %d]", c->context_tokens, T);
         return msg;
@@ -80,14 +74,13 @@ const char *vit_config_error(const vit_config *c) {
     return NULL;
 }
 
-static int add_param(tensor_table *t, const char *name, int decay, int d0, int d1) {
+int vit_add_param(vit *m, const char *name, int decay, int d0, int d1) {
     int shape[2] = {d0, d1};
-    return tensor_table_add(t, name, decay, d1 > 0 ? 2 : 1, shape);
+    return tensor_table_add(&m->params, name, decay, d1 > 0 ? 2 : 1, shape);
 }
 
-// Declares an activation; with_grad=1 also gives it a slot in the activation-gradient table
-// (only those slots are zeroed each step).
-// act_n floats of activation and grad_n floats of gradient (0: none).
+// An activation of act_n floats with a gradient of grad_n floats (0: none; only those slots
+// are zeroed each step).
 static int add_act_sized(vit *m, const char *name, size_t act_n, size_t grad_n) {
     int shape[1] = {(int)act_n}, grad_shape[1] = {(int)grad_n};
     int index = tensor_table_add(&m->acts, name, 0, 1, shape);
@@ -95,41 +88,55 @@ static int add_act_sized(vit *m, const char *name, size_t act_n, size_t grad_n) 
     m->grad_slot[index] = grad_n ? tensor_table_add(&m->act_grads, name, 0, 1, grad_shape) : -1;
     return index;
 }
-static int add_act_full(vit *m, const char *name, size_t n, int with_grad) {
-    return add_act_sized(m, name, n, with_grad ? n : 0);
-}
+int vit_add_act(vit *m, const char *name, size_t n, int with_grad) { return add_act_sized(m, name, n, with_grad ? n : 0); }
 // A gradient buffer with no activation of its own (its activation entry is 1 float, unused).
 static int add_grad_only(vit *m, const char *name, size_t n) { return add_act_sized(m, name, 1, n); }
-#define add_act(t, name, n) add_act_full(m, name, n, 1)
-#define add_act_nograd(t, name, n) add_act_full(m, name, n, 0)
+int vit_add_input(vit *m, const char *name, size_t n) {
+    int shape[1] = {(int)n};
+    return tensor_table_add(&m->inputs, name, 0, 1, shape);
+}
+
+#define PARAM(i) (m->param + m->params.items[(i)].offset)
+#define GRAD(i) (m->grad + m->params.items[(i)].offset)
+#define ACT(i) (m->act + m->acts.items[(i)].offset)
+#define DACT(i) (m->dact + m->act_grads.items[m->grad_slot[(i)]].offset)
+#define INPUT(i) (m->input + m->inputs.items[(i)].offset)
+#define STAGED(i) (m->staging + m->inputs.items[(i)].offset)
+#define OPT_PARAM(i) ((i) >= 0 ? PARAM(i) : NULL)
+#define OPT_GRAD(i) ((i) >= 0 ? GRAD(i) : NULL)
+float *vit_param(const vit *m, int i) { return PARAM(i); }
+float *vit_grad(const vit *m, int i) { return GRAD(i); }
+float *vit_act(const vit *m, int i) { return ACT(i); }
+float *vit_dact(const vit *m, int i) { return DACT(i); }
+float *vit_input(const vit *m, int i) { return INPUT(i); }
+float *vit_staged(const vit *m, int i) { return STAGED(i); }
+void vit_upload_input(vit *m, int i, size_t n) {
+    if (n > m->inputs.items[i].numel) die_fail("internal: upload of %zu floats into input %s of %zu", n, m->inputs.items[i].name,
+                                               m->inputs.items[i].numel);
+    m->ops->upload(INPUT(i), STAGED(i), n * sizeof(float));
+}
 
 static void declare_params(vit *m) {
     const vit_config *c = &m->cfg;
-    tensor_table *t = &m->params;
     char name[TENSOR_NAME_MAX];
     int d = c->dim, pd = c->channels * c->patch * c->patch, hd = c->mlp_ratio * c->dim;
-    m->patch_w = add_param(t, "patch_embed.weight", 1, d, pd);
-    m->patch_b = add_param(t, "patch_embed.bias", 0, d, 0);
-    m->cls_token = c->cls ? add_param(t, "cls_token", 0, d, 0) : -1;
-    m->pos_embed = c->pos == POS_ABS ? add_param(t, "pos_embed", 0, m->T0, d) : -1;
-    int rel_entries = (2 * m->grid0 - 1) * (2 * m->grid0 - 1) + (c->cls ? 3 : 0);
+    m->patch_w = vit_add_param(m, "patch_embed.weight", 1, d, pd);
+    m->patch_b = vit_add_param(m, "patch_embed.bias", 0, d, 0);
+    m->cls_token = c->cls ? vit_add_param(m, "cls_token", 0, d, 0) : -1;
+    if (m->pe->declare_params) m->pe->declare_params(m);
     m->blocks = xcalloc((size_t)c->depth, sizeof *m->blocks, "vit blocks");
     for (int l = 0; l < c->depth; l++) {
         vit_block_params *b = &m->blocks[l];
 #define P(field, suffix, decay, d0, d1)                                  \
     snprintf(name, sizeof name, "blocks.%d.%s", l, suffix);              \
-    b->field = add_param(t, name, decay, d0, d1)
+    b->field = vit_add_param(m, name, decay, d0, d1)
         P(norm1_w, "norm1.weight", 0, d, 0);
         P(norm1_b, "norm1.bias", 0, d, 0);
         P(qkv_w, "attn.qkv.weight", 1, 3 * d, d);
         P(qkv_b, "attn.qkv.bias", 0, 3 * d, 0);
         P(proj_w, "attn.proj.weight", 1, d, d);
         P(proj_b, "attn.proj.bias", 0, d, 0);
-        if (c->pos == POS_RELBIAS) {
-            P(rel_bias, "attn.rel_bias", 0, c->heads, rel_entries);
-        } else {
-            b->rel_bias = -1;
-        }
+        if (m->pe->declare_block_params) m->pe->declare_block_params(m, l);
         P(norm2_w, "norm2.weight", 0, d, 0);
         P(norm2_b, "norm2.bias", 0, d, 0);
         P(fc1_w, "mlp.fc1.weight", 1, hd, d);
@@ -138,55 +145,48 @@ static void declare_params(vit *m) {
         P(fc2_b, "mlp.fc2.bias", 0, d, 0);
 #undef P
     }
-    m->norm_w = add_param(t, "norm.weight", 0, d, 0);
-    m->norm_b = add_param(t, "norm.bias", 0, d, 0);
+    m->norm_w = vit_add_param(m, "norm.weight", 0, d, 0);
+    m->norm_b = vit_add_param(m, "norm.bias", 0, d, 0);
     if (c->pos_head) { // MP3: N-way position logits per token; a finetune run starts without it
-        m->head_w = add_param(t, "pos_head.weight", 1, m->N, d);
-        m->head_b = add_param(t, "pos_head.bias", 0, m->N, 0);
+        m->head_w = vit_add_param(m, "pos_head.weight", 1, m->N, d);
+        m->head_b = vit_add_param(m, "pos_head.bias", 0, m->N, 0);
     } else {
-        m->head_w = add_param(t, "head.weight", 1, c->num_classes, d);
-        m->head_b = add_param(t, "head.bias", 0, c->num_classes, 0);
+        m->head_w = vit_add_param(m, "head.weight", 1, c->num_classes, d);
+        m->head_b = vit_add_param(m, "head.bias", 0, c->num_classes, 0);
     }
 }
 
 static void declare_acts(vit *m) {
     const vit_config *c = &m->cfg;
-    tensor_table *t = &m->acts; (void)t; // the add_act macros name it for readability
     char name[TENSOR_NAME_MAX];
     // Sized for the largest input: every (B, T, ...) activation of a smaller one is a prefix.
     size_t B = (size_t)m->max_batch, T = (size_t)m->T_max, N = (size_t)m->N_max, d = (size_t)c->dim;
     size_t BT = B * T, BTd = BT * d, hd = (size_t)c->mlp_ratio * d, BM = B * (size_t)m->M_alloc;
-    size_t S = (size_t)max_size(c), head_pairs = (size_t)(c->dim / c->heads) / 2;
+    size_t S = (size_t)max_size(c);
     int masked = c->context_tokens > 0;
-    m->a_images = add_act_nograd(t, "images", B * c->channels * S * S);
-    m->a_patches = add_act_nograd(t, "patches", B * N * c->channels * c->patch * c->patch);
-    m->a_embed = add_act(t, "patch_embed", B * N * d);
-    int abs_resized = c->pos == POS_ABS && m->N_max != m->grid0 * m->grid0; // another grid is possible
-    m->a_pos_abs = abs_resized ? add_act(t, "pos_embed.resized", T * d) : -1;
-    m->a_pos_resize = abs_resized ? add_act_nograd(t, "pos_embed.resize_weights", (S / c->patch) * m->grid0) : -1;
-    m->a_pos_fixed = c->pos == POS_SIN1D ? add_act_nograd(t, "pos_sin1d", T * d) : -1;
-    int sin2d = c->pos == POS_SIN2D || c->pos == POS_CAPE;
-    m->a_pos_x = sin2d ? add_act_nograd(t, "pos_x", B * N) : -1;
-    m->a_pos_y = sin2d ? add_act_nograd(t, "pos_y", B * N) : -1;
-    m->a_rope_cos = c->pos == POS_ROPE ? add_act_nograd(t, "rope_cos", N * head_pairs) : -1;
-    m->a_rope_sin = c->pos == POS_ROPE ? add_act_nograd(t, "rope_sin", N * head_pairs) : -1;
+    m->in_images = vit_add_input(m, "images", B * c->channels * S * S);
+    // Token index 0 for every image (the cls gather): zeros, as the inputs are allocated.
+    m->in_cls_index = vit_add_input(m, "cls_index", B);
+    m->in_context = masked ? vit_add_input(m, "context", BM) : -1;
+    m->a_patches = vit_add_act(m, "patches", B * N * c->channels * c->patch * c->patch, 0);
+    m->a_embed = vit_add_act(m, "patch_embed", B * N * d, 1);
     int R = c->ref_tokens;
     size_t BR = B * (size_t)(m->t0 + R); // cls (always) + R patches per image
-    m->a_ref_index = R > 0 ? add_act_nograd(t, "ref_index", BR) : -1;
-    m->a_ref_rows = R > 0 ? add_act_full(m, "ref_rows", BR * d, c->pos == POS_ABS) : -1;
-    m->a_ref_table = R > 0 && c->pos == POS_SIN2D ? add_act_nograd(t, "ref_table", T * d) : -1;
-    m->a_x0 = add_act(t, "tokens", BTd);
-    m->a_x0_drop = c->dropout > 0 ? add_act(t, "tokens.dropout", BTd) : -1;
-    m->a_x0_mask = c->dropout > 0 ? add_act_nograd(t, "tokens.dropout_mask", BTd) : -1;
+    m->in_ref_index = R > 0 ? vit_add_input(m, "ref_index", BR) : -1;
+    m->a_ref_rows = R > 0 ? vit_add_act(m, "ref_rows", BR * d, m->pe->table_grad != NULL) : -1;
+    if (m->pe->declare_acts) m->pe->declare_acts(m);
+    m->a_x0 = vit_add_act(m, "tokens", BTd, 1);
+    m->a_x0_drop = c->dropout > 0 ? vit_add_act(m, "tokens.dropout", BTd, 1) : -1;
+    m->a_x0_mask = c->dropout > 0 ? vit_add_act(m, "tokens.dropout_mask", BTd, 0) : -1;
     m->block_acts = xcalloc((size_t)c->depth, sizeof *m->block_acts, "vit block activations");
     for (int l = 0; l < c->depth; l++) {
         vit_block_acts *a = &m->block_acts[l];
 #define A(field, suffix, n)                                     \
     snprintf(name, sizeof name, "blocks.%d.%s", l, suffix);     \
-    a->field = add_act(t, name, n)
+    a->field = vit_add_act(m, name, n, 1)
 #define A_NOGRAD(field, suffix, n)                              \
     snprintf(name, sizeof name, "blocks.%d.%s", l, suffix);     \
-    a->field = add_act_nograd(t, name, n)
+    a->field = vit_add_act(m, name, n, 0)
         A(ln1, "norm1", BTd);
         A_NOGRAD(ln1_mean, "norm1.mean", BT);
         A_NOGRAD(ln1_rstd, "norm1.rstd", BT);
@@ -196,11 +196,6 @@ static void declare_acts(vit *m) {
             A(qkv, "qkv", 3 * BTd);
         }
         A_NOGRAD(att, "attn.probs", B * c->heads * T * m->M_alloc);
-        if (c->pos == POS_RELBIAS) {
-            A(bias, "attn.bias", (size_t)c->heads * T * T);
-        } else {
-            a->bias = -1;
-        }
         A(attn, "attn.out", BTd);
         A(proj, "attn.proj", BTd);
         A(res1, "residual1", BTd);
@@ -224,27 +219,22 @@ static void declare_acts(vit *m) {
 #undef A
 #undef A_NOGRAD
     }
-    m->a_final = add_act(t, "norm", BTd);
-    m->a_final_mean = add_act_nograd(t, "norm.mean", BT);
-    m->a_final_rstd = add_act_nograd(t, "norm.rstd", BT);
-    m->a_feat = add_act(t, "features", B * d);
-    m->a_logits = add_act(t, "logits", c->pos_head ? BT * m->N : B * c->num_classes);
-    m->a_context = masked ? add_act_nograd(t, "context", BM) : -1;
-    m->a_mask_qkv = masked ? add_act(t, "attn.qkv", 3 * BTd) : -1;
+    m->a_final = vit_add_act(m, "norm", BTd, 1);
+    m->a_final_mean = vit_add_act(m, "norm.mean", BT, 0);
+    m->a_final_rstd = vit_add_act(m, "norm.rstd", BT, 0);
+    m->a_feat = vit_add_act(m, "features", B * d, 1);
+    m->a_logits = vit_add_act(m, "logits", c->pos_head ? BT * m->N : B * c->num_classes, 1);
+    m->a_mask_qkv = masked ? vit_add_act(m, "attn.qkv", 3 * BTd, 1) : -1;
     m->a_mask_q = masked ? add_grad_only(m, "attn.q", BTd) : -1;
-    m->a_mask_ln1_ctx = masked ? add_act(t, "norm1.context", BM * d) : -1;
+    m->a_mask_ln1_ctx = masked ? vit_add_act(m, "norm1.context", BM * d, 1) : -1;
     m->a_mask_kv = masked ? add_grad_only(m, "attn.kv", BM * 2 * d) : -1;
-    m->a_rel_index = c->pos == POS_RELBIAS ? add_act_nograd(t, "rel_index", T * T) : -1;
-    m->a_bias_scratch = c->pos == POS_RELBIAS ? add_act_nograd(t, "attn.bias_scratch", B * c->heads * T * m->M_alloc) : -1;
-    // Token index 0 for every image (the cls gather). The arena is zeroed at allocation and
-    // never written here; all-zero bits are the int 0 on every backend.
-    m->a_cls_index = add_act_nograd(t, "cls_index", B);
 }
 
 void vit_init_params(vit *m, uint32_t seed) {
+    float *host = xmalloc_aligned(m->params.total * sizeof(float), "initial parameters");
     for (int i = 0; i < m->params.count; i++) {
         const tensor_info *info = &m->params.items[i];
-        float *p = m->param + info->offset;
+        float *p = host + info->offset;
         rng_stream s = rng_stream_make(seed, RNG_INIT, 0, 0, (uint32_t)i);
         const char *dot = strrchr(info->name, '.');
         int is_norm = strstr(info->name, "norm") != NULL;
@@ -256,34 +246,8 @@ void vit_init_params(vit *m, uint32_t seed) {
             for (size_t k = 0; k < info->numel; k++) p[k] = rng_trunc_normal(&s, 0.02f);
         }
     }
-}
-
-#define PARAM(i) (m->param + m->params.items[(i)].offset)
-#define GRAD(i) (m->grad + m->params.items[(i)].offset)
-#define ACT(i) (m->act + m->acts.items[(i)].offset)
-#define DACT(i) (m->dact + m->act_grads.items[m->grad_slot[(i)]].offset)
-#define OPT_PARAM(i) ((i) >= 0 ? PARAM(i) : NULL)
-#define OPT_GRAD(i) ((i) >= 0 ? GRAD(i) : NULL)
-
-// The position tables of the current grid, computed on the host into the activation arena:
-// relbias (query, key) -> table entry (posenc_relbias_index: BEiT's layout, offsets clipped to
-// the table's grid), the sin1d table, the rope rotations, abs's bicubic resize weights.
-static void fill_position_tables(vit *m) {
-    const vit_config *c = &m->cfg;
-    int g = m->grid, head_dim = c->dim / c->heads;
-    if (m->a_rel_index >= 0) posenc_relbias_index((int *)ACT(m->a_rel_index), g, g, m->grid0, c->cls);
-    if (m->a_pos_fixed >= 0) posenc_sin1d_table(ACT(m->a_pos_fixed), m->T, c->dim, m->t0);
-    if (m->a_rope_cos >= 0) {
-        float base = c->rope_base > 0 ? c->rope_base : posenc_rope_default_base(c->rope_dims);
-        posenc_rope_tables(ACT(m->a_rope_cos), ACT(m->a_rope_sin), g, g, head_dim, c->rope_dims, base);
-    }
-    if (m->a_pos_resize >= 0 && g != m->grid0) resize_bicubic_weights(ACT(m->a_pos_resize), g, m->grid0);
-    if (m->a_ref_table >= 0) { // sin2d on reference tokens: the (T, d) table of the grid positions
-        float *table = ACT(m->a_ref_table);
-        m->ops->zero(table, (size_t)m->T * c->dim);
-        posenc_eval_positions(ACT(m->a_pos_x), ACT(m->a_pos_y), 1, g, g);
-        m->ops->sincos2d_add(table, ACT(m->a_pos_x), ACT(m->a_pos_y), 1, m->T, c->dim, m->t0);
-    }
+    m->ops->upload(m->param, host, m->params.total * sizeof(float));
+    free(host);
 }
 
 void vit_set_resolution(vit *m, int size) {
@@ -296,7 +260,7 @@ void vit_set_resolution(vit *m, int size) {
     m->N = m->grid * m->grid;
     m->T = m->N + m->t0;
     m->M = m->T;
-    fill_position_tables(m);
+    if (m->pe->set_grid) m->pe->set_grid(m);
 }
 
 void vit_create(vit *m, const vit_config *cfg, const ops_backend *ops, int max_batch, uint32_t seed) {
@@ -309,7 +273,9 @@ void vit_create(vit *m, const vit_config *cfg, const ops_backend *ops, int max_b
     m->t0 = cfg->cls ? 1 : 0;
     m->grid0 = cfg->image_size / cfg->patch;
     m->T0 = m->grid0 * m->grid0 + m->t0;
-    m->N_max = (max_size(cfg) / cfg->patch) * (max_size(cfg) / cfg->patch);
+    m->pe = posenc_find(cfg->pe_kind ? cfg->pe_kind : "none");
+    m->grid_max = max_size(cfg) / cfg->patch;
+    m->N_max = m->grid_max * m->grid_max;
     m->T_max = m->N_max + m->t0;
     m->image_size = cfg->image_size;
     m->grid = m->grid0;
@@ -320,41 +286,49 @@ void vit_create(vit *m, const vit_config *cfg, const ops_backend *ops, int max_b
     tensor_table_init(&m->params);
     tensor_table_init(&m->acts);
     tensor_table_init(&m->act_grads);
+    tensor_table_init(&m->inputs);
+    if (m->pe->create) m->pe->create(m);
     declare_params(m);
     declare_acts(m);
-    m->param = xmalloc_aligned(m->params.total * sizeof(float), "parameters");
-    m->grad = xmalloc_aligned(m->params.total * sizeof(float), "gradients");
-    m->act = xmalloc_aligned(m->acts.total * sizeof(float), "activations");
-    m->dact = xmalloc_aligned(m->act_grads.total * sizeof(float), "activation gradients");
+    m->param = ops->alloc(m->params.total * sizeof(float), "parameters");
+    m->grad = ops->alloc(m->params.total * sizeof(float), "gradients");
+    m->act = ops->alloc(m->acts.total * sizeof(float), "activations");
+    m->dact = ops->alloc(m->act_grads.total * sizeof(float), "activation gradients");
+    m->input = ops->alloc(m->inputs.total * sizeof(float), "model inputs");
+    m->staging = xmalloc_aligned(m->inputs.total * sizeof(float), "model inputs (host staging)");
     m->ref_scratch = cfg->ref_tokens > 0 ? xmalloc((size_t)m->N_max * sizeof(int), "reference draw") : NULL;
-    fill_position_tables(m);
+    if (m->pe->set_grid) m->pe->set_grid(m);
     vit_init_params(m, seed);
 }
 
 void vit_free(vit *m) {
-    free(m->param);
-    free(m->grad);
-    free(m->act);
-    free(m->dact);
+    if (m->pe && m->pe->free) m->pe->free(m);
+    m->ops->free(m->param);
+    m->ops->free(m->grad);
+    m->ops->free(m->act);
+    m->ops->free(m->dact);
+    m->ops->free(m->input);
+    free(m->staging);
     free(m->blocks);
     free(m->block_acts);
     free(m->ref_scratch);
     tensor_table_free(&m->params);
     tensor_table_free(&m->acts);
     tensor_table_free(&m->act_grads);
+    tensor_table_free(&m->inputs);
     memset(m, 0, sizeof *m);
 }
 
 
-float *vit_images(vit *m) { return ACT(m->a_images); }
+float *vit_images(vit *m) { return STAGED(m->in_images); }
 float *vit_dlogits(vit *m) { return DACT(m->a_logits); }
-const int *vit_reference_tokens(const vit *m) { return m->a_ref_index < 0 ? NULL : (const int *)ACT(m->a_ref_index); }
-int vit_reference_width(const vit *m) { return m->a_ref_index < 0 ? 0 : m->t0 + m->cfg.ref_tokens; }
+const int *vit_reference_tokens(const vit *m) { return m->in_ref_index < 0 ? NULL : (const int *)STAGED(m->in_ref_index); }
+int vit_reference_width(const vit *m) { return m->in_ref_index < 0 ? 0 : m->t0 + m->cfg.ref_tokens; }
 void vit_zero_act_grads(vit *m) { m->ops->zero(m->dact, m->act_grads.total); }
 
 int *vit_context(vit *m) {
-    if (m->a_context < 0) die_fail("internal: vit_context on a model built without context_tokens");
-    return (int *)ACT(m->a_context);
+    if (m->in_context < 0) die_fail("internal: vit_context on a model built without context_tokens");
+    return (int *)STAGED(m->in_context);
 }
 
 int vit_batch_capacity(const vit *m, int M) {
@@ -364,19 +338,19 @@ int vit_batch_capacity(const vit *m, int M) {
 
 void vit_set_context(vit *m, int M) {
     if (M < 1 || M > m->T) die_fail("internal: vit_set_context M=%d outside [1, %d]", M, m->T);
-    if (M < m->T && m->a_context < 0) die_fail("internal: masked attention on a model built without context_tokens");
+    if (M < m->T && m->in_context < 0) die_fail("internal: masked attention on a model built without context_tokens");
     m->M = M;
 }
 
 const float *vit_block_output(const vit *m, int layer) { return ACT(m->block_acts[layer].res2); }
 
-size_t vit_activation_bytes(const vit *m) { return (m->acts.total + m->act_grads.total) * sizeof(float); }
+size_t vit_activation_bytes(const vit *m) { return (m->acts.total + m->act_grads.total + m->inputs.total) * sizeof(float); }
 
 static int masked_attention(const vit *m) { return m->M < m->T; }
 
 static attention_desc block_attention(const vit *m, int B) {
     attention_desc d = {.B = B, .T = m->T, .C = m->cfg.dim, .H = m->cfg.heads, .M = m->M};
-    if (masked_attention(m)) d.kv_index = (const int *)ACT(m->a_context);
+    if (masked_attention(m)) d.kv_index = (const int *)INPUT(m->in_context);
     return d;
 }
 
@@ -395,9 +369,8 @@ static float *block_dqkv(vit *m, const vit_block_acts *a) {
 static void qkv_pack(vit *m, const vit_block_acts *a, int B) {
     int d = m->cfg.dim, T = m->T;
     const float *q = ACT(a->qkv), *kv = q + (size_t)B * T * d;
-    m->ops->qkv_pack_forward(ACT(m->a_mask_qkv), q, kv, (const int *)ACT(m->a_context), B, T, m->M, d);
-    if (m->a_rope_cos >= 0)
-        m->ops->rope_forward(ACT(m->a_mask_qkv), ACT(m->a_rope_cos), ACT(m->a_rope_sin), B, T, d, m->cfg.heads, m->t0);
+    m->ops->qkv_pack_forward(ACT(m->a_mask_qkv), q, kv, (const int *)INPUT(m->in_context), B, T, m->M, d);
+    if (m->pe->qk_forward) m->pe->qk_forward(m, ACT(m->a_mask_qkv), B);
 }
 
 // qkv of a block: one projection of all tokens, or (masked) q of all tokens and k|v of the
@@ -408,10 +381,10 @@ static void qkv_forward(vit *m, const vit_block_params *p, const vit_block_acts 
     int d = m->cfg.dim, T = m->T, M = m->M, BT = B * T;
     if (!masked_attention(m)) {
         ops->linear_forward(ACT(a->qkv), ACT(a->ln1), PARAM(p->qkv_w), PARAM(p->qkv_b), BT, d, 3 * d);
-        if (m->a_rope_cos >= 0) ops->rope_forward(ACT(a->qkv), ACT(m->a_rope_cos), ACT(m->a_rope_sin), B, T, d, m->cfg.heads, m->t0);
+        if (m->pe->qk_forward) m->pe->qk_forward(m, ACT(a->qkv), B);
         return;
     }
-    const int *ctx = (const int *)ACT(m->a_context);
+    const int *ctx = (const int *)INPUT(m->in_context);
     const float *w = PARAM(p->qkv_w), *bias = PARAM(p->qkv_b); // rows [0, d) = q, [d, 3d) = k|v
     float *q = ACT(a->qkv), *kv = q + (size_t)BT * d, *ln1_ctx = ACT(m->a_mask_ln1_ctx);
     ops->linear_forward(q, ACT(a->ln1), w, bias, BT, d, d);
@@ -427,7 +400,7 @@ static void qkv_backward(vit *m, const vit_block_params *p, const vit_block_acts
         ops->linear_backward(DACT(a->ln1), GRAD(p->qkv_w), GRAD(p->qkv_b), block_dqkv(m, a), ACT(a->ln1), PARAM(p->qkv_w), BT, d, 3 * d);
         return;
     }
-    const int *ctx = (const int *)ACT(m->a_context);
+    const int *ctx = (const int *)INPUT(m->in_context);
     const float *w = PARAM(p->qkv_w);
     float *dw = GRAD(p->qkv_w), *db = GRAD(p->qkv_b);
     // The shared transients: the forward's values belong to the last block, and their
@@ -465,66 +438,42 @@ static void branch_backward(int out, int dropped, int mask, int B, int T, int d,
         ops->dropout_backward(DACT(out), DACT(dropped), ACT(mask), (size_t)B * T * d);
 }
 
-// The (T, d) table embed_tokens adds: abs at its own grid, abs resized bicubically to the
-// current grid (cls row copied), the sin1d table, or NULL (none, relbias, rope: nothing added;
-// sin2d / cape: added per image after embedding).
-static const float *position_table_forward(vit *m) {
-    const vit_config *c = &m->cfg;
-    if (m->a_pos_fixed >= 0) return ACT(m->a_pos_fixed);
-    if (m->pos_embed < 0) return NULL;
-    if (m->grid == m->grid0) return PARAM(m->pos_embed);
-    int d = c->dim, t0 = m->t0;
-    float *resized = ACT(m->a_pos_abs); // (T, d)
-    if (t0) m->ops->gather_tokens_forward(resized, PARAM(m->pos_embed), (const int *)ACT(m->a_cls_index), 1, m->T0, 1, d);
-    const float *w = ACT(m->a_pos_resize); // (grid, grid0), the same for rows and columns
-    m->ops->resize2d_forward(resized + (size_t)t0 * d, PARAM(m->pos_embed) + (size_t)t0 * d, w, w, 1, m->grid0, m->grid0,
-                             m->grid, m->grid, d);
-    return resized;
-}
-
-// Where embed_tokens_backward accumulates the table's gradient (NULL: no learned table).
-static float *position_table_grad(vit *m) {
-    if (m->pos_embed < 0) return NULL;
-    return m->grid == m->grid0 ? GRAD(m->pos_embed) : DACT(m->a_pos_abs);
-}
-
-// abs at another grid: the resized table's gradient back to the learned table.
-static void position_table_backward(vit *m) {
-    if (m->pos_embed < 0 || m->grid == m->grid0) return;
-    int d = m->cfg.dim, t0 = m->t0;
-    const float *dresized = DACT(m->a_pos_abs), *w = ACT(m->a_pos_resize);
-    if (t0) m->ops->gather_tokens_backward(GRAD(m->pos_embed), dresized, (const int *)ACT(m->a_cls_index), 1, m->T0, 1, d);
-    m->ops->resize2d_backward(GRAD(m->pos_embed) + (size_t)t0 * d, dresized + (size_t)t0 * d, w, w, 1, m->grid0, m->grid0,
-                              m->grid, m->grid, d);
-}
-
-// Reference tokens: the (T, d) encoding every token would get (abs, resized when needed;
-// sin1d; sin2d at the grid positions, built by fill_position_tables).
-static const float *reference_table(vit *m) {
-    return m->a_ref_table >= 0 ? ACT(m->a_ref_table) : position_table_forward(m);
-}
-
 // Draws this forward's reference tokens (cls, when there is one, and R patches) and adds
 // their encoding rows: x0[b, ref[b, r]] += table[ref[b, r]]. The rows are gathered from the
 // table viewed as one image of B·R keys.
-static void reference_positions_forward(vit *m, int B, rng_addr rng) {
+static void reference_positions_forward(vit *m, int B) {
     int R = m->t0 + m->cfg.ref_tokens, d = m->cfg.dim;
-    int *ref = (int *)ACT(m->a_ref_index); // (B, R)
-    posenc_reference_tokens(ref, B, m->N, m->t0, m->cfg.ref_tokens, rng.seed, rng.epoch, rng.step, rng.index, m->ref_scratch);
+    const int *ref = (const int *)INPUT(m->in_ref_index); // (B, R)
     float *rows = ACT(m->a_ref_rows); // (B, R, d)
-    m->ops->gather_tokens_forward(rows, reference_table(m), ref, 1, m->T, B * R, d);
+    m->ops->gather_tokens_forward(rows, m->pe->reference_table(m), ref, 1, m->T, B * R, d);
     m->ops->gather_tokens_backward(ACT(m->a_x0), rows, ref, B, m->T, R, d);
 }
 
-// abs: the reference rows' gradient back to the (possibly resized) table; a token drawn by
-// several images accumulates in image order. sin1d / sin2d learn nothing.
+// A learned table (abs): the reference rows' gradient back to the (possibly resized) table; a
+// token drawn by several images accumulates in image order. Fixed tables learn nothing.
 static void reference_positions_backward(vit *m, int B) {
-    if (m->pos_embed < 0) return;
+    if (!m->pe->table_grad) return;
     int R = m->t0 + m->cfg.ref_tokens, d = m->cfg.dim;
-    const int *ref = (const int *)ACT(m->a_ref_index);
+    const int *ref = (const int *)INPUT(m->in_ref_index);
     float *drows = DACT(m->a_ref_rows); // (B, R, d), overwritten
     m->ops->gather_tokens_forward(drows, DACT(m->a_x0), ref, B, m->T, R, d);
-    m->ops->gather_tokens_backward(position_table_grad(m), drows, ref, 1, m->T, B * R, d);
+    m->ops->gather_tokens_backward(m->pe->table_grad(m), drows, ref, 1, m->T, B * R, d);
+}
+
+// The host's part of a forward: this forward's reference tokens and the encoding's draws go
+// into the staging inputs, and every per-step input (images, context, references, positions)
+// is uploaded.
+static void upload_step_inputs(vit *m, int B, int training, rng_addr rng) {
+    const vit_config *c = &m->cfg;
+    vit_upload_input(m, m->in_images, (size_t)B * c->channels * m->image_size * m->image_size);
+    if (masked_attention(m)) vit_upload_input(m, m->in_context, (size_t)B * m->M);
+    if (c->ref_tokens > 0) {
+        int *ref = (int *)STAGED(m->in_ref_index); // (B, t0 + R)
+        posenc_reference_tokens(ref, B, m->N, m->t0, c->ref_tokens, rng.seed, rng.epoch, rng.step, rng.index, m->ref_scratch);
+        vit_upload_input(m, m->in_ref_index, (size_t)B * (m->t0 + c->ref_tokens));
+    } else if (m->pe->prepare_inputs) {
+        m->pe->prepare_inputs(m, B, training, rng);
+    }
 }
 
 const float *vit_forward(vit *m, int B, int training, rng_addr rng) {
@@ -537,24 +486,18 @@ const float *vit_forward(vit *m, int B, int training, rng_addr rng) {
     float dropout = training ? c->dropout : 0.0f;
     m->training_dropout = dropout > 0.0f;
 
-    ops->patchify(ACT(m->a_patches), ACT(m->a_images), B, c->channels, m->image_size, m->image_size, c->patch);
+    upload_step_inputs(m, B, training, rng);
+    ops->patchify(ACT(m->a_patches), INPUT(m->in_images), B, c->channels, m->image_size, m->image_size, c->patch);
     ops->linear_forward(ACT(m->a_embed), ACT(m->a_patches), PARAM(m->patch_w), PARAM(m->patch_b), B * N, pd, d);
+    // The encoding: on the reference tokens only; or a table added to every token, then a
+    // per-image addition (each hook may be absent).
     if (c->ref_tokens > 0) {
         ops->embed_tokens_forward(ACT(m->a_x0), ACT(m->a_embed), OPT_PARAM(m->cls_token), NULL, B, N, d);
-        reference_positions_forward(m, B, rng);
+        reference_positions_forward(m, B);
     } else {
-        ops->embed_tokens_forward(ACT(m->a_x0), ACT(m->a_embed), OPT_PARAM(m->cls_token), position_table_forward(m), B, N, d);
-    }
-    if (m->a_pos_x >= 0 && c->ref_tokens == 0) { // sin2d / cape: positions of this forward, then x += sin2d(x, y) on patch rows
-        int cape = training && c->pos == POS_CAPE;
-        if (cape) {
-            cape_config cc = {c->cape_global_shift, c->cape_local_shift < 0 ? cape_default_local_shift(m->grid) : c->cape_local_shift,
-                              c->cape_scale};
-            posenc_cape_positions(ACT(m->a_pos_x), ACT(m->a_pos_y), B, m->grid, m->grid, &cc, rng.seed, rng.epoch, rng.step);
-        } else {
-            posenc_eval_positions(ACT(m->a_pos_x), ACT(m->a_pos_y), B, m->grid, m->grid);
-        }
-        ops->sincos2d_add(ACT(m->a_x0), ACT(m->a_pos_x), ACT(m->a_pos_y), B, T, d, m->t0);
+        const float *table = m->pe->table_forward ? m->pe->table_forward(m) : NULL;
+        ops->embed_tokens_forward(ACT(m->a_x0), ACT(m->a_embed), OPT_PARAM(m->cls_token), table, B, N, d);
+        if (m->pe->tokens_forward) m->pe->tokens_forward(m, B);
     }
     const float *x = ACT(m->a_x0);
     if (dropout > 0) {
@@ -572,11 +515,7 @@ const float *vit_forward(vit *m, int B, int training, rng_addr rng) {
 
         ops->layernorm_forward(ACT(a->ln1), ACT(a->ln1_mean), ACT(a->ln1_rstd), x, PARAM(p->norm1_w), PARAM(p->norm1_b), BT, d);
         qkv_forward(m, p, a, B);
-        if (a->bias >= 0) {
-            ops->bias_gather_forward(ACT(a->bias), PARAM(p->rel_bias), (const int *)ACT(m->a_rel_index), c->heads, T * T,
-                                     m->params.items[p->rel_bias].shape[1]);
-            ad.bias = ACT(a->bias);
-        }
+        if (m->pe->bias_forward) ad.bias = m->pe->bias_forward(m, l);
         ops->attention_forward(ACT(a->attn), ACT(a->att), block_qkv(m, a), &ad);
         ops->linear_forward(ACT(a->proj), ACT(a->attn), PARAM(p->proj_w), PARAM(p->proj_b), BT, d, d);
         int branch1 = branch_output(a->proj, a->proj_drop, a->proj_mask, dropout, B, T, d, ops, m, site(rng, RNG_DROPOUT, 1 + 2 * l));
@@ -596,7 +535,7 @@ const float *vit_forward(vit *m, int B, int training, rng_addr rng) {
         return ACT(m->a_logits);
     }
     if (c->cls)
-        ops->gather_tokens_forward(ACT(m->a_feat), ACT(m->a_final), (const int *)ACT(m->a_cls_index), B, T, 1, d);
+        ops->gather_tokens_forward(ACT(m->a_feat), ACT(m->a_final), (const int *)INPUT(m->in_cls_index), B, T, 1, d);
     else
         ops->mean_pool_forward(ACT(m->a_feat), ACT(m->a_final), B, T, d, 0);
     ops->linear_forward(ACT(m->a_logits), ACT(m->a_feat), PARAM(m->head_w), PARAM(m->head_b), B, d, c->num_classes);
@@ -614,7 +553,7 @@ void vit_backward(vit *m, int B) {
     } else {
         ops->linear_backward(DACT(m->a_feat), GRAD(m->head_w), GRAD(m->head_b), DACT(m->a_logits), ACT(m->a_feat), PARAM(m->head_w), B, d, c->num_classes);
         if (c->cls)
-            ops->gather_tokens_backward(DACT(m->a_final), DACT(m->a_feat), (const int *)ACT(m->a_cls_index), B, T, 1, d);
+            ops->gather_tokens_backward(DACT(m->a_final), DACT(m->a_feat), (const int *)INPUT(m->in_cls_index), B, T, 1, d);
         else
             ops->mean_pool_backward(DACT(m->a_final), DACT(m->a_feat), B, T, d, 0);
     }
@@ -646,24 +585,23 @@ void vit_backward(vit *m, int B) {
         if (masked_attention(m)) qkv_pack(m, a, B);
         float *dqkv = block_dqkv(m, a);
         if (m->a_mask_qkv >= 0) ops->zero(dqkv, (size_t)BT * 3 * d);
-        if (a->bias >= 0) {
-            ad.bias = ACT(a->bias);
-            ops->attention_backward(dqkv, DACT(a->bias), ACT(m->a_bias_scratch), DACT(a->attn), block_qkv(m, a), ACT(a->att), &ad);
-            ops->bias_gather_backward(GRAD(p->rel_bias), DACT(a->bias), (const int *)ACT(m->a_rel_index), c->heads, T * T,
-                                      m->params.items[p->rel_bias].shape[1]);
+        if (m->pe->bias_forward) {
+            ad.bias = m->pe->bias_saved(m, l);
+            ops->attention_backward(dqkv, m->pe->bias_grad(m, l), m->pe->bias_scratch(m), DACT(a->attn), block_qkv(m, a), ACT(a->att), &ad);
+            m->pe->bias_backward(m, l);
         } else {
             ops->attention_backward(dqkv, NULL, NULL, DACT(a->attn), block_qkv(m, a), ACT(a->att), &ad);
         }
-        if (m->a_rope_cos >= 0) ops->rope_backward(dqkv, ACT(m->a_rope_cos), ACT(m->a_rope_sin), B, T, d, c->heads, m->t0);
+        if (m->pe->qk_backward) m->pe->qk_backward(m, dqkv, B);
         qkv_backward(m, p, a, B);
         ops->layernorm_backward(dx, GRAD(p->norm1_w), GRAD(p->norm1_b), DACT(a->ln1), x, PARAM(p->norm1_w), ACT(a->ln1_mean), ACT(a->ln1_rstd), BT, d);
     }
     if (m->training_dropout)
         ops->dropout_backward(DACT(m->a_x0), DACT(m->a_x0_drop), ACT(m->a_x0_mask), (size_t)BT * d);
-    ops->embed_tokens_backward(DACT(m->a_embed), OPT_GRAD(m->cls_token), c->ref_tokens > 0 ? NULL : position_table_grad(m),
-                               DACT(m->a_x0), B, N, d, c->cls);
+    float *dtable = c->ref_tokens == 0 && m->pe->table_grad ? m->pe->table_grad(m) : NULL;
+    ops->embed_tokens_backward(DACT(m->a_embed), OPT_GRAD(m->cls_token), dtable, DACT(m->a_x0), B, N, d, c->cls);
     if (c->ref_tokens > 0) reference_positions_backward(m, B);
-    position_table_backward(m);
+    if (m->pe->table_backward) m->pe->table_backward(m);
     ops->linear_backward(NULL, GRAD(m->patch_w), GRAD(m->patch_b), DACT(m->a_embed), ACT(m->a_patches), PARAM(m->patch_w), B * N, pd, d);
 }
 

@@ -16,33 +16,39 @@
 // MP3's masked attention: with a context of M < T key tokens per image (vit_context), queries
 // come from all T tokens but keys and values are computed for the M context tokens only, so
 // the qkv projection costs T·d² + 2·M·d² and attention T×M.
-// Parameters and activations are declared in tensor tables and live in arenas allocated
-// once (vit_create, sized for max_batch images of max_image_size); forward and backward call
-// the op backend in explicit reverse order.
+// Position encodings are modules behind models/posenc/encoding.h (cfg.pe_kind names one);
+// this file calls their hooks and has no per-kind code.
+// Memory: parameters, gradients, activations and inputs are declared in tensor tables and
+// live in backend arenas allocated once through ops->alloc (vit_create, sized for max_batch
+// images of max_image_size). What the host prepares (images, MP3 contexts, reference tokens,
+// CAPE positions, the tables of the current grid) is written into one host staging buffer
+// with the inputs' layout (vit_images, vit_context, ...) and uploaded by vit_forward (per-step
+// inputs) or vit_set_resolution (grid tables); the host reads results back only through
+// explicit downloads. Forward and backward call the op backend in explicit reverse order.
 #pragma once
 #include "../core/ops.h"
 #include "../core/tensor.h"
+#include "posenc/encoding.h"
 
-enum { POS_NONE = 0, POS_ABS = 1, POS_RELBIAS = 2, POS_SIN1D = 3, POS_SIN2D = 4, POS_CAPE = 5, POS_ROPE = 6 };
 #define VIT_MAX_ACTS 2048
 
-typedef struct {
+typedef struct vit_config {
     int channels, image_size;  // input (B, channels, image_size, image_size): the size the position
                                // tables (abs, relbias) are built for
     int max_image_size;        // largest input size of any forward (arena sizing); 0 = image_size
     int patch, dim, depth, heads, mlp_ratio;
     int cls;                   // 1: prepend a learned cls token and classify from it
-    int pos;                   // POS_NONE | POS_ABS | POS_RELBIAS | POS_SIN1D | POS_SIN2D | POS_CAPE | POS_ROPE
-    float cape_global_shift;   // POS_CAPE, training only: per-image shift bound (positions span [-1, 1])
+    const char *pe_kind;       // pe.kind: a name of POSENC_KINDS (models/posenc/encoding.h); NULL = "none"
+    float cape_global_shift;   // cape, training only: per-image shift bound (positions span [-1, 1])
     float cape_local_shift;    //   per-token shift bound; < 0: 1/grid side (the paper's 1/N)
     float cape_scale;          //   per-image scale bound lambda_max (1 = no scaling)
-    int rope_dims;             // POS_ROPE: 1 (row-major patch index) or 2 (axial: columns, rows)
+    int rope_dims;             // rope: 1 (row-major patch index) or 2 (axial: columns, rows)
     float rope_base;           //   base of the frequencies; 0 = posenc_rope_default_base(rope_dims)
     int num_classes;           // classifier outputs (ignored with pos_head)
     int pos_head;              // 1: MP3 position head Linear(d, N) on every token instead of the classifier
     int context_tokens;        // > 0: size the arena for masked attention with this many key tokens
                                // (cls included) at max_batch; 0: full attention only
-    int ref_tokens;            // > 0: the position encoding (abs, sin1d or sin2d) is added only to
+    int ref_tokens;            // > 0: the position encoding (a kind with reference_table) is added only to
                                // this many patch tokens per image, drawn anew in every forward at
                                // (rng.seed, RNG_REFERENCE, rng.epoch, rng.step, rng.index + image): MP3's
                                // reference points (speech variant); 0: to every token
@@ -51,50 +57,51 @@ typedef struct {
 } vit_config;
 
 typedef struct {
-    int norm1_w, norm1_b, qkv_w, qkv_b, proj_w, proj_b, rel_bias; // rel_bias -1 unless POS_RELBIAS
+    int norm1_w, norm1_b, qkv_w, qkv_b, proj_w, proj_b;
     int norm2_w, norm2_b, fc1_w, fc1_b, fc2_w, fc2_b;
 } vit_block_params; // indices into the parameter table
 
 typedef struct {
     int ln1, ln1_mean, ln1_rstd, qkv, att, attn, proj, proj_drop, proj_mask, res1;
     int ln2, ln2_mean, ln2_rstd, fc1, gelu, fc2, fc2_drop, fc2_mask, res2, keep1, keep2;
-    int bias;           // relbias: the expanded bias (H, T, T)
-    // proj_drop/fc2_drop/..._mask are -1 without dropout (the branch is then proj/fc2 itself);
-    // bias -1 without relbias
+    // proj_drop/fc2_drop/..._mask are -1 without dropout (the branch is then proj/fc2 itself)
 } vit_block_acts; // indices into the activation table
 
-typedef struct {
+typedef struct vit {
     vit_config cfg;
+    const posenc_kind *pe;         // the position encoding's hooks
+    void *pe_state;                // its own tensor indices (models/posenc/<kind>.c)
     const ops_backend *ops;
     int max_batch, t0;             // t0 = cls ? 1 : 0
     int image_size, grid, N, T;    // current input size (vit_set_resolution): patches N = grid²,
                                    // tokens T = N + t0
     int grid0, T0;                 // grid and tokens at cfg.image_size (the abs / relbias tables)
-    int T_max, N_max;              // at cfg.max_image_size (arena sizing)
+    int T_max, N_max, grid_max;    // at cfg.max_image_size (arena sizing)
     int M_alloc;                   // key tokens the M-sized activations were sized for
     int M;                         // key tokens of the next forward: T = full attention,
                                    // < T = the first M entries per image of vit_context
 
     tensor_table params;           // drives layout of params, grads and optimizer moments
-    float *param, *grad;           // arenas (params->total floats each)
-    int patch_w, patch_b, cls_token, pos_embed, norm_w, norm_b, head_w, head_b;
+    float *param, *grad;           // backend arenas (params->total floats each)
+    int patch_w, patch_b, cls_token, norm_w, norm_b, head_w, head_b;
     vit_block_params *blocks;
 
     tensor_table acts;             // activations for max_batch
     tensor_table act_grads;        // gradients of the activations that receive one
     int grad_slot[VIT_MAX_ACTS];   // acts index -> act_grads index, -1 when it has no gradient
-    float *act, *dact;
-    int a_images, a_patches, a_embed, a_x0, a_x0_drop, a_x0_mask, a_final, a_final_mean, a_final_rstd,
-        a_feat, a_logits, a_cls_index, a_context, a_rel_index, a_bias_scratch;
-    int a_pos_abs;                 // abs at another grid: the resized table (T, d); -1 otherwise
-    int a_pos_resize;              // abs: bicubic weights (grid, grid0)
-    int a_pos_fixed;               // sin1d: the (T, d) table
-    int a_pos_x, a_pos_y;          // sin2d / cape: positions (B, N) of the last forward
-    int a_rope_cos, a_rope_sin;    // rope: (N, head_dim / 2) rotation tables
-    int a_ref_index;               // ref_tokens: (B, t0 + R) token indices: cls, then the references (ints)
+    float *act, *dact;             // backend arenas
+    int a_patches, a_embed, a_x0, a_x0_drop, a_x0_mask, a_final, a_final_mean, a_final_rstd,
+        a_feat, a_logits;
+    // Inputs: what the host prepares, laid out once in `inputs`; `staging` is the host copy
+    // (written by the host), `input` the backend copy (read by the ops).
+    tensor_table inputs;
+    float *input, *staging;
+    int in_images;                 // (B, channels, S, S)
+    int in_cls_index;              // (B) token index 0 of every image (the cls gather), zeros
+    int in_context;                // masked attention: (B, M) key tokens per image (ints)
+    int in_ref_index;              // ref_tokens: (B, t0 + R) token indices: cls, then the references (ints)
     int a_ref_rows;                //   (B, t0 + R, d) the encoding rows added to them
-    int a_ref_table;               //   sin2d: the (T, d) table of the grid positions
-    int *ref_scratch;              //   (N_max) ints for drawing the references
+    int *ref_scratch;              //   (N_max) ints for drawing the references (host)
     // Masked (MP3) attention, in a model built with context_tokens (-1 otherwise): each
     // block's qkv activation keeps only q (B, T, C) followed by k|v (B, M, 2C) of the context
     // (no gradient of its own); the (B, T, 3C) layout the attention op reads is one buffer
@@ -108,6 +115,21 @@ typedef struct {
     vit_block_acts *block_acts;
     int training_dropout;          // the last forward applied dropout (backward must undo it)
 } vit;
+
+// For the position-encoding modules (models/posenc/*.c): declare a parameter (d1 = 0: 1-D),
+// an activation (with_grad: it also gets a gradient buffer), or a staging input of n floats
+// (or ints), and reach them; vit_upload_input copies the first n floats of an input from the
+// staging buffer to the backend.
+int vit_add_param(vit *m, const char *name, int decay, int d0, int d1);
+int vit_add_act(vit *m, const char *name, size_t n, int with_grad);
+int vit_add_input(vit *m, const char *name, size_t n);
+float *vit_param(const vit *m, int index);
+float *vit_grad(const vit *m, int index);
+float *vit_act(const vit *m, int index);
+float *vit_dact(const vit *m, int index);
+float *vit_input(const vit *m, int index);   // backend copy
+float *vit_staged(const vit *m, int index);  // host copy
+void vit_upload_input(vit *m, int index, size_t n);
 
 // Validates the config (dies with exit 2 naming the key on impossible combinations) and
 // allocates every arena. Parameters are initialised from (seed, RNG_INIT, tensor index).

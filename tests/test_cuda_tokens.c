@@ -22,7 +22,7 @@
 #include "../core/ops.h"
 #include "../core/ops_cuda.h"
 #include "../core/resize.h"
-#include "../models/posenc.h"
+#include "../models/posenc/tables.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

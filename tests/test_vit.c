@@ -16,7 +16,7 @@
 #include "../core/rng.h"
 #include "../core/tensorfile.h"
 #include "../datasets/dataset.h"
-#include "../models/posenc.h"
+#include "../models/posenc/tables.h"
 #include "../models/vit.h"
 #include "../objectives/mp3.h"
 #include "../objectives/supervised.h"
@@ -115,11 +115,11 @@ static void gradcheck_model(const char *label, vit_config cfg, int training) { g
 
 static void test_model_gradients(void) {
     vit_config base = {.channels = 1, .image_size = 8, .patch = 4, .dim = 16, .depth = 2, .heads = 2,
-                       .mlp_ratio = 2, .cls = 1, .pos = POS_ABS, .num_classes = 5};
+                       .mlp_ratio = 2, .cls = 1, .pe_kind = "abs", .num_classes = 5};
     gradcheck_model("vit[cls,abs]", base, 0);
     vit_config nocls = base;
     nocls.cls = 0;
-    nocls.pos = POS_NONE;
+    nocls.pe_kind = "none";
     nocls.channels = 2;
     gradcheck_model("vit[meanpool,nope]", nocls, 0);
     vit_config drop = base;
@@ -127,29 +127,29 @@ static void test_model_gradients(void) {
     drop.drop_path = 0.5f;
     gradcheck_model("vit[dropout,droppath]", drop, 1);
     vit_config rel = base;
-    rel.pos = POS_RELBIAS;
+    rel.pe_kind = "relbias";
     gradcheck_model("vit[cls,relbias]", rel, 0);
     vit_config masked = base; // 4 patches + cls; context = cls + 2 patches
-    masked.pos = POS_NONE;
+    masked.pe_kind = "none";
     masked.pos_head = 1;
     masked.context_tokens = 3;
     gradcheck_model("vit[mp3,masked]", masked, 0);
     vit_config masked_rope = masked; // the shared qkv is re-packed and re-rotated in the backward
-    masked_rope.pos = POS_ROPE, masked_rope.rope_dims = 2;
+    masked_rope.pe_kind = "rope", masked_rope.rope_dims = 2;
     gradcheck_model("vit[mp3,masked,rope2d]", masked_rope, 0);
     // Position encodings (METHODS.md): fixed tables need no gradient of their own but must
     // pass the token gradient through; rope rotates q/k in every block.
     vit_config sin1d = base, sin2d = base, cape = base, rope2 = base, rope1 = base;
-    sin1d.pos = POS_SIN1D;
+    sin1d.pe_kind = "sin1d";
     gradcheck_model("vit[cls,sin1d]", sin1d, 0);
-    sin2d.pos = POS_SIN2D;
+    sin2d.pe_kind = "sin2d";
     gradcheck_model("vit[cls,sin2d]", sin2d, 0);
-    cape.pos = POS_CAPE; // training: positions drawn from the fixed rng of model_loss
+    cape.pe_kind = "cape"; // training: positions drawn from the fixed rng of model_loss
     cape.cape_global_shift = 0.5f, cape.cape_local_shift = -1.0f, cape.cape_scale = 1.4f;
     gradcheck_model("vit[cls,cape,training]", cape, 1);
-    rope2.pos = POS_ROPE, rope2.rope_dims = 2; // head size 8: 2 pairs per axis
+    rope2.pe_kind = "rope", rope2.rope_dims = 2; // head size 8: 2 pairs per axis
     gradcheck_model("vit[cls,rope2d]", rope2, 0);
-    rope1.pos = POS_ROPE, rope1.rope_dims = 1, rope1.cls = 0;
+    rope1.pe_kind = "rope", rope1.rope_dims = 1, rope1.cls = 0;
     gradcheck_model("vit[meanpool,rope1d]", rope1, 0);
     // At another resolution (8 px tables, forward at 12 px): abs through the bicubic resize
     // (and its cls row), relbias with offsets clipped to the 2x2 grid's table, rope on 3x3.
@@ -161,7 +161,7 @@ static void test_model_gradients(void) {
     // MP3 reference tokens (speech variant): 2 of the 4 patches per image keep the encoding;
     // with 3 images some table rows are drawn by several images (their gradients accumulate).
     vit_config ref_abs = masked, ref_sin1d = masked, ref_sin2d = masked, ref_abs12 = base;
-    ref_abs.pos = POS_ABS, ref_sin1d.pos = POS_SIN1D, ref_sin2d.pos = POS_SIN2D;
+    ref_abs.pe_kind = "abs", ref_sin1d.pe_kind = "sin1d", ref_sin2d.pe_kind = "sin2d";
     ref_abs.ref_tokens = ref_sin1d.ref_tokens = ref_sin2d.ref_tokens = 2;
     gradcheck_model("vit[mp3,masked,2 reference tokens,abs]", ref_abs, 0);
     gradcheck_model("vit[mp3,masked,2 reference tokens,sin1d]", ref_sin1d, 0);
@@ -175,7 +175,7 @@ static void test_model_gradients(void) {
 // batch its arena allows) must still give exactly the logits of an ordinary model.
 static void test_masked_model_full_attention(void) {
     vit_config plain = {.channels = 1, .image_size = 16, .patch = 4, .dim = 16, .depth = 2, .heads = 2,
-                        .mlp_ratio = 2, .cls = 1, .pos = POS_NONE, .num_classes = 5, .pos_head = 1};
+                        .mlp_ratio = 2, .cls = 1, .pe_kind = "none", .num_classes = 5, .pos_head = 1};
     vit_config masked = plain;
     masked.context_tokens = 9; // cls + 8 of 16 patches
     vit a, b;
@@ -229,20 +229,20 @@ static void test_reference_tokens(void) {
     free(ref);
 
     vit_config cfg = {.channels = 1, .image_size = 16, .patch = 4, .dim = 16, .depth = 2, .heads = 2,
-                      .mlp_ratio = 2, .cls = 1, .pos = POS_ABS, .num_classes = 5, .ref_tokens = R};
-    int kinds[3] = {POS_ABS, POS_SIN1D, POS_SIN2D};
+                      .mlp_ratio = 2, .cls = 1, .pe_kind = "abs", .num_classes = 5, .ref_tokens = R};
+    const char *kinds[3] = {"abs", "sin1d", "sin2d"};
     const char *names[3] = {"abs", "sin1d", "sin2d"};
     rng_addr rng = {.seed = 3, .epoch = 0, .step = 5};
     for (int k = 0; k < 3; k++) {
         vit_config with_refs = cfg, all_refs = cfg, plain = cfg;
-        with_refs.pos = all_refs.pos = plain.pos = kinds[k];
+        with_refs.pe_kind = all_refs.pe_kind = plain.pe_kind = kinds[k];
         all_refs.ref_tokens = N, plain.ref_tokens = 0;
         vit m, full, ordinary, none;
         vit_create(&m, &with_refs, &ops_cpu, 3, 11);
         vit_create(&full, &all_refs, &ops_cpu, 3, 11);
         vit_create(&ordinary, &plain, &ops_cpu, 3, 11);
         vit_config no_pe = plain;
-        no_pe.pos = POS_NONE;
+        no_pe.pe_kind = "none";
         vit_create(&none, &no_pe, &ops_cpu, 3, 11);
         vit *models[4] = {&m, &full, &ordinary, &none};
         int32_t labels[3];
@@ -254,7 +254,7 @@ static void test_reference_tokens(void) {
         // none's tokens have no encoding; ordinary's have it on every token.
         const float *x = m.act + m.acts.items[m.a_x0].offset, *x_none = none.act + none.acts.items[none.a_x0].offset;
         const float *x_all = ordinary.act + ordinary.acts.items[ordinary.a_x0].offset;
-        const int *r = (const int *)(m.act + m.acts.items[m.a_ref_index].offset);
+        const int *r = vit_reference_tokens(&m);
         int T = m.T, d = cfg.dim, ok = 1;
         for (int b = 0; b < 3; b++)
             for (int t = 0; t < T; t++) {
@@ -273,7 +273,7 @@ static void test_reference_tokens(void) {
         for (int i = 0; i < 4; i++) vit_free(models[i]);
     }
     vit_config bad = cfg;
-    bad.pos = POS_ROPE, bad.rope_dims = 2;
+    bad.pe_kind = "rope", bad.rope_dims = 2;
     const char *why = vit_config_error(&bad);
     test_check("reference tokens: rope refused", why && strstr(why, "abs, sin1d or sin2d"), "%s", why ? why : "(accepted)");
     bad = cfg;
@@ -287,7 +287,7 @@ static void test_reference_tokens(void) {
 // the table itself.
 static void test_resolution_roundtrip(void) {
     vit_config c = {.channels = 1, .image_size = 8, .patch = 4, .dim = 16, .depth = 2, .heads = 2,
-                    .mlp_ratio = 2, .cls = 1, .pos = POS_ABS, .num_classes = 5};
+                    .mlp_ratio = 2, .cls = 1, .pe_kind = "abs", .num_classes = 5};
     vit_config big = c;
     big.max_image_size = 16;
     vit a, b;
@@ -315,6 +315,8 @@ static void test_resolution_roundtrip(void) {
 }
 
 // ---------------------------------------------------------------- PyTorch oracle
+static int pe_is(const vit_config *c, const char *kind) { return c->pe_kind && strcmp(c->pe_kind, kind) == 0; }
+
 static void scalar(tensorfile *tf, const char *name, double v) {
     int one[1] = {1};
     tf_add(tf, name, TF_F64, 1, one, &v);
@@ -342,12 +344,12 @@ static void oracle_case(const char *dir, const char *label, vit_config cfg, int 
     scalar(&tf, "config.heads", cfg.heads);
     scalar(&tf, "config.mlp_ratio", cfg.mlp_ratio);
     scalar(&tf, "config.cls", cfg.cls);
-    scalar(&tf, "config.pos_abs", cfg.pos == POS_ABS);
-    scalar(&tf, "config.relbias", cfg.pos == POS_RELBIAS);
-    scalar(&tf, "config.sin1d", cfg.pos == POS_SIN1D);
-    scalar(&tf, "config.sin2d", cfg.pos == POS_SIN2D);
-    scalar(&tf, "config.rope", cfg.pos == POS_ROPE ? cfg.rope_dims : 0);
-    scalar(&tf, "config.rope_base", cfg.pos == POS_ROPE ? cfg.rope_base : 0);
+    scalar(&tf, "config.pos_abs", pe_is(&cfg, "abs"));
+    scalar(&tf, "config.relbias", pe_is(&cfg, "relbias"));
+    scalar(&tf, "config.sin1d", pe_is(&cfg, "sin1d"));
+    scalar(&tf, "config.sin2d", pe_is(&cfg, "sin2d"));
+    scalar(&tf, "config.rope", pe_is(&cfg, "rope") ? cfg.rope_dims : 0);
+    scalar(&tf, "config.rope_base", pe_is(&cfg, "rope") ? cfg.rope_base : 0);
     scalar(&tf, "config.pos_head", cfg.pos_head);
     if (c.pos) {
         int cdims[2] = {B, cfg.context_tokens};
@@ -355,7 +357,7 @@ static void oracle_case(const char *dir, const char *label, vit_config cfg, int 
     }
     if (cfg.ref_tokens > 0) {
         int rdims[2] = {B, m.t0 + cfg.ref_tokens};
-        tf_add(&tf, "input.refs", TF_I32, 2, rdims, m.act + m.acts.items[m.a_ref_index].offset);
+        tf_add(&tf, "input.refs", TF_I32, 2, rdims, vit_reference_tokens(&m));
     }
     scalar(&tf, "config.num_classes", cfg.num_classes);
     scalar(&tf, "config.label_smoothing", smoothing);
@@ -403,28 +405,28 @@ static void test_torch_oracle(void) {
         return;
     }
     vit_config a = {.channels = 3, .image_size = 8, .patch = 2, .dim = 24, .depth = 2, .heads = 3,
-                    .mlp_ratio = 2, .cls = 1, .pos = POS_ABS, .num_classes = 7};
+                    .mlp_ratio = 2, .cls = 1, .pe_kind = "abs", .num_classes = 7};
     oracle_case(dir, "cls-abs", a, 4, 0.1f);
     vit_config b = a;
     b.cls = 0;
-    b.pos = POS_NONE;
+    b.pe_kind = "none";
     b.channels = 1;
     b.patch = 4;
     b.image_size = 12;
     oracle_case(dir, "meanpool-nope", b, 5, 0.0f);
     vit_config rel = a;
-    rel.pos = POS_RELBIAS;
+    rel.pe_kind = "relbias";
     oracle_case(dir, "cls-relbias", rel, 3, 0.1f);
     // Fixed and rotary encodings against an independent torch implementation of their
     // formulas (bench/perf/torch_vit.py): sin1d and sin2d (cls), rope 2D axial (cls, head
     // size 8) and rope 1D (mean pool, given base).
     vit_config sin = a;
-    sin.pos = POS_SIN1D;
+    sin.pe_kind = "sin1d";
     oracle_case(dir, "cls-sin1d", sin, 3, 0.1f);
-    sin.pos = POS_SIN2D;
+    sin.pe_kind = "sin2d";
     oracle_case(dir, "cls-sin2d", sin, 3, 0.1f);
     vit_config rope = a;
-    rope.pos = POS_ROPE;
+    rope.pe_kind = "rope";
     rope.heads = 3;
     rope.rope_dims = 2;
     oracle_case(dir, "cls-rope2d", rope, 3, 0.1f);
@@ -433,12 +435,12 @@ static void test_torch_oracle(void) {
     rope.rope_base = 50.0f;
     oracle_case(dir, "meanpool-rope1d", rope, 3, 0.0f);
     vit_config masked = a; // 16 patches + cls, eta 0.5: keys/values from cls + 8 patches
-    masked.pos = POS_NONE;
+    masked.pe_kind = "none";
     masked.pos_head = 1;
     masked.context_tokens = 9;
     oracle_case(dir, "mp3-masked", masked, 3, 0.0f);
     vit_config refs_abs = masked, refs_sin2d = masked; // MP3 reference points: 3 of 16 patches
-    refs_abs.pos = POS_ABS, refs_sin2d.pos = POS_SIN2D;
+    refs_abs.pe_kind = "abs", refs_sin2d.pe_kind = "sin2d";
     refs_abs.ref_tokens = refs_sin2d.ref_tokens = 3;
     oracle_case(dir, "mp3-refs-abs", refs_abs, 3, 0.0f);
     oracle_case(dir, "mp3-refs-sin2d", refs_sin2d, 3, 0.0f);
@@ -457,7 +459,7 @@ static void test_overfit(void) {
     }
     dataset_limit(&ds, 64);
     vit_config cfg = {.channels = 1, .image_size = 28, .patch = 7, .dim = 64, .depth = 2, .heads = 4,
-                      .mlp_ratio = 2, .cls = 1, .pos = POS_ABS, .num_classes = 10};
+                      .mlp_ratio = 2, .cls = 1, .pe_kind = "abs", .num_classes = 10};
     vit m;
     vit_create(&m, &cfg, &ops_cpu, 64, 1);
     supervised obj;

@@ -1,8 +1,8 @@
-// models/posenc.c — host-side position tables and CAPE draws (see posenc.h for the contracts).
+// models/posenc/tables.c — host-side position tables and CAPE draws (see posenc.h for the contracts).
 // Angles and frequencies are computed in double and rounded to float once at the end.
-#include "posenc.h"
-#include "../core/common.h"
-#include "../core/rng.h"
+#include "tables.h"
+#include "../../core/common.h"
+#include "../../core/rng.h"
 #include <math.h>
 #include <stdio.h>
 

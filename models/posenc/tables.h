@@ -1,4 +1,4 @@
-// models/posenc.h — host-side tables and draws for the position encodings of METHODS.md
+// models/posenc/tables.h — host-side tables and draws for the position encodings of METHODS.md
 // "Position encodings": patch-centre positions, the sin1d table, CAPE's training draws,
 // RoPE's angle tables and the relbias index (with clipping for a resolution change).
 // The per-step work on activations (adding sin2d, rotating q/k) is done by the ops

@@ -1,0 +1,71 @@
+// models/posenc/encoding.h — the position-encoding interface: one table entry per `pe.kind`
+// (METHODS.md "Position encodings"), so the backbone has no per-kind branches and a new kind
+// touches its own file and one line of POSENC_KINDS below.
+// A kind says what it adds or rotates (a (T, d) table added to every token, a per-image
+// addition to the patch tokens, a rotation of q/k, or a bias on the attention scores), how it
+// follows another grid (set_grid: tables recomputed, resized or clipped), and what it needs
+// from the batch (tokens_forward draws CAPE's positions into the model's staging inputs).
+// Every hook is optional (NULL: the kind does nothing there). Hooks see the backbone's state
+// (models/vit.h) and keep their own tensors' indices in a small state struct of their own
+// (vit.pe_state), declared by declare_params / declare_acts.
+#pragma once
+#include "../../core/rng.h"
+
+struct vit;
+struct vit_config;
+
+typedef struct posenc_kind {
+    const char *name; // the pe.kind value
+    // NULL when the model config works with this kind, else a message naming the keys.
+    const char *(*config_error)(const struct vit_config *c);
+    // Allocates the kind's state (m->pe_state). Called first, before any declaration.
+    void (*create)(struct vit *m);
+    // Parameters: declared right after the cls token (a learned table), and inside block l's
+    // declarations, after the attention projection (a per-block table). The order of
+    // declarations fixes each tensor's initialisation stream: do not reorder.
+    void (*declare_params)(struct vit *m);
+    void (*declare_block_params)(struct vit *m, int l);
+    // Activations and staging inputs, sized for the largest grid and batch.
+    void (*declare_acts)(struct vit *m);
+    // The grid changed (or the model was just allocated): recompute the tables of the current
+    // grid into the staging inputs and upload them.
+    void (*set_grid)(struct vit *m);
+    // A (T, d) table added to every token by the embedding (abs, sin1d), and its gradient
+    // buffer (NULL: nothing learned) with the backward that carries it to the parameters.
+    const float *(*table_forward)(struct vit *m);
+    float *(*table_grad)(struct vit *m);
+    void (*table_backward)(struct vit *m);
+    // MP3 reference tokens: the (T, d) rows a reference token adds (NULL: the kind cannot be
+    // kept on reference tokens alone).
+    const float *(*reference_table)(struct vit *m);
+    // Per-image addition to the embedded tokens x0 (B, T, d) (sin2d, cape). Host draws it needs
+    // go into the staging inputs before vit_forward uploads them: see prepare_inputs.
+    void (*prepare_inputs)(struct vit *m, int B, int training, rng_addr rng);
+    void (*tokens_forward)(struct vit *m, int B);
+    // Rotation of q and k in qkv (B, T, 3C) and its adjoint on dqkv (rope).
+    void (*qk_forward)(struct vit *m, float *qkv, int B);
+    void (*qk_backward)(struct vit *m, float *dqkv, int B);
+    // Attention-score bias of block l (H, T, T) (relbias), and its backward from dbias.
+    const float *(*bias_forward)(struct vit *m, int l);
+    const float *(*bias_saved)(struct vit *m, int l); // the bias the last forward computed
+    float *(*bias_grad)(struct vit *m, int l);       // where attention_backward puts dbias
+    float *(*bias_scratch)(struct vit *m);           // attention_backward's workspace
+    void (*bias_backward)(struct vit *m, int l);
+    void (*free)(struct vit *m);
+} posenc_kind;
+
+// The registry: X(name) once per kind, in the order `--help` lists them.
+#define POSENC_KINDS(X) X(none) X(abs) X(sin1d) X(sin2d) X(cape) X(relbias) X(rope)
+#define POSENC_DECLARE(name) extern const posenc_kind posenc_##name;
+POSENC_KINDS(POSENC_DECLARE)
+#undef POSENC_DECLARE
+
+// The kind named `name`, or NULL.
+const posenc_kind *posenc_find(const char *name);
+// "none|abs|...": the valid names, for the config key table and messages.
+const char *posenc_names(void);
+// The names of the kinds that can be kept on reference tokens ("abs, sin1d or sin2d").
+const char *posenc_reference_names(void);
+
+// For the kinds: NULL when model.dim suits a sinusoidal encoding (even), else why.
+const char *posenc_sinusoid_config_error(const struct vit_config *c);

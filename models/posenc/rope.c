@@ -1,0 +1,63 @@
+// models/posenc/rope.c — pe.kind=rope: rotary q/k (pe.rope_dims=1: channel pair j rotated by
+// n·base^(-2j/Dh) over the row-major patch index; 2: axial, half the pairs with the column,
+// half with the row); cls is not rotated. Tables are computed for each grid.
+#include "encoding.h"
+#include "tables.h"
+#include "../vit.h"
+#include "../../core/common.h"
+#include <stdio.h>
+#include <stdlib.h>
+
+typedef struct {
+    int in_cos, in_sin; // (N, Dh/2) rotation tables of the current grid
+} rope_state;
+
+static const char *rope_config_error(const struct vit_config *c) {
+    static char msg[256];
+    if (c->heads < 1 || c->dim % c->heads != 0) return NULL; // the backbone names that
+    const char *why = posenc_rope_error(c->dim / c->heads, c->rope_dims);
+    if (!why) return NULL;
+    snprintf(msg, sizeof msg, "pe.kind=rope with model.dim=%d, model.heads=%d: %s", c->dim, c->heads, why);
+    return msg;
+}
+
+static void rope_create(vit *m) { m->pe_state = xcalloc(1, sizeof(rope_state), "rope encoding"); }
+static void rope_free(vit *m) { free(m->pe_state); }
+
+static void rope_declare_acts(vit *m) {
+    rope_state *s = m->pe_state;
+    size_t pairs = (size_t)(m->cfg.dim / m->cfg.heads) / 2;
+    s->in_cos = vit_add_input(m, "rope_cos", (size_t)m->N_max * pairs);
+    s->in_sin = vit_add_input(m, "rope_sin", (size_t)m->N_max * pairs);
+}
+
+static void rope_set_grid(vit *m) {
+    rope_state *s = m->pe_state;
+    const vit_config *c = &m->cfg;
+    int head_dim = c->dim / c->heads;
+    float base = c->rope_base > 0 ? c->rope_base : posenc_rope_default_base(c->rope_dims);
+    posenc_rope_tables(vit_staged(m, s->in_cos), vit_staged(m, s->in_sin), m->grid, m->grid, head_dim, c->rope_dims, base);
+    vit_upload_input(m, s->in_cos, (size_t)m->N * (head_dim / 2));
+    vit_upload_input(m, s->in_sin, (size_t)m->N * (head_dim / 2));
+}
+
+static void rope_qk_forward(vit *m, float *qkv, int B) {
+    rope_state *s = m->pe_state;
+    m->ops->rope_forward(qkv, vit_input(m, s->in_cos), vit_input(m, s->in_sin), B, m->T, m->cfg.dim, m->cfg.heads, m->t0);
+}
+
+static void rope_qk_backward(vit *m, float *dqkv, int B) {
+    rope_state *s = m->pe_state;
+    m->ops->rope_backward(dqkv, vit_input(m, s->in_cos), vit_input(m, s->in_sin), B, m->T, m->cfg.dim, m->cfg.heads, m->t0);
+}
+
+const posenc_kind posenc_rope = {
+    .name = "rope",
+    .config_error = rope_config_error,
+    .create = rope_create,
+    .declare_acts = rope_declare_acts,
+    .set_grid = rope_set_grid,
+    .qk_forward = rope_qk_forward,
+    .qk_backward = rope_qk_backward,
+    .free = rope_free,
+};

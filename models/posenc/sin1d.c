@@ -1,0 +1,47 @@
+// models/posenc/sin1d.c — pe.kind=sin1d: Vaswani sinusoids over the row-major patch index,
+// a fixed (T, d) table added to every token (cls gets none), computed for each grid. Can be
+// kept on MP3 reference tokens.
+#include "encoding.h"
+#include "tables.h"
+#include "../vit.h"
+#include "../../core/common.h"
+#include <stdio.h>
+#include <stdlib.h>
+
+typedef struct {
+    int in_table; // (T, d)
+} sin1d_state;
+
+const char *posenc_sinusoid_config_error(const struct vit_config *c) {
+    static char msg[160];
+    if (c->dim % 2 == 0) return NULL;
+    snprintf(msg, sizeof msg, "pe.kind=%s needs an even model.dim (cos and sin pairs), got %d", c->pe_kind, c->dim);
+    return msg;
+}
+
+static void sin1d_create(vit *m) { m->pe_state = xcalloc(1, sizeof(sin1d_state), "sin1d encoding"); }
+static void sin1d_free(vit *m) { free(m->pe_state); }
+
+static void sin1d_declare_acts(vit *m) {
+    sin1d_state *s = m->pe_state;
+    s->in_table = vit_add_input(m, "pos_sin1d", (size_t)m->T_max * m->cfg.dim);
+}
+
+static void sin1d_set_grid(vit *m) {
+    sin1d_state *s = m->pe_state;
+    posenc_sin1d_table(vit_staged(m, s->in_table), m->T, m->cfg.dim, m->t0);
+    vit_upload_input(m, s->in_table, (size_t)m->T * m->cfg.dim);
+}
+
+static const float *sin1d_table(vit *m) { return vit_input(m, ((sin1d_state *)m->pe_state)->in_table); }
+
+const posenc_kind posenc_sin1d = {
+    .name = "sin1d",
+    .config_error = posenc_sinusoid_config_error,
+    .create = sin1d_create,
+    .declare_acts = sin1d_declare_acts,
+    .set_grid = sin1d_set_grid,
+    .table_forward = sin1d_table,
+    .reference_table = sin1d_table,
+    .free = sin1d_free,
+};

@@ -1,0 +1,104 @@
+// models/posenc/sin2d.c — pe.kind=sin2d (CAPE eq. 3-4: patch centres on [-1, 1], added per
+// image to the patch tokens by the sincos2d_add op; cls gets none; another grid is a denser
+// grid on [-1, 1]) and pe.kind=cape (the same, with the positions augmented in training only:
+// global shift, local shift and scale drawn per image, models/posenc/tables.h). sin2d can be
+// kept on MP3 reference tokens (the (T, d) table of the grid positions).
+#include "encoding.h"
+#include "tables.h"
+#include "../vit.h"
+#include "../../core/common.h"
+#include <stdio.h>
+#include <stdlib.h>
+
+typedef struct {
+    int in_x, in_y;  // (B, N) positions of this forward
+    int a_table;     // reference tokens: (T, d) sin2d of the grid positions; -1 otherwise
+} sin2d_state;
+
+static void sin2d_create(vit *m) { m->pe_state = xcalloc(1, sizeof(sin2d_state), "sin2d encoding"); }
+static void sin2d_free(vit *m) { free(m->pe_state); }
+
+static void sin2d_declare_acts(vit *m) {
+    sin2d_state *s = m->pe_state;
+    size_t BN = (size_t)m->max_batch * m->N_max;
+    s->in_x = vit_add_input(m, "pos_x", BN);
+    s->in_y = vit_add_input(m, "pos_y", BN);
+    s->a_table = m->cfg.ref_tokens > 0 ? vit_add_act(m, "ref_table", (size_t)m->T_max * m->cfg.dim, 0) : -1;
+}
+
+static void upload_positions(vit *m, size_t n) {
+    sin2d_state *s = m->pe_state;
+    vit_upload_input(m, s->in_x, n);
+    vit_upload_input(m, s->in_y, n);
+}
+
+// Reference tokens: the (T, d) table every token would get at the grid positions.
+static void sin2d_set_grid(vit *m) {
+    sin2d_state *s = m->pe_state;
+    if (s->a_table < 0) return;
+    float *table = vit_act(m, s->a_table);
+    m->ops->zero(table, (size_t)m->T * m->cfg.dim);
+    posenc_eval_positions(vit_staged(m, s->in_x), vit_staged(m, s->in_y), 1, m->grid, m->grid);
+    upload_positions(m, (size_t)m->N);
+    m->ops->sincos2d_add(table, vit_input(m, s->in_x), vit_input(m, s->in_y), 1, m->T, m->cfg.dim, m->t0);
+}
+
+static const float *sin2d_reference_table(vit *m) { return vit_act(m, ((sin2d_state *)m->pe_state)->a_table); }
+
+// The positions of this forward: the grid (sin2d; cape at evaluation).
+static void sin2d_prepare(vit *m, int B, int training, rng_addr rng) {
+    sin2d_state *s = m->pe_state;
+    posenc_eval_positions(vit_staged(m, s->in_x), vit_staged(m, s->in_y), B, m->grid, m->grid);
+    upload_positions(m, (size_t)B * m->N);
+}
+
+// cape in training: the grid positions augmented per image (models/posenc/tables.h).
+static void cape_prepare(vit *m, int B, int training, rng_addr rng) {
+    if (!training) {
+        sin2d_prepare(m, B, training, rng);
+        return;
+    }
+    sin2d_state *s = m->pe_state;
+    const vit_config *c = &m->cfg;
+    cape_config cc = {c->cape_global_shift, c->cape_local_shift < 0 ? cape_default_local_shift(m->grid) : c->cape_local_shift,
+                      c->cape_scale};
+    posenc_cape_positions(vit_staged(m, s->in_x), vit_staged(m, s->in_y), B, m->grid, m->grid, &cc, rng.seed, rng.epoch,
+                          rng.step);
+    upload_positions(m, (size_t)B * m->N);
+}
+
+static void sin2d_tokens_forward(vit *m, int B) {
+    sin2d_state *s = m->pe_state;
+    m->ops->sincos2d_add(vit_act(m, m->a_x0), vit_input(m, s->in_x), vit_input(m, s->in_y), B, m->T, m->cfg.dim, m->t0);
+}
+
+static const char *cape_config_error(const struct vit_config *c) {
+    const char *why = posenc_sinusoid_config_error(c);
+    if (why) return why;
+    cape_config cc = {c->cape_global_shift, c->cape_local_shift == -1.0f ? 0.0f : c->cape_local_shift, c->cape_scale};
+    if (posenc_cape_error(&cc))
+        return "pe.cape_global_shift must be >= 0, pe.cape_local_shift >= 0 or -1 (= 1/grid), pe.cape_scale >= 1";
+    return NULL;
+}
+
+const posenc_kind posenc_sin2d = {
+    .name = "sin2d",
+    .config_error = posenc_sinusoid_config_error,
+    .create = sin2d_create,
+    .declare_acts = sin2d_declare_acts,
+    .set_grid = sin2d_set_grid,
+    .reference_table = sin2d_reference_table,
+    .prepare_inputs = sin2d_prepare,
+    .tokens_forward = sin2d_tokens_forward,
+    .free = sin2d_free,
+};
+
+const posenc_kind posenc_cape = {
+    .name = "cape",
+    .config_error = cape_config_error,
+    .create = sin2d_create,
+    .declare_acts = sin2d_declare_acts,
+    .prepare_inputs = cape_prepare,
+    .tokens_forward = sin2d_tokens_forward,
+    .free = sin2d_free,
+};
