@@ -1,6 +1,7 @@
 // bench/config.c — the key table with every default, typed parsing, overrides and run ids.
 #include "config.h"
 #include "../core/common.h"
+#include "../objectives/objective.h"
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -41,12 +42,12 @@ const cfg_key cfg_keys[] = {
     {"model.patch", CFG_INT, "7", 1, 1024, NULL, 1, "patch size p (must divide the image size)"},
     {"objective.label_smoothing", CFG_FLOAT, "0.1", 0, 0.99, NULL, 1, "label smoothing of the cross entropy"},
     {"objective.eta", CFG_FLOAT, "0.5", 0, 0.99, NULL, 1, "MP3 masking ratio: round((1-eta)*N) context patches give keys and values"},
-    {"objective.name", CFG_CHOICE, "supervised", 0, 0, "supervised|mp3", 1, "training objective: supervised classification, or mp3 (masked position prediction pretraining; labels unused)"},
+    {"objective.name", CFG_CHOICE, "supervised", 0, 0, OBJECTIVE_CHOICES, 1, "training objective: supervised classification, or mp3 (masked position prediction pretraining; labels unused)"},
     {"objective.ref_fraction", CFG_FLOAT, "0.0", 0, 1, NULL, 1, "MP3 reference points (the paper's speech variant): this fraction of each image's patches, drawn anew every forward, keeps the position encoding (pe.kind abs, sin1d or sin2d); 0 = none, pe.kind none"},
     {"pe.cape_global_shift", CFG_FLOAT, "0.5", 0, 100, NULL, 1, "cape: global shift bound: per image, x and y each shifted by U(-max, max) (patch centres span [-1, 1])"},
     {"pe.cape_local_shift", CFG_FLOAT, "-1", -1, 100, NULL, 1, "cape: local shift bound: per token, x and y each shifted by U(-max, max) (-1 = 1/grid side, the paper's 1/N)"},
     {"pe.cape_scale", CFG_FLOAT, "1.4", 1, 100, NULL, 1, "cape: global scale bound: per image, log(scale) ~ U(-log max, log max) applied to x and y (1 = off)"},
-    {"pe.kind", CFG_CHOICE, "abs", 0, 0, "none|abs|sin1d|sin2d|cape|relbias|rope", 1, "position encoding: none; abs (learned table, cls has its own row, resized bicubically at other sizes); sin1d (Vaswani, over the patch index); sin2d (CAPE eq. 3-4, patch centres on [-1, 1]); cape (sin2d with training-time shift and scale augmentation); relbias (2D relative bias per layer and head, zero init); rope (rotary q/k, 1D or 2D axial)"},
+    {"pe.kind", CFG_CHOICE, "abs", 0, 0, POSENC_CHOICES, 1, "position encoding: none; abs (learned table, cls has its own row, resized bicubically at other sizes); sin1d (Vaswani, over the patch index); sin2d (CAPE eq. 3-4, patch centres on [-1, 1]); cape (sin2d with training-time shift and scale augmentation); relbias (2D relative bias per layer and head, zero init); rope (rotary q/k, 1D or 2D axial)"},
     {"pe.rope_base", CFG_FLOAT, "0", 0, 1e9, NULL, 1, "rope: base of the frequencies theta_j (0 = 10000 for 1D, 100 for 2D axial)"},
     {"pe.rope_dims", CFG_INT, "2", 1, 2, NULL, 1, "rope: 1 = 1D over the row-major patch index; 2 = 2D axial (half the channel pairs rotate with the column, half with the row)"},
     {"train.batch", CFG_INT, "128", 1, 65536, NULL, 1, "training batch size"},

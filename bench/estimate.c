@@ -2,7 +2,8 @@
 #include "estimate.h"
 #include "perf.h"
 #include "../models/vit.h"
-#include "../objectives/mp3.h"
+#include "../objectives/objective.h"
+#include "settings.h"
 #include <math.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -22,11 +23,13 @@ double estimate_training_flops(const config *c) {
     vit_config v = {.channels = channels, .image_size = size, .patch = (int)cfg_int(c, "model.patch"),
                     .dim = (int)cfg_int(c, "model.dim"), .depth = (int)cfg_int(c, "model.depth"),
                     .heads = (int)cfg_int(c, "model.heads"), .mlp_ratio = (int)cfg_int(c, "model.mlp_ratio"),
-                    .cls = cfg_bool(c, "model.cls"), .num_classes = classes,
-                    .pos_head = !strcmp(cfg_str(c, "objective.name"), "mp3")};
+                    .cls = cfg_bool(c, "model.cls"), .num_classes = classes};
     if (v.patch < 1 || size % v.patch) return -1.0;
-    int N = (size / v.patch) * (size / v.patch), keys = N + v.cls;
-    if (v.pos_head) keys = v.cls + mp3_context_patches(N, cfg_float(c, "objective.eta"));
+    const objective_kind *kind = objective_find(cfg_str(c, "objective.name"));
+    objective_settings os;
+    objective_settings_from_config(c, &os);
+    if (kind) kind->configure_model(&os, &v); // its head, and masked attention's key tokens
+    int N = (size / v.patch) * (size / v.patch), keys = v.context_tokens > 0 ? v.context_tokens : N + v.cls;
     return (double)steps * batch * 3.0 * vit_forward_flops_masked(&v, keys);
 }
 

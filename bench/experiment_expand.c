@@ -2,8 +2,9 @@
 // experiment into runs: resolved configs, impossible-combination checks, run ids, parents.
 // Rules: experiment.h. State: experiment_internal.h (filled by experiment.c).
 #include "experiment_internal.h"
-#include "../models/posenc/tables.h"
-#include "../objectives/mp3.h"
+#include "../models/posenc/encoding.h"
+#include "../models/vit.h"
+#include "settings.h"
 #include "../core/common.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,24 +85,25 @@ static int check_run(exp_ctx *x, int s, const exp_run *r, const char *combo) {
                                 what, delta, sizes[i], size, patch);
             }
     }
+    // The encoding's and the objective's own rules (models/posenc/, objectives/<name>/).
     const char *pe = cfg_str(c, "pe.kind");
     int ipe = cfg_index("pe.kind");
-    if ((!strcmp(pe, "sin1d") || !strcmp(pe, "sin2d") || !strcmp(pe, "cape")) && dim % 2 != 0)
-        return exp_fail(x, blame(x, s, r->axis_value, idim, ipe), "%s: pe.kind=%s needs an even model.dim (got %ld)", what, pe, dim);
-    if (!strcmp(pe, "rope")) {
-        const char *why = posenc_rope_error((int)(dim / heads), (int)cfg_int(c, "pe.rope_dims"));
-        if (why) return exp_fail(x, blame(x, s, r->axis_value, ipe, idim), "%s: pe.kind=rope with model.dim %ld, model.heads %ld: %s",
-                                 what, dim, heads, why);
-    }
-    const char *mp3_why = mp3_config_error(cfg_str(c, "objective.name"), pe, cfg_float(c, "objective.ref_fraction"));
-    if (mp3_why) return exp_fail(x, blame(x, s, r->axis_value, ipe, cfg_index("objective.ref_fraction")), "%s: %s", what, mp3_why);
-    if (!strcmp(cfg_str(c, "objective.name"), "mp3")) {
-        int iobj = cfg_index("objective.name"), sizes[CFG_LIST_MAX];
-        if (cfg_int_list(c, "data.resolutions", sizes, CFG_LIST_MAX) > 0 || cfg_int_list(c, "eval.resolutions", sizes, CFG_LIST_MAX) > 0 ||
-            delta > 0)
-            return exp_fail(x, blame(x, s, r->axis_value, iobj, cfg_index("eval.resolutions")),
-                            "%s: objective.name=mp3 predicts positions on the training grid, so it runs at one size "
-                            "(data.resolutions, eval.resolutions, eval.tta_delta are for supervised runs)", what);
+    const posenc_kind *kind = posenc_find(pe);
+    vit_config vc = {.dim = (int)dim, .heads = (int)heads, .pe_kind = pe, .rope_dims = (int)cfg_int(c, "pe.rope_dims"),
+                     .rope_base = (float)cfg_float(c, "pe.rope_base"),
+                     .cape_global_shift = (float)cfg_float(c, "pe.cape_global_shift"),
+                     .cape_local_shift = (float)cfg_float(c, "pe.cape_local_shift"),
+                     .cape_scale = (float)cfg_float(c, "pe.cape_scale")};
+    const char *why = kind && kind->config_error ? kind->config_error(&vc) : NULL;
+    if (why) return exp_fail(x, blame(x, s, r->axis_value, ipe, idim), "%s: %s", what, why);
+    objective_settings os;
+    objective_settings_from_config(c, &os);
+    why = objective_config_error(&os);
+    if (why) {
+        int sizes = strstr(why, "one size") != NULL; // the objective refuses several image sizes
+        int first = sizes ? cfg_index("objective.name") : ipe;
+        int second = sizes ? cfg_index("eval.resolutions") : cfg_index("objective.ref_fraction");
+        return exp_fail(x, blame(x, s, r->axis_value, first, second), "%s: %s", what, why);
     }
     return 0;
 }

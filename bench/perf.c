@@ -6,7 +6,7 @@
 #include "../core/optimizer.h"
 #include "../core/rng.h"
 #include "../models/vit.h"
-#include "../objectives/supervised.h"
+#include "../objectives/supervised/supervised.h"
 #include <cblas.h>
 #include <libgen.h>
 #include <stdio.h>

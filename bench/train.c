@@ -1,10 +1,13 @@
-// bench/train.c — the supervised training loop shared by `posbench train` and the runner:
-// epoch permutations and augmentation from Philox addresses, forward/backward/AdamW per step,
+// bench/train.c — the training loop shared by `posbench train` and the runner, for any
+// objective (called through objectives/objective.h; no per-objective code here): epoch
+// permutations and augmentation from Philox addresses, forward/backward/AdamW per step,
 // evaluation each epoch, exact-resume checkpoints, and crash-safe HDF5 recording
-// (<run-id>.h5.partial renamed to <run-id>.h5 when the run ends).
+// (<run-id>.h5.partial renamed to <run-id>.h5 when the run ends). Tensors live in backend
+// memory; the host reaches them only through explicit uploads and downloads.
 #include "train.h"
 #include "train_internal.h"
 #include "progress.h"
+#include "settings.h"
 #include "results.h"
 #include "../core/common.h"
 #include "../core/optimizer.h"
@@ -12,8 +15,7 @@
 #include "../core/tensorfile.h"
 #include "../datasets/dataset.h"
 #include "../models/vit.h"
-#include "../objectives/mp3.h"
-#include "../objectives/supervised.h"
+#include "../objectives/objective.h"
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
@@ -30,11 +32,12 @@
 
 static const results_column train_columns[TRAIN_COLS] = {
     {"step", 'i'}, {"epoch", 'i'}, {"loss", 'd'}, {"lr", 'd'}, {"grad_norm", 'd'}, {"step_time_ms", 'd'}};
-static const results_column eval_columns[EVAL_COLS] = {
-    {"epoch", 'i'}, {"step", 'i'}, {"top1", 'd'}, {"top5", 'd'}, {"loss", 'd'}};
-// MP3 runs: position top-1 over all patches and over non-blank ones, at the training eta.
-static const results_column mp3_eval_columns[EVAL_COLS] = {
-    {"epoch", 'i'}, {"step", 'i'}, {"pos_top1", 'd'}, {"pos_top1_nonblank", 'd'}, {"loss", 'd'}};
+// /eval: epoch, step, the objective's two metrics (objective_kind.metric_names), loss.
+static void eval_columns(const objective_kind *k, results_column *cols) {
+    const results_column fixed[EVAL_COLS] = {{"epoch", 'i'}, {"step", 'i'}, {k->metric_names[0], 'd'},
+                                             {k->metric_names[1], 'd'}, {"loss", 'd'}};
+    memcpy(cols, fixed, sizeof fixed);
+}
 
 
 static void history_append(history *h, const double *row) {
@@ -76,8 +79,8 @@ static void load_data(run *r) {
 
 // Image sizes of the run: training (data.resolution or the dataset's), UniViT's list, the
 // evaluation sizes and their TTA neighbours; all must be multiples of the patch. Sets the
-// model's table size (training size) and the largest size (arena). MP3's position head has one
-// output per patch of the training grid, so MP3 trains and evaluates at one size.
+// model's table size (training size) and the largest size (arena). Whether the objective
+// allows more than one size is its config_error's to say.
 static void resolution_setup(run *r, vit_config *vc) {
     const config *c = r->cfg;
     int native = r->train.height;
@@ -86,11 +89,6 @@ static void resolution_setup(run *r, vit_config *vc) {
     r->n_eval = cfg_int_list(c, "eval.resolutions", r->eval_sizes, CFG_LIST_MAX);
     r->tta_delta = (int)cfg_int(c, "eval.tta_delta");
     if (r->tta_delta > 0 && r->n_eval == 0) r->eval_sizes[r->n_eval++] = r->train_size;
-    if (vc->pos_head && (r->n_univit > 0 || r->n_eval > 0))
-        die_input("objective.name=mp3 predicts one of the %d positions of the training grid, so it trains and evaluates "
-                  "at one size: data.resolutions, eval.resolutions and eval.tta_delta are for supervised runs "
-                  "(valid with mp3: [], [] and 0; data.resolution sets the one size)",
-                  (r->train_size / (vc->patch > 0 ? vc->patch : 1)) * (r->train_size / (vc->patch > 0 ? vc->patch : 1)));
     vc->image_size = r->train_size;
     int largest = r->train_size;
     for (int i = 0; i < r->n_univit; i++) largest = r->univit[i] > largest ? r->univit[i] : largest;
@@ -114,7 +112,6 @@ static void resolution_setup(run *r, vit_config *vc) {
 
 static vit_config model_config(const config *c, const dataset *d) {
     const char *pe = cfg_str(c, "pe.kind");
-    int is_mp3 = strcmp(cfg_str(c, "objective.name"), "mp3") == 0;
     vit_config v = {
         .channels = d->channels,
         .image_size = d->height,
@@ -133,7 +130,6 @@ static vit_config model_config(const config *c, const dataset *d) {
         .num_classes = d->num_classes,
         .drop_path = (float)cfg_float(c, "model.drop_path"),
         .dropout = (float)cfg_float(c, "model.dropout"),
-        .pos_head = is_mp3,
     };
     return v;
 }
@@ -152,26 +148,21 @@ static void setup(run *r) {
     r->seed = (uint32_t)cfg_int(c, "train.seed");
     vit_config vc = model_config(c, &r->train);
     resolution_setup(r, &vc);
-    double ref_fraction = cfg_float(c, "objective.ref_fraction");
-    const char *why = mp3_config_error(cfg_str(c, "objective.name"), cfg_str(c, "pe.kind"), ref_fraction);
+    objective_settings_from_config(c, &r->settings);
+    r->settings.train_sizes = r->n_univit;
+    r->settings.n_eval_sizes = r->n_eval;
+    memcpy(r->settings.eval_sizes, r->eval_sizes, sizeof r->settings.eval_sizes);
+    r->settings.train_size = r->train_size;
+    const char *why = objective_config_error(&r->settings);
     if (why) die_input("%s", why);
-    if (vc.pos_head && vc.patch > 0 && vc.image_size % vc.patch == 0) { // MP3: keys from the context only
-        int N = (vc.image_size / vc.patch) * (vc.image_size / vc.patch);
-        vc.context_tokens = (vc.cls ? 1 : 0) + mp3_context_patches(N, cfg_float(c, "objective.eta"));
-        vc.ref_tokens = mp3_reference_patches(N, ref_fraction);
-    }
+    const objective_kind *kind = objective_find(r->settings.name);
+    kind->configure_model(&r->settings, &vc);
     why = vit_config_error(&vc);
     if (why) die_input("%s", why);
-    r->is_mp3 = vc.pos_head;
     int max_batch = r->batch > r->eval_batch ? r->batch : r->eval_batch;
-    vit_create(&r->model, &vc, &ops_cpu, max_batch, r->seed);
-    if (r->is_mp3) {
-        r->mp3_patches = vc.context_tokens - r->model.t0;
-        mp3_create(&r->position, &ops_cpu, max_batch, r->model.N, r->model.t0);
-    }
-    float smoothing = (float)cfg_float(c, "objective.label_smoothing");
-    supervised_create(&r->objective, &ops_cpu, max_batch, vc.num_classes, smoothing);
-    supervised_create(&r->eval_objective, &ops_cpu, max_batch, vc.num_classes, 0.0f);
+    const ops_backend *ops = &ops_cpu;
+    vit_create(&r->model, &vc, ops, max_batch, r->seed);
+    objective_create(&r->obj, kind, &r->settings, &r->model, max_batch);
     r->optim = (optim_config){
         .lr = (float)cfg_float(c, "train.lr"),
         .min_lr = (float)cfg_float(c, "train.min_lr"),
@@ -184,12 +175,11 @@ static void setup(run *r) {
         .total_steps = r->total_steps,
     };
     size_t nparam = r->model.params.total;
-    r->adam_m = xmalloc_aligned(nparam * sizeof(float), "AdamW first moments");
-    r->adam_v = xmalloc_aligned(nparam * sizeof(float), "AdamW second moments");
+    r->adam_m = ops->alloc(nparam * sizeof(float), "AdamW first moments");
+    r->adam_v = ops->alloc(nparam * sizeof(float), "AdamW second moments");
     r->labels = xmalloc((size_t)max_batch * sizeof(int32_t), "batch labels");
     int largest = r->model.cfg.max_image_size > r->train_size ? r->model.cfg.max_image_size : r->train_size;
     r->scratch = xmalloc((dataset_batch_scratch_floats(&r->train, max_batch, largest) + 1) * sizeof(float), "batch before resizing");
-    r->tta_logits = xmalloc((size_t)r->eval_batch * vc.num_classes * sizeof(float), "TTA logits");
     r->order = xmalloc((size_t)r->train.n * sizeof(int), "epoch order");
     r->batch_index = xmalloc((size_t)max_batch * sizeof(int), "batch indices");
     r->train_hist.cols = TRAIN_COLS;
@@ -231,7 +221,9 @@ static void open_results(run *r) {
         write_config_attrs(r->res, r->opt->parent_cfg, prefix);
     }
     r->train_series = results_series_create(r->res, "/train", TRAIN_COLS, train_columns, 1024);
-    r->eval_series = results_series_create(r->res, "/eval", EVAL_COLS, r->is_mp3 ? mp3_eval_columns : eval_columns, 64);
+    results_column cols[EVAL_COLS];
+    eval_columns(r->obj.kind, cols);
+    r->eval_series = results_series_create(r->res, "/eval", EVAL_COLS, cols, 64);
     // A resumed run replays its recorded history into the fresh partial file.
     for (long i = 0; i < r->train_hist.count; i++) results_series_append(r->train_series, r->train_hist.rows + i * TRAIN_COLS);
     for (long i = 0; i < r->eval_hist.count; i++) results_series_append(r->eval_series, r->eval_hist.rows + i * EVAL_COLS);
@@ -239,6 +231,13 @@ static void open_results(run *r) {
 }
 
 // ---------------------------------------------------------------- checkpoints
+// A host copy of a backend arena of t->total floats (the caller frees it).
+static float *arena_to_host(const ops_backend *ops, const tensor_table *t, const float *arena) {
+    float *host = xmalloc_aligned(t->total * sizeof(float), "arena (host copy)");
+    ops->download(host, arena, t->total * sizeof(float));
+    return host;
+}
+
 static void add_arena(tensorfile *tf, const char *prefix, const tensor_table *t, const float *base) {
     char name[128];
     for (int i = 0; i < t->count; i++) {
@@ -263,17 +262,27 @@ static void write_checkpoint(run *r) {
     double t = r->train_time_s;
     int one[1] = {1};
     tf_add(&tf, "state.train_time_s", TF_F64, 1, one, &t);
-    add_arena(&tf, "param", &r->model.params, r->model.param);
-    add_arena(&tf, "adam_m", &r->model.params, r->adam_m);
-    add_arena(&tf, "adam_v", &r->model.params, r->adam_v);
+    const ops_backend *ops = r->model.ops;
+    const tensor_table *params = &r->model.params;
+    float *param = arena_to_host(ops, params, r->model.param), *m = arena_to_host(ops, params, r->adam_m),
+          *v = arena_to_host(ops, params, r->adam_v);
+    add_arena(&tf, "param", params, param);
+    add_arena(&tf, "adam_m", params, m);
+    add_arena(&tf, "adam_v", params, v);
     add_history(&tf, "history.train", &r->train_hist);
     add_history(&tf, "history.eval", &r->eval_hist);
     char err[4200];
     if (tf_write(&tf, r->ckpt_path, err, sizeof err) != 0) die_fail("checkpoint: %s", err);
     tf_free(&tf);
+    free(param);
+    free(m);
+    free(v);
 }
 
-static void restore_arena(const tensorfile *tf, const char *prefix, const tensor_table *t, float *base, const char *path) {
+// Fills the backend arena `arena` from the checkpoint entries prefix.<tensor name>.
+static void restore_arena(const tensorfile *tf, const char *prefix, const tensor_table *t, const ops_backend *ops, float *arena,
+                          const char *path) {
+    float *base = xmalloc_aligned(t->total * sizeof(float), "arena (host copy)");
     char name[128];
     for (int i = 0; i < t->count; i++) {
         const tensor_info *info = &t->items[i];
@@ -283,6 +292,8 @@ static void restore_arena(const tensorfile *tf, const char *prefix, const tensor
             die_input("%s: checkpoint entry %s is missing or has the wrong size (delete the checkpoint to restart the run)", path, name);
         memcpy(base + info->offset, e->data, info->numel * sizeof(float));
     }
+    ops->upload(arena, base, t->total * sizeof(float));
+    free(base);
 }
 
 static void restore_history(const tensorfile *tf, const char *name, history *h, const char *path) {
@@ -304,9 +315,9 @@ static int try_resume(run *r) {
         die_input("%s: checkpoint belongs to another run (delete it to restart)", r->ckpt_path);
     r->step = (long)((const double *)step->data)[0];
     r->train_time_s = ((const double *)t->data)[0];
-    restore_arena(&tf, "param", &r->model.params, r->model.param, r->ckpt_path);
-    restore_arena(&tf, "adam_m", &r->model.params, r->adam_m, r->ckpt_path);
-    restore_arena(&tf, "adam_v", &r->model.params, r->adam_v, r->ckpt_path);
+    restore_arena(&tf, "param", &r->model.params, r->model.ops, r->model.param, r->ckpt_path);
+    restore_arena(&tf, "adam_m", &r->model.params, r->model.ops, r->adam_m, r->ckpt_path);
+    restore_arena(&tf, "adam_v", &r->model.params, r->model.ops, r->adam_v, r->ckpt_path);
     restore_history(&tf, "history.train", &r->train_hist, r->ckpt_path);
     restore_history(&tf, "history.eval", &r->eval_hist, r->ckpt_path);
     tf_free(&tf);
@@ -335,53 +346,49 @@ static double train_step(run *r, int epoch, int in_epoch, double *grad_norm, flo
                                : r->train_size;
     load_batch(r, &r->train, r->order + (size_t)in_epoch * r->batch, r->batch, &aug, (uint32_t)epoch, (uint32_t)in_epoch, size);
     rng_addr rng = {.seed = r->seed, .epoch = (uint32_t)epoch, .step = (uint32_t)in_epoch};
-    if (r->is_mp3) {
-        mp3_sample_context(vit_context(m), r->batch, m->N, m->t0, r->mp3_patches, r->seed, (uint32_t)epoch,
-                           (uint32_t)in_epoch, 0);
-        vit_set_context(m, m->t0 + r->mp3_patches);
-    }
-    const float *logits = vit_forward(m, r->batch, 1, rng);
-    double loss = r->is_mp3 ? mp3_forward(&r->position, logits, r->batch)
-                            : supervised_forward(&r->objective, logits, r->labels, r->batch);
+    double loss = r->obj.kind->train_forward(&r->obj, r->batch, r->labels, rng);
     if (!isfinite(loss)) return loss;
     m->ops->zero(m->grad, m->params.total);
     vit_zero_act_grads(m);
-    if (r->is_mp3) mp3_backward(&r->position, vit_dlogits(m), r->batch);
-    else supervised_backward(&r->objective, vit_dlogits(m), r->labels, r->batch);
-    vit_backward(m, r->batch);
+    r->obj.kind->train_backward(&r->obj, r->batch);
     *grad_norm = optim_step(m->ops, &m->params, m->param, m->grad, r->adam_m, r->adam_v, &r->optim, r->step, lr);
     return loss;
 }
 
 
-static eval_result evaluate(run *r) {
-    if (r->is_mp3)
-        return position_accuracy(r, cfg_float(r->cfg, "objective.eta"), EVAL_CONTEXT_TRAIN_ETA,
-                                 (int)cfg_int(r->cfg, "eval.position_limit"));
-    vit *m = &r->model;
-    long top1 = 0, top5 = 0;
-    double loss_sum = 0.0;
-    rng_addr none = {0};
-    for (int start = 0; start < r->test.n; start += r->eval_batch) {
-        int B = r->test.n - start < r->eval_batch ? r->test.n - start : r->eval_batch;
-        for (int b = 0; b < B; b++) r->batch_index[b] = start + b;
-        load_batch(r, &r->test, r->batch_index, B, NULL, 0, 0, r->train_size);
-        const float *logits = vit_forward(m, B, 0, none);
-        loss_sum += supervised_forward(&r->eval_objective, logits, r->labels, B) * B;
-        supervised_topk(logits, r->labels, B, m->cfg.num_classes, &top1, &top5);
-    }
-    eval_result e = {(double)top1 / r->test.n, (double)top5 / r->test.n, loss_sum / r->test.n};
-    return e;
+// The objective's view of the run for its evaluations: test batches and the results file.
+static void env_load_test(objective_env *env, int first, int B, int size) {
+    run *r = env->trainer;
+    for (int b = 0; b < B; b++) r->batch_index[b] = first + b;
+    load_batch(r, &r->test, r->batch_index, B, NULL, 0, 0, size);
+}
+static void sink_attr_double(void *ctx, const char *group, const char *name, double v) {
+    results_attr_double(((run *)ctx)->res, group, name, v);
+}
+static void sink_attr_int(void *ctx, const char *group, const char *name, int64_t v) {
+    results_attr_int(((run *)ctx)->res, group, name, v);
+}
+static void sink_dataset_f32(void *ctx, const char *path, int ndim, const int *dims, const float *data) {
+    results_dataset_f32(((run *)ctx)->res, path, ndim, dims, data);
+}
+
+static void env_init(run *r) {
+    r->sink = (record_sink){.ctx = r, .attr_double = sink_attr_double, .attr_int = sink_attr_int,
+                            .dataset_f32 = sink_dataset_f32};
+    r->env = (objective_env){.trainer = r, .load_test = env_load_test, .test_n = r->test.n, .eval_batch = r->eval_batch,
+                             .labels = r->labels, .pixel_mean = r->test.mean, .pixel_std = r->test.std, .rec = &r->sink};
 }
 
 // Final parameters beside the results file (<run-id>.weights), for stages that start from them.
 static void write_weights(run *r) {
     tensorfile tf;
     tf_init(&tf);
-    add_arena(&tf, "param", &r->model.params, r->model.param);
+    float *param = arena_to_host(r->model.ops, &r->model.params, r->model.param);
+    add_arena(&tf, "param", &r->model.params, param);
     char err[4200];
     if (tf_write(&tf, r->weights_path, err, sizeof err) != 0) die_fail("final weights: %s", err);
     tf_free(&tf);
+    free(param);
 }
 
 // Starts from another run's final weights: every tensor with the same name and shape is
@@ -391,6 +398,7 @@ static void load_init_weights(run *r, const char *path) {
     char err[4200];
     if (tf_read(&tf, path, err, sizeof err) != 0) die_input("init weights: %s", err);
     const tensor_table *t = &r->model.params;
+    float *param = arena_to_host(r->model.ops, t, r->model.param);
     int loaded = 0;
     char skipped[1024] = "";
     for (int i = 0; i < t->count; i++) {
@@ -399,29 +407,25 @@ static void load_init_weights(run *r, const char *path) {
         snprintf(name, sizeof name, "param.%s", info->name);
         const tf_entry *e = tf_find(&tf, name);
         if (e && e->dtype == TF_F32 && e->count == info->numel) {
-            memcpy(r->model.param + info->offset, e->data, info->numel * sizeof(float));
+            memcpy(param + info->offset, e->data, info->numel * sizeof(float));
             loaded++;
         } else if (strlen(skipped) + strlen(info->name) + 3 < sizeof skipped) {
             strcat(skipped, skipped[0] ? ", " : "");
             strcat(skipped, info->name);
         }
     }
+    r->model.ops->upload(r->model.param, param, t->total * sizeof(float));
+    free(param);
     printf("init: %d of %d tensors from %s%s%s\n", loaded, t->count, path, skipped[0] ? "; fresh: " : "", skipped);
     tf_free(&tf);
 }
 
-static void finish_file(run *r, const char *status, const eval_result *last) {
+static void finish_file(run *r, const char *status, const eval_scores *last) {
+    const objective_kind *k = r->obj.kind;
     if (strcmp(status, "done") == 0) {
-        if (r->is_mp3) {
-            double eta0, eta0_nonblank;
-            record_position_curve(r, &eta0, &eta0_nonblank);
-            results_attr_double(r->res, "/final", "pos_top1_eta0", eta0);
-            results_attr_double(r->res, "/final", "pos_top1_nonblank_eta0", eta0_nonblank);
-            record_samples(r);
-        }
         if (cfg_bool(r->cfg, "eval.knn")) record_knn(r);
         record_attention(r);
-        record_resolutions(r, last ? last->top1 : NAN);
+        if (k->record_final) k->record_final(&r->obj, &r->env, last);
         write_weights(r);
     }
     char finished[32];
@@ -429,8 +433,8 @@ static void finish_file(run *r, const char *status, const eval_result *last) {
     results_attr_str(r->res, "/", "status", status);
     results_attr_str(r->res, "/", "finished", finished);
     if (last) {
-        results_attr_double(r->res, "/final", r->is_mp3 ? "pos_top1" : "top1", last->top1);
-        results_attr_double(r->res, "/final", r->is_mp3 ? "pos_top1_nonblank" : "top5", last->top5);
+        results_attr_double(r->res, "/final", k->metric_names[0], last->metric[0]);
+        results_attr_double(r->res, "/final", k->metric_names[1], last->metric[1]);
         results_attr_double(r->res, "/final", "loss", last->loss);
     }
     if (r->train_hist.count > 0) { // median step time over the run (the per-step series has them all)
@@ -443,7 +447,7 @@ static void finish_file(run *r, const char *status, const eval_result *last) {
     results_attr_double(r->res, "/final", "train_time_s", r->train_time_s);
     results_attr_int(r->res, "/final", "peak_mem_bytes", peak_rss_bytes());
     results_attr_int(r->res, "/final", "params", (int64_t)tensor_table_numel(&r->model.params));
-    int train_keys = r->is_mp3 ? r->model.t0 + r->mp3_patches : r->model.T;
+    int train_keys = k->train_keys(&r->obj);
     results_attr_double(r->res, "/final", "flops_per_step", 3.0 * vit_forward_flops_masked(&r->model.cfg, train_keys) * r->batch);
     results_attr_int(r->res, "/final", "steps", r->step);
     results_attr_double(r->res, "/final", "images_per_s", r->train_time_s > 0 ? r->step * (double)r->batch / r->train_time_s : 0.0);
@@ -455,17 +459,15 @@ static void finish_file(run *r, const char *status, const eval_result *last) {
 }
 
 static void free_run(run *r) {
-    if (r->is_mp3) mp3_free(&r->position);
+    const ops_backend *ops = r->model.ops;
+    objective_free(&r->obj);
+    if (ops) ops->free(r->adam_m);
+    if (ops) ops->free(r->adam_v);
     vit_free(&r->model);
-    supervised_free(&r->objective);
-    supervised_free(&r->eval_objective);
     dataset_free(&r->train);
     dataset_free(&r->test);
-    free(r->adam_m);
-    free(r->adam_v);
     free(r->labels);
     free(r->scratch);
-    free(r->tta_logits);
     free(r->order);
     free(r->batch_index);
     free(r->train_hist.rows);
@@ -496,6 +498,7 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
         return 0;
     }
     setup(&r);
+    env_init(&r);
     if (opt->init_weights) load_init_weights(&r, opt->init_weights);
     if (opt->fresh) unlink(r.ckpt_path);
     int resumed = try_resume(&r);
@@ -513,10 +516,10 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
     progress_init(&bar, stderr, "train", r.total_steps);
     bar.base_step = r.step;
     long checkpoint_every = cfg_int(cfg, "train.checkpoint_every");
-    eval_result last = {0};
+    eval_scores last = {{0, 0}, 0};
     if (r.eval_hist.count > 0) {
         const double *row = r.eval_hist.rows + (r.eval_hist.count - 1) * EVAL_COLS;
-        last = (eval_result){row[2], row[3], row[4]};
+        last = (eval_scores){{row[2], row[3]}, row[4]};
     }
     int status = 0;
     const char *final_status = "done";
@@ -530,7 +533,10 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
         int epoch = (int)(r.step / r.steps_per_epoch), in_epoch = (int)(r.step % r.steps_per_epoch);
         if (in_epoch == 0 || r.step == 0 || resumed) epoch_order(&r, epoch);
         resumed = 0;
-        if (nan_step > 0 && r.step + 1 == nan_step) m->param[0] = NAN;
+        if (nan_step > 0 && r.step + 1 == nan_step) {
+            const float nan = NAN;
+            m->ops->upload(m->param, &nan, sizeof nan);
+        }
         double t0 = now_seconds(), grad_norm = 0.0;
         float lr = 0.0f;
         double loss = train_step(&r, epoch, in_epoch, &grad_norm, &lr);
@@ -551,13 +557,12 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
         progress_update(&bar, r.step, loss, r.batch / dt);
         int epoch_end = r.step % r.steps_per_epoch == 0;
         if (epoch_end) {
-            last = evaluate(&r);
-            double erow[EVAL_COLS] = {(double)epoch + 1, (double)r.step, last.top1, last.top5, last.loss};
+            last = r.obj.kind->evaluate(&r.obj, &r.env);
+            double erow[EVAL_COLS] = {(double)epoch + 1, (double)r.step, last.metric[0], last.metric[1], last.loss};
             history_append(&r.eval_hist, erow);
             results_series_append(r.eval_series, erow);
-            progress_message(&bar, r.is_mp3 ? "epoch %d/%d  loss %.4f  test position top1 %.4f non-blank %.4f  (%.0f s)"
-                                            : "epoch %d/%d  loss %.4f  test top1 %.4f top5 %.4f  (%.0f s)",
-                             epoch + 1, r.epochs, loss, last.top1, last.top5, r.train_time_s);
+            progress_message(&bar, r.obj.kind->progress, epoch + 1, r.epochs, loss, last.metric[0], last.metric[1],
+                             r.train_time_s);
         }
         int stop = opt->stop_after > 0 && r.step >= opt->stop_after && r.step < r.total_steps;
         if ((epoch_end || stop || (checkpoint_every > 0 && r.step % checkpoint_every == 0)) && r.step < r.total_steps) {
@@ -581,14 +586,11 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
     progress_finish(&bar);
     finish_file(&r, final_status, status == 0 ? &last : NULL);
     snprintf(out->status, sizeof out->status, "%s", final_status);
-    out->top1 = last.top1;
-    out->top5 = last.top5;
+    out->top1 = last.metric[0];
+    out->top5 = last.metric[1];
     out->seconds = r.train_time_s;
     out->steps = r.step;
-    if (status == 0 && r.is_mp3)
-        printf("final: pos_top1=%.4f pos_top1_nonblank=%.4f time=%.0fs\n", last.top1, last.top5, r.train_time_s);
-    else if (status == 0)
-        printf("final: top1=%.4f top5=%.4f time=%.0fs\n", last.top1, last.top5, r.train_time_s);
+    if (status == 0) printf(r.obj.kind->final_line, last.metric[0], last.metric[1], r.train_time_s);
     printf("results: %s\n", r.final_path);
     free_run(&r);
     return status;

@@ -1,6 +1,7 @@
 // bench/train_internal.h — the state of one training run, shared by the training loop
-// (train.c) and the end-of-run evaluations it records (train_records.c: position accuracy,
-// reassembled samples, attention statistics, kNN probe, per-size accuracy). Not a public API.
+// (train.c) and the end-of-run records every objective gets (train_records.c: attention
+// statistics, kNN probe). What an objective records itself is in objectives/<name>/.
+// Not a public API.
 #pragma once
 #include "config.h"
 #include "results.h"
@@ -8,13 +9,10 @@
 #include "../core/optimizer.h"
 #include "../datasets/dataset.h"
 #include "../models/vit.h"
-#include "../objectives/mp3.h"
-#include "../objectives/supervised.h"
+#include "../objectives/objective.h"
 #include <stdint.h>
 
 enum { TRAIN_COLS = 6, EVAL_COLS = 5 };
-#define EVAL_CONTEXT 0xE0000000u
-#define EVAL_CONTEXT_TRAIN_ETA (EVAL_CONTEXT + 0xFFu)
 
 typedef struct { // rows of a time series kept in memory, so a checkpoint can carry them
     double *rows;
@@ -28,11 +26,12 @@ typedef struct {
     char run_id[13], final_path[4096], partial_path[4096], ckpt_path[4096], weights_path[4096];
     dataset train, test;
     vit model;
-    supervised objective, eval_objective;
-    int is_mp3, mp3_patches;  // MP3: context patches per image at objective.eta
-    mp3 position;             // MP3 objective
+    objective obj;            // the objective (objectives/objective.h) and what it reads
+    objective_settings settings;
+    objective_env env;        // what the objective's evaluations borrow from the run
+    record_sink sink;         // the results file, as the objectives see it
     optim_config optim;
-    float *adam_m, *adam_v;
+    float *adam_m, *adam_v;   // backend arenas (params.total floats each)
     int32_t *labels;
     int *order, *batch_index;
     int batch, eval_batch, steps_per_epoch, epochs;
@@ -41,7 +40,6 @@ typedef struct {
     int eval_sizes[CFG_LIST_MAX], n_eval;   // eval.resolutions (none: no per-size evaluation)
     int tta_delta;            // eval.tta_delta
     float *scratch;           // the native-size batch before a bicubic resize
-    float *tta_logits;        // (eval_batch, classes): logits summed over r-delta, r, r+delta
     long total_steps, step;   // step = global steps done
     uint32_t seed;
     double train_time_s;      // summed over resumed segments
@@ -51,15 +49,9 @@ typedef struct {
     char started[32];
 } run;
 
-typedef struct { double top1, top5, loss; } eval_result; // MP3: pos_top1, pos_top1_nonblank, loss
-
-// Builds the batch of rows idx of ds at `size` px into the model's input (train.c).
+// Builds the batch of rows idx of ds at `size` px into the model's staging input (train.c).
 void load_batch(run *r, const dataset *ds, const int *idx, int B, const augment_config *aug, uint32_t epoch,
                 uint32_t step, int size);
-// train_records.c
-eval_result position_accuracy(run *r, double eta, uint32_t context_epoch, int limit);
+// train_records.c: the end-of-run records every objective gets.
 void record_attention(run *r);
-void record_position_curve(run *r, double *top1_eta0, double *nonblank_eta0);
-void record_samples(run *r);
 void record_knn(run *r);
-void record_resolutions(run *r, double top1_train_size);

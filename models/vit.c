@@ -64,7 +64,7 @@ const char *vit_config_error(const vit_config *c) {
     }
     if (c->ref_tokens > 0 && !pe->reference_table) {
         snprintf(msg, sizeof msg, "reference tokens (objective.ref_fraction > 0) keep a position encoding that every token "
-                 "could have: pe.kind must be %s", posenc_reference_names());
+                 "could have: pe.kind must be one of %s", posenc_reference_names());
         return msg;
     }
     if (c->context_tokens < 0 || c->context_tokens > T) {

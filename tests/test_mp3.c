@@ -15,7 +15,7 @@
 #include "../core/common.h"
 #include "../core/rng.h"
 #include "../models/vit.h"
-#include "../objectives/mp3.h"
+#include "../objectives/mp3/mp3.h"
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>

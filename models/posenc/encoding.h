@@ -56,15 +56,18 @@ typedef struct posenc_kind {
 
 // The registry: X(name) once per kind, in the order `--help` lists them.
 #define POSENC_KINDS(X) X(none) X(abs) X(sin1d) X(sin2d) X(cape) X(relbias) X(rope)
+// "none|abs|...": the names as one string constant (the config key table's choices).
+#define POSENC_CHOICE_(name) "|" #name
+#define POSENC_CHOICES (POSENC_KINDS(POSENC_CHOICE_) + 1)
 #define POSENC_DECLARE(name) extern const posenc_kind posenc_##name;
 POSENC_KINDS(POSENC_DECLARE)
 #undef POSENC_DECLARE
 
 // The kind named `name`, or NULL.
 const posenc_kind *posenc_find(const char *name);
-// "none|abs|...": the valid names, for the config key table and messages.
+// POSENC_CHOICES, for messages.
 const char *posenc_names(void);
-// The names of the kinds that can be kept on reference tokens ("abs, sin1d or sin2d").
+// The names of the kinds that can be kept on reference tokens ("abs, sin1d, sin2d").
 const char *posenc_reference_names(void);
 
 // For the kinds: NULL when model.dim suits a sinusoidal encoding (even), else why.

@@ -15,24 +15,13 @@ const posenc_kind *posenc_find(const char *name) {
     return NULL;
 }
 
-const char *posenc_names(void) {
-    static char names[256];
-    if (!names[0])
-        for (int i = 0; i < KIND_COUNT; i++)
-            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? "|" : "", kinds[i]->name);
-    return names;
-}
+const char *posenc_names(void) { return POSENC_CHOICES; }
 
 const char *posenc_reference_names(void) {
     static char names[256];
     if (names[0]) return names;
-    int n = 0, total = 0;
-    for (int i = 0; i < KIND_COUNT; i++) total += kinds[i]->reference_table != NULL;
-    for (int i = 0; i < KIND_COUNT; i++) {
-        if (!kinds[i]->reference_table) continue;
-        n++;
-        const char *sep = n == 1 ? "" : n == total ? " or " : ", ";
-        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", sep, kinds[i]->name);
-    }
+    for (int i = 0; i < KIND_COUNT; i++)
+        if (kinds[i]->reference_table)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", names[0] ? ", " : "", kinds[i]->name);
     return names;
 }

@@ -1,4 +1,4 @@
-// objectives/mp3.h — masked position prediction (MP3; METHODS.md "MP3", paper §3, App. A).
+// objectives/mp3/mp3.h — masked position prediction (MP3; METHODS.md "MP3", paper §3, App. A).
 // No position encoding. Per image, a random permutation of the N patches; the first
 // M = round((1-η)·N) are the context, shared by every layer (the model's masked attention
 // reads keys/values from the context only). The cls token, when present, is always in the
@@ -6,15 +6,17 @@
 // and is never a prediction target. Loss: cross entropy of each patch token's N-way
 // position logits against its true index, averaged over the B·N patch tokens.
 #pragma once
-#include "../core/ops.h"
+#include "../../core/ops.h"
 #include <stdint.h>
 
 typedef struct {
     const ops_backend *ops;
     int max_batch, N, T, t0;
-    int *targets;     // (max_batch, T): t0 + n -> n, cls rows -> -1 (ignored)
-    float *probs;     // (max_batch, T, N)
-    float *losses;    // (max_batch, T)
+    int *targets;     // (max_batch, T) backend: t0 + n -> n, cls rows -> -1 (ignored)
+    float *probs;     // (max_batch, T, N) backend
+    float *losses;    // (max_batch, T) backend
+    int *pred;        // (max_batch, T) backend: argmax of each row
+    int *pred_host;   // (max_batch, T) host
 } mp3;
 
 // Context patches for masking ratio eta: round((1-eta)·N), at least 1.
@@ -40,12 +42,14 @@ void mp3_sample_context(int *context, int B, int N, int t0, int Mp, uint32_t see
 
 void mp3_create(mp3 *o, const ops_backend *ops, int max_batch, int N, int t0);
 void mp3_free(mp3 *o);
-// Mean loss over the B·N patch tokens of position logits (B, T, N); keeps the probabilities.
+// Mean loss over the B·N patch tokens of position logits (B, T, N) (summed by ops->sum); keeps
+// the probabilities.
 double mp3_forward(mp3 *o, const float *logits, int B);
 // dlogits (B, T, N) += d(mean loss)/dlogits (cls rows get nothing).
 void mp3_backward(mp3 *o, float *dlogits, int B);
-// Predicted position (argmax; ties to the lower index) of every patch token: pred (B, N).
-void mp3_predict(const float *logits, int B, int N, int t0, int *pred);
+// Predicted position (argmax on the backend; ties to the lower index) of every patch token of
+// logits (B, T, N), downloaded: returns (B, N) host ints, valid until the next call.
+const int *mp3_predict(mp3 *o, const float *logits, int B);
 // Counts correct predictions over all patches and over non-blank patches (a patch is blank
 // when all its pixels are equal: nothing in it can say where it belongs). images (B, C, S, S)
 // with S = grid·p. Adds to *correct, *total, *correct_nonblank, *total_nonblank.

@@ -1,7 +1,8 @@
-// objectives/mp3.c — MP3 context sampling, position loss, accuracy and reassembly.
+// objectives/mp3/mp3.c — MP3 context sampling, position loss, accuracy and reassembly.
 #include "mp3.h"
-#include "../core/common.h"
-#include "../core/rng.h"
+#include "../../models/posenc/encoding.h"
+#include "../../core/common.h"
+#include "../../core/rng.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,17 +23,19 @@ int mp3_reference_patches(int N, double fraction) {
 const char *mp3_config_error(const char *objective, const char *pe_kind, double ref_fraction) {
     static char msg[320];
     int mp3 = !strcmp(objective, "mp3"), none = !strcmp(pe_kind, "none");
-    int ref_kind = !strcmp(pe_kind, "abs") || !strcmp(pe_kind, "sin1d") || !strcmp(pe_kind, "sin2d");
+    const posenc_kind *pe = posenc_find(pe_kind);
+    int ref_kind = pe && pe->reference_table;
     if (!mp3 && ref_fraction > 0)
         snprintf(msg, sizeof msg, "objective.ref_fraction=%g gives MP3 reference tokens; objective.name=%s has none "
                  "(valid: 0, or objective.name=mp3)", ref_fraction, objective);
     else if (mp3 && ref_fraction == 0 && !none)
         snprintf(msg, sizeof msg, "objective.name=mp3 pretrains without a position encoding, so the position can only "
-                 "come from the content (pe.kind=%s; valid with mp3: none, or abs|sin1d|sin2d on reference tokens "
-                 "with objective.ref_fraction > 0)", pe_kind);
+                 "come from the content (pe.kind=%s; valid with mp3: none, or %s on reference tokens "
+                 "with objective.ref_fraction > 0)", pe_kind, posenc_reference_names());
     else if (mp3 && ref_fraction > 0 && !ref_kind)
         snprintf(msg, sizeof msg, "objective.ref_fraction=%g keeps a position encoding on reference tokens, which "
-                 "pe.kind=%s cannot give (valid with objective.ref_fraction > 0: abs, sin1d, sin2d)", ref_fraction, pe_kind);
+                 "pe.kind=%s cannot give (valid with objective.ref_fraction > 0: %s)", ref_fraction, pe_kind,
+                 posenc_reference_names());
     else
         return NULL;
     return msg;
@@ -63,45 +66,46 @@ void mp3_create(mp3 *o, const ops_backend *ops, int max_batch, int N, int t0) {
     o->t0 = t0;
     o->T = N + t0;
     size_t rows = (size_t)max_batch * o->T;
-    o->targets = xmalloc(rows * sizeof(int), "MP3 targets");
-    o->probs = xmalloc_aligned(rows * N * sizeof(float), "MP3 position probabilities");
-    o->losses = xmalloc_aligned(rows * sizeof(float), "MP3 per-token losses");
+    o->targets = ops->alloc(rows * sizeof(int), "MP3 targets");
+    o->probs = ops->alloc(rows * N * sizeof(float), "MP3 position probabilities");
+    o->losses = ops->alloc(rows * sizeof(float), "MP3 per-token losses");
+    o->pred = ops->alloc(rows * sizeof(int), "MP3 predicted positions");
+    o->pred_host = xmalloc(rows * sizeof(int), "MP3 predicted positions (host)");
+    int *targets = xmalloc(rows * sizeof(int), "MP3 targets (host)");
     for (size_t r = 0; r < rows; r++) {
         int t = (int)(r % o->T);
-        o->targets[r] = t < t0 ? -1 : t - t0;
+        targets[r] = t < t0 ? -1 : t - t0;
     }
+    ops->upload(o->targets, targets, rows * sizeof(int));
+    free(targets);
 }
 
 void mp3_free(mp3 *o) {
-    free(o->targets);
-    free(o->probs);
-    free(o->losses);
+    o->ops->free(o->targets);
+    o->ops->free(o->probs);
+    o->ops->free(o->losses);
+    o->ops->free(o->pred);
+    free(o->pred_host);
     memset(o, 0, sizeof *o);
 }
 
 double mp3_forward(mp3 *o, const float *logits, int B) {
     int rows = B * o->T;
     o->ops->softmax_xent_forward(o->losses, o->probs, logits, o->targets, rows, o->N, 0.0f);
-    double sum = 0.0; // cls rows hold 0
-    for (int r = 0; r < rows; r++) sum += o->losses[r];
-    return sum / ((double)B * o->N);
+    return o->ops->sum(o->losses, (size_t)rows) / ((double)B * o->N); // cls rows hold 0
 }
 
 void mp3_backward(mp3 *o, float *dlogits, int B) {
     o->ops->softmax_xent_backward(dlogits, o->probs, o->targets, B * o->T, o->N, 0.0f, 1.0f / ((float)B * o->N));
 }
 
-void mp3_predict(const float *logits, int B, int N, int t0, int *pred) {
-    int T = N + t0;
-#pragma omp parallel for schedule(static)
-    for (int b = 0; b < B; b++)
-        for (int n = 0; n < N; n++) {
-            const float *z = logits + ((size_t)b * T + t0 + n) * N;
-            int best = 0;
-            for (int k = 1; k < N; k++)
-                if (z[k] > z[best]) best = k;
-            pred[(size_t)b * N + n] = best;
-        }
+const int *mp3_predict(mp3 *o, const float *logits, int B) {
+    int N = o->N, T = o->T, t0 = o->t0;
+    o->ops->argmax_rows(o->pred, logits, B * T, N);
+    o->ops->download(o->pred_host, o->pred, (size_t)B * T * sizeof(int));
+    for (int b = 0; b < B; b++) // drop the cls rows: (B, T) -> (B, N), in place (rows only move down)
+        for (int n = 0; n < N; n++) o->pred_host[(size_t)b * N + n] = o->pred_host[(size_t)b * T + t0 + n];
+    return o->pred_host;
 }
 
 static int patch_is_blank(const float *image, int C, int S, int p, int n) {

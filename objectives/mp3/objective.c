@@ -1,0 +1,213 @@
+// objectives/mp3/objective.c — objective.name=mp3 (METHODS.md "MP3"): the model gets the
+// position head and masked attention over one random context per image; the loss is the
+// position cross entropy (mp3.c). Each epoch: position top-1 at the training eta over all and
+// over non-blank patches; at the end of a run: the position-accuracy curve over test eta
+// (paper Fig. 3) and reassembled samples (Fig. 2).
+#include "../objective.h"
+#include "mp3.h"
+#include "../../core/common.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+// RNG epoch slots of evaluation contexts: EVAL_CONTEXT + the test eta's index (curve),
+// EVAL_CONTEXT_TRAIN_ETA (per-epoch accuracy), EVAL_CONTEXT + 0x100 + index (samples).
+#define EVAL_CONTEXT 0xE0000000u
+#define EVAL_CONTEXT_TRAIN_ETA (EVAL_CONTEXT + 0xFFu)
+
+// Test masking ratios of the position-accuracy curve (paper Fig. 3) and of the reassembled
+// samples (Fig. 2).
+static const double position_test_etas[] = {0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9};
+static const double sample_test_etas[] = {0.0, 0.25, 0.5, 0.75};
+
+typedef struct {
+    mp3 loss;
+    int context_patches; // per image at objective.eta
+} mp3_state;
+
+static const char *mp3_objective_config_error(const objective_settings *s) {
+    static char msg[512];
+    const char *why = mp3_config_error(s->name, s->pe_kind, s->ref_fraction);
+    if (why) return why;
+    if (s->train_sizes > 0 || s->n_eval_sizes > 0 || s->tta_delta > 0) {
+        char positions[48] = "the positions";
+        if (s->patch > 0 && s->train_size > 0)
+            snprintf(positions, sizeof positions, "the %d positions", (s->train_size / s->patch) * (s->train_size / s->patch));
+        snprintf(msg, sizeof msg,
+                 "objective.name=mp3 predicts one of %s of the training grid, so it trains and evaluates "
+                 "at one size: data.resolutions, eval.resolutions and eval.tta_delta are for supervised runs "
+                 "(valid with mp3: [], [] and 0; data.resolution sets the one size)", positions);
+        return msg;
+    }
+    return NULL;
+}
+
+// Keys from the context only; reference tokens when objective.ref_fraction > 0.
+static void mp3_configure_model(const objective_settings *s, vit_config *mc) {
+    mc->pos_head = 1;
+    if (mc->patch > 0 && mc->image_size % mc->patch == 0) {
+        int N = (mc->image_size / mc->patch) * (mc->image_size / mc->patch);
+        mc->context_tokens = (mc->cls ? 1 : 0) + mp3_context_patches(N, s->eta);
+        mc->ref_tokens = mp3_reference_patches(N, s->ref_fraction);
+    }
+}
+
+static void mp3_obj_create(objective *o, int max_batch) {
+    mp3_state *st = xcalloc(1, sizeof *st, "mp3 objective");
+    vit *m = o->model;
+    st->context_patches = m->cfg.context_tokens - m->t0;
+    mp3_create(&st->loss, o->ops, max_batch, m->N, m->t0);
+    o->state = st;
+}
+
+static void mp3_obj_free(objective *o) {
+    mp3_state *st = o->state;
+    if (!st) return;
+    mp3_free(&st->loss);
+    free(st);
+}
+
+static double mp3_train_forward(objective *o, int B, const int32_t *labels, rng_addr rng) {
+    mp3_state *st = o->state;
+    vit *m = o->model;
+    mp3_sample_context(vit_context(m), B, m->N, m->t0, st->context_patches, o->s.seed, rng.epoch, rng.step, 0);
+    vit_set_context(m, m->t0 + st->context_patches);
+    const float *logits = vit_forward(m, B, 1, rng);
+    return mp3_forward(&st->loss, logits, B);
+}
+
+static void mp3_train_backward(objective *o, int B) {
+    mp3_state *st = o->state;
+    mp3_backward(&st->loss, vit_dlogits(o->model), B);
+    vit_backward(o->model, B);
+}
+
+// Position accuracy of the first `limit` test images (0 = all) at test masking ratio eta;
+// image i's context comes from (seed, RNG_MASK, context_epoch, 0, i), the same every epoch, and
+// its reference tokens (a model with them) from (seed, RNG_REFERENCE, EVAL_CONTEXT, 0, i), the
+// same at every eta; reference patches are not counted (their position is in their input).
+static eval_scores position_accuracy(objective *o, objective_env *env, double eta, uint32_t context_epoch, int limit) {
+    mp3_state *st = o->state;
+    vit *m = o->model;
+    int n = limit > 0 && limit < env->test_n ? limit : env->test_n, Mp = mp3_context_patches(m->N, eta), M = m->t0 + Mp;
+    int chunk = vit_batch_capacity(m, M);
+    if (chunk > env->eval_batch) chunk = env->eval_batch;
+    long correct = 0, total = 0, correct_nb = 0, total_nb = 0;
+    double loss_sum = 0.0;
+    for (int start = 0; start < n; start += chunk) {
+        int B = n - start < chunk ? n - start : chunk;
+        env->load_test(env, start, B, o->s.train_size);
+        mp3_sample_context(vit_context(m), B, m->N, m->t0, Mp, o->s.seed, context_epoch, 0, (uint32_t)start);
+        vit_set_context(m, M);
+        rng_addr refs = {.seed = o->s.seed, .epoch = EVAL_CONTEXT, .index = (uint32_t)start};
+        const float *logits = vit_forward(m, B, 0, refs);
+        loss_sum += mp3_forward(&st->loss, logits, B) * B;
+        const int *pred = mp3_predict(&st->loss, logits, B);
+        mp3_count_correct(pred, vit_images(m), B, m->cfg.channels, m->cfg.image_size, m->cfg.patch, vit_reference_tokens(m),
+                          vit_reference_width(m), m->t0, &correct, &total, &correct_nb, &total_nb);
+    }
+    vit_set_context(m, m->T);
+    return (eval_scores){{(double)correct / total, total_nb ? (double)correct_nb / total_nb : NAN}, loss_sum / n};
+}
+
+static eval_scores mp3_evaluate(objective *o, objective_env *env) {
+    return position_accuracy(o, env, o->s.eta, EVAL_CONTEXT_TRAIN_ETA, o->s.position_limit);
+}
+
+// Position top-1 at each test eta (paper Fig. 3), over all and over non-blank patches.
+static void record_position_curve(objective *o, objective_env *env) {
+    int E = (int)(sizeof position_test_etas / sizeof position_test_etas[0]), limit = o->s.position_limit;
+    float eta[16], top1[16], nonblank[16], loss[16];
+    for (int e = 0; e < E; e++) {
+        eval_scores acc = position_accuracy(o, env, position_test_etas[e], EVAL_CONTEXT + (uint32_t)e, limit);
+        eta[e] = (float)position_test_etas[e], top1[e] = (float)acc.metric[0], nonblank[e] = (float)acc.metric[1];
+        loss[e] = (float)acc.loss;
+        printf("position accuracy at test eta %.1f: %.4f (non-blank patches %.4f)\n", position_test_etas[e], acc.metric[0],
+               acc.metric[1]);
+    }
+    const record_sink *rec = env->rec;
+    int dims[1] = {E};
+    record_f32(rec, "/position/test_eta", 1, dims, eta);
+    record_f32(rec, "/position/top1", 1, dims, top1);
+    record_f32(rec, "/position/top1_nonblank", 1, dims, nonblank);
+    record_f32(rec, "/position/loss", 1, dims, loss);
+    record_int(rec, "/position", "images", limit > 0 && limit < env->test_n ? limit : env->test_n);
+    record_double(rec, "/final", "pos_top1_eta0", top1[0]);
+    record_double(rec, "/final", "pos_top1_nonblank_eta0", nonblank[0]);
+}
+
+// The first eval.samples test images, their context and their reassembly from the predicted
+// positions at a few test etas (paper Fig. 2), in pixel units [0, 1]; positions that are
+// masked (context view) or that no patch landed on (reassembly) are 0.5 grey.
+static void record_samples(objective *o, objective_env *env) {
+    mp3_state *st = o->state;
+    vit *m = o->model;
+    int S = o->s.samples;
+    if (S > env->test_n) S = env->test_n;
+    if (S > vit_batch_capacity(m, m->T)) S = vit_batch_capacity(m, m->T);
+    if (S <= 0) return;
+    int C = m->cfg.channels, size = m->cfg.image_size, p = m->cfg.patch, N = m->N, t0 = m->t0;
+    size_t image_floats = (size_t)C * size * size;
+    float *original = xmalloc((size_t)S * image_floats * sizeof(float), "sample images");
+    float *context = xmalloc((size_t)S * image_floats * sizeof(float), "sample context views");
+    float *rebuilt = xmalloc((size_t)S * image_floats * sizeof(float), "sample reassemblies");
+    int dims[4] = {S, C, size, size};
+    const float *mean = env->pixel_mean, *std = env->pixel_std;
+    int E = (int)(sizeof sample_test_etas / sizeof sample_test_etas[0]);
+    int *patches = xmalloc((size_t)N * sizeof(int), "context patches");
+    for (int e = 0; e < E; e++) {
+        int Mp = mp3_context_patches(N, sample_test_etas[e]);
+        env->load_test(env, 0, S, o->s.train_size);
+        int *ctx = vit_context(m);
+        mp3_sample_context(ctx, S, N, t0, Mp, o->s.seed, EVAL_CONTEXT + 0x100u + (uint32_t)e, 0, 0);
+        vit_set_context(m, t0 + Mp);
+        const float *logits = vit_forward(m, S, 0, (rng_addr){0});
+        const int *pred = mp3_predict(&st->loss, logits, S);
+        for (int b = 0; b < S; b++) {
+            float *img = vit_images(m) + (size_t)b * image_floats; // back to pixel units in place (host staging)
+            for (size_t k = 0; k < image_floats; k++) {
+                int c = (int)(k / ((size_t)size * size));
+                img[k] = img[k] * std[c] + mean[c];
+            }
+            memcpy(original + (size_t)b * image_floats, img, image_floats * sizeof(float));
+            for (int k = 0; k < Mp; k++) patches[k] = ctx[(size_t)b * (t0 + Mp) + t0 + k] - t0;
+            mp3_context_image(img, patches, Mp, C, size, p, 0.5f, context + (size_t)b * image_floats);
+            mp3_reassemble(img, pred + (size_t)b * N, C, size, p, 0.5f, rebuilt + (size_t)b * image_floats);
+        }
+        char name[64];
+        snprintf(name, sizeof name, "/samples/eta_%.2f_context", sample_test_etas[e]);
+        record_f32(env->rec, name, 4, dims, context);
+        snprintf(name, sizeof name, "/samples/eta_%.2f_reassembled", sample_test_etas[e]);
+        record_f32(env->rec, name, 4, dims, rebuilt);
+    }
+    record_f32(env->rec, "/samples/original", 4, dims, original);
+    vit_set_context(m, m->T);
+    free(patches);
+    free(original);
+    free(context);
+    free(rebuilt);
+}
+
+static void mp3_record_final(objective *o, objective_env *env, const eval_scores *last) {
+    record_position_curve(o, env);
+    record_samples(o, env);
+}
+
+static int mp3_train_keys(const objective *o) { return o->model->t0 + ((const mp3_state *)o->state)->context_patches; }
+
+const objective_kind objective_mp3 = {
+    .name = "mp3",
+    .metric_names = {"pos_top1", "pos_top1_nonblank"},
+    .progress = "epoch %d/%d  loss %.4f  test position top1 %.4f non-blank %.4f  (%.0f s)",
+    .final_line = "final: pos_top1=%.4f pos_top1_nonblank=%.4f time=%.0fs\n",
+    .config_error = mp3_objective_config_error,
+    .configure_model = mp3_configure_model,
+    .create = mp3_obj_create,
+    .free = mp3_obj_free,
+    .train_forward = mp3_train_forward,
+    .train_backward = mp3_train_backward,
+    .evaluate = mp3_evaluate,
+    .record_final = mp3_record_final,
+    .train_keys = mp3_train_keys,
+};

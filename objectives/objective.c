@@ -1,0 +1,43 @@
+// objectives/objective.c — the table of objectives (OBJECTIVE_KINDS) and the calls shared by
+// every kind.
+#include "objective.h"
+#include <stdio.h>
+#include <string.h>
+
+#define OBJECTIVE_ENTRY(name) &objective_##name,
+static const objective_kind *const kinds[] = {OBJECTIVE_KINDS(OBJECTIVE_ENTRY)};
+#undef OBJECTIVE_ENTRY
+enum { KIND_COUNT = sizeof kinds / sizeof kinds[0] };
+
+const objective_kind *objective_find(const char *name) {
+    for (int i = 0; i < KIND_COUNT; i++)
+        if (name && !strcmp(kinds[i]->name, name)) return kinds[i];
+    return NULL;
+}
+
+const char *objective_names(void) { return OBJECTIVE_CHOICES; }
+
+const char *objective_config_error(const objective_settings *s) {
+    static char msg[256];
+    const objective_kind *k = objective_find(s->name);
+    if (!k) {
+        snprintf(msg, sizeof msg, "objective.name=%s is not an objective (valid: %s)", s->name ? s->name : "", objective_names());
+        return msg;
+    }
+    return k->config_error ? k->config_error(s) : NULL;
+}
+
+void objective_create(objective *o, const objective_kind *kind, const objective_settings *s, vit *model, int max_batch) {
+    memset(o, 0, sizeof *o);
+    o->kind = kind;
+    o->s = *s;
+    o->model = model;
+    o->ops = model->ops;
+    o->max_batch = max_batch;
+    if (kind->create) kind->create(o, max_batch);
+}
+
+void objective_free(objective *o) {
+    if (o->kind && o->kind->free) o->kind->free(o);
+    memset(o, 0, sizeof *o);
+}

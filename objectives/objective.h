@@ -1,0 +1,98 @@
+// objectives/objective.h — the objective interface, as core/ops.h is for ops: one table entry
+// per objective (OBJECTIVE_KINDS below), each in its own module (objectives/<name>/), owning
+// its configuration rules, what it asks of the backbone (head, masked context, reference
+// tokens), its batch preparation, its loss forward/backward, its per-epoch evaluation and
+// what it records at the end of a run. The trainer (bench/train) calls through the table and
+// has no per-objective code; the experiment checker calls config_error before anything runs.
+// Memory: an objective holds backend pointers for its tensors (ops->alloc) and reads results
+// back with explicit downloads (losses come back through ops->sum, accuracy through
+// ops->class_rank / ops->argmax_rows).
+#pragma once
+#include "../models/vit.h"
+#include "record.h"
+#include <stdint.h>
+
+#define OBJECTIVE_MAX_SIZES 32
+
+typedef struct { // the run's settings objectives read (plain values: bench fills them from the config)
+    const char *name;          // objective.name
+    const char *pe_kind;       // pe.kind
+    double eta;                // objective.eta
+    double ref_fraction;       // objective.ref_fraction
+    double label_smoothing;    // objective.label_smoothing
+    int train_sizes;           // data.resolutions: sizes drawn per batch (0: one training size)
+    int eval_sizes[OBJECTIVE_MAX_SIZES], n_eval_sizes; // eval.resolutions (+ the training size with TTA only)
+    int tta_delta;             // eval.tta_delta
+    int train_size;            // the training image size in px (0: not known yet)
+    int patch;                 // model.patch
+    int position_limit;        // eval.position_limit
+    int samples;               // eval.samples
+    uint32_t seed;             // train.seed
+} objective_settings;
+
+// One evaluation: the two metrics the kind names (metric_names) and the mean loss.
+typedef struct { double metric[2], loss; } eval_scores;
+
+// What the trainer lends an objective for its evaluations.
+typedef struct objective_env {
+    void *trainer;
+    // Test images [first, first + B) at `size` px, no augmentation, into the model's staging
+    // input (vit_images) and their labels into `labels`; sets the model to that size.
+    void (*load_test)(struct objective_env *env, int first, int B, int size);
+    int test_n, eval_batch;
+    const int32_t *labels;                // (eval_batch) host labels of the last load_test
+    const float *pixel_mean, *pixel_std;  // per channel: staging images back to pixel units
+    const record_sink *rec;
+} objective_env;
+
+typedef struct objective objective;
+
+typedef struct objective_kind {
+    const char *name;                // objective.name
+    const char *metric_names[2];     // evaluate's metrics: /eval columns and /final attributes
+    const char *progress;            // printf format of the per-epoch line: epoch, epochs, loss, metric 0, 1, seconds
+    const char *final_line;          // printf format of the last line: metric 0, metric 1, seconds
+    // NULL when the settings go together, else why (naming the keys and what is valid).
+    const char *(*config_error)(const objective_settings *s);
+    // What the objective asks of the backbone: its head, masked context, reference tokens.
+    void (*configure_model)(const objective_settings *s, vit_config *mc);
+    void (*create)(objective *o, int max_batch);
+    void (*free)(objective *o);
+    // One training step's forward (batch already in the model's staging input, labels on the
+    // host): draws what the objective needs for (epoch, step), runs the model, returns the
+    // mean loss. train_backward: the loss's gradient through the model (parameter gradients
+    // accumulate; the caller zeroed them).
+    double (*train_forward)(objective *o, int B, const int32_t *labels, rng_addr rng);
+    void (*train_backward)(objective *o, int B);
+    eval_scores (*evaluate)(objective *o, objective_env *env);
+    // End-of-run records of a finished run (curves, samples, per-size accuracy, ...).
+    void (*record_final)(objective *o, objective_env *env, const eval_scores *last);
+    // Key tokens per image of a training step's attention (FLOPs accounting).
+    int (*train_keys)(const objective *o);
+} objective_kind;
+
+struct objective {
+    const objective_kind *kind;
+    objective_settings s;
+    vit *model;
+    const ops_backend *ops;
+    int max_batch;
+    void *state;      // the kind's own
+};
+
+// The registry: X(name) once per objective.
+#define OBJECTIVE_KINDS(X) X(supervised) X(mp3)
+#define OBJECTIVE_CHOICE_(name) "|" #name
+#define OBJECTIVE_CHOICES (OBJECTIVE_KINDS(OBJECTIVE_CHOICE_) + 1) // "supervised|mp3"
+#define OBJECTIVE_DECLARE(name) extern const objective_kind objective_##name;
+OBJECTIVE_KINDS(OBJECTIVE_DECLARE)
+#undef OBJECTIVE_DECLARE
+
+const objective_kind *objective_find(const char *name); // NULL when unknown
+const char *objective_names(void);                      // OBJECTIVE_CHOICES
+// config_error of the named objective (or "unknown objective" naming the valid ones).
+const char *objective_config_error(const objective_settings *s);
+
+// Creates o for `model` (already created with the kind's configure_model applied).
+void objective_create(objective *o, const objective_kind *kind, const objective_settings *s, vit *model, int max_batch);
+void objective_free(objective *o);
