@@ -147,13 +147,12 @@ static void declare_params(vit *m) {
     }
     m->norm_w = vit_add_param(m, "norm.weight", 0, d, 0);
     m->norm_b = vit_add_param(m, "norm.bias", 0, d, 0);
-    if (c->pos_head) { // MP3: N-way position logits per token; a finetune run starts without it
-        m->head_w = vit_add_param(m, "pos_head.weight", 1, m->N, d);
-        m->head_b = vit_add_param(m, "pos_head.bias", 0, m->N, 0);
-    } else {
-        m->head_w = vit_add_param(m, "head.weight", 1, c->num_classes, d);
-        m->head_b = vit_add_param(m, "head.bias", 0, c->num_classes, 0);
-    }
+    const char *head = c->head_name ? c->head_name : "head";
+    int outputs = c->token_head ? m->N : c->num_classes;
+    snprintf(name, sizeof name, "%s.weight", head);
+    m->head_w = vit_add_param(m, name, 1, outputs, d);
+    snprintf(name, sizeof name, "%s.bias", head);
+    m->head_b = vit_add_param(m, name, 0, outputs, 0);
 }
 
 static void declare_acts(vit *m) {
@@ -223,7 +222,7 @@ static void declare_acts(vit *m) {
     m->a_final_mean = vit_add_act(m, "norm.mean", BT, 0);
     m->a_final_rstd = vit_add_act(m, "norm.rstd", BT, 0);
     m->a_feat = vit_add_act(m, "features", B * d, 1);
-    m->a_logits = vit_add_act(m, "logits", c->pos_head ? BT * m->N : B * c->num_classes, 1);
+    m->a_logits = vit_add_act(m, "logits", c->token_head ? BT * m->N : B * c->num_classes, 1);
     m->a_mask_qkv = masked ? vit_add_act(m, "attn.qkv", 3 * BTd, 1) : -1;
     m->a_mask_q = masked ? add_grad_only(m, "attn.q", BTd) : -1;
     m->a_mask_ln1_ctx = masked ? vit_add_act(m, "norm1.context", BM * d, 1) : -1;
@@ -530,7 +529,7 @@ const float *vit_forward(vit *m, int B, int training, rng_addr rng) {
         x = ACT(a->res2);
     }
     ops->layernorm_forward(ACT(m->a_final), ACT(m->a_final_mean), ACT(m->a_final_rstd), x, PARAM(m->norm_w), PARAM(m->norm_b), BT, d);
-    if (c->pos_head) { // (B, T, N) position logits
+    if (c->token_head) { // (B, T, N) logits on every token
         ops->linear_forward(ACT(m->a_logits), ACT(m->a_final), PARAM(m->head_w), PARAM(m->head_b), BT, d, N);
         return ACT(m->a_logits);
     }
@@ -548,7 +547,7 @@ void vit_backward(vit *m, int B) {
     int d = c->dim, hd = c->mlp_ratio * c->dim, T = m->T, N = m->N, BT = B * T;
     int pd = c->channels * c->patch * c->patch;
 
-    if (c->pos_head) {
+    if (c->token_head) {
         ops->linear_backward(DACT(m->a_final), GRAD(m->head_w), GRAD(m->head_b), DACT(m->a_logits), ACT(m->a_final), PARAM(m->head_w), BT, d, N);
     } else {
         ops->linear_backward(DACT(m->a_feat), GRAD(m->head_w), GRAD(m->head_b), DACT(m->a_logits), ACT(m->a_feat), PARAM(m->head_w), B, d, c->num_classes);
@@ -611,7 +610,7 @@ double vit_forward_flops_masked(const vit_config *c, int M) {
     double pd = (double)c->channels * c->patch * c->patch;
     double embed = 2.0 * N * pd * d;
     double block = 2.0 * T * d * (d + d + 2 * hd) + 2.0 * Mk * d * 2 * d + 2.0 * 2.0 * T * Mk * d;
-    double head = c->pos_head ? 2.0 * T * d * N : 2.0 * d * c->num_classes;
+    double head = c->token_head ? 2.0 * T * d * N : 2.0 * d * c->num_classes;
     return embed + c->depth * block + head;
 }
 

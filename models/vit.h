@@ -44,8 +44,14 @@ typedef struct vit_config {
     float cape_scale;          //   per-image scale bound lambda_max (1 = no scaling)
     int rope_dims;             // rope: 1 (row-major patch index) or 2 (axial: columns, rows)
     float rope_base;           //   base of the frequencies; 0 = posenc_rope_default_base(rope_dims)
-    int num_classes;           // classifier outputs (ignored with pos_head)
-    int pos_head;              // 1: MP3 position head Linear(d, N) on every token instead of the classifier
+    int num_classes;           // classifier outputs (ignored with token_head)
+    // The head, chosen by the objective (objectives/<name>/ configure_model): 0 = a classifier
+    // Linear(d, num_classes) on the cls token (or the mean of all tokens without cls), logits
+    // (B, num_classes); 1 = a linear head on every token, logits (B, T, N) with N outputs, one
+    // per patch position (MP3's position head). head_name names its tensors ("head" when NULL):
+    // a later stage that changes the head starts it fresh.
+    int token_head;
+    const char *head_name;
     int context_tokens;        // > 0: size the arena for masked attention with this many key tokens
                                // (cls included) at max_batch; 0: full attention only
     int ref_tokens;            // > 0: the position encoding (a kind with reference_table) is added only to
@@ -175,7 +181,6 @@ void vit_set_context(vit *m, int M);
 int vit_batch_capacity(const vit *m, int M);
 // The token features after block `layer` (0-based) of the last forward: (B, T, d).
 const float *vit_block_output(const vit *m, int layer);
-// The position head's logits are (B, T, N): row t0 + n should predict n; cls rows are ignored.
 
 // Forward FLOPs per image (multiply-add = 2) at cfg->image_size with M key tokens (M = T: full
 // attention), for benchmarks and results; a training step is ~3x.

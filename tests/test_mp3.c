@@ -71,7 +71,7 @@ static void test_context_sampling(void) {
 // Builds a small MP3 model (cls, no PE, position head) with random inputs.
 static void make_model(vit *m, int context_tokens, int B) {
     vit_config cfg = {.channels = 1, .image_size = 12, .patch = 3, .dim = 16, .depth = 3, .heads = 2, .mlp_ratio = 2,
-                      .cls = 1, .pe_kind = "none", .num_classes = 10, .pos_head = 1, .context_tokens = context_tokens};
+                      .cls = 1, .pe_kind = "none", .num_classes = 10, .token_head = 1, .head_name = "pos_head", .context_tokens = context_tokens};
     vit_create(m, &cfg, &ops_cpu, B, 5);
     float *noise = xmalloc(m->params.total * sizeof(float), "noise");
     test_fill_uniform(noise, m->params.total, -0.2f, 0.2f, 8);

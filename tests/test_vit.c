@@ -56,7 +56,7 @@ static void model_grads(model_ctx *c) {
 // MP3 models: a context of cfg->context_tokens tokens (cls + patches) per image from the
 // objective's sampler; returns the objective (caller frees) or NULL for other models.
 static mp3 *mp3_setup(vit *m, int B) {
-    if (!m->cfg.pos_head) return NULL;
+    if (!m->cfg.token_head) return NULL;
     mp3 *pos = xmalloc(sizeof *pos, "mp3");
     mp3_create(pos, &ops_cpu, B, m->N, m->t0);
     int Mp = m->cfg.context_tokens - m->t0;
@@ -131,7 +131,7 @@ static void test_model_gradients(void) {
     gradcheck_model("vit[cls,relbias]", rel, 0);
     vit_config masked = base; // 4 patches + cls; context = cls + 2 patches
     masked.pe_kind = "none";
-    masked.pos_head = 1;
+    masked.token_head = 1, masked.head_name = "pos_head";
     masked.context_tokens = 3;
     gradcheck_model("vit[mp3,masked]", masked, 0);
     vit_config masked_rope = masked; // the shared qkv is re-packed and re-rotated in the backward
@@ -175,7 +175,7 @@ static void test_model_gradients(void) {
 // batch its arena allows) must still give exactly the logits of an ordinary model.
 static void test_masked_model_full_attention(void) {
     vit_config plain = {.channels = 1, .image_size = 16, .patch = 4, .dim = 16, .depth = 2, .heads = 2,
-                        .mlp_ratio = 2, .cls = 1, .pe_kind = "none", .num_classes = 5, .pos_head = 1};
+                        .mlp_ratio = 2, .cls = 1, .pe_kind = "none", .num_classes = 5, .token_head = 1, .head_name = "pos_head"};
     vit_config masked = plain;
     masked.context_tokens = 9; // cls + 8 of 16 patches
     vit a, b;
@@ -350,7 +350,7 @@ static void oracle_case(const char *dir, const char *label, vit_config cfg, int 
     scalar(&tf, "config.sin2d", pe_is(&cfg, "sin2d"));
     scalar(&tf, "config.rope", pe_is(&cfg, "rope") ? cfg.rope_dims : 0);
     scalar(&tf, "config.rope_base", pe_is(&cfg, "rope") ? cfg.rope_base : 0);
-    scalar(&tf, "config.pos_head", cfg.pos_head);
+    scalar(&tf, "config.pos_head", cfg.token_head);
     if (c.pos) {
         int cdims[2] = {B, cfg.context_tokens};
         tf_add(&tf, "input.context", TF_I32, 2, cdims, vit_context(&m));
@@ -436,7 +436,7 @@ static void test_torch_oracle(void) {
     oracle_case(dir, "meanpool-rope1d", rope, 3, 0.0f);
     vit_config masked = a; // 16 patches + cls, eta 0.5: keys/values from cls + 8 patches
     masked.pe_kind = "none";
-    masked.pos_head = 1;
+    masked.token_head = 1, masked.head_name = "pos_head";
     masked.context_tokens = 9;
     oracle_case(dir, "mp3-masked", masked, 3, 0.0f);
     vit_config refs_abs = masked, refs_sin2d = masked; // MP3 reference points: 3 of 16 patches

@@ -45,7 +45,8 @@ static const char *mp3_objective_config_error(const objective_settings *s) {
 
 // Keys from the context only; reference tokens when objective.ref_fraction > 0.
 static void mp3_configure_model(const objective_settings *s, vit_config *mc) {
-    mc->pos_head = 1;
+    mc->token_head = 1; // row t0 + n of the (B, T, N) logits predicts n; cls rows are ignored
+    mc->head_name = "pos_head";
     if (mc->patch > 0 && mc->image_size % mc->patch == 0) {
         int N = (mc->image_size / mc->patch) * (mc->image_size / mc->patch);
         mc->context_tokens = (mc->cls ? 1 : 0) + mp3_context_patches(N, s->eta);

@@ -26,7 +26,10 @@ static const char *supervised_config_error(const objective_settings *s) {
     return NULL;
 }
 
-static void supervised_configure_model(const objective_settings *s, vit_config *mc) { mc->pos_head = 0; }
+static void supervised_configure_model(const objective_settings *s, vit_config *mc) {
+    mc->token_head = 0;
+    mc->head_name = "head";
+}
 
 static void supervised_obj_create(objective *o, int max_batch) {
     supervised_state *st = xcalloc(1, sizeof *st, "supervised objective");
