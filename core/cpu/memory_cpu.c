@@ -1,7 +1,7 @@
-// core/memory_cpu.c — the CPU backend's memory calls (core/ops.h "memory"): arenas are host
+// core/cpu/memory_cpu.c — the CPU backend's memory calls (core/ops.h "memory"): arenas are host
 // memory, so alloc is an aligned, zeroed malloc and the copies are memcpy.
-#include "ops_cpu.h"
-#include "common.h"
+#include "ops_cpu_internal.h"
+#include "../common.h"
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,7 +1,7 @@
-// core/ops_cpu.h — the CPU backend's op functions (C + OpenBLAS + OpenMP), gathered into
+// core/cpu/ops_cpu_internal.h — the CPU backend's op functions (C + OpenBLAS + OpenMP), gathered into
 // the `ops_cpu` table in ops_cpu.c. Signatures and contracts are those of core/ops.h.
 #pragma once
-#include "ops.h"
+#include "../ops.h"
 
 // memory_cpu.c
 void *cpu_alloc(size_t bytes, const char *what);

@@ -1,11 +1,11 @@
-// core/ops_cpu.c — the CPU backend: dense layers on OpenBLAS sgemm, elementwise and token
+// core/cpu/ops_cpu.c — the CPU backend: dense layers on OpenBLAS sgemm, elementwise and token
 // ops in C + OpenMP, and the `ops_cpu` table that gathers every CPU op (attention in
 // attention_cpu.c, losses in losses_cpu.c, optimizer math in optim_cpu.c, position encodings in
 // posenc_cpu.c, resizing in resize_cpu.c).
 // Parameter-gradient reductions (bias, LayerNorm weights, cls, position table) loop over
 // columns in parallel and over rows in a fixed order, so they never depend on thread count.
-#include "ops_cpu.h"
-#include "common.h"
+#include "ops_cpu_internal.h"
+#include "../common.h"
 #include "vecmath.h"
 #include <cblas.h>
 #include <math.h>
