@@ -2,7 +2,8 @@
 // Owns cpu_attention_forward / cpu_attention_backward, whose contract is attention_desc in
 // core/ops.h: packed qkv (B, T, 3C), optional per-image key/value subset kv_index (B, M),
 // optional additive bias (H, T, T) indexed by (query token, key TOKEN), optional group
-// masks (LT / LE), fully-masked query rows giving zeros (never NaN).
+// masks (LT / LE), fully-masked query rows giving zeros (never NaN). CUDA twin:
+// core/cuda/attention_cuda.cu.
 //
 // Work split: one (image b, head h) pair is one unit of work, computed start to finish by a
 // single OpenMP thread. A pair reads and writes only its own image's channels of head h, so

@@ -1,5 +1,6 @@
 // core/cpu/losses_cpu.c — per-row losses on the CPU: softmax cross entropy with label smoothing
 // (supervised classification, MP3 position prediction) and mean squared error (pixel targets).
+// CUDA twin: core/cuda/losses_cuda.cu.
 #include "ops_cpu_internal.h"
 #include <math.h>
 

@@ -1,5 +1,5 @@
 // core/cpu/optim_cpu.c — optimizer arithmetic on the CPU: fixed-order sum of squares (gradient
-// norm), scaling (clipping) and the elementwise AdamW update.
+// norm), scaling (clipping) and the elementwise AdamW update. CUDA twin: core/cuda/optim_cuda.cu.
 #include "ops_cpu_internal.h"
 #include <math.h>
 

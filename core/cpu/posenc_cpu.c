@@ -3,6 +3,7 @@
 // (rope_forward / rope_backward). Contracts in core/ops.h; the position and angle tables
 // come from models/posenc.c. Every output element is computed by exactly one thread from
 // its own inputs (no reductions), so results are bitwise independent of the thread count.
+// CUDA twin: core/cuda/posenc_cuda.cu.
 #include "ops_cpu_internal.h"
 #include "../common.h"
 #include <math.h>

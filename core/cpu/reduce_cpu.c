@@ -1,5 +1,6 @@
 // core/cpu/reduce_cpu.c — the CPU backend's reductions (core/ops.h "reductions"): the loss sum,
 // the rank of the true class (top-k accuracy) and the row argmax (MP3's predicted position).
+// CUDA twin: core/cuda/reduce_cuda.cu.
 #include "ops_cpu_internal.h"
 #include <math.h>
 

@@ -1,5 +1,6 @@
 // core/cpu/resize_cpu.c — the CPU resize2d op pair (contract in ops.h): separable 2D resampling
-// of channels-last grids with dense per-axis weight matrices.
+// of channels-last grids with dense per-axis weight matrices. CUDA twin: core/cuda/resize_cuda.cu;
+// the weights come from core/resize.c.
 // One kernel does both directions: the forward pass resamples with (wy, wx), the backward
 // pass with their transposes (the same matrices read with swapped strides) and accumulates.
 // Sparsity: each output row/column only visits the input span between its first and last
