@@ -1,4 +1,4 @@
-// core/ops.h — the op interface every backend implements (CPU: core/*_cpu.c; CUDA: core/cuda/).
+// core/ops.h — the op interface every backend implements (CPU: core/cpu/; CUDA: core/cuda/).
 // Each op is a forward/backward pair with explicit shapes; there is no graph. Layout is
 // row-major; shapes are written (B, T, C) = batch, tokens, channels.
 // Backward conventions (all backends):

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""PyTorch oracle for posbench's bicubic resizing (core/resize.c, core/resize_cpu.c).
+"""PyTorch oracle for posbench's bicubic resizing (core/resize.c, core/cpu/resize_cpu.c).
 
 Usage (Debian's Python, PyTorch 1.13 CPU):
   /usr/bin/python3 tests/resize_oracle.py DUMP

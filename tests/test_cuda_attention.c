@@ -1,5 +1,5 @@
 // tests/test_cuda_attention.c — CPU/GPU parity of the CUDA attention op
-// (core/cuda/attention_cuda.cu against core/attention_cpu.c). Each case runs the forward
+// (core/cuda/attention_cuda.cu against core/cpu/attention_cpu.c). Each case runs the forward
 // (out, probs) and the backward (dqkv, and dbias when the bias is on) on both backends from the
 // same inputs; the gradient buffers start nonzero on both sides (gradients accumulate). Cases
 // cover head sizes 8..128, T from 17 to 401 (long rows shrink the kernels' query tiles), MP3
@@ -13,7 +13,7 @@
 #ifdef POSBENCH_CUDA
 #include "cuda_parity.h"
 #include "../core/common.h"
-#include "../core/ops_cpu.h"
+#include "../core/ops.h"
 #include "../core/ops_cuda.h"
 #include "../core/rng.h"
 #include <math.h>
@@ -150,8 +150,8 @@ static void run_case(const acfg *cf) {
         memcpy(dbias_c, dbias0, n_bias * sizeof(float));
         scratch_c = xcalloc(n_probs, sizeof(float), "test scratch");
     }
-    cpu_attention_forward(out_c, probs_c, qkv, &dh);
-    cpu_attention_backward(dqkv_c, dbias_c, scratch_c, dout, qkv, probs_c, &dh);
+    ops_cpu.attention_forward(out_c, probs_c, qkv, &dh);
+    ops_cpu.attention_backward(dqkv_c, dbias_c, scratch_c, dout, qkv, probs_c, &dh);
 
     // ---- GPU (scratch only with the bias, as models/vit.c passes it) ----
     float *qkv_g = parity_upload(qkv, n_qkv), *dout_g = parity_upload(dout, n_out);

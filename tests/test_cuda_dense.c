@@ -1,5 +1,6 @@
 // tests/test_cuda_dense.c — CPU/GPU parity of the CUDA dense ops (core/cuda/dense_cuda.cu):
-// linear, LayerNorm, GELU, residual / drop path / dropout, the losses and the optimizer math.
+// linear, LayerNorm, GELU, residual / drop path / dropout; zero (memory_cuda.cu); the losses
+// (losses_cuda.cu) and the optimizer math (optim_cuda.cu).
 // Each check runs the CPU op (ops_cpu) on host buffers and the CUDA op (ops_cuda) on device
 // copies of the same inputs and compares every output and gradient. Gradient buffers start
 // nonzero on both sides, so the "+=" contract is checked too. Sizes are awkward on purpose

@@ -1,6 +1,6 @@
 // tests/test_cuda_tokens.c — CPU/GPU parity of the CUDA token ops (core/cuda/tokens_cuda.cu):
-// patchify, embed_tokens, gather/scatter tokens, qkv_pack, bias_gather, mean_pool, resize2d,
-// sincos2d_add and rope. Every op runs on ops_cpu with host buffers and on ops_cuda with
+// patchify, embed_tokens, gather/scatter tokens, qkv_pack, bias_gather, mean_pool; and of
+// resize2d (core/cuda/resize_cuda.cu), sincos2d_add and rope (core/cuda/posenc_cuda.cu). Every op runs on ops_cpu with host buffers and on ops_cuda with
 // device copies of the same inputs; every output and gradient is compared element by element.
 // Gradient buffers start non-zero (the same values on both sides), so the "gradients
 // accumulate" contract is checked too; in-place ops start from the same non-trivial buffer.

@@ -1,5 +1,5 @@
 // tests/test_resize.c — checks of bicubic resizing: the weight matrices (core/resize.c), the
-// resize2d op pair (core/resize_cpu.c) against finite differences, a double-precision
+// resize2d op pair (core/cpu/resize_cpu.c) against finite differences, a double-precision
 // reference and its own transpose, PyTorch's F.interpolate (tests/resize_oracle.py, run with
 // Debian's /usr/bin/python3), multi-resolution batches and the UniViT resolution draw
 // (datasets/resize_batch.c). One PASS/FAIL/SKIP line per check; runs in about a second.

@@ -1,6 +1,7 @@
 // core/cuda/cuda_common.cuh — what every CUDA op file shares: error checks that die with the
-// call and file:line, the one cuBLAS handle, launch-size helpers, and the device twin of
-// core/rng.c's rng_uniform_at (same Philox4x32-10 bits, so a GPU dropout mask equals the CPU's).
+// call and file:line, the one cuBLAS handle, launch-size and thread-index helpers, and the
+// device twin of core/rng.c's rng_uniform_at (same Philox4x32-10 bits, so a GPU dropout mask
+// equals the CPU's).
 #pragma once
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -38,6 +39,11 @@ cublasHandle_t cuda_cublas(void);
 static inline unsigned cuda_blocks(size_t n, unsigned threads) {
     size_t b = (n + threads - 1) / threads;
     return b == 0 ? 1u : (unsigned)b;
+}
+
+// Flat index of this thread over a 1-D grid.
+static __device__ __forceinline__ size_t flat_index(void) {
+    return (size_t)blockIdx.x * blockDim.x + threadIdx.x;
 }
 
 // ---- Philox4x32-10, bit-identical to core/rng.c ----

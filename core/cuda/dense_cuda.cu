@@ -1,7 +1,7 @@
-// core/cuda/dense_cuda.cu — the CUDA dense ops: linear (cuBLAS sgemm), LayerNorm, GELU,
-// residual / drop path / dropout, the per-row losses and the optimizer arithmetic. Each op
-// follows core/ops.h and matches its CPU twin (ops_cpu.c, losses_cpu.c, optim_cpu.c) in math
-// and float precision. Layout is row-major, shapes are written (N, C).
+// core/cuda/dense_cuda.cu — the CUDA dense ops: linear (cuBLAS sgemm), LayerNorm, exact GELU,
+// residual / drop path / dropout. Each op follows core/ops.h and matches its CPU twin
+// (core/cpu/dense_cpu.c) in math and float precision. Layout is row-major, shapes are written
+// (N, C).
 // Determinism: no floating-point atomics. Row reductions use one warp per row (lanes stride
 // over columns, then an xor-butterfly that leaves the same bits in every lane); column
 // (parameter-gradient) reductions use a block of 32 columns x 32 row lanes, each lane summing
@@ -15,39 +15,11 @@
 #define WARP 32
 #define COL_TILE 32    // columns per block in column reductions (a warp reads one row segment)
 #define COL_LANES 32   // row lanes per block in column reductions
-#define SUM_THREADS 256
-#define SUM_MAX_BLOCKS 1024 // partial sums of cuda_sum_squares (the second pass is one block)
 
-// ---------------------------------------------------------------- reduction helpers
 // Sum over the 32 lanes of a warp; every lane ends with the same bits (commutative butterfly).
-__device__ __forceinline__ float warp_sum(float v) {
+static __device__ __forceinline__ float warp_sum(float v) {
     for (int off = WARP / 2; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
     return v;
-}
-__device__ __forceinline__ double warp_sum_double(double v) {
-    for (int off = WARP / 2; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
-    return v;
-}
-__device__ __forceinline__ float warp_max(float v) {
-    for (int off = WARP / 2; off > 0; off >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, off));
-    return v;
-}
-// Sum over a block whose size is a power of two, fixed tree in shared memory s (blockDim.x).
-// The result is valid in thread 0.
-__device__ double block_sum_double(double v, double *s) {
-    s[threadIdx.x] = v;
-    __syncthreads();
-    for (unsigned stride = blockDim.x / 2; stride > 0; stride >>= 1) {
-        if (threadIdx.x < stride) s[threadIdx.x] += s[threadIdx.x + stride];
-        __syncthreads();
-    }
-    return s[0];
-}
-
-// ---------------------------------------------------------------- memory
-void cuda_zero(float *x, size_t n) {
-    if (n == 0) return;
-    CUDA_CHECK(cudaMemsetAsync(x, 0, n * sizeof(float), 0));
 }
 
 // ---------------------------------------------------------------- linear
@@ -327,187 +299,5 @@ void cuda_dropout_forward(float *out, float *mask, const float *in, size_t n, fl
 void cuda_dropout_backward(float *din, const float *dout, const float *mask, size_t n) {
     if (n == 0) return;
     dropout_backward_kernel<<<cuda_blocks(n, THREADS), THREADS>>>(din, dout, mask, n);
-    CUDA_LAUNCH_CHECK();
-}
-
-// ---------------------------------------------------------------- losses
-// logits (N, K) -> probs (N, K), loss (N): one warp per row. exp in float, sums and the loss
-// in double, as losses_cpu.c.
-__global__ void softmax_xent_forward_kernel(float *loss, float *probs, const float *logits,
-                                            const int *target, int N, int K, float smoothing) {
-    int row = blockIdx.x * (blockDim.x / WARP) + threadIdx.x / WARP, lane = threadIdx.x % WARP;
-    if (row >= N) return;
-    const float *z = logits + (size_t)row * K;
-    float *p = probs + (size_t)row * K;
-    float zmax = -INFINITY;
-    for (int k = lane; k < K; k += WARP) zmax = fmaxf(zmax, z[k]);
-    zmax = warp_max(zmax);
-    double sum = 0.0;
-    for (int k = lane; k < K; k += WARP) {
-        float e = expf(z[k] - zmax);
-        p[k] = e;
-        sum += e;
-    }
-    sum = warp_sum_double(sum);
-    float inv = (float)(1.0 / sum);
-    for (int k = lane; k < K; k += WARP) p[k] *= inv; // each lane rescales what it wrote
-    int t = target[row];
-    if (t < 0) { // ignored row
-        if (lane == 0) loss[row] = 0.0f;
-        return;
-    }
-    double lse = (double)zmax + log(sum);
-    double mean_logprob = 0.0;
-    for (int k = lane; k < K; k += WARP) mean_logprob += (double)z[k] - lse;
-    mean_logprob = warp_sum_double(mean_logprob) / K;
-    double nll = lse - (double)z[t];
-    if (lane == 0)
-        loss[row] = (float)((1.0 - (double)smoothing) * nll - (double)smoothing * mean_logprob);
-}
-
-// (N, K): dlogits += scale·(probs - (1-s)·onehot - s/K); rows with target < 0 untouched.
-// Two roundings on the target element, as the CPU (+= then -=).
-__global__ void softmax_xent_backward_kernel(float *dlogits, const float *probs, const int *target,
-                                             int N, int K, float uniform, float target_step,
-                                             float scale) {
-    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= (size_t)N * K) return;
-    int n = (int)(i / K), k = (int)(i % K), t = target[n];
-    if (t < 0) return;
-    float d = dlogits[i] + __fmul_rn(scale, probs[i] - uniform);
-    if (k == t) d -= target_step;
-    dlogits[i] = d;
-}
-
-// pred, target (N, D) -> loss (N) = mean of squared errors, summed in double: one warp per row.
-__global__ void mse_forward_kernel(float *loss, const float *pred, const float *target, int N,
-                                   int D) {
-    int row = blockIdx.x * (blockDim.x / WARP) + threadIdx.x / WARP, lane = threadIdx.x % WARP;
-    if (row >= N) return;
-    const float *a = pred + (size_t)row * D, *b = target + (size_t)row * D;
-    double sum = 0.0;
-    for (int i = lane; i < D; i += WARP) {
-        float e = a[i] - b[i];
-        sum += (double)e * e;
-    }
-    sum = warp_sum_double(sum);
-    if (lane == 0) loss[row] = (float)(sum / D);
-}
-
-// (n): dpred += k·(pred - target), k = 2·scale/D.
-__global__ void mse_backward_kernel(float *dpred, const float *pred, const float *target,
-                                    size_t n, float k) {
-    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) dpred[i] += __fmul_rn(k, pred[i] - target[i]);
-}
-
-void cuda_softmax_xent_forward(float *loss, float *probs, const float *logits, const int *target,
-                               int N, int K, float smoothing) {
-    if (N <= 0 || K <= 0) return;
-    softmax_xent_forward_kernel<<<cuda_blocks((size_t)N, THREADS / WARP), THREADS>>>(
-        loss, probs, logits, target, N, K, smoothing);
-    CUDA_LAUNCH_CHECK();
-}
-
-void cuda_softmax_xent_backward(float *dlogits, const float *probs, const int *target, int N,
-                                int K, float smoothing, float scale) {
-    size_t n = (size_t)(N > 0 ? N : 0) * (size_t)(K > 0 ? K : 0);
-    if (n == 0) return;
-    float uniform = smoothing / (float)K, target_step = scale * (1.0f - smoothing);
-    softmax_xent_backward_kernel<<<cuda_blocks(n, THREADS), THREADS>>>(
-        dlogits, probs, target, N, K, uniform, target_step, scale);
-    CUDA_LAUNCH_CHECK();
-}
-
-void cuda_mse_forward(float *loss, const float *pred, const float *target, int N, int D) {
-    if (N <= 0) return;
-    mse_forward_kernel<<<cuda_blocks((size_t)N, THREADS / WARP), THREADS>>>(loss, pred, target, N,
-                                                                           D);
-    CUDA_LAUNCH_CHECK();
-}
-
-void cuda_mse_backward(float *dpred, const float *pred, const float *target, int N, int D,
-                       float scale) {
-    size_t n = (size_t)(N > 0 ? N : 0) * (size_t)(D > 0 ? D : 0);
-    if (n == 0) return;
-    float k = 2.0f * scale / (float)D;
-    mse_backward_kernel<<<cuda_blocks(n, THREADS), THREADS>>>(dpred, pred, target, n, k);
-    CUDA_LAUNCH_CHECK();
-}
-
-// ---------------------------------------------------------------- optimizer
-// x (n) -> partial (gridDim.x): each thread sums x² in double over a grid stride, then a fixed
-// tree per block.
-__global__ void sum_squares_partial_kernel(double *partial, const float *x, size_t n) {
-    __shared__ double s[SUM_THREADS];
-    double acc = 0.0;
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-         i += (size_t)gridDim.x * blockDim.x) {
-        double v = x[i];
-        acc += v * v; // exact product: 24-bit x 24-bit mantissas fit in a double
-    }
-    double total = block_sum_double(acc, s);
-    if (threadIdx.x == 0) partial[blockIdx.x] = total;
-}
-
-// partial (blocks) -> *total: one block of SUM_MAX_BLOCKS threads, fixed tree.
-__global__ void sum_partials_kernel(double *total, const double *partial, int blocks) {
-    __shared__ double s[SUM_MAX_BLOCKS];
-    double v = threadIdx.x < (unsigned)blocks ? partial[threadIdx.x] : 0.0;
-    double sum = block_sum_double(v, s);
-    if (threadIdx.x == 0) *total = sum;
-}
-
-double cuda_sum_squares(const float *x, size_t n) {
-    if (n == 0) return 0.0;
-    static double *scratch = NULL; // SUM_MAX_BLOCKS partial sums, then the total; lives forever
-    if (!scratch) CUDA_CHECK(cudaMalloc(&scratch, (SUM_MAX_BLOCKS + 1) * sizeof(double)));
-    unsigned blocks = cuda_blocks(n, SUM_THREADS);
-    if (blocks > SUM_MAX_BLOCKS) blocks = SUM_MAX_BLOCKS; // the shape depends on n only
-    sum_squares_partial_kernel<<<blocks, SUM_THREADS>>>(scratch, x, n);
-    CUDA_LAUNCH_CHECK();
-    sum_partials_kernel<<<1, SUM_MAX_BLOCKS>>>(scratch + SUM_MAX_BLOCKS, scratch, (int)blocks);
-    CUDA_LAUNCH_CHECK();
-    double total = 0.0;
-    CUDA_CHECK(cudaMemcpy(&total, scratch + SUM_MAX_BLOCKS, sizeof(double),
-                          cudaMemcpyDeviceToHost)); // waits for both kernels
-    return total;
-}
-
-// (n): x *= s.
-__global__ void scale_kernel(float *x, size_t n, float s) {
-    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) x[i] *= s;
-}
-
-void cuda_scale(float *x, size_t n, float s) {
-    if (n == 0) return;
-    scale_kernel<<<cuda_blocks(n, THREADS), THREADS>>>(x, n, s);
-    CUDA_LAUNCH_CHECK();
-}
-
-// (n): one AdamW step, operation for operation as optim_cpu.c (bias corrections bc1, bc2 come
-// from the host's powf).
-__global__ void adamw_kernel(float *param, const float *grad, float *m, float *v, size_t n,
-                             float lr, float beta1, float beta2, float eps, float weight_decay,
-                             float bc1, float bc2) {
-    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    float g = grad[i];
-    float mi = __fmul_rn(beta1, m[i]) + __fmul_rn(1.0f - beta1, g);
-    float vi = __fmul_rn(beta2, v[i]) + __fmul_rn(__fmul_rn(1.0f - beta2, g), g);
-    m[i] = mi;
-    v[i] = vi;
-    float update = (mi / bc1) / (sqrtf(vi / bc2) + eps);
-    float p = param[i];
-    param[i] = p - __fmul_rn(lr, update + __fmul_rn(weight_decay, p));
-}
-
-void cuda_adamw_update(float *param, const float *grad, float *m, float *v, size_t n, float lr,
-                       float beta1, float beta2, float eps, float weight_decay, int t) {
-    if (n == 0) return;
-    float bc1 = 1.0f - powf(beta1, (float)t), bc2 = 1.0f - powf(beta2, (float)t);
-    adamw_kernel<<<cuda_blocks(n, THREADS), THREADS>>>(param, grad, m, v, n, lr, beta1, beta2, eps,
-                                                       weight_decay, bc1, bc2);
     CUDA_LAUNCH_CHECK();
 }

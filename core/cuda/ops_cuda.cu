@@ -1,6 +1,8 @@
-// core/cuda/ops_cuda.cu — the CUDA backend's frame: GPU discovery, device memory, the cuBLAS
-// handle, and the `ops_cuda` table that gathers the op functions of dense_cuda.cu,
-// tokens_cuda.cu and attention_cuda.cu (core/ops.h's interface, device pointers).
+// core/cuda/ops_cuda.cu — the CUDA backend's frame and op table: GPU discovery, the cuBLAS
+// handle, and `ops_cuda`, which gathers the op functions of core/cuda/*_cuda.cu (declared in
+// ops_cuda_internal.cuh) behind core/ops.h's interface (device pointers). Its twin is
+// core/cpu/ops_cpu.c; the op families are mirrored file for file (dense, tokens, attention,
+// posenc, resize, losses, reduce, optim, memory).
 #include "ops_cuda_internal.cuh"
 extern "C" {
 #include "../ops_cuda.h"
@@ -45,30 +47,6 @@ extern "C" int cuda_usable(char *why, size_t len) {
 
 extern "C" const char *cuda_device_name(void) { return device_name; }
 
-extern "C" void *cuda_alloc(size_t bytes, const char *what) {
-    void *p = NULL;
-    cudaError_t err = cudaMalloc(&p, bytes ? bytes : 1);
-    if (err != cudaSuccess)
-        die_fail("cannot allocate %zu bytes of GPU memory for %s: %s", bytes, what,
-                 cudaGetErrorString(err));
-    CUDA_CHECK(cudaMemset(p, 0, bytes));
-    return p;
-}
-
-extern "C" void cuda_free(void *p) {
-    if (p) CUDA_CHECK(cudaFree(p));
-}
-
-extern "C" void cuda_to_device(void *dst, const void *src, size_t bytes) {
-    CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
-}
-
-extern "C" void cuda_to_host(void *dst, const void *src, size_t bytes) {
-    CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
-}
-
-extern "C" void cuda_sync(void) { CUDA_CHECK(cudaDeviceSynchronize()); }
-
 cublasHandle_t cuda_cublas(void) {
     static cublasHandle_t handle = NULL;
     if (!handle) {
@@ -80,6 +58,12 @@ cublasHandle_t cuda_cublas(void) {
 
 extern "C" const ops_backend ops_cuda = {
     .name = "cuda",
+    .alloc = cuda_alloc,
+    .free = cuda_free,
+    .upload = cuda_to_device,
+    .download = cuda_to_host,
+    .copy = cuda_copy,
+    .synchronize = cuda_sync,
     .zero = cuda_zero,
     .linear_forward = cuda_linear_forward,
     .linear_backward = cuda_linear_backward,
@@ -116,6 +100,9 @@ extern "C" const ops_backend ops_cuda = {
     .softmax_xent_backward = cuda_softmax_xent_backward,
     .mse_forward = cuda_mse_forward,
     .mse_backward = cuda_mse_backward,
+    .sum = cuda_sum,
+    .class_rank = cuda_class_rank,
+    .argmax_rows = cuda_argmax_rows,
     .sum_squares = cuda_sum_squares,
     .scale = cuda_scale,
     .adamw_update = cuda_adamw_update,

@@ -1,13 +1,12 @@
 // core/cuda/ops_cuda_internal.cuh — the CUDA op functions, one per entry of core/ops.h's
 // ops_backend, gathered into `ops_cuda` by ops_cuda.cu. Contracts are core/ops.h's; every
-// pointer is a device pointer. Files: dense_cuda.cu (linear, layernorm, GELU, residual,
-// dropout, losses, optimizer math), tokens_cuda.cu (token bookkeeping, resizing, position
-// encodings), attention_cuda.cu (attention).
+// pointer is a device pointer. Twin of core/cpu/ops_cpu_internal.h; the files mirror
+// core/cpu/ one to one (dense, tokens, attention, posenc, resize, losses, reduce, optim,
+// memory), plus cuda_common.cuh (error checks, cuBLAS handle, launch helpers, device Philox).
 #pragma once
 #include "cuda_common.cuh"
 
 // dense_cuda.cu
-void cuda_zero(float *x, size_t n);
 void cuda_linear_forward(float *out, const float *in, const float *weight, const float *bias,
                          int N, int IC, int OC);
 void cuda_linear_backward(float *din, float *dweight, float *dbias, const float *dout,
@@ -27,17 +26,6 @@ void cuda_drop_path_scales(float *keep_scale, int B, float p, rng_addr addr);
 void cuda_dropout_forward(float *out, float *mask, const float *in, size_t n, float p,
                           rng_addr addr);
 void cuda_dropout_backward(float *din, const float *dout, const float *mask, size_t n);
-void cuda_softmax_xent_forward(float *loss, float *probs, const float *logits, const int *target,
-                               int N, int K, float smoothing);
-void cuda_softmax_xent_backward(float *dlogits, const float *probs, const int *target, int N,
-                                int K, float smoothing, float scale);
-void cuda_mse_forward(float *loss, const float *pred, const float *target, int N, int D);
-void cuda_mse_backward(float *dpred, const float *pred, const float *target, int N, int D,
-                       float scale);
-double cuda_sum_squares(const float *x, size_t n);
-void cuda_scale(float *x, size_t n, float s);
-void cuda_adamw_update(float *param, const float *grad, float *m, float *v, size_t n, float lr,
-                       float beta1, float beta2, float eps, float weight_decay, int t);
 
 // tokens_cuda.cu
 void cuda_patchify(float *patches, const float *images, int B, int Cin, int H, int W, int p);
@@ -63,17 +51,51 @@ void cuda_bias_gather_backward(float *dtable, const float *dout, const int *inde
                                int K);
 void cuda_mean_pool_forward(float *out, const float *in, int B, int T, int C, int t0);
 void cuda_mean_pool_backward(float *din, const float *dout, int B, int T, int C, int t0);
-void cuda_resize2d_forward(float *out, const float *in, const float *wy, const float *wx, int P,
-                           int H, int W, int OH, int OW, int C);
-void cuda_resize2d_backward(float *din, const float *dout, const float *wy, const float *wx,
-                            int P, int H, int W, int OH, int OW, int C);
+
+// attention_cuda.cu
+void cuda_attention_forward(float *out, float *probs, const float *qkv, const attention_desc *d);
+void cuda_attention_backward(float *dqkv, float *dbias, float *scratch, const float *dout,
+                             const float *qkv, const float *probs, const attention_desc *d);
+
+// posenc_cuda.cu
 void cuda_sincos2d_add(float *x, const float *px, const float *py, int B, int T, int C, int t0);
 void cuda_rope_forward(float *qkv, const float *cos_table, const float *sin_table, int B, int T,
                        int C, int H, int t0);
 void cuda_rope_backward(float *dqkv, const float *cos_table, const float *sin_table, int B, int T,
                         int C, int H, int t0);
 
-// attention_cuda.cu
-void cuda_attention_forward(float *out, float *probs, const float *qkv, const attention_desc *d);
-void cuda_attention_backward(float *dqkv, float *dbias, float *scratch, const float *dout,
-                             const float *qkv, const float *probs, const attention_desc *d);
+// resize_cuda.cu
+void cuda_resize2d_forward(float *out, const float *in, const float *wy, const float *wx, int P,
+                           int H, int W, int OH, int OW, int C);
+void cuda_resize2d_backward(float *din, const float *dout, const float *wy, const float *wx,
+                            int P, int H, int W, int OH, int OW, int C);
+
+// losses_cuda.cu
+void cuda_softmax_xent_forward(float *loss, float *probs, const float *logits, const int *target,
+                               int N, int K, float smoothing);
+void cuda_softmax_xent_backward(float *dlogits, const float *probs, const int *target, int N,
+                                int K, float smoothing, float scale);
+void cuda_mse_forward(float *loss, const float *pred, const float *target, int N, int D);
+void cuda_mse_backward(float *dpred, const float *pred, const float *target, int N, int D,
+                       float scale);
+
+// reduce_cuda.cu
+double cuda_sum(const float *x, size_t n);
+void cuda_class_rank(int *rank, const float *logits, const int *target, int N, int K);
+void cuda_argmax_rows(int *index, const float *x, int N, int K);
+// Σ x (squares = 0) or Σ x² (squares = 1) of device x (n) in double, fixed order (the shape
+// of the reduction depends on n only); returned to the host. Behind cuda_sum and
+// cuda_sum_squares.
+double cuda_reduce_sum_double(const float *x, size_t n, int squares);
+
+// optim_cuda.cu
+double cuda_sum_squares(const float *x, size_t n);
+void cuda_scale(float *x, size_t n, float s);
+void cuda_adamw_update(float *param, const float *grad, float *m, float *v, size_t n, float lr,
+                       float beta1, float beta2, float eps, float weight_decay, int t);
+
+// memory_cuda.cu
+void cuda_zero(float *x, size_t n);
+// cuda_alloc, cuda_free, cuda_to_device, cuda_to_host and cuda_sync are core/ops_cuda.h's
+// (C linkage); they serve as the table's alloc, free, upload, download and synchronize.
+void cuda_copy(void *dst, const void *src, size_t bytes);

@@ -1,23 +1,18 @@
-// core/cuda/tokens_cuda.cu — CUDA token bookkeeping (patchify, embed, gather/scatter, qkv
-// pack, relative-bias gather, mean pool), separable resizing (resize2d) and the position
-// encodings applied to activations (sincos2d_add, rope). Contracts are core/ops.h's; every
-// pointer is a device pointer; kernels run on the default stream in call order.
+// core/cuda/tokens_cuda.cu — CUDA token bookkeeping: patchify, embed tokens, gather/scatter,
+// qkv pack, relative-bias gather, mean pool. Contracts are core/ops.h's; the CPU twin is
+// core/cpu/tokens_cpu.c; every pointer is a device pointer; kernels run on the default stream
+// in call order.
 // Determinism: no atomics. Every output element is written by exactly one thread, and every
-// reduction (embed's batch sums, gather/bias-gather backward, mean pool, resize) is a loop
-// in one thread (or one warp walking its lanes in order) in the CPU backend's summation
-// order, starting from the value already in the gradient buffer as the CPU does. Products
-// and sums that the CPU forms as separate float (or double) operations use the explicit
-// round-to-nearest intrinsics (__fmul_rn, __fadd_rn, __dmul_rn, ...) so nvcc cannot fuse
-// them into FMAs: the GPU then rounds exactly where the CPU does (core/ops_cpu.c,
-// core/resize_cpu.c, core/posenc_cpu.c are built with -std=c11, i.e. without contraction).
+// reduction (embed's batch sums, gather/bias-gather backward, mean pool) is a loop in one
+// thread (or one warp walking its lanes in order) in the CPU backend's summation order,
+// starting from the value already in the gradient buffer as the CPU does. Products and sums
+// that the CPU forms as separate float operations use the explicit round-to-nearest
+// intrinsics (__fmul_rn, __fadd_rn, ...) so nvcc cannot fuse them into FMAs: the GPU then
+// rounds exactly where the CPU does (core/cpu/ is built with -std=c11, i.e. without
+// contraction).
 #include "ops_cuda_internal.cuh"
 
 #define TOKENS_THREADS 256
-
-// Flat index of this thread over a 1-D grid.
-static __device__ __forceinline__ size_t flat_index(void) {
-    return (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-}
 
 // ---------------------------------------------------------------- patchify
 // images (B, Cin, H, W) -> patches (B, N, D), N = (H/p)(W/p), D = Cin·p·p in (c, py, px) order
@@ -334,144 +329,4 @@ void cuda_mean_pool_backward(float *din, const float *dout, int B, int T, int C,
     mean_pool_backward_kernel<<<cuda_blocks(total, TOKENS_THREADS), TOKENS_THREADS>>>(
         din, dout, B, T, C, t0, inv);
     CUDA_LAUNCH_CHECK();
-}
-
-// ---------------------------------------------------------------- resize2d
-// As core/resize_cpu.c: the weight of output row i for input row y is wy[i·wy_o + y·wy_i]
-// (forward: wy (OH, H) row-major; backward: the transpose, the same matrix with swapped
-// strides), likewise wx. Each output row/column only visits the input span between its first
-// and last non-zero weight (4 taps for bicubic), which each thread finds by scanning its
-// weight row (H + W reads; no workspace, so nothing is allocated per call). Output element
-// (p, i, j, c) is one thread:
-//   tmp_x = Σ_{y in span_i} wy[i, y]·in[p, y, x, c] (from 0, y increasing), then
-//   out   = out0 + Σ_{x in span_j} wx[j, x]·tmp_x (x increasing, out0 = 0 or the old value),
-// exactly the CPU's operations and order.
-
-// [*lo, *hi) = first and last + 1 non-zero weight of output index o (empty if none)
-static __device__ __forceinline__ void nonzero_span(int *lo, int *hi, const float *w, long so,
-                                                    long si, int o, int n_in) {
-    int a = 0, b = n_in;
-    while (a < n_in && w[o * so + a * si] == 0.0f) a++;
-    while (b > a && w[o * so + (b - 1) * si] == 0.0f) b--;
-    *lo = a;
-    *hi = b;
-}
-
-// out (P, OH, OW, C) (+)= in (P, H, W, C) resampled by (wy, wx)
-static __global__ void resize_kernel(float *out, const float *in, const float *wy, long wy_o,
-                                     long wy_i, const float *wx, long wx_o, long wx_i, int P,
-                                     int H, int W, int OH, int OW, int C, int accumulate) {
-    const size_t total = (size_t)P * OH * OW * C, idx = flat_index();
-    if (idx >= total) return;
-    const int c = (int)(idx % C), j = (int)((idx / C) % OW);
-    const int i = (int)((idx / ((size_t)C * OW)) % OH);
-    const size_t p = idx / ((size_t)C * OW * OH);
-    const float *src = in + p * H * W * C + c; // (H, W) plane of channel c, stride C
-    int y_lo, y_hi, x_lo, x_hi;
-    nonzero_span(&y_lo, &y_hi, wy, wy_o, wy_i, i, H);
-    nonzero_span(&x_lo, &x_hi, wx, wx_o, wx_i, j, W);
-    float acc = accumulate ? out[idx] : 0.0f;
-    for (int x = x_lo; x < x_hi; x++) {
-        float tmp = 0.0f;
-        for (int y = y_lo; y < y_hi; y++)
-            tmp = __fadd_rn(tmp, __fmul_rn(wy[i * wy_o + y * wy_i], src[((size_t)y * W + x) * C]));
-        acc = __fadd_rn(acc, __fmul_rn(wx[j * wx_o + x * wx_i], tmp));
-    }
-    out[idx] = acc;
-}
-
-static void resize_run(float *out, const float *in, const float *wy, long wy_o, long wy_i,
-                       const float *wx, long wx_o, long wx_i, int P, int H, int W, int OH, int OW,
-                       int C, int accumulate) {
-    if (P < 1 || H < 1 || W < 1 || OH < 1 || OW < 1 || C < 1)
-        die_fail("resize2d: empty shape (P %d, %d x %d -> %d x %d, C %d)", P, H, W, OH, OW, C);
-    const size_t total = (size_t)P * OH * OW * C;
-    resize_kernel<<<cuda_blocks(total, TOKENS_THREADS), TOKENS_THREADS>>>(
-        out, in, wy, wy_o, wy_i, wx, wx_o, wx_i, P, H, W, OH, OW, C, accumulate);
-    CUDA_LAUNCH_CHECK();
-}
-
-void cuda_resize2d_forward(float *out, const float *in, const float *wy, const float *wx, int P,
-                           int H, int W, int OH, int OW, int C) {
-    // wy (OH, H), wx (OW, W) read row-major
-    resize_run(out, in, wy, H, 1, wx, W, 1, P, H, W, OH, OW, C, 0);
-}
-
-void cuda_resize2d_backward(float *din, const float *dout, const float *wy, const float *wx,
-                            int P, int H, int W, int OH, int OW, int C) {
-    // din (P, H, W, C) += resampling of dout (P, OH, OW, C) by wyᵀ (H, OH), wxᵀ (W, OW)
-    resize_run(din, dout, wy, 1, H, wx, 1, W, P, OH, OW, H, W, C, 1);
-}
-
-// ---------------------------------------------------------------- sin2d (CAPE)
-#define TOKENS_PI 3.14159265358979323846 // M_PI's value
-
-// x (B, T, C)[b, t0 + n, k-1] += cos(phase_k), [.., K+k-1] += sin(phase_k); one thread per
-// (b, n, k), phases in double exactly as core/posenc_cpu.c forms them
-static __global__ void sincos2d_add_kernel(float *x, const float *px, const float *py, int B, int T,
-                                           int C, int t0) {
-    const int K = C / 2, N = T - t0;
-    const size_t total = (size_t)B * N * K, idx = flat_index();
-    if (idx >= total) return;
-    const int i = (int)(idx % K), k = i + 1;
-    const size_t row = idx / K, b = row / N, n = row % N; // row = b·N + n indexes px, py
-    const double rho = __dmul_rn(TOKENS_PI, pow(10.0, 2.0 * k / C));
-    const double wkx = __dmul_rn(rho, cos((double)k)), wky = __dmul_rn(rho, sin((double)k));
-    const double phase = __dadd_rn(__dmul_rn(wkx, (double)px[row]), __dmul_rn(wky,
-        (double)py[row]));
-    double s, c;
-    sincos(phase, &s, &c);
-    float *dst = x + (b * T + t0 + n) * C;
-    dst[i] = __fadd_rn(dst[i], (float)c);
-    dst[K + i] = __fadd_rn(dst[K + i], (float)s);
-}
-
-void cuda_sincos2d_add(float *x, const float *px, const float *py, int B, int T, int C, int t0) {
-    if (C % 2 != 0) die_fail("internal: sincos2d_add needs an even channel count, got %d", C);
-    const long rows = (long)B * (T - t0);
-    if (rows <= 0) return;
-    const size_t total = (size_t)rows * (C / 2);
-    sincos2d_add_kernel<<<cuda_blocks(total, TOKENS_THREADS), TOKENS_THREADS>>>(x, px, py, B, T, C,
-                                                                                t0);
-    CUDA_LAUNCH_CHECK();
-}
-
-// ---------------------------------------------------------------- RoPE
-// qkv (B, T, 3C) in place: channel pair (2j, 2j+1) of head h of q and k on rows t0 + n is
-// rotated by sign·angle[n, j] (tables (N, J), J = Dh/2). One thread per pair: pair index
-// r in [0, C) of a row covers q (r < C/2) then k; its channels are part·C + 2·(h·J + j).
-static __global__ void rope_kernel(float *qkv, const float *cos_table, const float *sin_table,
-                                   int B, int T, int C, int H, int t0, float sign) {
-    const int N = T - t0, half = C / 2, J = (C / H) / 2;
-    const size_t total = (size_t)B * N * C, idx = flat_index();
-    if (idx >= total) return;
-    const int r = (int)(idx % C), part = r / half, q = r % half, j = q % J;
-    const size_t row = idx / C, b = row / N, n = row % N;
-    float *v = qkv + (b * T + t0 + n) * 3 * C + (size_t)part * C + 2 * (size_t)q;
-    const float c = cos_table[n * J + j], s = sign * sin_table[n * J + j];
-    const float a = v[0], bb = v[1];
-    v[0] = __fsub_rn(__fmul_rn(a, c), __fmul_rn(bb, s));
-    v[1] = __fadd_rn(__fmul_rn(a, s), __fmul_rn(bb, c));
-}
-
-static void rope_run(float *qkv, const float *cos_table, const float *sin_table, int B, int T,
-                     int C, int H, int t0, float sign) {
-    if (H < 1 || C % H != 0 || (C / H) % 2 != 0)
-        die_fail("internal: rope needs C %% H == 0 and an even head dimension (C=%d, H=%d)", C, H);
-    const long rows = (long)B * (T - t0);
-    if (rows <= 0) return;
-    const size_t total = (size_t)rows * C; // C / 2 pairs each of q and k
-    rope_kernel<<<cuda_blocks(total, TOKENS_THREADS), TOKENS_THREADS>>>(qkv, cos_table, sin_table,
-                                                                        B, T, C, H, t0, sign);
-    CUDA_LAUNCH_CHECK();
-}
-
-void cuda_rope_forward(float *qkv, const float *cos_table, const float *sin_table, int B, int T,
-                       int C, int H, int t0) {
-    rope_run(qkv, cos_table, sin_table, B, T, C, H, t0, 1.0f);
-}
-
-void cuda_rope_backward(float *dqkv, const float *cos_table, const float *sin_table, int B, int T,
-                        int C, int H, int t0) {
-    rope_run(dqkv, cos_table, sin_table, B, T, C, H, t0, -1.0f);
 }

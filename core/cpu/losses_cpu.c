@@ -1,6 +1,7 @@
-// core/losses_cpu.c — per-row losses on the CPU: softmax cross entropy with label smoothing
+// core/cpu/losses_cpu.c — per-row losses on the CPU: softmax cross entropy with label smoothing
 // (supervised classification, MP3 position prediction) and mean squared error (pixel targets).
-#include "ops_cpu.h"
+// CUDA twin: core/cuda/losses_cuda.cu.
+#include "ops_cpu_internal.h"
 #include <math.h>
 
 void cpu_softmax_xent_forward(float *loss, float *probs, const float *logits, const int *target,

@@ -1,6 +1,7 @@
-// core/reduce_cpu.c — the CPU backend's reductions (core/ops.h "reductions"): the loss sum,
+// core/cpu/reduce_cpu.c — the CPU backend's reductions (core/ops.h "reductions"): the loss sum,
 // the rank of the true class (top-k accuracy) and the row argmax (MP3's predicted position).
-#include "ops_cpu.h"
+// CUDA twin: core/cuda/reduce_cuda.cu.
+#include "ops_cpu_internal.h"
 #include <math.h>
 
 double cpu_sum(const float *x, size_t n) {

@@ -1,10 +1,11 @@
-// core/posenc_cpu.c — CPU ops for position encodings applied to activations: adding CAPE's
+// core/cpu/posenc_cpu.c — CPU ops for position encodings applied to activations: adding CAPE's
 // sin2d embedding to the tokens (sincos2d_add) and rotating q/k by RoPE angles
 // (rope_forward / rope_backward). Contracts in core/ops.h; the position and angle tables
 // come from models/posenc.c. Every output element is computed by exactly one thread from
 // its own inputs (no reductions), so results are bitwise independent of the thread count.
-#include "ops_cpu.h"
-#include "common.h"
+// CUDA twin: core/cuda/posenc_cuda.cu.
+#include "ops_cpu_internal.h"
+#include "../common.h"
 #include <math.h>
 
 // ---------------------------------------------------------------- sin2d

@@ -1,5 +1,6 @@
-// core/resize_cpu.c — the CPU resize2d op pair (contract in ops.h): separable 2D resampling
-// of channels-last grids with dense per-axis weight matrices.
+// core/cpu/resize_cpu.c — the CPU resize2d op pair (contract in ops.h): separable 2D resampling
+// of channels-last grids with dense per-axis weight matrices. CUDA twin: core/cuda/resize_cuda.cu;
+// the weights come from core/resize.c.
 // One kernel does both directions: the forward pass resamples with (wy, wx), the backward
 // pass with their transposes (the same matrices read with swapped strides) and accumulates.
 // Sparsity: each output row/column only visits the input span between its first and last
@@ -11,8 +12,8 @@
 // the x pass adds wx[j, x] · tmp[x][c] into out[p, i, j, c] for x increasing. Wide rows are
 // cut into tiles of at most RESIZE_TILE floats (channel blocks, then column blocks); as the
 // x pass accumulates into out in increasing x anyway, tiling changes no result.
-#include "ops_cpu.h"
-#include "common.h"
+#include "ops_cpu_internal.h"
+#include "../common.h"
 #include <string.h>
 
 #define RESIZE_TILE 4096     // floats of the per-thread intermediate (16 KiB of stack)

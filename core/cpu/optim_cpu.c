@@ -1,6 +1,6 @@
-// core/optim_cpu.c — optimizer arithmetic on the CPU: fixed-order sum of squares (gradient
-// norm), scaling (clipping) and the elementwise AdamW update.
-#include "ops_cpu.h"
+// core/cpu/optim_cpu.c — optimizer arithmetic on the CPU: fixed-order sum of squares (gradient
+// norm), scaling (clipping) and the elementwise AdamW update. CUDA twin: core/cuda/optim_cuda.cu.
+#include "ops_cpu_internal.h"
 #include <math.h>
 
 #define SUM_CHUNKS 256 // fixed partition: the sum's rounding never depends on thread count

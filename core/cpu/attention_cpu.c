@@ -1,8 +1,9 @@
-// core/attention_cpu.c — the CPU backend's multi-head attention (forward and backward).
+// core/cpu/attention_cpu.c — the CPU backend's multi-head attention (forward and backward).
 // Owns cpu_attention_forward / cpu_attention_backward, whose contract is attention_desc in
 // core/ops.h: packed qkv (B, T, 3C), optional per-image key/value subset kv_index (B, M),
 // optional additive bias (H, T, T) indexed by (query token, key TOKEN), optional group
-// masks (LT / LE), fully-masked query rows giving zeros (never NaN).
+// masks (LT / LE), fully-masked query rows giving zeros (never NaN). CUDA twin:
+// core/cuda/attention_cuda.cu.
 //
 // Work split: one (image b, head h) pair is one unit of work, computed start to finish by a
 // single OpenMP thread. A pair reads and writes only its own image's channels of head h, so
@@ -27,9 +28,9 @@
 // Softmax: s - max(s), exp, divide by the sum; all in float (the sum too, as VL partials).
 // exp is a Cephes-style polynomial (≈1 ulp on [-87, 0], exactly 1 at 0, exactly 0 below -87)
 // written branch-free so that it vectorises (glibc expf is a scalar call per element).
-#include "ops_cpu.h"
+#include "ops_cpu_internal.h"
 #include "vecmath.h"
-#include "common.h"
+#include "../common.h"
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>

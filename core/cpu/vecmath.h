@@ -1,4 +1,4 @@
-// core/vecmath.h — branch-free float math that vectorises (glibc's expf/erff are scalar
+// core/cpu/vecmath.h — branch-free float math that vectorises (glibc's expf/erff are scalar
 // calls per element): exp for non-positive arguments and erf, shared by the CPU kernels.
 #pragma once
 #include <stdint.h>

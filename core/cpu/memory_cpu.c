@@ -1,0 +1,25 @@
+// core/cpu/memory_cpu.c — the CPU backend's memory calls (core/ops.h "memory"): arenas are
+// host memory, so alloc is an aligned, zeroed malloc, the copies (upload, download, copy) are
+// memmove, synchronize has nothing to wait for, and zero clears in parallel pieces. The CUDA
+// twin is core/cuda/memory_cuda.cu.
+#include "ops_cpu_internal.h"
+#include "../common.h"
+#include <stdlib.h>
+#include <string.h>
+
+void *cpu_alloc(size_t bytes, const char *what) { return xmalloc_aligned(bytes, what); }
+void cpu_free(void *p) { free(p); }
+void cpu_copy(void *dst, const void *src, size_t bytes) {
+    if (bytes) memmove(dst, src, bytes);
+}
+void cpu_synchronize(void) {}
+
+void cpu_zero(float *x, size_t n) {
+    size_t chunk = 1 << 16; // 256 KiB pieces, zeroed in parallel
+    long pieces = (long)((n + chunk - 1) / chunk);
+#pragma omp parallel for schedule(static)
+    for (long i = 0; i < pieces; i++) {
+        size_t lo = (size_t)i * chunk, len = lo + chunk < n ? chunk : n - lo;
+        memset(x + lo, 0, len * sizeof(float));
+    }
+}

@@ -1,0 +1,51 @@
+// core/cuda/memory_cuda.cu — the CUDA backend's memory (core/ops.h "memory"; core/ops_cuda.h
+// for C callers): device allocations (zeroed; cudaMalloc aligns to 256 bytes), the copies
+// host -> device, device -> host and device -> device, synchronisation, and zeroing. The CPU
+// twin is core/cpu/memory_cpu.c. Every call but zero returns when its work is done; zero is
+// queued on the default stream like the ops.
+#include "ops_cuda_internal.cuh"
+extern "C" {
+#include "../ops_cuda.h"
+}
+
+extern "C" void *cuda_alloc(size_t bytes, const char *what) {
+    void *p = NULL;
+    cudaError_t err = cudaMalloc(&p, bytes ? bytes : 1);
+    if (err != cudaSuccess)
+        die_fail("cannot allocate %zu bytes of GPU memory for %s: %s", bytes, what,
+                 cudaGetErrorString(err));
+    CUDA_CHECK(cudaMemset(p, 0, bytes));
+    return p;
+}
+
+extern "C" void cuda_free(void *p) {
+    if (p) CUDA_CHECK(cudaFree(p));
+}
+
+extern "C" void cuda_to_device(void *dst, const void *src, size_t bytes) {
+    CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+}
+
+extern "C" void cuda_to_host(void *dst, const void *src, size_t bytes) {
+    CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
+}
+
+extern "C" void cuda_sync(void) { CUDA_CHECK(cudaDeviceSynchronize()); }
+
+// device -> device. cudaMemcpy does not wait for a device-to-device copy, so the stream is
+// synchronised after it (ops.h: the copy is done when the call returns). The ranges must not
+// overlap (cudaMemcpy's rule; the CPU's memmove would allow it), except dst == src: nothing
+// to do.
+void cuda_copy(void *dst, const void *src, size_t bytes) {
+    if (bytes == 0 || dst == src) return;
+    const char *d = (const char *)dst, *s = (const char *)src;
+    if (d < s + bytes && s < d + bytes)
+        die_fail("internal: cuda copy of %zu bytes between overlapping device ranges", bytes);
+    CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice));
+    CUDA_CHECK(cudaStreamSynchronize(0));
+}
+
+void cuda_zero(float *x, size_t n) {
+    if (n == 0) return;
+    CUDA_CHECK(cudaMemsetAsync(x, 0, n * sizeof(float), 0));
+}
