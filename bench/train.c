@@ -4,8 +4,8 @@
 // (<run-id>.h5.partial renamed to <run-id>.h5 when the run ends).
 #include "train.h"
 #include "train_internal.h"
-#include "progress.h"
-#include "results.h"
+#include "train/progress.h"
+#include "results/results.h"
 #include "../core/common.h"
 #include "../core/optimizer.h"
 #include "../core/rng.h"

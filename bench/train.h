@@ -1,7 +1,7 @@
 // bench/train.h — one training run from a resolved config: data, model, objective, the step
 // loop, evaluation each epoch, checkpoints that resume exactly, and the run's HDF5 file.
 #pragma once
-#include "config.h"
+#include "experiment/config.h"
 
 typedef struct {
     const char *out_dir;      // results directory (created if needed)

@@ -2,8 +2,8 @@
 // (train.c) and the end-of-run evaluations it records (train_records.c: position accuracy,
 // reassembled samples, attention statistics, kNN probe, per-size accuracy). Not a public API.
 #pragma once
-#include "config.h"
-#include "results.h"
+#include "experiment/config.h"
+#include "results/results.h"
 #include "train.h"
 #include "../core/optimizer.h"
 #include "../datasets/dataset.h"

@@ -11,10 +11,10 @@
 // findings_read; an experiment without findings removes a stale findings.tsv.
 // Runs from the repository root (fixtures in tests/experiments/).
 #include "testing.h"
-#include "../bench/exp_tables.h"
-#include "../bench/experiment.h"
-#include "../bench/findings.h"
-#include "../bench/runner.h"
+#include "../bench/experiment/exp_tables.h"
+#include "../bench/experiment/experiment.h"
+#include "../bench/report/findings.h"
+#include "../bench/run/runner.h"
 #include "../core/common.h"
 #include <dirent.h>
 #include <fcntl.h>

@@ -1,5 +1,5 @@
 // tests/test_report.c — `posbench report` and `posbench plot` on synthetic run files written
-// with bench/results.h: three stages (finetune: axes model.dim x pe.kind, 3 seeds, one run
+// with bench/results/results.h: three stages (finetune: axes model.dim x pe.kind, 3 seeds, one run
 // diverged; pretrain: axis objective.eta, 2 seeds, /attention/relmap and /samples on one run
 // each; mp3: objective.eta (4 values) x pe.kind, 2 seeds, one configuration failed), /train
 // and /eval series, DIR/reference.tsv and DIR/exp/findings.tsv. The report's rows are
@@ -11,10 +11,10 @@
 // gnuplot script → 1. Runs from the repository root (plots/); a few seconds. Its files are
 // removed unless a check failed or POSBENCH_TEST_KEEP is set.
 #include "testing.h"
-#include "../bench/plot.h"
-#include "../bench/report.h"
-#include "../bench/results.h"
-#include "../bench/results_read.h"
+#include "../bench/report/plot.h"
+#include "../bench/report/report.h"
+#include "../bench/results/results.h"
+#include "../bench/results/results_read.h"
 #include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
@@ -117,7 +117,7 @@ static const finding_case cases[] = {
      "not measured (the runs of finetune have no /config key sweep.level)"},
     {"greater", "N8 no per value in common", "", "finetune", "pe.kind=abs", "top1", "finetune", "pe.kind=none", "top1", "", "", "pe.kind",
      "not measured (no value of pe.kind common to a and b)"},
-    // model.dim is a key of bench/config.c: mp3's runs, which lack it, ran at its default 128
+    // model.dim is a key of bench/experiment/config.c: mp3's runs, which lack it, ran at its default 128
     {"greater", "N5b a known per key one side lacks is its default", "", "finetune", "", "top1", "mp3", "", "top1", "", "", "model.dim", "holds"},
 };
 #define NCASES ((int)(sizeof cases / sizeof cases[0]))

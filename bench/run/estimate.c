@@ -1,0 +1,56 @@
+// bench/run/estimate.c — training-cost estimate of a run from its config (see estimate.h).
+#include "estimate.h"
+#include "../perf/perf.h"
+#include "../../models/vit.h"
+#include "../../objectives/mp3.h"
+#include <math.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+double estimate_training_flops(const config *c) {
+    const char *name = cfg_str(c, "data.name");
+    int train_n, size, channels, classes;
+    if (!strcmp(name, "fashion-mnist") || !strcmp(name, "mnist")) train_n = 60000, size = 28, channels = 1, classes = 10;
+    else if (!strcmp(name, "cifar10")) train_n = 50000, size = 32, channels = 3, classes = 10;
+    else if (!strcmp(name, "cifar100")) train_n = 50000, size = 32, channels = 3, classes = 100;
+    else return -1.0;
+    long limit = cfg_int(c, "data.limit");
+    if (limit > 0 && limit < train_n) train_n = (int)limit;
+    double images = floor(train_n * cfg_float(c, "data.labeled_fraction") + 0.5);
+    long batch = cfg_int(c, "train.batch"), steps = (long)(images / batch) * cfg_int(c, "train.epochs");
+    vit_config v = {.channels = channels, .image_size = size, .patch = (int)cfg_int(c, "model.patch"),
+                    .dim = (int)cfg_int(c, "model.dim"), .depth = (int)cfg_int(c, "model.depth"),
+                    .heads = (int)cfg_int(c, "model.heads"), .mlp_ratio = (int)cfg_int(c, "model.mlp_ratio"),
+                    .cls = cfg_bool(c, "model.cls"), .num_classes = classes,
+                    .pos_head = !strcmp(cfg_str(c, "objective.name"), "mp3")};
+    if (v.patch < 1 || size % v.patch) return -1.0;
+    int N = (size / v.patch) * (size / v.patch), keys = N + v.cls;
+    if (v.pos_head) keys = v.cls + mp3_context_patches(N, cfg_float(c, "objective.eta"));
+    return (double)steps * batch * 3.0 * vit_forward_flops_masked(&v, keys);
+}
+
+// Measured in a child process: the runner forks its runs afterwards, and an OpenMP thread
+// pool started in the parent (OpenBLAS runs on it) is not usable in a forked child.
+double estimate_gflops(void) {
+    int fds[2];
+    if (pipe(fds) != 0) return NAN;
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fds[0]), close(fds[1]);
+        return NAN;
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        double g = perf_sgemm_gflops(1024, 1024, 1024);
+        ssize_t w = write(fds[1], &g, sizeof g);
+        _exit(w == (ssize_t)sizeof g ? 0 : 1);
+    }
+    close(fds[1]);
+    double g = NAN;
+    if (read(fds[0], &g, sizeof g) != (ssize_t)sizeof g) g = NAN;
+    close(fds[0]);
+    int status;
+    waitpid(pid, &status, 0);
+    return ESTIMATE_EFFICIENCY * g;
+}
