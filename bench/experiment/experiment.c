@@ -3,27 +3,19 @@
 // topological order), seeds, scales; resolve each stage's config (defaults <- base <- stage
 // <- scale); read matrix, zip and exclude into axes; figures; then hand over to
 // experiment_expand.c, which expands every stage into runs.
-#include "experiment_internal.h"
+#include "experiment.h"
+#include "experiment_expand.h"
 #include "../../core/common.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *const top_keys[] = {"name", "description", "base", "stages", "matrix", "zip",
                                        "exclude", "seeds", "scales", "reference", "figures", "findings"};
 static const char *const figure_kinds[] = {"metric_vs_axis", "curves", "heatmap", "image_grid", "result_curves"};
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
-
-int exp_fail(exp_ctx *x, const ynode *at, const char *fmt, ...) {
-    int n = snprintf(x->err, x->errlen, "%s:%d:%d: ", x->e->path, at ? at->line : 0, at ? at->col : 0);
-    if (n < 0 || (size_t)n >= x->errlen) return -1;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(x->err + n, x->errlen - (size_t)n, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 // ---- small helpers: edit distance, suggestions, lists ----
 static const char *closest(const char *w, const char *const *cand, int n) {
@@ -634,4 +626,20 @@ void experiment_free(experiment *e) {
     free(e->description);
     ytree_free(e->tree);
     memset(e, 0, sizeof *e);
+}
+
+void experiment_run_path(const experiment *e, int run, const char *out_dir, char *buf, size_t len) {
+    snprintf(buf, len, "%s/%s/%s/%s", out_dir, e->name, e->runs[run].stage, e->runs[run].run_id);
+}
+
+const char *experiment_run_status(const experiment *e, int run, const char *out_dir) {
+    char base[4096], p[4200];
+    experiment_run_path(e, run, out_dir, base, sizeof base);
+    snprintf(p, sizeof p, "%s.h5", base);
+    if (access(p, F_OK) == 0) return "done";
+    snprintf(p, sizeof p, "%s.h5.partial", base);
+    if (access(p, F_OK) == 0) return "partial";
+    snprintf(p, sizeof p, "%s.ckpt", base);
+    if (access(p, F_OK) == 0) return "partial";
+    return "pending";
 }

@@ -1,14 +1,25 @@
 // bench/experiment/experiment_expand.c — expands the validated stages, axes, seeds and excludes of an
 // experiment into runs: resolved configs, impossible-combination checks, run ids, parents.
-// Rules: experiment.h. State: experiment_internal.h (filled by experiment.c).
-#include "experiment_internal.h"
+// Rules: experiment.h. State: experiment_expand.h (exp_ctx, filled by experiment.c); exp_fail
+// (the error helper both files use) lives here.
+#include "experiment_expand.h"
 #include "../../models/posenc.h"
 #include "../../objectives/mp3.h"
 #include "../../core/common.h"
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+
+int exp_fail(exp_ctx *x, const ynode *at, const char *fmt, ...) {
+    int n = snprintf(x->err, x->errlen, "%s:%d:%d: ", x->e->path, at ? at->line : 0, at ? at->col : 0);
+    if (n < 0 || (size_t)n >= x->errlen) return -1;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(x->err + n, x->errlen - (size_t)n, fmt, ap);
+    va_end(ap);
+    return -1;
+}
 
 // "stage=<stage>\n", the identity lines of the config (config_identity_hash: non-default
 // identity keys), "parent=<id>\n".
@@ -221,20 +232,4 @@ int exp_expand(exp_ctx *x) {
                                  "or an earlier entry already skips them)");
     }
     return 0;
-}
-
-void experiment_run_path(const experiment *e, int run, const char *out_dir, char *buf, size_t len) {
-    snprintf(buf, len, "%s/%s/%s/%s", out_dir, e->name, e->runs[run].stage, e->runs[run].run_id);
-}
-
-const char *experiment_run_status(const experiment *e, int run, const char *out_dir) {
-    char base[4096], p[4200];
-    experiment_run_path(e, run, out_dir, base, sizeof base);
-    snprintf(p, sizeof p, "%s.h5", base);
-    if (access(p, F_OK) == 0) return "done";
-    snprintf(p, sizeof p, "%s.h5.partial", base);
-    if (access(p, F_OK) == 0) return "partial";
-    snprintf(p, sizeof p, "%s.ckpt", base);
-    if (access(p, F_OK) == 0) return "partial";
-    return "pending";
 }

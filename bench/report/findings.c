@@ -3,7 +3,7 @@
 // every findings.tsv below the report's directory; for each finding select the runs of
 // each side, split them by `per` (and `x`), take the means, decide; render the Markdown.
 #include "findings.h"
-#include "report.h"
+#include "stats.h"
 #include "../../core/common.h"
 #include <errno.h>
 #include <math.h>

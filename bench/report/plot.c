@@ -1,7 +1,7 @@
 // bench/report/plot.c — `posbench plot DIR`: data files from the run files and gnuplot runs of
 // plots/<kind>.gp giving PNG and SVG figures in DIR/figures/ (what is drawn: plot.h).
 #include "plot.h"
-#include "report.h"
+#include "stats.h"
 #include "../results/results_read.h"
 #include "../../core/common.h"
 #include <ctype.h>

@@ -4,6 +4,7 @@
 // The table format is specified in report.h; the grouping in results_read.h.
 #include "report.h"
 #include "findings.h"
+#include "stats.h"
 #include "../../core/common.h"
 #include <errno.h>
 #include <math.h>
@@ -49,126 +50,13 @@ static void sb_cell(sbuf *b, const char *text) {
     sb_printf(b, " |");
 }
 
-// ---- metrics ------------------------------------------------------------------------
-typedef struct {
-    char header[96];
-    double scale;
-    const char *fmt;
-    int mean_only;
-    int rank; // column order
-} metric_fmt;
-
-static metric_fmt metric_format(const char *full) {
-    metric_fmt f = {"", 1.0, "%.4g", 0, 50};
-    char name[96]; // per-size metrics "top1@40" are formatted as their base metric
-    snprintf(name, sizeof name, "%.*s", (int)strcspn(full, "@"), full);
-    snprintf(f.header, sizeof f.header, "%s", name);
-    if (strchr(full, '@')) { // a column of a per-size table: its header is the size
-        metric_fmt base = metric_format(name);
-        snprintf(base.header, sizeof base.header, "%s px", strchr(full, '@') + 1);
-        return base;
-    }
-    if (strstr(name, "top")) {
-        snprintf(f.header, sizeof f.header, "%.80s (%%)", name);
-        f.scale = 100.0, f.fmt = "%.2f";
-        f.rank = !strcmp(name, "top1") ? 0 : !strcmp(name, "top5") ? 1 : !strcmp(name, "pos_top1") ? 2 : 3;
-    } else if (!strcmp(name, "loss")) {
-        f.fmt = "%.4f", f.rank = 10;
-    } else if (!strcmp(name, "params")) {
-        snprintf(f.header, sizeof f.header, "params (M)");
-        f.scale = 1e-6, f.fmt = "%.3f", f.mean_only = 1, f.rank = 90;
-    } else if (!strcmp(name, "flops_per_step")) {
-        snprintf(f.header, sizeof f.header, "GFLOP/step");
-        f.scale = 1e-9, f.fmt = "%.3f", f.mean_only = 1, f.rank = 91;
-    } else if (!strcmp(name, "train_time_s")) {
-        snprintf(f.header, sizeof f.header, "train_time (s)");
-        f.fmt = "%.1f", f.rank = 92;
-    } else if (!strcmp(name, "images_per_s")) {
-        snprintf(f.header, sizeof f.header, "images/s");
-        f.fmt = "%.1f", f.rank = 93;
-    } else if (!strcmp(name, "step_time_ms")) {
-        snprintf(f.header, sizeof f.header, "step (ms)");
-        f.fmt = "%.1f", f.rank = 80;
-    } else if (!strcmp(name, "act_bytes")) {
-        snprintf(f.header, sizeof f.header, "activations (MiB)");
-        f.scale = 1.0 / 1048576.0, f.fmt = "%.1f", f.rank = 81;
-    } else if (!strcmp(name, "peak_mem_bytes")) {
-        snprintf(f.header, sizeof f.header, "peak_mem (MiB)");
-        f.scale = 1.0 / 1048576.0, f.fmt = "%.1f", f.rank = 94;
-    }
-    return f;
-}
-
-double report_metric_scale(const char *metric, char *header, size_t len) {
-    metric_fmt f = metric_format(metric);
-    snprintf(header, len, "%s", f.header);
-    return f.scale;
-}
-
-void report_metric_text(const char *metric, double value, char *buf, size_t len) {
-    metric_fmt f = metric_format(metric);
-    snprintf(buf, len, f.fmt, value * f.scale);
-}
-
 static int is_done(const rr_run *r) { return !strcmp(rr_run_status(r), "done"); }
-
-int report_stats(const rr_set *set, const rr_config *c, const char *metric, double *mean, double *std) {
-    int n = 0;
-    double sum = 0.0;
-    for (int i = 0; i < c->nruns; i++) {
-        const rr_run *r = &set->runs[c->runs[i]];
-        const rr_attr *a = rr_attr_get(&r->final, metric);
-        if (is_done(r) && a && a->is_num) sum += a->num, n++;
-    }
-    *mean = n ? sum / n : NAN;
-    double ss = 0.0;
-    for (int i = 0; i < c->nruns; i++) {
-        const rr_run *r = &set->runs[c->runs[i]];
-        const rr_attr *a = rr_attr_get(&r->final, metric);
-        if (is_done(r) && a && a->is_num) ss += (a->num - *mean) * (a->num - *mean);
-    }
-    *std = n > 1 ? sqrt(ss / (n - 1)) : 0.0;
-    return n;
-}
-
-long report_curve(const rr_set *set, const rr_config *c, const char *group, const char *xcol, const char *ycol,
-                  long max_points, double **xs, double **ys) {
-    const rr_column **x = xcalloc((size_t)c->nruns + 1, sizeof *x, "curve"), **y = xcalloc((size_t)c->nruns + 1, sizeof *y, "curve");
-    long len = 0, out = 0;
-    for (int i = 0; i < c->nruns; i++) {
-        const rr_run *r = &set->runs[c->runs[i]];
-        const rr_series *sr = !strcmp(group, "train") ? &r->train : &r->eval;
-        x[i] = rr_column_get(sr, xcol), y[i] = rr_column_get(sr, ycol);
-        if (!x[i] || !y[i]) x[i] = y[i] = NULL;
-        else len = x[i]->n > len ? x[i]->n : len;
-    }
-    long bin = max_points > 0 ? (len + max_points - 1) / max_points : 1;
-    *xs = xmalloc((size_t)(len / (bin ? bin : 1) + 2) * sizeof(double), "curve");
-    *ys = xmalloc((size_t)(len / (bin ? bin : 1) + 2) * sizeof(double), "curve");
-    double sx = 0, sy = 0;
-    long nb = 0;
-    for (long j = 0; j < len; j++) {
-        double mx = 0, my = 0;
-        int n = 0;
-        for (int i = 0; i < c->nruns; i++) {
-            if (!x[i] || j >= x[i]->n || j >= y[i]->n || !isfinite(x[i]->v[j]) || !isfinite(y[i]->v[j])) continue;
-            mx += x[i]->v[j], my += y[i]->v[j], n++;
-        }
-        if (n) sx += mx / n, sy += my / n, nb++;
-        if ((j + 1) % bin == 0 || j == len - 1) {
-            if (nb) (*xs)[out] = sx / nb, (*ys)[out++] = sy / nb;
-            sx = sy = 0, nb = 0;
-        }
-    }
-    free(x), free(y);
-    return out;
-}
 
 static int cmp_metric(const void *pa, const void *pb) {
     const char *a = *(const char *const *)pa, *b = *(const char *const *)pb;
     const char *sa = strchr(a, '@'), *sb = strchr(b, '@');
     if (sa && sb) return atoi(sa + 1) - atoi(sb + 1);
-    int ra = metric_format(a).rank, rb = metric_format(b).rank;
+    int ra = report_metric_format(a).rank, rb = report_metric_format(b).rank;
     return ra != rb ? ra - rb : strcmp(a, b);
 }
 
@@ -355,7 +243,7 @@ static void size_tables(sbuf *b, const rr_set *set, const rr_stage *s) {
         }
         sb_printf(b, "Stage `%s`: %s.\n\n|", s->name, per_size[k].title);
         for (int a = 0; a < s->naxes; a++) sb_cell(b, s->axes[a]);
-        for (int m = 0; m < nc; m++) sb_cell(b, metric_format(cols[m]).header);
+        for (int m = 0; m < nc; m++) sb_cell(b, report_metric_format(cols[m]).header);
         sb_printf(b, "\n|");
         for (int a = 0; a < s->naxes; a++) sb_printf(b, "---|");
         for (int m = 0; m < nc; m++) sb_printf(b, "---:|");
@@ -365,7 +253,7 @@ static void size_tables(sbuf *b, const rr_set *set, const rr_stage *s) {
             sb_printf(b, "|");
             for (int a = 0; a < s->naxes; a++) sb_cell(b, c->values[a]);
             for (int m = 0; m < nc; m++) {
-                metric_fmt f = metric_format(cols[m]);
+                metric_fmt f = report_metric_format(cols[m]);
                 double mean, std;
                 int n = report_stats(set, c, cols[m], &mean, &std);
                 char cell[160];
@@ -414,7 +302,7 @@ static void stage_table(sbuf *b, const rr_set *set, const rr_stage *s, ref_table
     for (int a = 0; a < s->naxes; a++) sb_cell(b, s->axes[a]);
     sb_printf(b, " n |");
     for (int m = 0; m < nm; m++) {
-        metric_fmt f = metric_format(metrics[m]);
+        metric_fmt f = report_metric_format(metrics[m]);
         sb_cell(b, f.header);
         if (has_ref[m]) sb_printf(b, " paper %s |", metrics[m]);
     }
@@ -433,7 +321,7 @@ static void stage_table(sbuf *b, const rr_set *set, const rr_stage *s, ref_table
         for (int i = 0; i < c->nruns; i++) ndone_c += is_done(&set->runs[c->runs[i]]);
         sb_printf(b, " %d |", ndone_c);
         for (int m = 0; m < nm; m++) {
-            metric_fmt f = metric_format(metrics[m]);
+            metric_fmt f = report_metric_format(metrics[m]);
             double mean, std;
             int n = report_stats(set, c, metrics[m], &mean, &std);
             char cell[160];

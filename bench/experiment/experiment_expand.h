@@ -1,7 +1,9 @@
-// bench/experiment/experiment_internal.h — state shared by experiment.c (reading and validating the
-// YAML) and experiment_expand.c (expanding stages into runs); private to those two files.
+// bench/experiment/experiment_expand.h — the interface of experiment_expand.c: the state
+// experiment.c fills while reading and validating the YAML (exp_ctx), the expansion of the
+// stages into runs, and the "file:line:col: message" error helper both use. Private to
+// those two files (everyone else includes experiment.h).
 #pragma once
-#include "experiment.h"
+#include "experiment_types.h"
 
 #define NKEYS ((int)(sizeof(((config *)0)->num) / sizeof(double))) // slots per config
 #define MAX_EXCL_CONDS 64
