@@ -1,7 +1,8 @@
-// bench/report/findings.c — findings.tsv read back and its claims checked against a results set
-// (rules and output in findings.h; the file format in exp_tables.h). Order of work: read
-// every findings.tsv below the report's directory; for each finding select the runs of
-// each side, split them by `per` (and `x`), take the means, decide; render the Markdown.
+// bench/report/findings.c — a paper's claims (finding structs, bench/experiment/findings_spec.h)
+// checked against a results set (rules and output in findings.h). Order of work: read the
+// findings of every experiment.yaml kept below the report's directory; for each finding
+// select the runs of each side, split them by `per` (and `x`), take the means, decide;
+// render the Markdown.
 #include "findings.h"
 #include "stats.h"
 #include "../../core/common.h"
@@ -9,229 +10,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-const finding_kind_info finding_kinds[] = {
-    {"greater", 1, 0, 0, "mean of a > mean of b"},
-    {"at_least", 0, 1, 0, "mean of a >= value"},
-    {"at_most", 0, 1, 0, "mean of a <= value"},
-    {"peak_inside", 0, 0, 1, "the highest mean over x is neither at the first nor at the last x value"},
-    {"increasing", 0, 0, 1, "means strictly increase along x"},
-    {"decreasing", 0, 0, 1, "means strictly decrease along x"},
-};
-const int finding_kind_count = (int)(sizeof finding_kinds / sizeof finding_kinds[0]);
-enum { K_GREATER, K_AT_LEAST, K_AT_MOST, K_PEAK_INSIDE, K_INCREASING, K_DECREASING }; // finding_kinds order
-enum { NFIELDS = 12 };
-
-int finding_kind_index(const char *name) {
-    for (int k = 0; k < finding_kind_count; k++)
-        if (!strcmp(finding_kinds[k].name, name)) return k;
-    return -1;
-}
-
-// ---- the file format ----------------------------------------------------------------
-int findings_write_escaped(FILE *f, const char *text, int in_match) {
-    for (const char *p = text; *p; p++) {
-        int rc;
-        if (*p == '\\') rc = fputs("\\\\", f);
-        else if (*p == '\t') rc = fputs("\\t", f);
-        else if (*p == '\n') rc = fputs("\\n", f);
-        else if (*p == '\r') rc = fputs("\\r", f);
-        else if (in_match && (*p == ',' || *p == '=')) rc = fprintf(f, "\\%c", *p);
-        else rc = fputc(*p, f);
-        if (rc < 0) return -1;
-    }
-    return 0;
-}
-
-// Decodes one escaped field in place. Returns 0, or -1 on a backslash at the end.
-static int unescape(char *s) {
-    char *out = s;
-    for (char *p = s; *p; p++) {
-        if (*p != '\\') {
-            *out++ = *p;
-            continue;
-        }
-        p++;
-        if (!*p) return -1;
-        *out++ = *p == 't' ? '\t' : *p == 'n' ? '\n' : *p == 'r' ? '\r' : *p;
-    }
-    *out = '\0';
-    return 0;
-}
-
-// Splits an escaped match field "k=v,k=v" into pairs (each part then unescaped).
-// Returns 0, or -1 with a message in err.
-static int parse_match(const char *field, finding_sel *sel, char *err, size_t errlen) {
-    char *copy = xstrdup(field, "findings match");
-    char *start = copy;
-    for (char *p = copy;; p++) {
-        if (*p == '\\' && p[1]) {
-            p++;
-            continue;
-        }
-        if (*p != ',' && *p != '\0') continue;
-        int last = *p == '\0';
-        *p = '\0';
-        if (*start || !last || sel->nmatch) { // "" is an empty match; "a=1," has an empty pair
-            char *eq = start;
-            while (*eq && *eq != '=') eq += eq[0] == '\\' && eq[1] ? 2 : 1;
-            if (*eq != '=' || eq == start) {
-                snprintf(err, errlen, "match pair '%s' is not key=value", start);
-                free(copy);
-                return -1;
-            }
-            *eq = '\0';
-            char *key = start, *value = eq + 1;
-            if (unescape(key) || unescape(value)) {
-                snprintf(err, errlen, "match pair ends in a lone backslash");
-                free(copy);
-                return -1;
-            }
-            finding_pair *m = realloc(sel->match, (size_t)(sel->nmatch + 1) * sizeof *m);
-            if (!m) die_fail("out of memory reading findings");
-            sel->match = m;
-            m[sel->nmatch].key = xstrdup(key, "findings match");
-            m[sel->nmatch++].value = xstrdup(value, "findings match");
-        }
-        if (last) break;
-        start = p + 1;
-    }
-    free(copy);
-    return 0;
-}
-
-static void free_sel(finding_sel *s) {
-    for (int i = 0; i < s->nmatch; i++) free(s->match[i].key), free(s->match[i].value);
-    free(s->match), free(s->stage), free(s->metric);
-}
-
-static void free_finding(finding *f) {
-    free(f->claim), free(f->paper), free(f->x), free(f->per);
-    free_sel(&f->a), free_sel(&f->b);
-}
-
-void findings_free(findings_file *f) {
-    for (int i = 0; i < f->n; i++) free_finding(&f->items[i]);
-    free(f->items), free(f->path), free(f->experiment);
-    memset(f, 0, sizeof *f);
-}
-
-static char *opt_dup(const char *s) { return s[0] ? xstrdup(s, "findings") : NULL; }
-
-// Splits a line at its tabs into at most max fields (strsep keeps empty ones). Returns the
-// number of fields the line has (more than max when it has too many; field is then partial).
-static int split_tabs(char *line, char **field, int max) {
-    int total = 1;
-    for (const char *c = line; *c; c++) total += *c == '\t';
-    if (total > max) return total;
-    char *p = line;
-    for (int n = 0; n < total; n++) field[n] = strsep(&p, "\t");
-    return total;
-}
-
-// One finding line (fields unescaped here) into f. 0, or -1 with a message in err.
-static int parse_finding(char **field, finding *f, char *err, size_t errlen) {
-    for (int i = 0; i < NFIELDS; i++)
-        if (i != 4 && i != 7 && unescape(field[i])) { // the match fields are split first
-            snprintf(err, errlen, "field %d ends in a lone backslash", i + 1);
-            return -1;
-        }
-    f->kind = finding_kind_index(field[0]);
-    if (f->kind < 0) {
-        snprintf(err, errlen, "unknown kind '%s'", field[0]);
-        return -1;
-    }
-    const finding_kind_info *k = &finding_kinds[f->kind];
-    if (!field[1][0] || !field[3][0] || !field[5][0]) {
-        snprintf(err, errlen, "claim, a.stage and a.metric must not be empty");
-        return -1;
-    }
-    if (k->needs_b && (!field[6][0] || !field[8][0])) {
-        snprintf(err, errlen, "kind %s needs b.stage and b.metric", k->name);
-        return -1;
-    }
-    char *end;
-    f->value = strtod(field[9], &end);
-    if (k->needs_value && (!field[9][0] || *end || !isfinite(f->value))) {
-        snprintf(err, errlen, "kind %s needs a number in the value field, got '%s'", k->name, field[9]);
-        return -1;
-    }
-    if (k->needs_x && !field[10][0]) {
-        snprintf(err, errlen, "kind %s needs x", k->name);
-        return -1;
-    }
-    f->claim = xstrdup(field[1], "findings"), f->paper = xstrdup(field[2], "findings");
-    f->a.stage = xstrdup(field[3], "findings"), f->a.metric = xstrdup(field[5], "findings");
-    if (parse_match(field[4], &f->a, err, errlen)) return -1;
-    if (k->needs_b) {
-        f->b.stage = xstrdup(field[6], "findings"), f->b.metric = xstrdup(field[8], "findings");
-        if (parse_match(field[7], &f->b, err, errlen)) return -1;
-    }
-    f->x = k->needs_x ? opt_dup(field[10]) : NULL;
-    f->per = opt_dup(field[11]);
-    return 0;
-}
-
-// Handles one non-comment line: the experiment header first, then findings.
-static int read_line(char *line, int lineno, findings_file *out, int *cap, char *err, size_t errlen) {
-    char *field[NFIELDS], msg[512];
-    int nf = split_tabs(line, field, NFIELDS);
-    if (!out->experiment) {
-        if (nf != 2 || strcmp(field[0], "experiment") || !field[1][0]) {
-            snprintf(err, errlen, "%s:%d: expected 'experiment<TAB>NAME' before the findings", out->path, lineno);
-            return -1;
-        }
-        out->experiment = xstrdup(field[1], "findings");
-        return 0;
-    }
-    if (nf != NFIELDS) {
-        snprintf(err, errlen,
-                 "%s:%d: expected %d tab-separated fields (kind, claim, paper, a.stage, a.match, a.metric, b.stage, b.match, "
-                 "b.metric, value, x, per), found %d",
-                 out->path, lineno, NFIELDS, nf);
-        return -1;
-    }
-    if (out->n == *cap) {
-        *cap = *cap ? 2 * *cap : 8;
-        finding *g = realloc(out->items, (size_t)*cap * sizeof *g);
-        if (!g) die_fail("out of memory reading %s", out->path);
-        out->items = g;
-    }
-    finding *f = &out->items[out->n++];
-    memset(f, 0, sizeof *f);
-    f->line = lineno;
-    if (parse_finding(field, f, msg, sizeof msg) != 0) {
-        snprintf(err, errlen, "%s:%d: %s", out->path, lineno, msg);
-        return -1;
-    }
-    return 0;
-}
-
-int findings_read(const char *path, findings_file *out, char *err, size_t errlen) {
-    memset(out, 0, sizeof *out);
-    out->path = xstrdup(path, "path");
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
-        findings_free(out);
-        return -1;
-    }
-    char *line = NULL;
-    size_t len = 0;
-    int lineno = 0, cap = 0, rc = 0;
-    while (rc == 0 && getline(&line, &len, f) >= 0) {
-        lineno++;
-        line[strcspn(line, "\r\n")] = '\0';
-        if (line[0] == '\0' || line[0] == '#') continue;
-        rc = read_line(line, lineno, out, &cap, err, errlen);
-    }
-    if (rc == 0 && ferror(f)) snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno)), rc = -1;
-    if (rc == 0 && !out->experiment) snprintf(err, errlen, "%s:%d: no 'experiment<TAB>NAME' line", path, lineno), rc = -1;
-    free(line);
-    fclose(f);
-    if (rc != 0) findings_free(out);
-    return rc;
-}
 
 // ---- selecting runs -----------------------------------------------------------------
 // The /config value of key for a run of `stage` ("—" when absent); "<stage>.key" falls
@@ -368,7 +146,7 @@ static verdict check_level(const rr_set *set, const finding *f, const run_list *
     int ok_a = side_mean(set, a, f->a.metric, who, &ma, why, sizeof why);
     if (!ok_a) set_unmeasured(&v, why);
     metric_text(f->a.metric, ma, ta, sizeof ta);
-    if (f->kind == K_GREATER) {
+    if (f->kind == FINDING_GREATER) {
         describe_runs(&f->b, f->per, per_value, who, sizeof who);
         int ok_b = side_mean(set, b, f->b.metric, who, &mb, why, sizeof why);
         if (!ok_b && ok_a) set_unmeasured(&v, why);
@@ -378,7 +156,7 @@ static verdict check_level(const rr_set *set, const finding *f, const run_list *
         return v;
     }
     cat(ours, len, "%s", ta);
-    if (v.v == FINDING_HOLDS && !(f->kind == K_AT_LEAST ? ma >= f->value : ma <= f->value)) v.v = FINDING_FAILS;
+    if (v.v == FINDING_HOLDS && !(f->kind == FINDING_AT_LEAST ? ma >= f->value : ma <= f->value)) v.v = FINDING_FAILS;
     return v;
 }
 
@@ -411,7 +189,7 @@ static verdict check_trend(const rr_set *set, const finding *f, const run_list *
         metric_text(f->a.metric, mk, t, sizeof t);
         snprintf(ours + strlen(ours), len - strlen(ours), "%s%s: %s", k ? ", " : "", g.items[k].label, t);
     }
-    int need = f->kind == K_PEAK_INSIDE ? 3 : 2;
+    int need = f->kind == FINDING_PEAK_INSIDE ? 3 : 2;
     if (v.v == FINDING_HOLDS && np < need) {
         snprintf(why, sizeof why, "%d value%s of %s with a mean among the runs of %s, need %d", np, np == 1 ? "" : "s", f->x,
                  who, need);
@@ -419,12 +197,12 @@ static verdict check_trend(const rr_set *set, const finding *f, const run_list *
     }
     if (v.v == FINDING_HOLDS) {
         int holds = 1;
-        if (f->kind == K_PEAK_INSIDE) {
+        if (f->kind == FINDING_PEAK_INSIDE) {
             double inside = -INFINITY;
             for (int k = 1; k < np - 1; k++) inside = fmax(inside, means[k]);
             holds = inside > means[0] && inside > means[np - 1];
         } else {
-            for (int k = 1; k < np; k++) holds &= f->kind == K_INCREASING ? means[k] > means[k - 1] : means[k] < means[k - 1];
+            for (int k = 1; k < np; k++) holds &= f->kind == FINDING_INCREASING ? means[k] > means[k - 1] : means[k] < means[k - 1];
         }
         if (!holds) v.v = FINDING_FAILS;
     }
@@ -467,7 +245,7 @@ static void list_unpaired(const run_groups *from, const run_groups *other, const
 static verdict check_per(const rr_set *set, const finding *f, const run_list *a, const run_list *b, char *ours, size_t len) {
     verdict all = {FINDING_HOLDS, ""};
     run_groups ga = split_runs(set, a, f->per, f->a.stage), gb = {0};
-    int two = f->kind == K_GREATER;
+    int two = f->kind == FINDING_GREATER;
     if (two) gb = split_runs(set, b, f->per, f->b.stage);
     const char *absent = ga.key_absent ? f->a.stage : gb.key_absent ? f->b.stage : NULL;
     if (absent) {
@@ -502,15 +280,15 @@ finding_verdict findings_eval(const rr_set *set, const char *experiment, const f
                               char *why, size_t why_len) {
     ours[0] = '\0';
     run_list a = select_runs(set, experiment, &f->a), b = {0};
-    if (f->kind == K_GREATER) b = select_runs(set, experiment, &f->b);
+    if (f->kind == FINDING_GREATER) b = select_runs(set, experiment, &f->b);
     verdict v;
-    if (f->per && a.n > 0 && (f->kind != K_GREATER || b.n > 0)) v = check_per(set, f, &a, &b, ours, ours_len);
+    if (f->per && a.n > 0 && (f->kind != FINDING_GREATER || b.n > 0)) v = check_per(set, f, &a, &b, ours, ours_len);
     else if (finding_kinds[f->kind].needs_x) v = check_trend(set, f, &a, NULL, ours, ours_len);
     else v = check_level(set, f, &a, &b, NULL, ours, ours_len);
-    if (f->kind == K_AT_LEAST || f->kind == K_AT_MOST) {
+    if (f->kind == FINDING_AT_LEAST || f->kind == FINDING_AT_MOST) {
         char t[64];
         metric_text(f->a.metric, f->value, t, sizeof t);
-        snprintf(ours + strlen(ours), ours_len - strlen(ours), " (claim %s %s)", f->kind == K_AT_LEAST ? "≥" : "≤", t);
+        snprintf(ours + strlen(ours), ours_len - strlen(ours), " (claim %s %s)", f->kind == FINDING_AT_LEAST ? "≥" : "≤", t);
     }
     snprintf(why, why_len, "%s", v.v == FINDING_NOT_MEASURED ? v.why : "");
     free(a.runs), free(b.runs);
@@ -528,13 +306,13 @@ static void md_cell(FILE *f, const char *text) {
     fputs(" |", f);
 }
 
-static void render_file(FILE *md, const rr_set *set, const findings_file *ff) {
-    if (ff->n == 0) return;
-    fprintf(md, "## Findings (experiment `%s`)\n\n| claim | ours | paper | verdict |\n|---|---|---|---|\n", ff->experiment);
-    for (int i = 0; i < ff->n; i++) {
-        const finding *f = &ff->items[i];
+static void render_list(FILE *md, const rr_set *set, const findings_list *fl) {
+    if (fl->n == 0) return;
+    fprintf(md, "## Findings (experiment `%s`)\n\n| claim | ours | paper | verdict |\n|---|---|---|---|\n", fl->experiment);
+    for (int i = 0; i < fl->n; i++) {
+        const finding *f = &fl->items[i];
         char ours[4096], why[1024], verdict_text[1100];
-        finding_verdict v = findings_eval(set, ff->experiment, f, ours, sizeof ours, why, sizeof why);
+        finding_verdict v = findings_eval(set, fl->experiment, f, ours, sizeof ours, why, sizeof why);
         if (v == FINDING_HOLDS) snprintf(verdict_text, sizeof verdict_text, "holds");
         else if (v == FINDING_FAILS) snprintf(verdict_text, sizeof verdict_text, "does not hold");
         else snprintf(verdict_text, sizeof verdict_text, "not measured (%s)", why);
@@ -549,15 +327,15 @@ int findings_report(const rr_set *set, const char *dir, char **md, char *err, si
     *md = NULL;
     struct { char **paths; int n; } pl = {0};
     char scan_err[1024];
-    if (rr_find_files(dir, "findings.tsv", &pl.paths, &pl.n, scan_err, sizeof scan_err) < 0) pl.n = 0; // rr_scan read dir already
+    if (rr_find_files(dir, "experiment.yaml", &pl.paths, &pl.n, scan_err, sizeof scan_err) < 0) pl.n = 0; // rr_scan read dir already
     size_t mdlen = 0;
     FILE *out = open_memstream(md, &mdlen);
     if (!out) die_fail("report: cannot open a memory stream: %s", strerror(errno));
     int rc = 0;
     for (int i = 0; i < pl.n && rc == 0; i++) {
-        findings_file ff;
-        rc = findings_read(pl.paths[i], &ff, err, errlen);
-        if (rc == 0) render_file(out, set, &ff), findings_free(&ff);
+        findings_list fl;
+        rc = findings_load(pl.paths[i], &fl, err, errlen);
+        if (rc == 0) render_list(out, set, &fl), findings_list_free(&fl);
     }
     for (int i = 0; i < pl.n; i++) free(pl.paths[i]);
     free(pl.paths);

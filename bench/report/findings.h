@@ -1,7 +1,8 @@
 // bench/report/findings.h — a paper's claims checked against our measured results.
-// An experiment's `findings:` list (README "Experiments"; checked and written by
-// bench/experiment/exp_tables.c as <results>/<experiment>/findings.tsv, format in bench/experiment/exp_tables.h)
-// is read back here by `posbench report DIR` and evaluated against the run files below DIR.
+// An experiment's `findings:` list (README "Experiments"; parsed into finding structs by
+// bench/experiment/findings_spec.h) is read by `posbench report DIR` from the copy of the
+// experiment file that `posbench run` keeps as <results>/<experiment>/experiment.yaml, and
+// evaluated against the run files below DIR.
 //
 // Selecting runs (one side, `a` or `b`): the runs of stage `stage` of the file's experiment
 // (root attrs `experiment` and `stage`, as bench/results/results_read.h groups them) whose /config
@@ -26,7 +27,8 @@
 // "not measured (why)": a side selects no runs, none of them `done`, no done run with the
 // metric, the key of `per`/`x` absent from every selected run, no `per` value common to a
 // and b, or fewer x values with a mean than the kind needs.
-// Output: one section per findings.tsv (files in path order), appended to the report:
+// Output: one section per experiment.yaml with findings (files in path order), appended to
+// the report:
 //   ## Findings (experiment `NAME`)
 //
 //   | claim | ours | paper | verdict |
@@ -39,62 +41,17 @@
 // then for greater "; unpaired: relbias (only in b)" when a value is on one side only; "—"
 // for a side without a mean, or when the `per`/`x` key is absent.
 #pragma once
+#include "../experiment/findings_spec.h"
 #include "../results/results_read.h"
-#include <stdio.h>
-
-typedef struct {
-    const char *name;
-    int needs_b, needs_value, needs_x; // which of b, value, x the kind uses (each required then)
-    const char *meaning;
-} finding_kind_info;
-
-extern const finding_kind_info finding_kinds[];
-extern const int finding_kind_count;
-int finding_kind_index(const char *name); // -1 when unknown
-
-typedef struct {
-    char *key, *value;
-} finding_pair;
-
-typedef struct {
-    char *stage;         // NULL for an unused side (b of a one-sided kind)
-    int nmatch;
-    finding_pair *match; // /config key = value, all must hold
-    char *metric;        // a /final attribute name
-} finding_sel;
-
-typedef struct {
-    int kind;           // index into finding_kinds
-    char *claim, *paper; // paper "" when absent
-    finding_sel a, b;
-    double value;       // at_least / at_most
-    char *x, *per;      // NULL when absent
-    int line;           // in the file
-} finding;
-
-typedef struct {
-    char *path;
-    char *experiment;
-    int n;
-    finding *items;
-} findings_file;
-
-// Writes text as one findings.tsv field: backslash, tab, newline and carriage return become
-// \\ \t \n \r; with in_match also ',' and '=' become \, and \= (match pairs are split on the
-// bare ones). Returns 0, or -1 when the write failed.
-int findings_write_escaped(FILE *f, const char *text, int in_match);
-
-// Reads one findings.tsv. 0 ok; -1 with "path:line: message" (or "path: cannot read: why").
-int findings_read(const char *path, findings_file *out, char *err, size_t errlen);
-void findings_free(findings_file *f);
+#include <stddef.h>
 
 // The verdict and `ours` cell of finding f of experiment `experiment` over the runs of set.
 typedef enum { FINDING_HOLDS, FINDING_FAILS, FINDING_NOT_MEASURED } finding_verdict;
 finding_verdict findings_eval(const rr_set *set, const char *experiment, const finding *f, char *ours, size_t ours_len,
                               char *why, size_t why_len);
 
-// Reads every findings.tsv below dir (recursively, in path order; symlinks and dot entries
-// not followed, unreadable subdirectories skipped) and renders their sections as Markdown
-// into *md (malloc'd, "" when there is none; free it). 0 ok; -1 with "path:line: message"
-// in err for a malformed file (*md is then NULL).
+// Reads the findings of every experiment.yaml below dir (recursively, in path order;
+// symlinks and dot entries not followed, unreadable subdirectories skipped) and renders their
+// sections as Markdown into *md (malloc'd, "" when there is none; free it). 0 ok; -1 with
+// "path:line:col: message" in err for a malformed file (*md is then NULL).
 int findings_report(const rr_set *set, const char *dir, char **md, char *err, size_t errlen);

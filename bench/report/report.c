@@ -371,9 +371,9 @@ void report_help(void) {
            "finished `done`, and a status column when some run did not. The same text is written to\n"
            "DIR/REPORT.md. Numbers from DIR/<experiment>/reference.tsv, else DIR/reference.tsv (lines: stage, key=value[,key=value],\n"
            "metric, value, source; tab-separated) are printed in `paper <metric>` columns. Every\n"
-           "findings.tsv below DIR (an experiment's `findings:`, written by posbench run) adds a\n"
-           "Findings section: each claim, our numbers, the paper's, and holds / does not hold /\n"
-           "not measured.\n"
+           "experiment.yaml below DIR (the experiment file, copied there by posbench run) with\n"
+           "`findings:` adds a Findings section: each claim, our numbers, the paper's, and holds /\n"
+           "does not hold / not measured.\n"
            "Exit status: 0 ok, 1 REPORT.md could not be written, 2 bad input.\n");
 }
 

@@ -28,10 +28,11 @@
 // dropped), values compare numerically when both are numbers; "" or "*" matches every
 // row. The value is printed verbatim (the paper's units) in `paper <metric>`; the sources
 // are listed under the table; lines matching no row are reported on stderr.
-// Findings: after the stage tables (before the list of unreadable files), one section per findings.tsv below DIR (a paper's claims
-// with our numbers and a verdict: bench/report/findings.h).
+// Findings: after the stage tables (before the list of unreadable files), one section per
+// experiment.yaml below DIR that has findings (a paper's claims with our numbers and a
+// verdict: bench/report/findings.h).
 // Exit status: 0 ok; 2 bad input (no DIR, DIR not a directory, no *.h5 under it, malformed
-// reference.tsv or findings.tsv); 1 when REPORT.md cannot be written.
+// reference.tsv or findings in an experiment.yaml); 1 when REPORT.md cannot be written.
 #pragma once
 #include "../results/results_read.h"
 
