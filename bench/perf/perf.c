@@ -2,6 +2,7 @@
 // fraction of OpenBLAS sgemm measured in this process, peak memory, and the ratio to the
 // identical step in PyTorch (bench/perf/torch_cpu_step.py) run right after ours.
 #include "perf.h"
+#include "../run/estimate.h"
 #include "../../core/common.h"
 #include "../../core/optimizer.h"
 #include "../../core/rng.h"
@@ -38,25 +39,6 @@ void perf_help(void) {
         printf("  %-22s d=%d L=%d H=%d patch %d, %dx%d px x%d, batch %d\n", p->name, p->model.dim, p->model.depth,
                p->model.heads, p->model.patch, p->model.image_size, p->model.image_size, p->model.channels, p->batch);
     }
-}
-
-// GFLOP/s of C (M, N) = A (M, K) · B (K, N), median of a few calls.
-double perf_sgemm_gflops(int M, int N, int K) {
-    float *a = xmalloc_aligned((size_t)M * K * sizeof(float), "sgemm A");
-    float *b = xmalloc_aligned((size_t)K * N * sizeof(float), "sgemm B");
-    float *c = xmalloc_aligned((size_t)M * N * sizeof(float), "sgemm C");
-    for (size_t i = 0; i < (size_t)M * K; i++) a[i] = (float)(i % 7) * 0.1f;
-    for (size_t i = 0; i < (size_t)K * N; i++) b[i] = (float)(i % 5) * 0.1f;
-    double t[7];
-    for (int r = 0; r < 8; r++) {
-        double t0 = now_seconds();
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, a, K, b, N, 0.0f, c, N);
-        if (r > 0) t[r - 1] = now_seconds() - t0; // first call warms up
-    }
-    free(a);
-    free(b);
-    free(c);
-    return 2.0 * M * N * K / median_double(t, 7) / 1e9;
 }
 
 // Median step time in seconds of the posbench training step for config p.
@@ -140,7 +122,7 @@ static double time_torch_step(const perf_config *p, int iters, char *why, size_t
 
 int perf_run(const perf_options *opt) {
     int threads = posbench_threads();
-    double peak = perf_sgemm_gflops(2048, 2048, 2048);
+    double peak = estimate_sgemm_gflops(2048, 2048, 2048);
     printf("posbench bench: cpu backend, %d threads, %d timed steps per config (median)\n", threads, opt->iters);
     printf("OpenBLAS sgemm 2048x2048x2048: %.1f GFLOP/s (the ceiling used below)\n\n", peak);
     printf("%-22s %9s %8s %9s %8s %10s %10s %8s %9s\n", "config", "step ms", "img/s", "GFLOP/s", "of sgemm",

@@ -9,6 +9,4 @@ typedef struct {
 } perf_options;
 
 int perf_run(const perf_options *opt);
-// GFLOP/s of one OpenBLAS sgemm C (M, N) = A (M, K) · B (K, N) in this process (median of 7).
-double perf_sgemm_gflops(int M, int N, int K);
 void perf_help(void);
