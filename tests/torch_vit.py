@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""PyTorch twin of posbench's C ViT (used by tests/torch_oracle.py and bench/perf/torch_cpu_step.py).
+"""PyTorch twin of posbench's C ViT: the model of the test oracle (tests/torch_oracle.py);
+bench/perf/torch_cpu_step.py times its training step for `posbench bench`.
 
 Parameter names match posbench's tensorfile names 1:1 (`param.<name>` <-> model.state_dict()[name]),
 with identical shapes:
