@@ -1,6 +1,6 @@
 # plots/curves.gp — training curves (loss vs step, accuracy vs epoch), one line per
 # configuration, each the mean over its seeds (posbench plot).
-# Variables (set with gnuplot -e by bench/plot.c):
+# Variables (set with gnuplot -e by bench/report/plot.c):
 #   term        'png' or 'svg' (the script is loaded once for each)   out  output file
 #   datafile    blocks separated by two blank lines, one per configuration; columns: x  y
 #   title       figure title               xlabel, ylabel  axis labels

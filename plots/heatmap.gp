@@ -1,6 +1,6 @@
 # plots/heatmap.gp — a grid of attention maps, one panel per layer (row) and head (column),
 # every panel on one shared colour range (posbench plot).
-# Variables (set with gnuplot -e by bench/plot.c):
+# Variables (set with gnuplot -e by bench/report/plot.c):
 #   term        'png' or 'svg' (the script is loaded once for each)   out  output file
 #   width, height  figure size in pixels
 #   datafile    blocks separated by two blank lines, block k = layer*cols + head; each block

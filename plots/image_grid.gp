@@ -1,6 +1,6 @@
 # plots/image_grid.gp — a grid of sample images (e.g. original / context / reassembled),
 # one row per kind of image (posbench plot).
-# Variables (set with gnuplot -e by bench/plot.c):
+# Variables (set with gnuplot -e by bench/report/plot.c):
 #   term        'png' or 'svg' (the script is loaded once for each)   out  output file
 #   width, height  figure size in pixels
 #   datafile    one RGB image "x y r g b" (0..255), the whole grid with white gaps

@@ -1,6 +1,6 @@
 # plots/metric_vs_axis.gp — a final metric against one axis of a sweep, mean ± std over
 # seeds as error bars, one line per assignment of the other axes (posbench plot).
-# Variables (set with gnuplot -e by bench/plot.c):
+# Variables (set with gnuplot -e by bench/report/plot.c):
 #   term        'png' or 'svg' (the script is loaded once for each)   out  output file
 #   datafile    blocks separated by two blank lines, one per line of the plot; columns:
 #               x  mean  std  n  "x label"

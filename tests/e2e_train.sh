@@ -119,7 +119,7 @@ bad "batch larger than the data" "train.batch=1024 is larger than the training s
 bad "device cuda refused (trainer runs on the CPU backend)" "--device cuda" --device cuda
 
 $PB train --help > "$T/help.out" 2>&1; rc=$?
-missing=$(for k in $(sed -n 's/^ *{"\([a-z0-9_]*\.[a-z0-9_]*\)".*/\1/p' bench/config.c); do grep -q "^  $k " "$T/help.out" || echo "$k"; done)
+missing=$(for k in $(sed -n 's/^ *{"\([a-z0-9_]*\.[a-z0-9_]*\)".*/\1/p' bench/experiment/config.c); do grep -q "^  $k " "$T/help.out" || echo "$k"; done)
 [ $rc -eq 0 ] && [ -z "$missing" ]
 check "train --help lists every key with its default" $? "${missing:-all $(grep -c '^  [a-z0-9_]*\.[a-z0-9_]* ' "$T/help.out") keys listed}"
 

@@ -6,15 +6,15 @@
 // (changed values, changed parents), the documented run-id formula, and list's status.
 // findings: fixtures in tests/experiments/findings/ load (the list is checked at run time):
 // each bad_*.yaml gives its "# expect:" message from exp_tables_write and exit 2 with the same
-// message from `posbench run --dry-run`, which creates nothing; good_findings.yaml is
-// written to findings.tsv (exact escaped line) and read back field by field with
-// findings_read; an experiment without findings removes a stale findings.tsv.
+// message from `posbench run --dry-run`, which creates nothing; good_findings.yaml is parsed
+// field by field (findings_parse), copied byte for byte to DIR/experiment.yaml by
+// exp_tables_write, and read back from the copy field by field (findings_load).
 // Runs from the repository root (fixtures in tests/experiments/).
 #include "testing.h"
-#include "../bench/exp_tables.h"
-#include "../bench/experiment.h"
-#include "../bench/findings.h"
-#include "../bench/runner.h"
+#include "../bench/experiment/exp_tables.h"
+#include "../bench/experiment/experiment.h"
+#include "../bench/experiment/findings_spec.h"
+#include "../bench/run/runner.h"
 #include "../core/common.h"
 #include <dirent.h>
 #include <fcntl.h>
@@ -171,33 +171,10 @@ static void test_bad_findings(void) {
     rmdir(out_dir);
 }
 
-static void test_good_findings(void) {
-    char err[4096], dir[] = "/tmp/posbench-test-findings.XXXXXX", tsv[100], text[8192];
-    if (!mkdtemp(dir)) {
-        test_fail("findings.tsv", "mkdtemp failed");
-        return;
-    }
-    snprintf(tsv, sizeof tsv, "%s/findings.tsv", dir);
-    if (experiment_load(&E, FINDINGS "/good_findings.yaml", NULL, err, sizeof err) != 0 || exp_tables_write(&E, dir, err, sizeof err) != 0) {
-        test_fail("findings: good_findings.yaml checked and written", "%s", err);
-        experiment_free(&E);
-        return;
-    }
-    experiment_free(&E);
-    slurp(tsv, text, sizeof text);
-    const char *line0 = "\ngreater\tfinetuning with a PE beats finetuning without\tTable 3:\\t84.0 vs 73.4 | abs vs none\\n(3 seeds)\t"
-                        "finetune\tfinetune.pe.kind=abs\ttop1\tfinetune\tpe.kind=none,data.path=/data/a\\,b\\=c\\\\d\ttop1\t\t\t"
-                        "pretrain.train.lr\n";
-    test_check("findings.tsv: header and the exact escaped line", strstr(text, "\nexperiment\tfindings-test\n") && strstr(text, line0),
-               "%.*s", (int)strcspn(strstr(text, "\ngreater") ? strstr(text, "\ngreater") + 1 : text, "\n"),
-               strstr(text, "\ngreater") ? strstr(text, "\ngreater") + 1 : text);
-    findings_file ff;
-    if (findings_read(tsv, &ff, err, sizeof err) != 0) {
-        test_fail("findings.tsv read back", "%s", err);
-        return;
-    }
-    const finding *f = ff.items;
-    int ok = ff.n == 6 && !strcmp(ff.experiment, "findings-test");
+// good_findings.yaml's six findings, field by field (escapes in the YAML undone).
+static int good_fields(const findings_list *fl) {
+    const finding *f = fl->items;
+    int ok = fl->n == 6 && !strcmp(fl->experiment, "findings-test");
     ok = ok && f[0].kind == finding_kind_index("greater") && !strcmp(f[0].claim, "finetuning with a PE beats finetuning without") &&
          !strcmp(f[0].paper, "Table 3:\t84.0 vs 73.4 | abs vs none\n(3 seeds)") && !strcmp(f[0].a.stage, "finetune") &&
          f[0].a.nmatch == 1 && !strcmp(f[0].a.match[0].key, "finetune.pe.kind") && !strcmp(f[0].a.match[0].value, "abs") &&
@@ -208,12 +185,33 @@ static void test_good_findings(void) {
     ok = ok && f[3].kind == finding_kind_index("peak_inside") && !strcmp(f[3].x, "pretrain.train.lr") && !strcmp(f[3].per, "pe.kind") &&
          f[4].kind == finding_kind_index("increasing") && !strcmp(f[4].x, "train.lr") && f[5].kind == finding_kind_index("decreasing") &&
          !strcmp(f[5].a.metric, "train_time_s");
-    test_check("findings.tsv read back: every field, escapes undone", ok, "%d findings of %s", ff.n, ff.experiment);
-    findings_free(&ff);
-    int stale = experiment_load(&E, FIXTURES "/good_stages.yaml", NULL, err, sizeof err) == 0 && exp_tables_write(&E, dir, err, sizeof err) == 0;
+    return ok;
+}
+
+static void test_good_findings(void) {
+    char err[4096], dir[] = "/tmp/posbench-test-findings.XXXXXX", copy[100], text[8192], orig[8192];
+    if (!mkdtemp(dir)) {
+        test_fail("findings", "mkdtemp failed");
+        return;
+    }
+    snprintf(copy, sizeof copy, "%s/experiment.yaml", dir);
+    findings_list fl = {0};
+    if (experiment_load(&E, FINDINGS "/good_findings.yaml", NULL, err, sizeof err) != 0 || exp_tables_write(&E, dir, err, sizeof err) != 0 ||
+        findings_parse(&E, &fl, err, sizeof err) != 0) {
+        test_fail("findings: good_findings.yaml checked and written", "%s", err);
+        experiment_free(&E);
+        return;
+    }
     experiment_free(&E);
-    test_check("an experiment without findings removes a stale findings.tsv", stale && access(tsv, F_OK) != 0, "%s", stale ? tsv : err);
-    unlink(tsv);
+    test_check("findings parsed from the experiment: every field, escapes undone", good_fields(&fl), "%d findings of %s", fl.n,
+               fl.experiment);
+    findings_list_free(&fl);
+    slurp(copy, text, sizeof text), slurp(FINDINGS "/good_findings.yaml", orig, sizeof orig);
+    test_check("experiment.yaml: the experiment file copied byte for byte", !strcmp(text, orig), "%zu bytes", strlen(text));
+    int loaded = findings_load(copy, &fl, err, sizeof err) == 0;
+    test_check("findings read back from the copy: every field", loaded && good_fields(&fl), "%s", loaded ? fl.experiment : err);
+    findings_list_free(&fl);
+    unlink(copy);
     rmdir(dir);
 }
 

@@ -1,20 +1,20 @@
 // tests/test_report.c — `posbench report` and `posbench plot` on synthetic run files written
-// with bench/results.h: three stages (finetune: axes model.dim x pe.kind, 3 seeds, one run
+// with bench/results/results.h: three stages (finetune: axes model.dim x pe.kind, 3 seeds, one run
 // diverged; pretrain: axis objective.eta, 2 seeds, /attention/relmap and /samples on one run
 // each; mp3: objective.eta (4 values) x pe.kind, 2 seeds, one configuration failed), /train
-// and /eval series, DIR/reference.tsv and DIR/exp/findings.tsv. The report's rows are
+// and /eval series, DIR/reference.tsv and DIR/exp/experiment.yaml (findings:). The report's rows are
 // compared exactly with cells computed here from the documented format (report.h); every
 // finding kind is checked both ways (holds / does not hold), `per` pairing, each "not
 // measured" reason, and exact Findings rows (findings.h); the plot must leave a PNG (magic
 // bytes) and an SVG for every expected figure. SKIPs the plot checks without gnuplot. Exit
-// codes: bad DIR, empty DIR, bad flags, bad reference.tsv or findings.tsv → 2; a failing
+// codes: bad DIR, empty DIR, bad flags, bad reference.tsv or findings → 2; a failing
 // gnuplot script → 1. Runs from the repository root (plots/); a few seconds. Its files are
 // removed unless a check failed or POSBENCH_TEST_KEEP is set.
 #include "testing.h"
-#include "../bench/plot.h"
-#include "../bench/report.h"
-#include "../bench/results.h"
-#include "../bench/results_read.h"
+#include "../bench/report/plot.h"
+#include "../bench/report/report.h"
+#include "../bench/results/results.h"
+#include "../bench/results/results_read.h"
 #include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
@@ -76,7 +76,7 @@ static void write_run(const char *stage, const char *id, const char *started, co
     *out = r;
 }
 
-// ---- findings: one table drives DIR/exp/findings.tsv and the expected verdicts ----------
+// ---- findings: one table drives DIR/exp/experiment.yaml and the expected verdicts -------
 typedef struct {
     const char *kind, *claim, *paper, *a_stage, *a_match, *a_metric, *b_stage, *b_match, *b_metric, *value, *x, *per;
     const char *verdict;
@@ -117,22 +117,48 @@ static const finding_case cases[] = {
      "not measured (the runs of finetune have no /config key sweep.level)"},
     {"greater", "N8 no per value in common", "", "finetune", "pe.kind=abs", "top1", "finetune", "pe.kind=none", "top1", "", "", "pe.kind",
      "not measured (no value of pe.kind common to a and b)"},
-    // model.dim is a key of bench/config.c: mp3's runs, which lack it, ran at its default 128
+    // model.dim is a key of bench/experiment/config.c: mp3's runs, which lack it, ran at its default 128
     {"greater", "N5b a known per key one side lacks is its default", "", "finetune", "", "top1", "mp3", "", "top1", "", "", "model.dim", "holds"},
 };
 #define NCASES ((int)(sizeof cases / sizeof cases[0]))
 
+// One side of a finding as YAML: {stage: S, match: {k: v, ...}, metric: M}.
+static void yaml_side(FILE *f, const char *side, const char *stage, const char *match, const char *metric) {
+    fprintf(f, ", %s: {stage: %s", side, stage);
+    if (match[0]) {
+        char m[256];
+        snprintf(m, sizeof m, "%s", match);
+        fputs(", match: {", f);
+        int first = 1;
+        for (char *pair = strtok(m, ","); pair; pair = strtok(NULL, ","), first = 0) {
+            char *eq = strchr(pair, '=');
+            *eq = '\0';
+            fprintf(f, "%s%s: %s", first ? "" : ", ", pair, eq + 1);
+        }
+        fputs("}", f);
+    }
+    fprintf(f, ", metric: %s}", metric);
+}
+
+// The experiment file `posbench run` keeps beside the runs (DIR/exp/experiment.yaml) with
+// the cases as its findings.
 static void write_findings(const char *path) {
     FILE *f = fopen(path, "w");
     if (!f) {
-        test_fail("setup findings.tsv", "cannot create %s", path);
+        test_fail("setup experiment.yaml", "cannot create %s", path);
         return;
     }
-    fputs("# written by hand for tests/test_report.c\n\nexperiment\texp\n", f);
+    fputs("# written by tests/test_report.c\nname: exp\nfindings:\n", f);
     for (int i = 0; i < NCASES; i++) {
         const finding_case *c = &cases[i];
-        fprintf(f, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c->kind, c->claim, c->paper, c->a_stage, c->a_match,
-                c->a_metric, c->b_stage, c->b_match, c->b_metric, c->value, c->x, c->per);
+        fprintf(f, "  - {kind: %s, claim: \"%s\"", c->kind, c->claim);
+        if (c->paper[0]) fprintf(f, ", paper: \"%s\"", c->paper);
+        yaml_side(f, "a", c->a_stage, c->a_match, c->a_metric);
+        if (c->b_stage[0]) yaml_side(f, "b", c->b_stage, c->b_match, c->b_metric);
+        if (c->value[0]) fprintf(f, ", value: %s", c->value);
+        if (c->x[0]) fprintf(f, ", x: %s", c->x);
+        if (c->per[0]) fprintf(f, ", per: %s", c->per);
+        fputs("}\n", f);
     }
     fclose(f);
 }
@@ -237,7 +263,7 @@ static void make_runs(void) {
         fputs("finetune\tfinetune.model.dim=128.0,pe.kind=none\ttop1\t70.1\tMP3 Table 2\n", f);
         fclose(f);
     }
-    snprintf(path, sizeof path, "%s/exp/findings.tsv", g_dir);
+    snprintf(path, sizeof path, "%s/exp/experiment.yaml", g_dir);
     write_findings(path);
 }
 
@@ -503,7 +529,7 @@ static void check_row(const char *out, const char *claim, const char *want) {
 static void test_findings(void) {
     char *out = NULL, *err = NULL;
     int rc = capture(cmd_report, 1, (char *[]){g_dir}, &out, &err);
-    test_check("report with findings.tsv exit status", rc == 0, "rc %d; stderr: %s", rc, err ? err : "");
+    test_check("report with findings exit status", rc == 0, "rc %d; stderr: %s", rc, err ? err : "");
     const char *head = "## Findings (experiment `exp`)\n\n| claim | ours | paper | verdict |\n|---|---|---|---|\n";
     char *sec = out ? strstr(out, head) : NULL, *ft = out ? strstr(out, "## stage `finetune`") : NULL;
     test_check("findings section after the stage tables", sec && ft && sec > ft, "%s", sec ? "header as documented" : "no section");
@@ -593,24 +619,27 @@ static void test_bad_input(void) {
     int rc = capture(cmd_report, 1, (char *[]){bad}, &o, &e);
     test_check("report leaves out an unreadable file", rc == 0 && o && strstr(o, "junk.h5") && e && strstr(e, "junk.h5"), "exit %d", rc);
     free(o), free(e);
-    // malformed findings.tsv (below DIR): exit 2 naming file:line
+    // malformed findings in an experiment.yaml (below DIR): exit 2 naming file:line:col
     static const struct {
         const char *text, *needle;
     } bad_findings[] = {
-        {"experiment\texp\ngreater\tonly\tthree\n", "findings.tsv:2: expected 12 tab-separated fields"},
-        {"# no header\nat_least\tc\t\tpretrain\t\ttop1\t\t\t\t0.5\t\t\n", "findings.tsv:2: expected 'experiment<TAB>NAME'"},
-        {"experiment\texp\n\nbigger\tc\t\tpretrain\t\ttop1\t\t\t\t0.5\t\t\n", "findings.tsv:3: unknown kind 'bigger'"},
-        {"experiment\texp\nat_least\tc\t\tpretrain\t\ttop1\t\t\t\thigh\t\t\n", "findings.tsv:2: kind at_least needs a number"},
-        {"experiment\texp\nat_least\tc\t\tpretrain\tobjective.eta\ttop1\t\t\t\t0.5\t\t\n", "findings.tsv:2: match pair 'objective.eta' is not key=value"},
+        {"name: exp\nfindings: {claim: c}\n", "experiment.yaml:1:10: findings: expected a list of mappings"},
+        {"findings: []\n", "experiment.yaml:0:0: an experiment file needs a name"},
+        {"name: exp\nfindings:\n  - {claim: c, kind: bigger, a: {stage: pretrain, metric: top1}, value: 0.5}\n",
+         "experiment.yaml:2:21: findings: kind 'bigger' is not valid"},
+        {"name: exp\nfindings:\n  - {claim: c, kind: at_least, a: {stage: pretrain, metric: top1}, value: high}\n",
+         "experiment.yaml:2:74: findings: value must be a number, got 'high'"},
+        {"name: exp\nfindings:\n  - {claim: c, kind: at_least, a: {stage: pretrain, match: objective.eta, metric: top1}, value: 0.5}\n",
+         "experiment.yaml:2:59: findings: a: match: expected a mapping of config key: value"},
     };
     char sub[320];
     snprintf(sub, sizeof sub, "%.300s/sub", bad);
     mkdir(sub, 0777);
-    snprintf(path, sizeof path, "%s/findings.tsv", sub);
+    snprintf(path, sizeof path, "%s/experiment.yaml", sub);
     for (int i = 0; i < (int)(sizeof bad_findings / sizeof bad_findings[0]); i++) {
         if ((out = fopen(path, "w"))) fputs(bad_findings[i].text, out), fclose(out);
         char name[120], needle[500];
-        snprintf(name, sizeof name, "report malformed findings.tsv %d exits 2", i + 1);
+        snprintf(name, sizeof name, "report malformed findings %d exits 2", i + 1);
         snprintf(needle, sizeof needle, "%s/%s", sub, bad_findings[i].needle);
         expect_status(name, cmd_report, 1, (char *[]){bad}, 2, needle);
     }

@@ -1,8 +1,8 @@
 // tests/test_results.c — the HDF5 results file (written by posbench, read back with the plain
 // HDF5 C API and h5dump) and the progress display in plain and bar mode.
 #include "testing.h"
-#include "../bench/progress.h"
-#include "../bench/results.h"
+#include "../bench/train/progress.h"
+#include "../bench/results/results.h"
 #include <hdf5.h>
 #include <math.h>
 #include <stdio.h>

@@ -418,7 +418,7 @@ static void test_torch_oracle(void) {
     rel.pe_kind = "relbias";
     oracle_case(dir, "cls-relbias", rel, 3, 0.1f);
     // Fixed and rotary encodings against an independent torch implementation of their
-    // formulas (bench/perf/torch_vit.py): sin1d and sin2d (cls), rope 2D axial (cls, head
+    // formulas (tests/torch_vit.py): sin1d and sin2d (cls), rope 2D axial (cls, head
     // size 8) and rope 1D (mean pool, given base).
     vit_config sin = a;
     sin.pe_kind = "sin1d";

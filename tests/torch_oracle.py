@@ -13,7 +13,7 @@ i32 (B,R) (MP3 reference tokens: only they get pos_abs / sin1d / sin2d), param.<
 grad.<name> for every parameter, output.loss f32 (1), output.logits f32 (B,K) or, with
 pos_head, (B,T,N) (loss: MP3's mean position cross entropy over patch tokens).
 
-The model (bench/perf/torch_vit.py) is rebuilt from param.* in float64 -- the reference every
+The model (tests/torch_vit.py) is rebuilt from param.* in float64 -- the reference every
 check compares against -- and in float32 (its deviation from the reference is shown in each
 line's detail, as a yardstick of what float32 rounding alone gives).
 
@@ -37,7 +37,6 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(HERE, "..", "bench", "perf"))
 
 import tensorfile  # noqa: E402
 

@@ -5,7 +5,7 @@
       --depth 6 --heads 4 --mlp-ratio 4 --classes 10 --batch 128 --threads 2 --warmup 3 --iters 10 \
       [--cls 0|1] [--pos-abs 0|1] [--label-smoothing 0.1] [--seed 0]
 
-Step (float32): forward (bench/perf/torch_vit.py, same model as the C side), cross-entropy with
+Step (float32): forward (tests/torch_vit.py, same model as the C side), cross-entropy with
 label smoothing 0.1, backward, torch.optim.AdamW(lr 1e-3, weight_decay 0.05) step,
 zero_grad(set_to_none=True). Input is one random batch, reused every step (data loading is not timed).
 torch.set_num_threads(threads) (intra-op) and set_num_interop_threads(1).
@@ -21,7 +21,8 @@ import statistics
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# the model is the torch twin the tests check posbench against (tests/torch_vit.py)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests"))
 
 
 def main(argv):

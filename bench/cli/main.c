@@ -1,0 +1,145 @@
+// bench/cli/main.c — the posbench command line: subcommands, their flags and --help.
+// Exit status: 0 ok, 1 a run failed, 2 bad input (flags, keys, data files).
+#include "../experiment/config.h"
+#include "../experiment/experiment.h"
+#include "../perf/perf.h"
+#include "../report/plot.h"
+#include "../report/report.h"
+#include "../run/runner.h"
+#include "../train/train.h"
+#include "../../core/common.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *usage_text =
+    "usage: posbench <command> [options]\n"
+    "commands:\n"
+    "  run EXPERIMENT.yaml     run an experiment's runs (matrix x seeds x stages), resumable\n"
+    "  list EXPERIMENT.yaml    its runs with ids, stages, axis values and status\n"
+    "  train [key=value ...]   train one run from the defaults plus overrides\n"
+    "  report DIR              Markdown tables (mean ± std over seeds) to stdout and DIR/REPORT.md\n"
+    "  plot DIR                gnuplot figures (PNG and SVG) into DIR/figures/\n"
+    "  slurm EXPERIMENT.yaml   an sbatch job-array script that shards the experiment\n"
+    "  bench                   CPU step time, GFLOP/s vs in-process sgemm, ratio to PyTorch\n"
+    "run 'posbench <command> --help' for the options of a command\n";
+
+static void usage_error(const char *fmt, const char *arg) {
+    fprintf(stderr, "posbench: error: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n%s", usage_text);
+    exit(EXIT_BAD_INPUT);
+}
+
+static long parse_long_flag(const char *flag, const char *value, long min) {
+    char *end;
+    long v = value ? strtol(value, &end, 10) : 0;
+    if (!value || *value == 0 || *end != 0 || v < min)
+        die_input("%s needs an integer >= %ld (got '%s')", flag, min, value ? value : "");
+    return v;
+}
+
+// Shared flags: --threads N and --device auto|cpu|cuda. Returns 1 when argv[*i] was one.
+static int common_flag(int argc, char **argv, int *i) {
+    const char *a = argv[*i];
+    if (!strcmp(a, "--threads")) {
+        posbench_set_threads((int)parse_long_flag(a, *i + 1 < argc ? argv[++*i] : NULL, 1));
+        return 1;
+    }
+    if (!strcmp(a, "--device")) {
+        device_flag_validate(*i + 1 < argc ? argv[++*i] : "");
+        return 1;
+    }
+    return 0;
+}
+
+static void train_help(void) {
+    printf("usage: posbench train [key=value ...] [--out DIR] [--threads N] [--device auto|cpu|cuda]\n"
+           "                      [--force] [--fresh] [--stop-after STEP] [--init WEIGHTS]\n"
+           "Trains one run from the defaults below plus the overrides, evaluates top-1/top-5 on the\n"
+           "test split after every epoch and writes DIR/<run-id>.h5 (DIR defaults to results/train).\n"
+           "The run id is a hash of every key that changes results; rerunning the same command\n"
+           "resumes from the run's checkpoint, or reports that it is already finished.\n"
+           "  --out DIR         results directory (default results/train)\n"
+           "  --threads N       CPU threads (default: all cores)\n"
+           "  --device D        auto | cpu | cuda (default auto = cpu in this build)\n"
+           "  --force           retrain a finished run (its file is replaced only when the new run ends)\n"
+           "  --fresh           ignore an existing checkpoint of this run\n"
+           "  --stop-after S    checkpoint and stop after global step S (resume later)\n"
+           "  --init WEIGHTS    start from a finished run's DIR/<run-id>.weights (tensors with the same\n"
+           "                    name and shape are copied; the others keep their fresh initialisation)\n\n");
+    config_print_help(stdout);
+}
+
+static int cmd_train(int argc, char **argv) {
+    config cfg;
+    config_defaults(&cfg);
+    train_options opt = {.out_dir = "results/train", .experiment = "train", .stage = "train"};
+    char err[1024];
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            train_help();
+            config_free(&cfg);
+            return 0;
+        } else if (common_flag(argc, argv, &i)) {
+        } else if (!strcmp(a, "--out")) {
+            if (i + 1 >= argc) die_input("--out needs a directory");
+            opt.out_dir = argv[++i];
+        } else if (!strcmp(a, "--force")) {
+            opt.force = 1;
+        } else if (!strcmp(a, "--fresh")) {
+            opt.fresh = 1;
+        } else if (!strcmp(a, "--init")) {
+            if (i + 1 >= argc) die_input("--init needs a weights file (<run-id>.weights of a finished run)");
+            opt.init_weights = argv[++i];
+        } else if (!strcmp(a, "--stop-after")) {
+            opt.stop_after = parse_long_flag(a, i + 1 < argc ? argv[++i] : NULL, 1);
+        } else if (a[0] == '-') {
+            die_input("unknown flag '%s' for posbench train (valid: --out, --threads, --device, --force, --fresh, --stop-after, --init, --help)", a);
+        } else if (config_apply_override(&cfg, a, err, sizeof err) != 0) {
+            die_input("%s", err);
+        }
+    }
+    train_result res;
+    int status = train_run(&cfg, &opt, &res);
+    config_free(&cfg);
+    return status;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) usage_error("no command given%s", "");
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+        fputs(usage_text, stdout);
+        return 0;
+    }
+    if (!strcmp(cmd, "train")) return cmd_train(argc - 2, argv + 2);
+    if (!strcmp(cmd, "run")) return cmd_run(argc - 2, argv + 2);
+    if (!strcmp(cmd, "list")) return cmd_list(argc - 2, argv + 2);
+    if (!strcmp(cmd, "report")) return cmd_report(argc - 2, argv + 2);
+    if (!strcmp(cmd, "plot")) return cmd_plot(argc - 2, argv + 2);
+    if (!strcmp(cmd, "slurm")) return cmd_slurm(argc - 2, argv + 2);
+    if (!strcmp(cmd, "bench")) {
+        perf_options po = {.iters = 10, .torch = 1};
+        for (int i = 2; i < argc; i++) {
+            const char *a = argv[i];
+            if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+                perf_help();
+                return 0;
+            } else if (common_flag(argc, argv, &i)) {
+            } else if (!strcmp(a, "--iters")) {
+                po.iters = (int)parse_long_flag(a, i + 1 < argc ? argv[++i] : NULL, 1);
+            } else if (!strcmp(a, "--no-torch")) {
+                po.torch = 0;
+            } else if (!strcmp(a, "--config")) {
+                if (i + 1 >= argc) die_input("--config needs a name (see posbench bench --help)");
+                po.only = argv[++i];
+            } else {
+                die_input("unknown argument '%s' for posbench bench (valid: --iters N, --config NAME, --no-torch, --threads N, --device D, --help)", a);
+            }
+        }
+        return perf_run(&po);
+    }
+    usage_error("unknown command '%s'", cmd);
+}

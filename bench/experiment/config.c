@@ -1,0 +1,382 @@
+// bench/experiment/config.c — the key table with every default, typed parsing, overrides and run ids.
+#include "config.h"
+#include "../../core/common.h"
+#include "../../objectives/objective.h"
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BIG 1e30
+// Keys sorted by name: the canonical text and the YAML dump follow this order.
+const cfg_key cfg_keys[] = {
+    {"data.crop_pad", CFG_INT, "1", 0, 16, NULL, 1, "random-crop padding in pixels (0 = no crop augmentation)"},
+    {"data.hflip", CFG_BOOL, "true", 0, 1, NULL, 1, "random horizontal flip in training"},
+    {"data.labeled_fraction", CFG_FLOAT, "1.0", 1e-6, 1, NULL, 1, "fixed, seeded, class-balanced fraction of the training set that keeps labels"},
+    {"data.limit", CFG_INT, "0", 0, BIG, NULL, 1, "use only the first N training images (0 = all)"},
+    {"data.name", CFG_CHOICE, "fashion-mnist", 0, 0, "fashion-mnist|mnist|idx|cifar10|cifar100", 1, "dataset (cifar10, cifar100: their official binary versions)"},
+    {"data.path", CFG_STRING, "", 0, 0, NULL, 1, "directory of IDX files (default for fashion-mnist: /usr/share/datasets/fashion-mnist), or of CIFAR binary batches or its parent (no default)"},
+    {"data.resolution", CFG_INT, "0", 0, 4096, NULL, 1, "training image size in pixels: images are resized bicubically (0 = the dataset's own size)"},
+    {"data.resolutions", CFG_INT_LIST, "", 1, 4096, NULL, 1, "UniViT: each training batch is resized to a size drawn uniformly from this list (replaces data.resolution; [] = off)"},
+    {"data.subset_seed", CFG_INT, "0", 0, 4294967295.0, NULL, 1, "seed of the labelled-subset choice (fixed across train.seed)"},
+    {"data.test_limit", CFG_INT, "0", 0, BIG, NULL, 1, "evaluate on only the first N test images (0 = all)"},
+    {"eval.batch", CFG_INT, "500", 1, 65536, NULL, 0, "evaluation batch size"},
+    {"eval.knn", CFG_BOOL, "false", 0, 1, NULL, 1, "layer-wise kNN probe at the end (mean-pooled patch features of every block; cosine, weighted votes)"},
+    {"eval.knn_k", CFG_INT, "20", 1, 1000, NULL, 1, "kNN probe: neighbours"},
+    {"eval.knn_temperature", CFG_FLOAT, "0.07", 1e-6, 100, NULL, 1, "kNN probe: vote weight exp(similarity / temperature)"},
+    {"eval.knn_test_limit", CFG_INT, "2000", 0, BIG, NULL, 1, "kNN probe: first N test images (0 = all)"},
+    {"eval.knn_train_limit", CFG_INT, "10000", 0, BIG, NULL, 1, "kNN probe: first N (labelled) training images as the memory bank (0 = all)"},
+    {"eval.position_limit", CFG_INT, "2000", 0, BIG, NULL, 1, "MP3: first N test images for position accuracy at each test eta (0 = all)"},
+    {"eval.resolutions", CFG_INT_LIST, "", 1, 4096, NULL, 1, "at the end, evaluate on the test set resized bicubically to each of these sizes, with throughput in images/s ([] = the training size only)"},
+    {"eval.samples", CFG_INT, "4", 0, 64, NULL, 1, "MP3: test images reassembled from predicted positions (paper Fig. 2)"},
+    {"eval.tta_delta", CFG_INT, "0", 0, 4096, NULL, 1, "test-time augmentation: at each evaluation size r also score the logits averaged over r-delta, r, r+delta (0 = off)"},
+    {"model.arch", CFG_CHOICE, "vit", 0, 0, "vit", 1, "backbone"},
+    {"model.cls", CFG_BOOL, "true", 0, 1, NULL, 1, "prepend a cls token and classify from it (false: mean of all tokens)"},
+    {"model.depth", CFG_INT, "6", 1, 64, NULL, 1, "number of transformer blocks"},
+    {"model.dim", CFG_INT, "128", 1, 8192, NULL, 1, "token width d"},
+    {"model.drop_path", CFG_FLOAT, "0.1", 0, 0.99, NULL, 1, "stochastic depth rate of the last block (linear from 0)"},
+    {"model.dropout", CFG_FLOAT, "0.0", 0, 0.99, NULL, 1, "dropout after the embedding and on residual branches"},
+    {"model.heads", CFG_INT, "4", 1, 256, NULL, 1, "attention heads (must divide model.dim)"},
+    {"model.mlp_ratio", CFG_INT, "2", 1, 16, NULL, 1, "MLP hidden width = mlp_ratio * dim"},
+    {"model.patch", CFG_INT, "7", 1, 1024, NULL, 1, "patch size p (must divide the image size)"},
+    {"objective.label_smoothing", CFG_FLOAT, "0.1", 0, 0.99, NULL, 1, "label smoothing of the cross entropy"},
+    {"objective.eta", CFG_FLOAT, "0.5", 0, 0.99, NULL, 1, "MP3 masking ratio: round((1-eta)*N) context patches give keys and values"},
+    {"objective.name", CFG_CHOICE, "supervised", 0, 0, OBJECTIVE_CHOICES, 1, "training objective: supervised classification, or mp3 (masked position prediction pretraining; labels unused)"},
+    {"objective.ref_fraction", CFG_FLOAT, "0.0", 0, 1, NULL, 1, "MP3 reference points (the paper's speech variant): this fraction of each image's patches, drawn anew every forward, keeps the position encoding (pe.kind abs, sin1d or sin2d); 0 = none, pe.kind none"},
+    {"pe.cape_global_shift", CFG_FLOAT, "0.5", 0, 100, NULL, 1, "cape: global shift bound: per image, x and y each shifted by U(-max, max) (patch centres span [-1, 1])"},
+    {"pe.cape_local_shift", CFG_FLOAT, "-1", -1, 100, NULL, 1, "cape: local shift bound: per token, x and y each shifted by U(-max, max) (-1 = 1/grid side, the paper's 1/N)"},
+    {"pe.cape_scale", CFG_FLOAT, "1.4", 1, 100, NULL, 1, "cape: global scale bound: per image, log(scale) ~ U(-log max, log max) applied to x and y (1 = off)"},
+    {"pe.kind", CFG_CHOICE, "abs", 0, 0, POSENC_CHOICES, 1, "position encoding: none; abs (learned table, cls has its own row, resized bicubically at other sizes); sin1d (Vaswani, over the patch index); sin2d (CAPE eq. 3-4, patch centres on [-1, 1]); cape (sin2d with training-time shift and scale augmentation); relbias (2D relative bias per layer and head, zero init); rope (rotary q/k, 1D or 2D axial)"},
+    {"pe.rope_base", CFG_FLOAT, "0", 0, 1e9, NULL, 1, "rope: base of the frequencies theta_j (0 = 10000 for 1D, 100 for 2D axial)"},
+    {"pe.rope_dims", CFG_INT, "2", 1, 2, NULL, 1, "rope: 1 = 1D over the row-major patch index; 2 = 2D axial (half the channel pairs rotate with the column, half with the row)"},
+    {"train.batch", CFG_INT, "128", 1, 65536, NULL, 1, "training batch size"},
+    {"train.beta1", CFG_FLOAT, "0.9", 0, 0.99999, NULL, 1, "AdamW beta1"},
+    {"train.beta2", CFG_FLOAT, "0.999", 0, 0.999999, NULL, 1, "AdamW beta2"},
+    {"train.checkpoint_every", CFG_INT, "0", 0, BIG, NULL, 0, "write a resumable checkpoint every N steps (0 = at each epoch end)"},
+    {"train.clip", CFG_FLOAT, "1.0", 0, BIG, NULL, 1, "clip the global gradient norm to this (0 = off)"},
+    {"train.epochs", CFG_INT, "32", 1, 100000, NULL, 1, "training epochs"},
+    {"train.eps", CFG_FLOAT, "1e-8", 0, 1, NULL, 1, "AdamW epsilon"},
+    {"train.lr", CFG_FLOAT, "2e-3", 0, 10, NULL, 1, "peak learning rate (after warmup)"},
+    {"train.min_lr", CFG_FLOAT, "1e-5", 0, 10, NULL, 1, "learning rate at the end of the cosine decay"},
+    {"train.seed", CFG_INT, "0", 0, 4294967295.0, NULL, 1, "seed of every random draw (init, data order, augmentation, drop path)"},
+    {"train.warmup_epochs", CFG_FLOAT, "1", 0, 100000, NULL, 1, "linear warmup length in epochs"},
+    {"train.weight_decay", CFG_FLOAT, "0.05", 0, 10, NULL, 1, "AdamW decoupled weight decay (not on biases, norms, cls, position tables)"},
+};
+const int cfg_key_count = (int)(sizeof cfg_keys / sizeof cfg_keys[0]);
+
+int cfg_index(const char *key) {
+    for (int i = 0; i < cfg_key_count; i++)
+        if (strcmp(cfg_keys[i].key, key) == 0) return i;
+    return -1;
+}
+
+static int key_or_die(const char *key) {
+    int i = cfg_index(key);
+    if (i < 0) die_fail("internal: config key '%s' is not in the key table", key);
+    return i;
+}
+
+static void describe_valid(const cfg_key *k, char *buf, size_t len) {
+    switch (k->type) {
+    case CFG_INT:
+        if (k->max >= BIG) snprintf(buf, len, "an integer >= %.0f", k->min);
+        else snprintf(buf, len, "an integer in [%.0f, %.0f]", k->min, k->max);
+        break;
+    case CFG_FLOAT:
+        if (k->max >= BIG) snprintf(buf, len, "a number >= %g", k->min);
+        else snprintf(buf, len, "a number in [%g, %g]", k->min, k->max);
+        break;
+    case CFG_BOOL: snprintf(buf, len, "true or false"); break;
+    case CFG_STRING: snprintf(buf, len, "any text"); break;
+    case CFG_CHOICE: snprintf(buf, len, "one of %s", k->choices); break;
+    case CFG_INT_LIST:
+        snprintf(buf, len, "a list of at most %d integers in [%.0f, %.0f] (YAML [16, 28, 40] or the text 16,28,40), or [] for none",
+                 CFG_LIST_MAX, k->min, k->max);
+        break;
+    }
+}
+
+// "[16, 28,40]" or "16,28,40" -> canonical "16,28,40" in out; -1 with a message on bad text.
+static int parse_int_list(const cfg_key *k, const char *text, const char *valid, char *out, size_t outlen,
+                          char *err, size_t errlen) {
+    const char *p = text;
+    while (*p == ' ') p++;
+    int bracket = *p == '[';
+    if (bracket) p++;
+    size_t used = 0;
+    int count = 0;
+    out[0] = 0;
+    for (;;) {
+        while (*p == ' ') p++;
+        if (!*p || *p == ']') break;
+        char *end;
+        errno = 0;
+        double v = strtod(p, &end);
+        if (end == p || errno != 0 || v != floor(v)) {
+            snprintf(err, errlen, "%s: '%s' is not %s", k->key, text, valid);
+            return -1;
+        }
+        if (v < k->min || v > k->max) {
+            snprintf(err, errlen, "%s: %.0f in '%s' is out of range (valid: %s)", k->key, v, text, valid);
+            return -1;
+        }
+        if (++count > CFG_LIST_MAX) {
+            snprintf(err, errlen, "%s: more than %d values in '%s' (valid: %s)", k->key, CFG_LIST_MAX, text, valid);
+            return -1;
+        }
+        used += (size_t)snprintf(out + used, outlen - used, "%s%.0f", count > 1 ? "," : "", v);
+        if (used >= outlen) {
+            snprintf(err, errlen, "%s: '%s' is too long", k->key, text);
+            return -1;
+        }
+        p = end;
+        while (*p == ' ') p++;
+        if (*p == ',') p++;
+        else if (*p && *p != ']') {
+            snprintf(err, errlen, "%s: '%s' is not %s", k->key, text, valid);
+            return -1;
+        }
+    }
+    if (bracket != (*p == ']') || (*p == ']' && p[1 + strspn(p + 1, " ")] != 0)) {
+        snprintf(err, errlen, "%s: '%s' is not %s", k->key, text, valid);
+        return -1;
+    }
+    return 0;
+}
+
+int config_set(config *c, int index, const char *text, char *err, size_t errlen) {
+    const cfg_key *k = &cfg_keys[index];
+    char valid[160];
+    describe_valid(k, valid, sizeof valid);
+    if (k->type == CFG_INT_LIST) {
+        char canon[512];
+        if (parse_int_list(k, text, valid, canon, sizeof canon, err, errlen) != 0) return -1;
+        free(c->str[index]);
+        c->str[index] = xstrdup(canon, "config value");
+        return 0;
+    }
+    if (k->type == CFG_STRING || k->type == CFG_CHOICE) {
+        if (k->type == CFG_CHOICE) {
+            size_t n = strlen(text);
+            const char *p = k->choices;
+            int found = 0;
+            while (*p && !found) {
+                const char *bar = strchr(p, '|');
+                size_t len = bar ? (size_t)(bar - p) : strlen(p);
+                found = len == n && strncmp(p, text, n) == 0;
+                p = bar ? bar + 1 : p + len;
+            }
+            if (!found) {
+                snprintf(err, errlen, "%s: '%s' is not valid (valid: %s)", k->key, text, valid);
+                return -1;
+            }
+        }
+        free(c->str[index]);
+        c->str[index] = xstrdup(text, "config value");
+        return 0;
+    }
+    double v;
+    if (k->type == CFG_BOOL) {
+        if (!strcmp(text, "true") || !strcmp(text, "1") || !strcmp(text, "yes")) v = 1;
+        else if (!strcmp(text, "false") || !strcmp(text, "0") || !strcmp(text, "no")) v = 0;
+        else {
+            snprintf(err, errlen, "%s: '%s' is not a boolean (valid: %s)", k->key, text, valid);
+            return -1;
+        }
+    } else {
+        char *end;
+        errno = 0;
+        v = strtod(text, &end);
+        int bad = end == text || *end != 0 || errno != 0 || !isfinite(v);
+        if (!bad && k->type == CFG_INT && v != floor(v)) bad = 1;
+        if (bad) {
+            snprintf(err, errlen, "%s: '%s' is not %s", k->key, text, valid);
+            return -1;
+        }
+        if (v < k->min || v > k->max) {
+            snprintf(err, errlen, "%s: %s is out of range (valid: %s)", k->key, text, valid);
+            return -1;
+        }
+    }
+    c->num[index] = v;
+    return 0;
+}
+
+void config_defaults(config *c) {
+    memset(c, 0, sizeof *c);
+    if (cfg_key_count > (int)(sizeof c->num / sizeof c->num[0])) die_fail("internal: config table too large");
+    char err[256];
+    for (int i = 0; i < cfg_key_count; i++)
+        if (config_set(c, i, cfg_keys[i].fallback, err, sizeof err) != 0) die_fail("internal: bad default: %s", err);
+}
+
+void config_free(config *c) {
+    for (int i = 0; i < cfg_key_count; i++) free(c->str[i]);
+    memset(c, 0, sizeof *c);
+}
+
+void config_copy(config *dst, const config *src) {
+    *dst = *src;
+    for (int i = 0; i < cfg_key_count; i++)
+        if (src->str[i]) dst->str[i] = xstrdup(src->str[i], "config value");
+}
+
+int cfg_edit_distance(const char *a, const char *b) {
+    int la = (int)strlen(a), lb = (int)strlen(b);
+    if (la > 63 || lb > 63) return 99;
+    int prev[64], cur[64];
+    for (int j = 0; j <= lb; j++) prev[j] = j;
+    for (int i = 1; i <= la; i++) {
+        cur[0] = i;
+        for (int j = 1; j <= lb; j++) {
+            int sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
+            int del = prev[j] + 1, ins = cur[j - 1] + 1;
+            cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+        }
+        memcpy(prev, cur, sizeof(int) * (size_t)(lb + 1));
+    }
+    return prev[lb];
+}
+
+const char *cfg_suggest(const char *key) {
+    const char *best = NULL;
+    int best_d = 4; // at most 3 edits, or the same last component under another group
+    const char *leaf = strrchr(key, '.');
+    for (int i = 0; i < cfg_key_count; i++) {
+        int d = cfg_edit_distance(key, cfg_keys[i].key);
+        const char *kleaf = strrchr(cfg_keys[i].key, '.');
+        if (leaf && kleaf && strcmp(leaf, kleaf) == 0 && d > 2) d = 3;
+        if (d < best_d) {
+            best_d = d;
+            best = cfg_keys[i].key;
+        }
+    }
+    return best;
+}
+
+int config_apply_override(config *c, const char *arg, char *err, size_t errlen) {
+    const char *eq = strchr(arg, '=');
+    if (!eq || eq == arg) {
+        snprintf(err, errlen, "'%s' is not key=value (e.g. model.dim=128; see posbench train --help)", arg);
+        return -1;
+    }
+    char key[128];
+    size_t n = (size_t)(eq - arg);
+    if (n >= sizeof key) n = sizeof key - 1;
+    memcpy(key, arg, n);
+    key[n] = 0;
+    int i = cfg_index(key);
+    if (i < 0) {
+        const char *s = cfg_suggest(key);
+        if (s) snprintf(err, errlen, "unknown key '%s' (did you mean '%s'?); posbench train --help lists every key", key, s);
+        else snprintf(err, errlen, "unknown key '%s'; posbench train --help lists every key", key);
+        return -1;
+    }
+    return config_set(c, i, eq + 1, err, errlen);
+}
+
+long cfg_int(const config *c, const char *key) { return (long)c->num[key_or_die(key)]; }
+double cfg_float(const config *c, const char *key) { return c->num[key_or_die(key)]; }
+int cfg_bool(const config *c, const char *key) { return c->num[key_or_die(key)] != 0; }
+const char *cfg_str(const config *c, const char *key) {
+    const char *s = c->str[key_or_die(key)];
+    return s ? s : "";
+}
+
+int cfg_int_list(const config *c, const char *key, int *out, int max) {
+    int i = key_or_die(key);
+    if (cfg_keys[i].type != CFG_INT_LIST) die_fail("internal: config key '%s' is not a list", key);
+    const char *p = c->str[i] ? c->str[i] : "";
+    int n = 0;
+    while (*p) { // canonical text: integers separated by commas
+        long v = strtol(p, (char **)&p, 10);
+        if (n < max) out[n] = (int)v;
+        n++;
+        if (*p == ',') p++;
+    }
+    if (n > max) die_fail("internal: config key '%s' has %d values (room for %d)", key, n, max);
+    return n;
+}
+
+void config_value_text(const config *c, int i, char *buf, size_t len) {
+    const cfg_key *k = &cfg_keys[i];
+    switch (k->type) {
+    case CFG_INT: snprintf(buf, len, "%.0f", c->num[i]); break;
+    case CFG_BOOL: snprintf(buf, len, "%s", c->num[i] ? "true" : "false"); break;
+    case CFG_FLOAT: {
+        for (int prec = 1; prec <= 17; prec++) { // shortest text that reads back exactly
+            snprintf(buf, len, "%.*g", prec, c->num[i]);
+            if (strtod(buf, NULL) == c->num[i]) break;
+        }
+        if (!strpbrk(buf, ".en")) strncat(buf, ".0", len - strlen(buf) - 1);
+        break;
+    }
+    default: snprintf(buf, len, "%s", c->str[i] ? c->str[i] : ""); break;
+    }
+}
+
+char *config_yaml(const config *c) {
+    size_t cap = 8192, used = 0;
+    char *out = xmalloc(cap, "config yaml");
+    out[0] = 0;
+    char group[64] = "";
+    for (int i = 0; i < cfg_key_count; i++) {
+        const char *key = cfg_keys[i].key, *dot = strchr(key, '.');
+        char value[512], line[700];
+        config_value_text(c, i, value, sizeof value);
+        int quoted = cfg_keys[i].type == CFG_STRING;
+        size_t glen = (size_t)(dot - key);
+        if (strlen(group) != glen || strncmp(group, key, glen) != 0) {
+            snprintf(group, sizeof group, "%.*s", (int)glen, key);
+            used += (size_t)snprintf(out + used, cap - used, "%s:\n", group);
+        }
+        const char *fmt = quoted ? "  %s: \"%s\"\n" : cfg_keys[i].type == CFG_INT_LIST ? "  %s: [%s]\n" : "  %s: %s\n";
+        int n = snprintf(line, sizeof line, fmt, dot + 1, value);
+        if (used + (size_t)n + 64 >= cap) {
+            cap *= 2;
+            char *grown = realloc(out, cap);
+            if (!grown) die_fail("out of memory writing the config");
+            out = grown;
+        }
+        memcpy(out + used, line, (size_t)n + 1);
+        used += (size_t)n;
+    }
+    return out;
+}
+
+uint64_t config_hash_text(uint64_t h, const char *text) {
+    for (const char *p = text; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ull; // FNV-1a 64
+    return h;
+}
+
+uint64_t config_identity_hash(uint64_t h, const config *c) {
+    config defaults;
+    config_defaults(&defaults);
+    for (int i = 0; i < cfg_key_count; i++) {
+        if (!cfg_keys[i].identity) continue;
+        char value[512], fallback[512], line[700];
+        config_value_text(c, i, value, sizeof value);
+        config_value_text(&defaults, i, fallback, sizeof fallback);
+        if (!strcmp(value, fallback)) continue; // defaults are not hashed: a new key keeps old ids
+        snprintf(line, sizeof line, "%s=%s\n", cfg_keys[i].key, value);
+        h = config_hash_text(h, line);
+    }
+    config_free(&defaults);
+    return h;
+}
+
+void config_run_id(const config *c, char out[13]) {
+    uint64_t h = config_identity_hash(1469598103934665603ull, c); // FNV-1a 64 offset basis
+    snprintf(out, 13, "%012llx", (unsigned long long)(h & 0xffffffffffffull));
+}
+
+void config_print_help(FILE *out) {
+    fprintf(out, "Keys (key=value; default in brackets):\n");
+    for (int i = 0; i < cfg_key_count; i++) {
+        const cfg_key *k = &cfg_keys[i];
+        char valid[160];
+        describe_valid(k, valid, sizeof valid);
+        fprintf(out, "  %-27s [%s]  %s (%s)\n", k->key, k->fallback[0] ? k->fallback : k->type == CFG_INT_LIST ? "[]" : "\"\"", k->help, valid);
+    }
+}

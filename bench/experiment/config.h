@@ -1,0 +1,68 @@
+// bench/experiment/config.h — the one table of configuration keys (name, type, default, range, meaning),
+// typed values, `key=value` overrides, the canonical text and the run id derived from it.
+// Every key has exactly one default, here; `posbench train --help` prints this table.
+#pragma once
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+// CFG_INT_LIST: a list of integers, each in [min, max]; canonical text "16,28,40" ("" = empty),
+// written [16, 28, 40] in YAML (a YAML list or "16,28,40" / "[16,28,40]" on the command line).
+typedef enum { CFG_INT, CFG_FLOAT, CFG_BOOL, CFG_STRING, CFG_CHOICE, CFG_INT_LIST } cfg_type;
+
+typedef struct {
+    const char *key;       // dotted, e.g. "model.dim"
+    cfg_type type;
+    const char *fallback;  // default, as text
+    double min, max;       // inclusive range for numbers
+    const char *choices;   // CFG_CHOICE: "a|b|c"
+    int identity;          // 1: part of the run id (changes results); 0: bookkeeping only
+    const char *help;
+} cfg_key;
+
+extern const cfg_key cfg_keys[];
+extern const int cfg_key_count;
+
+typedef struct {
+    double num[96];    // CFG_INT, CFG_FLOAT, CFG_BOOL (0/1) values by key index
+    char *str[96];     // CFG_STRING, CFG_CHOICE, CFG_INT_LIST values by key index (owned)
+} config;
+
+void config_defaults(config *c);
+void config_free(config *c);
+void config_copy(config *dst, const config *src);
+int cfg_index(const char *key);             // -1 when unknown
+// Parses and range-checks text for key `index` into c. Returns 0, or -1 with a message in err
+// naming the key, the bad value and what is valid.
+int config_set(config *c, int index, const char *text, char *err, size_t errlen);
+// Applies "key=value"; on error writes "unknown key 'x' (did you mean 'y'?)" or the value
+// error into err and returns -1.
+int config_apply_override(config *c, const char *arg, char *err, size_t errlen);
+// Levenshtein distance (strings up to 63 characters; longer ones count as far apart).
+int cfg_edit_distance(const char *a, const char *b);
+// The closest known key to `key` (Levenshtein), or NULL when none is close.
+const char *cfg_suggest(const char *key);
+
+long cfg_int(const config *c, const char *key);     // dies on an unknown key (programming error)
+double cfg_float(const config *c, const char *key);
+int cfg_bool(const config *c, const char *key);
+const char *cfg_str(const config *c, const char *key);
+// CFG_INT_LIST: writes up to `max` values into out and returns how many there are.
+int cfg_int_list(const config *c, const char *key, int *out, int max);
+#define CFG_LIST_MAX 32 // most values a CFG_INT_LIST key holds
+
+// Canonical value text of key `index` (numbers in shortest round-trip form).
+void config_value_text(const config *c, int index, char *buf, size_t len);
+// The full config as YAML (nested by the dotted prefixes, keys sorted). Caller frees.
+char *config_yaml(const config *c);
+// Short hash (12 hex digits, FNV-1a 64) of "key=value\n" (canonical value text) for every
+// identity key whose value differs from its default, in table order. Defaults are left out
+// so that adding a key whose default keeps the old behaviour leaves existing run ids (and
+// finished sweeps) valid; changing a key's default therefore requires renaming the key.
+void config_run_id(const config *c, char out[13]);
+// The hashing behind config_run_id, for ids that hash more (experiment runs add the stage and
+// the parent run): FNV-1a 64 of text onto h; the identity lines of c onto h.
+uint64_t config_hash_text(uint64_t h, const char *text);
+uint64_t config_identity_hash(uint64_t h, const config *c);
+// Prints the key table (key, default, meaning) for --help.
+void config_print_help(FILE *out);

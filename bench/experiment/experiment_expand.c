@@ -1,0 +1,237 @@
+// bench/experiment/experiment_expand.c — expands the validated stages, axes, seeds and excludes of an
+// experiment into runs: resolved configs, impossible-combination checks, run ids, parents.
+// Rules: experiment.h. State: experiment_expand.h (exp_ctx, filled by experiment.c); exp_fail
+// (the error helper both files use) lives here.
+#include "experiment_expand.h"
+#include "settings.h"
+#include "../../models/posenc/encoding.h"
+#include "../../models/vit.h"
+#include "../../core/common.h"
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int exp_fail(exp_ctx *x, const ynode *at, const char *fmt, ...) {
+    int n = snprintf(x->err, x->errlen, "%s:%d:%d: ", x->e->path, at ? at->line : 0, at ? at->col : 0);
+    if (n < 0 || (size_t)n >= x->errlen) return -1;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(x->err + n, x->errlen - (size_t)n, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+// "stage=<stage>\n", the identity lines of the config (config_identity_hash: non-default
+// identity keys), "parent=<id>\n".
+static void run_id(const char *stage, const config *c, const char *parent, char out[13]) {
+    char line[700];
+    snprintf(line, sizeof line, "stage=%s\n", stage);
+    uint64_t h = config_hash_text(1469598103934665603ull, line); // FNV-1a 64 offset basis
+    h = config_identity_hash(h, c);
+    if (parent) {
+        snprintf(line, sizeof line, "parent=%s\n", parent);
+        h = config_hash_text(h, line);
+    }
+    snprintf(out, 13, "%012llx", (unsigned long long)(h & 0xffffffffffffull));
+}
+
+// The value node of key cfg in a run of stage s when one of the stage's own axes sets it.
+static const ynode *axis_node(exp_ctx *x, int s, const int *idx, int cfg) {
+    for (int a = 0; a < x->e->naxes; a++) {
+        const exp_axis *ax = &x->e->axes[a];
+        if (!x->own[s][a]) continue;
+        for (int k = 0; k < ax->nkeys; k++)
+            if (ax->keys[k].index == cfg) return ax->nodes[idx[a] * ax->nkeys + k];
+    }
+    return NULL;
+}
+
+// Where a bad combination of keys a and b came from: an axis value setting a, else one
+// setting b, else the base/stage/scale line setting a, else b (NULL: both are defaults).
+static const ynode *blame(exp_ctx *x, int s, const int *idx, int a, int b) {
+    const ynode *n = axis_node(x, s, idx, a);
+    if (!n) n = axis_node(x, s, idx, b);
+    if (!n) n = x->origin[s][a];
+    return n ? n : x->origin[s][b];
+}
+
+static int check_run(exp_ctx *x, int s, const exp_run *r, const char *combo) {
+    const config *c = &r->cfg;
+    char what[1400];
+    if (combo[0]) snprintf(what, sizeof what, "%s%s%scombination %s", x->e->nstages > 1 ? "stage '" : "",
+                           x->e->nstages > 1 ? r->stage : "", x->e->nstages > 1 ? "', " : "", combo);
+    else snprintf(what, sizeof what, "stage '%s'", r->stage);
+    const char *data = cfg_str(c, "data.name");
+    long patch = cfg_int(c, "model.patch"), dim = cfg_int(c, "model.dim"), heads = cfg_int(c, "model.heads");
+    int ipatch = cfg_index("model.patch"), idim = cfg_index("model.dim"), iheads = cfg_index("model.heads");
+    // Image side per dataset; 0 = not known here (idx files of any size): not checked.
+    int side = !strcmp(data, "fashion-mnist") || !strcmp(data, "mnist") ? 28
+             : !strcmp(data, "cifar10") || !strcmp(data, "cifar100") ? 32 : 0;
+    long resolution = cfg_int(c, "data.resolution");
+    int ires = cfg_index("data.resolution");
+    if (resolution > 0 && resolution % patch != 0)
+        return exp_fail(x, blame(x, s, r->axis_value, ires, ipatch), "%s: model.patch must divide data.resolution=%ld (got %ld)",
+                        what, resolution, patch);
+    if (resolution == 0 && side && side % patch != 0)
+        return exp_fail(x, blame(x, s, r->axis_value, ipatch, cfg_index("data.name")),
+                        "%s (data %s, %d px): model.patch must divide %d (got %ld)", what, data, side, side, patch);
+    if (dim % heads != 0)
+        return exp_fail(x, blame(x, s, r->axis_value, iheads, idim),
+                        "%s: model.heads must divide model.dim (heads %ld, dim %ld)", what, heads, dim);
+    // Every image size of the run (UniViT's, the evaluation sizes and their TTA neighbours).
+    long delta = cfg_int(c, "eval.tta_delta");
+    static const char *const size_keys[] = {"data.resolutions", "eval.resolutions"};
+    for (int k = 0; k < 2; k++) {
+        int sizes[CFG_LIST_MAX], n = cfg_int_list(c, size_keys[k], sizes, CFG_LIST_MAX), ik = cfg_index(size_keys[k]);
+        for (int i = 0; i < n; i++)
+            for (int shift = k == 1 && delta > 0 ? -1 : 0; shift <= (k == 1 && delta > 0 ? 1 : 0); shift++) {
+                long size = sizes[i] + shift * delta;
+                if (size >= patch && size % patch == 0) continue;
+                if (shift == 0)
+                    return exp_fail(x, blame(x, s, r->axis_value, ik, ipatch), "%s: %s value %d is not a multiple of model.patch=%ld",
+                                    what, size_keys[k], sizes[i], patch);
+                return exp_fail(x, blame(x, s, r->axis_value, cfg_index("eval.tta_delta"), ik),
+                                "%s: eval.tta_delta=%ld around eval.resolutions value %d gives %ld px, not a multiple of model.patch=%ld",
+                                what, delta, sizes[i], size, patch);
+            }
+    }
+    // The encoding's and the objective's own rules (models/posenc/, objectives/<name>/).
+    const char *pe = cfg_str(c, "pe.kind");
+    int ipe = cfg_index("pe.kind");
+    const posenc_kind *kind = posenc_find(pe);
+    vit_config vc = {.dim = (int)dim, .heads = (int)heads, .pe_kind = pe, .rope_dims = (int)cfg_int(c, "pe.rope_dims"),
+                     .rope_base = (float)cfg_float(c, "pe.rope_base"),
+                     .cape_global_shift = (float)cfg_float(c, "pe.cape_global_shift"),
+                     .cape_local_shift = (float)cfg_float(c, "pe.cape_local_shift"),
+                     .cape_scale = (float)cfg_float(c, "pe.cape_scale")};
+    const char *why = kind && kind->config_error ? kind->config_error(&vc) : NULL;
+    if (why) return exp_fail(x, blame(x, s, r->axis_value, ipe, idim), "%s: %s", what, why);
+    objective_settings os;
+    objective_settings_from_config(c, &os);
+    why = objective_config_error(&os);
+    if (why) {
+        int sizes = strstr(why, "one size") != NULL; // the objective refuses several image sizes
+        int first = sizes ? cfg_index("objective.name") : ipe;
+        int second = sizes ? cfg_index("eval.resolutions") : cfg_index("objective.ref_fraction");
+        return exp_fail(x, blame(x, s, r->axis_value, first, second), "%s: %s", what, why);
+    }
+    return 0;
+}
+
+static int push_run(exp_ctx *x, int *cap, int s, const int *idx, int seed_index, int parent) {
+    experiment *e = x->e;
+    if (e->nruns >= EXP_MAX_RUNS) return exp_fail(x, e->tree, "the experiment expands to more than %d runs", EXP_MAX_RUNS);
+    if (e->nruns == *cap) {
+        *cap = *cap ? 2 * *cap : 64;
+        e->runs = realloc(e->runs, sizeof *e->runs * (size_t)*cap);
+        if (!e->runs) die_fail("out of memory expanding the experiment");
+    }
+    exp_run *r = &e->runs[e->nruns++];
+    memset(r, 0, sizeof *r);
+    snprintf(r->stage, sizeof r->stage, "%s", e->stage_names[s]);
+    r->stage_index = s;
+    r->parent = parent;
+    r->seed_index = seed_index;
+    r->axis_value = xmalloc(sizeof(int) * (size_t)(e->naxes ? e->naxes : 1), "run axes");
+    config_copy(&r->cfg, &x->stage_cfg[s]);
+    char msg[512], combo[990] = "";
+    for (int a = 0; a < e->naxes; a++) {
+        const exp_axis *ax = &e->axes[a];
+        r->axis_value[a] = x->eff[s][a] ? idx[a] : -1;
+        if (!x->eff[s][a]) continue;
+        for (int k = 0; k < ax->nkeys; k++) {
+            const char *t = ax->text[idx[a] * ax->nkeys + k];
+            snprintf(combo + strlen(combo), sizeof combo - strlen(combo), "%s%s=%s", combo[0] ? " " : "", ax->keys[k].name, t);
+            if (x->own[s][a] && config_set(&r->cfg, ax->keys[k].index, t, msg, sizeof msg) != 0)
+                return exp_fail(x, ax->nodes[idx[a] * ax->nkeys + k], "%s", msg);
+        }
+    }
+    if (e->nseeds) {
+        char seed[32];
+        snprintf(seed, sizeof seed, "%ld", e->seeds[seed_index]);
+        if (config_set(&r->cfg, cfg_index("train.seed"), seed, msg, sizeof msg) != 0) return exp_fail(x, NULL, "%s", msg);
+    }
+    r->seed = cfg_int(&r->cfg, "train.seed");
+    snprintf(r->axes, sizeof r->axes, "%s%sseed=%ld", combo, combo[0] ? " " : "", r->seed);
+    if (check_run(x, s, r, combo) != 0) return -1;
+    run_id(r->stage, &r->cfg, parent >= 0 ? e->runs[parent].run_id : NULL, r->run_id);
+    for (int i = 0; i < e->nruns - 1; i++) {
+        if (e->runs[i].stage_index != s || strcmp(e->runs[i].run_id, r->run_id) != 0) continue;
+        const ynode *at = x->stage_key[s]; // point at the axis that differs
+        for (int a = e->naxes - 1; a >= 0; a--)
+            if (r->axis_value[a] != e->runs[i].axis_value[a]) at = e->axes[a].node;
+        return exp_fail(x, at, "stage '%s': runs '%s' and '%s' have the same config (run id %s); an axis varies a key that does not change results",
+                        r->stage, e->runs[i].axes, r->axes, r->run_id);
+    }
+    return 0;
+}
+
+int exp_expand(exp_ctx *x) {
+    experiment *e = x->e;
+    int cap = 0;
+    for (int s = 0; s < e->nstages; s++) { // the implicit stage 'main' has no key of its own
+        if (!x->stage_key[s]) x->stage_key[s] = e->naxes ? e->axes[0].node : e->tree;
+        int p = e->stage_init[s];
+        for (int a = 0; a < e->naxes; a++) {
+            x->own[s][a] = e->axes[a].stage < 0 || e->axes[a].stage == s;
+            x->eff[s][a] = x->own[s][a] || (p >= 0 && x->eff[p][a]);
+        }
+        double total = e->nseeds ? e->nseeds : 1;
+        for (int a = 0; a < e->naxes; a++) total *= x->eff[s][a] ? e->axes[a].nvalues : 1;
+        if (total + e->nruns > EXP_MAX_RUNS)
+            return exp_fail(x, x->stage_key[s], "stage '%s' expands to %.0f runs (at most %d in all)", e->stage_names[s], total, EXP_MAX_RUNS);
+        int idx[EXP_MAX_AXES] = {0}, first = e->nruns, done = 0;
+        while (!done) {
+            for (int k = 0; k < (e->nseeds ? e->nseeds : 1); k++) {
+                int skip = 0;
+                for (int j = 0; j < x->nexcl && !skip; j++) {
+                    excl_entry *en = &x->excl[j];
+                    int match = 1;
+                    for (int c = 0; c < en->n && match; c++) {
+                        const exp_axis *ax = &e->axes[en->c[c].axis];
+                        match = x->eff[s][en->c[c].axis] && !strcmp(ax->text[idx[en->c[c].axis] * ax->nkeys + en->c[c].key], en->c[c].text);
+                    }
+                    if (match) en->hits++, skip = 1;
+                }
+                int parent = -1;
+                for (int i = 0; !skip && p >= 0 && i < e->nruns && parent < 0; i++) {
+                    const exp_run *q = &e->runs[i];
+                    int same = q->stage_index == p && q->seed_index == k;
+                    for (int a = 0; a < e->naxes && same; a++) same = !x->eff[p][a] || q->axis_value[a] == idx[a];
+                    if (same) parent = i;
+                }
+                if (skip || (p >= 0 && parent < 0)) continue; // excluded, or its parent was
+                if (push_run(x, &cap, s, idx, k, parent) != 0) return -1;
+            }
+            done = 1; // odometer over this stage's axes, last axis fastest
+            for (int a = e->naxes - 1; a >= 0; a--) {
+                if (!x->eff[s][a]) continue;
+                if (++idx[a] < e->axes[a].nvalues) {
+                    done = 0;
+                    break;
+                }
+                idx[a] = 0;
+            }
+        }
+        e->stage_runs[s] = e->nruns - first;
+        if (!e->stage_runs[s])
+            return exp_fail(x, x->stage_key[s], "stage '%s' has no runs left after exclude", e->stage_names[s]);
+    }
+    for (int j = 0; j < x->nexcl; j++) {
+        const excl_entry *en = &x->excl[j];
+        if (en->hits) continue;
+        int applies = 0;
+        for (int s = 0; s < e->nstages; s++) {
+            int all = 1;
+            for (int c = 0; c < en->n; c++) all &= x->eff[s][en->c[c].axis];
+            applies |= all;
+        }
+        if (!applies)
+            return exp_fail(x, en->node, "exclude: no stage has all of these keys as axes (an entry applies to a stage "
+                                     "whose axes, inherited through init included, contain every key)");
+        return exp_fail(x, en->node, "exclude: this entry matches no combination (its values never occur together, "
+                                 "or an earlier entry already skips them)");
+    }
+    return 0;
+}

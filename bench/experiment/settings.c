@@ -1,0 +1,21 @@
+// bench/experiment/settings.c — config -> objective_settings (see settings.h).
+#include "settings.h"
+#include <string.h>
+
+void objective_settings_from_config(const config *c, objective_settings *s) {
+    memset(s, 0, sizeof *s);
+    s->name = cfg_str(c, "objective.name");
+    s->pe_kind = cfg_str(c, "pe.kind");
+    s->eta = cfg_float(c, "objective.eta");
+    s->ref_fraction = cfg_float(c, "objective.ref_fraction");
+    s->label_smoothing = cfg_float(c, "objective.label_smoothing");
+    int sizes[CFG_LIST_MAX];
+    s->train_sizes = cfg_int_list(c, "data.resolutions", sizes, CFG_LIST_MAX);
+    s->n_eval_sizes = cfg_int_list(c, "eval.resolutions", s->eval_sizes, OBJECTIVE_MAX_SIZES);
+    s->tta_delta = (int)cfg_int(c, "eval.tta_delta");
+    s->train_size = (int)cfg_int(c, "data.resolution");
+    s->patch = (int)cfg_int(c, "model.patch");
+    s->position_limit = (int)cfg_int(c, "eval.position_limit");
+    s->samples = (int)cfg_int(c, "eval.samples");
+    s->seed = (uint32_t)cfg_int(c, "train.seed");
+}

@@ -1,0 +1,11 @@
+// bench/experiment/settings.h — the configuration as the lower layers read it: plain structs filled from
+// a resolved config (objectives/objective.h's objective_settings), so objectives never see
+// the key table or YAML. Shared by the trainer and the experiment checker.
+#pragma once
+#include "config.h"
+#include "../../objectives/objective.h"
+
+// Every key an objective reads, from c. Image sizes known only once the data is loaded
+// (train_size, the evaluation sizes) are set from the config's lists as given; the trainer
+// completes them.
+void objective_settings_from_config(const config *c, objective_settings *s);

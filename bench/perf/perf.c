@@ -1,0 +1,156 @@
+// bench/perf/perf.c — CPU benchmarks: median training-step time, images/s, achieved GFLOP/s as a
+// fraction of OpenBLAS sgemm measured in this process, peak memory, and the ratio to the
+// identical step in PyTorch (bench/perf/torch_cpu_step.py) run right after ours.
+#include "perf.h"
+#include "../run/estimate.h"
+#include "../../core/common.h"
+#include "../../core/optimizer.h"
+#include "../../core/rng.h"
+#include "../../models/vit.h"
+#include "../../objectives/supervised/supervised.h"
+#include <cblas.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct {
+    const char *name;
+    vit_config model;
+    int batch;
+} perf_config;
+
+static const perf_config perf_configs[] = {
+    {"vit-d128-L6-p4-28px", {.channels = 1, .image_size = 28, .patch = 4, .dim = 128, .depth = 6, .heads = 4,
+                             .mlp_ratio = 4, .cls = 1, .pe_kind = "abs", .num_classes = 10}, 128},
+    {"vit-d192-L12-p4-32px", {.channels = 3, .image_size = 32, .patch = 4, .dim = 192, .depth = 12, .heads = 3,
+                              .mlp_ratio = 4, .cls = 1, .pe_kind = "abs", .num_classes = 100}, 128},
+};
+
+void perf_help(void) {
+    printf("usage: posbench bench [--config NAME] [--iters N] [--no-torch] [--threads N] [--device cpu]\n"
+           "Times the full training step (forward, label-smoothed cross entropy, backward, AdamW) of\n"
+           "each config and prints the median step time, images/s, achieved GFLOP/s, that as a\n"
+           "fraction of OpenBLAS sgemm measured in this process, peak memory, and the ratio to the\n"
+           "same step in PyTorch on the CPU (Debian's /usr/bin/python3, same thread count).\nconfigs:\n");
+    for (size_t i = 0; i < sizeof perf_configs / sizeof perf_configs[0]; i++) {
+        const perf_config *p = &perf_configs[i];
+        printf("  %-22s d=%d L=%d H=%d patch %d, %dx%d px x%d, batch %d\n", p->name, p->model.dim, p->model.depth,
+               p->model.heads, p->model.patch, p->model.image_size, p->model.image_size, p->model.channels, p->batch);
+    }
+}
+
+// Median step time in seconds of the posbench training step for config p.
+static double time_posbench_step(const perf_config *p, int iters) {
+    vit m;
+    vit_create(&m, &p->model, &ops_cpu, p->batch, 0);
+    supervised obj;
+    supervised_create(&obj, &ops_cpu, p->batch, p->model.num_classes, 0.1f);
+    float *adam_m = xmalloc_aligned(m.params.total * sizeof(float), "adam m");
+    float *adam_v = xmalloc_aligned(m.params.total * sizeof(float), "adam v");
+    int32_t *labels = xmalloc((size_t)p->batch * sizeof(int32_t), "labels");
+    rng_stream s = rng_stream_make(0, RNG_TEST, 0, 0, 0);
+    size_t n = (size_t)p->batch * p->model.channels * p->model.image_size * p->model.image_size;
+    float *images = vit_images(&m);
+    for (size_t i = 0; i < n; i++) images[i] = rng_normal(&s);
+    for (int b = 0; b < p->batch; b++) labels[b] = (int32_t)rng_below(&s, (uint32_t)p->model.num_classes);
+    optim_config oc = {.lr = 1e-3f, .min_lr = 1e-5f, .weight_decay = 0.05f, .beta1 = 0.9f, .beta2 = 0.999f,
+                       .eps = 1e-8f, .clip = 0.0f, .warmup_steps = 0, .total_steps = 1000};
+    double *t = xmalloc((size_t)iters * sizeof(double), "timings");
+    for (int it = -2; it < iters; it++) { // two warmup steps
+        double t0 = now_seconds();
+        rng_addr rng = {.seed = 0, .step = (uint32_t)(it + 2)};
+        const float *logits = vit_forward(&m, p->batch, 1, rng);
+        supervised_forward(&obj, logits, labels, p->batch);
+        m.ops->zero(m.grad, m.params.total);
+        vit_zero_act_grads(&m);
+        supervised_backward(&obj, vit_dlogits(&m), labels, p->batch);
+        vit_backward(&m, p->batch);
+        optim_step(m.ops, &m.params, m.param, m.grad, adam_m, adam_v, &oc, it + 2, NULL);
+        if (it >= 0) t[it] = now_seconds() - t0;
+    }
+    double med = median_double(t, iters);
+    free(t);
+    free(adam_m);
+    free(adam_v);
+    free(labels);
+    supervised_free(&obj);
+    vit_free(&m);
+    return med;
+}
+
+// Runs the PyTorch step script; returns its median step time in seconds, or -1 with a reason.
+static double time_torch_step(const perf_config *p, int iters, char *why, size_t whylen) {
+    char exe[4096], script[4200];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (len <= 0) {
+        snprintf(why, whylen, "cannot locate the posbench binary");
+        return -1;
+    }
+    exe[len] = 0;
+    snprintf(script, sizeof script, "%s/../bench/perf/torch_cpu_step.py", dirname(exe));
+    if (access(script, R_OK) != 0 || access("/usr/bin/python3", X_OK) != 0) {
+        snprintf(why, whylen, "%s or /usr/bin/python3 not found", script);
+        return -1;
+    }
+    const vit_config *v = &p->model;
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd,
+             "/usr/bin/python3 '%s' --image %d --channels %d --patch %d --dim %d --depth %d --heads %d "
+             "--mlp-ratio %d --classes %d --batch %d --threads %d --warmup 2 --iters %d --cls %d --pos-abs %d 2>/dev/null",
+             script, v->image_size, v->channels, v->patch, v->dim, v->depth, v->heads, v->mlp_ratio, v->num_classes,
+             p->batch, posbench_threads(), iters, v->cls, v->pe_kind && strcmp(v->pe_kind, "abs") == 0);
+    FILE *f = popen(cmd, "r");
+    if (!f) {
+        snprintf(why, whylen, "cannot start python3");
+        return -1;
+    }
+    char line[1024];
+    double ms = -1;
+    while (fgets(line, sizeof line, f)) {
+        const char *k = strstr(line, "\"median_ms\":");
+        if (k) ms = strtod(k + 12, NULL);
+    }
+    int rc = pclose(f);
+    if (rc != 0 || ms <= 0) {
+        snprintf(why, whylen, "torch_cpu_step.py failed (exit %d; is python3-torch installed?)", rc);
+        return -1;
+    }
+    return ms / 1e3;
+}
+
+int perf_run(const perf_options *opt) {
+    int threads = posbench_threads();
+    double peak = estimate_sgemm_gflops(2048, 2048, 2048);
+    printf("posbench bench: cpu backend, %d threads, %d timed steps per config (median)\n", threads, opt->iters);
+    printf("OpenBLAS sgemm 2048x2048x2048: %.1f GFLOP/s (the ceiling used below)\n\n", peak);
+    printf("%-22s %9s %8s %9s %8s %10s %10s %8s %9s\n", "config", "step ms", "img/s", "GFLOP/s", "of sgemm",
+           "peak MiB", "torch ms", "torch/s", "ratio");
+    int ran = 0;
+    for (size_t i = 0; i < sizeof perf_configs / sizeof perf_configs[0]; i++) {
+        const perf_config *p = &perf_configs[i];
+        if (opt->only && strcmp(opt->only, p->name) != 0) continue;
+        ran++;
+        double step = time_posbench_step(p, opt->iters);
+        double flops = 3.0 * vit_forward_flops(&p->model) * p->batch;
+        double gflops = flops / step / 1e9;
+        char torch_ms[32] = "-", torch_ips[32] = "-", ratio[32] = "-", why[4608] = "";
+        if (opt->torch) {
+            double t = time_torch_step(p, opt->iters, why, sizeof why);
+            if (t > 0) {
+                snprintf(torch_ms, sizeof torch_ms, "%.1f", t * 1e3);
+                snprintf(torch_ips, sizeof torch_ips, "%.0f", p->batch / t);
+                snprintf(ratio, sizeof ratio, "%.3f", step / t);
+            }
+        }
+        printf("%-22s %9.1f %8.0f %9.1f %8.3f %10.0f %10s %8s %9s\n", p->name, step * 1e3, p->batch / step, gflops,
+               gflops / peak, peak_rss_bytes() / 1048576.0, torch_ms, torch_ips, ratio);
+        if (why[0]) printf("  (PyTorch not timed: %s)\n", why);
+        fflush(stdout);
+    }
+    if (!ran) die_input("--config '%s' is not a benchmark config (posbench bench --help lists them)", opt->only);
+    printf("\nratio = posbench step time / PyTorch step time (lower is better); GFLOP/s counts 3x the forward\n"
+           "FLOPs (matmuls and attention) per image; peak MiB is this process's peak resident memory so far.\n");
+    return 0;
+}

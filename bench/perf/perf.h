@@ -1,0 +1,12 @@
+// bench/perf/perf.h — `posbench bench`: training-step speed of reference ViT configs against the
+// in-process OpenBLAS sgemm rate and against the same step in PyTorch on the CPU.
+#pragma once
+
+typedef struct {
+    int iters;          // timed steps per config (median reported)
+    int torch;          // 1: also time PyTorch (Debian's /usr/bin/python3) in the same run
+    const char *only;   // run only the config with this name (NULL: all)
+} perf_options;
+
+int perf_run(const perf_options *opt);
+void perf_help(void);

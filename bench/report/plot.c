@@ -1,0 +1,757 @@
+// bench/report/plot.c — `posbench plot DIR`: data files from the run files and gnuplot runs of
+// plots/<kind>.gp giving PNG and SVG figures in DIR/figures/ (what is drawn: plot.h).
+#include "plot.h"
+#include "stats.h"
+#include "../results/results_read.h"
+#include "../../core/common.h"
+#include <ctype.h>
+#include <errno.h>
+#include <float.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+enum { MAX_VARS = 128, GRID_COLS = 8, GAP = 2, CURVE_POINTS = 1000 };
+static const char *kinds[] = {"metric_vs_axis", "curves", "heatmap", "image_grid", "result_curves"};
+#define NKINDS ((int)(sizeof kinds / sizeof kinds[0]))
+
+typedef struct {
+    const char *dir;       // DIR
+    char plots[PATH_MAX];  // plots/ with the scripts
+    char gnuplot[PATH_MAX];
+    const rr_set *set;
+    int figures;           // figures made
+} plotter;
+
+typedef struct {
+    int n;
+    char *text[MAX_VARS]; // "name=value" in gnuplot syntax
+} gvars;
+
+static void gv_add(gvars *v, const char *name, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void gv_add(gvars *v, const char *name, const char *fmt, ...) {
+    if (v->n == MAX_VARS) die_fail("plot: too many gnuplot variables");
+    char value[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(value, sizeof value, fmt, ap);
+    va_end(ap);
+    size_t n = strlen(name) + strlen(value) + 2;
+    v->text[v->n] = xmalloc(n, "gnuplot variable");
+    snprintf(v->text[v->n++], n, "%s=%s", name, value);
+}
+
+// A gnuplot single-quoted string ('' stands for ').
+static void gv_str(gvars *v, const char *name, const char *s) {
+    char q[2048];
+    size_t o = 0;
+    q[o++] = '\'';
+    for (const char *p = s; *p && o < sizeof q - 3; p++) {
+        if (*p == '\'') q[o++] = '\'';
+        q[o++] = *p;
+    }
+    q[o++] = '\'', q[o] = '\0';
+    gv_add(v, name, "%s", q);
+}
+
+static void gv_free(gvars *v) {
+    for (int i = 0; i < v->n; i++) free(v->text[i]);
+    v->n = 0;
+}
+
+// File names: letters, digits, '.', '-', '_' only.
+static void sanitize(char *s) {
+    for (; *s; s++)
+        if (!(isalnum((unsigned char)*s) || *s == '.' || *s == '-' || *s == '_')) *s = '_';
+}
+
+// Names the figure "<stage key>_<what>" (sanitized) and opens its data file
+// DIR/figures/data/<base>.dat; the stage key is "<experiment>-<stage>" when DIR holds several
+// experiments. NULL (message printed) when the file cannot be written.
+static FILE *begin_figure(const plotter *p, const rr_stage *s, char *base, size_t blen, char *path, size_t plen,
+                          const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+static FILE *begin_figure(const plotter *p, const rr_stage *s, char *base, size_t blen, char *path, size_t plen,
+                          const char *fmt, ...) {
+    int multi = p->set->nexperiments > 1 && s->experiment[0];
+    int n = snprintf(base, blen, "%s%s%s_", multi ? s->experiment : "", multi ? "-" : "", s->name);
+    va_list ap;
+    va_start(ap, fmt);
+    if (n >= 0 && (size_t)n < blen) vsnprintf(base + n, blen - (size_t)n, fmt, ap);
+    va_end(ap);
+    sanitize(base);
+    snprintf(path, plen, "%s/figures/data/%s.dat", p->dir, base);
+    FILE *f = fopen(path, "w");
+    if (!f) fprintf(stderr, "posbench: error: cannot write %s: %s\n", path, strerror(errno));
+    return f;
+}
+
+static int close_data(FILE *f, const char *path) {
+    if (fclose(f) != 0) {
+        fprintf(stderr, "posbench: error: writing %s failed: %s\n", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+// One gnuplot process per figure: the variables, then plots/<kind>.gp loaded once with
+// term='png' and once with term='svg'. 0 ok; 1 with gnuplot's output printed.
+static int run_gnuplot(plotter *p, const char *kind, const char *base, gvars *v) {
+    char script[PATH_MAX + 64], png[PATH_MAX + 8], svg[PATH_MAX + 8];
+    snprintf(script, sizeof script, "%s/%s.gp", p->plots, kind);
+    snprintf(png, sizeof png, "%s/figures/%s.png", p->dir, base);
+    snprintf(svg, sizeof svg, "%s/figures/%s.svg", p->dir, base);
+    gv_str(v, "script", script), gv_str(v, "png_out", png), gv_str(v, "svg_out", svg);
+    static const char *tail = "term='png'; out=png_out; load script; unset output; reset; "
+                              "term='svg'; out=svg_out; load script; unset output";
+    size_t len = strlen(tail) + 1;
+    for (int i = 0; i < v->n; i++) len += strlen(v->text[i]) + 2;
+    char *e = xcalloc(len, 1, "gnuplot command");
+    for (int i = 0; i < v->n; i++) strcat(strcat(e, v->text[i]), "; ");
+    strcat(e, tail);
+    int fd[2];
+    if (pipe(fd) != 0) die_fail("plot: pipe: %s", strerror(errno));
+    fflush(stdout), fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) die_fail("plot: fork: %s", strerror(errno));
+    if (pid == 0) { // gnuplot's stdout and stderr both come back through the pipe
+        close(fd[0]), dup2(fd[1], 1), dup2(fd[1], 2), close(fd[1]);
+        execl(p->gnuplot, "gnuplot", "-e", e, (char *)NULL);
+        fprintf(stderr, "cannot run %s: %s\n", p->gnuplot, strerror(errno));
+        _exit(127);
+    }
+    close(fd[1]);
+    free(e);
+    FILE *rf = fdopen(fd[0], "r");
+    if (!rf) die_fail("plot: fdopen: %s", strerror(errno));
+    char msg[8192], drain[1024];
+    size_t used = fread(msg, 1, sizeof msg - 1, rf);
+    while (fread(drain, 1, sizeof drain, rf) > 0) {}
+    fclose(rf);
+    msg[used] = '\0';
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    struct stat a, b;
+    int ok = WIFEXITED(status) && WEXITSTATUS(status) == 0 && stat(png, &a) == 0 && a.st_size > 0 && stat(svg, &b) == 0 && b.st_size > 0;
+    if (!ok) {
+        fprintf(stderr, "posbench: error: gnuplot failed on %s making %s (%s %d)%s\n%s", script, base,
+                WIFEXITED(status) ? "exit status" : "signal", WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
+                used ? "; its output:" : "", msg);
+        return EXIT_RUN_FAILED;
+    }
+    if (used) fprintf(stderr, "posbench: gnuplot (%s): %s%s", base, msg, msg[used - 1] == '\n' ? "" : "\n");
+    printf("figure %s/figures/%s.png, .svg\n", p->dir, base);
+    p->figures++;
+    return 0;
+}
+
+// ---- metric vs axis -----------------------------------------------------------------
+
+static int has_metric(const rr_set *set, const rr_stage *s, const char *metric) {
+    for (int c = 0; c < s->nconfigs; c++) {
+        double m, sd;
+        if (report_stats(set, &s->configs[c], metric, &m, &sd) > 0) return 1;
+    }
+    return 0;
+}
+
+static int fig_metric_vs_axis(plotter *p, const rr_stage *s, const char *metric, int ax) {
+    const rr_set *set = p->set;
+    char base[600], path[PATH_MAX], header[96];
+    double scale = report_metric_scale(metric, header, sizeof header);
+    // distinct values of the axis, sorted (configs are sorted by axes in order, not by ax)
+    const char **vals = xcalloc((size_t)s->nconfigs, sizeof(char *), "axis values");
+    int nv = 0, categorical = 0;
+    for (int c = 0; c < s->nconfigs; c++) {
+        const char *v = s->configs[c].values[ax];
+        int dup = 0;
+        for (int k = 0; k < nv && !dup; k++) dup = !strcmp(vals[k], v);
+        if (dup) continue;
+        int k = nv++;
+        for (; k > 0 && rr_value_cmp(vals[k - 1], v) > 0; k--) vals[k] = vals[k - 1];
+        vals[k] = v;
+        char *end;
+        strtod(v, &end);
+        if (!v[0] || *end) categorical = 1;
+    }
+    double lo = DBL_MAX, hi = -DBL_MAX;
+    for (int k = 0; k < nv && !categorical; k++) lo = fmin(lo, atof(vals[k])), hi = fmax(hi, atof(vals[k]));
+    int logx = !categorical && lo > 0 && hi / lo >= 100;
+    // lines: assignments of the other axes, in configuration order
+    int *line_of = xcalloc((size_t)s->nconfigs, sizeof(int), "lines");
+    int nlines = 0;
+    for (int c = 0; c < s->nconfigs; c++) {
+        line_of[c] = -1;
+        for (int d = 0; d < c && line_of[c] < 0; d++) {
+            int same = 1;
+            for (int a = 0; a < s->naxes && same; a++)
+                same = a == ax || !strcmp(s->configs[c].values[a], s->configs[d].values[a]);
+            if (same) line_of[c] = line_of[d];
+        }
+        if (line_of[c] < 0) line_of[c] = nlines++;
+    }
+    FILE *f = begin_figure(p, s, base, sizeof base, path, sizeof path, "metric_vs_axis_%s_vs_%s", metric, s->axes[ax]);
+    if (!f) {
+        free(vals), free(line_of);
+        return EXIT_RUN_FAILED;
+    }
+    gvars v = {0};
+    int written = 0;
+    fprintf(f, "# %s of stage %s against %s: x mean std n label (mean, sample std over done seeds)\n", header, s->name, s->axes[ax]);
+    for (int l = 0; l < nlines; l++) {
+        char title[1024] = "";
+        int points = 0;
+        for (int k = 0; k < nv; k++)
+            for (int c = 0; c < s->nconfigs; c++) {
+                const rr_config *cf = &s->configs[c];
+                if (line_of[c] != l || strcmp(cf->values[ax], vals[k])) continue;
+                if (!title[0]) {
+                    for (int a = 0; a < s->naxes; a++)
+                        if (a != ax) snprintf(title + strlen(title), sizeof title - strlen(title), "%s%s=%s", title[0] ? ", " : "", s->axes[a], cf->values[a]);
+                    if (!title[0]) snprintf(title, sizeof title, "%s", metric);
+                }
+                double mean, sd;
+                int n = report_stats(set, cf, metric, &mean, &sd);
+                if (n == 0) continue;
+                if (points++ == 0 && written) fprintf(f, "\n\n");
+                fprintf(f, "%.17g %.17g %.17g %d \"%s\"\n", categorical ? (double)k : atof(vals[k]), mean * scale, sd * scale, n, vals[k]);
+            }
+        if (points == 0) continue;
+        char name[32];
+        snprintf(name, sizeof name, "title%d", ++written);
+        gv_str(&v, name, title);
+    }
+    int rc = close_data(f, path) ? EXIT_RUN_FAILED : 0;
+    if (rc == 0 && written) {
+        char title[600];
+        snprintf(title, sizeof title, "%s: %s vs %s (mean ± std over seeds)", s->name, header, s->axes[ax]);
+        gv_str(&v, "datafile", path), gv_str(&v, "title", title), gv_str(&v, "xlabel", s->axes[ax]), gv_str(&v, "ylabel", header);
+        gv_add(&v, "nlines", "%d", written), gv_add(&v, "categorical", "%d", categorical), gv_add(&v, "logx", "%d", logx);
+        rc = run_gnuplot(p, "metric_vs_axis", base, &v);
+    } else if (rc == 0) {
+        unlink(path);
+    }
+    gv_free(&v);
+    free(vals), free(line_of);
+    return rc;
+}
+
+// ---- curves -------------------------------------------------------------------------
+
+// group "train" or "eval"; x and y column names.
+static int fig_curves(plotter *p, const rr_stage *s, const char *group, const char *xcol, const char *ycol) {
+    char base[600], path[PATH_MAX], header[96], ylabel[128];
+    double scale = report_metric_scale(ycol, header, sizeof header);
+    snprintf(ylabel, sizeof ylabel, "%s %s", group, header);
+    FILE *f = begin_figure(p, s, base, sizeof base, path, sizeof path, "curves_%s_%s", group, ycol);
+    if (!f) return EXIT_RUN_FAILED;
+    fprintf(f, "# %s vs %s/%s of stage %s, one block per configuration (mean over seeds)\n", ylabel, group, xcol, s->name);
+    gvars v = {0};
+    int written = 0;
+    long most = 0;
+    for (int c = 0; c < s->nconfigs; c++) {
+        double *x, *y;
+        long n = report_curve(p->set, &s->configs[c], group, xcol, ycol, CURVE_POINTS, &x, &y);
+        most = n > most ? n : most;
+        if (n > 0) {
+            fprintf(f, written ? "\n\n" : "");
+            for (long j = 0; j < n; j++) fprintf(f, "%.17g %.17g\n", x[j], y[j] * scale);
+            char name[32];
+            snprintf(name, sizeof name, "title%d", ++written);
+            gv_str(&v, name, s->configs[c].label);
+        }
+        free(x), free(y);
+    }
+    int rc = close_data(f, path) ? EXIT_RUN_FAILED : 0;
+    if (rc == 0 && written) {
+        char title[600];
+        snprintf(title, sizeof title, "%s: %s (mean over seeds)", s->name, ylabel);
+        gv_str(&v, "datafile", path), gv_str(&v, "title", title), gv_str(&v, "xlabel", xcol), gv_str(&v, "ylabel", ylabel);
+        gv_add(&v, "nlines", "%d", written), gv_add(&v, "logy", "0"), gv_add(&v, "marks", "%d", most <= 60);
+        rc = run_gnuplot(p, "curves", base, &v);
+    } else if (rc == 0) {
+        unlink(path);
+    }
+    gv_free(&v);
+    return rc;
+}
+
+// ---- per-run result curves: /position (MP3 Fig. 3), /knn (Fig. 9), /resolution (CAPE Fig. 2-4)
+
+// y = array `yname` of each run, x = array `xname` (NULL: 1, 2, ... — layers); one line per
+// configuration, x and y each the mean over its runs that have the arrays. The figure is
+// named after yname, plus "_vs_<last part of xname>" when `name_x` (two figures of one y);
+// `logx` draws the x axis logarithmically.
+static int fig_array_curves(plotter *p, const rr_stage *s, const char *yname, const char *xname, const char *xlabel,
+                            int name_x, int logx) {
+    const rr_set *set = p->set;
+    int any_run = 0;
+    for (int i = 0; i < s->nruns && !any_run; i++) any_run = rr_array_get(&set->runs[s->runs[i]].curves, yname) != NULL;
+    if (!any_run) return 0;
+    char base[600], path[PATH_MAX], header[96], tag[128];
+    double scale = report_metric_scale(strrchr(yname, '/') + 1, header, sizeof header);
+    if (name_x && xname) snprintf(tag, sizeof tag, "%s_vs_%s", yname, strrchr(xname, '/') ? strrchr(xname, '/') + 1 : xname);
+    else snprintf(tag, sizeof tag, "%s", yname);
+    for (char *q = tag; *q; q++) *q = *q == '/' ? '_' : *q;
+    FILE *f = begin_figure(p, s, base, sizeof base, path, sizeof path, "%s", tag);
+    if (!f) return EXIT_RUN_FAILED;
+    fprintf(f, "# %s vs %s of stage %s, one block per configuration (mean over seeds)\n", yname, xname ? xname : "layer", s->name);
+    gvars v = {0};
+    int written = 0;
+    for (int c = 0; c < s->nconfigs; c++) {
+        const rr_config *cf = &s->configs[c];
+        double sum[256] = {0}, xsum[256] = {0};
+        int n = 0, runs = 0;
+        for (int i = 0; i < cf->nruns; i++) {
+            const rr_run *r = &set->runs[cf->runs[i]];
+            const rr_array *y = rr_array_get(&r->curves, yname), *x = xname ? rr_array_get(&r->curves, xname) : NULL;
+            if (!y || y->numel == 0 || y->numel > 256 || (xname && (!x || x->numel != y->numel)) || (runs && (int)y->numel != n)) continue;
+            n = (int)y->numel;
+            for (int k = 0; k < n; k++) sum[k] += y->data[k], xsum[k] += x ? x->data[k] : (double)(k + 1);
+            runs++;
+        }
+        if (!runs) continue;
+        fprintf(f, written ? "\n\n" : "");
+        for (int k = 0; k < n; k++) fprintf(f, "%.9g %.17g\n", xsum[k] / runs, sum[k] / runs * scale);
+        char name[32];
+        snprintf(name, sizeof name, "title%d", ++written);
+        gv_str(&v, name, cf->label);
+    }
+    int rc = close_data(f, path) ? EXIT_RUN_FAILED : 0;
+    if (rc == 0 && written) {
+        char title[600], ylabel[160];
+        snprintf(ylabel, sizeof ylabel, "%s %s", yname, header);
+        snprintf(title, sizeof title, "%s: %s (mean over seeds)", s->name, ylabel);
+        gv_str(&v, "datafile", path), gv_str(&v, "title", title), gv_str(&v, "xlabel", xlabel), gv_str(&v, "ylabel", ylabel);
+        gv_add(&v, "nlines", "%d", written), gv_add(&v, "logy", "0"), gv_add(&v, "logx", "%d", logx), gv_add(&v, "marks", "1");
+        rc = run_gnuplot(p, "curves", base, &v);
+    }
+    gv_free(&v);
+    return rc;
+}
+
+static int fig_result_curves(plotter *p, const rr_stage *s) {
+    int rc = fig_array_curves(p, s, "position/top1", "position/test_eta", "test masking ratio eta", 0, 0);
+    if (!rc) rc = fig_array_curves(p, s, "position/top1_nonblank", "position/test_eta", "test masking ratio eta", 0, 0);
+    if (!rc) rc = fig_array_curves(p, s, "knn/top1", NULL, "layer (block)", 0, 0);
+    if (!rc) rc = fig_array_curves(p, s, "resolution/top1", "resolution/size", "evaluation image size (px)", 0, 0);
+    if (!rc) rc = fig_array_curves(p, s, "resolution/tta_top1", "resolution/size", "evaluation image size (px)", 0, 0);
+    if (!rc) rc = fig_array_curves(p, s, "resolution/images_per_s", "resolution/size", "evaluation image size (px)", 0, 0);
+    // CAPE Fig. 4: accuracy against inference throughput, one point per evaluation size
+    if (!rc) rc = fig_array_curves(p, s, "resolution/top1", "resolution/images_per_s", "throughput (images/s, forward only)", 1, 1);
+    return rc;
+}
+
+// ---- heatmaps -----------------------------------------------------------------------
+
+// The lowest-seed run of configuration c with /attention/<name> (4-D), or -1.
+static int run_with_attention(const rr_set *set, const rr_config *c, const char *name) {
+    for (int i = 0; i < c->nruns; i++) {
+        const rr_array *a = rr_array_get(&set->runs[c->runs[i]].attention, name);
+        if (a && a->ndim == 4 && a->numel) return c->runs[i];
+    }
+    return -1;
+}
+
+static int fig_heatmaps(plotter *p, const rr_stage *s, const char *name) {
+    const rr_set *set = p->set;
+    double lo = DBL_MAX, hi = -DBL_MAX;
+    for (int c = 0; c < s->nconfigs; c++) { // the shared colour range
+        int r = run_with_attention(set, &s->configs[c], name);
+        if (r < 0) continue;
+        const rr_array *a = rr_array_get(&set->runs[r].attention, name);
+        for (size_t i = 0; i < a->numel; i++)
+            if (isfinite(a->data[i])) lo = fmin(lo, a->data[i]), hi = fmax(hi, a->data[i]);
+    }
+    if (lo > hi) lo = 0, hi = 1;
+    if (lo == hi) hi = lo + 1;
+    int relative = !strcmp(name, "relmap");
+    for (int c = 0; c < s->nconfigs; c++) {
+        int r = run_with_attention(set, &s->configs[c], name);
+        if (r < 0) continue;
+        const rr_run *run = &set->runs[r];
+        const rr_array *a = rr_array_get(&run->attention, name);
+        int L = a->dims[0], H = a->dims[1], ny = a->dims[2], nx = a->dims[3];
+        int oy = relative ? (ny - 1) / 2 : 0, ox = relative ? (nx - 1) / 2 : 0;
+        char base[700], path[PATH_MAX];
+        FILE *f = begin_figure(p, s, base, sizeof base, path, sizeof path, "heatmap_%s_%s", name, rr_attr_text(&run->root, "run_id", "run"));
+        if (!f) return EXIT_RUN_FAILED;
+        fprintf(f, "# /attention/%s of %s, (L=%d, H=%d) blocks of x y value\n", name, run->path, L, H);
+        for (int k = 0; k < L * H; k++) {
+            if (k) fprintf(f, "\n\n");
+            for (int i = 0; i < ny; i++) {
+                for (int j = 0; j < nx; j++) fprintf(f, "%d %d %.9g\n", j - ox, i - oy, a->data[((size_t)k * ny + i) * nx + j]);
+                if (i < ny - 1) fprintf(f, "\n");
+            }
+        }
+        if (close_data(f, path)) return EXIT_RUN_FAILED;
+        gvars v = {0};
+        char title[600], subtitle[1400];
+        snprintf(title, sizeof title, "%s: /attention/%s (colour range shared across the stage)", s->name, name);
+        snprintf(subtitle, sizeof subtitle, "%s, seed %ld", s->configs[c].label, rr_run_seed(run));
+        int w = 130 * H + 160, h = 130 * L + 120;
+        w = w < 560 ? 560 : w;
+        gv_str(&v, "datafile", path), gv_str(&v, "title", title), gv_str(&v, "subtitle", subtitle);
+        gv_str(&v, "xlabel", relative ? "Δcol" : "col"), gv_str(&v, "ylabel", relative ? "Δrow" : "row");
+        gv_add(&v, "width", "%d", w > 4000 ? 4000 : w), gv_add(&v, "height", "%d", h > 4000 ? 4000 : h);
+        gv_add(&v, "rows", "%d", L), gv_add(&v, "cols", "%d", H), gv_add(&v, "cbmin", "%.9g", lo), gv_add(&v, "cbmax", "%.9g", hi);
+        gv_add(&v, "xmin", "%d", -ox), gv_add(&v, "xmax", "%d", nx - 1 - ox), gv_add(&v, "ymin", "%d", -oy), gv_add(&v, "ymax", "%d", ny - 1 - oy);
+        int rc = run_gnuplot(p, "heatmap", base, &v);
+        gv_free(&v);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+// ---- image grids --------------------------------------------------------------------
+
+typedef struct {
+    int n, h, w, c;    // images, height, width, channels (1 or 3)
+    int chw;           // 1: (N, C, H, W); 0: (N, H, W, C)
+} image_shape;
+
+static int image_layout(const rr_array *a, image_shape *s) {
+    memset(s, 0, sizeof *s);
+    s->c = 1;
+    if (a->ndim == 2) s->n = 1, s->h = a->dims[0], s->w = a->dims[1];
+    else if (a->ndim == 3) s->n = a->dims[0], s->h = a->dims[1], s->w = a->dims[2];
+    else if (a->ndim == 4 && (a->dims[1] == 1 || a->dims[1] == 3)) s->n = a->dims[0], s->c = a->dims[1], s->h = a->dims[2], s->w = a->dims[3], s->chw = 1;
+    else if (a->ndim == 4 && (a->dims[3] == 1 || a->dims[3] == 3)) s->n = a->dims[0], s->h = a->dims[1], s->w = a->dims[2], s->c = a->dims[3];
+    else return -1;
+    return s->n > 0 && s->h > 0 && s->w > 0 ? 0 : -1;
+}
+
+static float pixel(const rr_array *a, const image_shape *s, int img, int y, int x, int ch) {
+    size_t i = s->chw ? (((size_t)img * s->c + ch) * s->h + y) * s->w + x : (((size_t)img * s->h + y) * s->w + x) * s->c + ch;
+    return a->data[i];
+}
+
+static int fig_image_grid(plotter *p, const rr_stage *s) {
+    const rr_set *set = p->set;
+    for (int c = 0; c < s->nconfigs; c++) {
+        const rr_run *run = NULL;
+        for (int i = 0; i < s->configs[c].nruns && !run; i++)
+            if (set->runs[s->configs[c].runs[i]].samples.n) run = &set->runs[s->configs[c].runs[i]];
+        if (!run) continue;
+        int rows = 0, cols = 0, ch = 0, cw = 0;
+        double lo = DBL_MAX, hi = -DBL_MAX;
+        image_shape *shapes = xcalloc((size_t)run->samples.n, sizeof *shapes, "image shapes");
+        for (int k = 0; k < run->samples.n; k++) {
+            const rr_array *a = &run->samples.items[k];
+            if (image_layout(a, &shapes[k]) < 0) {
+                fprintf(stderr, "posbench: warning: %s: /samples/%s is not an image set (see posbench plot --help); left out\n", run->path, a->name);
+                shapes[k].n = 0;
+                continue;
+            }
+            rows++;
+            cols = shapes[k].n < GRID_COLS ? (shapes[k].n > cols ? shapes[k].n : cols) : GRID_COLS;
+            ch = shapes[k].h > ch ? shapes[k].h : ch, cw = shapes[k].w > cw ? shapes[k].w : cw;
+            for (size_t i = 0; i < a->numel; i++)
+                if (isfinite(a->data[i])) lo = fmin(lo, a->data[i]), hi = fmax(hi, a->data[i]);
+        }
+        if (rows == 0) {
+            free(shapes);
+            continue;
+        }
+        if (!(hi > lo)) hi = lo + 1;
+        char base[700], path[PATH_MAX];
+        FILE *f = begin_figure(p, s, base, sizeof base, path, sizeof path, "image_grid_%s", rr_attr_text(&run->root, "run_id", "run"));
+        if (!f) {
+            free(shapes);
+            return EXIT_RUN_FAILED;
+        }
+        int W = cols * (cw + GAP) - GAP, Ht = rows * (ch + GAP) - GAP;
+        unsigned char *rgb = xmalloc((size_t)W * Ht * 3, "image grid");
+        memset(rgb, 255, (size_t)W * Ht * 3);
+        gvars v = {0};
+        int row = 0;
+        for (int k = 0; k < run->samples.n; k++) {
+            const image_shape *sh = &shapes[k];
+            if (!sh->n) continue;
+            for (int img = 0; img < sh->n && img < GRID_COLS; img++)
+                for (int y = 0; y < sh->h; y++)
+                    for (int x = 0; x < sh->w; x++)
+                        for (int q = 0; q < 3; q++) {
+                            float val = pixel(&run->samples.items[k], sh, img, y, x, sh->c == 3 ? q : 0);
+                            int byte = isfinite(val) ? (int)lround(255.0 * (val - lo) / (hi - lo)) : 128;
+                            size_t at = ((size_t)(row * (ch + GAP) + y) * W + (size_t)img * (cw + GAP) + x) * 3 + q;
+                            rgb[at] = (unsigned char)(byte < 0 ? 0 : byte > 255 ? 255 : byte);
+                        }
+            char name[32];
+            snprintf(name, sizeof name, "label%d", ++row);
+            gv_str(&v, name, run->samples.items[k].name);
+            snprintf(name, sizeof name, "ypos%d", row);
+            gv_add(&v, name, "%.1f", Ht - 1 - ((row - 1) * (ch + GAP) + (ch - 1) / 2.0));
+        }
+        fprintf(f, "# /samples of %s: x y r g b, %d rows of up to %d images, value range [%g, %g] -> 0..255\n", run->path, rows, GRID_COLS, lo, hi);
+        for (int y = 0; y < Ht; y++) {
+            for (int x = 0; x < W; x++) {
+                const unsigned char *px = rgb + ((size_t)y * W + x) * 3;
+                fprintf(f, "%d %d %d %d %d\n", x, Ht - 1 - y, px[0], px[1], px[2]);
+            }
+            fprintf(f, "\n");
+        }
+        free(rgb), free(shapes);
+        if (close_data(f, path)) {
+            gv_free(&v);
+            return EXIT_RUN_FAILED;
+        }
+        int zoom = 720 / (W > 0 ? W : 1);
+        zoom = zoom < 1 ? 1 : zoom > 12 ? 12 : zoom;
+        char title[1400];
+        snprintf(title, sizeof title, "%s: /samples, %s, seed %ld", s->name, s->configs[c].label, rr_run_seed(run));
+        gv_str(&v, "datafile", path), gv_str(&v, "title", title);
+        gv_add(&v, "nrows", "%d", rows), gv_add(&v, "width", "%d", W * zoom + 220), gv_add(&v, "height", "%d", Ht * zoom + 90);
+        int rc = run_gnuplot(p, "image_grid", base, &v);
+        gv_free(&v);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+// ---- which figures ------------------------------------------------------------------
+
+typedef struct {
+    char kind[32], stage[256], metric[256], axis[256];
+    int line; // in figures.tsv; 0 for a default
+} fig_req;
+
+static int any(const char *s) { return !s[0] || !strcmp(s, "*"); }
+
+// Reads DIR/figures.tsv into *out (NULL, 0 when absent). -1 with err on a malformed line.
+static int load_requests(const char *dir, fig_req **out, int *n, char *err, size_t errlen) {
+    *out = NULL, *n = 0;
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/figures.tsv", dir);
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    char *line = NULL;
+    size_t cap = 0;
+    int lineno = 0, rcap = 0;
+    while (getline(&line, &cap, f) >= 0) {
+        lineno++;
+        line[strcspn(line, "\r\n")] = '\0';
+        if (!line[0] || line[0] == '#' || (lineno == 1 && !strncmp(line, "kind\t", 5))) continue;
+        char *field[5] = {0}, *rest = line;
+        int nf = 0;
+        while (nf < 5 && (field[nf] = strsep(&rest, "\t"))) nf++;
+        int known = 0;
+        for (int k = 0; k < NKINDS; k++) known |= !strcmp(field[0], kinds[k]);
+        if (nf > 4 || !known) {
+            snprintf(err, errlen, "%s:%d: %s (lines: kind<TAB>stage<TAB>metric<TAB>axis; kinds: metric_vs_axis, curves, heatmap, image_grid, result_curves)",
+                     path, lineno, nf > 4 ? "more than 4 tab-separated fields" : "unknown figure kind");
+            free(line), fclose(f), free(*out);
+            *out = NULL;
+            return -1;
+        }
+        if (*n == rcap) {
+            rcap = rcap ? 2 * rcap : 8;
+            fig_req *g = realloc(*out, (size_t)rcap * sizeof *g);
+            if (!g) die_fail("out of memory reading %s", path);
+            *out = g;
+        }
+        fig_req *r = &(*out)[(*n)++];
+        memset(r, 0, sizeof *r);
+        snprintf(r->kind, sizeof r->kind, "%s", field[0]);
+        snprintf(r->stage, sizeof r->stage, "%s", nf > 1 ? field[1] : "");
+        snprintf(r->metric, sizeof r->metric, "%s", nf > 2 ? field[2] : "");
+        snprintf(r->axis, sizeof r->axis, "%s", nf > 3 ? field[3] : "");
+        r->line = lineno;
+    }
+    free(line);
+    fclose(f);
+    return 0;
+}
+
+static int make_figures(plotter *p, const rr_stage *s, const fig_req *r) {
+    const rr_set *set = p->set;
+    if (!strcmp(r->kind, "metric_vs_axis")) {
+        const char *metric = any(r->metric) ? "top1" : r->metric;
+        if (!has_metric(set, s, metric)) {
+            if (r->line) fprintf(stderr, "posbench: warning: figures.tsv:%d: no done run of stage %s has /final %s\n", r->line, s->name, metric);
+            return 0;
+        }
+        int found = 0;
+        for (int a = 0; a < s->naxes; a++) {
+            if (!any(r->axis) && strcmp(r->axis, s->axes[a])) continue;
+            found = 1;
+            int rc = fig_metric_vs_axis(p, s, metric, a);
+            if (rc) return rc;
+        }
+        if (!found && r->line && !any(r->axis))
+            fprintf(stderr, "posbench: warning: figures.tsv:%d: %s does not vary in stage %s\n", r->line, r->axis, s->name);
+        return 0;
+    }
+    if (!strcmp(r->kind, "curves")) {
+        if (any(r->metric)) {
+            int rc = fig_curves(p, s, "train", "step", "loss");
+            return rc ? rc : fig_curves(p, s, "eval", "epoch", "top1");
+        }
+        char group[256];
+        snprintf(group, sizeof group, "%s", r->metric);
+        char *col = strpbrk(group, "/.");
+        if (!col || (strncmp(group, "train", 5) && strncmp(group, "eval", 4))) {
+            fprintf(stderr, "posbench: warning: figures.tsv:%d: curves want train/<column> or eval/<column>, not %s\n", r->line, r->metric);
+            return 0;
+        }
+        *col++ = '\0';
+        return fig_curves(p, s, group, !strcmp(group, "train") ? "step" : "epoch", col);
+    }
+    if (!strcmp(r->kind, "heatmap")) return fig_heatmaps(p, s, any(r->metric) ? "relmap" : r->metric);
+    if (!strcmp(r->kind, "result_curves")) return fig_result_curves(p, s);
+    return fig_image_grid(p, s);
+}
+
+// ---- the command --------------------------------------------------------------------
+
+void plot_help(void) {
+    printf("usage: posbench plot DIR [--only KIND]\n"
+           "Writes figures of the run files (*.h5) below DIR to DIR/figures/ as PNG and SVG, and the\n"
+           "data behind each to DIR/figures/data/*.dat, running gnuplot on plots/<KIND>.gp.\n"
+           "KIND: metric_vs_axis (final top1 vs each swept key, error bars over seeds), curves (train\n"
+           "loss and eval top1 over training), heatmap (attention maps per layer and head), image_grid\n"
+           "(/samples), result_curves (per-run arrays: /position top-1 vs test eta, /knn top-1 vs layer,\n"
+           "/resolution top-1, TTA top-1 and images/s vs evaluation image size, top-1 vs images/s).\n"
+           "DIR/<experiment>/figures.tsv (written by posbench run), else DIR/figures.tsv (kind, stage,\n"
+           "metric, axis; tab-separated) selects a stage's figures; without either, every kind.\n"
+           "  --only KIND   make only figures of this kind\n"
+           "Needs gnuplot (Debian package gnuplot-nox). Exit status: 0 ok, 1 gnuplot failed, 2 bad input.\n");
+}
+
+static int find_gnuplot(char *out, size_t len) {
+    const char *path = getenv("PATH");
+    if (!path) return -1;
+    char *copy = xstrdup(path, "PATH"), *save = NULL;
+    int found = -1;
+    for (char *d = strtok_r(copy, ":", &save); d && found; d = strtok_r(NULL, ":", &save)) {
+        snprintf(out, len, "%s/gnuplot", d[0] ? d : ".");
+        if (access(out, X_OK) == 0) found = 0;
+    }
+    free(copy);
+    return found;
+}
+
+static int find_plots(char *out, size_t len) {
+    char probe[PATH_MAX + 32];
+    const char *env = getenv("POSBENCH_PLOTS");
+    if (env && env[0]) {
+        snprintf(out, len, "%s", env);
+        snprintf(probe, sizeof probe, "%s/metric_vs_axis.gp", out);
+        if (access(probe, R_OK) == 0) return 0;
+    }
+    char exe[PATH_MAX - 16];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash) *slash = '\0';
+        snprintf(out, len, "%s/../plots", exe);
+        snprintf(probe, sizeof probe, "%s/metric_vs_axis.gp", out);
+        if (access(probe, R_OK) == 0) return 0;
+    }
+    snprintf(out, len, "plots");
+    snprintf(probe, sizeof probe, "%s/metric_vs_axis.gp", out);
+    return access(probe, R_OK) == 0 ? 0 : -1;
+}
+
+static int make_dir(const char *path) {
+    if (mkdir(path, 0777) == 0 || errno == EEXIST) return 0;
+    fprintf(stderr, "posbench: error: cannot create %s: %s\n", path, strerror(errno));
+    return -1;
+}
+
+int cmd_plot(int argc, char **argv) {
+    const char *dir = NULL, *only = NULL;
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            plot_help();
+            return 0;
+        } else if (!strcmp(argv[i], "--only")) {
+            only = i + 1 < argc ? argv[++i] : "";
+            int known = 0;
+            for (int k = 0; k < NKINDS; k++) known |= !strcmp(only, kinds[k]);
+            if (!known) {
+                fprintf(stderr, "posbench: error: --only '%s' is not a figure kind (valid: metric_vs_axis, curves, heatmap, image_grid, result_curves)\n", only);
+                return EXIT_BAD_INPUT;
+            }
+        } else if (argv[i][0] == '-' || dir) {
+            fprintf(stderr, "posbench: error: unexpected argument '%s' for posbench plot (usage: posbench plot DIR [--only KIND])\n", argv[i]);
+            return EXIT_BAD_INPUT;
+        } else {
+            dir = argv[i];
+        }
+    }
+    if (!dir) {
+        fprintf(stderr, "posbench: error: posbench plot needs a results directory (usage: posbench plot DIR [--only KIND])\n");
+        return EXIT_BAD_INPUT;
+    }
+    plotter p = {.dir = dir};
+    if (find_gnuplot(p.gnuplot, sizeof p.gnuplot) != 0) {
+        fprintf(stderr, "posbench: error: gnuplot not found in PATH: install the Debian package gnuplot-nox (make deps)\n");
+        return EXIT_BAD_INPUT;
+    }
+    if (find_plots(p.plots, sizeof p.plots) != 0) {
+        fprintf(stderr, "posbench: error: cannot find the gnuplot scripts (plots/metric_vs_axis.gp) in ../plots beside the executable or in ./plots (or set POSBENCH_PLOTS)\n");
+        return EXIT_BAD_INPUT;
+    }
+    char err[4400];
+    rr_set set;
+    if (rr_scan(dir, RR_SERIES | RR_ARRAYS, &set, err, sizeof err) != 0) {
+        fprintf(stderr, "posbench: error: %s\n", err);
+        return EXIT_BAD_INPUT;
+    }
+    p.set = &set;
+    for (int i = 0; i < set.nskipped; i++) fprintf(stderr, "posbench: warning: left out %s\n", set.skipped[i]);
+    fig_req *reqs = NULL;
+    int nreq = 0, rc = 0;
+    if (set.nruns == 0) {
+        fprintf(stderr, "posbench: error: no finished runs under %s (no readable *.h5 files)\n", dir);
+        rc = EXIT_BAD_INPUT;
+    } else if (load_requests(dir, &reqs, &nreq, err, sizeof err) != 0) {
+        fprintf(stderr, "posbench: error: %s\n", err);
+        rc = EXIT_BAD_INPUT;
+    }
+    char fig[PATH_MAX], data[PATH_MAX + 8];
+    snprintf(fig, sizeof fig, "%s/figures", dir);
+    snprintf(data, sizeof data, "%s/data", fig);
+    if (rc == 0 && (make_dir(fig) || make_dir(data))) rc = EXIT_RUN_FAILED;
+    fig_req defaults[NKINDS];
+    memset(defaults, 0, sizeof defaults);
+    for (int k = 0; k < NKINDS; k++) snprintf(defaults[k].kind, sizeof defaults[k].kind, "%s", kinds[k]);
+    if (rc == 0 && !reqs) nreq = NKINDS;
+    for (int s = 0; s < set.nstages && rc == 0; s++) {
+        // A stage's figures: DIR/<experiment>/figures.tsv (what `posbench run` writes) when
+        // it exists, else DIR/figures.tsv, else every kind.
+        fig_req *own = NULL;
+        int nown = 0;
+        if (set.stages[s].experiment[0]) {
+            char edir[PATH_MAX];
+            snprintf(edir, sizeof edir, "%s/%s", dir, set.stages[s].experiment);
+            if (load_requests(edir, &own, &nown, err, sizeof err) != 0) {
+                fprintf(stderr, "posbench: error: %s\n", err);
+                rc = EXIT_BAD_INPUT;
+                break;
+            }
+        }
+        const fig_req *list = own ? own : reqs ? reqs : defaults;
+        int count = own ? nown : nreq;
+        for (int r = 0; r < count && rc == 0; r++) {
+            if (only && strcmp(only, list[r].kind)) continue;
+            if (!any(list[r].stage) && strcmp(list[r].stage, set.stages[s].name)) continue;
+            rc = make_figures(&p, &set.stages[s], &list[r]);
+        }
+        free(own);
+    }
+    if (rc == 0) {
+        if (p.figures) printf("%d figure%s in %s (PNG and SVG; data in %s)\n", p.figures, p.figures == 1 ? "" : "s", fig, data);
+        else printf("no figures to make%s%s under %s\n", only ? " of kind " : "", only ? only : "", dir);
+    }
+    free(reqs);
+    rr_set_free(&set);
+    return rc;
+}

@@ -1,0 +1,35 @@
+// bench/report/plot.h — `posbench plot DIR [--only KIND]`: figures from the run files below DIR.
+// For each figure it writes a data file DIR/figures/data/<name>.dat and runs gnuplot on
+// plots/<kind>.gp twice (term='png', term='svg'), giving DIR/figures/<name>.png and .svg.
+// Variables go to gnuplot with -e; each script's header names the ones it takes.
+//
+// Kinds and what is made by default (per stage, grouping as in bench/results/results_read.h):
+//   metric_vs_axis  for each axis: final top1 (%) of every configuration against the axis,
+//                   mean ± sample std over the `done` seeds as error bars; one line per
+//                   assignment of the other axes. Categorical x when a value is not a number;
+//                   log x when all values are > 0 and span a factor >= 100.
+//   curves          train/loss vs train/step and eval/top1 (%) vs eval/epoch, one line per
+//                   configuration: at each row index the mean over the seeds that reached
+//                   it (a diverged seed stops contributing), then averaged in bins to at most
+//                   1000 points.
+//   heatmap         for each configuration, its lowest-seed run that has /attention/relmap
+//                   (L, H, a, b): an L x H grid of maps, one colour range shared by every
+//                   panel of every heatmap of that dataset in the stage. relmap's axes are
+//                   offsets (key - query) centred on 0; other 4-D arrays use indices.
+//   image_grid      for each configuration, its lowest-seed run with /samples: one row per
+//                   dataset (name order), up to 8 images each. A dataset is (H, W) one image,
+//                   (N, H, W) grey images, (N, C, H, W) or (N, H, W, C) with C in {1, 3}.
+//                   Grey values are mapped to 0..255 by the run's min/max over all its
+//                   samples, RGB likewise per channel set; NaN is mid grey.
+// DIR/figures.tsv (optional) replaces the defaults: lines kind<TAB>stage<TAB>metric<TAB>axis
+// (trailing fields may be omitted; "*" or "" = any/default). metric is a /final attribute
+// (metric_vs_axis, default top1), "group/column" such as eval/top5 (curves, default both
+// above), or an /attention dataset (heatmap, default relmap); axis selects the axis of
+// metric_vs_axis. --only KIND keeps one kind.
+// Exit status: 0 ok (also when nothing applies: it says so); 1 gnuplot failed (its stderr
+// is printed) or a file could not be written; 2 bad input (no DIR, no *.h5 under it, bad
+// --only or figures.tsv, gnuplot missing: package gnuplot-nox, plots/ not found).
+#pragma once
+
+int cmd_plot(int argc, char **argv); // argv: the arguments after "plot"
+void plot_help(void);

@@ -1,0 +1,488 @@
+// bench/report/report.c — `posbench report DIR`: per-stage Markdown tables (mean ± std over seeds
+// of the final metrics, paper numbers beside them) and the findings sections
+// (bench/report/findings.c) to stdout and DIR/REPORT.md.
+// The table format is specified in report.h; the grouping in results_read.h.
+#include "report.h"
+#include "findings.h"
+#include "stats.h"
+#include "../../core/common.h"
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+// ---- a growing string ---------------------------------------------------------------
+typedef struct {
+    char *s;
+    size_t n, cap;
+} sbuf;
+
+static void __attribute__((format(printf, 2, 3))) sb_printf(sbuf *b, const char *fmt, ...) {
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int need = vsnprintf(b->s ? b->s + b->n : NULL, b->s ? b->cap - b->n : 0, fmt, ap);
+        va_end(ap);
+        if (need < 0) die_fail("report: formatting failed");
+        if (b->s && b->n + (size_t)need < b->cap) {
+            b->n += (size_t)need;
+            return;
+        }
+        size_t cap = b->cap ? b->cap : 4096;
+        while (cap <= b->n + (size_t)need) cap *= 2;
+        char *p = realloc(b->s, cap);
+        if (!p) die_fail("out of memory building the report");
+        b->s = p, b->cap = cap;
+        if (b->n == 0) b->s[0] = '\0';
+    }
+}
+
+// A Markdown table cell: '|' escaped, newlines flattened.
+static void sb_cell(sbuf *b, const char *text) {
+    sb_printf(b, " ");
+    for (const char *p = text; *p; p++) {
+        if (*p == '|') sb_printf(b, "\\|");
+        else sb_printf(b, "%c", *p == '\n' ? ' ' : *p);
+    }
+    sb_printf(b, " |");
+}
+
+static int is_done(const rr_run *r) { return !strcmp(rr_run_status(r), "done"); }
+
+static int cmp_metric(const void *pa, const void *pb) {
+    const char *a = *(const char *const *)pa, *b = *(const char *const *)pb;
+    const char *sa = strchr(a, '@'), *sb = strchr(b, '@');
+    if (sa && sb) return atoi(sa + 1) - atoi(sb + 1);
+    int ra = report_metric_format(a).rank, rb = report_metric_format(b).rank;
+    return ra != rb ? ra - rb : strcmp(a, b);
+}
+
+// Metric names of a stage (see report.h): per_size NULL: every metric without '@'; per_size
+// "top1": the per-size metrics "top1@S", ordered by S. Caller frees the array (not the names).
+static int stage_metrics(const rr_set *set, const rr_stage *s, const char *per_size, const char ***out) {
+    const rr_run *first = NULL;
+    for (int i = 0; i < s->nruns && !first; i++)
+        if (is_done(&set->runs[s->runs[i]])) first = &set->runs[s->runs[i]];
+    const char **names = xcalloc(first ? (size_t)first->final.n : 1, sizeof(char *), "metric names");
+    int n = 0;
+    for (int k = 0; first && k < first->final.n; k++) {
+        const rr_attr *a = &first->final.items[k];
+        if (!a->is_num || !strcmp(a->name, "steps") || !strcmp(a->name, "diverged_step")) continue;
+        if ((strchr(a->name, '@') != NULL) != (per_size != NULL)) continue; // "top1@40": per-size tables only
+        if (per_size && (strncmp(a->name, per_size, strlen(per_size)) || a->name[strlen(per_size)] != '@')) continue;
+        int everywhere = 1;
+        for (int i = 0; i < s->nruns && everywhere; i++) {
+            const rr_run *r = &set->runs[s->runs[i]];
+            const rr_attr *b = rr_attr_get(&r->final, a->name);
+            if (is_done(r) && (!b || !b->is_num)) everywhere = 0;
+        }
+        if (everywhere) names[n++] = a->name;
+    }
+    qsort(names, (size_t)n, sizeof *names, cmp_metric);
+    *out = names;
+    return n;
+}
+
+// ---- reference numbers --------------------------------------------------------------
+typedef struct {
+    char *stage, *match, *metric, *value, *source;
+    int line, used;
+} ref_line;
+
+typedef struct {
+    ref_line *items;
+    int n;
+    char path[4200];
+} ref_table;
+
+static void free_refs(ref_table *t) {
+    for (int i = 0; i < t->n; i++) {
+        free(t->items[i].stage), free(t->items[i].match), free(t->items[i].metric);
+        free(t->items[i].value), free(t->items[i].source);
+    }
+    free(t->items);
+}
+
+// Reads DIR/reference.tsv when present. 0 ok; -1 with err on a malformed line.
+static int load_refs(const char *dir, ref_table *t, char *err, size_t errlen) {
+    memset(t, 0, sizeof *t);
+    snprintf(t->path, sizeof t->path, "%s/reference.tsv", dir);
+    FILE *f = fopen(t->path, "r");
+    if (!f) return 0;
+    char *line = NULL;
+    size_t cap = 0;
+    int lineno = 0, tcap = 0;
+    while (getline(&line, &cap, f) >= 0) {
+        lineno++;
+        line[strcspn(line, "\r\n")] = '\0';
+        if (line[0] == '\0' || line[0] == '#') continue;
+        char *field[6] = {0}, *p = line;
+        int nf = 0;
+        for (; nf < 6; nf++) { // strsep keeps empty fields
+            field[nf] = strsep(&p, "\t");
+            if (!field[nf]) break;
+        }
+        if (nf != 5) {
+            snprintf(err, errlen, "%s:%d: expected 5 tab-separated fields (stage, key=value[,key=value], metric, value, source), found %d",
+                     t->path, lineno, nf);
+            free(line), fclose(f);
+            return -1;
+        }
+        if (lineno == 1 && !strcmp(field[0], "stage") && !strcmp(field[2], "metric")) continue; // a header
+        if (!field[0][0] || !field[2][0] || !field[3][0]) {
+            snprintf(err, errlen, "%s:%d: stage, metric and value must not be empty", t->path, lineno);
+            free(line), fclose(f);
+            return -1;
+        }
+        if (t->n == tcap) {
+            tcap = tcap ? 2 * tcap : 16;
+            ref_line *g = realloc(t->items, (size_t)tcap * sizeof *g);
+            if (!g) die_fail("out of memory reading %s", t->path);
+            t->items = g;
+        }
+        ref_line *r = &t->items[t->n++];
+        r->stage = xstrdup(field[0], "ref"), r->match = xstrdup(field[1], "ref"), r->metric = xstrdup(field[2], "ref");
+        r->value = xstrdup(field[3], "ref"), r->source = xstrdup(field[4], "ref"), r->line = lineno, r->used = 0;
+    }
+    free(line);
+    fclose(f);
+    return 0;
+}
+
+// Does the key=value list of r match configuration c (its first run's /config)?
+static int ref_matches(const rr_set *set, const rr_stage *s, const rr_config *c, const ref_line *r) {
+    if (strcmp(r->stage, "*") && strcmp(r->stage, s->name)) return 0;
+    if (!r->match[0] || !strcmp(r->match, "*") || !strcmp(r->match, "-")) return 1;
+    char *copy = xstrdup(r->match, "ref"), *save = NULL;
+    int ok = 1;
+    for (char *kv = strtok_r(copy, ",", &save); kv && ok; kv = strtok_r(NULL, ",", &save)) {
+        while (*kv == ' ') kv++;
+        char *eq = strchr(kv, '=');
+        if (!eq) {
+            ok = 0;
+            break;
+        }
+        *eq = '\0';
+        const char *key = kv;
+        size_t sl = strlen(s->name);
+        if (!rr_attr_get(&set->runs[c->runs[0]].config, key) && !strncmp(key, s->name, sl) && key[sl] == '.')
+            key += sl + 1;
+        ok = rr_value_equal(rr_config_value(set, c->runs[0], key), eq + 1);
+    }
+    free(copy);
+    return ok;
+}
+
+// ---- one stage ----------------------------------------------------------------------
+static int status_rank(const char *st) {
+    static const char *order[] = {"done", "diverged", "failed", "running"};
+    for (int k = 0; k < 4; k++)
+        if (!strcmp(st, order[k])) return k;
+    return 4;
+}
+
+static int cmp_status(const void *pa, const void *pb) {
+    const char *a = *(const char *const *)pa, *b = *(const char *const *)pb;
+    int ra = status_rank(a), rb = status_rank(b);
+    return ra != rb ? ra - rb : strcmp(a, b);
+}
+
+// "2 done, 1 diverged": counts per status, done, diverged, failed, running, then by name.
+static void status_cell(const rr_set *set, const rr_config *c, char *out, size_t len) {
+    const char **seen = xcalloc((size_t)c->nruns + 1, sizeof(char *), "statuses");
+    int nseen = 0;
+    for (int i = 0; i < c->nruns; i++) {
+        const char *st = rr_run_status(&set->runs[c->runs[i]]);
+        int dup = 0;
+        for (int k = 0; k < nseen && !dup; k++) dup = !strcmp(seen[k], st);
+        if (!dup) seen[nseen++] = st;
+    }
+    qsort(seen, (size_t)nseen, sizeof *seen, cmp_status);
+    out[0] = '\0';
+    for (int k = 0; k < nseen; k++) {
+        int count = 0;
+        for (int i = 0; i < c->nruns; i++) count += !strcmp(rr_run_status(&set->runs[c->runs[i]]), seen[k]);
+        size_t used = strlen(out);
+        snprintf(out + used, len - used, "%s%d %s", k ? ", " : "", count, seen[k]);
+    }
+    free(seen);
+}
+
+static void format_cell(const metric_fmt *f, int n, double mean, double std, char *out, size_t len) {
+    if (n == 0) {
+        snprintf(out, len, "—");
+        return;
+    }
+    char m[64], s[64];
+    snprintf(m, sizeof m, f->fmt, mean * f->scale);
+    if (f->mean_only) {
+        snprintf(out, len, "%s", m);
+        return;
+    }
+    if (n == 1) snprintf(s, sizeof s, "—");
+    else snprintf(s, sizeof s, f->fmt, std * f->scale);
+    snprintf(out, len, "%s ± %s", m, s);
+}
+
+// Runs evaluated at several image sizes (eval.resolutions): one table per metric, a column per
+// size (CAPE Fig. 2-4, Table 1).
+static void size_tables(sbuf *b, const rr_set *set, const rr_stage *s) {
+    static const struct { const char *metric, *title; } per_size[] = {
+        {"top1", "test top-1 (%) by evaluation image size"},
+        {"tta_top1", "test top-1 (%) with test-time augmentation (logits averaged over size-delta, size, size+delta)"},
+        {"images_per_s", "evaluation throughput (images/s, forward passes only) by image size"}};
+    for (size_t k = 0; k < sizeof per_size / sizeof per_size[0]; k++) {
+        const char **cols;
+        int nc = stage_metrics(set, s, per_size[k].metric, &cols);
+        if (nc == 0) {
+            free(cols);
+            continue;
+        }
+        sb_printf(b, "Stage `%s`: %s.\n\n|", s->name, per_size[k].title);
+        for (int a = 0; a < s->naxes; a++) sb_cell(b, s->axes[a]);
+        for (int m = 0; m < nc; m++) sb_cell(b, report_metric_format(cols[m]).header);
+        sb_printf(b, "\n|");
+        for (int a = 0; a < s->naxes; a++) sb_printf(b, "---|");
+        for (int m = 0; m < nc; m++) sb_printf(b, "---:|");
+        sb_printf(b, "\n");
+        for (int ci = 0; ci < s->nconfigs; ci++) {
+            const rr_config *c = &s->configs[ci];
+            sb_printf(b, "|");
+            for (int a = 0; a < s->naxes; a++) sb_cell(b, c->values[a]);
+            for (int m = 0; m < nc; m++) {
+                metric_fmt f = report_metric_format(cols[m]);
+                double mean, std;
+                int n = report_stats(set, c, cols[m], &mean, &std);
+                char cell[160];
+                format_cell(&f, n, mean, std, cell, sizeof cell);
+                sb_cell(b, cell);
+            }
+            sb_printf(b, "\n");
+        }
+        sb_printf(b, "\n");
+        free(cols);
+    }
+}
+
+static void stage_table(sbuf *b, const rr_set *set, const rr_stage *s, ref_table *refs) {
+    const char **metrics;
+    int nm = stage_metrics(set, s, NULL, &metrics);
+    int *has_ref = xcalloc((size_t)nm + 1, sizeof(int), "ref flags");
+    for (int m = 0; m < nm; m++)
+        for (int r = 0; r < refs->n; r++)
+            if (!strcmp(refs->items[r].metric, metrics[m]) && (!strcmp(refs->items[r].stage, "*") || !strcmp(refs->items[r].stage, s->name)))
+                has_ref[m] = 1;
+    int any_not_done = 0, ndone = 0;
+    for (int i = 0; i < s->nruns; i++) {
+        int d = is_done(&set->runs[s->runs[i]]);
+        any_not_done |= !d, ndone += d;
+    }
+    sb_printf(b, "## stage `%s`", s->name);
+    if (s->experiment[0]) sb_printf(b, " (experiment `%s`)", s->experiment);
+    sb_printf(b, "\n\n%d run%s, %d configuration%s, seeds", s->nruns, s->nruns == 1 ? "" : "s", s->nconfigs, s->nconfigs == 1 ? "" : "s");
+    long seeds[256];
+    int nseeds = 0;
+    for (int i = 0; i < s->nruns; i++) {
+        long seed = rr_run_seed(&set->runs[s->runs[i]]);
+        int dup = 0;
+        for (int k = 0; k < nseeds && !dup; k++) dup = seeds[k] == seed;
+        if (!dup && nseeds < 256) {
+            int k = nseeds++;
+            for (; k > 0 && seeds[k - 1] > seed; k--) seeds[k] = seeds[k - 1];
+            seeds[k] = seed;
+        }
+    }
+    for (int k = 0; k < nseeds; k++) sb_printf(b, "%s %ld", k ? "," : "", seeds[k]);
+    sb_printf(b, ". Cells: mean ± sample std (n−1) over the seeds whose run is `done`; ± — when n = 1.\n\n");
+    if (ndone == 0) sb_printf(b, "No run of this stage finished `done`: no metrics to show.\n\n");
+    sb_printf(b, "|");
+    for (int a = 0; a < s->naxes; a++) sb_cell(b, s->axes[a]);
+    sb_printf(b, " n |");
+    for (int m = 0; m < nm; m++) {
+        metric_fmt f = report_metric_format(metrics[m]);
+        sb_cell(b, f.header);
+        if (has_ref[m]) sb_printf(b, " paper %s |", metrics[m]);
+    }
+    if (any_not_done) sb_printf(b, " status |");
+    sb_printf(b, "\n|");
+    for (int a = 0; a < s->naxes; a++) sb_printf(b, "---|");
+    sb_printf(b, "---:|");
+    for (int m = 0; m < nm; m++) sb_printf(b, has_ref[m] ? "---:|---:|" : "---:|");
+    if (any_not_done) sb_printf(b, "---|");
+    sb_printf(b, "\n");
+    for (int ci = 0; ci < s->nconfigs; ci++) {
+        const rr_config *c = &s->configs[ci];
+        sb_printf(b, "|");
+        for (int a = 0; a < s->naxes; a++) sb_cell(b, c->values[a]);
+        int ndone_c = 0;
+        for (int i = 0; i < c->nruns; i++) ndone_c += is_done(&set->runs[c->runs[i]]);
+        sb_printf(b, " %d |", ndone_c);
+        for (int m = 0; m < nm; m++) {
+            metric_fmt f = report_metric_format(metrics[m]);
+            double mean, std;
+            int n = report_stats(set, c, metrics[m], &mean, &std);
+            char cell[160];
+            format_cell(&f, n, mean, std, cell, sizeof cell);
+            sb_cell(b, cell);
+            if (!has_ref[m]) continue;
+            const char *val = "";
+            for (int r = 0; r < refs->n; r++) {
+                ref_line *rl = &refs->items[r];
+                if (strcmp(rl->metric, metrics[m]) || !ref_matches(set, s, c, rl)) continue;
+                if (!val[0]) val = rl->value;
+                rl->used = 1;
+            }
+            sb_cell(b, val);
+        }
+        if (any_not_done) {
+            char st[256];
+            status_cell(set, c, st, sizeof st);
+            sb_cell(b, st);
+        }
+        sb_printf(b, "\n");
+    }
+    int nsrc = 0;
+    for (int r = 0; r < refs->n; r++) {
+        const ref_line *rl = &refs->items[r];
+        if (!rl->used || (strcmp(rl->stage, "*") && strcmp(rl->stage, s->name))) continue;
+        int dup = 0;
+        for (int q = 0; q < r && !dup; q++)
+            dup = refs->items[q].used && !strcmp(refs->items[q].source, rl->source) &&
+                  (!strcmp(refs->items[q].stage, "*") || !strcmp(refs->items[q].stage, s->name));
+        if (dup) continue;
+        sb_printf(b, "%s%s", nsrc++ ? "; " : "\n`paper` columns: ", rl->source[0] ? rl->source : "(no source given)");
+    }
+    if (nsrc) sb_printf(b, "\n");
+    sb_printf(b, "\n");
+    free(has_ref);
+    free(metrics);
+    size_tables(b, set, s);
+}
+
+// ---- the command --------------------------------------------------------------------
+void report_help(void) {
+    printf("usage: posbench report DIR\n"
+           "Reads every run file (*.h5, not *.h5.partial) below DIR and prints one Markdown table per\n"
+           "stage: one row per configuration (the /config values that differ between the stage's runs,\n"
+           "train.seed aside), mean ± sample std over seeds of the final metrics of the runs that\n"
+           "finished `done`, and a status column when some run did not. The same text is written to\n"
+           "DIR/REPORT.md. Numbers from DIR/<experiment>/reference.tsv, else DIR/reference.tsv (lines: stage, key=value[,key=value],\n"
+           "metric, value, source; tab-separated) are printed in `paper <metric>` columns. Every\n"
+           "experiment.yaml below DIR (the experiment file, copied there by posbench run) with\n"
+           "`findings:` adds a Findings section: each claim, our numbers, the paper's, and holds /\n"
+           "does not hold / not measured.\n"
+           "Exit status: 0 ok, 1 REPORT.md could not be written, 2 bad input.\n");
+}
+
+static int write_atomically(const char *path, const char *text, size_t n) {
+    size_t len = strlen(path) + 5;
+    char *tmp = xmalloc(len, "path");
+    snprintf(tmp, len, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        fprintf(stderr, "posbench: error: cannot write %s: %s\n", tmp, strerror(errno));
+        free(tmp);
+        return -1;
+    }
+    int bad = fwrite(text, 1, n, f) != n;
+    bad |= fflush(f) != 0;
+    bad |= fclose(f) != 0;
+    if (bad || rename(tmp, path) != 0) {
+        fprintf(stderr, "posbench: error: cannot write %s: %s\n", path, strerror(errno));
+        unlink(tmp);
+        free(tmp);
+        return -1;
+    }
+    free(tmp);
+    return 0;
+}
+
+int cmd_report(int argc, char **argv) {
+    const char *dir = NULL;
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            report_help();
+            return 0;
+        }
+        if (argv[i][0] == '-' || dir) {
+            fprintf(stderr, "posbench: error: unexpected argument '%s' for posbench report (usage: posbench report DIR)\n", argv[i]);
+            return EXIT_BAD_INPUT;
+        }
+        dir = argv[i];
+    }
+    if (!dir) {
+        fprintf(stderr, "posbench: error: posbench report needs a results directory (usage: posbench report DIR)\n");
+        return EXIT_BAD_INPUT;
+    }
+    char err[4400];
+    rr_set set;
+    if (rr_scan(dir, RR_ATTRS, &set, err, sizeof err) != 0) {
+        fprintf(stderr, "posbench: error: %s\n", err);
+        return EXIT_BAD_INPUT;
+    }
+    for (int i = 0; i < set.nskipped; i++) fprintf(stderr, "posbench: warning: left out %s\n", set.skipped[i]);
+    if (set.nruns == 0) {
+        fprintf(stderr, "posbench: error: no finished runs under %s (no readable *.h5 files; a run still going or stopped leaves only <run-id>.h5.partial)\n", dir);
+        rr_set_free(&set);
+        return EXIT_BAD_INPUT;
+    }
+    ref_table refs;
+    if (load_refs(dir, &refs, err, sizeof err) != 0) {
+        fprintf(stderr, "posbench: error: %s\n", err);
+        rr_set_free(&set);
+        return EXIT_BAD_INPUT;
+    }
+    char *findings = NULL;
+    if (findings_report(&set, dir, &findings, err, sizeof err) != 0) {
+        fprintf(stderr, "posbench: error: %s\n", err);
+        free_refs(&refs);
+        rr_set_free(&set);
+        return EXIT_BAD_INPUT;
+    }
+    sbuf b = {0};
+    sb_printf(&b, "# posbench report\n\n`%s`: %d run%s in %d stage%s.\n\n", dir, set.nruns, set.nruns == 1 ? "" : "s",
+              set.nstages, set.nstages == 1 ? "" : "s");
+    for (int s = 0; s < set.nstages; s++) {
+        // A stage's paper numbers: DIR/<experiment>/reference.tsv (written by posbench run)
+        // when it exists, else DIR/reference.tsv.
+        ref_table own = {0};
+        int have_own = 0;
+        if (set.stages[s].experiment[0]) {
+            char edir[4200];
+            snprintf(edir, sizeof edir, "%s/%s", dir, set.stages[s].experiment);
+            if (strcmp(edir, dir) && load_refs(edir, &own, err, sizeof err) != 0) {
+                fprintf(stderr, "posbench: error: %s\n", err);
+                free(b.s), free_refs(&refs), rr_set_free(&set);
+                return EXIT_BAD_INPUT;
+            }
+            have_own = own.n > 0;
+        }
+        stage_table(&b, &set, &set.stages[s], have_own ? &own : &refs);
+        free_refs(&own);
+    }
+    sb_printf(&b, "%s", findings);
+    free(findings);
+    if (set.nskipped) {
+        sb_printf(&b, "Unreadable files left out:\n\n");
+        for (int i = 0; i < set.nskipped; i++) sb_printf(&b, "- %s\n", set.skipped[i]);
+        sb_printf(&b, "\n");
+    }
+    for (int r = 0; r < refs.n; r++)
+        if (!refs.items[r].used)
+            fprintf(stderr, "posbench: warning: %s:%d: no configuration of stage '%s' matches '%s' with metric %s\n", refs.path,
+                    refs.items[r].line, refs.items[r].stage, refs.items[r].match, refs.items[r].metric);
+    fwrite(b.s, 1, b.n, stdout);
+    fflush(stdout);
+    size_t plen = strlen(dir) + 16;
+    char *path = xmalloc(plen, "path");
+    snprintf(path, plen, "%s/REPORT.md", dir);
+    int rc = write_atomically(path, b.s, b.n) == 0 ? 0 : EXIT_RUN_FAILED;
+    free(path);
+    free(b.s);
+    free_refs(&refs);
+    rr_set_free(&set);
+    return rc;
+}

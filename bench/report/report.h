@@ -1,0 +1,40 @@
+// bench/report/report.h — `posbench report DIR`: one Markdown table per stage of the run files
+// below DIR, written to stdout and atomically to DIR/REPORT.md (REPORT.md.tmp, rename).
+//
+// Table of a stage (stages and configurations as bench/results/results_read.h groups them):
+//   columns: the axes (dotted /config keys, sorted), `n`, one column per metric, a
+//   `paper <metric>` column right after a metric that DIR/reference.tsv gives numbers for,
+//   and `status` when some run of the stage is not `done`.
+//   rows: one per configuration, sorted by axis values (numerically where numeric).
+//   n: runs of the configuration whose status is `done` (only those enter the cells).
+//   metrics: the numeric /final attributes present in every `done` run of the stage, except
+//   `steps` and `diverged_step`; order: top1, top5, pos_top1, loss, the others by name,
+//   params, flops_per_step, train_time_s, images_per_s, peak_mem_bytes.
+//   cells: "M ± S", M the mean and S the sample standard deviation (divisor n-1, two passes
+//   in double) of the stored values, each multiplied by the scale and printed with the
+//   metric's format;
+//   n = 1 gives "M ± —" (undefined spread), n = 0 gives "—". Formats (header; scale; printf):
+//     names containing "top" (accuracies stored as fractions): "<name> (%)"; x100; %.2f
+//     loss: "loss"; 1; %.4f          train_time_s: "train_time (s)"; 1; %.1f
+//     images_per_s: "images/s"; 1; %.1f      peak_mem_bytes: "peak_mem (MiB)"; 2^-20; %.1f
+//     step_time_ms: "step (ms)"; 1; %.1f      act_bytes: "activations (MiB)"; 2^-20; %.1f
+//     params: "params (M)"; 1e-6; %.3f, mean only    flops_per_step: "GFLOP/step"; 1e-9;
+//     %.3f, mean only                                others: "<name>"; 1; %.4g
+//   status: counts per status, done first, then diverged, failed, running, others by name:
+//   "2 done, 1 diverged".
+// DIR/reference.tsv (optional; '#' lines and blank lines ignored), one number per line:
+//   stage<TAB>key=value[,key=value...]<TAB>metric<TAB>value<TAB>source
+// stage "*" matches every stage; the keys are /config keys (a "<stage>." prefix is
+// dropped), values compare numerically when both are numbers; "" or "*" matches every
+// row. The value is printed verbatim (the paper's units) in `paper <metric>`; the sources
+// are listed under the table; lines matching no row are reported on stderr.
+// Findings: after the stage tables (before the list of unreadable files), one section per
+// experiment.yaml below DIR that has findings (a paper's claims with our numbers and a
+// verdict: bench/report/findings.h).
+// Exit status: 0 ok; 2 bad input (no DIR, DIR not a directory, no *.h5 under it, malformed
+// reference.tsv or findings in an experiment.yaml); 1 when REPORT.md cannot be written.
+#pragma once
+#include "../results/results_read.h"
+
+int cmd_report(int argc, char **argv); // argv: the arguments after "report"
+void report_help(void);

@@ -1,0 +1,32 @@
+// bench/report/stats.h — statistics and number formats shared by the report's tables
+// (report.c), the findings' verdicts (findings.c) and the figures (plot.c). Formats: the
+// table in report.h ("Formats"); a per-size metric "top1@40" is formatted as its base
+// metric, with the size ("40 px") as its header.
+#pragma once
+#include "../results/results_read.h"
+#include <stddef.h>
+
+typedef struct {
+    char header[96];
+    double scale;
+    const char *fmt;
+    int mean_only;
+    int rank; // column order
+} metric_fmt;
+
+// How metric `full` is shown: header, scale, printf format, mean only, column rank.
+metric_fmt report_metric_format(const char *full);
+// Mean and sample std (divisor n-1; 0 when n < 2) of /final `metric` over the runs of
+// configuration c whose status is `done` and that have the metric. Returns n.
+int report_stats(const rr_set *set, const rr_config *c, const char *metric, double *mean, double *std);
+// The scale a metric is shown with (100 for accuracies) and its column header ("top1 (%)").
+double report_metric_scale(const char *metric, char *header, size_t len);
+// A value of a metric as the table cells print it: scaled and in the column's format
+// ("81.20" for top1 = 0.812, "0.4321" for loss).
+void report_metric_text(const char *metric, double value, char *buf, size_t len);
+// The mean curve of configuration c: series `group` ("train" or "eval"), columns xcol and
+// ycol; at each row index the mean over the runs that have that row (finite values only),
+// then means over bins of consecutive rows so at most max_points remain (0: no binning).
+// Returns the number of points in *xs, *ys (malloc'd, free both even when 0).
+long report_curve(const rr_set *set, const rr_config *c, const char *group, const char *xcol, const char *ycol,
+                  long max_points, double **xs, double **ys);

@@ -1,0 +1,695 @@
+// bench/results/results_read.c — reads run files (attributes, series, dense arrays) and results
+// directories (scan, stages, axes, configurations). Every HDF5 call is checked; a failure
+// returns -1 with "<file>: <what> failed (HDF5: <innermost message>)". The file is opened
+// with the strong close degree, so closing it on an error path closes every object in it.
+#include "results_read.h"
+#include "../experiment/config.h"
+#include "../../core/common.h"
+#include <dirent.h>
+#include <errno.h>
+#include <hdf5.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+typedef struct {
+    const char *path;
+    char *err;
+    size_t errlen;
+    int what;
+} ctx;
+
+static herr_t first_error(unsigned n, const H5E_error2_t *e, void *data) {
+    if (n == 0 && e->desc && e->desc[0]) snprintf(data, 200, "%s", e->desc);
+    return 0;
+}
+
+// Records "<path>: <what> <obj> failed (HDF5: ...)" and returns -1.
+static int fail(ctx *c, const char *what, const char *obj) {
+    char detail[200] = "";
+    H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, first_error, detail);
+    snprintf(c->err, c->errlen, "%s: %s %s failed%s%s%s", c->path, what, obj, detail[0] ? " (HDF5: " : "",
+             detail, detail[0] ? ")" : "");
+    return -1;
+}
+
+static void grow(void **items, int n, int *cap, size_t size) {
+    if (n < *cap) return;
+    *cap = *cap ? 2 * *cap : 8;
+    void *p = realloc(*items, (size_t)*cap * size);
+    if (!p) die_fail("out of memory reading results");
+    *items = p;
+}
+
+static char *fmt_double(double v) {
+    char buf[64];
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(buf, sizeof buf, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v || isnan(v)) break;
+    }
+    return xstrdup(buf, "attribute text");
+}
+
+// ---- attributes ---------------------------------------------------------------------
+
+typedef struct {
+    ctx *c;
+    rr_attrs *out;
+    int cap;
+    const char *group;
+} attr_walk;
+
+static int read_attr(ctx *c, hid_t a, const char *obj, rr_attr *at) {
+    hid_t t = H5Aget_type(a), s = H5Aget_space(a);
+    if (t < 0 || s < 0) return fail(c, "reading the type of", obj);
+    H5T_class_t cls = H5Tget_class(t);
+    hssize_t npoints = H5Sget_simple_extent_npoints(s);
+    if (cls == H5T_NO_CLASS || npoints < 0) return fail(c, "reading the shape of", obj);
+    at->num = NAN;
+    if (npoints != 1) {
+        char buf[64];
+        snprintf(buf, sizeof buf, "(%lld values)", (long long)npoints);
+        at->type = '?', at->text = xstrdup(buf, "attribute");
+    } else if (cls == H5T_INTEGER) {
+        int64_t v;
+        if (H5Aread(a, H5T_NATIVE_INT64, &v) < 0) return fail(c, "reading", obj);
+        char buf[32];
+        snprintf(buf, sizeof buf, "%lld", (long long)v);
+        at->type = 'i', at->text = xstrdup(buf, "attribute"), at->num = (double)v, at->is_num = 1;
+    } else if (cls == H5T_FLOAT) {
+        double v;
+        if (H5Aread(a, H5T_NATIVE_DOUBLE, &v) < 0) return fail(c, "reading", obj);
+        at->type = 'd', at->text = fmt_double(v), at->num = v, at->is_num = 1;
+    } else if (cls == H5T_STRING) {
+        htri_t vl = H5Tis_variable_str(t);
+        hid_t m = H5Tcopy(H5T_C_S1);
+        if (vl < 0 || m < 0) return fail(c, "reading the string type of", obj);
+        if (vl) {
+            char *v = NULL;
+            if (H5Tset_size(m, H5T_VARIABLE) < 0 || H5Tset_cset(m, H5Tget_cset(t)) < 0 || H5Aread(a, m, &v) < 0)
+                return fail(c, "reading", obj);
+            at->text = xstrdup(v ? v : "", "attribute");
+            H5free_memory(v);
+        } else {
+            size_t n = H5Tget_size(t);
+            char *v = xcalloc(n + 1, 1, "attribute");
+            if (n == 0 || H5Tset_size(m, n + 1) < 0 || H5Tset_strpad(m, H5T_STR_NULLTERM) < 0 || H5Aread(a, m, v) < 0) {
+                free(v);
+                return fail(c, "reading", obj);
+            }
+            at->text = v;
+        }
+        H5Tclose(m);
+        at->type = 's';
+        char *end;
+        double v = strtod(at->text, &end);
+        if (at->text[0] && *end == '\0') at->num = v, at->is_num = 1;
+    } else {
+        at->type = '?', at->text = xstrdup("(unsupported type)", "attribute");
+    }
+    if (H5Tclose(t) < 0 || H5Sclose(s) < 0) return fail(c, "closing", obj);
+    return 0;
+}
+
+static herr_t attr_cb(hid_t loc, const char *name, const H5A_info_t *info, void *data) {
+    attr_walk *w = data;
+    char obj[512];
+    snprintf(obj, sizeof obj, "%s attribute %s", w->group, name);
+    hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
+    if (a < 0) return fail(w->c, "opening", obj);
+    grow((void **)&w->out->items, w->out->n, &w->cap, sizeof(rr_attr));
+    rr_attr *at = &w->out->items[w->out->n];
+    memset(at, 0, sizeof *at);
+    if (read_attr(w->c, a, obj, at) < 0) {
+        free(at->text);
+        return -1;
+    }
+    at->name = xstrdup(name, "attribute name");
+    w->out->n++;
+    return H5Aclose(a) < 0 ? fail(w->c, "closing", obj) : 0;
+}
+
+// Reads every attribute of the group at gpath; an absent group leaves out empty.
+static int read_attrs(ctx *c, hid_t file, const char *gpath, rr_attrs *out) {
+    htri_t e = strcmp(gpath, "/") ? H5Lexists(file, gpath, H5P_DEFAULT) : 1;
+    if (e < 0) return fail(c, "looking up", gpath);
+    if (!e) return 0;
+    hid_t g = H5Oopen(file, gpath, H5P_DEFAULT);
+    if (g < 0) return fail(c, "opening", gpath);
+    attr_walk w = {c, out, 0, gpath};
+    hsize_t idx = 0;
+    if (H5Aiterate2(g, H5_INDEX_NAME, H5_ITER_INC, &idx, attr_cb, &w) < 0) {
+        if (!c->err[0]) fail(c, "listing the attributes of", gpath);
+        return -1;
+    }
+    return H5Oclose(g) < 0 ? fail(c, "closing", gpath) : 0;
+}
+
+static void free_attrs(rr_attrs *a);
+
+static int attr_name_cmp(const void *a, const void *b) {
+    return strcmp(((const rr_attr *)a)->name, ((const rr_attr *)b)->name);
+}
+
+// A run file written before a configuration key existed ran with that key's default (a new
+// key's default keeps every existing run id and result), so a /config that lacks a key of
+// bench/experiment/config.c's table gets the default, typed as train.c writes it. Without this, runs of
+// one configuration written before and after the key was added would be told apart by it.
+// A file without any /config attribute (not written by `posbench train`) is left alone.
+static void fill_config_defaults(rr_attrs *a) {
+    if (a->n == 0) return;
+    config d;
+    config_defaults(&d);
+    int added = 0, cap = a->n;
+    for (int i = 0; i < cfg_key_count; i++) {
+        const cfg_key *k = &cfg_keys[i];
+        if (rr_attr_get(a, k->key)) continue;
+        grow((void **)&a->items, a->n, &cap, sizeof(rr_attr));
+        rr_attr *at = &a->items[a->n++];
+        memset(at, 0, sizeof *at);
+        at->name = xstrdup(k->key, "attribute name");
+        at->num = NAN;
+        if (k->type == CFG_INT || k->type == CFG_BOOL) {
+            char buf[32];
+            snprintf(buf, sizeof buf, "%lld", (long long)d.num[i]);
+            at->type = 'i', at->text = xstrdup(buf, "attribute"), at->num = (double)(long long)d.num[i], at->is_num = 1;
+        } else if (k->type == CFG_FLOAT) {
+            at->type = 'd', at->text = fmt_double(d.num[i]), at->num = d.num[i], at->is_num = 1;
+        } else {
+            const char *v = cfg_str(&d, k->key);
+            at->type = 's', at->text = xstrdup(v ? v : "", "attribute");
+            char *end;
+            double x = strtod(at->text, &end);
+            if (at->text[0] && *end == '\0') at->num = x, at->is_num = 1;
+        }
+        added = 1;
+    }
+    if (added) qsort(a->items, (size_t)a->n, sizeof(rr_attr), attr_name_cmp);
+    config_free(&d);
+}
+
+// ---- datasets -----------------------------------------------------------------------
+
+// Reads a whole numeric dataset as double (want_double) or float into a new buffer.
+static int read_dense(ctx *c, hid_t d, const char *obj, int *ndim, int *dims, size_t *numel, void **data, int want_double) {
+    hid_t s = H5Dget_space(d), t = H5Dget_type(d);
+    if (s < 0 || t < 0) return fail(c, "reading the shape of", obj);
+    int nd = H5Sget_simple_extent_ndims(s);
+    H5T_class_t cls = H5Tget_class(t);
+    if (nd < 0 || cls == H5T_NO_CLASS) return fail(c, "reading the shape of", obj);
+    if (cls != H5T_INTEGER && cls != H5T_FLOAT) {
+        snprintf(c->err, c->errlen, "%s: %s is not numeric", c->path, obj);
+        return -1;
+    }
+    if (nd > RR_MAX_DIMS) {
+        snprintf(c->err, c->errlen, "%s: %s has %d dimensions (at most %d)", c->path, obj, nd, RR_MAX_DIMS);
+        return -1;
+    }
+    hsize_t hd[RR_MAX_DIMS];
+    if (H5Sget_simple_extent_dims(s, hd, NULL) < 0) return fail(c, "reading the shape of", obj);
+    size_t n = 1;
+    for (int i = 0; i < nd; i++) dims[i] = (int)hd[i], n *= (size_t)hd[i];
+    *ndim = nd, *numel = n;
+    if (cls == H5T_INTEGER && want_double) { // keep the writer's INT64_MIN as NaN
+        int64_t *tmp = xmalloc(n * sizeof *tmp, "series column");
+        if (n && H5Dread(d, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, tmp) < 0) {
+            free(tmp);
+            return fail(c, "reading", obj);
+        }
+        double *v = xmalloc(n * sizeof *v, "series column");
+        for (size_t i = 0; i < n; i++) v[i] = tmp[i] == INT64_MIN ? NAN : (double)tmp[i];
+        free(tmp);
+        *data = v;
+    } else {
+        void *v = xmalloc(n * (want_double ? sizeof(double) : sizeof(float)), "dataset");
+        if (n && H5Dread(d, want_double ? H5T_NATIVE_DOUBLE : H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) < 0) {
+            free(v);
+            return fail(c, "reading", obj);
+        }
+        *data = v;
+    }
+    if (H5Sclose(s) < 0 || H5Tclose(t) < 0) return fail(c, "closing", obj);
+    return 0;
+}
+
+static int read_column(ctx *c, hid_t g, const char *gpath, const char *name, rr_series *out) {
+    char obj[512];
+    snprintf(obj, sizeof obj, "%s/%s", gpath, name);
+    hid_t d = H5Dopen2(g, name, H5P_DEFAULT);
+    if (d < 0) return fail(c, "opening series column", obj);
+    int ndim, dims[RR_MAX_DIMS];
+    size_t n;
+    void *v;
+    if (read_dense(c, d, obj, &ndim, dims, &n, &v, 1) < 0) return -1;
+    if (ndim != 1) {
+        free(v);
+        snprintf(c->err, c->errlen, "%s: series column %s has %d dimensions (want 1)", c->path, obj, ndim);
+        return -1;
+    }
+    rr_column *col = &out->cols[out->ncols++];
+    col->name = xstrdup(name, "column name"), col->n = (long)n, col->v = v;
+    return H5Dclose(d) < 0 ? fail(c, "closing", obj) : 0;
+}
+
+typedef struct {
+    ctx *c;
+    char **names;
+    int n, cap;
+} name_walk;
+
+static herr_t name_cb(hid_t g, const char *name, const H5L_info_t *info, void *data) {
+    name_walk *w = data;
+    grow((void **)&w->names, w->n, &w->cap, sizeof(char *));
+    w->names[w->n++] = xstrdup(name, "link name");
+    return 0;
+}
+
+// Names of the links in group g (name order). Caller frees. -1 on failure.
+static int list_links(ctx *c, hid_t g, const char *gpath, name_walk *w) {
+    hsize_t idx = 0;
+    w->c = c;
+    if (H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, &idx, name_cb, w) < 0) return fail(c, "listing", gpath);
+    return 0;
+}
+
+static void free_names(name_walk *w) {
+    for (int i = 0; i < w->n; i++) free(w->names[i]);
+    free(w->names);
+}
+
+static int read_series(ctx *c, hid_t file, const char *gpath, rr_series *out) {
+    htri_t e = H5Lexists(file, gpath, H5P_DEFAULT);
+    if (e < 0) return fail(c, "looking up", gpath);
+    if (!e) return 0;
+    hid_t g = H5Gopen2(file, gpath, H5P_DEFAULT);
+    if (g < 0) return fail(c, "opening group", gpath);
+    rr_attrs attrs = {0};
+    if (read_attrs(c, file, gpath, &attrs) < 0) {
+        free_attrs(&attrs);
+        return -1;
+    }
+    const rr_attr *cols = rr_attr_get(&attrs, "columns");
+    name_walk w = {0};
+    int listed = 0;
+    if (cols && cols->type == 's') {
+        char *save = NULL;
+        for (char *tok = strtok_r(cols->text, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+            grow((void **)&w.names, w.n, &w.cap, sizeof(char *));
+            w.names[w.n++] = xstrdup(tok, "column name");
+        }
+        listed = 1;
+    }
+    free_attrs(&attrs);
+    if (!listed && list_links(c, g, gpath, &w) < 0) {
+        free_names(&w);
+        return -1;
+    }
+    out->cols = xcalloc((size_t)w.n, sizeof *out->cols, "series columns");
+    int rc = 0;
+    for (int i = 0; i < w.n && rc == 0; i++) rc = read_column(c, g, gpath, w.names[i], out);
+    free_names(&w);
+    if (rc < 0) return -1;
+    return H5Gclose(g) < 0 ? fail(c, "closing group", gpath) : 0;
+}
+
+typedef struct {
+    rr_arrays *out;
+    int cap;
+} array_list;
+
+// Reads every numeric dataset below the group at gpath (recursively); prefix names them.
+static int read_arrays(ctx *c, hid_t file, const char *gpath, const char *prefix, array_list *al) {
+    htri_t e = H5Lexists(file, gpath, H5P_DEFAULT);
+    if (e < 0) return fail(c, "looking up", gpath);
+    if (!e) return 0;
+    hid_t g = H5Gopen2(file, gpath, H5P_DEFAULT);
+    if (g < 0) return fail(c, "opening group", gpath);
+    name_walk w = {0};
+    if (list_links(c, g, gpath, &w) < 0) return -1;
+    int rc = 0;
+    for (int i = 0; i < w.n && rc == 0; i++) {
+        char obj[1024], name[1024];
+        snprintf(obj, sizeof obj, "%s/%s", gpath, w.names[i]);
+        snprintf(name, sizeof name, "%s%s%s", prefix, prefix[0] ? "/" : "", w.names[i]);
+        hid_t o = H5Oopen(g, w.names[i], H5P_DEFAULT);
+        if (o < 0) {
+            rc = fail(c, "opening", obj);
+            break;
+        }
+        H5I_type_t kind = H5Iget_type(o);
+        if (kind == H5I_GROUP) {
+            rc = read_arrays(c, file, obj, name, al);
+        } else if (kind == H5I_DATASET) {
+            grow((void **)&al->out->items, al->out->n, &al->cap, sizeof(rr_array));
+            rr_array *a = &al->out->items[al->out->n];
+            memset(a, 0, sizeof *a);
+            void *data = NULL;
+            rc = read_dense(c, o, obj, &a->ndim, a->dims, &a->numel, &data, 0);
+            if (rc == 0) a->name = xstrdup(name, "array name"), a->data = data, al->out->n++;
+        }
+        if (rc == 0 && H5Oclose(o) < 0) rc = fail(c, "closing", obj);
+    }
+    free_names(&w);
+    if (rc < 0) return -1;
+    return H5Gclose(g) < 0 ? fail(c, "closing group", gpath) : 0;
+}
+
+// ---- one file -----------------------------------------------------------------------
+
+int rr_read(const char *path, int what, rr_run *out, char *err, size_t errlen) {
+    memset(out, 0, sizeof *out);
+    err[0] = '\0';
+    ctx c = {path, err, errlen, what};
+    if (H5Eset_auto2(H5E_DEFAULT, NULL, NULL) < 0) {
+        snprintf(err, errlen, "%s: cannot silence the HDF5 error stack", path);
+        return -1;
+    }
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (fapl < 0 || H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) < 0) return fail(&c, "setting up access to", "the file");
+    hid_t file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+    H5Pclose(fapl);
+    if (file < 0) return fail(&c, "opening", "the file (is it an HDF5 file?)");
+    out->path = xstrdup(path, "run path");
+    int rc = read_attrs(&c, file, "/", &out->root);
+    if (rc == 0) rc = read_attrs(&c, file, "/config", &out->config);
+    if (rc == 0) fill_config_defaults(&out->config);
+    if (rc == 0) rc = read_attrs(&c, file, "/final", &out->final);
+    if (rc == 0 && (what & RR_SERIES)) rc = read_series(&c, file, "/train", &out->train);
+    if (rc == 0 && (what & RR_SERIES)) rc = read_series(&c, file, "/eval", &out->eval);
+    array_list al = {&out->attention, 0};
+    if (rc == 0 && (what & RR_ARRAYS)) rc = read_arrays(&c, file, "/attention", "", &al);
+    array_list sl = {&out->samples, 0};
+    if (rc == 0 && (what & RR_ARRAYS)) rc = read_arrays(&c, file, "/samples", "", &sl);
+    array_list cl = {&out->curves, 0};
+    if (rc == 0 && (what & RR_ARRAYS)) rc = read_arrays(&c, file, "/position", "position", &cl);
+    if (rc == 0 && (what & RR_ARRAYS)) rc = read_arrays(&c, file, "/knn", "knn", &cl);
+    if (rc == 0 && (what & RR_ARRAYS)) rc = read_arrays(&c, file, "/resolution", "resolution", &cl);
+    if (H5Fclose(file) < 0 && rc == 0) rc = fail(&c, "closing", "the file");
+    if (rc < 0) {
+        if (!err[0]) snprintf(err, errlen, "%s: reading failed", path);
+        rr_free(out);
+        return -1;
+    }
+    return 0;
+}
+
+static void free_attrs(rr_attrs *a) {
+    for (int i = 0; i < a->n; i++) free(a->items[i].name), free(a->items[i].text);
+    free(a->items);
+}
+
+static void free_series(rr_series *s) {
+    for (int i = 0; i < s->ncols; i++) free(s->cols[i].name), free(s->cols[i].v);
+    free(s->cols);
+}
+
+static void free_arrays(rr_arrays *a) {
+    for (int i = 0; i < a->n; i++) free(a->items[i].name), free(a->items[i].data);
+    free(a->items);
+}
+
+void rr_free(rr_run *r) {
+    free(r->path);
+    free_attrs(&r->root), free_attrs(&r->config), free_attrs(&r->final);
+    free_series(&r->train), free_series(&r->eval);
+    free_arrays(&r->attention), free_arrays(&r->samples), free_arrays(&r->curves);
+    memset(r, 0, sizeof *r);
+}
+
+const rr_attr *rr_attr_get(const rr_attrs *a, const char *name) {
+    for (int i = 0; i < a->n; i++)
+        if (!strcmp(a->items[i].name, name)) return &a->items[i];
+    return NULL;
+}
+
+const char *rr_attr_text(const rr_attrs *a, const char *name, const char *fallback) {
+    const rr_attr *at = rr_attr_get(a, name);
+    return at ? at->text : fallback;
+}
+
+const rr_column *rr_column_get(const rr_series *s, const char *name) {
+    for (int i = 0; i < s->ncols; i++)
+        if (!strcmp(s->cols[i].name, name)) return &s->cols[i];
+    return NULL;
+}
+
+const rr_array *rr_array_get(const rr_arrays *a, const char *name) {
+    for (int i = 0; i < a->n; i++)
+        if (!strcmp(a->items[i].name, name)) return &a->items[i];
+    return NULL;
+}
+
+static int parse_num(const char *s, double *v) {
+    char *end;
+    *v = strtod(s, &end);
+    return s[0] && *end == '\0';
+}
+
+int rr_value_cmp(const char *a, const char *b) {
+    double x, y;
+    int na = parse_num(a, &x), nb = parse_num(b, &y);
+    if (na && nb) return x < y ? -1 : x > y ? 1 : strcmp(a, b);
+    if (na != nb) return na ? -1 : 1;
+    return strcmp(a, b);
+}
+
+int rr_value_equal(const char *a, const char *b) {
+    double x, y;
+    if (parse_num(a, &x) && parse_num(b, &y)) return x == y;
+    return !strcmp(a, b);
+}
+
+long rr_run_seed(const rr_run *r) {
+    const rr_attr *a = rr_attr_get(&r->root, "seed");
+    if (!a || !a->is_num) a = rr_attr_get(&r->config, "train.seed");
+    return a && a->is_num ? (long)a->num : 0;
+}
+
+const char *rr_run_status(const rr_run *r) { return rr_attr_text(&r->root, "status", "unknown"); }
+
+// ---- directories --------------------------------------------------------------------
+
+static int ends_with(const char *s, const char *suffix) {
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && !strcmp(s + n - m, suffix);
+}
+
+// Appends the regular files below dir whose name matches (exact, or suffix after '*') to
+// *paths; unreadable subdirectories are skipped. -1 when dir itself cannot be read.
+static int scan_dir(const char *dir, const char *pattern, char ***paths, int *n, int *cap, char *err, size_t errlen) {
+    DIR *d = opendir(dir);
+    if (!d) {
+        snprintf(err, errlen, "cannot read directory %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.') continue;
+        size_t len = strlen(dir) + strlen(e->d_name) + 2;
+        char *p = xmalloc(len, "path");
+        snprintf(p, len, "%s/%s", dir, e->d_name);
+        struct stat st;
+        int match = pattern[0] == '*' ? ends_with(e->d_name, pattern + 1) : !strcmp(e->d_name, pattern);
+        if (lstat(p, &st) != 0) {
+            free(p);
+        } else if (S_ISDIR(st.st_mode)) {
+            scan_dir(p, pattern, paths, n, cap, err, errlen); // an unreadable subdirectory is skipped
+            free(p);
+        } else if (S_ISREG(st.st_mode) && match) {
+            grow((void **)paths, *n, cap, sizeof(char *));
+            (*paths)[(*n)++] = p;
+        } else {
+            free(p);
+        }
+    }
+    closedir(d);
+    return 0;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+typedef struct {
+    char **paths;
+    int n;
+} path_list;
+
+int rr_find_files(const char *dir, const char *pattern, char ***paths, int *n, char *err, size_t errlen) {
+    int cap = 0;
+    *paths = NULL, *n = 0;
+    if (scan_dir(dir, pattern, paths, n, &cap, err, errlen) < 0) return -1;
+    if (*n > 1) qsort(*paths, (size_t)*n, sizeof(char *), cmp_str);
+    return 0;
+}
+
+const char *rr_config_value(const rr_set *set, int run, const char *key) {
+    return rr_attr_text(&set->runs[run].config, key, "—");
+}
+
+static char *parent_name(const char *path) {
+    char *copy = xstrdup(path, "path");
+    char *slash = strrchr(copy, '/');
+    if (slash) *slash = '\0';
+    slash = strrchr(copy, '/');
+    char *name = xstrdup(slash ? slash + 1 : copy, "stage name");
+    free(copy);
+    return name;
+}
+
+static const rr_set *g_sort_set; // qsort has no context argument
+static const rr_stage *g_sort_stage;
+
+static int cmp_config(const void *pa, const void *pb) {
+    const rr_config *a = pa, *b = pb;
+    for (int i = 0; i < g_sort_stage->naxes; i++) {
+        int c = rr_value_cmp(a->values[i], b->values[i]);
+        if (c) return c;
+    }
+    return 0;
+}
+
+static int cmp_seed(const void *pa, const void *pb) {
+    long a = rr_run_seed(&g_sort_set->runs[*(const int *)pa]), b = rr_run_seed(&g_sort_set->runs[*(const int *)pb]);
+    return a < b ? -1 : a > b;
+}
+
+static const char *stage_started(const rr_set *set, const rr_stage *s) {
+    const char *best = NULL;
+    for (int i = 0; i < s->nruns; i++) {
+        const char *t = rr_attr_text(&set->runs[s->runs[i]].root, "started", NULL);
+        if (t && (!best || strcmp(t, best) < 0)) best = t;
+    }
+    return best ? best : "~";
+}
+
+static int cmp_stage(const void *pa, const void *pb) {
+    const rr_stage *a = pa, *b = pb;
+    int c = strcmp(stage_started(g_sort_set, a), stage_started(g_sort_set, b));
+    if (!c) c = strcmp(a->experiment, b->experiment);
+    return c ? c : strcmp(a->name, b->name);
+}
+
+// Axes, configurations and their labels for one stage.
+static void build_stage(rr_set *set, rr_stage *s) {
+    int cap = 0;
+    for (int i = 0; i < s->nruns; i++) { // keys of every run; an axis when values differ
+        const rr_attrs *cfg = &set->runs[s->runs[i]].config;
+        for (int k = 0; k < cfg->n; k++) {
+            const char *key = cfg->items[k].name;
+            size_t kl = strlen(key); // the seed, also a parent stage's ("pretrain.train.seed"), is not an axis
+            if (!strcmp(key, "train.seed") || (kl > 11 && !strcmp(key + kl - 11, ".train.seed"))) continue;
+            int known = 0;
+            for (int a = 0; a < s->naxes && !known; a++) known = !strcmp(s->axes[a], key);
+            if (known) continue;
+            const char *v0 = rr_config_value(set, s->runs[0], key);
+            int differs = 0;
+            for (int j = 1; j < s->nruns && !differs; j++) differs = strcmp(v0, rr_config_value(set, s->runs[j], key)) != 0;
+            if (!differs) continue;
+            grow((void **)&s->axes, s->naxes, &cap, sizeof(char *));
+            s->axes[s->naxes++] = xstrdup(key, "axis");
+        }
+    }
+    qsort(s->axes, (size_t)s->naxes, sizeof(char *), cmp_str);
+    s->configs = xcalloc((size_t)s->nruns, sizeof *s->configs, "configurations");
+    for (int i = 0; i < s->nruns; i++) {
+        int run = s->runs[i], found = -1;
+        for (int c = 0; c < s->nconfigs && found < 0; c++) {
+            int same = 1;
+            for (int a = 0; a < s->naxes && same; a++) same = !strcmp(s->configs[c].values[a], rr_config_value(set, run, s->axes[a]));
+            if (same) found = c;
+        }
+        if (found < 0) {
+            rr_config *c = &s->configs[found = s->nconfigs++];
+            c->values = xcalloc((size_t)s->naxes + 1, sizeof(char *), "axis values");
+            size_t len = 4;
+            for (int a = 0; a < s->naxes; a++) {
+                c->values[a] = xstrdup(rr_config_value(set, run, s->axes[a]), "axis value");
+                len += strlen(s->axes[a]) + strlen(c->values[a]) + 3;
+            }
+            c->label = xcalloc(len, 1, "configuration label");
+            if (s->naxes == 0) strcpy(c->label, "all");
+            for (int a = 0; a < s->naxes; a++)
+                sprintf(c->label + strlen(c->label), "%s%s=%s", a ? ", " : "", s->axes[a], c->values[a]);
+            c->runs = xcalloc((size_t)s->nruns, sizeof(int), "configuration runs");
+        }
+        s->configs[found].runs[s->configs[found].nruns++] = run;
+    }
+    g_sort_stage = s;
+    qsort(s->configs, (size_t)s->nconfigs, sizeof *s->configs, cmp_config);
+    for (int c = 0; c < s->nconfigs; c++) qsort(s->configs[c].runs, (size_t)s->configs[c].nruns, sizeof(int), cmp_seed);
+}
+
+int rr_scan(const char *dir, int what, rr_set *set, char *err, size_t errlen) {
+    memset(set, 0, sizeof *set);
+    struct stat st;
+    if (stat(dir, &st) != 0) {
+        snprintf(err, errlen, "cannot read directory %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "%s is not a directory", dir);
+        return -1;
+    }
+    path_list pl = {0};
+    if (rr_find_files(dir, "*.h5", &pl.paths, &pl.n, err, errlen) < 0) return -1;
+    set->runs = xcalloc((size_t)pl.n, sizeof *set->runs, "runs");
+    int skip_cap = 0, stage_cap = 0;
+    char msg[1400];
+    for (int i = 0; i < pl.n; i++) {
+        if (rr_read(pl.paths[i], what, &set->runs[set->nruns], msg, sizeof msg) == 0) {
+            set->nruns++;
+        } else {
+            grow((void **)&set->skipped, set->nskipped, &skip_cap, sizeof(char *));
+            set->skipped[set->nskipped++] = xstrdup(msg, "skip message");
+        }
+        free(pl.paths[i]);
+    }
+    free(pl.paths);
+    g_sort_set = set;
+    for (int r = 0; r < set->nruns; r++) {
+        const rr_run *run = &set->runs[r];
+        const char *exp = rr_attr_text(&run->root, "experiment", "");
+        const char *stage = rr_attr_text(&run->root, "stage", NULL);
+        char *pname = stage ? NULL : parent_name(run->path);
+        if (!stage) stage = pname;
+        int found = -1;
+        for (int s = 0; s < set->nstages && found < 0; s++)
+            if (!strcmp(set->stages[s].experiment, exp) && !strcmp(set->stages[s].name, stage)) found = s;
+        if (found < 0) {
+            grow((void **)&set->stages, set->nstages, &stage_cap, sizeof(rr_stage));
+            rr_stage *s = &set->stages[found = set->nstages++];
+            memset(s, 0, sizeof *s);
+            s->experiment = xstrdup(exp, "experiment"), s->name = xstrdup(stage, "stage");
+            s->runs = xcalloc((size_t)set->nruns, sizeof(int), "stage runs");
+            int seen = 0;
+            for (int t = 0; t < found && !seen; t++) seen = !strcmp(set->stages[t].experiment, exp);
+            if (!seen) set->nexperiments++;
+        }
+        set->stages[found].runs[set->stages[found].nruns++] = r;
+        free(pname);
+    }
+    for (int s = 0; s < set->nstages; s++) build_stage(set, &set->stages[s]);
+    qsort(set->stages, (size_t)set->nstages, sizeof *set->stages, cmp_stage);
+    return 0;
+}
+
+void rr_set_free(rr_set *set) {
+    for (int s = 0; s < set->nstages; s++) {
+        rr_stage *st = &set->stages[s];
+        for (int c = 0; c < st->nconfigs; c++) {
+            for (int a = 0; a < st->naxes; a++) free(st->configs[c].values[a]);
+            free(st->configs[c].values), free(st->configs[c].label), free(st->configs[c].runs);
+        }
+        for (int a = 0; a < st->naxes; a++) free(st->axes[a]);
+        free(st->axes), free(st->configs), free(st->runs), free(st->experiment), free(st->name);
+    }
+    free(set->stages);
+    for (int r = 0; r < set->nruns; r++) rr_free(&set->runs[r]);
+    free(set->runs);
+    for (int i = 0; i < set->nskipped; i++) free(set->skipped[i]);
+    free(set->skipped);
+    memset(set, 0, sizeof *set);
+}

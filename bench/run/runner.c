@@ -1,0 +1,393 @@
+// bench/run/runner.c — executes an experiment's runs in stage order. Each run is a child process
+// (fork) running train_run, so a failing run cannot take the sweep down and --jobs N runs
+// N at once with the CPU threads split between them. A run starts when its parent (the
+// `init` stage's run) is done; it holds an flock on <run>.lock, so two processes or shards
+// never run the same run (the kernel drops the lock if a process dies, even by kill -9).
+// Done runs are skipped, interrupted ones resume from their checkpoint, failed ones are
+// retried (--retries), diverged ones are final. Shards split by root run: a run and its
+// descendants always land in the same shard.
+#include "runner.h"
+#include "estimate.h"
+#include "../experiment/exp_tables.h"
+#include "../experiment/experiment.h"
+#include "../train/train.h"
+#include "../../core/common.h"
+#include "../../core/ops_cuda.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+enum { R_SKIP, R_WAIT, R_RUNNING, R_DONE, R_FAILED, R_DIVERGED, R_BLOCKED, R_LOCKED };
+static const char *state_name[] = {"skipped", "waiting", "running", "done", "failed", "diverged", "blocked", "locked"};
+
+typedef struct {
+    const char *path, *scale, *out, *only;
+    int jobs, shard, shards, dry_run, force, retries, fail_fast;
+} run_flags;
+
+static experiment g_exp; // ~50 KB: static, not on the stack
+
+static void run_help(void) {
+    printf("usage: posbench run EXPERIMENT.yaml [--scale S] [--out DIR] [--jobs N] [--shard I/N]\n"
+           "                    [--only PATTERN] [--dry-run] [--force] [--retries N] [--fail-fast]\n"
+           "                    [--threads N] [--device auto|cpu|cuda]\n"
+           "Runs every run of the experiment in stage order into DIR/<name>/<stage>/<run-id>.h5\n"
+           "(DIR defaults to results). Done runs are skipped, interrupted runs resume from their\n"
+           "checkpoint, failed runs are retried, and a lock keeps two processes off one run.\n"
+           "  --scale S       apply the experiment's named override set S\n"
+           "  --jobs N        run N runs at once, splitting the CPU threads between them\n"
+           "  --shard I/N     run only shard I of N (0-based; a run stays with its root run)\n"
+           "  --only PATTERN  run only runs whose id, stage or axis text matches the shell pattern\n"
+           "  --dry-run       print what would run and stop\n"
+           "  --force         retrain runs that are already done\n"
+           "  --retries N     retry a failed run N times (default 0); diverged runs are final\n"
+           "  --fail-fast     stop starting runs after the first failure\n"
+           "Exit status: 0 all selected runs done, 1 some failed or diverged (named at the end), 2 bad input.\n");
+}
+
+static int root_of(const experiment *e, int i) {
+    while (e->runs[i].parent >= 0) i = e->runs[i].parent;
+    return i;
+}
+
+static int selected(const experiment *e, int i, const run_flags *f) {
+    if (f->shards > 0) {
+        int root = root_of(e, i), rank = 0; // rank of the root among root runs
+        for (int k = 0; k < root; k++) rank += e->runs[k].parent < 0;
+        if (rank % f->shards != f->shard) return 0;
+    }
+    if (f->only) {
+        const exp_run *r = &e->runs[i];
+        char text[1200];
+        snprintf(text, sizeof text, "%s %s %s", r->run_id, r->stage, r->axes);
+        if (fnmatch(f->only, r->run_id, 0) != 0 && fnmatch(f->only, r->stage, 0) != 0 &&
+            fnmatch(f->only, text, 0) != 0 && !strstr(text, f->only))
+            return 0;
+    }
+    return 1;
+}
+
+// Creates the directories leading to file.
+static void make_dirs_for(const char *file) {
+    char dir[4400];
+    snprintf(dir, sizeof dir, "%s", file);
+    char *slash = strrchr(dir, '/');
+    if (!slash || slash == dir) return;
+    *slash = 0;
+    make_dirs(dir);
+}
+
+// Opens and flocks <run>.lock; returns the descriptor, or -1 when another process holds it.
+static int take_lock(const char *base) {
+    char path[4200];
+    snprintf(path, sizeof path, "%s.lock", base);
+    make_dirs_for(path);
+    int fd = open(path, O_RDWR | O_CREAT, 0644);
+    if (fd < 0) die_fail("cannot open lock file %s: %s", path, strerror(errno));
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        close(fd);
+        return -1;
+    }
+    char who[128];
+    int n = snprintf(who, sizeof who, "%ld\n", (long)getpid());
+    if (ftruncate(fd, 0) != 0 || write(fd, who, (size_t)n) != n) { /* the lock itself is what counts */ }
+    return fd;
+}
+
+static void release_lock(const char *base, int fd) {
+    char path[4200];
+    snprintf(path, sizeof path, "%s.lock", base);
+    unlink(path);
+    close(fd);
+}
+
+// Child: trains run i and exits with train_run's status (stdout goes to <run>.log).
+static void child_train(const experiment *e, int i, const run_flags *f, int threads) {
+    char base[4096], out_dir[4096], init[4200], log[4200];
+    experiment_run_path(e, i, f->out, base, sizeof base);
+    snprintf(out_dir, sizeof out_dir, "%s", base);
+    *strrchr(out_dir, '/') = 0;
+    snprintf(log, sizeof log, "%s.log", base);
+    int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+    if (fd >= 0) {
+        dup2(fd, STDOUT_FILENO);
+        if (f->jobs > 1) dup2(fd, STDERR_FILENO); // one progress bar only: the single job's
+        close(fd);
+    }
+    posbench_set_threads(threads);
+    train_options opt = {.out_dir = out_dir, .experiment = e->name, .stage = e->runs[i].stage,
+                         .force = f->force, .run_id = e->runs[i].run_id};
+    if (e->runs[i].parent >= 0) {
+        experiment_run_path(e, e->runs[i].parent, f->out, init, sizeof init);
+        strcat(init, ".weights");
+        opt.init_weights = init;
+        opt.parent_cfg = &e->runs[e->runs[i].parent].cfg;
+        opt.parent_stage = e->runs[e->runs[i].parent].stage;
+    }
+    train_result res;
+    int status = train_run(&e->runs[i].cfg, &opt, &res);
+    fflush(stdout);
+    _exit(status);
+}
+
+// The run's "final: top1=... top5=... time=...s" line from its log, or "no result".
+static void last_final_line(const char *base, char *out, size_t len) {
+    char log[4200], line[512];
+    snprintf(log, sizeof log, "%s.log", base);
+    snprintf(out, len, "no result");
+    FILE *f = fopen(log, "r");
+    if (!f) return;
+    while (fgets(line, sizeof line, f))
+        if (!strncmp(line, "final: ", 7)) {
+            line[strcspn(line, "\n")] = 0;
+            snprintf(out, len, "%.*s", (int)(len - 1), line + 7);
+        }
+    fclose(f);
+}
+
+static int parse_flags(int argc, char **argv, run_flags *f) {
+    memset(f, 0, sizeof *f);
+    f->out = "results";
+    f->jobs = 1;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        char *end;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) return 1;
+        if (!strcmp(a, "--scale") && v) f->scale = argv[++i];
+        else if (!strcmp(a, "--out") && v) f->out = argv[++i];
+        else if (!strcmp(a, "--only") && v) f->only = argv[++i];
+        else if (!strcmp(a, "--dry-run")) f->dry_run = 1;
+        else if (!strcmp(a, "--force")) f->force = 1;
+        else if (!strcmp(a, "--fail-fast")) f->fail_fast = 1;
+        else if ((!strcmp(a, "--jobs") || !strcmp(a, "--retries") || !strcmp(a, "--threads")) && v) {
+            long n = strtol(v, &end, 10);
+            long min = strcmp(a, "--retries") ? 1 : 0;
+            if (*v == 0 || *end != 0 || n < min || n > 1024) die_input("%s needs an integer >= %ld (got '%s')", a, min, v);
+            if (!strcmp(a, "--jobs")) f->jobs = (int)n;
+            else if (!strcmp(a, "--retries")) f->retries = (int)n;
+            else posbench_set_threads((int)n);
+            i++;
+        } else if (!strcmp(a, "--shard") && v) {
+            int s, n;
+            char tail;
+            if (sscanf(v, "%d/%d%c", &s, &n, &tail) != 2 || n < 1 || s < 0 || s >= n)
+                die_input("--shard needs I/N with 0 <= I < N (got '%s')", v);
+            f->shard = s;
+            f->shards = n;
+            i++;
+        } else if (!strcmp(a, "--device") && v) {
+            device_flag_validate(v);
+            i++;
+        } else if (a[0] == '-') {
+            die_input("unknown or incomplete flag '%s' for posbench run (posbench run --help lists them)", a);
+        } else if (!f->path) {
+            f->path = a;
+        } else {
+            die_input("posbench run takes one experiment file (got '%s' and '%s')", f->path, a);
+        }
+    }
+    if (!f->path) die_input("posbench run needs an experiment file (posbench run --help)");
+    return 0;
+}
+
+int cmd_run(int argc, char **argv) {
+    run_flags f;
+    if (parse_flags(argc, argv, &f)) {
+        run_help();
+        return 0;
+    }
+    char err[4096];
+    experiment *e = &g_exp;
+    if (experiment_load(e, f.path, f.scale, err, sizeof err) != 0) die_input("%s", err);
+    if (exp_tables_write(e, NULL, err, sizeof err) != 0) die_input("%s", err);
+    int n = e->nruns;
+    int *state = xcalloc((size_t)n, sizeof(int), "run states");
+    int *tries = xcalloc((size_t)n, sizeof(int), "run attempts");
+    int *lock_fd = xcalloc((size_t)n, sizeof(int), "run locks");
+    pid_t *pid = xcalloc((size_t)n, sizeof(pid_t), "run processes");
+    int todo = 0;
+    for (int i = 0; i < n; i++) {
+        const char *status = experiment_run_status(e, i, f.out);
+        if (!selected(e, i, &f)) state[i] = R_SKIP;
+        else if (!strcmp(status, "done") && !f.force) state[i] = R_DONE;
+        else state[i] = R_WAIT, todo++;
+    }
+    int threads = posbench_threads(), per_job = threads / f.jobs > 0 ? threads / f.jobs : 1;
+    printf("experiment %s: %d runs in %d stages; %d to run%s (%d jobs x %d threads)\n", e->name, n, e->nstages, todo,
+           f.shards ? " in this shard" : "", f.jobs, per_job);
+    if (todo > 0) {
+        double flops = 0.0;
+        int unknown = 0;
+        for (int i = 0; i < n; i++) {
+            if (state[i] != R_WAIT) continue;
+            double r = estimate_training_flops(&e->runs[i].cfg);
+            if (r < 0) unknown++;
+            else flops += r;
+        }
+        double rate = estimate_gflops();
+        printf("estimated training time: about %.0f min (%.3g TFLOP at %.0f GFLOP/s = %.2f x this machine's sgemm; "
+               "evaluation not included%s)\n", flops / (rate * 1e9) / 60.0, flops / 1e12, rate, ESTIMATE_EFFICIENCY,
+               unknown ? "; runs on data.name=idx not counted" : "");
+    }
+    if (f.dry_run) {
+        for (int i = 0; i < n; i++)
+            if (state[i] != R_SKIP)
+                printf("  %s %-10s %-8s %s\n", e->runs[i].run_id, e->runs[i].stage,
+                       state[i] == R_DONE ? "done" : experiment_run_status(e, i, f.out), e->runs[i].axes);
+        return 0;
+    }
+    char exp_dir[4096];
+    snprintf(exp_dir, sizeof exp_dir, "%.3900s/%.127s/", f.out, e->name);
+    make_dirs_for(exp_dir);
+    if (exp_tables_write(e, exp_dir, err, sizeof err) != 0) die_fail("%s", err);
+    fflush(stdout);
+    int running = 0, stop = 0;
+    for (;;) {
+        // Start what can start: parents done, a job slot free, the lock ours.
+        for (int i = 0; i < n && running < f.jobs && !stop; i++) {
+            if (state[i] != R_WAIT) continue;
+            int parent = e->runs[i].parent;
+            int parent_state = parent < 0 ? R_DONE : state[parent];
+            if (parent >= 0 && parent_state == R_SKIP && !strcmp(experiment_run_status(e, parent, f.out), "done"))
+                parent_state = R_DONE; // a parent in another shard or filtered out, done earlier
+            if (parent_state == R_FAILED || parent_state == R_DIVERGED || parent_state == R_BLOCKED ||
+                parent_state == R_LOCKED || (parent_state == R_SKIP)) {
+                state[i] = R_BLOCKED;
+                printf("[blocked] %s %s %s: its %s run %s is not done\n", e->runs[i].run_id, e->runs[i].stage,
+                       e->runs[i].axes, e->runs[parent].stage, e->runs[parent].run_id);
+                continue;
+            }
+            if (parent_state != R_DONE) continue;
+            char base[4096];
+            experiment_run_path(e, i, f.out, base, sizeof base);
+            int fd = take_lock(base);
+            if (fd < 0) {
+                state[i] = R_LOCKED;
+                printf("[locked]  %s %s %s: another process is running it\n", e->runs[i].run_id, e->runs[i].stage, e->runs[i].axes);
+                continue;
+            }
+            fflush(stdout);
+            fflush(stderr);
+            pid_t p = fork();
+            if (p < 0) die_fail("fork failed: %s", strerror(errno));
+            if (p == 0) {
+                close(fd);
+                child_train(e, i, &f, per_job);
+            }
+            lock_fd[i] = fd;
+            pid[i] = p;
+            state[i] = R_RUNNING;
+            tries[i]++;
+            running++;
+            printf("[start]   %s %s %s%s\n", e->runs[i].run_id, e->runs[i].stage, e->runs[i].axes,
+                   tries[i] > 1 ? " (retry)" : "");
+            fflush(stdout);
+        }
+        if (running == 0) break;
+        int wstatus;
+        pid_t done = wait(&wstatus);
+        if (done < 0) die_fail("wait failed: %s", strerror(errno));
+        int i = 0;
+        while (i < n && !(state[i] == R_RUNNING && pid[i] == done)) i++;
+        if (i == n) continue;
+        running--;
+        char base[4096], final_path[4200];
+        experiment_run_path(e, i, f.out, base, sizeof base);
+        release_lock(base, lock_fd[i]);
+        snprintf(final_path, sizeof final_path, "%s.h5", base);
+        int code = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
+        if (code == 0) {
+            state[i] = R_DONE;
+        } else if (code == 1 && access(final_path, F_OK) == 0) {
+            state[i] = R_DIVERGED; // finished file with status diverged: deterministic, no retry
+        } else if (tries[i] <= f.retries && code != EXIT_BAD_INPUT) {
+            state[i] = R_WAIT;
+        } else {
+            state[i] = R_FAILED;
+            if (f.fail_fast) stop = 1;
+        }
+        char result[256];
+        last_final_line(base, result, sizeof result);
+        printf("[%s]%*s %s %s %s: %s (exit %d; log %s.log)\n", state[i] == R_WAIT ? "retry" : state_name[state[i]],
+               (int)(8 - strlen(state[i] == R_WAIT ? "retry" : state_name[state[i]])), "", e->runs[i].run_id,
+               e->runs[i].stage, e->runs[i].axes, result, code, base);
+        fflush(stdout);
+    }
+    int failed = 0, ok = 0;
+    for (int i = 0; i < n; i++) {
+        if (state[i] == R_DONE) ok++;
+        if (state[i] == R_FAILED || state[i] == R_DIVERGED || state[i] == R_BLOCKED || state[i] == R_LOCKED ||
+            (state[i] == R_WAIT && stop)) {
+            if (!failed++) printf("not done:\n");
+            printf("  %s %s %s: %s\n", e->runs[i].run_id, e->runs[i].stage, e->runs[i].axes,
+                   state[i] == R_WAIT ? "not started (--fail-fast)" : state_name[state[i]]);
+        }
+    }
+    printf("experiment %s: %d done, %d not done; results in %s/%s\n", e->name, ok, failed, f.out, e->name);
+    free(state);
+    free(tries);
+    free(lock_fd);
+    free(pid);
+    experiment_free(e);
+    return failed ? EXIT_RUN_FAILED : 0;
+}
+
+int cmd_slurm(int argc, char **argv) {
+    const char *path = NULL, *scale = NULL, *out = "results";
+    long max_parallel = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            printf("usage: posbench slurm EXPERIMENT.yaml [--scale S] [--out DIR] [--max-parallel K]\n"
+                   "Prints an sbatch job-array script: one task per root run (with its descendants),\n"
+                   "each calling posbench run --shard $SLURM_ARRAY_TASK_ID/N. Submit it with sbatch.\n");
+            return 0;
+        } else if (!strcmp(a, "--scale") && v) scale = argv[++i];
+        else if (!strcmp(a, "--out") && v) out = argv[++i];
+        else if (!strcmp(a, "--max-parallel") && v) {
+            char *end;
+            max_parallel = strtol(v, &end, 10);
+            if (*end || max_parallel < 1) die_input("--max-parallel needs an integer >= 1 (got '%s')", v);
+            i++;
+        } else if (a[0] == '-') die_input("unknown or incomplete flag '%s' for posbench slurm", a);
+        else path = a;
+    }
+    if (!path) die_input("posbench slurm needs an experiment file");
+    char err[4096];
+    experiment *e = &g_exp;
+    if (experiment_load(e, path, scale, err, sizeof err) != 0) die_input("%s", err);
+    int roots = 0;
+    for (int i = 0; i < e->nruns; i++) roots += e->runs[i].parent < 0;
+    char exe[PATH_MAX], cwd[PATH_MAX], yaml[PATH_MAX];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (len <= 0) die_fail("cannot locate the posbench binary");
+    exe[len] = 0;
+    if (!getcwd(cwd, sizeof cwd) || !realpath(path, yaml)) die_fail("cannot resolve paths: %s", strerror(errno));
+    char limit[32] = "";
+    if (max_parallel) snprintf(limit, sizeof limit, "%%%ld", max_parallel);
+    printf("#!/bin/bash\n# posbench experiment %s: %d runs, %d root runs -> %d array tasks\n", e->name, e->nruns, roots, roots);
+    printf("#SBATCH --job-name=posbench-%s\n#SBATCH --array=0-%d%s\n#SBATCH --cpus-per-task=%d\n", e->name, roots - 1,
+           limit, posbench_threads());
+    printf("#SBATCH --output=%s/%s/slurm-%%A_%%a.log\nset -euo pipefail\ncd '%s'\n", out, e->name, cwd);
+    printf("'%s' run '%s'%s%s --out '%s' --shard \"$SLURM_ARRAY_TASK_ID/%d\" --threads \"${SLURM_CPUS_PER_TASK:-1}\"\n",
+           exe, yaml, scale ? " --scale " : "", scale ? scale : "", out, roots);
+    experiment_free(e);
+    return 0;
+}
+
+void device_flag_validate(const char *value) {
+    if (!strcmp(value, "auto") || !strcmp(value, "cpu")) return;
+    if (strcmp(value, "cuda")) die_input("--device '%s' is not valid (valid: auto, cpu, cuda)", value);
+    if (!cuda_built())
+        die_input("--device cuda: this build has only the CPU backend (nvcc was not found when it was built); use --device cpu or auto");
+    die_input("--device cuda: the CUDA ops are built (parity-tested by build/tests/test_cuda_*), but the model and "
+              "trainer do not run on them yet; use --device cpu or auto");
+}

@@ -1,0 +1,597 @@
+// bench/train/train.c — the training loop shared by `posbench train` and the runner, for any
+// objective (called through objectives/objective.h; no per-objective code here): epoch
+// permutations and augmentation from Philox addresses, forward/backward/AdamW per step,
+// evaluation each epoch, exact-resume checkpoints, and crash-safe HDF5 recording
+// (<run-id>.h5.partial renamed to <run-id>.h5 when the run ends). Tensors live in backend
+// memory; the host reaches them only through explicit uploads and downloads.
+#include "train.h"
+#include "train_internal.h"
+#include "progress.h"
+#include "../experiment/settings.h"
+#include "../results/results.h"
+#include "../../core/common.h"
+#include "../../core/optimizer.h"
+#include "../../core/rng.h"
+#include "../../core/tensorfile.h"
+#include "../../datasets/dataset.h"
+#include "../../models/vit.h"
+#include "../../objectives/objective.h"
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef POSBENCH_GIT_COMMIT
+#define POSBENCH_GIT_COMMIT "unknown"
+#endif
+
+static const results_column train_columns[TRAIN_COLS] = {
+    {"step", 'i'}, {"epoch", 'i'}, {"loss", 'd'}, {"lr", 'd'}, {"grad_norm", 'd'}, {"step_time_ms", 'd'}};
+// /eval: epoch, step, the objective's two metrics (objective_kind.metric_names), loss.
+static void eval_columns(const objective_kind *k, results_column *cols) {
+    const results_column fixed[EVAL_COLS] = {{"epoch", 'i'}, {"step", 'i'}, {k->metric_names[0], 'd'},
+                                             {k->metric_names[1], 'd'}, {"loss", 'd'}};
+    memcpy(cols, fixed, sizeof fixed);
+}
+
+
+static void history_append(history *h, const double *row) {
+    if (h->count == h->capacity) {
+        long cap = h->capacity ? h->capacity * 2 : 1024;
+        double *rows = realloc(h->rows, (size_t)cap * h->cols * sizeof(double));
+        if (!rows) die_fail("out of memory growing the training history");
+        h->rows = rows;
+        h->capacity = cap;
+    }
+    memcpy(h->rows + (size_t)h->count * h->cols, row, (size_t)h->cols * sizeof(double));
+    h->count++;
+}
+
+
+static void iso_time(char *buf, size_t len) {
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+// ---------------------------------------------------------------- setup
+static void load_data(run *r) {
+    const config *c = r->cfg;
+    char err[1024];
+    const char *name = cfg_str(c, "data.name"), *path = cfg_str(c, "data.path");
+    if (dataset_load(&r->train, name, path, "train", err, sizeof err) != 0) die_input("%s", err);
+    if (dataset_load(&r->test, name, path, "test", err, sizeof err) != 0) die_input("%s", err);
+    dataset_limit(&r->train, (int)cfg_int(c, "data.limit"));
+    dataset_limit(&r->test, (int)cfg_int(c, "data.test_limit"));
+    dataset_labeled_subset(&r->train, cfg_float(c, "data.labeled_fraction"), (uint32_t)cfg_int(c, "data.subset_seed"));
+    if (r->train.height != r->train.width)
+        die_input("%s: images are %dx%d; the ViT needs square images", r->train.source, r->train.height, r->train.width);
+    if (r->test.height != r->train.height || r->test.channels != r->train.channels)
+        die_input("%s: test images (%dx%d) differ from training images (%dx%d)", r->test.source, r->test.height,
+                  r->test.width, r->train.height, r->train.width);
+}
+
+// Image sizes of the run: training (data.resolution or the dataset's), UniViT's list, the
+// evaluation sizes and their TTA neighbours; all must be multiples of the patch. Sets the
+// model's table size (training size) and the largest size (arena). Whether the objective
+// allows more than one size is its config_error's to say.
+static void resolution_setup(run *r, vit_config *vc) {
+    const config *c = r->cfg;
+    int native = r->train.height;
+    r->train_size = cfg_int(c, "data.resolution") > 0 ? (int)cfg_int(c, "data.resolution") : native;
+    r->n_univit = cfg_int_list(c, "data.resolutions", r->univit, CFG_LIST_MAX);
+    r->n_eval = cfg_int_list(c, "eval.resolutions", r->eval_sizes, CFG_LIST_MAX);
+    r->tta_delta = (int)cfg_int(c, "eval.tta_delta");
+    if (r->tta_delta > 0 && r->n_eval == 0) r->eval_sizes[r->n_eval++] = r->train_size;
+    vc->image_size = r->train_size;
+    int largest = r->train_size;
+    for (int i = 0; i < r->n_univit; i++) largest = r->univit[i] > largest ? r->univit[i] : largest;
+    for (int i = 0; i < r->n_eval; i++)
+        largest = r->eval_sizes[i] + r->tta_delta > largest ? r->eval_sizes[i] + r->tta_delta : largest;
+    vc->max_image_size = largest;
+    const char *why = NULL;
+    char key[64];
+    if (cfg_int(c, "data.resolution") > 0) // the dataset's own size is checked by vit_config_error
+        why = vit_resolution_error(vc, r->train_size, "data.resolution");
+    for (int i = 0; !why && i < r->n_univit; i++) why = vit_resolution_error(vc, r->univit[i], "data.resolutions");
+    for (int i = 0; !why && i < r->n_eval; i++) {
+        why = vit_resolution_error(vc, r->eval_sizes[i], "eval.resolutions");
+        for (int s = -1; !why && r->tta_delta > 0 && s <= 1; s += 2) {
+            snprintf(key, sizeof key, "eval.tta_delta=%d around eval.resolutions %d", r->tta_delta, r->eval_sizes[i]);
+            why = vit_resolution_error(vc, r->eval_sizes[i] + s * r->tta_delta, key);
+        }
+    }
+    if (why) die_input("%s", why);
+}
+
+static vit_config model_config(const config *c, const dataset *d) {
+    const char *pe = cfg_str(c, "pe.kind");
+    vit_config v = {
+        .channels = d->channels,
+        .image_size = d->height,
+        .patch = (int)cfg_int(c, "model.patch"),
+        .dim = (int)cfg_int(c, "model.dim"),
+        .depth = (int)cfg_int(c, "model.depth"),
+        .heads = (int)cfg_int(c, "model.heads"),
+        .mlp_ratio = (int)cfg_int(c, "model.mlp_ratio"),
+        .cls = cfg_bool(c, "model.cls"),
+        .pe_kind = pe,
+        .cape_global_shift = (float)cfg_float(c, "pe.cape_global_shift"),
+        .cape_local_shift = (float)cfg_float(c, "pe.cape_local_shift"),
+        .cape_scale = (float)cfg_float(c, "pe.cape_scale"),
+        .rope_dims = (int)cfg_int(c, "pe.rope_dims"),
+        .rope_base = (float)cfg_float(c, "pe.rope_base"),
+        .num_classes = d->num_classes,
+        .drop_path = (float)cfg_float(c, "model.drop_path"),
+        .dropout = (float)cfg_float(c, "model.dropout"),
+    };
+    return v;
+}
+
+static void setup(run *r) {
+    const config *c = r->cfg;
+    load_data(r);
+    r->batch = (int)cfg_int(c, "train.batch");
+    r->eval_batch = (int)cfg_int(c, "eval.batch");
+    if (r->train.n < r->batch)
+        die_input("train.batch=%d is larger than the training set (%d images after data.limit/data.labeled_fraction)",
+                  r->batch, r->train.n);
+    r->epochs = (int)cfg_int(c, "train.epochs");
+    r->steps_per_epoch = r->train.n / r->batch; // the last partial batch of an epoch is dropped
+    r->total_steps = (long)r->steps_per_epoch * r->epochs;
+    r->seed = (uint32_t)cfg_int(c, "train.seed");
+    vit_config vc = model_config(c, &r->train);
+    resolution_setup(r, &vc);
+    objective_settings_from_config(c, &r->settings);
+    r->settings.train_sizes = r->n_univit;
+    r->settings.n_eval_sizes = r->n_eval;
+    memcpy(r->settings.eval_sizes, r->eval_sizes, sizeof r->settings.eval_sizes);
+    r->settings.train_size = r->train_size;
+    const char *why = objective_config_error(&r->settings);
+    if (why) die_input("%s", why);
+    const objective_kind *kind = objective_find(r->settings.name);
+    kind->configure_model(&r->settings, &vc);
+    why = vit_config_error(&vc);
+    if (why) die_input("%s", why);
+    int max_batch = r->batch > r->eval_batch ? r->batch : r->eval_batch;
+    const ops_backend *ops = &ops_cpu;
+    vit_create(&r->model, &vc, ops, max_batch, r->seed);
+    objective_create(&r->obj, kind, &r->settings, &r->model, max_batch);
+    r->optim = (optim_config){
+        .lr = (float)cfg_float(c, "train.lr"),
+        .min_lr = (float)cfg_float(c, "train.min_lr"),
+        .weight_decay = (float)cfg_float(c, "train.weight_decay"),
+        .beta1 = (float)cfg_float(c, "train.beta1"),
+        .beta2 = (float)cfg_float(c, "train.beta2"),
+        .eps = (float)cfg_float(c, "train.eps"),
+        .clip = (float)cfg_float(c, "train.clip"),
+        .warmup_steps = lround(cfg_float(c, "train.warmup_epochs") * r->steps_per_epoch),
+        .total_steps = r->total_steps,
+    };
+    size_t nparam = r->model.params.total;
+    r->adam_m = ops->alloc(nparam * sizeof(float), "AdamW first moments");
+    r->adam_v = ops->alloc(nparam * sizeof(float), "AdamW second moments");
+    r->labels = xmalloc((size_t)max_batch * sizeof(int32_t), "batch labels");
+    int largest = r->model.cfg.max_image_size > r->train_size ? r->model.cfg.max_image_size : r->train_size;
+    r->scratch = xmalloc((dataset_batch_scratch_floats(&r->train, max_batch, largest) + 1) * sizeof(float), "batch before resizing");
+    r->order = xmalloc((size_t)r->train.n * sizeof(int), "epoch order");
+    r->batch_index = xmalloc((size_t)max_batch * sizeof(int), "batch indices");
+    r->train_hist.cols = TRAIN_COLS;
+    r->eval_hist.cols = EVAL_COLS;
+}
+
+// ---------------------------------------------------------------- results file
+// One typed /config attribute per key, named prefix + key.
+static void write_config_attrs(results *res, const config *c, const char *prefix) {
+    char name[256];
+    for (int i = 0; i < cfg_key_count; i++) {
+        const cfg_key *k = &cfg_keys[i];
+        snprintf(name, sizeof name, "%s%s", prefix, k->key);
+        if (k->type == CFG_INT || k->type == CFG_BOOL) results_attr_int(res, "/config", name, (int64_t)c->num[i]);
+        else if (k->type == CFG_FLOAT) results_attr_double(res, "/config", name, c->num[i]);
+        else results_attr_str(res, "/config", name, cfg_str(c, k->key));
+    }
+}
+
+static void open_results(run *r) {
+    const config *c = r->cfg;
+    r->res = results_create(r->partial_path);
+    results_attr_str(r->res, "/", "experiment", r->opt->experiment);
+    results_attr_str(r->res, "/", "stage", r->opt->stage);
+    results_attr_str(r->res, "/", "run_id", r->run_id);
+    results_attr_str(r->res, "/", "status", "running");
+    results_attr_int(r->res, "/", "seed", (int64_t)r->seed);
+    results_attr_str(r->res, "/", "started", r->started);
+    results_attr_str(r->res, "/", "git_commit", POSBENCH_GIT_COMMIT);
+    results_attr_str(r->res, "/", "device", "cpu");
+    results_attr_int(r->res, "/", "threads", posbench_threads());
+    char *yaml = config_yaml(c);
+    results_attr_str(r->res, "/", "config_yaml", yaml);
+    free(yaml);
+    write_config_attrs(r->res, c, "");
+    if (r->opt->parent_cfg && r->opt->parent_stage) {
+        char prefix[128];
+        snprintf(prefix, sizeof prefix, "%s.", r->opt->parent_stage);
+        write_config_attrs(r->res, r->opt->parent_cfg, prefix);
+    }
+    r->train_series = results_series_create(r->res, "/train", TRAIN_COLS, train_columns, 1024);
+    results_column cols[EVAL_COLS];
+    eval_columns(r->obj.kind, cols);
+    r->eval_series = results_series_create(r->res, "/eval", EVAL_COLS, cols, 64);
+    // A resumed run replays its recorded history into the fresh partial file.
+    for (long i = 0; i < r->train_hist.count; i++) results_series_append(r->train_series, r->train_hist.rows + i * TRAIN_COLS);
+    for (long i = 0; i < r->eval_hist.count; i++) results_series_append(r->eval_series, r->eval_hist.rows + i * EVAL_COLS);
+    results_flush(r->res);
+}
+
+// ---------------------------------------------------------------- checkpoints
+// A host copy of a backend arena of t->total floats (the caller frees it).
+static float *arena_to_host(const ops_backend *ops, const tensor_table *t, const float *arena) {
+    float *host = xmalloc_aligned(t->total * sizeof(float), "arena (host copy)");
+    ops->download(host, arena, t->total * sizeof(float));
+    return host;
+}
+
+static void add_arena(tensorfile *tf, const char *prefix, const tensor_table *t, const float *base) {
+    char name[128];
+    for (int i = 0; i < t->count; i++) {
+        const tensor_info *info = &t->items[i];
+        snprintf(name, sizeof name, "%s.%s", prefix, info->name);
+        tf_add(tf, name, TF_F32, info->ndim, info->shape, base + info->offset);
+    }
+}
+
+static void add_history(tensorfile *tf, const char *name, const history *h) {
+    int dims[2] = {(int)h->count, h->cols};
+    if (h->count == 0) dims[0] = 0;
+    tf_add(tf, name, TF_F64, 2, dims, h->rows ? (const void *)h->rows : (const void *)"");
+}
+
+static void write_checkpoint(run *r) {
+    tensorfile tf;
+    tf_init(&tf);
+    int idlen[1] = {12};
+    tf_add(&tf, "state.run_id", TF_U8, 1, idlen, r->run_id);
+    tf_add_i64_scalar(&tf, "state.step", r->step);
+    double t = r->train_time_s;
+    int one[1] = {1};
+    tf_add(&tf, "state.train_time_s", TF_F64, 1, one, &t);
+    const ops_backend *ops = r->model.ops;
+    const tensor_table *params = &r->model.params;
+    float *param = arena_to_host(ops, params, r->model.param), *m = arena_to_host(ops, params, r->adam_m),
+          *v = arena_to_host(ops, params, r->adam_v);
+    add_arena(&tf, "param", params, param);
+    add_arena(&tf, "adam_m", params, m);
+    add_arena(&tf, "adam_v", params, v);
+    add_history(&tf, "history.train", &r->train_hist);
+    add_history(&tf, "history.eval", &r->eval_hist);
+    char err[4200];
+    if (tf_write(&tf, r->ckpt_path, err, sizeof err) != 0) die_fail("checkpoint: %s", err);
+    tf_free(&tf);
+    free(param);
+    free(m);
+    free(v);
+}
+
+// Fills the backend arena `arena` from the checkpoint entries prefix.<tensor name>.
+static void restore_arena(const tensorfile *tf, const char *prefix, const tensor_table *t, const ops_backend *ops, float *arena,
+                          const char *path) {
+    float *base = xmalloc_aligned(t->total * sizeof(float), "arena (host copy)");
+    char name[128];
+    for (int i = 0; i < t->count; i++) {
+        const tensor_info *info = &t->items[i];
+        snprintf(name, sizeof name, "%s.%s", prefix, info->name);
+        const tf_entry *e = tf_find(tf, name);
+        if (!e || e->dtype != TF_F32 || e->count != info->numel)
+            die_input("%s: checkpoint entry %s is missing or has the wrong size (delete the checkpoint to restart the run)", path, name);
+        memcpy(base + info->offset, e->data, info->numel * sizeof(float));
+    }
+    ops->upload(arena, base, t->total * sizeof(float));
+    free(base);
+}
+
+static void restore_history(const tensorfile *tf, const char *name, history *h, const char *path) {
+    const tf_entry *e = tf_find(tf, name);
+    if (!e || e->dtype != TF_F64 || e->ndim != 2 || e->dims[1] != h->cols)
+        die_input("%s: checkpoint entry %s is missing or malformed", path, name);
+    for (int i = 0; i < e->dims[0]; i++) history_append(h, (const double *)e->data + (size_t)i * h->cols);
+}
+
+// Returns 1 when a checkpoint of this run was loaded.
+static int try_resume(run *r) {
+    if (access(r->ckpt_path, F_OK) != 0) return 0;
+    tensorfile tf;
+    char err[4200];
+    if (tf_read(&tf, r->ckpt_path, err, sizeof err) != 0) die_input("%s (delete it to restart the run)", err);
+    const tf_entry *id = tf_find(&tf, "state.run_id"), *step = tf_find(&tf, "state.step"),
+                   *t = tf_find(&tf, "state.train_time_s");
+    if (!id || id->count != 12 || memcmp(id->data, r->run_id, 12) != 0 || !step || !t)
+        die_input("%s: checkpoint belongs to another run (delete it to restart)", r->ckpt_path);
+    r->step = (long)((const double *)step->data)[0];
+    r->train_time_s = ((const double *)t->data)[0];
+    restore_arena(&tf, "param", &r->model.params, r->model.ops, r->model.param, r->ckpt_path);
+    restore_arena(&tf, "adam_m", &r->model.params, r->model.ops, r->adam_m, r->ckpt_path);
+    restore_arena(&tf, "adam_v", &r->model.params, r->model.ops, r->adam_v, r->ckpt_path);
+    restore_history(&tf, "history.train", &r->train_hist, r->ckpt_path);
+    restore_history(&tf, "history.eval", &r->eval_hist, r->ckpt_path);
+    tf_free(&tf);
+    return 1;
+}
+
+// ---------------------------------------------------------------- steps and evaluation
+static void epoch_order(run *r, int epoch) {
+    rng_stream s = rng_stream_make(r->seed, RNG_SHUFFLE, (uint32_t)epoch, 0, 0);
+    rng_permutation(&s, r->train.n, r->order);
+}
+
+// Builds the batch of rows idx of ds at `size` px (augmented at the dataset's own size, then
+// resized bicubically) into the model's input, and sets the model to that size.
+void load_batch(run *r, const dataset *ds, const int *idx, int B, const augment_config *aug, uint32_t epoch,
+                       uint32_t step, int size) {
+    vit_set_resolution(&r->model, size);
+    dataset_make_batch_sized(ds, idx, B, aug, r->seed, epoch, step, size, vit_images(&r->model), r->labels, r->scratch);
+}
+
+// One optimisation step on the batch at position `in_epoch` of epoch `epoch`. Returns the loss.
+static double train_step(run *r, int epoch, int in_epoch, double *grad_norm, float *lr) {
+    vit *m = &r->model;
+    augment_config aug = {.crop_pad = (int)cfg_int(r->cfg, "data.crop_pad"), .hflip = cfg_bool(r->cfg, "data.hflip")};
+    int size = r->n_univit > 0 ? resize_draw_size(r->univit, r->n_univit, r->seed, (uint32_t)epoch, (uint32_t)in_epoch)
+                               : r->train_size;
+    load_batch(r, &r->train, r->order + (size_t)in_epoch * r->batch, r->batch, &aug, (uint32_t)epoch, (uint32_t)in_epoch, size);
+    rng_addr rng = {.seed = r->seed, .epoch = (uint32_t)epoch, .step = (uint32_t)in_epoch};
+    double loss = r->obj.kind->train_forward(&r->obj, r->batch, r->labels, rng);
+    if (!isfinite(loss)) return loss;
+    m->ops->zero(m->grad, m->params.total);
+    vit_zero_act_grads(m);
+    r->obj.kind->train_backward(&r->obj, r->batch);
+    *grad_norm = optim_step(m->ops, &m->params, m->param, m->grad, r->adam_m, r->adam_v, &r->optim, r->step, lr);
+    return loss;
+}
+
+
+// The objective's view of the run for its evaluations: test batches and the results file.
+static void env_load_test(objective_env *env, int first, int B, int size) {
+    run *r = env->trainer;
+    for (int b = 0; b < B; b++) r->batch_index[b] = first + b;
+    load_batch(r, &r->test, r->batch_index, B, NULL, 0, 0, size);
+}
+static void sink_attr_double(void *ctx, const char *group, const char *name, double v) {
+    results_attr_double(((run *)ctx)->res, group, name, v);
+}
+static void sink_attr_int(void *ctx, const char *group, const char *name, int64_t v) {
+    results_attr_int(((run *)ctx)->res, group, name, v);
+}
+static void sink_dataset_f32(void *ctx, const char *path, int ndim, const int *dims, const float *data) {
+    results_dataset_f32(((run *)ctx)->res, path, ndim, dims, data);
+}
+
+static void env_init(run *r) {
+    r->sink = (record_sink){.ctx = r, .attr_double = sink_attr_double, .attr_int = sink_attr_int,
+                            .dataset_f32 = sink_dataset_f32};
+    r->env = (objective_env){.trainer = r, .load_test = env_load_test, .test_n = r->test.n, .eval_batch = r->eval_batch,
+                             .labels = r->labels, .pixel_mean = r->test.mean, .pixel_std = r->test.std, .rec = &r->sink};
+}
+
+// Final parameters beside the results file (<run-id>.weights), for stages that start from them.
+static void write_weights(run *r) {
+    tensorfile tf;
+    tf_init(&tf);
+    float *param = arena_to_host(r->model.ops, &r->model.params, r->model.param);
+    add_arena(&tf, "param", &r->model.params, param);
+    char err[4200];
+    if (tf_write(&tf, r->weights_path, err, sizeof err) != 0) die_fail("final weights: %s", err);
+    tf_free(&tf);
+    free(param);
+}
+
+// Starts from another run's final weights: every tensor with the same name and shape is
+// copied (the rest keeps its fresh initialisation, e.g. a new classifier). Reports both lists.
+static void load_init_weights(run *r, const char *path) {
+    tensorfile tf;
+    char err[4200];
+    if (tf_read(&tf, path, err, sizeof err) != 0) die_input("init weights: %s", err);
+    const tensor_table *t = &r->model.params;
+    float *param = arena_to_host(r->model.ops, t, r->model.param);
+    int loaded = 0;
+    char skipped[1024] = "";
+    for (int i = 0; i < t->count; i++) {
+        const tensor_info *info = &t->items[i];
+        char name[128];
+        snprintf(name, sizeof name, "param.%s", info->name);
+        const tf_entry *e = tf_find(&tf, name);
+        if (e && e->dtype == TF_F32 && e->count == info->numel) {
+            memcpy(param + info->offset, e->data, info->numel * sizeof(float));
+            loaded++;
+        } else if (strlen(skipped) + strlen(info->name) + 3 < sizeof skipped) {
+            strcat(skipped, skipped[0] ? ", " : "");
+            strcat(skipped, info->name);
+        }
+    }
+    r->model.ops->upload(r->model.param, param, t->total * sizeof(float));
+    free(param);
+    printf("init: %d of %d tensors from %s%s%s\n", loaded, t->count, path, skipped[0] ? "; fresh: " : "", skipped);
+    tf_free(&tf);
+}
+
+static void finish_file(run *r, const char *status, const eval_scores *last) {
+    const objective_kind *k = r->obj.kind;
+    if (strcmp(status, "done") == 0) {
+        if (cfg_bool(r->cfg, "eval.knn")) record_knn(r);
+        record_attention(r);
+        if (k->record_final) k->record_final(&r->obj, &r->env, last);
+        write_weights(r);
+    }
+    char finished[32];
+    iso_time(finished, sizeof finished);
+    results_attr_str(r->res, "/", "status", status);
+    results_attr_str(r->res, "/", "finished", finished);
+    if (last) {
+        results_attr_double(r->res, "/final", k->metric_names[0], last->metric[0]);
+        results_attr_double(r->res, "/final", k->metric_names[1], last->metric[1]);
+        results_attr_double(r->res, "/final", "loss", last->loss);
+    }
+    if (r->train_hist.count > 0) { // median step time over the run (the per-step series has them all)
+        double *t = xmalloc((size_t)r->train_hist.count * sizeof(double), "step times");
+        for (long i = 0; i < r->train_hist.count; i++) t[i] = r->train_hist.rows[i * TRAIN_COLS + 5];
+        results_attr_double(r->res, "/final", "step_time_ms", median_double(t, r->train_hist.count));
+        free(t);
+    }
+    results_attr_int(r->res, "/final", "act_bytes", (int64_t)vit_activation_bytes(&r->model));
+    results_attr_double(r->res, "/final", "train_time_s", r->train_time_s);
+    results_attr_int(r->res, "/final", "peak_mem_bytes", peak_rss_bytes());
+    results_attr_int(r->res, "/final", "params", (int64_t)tensor_table_numel(&r->model.params));
+    int train_keys = k->train_keys(&r->obj);
+    results_attr_double(r->res, "/final", "flops_per_step", 3.0 * vit_forward_flops_masked(&r->model.cfg, train_keys) * r->batch);
+    results_attr_int(r->res, "/final", "steps", r->step);
+    results_attr_double(r->res, "/final", "images_per_s", r->train_time_s > 0 ? r->step * (double)r->batch / r->train_time_s : 0.0);
+    if (results_close(r->res) != 0) die_fail("%s: closing the results file failed", r->partial_path);
+    r->res = NULL;
+    if (rename(r->partial_path, r->final_path) != 0)
+        die_fail("cannot rename %s to %s: %s", r->partial_path, r->final_path, strerror(errno));
+    unlink(r->ckpt_path);
+}
+
+static void free_run(run *r) {
+    const ops_backend *ops = r->model.ops;
+    objective_free(&r->obj);
+    if (ops) ops->free(r->adam_m);
+    if (ops) ops->free(r->adam_v);
+    vit_free(&r->model);
+    dataset_free(&r->train);
+    dataset_free(&r->test);
+    free(r->labels);
+    free(r->scratch);
+    free(r->order);
+    free(r->batch_index);
+    free(r->train_hist.rows);
+    free(r->eval_hist.rows);
+}
+
+static int already_done(const char *path) { return access(path, F_OK) == 0; }
+
+int train_run(const config *cfg, const train_options *opt, train_result *out) {
+    run r;
+    memset(&r, 0, sizeof r);
+    memset(out, 0, sizeof *out);
+    r.cfg = cfg;
+    r.opt = opt;
+    if (opt->run_id) snprintf(r.run_id, sizeof r.run_id, "%s", opt->run_id);
+    else config_run_id(cfg, r.run_id);
+    make_dirs(opt->out_dir);
+    snprintf(r.final_path, sizeof r.final_path, "%s/%s.h5", opt->out_dir, r.run_id);
+    snprintf(r.partial_path, sizeof r.partial_path, "%s/%s.h5.partial", opt->out_dir, r.run_id);
+    snprintf(r.ckpt_path, sizeof r.ckpt_path, "%s/%s.ckpt", opt->out_dir, r.run_id);
+    snprintf(r.weights_path, sizeof r.weights_path, "%s/%s.weights", opt->out_dir, r.run_id);
+    snprintf(out->run_id, sizeof out->run_id, "%s", r.run_id);
+    snprintf(out->path, sizeof out->path, "%s", r.final_path);
+    if (already_done(r.final_path) && !opt->force) {
+        printf("run %s is already finished: %s (--force retrains it; the old file is replaced only when the new run ends)\n",
+               r.run_id, r.final_path);
+        snprintf(out->status, sizeof out->status, "skipped");
+        return 0;
+    }
+    setup(&r);
+    env_init(&r);
+    if (opt->init_weights) load_init_weights(&r, opt->init_weights);
+    if (opt->fresh) unlink(r.ckpt_path);
+    int resumed = try_resume(&r);
+    iso_time(r.started, sizeof r.started);
+    open_results(&r);
+
+    vit *m = &r.model;
+    printf("run %s: ViT d=%d L=%d H=%d patch %d, %zu parameters; %d train / %d test images; %d epochs x %d steps of %d\n",
+           r.run_id, m->cfg.dim, m->cfg.depth, m->cfg.heads, m->cfg.patch, tensor_table_numel(&m->params), r.train.n,
+           r.test.n, r.epochs, r.steps_per_epoch, r.batch);
+    if (resumed) printf("resuming run %s from step %ld (%s)\n", r.run_id, r.step, r.ckpt_path);
+    fflush(stdout);
+
+    progress bar;
+    progress_init(&bar, stderr, "train", r.total_steps);
+    bar.base_step = r.step;
+    long checkpoint_every = cfg_int(cfg, "train.checkpoint_every");
+    eval_scores last = {{0, 0}, 0};
+    if (r.eval_hist.count > 0) {
+        const double *row = r.eval_hist.rows + (r.eval_hist.count - 1) * EVAL_COLS;
+        last = (eval_scores){{row[2], row[3]}, row[4]};
+    }
+    int status = 0;
+    const char *final_status = "done";
+    // Fault injection for tests: POSBENCH_FAULT_NAN_STEP=S poisons a weight with NaN before
+    // step S (1-based), so the divergence path runs for real; POSBENCH_FAULT_KILL_STEP=S sends
+    // SIGKILL to the whole process group (the sweep and its runs) right after step S, so the
+    // kill -9 test does not depend on how fast the machine is.
+    const char *fault = getenv("POSBENCH_FAULT_NAN_STEP"), *kill_fault = getenv("POSBENCH_FAULT_KILL_STEP");
+    long nan_step = fault ? atol(fault) : 0, kill_step = kill_fault ? atol(kill_fault) : 0;
+    while (r.step < r.total_steps) {
+        int epoch = (int)(r.step / r.steps_per_epoch), in_epoch = (int)(r.step % r.steps_per_epoch);
+        if (in_epoch == 0 || r.step == 0 || resumed) epoch_order(&r, epoch);
+        resumed = 0;
+        if (nan_step > 0 && r.step + 1 == nan_step) {
+            const float nan = NAN;
+            m->ops->upload(m->param, &nan, sizeof nan);
+        }
+        double t0 = now_seconds(), grad_norm = 0.0;
+        float lr = 0.0f;
+        double loss = train_step(&r, epoch, in_epoch, &grad_norm, &lr);
+        double dt = now_seconds() - t0;
+        r.train_time_s += dt;
+        if (!isfinite(loss)) {
+            progress_finish(&bar);
+            fprintf(stderr, "posbench: run %s diverged: loss %g at step %ld\n", r.run_id, loss, r.step + 1);
+            results_attr_int(r.res, "/final", "diverged_step", r.step + 1);
+            final_status = "diverged";
+            status = 1;
+            break;
+        }
+        r.step++;
+        double row[TRAIN_COLS] = {(double)r.step, (double)epoch, loss, lr, grad_norm, dt * 1e3};
+        history_append(&r.train_hist, row);
+        results_series_append(r.train_series, row);
+        progress_update(&bar, r.step, loss, r.batch / dt);
+        int epoch_end = r.step % r.steps_per_epoch == 0;
+        if (epoch_end) {
+            last = r.obj.kind->evaluate(&r.obj, &r.env);
+            double erow[EVAL_COLS] = {(double)epoch + 1, (double)r.step, last.metric[0], last.metric[1], last.loss};
+            history_append(&r.eval_hist, erow);
+            results_series_append(r.eval_series, erow);
+            progress_message(&bar, r.obj.kind->progress, epoch + 1, r.epochs, loss, last.metric[0], last.metric[1],
+                             r.train_time_s);
+        }
+        int stop = opt->stop_after > 0 && r.step >= opt->stop_after && r.step < r.total_steps;
+        if ((epoch_end || stop || (checkpoint_every > 0 && r.step % checkpoint_every == 0)) && r.step < r.total_steps) {
+            write_checkpoint(&r);
+            results_flush(r.res);
+        }
+        if (kill_step > 0 && r.step == kill_step) kill(0, SIGKILL);
+        if (stop) {
+            progress_finish(&bar);
+            if (results_close(r.res) != 0) die_fail("%s: closing the results file failed", r.partial_path);
+            r.res = NULL;
+            printf("stopped after step %ld of %ld as asked; checkpoint %s (rerun the same command to resume)\n", r.step,
+                   r.total_steps, r.ckpt_path);
+            snprintf(out->status, sizeof out->status, "stopped");
+            snprintf(out->path, sizeof out->path, "%s", r.partial_path);
+            out->steps = r.step;
+            free_run(&r);
+            return 0;
+        }
+    }
+    progress_finish(&bar);
+    finish_file(&r, final_status, status == 0 ? &last : NULL);
+    snprintf(out->status, sizeof out->status, "%s", final_status);
+    out->top1 = last.metric[0];
+    out->top5 = last.metric[1];
+    out->seconds = r.train_time_s;
+    out->steps = r.step;
+    if (status == 0) printf(r.obj.kind->final_line, last.metric[0], last.metric[1], r.train_time_s);
+    printf("results: %s\n", r.final_path);
+    free_run(&r);
+    return status;
+}

@@ -1,0 +1,57 @@
+// bench/train/train_internal.h — the state of one training run, shared by the training loop
+// (train.c) and the end-of-run records every objective gets (train_records.c: attention
+// statistics, kNN probe). What an objective records itself is in objectives/<name>/.
+// Not a public API.
+#pragma once
+#include "../experiment/config.h"
+#include "../results/results.h"
+#include "train.h"
+#include "../../core/optimizer.h"
+#include "../../datasets/dataset.h"
+#include "../../models/vit.h"
+#include "../../objectives/objective.h"
+#include <stdint.h>
+
+enum { TRAIN_COLS = 6, EVAL_COLS = 5 };
+
+typedef struct { // rows of a time series kept in memory, so a checkpoint can carry them
+    double *rows;
+    int cols;
+    long count, capacity;
+} history;
+
+typedef struct {
+    const config *cfg;
+    const train_options *opt;
+    char run_id[13], final_path[4096], partial_path[4096], ckpt_path[4096], weights_path[4096];
+    dataset train, test;
+    vit model;
+    objective obj;            // the objective (objectives/objective.h) and what it reads
+    objective_settings settings;
+    objective_env env;        // what the objective's evaluations borrow from the run
+    record_sink sink;         // the results file, as the objectives see it
+    optim_config optim;
+    float *adam_m, *adam_v;   // backend arenas (params.total floats each)
+    int32_t *labels;
+    int *order, *batch_index;
+    int batch, eval_batch, steps_per_epoch, epochs;
+    int train_size;           // training image size (data.resolution, or the dataset's own)
+    int univit[CFG_LIST_MAX], n_univit;     // UniViT: training sizes drawn per batch
+    int eval_sizes[CFG_LIST_MAX], n_eval;   // eval.resolutions (none: no per-size evaluation)
+    int tta_delta;            // eval.tta_delta
+    float *scratch;           // the native-size batch before a bicubic resize
+    long total_steps, step;   // step = global steps done
+    uint32_t seed;
+    double train_time_s;      // summed over resumed segments
+    history train_hist, eval_hist;
+    results *res;
+    results_series *train_series, *eval_series;
+    char started[32];
+} run;
+
+// Builds the batch of rows idx of ds at `size` px into the model's staging input (train.c).
+void load_batch(run *r, const dataset *ds, const int *idx, int B, const augment_config *aug, uint32_t epoch,
+                uint32_t step, int size);
+// train_records.c: the end-of-run records every objective gets.
+void record_attention(run *r);
+void record_knn(run *r);

@@ -1,0 +1,358 @@
+#!/usr/bin/python3
+"""PyTorch twin of posbench's C ViT: the model of the test oracle (tests/torch_oracle.py);
+bench/perf/torch_cpu_step.py times its training step for `posbench bench`.
+
+Parameter names match posbench's tensorfile names 1:1 (`param.<name>` <-> model.state_dict()[name]),
+with identical shapes:
+  patch_embed.weight (d, Cin*p*p), patch_embed.bias (d)      -- nn.Linear on pre-extracted patches
+  cls_token (d)            [cls only]
+  pos_embed (T, d)         [pos_abs only; T = N + cls, row 0 = cls token's when cls]
+  blocks.{l}.norm1/attn.qkv/attn.proj/norm2/mlp.fc1/mlp.fc2 .weight/.bias
+  norm.weight, norm.bias, head.weight (K, d), head.bias (K)
+  blocks.{l}.attn.rel_bias (H, (2g-1)^2 + 3*cls)   [relbias only]
+  pos_head.weight (N, d), pos_head.bias (N)          [pos_head (MP3) instead of head]
+
+Fixed encodings, added to the token rows after the cls token is prepended (cls rows untouched):
+  sin1d: patch n (row-major) gets [cos(w_k n), sin(w_k n)] interleaved (channels 2k, 2k+1),
+         w_k = 10000^(-2k/d), k = 0..d/2-1 (Vaswani et al.).
+  sin2d: patch centres x = linspace(-1, 1, g)[column], y = linspace(-1, 1, g)[row]; for
+         k = 1..d/2, phase_k = pi * 10^(2k/d) * (x cos k + y sin k); channels [cos(phase) | sin(phase)]
+         (CAPE eq. 3-4, all cosines first as in CAPE's reference code).
+rope (rotary q/k after the qkv projection, every head, patch rows only, v untouched): channel
+pair (2j, 2j+1) of a head of size hs is rotated by angle a: (u, w) -> (u cos a - w sin a,
+u sin a + w cos a). rope 1: a = n * base^(-2j/hs) (n = row-major patch index, base 10000);
+rope 2 (axial): P = hs/4, pairs j < P turn by column * base^(-j/P), pairs P + i by
+row * base^(-i/P) (base 100). rope_base 0 = that default.
+
+relbias: bias[h, i, j] = table[h, e(i, j)], e = (dy+g-1)*(2g-1) + (dx+g-1) for patches i, j
+(dy, dx = row/column of i minus those of j), and with cls: K-3 = cls->patch, K-2 = patch->cls,
+K-1 = cls->cls. MP3 (context given): queries from all tokens, keys/values from the context
+tokens only (paper App. A); pos_head logits (B, T, N), loss = mean cross entropy of each
+patch token against its index (cls rows excluded).
+
+Forward: pre-LN blocks, LayerNorm eps 1e-6, exact (erf) GELU, no dropout; attention with
+qkv channels [q | k | v], head h = channels h*hs..(h+1)*hs of each, softmax(q k^T / sqrt(hs)) v;
+final LayerNorm; feature = token 0 if cls else mean over all T tokens; logits = head(feature).
+Loss (see vit_loss): mean cross-entropy with label smoothing.
+
+Run with Debian's Python: /usr/bin/python3 (PyTorch 1.13).
+"""
+import math
+from dataclasses import dataclass
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+LN_EPS = 1e-6
+
+
+@dataclass
+class ViTConfig:
+    channels: int = 1
+    image_size: int = 28
+    patch: int = 4
+    dim: int = 128
+    depth: int = 6
+    heads: int = 4
+    mlp_ratio: float = 4
+    cls: int = 0
+    pos_abs: int = 0
+    relbias: int = 0
+    pos_head: int = 0
+    sin1d: int = 0
+    sin2d: int = 0
+    rope: int = 0
+    rope_base: float = 0.0
+    num_classes: int = 10
+    label_smoothing: float = 0.1
+
+    @property
+    def grid(self):
+        return self.image_size // self.patch
+
+    @property
+    def num_patches(self):
+        return self.grid * self.grid
+
+    @property
+    def tokens(self):
+        return self.num_patches + (1 if self.cls else 0)
+
+    @property
+    def patch_dim(self):
+        return self.channels * self.patch * self.patch
+
+    @property
+    def hidden(self):
+        h = self.mlp_ratio * self.dim
+        if abs(h - round(h)) > 1e-9:
+            raise ValueError(f"mlp_ratio*dim = {h} is not an integer")
+        return int(round(h))
+
+    def validate(self):
+        for k in ("channels", "image_size", "patch", "dim", "depth", "heads", "num_classes"):
+            if getattr(self, k) < 1:
+                raise ValueError(f"config.{k} = {getattr(self, k)} must be >= 1")
+        if self.image_size % self.patch:
+            raise ValueError(f"image_size {self.image_size} is not a multiple of patch {self.patch}")
+        if self.dim % self.heads:
+            raise ValueError(f"dim {self.dim} is not a multiple of heads {self.heads}")
+        if self.cls not in (0, 1) or self.pos_abs not in (0, 1):
+            raise ValueError(f"cls ({self.cls}) and pos_abs ({self.pos_abs}) must be 0 or 1")
+        if (self.sin1d or self.sin2d) and self.dim % 2:
+            raise ValueError(f"sin1d/sin2d need an even dim, got {self.dim}")
+        if self.rope not in (0, 1, 2):
+            raise ValueError(f"rope ({self.rope}) must be 0, 1 or 2")
+        if self.rope and (self.dim // self.heads) % (2 * self.rope):
+            raise ValueError(f"rope {self.rope} needs a head size that is a multiple of {2 * self.rope}")
+        if not 0.0 <= self.label_smoothing <= 1.0:
+            raise ValueError(f"label_smoothing {self.label_smoothing} outside [0, 1]")
+        self.hidden  # raises if not integral
+        return self
+
+
+def extract_patches(images, patch):
+    """(B, C, S, S) -> (B, N, C*p*p): patches in raster order (row of patches, then column),
+    each flattened in (c, py, px) order -- what Conv2d(C, d, p, stride=p) with weight
+    patch_embed.weight.view(d, C, p, p) computes."""
+    B, C, H, W = images.shape
+    p = patch
+    gh, gw = H // p, W // p
+    x = images.reshape(B, C, gh, p, gw, p)
+    x = x.permute(0, 2, 4, 1, 3, 5)  # B, gy, gx, c, py, px
+    return x.reshape(B, gh * gw, C * p * p)
+
+
+def relbias_index(grid, cls):
+    """(T, T) long tensor of table entries (see the module docstring)."""
+    span = 2 * grid - 1
+    K = span * span + (3 if cls else 0)
+    t0 = 1 if cls else 0
+    T = grid * grid + t0
+    idx = torch.empty(T, T, dtype=torch.long)
+    for i in range(T):
+        for j in range(T):
+            if i < t0 and j < t0:
+                idx[i, j] = K - 1
+            elif i < t0:
+                idx[i, j] = K - 3
+            elif j < t0:
+                idx[i, j] = K - 2
+            else:
+                yi, xi = divmod(i - t0, grid)
+                yj, xj = divmod(j - t0, grid)
+                idx[i, j] = (yi - yj + grid - 1) * span + (xi - xj + grid - 1)
+    return idx, K
+
+
+def sin1d_table(grid, d):
+    """(N, d) Vaswani table of the row-major patch index, channels interleaved."""
+    n = torch.arange(grid * grid, dtype=torch.float64).unsqueeze(1)
+    w = 10000.0 ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
+    table = torch.zeros(grid * grid, d, dtype=torch.float64)
+    table[:, 0::2], table[:, 1::2] = torch.cos(n * w), torch.sin(n * w)
+    return table
+
+
+def sin2d_table(grid, d):
+    """(N, d) CAPE sin2d of the patch centres on [-1, 1]^2: [cos(phase) | sin(phase)]."""
+    axis = torch.linspace(-1.0, 1.0, grid, dtype=torch.float64) if grid > 1 else torch.zeros(1, dtype=torch.float64)
+    y, x = torch.meshgrid(axis, axis, indexing="ij")  # row, column
+    x, y = x.reshape(-1, 1), y.reshape(-1, 1)
+    k = torch.arange(1, d // 2 + 1, dtype=torch.float64)
+    w = 10.0 ** (2.0 * k / d)
+    phase = math.pi * (w * torch.cos(k) * x + w * torch.sin(k) * y)
+    return torch.cat([torch.cos(phase), torch.sin(phase)], dim=1)
+
+
+def rope_angles(grid, hs, dims, base):
+    """(N, hs/2) rotation angle of each channel pair at each patch (see the module docstring)."""
+    n = torch.arange(grid * grid, dtype=torch.float64)
+    if dims == 1:
+        base = base or 10000.0
+        theta = base ** (-2.0 * torch.arange(hs // 2, dtype=torch.float64) / hs)
+        return n.unsqueeze(1) * theta
+    base = base or 100.0
+    P = hs // 4
+    theta = base ** (-torch.arange(P, dtype=torch.float64) / P)
+    row, col = (n // grid).unsqueeze(1), (n % grid).unsqueeze(1)
+    return torch.cat([col * theta, row * theta], dim=1)
+
+
+def rope_rotate(t, cos, sin, t0):
+    """t (B, H, T, hs): rows t0.. rotated pairwise by the angles of cos/sin (N, hs/2)."""
+    head, rows = t[:, :, :t0], t[:, :, t0:]
+    u, w = rows[..., 0::2], rows[..., 1::2]
+    ru, rw = u * cos - w * sin, u * sin + w * cos
+    rotated = torch.stack([ru, rw], dim=-1).flatten(-2)
+    return torch.cat([head, rotated], dim=2)
+
+
+class Attention(nn.Module):
+    def __init__(self, dim, heads, rel_entries=0):
+        super().__init__()
+        self.heads = heads
+        self.qkv = nn.Linear(dim, 3 * dim)
+        self.proj = nn.Linear(dim, dim)
+        if rel_entries:
+            self.rel_bias = nn.Parameter(torch.zeros(heads, rel_entries))
+
+    def forward(self, x, context=None, rel_index=None, rope=None):
+        B, T, d = x.shape
+        H = self.heads
+        hs = d // H
+        qkv = self.qkv(x).reshape(B, T, 3, H, hs).permute(2, 0, 3, 1, 4)  # 3, B, H, T, hs
+        q, k, v = qkv[0], qkv[1], qkv[2]
+        if rope is not None:  # (cos, sin, t0)
+            q, k = rope_rotate(q, *rope), rope_rotate(k, *rope)
+        if context is not None:  # MP3: keys and values of the context tokens only
+            gather = context.long().view(B, 1, -1, 1).expand(B, H, context.shape[1], hs)
+            k, v = k.gather(2, gather), v.gather(2, gather)
+        att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(hs))
+        if rel_index is not None:
+            bias = self.rel_bias[:, rel_index]  # H, T, T
+            if context is None:
+                att = att + bias.unsqueeze(0)
+            else:
+                cols = context.long().view(B, 1, 1, -1).expand(B, H, T, context.shape[1])
+                att = att + bias.unsqueeze(0).expand(B, H, T, T).gather(3, cols)
+        att = att.softmax(dim=-1)
+        y = (att @ v).transpose(1, 2).reshape(B, T, d)
+        return self.proj(y)
+
+
+class Mlp(nn.Module):
+    def __init__(self, dim, hidden):
+        super().__init__()
+        self.fc1 = nn.Linear(dim, hidden)
+        self.act = nn.GELU()  # exact erf form
+        self.fc2 = nn.Linear(hidden, dim)
+
+    def forward(self, x):
+        return self.fc2(self.act(self.fc1(x)))
+
+
+class Block(nn.Module):
+    def __init__(self, dim, heads, hidden, rel_entries=0):
+        super().__init__()
+        self.norm1 = nn.LayerNorm(dim, eps=LN_EPS)
+        self.attn = Attention(dim, heads, rel_entries)
+        self.norm2 = nn.LayerNorm(dim, eps=LN_EPS)
+        self.mlp = Mlp(dim, hidden)
+
+    def forward(self, x, context=None, rel_index=None, rope=None):
+        x = x + self.attn(self.norm1(x), context, rel_index, rope)
+        x = x + self.mlp(self.norm2(x))
+        return x
+
+
+class ViT(nn.Module):
+    def __init__(self, cfg: ViTConfig):
+        super().__init__()
+        cfg.validate()
+        self.cfg = cfg
+        d = cfg.dim
+        self.patch_embed = nn.Linear(cfg.patch_dim, d)
+        if cfg.cls:
+            self.cls_token = nn.Parameter(torch.zeros(d))
+        if cfg.pos_abs:
+            self.pos_embed = nn.Parameter(torch.zeros(cfg.tokens, d))
+        rel_entries = 0
+        if cfg.relbias:
+            index, rel_entries = relbias_index(cfg.grid, cfg.cls)
+            self.register_buffer("rel_index", index, persistent=False)
+        if cfg.sin1d or cfg.sin2d:
+            table = sin1d_table(cfg.grid, d) if cfg.sin1d else sin2d_table(cfg.grid, d)
+            self.register_buffer("pos_fixed", table, persistent=False)
+        if cfg.rope:
+            angles = rope_angles(cfg.grid, d // cfg.heads, cfg.rope, cfg.rope_base)
+            self.register_buffer("rope_cos", torch.cos(angles), persistent=False)
+            self.register_buffer("rope_sin", torch.sin(angles), persistent=False)
+        self.blocks = nn.ModuleList(Block(d, cfg.heads, cfg.hidden, rel_entries) for _ in range(cfg.depth))
+        self.norm = nn.LayerNorm(d, eps=LN_EPS)
+        if cfg.pos_head:
+            self.pos_head = nn.Linear(d, cfg.num_patches)
+        else:
+            self.head = nn.Linear(d, cfg.num_classes)
+        self.reset_parameters()
+
+    @torch.no_grad()
+    def reset_parameters(self, generator=None):
+        """timm-like init: trunc-normal(0.02) weights, zero biases, LayerNorm (1, 0),
+        cls/pos trunc-normal(0.02). Only used for tests and the benchmark; the oracle loads
+        posbench's weights."""
+        def tn(t):
+            t.normal_(0.0, 0.02, generator=generator).clamp_(-0.04, 0.04)
+        for name, p in self.named_parameters():
+            if name.endswith("norm1.weight") or name.endswith("norm2.weight") or name == "norm.weight":
+                p.fill_(1.0)
+            elif name.endswith(".bias"):
+                p.zero_()
+            else:
+                tn(p)
+
+    def forward_tokens(self, patches, context=None, refs=None):
+        """Final-LayerNorm token features (B, T, d); context (B, M) token indices for MP3;
+        refs (B, R) token indices: only these tokens get the position encoding (MP3's
+        reference points; posbench lists cls among them)."""
+        x = self.patch_embed(patches)
+        if self.cfg.cls:
+            B = x.shape[0]
+            x = torch.cat([self.cls_token.view(1, 1, -1).expand(B, 1, -1), x], dim=1)
+        t0 = 1 if self.cfg.cls else 0
+        if refs is not None and (self.cfg.pos_abs or self.cfg.sin1d or self.cfg.sin2d):
+            table = self.pos_embed if self.cfg.pos_abs else \
+                torch.cat([torch.zeros(t0, x.shape[2], dtype=x.dtype), self.pos_fixed.to(x.dtype)], dim=0)
+            mask = torch.zeros(x.shape[0], x.shape[1], 1, dtype=x.dtype)
+            mask.scatter_(1, refs.long().unsqueeze(-1), 1.0)
+            x = x + mask * table.unsqueeze(0)
+        else:
+            if self.cfg.pos_abs:
+                x = x + self.pos_embed.unsqueeze(0)
+            if self.cfg.sin1d or self.cfg.sin2d:
+                x = torch.cat([x[:, :t0], x[:, t0:] + self.pos_fixed.to(x.dtype)], dim=1)
+        rel_index = self.rel_index if self.cfg.relbias else None
+        rope = (self.rope_cos.to(x.dtype), self.rope_sin.to(x.dtype), t0) if self.cfg.rope else None
+        for blk in self.blocks:
+            x = blk(x, context, rel_index, rope)
+        return self.norm(x)
+
+    def forward(self, images, context=None, refs=None):
+        """images (B, C, S, S) -> logits (B, K), or with pos_head position logits (B, T, N)."""
+        patches = extract_patches(images, self.cfg.patch)
+        if self.cfg.pos_head:
+            return self.pos_head(self.forward_tokens(patches, context, refs))
+        x = self.forward_tokens(patches)
+        return self.head(x[:, 0] if self.cfg.cls else x.mean(dim=1))
+
+
+def vit_loss(logits, labels, label_smoothing):
+    return F.cross_entropy(logits, labels.long(), label_smoothing=label_smoothing)
+
+
+def mp3_loss(logits, cls):
+    """Mean cross entropy of every patch token's position logits (B, T, N) against its index."""
+    patch_logits = logits[:, 1:] if cls else logits
+    B, N, _ = patch_logits.shape
+    targets = torch.arange(N).repeat(B)
+    return F.cross_entropy(patch_logits.reshape(B * N, N), targets)
+
+
+def param_names(cfg: ViTConfig):
+    """The parameter names posbench writes, in the order it lists them in the spec."""
+    names = ["patch_embed.weight", "patch_embed.bias"]
+    if cfg.cls:
+        names.append("cls_token")
+    if cfg.pos_abs:
+        names.append("pos_embed")
+    for l in range(cfg.depth):
+        for sub in ("norm1", "attn.qkv", "attn.proj"):
+            names += [f"blocks.{l}.{sub}.weight", f"blocks.{l}.{sub}.bias"]
+        if cfg.relbias:
+            names.append(f"blocks.{l}.attn.rel_bias")
+        for sub in ("norm2", "mlp.fc1", "mlp.fc2"):
+            names += [f"blocks.{l}.{sub}.weight", f"blocks.{l}.{sub}.bias"]
+    head = "pos_head" if cfg.pos_head else "head"
+    names += ["norm.weight", "norm.bias", f"{head}.weight", f"{head}.bias"]
+    return names
