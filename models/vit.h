@@ -153,17 +153,19 @@ void vit_set_resolution(vit *m, int size);
 // Returns why `size` cannot be a ViT input (naming `key`, e.g. "eval.resolutions"), or NULL.
 const char *vit_resolution_error(const vit_config *cfg, int size, const char *key);
 
-// Forward pass for B <= max_batch images (B, channels, S, S), S = m->image_size, already in the
-// activation arena at vit_images(m). training=1 enables dropout and drop path drawn at `rng`
+// Forward pass for B <= max_batch images (B, channels, S, S), S = m->image_size, written by the
+// host into the staging input vit_images(m) (uploaded here, with the context, the reference
+// tokens and the encoding's draws). training=1 enables dropout and drop path drawn at `rng`
 // (purpose and index are set per call site) and CAPE's position augmentation drawn at
 // (rng.seed, RNG_POSENC, rng.epoch, rng.step, image); reference tokens (cfg.ref_tokens) are
 // drawn at (rng.seed, RNG_REFERENCE, rng.epoch, rng.step, rng.index + image) in every
 // forward, training or not (an evaluation passes its first image's index as rng.index, so
-// its draws do not depend on how the test set is split into batches). Returns logits.
+// its draws do not depend on how the test set is split into batches). Returns the logits
+// (backend memory).
 float *vit_images(vit *m);
 const float *vit_forward(vit *m, int B, int training, rng_addr rng);
 // Backward from dlogits (B, num_classes), which the caller wrote into vit_dlogits(m) after
-// zeroing the activation gradients with vit_zero_grads_acts. Parameter gradients accumulate.
+// zeroing the activation gradients with vit_zero_act_grads. Parameter gradients accumulate.
 float *vit_dlogits(vit *m);
 // The last forward's reference tokens (B, vit_reference_width(m)): cls first when there is
 // one, then the references; NULL (width 0) without cfg.ref_tokens.
@@ -179,7 +181,7 @@ void vit_backward(vit *m, int B);
 int *vit_context(vit *m);
 void vit_set_context(vit *m, int M);
 int vit_batch_capacity(const vit *m, int M);
-// The token features after block `layer` (0-based) of the last forward: (B, T, d).
+// The token features after block `layer` (0-based) of the last forward: (B, T, d), backend memory.
 const float *vit_block_output(const vit *m, int layer);
 
 // Forward FLOPs per image (multiply-add = 2) at cfg->image_size with M key tokens (M = T: full

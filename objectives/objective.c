@@ -34,7 +34,7 @@ void objective_create(objective *o, const objective_kind *kind, const objective_
     o->model = model;
     o->ops = model->ops;
     o->max_batch = max_batch;
-    if (kind->create) kind->create(o, max_batch);
+    if (kind->create) kind->create(o);
 }
 
 void objective_free(objective *o) {

@@ -56,7 +56,7 @@ typedef struct objective_kind {
     const char *(*config_error)(const objective_settings *s);
     // What the objective asks of the backbone: its head, masked context, reference tokens.
     void (*configure_model)(const objective_settings *s, vit_config *mc);
-    void (*create)(objective *o, int max_batch);
+    void (*create)(objective *o); // o->model, o->ops, o->s and o->max_batch are set
     void (*free)(objective *o);
     // One training step's forward (batch already in the model's staging input, labels on the
     // host): draws what the objective needs for (epoch, step), runs the model, returns the

@@ -100,11 +100,7 @@ static int check_run(exp_ctx *x, int s, const exp_run *r, const char *combo) {
     const char *pe = cfg_str(c, "pe.kind");
     int ipe = cfg_index("pe.kind");
     const posenc_kind *kind = posenc_find(pe);
-    vit_config vc = {.dim = (int)dim, .heads = (int)heads, .pe_kind = pe, .rope_dims = (int)cfg_int(c, "pe.rope_dims"),
-                     .rope_base = (float)cfg_float(c, "pe.rope_base"),
-                     .cape_global_shift = (float)cfg_float(c, "pe.cape_global_shift"),
-                     .cape_local_shift = (float)cfg_float(c, "pe.cape_local_shift"),
-                     .cape_scale = (float)cfg_float(c, "pe.cape_scale")};
+    vit_config vc = vit_config_from_config(c, 1, side, 1); // what an encoding's config_error reads
     const char *why = kind && kind->config_error ? kind->config_error(&vc) : NULL;
     if (why) return exp_fail(x, blame(x, s, r->axis_value, ipe, idim), "%s: %s", what, why);
     objective_settings os;

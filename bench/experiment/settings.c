@@ -2,6 +2,29 @@
 #include "settings.h"
 #include <string.h>
 
+vit_config vit_config_from_config(const config *c, int channels, int image_size, int num_classes) {
+    vit_config v = {
+        .channels = channels,
+        .image_size = image_size,
+        .patch = (int)cfg_int(c, "model.patch"),
+        .dim = (int)cfg_int(c, "model.dim"),
+        .depth = (int)cfg_int(c, "model.depth"),
+        .heads = (int)cfg_int(c, "model.heads"),
+        .mlp_ratio = (int)cfg_int(c, "model.mlp_ratio"),
+        .cls = cfg_bool(c, "model.cls"),
+        .pe_kind = cfg_str(c, "pe.kind"),
+        .cape_global_shift = (float)cfg_float(c, "pe.cape_global_shift"),
+        .cape_local_shift = (float)cfg_float(c, "pe.cape_local_shift"),
+        .cape_scale = (float)cfg_float(c, "pe.cape_scale"),
+        .rope_dims = (int)cfg_int(c, "pe.rope_dims"),
+        .rope_base = (float)cfg_float(c, "pe.rope_base"),
+        .num_classes = num_classes,
+        .drop_path = (float)cfg_float(c, "model.drop_path"),
+        .dropout = (float)cfg_float(c, "model.dropout"),
+    };
+    return v;
+}
+
 void objective_settings_from_config(const config *c, objective_settings *s) {
     memset(s, 0, sizeof *s);
     s->name = cfg_str(c, "objective.name");

@@ -22,10 +22,7 @@ double estimate_training_flops(const config *c) {
     if (limit > 0 && limit < train_n) train_n = (int)limit;
     double images = floor(train_n * cfg_float(c, "data.labeled_fraction") + 0.5);
     long batch = cfg_int(c, "train.batch"), steps = (long)(images / batch) * cfg_int(c, "train.epochs");
-    vit_config v = {.channels = channels, .image_size = size, .patch = (int)cfg_int(c, "model.patch"),
-                    .dim = (int)cfg_int(c, "model.dim"), .depth = (int)cfg_int(c, "model.depth"),
-                    .heads = (int)cfg_int(c, "model.heads"), .mlp_ratio = (int)cfg_int(c, "model.mlp_ratio"),
-                    .cls = cfg_bool(c, "model.cls"), .num_classes = classes};
+    vit_config v = vit_config_from_config(c, channels, size, classes);
     if (v.patch < 1 || size % v.patch) return -1.0;
     const objective_kind *kind = objective_find(cfg_str(c, "objective.name"));
     objective_settings os;

@@ -86,52 +86,28 @@ static void resolution_setup(run *r, vit_config *vc) {
     int native = r->train.height;
     r->train_size = cfg_int(c, "data.resolution") > 0 ? (int)cfg_int(c, "data.resolution") : native;
     r->n_univit = cfg_int_list(c, "data.resolutions", r->univit, CFG_LIST_MAX);
-    r->n_eval = cfg_int_list(c, "eval.resolutions", r->eval_sizes, CFG_LIST_MAX);
-    r->tta_delta = (int)cfg_int(c, "eval.tta_delta");
-    if (r->tta_delta > 0 && r->n_eval == 0) r->eval_sizes[r->n_eval++] = r->train_size;
+    objective_settings *s = &r->settings; // the evaluation sizes as the objective sees them
+    s->train_size = r->train_size;
+    int *eval_sizes = s->eval_sizes, delta = s->tta_delta;
+    if (delta > 0 && s->n_eval_sizes == 0) eval_sizes[s->n_eval_sizes++] = r->train_size;
     vc->image_size = r->train_size;
     int largest = r->train_size;
     for (int i = 0; i < r->n_univit; i++) largest = r->univit[i] > largest ? r->univit[i] : largest;
-    for (int i = 0; i < r->n_eval; i++)
-        largest = r->eval_sizes[i] + r->tta_delta > largest ? r->eval_sizes[i] + r->tta_delta : largest;
+    for (int i = 0; i < s->n_eval_sizes; i++) largest = eval_sizes[i] + delta > largest ? eval_sizes[i] + delta : largest;
     vc->max_image_size = largest;
     const char *why = NULL;
     char key[64];
     if (cfg_int(c, "data.resolution") > 0) // the dataset's own size is checked by vit_config_error
         why = vit_resolution_error(vc, r->train_size, "data.resolution");
     for (int i = 0; !why && i < r->n_univit; i++) why = vit_resolution_error(vc, r->univit[i], "data.resolutions");
-    for (int i = 0; !why && i < r->n_eval; i++) {
-        why = vit_resolution_error(vc, r->eval_sizes[i], "eval.resolutions");
-        for (int s = -1; !why && r->tta_delta > 0 && s <= 1; s += 2) {
-            snprintf(key, sizeof key, "eval.tta_delta=%d around eval.resolutions %d", r->tta_delta, r->eval_sizes[i]);
-            why = vit_resolution_error(vc, r->eval_sizes[i] + s * r->tta_delta, key);
+    for (int i = 0; !why && i < s->n_eval_sizes; i++) {
+        why = vit_resolution_error(vc, eval_sizes[i], "eval.resolutions");
+        for (int shift = -1; !why && delta > 0 && shift <= 1; shift += 2) {
+            snprintf(key, sizeof key, "eval.tta_delta=%d around eval.resolutions %d", delta, eval_sizes[i]);
+            why = vit_resolution_error(vc, eval_sizes[i] + shift * delta, key);
         }
     }
     if (why) die_input("%s", why);
-}
-
-static vit_config model_config(const config *c, const dataset *d) {
-    const char *pe = cfg_str(c, "pe.kind");
-    vit_config v = {
-        .channels = d->channels,
-        .image_size = d->height,
-        .patch = (int)cfg_int(c, "model.patch"),
-        .dim = (int)cfg_int(c, "model.dim"),
-        .depth = (int)cfg_int(c, "model.depth"),
-        .heads = (int)cfg_int(c, "model.heads"),
-        .mlp_ratio = (int)cfg_int(c, "model.mlp_ratio"),
-        .cls = cfg_bool(c, "model.cls"),
-        .pe_kind = pe,
-        .cape_global_shift = (float)cfg_float(c, "pe.cape_global_shift"),
-        .cape_local_shift = (float)cfg_float(c, "pe.cape_local_shift"),
-        .cape_scale = (float)cfg_float(c, "pe.cape_scale"),
-        .rope_dims = (int)cfg_int(c, "pe.rope_dims"),
-        .rope_base = (float)cfg_float(c, "pe.rope_base"),
-        .num_classes = d->num_classes,
-        .drop_path = (float)cfg_float(c, "model.drop_path"),
-        .dropout = (float)cfg_float(c, "model.dropout"),
-    };
-    return v;
 }
 
 static void setup(run *r) {
@@ -146,13 +122,9 @@ static void setup(run *r) {
     r->steps_per_epoch = r->train.n / r->batch; // the last partial batch of an epoch is dropped
     r->total_steps = (long)r->steps_per_epoch * r->epochs;
     r->seed = (uint32_t)cfg_int(c, "train.seed");
-    vit_config vc = model_config(c, &r->train);
-    resolution_setup(r, &vc);
+    vit_config vc = vit_config_from_config(c, r->train.channels, r->train.height, r->train.num_classes);
     objective_settings_from_config(c, &r->settings);
-    r->settings.train_sizes = r->n_univit;
-    r->settings.n_eval_sizes = r->n_eval;
-    memcpy(r->settings.eval_sizes, r->eval_sizes, sizeof r->settings.eval_sizes);
-    r->settings.train_size = r->train_size;
+    resolution_setup(r, &vc);
     const char *why = objective_config_error(&r->settings);
     if (why) die_input("%s", why);
     const objective_kind *kind = objective_find(r->settings.name);

@@ -37,8 +37,6 @@ typedef struct {
     int batch, eval_batch, steps_per_epoch, epochs;
     int train_size;           // training image size (data.resolution, or the dataset's own)
     int univit[CFG_LIST_MAX], n_univit;     // UniViT: training sizes drawn per batch
-    int eval_sizes[CFG_LIST_MAX], n_eval;   // eval.resolutions (none: no per-size evaluation)
-    int tta_delta;            // eval.tta_delta
     float *scratch;           // the native-size batch before a bicubic resize
     long total_steps, step;   // step = global steps done
     uint32_t seed;

@@ -38,8 +38,9 @@ typedef struct posenc_kind {
     // MP3 reference tokens: the (T, d) rows a reference token adds (NULL: the kind cannot be
     // kept on reference tokens alone).
     const float *(*reference_table)(struct vit *m);
-    // Per-image addition to the embedded tokens x0 (B, T, d) (sin2d, cape). Host draws it needs
-    // go into the staging inputs before vit_forward uploads them: see prepare_inputs.
+    // Per-image addition to the embedded tokens x0 (B, T, d) (sin2d, cape). prepare_inputs runs
+    // at the start of each forward (without reference tokens): per-step host draws (cape in
+    // training) are staged and uploaded there; what only follows the grid belongs in set_grid.
     void (*prepare_inputs)(struct vit *m, int B, int training, rng_addr rng);
     void (*tokens_forward)(struct vit *m, int B);
     // Rotation of q and k in qkv (B, T, 3C) and its adjoint on dqkv (rope).

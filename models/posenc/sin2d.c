@@ -13,6 +13,7 @@
 typedef struct {
     int in_x, in_y;  // (B, N) positions of this forward
     int a_table;     // reference tokens: (T, d) sin2d of the grid positions; -1 otherwise
+    int drawn;       // the positions hold CAPE's training draws, not the grid
 } sin2d_state;
 
 static void sin2d_create(vit *m) { m->pe_state = xcalloc(1, sizeof(sin2d_state), "sin2d encoding"); }
@@ -32,39 +33,42 @@ static void upload_positions(vit *m, size_t n) {
     vit_upload_input(m, s->in_y, n);
 }
 
-// Reference tokens: the (T, d) table every token would get at the grid positions.
+// The grid positions for every image of a batch, staged and uploaded once per grid.
+static void stage_grid_positions(vit *m) {
+    sin2d_state *s = m->pe_state;
+    posenc_eval_positions(vit_staged(m, s->in_x), vit_staged(m, s->in_y), m->max_batch, m->grid, m->grid);
+    upload_positions(m, (size_t)m->max_batch * m->N);
+    s->drawn = 0;
+}
+
+// The positions of the new grid; with reference tokens, the (T, d) table every token would
+// get at those positions.
 static void sin2d_set_grid(vit *m) {
     sin2d_state *s = m->pe_state;
+    stage_grid_positions(m);
     if (s->a_table < 0) return;
     float *table = vit_act(m, s->a_table);
     m->ops->zero(table, (size_t)m->T * m->cfg.dim);
-    posenc_eval_positions(vit_staged(m, s->in_x), vit_staged(m, s->in_y), 1, m->grid, m->grid);
-    upload_positions(m, (size_t)m->N);
     m->ops->sincos2d_add(table, vit_input(m, s->in_x), vit_input(m, s->in_y), 1, m->T, m->cfg.dim, m->t0);
 }
 
 static const float *sin2d_reference_table(vit *m) { return vit_act(m, ((sin2d_state *)m->pe_state)->a_table); }
 
-// The positions of this forward: the grid (sin2d; cape at evaluation).
-static void sin2d_prepare(vit *m, int B, int training, rng_addr rng) {
-    sin2d_state *s = m->pe_state;
-    posenc_eval_positions(vit_staged(m, s->in_x), vit_staged(m, s->in_y), B, m->grid, m->grid);
-    upload_positions(m, (size_t)B * m->N);
-}
-
-// cape in training: the grid positions augmented per image (models/posenc/tables.h).
+// cape in training: the grid positions augmented per image (models/posenc/tables.h); at
+// evaluation the grid again (restaged only after a training draw replaced it).
 static void cape_prepare(vit *m, int B, int training, rng_addr rng) {
+    sin2d_state *s = m->pe_state;
     if (!training) {
-        sin2d_prepare(m, B, training, rng);
+        if (s->drawn) stage_grid_positions(m);
         return;
     }
-    sin2d_state *s = m->pe_state;
     const vit_config *c = &m->cfg;
     cape_config cc = {c->cape_global_shift, c->cape_local_shift < 0 ? cape_default_local_shift(m->grid) : c->cape_local_shift,
                       c->cape_scale};
     posenc_cape_positions(vit_staged(m, s->in_x), vit_staged(m, s->in_y), B, m->grid, m->grid, &cc, rng.seed, rng.epoch,
                           rng.step);
     upload_positions(m, (size_t)B * m->N);
+    s->drawn = 1;
 }
 
 static void sin2d_tokens_forward(vit *m, int B) {
@@ -88,7 +92,6 @@ const posenc_kind posenc_sin2d = {
     .declare_acts = sin2d_declare_acts,
     .set_grid = sin2d_set_grid,
     .reference_table = sin2d_reference_table,
-    .prepare_inputs = sin2d_prepare,
     .tokens_forward = sin2d_tokens_forward,
     .free = sin2d_free,
 };
@@ -98,6 +101,7 @@ const posenc_kind posenc_cape = {
     .config_error = cape_config_error,
     .create = sin2d_create,
     .declare_acts = sin2d_declare_acts,
+    .set_grid = sin2d_set_grid,
     .prepare_inputs = cape_prepare,
     .tokens_forward = sin2d_tokens_forward,
     .free = sin2d_free,

@@ -54,11 +54,11 @@ static void mp3_configure_model(const objective_settings *s, vit_config *mc) {
     }
 }
 
-static void mp3_obj_create(objective *o, int max_batch) {
+static void mp3_obj_create(objective *o) {
     mp3_state *st = xcalloc(1, sizeof *st, "mp3 objective");
     vit *m = o->model;
     st->context_patches = m->cfg.context_tokens - m->t0;
-    mp3_create(&st->loss, o->ops, max_batch, m->N, m->t0);
+    mp3_create(&st->loss, o->ops, o->max_batch, m->N, m->t0);
     o->state = st;
 }
 

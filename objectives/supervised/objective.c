@@ -31,7 +31,8 @@ static void supervised_configure_model(const objective_settings *s, vit_config *
     mc->head_name = "head";
 }
 
-static void supervised_obj_create(objective *o, int max_batch) {
+static void supervised_obj_create(objective *o) {
+    int max_batch = o->max_batch;
     supervised_state *st = xcalloc(1, sizeof *st, "supervised objective");
     int K = o->model->cfg.num_classes;
     supervised_create(&st->train_loss, o->ops, max_batch, K, (float)o->s.label_smoothing);
@@ -113,8 +114,10 @@ static void record_resolutions(objective *o, objective_env *env, double top1_tra
         for (int start = 0; start < test_n; start += env->eval_batch) {
             int B = test_n - start < env->eval_batch ? test_n - start : env->eval_batch;
             if (delta > 0) memset(st->tta_host, 0, (size_t)B * K * sizeof(float));
+            const int32_t *y = NULL; // the batch's labels on the backend, the same at every shift
             for (int shift = delta > 0 ? -1 : 0; shift <= (delta > 0 ? 1 : 0); shift++) {
                 env->load_test(env, start, B, S + shift * delta);
+                if (!y) y = upload_labels(o, env->labels, B);
                 double t = now_seconds();
                 const float *logits = vit_forward(m, B, 0, (rng_addr){0});
                 if (shift == 0) {
@@ -126,13 +129,12 @@ static void record_resolutions(objective *o, objective_env *env, double top1_tra
                     for (size_t k = 0; k < (size_t)B * K; k++) st->tta_host[k] += logits_host[k];
                 }
                 if (shift != 0) continue;
-                const int32_t *y = upload_labels(o, env->labels, B);
                 loss_sum += supervised_forward(&st->eval_loss, logits, y, B) * B;
                 supervised_count_topk(&st->eval_loss, logits, y, B, &c1, &c5);
             }
             if (delta > 0) {
                 o->ops->upload(st->tta, st->tta_host, (size_t)B * K * sizeof(float));
-                supervised_count_topk(&st->eval_loss, st->tta, upload_labels(o, env->labels, B), B, &t1, &t5);
+                supervised_count_topk(&st->eval_loss, st->tta, y, B, &t1, &t5);
             }
         }
         size[e] = (float)S, top1[e] = (float)c1 / test_n, top5[e] = (float)c5 / test_n;
