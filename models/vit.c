@@ -286,6 +286,7 @@ void vit_create(vit *m, const vit_config *cfg, const ops_backend *ops, int max_b
     tensor_table_init(&m->acts);
     tensor_table_init(&m->act_grads);
     tensor_table_init(&m->inputs);
+    m->pe_state = m->pe->state_size ? xcalloc(1, m->pe->state_size, "position encoding state") : NULL;
     if (m->pe->create) m->pe->create(m);
     declare_params(m);
     declare_acts(m);
@@ -302,6 +303,7 @@ void vit_create(vit *m, const vit_config *cfg, const ops_backend *ops, int max_b
 
 void vit_free(vit *m) {
     if (m->pe && m->pe->free) m->pe->free(m);
+    free(m->pe_state);
     m->ops->free(m->param);
     m->ops->free(m->grad);
     m->ops->free(m->act);

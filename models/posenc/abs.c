@@ -4,9 +4,7 @@
 // differentiable, so UniViT trains through it. Can be kept on MP3 reference tokens.
 #include "encoding.h"
 #include "../vit.h"
-#include "../../core/common.h"
 #include "../../core/resize.h"
-#include <stdlib.h>
 
 typedef struct {
     int table;      // parameter pos_embed (T0, d)
@@ -14,8 +12,6 @@ typedef struct {
     int in_weights; // (grid, grid0) bicubic weights, the same for rows and columns
 } abs_state;
 
-static void abs_create(vit *m) { m->pe_state = xcalloc(1, sizeof(abs_state), "abs encoding"); }
-static void abs_free(vit *m) { free(m->pe_state); }
 
 static void abs_declare_params(vit *m) {
     abs_state *s = m->pe_state;
@@ -68,7 +64,7 @@ static void abs_table_backward(vit *m) {
 
 const posenc_kind posenc_abs = {
     .name = "abs",
-    .create = abs_create,
+    .state_size = sizeof(abs_state),
     .declare_params = abs_declare_params,
     .declare_acts = abs_declare_acts,
     .set_grid = abs_set_grid,
@@ -76,5 +72,4 @@ const posenc_kind posenc_abs = {
     .table_grad = abs_table_grad,
     .table_backward = abs_table_backward,
     .reference_table = abs_table_forward,
-    .free = abs_free,
 };

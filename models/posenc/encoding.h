@@ -10,6 +10,7 @@
 // (vit.pe_state), declared by declare_params / declare_acts.
 #pragma once
 #include "../../core/rng.h"
+#include <stddef.h>
 
 struct vit;
 struct vit_config;
@@ -18,7 +19,9 @@ typedef struct posenc_kind {
     const char *name; // the pe.kind value
     // NULL when the model config works with this kind, else a message naming the keys.
     const char *(*config_error)(const struct vit_config *c);
-    // Allocates the kind's state (m->pe_state). Called first, before any declaration.
+    // The kind's state (m->pe_state): state_size zeroed bytes, allocated by the backbone before
+    // create (NULL when 0) and freed after free. create/free handle what it points to.
+    size_t state_size;
     void (*create)(struct vit *m);
     // Parameters: declared right after the cls token (a learned table), and inside block l's
     // declarations, after the attention projection (a per-block table). The order of

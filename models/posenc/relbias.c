@@ -18,18 +18,16 @@ typedef struct {
 } relbias_state;
 
 static void relbias_create(vit *m) {
-    relbias_state *s = xcalloc(1, sizeof *s, "relbias encoding");
+    relbias_state *s = m->pe_state;
     s->table = xcalloc((size_t)m->cfg.depth, sizeof(int), "relbias tables");
     s->a_bias = xcalloc((size_t)m->cfg.depth, sizeof(int), "relbias activations");
     s->entries = posenc_relbias_entries(m->grid0, m->cfg.cls);
-    m->pe_state = s;
 }
 
 static void relbias_free(vit *m) {
     relbias_state *s = m->pe_state;
     free(s->table);
     free(s->a_bias);
-    free(s);
 }
 
 static void relbias_declare_block_params(vit *m, int l) {
@@ -77,6 +75,7 @@ static void relbias_bias_backward(vit *m, int l) {
 
 const posenc_kind posenc_relbias = {
     .name = "relbias",
+    .state_size = sizeof(relbias_state),
     .create = relbias_create,
     .declare_block_params = relbias_declare_block_params,
     .declare_acts = relbias_declare_acts,

@@ -4,9 +4,7 @@
 #include "encoding.h"
 #include "tables.h"
 #include "../vit.h"
-#include "../../core/common.h"
 #include <stdio.h>
-#include <stdlib.h>
 
 typedef struct {
     int in_cos, in_sin; // (N, Dh/2) rotation tables of the current grid
@@ -21,8 +19,6 @@ static const char *rope_config_error(const struct vit_config *c) {
     return msg;
 }
 
-static void rope_create(vit *m) { m->pe_state = xcalloc(1, sizeof(rope_state), "rope encoding"); }
-static void rope_free(vit *m) { free(m->pe_state); }
 
 static void rope_declare_acts(vit *m) {
     rope_state *s = m->pe_state;
@@ -54,10 +50,9 @@ static void rope_qk_backward(vit *m, float *dqkv, int B) {
 const posenc_kind posenc_rope = {
     .name = "rope",
     .config_error = rope_config_error,
-    .create = rope_create,
+    .state_size = sizeof(rope_state),
     .declare_acts = rope_declare_acts,
     .set_grid = rope_set_grid,
     .qk_forward = rope_qk_forward,
     .qk_backward = rope_qk_backward,
-    .free = rope_free,
 };

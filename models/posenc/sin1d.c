@@ -4,9 +4,7 @@
 #include "encoding.h"
 #include "tables.h"
 #include "../vit.h"
-#include "../../core/common.h"
 #include <stdio.h>
-#include <stdlib.h>
 
 typedef struct {
     int in_table; // (T, d)
@@ -19,8 +17,6 @@ const char *posenc_sinusoid_config_error(const struct vit_config *c) {
     return msg;
 }
 
-static void sin1d_create(vit *m) { m->pe_state = xcalloc(1, sizeof(sin1d_state), "sin1d encoding"); }
-static void sin1d_free(vit *m) { free(m->pe_state); }
 
 static void sin1d_declare_acts(vit *m) {
     sin1d_state *s = m->pe_state;
@@ -38,10 +34,9 @@ static const float *sin1d_table(vit *m) { return vit_input(m, ((sin1d_state *)m-
 const posenc_kind posenc_sin1d = {
     .name = "sin1d",
     .config_error = posenc_sinusoid_config_error,
-    .create = sin1d_create,
+    .state_size = sizeof(sin1d_state),
     .declare_acts = sin1d_declare_acts,
     .set_grid = sin1d_set_grid,
     .table_forward = sin1d_table,
     .reference_table = sin1d_table,
-    .free = sin1d_free,
 };

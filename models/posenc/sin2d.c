@@ -6,9 +6,7 @@
 #include "encoding.h"
 #include "tables.h"
 #include "../vit.h"
-#include "../../core/common.h"
 #include <stdio.h>
-#include <stdlib.h>
 
 typedef struct {
     int in_x, in_y;  // (B, N) positions of this forward
@@ -16,8 +14,6 @@ typedef struct {
     int drawn;       // the positions hold CAPE's training draws, not the grid
 } sin2d_state;
 
-static void sin2d_create(vit *m) { m->pe_state = xcalloc(1, sizeof(sin2d_state), "sin2d encoding"); }
-static void sin2d_free(vit *m) { free(m->pe_state); }
 
 static void sin2d_declare_acts(vit *m) {
     sin2d_state *s = m->pe_state;
@@ -88,21 +84,19 @@ static const char *cape_config_error(const struct vit_config *c) {
 const posenc_kind posenc_sin2d = {
     .name = "sin2d",
     .config_error = posenc_sinusoid_config_error,
-    .create = sin2d_create,
+    .state_size = sizeof(sin2d_state),
     .declare_acts = sin2d_declare_acts,
     .set_grid = sin2d_set_grid,
     .reference_table = sin2d_reference_table,
     .tokens_forward = sin2d_tokens_forward,
-    .free = sin2d_free,
 };
 
 const posenc_kind posenc_cape = {
     .name = "cape",
     .config_error = cape_config_error,
-    .create = sin2d_create,
+    .state_size = sizeof(sin2d_state),
     .declare_acts = sin2d_declare_acts,
     .set_grid = sin2d_set_grid,
     .prepare_inputs = cape_prepare,
     .tokens_forward = sin2d_tokens_forward,
-    .free = sin2d_free,
 };
