@@ -48,6 +48,12 @@ void *xcalloc(size_t count, size_t size, const char *what) {
     return p;
 }
 
+void *xrealloc(void *p, size_t bytes, const char *what) {
+    void *q = realloc(p, bytes ? bytes : 1);
+    if (!q) die_fail("out of memory growing %s to %zu bytes", what, bytes);
+    return q;
+}
+
 void *xmalloc_aligned(size_t bytes, const char *what) {
     size_t rounded = (bytes + 63) / 64 * 64;
     void *p = aligned_alloc(64, rounded ? rounded : 64);

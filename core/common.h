@@ -14,6 +14,7 @@ void die_fail(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2
 // Allocation that never returns NULL: on failure it names `what` and the size, exit 1.
 void *xmalloc(size_t bytes, const char *what);
 void *xcalloc(size_t count, size_t size, const char *what);
+void *xrealloc(void *p, size_t bytes, const char *what);
 // 64-byte aligned, zeroed allocation for arenas (free with free()).
 void *xmalloc_aligned(size_t bytes, const char *what);
 char *xstrdup(const char *s, const char *what);

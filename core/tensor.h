@@ -1,5 +1,5 @@
 // core/tensor.h — the tensor table and the arenas it lays out.
-// A model declares each tensor once (name, shape, weight-decay flag). That one table
+// A model declares each tensor once (name, shape, weight-decay flag, initialisation). That one table
 // decides the arena layout (parameters, gradients and both AdamW moments share it),
 // the checkpoint sections, the gradient-check loop and the HDF5 dataset names.
 #pragma once
@@ -15,6 +15,7 @@ typedef struct {
     size_t numel;
     size_t offset;   // in floats from the arena base, a multiple of 16 (64 bytes)
     int decay;       // 1: AdamW applies weight decay; 0: biases, norms, cls, position tables
+    int init;        // parameters: how the model starts it (models/model.h param_init); 0 otherwise
 } tensor_info;
 
 typedef struct {

@@ -27,7 +27,7 @@ const char *objective_config_error(const objective_settings *s) {
     return k->config_error ? k->config_error(s) : NULL;
 }
 
-void objective_create(objective *o, const objective_kind *kind, const objective_settings *s, vit *model, int max_batch) {
+void objective_create(objective *o, const objective_kind *kind, const objective_settings *s, model *model, int max_batch) {
     memset(o, 0, sizeof *o);
     o->kind = kind;
     o->s = *s;

@@ -8,7 +8,7 @@
 // back with explicit downloads (losses come back through ops->sum, accuracy through
 // ops->class_rank / ops->argmax_rows).
 #pragma once
-#include "../models/vit.h"
+#include "../models/model.h"
 #include "record.h"
 #include <stdint.h>
 
@@ -37,7 +37,7 @@ typedef struct { double metric[2], loss; } eval_scores;
 typedef struct objective_env {
     void *trainer;
     // Test images [first, first + B) at `size` px, no augmentation, into the model's staging
-    // input (vit_images) and their labels into `labels`; sets the model to that size.
+    // input (model_images) and their labels into `labels`; sets the model to that size.
     void (*load_test)(struct objective_env *env, int first, int B, int size);
     int test_n, eval_batch;
     const int32_t *labels;                // (eval_batch) host labels of the last load_test
@@ -55,7 +55,7 @@ typedef struct objective_kind {
     // NULL when the settings go together, else why (naming the keys and what is valid).
     const char *(*config_error)(const objective_settings *s);
     // What the objective asks of the backbone: its head, masked context, reference tokens.
-    void (*configure_model)(const objective_settings *s, vit_config *mc);
+    void (*configure_model)(const objective_settings *s, model_config *mc);
     void (*create)(objective *o); // o->model, o->ops, o->s and o->max_batch are set
     void (*free)(objective *o);
     // One training step's forward (batch already in the model's staging input, labels on the
@@ -74,7 +74,7 @@ typedef struct objective_kind {
 struct objective {
     const objective_kind *kind;
     objective_settings s;
-    vit *model;
+    model *model;
     const ops_backend *ops;
     int max_batch;
     void *state;      // the kind's own
@@ -94,5 +94,5 @@ const char *objective_names(void);                      // OBJECTIVE_CHOICES
 const char *objective_config_error(const objective_settings *s);
 
 // Creates o for `model` (already created with the kind's configure_model applied).
-void objective_create(objective *o, const objective_kind *kind, const objective_settings *s, vit *model, int max_batch);
+void objective_create(objective *o, const objective_kind *kind, const objective_settings *s, model *model, int max_batch);
 void objective_free(objective *o);

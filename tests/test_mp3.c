@@ -14,7 +14,7 @@
 #include "testing.h"
 #include "../core/common.h"
 #include "../core/rng.h"
-#include "../models/vit.h"
+#include "../models/model.h"
 #include "../objectives/mp3/mp3.h"
 #include <math.h>
 #include <omp.h>
@@ -69,15 +69,15 @@ static void test_context_sampling(void) {
 }
 
 // Builds a small MP3 model (cls, no PE, position head) with random inputs.
-static void make_model(vit *m, int context_tokens, int B) {
-    vit_config cfg = {.channels = 1, .image_size = 12, .patch = 3, .dim = 16, .depth = 3, .heads = 2, .mlp_ratio = 2,
+static void make_model(model *m, int context_tokens, int B) {
+    model_config cfg = {.channels = 1, .image_size = 12, .patch = 3, .dim = 16, .depth = 3, .heads = 2, .mlp_ratio = 2,
                       .cls = 1, .pe_kind = "none", .num_classes = 10, .token_head = 1, .head_name = "pos_head", .context_tokens = context_tokens};
-    vit_create(m, &cfg, &ops_cpu, B, 5);
+    model_create(m, &cfg, &ops_cpu, B, 5);
     float *noise = xmalloc(m->params.total * sizeof(float), "noise");
     test_fill_uniform(noise, m->params.total, -0.2f, 0.2f, 8);
     for (size_t i = 0; i < m->params.total; i++) m->param[i] += noise[i];
     free(noise);
-    test_fill_uniform(vit_images(m), (size_t)B * 144, -1.0f, 1.0f, 9);
+    test_fill_uniform(model_images(m), (size_t)B * 144, -1.0f, 1.0f, 9);
 }
 
 static double max_diff(const float *a, const float *b, size_t n) {
@@ -88,26 +88,26 @@ static double max_diff(const float *a, const float *b, size_t n) {
 
 static void test_masked_attention(void) {
     const int B = 2, N = 16, T = 17, Mp = 6, M = 1 + Mp;
-    vit m;
+    model m;
     make_model(&m, M, B);
-    int *ctx = vit_context(&m);
+    int *ctx = model_context(&m);
     mp3_sample_context(ctx, B, N, 1, Mp, 1, 0, 0, 0);
-    vit_set_context(&m, M);
+    model_set_context(&m, M);
     size_t nl = (size_t)B * T * N;
     float *base = xmalloc(nl * sizeof(float), "base"), *out = xmalloc(nl * sizeof(float), "out");
-    memcpy(base, vit_forward(&m, B, 0, (rng_addr){0}), nl * sizeof(float));
+    memcpy(base, model_forward(&m, B, 0, (rng_addr){0}), nl * sizeof(float));
     // A non-context patch of image 0 and a context patch of image 0.
     int in_ctx[17] = {0};
     for (int k = 1; k < M; k++) in_ctx[ctx[k]] = 1;
     int outside = 1, inside = ctx[1];
     while (in_ctx[outside]) outside++;
-    float *img = vit_images(&m);
+    float *img = model_images(&m);
     float saved[144];
     memcpy(saved, img, sizeof saved);
     int pn = outside - 1; // patch index of token `outside`
     for (int y = 0; y < 3; y++)
         for (int x = 0; x < 3; x++) img[((pn / 4) * 3 + y) * 12 + (pn % 4) * 3 + x] += 0.7f;
-    memcpy(out, vit_forward(&m, B, 0, (rng_addr){0}), nl * sizeof(float));
+    memcpy(out, model_forward(&m, B, 0, (rng_addr){0}), nl * sizeof(float));
     double others = 0, own = 0;
     for (int t = 0; t < T; t++) {
         double d = max_diff(base + (size_t)t * N, out + (size_t)t * N, N);
@@ -122,7 +122,7 @@ static void test_masked_attention(void) {
     pn = inside - 1;
     for (int y = 0; y < 3; y++)
         for (int x = 0; x < 3; x++) img[((pn / 4) * 3 + y) * 12 + (pn % 4) * 3 + x] += 0.7f;
-    memcpy(out, vit_forward(&m, B, 0, (rng_addr){0}), nl * sizeof(float));
+    memcpy(out, model_forward(&m, B, 0, (rng_addr){0}), nl * sizeof(float));
     double moved = max_diff(base + (size_t)outside * N, out + (size_t)outside * N, N);
     test_check("mp3 masked attention: a context patch changes the other tokens", moved > 1e-4,
                "context token %d changed: non-context token %d's logits moved %.3g", inside, outside, moved);
@@ -130,28 +130,28 @@ static void test_masked_attention(void) {
 
     // A context of every token but the last patch (an explicit index list, masked path):
     // changing the excluded patch changes no other token's output.
-    vit masked_all;
+    model masked_all;
     make_model(&masked_all, T - 1, B);
     memcpy(masked_all.param, m.param, m.params.total * sizeof(float));
-    memcpy(vit_images(&masked_all), img, (size_t)B * 144 * sizeof(float));
-    int *all = vit_context(&masked_all);
+    memcpy(model_images(&masked_all), img, (size_t)B * 144 * sizeof(float));
+    int *all = model_context(&masked_all);
     for (int b = 0; b < B; b++)
         for (int t = 0; t < T - 1; t++) all[b * (T - 1) + t] = t; // every token but the last patch
-    vit_set_context(&masked_all, T - 1);
-    memcpy(out, vit_forward(&masked_all, B, 0, (rng_addr){0}), nl * sizeof(float));
-    float *img2 = vit_images(&masked_all);
+    model_set_context(&masked_all, T - 1);
+    memcpy(out, model_forward(&masked_all, B, 0, (rng_addr){0}), nl * sizeof(float));
+    float *img2 = model_images(&masked_all);
     for (int b = 0; b < B; b++) img2[b * 144 + 143] += 1.0f; // inside the last patch
     float *out2 = xmalloc(nl * sizeof(float), "out2");
-    memcpy(out2, vit_forward(&masked_all, B, 0, (rng_addr){0}), nl * sizeof(float));
+    memcpy(out2, model_forward(&masked_all, B, 0, (rng_addr){0}), nl * sizeof(float));
     double leak = 0;
     for (int b = 0; b < B; b++) leak = fmax(leak, max_diff(out + (size_t)b * T * N, out2 + (size_t)b * T * N, (size_t)(T - 1) * N));
     test_check("mp3 masked attention: T-1 context tokens, the excluded one leaks nowhere", leak == 0.0,
                "max change of the other tokens' logits %.3g", leak);
     free(out2);
-    vit_free(&masked_all);
+    model_free(&masked_all);
     free(base);
     free(out);
-    vit_free(&m);
+    model_free(&m);
 }
 
 static void test_loss_ignores_cls(void) {

@@ -16,7 +16,7 @@
 #include "../core/ops.h"
 #include "../core/rng.h"
 #include "../models/posenc/tables.h"
-#include "../models/vit.h"
+#include "../models/model.h"
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -374,10 +374,10 @@ static void old_rel_index(int *index, int g, int t0) {
 
 // The index the live vit.c builds for a relbias ViT with a grid of `grid` patches.
 static int vit_matches(int grid, int cls) {
-    vit_config c = {.channels = 1, .image_size = 2 * grid, .patch = 2, .dim = 8, .depth = 1, .heads = 2,
+    model_config c = {.channels = 1, .image_size = 2 * grid, .patch = 2, .dim = 8, .depth = 1, .heads = 2,
                     .mlp_ratio = 2, .cls = cls, .pe_kind = "relbias", .num_classes = 3};
-    vit m;
-    vit_create(&m, &c, ops, 1, 1);
+    model m;
+    model_create(&m, &c, ops, 1, 1);
     const int *live = (const int *)(m.staging + m.inputs.items[tensor_table_find(&m.inputs, "rel_index")].offset);
     int T = m.T;
     int *mine = xmalloc((size_t)T * T * sizeof(int), "index");
@@ -385,7 +385,7 @@ static int vit_matches(int grid, int cls) {
     int ok = !memcmp(live, mine, (size_t)T * T * sizeof(int)) &&
              posenc_relbias_entries(grid, cls) == m.params.items[tensor_table_find(&m.params, "blocks.0.attn.rel_bias")].shape[1];
     free(mine);
-    vit_free(&m);
+    model_free(&m);
     return ok;
 }
 

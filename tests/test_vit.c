@@ -1,4 +1,5 @@
-// tests/test_vit.c — whole-model checks of the ViT: finite-difference gradients of every
+// tests/test_vit.c — whole-model checks of the ViT (model.c with backbones/vit.c): the tensor
+// declarations (named pointers, initialisation kinds, model.arch), finite-difference gradients of every
 // parameter tensor of a 2-block ViT (with and without cls / position table / relbias /
 // sin1d / sin2d / CAPE / RoPE / dropout and drop path; MP3: masked attention with k/v of the
 // context only and the position head, and MP3's reference tokens), reference-token draws and
@@ -17,7 +18,7 @@
 #include "../core/tensorfile.h"
 #include "../datasets/dataset.h"
 #include "../models/posenc/tables.h"
-#include "../models/vit.h"
+#include "../models/model.h"
 #include "../objectives/mp3/mp3.h"
 #include "../objectives/supervised/supervised.h"
 #include <math.h>
@@ -27,7 +28,7 @@
 #include <unistd.h>
 
 typedef struct {
-    vit *m;
+    model *m;
     supervised *obj;
     int32_t *labels;
     int B, training;
@@ -39,29 +40,29 @@ static const rng_addr model_loss_rng = {.seed = 5, .epoch = 1, .step = 2};
 
 static double model_loss(void *p) {
     model_ctx *c = p;
-    const float *logits = vit_forward(c->m, c->B, c->training, model_loss_rng);
+    const float *logits = model_forward(c->m, c->B, c->training, model_loss_rng);
     return c->pos ? mp3_forward(c->pos, logits, c->B) : supervised_forward(c->obj, logits, c->labels, c->B);
 }
 
 static void model_grads(model_ctx *c) {
-    vit *m = c->m;
+    model *m = c->m;
     model_loss(c);
     m->ops->zero(m->grad, m->params.total);
-    vit_zero_act_grads(m);
-    if (c->pos) mp3_backward(c->pos, vit_dlogits(m), c->B);
-    else supervised_backward(c->obj, vit_dlogits(m), c->labels, c->B);
-    vit_backward(m, c->B);
+    model_zero_act_grads(m);
+    if (c->pos) mp3_backward(c->pos, model_dlogits(m), c->B);
+    else supervised_backward(c->obj, model_dlogits(m), c->labels, c->B);
+    model_backward(m, c->B);
 }
 
 // MP3 models: a context of cfg->context_tokens tokens (cls + patches) per image from the
 // objective's sampler; returns the objective (caller frees) or NULL for other models.
-static mp3 *mp3_setup(vit *m, int B) {
+static mp3 *mp3_setup(model *m, int B) {
     if (!m->cfg.token_head) return NULL;
     mp3 *pos = xmalloc(sizeof *pos, "mp3");
     mp3_create(pos, &ops_cpu, B, m->N, m->t0);
     int Mp = m->cfg.context_tokens - m->t0;
-    mp3_sample_context(vit_context(m), B, m->N, m->t0, Mp, 9, 0, 0, 0);
-    vit_set_context(m, m->cfg.context_tokens);
+    mp3_sample_context(model_context(m), B, m->N, m->t0, Mp, 9, 0, 0, 0);
+    model_set_context(m, m->cfg.context_tokens);
     return pos;
 }
 
@@ -71,15 +72,15 @@ static void mp3_teardown(mp3 *pos) {
     free(pos);
 }
 
-static void fill_batch(vit *m, int32_t *labels, int B, unsigned tag) {
+static void fill_batch(model *m, int32_t *labels, int B, unsigned tag) {
     size_t n = (size_t)B * m->cfg.channels * m->image_size * m->image_size;
-    test_fill_uniform(vit_images(m), n, -1.5f, 1.5f, tag);
+    test_fill_uniform(model_images(m), n, -1.5f, 1.5f, tag);
     for (int b = 0; b < B; b++) labels[b] = (int32_t)((b * 3 + tag) % (unsigned)m->cfg.num_classes);
 }
 
 // Moves every parameter away from its initial value (LayerNorm weights off 1, biases off 0)
 // so that each path of the model shapes the loss.
-static void perturb_params(vit *m, unsigned tag) {
+static void perturb_params(model *m, unsigned tag) {
     float *noise = xmalloc(m->params.total * sizeof(float), "noise");
     test_fill_uniform(noise, m->params.total, -0.1f, 0.1f, tag);
     for (size_t i = 0; i < m->params.total; i++) m->param[i] += noise[i];
@@ -87,10 +88,10 @@ static void perturb_params(vit *m, unsigned tag) {
 }
 
 // size > 0: the forward runs at that image size (cfg.max_image_size must allow it).
-static void gradcheck_model_at(const char *label, vit_config cfg, int training, int size) {
-    vit m;
-    vit_create(&m, &cfg, &ops_cpu, 3, 11);
-    if (size > 0) vit_set_resolution(&m, size);
+static void gradcheck_model_at(const char *label, model_config cfg, int training, int size) {
+    model m;
+    model_create(&m, &cfg, &ops_cpu, 3, 11);
+    if (size > 0) model_set_resolution(&m, size);
     perturb_params(&m, 40);
     supervised obj;
     supervised_create(&obj, &ops_cpu, 3, cfg.num_classes, 0.1f);
@@ -108,38 +109,38 @@ static void gradcheck_model_at(const char *label, vit_config cfg, int training, 
     }
     mp3_teardown(c.pos);
     supervised_free(&obj);
-    vit_free(&m);
+    model_free(&m);
 }
 
-static void gradcheck_model(const char *label, vit_config cfg, int training) { gradcheck_model_at(label, cfg, training, 0); }
+static void gradcheck_model(const char *label, model_config cfg, int training) { gradcheck_model_at(label, cfg, training, 0); }
 
 static void test_model_gradients(void) {
-    vit_config base = {.channels = 1, .image_size = 8, .patch = 4, .dim = 16, .depth = 2, .heads = 2,
+    model_config base = {.channels = 1, .image_size = 8, .patch = 4, .dim = 16, .depth = 2, .heads = 2,
                        .mlp_ratio = 2, .cls = 1, .pe_kind = "abs", .num_classes = 5};
     gradcheck_model("vit[cls,abs]", base, 0);
-    vit_config nocls = base;
+    model_config nocls = base;
     nocls.cls = 0;
     nocls.pe_kind = "none";
     nocls.channels = 2;
     gradcheck_model("vit[meanpool,nope]", nocls, 0);
-    vit_config drop = base;
+    model_config drop = base;
     drop.dropout = 0.1f;
     drop.drop_path = 0.5f;
     gradcheck_model("vit[dropout,droppath]", drop, 1);
-    vit_config rel = base;
+    model_config rel = base;
     rel.pe_kind = "relbias";
     gradcheck_model("vit[cls,relbias]", rel, 0);
-    vit_config masked = base; // 4 patches + cls; context = cls + 2 patches
+    model_config masked = base; // 4 patches + cls; context = cls + 2 patches
     masked.pe_kind = "none";
     masked.token_head = 1, masked.head_name = "pos_head";
     masked.context_tokens = 3;
     gradcheck_model("vit[mp3,masked]", masked, 0);
-    vit_config masked_rope = masked; // the shared qkv is re-packed and re-rotated in the backward
+    model_config masked_rope = masked; // the shared qkv is re-packed and re-rotated in the backward
     masked_rope.pe_kind = "rope", masked_rope.rope_dims = 2;
     gradcheck_model("vit[mp3,masked,rope2d]", masked_rope, 0);
     // Position encodings (METHODS.md): fixed tables need no gradient of their own but must
     // pass the token gradient through; rope rotates q/k in every block.
-    vit_config sin1d = base, sin2d = base, cape = base, rope2 = base, rope1 = base;
+    model_config sin1d = base, sin2d = base, cape = base, rope2 = base, rope1 = base;
     sin1d.pe_kind = "sin1d";
     gradcheck_model("vit[cls,sin1d]", sin1d, 0);
     sin2d.pe_kind = "sin2d";
@@ -153,14 +154,14 @@ static void test_model_gradients(void) {
     gradcheck_model("vit[meanpool,rope1d]", rope1, 0);
     // At another resolution (8 px tables, forward at 12 px): abs through the bicubic resize
     // (and its cls row), relbias with offsets clipped to the 2x2 grid's table, rope on 3x3.
-    vit_config abs12 = base, rel12 = rel, rope12 = rope2;
+    model_config abs12 = base, rel12 = rel, rope12 = rope2;
     abs12.max_image_size = rel12.max_image_size = rope12.max_image_size = 12;
     gradcheck_model_at("vit[cls,abs,8px table at 12px]", abs12, 0, 12);
     gradcheck_model_at("vit[cls,relbias,8px table at 12px]", rel12, 0, 12);
     gradcheck_model_at("vit[cls,rope2d,12px]", rope12, 0, 12);
     // MP3 reference tokens (speech variant): 2 of the 4 patches per image keep the encoding;
     // with 3 images some table rows are drawn by several images (their gradients accumulate).
-    vit_config ref_abs = masked, ref_sin1d = masked, ref_sin2d = masked, ref_abs12 = base;
+    model_config ref_abs = masked, ref_sin1d = masked, ref_sin2d = masked, ref_abs12 = base;
     ref_abs.pe_kind = "abs", ref_sin1d.pe_kind = "sin1d", ref_sin2d.pe_kind = "sin2d";
     ref_abs.ref_tokens = ref_sin1d.ref_tokens = ref_sin2d.ref_tokens = 2;
     gradcheck_model("vit[mp3,masked,2 reference tokens,abs]", ref_abs, 0);
@@ -174,24 +175,73 @@ static void test_model_gradients(void) {
 // them into one shared qkv; a full-attention forward of it (evaluation at test eta 0, at the
 // batch its arena allows) must still give exactly the logits of an ordinary model.
 static void test_masked_model_full_attention(void) {
-    vit_config plain = {.channels = 1, .image_size = 16, .patch = 4, .dim = 16, .depth = 2, .heads = 2,
+    model_config plain = {.channels = 1, .image_size = 16, .patch = 4, .dim = 16, .depth = 2, .heads = 2,
                         .mlp_ratio = 2, .cls = 1, .pe_kind = "none", .num_classes = 5, .token_head = 1, .head_name = "pos_head"};
-    vit_config masked = plain;
+    model_config masked = plain;
     masked.context_tokens = 9; // cls + 8 of 16 patches
-    vit a, b;
-    vit_create(&a, &masked, &ops_cpu, 8, 11);
-    vit_create(&b, &plain, &ops_cpu, 8, 11);
+    model a, b;
+    model_create(&a, &masked, &ops_cpu, 8, 11);
+    model_create(&b, &plain, &ops_cpu, 8, 11);
     perturb_params(&a, 60);
     memcpy(b.param, a.param, a.params.total * sizeof(float));
-    int B = vit_batch_capacity(&a, a.T); // 8 * 9 / 17 = 4
+    int B = model_batch_capacity(&a, a.T); // 8 * 9 / 17 = 4
     int32_t labels[8];
     fill_batch(&a, labels, B, 61);
-    memcpy(vit_images(&b), vit_images(&a), (size_t)B * 16 * 16 * sizeof(float));
-    const float *la = vit_forward(&a, B, 0, (rng_addr){0}), *lb = vit_forward(&b, B, 0, (rng_addr){0});
+    memcpy(model_images(&b), model_images(&a), (size_t)B * 16 * 16 * sizeof(float));
+    const float *la = model_forward(&a, B, 0, (rng_addr){0}), *lb = model_forward(&b, B, 0, (rng_addr){0});
     test_check("masked-attention model, full attention at its batch capacity = ordinary model", B == 4 &&
                memcmp(la, lb, (size_t)B * a.T * a.N * sizeof(float)) == 0, "%d images, logits bit-identical", B);
-    vit_free(&a);
-    vit_free(&b);
+    model_free(&a);
+    model_free(&b);
+}
+
+// The tensor declarations: every named pointer points at its table entry in the arenas
+// (parameters, gradients, activations and their gradients, backend and host inputs), every
+// parameter starts as its declaration says (ones, zeros, or trunc normal std 0.02 within 2
+// std), and model.arch names a backbone.
+static void test_declarations(void) {
+    model_config cfg = {.channels = 1, .image_size = 8, .patch = 4, .dim = 8, .depth = 2, .heads = 2, .mlp_ratio = 2,
+                        .cls = 1, .pe_kind = "relbias", .num_classes = 3};
+    model m;
+    model_create(&m, &cfg, &ops_cpu, 2, 3);
+    const tensor_table *p = &m.params;
+    int head = tensor_table_find(p, "head.weight"), rel = tensor_table_find(p, "blocks.1.attn.rel_bias");
+    int logits = tensor_table_find(&m.acts, "logits"), images = tensor_table_find(&m.inputs, "images");
+    int dlogits = tensor_table_find(&m.act_grads, "logits");
+    int bound = head >= 0 && rel >= 0 && logits >= 0 && images >= 0 && dlogits >= 0 &&
+                m.weights.head_w == m.param + p->items[head].offset && m.weight_grads.head_w == m.grad + p->items[head].offset &&
+                m.activations.logits == m.act + m.acts.items[logits].offset &&
+                m.activation_grads.logits == m.dact + m.act_grads.items[dlogits].offset &&
+                m.batch.images == m.input + m.inputs.items[images].offset &&
+                m.batch_host.images == m.staging + m.inputs.items[images].offset &&
+                m.activation_grads.patches == NULL && m.batch.context == NULL;
+    test_check("model: named pointers bind to their table entries", bound, "head.weight, logits, images, no context");
+    int ones = 0, zeros = 0, normal = 0, bad = 0;
+    for (int i = 0; i < p->count; i++) {
+        const tensor_info *info = &p->items[i];
+        const float *v = m.param + info->offset;
+        double sq = 0;
+        for (size_t k = 0; k < info->numel; k++) {
+            if (info->init == INIT_ONE) bad += v[k] != 1.0f;
+            else if (info->init == INIT_ZERO) bad += v[k] != 0.0f;
+            else bad += !(fabsf(v[k]) <= 0.04f);
+            sq += (double)v[k] * v[k];
+        }
+        ones += info->init == INIT_ONE;
+        zeros += info->init == INIT_ZERO;
+        normal += info->init == INIT_TRUNC_NORMAL && sq > 0;
+        int is_bias = strstr(info->name, ".bias") != NULL || strstr(info->name, "rel_bias") != NULL;
+        bad += is_bias != (info->init == INIT_ZERO);
+    }
+    // ones: norm1, norm2 per block + the final norm; zeros: 6 biases + rel_bias per block, patch, final norm and head bias
+    test_check("model: every parameter starts as declared", !bad && ones == 5 && zeros == 17 && normal == p->count - 22,
+               "%d ones, %d zeros, %d trunc normal, %d wrong values", ones, zeros, normal, bad);
+    model_free(&m);
+    model_config other = cfg;
+    other.arch = "transformer";
+    const char *why = model_config_error(&other);
+    test_check("model: an unknown model.arch is refused naming the valid ones", why && strstr(why, "model.arch=transformer") &&
+               strstr(why, BACKBONE_CHOICES), "%s", why ? why : "(accepted)");
 }
 
 // Reference tokens: the draw (cls, then R distinct patch tokens per image, ascending, addressed
@@ -228,33 +278,32 @@ static void test_reference_tokens(void) {
                same && memcmp(again, ref, sizeof again) != 0, "same address same sets (any batch split), next step other sets");
     free(ref);
 
-    vit_config cfg = {.channels = 1, .image_size = 16, .patch = 4, .dim = 16, .depth = 2, .heads = 2,
+    model_config cfg = {.channels = 1, .image_size = 16, .patch = 4, .dim = 16, .depth = 2, .heads = 2,
                       .mlp_ratio = 2, .cls = 1, .pe_kind = "abs", .num_classes = 5, .ref_tokens = R};
     const char *kinds[3] = {"abs", "sin1d", "sin2d"};
     const char *names[3] = {"abs", "sin1d", "sin2d"};
     rng_addr rng = {.seed = 3, .epoch = 0, .step = 5};
     for (int k = 0; k < 3; k++) {
-        vit_config with_refs = cfg, all_refs = cfg, plain = cfg;
+        model_config with_refs = cfg, all_refs = cfg, plain = cfg;
         with_refs.pe_kind = all_refs.pe_kind = plain.pe_kind = kinds[k];
         all_refs.ref_tokens = N, plain.ref_tokens = 0;
-        vit m, full, ordinary, none;
-        vit_create(&m, &with_refs, &ops_cpu, 3, 11);
-        vit_create(&full, &all_refs, &ops_cpu, 3, 11);
-        vit_create(&ordinary, &plain, &ops_cpu, 3, 11);
-        vit_config no_pe = plain;
+        model m, full, ordinary, none;
+        model_create(&m, &with_refs, &ops_cpu, 3, 11);
+        model_create(&full, &all_refs, &ops_cpu, 3, 11);
+        model_create(&ordinary, &plain, &ops_cpu, 3, 11);
+        model_config no_pe = plain;
         no_pe.pe_kind = "none";
-        vit_create(&none, &no_pe, &ops_cpu, 3, 11);
-        vit *models[4] = {&m, &full, &ordinary, &none};
+        model_create(&none, &no_pe, &ops_cpu, 3, 11);
+        model *models[4] = {&m, &full, &ordinary, &none};
         int32_t labels[3];
         for (int i = 0; i < 4; i++) {
             fill_batch(models[i], labels, 3, 50);
             perturb_params(models[i], 51);
-            vit_forward(models[i], 3, 1, rng);
+            model_forward(models[i], 3, 1, rng);
         }
         // none's tokens have no encoding; ordinary's have it on every token.
-        const float *x = m.act + m.acts.items[m.a_x0].offset, *x_none = none.act + none.acts.items[none.a_x0].offset;
-        const float *x_all = ordinary.act + ordinary.acts.items[ordinary.a_x0].offset;
-        const int *r = vit_reference_tokens(&m);
+        const float *x = m.activations.x0, *x_none = none.activations.x0, *x_all = ordinary.activations.x0;
+        const int *r = model_reference_tokens(&m);
         int T = m.T, d = cfg.dim, ok = 1;
         for (int b = 0; b < 3; b++)
             for (int t = 0; t < T; t++) {
@@ -266,19 +315,18 @@ static void test_reference_tokens(void) {
         char name[96];
         snprintf(name, sizeof name, "reference tokens (%s): encoding on the %d references only", names[k], R);
         test_check(name, ok, "tokens compared with the no-encoding and every-token models");
-        const float *a = full.act + full.acts.items[full.a_logits].offset;
-        const float *o = ordinary.act + ordinary.acts.items[ordinary.a_logits].offset;
+        const float *a = full.activations.logits, *o = ordinary.activations.logits;
         snprintf(name, sizeof name, "reference tokens (%s): all %d patches references = ordinary model", names[k], N);
         test_check(name, memcmp(a, o, 3 * 5 * sizeof(float)) == 0, "logits bit-identical");
-        for (int i = 0; i < 4; i++) vit_free(models[i]);
+        for (int i = 0; i < 4; i++) model_free(models[i]);
     }
-    vit_config bad = cfg;
+    model_config bad = cfg;
     bad.pe_kind = "rope", bad.rope_dims = 2;
-    const char *why = vit_config_error(&bad);
+    const char *why = model_config_error(&bad);
     test_check("reference tokens: rope refused", why && strstr(why, "abs, sin1d, sin2d"), "%s", why ? why : "(accepted)");
     bad = cfg;
     bad.ref_tokens = N + 1;
-    why = vit_config_error(&bad);
+    why = model_config_error(&bad);
     test_check("reference tokens: more than N refused", why && strstr(why, "[0, 16]"), "%s", why ? why : "(accepted)");
 }
 
@@ -286,45 +334,45 @@ static void test_reference_tokens(void) {
 // built for 8 px only (the larger arena changes nothing), and abs resized to its own grid is
 // the table itself.
 static void test_resolution_roundtrip(void) {
-    vit_config c = {.channels = 1, .image_size = 8, .patch = 4, .dim = 16, .depth = 2, .heads = 2,
+    model_config c = {.channels = 1, .image_size = 8, .patch = 4, .dim = 16, .depth = 2, .heads = 2,
                     .mlp_ratio = 2, .cls = 1, .pe_kind = "abs", .num_classes = 5};
-    vit_config big = c;
+    model_config big = c;
     big.max_image_size = 16;
-    vit a, b;
-    vit_create(&a, &c, &ops_cpu, 2, 7);
-    vit_create(&b, &big, &ops_cpu, 2, 7);
+    model a, b;
+    model_create(&a, &c, &ops_cpu, 2, 7);
+    model_create(&b, &big, &ops_cpu, 2, 7);
     int32_t labels[2];
     fill_batch(&a, labels, 2, 3);
-    vit_set_resolution(&b, 16); // away and back: tables are rebuilt for 8 px
-    vit_set_resolution(&b, 8);
+    model_set_resolution(&b, 16); // away and back: tables are rebuilt for 8 px
+    model_set_resolution(&b, 8);
     fill_batch(&b, labels, 2, 3);
-    const float *la = vit_forward(&a, 2, 0, (rng_addr){0});
+    const float *la = model_forward(&a, 2, 0, (rng_addr){0});
     float lb_copy[10], la_copy[10];
     memcpy(la_copy, la, sizeof la_copy);
-    memcpy(lb_copy, vit_forward(&b, 2, 0, (rng_addr){0}), sizeof lb_copy);
+    memcpy(lb_copy, model_forward(&b, 2, 0, (rng_addr){0}), sizeof lb_copy);
     test_check("vit: a model with room for 16 px gives identical logits at 8 px", !memcmp(la_copy, lb_copy, sizeof la_copy),
                "first logit %g vs %g", la_copy[0], lb_copy[0]);
-    vit_set_resolution(&b, 16);
+    model_set_resolution(&b, 16);
     fill_batch(&b, labels, 2, 4);
-    const float *l16 = vit_forward(&b, 2, 0, (rng_addr){0});
+    const float *l16 = model_forward(&b, 2, 0, (rng_addr){0});
     int finite = 1;
     for (int k = 0; k < 10; k++) finite &= isfinite(l16[k]);
     test_check("vit: forward at 16 px with an 8 px abs table (4x4 grid, 17 tokens)", finite && b.T == 17, "T=%d, finite %d", b.T, finite);
-    vit_free(&a);
-    vit_free(&b);
+    model_free(&a);
+    model_free(&b);
 }
 
 // ---------------------------------------------------------------- PyTorch oracle
-static int pe_is(const vit_config *c, const char *kind) { return c->pe_kind && strcmp(c->pe_kind, kind) == 0; }
+static int pe_is(const model_config *c, const char *kind) { return c->pe_kind && strcmp(c->pe_kind, kind) == 0; }
 
 static void scalar(tensorfile *tf, const char *name, double v) {
     int one[1] = {1};
     tf_add(tf, name, TF_F64, 1, one, &v);
 }
 
-static void oracle_case(const char *dir, const char *label, vit_config cfg, int B, float smoothing) {
-    vit m;
-    vit_create(&m, &cfg, &ops_cpu, B, 3);
+static void oracle_case(const char *dir, const char *label, model_config cfg, int B, float smoothing) {
+    model m;
+    model_create(&m, &cfg, &ops_cpu, B, 3);
     perturb_params(&m, 50);
     supervised obj;
     supervised_create(&obj, &ops_cpu, B, cfg.num_classes, smoothing);
@@ -353,16 +401,16 @@ static void oracle_case(const char *dir, const char *label, vit_config cfg, int 
     scalar(&tf, "config.pos_head", cfg.token_head);
     if (c.pos) {
         int cdims[2] = {B, cfg.context_tokens};
-        tf_add(&tf, "input.context", TF_I32, 2, cdims, vit_context(&m));
+        tf_add(&tf, "input.context", TF_I32, 2, cdims, model_context(&m));
     }
     if (cfg.ref_tokens > 0) {
         int rdims[2] = {B, m.t0 + cfg.ref_tokens};
-        tf_add(&tf, "input.refs", TF_I32, 2, rdims, vit_reference_tokens(&m));
+        tf_add(&tf, "input.refs", TF_I32, 2, rdims, model_reference_tokens(&m));
     }
     scalar(&tf, "config.num_classes", cfg.num_classes);
     scalar(&tf, "config.label_smoothing", smoothing);
     int idims[4] = {B, cfg.channels, cfg.image_size, cfg.image_size}, ldims[1] = {B};
-    tf_add(&tf, "input.images", TF_F32, 4, idims, vit_images(&m));
+    tf_add(&tf, "input.images", TF_F32, 4, idims, model_images(&m));
     tf_add(&tf, "input.labels", TF_I32, 1, ldims, labels);
     char name[160];
     for (int i = 0; i < m.params.count; i++) {
@@ -374,7 +422,7 @@ static void oracle_case(const char *dir, const char *label, vit_config cfg, int 
     }
     int one[1] = {1}, lg[3] = {B, cfg.num_classes, 0}, plg[3] = {B, m.T, m.N};
     tf_add(&tf, "output.loss", TF_F32, 1, one, &loss);
-    tf_add(&tf, "output.logits", TF_F32, c.pos ? 3 : 2, c.pos ? plg : lg, vit_forward(&m, B, 0, model_loss_rng));
+    tf_add(&tf, "output.logits", TF_F32, c.pos ? 3 : 2, c.pos ? plg : lg, model_forward(&m, B, 0, model_loss_rng));
     char path[4200], err[4400];
     snprintf(path, sizeof path, "%s/oracle-%s.tf", dir, label);
     if (tf_write(&tf, path, err, sizeof err) != 0) {
@@ -391,7 +439,7 @@ static void oracle_case(const char *dir, const char *label, vit_config cfg, int 
     free(labels);
     mp3_teardown(c.pos);
     supervised_free(&obj);
-    vit_free(&m);
+    model_free(&m);
 }
 
 static void test_torch_oracle(void) {
@@ -404,28 +452,28 @@ static void test_torch_oracle(void) {
         test_fail("oracle", "mkdtemp failed");
         return;
     }
-    vit_config a = {.channels = 3, .image_size = 8, .patch = 2, .dim = 24, .depth = 2, .heads = 3,
+    model_config a = {.channels = 3, .image_size = 8, .patch = 2, .dim = 24, .depth = 2, .heads = 3,
                     .mlp_ratio = 2, .cls = 1, .pe_kind = "abs", .num_classes = 7};
     oracle_case(dir, "cls-abs", a, 4, 0.1f);
-    vit_config b = a;
+    model_config b = a;
     b.cls = 0;
     b.pe_kind = "none";
     b.channels = 1;
     b.patch = 4;
     b.image_size = 12;
     oracle_case(dir, "meanpool-nope", b, 5, 0.0f);
-    vit_config rel = a;
+    model_config rel = a;
     rel.pe_kind = "relbias";
     oracle_case(dir, "cls-relbias", rel, 3, 0.1f);
     // Fixed and rotary encodings against an independent torch implementation of their
     // formulas (tests/torch_vit.py): sin1d and sin2d (cls), rope 2D axial (cls, head
     // size 8) and rope 1D (mean pool, given base).
-    vit_config sin = a;
+    model_config sin = a;
     sin.pe_kind = "sin1d";
     oracle_case(dir, "cls-sin1d", sin, 3, 0.1f);
     sin.pe_kind = "sin2d";
     oracle_case(dir, "cls-sin2d", sin, 3, 0.1f);
-    vit_config rope = a;
+    model_config rope = a;
     rope.pe_kind = "rope";
     rope.heads = 3;
     rope.rope_dims = 2;
@@ -434,12 +482,12 @@ static void test_torch_oracle(void) {
     rope.rope_dims = 1;
     rope.rope_base = 50.0f;
     oracle_case(dir, "meanpool-rope1d", rope, 3, 0.0f);
-    vit_config masked = a; // 16 patches + cls, eta 0.5: keys/values from cls + 8 patches
+    model_config masked = a; // 16 patches + cls, eta 0.5: keys/values from cls + 8 patches
     masked.pe_kind = "none";
     masked.token_head = 1, masked.head_name = "pos_head";
     masked.context_tokens = 9;
     oracle_case(dir, "mp3-masked", masked, 3, 0.0f);
-    vit_config refs_abs = masked, refs_sin2d = masked; // MP3 reference points: 3 of 16 patches
+    model_config refs_abs = masked, refs_sin2d = masked; // MP3 reference points: 3 of 16 patches
     refs_abs.pe_kind = "abs", refs_sin2d.pe_kind = "sin2d";
     refs_abs.ref_tokens = refs_sin2d.ref_tokens = 3;
     oracle_case(dir, "mp3-refs-abs", refs_abs, 3, 0.0f);
@@ -458,10 +506,10 @@ static void test_overfit(void) {
         return;
     }
     dataset_limit(&ds, 64);
-    vit_config cfg = {.channels = 1, .image_size = 28, .patch = 7, .dim = 64, .depth = 2, .heads = 4,
+    model_config cfg = {.channels = 1, .image_size = 28, .patch = 7, .dim = 64, .depth = 2, .heads = 4,
                       .mlp_ratio = 2, .cls = 1, .pe_kind = "abs", .num_classes = 10};
-    vit m;
-    vit_create(&m, &cfg, &ops_cpu, 64, 1);
+    model m;
+    model_create(&m, &cfg, &ops_cpu, 64, 1);
     supervised obj;
     supervised_create(&obj, &ops_cpu, 64, 10, 0.0f);
     float *am = xmalloc_aligned(m.params.total * sizeof(float), "m"), *av = xmalloc_aligned(m.params.total * sizeof(float), "v");
@@ -474,14 +522,14 @@ static void test_overfit(void) {
     long top1 = 0, top5 = 0;
     int steps = 0;
     for (; steps < 200; steps++) {
-        dataset_make_batch(&ds, idx, 64, NULL, 0, 0, 0, vit_images(&m), labels);
+        dataset_make_batch(&ds, idx, 64, NULL, 0, 0, 0, model_images(&m), labels);
         model_ctx c = {&m, &obj, labels, 64, 1, NULL};
         model_grads(&c);
         loss = obj.losses[0];
         optim_step(m.ops, &m.params, m.param, m.grad, am, av, &oc, steps, NULL);
         if (steps % 10 == 9) { // evaluation mode accuracy on the same 64 images
             top1 = top5 = 0;
-            const float *logits = vit_forward(&m, 64, 0, (rng_addr){0});
+            const float *logits = model_forward(&m, 64, 0, (rng_addr){0});
             supervised_count_topk(&obj, logits, labels, 64, &top1, &top5);
             if (top1 == 64) break;
         }
@@ -491,7 +539,7 @@ static void test_overfit(void) {
     free(am);
     free(av);
     supervised_free(&obj);
-    vit_free(&m);
+    model_free(&m);
     dataset_free(&ds);
 }
 
@@ -502,6 +550,7 @@ int main(int argc, char **argv) {
     if (!only_oracle) test_resolution_roundtrip();
     if (!only_oracle) test_reference_tokens();
     if (!only_oracle) test_masked_model_full_attention();
+    if (!only_oracle) test_declarations();
     test_torch_oracle();
     if (!only_oracle) test_overfit();
     return test_exit_code();

@@ -31,7 +31,7 @@ const cfg_key cfg_keys[] = {
     {"eval.resolutions", CFG_INT_LIST, "", 1, 4096, NULL, 1, "at the end, evaluate on the test set resized bicubically to each of these sizes, with throughput in images/s ([] = the training size only)"},
     {"eval.samples", CFG_INT, "4", 0, 64, NULL, 1, "MP3: test images reassembled from predicted positions (paper Fig. 2)"},
     {"eval.tta_delta", CFG_INT, "0", 0, 4096, NULL, 1, "test-time augmentation: at each evaluation size r also score the logits averaged over r-delta, r, r+delta (0 = off)"},
-    {"model.arch", CFG_CHOICE, "vit", 0, 0, "vit", 1, "backbone"},
+    {"model.arch", CFG_CHOICE, "vit", 0, 0, BACKBONE_CHOICES, 1, "backbone, the blocks between the embedding and the head (models/backbone.h): vit (Transformer blocks: pre-LN multi-head attention and a GELU MLP)"},
     {"model.cls", CFG_BOOL, "true", 0, 1, NULL, 1, "prepend a cls token and classify from it (false: mean of all tokens)"},
     {"model.depth", CFG_INT, "6", 1, 64, NULL, 1, "number of transformer blocks"},
     {"model.dim", CFG_INT, "128", 1, 8192, NULL, 1, "token width d"},

@@ -5,7 +5,7 @@
 #include "experiment_expand.h"
 #include "settings.h"
 #include "../../models/posenc/encoding.h"
-#include "../../models/vit.h"
+#include "../../models/model.h"
 #include "../../core/common.h"
 #include <stdarg.h>
 #include <stdio.h>
@@ -100,7 +100,7 @@ static int check_run(exp_ctx *x, int s, const exp_run *r, const char *combo) {
     const char *pe = cfg_str(c, "pe.kind");
     int ipe = cfg_index("pe.kind");
     const posenc_kind *kind = posenc_find(pe);
-    vit_config vc = vit_config_from_config(c, 1, side, 1); // what an encoding's config_error reads
+    model_config vc = model_config_from_config(c, 1, side, 1); // what an encoding's config_error reads
     const char *why = kind && kind->config_error ? kind->config_error(&vc) : NULL;
     if (why) return exp_fail(x, blame(x, s, r->axis_value, ipe, idim), "%s: %s", what, why);
     objective_settings os;

@@ -2,8 +2,8 @@
 #include "settings.h"
 #include <string.h>
 
-vit_config vit_config_from_config(const config *c, int channels, int image_size, int num_classes) {
-    vit_config v = {
+model_config model_config_from_config(const config *c, int channels, int image_size, int num_classes) {
+    model_config v = {
         .channels = channels,
         .image_size = image_size,
         .patch = (int)cfg_int(c, "model.patch"),
@@ -12,6 +12,7 @@ vit_config vit_config_from_config(const config *c, int channels, int image_size,
         .heads = (int)cfg_int(c, "model.heads"),
         .mlp_ratio = (int)cfg_int(c, "model.mlp_ratio"),
         .cls = cfg_bool(c, "model.cls"),
+        .arch = cfg_str(c, "model.arch"),
         .pe_kind = cfg_str(c, "pe.kind"),
         .cape_global_shift = (float)cfg_float(c, "pe.cape_global_shift"),
         .cape_local_shift = (float)cfg_float(c, "pe.cape_local_shift"),

@@ -6,7 +6,7 @@
 #include "../../core/common.h"
 #include "../../core/optimizer.h"
 #include "../../core/rng.h"
-#include "../../models/vit.h"
+#include "../../models/model.h"
 #include "../../objectives/supervised/supervised.h"
 #include <cblas.h>
 #include <libgen.h>
@@ -17,7 +17,7 @@
 
 typedef struct {
     const char *name;
-    vit_config model;
+    model_config model;
     int batch;
 } perf_config;
 
@@ -43,8 +43,8 @@ void perf_help(void) {
 
 // Median step time in seconds of the posbench training step for config p.
 static double time_posbench_step(const perf_config *p, int iters) {
-    vit m;
-    vit_create(&m, &p->model, &ops_cpu, p->batch, 0);
+    model m;
+    model_create(&m, &p->model, &ops_cpu, p->batch, 0);
     supervised obj;
     supervised_create(&obj, &ops_cpu, p->batch, p->model.num_classes, 0.1f);
     float *adam_m = xmalloc_aligned(m.params.total * sizeof(float), "adam m");
@@ -52,7 +52,7 @@ static double time_posbench_step(const perf_config *p, int iters) {
     int32_t *labels = xmalloc((size_t)p->batch * sizeof(int32_t), "labels");
     rng_stream s = rng_stream_make(0, RNG_TEST, 0, 0, 0);
     size_t n = (size_t)p->batch * p->model.channels * p->model.image_size * p->model.image_size;
-    float *images = vit_images(&m);
+    float *images = model_images(&m);
     for (size_t i = 0; i < n; i++) images[i] = rng_normal(&s);
     for (int b = 0; b < p->batch; b++) labels[b] = (int32_t)rng_below(&s, (uint32_t)p->model.num_classes);
     optim_config oc = {.lr = 1e-3f, .min_lr = 1e-5f, .weight_decay = 0.05f, .beta1 = 0.9f, .beta2 = 0.999f,
@@ -61,12 +61,12 @@ static double time_posbench_step(const perf_config *p, int iters) {
     for (int it = -2; it < iters; it++) { // two warmup steps
         double t0 = now_seconds();
         rng_addr rng = {.seed = 0, .step = (uint32_t)(it + 2)};
-        const float *logits = vit_forward(&m, p->batch, 1, rng);
+        const float *logits = model_forward(&m, p->batch, 1, rng);
         supervised_forward(&obj, logits, labels, p->batch);
         m.ops->zero(m.grad, m.params.total);
-        vit_zero_act_grads(&m);
-        supervised_backward(&obj, vit_dlogits(&m), labels, p->batch);
-        vit_backward(&m, p->batch);
+        model_zero_act_grads(&m);
+        supervised_backward(&obj, model_dlogits(&m), labels, p->batch);
+        model_backward(&m, p->batch);
         optim_step(m.ops, &m.params, m.param, m.grad, adam_m, adam_v, &oc, it + 2, NULL);
         if (it >= 0) t[it] = now_seconds() - t0;
     }
@@ -76,7 +76,7 @@ static double time_posbench_step(const perf_config *p, int iters) {
     free(adam_v);
     free(labels);
     supervised_free(&obj);
-    vit_free(&m);
+    model_free(&m);
     return med;
 }
 
@@ -94,7 +94,7 @@ static double time_torch_step(const perf_config *p, int iters, char *why, size_t
         snprintf(why, whylen, "%s or /usr/bin/python3 not found", script);
         return -1;
     }
-    const vit_config *v = &p->model;
+    const model_config *v = &p->model;
     char cmd[8192];
     snprintf(cmd, sizeof cmd,
              "/usr/bin/python3 '%s' --image %d --channels %d --patch %d --dim %d --depth %d --heads %d "
@@ -133,7 +133,7 @@ int perf_run(const perf_options *opt) {
         if (opt->only && strcmp(opt->only, p->name) != 0) continue;
         ran++;
         double step = time_posbench_step(p, opt->iters);
-        double flops = 3.0 * vit_forward_flops(&p->model) * p->batch;
+        double flops = 3.0 * model_forward_flops(&p->model) * p->batch;
         double gflops = flops / step / 1e9;
         char torch_ms[32] = "-", torch_ips[32] = "-", ratio[32] = "-", why[4608] = "";
         if (opt->torch) {

@@ -1,7 +1,7 @@
 // bench/run/estimate.c — training-cost estimate of a run from its config (see estimate.h).
 #include "estimate.h"
 #include "../../core/common.h"
-#include "../../models/vit.h"
+#include "../../models/model.h"
 #include "../../objectives/objective.h"
 #include "../experiment/settings.h"
 #include <cblas.h>
@@ -22,14 +22,14 @@ double estimate_training_flops(const config *c) {
     if (limit > 0 && limit < train_n) train_n = (int)limit;
     double images = floor(train_n * cfg_float(c, "data.labeled_fraction") + 0.5);
     long batch = cfg_int(c, "train.batch"), steps = (long)(images / batch) * cfg_int(c, "train.epochs");
-    vit_config v = vit_config_from_config(c, channels, size, classes);
+    model_config v = model_config_from_config(c, channels, size, classes);
     if (v.patch < 1 || size % v.patch) return -1.0;
     const objective_kind *kind = objective_find(cfg_str(c, "objective.name"));
     objective_settings os;
     objective_settings_from_config(c, &os);
     if (kind) kind->configure_model(&os, &v); // its head, and masked attention's key tokens
     int N = (size / v.patch) * (size / v.patch), keys = v.context_tokens > 0 ? v.context_tokens : N + v.cls;
-    return (double)steps * batch * 3.0 * vit_forward_flops_masked(&v, keys);
+    return (double)steps * batch * 3.0 * model_forward_flops_masked(&v, keys);
 }
 
 // GFLOP/s of C (M, N) = A (M, K) · B (K, N), median of a few calls.

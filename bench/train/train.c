@@ -14,7 +14,7 @@
 #include "../../core/rng.h"
 #include "../../core/tensorfile.h"
 #include "../../datasets/dataset.h"
-#include "../../models/vit.h"
+#include "../../models/model.h"
 #include "../../objectives/objective.h"
 #include <errno.h>
 #include <math.h>
@@ -81,7 +81,7 @@ static void load_data(run *r) {
 // evaluation sizes and their TTA neighbours; all must be multiples of the patch. Sets the
 // model's table size (training size) and the largest size (arena). Whether the objective
 // allows more than one size is its config_error's to say.
-static void resolution_setup(run *r, vit_config *vc) {
+static void resolution_setup(run *r, model_config *vc) {
     const config *c = r->cfg;
     int native = r->train.height;
     r->train_size = cfg_int(c, "data.resolution") > 0 ? (int)cfg_int(c, "data.resolution") : native;
@@ -98,13 +98,13 @@ static void resolution_setup(run *r, vit_config *vc) {
     const char *why = NULL;
     char key[64];
     if (cfg_int(c, "data.resolution") > 0) // the dataset's own size is checked by vit_config_error
-        why = vit_resolution_error(vc, r->train_size, "data.resolution");
-    for (int i = 0; !why && i < r->n_univit; i++) why = vit_resolution_error(vc, r->univit[i], "data.resolutions");
+        why = model_resolution_error(vc, r->train_size, "data.resolution");
+    for (int i = 0; !why && i < r->n_univit; i++) why = model_resolution_error(vc, r->univit[i], "data.resolutions");
     for (int i = 0; !why && i < s->n_eval_sizes; i++) {
-        why = vit_resolution_error(vc, eval_sizes[i], "eval.resolutions");
+        why = model_resolution_error(vc, eval_sizes[i], "eval.resolutions");
         for (int shift = -1; !why && delta > 0 && shift <= 1; shift += 2) {
             snprintf(key, sizeof key, "eval.tta_delta=%d around eval.resolutions %d", delta, eval_sizes[i]);
-            why = vit_resolution_error(vc, eval_sizes[i] + shift * delta, key);
+            why = model_resolution_error(vc, eval_sizes[i] + shift * delta, key);
         }
     }
     if (why) die_input("%s", why);
@@ -122,18 +122,18 @@ static void setup(run *r) {
     r->steps_per_epoch = r->train.n / r->batch; // the last partial batch of an epoch is dropped
     r->total_steps = (long)r->steps_per_epoch * r->epochs;
     r->seed = (uint32_t)cfg_int(c, "train.seed");
-    vit_config vc = vit_config_from_config(c, r->train.channels, r->train.height, r->train.num_classes);
+    model_config vc = model_config_from_config(c, r->train.channels, r->train.height, r->train.num_classes);
     objective_settings_from_config(c, &r->settings);
     resolution_setup(r, &vc);
     const char *why = objective_config_error(&r->settings);
     if (why) die_input("%s", why);
     const objective_kind *kind = objective_find(r->settings.name);
     kind->configure_model(&r->settings, &vc);
-    why = vit_config_error(&vc);
+    why = model_config_error(&vc);
     if (why) die_input("%s", why);
     int max_batch = r->batch > r->eval_batch ? r->batch : r->eval_batch;
     const ops_backend *ops = &ops_cpu;
-    vit_create(&r->model, &vc, ops, max_batch, r->seed);
+    model_create(&r->model, &vc, ops, max_batch, r->seed);
     objective_create(&r->obj, kind, &r->settings, &r->model, max_batch);
     r->optim = (optim_config){
         .lr = (float)cfg_float(c, "train.lr"),
@@ -306,13 +306,13 @@ static void epoch_order(run *r, int epoch) {
 // resized bicubically) into the model's input, and sets the model to that size.
 void load_batch(run *r, const dataset *ds, const int *idx, int B, const augment_config *aug, uint32_t epoch,
                        uint32_t step, int size) {
-    vit_set_resolution(&r->model, size);
-    dataset_make_batch_sized(ds, idx, B, aug, r->seed, epoch, step, size, vit_images(&r->model), r->labels, r->scratch);
+    model_set_resolution(&r->model, size);
+    dataset_make_batch_sized(ds, idx, B, aug, r->seed, epoch, step, size, model_images(&r->model), r->labels, r->scratch);
 }
 
 // One optimisation step on the batch at position `in_epoch` of epoch `epoch`. Returns the loss.
 static double train_step(run *r, int epoch, int in_epoch, double *grad_norm, float *lr) {
-    vit *m = &r->model;
+    model *m = &r->model;
     augment_config aug = {.crop_pad = (int)cfg_int(r->cfg, "data.crop_pad"), .hflip = cfg_bool(r->cfg, "data.hflip")};
     int size = r->n_univit > 0 ? resize_draw_size(r->univit, r->n_univit, r->seed, (uint32_t)epoch, (uint32_t)in_epoch)
                                : r->train_size;
@@ -321,7 +321,7 @@ static double train_step(run *r, int epoch, int in_epoch, double *grad_norm, flo
     double loss = r->obj.kind->train_forward(&r->obj, r->batch, r->labels, rng);
     if (!isfinite(loss)) return loss;
     m->ops->zero(m->grad, m->params.total);
-    vit_zero_act_grads(m);
+    model_zero_act_grads(m);
     r->obj.kind->train_backward(&r->obj, r->batch);
     *grad_norm = optim_step(m->ops, &m->params, m->param, m->grad, r->adam_m, r->adam_v, &r->optim, r->step, lr);
     return loss;
@@ -415,12 +415,12 @@ static void finish_file(run *r, const char *status, const eval_scores *last) {
         results_attr_double(r->res, "/final", "step_time_ms", median_double(t, r->train_hist.count));
         free(t);
     }
-    results_attr_int(r->res, "/final", "act_bytes", (int64_t)vit_activation_bytes(&r->model));
+    results_attr_int(r->res, "/final", "act_bytes", (int64_t)model_activation_bytes(&r->model));
     results_attr_double(r->res, "/final", "train_time_s", r->train_time_s);
     results_attr_int(r->res, "/final", "peak_mem_bytes", peak_rss_bytes());
     results_attr_int(r->res, "/final", "params", (int64_t)tensor_table_numel(&r->model.params));
     int train_keys = k->train_keys(&r->obj);
-    results_attr_double(r->res, "/final", "flops_per_step", 3.0 * vit_forward_flops_masked(&r->model.cfg, train_keys) * r->batch);
+    results_attr_double(r->res, "/final", "flops_per_step", 3.0 * model_forward_flops_masked(&r->model.cfg, train_keys) * r->batch);
     results_attr_int(r->res, "/final", "steps", r->step);
     results_attr_double(r->res, "/final", "images_per_s", r->train_time_s > 0 ? r->step * (double)r->batch / r->train_time_s : 0.0);
     if (results_close(r->res) != 0) die_fail("%s: closing the results file failed", r->partial_path);
@@ -435,7 +435,7 @@ static void free_run(run *r) {
     objective_free(&r->obj);
     if (ops) ops->free(r->adam_m);
     if (ops) ops->free(r->adam_v);
-    vit_free(&r->model);
+    model_free(&r->model);
     dataset_free(&r->train);
     dataset_free(&r->test);
     free(r->labels);
@@ -477,7 +477,7 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
     iso_time(r.started, sizeof r.started);
     open_results(&r);
 
-    vit *m = &r.model;
+    model *m = &r.model;
     printf("run %s: ViT d=%d L=%d H=%d patch %d, %zu parameters; %d train / %d test images; %d epochs x %d steps of %d\n",
            r.run_id, m->cfg.dim, m->cfg.depth, m->cfg.heads, m->cfg.patch, tensor_table_numel(&m->params), r.train.n,
            r.test.n, r.epochs, r.steps_per_epoch, r.batch);

@@ -8,7 +8,7 @@
 #include "train.h"
 #include "../../core/optimizer.h"
 #include "../../datasets/dataset.h"
-#include "../../models/vit.h"
+#include "../../models/model.h"
 #include "../../objectives/objective.h"
 #include <stdint.h>
 
@@ -25,7 +25,7 @@ typedef struct {
     const train_options *opt;
     char run_id[13], final_path[4096], partial_path[4096], ckpt_path[4096], weights_path[4096];
     dataset train, test;
-    vit model;
+    model model;
     objective obj;            // the objective (objectives/objective.h) and what it reads
     objective_settings settings;
     objective_env env;        // what the objective's evaluations borrow from the run

@@ -12,13 +12,13 @@
 
 // Attention statistics of the trained model on a fixed batch: the first (up to) 64 test images.
 void record_attention(run *r) {
-    vit *m = &r->model;
-    vit_set_context(m, m->T);
+    model *m = &r->model;
+    model_set_context(m, m->T);
     int B = r->test.n < 64 ? r->test.n : 64, L = m->cfg.depth, H = m->cfg.heads, g = m->grid;
-    if (B > vit_batch_capacity(m, m->T)) B = vit_batch_capacity(m, m->T); // MP3 arenas are sized for the context
+    if (B > model_batch_capacity(m, m->T)) B = model_batch_capacity(m, m->T); // MP3 arenas are sized for the context
     for (int b = 0; b < B; b++) r->batch_index[b] = b;
     load_batch(r, &r->test, r->batch_index, B, NULL, 0, 0, r->train_size);
-    vit_forward(m, B, 0, (rng_addr){0});
+    model_forward(m, B, 0, (rng_addr){0});
     int rh = 2 * g - 1, N = g * g;
     float *entropy = xmalloc((size_t)L * H * sizeof(float), "attention entropy");
     float *distance = xmalloc((size_t)L * H * sizeof(float), "attention distance");
@@ -30,7 +30,7 @@ void record_attention(run *r) {
         attention_stats st = {.H = H, .gh = g, .gw = g, .t0 = m->t0, .entropy = entropy + l * H,
                               .mean_distance = distance + l * H, .relmap = relmap + (size_t)l * H * rh * rh,
                               .cls_map = cls_map + (size_t)l * H * N};
-        m->ops->download(probs, vit_act(m, m->block_acts[l].att), probs_n * sizeof(float));
+        m->ops->download(probs, model_attention_probs(m, l), probs_n * sizeof(float));
         attention_stats_layer(&st, probs, B);
     }
     free(probs);
@@ -49,19 +49,19 @@ void record_attention(run *r) {
 // Mean-pooled patch features (cls excluded) after every block, full attention, no augmentation:
 // feats[l] (n, d) for the first n images of ds.
 static void block_features(run *r, const dataset *ds, int n, float **feats) {
-    vit *m = &r->model;
+    model *m = &r->model;
     int d = m->cfg.dim, T = m->T, t0 = m->t0, L = m->cfg.depth;
-    int chunk = vit_batch_capacity(m, T);
+    int chunk = model_batch_capacity(m, T);
     if (chunk > r->eval_batch) chunk = r->eval_batch;
-    vit_set_context(m, T);
+    model_set_context(m, T);
     float *x = xmalloc((size_t)chunk * T * d * sizeof(float), "block outputs (host)");
     for (int start = 0; start < n; start += chunk) {
         int B = n - start < chunk ? n - start : chunk;
         for (int b = 0; b < B; b++) r->batch_index[b] = start + b;
         load_batch(r, ds, r->batch_index, B, NULL, 0, 0, r->train_size);
-        vit_forward(m, B, 0, (rng_addr){0});
+        model_forward(m, B, 0, (rng_addr){0});
         for (int l = 0; l < L; l++) {
-            m->ops->download(x, vit_block_output(m, l), (size_t)B * T * d * sizeof(float)); // (B, T, d)
+            m->ops->download(x, model_block_output(m, l), (size_t)B * T * d * sizeof(float)); // (B, T, d)
 #pragma omp parallel for schedule(static)
             for (int b = 0; b < B; b++) {
                 float *f = feats[l] + (size_t)(start + b) * d;
@@ -80,7 +80,7 @@ static void block_features(run *r, const dataset *ds, int n, float **feats) {
 // test images as queries; /knn/top1 and /knn/top5 per block, the best layer in /final.
 void record_knn(run *r) {
     const config *c = r->cfg;
-    vit *m = &r->model;
+    model *m = &r->model;
     int L = m->cfg.depth, d = m->cfg.dim;
     int ntrain = (int)cfg_int(c, "eval.knn_train_limit"), ntest = (int)cfg_int(c, "eval.knn_test_limit");
     if (ntrain <= 0 || ntrain > r->train.n) ntrain = r->train.n;

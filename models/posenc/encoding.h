@@ -5,57 +5,58 @@
 // addition to the patch tokens, a rotation of q/k, or a bias on the attention scores), how it
 // follows another grid (set_grid: tables recomputed, resized or clipped), and what it needs
 // from the batch (tokens_forward draws CAPE's positions into the model's staging inputs).
-// Every hook is optional (NULL: the kind does nothing there). Hooks see the backbone's state
-// (models/vit.h) and keep their own tensors' indices in a small state struct of their own
-// (vit.pe_state), declared by declare_params / declare_acts.
+// Every hook is optional (NULL: the kind does nothing there). Hooks see the model's state
+// (models/model.h) and keep named pointers to their own tensors in a small state struct of
+// their own (model.pe_state), bound by model_add_param / model_add_act / model_add_input in
+// declare_params / declare_acts. The q/k and score hooks are for backbones with attention.
 #pragma once
 #include "../../core/rng.h"
 #include <stddef.h>
 
-struct vit;
-struct vit_config;
+struct model;
+struct model_config;
 
 typedef struct posenc_kind {
     const char *name; // the pe.kind value
     // NULL when the model config works with this kind, else a message naming the keys.
-    const char *(*config_error)(const struct vit_config *c);
-    // The kind's state (m->pe_state): state_size zeroed bytes, allocated by the backbone before
+    const char *(*config_error)(const struct model_config *c);
+    // The kind's state (m->pe_state): state_size zeroed bytes, allocated by the model before
     // create (NULL when 0) and freed after free. create/free handle what it points to.
     size_t state_size;
-    void (*create)(struct vit *m);
+    void (*create)(struct model *m);
     // Parameters: declared right after the cls token (a learned table), and inside block l's
-    // declarations, after the attention projection (a per-block table). The order of
+    // declarations, after the attention projection (a per-block table; backbones with attention). The order of
     // declarations fixes each tensor's initialisation stream: do not reorder.
-    void (*declare_params)(struct vit *m);
-    void (*declare_block_params)(struct vit *m, int l);
+    void (*declare_params)(struct model *m);
+    void (*declare_block_params)(struct model *m, int l);
     // Activations and staging inputs, sized for the largest grid and batch.
-    void (*declare_acts)(struct vit *m);
+    void (*declare_acts)(struct model *m);
     // The grid changed (or the model was just allocated): recompute the tables of the current
     // grid into the staging inputs and upload them.
-    void (*set_grid)(struct vit *m);
+    void (*set_grid)(struct model *m);
     // A (T, d) table added to every token by the embedding (abs, sin1d), and its gradient
     // buffer (NULL: nothing learned) with the backward that carries it to the parameters.
-    const float *(*table_forward)(struct vit *m);
-    float *(*table_grad)(struct vit *m);
-    void (*table_backward)(struct vit *m);
+    const float *(*table_forward)(struct model *m);
+    float *(*table_grad)(struct model *m);
+    void (*table_backward)(struct model *m);
     // MP3 reference tokens: the (T, d) rows a reference token adds (NULL: the kind cannot be
     // kept on reference tokens alone).
-    const float *(*reference_table)(struct vit *m);
+    const float *(*reference_table)(struct model *m);
     // Per-image addition to the embedded tokens x0 (B, T, d) (sin2d, cape). prepare_inputs runs
     // at the start of each forward (without reference tokens): per-step host draws (cape in
     // training) are staged and uploaded there; what only follows the grid belongs in set_grid.
-    void (*prepare_inputs)(struct vit *m, int B, int training, rng_addr rng);
-    void (*tokens_forward)(struct vit *m, int B);
+    void (*prepare_inputs)(struct model *m, int B, int training, rng_addr rng);
+    void (*tokens_forward)(struct model *m, int B);
     // Rotation of q and k in qkv (B, T, 3C) and its adjoint on dqkv (rope).
-    void (*qk_forward)(struct vit *m, float *qkv, int B);
-    void (*qk_backward)(struct vit *m, float *dqkv, int B);
+    void (*qk_forward)(struct model *m, float *qkv, int B);
+    void (*qk_backward)(struct model *m, float *dqkv, int B);
     // Attention-score bias of block l (H, T, T) (relbias), and its backward from dbias.
-    const float *(*bias_forward)(struct vit *m, int l);
-    const float *(*bias_saved)(struct vit *m, int l); // the bias the last forward computed
-    float *(*bias_grad)(struct vit *m, int l);       // where attention_backward puts dbias
-    float *(*bias_scratch)(struct vit *m);           // attention_backward's workspace
-    void (*bias_backward)(struct vit *m, int l);
-    void (*free)(struct vit *m);
+    const float *(*bias_forward)(struct model *m, int l);
+    const float *(*bias_saved)(struct model *m, int l); // the bias the last forward computed
+    float *(*bias_grad)(struct model *m, int l);       // where attention_backward puts dbias
+    float *(*bias_scratch)(struct model *m);           // attention_backward's workspace
+    void (*bias_backward)(struct model *m, int l);
+    void (*free)(struct model *m);
 } posenc_kind;
 
 // The registry: X(name) once per kind, in the order `--help` lists them.
@@ -75,4 +76,4 @@ const char *posenc_names(void);
 const char *posenc_reference_names(void);
 
 // For the kinds: NULL when model.dim suits a sinusoidal encoding (even), else why.
-const char *posenc_sinusoid_config_error(const struct vit_config *c);
+const char *posenc_sinusoid_config_error(const struct model_config *c);

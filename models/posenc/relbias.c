@@ -4,72 +4,77 @@
 // (posenc_relbias_index).
 #include "encoding.h"
 #include "tables.h"
-#include "../vit.h"
+#include "../model.h"
 #include "../../core/common.h"
 #include <stdio.h>
 #include <stdlib.h>
 
 typedef struct {
-    int *table;     // per block: parameter attn.rel_bias (H, K)
-    int *a_bias;    // per block: the expanded bias (H, T, T), with gradient
-    int in_index;   // (T, T) table entry of (query, key)
-    int a_scratch;  // (B, H, T, M) attention_backward's workspace for dbias
+    float **table, **table_grad; // per block: parameter attn.rel_bias (H, K)
+    float **bias, **bias_grad;   // per block: the expanded bias (H, T, T)
+    float *index, *index_host;   // (T, T) table entry of (query, key) (ints): backend, host
+    float *scratch;              // (B, H, T, M) attention_backward's workspace for dbias
     int entries;    // K
 } relbias_state;
 
-static void relbias_create(vit *m) {
+static void relbias_create(model *m) {
     relbias_state *s = m->pe_state;
-    s->table = xcalloc((size_t)m->cfg.depth, sizeof(int), "relbias tables");
-    s->a_bias = xcalloc((size_t)m->cfg.depth, sizeof(int), "relbias activations");
+    size_t L = (size_t)m->cfg.depth;
+    s->table = xcalloc(L, sizeof *s->table, "relbias tables");
+    s->table_grad = xcalloc(L, sizeof *s->table_grad, "relbias table gradients");
+    s->bias = xcalloc(L, sizeof *s->bias, "relbias activations");
+    s->bias_grad = xcalloc(L, sizeof *s->bias_grad, "relbias activation gradients");
     s->entries = posenc_relbias_entries(m->grid0, m->cfg.cls);
 }
 
-static void relbias_free(vit *m) {
+static void relbias_free(model *m) {
     relbias_state *s = m->pe_state;
     free(s->table);
-    free(s->a_bias);
+    free(s->table_grad);
+    free(s->bias);
+    free(s->bias_grad);
 }
 
-static void relbias_declare_block_params(vit *m, int l) {
+static void relbias_declare_block_params(model *m, int l) {
     relbias_state *s = m->pe_state;
     char name[TENSOR_NAME_MAX];
     snprintf(name, sizeof name, "blocks.%d.attn.rel_bias", l);
-    s->table[l] = vit_add_param(m, name, 0, m->cfg.heads, s->entries);
+    model_add_param(m, name, INIT_ZERO, 0, m->cfg.heads, s->entries, &s->table[l], &s->table_grad[l]);
 }
 
-static void relbias_declare_acts(vit *m) {
+static void relbias_declare_acts(model *m) {
     relbias_state *s = m->pe_state;
     size_t H = (size_t)m->cfg.heads, T = (size_t)m->T_max;
     char name[TENSOR_NAME_MAX];
     for (int l = 0; l < m->cfg.depth; l++) {
         snprintf(name, sizeof name, "blocks.%d.attn.bias", l);
-        s->a_bias[l] = vit_add_act(m, name, H * T * T, 1);
+        model_add_act(m, name, H * T * T, &s->bias[l], &s->bias_grad[l]);
     }
-    s->in_index = vit_add_input(m, "rel_index", T * T);
-    s->a_scratch = vit_add_act(m, "attn.bias_scratch", (size_t)m->max_batch * H * T * m->M_alloc, 0);
+    model_add_input(m, "rel_index", T * T, &s->index, &s->index_host);
+    model_add_act(m, "attn.bias_scratch", (size_t)m->max_batch * H * T * m->M_alloc, &s->scratch, NULL);
 }
 
-static void relbias_set_grid(vit *m) {
+static void relbias_set_grid(model *m) {
     relbias_state *s = m->pe_state;
-    posenc_relbias_index((int *)vit_staged(m, s->in_index), m->grid, m->grid, m->grid0, m->cfg.cls);
-    vit_upload_input(m, s->in_index, (size_t)m->T * m->T);
+    posenc_relbias_index((int *)s->index_host, m->grid, m->grid, m->grid0, m->cfg.cls);
+    model_upload(m, s->index_host, (size_t)m->T * m->T);
 }
 
-static const float *relbias_bias_forward(vit *m, int l) {
+static const float *relbias_bias_forward(model *m, int l) {
     relbias_state *s = m->pe_state;
-    float *bias = vit_act(m, s->a_bias[l]);
-    m->ops->bias_gather_forward(bias, vit_param(m, s->table[l]), (const int *)vit_input(m, s->in_index), m->cfg.heads,
+    float *bias = s->bias[l];
+    m->ops->bias_gather_forward(bias, s->table[l], (const int *)s->index, m->cfg.heads,
                                 m->T * m->T, s->entries);
     return bias;
 }
 
-static const float *relbias_bias_saved(vit *m, int l) { return vit_act(m, ((relbias_state *)m->pe_state)->a_bias[l]); }
-static float *relbias_bias_grad(vit *m, int l) { return vit_dact(m, ((relbias_state *)m->pe_state)->a_bias[l]); }
-static float *relbias_scratch(vit *m) { return vit_act(m, ((relbias_state *)m->pe_state)->a_scratch); }
+static const float *relbias_bias_saved(model *m, int l) { return ((relbias_state *)m->pe_state)->bias[l]; }
+static float *relbias_bias_grad(model *m, int l) { return ((relbias_state *)m->pe_state)->bias_grad[l]; }
+static float *relbias_scratch(model *m) { return ((relbias_state *)m->pe_state)->scratch; }
 
-static void relbias_bias_backward(vit *m, int l) {
+static void relbias_bias_backward(model *m, int l) {
     relbias_state *s = m->pe_state;
-    m->ops->bias_gather_backward(vit_grad(m, s->table[l]), vit_dact(m, s->a_bias[l]), (const int *)vit_input(m, s->in_index),
+    m->ops->bias_gather_backward(s->table_grad[l], s->bias_grad[l], (const int *)s->index,
                                  m->cfg.heads, m->T * m->T, s->entries);
 }
 

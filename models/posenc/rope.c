@@ -3,14 +3,14 @@
 // half with the row); cls is not rotated. Tables are computed for each grid.
 #include "encoding.h"
 #include "tables.h"
-#include "../vit.h"
+#include "../model.h"
 #include <stdio.h>
 
 typedef struct {
-    int in_cos, in_sin; // (N, Dh/2) rotation tables of the current grid
+    float *cos, *sin, *cos_host, *sin_host; // (N, Dh/2) rotation tables of the current grid: backend, host
 } rope_state;
 
-static const char *rope_config_error(const struct vit_config *c) {
+static const char *rope_config_error(const struct model_config *c) {
     static char msg[256];
     if (c->heads < 1 || c->dim % c->heads != 0) return NULL; // the backbone names that
     const char *why = posenc_rope_error(c->dim / c->heads, c->rope_dims);
@@ -20,31 +20,31 @@ static const char *rope_config_error(const struct vit_config *c) {
 }
 
 
-static void rope_declare_acts(vit *m) {
+static void rope_declare_acts(model *m) {
     rope_state *s = m->pe_state;
     size_t pairs = (size_t)(m->cfg.dim / m->cfg.heads) / 2;
-    s->in_cos = vit_add_input(m, "rope_cos", (size_t)m->N_max * pairs);
-    s->in_sin = vit_add_input(m, "rope_sin", (size_t)m->N_max * pairs);
+    model_add_input(m, "rope_cos", (size_t)m->N_max * pairs, &s->cos, &s->cos_host);
+    model_add_input(m, "rope_sin", (size_t)m->N_max * pairs, &s->sin, &s->sin_host);
 }
 
-static void rope_set_grid(vit *m) {
+static void rope_set_grid(model *m) {
     rope_state *s = m->pe_state;
-    const vit_config *c = &m->cfg;
+    const model_config *c = &m->cfg;
     int head_dim = c->dim / c->heads;
     float base = c->rope_base > 0 ? c->rope_base : posenc_rope_default_base(c->rope_dims);
-    posenc_rope_tables(vit_staged(m, s->in_cos), vit_staged(m, s->in_sin), m->grid, m->grid, head_dim, c->rope_dims, base);
-    vit_upload_input(m, s->in_cos, (size_t)m->N * (head_dim / 2));
-    vit_upload_input(m, s->in_sin, (size_t)m->N * (head_dim / 2));
+    posenc_rope_tables(s->cos_host, s->sin_host, m->grid, m->grid, head_dim, c->rope_dims, base);
+    model_upload(m, s->cos_host, (size_t)m->N * (head_dim / 2));
+    model_upload(m, s->sin_host, (size_t)m->N * (head_dim / 2));
 }
 
-static void rope_qk_forward(vit *m, float *qkv, int B) {
+static void rope_qk_forward(model *m, float *qkv, int B) {
     rope_state *s = m->pe_state;
-    m->ops->rope_forward(qkv, vit_input(m, s->in_cos), vit_input(m, s->in_sin), B, m->T, m->cfg.dim, m->cfg.heads, m->t0);
+    m->ops->rope_forward(qkv, s->cos, s->sin, B, m->T, m->cfg.dim, m->cfg.heads, m->t0);
 }
 
-static void rope_qk_backward(vit *m, float *dqkv, int B) {
+static void rope_qk_backward(model *m, float *dqkv, int B) {
     rope_state *s = m->pe_state;
-    m->ops->rope_backward(dqkv, vit_input(m, s->in_cos), vit_input(m, s->in_sin), B, m->T, m->cfg.dim, m->cfg.heads, m->t0);
+    m->ops->rope_backward(dqkv, s->cos, s->sin, B, m->T, m->cfg.dim, m->cfg.heads, m->t0);
 }
 
 const posenc_kind posenc_rope = {

@@ -3,14 +3,14 @@
 // kept on MP3 reference tokens.
 #include "encoding.h"
 #include "tables.h"
-#include "../vit.h"
+#include "../model.h"
 #include <stdio.h>
 
 typedef struct {
-    int in_table; // (T, d)
+    float *table, *table_host; // (T, d): backend, host staging
 } sin1d_state;
 
-const char *posenc_sinusoid_config_error(const struct vit_config *c) {
+const char *posenc_sinusoid_config_error(const struct model_config *c) {
     static char msg[160];
     if (c->dim % 2 == 0) return NULL;
     snprintf(msg, sizeof msg, "pe.kind=%s needs an even model.dim (cos and sin pairs), got %d", c->pe_kind, c->dim);
@@ -18,18 +18,18 @@ const char *posenc_sinusoid_config_error(const struct vit_config *c) {
 }
 
 
-static void sin1d_declare_acts(vit *m) {
+static void sin1d_declare_acts(model *m) {
     sin1d_state *s = m->pe_state;
-    s->in_table = vit_add_input(m, "pos_sin1d", (size_t)m->T_max * m->cfg.dim);
+    model_add_input(m, "pos_sin1d", (size_t)m->T_max * m->cfg.dim, &s->table, &s->table_host);
 }
 
-static void sin1d_set_grid(vit *m) {
+static void sin1d_set_grid(model *m) {
     sin1d_state *s = m->pe_state;
-    posenc_sin1d_table(vit_staged(m, s->in_table), m->T, m->cfg.dim, m->t0);
-    vit_upload_input(m, s->in_table, (size_t)m->T * m->cfg.dim);
+    posenc_sin1d_table(s->table_host, m->T, m->cfg.dim, m->t0);
+    model_upload(m, s->table_host, (size_t)m->T * m->cfg.dim);
 }
 
-static const float *sin1d_table(vit *m) { return vit_input(m, ((sin1d_state *)m->pe_state)->in_table); }
+static const float *sin1d_table(model *m) { return ((sin1d_state *)m->pe_state)->table; }
 
 const posenc_kind posenc_sin1d = {
     .name = "sin1d",

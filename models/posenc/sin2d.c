@@ -5,74 +5,73 @@
 // kept on MP3 reference tokens (the (T, d) table of the grid positions).
 #include "encoding.h"
 #include "tables.h"
-#include "../vit.h"
+#include "../model.h"
 #include <stdio.h>
 
 typedef struct {
-    int in_x, in_y;  // (B, N) positions of this forward
-    int a_table;     // reference tokens: (T, d) sin2d of the grid positions; -1 otherwise
+    float *x, *y, *x_host, *y_host; // (B, N) positions of this forward: backend, host staging
+    float *table;    // reference tokens: (T, d) sin2d of the grid positions; NULL otherwise
     int drawn;       // the positions hold CAPE's training draws, not the grid
 } sin2d_state;
 
 
-static void sin2d_declare_acts(vit *m) {
+static void sin2d_declare_acts(model *m) {
     sin2d_state *s = m->pe_state;
     size_t BN = (size_t)m->max_batch * m->N_max;
-    s->in_x = vit_add_input(m, "pos_x", BN);
-    s->in_y = vit_add_input(m, "pos_y", BN);
-    s->a_table = m->cfg.ref_tokens > 0 ? vit_add_act(m, "ref_table", (size_t)m->T_max * m->cfg.dim, 0) : -1;
+    model_add_input(m, "pos_x", BN, &s->x, &s->x_host);
+    model_add_input(m, "pos_y", BN, &s->y, &s->y_host);
+    if (m->cfg.ref_tokens > 0) model_add_act(m, "ref_table", (size_t)m->T_max * m->cfg.dim, &s->table, NULL);
 }
 
-static void upload_positions(vit *m, size_t n) {
+static void upload_positions(model *m, size_t n) {
     sin2d_state *s = m->pe_state;
-    vit_upload_input(m, s->in_x, n);
-    vit_upload_input(m, s->in_y, n);
+    model_upload(m, s->x_host, n);
+    model_upload(m, s->y_host, n);
 }
 
 // The grid positions for every image of a batch, staged and uploaded once per grid.
-static void stage_grid_positions(vit *m) {
+static void stage_grid_positions(model *m) {
     sin2d_state *s = m->pe_state;
-    posenc_eval_positions(vit_staged(m, s->in_x), vit_staged(m, s->in_y), m->max_batch, m->grid, m->grid);
+    posenc_eval_positions(s->x_host, s->y_host, m->max_batch, m->grid, m->grid);
     upload_positions(m, (size_t)m->max_batch * m->N);
     s->drawn = 0;
 }
 
 // The positions of the new grid; with reference tokens, the (T, d) table every token would
 // get at those positions.
-static void sin2d_set_grid(vit *m) {
+static void sin2d_set_grid(model *m) {
     sin2d_state *s = m->pe_state;
     stage_grid_positions(m);
-    if (s->a_table < 0) return;
-    float *table = vit_act(m, s->a_table);
-    m->ops->zero(table, (size_t)m->T * m->cfg.dim);
-    m->ops->sincos2d_add(table, vit_input(m, s->in_x), vit_input(m, s->in_y), 1, m->T, m->cfg.dim, m->t0);
+    if (!s->table) return;
+    m->ops->zero(s->table, (size_t)m->T * m->cfg.dim);
+    m->ops->sincos2d_add(s->table, s->x, s->y, 1, m->T, m->cfg.dim, m->t0);
 }
 
-static const float *sin2d_reference_table(vit *m) { return vit_act(m, ((sin2d_state *)m->pe_state)->a_table); }
+static const float *sin2d_reference_table(model *m) { return ((sin2d_state *)m->pe_state)->table; }
 
 // cape in training: the grid positions augmented per image (models/posenc/tables.h); at
 // evaluation the grid again (restaged only after a training draw replaced it).
-static void cape_prepare(vit *m, int B, int training, rng_addr rng) {
+static void cape_prepare(model *m, int B, int training, rng_addr rng) {
     sin2d_state *s = m->pe_state;
     if (!training) {
         if (s->drawn) stage_grid_positions(m);
         return;
     }
-    const vit_config *c = &m->cfg;
+    const model_config *c = &m->cfg;
     cape_config cc = {c->cape_global_shift, c->cape_local_shift < 0 ? cape_default_local_shift(m->grid) : c->cape_local_shift,
                       c->cape_scale};
-    posenc_cape_positions(vit_staged(m, s->in_x), vit_staged(m, s->in_y), B, m->grid, m->grid, &cc, rng.seed, rng.epoch,
+    posenc_cape_positions(s->x_host, s->y_host, B, m->grid, m->grid, &cc, rng.seed, rng.epoch,
                           rng.step);
     upload_positions(m, (size_t)B * m->N);
     s->drawn = 1;
 }
 
-static void sin2d_tokens_forward(vit *m, int B) {
+static void sin2d_tokens_forward(model *m, int B) {
     sin2d_state *s = m->pe_state;
-    m->ops->sincos2d_add(vit_act(m, m->a_x0), vit_input(m, s->in_x), vit_input(m, s->in_y), B, m->T, m->cfg.dim, m->t0);
+    m->ops->sincos2d_add(m->activations.x0, s->x, s->y, B, m->T, m->cfg.dim, m->t0);
 }
 
-static const char *cape_config_error(const struct vit_config *c) {
+static const char *cape_config_error(const struct model_config *c) {
     const char *why = posenc_sinusoid_config_error(c);
     if (why) return why;
     cape_config cc = {c->cape_global_shift, c->cape_local_shift == -1.0f ? 0.0f : c->cape_local_shift, c->cape_scale};

@@ -86,5 +86,5 @@ int posenc_relbias_entries(int table_g, int cls);
 //   patch i -> patch j: (dr + g-1)·(2g-1) + (dc + g-1), g = table_g, with dr = r_i - r_j and
 //                       dc = c_i - c_j each clipped to [-(g-1), g-1]
 //   cls -> patch: K-3;  patch -> cls: K-2;  cls -> cls: K-1
-// For gh = gw = table_g no offset is clipped and this is vit.c's fill_rel_index exactly.
+// For gh = gw = table_g no offset is clipped and this is the relbias index of the training grid exactly.
 void posenc_relbias_index(int *index, int gh, int gw, int table_g, int cls);

@@ -44,7 +44,7 @@ static const char *mp3_objective_config_error(const objective_settings *s) {
 }
 
 // Keys from the context only; reference tokens when objective.ref_fraction > 0.
-static void mp3_configure_model(const objective_settings *s, vit_config *mc) {
+static void mp3_configure_model(const objective_settings *s, model_config *mc) {
     mc->token_head = 1; // row t0 + n of the (B, T, N) logits predicts n; cls rows are ignored
     mc->head_name = "pos_head";
     if (mc->patch > 0 && mc->image_size % mc->patch == 0) {
@@ -56,7 +56,7 @@ static void mp3_configure_model(const objective_settings *s, vit_config *mc) {
 
 static void mp3_obj_create(objective *o) {
     mp3_state *st = xcalloc(1, sizeof *st, "mp3 objective");
-    vit *m = o->model;
+    model *m = o->model;
     st->context_patches = m->cfg.context_tokens - m->t0;
     mp3_create(&st->loss, o->ops, o->max_batch, m->N, m->t0);
     o->state = st;
@@ -71,17 +71,17 @@ static void mp3_obj_free(objective *o) {
 
 static double mp3_train_forward(objective *o, int B, const int32_t *labels, rng_addr rng) {
     mp3_state *st = o->state;
-    vit *m = o->model;
-    mp3_sample_context(vit_context(m), B, m->N, m->t0, st->context_patches, o->s.seed, rng.epoch, rng.step, 0);
-    vit_set_context(m, m->t0 + st->context_patches);
-    const float *logits = vit_forward(m, B, 1, rng);
+    model *m = o->model;
+    mp3_sample_context(model_context(m), B, m->N, m->t0, st->context_patches, o->s.seed, rng.epoch, rng.step, 0);
+    model_set_context(m, m->t0 + st->context_patches);
+    const float *logits = model_forward(m, B, 1, rng);
     return mp3_forward(&st->loss, logits, B);
 }
 
 static void mp3_train_backward(objective *o, int B) {
     mp3_state *st = o->state;
-    mp3_backward(&st->loss, vit_dlogits(o->model), B);
-    vit_backward(o->model, B);
+    mp3_backward(&st->loss, model_dlogits(o->model), B);
+    model_backward(o->model, B);
 }
 
 // Position accuracy of the first `limit` test images (0 = all) at test masking ratio eta;
@@ -90,25 +90,25 @@ static void mp3_train_backward(objective *o, int B) {
 // same at every eta; reference patches are not counted (their position is in their input).
 static eval_scores position_accuracy(objective *o, objective_env *env, double eta, uint32_t context_epoch, int limit) {
     mp3_state *st = o->state;
-    vit *m = o->model;
+    model *m = o->model;
     int n = limit > 0 && limit < env->test_n ? limit : env->test_n, Mp = mp3_context_patches(m->N, eta), M = m->t0 + Mp;
-    int chunk = vit_batch_capacity(m, M);
+    int chunk = model_batch_capacity(m, M);
     if (chunk > env->eval_batch) chunk = env->eval_batch;
     long correct = 0, total = 0, correct_nb = 0, total_nb = 0;
     double loss_sum = 0.0;
     for (int start = 0; start < n; start += chunk) {
         int B = n - start < chunk ? n - start : chunk;
         env->load_test(env, start, B, o->s.train_size);
-        mp3_sample_context(vit_context(m), B, m->N, m->t0, Mp, o->s.seed, context_epoch, 0, (uint32_t)start);
-        vit_set_context(m, M);
+        mp3_sample_context(model_context(m), B, m->N, m->t0, Mp, o->s.seed, context_epoch, 0, (uint32_t)start);
+        model_set_context(m, M);
         rng_addr refs = {.seed = o->s.seed, .epoch = EVAL_CONTEXT, .index = (uint32_t)start};
-        const float *logits = vit_forward(m, B, 0, refs);
+        const float *logits = model_forward(m, B, 0, refs);
         loss_sum += mp3_forward(&st->loss, logits, B) * B;
         const int *pred = mp3_predict(&st->loss, logits, B);
-        mp3_count_correct(pred, vit_images(m), B, m->cfg.channels, m->cfg.image_size, m->cfg.patch, vit_reference_tokens(m),
-                          vit_reference_width(m), m->t0, &correct, &total, &correct_nb, &total_nb);
+        mp3_count_correct(pred, model_images(m), B, m->cfg.channels, m->cfg.image_size, m->cfg.patch, model_reference_tokens(m),
+                          model_reference_width(m), m->t0, &correct, &total, &correct_nb, &total_nb);
     }
-    vit_set_context(m, m->T);
+    model_set_context(m, m->T);
     return (eval_scores){{(double)correct / total, total_nb ? (double)correct_nb / total_nb : NAN}, loss_sum / n};
 }
 
@@ -143,10 +143,10 @@ static void record_position_curve(objective *o, objective_env *env) {
 // masked (context view) or that no patch landed on (reassembly) are 0.5 grey.
 static void record_samples(objective *o, objective_env *env) {
     mp3_state *st = o->state;
-    vit *m = o->model;
+    model *m = o->model;
     int S = o->s.samples;
     if (S > env->test_n) S = env->test_n;
-    if (S > vit_batch_capacity(m, m->T)) S = vit_batch_capacity(m, m->T);
+    if (S > model_batch_capacity(m, m->T)) S = model_batch_capacity(m, m->T);
     if (S <= 0) return;
     int C = m->cfg.channels, size = m->cfg.image_size, p = m->cfg.patch, N = m->N, t0 = m->t0;
     size_t image_floats = (size_t)C * size * size;
@@ -160,13 +160,13 @@ static void record_samples(objective *o, objective_env *env) {
     for (int e = 0; e < E; e++) {
         int Mp = mp3_context_patches(N, sample_test_etas[e]);
         env->load_test(env, 0, S, o->s.train_size);
-        int *ctx = vit_context(m);
+        int *ctx = model_context(m);
         mp3_sample_context(ctx, S, N, t0, Mp, o->s.seed, EVAL_CONTEXT + 0x100u + (uint32_t)e, 0, 0);
-        vit_set_context(m, t0 + Mp);
-        const float *logits = vit_forward(m, S, 0, (rng_addr){0});
+        model_set_context(m, t0 + Mp);
+        const float *logits = model_forward(m, S, 0, (rng_addr){0});
         const int *pred = mp3_predict(&st->loss, logits, S);
         for (int b = 0; b < S; b++) {
-            float *img = vit_images(m) + (size_t)b * image_floats; // back to pixel units in place (host staging)
+            float *img = model_images(m) + (size_t)b * image_floats; // back to pixel units in place (host staging)
             for (size_t k = 0; k < image_floats; k++) {
                 int c = (int)(k / ((size_t)size * size));
                 img[k] = img[k] * std[c] + mean[c];
@@ -183,7 +183,7 @@ static void record_samples(objective *o, objective_env *env) {
         record_f32(env->rec, name, 4, dims, rebuilt);
     }
     record_f32(env->rec, "/samples/original", 4, dims, original);
-    vit_set_context(m, m->T);
+    model_set_context(m, m->T);
     free(patches);
     free(original);
     free(context);

@@ -26,7 +26,7 @@ static const char *supervised_config_error(const objective_settings *s) {
     return NULL;
 }
 
-static void supervised_configure_model(const objective_settings *s, vit_config *mc) {
+static void supervised_configure_model(const objective_settings *s, model_config *mc) {
     mc->token_head = 0;
     mc->head_name = "head";
 }
@@ -63,14 +63,14 @@ static const int32_t *upload_labels(objective *o, const int32_t *labels, int B) 
 static double supervised_train_forward(objective *o, int B, const int32_t *labels, rng_addr rng) {
     supervised_state *st = o->state;
     const int32_t *y = upload_labels(o, labels, B);
-    const float *logits = vit_forward(o->model, B, 1, rng);
+    const float *logits = model_forward(o->model, B, 1, rng);
     return supervised_forward(&st->train_loss, logits, y, B);
 }
 
 static void supervised_train_backward(objective *o, int B) {
     supervised_state *st = o->state;
-    supervised_backward(&st->train_loss, vit_dlogits(o->model), st->labels, B);
-    vit_backward(o->model, B);
+    supervised_backward(&st->train_loss, model_dlogits(o->model), st->labels, B);
+    model_backward(o->model, B);
 }
 
 // Top-1, top-5 and loss on the test set at the training size.
@@ -82,7 +82,7 @@ static eval_scores supervised_evaluate(objective *o, objective_env *env) {
         int B = env->test_n - start < env->eval_batch ? env->test_n - start : env->eval_batch;
         env->load_test(env, start, B, o->s.train_size);
         const int32_t *y = upload_labels(o, env->labels, B);
-        const float *logits = vit_forward(o->model, B, 0, (rng_addr){0});
+        const float *logits = model_forward(o->model, B, 0, (rng_addr){0});
         loss_sum += supervised_forward(&st->eval_loss, logits, y, B) * B;
         supervised_count_topk(&st->eval_loss, logits, y, B, &top1, &top5);
     }
@@ -101,7 +101,7 @@ static void record_resolutions(objective *o, objective_env *env, double top1_tra
     const objective_settings *s = &o->s;
     if (s->n_eval_sizes == 0) return;
     supervised_state *st = o->state;
-    vit *m = o->model;
+    model *m = o->model;
     const record_sink *rec = env->rec;
     int n = s->n_eval_sizes, K = m->cfg.num_classes, delta = s->tta_delta, test_n = env->test_n;
     float size[OBJECTIVE_MAX_SIZES], top1[OBJECTIVE_MAX_SIZES], top5[OBJECTIVE_MAX_SIZES], loss[OBJECTIVE_MAX_SIZES],
@@ -119,7 +119,7 @@ static void record_resolutions(objective *o, objective_env *env, double top1_tra
                 env->load_test(env, start, B, S + shift * delta);
                 if (!y) y = upload_labels(o, env->labels, B);
                 double t = now_seconds();
-                const float *logits = vit_forward(m, B, 0, (rng_addr){0});
+                const float *logits = model_forward(m, B, 0, (rng_addr){0});
                 if (shift == 0) {
                     o->ops->synchronize();
                     forward_s += now_seconds() - t;
@@ -162,7 +162,7 @@ static void record_resolutions(objective *o, objective_env *env, double top1_tra
     record_int(rec, "/resolution", "train_size", s->train_size);
     record_int(rec, "/resolution", "tta_delta", delta);
     record_int(rec, "/resolution", "images", test_n);
-    vit_set_resolution(m, s->train_size);
+    model_set_resolution(m, s->train_size);
 }
 
 static void supervised_record_final(objective *o, objective_env *env, const eval_scores *last) {

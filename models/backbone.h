@@ -1,0 +1,59 @@
+// models/backbone.h — the backbone interface: one table entry per `model.arch`, the module
+// that owns a model's blocks (models/backbones/<arch>.c). The shared steps around them (embed,
+// position encoding, final norm, head; memory) are models/model.c's, so a new backbone (gMLP,
+// a 1D audio model) is a sibling of the ViT's blocks and touches its own file and one line of
+// BACKBONE_KINDS below.
+// The blocks map the encoded tokens x (B, T, d) to features of the same shape; what they keep
+// for the backward and their parameters are declared through model_add_param / model_add_act
+// (models/model.h) into a state struct of their own (m->arch_state).
+#pragma once
+#include "../core/rng.h"
+#include <stddef.h>
+
+struct model;
+struct model_config;
+
+typedef struct backbone_kind {
+    const char *name;        // the model.arch value
+    const char *description; // one line for --help and README
+    // NULL when the config works with these blocks, else a message naming the keys (for
+    // example an encoding the blocks cannot use, or masked attention without attention).
+    const char *(*config_error)(const struct model_config *c);
+    // The blocks' state (m->arch_state): state_size zeroed bytes, allocated by the model before
+    // declare and freed after free; free handles what it points to.
+    size_t state_size;
+    // Parameters of every block (called after the embedding's, before the head's: the order of
+    // declarations fixes each tensor's initialisation stream), and activations sized for
+    // max_batch images at the largest grid (and m->M_alloc key tokens).
+    void (*declare_params)(struct model *m);
+    void (*declare_acts)(struct model *m);
+    void (*free)(struct model *m);
+    // Forward of all blocks from x (B, m->T, d); returns the last block's output (B, T, d).
+    // dropout > 0 and drop_path apply only in training; draws at `rng` with the purpose and
+    // index of each site (RNG_DROPOUT 1 + 2l and 2 + 2l, RNG_DROPPATH 2l and 2l + 1).
+    const float *(*forward)(struct model *m, const float *x, int B, int training, float dropout, rng_addr rng);
+    // Where the gradient of the output goes (the caller writes it before backward).
+    float *(*output_grad)(struct model *m);
+    // Backward of all blocks of the last forward: from output_grad to dx (B, T, d), which it
+    // overwrites; x is the forward's input. Parameter gradients accumulate.
+    void (*backward)(struct model *m, const float *x, float *dx, int B);
+    // The output of block `layer` in the last forward (B, T, d).
+    const float *(*block_output)(const struct model *m, int layer);
+    // Attention probabilities of block `layer` (B, H, T, M); NULL hook: no attention.
+    const float *(*attention_probs)(const struct model *m, int layer);
+    // 1: supports masked attention with a context of M < T key tokens (model_set_context).
+    int masked_attention;
+    // Forward FLOPs of one block per image with T tokens and M key tokens (multiply-add = 2).
+    double (*block_flops)(const struct model_config *c, int T, int M);
+} backbone_kind;
+
+// The registry: X(name) once per backbone, in the order `--help` lists them.
+#define BACKBONE_KINDS(X) X(vit)
+#define BACKBONE_CHOICE_(name) "|" #name
+#define BACKBONE_CHOICES (BACKBONE_KINDS(BACKBONE_CHOICE_) + 1)
+#define BACKBONE_DECLARE(name) extern const backbone_kind backbone_##name;
+BACKBONE_KINDS(BACKBONE_DECLARE)
+#undef BACKBONE_DECLARE
+
+// The backbone named `name` (NULL: "vit"), or NULL when there is none.
+const backbone_kind *backbone_find(const char *name);

@@ -1,0 +1,336 @@
+// models/backbones/vit.c — model.arch=vit: the Transformer's blocks (METHODS.md "ViT
+// backbone"): pre-LN x += DropPath(Dropout(Attn(LN(x)))), x += DropPath(Dropout(MLP(LN(x)))),
+// MLP = fc2(GELU(fc1)), the attention multi-head with the position encoding's hooks on q/k
+// (rope) and on the scores (relbias).
+// MP3's masked attention: with a context of M < T key tokens per image, queries come from all
+// T tokens but keys and values are computed for the M context tokens only, so the qkv
+// projection costs T·d² + 2·M·d² and attention T×M. In a model built with context_tokens, each
+// block's qkv activation keeps only q (B, T, C) followed by k|v (B, M, 2C) of the context (no
+// gradient of its own); the (B, T, 3C) layout the attention op reads is one buffer shared by
+// every block (mask_qkv, with the shared gradient), re-packed from the block's q and k|v in
+// the backward. LN1 of the context tokens (B, M, C) is also shared (re-gathered in the
+// backward), and so are the gradients of q and k|v (gradient only). A full-attention forward
+// of such a model (B <= model_batch_capacity(m, T), so 3·B·T·C <= the block's T·C + 2·M·C
+// floats per arena image) stores its whole qkv in the block's activation and its gradient in
+// the shared one.
+#include "../model.h"
+#include "../../core/common.h"
+#include <stdio.h>
+#include <stdlib.h>
+
+typedef struct {
+    float *norm1_w, *norm1_b;  // (d)
+    float *qkv_w, *qkv_b;      // (3d, d), (3d): rows [0, d) q, [d, 2d) k, [2d, 3d) v
+    float *proj_w, *proj_b;    // (d, d), (d)
+    float *norm2_w, *norm2_b;  // (d)
+    float *fc1_w, *fc1_b;      // (hd, d), (hd)
+    float *fc2_w, *fc2_b;      // (d, hd), (d)
+} vit_block_weights;
+
+// A block's activations (B, T, ...) and, with the same type, their gradients (NULL where a
+// tensor has none, and for the dropout tensors without dropout).
+typedef struct {
+    float *ln1, *ln1_mean, *ln1_rstd;   // (B, T, d), (B, T), (B, T)
+    float *qkv;                         // (B, T, 3d); masked model: q (B, T, d) then k|v (B, M, 2d)
+    float *probs;                       // (B, H, T, M) attention probabilities
+    float *attn;                        // (B, T, d) attention output (heads concatenated)
+    float *proj, *proj_drop, *proj_mask; // (B, T, d) projection, after dropout, dropout mask
+    float *res1;                        // (B, T, d) x + branch 1
+    float *ln2, *ln2_mean, *ln2_rstd;
+    float *fc1, *gelu;                  // (B, T, hd)
+    float *fc2, *fc2_drop, *fc2_mask;   // (B, T, d)
+    float *res2;                        // (B, T, d) the block's output
+    float *keep1, *keep2;               // (B) drop-path scales of the two branches
+} vit_block_acts;
+
+typedef struct {
+    vit_block_weights *weights, *weight_grads; // per block
+    vit_block_acts *acts, *act_grads;           // per block
+    // Masked attention (models built with context_tokens), shared by every block: the packed
+    // (B, T, 3C) qkv and its gradient, LN1 of the context (B, M, C) and its gradient, the
+    // gradients of q (B, T, C) and of k|v (B, M, 2C). NULL otherwise.
+    float *mask_qkv, *mask_dqkv, *mask_ln1_ctx, *mask_dln1_ctx, *mask_dq, *mask_dkv;
+} vit_state;
+
+static vit_state *state(const model *m) { return m->arch_state; }
+
+static void vit_declare_params(model *m) {
+    vit_state *s = state(m);
+    const model_config *c = &m->cfg;
+    char name[TENSOR_NAME_MAX];
+    int d = c->dim, hd = c->mlp_ratio * c->dim;
+    s->weights = xcalloc((size_t)c->depth, sizeof *s->weights, "vit block weights");
+    s->weight_grads = xcalloc((size_t)c->depth, sizeof *s->weight_grads, "vit block weight gradients");
+    for (int l = 0; l < c->depth; l++) {
+        vit_block_weights *w = &s->weights[l], *dw = &s->weight_grads[l];
+#define P(field, suffix, init, decay, d0, d1)                   \
+    snprintf(name, sizeof name, "blocks.%d.%s", l, suffix);     \
+    model_add_param(m, name, init, decay, d0, d1, &w->field, &dw->field)
+        P(norm1_w, "norm1.weight", INIT_ONE, 0, d, 0);
+        P(norm1_b, "norm1.bias", INIT_ZERO, 0, d, 0);
+        P(qkv_w, "attn.qkv.weight", INIT_TRUNC_NORMAL, 1, 3 * d, d);
+        P(qkv_b, "attn.qkv.bias", INIT_ZERO, 0, 3 * d, 0);
+        P(proj_w, "attn.proj.weight", INIT_TRUNC_NORMAL, 1, d, d);
+        P(proj_b, "attn.proj.bias", INIT_ZERO, 0, d, 0);
+        if (m->pe->declare_block_params) m->pe->declare_block_params(m, l);
+        P(norm2_w, "norm2.weight", INIT_ONE, 0, d, 0);
+        P(norm2_b, "norm2.bias", INIT_ZERO, 0, d, 0);
+        P(fc1_w, "mlp.fc1.weight", INIT_TRUNC_NORMAL, 1, hd, d);
+        P(fc1_b, "mlp.fc1.bias", INIT_ZERO, 0, hd, 0);
+        P(fc2_w, "mlp.fc2.weight", INIT_TRUNC_NORMAL, 1, d, hd);
+        P(fc2_b, "mlp.fc2.bias", INIT_ZERO, 0, d, 0);
+#undef P
+    }
+}
+
+static void vit_declare_acts(model *m) {
+    vit_state *s = state(m);
+    const model_config *c = &m->cfg;
+    char name[TENSOR_NAME_MAX];
+    // Sized for the largest input: every (B, T, ...) activation of a smaller one is a prefix.
+    size_t B = (size_t)m->max_batch, T = (size_t)m->T_max, d = (size_t)c->dim;
+    size_t BT = B * T, BTd = BT * d, hd = (size_t)c->mlp_ratio * d, BM = B * (size_t)m->M_alloc;
+    int masked = c->context_tokens > 0;
+    s->acts = xcalloc((size_t)c->depth, sizeof *s->acts, "vit block activations");
+    s->act_grads = xcalloc((size_t)c->depth, sizeof *s->act_grads, "vit block activation gradients");
+    for (int l = 0; l < c->depth; l++) {
+        vit_block_acts *a = &s->acts[l], *da = &s->act_grads[l];
+#define A(field, suffix, n)                                     \
+    snprintf(name, sizeof name, "blocks.%d.%s", l, suffix);     \
+    model_add_act(m, name, n, &a->field, &da->field)
+#define A_NOGRAD(field, suffix, n)                              \
+    snprintf(name, sizeof name, "blocks.%d.%s", l, suffix);     \
+    model_add_act(m, name, n, &a->field, NULL)
+        A(ln1, "norm1", BTd);
+        A_NOGRAD(ln1_mean, "norm1.mean", BT);
+        A_NOGRAD(ln1_rstd, "norm1.rstd", BT);
+        if (masked) { // q (B, T, C) then k|v (B, M, 2C); or a full qkv of a smaller batch (see above)
+            A_NOGRAD(qkv, "qkv", BTd + 2 * BM * d);
+        } else {
+            A(qkv, "qkv", 3 * BTd);
+        }
+        A_NOGRAD(probs, "attn.probs", B * c->heads * T * m->M_alloc);
+        A(attn, "attn.out", BTd);
+        A(proj, "attn.proj", BTd);
+        A(res1, "residual1", BTd);
+        A(ln2, "norm2", BTd);
+        A_NOGRAD(ln2_mean, "norm2.mean", BT);
+        A_NOGRAD(ln2_rstd, "norm2.rstd", BT);
+        A(fc1, "mlp.fc1", BT * hd);
+        A(gelu, "mlp.gelu", BT * hd);
+        A(fc2, "mlp.fc2", BTd);
+        A(res2, "residual2", BTd);
+        A_NOGRAD(keep1, "drop_path1", B);
+        A_NOGRAD(keep2, "drop_path2", B);
+        if (c->dropout > 0) {
+            A(proj_drop, "attn.proj.dropout", BTd);
+            A_NOGRAD(proj_mask, "attn.proj.dropout_mask", BTd);
+            A(fc2_drop, "mlp.fc2.dropout", BTd);
+            A_NOGRAD(fc2_mask, "mlp.fc2.dropout_mask", BTd);
+        }
+#undef A
+#undef A_NOGRAD
+    }
+    if (masked) {
+        model_add_act(m, "attn.qkv", 3 * BTd, &s->mask_qkv, &s->mask_dqkv);
+        model_add_grad_only(m, "attn.q", BTd, &s->mask_dq);
+        model_add_act(m, "norm1.context", BM * d, &s->mask_ln1_ctx, &s->mask_dln1_ctx);
+        model_add_grad_only(m, "attn.kv", BM * 2 * d, &s->mask_dkv);
+    }
+}
+
+static void vit_free(model *m) {
+    vit_state *s = state(m);
+    free(s->weights);
+    free(s->weight_grads);
+    free(s->acts);
+    free(s->act_grads);
+}
+
+static int masked_attention(const model *m) { return m->M < m->T; }
+
+static attention_desc block_attention(const model *m, int B) {
+    attention_desc d = {.B = B, .T = m->T, .C = m->cfg.dim, .H = m->cfg.heads, .M = m->M};
+    if (masked_attention(m)) d.kv_index = (const int *)m->batch.context;
+    return d;
+}
+
+// The (B, T, 3C) qkv the attention of a block reads: the block's own, or (masked attention)
+// the shared one packed from the block's q and k|v.
+static float *block_qkv(const model *m, const vit_block_acts *a) {
+    return masked_attention(m) ? state(m)->mask_qkv : a->qkv;
+}
+// Its gradient: the block's own in a model without masked attention, else the shared one.
+static float *block_dqkv(const model *m, const vit_block_acts *da) {
+    return state(m)->mask_dqkv ? state(m)->mask_dqkv : da->qkv;
+}
+
+// Masked attention: packs a block's q (B, T, C) and context k|v (B, M, 2C), kept in its qkv
+// activation, into the shared (B, T, 3C) buffer, rotated by RoPE when the model has it.
+static void qkv_pack(model *m, const vit_block_acts *a, int B) {
+    vit_state *s = state(m);
+    int d = m->cfg.dim, T = m->T;
+    const float *q = a->qkv, *kv = q + (size_t)B * T * d;
+    m->ops->qkv_pack_forward(s->mask_qkv, q, kv, (const int *)m->batch.context, B, T, m->M, d);
+    if (m->pe->qk_forward) m->pe->qk_forward(m, s->mask_qkv, B);
+}
+
+// qkv of a block: one projection of all tokens, or (masked) q of all tokens and k|v of the
+// context tokens only, kept per block (T·C + 2·M·C floats per image) and packed into the
+// shared (B, T, 3C) layout the attention op reads; RoPE applied.
+static void qkv_forward(model *m, const vit_block_weights *w, const vit_block_acts *a, int B) {
+    const ops_backend *ops = m->ops;
+    int d = m->cfg.dim, T = m->T, M = m->M, BT = B * T;
+    if (!masked_attention(m)) {
+        ops->linear_forward(a->qkv, a->ln1, w->qkv_w, w->qkv_b, BT, d, 3 * d);
+        if (m->pe->qk_forward) m->pe->qk_forward(m, a->qkv, B);
+        return;
+    }
+    vit_state *s = state(m);
+    const int *ctx = (const int *)m->batch.context;
+    float *q = a->qkv, *kv = q + (size_t)BT * d;
+    ops->linear_forward(q, a->ln1, w->qkv_w, w->qkv_b, BT, d, d);
+    ops->gather_tokens_forward(s->mask_ln1_ctx, a->ln1, ctx, B, T, M, d);
+    ops->linear_forward(kv, s->mask_ln1_ctx, w->qkv_w + (size_t)d * d, w->qkv_b + d, B * M, d, 2 * d);
+    qkv_pack(m, a, B);
+}
+
+static void qkv_backward(model *m, const vit_block_weights *w, const vit_block_weights *dw, const vit_block_acts *a,
+                         const vit_block_acts *da, int B) {
+    const ops_backend *ops = m->ops;
+    int d = m->cfg.dim, T = m->T, M = m->M, BT = B * T;
+    if (!masked_attention(m)) {
+        ops->linear_backward(da->ln1, dw->qkv_w, dw->qkv_b, block_dqkv(m, da), a->ln1, w->qkv_w, BT, d, 3 * d);
+        return;
+    }
+    vit_state *s = state(m);
+    const int *ctx = (const int *)m->batch.context;
+    // The shared transients: the forward's values belong to the last block, and their
+    // gradients accumulate, so re-gather this block's LN1 context and zero the gradients.
+    ops->gather_tokens_forward(s->mask_ln1_ctx, a->ln1, ctx, B, T, M, d);
+    ops->zero(s->mask_dq, (size_t)BT * d);
+    ops->zero(s->mask_dln1_ctx, (size_t)B * M * d);
+    ops->zero(s->mask_dkv, (size_t)B * M * 2 * d);
+    ops->qkv_pack_backward(s->mask_dq, s->mask_dkv, block_dqkv(m, da), ctx, B, T, M, d);
+    ops->linear_backward(s->mask_dln1_ctx, dw->qkv_w + (size_t)d * d, dw->qkv_b + d, s->mask_dkv, s->mask_ln1_ctx,
+                         w->qkv_w + (size_t)d * d, B * M, d, 2 * d);
+    ops->gather_tokens_backward(da->ln1, s->mask_dln1_ctx, ctx, B, T, M, d);
+    ops->linear_backward(da->ln1, dw->qkv_w, dw->qkv_b, s->mask_dq, a->ln1, w->qkv_w, BT, d, d);
+}
+
+static rng_addr site(rng_addr base, uint32_t purpose, uint32_t index) {
+    base.purpose = purpose;
+    base.index = index;
+    return base;
+}
+
+// Applies dropout to a residual branch when it is on; returns what the residual reads.
+static const float *branch_output(const model *m, float *out, float *dropped, float *mask, float p, size_t n, rng_addr addr) {
+    if (p <= 0.0f || !dropped) return out;
+    m->ops->dropout_forward(dropped, mask, out, n, p, addr);
+    return dropped;
+}
+
+static const float *vit_forward(model *m, const float *x, int B, int training, float dropout, rng_addr rng) {
+    const ops_backend *ops = m->ops;
+    const vit_state *s = state(m);
+    const model_config *c = &m->cfg;
+    int d = c->dim, hd = c->mlp_ratio * c->dim, T = m->T, BT = B * T;
+    size_t BTd = (size_t)BT * d;
+    attention_desc ad = block_attention(m, B);
+    for (int l = 0; l < c->depth; l++) {
+        const vit_block_weights *w = &s->weights[l];
+        const vit_block_acts *a = &s->acts[l];
+        float dp = training && c->depth > 1 ? c->drop_path * (float)l / (float)(c->depth - 1)
+                                            : (training ? c->drop_path : 0.0f);
+        ops->drop_path_scales(a->keep1, B, dp, site(rng, RNG_DROPPATH, 2 * l));
+        ops->drop_path_scales(a->keep2, B, dp, site(rng, RNG_DROPPATH, 2 * l + 1));
+
+        ops->layernorm_forward(a->ln1, a->ln1_mean, a->ln1_rstd, x, w->norm1_w, w->norm1_b, BT, d);
+        qkv_forward(m, w, a, B);
+        if (m->pe->bias_forward) ad.bias = m->pe->bias_forward(m, l);
+        ops->attention_forward(a->attn, a->probs, block_qkv(m, a), &ad);
+        ops->linear_forward(a->proj, a->attn, w->proj_w, w->proj_b, BT, d, d);
+        const float *branch1 = branch_output(m, a->proj, a->proj_drop, a->proj_mask, dropout, BTd, site(rng, RNG_DROPOUT, 1 + 2 * l));
+        ops->residual_forward(a->res1, x, branch1, a->keep1, B, (size_t)T * d);
+
+        ops->layernorm_forward(a->ln2, a->ln2_mean, a->ln2_rstd, a->res1, w->norm2_w, w->norm2_b, BT, d);
+        ops->linear_forward(a->fc1, a->ln2, w->fc1_w, w->fc1_b, BT, d, hd);
+        ops->gelu_forward(a->gelu, a->fc1, (size_t)BT * hd);
+        ops->linear_forward(a->fc2, a->gelu, w->fc2_w, w->fc2_b, BT, hd, d);
+        const float *branch2 = branch_output(m, a->fc2, a->fc2_drop, a->fc2_mask, dropout, BTd, site(rng, RNG_DROPOUT, 2 + 2 * l));
+        ops->residual_forward(a->res2, a->res1, branch2, a->keep2, B, (size_t)T * d);
+        x = a->res2;
+    }
+    return x;
+}
+
+static float *vit_output_grad(model *m) { return state(m)->act_grads[m->cfg.depth - 1].res2; }
+
+static void vit_backward(model *m, const float *x0, float *dx0, int B) {
+    const ops_backend *ops = m->ops;
+    const vit_state *s = state(m);
+    const model_config *c = &m->cfg;
+    int d = c->dim, hd = c->mlp_ratio * c->dim, T = m->T, BT = B * T;
+    size_t BTd = (size_t)BT * d;
+    int dropout = m->training_dropout;
+    attention_desc ad = block_attention(m, B);
+    for (int l = c->depth - 1; l >= 0; l--) {
+        const vit_block_weights *w = &s->weights[l], *dw = &s->weight_grads[l];
+        const vit_block_acts *a = &s->acts[l], *da = &s->act_grads[l];
+        const float *x = l > 0 ? s->acts[l - 1].res2 : x0;
+        float *dx = l > 0 ? s->act_grads[l - 1].res2 : dx0;
+
+        // Branch 2: the gradient arrives at the dropout output when dropout ran.
+        ops->residual_backward(da->res1, dropout ? da->fc2_drop : da->fc2, da->res2, a->keep2, B, (size_t)T * d);
+        if (dropout) ops->dropout_backward(da->fc2, da->fc2_drop, a->fc2_mask, BTd);
+        ops->linear_backward(da->gelu, dw->fc2_w, dw->fc2_b, da->fc2, a->gelu, w->fc2_w, BT, hd, d);
+        ops->gelu_backward(da->fc1, da->gelu, a->fc1, (size_t)BT * hd);
+        ops->linear_backward(da->ln2, dw->fc1_w, dw->fc1_b, da->fc1, a->ln2, w->fc1_w, BT, d, hd);
+        ops->layernorm_backward(da->res1, dw->norm2_w, dw->norm2_b, da->ln2, a->res1, w->norm2_w, a->ln2_mean, a->ln2_rstd, BT, d);
+
+        // Branch 1.
+        ops->residual_backward(dx, dropout ? da->proj_drop : da->proj, da->res1, a->keep1, B, (size_t)T * d);
+        if (dropout) ops->dropout_backward(da->proj, da->proj_drop, a->proj_mask, BTd);
+        ops->linear_backward(da->attn, dw->proj_w, dw->proj_b, da->proj, a->attn, w->proj_w, BT, d, d);
+        // The shared qkv holds the last block's values and its gradient accumulates: re-pack
+        // this block's and zero the gradient first.
+        if (masked_attention(m)) qkv_pack(m, a, B);
+        float *dqkv = block_dqkv(m, da);
+        if (s->mask_dqkv) ops->zero(dqkv, (size_t)BT * 3 * d);
+        if (m->pe->bias_forward) {
+            ad.bias = m->pe->bias_saved(m, l);
+            ops->attention_backward(dqkv, m->pe->bias_grad(m, l), m->pe->bias_scratch(m), da->attn, block_qkv(m, a), a->probs, &ad);
+            m->pe->bias_backward(m, l);
+        } else {
+            ops->attention_backward(dqkv, NULL, NULL, da->attn, block_qkv(m, a), a->probs, &ad);
+        }
+        if (m->pe->qk_backward) m->pe->qk_backward(m, dqkv, B);
+        qkv_backward(m, w, dw, a, da, B);
+        ops->layernorm_backward(dx, dw->norm1_w, dw->norm1_b, da->ln1, x, w->norm1_w, a->ln1_mean, a->ln1_rstd, BT, d);
+    }
+}
+
+static const float *vit_block_output(const model *m, int layer) { return state(m)->acts[layer].res2; }
+static const float *vit_attention_probs(const model *m, int layer) { return state(m)->acts[layer].probs; }
+
+static double vit_block_flops(const model_config *c, int T, int M) {
+    double d = c->dim, hd = (double)c->mlp_ratio * c->dim;
+    return 2.0 * T * d * (d + d + 2 * hd) + 2.0 * M * d * 2 * d + 2.0 * 2.0 * T * M * d;
+}
+
+const backbone_kind backbone_vit = {
+    .name = "vit",
+    .description = "Transformer blocks: pre-LN multi-head attention and a GELU MLP",
+    .state_size = sizeof(vit_state),
+    .declare_params = vit_declare_params,
+    .declare_acts = vit_declare_acts,
+    .free = vit_free,
+    .forward = vit_forward,
+    .output_grad = vit_output_grad,
+    .backward = vit_backward,
+    .block_output = vit_block_output,
+    .attention_probs = vit_attention_probs,
+    .masked_attention = 1,
+    .block_flops = vit_block_flops,
+};

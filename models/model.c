@@ -1,0 +1,483 @@
+// models/model.c — the steps every backbone shares: tensor declarations and the arenas they
+// bind to, initialisation, resolution changes, the embedding with its position encoding,
+// the final norm and head, and forward/backward around the backbone's blocks. Position
+// encodings are reached only through their hooks (models/posenc/encoding.h), blocks only
+// through theirs (models/backbone.h), memory only through the op backend.
+#include "model.h"
+#include "../core/common.h"
+#include "../core/rng.h"
+#include "posenc/tables.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+// A named pointer (or two) to fill once the arenas exist.
+enum { BIND_PARAM, BIND_ACT, BIND_INPUT };
+typedef struct model_binding {
+    int table;          // BIND_*
+    int index;          // in params / acts / inputs
+    int grad_index;     // BIND_ACT: in act_grads, -1 without a gradient
+    float **value;      // param / act / backend input
+    float **other;      // grad / act grad / host staging
+} model_binding;
+
+static int max_size(const model_config *c) { return c->max_image_size > c->image_size ? c->max_image_size : c->image_size; }
+
+const char *model_resolution_error(const model_config *c, int size, const char *key) {
+    static char msg[256];
+    if (c->patch < 1 || size < c->patch || size % c->patch != 0) {
+        snprintf(msg, sizeof msg, "%s: image size %d is not a multiple of model.patch=%d (valid: %d, %d, %d, ...)", key,
+                 size, c->patch, c->patch, 2 * c->patch, 3 * c->patch);
+        return msg;
+    }
+    if (size > max_size(c)) {
+        snprintf(msg, sizeof msg, "%s: image size %d is larger than the %d the model was built for", key, size, max_size(c));
+        return msg;
+    }
+    int grid = size / c->patch;
+    if (c->ref_tokens > grid * grid) {
+        snprintf(msg, sizeof msg, "%s: image size %d has %d patches, fewer than the %d reference tokens", key, size,
+                 grid * grid, c->ref_tokens);
+        return msg;
+    }
+    return NULL;
+}
+
+const char *model_config_error(const model_config *c) {
+    static char msg[256];
+    const backbone_kind *arch = backbone_find(c->arch);
+    if (!arch) {
+        snprintf(msg, sizeof msg, "model.arch=%s is not a backbone (valid: %s)", c->arch, BACKBONE_CHOICES);
+        return msg;
+    }
+    if (c->patch < 1 || c->image_size % c->patch != 0) {
+        snprintf(msg, sizeof msg, "model.patch=%d does not divide the image size %d (valid: a divisor of %d)",
+                 c->patch, c->image_size, c->image_size);
+        return msg;
+    }
+    if (c->heads < 1 || c->dim % c->heads != 0) {
+        snprintf(msg, sizeof msg, "model.heads=%d does not divide model.dim=%d", c->heads, c->dim);
+        return msg;
+    }
+    if (c->dim < 1 || c->depth < 1 || c->mlp_ratio < 1 || c->num_classes < 1 || c->channels < 1)
+        return "model.dim, model.depth, model.mlp_ratio must be >= 1";
+    if (c->drop_path < 0.0f || c->drop_path >= 1.0f) return "model.drop_path must be in [0, 1)";
+    if (c->dropout < 0.0f || c->dropout >= 1.0f) return "model.dropout must be in [0, 1)";
+    if (c->max_image_size % c->patch != 0) {
+        snprintf(msg, sizeof msg, "largest image size %d is not a multiple of model.patch=%d", c->max_image_size, c->patch);
+        return msg;
+    }
+    const posenc_kind *pe = posenc_find(c->pe_kind ? c->pe_kind : "none");
+    if (!pe) {
+        snprintf(msg, sizeof msg, "pe.kind=%s is not a position encoding (valid: %s)", c->pe_kind, posenc_names());
+        return msg;
+    }
+    const char *why = pe->config_error ? pe->config_error(c) : NULL;
+    if (why) return why;
+    int N = (c->image_size / c->patch) * (c->image_size / c->patch), T = N + (c->cls ? 1 : 0);
+    if (c->ref_tokens < 0 || c->ref_tokens > N) {
+        snprintf(msg, sizeof msg, "%d reference tokens: must be in [0, %d] (the patches of one image)", c->ref_tokens, N);
+        return msg;
+    }
+    if (c->ref_tokens > 0 && !pe->reference_table) {
+        snprintf(msg, sizeof msg, "reference tokens (objective.ref_fraction > 0) keep a position encoding that every token "
+                 "could have: pe.kind must be one of %s", posenc_reference_names());
+        return msg;
+    }
+    if (c->context_tokens < 0 || c->context_tokens > T) {
+        snprintf(msg, sizeof msg, "masked attention with %d key tokens: must be in [1, %d]", c->context_tokens, T);
+        return msg;
+    }
+    if (c->context_tokens > 0 && !arch->masked_attention) {
+        snprintf(msg, sizeof msg, "model.arch=%s has no attention to mask (the objective needs masked attention)", arch->name);
+        return msg;
+    }
+    return arch->config_error ? arch->config_error(c) : NULL;
+}
+
+// --- declarations and the named pointers they bind ---
+
+static void bind(model *m, int table, int index, int grad_index, float **value, float **other) {
+    if (!value && !other) return;
+    if (m->binding_count == m->binding_capacity) {
+        m->binding_capacity = m->binding_capacity ? 2 * m->binding_capacity : 256;
+        m->bindings = xrealloc(m->bindings, (size_t)m->binding_capacity * sizeof *m->bindings, "model bindings");
+    }
+    m->bindings[m->binding_count++] = (model_binding){table, index, grad_index, value, other};
+}
+
+int model_add_param(model *m, const char *name, param_init init, int decay, int d0, int d1, float **value, float **grad) {
+    int shape[2] = {d0, d1};
+    int index = tensor_table_add(&m->params, name, decay, d1 > 0 ? 2 : 1, shape);
+    m->params.items[index].init = init;
+    bind(m, BIND_PARAM, index, -1, value, grad);
+    return index;
+}
+
+// An activation of act_n floats with a gradient of grad_n floats (0: none; only those slots
+// are zeroed each step).
+static int add_act_sized(model *m, const char *name, size_t act_n, size_t grad_n, float **value, float **grad) {
+    int shape[1] = {(int)act_n}, grad_shape[1] = {(int)grad_n};
+    int index = tensor_table_add(&m->acts, name, 0, 1, shape);
+    int grad_index = grad_n ? tensor_table_add(&m->act_grads, name, 0, 1, grad_shape) : -1;
+    bind(m, BIND_ACT, index, grad_index, value, grad);
+    return index;
+}
+int model_add_act(model *m, const char *name, size_t n, float **value, float **grad) {
+    return add_act_sized(m, name, n, grad ? n : 0, value, grad);
+}
+// A gradient buffer with no activation of its own (its activation entry is 1 float, unused).
+int model_add_grad_only(model *m, const char *name, size_t n, float **grad) { return add_act_sized(m, name, 1, n, NULL, grad); }
+
+int model_add_input(model *m, const char *name, size_t n, float **backend, float **host) {
+    int shape[1] = {(int)n};
+    int index = tensor_table_add(&m->inputs, name, 0, 1, shape);
+    bind(m, BIND_INPUT, index, -1, backend, host);
+    return index;
+}
+
+// Points every bound name into the arenas.
+static void resolve_bindings(model *m) {
+    for (int i = 0; i < m->binding_count; i++) {
+        const model_binding *b = &m->bindings[i];
+        float *value = NULL, *other = NULL;
+        if (b->table == BIND_PARAM) {
+            value = m->param + m->params.items[b->index].offset;
+            other = m->grad + m->params.items[b->index].offset;
+        } else if (b->table == BIND_ACT) {
+            value = m->act + m->acts.items[b->index].offset;
+            other = b->grad_index >= 0 ? m->dact + m->act_grads.items[b->grad_index].offset : NULL;
+        } else {
+            value = m->input + m->inputs.items[b->index].offset;
+            other = m->staging + m->inputs.items[b->index].offset;
+        }
+        if (b->value) *b->value = value;
+        if (b->other) *b->other = other;
+    }
+}
+
+void model_upload(model *m, const float *host, size_t n) {
+    for (int i = 0; i < m->inputs.count; i++) {
+        const tensor_info *info = &m->inputs.items[i];
+        if (m->staging + info->offset != host) continue;
+        if (n > info->numel) die_fail("internal: upload of %zu floats into input %s of %zu", n, info->name, info->numel);
+        m->ops->upload(m->input + info->offset, host, n * sizeof(float));
+        return;
+    }
+    die_fail("internal: model_upload of a host pointer that is not a staged input");
+}
+
+static void declare_params(model *m) {
+    const model_config *c = &m->cfg;
+    char name[TENSOR_NAME_MAX];
+    model_weights *w = &m->weights, *dw = &m->weight_grads;
+    int d = c->dim, pd = c->channels * c->patch * c->patch;
+    model_add_param(m, "patch_embed.weight", INIT_TRUNC_NORMAL, 1, d, pd, &w->patch_w, &dw->patch_w);
+    model_add_param(m, "patch_embed.bias", INIT_ZERO, 0, d, 0, &w->patch_b, &dw->patch_b);
+    if (c->cls) model_add_param(m, "cls_token", INIT_TRUNC_NORMAL, 0, d, 0, &w->cls_token, &dw->cls_token);
+    if (m->pe->declare_params) m->pe->declare_params(m);
+    m->arch->declare_params(m);
+    model_add_param(m, "norm.weight", INIT_ONE, 0, d, 0, &w->norm_w, &dw->norm_w);
+    model_add_param(m, "norm.bias", INIT_ZERO, 0, d, 0, &w->norm_b, &dw->norm_b);
+    const char *head = c->head_name ? c->head_name : "head";
+    int outputs = c->token_head ? m->N : c->num_classes;
+    snprintf(name, sizeof name, "%s.weight", head);
+    model_add_param(m, name, INIT_TRUNC_NORMAL, 1, outputs, d, &w->head_w, &dw->head_w);
+    snprintf(name, sizeof name, "%s.bias", head);
+    model_add_param(m, name, INIT_ZERO, 0, outputs, 0, &w->head_b, &dw->head_b);
+}
+
+static void declare_acts(model *m) {
+    const model_config *c = &m->cfg;
+    model_activations *a = &m->activations, *da = &m->activation_grads;
+    model_batch *in = &m->batch, *host = &m->batch_host;
+    // Sized for the largest input: every (B, T, ...) activation of a smaller one is a prefix.
+    size_t B = (size_t)m->max_batch, T = (size_t)m->T_max, N = (size_t)m->N_max, d = (size_t)c->dim;
+    size_t BT = B * T, BTd = BT * d, BM = B * (size_t)m->M_alloc, S = (size_t)max_size(c);
+    model_add_input(m, "images", B * c->channels * S * S, &in->images, &host->images);
+    // Token index 0 for every image (the cls gather): zeros, as the inputs are allocated.
+    model_add_input(m, "cls_index", B, &in->cls_index, &host->cls_index);
+    if (c->context_tokens > 0) model_add_input(m, "context", BM, &in->context, &host->context);
+    model_add_act(m, "patches", B * N * c->channels * c->patch * c->patch, &a->patches, NULL);
+    model_add_act(m, "patch_embed", B * N * d, &a->embed, &da->embed);
+    int R = c->ref_tokens;
+    size_t BR = B * (size_t)(m->t0 + R); // cls (always) + R patches per image
+    if (R > 0) {
+        model_add_input(m, "ref_index", BR, &in->ref_index, &host->ref_index);
+        model_add_act(m, "ref_rows", BR * d, &a->ref_rows, m->pe->table_grad ? &da->ref_rows : NULL);
+    }
+    if (m->pe->declare_acts) m->pe->declare_acts(m);
+    model_add_act(m, "tokens", BTd, &a->x0, &da->x0);
+    if (c->dropout > 0) {
+        model_add_act(m, "tokens.dropout", BTd, &a->x0_drop, &da->x0_drop);
+        model_add_act(m, "tokens.dropout_mask", BTd, &a->x0_mask, NULL);
+    }
+    m->arch->declare_acts(m);
+    model_add_act(m, "norm", BTd, &a->final, &da->final);
+    model_add_act(m, "norm.mean", BT, &a->final_mean, NULL);
+    model_add_act(m, "norm.rstd", BT, &a->final_rstd, NULL);
+    model_add_act(m, "features", B * d, &a->features, &da->features);
+    model_add_act(m, "logits", c->token_head ? BT * m->N : B * c->num_classes, &a->logits, &da->logits);
+}
+
+void model_init_params(model *m, uint32_t seed) {
+    float *host = xmalloc_aligned(m->params.total * sizeof(float), "initial parameters");
+    for (int i = 0; i < m->params.count; i++) {
+        const tensor_info *info = &m->params.items[i];
+        float *p = host + info->offset;
+        rng_stream s = rng_stream_make(seed, RNG_INIT, 0, 0, (uint32_t)i);
+        switch ((param_init)info->init) {
+        case INIT_ZERO: memset(p, 0, info->numel * sizeof(float)); break;
+        case INIT_ONE: for (size_t k = 0; k < info->numel; k++) p[k] = 1.0f; break;
+        case INIT_TRUNC_NORMAL: for (size_t k = 0; k < info->numel; k++) p[k] = rng_trunc_normal(&s, 0.02f); break;
+        default: die_fail("internal: parameter %s has no initialisation", info->name);
+        }
+    }
+    m->ops->upload(m->param, host, m->params.total * sizeof(float));
+    free(host);
+}
+
+void model_set_resolution(model *m, int size) {
+    if (size == m->image_size) return;
+    const char *why = model_resolution_error(&m->cfg, size, "image size");
+    if (why) die_input("%s", why);
+    if (m->M != m->T) die_fail("internal: model_set_resolution during masked attention");
+    m->image_size = size;
+    m->grid = size / m->cfg.patch;
+    m->N = m->grid * m->grid;
+    m->T = m->N + m->t0;
+    m->M = m->T;
+    if (m->pe->set_grid) m->pe->set_grid(m);
+}
+
+void model_create(model *m, const model_config *cfg, const ops_backend *ops, int max_batch, uint32_t seed) {
+    memset(m, 0, sizeof *m);
+    const char *why = model_config_error(cfg);
+    if (why) die_input("%s", why);
+    m->cfg = *cfg;
+    m->ops = ops;
+    m->max_batch = max_batch;
+    m->t0 = cfg->cls ? 1 : 0;
+    m->grid0 = cfg->image_size / cfg->patch;
+    m->T0 = m->grid0 * m->grid0 + m->t0;
+    m->arch = backbone_find(cfg->arch);
+    m->pe = posenc_find(cfg->pe_kind ? cfg->pe_kind : "none");
+    m->grid_max = max_size(cfg) / cfg->patch;
+    m->N_max = m->grid_max * m->grid_max;
+    m->T_max = m->N_max + m->t0;
+    m->image_size = cfg->image_size;
+    m->grid = m->grid0;
+    m->N = m->grid * m->grid;
+    m->T = m->T0;
+    m->M_alloc = cfg->context_tokens > 0 ? cfg->context_tokens : m->T_max;
+    m->M = m->T;
+    tensor_table_init(&m->params);
+    tensor_table_init(&m->acts);
+    tensor_table_init(&m->act_grads);
+    tensor_table_init(&m->inputs);
+    m->arch_state = m->arch->state_size ? xcalloc(1, m->arch->state_size, "backbone state") : NULL;
+    m->pe_state = m->pe->state_size ? xcalloc(1, m->pe->state_size, "position encoding state") : NULL;
+    if (m->pe->create) m->pe->create(m);
+    declare_params(m);
+    declare_acts(m);
+    m->param = ops->alloc(m->params.total * sizeof(float), "parameters");
+    m->grad = ops->alloc(m->params.total * sizeof(float), "gradients");
+    m->act = ops->alloc(m->acts.total * sizeof(float), "activations");
+    m->dact = ops->alloc(m->act_grads.total * sizeof(float), "activation gradients");
+    m->input = ops->alloc(m->inputs.total * sizeof(float), "model inputs");
+    m->staging = xmalloc_aligned(m->inputs.total * sizeof(float), "model inputs (host staging)");
+    resolve_bindings(m);
+    m->ref_scratch = cfg->ref_tokens > 0 ? xmalloc((size_t)m->N_max * sizeof(int), "reference draw") : NULL;
+    if (m->pe->set_grid) m->pe->set_grid(m);
+    model_init_params(m, seed);
+}
+
+void model_free(model *m) {
+    if (m->pe && m->pe->free) m->pe->free(m);
+    if (m->arch && m->arch->free) m->arch->free(m);
+    free(m->pe_state);
+    free(m->arch_state);
+    m->ops->free(m->param);
+    m->ops->free(m->grad);
+    m->ops->free(m->act);
+    m->ops->free(m->dact);
+    m->ops->free(m->input);
+    free(m->staging);
+    free(m->bindings);
+    free(m->ref_scratch);
+    tensor_table_free(&m->params);
+    tensor_table_free(&m->acts);
+    tensor_table_free(&m->act_grads);
+    tensor_table_free(&m->inputs);
+    memset(m, 0, sizeof *m);
+}
+
+float *model_images(model *m) { return m->batch_host.images; }
+float *model_dlogits(model *m) { return m->activation_grads.logits; }
+const int *model_reference_tokens(const model *m) { return (const int *)m->batch_host.ref_index; }
+int model_reference_width(const model *m) { return m->cfg.ref_tokens > 0 ? m->t0 + m->cfg.ref_tokens : 0; }
+void model_zero_act_grads(model *m) { m->ops->zero(m->dact, m->act_grads.total); }
+
+int *model_context(model *m) {
+    if (!m->batch_host.context) die_fail("internal: model_context on a model built without context_tokens");
+    return (int *)m->batch_host.context;
+}
+
+int model_batch_capacity(const model *m, int M) {
+    long cap = (long)m->max_batch * m->M_alloc / M;
+    return cap < m->max_batch ? (int)cap : m->max_batch;
+}
+
+void model_set_context(model *m, int M) {
+    if (M < 1 || M > m->T) die_fail("internal: model_set_context M=%d outside [1, %d]", M, m->T);
+    if (M < m->T && !m->batch.context) die_fail("internal: masked attention on a model built without context_tokens");
+    m->M = M;
+}
+
+const float *model_block_output(const model *m, int layer) { return m->arch->block_output(m, layer); }
+const float *model_attention_probs(const model *m, int layer) {
+    return m->arch->attention_probs ? m->arch->attention_probs(m, layer) : NULL;
+}
+
+size_t model_activation_bytes(const model *m) { return (m->acts.total + m->act_grads.total + m->inputs.total) * sizeof(float); }
+
+// --- forward and backward of the shared steps ---
+
+// Draws this forward's reference tokens (cls, when there is one, and R patches) and adds
+// their encoding rows: x0[b, ref[b, r]] += table[ref[b, r]]. The rows are gathered from the
+// table viewed as one image of B·R keys.
+static void reference_positions_forward(model *m, int B) {
+    int R = m->t0 + m->cfg.ref_tokens, d = m->cfg.dim;
+    const int *ref = (const int *)m->batch.ref_index; // (B, R)
+    float *rows = m->activations.ref_rows;           // (B, R, d)
+    m->ops->gather_tokens_forward(rows, m->pe->reference_table(m), ref, 1, m->T, B * R, d);
+    m->ops->gather_tokens_backward(m->activations.x0, rows, ref, B, m->T, R, d);
+}
+
+// A learned table (abs): the reference rows' gradient back to the (possibly resized) table; a
+// token drawn by several images accumulates in image order. Fixed tables learn nothing.
+static void reference_positions_backward(model *m, int B) {
+    if (!m->pe->table_grad) return;
+    int R = m->t0 + m->cfg.ref_tokens, d = m->cfg.dim;
+    const int *ref = (const int *)m->batch.ref_index;
+    float *drows = m->activation_grads.ref_rows; // (B, R, d), overwritten
+    m->ops->gather_tokens_forward(drows, m->activation_grads.x0, ref, B, m->T, R, d);
+    m->ops->gather_tokens_backward(m->pe->table_grad(m), drows, ref, 1, m->T, B * R, d);
+}
+
+// The host's part of a forward: this forward's reference tokens and the encoding's draws go
+// into the staging inputs, and every per-step input (images, context, references, positions)
+// is uploaded.
+static void upload_step_inputs(model *m, int B, int training, rng_addr rng) {
+    const model_config *c = &m->cfg;
+    model_upload(m, m->batch_host.images, (size_t)B * c->channels * m->image_size * m->image_size);
+    if (m->M < m->T) model_upload(m, m->batch_host.context, (size_t)B * m->M);
+    if (c->ref_tokens > 0) {
+        int *ref = (int *)m->batch_host.ref_index; // (B, t0 + R)
+        posenc_reference_tokens(ref, B, m->N, m->t0, c->ref_tokens, rng.seed, rng.epoch, rng.step, rng.index, m->ref_scratch);
+        model_upload(m, m->batch_host.ref_index, (size_t)B * (m->t0 + c->ref_tokens));
+    } else if (m->pe->prepare_inputs) {
+        m->pe->prepare_inputs(m, B, training, rng);
+    }
+}
+
+static rng_addr site(rng_addr base, uint32_t purpose, uint32_t index) {
+    base.purpose = purpose;
+    base.index = index;
+    return base;
+}
+
+const float *model_forward(model *m, int B, int training, rng_addr rng) {
+    const ops_backend *ops = m->ops;
+    const model_config *c = &m->cfg;
+    const model_weights *w = &m->weights;
+    const model_activations *a = &m->activations;
+    int d = c->dim, T = m->T, N = m->N, BT = B * T;
+    int pd = c->channels * c->patch * c->patch;
+    if (B > model_batch_capacity(m, m->M))
+        die_fail("model_forward: batch %d with %d key tokens > allocated %d", B, m->M, model_batch_capacity(m, m->M));
+    float dropout = training ? c->dropout : 0.0f;
+    m->training_dropout = dropout > 0.0f;
+
+    // Embed: (B, C, S, S) -> patches (B, N, C·p·p) -> (B, N, d).
+    upload_step_inputs(m, B, training, rng);
+    ops->patchify(a->patches, m->batch.images, B, c->channels, m->image_size, m->image_size, c->patch);
+    ops->linear_forward(a->embed, a->patches, w->patch_w, w->patch_b, B * N, pd, d);
+    // Position: on the reference tokens only; or a table added to every token, then a
+    // per-image addition (each hook may be absent). x0 (B, T, d) with the cls token first.
+    if (c->ref_tokens > 0) {
+        ops->embed_tokens_forward(a->x0, a->embed, w->cls_token, NULL, B, N, d);
+        reference_positions_forward(m, B);
+    } else {
+        const float *table = m->pe->table_forward ? m->pe->table_forward(m) : NULL;
+        ops->embed_tokens_forward(a->x0, a->embed, w->cls_token, table, B, N, d);
+        if (m->pe->tokens_forward) m->pe->tokens_forward(m, B);
+    }
+    const float *x = a->x0;
+    if (dropout > 0) {
+        ops->dropout_forward(a->x0_drop, a->x0_mask, x, (size_t)BT * d, dropout, site(rng, RNG_DROPOUT, 0));
+        x = a->x0_drop;
+    }
+    // Blocks: (B, T, d) -> (B, T, d).
+    m->blocks_out = m->arch->forward(m, x, B, training, dropout, rng);
+    // Head: final LN, then every token (B, T, N) or the cls / mean-pooled features (B, classes).
+    ops->layernorm_forward(a->final, a->final_mean, a->final_rstd, m->blocks_out, w->norm_w, w->norm_b, BT, d);
+    if (c->token_head) {
+        ops->linear_forward(a->logits, a->final, w->head_w, w->head_b, BT, d, N);
+        return a->logits;
+    }
+    if (c->cls)
+        ops->gather_tokens_forward(a->features, a->final, (const int *)m->batch.cls_index, B, T, 1, d);
+    else
+        ops->mean_pool_forward(a->features, a->final, B, T, d, 0);
+    ops->linear_forward(a->logits, a->features, w->head_w, w->head_b, B, d, c->num_classes);
+    return a->logits;
+}
+
+void model_backward(model *m, int B) {
+    const ops_backend *ops = m->ops;
+    const model_config *c = &m->cfg;
+    const model_weights *w = &m->weights, *dw = &m->weight_grads;
+    const model_activations *a = &m->activations, *da = &m->activation_grads;
+    int d = c->dim, T = m->T, N = m->N, BT = B * T;
+    int pd = c->channels * c->patch * c->patch;
+
+    // Head.
+    if (c->token_head) {
+        ops->linear_backward(da->final, dw->head_w, dw->head_b, da->logits, a->final, w->head_w, BT, d, N);
+    } else {
+        ops->linear_backward(da->features, dw->head_w, dw->head_b, da->logits, a->features, w->head_w, B, d, c->num_classes);
+        if (c->cls)
+            ops->gather_tokens_backward(da->final, da->features, (const int *)m->batch.cls_index, B, T, 1, d);
+        else
+            ops->mean_pool_backward(da->final, da->features, B, T, d, 0);
+    }
+    ops->layernorm_backward(m->arch->output_grad(m), dw->norm_w, dw->norm_b, da->final, m->blocks_out, w->norm_w,
+                            a->final_mean, a->final_rstd, BT, d);
+    // Blocks.
+    if (m->training_dropout) m->arch->backward(m, a->x0_drop, da->x0_drop, B);
+    else m->arch->backward(m, a->x0, da->x0, B);
+    // Position and embed.
+    if (m->training_dropout) ops->dropout_backward(da->x0, da->x0_drop, a->x0_mask, (size_t)BT * d);
+    float *dtable = c->ref_tokens == 0 && m->pe->table_grad ? m->pe->table_grad(m) : NULL;
+    ops->embed_tokens_backward(da->embed, dw->cls_token, dtable, da->x0, B, N, d, c->cls);
+    if (c->ref_tokens > 0) reference_positions_backward(m, B);
+    if (m->pe->table_backward) m->pe->table_backward(m);
+    ops->linear_backward(NULL, dw->patch_w, dw->patch_b, da->embed, a->patches, w->patch_w, B * N, pd, d);
+}
+
+double model_forward_flops_masked(const model_config *c, int M) {
+    double N = (double)(c->image_size / c->patch) * (c->image_size / c->patch);
+    double T = N + (c->cls ? 1 : 0), d = c->dim;
+    double pd = (double)c->channels * c->patch * c->patch;
+    double embed = 2.0 * N * pd * d;
+    double head = c->token_head ? 2.0 * T * d * N : 2.0 * d * c->num_classes;
+    const backbone_kind *arch = backbone_find(c->arch);
+    double block = arch ? arch->block_flops(c, (int)T, M) : 0.0;
+    return embed + c->depth * block + head;
+}
+
+double model_forward_flops(const model_config *c) {
+    int T = (c->image_size / c->patch) * (c->image_size / c->patch) + (c->cls ? 1 : 0);
+    return model_forward_flops_masked(c, T);
+}

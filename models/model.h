@@ -1,0 +1,205 @@
+// models/model.h — a model as named steps: embed -> position -> blocks -> head
+// (METHODS.md "ViT backbone"). This file owns the steps every backbone shares and the memory;
+// the blocks are a backbone module (models/backbones/<arch>.c, behind models/backbone.h,
+// chosen by cfg.arch = `model.arch`), the position encoding a posenc module
+// (models/posenc/<kind>.c, behind models/posenc/encoding.h, cfg.pe_kind = `pe.kind`). This
+// file has no per-arch and no per-kind code.
+// Embed: patches p×p -> linear to d; optional cls token. Position: none | abs (learned table,
+// cls has its own row) | sin1d | sin2d (CAPE eq. 3-4) | cape (sin2d with training-time
+// augmentation of the positions) | relbias (2D relative bias per layer and head, with cls
+// entries) | rope (rotary q/k, 1D or 2D axial; cls not rotated). Blocks: the backbone's
+// (vit: pre-LN x += Attn(LN(x)), x += MLP(LN(x))). Head: final LN, then a classifier on cls
+// (or the mean of all tokens without cls), or, for MP3 pretraining, a position head
+// Linear(d, N) on every token (the objective chooses: token_head, head_name).
+// Resolution: the model is built for image_size (the abs table and the relbias table have that
+// grid) and takes any size up to max_image_size that the patch divides (model_set_resolution):
+// abs is resized bicubically to the new grid (cls row kept; differentiable, so UniViT can train
+// through it), relbias offsets beyond the table are clipped to its edge, sin1d/sin2d/cape/rope
+// are computed for the new grid.
+// Reference tokens (cfg.ref_tokens = R > 0, MP3's speech variant): only R random patch tokens
+// per image (and cls, which keeps its own row as always) get the position encoding; the rest
+// carry none.
+// MP3's masked attention (backbones that support it): with a context of M < T key tokens per
+// image (model_context), queries come from all T tokens but keys and values are computed for
+// the M context tokens only.
+// Memory: parameters, gradients, activations and inputs are declared once in tensor tables
+// (name, shape, and for parameters how they start and whether they decay) and live in backend
+// arenas allocated once through ops->alloc (model_create, sized for max_batch images of
+// max_image_size). A declaration binds named pointers (llm.c style: m->weights.patch_w and
+// m->weight_grads.patch_w, a block's w->qkv_w) that point into the arenas once they exist.
+// What the host prepares (images, MP3 contexts, reference tokens, CAPE positions, the tables of
+// the current grid) is written into one host staging buffer with the inputs' layout
+// (model_images, model_context, ...) and uploaded by model_forward (per-step inputs) or
+// model_set_resolution (grid tables); the host reads results back only through explicit
+// downloads. Forward and backward call the op backend in explicit reverse order.
+#pragma once
+#include "../core/ops.h"
+#include "../core/tensor.h"
+#include "backbone.h"
+#include "posenc/encoding.h"
+
+typedef struct model_config {
+    const char *arch;          // model.arch: a name of BACKBONE_KINDS (models/backbone.h); NULL = "vit"
+    int channels, image_size;  // input (B, channels, image_size, image_size): the size the position
+                               // tables (abs, relbias) are built for
+    int max_image_size;        // largest input size of any forward (arena sizing); 0 = image_size
+    int patch, dim, depth, heads, mlp_ratio;
+    int cls;                   // 1: prepend a learned cls token and classify from it
+    const char *pe_kind;       // pe.kind: a name of POSENC_KINDS (models/posenc/encoding.h); NULL = "none"
+    float cape_global_shift;   // cape, training only: per-image shift bound (positions span [-1, 1])
+    float cape_local_shift;    //   per-token shift bound; < 0: 1/grid side (the paper's 1/N)
+    float cape_scale;          //   per-image scale bound lambda_max (1 = no scaling)
+    int rope_dims;             // rope: 1 (row-major patch index) or 2 (axial: columns, rows)
+    float rope_base;           //   base of the frequencies; 0 = posenc_rope_default_base(rope_dims)
+    int num_classes;           // classifier outputs (ignored with token_head)
+    // The head, chosen by the objective (objectives/<name>/ configure_model): 0 = a classifier
+    // Linear(d, num_classes) on the cls token (or the mean of all tokens without cls), logits
+    // (B, num_classes); 1 = a linear head on every token, logits (B, T, N) with N outputs, one
+    // per patch position (MP3's position head). head_name names its tensors ("head" when NULL):
+    // a later stage that changes the head starts it fresh.
+    int token_head;
+    const char *head_name;
+    int context_tokens;        // > 0: size the arena for masked attention with this many key tokens
+                               // (cls included) at max_batch; 0: full attention only
+    int ref_tokens;            // > 0: the position encoding (a kind with reference_table) is added only to
+                               // this many patch tokens per image, drawn anew in every forward at
+                               // (rng.seed, RNG_REFERENCE, rng.epoch, rng.step, rng.index + image): MP3's
+                               // reference points (speech variant); 0: to every token
+    float drop_path;           // stochastic depth of the last block (linear in depth from 0)
+    float dropout;             // dropout after the embedding and on each residual branch
+} model_config;
+
+// How a parameter starts (model_init_params draws every tensor from its own stream).
+typedef enum { INIT_ZERO, INIT_ONE, INIT_TRUNC_NORMAL } param_init; // trunc normal: std 0.02
+
+// The embedding's and the head's parameters (and, with the same type, their gradients).
+typedef struct {
+    float *patch_w, *patch_b;  // (d, channels·p·p), (d)
+    float *cls_token;          // (d), NULL without cls
+    float *norm_w, *norm_b;    // final LayerNorm (d)
+    float *head_w, *head_b;    // (outputs, d), (outputs)
+} model_weights;
+
+// The embedding's and the head's activations (and, with the same type, their gradients; a
+// pointer is NULL where the tensor does not exist or has no gradient).
+typedef struct {
+    float *patches;            // (B, N, channels·p·p)
+    float *embed;              // (B, N, d) patch embedding
+    float *ref_rows;           // ref_tokens: (B, t0 + R, d) the encoding rows added to them
+    float *x0;                 // (B, T, d) tokens with their position encoding
+    float *x0_drop, *x0_mask;  // dropout > 0: x0 after dropout, and its mask
+    float *final, *final_mean, *final_rstd; // final LayerNorm (B, T, d), (B, T), (B, T)
+    float *features;           // (B, d) the classifier's input
+    float *logits;             // (B, num_classes), or (B, T, N) with token_head
+} model_activations;
+
+// What the host prepares: in the backend arena (m->batch) and in the host staging buffer
+// (m->batch_host), same layout.
+typedef struct {
+    float *images;             // (B, channels, S, S)
+    float *cls_index;          // (B) token index 0 of every image (the cls gather), zeros (ints)
+    float *context;            // masked attention: (B, M) key tokens per image (ints), NULL otherwise
+    float *ref_index;          // ref_tokens: (B, t0 + R) token indices: cls, then the references (ints)
+} model_batch;
+
+typedef struct model {
+    model_config cfg;
+    const backbone_kind *arch;     // the blocks' hooks
+    void *arch_state;              // their tensors (models/backbones/<arch>.c)
+    const posenc_kind *pe;         // the position encoding's hooks
+    void *pe_state;                // its tensors (models/posenc/<kind>.c)
+    const ops_backend *ops;
+    int max_batch, t0;             // t0 = cls ? 1 : 0
+    int image_size, grid, N, T;    // current input size (model_set_resolution): patches N = grid²,
+                                   // tokens T = N + t0
+    int grid0, T0;                 // grid and tokens at cfg.image_size (the abs / relbias tables)
+    int T_max, N_max, grid_max;    // at cfg.max_image_size (arena sizing)
+    int M_alloc;                   // key tokens the M-sized activations were sized for
+    int M;                         // key tokens of the next forward: T = full attention,
+                                   // < T = the first M entries per image of model_context
+
+    // Layout: the tables decide the arenas (params also drives gradients, optimizer moments,
+    // checkpoints and HDF5 names); `bindings` are the named pointers to fill once allocated.
+    tensor_table params, acts, act_grads, inputs;
+    float *param, *grad;           // backend arenas (params.total floats each)
+    float *act, *dact;             // backend arenas (acts.total, act_grads.total floats)
+    float *input;                  // backend arena (inputs.total floats)
+    float *staging;                // host copy of the inputs (inputs.total floats)
+    struct model_binding *bindings;
+    int binding_count, binding_capacity;
+
+    model_weights weights, weight_grads;
+    model_activations activations, activation_grads;
+    model_batch batch, batch_host;
+    int *ref_scratch;              // ref_tokens: (N_max) ints for drawing the references (host)
+    const float *blocks_out;       // the last forward's block output (B, T, d) (the backbone's)
+    int training_dropout;          // the last forward applied dropout (backward must undo it)
+} model;
+
+// For the backbone and position-encoding modules: declare a parameter (d1 = 0: 1-D; init and
+// weight decay), an activation (grad != NULL: it also gets a gradient buffer), a gradient
+// buffer with no activation of its own, or a staging input of n floats (or ints). The named
+// pointers given (any may be NULL) are set once the arenas exist. Returns the table index.
+int model_add_param(model *m, const char *name, param_init init, int decay, int d0, int d1, float **value, float **grad);
+int model_add_act(model *m, const char *name, size_t n, float **value, float **grad);
+int model_add_grad_only(model *m, const char *name, size_t n, float **grad);
+int model_add_input(model *m, const char *name, size_t n, float **backend, float **host);
+// Copies the first n floats of a staged input (host, as bound by model_add_input) to the backend.
+void model_upload(model *m, const float *host, size_t n);
+
+// Validates the config (dies with exit 2 naming the key on impossible combinations) and
+// allocates every arena. Parameters are initialised from (seed, RNG_INIT, tensor index).
+void model_create(model *m, const model_config *cfg, const ops_backend *ops, int max_batch, uint32_t seed);
+void model_free(model *m);
+void model_init_params(model *m, uint32_t seed);
+
+// Returns a description of an impossible config, or NULL when the config is valid.
+const char *model_config_error(const model_config *cfg);
+
+// Sets the input size of the next forwards (size % patch == 0, size <= max_image_size; full
+// attention only): grid, N, T and every position table follow. Dies with a bad-input error
+// naming the size otherwise. model_create starts at cfg.image_size.
+void model_set_resolution(model *m, int size);
+// Returns why `size` cannot be a model input (naming `key`, e.g. "eval.resolutions"), or NULL.
+const char *model_resolution_error(const model_config *cfg, int size, const char *key);
+
+// Forward pass for B <= max_batch images (B, channels, S, S), S = m->image_size, written by the
+// host into the staging input model_images(m) (uploaded here, with the context, the reference
+// tokens and the encoding's draws). training=1 enables dropout and drop path drawn at `rng`
+// (purpose and index are set per call site) and CAPE's position augmentation drawn at
+// (rng.seed, RNG_POSENC, rng.epoch, rng.step, image); reference tokens (cfg.ref_tokens) are
+// drawn at (rng.seed, RNG_REFERENCE, rng.epoch, rng.step, rng.index + image) in every
+// forward, training or not (an evaluation passes its first image's index as rng.index, so
+// its draws do not depend on how the test set is split into batches). Returns the logits
+// (backend memory).
+float *model_images(model *m);
+const float *model_forward(model *m, int B, int training, rng_addr rng);
+// Backward from dlogits (B, num_classes), which the caller wrote into model_dlogits(m) after
+// zeroing the activation gradients with model_zero_act_grads. Parameter gradients accumulate.
+float *model_dlogits(model *m);
+// The last forward's reference tokens (B, model_reference_width(m)): cls first when there is
+// one, then the references; NULL (width 0) without cfg.ref_tokens.
+const int *model_reference_tokens(const model *m);
+int model_reference_width(const model *m);
+void model_zero_act_grads(model *m);
+void model_backward(model *m, int B);
+
+// Context for masked attention: (B, M) token indices per image (cls, when present, should be
+// among them; no repeats), written by the caller before model_forward. model_set_context(m, M):
+// M = m->T restores full attention. model_batch_capacity: the largest batch a forward with M
+// key tokens fits in the arena (M-sized activations were sized for max_batch × M_alloc).
+int *model_context(model *m);
+void model_set_context(model *m, int M);
+int model_batch_capacity(const model *m, int M);
+// The token features after block `layer` (0-based) of the last forward: (B, T, d), backend memory.
+const float *model_block_output(const model *m, int layer);
+// The attention probabilities of block `layer` in the last forward (B, H, T, M), backend
+// memory; NULL when the backbone has no attention.
+const float *model_attention_probs(const model *m, int layer);
+
+// Forward FLOPs per image (multiply-add = 2) at cfg->image_size with M key tokens (M = T: full
+// attention), for benchmarks and results; a training step is ~3x.
+double model_forward_flops_masked(const model_config *cfg, int M);
+double model_forward_flops(const model_config *cfg);
+// Bytes of the activation, activation-gradient and input arenas.
+size_t model_activation_bytes(const model *m);
