@@ -13,7 +13,7 @@ PKG_LIBS   = -L$(BLAS_DIR) -Wl,-rpath,$(BLAS_DIR) -lopenblas $(shell pkg-config 
 ARCH_FLAGS := $(if $(filter 1,$(NATIVE)),-march=native,)
 CFLAGS  += -std=c11 -O3 -fopenmp -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE $(ARCH_FLAGS) \
            -fno-math-errno $(PKG_CFLAGS) -MMD -MP
-LDLIBS  += $(PKG_LIBS) -lm -fopenmp
+LDLIBS  += $(PKG_LIBS) -lm -fopenmp -rdynamic
 GIT_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
 CFLAGS  += -DPOSBENCH_GIT_COMMIT='"$(GIT_COMMIT)"'
 

@@ -210,3 +210,7 @@ typedef struct ops_backend {
 } ops_backend;
 
 extern const ops_backend ops_cpu;
+// The CPU ops with every arena PROT_NONE outside ops and copies (core/cpu/ops_cpu_guarded.c):
+// `--device cpu-guarded`, which proves that host code reaches backend memory only through
+// upload/download.
+extern const ops_backend ops_cpu_guarded;

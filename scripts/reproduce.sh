@@ -12,7 +12,7 @@ PB=${POSBENCH:-build/posbench}
 cd "$(dirname "$0")/.." || exit 1
 SCALES="smoke small paper"; [ "$PAPER" = cape ] && SCALES="smoke small" # CAPE's image runs need no GPU scale
 case " $SCALES " in *" $SCALE "*) ;; *) echo "reproduce: SCALE=$SCALE is not valid for $PAPER (valid: $SCALES)" >&2; exit 2 ;; esac
-case "$DEVICE" in auto|cpu|cuda) ;; *) echo "reproduce: DEVICE=$DEVICE is not valid (valid: auto, cpu, cuda)" >&2; exit 2 ;; esac
+case "$DEVICE" in auto|cpu|cpu-guarded|cuda) ;; *) echo "reproduce: DEVICE=$DEVICE is not valid (valid: auto, cpu, cpu-guarded, cuda)" >&2; exit 2 ;; esac
 # small is the experiments' base config: no --scale
 SCALE_FLAG=""; [ "$SCALE" != small ] && SCALE_FLAG="--scale $SCALE"
 JOBS=$(( $(nproc) >= 2 ? 2 : 1 )); [ "$DEVICE" = cuda ] && JOBS=1

@@ -15,10 +15,15 @@ if [ ! -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ]; then
     echo "SKIP e2e cape: Fashion-MNIST is not installed"; exit 0
 fi
 start=$(date +%s)
-sh scripts/reproduce.sh cape smoke cpu "$T/out" > "$T/log" 2>&1; rc=$?
+sh scripts/reproduce.sh cape smoke cpu-guarded "$T/out" > "$T/log" 2>&1; rc=$?
 secs=$(( $(date +%s) - start ))
 [ $rc -eq 0 ] && [ "$(grep -c '^estimated training time' "$T/log")" -eq 3 ]
 check "reproduce-cape smoke: every run done, exit 0" $? "exit $rc in ${secs}s; $(grep -E '^experiment .* done' "$T/log" | tr '\n' ' ')"
+# The runs went through the guarded CPU backend; cape-resolution again on the plain CPU backend
+# must give the same files bit for bit.
+$PB run bench/experiments/cape-resolution.yaml --scale smoke --out "$T/cpu" --device cpu --jobs 2 > "$T/cpu.log" 2>&1
+python3 tests/h5_same.py "$T/cpu" "$T/out" > "$T/same" 2>&1
+check "cape-resolution smoke: --device cpu-guarded = --device cpu, bit for bit" $? "$(tr '\n' ' ' < "$T/same")"
 # A model trained at 28 px evaluates at 40 px for every encoding (none abs sin2d cape relbias rope).
 n40=$(cat "$T"/out/cape-resolution/vit/*.log | grep -c '^test at 40x40 px: top1 0\.[0-9]*')
 [ "$n40" -ge 6 ]

@@ -3,7 +3,9 @@
 # runs scripts/reproduce.sh the same way): every experiment of bench/experiments/mp3-*.yaml,
 # then the report and the figures, in a temporary directory. Checks that every run finished,
 # each paper figure exists as PNG and SVG, and REPORT.md has the tables, the paper's numbers
-# and the findings.
+# and the findings. The runs go through the guarded CPU backend (--device cpu-guarded: backend
+# memory fenced off from host code, so any host access outside an op kills the run), and
+# mp3-main is run again on --device cpu: its files must be bitwise the same (tests/h5_same.py).
 cd "$(dirname "$0")/.." || exit 1
 T=$(mktemp -d /tmp/posbench-reproduce.XXXXXX) || exit 1
 trap 'rm -rf "$T"' EXIT
@@ -13,7 +15,7 @@ if [ ! -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ]; then
     echo "SKIP e2e reproduce: Fashion-MNIST is not installed"; exit 0
 fi
 start=$(date +%s)
-sh scripts/reproduce.sh mp3 smoke cpu "$T/out" > "$T/log" 2>&1; rc=$?
+sh scripts/reproduce.sh mp3 smoke cpu-guarded "$T/out" > "$T/log" 2>&1; rc=$?
 secs=$(( $(date +%s) - start ))
 [ $rc -eq 0 ] && [ "$(grep -c '^estimated training time' "$T/log")" -eq 3 ]
 check "reproduce-mp3 smoke: every run done, exit 0, estimates printed" $? "exit $rc in ${secs}s; $(grep -E '^experiment .* done' "$T/log" | tr '\n' ' ')"
@@ -37,3 +39,6 @@ for want in '## stage `pretrain` (experiment `mp3-main`)' '## stage `finetune` (
     grep -qF "$want" "$R" 2>/dev/null || { ok=1; echo "  missing in REPORT.md: $want"; }
 done
 check "reproduce-mp3 smoke: REPORT.md tables with the paper's numbers and findings" $ok "$(grep -c '^## ' "$R" 2>/dev/null) sections"
+build/posbench run bench/experiments/mp3-main.yaml --scale smoke --out "$T/cpu" --device cpu --jobs 2 > "$T/cpu.log" 2>&1
+python3 tests/h5_same.py "$T/cpu" "$T/out" > "$T/same" 2>&1
+check "mp3-main smoke: --device cpu-guarded = --device cpu, bit for bit" $? "$(tr '\n' ' ' < "$T/same")"

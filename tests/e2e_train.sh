@@ -116,7 +116,9 @@ bad "wrong magic number" "bad magic number 0x00000804" data.path="$T/magic"
 bad "patch does not divide the image" "model.patch=5 does not divide the image size 28" model.patch=5
 bad "heads do not divide the width" "model.heads=5 does not divide model.dim=32" model.dim=32 model.heads=5
 bad "batch larger than the data" "train.batch=1024 is larger than the training set" data.limit=100 train.batch=1024
-bad "device cuda refused (trainer runs on the CPU backend)" "--device cuda" --device cuda
+bad "unknown device" "--device 'tpu' is not valid (valid: auto, cpu, cpu-guarded, cuda)" --device tpu
+if nvidia-smi -L > /dev/null 2>&1; then echo "SKIP bad input: --device cuda without a GPU: this machine has one"
+else bad "--device cuda without a GPU, saying why" "--device cuda: " --device cuda; fi
 
 $PB train --help > "$T/help.out" 2>&1; rc=$?
 missing=$(for k in $(sed -n 's/^ *{"\([a-z0-9_]*\.[a-z0-9_]*\)".*/\1/p' bench/experiment/config.c); do grep -q "^  $k " "$T/help.out" || echo "$k"; done)

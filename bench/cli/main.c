@@ -39,7 +39,8 @@ static long parse_long_flag(const char *flag, const char *value, long min) {
     return v;
 }
 
-// Shared flags: --threads N and --device auto|cpu|cuda. Returns 1 when argv[*i] was one.
+// Shared flags: --threads N and --device (core/device.h). Returns 1 when argv[*i] was one.
+static const char *device_flag; // --device as given (NULL: auto)
 static int common_flag(int argc, char **argv, int *i) {
     const char *a = argv[*i];
     if (!strcmp(a, "--threads")) {
@@ -47,14 +48,15 @@ static int common_flag(int argc, char **argv, int *i) {
         return 1;
     }
     if (!strcmp(a, "--device")) {
-        device_flag_validate(*i + 1 < argc ? argv[++*i] : "");
+        device_flag = *i + 1 < argc ? argv[++*i] : "";
+        device_flag_validate(device_flag);
         return 1;
     }
     return 0;
 }
 
 static void train_help(void) {
-    printf("usage: posbench train [key=value ...] [--out DIR] [--threads N] [--device auto|cpu|cuda]\n"
+    printf("usage: posbench train [key=value ...] [--out DIR] [--threads N] [--device D]\n"
            "                      [--force] [--fresh] [--stop-after STEP] [--init WEIGHTS]\n"
            "Trains one run from the defaults below plus the overrides, evaluates top-1/top-5 on the\n"
            "test split after every epoch and writes DIR/<run-id>.h5 (DIR defaults to results/train).\n"
@@ -62,7 +64,8 @@ static void train_help(void) {
            "resumes from the run's checkpoint, or reports that it is already finished.\n"
            "  --out DIR         results directory (default results/train)\n"
            "  --threads N       CPU threads (default: all cores)\n"
-           "  --device D        auto | cpu | cuda (default auto = cpu in this build)\n"
+           "  --device D        auto | cpu | cpu-guarded | cuda (auto: cuda when a GPU can run it, else cpu;\n"
+           "                    cpu-guarded: the CPU ops with backend memory fenced off, for tests)\n"
            "  --force           retrain a finished run (its file is replaced only when the new run ends)\n"
            "  --fresh           ignore an existing checkpoint of this run\n"
            "  --stop-after S    checkpoint and stop after global step S (resume later)\n"
@@ -101,6 +104,7 @@ static int cmd_train(int argc, char **argv) {
             die_input("%s", err);
         }
     }
+    opt.device = device_flag;
     train_result res;
     int status = train_run(&cfg, &opt, &res);
     config_free(&cfg);
@@ -139,6 +143,7 @@ int main(int argc, char **argv) {
                 die_input("unknown argument '%s' for posbench bench (valid: --iters N, --config NAME, --no-torch, --threads N, --device D, --help)", a);
             }
         }
+        po.device = device_flag;
         return perf_run(&po);
     }
     usage_error("unknown command '%s'", cmd);

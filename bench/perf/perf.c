@@ -7,6 +7,7 @@
 #include "../../core/optimizer.h"
 #include "../../core/rng.h"
 #include "../../models/model.h"
+#include "../../core/device.h"
 #include "../../objectives/supervised/supervised.h"
 #include <cblas.h>
 #include <libgen.h>
@@ -29,7 +30,7 @@ static const perf_config perf_configs[] = {
 };
 
 void perf_help(void) {
-    printf("usage: posbench bench [--config NAME] [--iters N] [--no-torch] [--threads N] [--device cpu]\n"
+    printf("usage: posbench bench [--config NAME] [--iters N] [--no-torch] [--threads N] [--device D]\n"
            "Times the full training step (forward, label-smoothed cross entropy, backward, AdamW) of\n"
            "each config and prints the median step time, images/s, achieved GFLOP/s, that as a\n"
            "fraction of OpenBLAS sgemm measured in this process, peak memory, and the ratio to the\n"
@@ -42,13 +43,13 @@ void perf_help(void) {
 }
 
 // Median step time in seconds of the posbench training step for config p.
-static double time_posbench_step(const perf_config *p, int iters) {
+static double time_posbench_step(const perf_config *p, const ops_backend *ops, int iters) {
     model m;
-    model_create(&m, &p->model, &ops_cpu, p->batch, 0);
+    model_create(&m, &p->model, ops, p->batch, 0);
     supervised obj;
-    supervised_create(&obj, &ops_cpu, p->batch, p->model.num_classes, 0.1f);
-    float *adam_m = xmalloc_aligned(m.params.total * sizeof(float), "adam m");
-    float *adam_v = xmalloc_aligned(m.params.total * sizeof(float), "adam v");
+    supervised_create(&obj, ops, p->batch, p->model.num_classes, 0.1f);
+    float *adam_m = ops->alloc(m.params.total * sizeof(float), "adam m");
+    float *adam_v = ops->alloc(m.params.total * sizeof(float), "adam v");
     int32_t *labels = xmalloc((size_t)p->batch * sizeof(int32_t), "labels");
     rng_stream s = rng_stream_make(0, RNG_TEST, 0, 0, 0);
     size_t n = (size_t)p->batch * p->model.channels * p->model.image_size * p->model.image_size;
@@ -68,12 +69,13 @@ static double time_posbench_step(const perf_config *p, int iters) {
         supervised_backward(&obj, model_dlogits(&m), labels, p->batch);
         model_backward(&m, p->batch);
         optim_step(m.ops, &m.params, m.param, m.grad, adam_m, adam_v, &oc, it + 2, NULL);
+        ops->synchronize();
         if (it >= 0) t[it] = now_seconds() - t0;
     }
     double med = median_double(t, iters);
     free(t);
-    free(adam_m);
-    free(adam_v);
+    ops->free(adam_m);
+    ops->free(adam_v);
     free(labels);
     supervised_free(&obj);
     model_free(&m);
@@ -123,7 +125,10 @@ static double time_torch_step(const perf_config *p, int iters, char *why, size_t
 int perf_run(const perf_options *opt) {
     int threads = posbench_threads();
     double peak = estimate_sgemm_gflops(2048, 2048, 2048);
-    printf("posbench bench: cpu backend, %d threads, %d timed steps per config (median)\n", threads, opt->iters);
+    char why[320];
+    const ops_backend *ops = device_backend(opt->device, why, sizeof why);
+    if (!ops) die_input("%s", why);
+    printf("posbench bench: %s backend, %d threads, %d timed steps per config (median)\n", ops->name, threads, opt->iters);
     printf("OpenBLAS sgemm 2048x2048x2048: %.1f GFLOP/s (the ceiling used below)\n\n", peak);
     printf("%-22s %9s %8s %9s %8s %10s %10s %8s %9s\n", "config", "step ms", "img/s", "GFLOP/s", "of sgemm",
            "peak MiB", "torch ms", "torch/s", "ratio");
@@ -132,7 +137,7 @@ int perf_run(const perf_options *opt) {
         const perf_config *p = &perf_configs[i];
         if (opt->only && strcmp(opt->only, p->name) != 0) continue;
         ran++;
-        double step = time_posbench_step(p, opt->iters);
+        double step = time_posbench_step(p, ops, opt->iters);
         double flops = 3.0 * model_forward_flops(&p->model) * p->batch;
         double gflops = flops / step / 1e9;
         char torch_ms[32] = "-", torch_ips[32] = "-", ratio[32] = "-", why[4608] = "";

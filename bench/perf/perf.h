@@ -6,6 +6,7 @@ typedef struct {
     int iters;          // timed steps per config (median reported)
     int torch;          // 1: also time PyTorch (Debian's /usr/bin/python3) in the same run
     const char *only;   // run only the config with this name (NULL: all)
+    const char *device; // --device (core/device.h; NULL = auto)
 } perf_options;
 
 int perf_run(const perf_options *opt);

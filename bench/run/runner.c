@@ -12,7 +12,7 @@
 #include "../experiment/experiment.h"
 #include "../train/train.h"
 #include "../../core/common.h"
-#include "../../core/ops_cuda.h"
+#include "../../core/device.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
@@ -29,7 +29,7 @@ enum { R_SKIP, R_WAIT, R_RUNNING, R_DONE, R_FAILED, R_DIVERGED, R_BLOCKED, R_LOC
 static const char *state_name[] = {"skipped", "waiting", "running", "done", "failed", "diverged", "blocked", "locked"};
 
 typedef struct {
-    const char *path, *scale, *out, *only;
+    const char *path, *scale, *out, *only, *device;
     int jobs, shard, shards, dry_run, force, retries, fail_fast;
 } run_flags;
 
@@ -38,7 +38,7 @@ static experiment g_exp; // ~50 KB: static, not on the stack
 static void run_help(void) {
     printf("usage: posbench run EXPERIMENT.yaml [--scale S] [--out DIR] [--jobs N] [--shard I/N]\n"
            "                    [--only PATTERN] [--dry-run] [--force] [--retries N] [--fail-fast]\n"
-           "                    [--threads N] [--device auto|cpu|cuda]\n"
+           "                    [--threads N] [--device auto|cpu|cpu-guarded|cuda]\n"
            "Runs every run of the experiment in stage order into DIR/<name>/<stage>/<run-id>.h5\n"
            "(DIR defaults to results). Done runs are skipped, interrupted runs resume from their\n"
            "checkpoint, failed runs are retried, and a lock keeps two processes off one run.\n"
@@ -124,7 +124,7 @@ static void child_train(const experiment *e, int i, const run_flags *f, int thre
     }
     posbench_set_threads(threads);
     train_options opt = {.out_dir = out_dir, .experiment = e->name, .stage = e->runs[i].stage,
-                         .force = f->force, .run_id = e->runs[i].run_id};
+                         .force = f->force, .run_id = e->runs[i].run_id, .device = f->device};
     if (e->runs[i].parent >= 0) {
         experiment_run_path(e, e->runs[i].parent, f->out, init, sizeof init);
         strcat(init, ".weights");
@@ -185,6 +185,7 @@ static int parse_flags(int argc, char **argv, run_flags *f) {
             i++;
         } else if (!strcmp(a, "--device") && v) {
             device_flag_validate(v);
+            f->device = v;
             i++;
         } else if (a[0] == '-') {
             die_input("unknown or incomplete flag '%s' for posbench run (posbench run --help lists them)", a);
@@ -384,10 +385,6 @@ int cmd_slurm(int argc, char **argv) {
 }
 
 void device_flag_validate(const char *value) {
-    if (!strcmp(value, "auto") || !strcmp(value, "cpu")) return;
-    if (strcmp(value, "cuda")) die_input("--device '%s' is not valid (valid: auto, cpu, cuda)", value);
-    if (!cuda_built())
-        die_input("--device cuda: this build has only the CPU backend (nvcc was not found when it was built); use --device cpu or auto");
-    die_input("--device cuda: the CUDA ops are built (parity-tested by build/tests/test_cuda_*), but the model and "
-              "trainer do not run on them yet; use --device cpu or auto");
+    char why[320];
+    if (!device_backend(value, why, sizeof why)) die_input("%s", why);
 }

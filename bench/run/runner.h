@@ -5,7 +5,6 @@
 int cmd_run(int argc, char **argv);
 int cmd_slurm(int argc, char **argv);
 
-// Validates a --device value (auto | cpu | cuda); anything the trainer cannot run on is bad
-// input (exit 2) with a message that says why (no CUDA backend built, or the trainer not yet
-// running on it).
+// Validates a --device value (core/device.h: auto | cpu | cpu-guarded | cuda); a name that is
+// not one, or cuda where this build or machine cannot run it, is bad input (exit 2) saying why.
 void device_flag_validate(const char *value);

@@ -15,6 +15,7 @@
 #include "../../core/tensorfile.h"
 #include "../../datasets/dataset.h"
 #include "../../models/model.h"
+#include "../../core/device.h"
 #include "../../objectives/objective.h"
 #include <errno.h>
 #include <math.h>
@@ -132,7 +133,9 @@ static void setup(run *r) {
     why = model_config_error(&vc);
     if (why) die_input("%s", why);
     int max_batch = r->batch > r->eval_batch ? r->batch : r->eval_batch;
-    const ops_backend *ops = &ops_cpu;
+    char why_device[320];
+    const ops_backend *ops = device_backend(r->opt->device, why_device, sizeof why_device);
+    if (!ops) die_input("%s", why_device);
     model_create(&r->model, &vc, ops, max_batch, r->seed);
     objective_create(&r->obj, kind, &r->settings, &r->model, max_batch);
     r->optim = (optim_config){
@@ -181,8 +184,8 @@ static void open_results(run *r) {
     results_attr_int(r->res, "/", "seed", (int64_t)r->seed);
     results_attr_str(r->res, "/", "started", r->started);
     results_attr_str(r->res, "/", "git_commit", POSBENCH_GIT_COMMIT);
-    results_attr_str(r->res, "/", "device", "cpu");
     results_attr_int(r->res, "/", "threads", posbench_threads());
+    results_attr_str(r->res, "/", "device", r->model.ops->name);
     char *yaml = config_yaml(c);
     results_attr_str(r->res, "/", "config_yaml", yaml);
     free(yaml);

@@ -11,6 +11,7 @@ typedef struct {
     int force;                // retrain even when a finished file exists
     int fresh;                // ignore an existing checkpoint
     const char *init_weights; // start from these final weights (<run-id>.weights of another run)
+    const char *device;       // --device (core/device.h; NULL = auto): the op backend; not part of the run id
     const char *run_id;       // file-name id to use (an experiment's run id); NULL: hash of the config
     const config *parent_cfg; // the config of the run init_weights came from (NULL: none); its keys are
     const char *parent_stage; // recorded as /config attrs "<parent_stage>.<key>", so a finetune stage's

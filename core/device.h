@@ -1,0 +1,15 @@
+// core/device.h — `--device` names and the op backend each one runs on: cpu (ops_cpu),
+// cpu-guarded (ops_cpu_guarded: the CPU ops with backend memory fenced off, for tests), cuda
+// (ops_cuda, when built and a GPU can run it) and auto (cuda when usable, else cpu). The device
+// is not part of a run's identity: one run has one id and one checkpoint format everywhere.
+#pragma once
+#include "ops.h"
+#include <stddef.h>
+
+#define DEVICE_CHOICES "auto, cpu, cpu-guarded, cuda"
+
+// 1 when `name` is one of DEVICE_CHOICES.
+int device_name_valid(const char *name);
+// The backend for `name` (NULL: auto), or NULL with the reason in why (unknown name, or cuda
+// asked for where it cannot run).
+const ops_backend *device_backend(const char *name, char *why, size_t len);

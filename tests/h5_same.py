@@ -1,0 +1,53 @@
+#!/usr/bin/python3
+"""tests/h5_same.py A B — compares every .h5 file under directory A with the file of the same
+relative path under B, through h5dump (hdf5-tools): the files must hold the same groups,
+datasets and attributes with the same values, except what differs between two runs of the
+same computation by design (wall-clock times, speeds, peak memory, the commit, the device).
+Prints "N/M identical" and one line per file that differs or is missing; exit 0 only when
+every file is identical and there is at least one."""
+import os
+import re
+import subprocess
+import sys
+
+VOLATILE = re.compile(r'(started|finished|git_commit|train_time_s|step_time_ms|images_per_s|peak_mem_bytes|seconds|device)')
+
+
+def dump(path):
+    out = subprocess.run(['h5dump', path], capture_output=True, text=True, check=True).stdout
+    lines, skipping, depth = [], False, 0
+    for line in out.splitlines()[1:]:  # the first line names the file
+        if skipping:
+            if re.match(r'\s*}', line) and len(line) - len(line.lstrip()) <= depth:
+                skipping = False
+            continue
+        m = re.match(r'(\s*)(ATTRIBUTE|DATASET) "([^"]+)"', line)
+        if m and VOLATILE.search(m.group(3)):
+            skipping, depth = True, len(m.group(1))
+            continue
+        lines.append(line)
+    return lines
+
+
+def main():
+    a, b = sys.argv[1], sys.argv[2]
+    total = same = 0
+    for root, _, files in os.walk(a):
+        for f in sorted(files):
+            if not f.endswith('.h5'):
+                continue
+            pa = os.path.join(root, f)
+            rel = os.path.relpath(pa, a)
+            pb = os.path.join(b, rel)
+            total += 1
+            if not os.path.exists(pb):
+                print('missing:', rel)
+            elif dump(pa) != dump(pb):
+                print('differs:', rel)
+            else:
+                same += 1
+    print(f'{same}/{total} identical')
+    sys.exit(0 if total > 0 and same == total else 1)
+
+
+main()
