@@ -26,6 +26,9 @@ static const perf_config perf_configs[] = {
                              .mlp_ratio = 4, .cls = 1, .pe_kind = "abs", .num_classes = 10}, 128},
     {"vit-d192-L12-p4-32px", {.channels = 3, .image_size = 32, .patch = 4, .dim = 192, .depth = 12, .heads = 3,
                               .mlp_ratio = 4, .cls = 1, .pe_kind = "abs", .num_classes = 100}, 128},
+    // the small step `make bench-ci` times (bench/perf/regress.h): seconds, not minutes, per sample set
+    {"vit-d64-L2-p4-28px-ci", {.channels = 1, .image_size = 28, .patch = 4, .dim = 64, .depth = 2, .heads = 2,
+                               .mlp_ratio = 2, .cls = 1, .pe_kind = "abs", .num_classes = 10}, 32},
 };
 
 void perf_help(void) {
@@ -41,8 +44,9 @@ void perf_help(void) {
     }
 }
 
-// Median step time in seconds of the posbench training step for config p.
-static double time_posbench_step(const perf_config *p, int iters) {
+// Median step time in seconds of the posbench training step for config p; each timed step's
+// seconds also go to samples[iters] when samples is not NULL.
+static double time_posbench_step(const perf_config *p, int iters, double *samples) {
     vit m;
     vit_create(&m, &p->model, &ops_cpu, p->batch, 0);
     supervised obj;
@@ -70,6 +74,7 @@ static double time_posbench_step(const perf_config *p, int iters) {
         optim_step(m.ops, &m.params, m.param, m.grad, adam_m, adam_v, &oc, it + 2, NULL);
         if (it >= 0) t[it] = now_seconds() - t0;
     }
+    if (samples) memcpy(samples, t, (size_t)iters * sizeof *t);
     double med = median_double(t, iters);
     free(t);
     free(adam_m);
@@ -132,7 +137,7 @@ int perf_run(const perf_options *opt) {
         const perf_config *p = &perf_configs[i];
         if (opt->only && strcmp(opt->only, p->name) != 0) continue;
         ran++;
-        double step = time_posbench_step(p, opt->iters);
+        double step = time_posbench_step(p, opt->iters, NULL);
         double flops = 3.0 * vit_forward_flops(&p->model) * p->batch;
         double gflops = flops / step / 1e9;
         char torch_ms[32] = "-", torch_ips[32] = "-", ratio[32] = "-", why[4608] = "";
@@ -153,4 +158,15 @@ int perf_run(const perf_options *opt) {
     printf("\nratio = posbench step time / PyTorch step time (lower is better); GFLOP/s counts 3x the forward\n"
            "FLOPs (matmuls and attention) per image; peak MiB is this process's peak resident memory so far.\n");
     return 0;
+}
+
+double perf_step_samples(const char *name, int iters, double *samples, double *flops_per_step, int *batch) {
+    for (size_t i = 0; i < sizeof perf_configs / sizeof perf_configs[0]; i++) {
+        const perf_config *p = &perf_configs[i];
+        if (strcmp(name, p->name) != 0) continue;
+        *flops_per_step = 3.0 * vit_forward_flops(&p->model) * p->batch;
+        *batch = p->batch;
+        return time_posbench_step(p, iters, samples);
+    }
+    return -1;
 }
