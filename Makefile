@@ -48,7 +48,7 @@ TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_LIB := $(BUILD)/tests/testing.o $(BUILD)/tests/cuda_parity.o
 
-.PHONY: all deps test bench clean help backends reproduce-mp3 reproduce-cape figures gpu-bundle
+.PHONY: all deps test bench bench-ci bench-ci-baseline clean help backends reproduce-mp3 reproduce-cape figures gpu-bundle
 SCALE  ?= small
 DEVICE ?= auto
 all: $(BUILD)/posbench backends
@@ -58,6 +58,8 @@ help:
 	@echo "make deps       install missing Debian packages (as root) or print the apt-get line"
 	@echo "make test       build and run every test; last line 'N passed, N failed, N skipped'"
 	@echo "make bench      posbench bench: step time, GFLOP/s vs sgemm, ratio to PyTorch CPU"
+	@echo "make bench-ci   regression check against bench/perf/baseline-ci.tsv (exit 1 naming what regressed)"
+	@echo "make bench-ci-baseline   re-measure that baseline on this machine (commit the file)"
 	@echo "make reproduce-mp3 [SCALE=smoke|small|paper] [DEVICE=auto|cpu|cuda]"
 	@echo "                MP3 paper's experiments -> results/mp3/ (HDF5, figures/, REPORT.md with findings)"
 	@echo "make reproduce-cape [SCALE=smoke|small] [DEVICE=auto|cpu|cuda]"
@@ -96,6 +98,18 @@ test: $(BUILD)/posbench $(TEST_BIN) backends
 
 bench: $(BUILD)/posbench
 	$(BUILD)/posbench bench
+
+# Regression benchmarks (README "posbench bench"): the small CI step, 5 rounds of 8 steps, and
+# the accuracy probes, at 2 threads so the probes compare exactly on the same CPU model. The
+# time threshold is 50%: on the shared 2-core machine three runs of the same build gave
+# sgemm-normalised step ratios of 0.60, 0.80 and 1.11 against the baseline (measured while
+# others were building); a build at -O0 gave 2.29 (p 3e-6) and was caught.
+BENCH_CI := --config vit-d64-L2-p4-28px-ci --rounds 5 --iters 8 --threads 2 --time-threshold 0.5
+bench-ci: $(BUILD)/posbench
+	$(BUILD)/posbench bench $(BENCH_CI) --compare bench/perf/baseline-ci.tsv --save $(BUILD)/bench-ci.tsv
+
+bench-ci-baseline: $(BUILD)/posbench
+	$(BUILD)/posbench bench $(BENCH_CI) --save bench/perf/baseline-ci.tsv
 
 reproduce-mp3: $(BUILD)/posbench backends
 	@sh scripts/reproduce.sh mp3 $(SCALE) $(DEVICE) results/mp3

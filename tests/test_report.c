@@ -13,6 +13,7 @@
 #include "testing.h"
 #include "../bench/report/plot.h"
 #include "../bench/report/report.h"
+#include "../bench/report/significance.h"
 #include "../bench/results/results.h"
 #include "../bench/results/results_read.h"
 #include <fcntl.h>
@@ -84,25 +85,34 @@ typedef struct {
 
 static const finding_case cases[] = {
     {"greater", "G1 finetune with a PE beats finetune without", "", "finetune", "pe.kind=abs", "top1", "finetune", "pe.kind=none", "top1", "", "", "", "holds"},
-    {"greater", "G2 finetune without a PE beats finetune with one", "", "finetune", "pe.kind=none", "top1", "finetune", "pe.kind=abs", "top1", "", "", "", "does not hold"},
+    {"greater", "G2 finetune without a PE beats finetune with one", "", "finetune", "pe.kind=none", "top1", "finetune", "pe.kind=abs", "top1", "", "", "", "does not hold (significant against)"},
     {"greater", "G3 finetune beats mp3", "", "finetune", "", "top1", "mp3", "", "top1", "", "", "", "holds"},
-    {"greater", "G4 finetune beats mp3 per pe.kind", "", "finetune", "", "top1", "mp3", "", "top1", "", "", "pe.kind", "does not hold"},
+    {"greater", "G4 finetune beats mp3 per pe.kind", "", "finetune", "", "top1", "mp3", "", "top1", "", "", "pe.kind", "does not hold (none: opposite direction, not significant)"},
     {"greater", "G5 finetune | abs beats none per model.dim", "Table 3:\\t84.0 vs 73.4", "finetune", "pe.kind=abs", "top1", "finetune", "pe.kind=none", "top1", "", "", "model.dim", "holds"},
-    {"at_least", "L1 pretrain at eta 0 reaches 40%", "", "pretrain", "objective.eta=0.0", "top1", "", "", "", "0.40", "", "", "holds"},
-    {"at_least", "L2 pretrain at eta 0 reaches 41%", "", "pretrain", "objective.eta=0.0", "top1", "", "", "", "0.41", "", "", "does not hold"},
-    {"at_most", "M1 pretrain at eta 0 stays at most 41%", "", "pretrain", "objective.eta=0", "top1", "", "", "", "0.41", "", "", "holds"},
-    {"at_most", "M2 pretrain at eta 0 stays at most 40%", "", "pretrain", "objective.eta=0", "top1", "", "", "", "0.40", "", "", "does not hold"},
-    {"at_least", "L3 a stage-qualified match key", "", "finetune", "finetune.pe.kind=abs", "top1", "", "", "", "0.8", "", "", "holds"},
-    {"at_least", "L4 mp3 reaches 73% per pe.kind", "", "mp3", "", "top1", "", "", "", "0.73", "", "pe.kind", "holds"},
-    {"at_least", "L5 mp3 reaches 74% per pe.kind", "", "mp3", "", "top1", "", "", "", "0.74", "", "pe.kind", "does not hold"},
+    {"at_least", "L1 pretrain at eta 0 reaches 40%", "", "pretrain", "objective.eta=0.0", "top1", "", "", "", "0.40", "", "", "inconclusive (needs N seeds)"},
+    {"at_least", "L2 pretrain at eta 0 reaches 41%", "", "pretrain", "objective.eta=0.0", "top1", "", "", "", "0.41", "", "", "does not hold (opposite direction, not significant)"},
+    {"at_most", "M1 pretrain at eta 0 stays at most 41%", "", "pretrain", "objective.eta=0", "top1", "", "", "", "0.41", "", "", "inconclusive (needs N seeds)"},
+    {"at_most", "M2 pretrain at eta 0 stays at most 40%", "", "pretrain", "objective.eta=0", "top1", "", "", "", "0.40", "", "", "does not hold (opposite direction, not significant)"},
+    {"at_least", "L3 a stage-qualified match key", "", "finetune", "finetune.pe.kind=abs", "top1", "", "", "", "0.75", "", "", "holds"},
+    {"at_least", "L4 mp3 reaches 70% per pe.kind", "", "mp3", "", "top1", "", "", "", "0.70", "", "pe.kind", "holds"},
+    {"at_least", "L5 mp3 reaches 74% per pe.kind", "", "mp3", "", "top1", "", "", "", "0.74", "", "pe.kind", "does not hold (abs: opposite direction, not significant)"},
     {"peak_inside", "P1 mp3 with a PE peaks inside", "", "mp3", "pe.kind=abs", "top1", "", "", "", "", "objective.eta", "", "holds"},
-    {"peak_inside", "P2 mp3 without a PE peaks inside", "", "mp3", "pe.kind=none", "top1", "", "", "", "", "objective.eta", "", "does not hold"},
-    {"peak_inside", "P3 mp3 peaks inside per pe.kind", "", "mp3", "", "top1", "", "", "", "", "objective.eta", "pe.kind", "does not hold"},
+    {"peak_inside", "P2 mp3 without a PE peaks inside", "", "mp3", "pe.kind=none", "top1", "", "", "", "", "objective.eta", "", "does not hold (vs 0.5: significant against)"},
+    {"peak_inside", "P3 mp3 peaks inside per pe.kind", "", "mp3", "", "top1", "", "", "", "", "objective.eta", "pe.kind", "does not hold (none: vs 0.5: significant against)"},
     {"decreasing", "D1 the mp3 step gets cheaper as eta rises", "", "mp3", "", "step_time_ms", "", "", "", "", "objective.eta", "", "holds"},
-    {"decreasing", "D2 mp3 without a PE falls with eta", "", "mp3", "pe.kind=none", "top1", "", "", "", "", "objective.eta", "", "does not hold"},
+    {"decreasing", "D2 mp3 without a PE falls with eta", "", "mp3", "pe.kind=none", "top1", "", "", "", "", "objective.eta", "", "does not hold (significant against)"},
     {"increasing", "I1 mp3 without a PE rises with eta", "", "mp3", "pe.kind=none", "top1", "", "", "", "", "objective.eta", "", "holds"},
-    {"increasing", "I2 the mp3 step gets dearer as eta rises", "", "mp3", "", "step_time_ms", "", "", "", "", "objective.eta", "", "does not hold"},
+    {"increasing", "I2 the mp3 step gets dearer as eta rises", "", "mp3", "", "step_time_ms", "", "", "", "", "objective.eta", "", "does not hold (significant against)"},
     {"increasing", "I3 a stage-qualified x key", "", "mp3", "pe.kind=none", "top1", "", "", "", "", "pretrain.objective.eta", "", "holds"},
+    {"at_least", "L6 finetune with a PE reaches 95%", "", "finetune", "pe.kind=abs", "top1", "", "", "", "0.95", "", "", "does not hold (significant against)"},
+    {"at_most", "M3 finetune with a PE stays at most 95%", "", "finetune", "pe.kind=abs", "top1", "", "", "", "0.95", "", "", "holds"},
+    {"greater", "G6 without a PE the wider model places patches better", "", "finetune", "pe.kind=none,model.dim=128", "pos_top1", "finetune",
+     "pe.kind=none,model.dim=64", "pos_top1", "", "", "", "inconclusive (needs N seeds per side)"},
+    {"greater", "S1 one seed a side", "", "finetune", "pe.kind=abs,model.dim=64", "top1", "finetune", "pe.kind=none,model.dim=64", "top1", "", "", "train.seed",
+     "inconclusive (0: 1 seed; 1: 1 seed; 2: 1 seed)"},
+    {"increasing", "S2 one seed per x value", "", "mp3", "pe.kind=abs,train.seed=0", "top1", "", "", "", "", "objective.eta", "", "inconclusive (1 seed)"},
+    {"peak_inside", "S3 one seed per x value", "", "mp3", "pe.kind=abs,train.seed=0", "top1", "", "", "", "", "objective.eta", "", "inconclusive (1 seed)"},
+    {"at_least", "S4 one seed", "", "pretrain", "objective.eta=0,train.seed=1", "top1", "", "", "", "0.3", "", "", "inconclusive (1 seed)"},
     {"greater", "N1 b has no done runs", "", "mp3", "", "top1", "mp3", "objective.eta=0.75,pe.kind=none", "top1", "", "", "",
      "not measured (no done runs of mp3 with objective.eta=0.75, pe.kind=none)"},
     {"at_least", "N2 a metric no run has", "", "pretrain", "", "pos_top1", "", "", "", "0.5", "", "", "not measured (no done run of pretrain has /final pos_top1)"},
@@ -526,6 +536,53 @@ static void check_row(const char *out, const char *claim, const char *want) {
     else test_fail(label, "got '%s', want '%s'", found ? row : "(no row)", want);
 }
 
+// The case whose claim starts with prefix.
+static const finding_case *case_by(const char *prefix) {
+    for (int i = 0; i < NCASES; i++)
+        if (!strncmp(cases[i].claim, prefix, strlen(prefix))) return &cases[i];
+    return &cases[0];
+}
+
+// A difference as findings.c shows it: sign, then |v| in percent with 2 decimals.
+static void signed_pct(char *out, size_t len, double v) { snprintf(out, len, "%s%.2f", v < 0 ? "-" : "+", 100 * fabs(v)); }
+
+// "Δ +8.00, 95% CI [+4.89, +11.11], p = 0.001" for test t (p for the claim).
+static void stat_cell(char *out, size_t len, const char *label, const sig_test *t, double p) {
+    char e[32], lo[32], hi[32], pt[32];
+    signed_pct(e, sizeof e, t->effect), signed_pct(lo, sizeof lo, t->lo), signed_pct(hi, sizeof hi, t->hi);
+    if (p < 0.001) snprintf(pt, sizeof pt, "p < 0.001");
+    else if (p > 0.999) snprintf(pt, sizeof pt, "p > 0.999");
+    else snprintf(pt, sizeof pt, "p = %.3f", p);
+    snprintf(out, len, "%s %s, 95%% CI [%s, %s], %s", label, e, lo, hi, pt);
+}
+
+// Finetune top1 (or pos_top1 when pos) of the done runs with pe p and width d (-1: both).
+static int ft_values(int p, int d, int pos, double *v) {
+    int n = 0;
+    for (int dd = 0; dd < 2; dd++)
+        for (int s = 0; s < 3; s++)
+            if ((d < 0 || dd == d) && !ft_diverged(dd, p, s)) v[n++] = pos ? 0.3 + 0.01 * s + 0.02 * dd : ft_top1(dd, p, s);
+    return n;
+}
+
+// "79.35 vs 71.35 (n = 3 vs 3, Δ ..., p = ...)": a greater cell for finetune pe abs vs none at width d.
+static void ft_greater_cell(char *out, size_t len, int d) {
+    double a[6], b[6];
+    int na = ft_values(0, d, 0, a), nb = ft_values(1, d, 0, b);
+    sig_test t = sig_welch(a, na, b, nb);
+    char ma[32], mb[32], st[256];
+    pct(ma, sizeof ma, ft_mean(0, d)), pct(mb, sizeof mb, ft_mean(1, d));
+    stat_cell(st, sizeof st, "Δ", &t, t.p);
+    snprintf(out, len, "%s vs %s (n = %d vs %d, %s)", ma, mb, na, nb, st);
+}
+
+// The mp3 top1 of pe p at eta index e, both seeds (0 when the configuration failed).
+static int mp3_values(int e, int p, double *v) {
+    if (mp3_failed(e, p)) return 0;
+    v[0] = mp3_top1(e, p, 0), v[1] = mp3_top1(e, p, 1);
+    return 2;
+}
+
 static void test_findings(void) {
     char *out = NULL, *err = NULL;
     int rc = capture(cmd_report, 1, (char *[]){g_dir}, &out, &err);
@@ -533,45 +590,107 @@ static void test_findings(void) {
     const char *head = "## Findings (experiment `exp`)\n\n| claim | ours | paper | verdict |\n|---|---|---|---|\n";
     char *sec = out ? strstr(out, head) : NULL, *ft = out ? strstr(out, "## stage `finetune`") : NULL;
     test_check("findings section after the stage tables", sec && ft && sec > ft, "%s", sec ? "header as documented" : "no section");
+    // the seeds an inconclusive verdict says it needs, from the fixture's values (80% power rule
+    // of significance.h, checked against mpmath by test_stats)
+    const double pre0[2] = {0.40, 0.41};
+    double pm, pv, na_v[6], nb_v[6];
+    sig_mean_var(pre0, 2, &pm, &pv);
+    int n_one = sig_n_one_sample(pm - 0.40, pv);
+    int na = 0, nb = 0;
+    for (int s = 0; s < 3; s++) {
+        if (!ft_diverged(1, 1, s)) na_v[na++] = 0.3 + 0.01 * s + 0.02;
+        nb_v[nb++] = 0.3 + 0.01 * s;
+    }
+    sig_test g6 = sig_welch(na_v, na, nb_v, nb);
+    int n_g6 = sig_n_welch(g6.effect, g6.va, g6.vb);
+    test_check("findings fixture: the inconclusive cases are inconclusive by construction", g6.p > 0.05 && g6.effect > 0 && n_one > 2 && n_g6 > 3,
+               "G6 p %.3f, seeds needed %d and %d", g6.p, n_one, n_g6);
     int wrong = 0;
     for (int i = 0; i < NCASES; i++) {
-        char row[2048], want_end[600];
-        snprintf(want_end, sizeof want_end, " | %s |", cases[i].verdict);
+        char row[4096], want_end[600], verdict[300];
+        const char *nat = strstr(cases[i].verdict, "needs N ");
+        if (nat) snprintf(verdict, sizeof verdict, "%.*sneeds %d %s", (int)(nat - cases[i].verdict), cases[i].verdict,
+                          strstr(cases[i].claim, "G6") == cases[i].claim ? n_g6 : n_one, nat + 8);
+        else snprintf(verdict, sizeof verdict, "%s", cases[i].verdict);
+        snprintf(want_end, sizeof want_end, " | %s |", verdict);
         int ok = out && finding_row(out, cases[i].claim, row, sizeof row) && strlen(row) >= strlen(want_end) &&
                  !strcmp(row + strlen(row) - strlen(want_end), want_end);
-        if (!ok) test_fail("finding verdict", "%s: want '%s', row: %s", cases[i].claim, cases[i].verdict, ok || !out ? "" : row), wrong++;
+        if (!ok) test_fail("finding verdict", "%s: want '%s', row: %s", cases[i].claim, verdict, ok || !out ? "" : row), wrong++;
     }
-    test_check("findings: every kind both ways, per, not measured", wrong == 0, "%d findings, %d wrong verdicts", NCASES, wrong);
+    test_check("findings: every kind both ways (holds, significant against, opposite direction), inconclusive, 1 seed, per, not measured",
+               wrong == 0, "%d findings, %d wrong verdicts", NCASES, wrong);
     int rows = 0;
     for (const char *p = sec; p && (p = strstr(p, "\n| ")); p++) rows++;
     test_check("findings: one row per finding", rows == NCASES + 1, "%d rows (header included), want %d", rows, NCASES + 1);
     if (!out) return;
 
-    char a[32], b[32], c[32], d[32], want[1024], curve_abs[256], curve_none[256];
-    pct(a, sizeof a, ft_mean(0, 0)), pct(b, sizeof b, ft_mean(1, 0)), pct(c, sizeof c, ft_mean(0, 1)), pct(d, sizeof d, ft_mean(1, 1));
-    snprintf(want, sizeof want, "| G5 finetune \\| abs beats none per model.dim | 64: %s vs %s; 128: %s vs %s | Table 3: 84.0 vs 73.4 | holds |", a,
-             b, c, d);
-    check_row(out, cases[4].claim, want);
-    pct(a, sizeof a, ft_mean(0, -1)), pct(b, sizeof b, mp3_mean(-1, 0)), pct(c, sizeof c, ft_mean(1, -1)), pct(d, sizeof d, mp3_mean(-1, 1));
-    snprintf(want, sizeof want, "| %s | abs: %s vs %s; none: %s vs %s |  | does not hold |", cases[3].claim, a, b, c, d);
-    check_row(out, cases[3].claim, want);
-    snprintf(want, sizeof want, "| %s | 40.50 (claim ≥ 40.00) |  | holds |", cases[5].claim);
-    check_row(out, cases[5].claim, want);
+    char a[512], b[512], c[32], d[32], want[4096], curve_abs[256], curve_none[256], st[256], st2[256];
+    ft_greater_cell(a, sizeof a, 0), ft_greater_cell(b, sizeof b, 1);
+    snprintf(want, sizeof want, "| G5 finetune \\| abs beats none per model.dim | 64: %s; 128: %s | Table 3: 84.0 vs 73.4 | holds |", a, b);
+    check_row(out, case_by("G5")->claim, want);
+    { // G4: finetune (both widths) vs mp3 (every eta), per pe.kind
+        double fa[6], ma[8], fb[6], mb[8];
+        int nfa = ft_values(0, -1, 0, fa), nfb = ft_values(1, -1, 0, fb), nma = 0, nmb = 0;
+        for (int e = 0; e < 4; e++) nma += mp3_values(e, 0, ma + nma), nmb += mp3_values(e, 1, mb + nmb);
+        sig_test t1 = sig_welch(fa, nfa, ma, nma), t2 = sig_welch(fb, nfb, mb, nmb);
+        pct(c, sizeof c, ft_mean(0, -1)), pct(d, sizeof d, mp3_mean(-1, 0));
+        stat_cell(st, sizeof st, "Δ", &t1, t1.p), stat_cell(st2, sizeof st2, "Δ", &t2, t2.p);
+        snprintf(a, sizeof a, "abs: %s vs %s (n = %d vs %d, %s)", c, d, nfa, nma, st);
+        pct(c, sizeof c, ft_mean(1, -1)), pct(d, sizeof d, mp3_mean(-1, 1));
+        snprintf(want, sizeof want, "| %s | %s; none: %s vs %s (n = %d vs %d, %s) |  | %s |", case_by("G4")->claim, a, c, d, nfb, nmb, st2,
+                 case_by("G4")->verdict);
+        check_row(out, case_by("G4")->claim, want);
+    }
+    sig_test l1 = sig_one_sample(pre0, 2, 0.40);
+    stat_cell(st, sizeof st, "Δ", &l1, l1.p);
+    snprintf(want, sizeof want, "| %s | 40.50 (n = 2, %s) (claim ≥ 40.00) |  | inconclusive (needs %d seeds) |", case_by("L1")->claim, st, n_one);
+    check_row(out, case_by("L1")->claim, want);
+    // peak_inside: the highest inner mean (0.25) against each end, Welch per pair
+    double v0[2], v1[2], v3[2];
+    mp3_values(0, 0, v0), mp3_values(1, 0, v1), mp3_values(3, 0, v3);
+    sig_test pe0 = sig_welch(v1, 2, v0, 2), pe3 = sig_welch(v1, 2, v3, 2);
+    stat_cell(st, sizeof st, "Δ", &pe0, pe0.p), stat_cell(st2, sizeof st2, "Δ", &pe3, pe3.p);
     mp3_curve(curve_abs, sizeof curve_abs, 0), mp3_curve(curve_none, sizeof curve_none, 1);
-    snprintf(want, sizeof want, "| %s | %s |  | holds |", cases[12].claim, curve_abs);
-    check_row(out, cases[12].claim, want);
-    snprintf(want, sizeof want, "| %s | abs: (%s); none: (%s) |  | does not hold |", cases[14].claim, curve_abs, curve_none);
-    check_row(out, cases[14].claim, want);
-    // step_time_ms is shown as the report shows it: "step (ms)", %.1f
-    snprintf(want, sizeof want, "| %s | 0: %.1f, 0.25: %.1f, 0.5: %.1f, 0.75: %.1f |  | holds |", cases[15].claim,
-             (mp3_step_ms(0, 0) + mp3_step_ms(0, 1)) / 2, (mp3_step_ms(1, 0) + mp3_step_ms(1, 1)) / 2,
-             (mp3_step_ms(2, 0) + mp3_step_ms(2, 1)) / 2, (mp3_step_ms(3, 0) + mp3_step_ms(3, 1)) / 2);
-    check_row(out, cases[15].claim, want);
+    char peak_abs[1024];
+    snprintf(peak_abs, sizeof peak_abs, "%s (peak 0.25 vs 0: n = 2 vs 2, %s; vs 0.75: n = 2 vs 2, %s)", curve_abs, st, st2);
+    snprintf(want, sizeof want, "| %s | %s |  | holds |", case_by("P1")->claim, peak_abs);
+    check_row(out, case_by("P1")->claim, want);
+    double w0[2], w1[2], w2[2];
+    mp3_values(0, 1, w0), mp3_values(1, 1, w1), mp3_values(2, 1, w2);
+    sig_test qe0 = sig_welch(w1, 2, w0, 2), qe2 = sig_welch(w1, 2, w2, 2); // none: 0.75 failed, so 0.5 is the last end
+    stat_cell(st, sizeof st, "Δ", &qe0, qe0.p), stat_cell(st2, sizeof st2, "Δ", &qe2, qe2.p);
+    snprintf(want, sizeof want, "| %s | abs: (%s); none: (%s (peak 0.25 vs 0: n = 2 vs 2, %s; vs 0.5: n = 2 vs 2, %s)) |  | %s |",
+             case_by("P3")->claim, peak_abs, curve_none, st, st2, case_by("P3")->verdict);
+    check_row(out, case_by("P3")->claim, want);
+    { // decreasing: OLS slope of step_time_ms on eta over every done run, shown times the eta range
+        double x[16], y[16];
+        int n = 0;
+        for (int e = 0; e < 4; e++)
+            for (int p = 0; p < 2; p++)
+                for (int s = 0; s < 2; s++)
+                    if (!mp3_failed(e, p)) x[n] = etas[e], y[n++] = mp3_step_ms(e, s);
+        sig_test sl = sig_slope(x, y, n);
+        double p = 1 - sl.p;
+        snprintf(want, sizeof want,
+                 "| %s | 0: %.1f, 0.25: %.1f, 0.5: %.1f, 0.75: %.1f (n = %d, fitted change over the range %s%.1f, 95%% CI [%s%.1f, %s%.1f], %s) |  | holds |",
+                 case_by("D1")->claim, (mp3_step_ms(0, 0) + mp3_step_ms(0, 1)) / 2, (mp3_step_ms(1, 0) + mp3_step_ms(1, 1)) / 2,
+                 (mp3_step_ms(2, 0) + mp3_step_ms(2, 1)) / 2, (mp3_step_ms(3, 0) + mp3_step_ms(3, 1)) / 2, n, sl.effect < 0 ? "-" : "+",
+                 fabs(sl.effect) * 0.75, sl.lo < 0 ? "-" : "+", fabs(sl.lo) * 0.75, sl.hi < 0 ? "-" : "+", fabs(sl.hi) * 0.75,
+                 p < 0.001 ? "p < 0.001" : "p = ?");
+        check_row(out, case_by("D1")->claim, want);
+    }
     pct(a, sizeof a, mp3_mean(-1, -1));
-    snprintf(want, sizeof want, "| %s | %s vs — |  | %s |", cases[20].claim, a, cases[20].verdict);
-    check_row(out, cases[20].claim, want);
-    snprintf(want, sizeof want, "| %s | unpaired: abs (only in a); unpaired: none (only in b) |  | %s |", cases[27].claim, cases[27].verdict);
-    check_row(out, cases[27].claim, want);
+    snprintf(want, sizeof want, "| %s | %s vs — |  | %s |", case_by("N1")->claim, a, case_by("N1")->verdict);
+    check_row(out, case_by("N1")->claim, want);
+    snprintf(want, sizeof want, "| %s | unpaired: abs (only in a); unpaired: none (only in b) |  | %s |", case_by("N8")->claim, case_by("N8")->verdict);
+    check_row(out, case_by("N8")->claim, want);
+    char s1[512] = "";
+    for (int s = 0; s < 3; s++) {
+        pct(c, sizeof c, ft_top1(0, 0, s)), pct(d, sizeof d, ft_top1(0, 1, s));
+        snprintf(s1 + strlen(s1), sizeof s1 - strlen(s1), "%s%d: %s vs %s (n = 1 vs 1)", s ? "; " : "", s, c, d);
+    }
+    snprintf(want, sizeof want, "| %s | %s |  | %s |", case_by("S1")->claim, s1, case_by("S1")->verdict);
+    check_row(out, case_by("S1")->claim, want);
     char path[512];
     snprintf(path, sizeof path, "%s/REPORT.md", g_dir);
     char *md = slurp(path);

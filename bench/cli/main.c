@@ -3,6 +3,7 @@
 #include "../experiment/config.h"
 #include "../experiment/experiment.h"
 #include "../perf/perf.h"
+#include "../perf/regress.h"
 #include "../report/plot.h"
 #include "../report/report.h"
 #include "../run/runner.h"
@@ -126,24 +127,46 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "slurm")) return cmd_slurm(argc - 2, argv + 2);
     if (!strcmp(cmd, "bench")) {
         perf_options po = {.iters = 10, .torch = 1};
+        regress_options ro = {.rounds = 5, .iters = 0, .probes = 1, .time_threshold = 0.05, .memory_threshold = 0.10};
         for (int i = 2; i < argc; i++) {
             const char *a = argv[i];
             if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
                 perf_help();
+                regress_help();
                 return 0;
             } else if (common_flag(argc, argv, &i)) {
             } else if (!strcmp(a, "--iters")) {
                 po.iters = (int)parse_long_flag(a, i + 1 < argc ? argv[++i] : NULL, 1);
             } else if (!strcmp(a, "--no-torch")) {
                 po.torch = 0;
+            } else if (!strcmp(a, "--save") || !strcmp(a, "--compare") || !strcmp(a, "--result")) {
+                if (i + 1 >= argc) die_input("%s needs a file (a posbench bench results file; format in bench/perf/regress.h)", a);
+                *(a[2] == 's' ? &ro.save : a[2] == 'c' ? &ro.compare : &ro.result) = argv[++i];
+            } else if (!strcmp(a, "--rounds")) {
+                ro.rounds = (int)parse_long_flag(a, i + 1 < argc ? argv[++i] : NULL, 1);
+            } else if (!strcmp(a, "--no-probes")) {
+                ro.probes = 0;
+            } else if (!strcmp(a, "--time-threshold") || !strcmp(a, "--memory-threshold")) {
+                char *end;
+                const char *v = i + 1 < argc ? argv[++i] : "";
+                double x = strtod(v, &end);
+                if (!*v || *end || !(x > 0 && x < 10)) die_input("%s needs a fraction > 0 (0.05 = 5%%), got '%s'", a, v);
+                *(a[2] == 't' ? &ro.time_threshold : &ro.memory_threshold) = x;
             } else if (!strcmp(a, "--config")) {
                 if (i + 1 >= argc) die_input("--config needs a name (see posbench bench --help)");
                 po.only = argv[++i];
             } else {
-                die_input("unknown argument '%s' for posbench bench (valid: --iters N, --config NAME, --no-torch, --threads N, --device D, --help)", a);
+                die_input("unknown argument '%s' for posbench bench (valid: --iters N, --config NAME, --no-torch, --threads N, "
+                          "--device D, --save FILE, --compare FILE, --result FILE, --rounds N, --no-probes, --time-threshold X, "
+                          "--memory-threshold X, --help)", a);
             }
         }
         po.device = device_flag;
+        if (ro.result && !ro.compare) die_input("--result FILE needs --compare BASELINE (it compares a saved result instead of measuring)");
+        if (ro.save || ro.compare) {
+            ro.only = po.only, ro.iters = po.iters;
+            return regress_run(&ro);
+        }
         return perf_run(&po);
     }
     usage_error("unknown command '%s'", cmd);

@@ -11,12 +11,12 @@
 #include <string.h>
 
 const finding_kind_info finding_kinds[] = {
-    {"greater", 1, 0, 0, "mean of a > mean of b"},
-    {"at_least", 0, 1, 0, "mean of a >= value"},
-    {"at_most", 0, 1, 0, "mean of a <= value"},
-    {"peak_inside", 0, 0, 1, "the highest mean over x is neither at the first nor at the last x value"},
-    {"increasing", 0, 0, 1, "means strictly increase along x"},
-    {"decreasing", 0, 0, 1, "means strictly decrease along x"},
+    {"greater", 1, 0, 0, "mean of a > mean of b (Welch t-test)"},
+    {"at_least", 0, 1, 0, "mean of a > value (one-sample t-test)"},
+    {"at_most", 0, 1, 0, "mean of a < value (one-sample t-test)"},
+    {"peak_inside", 0, 0, 1, "the highest inner mean over x beats the first and the last x value (Welch t-tests)"},
+    {"increasing", 0, 0, 1, "the metric rises along x (regression slope t-test)"},
+    {"decreasing", 0, 0, 1, "the metric falls along x (regression slope t-test)"},
 };
 const int finding_kind_count = (int)(sizeof finding_kinds / sizeof finding_kinds[0]);
 

@@ -27,6 +27,9 @@ static const perf_config perf_configs[] = {
                              .mlp_ratio = 4, .cls = 1, .pe_kind = "abs", .num_classes = 10}, 128},
     {"vit-d192-L12-p4-32px", {.channels = 3, .image_size = 32, .patch = 4, .dim = 192, .depth = 12, .heads = 3,
                               .mlp_ratio = 4, .cls = 1, .pe_kind = "abs", .num_classes = 100}, 128},
+    // the small step `make bench-ci` times (bench/perf/regress.h): seconds, not minutes, per sample set
+    {"vit-d64-L2-p4-28px-ci", {.channels = 1, .image_size = 28, .patch = 4, .dim = 64, .depth = 2, .heads = 2,
+                               .mlp_ratio = 2, .cls = 1, .pe_kind = "abs", .num_classes = 10}, 32},
 };
 
 void perf_help(void) {
@@ -42,8 +45,9 @@ void perf_help(void) {
     }
 }
 
-// Median step time in seconds of the posbench training step for config p.
-static double time_posbench_step(const perf_config *p, const ops_backend *ops, int iters) {
+// Median step time in seconds of the posbench training step for config p on backend ops;
+// each timed step's seconds also go to samples[iters] when samples is not NULL.
+static double time_posbench_step(const perf_config *p, const ops_backend *ops, int iters, double *samples) {
     model m;
     model_create(&m, &p->model, ops, p->batch, 0);
     supervised obj;
@@ -72,6 +76,7 @@ static double time_posbench_step(const perf_config *p, const ops_backend *ops, i
         ops->synchronize();
         if (it >= 0) t[it] = now_seconds() - t0;
     }
+    if (samples) memcpy(samples, t, (size_t)iters * sizeof *t);
     double med = median_double(t, iters);
     free(t);
     ops->free(adam_m);
@@ -137,7 +142,7 @@ int perf_run(const perf_options *opt) {
         const perf_config *p = &perf_configs[i];
         if (opt->only && strcmp(opt->only, p->name) != 0) continue;
         ran++;
-        double step = time_posbench_step(p, ops, opt->iters);
+        double step = time_posbench_step(p, ops, opt->iters, NULL);
         double flops = 3.0 * model_forward_flops(&p->model) * p->batch;
         double gflops = flops / step / 1e9;
         char torch_ms[32] = "-", torch_ips[32] = "-", ratio[32] = "-", why[4608] = "";
@@ -158,4 +163,16 @@ int perf_run(const perf_options *opt) {
     printf("\nratio = posbench step time / PyTorch step time (lower is better); GFLOP/s counts 3x the forward\n"
            "FLOPs (matmuls and attention) per image; peak MiB is this process's peak resident memory so far.\n");
     return 0;
+}
+
+// (the CPU backend: the committed CI baseline is a CPU measurement)
+double perf_step_samples(const char *name, int iters, double *samples, double *flops_per_step, int *batch) {
+    for (size_t i = 0; i < sizeof perf_configs / sizeof perf_configs[0]; i++) {
+        const perf_config *p = &perf_configs[i];
+        if (strcmp(name, p->name) != 0) continue;
+        *flops_per_step = 3.0 * model_forward_flops(&p->model) * p->batch;
+        *batch = p->batch;
+        return time_posbench_step(p, &ops_cpu, iters, samples);
+    }
+    return -1;
 }

@@ -10,4 +10,8 @@ typedef struct {
 } perf_options;
 
 int perf_run(const perf_options *opt);
+// The training step of benchmark config `name` timed iters times (after 2 warmup steps): each
+// step's seconds into samples[iters], its FLOPs (3 x forward) and batch size; returns the
+// median seconds, or -1 when name is not a config.
+double perf_step_samples(const char *name, int iters, double *samples, double *flops_per_step, int *batch);
 void perf_help(void);

@@ -4,6 +4,7 @@
 // select the runs of each side, split them by `per` (and `x`), take the means, decide;
 // render the Markdown.
 #include "findings.h"
+#include "significance.h"
 #include "stats.h"
 #include "../../core/common.h"
 #include <errno.h>
@@ -89,10 +90,14 @@ static void free_groups(run_groups *g) {
     free(g->items);
 }
 
-// ---- means and verdicts -------------------------------------------------------------
+// ---- values, tests and verdicts --------------------------------------------------------
+// Every done run with a finite /final metric is one observation (its seed is the unit); the
+// tests are in significance.h, the rules in findings.h.
+#define FINDING_ALPHA 0.05
+
 typedef struct {
     finding_verdict v;
-    char why[1024];
+    char why[1024]; // not measured: the reason; does not hold / inconclusive: the qualifier
 } verdict;
 
 // "finetune", "finetune with pe.kind=abs, model.dim=64": the runs a reason talks about
@@ -104,24 +109,32 @@ static void describe_runs(const finding_sel *sel, const char *per, const char *p
     if (per && per_value) snprintf(out + strlen(out), len - strlen(out), "%s%s=%s", sel->nmatch ? ", " : " with ", per, per_value);
 }
 
-// Mean of the finite /final metric over the done runs of l. Returns 1 with *mean set, or 0
-// with the reason (about the runs described by `who`) in why.
-static int side_mean(const rr_set *set, const run_list *l, const char *metric, const char *who, double *mean, char *why,
-                     size_t len) {
-    int ndone = 0, n = 0;
-    double sum = 0.0;
+typedef struct {
+    double *v; // the finite /final metric of each done run (malloc'd; free it)
+    int n;
+    double mean;
+} side_values;
+
+// The observations of l. Returns 1 with at least one value, or 0 with the reason (about the
+// runs described by `who`) in why.
+static int side_collect(const rr_set *set, const run_list *l, const char *metric, const char *who, side_values *out,
+                        char *why, size_t len) {
+    int ndone = 0;
+    out->v = xcalloc((size_t)l->n + 1, sizeof *out->v, "finding values");
+    out->n = 0;
     for (int i = 0; i < l->n; i++) {
         const rr_run *r = &set->runs[l->runs[i]];
         if (strcmp(rr_run_status(r), "done")) continue;
         ndone++;
         const rr_attr *a = rr_attr_get(&r->final, metric);
-        if (a && a->is_num && isfinite(a->num)) sum += a->num, n++;
+        if (a && a->is_num && isfinite(a->num)) out->v[out->n++] = a->num;
     }
-    *mean = n ? sum / n : NAN;
+    double var;
+    sig_mean_var(out->v, out->n, &out->mean, &var);
     if (l->n == 0) snprintf(why, len, "no runs of %s", who);
     else if (ndone == 0) snprintf(why, len, "no done runs of %s", who);
-    else if (n == 0) snprintf(why, len, "no done run of %s has /final %s", who, metric);
-    return n > 0;
+    else if (out->n == 0) snprintf(why, len, "no done run of %s has /final %s", who, metric);
+    return out->n > 0;
 }
 
 static void metric_text(const char *metric, double v, char *out, size_t len) {
@@ -129,45 +142,143 @@ static void metric_text(const char *metric, double v, char *out, size_t len) {
     else report_metric_text(metric, v, out, len);
 }
 
+// A difference in the metric's display units with its sign: "+8.37", "-0.40".
+static void signed_text(const char *metric, double v, char *out, size_t len) {
+    if (len < 2) return;
+    out[0] = v < 0 ? '-' : '+';
+    metric_text(metric, fabs(v), out + 1, len - 1);
+}
+
 static void cat(char *out, size_t len, const char *fmt, const char *s) { snprintf(out + strlen(out), len - strlen(out), fmt, s); }
+
+// "Δ +8.37, 95% CI [+5.12, +11.62], p = 0.001" (label replaces "Δ"); p is for the claim.
+static void test_text(const char *metric, const char *label, const sig_test *t, double p_claim, char *ours, size_t len) {
+    char e[64], lo[64], hi[64], p[32];
+    signed_text(metric, t->effect, e, sizeof e), signed_text(metric, t->lo, lo, sizeof lo), signed_text(metric, t->hi, hi, sizeof hi);
+    if (p_claim < 0.001) snprintf(p, sizeof p, "p < 0.001");
+    else if (p_claim > 0.999) snprintf(p, sizeof p, "p > 0.999");
+    else snprintf(p, sizeof p, "p = %.3f", p_claim);
+    snprintf(ours + strlen(ours), len - strlen(ours), "%s %s, 95%% CI [%s, %s], %s", label, e, lo, hi, p);
+}
 
 static void set_unmeasured(verdict *v, const char *why) {
     v->v = FINDING_NOT_MEASURED;
     snprintf(v->why, sizeof v->why, "%s", why);
 }
 
-// greater, at_least, at_most on one group of a-runs (and b-runs).
+// The verdict of a computed test whose claim is effect > 0 (dir 1) or effect < 0 (dir -1);
+// needed: the sample size the observed effect would need (-1: beyond SIG_N_MAX), unit: what
+// it counts ("seeds per side").
+static verdict decide(const sig_test *t, int dir, int needed, const char *unit) {
+    verdict v = {FINDING_HOLDS, ""};
+    double p_claim = dir > 0 ? t->p : 1.0 - t->p;
+    if (p_claim < FINDING_ALPHA) return v;
+    v.v = FINDING_FAILS;
+    if (1.0 - p_claim < FINDING_ALPHA) snprintf(v.why, sizeof v.why, "significant against");
+    else if (t->effect == 0) snprintf(v.why, sizeof v.why, "no difference");
+    else if (dir * t->effect < 0) snprintf(v.why, sizeof v.why, "opposite direction, not significant");
+    else {
+        v.v = FINDING_INCONCLUSIVE;
+        if (needed > 0) snprintf(v.why, sizeof v.why, "needs %d %s", needed, unit);
+        else snprintf(v.why, sizeof v.why, "needs more than %d %s", SIG_N_MAX, unit);
+    }
+    return v;
+}
+
+static verdict one_seed(void) {
+    verdict v = {FINDING_INCONCLUSIVE, "1 seed"};
+    return v;
+}
+
+static int verdict_rank(finding_verdict v) {
+    return v == FINDING_FAILS ? 3 : v == FINDING_NOT_MEASURED ? 2 : v == FINDING_INCONCLUSIVE ? 1 : 0;
+}
+
+// Folds one part's verdict (a `per` value's, a peak's end's) into the whole: does not hold >
+// not measured > inconclusive > holds. Qualifiers of equal rank are listed "label: why; ...";
+// a not-measured reason names its runs already, so only the first is kept.
+static void combine(verdict *all, const verdict *one, const char *label) {
+    int ra = verdict_rank(all->v), ro = verdict_rank(one->v);
+    if (ro == 0 || ro < ra || (ro == ra && one->v == FINDING_NOT_MEASURED)) return;
+    char part[1100];
+    if (label && one->v != FINDING_NOT_MEASURED) snprintf(part, sizeof part, "%s: %s", label, one->why);
+    else snprintf(part, sizeof part, "%s", one->why);
+    if (ro > ra) all->v = one->v, all->why[0] = '\0';
+    if (all->why[0]) cat(all->why, sizeof all->why, "%s", "; ");
+    cat(all->why, sizeof all->why, "%s", part);
+}
+
+// greater, at_least, at_most on one group of a-runs (and b-runs): Welch's test of a − b, or
+// the one-sample test of a − value.
 static verdict check_level(const rr_set *set, const finding *f, const run_list *a, const run_list *b, const char *per_value,
                            char *ours, size_t len) {
     verdict v = {FINDING_HOLDS, ""};
     char who[512], why[1024], ta[64], tb[64];
-    double ma, mb = NAN;
+    side_values sa = {0}, sb = {0};
     describe_runs(&f->a, f->per, per_value, who, sizeof who);
-    int ok_a = side_mean(set, a, f->a.metric, who, &ma, why, sizeof why);
+    int ok_a = side_collect(set, a, f->a.metric, who, &sa, why, sizeof why);
     if (!ok_a) set_unmeasured(&v, why);
-    metric_text(f->a.metric, ma, ta, sizeof ta);
+    metric_text(f->a.metric, sa.mean, ta, sizeof ta);
     if (f->kind == FINDING_GREATER) {
         describe_runs(&f->b, f->per, per_value, who, sizeof who);
-        int ok_b = side_mean(set, b, f->b.metric, who, &mb, why, sizeof why);
+        int ok_b = side_collect(set, b, f->b.metric, who, &sb, why, sizeof why);
         if (!ok_b && ok_a) set_unmeasured(&v, why);
-        metric_text(f->b.metric, mb, tb, sizeof tb);
+        metric_text(f->b.metric, sb.mean, tb, sizeof tb);
         snprintf(ours + strlen(ours), len - strlen(ours), "%s vs %s", ta, tb);
-        if (v.v == FINDING_HOLDS && !(ma > mb)) v.v = FINDING_FAILS;
-        return v;
+        if (v.v == FINDING_HOLDS) {
+            snprintf(ours + strlen(ours), len - strlen(ours), " (n = %d vs %d", sa.n, sb.n);
+            if (sa.n < 2 || sb.n < 2) v = one_seed();
+            else {
+                sig_test t = sig_welch(sa.v, sa.n, sb.v, sb.n);
+                cat(ours, len, "%s", ", ");
+                test_text(f->a.metric, "Δ", &t, t.p, ours, len);
+                v = decide(&t, 1, sig_n_welch(t.effect, t.va, t.vb), "seeds per side");
+            }
+            cat(ours, len, "%s", ")");
+        }
+    } else {
+        cat(ours, len, "%s", ta);
+        if (v.v == FINDING_HOLDS) {
+            int dir = f->kind == FINDING_AT_LEAST ? 1 : -1;
+            snprintf(ours + strlen(ours), len - strlen(ours), " (n = %d", sa.n);
+            if (sa.n < 2) v = one_seed();
+            else {
+                sig_test t = sig_one_sample(sa.v, sa.n, f->value);
+                cat(ours, len, "%s", ", ");
+                test_text(f->a.metric, "Δ", &t, dir > 0 ? t.p : 1.0 - t.p, ours, len);
+                v = decide(&t, dir, sig_n_one_sample(t.effect, t.va), "seeds");
+            }
+            cat(ours, len, "%s", ")");
+        }
     }
-    cat(ours, len, "%s", ta);
-    if (v.v == FINDING_HOLDS && !(f->kind == FINDING_AT_LEAST ? ma >= f->value : ma <= f->value)) v.v = FINDING_FAILS;
+    free(sa.v), free(sb.v);
     return v;
 }
 
-// peak_inside, increasing, decreasing on one group of a-runs, along x.
+// The numeric value of each group's label, or its rank when any label is not a number.
+static void x_positions(const run_groups *g, const int *with_mean, int np, double *x) {
+    int numeric = 1;
+    for (int k = 0; k < np && numeric; k++) {
+        char *end;
+        const char *s = g->items[with_mean[k]].label;
+        x[k] = strtod(s, &end);
+        numeric = end != s && *end == '\0' && isfinite(x[k]);
+    }
+    if (!numeric)
+        for (int k = 0; k < np; k++) x[k] = k;
+}
+
+// peak_inside, increasing, decreasing on one group of a-runs, along x: the highest inner mean
+// against each end (Welch), or the OLS slope of the metric on x over every run.
 static verdict check_trend(const rr_set *set, const finding *f, const run_list *a, const char *per_value, char *ours,
                            size_t len) {
     verdict v = {FINDING_HOLDS, ""};
     char who[512], why[1024], t[64];
     describe_runs(&f->a, f->per, per_value, who, sizeof who);
-    double m;
-    if (!side_mean(set, a, f->a.metric, who, &m, why, sizeof why)) {
+    side_values all;
+    int ok = side_collect(set, a, f->a.metric, who, &all, why, sizeof why);
+    free(all.v);
+    if (!ok) {
         cat(ours, len, "%s", "—");
         set_unmeasured(&v, why);
         return v;
@@ -180,47 +291,74 @@ static verdict check_trend(const rr_set *set, const finding *f, const run_list *
         free_groups(&g);
         return v;
     }
-    double *means = xcalloc((size_t)g.n + 1, sizeof *means, "finding means");
-    int np = 0;
+    side_values *sv = xcalloc((size_t)g.n + 1, sizeof *sv, "finding values");
+    int *with_mean = xcalloc((size_t)g.n + 1, sizeof *with_mean, "finding values");
+    int np = 0, nmax = 0, ntotal = 0;
     for (int k = 0; k < g.n; k++) {
-        double mk;
-        if (side_mean(set, &g.items[k].runs, f->a.metric, who, &mk, why, sizeof why)) means[np++] = mk;
-        else mk = NAN;
-        metric_text(f->a.metric, mk, t, sizeof t);
+        if (side_collect(set, &g.items[k].runs, f->a.metric, who, &sv[k], why, sizeof why)) with_mean[np++] = k;
+        else sv[k].mean = NAN;
+        nmax = sv[k].n > nmax ? sv[k].n : nmax, ntotal += sv[k].n;
+        metric_text(f->a.metric, sv[k].mean, t, sizeof t);
         snprintf(ours + strlen(ours), len - strlen(ours), "%s%s: %s", k ? ", " : "", g.items[k].label, t);
     }
     int need = f->kind == FINDING_PEAK_INSIDE ? 3 : 2;
-    if (v.v == FINDING_HOLDS && np < need) {
+    if (np < need) {
         snprintf(why, sizeof why, "%d value%s of %s with a mean among the runs of %s, need %d", np, np == 1 ? "" : "s", f->x,
                  who, need);
         set_unmeasured(&v, why);
-    }
-    if (v.v == FINDING_HOLDS) {
-        int holds = 1;
-        if (f->kind == FINDING_PEAK_INSIDE) {
-            double inside = -INFINITY;
-            for (int k = 1; k < np - 1; k++) inside = fmax(inside, means[k]);
-            holds = inside > means[0] && inside > means[np - 1];
-        } else {
-            for (int k = 1; k < np; k++) holds &= f->kind == FINDING_INCREASING ? means[k] > means[k - 1] : means[k] < means[k - 1];
+    } else if (f->kind == FINDING_PEAK_INSIDE) {
+        int peak = with_mean[1];
+        for (int k = 2; k < np - 1; k++)
+            if (sv[with_mean[k]].mean > sv[peak].mean) peak = with_mean[k];
+        snprintf(ours + strlen(ours), len - strlen(ours), " (peak %s", g.items[peak].label);
+        int ends[2] = {with_mean[0], with_mean[np - 1]};
+        if (sv[peak].n < 2 || (sv[ends[0]].n < 2 && sv[ends[1]].n < 2)) v = one_seed(); // no test has 2 seeds a side
+        for (int e = 0; e < 2; e++) {
+            const side_values *p = &sv[peak], *q = &sv[ends[e]];
+            char label[160];
+            snprintf(label, sizeof label, "vs %s", g.items[ends[e]].label);
+            snprintf(ours + strlen(ours), len - strlen(ours), "%s %s: n = %d vs %d", e ? ";" : "", label, p->n, q->n);
+            verdict one;
+            if (p->n < 2 || q->n < 2) one = one_seed();
+            else {
+                sig_test st = sig_welch(p->v, p->n, q->v, q->n);
+                cat(ours, len, "%s", ", ");
+                test_text(f->a.metric, "Δ", &st, st.p, ours, len);
+                one = decide(&st, 1, sig_n_welch(st.effect, st.va, st.vb), "seeds per side");
+            }
+            if (strcmp(v.why, "1 seed")) combine(&v, &one, label);
         }
-        if (!holds) v.v = FINDING_FAILS;
+        cat(ours, len, "%s", ")");
+    } else {
+        double *xs = xcalloc((size_t)np + 1, sizeof *xs, "finding values");
+        double *ox = xcalloc((size_t)ntotal + 1, sizeof *ox, "finding values"), *oy = xcalloc((size_t)ntotal + 1, sizeof *oy, "finding values");
+        x_positions(&g, with_mean, np, xs);
+        int n = 0;
+        double xbar = 0, sxx1 = 0;
+        for (int k = 0; k < np; k++) {
+            xbar += xs[k] / np;
+            for (int i = 0; i < sv[with_mean[k]].n; i++) ox[n] = xs[k], oy[n++] = sv[with_mean[k]].v[i];
+        }
+        for (int k = 0; k < np; k++) sxx1 += (xs[k] - xbar) * (xs[k] - xbar);
+        snprintf(ours + strlen(ours), len - strlen(ours), " (n = %d", n);
+        if (nmax < 2) v = one_seed();
+        else {
+            // the slope times the x range: the fitted change from the first to the last x value
+            double range = xs[np - 1] - xs[0];
+            sig_test st = sig_slope(ox, oy, n), shown = st;
+            shown.effect *= range, shown.lo *= range, shown.hi *= range;
+            int dir = f->kind == FINDING_INCREASING ? 1 : -1;
+            cat(ours, len, "%s", ", ");
+            test_text(f->a.metric, "fitted change over the range", &shown, dir > 0 ? st.p : 1.0 - st.p, ours, len);
+            v = decide(&st, dir, sig_n_slope(st.effect, st.va, sxx1, np), "seeds per x value");
+        }
+        cat(ours, len, "%s", ")");
+        free(xs), free(ox), free(oy);
     }
-    free(means);
+    for (int k = 0; k < g.n; k++) free(sv[k].v);
+    free(sv), free(with_mean);
     free_groups(&g);
     return v;
-}
-
-// Folds one group's verdict into the finding's: a failure decides; else the first reason.
-static void combine(verdict *all, const verdict *one) {
-    if (all->v == FINDING_FAILS || one->v == FINDING_HOLDS) return;
-    if (one->v == FINDING_FAILS) {
-        all->v = FINDING_FAILS;
-        return;
-    }
-    if (all->v == FINDING_NOT_MEASURED) return;
-    all->v = FINDING_NOT_MEASURED;
-    snprintf(all->why, sizeof all->why, "%s", one->why);
 }
 
 static int group_index(const run_groups *g, const char *label) {
@@ -265,7 +403,7 @@ static verdict check_per(const rr_set *set, const finding *f, const run_list *a,
         verdict one = trend ? check_trend(set, f, &ga.items[k].runs, ga.items[k].label, ours, len)
                             : check_level(set, f, &ga.items[k].runs, two ? &gb.items[j].runs : NULL, ga.items[k].label, ours, len);
         if (trend) cat(ours, len, "%s", ")");
-        combine(&all, &one);
+        combine(&all, &one, ga.items[k].label);
     }
     if (two) list_unpaired(&ga, &gb, "a", ours, len), list_unpaired(&gb, &ga, "b", ours, len);
     if (common == 0 && all.v == FINDING_HOLDS) {
@@ -290,7 +428,7 @@ finding_verdict findings_eval(const rr_set *set, const char *experiment, const f
         metric_text(f->a.metric, f->value, t, sizeof t);
         snprintf(ours + strlen(ours), ours_len - strlen(ours), " (claim %s %s)", f->kind == FINDING_AT_LEAST ? "≥" : "≤", t);
     }
-    snprintf(why, why_len, "%s", v.v == FINDING_NOT_MEASURED ? v.why : "");
+    snprintf(why, why_len, "%s", v.v == FINDING_HOLDS ? "" : v.why);
     free(a.runs), free(b.runs);
     return v.v;
 }
@@ -311,10 +449,11 @@ static void render_list(FILE *md, const rr_set *set, const findings_list *fl) {
     fprintf(md, "## Findings (experiment `%s`)\n\n| claim | ours | paper | verdict |\n|---|---|---|---|\n", fl->experiment);
     for (int i = 0; i < fl->n; i++) {
         const finding *f = &fl->items[i];
-        char ours[4096], why[1024], verdict_text[1100];
+        char ours[8192], why[1024], verdict_text[1100];
         finding_verdict v = findings_eval(set, fl->experiment, f, ours, sizeof ours, why, sizeof why);
         if (v == FINDING_HOLDS) snprintf(verdict_text, sizeof verdict_text, "holds");
-        else if (v == FINDING_FAILS) snprintf(verdict_text, sizeof verdict_text, "does not hold");
+        else if (v == FINDING_FAILS) snprintf(verdict_text, sizeof verdict_text, "does not hold (%s)", why);
+        else if (v == FINDING_INCONCLUSIVE) snprintf(verdict_text, sizeof verdict_text, "inconclusive (%s)", why);
         else snprintf(verdict_text, sizeof verdict_text, "not measured (%s)", why);
         fputc('|', md);
         md_cell(md, f->claim), md_cell(md, ours), md_cell(md, f->paper), md_cell(md, verdict_text);

@@ -1,0 +1,437 @@
+// bench/perf/regress.c — regression benchmarks: measure (sgemm-normalised step times, peak
+// memory, accuracy probes, machine facts), the results file (read, write), and the comparison
+// against a baseline with its verdicts (rules and format in regress.h).
+#include "regress.h"
+#include "perf.h"
+#include "../experiment/config.h"
+#include "../report/significance.h"
+#include "../results/results_read.h"
+#include "../run/estimate.h"
+#include "../train/train.h"
+#include "../../core/common.h"
+#include <cblas.h>
+#include <dirent.h>
+#include <errno.h>
+#include <hdf5.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef POSBENCH_GIT_COMMIT
+#define POSBENCH_GIT_COMMIT "unknown"
+#endif
+
+// ---- the results file -----------------------------------------------------------------
+void bench_file_add(bench_file *f, const char *name, const char *kind, int n, const double *v) {
+    bench_metric *m = realloc(f->m, (size_t)(f->n + 1) * sizeof *m);
+    if (!m) die_fail("out of memory adding a bench metric");
+    f->m = m;
+    bench_metric *x = &f->m[f->n++];
+    memset(x, 0, sizeof *x);
+    snprintf(x->name, sizeof x->name, "%s", name);
+    snprintf(x->kind, sizeof x->kind, "%s", kind);
+    x->n = n;
+    x->v = xmalloc((size_t)(n > 0 ? n : 1) * sizeof *x->v, "bench metric");
+    if (n > 0) memcpy(x->v, v, (size_t)n * sizeof *v);
+}
+
+void bench_file_fact(bench_file *f, const char *key, const char *value) {
+    if (f->nfacts >= (int)(sizeof f->facts / sizeof f->facts[0])) return;
+    bench_fact *x = &f->facts[f->nfacts++];
+    snprintf(x->key, sizeof x->key, "%s", key);
+    snprintf(x->value, sizeof x->value, "%s", value);
+    for (char *p = x->value; *p; p++)
+        if (*p == '\t' || *p == '\n' || *p == '\r') *p = ' ';
+}
+
+const char *bench_file_fact_get(const bench_file *f, const char *key) {
+    for (int i = 0; i < f->nfacts; i++)
+        if (!strcmp(f->facts[i].key, key)) return f->facts[i].value;
+    return "";
+}
+
+void bench_file_free(bench_file *f) {
+    for (int i = 0; i < f->n; i++) free(f->m[i].v);
+    free(f->m);
+    memset(f, 0, sizeof *f);
+}
+
+static const bench_metric *find_metric(const bench_file *f, const char *name) {
+    for (int i = 0; i < f->n; i++)
+        if (!strcmp(f->m[i].name, name)) return &f->m[i];
+    return NULL;
+}
+
+static int kind_valid(const char *k) {
+    return !strcmp(k, "time") || !strcmp(k, "memory") || !strcmp(k, "probe") || !strcmp(k, "info");
+}
+
+// Splits line (modified) at tabs into at most max fields; returns the count.
+static int split_tabs(char *line, char **field, int max) {
+    int n = 0;
+    for (char *p = line; n < max;) {
+        field[n++] = p;
+        char *t = strchr(p, '\t');
+        if (!t) break;
+        *t = '\0', p = t + 1;
+    }
+    return n;
+}
+
+int bench_file_read(const char *path, bench_file *out, char *err, size_t errlen) {
+    memset(out, 0, sizeof *out);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return -1;
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    int lineno = 0, header = 0, rc = 0;
+    enum { MAXF = 4096 };
+    char **field = xmalloc(MAXF * sizeof *field, "bench file fields");
+    double *vals = xmalloc(MAXF * sizeof *vals, "bench file values");
+    while (rc == 0 && (len = getline(&line, &cap, f)) >= 0) {
+        lineno++;
+        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r')) line[--len] = '\0';
+        if (len == 0 || line[0] == '#') continue;
+        int nf = split_tabs(line, field, MAXF);
+        rc = -1;
+        if (!header) {
+            if (nf != 2 || strcmp(field[0], "posbench-bench") || strcmp(field[1], "1"))
+                snprintf(err, errlen, "%s:%d: not a posbench bench results file (the first line must be 'posbench-bench<TAB>1')", path, lineno);
+            else header = 1, rc = 0;
+        } else if (!strcmp(field[0], "machine")) {
+            if (nf != 3 || !field[1][0]) snprintf(err, errlen, "%s:%d: a machine line is 'machine<TAB>KEY<TAB>VALUE'", path, lineno);
+            else bench_file_fact(out, field[1], field[2]), rc = 0;
+        } else if (!strcmp(field[0], "metric")) {
+            if (nf < 4 || !field[1][0]) {
+                snprintf(err, errlen, "%s:%d: a metric line is 'metric<TAB>NAME<TAB>KIND<TAB>VALUE...'", path, lineno);
+            } else if (!kind_valid(field[2])) {
+                snprintf(err, errlen, "%s:%d: metric %s: kind '%s' is not valid (valid: time, memory, probe, info)", path, lineno,
+                         field[1], field[2]);
+            } else if (strlen(field[1]) >= sizeof out->m[0].name) {
+                snprintf(err, errlen, "%s:%d: metric name longer than %zu characters", path, lineno, sizeof out->m[0].name - 1);
+            } else if (find_metric(out, field[1])) {
+                snprintf(err, errlen, "%s:%d: metric %s appears twice", path, lineno, field[1]);
+            } else if (!strcmp(field[2], "time") && nf < 5) {
+                snprintf(err, errlen, "%s:%d: metric %s: a time metric needs at least 2 samples", path, lineno, field[1]);
+            } else {
+                int bad = -1;
+                for (int i = 3; i < nf && bad < 0; i++) {
+                    char *end;
+                    errno = 0;
+                    vals[i - 3] = strtod(field[i], &end);
+                    if (end == field[i] || *end || errno == ERANGE || !isfinite(vals[i - 3])) bad = i;
+                }
+                if (bad >= 0)
+                    snprintf(err, errlen, "%s:%d: metric %s: value %d '%s' is not a finite number", path, lineno, field[1], bad - 2,
+                             field[bad]);
+                else bench_file_add(out, field[1], field[2], nf - 3, vals), rc = 0;
+            }
+        } else {
+            snprintf(err, errlen, "%s:%d: unknown line type '%s' (valid: machine, metric)", path, lineno, field[0]);
+        }
+    }
+    if (rc == 0 && ferror(f)) snprintf(err, errlen, "%s: read error: %s", path, strerror(errno)), rc = -1;
+    if (rc == 0 && !header) snprintf(err, errlen, "%s:%d: empty file (no 'posbench-bench<TAB>1' line)", path, lineno), rc = -1;
+    free(line), free(field), free(vals);
+    fclose(f);
+    if (rc != 0) bench_file_free(out);
+    return rc;
+}
+
+int bench_file_write(const bench_file *f, const char *path, char *err, size_t errlen) {
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *o = fopen(tmp, "w");
+    if (!o) {
+        snprintf(err, errlen, "%s: cannot create: %s", tmp, strerror(errno));
+        return -1;
+    }
+    fprintf(o, "posbench-bench\t1\n# written by posbench bench --save; format in bench/perf/regress.h\n");
+    for (int i = 0; i < f->nfacts; i++) fprintf(o, "machine\t%s\t%s\n", f->facts[i].key, f->facts[i].value);
+    for (int i = 0; i < f->n; i++) {
+        fprintf(o, "metric\t%s\t%s", f->m[i].name, f->m[i].kind);
+        for (int k = 0; k < f->m[i].n; k++) fprintf(o, "\t%.17g", f->m[i].v[k]);
+        fputc('\n', o);
+    }
+    int bad = ferror(o);
+    if (fclose(o) != 0 || bad || rename(tmp, path) != 0) {
+        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+// ---- measuring ------------------------------------------------------------------------
+// The accuracy probes: fixed short trainings (overrides on top of the defaults).
+static const struct {
+    const char *name, *keys;
+} probes[] = {
+    {"supervised-abs", "data.limit=1024 data.test_limit=500 train.epochs=2 train.batch=64 train.warmup_epochs=0 model.dim=64 "
+                       "model.depth=2 model.heads=2 model.patch=7"},
+    {"supervised-cape", "data.limit=1024 data.test_limit=500 train.epochs=2 train.batch=64 train.warmup_epochs=0 model.dim=64 "
+                        "model.depth=2 model.heads=2 model.patch=7 pe.kind=cape"},
+};
+
+static const char *bench_configs[] = {"vit-d128-L6-p4-28px", "vit-d192-L12-p4-32px", "vit-d64-L2-p4-28px-ci"};
+
+static void cpu_model(char *out, size_t len) {
+    snprintf(out, len, "unknown");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f) return;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        char *c = strchr(line, ':');
+        if (!strncmp(line, "model name", 10) && c) {
+            c++;
+            while (*c == ' ') c++;
+            snprintf(out, len, "%.*s", (int)strcspn(c, "\n"), c);
+            break;
+        }
+    }
+    fclose(f);
+}
+
+// Removes the flat directory dir and its files (what a probe's training wrote).
+static void remove_dir(const char *dir) {
+    DIR *d = opendir(dir);
+    if (d) {
+        struct dirent *e;
+        char p[4400];
+        while ((e = readdir(d)))
+            if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+                snprintf(p, sizeof p, "%s/%s", dir, e->d_name), unlink(p);
+        closedir(d);
+    }
+    rmdir(dir);
+}
+
+static void run_probe(int i, bench_file *out) {
+    config cfg;
+    config_defaults(&cfg);
+    char keys[1024], err[1024], *save = NULL;
+    snprintf(keys, sizeof keys, "%s", probes[i].keys);
+    for (char *k = strtok_r(keys, " ", &save); k; k = strtok_r(NULL, " ", &save))
+        if (config_apply_override(&cfg, k, err, sizeof err) != 0) die_fail("bench probe %s: %s", probes[i].name, err);
+    char dir[] = "/tmp/posbench-probe.XXXXXX";
+    if (!mkdtemp(dir)) die_fail("bench probe: cannot create a temporary directory: %s", strerror(errno));
+    train_options topt = {.out_dir = dir, .experiment = "bench-probe", .stage = probes[i].name};
+    train_result res;
+    int rc = train_run(&cfg, &topt, &res);
+    config_free(&cfg);
+    rr_run run;
+    if (rc != 0 || strcmp(res.status, "done") || rr_read(res.path, RR_ATTRS, &run, err, sizeof err) != 0) {
+        fprintf(stderr, "posbench bench: probe %s did not finish (status %s)\n", probes[i].name, res.status);
+        remove_dir(dir);
+        return;
+    }
+    const char *names[2] = {"loss", "top1"};
+    for (int k = 0; k < 2; k++) {
+        const rr_attr *a = rr_attr_get(&run.final, names[k]);
+        char name[128];
+        snprintf(name, sizeof name, "probe/%s/%s", probes[i].name, names[k]);
+        if (a && a->is_num && isfinite(a->num)) bench_file_add(out, name, "probe", 1, &a->num);
+        else fprintf(stderr, "posbench bench: probe %s has no finite /final %s\n", probes[i].name, names[k]);
+    }
+    rr_free(&run);
+    remove_dir(dir);
+}
+
+void bench_measure(const regress_options *opt, bench_file *out) {
+    memset(out, 0, sizeof *out);
+    char text[512];
+    cpu_model(text, sizeof text);
+    bench_file_fact(out, "cpu_model", text);
+    snprintf(text, sizeof text, "%ld", sysconf(_SC_NPROCESSORS_ONLN));
+    bench_file_fact(out, "cores", text);
+    snprintf(text, sizeof text, "%d", posbench_threads());
+    bench_file_fact(out, "threads", text);
+    bench_file_fact(out, "openblas", openblas_get_config());
+    unsigned maj, min, rel;
+    if (H5get_libversion(&maj, &min, &rel) >= 0) snprintf(text, sizeof text, "%u.%u.%u", maj, min, rel), bench_file_fact(out, "hdf5", text);
+    bench_file_fact(out, "compiler", __VERSION__);
+    bench_file_fact(out, "commit", POSBENCH_GIT_COMMIT);
+    time_t now = time(NULL);
+    struct tm tmv;
+    strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tmv));
+    bench_file_fact(out, "date", text);
+
+    int ran = 0;
+    for (size_t c = 0; c < sizeof bench_configs / sizeof bench_configs[0]; c++) {
+        const char *name = bench_configs[c];
+        if (opt->only && strcmp(opt->only, name)) continue;
+        ran++;
+        int n = opt->rounds * opt->iters;
+        double *norm = xmalloc((size_t)n * sizeof *norm, "bench samples"), *ms = xmalloc((size_t)n * sizeof *ms, "bench samples");
+        double *gf = xmalloc((size_t)opt->rounds * sizeof *gf, "bench samples"), flops = 0;
+        int batch = 0;
+        for (int r = 0; r < opt->rounds; r++) {
+            gf[r] = estimate_sgemm_gflops(1024, 1024, 1024);
+            if (perf_step_samples(name, opt->iters, ms + r * opt->iters, &flops, &batch) < 0)
+                die_fail("bench: %s is not a benchmark config", name);
+            for (int i = 0; i < opt->iters; i++) norm[r * opt->iters + i] = ms[r * opt->iters + i] * gf[r];
+        }
+        char m[160];
+        snprintf(m, sizeof m, "%s/step_x_sgemm", name);
+        bench_file_add(out, m, "time", n, norm);
+        double rss = peak_rss_bytes() / 1048576.0;
+        snprintf(m, sizeof m, "%s/peak_rss_mib", name);
+        bench_file_add(out, m, "memory", 1, &rss);
+        double *frac = xmalloc((size_t)n * sizeof *frac, "bench samples");
+        for (int i = 0; i < n; i++) frac[i] = flops / ms[i] / 1e9 / gf[i / opt->iters], ms[i] *= 1e3;
+        snprintf(m, sizeof m, "%s/step_ms", name);
+        bench_file_add(out, m, "info", n, ms);
+        snprintf(m, sizeof m, "%s/frac_of_sgemm", name);
+        bench_file_add(out, m, "info", n, frac);
+        snprintf(m, sizeof m, "%s/sgemm_gflops", name);
+        bench_file_add(out, m, "info", opt->rounds, gf);
+        double med = median_double(ms, n);
+        printf("%s: %d x %d steps, median %.1f ms (%.0f images/s), peak %.0f MiB\n", name, opt->rounds, opt->iters, med,
+               batch / med * 1e3, rss);
+        fflush(stdout);
+        free(norm), free(ms), free(gf), free(frac);
+    }
+    if (!ran) die_input("--config '%s' is not a benchmark config (posbench bench --help lists them)", opt->only);
+    if (opt->probes)
+        for (size_t i = 0; i < sizeof probes / sizeof probes[0]; i++) run_probe((int)i, out);
+}
+
+// ---- comparing ------------------------------------------------------------------------
+static double mean_of(const bench_metric *m) {
+    double s = 0;
+    for (int i = 0; i < m->n; i++) s += m->v[i];
+    return s / m->n;
+}
+
+static int same_machine(const bench_file *a, const bench_file *b) {
+    const char *keys[3] = {"cpu_model", "threads", "openblas"};
+    for (int k = 0; k < 3; k++)
+        if (!bench_file_fact_get(a, keys[k])[0] || strcmp(bench_file_fact_get(a, keys[k]), bench_file_fact_get(b, keys[k]))) return 0;
+    return 1;
+}
+
+// One row: verdict and whether it is a regression.
+static int compare_metric(const bench_metric *b, const bench_metric *n, const regress_options *opt, int exact, FILE *out) {
+    double mb = mean_of(b), mn = mean_of(n), ratio = mb != 0 ? mn / mb : NAN;
+    char ci[64] = "", verdict[96];
+    int regressed = 0;
+    if (!strcmp(n->kind, "time") && b->n >= 2 && n->n >= 2) {
+        double *lb = xmalloc((size_t)b->n * sizeof *lb, "bench logs"), *ln = xmalloc((size_t)n->n * sizeof *ln, "bench logs");
+        int ok = 1;
+        for (int i = 0; i < b->n; i++) ok &= b->v[i] > 0, lb[i] = log(b->v[i]);
+        for (int i = 0; i < n->n; i++) ok &= n->v[i] > 0, ln[i] = log(n->v[i]);
+        if (ok) {
+            sig_test t = sig_welch(ln, n->n, lb, b->n);
+            double hi_band = 1.0 + opt->time_threshold, lo_band = 1.0 / hi_band;
+            ratio = exp(t.effect);
+            snprintf(ci, sizeof ci, "[%.3f, %.3f]", exp(t.lo), exp(t.hi));
+            if (ratio > hi_band && t.p < REGRESS_ALPHA)
+                regressed = 1, snprintf(verdict, sizeof verdict, "slower (p %.2g) REGRESSION", t.p);
+            else if (ratio < lo_band && 1 - t.p < REGRESS_ALPHA) snprintf(verdict, sizeof verdict, "faster");
+            else if (exp(t.lo) >= lo_band && exp(t.hi) <= hi_band) snprintf(verdict, sizeof verdict, "same");
+            else snprintf(verdict, sizeof verdict, "noisy");
+        } else {
+            snprintf(verdict, sizeof verdict, "noisy (a sample <= 0)");
+        }
+        free(lb), free(ln);
+    } else if (!strcmp(n->kind, "memory")) {
+        if (ratio > 1 + opt->memory_threshold) regressed = 1, snprintf(verdict, sizeof verdict, "more REGRESSION");
+        else if (ratio < 1 / (1 + opt->memory_threshold)) snprintf(verdict, sizeof verdict, "less");
+        else snprintf(verdict, sizeof verdict, "same");
+    } else if (!strcmp(n->kind, "probe")) {
+        double d = mn - mb;
+        if (exact) {
+            if (d == 0) snprintf(verdict, sizeof verdict, "same (exact)");
+            else regressed = 1, snprintf(verdict, sizeof verdict, "changed by %+.3g (must be exact here) REGRESSION", d);
+        } else if (fabs(d) <= PROBE_TOLERANCE) {
+            snprintf(verdict, sizeof verdict, "same (within %g)", PROBE_TOLERANCE);
+        } else {
+            regressed = 1, snprintf(verdict, sizeof verdict, "changed by %+.3g (> %g) REGRESSION", d, PROBE_TOLERANCE);
+        }
+    } else {
+        snprintf(verdict, sizeof verdict, "(info)");
+    }
+    fprintf(out, "%-44s %-7s %12.6g %12.6g %8.4f %-18s %s\n", n->name, n->kind, mb, mn, ratio, ci, verdict);
+    return regressed;
+}
+
+int bench_compare(const bench_file *base, const bench_file *now, const regress_options *opt, FILE *out, char *names,
+                  size_t names_len) {
+    int exact = same_machine(base, now), nreg = 0;
+    names[0] = '\0';
+    fprintf(out, "baseline: commit %s, %s, %s threads, %s\n", bench_file_fact_get(base, "commit"),
+            bench_file_fact_get(base, "cpu_model"), bench_file_fact_get(base, "threads"), bench_file_fact_get(base, "date"));
+    fprintf(out, "now:      commit %s, %s, %s threads, %s\n", bench_file_fact_get(now, "commit"), bench_file_fact_get(now, "cpu_model"),
+            bench_file_fact_get(now, "threads"), bench_file_fact_get(now, "date"));
+    fprintf(out, "probes must match %s\n\n", exact ? "exactly (same CPU model, threads and OpenBLAS)" : "within the tolerance (another machine)");
+    fprintf(out, "%-44s %-7s %12s %12s %8s %-18s %s\n", "metric", "kind", "baseline", "now", "ratio", "95% CI", "verdict");
+    for (int i = 0; i < now->n; i++) {
+        const bench_metric *n = &now->m[i], *b = find_metric(base, n->name);
+        if (!b) {
+            fprintf(out, "%-44s %-7s %12s %12.6g %8s %-18s new (not in the baseline)\n", n->name, n->kind, "-", mean_of(n), "-", "");
+            continue;
+        }
+        if (strcmp(b->kind, n->kind)) {
+            fprintf(out, "%-44s %-7s %12.6g %12.6g %8s %-18s kind changed (%s in the baseline): not compared\n", n->name, n->kind,
+                    mean_of(b), mean_of(n), "-", "", b->kind);
+            continue;
+        }
+        if (compare_metric(b, n, opt, exact, out)) {
+            nreg++;
+            snprintf(names + strlen(names), names_len - strlen(names), "%s%s", names[0] ? ", " : "", n->name);
+        }
+    }
+    for (int i = 0; i < base->n; i++)
+        if (!find_metric(now, base->m[i].name))
+            fprintf(out, "%-44s %-7s %12.6g %12s %8s %-18s not measured now\n", base->m[i].name, base->m[i].kind, mean_of(&base->m[i]),
+                    "-", "-", "");
+    return nreg;
+}
+
+void regress_help(void) {
+    printf("regression benchmarks (format and rules: bench/perf/regress.h):\n"
+           "  --save FILE             measure (sgemm-normalised step samples, peak memory, accuracy probes,\n"
+           "                          machine facts) and write FILE\n"
+           "  --compare BASELINE      measure and compare with BASELINE; exit 1 naming what regressed\n"
+           "  --result FILE           with --compare: compare FILE instead of measuring\n"
+           "  --rounds N              sgemm + timed-steps rounds per config (default 5; --iters steps each)\n"
+           "  --no-probes             skip the accuracy probes (short Fashion-MNIST trainings)\n"
+           "  --time-threshold X      slower only when the ratio exceeds 1+X (default 0.05) and p < %g\n"
+           "  --memory-threshold X    more memory only above 1+X (default 0.10)\n", REGRESS_ALPHA);
+}
+
+int regress_run(const regress_options *opt) {
+    char err[4608];
+    bench_file base = {0}, now = {0};
+    if (opt->compare && bench_file_read(opt->compare, &base, err, sizeof err) != 0) die_input("baseline: %s", err);
+    if (opt->result) {
+        if (bench_file_read(opt->result, &now, err, sizeof err) != 0) die_input("result: %s", err);
+    } else {
+        printf("posbench bench: %d threads, %d rounds x %d timed steps per config%s\n", posbench_threads(), opt->rounds, opt->iters,
+               opt->probes ? ", accuracy probes" : "");
+        fflush(stdout);
+        bench_measure(opt, &now);
+    }
+    if (opt->save) {
+        if (bench_file_write(&now, opt->save, err, sizeof err) != 0) die_fail("%s", err);
+        printf("saved %d metrics to %s\n", now.n, opt->save);
+    }
+    int rc = 0;
+    if (opt->compare) {
+        char names[4096];
+        printf("\n");
+        int n = bench_compare(&base, &now, opt, stdout, names, sizeof names);
+        printf("\ntime: slower = geometric-mean ratio > %.3g AND Welch t-test on log samples p < %g; memory: ratio > %.3g\n",
+               1 + opt->time_threshold, REGRESS_ALPHA, 1 + opt->memory_threshold);
+        if (n) printf("REGRESSION: %d metric%s regressed: %s\n", n, n == 1 ? "" : "s", names), rc = 1;
+        else printf("no regression against %s\n", opt->compare);
+    }
+    bench_file_free(&base), bench_file_free(&now);
+    return rc;
+}

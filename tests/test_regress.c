@@ -1,0 +1,229 @@
+// tests/test_regress.c — the regression benchmarks' file and comparison (bench/perf/regress.h)
+// on synthetic result files, so nothing here depends on this machine's speed:
+//   - a file written by bench_file_write reads back exactly (%.17g round trip), facts included;
+//   - a result compared with itself: 0 regressions; an injected regression of each kind is
+//     found and named: step_x_sgemm samples 30% slower (time), peak memory +25% (memory), a
+//     probe's loss changed in the last digit on the same machine (exact) and by 0.05 on
+//     another (tolerance 0.02); changes inside the thresholds are not (time 3% slower with
+//     every sample shifted, probe 0.01 off on another machine), and a 26% slower geometric
+//     mean that is not significant (two samples 100x) is "noisy", not a regression;
+//   - a faster step and less memory are not regressions; a metric missing from an old
+//     baseline is "new", one missing now "not measured", neither fails;
+//   - `posbench bench --compare BASE --result NOW`: exit 0 / 1 naming the metric; malformed or
+//     missing baseline files exit 2 naming FILE:LINE and what is wrong.
+// Runs from the repository root (build/posbench); files in a temporary directory, removed
+// unless a check failed or POSBENCH_TEST_KEEP is set.
+#include "testing.h"
+#include "../bench/perf/regress.h"
+#include <math.h>
+#include <sys/wait.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char g_dir[64];
+
+// A baseline-like result: 40 step samples around 10 with a fixed ±2% pattern, memory, probes.
+static void make_result(bench_file *f, double step_scale, double mem, double loss, const char *cpu, int with_new) {
+    memset(f, 0, sizeof *f);
+    bench_file_fact(f, "cpu_model", cpu);
+    bench_file_fact(f, "threads", "2");
+    bench_file_fact(f, "openblas", "OpenBLAS 0.3.21 test");
+    bench_file_fact(f, "commit", "abc");
+    double s[40];
+    for (int i = 0; i < 40; i++) s[i] = step_scale * 10.0 * (1.0 + 0.02 * sin(1.7 * i));
+    bench_file_add(f, "cfg/step_x_sgemm", "time", 40, s);
+    bench_file_add(f, "cfg/peak_rss_mib", "memory", 1, &mem);
+    bench_file_add(f, "cfg/step_ms", "info", 40, s);
+    bench_file_add(f, "probe/sup/loss", "probe", 1, &loss);
+    double top1 = 0.482;
+    bench_file_add(f, "probe/sup/top1", "probe", 1, &top1);
+    if (with_new) bench_file_add(f, "probe/mp3/loss", "probe", 1, &loss);
+}
+
+static regress_options defaults(void) {
+    regress_options o = {.rounds = 1, .iters = 1, .time_threshold = 0.05, .memory_threshold = 0.10};
+    return o;
+}
+
+// Compares now against base; returns the regression count, names and the printed table.
+static int compare(const bench_file *base, const bench_file *now, char *names, size_t len, char **table) {
+    regress_options o = defaults();
+    size_t tl = 0;
+    FILE *m = open_memstream(table, &tl);
+    int n = bench_compare(base, now, &o, m, names, len);
+    fclose(m);
+    return n;
+}
+
+static void test_roundtrip(void) {
+    bench_file a, b;
+    char path[128], err[512];
+    make_result(&a, 1.0, 196.5, 1.7138854075670242, "CPU X", 0);
+    snprintf(path, sizeof path, "%s/a.tsv", g_dir);
+    int w = bench_file_write(&a, path, err, sizeof err), r = w == 0 ? bench_file_read(path, &b, err, sizeof err) : -1;
+    int same = r == 0 && b.n == a.n && b.nfacts == a.nfacts;
+    for (int i = 0; same && i < a.n; i++) {
+        same = !strcmp(a.m[i].name, b.m[i].name) && !strcmp(a.m[i].kind, b.m[i].kind) && a.m[i].n == b.m[i].n;
+        for (int k = 0; same && k < a.m[i].n; k++) same = a.m[i].v[k] == b.m[i].v[k];
+    }
+    same = same && !strcmp(bench_file_fact_get(&b, "cpu_model"), "CPU X");
+    test_check("results file: written and read back exactly", same, "write %d read %d: %s", w, r, r ? err : "");
+    bench_file_free(&a);
+    if (r == 0) bench_file_free(&b);
+}
+
+static void expect(const char *name, const bench_file *base, const bench_file *now, int want_n, const char *want_names,
+                   const char *want_text) {
+    char names[1024], *table = NULL;
+    int n = compare(base, now, names, sizeof names, &table);
+    int ok = n == want_n && !strcmp(names, want_names) && (!want_text || strstr(table, want_text));
+    test_check(name, ok, "%d regressions [%s], want %d [%s]%s%s", n, names, want_n, want_names, ok ? "" : "; table:\n", ok ? "" : table);
+    free(table);
+}
+
+static void test_compare(void) {
+    bench_file base, now;
+    make_result(&base, 1.0, 200, 1.7138854075670242, "CPU X", 0);
+    make_result(&now, 1.0, 200, 1.7138854075670242, "CPU X", 0);
+    expect("compare: a result against itself has no regression", &base, &now, 0, "", "cfg/step_x_sgemm");
+    bench_file_free(&now);
+
+    make_result(&now, 1.30, 200, 1.7138854075670242, "CPU X", 0);
+    expect("compare: a 30% slower step is a regression named by its metric", &base, &now, 1, "cfg/step_x_sgemm", "slower");
+    bench_file_free(&now);
+    make_result(&now, 1.03, 200, 1.7138854075670242, "CPU X", 0);
+    expect("compare: 3% slower (under the 5% threshold, significant) is not", &base, &now, 0, "", NULL);
+    bench_file_free(&now);
+    make_result(&now, 0.7, 200, 1.7138854075670242, "CPU X", 0);
+    expect("compare: a faster step is not a regression", &base, &now, 0, "", "faster");
+    bench_file_free(&now);
+    make_result(&now, 1.0, 200, 1.7138854075670242, "CPU X", 0);
+    now.m[0].v[0] *= 100, now.m[0].v[1] *= 100; // geometric mean 26% up from two wild samples: p about 0.08
+    expect("compare: a large but insignificant change is noisy, not a regression", &base, &now, 0, "", "noisy");
+    bench_file_free(&now);
+
+    make_result(&now, 1.0, 250, 1.7138854075670242, "CPU X", 0);
+    expect("compare: 25% more peak memory is a regression", &base, &now, 1, "cfg/peak_rss_mib", "more");
+    bench_file_free(&now);
+    make_result(&now, 1.0, 150, 1.7138854075670242, "CPU X", 0);
+    expect("compare: less memory is not", &base, &now, 0, "", "less");
+    bench_file_free(&now);
+
+    make_result(&now, 1.0, 200, nextafter(1.7138854075670242, 2.0), "CPU X", 0);
+    expect("compare: a probe off in the last bit on the same machine is a regression", &base, &now, 1, "probe/sup/loss", "must be exact");
+    bench_file_free(&now);
+    make_result(&now, 1.0, 200, 1.7138854075670242 + 0.01, "CPU Y", 0);
+    expect("compare: a probe 0.01 off on another CPU is within the tolerance", &base, &now, 0, "", "within");
+    bench_file_free(&now);
+    make_result(&now, 1.0, 200, 1.7138854075670242 - 0.05, "CPU Y", 0);
+    expect("compare: a probe 0.05 off on another CPU is a regression (better or worse)", &base, &now, 1, "probe/sup/loss", "changed");
+    bench_file_free(&now);
+
+    make_result(&now, 1.3, 250, 1.0, "CPU X", 1);
+    expect("compare: every regression named, in file order", &base, &now, 3, "cfg/step_x_sgemm, cfg/peak_rss_mib, probe/sup/loss", NULL);
+    bench_file_free(&now);
+    make_result(&now, 1.0, 200, 1.7138854075670242, "CPU X", 1);
+    expect("compare: a metric the old baseline lacks is new, not a failure", &base, &now, 0, "", "new (not in the baseline)");
+    expect("compare: a metric missing now is reported, not a failure", &now, &base, 0, "", "not measured now");
+    bench_file_free(&now);
+    bench_file_free(&base);
+}
+
+// Runs posbench with args; returns its exit status, output in *out.
+static int run_cli(const char *args, char *out, size_t len) {
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "build/posbench bench %s 2>&1", args);
+    FILE *p = popen(cmd, "r");
+    size_t n = p ? fread(out, 1, len - 1, p) : 0;
+    out[n] = '\0';
+    int rc = p ? pclose(p) : -1;
+    return rc >= 0 && WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+static void write_text(const char *name, const char *text) {
+    char path[128];
+    snprintf(path, sizeof path, "%s/%s", g_dir, name);
+    FILE *f = fopen(path, "w");
+    if (f) fputs(text, f), fclose(f);
+}
+
+static void test_cli(void) {
+    if (access("build/posbench", X_OK) != 0) {
+        test_skip("posbench bench --compare", "build/posbench not built (run from the repository root after make)");
+        return;
+    }
+    bench_file base, slow;
+    char path[128], err[512], out[16384], args[512];
+    make_result(&base, 1.0, 200, 1.7, "CPU X", 0);
+    make_result(&slow, 1.3, 200, 1.7, "CPU X", 0);
+    snprintf(path, sizeof path, "%s/base.tsv", g_dir);
+    bench_file_write(&base, path, err, sizeof err);
+    snprintf(path, sizeof path, "%s/slow.tsv", g_dir);
+    bench_file_write(&slow, path, err, sizeof err);
+    bench_file_free(&base), bench_file_free(&slow);
+    snprintf(args, sizeof args, "--compare %s/base.tsv --result %s/base.tsv", g_dir, g_dir);
+    int rc = run_cli(args, out, sizeof out);
+    test_check("bench --compare: the same file exits 0", rc == 0 && strstr(out, "no regression"), "exit %d", rc);
+    snprintf(args, sizeof args, "--compare %s/base.tsv --result %s/slow.tsv", g_dir, g_dir);
+    rc = run_cli(args, out, sizeof out);
+    test_check("bench --compare: an injected slower result exits 1 naming the step", rc == 1 &&
+               strstr(out, "REGRESSION: 1 metric regressed: cfg/step_x_sgemm"), "exit %d: %.*s", rc, (int)strcspn(strstr(out, "REGRESSION:") ? strstr(out, "REGRESSION:") : out, "\n"), strstr(out, "REGRESSION:") ? strstr(out, "REGRESSION:") : out);
+    snprintf(args, sizeof args, "--compare %s/slow.tsv --result %s/base.tsv --time-threshold 0.5", g_dir, g_dir);
+    rc = run_cli(args, out, sizeof out);
+    test_check("bench --compare: --time-threshold", rc == 0, "exit %d", rc);
+
+    static const struct {
+        const char *text, *needle;
+    } bad[] = {
+        {"", "bad.tsv:0: empty file"},
+        {"posbench-bench\t2\n", "bad.tsv:1: not a posbench bench results file"},
+        {"posbench-bench\t1\nmetric\ta/b\ttime\t1\n", "bad.tsv:2: metric a/b: a time metric needs at least 2 samples"},
+        {"posbench-bench\t1\n# c\n\nmetric\ta\tspeed\t1\n", "bad.tsv:4: metric a: kind 'speed' is not valid (valid: time, memory, probe, info)"},
+        {"posbench-bench\t1\nmetric\ta\tmemory\t12x\n", "bad.tsv:2: metric a: value 1 '12x' is not a finite number"},
+        {"posbench-bench\t1\nmetric\ta\tmemory\tnan\n", "bad.tsv:2: metric a: value 1 'nan' is not a finite number"},
+        {"posbench-bench\t1\nmetric\ta\tmemory\t1\nmetric\ta\tmemory\t2\n", "bad.tsv:3: metric a appears twice"},
+        {"posbench-bench\t1\nmachine\tcpu\n", "bad.tsv:2: a machine line is"},
+        {"posbench-bench\t1\nmetrics\ta\tmemory\t1\n", "bad.tsv:2: unknown line type 'metrics'"},
+        {"posbench-bench\t1\nmetric\ta\tmemory\n", "bad.tsv:2: a metric line is"},
+    };
+    int wrong = 0;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        write_text("bad.tsv", bad[i].text);
+        snprintf(args, sizeof args, "--compare %s/bad.tsv --result %s/base.tsv", g_dir, g_dir);
+        rc = run_cli(args, out, sizeof out);
+        if (rc != 2 || !strstr(out, bad[i].needle)) wrong++, test_fail("bench --compare malformed baseline", "case %zu: exit %d: %s", i, rc, out);
+        snprintf(args, sizeof args, "--compare %s/base.tsv --result %s/bad.tsv", g_dir, g_dir);
+        rc = run_cli(args, out, sizeof out);
+        if (rc != 2 || !strstr(out, bad[i].needle)) wrong++, test_fail("bench --compare malformed result", "case %zu: exit %d: %s", i, rc, out);
+    }
+    test_check("bench --compare: malformed baseline and result files exit 2 naming FILE:LINE", wrong == 0, "%zu files, %d wrong",
+               sizeof bad / sizeof bad[0], wrong);
+    snprintf(args, sizeof args, "--compare %s/none.tsv --result %s/base.tsv", g_dir, g_dir);
+    rc = run_cli(args, out, sizeof out);
+    test_check("bench --compare: a missing baseline exits 2 naming it", rc == 2 && strstr(out, "none.tsv: cannot open"), "exit %d: %.*s", rc, (int)strcspn(out, "\n"), out);
+    snprintf(args, sizeof args, "--result %s/base.tsv", g_dir);
+    rc = run_cli(args, out, sizeof out);
+    test_check("bench --result without --compare exits 2", rc == 2 && strstr(out, "--result FILE needs --compare"), "exit %d: %s", rc, out);
+}
+
+int main(void) {
+    snprintf(g_dir, sizeof g_dir, "/tmp/posbench-regress.XXXXXX");
+    if (!mkdtemp(g_dir)) {
+        test_fail("setup", "cannot create a temporary directory");
+        return 1;
+    }
+    test_roundtrip();
+    test_compare();
+    test_cli();
+    int rc = test_exit_code();
+    if (rc == 0 && !getenv("POSBENCH_TEST_KEEP")) {
+        char cmd[128];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
+        if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", g_dir);
+    } else {
+        printf("# files kept in %s\n", g_dir);
+    }
+    return rc;
+}
