@@ -3,7 +3,7 @@
 CC      ?= gcc
 NATIVE  ?= 0
 BUILD   := build
-PKGS    := hdf5-serial yaml-0.1 zlib
+PKGS    := hdf5-serial yaml-0.1 zlib sndfile fftw3 espeak-ng soxr
 # OpenBLAS's OpenMP build shares our OpenMP thread pool; the pthread build would add its own
 # threads and oversubscribe the cores (measured: a third of the step spent spinning/yielding).
 BLAS_DIR   := /usr/lib/x86_64-linux-gnu/openblas-openmp

@@ -18,6 +18,8 @@ typedef enum {
     RNG_POSENC = 8,    // CAPE position augmentation (index = image)
     RNG_RESOLUTION = 9,// UniViT: the training resolution of each batch (index = 0)
     RNG_REFERENCE = 10,// MP3 reference tokens that keep their position encoding (index = image)
+    RNG_SPEECH_DATA = 11,// Speech Commands: the fixed _unknown_ choice and _silence_ cuts (epoch = split)
+    RNG_SPEECH_SYNTH = 12,// posbench data speech-synth: speakers (epoch 0), clips (epoch 1), noise files (epoch 2)
     RNG_TEST = 100,    // tests
 } rng_purpose;
 

@@ -4,9 +4,14 @@
 #include "dataset.h"
 #include "../core/common.h"
 #include "../core/rng.h"
+#include "speech/speech_commands.h"
 
 void dataset_make_batch(const dataset *ds, const int *indices, int B, const augment_config *aug,
                         uint32_t seed, uint32_t epoch, uint32_t step, float *images, int32_t *labels) {
+    if (ds->audio) { // MFCC frames as tokens: (B, frames, 40)
+        speech_make_batch(ds, indices, B, aug, seed, epoch, step, images, labels);
+        return;
+    }
     const int C = ds->channels, H = ds->height, W = ds->width;
     if (C < 1 || C > 3) die_fail("dataset %s has %d channels (batches support 1 to 3)", ds->name, C);
     for (int b = 0; b < B; b++)

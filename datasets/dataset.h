@@ -4,6 +4,9 @@
 // (batch.c), also at another resolution (resize_batch.c).
 // Pixels stay uint8 in memory (60000 x 28 x 28 = 47 MB; CIFAR 50000 x 3 x 32 x 32 = 154 MB);
 // batches are converted to float on demand.
+// Audio (data.name=speech-commands, datasets/speech/): the same struct, each example a clip of
+// `height` frames (tokens, 100 per second) x `width` MFCCs (40), channels 1, so a batch is
+// (B, 1, frames, 40) = (B, frames, 40) floats; pixels is NULL and `audio` holds the features.
 #pragma once
 #include <stddef.h>
 #include <stdint.h>
@@ -15,6 +18,10 @@ typedef struct {
     uint8_t *pixels;        // (n, channels, height, width)
     int32_t *labels;        // (n), each in [0, num_classes)
     float mean[3], std[3];  // per-channel normalisation of pixel/255
+    // Audio datasets only (NULL otherwise): the run's clip features, shared by the splits of one
+    // directory (datasets/speech/speech_commands.h), and row -> clip in it.
+    struct speech_store *audio;
+    int32_t *clips;         // (n)
 } dataset;
 
 // split: "train" or "test". name: "fashion-mnist" (default dir /usr/share/datasets/fashion-mnist,
@@ -34,6 +41,10 @@ typedef struct {
 // whole, non-zero number of records. Per-channel (R, G, B) normalisation: cifar10 mean
 // (0.4914, 0.4822, 0.4465) std (0.2470, 0.2435, 0.2616); cifar100 (0.5071, 0.4865, 0.4409) /
 // (0.2673, 0.2564, 0.2762).
+// name "speech-commands": the Speech Commands v1 layout at path (no default; see
+// datasets/speech/speech_commands.h): split "train", "validation" or "test", 12 classes
+// (_silence_, _unknown_, yes, no, up, down, left, right, on, off, stop, go), examples of
+// 100 frames x 40 MFCCs. The image-only steps (crop, flip, resizing) do not apply to it.
 // Returns 0, or -1 with a one-line message in err naming the file (and byte offset, for CIFAR also
 // the record index, where relevant) and what would be valid; on failure *ds is zeroed and owns nothing.
 int dataset_load(dataset *ds, const char *name, const char *path, const char *split, char *err,
@@ -54,6 +65,10 @@ typedef struct {
     int crop_pad;   // random crop: pad by this many zero pixels (black, in pixel space, before
                     // normalisation), then crop back to H x W at a random offset in [0, 2*pad]; 0 = off
     int hflip;      // 1: horizontal flip with probability 0.5
+    // Audio (speech-commands) training augmentation, the reference recipe's; all 0 = off.
+    int time_shift_ms;          // shift each clip by a whole number of 10 ms frames in [-ms, ms]
+    float background_frequency; // fraction of word clips mixed with background noise
+    float background_volume;    // their noise volume, uniform in [0, this); _silence_: [0, 1)
 } augment_config;
 
 // Builds a batch: images (B, C, H, W) normalised as (pixel/255 - mean)/std in float, labels (B).
@@ -63,6 +78,7 @@ typedef struct {
 // offset (each rng_below(2*pad + 1), drawn only when crop_pad > 0), then the flip
 // (rng_uniform < 0.5, drawn only when hflip), so the batch does not depend on thread count.
 // The flip is applied after the crop. OpenMP parallel over b.
+// Audio datasets: images is (B, frames, 40) MFCCs and the draws are speech_commands.h's.
 void dataset_make_batch(const dataset *ds, const int *indices, int B, const augment_config *aug,
                         uint32_t seed, uint32_t epoch, uint32_t step, float *images, int32_t *labels);
 

@@ -1,12 +1,13 @@
 // datasets/idx.c — loading a dataset split from IDX files (MNIST layout), gzipped or raw.
 // Owns dataset_load / dataset_free: which directory and files a dataset name means (the CIFAR
-// names go to cifar.c), the IDX header checks (magic, dimensions, counts, label range) and their
+// names go to cifar.c, speech-commands to speech/speech_commands.c), the IDX header checks (magic, dimensions, counts, label range) and their
 // one-line error messages.
 // IDX: big-endian u32 magic (0x00000803 images: then n, rows, cols; 0x00000801 labels: then n),
 // then u8 data. Extra bytes after the data are ignored; missing bytes are reported precisely.
 #include "dataset.h"
 #include "file_read.h"
 #include "cifar.h"
+#include "speech/speech_commands.h"
 #include "../core/common.h"
 #include <errno.h>
 #include <limits.h>
@@ -198,8 +199,10 @@ int dataset_load(dataset *ds, const char *name, const char *path, const char *sp
     const dataset_kind *kind = NULL;
     for (size_t k = 0; k < sizeof KINDS / sizeof KINDS[0]; k++)
         if (name && strcmp(name, KINDS[k].name) == 0) kind = &KINDS[k];
+    if (name && strcmp(name, "speech-commands") == 0) return speech_commands_load(ds, path, split, err, errlen);
     if (!kind && !cifar_is_name(name)) {
-        dataset_set_err(err, errlen, "unknown dataset '%s' (valid: fashion-mnist, mnist, idx, cifar10, cifar100)",
+        dataset_set_err(err, errlen, "unknown dataset '%s' (valid: fashion-mnist, mnist, idx, cifar10, cifar100, "
+                "speech-commands)",
                 name ? name : "(null)");
         return -1;
     }
@@ -286,6 +289,7 @@ int dataset_load(dataset *ds, const char *name, const char *path, const char *sp
 }
 
 void dataset_free(dataset *ds) {
+    if (ds->audio) speech_commands_release(ds);
     free(ds->pixels);
     free(ds->labels);
     memset(ds, 0, sizeof *ds);

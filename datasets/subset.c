@@ -19,8 +19,9 @@ static void compact(dataset *ds, const uint8_t *keep) {
     for (int i = 0; i < ds->n; i++) {
         if (!keep[i]) continue;
         if (out != i) {
-            memcpy(ds->pixels + (size_t)out * row, ds->pixels + (size_t)i * row, row); // out < i: no overlap
+            if (ds->pixels) memcpy(ds->pixels + (size_t)out * row, ds->pixels + (size_t)i * row, row); // out < i: no overlap
             ds->labels[out] = ds->labels[i];
+            if (ds->clips) ds->clips[out] = ds->clips[i]; // audio: the row's clip
         }
         out++;
     }

@@ -800,7 +800,7 @@ static void test_batches(void) {
     }
     test_check("batch no-aug normalisation exact", ok, "(pixel/255 - mean[c])/std[c] for 3 channels, bitwise");
 
-    augment_config aug = {2, 1};
+    augment_config aug = {.crop_pad = 2, .hflip = 1};
     dataset_make_batch(&ds, idx, B, &aug, 5, 1, 7, x, lab);
     dataset_make_batch(&ds, idx, B, &aug, 5, 1, 7, y, lab2);
     test_check("batch aug reproducible", memcmp(x, y, B * per * sizeof(float)) == 0 && memcmp(lab, lab2, sizeof lab) == 0,
@@ -832,7 +832,7 @@ static void test_batches(void) {
                "every image is its source shifted by (dy,dx) in [-2,2]^2, maybe flipped, black padding; "
                "%d flipped, %d shifted, %d of 25 offsets seen in %d images", flips, shifted, distinct, B);
 
-    augment_config flip_only = {0, 1};
+    augment_config flip_only = {.crop_pad = 0, .hflip = 1};
     dataset_make_batch(&ds, idx, B, &flip_only, 5, 0, 0, x, lab);
     int flip_ok = 1;
     flips = 0;

@@ -373,7 +373,7 @@ static void test_oracle(void) {
     enum { B = 4, S = 32, OS = 24 };
     int idx[B] = {3, 17, 0, 9};
     int32_t lab[B];
-    augment_config aug = {4, 1};
+    augment_config aug = {.crop_pad = 4, .hflip = 1};
     float *native = xmalloc((size_t)B * 3 * S * S * sizeof(float), "test batch");
     float *sized = xmalloc((size_t)B * 3 * OS * OS * sizeof(float), "test batch");
     float *scratch = xmalloc(dataset_batch_scratch_floats(&ds, B, OS) * sizeof(float), "test scratch");
@@ -414,7 +414,7 @@ static void test_sized_batches(void) {
     int idx[B];
     for (int b = 0; b < B; b++) idx[b] = (b * 7 + 2) % N;
     int32_t lab[B], lab2[B];
-    augment_config aug = {2, 1};
+    augment_config aug = {.crop_pad = 2, .hflip = 1};
     const size_t nat = (size_t)B * C * S * S;
     float *x = xmalloc(nat * sizeof(float), "test batch"), *y = xmalloc(nat * sizeof(float), "test batch");
 

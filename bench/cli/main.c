@@ -1,5 +1,6 @@
 // bench/cli/main.c — the posbench command line: subcommands, their flags and --help.
 // Exit status: 0 ok, 1 a run failed, 2 bad input (flags, keys, data files).
+#include "cmd_data.h"
 #include "../experiment/config.h"
 #include "../experiment/experiment.h"
 #include "../perf/perf.h"
@@ -23,6 +24,7 @@ static const char *usage_text =
     "  plot DIR                gnuplot figures (PNG and SVG) into DIR/figures/\n"
     "  slurm EXPERIMENT.yaml   an sbatch job-array script that shards the experiment\n"
     "  bench                   CPU step time, GFLOP/s vs in-process sgemm, ratio to PyTorch\n"
+    "  data speech-synth       write the synthesized Speech Commands set (--out DIR)\n"
     "run 'posbench <command> --help' for the options of a command\n";
 
 static void usage_error(const char *fmt, const char *arg) {
@@ -125,6 +127,7 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "report")) return cmd_report(argc - 2, argv + 2);
     if (!strcmp(cmd, "plot")) return cmd_plot(argc - 2, argv + 2);
     if (!strcmp(cmd, "slurm")) return cmd_slurm(argc - 2, argv + 2);
+    if (!strcmp(cmd, "data")) return cmd_data(argc - 2, argv + 2);
     if (!strcmp(cmd, "bench")) {
         perf_options po = {.iters = 10, .torch = 1};
         regress_options ro = {.rounds = 5, .iters = 0, .probes = 1, .time_threshold = 0.05, .memory_threshold = 0.10};

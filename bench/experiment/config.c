@@ -11,16 +11,19 @@
 #define BIG 1e30
 // Keys sorted by name: the canonical text and the YAML dump follow this order.
 const cfg_key cfg_keys[] = {
+    {"data.background_frequency", CFG_FLOAT, "0.8", 0, 1, NULL, 1, "speech-commands: fraction of training word clips mixed with background noise (the reference recipe's 0.8)"},
+    {"data.background_volume", CFG_FLOAT, "0.1", 0, 1, NULL, 1, "speech-commands: their noise volume, uniform in [0, this) (_silence_ rows: [0, 1))"},
     {"data.crop_pad", CFG_INT, "1", 0, 16, NULL, 1, "random-crop padding in pixels (0 = no crop augmentation)"},
     {"data.hflip", CFG_BOOL, "true", 0, 1, NULL, 1, "random horizontal flip in training"},
     {"data.labeled_fraction", CFG_FLOAT, "1.0", 1e-6, 1, NULL, 1, "fixed, seeded, class-balanced fraction of the training set that keeps labels"},
     {"data.limit", CFG_INT, "0", 0, BIG, NULL, 1, "use only the first N training images (0 = all)"},
-    {"data.name", CFG_CHOICE, "fashion-mnist", 0, 0, "fashion-mnist|mnist|idx|cifar10|cifar100", 1, "dataset (cifar10, cifar100: their official binary versions)"},
-    {"data.path", CFG_STRING, "", 0, 0, NULL, 1, "directory of IDX files (default for fashion-mnist: /usr/share/datasets/fashion-mnist), or of CIFAR binary batches or its parent (no default)"},
+    {"data.name", CFG_CHOICE, "fashion-mnist", 0, 0, "fashion-mnist|mnist|idx|cifar10|cifar100|speech-commands", 1, "dataset (cifar10, cifar100: their official binary versions; speech-commands: Google Speech Commands v1 layout, 12 classes, 100 frames x 40 MFCCs)"},
+    {"data.path", CFG_STRING, "", 0, 0, NULL, 1, "directory of IDX files (default for fashion-mnist: /usr/share/datasets/fashion-mnist), or of CIFAR binary batches or its parent, or the Speech Commands folder (no default; posbench data speech-synth writes one)"},
     {"data.resolution", CFG_INT, "0", 0, 4096, NULL, 1, "training image size in pixels: images are resized bicubically (0 = the dataset's own size)"},
     {"data.resolutions", CFG_INT_LIST, "", 1, 4096, NULL, 1, "UniViT: each training batch is resized to a size drawn uniformly from this list (replaces data.resolution; [] = off)"},
     {"data.subset_seed", CFG_INT, "0", 0, 4294967295.0, NULL, 1, "seed of the labelled-subset choice (fixed across train.seed)"},
     {"data.test_limit", CFG_INT, "0", 0, BIG, NULL, 1, "evaluate on only the first N test images (0 = all)"},
+    {"data.time_shift_ms", CFG_INT, "100", 0, 100, NULL, 1, "speech-commands: training clips shift by a whole number of 10 ms frames in [-ms, ms] (0 = off)"},
     {"eval.batch", CFG_INT, "500", 1, 65536, NULL, 0, "evaluation batch size"},
     {"eval.knn", CFG_BOOL, "false", 0, 1, NULL, 1, "layer-wise kNN probe at the end (mean-pooled patch features of every block; cosine, weighted votes)"},
     {"eval.knn_k", CFG_INT, "20", 1, 1000, NULL, 1, "kNN probe: neighbours"},

@@ -317,6 +317,9 @@ void load_batch(run *r, const dataset *ds, const int *idx, int B, const augment_
 static double train_step(run *r, int epoch, int in_epoch, double *grad_norm, float *lr) {
     model *m = &r->model;
     augment_config aug = {.crop_pad = (int)cfg_int(r->cfg, "data.crop_pad"), .hflip = cfg_bool(r->cfg, "data.hflip")};
+    aug.time_shift_ms = (int)cfg_int(r->cfg, "data.time_shift_ms"); // speech-commands only
+    aug.background_frequency = (float)cfg_float(r->cfg, "data.background_frequency");
+    aug.background_volume = (float)cfg_float(r->cfg, "data.background_volume");
     int size = r->n_univit > 0 ? resize_draw_size(r->univit, r->n_univit, r->seed, (uint32_t)epoch, (uint32_t)in_epoch)
                                : r->train_size;
     load_batch(r, &r->train, r->order + (size_t)in_epoch * r->batch, r->batch, &aug, (uint32_t)epoch, (uint32_t)in_epoch, size);
