@@ -23,6 +23,14 @@ typedef struct model_binding {
 
 static int max_size(const model_config *c) { return c->max_image_size > c->image_size ? c->max_image_size : c->image_size; }
 
+void model_grid_at(const model_config *c, int size, int *rows, int *cols) {
+    *rows = c->features > 0 ? 1 : size / c->patch;
+    *cols = c->features > 0 ? size : size / c->patch;
+}
+
+// Values per embedded token: a patch's pixels, or a frame's features.
+static int token_inputs(const model_config *c) { return c->features > 0 ? c->features : c->channels * c->patch * c->patch; }
+
 const char *model_resolution_error(const model_config *c, int size, const char *key) {
     static char msg[256];
     if (c->patch < 1 || size < c->patch || size % c->patch != 0) {
@@ -34,10 +42,11 @@ const char *model_resolution_error(const model_config *c, int size, const char *
         snprintf(msg, sizeof msg, "%s: image size %d is larger than the %d the model was built for", key, size, max_size(c));
         return msg;
     }
-    int grid = size / c->patch;
-    if (c->ref_tokens > grid * grid) {
-        snprintf(msg, sizeof msg, "%s: image size %d has %d patches, fewer than the %d reference tokens", key, size,
-                 grid * grid, c->ref_tokens);
+    int rows, cols;
+    model_grid_at(c, size, &rows, &cols);
+    if (c->ref_tokens > rows * cols) {
+        snprintf(msg, sizeof msg, "%s: size %d has %d tokens, fewer than the %d reference tokens", key, size,
+                 rows * cols, c->ref_tokens);
         return msg;
     }
     return NULL;
@@ -48,6 +57,11 @@ const char *model_config_error(const model_config *c) {
     const backbone_kind *arch = backbone_find(c->arch);
     if (!arch) {
         snprintf(msg, sizeof msg, "model.arch=%s is not a backbone (valid: %s)", c->arch, BACKBONE_CHOICES);
+        return msg;
+    }
+    if (c->features > 0 && (c->patch != 1 || c->channels != 1)) {
+        snprintf(msg, sizeof msg, "model.patch=%d: a sequence input (%d features per frame) has one token per frame, so "
+                 "model.patch must be 1", c->patch, c->features);
         return msg;
     }
     if (c->patch < 1 || c->image_size % c->patch != 0) {
@@ -74,7 +88,9 @@ const char *model_config_error(const model_config *c) {
     }
     const char *why = pe->config_error ? pe->config_error(c) : NULL;
     if (why) return why;
-    int N = (c->image_size / c->patch) * (c->image_size / c->patch), T = N + (c->cls ? 1 : 0);
+    int rows, cols;
+    model_grid_at(c, c->image_size, &rows, &cols);
+    int N = rows * cols, T = N + (c->cls ? 1 : 0);
     if (c->ref_tokens < 0 || c->ref_tokens > N) {
         snprintf(msg, sizeof msg, "%d reference tokens: must be in [0, %d] (the patches of one image)", c->ref_tokens, N);
         return msg;
@@ -171,7 +187,7 @@ static void declare_params(model *m) {
     const model_config *c = &m->cfg;
     char name[TENSOR_NAME_MAX];
     model_weights *w = &m->weights, *dw = &m->weight_grads;
-    int d = c->dim, pd = c->channels * c->patch * c->patch;
+    int d = c->dim, pd = token_inputs(c);
     model_add_param(m, "patch_embed.weight", INIT_TRUNC_NORMAL, 1, d, pd, &w->patch_w, &dw->patch_w);
     model_add_param(m, "patch_embed.bias", INIT_ZERO, 0, d, 0, &w->patch_b, &dw->patch_b);
     if (c->cls) model_add_param(m, "cls_token", INIT_TRUNC_NORMAL, 0, d, 0, &w->cls_token, &dw->cls_token);
@@ -194,11 +210,11 @@ static void declare_acts(model *m) {
     // Sized for the largest input: every (B, T, ...) activation of a smaller one is a prefix.
     size_t B = (size_t)m->max_batch, T = (size_t)m->T_max, N = (size_t)m->N_max, d = (size_t)c->dim;
     size_t BT = B * T, BTd = BT * d, BM = B * (size_t)m->M_alloc, S = (size_t)max_size(c);
-    model_add_input(m, "images", B * c->channels * S * S, &in->images, &host->images);
+    model_add_input(m, "images", c->features > 0 ? B * S * c->features : B * c->channels * S * S, &in->images, &host->images);
     // Token index 0 for every image (the cls gather): zeros, as the inputs are allocated.
     model_add_input(m, "cls_index", B, &in->cls_index, &host->cls_index);
     if (c->context_tokens > 0) model_add_input(m, "context", BM, &in->context, &host->context);
-    model_add_act(m, "patches", B * N * c->channels * c->patch * c->patch, &a->patches, NULL);
+    if (c->features == 0) model_add_act(m, "patches", B * N * token_inputs(c), &a->patches, NULL);
     model_add_act(m, "patch_embed", B * N * d, &a->embed, &da->embed);
     int R = c->ref_tokens;
     size_t BR = B * (size_t)(m->t0 + R); // cls (always) + R patches per image
@@ -237,15 +253,21 @@ void model_init_params(model *m, uint32_t seed) {
     free(host);
 }
 
+// The current input size and the token grid that follows from it.
+static void set_size(model *m, int size) {
+    m->image_size = size;
+    model_grid_at(&m->cfg, size, &m->rows, &m->cols);
+    m->grid = m->cfg.features > 0 ? 0 : m->rows;
+    m->N = m->rows * m->cols;
+    m->T = m->N + m->t0;
+}
+
 void model_set_resolution(model *m, int size) {
     if (size == m->image_size) return;
     const char *why = model_resolution_error(&m->cfg, size, "image size");
     if (why) die_input("%s", why);
     if (m->M != m->T) die_fail("internal: model_set_resolution during masked attention");
-    m->image_size = size;
-    m->grid = size / m->cfg.patch;
-    m->N = m->grid * m->grid;
-    m->T = m->N + m->t0;
+    set_size(m, size);
     m->M = m->T;
     if (m->pe->set_grid) m->pe->set_grid(m);
 }
@@ -258,17 +280,12 @@ void model_create(model *m, const model_config *cfg, const ops_backend *ops, int
     m->ops = ops;
     m->max_batch = max_batch;
     m->t0 = cfg->cls ? 1 : 0;
-    m->grid0 = cfg->image_size / cfg->patch;
-    m->T0 = m->grid0 * m->grid0 + m->t0;
     m->arch = backbone_find(cfg->arch);
     m->pe = posenc_find(cfg->pe_kind ? cfg->pe_kind : "none");
-    m->grid_max = max_size(cfg) / cfg->patch;
-    m->N_max = m->grid_max * m->grid_max;
-    m->T_max = m->N_max + m->t0;
-    m->image_size = cfg->image_size;
-    m->grid = m->grid0;
-    m->N = m->grid * m->grid;
-    m->T = m->T0;
+    set_size(m, max_size(cfg));
+    m->rows_max = m->rows, m->cols_max = m->cols, m->grid_max = m->grid, m->N_max = m->N, m->T_max = m->T;
+    set_size(m, cfg->image_size);
+    m->rows0 = m->rows, m->cols0 = m->cols, m->grid0 = m->grid, m->T0 = m->T;
     m->M_alloc = cfg->context_tokens > 0 ? cfg->context_tokens : m->T_max;
     m->M = m->T;
     tensor_table_init(&m->params);
@@ -370,7 +387,8 @@ static void reference_positions_backward(model *m, int B) {
 // is uploaded.
 static void upload_step_inputs(model *m, int B, int training, rng_addr rng) {
     const model_config *c = &m->cfg;
-    model_upload(m, m->batch_host.images, (size_t)B * c->channels * m->image_size * m->image_size);
+    size_t per_input = c->features > 0 ? (size_t)m->image_size * c->features : (size_t)c->channels * m->image_size * m->image_size;
+    model_upload(m, m->batch_host.images, (size_t)B * per_input);
     if (m->M < m->T) model_upload(m, m->batch_host.context, (size_t)B * m->M);
     if (c->ref_tokens > 0) {
         int *ref = (int *)m->batch_host.ref_index; // (B, t0 + R)
@@ -393,16 +411,21 @@ const float *model_forward(model *m, int B, int training, rng_addr rng) {
     const model_weights *w = &m->weights;
     const model_activations *a = &m->activations;
     int d = c->dim, T = m->T, N = m->N, BT = B * T;
-    int pd = c->channels * c->patch * c->patch;
+    int pd = token_inputs(c);
     if (B > model_batch_capacity(m, m->M))
         die_fail("model_forward: batch %d with %d key tokens > allocated %d", B, m->M, model_batch_capacity(m, m->M));
     float dropout = training ? c->dropout : 0.0f;
     m->training_dropout = dropout > 0.0f;
 
-    // Embed: (B, C, S, S) -> patches (B, N, C·p·p) -> (B, N, d).
+    // Embed: (B, C, S, S) -> patches (B, N, C·p·p) -> (B, N, d); a sequence (B, N, F) is
+    // already one row per token.
     upload_step_inputs(m, B, training, rng);
-    ops->patchify(a->patches, m->batch.images, B, c->channels, m->image_size, m->image_size, c->patch);
-    ops->linear_forward(a->embed, a->patches, w->patch_w, w->patch_b, B * N, pd, d);
+    const float *rows = m->batch.images;
+    if (c->features == 0) {
+        ops->patchify(a->patches, m->batch.images, B, c->channels, m->image_size, m->image_size, c->patch);
+        rows = a->patches;
+    }
+    ops->linear_forward(a->embed, rows, w->patch_w, w->patch_b, B * N, pd, d);
     // Position: on the reference tokens only; or a table added to every token, then a
     // per-image addition (each hook may be absent). x0 (B, T, d) with the cls token first.
     if (c->ref_tokens > 0) {
@@ -440,7 +463,7 @@ void model_backward(model *m, int B) {
     const model_weights *w = &m->weights, *dw = &m->weight_grads;
     const model_activations *a = &m->activations, *da = &m->activation_grads;
     int d = c->dim, T = m->T, N = m->N, BT = B * T;
-    int pd = c->channels * c->patch * c->patch;
+    int pd = token_inputs(c);
 
     // Head.
     if (c->token_head) {
@@ -463,13 +486,14 @@ void model_backward(model *m, int B) {
     ops->embed_tokens_backward(da->embed, dw->cls_token, dtable, da->x0, B, N, d, c->cls);
     if (c->ref_tokens > 0) reference_positions_backward(m, B);
     if (m->pe->table_backward) m->pe->table_backward(m);
-    ops->linear_backward(NULL, dw->patch_w, dw->patch_b, da->embed, a->patches, w->patch_w, B * N, pd, d);
+    const float *rows = c->features == 0 ? a->patches : m->batch.images;
+    ops->linear_backward(NULL, dw->patch_w, dw->patch_b, da->embed, rows, w->patch_w, B * N, pd, d);
 }
 
 double model_forward_flops_masked(const model_config *c, int M) {
-    double N = (double)(c->image_size / c->patch) * (c->image_size / c->patch);
-    double T = N + (c->cls ? 1 : 0), d = c->dim;
-    double pd = (double)c->channels * c->patch * c->patch;
+    int rows, cols;
+    model_grid_at(c, c->image_size, &rows, &cols);
+    double N = (double)rows * cols, T = N + (c->cls ? 1 : 0), d = c->dim, pd = token_inputs(c);
     double embed = 2.0 * N * pd * d;
     double head = c->token_head ? 2.0 * T * d * N : 2.0 * d * c->num_classes;
     const backbone_kind *arch = backbone_find(c->arch);
@@ -478,6 +502,8 @@ double model_forward_flops_masked(const model_config *c, int M) {
 }
 
 double model_forward_flops(const model_config *c) {
-    int T = (c->image_size / c->patch) * (c->image_size / c->patch) + (c->cls ? 1 : 0);
+    int rows, cols;
+    model_grid_at(c, c->image_size, &rows, &cols);
+    int T = rows * cols + (c->cls ? 1 : 0);
     return model_forward_flops_masked(c, T);
 }

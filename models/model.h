@@ -4,7 +4,8 @@
 // chosen by cfg.arch = `model.arch`), the position encoding a posenc module
 // (models/posenc/<kind>.c, behind models/posenc/encoding.h, cfg.pe_kind = `pe.kind`). This
 // file has no per-arch and no per-kind code.
-// Embed: patches p×p -> linear to d; optional cls token. Position: none | abs (learned table,
+// Embed: patches p×p -> linear to d; or, for a sequence input (cfg.features > 0: audio frames ×
+// MFCCs), each feature vector -> linear to d, one token per frame; optional cls token. Position: none | abs (learned table,
 // cls has its own row) | sin1d | sin2d (CAPE eq. 3-4) | cape (sin2d with training-time
 // augmentation of the positions) | relbias (2D relative bias per layer and head, with cls
 // entries) | rope (rotary q/k, 1D or 2D axial; cls not rotated). Blocks: the backbone's
@@ -43,6 +44,10 @@ typedef struct model_config {
     int channels, image_size;  // input (B, channels, image_size, image_size): the size the position
                                // tables (abs, relbias) are built for
     int max_image_size;        // largest input size of any forward (arena sizing); 0 = image_size
+    int features;              // > 0: the input is a sequence (B, L, features) of feature vectors (audio:
+                               // frames × MFCCs), one token per frame, L = image_size (the "size" of
+                               // every size key is then a frame count); channels and patch must be 1.
+                               // 0: images
     int patch, dim, depth, heads, mlp_ratio;
     int cls;                   // 1: prepend a learned cls token and classify from it
     const char *pe_kind;       // pe.kind: a name of POSENC_KINDS (models/posenc/encoding.h); NULL = "none"
@@ -96,7 +101,7 @@ typedef struct {
 // What the host prepares: in the backend arena (m->batch) and in the host staging buffer
 // (m->batch_host), same layout.
 typedef struct {
-    float *images;             // (B, channels, S, S)
+    float *images;             // (B, channels, S, S), or a sequence (B, L, features)
     float *cls_index;          // (B) token index 0 of every image (the cls gather), zeros (ints)
     float *context;            // masked attention: (B, M) key tokens per image (ints), NULL otherwise
     float *ref_index;          // ref_tokens: (B, t0 + R) token indices: cls, then the references (ints)
@@ -110,10 +115,12 @@ typedef struct model {
     void *pe_state;                // its tensors (models/posenc/<kind>.c)
     const ops_backend *ops;
     int max_batch, t0;             // t0 = cls ? 1 : 0
-    int image_size, grid, N, T;    // current input size (model_set_resolution): patches N = grid²,
-                                   // tokens T = N + t0
-    int grid0, T0;                 // grid and tokens at cfg.image_size (the abs / relbias tables)
-    int T_max, N_max, grid_max;    // at cfg.max_image_size (arena sizing)
+    int image_size, N, T;          // current input size (model_set_resolution) in pixels or frames:
+                                   // N = rows·cols patches (frames), tokens T = N + t0
+    int rows, cols;                // the token grid: images grid × grid, sequences 1 × L
+    int grid;                      // images: the side of the grid (rows = cols); sequences: 0
+    int rows0, cols0, grid0, T0;   // the same at cfg.image_size (the abs / relbias tables)
+    int rows_max, cols_max, grid_max, T_max, N_max; // at cfg.max_image_size (arena sizing)
     int M_alloc;                   // key tokens the M-sized activations were sized for
     int M;                         // key tokens of the next forward: T = full attention,
                                    // < T = the first M entries per image of model_context
@@ -173,6 +180,9 @@ const char *model_resolution_error(const model_config *cfg, int size, const char
 // its draws do not depend on how the test set is split into batches). Returns the logits
 // (backend memory).
 float *model_images(model *m);
+// Rows and columns of the token grid of a config at `size` (images: size/patch each; sequences:
+// 1 and size).
+void model_grid_at(const model_config *cfg, int size, int *rows, int *cols);
 const float *model_forward(model *m, int B, int training, rng_addr rng);
 // Backward from dlogits (B, num_classes), which the caller wrote into model_dlogits(m) after
 // zeroing the activation gradients with model_zero_act_grads. Parameter gradients accumulate.

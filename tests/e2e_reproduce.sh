@@ -3,7 +3,8 @@
 # runs scripts/reproduce.sh the same way): every experiment of bench/experiments/mp3-*.yaml,
 # then the report and the figures, in a temporary directory. Checks that every run finished,
 # each paper figure exists as PNG and SVG, and REPORT.md has the tables, the paper's numbers
-# and the findings. The runs go through the guarded CPU backend (--device cpu-guarded: backend
+# and the findings, including the speech experiment on a synthesized Speech Commands set
+# (data/speech-commands-synth/smoke, written once). The runs go through the guarded CPU backend (--device cpu-guarded: backend
 # memory fenced off from host code, so any host access outside an op kills the run), and
 # mp3-main is run again on --device cpu: its files must be bitwise the same (tests/h5_same.py).
 cd "$(dirname "$0")/.." || exit 1
@@ -17,7 +18,7 @@ fi
 start=$(date +%s)
 sh scripts/reproduce.sh mp3 smoke cpu-guarded "$T/out" > "$T/log" 2>&1; rc=$?
 secs=$(( $(date +%s) - start ))
-[ $rc -eq 0 ] && [ "$(grep -c '^estimated training time' "$T/log")" -eq 3 ]
+[ $rc -eq 0 ] && [ "$(grep -c '^estimated training time' "$T/log")" -eq 4 ]
 check "reproduce-mp3 smoke: every run done, exit 0, estimates printed" $? "exit $rc in ${secs}s; $(grep -E '^experiment .* done' "$T/log" | tr '\n' ' ')"
 [ $secs -lt 300 ]
 check "reproduce-mp3 smoke: under 5 minutes" $? "${secs}s"
@@ -39,6 +40,13 @@ for want in '## stage `pretrain` (experiment `mp3-main`)' '## stage `finetune` (
     grep -qF "$want" "$R" 2>/dev/null || { ok=1; echo "  missing in REPORT.md: $want"; }
 done
 check "reproduce-mp3 smoke: REPORT.md tables with the paper's numbers and findings" $ok "$(grep -c '^## ' "$R" 2>/dev/null) sections"
+# Speech (MP3 §4.3): the synthesized set was written once under data/speech-commands-synth/smoke;
+# MP3 on frames records the position curve and reassembled (1, 100, 40) MFCC samples.
+sp=$(ls "$T"/out/mp3-speech/pretrain/*.h5 2>/dev/null | head -n 1)
+[ -f data/speech-commands-synth/smoke/testing_list.txt ] && [ -n "$sp" ] &&
+    h5ls "$sp/samples/original" 2>/dev/null | grep -q '{2, 1, 100, 40}' && h5ls "$sp/position/top1" > /dev/null 2>&1 &&
+    grep -qF '## Findings (experiment `mp3-speech`)' "$R"
+check "reproduce-mp3 smoke: the speech experiment (synthesized data, MP3 on frames, findings)" $? "$(h5ls "$sp/samples/original" 2>/dev/null)"
 build/posbench run bench/experiments/mp3-main.yaml --scale smoke --out "$T/cpu" --device cpu --jobs 2 > "$T/cpu.log" 2>&1
 python3 tests/h5_same.py "$T/cpu" "$T/out" > "$T/same" 2>&1
 check "mp3-main smoke: --device cpu-guarded = --device cpu, bit for bit" $? "$(tr '\n' ' ' < "$T/same")"

@@ -232,10 +232,10 @@ static void test_bias_gather(void) {
     const int cases[][5] = {{4, 4, 4, 1, 3}, {7, 7, 7, 1, 4}, {8, 8, 6, 1, 2}, {5, 10, 7, 0, 3}};
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         const int gh = cases[k][0], gw = cases[k][1], g = cases[k][2], cls = cases[k][3], H = cases[k][4];
-        const int T = cls + gh * gw, E = T * T, K = posenc_relbias_entries(g, cls);
+        const int T = cls + gh * gw, E = T * T, K = posenc_relbias_entries(g, g, cls);
         const size_t nt = (size_t)H * K, no = (size_t)H * E;
         int *index = xmalloc((size_t)E * sizeof(int), "test index");
-        posenc_relbias_index(index, gh, gw, g, cls);
+        posenc_relbias_index(index, gh, gw, g, g, cls);
         int *d_index = parity_upload_int(index, E);
         float *table = rnd(nt, -1, 1), *out = rnd(no, -1, 1);
         float *d_table = parity_upload(table, nt), *d_out = parity_upload(out, no);

@@ -186,35 +186,47 @@ static void test_loss_ignores_cls(void) {
 
 static void test_accuracy_and_reassembly(void) {
     const int S = 6, p = 2, C = 1;
+    const mp3_layout L = {C, S, S, p, p};
     float img[36];
     for (int i = 0; i < 36; i++) img[i] = (float)i;
     for (int y = 0; y < 2; y++) // patch 4 (centre) blank
         for (int x = 0; x < 2; x++) img[(2 + y) * S + 2 + x] = 3.0f;
     int pred[9] = {0, 1, 2, 3, 4, 5, 6, 8, 7}; // patches 7 and 8 swapped
     long c = 0, t = 0, cn = 0, tn = 0;
-    mp3_count_correct(pred, img, 1, C, S, p, NULL, 0, 1, &c, &t, &cn, &tn);
+    mp3_count_correct(pred, img, 1, &L, NULL, 0, 1, &c, &t, &cn, &tn);
     test_check("mp3 accuracy: all patches and non-blank patches", c == 7 && t == 9 && cn == 6 && tn == 8,
                "correct %ld/%ld, non-blank %ld/%ld (want 7/9, 6/8)", c, t, cn, tn);
     int refs[3] = {0, 1 + 4, 1 + 7}; // cls (ignored), the blank patch 4 and the misplaced patch 7
     c = t = cn = tn = 0;
-    mp3_count_correct(pred, img, 1, C, S, p, refs, 3, 1, &c, &t, &cn, &tn);
+    mp3_count_correct(pred, img, 1, &L, refs, 3, 1, &c, &t, &cn, &tn);
     test_check("mp3 accuracy: reference patches are not counted", c == 6 && t == 7 && cn == 6 && tn == 7,
                "correct %ld/%ld, non-blank %ld/%ld (want 6/7, 6/7)", c, t, cn, tn);
     int perfect[9] = {0, 1, 2, 3, 4, 5, 6, 7, 8};
     float out[36];
-    mp3_reassemble(img, perfect, C, S, p, -1.0f, out);
+    mp3_reassemble(img, perfect, &L, -1.0f, out);
     test_check("mp3 reassembly: perfect predictions give the image back", max_diff(out, img, 36) == 0.0, "max diff %g",
                max_diff(out, img, 36));
     int collide[9] = {0, 0, 2, 3, 4, 5, 6, 7, 8}; // patches 0 and 1 both at 0; position 1 empty
-    mp3_reassemble(img, collide, C, S, p, -1.0f, out);
+    mp3_reassemble(img, collide, &L, -1.0f, out);
     float want00 = 0.5f * (img[0] + img[2]), got01 = out[2];
     test_check("mp3 reassembly: collisions average, empty positions filled", out[0] == want00 && got01 == -1.0f,
                "position 0 pixel %g (want %g), position 1 pixel %g (want -1)", out[0], want00, got01);
     int ctx_patches[2] = {0, 8};
-    mp3_context_image(img, ctx_patches, 2, C, S, p, -1.0f, out);
+    mp3_context_image(img, ctx_patches, 2, &L, -1.0f, out);
     test_check("mp3 context view: context patches in place, the rest empty",
                out[0] == img[0] && out[35] == img[35] && out[2] == -1.0f && out[14] == -1.0f, "pixels %g %g %g %g", out[0],
                out[35], out[2], out[14]);
+    // A sequence: 4 frames of 3 features, each frame one patch (1 x 3); frame 2 is constant (blank).
+    const mp3_layout seq = {1, 4, 3, 1, 3};
+    float frames[12] = {0, 1, 2, 3, 4, 5, 7, 7, 7, 9, 10, 11}, back[12];
+    int swapped[4] = {1, 0, 2, 3};
+    c = t = cn = tn = 0;
+    mp3_count_correct(swapped, frames, 1, &seq, NULL, 0, 1, &c, &t, &cn, &tn);
+    mp3_reassemble(frames, swapped, &seq, -1.0f, back);
+    int moved = back[0] == 3 && back[2] == 5 && back[3] == 0 && back[8] == 7 && back[11] == 11;
+    test_check("mp3 on a sequence: one frame per patch (accuracy, blank frames, reassembly)",
+               c == 2 && t == 4 && cn == 1 && tn == 3 && moved, "correct %ld/%ld, non-blank %ld/%ld (want 2/4, 1/3), frames moved %d",
+               c, t, cn, tn, moved);
 }
 
 // Reference points (the speech variant): how many, and which objective / pe.kind / fraction

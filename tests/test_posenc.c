@@ -381,9 +381,9 @@ static int vit_matches(int grid, int cls) {
     const int *live = (const int *)(m.staging + m.inputs.items[tensor_table_find(&m.inputs, "rel_index")].offset);
     int T = m.T;
     int *mine = xmalloc((size_t)T * T * sizeof(int), "index");
-    posenc_relbias_index(mine, grid, grid, grid, cls);
+    posenc_relbias_index(mine, grid, grid, grid, grid, cls);
     int ok = !memcmp(live, mine, (size_t)T * T * sizeof(int)) &&
-             posenc_relbias_entries(grid, cls) == m.params.items[tensor_table_find(&m.params, "blocks.0.attn.rel_bias")].shape[1];
+             posenc_relbias_entries(grid, grid, cls) == m.params.items[tensor_table_find(&m.params, "blocks.0.attn.rel_bias")].shape[1];
     free(mine);
     model_free(&m);
     return ok;
@@ -394,7 +394,7 @@ static int clampi(int v, int lim) { return v < -lim ? -lim : (v > lim ? lim : v)
 // Checks index (gh x gw grid, table g) against the clipped-offset formula decoded from the
 // entry, the cls entries, and translation invariance. Returns the number of violations.
 static long relbias_violations(const int *index, int gh, int gw, int g, int cls, long *collisions) {
-    int T = cls + gh * gw, span = 2 * g - 1, K = posenc_relbias_entries(g, cls);
+    int T = cls + gh * gw, span = 2 * g - 1, K = posenc_relbias_entries(g, g, cls);
     int *seen = xmalloc((size_t)span * span * sizeof(int), "seen"); // offset cell -> index
     for (int i = 0; i < span * span; i++) seen[i] = -1;
     long bad = 0;
@@ -429,22 +429,22 @@ static void test_relbias(void) {
             int T = g * g + cls;
             int *a = xmalloc((size_t)T * T * sizeof(int), "index"), *b = xmalloc((size_t)T * T * sizeof(int), "index");
             old_rel_index(a, g, cls);
-            posenc_relbias_index(b, g, g, g, cls);
+            posenc_relbias_index(b, g, g, g, g, cls);
             ok &= !memcmp(a, b, (size_t)T * T * sizeof(int));
             free(a); free(b);
         }
     test_check("relbias index = vit.c's formula when gh = gw = table_g (g 1..5, with/without cls)", ok, "bitwise");
     test_check("relbias index = the index vit_create builds (grid 4 and 3, with/without cls)",
                vit_matches(4, 1) && vit_matches(4, 0) && vit_matches(3, 1), "index and table size");
-    test_check("relbias entries (2g-1)^2 + 3 with cls", posenc_relbias_entries(4, 1) == 52 &&
-               posenc_relbias_entries(4, 0) == 49 && posenc_relbias_entries(14, 1) == 732, "g=4: %d", posenc_relbias_entries(4, 1));
+    test_check("relbias entries (2g-1)^2 + 3 with cls", posenc_relbias_entries(4, 4, 1) == 52 &&
+               posenc_relbias_entries(4, 4, 0) == 49 && posenc_relbias_entries(14, 14, 1) == 732, "g=4: %d", posenc_relbias_entries(4, 4, 1));
 
     // (gh, gw, table_g, cls): same size, non-square smaller (no clipping), larger (clipped).
     const int cases[][4] = {{5, 5, 5, 1}, {3, 4, 4, 1}, {2, 2, 4, 0}, {7, 9, 4, 1}, {6, 6, 3, 0}, {1, 5, 2, 1}};
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         int gh = cases[k][0], gw = cases[k][1], g = cases[k][2], cls = cases[k][3], T = cls + gh * gw;
         int *index = xmalloc((size_t)T * T * sizeof(int), "index");
-        posenc_relbias_index(index, gh, gw, g, cls);
+        posenc_relbias_index(index, gh, gw, g, g, cls);
         long collisions, bad = relbias_violations(index, gh, gw, g, cls, &collisions);
         char name[160];
         snprintf(name, sizeof name,
@@ -456,7 +456,7 @@ static void test_relbias(void) {
     // Clipping spelled out: on a 1x7 grid with a table for 3x3, queries 2..6 columns right of
     // their key all use the edge entry of offset +2; offset +1 does not.
     int idx[49];
-    posenc_relbias_index(idx, 1, 7, 3, 0);
+    posenc_relbias_index(idx, 1, 7, 3, 3, 0);
     int e2 = idx[2 * 7 + 0], e6 = idx[6 * 7 + 0], e4 = idx[4 * 7 + 0], e1 = idx[1 * 7 + 0];
     test_check("relbias clipping: offsets beyond table_g-1 share the edge entry",
                e2 == e6 && e4 == e6 && e1 != e2 && e2 == (0 + 2) * 5 + (2 + 2), "entries %d %d %d (+1: %d)", e2, e4, e6, e1);

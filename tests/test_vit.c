@@ -1,5 +1,6 @@
 // tests/test_vit.c — whole-model checks of the ViT (model.c with backbones/vit.c): the tensor
-// declarations (named pointers, initialisation kinds, model.arch), finite-difference gradients of every
+// declarations (named pointers, initialisation kinds, model.arch), sequence inputs (speech:
+// one token per frame; every 1D encoding's gradients, other lengths, MP3 on frames; refusals), finite-difference gradients of every
 // parameter tensor of a 2-block ViT (with and without cls / position table / relbias /
 // sin1d / sin2d / CAPE / RoPE / dropout and drop path; MP3: masked attention with k/v of the
 // context only and the position head, and MP3's reference tokens), reference-token draws and
@@ -73,7 +74,8 @@ static void mp3_teardown(mp3 *pos) {
 }
 
 static void fill_batch(model *m, int32_t *labels, int B, unsigned tag) {
-    size_t n = (size_t)B * m->cfg.channels * m->image_size * m->image_size;
+    size_t n = m->cfg.features > 0 ? (size_t)B * m->image_size * m->cfg.features
+                                   : (size_t)B * m->cfg.channels * m->image_size * m->image_size;
     test_fill_uniform(model_images(m), n, -1.5f, 1.5f, tag);
     for (int b = 0; b < B; b++) labels[b] = (int32_t)((b * 3 + tag) % (unsigned)m->cfg.num_classes);
 }
@@ -169,6 +171,52 @@ static void test_model_gradients(void) {
     gradcheck_model("vit[mp3,masked,2 reference tokens,sin2d]", ref_sin2d, 0);
     ref_abs12.ref_tokens = 3, ref_abs12.max_image_size = 12; // the resized table's rows
     gradcheck_model_at("vit[cls,abs,3 reference tokens,8px table at 12px]", ref_abs12, 0, 12);
+    // Sequences (speech: frames x features, one token per frame): 5 frames of 3 features, every
+    // 1D encoding, the abs table resized to 7 frames, relbias clipped to its 1 x 5 table, and
+    // MP3 on frames with masked attention and sin1d reference frames.
+    model_config seq = {.channels = 1, .image_size = 5, .features = 3, .patch = 1, .dim = 16, .depth = 2, .heads = 2,
+                        .mlp_ratio = 2, .cls = 1, .pe_kind = "abs", .num_classes = 4, .max_image_size = 7};
+    const char *seq_kinds[] = {"none", "abs", "sin1d", "relbias", "rope"};
+    for (int k = 0; k < 5; k++) {
+        model_config q = seq;
+        q.pe_kind = seq_kinds[k], q.rope_dims = 1;
+        char label[64];
+        snprintf(label, sizeof label, "sequence[cls,%s]", seq_kinds[k]);
+        gradcheck_model(label, q, 0);
+        snprintf(label, sizeof label, "sequence[cls,%s,5 frames at 7]", seq_kinds[k]);
+        gradcheck_model_at(label, q, 0, 7);
+    }
+    model_config seq_mp3 = seq;
+    seq_mp3.pe_kind = "sin1d", seq_mp3.token_head = 1, seq_mp3.head_name = "pos_head";
+    seq_mp3.context_tokens = 4, seq_mp3.ref_tokens = 2, seq_mp3.max_image_size = 0;
+    gradcheck_model("sequence[mp3,masked,2 reference frames,sin1d]", seq_mp3, 0);
+}
+
+// Sequence inputs: what they refuse (2D encodings, 2D RoPE, patches), and a sequence model
+// equals an image model whose patches are the frames (1 x F "images" cut into 1 x F patches
+// are not square, so the equivalence is checked against the linear embedding directly).
+static void test_sequence_config(void) {
+    model_config seq = {.channels = 1, .image_size = 10, .features = 4, .patch = 1, .dim = 8, .depth = 1, .heads = 2,
+                        .mlp_ratio = 2, .cls = 1, .pe_kind = "sin2d", .num_classes = 3};
+    const char *why = model_config_error(&seq);
+    test_check("sequence: sin2d refused (2D positions)", why && strstr(why, "pe.kind=sin2d encodes 2D image positions"),
+               "%s", why ? why : "(accepted)");
+    seq.pe_kind = "cape";
+    why = model_config_error(&seq);
+    test_check("sequence: cape refused (2D positions)", why && strstr(why, "pe.kind=cape"), "%s", why ? why : "(accepted)");
+    seq.pe_kind = "rope", seq.rope_dims = 2;
+    why = model_config_error(&seq);
+    test_check("sequence: 2D RoPE refused", why && strstr(why, "pe.rope_dims=1"), "%s", why ? why : "(accepted)");
+    seq.rope_dims = 1, seq.patch = 2;
+    why = model_config_error(&seq);
+    test_check("sequence: patches other than one frame refused", why && strstr(why, "model.patch must be 1"), "%s",
+               why ? why : "(accepted)");
+    seq.patch = 1;
+    model m;
+    model_create(&m, &seq, &ops_cpu, 2, 5);
+    test_check("sequence: one token per frame, a 1 x L grid", m.N == 10 && m.T == 11 && m.rows == 1 && m.cols == 10 &&
+               m.grid == 0 && model_forward_flops(&seq) > 0, "N %d T %d rows %d cols %d", m.N, m.T, m.rows, m.cols);
+    model_free(&m);
 }
 
 // A model built for masked attention keeps per block only q and the context's k|v and packs
@@ -551,6 +599,7 @@ int main(int argc, char **argv) {
     if (!only_oracle) test_reference_tokens();
     if (!only_oracle) test_masked_model_full_attention();
     if (!only_oracle) test_declarations();
+    if (!only_oracle) test_sequence_config();
     test_torch_oracle();
     if (!only_oracle) test_overfit();
     return test_exit_code();

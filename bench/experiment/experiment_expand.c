@@ -6,6 +6,8 @@
 #include "settings.h"
 #include "../../models/posenc/encoding.h"
 #include "../../models/model.h"
+#include "../../datasets/speech/mfcc.h"
+#include "../../datasets/speech/speech_commands.h"
 #include "../../core/common.h"
 #include <stdarg.h>
 #include <stdio.h>
@@ -65,9 +67,11 @@ static int check_run(exp_ctx *x, int s, const exp_run *r, const char *combo) {
     const char *data = cfg_str(c, "data.name");
     long patch = cfg_int(c, "model.patch"), dim = cfg_int(c, "model.dim"), heads = cfg_int(c, "model.heads");
     int ipatch = cfg_index("model.patch"), idim = cfg_index("model.dim"), iheads = cfg_index("model.heads");
-    // Image side per dataset; 0 = not known here (idx files of any size): not checked.
+    // Image side per dataset (speech: frames, each a sequence token of MFCC_COEFFS features); 0 =
+    // not known here (idx files of any size): not checked.
+    int speech = !strcmp(data, "speech-commands");
     int side = !strcmp(data, "fashion-mnist") || !strcmp(data, "mnist") ? 28
-             : !strcmp(data, "cifar10") || !strcmp(data, "cifar100") ? 32 : 0;
+             : !strcmp(data, "cifar10") || !strcmp(data, "cifar100") ? 32 : speech ? SPEECH_FRAMES : 0;
     long resolution = cfg_int(c, "data.resolution");
     int ires = cfg_index("data.resolution");
     if (resolution > 0 && resolution % patch != 0)
@@ -100,7 +104,7 @@ static int check_run(exp_ctx *x, int s, const exp_run *r, const char *combo) {
     const char *pe = cfg_str(c, "pe.kind");
     int ipe = cfg_index("pe.kind");
     const posenc_kind *kind = posenc_find(pe);
-    model_config vc = model_config_from_config(c, 1, side, 1); // what an encoding's config_error reads
+    model_config vc = model_config_from_config(c, 1, side, 1, speech ? MFCC_COEFFS : 0); // what an encoding's config_error reads
     const char *why = kind && kind->config_error ? kind->config_error(&vc) : NULL;
     if (why) return exp_fail(x, blame(x, s, r->axis_value, ipe, idim), "%s: %s", what, why);
     objective_settings os;

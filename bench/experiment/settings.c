@@ -2,8 +2,9 @@
 #include "settings.h"
 #include <string.h>
 
-model_config model_config_from_config(const config *c, int channels, int image_size, int num_classes) {
+model_config model_config_from_config(const config *c, int channels, int image_size, int num_classes, int features) {
     model_config v = {
+        .features = features,
         .channels = channels,
         .image_size = image_size,
         .patch = (int)cfg_int(c, "model.patch"),

@@ -7,7 +7,8 @@
 
 // The model's configuration from c, for images of channels × image_size² and num_classes
 // classes (the objective's configure_model adds its head and masked attention).
-model_config model_config_from_config(const config *c, int channels, int image_size, int num_classes);
+// features > 0: the data is a sequence of that many features per frame (speech), image_size frames.
+model_config model_config_from_config(const config *c, int channels, int image_size, int num_classes, int features);
 
 // Every key an objective reads, from c. Image sizes known only once the data is loaded
 // (train_size, the evaluation sizes) are set from the config's lists as given; the trainer

@@ -71,7 +71,7 @@ static void load_data(run *r) {
     dataset_limit(&r->train, (int)cfg_int(c, "data.limit"));
     dataset_limit(&r->test, (int)cfg_int(c, "data.test_limit"));
     dataset_labeled_subset(&r->train, cfg_float(c, "data.labeled_fraction"), (uint32_t)cfg_int(c, "data.subset_seed"));
-    if (r->train.height != r->train.width)
+    if (r->train.height != r->train.width && !r->train.audio) // a speech clip is a sequence (frames x MFCCs)
         die_input("%s: images are %dx%d; the ViT needs square images", r->train.source, r->train.height, r->train.width);
     if (r->test.height != r->train.height || r->test.channels != r->train.channels)
         die_input("%s: test images (%dx%d) differ from training images (%dx%d)", r->test.source, r->test.height,
@@ -123,7 +123,9 @@ static void setup(run *r) {
     r->steps_per_epoch = r->train.n / r->batch; // the last partial batch of an epoch is dropped
     r->total_steps = (long)r->steps_per_epoch * r->epochs;
     r->seed = (uint32_t)cfg_int(c, "train.seed");
-    model_config vc = model_config_from_config(c, r->train.channels, r->train.height, r->train.num_classes);
+    // A speech dataset is a sequence: height frames of width MFCCs, one token per frame.
+    model_config vc = model_config_from_config(c, r->train.channels, r->train.height, r->train.num_classes,
+                                               r->train.audio ? r->train.width : 0);
     objective_settings_from_config(c, &r->settings);
     resolution_setup(r, &vc);
     const char *why = objective_config_error(&r->settings);

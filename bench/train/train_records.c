@@ -14,27 +14,27 @@
 void record_attention(run *r) {
     model *m = &r->model;
     model_set_context(m, m->T);
-    int B = r->test.n < 64 ? r->test.n : 64, L = m->cfg.depth, H = m->cfg.heads, g = m->grid;
+    int B = r->test.n < 64 ? r->test.n : 64, L = m->cfg.depth, H = m->cfg.heads, gh = m->rows, gw = m->cols;
     if (B > model_batch_capacity(m, m->T)) B = model_batch_capacity(m, m->T); // MP3 arenas are sized for the context
     for (int b = 0; b < B; b++) r->batch_index[b] = b;
     load_batch(r, &r->test, r->batch_index, B, NULL, 0, 0, r->train_size);
     model_forward(m, B, 0, (rng_addr){0});
-    int rh = 2 * g - 1, N = g * g;
+    int rh = 2 * gh - 1, rw = 2 * gw - 1, N = gh * gw; // a sequence is a 1 x L grid
     float *entropy = xmalloc((size_t)L * H * sizeof(float), "attention entropy");
     float *distance = xmalloc((size_t)L * H * sizeof(float), "attention distance");
-    float *relmap = xmalloc((size_t)L * H * rh * rh * sizeof(float), "relative attention maps");
+    float *relmap = xmalloc((size_t)L * H * rh * rw * sizeof(float), "relative attention maps");
     float *cls_map = xmalloc((size_t)L * H * N * sizeof(float), "cls attention maps");
     size_t probs_n = (size_t)B * H * m->T * m->T;
     float *probs = xmalloc(probs_n * sizeof(float), "attention probabilities (host)");
     for (int l = 0; l < L; l++) {
-        attention_stats st = {.H = H, .gh = g, .gw = g, .t0 = m->t0, .entropy = entropy + l * H,
-                              .mean_distance = distance + l * H, .relmap = relmap + (size_t)l * H * rh * rh,
+        attention_stats st = {.H = H, .gh = gh, .gw = gw, .t0 = m->t0, .entropy = entropy + l * H,
+                              .mean_distance = distance + l * H, .relmap = relmap + (size_t)l * H * rh * rw,
                               .cls_map = cls_map + (size_t)l * H * N};
         m->ops->download(probs, model_attention_probs(m, l), probs_n * sizeof(float));
         attention_stats_layer(&st, probs, B);
     }
     free(probs);
-    int lh[2] = {L, H}, rel_dims[4] = {L, H, rh, rh}, cls_dims[4] = {L, H, g, g};
+    int lh[2] = {L, H}, rel_dims[4] = {L, H, rh, rw}, cls_dims[4] = {L, H, gh, gw};
     results_dataset_f32(r->res, "/attention/entropy", 2, lh, entropy);
     results_dataset_f32(r->res, "/attention/mean_distance", 2, lh, distance);
     results_dataset_f32(r->res, "/attention/relmap", 4, rel_dims, relmap);

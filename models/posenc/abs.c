@@ -1,6 +1,7 @@
 // models/posenc/abs.c — pe.kind=abs: a learned (T0, d) table added to every token (cls has its
 // own row), trunc-normal 0.02 init. At another grid the patch part is resized bicubically
-// (torch's F.interpolate(bicubic, align_corners=False)), cls row kept; the resize is
+// (torch's F.interpolate(bicubic, align_corners=False)), cls row kept; a sequence's table is a
+// 1 × L grid, so another length resizes it along time; the resize is
 // differentiable, so UniViT trains through it. Can be kept on MP3 reference tokens.
 #include "encoding.h"
 #include "../model.h"
@@ -9,9 +10,11 @@
 typedef struct {
     float *table, *table_grad;     // parameter pos_embed (T0, d)
     float *resized, *resized_grad; // (T, d) the table at another grid; NULL when no other grid is possible
-    float *weights, *weights_host; // (grid, grid0) bicubic weights, the same for rows and columns
+    float *col_weights, *col_weights_host; // (cols, cols0) bicubic weights of the columns (images: also the rows)
+    float *row_weights, *row_weights_host; // (rows, rows0) of the rows, a sequence's 1 x 1; NULL for images
 } abs_state;
 
+static int same_grid(const model *m) { return m->rows == m->rows0 && m->cols == m->cols0; }
 
 static void abs_declare_params(model *m) {
     abs_state *s = m->pe_state;
@@ -20,47 +23,49 @@ static void abs_declare_params(model *m) {
 
 static void abs_declare_acts(model *m) {
     abs_state *s = m->pe_state;
-    int other_grid = m->N_max != m->grid0 * m->grid0;
-    if (!other_grid) return;
+    if (m->N_max == m->rows0 * m->cols0) return; // no other grid is possible
     model_add_act(m, "pos_embed.resized", (size_t)m->T_max * m->cfg.dim, &s->resized, &s->resized_grad);
-    model_add_input(m, "pos_embed.resize_weights", (size_t)m->grid_max * m->grid0, &s->weights, &s->weights_host);
+    model_add_input(m, "pos_embed.resize_weights", (size_t)m->cols_max * m->cols0, &s->col_weights, &s->col_weights_host);
+    if (m->rows0 != m->cols0)
+        model_add_input(m, "pos_embed.resize_row_weights", (size_t)m->rows_max * m->rows0, &s->row_weights, &s->row_weights_host);
 }
 
 static void abs_set_grid(model *m) {
     abs_state *s = m->pe_state;
-    if (!s->weights || m->grid == m->grid0) return;
-    resize_bicubic_weights(s->weights_host, m->grid, m->grid0);
-    model_upload(m, s->weights_host, (size_t)m->grid * m->grid0);
+    if (!s->col_weights || same_grid(m)) return;
+    resize_bicubic_weights(s->col_weights_host, m->cols, m->cols0);
+    model_upload(m, s->col_weights_host, (size_t)m->cols * m->cols0);
+    if (!s->row_weights) return;
+    resize_bicubic_weights(s->row_weights_host, m->rows, m->rows0);
+    model_upload(m, s->row_weights_host, (size_t)m->rows * m->rows0);
 }
 
 // The (T, d) table of the current grid: the parameter itself, or its bicubic resize (cls row copied).
 static const float *abs_table_forward(model *m) {
     abs_state *s = m->pe_state;
-    if (m->grid == m->grid0) return s->table;
+    if (same_grid(m)) return s->table;
     int d = m->cfg.dim, t0 = m->t0;
-    float *resized = s->resized;
-    const float *table = s->table, *w = s->weights;
-    if (t0) m->ops->gather_tokens_forward(resized, table, (const int *)m->batch.cls_index, 1, m->T0, 1, d);
-    m->ops->resize2d_forward(resized + (size_t)t0 * d, table + (size_t)t0 * d, w, w, 1, m->grid0, m->grid0, m->grid,
-                             m->grid, d);
-    return resized;
+    const float *wy = s->row_weights ? s->row_weights : s->col_weights, *wx = s->col_weights;
+    if (t0) m->ops->gather_tokens_forward(s->resized, s->table, (const int *)m->batch.cls_index, 1, m->T0, 1, d);
+    m->ops->resize2d_forward(s->resized + (size_t)t0 * d, s->table + (size_t)t0 * d, wy, wx, 1, m->rows0, m->cols0, m->rows,
+                             m->cols, d);
+    return s->resized;
 }
 
 static float *abs_table_grad(model *m) {
     abs_state *s = m->pe_state;
-    return m->grid == m->grid0 ? s->table_grad : s->resized_grad;
+    return same_grid(m) ? s->table_grad : s->resized_grad;
 }
 
 // At another grid: the resized table's gradient back to the learned table.
 static void abs_table_backward(model *m) {
     abs_state *s = m->pe_state;
-    if (m->grid == m->grid0) return;
+    if (same_grid(m)) return;
     int d = m->cfg.dim, t0 = m->t0;
-    const float *dresized = s->resized_grad, *w = s->weights;
-    float *dtable = s->table_grad;
-    if (t0) m->ops->gather_tokens_backward(dtable, dresized, (const int *)m->batch.cls_index, 1, m->T0, 1, d);
-    m->ops->resize2d_backward(dtable + (size_t)t0 * d, dresized + (size_t)t0 * d, w, w, 1, m->grid0, m->grid0, m->grid,
-                              m->grid, d);
+    const float *wy = s->row_weights ? s->row_weights : s->col_weights, *wx = s->col_weights;
+    if (t0) m->ops->gather_tokens_backward(s->table_grad, s->resized_grad, (const int *)m->batch.cls_index, 1, m->T0, 1, d);
+    m->ops->resize2d_backward(s->table_grad + (size_t)t0 * d, s->resized_grad + (size_t)t0 * d, wy, wx, 1, m->rows0,
+                              m->cols0, m->rows, m->cols, d);
 }
 
 const posenc_kind posenc_abs = {

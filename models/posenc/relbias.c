@@ -24,7 +24,7 @@ static void relbias_create(model *m) {
     s->table_grad = xcalloc(L, sizeof *s->table_grad, "relbias table gradients");
     s->bias = xcalloc(L, sizeof *s->bias, "relbias activations");
     s->bias_grad = xcalloc(L, sizeof *s->bias_grad, "relbias activation gradients");
-    s->entries = posenc_relbias_entries(m->grid0, m->cfg.cls);
+    s->entries = posenc_relbias_entries(m->rows0, m->cols0, m->cfg.cls);
 }
 
 static void relbias_free(model *m) {
@@ -56,7 +56,7 @@ static void relbias_declare_acts(model *m) {
 
 static void relbias_set_grid(model *m) {
     relbias_state *s = m->pe_state;
-    posenc_relbias_index((int *)s->index_host, m->grid, m->grid, m->grid0, m->cfg.cls);
+    posenc_relbias_index((int *)s->index_host, m->rows, m->cols, m->rows0, m->cols0, m->cfg.cls);
     model_upload(m, s->index_host, (size_t)m->T * m->T);
 }
 

@@ -13,6 +13,11 @@ typedef struct {
 static const char *rope_config_error(const struct model_config *c) {
     static char msg[256];
     if (c->heads < 1 || c->dim % c->heads != 0) return NULL; // the backbone names that
+    if (c->features > 0 && c->rope_dims != 1) {
+        snprintf(msg, sizeof msg, "pe.rope_dims=%d: a sequence input has one axis, so pe.kind=rope needs pe.rope_dims=1",
+                 c->rope_dims);
+        return msg;
+    }
     const char *why = posenc_rope_error(c->dim / c->heads, c->rope_dims);
     if (!why) return NULL;
     snprintf(msg, sizeof msg, "pe.kind=rope with model.dim=%d, model.heads=%d: %s", c->dim, c->heads, why);
@@ -32,7 +37,7 @@ static void rope_set_grid(model *m) {
     const model_config *c = &m->cfg;
     int head_dim = c->dim / c->heads;
     float base = c->rope_base > 0 ? c->rope_base : posenc_rope_default_base(c->rope_dims);
-    posenc_rope_tables(s->cos_host, s->sin_host, m->grid, m->grid, head_dim, c->rope_dims, base);
+    posenc_rope_tables(s->cos_host, s->sin_host, m->rows, m->cols, head_dim, c->rope_dims, base);
     model_upload(m, s->cos_host, (size_t)m->N * (head_dim / 2));
     model_upload(m, s->sin_host, (size_t)m->N * (head_dim / 2));
 }

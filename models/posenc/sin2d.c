@@ -71,8 +71,19 @@ static void sin2d_tokens_forward(model *m, int B) {
     m->ops->sincos2d_add(m->activations.x0, s->x, s->y, B, m->T, m->cfg.dim, m->t0);
 }
 
+// sin2d and cape place patches on a 2D grid of [-1, 1]²: images only.
+static const char *sin2d_config_error(const struct model_config *c) {
+    static char msg[200];
+    if (c->features > 0) {
+        snprintf(msg, sizeof msg, "pe.kind=%s encodes 2D image positions; a sequence input takes none, abs, sin1d, relbias "
+                 "or rope (pe.rope_dims=1)", c->pe_kind);
+        return msg;
+    }
+    return posenc_sinusoid_config_error(c);
+}
+
 static const char *cape_config_error(const struct model_config *c) {
-    const char *why = posenc_sinusoid_config_error(c);
+    const char *why = sin2d_config_error(c);
     if (why) return why;
     cape_config cc = {c->cape_global_shift, c->cape_local_shift == -1.0f ? 0.0f : c->cape_local_shift, c->cape_scale};
     if (posenc_cape_error(&cc))
@@ -82,7 +93,7 @@ static const char *cape_config_error(const struct model_config *c) {
 
 const posenc_kind posenc_sin2d = {
     .name = "sin2d",
-    .config_error = posenc_sinusoid_config_error,
+    .config_error = sin2d_config_error,
     .state_size = sizeof(sin2d_state),
     .declare_acts = sin2d_declare_acts,
     .set_grid = sin2d_set_grid,

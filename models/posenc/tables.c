@@ -154,15 +154,14 @@ void posenc_rope_tables(float *cos_table, float *sin_table, int gh, int gw, int 
 }
 
 // ---------------------------------------------------------------- relbias
-int posenc_relbias_entries(int table_g, int cls) {
-    int span = 2 * table_g - 1;
-    return span * span + (cls > 0 ? 3 : 0);
+int posenc_relbias_entries(int table_h, int table_w, int cls) {
+    return (2 * table_h - 1) * (2 * table_w - 1) + (cls > 0 ? 3 : 0);
 }
 
 static int clip_offset(int d, int lim) { return d < -lim ? -lim : (d > lim ? lim : d); }
 
-void posenc_relbias_index(int *index, int gh, int gw, int table_g, int cls) {
-    int g = table_g, span = 2 * g - 1, K = posenc_relbias_entries(g, cls), T = cls + gh * gw;
+void posenc_relbias_index(int *index, int gh, int gw, int table_h, int table_w, int cls) {
+    int span = 2 * table_w - 1, K = posenc_relbias_entries(table_h, table_w, cls), T = cls + gh * gw;
     for (int i = 0; i < T; i++)
         for (int j = 0; j < T; j++) {
             int e;
@@ -171,9 +170,9 @@ void posenc_relbias_index(int *index, int gh, int gw, int table_g, int cls) {
             else if (j < cls) e = K - 2;            // patch -> cls
             else {
                 int pi = i - cls, pj = j - cls;
-                int dr = clip_offset(pi / gw - pj / gw, g - 1);
-                int dc = clip_offset(pi % gw - pj % gw, g - 1);
-                e = (dr + g - 1) * span + (dc + g - 1);
+                int dr = clip_offset(pi / gw - pj / gw, table_h - 1);
+                int dc = clip_offset(pi % gw - pj % gw, table_w - 1);
+                e = (dr + table_h - 1) * span + (dc + table_w - 1);
             }
             index[(size_t)i * T + j] = e;
         }

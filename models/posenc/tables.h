@@ -78,13 +78,14 @@ void posenc_rope_tables(float *cos_table, float *sin_table, int gh, int gw, int 
                         float base);
 
 // ---- relbias (BEiT layout, clipped relative positions) ----
-// Entries K of a relative-bias table built for a table_g × table_g grid:
-// (2·table_g - 1)² patch offsets, + 3 cls entries when cls > 0.
-int posenc_relbias_entries(int table_g, int cls);
+// Entries K of a relative-bias table built for a table_h × table_w grid (a sequence of L
+// tokens is a 1 × L grid): (2·table_h - 1)(2·table_w - 1) patch offsets, + 3 cls entries when
+// cls > 0.
+int posenc_relbias_entries(int table_h, int table_w, int cls);
 // index (T, T), T = cls + gh·gw: the table entry of (query token i, key token j). Tokens
 // t < cls are cls tokens; patch tokens t >= cls are n = t - cls at (r, c) = (n / gw, n % gw).
-//   patch i -> patch j: (dr + g-1)·(2g-1) + (dc + g-1), g = table_g, with dr = r_i - r_j and
-//                       dc = c_i - c_j each clipped to [-(g-1), g-1]
+//   patch i -> patch j: (dr + h-1)·(2w-1) + (dc + w-1), h, w = table_h, table_w, with
+//                       dr = r_i - r_j clipped to [-(h-1), h-1], dc = c_i - c_j to [-(w-1), w-1]
 //   cls -> patch: K-3;  patch -> cls: K-2;  cls -> cls: K-1
-// For gh = gw = table_g no offset is clipped and this is the relbias index of the training grid exactly.
-void posenc_relbias_index(int *index, int gh, int gw, int table_g, int cls);
+// For (gh, gw) = (table_h, table_w) no offset is clipped: the index of the training grid exactly.
+void posenc_relbias_index(int *index, int gh, int gw, int table_h, int table_w, int cls);

@@ -108,24 +108,28 @@ const int *mp3_predict(mp3 *o, const float *logits, int B) {
     return o->pred_host;
 }
 
-static int patch_is_blank(const float *image, int C, int S, int p, int n) {
-    int g = S / p, y0 = (n / g) * p, x0 = (n % g) * p;
-    float first = image[(size_t)y0 * S + x0];
-    for (int c = 0; c < C; c++)
-        for (int y = 0; y < p; y++)
-            for (int x = 0; x < p; x++) {
-                float v = image[((size_t)c * S + y0 + y) * S + x0 + x];
-                if (c == 0 ? v != first : v != image[((size_t)c * S + y0) * S + x0]) return 0;
+static int patch_is_blank(const float *image, const mp3_layout *L, int n) {
+    int gw = L->W / L->pw, y0 = (n / gw) * L->ph, x0 = (n % gw) * L->pw;
+    for (int c = 0; c < L->C; c++) {
+        float first = image[((size_t)c * L->H + y0) * L->W + x0];
+        for (int y = 0; y < L->ph; y++)
+            for (int x = 0; x < L->pw; x++) {
+                float v = image[((size_t)c * L->H + y0 + y) * L->W + x0 + x];
+                if (v != first) return 0; // each channel constant over the patch
             }
+    }
     return 1;
 }
 
-void mp3_count_correct(const int *pred, const float *images, int B, int C, int S, int p, const int *skip, int W,
+static int layout_patches(const mp3_layout *L) { return (L->H / L->ph) * (L->W / L->pw); }
+static size_t layout_floats(const mp3_layout *L) { return (size_t)L->C * L->H * L->W; }
+
+void mp3_count_correct(const int *pred, const float *images, int B, const mp3_layout *L, const int *skip, int W,
                        int t0, long *correct, long *total, long *correct_nonblank, long *total_nonblank) {
-    int g = S / p, N = g * g;
+    int N = layout_patches(L);
     unsigned char *skipped = xcalloc((size_t)N, 1, "skipped patches");
     for (int b = 0; b < B; b++) {
-        const float *image = images + (size_t)b * C * S * S;
+        const float *image = images + (size_t)b * layout_floats(L);
         memset(skipped, 0, (size_t)N);
         for (int k = 0; skip && k < W; k++) {
             int n = skip[(size_t)b * W + k] - t0;
@@ -136,7 +140,7 @@ void mp3_count_correct(const int *pred, const float *images, int B, int C, int S
             int ok = pred[(size_t)b * N + n] == n;
             *correct += ok;
             (*total)++;
-            if (!patch_is_blank(image, C, S, p, n)) {
+            if (!patch_is_blank(image, L, n)) {
                 *correct_nonblank += ok;
                 (*total_nonblank)++;
             }
@@ -145,37 +149,38 @@ void mp3_count_correct(const int *pred, const float *images, int B, int C, int S
     free(skipped);
 }
 
-static void copy_patch(float *dst, const float *src, int C, int S, int p, int from, int to, int add) {
-    int g = S / p, fy = (from / g) * p, fx = (from % g) * p, ty = (to / g) * p, tx = (to % g) * p;
-    for (int c = 0; c < C; c++)
-        for (int y = 0; y < p; y++)
-            for (int x = 0; x < p; x++) {
-                float v = src[((size_t)c * S + fy + y) * S + fx + x];
-                float *d = &dst[((size_t)c * S + ty + y) * S + tx + x];
+static void copy_patch(float *dst, const float *src, const mp3_layout *L, int from, int to, int add) {
+    int gw = L->W / L->pw;
+    int fy = (from / gw) * L->ph, fx = (from % gw) * L->pw, ty = (to / gw) * L->ph, tx = (to % gw) * L->pw;
+    for (int c = 0; c < L->C; c++)
+        for (int y = 0; y < L->ph; y++)
+            for (int x = 0; x < L->pw; x++) {
+                float v = src[((size_t)c * L->H + fy + y) * L->W + fx + x];
+                float *d = &dst[((size_t)c * L->H + ty + y) * L->W + tx + x];
                 *d = add ? *d + v : v;
             }
 }
 
-void mp3_reassemble(const float *image, const int *pred, int C, int S, int p, float empty, float *out) {
-    int g = S / p, N = g * g;
+void mp3_reassemble(const float *image, const int *pred, const mp3_layout *L, float empty, float *out) {
+    int gw = L->W / L->pw, N = layout_patches(L);
     int *count = xcalloc((size_t)N, sizeof(int), "reassembly counts");
-    memset(out, 0, (size_t)C * S * S * sizeof(float));
+    memset(out, 0, layout_floats(L) * sizeof(float));
     for (int n = 0; n < N; n++) {
-        copy_patch(out, image, C, S, p, n, pred[n], 1);
+        copy_patch(out, image, L, n, pred[n], 1);
         count[pred[n]]++;
     }
-    for (int c = 0; c < C; c++)
-        for (int y = 0; y < S; y++)
-            for (int x = 0; x < S; x++) {
-                int k = count[(y / p) * g + x / p];
-                float *v = &out[((size_t)c * S + y) * S + x];
+    for (int c = 0; c < L->C; c++)
+        for (int y = 0; y < L->H; y++)
+            for (int x = 0; x < L->W; x++) {
+                int k = count[(y / L->ph) * gw + x / L->pw];
+                float *v = &out[((size_t)c * L->H + y) * L->W + x];
                 *v = k ? *v / k : empty;
             }
     free(count);
 }
 
-void mp3_context_image(const float *image, const int *context_patches, int Mp, int C, int S, int p,
-                       float empty, float *out) {
-    for (size_t i = 0; i < (size_t)C * S * S; i++) out[i] = empty;
-    for (int m = 0; m < Mp; m++) copy_patch(out, image, C, S, p, context_patches[m], context_patches[m], 0);
+void mp3_context_image(const float *image, const int *context_patches, int Mp, const mp3_layout *L, float empty,
+                       float *out) {
+    for (size_t i = 0; i < layout_floats(L); i++) out[i] = empty;
+    for (int m = 0; m < Mp; m++) copy_patch(out, image, L, context_patches[m], context_patches[m], 0);
 }

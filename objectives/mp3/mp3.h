@@ -50,19 +50,26 @@ void mp3_backward(mp3 *o, float *dlogits, int B);
 // Predicted position (argmax on the backend; ties to the lower index) of every patch token of
 // logits (B, T, N), downloaded: returns (B, N) host ints, valid until the next call.
 const int *mp3_predict(mp3 *o, const float *logits, int B);
+// Where the patches of one input lie: images (C, H, W) cut into ph × pw patches, row-major
+// (images: H = W = S, ph = pw = p; a sequence of L frames of F features: C = 1, H = L, W = F,
+// ph = 1, pw = F, so each frame is one patch).
+typedef struct {
+    int C, H, W, ph, pw;
+} mp3_layout;
+
 // Counts correct predictions over all patches and over non-blank patches (a patch is blank
-// when all its pixels are equal: nothing in it can say where it belongs). images (B, C, S, S)
-// with S = grid·p. Adds to *correct, *total, *correct_nonblank, *total_nonblank.
+// when each channel is constant over it: nothing in it can say where it belongs). images
+// (B, C, H, W). Adds to *correct, *total, *correct_nonblank, *total_nonblank.
 // skip (B, W) token indices (patch n = token - t0; entries < t0, the cls, ignored) whose
 // patches are not counted: the reference tokens, whose position is in their input; NULL (or
 // W = 0) counts every patch.
-void mp3_count_correct(const int *pred, const float *images, int B, int C, int S, int p, const int *skip, int W,
+void mp3_count_correct(const int *pred, const float *images, int B, const mp3_layout *L, const int *skip, int W,
                        int t0, long *correct, long *total, long *correct_nonblank, long *total_nonblank);
-// Reassembly (paper Fig. 2): each patch of image (C, S, S) is placed at its predicted
+// Reassembly (paper Fig. 2): each patch of image (C, H, W) is placed at its predicted
 // position pred (N); patches landing on the same position are averaged; positions nothing
-// landed on are `empty`. out (C, S, S).
-void mp3_reassemble(const float *image, const int *pred, int C, int S, int p, float empty, float *out);
+// landed on are `empty`. out (C, H, W).
+void mp3_reassemble(const float *image, const int *pred, const mp3_layout *L, float empty, float *out);
 // The context view: context patches at their true positions, the rest `empty`. context
-// holds Mp patch indices (0-based, no cls). out (C, S, S).
-void mp3_context_image(const float *image, const int *context_patches, int Mp, int C, int S, int p,
-                       float empty, float *out);
+// holds Mp patch indices (0-based, no cls). out (C, H, W).
+void mp3_context_image(const float *image, const int *context_patches, int Mp, const mp3_layout *L, float empty,
+                       float *out);

@@ -48,7 +48,9 @@ static void mp3_configure_model(const objective_settings *s, model_config *mc) {
     mc->token_head = 1; // row t0 + n of the (B, T, N) logits predicts n; cls rows are ignored
     mc->head_name = "pos_head";
     if (mc->patch > 0 && mc->image_size % mc->patch == 0) {
-        int N = (mc->image_size / mc->patch) * (mc->image_size / mc->patch);
+        int rows, cols;
+        model_grid_at(mc, mc->image_size, &rows, &cols);
+        int N = rows * cols;
         mc->context_tokens = (mc->cls ? 1 : 0) + mp3_context_patches(N, s->eta);
         mc->ref_tokens = mp3_reference_patches(N, s->ref_fraction);
     }
@@ -88,6 +90,14 @@ static void mp3_train_backward(objective *o, int B) {
 // image i's context comes from (seed, RNG_MASK, context_epoch, 0, i), the same every epoch, and
 // its reference tokens (a model with them) from (seed, RNG_REFERENCE, EVAL_CONTEXT, 0, i), the
 // same at every eta; reference patches are not counted (their position is in their input).
+// Where the model's patches lie in its input: p × p patches of (C, S, S) images, or frames
+// (one row each) of a (L, F) sequence.
+static mp3_layout layout_of(const model *m) {
+    const model_config *c = &m->cfg;
+    if (c->features > 0) return (mp3_layout){1, m->image_size, c->features, 1, c->features};
+    return (mp3_layout){c->channels, m->image_size, m->image_size, c->patch, c->patch};
+}
+
 static eval_scores position_accuracy(objective *o, objective_env *env, double eta, uint32_t context_epoch, int limit) {
     mp3_state *st = o->state;
     model *m = o->model;
@@ -105,8 +115,9 @@ static eval_scores position_accuracy(objective *o, objective_env *env, double et
         const float *logits = model_forward(m, B, 0, refs);
         loss_sum += mp3_forward(&st->loss, logits, B) * B;
         const int *pred = mp3_predict(&st->loss, logits, B);
-        mp3_count_correct(pred, model_images(m), B, m->cfg.channels, m->cfg.image_size, m->cfg.patch, model_reference_tokens(m),
-                          model_reference_width(m), m->t0, &correct, &total, &correct_nb, &total_nb);
+        mp3_layout L = layout_of(m);
+        mp3_count_correct(pred, model_images(m), B, &L, model_reference_tokens(m), model_reference_width(m), m->t0, &correct,
+                          &total, &correct_nb, &total_nb);
     }
     model_set_context(m, m->T);
     return (eval_scores){{(double)correct / total, total_nb ? (double)correct_nb / total_nb : NAN}, loss_sum / n};
@@ -148,12 +159,13 @@ static void record_samples(objective *o, objective_env *env) {
     if (S > env->test_n) S = env->test_n;
     if (S > model_batch_capacity(m, m->T)) S = model_batch_capacity(m, m->T);
     if (S <= 0) return;
-    int C = m->cfg.channels, size = m->cfg.image_size, p = m->cfg.patch, N = m->N, t0 = m->t0;
-    size_t image_floats = (size_t)C * size * size;
+    mp3_layout L = layout_of(m);
+    int C = L.C, N = m->N, t0 = m->t0;
+    size_t image_floats = (size_t)C * L.H * L.W, plane = (size_t)L.H * L.W;
     float *original = xmalloc((size_t)S * image_floats * sizeof(float), "sample images");
     float *context = xmalloc((size_t)S * image_floats * sizeof(float), "sample context views");
     float *rebuilt = xmalloc((size_t)S * image_floats * sizeof(float), "sample reassemblies");
-    int dims[4] = {S, C, size, size};
+    int dims[4] = {S, C, L.H, L.W};
     const float *mean = env->pixel_mean, *std = env->pixel_std;
     int E = (int)(sizeof sample_test_etas / sizeof sample_test_etas[0]);
     int *patches = xmalloc((size_t)N * sizeof(int), "context patches");
@@ -168,13 +180,13 @@ static void record_samples(objective *o, objective_env *env) {
         for (int b = 0; b < S; b++) {
             float *img = model_images(m) + (size_t)b * image_floats; // back to pixel units in place (host staging)
             for (size_t k = 0; k < image_floats; k++) {
-                int c = (int)(k / ((size_t)size * size));
+                int c = (int)(k / plane);
                 img[k] = img[k] * std[c] + mean[c];
             }
             memcpy(original + (size_t)b * image_floats, img, image_floats * sizeof(float));
             for (int k = 0; k < Mp; k++) patches[k] = ctx[(size_t)b * (t0 + Mp) + t0 + k] - t0;
-            mp3_context_image(img, patches, Mp, C, size, p, 0.5f, context + (size_t)b * image_floats);
-            mp3_reassemble(img, pred + (size_t)b * N, C, size, p, 0.5f, rebuilt + (size_t)b * image_floats);
+            mp3_context_image(img, patches, Mp, &L, 0.5f, context + (size_t)b * image_floats);
+            mp3_reassemble(img, pred + (size_t)b * N, &L, 0.5f, rebuilt + (size_t)b * image_floats);
         }
         char name[64];
         snprintf(name, sizeof name, "/samples/eta_%.2f_context", sample_test_etas[e]);
