@@ -74,6 +74,8 @@ const char *model_config_error(const model_config *c) {
     }
     const char *why = pe->config_error ? pe->config_error(c) : NULL;
     if (why) return why;
+    why = arch->config_error ? arch->config_error(c) : NULL; // what the blocks cannot do, with their reason
+    if (why) return why;
     int N = (c->image_size / c->patch) * (c->image_size / c->patch), T = N + (c->cls ? 1 : 0);
     if (c->ref_tokens < 0 || c->ref_tokens > N) {
         snprintf(msg, sizeof msg, "%d reference tokens: must be in [0, %d] (the patches of one image)", c->ref_tokens, N);
@@ -92,7 +94,7 @@ const char *model_config_error(const model_config *c) {
         snprintf(msg, sizeof msg, "model.arch=%s has no attention to mask (the objective needs masked attention)", arch->name);
         return msg;
     }
-    return arch->config_error ? arch->config_error(c) : NULL;
+    return NULL;
 }
 
 // --- declarations and the named pointers they bind ---
@@ -230,6 +232,11 @@ void model_init_params(model *m, uint32_t seed) {
         case INIT_ZERO: memset(p, 0, info->numel * sizeof(float)); break;
         case INIT_ONE: for (size_t k = 0; k < info->numel; k++) p[k] = 1.0f; break;
         case INIT_TRUNC_NORMAL: for (size_t k = 0; k < info->numel; k++) p[k] = rng_trunc_normal(&s, 0.02f); break;
+        case INIT_NEAR_ZERO: {
+            float bound = 1e-3f / (float)info->shape[0];
+            for (size_t k = 0; k < info->numel; k++) p[k] = bound * (2.0f * rng_uniform(&s) - 1.0f);
+            break;
+        }
         default: die_fail("internal: parameter %s has no initialisation", info->name);
         }
     }
@@ -248,6 +255,7 @@ void model_set_resolution(model *m, int size) {
     m->T = m->N + m->t0;
     m->M = m->T;
     if (m->pe->set_grid) m->pe->set_grid(m);
+    if (m->arch->set_grid) m->arch->set_grid(m);
 }
 
 void model_create(model *m, const model_config *cfg, const ops_backend *ops, int max_batch, uint32_t seed) {
@@ -289,6 +297,7 @@ void model_create(model *m, const model_config *cfg, const ops_backend *ops, int
     resolve_bindings(m);
     m->ref_scratch = cfg->ref_tokens > 0 ? xmalloc((size_t)m->N_max * sizeof(int), "reference draw") : NULL;
     if (m->pe->set_grid) m->pe->set_grid(m);
+    if (m->arch->set_grid) m->arch->set_grid(m);
     model_init_params(m, seed);
 }
 
