@@ -7,19 +7,23 @@
 // the FFN it starts as; Toeplitz W is translation-equivariant on a 64-token sequence and
 // depends only on the 2D offset on a grid; resampling (constant W -> constant rescaled by
 // N0/N, cls entries kept) and the round trip to the built grid bit for bit; the refusals (MP3,
-// attention encodings, an odd d_ffn, tiny_attn_dim 0).
+// attention encodings, an odd d_ffn, tiny_attn_dim 0); the PyTorch oracle (tests/torch_oracle.py
+// with the torch twin tests/torch_gmlp.py: loss, logits and every gradient against float64
+// PyTorch 1.13 for gMLP with dense W, Toeplitz 1D and 2D, and aMLP).
 // Tolerances: ops GRADCHECK_DEFAULT; whole models eps 3e-3, |err| <= 5e-4 + 3e-2·|g|, 8 entries
 // per tensor (as tests/test_vit.c); forward reference 1e-5 relative.
 #include "testing.h"
 #include "gradcheck.h"
 #include "../core/common.h"
 #include "../core/ops.h"
+#include "../core/tensorfile.h"
 #include "../models/model.h"
 #include "../objectives/supervised/supervised.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const ops_backend *ops = &ops_cpu;
 
@@ -368,6 +372,98 @@ static void test_refusals(void) {
     expect_refusal("amlp refuses tiny_attn_dim 0", c, "model.tiny_attn_dim", NULL);
 }
 
+// ---------------------------------------------------------------- PyTorch oracle
+static void scalar(tensorfile *tf, const char *name, double v) {
+    int one[1] = {1};
+    tf_add(tf, name, TF_F64, 1, one, &v);
+}
+
+static void oracle_case(const char *dir, const char *label, model_config cfg, int B, float smoothing) {
+    model m;
+    model_create(&m, &cfg, ops, B, 3);
+    perturb_params(&m, 50);
+    supervised obj;
+    supervised_create(&obj, ops, B, cfg.num_classes, smoothing);
+    int32_t *labels = xmalloc((size_t)B * sizeof(int32_t), "labels");
+    fill_batch(&m, labels, B, 51);
+    model_ctx c = {&m, &obj, labels, B, 0};
+    model_grads(&c);
+    float loss = (float)model_loss(&c);
+    tensorfile tf;
+    tf_init(&tf);
+    scalar(&tf, "config.channels", cfg.channels);
+    scalar(&tf, "config.image_size", cfg.image_size);
+    scalar(&tf, "config.patch", cfg.patch);
+    scalar(&tf, "config.dim", cfg.dim);
+    scalar(&tf, "config.depth", cfg.depth);
+    scalar(&tf, "config.heads", cfg.heads);
+    scalar(&tf, "config.mlp_ratio", cfg.mlp_ratio);
+    scalar(&tf, "config.cls", cfg.cls);
+    scalar(&tf, "config.pos_abs", !strcmp(cfg.pe_kind, "abs"));
+    scalar(&tf, "config.sin2d", !strcmp(cfg.pe_kind, "sin2d"));
+    scalar(&tf, "config.arch", !strcmp(cfg.arch, "amlp") ? 2 : 1);
+    scalar(&tf, "config.tiny_attn_dim", !strcmp(cfg.arch, "amlp") ? cfg.tiny_attn_dim : 0);
+    scalar(&tf, "config.sgu_toeplitz", cfg.sgu_toeplitz);
+    scalar(&tf, "config.num_classes", cfg.num_classes);
+    scalar(&tf, "config.label_smoothing", smoothing);
+    int idims[4] = {B, cfg.channels, cfg.image_size, cfg.image_size}, ldims[1] = {B};
+    tf_add(&tf, "input.images", TF_F32, 4, idims, model_images(&m));
+    tf_add(&tf, "input.labels", TF_I32, 1, ldims, labels);
+    char name[160];
+    for (int i = 0; i < m.params.count; i++) {
+        const tensor_info *info = &m.params.items[i];
+        snprintf(name, sizeof name, "param.%s", info->name);
+        tf_add(&tf, name, TF_F32, info->ndim, info->shape, m.param + info->offset);
+        snprintf(name, sizeof name, "grad.%s", info->name);
+        tf_add(&tf, name, TF_F32, info->ndim, info->shape, m.grad + info->offset);
+    }
+    int one[1] = {1}, lg[2] = {B, cfg.num_classes};
+    tf_add(&tf, "output.loss", TF_F32, 1, one, &loss);
+    tf_add(&tf, "output.logits", TF_F32, 2, lg, model_forward(&m, B, 0, model_loss_rng));
+    char path[4200], err[4400];
+    snprintf(path, sizeof path, "%s/oracle-%s.tf", dir, label);
+    if (tf_write(&tf, path, err, sizeof err) != 0) {
+        test_fail("oracle dump", "%s", err);
+    } else {
+        char cmd[9000];
+        snprintf(cmd, sizeof cmd, "/usr/bin/python3 tests/torch_oracle.py '%s' | sed 's/^\\(PASS\\|FAIL\\) oracle/\\1 oracle[%s]/'", path, label);
+        fflush(stdout);
+        int rc = system(cmd);
+        if (rc != 0) test_fail("oracle", "%s: tests/torch_oracle.py exited with status %d", label, rc);
+    }
+    tf_free(&tf);
+    free(labels);
+    supervised_free(&obj);
+    model_free(&m);
+}
+
+static void test_torch_oracle(void) {
+    if (access("/usr/bin/python3", X_OK) != 0 || system("/usr/bin/python3 -c 'import torch' 2>/dev/null") != 0) {
+        test_skip("oracle gmlp", "Debian's python3-torch is not installed (make deps installs it)");
+        return;
+    }
+    char dir[] = "/tmp/posbench-gmlp-oracle.XXXXXX";
+    if (!mkdtemp(dir)) {
+        test_fail("oracle gmlp", "mkdtemp failed");
+        return;
+    }
+    model_config g = {.arch = "gmlp", .channels = 3, .image_size = 8, .patch = 2, .dim = 24, .depth = 2, .heads = 3,
+                      .mlp_ratio = 2, .cls = 1, .pe_kind = "none", .num_classes = 7, .tiny_attn_dim = 16};
+    oracle_case(dir, "gmlp-cls", g, 4, 0.1f);
+    model_config t1 = g, t2 = g, a = g, at = g;
+    t1.sgu_toeplitz = 1, t1.cls = 0, t1.pe_kind = "abs";
+    oracle_case(dir, "gmlp-meanpool-abs-toeplitz1d", t1, 3, 0.0f);
+    t2.sgu_toeplitz = 2;
+    oracle_case(dir, "gmlp-cls-toeplitz2d", t2, 3, 0.1f);
+    a.arch = "amlp";
+    oracle_case(dir, "amlp-cls", a, 3, 0.1f);
+    at.arch = "amlp", at.sgu_toeplitz = 2, at.pe_kind = "sin2d";
+    oracle_case(dir, "amlp-cls-sin2d-toeplitz2d", at, 3, 0.1f);
+    char cmd[200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+}
+
 int main(void) {
     posbench_set_threads(2);
     test_token_mix();
@@ -377,5 +473,6 @@ int main(void) {
     test_toeplitz();
     test_resampling();
     test_refusals();
+    test_torch_oracle();
     return test_exit_code();
 }
