@@ -130,6 +130,20 @@ typedef struct ops_backend {
     void (*mean_pool_forward)(float *out, const float *in, int B, int T, int C, int t0);
     void (*mean_pool_backward)(float *din, const float *dout, int B, int T, int C, int t0);
 
+    // ---- token mixing (gMLP's spatial gating unit; core/cpu/mixing_cpu.c) ----
+    // Spatial projection along tokens, per image: out (B, T, C)[b, i, c] =
+    //   Σ_j W[i, j] · in[b, j, c] + bias[i], with W (T, T) and bias (T) (NULL = none).
+    void (*token_mix_forward)(float *out, const float *in, const float *W, const float *bias,
+                              int B, int T, int C);
+    // din (B, T, C) += Wᵀ · dout per image; dW (T, T) += Σ_b dout_b · in_bᵀ, images added in
+    // order 0..B-1; dbias (T) += Σ_b Σ_c dout[b, i, c] in that order. NULL: not needed.
+    void (*token_mix_backward)(float *din, float *dW, float *dbias, const float *dout,
+                               const float *in, const float *W, int B, int T, int C);
+    // Multiplicative gating (n): out = a ⊙ g; backward da += dout ⊙ g, dg += dout ⊙ a.
+    void (*gate_forward)(float *out, const float *a, const float *g, size_t n);
+    void (*gate_backward)(float *da, float *dg, const float *dout, const float *a, const float *g,
+                          size_t n);
+
     // ---- resizing ----
     // Separable 2D resampling, channels last: out (P, OH, OW, C)[p, i, j, c] =
     //   Σ_y Σ_x wy[i, y] · wx[j, x] · in[p, y, x, c], with wy (OH, H), wx (OW, W) any weights

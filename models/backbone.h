@@ -28,6 +28,9 @@ typedef struct backbone_kind {
     void (*declare_params)(struct model *m);
     void (*declare_acts)(struct model *m);
     void (*free)(struct model *m);
+    // The grid changed (or the model was just allocated): what the blocks tie to the token grid
+    // (gMLP's spatial weights) follows it. NULL: nothing does.
+    void (*set_grid)(struct model *m);
     // Forward of all blocks from x (B, m->T, d); returns the last block's output (B, T, d).
     // dropout > 0 and drop_path apply only in training; draws at `rng` with the purpose and
     // index of each site (RNG_DROPOUT 1 + 2l and 2 + 2l, RNG_DROPPATH 2l and 2l + 1).
@@ -48,7 +51,7 @@ typedef struct backbone_kind {
 } backbone_kind;
 
 // The registry: X(name) once per backbone, in the order `--help` lists them.
-#define BACKBONE_KINDS(X) X(vit)
+#define BACKBONE_KINDS(X) X(vit) X(gmlp) X(amlp)
 #define BACKBONE_CHOICE_(name) "|" #name
 #define BACKBONE_CHOICES (BACKBONE_KINDS(BACKBONE_CHOICE_) + 1)
 #define BACKBONE_DECLARE(name) extern const backbone_kind backbone_##name;

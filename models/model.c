@@ -88,6 +88,8 @@ const char *model_config_error(const model_config *c) {
     }
     const char *why = pe->config_error ? pe->config_error(c) : NULL;
     if (why) return why;
+    why = arch->config_error ? arch->config_error(c) : NULL; // what the blocks cannot do, with their reason
+    if (why) return why;
     int rows, cols;
     model_grid_at(c, c->image_size, &rows, &cols);
     int N = rows * cols, T = N + (c->cls ? 1 : 0);
@@ -108,7 +110,7 @@ const char *model_config_error(const model_config *c) {
         snprintf(msg, sizeof msg, "model.arch=%s has no attention to mask (the objective needs masked attention)", arch->name);
         return msg;
     }
-    return arch->config_error ? arch->config_error(c) : NULL;
+    return NULL;
 }
 
 // --- declarations and the named pointers they bind ---
@@ -246,6 +248,11 @@ void model_init_params(model *m, uint32_t seed) {
         case INIT_ZERO: memset(p, 0, info->numel * sizeof(float)); break;
         case INIT_ONE: for (size_t k = 0; k < info->numel; k++) p[k] = 1.0f; break;
         case INIT_TRUNC_NORMAL: for (size_t k = 0; k < info->numel; k++) p[k] = rng_trunc_normal(&s, 0.02f); break;
+        case INIT_NEAR_ZERO: {
+            float bound = 1e-3f / (float)info->shape[0];
+            for (size_t k = 0; k < info->numel; k++) p[k] = bound * (2.0f * rng_uniform(&s) - 1.0f);
+            break;
+        }
         default: die_fail("internal: parameter %s has no initialisation", info->name);
         }
     }
@@ -270,6 +277,7 @@ void model_set_resolution(model *m, int size) {
     set_size(m, size);
     m->M = m->T;
     if (m->pe->set_grid) m->pe->set_grid(m);
+    if (m->arch->set_grid) m->arch->set_grid(m);
 }
 
 void model_create(model *m, const model_config *cfg, const ops_backend *ops, int max_batch, uint32_t seed) {
@@ -306,6 +314,7 @@ void model_create(model *m, const model_config *cfg, const ops_backend *ops, int
     resolve_bindings(m);
     m->ref_scratch = cfg->ref_tokens > 0 ? xmalloc((size_t)m->N_max * sizeof(int), "reference draw") : NULL;
     if (m->pe->set_grid) m->pe->set_grid(m);
+    if (m->arch->set_grid) m->arch->set_grid(m);
     model_init_params(m, seed);
 }
 

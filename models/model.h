@@ -70,12 +70,18 @@ typedef struct model_config {
                                // this many patch tokens per image, drawn anew in every forward at
                                // (rng.seed, RNG_REFERENCE, rng.epoch, rng.step, rng.index + image): MP3's
                                // reference points (speech variant); 0: to every token
+    int sgu_toeplitz;          // gmlp/amlp (model.sgu_toeplitz): 0 = a dense spatial W (T, T); 1 = Toeplitz
+                               // over the token index, W(i, j) = w[i - j]; 2 = Toeplitz over the patch grid,
+                               // w indexed by the 2D offset (relbias layout, with cls entries)
+    int tiny_attn_dim;         // amlp (model.tiny_attn_dim): width of the single-head tiny attention
     float drop_path;           // stochastic depth of the last block (linear in depth from 0)
     float dropout;             // dropout after the embedding and on each residual branch
 } model_config;
 
 // How a parameter starts (model_init_params draws every tensor from its own stream).
-typedef enum { INIT_ZERO, INIT_ONE, INIT_TRUNC_NORMAL } param_init; // trunc normal: std 0.02
+// trunc normal: std 0.02; near zero: U(-1e-3/n, 1e-3/n), n = the tensor's first dimension
+// (gMLP's spatial weights: n tokens).
+typedef enum { INIT_ZERO, INIT_ONE, INIT_TRUNC_NORMAL, INIT_NEAR_ZERO } param_init;
 
 // The embedding's and the head's parameters (and, with the same type, their gradients).
 typedef struct {

@@ -7,7 +7,8 @@ Usage (Debian's Python, PyTorch 1.13 CPU):
 
 DUMP is a tensorfile (core/tensorfile.h) holding config.* (f64 scalars: channels, image_size,
 patch, dim, depth, heads, mlp_ratio, cls, pos_abs, num_classes, label_smoothing; optional,
-default 0: relbias, pos_head, sin1d, sin2d, rope (0, 1 or 2 dims), rope_base), input.images f32 (B,Cin,S,S), input.labels i32 (B), optional
+default 0: relbias, pos_head, sin1d, sin2d, rope (0, 1 or 2 dims), rope_base; arch (0 ViT,
+1 gMLP, 2 aMLP: tests/torch_gmlp.py), tiny_attn_dim, sgu_toeplitz (0 dense, 1 1D, 2 2D)), input.images f32 (B,Cin,S,S), input.labels i32 (B), optional
 input.context i32 (B,M) (MP3 context token indices: masked attention), optional input.refs
 i32 (B,R) (MP3 reference tokens: only they get pos_abs / sin1d / sin2d), param.<name> and
 grad.<name> for every parameter, output.loss f32 (1), output.logits f32 (B,K) or, with
@@ -48,8 +49,9 @@ GRAD_RTOL = 1e-3
 CONFIG_KEYS = ("channels", "image_size", "patch", "dim", "depth", "heads", "mlp_ratio",
                "cls", "pos_abs", "num_classes", "label_smoothing")
 INT_KEYS = ("channels", "image_size", "patch", "dim", "depth", "heads", "cls", "pos_abs", "num_classes",
-            "relbias", "pos_head", "sin1d", "sin2d", "rope")
-OPTIONAL_KEYS = ("relbias", "pos_head", "sin1d", "sin2d", "rope", "rope_base")  # absent = 0
+            "relbias", "pos_head", "sin1d", "sin2d", "rope", "arch", "tiny_attn_dim", "sgu_toeplitz")
+OPTIONAL_KEYS = ("relbias", "pos_head", "sin1d", "sin2d", "rope", "rope_base",
+                 "arch", "tiny_attn_dim", "sgu_toeplitz")  # absent = 0
 
 
 class BadInput(Exception):
@@ -60,6 +62,24 @@ def _torch():
     import torch
     import torch_vit
     return torch, torch_vit
+
+
+def build_model(cfg):
+    """The torch twin of the dumped model: ViT (tests/torch_vit.py), or with config.arch 1 / 2
+    gMLP / aMLP (tests/torch_gmlp.py)."""
+    _, torch_vit = _torch()
+    if cfg.arch:
+        import torch_gmlp
+        return torch_gmlp.GMLP(cfg)
+    return torch_vit.ViT(cfg)
+
+
+def param_names(cfg):
+    _, torch_vit = _torch()
+    if cfg.arch:
+        import torch_gmlp
+        return torch_gmlp.param_names(cfg)
+    return torch_vit.param_names(cfg)
 
 
 def parse_config(tf, torch_vit):
@@ -106,8 +126,8 @@ def parse_inputs(tf, cfg, torch_vit):
     if labels.min() < 0 or labels.max() >= cfg.num_classes:
         raise BadInput(f"input.labels outside [0, {cfg.num_classes})")
     params = {}
-    names = torch_vit.param_names(cfg)
-    model = torch_vit.ViT(cfg)
+    names = param_names(cfg)
+    model = build_model(cfg)
     shapes = {n: tuple(p.shape) for n, p in model.named_parameters()}
     assert set(shapes) == set(names), "torch_vit.param_names out of sync with the model"
     for n in names:
@@ -142,7 +162,7 @@ def run_model(cfg, imgs, labels, params, dtype, context=None, refs=None):
     """Builds the model in `dtype`, loads params, runs forward+backward (MP3 with context).
     Returns (loss float, logits ndarray, {name: grad ndarray}, model)."""
     torch, torch_vit = _torch()
-    model = torch_vit.ViT(cfg).to(dtype)
+    model = build_model(cfg).to(dtype)
     with torch.no_grad():
         for n, p in model.named_parameters():
             p.copy_(torch.from_numpy(np.ascontiguousarray(params[n])).to(dtype))
@@ -204,7 +224,7 @@ def compare(tf, cfg, imgs, labels, params, context, refs=None):
                   f"(f32 torch {_maxabs(logits32 - logits64):.3g})", results)
 
     # gradients
-    for n in _torch()[1].param_names(cfg):
+    for n in param_names(cfg):
         cname = f"oracle grad {n}"
         ref = grads64[n]
         a = tf.get(f"grad.{n}")
@@ -299,7 +319,8 @@ def main(argv):
     ok, n = compare(tf, cfg, imgs, labels, params, context, refs)
     print(f"torch_oracle: {'all' if ok else 'NOT all'} {n} checks passed "
           f"(B={imgs.shape[0]} cls={cfg.cls} pos_abs={cfg.pos_abs} relbias={cfg.relbias} sin1d={cfg.sin1d} "
-          f"sin2d={cfg.sin2d} rope={cfg.rope} pos_head={cfg.pos_head} "
+          f"sin2d={cfg.sin2d} rope={cfg.rope} pos_head={cfg.pos_head} arch={cfg.arch} "
+          f"sgu_toeplitz={cfg.sgu_toeplitz} tiny_attn_dim={cfg.tiny_attn_dim} "
           f"context={'none' if context is None else context.shape[1]} "
           f"refs={'none' if refs is None else refs.shape[1]})", file=sys.stderr)
     return 0 if ok else 1

@@ -66,6 +66,9 @@ class ViTConfig:
     rope_base: float = 0.0
     num_classes: int = 10
     label_smoothing: float = 0.1
+    arch: int = 0           # 0 = ViT; 1 = gMLP, 2 = aMLP (tests/torch_gmlp.py)
+    tiny_attn_dim: int = 0  # aMLP
+    sgu_toeplitz: int = 0   # gMLP/aMLP: 0 dense W, 1 Toeplitz 1D, 2 Toeplitz 2D
 
     @property
     def grid(self):

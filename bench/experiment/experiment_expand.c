@@ -116,6 +116,12 @@ static int check_run(exp_ctx *x, int s, const exp_run *r, const char *combo) {
         int second = sizes ? cfg_index("eval.resolutions") : cfg_index("objective.ref_fraction");
         return exp_fail(x, blame(x, s, r->axis_value, first, second), "%s: %s", what, why);
     }
+    // The backbone's own rules (models/backbones/), given what the objective asks of it.
+    const objective_kind *objective = objective_find(os.name);
+    if (objective && objective->configure_model) objective->configure_model(&os, &vc);
+    const backbone_kind *arch = backbone_find(cfg_str(c, "model.arch"));
+    why = arch && arch->config_error ? arch->config_error(&vc) : NULL;
+    if (why) return exp_fail(x, blame(x, s, r->axis_value, cfg_index("model.arch"), ipe), "%s: %s", what, why);
     return 0;
 }
 

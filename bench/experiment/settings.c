@@ -21,6 +21,8 @@ model_config model_config_from_config(const config *c, int channels, int image_s
         .rope_dims = (int)cfg_int(c, "pe.rope_dims"),
         .rope_base = (float)cfg_float(c, "pe.rope_base"),
         .num_classes = num_classes,
+        .sgu_toeplitz = cfg_bool(c, "model.sgu_toeplitz") ? 2 : 0, // images: over the 2D patch offset
+        .tiny_attn_dim = (int)cfg_int(c, "model.tiny_attn_dim"),
         .drop_path = (float)cfg_float(c, "model.drop_path"),
         .dropout = (float)cfg_float(c, "model.dropout"),
     };

@@ -486,8 +486,8 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
     open_results(&r);
 
     model *m = &r.model;
-    printf("run %s: ViT d=%d L=%d H=%d patch %d, %zu parameters; %d train / %d test images; %d epochs x %d steps of %d\n",
-           r.run_id, m->cfg.dim, m->cfg.depth, m->cfg.heads, m->cfg.patch, tensor_table_numel(&m->params), r.train.n,
+    printf("run %s: %s d=%d L=%d H=%d patch %d, %zu parameters; %d train / %d test images; %d epochs x %d steps of %d\n",
+           r.run_id, m->arch->name, m->cfg.dim, m->cfg.depth, m->cfg.heads, m->cfg.patch, tensor_table_numel(&m->params), r.train.n,
            r.test.n, r.epochs, r.steps_per_epoch, r.batch);
     if (resumed) printf("resuming run %s from step %ld (%s)\n", r.run_id, r.step, r.ckpt_path);
     fflush(stdout);

@@ -10,9 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-// Attention statistics of the trained model on a fixed batch: the first (up to) 64 test images.
+// Attention statistics of the trained model on a fixed batch: the first (up to) 64 test images
+// (none for a backbone without attention probabilities).
 void record_attention(run *r) {
     model *m = &r->model;
+    if (!model_attention_probs(m, 0)) return; // blocks without attention (gmlp, amlp) have none to record
     model_set_context(m, m->T);
     int B = r->test.n < 64 ? r->test.n : 64, L = m->cfg.depth, H = m->cfg.heads, gh = m->rows, gw = m->cols;
     if (B > model_batch_capacity(m, m->T)) B = model_batch_capacity(m, m->T); // MP3 arenas are sized for the context

@@ -184,6 +184,13 @@ GUARDED(mean_pool_forward, (float *out, const float *in, int B, int T, int C, in
         (view(out), view(in), B, T, C, t0))
 GUARDED(mean_pool_backward, (float *din, const float *dout, int B, int T, int C, int t0),
         (view(din), view(dout), B, T, C, t0))
+GUARDED(token_mix_forward, (float *out, const float *in, const float *W, const float *bias, int B, int T, int C),
+        (view(out), view(in), view(W), view(bias), B, T, C))
+GUARDED(token_mix_backward, (float *din, float *dW, float *dbias, const float *dout, const float *in, const float *W, int B,
+        int T, int C), (view(din), view(dW), view(dbias), view(dout), view(in), view(W), B, T, C))
+GUARDED(gate_forward, (float *out, const float *a, const float *g, size_t n), (view(out), view(a), view(g), n))
+GUARDED(gate_backward, (float *da, float *dg, const float *dout, const float *a, const float *g, size_t n),
+        (view(da), view(dg), view(dout), view(a), view(g), n))
 GUARDED(resize2d_forward, (float *out, const float *in, const float *wy, const float *wx, int P, int H, int W,
         int OH, int OW, int C),
         (view(out), view(in), view(wy), view(wx), P, H, W, OH, OW, C))
@@ -227,7 +234,7 @@ GUARDED(adamw_update, (float *param, const float *grad, float *m, float *v, size
         (view(param), view(grad), view(m), view(v), n, lr, beta1, beta2, eps, weight_decay, t))
 
 // Every op of core/ops.h must be wrapped here: a new op changes the table's size and stops the build.
-_Static_assert(sizeof(ops_backend) == sizeof(const char *) + 48 * sizeof(void (*)(void)),
+_Static_assert(sizeof(ops_backend) == sizeof(const char *) + 52 * sizeof(void (*)(void)),
                "core/ops.h gained or lost an op: wrap it in core/cpu/ops_cpu_guarded.c and update this count");
 
 const ops_backend ops_cpu_guarded = {
@@ -263,6 +270,10 @@ const ops_backend ops_cpu_guarded = {
     .bias_gather_backward = guarded_bias_gather_backward,
     .mean_pool_forward = guarded_mean_pool_forward,
     .mean_pool_backward = guarded_mean_pool_backward,
+    .token_mix_forward = guarded_token_mix_forward,
+    .token_mix_backward = guarded_token_mix_backward,
+    .gate_forward = guarded_gate_forward,
+    .gate_backward = guarded_gate_backward,
     .resize2d_forward = guarded_resize2d_forward,
     .resize2d_backward = guarded_resize2d_backward,
     .attention_forward = guarded_attention_forward,

@@ -65,6 +65,15 @@ void cpu_rope_forward(float *qkv, const float *cos_table, const float *sin_table
 void cpu_rope_backward(float *dqkv, const float *cos_table, const float *sin_table, int B, int T,
                        int C, int H, int t0);
 
+// mixing_cpu.c
+void cpu_token_mix_forward(float *out, const float *in, const float *W, const float *bias, int B,
+                           int T, int C);
+void cpu_token_mix_backward(float *din, float *dW, float *dbias, const float *dout,
+                            const float *in, const float *W, int B, int T, int C);
+void cpu_gate_forward(float *out, const float *a, const float *g, size_t n);
+void cpu_gate_backward(float *da, float *dg, const float *dout, const float *a, const float *g,
+                       size_t n);
+
 // resize_cpu.c
 void cpu_resize2d_forward(float *out, const float *in, const float *wy, const float *wx, int P,
                           int H, int W, int OH, int OW, int C);

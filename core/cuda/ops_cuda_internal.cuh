@@ -64,6 +64,15 @@ void cuda_rope_forward(float *qkv, const float *cos_table, const float *sin_tabl
 void cuda_rope_backward(float *dqkv, const float *cos_table, const float *sin_table, int B, int T,
                         int C, int H, int t0);
 
+// mixing_cuda.cu
+void cuda_token_mix_forward(float *out, const float *in, const float *W, const float *bias, int B,
+                            int T, int C);
+void cuda_token_mix_backward(float *din, float *dW, float *dbias, const float *dout,
+                             const float *in, const float *W, int B, int T, int C);
+void cuda_gate_forward(float *out, const float *a, const float *g, size_t n);
+void cuda_gate_backward(float *da, float *dg, const float *dout, const float *a, const float *g,
+                        size_t n);
+
 // resize_cuda.cu
 void cuda_resize2d_forward(float *out, const float *in, const float *wy, const float *wx, int P,
                            int H, int W, int OH, int OW, int C);
