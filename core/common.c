@@ -121,3 +121,12 @@ double median_double(double *v, long n) {
     qsort(v, (size_t)n, sizeof *v, compare_double);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
+
+long parse_int_flag(const char *flag, const char *value, long min, long max) {
+    char *end;
+    errno = 0;
+    long long v = value && *value ? strtoll(value, &end, 10) : 0;
+    if (!value || !*value || *end != 0 || errno == ERANGE || v < min || v > max)
+        die_input("%s needs an integer in [%ld, %ld] (got '%s')", flag, min, max, value ? value : "");
+    return (long)v;
+}

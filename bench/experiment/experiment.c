@@ -629,14 +629,22 @@ void experiment_free(experiment *e) {
 }
 
 void experiment_run_path(const experiment *e, int run, const char *out_dir, char *buf, size_t len) {
-    snprintf(buf, len, "%s/%s/%s/%s", out_dir, e->name, e->runs[run].stage, e->runs[run].run_id);
+    if (!out_dir[0]) die_input("--out needs a directory name (got an empty string)");
+    run_path_format(buf, len, "a run's files", "%s/%s/%s/%s", out_dir, e->name, e->runs[run].stage, e->runs[run].run_id);
+}
+
+run_file_state experiment_run_file_state(const experiment *e, int run, const char *out_dir, char *why, size_t whylen) {
+    char base[4096], p[4200];
+    experiment_run_path(e, run, out_dir, base, sizeof base);
+    run_path_format(p, sizeof p, "a run's results file", "%s.h5", base);
+    return run_file_status(p, why, whylen);
 }
 
 const char *experiment_run_status(const experiment *e, int run, const char *out_dir) {
     char base[4096], p[4200];
     experiment_run_path(e, run, out_dir, base, sizeof base);
-    snprintf(p, sizeof p, "%s.h5", base);
-    if (access(p, F_OK) == 0) return "done";
+    run_file_state st = experiment_run_file_state(e, run, out_dir, NULL, 0);
+    if (st != RUN_FILE_ABSENT) return run_file_state_name(st);
     snprintf(p, sizeof p, "%s.h5.partial", base);
     if (access(p, F_OK) == 0) return "partial";
     snprintf(p, sizeof p, "%s.ckpt", base);

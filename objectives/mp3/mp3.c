@@ -161,6 +161,7 @@ void mp3_reassemble(const float *image, const int *pred, int C, int S, int p, fl
     int *count = xcalloc((size_t)N, sizeof(int), "reassembly counts");
     memset(out, 0, (size_t)C * S * S * sizeof(float));
     for (int n = 0; n < N; n++) {
+        if (pred[n] < 0 || pred[n] >= N) continue; // no prediction (non-finite logits): the patch is left out
         copy_patch(out, image, C, S, p, n, pred[n], 1);
         count[pred[n]]++;
     }

@@ -1,0 +1,150 @@
+#!/bin/sh
+# tests/e2e_reliability.sh — hostile and careless use that must never lose or falsify a result:
+# two trainings of one run at once (the run lock), corrupted and out-of-range checkpoints,
+# damaged results files (train, list, run), diverged runs staying diverged on reruns, integer
+# keys and flags past their range, empty and over-long --out paths.
+# Prints PASS/FAIL/SKIP lines (tests/run_all.sh counts them). PB=path overrides the binary
+# (to show a check fails on an older build).
+cd "$(dirname "$0")/.." || exit 1
+PB=${PB:-$(pwd)/build/posbench}
+T=$(mktemp -d /tmp/posbench-rel.XXXXXX) || exit 1
+trap "[ -n \"$KEEP\" ] || rm -rf $T" EXIT
+export POSBENCH_PROGRESS=plain
+check() { if [ "$2" -eq 0 ]; then echo "PASS $1: $3"; else echo "FAIL $1: $3"; fi; }
+status_of() { h5dump -a /status "$1" 2>/dev/null | sed -n 's/.*(0): "\(.*\)".*/\1/p'; }
+one_line() { head -c 300 "$1" | tr '\n' ' '; }
+
+# ---- integers, flags and paths (no dataset needed: all refused before any data is read)
+$PB train data.limit=4294967552 > "$T/o" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "data.limit: 4294967552 is out of range" "$T/o"
+check "an integer key past 2^31 is refused, not wrapped (data.limit=4294967552)" $? "exit $rc: $(one_line "$T/o")"
+$PB train --threads 99999999999999999999 > "$T/o" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "threads needs an integer in" "$T/o"
+check "--threads past 64 bits is refused" $? "exit $rc: $(one_line "$T/o")"
+$PB train --threads 4294967297 > "$T/o" 2>&1; rc=$?
+[ $rc -eq 2 ]
+check "--threads 2^32+1 is refused, not 1" $? "exit $rc: $(one_line "$T/o")"
+printf 'name: x\nbase: {train: {epochs: 1}}\nstages:\n  s: {}\n' > "$T/x.yaml"
+$PB run "$T/x.yaml" --shard 0/4294967297 --dry-run --out "$T/x" > "$T/o" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "shard" "$T/o"
+check "--shard 0/4294967297 is refused, not 0/1" $? "exit $rc: $(one_line "$T/o")"
+$PB run "$T/x.yaml" --jobs 2000 --dry-run --out "$T/x" > "$T/o" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "1024" "$T/o"
+check "--jobs 2000 says the real limit" $? "exit $rc: $(one_line "$T/o")"
+$PB train --out "" > "$T/o" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "empty" "$T/o"
+check "train --out \"\" is refused (it wrote into /)" $? "exit $rc: $(one_line "$T/o")"
+$PB run "$T/x.yaml" --out "" > "$T/o" 2>&1; rc=$?
+[ $rc -eq 2 ]
+check "run --out \"\" is refused" $? "exit $rc: $(one_line "$T/o")"
+# A directory whose path fits (4085 characters) but whose run files would not: refused before
+# anything is written (the names were truncated to one string, and the checkpoint's unlink
+# deleted the results).
+LONG=$T; while [ ${#LONG} -lt 3885 ]; do LONG=$LONG/$(printf '%0199d' 0); done
+LONG=$LONG/$(printf '%0*d' $((4085 - ${#LONG} - 1)) 0)
+$PB train data.limit=64 train.batch=64 train.epochs=1 --out "$LONG" > "$T/o" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "at most" "$T/o" && [ -z "$(find "$T" -name '*.h5*')" ]
+check "an --out path that cannot hold the run's file names is refused (no truncated names)" $? "exit $rc: $(one_line "$T/o" | cut -c1-120)"
+
+if [ ! -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ]; then
+    echo "SKIP e2e reliability (training): Fashion-MNIST is not installed"; exit 0
+fi
+CFG="data.limit=512 data.test_limit=200 train.batch=64 eval.batch=100 model.dim=32 model.depth=2 model.heads=2 model.patch=4 eval.knn=false"
+SMALL="data.limit=256 data.test_limit=100 train.batch=32 eval.batch=100 model.dim=16 model.depth=1 model.heads=2 model.patch=7 eval.knn=false"
+
+# ---- two `posbench train` of one run at once: the second is refused and touches nothing
+$PB train $CFG train.epochs=6 --threads 1 --out "$T/c" > "$T/c1.out" 2>&1 &
+A=$!
+i=0; while [ $i -lt 200 ] && ! ls "$T"/c/*.h5.partial > /dev/null 2>&1; do sleep 0.05; i=$((i + 1)); done
+$PB train $CFG train.epochs=6 --threads 1 --out "$T/c" > "$T/c2.out" 2>&1; rc2=$?
+wait $A; rc1=$?
+F=$(ls "$T"/c/*.h5 2>/dev/null | head -n 1)
+[ $rc2 -eq 1 ] && grep -q "being trained by process $A" "$T/c2.out"
+check "a second train of the same run says who holds it and exits 1" $? "exit $rc2: $(one_line "$T/c2.out")"
+[ $rc1 -eq 0 ] && [ -n "$F" ] && [ "$(status_of "$F")" = done ] &&
+    [ "$(h5dump -H -d /train/loss "$F" 2>/dev/null | grep -c 'SIMPLE { ( 48 )')" -eq 1 ]
+check "the first train finishes with its whole file (48 steps, status done)" $? "exit $rc1, file ${F:-none}"
+
+# ---- checkpoints: a flipped bit, or a state out of range, is refused naming the file
+$PB train $SMALL train.epochs=2 --threads 2 --out "$T/k" --stop-after 5 > /dev/null 2>&1
+K=$(ls "$T"/k/*.ckpt 2>/dev/null | head -n 1)
+cp "$K" "$T/good.ckpt"
+size=$(stat -c %s "$K")
+printf '\001' | dd of="$K" bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null
+$PB train $SMALL train.epochs=2 --threads 2 --out "$T/k" > "$T/k.out" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "$K" "$T/k.out" && grep -q "checksum" "$T/k.out" && ! ls "$T"/k/*.h5 > /dev/null 2>&1 && [ -f "$K" ]
+check "a checkpoint with a flipped byte is refused naming it, never resumed" $? "exit $rc: $(grep error "$T/k.out" | cut -c1-200)"
+if /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
+    for bad in "1e9" "-3" "nan" "2.5"; do
+        /usr/bin/python3 - "$T/good.ckpt" "$K" "$bad" <<'PY'
+import sys; sys.path.insert(0, "tests"); import tensorfile as tf, numpy as np
+d = tf.read(sys.argv[1]); d["state.step"] = np.array([float(sys.argv[3])]); tf.write(sys.argv[2], d)
+PY
+        $PB train $SMALL train.epochs=2 --threads 2 --out "$T/k" > "$T/k.out" 2>&1; rc=$?
+        [ $rc -eq 2 ] && grep -q "state.step" "$T/k.out" && ! ls "$T"/k/*.h5 > /dev/null 2>&1
+        check "a checkpoint whose step is $bad (checksums valid) is refused" $? "exit $rc: $(grep error "$T/k.out" | cut -c1-160)"
+    done
+    /usr/bin/python3 - "$T/good.ckpt" "$K" <<'PY'
+import sys; sys.path.insert(0, "tests"); import tensorfile as tf, numpy as np
+d = tf.read(sys.argv[1]); k = next(n for n in d if n.startswith("param.")); d[k] = d[k].copy(); d[k].flat[0] = np.inf; tf.write(sys.argv[2], d)
+PY
+    $PB train $SMALL train.epochs=2 --threads 2 --out "$T/k" > "$T/k.out" 2>&1; rc=$?
+    [ $rc -eq 2 ] && grep -q "finite" "$T/k.out"
+    check "a checkpoint holding a non-finite parameter is refused" $? "exit $rc: $(grep error "$T/k.out" | cut -c1-160)"
+else
+    echo "SKIP checkpoint state checks: /usr/bin/python3 with numpy is not installed"
+fi
+cp "$T/good.ckpt" "$K"
+$PB train $SMALL train.epochs=2 --threads 2 --out "$T/k" > "$T/k.out" 2>&1; rc=$?
+[ $rc -eq 0 ] && grep -q "resuming run .* from step 5" "$T/k.out"
+check "the intact checkpoint still resumes" $? "exit $rc"
+
+# ---- a damaged results file is never counted as done nor overwritten silently
+H=$(ls "$T"/k/*.h5 | head -n 1)
+head -c 3000 "$H" > "$T/trunc.h5" && cp "$T/trunc.h5" "$H"
+$PB train $SMALL train.epochs=2 --threads 2 --out "$T/k" > "$T/d.out" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "$H" "$T/d.out" && cmp -s "$H" "$T/trunc.h5"
+check "train: a truncated .h5 is named as damaged and left as it is" $? "exit $rc: $(grep error "$T/d.out" | cut -c1-200)"
+$PB train $SMALL train.epochs=2 --threads 2 --out "$T/k" --force > "$T/d.out" 2>&1; rc=$?
+[ $rc -eq 0 ] && cmp -s "$H.damaged" "$T/trunc.h5" && [ "$(status_of "$H")" = done ] && grep -q "set aside" "$T/d.out"
+check "train --force sets a damaged .h5 aside (kept) and retrains" $? "exit $rc: $(grep 'set aside' "$T/d.out" | cut -c1-200)"
+
+cat > "$T/tiny.yaml" <<'YAML'
+name: tiny
+base:
+  data: {limit: 256, test_limit: 100}
+  model: {dim: 32, depth: 1, heads: 2, mlp_ratio: 2, patch: 7}
+  train: {epochs: 1, batch: 64, warmup_epochs: 0}
+  eval: {batch: 100, knn: false}
+stages:
+  pretrain: {}
+  finetune: {init: pretrain}
+YAML
+$PB run "$T/tiny.yaml" --out "$T/r" > "$T/r1.out" 2>&1
+P=$(ls "$T"/r/tiny/pretrain/*.h5 | head -n 1)
+head -c 3000 "$P" > "$T/ptrunc.h5" && cp "$T/ptrunc.h5" "$P"
+$PB list "$T/tiny.yaml" --out "$T/r" > "$T/l.out" 2>&1
+grep -qE '^[0-9a-f]{12} +pretrain +- +damaged' "$T/l.out"
+check "list: a truncated .h5 shows as damaged, not done" $? "$(grep pretrain "$T/l.out" | head -n 1)"
+$PB run "$T/tiny.yaml" --out "$T/r" > "$T/r2.out" 2>&1; rc=$?
+[ $rc -eq 1 ] && grep -q '^\[damaged\]' "$T/r2.out" && ! grep -q '^\[start\]' "$T/r2.out" && cmp -s "$P" "$T/ptrunc.h5" &&
+    grep -q "1 done, 1 not done" "$T/r2.out"
+check "run: a damaged run is reported and left as it is, not rerun; exit 1" $? "exit $rc: $(tail -n 1 "$T/r2.out")"
+$PB run "$T/tiny.yaml" --out "$T/r" --force --only pretrain > "$T/r3.out" 2>&1; rc=$?
+[ $rc -eq 0 ] && cmp -s "$P.damaged" "$T/ptrunc.h5" && [ "$(status_of "$P")" = done ]
+check "run --force sets the damaged file aside and reruns the run" $? "exit $rc: $(tail -n 1 "$T/r3.out")"
+
+# ---- a diverged run stays diverged on every rerun; its children are blocked
+POSBENCH_FAULT_NAN_STEP=2 $PB run "$T/tiny.yaml" --out "$T/n" > "$T/n1.out" 2>&1
+$PB run "$T/tiny.yaml" --out "$T/n" > "$T/n2.out" 2>&1; rc=$?
+[ $rc -eq 1 ] && grep -q "0 done, 2 not done" "$T/n2.out" && grep -q '^\[blocked\]' "$T/n2.out" && ! grep -q '^\[start\]' "$T/n2.out"
+check "run again after a divergence: still diverged, child blocked, exit 1" $? "exit $rc: $(tail -n 1 "$T/n2.out")"
+$PB list "$T/tiny.yaml" --out "$T/n" > "$T/nl.out" 2>&1
+grep -qE '^[0-9a-f]{12} +pretrain +- +diverged' "$T/nl.out"
+check "list shows a diverged run as diverged" $? "$(grep pretrain "$T/nl.out" | head -n 1)"
+S="data.limit=256 data.test_limit=100 train.batch=64 eval.batch=100 model.dim=16 model.depth=1 model.heads=2 model.patch=7 train.epochs=1 eval.knn=false"
+POSBENCH_FAULT_NAN_STEP=2 $PB train $S --out "$T/t" > /dev/null 2>&1
+D=$(ls "$T"/t/*.h5 | head -n 1); cp "$D" "$T/div.h5"
+$PB train $S --out "$T/t" > "$T/nt.out" 2>&1; rc=$?
+[ $rc -eq 1 ] && grep -q "diverged" "$T/nt.out" && [ "$(status_of "$D")" = diverged ] && cmp -s "$D" "$T/div.h5"
+check "train of a diverged run: exit 1, says diverged, file kept" $? "exit $rc: $(one_line "$T/nt.out")"
