@@ -14,14 +14,16 @@ check() { if [ "$2" -eq 0 ]; then echo "PASS $1: $3"; else echo "FAIL $1: $3"; f
 status_of() { h5dump -a /status "$1" 2>/dev/null | sed -n 's/.*(0): "\(.*\)".*/\1/p'; }
 one_line() { head -c 300 "$1" | tr '\n' ' '; }
 
-# ---- integers, flags and paths (no dataset needed: all refused before any data is read)
-$PB train data.limit=4294967552 > "$T/o" 2>&1; rc=$?
+# ---- integers, flags and paths (no dataset needed: all refused before any data is read; the
+# missing data.path keeps an older build that accepted them from training or writing anything)
+NODATA=data.path=/nonexistent/posbench
+$PB train $NODATA data.limit=4294967552 > "$T/o" 2>&1; rc=$?
 [ $rc -eq 2 ] && grep -q "data.limit: 4294967552 is out of range" "$T/o"
 check "an integer key past 2^31 is refused, not wrapped (data.limit=4294967552)" $? "exit $rc: $(one_line "$T/o")"
-$PB train --threads 99999999999999999999 > "$T/o" 2>&1; rc=$?
+$PB train $NODATA --threads 99999999999999999999 > "$T/o" 2>&1; rc=$?
 [ $rc -eq 2 ] && grep -q "threads needs an integer in" "$T/o"
 check "--threads past 64 bits is refused" $? "exit $rc: $(one_line "$T/o")"
-$PB train --threads 4294967297 > "$T/o" 2>&1; rc=$?
+$PB train $NODATA --threads 4294967297 > "$T/o" 2>&1; rc=$?
 [ $rc -eq 2 ]
 check "--threads 2^32+1 is refused, not 1" $? "exit $rc: $(one_line "$T/o")"
 printf 'name: x\nbase: {train: {epochs: 1}}\nstages:\n  s: {}\n' > "$T/x.yaml"
@@ -31,10 +33,10 @@ check "--shard 0/4294967297 is refused, not 0/1" $? "exit $rc: $(one_line "$T/o"
 $PB run "$T/x.yaml" --jobs 2000 --dry-run --out "$T/x" > "$T/o" 2>&1; rc=$?
 [ $rc -eq 2 ] && grep -q "1024" "$T/o"
 check "--jobs 2000 says the real limit" $? "exit $rc: $(one_line "$T/o")"
-$PB train --out "" > "$T/o" 2>&1; rc=$?
+$PB train $NODATA --out "" > "$T/o" 2>&1; rc=$?
 [ $rc -eq 2 ] && grep -q "empty" "$T/o"
 check "train --out \"\" is refused (it wrote into /)" $? "exit $rc: $(one_line "$T/o")"
-$PB run "$T/x.yaml" --out "" > "$T/o" 2>&1; rc=$?
+$PB run "$T/x.yaml" --dry-run --out "" > "$T/o" 2>&1; rc=$?
 [ $rc -eq 2 ]
 check "run --out \"\" is refused" $? "exit $rc: $(one_line "$T/o")"
 # A directory whose path fits (4085 characters) but whose run files would not: refused before
@@ -42,7 +44,7 @@ check "run --out \"\" is refused" $? "exit $rc: $(one_line "$T/o")"
 # deleted the results).
 LONG=$T; while [ ${#LONG} -lt 3885 ]; do LONG=$LONG/$(printf '%0199d' 0); done
 LONG=$LONG/$(printf '%0*d' $((4085 - ${#LONG} - 1)) 0)
-$PB train data.limit=64 train.batch=64 train.epochs=1 --out "$LONG" > "$T/o" 2>&1; rc=$?
+$PB train data.limit=64 data.test_limit=64 train.batch=64 train.epochs=1 model.dim=16 model.depth=1 eval.knn=false --out "$LONG" > "$T/o" 2>&1; rc=$?
 [ $rc -eq 2 ] && grep -q "at most" "$T/o" && [ -z "$(find "$T" -name '*.h5*')" ]
 check "an --out path that cannot hold the run's file names is refused (no truncated names)" $? "exit $rc: $(one_line "$T/o" | cut -c1-120)"
 
@@ -148,3 +150,15 @@ D=$(ls "$T"/t/*.h5 | head -n 1); cp "$D" "$T/div.h5"
 $PB train $S --out "$T/t" > "$T/nt.out" 2>&1; rc=$?
 [ $rc -eq 1 ] && grep -q "diverged" "$T/nt.out" && [ "$(status_of "$D")" = diverged ] && cmp -s "$D" "$T/div.h5"
 check "train of a diverged run: exit 1, says diverged, file kept" $? "exit $rc: $(one_line "$T/nt.out")"
+
+# ---- test labels the model has no logit for are refused before training
+mkdir -p "$T/lab"
+for f in train-images-idx3-ubyte train-labels-idx1-ubyte t10k-images-idx3-ubyte; do
+    ln -s "/usr/share/datasets/fashion-mnist/$f.gz" "$T/lab/$f.gz"
+done
+zcat /usr/share/datasets/fashion-mnist/t10k-labels-idx1-ubyte.gz > "$T/lab/labels"
+printf '\014' | dd of="$T/lab/labels" bs=1 seek=8 conv=notrunc 2>/dev/null # the first test label becomes 12
+gzip -c "$T/lab/labels" > "$T/lab/t10k-labels-idx1-ubyte.gz" && rm "$T/lab/labels"
+$PB train data.name=idx data.path="$T/lab" $SMALL train.epochs=1 --out "$T/lab/out" > "$T/lab.out" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "test labels go up to 12" "$T/lab.out" && [ -z "$(ls "$T/lab/out" 2>/dev/null)" ]
+check "test labels above the training set's classes are refused (no file written)" $? "exit $rc: $(grep error "$T/lab.out" | cut -c1-200)"

@@ -73,6 +73,9 @@ static void load_data(run *r) {
     dataset_labeled_subset(&r->train, cfg_float(c, "data.labeled_fraction"), (uint32_t)cfg_int(c, "data.subset_seed"));
     if (r->train.height != r->train.width)
         die_input("%s: images are %dx%d; the ViT needs square images", r->train.source, r->train.height, r->train.width);
+    if (r->test.num_classes > r->train.num_classes) // the model has train.num_classes logits
+        die_input("%s: test labels go up to %d, but the training set has %d classes (labels 0..%d)", r->test.source,
+                  r->test.num_classes - 1, r->train.num_classes, r->train.num_classes - 1);
     if (r->test.height != r->train.height || r->test.channels != r->train.channels)
         die_input("%s: test images (%dx%d) differ from training images (%dx%d)", r->test.source, r->test.height,
                   r->test.width, r->train.height, r->train.width);
@@ -386,6 +389,15 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
             double erow[EVAL_COLS] = {(double)epoch + 1, (double)r.step, last.metric[0], last.metric[1], last.loss};
             history_append(&r.eval_hist, erow);
             results_series_append(r.eval_series, erow);
+            if (!isfinite(last.loss)) { // non-finite test logits: the model diverged; no accuracy is reported
+                progress_finish(&bar);
+                fprintf(stderr, "posbench: run %s diverged: test loss %g at the end of epoch %d (step %ld)\n", r.run_id,
+                        last.loss, epoch + 1, r.step);
+                results_attr_int(r.res, "/final", "diverged_step", r.step);
+                final_status = "diverged";
+                status = 1;
+                break;
+            }
             progress_message(&bar, r.obj.kind->progress, epoch + 1, r.epochs, loss, last.metric[0], last.metric[1],
                              r.train_time_s);
         }

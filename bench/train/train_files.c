@@ -7,7 +7,16 @@
 #include "../results/run_files.h"
 #include "../../core/common.h"
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+// The lock this process holds, so an exit on bad input (die_input after the lock was taken)
+// leaves no lock file behind: bad input writes nothing.
+static char g_held_lock[4200];
+static void remove_held_lock(void) {
+    if (g_held_lock[0]) unlink(g_held_lock);
+}
 
 int train_files_claim(run *r, train_result *out, int *status) {
     const train_options *opt = r->opt;
@@ -33,6 +42,9 @@ int train_files_claim(run *r, train_result *out, int *status) {
             *status = EXIT_RUN_FAILED;
             return 0;
         }
+        static int registered;
+        if (!registered && atexit(remove_held_lock) == 0) registered = 1;
+        snprintf(g_held_lock, sizeof g_held_lock, "%s.lock", base);
     }
     char why[256] = "";
     run_file_state st = run_file_status(r->final_path, why, sizeof why);
@@ -66,4 +78,5 @@ int train_files_claim(run *r, train_result *out, int *status) {
 void train_files_release(run *r) {
     if (r->lock_fd >= 0) run_lock_release(r->lock_base, r->lock_fd);
     r->lock_fd = -1;
+    g_held_lock[0] = 0;
 }
