@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -36,22 +37,42 @@ void die_fail(const char *fmt, ...) {
     exit(EXIT_RUN_FAILED);
 }
 
+// An allocation larger than the machine's memory is refused up front with what it is for and
+// how much it needs (rather than overcommitted and killed when touched); a failing one says so
+// in GiB.
+static void check_fits(size_t bytes, const char *what) {
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    double have = pages > 0 && page > 0 ? (double)pages * (double)page : 0.0;
+    if (have > 0 && (double)bytes > have)
+        die_fail("%s needs %.1f GiB; this machine has %.1f GiB of memory (use a smaller batch, resolution or model)",
+                 what, (double)bytes / (1u << 30), have / (1u << 30));
+}
+
+static void out_of_memory(size_t bytes, const char *what) {
+    die_fail("out of memory: %s needs %.2f GiB (%zu bytes)", what, (double)bytes / (1u << 30), bytes);
+}
+
 void *xmalloc(size_t bytes, const char *what) {
+    check_fits(bytes, what);
     void *p = malloc(bytes ? bytes : 1);
-    if (!p) die_fail("out of memory allocating %zu bytes for %s", bytes, what);
+    if (!p) out_of_memory(bytes, what);
     return p;
 }
 
 void *xcalloc(size_t count, size_t size, const char *what) {
+    if (size && count > SIZE_MAX / size) die_fail("%s needs %zu x %zu bytes: more than the address space", what, count, size);
+    check_fits(count * size, what);
     void *p = calloc(count ? count : 1, size ? size : 1);
-    if (!p) die_fail("out of memory allocating %zu x %zu bytes for %s", count, size, what);
+    if (!p) out_of_memory(count * size, what);
     return p;
 }
 
 void *xmalloc_aligned(size_t bytes, const char *what) {
+    if (bytes > SIZE_MAX - 64) die_fail("%s needs %zu bytes: more than the address space", what, bytes);
+    check_fits(bytes, what);
     size_t rounded = (bytes + 63) / 64 * 64;
     void *p = aligned_alloc(64, rounded ? rounded : 64);
-    if (!p) die_fail("out of memory allocating %zu bytes for %s", bytes, what);
+    if (!p) out_of_memory(bytes, what);
     memset(p, 0, rounded ? rounded : 64);
     return p;
 }

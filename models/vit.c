@@ -82,18 +82,16 @@ int vit_add_param(vit *m, const char *name, int decay, int d0, int d1) {
 // An activation of act_n floats with a gradient of grad_n floats (0: none; only those slots
 // are zeroed each step).
 static int add_act_sized(vit *m, const char *name, size_t act_n, size_t grad_n) {
-    int shape[1] = {(int)act_n}, grad_shape[1] = {(int)grad_n};
-    int index = tensor_table_add(&m->acts, name, 0, 1, shape);
+    int index = tensor_table_add_flat(&m->acts, name, 0, act_n);
     if (index >= VIT_MAX_ACTS) die_fail("internal: more than %d activations", VIT_MAX_ACTS);
-    m->grad_slot[index] = grad_n ? tensor_table_add(&m->act_grads, name, 0, 1, grad_shape) : -1;
+    m->grad_slot[index] = grad_n ? tensor_table_add_flat(&m->act_grads, name, 0, grad_n) : -1;
     return index;
 }
 int vit_add_act(vit *m, const char *name, size_t n, int with_grad) { return add_act_sized(m, name, n, with_grad ? n : 0); }
 // A gradient buffer with no activation of its own (its activation entry is 1 float, unused).
 static int add_grad_only(vit *m, const char *name, size_t n) { return add_act_sized(m, name, 1, n); }
 int vit_add_input(vit *m, const char *name, size_t n) {
-    int shape[1] = {(int)n};
-    return tensor_table_add(&m->inputs, name, 0, 1, shape);
+    return tensor_table_add_flat(&m->inputs, name, 0, n);
 }
 
 #define PARAM(i) (m->param + m->params.items[(i)].offset)
