@@ -48,6 +48,33 @@ $PB train data.limit=64 data.test_limit=64 train.batch=64 train.epochs=1 model.d
 [ $rc -eq 2 ] && grep -q "at most" "$T/o" && [ -z "$(find "$T" -name '*.h5*')" ]
 check "an --out path that cannot hold the run's file names is refused (no truncated names)" $? "exit $rc: $(one_line "$T/o" | cut -c1-120)"
 
+# ---- positions are 1-based (as gcc, yamllint and editors count), messages say what is wrong
+printf 'name: p\nbase:\n  model: {dim: 64}\n  model: {depth: 2}\nstages:\n  s: {}\n' > "$T/dup.yaml"
+$PB list "$T/dup.yaml" > "$T/o" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "dup.yaml:4:3: duplicate key 'model' (first at 3:3)" "$T/o"
+check "error positions are 1-based line:column, also in 'first at' references" $? "exit $rc: $(one_line "$T/o")"
+: > "$T/empty.yaml"
+$PB list "$T/empty.yaml" > "$T/o" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "empty.yaml:1:1:" "$T/o"
+check "an empty experiment file is reported at 1:1" $? "exit $rc: $(one_line "$T/o")"
+$PB run "$T" --dry-run > "$T/o" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "is a directory" "$T/o"
+check "run DIR (a directory) says so" $? "exit $rc: $(one_line "$T/o")"
+printf 'name: t\nbase:\n\tmodel: {dim: 64}\nstages:\n  s: {}\n' > "$T/tab.yaml"
+$PB list "$T/tab.yaml" > "$T/o" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "tab.yaml:3:1: .*a tab" "$T/o"
+check "tab indentation is named as a tab" $? "exit $rc: $(one_line "$T/o")"
+printf 'name: z\nbase: {train: {epochs: 1}}\nstages:\n  s: {}\nmatrix:\n  train.weight_decay: [0, -0]\n' > "$T/zero.yaml"
+$PB list "$T/zero.yaml" > "$T/o" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "zero.yaml:6:27: train.weight_decay: value 0.0 repeats the one at 6:24" "$T/o"
+check "-0 and 0 are one value (one run id)" $? "exit $rc: $(one_line "$T/o")"
+$PB train $NODATA train.weight_decay=1e-320 model.cls=True > "$T/o" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "/nonexistent/posbench" "$T/o"
+check "1e-320 is a number and True a boolean on the command line as in YAML" $? "exit $rc: $(one_line "$T/o")"
+$PB train $NODATA model.cls=yes > "$T/o" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "model.cls: 'yes' is not a boolean" "$T/o"
+check "booleans: 'yes' refused on the command line as in YAML" $? "exit $rc: $(one_line "$T/o")"
+
 if [ ! -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ]; then
     echo "SKIP e2e reliability (training): Fashion-MNIST is not installed"; exit 0
 fi

@@ -149,6 +149,15 @@ static int parse_int_list(const cfg_key *k, const char *text, const char *valid,
     return 0;
 }
 
+int cfg_parse_bool(const char *text) {
+    static const char *yes[] = {"true", "True", "TRUE"}, *no[] = {"false", "False", "FALSE"};
+    for (int i = 0; i < 3; i++) {
+        if (!strcmp(text, yes[i])) return 1;
+        if (!strcmp(text, no[i])) return 0;
+    }
+    return -1;
+}
+
 int config_set(config *c, int index, const char *text, char *err, size_t errlen) {
     const cfg_key *k = &cfg_keys[index];
     char valid[160];
@@ -182,9 +191,8 @@ int config_set(config *c, int index, const char *text, char *err, size_t errlen)
     }
     double v;
     if (k->type == CFG_BOOL) {
-        if (!strcmp(text, "true") || !strcmp(text, "1") || !strcmp(text, "yes")) v = 1;
-        else if (!strcmp(text, "false") || !strcmp(text, "0") || !strcmp(text, "no")) v = 0;
-        else {
+        v = cfg_parse_bool(text);
+        if (v < 0) {
             snprintf(err, errlen, "%s: '%s' is not a boolean (valid: %s)", k->key, text, valid);
             return -1;
         }

@@ -188,9 +188,9 @@ static int scalar_value(exp_ctx *x, int cfg, const ynode *v, char *canon, size_t
         text = "";
     }
     if (k->type == CFG_BOOL) {
-        if (!strcmp(text, "true") || !strcmp(text, "True") || !strcmp(text, "TRUE")) text = "true";
-        else if (!strcmp(text, "false") || !strcmp(text, "False") || !strcmp(text, "FALSE")) text = "false";
-        else return exp_fail(x, v, "%s: expected true or false, got %s", k->key, got);
+        int b = cfg_parse_bool(text); // the command line's spellings too
+        if (b < 0) return exp_fail(x, v, "%s: expected true or false, got %s", k->key, got);
+        text = b ? "true" : "false";
     }
     if (config_set(&x->scratch, cfg, text, msg, sizeof msg) != 0) return exp_fail(x, v, "%s", msg);
     config_value_text(&x->scratch, cfg, canon, len);
