@@ -5,6 +5,7 @@
 #include "../perf/perf.h"
 #include "../report/plot.h"
 #include "../report/report.h"
+#include "../results/results.h"
 #include "../run/runner.h"
 #include "../train/train.h"
 #include "../../core/common.h"
@@ -106,6 +107,7 @@ static int cmd_train(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
+    results_process_init(); // before any HDF5 call
     if (argc < 2) usage_error("no command given%s", "");
     const char *cmd = argv[1];
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
