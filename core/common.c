@@ -112,6 +112,9 @@ void make_dirs(const char *dir) {
         if (mkdir(path, 0755) != 0 && errno != EEXIST) die_input("cannot create directory %s: %s", path, strerror(errno));
         *p = saved;
     }
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+        die_input("%s is not a directory (it exists as a file; give a directory)", path);
 }
 
 static int g_threads = 0;

@@ -75,6 +75,22 @@ $PB train $NODATA model.cls=yes > "$T/o" 2>&1; rc=$?
 [ $rc -eq 2 ] && grep -q "model.cls: 'yes' is not a boolean" "$T/o"
 check "booleans: 'yes' refused on the command line as in YAML" $? "exit $rc: $(one_line "$T/o")"
 
+awk 'BEGIN { printf "name: big\nbase: {train: {epochs: 1}}\nstages:\n  s: {}\nmatrix:\n  train.lr: ["; for (i = 1; i <= 100000; i++) printf "%s%d.0e-9", (i > 1 ? ", " : ""), i; print "]" }' > "$T/big.yaml"
+t0=$(date +%s%N)
+$PB list "$T/big.yaml" > "$T/o" 2>&1; rc=$?
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+[ $rc -eq 2 ] && grep -q "100000 values (an experiment has at most" "$T/o" && [ $ms -lt 3000 ]
+check "an axis of 100000 values is refused at once (before the quadratic repeat check)" $? "exit $rc in $ms ms: $(one_line "$T/o" | cut -c1-160)"
+printf 'name: tabs\nbase: {train: {epochs: 1}}\nstages:\n  s: {}\nreference:\n  - {metric: top1, value: 1, source: "Table\\t3"}\n' > "$T/tabs.yaml"
+$PB list "$T/tabs.yaml" > "$T/o" 2>&1; rc=$?
+$PB run "$T/tabs.yaml" --dry-run > "$T/o2" 2>&1; rc2=$?
+[ $rc -eq 2 ] && [ $rc2 -eq 2 ] && grep -q "tabs.yaml:6:38: text with a tab" "$T/o" && grep -q "tabs.yaml:6:38: text with a tab" "$T/o2"
+check "a reference string with a tab is refused by list and run alike (it would break reference.tsv)" $? "exit $rc/$rc2: $(one_line "$T/o" | cut -c1-160)"
+: > "$T/afile"
+$PB train $NODATA --out "$T/afile" > "$T/o" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "afile is not a directory" "$T/o"
+check "train --out FILE says it is not a directory (exit 2)" $? "exit $rc: $(one_line "$T/o" | cut -c1-160)"
+
 if [ ! -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ]; then
     echo "SKIP e2e reliability (training): Fashion-MNIST is not installed"; exit 0
 fi
@@ -98,6 +114,8 @@ check "the first train finishes with its whole file (48 steps, status done)" $? 
 $PB train $SMALL train.epochs=2 --threads 2 --out "$T/k" --stop-after 5 > /dev/null 2>&1
 K=$(ls "$T"/k/*.ckpt 2>/dev/null | head -n 1)
 cp "$K" "$T/good.ckpt"
+S0=$(h5dump -a /started "$T"/k/*.h5.partial 2>/dev/null | sed -n 's/.*(0): "\(.*\)".*/\1/p')
+sleep 1 # the resume below starts at least a second later
 size=$(stat -c %s "$K")
 printf '\001' | dd of="$K" bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null
 $PB train $SMALL train.epochs=2 --threads 2 --out "$T/k" > "$T/k.out" 2>&1; rc=$?
@@ -127,6 +145,11 @@ cp "$T/good.ckpt" "$K"
 $PB train $SMALL train.epochs=2 --threads 2 --out "$T/k" > "$T/k.out" 2>&1; rc=$?
 [ $rc -eq 0 ] && grep -q "resuming run .* from step 5" "$T/k.out"
 check "the intact checkpoint still resumes" $? "exit $rc"
+KH=$(ls "$T"/k/*.h5 | head -n 1)
+S1=$(h5dump -a /started "$KH" 2>/dev/null | sed -n 's/.*(0): "\(.*\)".*/\1/p')
+R1=$(h5dump -a /resumed "$KH" 2>/dev/null | sed -n 's/.*(0): "\(.*\)".*/\1/p')
+[ -n "$S0" ] && [ "$S0" = "$S1" ] && [ -n "$R1" ] && [ "$R1" != "$S0" ]
+check "after a resume, started keeps the first start; resumed says when" $? "started $S0 -> $S1, resumed $R1"
 
 # ---- a damaged results file is never counted as done nor overwritten silently
 H=$(ls "$T"/k/*.h5 | head -n 1)
@@ -210,3 +233,19 @@ if mount -t tmpfs -o size=90k tmpfs "$T/full" 2>/dev/null; then
 else
     echo "SKIP disk-full checks: cannot mount a small tmpfs here (needs root / CAP_SYS_ADMIN)"
 fi
+
+# ---- test images of another shape than the training images are refused before training
+# (they were found only at the first evaluation, leaving a .h5.partial marked running)
+mkdir -p "$T/sq"
+for f in train-images-idx3-ubyte train-labels-idx1-ubyte; do ln -s "/usr/share/datasets/fashion-mnist/$f.gz" "$T/sq/$f.gz"; done
+python3 - "$T/sq" <<'PY'
+import gzip, struct, sys
+d, n = sys.argv[1], 10
+with gzip.open(d + "/t10k-images-idx3-ubyte.gz", "wb") as f:
+    f.write(struct.pack(">IIII", 0x803, n, 28, 27) + bytes(n * 28 * 27))
+with gzip.open(d + "/t10k-labels-idx1-ubyte.gz", "wb") as f:
+    f.write(struct.pack(">II", 0x801, n) + bytes(range(n)))
+PY
+$PB train data.name=idx data.path="$T/sq" $SMALL train.epochs=1 --out "$T/sq/out" > "$T/sq.out" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "test images (28x27) differ" "$T/sq.out" && [ -z "$(ls "$T/sq/out" 2>/dev/null)" ]
+check "test images of another shape are refused before training (no file written)" $? "exit $rc: $(grep error "$T/sq.out" | cut -c1-200)"

@@ -300,7 +300,7 @@ static void test_sweep(void) {
         test_check("sweep: a scale's seeds replace the top-level seeds", ok1, "%d runs, seed %ld", F.nruns, F.runs[0].seed);
         experiment_free(&F);
     }
-    test_check("sweep: figures and reference kept", E.figures && E.figures->n == 1 && E.reference && E.reference->kind == YT_MAP,
+    test_check("sweep: figures and reference kept", E.figures && E.figures->n == 1 && E.reference && E.reference->kind == YT_SEQ && E.reference->n == 1,
                "figures %d", E.figures ? E.figures->n : -1);
     experiment_free(&E);
 }

@@ -2,6 +2,7 @@
 // the expanded experiment with its id, stage, init (parent) run id, status and axis values,
 // then one count line per stage. Loads and validates exactly as `posbench run` does, so a
 // bad file fails here first (exit 2, "file:line:col: message").
+#include "../experiment/exp_tables.h"
 #include "../experiment/experiment.h"
 #include "../../core/common.h"
 #include <stdio.h>
@@ -57,6 +58,8 @@ int cmd_list(int argc, char **argv) {
     static experiment e; // large (axes, seeds): keep it off the stack
     char err[4096];
     if (experiment_load(&e, path, scale, err, sizeof err) != 0) die_input("%s", err);
+    // reference:, figures: and findings: checked exactly as `posbench run` checks them
+    if (exp_tables_write(&e, NULL, err, sizeof err) != 0) die_input("%s", err);
 
     int sw = 5;
     for (int s = 0; s < e.nstages; s++)

@@ -395,6 +395,8 @@ static int list_leaf(exp_ctx *x, int stage, int cfg, const char *path, const yno
     ytree_describe(v, got, sizeof got);
     if (v->kind != YT_SEQ) return exp_fail(x, v, "%s: expected a list of values such as [a, b], got %s", path, got);
     if (v->n == 0) return exp_fail(x, v, "%s: empty axis (give at least one value)", path);
+    if (v->n > EXP_MAX_RUNS) // before the per-value work and the quadratic repeat check
+        return exp_fail(x, v, "%s: %d values (an experiment has at most %d runs)", path, v->n, EXP_MAX_RUNS);
     if (a->nkeys && v->n != a->nvalues)
         return exp_fail(x, v, "zip: '%s' has %d values but '%s' has %d (zipped lists vary together: equal lengths)", path,
                     v->n, a->keys[0].name, a->nvalues);

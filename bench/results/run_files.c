@@ -118,7 +118,11 @@ int run_lock_take(const char *base, char *holder, size_t holderlen) {
     run_path_format(path, sizeof path, "the run lock", "%s.lock", base);
     for (int attempt = 0; attempt < 100; attempt++) {
         int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-        if (fd < 0) die_fail("cannot open lock file %s: %s", path, strerror(errno));
+        if (fd < 0) {
+            if (errno == EACCES || errno == EROFS || errno == ENOTDIR || errno == EPERM)
+                die_input("cannot create the run lock %s: %s (give a writable --out directory)", path, strerror(errno));
+            die_fail("cannot open lock file %s: %s", path, strerror(errno));
+        }
         if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
             char pid[64] = "";
             ssize_t n = pread(fd, pid, sizeof pid - 1, 0);

@@ -38,6 +38,8 @@ void checkpoint_write(run *r) {
     tf_add(&tf, "state.run_id", TF_U8, 1, idlen, r->run_id);
     tf_add_i64_scalar(&tf, "state.step", r->step);
     tf_add_i64_scalar(&tf, "state.total_steps", r->total_steps);
+    int started_len[1] = {(int)strlen(r->started)};
+    if (started_len[0] > 0) tf_add(&tf, "state.started", TF_U8, 1, started_len, r->started); // kept over resumes
     double t = r->train_time_s;
     int one[1] = {1};
     tf_add(&tf, "state.train_time_s", TF_F64, 1, one, &t);
@@ -133,6 +135,11 @@ int checkpoint_resume(run *r) {
         refuse(r, "state.step is %.0f; a checkpoint is taken after step 1 .. %ld", step, r->total_steps - 1);
     r->step = (long)step;
     r->train_time_s = state_scalar(r, &tf, "state.train_time_s", 0);
+    const tf_entry *started = tf_find(&tf, "state.started");
+    if (started && started->dtype == TF_U8 && started->count < sizeof r->started) {
+        memcpy(r->started, started->data, started->count);
+        r->started[started->count] = 0;
+    }
     if (r->train_time_s < 0) refuse(r, "state.train_time_s is %g (negative)", r->train_time_s);
     restore_arena(r, &tf, "param", r->model.param, 0);
     restore_arena(r, &tf, "adam_m", r->adam_m, 0);

@@ -76,7 +76,7 @@ static void load_data(run *r) {
     if (r->test.num_classes > r->train.num_classes) // the model has train.num_classes logits
         die_input("%s: test labels go up to %d, but the training set has %d classes (labels 0..%d)", r->test.source,
                   r->test.num_classes - 1, r->train.num_classes, r->train.num_classes - 1);
-    if (r->test.height != r->train.height || r->test.channels != r->train.channels)
+    if (r->test.height != r->train.height || r->test.width != r->train.width || r->test.channels != r->train.channels)
         die_input("%s: test images (%dx%d) differ from training images (%dx%d)", r->test.source, r->test.height,
                   r->test.width, r->train.height, r->train.width);
 }
@@ -329,9 +329,12 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
     env_init(&r);
     if (opt->init_weights) weights_load_init(&r, opt->init_weights);
     if (opt->fresh) unlink(r.ckpt_path);
-    int resumed = checkpoint_resume(&r);
-    iso_time(r.started, sizeof r.started);
+    int resumed = checkpoint_resume(&r); // keeps the first segment's `started`
+    char now[32];
+    iso_time(now, sizeof now);
+    if (!r.started[0]) snprintf(r.started, sizeof r.started, "%s", now);
     open_results(&r);
+    if (resumed) results_attr_str(r.res, "/", "resumed", now); // the latest resume
 
     vit *m = &r.model;
     printf("run %s: ViT d=%d L=%d H=%d patch %d, %zu parameters; %d train / %d test images; %d epochs x %d steps of %d\n",
