@@ -235,7 +235,8 @@ static int read_file(const cifar_kind *k, const char *path, cifar_rows *rows, ui
         const char *why = NULL;
         long long got = dataset_gz_read(f, chunk, chunk_bytes, &why, &cut);
         if (got < 0) {
-            dataset_set_err(err, errlen, "%s: read error after byte offset %llu: %s", path, offset, why);
+            if (got == -2) dataset_set_err(err, errlen, "%s: %s", path, why);
+            else dataset_set_err(err, errlen, "%s: read error after byte offset %llu: %s", path, offset, why);
             gzclose(f);
             return -1;
         }

@@ -23,10 +23,11 @@ long long dataset_gz_read(gzFile f, uint8_t *dst, size_t want, const char **why,
         if (r < 0) {
             int errnum = 0;
             const char *msg = gzerror(f, &errnum);
-            *why = errnum == Z_ERRNO ? strerror(errno)
-                   : errnum == Z_DATA_ERROR ? "the gzip data is corrupt (a checksum or stream error: the file is damaged; "
-                                              "fetch it again)"
-                                            : msg;
+            if (errnum == Z_DATA_ERROR) {
+                *why = "the gzip data is corrupt (a checksum or stream error: the file is damaged; fetch it again)";
+                return -2;
+            }
+            *why = errnum == Z_ERRNO ? strerror(errno) : msg;
             return -1;
         }
         if (r == 0) {

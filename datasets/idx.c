@@ -68,7 +68,8 @@ static int idx_read(const char *path, uint32_t want_magic, int ndims, uint32_t d
     uint8_t head[16];
     long long got = dataset_gz_read(f, head, header, &why, &cut);
     if (got < 0) {
-        dataset_set_err(err, errlen, "%s: cannot read its %zu-byte header: %s", path, header, why);
+        if (got == -2) dataset_set_err(err, errlen, "%s: %s", path, why);
+        else dataset_set_err(err, errlen, "%s: read error in the %zu-byte header: %s", path, header, why);
         gzclose(f);
         return -1;
     }
@@ -132,7 +133,8 @@ static int idx_read(const char *path, uint32_t want_magic, int ndims, uint32_t d
         }
         got = dataset_gz_read(f, buf + have, cap - have, &why, &cut);
         if (got < 0) {
-            dataset_set_err(err, errlen, "%s: read error after byte offset %zu: %s", path, header + have, why);
+            if (got == -2) dataset_set_err(err, errlen, "%s: %s", path, why);
+            else dataset_set_err(err, errlen, "%s: read error after byte offset %zu: %s", path, header + have, why);
             free(buf);
             gzclose(f);
             return -1;

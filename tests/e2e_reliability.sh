@@ -249,3 +249,26 @@ PY
 $PB train data.name=idx data.path="$T/sq" $SMALL train.epochs=1 --out "$T/sq/out" > "$T/sq.out" 2>&1; rc=$?
 [ $rc -eq 2 ] && grep -q "test images (28x27) differ" "$T/sq.out" && [ -z "$(ls "$T/sq/out" 2>/dev/null)" ]
 check "test images of another shape are refused before training (no file written)" $? "exit $rc: $(grep error "$T/sq.out" | cut -c1-200)"
+
+# ---- a gzip file whose CRC does not match is named corrupt (it read as "read error in the
+# 8-byte header", zlib checking a small file whole at its first read)
+mkdir -p "$T/crc"
+for f in train-images-idx3-ubyte train-labels-idx1-ubyte t10k-images-idx3-ubyte; do ln -s "/usr/share/datasets/fashion-mnist/$f.gz" "$T/crc/$f.gz"; done
+cp /usr/share/datasets/fashion-mnist/t10k-labels-idx1-ubyte.gz "$T/crc/"
+size=$(stat -c %s "$T/crc/t10k-labels-idx1-ubyte.gz")
+printf '\377' | dd of="$T/crc/t10k-labels-idx1-ubyte.gz" bs=1 seek=$((size - 8)) conv=notrunc 2>/dev/null # the CRC-32 trailer
+$PB train data.name=idx data.path="$T/crc" $SMALL --out "$T/crc/out" > "$T/crc.out" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "t10k-labels-idx1-ubyte.gz: the gzip data is corrupt" "$T/crc.out"
+check "a gzip CRC error is reported as corrupt data, naming the file" $? "exit $rc: $(grep error "$T/crc.out" | cut -c1-200)"
+# chmod 000 on the dataset directory: as root, through setpriv as user nobody (root reads
+# through any mode); a directory chain that nobody can traverse is made for it.
+AS=; [ "$(id -u)" -eq 0 ] && command -v setpriv > /dev/null && AS="setpriv --reuid=65534 --regid=65534 --clear-groups"
+if [ "$(id -u)" -ne 0 ] || [ -n "$AS" ]; then
+    P=$(mktemp -d /tmp/posbench-perm.XXXXXX) && chmod 711 "$P" && mkdir "$P/locked" "$P/out" && chmod 000 "$P/locked" && chmod 777 "$P/out"
+    $AS $PB train data.name=idx data.path="$P/locked" $SMALL --out "$P/out/x" > "$T/locked.out" 2>&1; rc=$?
+    chmod 755 "$P/locked"; rm -rf "$P"
+    [ $rc -eq 2 ] && grep -q "locked/train-images-idx3-ubyte.gz cannot be read: Permission denied" "$T/locked.out"
+    check "an unreadable (chmod 000) dataset directory is reported as unreadable, not missing" $? "exit $rc: $(grep error "$T/locked.out" | cut -c1-200)"
+else
+    echo "SKIP unreadable dataset directory: running as root without setpriv (root reads through chmod 000)"
+fi
