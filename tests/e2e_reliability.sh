@@ -272,3 +272,10 @@ if [ "$(id -u)" -ne 0 ] || [ -n "$AS" ]; then
 else
     echo "SKIP unreadable dataset directory: running as root without setpriv (root reads through chmod 000)"
 fi
+
+# ---- NaN test logits with a finite training loss: the run is diverged, no accuracy reported
+POSBENCH_FAULT_NAN_EVAL=2 $PB train $SMALL train.epochs=2 train.seed=5 --out "$T/ev" > "$T/ev.out" 2>&1; rc=$?
+E=$(ls "$T"/ev/*.h5 2>/dev/null | head -n 1)
+[ $rc -eq 1 ] && [ -n "$E" ] && [ "$(status_of "$E")" = diverged ] && grep -q "diverged: test loss" "$T/ev.out" &&
+    ! h5dump -a /final/top1 "$E" > /dev/null 2>&1 && ! grep -q "^final:" "$T/ev.out"
+check "NaN test logits end the run as diverged, with no final accuracy" $? "exit $rc, status $(status_of "$E"): $(grep diverged "$T/ev.out" | cut -c1-120)"

@@ -357,8 +357,11 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
     // Fault injection for tests: POSBENCH_FAULT_NAN_STEP=S poisons a weight with NaN before
     // step S (1-based), so the divergence path runs for real; POSBENCH_FAULT_KILL_STEP=S sends
     // SIGKILL to the whole process group (the sweep and its runs) right after step S, so the
-    // kill -9 test does not depend on how fast the machine is.
+    // kill -9 test does not depend on how fast the machine is. POSBENCH_FAULT_NAN_EVAL=E poisons
+    // a weight right before the evaluation at the end of epoch E (finite training loss, NaN logits).
     const char *fault = getenv("POSBENCH_FAULT_NAN_STEP"), *kill_fault = getenv("POSBENCH_FAULT_KILL_STEP");
+    const char *eval_fault = getenv("POSBENCH_FAULT_NAN_EVAL");
+    long nan_eval_epoch = eval_fault ? atol(eval_fault) : 0;
     long nan_step = fault ? atol(fault) : 0, kill_step = kill_fault ? atol(kill_fault) : 0;
     while (r.step < r.total_steps) {
         int epoch = (int)(r.step / r.steps_per_epoch), in_epoch = (int)(r.step % r.steps_per_epoch);
@@ -388,6 +391,10 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
         progress_update(&bar, r.step, loss, r.batch / dt);
         int epoch_end = r.step % r.steps_per_epoch == 0;
         if (epoch_end) {
+            if (nan_eval_epoch == epoch + 1) {
+                const float nan = NAN;
+                m->ops->upload(m->param, &nan, sizeof nan);
+            }
             last = r.obj.kind->evaluate(&r.obj, &r.env);
             double erow[EVAL_COLS] = {(double)epoch + 1, (double)r.step, last.metric[0], last.metric[1], last.loss};
             history_append(&r.eval_hist, erow);
