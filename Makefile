@@ -2,7 +2,10 @@
 # CPU backend always; CUDA backend compiled in when nvcc is found and CUDA sources exist.
 CC      ?= gcc
 NATIVE  ?= 0
-BUILD   := build
+# SANITIZE=1: AddressSanitizer + UndefinedBehaviorSanitizer build in build-san/ (CPU backend
+# only); `make test` runs the bad-input tests and a tiny training through it (tests/e2e_sanitize.sh).
+SANITIZE ?= 0
+BUILD   := $(if $(filter 1,$(SANITIZE)),build-san,build)
 PKGS    := hdf5-serial yaml-0.1 zlib sndfile fftw3 espeak-ng soxr
 # OpenBLAS's OpenMP build shares our OpenMP thread pool; the pthread build would add its own
 # threads and oversubscribe the cores (measured: a third of the step spent spinning/yielding).
@@ -16,6 +19,11 @@ CFLAGS  += -std=c11 -O3 -fopenmp -Wall -Wextra -Wno-unused-parameter -D_GNU_SOUR
 LDLIBS  += $(PKG_LIBS) -lm -fopenmp -rdynamic
 GIT_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
 CFLAGS  += -DPOSBENCH_GIT_COMMIT='"$(GIT_COMMIT)"'
+ifeq ($(SANITIZE),1)
+  SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+  CFLAGS  += $(SAN_FLAGS) -O1
+  LDLIBS  += $(SAN_FLAGS)
+endif
 
 # ---- CUDA switch ----
 # The CUDA backend is built only when nvcc AND a directory holding both libcudart.so and
@@ -29,7 +37,7 @@ CUDA_LIB_CANDIDATES := $(if $(CUDA_HOME),$(CUDA_HOME)/lib64 $(CUDA_HOME)/lib) \
     /usr/local/cuda/targets/x86_64-linux/lib \
     $(shell ldconfig -p 2>/dev/null | sed -n 's|.*libcublas\.so => \(.*\)/libcublas\.so$$|\1|p')
 CUDA_LIB ?= $(firstword $(foreach d,$(CUDA_LIB_CANDIDATES),$(if $(and $(wildcard $(d)/libcudart.so),$(wildcard $(d)/libcublas.so)),$(abspath $(d)))))
-ifneq ($(and $(NVCC),$(CU_SRC),$(CUDA_LIB)),)
+ifneq ($(and $(NVCC),$(CU_SRC),$(CUDA_LIB),$(filter-out 1,$(SANITIZE))),)
   CUDA_ON  := 1
   CFLAGS   += -DPOSBENCH_CUDA=1
   CU_OBJ   := $(CU_SRC:%.cu=$(BUILD)/%.o)
@@ -48,7 +56,7 @@ TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_LIB := $(BUILD)/tests/testing.o $(BUILD)/tests/cuda_parity.o
 
-.PHONY: all deps test bench bench-ci bench-ci-baseline clean help backends reproduce-mp3 reproduce-cape reproduce-gmlp figures gpu-bundle
+.PHONY: all deps test sanitize bench bench-ci bench-ci-baseline clean help backends reproduce-mp3 reproduce-cape reproduce-gmlp figures gpu-bundle
 SCALE  ?= small
 DEVICE ?= auto
 all: $(BUILD)/posbench backends
@@ -68,6 +76,7 @@ help:
 	@echo "make figures    re-render the figures and reports of everything under results/"
 	@echo "make gpu-bundle build/gpu-bundle.tar.gz: posbench, the tests and their libraries, for a GPU machine without our Debian packages"
 	@echo "make NATIVE=1   tune for this CPU (-march=native); default builds run on any x86-64"
+	@echo "make SANITIZE=1 ASan + UBSan build in build-san/ (make test builds and uses it)"
 
 deps:
 	@sh scripts/deps.sh
@@ -94,8 +103,12 @@ $(BUILD)/%.o: %.cu
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_LIB) $(BUILD)/libposbench.a
 	$(CC) -o $@ $^ $(LDLIBS)
 
-test: $(BUILD)/posbench $(TEST_BIN) backends
+test: $(BUILD)/posbench $(TEST_BIN) backends sanitize
 	@sh tests/run_all.sh
+
+# The sanitizer build of posbench, for tests/e2e_sanitize.sh (separate objects in build-san/).
+sanitize:
+	@$(MAKE) --no-print-directory SANITIZE=1 build-san/posbench > build-san.log 2>&1 || { tail -n 20 build-san.log; exit 1; }
 
 bench: $(BUILD)/posbench
 	$(BUILD)/posbench bench
@@ -128,7 +141,7 @@ figures: $(BUILD)/posbench
 	@for d in results/*/; do [ -d "$$d" ] && $(BUILD)/posbench report "$$d" > /dev/null && $(BUILD)/posbench plot "$$d"; done
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) build-san build-san.log
 
 .SECONDARY:
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -36,15 +37,33 @@ void die_fail(const char *fmt, ...) {
     exit(EXIT_RUN_FAILED);
 }
 
+// An allocation larger than the machine's memory is refused up front with what it is for and
+// how much it needs (rather than overcommitted and killed when touched); a failing one says so
+// in GiB.
+static void check_fits(size_t bytes, const char *what) {
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    double have = pages > 0 && page > 0 ? (double)pages * (double)page : 0.0;
+    if (have > 0 && (double)bytes > have)
+        die_fail("%s needs %.1f GiB; this machine has %.1f GiB of memory (use a smaller batch, resolution or model)",
+                 what, (double)bytes / (1u << 30), have / (1u << 30));
+}
+
+static void out_of_memory(size_t bytes, const char *what) {
+    die_fail("out of memory: %s needs %.2f GiB (%zu bytes)", what, (double)bytes / (1u << 30), bytes);
+}
+
 void *xmalloc(size_t bytes, const char *what) {
+    check_fits(bytes, what);
     void *p = malloc(bytes ? bytes : 1);
-    if (!p) die_fail("out of memory allocating %zu bytes for %s", bytes, what);
+    if (!p) out_of_memory(bytes, what);
     return p;
 }
 
 void *xcalloc(size_t count, size_t size, const char *what) {
+    if (size && count > SIZE_MAX / size) die_fail("%s needs %zu x %zu bytes: more than the address space", what, count, size);
+    check_fits(count * size, what);
     void *p = calloc(count ? count : 1, size ? size : 1);
-    if (!p) die_fail("out of memory allocating %zu x %zu bytes for %s", count, size, what);
+    if (!p) out_of_memory(count * size, what);
     return p;
 }
 
@@ -55,9 +74,11 @@ void *xrealloc(void *p, size_t bytes, const char *what) {
 }
 
 void *xmalloc_aligned(size_t bytes, const char *what) {
+    if (bytes > SIZE_MAX - 64) die_fail("%s needs %zu bytes: more than the address space", what, bytes);
+    check_fits(bytes, what);
     size_t rounded = (bytes + 63) / 64 * 64;
     void *p = aligned_alloc(64, rounded ? rounded : 64);
-    if (!p) die_fail("out of memory allocating %zu bytes for %s", bytes, what);
+    if (!p) out_of_memory(bytes, what);
     memset(p, 0, rounded ? rounded : 64);
     return p;
 }
@@ -97,6 +118,9 @@ void make_dirs(const char *dir) {
         if (mkdir(path, 0755) != 0 && errno != EEXIST) die_input("cannot create directory %s: %s", path, strerror(errno));
         *p = saved;
     }
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+        die_input("%s is not a directory (it exists as a file; give a directory)", path);
 }
 
 static int g_threads = 0;
@@ -126,4 +150,13 @@ static int compare_double(const void *a, const void *b) {
 double median_double(double *v, long n) {
     qsort(v, (size_t)n, sizeof *v, compare_double);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+long parse_int_flag(const char *flag, const char *value, long min, long max) {
+    char *end;
+    errno = 0;
+    long long v = value && *value ? strtoll(value, &end, 10) : 0;
+    if (!value || !*value || *end != 0 || errno == ERANGE || v < min || v > max)
+        die_input("%s needs an integer in [%ld, %ld] (got '%s')", flag, min, max, value ? value : "");
+    return (long)v;
 }

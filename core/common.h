@@ -24,5 +24,9 @@ double median_double(double *v, long n); // sorts v (n >= 1) in place; the media
 long peak_rss_bytes(void);      // this process's peak resident memory (VmHWM), -1 if unknown
 // Creates dir and its missing parents (mkdir -p); a failure is bad input (exit 2) naming it.
 void make_dirs(const char *dir);
+// A command-line integer: the whole text in [min, max] (checked in 64 bits: no wrap-around),
+// else bad input (exit 2) naming the flag, the range and the text.
+long parse_int_flag(const char *flag, const char *value, long min, long max);
+enum { POSBENCH_MAX_THREADS = 1024 };
 int posbench_threads(void);     // threads the CPU backend uses (OpenMP)
 void posbench_set_threads(int n); // sets OpenMP and OpenBLAS thread counts

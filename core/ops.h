@@ -210,7 +210,8 @@ typedef struct ops_backend {
     // of target[n] (a larger logit, or an equal one with a lower index); a row holding a
     // non-finite logit gets rank K (it is never counted correct). target in [0, K).
     void (*class_rank)(int *rank, const float *logits, const int *target, int N, int K);
-    // index (N) on the backend = argmax over k of x[n, k], x (N, K); ties go to the lowest k.
+    // index (N) on the backend = argmax over k of x[n, k], x (N, K); ties go to the lowest k;
+    // -1 for a row holding a NaN or an infinity (it matches no class or position).
     void (*argmax_rows)(int *index, const float *x, int N, int K);
 
     // ---- optimizer ----

@@ -1,5 +1,6 @@
 // core/tensor.c — tensor table bookkeeping and arena allocation.
 #include "tensor.h"
+#include <limits.h>
 #include "common.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,4 +69,12 @@ void arena_free(arena *a) {
     free(a->base);
     a->base = NULL;
     a->floats = 0;
+}
+
+int tensor_table_add_flat(tensor_table *t, const char *name, int decay, size_t n) {
+    if (n > INT_MAX)
+        die_fail("tensor %s needs %zu floats (%.1f GiB): more than one tensor holds (2^31 - 1); use a smaller batch "
+                 "(train.batch, eval.batch), image size or model", name, n, (double)n * sizeof(float) / (1u << 30));
+    int shape[1] = {(int)n};
+    return tensor_table_add(t, name, decay, 1, shape);
 }

@@ -28,6 +28,9 @@ void tensor_table_init(tensor_table *t);
 void tensor_table_free(tensor_table *t);
 // Appends a tensor; returns its index. Dies on a duplicate name or a bad shape.
 int tensor_table_add(tensor_table *t, const char *name, int decay, int ndim, const int *shape);
+// A 1-D tensor of n floats, n checked before it becomes an int shape: more than INT_MAX
+// elements ends the process (exit 1) saying how much it needs, never a wrapped size.
+int tensor_table_add_flat(tensor_table *t, const char *name, int decay, size_t n);
 int tensor_table_find(const tensor_table *t, const char *name); // -1 when absent
 size_t tensor_table_numel(const tensor_table *t);               // useful floats, no padding
 // Writes "(a, b, c)" into buf.

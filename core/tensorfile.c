@@ -3,10 +3,13 @@
 #include "common.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 static const size_t dtype_size[] = {4, 4, 8, 1};
 
@@ -69,22 +72,51 @@ const tf_entry *tf_find(const tensorfile *tf, const char *name) {
 
 static int put_u32(FILE *f, uint32_t v) { return fwrite(&v, 4, 1, f) == 1 ? 0 : -1; }
 
+// CRC-32 (zlib) of n bytes, continuing crc; zlib takes at most UINT_MAX bytes a call.
+static uint32_t crc_bytes(uint32_t crc, const void *data, size_t n) {
+    const unsigned char *p = data;
+    while (n > 0) {
+        uInt chunk = n > (1u << 30) ? (1u << 30) : (uInt)n;
+        crc = (uint32_t)crc32(crc, p, chunk);
+        p += chunk, n -= chunk;
+    }
+    return crc;
+}
+
+// The checksum of one entry: every byte of it as written (header, name, dims, data).
+static uint32_t entry_crc(uint32_t len, const char *name, uint32_t dtype, uint32_t ndim, const uint32_t *dims,
+                          const void *data, size_t data_bytes) {
+    uint32_t crc = crc_bytes(0, &len, 4);
+    crc = crc_bytes(crc, name, len);
+    crc = crc_bytes(crc, &dtype, 4);
+    crc = crc_bytes(crc, &ndim, 4);
+    crc = crc_bytes(crc, dims, (size_t)ndim * 4);
+    return crc_bytes(crc, data, data_bytes);
+}
+
 int tf_write(const tensorfile *tf, const char *path, char *err, size_t errlen) {
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    char tmp[4200];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) {
+        snprintf(err, errlen, "%.200s...: path too long", path);
+        return -1;
+    }
     FILE *f = fopen(tmp, "wb");
     if (!f) {
         snprintf(err, errlen, "%s: cannot create: %s", tmp, strerror(errno));
         return -1;
     }
-    int bad = fwrite("PBTF", 1, 4, f) != 4 || put_u32(f, 1) || put_u32(f, (uint32_t)tf->count);
+    int bad = fwrite("PBTF", 1, 4, f) != 4 || put_u32(f, TF_VERSION) || put_u32(f, (uint32_t)tf->count);
     for (int i = 0; i < tf->count && !bad; i++) {
         const tf_entry *e = &tf->entries[i];
-        uint32_t len = (uint32_t)strlen(e->name);
+        uint32_t len = (uint32_t)strlen(e->name), dims[8];
+        for (int d = 0; d < e->ndim; d++) dims[d] = (uint32_t)e->dims[d];
         bad |= put_u32(f, len) || fwrite(e->name, 1, len, f) != len || put_u32(f, (uint32_t)e->dtype) ||
                put_u32(f, (uint32_t)e->ndim);
-        for (int d = 0; d < e->ndim && !bad; d++) bad |= put_u32(f, (uint32_t)e->dims[d]);
+        for (int d = 0; d < e->ndim && !bad; d++) bad |= put_u32(f, dims[d]);
         if (!bad && e->count) bad |= fwrite(e->data, dtype_size[e->dtype], e->count, f) != e->count;
+        if (!bad)
+            bad |= put_u32(f, entry_crc(len, e->name, (uint32_t)e->dtype, (uint32_t)e->ndim, dims, e->data,
+                                        e->count * dtype_size[e->dtype]));
     }
     if (!bad) bad = fflush(f) != 0 || fsync(fileno(f)) != 0;
     int closed = fclose(f);
@@ -100,6 +132,18 @@ int tf_write(const tensorfile *tf, const char *path, char *err, size_t errlen) {
     return 0;
 }
 
+static int read_fail(tensorfile *tf, FILE *f, char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static int read_fail(tensorfile *tf, FILE *f, char *err, size_t errlen, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    fclose(f);
+    tf_free(tf);
+    return -1;
+}
+
 int tf_read(tensorfile *tf, const char *path, char *err, size_t errlen) {
     tf_init(tf);
     FILE *f = fopen(path, "rb");
@@ -107,14 +151,17 @@ int tf_read(tensorfile *tf, const char *path, char *err, size_t errlen) {
         snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
         return -1;
     }
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode))
+        return read_fail(tf, f, err, errlen, "%s: not a regular file", path);
+    uint64_t size = (uint64_t)st.st_size;
     char magic[4];
     uint32_t version = 0, count = 0;
     if (fread(magic, 1, 4, f) != 4 || memcmp(magic, "PBTF", 4) != 0 || fread(&version, 4, 1, f) != 1 ||
-        version != 1 || fread(&count, 4, 1, f) != 1) {
-        snprintf(err, errlen, "%s: not a posbench tensorfile (expected magic PBTF version 1)", path);
-        fclose(f);
-        return -1;
-    }
+        (version != 1 && version != TF_VERSION) || fread(&count, 4, 1, f) != 1)
+        return read_fail(tf, f, err, errlen, "%s: not a posbench tensorfile (expected magic PBTF version 1 or %d)", path,
+                         TF_VERSION);
+    tf->version = (int)version;
     for (uint32_t i = 0; i < count; i++) {
         long at = ftell(f);
         uint32_t len, dtype, ndim, dims[8];
@@ -123,30 +170,38 @@ int tf_read(tensorfile *tf, const char *path, char *err, size_t errlen) {
                   fread(&dtype, 4, 1, f) != 1 || dtype > TF_U8 || fread(&ndim, 4, 1, f) != 1 ||
                   ndim < 1 || ndim > 8;
         if (!bad) bad = fread(dims, 4, ndim, f) != ndim;
-        if (bad) {
-            snprintf(err, errlen, "%s: entry %u at byte %ld is truncated or malformed", path, i, at);
-            fclose(f);
-            tf_free(tf);
-            return -1;
-        }
+        if (bad) return read_fail(tf, f, err, errlen, "%s: entry %u at byte %ld is truncated or malformed", path, i, at);
         name[len] = 0;
+        // The element count, checked against what is left of the file before anything is allocated.
+        uint64_t left = size - (uint64_t)ftell(f), elems = 1;
+        for (uint32_t d = 0; d < ndim; d++) {
+            if (dims[d] > INT32_MAX || (dims[d] && elems > left / dims[d]))
+                return read_fail(tf, f, err, errlen, "%s: entry '%s' claims more data than the file holds (truncated or corrupt)",
+                                 path, name);
+            elems *= dims[d];
+        }
+        if (elems * dtype_size[dtype] > left)
+            return read_fail(tf, f, err, errlen, "%s: entry '%s' is truncated (file ends inside its data)", path, name);
         tf_entry *e = tf_append(tf);
         e->name = xstrdup(name, "tensorfile entry name");
         e->dtype = (int)dtype;
         e->ndim = (int)ndim;
-        e->count = 1;
-        for (uint32_t d = 0; d < ndim; d++) {
-            e->dims[d] = (int)dims[d];
-            e->count *= dims[d];
-        }
-        e->data = xmalloc(e->count * dtype_size[dtype], name);
-        if (fread(e->data, dtype_size[dtype], e->count, f) != e->count) {
-            snprintf(err, errlen, "%s: entry '%s' is truncated (file ends inside its data)", path, name);
-            fclose(f);
-            tf_free(tf);
-            return -1;
+        e->count = (size_t)elems;
+        for (uint32_t d = 0; d < ndim; d++) e->dims[d] = (int)dims[d];
+        size_t bytes = e->count * dtype_size[dtype];
+        e->data = xmalloc(bytes ? bytes : 1, name);
+        if (fread(e->data, dtype_size[dtype], e->count, f) != e->count)
+            return read_fail(tf, f, err, errlen, "%s: entry '%s' is truncated (file ends inside its data)", path, name);
+        if (version >= 2) {
+            uint32_t stored;
+            if (fread(&stored, 4, 1, f) != 1)
+                return read_fail(tf, f, err, errlen, "%s: entry '%s' is truncated (file ends before its checksum)", path, name);
+            if (stored != entry_crc(len, name, dtype, ndim, dims, e->data, bytes))
+                return read_fail(tf, f, err, errlen, "%s: entry '%s' fails its checksum (the file is corrupt)", path, name);
         }
     }
+    if (fgetc(f) != EOF)
+        return read_fail(tf, f, err, errlen, "%s: unexpected bytes after the last of %u entries (corrupt file)", path, count);
     fclose(f);
     return 0;
 }

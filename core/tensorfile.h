@@ -1,8 +1,10 @@
 // core/tensorfile.h — a flat file of named arrays: checkpoints, oracle dumps, test fixtures.
 // Layout (little-endian):
-//   "PBTF" u32 version=1, u32 count, then per entry:
+//   "PBTF" u32 version (2; 1 is still read), u32 count, then per entry:
 //   u32 name_len, name bytes (no NUL), u32 dtype (0 = f32, 1 = i32, 2 = f64, 3 = u8),
-//   u32 ndim, u32 dims[ndim], then the data (product(dims) elements).
+//   u32 ndim, u32 dims[ndim], then the data (product(dims) elements), then (version 2 only)
+//   u32 CRC-32 (zlib) of every byte of the entry before it. tf_read verifies every checksum,
+//   and refuses trailing bytes and entries larger than what is left of the file.
 // NumPy reads it in a few lines (tests/tensorfile.py). Writes go to "<path>.tmp", are
 // fsync'ed and renamed, so a crash never leaves a half-written file under the real name.
 #pragma once
@@ -10,6 +12,7 @@
 #include <stdint.h>
 
 enum { TF_F32 = 0, TF_I32 = 1, TF_F64 = 2, TF_U8 = 3 };
+enum { TF_VERSION = 2 }; // what tf_write writes
 
 typedef struct {
     char *name;
@@ -22,6 +25,7 @@ typedef struct {
 typedef struct {
     tf_entry *entries;
     int count, capacity;
+    int version;    // as read (1: no checksums; TF_VERSION: every entry checksummed)
 } tensorfile;
 
 void tf_init(tensorfile *tf);

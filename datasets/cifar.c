@@ -126,10 +126,15 @@ static int find_file(const cifar_kind *k, const char *dir, const char *base, cha
                      long long *bytes, char *err, size_t errlen) {
     struct stat st;
     snprintf(out, outlen, "%s/%s.gz", dir, base);
-    if (stat(out, &st) != 0) snprintf(out, outlen, "%s/%s", dir, base);
+    int gz_errno = stat(out, &st) == 0 ? 0 : errno;
+    if (gz_errno) snprintf(out, outlen, "%s/%s", dir, base);
     if (stat(out, &st) == 0) {
         *bytes = (long long)st.st_size;
         return 0;
+    }
+    if (gz_errno != ENOENT || errno != ENOENT) { // e.g. a directory without search permission: not "not found"
+        dataset_set_err(err, errlen, "%s/%s cannot be read: %s", dir, base, strerror(gz_errno != ENOENT ? gz_errno : errno));
+        return -1;
     }
     char hint[640];
     where_hint(k, hint, sizeof hint);
@@ -230,7 +235,8 @@ static int read_file(const cifar_kind *k, const char *path, cifar_rows *rows, ui
         const char *why = NULL;
         long long got = dataset_gz_read(f, chunk, chunk_bytes, &why, &cut);
         if (got < 0) {
-            dataset_set_err(err, errlen, "%s: read error after byte offset %llu: %s", path, offset, why);
+            if (got == -2) dataset_set_err(err, errlen, "%s: %s", path, why);
+            else dataset_set_err(err, errlen, "%s: read error after byte offset %llu: %s", path, offset, why);
             gzclose(f);
             return -1;
         }

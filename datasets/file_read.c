@@ -23,6 +23,10 @@ long long dataset_gz_read(gzFile f, uint8_t *dst, size_t want, const char **why,
         if (r < 0) {
             int errnum = 0;
             const char *msg = gzerror(f, &errnum);
+            if (errnum == Z_DATA_ERROR) {
+                *why = "the gzip data is corrupt (a checksum or stream error: the file is damaged; fetch it again)";
+                return -2;
+            }
             *why = errnum == Z_ERRNO ? strerror(errno) : msg;
             return -1;
         }

@@ -8,6 +8,7 @@
 // printf into err (nothing when err is NULL or errlen 0).
 void dataset_set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 // Reads up to `want` bytes into dst, at most 1 MiB per gzread. Returns the count read (short
-// only at end of data), or -1 on a zlib/IO error with *why set. A gzip stream cut short sets
-// *cut = 1.
+// only at end of data), -2 when the gzip data is corrupt (a CRC or stream error, wherever zlib
+// finds it: a small file is checked whole at its first read), or -1 on another zlib/IO error;
+// *why says which. A gzip stream cut short sets *cut = 1.
 long long dataset_gz_read(gzFile f, uint8_t *dst, size_t want, const char **why, int *cut);

@@ -69,7 +69,8 @@ static int idx_read(const char *path, uint32_t want_magic, int ndims, uint32_t d
     uint8_t head[16];
     long long got = dataset_gz_read(f, head, header, &why, &cut);
     if (got < 0) {
-        dataset_set_err(err, errlen, "%s: read error in the %zu-byte header: %s", path, header, why);
+        if (got == -2) dataset_set_err(err, errlen, "%s: %s", path, why);
+        else dataset_set_err(err, errlen, "%s: read error in the %zu-byte header: %s", path, header, why);
         gzclose(f);
         return -1;
     }
@@ -133,7 +134,8 @@ static int idx_read(const char *path, uint32_t want_magic, int ndims, uint32_t d
         }
         got = dataset_gz_read(f, buf + have, cap - have, &why, &cut);
         if (got < 0) {
-            dataset_set_err(err, errlen, "%s: read error after byte offset %zu: %s", path, header + have, why);
+            if (got == -2) dataset_set_err(err, errlen, "%s: %s", path, why);
+            else dataset_set_err(err, errlen, "%s: read error after byte offset %zu: %s", path, header + have, why);
             free(buf);
             gzclose(f);
             return -1;
@@ -165,8 +167,13 @@ static int find_file(const char *dir, const char *base, char *out, size_t outlen
     struct stat st;
     snprintf(out, outlen, "%s/%s.gz", dir, base);
     if (stat(out, &st) == 0) return 0;
+    int gz_errno = errno;
     snprintf(out, outlen, "%s/%s", dir, base);
     if (stat(out, &st) == 0) return 0;
+    if (gz_errno != ENOENT || errno != ENOENT) { // e.g. a directory without search permission: not "not found"
+        dataset_set_err(err, errlen, "%s/%s.gz cannot be read: %s", dir, base, strerror(gz_errno != ENOENT ? gz_errno : errno));
+        return -1;
+    }
     dataset_set_err(err, errlen, "%s/%s.gz not found (nor %s/%s): the dataset directory must hold " FILES_HINT,
             dir, base, dir, base);
     return -1;

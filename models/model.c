@@ -135,9 +135,8 @@ int model_add_param(model *m, const char *name, param_init init, int decay, int 
 // An activation of act_n floats with a gradient of grad_n floats (0: none; only those slots
 // are zeroed each step).
 static int add_act_sized(model *m, const char *name, size_t act_n, size_t grad_n, float **value, float **grad) {
-    int shape[1] = {(int)act_n}, grad_shape[1] = {(int)grad_n};
-    int index = tensor_table_add(&m->acts, name, 0, 1, shape);
-    int grad_index = grad_n ? tensor_table_add(&m->act_grads, name, 0, 1, grad_shape) : -1;
+    int index = tensor_table_add_flat(&m->acts, name, 0, act_n);
+    int grad_index = grad_n ? tensor_table_add_flat(&m->act_grads, name, 0, grad_n) : -1;
     bind(m, BIND_ACT, index, grad_index, value, grad);
     return index;
 }
@@ -148,8 +147,7 @@ int model_add_act(model *m, const char *name, size_t n, float **value, float **g
 int model_add_grad_only(model *m, const char *name, size_t n, float **grad) { return add_act_sized(m, name, 1, n, NULL, grad); }
 
 int model_add_input(model *m, const char *name, size_t n, float **backend, float **host) {
-    int shape[1] = {(int)n};
-    int index = tensor_table_add(&m->inputs, name, 0, 1, shape);
+    int index = tensor_table_add_flat(&m->inputs, name, 0, n);
     bind(m, BIND_INPUT, index, -1, backend, host);
     return index;
 }

@@ -2,9 +2,10 @@
 """Read and write posbench tensorfiles (see core/tensorfile.h) with NumPy.
 
 Layout (little-endian):
-  b"PBTF", u32 version = 1, u32 count, then per entry:
+  b"PBTF", u32 version = 2 (1 is still read), u32 count, then per entry:
   u32 name_len, name bytes (UTF-8, no NUL), u32 dtype (0 = f32, 1 = i32, 2 = f64, 3 = u8),
-  u32 ndim, u32 dims[ndim], then the data (product(dims) elements, row-major).
+  u32 ndim, u32 dims[ndim], then the data (product(dims) elements, row-major), then
+  (version 2) u32 CRC-32 (zlib) of every byte of the entry before it.
 
     read(path)         -> dict name -> ndarray (insertion order = file order)
     write(path, dict)  -> writes "<path>.tmp", fsyncs, renames (as the C side does)
@@ -14,11 +15,13 @@ Run with Debian's Python: /usr/bin/python3 tests/tensorfile.py FILE  (lists the 
 import os
 import struct
 import sys
+import zlib
 
 import numpy as np
 
 MAGIC = b"PBTF"
-VERSION = 1
+VERSION = 2
+READ_VERSIONS = (1, 2)
 MAX_NDIM = 8  # tf_entry.dims[8] on the C side
 
 DTYPES = {0: np.dtype("<f4"), 1: np.dtype("<i4"), 2: np.dtype("<f8"), 3: np.dtype("u1")}
@@ -26,7 +29,7 @@ CODES = {np.dtype("<f4"): 0, np.dtype("<i4"): 1, np.dtype("<f8"): 2, np.dtype("u
 
 
 class TensorfileError(Exception):
-    """The file is missing, truncated or not a version-1 tensorfile."""
+    """The file is missing, truncated, corrupt (checksum) or not a tensorfile."""
 
 
 def _parse(buf, path):
@@ -48,11 +51,12 @@ def _parse(buf, path):
     if magic != MAGIC:
         raise TensorfileError(f"{path}: not a tensorfile (magic {bytes(magic)!r}, expected {MAGIC!r})")
     version = u32("version")
-    if version != VERSION:
-        raise TensorfileError(f"{path}: unsupported tensorfile version {version} (expected {VERSION})")
+    if version not in READ_VERSIONS:
+        raise TensorfileError(f"{path}: unsupported tensorfile version {version} (expected {READ_VERSIONS})")
     count = u32("entry count")
     out = {}
     for i in range(count):
+        start = pos
         nlen = u32(f"name length of entry {i}")
         if nlen > 1 << 16:
             raise TensorfileError(f"{path}: entry {i}: implausible name length {nlen}")
@@ -71,6 +75,10 @@ def _parse(buf, path):
         n = int(np.prod(dims, dtype=np.int64)) if ndim else 1
         raw = take(n * dt.itemsize, f"data of {name!r} ({n} x {dt.name})")
         arr = np.frombuffer(raw, dtype=dt, count=n).reshape(dims).copy()
+        if version >= 2:
+            crc = zlib.crc32(buf[start:pos])
+            if u32(f"checksum of {name!r}") != crc:
+                raise TensorfileError(f"{path}: entry {name!r} fails its checksum (the file is corrupt)")
         if name in out:
             raise TensorfileError(f"{path}: duplicate entry name {name!r}")
         out[name] = arr
@@ -113,11 +121,10 @@ def write(path, entries):
     for name, value in entries.items():
         arr = _as_storable(name, value)
         nb = name.encode("utf-8")
-        parts.append(struct.pack("<I", len(nb)))
-        parts.append(nb)
-        parts.append(struct.pack("<II", CODES[arr.dtype], arr.ndim))
-        parts.append(struct.pack(f"<{arr.ndim}I", *arr.shape))
-        parts.append(arr.tobytes())
+        entry = b"".join([struct.pack("<I", len(nb)), nb, struct.pack("<II", CODES[arr.dtype], arr.ndim),
+                          struct.pack(f"<{arr.ndim}I", *arr.shape), arr.tobytes()])
+        parts.append(entry)
+        parts.append(struct.pack("<I", zlib.crc32(entry)))
     tmp = f"{path}.tmp"
     with open(tmp, "wb") as f:
         for p in parts:

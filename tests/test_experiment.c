@@ -11,6 +11,7 @@
 // exp_tables_write, and read back from the copy field by field (findings_load).
 // Runs from the repository root (fixtures in tests/experiments/).
 #include "testing.h"
+#include "../bench/results/results.h"
 #include "../bench/experiment/exp_tables.h"
 #include "../bench/experiment/experiment.h"
 #include "../bench/experiment/findings_spec.h"
@@ -299,7 +300,7 @@ static void test_sweep(void) {
         test_check("sweep: a scale's seeds replace the top-level seeds", ok1, "%d runs, seed %ld", F.nruns, F.runs[0].seed);
         experiment_free(&F);
     }
-    test_check("sweep: figures and reference kept", E.figures && E.figures->n == 1 && E.reference && E.reference->kind == YT_MAP,
+    test_check("sweep: figures and reference kept", E.figures && E.figures->n == 1 && E.reference && E.reference->kind == YT_SEQ && E.reference->n == 1,
                "figures %d", E.figures ? E.figures->n : -1);
     experiment_free(&E);
 }
@@ -401,22 +402,29 @@ static void test_list(void) {
     mkdir(sub, 0700);
     snprintf(sub, sizeof sub, "%s/sweep/main", dir);
     mkdir(sub, 0700);
-    snprintf(p, sizeof p, "%s/%s.h5", sub, E.runs[0].run_id), touch(p);
+    // done: an HDF5 file whose root status says so; an empty .h5 is damaged, never done
+    snprintf(p, sizeof p, "%s/%s.h5", sub, E.runs[0].run_id);
+    results *res = results_create(p);
+    results_attr_str(res, "/", "status", "done");
+    results_close(res);
     snprintf(p, sizeof p, "%s/%s.h5.partial", sub, E.runs[1].run_id), touch(p);
     snprintf(p, sizeof p, "%s/%s.ckpt", sub, E.runs[2].run_id), touch(p);
+    snprintf(p, sizeof p, "%s/%s.h5", sub, E.runs[3].run_id), touch(p);
     const char *s0 = experiment_run_status(&E, 0, dir), *s1 = experiment_run_status(&E, 1, dir),
-               *s2 = experiment_run_status(&E, 2, dir), *s3 = experiment_run_status(&E, 3, dir);
-    test_check("list: status done / partial (.h5.partial) / partial (.ckpt) / pending",
-               !strcmp(s0, "done") && !strcmp(s1, "partial") && !strcmp(s2, "partial") && !strcmp(s3, "pending"),
-               "%s %s %s %s", s0, s1, s2, s3);
+               *s2 = experiment_run_status(&E, 2, dir), *s3 = experiment_run_status(&E, 3, dir),
+               *s4 = experiment_run_status(&E, 4, dir);
+    test_check("list: status done / partial (.h5.partial) / partial (.ckpt) / damaged (empty .h5) / pending",
+               !strcmp(s0, "done") && !strcmp(s1, "partial") && !strcmp(s2, "partial") && !strcmp(s3, "damaged") &&
+                   !strcmp(s4, "pending"),
+               "%s %s %s %s %s", s0, s1, s2, s3, s4);
     char *argv[] = {FIXTURES "/good_sweep.yaml", "--out", dir, NULL};
     int rc = run_list(3, argv, out, sizeof out, err, sizeof err);
     char row[256];
     snprintf(row, sizeof row, "%s  main   -             done     model.patch=4 pe.kind=abs seed=0\n", E.runs[0].run_id);
-    test_check("list: table rows and per-stage count", rc == 0 && strstr(out, row) && strstr(out, "main: 8 runs (1 done, 2 partial, 5 pending)"),
+    test_check("list: table rows and per-stage count", rc == 0 && strstr(out, row) && strstr(out, "main: 8 runs (1 done, 1 damaged, 2 partial, 4 pending)"),
                "exit %d; '%.40s'", rc, strstr(out, "main:") ? strstr(out, "main:") : out);
-    for (int i = 0; i < 3; i++) {
-        snprintf(p, sizeof p, "%s/%s%s", sub, E.runs[i].run_id, i == 0 ? ".h5" : i == 1 ? ".h5.partial" : ".ckpt");
+    for (int i = 0; i < 4; i++) {
+        snprintf(p, sizeof p, "%s/%s%s", sub, E.runs[i].run_id, i == 0 || i == 3 ? ".h5" : i == 1 ? ".h5.partial" : ".ckpt");
         unlink(p);
     }
     rmdir(sub);

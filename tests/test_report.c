@@ -742,14 +742,14 @@ static void test_bad_input(void) {
     static const struct {
         const char *text, *needle;
     } bad_findings[] = {
-        {"name: exp\nfindings: {claim: c}\n", "experiment.yaml:1:10: findings: expected a list of mappings"},
-        {"findings: []\n", "experiment.yaml:0:0: an experiment file needs a name"},
+        {"name: exp\nfindings: {claim: c}\n", "experiment.yaml:2:11: findings: expected a list of mappings"},
+        {"findings: []\n", "experiment.yaml:1:1: an experiment file needs a name"},
         {"name: exp\nfindings:\n  - {claim: c, kind: bigger, a: {stage: pretrain, metric: top1}, value: 0.5}\n",
-         "experiment.yaml:2:21: findings: kind 'bigger' is not valid"},
+         "experiment.yaml:3:22: findings: kind 'bigger' is not valid"},
         {"name: exp\nfindings:\n  - {claim: c, kind: at_least, a: {stage: pretrain, metric: top1}, value: high}\n",
-         "experiment.yaml:2:74: findings: value must be a number, got 'high'"},
+         "experiment.yaml:3:75: findings: value must be a number, got 'high'"},
         {"name: exp\nfindings:\n  - {claim: c, kind: at_least, a: {stage: pretrain, match: objective.eta, metric: top1}, value: 0.5}\n",
-         "experiment.yaml:2:59: findings: a: match: expected a mapping of config key: value"},
+         "experiment.yaml:3:60: findings: a: match: expected a mapping of config key: value"},
     };
     char sub[320];
     snprintf(sub, sizeof sub, "%.300s/sub", bad);

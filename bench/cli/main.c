@@ -7,9 +7,11 @@
 #include "../perf/regress.h"
 #include "../report/plot.h"
 #include "../report/report.h"
+#include "../results/results.h"
 #include "../run/runner.h"
 #include "../train/train.h"
 #include "../../core/common.h"
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,11 +37,8 @@ static void usage_error(const char *fmt, const char *arg) {
 }
 
 static long parse_long_flag(const char *flag, const char *value, long min) {
-    char *end;
-    long v = value ? strtol(value, &end, 10) : 0;
-    if (!value || *value == 0 || *end != 0 || v < min)
-        die_input("%s needs an integer >= %ld (got '%s')", flag, min, value ? value : "");
-    return v;
+    long max = !strcmp(flag, "--threads") ? POSBENCH_MAX_THREADS : !strcmp(flag, "--iters") ? 1000000 : LONG_MAX;
+    return parse_int_flag(flag, value, min, max);
 }
 
 // Shared flags: --threads N and --device (core/device.h). Returns 1 when argv[*i] was one.
@@ -90,7 +89,7 @@ static int cmd_train(int argc, char **argv) {
             return 0;
         } else if (common_flag(argc, argv, &i)) {
         } else if (!strcmp(a, "--out")) {
-            if (i + 1 >= argc) die_input("--out needs a directory");
+            if (i + 1 >= argc || !argv[i + 1][0]) die_input("--out needs a directory name (got %s)", i + 1 < argc ? "an empty string" : "nothing");
             opt.out_dir = argv[++i];
         } else if (!strcmp(a, "--force")) {
             opt.force = 1;
@@ -115,6 +114,7 @@ static int cmd_train(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
+    results_process_init(); // before any HDF5 call
     if (argc < 2) usage_error("no command given%s", "");
     const char *cmd = argv[1];
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {

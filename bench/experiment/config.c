@@ -4,11 +4,15 @@
 #include "../../objectives/objective.h"
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define BIG 1e30
+// The largest value of an integer key: counts and sizes are used as C int, so every integer key
+// is refused above INT_MAX rather than wrapped (data.limit=4294967552 would otherwise be 256).
+#define INT_BIG 2147483647.0
 // Keys sorted by name: the canonical text and the YAML dump follow this order.
 const cfg_key cfg_keys[] = {
     {"data.background_frequency", CFG_FLOAT, "0.8", 0, 1, NULL, 1, "speech-commands: fraction of training word clips mixed with background noise (the reference recipe's 0.8)"},
@@ -16,21 +20,21 @@ const cfg_key cfg_keys[] = {
     {"data.crop_pad", CFG_INT, "1", 0, 16, NULL, 1, "random-crop padding in pixels (0 = no crop augmentation)"},
     {"data.hflip", CFG_BOOL, "true", 0, 1, NULL, 1, "random horizontal flip in training"},
     {"data.labeled_fraction", CFG_FLOAT, "1.0", 1e-6, 1, NULL, 1, "fixed, seeded, class-balanced fraction of the training set that keeps labels"},
-    {"data.limit", CFG_INT, "0", 0, BIG, NULL, 1, "use only the first N training images (0 = all)"},
+    {"data.limit", CFG_INT, "0", 0, INT_BIG, NULL, 1, "use only the first N training images (0 = all)"},
     {"data.name", CFG_CHOICE, "fashion-mnist", 0, 0, "fashion-mnist|mnist|idx|cifar10|cifar100|speech-commands", 1, "dataset (cifar10, cifar100: their official binary versions; speech-commands: Google Speech Commands v1 layout, 12 classes, 100 frames x 40 MFCCs)"},
     {"data.path", CFG_STRING, "", 0, 0, NULL, 1, "directory of IDX files (default for fashion-mnist: /usr/share/datasets/fashion-mnist), or of CIFAR binary batches or its parent, or the Speech Commands folder (no default; posbench data speech-synth writes one)"},
     {"data.resolution", CFG_INT, "0", 0, 4096, NULL, 1, "training image size in pixels: images are resized bicubically (0 = the dataset's own size)"},
     {"data.resolutions", CFG_INT_LIST, "", 1, 4096, NULL, 1, "UniViT: each training batch is resized to a size drawn uniformly from this list (replaces data.resolution; [] = off)"},
     {"data.subset_seed", CFG_INT, "0", 0, 4294967295.0, NULL, 1, "seed of the labelled-subset choice (fixed across train.seed)"},
-    {"data.test_limit", CFG_INT, "0", 0, BIG, NULL, 1, "evaluate on only the first N test images (0 = all)"},
+    {"data.test_limit", CFG_INT, "0", 0, INT_BIG, NULL, 1, "evaluate on only the first N test images (0 = all)"},
     {"data.time_shift_ms", CFG_INT, "100", 0, 100, NULL, 1, "speech-commands: training clips shift by a whole number of 10 ms frames in [-ms, ms] (0 = off)"},
     {"eval.batch", CFG_INT, "500", 1, 65536, NULL, 0, "evaluation batch size"},
     {"eval.knn", CFG_BOOL, "false", 0, 1, NULL, 1, "layer-wise kNN probe at the end (mean-pooled patch features of every block; cosine, weighted votes)"},
     {"eval.knn_k", CFG_INT, "20", 1, 1000, NULL, 1, "kNN probe: neighbours"},
     {"eval.knn_temperature", CFG_FLOAT, "0.07", 1e-6, 100, NULL, 1, "kNN probe: vote weight exp(similarity / temperature)"},
-    {"eval.knn_test_limit", CFG_INT, "2000", 0, BIG, NULL, 1, "kNN probe: first N test images (0 = all)"},
-    {"eval.knn_train_limit", CFG_INT, "10000", 0, BIG, NULL, 1, "kNN probe: first N (labelled) training images as the memory bank (0 = all)"},
-    {"eval.position_limit", CFG_INT, "2000", 0, BIG, NULL, 1, "MP3: first N test images for position accuracy at each test eta (0 = all)"},
+    {"eval.knn_test_limit", CFG_INT, "2000", 0, INT_BIG, NULL, 1, "kNN probe: first N test images (0 = all)"},
+    {"eval.knn_train_limit", CFG_INT, "10000", 0, INT_BIG, NULL, 1, "kNN probe: first N (labelled) training images as the memory bank (0 = all)"},
+    {"eval.position_limit", CFG_INT, "2000", 0, INT_BIG, NULL, 1, "MP3: first N test images for position accuracy at each test eta (0 = all)"},
     {"eval.resolutions", CFG_INT_LIST, "", 1, 4096, NULL, 1, "at the end, evaluate on the test set resized bicubically to each of these sizes, with throughput in images/s ([] = the training size only)"},
     {"eval.samples", CFG_INT, "4", 0, 64, NULL, 1, "MP3: test images reassembled from predicted positions (paper Fig. 2)"},
     {"eval.tta_delta", CFG_INT, "0", 0, 4096, NULL, 1, "test-time augmentation: at each evaluation size r also score the logits averaged over r-delta, r, r+delta (0 = off)"},
@@ -58,7 +62,7 @@ const cfg_key cfg_keys[] = {
     {"train.batch", CFG_INT, "128", 1, 65536, NULL, 1, "training batch size"},
     {"train.beta1", CFG_FLOAT, "0.9", 0, 0.99999, NULL, 1, "AdamW beta1"},
     {"train.beta2", CFG_FLOAT, "0.999", 0, 0.999999, NULL, 1, "AdamW beta2"},
-    {"train.checkpoint_every", CFG_INT, "0", 0, BIG, NULL, 0, "write a resumable checkpoint every N steps (0 = at each epoch end)"},
+    {"train.checkpoint_every", CFG_INT, "0", 0, INT_BIG, NULL, 0, "write a resumable checkpoint every N steps (0 = at each epoch end)"},
     {"train.clip", CFG_FLOAT, "1.0", 0, BIG, NULL, 1, "clip the global gradient norm to this (0 = off)"},
     {"train.epochs", CFG_INT, "32", 1, 100000, NULL, 1, "training epochs"},
     {"train.eps", CFG_FLOAT, "1e-8", 0, 1, NULL, 1, "AdamW epsilon"},
@@ -150,6 +154,15 @@ static int parse_int_list(const cfg_key *k, const char *text, const char *valid,
     return 0;
 }
 
+int cfg_parse_bool(const char *text) {
+    static const char *yes[] = {"true", "True", "TRUE"}, *no[] = {"false", "False", "FALSE"};
+    for (int i = 0; i < 3; i++) {
+        if (!strcmp(text, yes[i])) return 1;
+        if (!strcmp(text, no[i])) return 0;
+    }
+    return -1;
+}
+
 int config_set(config *c, int index, const char *text, char *err, size_t errlen) {
     const cfg_key *k = &cfg_keys[index];
     char valid[160];
@@ -183,9 +196,8 @@ int config_set(config *c, int index, const char *text, char *err, size_t errlen)
     }
     double v;
     if (k->type == CFG_BOOL) {
-        if (!strcmp(text, "true") || !strcmp(text, "1") || !strcmp(text, "yes")) v = 1;
-        else if (!strcmp(text, "false") || !strcmp(text, "0") || !strcmp(text, "no")) v = 0;
-        else {
+        v = cfg_parse_bool(text);
+        if (v < 0) {
             snprintf(err, errlen, "%s: '%s' is not a boolean (valid: %s)", k->key, text, valid);
             return -1;
         }
@@ -193,7 +205,12 @@ int config_set(config *c, int index, const char *text, char *err, size_t errlen)
         char *end;
         errno = 0;
         v = strtod(text, &end);
-        int bad = end == text || *end != 0 || errno != 0 || !isfinite(v);
+        int underflow = errno == ERANGE && fabs(v) <= DBL_MIN; // 1e-320: a number, tiny (not an error)
+        if (errno == ERANGE && !underflow && end != text && *end == 0) {
+            snprintf(err, errlen, "%s: %s is out of range (valid: %s)", k->key, text, valid);
+            return -1;
+        }
+        int bad = end == text || *end != 0 || (errno != 0 && !underflow) || !isfinite(v);
         if (!bad && k->type == CFG_INT && v != floor(v)) bad = 1;
         if (bad) {
             snprintf(err, errlen, "%s: '%s' is not %s", k->key, text, valid);
@@ -204,7 +221,7 @@ int config_set(config *c, int index, const char *text, char *err, size_t errlen)
             return -1;
         }
     }
-    c->num[index] = v;
+    c->num[index] = v == 0.0 ? 0.0 : v; // -0 and 0 are one value (and one run id)
     return 0;
 }
 

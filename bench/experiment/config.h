@@ -35,6 +35,9 @@ int cfg_index(const char *key);             // -1 when unknown
 // Parses and range-checks text for key `index` into c. Returns 0, or -1 with a message in err
 // naming the key, the bad value and what is valid.
 int config_set(config *c, int index, const char *text, char *err, size_t errlen);
+// A boolean as YAML 1.2 spells it, the same on the command line and in experiment files:
+// true/True/TRUE -> 1, false/False/FALSE -> 0, anything else -> -1.
+int cfg_parse_bool(const char *text);
 // Applies "key=value"; on error writes "unknown key 'x' (did you mean 'y'?)" or the value
 // error into err and returns -1.
 int config_apply_override(config *c, const char *arg, char *err, size_t errlen);

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 static int fail(const experiment *e, const ynode *n, char *err, size_t errlen, const char *msg) {
-    snprintf(err, errlen, "%s:%d:%d: %s", e->path, n ? n->line : 0, n ? n->col : 0, msg);
+    snprintf(err, errlen, "%s:%d:%d: %s", e->path, n ? n->line : 1, n ? n->col : 1, msg);
     return -1;
 }
 
@@ -34,6 +34,21 @@ static int only_keys(const experiment *e, const ynode *map, const char *allowed,
             snprintf(msg, sizeof msg, "unknown key '%s' (valid: %s)", map->key[k]->text, allowed);
             return fail(e, map->key[k], err, errlen, msg);
         }
+    }
+    return 0;
+}
+
+// Every key and scalar of a reference or figure entry becomes a field of a tab-separated
+// line: a tab or line break in one would split it (and `report` would misread the table).
+static int tsv_safe(const experiment *e, const ynode *n, char *err, size_t errlen) {
+    if (n->kind == YT_SCALAR) {
+        if (n->text && strpbrk(n->text, "\t\n\r"))
+            return fail(e, n, err, errlen, "text with a tab or line break (reference: and figures: entries are one line each)");
+        return 0;
+    }
+    for (int i = 0; i < n->n; i++) {
+        if (n->kind == YT_MAP && tsv_safe(e, n->key[i], err, errlen)) return -1;
+        if (tsv_safe(e, n->val[i], err, errlen)) return -1;
     }
     return 0;
 }
@@ -100,7 +115,7 @@ int exp_tables_write(const experiment *e, const char *dir, char *err, size_t err
     for (int i = 0; ref && i < ref->n; i++) {
         const ynode *item = ref->val[i];
         if (item->kind != YT_MAP) return fail(e, item, err, errlen, "reference entry: expected a mapping {stage, match, metric, value, source}");
-        if (only_keys(e, item, "stage,match,metric,value,source", err, errlen)) return -1;
+        if (only_keys(e, item, "stage,match,metric,value,source", err, errlen) || tsv_safe(e, item, err, errlen)) return -1;
         const char *stage = scalar(item, "stage"), *metric = scalar(item, "metric"), *value = scalar(item, "value"),
                    *source = scalar(item, "source");
         if (!metric || !value) return fail(e, item, err, errlen, "reference entry needs metric and value");
@@ -128,6 +143,7 @@ int exp_tables_write(const experiment *e, const char *dir, char *err, size_t err
     for (int i = 0; fig && i < fig->n; i++) {
         const ynode *item = fig->val[i];
         if (item->kind != YT_MAP) return fail(e, item, err, errlen, "figure entry: expected a mapping {kind, stage, metric, x}");
+        if (tsv_safe(e, item, err, errlen)) return -1;
         const char *kind = scalar(item, "kind"), *stage = scalar(item, "stage"), *metric = scalar(item, "metric"),
                    *x = scalar(item, "x");
         char name[128] = "*";

@@ -188,9 +188,9 @@ static int scalar_value(exp_ctx *x, int cfg, const ynode *v, char *canon, size_t
         text = "";
     }
     if (k->type == CFG_BOOL) {
-        if (!strcmp(text, "true") || !strcmp(text, "True") || !strcmp(text, "TRUE")) text = "true";
-        else if (!strcmp(text, "false") || !strcmp(text, "False") || !strcmp(text, "FALSE")) text = "false";
-        else return exp_fail(x, v, "%s: expected true or false, got %s", k->key, got);
+        int b = cfg_parse_bool(text); // the command line's spellings too
+        if (b < 0) return exp_fail(x, v, "%s: expected true or false, got %s", k->key, got);
+        text = b ? "true" : "false";
     }
     if (config_set(&x->scratch, cfg, text, msg, sizeof msg) != 0) return exp_fail(x, v, "%s", msg);
     config_value_text(&x->scratch, cfg, canon, len);
@@ -395,6 +395,8 @@ static int list_leaf(exp_ctx *x, int stage, int cfg, const char *path, const yno
     ytree_describe(v, got, sizeof got);
     if (v->kind != YT_SEQ) return exp_fail(x, v, "%s: expected a list of values such as [a, b], got %s", path, got);
     if (v->n == 0) return exp_fail(x, v, "%s: empty axis (give at least one value)", path);
+    if (v->n > EXP_MAX_RUNS) // before the per-value work and the quadratic repeat check
+        return exp_fail(x, v, "%s: %d values (an experiment has at most %d runs)", path, v->n, EXP_MAX_RUNS);
     if (a->nkeys && v->n != a->nvalues)
         return exp_fail(x, v, "zip: '%s' has %d values but '%s' has %d (zipped lists vary together: equal lengths)", path,
                     v->n, a->keys[0].name, a->nvalues);
@@ -629,14 +631,22 @@ void experiment_free(experiment *e) {
 }
 
 void experiment_run_path(const experiment *e, int run, const char *out_dir, char *buf, size_t len) {
-    snprintf(buf, len, "%s/%s/%s/%s", out_dir, e->name, e->runs[run].stage, e->runs[run].run_id);
+    if (!out_dir[0]) die_input("--out needs a directory name (got an empty string)");
+    run_path_format(buf, len, "a run's files", "%s/%s/%s/%s", out_dir, e->name, e->runs[run].stage, e->runs[run].run_id);
+}
+
+run_file_state experiment_run_file_state(const experiment *e, int run, const char *out_dir, char *why, size_t whylen) {
+    char base[4096], p[4200];
+    experiment_run_path(e, run, out_dir, base, sizeof base);
+    run_path_format(p, sizeof p, "a run's results file", "%s.h5", base);
+    return run_file_status(p, why, whylen);
 }
 
 const char *experiment_run_status(const experiment *e, int run, const char *out_dir) {
     char base[4096], p[4200];
     experiment_run_path(e, run, out_dir, base, sizeof base);
-    snprintf(p, sizeof p, "%s.h5", base);
-    if (access(p, F_OK) == 0) return "done";
+    run_file_state st = experiment_run_file_state(e, run, out_dir, NULL, 0);
+    if (st != RUN_FILE_ABSENT) return run_file_state_name(st);
     snprintf(p, sizeof p, "%s.h5.partial", base);
     if (access(p, F_OK) == 0) return "partial";
     snprintf(p, sizeof p, "%s.ckpt", base);

@@ -15,7 +15,7 @@
 #include <string.h>
 
 int exp_fail(exp_ctx *x, const ynode *at, const char *fmt, ...) {
-    int n = snprintf(x->err, x->errlen, "%s:%d:%d: ", x->e->path, at ? at->line : 0, at ? at->col : 0);
+    int n = snprintf(x->err, x->errlen, "%s:%d:%d: ", x->e->path, at ? at->line : 1, at ? at->col : 1);
     if (n < 0 || (size_t)n >= x->errlen) return -1;
     va_list ap;
     va_start(ap, fmt);

@@ -34,7 +34,7 @@ typedef struct {
 } spec;
 
 static int fail(const spec *e, const ynode *n, char *err, size_t errlen, const char *msg) {
-    snprintf(err, errlen, "%s:%d:%d: %s", e->path, n ? n->line : 0, n ? n->col : 0, msg);
+    snprintf(err, errlen, "%s:%d:%d: %s", e->path, n ? n->line : 1, n ? n->col : 1, msg);
     return -1;
 }
 

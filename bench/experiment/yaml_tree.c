@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <yaml.h>
 
 #define MAX_DEPTH 64
@@ -23,7 +24,7 @@ typedef struct {
 
 static int fail_at(builder *b, yaml_mark_t m, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int fail_at(builder *b, yaml_mark_t m, const char *fmt, ...) {
-    int n = snprintf(b->err, b->errlen, "%s:%zu:%zu: ", b->path, m.line, m.column);
+    int n = snprintf(b->err, b->errlen, "%s:%zu:%zu: ", b->path, m.line + 1, m.column + 1); // 1-based, as editors count
     if (n < 0 || (size_t)n >= b->errlen) return -1;
     va_list ap;
     va_start(ap, fmt);
@@ -35,8 +36,8 @@ static int fail_at(builder *b, yaml_mark_t m, const char *fmt, ...) {
 static ynode *node_new(yt_kind kind, yaml_mark_t m) {
     ynode *n = xcalloc(1, sizeof *n, "yaml node");
     n->kind = kind;
-    n->line = (int)m.line;
-    n->col = (int)m.column;
+    n->line = (int)m.line + 1; // 1-based (libyaml counts from 0)
+    n->col = (int)m.column + 1;
     return n;
 }
 
@@ -147,8 +148,19 @@ static int on_event(builder *b, yaml_event_t *ev, int *docs) {
     }
 }
 
+// The byte at libyaml's mark (m.index counts bytes from the start), or EOF.
+static int char_at(FILE *f, yaml_mark_t m) {
+    if (fseek(f, (long)m.index, SEEK_SET) != 0) return EOF;
+    return fgetc(f);
+}
+
 int ytree_load(const char *path, ynode **root, char *err, size_t errlen) {
     *root = NULL;
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "%s: is a directory, not an experiment file (give a .yaml file)", path);
+        return -1;
+    }
     FILE *f = fopen(path, "rb");
     if (!f) {
         snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
@@ -163,11 +175,12 @@ int ytree_load(const char *path, ynode **root, char *err, size_t errlen) {
         yaml_event_t ev;
         if (!yaml_parser_parse(&parser, &ev)) {
             yaml_mark_t m = parser.problem_mark;
+            const char *tab = char_at(f, m) == '\t' ? " (a tab: YAML indents and separates with spaces only)" : "";
             if (parser.context)
-                fail_at(&b, m, "YAML syntax error: %s (%s at %zu:%zu)", parser.problem, parser.context,
-                        parser.context_mark.line, parser.context_mark.column);
+                fail_at(&b, m, "YAML syntax error: %s%s (%s at %zu:%zu)", parser.problem, tab, parser.context,
+                        parser.context_mark.line + 1, parser.context_mark.column + 1);
             else
-                fail_at(&b, m, "YAML syntax error: %s", parser.problem ? parser.problem : "unknown");
+                fail_at(&b, m, "YAML syntax error: %s%s", parser.problem ? parser.problem : "unknown", tab);
             rc = -1;
             break;
         }

@@ -1,5 +1,5 @@
 // bench/experiment/yaml_tree.h — reads one YAML document with libyaml's event API into a small tree of
-// mappings, lists and scalars, each with its 0-based libyaml mark (line, column).
+// mappings, lists and scalars, each with its 1-based position (line, column; libyaml's 0-based mark + 1, as editors count).
 // Scalars are NOT typed here: each keeps its text and whether it was quoted (or a block
 // scalar), so the caller types it by the key it belongs to and a quoted "128" stays a string.
 // Rejected while reading, with "file:line:col: message": YAML syntax errors, more than one
@@ -12,7 +12,7 @@ typedef enum { YT_SCALAR, YT_MAP, YT_SEQ } yt_kind;
 
 typedef struct ynode {
     yt_kind kind;
-    int line, col;       // 0-based, as libyaml reports them
+    int line, col;       // 1-based (gcc, yamllint and editors' jump-to-error count from 1)
     char *text;          // YT_SCALAR: the text ("" for an empty value); NULL otherwise
     int quoted;          // YT_SCALAR: 1 when quoted or a block scalar (| or >): always a string
     int n, cap;          // YT_MAP: number of pairs; YT_SEQ: number of items

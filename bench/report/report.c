@@ -81,7 +81,7 @@ static int stage_metrics(const rr_set *set, const rr_stage *s, const char *per_s
         }
         if (everywhere) names[n++] = a->name;
     }
-    qsort(names, (size_t)n, sizeof *names, cmp_metric);
+    if (n > 1) qsort(names, (size_t)n, sizeof *names, cmp_metric);
     *out = names;
     return n;
 }
@@ -200,7 +200,7 @@ static void status_cell(const rr_set *set, const rr_config *c, char *out, size_t
         for (int k = 0; k < nseen && !dup; k++) dup = !strcmp(seen[k], st);
         if (!dup) seen[nseen++] = st;
     }
-    qsort(seen, (size_t)nseen, sizeof *seen, cmp_status);
+    if (nseen > 1) qsort(seen, (size_t)nseen, sizeof *seen, cmp_status);
     out[0] = '\0';
     for (int k = 0; k < nseen; k++) {
         int count = 0;

@@ -32,11 +32,47 @@ struct results {
 
 // ---- errors -------------------------------------------------------------------------
 
+// The innermost HDF5 message, one line: a system error's text ("error message = 'No space
+// left on device'") replaces HDF5's multi-line dump of time, file name and buffer address.
 static herr_t first_error(unsigned n, const H5E_error2_t *err, void *data) {
     char *out = data;
-    if (n == 0 && err->desc && err->desc[0]) snprintf(out, 200, "%s", err->desc);
+    if (n != 0 || !err->desc || !err->desc[0]) return 0;
+    const char *sys = strstr(err->desc, "error message = '");
+    if (sys) {
+        sys += strlen("error message = '");
+        size_t len = strcspn(sys, "'");
+        int head = (int)strcspn(err->desc, ":");
+        snprintf(out, 200, "%.*s: %.*s", head, err->desc, (int)(len < 150 ? len : 150), sys);
+    } else {
+        snprintf(out, 200, "%s", err->desc);
+        out[strcspn(out, "\n")] = 0;
+    }
     return 0;
 }
+
+// Results files still open when the process exits (an error ended it): closed here, errors
+// ignored, so the file on disk is as complete as it can be. HDF5's own exit handler is off
+// (results_process_init): after a failed write (disk full) it crashed in H5_term_library.
+static results *g_open[8];
+static void close_open_files(void) {
+    for (int i = 0; i < 8; i++)
+        if (g_open[i]) {
+            H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+            H5Fclose(g_open[i]->file);
+            g_open[i] = NULL;
+        }
+}
+static void track_open(results *r, results *was) {
+    static int registered;
+    if (!registered && atexit(close_open_files) == 0) registered = 1;
+    for (int i = 0; i < 8; i++)
+        if (g_open[i] == was) {
+            g_open[i] = r;
+            return;
+        }
+}
+
+void results_process_init(void) { H5dont_atexit(); }
 
 static void __attribute__((noreturn)) h5_fail(const results *r, const char *what, const char *obj) {
     char detail[200] = "";
@@ -106,7 +142,11 @@ results *results_create(const char *path) {
     r->path = xstrdup(path, "results path");
     if (H5Eset_auto2(H5E_DEFAULT, NULL, NULL) < 0)
         die_fail("results %s: cannot silence the HDF5 error stack", path);
-    r->file = chk_id(r, H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), "creating", "the file");
+    hid_t fapl = chk_id(r, H5Pcreate(H5P_FILE_ACCESS), "setting up", "file access");
+    chk(r, H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG), "setting up", "file access"); // close closes all
+    r->file = chk_id(r, H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl), "creating", "the file");
+    chk(r, H5Pclose(fapl), "closing", "file access");
+    track_open(r, NULL);
     return r;
 }
 
@@ -138,6 +178,7 @@ int results_close(results *r) {
     results_flush(r);
     for (int i = 0; i < r->nseries; i++) series_free(r->series[i]);
     free(r->series);
+    track_open(NULL, r); // closed below (or, should that fail, at exit: never twice)
     chk(r, H5Fclose(r->file), "closing", "the file");
     free(r->path);
     free(r);

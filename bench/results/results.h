@@ -14,6 +14,10 @@ typedef struct {
     char type; // 'i' = int64, 'd' = float64
 } results_column;
 
+// Called once at the start of a program, before any HDF5 call: turns HDF5's exit handler off
+// (it crashed after a failed write, e.g. a full disk). Files still open at exit are closed by
+// this module's own handler instead.
+void results_process_init(void);
 // Creates (or truncates) the file at path.
 results *results_create(const char *path);
 

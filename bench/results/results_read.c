@@ -188,7 +188,7 @@ static void fill_config_defaults(rr_attrs *a) {
         }
         added = 1;
     }
-    if (added) qsort(a->items, (size_t)a->n, sizeof(rr_attr), attr_name_cmp);
+    if (added && a->n > 1) qsort(a->items, (size_t)a->n, sizeof(rr_attr), attr_name_cmp);
     config_free(&d);
 }
 
@@ -592,7 +592,7 @@ static void build_stage(rr_set *set, rr_stage *s) {
             s->axes[s->naxes++] = xstrdup(key, "axis");
         }
     }
-    qsort(s->axes, (size_t)s->naxes, sizeof(char *), cmp_str);
+    if (s->naxes > 1) qsort(s->axes, (size_t)s->naxes, sizeof(char *), cmp_str);
     s->configs = xcalloc((size_t)s->nruns, sizeof *s->configs, "configurations");
     for (int i = 0; i < s->nruns; i++) {
         int run = s->runs[i], found = -1;
@@ -618,8 +618,9 @@ static void build_stage(rr_set *set, rr_stage *s) {
         s->configs[found].runs[s->configs[found].nruns++] = run;
     }
     g_sort_stage = s;
-    qsort(s->configs, (size_t)s->nconfigs, sizeof *s->configs, cmp_config);
-    for (int c = 0; c < s->nconfigs; c++) qsort(s->configs[c].runs, (size_t)s->configs[c].nruns, sizeof(int), cmp_seed);
+    if (s->nconfigs > 1) qsort(s->configs, (size_t)s->nconfigs, sizeof *s->configs, cmp_config);
+    for (int c = 0; c < s->nconfigs; c++)
+        if (s->configs[c].nruns > 1) qsort(s->configs[c].runs, (size_t)s->configs[c].nruns, sizeof(int), cmp_seed);
 }
 
 int rr_scan(const char *dir, int what, rr_set *set, char *err, size_t errlen) {
@@ -672,7 +673,7 @@ int rr_scan(const char *dir, int what, rr_set *set, char *err, size_t errlen) {
         free(pname);
     }
     for (int s = 0; s < set->nstages; s++) build_stage(set, &set->stages[s]);
-    qsort(set->stages, (size_t)set->nstages, sizeof *set->stages, cmp_stage);
+    if (set->nstages > 1) qsort(set->stages, (size_t)set->nstages, sizeof *set->stages, cmp_stage);
     return 0;
 }
 

@@ -10,6 +10,7 @@
 #include "estimate.h"
 #include "../experiment/exp_tables.h"
 #include "../experiment/experiment.h"
+#include "../results/run_files.h"
 #include "../train/train.h"
 #include "../../core/common.h"
 #include "../../core/device.h"
@@ -25,8 +26,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-enum { R_SKIP, R_WAIT, R_RUNNING, R_DONE, R_FAILED, R_DIVERGED, R_BLOCKED, R_LOCKED };
-static const char *state_name[] = {"skipped", "waiting", "running", "done", "failed", "diverged", "blocked", "locked"};
+enum { R_SKIP, R_WAIT, R_RUNNING, R_DONE, R_FAILED, R_DIVERGED, R_BLOCKED, R_LOCKED, R_DAMAGED };
+static const char *state_name[] = {"skipped", "waiting", "running", "done", "failed", "diverged", "blocked", "locked", "damaged"};
 
 typedef struct {
     const char *path, *scale, *out, *only, *device;
@@ -85,30 +86,6 @@ static void make_dirs_for(const char *file) {
     make_dirs(dir);
 }
 
-// Opens and flocks <run>.lock; returns the descriptor, or -1 when another process holds it.
-static int take_lock(const char *base) {
-    char path[4200];
-    snprintf(path, sizeof path, "%s.lock", base);
-    make_dirs_for(path);
-    int fd = open(path, O_RDWR | O_CREAT, 0644);
-    if (fd < 0) die_fail("cannot open lock file %s: %s", path, strerror(errno));
-    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        close(fd);
-        return -1;
-    }
-    char who[128];
-    int n = snprintf(who, sizeof who, "%ld\n", (long)getpid());
-    if (ftruncate(fd, 0) != 0 || write(fd, who, (size_t)n) != n) { /* the lock itself is what counts */ }
-    return fd;
-}
-
-static void release_lock(const char *base, int fd) {
-    char path[4200];
-    snprintf(path, sizeof path, "%s.lock", base);
-    unlink(path);
-    close(fd);
-}
-
 // Child: trains run i and exits with train_run's status (stdout goes to <run>.log).
 static void child_train(const experiment *e, int i, const run_flags *f, int threads) {
     char base[4096], out_dir[4096], init[4200], log[4200];
@@ -124,7 +101,8 @@ static void child_train(const experiment *e, int i, const run_flags *f, int thre
     }
     posbench_set_threads(threads);
     train_options opt = {.out_dir = out_dir, .experiment = e->name, .stage = e->runs[i].stage,
-                         .force = f->force, .run_id = e->runs[i].run_id, .device = f->device};
+                         .force = f->force, .run_id = e->runs[i].run_id, .device = f->device,
+                         .lock_held = 1}; // the parent holds the run lock
     if (e->runs[i].parent >= 0) {
         experiment_run_path(e, e->runs[i].parent, f->out, init, sizeof init);
         strcat(init, ".weights");
@@ -159,27 +137,28 @@ static int parse_flags(int argc, char **argv, run_flags *f) {
     f->jobs = 1;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        char *end;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) return 1;
         if (!strcmp(a, "--scale") && v) f->scale = argv[++i];
-        else if (!strcmp(a, "--out") && v) f->out = argv[++i];
+        else if (!strcmp(a, "--out") && v) {
+            if (!v[0]) die_input("--out needs a directory name (got an empty string)");
+            f->out = argv[++i];
+        }
         else if (!strcmp(a, "--only") && v) f->only = argv[++i];
         else if (!strcmp(a, "--dry-run")) f->dry_run = 1;
         else if (!strcmp(a, "--force")) f->force = 1;
         else if (!strcmp(a, "--fail-fast")) f->fail_fast = 1;
         else if ((!strcmp(a, "--jobs") || !strcmp(a, "--retries") || !strcmp(a, "--threads")) && v) {
-            long n = strtol(v, &end, 10);
-            long min = strcmp(a, "--retries") ? 1 : 0;
-            if (*v == 0 || *end != 0 || n < min || n > 1024) die_input("%s needs an integer >= %ld (got '%s')", a, min, v);
+            long n = parse_int_flag(a, v, strcmp(a, "--retries") ? 1 : 0, strcmp(a, "--retries") ? POSBENCH_MAX_THREADS : 1000);
             if (!strcmp(a, "--jobs")) f->jobs = (int)n;
             else if (!strcmp(a, "--retries")) f->retries = (int)n;
             else posbench_set_threads((int)n);
             i++;
         } else if (!strcmp(a, "--shard") && v) {
-            int s, n;
-            char tail;
-            if (sscanf(v, "%d/%d%c", &s, &n, &tail) != 2 || n < 1 || s < 0 || s >= n)
-                die_input("--shard needs I/N with 0 <= I < N (got '%s')", v);
+            const char *slash = strchr(v, '/');
+            char first[32];
+            if (!slash || slash - v >= (long)sizeof first) die_input("--shard needs I/N with 0 <= I < N (got '%s')", v);
+            snprintf(first, sizeof first, "%.*s", (int)(slash - v), v);
+            long n = parse_int_flag("--shard N", slash + 1, 1, 1000000), s = parse_int_flag("--shard I", first, 0, n - 1);
             f->shard = s;
             f->shards = n;
             i++;
@@ -215,11 +194,19 @@ int cmd_run(int argc, char **argv) {
     int *lock_fd = xcalloc((size_t)n, sizeof(int), "run locks");
     pid_t *pid = xcalloc((size_t)n, sizeof(pid_t), "run processes");
     int todo = 0;
-    for (int i = 0; i < n; i++) {
-        const char *status = experiment_run_status(e, i, f.out);
+    for (int i = 0; i < n; i++) { // a run's state comes from its results file (run_files.h) only
+        char why[256] = "";
+        run_file_state st = experiment_run_file_state(e, i, f.out, why, sizeof why);
         if (!selected(e, i, &f)) state[i] = R_SKIP;
-        else if (!strcmp(status, "done") && !f.force) state[i] = R_DONE;
-        else state[i] = R_WAIT, todo++;
+        else if (st == RUN_FILE_DONE && !f.force) state[i] = R_DONE;
+        else if (st == RUN_FILE_DIVERGED && !f.force) state[i] = R_DIVERGED; // final: reruns keep it
+        else if (st == RUN_FILE_DAMAGED && !f.force) {
+            state[i] = R_DAMAGED;
+            char base[4096];
+            experiment_run_path(e, i, f.out, base, sizeof base);
+            printf("[damaged] %s %s %s: %s.h5 %s; left as it is (--force sets it aside and reruns the run)\n",
+                   e->runs[i].run_id, e->runs[i].stage, e->runs[i].axes, base, why);
+        } else state[i] = R_WAIT, todo++;
     }
     int threads = posbench_threads(), per_job = threads / f.jobs > 0 ? threads / f.jobs : 1;
     printf("experiment %s: %d runs in %d stages; %d to run%s (%d jobs x %d threads)\n", e->name, n, e->nstages, todo,
@@ -257,10 +244,10 @@ int cmd_run(int argc, char **argv) {
             if (state[i] != R_WAIT) continue;
             int parent = e->runs[i].parent;
             int parent_state = parent < 0 ? R_DONE : state[parent];
-            if (parent >= 0 && parent_state == R_SKIP && !strcmp(experiment_run_status(e, parent, f.out), "done"))
+            if (parent >= 0 && parent_state == R_SKIP && experiment_run_file_state(e, parent, f.out, NULL, 0) == RUN_FILE_DONE)
                 parent_state = R_DONE; // a parent in another shard or filtered out, done earlier
             if (parent_state == R_FAILED || parent_state == R_DIVERGED || parent_state == R_BLOCKED ||
-                parent_state == R_LOCKED || (parent_state == R_SKIP)) {
+                parent_state == R_LOCKED || parent_state == R_DAMAGED || (parent_state == R_SKIP)) {
                 state[i] = R_BLOCKED;
                 printf("[blocked] %s %s %s: its %s run %s is not done\n", e->runs[i].run_id, e->runs[i].stage,
                        e->runs[i].axes, e->runs[parent].stage, e->runs[parent].run_id);
@@ -269,10 +256,12 @@ int cmd_run(int argc, char **argv) {
             if (parent_state != R_DONE) continue;
             char base[4096];
             experiment_run_path(e, i, f.out, base, sizeof base);
-            int fd = take_lock(base);
+            char holder[4400];
+            make_dirs_for(base);
+            int fd = run_lock_take(base, holder, sizeof holder);
             if (fd < 0) {
                 state[i] = R_LOCKED;
-                printf("[locked]  %s %s %s: another process is running it\n", e->runs[i].run_id, e->runs[i].stage, e->runs[i].axes);
+                printf("[locked]  %s %s %s: %s is running it\n", e->runs[i].run_id, e->runs[i].stage, e->runs[i].axes, holder);
                 continue;
             }
             fflush(stdout);
@@ -302,12 +291,13 @@ int cmd_run(int argc, char **argv) {
         running--;
         char base[4096], final_path[4200];
         experiment_run_path(e, i, f.out, base, sizeof base);
-        release_lock(base, lock_fd[i]);
         snprintf(final_path, sizeof final_path, "%s.h5", base);
         int code = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
-        if (code == 0) {
+        run_file_state st = run_file_status(final_path, NULL, 0); // what the run left, read while still locked
+        run_lock_release(base, lock_fd[i]);
+        if (code == 0 && st == RUN_FILE_DONE) {
             state[i] = R_DONE;
-        } else if (code == 1 && access(final_path, F_OK) == 0) {
+        } else if (st == RUN_FILE_DIVERGED) {
             state[i] = R_DIVERGED; // finished file with status diverged: deterministic, no retry
         } else if (tries[i] <= f.retries && code != EXIT_BAD_INPUT) {
             state[i] = R_WAIT;
@@ -326,7 +316,7 @@ int cmd_run(int argc, char **argv) {
     for (int i = 0; i < n; i++) {
         if (state[i] == R_DONE) ok++;
         if (state[i] == R_FAILED || state[i] == R_DIVERGED || state[i] == R_BLOCKED || state[i] == R_LOCKED ||
-            (state[i] == R_WAIT && stop)) {
+            state[i] == R_DAMAGED || (state[i] == R_WAIT && stop)) {
             if (!failed++) printf("not done:\n");
             printf("  %s %s %s: %s\n", e->runs[i].run_id, e->runs[i].stage, e->runs[i].axes,
                    state[i] == R_WAIT ? "not started (--fail-fast)" : state_name[state[i]]);
@@ -354,9 +344,7 @@ int cmd_slurm(int argc, char **argv) {
         } else if (!strcmp(a, "--scale") && v) scale = argv[++i];
         else if (!strcmp(a, "--out") && v) out = argv[++i];
         else if (!strcmp(a, "--max-parallel") && v) {
-            char *end;
-            max_parallel = strtol(v, &end, 10);
-            if (*end || max_parallel < 1) die_input("--max-parallel needs an integer >= 1 (got '%s')", v);
+            max_parallel = parse_int_flag(a, v, 1, 1000000);
             i++;
         } else if (a[0] == '-') die_input("unknown or incomplete flag '%s' for posbench slurm", a);
         else path = a;

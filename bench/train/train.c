@@ -6,13 +6,14 @@
 // memory; the host reaches them only through explicit uploads and downloads.
 #include "train.h"
 #include "train_internal.h"
+#include "checkpoint.h"
+#include "train_files.h"
 #include "progress.h"
 #include "../experiment/settings.h"
 #include "../results/results.h"
 #include "../../core/common.h"
 #include "../../core/optimizer.h"
 #include "../../core/rng.h"
-#include "../../core/tensorfile.h"
 #include "../../datasets/dataset.h"
 #include "../../models/model.h"
 #include "../../core/device.h"
@@ -73,7 +74,10 @@ static void load_data(run *r) {
     dataset_labeled_subset(&r->train, cfg_float(c, "data.labeled_fraction"), (uint32_t)cfg_int(c, "data.subset_seed"));
     if (r->train.height != r->train.width && !r->train.audio) // a speech clip is a sequence (frames x MFCCs)
         die_input("%s: images are %dx%d; the ViT needs square images", r->train.source, r->train.height, r->train.width);
-    if (r->test.height != r->train.height || r->test.channels != r->train.channels)
+    if (r->test.num_classes > r->train.num_classes) // the model has train.num_classes logits
+        die_input("%s: test labels go up to %d, but the training set has %d classes (labels 0..%d)", r->test.source,
+                  r->test.num_classes - 1, r->train.num_classes, r->train.num_classes - 1);
+    if (r->test.height != r->train.height || r->test.width != r->train.width || r->test.channels != r->train.channels)
         die_input("%s: test images (%dx%d) differ from training images (%dx%d)", r->test.source, r->test.height,
                   r->test.width, r->train.height, r->train.width);
 }
@@ -207,100 +211,6 @@ static void open_results(run *r) {
     results_flush(r->res);
 }
 
-// ---------------------------------------------------------------- checkpoints
-// A host copy of a backend arena of t->total floats (the caller frees it).
-static float *arena_to_host(const ops_backend *ops, const tensor_table *t, const float *arena) {
-    float *host = xmalloc_aligned(t->total * sizeof(float), "arena (host copy)");
-    ops->download(host, arena, t->total * sizeof(float));
-    return host;
-}
-
-static void add_arena(tensorfile *tf, const char *prefix, const tensor_table *t, const float *base) {
-    char name[128];
-    for (int i = 0; i < t->count; i++) {
-        const tensor_info *info = &t->items[i];
-        snprintf(name, sizeof name, "%s.%s", prefix, info->name);
-        tf_add(tf, name, TF_F32, info->ndim, info->shape, base + info->offset);
-    }
-}
-
-static void add_history(tensorfile *tf, const char *name, const history *h) {
-    int dims[2] = {(int)h->count, h->cols};
-    if (h->count == 0) dims[0] = 0;
-    tf_add(tf, name, TF_F64, 2, dims, h->rows ? (const void *)h->rows : (const void *)"");
-}
-
-static void write_checkpoint(run *r) {
-    tensorfile tf;
-    tf_init(&tf);
-    int idlen[1] = {12};
-    tf_add(&tf, "state.run_id", TF_U8, 1, idlen, r->run_id);
-    tf_add_i64_scalar(&tf, "state.step", r->step);
-    double t = r->train_time_s;
-    int one[1] = {1};
-    tf_add(&tf, "state.train_time_s", TF_F64, 1, one, &t);
-    const ops_backend *ops = r->model.ops;
-    const tensor_table *params = &r->model.params;
-    float *param = arena_to_host(ops, params, r->model.param), *m = arena_to_host(ops, params, r->adam_m),
-          *v = arena_to_host(ops, params, r->adam_v);
-    add_arena(&tf, "param", params, param);
-    add_arena(&tf, "adam_m", params, m);
-    add_arena(&tf, "adam_v", params, v);
-    add_history(&tf, "history.train", &r->train_hist);
-    add_history(&tf, "history.eval", &r->eval_hist);
-    char err[4200];
-    if (tf_write(&tf, r->ckpt_path, err, sizeof err) != 0) die_fail("checkpoint: %s", err);
-    tf_free(&tf);
-    free(param);
-    free(m);
-    free(v);
-}
-
-// Fills the backend arena `arena` from the checkpoint entries prefix.<tensor name>.
-static void restore_arena(const tensorfile *tf, const char *prefix, const tensor_table *t, const ops_backend *ops, float *arena,
-                          const char *path) {
-    float *base = xmalloc_aligned(t->total * sizeof(float), "arena (host copy)");
-    char name[128];
-    for (int i = 0; i < t->count; i++) {
-        const tensor_info *info = &t->items[i];
-        snprintf(name, sizeof name, "%s.%s", prefix, info->name);
-        const tf_entry *e = tf_find(tf, name);
-        if (!e || e->dtype != TF_F32 || e->count != info->numel)
-            die_input("%s: checkpoint entry %s is missing or has the wrong size (delete the checkpoint to restart the run)", path, name);
-        memcpy(base + info->offset, e->data, info->numel * sizeof(float));
-    }
-    ops->upload(arena, base, t->total * sizeof(float));
-    free(base);
-}
-
-static void restore_history(const tensorfile *tf, const char *name, history *h, const char *path) {
-    const tf_entry *e = tf_find(tf, name);
-    if (!e || e->dtype != TF_F64 || e->ndim != 2 || e->dims[1] != h->cols)
-        die_input("%s: checkpoint entry %s is missing or malformed", path, name);
-    for (int i = 0; i < e->dims[0]; i++) history_append(h, (const double *)e->data + (size_t)i * h->cols);
-}
-
-// Returns 1 when a checkpoint of this run was loaded.
-static int try_resume(run *r) {
-    if (access(r->ckpt_path, F_OK) != 0) return 0;
-    tensorfile tf;
-    char err[4200];
-    if (tf_read(&tf, r->ckpt_path, err, sizeof err) != 0) die_input("%s (delete it to restart the run)", err);
-    const tf_entry *id = tf_find(&tf, "state.run_id"), *step = tf_find(&tf, "state.step"),
-                   *t = tf_find(&tf, "state.train_time_s");
-    if (!id || id->count != 12 || memcmp(id->data, r->run_id, 12) != 0 || !step || !t)
-        die_input("%s: checkpoint belongs to another run (delete it to restart)", r->ckpt_path);
-    r->step = (long)((const double *)step->data)[0];
-    r->train_time_s = ((const double *)t->data)[0];
-    restore_arena(&tf, "param", &r->model.params, r->model.ops, r->model.param, r->ckpt_path);
-    restore_arena(&tf, "adam_m", &r->model.params, r->model.ops, r->adam_m, r->ckpt_path);
-    restore_arena(&tf, "adam_v", &r->model.params, r->model.ops, r->adam_v, r->ckpt_path);
-    restore_history(&tf, "history.train", &r->train_hist, r->ckpt_path);
-    restore_history(&tf, "history.eval", &r->eval_hist, r->ckpt_path);
-    tf_free(&tf);
-    return 1;
-}
-
 // ---------------------------------------------------------------- steps and evaluation
 static void epoch_order(run *r, int epoch) {
     rng_stream s = rng_stream_make(r->seed, RNG_SHUFFLE, (uint32_t)epoch, 0, 0);
@@ -359,54 +269,13 @@ static void env_init(run *r) {
                              .labels = r->labels, .pixel_mean = r->test.mean, .pixel_std = r->test.std, .rec = &r->sink};
 }
 
-// Final parameters beside the results file (<run-id>.weights), for stages that start from them.
-static void write_weights(run *r) {
-    tensorfile tf;
-    tf_init(&tf);
-    float *param = arena_to_host(r->model.ops, &r->model.params, r->model.param);
-    add_arena(&tf, "param", &r->model.params, param);
-    char err[4200];
-    if (tf_write(&tf, r->weights_path, err, sizeof err) != 0) die_fail("final weights: %s", err);
-    tf_free(&tf);
-    free(param);
-}
-
-// Starts from another run's final weights: every tensor with the same name and shape is
-// copied (the rest keeps its fresh initialisation, e.g. a new classifier). Reports both lists.
-static void load_init_weights(run *r, const char *path) {
-    tensorfile tf;
-    char err[4200];
-    if (tf_read(&tf, path, err, sizeof err) != 0) die_input("init weights: %s", err);
-    const tensor_table *t = &r->model.params;
-    float *param = arena_to_host(r->model.ops, t, r->model.param);
-    int loaded = 0;
-    char skipped[1024] = "";
-    for (int i = 0; i < t->count; i++) {
-        const tensor_info *info = &t->items[i];
-        char name[128];
-        snprintf(name, sizeof name, "param.%s", info->name);
-        const tf_entry *e = tf_find(&tf, name);
-        if (e && e->dtype == TF_F32 && e->count == info->numel) {
-            memcpy(param + info->offset, e->data, info->numel * sizeof(float));
-            loaded++;
-        } else if (strlen(skipped) + strlen(info->name) + 3 < sizeof skipped) {
-            strcat(skipped, skipped[0] ? ", " : "");
-            strcat(skipped, info->name);
-        }
-    }
-    r->model.ops->upload(r->model.param, param, t->total * sizeof(float));
-    free(param);
-    printf("init: %d of %d tensors from %s%s%s\n", loaded, t->count, path, skipped[0] ? "; fresh: " : "", skipped);
-    tf_free(&tf);
-}
-
 static void finish_file(run *r, const char *status, const eval_scores *last) {
     const objective_kind *k = r->obj.kind;
     if (strcmp(status, "done") == 0) {
         if (cfg_bool(r->cfg, "eval.knn")) record_knn(r);
         record_attention(r);
         if (k->record_final) k->record_final(&r->obj, &r->env, last);
-        write_weights(r);
+        weights_write(r);
     }
     char finished[32];
     iso_time(finished, sizeof finished);
@@ -454,8 +323,6 @@ static void free_run(run *r) {
     free(r->eval_hist.rows);
 }
 
-static int already_done(const char *path) { return access(path, F_OK) == 0; }
-
 int train_run(const config *cfg, const train_options *opt, train_result *out) {
     run r;
     memset(&r, 0, sizeof r);
@@ -464,26 +331,18 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
     r.opt = opt;
     if (opt->run_id) snprintf(r.run_id, sizeof r.run_id, "%s", opt->run_id);
     else config_run_id(cfg, r.run_id);
-    make_dirs(opt->out_dir);
-    snprintf(r.final_path, sizeof r.final_path, "%s/%s.h5", opt->out_dir, r.run_id);
-    snprintf(r.partial_path, sizeof r.partial_path, "%s/%s.h5.partial", opt->out_dir, r.run_id);
-    snprintf(r.ckpt_path, sizeof r.ckpt_path, "%s/%s.ckpt", opt->out_dir, r.run_id);
-    snprintf(r.weights_path, sizeof r.weights_path, "%s/%s.weights", opt->out_dir, r.run_id);
-    snprintf(out->run_id, sizeof out->run_id, "%s", r.run_id);
-    snprintf(out->path, sizeof out->path, "%s", r.final_path);
-    if (already_done(r.final_path) && !opt->force) {
-        printf("run %s is already finished: %s (--force retrains it; the old file is replaced only when the new run ends)\n",
-               r.run_id, r.final_path);
-        snprintf(out->status, sizeof out->status, "skipped");
-        return 0;
-    }
+    int claim_status = 0;
+    if (!train_files_claim(&r, out, &claim_status)) return claim_status;
     setup(&r);
     env_init(&r);
-    if (opt->init_weights) load_init_weights(&r, opt->init_weights);
+    if (opt->init_weights) weights_load_init(&r, opt->init_weights);
     if (opt->fresh) unlink(r.ckpt_path);
-    int resumed = try_resume(&r);
-    iso_time(r.started, sizeof r.started);
+    int resumed = checkpoint_resume(&r); // keeps the first segment's `started`
+    char now[32];
+    iso_time(now, sizeof now);
+    if (!r.started[0]) snprintf(r.started, sizeof r.started, "%s", now);
     open_results(&r);
+    if (resumed) results_attr_str(r.res, "/", "resumed", now); // the latest resume
 
     model *m = &r.model;
     printf("run %s: %s d=%d L=%d H=%d patch %d, %zu parameters; %d train / %d test images; %d epochs x %d steps of %d\n",
@@ -506,8 +365,11 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
     // Fault injection for tests: POSBENCH_FAULT_NAN_STEP=S poisons a weight with NaN before
     // step S (1-based), so the divergence path runs for real; POSBENCH_FAULT_KILL_STEP=S sends
     // SIGKILL to the whole process group (the sweep and its runs) right after step S, so the
-    // kill -9 test does not depend on how fast the machine is.
+    // kill -9 test does not depend on how fast the machine is. POSBENCH_FAULT_NAN_EVAL=E poisons
+    // a weight right before the evaluation at the end of epoch E (finite training loss, NaN logits).
     const char *fault = getenv("POSBENCH_FAULT_NAN_STEP"), *kill_fault = getenv("POSBENCH_FAULT_KILL_STEP");
+    const char *eval_fault = getenv("POSBENCH_FAULT_NAN_EVAL");
+    long nan_eval_epoch = eval_fault ? atol(eval_fault) : 0;
     long nan_step = fault ? atol(fault) : 0, kill_step = kill_fault ? atol(kill_fault) : 0;
     while (r.step < r.total_steps) {
         int epoch = (int)(r.step / r.steps_per_epoch), in_epoch = (int)(r.step % r.steps_per_epoch);
@@ -537,16 +399,29 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
         progress_update(&bar, r.step, loss, r.batch / dt);
         int epoch_end = r.step % r.steps_per_epoch == 0;
         if (epoch_end) {
+            if (nan_eval_epoch == epoch + 1) {
+                const float nan = NAN;
+                m->ops->upload(m->param, &nan, sizeof nan);
+            }
             last = r.obj.kind->evaluate(&r.obj, &r.env);
             double erow[EVAL_COLS] = {(double)epoch + 1, (double)r.step, last.metric[0], last.metric[1], last.loss};
             history_append(&r.eval_hist, erow);
             results_series_append(r.eval_series, erow);
+            if (!isfinite(last.loss)) { // non-finite test logits: the model diverged; no accuracy is reported
+                progress_finish(&bar);
+                fprintf(stderr, "posbench: run %s diverged: test loss %g at the end of epoch %d (step %ld)\n", r.run_id,
+                        last.loss, epoch + 1, r.step);
+                results_attr_int(r.res, "/final", "diverged_step", r.step);
+                final_status = "diverged";
+                status = 1;
+                break;
+            }
             progress_message(&bar, r.obj.kind->progress, epoch + 1, r.epochs, loss, last.metric[0], last.metric[1],
                              r.train_time_s);
         }
         int stop = opt->stop_after > 0 && r.step >= opt->stop_after && r.step < r.total_steps;
         if ((epoch_end || stop || (checkpoint_every > 0 && r.step % checkpoint_every == 0)) && r.step < r.total_steps) {
-            write_checkpoint(&r);
+            checkpoint_write(&r);
             results_flush(r.res);
         }
         if (kill_step > 0 && r.step == kill_step) kill(0, SIGKILL);
@@ -560,6 +435,7 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
             snprintf(out->path, sizeof out->path, "%s", r.partial_path);
             out->steps = r.step;
             free_run(&r);
+            train_files_release(&r);
             return 0;
         }
     }
@@ -573,5 +449,6 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
     if (status == 0) printf(r.obj.kind->final_line, last.metric[0], last.metric[1], r.train_time_s);
     printf("results: %s\n", r.final_path);
     free_run(&r);
+    train_files_release(&r);
     return status;
 }

@@ -10,6 +10,7 @@ typedef struct {
     long stop_after;          // > 0: checkpoint and return after this global step (simulated interruption)
     int force;                // retrain even when a finished file exists
     int fresh;                // ignore an existing checkpoint
+    int lock_held;            // the caller holds the run lock (the runner); else train_run takes it
     const char *init_weights; // start from these final weights (<run-id>.weights of another run)
     const char *device;       // --device (core/device.h; NULL = auto): the op backend; not part of the run id
     const char *run_id;       // file-name id to use (an experiment's run id); NULL: hash of the config
@@ -21,11 +22,12 @@ typedef struct {
 typedef struct {
     char run_id[13];
     char path[4096];          // the finished (or partial) HDF5 file
-    char status[16];          // done | diverged | stopped | skipped
+    char status[16];          // done | diverged | stopped | skipped | locked
     double top1, top5, seconds;
     long steps;
 } train_result;
 
-// Returns 0 (done, stopped on request or already done), 1 (diverged or failed).
+// Returns 0 (done, stopped on request or already done), 1 (diverged, before or now; or the
+// run is locked by another process, which is then named and no file touched).
 // Bad input (dataset, impossible config) exits with status 2 before any file is written.
 int train_run(const config *cfg, const train_options *opt, train_result *res);

@@ -24,6 +24,8 @@ typedef struct {
     const config *cfg;
     const train_options *opt;
     char run_id[13], final_path[4096], partial_path[4096], ckpt_path[4096], weights_path[4096];
+    char lock_base[4096];     // <out>/<run-id>: the run lock is <lock_base>.lock (train_files.c)
+    int lock_fd;              // the lock this process took; -1 when none (or the caller holds it)
     dataset train, test;
     model model;
     objective obj;            // the objective (objectives/objective.h) and what it reads

@@ -1,5 +1,6 @@
 // core/cpu/reduce_cpu.c — the CPU backend's reductions (core/ops.h "reductions"): the loss sum,
-// the rank of the true class (top-k accuracy) and the row argmax (MP3's predicted position).
+// the rank of the true class (top-k accuracy; K for a row with NaN or ±Inf) and the row argmax
+// (MP3's predicted position; -1 for a row with NaN or ±Inf, so it never matches a position).
 // CUDA twin: core/cuda/reduce_cuda.cu.
 #include "ops_cpu_internal.h"
 #include <math.h>
@@ -27,9 +28,11 @@ void cpu_argmax_rows(int *index, const float *x, int N, int K) {
 #pragma omp parallel for schedule(static)
     for (int n = 0; n < N; n++) {
         const float *z = x + (size_t)n * K;
-        int best = 0;
-        for (int k = 1; k < K; k++)
+        int best = 0, finite = isfinite(z[0]);
+        for (int k = 1; k < K; k++) {
+            if (!isfinite(z[k])) finite = 0;
             if (z[k] > z[best]) best = k;
-        index[n] = best;
+        }
+        index[n] = finite ? best : -1; // a row with NaN or ±Inf predicts nothing
     }
 }

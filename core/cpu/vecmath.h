@@ -8,9 +8,10 @@
 
 // exp(x) for x <= 0: Cody-Waite reduction x = n ln2 + r, Cephes expf polynomial, scale by
 // 2^n through the exponent bits. Returns exactly 1 for x = 0 and exactly 0 for x < -87
-// (including -inf); positive x is clamped to 0. Branch-free so that loops vectorise.
+// (including -inf); positive x is clamped to 0; NaN stays NaN (and never reaches the integer
+// conversion, which would be undefined). Branch-free so that loops vectorise.
 ALWAYS_INLINE float exp_nonpos(float x) {
-    float xc = x < -87.0f ? -87.0f : x;
+    float xc = x >= -87.0f ? x : -87.0f; // NaN compares false: -87 here, NaN returned below
     xc = xc > 0.0f ? 0.0f : xc;
     const float magic = 12582912.0f; // 1.5 * 2^23: adding and subtracting rounds to integer
     float n = (xc * 1.44269504088896341f + magic) - magic;
@@ -27,7 +28,7 @@ ALWAYS_INLINE float exp_nonpos(float x) {
     float p2;
     memcpy(&p2, &bits, sizeof p2);
     float e = y * p2;
-    return x < -87.0f ? 0.0f : e;
+    return x < -87.0f ? 0.0f : x == x ? e : x;
 }
 
 // erf(x) by Abramowitz & Stegun 7.1.26 (|error| <= 1.5e-7), given e = exp(-x²) computed

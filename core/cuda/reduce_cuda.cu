@@ -88,19 +88,22 @@ static __global__ void class_rank_kernel(int *rank, const float *logits, const i
     rank[n] = finite ? ahead : K;
 }
 
-// index (N): argmax over k of x (N, K) row n, the first (lowest) k on ties. One thread per row.
+// index (N): argmax over k of x (N, K) row n, the first (lowest) k on ties; -1 when the row holds
+// a NaN or an infinity. One thread per row.
 static __global__ void argmax_rows_kernel(int *index, const float *x, int N, int K) {
     int n = blockIdx.x * blockDim.x + threadIdx.x;
     if (n >= N) return;
     const float *z = x + (size_t)n * K;
-    int best = 0;
+    int best = 0, finite = isfinite(z[0]);
     float zbest = z[0];
-    for (int k = 1; k < K; k++)
+    for (int k = 1; k < K; k++) {
+        if (!isfinite(z[k])) finite = 0;
         if (z[k] > zbest) {
             best = k;
             zbest = z[k];
         }
-    index[n] = best;
+    }
+    index[n] = finite ? best : -1; // a row with NaN or ±Inf predicts nothing (the CPU's rule)
 }
 
 void cuda_class_rank(int *rank, const float *logits, const int *target, int N, int K) {

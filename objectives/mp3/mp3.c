@@ -166,6 +166,7 @@ void mp3_reassemble(const float *image, const int *pred, const mp3_layout *L, fl
     int *count = xcalloc((size_t)N, sizeof(int), "reassembly counts");
     memset(out, 0, layout_floats(L) * sizeof(float));
     for (int n = 0; n < N; n++) {
+        if (pred[n] < 0 || pred[n] >= N) continue; // no prediction (non-finite logits): the patch is left out
         copy_patch(out, image, L, n, pred[n], 1);
         count[pred[n]]++;
     }

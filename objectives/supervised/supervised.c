@@ -39,7 +39,9 @@ void supervised_count_topk(supervised *s, const float *logits, const int32_t *la
     s->ops->class_rank(s->rank, logits, (const int *)labels, B, s->num_classes);
     s->ops->download(s->rank_host, s->rank, (size_t)B * sizeof(int));
     for (int b = 0; b < B; b++) {
-        *top1 += s->rank_host[b] < 1;
-        *top5 += s->rank_host[b] < 5;
+        // rank K marks a row with NaN or ±Inf logits: never correct, even when K <= 5
+        int r = s->rank_host[b];
+        *top1 += r < 1 && r < s->num_classes;
+        *top5 += r < 5 && r < s->num_classes;
     }
 }

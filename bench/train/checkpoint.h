@@ -1,0 +1,17 @@
+// bench/train/checkpoint.h — a run's checkpoint (<run-id>.ckpt: step, time, parameters, AdamW
+// moments, the recorded history) and final weights (<run-id>.weights), as checksummed
+// tensorfiles (core/tensorfile.h). A checkpoint is resumed only when every entry passes its
+// checksum and its state is consistent with this run (run id, step in range, history rows
+// matching the step, finite parameters and moments); anything else is refused naming the file.
+#pragma once
+#include "train_internal.h"
+
+void checkpoint_write(run *r);
+// 1 when the run's checkpoint was loaded into r (step, time, arenas, history); 0 when there is
+// none. A bad checkpoint ends the process (exit 2) naming the file and what is wrong.
+int checkpoint_resume(run *r);
+// The final parameters beside the results file, for stages that start from them.
+void weights_write(run *r);
+// Starts from another run's final weights: every tensor with the same name and shape is copied
+// (the rest keeps its fresh initialisation, e.g. a new classifier); prints both lists.
+void weights_load_init(run *r, const char *path);
