@@ -59,6 +59,7 @@ static void test_argmax_nonfinite(void) {
 
 static void test_mp3_nonfinite(void) {
     enum { C = 1, S = 4, P = 2, N = 4 }; // a 2x2 grid of 2x2 patches
+    const mp3_layout L = {C, S, S, P, P};
     float image[C * S * S], out[C * S * S];
     for (int i = 0; i < C * S * S; i++) image[i] = (float)i; // no blank patch
     // All-NaN logits: the argmax used to be 0, which is patch 0's true position.
@@ -67,10 +68,10 @@ static void test_mp3_nonfinite(void) {
     int pred[N];
     ops_cpu.argmax_rows(pred, logits, N, N);
     long correct = 0, total = 0, cnb = 0, tnb = 0;
-    mp3_count_correct(pred, image, 1, C, S, P, NULL, 0, 0, &correct, &total, &cnb, &tnb);
+    mp3_count_correct(pred, image, 1, &L, NULL, 0, 0, &correct, &total, &cnb, &tnb);
     test_check("MP3 position accuracy: all-NaN logits score 0, not patch 0's position", correct == 0 && total == N,
                "%ld of %ld correct", correct, total);
-    mp3_reassemble(image, pred, C, S, P, 0.5f, out);
+    mp3_reassemble(image, pred, &L, 0.5f, out);
     int empty = 1;
     for (int i = 0; i < C * S * S; i++) empty &= out[i] == 0.5f;
     test_check("MP3 reassembly: patches without a prediction are left out (no out-of-bounds index)", empty,
