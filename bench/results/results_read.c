@@ -457,8 +457,16 @@ int rr_value_cmp(const char *a, const char *b) {
     return strcmp(a, b);
 }
 
+// A boolean as the files keep it (1 / 0): the spellings config keys accept.
+static const char *bool_as_number(const char *v) {
+    if (!strcmp(v, "true") || !strcmp(v, "True") || !strcmp(v, "TRUE")) return "1";
+    if (!strcmp(v, "false") || !strcmp(v, "False") || !strcmp(v, "FALSE")) return "0";
+    return v;
+}
+
 int rr_value_equal(const char *a, const char *b) {
     double x, y;
+    a = bool_as_number(a), b = bool_as_number(b);
     if (parse_num(a, &x) && parse_num(b, &y)) return x == y;
     return !strcmp(a, b);
 }

@@ -77,8 +77,8 @@ const rr_array *rr_array_get(const rr_arrays *a, const char *name);        // NU
 // Orders two attribute texts: both numbers -> numerically; a number before a non-number;
 // otherwise strcmp.
 int rr_value_cmp(const char *a, const char *b);
-// Are two attribute texts the same value? Numerically when both are numbers ("0" = "0.0"),
-// else as text.
+// Are two attribute texts the same value? Numerically when both are numbers ("0" = "0.0"; a
+// boolean spelled true/false is 1/0, as the files store it), else as text.
 int rr_value_equal(const char *a, const char *b);
 
 // ---- results directories ------------------------------------------------------------
