@@ -48,7 +48,7 @@ TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_LIB := $(BUILD)/tests/testing.o $(BUILD)/tests/cuda_parity.o
 
-.PHONY: all deps test bench bench-ci bench-ci-baseline clean help backends reproduce-mp3 reproduce-cape figures gpu-bundle
+.PHONY: all deps test bench bench-ci bench-ci-baseline clean help backends reproduce-mp3 reproduce-cape reproduce-gvp figures gpu-bundle
 SCALE  ?= small
 DEVICE ?= auto
 all: $(BUILD)/posbench backends
@@ -63,6 +63,7 @@ help:
 	@echo "make reproduce-mp3 [SCALE=smoke|small|paper] [DEVICE=auto|cpu|cuda]"
 	@echo "                MP3 paper's experiments -> results/mp3/ (HDF5, figures/, REPORT.md with findings)"
 	@echo "make reproduce-cape [SCALE=smoke|small] [DEVICE=auto|cpu|cuda]"
+	@echo "make reproduce-gvp [SCALE=smoke|small] [DEVICE=auto|cpu|cuda]"
 	@echo "                CAPE paper's image experiments -> results/cape/ (resolution, UniViT, TTA, augmentation sweeps)"
 	@echo "make figures    re-render the figures and reports of everything under results/"
 	@echo "make gpu-bundle build/gpu-bundle.tar.gz: posbench, the tests and their libraries, for a GPU machine without our Debian packages"
@@ -116,6 +117,9 @@ reproduce-mp3: $(BUILD)/posbench backends
 
 reproduce-cape: $(BUILD)/posbench backends
 	@sh scripts/reproduce.sh cape $(SCALE) $(DEVICE) results/cape
+
+reproduce-gvp: $(BUILD)/posbench backends
+	@sh scripts/reproduce.sh gvp $(SCALE) $(DEVICE) results/gvp
 
 gpu-bundle: $(BUILD)/posbench $(TEST_BIN)
 	@sh scripts/gpu_bundle.sh
