@@ -56,7 +56,7 @@ TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_LIB := $(BUILD)/tests/testing.o $(BUILD)/tests/cuda_parity.o
 
-.PHONY: all deps test sanitize bench bench-ci bench-ci-baseline clean help backends reproduce-mp3 reproduce-cape reproduce-gmlp figures gpu-bundle
+.PHONY: all deps test sanitize bench bench-ci bench-ci-baseline clean help backends reproduce-mp3 reproduce-cape reproduce-gmlp reproduce-gvp figures gpu-bundle
 SCALE  ?= small
 DEVICE ?= auto
 all: $(BUILD)/posbench backends
@@ -72,6 +72,7 @@ help:
 	@echo "                MP3 paper's experiments -> results/mp3/ (HDF5, figures/, REPORT.md with findings)"
 	@echo "make reproduce-cape [SCALE=smoke|small] [DEVICE=auto|cpu|cuda]"
 	@echo "make reproduce-gmlp [SCALE=smoke|small] [DEVICE=auto|cpu|cuda]"
+	@echo "make reproduce-gvp [SCALE=smoke|small] [DEVICE=auto|cpu|cuda]"
 	@echo "                CAPE paper's image experiments -> results/cape/ (resolution, UniViT, TTA, augmentation sweeps)"
 	@echo "make figures    re-render the figures and reports of everything under results/"
 	@echo "make gpu-bundle build/gpu-bundle.tar.gz: posbench, the tests and their libraries, for a GPU machine without our Debian packages"
@@ -133,6 +134,8 @@ reproduce-cape: $(BUILD)/posbench backends
 
 reproduce-gmlp: $(BUILD)/posbench backends
 	@sh scripts/reproduce.sh gmlp $(SCALE) $(DEVICE) results/gmlp
+reproduce-gvp: $(BUILD)/posbench backends
+	@sh scripts/reproduce.sh gvp $(SCALE) $(DEVICE) results/gvp
 
 gpu-bundle: $(BUILD)/posbench $(TEST_BIN)
 	@sh scripts/gpu_bundle.sh

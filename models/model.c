@@ -110,6 +110,11 @@ const char *model_config_error(const model_config *c) {
         snprintf(msg, sizeof msg, "model.arch=%s has no attention to mask (the objective needs masked attention)", arch->name);
         return msg;
     }
+    if (c->query_stream && (!pe->reference_table || c->context_tokens != T || c->ref_tokens > 0)) {
+        snprintf(msg, sizeof msg, "the two-stream model (objective.name=gvp) gives each query token the position encoding "
+                 "of its target: pe.kind must be one of %s (pe.kind=%s)", posenc_reference_names(), pe->name);
+        return msg;
+    }
     return NULL;
 }
 
@@ -183,6 +188,8 @@ void model_upload(model *m, const float *host, size_t n) {
     die_fail("internal: model_upload of a host pointer that is not a staged input");
 }
 
+static int token_outputs(const model *m) { return m->cfg.token_outputs > 0 ? m->cfg.token_outputs : m->N; }
+
 static void declare_params(model *m) {
     const model_config *c = &m->cfg;
     char name[TENSOR_NAME_MAX];
@@ -191,12 +198,13 @@ static void declare_params(model *m) {
     model_add_param(m, "patch_embed.weight", INIT_TRUNC_NORMAL, 1, d, pd, &w->patch_w, &dw->patch_w);
     model_add_param(m, "patch_embed.bias", INIT_ZERO, 0, d, 0, &w->patch_b, &dw->patch_b);
     if (c->cls) model_add_param(m, "cls_token", INIT_TRUNC_NORMAL, 0, d, 0, &w->cls_token, &dw->cls_token);
+    if (c->query_stream) model_add_param(m, "query_token", INIT_TRUNC_NORMAL, 0, d, 0, &w->query_token, &dw->query_token);
     if (m->pe->declare_params) m->pe->declare_params(m);
     m->arch->declare_params(m);
     model_add_param(m, "norm.weight", INIT_ONE, 0, d, 0, &w->norm_w, &dw->norm_w);
     model_add_param(m, "norm.bias", INIT_ZERO, 0, d, 0, &w->norm_b, &dw->norm_b);
     const char *head = c->head_name ? c->head_name : "head";
-    int outputs = c->token_head ? m->N : c->num_classes;
+    int outputs = c->token_head ? token_outputs(m) : c->num_classes;
     snprintf(name, sizeof name, "%s.weight", head);
     model_add_param(m, name, INIT_TRUNC_NORMAL, 1, outputs, d, &w->head_w, &dw->head_w);
     snprintf(name, sizeof name, "%s.bias", head);
@@ -210,6 +218,7 @@ static void declare_acts(model *m) {
     // Sized for the largest input: every (B, T, ...) activation of a smaller one is a prefix.
     size_t B = (size_t)m->max_batch, T = (size_t)m->T_max, N = (size_t)m->N_max, d = (size_t)c->dim;
     size_t BT = B * T, BTd = BT * d, BM = B * (size_t)m->M_alloc, S = (size_t)max_size(c);
+    size_t BTs = B * (size_t)model_tokens_max(m); // = BT without query tokens
     model_add_input(m, "images", c->features > 0 ? B * S * c->features : B * c->channels * S * S, &in->images, &host->images);
     // Token index 0 for every image (the cls gather): zeros, as the inputs are allocated.
     model_add_input(m, "cls_index", B, &in->cls_index, &host->cls_index);
@@ -228,12 +237,43 @@ static void declare_acts(model *m) {
         model_add_act(m, "tokens.dropout", BTd, &a->x0_drop, &da->x0_drop);
         model_add_act(m, "tokens.dropout_mask", BTd, &a->x0_mask, NULL);
     }
+    if (c->query_stream) {
+        model_add_act(m, "tokens.streams", BTs * d, &a->streams, &da->streams);
+        model_add_act(m, "query.w_rows", B * N * d, &a->query_w_rows, NULL);
+        model_add_act(m, "query.pe_rows", B * N * d, &a->query_pe_rows, NULL);
+        model_add_grad_only(m, "query.rows", B * N * d, &da->query_rows);
+        model_add_input(m, "groups", BTs, &in->groups, &host->groups);
+        model_add_input(m, "query.index", B * N, &in->query_index, &host->query_index);
+        model_add_input(m, "query.pe_index", B * N, &in->query_pe_index, &host->query_pe_index);
+        model_add_input(m, "query.w_index", B * N, &in->query_w_index, &host->query_w_index);
+    }
     m->arch->declare_acts(m);
-    model_add_act(m, "norm", BTd, &a->final, &da->final);
-    model_add_act(m, "norm.mean", BT, &a->final_mean, NULL);
-    model_add_act(m, "norm.rstd", BT, &a->final_rstd, NULL);
+    model_add_act(m, "norm", BTs * d, &a->final, &da->final);
+    model_add_act(m, "norm.mean", BTs, &a->final_mean, NULL);
+    model_add_act(m, "norm.rstd", BTs, &a->final_rstd, NULL);
     model_add_act(m, "features", B * d, &a->features, &da->features);
-    model_add_act(m, "logits", c->token_head ? BT * m->N : B * c->num_classes, &a->logits, &da->logits);
+    model_add_act(m, "logits", c->token_head ? BTs * token_outputs(m) : B * c->num_classes, &a->logits, &da->logits);
+}
+
+// The two-stream model's fixed indices, staged and uploaded once (one grid): the content
+// tokens as the context of every image (identity), the query rows' token indices T + n, their
+// encoding rows t0 + n and zeros (every row a copy of w).
+static void stage_query_indices(model *m) {
+    int B = m->max_batch, N = m->N, T = m->T;
+    int *ctx = (int *)m->batch_host.context, *qi = (int *)m->batch_host.query_index;
+    int *pi = (int *)m->batch_host.query_pe_index, *wi = (int *)m->batch_host.query_w_index;
+    for (int b = 0; b < B; b++) {
+        for (int t = 0; t < T; t++) ctx[(size_t)b * T + t] = t;
+        for (int n = 0; n < N; n++) {
+            qi[(size_t)b * N + n] = T + n;
+            pi[(size_t)b * N + n] = m->t0 + n;
+            wi[(size_t)b * N + n] = 0;
+        }
+    }
+    model_upload(m, m->batch_host.context, (size_t)B * T);
+    model_upload(m, m->batch_host.query_index, (size_t)B * N);
+    model_upload(m, m->batch_host.query_pe_index, (size_t)B * N);
+    model_upload(m, m->batch_host.query_w_index, (size_t)B * N);
 }
 
 void model_init_params(model *m, uint32_t seed) {
@@ -271,6 +311,7 @@ void model_set_resolution(model *m, int size) {
     if (size == m->image_size) return;
     const char *why = model_resolution_error(&m->cfg, size, "image size");
     if (why) die_input("%s", why);
+    if (m->cfg.query_stream) die_input("the two-stream model (objective.name=gvp) runs at one image size, not %d", size);
     if (m->M != m->T) die_fail("internal: model_set_resolution during masked attention");
     set_size(m, size);
     m->M = m->T;
@@ -294,6 +335,7 @@ void model_create(model *m, const model_config *cfg, const ops_backend *ops, int
     m->rows0 = m->rows, m->cols0 = m->cols, m->grid0 = m->grid, m->T0 = m->T;
     m->M_alloc = cfg->context_tokens > 0 ? cfg->context_tokens : m->T_max;
     m->M = m->T;
+    m->Tq_max = cfg->query_stream ? m->N_max : 0;
     tensor_table_init(&m->params);
     tensor_table_init(&m->acts);
     tensor_table_init(&m->act_grads);
@@ -313,6 +355,7 @@ void model_create(model *m, const model_config *cfg, const ops_backend *ops, int
     m->ref_scratch = cfg->ref_tokens > 0 ? xmalloc((size_t)m->N_max * sizeof(int), "reference draw") : NULL;
     if (m->pe->set_grid) m->pe->set_grid(m);
     if (m->arch->set_grid) m->arch->set_grid(m);
+    if (cfg->query_stream) stage_query_indices(m);
     model_init_params(m, seed);
 }
 
@@ -345,6 +388,18 @@ void model_zero_act_grads(model *m) { m->ops->zero(m->dact, m->act_grads.total);
 int *model_context(model *m) {
     if (!m->batch_host.context) die_fail("internal: model_context on a model built without context_tokens");
     return (int *)m->batch_host.context;
+}
+
+int *model_groups(model *m) {
+    if (!m->batch_host.groups) die_fail("internal: model_groups on a model built without query_stream");
+    return (int *)m->batch_host.groups;
+}
+
+void model_set_streams(model *m, int query_stream, int mask_mode) {
+    if ((query_stream || mask_mode != ATTN_MASK_NONE) && !m->cfg.query_stream)
+        die_fail("internal: model_set_streams on a model built without query_stream");
+    m->Tq = query_stream ? m->N : 0;
+    m->mask_mode = mask_mode;
 }
 
 int model_batch_capacity(const model *m, int M) {
@@ -397,6 +452,7 @@ static void upload_step_inputs(model *m, int B, int training, rng_addr rng) {
     size_t per_input = c->features > 0 ? (size_t)m->image_size * c->features : (size_t)c->channels * m->image_size * m->image_size;
     model_upload(m, m->batch_host.images, (size_t)B * per_input);
     if (m->M < m->T) model_upload(m, m->batch_host.context, (size_t)B * m->M);
+    if (m->mask_mode != ATTN_MASK_NONE) model_upload(m, m->batch_host.groups, (size_t)B * model_tokens(m));
     if (c->ref_tokens > 0) {
         int *ref = (int *)m->batch_host.ref_index; // (B, t0 + R)
         posenc_reference_tokens(ref, B, m->N, m->t0, c->ref_tokens, rng.seed, rng.epoch, rng.step, rng.index, m->ref_scratch);
@@ -410,6 +466,36 @@ static rng_addr site(rng_addr base, uint32_t purpose, uint32_t index) {
     base.purpose = purpose;
     base.index = index;
     return base;
+}
+
+// GVP's two streams (B, T + N, d): the content rows x (B, T, d), then query row n = w + the
+// encoding's row of patch n (reference_table, the (T, d) table of the grid).
+static const float *two_streams_forward(model *m, const float *x, int B) {
+    const ops_backend *ops = m->ops;
+    const model_activations *a = &m->activations;
+    int d = m->cfg.dim, T = m->T, N = m->N, Ts = model_tokens(m);
+    ops->scatter_tokens_forward(a->streams, x, (const int *)m->batch.context, B, Ts, T, d);
+    ops->gather_tokens_forward(a->query_pe_rows, m->pe->reference_table(m), (const int *)m->batch.query_pe_index, 1, T,
+                               B * N, d);
+    ops->gather_tokens_forward(a->query_w_rows, m->weights.query_token, (const int *)m->batch.query_w_index, 1, 1, B * N, d);
+    ops->scatter_tokens_forward(a->streams, a->query_pe_rows, (const int *)m->batch.query_index, B, Ts, N, d);
+    ops->gather_tokens_backward(a->streams, a->query_w_rows, (const int *)m->batch.query_index, B, Ts, N, d); // += w
+    return a->streams;
+}
+
+// Its backward: the content rows' gradient into dx (B, T, d) (overwritten), the query rows'
+// into w and, for a learned table, into the table's gradient (before the embedding adds its own).
+static void two_streams_backward(model *m, float *dx, int B) {
+    const ops_backend *ops = m->ops;
+    const model_activations *da = &m->activation_grads;
+    int d = m->cfg.dim, T = m->T, N = m->N, Ts = model_tokens(m);
+    ops->gather_tokens_forward(dx, da->streams, (const int *)m->batch.context, B, Ts, T, d);
+    ops->gather_tokens_forward(da->query_rows, da->streams, (const int *)m->batch.query_index, B, Ts, N, d);
+    ops->gather_tokens_backward(m->weight_grads.query_token, da->query_rows, (const int *)m->batch.query_w_index, 1, 1,
+                                B * N, d);
+    if (m->pe->table_grad)
+        ops->gather_tokens_backward(m->pe->table_grad(m), da->query_rows, (const int *)m->batch.query_pe_index, 1, T,
+                                    B * N, d);
 }
 
 const float *model_forward(model *m, int B, int training, rng_addr rng) {
@@ -448,12 +534,14 @@ const float *model_forward(model *m, int B, int training, rng_addr rng) {
         ops->dropout_forward(a->x0_drop, a->x0_mask, x, (size_t)BT * d, dropout, site(rng, RNG_DROPOUT, 0));
         x = a->x0_drop;
     }
-    // Blocks: (B, T, d) -> (B, T, d).
+    if (m->Tq > 0) x = two_streams_forward(m, x, B);
+    // Blocks: (B, T + Tq, d) -> (B, T + Tq, d).
     m->blocks_out = m->arch->forward(m, x, B, training, dropout, rng);
-    // Head: final LN, then every token (B, T, N) or the cls / mean-pooled features (B, classes).
-    ops->layernorm_forward(a->final, a->final_mean, a->final_rstd, m->blocks_out, w->norm_w, w->norm_b, BT, d);
+    // Head: final LN, then every token (B, T + Tq, outputs) or the cls / mean-pooled features (B, classes).
+    int BTs = B * model_tokens(m);
+    ops->layernorm_forward(a->final, a->final_mean, a->final_rstd, m->blocks_out, w->norm_w, w->norm_b, BTs, d);
     if (c->token_head) {
-        ops->linear_forward(a->logits, a->final, w->head_w, w->head_b, BT, d, N);
+        ops->linear_forward(a->logits, a->final, w->head_w, w->head_b, BTs, d, token_outputs(m));
         return a->logits;
     }
     if (c->cls)
@@ -473,8 +561,9 @@ void model_backward(model *m, int B) {
     int pd = token_inputs(c);
 
     // Head.
+    int BTs = B * model_tokens(m);
     if (c->token_head) {
-        ops->linear_backward(da->final, dw->head_w, dw->head_b, da->logits, a->final, w->head_w, BT, d, N);
+        ops->linear_backward(da->final, dw->head_w, dw->head_b, da->logits, a->final, w->head_w, BTs, d, token_outputs(m));
     } else {
         ops->linear_backward(da->features, dw->head_w, dw->head_b, da->logits, a->features, w->head_w, B, d, c->num_classes);
         if (c->cls)
@@ -483,10 +572,15 @@ void model_backward(model *m, int B) {
             ops->mean_pool_backward(da->final, da->features, B, T, d, 0);
     }
     ops->layernorm_backward(m->arch->output_grad(m), dw->norm_w, dw->norm_b, da->final, m->blocks_out, w->norm_w,
-                            a->final_mean, a->final_rstd, BT, d);
-    // Blocks.
-    if (m->training_dropout) m->arch->backward(m, a->x0_drop, da->x0_drop, B);
-    else m->arch->backward(m, a->x0, da->x0, B);
+                            a->final_mean, a->final_rstd, BTs, d);
+    // Blocks (and GVP's two streams back to the content rows).
+    float *dx = m->training_dropout ? da->x0_drop : da->x0;
+    if (m->Tq > 0) {
+        m->arch->backward(m, a->streams, da->streams, B);
+        two_streams_backward(m, dx, B);
+    } else {
+        m->arch->backward(m, m->training_dropout ? a->x0_drop : a->x0, dx, B);
+    }
     // Position and embed.
     if (m->training_dropout) ops->dropout_backward(da->x0, da->x0_drop, a->x0_mask, (size_t)BT * d);
     float *dtable = c->ref_tokens == 0 && m->pe->table_grad ? m->pe->table_grad(m) : NULL;

@@ -23,6 +23,11 @@
 // MP3's masked attention (backbones that support it): with a context of M < T key tokens per
 // image (model_context), queries come from all T tokens but keys and values are computed for
 // the M context tokens only.
+// GVP's two streams (cfg.query_stream, backbones with masked attention): after the T content
+// tokens the blocks see N query tokens, query token n = a learned vector + the position
+// encoding's row of patch n (the kind's reference_table), through the same blocks and weights;
+// keys and values come from the content tokens only (masked attention whose context is the T
+// content tokens), and group ids (model_groups, model_set_streams) decide who sees whom.
 // Memory: parameters, gradients, activations and inputs are declared once in tensor tables
 // (name, shape, and for parameters how they start and whether they decay) and live in backend
 // arenas allocated once through ops->alloc (model_create, sized for max_batch images of
@@ -64,6 +69,9 @@ typedef struct model_config {
     // a later stage that changes the head starts it fresh.
     int token_head;
     const char *head_name;
+    int token_outputs;         // token_head: outputs per token (0 = N, the positions; GVP's pixel head: C·p·p)
+    int query_stream;          // 1: GVP's two-stream model (N query tokens after the content tokens, see above);
+                               // needs a pe.kind with reference_table and context_tokens = T
     int context_tokens;        // > 0: size the arena for masked attention with this many key tokens
                                // (cls included) at max_batch; 0: full attention only
     int ref_tokens;            // > 0: the position encoding (a kind with reference_table) is added only to
@@ -87,6 +95,7 @@ typedef enum { INIT_ZERO, INIT_ONE, INIT_TRUNC_NORMAL, INIT_NEAR_ZERO } param_in
 typedef struct {
     float *patch_w, *patch_b;  // (d, channels·p·p), (d)
     float *cls_token;          // (d), NULL without cls
+    float *query_token;        // query_stream: (d) GVP's learned query vector w, NULL otherwise
     float *norm_w, *norm_b;    // final LayerNorm (d)
     float *head_w, *head_b;    // (outputs, d), (outputs)
 } model_weights;
@@ -101,7 +110,11 @@ typedef struct {
     float *x0_drop, *x0_mask;  // dropout > 0: x0 after dropout, and its mask
     float *final, *final_mean, *final_rstd; // final LayerNorm (B, T, d), (B, T), (B, T)
     float *features;           // (B, d) the classifier's input
-    float *logits;             // (B, num_classes), or (B, T, N) with token_head
+    float *logits;             // (B, num_classes), or (B, T + Tq, outputs) with token_head
+    // query_stream: the two streams (B, T + N, d) the blocks read (content rows, then query
+    // rows), the query rows' parts (B·N, d): copies of w and the encoding rows; query_rows is a
+    // gradient buffer only.
+    float *streams, *query_w_rows, *query_pe_rows, *query_rows;
 } model_activations;
 
 // What the host prepares: in the backend arena (m->batch) and in the host staging buffer
@@ -111,6 +124,9 @@ typedef struct {
     float *cls_index;          // (B) token index 0 of every image (the cls gather), zeros (ints)
     float *context;            // masked attention: (B, M) key tokens per image (ints), NULL otherwise
     float *ref_index;          // ref_tokens: (B, t0 + R) token indices: cls, then the references (ints)
+    // query_stream (ints): (B, T + N) group ids of the two streams; (B, N) the query rows' token
+    // indices T + n; (B·N) their encoding rows t0 + n; (B·N) zeros (copies of w)
+    float *groups, *query_index, *query_pe_index, *query_w_index;
 } model_batch;
 
 typedef struct model {
@@ -130,6 +146,9 @@ typedef struct model {
     int M_alloc;                   // key tokens the M-sized activations were sized for
     int M;                         // key tokens of the next forward: T = full attention,
                                    // < T = the first M entries per image of model_context
+    int Tq, Tq_max;                // query tokens the blocks see after the content tokens (GVP: 0 or
+                                   // N, model_set_streams), and the most (N_max with query_stream)
+    int mask_mode;                 // ATTN_MASK_NONE, or LT / LE by the group ids of model_groups
 
     // Layout: the tables decide the arenas (params also drives gradients, optimizer moments,
     // checkpoints and HDF5 names); `bindings` are the named pointers to fill once allocated.
@@ -207,6 +226,15 @@ void model_backward(model *m, int B);
 int *model_context(model *m);
 void model_set_context(model *m, int M);
 int model_batch_capacity(const model *m, int M);
+// Tokens the blocks see: the T content tokens, then Tq query tokens (GVP), and the most.
+static inline int model_tokens(const model *m) { return m->T + m->Tq; }
+static inline int model_tokens_max(const model *m) { return m->T_max + m->Tq_max; }
+// GVP (cfg.query_stream): query_stream 1 adds the N query tokens to the next forwards (0: the
+// content stream alone, as a finetuned or probed model sees it); mask_mode ATTN_MASK_LE / LT
+// applies the group ids the caller wrote into model_groups(m) ((B, T + Tq) ints per forward,
+// content tokens first), ATTN_MASK_NONE full attention. Keys are always content tokens.
+void model_set_streams(model *m, int query_stream, int mask_mode);
+int *model_groups(model *m);
 // The token features after block `layer` (0-based) of the last forward: (B, T, d), backend memory.
 const float *model_block_output(const model *m, int layer);
 // The attention probabilities of block `layer` in the last forward (B, H, T, M), backend

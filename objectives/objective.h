@@ -28,6 +28,10 @@ typedef struct { // the run's settings objectives read (plain values: bench fill
     int position_limit;        // eval.position_limit
     int samples;               // eval.samples
     uint32_t seed;             // train.seed
+    int cls;                   // model.cls
+    int groups;                // objective.groups (GVP: predicted groups K)
+    const char *segmentation;  // objective.segmentation (GVP: fixed | random | mixed)
+    const char *order;         // objective.order (GVP: random | raster)
 } objective_settings;
 
 // One evaluation: the two metrics the kind names (metric_names) and the mean loss.
@@ -81,9 +85,9 @@ struct objective {
 };
 
 // The registry: X(name) once per objective.
-#define OBJECTIVE_KINDS(X) X(supervised) X(mp3)
+#define OBJECTIVE_KINDS(X) X(supervised) X(mp3) X(gvp)
 #define OBJECTIVE_CHOICE_(name) "|" #name
-#define OBJECTIVE_CHOICES (OBJECTIVE_KINDS(OBJECTIVE_CHOICE_) + 1) // "supervised|mp3"
+#define OBJECTIVE_CHOICES (OBJECTIVE_KINDS(OBJECTIVE_CHOICE_) + 1) // "supervised|mp3|gvp"
 #define OBJECTIVE_DECLARE(name) extern const objective_kind objective_##name;
 OBJECTIVE_KINDS(OBJECTIVE_DECLARE)
 #undef OBJECTIVE_DECLARE

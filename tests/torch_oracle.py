@@ -9,7 +9,9 @@ DUMP is a tensorfile (core/tensorfile.h) holding config.* (f64 scalars: channels
 patch, dim, depth, heads, mlp_ratio, cls, pos_abs, num_classes, label_smoothing; optional,
 default 0: relbias, pos_head, sin1d, sin2d, rope (0, 1 or 2 dims), rope_base; arch (0 ViT,
 1 gMLP, 2 aMLP: tests/torch_gmlp.py), tiny_attn_dim, sgu_toeplitz (0 dense, 1 1D, 2 2D)), input.images f32 (B,Cin,S,S), input.labels i32 (B), optional
-input.context i32 (B,M) (MP3 context token indices: masked attention), optional input.refs
+input.context i32 (B,M) (MP3 context token indices: masked attention), optional config.gvp with
+input.gvp_groups i32 (B,N) (GVP's two streams: the group of every patch; output.logits
+(B,T+N,Cin*p*p), loss: torch_vit.gvp_loss), optional input.refs
 i32 (B,R) (MP3 reference tokens: only they get pos_abs / sin1d / sin2d), param.<name> and
 grad.<name> for every parameter, output.loss f32 (1), output.logits f32 (B,K) or, with
 pos_head, (B,T,N) (loss: MP3's mean position cross entropy over patch tokens).
@@ -49,9 +51,9 @@ GRAD_RTOL = 1e-3
 CONFIG_KEYS = ("channels", "image_size", "patch", "dim", "depth", "heads", "mlp_ratio",
                "cls", "pos_abs", "num_classes", "label_smoothing")
 INT_KEYS = ("channels", "image_size", "patch", "dim", "depth", "heads", "cls", "pos_abs", "num_classes",
-            "relbias", "pos_head", "sin1d", "sin2d", "rope", "arch", "tiny_attn_dim", "sgu_toeplitz")
+            "relbias", "pos_head", "sin1d", "sin2d", "rope", "arch", "tiny_attn_dim", "sgu_toeplitz", "gvp")
 OPTIONAL_KEYS = ("relbias", "pos_head", "sin1d", "sin2d", "rope", "rope_base",
-                 "arch", "tiny_attn_dim", "sgu_toeplitz")  # absent = 0
+                 "arch", "tiny_attn_dim", "sgu_toeplitz", "gvp")  # absent = 0
 
 
 class BadInput(Exception):
@@ -143,6 +145,11 @@ def parse_inputs(tf, cfg, torch_vit):
     extra = sorted(k for k in tf if k.startswith("param.") and k[6:] not in shapes)
     if extra:
         raise BadInput(f"unexpected parameter entries (architecture mismatch?): {', '.join(extra)}")
+    groups = tf.get("input.gvp_groups")
+    if cfg.gvp and (groups is None or groups.shape != (B, cfg.num_patches) or np.any(groups < 0)):
+        raise BadInput(f"config.gvp needs input.gvp_groups (B, {cfg.num_patches}) of groups >= 0")
+    if cfg.gvp:
+        labels = groups.astype(np.int64)  # GVP has no labels: the groups travel in their place
     return imgs, labels, params, _token_lists(tf, "input.context", B, cfg), _token_lists(tf, "input.refs", B, cfg)
 
 
@@ -168,7 +175,10 @@ def run_model(cfg, imgs, labels, params, dtype, context=None, refs=None):
             p.copy_(torch.from_numpy(np.ascontiguousarray(params[n])).to(dtype))
     x = torch.from_numpy(np.ascontiguousarray(imgs)).to(dtype)
     y = torch.from_numpy(labels.astype(np.int64))
-    if cfg.pos_head:
+    if cfg.gvp:
+        logits = model.forward_gvp(x, y)
+        loss = torch_vit.gvp_loss(logits, x, y, cfg)
+    elif cfg.pos_head:
         ctx = None if context is None else torch.from_numpy(context)
         logits = model(x, ctx, None if refs is None else torch.from_numpy(refs))
         loss = torch_vit.mp3_loss(logits, cfg.cls)

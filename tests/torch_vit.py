@@ -11,6 +11,7 @@ with identical shapes:
   norm.weight, norm.bias, head.weight (K, d), head.bias (K)
   blocks.{l}.attn.rel_bias (H, (2g-1)^2 + 3*cls)   [relbias only]
   pos_head.weight (N, d), pos_head.bias (N)          [pos_head (MP3) instead of head]
+  query_token (d), pixel_head.weight (Cin*p*p, d), pixel_head.bias  [gvp: after cls_token; instead of head]
 
 Fixed encodings, added to the token rows after the cls token is prepended (cls rows untouched):
   sin1d: patch n (row-major) gets [cos(w_k n), sin(w_k n)] interleaved (channels 2k, 2k+1),
@@ -29,6 +30,15 @@ relbias: bias[h, i, j] = table[h, e(i, j)], e = (dy+g-1)*(2g-1) + (dx+g-1) for p
 K-1 = cls->cls. MP3 (context given): queries from all tokens, keys/values from the context
 tokens only (paper App. A); pos_head logits (B, T, N), loss = mean cross entropy of each
 patch token against its index (cls rows excluded).
+
+GVP (gvp, groups f (B, N) of every patch given): two streams through the same blocks, written
+as the paper writes them (not as posbench packs them): content h = embedded tokens (cls + patches
++ encoding), query g = query_token + the encoding row of each patch (pos_embed row t0+n, or the
+fixed table); per block h' = h + Attn(LN1 h -> keys/values LN1 h, mask Mh), g' = g + Attn(LN1 g ->
+keys/values LN1 h, mask Mg), then the MLP on each; Mh[i, j] = f(j) <= f(i), Mg[n, j] = f(j) < f(n)
+(cls has f = 0; a query of a G_0 patch sees G_0); logits = pixel_head(LN(h)) then pixel_head(LN(g))
+(B, T + N, Cin*p*p). gvp_loss: MSE to per-patch normalised pixels ((x - mean) / sqrt(var + 1e-6),
+unbiased var) over the query rows of patches with f > 0.
 
 Forward: pre-LN blocks, LayerNorm eps 1e-6, exact (erf) GELU, no dropout; attention with
 qkv channels [q | k | v], head h = channels h*hs..(h+1)*hs of each, softmax(q k^T / sqrt(hs)) v;
@@ -64,6 +74,7 @@ class ViTConfig:
     sin2d: int = 0
     rope: int = 0
     rope_base: float = 0.0
+    gvp: int = 0
     num_classes: int = 10
     label_smoothing: float = 0.1
     arch: int = 0           # 0 = ViT; 1 = gMLP, 2 = aMLP (tests/torch_gmlp.py)
@@ -201,6 +212,17 @@ class Attention(nn.Module):
         if rel_entries:
             self.rel_bias = nn.Parameter(torch.zeros(heads, rel_entries))
 
+    def forward_masked(self, xq, xkv, mask):
+        """GVP: queries of xq (B, Tq, d), keys/values of xkv (B, Tk, d), mask (B, Tq, Tk) bool."""
+        B, Tq, d = xq.shape
+        H, hs = self.heads, d // self.heads
+        w, b = self.qkv.weight, self.qkv.bias
+        q = F.linear(xq, w[:d], b[:d]).reshape(B, Tq, H, hs).transpose(1, 2)
+        kv = F.linear(xkv, w[d:], b[d:]).reshape(B, -1, 2, H, hs).permute(2, 0, 3, 1, 4)
+        att = (q @ kv[0].transpose(-2, -1)) * (1.0 / math.sqrt(hs))
+        att = att.masked_fill(~mask.unsqueeze(1), float("-inf")).softmax(dim=-1)
+        return self.proj((att @ kv[1]).transpose(1, 2).reshape(B, Tq, d))
+
     def forward(self, x, context=None, rel_index=None, rope=None):
         B, T, d = x.shape
         H = self.heads
@@ -249,6 +271,12 @@ class Block(nn.Module):
         x = x + self.mlp(self.norm2(x))
         return x
 
+    def forward_two_stream(self, h, g, mask_h, mask_g):
+        hn, gn = self.norm1(h), self.norm1(g)
+        h2 = h + self.attn.forward_masked(hn, hn, mask_h)
+        g2 = g + self.attn.forward_masked(gn, hn, mask_g)
+        return h2 + self.mlp(self.norm2(h2)), g2 + self.mlp(self.norm2(g2))
+
 
 class ViT(nn.Module):
     def __init__(self, cfg: ViTConfig):
@@ -259,6 +287,8 @@ class ViT(nn.Module):
         self.patch_embed = nn.Linear(cfg.patch_dim, d)
         if cfg.cls:
             self.cls_token = nn.Parameter(torch.zeros(d))
+        if cfg.gvp:
+            self.query_token = nn.Parameter(torch.zeros(d))
         if cfg.pos_abs:
             self.pos_embed = nn.Parameter(torch.zeros(cfg.tokens, d))
         rel_entries = 0
@@ -276,6 +306,8 @@ class ViT(nn.Module):
         self.norm = nn.LayerNorm(d, eps=LN_EPS)
         if cfg.pos_head:
             self.pos_head = nn.Linear(d, cfg.num_patches)
+        elif cfg.gvp:
+            self.pixel_head = nn.Linear(d, cfg.patch_dim)
         else:
             self.head = nn.Linear(d, cfg.num_classes)
         self.reset_parameters()
@@ -321,6 +353,24 @@ class ViT(nn.Module):
             x = blk(x, context, rel_index, rope)
         return self.norm(x)
 
+    def forward_gvp(self, images, groups):
+        """GVP's two streams (see the module docstring): logits (B, T + N, Cin*p*p)."""
+        cfg = self.cfg
+        x = self.patch_embed(extract_patches(images, cfg.patch))
+        B, N, d = x.shape
+        t0 = 1 if cfg.cls else 0
+        pos = self.pos_embed[t0:] if cfg.pos_abs else self.pos_fixed.to(x.dtype)  # (N, d)
+        h = torch.cat([self.cls_token.view(1, 1, -1).expand(B, 1, -1), x], dim=1) if cfg.cls else x
+        h = torch.cat([h[:, :t0], h[:, t0:] + pos], dim=1) if not cfg.pos_abs else h + self.pos_embed.unsqueeze(0)
+        g = self.query_token.view(1, 1, -1) + pos.unsqueeze(0).expand(B, N, d)
+        f = groups.long()
+        fc = torch.cat([torch.zeros(B, t0, dtype=torch.long), f], dim=1)  # (B, T): cls in G_0
+        mask_h = fc.unsqueeze(1) <= fc.unsqueeze(2)                              # [b, i, j]: f(j) <= f(i)
+        mask_g = (fc.unsqueeze(1) < f.unsqueeze(2)) | ((f.unsqueeze(2) == 0) & (fc.unsqueeze(1) == 0))
+        for blk in self.blocks:
+            h, g = blk.forward_two_stream(h, g, mask_h, mask_g)
+        return self.pixel_head(self.norm(torch.cat([h, g], dim=1)))
+
     def forward(self, images, context=None, refs=None):
         """images (B, C, S, S) -> logits (B, K), or with pos_head position logits (B, T, N)."""
         patches = extract_patches(images, self.cfg.patch)
@@ -342,11 +392,23 @@ def mp3_loss(logits, cls):
     return F.cross_entropy(patch_logits.reshape(B * N, N), targets)
 
 
+def gvp_loss(logits, images, groups, cfg):
+    """GVP: MSE of the query rows of logits (B, T + N, Cin*p*p) against per-patch normalised
+    pixels, over the patches of the predicted groups (groups > 0)."""
+    t = extract_patches(images, cfg.patch).to(logits.dtype)
+    t = (t - t.mean(dim=-1, keepdim=True)) / (t.var(dim=-1, keepdim=True, unbiased=True) + 1e-6) ** 0.5
+    pred = logits[:, cfg.tokens:]
+    per_patch = ((pred - t) ** 2).mean(dim=-1)
+    return per_patch[groups > 0].mean()
+
+
 def param_names(cfg: ViTConfig):
     """The parameter names posbench writes, in the order it lists them in the spec."""
     names = ["patch_embed.weight", "patch_embed.bias"]
     if cfg.cls:
         names.append("cls_token")
+    if cfg.gvp:
+        names.append("query_token")
     if cfg.pos_abs:
         names.append("pos_embed")
     for l in range(cfg.depth):
@@ -356,6 +418,6 @@ def param_names(cfg: ViTConfig):
             names.append(f"blocks.{l}.attn.rel_bias")
         for sub in ("norm2", "mlp.fc1", "mlp.fc2"):
             names += [f"blocks.{l}.{sub}.weight", f"blocks.{l}.{sub}.bias"]
-    head = "pos_head" if cfg.pos_head else "head"
+    head = "pos_head" if cfg.pos_head else "pixel_head" if cfg.gvp else "head"
     names += ["norm.weight", "norm.bias", f"{head}.weight", f"{head}.bias"]
     return names

@@ -45,4 +45,8 @@ void objective_settings_from_config(const config *c, objective_settings *s) {
     s->position_limit = (int)cfg_int(c, "eval.position_limit");
     s->samples = (int)cfg_int(c, "eval.samples");
     s->seed = (uint32_t)cfg_int(c, "train.seed");
+    s->cls = cfg_bool(c, "model.cls");
+    s->groups = (int)cfg_int(c, "objective.groups");
+    s->segmentation = cfg_str(c, "objective.segmentation");
+    s->order = cfg_str(c, "objective.order");
 }

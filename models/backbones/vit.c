@@ -88,7 +88,7 @@ static void vit_declare_acts(model *m) {
     const model_config *c = &m->cfg;
     char name[TENSOR_NAME_MAX];
     // Sized for the largest input: every (B, T, ...) activation of a smaller one is a prefix.
-    size_t B = (size_t)m->max_batch, T = (size_t)m->T_max, d = (size_t)c->dim;
+    size_t B = (size_t)m->max_batch, T = (size_t)model_tokens_max(m), d = (size_t)c->dim;
     size_t BT = B * T, BTd = BT * d, hd = (size_t)c->mlp_ratio * d, BM = B * (size_t)m->M_alloc;
     int masked = c->context_tokens > 0;
     s->acts = xcalloc((size_t)c->depth, sizeof *s->acts, "vit block activations");
@@ -147,11 +147,12 @@ static void vit_free(model *m) {
     free(s->act_grads);
 }
 
-static int masked_attention(const model *m) { return m->M < m->T; }
+static int masked_attention(const model *m) { return m->M < model_tokens(m); }
 
 static attention_desc block_attention(const model *m, int B) {
-    attention_desc d = {.B = B, .T = m->T, .C = m->cfg.dim, .H = m->cfg.heads, .M = m->M};
+    attention_desc d = {.B = B, .T = model_tokens(m), .C = m->cfg.dim, .H = m->cfg.heads, .M = m->M};
     if (masked_attention(m)) d.kv_index = (const int *)m->batch.context;
+    if (m->mask_mode != ATTN_MASK_NONE) d.group = (const int *)m->batch.groups, d.mask_mode = m->mask_mode; // GVP
     return d;
 }
 
@@ -169,7 +170,7 @@ static float *block_dqkv(const model *m, const vit_block_acts *da) {
 // activation, into the shared (B, T, 3C) buffer, rotated by RoPE when the model has it.
 static void qkv_pack(model *m, const vit_block_acts *a, int B) {
     vit_state *s = state(m);
-    int d = m->cfg.dim, T = m->T;
+    int d = m->cfg.dim, T = model_tokens(m);
     const float *q = a->qkv, *kv = q + (size_t)B * T * d;
     m->ops->qkv_pack_forward(s->mask_qkv, q, kv, (const int *)m->batch.context, B, T, m->M, d);
     if (m->pe->qk_forward) m->pe->qk_forward(m, s->mask_qkv, B);
@@ -180,7 +181,7 @@ static void qkv_pack(model *m, const vit_block_acts *a, int B) {
 // shared (B, T, 3C) layout the attention op reads; RoPE applied.
 static void qkv_forward(model *m, const vit_block_weights *w, const vit_block_acts *a, int B) {
     const ops_backend *ops = m->ops;
-    int d = m->cfg.dim, T = m->T, M = m->M, BT = B * T;
+    int d = m->cfg.dim, T = model_tokens(m), M = m->M, BT = B * T;
     if (!masked_attention(m)) {
         ops->linear_forward(a->qkv, a->ln1, w->qkv_w, w->qkv_b, BT, d, 3 * d);
         if (m->pe->qk_forward) m->pe->qk_forward(m, a->qkv, B);
@@ -198,7 +199,7 @@ static void qkv_forward(model *m, const vit_block_weights *w, const vit_block_ac
 static void qkv_backward(model *m, const vit_block_weights *w, const vit_block_weights *dw, const vit_block_acts *a,
                          const vit_block_acts *da, int B) {
     const ops_backend *ops = m->ops;
-    int d = m->cfg.dim, T = m->T, M = m->M, BT = B * T;
+    int d = m->cfg.dim, T = model_tokens(m), M = m->M, BT = B * T;
     if (!masked_attention(m)) {
         ops->linear_backward(da->ln1, dw->qkv_w, dw->qkv_b, block_dqkv(m, da), a->ln1, w->qkv_w, BT, d, 3 * d);
         return;
@@ -235,7 +236,7 @@ static const float *vit_forward(model *m, const float *x, int B, int training, f
     const ops_backend *ops = m->ops;
     const vit_state *s = state(m);
     const model_config *c = &m->cfg;
-    int d = c->dim, hd = c->mlp_ratio * c->dim, T = m->T, BT = B * T;
+    int d = c->dim, hd = c->mlp_ratio * c->dim, T = model_tokens(m), BT = B * T;
     size_t BTd = (size_t)BT * d;
     attention_desc ad = block_attention(m, B);
     for (int l = 0; l < c->depth; l++) {
@@ -271,7 +272,7 @@ static void vit_backward(model *m, const float *x0, float *dx0, int B) {
     const ops_backend *ops = m->ops;
     const vit_state *s = state(m);
     const model_config *c = &m->cfg;
-    int d = c->dim, hd = c->mlp_ratio * c->dim, T = m->T, BT = B * T;
+    int d = c->dim, hd = c->mlp_ratio * c->dim, T = model_tokens(m), BT = B * T;
     size_t BTd = (size_t)BT * d;
     int dropout = m->training_dropout;
     attention_desc ad = block_attention(m, B);

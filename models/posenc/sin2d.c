@@ -2,7 +2,7 @@
 // image to the patch tokens by the sincos2d_add op; cls gets none; another grid is a denser
 // grid on [-1, 1]) and pe.kind=cape (the same, with the positions augmented in training only:
 // global shift, local shift and scale drawn per image, models/posenc/tables.h). sin2d can be
-// kept on MP3 reference tokens (the (T, d) table of the grid positions).
+// kept on MP3 reference tokens and GVP's query tokens (the (T, d) table of the grid positions).
 #include "encoding.h"
 #include "tables.h"
 #include "../model.h"
@@ -20,7 +20,7 @@ static void sin2d_declare_acts(model *m) {
     size_t BN = (size_t)m->max_batch * m->N_max;
     model_add_input(m, "pos_x", BN, &s->x, &s->x_host);
     model_add_input(m, "pos_y", BN, &s->y, &s->y_host);
-    if (m->cfg.ref_tokens > 0) model_add_act(m, "ref_table", (size_t)m->T_max * m->cfg.dim, &s->table, NULL);
+    if (m->cfg.ref_tokens > 0 || m->cfg.query_stream) model_add_act(m, "ref_table", (size_t)m->T_max * m->cfg.dim, &s->table, NULL);
 }
 
 static void upload_positions(model *m, size_t n) {

@@ -1,0 +1,297 @@
+// objectives/gvp/objective.c — objective.name=gvp (METHODS.md "GVP", GVP-p2p): the two-stream
+// model (model_config.query_stream) with a linear pixel head on every token; each training
+// image draws its order z and its group segmentation (gvp.h) from the counter RNG at
+// (seed, RNG_GVP, epoch, step, image), so a resumed run draws the same; the content and query
+// streams' group ids go to the model's `<=` group mask. Loss: the mean squared error between
+// the query stream's last-layer output through the pixel head and the per-patch normalised
+// pixels, over the patches of the predicted groups G_1 … G_K only (G_0, the condition, is the
+// input: its patches are visible to every query, so predicting them would be copying).
+// Each epoch: the test MSE over the predicted patches and over the last group G_K, with each
+// test image's draw fixed at (seed, RNG_GVP, EVAL_DRAW, 0, image). At the end: reconstructions
+// of a few test images (paper Fig. 2) and one drawn segmentation's masks (Fig. 1).
+#include "../objective.h"
+#include "gvp.h"
+#include "../../core/common.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EVAL_DRAW 0xE0000000u // RNG epoch slot of the evaluation draws
+
+typedef struct {
+    int seg, ord, K, N, T, Ts, t0, D; // D = channels·p·p, Ts = T + N
+    int *order, *cuts, *scratch;      // one image's draw (N), (K + 1), (N)
+    int *group;                       // (max_batch, N) f of every patch of the last draw
+    float *patch_targets;             // (N, D) one image's normalised patches (host)
+    int *rows_host, *rows;            // (max_batch·N) logit rows b·Ts + T + n of the predicted patches
+    int *row_group;                   // (max_batch·N) their group (host)
+    float *target_host, *target;      // (max_batch·N, D)
+    float *pred, *dpred, *losses;     // backend (max_batch·N, D), (max_batch·N, D), (max_batch·N)
+    float *losses_host;               // (max_batch·N)
+    int P, B;                         // predicted rows and images of the last forward
+} gvp_state;
+
+static const char *gvp_config_error(const objective_settings *s) {
+    static char msg[512];
+    if (gvp_segmentation_parse(s->segmentation) < 0) {
+        snprintf(msg, sizeof msg, "objective.segmentation=%s is not a segmentation (valid: fixed, random, mixed)",
+                 s->segmentation ? s->segmentation : "");
+        return msg;
+    }
+    if (gvp_order_parse(s->order) < 0) {
+        snprintf(msg, sizeof msg, "objective.order=%s is not an order (valid: random, raster)", s->order ? s->order : "");
+        return msg;
+    }
+    if (strcmp(s->pe_kind, "abs") && strcmp(s->pe_kind, "sin1d") && strcmp(s->pe_kind, "sin2d")) {
+        snprintf(msg, sizeof msg, "objective.name=gvp gives each query token the position encoding of the patch it "
+                 "predicts, so it needs a table of positions: pe.kind=%s (valid with gvp: abs, sin1d, sin2d)", s->pe_kind);
+        return msg;
+    }
+    if (!s->cls)
+        return "objective.name=gvp keeps the cls token in the condition group G_0, so every query sees at least one "
+               "token: model.cls=false (valid with gvp: true)";
+    if (s->ref_fraction > 0) {
+        snprintf(msg, sizeof msg, "objective.ref_fraction=%g gives MP3 reference tokens; objective.name=gvp has none "
+                 "(valid: 0)", s->ref_fraction);
+        return msg;
+    }
+    if (s->train_sizes > 0 || s->n_eval_sizes > 0 || s->tta_delta > 0)
+        return "objective.name=gvp trains and evaluates at one size: data.resolutions, eval.resolutions and "
+               "eval.tta_delta are for supervised runs (valid with gvp: [], [] and 0; data.resolution sets the one size)";
+    if (s->patch > 0 && s->train_size > 0 && s->train_size % s->patch == 0) {
+        int g = s->train_size / s->patch;
+        const char *why = gvp_groups_error(gvp_segmentation_parse(s->segmentation), s->groups, g * g);
+        if (why) return why;
+    } else if (s->groups < 1) {
+        return "objective.groups must be >= 1";
+    }
+    return NULL;
+}
+
+// The pixel head on every token (only the query rows of predicted patches are read); the
+// content tokens are the keys of every query (masked attention with all of them as context).
+static void gvp_configure_model(const objective_settings *s, model_config *mc) {
+    mc->token_head = 1;
+    mc->head_name = "pixel_head";
+    mc->token_outputs = mc->channels * mc->patch * mc->patch;
+    mc->query_stream = 1;
+    if (mc->patch > 0 && mc->image_size % mc->patch == 0) {
+        int g = mc->image_size / mc->patch;
+        mc->context_tokens = g * g + (mc->cls ? 1 : 0);
+    }
+}
+
+static void gvp_obj_create(objective *o) {
+    gvp_state *st = xcalloc(1, sizeof *st, "gvp objective");
+    model *m = o->model;
+    const ops_backend *ops = o->ops;
+    st->seg = gvp_segmentation_parse(o->s.segmentation);
+    st->ord = gvp_order_parse(o->s.order);
+    st->K = o->s.groups;
+    st->N = m->N, st->t0 = m->t0, st->T = m->T, st->Ts = m->T + m->N;
+    st->D = m->cfg.channels * m->cfg.patch * m->cfg.patch;
+    const char *why = gvp_groups_error(st->seg, st->K, st->N);
+    if (why) die_input("%s", why);
+    size_t rows = (size_t)o->max_batch * st->N;
+    st->order = xmalloc((size_t)st->N * sizeof(int), "GVP order");
+    st->cuts = xmalloc((size_t)(st->K + 1) * sizeof(int), "GVP cut points");
+    st->scratch = xmalloc((size_t)st->N * sizeof(int), "GVP draw scratch");
+    st->group = xmalloc(rows * sizeof(int), "GVP groups");
+    st->patch_targets = xmalloc((size_t)st->N * st->D * sizeof(float), "GVP patch targets");
+    st->rows_host = xmalloc(rows * sizeof(int), "GVP predicted rows");
+    st->row_group = xmalloc(rows * sizeof(int), "GVP predicted rows' groups");
+    st->target_host = xmalloc(rows * st->D * sizeof(float), "GVP targets (host)");
+    st->losses_host = xmalloc(rows * sizeof(float), "GVP per-patch losses (host)");
+    st->rows = ops->alloc(rows * sizeof(int), "GVP predicted rows");
+    st->target = ops->alloc(rows * st->D * sizeof(float), "GVP targets");
+    st->pred = ops->alloc(rows * st->D * sizeof(float), "GVP predictions");
+    st->dpred = ops->alloc(rows * st->D * sizeof(float), "GVP prediction gradients");
+    st->losses = ops->alloc(rows * sizeof(float), "GVP per-patch losses");
+    o->state = st;
+}
+
+static void gvp_obj_free(objective *o) {
+    gvp_state *st = o->state;
+    if (!st) return;
+    free(st->order);
+    free(st->cuts);
+    free(st->scratch);
+    free(st->group);
+    free(st->patch_targets);
+    free(st->rows_host);
+    free(st->row_group);
+    free(st->target_host);
+    free(st->losses_host);
+    o->ops->free(st->rows);
+    o->ops->free(st->target);
+    o->ops->free(st->pred);
+    o->ops->free(st->dpred);
+    o->ops->free(st->losses);
+    free(st);
+}
+
+// Draws each image's order and segmentation at (seed, RNG_GVP, epoch, step, first + b), writes
+// the two streams' group ids into the model and stages the predicted rows and their targets.
+static void prepare(objective *o, int B, uint32_t epoch, uint32_t step, uint32_t first) {
+    gvp_state *st = o->state;
+    model *m = o->model;
+    int N = st->N, D = st->D, C = m->cfg.channels, S = m->image_size, p = m->cfg.patch;
+    int *ids = model_groups(m);
+    const float *images = model_images(m);
+    st->P = 0, st->B = B;
+    for (int b = 0; b < B; b++) {
+        int *group = st->group + (size_t)b * N;
+        gvp_draw(st->order, st->cuts, group, st->seg, st->ord, st->K, N, o->s.seed, epoch, step, first + (uint32_t)b,
+                 st->scratch);
+        gvp_stream_ids(ids + (size_t)b * st->Ts, group, N, st->t0);
+        gvp_patch_targets(st->patch_targets, NULL, NULL, images + (size_t)b * C * S * S, C, S, p);
+        for (int n = 0; n < N; n++) {
+            if (group[n] == 0) continue;
+            st->rows_host[st->P] = b * st->Ts + st->T + n;
+            st->row_group[st->P] = group[n];
+            memcpy(st->target_host + (size_t)st->P * D, st->patch_targets + (size_t)n * D, (size_t)D * sizeof(float));
+            st->P++;
+        }
+    }
+    o->ops->upload(st->rows, st->rows_host, (size_t)st->P * sizeof(int));
+    o->ops->upload(st->target, st->target_host, (size_t)st->P * D * sizeof(float));
+}
+
+// The two-stream forward of the staged batch and the mean loss over the predicted patches.
+static double forward_loss(objective *o, int B, int training, rng_addr rng) {
+    gvp_state *st = o->state;
+    model *m = o->model;
+    model_set_streams(m, 1, ATTN_MASK_LE);
+    const float *logits = model_forward(m, B, training, rng); // (B, Ts, D)
+    o->ops->gather_tokens_forward(st->pred, logits, st->rows, 1, B * st->Ts, st->P, st->D);
+    o->ops->mse_forward(st->losses, st->pred, st->target, st->P, st->D);
+    return o->ops->sum(st->losses, (size_t)st->P) / st->P;
+}
+
+static double gvp_train_forward(objective *o, int B, const int32_t *labels, rng_addr rng) {
+    prepare(o, B, rng.epoch, rng.step, 0);
+    return forward_loss(o, B, 1, rng);
+}
+
+static void gvp_train_backward(objective *o, int B) {
+    gvp_state *st = o->state;
+    model *m = o->model;
+    o->ops->zero(st->dpred, (size_t)st->P * st->D);
+    o->ops->mse_backward(st->dpred, st->pred, st->target, st->P, st->D, 1.0f / (float)st->P);
+    o->ops->gather_tokens_backward(model_dlogits(m), st->dpred, st->rows, 1, B * st->Ts, st->P, st->D);
+    model_backward(m, B);
+    model_set_streams(m, 0, ATTN_MASK_NONE);
+}
+
+// Test MSE over the predicted patches and over the last group's, each image's draw fixed.
+static eval_scores gvp_evaluate(objective *o, objective_env *env) {
+    gvp_state *st = o->state;
+    model *m = o->model;
+    int n = env->test_n, chunk = env->eval_batch < o->max_batch ? env->eval_batch : o->max_batch;
+    double sum = 0.0, sum_last = 0.0;
+    long rows = 0, rows_last = 0;
+    for (int start = 0; start < n; start += chunk) {
+        int B = n - start < chunk ? n - start : chunk;
+        env->load_test(env, start, B, o->s.train_size);
+        prepare(o, B, EVAL_DRAW, 0, (uint32_t)start);
+        forward_loss(o, B, 0, (rng_addr){.seed = o->s.seed, .epoch = EVAL_DRAW, .index = (uint32_t)start});
+        o->ops->download(st->losses_host, st->losses, (size_t)st->P * sizeof(float));
+        for (int r = 0; r < st->P; r++) { // in row order: the sum does not depend on threads
+            sum += st->losses_host[r];
+            if (st->row_group[r] == st->K) sum_last += st->losses_host[r], rows_last++;
+        }
+        rows += st->P;
+    }
+    model_set_streams(m, 0, ATTN_MASK_NONE);
+    double mse = sum / (double)rows;
+    return (eval_scores){{mse, sum_last / (double)rows_last}, mse};
+}
+
+// Reconstructions (paper Fig. 2) of the first eval.samples test images at their evaluation
+// draw, in pixel units: the original, the condition view (G_0 patches, the rest 0.5 grey) and
+// the reconstruction (G_0 patches as they are; every predicted patch from the pixel head,
+// un-normalised with the true patch's mean and scale, as MAE's figures do). Also one drawn
+// segmentation's content and query masks (1 = may attend; paper Fig. 1) and its groups.
+static void gvp_record_final(objective *o, objective_env *env, const eval_scores *last) {
+    gvp_state *st = o->state;
+    model *m = o->model;
+    int S = o->s.samples < env->test_n ? o->s.samples : env->test_n;
+    if (S > o->max_batch) S = o->max_batch;
+    int C = m->cfg.channels, size = m->image_size, p = m->cfg.patch, g = m->grid, N = st->N, D = st->D;
+    if (S > 0) {
+        size_t img = (size_t)C * size * size;
+        float *original = xmalloc((size_t)S * img * sizeof(float), "GVP sample images");
+        float *condition = xmalloc((size_t)S * img * sizeof(float), "GVP condition views");
+        float *rebuilt = xmalloc((size_t)S * img * sizeof(float), "GVP reconstructions");
+        float *pred = xmalloc((size_t)N * S * D * sizeof(float), "GVP predictions (host)");
+        float *mean = xmalloc((size_t)N * sizeof(float), "patch means"), *scale = xmalloc((size_t)N * sizeof(float), "patch scales");
+        env->load_test(env, 0, S, o->s.train_size);
+        prepare(o, S, EVAL_DRAW, 0, 0);
+        forward_loss(o, S, 0, (rng_addr){.seed = o->s.seed, .epoch = EVAL_DRAW});
+        o->ops->download(pred, st->pred, (size_t)st->P * D * sizeof(float));
+        int r = 0;
+        for (int b = 0; b < S; b++) {
+            float *x = model_images(m) + (size_t)b * img; // to pixel units in place (host staging)
+            for (size_t k = 0; k < img; k++) x[k] = x[k] * env->pixel_std[k / ((size_t)size * size)] + env->pixel_mean[k / ((size_t)size * size)];
+            gvp_patch_targets(st->patch_targets, mean, scale, x, C, size, p);
+            memcpy(original + b * img, x, img * sizeof(float));
+            memcpy(rebuilt + b * img, x, img * sizeof(float));
+            for (size_t k = 0; k < img; k++) condition[b * img + k] = 0.5f;
+            for (int n = 0; n < N; n++) {
+                int gy = n / g, gx = n % g, predicted = st->group[(size_t)b * N + n] > 0;
+                const float *q = predicted ? pred + (size_t)r++ * D : NULL;
+                for (int c = 0, k = 0; c < C; c++)
+                    for (int y = 0; y < p; y++)
+                        for (int xx = 0; xx < p; xx++, k++) {
+                            size_t at = b * img + ((size_t)c * size + gy * p + y) * size + gx * p + xx;
+                            if (predicted) rebuilt[at] = q[k] * scale[n] + mean[n];
+                            else condition[at] = original[at];
+                        }
+            }
+        }
+        int dims[4] = {S, C, size, size};
+        record_f32(env->rec, "/samples/original", 4, dims, original);
+        record_f32(env->rec, "/samples/condition", 4, dims, condition);
+        record_f32(env->rec, "/samples/reconstruction", 4, dims, rebuilt);
+        free(original), free(condition), free(rebuilt), free(pred), free(mean), free(scale);
+    }
+    // One draw's masks over (cls, patches in raster order): content (T, T) and query (N, T).
+    int T = st->T, Ts = st->Ts;
+    int *ids = xmalloc((size_t)Ts * sizeof(int), "GVP ids");
+    gvp_draw(st->order, st->cuts, st->group, st->seg, st->ord, st->K, N, o->s.seed, EVAL_DRAW, 0, 0, st->scratch);
+    gvp_stream_ids(ids, st->group, N, st->t0);
+    float *content = xmalloc((size_t)T * T * sizeof(float), "GVP content mask");
+    float *query = xmalloc((size_t)N * T * sizeof(float), "GVP query mask");
+    float *groups = xmalloc((size_t)N * sizeof(float), "GVP groups");
+    for (int i = 0; i < T; i++)
+        for (int j = 0; j < T; j++) content[(size_t)i * T + j] = ids[j] <= ids[i] ? 1.0f : 0.0f;
+    for (int i = 0; i < N; i++)
+        for (int j = 0; j < T; j++) query[(size_t)i * T + j] = ids[j] <= ids[T + i] ? 1.0f : 0.0f;
+    for (int n = 0; n < N; n++) groups[n] = (float)st->group[n];
+    int cd[2] = {T, T}, qd[2] = {N, T}, gd[2] = {g, g};
+    record_f32(env->rec, "/gvp/content_mask", 2, cd, content);
+    record_f32(env->rec, "/gvp/query_mask", 2, qd, query);
+    record_f32(env->rec, "/gvp/groups", 2, gd, groups);
+    record_int(env->rec, "/gvp", "groups", st->K);
+    free(ids), free(content), free(query), free(groups);
+    model_set_streams(m, 0, ATTN_MASK_NONE);
+}
+
+static int gvp_train_keys(const objective *o) { return o->model->T; }
+
+const objective_kind objective_gvp = {
+    .name = "gvp",
+    .metric_names = {"pixel_mse", "pixel_mse_last_group"},
+    .progress = "epoch %d/%d  loss %.4f  test pixel mse %.4f last group %.4f  (%.0f s)",
+    .final_line = "final: pixel_mse=%.4f pixel_mse_last_group=%.4f time=%.0fs\n",
+    .config_error = gvp_config_error,
+    .configure_model = gvp_configure_model,
+    .create = gvp_obj_create,
+    .free = gvp_obj_free,
+    .train_forward = gvp_train_forward,
+    .train_backward = gvp_train_backward,
+    .evaluate = gvp_evaluate,
+    .record_final = gvp_record_final,
+    .train_keys = gvp_train_keys,
+};
