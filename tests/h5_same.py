@@ -2,7 +2,8 @@
 """tests/h5_same.py A B — compares every .h5 file under directory A with the file of the same
 relative path under B, through h5dump (hdf5-tools): the files must hold the same groups,
 datasets and attributes with the same values, except what differs between two runs of the
-same computation by design (wall-clock times, speeds, peak memory, the commit, the device).
+same computation by design (wall-clock times, speeds, peak memory, the commit, the device,
+when a run was resumed).
 Prints "N/M identical" and one line per file that differs or is missing; exit 0 only when
 every file is identical and there is at least one."""
 import os
@@ -10,7 +11,7 @@ import re
 import subprocess
 import sys
 
-VOLATILE = re.compile(r'(started|finished|git_commit|train_time_s|step_time_ms|images_per_s|peak_mem_bytes|seconds|device)')
+VOLATILE = re.compile(r'(started|finished|git_commit|train_time_s|step_time_ms|images_per_s|peak_mem_bytes|seconds|device|resumed)')
 
 
 def dump(path):
