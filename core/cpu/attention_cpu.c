@@ -369,7 +369,9 @@ void cpu_attention_forward(float *out, float *probs, const float *qkv, const att
 }
 
 void cpu_attention_backward(float *dqkv, float *dbias, float *scratch, const float *dout,
-                            const float *qkv, const float *probs, const attention_desc *d) {
+                            const float *qkv, const float *out, const float *probs,
+                            const attention_desc *d) {
+    (void)out; // the probabilities are kept (keep_probs is ignored): Σ p·dp needs no output
     attn_geom g = attn_check(d, "attention_backward");
     int want_dbias = d->bias != NULL && dbias != NULL;
     if (want_dbias && scratch == NULL)
