@@ -3,7 +3,10 @@
 // core/ops.h: packed qkv (B, T, 3C), optional per-image key/value subset kv_index (B, M),
 // optional additive bias (H, T, T) indexed by (query token, key TOKEN), optional group
 // masks (LT / LE), fully-masked query rows giving zeros (never NaN). CUDA twin:
-// core/cuda/attention_cuda.cu.
+// core/cuda/attention_cuda.cu. attention_desc.keep_probs is ignored here: the probabilities are
+// always kept in probs (the backward reads them; `out` is not needed). The CUDA backend's fused
+// training kernels (core/cuda/attention_fused_cuda.cu) have no CPU twin: on the CPU the
+// (B, H, T, M) probabilities are the cheaper saved state, and results stay bit-for-bit as before.
 //
 // Work split: one (image b, head h) pair is one unit of work, computed start to finish by a
 // single OpenMP thread. A pair reads and writes only its own image's channels of head h, so
