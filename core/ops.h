@@ -28,12 +28,20 @@ enum { ATTN_MASK_NONE = 0, ATTN_MASK_LT = 1, ATTN_MASK_LE = 2 };
 //   group     (B, T) ids: key token j visible to query i iff group[j] < group[i] (LT) or
 //             group[j] <= group[i] (LE). A query that sees no key outputs zeros (probabilities
 //             zero, gradient zero) instead of NaN.
+//   keep_probs 1: the caller reads `probs` after the forward as the probabilities (B, H, T, M)
+//             (attention statistics). 0 (the default of a zeroed desc): `probs` is the
+//             backend's private state for the backward — the CPU backend still writes the
+//             probabilities there, the CUDA backend runs its fused kernels
+//             (core/cuda/attention_fused_cuda.cu) and keeps only the row log-sum-exp
+//             (B, H, T), so training never materialises a T×M matrix on the GPU. The same
+//             value must be passed to the forward and to the backward that reads its probs.
 typedef struct {
     int B, T, C, H, M;
     const int *kv_index;
     const float *bias;
     const int *group;
-    int mask_mode; // ATTN_MASK_NONE / LT / LE (group must be non-NULL unless NONE)
+    int mask_mode;  // ATTN_MASK_NONE / LT / LE (group must be non-NULL unless NONE)
+    int keep_probs; // 1: probs holds the probabilities; 0: backend-private saved state
 } attention_desc;
 
 // Dies (exit 1: a programming error) naming `who` when d's shapes or options are
@@ -156,14 +164,18 @@ typedef struct ops_backend {
                               int P, int H, int W, int OH, int OW, int C);
 
     // ---- attention ----
-    // out (B, T, C); probs (B, H, T, M) receives the attention probabilities and is read by
-    // the backward pass.
+    // out (B, T, C); probs (B, H, T, M) receives the attention probabilities (keep_probs = 1)
+    // or the backend's saved state (keep_probs = 0, see attention_desc) and is read by the
+    // backward pass.
     void (*attention_forward)(float *out, float *probs, const float *qkv,
                               const attention_desc *d);
     // dqkv (B, T, 3C) +=; dbias (H, T, T) += when both d->bias and dbias are non-NULL;
-    // scratch (B, H, T, M) is workspace (needed only when dbias is non-NULL).
+    // scratch (B, H, T, M) is workspace (needed only when dbias is non-NULL). out (B, T, C) and
+    // probs are the forward's, unchanged (the fused CUDA backward forms Σ_c dout·out per row
+    // from out; the CPU backend does not read it).
     void (*attention_backward)(float *dqkv, float *dbias, float *scratch, const float *dout,
-                               const float *qkv, const float *probs, const attention_desc *d);
+                               const float *qkv, const float *out, const float *probs,
+                               const attention_desc *d);
 
     // ---- position encodings ----
     // sin2d (CAPE eq. 3-4), C even, K = C/2 frequencies k = 1..K: w_kx = 10^(2k/C)·cos k,

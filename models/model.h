@@ -166,6 +166,8 @@ typedef struct model {
     int *ref_scratch;              // ref_tokens: (N_max) ints for drawing the references (host)
     const float *blocks_out;       // the last forward's block output (B, T, d) (the backbone's)
     int training_dropout;          // the last forward applied dropout (backward must undo it)
+    int keep_attention_probs;      // 1: forwards keep the attention probabilities for
+                                   // model_attention_probs (attention_desc.keep_probs); 0: training
 } model;
 
 // For the backbone and position-encoding modules: declare a parameter (d1 = 0: 1-D; init and
@@ -238,7 +240,8 @@ int *model_groups(model *m);
 // The token features after block `layer` (0-based) of the last forward: (B, T, d), backend memory.
 const float *model_block_output(const model *m, int layer);
 // The attention probabilities of block `layer` in the last forward (B, H, T, M), backend
-// memory; NULL when the backbone has no attention.
+// memory, when that forward ran with m->keep_attention_probs = 1 (otherwise the buffer may
+// hold a backend's private state); NULL when the backbone has no attention.
 const float *model_attention_probs(const model *m, int layer);
 
 // Forward FLOPs per image (multiply-add = 2) at cfg->image_size with M key tokens (M = T: full

@@ -13,6 +13,10 @@ rm -rf "$stage" build/gpu-bundle.tar.gz
 mkdir -p "$stage/lib" "$stage/build/tests"
 cp build/posbench "$stage/build/"
 for t in build/tests/test_*; do case "$t" in *.o|*.d) ;; *) cp "$t" "$stage/build/tests/" ;; esac; done
+# The PyTorch step scripts `posbench bench` runs (found next to the binary: ../bench/perf/).
+mkdir -p "$stage/bench/perf" "$stage/tests"
+cp bench/perf/torch_cpu_step.py bench/perf/torch_gpu_step.py "$stage/bench/perf/"
+cp tests/torch_vit.py "$stage/tests/"
 # Libraries: what ldd resolves for the binaries, minus glibc (the GPU machine's newer one
 # serves) and CUDA's runtime and cuBLAS (the GPU machine's toolkit matches its driver).
 for b in "$stage"/build/posbench "$stage"/build/tests/*; do ldd "$b"; done |

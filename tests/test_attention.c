@@ -95,7 +95,7 @@ static void run_both(acase *c) {
     run_forward(c);
     memset(c->dqkv, 0, n_qkv(c) * sizeof(float));
     if (c->dbias) memset(c->dbias, 0, n_bias(c) * sizeof(float));
-    ops_cpu.attention_backward(c->dqkv, c->dbias, c->scratch, c->w, c->qkv, c->probs, &c->d);
+    ops_cpu.attention_backward(c->dqkv, c->dbias, c->scratch, c->w, c->qkv, c->out, c->probs, &c->d);
 }
 
 static double loss_fn(void *ctx) {
@@ -398,7 +398,7 @@ static void check_accumulates(void) {
     test_fill_uniform(rb, n_bias(&c), -1.0f, 1.0f, 602);
     memcpy(c.dqkv, r, n_qkv(&c) * sizeof(float));
     memcpy(c.dbias, rb, n_bias(&c) * sizeof(float));
-    ops_cpu.attention_backward(c.dqkv, c.dbias, c.scratch, c.w, c.qkv, c.probs, &c.d);
+    ops_cpu.attention_backward(c.dqkv, c.dbias, c.scratch, c.w, c.qkv, c.out, c.probs, &c.d);
     float worst = 0.0f;
     for (size_t i = 0; i < n_qkv(&c); i++) worst = fmaxf(worst, fabsf(c.dqkv[i] - (r[i] + g[i])));
     for (size_t i = 0; i < n_bias(&c); i++) worst = fmaxf(worst, fabsf(c.dbias[i] - (rb[i] + gb[i])));
@@ -406,14 +406,14 @@ static void check_accumulates(void) {
                worst);
     // dqkv = NULL with dbias: only dbias; d->bias = NULL: dbias untouched.
     memset(c.dbias, 0, n_bias(&c) * sizeof(float));
-    ops_cpu.attention_backward(NULL, c.dbias, c.scratch, c.w, c.qkv, c.probs, &c.d);
+    ops_cpu.attention_backward(NULL, c.dbias, c.scratch, c.w, c.qkv, c.out, c.probs, &c.d);
     int same = bitwise_equal(c.dbias, gb, n_bias(&c));
     test_check("backward dbias only (dqkv NULL)", same, "dbias %s the full backward's",
                same ? "equals" : "differs from");
     c.d.bias = NULL;
     run_forward(&c);
     memcpy(c.dbias, rb, n_bias(&c) * sizeof(float));
-    ops_cpu.attention_backward(c.dqkv, c.dbias, c.scratch, c.w, c.qkv, c.probs, &c.d);
+    ops_cpu.attention_backward(c.dqkv, c.dbias, c.scratch, c.w, c.qkv, c.out, c.probs, &c.d);
     same = bitwise_equal(c.dbias, rb, n_bias(&c));
     test_check("backward leaves dbias alone without a bias", same, "dbias %s",
                same ? "unchanged" : "CHANGED");

@@ -137,7 +137,7 @@ static void run_case(const acfg *cf) {
     int *kv = cf->kv != KV_ALL ? make_kv(cf) : NULL;
     int *group = cf->mode != ATTN_MASK_NONE ? make_group(cf) : NULL;
     attention_desc dh = {.B = B, .T = T, .C = C, .H = H, .M = M, .kv_index = kv, .bias = bias,
-                         .group = group, .mask_mode = cf->mode};
+                         .group = group, .mask_mode = cf->mode, .keep_probs = 1};
 
     // ---- CPU reference ----
     float *out_c = xcalloc(n_out, sizeof(float), "test out");
@@ -151,7 +151,7 @@ static void run_case(const acfg *cf) {
         scratch_c = xcalloc(n_probs, sizeof(float), "test scratch");
     }
     ops_cpu.attention_forward(out_c, probs_c, qkv, &dh);
-    ops_cpu.attention_backward(dqkv_c, dbias_c, scratch_c, dout, qkv, probs_c, &dh);
+    ops_cpu.attention_backward(dqkv_c, dbias_c, scratch_c, dout, qkv, out_c, probs_c, &dh);
 
     // ---- GPU (scratch only with the bias, as models/vit.c passes it) ----
     float *qkv_g = parity_upload(qkv, n_qkv), *dout_g = parity_upload(dout, n_out);
@@ -171,10 +171,10 @@ static void run_case(const acfg *cf) {
         dbias3_g = parity_upload(dbias0, n_bias);
         scratch_g = cuda_alloc(n_probs * sizeof(float), "test scratch");
     }
-    ops_cuda.attention_backward(dqkv_g, dbias_g, scratch_g, dout_g, qkv_g, probs_g, &dd);
-    ops_cuda.attention_backward(dqkv2_g, dbias2_g, scratch_g, dout_g, qkv_g, probs_g, &dd);
+    ops_cuda.attention_backward(dqkv_g, dbias_g, scratch_g, dout_g, qkv_g, out_g, probs_g, &dd);
+    ops_cuda.attention_backward(dqkv2_g, dbias2_g, scratch_g, dout_g, qkv_g, out_g, probs_g, &dd);
     if (cf->bias) // dbias alone (dqkv NULL) must take the same path to the same bits
-        ops_cuda.attention_backward(NULL, dbias3_g, scratch_g, dout_g, qkv_g, probs_g, &dd);
+        ops_cuda.attention_backward(NULL, dbias3_g, scratch_g, dout_g, qkv_g, out_g, probs_g, &dd);
     cuda_sync();
 
     // ---- checks ----

@@ -1,6 +1,8 @@
 // bench/perf/perf.c — CPU benchmarks: median training-step time, images/s, achieved GFLOP/s as a
 // fraction of OpenBLAS sgemm measured in this process, peak memory, and the ratio to the
-// identical step in PyTorch (bench/perf/torch_cpu_step.py) run right after ours.
+// identical step in PyTorch (bench/perf/torch_cpu_step.py) run right after ours. With
+// --device cuda the PyTorch step is bench/perf/torch_gpu_step.py on the GPU (torch.compile,
+// fp32 like ours; its own --config list adds bf16, eager and the MP3 / ViT-B/16 configs).
 #include "perf.h"
 #include "../run/estimate.h"
 #include "../../core/common.h"
@@ -37,7 +39,8 @@ void perf_help(void) {
            "Times the full training step (forward, label-smoothed cross entropy, backward, AdamW) of\n"
            "each config and prints the median step time, images/s, achieved GFLOP/s, that as a\n"
            "fraction of OpenBLAS sgemm measured in this process, peak memory, and the ratio to the\n"
-           "same step in PyTorch on the CPU (Debian's /usr/bin/python3, same thread count).\nconfigs:\n");
+           "same step in PyTorch on the CPU (Debian's /usr/bin/python3, same thread count), or with --device\n"
+           "cuda on the GPU (bench/perf/torch_gpu_step.py: torch.compile, fp32; python3 from PATH).\nconfigs:\n");
     for (size_t i = 0; i < sizeof perf_configs / sizeof perf_configs[0]; i++) {
         const perf_config *p = &perf_configs[i];
         printf("  %-22s d=%d L=%d H=%d patch %d, %dx%d px x%d, batch %d\n", p->name, p->model.dim, p->model.depth,
@@ -87,8 +90,9 @@ static double time_posbench_step(const perf_config *p, const ops_backend *ops, i
     return med;
 }
 
-// Runs the PyTorch step script; returns its median step time in seconds, or -1 with a reason.
-static double time_torch_step(const perf_config *p, int iters, char *why, size_t whylen) {
+// Runs the PyTorch step script (gpu: torch_gpu_step.py, compiled, fp32, python3 from PATH);
+// returns its median step time in seconds, or -1 with a reason.
+static double time_torch_step(const perf_config *p, int iters, int gpu, char *why, size_t whylen) {
     char exe[4096], script[4200];
     ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (len <= 0) {
@@ -96,13 +100,22 @@ static double time_torch_step(const perf_config *p, int iters, char *why, size_t
         return -1;
     }
     exe[len] = 0;
-    snprintf(script, sizeof script, "%s/../bench/perf/torch_cpu_step.py", dirname(exe));
-    if (access(script, R_OK) != 0 || access("/usr/bin/python3", X_OK) != 0) {
+    snprintf(script, sizeof script, "%s/../bench/perf/%s", dirname(exe),
+             gpu ? "torch_gpu_step.py" : "torch_cpu_step.py");
+    if (access(script, R_OK) != 0 || (!gpu && access("/usr/bin/python3", X_OK) != 0)) {
         snprintf(why, whylen, "%s or /usr/bin/python3 not found", script);
         return -1;
     }
     const model_config *v = &p->model;
     char cmd[8192];
+    if (gpu)
+        snprintf(cmd, sizeof cmd,
+                 "python3 '%s' --config custom --device cuda --modes compile --precision fp32 --image %d "
+                 "--channels %d --patch %d --dim %d --depth %d --heads %d --mlp-ratio %d --classes %d "
+                 "--batch %d --warmup 3 --iters %d --cls %d --pos-abs %d 2>/dev/null",
+                 script, v->image_size, v->channels, v->patch, v->dim, v->depth, v->heads, v->mlp_ratio,
+                 v->num_classes, p->batch, iters, v->cls, v->pe_kind && strcmp(v->pe_kind, "abs") == 0);
+    else
     snprintf(cmd, sizeof cmd,
              "/usr/bin/python3 '%s' --image %d --channels %d --patch %d --dim %d --depth %d --heads %d "
              "--mlp-ratio %d --classes %d --batch %d --threads %d --warmup 2 --iters %d --cls %d --pos-abs %d 2>/dev/null",
@@ -121,7 +134,8 @@ static double time_torch_step(const perf_config *p, int iters, char *why, size_t
     }
     int rc = pclose(f);
     if (rc != 0 || ms <= 0) {
-        snprintf(why, whylen, "torch_cpu_step.py failed (exit %d; is python3-torch installed?)", rc);
+        snprintf(why, whylen, "%s failed (exit %d; is PyTorch installed%s?)", gpu ? "torch_gpu_step.py" : "torch_cpu_step.py",
+                 rc, gpu ? " with CUDA and torch.compile" : "");
         return -1;
     }
     return ms / 1e3;
@@ -147,7 +161,7 @@ int perf_run(const perf_options *opt) {
         double gflops = flops / step / 1e9;
         char torch_ms[32] = "-", torch_ips[32] = "-", ratio[32] = "-", why[4608] = "";
         if (opt->torch) {
-            double t = time_torch_step(p, opt->iters, why, sizeof why);
+            double t = time_torch_step(p, opt->iters, strcmp(ops->name, "cuda") == 0, why, sizeof why);
             if (t > 0) {
                 snprintf(torch_ms, sizeof torch_ms, "%.1f", t * 1e3);
                 snprintf(torch_ips, sizeof torch_ips, "%.0f", p->batch / t);

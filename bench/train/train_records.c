@@ -20,7 +20,9 @@ void record_attention(run *r) {
     if (B > model_batch_capacity(m, m->T)) B = model_batch_capacity(m, m->T); // MP3 arenas are sized for the context
     for (int b = 0; b < B; b++) r->batch_index[b] = b;
     load_batch(r, &r->test, r->batch_index, B, NULL, 0, 0, r->train_size);
+    m->keep_attention_probs = 1; // the statistics read the probabilities (CUDA: materialised)
     model_forward(m, B, 0, (rng_addr){0});
+    m->keep_attention_probs = 0;
     int rh = 2 * gh - 1, rw = 2 * gw - 1, N = gh * gw; // a sequence is a 1 x L grid
     float *entropy = xmalloc((size_t)L * H * sizeof(float), "attention entropy");
     float *distance = xmalloc((size_t)L * H * sizeof(float), "attention distance");

@@ -3,7 +3,10 @@
 // core/ops.h: packed qkv (B, T, 3C), optional per-image key/value subset kv_index (B, M),
 // optional additive bias (H, T, T) indexed by (query token, key TOKEN), optional group
 // masks (LT / LE), fully-masked query rows giving zeros (never NaN). CUDA twin:
-// core/cuda/attention_cuda.cu.
+// core/cuda/attention_cuda.cu. attention_desc.keep_probs is ignored here: the probabilities are
+// always kept in probs (the backward reads them; `out` is not needed). The CUDA backend's fused
+// training kernels (core/cuda/attention_fused_cuda.cu) have no CPU twin: on the CPU the
+// (B, H, T, M) probabilities are the cheaper saved state, and results stay bit-for-bit as before.
 //
 // Work split: one (image b, head h) pair is one unit of work, computed start to finish by a
 // single OpenMP thread. A pair reads and writes only its own image's channels of head h, so
@@ -369,7 +372,9 @@ void cpu_attention_forward(float *out, float *probs, const float *qkv, const att
 }
 
 void cpu_attention_backward(float *dqkv, float *dbias, float *scratch, const float *dout,
-                            const float *qkv, const float *probs, const attention_desc *d) {
+                            const float *qkv, const float *out, const float *probs,
+                            const attention_desc *d) {
+    (void)out; // the probabilities are kept (keep_probs is ignored): Σ p·dp needs no output
     attn_geom g = attn_check(d, "attention_backward");
     int want_dbias = d->bias != NULL && dbias != NULL;
     if (want_dbias && scratch == NULL)

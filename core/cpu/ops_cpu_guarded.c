@@ -202,9 +202,9 @@ static void guarded_attention_forward(float *out, float *probs, const float *qkv
     ops_cpu.attention_forward(view(out), view(probs), view(qkv), &od);
 }
 static void guarded_attention_backward(float *dqkv, float *dbias, float *scratch, const float *dout,
-                                      const float *qkv, const float *probs, const attention_desc *d) {
+                                      const float *qkv, const float *out, const float *probs, const attention_desc *d) {
     attention_desc od = open_desc(d);
-    ops_cpu.attention_backward(view(dqkv), view(dbias), view(scratch), view(dout), view(qkv), view(probs), &od);
+    ops_cpu.attention_backward(view(dqkv), view(dbias), view(scratch), view(dout), view(qkv), view(out), view(probs), &od);
 }
 GUARDED(sincos2d_add, (float *x, const float *px, const float *py, int B, int T, int C, int t0),
         (view(x), view(px), view(py), B, T, C, t0))

@@ -56,7 +56,8 @@ void cpu_mean_pool_backward(float *din, const float *dout, int B, int T, int C, 
 // attention_cpu.c
 void cpu_attention_forward(float *out, float *probs, const float *qkv, const attention_desc *d);
 void cpu_attention_backward(float *dqkv, float *dbias, float *scratch, const float *dout,
-                            const float *qkv, const float *probs, const attention_desc *d);
+                            const float *qkv, const float *out, const float *probs,
+                            const attention_desc *d);
 
 // posenc_cpu.c
 void cpu_sincos2d_add(float *x, const float *px, const float *py, int B, int T, int C, int t0);

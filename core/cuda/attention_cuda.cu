@@ -2,7 +2,10 @@
 // backward). Contract: attention_desc in core/ops.h — packed qkv (B, T, 3C), head h uses
 // channels [h·hs, (h+1)·hs) of q, k and v (hs = C/H), scores q·k/sqrt(hs) (+ bias[h, i, j],
 // j the key TOKEN), group mask (LT / LE), softmax over the M key slots; probs (B, H, T, M)
-// is materialised by the forward and read by the backward. A query that sees no key gets
+// is materialised by the forward and read by the backward. These kernels serve
+// attention_desc.keep_probs == 1 (attention statistics); with keep_probs == 0 (training) the
+// entry points hand over to the fused kernels of attention_fused_cuda.cu, which keep no T×M
+// matrix. The dbias reduction below serves both. A query that sees no key gets
 // zero probabilities, zero output and zero gradient, never NaN (core/attention_cpu.c's rule).
 // The desc struct lives on the host; its kv_index / bias / group pointers are device pointers.
 //
@@ -36,6 +39,7 @@
 // kv_index must not repeat a token within an image (qkv_pack's rule): two slots of one token
 // would write the same dk/dv and dbias elements from different threads. Head size hs <= 128.
 #include "ops_cuda_internal.cuh"
+#include "attention_cuda.cuh"
 #include <math.h>
 
 #define ATT_THREADS 256                        // threads per block (8 warps)
@@ -450,7 +454,20 @@ static int pick_qt(const attn_args *a, int kv, const char *who) {
              a->M, ATT_SMEM_LIMIT);
 }
 
+void cuda_attention_dbias_reduce(float *dbias, const float *scratch, const attention_desc *d) {
+    attn_args a = attn_make_args(d, "attention_backward (dbias)");
+    size_t bsmem = a.kv_index ? (size_t)a.T * sizeof(float) : 0;
+    if (bsmem > ATT_SMEM_LIMIT)
+        die_fail("attention_backward: T=%d too large for the dbias kernel", a.T);
+    attention_dbias_kernel<<<(unsigned)(a.H * a.T), ATT_THREADS, bsmem>>>(dbias, scratch, a);
+    CUDA_LAUNCH_CHECK();
+}
+
 void cuda_attention_forward(float *out, float *probs, const float *qkv, const attention_desc *d) {
+    if (!d->keep_probs) { // training: probs receives only the fused kernels' lse (B, H, T)
+        cuda_attention_fused_forward(out, probs, qkv, d);
+        return;
+    }
     attn_args a = attn_make_args(d, "attention_forward");
     a.qt = pick_qt(&a, 0, "attention_forward");
     dim3 grid((unsigned)((a.T + a.qt - 1) / a.qt), (unsigned)a.H, (unsigned)a.B);
@@ -460,7 +477,12 @@ void cuda_attention_forward(float *out, float *probs, const float *qkv, const at
 }
 
 void cuda_attention_backward(float *dqkv, float *dbias, float *scratch, const float *dout,
-                             const float *qkv, const float *probs, const attention_desc *d) {
+                             const float *qkv, const float *out, const float *probs,
+                             const attention_desc *d) {
+    if (!d->keep_probs) {
+        cuda_attention_fused_backward(dqkv, dbias, scratch, dout, qkv, out, probs, d);
+        return;
+    }
     attn_args a = attn_make_args(d, "attention_backward");
     const int want_dbias = d->bias != NULL && dbias != NULL;
     if (want_dbias && scratch == NULL)
@@ -485,11 +507,5 @@ void cuda_attention_backward(float *dqkv, float *dbias, float *scratch, const fl
     }
 
     // dbias, reduced over the batch in order
-    if (want_dbias) {
-        size_t bsmem = a.kv_index ? (size_t)a.T * sizeof(float) : 0;
-        if (bsmem > ATT_SMEM_LIMIT)
-            die_fail("attention_backward: T=%d too large for the dbias kernel", a.T);
-        attention_dbias_kernel<<<(unsigned)(a.H * a.T), ATT_THREADS, bsmem>>>(dbias, scratch, a);
-        CUDA_LAUNCH_CHECK();
-    }
+    if (want_dbias) cuda_attention_dbias_reduce(dbias, scratch, d);
 }

@@ -55,7 +55,8 @@ void cuda_mean_pool_backward(float *din, const float *dout, int B, int T, int C,
 // attention_cuda.cu
 void cuda_attention_forward(float *out, float *probs, const float *qkv, const attention_desc *d);
 void cuda_attention_backward(float *dqkv, float *dbias, float *scratch, const float *dout,
-                             const float *qkv, const float *probs, const attention_desc *d);
+                             const float *qkv, const float *out, const float *probs,
+                             const attention_desc *d);
 
 // posenc_cuda.cu
 void cuda_sincos2d_add(float *x, const float *px, const float *py, int B, int T, int C, int t0);

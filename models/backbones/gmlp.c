@@ -408,7 +408,7 @@ static void gmlp_backward(model *m, const float *x0, float *dx0, int B) {
             attention_desc ad = tiny_attention(m, B);
             ops->residual_backward(da->fv, da->attn_proj, da->gate, NULL, B, (size_t)T * e);
             ops->linear_backward(da->attn, dw->attn_proj_w, dw->attn_proj_b, da->attn_proj, a->attn, w->attn_proj_w, BT, a_dim, e);
-            ops->attention_backward(da->qkv, NULL, NULL, da->attn, a->qkv, a->probs, &ad);
+            ops->attention_backward(da->qkv, NULL, NULL, da->attn, a->qkv, a->attn, a->probs, &ad);
             ops->linear_backward(da->ln, dw->attn_qkv_w, dw->attn_qkv_b, da->qkv, a->ln, w->attn_qkv_w, BT, d, 3 * a_dim);
         }
         // Spatial projection: W and b of this grid get their gradient where the forward read them.

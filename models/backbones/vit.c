@@ -150,7 +150,8 @@ static void vit_free(model *m) {
 static int masked_attention(const model *m) { return m->M < model_tokens(m); }
 
 static attention_desc block_attention(const model *m, int B) {
-    attention_desc d = {.B = B, .T = model_tokens(m), .C = m->cfg.dim, .H = m->cfg.heads, .M = m->M};
+    attention_desc d = {.B = B, .T = model_tokens(m), .C = m->cfg.dim, .H = m->cfg.heads, .M = m->M,
+                        .keep_probs = m->keep_attention_probs};
     if (masked_attention(m)) d.kv_index = (const int *)m->batch.context;
     if (m->mask_mode != ATTN_MASK_NONE) d.group = (const int *)m->batch.groups, d.mask_mode = m->mask_mode; // GVP
     return d;
@@ -301,10 +302,10 @@ static void vit_backward(model *m, const float *x0, float *dx0, int B) {
         if (s->mask_dqkv) ops->zero(dqkv, (size_t)BT * 3 * d);
         if (m->pe->bias_forward) {
             ad.bias = m->pe->bias_saved(m, l);
-            ops->attention_backward(dqkv, m->pe->bias_grad(m, l), m->pe->bias_scratch(m), da->attn, block_qkv(m, a), a->probs, &ad);
+            ops->attention_backward(dqkv, m->pe->bias_grad(m, l), m->pe->bias_scratch(m), da->attn, block_qkv(m, a), a->attn, a->probs, &ad);
             m->pe->bias_backward(m, l);
         } else {
-            ops->attention_backward(dqkv, NULL, NULL, da->attn, block_qkv(m, a), a->probs, &ad);
+            ops->attention_backward(dqkv, NULL, NULL, da->attn, block_qkv(m, a), a->attn, a->probs, &ad);
         }
         if (m->pe->qk_backward) m->pe->qk_backward(m, dqkv, B);
         qkv_backward(m, w, dw, a, da, B);

@@ -1,0 +1,32 @@
+#!/bin/sh
+# tests/e2e_torch_gpu_step.sh — smoke test of bench/perf/torch_gpu_step.py (the PyTorch GPU
+# step `posbench bench --device cuda` compares against) on the CPU: the tiny ViT and MP3
+# configs, one timed step each, fp32 and bf16 autocast, must print one JSON line per mode with
+# a positive step time and the MP3 context of cls + round((1 - eta)·N) tokens; a bad --eta is
+# refused (exit 2). Uses Debian's /usr/bin/python3 (as bench/perf/torch_cpu_step.py does);
+# SKIP when it has no PyTorch.
+cd "$(dirname "$0")/.." || exit 1
+PY=/usr/bin/python3
+S=bench/perf/torch_gpu_step.py
+T=$(mktemp -d /tmp/posbench-torchgpu.XXXXXX) || exit 1
+trap 'rm -rf "$T"' EXIT
+check() { if [ "$2" -eq 0 ]; then echo "PASS $1: $3"; else echo "FAIL $1: $3"; fi; }
+if ! "$PY" -c 'import torch' 2>/dev/null; then
+    echo "SKIP e2e torch gpu step: $PY has no PyTorch"; exit 0
+fi
+# field NAME FILE: the value of "NAME" in the first JSON line of FILE
+field() { "$PY" -c 'import json,sys; print(json.loads(open(sys.argv[2]).readline())[sys.argv[1]])' "$1" "$2"; }
+for prec in fp32 bf16; do
+    "$PY" $S --config tiny --device cpu --warmup 1 --iters 1 --precision $prec --modes eager > "$T/vit" 2> "$T/err"; rc=$?
+    ms=$(field median_ms "$T/vit" 2>/dev/null); lines=$(wc -l < "$T/vit")
+    [ $rc -eq 0 ] && [ "$lines" -eq 1 ] && awk -v m="$ms" 'BEGIN { exit !(m > 0) }'
+    check "torch_gpu_step tiny ViT on the cpu ($prec)" $? "exit $rc, $lines JSON line(s), median_ms $ms"
+done
+# eta 0.75 of N = 16 patches: 4 context patches + cls = 5 keys of 17 tokens
+"$PY" $S --config mp3-tiny --eta 0.75 --device cpu --warmup 1 --iters 1 --precision fp32 --modes eager > "$T/mp3" 2> "$T/err"; rc=$?
+ctx=$(field context "$T/mp3" 2>/dev/null); tok=$(field tokens "$T/mp3" 2>/dev/null); ms=$(field median_ms "$T/mp3" 2>/dev/null)
+[ $rc -eq 0 ] && [ "$ctx" = 5 ] && [ "$tok" = 17 ] && awk -v m="$ms" 'BEGIN { exit !(m > 0) }'
+check "torch_gpu_step tiny MP3 eta 0.75 on the cpu" $? "exit $rc, context $ctx of $tok tokens, median_ms $ms"
+"$PY" $S --config mp3-tiny --eta 1.5 --device cpu > /dev/null 2>&1; rc=$?
+[ $rc -eq 2 ]
+check "torch_gpu_step refuses --eta 1.5" $? "exit $rc"
