@@ -99,7 +99,7 @@ $(BUILD)/%.o: %.c | deps
 $(BUILD)/%.o: %.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) -O3 -std=c++20 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
-	    $(PKG_CFLAGS) -DPOSBENCH_CUDA=1 -c -o $@ $<
+	    $(PKG_CFLAGS) -DPOSBENCH_CUDA=1 -MMD -MP -MF $(@:.o=.d) -c -o $@ $<
 
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_LIB) $(BUILD)/libposbench.a
 	$(CC) -o $@ $^ $(LDLIBS)
