@@ -2,30 +2,7 @@
 // loop, evaluation each epoch, checkpoints that resume exactly, and the run's HDF5 file.
 #pragma once
 #include "../experiment/config.h"
-
-typedef struct {
-    const char *out_dir;      // results directory (created if needed)
-    const char *experiment;   // HDF5 root attribute "experiment"
-    const char *stage;        // HDF5 root attribute "stage"
-    long stop_after;          // > 0: checkpoint and return after this global step (simulated interruption)
-    int force;                // retrain even when a finished file exists
-    int fresh;                // ignore an existing checkpoint
-    int lock_held;            // the caller holds the run lock (the runner); else train_run takes it
-    const char *init_weights; // start from these final weights (<run-id>.weights of another run)
-    const char *device;       // --device (core/device.h; NULL = auto): the op backend; not part of the run id
-    const char *run_id;       // file-name id to use (an experiment's run id); NULL: hash of the config
-    const config *parent_cfg; // the config of the run init_weights came from (NULL: none); its keys are
-    const char *parent_stage; // recorded as /config attrs "<parent_stage>.<key>", so a finetune stage's
-                              // report can use the pretrain axes (e.g. pretrain.objective.eta)
-} train_options;
-
-typedef struct {
-    char run_id[13];
-    char path[4096];          // the finished (or partial) HDF5 file
-    char status[16];          // done | diverged | stopped | skipped | locked
-    double top1, top5, seconds;
-    long steps;
-} train_result;
+#include "train_types.h"
 
 // Returns 0 (done, stopped on request or already done), 1 (diverged, before or now; or the
 // run is locked by another process, which is then named and no file touched).

@@ -5,7 +5,7 @@
 #pragma once
 #include "../experiment/config.h"
 #include "../results/results.h"
-#include "train.h"
+#include "train_types.h"
 #include "../../core/optimizer.h"
 #include "../../datasets/dataset.h"
 #include "../../models/model.h"
