@@ -64,6 +64,9 @@ const char *model_config_error(const model_config *c) {
                  "model.patch must be 1", c->patch, c->features);
         return msg;
     }
+    if (c->query_stream && c->features > 0)
+        return "the two-stream model (objective.name=gvp) predicts image patches' pixels; a sequence input (speech frames) is "
+               "not supported (valid with gvp: image data)";
     if (c->patch < 1 || c->image_size % c->patch != 0) {
         snprintf(msg, sizeof msg, "model.patch=%d does not divide the image size %d (valid: a divisor of %d)",
                  c->patch, c->image_size, c->image_size);

@@ -212,6 +212,11 @@ static void test_sequence_config(void) {
     test_check("sequence: patches other than one frame refused", why && strstr(why, "model.patch must be 1"), "%s",
                why ? why : "(accepted)");
     seq.patch = 1;
+    model_config two_stream = seq;
+    two_stream.pe_kind = "sin1d", two_stream.query_stream = 1, two_stream.token_head = 1, two_stream.context_tokens = 11;
+    why = model_config_error(&two_stream);
+    test_check("sequence: GVP's two streams refused (they predict image patches)", why && strstr(why, "objective.name=gvp"),
+               "%s", why ? why : "(accepted)");
     model m;
     model_create(&m, &seq, &ops_cpu, 2, 5);
     test_check("sequence: one token per frame, a 1 x L grid", m.N == 10 && m.T == 11 && m.rows == 1 && m.cols == 10 &&
