@@ -42,8 +42,8 @@
 #include "attention_cuda.cuh"
 #include <math.h>
 
-#define ATT_THREADS 256                        // threads per block (8 warps)
-#define ATT_WARPS (ATT_THREADS / 32)
+#define ATT_THREADS ATTN_THREADS               // threads per block (8 warps)
+#define ATT_WARPS ATTN_WARPS
 #define ATT_QT 16                              // most query rows per block (fewer if M is large)
 #define ATT_KT 32                              // key slots per shared-memory tile of k or v
 #define ATT_MAX_HS 128                         // largest head size supported
@@ -51,7 +51,6 @@
 #define ATT_KV_ACC 16                          // dk (and dv) elements per thread in the kv kernel
 #define ATT_KV_SLOTS 128                       // most key slots per kv block
 #define ATT_SMEM_LIMIT (48 * 1024)             // bytes of dynamic shared memory per block
-#define FULL_MASK 0xffffffffu
 
 // Everything a kernel needs, passed by value (pointers are device pointers).
 typedef struct {
@@ -67,34 +66,7 @@ typedef struct {
 } attn_args;
 
 // ---------------------------------------------------------------- device helpers
-
-static __device__ __forceinline__ float warp_max(float v) {
-    for (int o = 16; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(FULL_MASK, v, o));
-    return v; // max is exact: every lane holds the same value
-}
-
-// Fixed-order tree sum; lane 0's result is broadcast so every lane holds the same bits.
-static __device__ __forceinline__ float warp_sum(float v) {
-    for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(FULL_MASK, v, o);
-    return __shfl_sync(FULL_MASK, v, 0);
-}
-
-// dst (n, hs) with row stride ld = head channels [off, off+hs) of rows first..first+n-1 of
-// x (row stride `stride`); row index idx maps to token tok[idx] (tok NULL: idx). Rows with
-// idx >= limit are zero. Coalesced along the channels.
-static __device__ __forceinline__ void load_tile(float *dst, int ld, const float *x, int stride,
-                                                 int off, const int *tok, int first, int n,
-                                                 int limit, int hs) {
-    for (int e = threadIdx.x; e < n * hs; e += ATT_THREADS) {
-        int r = e / hs, c = e - r * hs, idx = first + r;
-        float v = 0.0f;
-        if (idx < limit) {
-            int t = tok ? tok[idx] : idx;
-            v = x[(size_t)t * stride + off + c];
-        }
-        dst[r * ld + c] = v;
-    }
-}
+// (warp max / sum / dot and tile loads: attention_cuda.cuh)
 
 // S[r·ldS + m0 + mm] = Σ_{c=0..hs-1} A[r·lda + c]·Bt[mm·ldb + c] for r < nrows, mm < kt.
 // One warp per row, lane = key slot (kt <= 32); Bt has stride hs+1 so lanes hit distinct
@@ -132,15 +104,6 @@ static __device__ __forceinline__ void tile_accumulate(float (&acc)[NACC], const
     }
 }
 
-// Σ_m p[m]·dp[m] over one row (M slots), on one warp: lane partials then warp_sum. Used by
-// both backward kernels, so both derive the same dscores.
-static __device__ __forceinline__ float row_pdp(const float *p, const float *dp, int M) {
-    const int lane = threadIdx.x % 32;
-    float part = 0.0f;
-    for (int m = lane; m < M; m += 32) part = fmaf(p[m], dp[m], part);
-    return warp_sum(part);
-}
-
 // dp rows (nq, M) of query rows i0.. : dp[r, m] = dout_i·v_m. A (qt, hs) holds the dout rows
 // (already loaded, synchronised by the first barrier below); Bs is the (ATT_KT, hs+1) tile.
 // Ends with a barrier: S is complete, Bs free.
@@ -151,7 +114,7 @@ static __device__ __forceinline__ void dp_rows(float *S, const float *A, float *
     for (int m0 = 0; m0 < M; m0 += ATT_KT) {
         int kt = min(ATT_KT, M - m0);
         __syncthreads(); // Bs no longer read by the previous tile
-        load_tile(Bs, hs + 1, x, C3, 2 * a.C + h * hs, tok, m0, ATT_KT, M, hs);
+        attn_load_rows(Bs, hs + 1, x, C3, 2 * a.C + h * hs, tok, m0, ATT_KT, M, hs);
         __syncthreads();
         tile_dots(S, M, m0, A, hs, Bs, hs + 1, nq, kt, hs);
     }
@@ -175,11 +138,11 @@ attention_forward_kernel(float *out, float *probs, const float *qkv, attn_args a
     const int *tok = a.kv_index ? a.kv_index + (size_t)b * M : NULL; // (M) key tokens
 
     // 1. raw scores S = Q·Kᵀ
-    load_tile(Qs, hs, x, C3, h * hs, NULL, i0, qt, T, hs);
+    attn_load_rows(Qs, hs, x, C3, h * hs, NULL, i0, qt, T, hs);
     for (int m0 = 0; m0 < M; m0 += ATT_KT) {
         int kt = min(ATT_KT, M - m0);
         __syncthreads();
-        load_tile(Bs, hs + 1, x, C3, C + h * hs, tok, m0, ATT_KT, M, hs);
+        attn_load_rows(Bs, hs + 1, x, C3, C + h * hs, tok, m0, ATT_KT, M, hs);
         __syncthreads();
         tile_dots(S, M, m0, Qs, hs, Bs, hs + 1, nq, kt, hs);
     }
@@ -206,7 +169,7 @@ attention_forward_kernel(float *out, float *probs, const float *qkv, attn_args a
             s[m] = v;
             mx = fmaxf(mx, v);
         }
-        mx = warp_max(mx);
+        mx = attn_warp_max(mx);
         if (!(mx > -INFINITY)) { // no visible key (or all visible scores -inf): zeros
             for (int m = lane; m < M; m += 32) { s[m] = 0.0f; prow[m] = 0.0f; }
             continue;
@@ -217,7 +180,7 @@ attention_forward_kernel(float *out, float *probs, const float *qkv, attn_args a
             s[m] = e;
             sum += e;
         }
-        sum = warp_sum(sum); // >= 1: the max contributes exp(0) = 1
+        sum = attn_warp_sum(sum); // >= 1: the max contributes exp(0) = 1
         for (int m = lane; m < M; m += 32) {
             float p = s[m] / sum;
             s[m] = p;
@@ -232,7 +195,7 @@ attention_forward_kernel(float *out, float *probs, const float *qkv, attn_args a
     for (int m0 = 0; m0 < M; m0 += ATT_KT) {
         int kt = min(ATT_KT, M - m0);
         __syncthreads(); // S complete (first tile) / Bs no longer read
-        load_tile(Bs, hs + 1, x, C3, 2 * C + h * hs, tok, m0, ATT_KT, M, hs);
+        attn_load_rows(Bs, hs + 1, x, C3, 2 * C + h * hs, tok, m0, ATT_KT, M, hs);
         __syncthreads();
         tile_accumulate(acc, S, M, m0, Bs, hs + 1, nq, kt, hs);
     }
@@ -265,7 +228,7 @@ attention_bwd_query_kernel(float *dqkv, float *scratch, const float *dout, const
     const int *tok = a.kv_index ? a.kv_index + (size_t)b * M : NULL;
 
     // 1. dp = dO·Vᵀ
-    load_tile(As, hs, dout + (size_t)b * T * C, C, h * hs, NULL, i0, qt, T, hs);
+    attn_load_rows(As, hs, dout + (size_t)b * T * C, C, h * hs, NULL, i0, qt, T, hs);
     dp_rows(S, As, Bs, x, tok, a, h, nq);
 
     // 2. dscore rows; one warp per query row
@@ -273,7 +236,7 @@ attention_bwd_query_kernel(float *dqkv, float *scratch, const float *dout, const
         const size_t row = ((size_t)b * a.H + h) * T + i0 + r;
         const float *p = probs + row * M;
         float *s = S + r * M;
-        const float pdp = row_pdp(p, s, M);
+        const float pdp = attn_warp_dot(p, s, M);
         for (int m = lane; m < M; m += 32) {
             float ds = p[m] * (s[m] - pdp); // p = 0 (masked / empty row): 0
             s[m] = ds;
@@ -289,7 +252,7 @@ attention_bwd_query_kernel(float *dqkv, float *scratch, const float *dout, const
     for (int m0 = 0; m0 < M; m0 += ATT_KT) {
         int kt = min(ATT_KT, M - m0);
         __syncthreads();
-        load_tile(Bs, hs + 1, x, C3, C + h * hs, tok, m0, ATT_KT, M, hs);
+        attn_load_rows(Bs, hs + 1, x, C3, C + h * hs, tok, m0, ATT_KT, M, hs);
         __syncthreads();
         tile_accumulate(acc, S, M, m0, Bs, hs + 1, nq, kt, hs);
     }
@@ -332,21 +295,21 @@ attention_bwd_kv_kernel(float *dqkv, const float *dout, const float *qkv, const 
     for (int i0 = 0; i0 < T; i0 += qt) {
         const int nq = min(qt, T - i0);
         __syncthreads(); // the previous query tile's dOs / q rows / dsS / pS no longer read
-        load_tile(dOs, hs, dout + (size_t)b * T * C, C, h * hs, NULL, i0, qt, T, hs);
+        attn_load_rows(dOs, hs, dout + (size_t)b * T * C, C, h * hs, NULL, i0, qt, T, hs);
         dp_rows(S, dOs, Bs, x, tok, a, h, nq); // same dp as the query kernel
 
         // dscores and probs of this block's slots (same formula as the query kernel)
         for (int r = warp; r < nq; r += ATT_WARPS) {
             const float *p = probs + (((size_t)b * a.H + h) * T + i0 + r) * M;
             const float *s = S + r * M;
-            const float pdp = row_pdp(p, s, M);
+            const float pdp = attn_warp_dot(p, s, M);
             for (int mm = lane; mm < ns; mm += 32) {
                 float pm = p[s0 + mm];
                 dsS[r * kt2 + mm] = pm * (s[s0 + mm] - pdp);
                 pS[r * kt2 + mm] = pm;
             }
         }
-        load_tile(Bs, hs, x, C3, h * hs, NULL, i0, qt, T, hs); // q rows (Bs free after dp_rows)
+        attn_load_rows(Bs, hs, x, C3, h * hs, NULL, i0, qt, T, hs); // q rows (Bs free after dp_rows)
         __syncthreads();
 
         // dk += dsᵀ·Q, dv += Pᵀ·dO over this tile's rows in order

@@ -1,9 +1,51 @@
-// core/cuda/attention_cuda.cuh — what the two CUDA attention files share: the fused kernels'
-// entry points (attention_fused_cuda.cu, used for attention_desc.keep_probs == 0) and the
+// core/cuda/attention_cuda.cuh — what the two CUDA attention files share: the block size and
+// the warp-level device helpers (tile loads, max, fixed-order sums), the fused kernels' entry
+// points (attention_fused_cuda.cu, used for attention_desc.keep_probs == 0) and the
 // batch-ordered dbias reduction of the materialising file (attention_cuda.cu). Pointers are
 // device pointers; contracts are core/ops.h's attention op.
 #pragma once
 #include "ops_cuda_internal.cuh"
+
+#define ATTN_THREADS 256            // threads per block of every attention kernel (8 warps)
+#define ATTN_WARPS (ATTN_THREADS / 32)
+#define ATTN_FULL_MASK 0xffffffffu
+
+static __device__ __forceinline__ float attn_warp_max(float v) {
+    for (int o = 16; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(ATTN_FULL_MASK, v, o));
+    return v; // max is exact: every lane holds the same value
+}
+
+// Fixed-order tree sum; lane 0's result is broadcast so every lane holds the same bits.
+static __device__ __forceinline__ float attn_warp_sum(float v) {
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(ATTN_FULL_MASK, v, o);
+    return __shfl_sync(ATTN_FULL_MASK, v, 0);
+}
+
+// Σ_x a[x]·b[x], x = 0..n-1, on one warp: lane partials over x ≡ lane mod 32 in order, then
+// the fixed tree, so every caller derives the same bits.
+static __device__ __forceinline__ float attn_warp_dot(const float *a, const float *b, int n) {
+    const int lane = threadIdx.x % 32;
+    float part = 0.0f;
+    for (int x = lane; x < n; x += 32) part = fmaf(a[x], b[x], part);
+    return attn_warp_sum(part);
+}
+
+// dst (n, hs) with row stride ld = head channels [off, off+hs) of rows first..first+n-1 of
+// x (row stride `stride`); row index idx maps to token tok[idx] (tok NULL: idx). Rows with
+// idx >= limit are zero. Coalesced along the channels; called by all ATTN_THREADS threads.
+static __device__ __forceinline__ void attn_load_rows(float *dst, int ld, const float *x, int stride,
+                                                      int off, const int *tok, int first, int n,
+                                                      int limit, int hs) {
+    for (int e = threadIdx.x; e < n * hs; e += ATTN_THREADS) {
+        int r = e / hs, c = e - r * hs, idx = first + r;
+        float v = 0.0f;
+        if (idx < limit) {
+            int t = tok ? tok[idx] : idx;
+            v = x[(size_t)t * stride + off + c];
+        }
+        dst[r * ld + c] = v;
+    }
+}
 
 // out (B, T, C); lse (B, H, T) — the row log-sum-exp of the scaled, biased, masked scores
 // (+inf for a row that sees no key), written into the caller's probs buffer (nothing when M = 0).

@@ -36,8 +36,8 @@
 #include "attention_cuda.cuh"
 #include <math.h>
 
-#define FA_THREADS 256
-#define FA_WARPS (FA_THREADS / 32)
+#define FA_THREADS ATTN_THREADS
+#define FA_WARPS ATTN_WARPS
 #define FA_BK 32         // key slots per tile (one per lane)
 #define FA_BQ_MAX 16     // most query rows per tile (8 with large heads: shared memory)
 #define FA_MAX_HS 128    // largest head size supported
@@ -45,7 +45,6 @@
 #define FA_Q_ACC (FA_BQ_MAX * FA_MAX_HS / FA_THREADS)      // out / dq elements per thread (8)
 #define FA_KV_ACC (FA_BK * FA_MAX_HS / FA_THREADS)         // dk (and dv) elements per thread (16)
 #define FA_SMEM_LIMIT (48 * 1024)                          // bytes of dynamic shared memory
-#define FA_FULL_MASK 0xffffffffu
 
 // Everything a kernel needs, by value (pointers are device pointers).
 typedef struct {
@@ -60,33 +59,6 @@ typedef struct {
 } fa_args;
 
 // ---------------------------------------------------------------- device helpers
-
-static __device__ __forceinline__ float fa_warp_max(float v) {
-    for (int o = 16; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(FA_FULL_MASK, v, o));
-    return v; // max is exact: every lane holds the same value
-}
-
-// Fixed-order tree sum; lane 0's result is broadcast so every lane holds the same bits.
-static __device__ __forceinline__ float fa_warp_sum(float v) {
-    for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(FA_FULL_MASK, v, o);
-    return __shfl_sync(FA_FULL_MASK, v, 0);
-}
-
-// dst (n, ld) = head channels [off, off+hs) of rows first..first+n-1 of x (row stride
-// `stride`); row idx maps to token tok[idx] (tok NULL: idx); rows with idx >= limit are zero.
-static __device__ __forceinline__ void fa_load_rows(float *dst, int ld, const float *x, int stride,
-                                                    int off, const int *tok, int first, int n,
-                                                    int limit, int hs) {
-    for (int e = threadIdx.x; e < n * hs; e += FA_THREADS) {
-        int r = e / hs, c = e - r * hs, idx = first + r;
-        float v = 0.0f;
-        if (idx < limit) {
-            int t = tok ? tok[idx] : idx;
-            v = x[(size_t)t * stride + off + c];
-        }
-        dst[r * ld + c] = v;
-    }
-}
 
 // Σ_c a[c]·b[c], c = 0..hs-1, one FMA chain.
 static __device__ __forceinline__ float fa_dot(const float *a, const float *b, int hs) {
@@ -111,15 +83,6 @@ static __device__ __forceinline__ float fa_score(float dot, const fa_args &a, in
         if (!vis) s = -INFINITY;
     }
     return s;
-}
-
-// D = Σ_c dout_i[c]·out_i[c] for one query row on one warp (lane partials over c ≡ lane mod
-// 32 in order, then the fixed tree). dO is the row in shared memory, o the row in global.
-static __device__ __forceinline__ float fa_row_D(const float *dO, const float *o, int hs) {
-    const int lane = threadIdx.x % 32;
-    float part = 0.0f;
-    for (int c = lane; c < hs; c += 32) part = fmaf(dO[c], o[c], part);
-    return fa_warp_sum(part);
 }
 
 // The backward's per-entry quantities for query row r (token i) of the tile and key slot mm
@@ -151,7 +114,7 @@ static __device__ __forceinline__ void fa_row_state(float *lse_s, float *D_s, co
         int i = i0 + r;
         float D = 0.0f, l = INFINITY;
         if (i < a.T) {
-            D = fa_row_D(dOs + r * a.hs, out + ((size_t)b * a.T + i) * a.C + h * a.hs, a.hs);
+            D = attn_warp_dot(dOs + r * a.hs, out + ((size_t)b * a.T + i) * a.C + h * a.hs, a.hs);
             l = lse[((size_t)b * a.H + h) * a.T + i];
         }
         if (lane == 0) { lse_s[r] = l; D_s[r] = D; }
@@ -184,10 +147,10 @@ fused_attention_forward_kernel(float *out, float *lse, const float *qkv, fa_args
 #pragma unroll
     for (int k = 0; k < FA_Q_ACC; k++) acc[k] = 0.0f;
 
-    fa_load_rows(Qs, hs, x, C3, h * hs, NULL, i0, bq, T, hs);
+    attn_load_rows(Qs, hs, x, C3, h * hs, NULL, i0, bq, T, hs);
     for (int m0 = 0; m0 < M; m0 += FA_BK) {
         __syncthreads(); // Qs loaded (first tile) / the previous v tile and Ps no longer read
-        fa_load_rows(KVs, hs + 1, x, C3, C + h * hs, tok, m0, FA_BK, M, hs);
+        attn_load_rows(KVs, hs + 1, x, C3, C + h * hs, tok, m0, FA_BK, M, hs);
         __syncthreads();
         // scores, online softmax statistics, p of this tile
 #pragma unroll
@@ -197,19 +160,19 @@ fused_attention_forward_kernel(float *out, float *lse, const float *qkv, fa_args
             float s = -INFINITY;
             if (i < T) s = fa_score(fa_dot(Qs + r * hs, KVs + lane * (hs + 1), hs), a, b, h, i,
                                     m0 + lane, tok);
-            const float m_new = fmaxf(run_m[k], fa_warp_max(s));
+            const float m_new = fmaxf(run_m[k], attn_warp_max(s));
             float p = 0.0f, al = 1.0f;
             if (m_new > -INFINITY) { // something visible so far (warp-uniform)
                 p = expf(s - m_new);          // masked: exp(-inf) = 0
                 al = expf(run_m[k] - m_new);  // first visible tile: exp(-inf) = 0 (acc is 0)
             }
-            run_l[k] = fmaf(run_l[k], al, fa_warp_sum(p));
+            run_l[k] = fmaf(run_l[k], al, attn_warp_sum(p));
             run_m[k] = m_new;
             Ps[r * FA_BK + lane] = p;
             if (lane == 0) alpha[r] = al;
         }
         __syncthreads(); // k tile no longer read; Ps, alpha complete
-        fa_load_rows(KVs, hs + 1, x, C3, 2 * C + h * hs, tok, m0, FA_BK, M, hs);
+        attn_load_rows(KVs, hs + 1, x, C3, 2 * C + h * hs, tok, m0, FA_BK, M, hs);
         __syncthreads();
         // acc = α·acc + P·V over this tile's slots in order
 #pragma unroll
@@ -271,16 +234,16 @@ fused_attention_bwd_kv_kernel(float *dqkv, const float *dout, const float *qkv, 
     const float *x = qkv + (size_t)b * T * C3;
     const int *tok = a.kv_index ? a.kv_index + (size_t)b * M : NULL;
 
-    fa_load_rows(Ks, hs + 1, x, C3, C + h * hs, tok, s0, FA_BK, M, hs);
-    fa_load_rows(Vs, hs + 1, x, C3, 2 * C + h * hs, tok, s0, FA_BK, M, hs);
+    attn_load_rows(Ks, hs + 1, x, C3, C + h * hs, tok, s0, FA_BK, M, hs);
+    attn_load_rows(Vs, hs + 1, x, C3, 2 * C + h * hs, tok, s0, FA_BK, M, hs);
     float dk[FA_KV_ACC], dv[FA_KV_ACC];
 #pragma unroll
     for (int k = 0; k < FA_KV_ACC; k++) { dk[k] = 0.0f; dv[k] = 0.0f; }
 
     for (int i0 = 0; i0 < T; i0 += bq) {
         __syncthreads(); // the previous query tile's Qs, dOs, Ps, dSs no longer read
-        fa_load_rows(Qs, hs, x, C3, h * hs, NULL, i0, bq, T, hs);
-        fa_load_rows(dOs, hs, dout + (size_t)b * T * C, C, h * hs, NULL, i0, bq, T, hs);
+        attn_load_rows(Qs, hs, x, C3, h * hs, NULL, i0, bq, T, hs);
+        attn_load_rows(dOs, hs, dout + (size_t)b * T * C, C, h * hs, NULL, i0, bq, T, hs);
         __syncthreads();
         fa_row_state(lse_s, D_s, dOs, lse, out, a, b, h, i0);
         __syncthreads();
@@ -345,8 +308,8 @@ fused_attention_bwd_q_kernel(float *dqkv, float *scratch, const float *dout, con
     const float *x = qkv + (size_t)b * T * C3;
     const int *tok = a.kv_index ? a.kv_index + (size_t)b * M : NULL;
 
-    fa_load_rows(Qs, hs, x, C3, h * hs, NULL, i0, bq, T, hs);
-    fa_load_rows(dOs, hs, dout + (size_t)b * T * C, C, h * hs, NULL, i0, bq, T, hs);
+    attn_load_rows(Qs, hs, x, C3, h * hs, NULL, i0, bq, T, hs);
+    attn_load_rows(dOs, hs, dout + (size_t)b * T * C, C, h * hs, NULL, i0, bq, T, hs);
     __syncthreads();
     fa_row_state(lse_s, D_s, dOs, lse, out, a, b, h, i0);
     float acc[FA_Q_ACC];
@@ -355,8 +318,8 @@ fused_attention_bwd_q_kernel(float *dqkv, float *scratch, const float *dout, con
 
     for (int m0 = 0; m0 < M; m0 += FA_BK) {
         __syncthreads(); // lse_s, D_s ready (first tile) / the previous Ks, Vs, dSs no longer read
-        fa_load_rows(Ks, hs + 1, x, C3, C + h * hs, tok, m0, FA_BK, M, hs);
-        fa_load_rows(Vs, hs + 1, x, C3, 2 * C + h * hs, tok, m0, FA_BK, M, hs);
+        attn_load_rows(Ks, hs + 1, x, C3, C + h * hs, tok, m0, FA_BK, M, hs);
+        attn_load_rows(Vs, hs + 1, x, C3, 2 * C + h * hs, tok, m0, FA_BK, M, hs);
         __syncthreads();
         for (int r = warp; r < bq; r += FA_WARPS) {
             float p, ds;
