@@ -54,7 +54,7 @@ LIB_SRC  := $(filter-out $(MAIN_SRC),$(sort $(shell find core models objectives 
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(CU_OBJ)
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
-TEST_LIB := $(BUILD)/tests/testing.o $(BUILD)/tests/cuda_parity.o
+TEST_LIB := $(BUILD)/tests/testing.o $(BUILD)/tests/cuda_parity.o $(BUILD)/tests/attention_cases.o $(BUILD)/tests/model_testing.o
 
 .PHONY: all deps test sanitize bench bench-ci bench-ci-baseline clean help backends reproduce-mp3 reproduce-cape reproduce-gmlp reproduce-gvp figures gpu-bundle
 SCALE  ?= small

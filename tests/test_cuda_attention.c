@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #ifdef POSBENCH_CUDA
+#include "attention_cases.h"
 #include "cuda_parity.h"
 #include "../core/common.h"
 #include "../core/ops.h"
@@ -28,59 +29,9 @@
 #define GRAD_ATOL 1e-5
 #define GRAD_RTOL 1e-4
 
-enum { KV_ALL = 0, KV_NO_CLS = 1, KV_WITH_CLS = 2 };
-
-typedef struct {
-    const char *label; // test-name suffix
-    int B, T, C, H, M;
-    int kv;   // KV_ALL (M = T, kv_index NULL) / KV_NO_CLS / KV_WITH_CLS
-    int bias; // additive bias (H, T, T) on
-    int mode; // ATTN_MASK_NONE / LT / LE
-    unsigned tag;
-} acfg;
-
-// Key tokens per image (B, M), no repeats: a random subset of 1..T-1 (MP3 context without the
-// cls token), or token 0 first followed by a random subset of 1..T-1.
-static int *make_kv(const acfg *cf) {
-    int *kv = xmalloc((size_t)cf->B * cf->M * sizeof(int), "test kv_index");
-    int *perm = xmalloc((size_t)cf->T * sizeof(int), "test perm");
-    for (int b = 0; b < cf->B; b++) {
-        rng_stream s = rng_stream_make(91, RNG_TEST, 0, cf->tag, (uint32_t)b);
-        rng_permutation(&s, cf->T - 1, perm);
-        int *row = kv + (size_t)b * cf->M, m = 0;
-        if (cf->kv == KV_WITH_CLS) row[m++] = 0;
-        for (int e = 0; m < cf->M; e++) row[m++] = perm[e] + 1;
-    }
-    free(perm);
-    return kv;
-}
-
-// Group ids (B, T) in {0, 1, 2}; token 0 of every image is made to see no key: group 0 under
-// LT (nothing is < 0), group -1 under LE (so the LE cases must leave token 0 out of the key
-// set: KV_NO_CLS).
-static int *make_group(const acfg *cf) {
-    int *g = xmalloc((size_t)cf->B * cf->T * sizeof(int), "test group");
-    rng_stream s = rng_stream_make(92, RNG_TEST, 0, cf->tag, 0);
-    for (int e = 0; e < cf->B * cf->T; e++) g[e] = (int)rng_below(&s, 3);
-    for (int b = 0; b < cf->B; b++) g[(size_t)b * cf->T] = cf->mode == ATTN_MASK_LT ? 0 : -1;
-    return g;
-}
-
-// Number of key slots query i of image b sees (host reference of the mask).
-static int visible_keys(const acfg *cf, const int *kv, const int *group, int b, int i) {
-    if (cf->mode == ATTN_MASK_NONE) return cf->M;
-    int gi = group[(size_t)b * cf->T + i], n = 0;
-    for (int m = 0; m < cf->M; m++) {
-        int j = kv ? kv[(size_t)b * cf->M + m] : m;
-        int gj = group[(size_t)b * cf->T + j];
-        n += cf->mode == ATTN_MASK_LE ? gj <= gi : gj < gi;
-    }
-    return n;
-}
-
 // Fully masked query rows on the GPU: probs rows (every head) and out rows exactly zero, the
 // q channels of dqkv exactly their prefilled values (zero gradient), and nothing NaN anywhere.
-static void check_masked_rows(const acfg *cf, const int *kv, const int *group,
+static void check_masked_rows(const attention_case *cf, const int *kv, const int *group,
                               const float *out_g, const float *probs_g, const float *dqkv_g,
                               const float *dqkv0) {
     const int B = cf->B, T = cf->T, C = cf->C, H = cf->H, M = cf->M;
@@ -95,7 +46,7 @@ static void check_masked_rows(const acfg *cf, const int *kv, const int *group,
     for (size_t e = 0; e < n_qkv; e++) nan += isnan(dqkv[e]) != 0;
     for (int b = 0; b < B; b++)
         for (int i = 0; i < T; i++) {
-            if (visible_keys(cf, kv, group, b, i) > 0) continue;
+            if (attention_case_visible_keys(cf, kv, group, b, i) > 0) continue;
             empty++;
             for (int h = 0; h < H; h++)
                 for (int m = 0; m < M; m++)
@@ -114,7 +65,7 @@ static void check_masked_rows(const acfg *cf, const int *kv, const int *group,
     free(out); free(probs); free(dqkv);
 }
 
-static void run_case(const acfg *cf) {
+static void run_case(const attention_case *cf) {
     const int B = cf->B, T = cf->T, C = cf->C, H = cf->H, M = cf->M;
     const size_t n_qkv = (size_t)B * T * 3 * C, n_out = (size_t)B * T * C;
     const size_t n_probs = (size_t)B * H * T * M, n_bias = (size_t)H * T * T;
@@ -134,8 +85,8 @@ static void run_case(const acfg *cf) {
         test_fill_uniform(bias, n_bias, -1.0f, 1.0f, cf->tag + 3);
         test_fill_uniform(dbias0, n_bias, -0.5f, 0.5f, cf->tag + 4);
     }
-    int *kv = cf->kv != KV_ALL ? make_kv(cf) : NULL;
-    int *group = cf->mode != ATTN_MASK_NONE ? make_group(cf) : NULL;
+    int *kv = cf->kv != KV_ALL ? attention_case_kv(cf, 91) : NULL;
+    int *group = cf->mode != ATTN_MASK_NONE ? attention_case_groups(cf, 92) : NULL;
     attention_desc dh = {.B = B, .T = T, .C = C, .H = H, .M = M, .kv_index = kv, .bias = bias,
                          .group = group, .mask_mode = cf->mode, .keep_probs = 1};
 
@@ -207,7 +158,7 @@ static void run_case(const acfg *cf) {
 
 int main(void) {
     if (!parity_gpu_or_skip("cuda attention")) return 0;
-    static const acfg cases[] = {
+    static const attention_case cases[] = {
         // label                              B   T    C    H  M    kv           bias mode            tag
         {"plain, T=17, hs=8",                  2, 17,  32,  4, 17,  KV_ALL,      0, ATTN_MASK_NONE, 100},
         {"T=50, hs=32",                        2, 50,  64,  2, 50,  KV_ALL,      0, ATTN_MASK_NONE, 110},

@@ -32,12 +32,6 @@
 
 static const ops_backend *cpu = &ops_cpu, *gpu = &ops_cuda;
 
-static float *rnd(size_t n, float lo, float hi, unsigned tag) {
-    float *x = xmalloc(n * sizeof(float), "test tensor");
-    test_fill_uniform(x, n, lo, hi, tag);
-    return x;
-}
-
 // The absolute tolerance for a result that sums K products (or terms) of values in [-1, 1]:
 // the two libraries order and block the K-sum differently, so their rounding differs by an
 // amount that grows with K (≈ ulp(1)·K covers it with margin); never below ATOL_MM.
@@ -59,7 +53,7 @@ static double sum_atol(int N) {
 // ---------------------------------------------------------------- zero
 static void test_zero(void) {
     size_t n = 1003, part = 1000; // zero the first 1000, the last 3 stay
-    float *h = rnd(n, -1, 1, 1);
+    float *h = test_rnd(n, -1, 1, 1);
     float *d = parity_upload(h, n);
     cpu->zero(h, part);
     gpu->zero(d, part);
@@ -72,9 +66,9 @@ static void test_zero(void) {
 // Forward with and without bias, backward with all gradients, then with only dbias.
 static void test_linear(int N, int IC, int OC, unsigned tag) {
     size_t nin = (size_t)N * IC, nw = (size_t)OC * IC, nout = (size_t)N * OC;
-    float *in = rnd(nin, -1, 1, tag), *w = rnd(nw, -1, 1, tag + 1), *b = rnd(OC, -1, 1, tag + 2);
-    float *dout = rnd(nout, -1, 1, tag + 3);
-    float *din = rnd(nin, -1, 1, tag + 4), *dw = rnd(nw, -1, 1, tag + 5), *db = rnd(OC, -1, 1, tag + 6);
+    float *in = test_rnd(nin, -1, 1, tag), *w = test_rnd(nw, -1, 1, tag + 1), *b = test_rnd(OC, -1, 1, tag + 2);
+    float *dout = test_rnd(nout, -1, 1, tag + 3);
+    float *din = test_rnd(nin, -1, 1, tag + 4), *dw = test_rnd(nw, -1, 1, tag + 5), *db = test_rnd(OC, -1, 1, tag + 6);
     float *out = xcalloc(nout, sizeof(float), "out");
     float *d_in = parity_upload(in, nin), *d_w = parity_upload(w, nw), *d_b = parity_upload(b, OC);
     float *d_dout = parity_upload(dout, nout), *d_din = parity_upload(din, nin);
@@ -123,7 +117,7 @@ static void test_linear(int N, int IC, int OC, unsigned tag) {
 // Two backward passes from the same inputs into fresh zeroed buffers give the same bits.
 static void test_linear_deterministic(int N, int IC, int OC, unsigned tag) {
     size_t nin = (size_t)N * IC, nw = (size_t)OC * IC, nout = (size_t)N * OC;
-    float *in = rnd(nin, -1, 1, tag), *w = rnd(nw, -1, 1, tag + 1), *dout = rnd(nout, -1, 1, tag + 2);
+    float *in = test_rnd(nin, -1, 1, tag), *w = test_rnd(nw, -1, 1, tag + 1), *dout = test_rnd(nout, -1, 1, tag + 2);
     float *d_in = parity_upload(in, nin), *d_w = parity_upload(w, nw), *d_dout = parity_upload(dout, nout);
     float *g[2][3];
     for (int r = 0; r < 2; r++) {
@@ -148,9 +142,9 @@ static void test_linear_deterministic(int N, int IC, int OC, unsigned tag) {
 // ---------------------------------------------------------------- layernorm
 static void test_layernorm(int N, int C, unsigned tag) {
     size_t n = (size_t)N * C;
-    float *in = rnd(n, -2, 2, tag), *w = rnd(C, 0.5f, 1.5f, tag + 1), *b = rnd(C, -1, 1, tag + 2);
-    float *dout = rnd(n, -1, 1, tag + 3);
-    float *din = rnd(n, -1, 1, tag + 4), *dw = rnd(C, -1, 1, tag + 5), *db = rnd(C, -1, 1, tag + 6);
+    float *in = test_rnd(n, -2, 2, tag), *w = test_rnd(C, 0.5f, 1.5f, tag + 1), *b = test_rnd(C, -1, 1, tag + 2);
+    float *dout = test_rnd(n, -1, 1, tag + 3);
+    float *din = test_rnd(n, -1, 1, tag + 4), *dw = test_rnd(C, -1, 1, tag + 5), *db = test_rnd(C, -1, 1, tag + 6);
     float *out = xcalloc(n, sizeof(float), "out"), *mean = xcalloc(N, sizeof(float), "mean");
     float *rstd = xcalloc(N, sizeof(float), "rstd");
     float *d_in = parity_upload(in, n), *d_w = parity_upload(w, C), *d_b = parity_upload(b, C);
@@ -213,7 +207,7 @@ static void test_layernorm(int N, int C, unsigned tag) {
 // ---------------------------------------------------------------- GELU
 static void test_gelu(void) {
     size_t n = 100003;
-    float *in = rnd(n, -4, 4, 30), *dout = rnd(n, -1, 1, 31), *din = rnd(n, -1, 1, 32);
+    float *in = test_rnd(n, -4, 4, 30), *dout = test_rnd(n, -1, 1, 31), *din = test_rnd(n, -1, 1, 32);
     float *out = xcalloc(n, sizeof(float), "out");
     float *d_in = parity_upload(in, n), *d_dout = parity_upload(dout, n), *d_din = parity_upload(din, n);
     float *d_out = cuda_alloc(n * sizeof(float), "out");
@@ -251,8 +245,8 @@ static void test_drop_path_residual(void) {
 
     float *keep = xcalloc(B, sizeof(float), "keep");
     cpu->drop_path_scales(keep, B, 0.5f, a);
-    float *x = rnd(n, -1, 1, 40), *br = rnd(n, -1, 1, 41), *dout = rnd(n, -1, 1, 42);
-    float *dx = rnd(n, -1, 1, 43), *dbr = rnd(n, -1, 1, 44), *out = xcalloc(n, sizeof(float), "out");
+    float *x = test_rnd(n, -1, 1, 40), *br = test_rnd(n, -1, 1, 41), *dout = test_rnd(n, -1, 1, 42);
+    float *dx = test_rnd(n, -1, 1, 43), *dbr = test_rnd(n, -1, 1, 44), *out = xcalloc(n, sizeof(float), "out");
     float *d_keep = parity_upload(keep, B), *d_x = parity_upload(x, n), *d_br = parity_upload(br, n);
     float *d_dout = parity_upload(dout, n), *d_dx = parity_upload(dx, n), *d_dbr = parity_upload(dbr, n);
     float *d_out = cuda_alloc(n * sizeof(float), "out");
@@ -280,7 +274,7 @@ static void test_drop_path_residual(void) {
 static void test_dropout(void) {
     size_t n = 100003;
     rng_addr a = {.seed = 7, .purpose = RNG_DROPOUT, .epoch = 1, .step = 123, .index = 2};
-    float *in = rnd(n, -1, 1, 50), *dout = rnd(n, -1, 1, 51), *din = rnd(n, -1, 1, 52);
+    float *in = test_rnd(n, -1, 1, 50), *dout = test_rnd(n, -1, 1, 51), *din = test_rnd(n, -1, 1, 52);
     float *out = xcalloc(n, sizeof(float), "out"), *mask = xcalloc(n, sizeof(float), "mask");
     float *d_in = parity_upload(in, n), *d_dout = parity_upload(dout, n), *d_din = parity_upload(din, n);
     float *d_out = cuda_alloc(n * sizeof(float), "out"), *d_mask = cuda_alloc(n * sizeof(float), "mask");
@@ -301,7 +295,7 @@ static void test_dropout(void) {
 static void test_softmax_xent(int N, int K, unsigned tag) {
     size_t n = (size_t)N * K;
     float s = 0.1f, scale = 1.0f / N;
-    float *logits = rnd(n, -8, 8, tag), *dl = rnd(n, -1, 1, tag + 1);
+    float *logits = test_rnd(n, -8, 8, tag), *dl = test_rnd(n, -1, 1, tag + 1);
     float *loss = xcalloc(N, sizeof(float), "loss"), *probs = xcalloc(n, sizeof(float), "probs");
     int *target = xmalloc((size_t)N * sizeof(int), "target");
     for (int i = 0; i < N; i++) target[i] = i % 5 == 3 ? -1 : (i * 7919) % K; // some rows ignored
@@ -328,7 +322,7 @@ static void test_softmax_xent(int N, int K, unsigned tag) {
 static void test_mse(void) {
     int N = 37, D = 589;
     size_t n = (size_t)N * D;
-    float *pred = rnd(n, -1, 1, 70), *target = rnd(n, -1, 1, 71), *dpred = rnd(n, -1, 1, 72);
+    float *pred = test_rnd(n, -1, 1, 70), *target = test_rnd(n, -1, 1, 71), *dpred = test_rnd(n, -1, 1, 72);
     float *loss = xcalloc(N, sizeof(float), "loss");
     float *d_pred = parity_upload(pred, n), *d_target = parity_upload(target, n);
     float *d_dpred = parity_upload(dpred, n), *d_loss = cuda_alloc((size_t)N * sizeof(float), "loss");
@@ -344,7 +338,7 @@ static void test_mse(void) {
 
 // ---------------------------------------------------------------- optimizer
 static void test_sum_squares(size_t n, unsigned tag) {
-    float *x = rnd(n, -3, 3, tag);
+    float *x = test_rnd(n, -3, 3, tag);
     float *d_x = parity_upload(x, n);
     double ref = cpu->sum_squares(x, n), got = gpu->sum_squares(d_x, n), again = gpu->sum_squares(d_x, n);
     double rel = fabs(got - ref) / fabs(ref);
@@ -359,7 +353,7 @@ static void test_sum_squares(size_t n, unsigned tag) {
 
 static void test_scale(void) {
     size_t n = 100003;
-    float *x = rnd(n, -2, 2, 80);
+    float *x = test_rnd(n, -2, 2, 80);
     float *d_x = parity_upload(x, n);
     cpu->scale(x, n, 0.37f);
     gpu->scale(d_x, n, 0.37f);
@@ -370,8 +364,8 @@ static void test_scale(void) {
 
 static void test_adamw(int t) {
     size_t n = 100003;
-    float *p = rnd(n, -1, 1, 90), *g = rnd(n, -1, 1, 91), *m = rnd(n, -0.1f, 0.1f, 92);
-    float *v = rnd(n, 0, 1e-2f, 93);
+    float *p = test_rnd(n, -1, 1, 90), *g = test_rnd(n, -1, 1, 91), *m = test_rnd(n, -0.1f, 0.1f, 92);
+    float *v = test_rnd(n, 0, 1e-2f, 93);
     float *d_p = parity_upload(p, n), *d_g = parity_upload(g, n), *d_m = parity_upload(m, n);
     float *d_v = parity_upload(v, n);
     for (int step = t; step < t + 2; step++) { // two consecutive steps
@@ -393,7 +387,7 @@ static void test_adamw(int t) {
 // n = 0 / N = 0 calls launch nothing invalid and write nothing.
 static void test_empty(void) {
     size_t n = 64;
-    float *h = rnd(n, -1, 1, 99);
+    float *h = test_rnd(n, -1, 1, 99);
     float *d = parity_upload(h, n), *e = parity_upload(h, n);
     int *t = parity_upload_int((const int[]){1, 2}, 2);
     rng_addr a = {.seed = 1, .purpose = RNG_DROPOUT};

@@ -18,11 +18,6 @@
 
 static const ops_backend *cpu = &ops_cpu, *gpu = &ops_cuda;
 
-static float *rnd(size_t n, float lo, float hi, unsigned tag) {
-    float *x = xmalloc(n * sizeof(float), "test tensor");
-    test_fill_uniform(x, n, lo, hi, tag);
-    return x;
-}
 static double sum_atol(double K, double per) {
     double a = per * K;
     return a > 1e-5 ? a : 1e-5;
@@ -30,9 +25,9 @@ static double sum_atol(double K, double per) {
 
 static void test_token_mix(int B, int T, int C, unsigned tag) {
     size_t n = (size_t)B * T * C, nw = (size_t)T * T;
-    float *in = rnd(n, -1, 1, tag), *W = rnd(nw, -1, 1, tag + 1), *b = rnd(T, -1, 1, tag + 2);
-    float *dout = rnd(n, -1, 1, tag + 3), *din = rnd(n, -1, 1, tag + 4), *dW = rnd(nw, -1, 1, tag + 5);
-    float *db = rnd(T, -1, 1, tag + 6), *out = xcalloc(n, sizeof(float), "out");
+    float *in = test_rnd(n, -1, 1, tag), *W = test_rnd(nw, -1, 1, tag + 1), *b = test_rnd(T, -1, 1, tag + 2);
+    float *dout = test_rnd(n, -1, 1, tag + 3), *din = test_rnd(n, -1, 1, tag + 4), *dW = test_rnd(nw, -1, 1, tag + 5);
+    float *db = test_rnd(T, -1, 1, tag + 6), *out = xcalloc(n, sizeof(float), "out");
     float *d_in = parity_upload(in, n), *d_W = parity_upload(W, nw), *d_b = parity_upload(b, T);
     float *d_dout = parity_upload(dout, n), *d_din = parity_upload(din, n), *d_dW = parity_upload(dW, nw);
     float *d_db = parity_upload(db, T), *d_out = cuda_alloc(n * sizeof(float), "out");
@@ -65,8 +60,8 @@ static void test_token_mix(int B, int T, int C, unsigned tag) {
 }
 
 static void test_gate(size_t n, unsigned tag) {
-    float *a = rnd(n, -2, 2, tag), *g = rnd(n, -2, 2, tag + 1), *dout = rnd(n, -1, 1, tag + 2);
-    float *da = rnd(n, -1, 1, tag + 3), *dg = rnd(n, -1, 1, tag + 4), *out = xcalloc(n, sizeof(float), "out");
+    float *a = test_rnd(n, -2, 2, tag), *g = test_rnd(n, -2, 2, tag + 1), *dout = test_rnd(n, -1, 1, tag + 2);
+    float *da = test_rnd(n, -1, 1, tag + 3), *dg = test_rnd(n, -1, 1, tag + 4), *out = xcalloc(n, sizeof(float), "out");
     float *d_a = parity_upload(a, n), *d_g = parity_upload(g, n), *d_dout = parity_upload(dout, n);
     float *d_da = parity_upload(da, n), *d_dg = parity_upload(dg, n), *d_out = cuda_alloc(n * sizeof(float), "out");
     cpu->gate_forward(out, a, g, n);

@@ -13,6 +13,7 @@
 // Tolerances: ops GRADCHECK_DEFAULT; whole models eps 3e-3, |err| <= 5e-4 + 3e-2·|g|, 8 entries
 // per tensor (as tests/test_vit.c); forward reference 1e-5 relative.
 #include "testing.h"
+#include "model_testing.h"
 #include "gradcheck.h"
 #include "../core/common.h"
 #include "../core/ops.h"
@@ -27,13 +28,6 @@
 
 static const ops_backend *ops = &ops_cpu;
 
-static float *rnd(size_t n, float lo, float hi, unsigned tag) {
-    float *x = xmalloc(n * sizeof(float), "test tensor");
-    test_fill_uniform(x, n, lo, hi, tag);
-    return x;
-}
-static float *zeros(size_t n) { return xcalloc(n, sizeof(float), "test tensor"); }
-
 // ---------------------------------------------------------------- ops
 typedef struct { float *out, *in, *W, *b, *dout; int B, T, C; } mix_ctx;
 static double mix_loss(void *p) {
@@ -45,8 +39,8 @@ static double mix_loss(void *p) {
 static void test_token_mix(void) {
     mix_ctx c = {.B = 3, .T = 7, .C = 5};
     size_t n = 105;
-    c.in = rnd(n, -1, 1, 1), c.W = rnd(49, -1, 1, 2), c.b = rnd(7, -1, 1, 3);
-    c.out = zeros(n), c.dout = rnd(n, -1, 1, 4);
+    c.in = test_rnd(n, -1, 1, 1), c.W = test_rnd(49, -1, 1, 2), c.b = test_rnd(7, -1, 1, 3);
+    c.out = test_zeros(n), c.dout = test_rnd(n, -1, 1, 4);
     mix_loss(&c);
     double worst = 0;
     for (int b = 0; b < c.B; b++)
@@ -57,7 +51,7 @@ static void test_token_mix(void) {
                 worst = fmax(worst, fabs(ref - c.out[(b * c.T + i) * c.C + ch]));
             }
     test_check("token mix forward = Σ_j W[i, j] in[b, j, c] + bias[i] (double reference)", worst < 1e-5, "max |diff| %.3g", worst);
-    float *din = zeros(n), *dW = zeros(49), *db = zeros(7);
+    float *din = test_zeros(n), *dW = test_zeros(49), *db = test_zeros(7);
     ops->token_mix_backward(din, dW, db, c.dout, c.in, c.W, c.B, c.T, c.C);
     gradcheck("token mix input", &c, mix_loss, c.in, din, n, GRADCHECK_DEFAULT);
     gradcheck("token mix W", &c, mix_loss, c.W, dW, 49, GRADCHECK_DEFAULT);
@@ -67,7 +61,7 @@ static void test_token_mix(void) {
     test_check("token mix backward accumulates", fabsf(dW[10] - 2 * before) <= 1e-6f * fabsf(before) + 1e-7f,
                "dW[10] %g after two passes, %g after one", dW[10], before);
     // Without bias: the same product, no bias term.
-    float *nob = zeros(n);
+    float *nob = test_zeros(n);
     mix_loss(&c); // gradcheck left the last perturbed output in c.out
     ops->token_mix_forward(nob, c.in, c.W, NULL, c.B, c.T, c.C);
     worst = 0;
@@ -84,12 +78,12 @@ static double gate_loss(void *p) {
 }
 static void test_gate(void) {
     gate_ctx c = {.n = 37};
-    c.a = rnd(37, -2, 2, 5), c.g = rnd(37, -2, 2, 6), c.out = zeros(37), c.dout = rnd(37, -1, 1, 7);
+    c.a = test_rnd(37, -2, 2, 5), c.g = test_rnd(37, -2, 2, 6), c.out = test_zeros(37), c.dout = test_rnd(37, -1, 1, 7);
     gate_loss(&c);
     int exact = 1;
     for (size_t k = 0; k < c.n; k++) exact &= c.out[k] == c.a[k] * c.g[k];
     test_check("gate forward = a ⊙ g", exact, "37 products bit for bit");
-    float *da = zeros(37), *dg = zeros(37);
+    float *da = test_zeros(37), *dg = test_zeros(37);
     ops->gate_backward(da, dg, c.dout, c.a, c.g, c.n);
     gradcheck("gate a", &c, gate_loss, c.a, da, 37, GRADCHECK_DEFAULT);
     gradcheck("gate g", &c, gate_loss, c.g, dg, 37, GRADCHECK_DEFAULT);
@@ -114,20 +108,6 @@ static void model_grads(model_ctx *c) {
     model_backward(m, c->B);
 }
 
-static void fill_batch(model *m, int32_t *labels, int B, unsigned tag) {
-    test_fill_uniform(model_images(m), (size_t)B * m->cfg.channels * m->image_size * m->image_size, -1.5f, 1.5f, tag);
-    for (int b = 0; b < B; b++) labels[b] = (int32_t)((b * 3 + tag) % (unsigned)m->cfg.num_classes);
-}
-
-// Moves every parameter away from its initial value, W by as much as the rest (its init is
-// ~1e-3/n, which would leave the spatial path untested).
-static void perturb_params(model *m, unsigned tag) {
-    float *noise = xmalloc(m->params.total * sizeof(float), "noise");
-    test_fill_uniform(noise, m->params.total, -0.1f, 0.1f, tag);
-    for (size_t i = 0; i < m->params.total; i++) m->param[i] += noise[i];
-    free(noise);
-}
-
 static float *param(model *m, const char *name) {
     int i = tensor_table_find(&m->params, name);
     return i < 0 ? NULL : m->param + m->params.items[i].offset;
@@ -141,11 +121,11 @@ static void gradcheck_model_at(const char *label, model_config cfg, int training
     model m;
     model_create(&m, &cfg, ops, 3, 11);
     if (size > 0) model_set_resolution(&m, size);
-    perturb_params(&m, 40);
+    test_model_perturb(&m, 0.1f, 40);
     supervised obj;
     supervised_create(&obj, ops, 3, cfg.num_classes, 0.1f);
     int32_t labels[3];
-    fill_batch(&m, labels, 3, 41);
+    test_model_fill_batch(&m, labels, 3, 41);
     model_ctx c = {&m, &obj, labels, 3, training};
     model_grads(&c);
     gradcheck_tol tol = {3e-3, 5e-4, 3e-2, 8};
@@ -193,8 +173,8 @@ static void test_model_gradients(void) {
 static void ffn_reference(model *m, float *out, int B) {
     int d = m->cfg.dim, e = m->cfg.mlp_ratio * d / 2, BT = B * m->T;
     const float *x = m->activations.x0;
-    float *ln = zeros((size_t)BT * d), *mean = zeros(BT), *rstd = zeros(BT), *u = zeros((size_t)BT * e), *g = zeros((size_t)BT * e);
-    float *y = zeros((size_t)BT * d);
+    float *ln = test_zeros((size_t)BT * d), *mean = test_zeros(BT), *rstd = test_zeros(BT), *u = test_zeros((size_t)BT * e), *g = test_zeros((size_t)BT * e);
+    float *y = test_zeros((size_t)BT * d);
     ops->layernorm_forward(ln, mean, rstd, x, param(m, "blocks.0.norm.weight"), param(m, "blocks.0.norm.bias"), BT, d);
     ops->linear_forward(u, ln, param(m, "blocks.0.proj_in.weight"), param(m, "blocks.0.proj_in.bias"), BT, d, e);
     ops->gelu_forward(g, u, (size_t)BT * e);
@@ -209,7 +189,7 @@ static void test_init_is_ffn(void) {
     model m;
     model_create(&m, &c, ops, 4, 3);
     int32_t labels[4];
-    fill_batch(&m, labels, 4, 9);
+    test_model_fill_batch(&m, labels, 4, 9);
     float *W = param(&m, "blocks.0.sgu.spatial.weight"), *b = param(&m, "blocks.0.sgu.spatial.bias");
     int T = m.T, ones = 1;
     double bound = 0;
@@ -218,7 +198,7 @@ static void test_init_is_ffn(void) {
     test_check("gmlp init: W ~ U(-1e-3/n, 1e-3/n), b = 1", ones && bound > 0 && bound <= 1e-3 / T,
                "max |W| %.3g, bound %.3g (n = %d)", bound, 1e-3 / T, T);
     size_t n = (size_t)4 * T * c.dim;
-    float *ref = zeros(n), *got = zeros(n);
+    float *ref = test_zeros(n), *got = test_zeros(n);
     model_forward(&m, 4, 0, (rng_addr){0});
     memcpy(got, model_block_output(&m, 0), n * sizeof(float));
     ffn_reference(&m, ref, 4);
@@ -242,9 +222,9 @@ static void test_toeplitz(void) {
     c.image_size = 32, c.cls = 0, c.sgu_toeplitz = 1, c.depth = 1;
     model m;
     model_create(&m, &c, ops, 1, 5);
-    perturb_params(&m, 6);
+    test_model_perturb(&m, 0.1f, 6);
     int32_t labels[1];
-    fill_batch(&m, labels, 1, 7);
+    test_model_fill_batch(&m, labels, 1, 7);
     model_forward(&m, 1, 0, (rng_addr){0});
     int T = m.T, K = 2 * T - 1;
     const float *W = act(&m, "blocks.0.sgu.spatial.W"), *w = param(&m, "blocks.0.sgu.spatial.toeplitz");
@@ -254,7 +234,7 @@ static void test_toeplitz(void) {
     test_check("toeplitz 1d: W(i, j) = w[i - j] with 2n-1 entries", toeplitz, "n = %d", T);
     // Equivariance: a compactly supported v shifted by k tokens gives the output shifted by k.
     const int C = 3, k = 9;
-    float *v = zeros((size_t)T * C), *vs = zeros((size_t)T * C), *o = zeros((size_t)T * C), *os = zeros((size_t)T * C);
+    float *v = test_zeros((size_t)T * C), *vs = test_zeros((size_t)T * C), *o = test_zeros((size_t)T * C), *os = test_zeros((size_t)T * C);
     test_fill_uniform(v + 20 * C, 10 * C, -1, 1, 8); // tokens 20..29
     memcpy(vs + (20 + k) * C, v + 20 * C, 10 * C * sizeof(float));
     ops->token_mix_forward(o, v, W, NULL, 1, T, C);
@@ -269,8 +249,8 @@ static void test_toeplitz(void) {
     // 2D over a 4x4 grid with cls: W depends only on the 2D offset of two patches.
     c = base, c.image_size = 16, c.sgu_toeplitz = 2, c.depth = 1;
     model_create(&m, &c, ops, 1, 5);
-    perturb_params(&m, 6);
-    fill_batch(&m, labels, 1, 7);
+    test_model_perturb(&m, 0.1f, 6);
+    test_model_fill_batch(&m, labels, 1, 7);
     model_forward(&m, 1, 0, (rng_addr){0});
     W = act(&m, "blocks.0.sgu.spatial.W");
     T = m.T;
@@ -303,7 +283,7 @@ static void test_resampling(void) {
     for (int i = 0; i < T0; i++) b[i] = i == 0 ? 7.0f : 0.5f;
     model_set_resolution(&m, 12);
     int32_t labels[1];
-    fill_batch(&m, labels, 1, 3);
+    test_model_fill_batch(&m, labels, 1, 3);
     model_forward(&m, 1, 0, (rng_addr){0});
     const float *W2 = act(&m, "blocks.0.sgu.spatial.W"), *b2 = act(&m, "blocks.0.sgu.spatial.b");
     int T = m.T;
@@ -328,15 +308,15 @@ static void test_resampling(void) {
         model a, bm;
         model_create(&a, &small, ops, 2, 7);
         model_create(&bm, &big, ops, 2, 7);
-        perturb_params(&a, 8);
+        test_model_perturb(&a, 0.1f, 8);
         memcpy(bm.param, a.param, a.params.total * sizeof(float));
         int32_t l2[2];
         model_set_resolution(&bm, 16);
-        fill_batch(&bm, l2, 2, 9);
+        test_model_fill_batch(&bm, l2, 2, 9);
         model_forward(&bm, 2, 0, (rng_addr){0});
         model_set_resolution(&bm, 8);
-        fill_batch(&bm, l2, 2, 10);
-        fill_batch(&a, l2, 2, 10);
+        test_model_fill_batch(&bm, l2, 2, 10);
+        test_model_fill_batch(&a, l2, 2, 10);
         float la[10];
         memcpy(la, model_forward(&a, 2, 0, (rng_addr){0}), sizeof la);
         const float *lb = model_forward(&bm, 2, 0, (rng_addr){0});
@@ -381,11 +361,11 @@ static void scalar(tensorfile *tf, const char *name, double v) {
 static void oracle_case(const char *dir, const char *label, model_config cfg, int B, float smoothing) {
     model m;
     model_create(&m, &cfg, ops, B, 3);
-    perturb_params(&m, 50);
+    test_model_perturb(&m, 0.1f, 50);
     supervised obj;
     supervised_create(&obj, ops, B, cfg.num_classes, smoothing);
     int32_t *labels = xmalloc((size_t)B * sizeof(int32_t), "labels");
-    fill_batch(&m, labels, B, 51);
+    test_model_fill_batch(&m, labels, B, 51);
     model_ctx c = {&m, &obj, labels, B, 0};
     model_grads(&c);
     float loss = (float)model_loss(&c);
@@ -438,15 +418,8 @@ static void oracle_case(const char *dir, const char *label, model_config cfg, in
 }
 
 static void test_torch_oracle(void) {
-    if (access("/usr/bin/python3", X_OK) != 0 || system("/usr/bin/python3 -c 'import torch' 2>/dev/null") != 0) {
-        test_skip("oracle gmlp", "Debian's python3-torch is not installed (make deps installs it)");
-        return;
-    }
     char dir[] = "/tmp/posbench-gmlp-oracle.XXXXXX";
-    if (!mkdtemp(dir)) {
-        test_fail("oracle gmlp", "mkdtemp failed");
-        return;
-    }
+    if (!test_torch_dir("oracle gmlp", dir)) return;
     model_config g = {.arch = "gmlp", .channels = 3, .image_size = 8, .patch = 2, .dim = 24, .depth = 2, .heads = 3,
                       .mlp_ratio = 2, .cls = 1, .pe_kind = "none", .num_classes = 7, .tiny_attn_dim = 16};
     oracle_case(dir, "gmlp-cls", g, 4, 0.1f);

@@ -14,6 +14,7 @@
 //     streams written as separate content and query attentions and explicit masks): loss,
 //     logits and every gradient against float64 PyTorch (tolerances in torch_oracle.py).
 #include "testing.h"
+#include "model_testing.h"
 #include "gradcheck.h"
 #include "../core/common.h"
 #include "../core/tensorfile.h"
@@ -185,10 +186,7 @@ static void case_create(gvp_case *c, const char *pe, const char *seg, const char
     if (why) die_fail("test config: %s", why);
     objective_gvp.configure_model(&s, &cfg);
     model_create(&c->m, &cfg, &ops_cpu, B, 5);
-    float *noise = xmalloc(c->m.params.total * sizeof(float), "noise");
-    test_fill_uniform(noise, c->m.params.total, -0.2f, 0.2f, 8);
-    for (size_t i = 0; i < c->m.params.total; i++) c->m.param[i] += noise[i];
-    free(noise);
+    test_model_perturb(&c->m, 0.2f, 8);
     test_fill_uniform(model_images(&c->m), (size_t)B * 144, -1.0f, 1.0f, 9);
     objective_create(&c->o, &objective_gvp, &s, &c->m, B);
     c->B = B;
@@ -371,15 +369,8 @@ static void oracle_case(const char *dir, const char *label, const char *pe, cons
 }
 
 static void test_torch_oracle(void) {
-    if (access("/usr/bin/python3", X_OK) != 0 || system("/usr/bin/python3 -c 'import torch' 2>/dev/null") != 0) {
-        test_skip("oracle gvp", "Debian's python3-torch is not installed (make deps installs it)");
-        return;
-    }
     char dir[] = "/tmp/posbench-gvp-oracle.XXXXXX";
-    if (!mkdtemp(dir)) {
-        test_fail("oracle gvp", "mkdtemp failed");
-        return;
-    }
+    if (!test_torch_dir("oracle gvp", dir)) return;
     oracle_case(dir, "gvp-abs-mixed", "abs", "mixed", "random", 3);
     oracle_case(dir, "gvp-sin2d-fixed-raster", "sin2d", "fixed", "raster", 16);
     oracle_case(dir, "gvp-sin1d-random", "sin1d", "random", "random", 5);

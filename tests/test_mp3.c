@@ -12,6 +12,7 @@
 // (Gradient checks of the masked model and the position head, and the PyTorch oracle of the
 // masked model, are in test_vit.)
 #include "testing.h"
+#include "model_testing.h"
 #include "../core/common.h"
 #include "../core/rng.h"
 #include "../models/model.h"
@@ -73,10 +74,7 @@ static void make_model(model *m, int context_tokens, int B) {
     model_config cfg = {.channels = 1, .image_size = 12, .patch = 3, .dim = 16, .depth = 3, .heads = 2, .mlp_ratio = 2,
                       .cls = 1, .pe_kind = "none", .num_classes = 10, .token_head = 1, .head_name = "pos_head", .context_tokens = context_tokens};
     model_create(m, &cfg, &ops_cpu, B, 5);
-    float *noise = xmalloc(m->params.total * sizeof(float), "noise");
-    test_fill_uniform(noise, m->params.total, -0.2f, 0.2f, 8);
-    for (size_t i = 0; i < m->params.total; i++) m->param[i] += noise[i];
-    free(noise);
+    test_model_perturb(m, 0.2f, 8);
     test_fill_uniform(model_images(m), (size_t)B * 144, -1.0f, 1.0f, 9);
 }
 

@@ -17,13 +17,6 @@
 
 static const ops_backend *ops = &ops_cpu;
 
-static float *rnd(size_t n, float lo, float hi, unsigned tag) {
-    float *x = xmalloc(n * sizeof(float), "test tensor");
-    test_fill_uniform(x, n, lo, hi, tag);
-    return x;
-}
-static float *zeros(size_t n) { return xcalloc(n, sizeof(float), "test tensor"); }
-
 // ---------------------------------------------------------------- linear
 typedef struct { float *out, *in, *w, *b, *dout; int N, IC, OC; } linear_ctx;
 static double linear_loss(void *p) {
@@ -33,9 +26,9 @@ static double linear_loss(void *p) {
 }
 static void test_linear(void) {
     linear_ctx c = {.N = 5, .IC = 7, .OC = 6};
-    c.in = rnd(35, -1, 1, 1); c.w = rnd(42, -1, 1, 2); c.b = rnd(6, -1, 1, 3);
-    c.out = zeros(30); c.dout = rnd(30, -1, 1, 4);
-    float *din = zeros(35), *dw = zeros(42), *db = zeros(6);
+    c.in = test_rnd(35, -1, 1, 1); c.w = test_rnd(42, -1, 1, 2); c.b = test_rnd(6, -1, 1, 3);
+    c.out = test_zeros(30); c.dout = test_rnd(30, -1, 1, 4);
+    float *din = test_zeros(35), *dw = test_zeros(42), *db = test_zeros(6);
     ops->linear_backward(din, dw, db, c.dout, c.in, c.w, c.N, c.IC, c.OC);
     gradcheck("linear input", &c, linear_loss, c.in, din, 35, GRADCHECK_DEFAULT);
     gradcheck("linear weight", &c, linear_loss, c.w, dw, 42, GRADCHECK_DEFAULT);
@@ -58,10 +51,10 @@ static double ln_loss(void *p) {
 static void test_layernorm(void) {
     ln_ctx c = {.N = 4, .C = 19};
     size_t n = 76;
-    c.in = rnd(n, -2, 2, 5); c.w = rnd(19, 0.5f, 1.5f, 6); c.b = rnd(19, -1, 1, 7);
-    c.out = zeros(n); c.mean = zeros(4); c.rstd = zeros(4); c.dout = rnd(n, -1, 1, 8);
+    c.in = test_rnd(n, -2, 2, 5); c.w = test_rnd(19, 0.5f, 1.5f, 6); c.b = test_rnd(19, -1, 1, 7);
+    c.out = test_zeros(n); c.mean = test_zeros(4); c.rstd = test_zeros(4); c.dout = test_rnd(n, -1, 1, 8);
     ln_loss(&c);
-    float *din = zeros(n), *dw = zeros(19), *db = zeros(19);
+    float *din = test_zeros(n), *dw = test_zeros(19), *db = test_zeros(19);
     ops->layernorm_backward(din, dw, db, c.dout, c.in, c.w, c.mean, c.rstd, c.N, c.C);
     gradcheck_tol tol = GRADCHECK_DEFAULT;
     tol.eps = 3e-3; // the normalisation is more curved than a linear map
@@ -87,8 +80,8 @@ static double gelu_loss(void *p) {
 }
 static void test_gelu(void) {
     ew_ctx c = {.n = 64};
-    c.in = rnd(64, -3, 3, 9); c.out = zeros(64); c.dout = rnd(64, -1, 1, 10);
-    float *din = zeros(64);
+    c.in = test_rnd(64, -3, 3, 9); c.out = test_zeros(64); c.dout = test_rnd(64, -1, 1, 10);
+    float *din = test_zeros(64);
     ops->gelu_backward(din, c.dout, c.in, 64);
     gradcheck("gelu", &c, gelu_loss, c.in, din, 64, GRADCHECK_DEFAULT);
     float x = 1.0f, y;
@@ -107,8 +100,8 @@ static double res_loss(void *p) {
 static void test_residual_drop_path(void) {
     res_ctx c = {.B = 8, .S = 6};
     size_t n = 48;
-    c.x = rnd(n, -1, 1, 11); c.branch = rnd(n, -1, 1, 12); c.out = zeros(n); c.dout = rnd(n, -1, 1, 13);
-    c.keep = zeros(8);
+    c.x = test_rnd(n, -1, 1, 11); c.branch = test_rnd(n, -1, 1, 12); c.out = test_zeros(n); c.dout = test_rnd(n, -1, 1, 13);
+    c.keep = test_zeros(8);
     rng_addr a = {.seed = 3, .purpose = RNG_DROPPATH, .epoch = 1, .step = 2, .index = 0};
     ops->drop_path_scales(c.keep, 8, 0.5f, a);
     int dropped = 0, valid = 1;
@@ -117,12 +110,12 @@ static void test_residual_drop_path(void) {
         valid &= c.keep[b] == 0.0f || c.keep[b] == 2.0f;
     }
     test_check("drop path scales are 0 or 1/(1-p)", valid && dropped > 0 && dropped < 8, "%d of 8 dropped at p=0.5", dropped);
-    float *dx = zeros(n), *dbr = zeros(n);
+    float *dx = test_zeros(n), *dbr = test_zeros(n);
     ops->residual_backward(dx, dbr, c.dout, c.keep, c.B, c.S);
     gradcheck("residual x", &c, res_loss, c.x, dx, n, GRADCHECK_DEFAULT);
     gradcheck("residual branch (drop path)", &c, res_loss, c.branch, dbr, n, GRADCHECK_DEFAULT);
     // Drop-rate statistics over many samples: p = 0.25 drops about a quarter.
-    float *many = zeros(20000);
+    float *many = test_zeros(20000);
     ops->drop_path_scales(many, 20000, 0.25f, a);
     int d = 0;
     for (int i = 0; i < 20000; i++) d += many[i] == 0.0f;
@@ -139,15 +132,15 @@ static double drop_loss(void *p) {
 }
 static void test_dropout(void) {
     drop_ctx c = {.n = 4096, .p = 0.3f, .a = {.seed = 9, .purpose = RNG_DROPOUT, .epoch = 0, .step = 5, .index = 2}};
-    c.in = rnd(c.n, -1, 1, 14); c.out = zeros(c.n); c.mask = zeros(c.n); c.dout = rnd(c.n, -1, 1, 15);
+    c.in = test_rnd(c.n, -1, 1, 14); c.out = test_zeros(c.n); c.mask = test_zeros(c.n); c.dout = test_rnd(c.n, -1, 1, 15);
     drop_loss(&c);
-    float *din = zeros(c.n);
+    float *din = test_zeros(c.n);
     ops->dropout_backward(din, c.dout, c.mask, c.n);
     gradcheck("dropout", &c, drop_loss, c.in, din, c.n, GRADCHECK_DEFAULT);
     size_t zeroed = 0;
     for (size_t i = 0; i < c.n; i++) zeroed += c.mask[i] == 0.0f;
     test_check("dropout rate", fabs((double)zeroed / c.n - 0.3) < 0.03, "%.3f of elements dropped at p=0.3", (double)zeroed / c.n);
-    float *mask1 = zeros(c.n);
+    float *mask1 = test_zeros(c.n);
     memcpy(mask1, c.mask, c.n * sizeof(float));
     omp_set_num_threads(1);
     drop_loss(&c);
@@ -167,9 +160,9 @@ static void test_embed_tokens(void) {
     for (int with_cls = 0; with_cls <= 1; with_cls++) {
         embed_ctx c = {.B = 3, .N = 4, .C = 5};
         int T = c.N + with_cls;
-        c.patch = rnd(60, -1, 1, 16); c.cls = with_cls ? rnd(5, -1, 1, 17) : NULL; c.pos = rnd((size_t)T * 5, -1, 1, 18);
-        c.x = zeros((size_t)3 * T * 5); c.dout = rnd((size_t)3 * T * 5, -1, 1, 19);
-        float *dpatch = zeros(60), *dcls = zeros(5), *dpos = zeros((size_t)T * 5);
+        c.patch = test_rnd(60, -1, 1, 16); c.cls = with_cls ? test_rnd(5, -1, 1, 17) : NULL; c.pos = test_rnd((size_t)T * 5, -1, 1, 18);
+        c.x = test_zeros((size_t)3 * T * 5); c.dout = test_rnd((size_t)3 * T * 5, -1, 1, 19);
+        float *dpatch = test_zeros(60), *dcls = test_zeros(5), *dpos = test_zeros((size_t)T * 5);
         ops->embed_tokens_backward(dpatch, dcls, dpos, c.dout, c.B, c.N, c.C, with_cls);
         char name[64];
         snprintf(name, sizeof name, "embed tokens patch (cls=%d)", with_cls);
@@ -198,14 +191,14 @@ static double tok_loss(void *p) {
 static void test_gather_scatter(void) {
     int idx[6] = {3, 0, 4, 1, 1, 2}; // image 1 repeats token 1 (gather must add both)
     tok_ctx g = {.B = 2, .T = 5, .M = 3, .C = 4, .idx = idx};
-    g.in = rnd(40, -1, 1, 20); g.out = zeros(24); g.dout = rnd(24, -1, 1, 21);
-    float *din = zeros(40);
+    g.in = test_rnd(40, -1, 1, 20); g.out = test_zeros(24); g.dout = test_rnd(24, -1, 1, 21);
+    float *din = test_zeros(40);
     ops->gather_tokens_backward(din, g.dout, idx, 2, 5, 3, 4);
     gradcheck("gather tokens (repeated index)", &g, tok_loss, g.in, din, 40, GRADCHECK_DEFAULT);
     int uidx[6] = {3, 0, 4, 1, 2, 0};
     tok_ctx s = {.B = 2, .T = 5, .M = 3, .C = 4, .idx = uidx, .scatter = 1};
-    s.in = rnd(24, -1, 1, 22); s.out = zeros(40); s.dout = rnd(40, -1, 1, 23);
-    float *dsin = zeros(24);
+    s.in = test_rnd(24, -1, 1, 22); s.out = test_zeros(40); s.dout = test_rnd(40, -1, 1, 23);
+    float *dsin = test_zeros(24);
     ops->scatter_tokens_backward(dsin, s.dout, uidx, 2, 5, 3, 4);
     gradcheck("scatter tokens", &s, tok_loss, s.in, dsin, 24, GRADCHECK_DEFAULT);
     free(g.in); free(g.out); free(g.dout); free(din); free(s.in); free(s.out); free(s.dout); free(dsin);
@@ -219,8 +212,8 @@ static double pool_loss(void *p) {
 }
 static void test_mean_pool(void) {
     pool_ctx c = {.B = 2, .T = 5, .C = 3, .t0 = 1};
-    c.in = rnd(30, -1, 1, 24); c.out = zeros(6); c.dout = rnd(6, -1, 1, 25);
-    float *din = zeros(30);
+    c.in = test_rnd(30, -1, 1, 24); c.out = test_zeros(6); c.dout = test_rnd(6, -1, 1, 25);
+    float *din = test_zeros(30);
     ops->mean_pool_backward(din, c.dout, 2, 5, 3, 1);
     gradcheck("mean pool (skipping cls)", &c, pool_loss, c.in, din, 30, GRADCHECK_DEFAULT);
     test_check("mean pool ignores token 0", din[0] == 0.0f && din[1] == 0.0f, "din of cls = %g", din[0]);
@@ -250,9 +243,9 @@ static double xent_loss(void *p) {
 static void test_softmax_xent(void) {
     int target[4] = {2, -1, 0, 4}; // row 1 ignored
     xent_ctx c = {.N = 4, .K = 5, .s = 0.1f, .target = target};
-    c.logits = rnd(20, -3, 3, 26); c.probs = zeros(20); c.loss = zeros(4);
+    c.logits = test_rnd(20, -3, 3, 26); c.probs = test_zeros(20); c.loss = test_zeros(4);
     xent_loss(&c);
-    float *dl = zeros(20);
+    float *dl = test_zeros(20);
     ops->softmax_xent_backward(dl, c.probs, target, 4, 5, 0.1f, 1.0f / 4);
     gradcheck("softmax cross entropy (label smoothing 0.1, ignored row)", &c, xent_loss, c.logits, dl, 20, GRADCHECK_DEFAULT);
     // Reference: row 0 against the formula in double.
@@ -277,8 +270,8 @@ static double mse_loss(void *p) {
 }
 static void test_mse(void) {
     mse_ctx c = {.N = 3, .D = 7};
-    c.pred = rnd(21, -1, 1, 27); c.target = rnd(21, -1, 1, 28); c.loss = zeros(3);
-    float *dp = zeros(21);
+    c.pred = test_rnd(21, -1, 1, 27); c.target = test_rnd(21, -1, 1, 28); c.loss = test_zeros(3);
+    float *dp = test_zeros(21);
     ops->mse_backward(dp, c.pred, c.target, 3, 7, 1.0f);
     gradcheck("mse", &c, mse_loss, c.pred, dp, 21, GRADCHECK_DEFAULT);
     free(c.pred); free(c.target); free(c.loss); free(dp);
@@ -300,7 +293,7 @@ static void test_adamw(void) {
 
 static void test_sum_squares_threads(void) {
     size_t n = 1000003;
-    float *x = rnd(n, -1, 1, 29);
+    float *x = test_rnd(n, -1, 1, 29);
     omp_set_num_threads(1);
     double one = ops->sum_squares(x, n);
     omp_set_num_threads(2);

@@ -25,12 +25,6 @@
 
 static const ops_backend *ops = &ops_cpu;
 
-static float *rnd(size_t n, float lo, float hi, unsigned tag) {
-    float *x = xmalloc(n * sizeof(float), "test tensor");
-    test_fill_uniform(x, n, lo, hi, tag);
-    return x;
-}
-static float *zeros(size_t n) { return xcalloc(n, sizeof(float), "test tensor"); }
 static float *copy_of(const float *x, size_t n) {
     float *y = xmalloc(n * sizeof(float), "test tensor");
     memcpy(y, x, n * sizeof(float));
@@ -57,7 +51,7 @@ static void test_grid_positions(void) {
 static void test_sin1d(void) {
     // Tolerance 1e-6: the table is double math rounded to float once.
     const int T = 50, d = 16, t0 = 1;
-    float *pos = rnd((size_t)T * d, -5, 5, 1); // garbage first: cls rows must be overwritten
+    float *pos = test_rnd((size_t)T * d, -5, 5, 1); // garbage first: cls rows must be overwritten
     posenc_sin1d_table(pos, T, d, t0);
     double worst = 0;
     int cls_zero = 1;
@@ -92,9 +86,9 @@ static double sin2d_ref(double x, double y, int d, int ch) {
 static void sin2d_case(int B, int T, int C, int t0, unsigned tag) {
     int N = T - t0;
     size_t n = (size_t)B * T * C;
-    float *px = rnd((size_t)B * N, -3, 3, tag), *py = rnd((size_t)B * N, -3, 3, tag + 1);
+    float *px = test_rnd((size_t)B * N, -3, 3, tag), *py = test_rnd((size_t)B * N, -3, 3, tag + 1);
     px[0] = 3.0f; py[0] = 3.0f; px[1] = -3.0f; py[1] = 3.0f; // the extreme corners of the contract
-    float *emb = zeros(n);
+    float *emb = test_zeros(n);
     ops->sincos2d_add(emb, px, py, B, T, C, t0); // from zero: the embedding itself
     double worst = 0;
     int cls_zero = 1;
@@ -112,7 +106,7 @@ static void sin2d_case(int B, int T, int C, int t0, unsigned tag) {
     test_check(name, worst <= 1e-5 && cls_zero, "max |err| %.2e (tol 1e-5), cls rows untouched %d", worst, cls_zero);
 
     // Adds, not overwrites: x + emb exactly (one float add per element), cls rows bitwise kept.
-    float *x = rnd(n, -1, 1, tag + 2), *x0 = copy_of(x, n);
+    float *x = test_rnd(n, -1, 1, tag + 2), *x0 = copy_of(x, n);
     ops->sincos2d_add(x, px, py, B, T, C, t0);
     size_t bad = 0;
     for (int b = 0; b < B; b++)
@@ -126,7 +120,7 @@ static void sin2d_case(int B, int T, int C, int t0, unsigned tag) {
     test_check(name, bad == 0, "%zu of %zu elements differ from x + embedding", bad, n);
 
     omp_set_num_threads(1);
-    float *one = zeros(n);
+    float *one = test_zeros(n);
     ops->sincos2d_add(one, px, py, B, T, C, t0);
     omp_set_num_threads(2);
     snprintf(name, sizeof name, "sincos2d_add bitwise equal for 1 and 2 threads (T=%d)", T);
@@ -515,7 +509,7 @@ static void rope_op_case(int gh, int gw, int cls, int C, int H, int dims, unsign
     rope_case r = rope_make(2, gh, gw, cls, C, H, dims);
     size_t n = rope_n(&r);
     int Dh = C / H, J = Dh / 2, T = r.T;
-    float *x0 = rnd(n, -1, 1, tag), *x = copy_of(x0, n);
+    float *x0 = test_rnd(n, -1, 1, tag), *x = copy_of(x0, n);
     ops->rope_forward(x, r.cos_t, r.sin_t, r.B, T, C, H, cls);
     double worst = 0;
     size_t touched_bad = 0;
@@ -570,7 +564,7 @@ static void rope_relative_case(int gh, int gw, int cls, int dims, unsigned tag) 
     const int H = 2, Dh = 8, C = H * Dh, J = Dh / 2;
     rope_case r = rope_make(1, gh, gw, cls, C, H, dims);
     int T = r.T, N = gh * gw;
-    float *qkv = rnd(rope_n(&r), -1, 1, tag), *a = rnd(C, -1, 1, tag + 1), *b = rnd(C, -1, 1, tag + 2);
+    float *qkv = test_rnd(rope_n(&r), -1, 1, tag), *a = test_rnd(C, -1, 1, tag + 1), *b = test_rnd(C, -1, 1, tag + 2);
     for (int t = 0; t < T; t++) {
         memcpy(qkv + (size_t)t * 3 * C, a, C * sizeof(float));
         memcpy(qkv + (size_t)t * 3 * C + C, b, C * sizeof(float));
@@ -629,7 +623,7 @@ static double rope_loss(void *p) {
 static void rope_adjoint_case(int gh, int gw, int cls, int dims, unsigned tag) {
     rope_case r = rope_make(2, gh, gw, cls, 24, 3, dims); // Dh = 8
     size_t n = rope_n(&r);
-    float *a = rnd(n, -1, 1, tag), *b = rnd(n, -1, 1, tag + 1), *fa = copy_of(a, n), *bb = copy_of(b, n);
+    float *a = test_rnd(n, -1, 1, tag), *b = test_rnd(n, -1, 1, tag + 1), *fa = copy_of(a, n), *bb = copy_of(b, n);
     ops->rope_forward(fa, r.cos_t, r.sin_t, r.B, r.T, r.C, r.H, r.t0);
     ops->rope_backward(bb, r.cos_t, r.sin_t, r.B, r.T, r.C, r.H, r.t0);
     double lhs = gradcheck_dot(fa, b, n), rhs = gradcheck_dot(a, bb, n);
@@ -642,7 +636,7 @@ static void rope_adjoint_case(int gh, int gw, int cls, int dims, unsigned tag) {
 
     // Finite differences on every entry (the op is linear, so central differences are exact
     // up to float rounding): gradient = rope_backward(w).
-    rope_ctx c = {.x = a, .work = zeros(n), .w = b, .r = &r};
+    rope_ctx c = {.x = a, .work = test_zeros(n), .w = b, .r = &r};
     gradcheck_tol tol = GRADCHECK_DEFAULT;
     tol.max_checks = n;
     snprintf(name, sizeof name, "rope_backward %dD (T=%d, all %zu entries)", dims, r.T, n);

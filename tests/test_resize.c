@@ -20,12 +20,6 @@
 
 static const ops_backend *ops = &ops_cpu;
 
-static float *rnd(size_t n, float lo, float hi, unsigned tag) {
-    float *x = xmalloc(n * sizeof(float), "test tensor");
-    test_fill_uniform(x, n, lo, hi, tag);
-    return x;
-}
-static float *zeros(size_t n) { return xcalloc(n, sizeof(float), "test tensor"); }
 static float *bicubic(int out, int in) {
     float *w = xmalloc((size_t)out * in * sizeof(float), "test weights");
     resize_bicubic_weights(w, out, in);
@@ -114,11 +108,11 @@ static size_t out_n(const rz_ctx *c) { return (size_t)c->P * c->OH * c->OW * c->
 
 static rz_ctx rz_make(int P, int H, int W, int OH, int OW, int C, int random_wx, unsigned tag) {
     rz_ctx c = {P, H, W, OH, OW, C, NULL, NULL, NULL, NULL, NULL};
-    c.in = rnd(in_n(&c), -1, 1, tag);
-    c.out = zeros(out_n(&c));
-    c.dout = rnd(out_n(&c), -1, 1, tag + 1);
+    c.in = test_rnd(in_n(&c), -1, 1, tag);
+    c.out = test_zeros(out_n(&c));
+    c.dout = test_rnd(out_n(&c), -1, 1, tag + 1);
     c.wy = bicubic(OH, H);
-    c.wx = random_wx ? rnd((size_t)OW * W, -1, 1, tag + 2) : bicubic(OW, W);
+    c.wx = random_wx ? test_rnd((size_t)OW * W, -1, 1, tag + 2) : bicubic(OW, W);
     return c;
 }
 static void rz_free(rz_ctx *c) { free(c->in); free(c->out); free(c->wy); free(c->wx); free(c->dout); }
@@ -173,7 +167,7 @@ static void rz_case(const char *label, int P, int H, int W, int OH, int OW, int 
     rz_ctx c = rz_make(P, H, W, OH, OW, C, random_wx, tag);
     char name[160];
     size_t ni = in_n(&c), no = out_n(&c);
-    float *din = zeros(ni);
+    float *din = test_zeros(ni);
     ops->resize2d_backward(din, c.dout, c.wy, c.wx, P, H, W, OH, OW, C);
     snprintf(name, sizeof name, "resize2d %s input", label);
     gradcheck(name, &c, rz_loss, c.in, din, ni, GRADCHECK_DEFAULT);
@@ -188,7 +182,7 @@ static void rz_case(const char *label, int P, int H, int W, int OH, int OW, int 
     ref_backward(ref, &c);
     double berr = max_err_vs(din, ref, ni);
     // The backward pass is the forward pass with the transposed matrices: bitwise.
-    float *wyt = transpose(c.wy, OH, H), *wxt = transpose(c.wx, OW, W), *tin = zeros(ni);
+    float *wyt = transpose(c.wy, OH, H), *wxt = transpose(c.wx, OW, W), *tin = test_zeros(ni);
     ops->resize2d_forward(tin, c.dout, wyt, wxt, P, OH, OW, H, W, C);
     int same = memcmp(tin, din, ni * sizeof(float)) == 0;
     snprintf(name, sizeof name, "resize2d %s backward is the explicit transpose", label);
@@ -242,7 +236,7 @@ static void test_resize_exact(void) {
         const int *d = shapes[s];
         rz_ctx t = rz_make(d[0], d[1], d[2], d[3], d[4], d[5], s == 0, 60 + 3 * s);
         size_t ni = in_n(&t), no = out_n(&t);
-        float *o2 = zeros(no), *g1 = zeros(ni), *g2 = zeros(ni);
+        float *o2 = test_zeros(no), *g1 = test_zeros(ni), *g2 = test_zeros(ni);
         posbench_set_threads(1);
         ops->resize2d_forward(t.out, t.in, t.wy, t.wx, t.P, t.H, t.W, t.OH, t.OW, t.C);
         ops->resize2d_backward(g1, t.dout, t.wy, t.wx, t.P, t.H, t.W, t.OH, t.OW, t.C);

@@ -12,6 +12,7 @@
 // Gradient tolerance for the whole model: eps 3e-3, |err| <= 5e-4 + 3e-2·|g|, 8 entries
 // per tensor (the loss is a long fp32 composite, so the floor is above the per-op checks').
 #include "testing.h"
+#include "model_testing.h"
 #include "gradcheck.h"
 #include "../core/common.h"
 #include "../core/optimizer.h"
@@ -73,32 +74,16 @@ static void mp3_teardown(mp3 *pos) {
     free(pos);
 }
 
-static void fill_batch(model *m, int32_t *labels, int B, unsigned tag) {
-    size_t n = m->cfg.features > 0 ? (size_t)B * m->image_size * m->cfg.features
-                                   : (size_t)B * m->cfg.channels * m->image_size * m->image_size;
-    test_fill_uniform(model_images(m), n, -1.5f, 1.5f, tag);
-    for (int b = 0; b < B; b++) labels[b] = (int32_t)((b * 3 + tag) % (unsigned)m->cfg.num_classes);
-}
-
-// Moves every parameter away from its initial value (LayerNorm weights off 1, biases off 0)
-// so that each path of the model shapes the loss.
-static void perturb_params(model *m, unsigned tag) {
-    float *noise = xmalloc(m->params.total * sizeof(float), "noise");
-    test_fill_uniform(noise, m->params.total, -0.1f, 0.1f, tag);
-    for (size_t i = 0; i < m->params.total; i++) m->param[i] += noise[i];
-    free(noise);
-}
-
 // size > 0: the forward runs at that image size (cfg.max_image_size must allow it).
 static void gradcheck_model_at(const char *label, model_config cfg, int training, int size) {
     model m;
     model_create(&m, &cfg, &ops_cpu, 3, 11);
     if (size > 0) model_set_resolution(&m, size);
-    perturb_params(&m, 40);
+    test_model_perturb(&m, 0.1f, 40);
     supervised obj;
     supervised_create(&obj, &ops_cpu, 3, cfg.num_classes, 0.1f);
     int32_t labels[3];
-    fill_batch(&m, labels, 3, 41);
+    test_model_fill_batch(&m, labels, 3, 41);
     model_ctx c = {&m, &obj, labels, 3, training, mp3_setup(&m, 3)};
     model_grads(&c);
     gradcheck_tol tol = {3e-3, 5e-4, 3e-2, 8};
@@ -235,11 +220,11 @@ static void test_masked_model_full_attention(void) {
     model a, b;
     model_create(&a, &masked, &ops_cpu, 8, 11);
     model_create(&b, &plain, &ops_cpu, 8, 11);
-    perturb_params(&a, 60);
+    test_model_perturb(&a, 0.1f, 60);
     memcpy(b.param, a.param, a.params.total * sizeof(float));
     int B = model_batch_capacity(&a, a.T); // 8 * 9 / 17 = 4
     int32_t labels[8];
-    fill_batch(&a, labels, B, 61);
+    test_model_fill_batch(&a, labels, B, 61);
     memcpy(model_images(&b), model_images(&a), (size_t)B * 16 * 16 * sizeof(float));
     const float *la = model_forward(&a, B, 0, (rng_addr){0}), *lb = model_forward(&b, B, 0, (rng_addr){0});
     test_check("masked-attention model, full attention at its batch capacity = ordinary model", B == 4 &&
@@ -350,8 +335,8 @@ static void test_reference_tokens(void) {
         model *models[4] = {&m, &full, &ordinary, &none};
         int32_t labels[3];
         for (int i = 0; i < 4; i++) {
-            fill_batch(models[i], labels, 3, 50);
-            perturb_params(models[i], 51);
+            test_model_fill_batch(models[i], labels, 3, 50);
+            test_model_perturb(models[i], 0.1f, 51);
             model_forward(models[i], 3, 1, rng);
         }
         // none's tokens have no encoding; ordinary's have it on every token.
@@ -395,10 +380,10 @@ static void test_resolution_roundtrip(void) {
     model_create(&a, &c, &ops_cpu, 2, 7);
     model_create(&b, &big, &ops_cpu, 2, 7);
     int32_t labels[2];
-    fill_batch(&a, labels, 2, 3);
+    test_model_fill_batch(&a, labels, 2, 3);
     model_set_resolution(&b, 16); // away and back: tables are rebuilt for 8 px
     model_set_resolution(&b, 8);
-    fill_batch(&b, labels, 2, 3);
+    test_model_fill_batch(&b, labels, 2, 3);
     const float *la = model_forward(&a, 2, 0, (rng_addr){0});
     float lb_copy[10], la_copy[10];
     memcpy(la_copy, la, sizeof la_copy);
@@ -406,7 +391,7 @@ static void test_resolution_roundtrip(void) {
     test_check("vit: a model with room for 16 px gives identical logits at 8 px", !memcmp(la_copy, lb_copy, sizeof la_copy),
                "first logit %g vs %g", la_copy[0], lb_copy[0]);
     model_set_resolution(&b, 16);
-    fill_batch(&b, labels, 2, 4);
+    test_model_fill_batch(&b, labels, 2, 4);
     const float *l16 = model_forward(&b, 2, 0, (rng_addr){0});
     int finite = 1;
     for (int k = 0; k < 10; k++) finite &= isfinite(l16[k]);
@@ -426,11 +411,11 @@ static void scalar(tensorfile *tf, const char *name, double v) {
 static void oracle_case(const char *dir, const char *label, model_config cfg, int B, float smoothing) {
     model m;
     model_create(&m, &cfg, &ops_cpu, B, 3);
-    perturb_params(&m, 50);
+    test_model_perturb(&m, 0.1f, 50);
     supervised obj;
     supervised_create(&obj, &ops_cpu, B, cfg.num_classes, smoothing);
     int32_t *labels = xmalloc((size_t)B * sizeof(int32_t), "labels");
-    fill_batch(&m, labels, B, 51);
+    test_model_fill_batch(&m, labels, B, 51);
     model_ctx c = {&m, &obj, labels, B, 0, mp3_setup(&m, B)};
     model_grads(&c);
     float loss = (float)model_loss(&c); // this forward's reference tokens (if any) are dumped
@@ -496,15 +481,8 @@ static void oracle_case(const char *dir, const char *label, model_config cfg, in
 }
 
 static void test_torch_oracle(void) {
-    if (access("/usr/bin/python3", X_OK) != 0 || system("/usr/bin/python3 -c 'import torch' 2>/dev/null") != 0) {
-        test_skip("oracle", "Debian's python3-torch is not installed (make deps installs it)");
-        return;
-    }
     char dir[] = "/tmp/posbench-oracle.XXXXXX";
-    if (!mkdtemp(dir)) {
-        test_fail("oracle", "mkdtemp failed");
-        return;
-    }
+    if (!test_torch_dir("oracle", dir)) return;
     model_config a = {.channels = 3, .image_size = 8, .patch = 2, .dim = 24, .depth = 2, .heads = 3,
                     .mlp_ratio = 2, .cls = 1, .pe_kind = "abs", .num_classes = 7};
     oracle_case(dir, "cls-abs", a, 4, 0.1f);

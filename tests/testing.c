@@ -2,8 +2,11 @@
 #include "testing.h"
 #include "gradcheck.h"
 #include "../core/rng.h"
+#include "../core/common.h"
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 static int g_failed = 0;
 
@@ -52,6 +55,26 @@ int test_exit_code(void) { return g_failed ? 1 : 0; }
 void test_fill_uniform(float *x, size_t n, float lo, float hi, unsigned tag) {
     rng_stream s = rng_stream_make(1234, RNG_TEST, 0, 0, tag);
     for (size_t i = 0; i < n; i++) x[i] = lo + (hi - lo) * rng_uniform(&s);
+}
+
+float *test_rnd(size_t n, float lo, float hi, unsigned tag) {
+    float *x = xmalloc(n * sizeof(float), "test tensor");
+    test_fill_uniform(x, n, lo, hi, tag);
+    return x;
+}
+
+float *test_zeros(size_t n) { return xcalloc(n, sizeof(float), "test tensor"); }
+
+int test_torch_dir(const char *name, char *dir) {
+    if (access("/usr/bin/python3", X_OK) != 0 || system("/usr/bin/python3 -c 'import torch' 2>/dev/null") != 0) {
+        test_skip(name, "Debian's python3-torch is not installed (make deps installs it)");
+        return 0;
+    }
+    if (!mkdtemp(dir)) {
+        test_fail(name, "mkdtemp failed");
+        return 0;
+    }
+    return 1;
 }
 
 double gradcheck_dot(const float *out, const float *w, size_t n) {

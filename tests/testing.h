@@ -15,3 +15,10 @@ int test_exit_code(void); // 0 when no FAIL was printed
 
 // Fills x (n) with uniform values in [lo, hi) from a Philox stream (seed, RNG_TEST, 0, 0, tag).
 void test_fill_uniform(float *x, size_t n, float lo, float hi, unsigned tag);
+// A new tensor (n) filled as test_fill_uniform does, and a zeroed one; the caller frees them.
+float *test_rnd(size_t n, float lo, float hi, unsigned tag);
+float *test_zeros(size_t n);
+// For the PyTorch oracles: 1 when Debian's /usr/bin/python3 can import torch and a fresh
+// directory was made from dir (a mkdtemp template, rewritten); otherwise a SKIP (no torch) or
+// FAIL (no directory) line for `name` and 0.
+int test_torch_dir(const char *name, char *dir);

@@ -1,0 +1,19 @@
+// tests/model_testing.c — whole-model test helpers (model_testing.h).
+#include "model_testing.h"
+#include "testing.h"
+#include "../core/common.h"
+#include <stdlib.h>
+
+void test_model_fill_batch(model *m, int32_t *labels, int B, unsigned tag) {
+    size_t n = m->cfg.features > 0 ? (size_t)B * m->image_size * m->cfg.features
+                                   : (size_t)B * m->cfg.channels * m->image_size * m->image_size;
+    test_fill_uniform(model_images(m), n, -1.5f, 1.5f, tag);
+    for (int b = 0; b < B; b++) labels[b] = (int32_t)((b * 3 + tag) % (unsigned)m->cfg.num_classes);
+}
+
+void test_model_perturb(model *m, float amplitude, unsigned tag) {
+    float *noise = xmalloc(m->params.total * sizeof(float), "noise");
+    test_fill_uniform(noise, m->params.total, -amplitude, amplitude, tag);
+    for (size_t i = 0; i < m->params.total; i++) m->param[i] += noise[i];
+    free(noise);
+}
