@@ -16,6 +16,13 @@
 
 enum { ATTN_MASK_NONE = 0, ATTN_MASK_LT = 1, ATTN_MASK_LE = 2 };
 
+// Precision of the linear layers' matrix products (train.precision). FP32: fp32 operands and
+// accumulation. BF16: both operands of every linear forward and backward product rounded to
+// bfloat16 (round to nearest even, core/bf16.h), products accumulated in fp32 into fp32 outputs
+// — what PyTorch autocast does for nn.Linear, on the GPU's bf16 tensor cores. Weights, their
+// gradients, the optimizer state and every other op stay fp32.
+enum { MATMUL_FP32 = 0, MATMUL_BF16 = 1 };
+
 // Multi-head attention over qkv = (B, T, 3C): q = channels [0,C), k = [C,2C), v = [2C,3C);
 // head h uses channels [h*C/H, (h+1)*C/H) of each. Scores are q·k/sqrt(C/H) (+ bias), then
 // masked, then softmax over keys. Options, all combinable:
@@ -64,6 +71,11 @@ typedef struct ops_backend {
     void (*copy)(void *dst, const void *src, size_t bytes);
     void (*synchronize)(void); // waits for every op issued so far
     void (*zero)(float *x, size_t n);
+
+    // Process-wide precision of linear_forward / linear_backward from the next op on
+    // (MATMUL_FP32 or MATMUL_BF16; like cuBLAS's math mode, one setting for the process: the
+    // trainer sets it at the start of every run).
+    void (*set_matmul_precision)(int precision);
 
     // ---- dense layers ----
     // out (N, OC) = in (N, IC) · weight(OC, IC)ᵀ + bias (OC); bias may be NULL.

@@ -44,6 +44,25 @@ S=$(ls "$T"/s/*.h5 2>/dev/null | head -n 1)
 [ -n "$S" ] && [ "$(series "$A" /train/loss)" != "$(series "$S" /train/loss)" ] && [ "$(basename "$S")" != "$(basename "$A")" ]
 check "another seed gives another run id and other losses" $? "$(basename "${S:-none}")"
 
+# train.precision=bf16: its own run id, losses that differ from fp32's by rounding only (the last
+# training loss within 5%), the guarded CPU backend bit for bit equal to the plain one, and a
+# resume after step 5 equal to the uninterrupted run.
+last_loss() { series "$1" /train/loss | tr -s ' ,()' '\n' | grep -E '^-?[0-9]+\.[0-9]+' | tail -n 1; }
+$PB train $CFG train.precision=bf16 --threads 2 --out "$T/h" >/dev/null 2>&1
+H=$(ls "$T"/h/*.h5 2>/dev/null | head -n 1)
+[ -n "$H" ] && [ "$(basename "$H")" != "$(basename "$A")" ] && [ "$(series "$A" /train/loss)" != "$(series "$H" /train/loss)" ] &&
+    awk -v a="$(last_loss "$A")" -v h="$(last_loss "$H")" 'BEGIN { d = h - a; if (d < 0) d = -d; exit !(a > 0 && d <= 0.05 * a) }'
+check "train.precision=bf16: own run id, last loss within 5% of fp32" $? "fp32 $(last_loss "$A"), bf16 $(last_loss "${H:-/dev/null}")"
+$PB train $CFG train.precision=bf16 --threads 2 --device cpu-guarded --out "$T/hg" >/dev/null 2>&1
+HG=$(ls "$T"/hg/*.h5 2>/dev/null | head -n 1)
+[ -n "$HG" ] && [ -n "$H" ] && /usr/bin/python3 tests/h5_same.py "$T/h" "$T/hg" >"$T/hg.same" 2>&1
+check "train.precision=bf16: --device cpu-guarded = --device cpu, bit for bit" $? "$(tr '\n' ' ' < "$T/hg.same" 2>/dev/null)"
+$PB train $CFG train.precision=bf16 --threads 2 --out "$T/hr" --stop-after 5 >/dev/null 2>&1
+$PB train $CFG train.precision=bf16 --threads 2 --out "$T/hr" >/dev/null 2>&1
+HR=$(ls "$T"/hr/*.h5 2>/dev/null | head -n 1)
+[ -n "$HR" ] && [ -n "$H" ] && [ "$(series "$H" /train/loss)" = "$(series "$HR" /train/loss)" ] && [ "$(series "$H" /eval/top1)" = "$(series "$HR" /eval/top1)" ]
+check "train.precision=bf16: resume after 5 steps = uninterrupted, bitwise" $? "losses and eval top-1 compared"
+
 # Resume: stop after step 5 (mid-epoch), then the same command continues in a fresh process.
 $PB train $CFG --threads 2 --out "$T/r" --stop-after 5 >"$T/r1.out" 2>&1; rc1=$?
 ls "$T"/r/*.ckpt >/dev/null 2>&1 && ls "$T"/r/*.h5.partial >/dev/null 2>&1 && ! ls "$T"/r/*.h5 >/dev/null 2>&1

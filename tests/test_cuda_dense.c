@@ -115,6 +115,40 @@ static void test_linear(int N, int IC, int OC, unsigned tag) {
 }
 
 // Two backward passes from the same inputs into fresh zeroed buffers give the same bits.
+// train.precision=bf16: both backends round the operands to bf16 the same way (round to nearest
+// even) and accumulate the exact bf16 products in fp32, so they differ only by summation order:
+// the fp32 tolerances hold. Both are set back to MATMUL_FP32 after.
+static void test_linear_bf16(int N, int IC, int OC, unsigned tag) {
+    size_t nin = (size_t)N * IC, nw = (size_t)OC * IC, nout = (size_t)N * OC;
+    float *in = test_rnd(nin, -1, 1, tag), *w = test_rnd(nw, -1, 1, tag + 1), *b = test_rnd(OC, -1, 1, tag + 2);
+    float *dout = test_rnd(nout, -1, 1, tag + 3), *din = test_zeros(nin), *dw = test_zeros(nw), *db = test_zeros(OC);
+    float *out = test_zeros(nout);
+    float *d_in = parity_upload(in, nin), *d_w = parity_upload(w, nw), *d_b = parity_upload(b, OC);
+    float *d_dout = parity_upload(dout, nout), *d_din = parity_upload(din, nin);
+    float *d_dw = parity_upload(dw, nw), *d_db = parity_upload(db, OC);
+    float *d_out = cuda_alloc(nout * sizeof(float), "out");
+    cpu->set_matmul_precision(MATMUL_BF16);
+    gpu->set_matmul_precision(MATMUL_BF16);
+    char name[160];
+    cpu->linear_forward(out, in, w, b, N, IC, OC);
+    gpu->linear_forward(d_out, d_in, d_w, d_b, N, IC, OC);
+    snprintf(name, sizeof name, "cuda linear forward, bf16 (%dx%d -> %d)", N, IC, OC);
+    parity_check(name, out, d_out, nout, gemm_atol(IC), RTOL_MM);
+    cpu->linear_backward(din, dw, db, dout, in, w, N, IC, OC);
+    gpu->linear_backward(d_din, d_dw, d_db, d_dout, d_in, d_w, N, IC, OC);
+    snprintf(name, sizeof name, "cuda linear backward input, bf16 (%dx%d -> %d)", N, IC, OC);
+    parity_check(name, din, d_din, nin, gemm_atol(OC), RTOL_MM);
+    snprintf(name, sizeof name, "cuda linear backward weight, bf16 (%dx%d -> %d)", N, IC, OC);
+    parity_check(name, dw, d_dw, nw, gemm_atol(N), RTOL_MM);
+    snprintf(name, sizeof name, "cuda linear backward bias, bf16 (%dx%d -> %d)", N, IC, OC);
+    parity_check(name, db, d_db, OC, sum_atol(N), RTOL_MM);
+    cpu->set_matmul_precision(MATMUL_FP32);
+    gpu->set_matmul_precision(MATMUL_FP32);
+    free(in); free(w); free(b); free(dout); free(din); free(dw); free(db); free(out);
+    cuda_free(d_in); cuda_free(d_w); cuda_free(d_b); cuda_free(d_dout); cuda_free(d_din);
+    cuda_free(d_dw); cuda_free(d_db); cuda_free(d_out);
+}
+
 static void test_linear_deterministic(int N, int IC, int OC, unsigned tag) {
     size_t nin = (size_t)N * IC, nw = (size_t)OC * IC, nout = (size_t)N * OC;
     float *in = test_rnd(nin, -1, 1, tag), *w = test_rnd(nw, -1, 1, tag + 1), *dout = test_rnd(nout, -1, 1, tag + 2);
@@ -423,6 +457,8 @@ int main(void) {
     test_zero();
     test_linear(37, 45, 29, 1000);
     test_linear(4096, 384, 1152, 1100);
+    test_linear_bf16(37, 45, 29, 1400);
+    test_linear_bf16(4096, 384, 1152, 1500);
     test_linear_deterministic(37, 45, 29, 1200);
     test_linear_deterministic(4096, 384, 1152, 1300);
     test_layernorm(37, 19, 2000);

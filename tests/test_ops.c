@@ -5,6 +5,7 @@
 // unless a check says otherwise.
 #include "testing.h"
 #include "gradcheck.h"
+#include "../core/bf16.h"
 #include "../core/common.h"
 #include "../core/ops.h"
 #include "../core/optimizer.h"
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const ops_backend *ops = &ops_cpu;
 
@@ -39,6 +41,125 @@ static void test_linear(void) {
     test_check("linear backward accumulates", fabsf(dw[3] - 2 * before) <= 1e-6f * fabsf(before) + 1e-7f,
                "dw[3] %g after two passes, %g after one", dw[3], before);
     free(c.in); free(c.w); free(c.b); free(c.out); free(c.dout); free(din); free(dw); free(db);
+}
+
+// ---------------------------------------------------------------- bf16 linear (train.precision)
+// bf16_round on values with known answers: exact ones stay, halfway cases go to the even
+// mantissa, overflow goes to inf, inf and NaN survive.
+static void test_bf16_round_known(void) {
+    struct { float x, want; } cases[] = {
+        {1.0f, 1.0f}, {-2.5f, -2.5f}, {0.0f, 0.0f},
+        {1.00390625f, 1.0f},              // 1 + 2^-8: halfway between 1 and 1 + 2^-7, even is 1
+        {1.01171875f, 1.015625f},         // 1 + 3·2^-8: halfway, 1 + 2^-7 is odd, so up to 1 + 2^-6
+        {0x1.010002p+0f, 1.0078125f},     // 1 + 2^-8 + 2^-23, just above halfway: up
+        {3.4028235e38f, INFINITY},        // FLT_MAX is past the largest bf16 (3.3895e38)
+        {-INFINITY, -INFINITY},
+    };
+    int ok = 1;
+    char why[200] = "";
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        float got = bf16_round(cases[i].x);
+        if (memcmp(&got, &cases[i].want, sizeof got) != 0 && ok) {
+            ok = 0;
+            snprintf(why, sizeof why, "bf16_round(%.9g) = %.9g, expected %.9g", cases[i].x, got, cases[i].want);
+        }
+    }
+    float nan = bf16_round(NAN);
+    if (!isnan(nan) && ok) ok = 0, snprintf(why, sizeof why, "bf16_round(NaN) = %g", nan);
+    test_check("bf16_round: exact, ties to even, overflow to inf, inf and NaN kept", ok, "%s", why[0] ? why : "8 cases and NaN");
+}
+
+// bf16_round against PyTorch's float -> bfloat16 conversion on 200k floats of every exponent
+// (random bit patterns, NaNs compared as NaN): the independent oracle for the rounding rule.
+static void test_bf16_round_torch(void) {
+    const char *name = "bf16_round = torch .bfloat16() on 200000 random bit patterns";
+    char dir[] = "/tmp/posbench_bf16_XXXXXX";
+    if (!test_torch_dir(name, dir)) return;
+    enum { N = 200000 };
+    float *x = xmalloc(N * sizeof(float), "bf16 inputs"), *want = xmalloc(N * sizeof(float), "torch bf16");
+    rng_stream s = rng_stream_make(7, RNG_TEST, 0, 0, 0);
+    for (int i = 0; i < N; i++) {
+        uint32_t bits = rng_u32(&s);
+        memcpy(&x[i], &bits, sizeof bits);
+    }
+    char in_path[256], out_path[256], cmd[1024];
+    snprintf(in_path, sizeof in_path, "%s/in.f32", dir);
+    snprintf(out_path, sizeof out_path, "%s/out.f32", dir);
+    FILE *f = fopen(in_path, "wb");
+    int ok = f && fwrite(x, sizeof(float), N, f) == N;
+    if (f && fclose(f) != 0) ok = 0;
+    snprintf(cmd, sizeof cmd,
+             "/usr/bin/python3 -c \"import sys, numpy, torch; a = numpy.fromfile(sys.argv[1], dtype=numpy.float32); "
+             "torch.from_numpy(a).bfloat16().float().numpy().tofile(sys.argv[2])\" %s %s", in_path, out_path);
+    ok = ok && system(cmd) == 0;
+    f = ok ? fopen(out_path, "rb") : NULL;
+    ok = f && fread(want, sizeof(float), N, f) == N;
+    if (f) fclose(f);
+    int bad = 0, first = -1;
+    for (int i = 0; ok && i < N; i++) {
+        float got = bf16_round(x[i]);
+        int same = isnan(want[i]) ? isnan(got) : memcmp(&got, &want[i], sizeof got) == 0;
+        if (!same && bad++ == 0) first = i;
+    }
+    if (!ok) test_fail(name, "could not run the torch conversion in %s", dir);
+    else if (bad) test_fail(name, "%d differ; first: %.9g -> ours %.9g, torch %.9g", bad, x[first], bf16_round(x[first]), want[first]);
+    else test_pass(name, "all %d equal bit for bit", N);
+    remove(in_path);
+    remove(out_path);
+    rmdir(dir);
+    free(x);
+    free(want);
+}
+
+// linear forward and backward with MATMUL_BF16 equal the double-precision products of the
+// bf16-rounded operands (to fp32 accumulation error), differ from fp32, and MATMUL_FP32 after it
+// gives back the fp32 bits: the setting is the only state.
+static void test_linear_bf16(void) {
+    enum { N = 33, IC = 70, OC = 21 };
+    float *in = test_rnd(N * IC, -1, 1, 11), *w = test_rnd(OC * IC, -1, 1, 12), *b = test_rnd(OC, -1, 1, 13);
+    float *dout = test_rnd(N * OC, -1, 1, 14);
+    float *out = test_zeros(N * OC), *out32 = test_zeros(N * OC), *again = test_zeros(N * OC);
+    float *din = test_zeros(N * IC), *dw = test_zeros(OC * IC), *db = test_zeros(OC);
+    ops->linear_forward(out32, in, w, b, N, IC, OC);
+    ops->set_matmul_precision(MATMUL_BF16);
+    ops->linear_forward(out, in, w, b, N, IC, OC);
+    ops->linear_backward(din, dw, db, dout, in, w, N, IC, OC);
+    ops->set_matmul_precision(MATMUL_FP32);
+    ops->linear_forward(again, in, w, b, N, IC, OC);
+    double err_out = 0, err_din = 0, err_dw = 0, err_db = 0, diff32 = 0;
+    for (int n = 0; n < N; n++)
+        for (int o = 0; o < OC; o++) {
+            double acc = b[o];
+            for (int i = 0; i < IC; i++) acc += (double)bf16_round(in[n * IC + i]) * bf16_round(w[o * IC + i]);
+            err_out = fmax(err_out, fabs(out[n * OC + o] - acc));
+            diff32 = fmax(diff32, fabs(out32[n * OC + o] - out[n * OC + o]));
+        }
+    for (int n = 0; n < N; n++)
+        for (int i = 0; i < IC; i++) {
+            double acc = 0;
+            for (int o = 0; o < OC; o++) acc += (double)bf16_round(dout[n * OC + o]) * bf16_round(w[o * IC + i]);
+            err_din = fmax(err_din, fabs(din[n * IC + i] - acc));
+        }
+    for (int o = 0; o < OC; o++) {
+        double acc_b = 0;
+        for (int n = 0; n < N; n++) acc_b += dout[n * OC + o]; // the bias gradient sums the fp32 dout
+        err_db = fmax(err_db, fabs(db[o] - acc_b));
+        for (int i = 0; i < IC; i++) {
+            double acc = 0;
+            for (int n = 0; n < N; n++) acc += (double)bf16_round(dout[n * OC + o]) * bf16_round(in[n * IC + i]);
+            err_dw = fmax(err_dw, fabs(dw[o * IC + i] - acc));
+        }
+    }
+    // fp32 accumulation of at most 70 products of magnitude <= 1: error well under 1e-5;
+    // bf16 rounding (relative 2^-9 per operand) moves an fp32 result by ~1e-2.
+    test_check("linear bf16: forward = double product of bf16-rounded operands", err_out < 1e-5, "max |err| %.3g", err_out);
+    test_check("linear bf16: din = dout_bf16 · w_bf16", err_din < 1e-5, "max |err| %.3g", err_din);
+    test_check("linear bf16: dweight = dout_bf16ᵀ · in_bf16", err_dw < 1e-5, "max |err| %.3g", err_dw);
+    test_check("linear bf16: dbias sums the fp32 dout", err_db < 1e-5, "max |err| %.3g", err_db);
+    test_check("linear bf16 differs from fp32 by bf16 rounding", diff32 > 1e-4 && diff32 < 0.1, "max |bf16 - fp32| %.3g", diff32);
+    test_check("linear: back to MATMUL_FP32 gives the fp32 bits again", memcmp(out32, again, sizeof(float) * N * OC) == 0,
+               "forward after set_matmul_precision(MATMUL_FP32)");
+    free(in); free(w); free(b); free(dout); free(out); free(out32); free(again); free(din); free(dw); free(db);
 }
 
 // ---------------------------------------------------------------- layernorm
@@ -339,6 +460,9 @@ int main(void) {
     omp_set_num_threads(2);
     test_philox();
     test_linear();
+    test_bf16_round_known();
+    test_bf16_round_torch();
+    test_linear_bf16();
     test_layernorm();
     test_gelu();
     test_residual_drop_path();

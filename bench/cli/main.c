@@ -158,9 +158,13 @@ int main(int argc, char **argv) {
             } else if (!strcmp(a, "--config")) {
                 if (i + 1 >= argc) die_input("--config needs a name (see posbench bench --help)");
                 po.only = argv[++i];
+            } else if (!strcmp(a, "--precision")) {
+                const char *v = i + 1 < argc ? argv[++i] : "";
+                if (strcmp(v, "fp32") && strcmp(v, "bf16")) die_input("--precision must be fp32 or bf16, got '%s'", v);
+                po.precision = v;
             } else {
                 die_input("unknown argument '%s' for posbench bench (valid: --iters N, --config NAME, --no-torch, --threads N, "
-                          "--device D, --save FILE, --compare FILE, --result FILE, --rounds N, --no-probes, --time-threshold X, "
+                          "--device D, --precision P, --save FILE, --compare FILE, --result FILE, --rounds N, --no-probes, --time-threshold X, "
                           "--memory-threshold X, --help)", a);
             }
         }

@@ -71,6 +71,7 @@ const cfg_key cfg_keys[] = {
     {"train.eps", CFG_FLOAT, "1e-8", 0, 1, NULL, 1, "AdamW epsilon"},
     {"train.lr", CFG_FLOAT, "2e-3", 0, 10, NULL, 1, "peak learning rate (after warmup)"},
     {"train.min_lr", CFG_FLOAT, "1e-5", 0, 10, NULL, 1, "learning rate at the end of the cosine decay"},
+    {"train.precision", CFG_CHOICE, "fp32", 0, 0, "fp32|bf16", 1, "precision of the linear layers' matrix products: fp32; or bf16 (operands rounded to bfloat16, fp32 accumulation, as PyTorch autocast: tensor cores on cuda, emulated on the CPU backends); weights, gradients, optimizer state and every other op stay fp32"},
     {"train.seed", CFG_INT, "0", 0, 4294967295.0, NULL, 1, "seed of every random draw (init, data order, augmentation, drop path)"},
     {"train.warmup_epochs", CFG_FLOAT, "1", 0, 100000, NULL, 1, "linear warmup length in epochs"},
     {"train.weight_decay", CFG_FLOAT, "0.05", 0, 10, NULL, 1, "AdamW decoupled weight decay (not on biases, norms, cls, position tables)"},

@@ -22,29 +22,39 @@ typedef struct {
     const char *name;
     model_config model;
     int batch;
+    int gpu_sized; // 1: left out of the all-configs run on a CPU backend (minutes per step there); named, it runs
 } perf_config;
 
 static const perf_config perf_configs[] = {
     {"vit-d128-L6-p4-28px", {.channels = 1, .image_size = 28, .patch = 4, .dim = 128, .depth = 6, .heads = 4,
-                             .mlp_ratio = 4, .cls = 1, .pe_kind = "abs", .num_classes = 10}, 128},
+                             .mlp_ratio = 4, .cls = 1, .pe_kind = "abs", .num_classes = 10}, 128, 0},
     {"vit-d192-L12-p4-32px", {.channels = 3, .image_size = 32, .patch = 4, .dim = 192, .depth = 12, .heads = 3,
-                              .mlp_ratio = 4, .cls = 1, .pe_kind = "abs", .num_classes = 100}, 128},
+                              .mlp_ratio = 4, .cls = 1, .pe_kind = "abs", .num_classes = 100}, 128, 0},
     // the small step `make bench-ci` times (bench/perf/regress.h): seconds, not minutes, per sample set
     {"vit-d64-L2-p4-28px-ci", {.channels = 1, .image_size = 28, .patch = 4, .dim = 64, .depth = 2, .heads = 2,
-                               .mlp_ratio = 2, .cls = 1, .pe_kind = "abs", .num_classes = 10}, 32},
+                               .mlp_ratio = 2, .cls = 1, .pe_kind = "abs", .num_classes = 10}, 32, 0},
+    // the GPU configs of issue 14, the same shapes as bench/perf/torch_gpu_step.py's configs of these names
+    {"vit-s4-32", {.channels = 3, .image_size = 32, .patch = 4, .dim = 384, .depth = 12, .heads = 6,
+                   .mlp_ratio = 4, .cls = 1, .pe_kind = "abs", .num_classes = 100}, 256, 1},
+    {"vit-b16-224", {.channels = 3, .image_size = 224, .patch = 16, .dim = 768, .depth = 12, .heads = 12,
+                     .mlp_ratio = 4, .cls = 1, .pe_kind = "abs", .num_classes = 1000}, 128, 1},
 };
 
 void perf_help(void) {
-    printf("usage: posbench bench [--config NAME] [--iters N] [--no-torch] [--threads N] [--device D]\n"
+    printf("usage: posbench bench [--config NAME] [--iters N] [--no-torch] [--threads N] [--device D] [--precision fp32|bf16]\n"
            "Times the full training step (forward, label-smoothed cross entropy, backward, AdamW) of\n"
            "each config and prints the median step time, images/s, achieved GFLOP/s, that as a\n"
            "fraction of OpenBLAS sgemm measured in this process, peak memory, and the ratio to the\n"
            "same step in PyTorch on the CPU (Debian's /usr/bin/python3, same thread count), or with --device\n"
-           "cuda on the GPU (bench/perf/torch_gpu_step.py: torch.compile, fp32; python3 from PATH).\nconfigs:\n");
+           "cuda on the GPU (bench/perf/torch_gpu_step.py: torch.compile at the same --precision, bf16 = autocast;\n"
+           "python3 from PATH). --precision bf16 times train.precision=bf16 (on a CPU backend an emulation,\n"
+           "slower than fp32, and not compared with PyTorch). Configs marked GPU run on a CPU backend only when\n"
+           "named.\nconfigs:\n");
     for (size_t i = 0; i < sizeof perf_configs / sizeof perf_configs[0]; i++) {
         const perf_config *p = &perf_configs[i];
-        printf("  %-22s d=%d L=%d H=%d patch %d, %dx%d px x%d, batch %d\n", p->name, p->model.dim, p->model.depth,
-               p->model.heads, p->model.patch, p->model.image_size, p->model.image_size, p->model.channels, p->batch);
+        printf("  %-22s d=%d L=%d H=%d patch %d, %dx%d px x%d, batch %d%s\n", p->name, p->model.dim, p->model.depth,
+               p->model.heads, p->model.patch, p->model.image_size, p->model.image_size, p->model.channels, p->batch,
+               p->gpu_sized ? " (GPU)" : "");
     }
 }
 
@@ -92,7 +102,8 @@ static double time_posbench_step(const perf_config *p, const ops_backend *ops, i
 
 // Runs the PyTorch step script (gpu: torch_gpu_step.py, compiled, fp32, python3 from PATH);
 // returns its median step time in seconds, or -1 with a reason.
-static double time_torch_step(const perf_config *p, int iters, int gpu, char *why, size_t whylen) {
+static double time_torch_step(const perf_config *p, int iters, int gpu, const char *precision, char *why,
+                              size_t whylen) {
     char exe[4096], script[4200];
     ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (len <= 0) {
@@ -110,11 +121,11 @@ static double time_torch_step(const perf_config *p, int iters, int gpu, char *wh
     char cmd[8192];
     if (gpu)
         snprintf(cmd, sizeof cmd,
-                 "python3 '%s' --config custom --device cuda --modes compile --precision fp32 --image %d "
+                 "python3 '%s' --config custom --device cuda --modes compile --precision %s --image %d "
                  "--channels %d --patch %d --dim %d --depth %d --heads %d --mlp-ratio %d --classes %d "
                  "--batch %d --warmup 3 --iters %d --cls %d --pos-abs %d 2>/dev/null",
-                 script, v->image_size, v->channels, v->patch, v->dim, v->depth, v->heads, v->mlp_ratio,
-                 v->num_classes, p->batch, iters, v->cls, v->pe_kind && strcmp(v->pe_kind, "abs") == 0);
+                 script, precision, v->image_size, v->channels, v->patch, v->dim, v->depth, v->heads,
+                 v->mlp_ratio, v->num_classes, p->batch, iters, v->cls, v->pe_kind && strcmp(v->pe_kind, "abs") == 0);
     else
     snprintf(cmd, sizeof cmd,
              "/usr/bin/python3 '%s' --image %d --channels %d --patch %d --dim %d --depth %d --heads %d "
@@ -147,21 +158,27 @@ int perf_run(const perf_options *opt) {
     char why[320];
     const ops_backend *ops = device_backend(opt->device, why, sizeof why);
     if (!ops) die_input("%s", why);
-    printf("posbench bench: %s backend, %d threads, %d timed steps per config (median)\n", ops->name, threads, opt->iters);
+    const char *precision = opt->precision ? opt->precision : "fp32";
+    int gpu = strcmp(ops->name, "cuda") == 0, bf16 = strcmp(precision, "bf16") == 0;
+    ops->set_matmul_precision(bf16 ? MATMUL_BF16 : MATMUL_FP32);
+    printf("posbench bench: %s backend, %s linear layers, %d threads, %d timed steps per config (median)\n", ops->name,
+           precision, threads, opt->iters);
     printf("OpenBLAS sgemm 2048x2048x2048: %.1f GFLOP/s (the ceiling used below)\n\n", peak);
     printf("%-22s %9s %8s %9s %8s %10s %10s %8s %9s\n", "config", "step ms", "img/s", "GFLOP/s", "of sgemm",
            "peak MiB", "torch ms", "torch/s", "ratio");
     int ran = 0;
     for (size_t i = 0; i < sizeof perf_configs / sizeof perf_configs[0]; i++) {
         const perf_config *p = &perf_configs[i];
-        if (opt->only && strcmp(opt->only, p->name) != 0) continue;
+        if (opt->only ? strcmp(opt->only, p->name) != 0 : p->gpu_sized && !gpu) continue;
         ran++;
         double step = time_posbench_step(p, ops, opt->iters, NULL);
         double flops = 3.0 * model_forward_flops(&p->model) * p->batch;
         double gflops = flops / step / 1e9;
         char torch_ms[32] = "-", torch_ips[32] = "-", ratio[32] = "-", why[4608] = "";
-        if (opt->torch) {
-            double t = time_torch_step(p, opt->iters, strcmp(ops->name, "cuda") == 0, why, sizeof why);
+        if (opt->torch && bf16 && !gpu) {
+            snprintf(why, sizeof why, "bf16 on a CPU backend is an emulation; compare bf16 on the GPU");
+        } else if (opt->torch) {
+            double t = time_torch_step(p, opt->iters, gpu, precision, why, sizeof why);
             if (t > 0) {
                 snprintf(torch_ms, sizeof torch_ms, "%.1f", t * 1e3);
                 snprintf(torch_ips, sizeof torch_ips, "%.0f", p->batch / t);

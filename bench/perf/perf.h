@@ -7,6 +7,7 @@ typedef struct {
     int torch;          // 1: also time PyTorch (Debian's /usr/bin/python3) in the same run
     const char *only;   // run only the config with this name (NULL: all)
     const char *device; // --device (core/device.h; NULL = auto)
+    const char *precision; // --precision fp32|bf16 (train.precision of the timed step; NULL = fp32)
 } perf_options;
 
 int perf_run(const perf_options *opt);

@@ -142,6 +142,7 @@ static void setup(run *r) {
     char why_device[320];
     const ops_backend *ops = device_backend(r->opt->device, why_device, sizeof why_device);
     if (!ops) die_input("%s", why_device);
+    ops->set_matmul_precision(strcmp(cfg_str(c, "train.precision"), "bf16") ? MATMUL_FP32 : MATMUL_BF16);
     model_create(&r->model, &vc, ops, max_batch, r->seed);
     objective_create(&r->obj, kind, &r->settings, &r->model, max_batch);
     r->optim = (optim_config){

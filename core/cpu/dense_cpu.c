@@ -6,16 +6,48 @@
 #include "ops_cpu_internal.h"
 #include "../common.h"
 #include "vecmath.h"
+#include "../bf16.h"
 #include <cblas.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define COLUMN_BLOCK 16 // columns per parallel task in column reductions (one cache line)
 
 // ---------------------------------------------------------------- linear
+// train.precision (core/ops.h): with MATMUL_BF16 each sgemm reads bf16-rounded copies of its two
+// operands, made in two host scratch buffers that grow to the largest operand seen and are then
+// reused (the first step allocates them; no later step does). An emulation for tests and the
+// guarded backend, slower than fp32: the speed of bf16 is the GPU's.
+static int matmul_precision = MATMUL_FP32;
+static float *bf16_scratch[2];
+static size_t bf16_scratch_floats[2];
+
+void cpu_set_matmul_precision(int precision) {
+    if (precision != MATMUL_FP32 && precision != MATMUL_BF16)
+        die_fail("set_matmul_precision: %d is not MATMUL_FP32 or MATMUL_BF16", precision);
+    matmul_precision = precision;
+}
+
+// x (n) as the sgemm operand in `slot` (0 or 1): x itself in fp32, else its bf16-rounded copy.
+static const float *matmul_operand(int slot, const float *x, size_t n) {
+    if (matmul_precision == MATMUL_FP32) return x;
+    if (n > bf16_scratch_floats[slot]) {
+        free(bf16_scratch[slot]);
+        bf16_scratch[slot] = xmalloc(n * sizeof(float), "bf16 matmul operand scratch");
+        bf16_scratch_floats[slot] = n;
+    }
+    float *r = bf16_scratch[slot];
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < n; i++) r[i] = bf16_round(x[i]);
+    return r;
+}
+
 void cpu_linear_forward(float *out, const float *in, const float *weight,
                         const float *bias, int N, int IC, int OC) {
     // out (N, OC) = in (N, IC) · weight (OC, IC)ᵀ + bias (OC)
+    in = matmul_operand(0, in, (size_t)N * IC);
+    weight = matmul_operand(1, weight, (size_t)OC * IC);
     float beta = 0.0f;
     if (bias) {
 #pragma omp parallel for schedule(static)
@@ -43,13 +75,14 @@ static void column_sums_add(float *dst, const float *src, int N, int C) {
 
 void cpu_linear_backward(float *din, float *dweight, float *dbias, const float *dout,
                          const float *in, const float *weight, int N, int IC, int OC) {
+    if (dbias) column_sums_add(dbias, dout, N, OC); // the fp32 dout, before any rounding
+    const float *dout_op = matmul_operand(0, dout, (size_t)N * OC);
     if (din) // din (N, IC) += dout (N, OC) · weight (OC, IC)
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, IC, OC, 1.0f, dout, OC, weight,
-                    IC, 1.0f, din, IC);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, IC, OC, 1.0f, dout_op, OC,
+                    matmul_operand(1, weight, (size_t)OC * IC), IC, 1.0f, din, IC);
     if (dweight) // dweight (OC, IC) += dout (N, OC)ᵀ · in (N, IC)
-        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, OC, IC, N, 1.0f, dout, OC, in, IC,
-                    1.0f, dweight, IC);
-    if (dbias) column_sums_add(dbias, dout, N, OC);
+        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, OC, IC, N, 1.0f, dout_op, OC,
+                    matmul_operand(1, in, (size_t)N * IC), IC, 1.0f, dweight, IC);
 }
 
 // ---------------------------------------------------------------- layernorm

@@ -13,6 +13,7 @@ const ops_backend ops_cpu = {
     .copy = cpu_copy,
     .synchronize = cpu_synchronize,
     .zero = cpu_zero,
+    .set_matmul_precision = cpu_set_matmul_precision,
     .linear_forward = cpu_linear_forward,
     .linear_backward = cpu_linear_backward,
     .layernorm_forward = cpu_layernorm_forward,

@@ -135,6 +135,7 @@ GUARDED(download, (void *dst, const void *src, size_t bytes), (view(dst), view(s
 GUARDED(copy, (void *dst, const void *src, size_t bytes), (view(dst), view(src), bytes))
 GUARDED(synchronize, (void), ())
 GUARDED(zero, (float *x, size_t n), (view(x), n))
+GUARDED(set_matmul_precision, (int precision), (precision))
 GUARDED(linear_forward, (float *out, const float *in, const float *weight, const float *bias, int N, int IC, int OC),
         (view(out), view(in), view(weight), view(bias), N, IC, OC))
 GUARDED(linear_backward, (float *din, float *dweight, float *dbias, const float *dout, const float *in,
@@ -234,7 +235,7 @@ GUARDED(adamw_update, (float *param, const float *grad, float *m, float *v, size
         (view(param), view(grad), view(m), view(v), n, lr, beta1, beta2, eps, weight_decay, t))
 
 // Every op of core/ops.h must be wrapped here: a new op changes the table's size and stops the build.
-_Static_assert(sizeof(ops_backend) == sizeof(const char *) + 52 * sizeof(void (*)(void)),
+_Static_assert(sizeof(ops_backend) == sizeof(const char *) + 53 * sizeof(void (*)(void)),
                "core/ops.h gained or lost an op: wrap it in core/cpu/ops_cpu_guarded.c and update this count");
 
 const ops_backend ops_cpu_guarded = {
@@ -246,6 +247,7 @@ const ops_backend ops_cpu_guarded = {
     .copy = guarded_copy,
     .synchronize = guarded_synchronize,
     .zero = guarded_zero,
+    .set_matmul_precision = guarded_set_matmul_precision,
     .linear_forward = guarded_linear_forward,
     .linear_backward = guarded_linear_backward,
     .layernorm_forward = guarded_layernorm_forward,

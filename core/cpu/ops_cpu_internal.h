@@ -10,6 +10,7 @@
 // dense_cpu.c
 void cpu_linear_forward(float *out, const float *in, const float *weight,
                         const float *bias, int N, int IC, int OC);
+void cpu_set_matmul_precision(int precision);
 void cpu_linear_backward(float *din, float *dweight, float *dbias, const float *dout,
                          const float *in, const float *weight, int N, int IC, int OC);
 void cpu_layernorm_forward(float *out, float *mean, float *rstd, const float *in,

@@ -9,6 +9,7 @@
 // Elementwise kernels multiply with __fmul_rn where the CPU rounds a product before adding
 // (the CPU build, -std=c11, never fuses multiply-adds), so those ops match the CPU bit for bit.
 #include "ops_cuda_internal.cuh"
+#include <cuda_bf16.h>
 #include <math.h>
 
 #define THREADS 256    // threads per block for elementwise and row kernels
@@ -46,6 +47,51 @@ __global__ void column_sums_add_kernel(float *dst, const float *src, int N, int 
     if (ty == 0 && c < C) dst[c] += part[0][tx];
 }
 
+// train.precision (core/ops.h). BF16: each operand is converted to bfloat16 with
+// __float2bfloat16_rn (round to nearest even, the CPU's bf16_round in core/bf16.h) into one of
+// two device scratch buffers that grow to the largest operand seen, then cublasGemmEx multiplies
+// on the tensor cores with fp32 accumulation (CUBLAS_COMPUTE_32F) into the fp32 output.
+static int matmul_precision = MATMUL_FP32;
+static __nv_bfloat16 *bf16_scratch[2];
+static size_t bf16_scratch_elems[2];
+
+void cuda_set_matmul_precision(int precision) {
+    if (precision != MATMUL_FP32 && precision != MATMUL_BF16)
+        die_fail("set_matmul_precision: %d is not MATMUL_FP32 or MATMUL_BF16", precision);
+    matmul_precision = precision;
+}
+
+__global__ void to_bf16_kernel(__nv_bfloat16 *out, const float *in, size_t n) {
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = __float2bfloat16_rn(in[i]);
+}
+
+static const __nv_bfloat16 *bf16_operand(int slot, const float *x, size_t n) {
+    if (n > bf16_scratch_elems[slot]) {
+        if (bf16_scratch[slot]) CUDA_CHECK(cudaFree(bf16_scratch[slot]));
+        CUDA_CHECK(cudaMalloc(&bf16_scratch[slot], n * sizeof(__nv_bfloat16)));
+        bf16_scratch_elems[slot] = n;
+    }
+    to_bf16_kernel<<<cuda_blocks(n, THREADS), THREADS>>>(bf16_scratch[slot], x, n);
+    CUDA_LAUNCH_CHECK();
+    return bf16_scratch[slot];
+}
+
+// Column-major C (m, n) = alpha·op(A)·op(B) + beta·C, as cublasSgemm, in the current precision;
+// a_elems and b_elems are A's and B's element counts (dense operands).
+static void linear_gemm(cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
+                        const float *alpha, const float *A, int lda, size_t a_elems, const float *B,
+                        int ldb, size_t b_elems, const float *beta, float *C, int ldc) {
+    if (matmul_precision == MATMUL_FP32) {
+        CUBLAS_CHECK(cublasSgemm(cuda_cublas(), ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
+        return;
+    }
+    const __nv_bfloat16 *a16 = bf16_operand(0, A, a_elems), *b16 = bf16_operand(1, B, b_elems);
+    CUBLAS_CHECK(cublasGemmEx(cuda_cublas(), ta, tb, m, n, k, alpha, a16, CUDA_R_16BF, lda, b16,
+                              CUDA_R_16BF, ldb, beta, C, CUDA_R_32F, ldc, CUBLAS_COMPUTE_32F,
+                              CUBLAS_GEMM_DEFAULT));
+}
+
 void cuda_linear_forward(float *out, const float *in, const float *weight, const float *bias,
                          int N, int IC, int OC) {
     if (N == 0 || OC == 0) return;
@@ -62,8 +108,8 @@ void cuda_linear_forward(float *out, const float *in, const float *weight, const
     }
     // Row-major out (N, OC) is column-major outᵀ (OC, N) = W (OC, IC) · inᵀ (IC, N), where the
     // row-major weight (OC, IC) reads as column-major Wᵀ (IC, OC), hence OP_T.
-    CUBLAS_CHECK(cublasSgemm(cuda_cublas(), CUBLAS_OP_T, CUBLAS_OP_N, OC, N, IC, &one, weight,
-                             IC, in, IC, &beta, out, OC));
+    linear_gemm(CUBLAS_OP_T, CUBLAS_OP_N, OC, N, IC, &one, weight, IC, (size_t)OC * IC, in, IC,
+                (size_t)N * IC, &beta, out, OC);
 }
 
 void cuda_linear_backward(float *din, float *dweight, float *dbias, const float *dout,
@@ -71,11 +117,11 @@ void cuda_linear_backward(float *din, float *dweight, float *dbias, const float 
     if (N == 0 || OC == 0) return; // every gradient would gain an empty sum
     float one = 1.0f;
     if (din && IC > 0) // din (N, IC) += dout (N, OC) · W (OC, IC); column-major: dinᵀ += Wᵀ · doutᵀ
-        CUBLAS_CHECK(cublasSgemm(cuda_cublas(), CUBLAS_OP_N, CUBLAS_OP_N, IC, N, OC, &one, weight,
-                                 IC, dout, OC, &one, din, IC));
+        linear_gemm(CUBLAS_OP_N, CUBLAS_OP_N, IC, N, OC, &one, weight, IC, (size_t)OC * IC, dout,
+                    OC, (size_t)N * OC, &one, din, IC);
     if (dweight && IC > 0) // dW (OC, IC) += doutᵀ · in; column-major: dWᵀ (IC, OC) += inᵀ · dout
-        CUBLAS_CHECK(cublasSgemm(cuda_cublas(), CUBLAS_OP_N, CUBLAS_OP_T, IC, OC, N, &one, in,
-                                 IC, dout, OC, &one, dweight, IC));
+        linear_gemm(CUBLAS_OP_N, CUBLAS_OP_T, IC, OC, N, &one, in, IC, (size_t)N * IC, dout, OC,
+                    (size_t)N * OC, &one, dweight, IC);
     if (dbias) {
         column_sums_add_kernel<<<cuda_blocks((size_t)OC, COL_TILE), dim3(COL_TILE, COL_LANES)>>>(
             dbias, dout, N, OC);

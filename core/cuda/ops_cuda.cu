@@ -65,6 +65,7 @@ extern "C" const ops_backend ops_cuda = {
     .copy = cuda_copy,
     .synchronize = cuda_sync,
     .zero = cuda_zero,
+    .set_matmul_precision = cuda_set_matmul_precision,
     .linear_forward = cuda_linear_forward,
     .linear_backward = cuda_linear_backward,
     .layernorm_forward = cuda_layernorm_forward,

@@ -7,6 +7,7 @@
 #include "cuda_common.cuh"
 
 // dense_cuda.cu
+void cuda_set_matmul_precision(int precision);
 void cuda_linear_forward(float *out, const float *in, const float *weight, const float *bias,
                          int N, int IC, int OC);
 void cuda_linear_backward(float *din, float *dweight, float *dbias, const float *dout,
