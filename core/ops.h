@@ -188,6 +188,10 @@ typedef struct ops_backend {
     void (*attention_backward)(float *dqkv, float *dbias, float *scratch, const float *dout,
                                const float *qkv, const float *out, const float *probs,
                                const attention_desc *d);
+    // Floats the `probs` buffer needs with keep_probs = 0 (the backward's saved state) for B
+    // images, H heads, T query rows and M key slots: CPU B·H·T·M (it keeps the probabilities),
+    // CUDA B·H·T (the fused kernels' row log-sum-exp). keep_probs = 1 always needs B·H·T·M.
+    size_t (*attention_state_floats)(int B, int H, int T, int M);
 
     // ---- position encodings ----
     // sin2d (CAPE eq. 3-4), C even, K = C/2 frequencies k = 1..K: w_kx = 10^(2k/C)·cos k,

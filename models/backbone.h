@@ -42,8 +42,10 @@ typedef struct backbone_kind {
     void (*backward)(struct model *m, const float *x, float *dx, int B);
     // The output of block `layer` in the last forward (B, T, d).
     const float *(*block_output)(const struct model *m, int layer);
-    // Attention probabilities of block `layer` (B, H, T, M); NULL hook: no attention.
+    // Attention probabilities of block `layer` (B, H, T, M) of the last forward run while the
+    // model kept them (keep_attention_probs on), else NULL; NULL hooks: no attention.
     const float *(*attention_probs)(const struct model *m, int layer);
+    void (*keep_attention_probs)(struct model *m, int on);
     // 1: supports masked attention with a context of M < T key tokens (model_set_context).
     int masked_attention;
     // Forward FLOPs of one block per image with T tokens and M key tokens (multiply-add = 2).

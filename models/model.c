@@ -417,6 +417,10 @@ void model_set_context(model *m, int M) {
 }
 
 const float *model_block_output(const model *m, int layer) { return m->arch->block_output(m, layer); }
+int model_has_attention(const model *m) { return m->arch->attention_probs != NULL; }
+void model_keep_attention_probs(model *m, int on) {
+    if (m->arch->keep_attention_probs) m->arch->keep_attention_probs(m, on);
+}
 const float *model_attention_probs(const model *m, int layer) {
     return m->arch->attention_probs ? m->arch->attention_probs(m, layer) : NULL;
 }

@@ -166,8 +166,6 @@ typedef struct model {
     int *ref_scratch;              // ref_tokens: (N_max) ints for drawing the references (host)
     const float *blocks_out;       // the last forward's block output (B, T, d) (the backbone's)
     int training_dropout;          // the last forward applied dropout (backward must undo it)
-    int keep_attention_probs;      // 1: forwards keep the attention probabilities for
-                                   // model_attention_probs (attention_desc.keep_probs); 0: training
 } model;
 
 // For the backbone and position-encoding modules: declare a parameter (d1 = 0: 1-D; init and
@@ -239,9 +237,16 @@ void model_set_streams(model *m, int query_stream, int mask_mode);
 int *model_groups(model *m);
 // The token features after block `layer` (0-based) of the last forward: (B, T, d), backend memory.
 const float *model_block_output(const model *m, int layer);
+// 1 when the blocks have attention probabilities to record (vit; not gmlp, amlp).
+int model_has_attention(const model *m);
+// on = 1: the following forwards also keep every block's attention probabilities
+// (attention_desc.keep_probs; the CUDA backend then runs its materialising kernels) in buffers
+// of (max_batch, H, T, M_alloc) per block allocated now; on = 0 frees them. Training needs only
+// the backend's saved state (ops->attention_state_floats), never these: turn it on for a
+// statistics forward and off after. Nothing for a backbone without attention.
+void model_keep_attention_probs(model *m, int on);
 // The attention probabilities of block `layer` in the last forward (B, H, T, M), backend
-// memory, when that forward ran with m->keep_attention_probs = 1 (otherwise the buffer may
-// hold a backend's private state); NULL when the backbone has no attention.
+// memory, when that forward ran with the probabilities kept; else NULL.
 const float *model_attention_probs(const model *m, int layer);
 
 // Forward FLOPs per image (multiply-add = 2) at cfg->image_size with M key tokens (M = T: full

@@ -219,6 +219,7 @@ static void test_model_masks(void) {
     const int B = 2, K = 3, N = 16, T = 17, Ts = 33, H = 2;
     gvp_case c;
     case_create(&c, "abs", "random", "random", K, B);
+    model_keep_attention_probs(&c.m, 1);
     case_loss(&c);
     float *probs = xmalloc((size_t)B * H * Ts * T * sizeof(float), "probs");
     int bad = 0;

@@ -282,6 +282,48 @@ static void test_declarations(void) {
                strstr(why, BACKBONE_CHOICES), "%s", why ? why : "(accepted)");
 }
 
+// Attention memory: a block's saved attention state is what the backend asks for
+// (ops->attention_state_floats), so a backend that keeps only a row log-sum-exp (CUDA) gets a
+// (B, H, T) buffer instead of (B, H, T, M) — checked with the CPU backend's table and that one
+// entry changed (sizes only: no forward runs); the kept probabilities exist only between
+// model_keep_attention_probs(1) and (0), and equal the training forward's state on the CPU.
+static size_t lse_state_floats(int B, int H, int T, int M) { (void)M; return (size_t)B * H * T; }
+static void test_attention_memory(void) {
+    model_config cfg = {.channels = 1, .image_size = 16, .patch = 4, .dim = 16, .depth = 3, .heads = 2, .mlp_ratio = 2,
+                        .cls = 1, .pe_kind = "abs", .num_classes = 3};
+    ops_backend lse_ops = ops_cpu;
+    lse_ops.attention_state_floats = lse_state_floats;
+    model full, lse;
+    model_create(&full, &cfg, &ops_cpu, 4, 3);
+    model_create(&lse, &cfg, &lse_ops, 4, 3);
+    int state = tensor_table_find(&lse.acts, "blocks.0.attn.state");
+    size_t T = 17, saved = (size_t)cfg.depth * 4 * cfg.heads * T * (T - 1);
+    size_t diff = full.acts.total - lse.acts.total;
+    test_check("model: the attention state is sized by the backend (B·H·T·M on the CPU, B·H·T for a log-sum-exp backend)",
+               state >= 0 && lse.acts.items[state].numel == 4 * 2 * T && diff == saved,
+               "blocks.0.attn.state %zu floats, %zu fewer floats in all (expected %zu)",
+               state >= 0 ? lse.acts.items[state].numel : 0, diff, saved);
+    model_free(&lse);
+    int32_t labels[4];
+    test_model_fill_batch(&full, labels, 4, 21);
+    int none_before = model_attention_probs(&full, 0) == NULL;
+    model_keep_attention_probs(&full, 1);
+    model_forward(&full, 4, 0, (rng_addr){0});
+    const float *kept = model_attention_probs(&full, 2);
+    int same = kept != NULL;
+    float *copy = xmalloc(4 * 2 * T * T * sizeof(float), "kept probs");
+    if (same) memcpy(copy, kept, 4 * 2 * T * T * sizeof(float));
+    model_keep_attention_probs(&full, 0);
+    int none_after = model_attention_probs(&full, 2) == NULL;
+    model_forward(&full, 4, 0, (rng_addr){0}); // the training-state buffer of the CPU holds the probabilities
+    int state2 = tensor_table_find(&full.acts, "blocks.2.attn.state");
+    same = same && state2 >= 0 && memcmp(copy, full.act + full.acts.items[state2].offset, 4 * 2 * T * T * sizeof(float)) == 0;
+    test_check("model: kept attention probabilities only while kept, equal to the CPU's saved state",
+               none_before && none_after && same, "NULL before %d, after %d; equal %d", none_before, none_after, same);
+    free(copy);
+    model_free(&full);
+}
+
 // Reference tokens: the draw (cls, then R distinct patch tokens per image, ascending, addressed
 // by the rng, each patch equally likely), the tokens (x0 = patch embedding + the encoding row
 // on cls and the references only), and with every patch a reference the model equals the
@@ -582,6 +624,7 @@ int main(int argc, char **argv) {
     if (!only_oracle) test_reference_tokens();
     if (!only_oracle) test_masked_model_full_attention();
     if (!only_oracle) test_declarations();
+    if (!only_oracle) test_attention_memory();
     if (!only_oracle) test_sequence_config();
     test_torch_oracle();
     if (!only_oracle) test_overfit();

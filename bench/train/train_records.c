@@ -14,15 +14,14 @@
 // (none for a backbone without attention probabilities).
 void record_attention(run *r) {
     model *m = &r->model;
-    if (!model_attention_probs(m, 0)) return; // blocks without attention (gmlp, amlp) have none to record
+    if (!model_has_attention(m)) return; // blocks without attention (gmlp, amlp) have none to record
     model_set_context(m, m->T);
     int B = r->test.n < 64 ? r->test.n : 64, L = m->cfg.depth, H = m->cfg.heads, gh = m->rows, gw = m->cols;
     if (B > model_batch_capacity(m, m->T)) B = model_batch_capacity(m, m->T); // MP3 arenas are sized for the context
     for (int b = 0; b < B; b++) r->batch_index[b] = b;
     load_batch(r, &r->test, r->batch_index, B, NULL, 0, 0, r->train_size);
-    m->keep_attention_probs = 1; // the statistics read the probabilities (CUDA: materialised)
+    model_keep_attention_probs(m, 1); // the statistics read the probabilities (CUDA: materialised)
     model_forward(m, B, 0, (rng_addr){0});
-    m->keep_attention_probs = 0;
     int rh = 2 * gh - 1, rw = 2 * gw - 1, N = gh * gw; // a sequence is a 1 x L grid
     float *entropy = xmalloc((size_t)L * H * sizeof(float), "attention entropy");
     float *distance = xmalloc((size_t)L * H * sizeof(float), "attention distance");
@@ -38,6 +37,7 @@ void record_attention(run *r) {
         attention_stats_layer(&st, probs, B);
     }
     free(probs);
+    model_keep_attention_probs(m, 0);
     int lh[2] = {L, H}, rel_dims[4] = {L, H, rh, rw}, cls_dims[4] = {L, H, gh, gw};
     results_dataset_f32(r->res, "/attention/entropy", 2, lh, entropy);
     results_dataset_f32(r->res, "/attention/mean_distance", 2, lh, distance);

@@ -355,6 +355,8 @@ static void attn_backward_pair(float *dqkv, float *scratch, const float *dout, c
 
 // ---- entry points ----
 
+size_t cpu_attention_state_floats(int B, int H, int T, int M) { return (size_t)B * H * T * M; }
+
 void cpu_attention_forward(float *out, float *probs, const float *qkv, const attention_desc *d) {
     attn_geom g = attn_check(d, "attention_forward");
     size_t nws = fwd_ws_floats(&g);

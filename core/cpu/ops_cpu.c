@@ -46,6 +46,7 @@ const ops_backend ops_cpu = {
     .resize2d_backward = cpu_resize2d_backward,
     .attention_forward = cpu_attention_forward,
     .attention_backward = cpu_attention_backward,
+    .attention_state_floats = cpu_attention_state_floats,
     .sincos2d_add = cpu_sincos2d_add,
     .rope_forward = cpu_rope_forward,
     .rope_backward = cpu_rope_backward,

@@ -202,6 +202,9 @@ static void guarded_attention_forward(float *out, float *probs, const float *qkv
     attention_desc od = open_desc(d);
     ops_cpu.attention_forward(view(out), view(probs), view(qkv), &od);
 }
+static size_t guarded_attention_state_floats(int B, int H, int T, int M) { // sizes only: no memory
+    return ops_cpu.attention_state_floats(B, H, T, M);
+}
 static void guarded_attention_backward(float *dqkv, float *dbias, float *scratch, const float *dout,
                                       const float *qkv, const float *out, const float *probs, const attention_desc *d) {
     attention_desc od = open_desc(d);
@@ -235,7 +238,7 @@ GUARDED(adamw_update, (float *param, const float *grad, float *m, float *v, size
         (view(param), view(grad), view(m), view(v), n, lr, beta1, beta2, eps, weight_decay, t))
 
 // Every op of core/ops.h must be wrapped here: a new op changes the table's size and stops the build.
-_Static_assert(sizeof(ops_backend) == sizeof(const char *) + 53 * sizeof(void (*)(void)),
+_Static_assert(sizeof(ops_backend) == sizeof(const char *) + 54 * sizeof(void (*)(void)),
                "core/ops.h gained or lost an op: wrap it in core/cpu/ops_cpu_guarded.c and update this count");
 
 const ops_backend ops_cpu_guarded = {
@@ -280,6 +283,7 @@ const ops_backend ops_cpu_guarded = {
     .resize2d_backward = guarded_resize2d_backward,
     .attention_forward = guarded_attention_forward,
     .attention_backward = guarded_attention_backward,
+    .attention_state_floats = guarded_attention_state_floats,
     .sincos2d_add = guarded_sincos2d_add,
     .rope_forward = guarded_rope_forward,
     .rope_backward = guarded_rope_backward,

@@ -55,6 +55,7 @@ void cpu_mean_pool_forward(float *out, const float *in, int B, int T, int C, int
 void cpu_mean_pool_backward(float *din, const float *dout, int B, int T, int C, int t0);
 
 // attention_cpu.c
+size_t cpu_attention_state_floats(int B, int H, int T, int M);
 void cpu_attention_forward(float *out, float *probs, const float *qkv, const attention_desc *d);
 void cpu_attention_backward(float *dqkv, float *dbias, float *scratch, const float *dout,
                             const float *qkv, const float *out, const float *probs,

@@ -426,6 +426,12 @@ void cuda_attention_dbias_reduce(float *dbias, const float *scratch, const atten
     CUDA_LAUNCH_CHECK();
 }
 
+// Training (keep_probs = 0) keeps only the fused forward's row log-sum-exp (B, H, T).
+size_t cuda_attention_state_floats(int B, int H, int T, int M) {
+    (void)M;
+    return (size_t)B * H * T;
+}
+
 void cuda_attention_forward(float *out, float *probs, const float *qkv, const attention_desc *d) {
     if (!d->keep_probs) { // training: probs receives only the fused kernels' lse (B, H, T)
         cuda_attention_fused_forward(out, probs, qkv, d);

@@ -98,6 +98,7 @@ extern "C" const ops_backend ops_cuda = {
     .resize2d_backward = cuda_resize2d_backward,
     .attention_forward = cuda_attention_forward,
     .attention_backward = cuda_attention_backward,
+    .attention_state_floats = cuda_attention_state_floats,
     .sincos2d_add = cuda_sincos2d_add,
     .rope_forward = cuda_rope_forward,
     .rope_backward = cuda_rope_backward,

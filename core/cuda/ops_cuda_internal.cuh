@@ -54,6 +54,7 @@ void cuda_mean_pool_forward(float *out, const float *in, int B, int T, int C, in
 void cuda_mean_pool_backward(float *din, const float *dout, int B, int T, int C, int t0);
 
 // attention_cuda.cu
+size_t cuda_attention_state_floats(int B, int H, int T, int M);
 void cuda_attention_forward(float *out, float *probs, const float *qkv, const attention_desc *d);
 void cuda_attention_backward(float *dqkv, float *dbias, float *scratch, const float *dout,
                              const float *qkv, const float *out, const float *probs,

@@ -202,7 +202,7 @@ static void gmlp_declare_acts(model *m) {
         A(fv, "sgu.spatial", BT * e);
         if (a > 0) {
             A(qkv, "tiny_attn.qkv", BT * 3 * a);
-            A_NOGRAD(probs, "tiny_attn.probs", BT * T);
+            A_NOGRAD(probs, "tiny_attn.state", m->ops->attention_state_floats(B, 1, T, T));
             A(attn, "tiny_attn.out", BT * a);
             A(attn_proj, "tiny_attn.proj", BT * e);
             A(gate, "sgu.gate", BT * e);

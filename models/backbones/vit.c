@@ -32,7 +32,8 @@ typedef struct {
 typedef struct {
     float *ln1, *ln1_mean, *ln1_rstd;   // (B, T, d), (B, T), (B, T)
     float *qkv;                         // (B, T, 3d); masked model: q (B, T, d) then k|v (B, M, 2d)
-    float *probs;                       // (B, H, T, M) attention probabilities
+    float *probs;                       // the attention backward's saved state: the CPU's (B, H, T, M)
+                                        // probabilities, CUDA's (B, H, T) row log-sum-exp
     float *attn;                        // (B, T, d) attention output (heads concatenated)
     float *proj, *proj_drop, *proj_mask; // (B, T, d) projection, after dropout, dropout mask
     float *res1;                        // (B, T, d) x + branch 1
@@ -50,6 +51,9 @@ typedef struct {
     // (B, T, 3C) qkv and its gradient, LN1 of the context (B, M, C) and its gradient, the
     // gradients of q (B, T, C) and of k|v (B, M, 2C). NULL otherwise.
     float *mask_qkv, *mask_dqkv, *mask_ln1_ctx, *mask_dln1_ctx, *mask_dq, *mask_dkv;
+    // Per block (B, H, T, M) attention probabilities, allocated only while the model keeps them
+    // (model_keep_attention_probs: the attention statistics of a finished run), else NULL.
+    float **kept_probs;
 } vit_state;
 
 static vit_state *state(const model *m) { return m->arch_state; }
@@ -109,7 +113,7 @@ static void vit_declare_acts(model *m) {
         } else {
             A(qkv, "qkv", 3 * BTd);
         }
-        A_NOGRAD(probs, "attn.probs", B * c->heads * T * m->M_alloc);
+        A_NOGRAD(probs, "attn.state", m->ops->attention_state_floats(B, c->heads, T, m->M_alloc));
         A(attn, "attn.out", BTd);
         A(proj, "attn.proj", BTd);
         A(res1, "residual1", BTd);
@@ -139,8 +143,25 @@ static void vit_declare_acts(model *m) {
     }
 }
 
+// Allocates (on) or frees (off) the per-block probability buffers that forwards fill while the
+// model keeps its attention probabilities; training never has them.
+static void vit_keep_attention_probs(model *m, int on) {
+    vit_state *s = state(m);
+    int L = m->cfg.depth;
+    if (on && !s->kept_probs) {
+        size_t n = (size_t)m->max_batch * m->cfg.heads * model_tokens_max(m) * m->M_alloc;
+        s->kept_probs = xcalloc((size_t)L, sizeof *s->kept_probs, "kept attention probabilities");
+        for (int l = 0; l < L; l++) s->kept_probs[l] = m->ops->alloc(n * sizeof(float), "kept attention probabilities");
+    } else if (!on && s->kept_probs) {
+        for (int l = 0; l < L; l++) m->ops->free(s->kept_probs[l]);
+        free(s->kept_probs);
+        s->kept_probs = NULL;
+    }
+}
+
 static void vit_free(model *m) {
     vit_state *s = state(m);
+    vit_keep_attention_probs(m, 0);
     free(s->weights);
     free(s->weight_grads);
     free(s->acts);
@@ -151,7 +172,7 @@ static int masked_attention(const model *m) { return m->M < model_tokens(m); }
 
 static attention_desc block_attention(const model *m, int B) {
     attention_desc d = {.B = B, .T = model_tokens(m), .C = m->cfg.dim, .H = m->cfg.heads, .M = m->M,
-                        .keep_probs = m->keep_attention_probs};
+                        .keep_probs = state(m)->kept_probs != NULL};
     if (masked_attention(m)) d.kv_index = (const int *)m->batch.context;
     if (m->mask_mode != ATTN_MASK_NONE) d.group = (const int *)m->batch.groups, d.mask_mode = m->mask_mode; // GVP
     return d;
@@ -251,7 +272,7 @@ static const float *vit_forward(model *m, const float *x, int B, int training, f
         ops->layernorm_forward(a->ln1, a->ln1_mean, a->ln1_rstd, x, w->norm1_w, w->norm1_b, BT, d);
         qkv_forward(m, w, a, B);
         if (m->pe->bias_forward) ad.bias = m->pe->bias_forward(m, l);
-        ops->attention_forward(a->attn, a->probs, block_qkv(m, a), &ad);
+        ops->attention_forward(a->attn, s->kept_probs ? s->kept_probs[l] : a->probs, block_qkv(m, a), &ad);
         ops->linear_forward(a->proj, a->attn, w->proj_w, w->proj_b, BT, d, d);
         const float *branch1 = branch_output(m, a->proj, a->proj_drop, a->proj_mask, dropout, BTd, site(rng, RNG_DROPOUT, 1 + 2 * l));
         ops->residual_forward(a->res1, x, branch1, a->keep1, B, (size_t)T * d);
@@ -314,7 +335,10 @@ static void vit_backward(model *m, const float *x0, float *dx0, int B) {
 }
 
 static const float *vit_block_output(const model *m, int layer) { return state(m)->acts[layer].res2; }
-static const float *vit_attention_probs(const model *m, int layer) { return state(m)->acts[layer].probs; }
+static const float *vit_attention_probs(const model *m, int layer) {
+    const vit_state *s = state(m);
+    return s->kept_probs ? s->kept_probs[layer] : NULL;
+}
 
 static double vit_block_flops(const model_config *c, int T, int M) {
     double d = c->dim, hd = (double)c->mlp_ratio * c->dim;
@@ -333,6 +357,7 @@ const backbone_kind backbone_vit = {
     .backward = vit_backward,
     .block_output = vit_block_output,
     .attention_probs = vit_attention_probs,
+    .keep_attention_probs = vit_keep_attention_probs,
     .masked_attention = 1,
     .block_flops = vit_block_flops,
 };
