@@ -17,6 +17,10 @@ for t in build/tests/test_*; do case "$t" in *.o|*.d) ;; *) cp "$t" "$stage/buil
 mkdir -p "$stage/bench/perf" "$stage/tests"
 cp bench/perf/torch_cpu_step.py bench/perf/torch_gpu_step.py "$stage/bench/perf/"
 cp tests/torch_vit.py "$stage/tests/"
+# Fashion-MNIST (Debian's dataset-fashion-mnist, 31 MB compressed) for scripts/gpu_session.sh: the
+# GPU machine has no Debian packages.
+mkdir -p "$stage/data/fashion-mnist"
+cp /usr/share/datasets/fashion-mnist/*-ubyte.gz "$stage/data/fashion-mnist/"
 # Libraries: what ldd resolves for the binaries, minus glibc (the GPU machine's newer one
 # serves) and CUDA's runtime and cuBLAS (the GPU machine's toolkit matches its driver).
 for b in "$stage"/build/posbench "$stage"/build/tests/*; do ldd "$b"; done |
@@ -29,6 +33,7 @@ cat > "$stage/env.sh" <<'EOS'
 here=$(cd "$(dirname "$0")" && pwd)
 cuda=$(dirname "$(dirname "$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)")")
 export LD_LIBRARY_PATH="$here/lib:$cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export POSBENCH_BUNDLE="$here" # scripts/gpu_session.sh finds Fashion-MNIST under it
 exec "$@"
 EOS
 chmod +x "$stage/env.sh"

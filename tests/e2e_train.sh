@@ -53,6 +53,11 @@ H=$(ls "$T"/h/*.h5 2>/dev/null | head -n 1)
 [ -n "$H" ] && [ "$(basename "$H")" != "$(basename "$A")" ] && [ "$(series "$A" /train/loss)" != "$(series "$H" /train/loss)" ] &&
     awk -v a="$(last_loss "$A")" -v h="$(last_loss "$H")" 'BEGIN { d = h - a; if (d < 0) d = -d; exit !(a > 0 && d <= 0.05 * a) }'
 check "train.precision=bf16: own run id, last loss within 5% of fp32" $? "fp32 $(last_loss "$A"), bf16 $(last_loss "${H:-/dev/null}")"
+# tests/runs_close.py (the cpu vs cuda and fp32 vs bf16 comparison of scripts/gpu_session.sh):
+# the bf16 run agrees with fp32 within 5%, a run of another seed does not within 1e-3.
+[ -n "$H" ] && /usr/bin/python3 tests/runs_close.py "$A" "$H" 0.05 >"$T/close" 2>&1 &&
+    ! /usr/bin/python3 tests/runs_close.py "$A" "$S" 1e-3 >>"$T/close" 2>&1
+check "runs_close.py: bf16 within 5% of fp32, another seed not within 1e-3" $? "$(tr '\n' ' ' < "$T/close")"
 $PB train $CFG train.precision=bf16 --threads 2 --device cpu-guarded --out "$T/hg" >/dev/null 2>&1
 HG=$(ls "$T"/hg/*.h5 2>/dev/null | head -n 1)
 [ -n "$HG" ] && [ -n "$H" ] && /usr/bin/python3 tests/h5_same.py "$T/h" "$T/hg" >"$T/hg.same" 2>&1

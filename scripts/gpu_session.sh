@@ -1,0 +1,112 @@
+#!/bin/sh
+# scripts/gpu_session.sh OUT [DEVICE] — everything a session with a lent GPU should measure, in
+# one call, written under OUT (issue 14's evidence): on a GPU machine, from the root of a
+# checkout where `make gpu-bundle` was run here and the bundle unpacked to /tmp/pb:
+#   mkdir -p /tmp/pb && tar -xzf build/gpu-bundle.tar.gz -C /tmp/pb && /tmp/pb/env.sh sh scripts/gpu_session.sh "$OUT"
+# Steps, each logged to OUT/<step>.log and summarised in OUT/SUMMARY.md:
+#   1. every CUDA parity program (build/tests/test_cuda_*);
+#   2. whole-step parity: one small Fashion-MNIST training per objective on the CPU and on DEVICE
+#      (fp32), compared by tests/runs_close.py (losses within 1e-3 relative); the same training
+#      in bf16 on DEVICE against fp32 (within 5%); a run stopped after 5 steps on DEVICE and
+#      resumed on the CPU finishes;
+#   3. posbench bench --device DEVICE for every config, fp32 and bf16, with PyTorch's ratio;
+#   4. PyTorch's MP3 ViT-B/16 step at eta 0.3/0.5/0.75/0.9 against its ViT-B/16 step (MP3 Table 2).
+# GPU_SESSION_KEYS replaces the small training config of step 2, GPU_SESSION_CASES its list of
+# objectives (supervised must stay: bf16 and resume compare with it). DEVICE defaults to cuda; `cpu-guarded` runs the same steps on the CPU (tests/e2e_train.sh uses
+# it to keep this script working where there is no GPU; step 3 and 4 are then left out).
+# Exit 0 when every check passed, 1 otherwise.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+OUT=${1:?usage: scripts/gpu_session.sh OUT [DEVICE]}
+DEV=${2:-cuda}
+PB=build/posbench
+mkdir -p "$OUT" || exit 1
+# Fashion-MNIST: Debian's copy, else the GPU bundle's (scripts/gpu_bundle.sh packs it).
+DATA=/usr/share/datasets/fashion-mnist
+[ -f "$DATA/train-images-idx3-ubyte.gz" ] || DATA=${POSBENCH_BUNDLE:-/tmp/pb}/data/fashion-mnist
+SUM="$OUT/SUMMARY.md"
+fails=0
+note() { echo "$*" | tee -a "$SUM"; }
+result() { # name, status, detail
+    if [ "$2" -eq 0 ]; then note "- PASS $1: $3"; else note "- FAIL $1: $3"; fails=$((fails + 1)); fi
+}
+: > "$SUM"
+note "# GPU session $(date -u +%Y-%m-%dT%H:%M:%SZ), device $DEV"
+command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader >> "$SUM"
+note "commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+
+note ""
+note "## 1. CUDA parity programs"
+if [ "$DEV" = cuda ]; then
+    for t in build/tests/test_cuda_*; do
+        name=$(basename "$t")
+        "$t" > "$OUT/$name.log" 2>&1; rc=$?
+        result "$name" $rc "$(grep -c '^PASS' "$OUT/$name.log") passed, $(grep -c '^FAIL' "$OUT/$name.log") failed, $(grep -c '^SKIP' "$OUT/$name.log") skipped"
+    done
+else
+    note "(left out: device $DEV)"
+fi
+
+note ""
+note "## 2. Whole training runs: CPU vs $DEV"
+SMALL=${GPU_SESSION_KEYS:-"data.limit=1024 data.test_limit=500 train.epochs=2 train.batch=64 eval.batch=250 model.dim=64 model.depth=2 model.heads=2 model.patch=4"}
+run() { # dir, device, extra keys...
+    d=$1 dev=$2
+    shift 2
+    $PB train $SMALL data.path="$DATA" "$@" --device "$dev" --threads 2 --out "$OUT/runs/$d" > "$OUT/runs-$d.log" 2>&1
+}
+file() { ls "$OUT/runs/$1"/*.h5 2>/dev/null | head -n 1; }
+CASES=${GPU_SESSION_CASES:-supervised cape mp3 gvp relbias gmlp}
+for name in $CASES; do
+    case $name in
+    supervised) keys="pe.kind=abs" ;;
+    cape) keys="pe.kind=cape" ;;
+    mp3) keys="objective.name=mp3 pe.kind=none objective.eta=0.5" ;;
+    gvp) keys="objective.name=gvp objective.groups=4" ;;
+    relbias) keys="pe.kind=relbias" ;;
+    gmlp) keys="model.arch=gmlp pe.kind=none" ;;
+    *) echo "GPU_SESSION_CASES: '$name' is not a case (valid: supervised cape mp3 gvp relbias gmlp)" >&2; exit 2 ;;
+    esac
+    # shellcheck disable=SC2086
+    run "$name-cpu" cpu $keys; rc1=$?
+    # shellcheck disable=SC2086
+    run "$name-dev" "$DEV" $keys; rc2=$?
+    if [ $rc1 -ne 0 ] || [ $rc2 -ne 0 ]; then
+        result "$name: trains on cpu and $DEV" 1 "exit $rc1 / $rc2 (see $OUT/runs-$name-*.log)"
+        continue
+    fi
+    /usr/bin/python3 tests/runs_close.py "$(file "$name-cpu")" "$(file "$name-dev")" 1e-3 > "$OUT/close-$name.txt" 2>&1
+    result "$name: cpu vs $DEV fp32 losses within 1e-3" $? "$(tr '\n' ' ' < "$OUT/close-$name.txt")"
+    grep -h "^final" "$OUT/runs-$name-cpu.log" "$OUT/runs-$name-dev.log" | sed 's/^/    /' >> "$SUM"
+done
+run bf16-dev "$DEV" pe.kind=abs train.precision=bf16; rc=$?
+[ $rc -eq 0 ] && /usr/bin/python3 tests/runs_close.py "$(file supervised-dev)" "$(file bf16-dev)" 0.05 > "$OUT/close-bf16.txt" 2>&1
+result "bf16 on $DEV within 5% of fp32" $? "$(tr '\n' ' ' < "$OUT/close-bf16.txt" 2>/dev/null)"
+run resume "$DEV" pe.kind=abs --stop-after 5; rc1=$?
+run resume cpu pe.kind=abs; rc2=$?
+grep -q "resuming run .* from step 5" "$OUT/runs-resume.log" && [ -n "$(file resume)" ]
+result "a run stopped on $DEV after 5 steps resumes on the CPU and finishes" $? "exit $rc1 then $rc2"
+[ -n "$(file resume)" ] && /usr/bin/python3 tests/runs_close.py "$(file supervised-cpu)" "$(file resume)" 1e-3 > "$OUT/close-resume.txt" 2>&1
+result "resumed across devices: losses within 1e-3 of the CPU run" $? "$(tr '\n' ' ' < "$OUT/close-resume.txt" 2>/dev/null)"
+
+if [ "$DEV" = cuda ]; then
+    note ""
+    note "## 3. posbench bench --device cuda (fp32 and bf16, PyTorch compiled beside)"
+    for prec in fp32 bf16; do
+        for cfg in vit-d128-L6-p4-28px vit-d192-L12-p4-32px vit-s4-32 vit-b16-224; do
+            $PB bench --device cuda --precision $prec --config $cfg --iters 20 > "$OUT/bench-$cfg-$prec.log" 2>&1
+            result "bench $cfg $prec" $? "$(grep "^$cfg" "$OUT/bench-$cfg-$prec.log")"
+        done
+    done
+    note ""
+    note "## 4. PyTorch ViT-B/16 vs MP3 ViT-B/16 step (MP3 Table 2), bf16 autocast, eager and compiled"
+    python3 bench/perf/torch_gpu_step.py --config vit-b16-224 --modes eager,compile --precision bf16 > "$OUT/torch-vit-b16.jsonl" 2>&1
+    result "torch ViT-B/16" $? "$(tr '\n' ' ' < "$OUT/torch-vit-b16.jsonl" | cut -c1-400)"
+    for eta in 0.3 0.5 0.75 0.9; do
+        python3 bench/perf/torch_gpu_step.py --config mp3-b16-224 --eta $eta --modes eager,compile --precision bf16 > "$OUT/torch-mp3-$eta.jsonl" 2>&1
+        result "torch MP3 ViT-B/16 eta $eta" $? "$(tr '\n' ' ' < "$OUT/torch-mp3-$eta.jsonl" | cut -c1-400)"
+    done
+fi
+note ""
+note "$fails failed"
+[ $fails -eq 0 ]

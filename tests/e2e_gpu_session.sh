@@ -1,0 +1,21 @@
+#!/bin/sh
+# tests/e2e_gpu_session.sh — scripts/gpu_session.sh, the one-call measurement of a session with
+# a lent GPU, kept working where there is none: its CPU-vs-device, bf16 and cross-device resume
+# steps run with the device cpu-guarded on a tiny config (the CUDA parity and bench steps are
+# left out there), and must report every check passed.
+cd "$(dirname "$0")/.." || exit 1
+T=$(mktemp -d /tmp/posbench-gpu-session.XXXXXX) || exit 1
+trap 'rm -rf "$T"' EXIT
+export POSBENCH_PROGRESS=plain
+if [ ! -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ]; then
+    echo "SKIP e2e gpu session: Fashion-MNIST is not installed (make deps installs dataset-fashion-mnist)"
+    exit 0
+fi
+GPU_SESSION_KEYS="data.limit=256 data.test_limit=100 train.epochs=2 train.batch=64 eval.batch=100 model.dim=16 model.depth=1 model.heads=2 model.patch=7" \
+GPU_SESSION_CASES="supervised mp3" sh scripts/gpu_session.sh "$T/out" cpu-guarded > "$T/log" 2>&1; rc=$?
+passed=$(grep -c '^- PASS' "$T/out/SUMMARY.md" 2>/dev/null)
+if [ $rc -eq 0 ] && [ "$passed" -eq 5 ] && grep -q '^0 failed' "$T/out/SUMMARY.md"; then
+    echo "PASS gpu_session.sh on cpu-guarded: $passed checks passed (cpu vs device for 2 objectives, bf16, resume across devices)"
+else
+    echo "FAIL gpu_session.sh on cpu-guarded: exit $rc, $passed checks passed: $(grep -E '^- FAIL|failed' "$T/out/SUMMARY.md" 2>/dev/null | tr '\n' ' ')"
+fi
