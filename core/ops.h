@@ -70,6 +70,10 @@ typedef struct ops_backend {
     void (*download)(void *dst, const void *src, size_t bytes);
     void (*copy)(void *dst, const void *src, size_t bytes);
     void (*synchronize)(void); // waits for every op issued so far
+    // The peak of live bytes allocated by `alloc` (and not yet freed) since the last reset or
+    // the start; reset = 1 then starts a new window at the current live bytes. Arenas only:
+    // libraries' own workspaces (cuBLAS, the bf16 operand scratch) are not counted.
+    size_t (*memory_peak)(int reset);
     void (*zero)(float *x, size_t n);
 
     // Process-wide precision of linear_forward / linear_backward from the next op on

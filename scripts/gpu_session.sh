@@ -93,7 +93,7 @@ if [ "$DEV" = cuda ]; then
     note ""
     note "## 3. posbench bench --device cuda (fp32 and bf16, PyTorch compiled beside)"
     for prec in fp32 bf16; do
-        for cfg in vit-d128-L6-p4-28px vit-d192-L12-p4-32px vit-s4-32 vit-b16-224; do
+        for cfg in vit-d128-L6-p4-28px vit-d192-L12-p4-32px vit-s4-32 vit-b16-224 mp3-b16-224-e30 mp3-b16-224-e50 mp3-b16-224-e75 mp3-b16-224-e90; do
             $PB bench --device cuda --precision $prec --config $cfg --iters 20 > "$OUT/bench-$cfg-$prec.log" 2>&1
             result "bench $cfg $prec" $? "$(grep "^$cfg" "$OUT/bench-$cfg-$prec.log")"
         done

@@ -62,6 +62,19 @@ static void test_zero(void) {
     cuda_free(d);
 }
 
+// ---------------------------------------------------------------- memory_peak
+// The CUDA arena meter counts what cuda alloc hands out, as the CPU's does.
+static void test_memory_peak(void) {
+    gpu->memory_peak(1);
+    size_t base = gpu->memory_peak(0);
+    void *x = gpu->alloc(1000, "meter x"), *y = gpu->alloc(3000, "meter y");
+    gpu->free(y);
+    size_t peak = gpu->memory_peak(1), window = gpu->memory_peak(0);
+    gpu->free(x);
+    test_check("cuda memory_peak: peak of live arena bytes, reset", peak == base + 4000 && window == base + 1000,
+               "base %zu, peak %zu, new window %zu", base, peak, window);
+}
+
 // ---------------------------------------------------------------- linear
 // Forward with and without bias, backward with all gradients, then with only dbias.
 static void test_linear(int N, int IC, int OC, unsigned tag) {
@@ -457,6 +470,7 @@ int main(void) {
     test_zero();
     test_linear(37, 45, 29, 1000);
     test_linear(4096, 384, 1152, 1100);
+    test_memory_peak();
     test_linear_bf16(37, 45, 29, 1400);
     test_linear_bf16(4096, 384, 1152, 1500);
     test_linear_deterministic(37, 45, 29, 1200);

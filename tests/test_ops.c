@@ -162,6 +162,27 @@ static void test_linear_bf16(void) {
     free(in); free(w); free(b); free(dout); free(out); free(out32); free(again); free(din); free(dw); free(db);
 }
 
+// ---------------------------------------------------------------- memory_peak
+// The arena meter of the CPU and guarded backends: live bytes rise with alloc and fall with
+// free, the peak holds the high-water mark until a reset starts a new window at the live bytes.
+static void test_memory_peak(const ops_backend *b) {
+    b->memory_peak(1);
+    size_t base = b->memory_peak(0);
+    void *x = b->alloc(1000, "meter x"), *y = b->alloc(3000, "meter y");
+    size_t both = b->memory_peak(0);
+    b->free(y);
+    void *z = b->alloc(500, "meter z");
+    size_t after = b->memory_peak(1), window = b->memory_peak(0);
+    b->free(x);
+    b->free(z);
+    b->free(NULL);
+    size_t end = b->memory_peak(1), live = b->memory_peak(0);
+    char name[96];
+    snprintf(name, sizeof name, "memory_peak (%s): peak, free, reset", b->name);
+    test_check(name, both == base + 4000 && after == base + 4000 && window == base + 1500 && end == base + 1500 && live == base,
+               "base %zu, +4000 -> %zu, peak kept %zu, new window %zu, after frees %zu then %zu", base, both, after, window, end, live);
+}
+
 // ---------------------------------------------------------------- layernorm
 typedef struct { float *out, *mean, *rstd, *in, *w, *b, *dout; int N, C; } ln_ctx;
 static double ln_loss(void *p) {
@@ -463,6 +484,8 @@ int main(void) {
     test_bf16_round_known();
     test_bf16_round_torch();
     test_linear_bf16();
+    test_memory_peak(&ops_cpu);
+    test_memory_peak(&ops_cpu_guarded);
     test_layernorm();
     test_gelu();
     test_residual_drop_path();

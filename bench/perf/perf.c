@@ -10,7 +10,7 @@
 #include "../../core/rng.h"
 #include "../../models/model.h"
 #include "../../core/device.h"
-#include "../../objectives/supervised/supervised.h"
+#include "../../objectives/objective.h"
 #include <cblas.h>
 #include <libgen.h>
 #include <stdio.h>
@@ -22,22 +22,35 @@ typedef struct {
     const char *name;
     model_config model;
     int batch;
-    int gpu_sized; // 1: left out of the all-configs run on a CPU backend (minutes per step there); named, it runs
+    int gpu_sized;         // 1: left out of the all-configs run on a CPU backend (minutes per step there); named, it runs
+    const char *objective; // objective.name of the step (NULL: supervised)
+    double eta;            // objective.eta (mp3)
 } perf_config;
+
+// MP3 ViT-B/16 (MP3 Table 2: step time and memory against the ViT-B/16 step, by eta): the
+// backbone of vit-b16-224 with the position head and masked attention, pe.kind none.
+#define MP3_B16_224(eta_name, eta_value)                                                                  \
+    {"mp3-b16-224-" eta_name, {.channels = 3, .image_size = 224, .patch = 16, .dim = 768, .depth = 12,       \
+                               .heads = 12, .mlp_ratio = 4, .cls = 1, .pe_kind = "none", .num_classes = 1000}, \
+     128, 1, "mp3", eta_value}
 
 static const perf_config perf_configs[] = {
     {"vit-d128-L6-p4-28px", {.channels = 1, .image_size = 28, .patch = 4, .dim = 128, .depth = 6, .heads = 4,
-                             .mlp_ratio = 4, .cls = 1, .pe_kind = "abs", .num_classes = 10}, 128, 0},
+                             .mlp_ratio = 4, .cls = 1, .pe_kind = "abs", .num_classes = 10}, 128, 0, NULL, 0},
     {"vit-d192-L12-p4-32px", {.channels = 3, .image_size = 32, .patch = 4, .dim = 192, .depth = 12, .heads = 3,
-                              .mlp_ratio = 4, .cls = 1, .pe_kind = "abs", .num_classes = 100}, 128, 0},
+                              .mlp_ratio = 4, .cls = 1, .pe_kind = "abs", .num_classes = 100}, 128, 0, NULL, 0},
     // the small step `make bench-ci` times (bench/perf/regress.h): seconds, not minutes, per sample set
     {"vit-d64-L2-p4-28px-ci", {.channels = 1, .image_size = 28, .patch = 4, .dim = 64, .depth = 2, .heads = 2,
-                               .mlp_ratio = 2, .cls = 1, .pe_kind = "abs", .num_classes = 10}, 32, 0},
+                               .mlp_ratio = 2, .cls = 1, .pe_kind = "abs", .num_classes = 10}, 32, 0, NULL, 0},
     // the GPU configs of issue 14, the same shapes as bench/perf/torch_gpu_step.py's configs of these names
     {"vit-s4-32", {.channels = 3, .image_size = 32, .patch = 4, .dim = 384, .depth = 12, .heads = 6,
-                   .mlp_ratio = 4, .cls = 1, .pe_kind = "abs", .num_classes = 100}, 256, 1},
+                   .mlp_ratio = 4, .cls = 1, .pe_kind = "abs", .num_classes = 100}, 256, 1, NULL, 0},
     {"vit-b16-224", {.channels = 3, .image_size = 224, .patch = 16, .dim = 768, .depth = 12, .heads = 12,
-                     .mlp_ratio = 4, .cls = 1, .pe_kind = "abs", .num_classes = 1000}, 128, 1},
+                     .mlp_ratio = 4, .cls = 1, .pe_kind = "abs", .num_classes = 1000}, 128, 1, NULL, 0},
+    MP3_B16_224("e30", 0.3), MP3_B16_224("e50", 0.5), MP3_B16_224("e75", 0.75), MP3_B16_224("e90", 0.9),
+    // the MP3 step small enough for the CPU (and for tests/e2e_train.sh)
+    {"mp3-d64-L2-p4-28px-e75", {.channels = 1, .image_size = 28, .patch = 4, .dim = 64, .depth = 2, .heads = 2,
+                                .mlp_ratio = 2, .cls = 1, .pe_kind = "none", .num_classes = 10}, 32, 0, "mp3", 0.75},
 };
 
 void perf_help(void) {
@@ -60,11 +73,43 @@ void perf_help(void) {
 
 // Median step time in seconds of the posbench training step for config p on backend ops;
 // each timed step's seconds also go to samples[iters] when samples is not NULL.
-static double time_posbench_step(const perf_config *p, const ops_backend *ops, int iters, double *samples) {
+// The objective settings and the model config (with what the objective asks of the model:
+// MP3's head and masked context) of config p; returns its objective kind.
+static const objective_kind *perf_setup(const perf_config *p, objective_settings *os, model_config *mc) {
+    *os = (objective_settings){.name = p->objective ? p->objective : "supervised", .pe_kind = p->model.pe_kind,
+                               .eta = p->eta, .label_smoothing = 0.1, .patch = p->model.patch,
+                               .train_size = p->model.image_size, .cls = p->model.cls};
+    const objective_kind *kind = objective_find(os->name);
+    const char *why = kind ? objective_config_error(os) : "unknown objective";
+    if (why) die_fail("bench config %s: %s", p->name, why);
+    *mc = p->model;
+    kind->configure_model(os, mc);
+    return kind;
+}
+
+// FLOPs of one training step (3 x forward, masked attention counted with its key tokens).
+static double perf_step_flops(const perf_config *p) {
+    objective_settings os;
+    model_config mc;
+    perf_setup(p, &os, &mc);
+    int rows, cols;
+    model_grid_at(&mc, mc.image_size, &rows, &cols);
+    int keys = mc.context_tokens > 0 ? mc.context_tokens : rows * cols + (mc.cls ? 1 : 0);
+    return 3.0 * model_forward_flops_masked(&mc, keys) * p->batch;
+}
+
+// The training step (forward, loss, backward, AdamW) of config p through its objective,
+// timed `iters` times after two warmup steps; samples[iters] gets each step's seconds.
+static double time_posbench_step(const perf_config *p, const ops_backend *ops, int iters, double *samples,
+                                 size_t *arena_peak) {
+    objective_settings os;
+    model_config mc;
+    const objective_kind *kind = perf_setup(p, &os, &mc);
+    ops->memory_peak(1);
     model m;
-    model_create(&m, &p->model, ops, p->batch, 0);
-    supervised obj;
-    supervised_create(&obj, ops, p->batch, p->model.num_classes, 0.1f);
+    model_create(&m, &mc, ops, p->batch, 0);
+    objective obj;
+    objective_create(&obj, kind, &os, &m, p->batch);
     float *adam_m = ops->alloc(m.params.total * sizeof(float), "adam m");
     float *adam_v = ops->alloc(m.params.total * sizeof(float), "adam v");
     int32_t *labels = xmalloc((size_t)p->batch * sizeof(int32_t), "labels");
@@ -79,23 +124,22 @@ static double time_posbench_step(const perf_config *p, const ops_backend *ops, i
     for (int it = -2; it < iters; it++) { // two warmup steps
         double t0 = now_seconds();
         rng_addr rng = {.seed = 0, .step = (uint32_t)(it + 2)};
-        const float *logits = model_forward(&m, p->batch, 1, rng);
-        supervised_forward(&obj, logits, labels, p->batch);
+        kind->train_forward(&obj, p->batch, labels, rng);
         m.ops->zero(m.grad, m.params.total);
         model_zero_act_grads(&m);
-        supervised_backward(&obj, model_dlogits(&m), labels, p->batch);
-        model_backward(&m, p->batch);
+        kind->train_backward(&obj, p->batch);
         optim_step(m.ops, &m.params, m.param, m.grad, adam_m, adam_v, &oc, it + 2, NULL);
         ops->synchronize();
         if (it >= 0) t[it] = now_seconds() - t0;
     }
     if (samples) memcpy(samples, t, (size_t)iters * sizeof *t);
+    if (arena_peak) *arena_peak = ops->memory_peak(0);
     double med = median_double(t, iters);
     free(t);
     ops->free(adam_m);
     ops->free(adam_v);
     free(labels);
-    supervised_free(&obj);
+    objective_free(&obj);
     model_free(&m);
     return med;
 }
@@ -123,9 +167,10 @@ static double time_torch_step(const perf_config *p, int iters, int gpu, const ch
         snprintf(cmd, sizeof cmd,
                  "python3 '%s' --config custom --device cuda --modes compile --precision %s --image %d "
                  "--channels %d --patch %d --dim %d --depth %d --heads %d --mlp-ratio %d --classes %d "
-                 "--batch %d --warmup 3 --iters %d --cls %d --pos-abs %d 2>/dev/null",
+                 "--batch %d --warmup 3 --iters %d --cls %d --pos-abs %d --mp3 %d --eta %g 2>/dev/null",
                  script, precision, v->image_size, v->channels, v->patch, v->dim, v->depth, v->heads,
-                 v->mlp_ratio, v->num_classes, p->batch, iters, v->cls, v->pe_kind && strcmp(v->pe_kind, "abs") == 0);
+                 v->mlp_ratio, v->num_classes, p->batch, iters, v->cls, v->pe_kind && strcmp(v->pe_kind, "abs") == 0,
+                 p->objective && !strcmp(p->objective, "mp3"), p->eta);
     else
     snprintf(cmd, sizeof cmd,
              "/usr/bin/python3 '%s' --image %d --channels %d --patch %d --dim %d --depth %d --heads %d "
@@ -164,19 +209,22 @@ int perf_run(const perf_options *opt) {
     printf("posbench bench: %s backend, %s linear layers, %d threads, %d timed steps per config (median)\n", ops->name,
            precision, threads, opt->iters);
     printf("OpenBLAS sgemm 2048x2048x2048: %.1f GFLOP/s (the ceiling used below)\n\n", peak);
-    printf("%-22s %9s %8s %9s %8s %10s %10s %8s %9s\n", "config", "step ms", "img/s", "GFLOP/s", "of sgemm",
-           "peak MiB", "torch ms", "torch/s", "ratio");
+    printf("%-24s %9s %8s %9s %8s %10s %10s %10s %8s %9s\n", "config", "step ms", "img/s", "GFLOP/s", "of sgemm",
+           "arena MiB", "peak MiB", "torch ms", "torch/s", "ratio");
     int ran = 0;
     for (size_t i = 0; i < sizeof perf_configs / sizeof perf_configs[0]; i++) {
         const perf_config *p = &perf_configs[i];
         if (opt->only ? strcmp(opt->only, p->name) != 0 : p->gpu_sized && !gpu) continue;
         ran++;
-        double step = time_posbench_step(p, ops, opt->iters, NULL);
-        double flops = 3.0 * model_forward_flops(&p->model) * p->batch;
+        size_t arena = 0;
+        double step = time_posbench_step(p, ops, opt->iters, NULL, &arena);
+        double flops = perf_step_flops(p);
         double gflops = flops / step / 1e9;
         char torch_ms[32] = "-", torch_ips[32] = "-", ratio[32] = "-", why[4608] = "";
         if (opt->torch && bf16 && !gpu) {
             snprintf(why, sizeof why, "bf16 on a CPU backend is an emulation; compare bf16 on the GPU");
+        } else if (opt->torch && p->objective && !gpu) {
+            snprintf(why, sizeof why, "the PyTorch CPU step has no %s twin (torch_gpu_step.py has MP3)", p->objective);
         } else if (opt->torch) {
             double t = time_torch_step(p, opt->iters, gpu, precision, why, sizeof why);
             if (t > 0) {
@@ -185,14 +233,16 @@ int perf_run(const perf_options *opt) {
                 snprintf(ratio, sizeof ratio, "%.3f", step / t);
             }
         }
-        printf("%-22s %9.1f %8.0f %9.1f %8.3f %10.0f %10s %8s %9s\n", p->name, step * 1e3, p->batch / step, gflops,
-               gflops / peak, peak_rss_bytes() / 1048576.0, torch_ms, torch_ips, ratio);
+        printf("%-24s %9.1f %8.0f %9.1f %8.3f %10.1f %10.0f %10s %8s %9s\n", p->name, step * 1e3, p->batch / step, gflops,
+               gflops / peak, arena / 1048576.0, peak_rss_bytes() / 1048576.0, torch_ms, torch_ips, ratio);
         if (why[0]) printf("  (PyTorch not timed: %s)\n", why);
         fflush(stdout);
     }
     if (!ran) die_input("--config '%s' is not a benchmark config (posbench bench --help lists them)", opt->only);
     printf("\nratio = posbench step time / PyTorch step time (lower is better); GFLOP/s counts 3x the forward\n"
-           "FLOPs (matmuls and attention) per image; peak MiB is this process's peak resident memory so far.\n");
+           "FLOPs (matmuls and attention) per image; arena MiB is the peak of the backend's arenas in this config's\n"
+           "step (model, activations, AdamW; GPU memory on cuda); peak MiB is this process's peak resident memory\n"
+           "so far. PyTorch's GPU peak memory is in torch_gpu_step.py's JSON (python3 bench/perf/torch_gpu_step.py).\n");
     return 0;
 }
 
@@ -201,9 +251,9 @@ double perf_step_samples(const char *name, int iters, double *samples, double *f
     for (size_t i = 0; i < sizeof perf_configs / sizeof perf_configs[0]; i++) {
         const perf_config *p = &perf_configs[i];
         if (strcmp(name, p->name) != 0) continue;
-        *flops_per_step = 3.0 * model_forward_flops(&p->model) * p->batch;
+        *flops_per_step = perf_step_flops(p);
         *batch = p->batch;
-        return time_posbench_step(p, &ops_cpu, iters, samples);
+        return time_posbench_step(p, &ops_cpu, iters, samples, NULL);
     }
     return -1;
 }

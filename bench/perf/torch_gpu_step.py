@@ -137,7 +137,7 @@ def main(argv):
     ap.add_argument("--iters", type=int, default=20)
     ap.add_argument("--seed", type=int, default=0)
     for k in ("image", "channels", "patch", "dim", "depth", "heads", "mlp-ratio", "classes",
-              "batch", "cls", "pos-abs"):
+              "batch", "cls", "pos-abs", "mp3"):
         ap.add_argument("--" + k, type=int, default=None)
     a = ap.parse_args(argv[1:])
     if a.config == "custom":
@@ -146,7 +146,7 @@ def main(argv):
         if missing:
             ap.error("--config custom needs --" + ", --".join(m.replace("_", "-") for m in missing))
         a.cls = 1 if a.cls is None else a.cls
-        a.mp3 = 0
+        a.mp3 = 1 if a.mp3 else 0  # --mp3 1: the MP3 step at --eta (posbench bench's mp3 configs)
     else:
         (image, channels, patch, dim, depth, heads, mlp, classes, batch, cls, mp3) = CONFIGS[a.config]
         for k, v in (("image", image), ("channels", channels), ("patch", patch), ("dim", dim),

@@ -42,6 +42,9 @@ metric_fmt report_metric_format(const char *full) {
     } else if (!strcmp(name, "act_bytes")) {
         snprintf(f.header, sizeof f.header, "activations (MiB)");
         f.scale = 1.0 / 1048576.0, f.fmt = "%.1f", f.rank = 81;
+    } else if (!strcmp(name, "backend_peak_bytes")) {
+        snprintf(f.header, sizeof f.header, "backend mem (MiB)");
+        f.scale = 1.0 / 1048576.0, f.fmt = "%.1f", f.rank = 82;
     } else if (!strcmp(name, "peak_mem_bytes")) {
         snprintf(f.header, sizeof f.header, "peak_mem (MiB)");
         f.scale = 1.0 / 1048576.0, f.fmt = "%.1f", f.rank = 94;

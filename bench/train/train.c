@@ -143,6 +143,7 @@ static void setup(run *r) {
     const ops_backend *ops = device_backend(r->opt->device, why_device, sizeof why_device);
     if (!ops) die_input("%s", why_device);
     ops->set_matmul_precision(strcmp(cfg_str(c, "train.precision"), "bf16") ? MATMUL_FP32 : MATMUL_BF16);
+    ops->memory_peak(1); // /final backend_peak_bytes: this run's arenas
     model_create(&r->model, &vc, ops, max_batch, r->seed);
     objective_create(&r->obj, kind, &r->settings, &r->model, max_batch);
     r->optim = (optim_config){
@@ -296,6 +297,7 @@ static void finish_file(run *r, const char *status, const eval_scores *last) {
     results_attr_int(r->res, "/final", "act_bytes", (int64_t)model_activation_bytes(&r->model));
     results_attr_double(r->res, "/final", "train_time_s", r->train_time_s);
     results_attr_int(r->res, "/final", "peak_mem_bytes", peak_rss_bytes());
+    results_attr_int(r->res, "/final", "backend_peak_bytes", (int64_t)r->model.ops->memory_peak(0));
     results_attr_int(r->res, "/final", "params", (int64_t)tensor_table_numel(&r->model.params));
     int train_keys = k->train_keys(&r->obj);
     results_attr_double(r->res, "/final", "flops_per_step", 3.0 * model_forward_flops_masked(&r->model.cfg, train_keys) * r->batch);

@@ -4,11 +4,22 @@
 // twin is core/cuda/memory_cuda.cu.
 #include "ops_cpu_internal.h"
 #include "../common.h"
+#include "../memory_meter.h"
 #include <stdlib.h>
 #include <string.h>
 
-void *cpu_alloc(size_t bytes, const char *what) { return xmalloc_aligned(bytes, what); }
-void cpu_free(void *p) { free(p); }
+static memory_meter meter;
+
+void *cpu_alloc(size_t bytes, const char *what) {
+    void *p = xmalloc_aligned(bytes, what);
+    memory_meter_add(&meter, p, bytes);
+    return p;
+}
+void cpu_free(void *p) {
+    memory_meter_remove(&meter, p);
+    free(p);
+}
+size_t cpu_memory_peak(int reset) { return memory_meter_peak(&meter, reset); }
 void cpu_copy(void *dst, const void *src, size_t bytes) {
     if (bytes) memmove(dst, src, bytes);
 }

@@ -12,6 +12,7 @@ const ops_backend ops_cpu = {
     .download = cpu_copy,
     .copy = cpu_copy,
     .synchronize = cpu_synchronize,
+    .memory_peak = cpu_memory_peak,
     .zero = cpu_zero,
     .set_matmul_precision = cpu_set_matmul_precision,
     .linear_forward = cpu_linear_forward,

@@ -10,6 +10,7 @@
 // functions run on the same bytes), and nothing is re-protected per op, so it costs little.
 #include "../ops.h"
 #include "../common.h"
+#include "../memory_meter.h"
 #include <execinfo.h>
 #include <signal.h>
 #include <stdint.h>
@@ -87,6 +88,9 @@ static void install_handler(void) {
     installed = 1;
 }
 
+static memory_meter meter; // what the callers asked for (the mappings round up to pages)
+static size_t guarded_memory_peak(int reset) { return memory_meter_peak(&meter, reset); }
+
 static void *guarded_alloc(size_t bytes, const char *what) {
     install_handler();
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
@@ -108,11 +112,13 @@ static void *guarded_alloc(size_t bytes, const char *what) {
     r->open = open;
     r->bytes = mapped;
     snprintf(r->what, sizeof r->what, "%s", what ? what : "(unnamed)");
+    memory_meter_add(&meter, fenced, bytes);
     return fenced; // a fresh memory file reads as zeros, as ops->alloc promises
 }
 
 static void guarded_free(void *p) {
     if (!p) return;
+    memory_meter_remove(&meter, p);
     for (int i = 0; i < region_count; i++) {
         if (regions[i].fenced != p) continue;
         if (munmap(regions[i].fenced, regions[i].bytes) != 0 || munmap(regions[i].open, regions[i].bytes) != 0)
@@ -238,7 +244,7 @@ GUARDED(adamw_update, (float *param, const float *grad, float *m, float *v, size
         (view(param), view(grad), view(m), view(v), n, lr, beta1, beta2, eps, weight_decay, t))
 
 // Every op of core/ops.h must be wrapped here: a new op changes the table's size and stops the build.
-_Static_assert(sizeof(ops_backend) == sizeof(const char *) + 54 * sizeof(void (*)(void)),
+_Static_assert(sizeof(ops_backend) == sizeof(const char *) + 55 * sizeof(void (*)(void)),
                "core/ops.h gained or lost an op: wrap it in core/cpu/ops_cpu_guarded.c and update this count");
 
 const ops_backend ops_cpu_guarded = {
@@ -249,6 +255,7 @@ const ops_backend ops_cpu_guarded = {
     .download = guarded_download,
     .copy = guarded_copy,
     .synchronize = guarded_synchronize,
+    .memory_peak = guarded_memory_peak,
     .zero = guarded_zero,
     .set_matmul_precision = guarded_set_matmul_precision,
     .linear_forward = guarded_linear_forward,

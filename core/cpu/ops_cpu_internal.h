@@ -8,6 +8,7 @@
 #include "../ops.h"
 
 // dense_cpu.c
+size_t cpu_memory_peak(int reset);
 void cpu_linear_forward(float *out, const float *in, const float *weight,
                         const float *bias, int N, int IC, int OC);
 void cpu_set_matmul_precision(int precision);

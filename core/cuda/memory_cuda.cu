@@ -7,6 +7,10 @@
 extern "C" {
 #include "../ops_cuda.h"
 }
+#include "../memory_meter.h"
+
+static memory_meter meter;
+size_t cuda_memory_peak(int reset) { return memory_meter_peak(&meter, reset); }
 
 extern "C" void *cuda_alloc(size_t bytes, const char *what) {
     void *p = NULL;
@@ -15,10 +19,12 @@ extern "C" void *cuda_alloc(size_t bytes, const char *what) {
         die_fail("cannot allocate %zu bytes of GPU memory for %s: %s", bytes, what,
                  cudaGetErrorString(err));
     CUDA_CHECK(cudaMemset(p, 0, bytes));
+    memory_meter_add(&meter, p, bytes);
     return p;
 }
 
 extern "C" void cuda_free(void *p) {
+    memory_meter_remove(&meter, p);
     if (p) CUDA_CHECK(cudaFree(p));
 }
 

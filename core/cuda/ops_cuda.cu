@@ -64,6 +64,7 @@ extern "C" const ops_backend ops_cuda = {
     .download = cuda_to_host,
     .copy = cuda_copy,
     .synchronize = cuda_sync,
+    .memory_peak = cuda_memory_peak,
     .zero = cuda_zero,
     .set_matmul_precision = cuda_set_matmul_precision,
     .linear_forward = cuda_linear_forward,

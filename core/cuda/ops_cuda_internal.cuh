@@ -8,6 +8,7 @@
 
 // dense_cuda.cu
 void cuda_set_matmul_precision(int precision);
+size_t cuda_memory_peak(int reset);
 void cuda_linear_forward(float *out, const float *in, const float *weight, const float *bias,
                          int N, int IC, int OC);
 void cuda_linear_backward(float *din, float *dweight, float *dbias, const float *dout,
