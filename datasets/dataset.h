@@ -22,6 +22,10 @@ typedef struct {
     // directory (datasets/speech/speech_commands.h), and row -> clip in it.
     struct speech_store *audio;
     int32_t *clips;         // (n)
+    // Text (data.name=text, datasets/text/text.h): > 0, the token vocabulary (bytes + [MASK]);
+    // each example is a sequence of `height` bytes in pixels (n, height), width 1, and a batch is
+    // (B, height) int32 token ids. 0 otherwise.
+    int vocab;
 } dataset;
 
 // split: "train" or "test". name: "fashion-mnist" (default dir /usr/share/datasets/fashion-mnist,
@@ -79,6 +83,7 @@ typedef struct {
 // (rng_uniform < 0.5, drawn only when hflip), so the batch does not depend on thread count.
 // The flip is applied after the crop. OpenMP parallel over b.
 // Audio datasets: images is (B, frames, 40) MFCCs and the draws are speech_commands.h's.
+// Text datasets: images holds (B, L) int32 token ids (text_make_batch), no augmentation.
 void dataset_make_batch(const dataset *ds, const int *indices, int B, const augment_config *aug,
                         uint32_t seed, uint32_t epoch, uint32_t step, float *images, int32_t *labels);
 

@@ -99,7 +99,7 @@ static const char *sgu_config_error(const model_config *c, const char *arch) {
         return msg;
     }
     if (c->sgu_toeplitz < 0 || c->sgu_toeplitz > 2) return "model.sgu_toeplitz: internal: 0, 1 (1D) or 2 (2D) expected";
-    if (c->features > 0 && c->sgu_toeplitz == 0 && c->max_image_size > c->image_size) {
+    if (model_config_is_sequence(c) && c->sgu_toeplitz == 0 && c->max_image_size > c->image_size) {
         snprintf(msg, sizeof msg, "model.arch=%s: the dense spatial weights are resampled on a 2D grid; a sequence model "
                  "runs only at its training length %d (or use model.sgu_toeplitz=true)", arch, c->image_size);
         return msg;
