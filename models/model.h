@@ -88,6 +88,10 @@ typedef struct model_config {
                                // over the token index, W(i, j) = w[i - j]; 2 = Toeplitz over the patch grid,
                                // w indexed by the 2D offset (relbias layout, with cls entries)
     int tiny_attn_dim;         // amlp (model.tiny_attn_dim): width of the single-head tiny attention
+    // gmlp/amlp SGU ablations (gMLP Table 3; 0 = the paper's SGU): s = u + f(v) instead of u ⊙ f(v)
+    // (model.sgu_gating=additive); one Z as u and v, no split (model.sgu_split=false); no LayerNorm
+    // on v (model.sgu_norm=false)
+    int sgu_additive, sgu_no_split, sgu_no_norm;
     float drop_path;           // stochastic depth of the last block (linear in depth from 0)
     float dropout;             // dropout after the embedding and on each residual branch
 } model_config;

@@ -27,6 +27,9 @@ model_config model_config_from_config(const config *c, int channels, int image_s
         .vocab = !strcmp(cfg_str(c, "data.name"), "text") ? TEXT_VOCAB : 0,
         .sgu_toeplitz = !cfg_bool(c, "model.sgu_toeplitz") ? 0 : !strcmp(cfg_str(c, "data.name"), "text") ? 1 : 2,
         .tiny_attn_dim = (int)cfg_int(c, "model.tiny_attn_dim"),
+        .sgu_additive = !strcmp(cfg_str(c, "model.sgu_gating"), "additive"),
+        .sgu_no_split = !cfg_bool(c, "model.sgu_split"),
+        .sgu_no_norm = !cfg_bool(c, "model.sgu_norm"),
         .drop_path = (float)cfg_float(c, "model.drop_path"),
         .dropout = (float)cfg_float(c, "model.dropout"),
     };
