@@ -1,7 +1,8 @@
 // datasets/dataset.h — the in-memory image classification dataset and everything done to it:
 // loading IDX files (idx.c) and CIFAR-10/100 binary files (cifar.c), truncating and
 // class-balanced subsetting (subset.c), and building normalised, optionally augmented batches
-// (batch.c), also at another resolution (resize_batch.c).
+// (batch.c), also at another resolution (resize_batch.c). Text (data.name=text) is loaded by
+// datasets/text/text.h into the same struct.
 // Pixels stay uint8 in memory (60000 x 28 x 28 = 47 MB; CIFAR 50000 x 3 x 32 x 32 = 154 MB);
 // batches are converted to float on demand.
 // Audio (data.name=speech-commands, datasets/speech/): the same struct, each example a clip of

@@ -216,12 +216,9 @@ static void gradcheck_mlm_model(const char *label, model_config cfg) {
     mlm_loss_backward(&loss, model_dlogits(&m), B, c.chosen);
     model_backward(&m, B);
     gradcheck_tol tol = {3e-3, 5e-4, 3e-2, 8};
-    for (int i = 0; i < m.params.count; i++) {
-        const tensor_info *info = &m.params.items[i];
-        char name[160];
-        snprintf(name, sizeof name, "mlm %s %s", label, info->name);
-        gradcheck(name, &c, mlm_model_loss, m.param + info->offset, m.grad + info->offset, info->numel, tol);
-    }
+    char name[160];
+    snprintf(name, sizeof name, "mlm %s", label);
+    test_model_gradcheck_params(name, &m, &c, mlm_model_loss, tol);
     // Only rows of the tokens present get gradient in the embedding table ([MASK] among them).
     int i = tensor_table_find(&m.params, "token_embed.weight");
     const float *g = m.grad + m.params.items[i].offset;
@@ -232,7 +229,6 @@ static void gradcheck_mlm_model(const char *label, model_config cfg) {
         for (int d = 0; d < cfg.dim; d++) nonzero |= g[(size_t)v * cfg.dim + d] != 0.0f;
         rows_ok &= nonzero == present[v];
     }
-    char name[160];
     snprintf(name, sizeof name, "mlm %s token embedding gradient only on the ids present", label);
     test_check(name, rows_ok && present[TEXT_MASK_TOKEN], "[MASK] present: %d", present[TEXT_MASK_TOKEN]);
     mlm_loss_free(&loss);
