@@ -44,6 +44,9 @@ typedef struct backbone_kind {
     const float *(*block_output)(const struct model *m, int layer);
     // Attention probabilities of block `layer` (B, H, T, M); NULL hook: no attention.
     const float *(*attention_probs)(const struct model *m, int layer);
+    // Learned token-mixing weights of block `layer` as the last forward used them (T, T) (gMLP's
+    // spatial W: the dense one, resampled, or gathered from the Toeplitz table); NULL hook: none.
+    const float *(*spatial_weights)(const struct model *m, int layer);
     // 1: supports masked attention with a context of M < T key tokens (model_set_context).
     int masked_attention;
     // Forward FLOPs of one block per image with T tokens and M key tokens (multiply-add = 2).

@@ -431,6 +431,10 @@ const float *model_attention_probs(const model *m, int layer) {
     return m->arch->attention_probs ? m->arch->attention_probs(m, layer) : NULL;
 }
 
+const float *model_spatial_weights(const model *m, int layer) {
+    return m->arch->spatial_weights ? m->arch->spatial_weights(m, layer) : NULL;
+}
+
 size_t model_activation_bytes(const model *m) { return (m->acts.total + m->act_grads.total + m->inputs.total) * sizeof(float); }
 
 // --- forward and backward of the shared steps ---

@@ -256,6 +256,9 @@ const float *model_block_output(const model *m, int layer);
 // memory, when that forward ran with m->keep_attention_probs = 1 (otherwise the buffer may
 // hold a backend's private state); NULL when the backbone has no attention.
 const float *model_attention_probs(const model *m, int layer);
+// The token-mixing weights (T, T) of block `layer` the last forward used (gMLP's spatial W),
+// backend memory; NULL when the backbone has none.
+const float *model_spatial_weights(const model *m, int layer);
 
 // Forward FLOPs per image (multiply-add = 2) at cfg->image_size with M key tokens (M = T: full
 // attention), for benchmarks and results; a training step is ~3x.

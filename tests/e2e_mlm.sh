@@ -2,7 +2,8 @@
 # tests/e2e_mlm.sh — byte-level masked language modelling end to end on a slice of the real
 # corpus (the King James Bible from Debian's bible-kjv-text, `make data/kjv.txt`): gMLP
 # (Toeplitz W) and a Transformer (rope 1D) train with objective.name=mlm on data.name=text,
-# record validation perplexity per epoch (/eval/perplexity) and at the end (/final), a run
+# record validation perplexity per epoch (/eval/perplexity) and at the end (/final), the gMLP
+# its spatial weights (/spatial/W, Toeplitz: constant along diagonals), a run
 # stopped mid-epoch resumes to the same losses bit for bit, and bad input exits 2 with one line
 # naming the file (missing, empty, non-UTF-8 with the byte offset) or the keys (mlm without
 # text, text without mlm, a patch, a 2D encoding).
@@ -31,10 +32,23 @@ check "mlm run file: /eval/perplexity per epoch and a finite /final/perplexity i
     "$rows dataspace of 2 epochs, final perplexity $ppl"
 h5dump -a /config/data.name "$H" 2>/dev/null | grep -q '"text"' && h5dump -a /config/objective.name "$H" | grep -q '"mlm"'
 check "mlm run file records data.name=text objective.name=mlm" $? "$(basename "$H")"
+# /spatial/W: the (L, T, T) spatial weights of the gMLP (one block, 32 tokens), Toeplitz: constant
+# along every diagonal, exactly (they are gathered from one table).
+h5dump -d /spatial/W -y -w 0 -o "$T/W.txt" "$H" > /dev/null 2>&1
+dims=$(h5dump -H -d /spatial/W "$H" 2>/dev/null | grep -c 'SIMPLE { ( 1, 32, 32 )')
+/usr/bin/python3 -c "
+import sys
+v = [float(x) for x in open('$T/W.txt').read().replace(',', ' ').split()]
+ok = len(v) == 1024 and all(v[i * 32 + j] == v[(i + 1) * 32 + j + 1] for i in range(31) for j in range(31))
+sys.exit(0 if ok and len(set(v)) > 1 else 1)" 2>/dev/null
+check "mlm gmlp run file: /spatial/W (1, 32, 32), constant along each diagonal (Toeplitz)" $(( $? + (dims == 1 ? 0 : 1) )) \
+    "$dims dataspace (1, 32, 32)"
 # shellcheck disable=SC2086
 $PB train $SMALL model.arch=vit pe.kind=rope pe.rope_dims=1 --out "$T/b" > "$T/vit.log" 2>&1; rc=$?
 grep -q '^final: perplexity=' "$T/vit.log"
 check "mlm Transformer (rope 1D) trains on the corpus slice" $(( rc + $? )) "exit $rc; $(grep '^final' "$T/vit.log")"
+ls "$T"/b/*.h5 > /dev/null 2>&1 && ! h5dump -g /spatial "$T"/b/*.h5 > /dev/null 2>&1
+check "a Transformer run records no /spatial" $? "vit"
 # A run stopped after step 3 (mid-epoch 1) resumes to the very same losses.
 # shellcheck disable=SC2086
 $PB train $SMALL model.arch=gmlp model.sgu_toeplitz=true pe.kind=none --out "$T/c" --stop-after 3 > "$T/stop.log" 2>&1 &&

@@ -457,6 +457,9 @@ static void gmlp_backward(model *m, const float *x0, float *dx0, int B) {
 }
 
 static const float *gmlp_block_output(const model *m, int layer) { return state(m)->acts[layer].out; }
+static const float *gmlp_spatial_weights(const model *m, int layer) {
+    return spatial_W(m, &state(m)->weights[layer], &state(m)->acts[layer]);
+}
 
 static double block_flops(const model_config *c, int T, int attn_dim) {
     double d = c->dim, e = half_width(c), a = attn_dim;
@@ -481,6 +484,7 @@ const backbone_kind backbone_gmlp = {
     .output_grad = gmlp_output_grad,
     .backward = gmlp_backward,
     .block_output = gmlp_block_output,
+    .spatial_weights = gmlp_spatial_weights,
     .block_flops = gmlp_block_flops,
 };
 
@@ -497,5 +501,6 @@ const backbone_kind backbone_amlp = {
     .output_grad = gmlp_output_grad,
     .backward = gmlp_backward,
     .block_output = gmlp_block_output,
+    .spatial_weights = gmlp_spatial_weights,
     .block_flops = amlp_block_flops,
 };
