@@ -132,6 +132,12 @@ reproduce-mp3: $(BUILD)/posbench backends
 reproduce-cape: $(BUILD)/posbench backends
 	@sh scripts/reproduce.sh cape $(SCALE) $(DEVICE) results/cape
 
+# The default text corpus (data.name=text): the King James Bible from Debian's bible-kjv-text,
+# one verse a line ("Ge1:1 In the beginning ..."), written by its reader `bible` (bible-kjv).
+data/kjv.txt: | deps
+	@mkdir -p data
+	bible -f 'Gen1:1-Rev22:21' < /dev/null > $@.partial && mv $@.partial $@
+
 reproduce-gmlp: $(BUILD)/posbench backends
 	@sh scripts/reproduce.sh gmlp $(SCALE) $(DEVICE) results/gmlp
 reproduce-gvp: $(BUILD)/posbench backends

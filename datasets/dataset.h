@@ -1,7 +1,8 @@
 // datasets/dataset.h — the in-memory image classification dataset and everything done to it:
 // loading IDX files (idx.c) and CIFAR-10/100 binary files (cifar.c), truncating and
 // class-balanced subsetting (subset.c), and building normalised, optionally augmented batches
-// (batch.c), also at another resolution (resize_batch.c).
+// (batch.c), also at another resolution (resize_batch.c). Text (data.name=text) is loaded by
+// datasets/text/text.h into the same struct.
 // Pixels stay uint8 in memory (60000 x 28 x 28 = 47 MB; CIFAR 50000 x 3 x 32 x 32 = 154 MB);
 // batches are converted to float on demand.
 // Audio (data.name=speech-commands, datasets/speech/): the same struct, each example a clip of
@@ -22,6 +23,10 @@ typedef struct {
     // directory (datasets/speech/speech_commands.h), and row -> clip in it.
     struct speech_store *audio;
     int32_t *clips;         // (n)
+    // Text (data.name=text, datasets/text/text.h): > 0, the token vocabulary (bytes + [MASK]);
+    // each example is a sequence of `height` bytes in pixels (n, height), width 1, and a batch is
+    // (B, height) int32 token ids. 0 otherwise.
+    int vocab;
 } dataset;
 
 // split: "train" or "test". name: "fashion-mnist" (default dir /usr/share/datasets/fashion-mnist,
@@ -79,6 +84,7 @@ typedef struct {
 // (rng_uniform < 0.5, drawn only when hflip), so the batch does not depend on thread count.
 // The flip is applied after the crop. OpenMP parallel over b.
 // Audio datasets: images is (B, frames, 40) MFCCs and the draws are speech_commands.h's.
+// Text datasets: images holds (B, L) int32 token ids (text_make_batch), no augmentation.
 void dataset_make_batch(const dataset *ds, const int *indices, int B, const augment_config *aug,
                         uint32_t seed, uint32_t epoch, uint32_t step, float *images, int32_t *labels);
 

@@ -9,7 +9,7 @@
 #include "../core/rng.h"
 
 static int native_size(const dataset *ds) {
-    if (ds->audio) return ds->height; // frames: audio batches are never resized (below)
+    if (ds->audio || ds->vocab) return ds->height; // frames, bytes: sequences are never resized (below)
     if (ds->height != ds->width)
         die_input("dataset %s is %d x %d: resizing supports square images only", ds->name,
                   ds->height, ds->width);
@@ -19,8 +19,8 @@ static int native_size(const dataset *ds) {
 size_t dataset_batch_scratch_floats(const dataset *ds, int B, int out_size) {
     const int S = native_size(ds);
     if (out_size == S) return 0;
-    if (ds->audio) die_input("dataset %s is audio (%d frames x %d MFCCs): data.resolution and eval.resolutions do "
-                             "not apply (leave them at 0 / [])", ds->name, ds->height, ds->width);
+    if (ds->audio || ds->vocab) die_input("dataset %s is a sequence (%d tokens): data.resolution and eval.resolutions do "
+                                          "not apply (leave them at 0 / [])", ds->name, ds->height);
     return (size_t)B * ds->channels * S * S + (size_t)out_size * S;
 }
 
@@ -34,8 +34,8 @@ void dataset_make_batch_sized(const dataset *ds, const int *indices, int B,
         dataset_make_batch(ds, indices, B, aug, seed, epoch, step, images, labels);
         return;
     }
-    if (ds->audio) die_input("dataset %s is audio (%d frames x %d MFCCs): data.resolution and eval.resolutions do "
-                             "not apply (leave them at 0 / [])", ds->name, ds->height, ds->width);
+    if (ds->audio || ds->vocab) die_input("dataset %s is a sequence (%d tokens): data.resolution and eval.resolutions do "
+                                          "not apply (leave them at 0 / [])", ds->name, ds->height);
     if (!scratch) die_fail("dataset_make_batch_sized: resizing %d -> %d needs scratch", S, out_size);
     float *native = scratch;                                      // (B, C, S, S)
     float *w = scratch + (size_t)B * ds->channels * S * S;        // (out_size, S)

@@ -46,6 +46,9 @@ typedef struct backbone_kind {
     // model kept them (keep_attention_probs on), else NULL; NULL hooks: no attention.
     const float *(*attention_probs)(const struct model *m, int layer);
     void (*keep_attention_probs)(struct model *m, int on);
+    // Learned token-mixing weights of block `layer` as the last forward used them (T, T) (gMLP's
+    // spatial W: the dense one, resampled, or gathered from the Toeplitz table); NULL hook: none.
+    const float *(*spatial_weights)(const struct model *m, int layer);
     // 1: supports masked attention with a context of M < T key tokens (model_set_context).
     int masked_attention;
     // Forward FLOPs of one block per image with T tokens and M key tokens (multiply-add = 2).

@@ -24,8 +24,8 @@ typedef struct model_binding {
 static int max_size(const model_config *c) { return c->max_image_size > c->image_size ? c->max_image_size : c->image_size; }
 
 void model_grid_at(const model_config *c, int size, int *rows, int *cols) {
-    *rows = c->features > 0 ? 1 : size / c->patch;
-    *cols = c->features > 0 ? size : size / c->patch;
+    *rows = model_config_is_sequence(c) ? 1 : size / c->patch;
+    *cols = model_config_is_sequence(c) ? size : size / c->patch;
 }
 
 // Values per embedded token: a patch's pixels, or a frame's features.
@@ -64,7 +64,12 @@ const char *model_config_error(const model_config *c) {
                  "model.patch must be 1", c->patch, c->features);
         return msg;
     }
-    if (c->query_stream && c->features > 0)
+    if (c->vocab > 0 && (c->patch != 1 || c->channels != 1 || c->features > 0)) {
+        snprintf(msg, sizeof msg, "model.patch=%d: a token input (vocabulary %d) has one token per id, so model.patch "
+                 "must be 1", c->patch, c->vocab);
+        return msg;
+    }
+    if (c->query_stream && model_config_is_sequence(c))
         return "the two-stream model (objective.name=gvp) predicts image patches' pixels; a sequence input (speech frames) is "
                "not supported (valid with gvp: image data)";
     if (c->patch < 1 || c->image_size % c->patch != 0) {
@@ -198,8 +203,12 @@ static void declare_params(model *m) {
     char name[TENSOR_NAME_MAX];
     model_weights *w = &m->weights, *dw = &m->weight_grads;
     int d = c->dim, pd = token_inputs(c);
-    model_add_param(m, "patch_embed.weight", INIT_TRUNC_NORMAL, 1, d, pd, &w->patch_w, &dw->patch_w);
-    model_add_param(m, "patch_embed.bias", INIT_ZERO, 0, d, 0, &w->patch_b, &dw->patch_b);
+    if (c->vocab > 0) {
+        model_add_param(m, "token_embed.weight", INIT_TRUNC_NORMAL, 1, c->vocab, d, &w->token_w, &dw->token_w);
+    } else {
+        model_add_param(m, "patch_embed.weight", INIT_TRUNC_NORMAL, 1, d, pd, &w->patch_w, &dw->patch_w);
+        model_add_param(m, "patch_embed.bias", INIT_ZERO, 0, d, 0, &w->patch_b, &dw->patch_b);
+    }
     if (c->cls) model_add_param(m, "cls_token", INIT_TRUNC_NORMAL, 0, d, 0, &w->cls_token, &dw->cls_token);
     if (c->query_stream) model_add_param(m, "query_token", INIT_TRUNC_NORMAL, 0, d, 0, &w->query_token, &dw->query_token);
     if (m->pe->declare_params) m->pe->declare_params(m);
@@ -222,11 +231,12 @@ static void declare_acts(model *m) {
     size_t B = (size_t)m->max_batch, T = (size_t)m->T_max, N = (size_t)m->N_max, d = (size_t)c->dim;
     size_t BT = B * T, BTd = BT * d, BM = B * (size_t)m->M_alloc, S = (size_t)max_size(c);
     size_t BTs = B * (size_t)model_tokens_max(m); // = BT without query tokens
-    model_add_input(m, "images", c->features > 0 ? B * S * c->features : B * c->channels * S * S, &in->images, &host->images);
+    size_t input_n = c->vocab > 0 ? B * S : c->features > 0 ? B * S * c->features : B * c->channels * S * S;
+    model_add_input(m, "images", input_n, &in->images, &host->images);
     // Token index 0 for every image (the cls gather): zeros, as the inputs are allocated.
     model_add_input(m, "cls_index", B, &in->cls_index, &host->cls_index);
     if (c->context_tokens > 0) model_add_input(m, "context", BM, &in->context, &host->context);
-    if (c->features == 0) model_add_act(m, "patches", B * N * token_inputs(c), &a->patches, NULL);
+    if (!model_config_is_sequence(c)) model_add_act(m, "patches", B * N * token_inputs(c), &a->patches, NULL);
     model_add_act(m, "patch_embed", B * N * d, &a->embed, &da->embed);
     int R = c->ref_tokens;
     size_t BR = B * (size_t)(m->t0 + R); // cls (always) + R patches per image
@@ -305,7 +315,7 @@ void model_init_params(model *m, uint32_t seed) {
 static void set_size(model *m, int size) {
     m->image_size = size;
     model_grid_at(&m->cfg, size, &m->rows, &m->cols);
-    m->grid = m->cfg.features > 0 ? 0 : m->rows;
+    m->grid = model_config_is_sequence(&m->cfg) ? 0 : m->rows;
     m->N = m->rows * m->cols;
     m->T = m->N + m->t0;
 }
@@ -425,6 +435,10 @@ const float *model_attention_probs(const model *m, int layer) {
     return m->arch->attention_probs ? m->arch->attention_probs(m, layer) : NULL;
 }
 
+const float *model_spatial_weights(const model *m, int layer) {
+    return m->arch->spatial_weights ? m->arch->spatial_weights(m, layer) : NULL;
+}
+
 size_t model_activation_bytes(const model *m) { return (m->acts.total + m->act_grads.total + m->inputs.total) * sizeof(float); }
 
 // --- forward and backward of the shared steps ---
@@ -456,7 +470,9 @@ static void reference_positions_backward(model *m, int B) {
 // is uploaded.
 static void upload_step_inputs(model *m, int B, int training, rng_addr rng) {
     const model_config *c = &m->cfg;
-    size_t per_input = c->features > 0 ? (size_t)m->image_size * c->features : (size_t)c->channels * m->image_size * m->image_size;
+    size_t per_input = c->vocab > 0      ? (size_t)m->image_size
+                       : c->features > 0 ? (size_t)m->image_size * c->features
+                                         : (size_t)c->channels * m->image_size * m->image_size;
     model_upload(m, m->batch_host.images, (size_t)B * per_input);
     if (m->M < m->T) model_upload(m, m->batch_host.context, (size_t)B * m->M);
     if (m->mask_mode != ATTN_MASK_NONE) model_upload(m, m->batch_host.groups, (size_t)B * model_tokens(m));
@@ -518,14 +534,18 @@ const float *model_forward(model *m, int B, int training, rng_addr rng) {
     m->training_dropout = dropout > 0.0f;
 
     // Embed: (B, C, S, S) -> patches (B, N, C·p·p) -> (B, N, d); a sequence (B, N, F) is
-    // already one row per token.
+    // already one row per token; token ids (B, N) pick rows of the table (vocab, d).
     upload_step_inputs(m, B, training, rng);
-    const float *rows = m->batch.images;
-    if (c->features == 0) {
-        ops->patchify(a->patches, m->batch.images, B, c->channels, m->image_size, m->image_size, c->patch);
-        rows = a->patches;
+    if (c->vocab > 0) {
+        ops->gather_tokens_forward(a->embed, w->token_w, (const int *)m->batch.images, 1, c->vocab, B * N, d);
+    } else {
+        const float *rows = m->batch.images;
+        if (c->features == 0) {
+            ops->patchify(a->patches, m->batch.images, B, c->channels, m->image_size, m->image_size, c->patch);
+            rows = a->patches;
+        }
+        ops->linear_forward(a->embed, rows, w->patch_w, w->patch_b, B * N, pd, d);
     }
-    ops->linear_forward(a->embed, rows, w->patch_w, w->patch_b, B * N, pd, d);
     // Position: on the reference tokens only; or a table added to every token, then a
     // per-image addition (each hook may be absent). x0 (B, T, d) with the cls token first.
     if (c->ref_tokens > 0) {
@@ -594,6 +614,10 @@ void model_backward(model *m, int B) {
     ops->embed_tokens_backward(da->embed, dw->cls_token, dtable, da->x0, B, N, d, c->cls);
     if (c->ref_tokens > 0) reference_positions_backward(m, B);
     if (m->pe->table_backward) m->pe->table_backward(m);
+    if (c->vocab > 0) { // rows of a repeated id accumulate in order (b, n)
+        ops->gather_tokens_backward(dw->token_w, da->embed, (const int *)m->batch.images, 1, c->vocab, B * N, d);
+        return;
+    }
     const float *rows = c->features == 0 ? a->patches : m->batch.images;
     ops->linear_backward(NULL, dw->patch_w, dw->patch_b, da->embed, rows, w->patch_w, B * N, pd, d);
 }
@@ -602,7 +626,7 @@ double model_forward_flops_masked(const model_config *c, int M) {
     int rows, cols;
     model_grid_at(c, c->image_size, &rows, &cols);
     double N = (double)rows * cols, T = N + (c->cls ? 1 : 0), d = c->dim, pd = token_inputs(c);
-    double embed = 2.0 * N * pd * d;
+    double embed = c->vocab > 0 ? 0.0 : 2.0 * N * pd * d; // a table lookup is no multiply-add
     double head = c->token_head ? 2.0 * T * d * N : 2.0 * d * c->num_classes;
     const backbone_kind *arch = backbone_find(c->arch);
     double block = arch ? arch->block_flops(c, (int)T, M) : 0.0;

@@ -5,7 +5,8 @@
 // (models/posenc/<kind>.c, behind models/posenc/encoding.h, cfg.pe_kind = `pe.kind`). This
 // file has no per-arch and no per-kind code.
 // Embed: patches p×p -> linear to d; or, for a sequence input (cfg.features > 0: audio frames ×
-// MFCCs), each feature vector -> linear to d, one token per frame; optional cls token. Position: none | abs (learned table,
+// MFCCs), each feature vector -> linear to d, one token per frame; or, for token ids (cfg.vocab
+// > 0: text bytes), a row of a learned embedding table per token; optional cls token. Position: none | abs (learned table,
 // cls has its own row) | sin1d | sin2d (CAPE eq. 3-4) | cape (sin2d with training-time
 // augmentation of the positions) | relbias (2D relative bias per layer and head, with cls
 // entries) | rope (rotary q/k, 1D or 2D axial; cls not rotated). Blocks: the backbone's
@@ -53,6 +54,11 @@ typedef struct model_config {
                                // frames × MFCCs), one token per frame, L = image_size (the "size" of
                                // every size key is then a frame count); channels and patch must be 1.
                                // 0: images
+    int vocab;                 // > 0: the input is a sequence (B, L) of token ids (int32 in the images
+                               // input's storage; text: bytes and [MASK]), one token each, embedded by a
+                               // learned table (vocab, d) ("token_embed.weight", trunc normal 0.02,
+                               // decayed) in place of the linear embedding; L = image_size; channels and
+                               // patch must be 1 and features 0. 0: no token ids
     int patch, dim, depth, heads, mlp_ratio;
     int cls;                   // 1: prepend a learned cls token and classify from it
     const char *pe_kind;       // pe.kind: a name of POSENC_KINDS (models/posenc/encoding.h); NULL = "none"
@@ -82,6 +88,10 @@ typedef struct model_config {
                                // over the token index, W(i, j) = w[i - j]; 2 = Toeplitz over the patch grid,
                                // w indexed by the 2D offset (relbias layout, with cls entries)
     int tiny_attn_dim;         // amlp (model.tiny_attn_dim): width of the single-head tiny attention
+    // gmlp/amlp SGU ablations (gMLP Table 3; 0 = the paper's SGU): s = u + f(v) instead of u ⊙ f(v)
+    // (model.sgu_gating=additive); one Z as u and v, no split (model.sgu_split=false); no LayerNorm
+    // on v (model.sgu_norm=false)
+    int sgu_additive, sgu_no_split, sgu_no_norm;
     float drop_path;           // stochastic depth of the last block (linear in depth from 0)
     float dropout;             // dropout after the embedding and on each residual branch
 } model_config;
@@ -93,7 +103,8 @@ typedef enum { INIT_ZERO, INIT_ONE, INIT_TRUNC_NORMAL, INIT_NEAR_ZERO } param_in
 
 // The embedding's and the head's parameters (and, with the same type, their gradients).
 typedef struct {
-    float *patch_w, *patch_b;  // (d, channels·p·p), (d)
+    float *patch_w, *patch_b;  // (d, channels·p·p), (d); NULL with token ids (cfg.vocab)
+    float *token_w;            // cfg.vocab: the token embedding (vocab, d), NULL otherwise
     float *cls_token;          // (d), NULL without cls
     float *query_token;        // query_stream: (d) GVP's learned query vector w, NULL otherwise
     float *norm_w, *norm_b;    // final LayerNorm (d)
@@ -120,7 +131,7 @@ typedef struct {
 // What the host prepares: in the backend arena (m->batch) and in the host staging buffer
 // (m->batch_host), same layout.
 typedef struct {
-    float *images;             // (B, channels, S, S), or a sequence (B, L, features)
+    float *images;             // (B, channels, S, S), or a sequence (B, L, features), or token ids (B, L) (ints)
     float *cls_index;          // (B) token index 0 of every image (the cls gather), zeros (ints)
     float *context;            // masked attention: (B, M) key tokens per image (ints), NULL otherwise
     float *ref_index;          // ref_tokens: (B, t0 + R) token indices: cls, then the references (ints)
@@ -205,6 +216,8 @@ const char *model_resolution_error(const model_config *cfg, int size, const char
 // its draws do not depend on how the test set is split into batches). Returns the logits
 // (backend memory).
 float *model_images(model *m);
+// 1: the input is a sequence (feature vectors or token ids: a 1 × L grid), 0: images.
+static inline int model_config_is_sequence(const model_config *c) { return c->features > 0 || c->vocab > 0; }
 // Rows and columns of the token grid of a config at `size` (images: size/patch each; sequences:
 // 1 and size).
 void model_grid_at(const model_config *cfg, int size, int *rows, int *cols);
@@ -248,6 +261,9 @@ void model_keep_attention_probs(model *m, int on);
 // The attention probabilities of block `layer` in the last forward (B, H, T, M), backend
 // memory, when that forward ran with the probabilities kept; else NULL.
 const float *model_attention_probs(const model *m, int layer);
+// The token-mixing weights (T, T) of block `layer` the last forward used (gMLP's spatial W),
+// backend memory; NULL when the backbone has none.
+const float *model_spatial_weights(const model *m, int layer);
 
 // Forward FLOPs per image (multiply-add = 2) at cfg->image_size with M key tokens (M = T: full
 // attention), for benchmarks and results; a training step is ~3x.

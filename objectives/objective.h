@@ -32,6 +32,7 @@ typedef struct { // the run's settings objectives read (plain values: bench fill
     int groups;                // objective.groups (GVP: predicted groups K)
     const char *segmentation;  // objective.segmentation (GVP: fixed | random | mixed)
     const char *order;         // objective.order (GVP: random | raster)
+    int text_data;             // data.name=text: the input is byte tokens, for objective.name=mlm only
 } objective_settings;
 
 // One evaluation: the two metrics the kind names (metric_names) and the mean loss.
@@ -85,9 +86,9 @@ struct objective {
 };
 
 // The registry: X(name) once per objective.
-#define OBJECTIVE_KINDS(X) X(supervised) X(mp3) X(gvp)
+#define OBJECTIVE_KINDS(X) X(supervised) X(mp3) X(gvp) X(mlm)
 #define OBJECTIVE_CHOICE_(name) "|" #name
-#define OBJECTIVE_CHOICES (OBJECTIVE_KINDS(OBJECTIVE_CHOICE_) + 1) // "supervised|mp3|gvp"
+#define OBJECTIVE_CHOICES (OBJECTIVE_KINDS(OBJECTIVE_CHOICE_) + 1) // "supervised|mp3|gvp|mlm"
 #define OBJECTIVE_DECLARE(name) extern const objective_kind objective_##name;
 OBJECTIVE_KINDS(OBJECTIVE_DECLARE)
 #undef OBJECTIVE_DECLARE

@@ -26,6 +26,12 @@ if [ "$PAPER" = mp3 ] && [ "$SCALE" != paper ] && [ ! -f "data/speech-commands-s
     mkdir -p data/speech-commands-synth || exit 1
     "$PB" data speech-synth --scale "$SCALE" --out "data/speech-commands-synth/$SCALE" --quiet || exit 1
 fi
+# gMLP's masked language modelling reads the King James Bible (Debian's bible-kjv-text) as
+# data/kjv.txt (git-ignored), written once by `make data/kjv.txt`.
+if [ "$PAPER" = gmlp ] && [ ! -f data/kjv.txt ]; then
+    echo "== writing the text corpus data/kjv.txt"
+    make --no-print-directory -s data/kjv.txt || exit 1
+fi
 for exp in bench/experiments/"$PAPER"-*.yaml; do
     jobs=$JOBS
     case "$exp" in *-table2.yaml) jobs=1 ;; esac

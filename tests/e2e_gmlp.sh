@@ -1,8 +1,10 @@
 #!/bin/sh
-# tests/e2e_gmlp.sh — gMLP and aMLP end to end on real Fashion-MNIST: the gMLP reproduction at
-# toy size (`make reproduce-gmlp SCALE=smoke` runs scripts/reproduce.sh the same way: ViT vs
-# gMLP vs aMLP with all and 10% of the labels, the gMLP rows of CAPE's resolution experiment
-# with dense and Toeplitz W tested at 16..56 px, report with findings, figures), the run files,
+# tests/e2e_gmlp.sh — gMLP and aMLP end to end on real Fashion-MNIST and the KJV text: the gMLP
+# reproduction at toy size (`make reproduce-gmlp SCALE=smoke` runs scripts/reproduce.sh the same
+# way: ViT vs gMLP vs aMLP with all and 10% of the labels, the gMLP rows of CAPE's resolution
+# experiment with dense and Toeplitz W tested at 16..56 px, masked language modelling with the
+# Transformer's five 1D encodings, the gMLP ablations, aMLP and depth scaling, report with
+# findings, figures), the run files,
 # and the refusals (MP3 with a gMLP, encodings that act on attention), each exit 2 naming the
 # keys, also from the experiment checker before anything runs.
 cd "$(dirname "$0")/.." || exit 1
@@ -18,8 +20,8 @@ start=$(date +%s)
 sh scripts/reproduce.sh gmlp smoke cpu "$T/out" > "$T/log" 2>&1; rc=$?
 secs=$(( $(date +%s) - start ))
 done_runs=$(grep -c '^\[done\]' "$T/log")
-[ $rc -eq 0 ] && [ "$done_runs" -eq 10 ]
-check "reproduce-gmlp smoke: all 10 runs done, exit 0" $? "exit $rc in ${secs}s, $done_runs runs done"
+[ $rc -eq 0 ] && [ "$done_runs" -eq 24 ]
+check "reproduce-gmlp smoke: all 24 runs done (10 vision, 14 MLM), exit 0" $? "exit $rc in ${secs}s, $done_runs runs done"
 # Each backbone ran as itself (the run line names it) with its own parameter count.
 for arch in vit gmlp amlp; do
     n=$(cat "$T"/out/gmlp-vision/full/*.log | grep -c "^run [0-9a-f]*: $arch d=32 ")
@@ -37,7 +39,23 @@ for fig in gmlp-vision-full_metric_vs_axis_top1_vs_model.arch gmlp-vision-labels
     [ "$n_png" -ge 1 ] && [ "$n_png" -eq "$n_svg" ]
     check "reproduce-gmlp smoke: figure $fig" $? "$n_png PNG, $n_svg SVG"
 done
+# MLM (gmlp-mlm): every Transformer encoding, the gMLP ablations and aMLP, the depth scaling.
+n=$(cat "$T"/out/gmlp-mlm/*/*.log | grep -c '^final: perplexity=[0-9.]* accuracy=')
+[ "$n" -eq 14 ]
+check "gmlp-mlm smoke: 14 MLM runs end with a validation perplexity" $? "$n runs"
+for pe in abs sin1d rope relbias none; do
+    n=$(for f in "$T"/out/gmlp-mlm/transformer/*.h5; do h5dump -a /config/pe.kind "$f" 2>/dev/null; done | grep -c "\"$pe\"")
+    [ "$n" -eq 1 ]
+    check "gmlp-mlm smoke: Transformer with pe.kind=$pe" $? "$n run files"
+done
 R="$T/out/REPORT.md"
+ok=0
+for want in '## stage `transformer` (experiment `gmlp-mlm`)' '## stage `gmlp` (experiment `gmlp-mlm`)' \
+    '## stage `scaling` (experiment `gmlp-mlm`)' '| relbias | 1 |' 'paper perplexity' '## Findings (experiment `gmlp-mlm`)' \
+    '| multiplicative gating beats additive gating (lower perplexity) |'; do
+    grep -qF "$want" "$R" 2>/dev/null || { ok=1; echo "  missing in REPORT.md: $want"; }
+done
+check "reproduce-gmlp smoke: gmlp-mlm tables, paper perplexities, findings" $ok "$(grep -c 'experiment `gmlp-mlm`' "$R" 2>/dev/null) sections"
 ok=0
 for want in '## stage `full` (experiment `gmlp-vision`)' '## stage `labels10` (experiment `gmlp-vision`)' \
     '## stage `gmlp` (experiment `gmlp-resolution`)' '| gmlp | 5 | 4 | none | 1 |' '| amlp | 4 | 4 | none | 1 |' \

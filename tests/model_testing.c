@@ -2,6 +2,7 @@
 #include "model_testing.h"
 #include "testing.h"
 #include "../core/common.h"
+#include <stdio.h>
 #include <stdlib.h>
 
 void test_model_fill_batch(model *m, int32_t *labels, int B, unsigned tag) {
@@ -16,4 +17,15 @@ void test_model_perturb(model *m, float amplitude, unsigned tag) {
     test_fill_uniform(noise, m->params.total, -amplitude, amplitude, tag);
     for (size_t i = 0; i < m->params.total; i++) m->param[i] += noise[i];
     free(noise);
+}
+
+int test_model_gradcheck_params(const char *label, model *m, void *ctx, gradcheck_loss_fn loss, gradcheck_tol tol) {
+    int bad = 0;
+    for (int i = 0; i < m->params.count; i++) {
+        const tensor_info *info = &m->params.items[i];
+        char name[160];
+        snprintf(name, sizeof name, "%s %s", label, info->name);
+        bad += !gradcheck(name, ctx, loss, m->param + info->offset, m->grad + info->offset, info->numel, tol);
+    }
+    return bad;
 }

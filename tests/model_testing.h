@@ -3,6 +3,7 @@
 // initial values. The model must live on the CPU backend (its arenas are host memory).
 #pragma once
 #include "../models/model.h"
+#include "gradcheck.h"
 #include <stdint.h>
 
 // Images (or a sequence) of B inputs uniform in [-1.5, 1.5) at stream tag, labels (b·3 + tag)
@@ -12,3 +13,6 @@ void test_model_fill_batch(model *m, int32_t *labels, int B, unsigned tag);
 // weights leave 1, biases 0 and near-zero initialisations their start, and each path of the
 // model shapes the loss.
 void test_model_perturb(model *m, float amplitude, unsigned tag);
+// gradcheck of every parameter tensor of m (named "LABEL TENSOR") against the gradients already
+// in m->grad, with loss(ctx) evaluating the model's loss; returns how many failed.
+int test_model_gradcheck_params(const char *label, model *m, void *ctx, gradcheck_loss_fn loss, gradcheck_tol tol);

@@ -7,7 +7,10 @@
 // the FFN it starts as; Toeplitz W is translation-equivariant on a 64-token sequence and
 // depends only on the 2D offset on a grid; resampling (constant W -> constant rescaled by
 // N0/N, cls entries kept) and the round trip to the built grid bit for bit; the refusals (MP3,
-// attention encodings, an odd d_ffn, tiny_attn_dim 0); the PyTorch oracle (tests/torch_oracle.py
+// attention encodings, an odd d_ffn, tiny_attn_dim 0); the SGU ablations of Table 3 (additive
+// gating, no split, no norm on v, and all three): one block against the formula written with
+// plain ops (1e-5 relative), parameter shapes, gradients of gMLP and Toeplitz-1D aMLP models,
+// vit refusing the keys; the PyTorch oracle (tests/torch_oracle.py
 // with the torch twin tests/torch_gmlp.py: loss, logits and every gradient against float64
 // PyTorch 1.13 for gMLP with dense W, Toeplitz 1D and 2D, and aMLP).
 // Tolerances: ops GRADCHECK_DEFAULT; whole models eps 3e-3, |err| <= 5e-4 + 3e-2·|g|, 8 entries
@@ -129,12 +132,7 @@ static void gradcheck_model_at(const char *label, model_config cfg, int training
     model_ctx c = {&m, &obj, labels, 3, training};
     model_grads(&c);
     gradcheck_tol tol = {3e-3, 5e-4, 3e-2, 8};
-    for (int i = 0; i < m.params.count; i++) {
-        const tensor_info *info = &m.params.items[i];
-        char name[160];
-        snprintf(name, sizeof name, "%s %s", label, info->name);
-        gradcheck(name, &c, model_loss, m.param + info->offset, m.grad + info->offset, info->numel, tol);
-    }
+    test_model_gradcheck_params(label, &m, &c, model_loss, tol);
     supervised_free(&obj);
     model_free(&m);
 }
@@ -213,6 +211,90 @@ static void test_init_is_ffn(void) {
     free(ref);
     free(got);
     model_free(&m);
+}
+
+static void expect_refusal(const char *name, model_config c, const char *a, const char *b);
+
+// ---------------------------------------------------------------- SGU ablations (Table 3)
+// One block (dense W, perturbed parameters) against the formula written with plain ops:
+// Z = GELU(LN(x)·U + b_U); u = Z[:, :e], v = Z[:, e:] (split) or v = u (no split); vn = LN(v)
+// or v (no norm); f = W·vn + b; s = u ⊙ f or u + f (additive); out = x + s·Vᵀ + b_V.
+static void ablation_reference(model *m, float *out, int B) {
+    const model_config *c = &m->cfg;
+    int d = c->dim, E = c->mlp_ratio * d, e = c->sgu_no_split ? E : E / 2, T = m->T, BT = B * T, zw = c->sgu_no_split ? e : 2 * e;
+    const float *x = m->activations.x0;
+    float *ln = test_zeros((size_t)BT * d), *mean = test_zeros(BT), *rstd = test_zeros(BT);
+    float *zpre = test_zeros((size_t)BT * zw), *z = test_zeros((size_t)BT * zw), *u = test_zeros((size_t)BT * e),
+          *v = test_zeros((size_t)BT * e), *vn = test_zeros((size_t)BT * e), *f = test_zeros((size_t)BT * e),
+          *sg = test_zeros((size_t)BT * e), *y = test_zeros((size_t)BT * d);
+    ops->layernorm_forward(ln, mean, rstd, x, param(m, "blocks.0.norm.weight"), param(m, "blocks.0.norm.bias"), BT, d);
+    ops->linear_forward(zpre, ln, param(m, "blocks.0.proj_in.weight"), param(m, "blocks.0.proj_in.bias"), BT, d, zw);
+    ops->gelu_forward(z, zpre, (size_t)BT * zw);
+    for (int r = 0; r < BT; r++)
+        for (int k = 0; k < e; k++) {
+            u[(size_t)r * e + k] = z[(size_t)r * zw + k];
+            v[(size_t)r * e + k] = c->sgu_no_split ? z[(size_t)r * zw + k] : z[(size_t)r * zw + e + k];
+        }
+    if (c->sgu_no_norm) memcpy(vn, v, (size_t)BT * e * sizeof(float));
+    else ops->layernorm_forward(vn, mean, rstd, v, param(m, "blocks.0.sgu.norm.weight"), param(m, "blocks.0.sgu.norm.bias"), BT, e);
+    const float *W = param(m, "blocks.0.sgu.spatial.weight"), *bias = param(m, "blocks.0.sgu.spatial.bias");
+    for (int b = 0; b < B; b++)
+        for (int i = 0; i < T; i++)
+            for (int k = 0; k < e; k++) {
+                double acc = bias[i];
+                for (int j = 0; j < T; j++) acc += (double)W[(size_t)i * T + j] * vn[((size_t)b * T + j) * e + k];
+                f[((size_t)b * T + i) * e + k] = (float)acc;
+            }
+    for (size_t k = 0; k < (size_t)BT * e; k++) sg[k] = c->sgu_additive ? u[k] + f[k] : u[k] * f[k];
+    ops->linear_forward(y, sg, param(m, "blocks.0.proj_out.weight"), param(m, "blocks.0.proj_out.bias"), BT, e, d);
+    for (size_t k = 0; k < (size_t)BT * d; k++) out[k] = x[k] + y[k];
+    free(ln); free(mean); free(rstd); free(zpre); free(z); free(u); free(v); free(vn); free(f); free(sg); free(y);
+}
+
+static void test_ablations(void) {
+    struct { const char *label; int additive, no_split, no_norm; } cases[] = {
+        {"multiplicative split norm (the SGU)", 0, 0, 0}, {"additive", 1, 0, 0}, {"no split", 0, 1, 0},
+        {"no norm", 0, 0, 1}, {"additive, no split, no norm", 1, 1, 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        model_config c = base;
+        c.depth = 1, c.image_size = 12, c.sgu_additive = cases[i].additive, c.sgu_no_split = cases[i].no_split;
+        c.sgu_no_norm = cases[i].no_norm;
+        model m;
+        model_create(&m, &c, ops, 2, 3);
+        test_model_perturb(&m, 0.3f, 60);
+        int32_t labels[2];
+        test_model_fill_batch(&m, labels, 2, 61);
+        size_t n = (size_t)2 * m.T * c.dim;
+        float *ref = test_zeros(n);
+        model_forward(&m, 2, 0, (rng_addr){0});
+        ablation_reference(&m, ref, 2);
+        const float *got = model_block_output(&m, 0);
+        double worst = 0, scale = 0;
+        for (size_t k = 0; k < n; k++) worst = fmax(worst, fabs(got[k] - ref[k])), scale = fmax(scale, fabs(ref[k]));
+        int E = c.mlp_ratio * c.dim, e = c.sgu_no_split ? E : E / 2;
+        int pi = tensor_table_find(&m.params, "blocks.0.proj_in.weight"), po = tensor_table_find(&m.params, "blocks.0.proj_out.weight");
+        int shapes = m.params.items[pi].numel == (size_t)E * c.dim && m.params.items[po].numel == (size_t)c.dim * e &&
+                     (tensor_table_find(&m.params, "blocks.0.sgu.norm.weight") < 0) == c.sgu_no_norm;
+        char name[160];
+        snprintf(name, sizeof name, "gmlp ablation %s: block = formula, parameter shapes", cases[i].label);
+        test_check(name, worst <= 1e-5 * scale && shapes, "max |diff| %.3g (max |out| %.3g); proj_in (%d, %d), proj_out (%d, %d)",
+                   worst, scale, E, c.dim, c.dim, e);
+        free(ref);
+        model_free(&m);
+        c.depth = 2, c.image_size = 8;
+        snprintf(name, sizeof name, "gmlp[%s]", cases[i].label);
+        if (i > 0) gradcheck_model_at(name, c, 0, 0);
+        c.arch = "amlp", c.sgu_toeplitz = 1;
+        snprintf(name, sizeof name, "amlp[toeplitz1d,%s]", cases[i].label);
+        if (i > 0) gradcheck_model_at(name, c, 0, 0);
+    }
+    model_config c = base;
+    c.arch = "vit", c.pe_kind = "abs", c.sgu_additive = 1;
+    expect_refusal("vit refuses the SGU ablation keys", c, "model.sgu_gating", "model.arch=vit has none");
+    c = base, c.dim = 15, c.mlp_ratio = 1, c.heads = 3, c.sgu_no_split = 1;
+    test_check("gmlp without the split accepts an odd d_ffn", model_config_error(&c) == NULL, "%s",
+               model_config_error(&c) ? model_config_error(&c) : "accepted");
 }
 
 // ---------------------------------------------------------------- Toeplitz and resampling
@@ -446,6 +528,7 @@ int main(void) {
     test_toeplitz();
     test_resampling();
     test_refusals();
+    test_ablations();
     test_torch_oracle();
     return test_exit_code();
 }

@@ -87,13 +87,7 @@ static void gradcheck_model_at(const char *label, model_config cfg, int training
     model_ctx c = {&m, &obj, labels, 3, training, mp3_setup(&m, 3)};
     model_grads(&c);
     gradcheck_tol tol = {3e-3, 5e-4, 3e-2, 8};
-    int bad = 0;
-    for (int i = 0; i < m.params.count; i++) {
-        const tensor_info *info = &m.params.items[i];
-        char name[160];
-        snprintf(name, sizeof name, "%s %s", label, info->name);
-        bad += !gradcheck(name, &c, model_loss, m.param + info->offset, m.grad + info->offset, info->numel, tol);
-    }
+    test_model_gradcheck_params(label, &m, &c, model_loss, tol);
     mp3_teardown(c.pos);
     supervised_free(&obj);
     model_free(&m);

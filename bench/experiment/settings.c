@@ -1,5 +1,6 @@
 // bench/experiment/settings.c — config -> objective_settings (see settings.h).
 #include "settings.h"
+#include "../../datasets/text/text.h"
 #include <string.h>
 
 model_config model_config_from_config(const config *c, int channels, int image_size, int num_classes, int features) {
@@ -21,8 +22,14 @@ model_config model_config_from_config(const config *c, int channels, int image_s
         .rope_dims = (int)cfg_int(c, "pe.rope_dims"),
         .rope_base = (float)cfg_float(c, "pe.rope_base"),
         .num_classes = num_classes,
-        .sgu_toeplitz = cfg_bool(c, "model.sgu_toeplitz") ? 2 : 0, // images: over the 2D patch offset
+        // token ids (data.name=text): the byte embedding; Toeplitz W over the token index (1D, the
+        // paper's MLM form) for text, over the 2D patch offset for images
+        .vocab = !strcmp(cfg_str(c, "data.name"), "text") ? TEXT_VOCAB : 0,
+        .sgu_toeplitz = !cfg_bool(c, "model.sgu_toeplitz") ? 0 : !strcmp(cfg_str(c, "data.name"), "text") ? 1 : 2,
         .tiny_attn_dim = (int)cfg_int(c, "model.tiny_attn_dim"),
+        .sgu_additive = !strcmp(cfg_str(c, "model.sgu_gating"), "additive"),
+        .sgu_no_split = !cfg_bool(c, "model.sgu_split"),
+        .sgu_no_norm = !cfg_bool(c, "model.sgu_norm"),
         .drop_path = (float)cfg_float(c, "model.drop_path"),
         .dropout = (float)cfg_float(c, "model.dropout"),
     };
@@ -49,4 +56,5 @@ void objective_settings_from_config(const config *c, objective_settings *s) {
     s->groups = (int)cfg_int(c, "objective.groups");
     s->segmentation = cfg_str(c, "objective.segmentation");
     s->order = cfg_str(c, "objective.order");
+    s->text_data = !strcmp(cfg_str(c, "data.name"), "text");
 }

@@ -22,6 +22,11 @@ metric_fmt report_metric_format(const char *full) {
         snprintf(f.header, sizeof f.header, "%.80s (%%)", name);
         f.scale = 100.0, f.fmt = "%.2f";
         f.rank = !strcmp(name, "top1") ? 0 : !strcmp(name, "top5") ? 1 : !strcmp(name, "pos_top1") ? 2 : 3;
+    } else if (!strcmp(name, "perplexity")) { // MLM: exp(mean loss over the chosen positions)
+        f.fmt = "%.3f", f.rank = 0;
+    } else if (!strcmp(name, "accuracy")) {   // MLM: argmax byte at the chosen positions
+        snprintf(f.header, sizeof f.header, "accuracy (%%)");
+        f.scale = 100.0, f.fmt = "%.2f", f.rank = 1;
     } else if (!strcmp(name, "loss")) {
         f.fmt = "%.4f", f.rank = 10;
     } else if (!strcmp(name, "params")) {

@@ -15,6 +15,7 @@
 #include "../../core/optimizer.h"
 #include "../../core/rng.h"
 #include "../../datasets/dataset.h"
+#include "../../datasets/text/text.h"
 #include "../../models/model.h"
 #include "../../core/device.h"
 #include "../../objectives/objective.h"
@@ -67,12 +68,18 @@ static void load_data(run *r) {
     const config *c = r->cfg;
     char err[1024];
     const char *name = cfg_str(c, "data.name"), *path = cfg_str(c, "data.path");
-    if (dataset_load(&r->train, name, path, "train", err, sizeof err) != 0) die_input("%s", err);
-    if (dataset_load(&r->test, name, path, "test", err, sizeof err) != 0) die_input("%s", err);
+    if (!strcmp(name, "text")) { // byte sequences of data.seq_len; "test" is the validation split
+        int seq_len = (int)cfg_int(c, "data.seq_len");
+        if (text_load(&r->train, path, "train", seq_len, err, sizeof err) != 0) die_input("%s", err);
+        if (text_load(&r->test, path, "test", seq_len, err, sizeof err) != 0) die_input("%s", err);
+    } else {
+        if (dataset_load(&r->train, name, path, "train", err, sizeof err) != 0) die_input("%s", err);
+        if (dataset_load(&r->test, name, path, "test", err, sizeof err) != 0) die_input("%s", err);
+    }
     dataset_limit(&r->train, (int)cfg_int(c, "data.limit"));
     dataset_limit(&r->test, (int)cfg_int(c, "data.test_limit"));
     dataset_labeled_subset(&r->train, cfg_float(c, "data.labeled_fraction"), (uint32_t)cfg_int(c, "data.subset_seed"));
-    if (r->train.height != r->train.width && !r->train.audio) // a speech clip is a sequence (frames x MFCCs)
+    if (r->train.height != r->train.width && !r->train.audio && !r->train.vocab) // speech, text: sequences
         die_input("%s: images are %dx%d; the ViT needs square images", r->train.source, r->train.height, r->train.width);
     if (r->test.num_classes > r->train.num_classes) // the model has train.num_classes logits
         die_input("%s: test labels go up to %d, but the training set has %d classes (labels 0..%d)", r->test.source,
@@ -276,6 +283,7 @@ static void finish_file(run *r, const char *status, const eval_scores *last) {
     if (strcmp(status, "done") == 0) {
         if (cfg_bool(r->cfg, "eval.knn")) record_knn(r);
         record_attention(r);
+        record_spatial_weights(r);
         if (k->record_final) k->record_final(&r->obj, &r->env, last);
         weights_write(r);
     }

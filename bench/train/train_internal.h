@@ -54,4 +54,9 @@ void load_batch(run *r, const dataset *ds, const int *idx, int B, const augment_
                 uint32_t step, int size);
 // train_records.c: the end-of-run records every objective gets.
 void record_attention(run *r);
+// gMLP/aMLP (backbones with spatial weights): /spatial/W (L, T, T), each block's W at the
+// training size as a forward uses it (Toeplitz gathered), with attributes rows, cols, t0 (the
+// token grid; cls first when t0 = 1): the paper's Figs. 3 and 4 (a row reshaped to the image
+// grid; the n x n matrix for text). Nothing for other backbones.
+void record_spatial_weights(run *r);
 void record_knn(run *r);

@@ -50,6 +50,24 @@ void record_attention(run *r) {
     free(cls_map);
 }
 
+void record_spatial_weights(run *r) {
+    model *m = &r->model;
+    if (!m->arch->spatial_weights) return;
+    model_set_context(m, m->T);
+    r->batch_index[0] = 0; // one test input at the training size: the W of that grid
+    load_batch(r, &r->test, r->batch_index, 1, NULL, 0, 0, r->train_size);
+    model_forward(m, 1, 0, (rng_addr){0});
+    int L = m->cfg.depth, T = m->T;
+    float *W = xmalloc((size_t)L * T * T * sizeof(float), "spatial weights (host)");
+    for (int l = 0; l < L; l++) m->ops->download(W + (size_t)l * T * T, model_spatial_weights(m, l), (size_t)T * T * sizeof(float));
+    int dims[3] = {L, T, T};
+    results_dataset_f32(r->res, "/spatial/W", 3, dims, W);
+    results_attr_int(r->res, "/spatial", "rows", m->rows);
+    results_attr_int(r->res, "/spatial", "cols", m->cols);
+    results_attr_int(r->res, "/spatial", "t0", m->t0);
+    free(W);
+}
+
 // Mean-pooled patch features (cls excluded) after every block, full attention, no augmentation:
 // feats[l] (n, d) for the first n images of ds.
 static void block_features(run *r, const dataset *ds, int n, float **feats) {

@@ -20,6 +20,11 @@
 // with the linear op, so gradients flow (UniViT can train through them). The Toeplitz form
 // reads the offsets it has and clips the rest to the table's edge (b resampled as above).
 // At the built grid W is used as is: the same bits as a model that never changed size.
+// SGU ablations (gMLP Table 3; model_config.sgu_additive / sgu_no_split / sgu_no_norm, all 0 =
+// the paper's SGU): additive gating s = u + f(v) instead of u ⊙ f(v); no split: one Z =
+// GELU(LN(x)·U) of the whole width e = mlp_ratio·d is both u and v (s = Z ⊙ f(Z) or Z + f(Z), the
+// table's unsplit rows; proj_out then reads e = mlp_ratio·d channels); no norm: f(v) = W·v + b
+// without the LayerNorm on v (and without its parameters).
 // What the blocks cannot do (config_error): MP3 (W is position-specific, so position
 // prediction would be trivial) and encodings that act on attention (rope, relbias).
 #include "../model.h"
@@ -69,7 +74,8 @@ typedef struct {
 } gmlp_state;
 
 static gmlp_state *state(const model *m) { return m->arch_state; }
-static int half_width(const model_config *c) { return c->mlp_ratio * c->dim / 2; }
+// Width of u, v and the gate: half of mlp_ratio·d when split (the paper's SGU), all of it otherwise.
+static int half_width(const model_config *c) { return c->sgu_no_split ? c->mlp_ratio * c->dim : c->mlp_ratio * c->dim / 2; }
 
 // Entries of the Toeplitz table for the training grid (T0 tokens, rows0 × cols0 patches).
 static int toeplitz_entries(const model_config *c, int rows0, int cols0, int t0) {
@@ -93,13 +99,13 @@ static const char *sgu_config_error(const model_config *c, const char *arch) {
                  pe->qk_forward ? "rotates q and k" : "a bias on the attention scores", arch, arch);
         return msg;
     }
-    if ((c->mlp_ratio * c->dim) % 2 != 0) {
+    if (!c->sgu_no_split && (c->mlp_ratio * c->dim) % 2 != 0) {
         snprintf(msg, sizeof msg, "model.arch=%s splits the model.mlp_ratio*model.dim = %d channels into u and v halves: "
                  "the product must be even", arch, c->mlp_ratio * c->dim);
         return msg;
     }
     if (c->sgu_toeplitz < 0 || c->sgu_toeplitz > 2) return "model.sgu_toeplitz: internal: 0, 1 (1D) or 2 (2D) expected";
-    if (c->features > 0 && c->sgu_toeplitz == 0 && c->max_image_size > c->image_size) {
+    if (model_config_is_sequence(c) && c->sgu_toeplitz == 0 && c->max_image_size > c->image_size) {
         snprintf(msg, sizeof msg, "model.arch=%s: the dense spatial weights are resampled on a 2D grid; a sequence model "
                  "runs only at its training length %d (or use model.sgu_toeplitz=true)", arch, c->image_size);
         return msg;
@@ -131,10 +137,13 @@ static void declare_params(model *m, int attn_dim) {
     model_add_param(m, name, init, decay, d0, d1, &w->field, &dw->field)
         P(norm_w, "norm.weight", INIT_ONE, 0, d, 0);
         P(norm_b, "norm.bias", INIT_ZERO, 0, d, 0);
-        P(in_w, "proj_in.weight", INIT_TRUNC_NORMAL, 1, 2 * e, d);
-        P(in_b, "proj_in.bias", INIT_ZERO, 0, 2 * e, 0);
-        P(sgu_norm_w, "sgu.norm.weight", INIT_ONE, 0, e, 0);
-        P(sgu_norm_b, "sgu.norm.bias", INIT_ZERO, 0, e, 0);
+        int in_rows = c->sgu_no_split ? e : 2 * e; // u | v halves, or the one Z
+        P(in_w, "proj_in.weight", INIT_TRUNC_NORMAL, 1, in_rows, d);
+        P(in_b, "proj_in.bias", INIT_ZERO, 0, in_rows, 0);
+        if (!c->sgu_no_norm) {
+            P(sgu_norm_w, "sgu.norm.weight", INIT_ONE, 0, e, 0);
+            P(sgu_norm_b, "sgu.norm.bias", INIT_ZERO, 0, e, 0);
+        }
         if (s->toeplitz_entries) {
             P(spatial_w, "sgu.spatial.toeplitz", INIT_NEAR_ZERO, 1, s->toeplitz_entries, 0);
         } else {
@@ -184,12 +193,16 @@ static void gmlp_declare_acts(model *m) {
         A_NOGRAD(ln_mean, "norm.mean", BT);
         A_NOGRAD(ln_rstd, "norm.rstd", BT);
         A(u_pre, "proj_in.u", BT * e);
-        A(v_pre, "proj_in.v", BT * e);
         A(u, "gelu.u", BT * e);
-        A(v, "gelu.v", BT * e);
-        A(vn, "sgu.norm", BT * e);
-        A_NOGRAD(vn_mean, "sgu.norm.mean", BT);
-        A_NOGRAD(vn_rstd, "sgu.norm.rstd", BT);
+        if (!c->sgu_no_split) { // without the split, v is u
+            A(v_pre, "proj_in.v", BT * e);
+            A(v, "gelu.v", BT * e);
+        }
+        if (!c->sgu_no_norm) {
+            A(vn, "sgu.norm", BT * e);
+            A_NOGRAD(vn_mean, "sgu.norm.mean", BT);
+            A_NOGRAD(vn_rstd, "sgu.norm.rstd", BT);
+        }
         if (toeplitz || resample) {
             A(W, "sgu.spatial.W", T * T);
         }
@@ -357,12 +370,20 @@ static const float *gmlp_forward(model *m, const float *x, int B, int training, 
 
         ops->layernorm_forward(a->ln, a->ln_mean, a->ln_rstd, x, w->norm_w, w->norm_b, BT, d);
         ops->linear_forward(a->u_pre, a->ln, w->in_w, w->in_b, BT, d, e);
-        ops->linear_forward(a->v_pre, a->ln, w->in_w + (size_t)e * d, w->in_b + e, BT, d, e);
         ops->gelu_forward(a->u, a->u_pre, BTe);
-        ops->gelu_forward(a->v, a->v_pre, BTe);
-        ops->layernorm_forward(a->vn, a->vn_mean, a->vn_rstd, a->v, w->sgu_norm_w, w->sgu_norm_b, BT, e);
+        const float *v = a->u; // no split: Z is u and v
+        if (!c->sgu_no_split) {
+            ops->linear_forward(a->v_pre, a->ln, w->in_w + (size_t)e * d, w->in_b + e, BT, d, e);
+            ops->gelu_forward(a->v, a->v_pre, BTe);
+            v = a->v;
+        }
+        const float *mixed = v; // what W mixes: LN(v), or v without the norm
+        if (!c->sgu_no_norm) {
+            ops->layernorm_forward(a->vn, a->vn_mean, a->vn_rstd, v, w->sgu_norm_w, w->sgu_norm_b, BT, e);
+            mixed = a->vn;
+        }
         spatial_forward(m, w, a);
-        ops->token_mix_forward(a->fv, a->vn, spatial_W(m, w, a), spatial_b(m, w, a), B, T, e);
+        ops->token_mix_forward(a->fv, mixed, spatial_W(m, w, a), spatial_b(m, w, a), B, T, e);
         const float *gate = a->fv;
         if (a_dim > 0) {
             attention_desc ad = tiny_attention(m, B);
@@ -372,7 +393,8 @@ static const float *gmlp_forward(model *m, const float *x, int B, int training, 
             ops->residual_forward(a->gate, a->fv, a->attn_proj, NULL, B, (size_t)T * e);
             gate = a->gate;
         }
-        ops->gate_forward(a->s, a->u, gate, BTe);
+        if (c->sgu_additive) ops->residual_forward(a->s, a->u, gate, NULL, B, (size_t)T * e); // u + f(v)
+        else ops->gate_forward(a->s, a->u, gate, BTe);                                       // u ⊙ f(v)
         ops->linear_forward(a->y, a->s, w->out_w, w->out_b, BT, e, d);
         const float *branch = a->y;
         if (dropout > 0.0f && a->y_drop) {
@@ -403,7 +425,9 @@ static void gmlp_backward(model *m, const float *x0, float *dx0, int B) {
         ops->residual_backward(dx, dropout ? da->y_drop : da->y, da->out, a->keep, B, (size_t)T * d);
         if (dropout) ops->dropout_backward(da->y, da->y_drop, a->y_mask, BTd);
         ops->linear_backward(da->s, dw->out_w, dw->out_b, da->y, a->s, w->out_w, BT, e, d);
-        ops->gate_backward(da->u, a_dim > 0 ? da->gate : da->fv, da->s, a->u, a_dim > 0 ? a->gate : a->fv, BTe);
+        float *dgate = a_dim > 0 ? da->gate : da->fv;
+        if (c->sgu_additive) ops->residual_backward(da->u, dgate, da->s, NULL, B, (size_t)T * e);
+        else ops->gate_backward(da->u, dgate, da->s, a->u, a_dim > 0 ? a->gate : a->fv, BTe);
         if (a_dim > 0) {
             attention_desc ad = tiny_attention(m, B);
             ops->residual_backward(da->fv, da->attn_proj, da->gate, NULL, B, (size_t)T * e);
@@ -415,22 +439,31 @@ static void gmlp_backward(model *m, const float *x0, float *dx0, int B) {
         const float *W = spatial_W(m, w, a);
         float *dW = W == w->spatial_w ? dw->spatial_w : da->W;
         float *db = m->T != m->T0 ? da->bias : dw->spatial_b;
-        ops->token_mix_backward(da->vn, dW, db, da->fv, a->vn, W, B, T, e);
+        // Without the split, v's gradient joins u's (Z is both) before GELU's backward.
+        const float *v = c->sgu_no_split ? a->u : a->v;
+        float *dv = c->sgu_no_split ? da->u : da->v;
+        ops->token_mix_backward(c->sgu_no_norm ? dv : da->vn, dW, db, da->fv, c->sgu_no_norm ? v : a->vn, W, B, T, e);
         spatial_backward(m, w, dw, a, da);
-        ops->layernorm_backward(da->v, dw->sgu_norm_w, dw->sgu_norm_b, da->vn, a->v, w->sgu_norm_w, a->vn_mean, a->vn_rstd, BT, e);
+        if (!c->sgu_no_norm)
+            ops->layernorm_backward(dv, dw->sgu_norm_w, dw->sgu_norm_b, da->vn, v, w->sgu_norm_w, a->vn_mean, a->vn_rstd, BT, e);
         ops->gelu_backward(da->u_pre, da->u, a->u_pre, BTe);
-        ops->gelu_backward(da->v_pre, da->v, a->v_pre, BTe);
         ops->linear_backward(da->ln, dw->in_w, dw->in_b, da->u_pre, a->ln, w->in_w, BT, d, e);
-        ops->linear_backward(da->ln, dw->in_w + (size_t)e * d, dw->in_b + e, da->v_pre, a->ln, w->in_w + (size_t)e * d, BT, d, e);
+        if (!c->sgu_no_split) {
+            ops->gelu_backward(da->v_pre, da->v, a->v_pre, BTe);
+            ops->linear_backward(da->ln, dw->in_w + (size_t)e * d, dw->in_b + e, da->v_pre, a->ln, w->in_w + (size_t)e * d, BT, d, e);
+        }
         ops->layernorm_backward(dx, dw->norm_w, dw->norm_b, da->ln, x, w->norm_w, a->ln_mean, a->ln_rstd, BT, d);
     }
 }
 
 static const float *gmlp_block_output(const model *m, int layer) { return state(m)->acts[layer].out; }
+static const float *gmlp_spatial_weights(const model *m, int layer) {
+    return spatial_W(m, &state(m)->weights[layer], &state(m)->acts[layer]);
+}
 
 static double block_flops(const model_config *c, int T, int attn_dim) {
     double d = c->dim, e = half_width(c), a = attn_dim;
-    double channels = 2.0 * T * d * 2 * e + 2.0 * T * e * d; // proj_in, proj_out
+    double channels = 2.0 * T * d * (c->sgu_no_split ? 1 : 2) * e + 2.0 * T * e * d; // proj_in, proj_out
     double spatial = 2.0 * T * T * e;                        // W · vn
     double tiny = attn_dim > 0 ? 2.0 * T * d * 3 * a + 2.0 * 2.0 * T * T * a + 2.0 * T * a * e : 0.0;
     return channels + spatial + tiny;
@@ -451,6 +484,7 @@ const backbone_kind backbone_gmlp = {
     .output_grad = gmlp_output_grad,
     .backward = gmlp_backward,
     .block_output = gmlp_block_output,
+    .spatial_weights = gmlp_spatial_weights,
     .block_flops = gmlp_block_flops,
 };
 
@@ -467,5 +501,6 @@ const backbone_kind backbone_amlp = {
     .output_grad = gmlp_output_grad,
     .backward = gmlp_backward,
     .block_output = gmlp_block_output,
+    .spatial_weights = gmlp_spatial_weights,
     .block_flops = amlp_block_flops,
 };

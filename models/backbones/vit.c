@@ -345,9 +345,18 @@ static double vit_block_flops(const model_config *c, int T, int M) {
     return 2.0 * T * d * (d + d + 2 * hd) + 2.0 * M * d * 2 * d + 2.0 * 2.0 * T * M * d;
 }
 
+// The SGU ablation keys configure gMLP's spatial gating unit, which these blocks do not have.
+static const char *vit_config_error(const model_config *c) {
+    if (c->sgu_additive || c->sgu_no_split || c->sgu_no_norm)
+        return "model.sgu_gating, model.sgu_split and model.sgu_norm configure the spatial gating unit of model.arch=gmlp "
+               "and amlp; model.arch=vit has none (valid with vit: multiplicative, true, true)";
+    return NULL;
+}
+
 const backbone_kind backbone_vit = {
     .name = "vit",
     .description = "Transformer blocks: pre-LN multi-head attention and a GELU MLP",
+    .config_error = vit_config_error,
     .state_size = sizeof(vit_state),
     .declare_params = vit_declare_params,
     .declare_acts = vit_declare_acts,

@@ -13,7 +13,7 @@ typedef struct {
 static const char *rope_config_error(const struct model_config *c) {
     static char msg[256];
     if (c->heads < 1 || c->dim % c->heads != 0) return NULL; // the backbone names that
-    if (c->features > 0 && c->rope_dims != 1) {
+    if (model_config_is_sequence(c) && c->rope_dims != 1) {
         snprintf(msg, sizeof msg, "pe.rope_dims=%d: a sequence input has one axis, so pe.kind=rope needs pe.rope_dims=1",
                  c->rope_dims);
         return msg;

@@ -74,7 +74,7 @@ static void sin2d_tokens_forward(model *m, int B) {
 // sin2d and cape place patches on a 2D grid of [-1, 1]²: images only.
 static const char *sin2d_config_error(const struct model_config *c) {
     static char msg[200];
-    if (c->features > 0) {
+    if (model_config_is_sequence(c)) {
         snprintf(msg, sizeof msg, "pe.kind=%s encodes 2D image positions; a sequence input takes none, abs, sin1d, relbias "
                  "or rope (pe.rope_dims=1)", c->pe_kind);
         return msg;
