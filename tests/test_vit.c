@@ -171,6 +171,12 @@ static void test_model_gradients(void) {
         snprintf(label, sizeof label, "sequence[cls,%s,5 frames at 7]", seq_kinds[k]);
         gradcheck_model_at(label, q, 0, 7);
     }
+    // 1D CAPE (positions in seconds) with its training draws (fixed by model_loss_rng), at 5 and 7 frames.
+    model_config seq_cape = seq;
+    seq_cape.pe_kind = "cape", seq_cape.frame_seconds = 0.01f, seq_cape.cape_time_shift = 60.0f;
+    seq_cape.cape_local_shift = -1.0f, seq_cape.cape_scale = 1.4f;
+    gradcheck_model("sequence[cls,cape1d,training draws]", seq_cape, 1);
+    gradcheck_model_at("sequence[cls,cape1d,training draws,5 frames at 7]", seq_cape, 1, 7);
     model_config seq_mp3 = seq;
     seq_mp3.pe_kind = "sin1d", seq_mp3.token_head = 1, seq_mp3.head_name = "pos_head";
     seq_mp3.context_tokens = 4, seq_mp3.ref_tokens = 2, seq_mp3.max_image_size = 0;
@@ -186,9 +192,9 @@ static void test_sequence_config(void) {
     const char *why = model_config_error(&seq);
     test_check("sequence: sin2d refused (2D positions)", why && strstr(why, "pe.kind=sin2d encodes 2D image positions"),
                "%s", why ? why : "(accepted)");
-    seq.pe_kind = "cape";
+    seq.pe_kind = "cape", seq.frame_seconds = 0.01f, seq.cape_scale = 1.4f, seq.cape_local_shift = -1.0f;
     why = model_config_error(&seq);
-    test_check("sequence: cape refused (2D positions)", why && strstr(why, "pe.kind=cape"), "%s", why ? why : "(accepted)");
+    test_check("sequence: cape accepted (1D CAPE, positions in seconds)", why == NULL, "%s", why ? why : "");
     seq.pe_kind = "rope", seq.rope_dims = 2;
     why = model_config_error(&seq);
     test_check("sequence: 2D RoPE refused", why && strstr(why, "pe.rope_dims=1"), "%s", why ? why : "(accepted)");

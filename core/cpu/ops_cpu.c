@@ -46,6 +46,7 @@ const ops_backend ops_cpu = {
     .attention_forward = cpu_attention_forward,
     .attention_backward = cpu_attention_backward,
     .sincos2d_add = cpu_sincos2d_add,
+    .sincos1d_add = cpu_sincos1d_add,
     .rope_forward = cpu_rope_forward,
     .rope_backward = cpu_rope_backward,
     .softmax_xent_forward = cpu_softmax_xent_forward,
