@@ -101,7 +101,6 @@ static int check_run(exp_ctx *x, int s, const exp_run *r, const char *combo) {
             }
     }
     // The encoding's and the objective's own rules (models/posenc/, objectives/<name>/).
-    const char *pe = cfg_str(c, "pe.kind");
     int ipe = cfg_index("pe.kind");
     model_config vc = model_config_from_config(c, 1, side, 1, speech ? MFCC_COEFFS : 0); // what an encoding's config_error reads
     const posenc_kind *kind = posenc_for_model(&vc);
