@@ -37,6 +37,8 @@ const cfg_key cfg_keys[] = {
     {"eval.position_limit", CFG_INT, "2000", 0, INT_BIG, NULL, 1, "MP3: first N test images for position accuracy at each test eta (0 = all)"},
     {"eval.resolutions", CFG_INT_LIST, "", 1, 4096, NULL, 1, "at the end, evaluate on the test set resized bicubically to each of these sizes, with throughput in images/s ([] = the training size only)"},
     {"eval.samples", CFG_INT, "4", 0, 64, NULL, 1, "MP3: test images reassembled from predicted positions (paper Fig. 2)"},
+    {"eval.speech_durations", CFG_INT_LIST, "", 1, 60, NULL, 1, "speech (supervised): at the end, evaluate on the test clips placed at a random offset inside clips of background noise this many seconds long (100 frames per second; [] = off)"},
+    {"eval.speech_rates", CFG_INT_LIST, "", 25, 400, NULL, 1, "speech (supervised): at the end, evaluate on the test clips played at this percent of their speed (80 = 0.8x: 125 frames; 125 = 1.25x: 80 frames; [] = off)"},
     {"eval.tta_delta", CFG_INT, "0", 0, 4096, NULL, 1, "test-time augmentation: at each evaluation size r also score the logits averaged over r-delta, r, r+delta (0 = off)"},
     {"model.arch", CFG_CHOICE, "vit", 0, 0, BACKBONE_CHOICES, 1, "backbone, the blocks between the embedding and the head (models/backbone.h): vit (Transformer blocks: pre-LN multi-head attention and a GELU MLP); gmlp (gMLP: spatial gating unit, no attention, no position encoding needed); amlp (gMLP plus a tiny single-head attention)"},
     {"model.cls", CFG_BOOL, "true", 0, 1, NULL, 1, "prepend a cls token and classify from it (false: mean of all tokens)"},

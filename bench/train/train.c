@@ -15,6 +15,7 @@
 #include "../../core/optimizer.h"
 #include "../../core/rng.h"
 #include "../../datasets/dataset.h"
+#include "../../datasets/speech/variants.h"
 #include "../../models/model.h"
 #include "../../core/device.h"
 #include "../../objectives/objective.h"
@@ -99,7 +100,8 @@ static void resolution_setup(run *r, model_config *vc) {
     int largest = r->train_size;
     for (int i = 0; i < r->n_univit; i++) largest = r->univit[i] > largest ? r->univit[i] : largest;
     for (int i = 0; i < s->n_eval_sizes; i++) largest = eval_sizes[i] + delta > largest ? eval_sizes[i] + delta : largest;
-    vc->max_image_size = largest;
+    int frames = speech_eval_largest_frames(c); // eval.speech_durations / eval.speech_rates
+    vc->max_image_size = largest > frames ? largest : frames;
     const char *why = NULL;
     char key[64];
     if (cfg_int(c, "data.resolution") > 0) // the dataset's own size is checked by vit_config_error
@@ -137,6 +139,7 @@ static void setup(run *r) {
     resolution_setup(r, &vc);
     const char *why = objective_config_error(&r->settings);
     if (why) die_input("%s", why);
+    speech_eval_check(r);
     const objective_kind *kind = objective_find(r->settings.name);
     kind->configure_model(&r->settings, &vc);
     why = model_config_error(&vc);
@@ -168,6 +171,7 @@ static void setup(run *r) {
     r->adam_v = ops->alloc(nparam * sizeof(float), "AdamW second moments");
     r->labels = xmalloc((size_t)max_batch * sizeof(int32_t), "batch labels");
     int largest = r->model.cfg.max_image_size > r->train_size ? r->model.cfg.max_image_size : r->train_size;
+    if (r->train.audio) largest = r->train_size; // longer speech clips come from their own variants, not resized batches
     r->scratch = xmalloc((dataset_batch_scratch_floats(&r->train, max_batch, largest) + 1) * sizeof(float), "batch before resizing");
     r->order = xmalloc((size_t)r->train.n * sizeof(int), "epoch order");
     r->batch_index = xmalloc((size_t)max_batch * sizeof(int), "batch indices");
@@ -259,6 +263,11 @@ static double train_step(run *r, int epoch, int in_epoch, double *grad_norm, flo
 static void env_load_test(objective_env *env, int first, int B, int size) {
     run *r = env->trainer;
     for (int b = 0; b < B; b++) r->batch_index[b] = first + b;
+    if (r->variant) { // a speech test-set variant: its own frame count
+        model_set_resolution(&r->model, r->variant->frames);
+        speech_variant_batch(r->variant, r->batch_index, B, model_images(&r->model), r->labels);
+        return;
+    }
     load_batch(r, r->eval_set, r->batch_index, B, NULL, 0, 0, size);
 }
 static void sink_attr_double(void *ctx, const char *group, const char *name, double v) {
@@ -282,6 +291,7 @@ static void finish_file(run *r, const char *status, const eval_scores *last) {
     const objective_kind *k = r->obj.kind;
     if (strcmp(status, "done") == 0) {
         if (cfg_bool(r->cfg, "eval.knn")) record_knn(r);
+        record_speech_variants(r);
         record_attention(r);
         if (k->record_final) k->record_final(&r->obj, &r->env, last);
         weights_write(r);

@@ -56,6 +56,7 @@ typedef struct {
     long eval_every;          // steps between evaluations (train.eval_every, or one epoch)
     early_stop es;
     const dataset *eval_set;  // the split env.load_test reads: &test, or &es.val during a validation pass
+    const struct speech_variant *variant; // non-NULL: env.load_test reads this test-set variant (speech_eval.c)
     uint32_t seed;
     double train_time_s;      // summed over resumed segments
     history train_hist, eval_hist;
@@ -81,6 +82,11 @@ eval_scores early_stop_evaluate(run *r);
 void early_stop_resume_best(run *r);
 void early_stop_use_best(run *r);
 void early_stop_free(run *r);
+// speech_eval.c: eval.speech_durations / eval.speech_rates (supervised speech runs only: check
+// refuses anything else, exit 2). largest_frames: the longest variant (0: none), for the arena.
+int speech_eval_largest_frames(const config *c);
+void speech_eval_check(const run *r);
+void record_speech_variants(run *r);
 // train_records.c: the end-of-run records every objective gets.
 void record_attention(run *r);
 void record_knn(run *r);
