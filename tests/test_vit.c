@@ -443,6 +443,17 @@ static void oracle_case(const char *dir, const char *label, model_config cfg, in
     scalar(&tf, "config.rope", pe_is(&cfg, "rope") ? cfg.rope_dims : 0);
     scalar(&tf, "config.rope_base", pe_is(&cfg, "rope") ? cfg.rope_base : 0);
     scalar(&tf, "config.pos_head", cfg.token_head);
+    if (cfg.features > 0) { // a sequence: frames x features, 1D CAPE at the evaluation positions
+        scalar(&tf, "config.features", cfg.features);
+        scalar(&tf, "config.cape1d", pe_is(&cfg, "cape"));
+        if (pe_is(&cfg, "cape")) {
+            float *t = xmalloc((size_t)B * m.N * sizeof(float), "cape positions");
+            posenc_time_eval_positions(t, B, m.N, cfg.frame_seconds);
+            int tdims[2] = {B, m.N};
+            tf_add(&tf, "input.cape_t", TF_F32, 2, tdims, t);
+            free(t); // tf_add copies
+        }
+    }
     if (c.pos) {
         int cdims[2] = {B, cfg.context_tokens};
         tf_add(&tf, "input.context", TF_I32, 2, cdims, model_context(&m));
@@ -454,7 +465,9 @@ static void oracle_case(const char *dir, const char *label, model_config cfg, in
     scalar(&tf, "config.num_classes", cfg.num_classes);
     scalar(&tf, "config.label_smoothing", smoothing);
     int idims[4] = {B, cfg.channels, cfg.image_size, cfg.image_size}, ldims[1] = {B};
-    tf_add(&tf, "input.images", TF_F32, 4, idims, model_images(&m));
+    int sdims[3] = {B, cfg.image_size, cfg.features};
+    if (cfg.features > 0) tf_add(&tf, "input.images", TF_F32, 3, sdims, model_images(&m));
+    else tf_add(&tf, "input.images", TF_F32, 4, idims, model_images(&m));
     tf_add(&tf, "input.labels", TF_I32, 1, ldims, labels);
     char name[160];
     for (int i = 0; i < m.params.count; i++) {
@@ -472,10 +485,13 @@ static void oracle_case(const char *dir, const char *label, model_config cfg, in
     if (tf_write(&tf, path, err, sizeof err) != 0) {
         test_fail("oracle dump", "%s", err);
     } else {
-        char cmd[9000];
+        char cmd[14000];
         printf("# oracle %s: %s\n", label, path);
         fflush(stdout);
-        snprintf(cmd, sizeof cmd, "/usr/bin/python3 tests/torch_oracle.py '%s' | sed 's/^\\(PASS\\|FAIL\\) oracle/\\1 oracle[%s]/'", path, label);
+        // The oracle's own exit status counts (a pipe into sed would hide it): its lines are
+        // relabelled from a file.
+        snprintf(cmd, sizeof cmd, "/usr/bin/python3 tests/torch_oracle.py '%s' > '%s.out'; rc=$?; sed 's/^\\(PASS\\|FAIL\\) oracle/\\1 oracle[%s]/' "
+                 "'%s.out'; exit $rc", path, path, label, path);
         int rc = system(cmd);
         if (rc != 0) test_fail("oracle", "%s: tests/torch_oracle.py exited with status %d", label, rc);
     }
@@ -529,6 +545,19 @@ static void test_torch_oracle(void) {
     refs_abs.ref_tokens = refs_sin2d.ref_tokens = 3;
     oracle_case(dir, "mp3-refs-abs", refs_abs, 3, 0.0f);
     oracle_case(dir, "mp3-refs-sin2d", refs_sin2d, 3, 0.0f);
+    // Sequences (speech: 9 frames of 5 features, one token per frame) with every 1D encoding:
+    // the torch twin computes sin1d, relbias (1 x L), rope 1D and 1D CAPE (from the positions)
+    // from their formulas.
+    model_config seq = {.channels = 1, .image_size = 9, .features = 5, .patch = 1, .dim = 16, .depth = 2, .heads = 2,
+                        .mlp_ratio = 2, .cls = 1, .num_classes = 4, .rope_dims = 1, .frame_seconds = 0.01f,
+                        .cape_time_shift = 60.0f, .cape_local_shift = -1.0f, .cape_scale = 1.4f};
+    const char *seq_kinds[] = {"none", "abs", "sin1d", "relbias", "rope", "cape"};
+    for (int k = 0; k < 6; k++) {
+        char label[64];
+        seq.pe_kind = seq_kinds[k];
+        snprintf(label, sizeof label, "sequence-%s", seq_kinds[k]);
+        oracle_case(dir, label, seq, 3, 0.1f);
+    }
     char cmd[200];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
