@@ -173,20 +173,6 @@ static void test_draws(void) {
 // and Δ = t'_0/λ - t_0; with everything on, ε recovered from the same u's stays within εmax and
 // the half-frame default keeps the frames in order.
 #define SEQS 20000
-static int cmp_double(const void *x, const void *y) {
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-static double ks_uniform(double *v, size_t n, double a) {
-    qsort(v, n, sizeof(double), cmp_double);
-    double D = 0;
-    for (size_t i = 0; i < n; i++) {
-        double F = (v[i] + a) / (2 * a);
-        F = F < 0 ? 0 : (F > 1 ? 1 : F);
-        D = fmax(D, fmax(fabs((double)(i + 1) / n - F), fabs(F - (double)i / n)));
-    }
-    return D;
-}
 
 static void test_draw_statistics(void) {
     const int N = 4;
@@ -232,14 +218,14 @@ static void test_draw_statistics(void) {
     test_check("cape1d: |ε| <= εmax = half a frame, frames stay in order", emax_seen <= emax + 2e-5 && out_of_order == 0,
                "max |ε| %.6f s (εmax %g), %ld frames out of order", emax_seen, emax, out_of_order);
     double crit = 1.95 / sqrt((double)SEQS);
-    double Dd = ks_uniform(delta, SEQS, dmax), Dl = ks_uniform(loglam, SEQS, log(lmax));
+    double Dd = test_ks_uniform(delta, SEQS, -dmax, dmax), Dl = test_ks_uniform(loglam, SEQS, -log(lmax), log(lmax));
     test_check("cape1d: Δ ~ U(-Δmax, Δmax), log λ ~ U(-log λmax, log λmax) (KS)", Dd < crit && Dl < crit,
                "KS Δ %.4f, log λ %.4f (crit %.4f)", Dd, Dl, crit);
     // ε alone (no Δ, λ = 1): exact in float, KS against U(-εmax, εmax).
     cape_config E = {0.0f, emax, 1.0f};
     posenc_cape_time_positions(h, SEQS, N, STRIDE, &E, 11, 3, 5);
     for (size_t i = 0; i < BN; i++) eps[i] = (double)h[i] - t[i % N];
-    double De = ks_uniform(eps, BN, emax);
+    double De = test_ks_uniform(eps, BN, -emax, emax);
     test_check("cape1d: ε ~ U(-εmax, εmax) (KS)", De < 1.95 / sqrt((double)BN), "KS %.4f (crit %.4f)", De,
                1.95 / sqrt((double)BN));
     free(g); free(h); free(delta); free(loglam); free(lam); free(eps);
