@@ -207,6 +207,13 @@ typedef struct ops_backend {
     // No backward: the encoding is fixed (nothing to learn), so the gradient w.r.t. x passes
     // through unchanged; the caller simply keeps using dx.
     void (*sincos2d_add)(float *x, const float *px, const float *py, int B, int T, int C, int t0);
+    // 1D sinusoids at continuous positions (CAPE's speech encoding: positions in seconds),
+    // C even, K = C/2 frequencies k = 0..K-1: w_k = freq_scale·10000^(-2k/C); channel 2k gets
+    // cos(w_k·t) and channel 2k+1 sin(w_k·t) (interleaved, as sin1d and CAPE's E_2k, E_2k+1).
+    // x (B, T, C) += that at t = pt[b, n] on token rows t0 + n (n < N = T - t0); cls rows
+    // untouched. pt (B, N): per-sequence positions. Phases formed in double. No backward (fixed
+    // encoding: the gradient w.r.t. x passes through unchanged).
+    void (*sincos1d_add)(float *x, const float *pt, int B, int T, int C, int t0, float freq_scale);
     // RoPE. Rotates q (channels [0, C)) and k ([C, 2C)) of qkv (B, T, 3C) in place on token
     // rows t0..T-1, per head h (head channels [h·Dh, (h+1)·Dh), Dh = C/H even): channel pair
     // (2j, 2j+1) of a head is rotated by angle[n, j] (n = t - t0):

@@ -1,10 +1,17 @@
-// core/optimizer.c — cosine schedule with linear warmup, global-norm clipping, AdamW.
+// core/optimizer.c — the learning-rate schedules (cosine with linear warmup, step halving),
+// global-norm clipping, AdamW.
 #include "optimizer.h"
 #include <math.h>
 
 float optim_lr_at(const optim_config *c, long step) {
-    if (c->warmup_steps > 0 && step < c->warmup_steps)
+    if (c->warmup_steps > 0 && step < c->warmup_steps) {
+        if (c->schedule == OPTIM_STEP_HALVING && c->warmup_lr > 0.0f) return c->warmup_lr;
         return c->lr * (float)(step + 1) / (float)c->warmup_steps;
+    }
+    if (c->schedule == OPTIM_STEP_HALVING) {
+        long halvings = c->halve_every > 0 ? (step - c->warmup_steps) / c->halve_every : 0;
+        return (float)ldexp((double)c->lr, -(int)(halvings < 1000 ? halvings : 1000));
+    }
     long decay_steps = c->total_steps - c->warmup_steps;
     if (decay_steps <= 0) return c->lr;
     double progress = (double)(step - c->warmup_steps) / (double)decay_steps;

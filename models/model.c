@@ -89,7 +89,7 @@ const char *model_config_error(const model_config *c) {
         snprintf(msg, sizeof msg, "largest image size %d is not a multiple of model.patch=%d", c->max_image_size, c->patch);
         return msg;
     }
-    const posenc_kind *pe = posenc_find(c->pe_kind ? c->pe_kind : "none");
+    const posenc_kind *pe = posenc_for_model(c);
     if (!pe) {
         snprintf(msg, sizeof msg, "pe.kind=%s is not a position encoding (valid: %s)", c->pe_kind, posenc_names());
         return msg;
@@ -341,7 +341,7 @@ void model_create(model *m, const model_config *cfg, const ops_backend *ops, int
     m->max_batch = max_batch;
     m->t0 = cfg->cls ? 1 : 0;
     m->arch = backbone_find(cfg->arch);
-    m->pe = posenc_find(cfg->pe_kind ? cfg->pe_kind : "none");
+    m->pe = posenc_for_model(cfg);
     set_size(m, max_size(cfg));
     m->rows_max = m->rows, m->cols_max = m->cols, m->grid_max = m->grid, m->N_max = m->N, m->T_max = m->T;
     set_size(m, cfg->image_size);

@@ -65,6 +65,8 @@ typedef struct model_config {
     float cape_global_shift;   // cape, training only: per-image shift bound (positions span [-1, 1])
     float cape_local_shift;    //   per-token shift bound; < 0: 1/grid side (the paper's 1/N)
     float cape_scale;          //   per-image scale bound lambda_max (1 = no scaling)
+    float cape_time_shift;     // cape on a sequence: per-sequence shift bound in seconds
+    float frame_seconds;       // sequence input: seconds between frames (1D cape's positions); 0 for images
     int rope_dims;             // rope: 1 (row-major patch index) or 2 (axial: columns, rows)
     float rope_base;           //   base of the frequencies; 0 = posenc_rope_default_base(rope_dims)
     int num_classes;           // classifier outputs (ignored with token_head)

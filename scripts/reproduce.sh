@@ -19,9 +19,9 @@ case "$DEVICE" in auto|cpu|cpu-guarded|cuda) ;; *) echo "reproduce: DEVICE=$DEVI
 SCALE_FLAG=""; [ "$SCALE" != small ] && SCALE_FLAG="--scale $SCALE"
 JOBS=$(( $(nproc) >= 2 ? 2 : 1 )); [ "$DEVICE" = cuda ] && JOBS=1
 status=0
-# MP3's speech experiment reads a synthesized Speech Commands set per scale (git-ignored),
+# MP3's and CAPE's speech experiments read a synthesized Speech Commands set per scale (git-ignored),
 # written once and reused; at paper scale it reads the real dataset from data/speech-commands.
-if [ "$PAPER" = mp3 ] && [ "$SCALE" != paper ] && [ ! -f "data/speech-commands-synth/$SCALE/testing_list.txt" ]; then
+if { [ "$PAPER" = mp3 ] || [ "$PAPER" = cape ]; } && [ "$SCALE" != paper ] && [ ! -f "data/speech-commands-synth/$SCALE/testing_list.txt" ]; then
     echo "== synthesizing Speech Commands ($SCALE) into data/speech-commands-synth/$SCALE"
     mkdir -p data/speech-commands-synth || exit 1
     "$PB" data speech-synth --scale "$SCALE" --out "data/speech-commands-synth/$SCALE" --quiet || exit 1

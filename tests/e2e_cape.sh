@@ -4,7 +4,8 @@
 # scripts/reproduce.sh the same way: every encoding trained at 28 px and tested at 16..56 px
 # with TTA, single-size models vs UniViT, the augmentation sweeps, report and figures), the
 # HDF5 record of a multi-size evaluation, and the refusals (sizes the patch does not divide,
-# MP3 at several sizes), each exit 2 naming the key.
+# MP3 at several sizes), each exit 2 naming the key; and cape-speech (1D CAPE on synthesized
+# keyword spotting, tested on longer and time-stretched clips).
 cd "$(dirname "$0")/.." || exit 1
 PB=build/posbench
 T=$(mktemp -d /tmp/posbench-cape.XXXXXX) || exit 1
@@ -17,7 +18,7 @@ fi
 start=$(date +%s)
 sh scripts/reproduce.sh cape smoke cpu-guarded "$T/out" > "$T/log" 2>&1; rc=$?
 secs=$(( $(date +%s) - start ))
-[ $rc -eq 0 ] && [ "$(grep -c '^estimated training time' "$T/log")" -eq 3 ]
+[ $rc -eq 0 ] && [ "$(grep -c '^estimated training time' "$T/log")" -eq 4 ]
 check "reproduce-cape smoke: every run done, exit 0" $? "exit $rc in ${secs}s; $(grep -E '^experiment .* done' "$T/log" | tr '\n' ' ')"
 # The runs went through the guarded CPU backend; cape-resolution again on the plain CPU backend
 # must give the same files bit for bit.
@@ -31,7 +32,7 @@ check "every encoding trained at 28 px evaluates at 40 px" $? "$n40 runs tested 
 F="$T/out/figures"
 for fig in 'cape-resolution-vit_resolution_top1' 'cape-resolution-vit_resolution_tta_top1' \
     'cape-resolution-vit_resolution_images_per_s' 'cape-resolution-vit_resolution_top1_vs_images_per_s' 'cape-univit-univit_resolution_top1' 'cape-univit-single_resolution_top1' \
-    'cape-augment-scale_metric_vs_axis_top1_56_vs_pe.cape_scale'; do
+    'cape-augment-scale_metric_vs_axis_top1_56_vs_pe.cape_scale' 'cape-speech-kws_speech_duration_top1' 'cape-speech-kws_speech_rate_top1'; do
     n_png=$(ls "$F"/"$fig"*.png 2>/dev/null | wc -l); n_svg=$(ls "$F"/"$fig"*.svg 2>/dev/null | wc -l)
     [ "$n_png" -ge 1 ] && [ "$n_png" -eq "$n_svg" ]
     check "reproduce-cape smoke: figure $fig" $? "$n_png PNG, $n_svg SVG"
@@ -56,6 +57,16 @@ h5dump -d /resolution/size "$H" 2>/dev/null | grep -q '16, 28, 40, 56' && h5dump
     h5dump -d /resolution/tta_top1 "$H" > /dev/null 2>&1 && h5dump -a /final/images_per_s@56 "$H" > /dev/null 2>&1
 check "HDF5: /resolution/{size,top1,tta_top1,images_per_s} and /final top1@S" $? "$(basename "$H")"
 
+# cape-speech (1D CAPE, positions in seconds): every 1D encoding tested at 1, 2, 4 s and at 0.8x,
+# 1.0x, 1.25x; the /speech_duration and /speech_rate records and the /final scalars; its findings.
+S=$(ls "$T"/out/cape-speech/kws/*.h5 2>/dev/null | head -n 1)
+nsp=$(ls "$T"/out/cape-speech/kws/*.h5 2>/dev/null | wc -l)
+[ "$nsp" -eq 5 ] && h5dump -d /speech_duration/frames "$S" 2>/dev/null | grep -q '100, 200, 400' &&
+    h5dump -d /speech_rate/frames "$S" 2>/dev/null | grep -q '125, 100, 80' && h5dump -a /final/top1_dur4s "$S" > /dev/null 2>&1 &&
+    h5dump -a /final/top1_rate125 "$S" > /dev/null 2>&1 && h5dump -a /final/best_step "$S" > /dev/null 2>&1 &&
+    grep -qF '| CAPE generalises better than abs to longer clips (4 s, 4x the training duration) |' "$R"
+check "cape-speech smoke: 5 encodings, /speech_duration and /speech_rate frames, /final top1_dur4s top1_rate125 best_step, findings" $? "$nsp runs; $(basename "$S")"
+
 # Refusals: exit 2 and a message naming the key and what is valid.
 CFG="data.limit=256 data.test_limit=100 train.epochs=1 train.batch=32 model.dim=32 model.depth=2 model.heads=2 model.patch=4"
 refuse() { # name, expected text, args...
@@ -70,6 +81,7 @@ refuse "TTA neighbour the patch does not divide" "eval.tta_delta=2 around eval.r
 refuse "MP3 at several sizes" "objective.name=mp3 predicts one of the 49 positions" objective.name=mp3 pe.kind=none eval.resolutions=28,40
 refuse "rope with an odd head size" "pe.kind=rope" pe.kind=rope model.dim=36 model.heads=6
 refuse "a malformed size list" "eval.resolutions: '28,x' is not a list of" eval.resolutions=28,x
+refuse "speech durations on images" "eval.speech_durations and eval.speech_rates evaluate speech clips" eval.speech_durations=2
 ls "$T"/r/*.h5 > /dev/null 2>&1
 [ $? -ne 0 ]
 check "refusals write no results" $? "$(ls "$T"/r 2>/dev/null | wc -l) files"

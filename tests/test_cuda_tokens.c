@@ -1,6 +1,6 @@
 // tests/test_cuda_tokens.c — CPU/GPU parity of the CUDA token ops (core/cuda/tokens_cuda.cu):
 // patchify, embed_tokens, gather/scatter tokens, qkv_pack, bias_gather, mean_pool; and of
-// resize2d (core/cuda/resize_cuda.cu), sincos2d_add and rope (core/cuda/posenc_cuda.cu). Every op runs on ops_cpu with host buffers and on ops_cuda with
+// resize2d (core/cuda/resize_cuda.cu), sincos2d_add, sincos1d_add and rope (core/cuda/posenc_cuda.cu). Every op runs on ops_cpu with host buffers and on ops_cuda with
 // device copies of the same inputs; every output and gradient is compared element by element.
 // Gradient buffers start non-zero (the same values on both sides), so the "gradients
 // accumulate" contract is checked too; in-place ops start from the same non-trivial buffer.
@@ -12,7 +12,7 @@
 //                             1e-6 + 1e-5·|cpu|: the kernels round where the CPU does and
 //                             sum in its order, so they should agree to the bit; the slack
 //                             only keeps a compiler's operation fusion from failing a check
-//   sincos2d_add              2e-6 absolute: the double phase goes through the GPU's own
+//   sincos2d_add, sincos1d_add 2e-6 absolute: the double phase goes through the GPU's own
 //                             pow/cos/sincos (a few ulp of double), rounded to float once
 // Plus one determinism check: bias_gather_backward twice into fresh buffers, bitwise equal.
 // Without a usable GPU (or a CUDA build) the program prints one SKIP line.
@@ -340,6 +340,24 @@ static void test_sincos2d(void) {
     }
 }
 
+// ---------------------------------------------------------------- sincos1d_add (1D CAPE)
+static void test_sincos1d(void) {
+    const int cases[][4] = {{2, 17, 12, 1}, {2, 101, 32, 1}, {2, 65, 64, 0}, {3, 401, 32, 1}}; // B, T, C, t0
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const int B = cases[k][0], T = cases[k][1], C = cases[k][2], t0 = cases[k][3], N = T - t0;
+        const size_t nx = (size_t)B * T * C, np = (size_t)B * N;
+        float *x = rnd(nx, -1, 1), *pt = rnd(np, -70, 70);
+        float *d_x = parity_upload(x, nx), *d_pt = parity_upload(pt, np);
+        cpu->sincos1d_add(x, pt, B, T, C, t0, CAPE_TIME_FREQ_SCALE);
+        gpu->sincos1d_add(d_x, d_pt, B, T, C, t0, CAPE_TIME_FREQ_SCALE);
+        char name[160];
+        snprintf(name, sizeof name, "cuda sincos1d add (T=%d C=%d t0=%d, |t|<=70 s)", T, C, t0);
+        check_free(name, x, d_x, nx, SIN2D);
+        cuda_free(d_pt);
+        free(x); free(pt);
+    }
+}
+
 // ---------------------------------------------------------------- rope
 static void test_rope(void) {
     // B, gh, gw, cls, C, H, dims (T = cls + gh·gw: 17, 17, 50, 50, 65, 17, 50)
@@ -383,6 +401,7 @@ int main(void) {
     test_mean_pool();
     test_resize2d();
     test_sincos2d();
+    test_sincos1d();
     test_rope();
     return test_exit_code();
 }

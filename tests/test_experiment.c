@@ -464,6 +464,25 @@ static void test_misc(void) {
     test_check("example-vit-sweep.yaml loads (and with --scale smoke): 8 runs", rc == 0 && rc2 == 0 && n == 8 && E.nruns == 8,
                "%s", rc || rc2 ? err : "ok");
     experiment_free(&E);
+    // A scale's matrix: replaces the values of an axis (mp3-speech's Table 6 pretraining lengths).
+    const char *sp = "bench/experiments/mp3-speech.yaml";
+    long want[3][5] = {{50, 150, 450}, {4, 8}, {1000, 5000, 10000, 25000, 50000}};
+    const char *scales[3] = {NULL, "smoke", "paper"};
+    int nwant[3] = {3, 2, 5};
+    for (int k = 0; k < 3; k++) {
+        rc = experiment_load(&E, sp, scales[k], err, sizeof err);
+        long got[16];
+        int ng = 0;
+        for (int i = 0; rc == 0 && i < E.nruns; i++)
+            if (!strcmp(E.runs[i].stage, "pt_updates") && ng < 16)
+                got[ng++] = cfg_int(&E.runs[i].cfg, "train.steps");
+        int same = ng == nwant[k] * (k == 0 ? 3 : k == 1 ? 1 : 3);
+        for (int i = 0; same && i < ng; i++) same = got[i] == want[k][i / (k == 1 ? 1 : 3)];
+        char label[160];
+        snprintf(label, sizeof label, "scale matrix: mp3-speech pt_updates.train.steps at scale %s", scales[k] ? scales[k] : "(none)");
+        test_check(label, rc == 0 && same, "%s; %d runs, first %ld", rc ? err : "loaded", ng, ng ? got[0] : -1L);
+        experiment_free(&E);
+    }
 }
 
 int main(void) {

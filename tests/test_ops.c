@@ -431,6 +431,17 @@ static void test_adamw(void) {
     float a = optim_lr_at(&oc, 0), b = optim_lr_at(&oc, 9), mid = optim_lr_at(&oc, 60), end = optim_lr_at(&oc, 110);
     test_check("lr schedule: linear warmup then cosine", fabsf(a - 0.1f) < 1e-6f && fabsf(b - 1.0f) < 1e-6f &&
                fabsf(mid - 0.5f) < 1e-6f && fabsf(end) < 1e-6f, "lr(0)=%g lr(9)=%g lr(60)=%g lr(110)=%g", a, b, mid, end);
+    // The MP3 paper's speech recipe: 500 updates at 1e-4, then 1e-3 halved every 10k updates.
+    optim_config sh = {.lr = 1e-3f, .warmup_steps = 500, .total_steps = 30000, .schedule = OPTIM_STEP_HALVING,
+                       .warmup_lr = 1e-4f, .halve_every = 10000};
+    float w0 = optim_lr_at(&sh, 0), w499 = optim_lr_at(&sh, 499), p500 = optim_lr_at(&sh, 500);
+    float p10499 = optim_lr_at(&sh, 10499), p10500 = optim_lr_at(&sh, 10500), p29999 = optim_lr_at(&sh, 29999);
+    test_check("lr schedule step_halving: constant warmup, then halved every halve_every steps after it",
+               w0 == 1e-4f && w499 == 1e-4f && p500 == 1e-3f && p10499 == 1e-3f && p10500 == 5e-4f && p29999 == 2.5e-4f,
+               "lr(0)=%g lr(499)=%g lr(500)=%g lr(10499)=%g lr(10500)=%g lr(29999)=%g", w0, w499, p500, p10499, p10500, p29999);
+    sh.warmup_lr = 0.0f; // no warmup rate: linear warmup as the cosine schedule's
+    test_check("lr schedule step_halving without warmup_lr: linear warmup", optim_lr_at(&sh, 249) == 1e-3f * 250.0f / 500.0f,
+               "lr(249)=%g", optim_lr_at(&sh, 249));
 }
 
 static void test_sum_squares_threads(void) {

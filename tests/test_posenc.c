@@ -141,22 +141,6 @@ static void test_sin2d(void) {
 }
 
 // ================================================================ CAPE
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-// Kolmogorov-Smirnov distance of samples v (n, sorted in place) to U(lo, hi).
-static double ks_uniform(double *v, size_t n, double lo, double hi) {
-    qsort(v, n, sizeof(double), cmp_double);
-    double D = 0;
-    for (size_t i = 0; i < n; i++) {
-        double F = (v[i] - lo) / (hi - lo);
-        F = F < 0 ? 0 : (F > 1 ? 1 : F);
-        D = fmax(D, fmax(fabs((double)(i + 1) / n - F), fabs(F - (double)i / n)));
-    }
-    return D;
-}
 
 static void mean_var(const double *v, size_t n, double *mean, double *var) {
     double m = 0, s = 0;
@@ -181,7 +165,7 @@ static double corr(const double *a, const double *b, size_t n) {
 static void check_uniform(const char *name, double *v, size_t n, double a) {
     double mean, var;
     mean_var(v, n, &mean, &var);
-    double D = ks_uniform(v, n, -a, a), crit = 1.95 / sqrt((double)n);
+    double D = test_ks_uniform(v, n, -a, a), crit = 1.95 / sqrt((double)n);
     double extreme = fmax(-v[0], v[n - 1]);
     int ok = D < crit && fabs(mean) < 5 * a / sqrt(3.0 * n) && fabs(var / (a * a / 3) - 1) < 0.03 &&
              extreme <= a * (1 + 1e-5) && extreme >= 0.99 * a;

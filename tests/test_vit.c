@@ -165,6 +165,12 @@ static void test_model_gradients(void) {
         snprintf(label, sizeof label, "sequence[cls,%s,5 frames at 7]", seq_kinds[k]);
         gradcheck_model_at(label, q, 0, 7);
     }
+    // 1D CAPE (positions in seconds) with its training draws (fixed by model_loss_rng), at 5 and 7 frames.
+    model_config seq_cape = seq;
+    seq_cape.pe_kind = "cape", seq_cape.frame_seconds = 0.01f, seq_cape.cape_time_shift = 60.0f;
+    seq_cape.cape_local_shift = -1.0f, seq_cape.cape_scale = 1.4f;
+    gradcheck_model("sequence[cls,cape1d,training draws]", seq_cape, 1);
+    gradcheck_model_at("sequence[cls,cape1d,training draws,5 frames at 7]", seq_cape, 1, 7);
     model_config seq_mp3 = seq;
     seq_mp3.pe_kind = "sin1d", seq_mp3.token_head = 1, seq_mp3.head_name = "pos_head";
     seq_mp3.context_tokens = 4, seq_mp3.ref_tokens = 2, seq_mp3.max_image_size = 0;
@@ -180,9 +186,9 @@ static void test_sequence_config(void) {
     const char *why = model_config_error(&seq);
     test_check("sequence: sin2d refused (2D positions)", why && strstr(why, "pe.kind=sin2d encodes 2D image positions"),
                "%s", why ? why : "(accepted)");
-    seq.pe_kind = "cape";
+    seq.pe_kind = "cape", seq.frame_seconds = 0.01f, seq.cape_scale = 1.4f, seq.cape_local_shift = -1.0f;
     why = model_config_error(&seq);
-    test_check("sequence: cape refused (2D positions)", why && strstr(why, "pe.kind=cape"), "%s", why ? why : "(accepted)");
+    test_check("sequence: cape accepted (1D CAPE, positions in seconds)", why == NULL, "%s", why ? why : "");
     seq.pe_kind = "rope", seq.rope_dims = 2;
     why = model_config_error(&seq);
     test_check("sequence: 2D RoPE refused", why && strstr(why, "pe.rope_dims=1"), "%s", why ? why : "(accepted)");
@@ -473,6 +479,17 @@ static void oracle_case(const char *dir, const char *label, model_config cfg, in
     scalar(&tf, "config.rope", pe_is(&cfg, "rope") ? cfg.rope_dims : 0);
     scalar(&tf, "config.rope_base", pe_is(&cfg, "rope") ? cfg.rope_base : 0);
     scalar(&tf, "config.pos_head", cfg.token_head);
+    if (cfg.features > 0) { // a sequence: frames x features, 1D CAPE at the evaluation positions
+        scalar(&tf, "config.features", cfg.features);
+        scalar(&tf, "config.cape1d", pe_is(&cfg, "cape"));
+        if (pe_is(&cfg, "cape")) {
+            float *t = xmalloc((size_t)B * m.N * sizeof(float), "cape positions");
+            posenc_time_eval_positions(t, B, m.N, cfg.frame_seconds);
+            int tdims[2] = {B, m.N};
+            tf_add(&tf, "input.cape_t", TF_F32, 2, tdims, t);
+            free(t); // tf_add copies
+        }
+    }
     if (c.pos) {
         int cdims[2] = {B, cfg.context_tokens};
         tf_add(&tf, "input.context", TF_I32, 2, cdims, model_context(&m));
@@ -484,7 +501,9 @@ static void oracle_case(const char *dir, const char *label, model_config cfg, in
     scalar(&tf, "config.num_classes", cfg.num_classes);
     scalar(&tf, "config.label_smoothing", smoothing);
     int idims[4] = {B, cfg.channels, cfg.image_size, cfg.image_size}, ldims[1] = {B};
-    tf_add(&tf, "input.images", TF_F32, 4, idims, model_images(&m));
+    int sdims[3] = {B, cfg.image_size, cfg.features};
+    if (cfg.features > 0) tf_add(&tf, "input.images", TF_F32, 3, sdims, model_images(&m));
+    else tf_add(&tf, "input.images", TF_F32, 4, idims, model_images(&m));
     tf_add(&tf, "input.labels", TF_I32, 1, ldims, labels);
     char name[160];
     for (int i = 0; i < m.params.count; i++) {
@@ -502,10 +521,13 @@ static void oracle_case(const char *dir, const char *label, model_config cfg, in
     if (tf_write(&tf, path, err, sizeof err) != 0) {
         test_fail("oracle dump", "%s", err);
     } else {
-        char cmd[9000];
+        char cmd[14000];
         printf("# oracle %s: %s\n", label, path);
         fflush(stdout);
-        snprintf(cmd, sizeof cmd, "/usr/bin/python3 tests/torch_oracle.py '%s' | sed 's/^\\(PASS\\|FAIL\\) oracle/\\1 oracle[%s]/'", path, label);
+        // The oracle's own exit status counts (a pipe into sed would hide it): its lines are
+        // relabelled from a file.
+        snprintf(cmd, sizeof cmd, "/usr/bin/python3 tests/torch_oracle.py '%s' > '%s.out'; rc=$?; sed 's/^\\(PASS\\|FAIL\\) oracle/\\1 oracle[%s]/' "
+                 "'%s.out'; exit $rc", path, path, label, path);
         int rc = system(cmd);
         if (rc != 0) test_fail("oracle", "%s: tests/torch_oracle.py exited with status %d", label, rc);
     }
@@ -559,6 +581,19 @@ static void test_torch_oracle(void) {
     refs_abs.ref_tokens = refs_sin2d.ref_tokens = 3;
     oracle_case(dir, "mp3-refs-abs", refs_abs, 3, 0.0f);
     oracle_case(dir, "mp3-refs-sin2d", refs_sin2d, 3, 0.0f);
+    // Sequences (speech: 9 frames of 5 features, one token per frame) with every 1D encoding:
+    // the torch twin computes sin1d, relbias (1 x L), rope 1D and 1D CAPE (from the positions)
+    // from their formulas.
+    model_config seq = {.channels = 1, .image_size = 9, .features = 5, .patch = 1, .dim = 16, .depth = 2, .heads = 2,
+                        .mlp_ratio = 2, .cls = 1, .num_classes = 4, .rope_dims = 1, .frame_seconds = 0.01f,
+                        .cape_time_shift = 60.0f, .cape_local_shift = -1.0f, .cape_scale = 1.4f};
+    const char *seq_kinds[] = {"none", "abs", "sin1d", "relbias", "rope", "cape"};
+    for (int k = 0; k < 6; k++) {
+        char label[64];
+        seq.pe_kind = seq_kinds[k];
+        snprintf(label, sizeof label, "sequence-%s", seq_kinds[k]);
+        oracle_case(dir, label, seq, 3, 0.1f);
+    }
     char cmd[200];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);

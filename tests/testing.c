@@ -117,3 +117,19 @@ int gradcheck(const char *name, void *ctx, gradcheck_loss_fn loss, float *x, con
                failures, checks, tol.eps, tol.atol, tol.rtol, worst_abs, worst_at);
     return ok;
 }
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double test_ks_uniform(double *v, size_t n, double lo, double hi) {
+    qsort(v, n, sizeof(double), cmp_double);
+    double D = 0;
+    for (size_t i = 0; i < n; i++) {
+        double F = (v[i] - lo) / (hi - lo);
+        F = F < 0 ? 0 : (F > 1 ? 1 : F);
+        D = fmax(D, fmax(fabs((double)(i + 1) / n - F), fabs(F - (double)i / n)));
+    }
+    return D;
+}

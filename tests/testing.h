@@ -22,3 +22,5 @@ float *test_zeros(size_t n);
 // directory was made from dir (a mkdtemp template, rewritten); otherwise a SKIP (no torch) or
 // FAIL (no directory) line for `name` and 0.
 int test_torch_dir(const char *name, char *dir);
+// Kolmogorov-Smirnov distance of samples v (n, sorted in place) to U(lo, hi).
+double test_ks_uniform(double *v, size_t n, double lo, double hi);

@@ -8,7 +8,9 @@ Usage (Debian's Python, PyTorch 1.13 CPU):
 DUMP is a tensorfile (core/tensorfile.h) holding config.* (f64 scalars: channels, image_size,
 patch, dim, depth, heads, mlp_ratio, cls, pos_abs, num_classes, label_smoothing; optional,
 default 0: relbias, pos_head, sin1d, sin2d, rope (0, 1 or 2 dims), rope_base; arch (0 ViT,
-1 gMLP, 2 aMLP: tests/torch_gmlp.py), tiny_attn_dim, sgu_toeplitz (0 dense, 1 1D, 2 2D)), input.images f32 (B,Cin,S,S), input.labels i32 (B), optional
+1 gMLP, 2 aMLP: tests/torch_gmlp.py), tiny_attn_dim, sgu_toeplitz (0 dense, 1 1D, 2 2D), features (> 0: a
+sequence, input.images f32 (B,S,features)), cape1d (with input.cape_t f32 (B,N): 1D CAPE's positions)),
+input.images f32 (B,Cin,S,S), input.labels i32 (B), optional
 input.context i32 (B,M) (MP3 context token indices: masked attention), optional config.gvp with
 input.gvp_groups i32 (B,N) (GVP's two streams: the group of every patch; output.logits
 (B,T+N,Cin*p*p), loss: torch_vit.gvp_loss), optional input.refs
@@ -51,9 +53,10 @@ GRAD_RTOL = 1e-3
 CONFIG_KEYS = ("channels", "image_size", "patch", "dim", "depth", "heads", "mlp_ratio",
                "cls", "pos_abs", "num_classes", "label_smoothing")
 INT_KEYS = ("channels", "image_size", "patch", "dim", "depth", "heads", "cls", "pos_abs", "num_classes",
-            "relbias", "pos_head", "sin1d", "sin2d", "rope", "arch", "tiny_attn_dim", "sgu_toeplitz", "gvp")
+            "relbias", "pos_head", "sin1d", "sin2d", "rope", "arch", "tiny_attn_dim", "sgu_toeplitz", "gvp",
+            "features", "cape1d")
 OPTIONAL_KEYS = ("relbias", "pos_head", "sin1d", "sin2d", "rope", "rope_base",
-                 "arch", "tiny_attn_dim", "sgu_toeplitz", "gvp")  # absent = 0
+                 "arch", "tiny_attn_dim", "sgu_toeplitz", "gvp", "features", "cape1d")  # absent = 0
 
 
 class BadInput(Exception):
@@ -117,7 +120,9 @@ def parse_inputs(tf, cfg, torch_vit):
     if imgs is None or labels is None:
         raise BadInput("missing input.images or input.labels")
     S, C = cfg.image_size, cfg.channels
-    if imgs.ndim != 4 or imgs.shape[1:] != (C, S, S):
+    if cfg.features and (imgs.ndim != 3 or imgs.shape[1:] != (S, cfg.features)):
+        raise BadInput(f"input.images has shape {imgs.shape}, expected a sequence (B, {S}, {cfg.features})")
+    if not cfg.features and (imgs.ndim != 4 or imgs.shape[1:] != (C, S, S)):
         raise BadInput(f"input.images has shape {imgs.shape}, expected (B, {C}, {S}, {S})")
     B = imgs.shape[0]
     if labels.shape != (B,):
@@ -165,7 +170,17 @@ def _token_lists(tf, key, B, cfg):
     return idx.astype(np.int64)
 
 
-def run_model(cfg, imgs, labels, params, dtype, context=None, refs=None):
+def positions_input(tf, cfg, B):
+    """input.cape_t (B, N) float: 1D CAPE's frame positions in seconds (config.cape1d only)."""
+    t = tf.get("input.cape_t")
+    if not cfg.cape1d:
+        return None
+    if t is None or t.shape != (B, cfg.num_patches) or t.dtype.kind != "f" or not np.all(np.isfinite(t)):
+        raise BadInput(f"config.cape1d needs input.cape_t (B, {cfg.num_patches}) of finite positions")
+    return t
+
+
+def run_model(cfg, imgs, labels, params, dtype, context=None, refs=None, positions=None):
     """Builds the model in `dtype`, loads params, runs forward+backward (MP3 with context).
     Returns (loss float, logits ndarray, {name: grad ndarray}, model)."""
     torch, torch_vit = _torch()
@@ -183,7 +198,7 @@ def run_model(cfg, imgs, labels, params, dtype, context=None, refs=None):
         logits = model(x, ctx, None if refs is None else torch.from_numpy(refs))
         loss = torch_vit.mp3_loss(logits, cfg.cls)
     else:
-        logits = model(x)
+        logits = model(x) if positions is None else model(x, positions=torch.from_numpy(np.ascontiguousarray(positions)))
         loss = torch_vit.vit_loss(logits, y, cfg.label_smoothing)
     model.zero_grad(set_to_none=True)
     loss.backward()
@@ -201,8 +216,9 @@ def check(name, ok, detail, results):
 
 
 def compare(tf, cfg, imgs, labels, params, context, refs=None):
-    loss64, logits64, grads64, _ = run_model(cfg, imgs, labels, params, _torch()[0].float64, context, refs)
-    loss32, logits32, grads32, _ = run_model(cfg, imgs, labels, params, _torch()[0].float32, context, refs)
+    positions = positions_input(tf, cfg, imgs.shape[0])
+    loss64, logits64, grads64, _ = run_model(cfg, imgs, labels, params, _torch()[0].float64, context, refs, positions)
+    loss32, logits32, grads32, _ = run_model(cfg, imgs, labels, params, _torch()[0].float32, context, refs, positions)
     results = []
 
     # loss

@@ -19,6 +19,11 @@ Fixed encodings, added to the token rows after the cls token is prepended (cls r
   sin2d: patch centres x = linspace(-1, 1, g)[column], y = linspace(-1, 1, g)[row]; for
          k = 1..d/2, phase_k = pi * 10^(2k/d) * (x cos k + y sin k); channels [cos(phase) | sin(phase)]
          (CAPE eq. 3-4, all cosines first as in CAPE's reference code).
+Sequences (features > 0: speech, one token per frame): the input is (B, L, features), the tokens
+are the frames themselves (patch_embed is a Linear(features, d)), the grid is 1 x L (relbias: a
+1 x L table, (2L-1) + 3*cls entries), sin1d and rope 1 run over the frame index.
+  cape1d (1D CAPE, CAPE §3 for sound): frame n at position t[b, n] seconds (given per sequence,
+         `positions`); channels 2k, 2k+1 = cos, sin(w_k t), w_k = 30 * 10000^(-2k/d).
 rope (rotary q/k after the qkv projection, every head, patch rows only, v untouched): channel
 pair (2j, 2j+1) of a head of size hs is rotated by angle a: (u, w) -> (u cos a - w sin a,
 u sin a + w cos a). rope 1: a = n * base^(-2j/hs) (n = row-major patch index, base 10000);
@@ -80,14 +85,21 @@ class ViTConfig:
     arch: int = 0           # 0 = ViT; 1 = gMLP, 2 = aMLP (tests/torch_gmlp.py)
     tiny_attn_dim: int = 0  # aMLP
     sgu_toeplitz: int = 0   # gMLP/aMLP: 0 dense W, 1 Toeplitz 1D, 2 Toeplitz 2D
+    features: int = 0       # > 0: a sequence (B, L = image_size, features), one token per frame
+    cape1d: int = 0         # 1D CAPE at given positions (sequences only)
 
     @property
     def grid(self):
         return self.image_size // self.patch
 
     @property
+    def grid_hw(self):
+        return (1, self.image_size) if self.features else (self.grid, self.grid)
+
+    @property
     def num_patches(self):
-        return self.grid * self.grid
+        gh, gw = self.grid_hw
+        return gh * gw
 
     @property
     def tokens(self):
@@ -95,7 +107,7 @@ class ViTConfig:
 
     @property
     def patch_dim(self):
-        return self.channels * self.patch * self.patch
+        return self.features if self.features else self.channels * self.patch * self.patch
 
     @property
     def hidden(self):
@@ -116,6 +128,10 @@ class ViTConfig:
             raise ValueError(f"cls ({self.cls}) and pos_abs ({self.pos_abs}) must be 0 or 1")
         if (self.sin1d or self.sin2d) and self.dim % 2:
             raise ValueError(f"sin1d/sin2d need an even dim, got {self.dim}")
+        if self.features and (self.patch != 1 or self.channels != 1 or self.sin2d or self.rope == 2):
+            raise ValueError("a sequence needs patch 1, channels 1, and 1D encodings only")
+        if self.cape1d and (not self.features or self.dim % 2):
+            raise ValueError("cape1d needs a sequence (features > 0) and an even dim")
         if self.rope not in (0, 1, 2):
             raise ValueError(f"rope ({self.rope}) must be 0, 1 or 2")
         if self.rope and (self.dim // self.heads) % (2 * self.rope):
@@ -130,6 +146,8 @@ def extract_patches(images, patch):
     """(B, C, S, S) -> (B, N, C*p*p): patches in raster order (row of patches, then column),
     each flattened in (c, py, px) order -- what Conv2d(C, d, p, stride=p) with weight
     patch_embed.weight.view(d, C, p, p) computes."""
+    if images.dim() == 3:  # a sequence (B, L, features): the frames are the tokens
+        return images
     B, C, H, W = images.shape
     p = patch
     gh, gw = H // p, W // p
@@ -138,12 +156,14 @@ def extract_patches(images, patch):
     return x.reshape(B, gh * gw, C * p * p)
 
 
-def relbias_index(grid, cls):
-    """(T, T) long tensor of table entries (see the module docstring)."""
-    span = 2 * grid - 1
-    K = span * span + (3 if cls else 0)
+def relbias_index(grid, cls, grid_w=None):
+    """(T, T) long tensor of table entries (see the module docstring); a grid x grid_w grid
+    (grid_w None: square)."""
+    gh, gw = grid, grid if grid_w is None else grid_w
+    span = 2 * gw - 1
+    K = (2 * gh - 1) * span + (3 if cls else 0)
     t0 = 1 if cls else 0
-    T = grid * grid + t0
+    T = gh * gw + t0
     idx = torch.empty(T, T, dtype=torch.long)
     for i in range(T):
         for j in range(T):
@@ -154,17 +174,19 @@ def relbias_index(grid, cls):
             elif j < t0:
                 idx[i, j] = K - 2
             else:
-                yi, xi = divmod(i - t0, grid)
-                yj, xj = divmod(j - t0, grid)
-                idx[i, j] = (yi - yj + grid - 1) * span + (xi - xj + grid - 1)
+                yi, xi = divmod(i - t0, gw)
+                yj, xj = divmod(j - t0, gw)
+                idx[i, j] = (yi - yj + gh - 1) * span + (xi - xj + gw - 1)
     return idx, K
 
 
-def sin1d_table(grid, d):
-    """(N, d) Vaswani table of the row-major patch index, channels interleaved."""
-    n = torch.arange(grid * grid, dtype=torch.float64).unsqueeze(1)
+def sin1d_table(grid, d, count=None):
+    """(N, d) Vaswani table of the row-major patch index, channels interleaved (N = count, or
+    grid * grid)."""
+    N = grid * grid if count is None else count
+    n = torch.arange(N, dtype=torch.float64).unsqueeze(1)
     w = 10000.0 ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
-    table = torch.zeros(grid * grid, d, dtype=torch.float64)
+    table = torch.zeros(N, d, dtype=torch.float64)
     table[:, 0::2], table[:, 1::2] = torch.cos(n * w), torch.sin(n * w)
     return table
 
@@ -180,9 +202,19 @@ def sin2d_table(grid, d):
     return torch.cat([torch.cos(phase), torch.sin(phase)], dim=1)
 
 
-def rope_angles(grid, hs, dims, base):
-    """(N, hs/2) rotation angle of each channel pair at each patch (see the module docstring)."""
-    n = torch.arange(grid * grid, dtype=torch.float64)
+def cape1d_embedding(t, d):
+    """(B, N, d) 1D CAPE of positions t (B, N) in seconds: interleaved cos/sin(30 * 1e4^(-2k/d) t)."""
+    t = t.to(torch.float64).unsqueeze(-1)
+    w = 30.0 * 10000.0 ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
+    emb = torch.zeros(t.shape[0], t.shape[1], d, dtype=torch.float64)
+    emb[..., 0::2], emb[..., 1::2] = torch.cos(t * w), torch.sin(t * w)
+    return emb
+
+
+def rope_angles(grid, hs, dims, base, count=None):
+    """(N, hs/2) rotation angle of each channel pair at each patch (see the module docstring);
+    count: N for a sequence (1D only)."""
+    n = torch.arange(grid * grid if count is None else count, dtype=torch.float64)
     if dims == 1:
         base = base or 10000.0
         theta = base ** (-2.0 * torch.arange(hs // 2, dtype=torch.float64) / hs)
@@ -293,13 +325,13 @@ class ViT(nn.Module):
             self.pos_embed = nn.Parameter(torch.zeros(cfg.tokens, d))
         rel_entries = 0
         if cfg.relbias:
-            index, rel_entries = relbias_index(cfg.grid, cfg.cls)
+            index, rel_entries = relbias_index(cfg.grid_hw[0], cfg.cls, grid_w=cfg.grid_hw[1])
             self.register_buffer("rel_index", index, persistent=False)
         if cfg.sin1d or cfg.sin2d:
-            table = sin1d_table(cfg.grid, d) if cfg.sin1d else sin2d_table(cfg.grid, d)
+            table = sin1d_table(cfg.grid, d, cfg.num_patches) if cfg.sin1d else sin2d_table(cfg.grid, d)
             self.register_buffer("pos_fixed", table, persistent=False)
         if cfg.rope:
-            angles = rope_angles(cfg.grid, d // cfg.heads, cfg.rope, cfg.rope_base)
+            angles = rope_angles(cfg.grid, d // cfg.heads, cfg.rope, cfg.rope_base, cfg.num_patches if cfg.features else None)
             self.register_buffer("rope_cos", torch.cos(angles), persistent=False)
             self.register_buffer("rope_sin", torch.sin(angles), persistent=False)
         self.blocks = nn.ModuleList(Block(d, cfg.heads, cfg.hidden, rel_entries) for _ in range(cfg.depth))
@@ -327,10 +359,10 @@ class ViT(nn.Module):
             else:
                 tn(p)
 
-    def forward_tokens(self, patches, context=None, refs=None):
+    def forward_tokens(self, patches, context=None, refs=None, positions=None):
         """Final-LayerNorm token features (B, T, d); context (B, M) token indices for MP3;
         refs (B, R) token indices: only these tokens get the position encoding (MP3's
-        reference points; posbench lists cls among them)."""
+        reference points; posbench lists cls among them); positions (B, N): cape1d's t."""
         x = self.patch_embed(patches)
         if self.cfg.cls:
             B = x.shape[0]
@@ -347,6 +379,8 @@ class ViT(nn.Module):
                 x = x + self.pos_embed.unsqueeze(0)
             if self.cfg.sin1d or self.cfg.sin2d:
                 x = torch.cat([x[:, :t0], x[:, t0:] + self.pos_fixed.to(x.dtype)], dim=1)
+            if self.cfg.cape1d:
+                x = torch.cat([x[:, :t0], x[:, t0:] + cape1d_embedding(positions, x.shape[2]).to(x.dtype)], dim=1)
         rel_index = self.rel_index if self.cfg.relbias else None
         rope = (self.rope_cos.to(x.dtype), self.rope_sin.to(x.dtype), t0) if self.cfg.rope else None
         for blk in self.blocks:
@@ -371,12 +405,13 @@ class ViT(nn.Module):
             h, g = blk.forward_two_stream(h, g, mask_h, mask_g)
         return self.pixel_head(self.norm(torch.cat([h, g], dim=1)))
 
-    def forward(self, images, context=None, refs=None):
-        """images (B, C, S, S) -> logits (B, K), or with pos_head position logits (B, T, N)."""
+    def forward(self, images, context=None, refs=None, positions=None):
+        """images (B, C, S, S) or a sequence (B, L, features) -> logits (B, K), or with pos_head
+        position logits (B, T, N). positions (B, N): cape1d's frame positions in seconds."""
         patches = extract_patches(images, self.cfg.patch)
         if self.cfg.pos_head:
-            return self.pos_head(self.forward_tokens(patches, context, refs))
-        x = self.forward_tokens(patches)
+            return self.pos_head(self.forward_tokens(patches, context, refs, positions))
+        x = self.forward_tokens(patches, positions=positions)
         return self.head(x[:, 0] if self.cfg.cls else x.mean(dim=1))
 
 

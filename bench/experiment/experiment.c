@@ -128,12 +128,18 @@ static int unknown_key(exp_ctx *x, const ynode *at, const char *path, int r, int
 
 typedef int (*leaf_fn)(exp_ctx *x, int stage, int cfg, const char *path, const ynode *key, const ynode *val);
 
-// Calls fn for every leaf of a nested/dotted map of config keys. `extra`: a top-level key the
-// caller handles itself (init, seeds), skipped here.
+// A top-level key the caller handles itself: `extra` (init, seeds), and a scale's matrix (its
+// axis values, read by scale_axes) next to its seeds.
+static int handled_elsewhere(const char *key, const char *extra) {
+    return extra && (!strcmp(key, extra) || (!strcmp(extra, "seeds") && !strcmp(key, "matrix")));
+}
+
+// Calls fn for every leaf of a nested/dotted map of config keys, skipping what
+// handled_elsewhere names.
 static int walk(exp_ctx *x, const ynode *map, const char *prefix, int allow_stage, const char *extra, leaf_fn fn) {
     for (int i = 0; i < map->n; i++) {
         const ynode *k = map->key[i], *v = map->val[i];
-        if (!prefix[0] && extra && !strcmp(k->text, extra)) continue;
+        if (!prefix[0] && handled_elsewhere(k->text, extra)) continue;
         char path[256];
         snprintf(path, sizeof path, "%s%s%s", prefix, prefix[0] ? "." : "", k->text);
         int stage, cfg, r = resolve(x->e, path, allow_stage, &stage, &cfg);
@@ -428,7 +434,7 @@ static int list_leaf(exp_ctx *x, int stage, int cfg, const char *path, const yno
     return 0;
 }
 
-static int finish_axis(exp_ctx *x, exp_axis *a) { // rejects repeated values (or zip tuples)
+static int repeated_values(exp_ctx *x, const exp_axis *a) { // rejects repeated values (or zip tuples)
     for (int i = 0; i < a->nvalues; i++)
         for (int j = 0; j < i; j++) {
             int same = 1;
@@ -439,6 +445,11 @@ static int finish_axis(exp_ctx *x, exp_axis *a) { // rejects repeated values (or
                             a->text[i * a->nkeys], first->line, first->col);
             }
         }
+    return 0;
+}
+
+static int finish_axis(exp_ctx *x, exp_axis *a) {
+    if (repeated_values(x, a) != 0) return -1;
     x->e->naxes++;
     x->cur = NULL;
     return 0;
@@ -459,6 +470,52 @@ static int matrix_leaf(exp_ctx *x, int stage, int cfg, const char *path, const y
     exp_axis *a = new_axis(x, key);
     if (!a || list_leaf(x, stage, cfg, path, key, v) != 0) return -1;
     return finish_axis(x, a);
+}
+
+// A scale's `matrix: {key: [values]}` replaces the values of a matrix axis of that one key
+// (e.g. fewer or shorter pretraining lengths at a smaller scale). Every scale's is checked
+// (the key must be such an axis, the values typed and distinct); the chosen one's applies.
+static int scale_axis_leaf(exp_ctx *x, int stage, int cfg, const char *path, const ynode *key, const ynode *v) {
+    experiment *e = x->e;
+    exp_axis *a = NULL;
+    for (int i = 0; i < e->naxes && !a; i++)
+        if (e->axes[i].nkeys == 1 && e->axes[i].keys[0].index == cfg && e->axes[i].keys[0].stage == stage) a = &e->axes[i];
+    if (!a) return exp_fail(x, key, "scales: matrix: '%s' is not a key of the top-level matrix (a scale replaces the values "
+                            "of an existing one-key axis)", path);
+    exp_axis saved = *a, fresh = {0};
+    fresh.node = a->node;
+    *a = fresh;
+    x->cur = a;
+    int rc = list_leaf(x, stage, cfg, path, key, v);
+    if (rc == 0) rc = repeated_values(x, a);
+    x->cur = NULL;
+    if (rc != 0 || !x->scale_apply) { // checked only (or failed): the top-level values stay
+        for (int i = 0; i < a->nvalues * a->nkeys; i++) free(a->text[i]);
+        free(a->text);
+        free(a->nodes);
+        *a = saved;
+        return rc;
+    }
+    for (int i = 0; i < saved.nvalues * saved.nkeys; i++) free(saved.text[i]);
+    free(saved.text);
+    free(saved.nodes);
+    return 0;
+}
+
+static int scale_axes(exp_ctx *x, const ynode *scales) {
+    if (!scales || scales->kind != YT_MAP) return 0;
+    for (int i = 0; i < scales->n; i++) {
+        const ynode *m = ytree_get(scales->val[i], "matrix", NULL);
+        if (!m) continue;
+        char got[300];
+        ytree_describe(m, got, sizeof got);
+        if (m->kind != YT_MAP) return exp_fail(x, m, "scales: %s: matrix: expected a mapping of axis key -> list of values, got %s",
+                                               scales->key[i]->text, got);
+        x->scale_apply = !strcmp(scales->key[i]->text, x->e->scale);
+        if (walk(x, m, "", 1, NULL, scale_axis_leaf) != 0) return -1;
+    }
+    x->scale_apply = 0;
+    return 0;
 }
 
 static int read_axes(exp_ctx *x, const ynode *matrix, const ynode *zip) {
@@ -587,6 +644,7 @@ static int load(exp_ctx *x, const char *scale) {
         if (x->origin[s][iseed])
             return exp_fail(x, x->origin[s][iseed], "train.seed is set by seeds: [...]; remove it here (or drop seeds)");
     if (read_axes(x, ytree_get(root, "matrix", NULL), ytree_get(root, "zip", NULL)) != 0) return -1;
+    if (scale_axes(x, scales) != 0) return -1;
     if (read_exclude(x, ytree_get(root, "exclude", NULL)) != 0) return -1;
     e->figures = ytree_get(root, "figures", NULL);
     e->reference = ytree_get(root, "reference", NULL);

@@ -31,8 +31,10 @@
 // seeds: list of distinct integers >= 0; seed s sets train.seed (then train.seed may not be
 //   set anywhere else). Without `seeds`, each stage has one seed: its resolved train.seed.
 // scales: map name -> overrides (config keys, optionally stage-qualified, and optionally
-//   `seeds: [...]` replacing the top-level seeds). All scales are validated; `--scale S`
-//   picks one; an unknown S lists the valid names.
+//   `seeds: [...]` replacing the top-level seeds, and optionally `matrix: {key: [values]}`
+//   replacing the values of a one-key axis of the top-level matrix, e.g. shorter pretraining
+//   lengths at a smaller scale; the key must be such an axis). All scales are validated;
+//   `--scale S` picks one; an unknown S lists the valid names.
 // Expansion. The axes of stage S are the axes qualified to S, the unqualified axes, and
 //   (when S has `init: P`) all axes of P, recursively. S has one run per combination of
 //   its axes (first axis slowest) times its seeds (fastest), minus excluded combinations.

@@ -102,10 +102,9 @@ static int check_run(exp_ctx *x, int s, const exp_run *r, const char *combo) {
             }
     }
     // The encoding's and the objective's own rules (models/posenc/, objectives/<name>/).
-    const char *pe = cfg_str(c, "pe.kind");
     int ipe = cfg_index("pe.kind");
-    const posenc_kind *kind = posenc_find(pe);
     model_config vc = model_config_from_config(c, 1, side, 1, speech ? MFCC_COEFFS : 0); // what an encoding's config_error reads
+    const posenc_kind *kind = posenc_for_model(&vc);
     const char *why = kind && kind->config_error ? kind->config_error(&vc) : NULL;
     if (why) return exp_fail(x, blame(x, s, r->axis_value, ipe, idim), "%s: %s", what, why);
     objective_settings os;

@@ -24,6 +24,7 @@ typedef struct {
     int nexcl;
     exp_axis *cur;  // axis being filled by a leaf callback
     int setting_stage, setting_apply;                  // set_leaf's target stage (-1: all), 0: validate only
+    int scale_apply;                                   // scale_axis_leaf: 1 = the chosen scale (replace), 0 = check only
     const ynode *body_seen[EXP_MAX_STAGES + 1][NKEYS]; // [stage + 1][key]: set in the current body at
 } exp_ctx;
 

@@ -1,6 +1,7 @@
 // bench/experiment/settings.c — config -> objective_settings (see settings.h).
 #include "settings.h"
 #include "../../datasets/text/text.h"
+#include "../../datasets/speech/mfcc.h"
 #include <string.h>
 
 model_config model_config_from_config(const config *c, int channels, int image_size, int num_classes, int features) {
@@ -19,6 +20,8 @@ model_config model_config_from_config(const config *c, int channels, int image_s
         .cape_global_shift = (float)cfg_float(c, "pe.cape_global_shift"),
         .cape_local_shift = (float)cfg_float(c, "pe.cape_local_shift"),
         .cape_scale = (float)cfg_float(c, "pe.cape_scale"),
+        .cape_time_shift = (float)cfg_float(c, "pe.cape_time_shift"),
+        .frame_seconds = features > 0 ? (float)MFCC_HOP / MFCC_SAMPLE_RATE : 0.0f,
         .rope_dims = (int)cfg_int(c, "pe.rope_dims"),
         .rope_base = (float)cfg_float(c, "pe.rope_base"),
         .num_classes = num_classes,

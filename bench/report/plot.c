@@ -344,6 +344,10 @@ static int fig_result_curves(plotter *p, const rr_stage *s) {
     if (!rc) rc = fig_array_curves(p, s, "resolution/images_per_s", "resolution/size", "evaluation image size (px)", 0, 0);
     // CAPE Fig. 4: accuracy against inference throughput, one point per evaluation size
     if (!rc) rc = fig_array_curves(p, s, "resolution/top1", "resolution/images_per_s", "throughput (images/s, forward only)", 1, 1);
+    // CAPE's speech claims: keyword accuracy vs clip duration and vs playback rate
+    if (!rc) rc = fig_array_curves(p, s, "speech_duration/top1", "speech_duration/seconds",
+                                   "test clip duration (s), the keyword at a random offset in background noise", 0, 0);
+    if (!rc) rc = fig_array_curves(p, s, "speech_rate/top1", "speech_rate/rate", "playback rate of the test clips (x)", 0, 0);
     return rc;
 }
 

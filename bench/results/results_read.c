@@ -388,6 +388,8 @@ int rr_read(const char *path, int what, rr_run *out, char *err, size_t errlen) {
     if (rc == 0 && (what & RR_ARRAYS)) rc = read_arrays(&c, file, "/position", "position", &cl);
     if (rc == 0 && (what & RR_ARRAYS)) rc = read_arrays(&c, file, "/knn", "knn", &cl);
     if (rc == 0 && (what & RR_ARRAYS)) rc = read_arrays(&c, file, "/resolution", "resolution", &cl);
+    if (rc == 0 && (what & RR_ARRAYS)) rc = read_arrays(&c, file, "/speech_duration", "speech_duration", &cl);
+    if (rc == 0 && (what & RR_ARRAYS)) rc = read_arrays(&c, file, "/speech_rate", "speech_rate", &cl);
     if (H5Fclose(file) < 0 && rc == 0) rc = fail(&c, "closing", "the file");
     if (rc < 0) {
         if (!err[0]) snprintf(err, errlen, "%s: reading failed", path);

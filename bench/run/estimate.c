@@ -31,6 +31,7 @@ double estimate_training_flops(const config *c) {
     if (limit > 0 && limit < train_n) train_n = (int)limit;
     double images = floor(train_n * cfg_float(c, "data.labeled_fraction") + 0.5);
     long batch = cfg_int(c, "train.batch"), steps = (long)(images / batch) * cfg_int(c, "train.epochs");
+    if (cfg_int(c, "train.steps") > 0) steps = cfg_int(c, "train.steps");
     model_config v = model_config_from_config(c, channels, size, classes, 0);
     if (v.patch < 1 || size % v.patch) return -1.0;
     int rows, cols;

@@ -52,12 +52,19 @@ void checkpoint_write(run *r) {
     add_arena(&tf, "adam_v", params, v);
     add_history(&tf, "history.train", &r->train_hist);
     add_history(&tf, "history.eval", &r->eval_hist);
+    float *best = NULL; // early stopping: the /val rows and the best parameters so far
+    if (r->es.on) add_history(&tf, "history.val", &r->es.hist);
+    if (r->es.on && r->es.best_step > 0) {
+        best = arena_to_host(ops, params, r->es.best_param);
+        add_arena(&tf, "best_param", params, best);
+    }
     char err[4400];
     if (tf_write(&tf, r->ckpt_path, err, sizeof err) != 0) die_fail("checkpoint: %s", err);
     tf_free(&tf);
     free(param);
     free(m);
     free(v);
+    free(best);
 }
 
 // Every refusal names the file, says what is wrong and that nothing was resumed.
@@ -145,7 +152,12 @@ int checkpoint_resume(run *r) {
     restore_arena(r, &tf, "adam_m", r->adam_m, 0);
     restore_arena(r, &tf, "adam_v", r->adam_v, 1);
     restore_history(r, &tf, "history.train", &r->train_hist, r->step, 0, 1);                   // column step
-    restore_history(r, &tf, "history.eval", &r->eval_hist, r->step / r->steps_per_epoch, 1, r->steps_per_epoch); // column step
+    restore_history(r, &tf, "history.eval", &r->eval_hist, r->step / r->eval_every, 1, r->eval_every); // column step
+    if (r->es.on) {
+        restore_history(r, &tf, "history.val", &r->es.hist, r->step / r->eval_every, 0, r->eval_every);
+        early_stop_resume_best(r);
+        if (r->es.best_step > 0) restore_arena(r, &tf, "best_param", r->es.best_param, 0);
+    }
     tf_free(&tf);
     return 1;
 }

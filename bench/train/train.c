@@ -16,6 +16,7 @@
 #include "../../core/rng.h"
 #include "../../datasets/dataset.h"
 #include "../../datasets/text/text.h"
+#include "../../datasets/speech/variants.h"
 #include "../../models/model.h"
 #include "../../core/device.h"
 #include "../../objectives/objective.h"
@@ -43,7 +44,7 @@ static void eval_columns(const objective_kind *k, results_column *cols) {
 }
 
 
-static void history_append(history *h, const double *row) {
+void history_append(history *h, const double *row) {
     if (h->count == h->capacity) {
         long cap = h->capacity ? h->capacity * 2 : 1024;
         double *rows = realloc(h->rows, (size_t)cap * h->cols * sizeof(double));
@@ -106,7 +107,8 @@ static void resolution_setup(run *r, model_config *vc) {
     int largest = r->train_size;
     for (int i = 0; i < r->n_univit; i++) largest = r->univit[i] > largest ? r->univit[i] : largest;
     for (int i = 0; i < s->n_eval_sizes; i++) largest = eval_sizes[i] + delta > largest ? eval_sizes[i] + delta : largest;
-    vc->max_image_size = largest;
+    int frames = speech_eval_largest_frames(c); // eval.speech_durations / eval.speech_rates
+    vc->max_image_size = largest > frames ? largest : frames;
     const char *why = NULL;
     char key[64];
     if (cfg_int(c, "data.resolution") > 0) // the dataset's own size is checked by vit_config_error
@@ -130,9 +132,12 @@ static void setup(run *r) {
     if (r->train.n < r->batch)
         die_input("train.batch=%d is larger than the training set (%d images after data.limit/data.labeled_fraction)",
                   r->batch, r->train.n);
-    r->epochs = (int)cfg_int(c, "train.epochs");
     r->steps_per_epoch = r->train.n / r->batch; // the last partial batch of an epoch is dropped
-    r->total_steps = (long)r->steps_per_epoch * r->epochs;
+    long steps = cfg_int(c, "train.steps");     // > 0: a step budget, the last epoch possibly partial
+    r->total_steps = steps > 0 ? steps : (long)r->steps_per_epoch * cfg_int(c, "train.epochs");
+    r->epochs = (int)((r->total_steps + r->steps_per_epoch - 1) / r->steps_per_epoch);
+    r->eval_every = cfg_int(c, "train.eval_every") > 0 ? cfg_int(c, "train.eval_every") : r->steps_per_epoch;
+    r->eval_set = &r->test;
     r->seed = (uint32_t)cfg_int(c, "train.seed");
     // A speech dataset is a sequence: height frames of width MFCCs, one token per frame.
     model_config vc = model_config_from_config(c, r->train.channels, r->train.height, r->train.num_classes,
@@ -141,6 +146,7 @@ static void setup(run *r) {
     resolution_setup(r, &vc);
     const char *why = objective_config_error(&r->settings);
     if (why) die_input("%s", why);
+    speech_eval_check(r);
     const objective_kind *kind = objective_find(r->settings.name);
     kind->configure_model(&r->settings, &vc);
     why = model_config_error(&vc);
@@ -161,14 +167,20 @@ static void setup(run *r) {
         .beta2 = (float)cfg_float(c, "train.beta2"),
         .eps = (float)cfg_float(c, "train.eps"),
         .clip = (float)cfg_float(c, "train.clip"),
-        .warmup_steps = lround(cfg_float(c, "train.warmup_epochs") * r->steps_per_epoch),
+        .warmup_steps = cfg_int(c, "train.warmup_steps") > 0 ? cfg_int(c, "train.warmup_steps")
+                                                            : lround(cfg_float(c, "train.warmup_epochs") * r->steps_per_epoch),
         .total_steps = r->total_steps,
+        .schedule = strcmp(cfg_str(c, "train.schedule"), "step_halving") == 0 ? OPTIM_STEP_HALVING : OPTIM_COSINE,
+        .warmup_lr = (float)cfg_float(c, "train.warmup_lr"),
+        .halve_every = cfg_int(c, "train.halve_every"),
     };
+    early_stop_setup(r);
     size_t nparam = r->model.params.total;
     r->adam_m = ops->alloc(nparam * sizeof(float), "AdamW first moments");
     r->adam_v = ops->alloc(nparam * sizeof(float), "AdamW second moments");
     r->labels = xmalloc((size_t)max_batch * sizeof(int32_t), "batch labels");
     int largest = r->model.cfg.max_image_size > r->train_size ? r->model.cfg.max_image_size : r->train_size;
+    if (r->train.audio) largest = r->train_size; // longer speech clips come from their own variants, not resized batches
     r->scratch = xmalloc((dataset_batch_scratch_floats(&r->train, max_batch, largest) + 1) * sizeof(float), "batch before resizing");
     r->order = xmalloc((size_t)r->train.n * sizeof(int), "epoch order");
     r->batch_index = xmalloc((size_t)max_batch * sizeof(int), "batch indices");
@@ -217,6 +229,7 @@ static void open_results(run *r) {
     // A resumed run replays its recorded history into the fresh partial file.
     for (long i = 0; i < r->train_hist.count; i++) results_series_append(r->train_series, r->train_hist.rows + i * TRAIN_COLS);
     for (long i = 0; i < r->eval_hist.count; i++) results_series_append(r->eval_series, r->eval_hist.rows + i * EVAL_COLS);
+    early_stop_open(r);
     results_flush(r->res);
 }
 
@@ -259,7 +272,12 @@ static double train_step(run *r, int epoch, int in_epoch, double *grad_norm, flo
 static void env_load_test(objective_env *env, int first, int B, int size) {
     run *r = env->trainer;
     for (int b = 0; b < B; b++) r->batch_index[b] = first + b;
-    load_batch(r, &r->test, r->batch_index, B, NULL, 0, 0, size);
+    if (r->variant) { // a speech test-set variant: its own frame count
+        model_set_resolution(&r->model, r->variant->frames);
+        speech_variant_batch(r->variant, r->batch_index, B, model_images(&r->model), r->labels);
+        return;
+    }
+    load_batch(r, r->eval_set, r->batch_index, B, NULL, 0, 0, size);
 }
 static void sink_attr_double(void *ctx, const char *group, const char *name, double v) {
     results_attr_double(((run *)ctx)->res, group, name, v);
@@ -282,6 +300,7 @@ static void finish_file(run *r, const char *status, const eval_scores *last) {
     const objective_kind *k = r->obj.kind;
     if (strcmp(status, "done") == 0) {
         if (cfg_bool(r->cfg, "eval.knn")) record_knn(r);
+        record_speech_variants(r);
         record_attention(r);
         record_spatial_weights(r);
         if (k->record_final) k->record_final(&r->obj, &r->env, last);
@@ -321,6 +340,7 @@ static void finish_file(run *r, const char *status, const eval_scores *last) {
 static void free_run(run *r) {
     const ops_backend *ops = r->model.ops;
     objective_free(&r->obj);
+    early_stop_free(r);
     if (ops) ops->free(r->adam_m);
     if (ops) ops->free(r->adam_v);
     model_free(&r->model);
@@ -409,7 +429,7 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
         results_series_append(r.train_series, row);
         progress_update(&bar, r.step, loss, r.batch / dt);
         int epoch_end = r.step % r.steps_per_epoch == 0;
-        if (epoch_end) {
+        if (r.step % r.eval_every == 0 || r.step == r.total_steps) { // test (and validation) evaluation
             if (nan_eval_epoch == epoch + 1) {
                 const float nan = NAN;
                 m->ops->upload(m->param, &nan, sizeof nan);
@@ -418,10 +438,11 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
             double erow[EVAL_COLS] = {(double)epoch + 1, (double)r.step, last.metric[0], last.metric[1], last.loss};
             history_append(&r.eval_hist, erow);
             results_series_append(r.eval_series, erow);
-            if (!isfinite(last.loss)) { // non-finite test logits: the model diverged; no accuracy is reported
+            eval_scores val = r.es.on ? early_stop_evaluate(&r) : last;
+            if (!isfinite(last.loss) || !isfinite(val.loss)) { // non-finite logits: the model diverged; no accuracy is reported
                 progress_finish(&bar);
-                fprintf(stderr, "posbench: run %s diverged: test loss %g at the end of epoch %d (step %ld)\n", r.run_id,
-                        last.loss, epoch + 1, r.step);
+                fprintf(stderr, "posbench: run %s diverged: %s loss %g at the end of epoch %d (step %ld)\n", r.run_id,
+                        isfinite(last.loss) ? "validation" : "test", isfinite(last.loss) ? val.loss : last.loss, epoch + 1, r.step);
                 results_attr_int(r.res, "/final", "diverged_step", r.step);
                 final_status = "diverged";
                 status = 1;
@@ -451,6 +472,10 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
         }
     }
     progress_finish(&bar);
+    if (status == 0 && r.es.on && r.es.best_step > 0) { // the final test metrics are those of the chosen state
+        early_stop_use_best(&r);
+        last = r.obj.kind->evaluate(&r.obj, &r.env);
+    }
     finish_file(&r, final_status, status == 0 ? &last : NULL);
     snprintf(out->status, sizeof out->status, "%s", final_status);
     out->top1 = last.metric[0];

@@ -20,6 +20,18 @@ typedef struct { // rows of a time series kept in memory, so a checkpoint can ca
     long count, capacity;
 } history;
 
+// Early stopping on the validation split (train.early_stop; early_stop.c).
+typedef struct {
+    int on;                   // train.early_stop
+    dataset val;              // the validation split
+    float *best_param;        // backend arena (params.total floats): the parameters at best_step
+    long best_step;           // the step of the best validation top-1 so far (0: none yet)
+    double best_top1;
+    history hist;             // rows: step, top1, top5, loss (one per validation evaluation)
+    results_series *series;   // /val
+} early_stop;
+enum { VAL_COLS = 4 };
+
 typedef struct {
     const config *cfg;
     const train_options *opt;
@@ -41,6 +53,10 @@ typedef struct {
     int univit[CFG_LIST_MAX], n_univit;     // UniViT: training sizes drawn per batch
     float *scratch;           // the native-size batch before a bicubic resize
     long total_steps, step;   // step = global steps done
+    long eval_every;          // steps between evaluations (train.eval_every, or one epoch)
+    early_stop es;
+    const dataset *eval_set;  // the split env.load_test reads: &test, or &es.val during a validation pass
+    const struct speech_variant *variant; // non-NULL: env.load_test reads this test-set variant (speech_eval.c)
     uint32_t seed;
     double train_time_s;      // summed over resumed segments
     history train_hist, eval_hist;
@@ -49,9 +65,28 @@ typedef struct {
     char started[32];
 } run;
 
+// Appends one row to an in-memory series (train.c).
+void history_append(history *h, const double *row);
 // Builds the batch of rows idx of ds at `size` px into the model's staging input (train.c).
 void load_batch(run *r, const dataset *ds, const int *idx, int B, const augment_config *aug, uint32_t epoch,
                 uint32_t step, int size);
+// early_stop.c: train.early_stop. setup loads the validation split (or refuses the config) and
+// allocates the best state; evaluate runs the objective's evaluation on the validation split,
+// appends /val and keeps the parameters when the top-1 is the best so far (a later equal one
+// does not replace it); returns the validation scores. resume_best re-derives the best step from
+// the restored /val rows. use_best loads the best parameters into the model (before the final
+// test evaluation) and records /final best_step, best_val_top1.
+void early_stop_setup(run *r);
+void early_stop_open(run *r); // the /val series of a new results file, with the restored rows
+eval_scores early_stop_evaluate(run *r);
+void early_stop_resume_best(run *r);
+void early_stop_use_best(run *r);
+void early_stop_free(run *r);
+// speech_eval.c: eval.speech_durations / eval.speech_rates (supervised speech runs only: check
+// refuses anything else, exit 2). largest_frames: the longest variant (0: none), for the arena.
+int speech_eval_largest_frames(const config *c);
+void speech_eval_check(const run *r);
+void record_speech_variants(run *r);
 // train_records.c: the end-of-run records every objective gets.
 void record_attention(run *r);
 // gMLP/aMLP (backbones with spatial weights): /spatial/W (L, T, T), each block's W at the

@@ -49,6 +49,7 @@ const ops_backend ops_cpu = {
     .attention_backward = cpu_attention_backward,
     .attention_state_floats = cpu_attention_state_floats,
     .sincos2d_add = cpu_sincos2d_add,
+    .sincos1d_add = cpu_sincos1d_add,
     .rope_forward = cpu_rope_forward,
     .rope_backward = cpu_rope_backward,
     .softmax_xent_forward = cpu_softmax_xent_forward,

@@ -218,6 +218,8 @@ static void guarded_attention_backward(float *dqkv, float *dbias, float *scratch
 }
 GUARDED(sincos2d_add, (float *x, const float *px, const float *py, int B, int T, int C, int t0),
         (view(x), view(px), view(py), B, T, C, t0))
+GUARDED(sincos1d_add, (float *x, const float *pt, int B, int T, int C, int t0, float freq_scale),
+        (view(x), view(pt), B, T, C, t0, freq_scale))
 GUARDED(rope_forward, (float *qkv, const float *cos_table, const float *sin_table, int B, int T, int C, int H, int t0),
         (view(qkv), view(cos_table), view(sin_table), B, T, C, H, t0))
 GUARDED(rope_backward, (float *dqkv, const float *cos_table, const float *sin_table, int B, int T, int C, int H,
@@ -244,7 +246,7 @@ GUARDED(adamw_update, (float *param, const float *grad, float *m, float *v, size
         (view(param), view(grad), view(m), view(v), n, lr, beta1, beta2, eps, weight_decay, t))
 
 // Every op of core/ops.h must be wrapped here: a new op changes the table's size and stops the build.
-_Static_assert(sizeof(ops_backend) == sizeof(const char *) + 55 * sizeof(void (*)(void)),
+_Static_assert(sizeof(ops_backend) == sizeof(const char *) + 56 * sizeof(void (*)(void)),
                "core/ops.h gained or lost an op: wrap it in core/cpu/ops_cpu_guarded.c and update this count");
 
 const ops_backend ops_cpu_guarded = {
@@ -292,6 +294,7 @@ const ops_backend ops_cpu_guarded = {
     .attention_backward = guarded_attention_backward,
     .attention_state_floats = guarded_attention_state_floats,
     .sincos2d_add = guarded_sincos2d_add,
+    .sincos1d_add = guarded_sincos1d_add,
     .rope_forward = guarded_rope_forward,
     .rope_backward = guarded_rope_backward,
     .softmax_xent_forward = guarded_softmax_xent_forward,

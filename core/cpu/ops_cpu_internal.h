@@ -64,6 +64,7 @@ void cpu_attention_backward(float *dqkv, float *dbias, float *scratch, const flo
 
 // posenc_cpu.c
 void cpu_sincos2d_add(float *x, const float *px, const float *py, int B, int T, int C, int t0);
+void cpu_sincos1d_add(float *x, const float *pt, int B, int T, int C, int t0, float freq_scale);
 void cpu_rope_forward(float *qkv, const float *cos_table, const float *sin_table, int B, int T,
                       int C, int H, int t0);
 void cpu_rope_backward(float *dqkv, const float *cos_table, const float *sin_table, int B, int T,

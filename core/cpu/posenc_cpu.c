@@ -1,5 +1,6 @@
 // core/cpu/posenc_cpu.c — CPU ops for position encodings applied to activations: adding CAPE's
-// sin2d embedding to the tokens (sincos2d_add) and rotating q/k by RoPE angles
+// sin2d embedding to the tokens (sincos2d_add), 1D sinusoids at continuous positions
+// (sincos1d_add: 1D CAPE, positions in seconds) and rotating q/k by RoPE angles
 // (rope_forward / rope_backward). Contracts in core/ops.h; the position and angle tables
 // come from models/posenc.c. Every output element is computed by exactly one thread from
 // its own inputs (no reductions), so results are bitwise independent of the thread count.
@@ -40,6 +41,31 @@ void cpu_sincos2d_add(float *x, const float *px, const float *py, int B, int T, 
                 sincos(wx[i] * xv + wy[i] * yv, &s, &c);
                 dst[k0 + i] += (float)c;
                 dst[K + k0 + i] += (float)s;
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------- sin1d at continuous positions
+void cpu_sincos1d_add(float *x, const float *pt, int B, int T, int C, int t0, float freq_scale) {
+    if (C % 2 != 0) die_fail("internal: sincos1d_add needs an even channel count, got %d", C);
+    int K = C / 2, N = T - t0;
+    long rows = (long)B * N;
+    if (rows <= 0) return;
+    for (int k0 = 0; k0 < K; k0 += SIN2D_FREQ_BLOCK) {
+        int kn = K - k0 < SIN2D_FREQ_BLOCK ? K - k0 : SIN2D_FREQ_BLOCK;
+        double w[SIN2D_FREQ_BLOCK]; // w_k for k = k0 .. k0+kn-1 (0-based, CAPE's speech ω_k)
+        for (int i = 0; i < kn; i++) w[i] = (double)freq_scale * pow(10000.0, -2.0 * (k0 + i) / C);
+#pragma omp parallel for schedule(static)
+        for (long row = 0; row < rows; row++) { // row = b·N + n indexes pt (B, N)
+            long b = row / N, n = row % N;
+            double tv = pt[row];
+            float *dst = x + ((size_t)b * T + t0 + n) * C; // (C) token row t0 + n of sequence b
+            for (int i = 0; i < kn; i++) {
+                double s, c;
+                sincos(w[i] * tv, &s, &c); // |phase| reaches freq_scale·|t|: formed in double
+                dst[2 * (k0 + i)] += (float)c;
+                dst[2 * (k0 + i) + 1] += (float)s;
             }
         }
     }

@@ -101,6 +101,7 @@ extern "C" const ops_backend ops_cuda = {
     .attention_backward = cuda_attention_backward,
     .attention_state_floats = cuda_attention_state_floats,
     .sincos2d_add = cuda_sincos2d_add,
+    .sincos1d_add = cuda_sincos1d_add,
     .rope_forward = cuda_rope_forward,
     .rope_backward = cuda_rope_backward,
     .softmax_xent_forward = cuda_softmax_xent_forward,

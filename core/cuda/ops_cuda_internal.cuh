@@ -63,6 +63,7 @@ void cuda_attention_backward(float *dqkv, float *dbias, float *scratch, const fl
 
 // posenc_cuda.cu
 void cuda_sincos2d_add(float *x, const float *px, const float *py, int B, int T, int C, int t0);
+void cuda_sincos1d_add(float *x, const float *pt, int B, int T, int C, int t0, float freq_scale);
 void cuda_rope_forward(float *qkv, const float *cos_table, const float *sin_table, int B, int T,
                        int C, int H, int t0);
 void cuda_rope_backward(float *dqkv, const float *cos_table, const float *sin_table, int B, int T,

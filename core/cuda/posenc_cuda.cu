@@ -1,5 +1,6 @@
 // core/cuda/posenc_cuda.cu — CUDA ops for position encodings applied to activations: adding
-// CAPE's sin2d embedding to the tokens (sincos2d_add) and rotating q/k by RoPE angles
+// CAPE's sin2d embedding to the tokens (sincos2d_add), 1D sinusoids at continuous positions
+// (sincos1d_add) and rotating q/k by RoPE angles
 // (rope_forward / rope_backward). Contracts in core/ops.h; the CPU twin is
 // core/cpu/posenc_cpu.c; the position and angle tables come from models/posenc.c. One thread
 // per output element or channel pair (no reductions, no atomics); products and sums use the
@@ -38,6 +39,34 @@ void cuda_sincos2d_add(float *x, const float *px, const float *py, int B, int T,
     const size_t total = (size_t)rows * (C / 2);
     sincos2d_add_kernel<<<cuda_blocks(total, POSENC_THREADS), POSENC_THREADS>>>(x, px, py, B, T,
                                                                                 C, t0);
+    CUDA_LAUNCH_CHECK();
+}
+
+// ---------------------------------------------------------------- sin1d at continuous positions
+// x (B, T, C)[b, t0 + n, 2k] += cos(w_k·t), [.., 2k+1] += sin(w_k·t), w_k = freq_scale·
+// 10000^(-2k/C); one thread per (b, n, k), the phase in double as core/cpu/posenc_cpu.c forms it
+static __global__ void sincos1d_add_kernel(float *x, const float *pt, int B, int T, int C, int t0,
+                                           float freq_scale) {
+    const int K = C / 2, N = T - t0;
+    const size_t total = (size_t)B * N * K, idx = flat_index();
+    if (idx >= total) return;
+    const int k = (int)(idx % K);
+    const size_t row = idx / K, b = row / N, n = row % N; // row = b·N + n indexes pt
+    const double w = __dmul_rn((double)freq_scale, pow(10000.0, -2.0 * k / C));
+    double s, c;
+    sincos(__dmul_rn(w, (double)pt[row]), &s, &c);
+    float *dst = x + (b * T + t0 + n) * C;
+    dst[2 * k] = __fadd_rn(dst[2 * k], (float)c);
+    dst[2 * k + 1] = __fadd_rn(dst[2 * k + 1], (float)s);
+}
+
+void cuda_sincos1d_add(float *x, const float *pt, int B, int T, int C, int t0, float freq_scale) {
+    if (C % 2 != 0) die_fail("internal: sincos1d_add needs an even channel count, got %d", C);
+    const long rows = (long)B * (T - t0);
+    if (rows <= 0) return;
+    const size_t total = (size_t)rows * (C / 2);
+    sincos1d_add_kernel<<<cuda_blocks(total, POSENC_THREADS), POSENC_THREADS>>>(x, pt, B, T, C, t0,
+                                                                                freq_scale);
     CUDA_LAUNCH_CHECK();
 }
 

@@ -57,6 +57,9 @@ typedef struct posenc_kind {
     float *(*bias_scratch)(struct model *m);           // attention_backward's workspace
     void (*bias_backward)(struct model *m, int l);
     void (*free)(struct model *m);
+    // The kind that runs in this one's place on a sequence input (model_config.features > 0),
+    // e.g. cape's 1D form (positions in seconds); NULL: this kind itself.
+    const struct posenc_kind *sequence_kind;
 } posenc_kind;
 
 // The registry: X(name) once per kind, in the order `--help` lists them.
@@ -70,6 +73,11 @@ POSENC_KINDS(POSENC_DECLARE)
 
 // The kind named `name`, or NULL.
 const posenc_kind *posenc_find(const char *name);
+// The kind a model with this config runs: posenc_find(pe_kind, NULL = "none"), or its
+// sequence_kind when the input is a sequence. NULL for an unknown name.
+const posenc_kind *posenc_for_model(const struct model_config *c);
+// cape on a sequence (models/posenc/cape1d.c): reached only through posenc_cape.sequence_kind.
+extern const posenc_kind posenc_cape1d;
 // POSENC_CHOICES, for messages.
 const char *posenc_names(void);
 // The names of the kinds that can be kept on reference tokens ("abs, sin1d, sin2d").

@@ -3,6 +3,7 @@
 // grid on [-1, 1]) and pe.kind=cape (the same, with the positions augmented in training only:
 // global shift, local shift and scale drawn per image, models/posenc/tables.h). sin2d can be
 // kept on MP3 reference tokens and GVP's query tokens (the (T, d) table of the grid positions).
+// On a sequence input, cape runs as models/posenc/cape1d.c (positions in seconds).
 #include "encoding.h"
 #include "tables.h"
 #include "../model.h"
@@ -74,9 +75,9 @@ static void sin2d_tokens_forward(model *m, int B) {
 // sin2d and cape place patches on a 2D grid of [-1, 1]²: images only.
 static const char *sin2d_config_error(const struct model_config *c) {
     static char msg[200];
-    if (model_config_is_sequence(c)) {
-        snprintf(msg, sizeof msg, "pe.kind=%s encodes 2D image positions; a sequence input takes none, abs, sin1d, relbias "
-                 "or rope (pe.rope_dims=1)", c->pe_kind);
+    if (model_config_is_sequence(c)) { // speech frames reach cape1d.c instead (posenc_for_model)
+        snprintf(msg, sizeof msg, "pe.kind=%s encodes 2D image positions; a sequence input takes none, abs, sin1d, cape "
+                 "(1D, speech frames only: positions in seconds), relbias or rope (pe.rope_dims=1)", c->pe_kind);
         return msg;
     }
     return posenc_sinusoid_config_error(c);
@@ -109,4 +110,5 @@ const posenc_kind posenc_cape = {
     .set_grid = sin2d_set_grid,
     .prepare_inputs = cape_prepare,
     .tokens_forward = sin2d_tokens_forward,
+    .sequence_kind = &posenc_cape1d,
 };

@@ -101,6 +101,35 @@ void posenc_cape_positions(float *px, float *py, int B, int gh, int gw, const ca
     }
 }
 
+// ---------------------------------------------------------------- CAPE in 1D
+float cape_time_default_local_shift(float stride) { return 0.5f * stride; }
+
+void posenc_time_positions(float *t, int N, float stride) {
+    for (int n = 0; n < N; n++) t[n] = (float)((n - 0.5 * (N - 1)) * (double)stride);
+}
+
+void posenc_time_eval_positions(float *pt, int B, int N, float stride) {
+    posenc_time_positions(pt, N, stride);
+    for (int b = 1; b < B; b++)
+        for (int n = 0; n < N; n++) pt[(size_t)b * N + n] = pt[n];
+}
+
+void posenc_cape_time_positions(float *pt, int B, int N, float stride, const cape_config *c,
+                                uint32_t seed, uint32_t epoch, uint32_t step) {
+    const char *why = posenc_cape_error(c);
+    if (why) die_fail("internal: posenc_cape_time_positions: %s", why);
+    float log_max = (float)log((double)c->scale);
+    for (int b = 0; b < B; b++) {
+        float *t = pt + (size_t)b * N; // (N)
+        posenc_time_positions(t, N, stride);
+        rng_stream s = rng_stream_make(seed, RNG_POSENC, epoch, step, (uint32_t)b);
+        float delta = symmetric_uniform(&s, c->global_shift);
+        for (int n = 0; n < N; n++) t[n] = (t[n] + delta) + symmetric_uniform(&s, c->local_shift);
+        float lambda = (float)exp((double)symmetric_uniform(&s, log_max)); // exactly 1 when λmax = 1
+        for (int n = 0; n < N; n++) t[n] *= lambda;
+    }
+}
+
 // ---------------------------------------------------------------- reference tokens
 void posenc_reference_tokens(int *ref, int B, int N, int t0, int R, uint32_t seed, uint32_t epoch,
                              uint32_t step, uint32_t first_index, int *scratch) {

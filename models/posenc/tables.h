@@ -53,6 +53,25 @@ const char *posenc_cape_error(const cape_config *c);
 void posenc_cape_positions(float *px, float *py, int B, int gh, int gw, const cape_config *c,
                            uint32_t seed, uint32_t epoch, uint32_t step);
 
+// ---- CAPE in 1D (speech: positions in seconds, METHODS.md "CAPE" 1D) ----
+// CAPE's speech frequencies: w_k = CAPE_TIME_FREQ_SCALE·10000^(-2k/d) rad/s (the paper's
+// ω_k = 30·10000^(-2k/K): 30 ms specificity even in minutes-long audio).
+#define CAPE_TIME_FREQ_SCALE 30.0f
+// The default local shift: half a frame (stride/2), the largest that keeps the frames in order
+// (the paper's ASR setting: "set to its maximum to preserve the frames order").
+float cape_time_default_local_shift(float stride);
+// Evaluation positions t (N): frame n at n·stride seconds, mean-normalised (CAPE's step i,
+// also at inference): t_n = (n - (N-1)/2)·stride, formed in double. (B, N) repeats them.
+void posenc_time_positions(float *t, int N, float stride);
+void posenc_time_eval_positions(float *pt, int B, int N, float stride);
+// Training positions pt (B, N) for one step: sequence b starts from posenc_time_positions and
+// draws from rng_stream_make(seed, RNG_POSENC, epoch, step, b), in this order, each draw
+// a·(2u - 1) as in posenc_cape_positions: Δ (a = Δmax), ε_0 .. ε_{N-1} (a = εmax), log λ
+// (a = log λmax); then t'_n = λ·((t_n + Δ) + ε_n) (float, in that order). The whole
+// sequence is always drawn; Δmax = εmax = 0, λmax = 1 gives the evaluation positions exactly.
+void posenc_cape_time_positions(float *pt, int B, int N, float stride, const cape_config *c,
+                                uint32_t seed, uint32_t epoch, uint32_t step);
+
 // ---- reference tokens (MP3's speech variant) ----
 // Which tokens keep their position encoding: ref (B, t0 + R) token indices, per image the
 // cls token (0) first when t0 = 1 (it always keeps its own row, as in the ordinary model),

@@ -1,0 +1,93 @@
+// bench/train/early_stop.c — early stopping on validation accuracy (train.early_stop; the MP3
+// paper's speech recipe): every train.eval_every steps (and at the last step) the objective's
+// evaluation runs on the validation split; the parameters with the best validation metric[0]
+// (top-1; the first of equal ones) are kept in a backend arena; at the end they replace the
+// model's, so the final test metrics, the end-of-run records and the saved weights are those of
+// the chosen step (/final best_step, best_val_top1). The /val rows and the best parameters go
+// into every checkpoint (checkpoint.c), so a resumed run chooses the same step bitwise.
+#include "train_internal.h"
+#include "../../core/common.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const results_column val_columns[VAL_COLS] = {{"step", 'i'}, {"top1", 'd'}, {"top5", 'd'}, {"loss", 'd'}};
+
+void early_stop_setup(run *r) {
+    early_stop *es = &r->es;
+    es->hist.cols = VAL_COLS;
+    es->on = cfg_bool(r->cfg, "train.early_stop");
+    if (!es->on) return;
+    const char *name = cfg_str(r->cfg, "data.name"), *path = cfg_str(r->cfg, "data.path");
+    if (strcmp(name, "speech-commands") != 0)
+        die_input("train.early_stop=true needs a validation split, which data.name=%s does not have (valid: "
+                  "data.name=speech-commands, or train.early_stop=false)", name);
+    char err[1024];
+    if (dataset_load(&es->val, name, path, "validation", err, sizeof err) != 0) die_input("%s", err);
+    dataset_limit(&es->val, (int)cfg_int(r->cfg, "data.test_limit"));
+    es->best_param = r->model.ops->alloc(r->model.params.total * sizeof(float), "early stopping: best parameters");
+}
+
+void early_stop_open(run *r) {
+    early_stop *es = &r->es;
+    if (!es->on) return;
+    es->series = results_series_create(r->res, "/val", VAL_COLS, val_columns, 64);
+    for (long i = 0; i < es->hist.count; i++) results_series_append(es->series, es->hist.rows + i * VAL_COLS);
+}
+
+// The objective's evaluation with the validation split in the place of the test split.
+static eval_scores evaluate_validation(run *r) {
+    objective_env *env = &r->env;
+    int test_n = env->test_n;
+    r->eval_set = &r->es.val;
+    env->test_n = r->es.val.n;
+    eval_scores e = r->obj.kind->evaluate(&r->obj, env);
+    r->eval_set = &r->test;
+    env->test_n = test_n;
+    return e;
+}
+
+eval_scores early_stop_evaluate(run *r) {
+    early_stop *es = &r->es;
+    eval_scores e = evaluate_validation(r);
+    double row[VAL_COLS] = {(double)r->step, e.metric[0], e.metric[1], e.loss};
+    history_append(&es->hist, row);
+    results_series_append(es->series, row);
+    if (isfinite(e.loss) && isfinite(e.metric[0]) && (es->best_step == 0 || e.metric[0] > es->best_top1)) {
+        es->best_step = r->step;
+        es->best_top1 = e.metric[0];
+        r->model.ops->copy(es->best_param, r->model.param, r->model.params.total * sizeof(float));
+    }
+    return e;
+}
+
+void early_stop_resume_best(run *r) {
+    early_stop *es = &r->es;
+    es->best_step = 0;
+    for (long i = 0; i < es->hist.count; i++) {
+        const double *row = es->hist.rows + i * VAL_COLS;
+        if (isfinite(row[3]) && isfinite(row[1]) && (es->best_step == 0 || row[1] > es->best_top1)) {
+            es->best_step = (long)row[0];
+            es->best_top1 = row[1];
+        }
+    }
+}
+
+void early_stop_use_best(run *r) {
+    early_stop *es = &r->es;
+    if (!es->on || es->best_step == 0) return;
+    r->model.ops->copy(r->model.param, es->best_param, r->model.params.total * sizeof(float));
+    results_attr_int(r->res, "/final", "best_step", es->best_step);
+    results_attr_double(r->res, "/final", "best_val_top1", es->best_top1);
+    printf("early stopping: the parameters of step %ld (validation %s %.4f)\n", es->best_step,
+           r->obj.kind->metric_names[0], es->best_top1);
+}
+
+void early_stop_free(run *r) {
+    early_stop *es = &r->es;
+    if (es->best_param) r->model.ops->free(es->best_param);
+    es->best_param = NULL;
+    if (es->on) dataset_free(&es->val);
+    free(es->hist.rows);
+}
