@@ -21,6 +21,7 @@ typedef enum {
     RNG_SPEECH_DATA = 11,// Speech Commands: the fixed _unknown_ choice and _silence_ cuts (epoch = split)
     RNG_SPEECH_SYNTH = 12,// posbench data speech-synth: speakers (epoch 0), clips (epoch 1), noise files (epoch 2)
     RNG_GVP = 13,      // GVP: each image's order z and group segmentation (index = image)
+    RNG_MAE = 14,      // MAE: each image's patch noise, whose argsort keeps patches (index = image)
     RNG_TEST = 100,    // tests
 } rng_purpose;
 

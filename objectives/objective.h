@@ -32,6 +32,8 @@ typedef struct { // the run's settings objectives read (plain values: bench fill
     int groups;                // objective.groups (GVP: predicted groups K)
     const char *segmentation;  // objective.segmentation (GVP: fixed | random | mixed)
     const char *order;         // objective.order (GVP: random | raster)
+    int decoder_depth, decoder_dim; // mae.decoder_depth, mae.decoder_dim (MAE's light decoder)
+    int heads;                 // model.heads
 } objective_settings;
 
 // One evaluation: the two metrics the kind names (metric_names) and the mean loss.
@@ -85,9 +87,9 @@ struct objective {
 };
 
 // The registry: X(name) once per objective.
-#define OBJECTIVE_KINDS(X) X(supervised) X(mp3) X(gvp)
+#define OBJECTIVE_KINDS(X) X(supervised) X(mp3) X(gvp) X(mae)
 #define OBJECTIVE_CHOICE_(name) "|" #name
-#define OBJECTIVE_CHOICES (OBJECTIVE_KINDS(OBJECTIVE_CHOICE_) + 1) // "supervised|mp3|gvp"
+#define OBJECTIVE_CHOICES (OBJECTIVE_KINDS(OBJECTIVE_CHOICE_) + 1) // "supervised|mp3|gvp|mae"
 #define OBJECTIVE_DECLARE(name) extern const objective_kind objective_##name;
 OBJECTIVE_KINDS(OBJECTIVE_DECLARE)
 #undef OBJECTIVE_DECLARE

@@ -18,6 +18,7 @@
 // 2·f(n) - 1 (so 2·f(j) <= 2·f(n) - 1 iff f(j) < f(n)). A query of a G_0 patch predicts
 // nothing (it is not in the loss); its id is 0 (it sees G_0) so that no query row is empty.
 #pragma once
+#include "../pixel_targets.h" // pixel_patch_targets: the normalised pixel targets
 #include <stdint.h>
 
 typedef enum { GVP_SEG_FIXED, GVP_SEG_RANDOM, GVP_SEG_MIXED } gvp_segmentation;
@@ -41,9 +42,3 @@ void gvp_draw(int *order, int *cuts, int *group, int seg, int ord, int K, int N,
 void gvp_stream_ids(int *ids, const int *group, int N, int t0);
 // The content stream alone with the causal mask kept (the linear probe): ids (T) = 2·f.
 void gvp_content_ids(int *ids, const int *group, int N, int t0);
-
-// Per-patch normalised pixel targets (MAE's norm_pix_loss): patch n of image (C, S, S),
-// flattened in patchify's (c, py, px) order, minus its mean, divided by sqrt(var + 1e-6) with
-// the unbiased variance (torch's .var() default, as MAE's code). out (N, C·p·p); also the
-// mean and sqrt(var + 1e-6) of every patch when mean / scale are not NULL (N).
-void gvp_patch_targets(float *out, float *mean, float *scale, const float *image, int C, int S, int p);

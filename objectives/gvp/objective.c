@@ -145,7 +145,7 @@ static void prepare(objective *o, int B, uint32_t epoch, uint32_t step, uint32_t
         gvp_draw(st->order, st->cuts, group, st->seg, st->ord, st->K, N, o->s.seed, epoch, step, first + (uint32_t)b,
                  st->scratch);
         gvp_stream_ids(ids + (size_t)b * st->Ts, group, N, st->t0);
-        gvp_patch_targets(st->patch_targets, NULL, NULL, images + (size_t)b * C * S * S, C, S, p);
+        pixel_patch_targets(st->patch_targets, NULL, NULL, images + (size_t)b * C * S * S, C, S, p);
         for (int n = 0; n < N; n++) {
             if (group[n] == 0) continue;
             st->rows_host[st->P] = b * st->Ts + st->T + n;
@@ -234,7 +234,7 @@ static void gvp_record_final(objective *o, objective_env *env, const eval_scores
         for (int b = 0; b < S; b++) {
             float *x = model_images(m) + (size_t)b * img; // to pixel units in place (host staging)
             for (size_t k = 0; k < img; k++) x[k] = x[k] * env->pixel_std[k / ((size_t)size * size)] + env->pixel_mean[k / ((size_t)size * size)];
-            gvp_patch_targets(st->patch_targets, mean, scale, x, C, size, p);
+            pixel_patch_targets(st->patch_targets, mean, scale, x, C, size, p);
             memcpy(original + b * img, x, img * sizeof(float));
             memcpy(rebuilt + b * img, x, img * sizeof(float));
             for (size_t k = 0; k < img; k++) condition[b * img + k] = 0.5f;
