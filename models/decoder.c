@@ -160,3 +160,5 @@ void decoder_backward(model *m, int B) {
     ops->gather_tokens_forward(dec->dmask_rows, dx, (const int *)dec->masked, B, T, Mk, dd);
     ops->gather_tokens_backward(dec->dmask_token, dec->dmask_rows, (const int *)dec->zeros, 1, 1, B * Mk, dd);
 }
+
+const float *decoder_pred(const model *m) { return m->decoder->pred; }

@@ -40,3 +40,5 @@ const float *decoder_forward(model *m, int B);
 // accumulate and the kept tokens' gradient goes to model_dlogits (then call model_backward).
 float *decoder_dpred(model *m);
 void decoder_backward(model *m, int B);
+// The last decoder_forward's predictions (B, T, C·p·p), backend memory (tests, samples).
+const float *decoder_pred(const model *m);
