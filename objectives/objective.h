@@ -34,6 +34,7 @@ typedef struct { // the run's settings objectives read (plain values: bench fill
     const char *order;         // objective.order (GVP: random | raster)
     int decoder_depth, decoder_dim; // mae.decoder_depth, mae.decoder_dim (MAE's light decoder)
     int heads;                 // model.heads
+    int linear_probe;          // eval.linear_probe
 } objective_settings;
 
 // One evaluation: the two metrics the kind names (metric_names) and the mean loss.
@@ -75,6 +76,12 @@ typedef struct objective_kind {
     void (*record_final)(objective *o, objective_env *env, const eval_scores *last);
     // Key tokens per image of a training step's attention (FLOPs accounting).
     int (*train_keys)(const objective *o);
+    // The linear probe's forwards (NULL: every token, full attention): called before the
+    // forward of B probe images [first, first + B) of a split to set what the model sees, and
+    // with B = 0 after the last to restore full attention; probe_stream says what it sets (the
+    // /probe `stream` attribute).
+    void (*probe_prepare)(objective *o, int B, uint32_t first);
+    const char *probe_stream;
 } objective_kind;
 
 struct objective {

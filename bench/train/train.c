@@ -273,6 +273,7 @@ static void finish_file(run *r, const char *status, const eval_scores *last) {
     const objective_kind *k = r->obj.kind;
     if (strcmp(status, "done") == 0) {
         if (cfg_bool(r->cfg, "eval.knn")) record_knn(r);
+        if (cfg_bool(r->cfg, "eval.linear_probe")) record_linear_probe(r);
         record_attention(r);
         if (k->record_final) k->record_final(&r->obj, &r->env, last);
         weights_write(r);

@@ -55,3 +55,4 @@ void load_batch(run *r, const dataset *ds, const int *idx, int B, const augment_
 // train_records.c: the end-of-run records every objective gets.
 void record_attention(run *r);
 void record_knn(run *r);
+void record_linear_probe(run *r);

@@ -280,6 +280,26 @@ static void gvp_record_final(objective *o, objective_env *env, const eval_scores
 
 static int gvp_train_keys(const objective *o) { return o->model->T; }
 
+// The linear probe reads the content stream with the causal mask kept (the paper's protocol):
+// each probe image's order and segmentation drawn at (seed, RNG_GVP, EVAL_DRAW + 1, 0, image
+// index) (a training and a test image of the same index share a draw), content ids 2·f through
+// the `<=` group mask; B = 0 restores full attention.
+static void gvp_probe_prepare(objective *o, int B, uint32_t first) {
+    gvp_state *st = o->state;
+    model *m = o->model;
+    if (B == 0) {
+        model_set_streams(m, 0, ATTN_MASK_NONE);
+        return;
+    }
+    int *ids = model_groups(m);
+    for (int b = 0; b < B; b++) {
+        gvp_draw(st->order, st->cuts, st->group, st->seg, st->ord, st->K, st->N, o->s.seed, EVAL_DRAW + 1, 0,
+                 first + (uint32_t)b, st->scratch);
+        gvp_content_ids(ids + (size_t)b * st->T, st->group, st->N, st->t0);
+    }
+    model_set_streams(m, 0, ATTN_MASK_LE);
+}
+
 const objective_kind objective_gvp = {
     .name = "gvp",
     .metric_names = {"pixel_mse", "pixel_mse_last_group"},
@@ -294,4 +314,7 @@ const objective_kind objective_gvp = {
     .evaluate = gvp_evaluate,
     .record_final = gvp_record_final,
     .train_keys = gvp_train_keys,
+    .probe_prepare = gvp_probe_prepare,
+    .probe_stream = "the content stream with the causal (group) mask kept: content token i sees j iff f(j) <= f(i), each "
+                    "image's order and segmentation drawn at (seed, RNG_GVP, 0xE0000001, 0, image index)",
 };
