@@ -58,6 +58,11 @@ $PB train objective.name=mp3 pe.kind=none eval.linear_probe=true data.limit=256 
 [ $rc -eq 2 ] && grep -qF "eval.linear_probe=true: an MP3 pretraining run" "$T/r.err"
 check "refused: a linear probe on an MP3 pretraining run" $? "exit $rc: $(head -c 300 "$T/r.err")"
 
+# ssl-compare.yaml (not in a reproduce target) passes the experiment checker at both scales.
+$PB list bench/experiments/ssl-compare.yaml --scale smoke > "$T/ssl.out" 2>&1 && $PB list bench/experiments/ssl-compare.yaml > "$T/ssl2.out" 2>&1 &&
+    grep -q '^total: 7 runs' "$T/ssl.out" && grep -q '^total: 21 runs' "$T/ssl2.out"
+check "ssl-compare.yaml: checked, 7 runs at smoke, 21 at small" $? "$(tail -n 1 "$T/ssl.out") / $(tail -n 1 "$T/ssl2.out")"
+
 refuse() { # name, expected text, args...
     name=$1 want=$2; shift 2
     $PB train $CFG --out "$T/r" "$@" > "$T/r.out" 2> "$T/r.err"; rc=$?
