@@ -1,7 +1,9 @@
 // objectives/pixel_targets.c — per-patch normalised pixel targets (see pixel_targets.h).
 #include "pixel_targets.h"
+#include "../core/common.h"
 #include <math.h>
 #include <stddef.h>
+#include <stdlib.h>
 
 void pixel_patch_targets(float *out, float *mean, float *scale, const float *image, int C, int S, int p) {
     int g = S / p, N = g * g, D = C * p * p;
@@ -21,4 +23,27 @@ void pixel_patch_targets(float *out, float *mean, float *scale, const float *ima
         if (mean) mean[n] = (float)mu;
         if (scale) scale[n] = (float)sd;
     }
+}
+
+void pixel_sample(const float *image, const float *pixel_mean, const float *pixel_std, const float *const *pred, int C,
+                  int S, int p, float *original, float *view, float *rebuilt) {
+    int g = S / p, N = g * g, D = C * p * p;
+    size_t plane = (size_t)S * S, img = (size_t)C * plane;
+    for (size_t k = 0; k < img; k++) original[k] = image[k] * pixel_std[k / plane] + pixel_mean[k / plane];
+    float *targets = xmalloc((size_t)N * D * sizeof(float), "sample patches");
+    float *mean = xmalloc((size_t)N * sizeof(float), "patch means"), *scale = xmalloc((size_t)N * sizeof(float), "patch scales");
+    pixel_patch_targets(targets, mean, scale, original, C, S, p);
+    for (size_t k = 0; k < img; k++) rebuilt[k] = original[k], view[k] = 0.5f;
+    for (int n = 0; n < N; n++) {
+        int gy = n / g, gx = n % g;
+        const float *q = pred[n];
+        for (int c = 0, k = 0; c < C; c++)
+            for (int y = 0; y < p; y++)
+                for (int x = 0; x < p; x++, k++) {
+                    size_t at = ((size_t)c * S + gy * p + y) * S + gx * p + x;
+                    if (q) rebuilt[at] = q[k] * scale[n] + mean[n];
+                    else view[at] = original[at];
+                }
+    }
+    free(targets), free(mean), free(scale);
 }

@@ -2,6 +2,8 @@
 #include "model_testing.h"
 #include "testing.h"
 #include "../core/common.h"
+#include "../core/tensorfile.h"
+#include <stdio.h>
 #include <stdlib.h>
 
 void test_model_fill_batch(model *m, int32_t *labels, int B, unsigned tag) {
@@ -16,4 +18,15 @@ void test_model_perturb(model *m, float amplitude, unsigned tag) {
     test_fill_uniform(noise, m->params.total, -amplitude, amplitude, tag);
     for (size_t i = 0; i < m->params.total; i++) m->param[i] += noise[i];
     free(noise);
+}
+
+void test_model_dump(tensorfile *tf, const model *m) {
+    char name[160];
+    for (int i = 0; i < m->params.count; i++) {
+        const tensor_info *info = &m->params.items[i];
+        snprintf(name, sizeof name, "param.%s", info->name);
+        tf_add(tf, name, TF_F32, info->ndim, info->shape, m->param + info->offset);
+        snprintf(name, sizeof name, "grad.%s", info->name);
+        tf_add(tf, name, TF_F32, info->ndim, info->shape, m->grad + info->offset);
+    }
 }

@@ -2,6 +2,7 @@
 // test_mp3): random inputs and labels in a model's staging input, and parameters moved off their
 // initial values. The model must live on the CPU backend (its arenas are host memory).
 #pragma once
+#include "../core/tensorfile.h"
 #include "../models/model.h"
 #include <stdint.h>
 
@@ -12,3 +13,5 @@ void test_model_fill_batch(model *m, int32_t *labels, int B, unsigned tag);
 // weights leave 1, biases 0 and near-zero initialisations their start, and each path of the
 // model shapes the loss.
 void test_model_perturb(model *m, float amplitude, unsigned tag);
+// Adds param.<name> and grad.<name> of every parameter (the oracles' entries).
+void test_model_dump(tensorfile *tf, const model *m);

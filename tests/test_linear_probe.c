@@ -23,10 +23,7 @@ static void clusters(double *X, int32_t *y, int n, int d, int K, double noise, u
     }
 }
 
-static void scalar(tensorfile *tf, const char *name, double v) {
-    int one[1] = {1};
-    tf_add(tf, name, TF_F64, 1, one, &v);
-}
+#define scalar test_tf_scalar
 
 static void reference_case(const char *dir, const char *label, int n, int d, int K, double noise, double lambda) {
     double *X = xmalloc((size_t)n * d * sizeof(double), "X"), *W = xmalloc((size_t)K * d * sizeof(double), "W"), b[16];
@@ -62,17 +59,7 @@ static void reference_case(const char *dir, const char *label, int n, int d, int
     tf_add(&tf, "output.W", TF_F64, 2, wd, W);
     tf_add(&tf, "output.b", TF_F64, 1, bd, b);
     tf_add(&tf, "output.objective", TF_F64, 1, one, &f);
-    char path[4200], err[4400], cmd[9000];
-    snprintf(path, sizeof path, "%s/probe-%s.tf", dir, label);
-    if (tf_write(&tf, path, err, sizeof err) != 0) {
-        test_fail("probe-ref dump", "%s", err);
-    } else {
-        fflush(stdout);
-        snprintf(cmd, sizeof cmd, "/usr/bin/python3 tests/linear_probe_reference.py '%s' | sed 's/^\\(PASS\\|FAIL\\) probe-ref/\\1 probe-ref[%s]/'",
-                 path, label);
-        int rc = system(cmd);
-        if (rc != 0) test_fail("probe-ref", "%s: tests/linear_probe_reference.py exited with status %d", label, rc);
-    }
+    test_python_check(dir, "tests/linear_probe_reference.py", "probe-ref", label, &tf);
     tf_free(&tf);
     free(X), free(W), free(y);
 }
@@ -83,9 +70,7 @@ static void test_against_reference(void) {
     reference_case(dir, "3 classes, d 4, lambda 1e-2", 300, 4, 3, 0.5, 1e-2);
     reference_case(dir, "5 classes, d 8, lambda 1e-3", 400, 8, 5, 0.4, 1e-3);
     reference_case(dir, "2 classes, d 3, lambda 1e-1", 200, 3, 2, 0.6, 1e-1);
-    char cmd[200];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+    test_torch_dir_remove(dir);
 }
 
 static void test_protocol(void) {

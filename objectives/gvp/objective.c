@@ -225,36 +225,22 @@ static void gvp_record_final(objective *o, objective_env *env, const eval_scores
         float *condition = xmalloc((size_t)S * img * sizeof(float), "GVP condition views");
         float *rebuilt = xmalloc((size_t)S * img * sizeof(float), "GVP reconstructions");
         float *pred = xmalloc((size_t)N * S * D * sizeof(float), "GVP predictions (host)");
-        float *mean = xmalloc((size_t)N * sizeof(float), "patch means"), *scale = xmalloc((size_t)N * sizeof(float), "patch scales");
+        const float **patch_pred = xmalloc((size_t)N * sizeof(float *), "GVP predicted patches");
         env->load_test(env, 0, S, o->s.train_size);
         prepare(o, S, EVAL_DRAW, 0, 0);
         forward_loss(o, S, 0, (rng_addr){.seed = o->s.seed, .epoch = EVAL_DRAW});
         o->ops->download(pred, st->pred, (size_t)st->P * D * sizeof(float));
         int r = 0;
-        for (int b = 0; b < S; b++) {
-            float *x = model_images(m) + (size_t)b * img; // to pixel units in place (host staging)
-            for (size_t k = 0; k < img; k++) x[k] = x[k] * env->pixel_std[k / ((size_t)size * size)] + env->pixel_mean[k / ((size_t)size * size)];
-            pixel_patch_targets(st->patch_targets, mean, scale, x, C, size, p);
-            memcpy(original + b * img, x, img * sizeof(float));
-            memcpy(rebuilt + b * img, x, img * sizeof(float));
-            for (size_t k = 0; k < img; k++) condition[b * img + k] = 0.5f;
-            for (int n = 0; n < N; n++) {
-                int gy = n / g, gx = n % g, predicted = st->group[(size_t)b * N + n] > 0;
-                const float *q = predicted ? pred + (size_t)r++ * D : NULL;
-                for (int c = 0, k = 0; c < C; c++)
-                    for (int y = 0; y < p; y++)
-                        for (int xx = 0; xx < p; xx++, k++) {
-                            size_t at = b * img + ((size_t)c * size + gy * p + y) * size + gx * p + xx;
-                            if (predicted) rebuilt[at] = q[k] * scale[n] + mean[n];
-                            else condition[at] = original[at];
-                        }
-            }
+        for (int b = 0; b < S; b++) { // predicted rows are in (image, patch) order
+            for (int n = 0; n < N; n++) patch_pred[n] = st->group[(size_t)b * N + n] > 0 ? pred + (size_t)r++ * D : NULL;
+            pixel_sample(model_images(m) + (size_t)b * img, env->pixel_mean, env->pixel_std, patch_pred, C, size, p,
+                         original + b * img, condition + b * img, rebuilt + b * img);
         }
         int dims[4] = {S, C, size, size};
         record_f32(env->rec, "/samples/original", 4, dims, original);
         record_f32(env->rec, "/samples/condition", 4, dims, condition);
         record_f32(env->rec, "/samples/reconstruction", 4, dims, rebuilt);
-        free(original), free(condition), free(rebuilt), free(pred), free(mean), free(scale);
+        free(original), free(condition), free(rebuilt), free(pred), free(patch_pred);
     }
     // One draw's masks over (cls, patches in raster order): content (T, T) and query (N, T).
     int T = st->T, Ts = st->Ts;

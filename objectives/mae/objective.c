@@ -234,7 +234,7 @@ static void mae_record_final(objective *o, objective_env *env, const eval_scores
     model *m = o->model;
     int S = o->s.samples < env->test_n ? o->s.samples : env->test_n;
     if (S > o->max_batch) S = o->max_batch;
-    int C = m->cfg.channels, size = m->image_size, p = m->cfg.patch, g = m->grid, N = st->N, D = st->D, Mk = st->Mk;
+    int C = m->cfg.channels, size = m->image_size, p = m->cfg.patch, N = st->N, D = st->D, Mk = st->Mk;
     record_int(env->rec, "/mae", "kept_patches", st->K);
     record_int(env->rec, "/mae", "patches", N);
     record_double(env->rec, "/mae", "mask_ratio", o->s.eta);
@@ -244,39 +244,24 @@ static void mae_record_final(objective *o, objective_env *env, const eval_scores
     float *masked_view = xmalloc((size_t)S * img * sizeof(float), "MAE masked views");
     float *rebuilt = xmalloc((size_t)S * img * sizeof(float), "MAE reconstructions");
     float *pred = xmalloc((size_t)S * Mk * D * sizeof(float), "MAE predictions (host)");
-    float *mean = xmalloc((size_t)N * sizeof(float), "patch means"), *scale = xmalloc((size_t)N * sizeof(float), "patch scales");
-    int *slot = xmalloc((size_t)N * sizeof(int), "MAE masked slot");
+    const float **patch_pred = xmalloc((size_t)N * sizeof(float *), "MAE predicted patches");
     env->load_test(env, 0, S, o->s.train_size);
     prepare(o, S, EVAL_DRAW, 0, 0);
     forward_loss(o, S, 0, (rng_addr){.seed = o->s.seed, .epoch = EVAL_DRAW});
     model_set_keep(m, 0);
     o->ops->download(pred, st->pred, (size_t)S * Mk * D * sizeof(float));
     for (int b = 0; b < S; b++) {
-        float *x = model_images(m) + (size_t)b * img; // to pixel units in place (host staging)
-        for (size_t k = 0; k < img; k++) x[k] = x[k] * env->pixel_std[k / ((size_t)size * size)] + env->pixel_mean[k / ((size_t)size * size)];
-        pixel_patch_targets(st->patch_targets, mean, scale, x, C, size, p);
-        for (int n = 0; n < N; n++) slot[n] = -1;
-        for (int j = 0; j < Mk; j++) slot[st->rows_host[(size_t)b * Mk + j] - b * st->T - st->t0] = j;
-        memcpy(original + b * img, x, img * sizeof(float));
-        memcpy(rebuilt + b * img, x, img * sizeof(float));
-        for (size_t k = 0; k < img; k++) masked_view[b * img + k] = 0.5f;
-        for (int n = 0; n < N; n++) {
-            int gy = n / g, gx = n % g;
-            const float *q = slot[n] >= 0 ? pred + ((size_t)b * Mk + slot[n]) * D : NULL;
-            for (int c = 0, k = 0; c < C; c++)
-                for (int y = 0; y < p; y++)
-                    for (int xx = 0; xx < p; xx++, k++) {
-                        size_t at = b * img + ((size_t)c * size + gy * p + y) * size + gx * p + xx;
-                        if (q) rebuilt[at] = q[k] * scale[n] + mean[n];
-                        else masked_view[at] = original[at];
-                    }
-        }
+        for (int n = 0; n < N; n++) patch_pred[n] = NULL; // kept patches
+        for (int j = 0; j < Mk; j++) // masked row j of image b predicts patch rows_host - b·T - t0
+            patch_pred[st->rows_host[(size_t)b * Mk + j] - b * st->T - st->t0] = pred + ((size_t)b * Mk + j) * D;
+        pixel_sample(model_images(m) + (size_t)b * img, env->pixel_mean, env->pixel_std, patch_pred, C, size, p,
+                     original + b * img, masked_view + b * img, rebuilt + b * img);
     }
     int dims[4] = {S, C, size, size};
     record_f32(env->rec, "/samples/original", 4, dims, original);
     record_f32(env->rec, "/samples/masked", 4, dims, masked_view);
     record_f32(env->rec, "/samples/reconstruction", 4, dims, rebuilt);
-    free(original), free(masked_view), free(rebuilt), free(pred), free(mean), free(scale), free(slot);
+    free(original), free(masked_view), free(rebuilt), free(pred), free(patch_pred);
 }
 
 static int mae_train_keys(const objective *o) { return ((const mae_state *)o->state)->Kt; }
