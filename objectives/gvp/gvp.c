@@ -1,5 +1,5 @@
-// objectives/gvp/gvp.c — GVP's order and segmentation draws, group ids and pixel targets
-// (see gvp.h for the definitions).
+// objectives/gvp/gvp.c — GVP's order and segmentation draws and group ids (see gvp.h for the
+// definitions).
 #include "gvp.h"
 #include "../../core/rng.h"
 #include <math.h>

@@ -1,5 +1,6 @@
-// objectives/gvp/gvp.h — GVP's orders, group segmentations, attention group ids and pixel
-// targets (METHODS.md "GVP"; papers/gvp-autoregressive-and-masked.txt §3.2, §4.3, App. B).
+// objectives/gvp/gvp.h — GVP's orders, group segmentations and attention group ids (METHODS.md
+// "GVP"; papers/gvp-autoregressive-and-masked.txt §3.2, §4.3, App. B); its pixel targets are
+// objectives/pixel_targets.h's, shared with MAE.
 // Host code only: what is drawn per image and what the model and the loss read.
 // Notation (the paper's): N patches in order z (raster, or a random permutation per image),
 // cut into K + 1 groups G_0 … G_K by K cut points n_0 < n_1 < … < n_{K-1} and n_K = N:
