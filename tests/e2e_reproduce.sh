@@ -27,7 +27,7 @@ for fig in 'mp3-main-finetune_metric_vs_axis_top1_vs_pretrain.objective.eta' 'mp
     'mp3-main-pretrain_position_top1' 'mp3-main-pretrain_position_top1_nonblank' 'mp3-main-pretrain_knn_top1' \
     'mp3-main-pretrain_heatmap_relmap_' 'mp3-main-pretrain_image_grid_' 'mp3-patch-finetune_metric_vs_axis_top1_vs_model.patch' \
     'mp3-table2-mp3_metric_vs_axis_step_time_ms_vs_objective.eta' 'mp3-table2-mp3_metric_vs_axis_act_bytes_vs_objective.eta' \
-    'mp3-table2-mae_pretrain_metric_vs_axis_act_bytes_vs_objective.eta'; do
+    'mp3-table2-mae_pretrain_metric_vs_axis_act_bytes_vs_objective.eta' 'mp3-main-mae_pretrain_image_grid_'; do
     n_png=$(ls "$F"/"$fig"*.png 2>/dev/null | wc -l); n_svg=$(ls "$F"/"$fig"*.svg 2>/dev/null | wc -l)
     [ "$n_png" -ge 1 ] && [ "$n_png" -eq "$n_svg" ]
     check "reproduce-mp3 smoke: figure $fig" $? "$n_png PNG, $n_svg SVG"
