@@ -22,6 +22,7 @@ typedef enum {
     RNG_SPEECH_SYNTH = 12,// posbench data speech-synth: speakers (epoch 0), clips (epoch 1), noise files (epoch 2)
     RNG_GVP = 13,      // GVP: each image's order z and group segmentation (index = image)
     RNG_MLM = 14,      // MLM: each sequence's chosen positions and their replacements (index = sequence)
+    RNG_MAE = 15,      // MAE: each image's patch noise, whose argsort keeps patches (index = image)
     RNG_TEST = 100,    // tests
 } rng_purpose;
 

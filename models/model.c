@@ -7,6 +7,7 @@
 #include "../core/common.h"
 #include "../core/rng.h"
 #include "posenc/tables.h"
+#include "decoder.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,6 +119,19 @@ const char *model_config_error(const model_config *c) {
         snprintf(msg, sizeof msg, "model.arch=%s has no attention to mask (the objective needs masked attention)", arch->name);
         return msg;
     }
+    if (c->keep_tokens < 0 || c->keep_tokens > T || (c->keep_tokens > 0 && (c->query_stream || c->ref_tokens > 0 ||
+                                                                             c->context_tokens > 0 || !c->token_head))) {
+        snprintf(msg, sizeof msg, "internal: keep_tokens=%d needs a token head, no other masking and at most %d", c->keep_tokens, T);
+        return msg;
+    }
+    if (c->keep_tokens > 0 && (!arch->masked_attention || pe->qk_forward || pe->bias_forward)) {
+        snprintf(msg, sizeof msg, "MAE's encoder sees only the kept patches, so the blocks must not tie weights to token "
+                 "positions: model.arch=%s pe.kind=%s (valid with mae: model.arch=vit, pe.kind none, abs, sin1d, sin2d, cape)",
+                 arch->name, pe->name);
+        return msg;
+    }
+    why = c->decoder_depth > 0 ? decoder_config_error(c) : NULL;
+    if (why) return why;
     if (c->query_stream && (!pe->reference_table || c->context_tokens != T || c->ref_tokens > 0)) {
         snprintf(msg, sizeof msg, "the two-stream model (objective.name=gvp) gives each query token the position encoding "
                  "of its target: pe.kind must be one of %s (pe.kind=%s)", posenc_reference_names(), pe->name);
@@ -137,7 +151,16 @@ static void bind(model *m, int table, int index, int grad_index, float **value, 
     m->bindings[m->binding_count++] = (model_binding){table, index, grad_index, value, other};
 }
 
+// A sub-model's (MAE's decoder's) name in its owner's tables: the prefix, then its own name.
+static const char *owner_name(const model *m, const char *name, char *full) {
+    int n = snprintf(full, TENSOR_NAME_MAX, "%s%s", m->prefix, name);
+    if (n >= TENSOR_NAME_MAX) die_fail("internal: tensor name %s%s longer than %d", m->prefix, name, TENSOR_NAME_MAX - 1);
+    return full;
+}
+
 int model_add_param(model *m, const char *name, param_init init, int decay, int d0, int d1, float **value, float **grad) {
+    char full[TENSOR_NAME_MAX];
+    if (m->owner) return model_add_param(m->owner, owner_name(m, name, full), init, decay, d0, d1, value, grad);
     int shape[2] = {d0, d1};
     int index = tensor_table_add(&m->params, name, decay, d1 > 0 ? 2 : 1, shape);
     m->params.items[index].init = init;
@@ -148,6 +171,8 @@ int model_add_param(model *m, const char *name, param_init init, int decay, int 
 // An activation of act_n floats with a gradient of grad_n floats (0: none; only those slots
 // are zeroed each step).
 static int add_act_sized(model *m, const char *name, size_t act_n, size_t grad_n, float **value, float **grad) {
+    char full[TENSOR_NAME_MAX];
+    if (m->owner) return add_act_sized(m->owner, owner_name(m, name, full), act_n, grad_n, value, grad);
     int index = tensor_table_add_flat(&m->acts, name, 0, act_n);
     int grad_index = grad_n ? tensor_table_add_flat(&m->act_grads, name, 0, grad_n) : -1;
     bind(m, BIND_ACT, index, grad_index, value, grad);
@@ -160,6 +185,8 @@ int model_add_act(model *m, const char *name, size_t n, float **value, float **g
 int model_add_grad_only(model *m, const char *name, size_t n, float **grad) { return add_act_sized(m, name, 1, n, NULL, grad); }
 
 int model_add_input(model *m, const char *name, size_t n, float **backend, float **host) {
+    char full[TENSOR_NAME_MAX];
+    if (m->owner) return model_add_input(m->owner, owner_name(m, name, full), n, backend, host);
     int index = tensor_table_add_flat(&m->inputs, name, 0, n);
     bind(m, BIND_INPUT, index, -1, backend, host);
     return index;
@@ -186,6 +213,10 @@ static void resolve_bindings(model *m) {
 }
 
 void model_upload(model *m, const float *host, size_t n) {
+    if (m->owner) {
+        model_upload(m->owner, host, n);
+        return;
+    }
     for (int i = 0; i < m->inputs.count; i++) {
         const tensor_info *info = &m->inputs.items[i];
         if (m->staging + info->offset != host) continue;
@@ -221,6 +252,7 @@ static void declare_params(model *m) {
     model_add_param(m, name, INIT_TRUNC_NORMAL, 1, outputs, d, &w->head_w, &dw->head_w);
     snprintf(name, sizeof name, "%s.bias", head);
     model_add_param(m, name, INIT_ZERO, 0, outputs, 0, &w->head_b, &dw->head_b);
+    if (c->decoder_depth > 0) decoder_declare_params(m); // after the head: existing tensors keep their streams
 }
 
 static void declare_acts(model *m) {
@@ -250,6 +282,10 @@ static void declare_acts(model *m) {
         model_add_act(m, "tokens.dropout", BTd, &a->x0_drop, &da->x0_drop);
         model_add_act(m, "tokens.dropout_mask", BTd, &a->x0_mask, NULL);
     }
+    if (c->keep_tokens > 0) {
+        model_add_input(m, "keep", B * (size_t)c->keep_tokens, &in->keep_index, &host->keep_index);
+        model_add_act(m, "tokens.kept", B * (size_t)c->keep_tokens * d, &a->x_keep, &da->x_keep);
+    }
     if (c->query_stream) {
         model_add_act(m, "tokens.streams", BTs * d, &a->streams, &da->streams);
         model_add_act(m, "query.w_rows", B * N * d, &a->query_w_rows, NULL);
@@ -266,6 +302,7 @@ static void declare_acts(model *m) {
     model_add_act(m, "norm.rstd", BTs, &a->final_rstd, NULL);
     model_add_act(m, "features", B * d, &a->features, &da->features);
     model_add_act(m, "logits", c->token_head ? BTs * token_outputs(m) : B * c->num_classes, &a->logits, &da->logits);
+    if (c->decoder_depth > 0) decoder_declare_acts(m);
 }
 
 // The two-stream model's fixed indices, staged and uploaded once (one grid): the content
@@ -347,6 +384,11 @@ void model_create(model *m, const model_config *cfg, const ops_backend *ops, int
     set_size(m, cfg->image_size);
     m->rows0 = m->rows, m->cols0 = m->cols, m->grid0 = m->grid, m->T0 = m->T;
     m->M_alloc = cfg->context_tokens > 0 ? cfg->context_tokens : m->T_max;
+    if (cfg->keep_tokens > 0) { // MAE: the blocks' arena holds the kept tokens, and at least one whole image
+        m->keep_alloc = cfg->keep_tokens;
+        while ((long)max_batch * m->keep_alloc * m->keep_alloc < (long)m->T_max * m->T_max) m->keep_alloc++;
+        m->M_alloc = m->keep_alloc;
+    }
     m->M = m->T;
     m->Tq_max = cfg->query_stream ? m->N_max : 0;
     tensor_table_init(&m->params);
@@ -369,10 +411,12 @@ void model_create(model *m, const model_config *cfg, const ops_backend *ops, int
     if (m->pe->set_grid) m->pe->set_grid(m);
     if (m->arch->set_grid) m->arch->set_grid(m);
     if (cfg->query_stream) stage_query_indices(m);
+    if (cfg->decoder_depth > 0) decoder_ready(m);
     model_init_params(m, seed);
 }
 
 void model_free(model *m) {
+    if (m->decoder) decoder_free(m);
     if (m->pe && m->pe->free) m->pe->free(m);
     if (m->arch && m->arch->free) m->arch->free(m);
     free(m->pe_state);
@@ -415,7 +459,23 @@ void model_set_streams(model *m, int query_stream, int mask_mode) {
     m->mask_mode = mask_mode;
 }
 
+int *model_keep(model *m) {
+    if (!m->batch_host.keep_index) die_fail("internal: model_keep on a model built without keep_tokens");
+    return (int *)m->batch_host.keep_index;
+}
+
+void model_set_keep(model *m, int keep) {
+    if (keep < 0 || keep > m->cfg.keep_tokens || (keep > 0 && m->keep == 0 && m->M != m->T))
+        die_fail("internal: model_set_keep(%d) on a model built for %d kept tokens", keep, m->cfg.keep_tokens);
+    m->keep = keep;
+    m->M = keep > 0 ? keep : m->T;
+}
+
 int model_batch_capacity(const model *m, int M) {
+    if (m->keep_alloc > 0) { // MAE: activations of keep_alloc tokens per image, probabilities of keep_alloc²
+        long rows = model_tokens(m), cap = (long)m->max_batch * m->keep_alloc * m->keep_alloc / (rows * (long)M);
+        return cap < m->max_batch ? (int)cap : m->max_batch;
+    }
     long cap = (long)m->max_batch * m->M_alloc / M;
     return cap < m->max_batch ? (int)cap : m->max_batch;
 }
@@ -474,8 +534,9 @@ static void upload_step_inputs(model *m, int B, int training, rng_addr rng) {
                        : c->features > 0 ? (size_t)m->image_size * c->features
                                          : (size_t)c->channels * m->image_size * m->image_size;
     model_upload(m, m->batch_host.images, (size_t)B * per_input);
-    if (m->M < m->T) model_upload(m, m->batch_host.context, (size_t)B * m->M);
+    if (m->M < m->T && m->keep == 0) model_upload(m, m->batch_host.context, (size_t)B * m->M);
     if (m->mask_mode != ATTN_MASK_NONE) model_upload(m, m->batch_host.groups, (size_t)B * model_tokens(m));
+    if (m->keep > 0) model_upload(m, m->batch_host.keep_index, (size_t)B * m->keep);
     if (c->ref_tokens > 0) {
         int *ref = (int *)m->batch_host.ref_index; // (B, t0 + R)
         posenc_reference_tokens(ref, B, m->N, m->t0, c->ref_tokens, rng.seed, rng.epoch, rng.step, rng.index, m->ref_scratch);
@@ -562,6 +623,10 @@ const float *model_forward(model *m, int B, int training, rng_addr rng) {
         x = a->x0_drop;
     }
     if (m->Tq > 0) x = two_streams_forward(m, x, B);
+    if (m->keep > 0) { // MAE's encoder: the kept tokens only (B, keep, d)
+        ops->gather_tokens_forward(a->x_keep, x, (const int *)m->batch.keep_index, B, T, m->keep, d);
+        x = a->x_keep;
+    }
     // Blocks: (B, T + Tq, d) -> (B, T + Tq, d).
     m->blocks_out = m->arch->forward(m, x, B, training, dropout, rng);
     // Head: final LN, then every token (B, T + Tq, outputs) or the cls / mean-pooled features (B, classes).
@@ -605,6 +670,9 @@ void model_backward(model *m, int B) {
     if (m->Tq > 0) {
         m->arch->backward(m, a->streams, da->streams, B);
         two_streams_backward(m, dx, B);
+    } else if (m->keep > 0) {
+        m->arch->backward(m, a->x_keep, da->x_keep, B);
+        ops->gather_tokens_backward(dx, da->x_keep, (const int *)m->batch.keep_index, B, T, m->keep, d);
     } else {
         m->arch->backward(m, m->training_dropout ? a->x0_drop : a->x0, dx, B);
     }
@@ -629,6 +697,11 @@ double model_forward_flops_masked(const model_config *c, int M) {
     double embed = c->vocab > 0 ? 0.0 : 2.0 * N * pd * d; // a table lookup is no multiply-add
     double head = c->token_head ? 2.0 * T * d * N : 2.0 * d * c->num_classes;
     const backbone_kind *arch = backbone_find(c->arch);
+    if (c->keep_tokens > 0) { // MAE: blocks and token head on the kept tokens, then the decoder on every token
+        double K = c->keep_tokens, outputs = c->token_outputs > 0 ? c->token_outputs : N;
+        double blocks = arch ? c->depth * arch->block_flops(c, c->keep_tokens, c->keep_tokens) : 0.0;
+        return embed + blocks + 2.0 * K * d * outputs + (c->decoder_depth > 0 ? decoder_forward_flops(c) : 0.0);
+    }
     double block = arch ? arch->block_flops(c, (int)T, M) : 0.0;
     return embed + c->depth * block + head;
 }

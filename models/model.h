@@ -29,6 +29,10 @@
 // encoding's row of patch n (the kind's reference_table), through the same blocks and weights;
 // keys and values come from the content tokens only (masked attention whose context is the T
 // content tokens), and group ids (model_groups, model_set_streams) decide who sees whom.
+// MAE (cfg.keep_tokens, cfg.decoder_depth; models/decoder.h): the blocks see only the kept
+// tokens of each image (model_keep, model_set_keep), gathered after the position encoding, and
+// their activations are sized for them; a light decoder (a second stack of the backbone's
+// blocks, declared into this model's tables under "decoder.") rebuilds every token.
 // Memory: parameters, gradients, activations and inputs are declared once in tensor tables
 // (name, shape, and for parameters how they start and whether they decay) and live in backend
 // arenas allocated once through ops->alloc (model_create, sized for max_batch images of
@@ -86,6 +90,11 @@ typedef struct model_config {
                                // this many patch tokens per image, drawn anew in every forward at
                                // (rng.seed, RNG_REFERENCE, rng.epoch, rng.step, rng.index + image): MP3's
                                // reference points (speech variant); 0: to every token
+    int keep_tokens;           // > 0: MAE's encoder: the blocks see this many tokens per image (cls + the kept
+                               // patches, model_keep) when model_set_keep asks; block activations are sized
+                               // for them (a full forward fits model_batch_capacity(m, m->T) images)
+    int decoder_depth, decoder_dim; // > 0: MAE's light decoder (models/decoder.h): blocks of width decoder_dim
+                               // (heads and mlp_ratio as the encoder's) after the token head (decoder_embed)
     int sgu_toeplitz;          // gmlp/amlp (model.sgu_toeplitz): 0 = a dense spatial W (T, T); 1 = Toeplitz
                                // over the token index, W(i, j) = w[i - j]; 2 = Toeplitz over the patch grid,
                                // w indexed by the 2D offset (relbias layout, with cls entries)
@@ -128,6 +137,7 @@ typedef struct {
     // rows), the query rows' parts (B·N, d): copies of w and the encoding rows; query_rows is a
     // gradient buffer only.
     float *streams, *query_w_rows, *query_pe_rows, *query_rows;
+    float *x_keep;             // keep_tokens: (B, keep, d) the kept tokens the blocks read
 } model_activations;
 
 // What the host prepares: in the backend arena (m->batch) and in the host staging buffer
@@ -140,6 +150,7 @@ typedef struct {
     // query_stream (ints): (B, T + N) group ids of the two streams; (B, N) the query rows' token
     // indices T + n; (B·N) their encoding rows t0 + n; (B·N) zeros (copies of w)
     float *groups, *query_index, *query_pe_index, *query_w_index;
+    float *keep_index;         // keep_tokens: (B, keep_tokens) the kept token indices per image (ints)
 } model_batch;
 
 typedef struct model {
@@ -162,6 +173,11 @@ typedef struct model {
     int Tq, Tq_max;                // query tokens the blocks see after the content tokens (GVP: 0 or
                                    // N, model_set_streams), and the most (N_max with query_stream)
     int mask_mode;                 // ATTN_MASK_NONE, or LT / LE by the group ids of model_groups
+    int keep;                      // tokens the blocks see in the next forwards (MAE, model_set_keep); 0 = all
+    int keep_alloc;                // keep_tokens: tokens per image the block activations are sized for
+    struct model *owner;           // a sub-model (MAE's decoder): its declarations go to the owner's
+    const char *prefix;            //   tables, names prefixed with this
+    struct model_decoder *decoder; // cfg.decoder_depth > 0 (models/decoder.c)
 
     // Layout: the tables decide the arenas (params also drives gradients, optimizer moments,
     // checkpoints and HDF5 names); `bindings` are the named pointers to fill once allocated.
@@ -242,8 +258,15 @@ int *model_context(model *m);
 void model_set_context(model *m, int M);
 int model_batch_capacity(const model *m, int M);
 // Tokens the blocks see: the T content tokens, then Tq query tokens (GVP), and the most.
-static inline int model_tokens(const model *m) { return m->T + m->Tq; }
-static inline int model_tokens_max(const model *m) { return m->T_max + m->Tq_max; }
+// With keep_tokens: the kept tokens while model_set_keep holds, and the arena's per-image size.
+static inline int model_tokens(const model *m) { return m->keep > 0 ? m->keep : m->T + m->Tq; }
+static inline int model_tokens_max(const model *m) { return m->keep_alloc > 0 ? m->keep_alloc : m->T_max + m->Tq_max; }
+// MAE (cfg.keep_tokens = K): model_keep is the host staging (B, K) of each image's kept token
+// indices (cls first when there is one, no repeats), written before model_forward;
+// model_set_keep(m, K) makes the next forwards run the blocks, final norm and token head on
+// those K tokens only (logits (B, K, outputs)); model_set_keep(m, 0) restores every token.
+int *model_keep(model *m);
+void model_set_keep(model *m, int keep);
 // GVP (cfg.query_stream): query_stream 1 adds the N query tokens to the next forwards (0: the
 // content stream alone, as a finetuned or probed model sees it); mask_mode ATTN_MASK_LE / LT
 // applies the group ids the caller wrote into model_groups(m) ((B, T + Tq) ints per forward,

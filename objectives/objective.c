@@ -24,11 +24,14 @@ const char *objective_config_error(const objective_settings *s) {
         snprintf(msg, sizeof msg, "objective.name=%s is not an objective (valid: %s)", s->name ? s->name : "", objective_names());
         return msg;
     }
-    if (s->text_data != (k == &objective_mlm)) { // byte tokens have no labels and no pixels
+    if (s->text_data != k->text_input) { // byte tokens have no labels and no pixels
+        char valid[160] = "";
+        for (int i = 0; i < KIND_COUNT; i++)
+            if (kinds[i]->text_input == s->text_data)
+                snprintf(valid + strlen(valid), sizeof valid - strlen(valid), "%s%s", valid[0] ? ", " : "", kinds[i]->name);
         snprintf(msg, sizeof msg, s->text_data ? "data.name=text holds byte sequences for masked language modelling: "
-                 "objective.name=%s cannot use it (valid with text: mlm)" : "objective.name=%s is masked language "
-                 "modelling over byte tokens: it needs data.name=text (valid with image or speech data: supervised, mp3, gvp)",
-                 s->name);
+                 "objective.name=%s cannot use it (valid with text: %s)" : "objective.name=%s trains on byte tokens: it "
+                 "needs data.name=text (valid with image or speech data: %s)", s->name, valid);
         return msg;
     }
     return k->config_error ? k->config_error(s) : NULL;

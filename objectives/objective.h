@@ -33,6 +33,9 @@ typedef struct { // the run's settings objectives read (plain values: bench fill
     const char *segmentation;  // objective.segmentation (GVP: fixed | random | mixed)
     const char *order;         // objective.order (GVP: random | raster)
     int text_data;             // data.name=text: the input is byte tokens, for objective.name=mlm only
+    int decoder_depth, decoder_dim; // mae.decoder_depth, mae.decoder_dim (MAE's light decoder)
+    int heads;                 // model.heads
+    int linear_probe;          // eval.linear_probe
 } objective_settings;
 
 // One evaluation: the two metrics the kind names (metric_names) and the mean loss.
@@ -55,6 +58,7 @@ typedef struct objective objective;
 typedef struct objective_kind {
     const char *name;                // objective.name
     const char *metric_names[2];     // evaluate's metrics: /eval columns and /final attributes
+    int text_input;                  // 1: trains on byte tokens (data.name=text) only; 0: on images or speech only
     const char *progress;            // printf format of the per-epoch line: epoch, epochs, loss, metric 0, 1, seconds
     const char *final_line;          // printf format of the last line: metric 0, metric 1, seconds
     // NULL when the settings go together, else why (naming the keys and what is valid).
@@ -74,6 +78,12 @@ typedef struct objective_kind {
     void (*record_final)(objective *o, objective_env *env, const eval_scores *last);
     // Key tokens per image of a training step's attention (FLOPs accounting).
     int (*train_keys)(const objective *o);
+    // The linear probe's forwards (NULL: every token, full attention): called before the
+    // forward of B probe images [first, first + B) of a split to set what the model sees, and
+    // with B = 0 after the last to restore full attention; probe_stream says what it sets (the
+    // /probe `stream` attribute).
+    void (*probe_prepare)(objective *o, int B, uint32_t first);
+    const char *probe_stream;
 } objective_kind;
 
 struct objective {
@@ -86,9 +96,9 @@ struct objective {
 };
 
 // The registry: X(name) once per objective.
-#define OBJECTIVE_KINDS(X) X(supervised) X(mp3) X(gvp) X(mlm)
+#define OBJECTIVE_KINDS(X) X(supervised) X(mp3) X(gvp) X(mlm) X(mae)
 #define OBJECTIVE_CHOICE_(name) "|" #name
-#define OBJECTIVE_CHOICES (OBJECTIVE_KINDS(OBJECTIVE_CHOICE_) + 1) // "supervised|mp3|gvp|mlm"
+#define OBJECTIVE_CHOICES (OBJECTIVE_KINDS(OBJECTIVE_CHOICE_) + 1) // "supervised|mp3|gvp|mlm|mae"
 #define OBJECTIVE_DECLARE(name) extern const objective_kind objective_##name;
 OBJECTIVE_KINDS(OBJECTIVE_DECLARE)
 #undef OBJECTIVE_DECLARE

@@ -19,7 +19,8 @@ fi
 start=$(date +%s)
 sh scripts/reproduce.sh gvp smoke cpu-guarded "$T/out" > "$T/log" 2>&1; rc=$?
 secs=$(( $(date +%s) - start ))
-[ $rc -eq 0 ] && [ "$(grep -c '^estimated training time' "$T/log")" -eq 2 ] && grep -q 'experiment gvp-segmentation: 22 done, 0 not done' "$T/log"
+[ $rc -eq 0 ] && [ "$(grep -c '^estimated training time' "$T/log")" -eq 3 ] && grep -q 'experiment gvp-segmentation: 22 done, 0 not done' "$T/log" &&
+    grep -q 'experiment gvp-ablation: 6 done, 0 not done' "$T/log"
 check "reproduce-gvp smoke: every run done, exit 0" $? "exit $rc in ${secs}s; $(grep -E '^experiment .* done' "$T/log" | tr '\n' ' ')"
 $PB run bench/experiments/gvp-order.yaml --scale smoke --out "$T/cpu" --device cpu --jobs 2 > "$T/cpu.log" 2>&1
 python3 tests/h5_same.py "$T/cpu" "$T/out/gvp-order" > "$T/same" 2>&1 ||
@@ -36,7 +37,8 @@ R="$T/out/REPORT.md"
 ok=0
 for want in '## stage `pretrain` (experiment `gvp-segmentation`)' '## stage `finetune` (experiment `gvp-order`)' \
     'pixel_mse' 'knn_top1' 'paper knn_top1' '## Findings (experiment `gvp-segmentation`)' \
-    '| mixed-length segmentation gives better frozen features than fixed-length (K 2, 5, 10 pooled) |'; do
+    '| mixed-length segmentation gives better frozen features than fixed-length (K 2, 5, 10 pooled) |' \
+    '## Findings (experiment `gvp-ablation`)' '| mixed length grouping gives better linear-probe features than fixed-length groups (both two-stream) |'; do
     grep -qF "$want" "$R" 2>/dev/null || { ok=1; echo "  missing in REPORT.md: $want"; }
 done
 check "reproduce-gvp smoke: REPORT.md tables, paper numbers, findings" $ok "$(grep -c '^## ' "$R" 2>/dev/null) sections"

@@ -26,7 +26,8 @@ F="$T/out/figures"
 for fig in 'mp3-main-finetune_metric_vs_axis_top1_vs_pretrain.objective.eta' 'mp3-main-baseline_metric_vs_axis_top1_vs_pe.kind' \
     'mp3-main-pretrain_position_top1' 'mp3-main-pretrain_position_top1_nonblank' 'mp3-main-pretrain_knn_top1' \
     'mp3-main-pretrain_heatmap_relmap_' 'mp3-main-pretrain_image_grid_' 'mp3-patch-finetune_metric_vs_axis_top1_vs_model.patch' \
-    'mp3-table2-mp3_metric_vs_axis_step_time_ms_vs_objective.eta' 'mp3-table2-mp3_metric_vs_axis_act_bytes_vs_objective.eta'; do
+    'mp3-table2-mp3_metric_vs_axis_step_time_ms_vs_objective.eta' 'mp3-table2-mp3_metric_vs_axis_act_bytes_vs_objective.eta' \
+    'mp3-table2-mae_pretrain_metric_vs_axis_act_bytes_vs_objective.eta' 'mp3-main-mae_pretrain_image_grid_'; do
     n_png=$(ls "$F"/"$fig"*.png 2>/dev/null | wc -l); n_svg=$(ls "$F"/"$fig"*.svg 2>/dev/null | wc -l)
     [ "$n_png" -ge 1 ] && [ "$n_png" -eq "$n_svg" ]
     check "reproduce-mp3 smoke: figure $fig" $? "$n_png PNG, $n_svg SVG"
@@ -36,7 +37,8 @@ ok=0
 for want in '## stage `pretrain` (experiment `mp3-main`)' '## stage `finetune` (experiment `mp3-main`)' \
     '## stage `baseline` (experiment `mp3-main`)' '## stage `mp3` (experiment `mp3-table2`)' 'paper top1' \
     'pos_top1_nonblank_eta0' 'knn_top1' 'step (ms)' 'activations (MiB)' '## Findings (experiment `mp3-main`)' \
-    '## Findings (experiment `mp3-table2`)' '| MP3 then finetuning beats the supervised baseline with the same encoding |'; do
+    '## Findings (experiment `mp3-table2`)' '| MP3 then finetuning beats the supervised baseline with the same encoding |' \
+    '## stage `mae_finetune` (experiment `mp3-main`)' '| the MAE step needs less activation memory as eta rises |'; do
     grep -qF "$want" "$R" 2>/dev/null || { ok=1; echo "  missing in REPORT.md: $want"; }
 done
 check "reproduce-mp3 smoke: REPORT.md tables with the paper's numbers and findings" $ok "$(grep -c '^## ' "$R" 2>/dev/null) sections"

@@ -2,6 +2,7 @@
 #include "model_testing.h"
 #include "testing.h"
 #include "../core/common.h"
+#include "../core/tensorfile.h"
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -28,4 +29,13 @@ int test_model_gradcheck_params(const char *label, model *m, void *ctx, gradchec
         bad += !gradcheck(name, ctx, loss, m->param + info->offset, m->grad + info->offset, info->numel, tol);
     }
     return bad;
+void test_model_dump(tensorfile *tf, const model *m) {
+    char name[160];
+    for (int i = 0; i < m->params.count; i++) {
+        const tensor_info *info = &m->params.items[i];
+        snprintf(name, sizeof name, "param.%s", info->name);
+        tf_add(tf, name, TF_F32, info->ndim, info->shape, m->param + info->offset);
+        snprintf(name, sizeof name, "grad.%s", info->name);
+        tf_add(tf, name, TF_F32, info->ndim, info->shape, m->grad + info->offset);
+    }
 }

@@ -2,6 +2,7 @@
 // test_mp3): random inputs and labels in a model's staging input, and parameters moved off their
 // initial values. The model must live on the CPU backend (its arenas are host memory).
 #pragma once
+#include "../core/tensorfile.h"
 #include "../models/model.h"
 #include "gradcheck.h"
 #include <stdint.h>
@@ -16,3 +17,5 @@ void test_model_perturb(model *m, float amplitude, unsigned tag);
 // gradcheck of every parameter tensor of m (named "LABEL TENSOR") against the gradients already
 // in m->grad, with loss(ctx) evaluating the model's loss; returns how many failed.
 int test_model_gradcheck_params(const char *label, model *m, void *ctx, gradcheck_loss_fn loss, gradcheck_tol tol);
+// Adds param.<name> and grad.<name> of every parameter (the oracles' entries).
+void test_model_dump(tensorfile *tf, const model *m);

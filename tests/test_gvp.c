@@ -302,11 +302,7 @@ static void gradcheck_case(const char *label, const char *pe, const char *seg, i
 }
 
 // --- PyTorch oracle ---
-
-static void scalar(tensorfile *tf, const char *name, double v) {
-    int one[1] = {1};
-    tf_add(tf, name, TF_F64, 1, one, &v);
-}
+#define scalar test_tf_scalar
 
 static void oracle_case(const char *dir, const char *label, const char *pe, const char *seg, const char *ord, int K) {
     const int B = 3;
@@ -342,27 +338,10 @@ static void oracle_case(const char *dir, const char *label, const char *pe, cons
     tf_add(&tf, "input.images", TF_F32, 4, idims, model_images(m));
     tf_add(&tf, "input.labels", TF_I32, 1, ldims, labels);
     tf_add(&tf, "input.gvp_groups", TF_I32, 2, gdims, groups);
-    char name[160];
-    for (int i = 0; i < m->params.count; i++) {
-        const tensor_info *info = &m->params.items[i];
-        snprintf(name, sizeof name, "param.%s", info->name);
-        tf_add(&tf, name, TF_F32, info->ndim, info->shape, m->param + info->offset);
-        snprintf(name, sizeof name, "grad.%s", info->name);
-        tf_add(&tf, name, TF_F32, info->ndim, info->shape, m->grad + info->offset);
-    }
+    test_model_dump(&tf, m);
     tf_add(&tf, "output.loss", TF_F32, 1, one, &loss);
     tf_add(&tf, "output.logits", TF_F32, 3, lg, m->activations.logits);
-    char path[4200], err[4400];
-    snprintf(path, sizeof path, "%s/oracle-%s.tf", dir, label);
-    if (tf_write(&tf, path, err, sizeof err) != 0) {
-        test_fail("oracle dump", "%s", err);
-    } else {
-        char cmd[9000];
-        fflush(stdout);
-        snprintf(cmd, sizeof cmd, "/usr/bin/python3 tests/torch_oracle.py '%s' | sed 's/^\\(PASS\\|FAIL\\) oracle/\\1 oracle[%s]/'", path, label);
-        int rc = system(cmd);
-        if (rc != 0) test_fail("oracle", "%s: tests/torch_oracle.py exited with status %d", label, rc);
-    }
+    test_python_check(dir, "tests/torch_oracle.py", "oracle", label, &tf);
     tf_free(&tf);
     free(groups);
     free(labels);
@@ -375,9 +354,7 @@ static void test_torch_oracle(void) {
     oracle_case(dir, "gvp-abs-mixed", "abs", "mixed", "random", 3);
     oracle_case(dir, "gvp-sin2d-fixed-raster", "sin2d", "fixed", "raster", 16);
     oracle_case(dir, "gvp-sin1d-random", "sin1d", "random", "random", 5);
-    char cmd[200];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+    test_torch_dir_remove(dir);
 }
 
 int main(void) {

@@ -3,6 +3,7 @@
 #include "gradcheck.h"
 #include "../core/rng.h"
 #include "../core/common.h"
+#include "../core/tensorfile.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -132,4 +133,26 @@ double test_ks_uniform(double *v, size_t n, double lo, double hi) {
         D = fmax(D, fmax(fabs((double)(i + 1) / n - F), fabs(F - (double)i / n)));
     }
     return D;
+void test_torch_dir_remove(const char *dir) {
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+}
+
+void test_tf_scalar(tensorfile *tf, const char *name, double v) {
+    int one[1] = {1};
+    tf_add(tf, name, TF_F64, 1, one, &v);
+}
+
+void test_python_check(const char *dir, const char *script, const char *tag, const char *label, tensorfile *tf) {
+    char path[4200], err[4400], cmd[9000];
+    snprintf(path, sizeof path, "%s/%s.tf", dir, label);
+    if (tf_write(tf, path, err, sizeof err) != 0) {
+        test_fail(tag, "%s: %s", label, err);
+        return;
+    }
+    fflush(stdout);
+    snprintf(cmd, sizeof cmd, "/usr/bin/python3 %s '%s' | sed 's/^\\(PASS\\|FAIL\\) %s/\\1 %s[%s]/'", script, path, tag, tag, label);
+    int rc = system(cmd);
+    if (rc != 0) test_fail(tag, "%s: %s exited with status %d", label, script, rc);
 }

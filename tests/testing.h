@@ -3,6 +3,7 @@
 // "SKIP <name>: <why>"; tests/run_all.sh counts them across programs and scripts.
 // Exit status: 0 when nothing failed, 1 otherwise.
 #pragma once
+#include "../core/tensorfile.h"
 #include <stdarg.h>
 #include <stddef.h>
 
@@ -24,3 +25,12 @@ float *test_zeros(size_t n);
 int test_torch_dir(const char *name, char *dir);
 // Kolmogorov-Smirnov distance of samples v (n, sorted in place) to U(lo, hi).
 double test_ks_uniform(double *v, size_t n, double lo, double hi);
+// Removes a directory made by test_torch_dir (and what is in it).
+void test_torch_dir_remove(const char *dir);
+
+// A f64 scalar entry (1) named `name` (the oracles' config.* entries).
+void test_tf_scalar(tensorfile *tf, const char *name, double v);
+// Writes tf to DIR/<label>.tf and checks it with `/usr/bin/python3 SCRIPT FILE`, the script's
+// PASS/FAIL lines "<tag> ..." renamed "<tag>[label] ..."; a failed write or a non-zero exit
+// of the script is a FAIL line.
+void test_python_check(const char *dir, const char *script, const char *tag, const char *label, tensorfile *tf);

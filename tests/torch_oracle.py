@@ -14,7 +14,10 @@ input.images f32 (B,Cin,S,S), input.labels i32 (B), optional
 input.context i32 (B,M) (MP3 context token indices: masked attention), optional config.gvp with
 input.gvp_groups i32 (B,N) (GVP's two streams: the group of every patch; output.logits
 (B,T+N,Cin*p*p), loss: torch_vit.gvp_loss), optional input.refs
-i32 (B,R) (MP3 reference tokens: only they get pos_abs / sin1d / sin2d), param.<name> and
+i32 (B,R) (MP3 reference tokens: only they get pos_abs / sin1d / sin2d), optional config.mae with
+config.mae_keep, config.decoder_depth, config.decoder_dim and input.mae_shuffle i32 (B,N) (MAE:
+each image's shuffle; output.logits the decoder's predictions (B,T,Cin*p*p), loss:
+torch_vit.mae_loss), param.<name> and
 grad.<name> for every parameter, output.loss f32 (1), output.logits f32 (B,K) or, with
 pos_head, (B,T,N) (loss: MP3's mean position cross entropy over patch tokens).
 
@@ -54,9 +57,10 @@ CONFIG_KEYS = ("channels", "image_size", "patch", "dim", "depth", "heads", "mlp_
                "cls", "pos_abs", "num_classes", "label_smoothing")
 INT_KEYS = ("channels", "image_size", "patch", "dim", "depth", "heads", "cls", "pos_abs", "num_classes",
             "relbias", "pos_head", "sin1d", "sin2d", "rope", "arch", "tiny_attn_dim", "sgu_toeplitz", "gvp",
-            "features", "cape1d")
+            "features", "cape1d", "mae", "mae_keep", "decoder_depth", "decoder_dim")
 OPTIONAL_KEYS = ("relbias", "pos_head", "sin1d", "sin2d", "rope", "rope_base",
-                 "arch", "tiny_attn_dim", "sgu_toeplitz", "gvp", "features", "cape1d")  # absent = 0
+                 "arch", "tiny_attn_dim", "sgu_toeplitz", "gvp", "features", "cape1d", "mae", "mae_keep",
+                 "decoder_depth", "decoder_dim")  # absent = 0
 
 
 class BadInput(Exception):
@@ -155,6 +159,12 @@ def parse_inputs(tf, cfg, torch_vit):
         raise BadInput(f"config.gvp needs input.gvp_groups (B, {cfg.num_patches}) of groups >= 0")
     if cfg.gvp:
         labels = groups.astype(np.int64)  # GVP has no labels: the groups travel in their place
+    shuffle = tf.get("input.mae_shuffle")
+    if cfg.mae and (shuffle is None or shuffle.shape != (B, cfg.num_patches) or
+                    any(sorted(row.tolist()) != list(range(cfg.num_patches)) for row in shuffle)):
+        raise BadInput(f"config.mae needs input.mae_shuffle (B, {cfg.num_patches}), a permutation per image")
+    if cfg.mae:
+        labels = shuffle.astype(np.int64)  # MAE has no labels: the shuffles travel in their place
     return imgs, labels, params, _token_lists(tf, "input.context", B, cfg), _token_lists(tf, "input.refs", B, cfg)
 
 
@@ -190,7 +200,10 @@ def run_model(cfg, imgs, labels, params, dtype, context=None, refs=None, positio
             p.copy_(torch.from_numpy(np.ascontiguousarray(params[n])).to(dtype))
     x = torch.from_numpy(np.ascontiguousarray(imgs)).to(dtype)
     y = torch.from_numpy(labels.astype(np.int64))
-    if cfg.gvp:
+    if cfg.mae:
+        logits = model.forward_mae(x, y)
+        loss = torch_vit.mae_loss(logits, x, y, cfg)
+    elif cfg.gvp:
         logits = model.forward_gvp(x, y)
         loss = torch_vit.gvp_loss(logits, x, y, cfg)
     elif cfg.pos_head:

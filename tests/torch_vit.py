@@ -45,6 +45,17 @@ keys/values LN1 h, mask Mg), then the MLP on each; Mh[i, j] = f(j) <= f(i), Mg[n
 (B, T + N, Cin*p*p). gvp_loss: MSE to per-patch normalised pixels ((x - mean) / sqrt(var + 1e-6),
 unbiased var) over the query rows of patches with f > 0.
 
+MAE (mae, ids_shuffle (B, N) given, mae_keep = kept patches K): written as MAE's code
+(models_mae.py) writes it: x = patch_embed + encoding (patch rows); x_masked = gather(x,
+ids_shuffle[:, :K]); cls (+ its pos_embed row) prepended; blocks; norm; decoder_embed
+(Linear(d, decoder_dim)); mask tokens appended for the N - K others, torch.gather by ids_restore
+= argsort(ids_shuffle) back to patch order; cls row first; + the decoder's fixed sin2d of width
+decoder_dim (cls row zero); decoder blocks (heads and mlp_ratio as the encoder's); decoder.norm;
+decoder.pred (Linear(decoder_dim, Cin*p*p)) -> (B, T, Cin*p*p) with the cls row. mae_loss:
+per-patch MSE to the normalised pixels, weighted by the mask (1 = masked, gathered by
+ids_restore), summed over the mask's sum. Names: decoder_embed.*, decoder.mask_token (dd),
+decoder.blocks.{l}.*, decoder.norm.*, decoder.pred.*.
+
 Forward: pre-LN blocks, LayerNorm eps 1e-6, exact (erf) GELU, no dropout; attention with
 qkv channels [q | k | v], head h = channels h*hs..(h+1)*hs of each, softmax(q k^T / sqrt(hs)) v;
 final LayerNorm; feature = token 0 if cls else mean over all T tokens; logits = head(feature).
@@ -80,6 +91,10 @@ class ViTConfig:
     rope: int = 0
     rope_base: float = 0.0
     gvp: int = 0
+    mae: int = 0            # MAE (see the module docstring)
+    mae_keep: int = 0       #   kept patches K
+    decoder_depth: int = 0
+    decoder_dim: int = 0
     num_classes: int = 10
     label_smoothing: float = 0.1
     arch: int = 0           # 0 = ViT; 1 = gMLP, 2 = aMLP (tests/torch_gmlp.py)
@@ -139,6 +154,10 @@ class ViTConfig:
         if not 0.0 <= self.label_smoothing <= 1.0:
             raise ValueError(f"label_smoothing {self.label_smoothing} outside [0, 1]")
         self.hidden  # raises if not integral
+        if self.mae and not (1 <= self.mae_keep < self.num_patches and self.decoder_depth >= 1 and
+                             self.decoder_dim % 2 == 0 and self.decoder_dim % self.heads == 0):
+            raise ValueError(f"mae: keep {self.mae_keep} of {self.num_patches}, decoder depth {self.decoder_depth} "
+                             f"dim {self.decoder_dim}")
         return self
 
 
@@ -310,6 +329,18 @@ class Block(nn.Module):
         return h2 + self.mlp(self.norm2(h2)), g2 + self.mlp(self.norm2(g2))
 
 
+class MAEDecoder(nn.Module):
+    """MAE's light decoder (the names posbench writes under decoder.)."""
+    def __init__(self, cfg):
+        super().__init__()
+        dd = cfg.decoder_dim
+        self.mask_token = nn.Parameter(torch.zeros(dd))
+        self.blocks = nn.ModuleList(Block(dd, cfg.heads, int(round(cfg.mlp_ratio * dd))) for _ in range(cfg.decoder_depth))
+        self.norm = nn.LayerNorm(dd, eps=LN_EPS)
+        self.pred = nn.Linear(dd, cfg.patch_dim)
+        self.register_buffer("pos_fixed", sin2d_table(cfg.grid, dd), persistent=False)
+
+
 class ViT(nn.Module):
     def __init__(self, cfg: ViTConfig):
         super().__init__()
@@ -338,6 +369,9 @@ class ViT(nn.Module):
         self.norm = nn.LayerNorm(d, eps=LN_EPS)
         if cfg.pos_head:
             self.pos_head = nn.Linear(d, cfg.num_patches)
+        elif cfg.mae:
+            self.decoder_embed = nn.Linear(d, cfg.decoder_dim)
+            self.decoder = MAEDecoder(cfg)
         elif cfg.gvp:
             self.pixel_head = nn.Linear(d, cfg.patch_dim)
         else:
@@ -405,6 +439,37 @@ class ViT(nn.Module):
             h, g = blk.forward_two_stream(h, g, mask_h, mask_g)
         return self.pixel_head(self.norm(torch.cat([h, g], dim=1)))
 
+    def forward_mae(self, images, ids_shuffle):
+        """MAE (see the module docstring): predictions (B, T, Cin*p*p), cls row included."""
+        cfg = self.cfg
+        x = self.patch_embed(extract_patches(images, cfg.patch))
+        B, N, d = x.shape
+        t0 = 1 if cfg.cls else 0
+        if cfg.pos_abs:
+            x = x + self.pos_embed[t0:].unsqueeze(0)
+        if cfg.sin1d or cfg.sin2d:
+            x = x + self.pos_fixed.to(x.dtype)
+        ids_shuffle = ids_shuffle.long()
+        ids_restore = torch.argsort(ids_shuffle, dim=1)
+        ids_keep = ids_shuffle[:, :cfg.mae_keep]
+        x = torch.gather(x, 1, ids_keep.unsqueeze(-1).repeat(1, 1, d))
+        if cfg.cls:
+            cls = self.cls_token + (self.pos_embed[0] if cfg.pos_abs else 0)
+            x = torch.cat([cls.view(1, 1, -1).expand(B, 1, d), x], dim=1)
+        for blk in self.blocks:
+            x = blk(x)
+        x = self.decoder_embed(self.norm(x))
+        dec = self.decoder
+        dd = x.shape[2]
+        mask_tokens = dec.mask_token.view(1, 1, dd).repeat(B, N - cfg.mae_keep, 1)
+        x_ = torch.cat([x[:, t0:], mask_tokens], dim=1)
+        x_ = torch.gather(x_, 1, ids_restore.unsqueeze(-1).repeat(1, 1, dd))
+        x_ = x_ + dec.pos_fixed.to(x.dtype)
+        x = torch.cat([x[:, :t0], x_], dim=1)
+        for blk in dec.blocks:
+            x = blk(x)
+        return dec.pred(dec.norm(x))
+
     def forward(self, images, context=None, refs=None, positions=None):
         """images (B, C, S, S) or a sequence (B, L, features) -> logits (B, K), or with pos_head
         position logits (B, T, N). positions (B, N): cape1d's frame positions in seconds."""
@@ -437,6 +502,21 @@ def gvp_loss(logits, images, groups, cfg):
     return per_patch[groups > 0].mean()
 
 
+def mae_loss(pred, images, ids_shuffle, cfg):
+    """MAE: per-patch MSE of pred (B, T, Cin*p*p) (cls row dropped) to the normalised pixels,
+    weighted by the mask restored to patch order (1 = masked)."""
+    t = extract_patches(images, cfg.patch).to(pred.dtype)
+    t = (t - t.mean(dim=-1, keepdim=True)) / (t.var(dim=-1, keepdim=True, unbiased=True) + 1e-6) ** 0.5
+    pred = pred[:, 1:] if cfg.cls else pred
+    B, N, _ = t.shape
+    ids_restore = torch.argsort(ids_shuffle.long(), dim=1)
+    mask = torch.ones(B, N, dtype=pred.dtype)
+    mask[:, :cfg.mae_keep] = 0
+    mask = torch.gather(mask, 1, ids_restore)
+    loss = ((pred - t) ** 2).mean(dim=-1)
+    return (loss * mask).sum() / mask.sum()
+
+
 def param_names(cfg: ViTConfig):
     """The parameter names posbench writes, in the order it lists them in the spec."""
     names = ["patch_embed.weight", "patch_embed.bias"]
@@ -453,6 +533,12 @@ def param_names(cfg: ViTConfig):
             names.append(f"blocks.{l}.attn.rel_bias")
         for sub in ("norm2", "mlp.fc1", "mlp.fc2"):
             names += [f"blocks.{l}.{sub}.weight", f"blocks.{l}.{sub}.bias"]
-    head = "pos_head" if cfg.pos_head else "pixel_head" if cfg.gvp else "head"
+    head = "pos_head" if cfg.pos_head else "pixel_head" if cfg.gvp else "decoder_embed" if cfg.mae else "head"
     names += ["norm.weight", "norm.bias", f"{head}.weight", f"{head}.bias"]
+    if cfg.mae:
+        names.append("decoder.mask_token")
+        for l in range(cfg.decoder_depth):
+            for sub in ("norm1", "attn.qkv", "attn.proj", "norm2", "mlp.fc1", "mlp.fc2"):
+                names += [f"decoder.blocks.{l}.{sub}.weight", f"decoder.blocks.{l}.{sub}.bias"]
+        names += ["decoder.norm.weight", "decoder.norm.bias", "decoder.pred.weight", "decoder.pred.bias"]
     return names

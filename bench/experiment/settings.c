@@ -60,4 +60,8 @@ void objective_settings_from_config(const config *c, objective_settings *s) {
     s->segmentation = cfg_str(c, "objective.segmentation");
     s->order = cfg_str(c, "objective.order");
     s->text_data = !strcmp(cfg_str(c, "data.name"), "text");
+    s->decoder_depth = (int)cfg_int(c, "mae.decoder_depth");
+    s->decoder_dim = (int)cfg_int(c, "mae.decoder_dim");
+    s->heads = (int)cfg_int(c, "model.heads");
+    s->linear_probe = cfg_bool(c, "eval.linear_probe");
 }

@@ -95,3 +95,4 @@ void record_attention(run *r);
 // grid; the n x n matrix for text). Nothing for other backbones.
 void record_spatial_weights(run *r);
 void record_knn(run *r);
+void record_linear_probe(run *r);

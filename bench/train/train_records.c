@@ -1,10 +1,12 @@
 // bench/train/train_records.c — what every finished run records beyond its training curves and
-// its objective's own records: attention statistics and the layer-wise kNN probe (MP3 Fig. 9).
+// its objective's own records: attention statistics, the layer-wise kNN probe (MP3 Fig. 9) and
+// the linear probe (objectives/linear_probe.h).
 // Called by train.c's finish_file. Model outputs are downloaded from the backend.
 #include "train_internal.h"
 #include "../../core/common.h"
 #include "../../objectives/attention_stats.h"
 #include "../../objectives/knn_probe.h"
+#include "../../objectives/linear_probe.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,10 +70,14 @@ void record_spatial_weights(run *r) {
     free(W);
 }
 
-// Mean-pooled patch features (cls excluded) after every block, full attention, no augmentation:
-// feats[l] (n, d) for the first n images of ds.
-static void block_features(run *r, const dataset *ds, int n, float **feats) {
+// Mean-pooled patch features (cls excluded) after every block, no augmentation: feats[l] (n, d)
+// for the first n images of ds, and the cls token's (cls[l], when cls is not NULL and the model
+// has one). Full attention, or, with probe = 1, what the objective's probe_prepare sets (GVP:
+// the content stream with its causal mask).
+static void block_features(run *r, const dataset *ds, int n, float **feats, float **cls, int probe) {
     model *m = &r->model;
+    objective *o = &r->obj;
+    probe = probe && o->kind->probe_prepare;
     int d = m->cfg.dim, T = m->T, t0 = m->t0, L = m->cfg.depth;
     int chunk = model_batch_capacity(m, T);
     if (chunk > r->eval_batch) chunk = r->eval_batch;
@@ -81,6 +87,7 @@ static void block_features(run *r, const dataset *ds, int n, float **feats) {
         int B = n - start < chunk ? n - start : chunk;
         for (int b = 0; b < B; b++) r->batch_index[b] = start + b;
         load_batch(r, ds, r->batch_index, B, NULL, 0, 0, r->train_size);
+        if (probe) o->kind->probe_prepare(o, B, (uint32_t)start);
         model_forward(m, B, 0, (rng_addr){0});
         for (int l = 0; l < L; l++) {
             m->ops->download(x, model_block_output(m, l), (size_t)B * T * d * sizeof(float)); // (B, T, d)
@@ -92,9 +99,11 @@ static void block_features(run *r, const dataset *ds, int n, float **feats) {
                     for (int t = t0; t < T; t++) sum += x[((size_t)b * T + t) * d + c];
                     f[c] = (float)(sum / (T - t0));
                 }
+                if (cls && t0) memcpy(cls[l] + (size_t)(start + b) * d, x + (size_t)b * T * d, (size_t)d * sizeof(float));
             }
         }
     }
+    if (probe) o->kind->probe_prepare(o, 0, 0);
     free(x);
 }
 
@@ -114,8 +123,8 @@ void record_knn(run *r) {
         train[l] = xmalloc((size_t)ntrain * d * sizeof(float), "kNN training features");
         test[l] = xmalloc((size_t)ntest * d * sizeof(float), "kNN test features");
     }
-    block_features(r, &r->train, ntrain, train);
-    block_features(r, &r->test, ntest, test);
+    block_features(r, &r->train, ntrain, train, NULL, 0);
+    block_features(r, &r->test, ntest, test, NULL, 0);
     float top1[64], top5[64];
     int best = 0;
     for (int l = 0; l < L; l++) {
@@ -140,3 +149,78 @@ void record_knn(run *r) {
     results_attr_double(r->res, "/final", "knn_top1_last", top1[L - 1]);
 }
 
+
+// The linear probe (objectives/linear_probe.h) of the features after the last block, or of every
+// block (eval.probe_layers=all): mean-pooled patch tokens and, with a cls token, the cls token,
+// each its own probe; the first eval.probe_train_limit (labelled) training images fit it (every
+// 5th held out to choose the L2 strength), the first eval.probe_test_limit test images score it.
+// /probe/{layer, top1_mean, lambda_mean, top1_cls, lambda_cls} and /final/probe_top1 (the last
+// block: cls when there is one, else mean), probe_top1_mean, probe_top1_cls, and with every
+// block probe_best_top1 and probe_best_layer.
+void record_linear_probe(run *r) {
+    const config *c = r->cfg;
+    model *m = &r->model;
+    int L = m->cfg.depth, d = m->cfg.dim, K = r->train.num_classes, has_cls = m->t0 > 0;
+    int all = !strcmp(cfg_str(c, "eval.probe_layers"), "all"), first = all ? 0 : L - 1;
+    int ntrain = (int)cfg_int(c, "eval.probe_train_limit"), ntest = (int)cfg_int(c, "eval.probe_test_limit");
+    if (ntrain <= 0 || ntrain > r->train.n) ntrain = r->train.n;
+    if (ntest <= 0 || ntest > r->test.n) ntest = r->test.n;
+    if (ntrain < 5) die_input("eval.probe_train_limit: the linear probe needs at least 5 training images, the run has %d", ntrain);
+    float **feats[2][2]; // [train/test][mean/cls][layer]
+    for (int s = 0; s < 2; s++)
+        for (int k = 0; k < 2; k++) {
+            feats[s][k] = xmalloc((size_t)L * sizeof(float *), "probe features");
+            for (int l = 0; l < L; l++)
+                feats[s][k][l] = k == 1 && !has_cls ? NULL : xmalloc((size_t)(s ? ntest : ntrain) * d * sizeof(float), "probe features");
+        }
+    block_features(r, &r->train, ntrain, feats[0][0], has_cls ? feats[0][1] : NULL, 1);
+    block_features(r, &r->test, ntest, feats[1][0], has_cls ? feats[1][1] : NULL, 1);
+    int n = L - first;
+    float *layer = xmalloc((size_t)n * 5 * sizeof(float), "probe results");
+    float *top1_mean = layer + n, *lambda_mean = layer + 2 * n, *top1_cls = layer + 3 * n, *lambda_cls = layer + 4 * n;
+    int best = L - 1;
+    double best_top1 = -1.0;
+    for (int l = first; l < L; l++) {
+        int i = l - first;
+        layer[i] = (float)(l + 1);
+        for (int k = 0; k < (has_cls ? 2 : 1); k++) {
+            linear_probe_result res = linear_probe_run(feats[0][k][l], r->train.labels, ntrain, feats[1][k][l], r->test.labels,
+                                                       ntest, d, K);
+            (k ? top1_cls : top1_mean)[i] = (float)res.top1;
+            (k ? lambda_cls : lambda_mean)[i] = (float)res.lambda;
+            if (res.top1 > best_top1) best_top1 = res.top1, best = l;
+        }
+        if (!has_cls) top1_cls[i] = lambda_cls[i] = NAN;
+        printf("linear probe after block %d: top1 %.4f (mean-pooled patches, lambda %g)", l + 1, top1_mean[i], lambda_mean[i]);
+        if (has_cls) printf(", %.4f (cls, lambda %g)", top1_cls[i], lambda_cls[i]);
+        printf("\n");
+    }
+    int dims[1] = {n};
+    results_dataset_f32(r->res, "/probe/layer", 1, dims, layer);
+    results_dataset_f32(r->res, "/probe/top1_mean", 1, dims, top1_mean);
+    results_dataset_f32(r->res, "/probe/lambda_mean", 1, dims, lambda_mean);
+    if (has_cls) {
+        results_dataset_f32(r->res, "/probe/top1_cls", 1, dims, top1_cls);
+        results_dataset_f32(r->res, "/probe/lambda_cls", 1, dims, lambda_cls);
+    }
+    results_attr_int(r->res, "/probe", "train_images", ntrain);
+    results_attr_int(r->res, "/probe", "heldout_images", ntrain / 5);
+    results_attr_int(r->res, "/probe", "test_images", ntest);
+    results_attr_str(r->res, "/probe", "stream", r->obj.kind->probe_stream ? r->obj.kind->probe_stream : "all tokens, full attention");
+    results_attr_str(r->res, "/probe", "features", "block outputs (before the final LayerNorm), standardised; mean-pooled patch tokens and the cls token, one probe each");
+    results_attr_str(r->res, "/probe", "optimiser", "multinomial logistic regression in double, FISTA with adaptive restart, step 1/L, until max |gradient| < 1e-7 or 2000 iterations; L2 strength from {1e-5, 1e-4, 1e-3, 1e-2, 1e-1} by held-out top-1 on every 5th training image, then refit on all");
+    int last = n - 1;
+    results_attr_double(r->res, "/final", "probe_top1", has_cls ? top1_cls[last] : top1_mean[last]);
+    results_attr_double(r->res, "/final", "probe_top1_mean", top1_mean[last]);
+    if (has_cls) results_attr_double(r->res, "/final", "probe_top1_cls", top1_cls[last]);
+    if (all) {
+        results_attr_double(r->res, "/final", "probe_best_top1", best_top1);
+        results_attr_int(r->res, "/final", "probe_best_layer", best + 1);
+    }
+    for (int s = 0; s < 2; s++)
+        for (int k = 0; k < 2; k++) {
+            for (int l = 0; l < L; l++) free(feats[s][k][l]);
+            free(feats[s][k]);
+        }
+    free(layer);
+}

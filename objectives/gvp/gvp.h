@@ -1,5 +1,6 @@
-// objectives/gvp/gvp.h — GVP's orders, group segmentations, attention group ids and pixel
-// targets (METHODS.md "GVP"; papers/gvp-autoregressive-and-masked.txt §3.2, §4.3, App. B).
+// objectives/gvp/gvp.h — GVP's orders, group segmentations and attention group ids (METHODS.md
+// "GVP"; papers/gvp-autoregressive-and-masked.txt §3.2, §4.3, App. B); its pixel targets are
+// objectives/pixel_targets.h's, shared with MAE.
 // Host code only: what is drawn per image and what the model and the loss read.
 // Notation (the paper's): N patches in order z (raster, or a random permutation per image),
 // cut into K + 1 groups G_0 … G_K by K cut points n_0 < n_1 < … < n_{K-1} and n_K = N:
@@ -18,6 +19,7 @@
 // 2·f(n) - 1 (so 2·f(j) <= 2·f(n) - 1 iff f(j) < f(n)). A query of a G_0 patch predicts
 // nothing (it is not in the loss); its id is 0 (it sees G_0) so that no query row is empty.
 #pragma once
+#include "../pixel_targets.h" // pixel_patch_targets: the normalised pixel targets
 #include <stdint.h>
 
 typedef enum { GVP_SEG_FIXED, GVP_SEG_RANDOM, GVP_SEG_MIXED } gvp_segmentation;
@@ -41,9 +43,3 @@ void gvp_draw(int *order, int *cuts, int *group, int seg, int ord, int K, int N,
 void gvp_stream_ids(int *ids, const int *group, int N, int t0);
 // The content stream alone with the causal mask kept (the linear probe): ids (T) = 2·f.
 void gvp_content_ids(int *ids, const int *group, int N, int t0);
-
-// Per-patch normalised pixel targets (MAE's norm_pix_loss): patch n of image (C, S, S),
-// flattened in patchify's (c, py, px) order, minus its mean, divided by sqrt(var + 1e-6) with
-// the unbiased variance (torch's .var() default, as MAE's code). out (N, C·p·p); also the
-// mean and sqrt(var + 1e-6) of every patch when mean / scale are not NULL (N).
-void gvp_patch_targets(float *out, float *mean, float *scale, const float *image, int C, int S, int p);

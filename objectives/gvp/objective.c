@@ -145,7 +145,7 @@ static void prepare(objective *o, int B, uint32_t epoch, uint32_t step, uint32_t
         gvp_draw(st->order, st->cuts, group, st->seg, st->ord, st->K, N, o->s.seed, epoch, step, first + (uint32_t)b,
                  st->scratch);
         gvp_stream_ids(ids + (size_t)b * st->Ts, group, N, st->t0);
-        gvp_patch_targets(st->patch_targets, NULL, NULL, images + (size_t)b * C * S * S, C, S, p);
+        pixel_patch_targets(st->patch_targets, NULL, NULL, images + (size_t)b * C * S * S, C, S, p);
         for (int n = 0; n < N; n++) {
             if (group[n] == 0) continue;
             st->rows_host[st->P] = b * st->Ts + st->T + n;
@@ -225,36 +225,22 @@ static void gvp_record_final(objective *o, objective_env *env, const eval_scores
         float *condition = xmalloc((size_t)S * img * sizeof(float), "GVP condition views");
         float *rebuilt = xmalloc((size_t)S * img * sizeof(float), "GVP reconstructions");
         float *pred = xmalloc((size_t)N * S * D * sizeof(float), "GVP predictions (host)");
-        float *mean = xmalloc((size_t)N * sizeof(float), "patch means"), *scale = xmalloc((size_t)N * sizeof(float), "patch scales");
+        const float **patch_pred = xmalloc((size_t)N * sizeof(float *), "GVP predicted patches");
         env->load_test(env, 0, S, o->s.train_size);
         prepare(o, S, EVAL_DRAW, 0, 0);
         forward_loss(o, S, 0, (rng_addr){.seed = o->s.seed, .epoch = EVAL_DRAW});
         o->ops->download(pred, st->pred, (size_t)st->P * D * sizeof(float));
         int r = 0;
-        for (int b = 0; b < S; b++) {
-            float *x = model_images(m) + (size_t)b * img; // to pixel units in place (host staging)
-            for (size_t k = 0; k < img; k++) x[k] = x[k] * env->pixel_std[k / ((size_t)size * size)] + env->pixel_mean[k / ((size_t)size * size)];
-            gvp_patch_targets(st->patch_targets, mean, scale, x, C, size, p);
-            memcpy(original + b * img, x, img * sizeof(float));
-            memcpy(rebuilt + b * img, x, img * sizeof(float));
-            for (size_t k = 0; k < img; k++) condition[b * img + k] = 0.5f;
-            for (int n = 0; n < N; n++) {
-                int gy = n / g, gx = n % g, predicted = st->group[(size_t)b * N + n] > 0;
-                const float *q = predicted ? pred + (size_t)r++ * D : NULL;
-                for (int c = 0, k = 0; c < C; c++)
-                    for (int y = 0; y < p; y++)
-                        for (int xx = 0; xx < p; xx++, k++) {
-                            size_t at = b * img + ((size_t)c * size + gy * p + y) * size + gx * p + xx;
-                            if (predicted) rebuilt[at] = q[k] * scale[n] + mean[n];
-                            else condition[at] = original[at];
-                        }
-            }
+        for (int b = 0; b < S; b++) { // predicted rows are in (image, patch) order
+            for (int n = 0; n < N; n++) patch_pred[n] = st->group[(size_t)b * N + n] > 0 ? pred + (size_t)r++ * D : NULL;
+            pixel_sample(model_images(m) + (size_t)b * img, env->pixel_mean, env->pixel_std, patch_pred, C, size, p,
+                         original + b * img, condition + b * img, rebuilt + b * img);
         }
         int dims[4] = {S, C, size, size};
         record_f32(env->rec, "/samples/original", 4, dims, original);
         record_f32(env->rec, "/samples/condition", 4, dims, condition);
         record_f32(env->rec, "/samples/reconstruction", 4, dims, rebuilt);
-        free(original), free(condition), free(rebuilt), free(pred), free(mean), free(scale);
+        free(original), free(condition), free(rebuilt), free(pred), free(patch_pred);
     }
     // One draw's masks over (cls, patches in raster order): content (T, T) and query (N, T).
     int T = st->T, Ts = st->Ts;
@@ -280,6 +266,26 @@ static void gvp_record_final(objective *o, objective_env *env, const eval_scores
 
 static int gvp_train_keys(const objective *o) { return o->model->T; }
 
+// The linear probe reads the content stream with the causal mask kept (the paper's protocol):
+// each probe image's order and segmentation drawn at (seed, RNG_GVP, EVAL_DRAW + 1, 0, image
+// index) (a training and a test image of the same index share a draw), content ids 2·f through
+// the `<=` group mask; B = 0 restores full attention.
+static void gvp_probe_prepare(objective *o, int B, uint32_t first) {
+    gvp_state *st = o->state;
+    model *m = o->model;
+    if (B == 0) {
+        model_set_streams(m, 0, ATTN_MASK_NONE);
+        return;
+    }
+    int *ids = model_groups(m);
+    for (int b = 0; b < B; b++) {
+        gvp_draw(st->order, st->cuts, st->group, st->seg, st->ord, st->K, st->N, o->s.seed, EVAL_DRAW + 1, 0,
+                 first + (uint32_t)b, st->scratch);
+        gvp_content_ids(ids + (size_t)b * st->T, st->group, st->N, st->t0);
+    }
+    model_set_streams(m, 0, ATTN_MASK_LE);
+}
+
 const objective_kind objective_gvp = {
     .name = "gvp",
     .metric_names = {"pixel_mse", "pixel_mse_last_group"},
@@ -294,4 +300,7 @@ const objective_kind objective_gvp = {
     .evaluate = gvp_evaluate,
     .record_final = gvp_record_final,
     .train_keys = gvp_train_keys,
+    .probe_prepare = gvp_probe_prepare,
+    .probe_stream = "the content stream with the causal (group) mask kept: content token i sees j iff f(j) <= f(i), each "
+                    "image's order and segmentation drawn at (seed, RNG_GVP, 0xE0000001, 0, image index)",
 };

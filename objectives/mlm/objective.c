@@ -107,6 +107,7 @@ static int mlm_train_keys(const objective *o) { return o->model->T; }
 const objective_kind objective_mlm = {
     .name = "mlm",
     .metric_names = {"perplexity", "accuracy"},
+    .text_input = 1,
     .progress = "epoch %d/%d  loss %.4f  validation perplexity %.4f accuracy %.4f  (%.0f s)",
     .final_line = "final: perplexity=%.4f accuracy=%.4f time=%.0fs\n",
     .config_error = mlm_config_error,

@@ -30,6 +30,9 @@ static const char *mp3_objective_config_error(const objective_settings *s) {
     static char msg[512];
     const char *why = mp3_config_error(s->name, s->pe_kind, s->ref_fraction);
     if (why) return why;
+    if (s->linear_probe)
+        return "eval.linear_probe=true: an MP3 pretraining run learns without position information and is evaluated by "
+               "finetuning (and the kNN probe, eval.knn); probe the finetuned model's run instead (valid with mp3: false)";
     if (s->train_sizes > 0 || s->n_eval_sizes > 0 || s->tta_delta > 0) {
         char positions[48] = "the positions";
         if (s->patch > 0 && s->train_size > 0)

@@ -1,0 +1,283 @@
+// objectives/mae/objective.c — objective.name=mae (METHODS.md "MAE"): the position encoding is
+// added to every patch (pe.kind, sin2d as MAE), then each training image keeps
+// round((1-eta)·N) random patches (mae.h: argsort of noise drawn at (seed, RNG_MAE, epoch,
+// step, image), so a resumed run draws the same); the encoder's blocks see cls and the kept
+// patches only (model_config.keep_tokens: their activations are sized for them); its token
+// head decoder_embed maps them to the decoder width, and the light decoder (models/decoder.h)
+// rebuilds every token with a learned mask token and its own sin2d. Loss: the mean squared
+// error between the decoder's prediction and the per-patch normalised pixels
+// (objectives/pixel_targets.h), over the masked patches only (mean over their pixels, then over
+// the masked patches of the batch), as MAE's norm_pix_loss.
+// Each epoch: the test MSE over the masked patches and over the kept ones (not trained on),
+// each test image's draw fixed at (seed, RNG_MAE, EVAL_DRAW, 0, image). At the end:
+// reconstructions of a few test images (original, masked input, reconstruction: MP3's
+// /samples, MAE Fig. 2). `init:` finetuning loads the encoder; decoder_embed and decoder.*
+// are not in the finetuned model and are left behind.
+#include "../objective.h"
+#include "mae.h"
+#include "../pixel_targets.h"
+#include "../../models/decoder.h"
+#include "../../core/common.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EVAL_DRAW 0xE0000000u // RNG epoch slot of the evaluation draws
+
+typedef struct {
+    int N, T, t0, K, Kt, Mk, D;      // patches, tokens, cls, kept patches, kept tokens, masked patches, C·p·p
+    int *shuffle, *restore;          // (N) one image's draw
+    float *noise;                    // (N)
+    float *patch_targets;            // (N, D) one image's normalised patches (host)
+    int *rows_host, *rows;           // (max_batch·Mk) prediction rows b·T + t0 + n of the masked patches
+    int *vrows_host, *vrows;         // (max_batch·K) the same for the kept patches
+    float *target_host, *target;     // (max_batch·Mk, D)
+    float *vtarget_host, *vtarget;   // (max_batch·K, D)
+    float *pred, *dpred, *losses;    // backend (max_batch·Mk, D), (max_batch·Mk, D), (max_batch·Mk)
+    float *vpred, *vlosses;          // backend (max_batch·K, D), (max_batch·K)
+    float *losses_host;              // (max_batch·Mk) (also the kept patches' losses)
+    const float *decoded;            // the last forward's predictions (B, T, D), backend
+} mae_state;
+
+static const char *mae_config_error(const objective_settings *s) {
+    static char msg[512];
+    if (strcmp(s->pe_kind, "none") && strcmp(s->pe_kind, "abs") && strcmp(s->pe_kind, "sin1d") &&
+        strcmp(s->pe_kind, "sin2d") && strcmp(s->pe_kind, "cape")) {
+        snprintf(msg, sizeof msg, "objective.name=mae adds the position encoding to the patches before dropping the masked "
+                 "ones; pe.kind=%s acts inside attention on the full token grid (valid with mae: none, abs, sin1d, sin2d, "
+                 "cape)", s->pe_kind);
+        return msg;
+    }
+    if (s->ref_fraction > 0) {
+        snprintf(msg, sizeof msg, "objective.ref_fraction=%g gives MP3 reference tokens; objective.name=mae has none "
+                 "(valid: 0)", s->ref_fraction);
+        return msg;
+    }
+    if (s->train_sizes > 0 || s->n_eval_sizes > 0 || s->tta_delta > 0)
+        return "objective.name=mae trains and evaluates at one size: data.resolutions, eval.resolutions and "
+               "eval.tta_delta are for supervised runs (valid with mae: [], [] and 0; data.resolution sets the one size)";
+    if (s->decoder_dim % 2 != 0 || (s->heads > 0 && s->decoder_dim % s->heads != 0)) {
+        snprintf(msg, sizeof msg, "mae.decoder_dim=%d: the decoder's width must be even (its sin2d pairs cos and sin) and a "
+                 "multiple of model.heads=%d (valid: e.g. %d)", s->decoder_dim, s->heads, 2 * (s->heads > 0 ? s->heads : 1));
+        return msg;
+    }
+    if (s->decoder_depth < 1) {
+        snprintf(msg, sizeof msg, "mae.decoder_depth=%d: the decoder needs at least one block (valid: >= 1)", s->decoder_depth);
+        return msg;
+    }
+    if (s->eta <= 0.0) {
+        snprintf(msg, sizeof msg, "objective.eta=%g: objective.name=mae predicts the masked patches, so some must be masked "
+                 "(valid: eta > 0, e.g. MAE's 0.75)", s->eta);
+        return msg;
+    }
+    if (s->patch > 0 && s->train_size > 0 && s->train_size % s->patch == 0) {
+        int g = s->train_size / s->patch;
+        return mae_ratio_error(g * g, s->eta);
+    }
+    return NULL;
+}
+
+// The encoder on cls + the kept patches, its token head decoder_embed (width mae.decoder_dim),
+// and the decoder.
+static void mae_configure_model(const objective_settings *s, model_config *mc) {
+    mc->token_head = 1;
+    mc->head_name = "decoder_embed";
+    mc->token_outputs = s->decoder_dim;
+    mc->decoder_depth = s->decoder_depth;
+    mc->decoder_dim = s->decoder_dim;
+    if (mc->patch > 0 && mc->image_size % mc->patch == 0) {
+        int g = mc->image_size / mc->patch, K = mae_kept_patches(g * g, s->eta);
+        mc->keep_tokens = (mc->cls ? 1 : 0) + (K < 1 ? 1 : K);
+    }
+}
+
+static void mae_obj_create(objective *o) {
+    mae_state *st = xcalloc(1, sizeof *st, "mae objective");
+    model *m = o->model;
+    const ops_backend *ops = o->ops;
+    st->N = m->N, st->T = m->T, st->t0 = m->t0;
+    const char *why = mae_ratio_error(st->N, o->s.eta);
+    if (why) die_input("%s", why);
+    st->K = mae_kept_patches(st->N, o->s.eta), st->Kt = st->t0 + st->K, st->Mk = st->N - st->K;
+    st->D = m->cfg.channels * m->cfg.patch * m->cfg.patch;
+    size_t rows = (size_t)o->max_batch * st->Mk, vrows = (size_t)o->max_batch * st->K, D = (size_t)st->D;
+    st->shuffle = xmalloc((size_t)st->N * sizeof(int), "MAE shuffle");
+    st->restore = xmalloc((size_t)st->N * sizeof(int), "MAE restore");
+    st->noise = xmalloc((size_t)st->N * sizeof(float), "MAE noise");
+    st->patch_targets = xmalloc((size_t)st->N * D * sizeof(float), "MAE patch targets");
+    st->rows_host = xmalloc(rows * sizeof(int), "MAE masked rows");
+    st->vrows_host = xmalloc(vrows * sizeof(int), "MAE kept rows");
+    st->target_host = xmalloc(rows * D * sizeof(float), "MAE targets (host)");
+    st->vtarget_host = xmalloc(vrows * D * sizeof(float), "MAE kept targets (host)");
+    st->losses_host = xmalloc((rows > vrows ? rows : vrows) * sizeof(float), "MAE per-patch losses (host)");
+    st->rows = ops->alloc(rows * sizeof(int), "MAE masked rows");
+    st->vrows = ops->alloc(vrows * sizeof(int), "MAE kept rows");
+    st->target = ops->alloc(rows * D * sizeof(float), "MAE targets");
+    st->vtarget = ops->alloc(vrows * D * sizeof(float), "MAE kept targets");
+    st->pred = ops->alloc(rows * D * sizeof(float), "MAE predictions");
+    st->dpred = ops->alloc(rows * D * sizeof(float), "MAE prediction gradients");
+    st->losses = ops->alloc(rows * sizeof(float), "MAE per-patch losses");
+    st->vpred = ops->alloc(vrows * D * sizeof(float), "MAE kept predictions");
+    st->vlosses = ops->alloc(vrows * sizeof(float), "MAE kept per-patch losses");
+    o->state = st;
+}
+
+static void mae_obj_free(objective *o) {
+    mae_state *st = o->state;
+    if (!st) return;
+    free(st->shuffle), free(st->restore), free(st->noise), free(st->patch_targets);
+    free(st->rows_host), free(st->vrows_host), free(st->target_host), free(st->vtarget_host), free(st->losses_host);
+    const ops_backend *ops = o->ops;
+    ops->free(st->rows), ops->free(st->vrows), ops->free(st->target), ops->free(st->vtarget);
+    ops->free(st->pred), ops->free(st->dpred), ops->free(st->losses), ops->free(st->vpred), ops->free(st->vlosses);
+    free(st);
+}
+
+// Draws each image's shuffle at (seed, RNG_MAE, epoch, step, first + b): the kept tokens (cls,
+// then the first K of the shuffle) go to model_keep, the masked ones to decoder_masked; the
+// prediction rows and normalised targets of the masked (and kept) patches are staged.
+static void prepare(objective *o, int B, uint32_t epoch, uint32_t step, uint32_t first) {
+    mae_state *st = o->state;
+    model *m = o->model;
+    int N = st->N, T = st->T, t0 = st->t0, K = st->K, Mk = st->Mk, D = st->D;
+    int C = m->cfg.channels, S = m->image_size, p = m->cfg.patch;
+    int *keep = model_keep(m), *masked = decoder_masked(m);
+    const float *images = model_images(m);
+    for (int b = 0; b < B; b++) {
+        mae_shuffle(st->shuffle, st->restore, st->noise, N, o->s.seed, epoch, step, first + (uint32_t)b);
+        pixel_patch_targets(st->patch_targets, NULL, NULL, images + (size_t)b * C * S * S, C, S, p);
+        int *kb = keep + (size_t)b * st->Kt;
+        if (t0) kb[0] = 0;
+        for (int j = 0; j < N; j++) {
+            int n = st->shuffle[j], kept = j < K;
+            size_t r = kept ? (size_t)b * K + j : (size_t)b * Mk + (j - K);
+            if (kept) kb[t0 + j] = t0 + n;
+            else masked[(size_t)b * Mk + (j - K)] = t0 + n;
+            (kept ? st->vrows_host : st->rows_host)[r] = b * T + t0 + n;
+            memcpy((kept ? st->vtarget_host : st->target_host) + r * D, st->patch_targets + (size_t)n * D,
+                   (size_t)D * sizeof(float));
+        }
+    }
+    o->ops->upload(st->rows, st->rows_host, (size_t)B * Mk * sizeof(int));
+    o->ops->upload(st->target, st->target_host, (size_t)B * Mk * D * sizeof(float));
+    o->ops->upload(st->vrows, st->vrows_host, (size_t)B * K * sizeof(int));
+    o->ops->upload(st->vtarget, st->vtarget_host, (size_t)B * K * D * sizeof(float));
+}
+
+// Encoder on the kept tokens, decoder on every token; the mean loss over the masked patches.
+static double forward_loss(objective *o, int B, int training, rng_addr rng) {
+    mae_state *st = o->state;
+    model *m = o->model;
+    int P = B * st->Mk;
+    model_set_keep(m, st->Kt);
+    model_forward(m, B, training, rng);
+    st->decoded = decoder_forward(m, B); // (B, T, D)
+    o->ops->gather_tokens_forward(st->pred, st->decoded, st->rows, 1, B * st->T, P, st->D);
+    o->ops->mse_forward(st->losses, st->pred, st->target, P, st->D);
+    return o->ops->sum(st->losses, (size_t)P) / P;
+}
+
+static double mae_train_forward(objective *o, int B, const int32_t *labels, rng_addr rng) {
+    prepare(o, B, rng.epoch, rng.step, 0);
+    return forward_loss(o, B, 1, rng);
+}
+
+static void mae_train_backward(objective *o, int B) {
+    mae_state *st = o->state;
+    model *m = o->model;
+    int P = B * st->Mk;
+    o->ops->zero(st->dpred, (size_t)P * st->D);
+    o->ops->mse_backward(st->dpred, st->pred, st->target, P, st->D, 1.0f / (float)P);
+    o->ops->gather_tokens_backward(decoder_dpred(m), st->dpred, st->rows, 1, B * st->T, P, st->D);
+    decoder_backward(m, B);
+    model_backward(m, B);
+    model_set_keep(m, 0);
+}
+
+// Sum of the per-patch losses (downloaded, added in row order: independent of threads).
+static double host_sum(objective *o, const float *losses, int n) {
+    mae_state *st = o->state;
+    o->ops->download(st->losses_host, losses, (size_t)n * sizeof(float));
+    double sum = 0.0;
+    for (int r = 0; r < n; r++) sum += st->losses_host[r];
+    return sum;
+}
+
+// Test MSE over the masked patches and over the kept ones, each image's draw fixed.
+static eval_scores mae_evaluate(objective *o, objective_env *env) {
+    mae_state *st = o->state;
+    model *m = o->model;
+    int n = env->test_n, chunk = env->eval_batch < o->max_batch ? env->eval_batch : o->max_batch;
+    double sum = 0.0, vsum = 0.0;
+    for (int start = 0; start < n; start += chunk) {
+        int B = n - start < chunk ? n - start : chunk;
+        env->load_test(env, start, B, o->s.train_size);
+        prepare(o, B, EVAL_DRAW, 0, (uint32_t)start);
+        forward_loss(o, B, 0, (rng_addr){.seed = o->s.seed, .epoch = EVAL_DRAW, .index = (uint32_t)start});
+        sum += host_sum(o, st->losses, B * st->Mk);
+        o->ops->gather_tokens_forward(st->vpred, st->decoded, st->vrows, 1, B * st->T, B * st->K, st->D);
+        o->ops->mse_forward(st->vlosses, st->vpred, st->vtarget, B * st->K, st->D);
+        vsum += host_sum(o, st->vlosses, B * st->K);
+    }
+    model_set_keep(m, 0);
+    double mse = sum / ((double)n * st->Mk);
+    return (eval_scores){{mse, vsum / ((double)n * st->K)}, mse};
+}
+
+// Reconstructions (MAE Fig. 2) of the first eval.samples test images at their evaluation draw,
+// in pixel units: the original, the masked input (kept patches, the rest 0.5 grey) and the
+// reconstruction (kept patches as they are; every masked patch from the decoder, un-normalised
+// with the true patch's mean and scale, as MAE's figures do).
+static void mae_record_final(objective *o, objective_env *env, const eval_scores *last) {
+    mae_state *st = o->state;
+    model *m = o->model;
+    int S = o->s.samples < env->test_n ? o->s.samples : env->test_n;
+    if (S > o->max_batch) S = o->max_batch;
+    int C = m->cfg.channels, size = m->image_size, p = m->cfg.patch, N = st->N, D = st->D, Mk = st->Mk;
+    record_int(env->rec, "/mae", "kept_patches", st->K);
+    record_int(env->rec, "/mae", "patches", N);
+    record_double(env->rec, "/mae", "mask_ratio", o->s.eta);
+    if (S <= 0) return;
+    size_t img = (size_t)C * size * size;
+    float *original = xmalloc((size_t)S * img * sizeof(float), "MAE sample images");
+    float *masked_view = xmalloc((size_t)S * img * sizeof(float), "MAE masked views");
+    float *rebuilt = xmalloc((size_t)S * img * sizeof(float), "MAE reconstructions");
+    float *pred = xmalloc((size_t)S * Mk * D * sizeof(float), "MAE predictions (host)");
+    const float **patch_pred = xmalloc((size_t)N * sizeof(float *), "MAE predicted patches");
+    env->load_test(env, 0, S, o->s.train_size);
+    prepare(o, S, EVAL_DRAW, 0, 0);
+    forward_loss(o, S, 0, (rng_addr){.seed = o->s.seed, .epoch = EVAL_DRAW});
+    model_set_keep(m, 0);
+    o->ops->download(pred, st->pred, (size_t)S * Mk * D * sizeof(float));
+    for (int b = 0; b < S; b++) {
+        for (int n = 0; n < N; n++) patch_pred[n] = NULL; // kept patches
+        for (int j = 0; j < Mk; j++) // masked row j of image b predicts patch rows_host - b·T - t0
+            patch_pred[st->rows_host[(size_t)b * Mk + j] - b * st->T - st->t0] = pred + ((size_t)b * Mk + j) * D;
+        pixel_sample(model_images(m) + (size_t)b * img, env->pixel_mean, env->pixel_std, patch_pred, C, size, p,
+                     original + b * img, masked_view + b * img, rebuilt + b * img);
+    }
+    int dims[4] = {S, C, size, size};
+    record_f32(env->rec, "/samples/original", 4, dims, original);
+    record_f32(env->rec, "/samples/masked", 4, dims, masked_view);
+    record_f32(env->rec, "/samples/reconstruction", 4, dims, rebuilt);
+    free(original), free(masked_view), free(rebuilt), free(pred), free(patch_pred);
+}
+
+static int mae_train_keys(const objective *o) { return ((const mae_state *)o->state)->Kt; }
+
+const objective_kind objective_mae = {
+    .name = "mae",
+    .metric_names = {"pixel_mse", "pixel_mse_visible"},
+    .progress = "epoch %d/%d  loss %.4f  test pixel mse %.4f (kept patches %.4f)  (%.0f s)",
+    .final_line = "final: pixel_mse=%.4f pixel_mse_visible=%.4f time=%.0fs\n",
+    .config_error = mae_config_error,
+    .configure_model = mae_configure_model,
+    .create = mae_obj_create,
+    .free = mae_obj_free,
+    .train_forward = mae_train_forward,
+    .train_backward = mae_train_backward,
+    .evaluate = mae_evaluate,
+    .record_final = mae_record_final,
+    .train_keys = mae_train_keys,
+};
