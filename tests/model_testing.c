@@ -29,6 +29,8 @@ int test_model_gradcheck_params(const char *label, model *m, void *ctx, gradchec
         bad += !gradcheck(name, ctx, loss, m->param + info->offset, m->grad + info->offset, info->numel, tol);
     }
     return bad;
+}
+
 void test_model_dump(tensorfile *tf, const model *m) {
     char name[160];
     for (int i = 0; i < m->params.count; i++) {

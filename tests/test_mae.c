@@ -181,14 +181,14 @@ static void test_encoder_sees_kept_only(void) {
 }
 
 // Floats of the encoder's block activations ("blocks.*", not the decoder's) per arena image,
-// split into the attention probabilities and the per-token rest (drop path's per-image scales
+// split into the saved attention state (on the CPU backend the probabilities) and the per-token rest (drop path's per-image scales
 // left out).
 static void encoder_block_floats(const model *m, double *rows, double *probs) {
     *rows = *probs = 0.0;
     for (int i = 0; i < m->acts.count; i++) {
         const tensor_info *t = &m->acts.items[i];
         if (strncmp(t->name, "blocks.", 7) != 0 || strstr(t->name, "drop_path")) continue; // (B) per image, not per token
-        if (strstr(t->name, "probs")) *probs += (double)t->numel / m->max_batch;
+        if (strstr(t->name, "attn.state")) *probs += (double)t->numel / m->max_batch; // CPU: the probabilities
         else *rows += (double)t->numel / m->max_batch;
     }
     for (int i = 0; i < m->act_grads.count; i++) {

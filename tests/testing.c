@@ -133,6 +133,8 @@ double test_ks_uniform(double *v, size_t n, double lo, double hi) {
         D = fmax(D, fmax(fabs((double)(i + 1) / n - F), fabs(F - (double)i / n)));
     }
     return D;
+}
+
 void test_torch_dir_remove(const char *dir) {
     char cmd[4200];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
@@ -145,14 +147,16 @@ void test_tf_scalar(tensorfile *tf, const char *name, double v) {
 }
 
 void test_python_check(const char *dir, const char *script, const char *tag, const char *label, tensorfile *tf) {
-    char path[4200], err[4400], cmd[9000];
+    char path[4200], err[4400], cmd[16000];
     snprintf(path, sizeof path, "%s/%s.tf", dir, label);
     if (tf_write(tf, path, err, sizeof err) != 0) {
         test_fail(tag, "%s: %s", label, err);
         return;
     }
     fflush(stdout);
-    snprintf(cmd, sizeof cmd, "/usr/bin/python3 %s '%s' | sed 's/^\\(PASS\\|FAIL\\) %s/\\1 %s[%s]/'", script, path, tag, tag, label);
+    // The script's lines go through a file, so its exit status is its own, not sed's.
+    snprintf(cmd, sizeof cmd, "/usr/bin/python3 %s '%s' > '%s.out' 2>&1; rc=$?; sed 's/^\\(PASS\\|FAIL\\) %s/\\1 %s[%s]/' '%s.out'; exit $rc",
+             script, path, path, tag, tag, label, path);
     int rc = system(cmd);
     if (rc != 0) test_fail(tag, "%s: %s exited with status %d", label, script, rc);
 }
