@@ -29,12 +29,13 @@ static model_config sub_config(const model_config *c) {
     d.drop_path = 0.0f;
     d.dropout = 0.0f;
     d.keep_tokens = d.decoder_depth = d.decoder_dim = 0;
+    d.extension = NULL; // the decoder has no decoder
     d.context_tokens = d.ref_tokens = d.query_stream = d.token_head = 0;
     d.max_image_size = c->image_size;
     return d;
 }
 
-const char *decoder_config_error(const model_config *c) {
+static const char *decoder_config_error(const model_config *c) {
     static char msg[256];
     if (c->decoder_dim < 2 || c->decoder_dim % 2 != 0 || c->decoder_dim % c->heads != 0) {
         snprintf(msg, sizeof msg, "mae.decoder_dim=%d: the decoder's width must be even (its sin2d pairs cos and sin) and "
@@ -51,7 +52,7 @@ const char *decoder_config_error(const model_config *c) {
 
 static int outputs_per_token(const model_config *c) { return c->channels * c->patch * c->patch; }
 
-void decoder_declare_params(model *m) {
+static void decoder_declare_params(model *m) {
     model_decoder *dec = xcalloc(1, sizeof *dec, "MAE decoder");
     m->decoder = dec;
     model *s = &dec->sub;
@@ -80,7 +81,7 @@ void decoder_declare_params(model *m) {
     model_add_param(s, "pred.bias", INIT_ZERO, 0, dec->D, 0, &dec->pred_b, &dec->dpred_b);
 }
 
-void decoder_declare_acts(model *m) {
+static void decoder_declare_acts(model *m) {
     model_decoder *dec = m->decoder;
     model *s = &dec->sub;
     size_t B = (size_t)m->max_batch, T = (size_t)m->T, dd = (size_t)s->cfg.dim, BM = B * (T - (size_t)dec->K);
@@ -96,14 +97,15 @@ void decoder_declare_acts(model *m) {
     model_add_act(s, "pred", B * T * (size_t)dec->D, &dec->pred, &dec->dpred);
 }
 
-void decoder_ready(model *m) {
+static void decoder_ready(model *m) {
     model *s = &m->decoder->sub;
     if (s->pe->set_grid) s->pe->set_grid(s);
     if (s->arch->set_grid) s->arch->set_grid(s);
 }
 
-void decoder_free(model *m) {
+static void decoder_free(model *m) {
     model_decoder *dec = m->decoder;
+    if (!dec) return; // the model was freed before its decoder was declared
     model *s = &dec->sub;
     if (s->pe->free) s->pe->free(s);
     if (s->arch->free) s->arch->free(s);
@@ -162,3 +164,12 @@ void decoder_backward(model *m, int B) {
 }
 
 const float *decoder_pred(const model *m) { return m->decoder->pred; }
+
+const model_extension model_decoder_extension = {
+    .config_error = decoder_config_error,
+    .declare_params = decoder_declare_params,
+    .declare_acts = decoder_declare_acts,
+    .ready = decoder_ready,
+    .free = decoder_free,
+    .forward_flops = decoder_forward_flops,
+};

@@ -20,11 +20,8 @@ typedef struct model_decoder model_decoder;
 // Called by model.c: config check (naming mae.decoder_dim / mae.decoder_depth), declarations
 // (after the head's parameters; after the model's activations), the grid positions once the
 // arenas exist, freeing, and the decoder's forward FLOPs per image (every token).
-const char *decoder_config_error(const model_config *c);
-void decoder_declare_params(model *m);
-void decoder_declare_acts(model *m);
-void decoder_ready(model *m);
-void decoder_free(model *m);
+// They are model_decoder_extension's entries (model_config.extension, set by the MAE objective).
+extern const model_extension model_decoder_extension;
 double decoder_forward_flops(const model_config *c);
 
 // The masked tokens of each image: host staging (B, T - keep_tokens) of token indices (the

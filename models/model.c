@@ -7,7 +7,6 @@
 #include "../core/common.h"
 #include "../core/rng.h"
 #include "posenc/tables.h"
-#include "decoder.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,7 +129,8 @@ const char *model_config_error(const model_config *c) {
                  arch->name, pe->name);
         return msg;
     }
-    why = c->decoder_depth > 0 ? decoder_config_error(c) : NULL;
+    if (c->decoder_depth > 0 && !c->extension) return "internal: model.decoder_depth without its extension (models/decoder.h)";
+    why = c->extension && c->extension->config_error ? c->extension->config_error(c) : NULL;
     if (why) return why;
     if (c->query_stream && (!pe->reference_table || c->context_tokens != T || c->ref_tokens > 0)) {
         snprintf(msg, sizeof msg, "the two-stream model (objective.name=gvp) gives each query token the position encoding "
@@ -252,7 +252,7 @@ static void declare_params(model *m) {
     model_add_param(m, name, INIT_TRUNC_NORMAL, 1, outputs, d, &w->head_w, &dw->head_w);
     snprintf(name, sizeof name, "%s.bias", head);
     model_add_param(m, name, INIT_ZERO, 0, outputs, 0, &w->head_b, &dw->head_b);
-    if (c->decoder_depth > 0) decoder_declare_params(m); // after the head: existing tensors keep their streams
+    if (c->extension) c->extension->declare_params(m); // after the head: existing tensors keep their streams
 }
 
 static void declare_acts(model *m) {
@@ -302,7 +302,7 @@ static void declare_acts(model *m) {
     model_add_act(m, "norm.rstd", BTs, &a->final_rstd, NULL);
     model_add_act(m, "features", B * d, &a->features, &da->features);
     model_add_act(m, "logits", c->token_head ? BTs * token_outputs(m) : B * c->num_classes, &a->logits, &da->logits);
-    if (c->decoder_depth > 0) decoder_declare_acts(m);
+    if (c->extension) c->extension->declare_acts(m);
 }
 
 // The two-stream model's fixed indices, staged and uploaded once (one grid): the content
@@ -411,12 +411,12 @@ void model_create(model *m, const model_config *cfg, const ops_backend *ops, int
     if (m->pe->set_grid) m->pe->set_grid(m);
     if (m->arch->set_grid) m->arch->set_grid(m);
     if (cfg->query_stream) stage_query_indices(m);
-    if (cfg->decoder_depth > 0) decoder_ready(m);
+    if (cfg->extension && cfg->extension->ready) cfg->extension->ready(m);
     model_init_params(m, seed);
 }
 
 void model_free(model *m) {
-    if (m->decoder) decoder_free(m);
+    if (m->cfg.extension && m->cfg.extension->free) m->cfg.extension->free(m);
     if (m->pe && m->pe->free) m->pe->free(m);
     if (m->arch && m->arch->free) m->arch->free(m);
     free(m->pe_state);
@@ -700,7 +700,7 @@ double model_forward_flops_masked(const model_config *c, int M) {
     if (c->keep_tokens > 0) { // MAE: blocks and token head on the kept tokens, then the decoder on every token
         double K = c->keep_tokens, outputs = c->token_outputs > 0 ? c->token_outputs : N;
         double blocks = arch ? c->depth * arch->block_flops(c, c->keep_tokens, c->keep_tokens) : 0.0;
-        return embed + blocks + 2.0 * K * d * outputs + (c->decoder_depth > 0 ? decoder_forward_flops(c) : 0.0);
+        return embed + blocks + 2.0 * K * d * outputs + (c->extension ? c->extension->forward_flops(c) : 0.0);
     }
     double block = arch ? arch->block_flops(c, (int)T, M) : 0.0;
     return embed + c->depth * block + head;

@@ -49,6 +49,20 @@
 #include "backbone.h"
 #include "posenc/encoding.h"
 
+struct model;
+struct model_config;
+// A sub-model that a model owns and declares into its own tables (MAE's light decoder,
+// models/decoder.c), chosen by the objective that needs it (configure_model sets
+// model_config.extension); model.c reaches it only through this table.
+typedef struct model_extension {
+    const char *(*config_error)(const struct model_config *c); // NULL: fine, else why (naming keys)
+    void (*declare_params)(struct model *m); // after the head's parameters
+    void (*declare_acts)(struct model *m);   // after the model's activations
+    void (*ready)(struct model *m);          // the arenas exist
+    void (*free)(struct model *m);
+    double (*forward_flops)(const struct model_config *c); // per image
+} model_extension;
+
 typedef struct model_config {
     const char *arch;          // model.arch: a name of BACKBONE_KINDS (models/backbone.h); NULL = "vit"
     int channels, image_size;  // input (B, channels, image_size, image_size): the size the position
@@ -93,6 +107,7 @@ typedef struct model_config {
     int keep_tokens;           // > 0: MAE's encoder: the blocks see this many tokens per image (cls + the kept
                                // patches, model_keep) when model_set_keep asks; block activations are sized
                                // for them (a full forward fits model_batch_capacity(m, m->T) images)
+    const model_extension *extension; // a sub-model (MAE's decoder; models/decoder.h), or NULL
     int decoder_depth, decoder_dim; // > 0: MAE's light decoder (models/decoder.h): blocks of width decoder_dim
                                // (heads and mlp_ratio as the encoder's) after the token head (decoder_embed)
     int sgu_toeplitz;          // gmlp/amlp (model.sgu_toeplitz): 0 = a dense spatial W (T, T); 1 = Toeplitz

@@ -84,6 +84,7 @@ static void mae_configure_model(const objective_settings *s, model_config *mc) {
     mc->token_head = 1;
     mc->head_name = "decoder_embed";
     mc->token_outputs = s->decoder_dim;
+    mc->extension = &model_decoder_extension;
     mc->decoder_depth = s->decoder_depth;
     mc->decoder_dim = s->decoder_dim;
     if (mc->patch > 0 && mc->image_size % mc->patch == 0) {
