@@ -30,6 +30,8 @@ void model_grid_at(const model_config *c, int size, int *rows, int *cols) {
 
 // Values per embedded token: a patch's pixels, or a frame's features.
 static int token_inputs(const model_config *c) { return c->features > 0 ? c->features : c->channels * c->patch * c->patch; }
+// pe.content_scale: the embedded content is multiplied before the encoding (0 and 1 = unscaled).
+static int content_scaled(const model_config *c) { return c->content_scale != 0.0f && c->content_scale != 1.0f; }
 
 const char *model_resolution_error(const model_config *c, int size, const char *key) {
     static char msg[256];
@@ -522,6 +524,7 @@ const float *model_forward(model *m, int B, int training, rng_addr rng) {
         rows = a->patches;
     }
     ops->linear_forward(a->embed, rows, w->patch_w, w->patch_b, B * N, pd, d);
+    if (content_scaled(c)) ops->scale(a->embed, (size_t)B * N * d, c->content_scale); // pe.content_scale
     // Position: on the reference tokens only; or a table added to every token, then a
     // per-image addition (each hook may be absent). x0 (B, T, d) with the cls token first.
     if (c->ref_tokens > 0) {
@@ -591,6 +594,7 @@ void model_backward(model *m, int B) {
     if (c->ref_tokens > 0) reference_positions_backward(m, B);
     if (m->pe->table_backward) m->pe->table_backward(m);
     const float *rows = c->features == 0 ? a->patches : m->batch.images;
+    if (content_scaled(c)) ops->scale(da->embed, (size_t)B * N * d, c->content_scale);
     ops->linear_backward(NULL, dw->patch_w, dw->patch_b, da->embed, rows, w->patch_w, B * N, pd, d);
 }
 

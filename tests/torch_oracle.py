@@ -52,7 +52,7 @@ CONFIG_KEYS = ("channels", "image_size", "patch", "dim", "depth", "heads", "mlp_
                "cls", "pos_abs", "num_classes", "label_smoothing")
 INT_KEYS = ("channels", "image_size", "patch", "dim", "depth", "heads", "cls", "pos_abs", "num_classes",
             "relbias", "pos_head", "sin1d", "sin2d", "rope", "arch", "tiny_attn_dim", "sgu_toeplitz", "gvp")
-OPTIONAL_KEYS = ("relbias", "pos_head", "sin1d", "sin2d", "rope", "rope_base",
+OPTIONAL_KEYS = ("relbias", "pos_head", "sin1d", "sin2d", "rope", "rope_base", "content_scale",
                  "arch", "tiny_attn_dim", "sgu_toeplitz", "gvp")  # absent = 0
 
 

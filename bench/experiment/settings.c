@@ -1,5 +1,6 @@
 // bench/experiment/settings.c — config -> objective_settings (see settings.h).
 #include "settings.h"
+#include <math.h>
 #include <string.h>
 
 model_config model_config_from_config(const config *c, int channels, int image_size, int num_classes, int features) {
@@ -20,6 +21,7 @@ model_config model_config_from_config(const config *c, int channels, int image_s
         .cape_scale = (float)cfg_float(c, "pe.cape_scale"),
         .rope_dims = (int)cfg_int(c, "pe.rope_dims"),
         .rope_base = (float)cfg_float(c, "pe.rope_base"),
+        .content_scale = strcmp(cfg_str(c, "pe.content_scale"), "sqrt_d") == 0 ? sqrtf((float)cfg_int(c, "model.dim")) : 1.0f,
         .num_classes = num_classes,
         .sgu_toeplitz = cfg_bool(c, "model.sgu_toeplitz") ? 2 : 0, // images: over the 2D patch offset
         .tiny_attn_dim = (int)cfg_int(c, "model.tiny_attn_dim"),
