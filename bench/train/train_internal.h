@@ -52,6 +52,11 @@ typedef struct {
 // Builds the batch of rows idx of ds at `size` px into the model's staging input (train.c).
 void load_batch(run *r, const dataset *ds, const int *idx, int B, const augment_config *aug, uint32_t epoch,
                 uint32_t step, int size);
+// The training rows of epoch `epoch` in the order the steps take them, into r->order (train.c).
+void train_epoch_order(run *r, int epoch);
+// train_plan.c: the crosscheck plan (train_options.plan_path); 0, or exits 2 for a
+// configuration the independent trainer does not implement.
+int train_plan_write(run *r, const char *path);
 // train_records.c: the end-of-run records every objective gets.
 void record_attention(run *r);
 void record_knn(run *r);
