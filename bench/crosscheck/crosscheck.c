@@ -151,6 +151,20 @@ static int run_torch(const cc_flags *f, const char *plan, const char *result, co
     return WIFEXITED(st) ? WEXITSTATUS(st) : EXIT_RUN_FAILED;
 }
 
+// The last non-empty line of a log (the error a child printed), into buf.
+static const char *last_line(const char *path, char *buf, size_t len) {
+    char line[4096];
+    snprintf(buf, len, "(see %s)", path);
+    FILE *fp = fopen(path, "r");
+    if (!fp) return buf;
+    while (fgets(line, sizeof line, fp)) {
+        line[strcspn(line, "\n")] = '\0';
+        if (line[0]) snprintf(buf, len, "%s", strncmp(line, "posbench: error: ", 17) ? line : line + 17);
+    }
+    fclose(fp);
+    return buf;
+}
+
 // The PyTorch result file (torch_train.py's format). 0, or -1 with why.
 static int read_torch(const char *path, cc_side *s, char *why, size_t len) {
     FILE *fp = fopen(path, "r");
@@ -282,24 +296,28 @@ int cmd_crosscheck(int argc, char **argv) {
         snprintf(h5, sizeof h5, "%s.h5", base);
         printf("[%d/%d] %s %s\n", k + 1, n, e.runs[i].run_id, e.runs[i].axes);
         fflush(stdout);
-        snprintf(log, sizeof log, "%s.log", base);
-        int rc = child_train(&e, i, &f, out_dir, NULL, log);
-        if (rc == EXIT_BAD_INPUT) die_input("crosscheck: posbench refused run %s (see %s)", e.runs[i].run_id, log);
+        int need_torch = access(torch_out, R_OK) != 0, rc;
         char why[4600];
+        if (need_torch) { // the plan first: a configuration the PyTorch trainer cannot do is refused before training
+            snprintf(log, sizeof log, "%s/%s.plan.log", cc_dir, e.runs[i].run_id);
+            unlink(log);
+            rc = child_train(&e, i, &f, out_dir, plan, log);
+            if (rc == EXIT_BAD_INPUT) die_input("crosscheck: run %s: %s", e.runs[i].run_id, last_line(log, why, sizeof why));
+            if (rc != 0) die_fail("crosscheck: writing the plan of run %s failed (log %s)", e.runs[i].run_id, log);
+        }
+        snprintf(log, sizeof log, "%s.log", base);
+        rc = child_train(&e, i, &f, out_dir, NULL, log);
+        if (rc == EXIT_BAD_INPUT) die_input("crosscheck: run %s: %s", e.runs[i].run_id, last_line(log, why, sizeof why));
         if (rc != 0 || read_posbench(h5, &pb[k], why, sizeof why) != 0) {
             fprintf(stderr, "posbench: crosscheck: posbench run %s failed (exit %d; log %s)\n", e.runs[i].run_id, rc, log);
             failed = 1;
             continue;
         }
-        if (access(torch_out, R_OK) != 0) {
-            snprintf(log, sizeof log, "%s/%s.plan.log", cc_dir, e.runs[i].run_id);
-            rc = child_train(&e, i, &f, out_dir, plan, log);
-            if (rc == EXIT_BAD_INPUT) die_input("crosscheck: run %s: %s", e.runs[i].run_id, "the plan was refused (see the log)");
-            if (rc != 0) die_fail("crosscheck: writing the plan of run %s failed (log %s)", e.runs[i].run_id, log);
+        if (need_torch) {
             snprintf(log, sizeof log, "%s/%s.torch.log", cc_dir, e.runs[i].run_id);
             rc = run_torch(&f, plan, torch_out, log);
-            unlink(plan); // large (the data); rewritten on demand
-            if (rc == EXIT_BAD_INPUT) die_input("crosscheck: the PyTorch trainer refused run %s (log %s)", e.runs[i].run_id, log);
+            unlink(plan); // large (the data); written again when needed
+            if (rc == EXIT_BAD_INPUT) die_input("crosscheck: the PyTorch trainer refused run %s: %s", e.runs[i].run_id, last_line(log, why, sizeof why));
         }
         if (read_torch(torch_out, &th[k], why, sizeof why) != 0) {
             fprintf(stderr, "posbench: crosscheck: PyTorch run %s failed: %s (log %s)\n", e.runs[i].run_id, why, log);
