@@ -109,6 +109,14 @@ static int matches(const experiment *e, int i, const cc_flags *f) {
     return 1;
 }
 
+// The exit status of child pid (a signal counts as a failed run).
+static int wait_child(pid_t pid) {
+    int st;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR) die_fail("crosscheck: waitpid: %s", strerror(errno));
+    return WIFEXITED(st) ? WEXITSTATUS(st) : EXIT_RUN_FAILED;
+}
+
 // Runs train_run for run i in a child process (stdout and stderr to log), with the plan path
 // (write the plan) or without (train). Returns the child's exit status.
 static int child_train(const experiment *e, int i, const cc_flags *f, const char *out_dir, const char *plan, const char *log) {
@@ -125,10 +133,7 @@ static int child_train(const experiment *e, int i, const cc_flags *f, const char
         fflush(stdout);
         _exit(status);
     }
-    int st;
-    while (waitpid(pid, &st, 0) < 0)
-        if (errno != EINTR) die_fail("crosscheck: waitpid: %s", strerror(errno));
-    return WIFEXITED(st) ? WEXITSTATUS(st) : EXIT_RUN_FAILED;
+    return wait_child(pid);
 }
 
 // python script plan --out result --threads N, output to log. Returns its exit status.
@@ -145,10 +150,7 @@ static int run_torch(const cc_flags *f, const char *plan, const char *result, co
         fprintf(stderr, "crosscheck: cannot run %s: %s\n", f->python, strerror(errno));
         _exit(EXIT_BAD_INPUT);
     }
-    int st;
-    while (waitpid(pid, &st, 0) < 0)
-        if (errno != EINTR) die_fail("crosscheck: waitpid: %s", strerror(errno));
-    return WIFEXITED(st) ? WEXITSTATUS(st) : EXIT_RUN_FAILED;
+    return wait_child(pid);
 }
 
 // The last non-empty line of a log (the error a child printed), into buf.
