@@ -68,7 +68,7 @@ check "train --plan writes the plan and trains nothing" $? "exit $rc: $(head -c 
 bad() { # name needle args...
     name=$1; needle=$2; shift 2
     $PB crosscheck "$@" > "$T/bad.out" 2> "$T/bad.err"; rc=$?
-    [ $rc -eq 2 ] && grep -q "$needle" "$T/bad.err"
+    [ $rc -eq 2 ] && grep -q -- "$needle" "$T/bad.err"
     check "crosscheck refuses $name (exit 2)" $? "exit $rc: $(head -c 300 "$T/bad.err")"
 }
 bad "a missing --stage" "--stage is required" "$T/tiny.yaml" --out "$T/r"
