@@ -7,6 +7,18 @@
 #include "speech/speech_commands.h"
 #include "text/text.h"
 
+void dataset_augment_draw(const augment_config *aug, uint32_t seed, uint32_t epoch, uint32_t step, int b, int *dy, int *dx,
+                          int *flip) {
+    const int pad = aug->crop_pad > 0 ? aug->crop_pad : 0;
+    rng_stream s = rng_stream_make(seed, RNG_AUGMENT, epoch, step, (uint32_t)b);
+    *dy = *dx = *flip = 0;
+    if (pad > 0) {
+        *dy = (int)rng_below(&s, 2u * (uint32_t)pad + 1) - pad;
+        *dx = (int)rng_below(&s, 2u * (uint32_t)pad + 1) - pad;
+    }
+    if (aug->hflip) *flip = rng_uniform(&s) < 0.5f;
+}
+
 void dataset_make_batch(const dataset *ds, const int *indices, int B, const augment_config *aug,
                         uint32_t seed, uint32_t epoch, uint32_t step, float *images, int32_t *labels) {
     if (ds->audio) { // MFCC frames as tokens: (B, frames, 40)
@@ -27,8 +39,6 @@ void dataset_make_batch(const dataset *ds, const int *indices, int B, const augm
     float lut[3][256];
     for (int c = 0; c < C; c++)
         for (int v = 0; v < 256; v++) lut[c][v] = ((float)v / 255.0f - ds->mean[c]) / ds->std[c];
-    const int pad = aug && aug->crop_pad > 0 ? aug->crop_pad : 0;
-    const int hflip = aug && aug->hflip;
     const size_t plane = (size_t)H * W, row_bytes = (size_t)C * plane;
 
 #pragma omp parallel for schedule(static)
@@ -37,14 +47,7 @@ void dataset_make_batch(const dataset *ds, const int *indices, int B, const augm
         float *dst = images + (size_t)b * row_bytes;                     // (C, H, W)
         labels[b] = ds->labels[indices[b]];
         int dy = 0, dx = 0, flip = 0; // output (y, x) reads source (y + dy, x' + dx), x' = flipped x
-        if (aug) {
-            rng_stream s = rng_stream_make(seed, RNG_AUGMENT, epoch, step, (uint32_t)b);
-            if (pad > 0) {
-                dy = (int)rng_below(&s, 2u * (uint32_t)pad + 1) - pad;
-                dx = (int)rng_below(&s, 2u * (uint32_t)pad + 1) - pad;
-            }
-            if (hflip) flip = rng_uniform(&s) < 0.5f;
-        }
+        if (aug) dataset_augment_draw(aug, seed, epoch, step, b, &dy, &dx, &flip);
         for (int c = 0; c < C; c++) {
             const float *table = lut[c];
             const uint8_t *sp = src + (size_t)c * plane;

@@ -85,6 +85,11 @@ typedef struct {
 // The flip is applied after the crop. OpenMP parallel over b.
 // Audio datasets: images is (B, frames, 40) MFCCs and the draws are speech_commands.h's.
 // Text datasets: images holds (B, L) int32 token ids (text_make_batch), no augmentation.
+// The augmentation draws of image b of a batch, as dataset_make_batch makes them: output (y, x)
+// reads source (y + dy, x' + dx) (black outside), x' = W - 1 - x when flip, else x. Written out
+// for an independent trainer by the crosscheck plan (bench/train/train_plan.c).
+void dataset_augment_draw(const augment_config *aug, uint32_t seed, uint32_t epoch, uint32_t step, int b, int *dy, int *dx,
+                          int *flip);
 void dataset_make_batch(const dataset *ds, const int *indices, int B, const augment_config *aug,
                         uint32_t seed, uint32_t epoch, uint32_t step, float *images, int32_t *labels);
 

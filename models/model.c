@@ -30,6 +30,8 @@ void model_grid_at(const model_config *c, int size, int *rows, int *cols) {
 
 // Values per embedded token: a patch's pixels, or a frame's features.
 static int token_inputs(const model_config *c) { return c->features > 0 ? c->features : c->channels * c->patch * c->patch; }
+// pe.content_scale: the embedded content is multiplied before the encoding (0 and 1 = unscaled).
+static int content_scaled(const model_config *c) { return c->content_scale != 0.0f && c->content_scale != 1.0f; }
 
 const char *model_resolution_error(const model_config *c, int size, const char *key) {
     static char msg[256];
@@ -607,6 +609,7 @@ const float *model_forward(model *m, int B, int training, rng_addr rng) {
         }
         ops->linear_forward(a->embed, rows, w->patch_w, w->patch_b, B * N, pd, d);
     }
+    if (content_scaled(c)) ops->scale(a->embed, (size_t)B * N * d, c->content_scale); // pe.content_scale
     // Position: on the reference tokens only; or a table added to every token, then a
     // per-image addition (each hook may be absent). x0 (B, T, d) with the cls token first.
     if (c->ref_tokens > 0) {
@@ -682,6 +685,7 @@ void model_backward(model *m, int B) {
     ops->embed_tokens_backward(da->embed, dw->cls_token, dtable, da->x0, B, N, d, c->cls);
     if (c->ref_tokens > 0) reference_positions_backward(m, B);
     if (m->pe->table_backward) m->pe->table_backward(m);
+    if (content_scaled(c)) ops->scale(da->embed, (size_t)B * N * d, c->content_scale);
     if (c->vocab > 0) { // rows of a repeated id accumulate in order (b, n)
         ops->gather_tokens_backward(dw->token_w, da->embed, (const int *)m->batch.images, 1, c->vocab, B * N, d);
         return;

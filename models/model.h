@@ -87,6 +87,8 @@ typedef struct model_config {
     float frame_seconds;       // sequence input: seconds between frames (1D cape's positions); 0 for images
     int rope_dims;             // rope: 1 (row-major patch index) or 2 (axial: columns, rows)
     float rope_base;           //   base of the frequencies; 0 = posenc_rope_default_base(rope_dims)
+    float content_scale;       // pe.content_scale: the embedded content (B, N, d) is multiplied by this
+                               // before any encoding is added (0 or 1 = unscaled; sqrt_d: sqrt(dim))
     int num_classes;           // classifier outputs (ignored with token_head)
     // The head, chosen by the objective (objectives/<name>/ configure_model): 0 = a classifier
     // Linear(d, num_classes) on the cls token (or the mean of all tokens without cls), logits

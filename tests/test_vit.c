@@ -129,6 +129,8 @@ static void test_model_gradients(void) {
     cape.pe_kind = "cape"; // training: positions drawn from the fixed rng of model_loss
     cape.cape_global_shift = 0.5f, cape.cape_local_shift = -1.0f, cape.cape_scale = 1.4f;
     gradcheck_model("vit[cls,cape,training]", cape, 1);
+    cape.content_scale = sqrtf((float)cape.dim); // pe.content_scale=sqrt_d
+    gradcheck_model("vit[cls,cape,training,content sqrt_d]", cape, 1);
     rope2.pe_kind = "rope", rope2.rope_dims = 2; // head size 8: 2 pairs per axis
     gradcheck_model("vit[cls,rope2d]", rope2, 0);
     rope1.pe_kind = "rope", rope1.rope_dims = 1, rope1.cls = 0;
@@ -490,6 +492,7 @@ static void oracle_case(const char *dir, const char *label, model_config cfg, in
             free(t); // tf_add copies
         }
     }
+    if (cfg.content_scale != 0.0f && cfg.content_scale != 1.0f) scalar(&tf, "config.content_scale", cfg.content_scale);
     if (c.pos) {
         int cdims[2] = {B, cfg.context_tokens};
         tf_add(&tf, "input.context", TF_I32, 2, cdims, model_context(&m));
@@ -562,6 +565,9 @@ static void test_torch_oracle(void) {
     oracle_case(dir, "cls-sin1d", sin, 3, 0.1f);
     sin.pe_kind = "sin2d";
     oracle_case(dir, "cls-sin2d", sin, 3, 0.1f);
+    sin.content_scale = sqrtf((float)sin.dim); // pe.content_scale=sqrt_d
+    oracle_case(dir, "cls-sin2d-content-sqrt-d", sin, 3, 0.1f);
+    sin.content_scale = 0.0f;
     model_config rope = a;
     rope.pe_kind = "rope";
     rope.heads = 3;

@@ -58,7 +58,7 @@ CONFIG_KEYS = ("channels", "image_size", "patch", "dim", "depth", "heads", "mlp_
 INT_KEYS = ("channels", "image_size", "patch", "dim", "depth", "heads", "cls", "pos_abs", "num_classes",
             "relbias", "pos_head", "sin1d", "sin2d", "rope", "arch", "tiny_attn_dim", "sgu_toeplitz", "gvp",
             "features", "cape1d", "mae", "mae_keep", "decoder_depth", "decoder_dim")
-OPTIONAL_KEYS = ("relbias", "pos_head", "sin1d", "sin2d", "rope", "rope_base",
+OPTIONAL_KEYS = ("relbias", "pos_head", "sin1d", "sin2d", "rope", "rope_base", "content_scale",
                  "arch", "tiny_attn_dim", "sgu_toeplitz", "gvp", "features", "cape1d", "mae", "mae_keep",
                  "decoder_depth", "decoder_dim")  # absent = 0
 

@@ -90,6 +90,7 @@ class ViTConfig:
     sin2d: int = 0
     rope: int = 0
     rope_base: float = 0.0
+    content_scale: float = 1.0  # pe.content_scale: patch_embed output times this before any encoding
     gvp: int = 0
     mae: int = 0            # MAE (see the module docstring)
     mae_keep: int = 0       #   kept patches K
@@ -397,7 +398,7 @@ class ViT(nn.Module):
         """Final-LayerNorm token features (B, T, d); context (B, M) token indices for MP3;
         refs (B, R) token indices: only these tokens get the position encoding (MP3's
         reference points; posbench lists cls among them); positions (B, N): cape1d's t."""
-        x = self.patch_embed(patches)
+        x = self.patch_embed(patches) * self.cfg.content_scale
         if self.cfg.cls:
             B = x.shape[0]
             x = torch.cat([self.cls_token.view(1, 1, -1).expand(B, 1, -1), x], dim=1)

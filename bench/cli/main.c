@@ -1,6 +1,7 @@
 // bench/cli/main.c — the posbench command line: subcommands, their flags and --help.
 // Exit status: 0 ok, 1 a run failed, 2 bad input (flags, keys, data files).
 #include "cmd_data.h"
+#include "../crosscheck/crosscheck.h"
 #include "../experiment/config.h"
 #include "../experiment/experiment.h"
 #include "../perf/perf.h"
@@ -27,6 +28,8 @@ static const char *usage_text =
     "  slurm EXPERIMENT.yaml   an sbatch job-array script that shards the experiment\n"
     "  bench                   CPU step time, GFLOP/s vs in-process sgemm, ratio to PyTorch\n"
     "  data speech-synth       write the synthesized Speech Commands set (--out DIR)\n"
+    "  crosscheck EXPERIMENT.yaml --stage S [--match key=value ...]\n"
+    "                          train those runs with posbench and with PyTorch, compare (Welch, TOST)\n"
     "run 'posbench <command> --help' for the options of a command\n";
 
 static void usage_error(const char *fmt, const char *arg) {
@@ -59,7 +62,7 @@ static int common_flag(int argc, char **argv, int *i) {
 
 static void train_help(void) {
     printf("usage: posbench train [key=value ...] [--out DIR] [--threads N] [--device D]\n"
-           "                      [--force] [--fresh] [--stop-after STEP] [--init WEIGHTS]\n"
+           "                      [--force] [--fresh] [--stop-after STEP] [--init WEIGHTS] [--plan FILE]\n"
            "Trains one run from the defaults below plus the overrides, evaluates top-1/top-5 on the\n"
            "test split after every epoch and writes DIR/<run-id>.h5 (DIR defaults to results/train).\n"
            "The run id is a hash of every key that changes results; rerunning the same command\n"
@@ -71,6 +74,8 @@ static void train_help(void) {
            "  --force           retrain a finished run (its file is replaced only when the new run ends)\n"
            "  --fresh           ignore an existing checkpoint of this run\n"
            "  --stop-after S    checkpoint and stop after global step S (resume later)\n"
+           "  --plan FILE       write the crosscheck plan of this run (data, batch order, augmentation\n"
+           "                    draws, initial weights; bench/train/train_plan.c) instead of training\n"
            "  --init WEIGHTS    start from a finished run's DIR/<run-id>.weights (tensors with the same\n"
            "                    name and shape are copied; the others keep their fresh initialisation)\n\n");
     config_print_help(stdout);
@@ -98,10 +103,13 @@ static int cmd_train(int argc, char **argv) {
         } else if (!strcmp(a, "--init")) {
             if (i + 1 >= argc) die_input("--init needs a weights file (<run-id>.weights of a finished run)");
             opt.init_weights = argv[++i];
+        } else if (!strcmp(a, "--plan")) {
+            if (i + 1 >= argc || !argv[i + 1][0]) die_input("--plan needs a file name (the crosscheck plan to write)");
+            opt.plan_path = argv[++i];
         } else if (!strcmp(a, "--stop-after")) {
             opt.stop_after = parse_long_flag(a, i + 1 < argc ? argv[++i] : NULL, 1);
         } else if (a[0] == '-') {
-            die_input("unknown flag '%s' for posbench train (valid: --out, --threads, --device, --force, --fresh, --stop-after, --init, --help)", a);
+            die_input("unknown flag '%s' for posbench train (valid: --out, --threads, --device, --force, --fresh, --stop-after, --init, --plan, --help)", a);
         } else if (config_apply_override(&cfg, a, err, sizeof err) != 0) {
             die_input("%s", err);
         }
@@ -128,6 +136,7 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "plot")) return cmd_plot(argc - 2, argv + 2);
     if (!strcmp(cmd, "slurm")) return cmd_slurm(argc - 2, argv + 2);
     if (!strcmp(cmd, "data")) return cmd_data(argc - 2, argv + 2);
+    if (!strcmp(cmd, "crosscheck")) return cmd_crosscheck(argc - 2, argv + 2);
     if (!strcmp(cmd, "bench")) {
         perf_options po = {.iters = 10, .torch = 1};
         regress_options ro = {.rounds = 5, .iters = 0, .probes = 1, .time_threshold = 0.05, .memory_threshold = 0.10};

@@ -11,12 +11,14 @@
 #include <string.h>
 
 const finding_kind_info finding_kinds[] = {
-    {"greater", 1, 0, 0, "mean of a > mean of b (Welch t-test)"},
-    {"at_least", 0, 1, 0, "mean of a > value (one-sample t-test)"},
-    {"at_most", 0, 1, 0, "mean of a < value (one-sample t-test)"},
-    {"peak_inside", 0, 0, 1, "the highest inner mean over x beats the first and the last x value (Welch t-tests)"},
-    {"increasing", 0, 0, 1, "the metric rises along x (regression slope t-test)"},
-    {"decreasing", 0, 0, 1, "the metric falls along x (regression slope t-test)"},
+    {"greater", 1, 0, 0, 0, "mean of a > mean of b (Welch t-test)"},
+    {"at_least", 0, 1, 0, 0, "mean of a > value (one-sample t-test)"},
+    {"at_most", 0, 1, 0, 0, "mean of a < value (one-sample t-test)"},
+    {"peak_inside", 0, 0, 1, 0, "the highest inner mean over x beats the first and the last x value (Welch t-tests)"},
+    {"increasing", 0, 0, 1, 0, "the metric rises along x (regression slope t-test)"},
+    {"decreasing", 0, 0, 1, 0, "the metric falls along x (regression slope t-test)"},
+    {"not_worse", 1, 0, 0, 1, "a is at least as good as b: mean of a > mean of b - margin (one-sided Welch non-inferiority test)"},
+    {"equivalent", 1, 0, 0, 1, "a matches b: |mean of a - mean of b| < margin (TOST: two one-sided Welch tests)"},
 };
 const int finding_kind_count = (int)(sizeof finding_kinds / sizeof finding_kinds[0]);
 
@@ -38,8 +40,8 @@ static int fail(const spec *e, const ynode *n, char *err, size_t errlen, const c
     return -1;
 }
 
-static const char *const finding_keys[] = {"claim", "paper", "kind", "a", "b", "value", "x", "per"};
-static const char *const selector_keys[] = {"stage", "match", "metric"};
+static const char *const finding_keys[] = {"claim", "paper", "kind", "a", "b", "value", "margin", "x", "per"};
+static const char *const selector_keys[] = {"stage", "match", "metric", "divide_by"};
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 // " (did you mean 'x'?; valid: a, b)" or " (valid: a, b)": the closest of n names to word.
@@ -153,11 +155,12 @@ typedef struct {
     const char *stage;
     const ynode *match; // a mapping, or NULL
     char metric[128];   // without "final."
+    char divide_by[128]; // "" when absent
 } side_spec;
 
 typedef struct {
     const finding_kind_info *kind;
-    const char *claim, *paper, *value, *x, *per; // NULL when absent
+    const char *claim, *paper, *value, *margin, *x, *per; // NULL when absent
     side_spec a, b;                              // b.stage NULL unless the kind uses b
 } finding_spec;
 
@@ -172,8 +175,9 @@ static int check_side(const spec *e, const ynode *item, const char *side, side_s
         return fail(e, sel, err, errlen, msg);
     }
     if (known_keys(e, sel, selector_keys, COUNT(selector_keys), what, err, errlen)) return -1;
-    const char *metric;
-    if (text_value(e, sel, "stage", what, &out->stage, err, errlen) || text_value(e, sel, "metric", what, &metric, err, errlen))
+    const char *metric, *divide_by;
+    if (text_value(e, sel, "stage", what, &out->stage, err, errlen) || text_value(e, sel, "metric", what, &metric, err, errlen) ||
+        text_value(e, sel, "divide_by", what, &divide_by, err, errlen))
         return -1;
     if (!out->stage) {
         suggest_stage(e, h, sizeof h, "");
@@ -190,6 +194,13 @@ static int check_side(const spec *e, const ynode *item, const char *side, side_s
         return fail(e, sel, err, errlen, msg);
     }
     if (final_metric(e, ytree_get(sel, "metric", NULL), what, metric, out->metric, sizeof out->metric, err, errlen)) return -1;
+    out->divide_by[0] = '\0';
+    if (divide_by) {
+        char w2[64];
+        snprintf(w2, sizeof w2, "findings: %s: divide_by: ", side);
+        if (final_metric(e, ytree_get(sel, "divide_by", NULL), w2, divide_by, out->divide_by, sizeof out->divide_by, err, errlen))
+            return -1;
+    }
     const ynode *m = ytree_get(sel, "match", NULL);
     out->match = m && !ytree_is_null(m) ? m : NULL;
     snprintf(what, sizeof what, "findings: %s: match: ", side);
@@ -238,13 +249,14 @@ static int check_axis(const spec *e, const ynode *item, const char *key, const c
 
 // Checks that the kind gets the keys it needs and none it does not use.
 static int check_kind_keys(const spec *e, const ynode *item, const finding_kind_info *k, char *err, size_t errlen) {
-    static const char *const uses[3] = {"b", "value", "x"};
-    static const char *const needs_what[3] = {"b: {stage, match, metric} (the runs a is compared with)",
+    static const char *const uses[4] = {"b", "value", "x", "margin"};
+    static const char *const needs_what[4] = {"b: {stage, match, metric} (the runs a is compared with)",
                                               "value: a number (in the metric's stored units: 0.95 for 95% top1)",
-                                              "x: the config key whose values are the x axis"};
-    int needs[3] = {k->needs_b, k->needs_value, k->needs_x};
+                                              "x: the config key whose values are the x axis",
+                                              "margin: the equivalence margin, a number in the compared quantity's stored units (0.01 = 1 point of top1)"};
+    int needs[4] = {k->needs_b, k->needs_value, k->needs_x, k->needs_margin};
     char msg[600];
-    for (int u = 0; u < 3; u++) {
+    for (int u = 0; u < 4; u++) {
         const ynode *key_node = NULL, *v = ytree_get(item, uses[u], &key_node);
         if (v && ytree_is_null(v)) v = NULL;
         if (v && !needs[u]) {
@@ -270,14 +282,15 @@ static int check_finding(const spec *e, const ynode *item, finding_spec *fs, cha
     kind_names(names);
     if (item->kind != YT_MAP) {
         ytree_describe(item, got, sizeof got);
-        snprintf(msg, sizeof msg, "findings: each finding is a mapping {claim, kind, a, b, value, x, per, paper}, got %s", got);
+        snprintf(msg, sizeof msg, "findings: each finding is a mapping {claim, kind, a, b, value, margin, x, per, paper}, got %s", got);
         return fail(e, item, err, errlen, msg);
     }
     if (known_keys(e, item, finding_keys, COUNT(finding_keys), "findings: ", err, errlen)) return -1;
     const char *kind;
     const char *w = "findings: ";
     if (text_value(e, item, "claim", w, &fs->claim, err, errlen) || text_value(e, item, "paper", w, &fs->paper, err, errlen) ||
-        text_value(e, item, "kind", w, &kind, err, errlen) || text_value(e, item, "value", w, &fs->value, err, errlen))
+        text_value(e, item, "kind", w, &kind, err, errlen) || text_value(e, item, "value", w, &fs->value, err, errlen) ||
+        text_value(e, item, "margin", w, &fs->margin, err, errlen))
         return -1;
     if (!fs->claim || !fs->claim[0])
         return fail(e, item, err, errlen, "findings: this finding needs a claim (the paper's statement, as text)");
@@ -299,6 +312,13 @@ static int check_finding(const spec *e, const ynode *item, finding_spec *fs, cha
         snprintf(msg, sizeof msg, "findings: value must be a number, got '%s'", fs->value ? fs->value : "");
         return fail(e, ytree_get(item, "value", NULL), err, errlen, msg);
     }
+    num = fs->margin ? strtod(fs->margin, &end) : 0.0;
+    int min_zero = ki == FINDING_NOT_WORSE; // a zero margin: not_worse is a plain a >= b; equivalent needs a band
+    if (fs->kind->needs_margin && (!fs->margin || *end || !isfinite(num) || num < 0 || (!min_zero && num == 0))) {
+        snprintf(msg, sizeof msg, "findings: margin must be a number %s 0 (in the compared quantity's stored units: 0.01 = 1 point of top1), got '%s'",
+                 min_zero ? ">=" : ">", fs->margin ? fs->margin : "");
+        return fail(e, ytree_get(item, "margin", NULL), err, errlen, msg);
+    }
     if (check_axis(e, item, "x", &fs->x, err, errlen) || check_axis(e, item, "per", &fs->per, err, errlen)) return -1;
     if (check_side(e, item, "a", &fs->a, err, errlen)) return -1;
     return fs->kind->needs_b ? check_side(e, item, "b", &fs->b, err, errlen) : 0;
@@ -312,6 +332,7 @@ static void own_side(const side_spec *s, finding_sel *out) {
     if (!s->stage) return;
     out->stage = xstrdup(s->stage, "findings");
     out->metric = xstrdup(s->metric, "findings");
+    out->divide_by = s->divide_by[0] ? xstrdup(s->divide_by, "findings") : NULL;
     out->nmatch = s->match ? s->match->n : 0;
     out->match = xcalloc((size_t)out->nmatch + 1, sizeof *out->match, "findings match");
     for (int k = 0; k < out->nmatch; k++) {
@@ -328,13 +349,14 @@ static void own_finding(const finding_spec *fs, finding *f) {
     own_side(&fs->a, &f->a);
     if (fs->kind->needs_b) own_side(&fs->b, &f->b);
     f->value = fs->value ? strtod(fs->value, NULL) : 0.0;
+    f->margin = fs->kind->needs_margin ? strtod(fs->margin, NULL) : 0.0;
     f->x = fs->kind->needs_x ? dup_or_null(fs->x) : NULL;
     f->per = dup_or_null(fs->per);
 }
 
 static void free_sel(finding_sel *s) {
     for (int i = 0; i < s->nmatch; i++) free(s->match[i].key), free(s->match[i].value);
-    free(s->match), free(s->stage), free(s->metric);
+    free(s->match), free(s->stage), free(s->metric), free(s->divide_by);
 }
 
 void findings_list_free(findings_list *l) {
@@ -354,7 +376,7 @@ static int parse_list(const spec *e, const ynode *list, findings_list *out, char
     if (list && list->kind != YT_SEQ) {
         char got[300], msg[600];
         ytree_describe(list, got, sizeof got);
-        snprintf(msg, sizeof msg, "findings: expected a list of mappings {claim, kind, a, b, value, x, per, paper}, got %s", got);
+        snprintf(msg, sizeof msg, "findings: expected a list of mappings {claim, kind, a, b, value, margin, x, per, paper}, got %s", got);
         return fail(e, list, err, errlen, msg);
     }
     for (int i = 0; list && i < list->n; i++)

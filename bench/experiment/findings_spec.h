@@ -7,15 +7,20 @@
 //     - claim: "MP3 finetuning beats the supervised baseline"   # required text
 //       paper: "Table 3: 84.0 vs 73.4"          # optional text, shown beside our numbers
 //       kind: greater                           # greater | at_least | at_most | peak_inside |
-//                                               # increasing | decreasing
+//                                               # increasing | decreasing | not_worse | equivalent
 //       a: {stage: finetune, match: {pe.kind: abs}, metric: top1}   # the runs it is about
-//       b: {stage: baseline, metric: top1}      # greater only: the runs a must beat
+//       b: {stage: baseline, metric: top1}      # greater / not_worse / equivalent: the other runs
 //       value: 0.95                             # at_least / at_most only: a number in the
 //                                               # metric's stored units (0.95 = 95 % top1)
+//       margin: 0.01                            # not_worse / equivalent only: the equivalence
+//                                               # margin, a number >= 0 (> 0 for equivalent) in
+//                                               # the compared quantity's units (0.01 = 1 point)
 //       x: pretrain.objective.eta               # peak_inside / increasing / decreasing only
 //       per: pe.kind                            # optional, any kind: checked per value
 // a/b: stage required; match optional, config key -> value; metric required, a /final
-// attribute name ("final.top1" is stored as "top1"; NAME@SIZE for per-size metrics). A kind
+// attribute name ("final.top1" is stored as "top1"; NAME@SIZE for per-size metrics);
+// divide_by optional, another /final attribute of the same run: each run's observation is
+// then metric / divide_by (a relative quantity: top1_drop@56 / top1@28 = the relative drop). A kind
 // rejects keys it does not use. Checked against the experiment (findings_parse): stage a
 // stage of the experiment; match, x and per keys a config key, or "<stage>.<config key>"
 // for a stage of the experiment; each match value typed by its key. Errors read
@@ -26,14 +31,14 @@
 
 typedef struct {
     const char *name;
-    int needs_b, needs_value, needs_x; // which of b, value, x the kind uses (each required then)
+    int needs_b, needs_value, needs_x, needs_margin; // which of b, value, x, margin the kind uses (each required then)
     const char *meaning;
 } finding_kind_info;
 
 extern const finding_kind_info finding_kinds[];
 extern const int finding_kind_count;
 enum { FINDING_GREATER, FINDING_AT_LEAST, FINDING_AT_MOST, FINDING_PEAK_INSIDE, FINDING_INCREASING,
-       FINDING_DECREASING }; // finding_kinds order
+       FINDING_DECREASING, FINDING_NOT_WORSE, FINDING_EQUIVALENT }; // finding_kinds order
 int finding_kind_index(const char *name); // -1 when unknown
 
 typedef struct {
@@ -45,6 +50,7 @@ typedef struct {
     int nmatch;
     finding_pair *match; // /config key = value, all must hold
     char *metric;        // a /final attribute name (without "final.")
+    char *divide_by;     // NULL, or a /final attribute the metric is divided by, run by run
 } finding_sel;
 
 typedef struct {
@@ -52,6 +58,7 @@ typedef struct {
     char *claim, *paper; // paper "" when absent
     finding_sel a, b;
     double value;        // at_least / at_most
+    double margin;       // not_worse / equivalent
     char *x, *per;       // NULL when absent
 } finding;
 

@@ -2,6 +2,7 @@
 #include "settings.h"
 #include "../../datasets/text/text.h"
 #include "../../datasets/speech/mfcc.h"
+#include <math.h>
 #include <string.h>
 
 model_config model_config_from_config(const config *c, int channels, int image_size, int num_classes, int features) {
@@ -24,6 +25,7 @@ model_config model_config_from_config(const config *c, int channels, int image_s
         .frame_seconds = features > 0 ? (float)MFCC_HOP / MFCC_SAMPLE_RATE : 0.0f,
         .rope_dims = (int)cfg_int(c, "pe.rope_dims"),
         .rope_base = (float)cfg_float(c, "pe.rope_base"),
+        .content_scale = strcmp(cfg_str(c, "pe.content_scale"), "sqrt_d") == 0 ? sqrtf((float)cfg_int(c, "model.dim")) : 1.0f,
         .num_classes = num_classes,
         // token ids (data.name=text): the byte embedding; Toeplitz W over the token index (1D, the
         // paper's MLM form) for text, over the 2D patch offset for images

@@ -115,9 +115,10 @@ typedef struct {
     double mean;
 } side_values;
 
-// The observations of l. Returns 1 with at least one value, or 0 with the reason (about the
-// runs described by `who`) in why.
-static int side_collect(const rr_set *set, const run_list *l, const char *metric, const char *who, side_values *out,
+// The observations of l: sel->metric of each done run, divided by its sel->divide_by when
+// that is set (both finite, the divisor non-zero). Returns 1 with at least one value, or 0
+// with the reason (about the runs described by `who`) in why.
+static int side_collect(const rr_set *set, const run_list *l, const finding_sel *sel, const char *who, side_values *out,
                         char *why, size_t len) {
     int ndone = 0;
     out->v = xcalloc((size_t)l->n + 1, sizeof *out->v, "finding values");
@@ -126,39 +127,63 @@ static int side_collect(const rr_set *set, const run_list *l, const char *metric
         const rr_run *r = &set->runs[l->runs[i]];
         if (strcmp(rr_run_status(r), "done")) continue;
         ndone++;
-        const rr_attr *a = rr_attr_get(&r->final, metric);
-        if (a && a->is_num && isfinite(a->num)) out->v[out->n++] = a->num;
+        const rr_attr *a = rr_attr_get(&r->final, sel->metric);
+        if (!a || !a->is_num || !isfinite(a->num)) continue;
+        double v = a->num;
+        if (sel->divide_by) {
+            const rr_attr *d = rr_attr_get(&r->final, sel->divide_by);
+            if (!d || !d->is_num || !isfinite(d->num) || d->num == 0) continue;
+            v /= d->num;
+        }
+        out->v[out->n++] = v;
     }
     double var;
     sig_mean_var(out->v, out->n, &out->mean, &var);
     if (l->n == 0) snprintf(why, len, "no runs of %s", who);
     else if (ndone == 0) snprintf(why, len, "no done runs of %s", who);
-    else if (out->n == 0) snprintf(why, len, "no done run of %s has /final %s", who, metric);
+    else if (out->n == 0 && sel->divide_by)
+        snprintf(why, len, "no done run of %s has a finite /final %s and a finite non-zero /final %s", who, sel->metric, sel->divide_by);
+    else if (out->n == 0) snprintf(why, len, "no done run of %s has /final %s", who, sel->metric);
     return out->n > 0;
 }
 
-static void metric_text(const char *metric, double v, char *out, size_t len) {
+// A side's value as the report shows its metric (top-k in %), or a ratio (divide_by) in %.
+static void metric_text(const finding_sel *sel, double v, char *out, size_t len) {
     if (isnan(v)) snprintf(out, len, "—");
-    else report_metric_text(metric, v, out, len);
+    else if (sel->divide_by) snprintf(out, len, "%.2f%%", 100.0 * v);
+    else report_metric_text(sel->metric, v, out, len);
 }
 
-// A difference in the metric's display units with its sign: "+8.37", "-0.40".
-static void signed_text(const char *metric, double v, char *out, size_t len) {
+// A difference in the side's display units with its sign: "+8.37", "-0.40".
+static void signed_text(const finding_sel *sel, double v, char *out, size_t len) {
     if (len < 2) return;
     out[0] = v < 0 ? '-' : '+';
-    metric_text(metric, fabs(v), out + 1, len - 1);
+    metric_text(sel, fabs(v), out + 1, len - 1);
 }
 
 static void cat(char *out, size_t len, const char *fmt, const char *s) { snprintf(out + strlen(out), len - strlen(out), fmt, s); }
 
 // "Δ +8.37, 95% CI [+5.12, +11.62], p = 0.001" (label replaces "Δ"); p is for the claim.
-static void test_text(const char *metric, const char *label, const sig_test *t, double p_claim, char *ours, size_t len) {
-    char e[64], lo[64], hi[64], p[32];
-    signed_text(metric, t->effect, e, sizeof e), signed_text(metric, t->lo, lo, sizeof lo), signed_text(metric, t->hi, hi, sizeof hi);
-    if (p_claim < 0.001) snprintf(p, sizeof p, "p < 0.001");
-    else if (p_claim > 0.999) snprintf(p, sizeof p, "p > 0.999");
-    else snprintf(p, sizeof p, "p = %.3f", p_claim);
-    snprintf(ours + strlen(ours), len - strlen(ours), "%s %s, 95%% CI [%s, %s], %s", label, e, lo, hi, p);
+// With a margin (kinds not_worse and equivalent: margin_sign "" or "±"; NULL for the others)
+// ", margin ±1.00" comes before p, and an equivalence's p is named "TOST p".
+static void test_text_margin(const finding_sel *sel, const char *label, const sig_test *t, double p_claim,
+                             const char *margin_sign, double margin, char *ours, size_t len) {
+    char e[64], lo[64], hi[64], p[32], m[80] = "";
+    signed_text(sel, t->effect, e, sizeof e), signed_text(sel, t->lo, lo, sizeof lo), signed_text(sel, t->hi, hi, sizeof hi);
+    const char *p_name = margin_sign && margin_sign[0] ? "TOST p" : "p";
+    if (p_claim < 0.001) snprintf(p, sizeof p, "%s < 0.001", p_name);
+    else if (p_claim > 0.999) snprintf(p, sizeof p, "%s > 0.999", p_name);
+    else snprintf(p, sizeof p, "%s = %.3f", p_name, p_claim);
+    if (margin_sign) {
+        char mt[64];
+        metric_text(sel, margin, mt, sizeof mt);
+        snprintf(m, sizeof m, ", margin %s%s", margin_sign, mt);
+    }
+    snprintf(ours + strlen(ours), len - strlen(ours), "%s %s, 95%% CI [%s, %s]%s, %s", label, e, lo, hi, m, p);
+}
+
+static void test_text(const finding_sel *sel, const char *label, const sig_test *t, double p_claim, char *ours, size_t len) {
+    test_text_margin(sel, label, t, p_claim, NULL, 0.0, ours, len);
 }
 
 static void set_unmeasured(verdict *v, const char *why) {
@@ -181,6 +206,31 @@ static verdict decide(const sig_test *t, int dir, int needed, const char *unit) 
         v.v = FINDING_INCONCLUSIVE;
         if (needed > 0) snprintf(v.why, sizeof v.why, "needs %d %s", needed, unit);
         else snprintf(v.why, sizeof v.why, "needs more than %d %s", SIG_N_MAX, unit);
+    }
+    return v;
+}
+
+// equivalent (TOST): the claim |effect| < margin holds when both one-sided tests do
+// (effect > −margin and effect < margin, each at α; the same as the 90% CI inside
+// ±margin); it does not hold when the effect is significantly outside the band (either
+// one-sided test significant the other way) or the observed |effect| is at least the
+// margin; otherwise inconclusive, with the n per side the nearer bound would need
+// (the power of its one-sided test: an approximation of TOST's power).
+static verdict decide_equivalent(const sig_test *t, double margin, double *p_tost) {
+    verdict v = {FINDING_HOLDS, ""};
+    sig_test above = sig_shifted(*t, margin), below = sig_shifted(*t, -margin); // effect + m > 0, effect − m < 0
+    double p_above = above.p, p_below = 1.0 - below.p;
+    *p_tost = p_above > p_below ? p_above : p_below;
+    if (*p_tost < FINDING_ALPHA) return v;
+    v.v = FINDING_FAILS;
+    if (1.0 - p_above < FINDING_ALPHA) snprintf(v.why, sizeof v.why, "significantly below the margin");
+    else if (1.0 - p_below < FINDING_ALPHA) snprintf(v.why, sizeof v.why, "significantly above the margin");
+    else if (fabs(t->effect) >= margin) snprintf(v.why, sizeof v.why, "outside the margin, not significant");
+    else {
+        v.v = FINDING_INCONCLUSIVE;
+        int needed = sig_n_welch(margin - fabs(t->effect), t->va, t->vb);
+        if (needed > 0) snprintf(v.why, sizeof v.why, "needs %d seeds per side", needed);
+        else snprintf(v.why, sizeof v.why, "needs more than %d seeds per side", SIG_N_MAX);
     }
     return v;
 }
@@ -208,32 +258,45 @@ static void combine(verdict *all, const verdict *one, const char *label) {
     cat(all->why, sizeof all->why, "%s", part);
 }
 
-// greater, at_least, at_most on one group of a-runs (and b-runs): Welch's test of a − b, or
-// the one-sample test of a − value.
+// The two-sample test of a finding with b on the observations of each side: greater
+// (Welch, a − b > 0), not_worse (Welch, a − b + margin > 0: non-inferiority) or equivalent
+// (TOST, |a − b| < margin). Appends the test to ours.
+static verdict two_sample(const finding *f, const side_values *sa, const side_values *sb, char *ours, size_t len) {
+    sig_test t = sig_welch(sa->v, sa->n, sb->v, sb->n);
+    cat(ours, len, "%s", ", ");
+    if (f->kind == FINDING_EQUIVALENT) {
+        double p_tost;
+        verdict v = decide_equivalent(&t, f->margin, &p_tost);
+        test_text_margin(&f->a, "Δ", &t, p_tost, "±", f->margin, ours, len);
+        return v;
+    }
+    double shift = f->kind == FINDING_NOT_WORSE ? f->margin : 0.0;
+    sig_test claim = sig_shifted(t, shift);
+    test_text_margin(&f->a, "Δ", &t, claim.p, f->kind == FINDING_NOT_WORSE ? "" : NULL, f->margin, ours, len);
+    return decide(&claim, 1, sig_n_welch(claim.effect, t.va, t.vb), "seeds per side");
+}
+
+// greater, not_worse, equivalent (a against b), at_least, at_most (a against value) on one
+// group of runs.
 static verdict check_level(const rr_set *set, const finding *f, const run_list *a, const run_list *b, const char *per_value,
                            char *ours, size_t len) {
     verdict v = {FINDING_HOLDS, ""};
     char who[512], why[1024], ta[64], tb[64];
     side_values sa = {0}, sb = {0};
     describe_runs(&f->a, f->per, per_value, who, sizeof who);
-    int ok_a = side_collect(set, a, f->a.metric, who, &sa, why, sizeof why);
+    int ok_a = side_collect(set, a, &f->a, who, &sa, why, sizeof why);
     if (!ok_a) set_unmeasured(&v, why);
-    metric_text(f->a.metric, sa.mean, ta, sizeof ta);
-    if (f->kind == FINDING_GREATER) {
+    metric_text(&f->a, sa.mean, ta, sizeof ta);
+    if (finding_kinds[f->kind].needs_b) {
         describe_runs(&f->b, f->per, per_value, who, sizeof who);
-        int ok_b = side_collect(set, b, f->b.metric, who, &sb, why, sizeof why);
+        int ok_b = side_collect(set, b, &f->b, who, &sb, why, sizeof why);
         if (!ok_b && ok_a) set_unmeasured(&v, why);
-        metric_text(f->b.metric, sb.mean, tb, sizeof tb);
+        metric_text(&f->b, sb.mean, tb, sizeof tb);
         snprintf(ours + strlen(ours), len - strlen(ours), "%s vs %s", ta, tb);
         if (v.v == FINDING_HOLDS) {
             snprintf(ours + strlen(ours), len - strlen(ours), " (n = %d vs %d", sa.n, sb.n);
             if (sa.n < 2 || sb.n < 2) v = one_seed();
-            else {
-                sig_test t = sig_welch(sa.v, sa.n, sb.v, sb.n);
-                cat(ours, len, "%s", ", ");
-                test_text(f->a.metric, "Δ", &t, t.p, ours, len);
-                v = decide(&t, 1, sig_n_welch(t.effect, t.va, t.vb), "seeds per side");
-            }
+            else v = two_sample(f, &sa, &sb, ours, len);
             cat(ours, len, "%s", ")");
         }
     } else {
@@ -245,7 +308,7 @@ static verdict check_level(const rr_set *set, const finding *f, const run_list *
             else {
                 sig_test t = sig_one_sample(sa.v, sa.n, f->value);
                 cat(ours, len, "%s", ", ");
-                test_text(f->a.metric, "Δ", &t, dir > 0 ? t.p : 1.0 - t.p, ours, len);
+                test_text(&f->a, "Δ", &t, dir > 0 ? t.p : 1.0 - t.p, ours, len);
                 v = decide(&t, dir, sig_n_one_sample(t.effect, t.va), "seeds");
             }
             cat(ours, len, "%s", ")");
@@ -276,7 +339,7 @@ static verdict check_trend(const rr_set *set, const finding *f, const run_list *
     char who[512], why[1024], t[64];
     describe_runs(&f->a, f->per, per_value, who, sizeof who);
     side_values all;
-    int ok = side_collect(set, a, f->a.metric, who, &all, why, sizeof why);
+    int ok = side_collect(set, a, &f->a, who, &all, why, sizeof why);
     free(all.v);
     if (!ok) {
         cat(ours, len, "%s", "—");
@@ -295,10 +358,10 @@ static verdict check_trend(const rr_set *set, const finding *f, const run_list *
     int *with_mean = xcalloc((size_t)g.n + 1, sizeof *with_mean, "finding values");
     int np = 0, nmax = 0, ntotal = 0;
     for (int k = 0; k < g.n; k++) {
-        if (side_collect(set, &g.items[k].runs, f->a.metric, who, &sv[k], why, sizeof why)) with_mean[np++] = k;
+        if (side_collect(set, &g.items[k].runs, &f->a, who, &sv[k], why, sizeof why)) with_mean[np++] = k;
         else sv[k].mean = NAN;
         nmax = sv[k].n > nmax ? sv[k].n : nmax, ntotal += sv[k].n;
-        metric_text(f->a.metric, sv[k].mean, t, sizeof t);
+        metric_text(&f->a, sv[k].mean, t, sizeof t);
         snprintf(ours + strlen(ours), len - strlen(ours), "%s%s: %s", k ? ", " : "", g.items[k].label, t);
     }
     int need = f->kind == FINDING_PEAK_INSIDE ? 3 : 2;
@@ -323,7 +386,7 @@ static verdict check_trend(const rr_set *set, const finding *f, const run_list *
             else {
                 sig_test st = sig_welch(p->v, p->n, q->v, q->n);
                 cat(ours, len, "%s", ", ");
-                test_text(f->a.metric, "Δ", &st, st.p, ours, len);
+                test_text(&f->a, "Δ", &st, st.p, ours, len);
                 one = decide(&st, 1, sig_n_welch(st.effect, st.va, st.vb), "seeds per side");
             }
             if (strcmp(v.why, "1 seed")) combine(&v, &one, label);
@@ -349,7 +412,7 @@ static verdict check_trend(const rr_set *set, const finding *f, const run_list *
             shown.effect *= range, shown.lo *= range, shown.hi *= range;
             int dir = f->kind == FINDING_INCREASING ? 1 : -1;
             cat(ours, len, "%s", ", ");
-            test_text(f->a.metric, "fitted change over the range", &shown, dir > 0 ? st.p : 1.0 - st.p, ours, len);
+            test_text(&f->a, "fitted change over the range", &shown, dir > 0 ? st.p : 1.0 - st.p, ours, len);
             v = decide(&st, dir, sig_n_slope(st.effect, st.va, sxx1, np), "seeds per x value");
         }
         cat(ours, len, "%s", ")");
@@ -383,7 +446,7 @@ static void list_unpaired(const run_groups *from, const run_groups *other, const
 static verdict check_per(const rr_set *set, const finding *f, const run_list *a, const run_list *b, char *ours, size_t len) {
     verdict all = {FINDING_HOLDS, ""};
     run_groups ga = split_runs(set, a, f->per, f->a.stage), gb = {0};
-    int two = f->kind == FINDING_GREATER;
+    int two = finding_kinds[f->kind].needs_b;
     if (two) gb = split_runs(set, b, f->per, f->b.stage);
     const char *absent = ga.key_absent ? f->a.stage : gb.key_absent ? f->b.stage : NULL;
     if (absent) {
@@ -418,14 +481,14 @@ finding_verdict findings_eval(const rr_set *set, const char *experiment, const f
                               char *why, size_t why_len) {
     ours[0] = '\0';
     run_list a = select_runs(set, experiment, &f->a), b = {0};
-    if (f->kind == FINDING_GREATER) b = select_runs(set, experiment, &f->b);
+    if (finding_kinds[f->kind].needs_b) b = select_runs(set, experiment, &f->b);
     verdict v;
-    if (f->per && a.n > 0 && (f->kind != FINDING_GREATER || b.n > 0)) v = check_per(set, f, &a, &b, ours, ours_len);
+    if (f->per && a.n > 0 && (!finding_kinds[f->kind].needs_b || b.n > 0)) v = check_per(set, f, &a, &b, ours, ours_len);
     else if (finding_kinds[f->kind].needs_x) v = check_trend(set, f, &a, NULL, ours, ours_len);
     else v = check_level(set, f, &a, &b, NULL, ours, ours_len);
     if (f->kind == FINDING_AT_LEAST || f->kind == FINDING_AT_MOST) {
         char t[64];
-        metric_text(f->a.metric, f->value, t, sizeof t);
+        metric_text(&f->a, f->value, t, sizeof t);
         snprintf(ours + strlen(ours), ours_len - strlen(ours), " (claim %s %s)", f->kind == FINDING_AT_LEAST ? "≥" : "≤", t);
     }
     snprintf(why, why_len, "%s", v.v == FINDING_HOLDS ? "" : v.why);

@@ -21,6 +21,12 @@
 //   increasing   the OLS slope of the metric on x (the numeric x values, or their ranks when
 //   decreasing   one is not a number) over every run, t-test of slope > 0 (< 0); at least 2
 //                x values with a mean
+//   not_worse    Welch's t-test of mean(a) − mean(b) + margin > 0 (non-inferiority)
+//   equivalent   TOST: Welch tests of mean(a) − mean(b) > −margin and < +margin, both at α
+//                (holds iff both do; "does not hold (significantly above / below the margin)",
+//                "(outside the margin, not significant)", or inconclusive with the n per side
+//                the nearer bound's one-sided test would need); ours shows "margin ±M, TOST p"
+//   divide_by    (a side's key, any kind) each run's observation is metric / divide_by
 //   per K        (any kind) the runs are split by the value of /config key K and the kind is
 //                checked for each value on its own; for `greater`, a- and b-runs with equal
 //                values are paired (values on one side only are listed as unpaired and not

@@ -149,6 +149,13 @@ sig_test sig_slope(const double *x, const double *y, int n) {
     return r;
 }
 
+sig_test sig_shifted(sig_test t, double delta) {
+    if (!t.ok) return t;
+    t.effect += delta;
+    finish(&t); // t and p from the moved effect; the CI is recomputed around it
+    return t;
+}
+
 // The smallest n ≥ n_min with |effect| / se(n) ≥ t_{0.95,df(n)} + t_{0.80,df(n)}, where
 // se(n) = sqrt(var_unit / (n·unit)) and df(n) = df_a·n + df_b; -1 above SIG_N_MAX.
 static int power_n(double effect, double var_unit, double unit, double df_a, double df_b, int n_min) {

@@ -42,6 +42,10 @@ void sig_mean_var(const double *x, int n, double *mean, double *var);
 sig_test sig_welch(const double *a, int na, const double *b, int nb);
 sig_test sig_one_sample(const double *a, int n, double value);
 sig_test sig_slope(const double *x, const double *y, int n);
+// The same test of effect + delta > 0: effect, CI and t moved by delta (se, df kept), p
+// recomputed (the SE = 0 rule above included). Non-inferiority and TOST (findings.h) test a
+// Welch difference against a margin this way. A test with ok = 0 is returned as it is.
+sig_test sig_shifted(sig_test t, double delta);
 
 // Seeds per side for welch (equal n per side), seeds for one_sample, and replicates per x
 // value for slope (k distinct x values with Σ over them of (x − x̄)² = sxx1 for one replicate

@@ -234,7 +234,7 @@ static void open_results(run *r) {
 }
 
 // ---------------------------------------------------------------- steps and evaluation
-static void epoch_order(run *r, int epoch) {
+void train_epoch_order(run *r, int epoch) {
     rng_stream s = rng_stream_make(r->seed, RNG_SHUFFLE, (uint32_t)epoch, 0, 0);
     rng_permutation(&s, r->train.n, r->order);
 }
@@ -363,6 +363,12 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
     r.opt = opt;
     if (opt->run_id) snprintf(r.run_id, sizeof r.run_id, "%s", opt->run_id);
     else config_run_id(cfg, r.run_id);
+    if (opt->plan_path) { // the crosscheck plan instead of training (train_plan.c)
+        setup(&r);
+        int rc = train_plan_write(&r, opt->plan_path);
+        free_run(&r);
+        return rc;
+    }
     int claim_status = 0;
     if (!train_files_claim(&r, out, &claim_status)) return claim_status;
     setup(&r);
@@ -405,7 +411,7 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
     long nan_step = fault ? atol(fault) : 0, kill_step = kill_fault ? atol(kill_fault) : 0;
     while (r.step < r.total_steps) {
         int epoch = (int)(r.step / r.steps_per_epoch), in_epoch = (int)(r.step % r.steps_per_epoch);
-        if (in_epoch == 0 || r.step == 0 || resumed) epoch_order(&r, epoch);
+        if (in_epoch == 0 || r.step == 0 || resumed) train_epoch_order(&r, epoch);
         resumed = 0;
         if (nan_step > 0 && r.step + 1 == nan_step) {
             const float nan = NAN;

@@ -87,6 +87,11 @@ void early_stop_free(run *r);
 int speech_eval_largest_frames(const config *c);
 void speech_eval_check(const run *r);
 void record_speech_variants(run *r);
+// The training rows of epoch `epoch` in the order the steps take them, into r->order (train.c).
+void train_epoch_order(run *r, int epoch);
+// train_plan.c: the crosscheck plan (train_options.plan_path); 0, or exits 2 for a
+// configuration the independent trainer does not implement.
+int train_plan_write(run *r, const char *path);
 // train_records.c: the end-of-run records every objective gets.
 void record_attention(run *r);
 // gMLP/aMLP (backbones with spatial weights): /spatial/W (L, T, T), each block's W at the

@@ -16,6 +16,8 @@ typedef struct {
     const char *device;       // --device (core/device.h; NULL = auto): the op backend; not part of the run id
     const char *run_id;       // file-name id to use (an experiment's run id); NULL: hash of the config
     const config *parent_cfg; // the config of the run init_weights came from (NULL: none); its keys are
+    const char *plan_path;    // non-NULL: write the crosscheck plan here (bench/train/train_plan.c)
+                              // instead of training; no lock, no results file
     const char *parent_stage; // recorded as /config attrs "<parent_stage>.<key>", so a finetune stage's
                               // report can use the pretrain axes (e.g. pretrain.objective.eta)
 } train_options;

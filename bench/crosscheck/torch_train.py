@@ -1,0 +1,252 @@
+#!/usr/bin/python3
+"""bench/crosscheck/torch_train.py — the independent side of `posbench crosscheck`: trains the
+configuration of a crosscheck plan (bench/train/train_plan.c: data, per-step batch rows and
+augmentation draws, initial weights, config) with PyTorch and writes its results.
+
+What is shared with posbench (from the plan): the training and test rows, every step's batch
+rows, the crop/flip draws, the initial weights, the hyperparameters. What is PyTorch's own: the
+model (tests/torch_vit.py, the torch twin written from METHODS.md), the loss
+(F.cross_entropy with label smoothing), torch.optim.AdamW (decay on the tensors the plan marks),
+torch's clip_grad_norm_, the schedule (linear warmup to lr over warmup_steps, then cosine to
+min_lr, the formula of core/optimizer.c), drop path (per sample, rate drop_path·l/(L−1) in
+block l, one draw per residual branch) and CAPE's position augmentation, written here from the
+paper (per image: x' = λ(x + Δx + εx), y' = λ(y + Δy + εy), Δ ~ U(−Δmax, Δmax) per axis,
+ε ~ U(−εmax, εmax) per token and axis, log λ ~ U(−log λmax, log λmax); at evaluation the
+plain grid). Its random draws (drop path, CAPE) come from a torch.Generator seeded from the
+plan's seed: independent of posbench's Philox draws, as the statistical comparison wants;
+with drop_path 0 and no CAPE the two trainers see identical inputs, and their first steps'
+losses must agree to float32 rounding (the parity check).
+
+Output (--out FILE), one "key value..." line each:
+  top1 <test top-1 after the last step>      loss <test loss>     seconds <training time>
+  step_losses <the training loss of every step, in order>
+Exit 0; 2 for a bad plan (message on stderr). Run with Debian's /usr/bin/python3 (PyTorch 1.13).
+"""
+import argparse
+import math
+import os
+import sys
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "tests"))
+import tensorfile  # noqa: E402
+
+
+class BadPlan(Exception):
+    pass
+
+
+def cfg(plan, key):
+    name = f"config.{key}"
+    if name not in plan:
+        raise BadPlan(f"missing {name}")
+    return float(plan[name].reshape(-1)[0])
+
+
+def sin2d_at(x, y, d):
+    """CAPE eq. 3-4 at positions x, y (..., N) on [-1, 1]: (..., N, d) = [cos(phase) | sin(phase)],
+    phase_k = π·10^(2k/d)·(cos k·x + sin k·y), k = 1..d/2."""
+    import torch
+    k = torch.arange(1, d // 2 + 1, dtype=torch.float64)
+    w = 10.0 ** (2.0 * k / d)
+    phase = math.pi * (w * torch.cos(k) * x.unsqueeze(-1) + w * torch.sin(k) * y.unsqueeze(-1))
+    return torch.cat([torch.cos(phase), torch.sin(phase)], dim=-1)
+
+
+def grid_positions(g):
+    import torch
+    axis = torch.linspace(-1.0, 1.0, g, dtype=torch.float64) if g > 1 else torch.zeros(1, dtype=torch.float64)
+    y, x = torch.meshgrid(axis, axis, indexing="ij")  # row, column
+    return x.reshape(-1), y.reshape(-1)
+
+
+def cape_positions(B, g, shift, local, scale, gen):
+    """Per-image augmented patch centres (B, N) x', y' = λ(x + Δ + ε) (the paper's order)."""
+    import torch
+    x, y = grid_positions(g)
+    N = x.numel()
+    u = lambda *shape: torch.rand(*shape, generator=gen, dtype=torch.float64)  # noqa: E731
+    dx, dy = (2 * u(B, 1) - 1) * shift, (2 * u(B, 1) - 1) * shift
+    ex, ey = (2 * u(B, N) - 1) * local, (2 * u(B, N) - 1) * local
+    lam = torch.exp((2 * u(B, 1) - 1) * math.log(scale)) if scale > 1 else torch.ones(B, 1, dtype=torch.float64)
+    return lam * (x.unsqueeze(0) + dx + ex), lam * (y.unsqueeze(0) + dy + ey)
+
+
+class Trainer:
+    def __init__(self, plan):
+        import torch
+        import torch_vit
+        self.torch = torch
+        self.plan = plan
+        c = lambda k: cfg(plan, k)  # noqa: E731
+        self.cape = int(c("pe_cape"))
+        self.vc = torch_vit.ViTConfig(
+            channels=int(c("channels")), image_size=int(c("image_size")), patch=int(c("patch")), dim=int(c("dim")),
+            depth=int(c("depth")), heads=int(c("heads")), mlp_ratio=c("mlp_ratio"), cls=int(c("cls")),
+            pos_abs=int(c("pe_abs")), relbias=int(c("pe_relbias")), sin1d=int(c("pe_sin1d")),
+            sin2d=int(c("pe_sin2d")) or self.cape, rope=int(c("pe_rope")), rope_base=c("rope_base"),
+            num_classes=int(c("num_classes")), label_smoothing=c("label_smoothing"), content_scale=c("content_scale"))
+        self.model = torch_vit.ViT(self.vc).float()
+        names = dict(self.model.named_parameters())
+        decay, no_decay = [], []
+        with torch.no_grad():
+            for n, p in names.items():
+                key = f"param.{n}"
+                if key not in plan:
+                    raise BadPlan(f"the plan has no {key}")
+                w = plan[key]
+                if tuple(w.shape) != tuple(p.shape):
+                    raise BadPlan(f"{key} has shape {w.shape}, the model's is {tuple(p.shape)}")
+                p.copy_(torch.from_numpy(np.ascontiguousarray(w, dtype=np.float32)))
+                if f"decay.{n}" not in plan:
+                    raise BadPlan(f"the plan has no decay.{n}")
+                (decay if float(plan[f"decay.{n}"].reshape(-1)[0]) else no_decay).append(p)
+        self.lr, self.min_lr = c("lr"), c("min_lr")
+        self.warmup, self.total = int(c("warmup_steps")), int(c("total_steps"))
+        self.opt = torch.optim.AdamW([{"params": decay, "weight_decay": c("weight_decay")},
+                                      {"params": no_decay, "weight_decay": 0.0}],
+                                     lr=self.lr, betas=(c("beta1"), c("beta2")), eps=c("eps"))
+        self.clip, self.drop_path = c("clip"), c("drop_path")
+        self.cape_bounds = (c("cape_global_shift"), c("cape_local_shift"), c("cape_scale"))
+        self.gen = torch.Generator().manual_seed(int(c("seed")) * 7919 + 17)
+        mean, std = plan["data.mean"].astype(np.float32), plan["data.std"].astype(np.float32)
+        self.mean, self.std = mean.reshape(1, -1, 1, 1), std.reshape(1, -1, 1, 1)
+
+    def lr_at(self, step):
+        """core/optimizer.c's schedule: linear warmup (step + 1)/warmup, then cosine to min_lr."""
+        if self.warmup > 0 and step < self.warmup:
+            return self.lr * (step + 1) / self.warmup
+        decay = self.total - self.warmup
+        if decay <= 0:
+            return self.lr
+        progress = (step - self.warmup) / decay
+        return self.min_lr + 0.5 * (self.lr - self.min_lr) * (1.0 + math.cos(math.pi * progress))
+
+    def images(self, pixels, rows, draws=None):
+        """(B, C, H, W) float32: (pixel/255 − mean)/std in float32, with the plan's crop and flip."""
+        pix = pixels[rows]  # (B, C, H, W) uint8
+        if draws is not None:
+            B, C, H, W = pix.shape
+            dy, dx, flip = draws[:, 0], draws[:, 1], draws[:, 2].astype(bool)
+            ys = np.arange(H)[None, :] + dy[:, None]  # (B, H) source rows
+            xs = np.where(flip[:, None], W - 1 - np.arange(W)[None, :], np.arange(W)[None, :]) + dx[:, None]
+            valid = ((ys >= 0) & (ys < H))[:, None, :, None] & ((xs >= 0) & (xs < W))[:, None, None, :]
+            yc, xc = np.clip(ys, 0, H - 1), np.clip(xs, 0, W - 1)
+            pix = pix[np.arange(B)[:, None, None, None], np.arange(C)[None, :, None, None], yc[:, None, :, None],
+                      xc[:, None, None, :]]
+            pix = np.where(valid, pix, 0)  # black: pixel 0 before normalisation
+        x = (pix.astype(np.float32) / np.float32(255.0) - self.mean) / self.std
+        return self.torch.from_numpy(np.ascontiguousarray(x, dtype=np.float32))
+
+    def drop(self, branch, rate, training):
+        if not training or rate <= 0:
+            return branch
+        keep = (self.torch.rand(branch.shape[0], generator=self.gen) >= rate).float() / (1.0 - rate)
+        return branch * keep.view(-1, 1, 1)
+
+    def forward(self, x, training):
+        """The twin's forward with drop path and CAPE: logits (B, K)."""
+        import torch_vit
+        torch, m, vc = self.torch, self.model, self.vc
+        t = m.patch_embed(torch_vit.extract_patches(x, vc.patch)) * vc.content_scale
+        B = t.shape[0]
+        if vc.cls:
+            t = torch.cat([m.cls_token.view(1, 1, -1).expand(B, 1, -1), t], dim=1)
+        t0 = 1 if vc.cls else 0
+        if vc.pos_abs:
+            t = t + m.pos_embed.unsqueeze(0)
+        if self.cape and training:
+            px, py = cape_positions(B, vc.grid, *self.cape_bounds, self.gen)
+            t = torch.cat([t[:, :t0], t[:, t0:] + sin2d_at(px, py, vc.dim).float()], dim=1)
+        elif vc.sin1d or vc.sin2d:
+            t = torch.cat([t[:, :t0], t[:, t0:] + m.pos_fixed.float()], dim=1)
+        rel_index = m.rel_index if vc.relbias else None
+        rope = (m.rope_cos.float(), m.rope_sin.float(), t0) if vc.rope else None
+        L = vc.depth
+        for l, blk in enumerate(m.blocks):
+            rate = self.drop_path * l / (L - 1) if L > 1 else self.drop_path
+            t = t + self.drop(blk.attn(blk.norm1(t), None, rel_index, rope), rate, training)
+            t = t + self.drop(blk.mlp(blk.norm2(t)), rate, training)
+        t = m.norm(t)
+        return m.head(t[:, 0] if vc.cls else t.mean(dim=1))
+
+    def train(self, log_every):
+        torch, plan = self.torch, self.plan
+        order, draws = plan["order"], plan["augment"]
+        pixels, labels = plan["data.train.pixels"], plan["data.train.labels"]
+        if order.shape[0] != self.total or draws.shape[:2] != order.shape:
+            raise BadPlan(f"order {order.shape} and augment {draws.shape} do not match total_steps {self.total}")
+        losses = []
+        self.model.train()
+        t_start = time.time()
+        for step in range(self.total):
+            rows = order[step].astype(np.int64)
+            x = self.images(pixels, rows, draws[step])
+            y = torch.from_numpy(labels[rows].astype(np.int64))
+            for g in self.opt.param_groups:
+                g["lr"] = self.lr_at(step)
+            loss = torch.nn.functional.cross_entropy(self.forward(x, True), y, label_smoothing=self.vc.label_smoothing)
+            self.opt.zero_grad(set_to_none=True)
+            loss.backward()
+            if self.clip > 0:
+                torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.clip)
+            self.opt.step()
+            losses.append(float(loss.item()))
+            if log_every and (step + 1) % log_every == 0:
+                print(f"step {step + 1}/{self.total} loss {losses[-1]:.4f} {time.time() - t_start:.0f}s", flush=True)
+        return losses, time.time() - t_start
+
+    def evaluate(self):
+        torch, plan = self.torch, self.plan
+        pixels, labels = plan["data.test.pixels"], plan["data.test.labels"]
+        n, eb = pixels.shape[0], int(cfg(plan, "eval_batch"))
+        self.model.eval()
+        correct, loss_sum = 0, 0.0
+        with torch.no_grad():
+            for first in range(0, n, eb):
+                rows = np.arange(first, min(n, first + eb))
+                logits = self.forward(self.images(pixels, rows), False)
+                y = torch.from_numpy(labels[rows].astype(np.int64))
+                loss_sum += float(torch.nn.functional.cross_entropy(logits, y, reduction="sum",
+                                                                    label_smoothing=self.vc.label_smoothing))
+                finite = torch.isfinite(logits).all(dim=1)
+                correct += int(((logits.argmax(dim=1) == y) & finite).sum())
+        return correct / n, loss_sum / n
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description="Train a posbench crosscheck plan with PyTorch.")
+    ap.add_argument("plan", help="tensorfile written by posbench (bench/train/train_plan.c)")
+    ap.add_argument("--out", required=True, help="results file to write")
+    ap.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
+    ap.add_argument("--log-every", type=int, default=50)
+    args = ap.parse_args(argv)
+    try:
+        import torch
+    except ImportError as e:
+        print(f"torch_train.py: PyTorch is not importable: {e}", file=sys.stderr)
+        return 2
+    if args.threads > 0:
+        torch.set_num_threads(args.threads)
+    try:
+        plan = tensorfile.read(args.plan)
+        trainer = Trainer(plan)
+        losses, seconds = trainer.train(args.log_every)
+    except (tensorfile.TensorfileError, BadPlan, KeyError, ValueError) as e:
+        print(f"torch_train.py: {args.plan}: {e}", file=sys.stderr)
+        return 2
+    top1, loss = trainer.evaluate()
+    tmp = args.out + ".partial"
+    with open(tmp, "w") as f:
+        f.write(f"top1 {top1:.17g}\nloss {loss:.17g}\nseconds {seconds:.3f}\n")
+        f.write("step_losses " + " ".join(f"{v:.9g}" for v in losses) + "\n")
+    os.replace(tmp, args.out)
+    print(f"final: top1={top1:.4f} loss={loss:.4f} time={seconds:.0f}s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

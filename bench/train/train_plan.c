@@ -1,0 +1,135 @@
+// bench/train/train_plan.c — the crosscheck plan of a run (train_options.plan_path): everything
+// an independent trainer needs to train the same configuration on the same data in the same
+// order (bench/crosscheck/torch_train.py reads it), written as a tensorfile (core/tensorfile.h)
+// instead of training:
+//   data.train.pixels u8 (n, C, H, W), data.train.labels i32 (n): the training rows after
+//       data.limit / data.labeled_fraction; data.test.* the same for the test rows after
+//       data.test_limit; data.mean, data.std f32 (C): images are (pixel/255 − mean)/std
+//   order i32 (steps, B): the training rows of every step's batch (the epoch permutations)
+//   augment i32 (steps, B, 3): dy, dx, flip of every image (datasets/dataset.h
+//       dataset_augment_draw: output (y, x) reads source (y + dy, x' + dx), black outside,
+//       x' = W − 1 − x when flip)
+//   param.<name> f32: the initial weights (the model's names, = tests/torch_vit.py's), and
+//       decay.<name> (f64 scalar, 1: AdamW weight decay applies)
+//   config.<key> (f64 scalars): patch dim depth heads mlp_ratio cls num_classes image_size
+//       channels; pe_abs pe_sin1d pe_sin2d pe_cape pe_relbias pe_rope (one is 1 unless none),
+//       rope_base, cape_global_shift cape_local_shift (resolved: 1/grid for -1) cape_scale,
+//       content_scale, drop_path, label_smoothing; lr min_lr weight_decay beta1 beta2 eps clip
+//       warmup_steps total_steps steps_per_epoch batch eval_batch seed
+// Configurations the independent trainer does not implement are refused (exit 2 naming the
+// key): another objective than supervised, a backbone other than vit, dropout, UniViT sizes,
+// a training size other than the dataset's, sequences.
+#include "train_internal.h"
+#include "../../core/common.h"
+#include "../../core/tensorfile.h"
+#include "../../models/posenc/tables.h"
+#include <stdlib.h>
+#include <string.h>
+
+static void scalar(tensorfile *tf, const char *key, double v) {
+    char name[96];
+    int one[1] = {1};
+    snprintf(name, sizeof name, "config.%s", key);
+    tf_add(tf, name, TF_F64, 1, one, &v);
+}
+
+static void refuse_unsupported(const run *r) {
+    const config *c = r->cfg;
+    const model_config *mc = &r->model.cfg;
+    if (strcmp(r->settings.name, "supervised"))
+        die_input("crosscheck: objective.name=%s: the PyTorch trainer does supervised classification only", r->settings.name);
+    if (mc->arch && strcmp(mc->arch, "vit"))
+        die_input("crosscheck: model.arch=%s: the PyTorch trainer has the ViT only", mc->arch);
+    if (mc->dropout > 0) die_input("crosscheck: model.dropout=%g: the PyTorch trainer has no dropout (use 0)", mc->dropout);
+    if (mc->features > 0) die_input("crosscheck: data.name=%s: the PyTorch trainer takes images only", cfg_str(c, "data.name"));
+    if (r->n_univit > 0) die_input("crosscheck: data.resolutions: the PyTorch trainer trains at one size");
+    if (r->train_size != r->train.height)
+        die_input("crosscheck: data.resolution=%d: the PyTorch trainer trains at the dataset's own size (%d px)", r->train_size,
+                  r->train.height);
+}
+
+static void add_split(tensorfile *tf, const char *split, const dataset *ds) {
+    char name[64];
+    int pdims[4] = {ds->n, ds->channels, ds->height, ds->width}, ldims[1] = {ds->n};
+    snprintf(name, sizeof name, "data.%s.pixels", split);
+    tf_add(tf, name, TF_U8, 4, pdims, ds->pixels);
+    snprintf(name, sizeof name, "data.%s.labels", split);
+    tf_add(tf, name, TF_I32, 1, ldims, ds->labels);
+}
+
+int train_plan_write(run *r, const char *path) {
+    refuse_unsupported(r);
+    const model *m = &r->model;
+    const model_config *mc = &m->cfg;
+    tensorfile tf;
+    tf_init(&tf);
+    add_split(&tf, "train", &r->train);
+    add_split(&tf, "test", &r->test);
+    int cdims[1] = {r->train.channels};
+    tf_add(&tf, "data.mean", TF_F32, 1, cdims, r->train.mean);
+    tf_add(&tf, "data.std", TF_F32, 1, cdims, r->train.std);
+
+    // Every step's rows and augmentation draws, exactly as the training loop makes them.
+    augment_config aug = {.crop_pad = (int)cfg_int(r->cfg, "data.crop_pad"), .hflip = cfg_bool(r->cfg, "data.hflip")};
+    int B = r->batch;
+    int32_t *order = xmalloc((size_t)r->total_steps * B * sizeof(int32_t) + 1, "plan order");
+    int32_t *draws = xmalloc((size_t)r->total_steps * B * 3 * sizeof(int32_t) + 1, "plan augmentation");
+    for (long step = 0; step < r->total_steps; step++) {
+        int epoch = (int)(step / r->steps_per_epoch), in_epoch = (int)(step % r->steps_per_epoch);
+        if (in_epoch == 0) train_epoch_order(r, epoch);
+        for (int b = 0; b < B; b++) {
+            int32_t *d = draws + ((size_t)step * B + b) * 3;
+            order[(size_t)step * B + b] = r->order[(size_t)in_epoch * B + b];
+            int dy, dx, flip;
+            dataset_augment_draw(&aug, r->seed, (uint32_t)epoch, (uint32_t)in_epoch, b, &dy, &dx, &flip);
+            d[0] = dy, d[1] = dx, d[2] = flip;
+        }
+    }
+    int odims[2] = {(int)r->total_steps, B}, adims[3] = {(int)r->total_steps, B, 3};
+    tf_add(&tf, "order", TF_I32, 2, odims, order);
+    tf_add(&tf, "augment", TF_I32, 3, adims, draws);
+
+    // The initial weights, from the backend.
+    float *host = xmalloc(m->params.total * sizeof(float) + 1, "plan weights");
+    m->ops->download(host, m->param, m->params.total * sizeof(float));
+    for (int i = 0; i < m->params.count; i++) {
+        const tensor_info *info = &m->params.items[i];
+        char name[TENSOR_NAME_MAX + 16];
+        snprintf(name, sizeof name, "param.%s", info->name);
+        tf_add(&tf, name, TF_F32, info->ndim, info->shape, host + info->offset);
+        double decay = info->decay;
+        int one[1] = {1};
+        snprintf(name, sizeof name, "decay.%s", info->name);
+        tf_add(&tf, name, TF_F64, 1, one, &decay);
+    }
+
+    const char *pe = mc->pe_kind ? mc->pe_kind : "none";
+    scalar(&tf, "patch", mc->patch), scalar(&tf, "dim", mc->dim), scalar(&tf, "depth", mc->depth);
+    scalar(&tf, "heads", mc->heads), scalar(&tf, "mlp_ratio", mc->mlp_ratio), scalar(&tf, "cls", mc->cls);
+    scalar(&tf, "num_classes", mc->num_classes), scalar(&tf, "image_size", r->train_size);
+    scalar(&tf, "channels", mc->channels);
+    scalar(&tf, "pe_abs", !strcmp(pe, "abs")), scalar(&tf, "pe_sin1d", !strcmp(pe, "sin1d"));
+    scalar(&tf, "pe_sin2d", !strcmp(pe, "sin2d")), scalar(&tf, "pe_cape", !strcmp(pe, "cape"));
+    scalar(&tf, "pe_relbias", !strcmp(pe, "relbias")), scalar(&tf, "pe_rope", !strcmp(pe, "rope") ? mc->rope_dims : 0);
+    scalar(&tf, "rope_base", mc->rope_base);
+    scalar(&tf, "cape_global_shift", mc->cape_global_shift);
+    scalar(&tf, "cape_local_shift", mc->cape_local_shift < 0 ? cape_default_local_shift(m->grid) : mc->cape_local_shift);
+    scalar(&tf, "cape_scale", mc->cape_scale);
+    scalar(&tf, "content_scale", mc->content_scale != 0.0f ? mc->content_scale : 1.0);
+    scalar(&tf, "drop_path", mc->drop_path), scalar(&tf, "label_smoothing", r->settings.label_smoothing);
+    const optim_config *o = &r->optim;
+    scalar(&tf, "lr", o->lr), scalar(&tf, "min_lr", o->min_lr), scalar(&tf, "weight_decay", o->weight_decay);
+    scalar(&tf, "beta1", o->beta1), scalar(&tf, "beta2", o->beta2), scalar(&tf, "eps", o->eps), scalar(&tf, "clip", o->clip);
+    scalar(&tf, "warmup_steps", (double)o->warmup_steps), scalar(&tf, "total_steps", (double)r->total_steps);
+    scalar(&tf, "steps_per_epoch", r->steps_per_epoch), scalar(&tf, "batch", B), scalar(&tf, "eval_batch", r->eval_batch);
+    scalar(&tf, "seed", r->seed);
+
+    char err[1024];
+    int rc = tf_write(&tf, path, err, sizeof err);
+    tf_free(&tf);
+    free(order), free(draws), free(host);
+    if (rc != 0) die_fail("crosscheck plan: %s", err);
+    printf("crosscheck plan: %s (%ld steps of %d, %d train / %d test images, %d parameter tensors)\n", path, r->total_steps, B,
+           r->train.n, r->test.n, m->params.count);
+    return 0;
+}

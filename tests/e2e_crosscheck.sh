@@ -1,0 +1,80 @@
+#!/bin/sh
+# tests/e2e_crosscheck.sh — `posbench crosscheck` at smoke scale (256 Fashion-MNIST images, 1
+# epoch of 8 steps, d 32, 2 blocks, 2 seeds): both trainers run, the table has both rows and a
+# verdict; with drop path 0 the two trainers get identical inputs (same data order, crop/flip
+# draws, initial weights), so their first 8 training losses agree to float32 rounding (max
+# relative difference <= 1e-4; measured about 1e-7) for abs and sin2d; cape (drawn
+# independently by each side) still trains on both; a rerun reuses both sides' results (no new
+# PyTorch log); `posbench train --plan` writes the plan without training; bad input exits 2
+# (no --stage, an unknown --match key, a selection with no runs, a selection of two
+# configurations, an MP3 stage, a bad --margin). Uses Debian's /usr/bin/python3; SKIP when it
+# has no PyTorch. About a minute.
+cd "$(dirname "$0")/.." || exit 1
+PB=build/posbench
+PY=/usr/bin/python3
+T=$(mktemp -d /tmp/posbench-crosscheck.XXXXXX) || exit 1
+trap 'rm -rf "$T"' EXIT
+check() { if [ "$2" -eq 0 ]; then echo "PASS $1: $3"; else echo "FAIL $1: $3"; fi; }
+if ! "$PY" -c 'import torch' 2>/dev/null; then
+    echo "SKIP e2e crosscheck: $PY has no PyTorch"; exit 0
+fi
+cat > "$T/tiny.yaml" <<'EOF'
+name: cc-tiny
+base:
+  data: {limit: 256, test_limit: 200}
+  model: {patch: 7, dim: 32, depth: 2, heads: 2, drop_path: 0}
+  train: {batch: 32, epochs: 1}
+stages:
+  main: {}
+  mp3: {objective: {name: mp3}, pe: {kind: none}}
+matrix:
+  main.pe.kind: [abs, sin2d, cape]
+seeds: [0, 1]
+EOF
+
+# max_rel FILE: the largest "(max X)" of the parity lines
+max_rel() { sed -n 's/.*(max \([^)]*\))$/\1/p' "$1" | sort -g | tail -n 1; }
+# abs with both seeds (table, Welch/TOST verdict); sin2d and cape with seed 0 only (each
+# PyTorch start costs seconds to minutes on a loaded machine): "inconclusive (1 seed)".
+for case in "abs 2" "sin2d 1"; do
+    set -- $case; pe=$1; n=$2
+    sel=""; [ "$n" -eq 1 ] && sel="--match train.seed=0"
+    $PB crosscheck "$T/tiny.yaml" --stage main --match pe.kind=$pe $sel --out "$T/r" --threads 1 --parity-steps 8 > "$T/$pe.out" 2> "$T/$pe.err"; rc=$?
+    worst=$(max_rel "$T/$pe.out"); seeds=$(grep -c '^- seed' "$T/$pe.out")
+    want='TOST p = .*\*\*\(agree\|disagree\|inconclusive\)\*\*'; [ "$n" -eq 1 ] && want='inconclusive (1 seed)'
+    [ $rc -eq 0 ] && grep -q "^| posbench | $n | " "$T/$pe.out" && grep -q "^| PyTorch (bench/crosscheck/torch_train.py) | $n | " "$T/$pe.out" &&
+        grep -q "^posbench − PyTorch: .*$want" "$T/$pe.out" && [ "$seeds" -eq "$n" ] &&
+        awk -v w="$worst" 'BEGIN { exit !(w != "" && w + 0 <= 1e-4) }'
+    check "crosscheck $pe: both trainers, table, verdict, first 8 losses agree" $? "exit $rc, $seeds seed(s), max relative difference $worst"
+done
+$PB crosscheck "$T/tiny.yaml" --stage main --match pe.kind=cape --match train.seed=0 --out "$T/r" --threads 1 > "$T/cape.out" 2> "$T/cape.err"; rc=$?
+[ $rc -eq 0 ] && grep -q 'drop path or CAPE draws differ' "$T/cape.out" && grep -q '^| PyTorch' "$T/cape.out"
+check "crosscheck cape: both trainers (independent CAPE draws), parity not claimed" $? "exit $rc"
+
+# A rerun reuses both sides: the PyTorch logs are not rewritten, the table is the same.
+before=$(ls -l --time-style=+%s.%N "$T"/r/cc-tiny/main/crosscheck/*.torch.log | md5sum)
+$PB crosscheck "$T/tiny.yaml" --stage main --match pe.kind=abs --out "$T/r" --threads 1 > "$T/again.out" 2>&1; rc=$?
+after=$(ls -l --time-style=+%s.%N "$T"/r/cc-tiny/main/crosscheck/*.torch.log | md5sum)
+[ $rc -eq 0 ] && [ "$before" = "$after" ] && [ "$(grep '^|' "$T/again.out")" = "$(grep '^|' "$T/abs.out")" ]
+check "crosscheck rerun reuses both sides' results" $? "exit $rc"
+
+# posbench train --plan: the plan alone, no run file.
+$PB train data.limit=256 data.test_limit=200 train.epochs=1 train.batch=32 model.dim=32 model.depth=2 model.heads=2 \
+    --plan "$T/plan.tf" --out "$T/train" --threads 1 > "$T/plan.out" 2>&1; rc=$?
+[ $rc -eq 0 ] && [ -s "$T/plan.tf" ] && [ ! -d "$T/train" ] && grep -q '^crosscheck plan: .* (8 steps of 32, 256 train / 200 test images' "$T/plan.out"
+check "train --plan writes the plan and trains nothing" $? "exit $rc: $(head -c 200 "$T/plan.out")"
+
+# Bad input: exit 2 with the reason.
+bad() { # name needle args...
+    name=$1; needle=$2; shift 2
+    $PB crosscheck "$@" > "$T/bad.out" 2> "$T/bad.err"; rc=$?
+    [ $rc -eq 2 ] && grep -q -- "$needle" "$T/bad.err"
+    check "crosscheck refuses $name (exit 2)" $? "exit $rc: $(head -c 300 "$T/bad.err")"
+}
+bad "a missing --stage" "--stage is required" "$T/tiny.yaml" --out "$T/r"
+bad "an unknown --match key" "'pe.knd' is not a config key" "$T/tiny.yaml" --stage main --match pe.knd=abs --out "$T/r"
+bad "a selection without runs" "no run of stage main matches" "$T/tiny.yaml" --stage main --match pe.kind=rope --out "$T/r"
+bad "two configurations" "select more than one configuration" "$T/tiny.yaml" --stage main --out "$T/r"
+bad "an MP3 stage" "supervised classification only" "$T/tiny.yaml" --stage mp3 --out "$T/r"
+bad "a bad --margin" "--margin must be a number > 0" "$T/tiny.yaml" --stage main --match pe.kind=abs --margin 0 --out "$T/r"
+exit 0
