@@ -45,3 +45,11 @@ check "posbench bench mp3-d64-L2-p4-28px-e75: a step time and an arena peak" $? 
 build/posbench bench --config vit-d64-L2-p4-28px-ci --precision fp16 > "$T/bad" 2>&1; rc=$?
 [ $rc -eq 2 ] && grep -q "fp32 or bf16" "$T/bad"
 check "posbench bench --precision fp16 is refused (exit 2)" $? "exit $rc: $(cat "$T/bad")"
+# bench/perf/torch_cpu_step.py --arch 1|2: PyTorch's gMLP / aMLP step (posbench bench's gMLP config compares with it)
+for arch in 1 2; do
+    "$PY" bench/perf/torch_cpu_step.py --arch $arch --tiny-attn-dim 8 --image 8 --channels 1 --patch 4 --dim 8 --depth 1 \
+        --heads 2 --mlp-ratio 2 --classes 3 --batch 2 --threads 1 --warmup 0 --iters 1 --cls 1 > "$T/g$arch" 2> "$T/err"; rc=$?
+    ms=$(field median_ms "$T/g$arch" 2>/dev/null)
+    [ $rc -eq 0 ] && awk -v m="$ms" 'BEGIN { exit !(m > 0) }'
+    check "torch_cpu_step --arch $arch (gMLP 1, aMLP 2)" $? "exit $rc, median_ms $ms $(tail -n 1 "$T/err")"
+done

@@ -42,6 +42,10 @@ static const perf_config perf_configs[] = {
     // the small step `make bench-ci` times (bench/perf/regress.h): seconds, not minutes, per sample set
     {"vit-d64-L2-p4-28px-ci", {.channels = 1, .image_size = 28, .patch = 4, .dim = 64, .depth = 2, .heads = 2,
                                .mlp_ratio = 2, .cls = 1, .pe_kind = "abs", .num_classes = 10}, 32, 0, NULL, 0},
+    // gMLP (issue 16) beside the ViT of the same width and depth: dense spatial W, no position encoding
+    {"gmlp-d128-L6-p4-28px", {.channels = 1, .image_size = 28, .patch = 4, .dim = 128, .depth = 6, .heads = 4,
+                              .mlp_ratio = 4, .cls = 1, .pe_kind = "none", .arch = "gmlp", .num_classes = 10},
+     128, 0, NULL, 0},
     // the GPU configs of issue 14, the same shapes as bench/perf/torch_gpu_step.py's configs of these names
     {"vit-s4-32", {.channels = 3, .image_size = 32, .patch = 4, .dim = 384, .depth = 12, .heads = 6,
                    .mlp_ratio = 4, .cls = 1, .pe_kind = "abs", .num_classes = 100}, 256, 1, NULL, 0},
@@ -144,6 +148,11 @@ static double time_posbench_step(const perf_config *p, const ops_backend *ops, i
     return med;
 }
 
+// bench/perf/torch_cpu_step.py's --arch: 0 ViT, 1 gMLP, 2 aMLP.
+static int torch_arch(const model_config *v) {
+    return !v->arch || !strcmp(v->arch, "vit") ? 0 : !strcmp(v->arch, "gmlp") ? 1 : 2;
+}
+
 // Runs the PyTorch step script (gpu: torch_gpu_step.py, compiled, fp32, python3 from PATH);
 // returns its median step time in seconds, or -1 with a reason.
 static double time_torch_step(const perf_config *p, int iters, int gpu, const char *precision, char *why,
@@ -174,9 +183,11 @@ static double time_torch_step(const perf_config *p, int iters, int gpu, const ch
     else
     snprintf(cmd, sizeof cmd,
              "/usr/bin/python3 '%s' --image %d --channels %d --patch %d --dim %d --depth %d --heads %d "
-             "--mlp-ratio %d --classes %d --batch %d --threads %d --warmup 2 --iters %d --cls %d --pos-abs %d 2>/dev/null",
+             "--mlp-ratio %d --classes %d --batch %d --threads %d --warmup 2 --iters %d --cls %d --pos-abs %d --arch %d "
+             "--tiny-attn-dim %d 2>/dev/null",
              script, v->image_size, v->channels, v->patch, v->dim, v->depth, v->heads, v->mlp_ratio, v->num_classes,
-             p->batch, posbench_threads(), iters, v->cls, v->pe_kind && strcmp(v->pe_kind, "abs") == 0);
+             p->batch, posbench_threads(), iters, v->cls, v->pe_kind && strcmp(v->pe_kind, "abs") == 0,
+             torch_arch(v), v->tiny_attn_dim > 0 ? v->tiny_attn_dim : 64);
     FILE *f = popen(cmd, "r");
     if (!f) {
         snprintf(why, whylen, "cannot start python3");
@@ -223,6 +234,8 @@ int perf_run(const perf_options *opt) {
         char torch_ms[32] = "-", torch_ips[32] = "-", ratio[32] = "-", why[4608] = "";
         if (opt->torch && bf16 && !gpu) {
             snprintf(why, sizeof why, "bf16 on a CPU backend is an emulation; compare bf16 on the GPU");
+        } else if (opt->torch && gpu && torch_arch(&p->model) != 0) {
+            snprintf(why, sizeof why, "torch_gpu_step.py has no %s twin (bench/perf/torch_cpu_step.py has)", p->model.arch);
         } else if (opt->torch && p->objective && !gpu) {
             snprintf(why, sizeof why, "the PyTorch CPU step has no %s twin (torch_gpu_step.py has MP3)", p->objective);
         } else if (opt->torch) {

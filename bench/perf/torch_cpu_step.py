@@ -3,9 +3,10 @@
 
   /usr/bin/python3 bench/perf/torch_cpu_step.py --image 28 --channels 1 --patch 4 --dim 128 \
       --depth 6 --heads 4 --mlp-ratio 4 --classes 10 --batch 128 --threads 2 --warmup 3 --iters 10 \
-      [--cls 0|1] [--pos-abs 0|1] [--label-smoothing 0.1] [--seed 0]
+      [--cls 0|1] [--pos-abs 0|1] [--arch 0|1|2] [--label-smoothing 0.1] [--seed 0]
 
-Step (float32): forward (tests/torch_vit.py, same model as the C side), cross-entropy with
+Step (float32): forward (tests/torch_vit.py, same model as the C side; --arch 1 gMLP, 2 aMLP:
+tests/torch_gmlp.py, dense spatial W), cross-entropy with
 label smoothing 0.1, backward, torch.optim.AdamW(lr 1e-3, weight_decay 0.05) step,
 zero_grad(set_to_none=True). Input is one random batch, reused every step (data loading is not timed).
 torch.set_num_threads(threads) (intra-op) and set_num_interop_threads(1).
@@ -41,6 +42,8 @@ def main(argv):
     ap.add_argument("--iters", type=int, default=10)
     ap.add_argument("--cls", type=int, choices=(0, 1), default=0)
     ap.add_argument("--pos-abs", type=int, choices=(0, 1), default=0)
+    ap.add_argument("--arch", type=int, choices=(0, 1, 2), default=0, help="0 ViT, 1 gMLP, 2 aMLP")
+    ap.add_argument("--tiny-attn-dim", type=int, default=64, help="aMLP's tiny attention width")
     ap.add_argument("--label-smoothing", type=float, default=0.1)
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv[1:])
@@ -60,12 +63,17 @@ def main(argv):
     cfg = torch_vit.ViTConfig(channels=args.channels, image_size=args.image, patch=args.patch,
                               dim=args.dim, depth=args.depth, heads=args.heads,
                               mlp_ratio=args.mlp_ratio, cls=args.cls, pos_abs=args.pos_abs,
-                              num_classes=args.classes, label_smoothing=args.label_smoothing)
+                              num_classes=args.classes, label_smoothing=args.label_smoothing,
+                              arch=args.arch, tiny_attn_dim=args.tiny_attn_dim if args.arch == 2 else 0)
     try:
         cfg.validate()
     except ValueError as e:
         ap.error(str(e))
-    model = torch_vit.ViT(cfg).float().train()
+    if args.arch:
+        import torch_gmlp
+        model = torch_gmlp.GMLP(cfg).float().train()
+    else:
+        model = torch_vit.ViT(cfg).float().train()
     opt = torch.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=0.05)
     x = torch.randn(args.batch, cfg.channels, cfg.image_size, cfg.image_size)
     y = torch.randint(0, cfg.num_classes, (args.batch,))
