@@ -41,3 +41,36 @@ void test_model_dump(tensorfile *tf, const model *m) {
         tf_add(tf, name, TF_F32, info->ndim, info->shape, m->grad + info->offset);
     }
 }
+
+const rng_addr objective_case_rng = {.seed = 3, .epoch = 1, .step = 4};
+
+void objective_case_create(objective_case *c, const objective_kind *kind, const objective_settings *s, const char *pe,
+                           int B, int max_batch) {
+    model_config cfg = {.channels = 1, .image_size = 12, .patch = 3, .dim = 16, .depth = 2, .heads = 2, .mlp_ratio = 2,
+                        .cls = 1, .pe_kind = pe, .num_classes = 2};
+    const char *why = kind->config_error(s);
+    if (why) die_fail("test config: %s", why);
+    kind->configure_model(s, &cfg);
+    model_create(&c->m, &cfg, &ops_cpu, max_batch, 5);
+    test_model_perturb(&c->m, 0.2f, 8);
+    test_fill_uniform(model_images(&c->m), (size_t)max_batch * 144, -1.0f, 1.0f, 9);
+    objective_create(&c->o, kind, s, &c->m, max_batch);
+    c->B = B;
+}
+
+void objective_case_free(objective_case *c) {
+    objective_free(&c->o);
+    model_free(&c->m);
+}
+
+double objective_case_loss(void *p) {
+    objective_case *c = p;
+    return c->o.kind->train_forward(&c->o, c->B, NULL, objective_case_rng);
+}
+
+void objective_case_grads(objective_case *c) {
+    objective_case_loss(c);
+    ops_cpu.zero(c->m.grad, c->m.params.total);
+    model_zero_act_grads(&c->m);
+    c->o.kind->train_backward(&c->o, c->B);
+}

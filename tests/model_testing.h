@@ -1,9 +1,10 @@
-// tests/model_testing.h — helpers for the whole-model tests (test_vit, test_gmlp, test_gvp,
+// tests/model_testing.h — helpers for the whole-model tests (test_vit, test_gmlp, test_gvp, test_mae,
 // test_mp3): random inputs and labels in a model's staging input, and parameters moved off their
 // initial values. The model must live on the CPU backend (its arenas are host memory).
 #pragma once
 #include "../core/tensorfile.h"
 #include "../models/model.h"
+#include "../objectives/objective.h"
 #include "gradcheck.h"
 #include <stdint.h>
 
@@ -19,3 +20,19 @@ void test_model_perturb(model *m, float amplitude, unsigned tag);
 int test_model_gradcheck_params(const char *label, model *m, void *ctx, gradcheck_loss_fn loss, gradcheck_tol tol);
 // Adds param.<name> and grad.<name> of every parameter (the oracles' entries).
 void test_model_dump(tensorfile *tf, const model *m);
+
+// An objective (test_gvp, test_mae) on a small image model: 12 px, patch 3, d 16, 2 blocks,
+// 2 heads, cls, 2 classes, pe.kind `pe`; its config checked, the model as the objective
+// configures it, parameters perturbed (0.2, tag 8), the staging images of max_batch inputs
+// uniform in [-1, 1) (tag 9). Its loss is one training forward of B images at objective_case_rng.
+typedef struct {
+    model m;
+    objective o;
+    int B;
+} objective_case;
+extern const rng_addr objective_case_rng; // {seed 3, epoch 1, step 4}
+void objective_case_create(objective_case *c, const objective_kind *kind, const objective_settings *s, const char *pe,
+                           int B, int max_batch);
+void objective_case_free(objective_case *c);
+double objective_case_loss(void *p); // (objective_case *): the mean loss of the training forward
+void objective_case_grads(objective_case *c); // the forward, then zeroed gradients and the backward

@@ -169,44 +169,16 @@ static void test_samplers(void) {
 
 // --- the model through the objective ---
 
-typedef struct {
-    model m;
-    objective o;
-    int B;
-} gvp_case;
-
-static const rng_addr case_rng = {.seed = 3, .epoch = 1, .step = 4};
+typedef objective_case gvp_case; // tests/model_testing.h
+#define case_rng objective_case_rng
+#define case_free objective_case_free
+#define case_loss objective_case_loss
+#define case_grads objective_case_grads
 
 static void case_create(gvp_case *c, const char *pe, const char *seg, const char *ord, int K, int B) {
-    model_config cfg = {.channels = 1, .image_size = 12, .patch = 3, .dim = 16, .depth = 2, .heads = 2, .mlp_ratio = 2,
-                        .cls = 1, .pe_kind = pe, .num_classes = 2};
     objective_settings s = {.name = "gvp", .pe_kind = pe, .groups = K, .segmentation = seg, .order = ord, .cls = 1,
                             .seed = 3, .train_size = 12, .patch = 3, .samples = 2};
-    const char *why = objective_gvp.config_error(&s);
-    if (why) die_fail("test config: %s", why);
-    objective_gvp.configure_model(&s, &cfg);
-    model_create(&c->m, &cfg, &ops_cpu, B, 5);
-    test_model_perturb(&c->m, 0.2f, 8);
-    test_fill_uniform(model_images(&c->m), (size_t)B * 144, -1.0f, 1.0f, 9);
-    objective_create(&c->o, &objective_gvp, &s, &c->m, B);
-    c->B = B;
-}
-
-static void case_free(gvp_case *c) {
-    objective_free(&c->o);
-    model_free(&c->m);
-}
-
-static double case_loss(void *p) {
-    gvp_case *c = p;
-    return c->o.kind->train_forward(&c->o, c->B, NULL, case_rng);
-}
-
-static void case_grads(gvp_case *c) {
-    case_loss(c);
-    ops_cpu.zero(c->m.grad, c->m.params.total);
-    model_zero_act_grads(&c->m);
-    c->o.kind->train_backward(&c->o, c->B);
+    objective_case_create(c, &objective_gvp, &s, pe, B, B);
 }
 
 // The draw of image b of the case's training step.

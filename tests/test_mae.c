@@ -100,43 +100,15 @@ static void test_refusals(void) {
     test_check("mae accepts eta 0.75, abs, decoder depth 1 width 8", !why, "%s", why ? why : "accepted");
 }
 
-typedef struct {
-    model m;
-    objective o;
-    int B;
-} mae_case;
-
-static const rng_addr case_rng = {.seed = 3, .epoch = 1, .step = 4};
+typedef objective_case mae_case; // tests/model_testing.h
+#define case_rng objective_case_rng
+#define case_free objective_case_free
+#define case_loss objective_case_loss
+#define case_grads objective_case_grads
 
 static void case_create(mae_case *c, const char *pe, double eta, int B, int max_batch) {
-    model_config cfg = {.channels = 1, .image_size = 12, .patch = 3, .dim = 16, .depth = 2, .heads = 2, .mlp_ratio = 2,
-                        .cls = 1, .pe_kind = pe, .num_classes = 2};
     objective_settings s = settings(pe, eta, 2, 8);
-    const char *why = objective_mae.config_error(&s);
-    if (why) die_fail("test config: %s", why);
-    objective_mae.configure_model(&s, &cfg);
-    model_create(&c->m, &cfg, &ops_cpu, max_batch, 5);
-    test_model_perturb(&c->m, 0.2f, 8);
-    test_fill_uniform(model_images(&c->m), (size_t)max_batch * 144, -1.0f, 1.0f, 9);
-    objective_create(&c->o, &objective_mae, &s, &c->m, max_batch);
-    c->B = B;
-}
-
-static void case_free(mae_case *c) {
-    objective_free(&c->o);
-    model_free(&c->m);
-}
-
-static double case_loss(void *p) {
-    mae_case *c = p;
-    return c->o.kind->train_forward(&c->o, c->B, NULL, case_rng);
-}
-
-static void case_grads(mae_case *c) {
-    case_loss(c);
-    ops_cpu.zero(c->m.grad, c->m.params.total);
-    model_zero_act_grads(&c->m);
-    c->o.kind->train_backward(&c->o, c->B);
+    objective_case_create(c, &objective_mae, &s, pe, B, max_batch);
 }
 
 // Adds a pattern to patch n of image b (12 px, patch 3).
