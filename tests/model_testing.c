@@ -31,6 +31,15 @@ int test_model_gradcheck_params(const char *label, model *m, void *ctx, gradchec
     return bad;
 }
 
+void test_model_dump_shape(tensorfile *tf, const model_config *c) {
+    const struct { const char *name; int value; } shape[] = {
+        {"config.channels", c->channels}, {"config.image_size", c->image_size}, {"config.patch", c->patch},
+        {"config.dim", c->dim}, {"config.depth", c->depth}, {"config.heads", c->heads},
+        {"config.mlp_ratio", c->mlp_ratio}, {"config.cls", c->cls},
+    };
+    for (size_t i = 0; i < sizeof shape / sizeof shape[0]; i++) test_tf_scalar(tf, shape[i].name, shape[i].value);
+}
+
 void test_model_dump(tensorfile *tf, const model *m) {
     char name[160];
     for (int i = 0; i < m->params.count; i++) {

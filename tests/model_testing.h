@@ -18,6 +18,9 @@ void test_model_perturb(model *m, float amplitude, unsigned tag);
 // gradcheck of every parameter tensor of m (named "LABEL TENSOR") against the gradients already
 // in m->grad, with loss(ctx) evaluating the model's loss; returns how many failed.
 int test_model_gradcheck_params(const char *label, model *m, void *ctx, gradcheck_loss_fn loss, gradcheck_tol tol);
+// Adds the oracles' shape entries config.{channels, image_size, patch, dim, depth, heads,
+// mlp_ratio, cls} of c (tests/torch_oracle.py reads them).
+void test_model_dump_shape(tensorfile *tf, const model_config *c);
 // Adds param.<name> and grad.<name> of every parameter (the oracles' entries).
 void test_model_dump(tensorfile *tf, const model *m);
 

@@ -435,10 +435,7 @@ static void test_refusals(void) {
 }
 
 // ---------------------------------------------------------------- PyTorch oracle
-static void scalar(tensorfile *tf, const char *name, double v) {
-    int one[1] = {1};
-    tf_add(tf, name, TF_F64, 1, one, &v);
-}
+#define scalar test_tf_scalar
 
 static void oracle_case(const char *dir, const char *label, model_config cfg, int B, float smoothing) {
     model m;
@@ -453,14 +450,7 @@ static void oracle_case(const char *dir, const char *label, model_config cfg, in
     float loss = (float)model_loss(&c);
     tensorfile tf;
     tf_init(&tf);
-    scalar(&tf, "config.channels", cfg.channels);
-    scalar(&tf, "config.image_size", cfg.image_size);
-    scalar(&tf, "config.patch", cfg.patch);
-    scalar(&tf, "config.dim", cfg.dim);
-    scalar(&tf, "config.depth", cfg.depth);
-    scalar(&tf, "config.heads", cfg.heads);
-    scalar(&tf, "config.mlp_ratio", cfg.mlp_ratio);
-    scalar(&tf, "config.cls", cfg.cls);
+    test_model_dump_shape(&tf, &cfg);
     scalar(&tf, "config.pos_abs", !strcmp(cfg.pe_kind, "abs"));
     scalar(&tf, "config.sin2d", !strcmp(cfg.pe_kind, "sin2d"));
     scalar(&tf, "config.arch", !strcmp(cfg.arch, "amlp") ? 2 : 1);

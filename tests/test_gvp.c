@@ -292,14 +292,7 @@ static void oracle_case(const char *dir, const char *label, const char *pe, cons
     tensorfile tf;
     tf_init(&tf);
     const model_config *cfg = &m->cfg;
-    scalar(&tf, "config.channels", cfg->channels);
-    scalar(&tf, "config.image_size", cfg->image_size);
-    scalar(&tf, "config.patch", cfg->patch);
-    scalar(&tf, "config.dim", cfg->dim);
-    scalar(&tf, "config.depth", cfg->depth);
-    scalar(&tf, "config.heads", cfg->heads);
-    scalar(&tf, "config.mlp_ratio", cfg->mlp_ratio);
-    scalar(&tf, "config.cls", cfg->cls);
+    test_model_dump_shape(&tf, cfg);
     scalar(&tf, "config.pos_abs", !strcmp(pe, "abs"));
     scalar(&tf, "config.sin1d", !strcmp(pe, "sin1d"));
     scalar(&tf, "config.sin2d", !strcmp(pe, "sin2d"));

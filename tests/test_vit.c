@@ -447,10 +447,7 @@ static void test_resolution_roundtrip(void) {
 // ---------------------------------------------------------------- PyTorch oracle
 static int pe_is(const model_config *c, const char *kind) { return c->pe_kind && strcmp(c->pe_kind, kind) == 0; }
 
-static void scalar(tensorfile *tf, const char *name, double v) {
-    int one[1] = {1};
-    tf_add(tf, name, TF_F64, 1, one, &v);
-}
+#define scalar test_tf_scalar
 
 static void oracle_case(const char *dir, const char *label, model_config cfg, int B, float smoothing) {
     model m;
@@ -466,14 +463,7 @@ static void oracle_case(const char *dir, const char *label, model_config cfg, in
 
     tensorfile tf;
     tf_init(&tf);
-    scalar(&tf, "config.channels", cfg.channels);
-    scalar(&tf, "config.image_size", cfg.image_size);
-    scalar(&tf, "config.patch", cfg.patch);
-    scalar(&tf, "config.dim", cfg.dim);
-    scalar(&tf, "config.depth", cfg.depth);
-    scalar(&tf, "config.heads", cfg.heads);
-    scalar(&tf, "config.mlp_ratio", cfg.mlp_ratio);
-    scalar(&tf, "config.cls", cfg.cls);
+    test_model_dump_shape(&tf, &cfg);
     scalar(&tf, "config.pos_abs", pe_is(&cfg, "abs"));
     scalar(&tf, "config.relbias", pe_is(&cfg, "relbias"));
     scalar(&tf, "config.sin1d", pe_is(&cfg, "sin1d"));

@@ -193,7 +193,7 @@ int cmd_run(int argc, char **argv) {
     int *tries = xcalloc((size_t)n, sizeof(int), "run attempts");
     int *lock_fd = xcalloc((size_t)n, sizeof(int), "run locks");
     pid_t *pid = xcalloc((size_t)n, sizeof(pid_t), "run processes");
-    int todo = 0;
+    int pending = 0; // runs left to train
     for (int i = 0; i < n; i++) { // a run's state comes from its results file (run_files.h) only
         char why[256] = "";
         run_file_state st = experiment_run_file_state(e, i, f.out, why, sizeof why);
@@ -206,12 +206,12 @@ int cmd_run(int argc, char **argv) {
             experiment_run_path(e, i, f.out, base, sizeof base);
             printf("[damaged] %s %s %s: %s.h5 %s; left as it is (--force sets it aside and reruns the run)\n",
                    e->runs[i].run_id, e->runs[i].stage, e->runs[i].axes, base, why);
-        } else state[i] = R_WAIT, todo++;
+        } else state[i] = R_WAIT, pending++;
     }
     int threads = posbench_threads(), per_job = threads / f.jobs > 0 ? threads / f.jobs : 1;
-    printf("experiment %s: %d runs in %d stages; %d to run%s (%d jobs x %d threads)\n", e->name, n, e->nstages, todo,
+    printf("experiment %s: %d runs in %d stages; %d to run%s (%d jobs x %d threads)\n", e->name, n, e->nstages, pending,
            f.shards ? " in this shard" : "", f.jobs, per_job);
-    if (todo > 0) {
+    if (pending > 0) {
         double flops = 0.0;
         int unknown = 0;
         for (int i = 0; i < n; i++) {

@@ -471,20 +471,18 @@ static double block_flops(const model_config *c, int T, int attn_dim) {
 static double gmlp_block_flops(const model_config *c, int T, int M) { return block_flops(c, T, 0); }
 static double amlp_block_flops(const model_config *c, int T, int M) { return block_flops(c, T, c->tiny_attn_dim); }
 
+// The hooks gMLP and aMLP share (aMLP differs in its parameters, its config check and FLOPs).
+#define GMLP_SHARED_HOOKS                                                                          \
+    .state_size = sizeof(gmlp_state), .declare_acts = gmlp_declare_acts, .free = gmlp_free,        \
+    .set_grid = gmlp_set_grid, .forward = gmlp_forward, .output_grad = gmlp_output_grad,           \
+    .backward = gmlp_backward, .block_output = gmlp_block_output, .spatial_weights = gmlp_spatial_weights,
+
 const backbone_kind backbone_gmlp = {
     .name = "gmlp",
     .description = "gMLP blocks: a spatial gating unit mixes tokens with learned position-specific weights, no attention",
     .config_error = gmlp_config_error,
-    .state_size = sizeof(gmlp_state),
     .declare_params = gmlp_declare_params,
-    .declare_acts = gmlp_declare_acts,
-    .free = gmlp_free,
-    .set_grid = gmlp_set_grid,
-    .forward = gmlp_forward,
-    .output_grad = gmlp_output_grad,
-    .backward = gmlp_backward,
-    .block_output = gmlp_block_output,
-    .spatial_weights = gmlp_spatial_weights,
+    GMLP_SHARED_HOOKS
     .block_flops = gmlp_block_flops,
 };
 
@@ -492,15 +490,7 @@ const backbone_kind backbone_amlp = {
     .name = "amlp",
     .description = "aMLP blocks: gMLP with a tiny single-head attention (model.tiny_attn_dim) added to the spatial gating",
     .config_error = amlp_config_error,
-    .state_size = sizeof(gmlp_state),
     .declare_params = amlp_declare_params,
-    .declare_acts = gmlp_declare_acts,
-    .free = gmlp_free,
-    .set_grid = gmlp_set_grid,
-    .forward = gmlp_forward,
-    .output_grad = gmlp_output_grad,
-    .backward = gmlp_backward,
-    .block_output = gmlp_block_output,
-    .spatial_weights = gmlp_spatial_weights,
+    GMLP_SHARED_HOOKS
     .block_flops = amlp_block_flops,
 };
