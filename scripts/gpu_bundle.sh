@@ -1,6 +1,8 @@
 #!/bin/sh
 # scripts/gpu_bundle.sh — packs what the GPU machine needs to run posbench and its tests into
-# build/gpu-bundle.tar.gz: build/posbench, every test program, the test scripts' inputs, and
+# build/gpu-bundle.tar.gz: build/posbench, the CUDA parity programs (build/tests/test_cuda_*: the
+# CPU-only tests run here, and all of them would take the bundle past the 64 MiB a device call
+# carries), the test scripts' inputs, and
 # each shared library they link except glibc's and CUDA's own (the GPU machine has the CUDA
 # driver and toolkit but none of our Debian libraries, and no network). `make gpu-bundle`
 # builds it. On the GPU machine, from the repository root:
@@ -12,15 +14,29 @@ stage=build/gpu-bundle
 rm -rf "$stage" build/gpu-bundle.tar.gz
 mkdir -p "$stage/lib" "$stage/build/tests"
 cp build/posbench "$stage/build/"
-for t in build/tests/test_*; do case "$t" in *.o|*.d) ;; *) cp "$t" "$stage/build/tests/" ;; esac; done
+for t in build/tests/test_cuda_*; do case "$t" in *.o|*.d) ;; *) cp "$t" "$stage/build/tests/" ;; esac; done
 # The PyTorch step scripts `posbench bench` runs (found next to the binary: ../bench/perf/).
 mkdir -p "$stage/bench/perf" "$stage/tests"
 cp bench/perf/torch_cpu_step.py bench/perf/torch_gpu_step.py "$stage/bench/perf/"
 cp tests/torch_vit.py "$stage/tests/"
 # Fashion-MNIST (Debian's dataset-fashion-mnist, 31 MB compressed) for scripts/gpu_session.sh: the
 # GPU machine has no Debian packages.
+# Its test set whole and the first 16384 training images (the session trains on at most 1024;
+# the whole set would take the bundle past the 64 MiB a device call carries).
 mkdir -p "$stage/data/fashion-mnist"
-cp /usr/share/datasets/fashion-mnist/*-ubyte.gz "$stage/data/fashion-mnist/"
+cp /usr/share/datasets/fashion-mnist/t10k-*-ubyte.gz "$stage/data/fashion-mnist/"
+python3 - "$stage/data/fashion-mnist" 16384 <<'EOP'
+import gzip, struct, sys
+out, n = sys.argv[1], int(sys.argv[2])
+for name, item in (('train-images-idx3-ubyte.gz', 28 * 28), ('train-labels-idx1-ubyte.gz', 1)):
+    with gzip.open('/usr/share/datasets/fashion-mnist/' + name) as f:
+        data = f.read()
+    dims = data[3]
+    header = bytearray(data[:4 + 4 * dims])
+    struct.pack_into('>I', header, 4, n)  # the item count, first dimension
+    with gzip.open(out + '/' + name, 'wb') as f:
+        f.write(bytes(header) + data[4 + 4 * dims:4 + 4 * dims + n * item])
+EOP
 # Libraries: what ldd resolves for the binaries, minus glibc (the GPU machine's newer one
 # serves) and CUDA's runtime and cuBLAS (the GPU machine's toolkit matches its driver).
 for b in "$stage"/build/posbench "$stage"/build/tests/*; do ldd "$b"; done |

@@ -12,7 +12,9 @@
 #   3. posbench bench --device DEVICE for every config, fp32 and bf16, with PyTorch's ratio;
 #   4. PyTorch's MP3 ViT-B/16 step at eta 0.3/0.5/0.75/0.9 against its ViT-B/16 step (MP3 Table 2).
 # GPU_SESSION_KEYS replaces the small training config of step 2, GPU_SESSION_CASES its list of
-# objectives (supervised must stay: bf16 and resume compare with it). DEVICE defaults to cuda; `cpu-guarded` runs the same steps on the CPU (tests/e2e_train.sh uses
+# objectives (supervised must stay: bf16 and resume compare with it). GPU_SESSION_STEPS picks steps
+# (default "1 2 3 4": a device call is limited to 10 minutes, so a session may split them),
+# GPU_SESSION_CONFIGS the bench configs of step 3, GPU_SESSION_PRECISIONS its precisions. DEVICE defaults to cuda; `cpu-guarded` runs the same steps on the CPU (tests/e2e_train.sh uses
 # it to keep this script working where there is no GPU; step 3 and 4 are then left out).
 # Exit 0 when every check passed, 1 otherwise.
 set -u
@@ -35,6 +37,10 @@ note "# GPU session $(date -u +%Y-%m-%dT%H:%M:%SZ), device $DEV"
 command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader >> "$SUM"
 note "commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 
+STEPS=${GPU_SESSION_STEPS:-1 2 3 4}
+step() { case " $STEPS " in *" $1 "*) return 0 ;; esac; note ""; note "(step $1 left out: GPU_SESSION_STEPS=$STEPS)"; return 1; }
+
+if step 1; then
 note ""
 note "## 1. CUDA parity programs"
 if [ "$DEV" = cuda ]; then
@@ -46,7 +52,9 @@ if [ "$DEV" = cuda ]; then
 else
     note "(left out: device $DEV)"
 fi
+fi
 
+if step 2; then
 note ""
 note "## 2. Whole training runs: CPU vs $DEV"
 SMALL=${GPU_SESSION_KEYS:-"data.limit=1024 data.test_limit=500 train.epochs=2 train.batch=64 eval.batch=250 model.dim=64 model.depth=2 model.heads=2 model.patch=4"}
@@ -75,29 +83,32 @@ for name in $CASES; do
         result "$name: trains on cpu and $DEV" 1 "exit $rc1 / $rc2 (see $OUT/runs-$name-*.log)"
         continue
     fi
-    /usr/bin/python3 tests/runs_close.py "$(file "$name-cpu")" "$(file "$name-dev")" 1e-3 > "$OUT/close-$name.txt" 2>&1
+    python3 tests/runs_close.py "$(file "$name-cpu")" "$(file "$name-dev")" 1e-3 > "$OUT/close-$name.txt" 2>&1
     result "$name: cpu vs $DEV fp32 losses within 1e-3" $? "$(tr '\n' ' ' < "$OUT/close-$name.txt")"
     grep -h "^final" "$OUT/runs-$name-cpu.log" "$OUT/runs-$name-dev.log" | sed 's/^/    /' >> "$SUM"
 done
 run bf16-dev "$DEV" pe.kind=abs train.precision=bf16; rc=$?
-[ $rc -eq 0 ] && /usr/bin/python3 tests/runs_close.py "$(file supervised-dev)" "$(file bf16-dev)" 0.05 > "$OUT/close-bf16.txt" 2>&1
+[ $rc -eq 0 ] && python3 tests/runs_close.py "$(file supervised-dev)" "$(file bf16-dev)" 0.05 > "$OUT/close-bf16.txt" 2>&1
 result "bf16 on $DEV within 5% of fp32" $? "$(tr '\n' ' ' < "$OUT/close-bf16.txt" 2>/dev/null)"
 run resume "$DEV" pe.kind=abs --stop-after 5; rc1=$?
 run resume cpu pe.kind=abs; rc2=$?
 grep -q "resuming run .* from step 5" "$OUT/runs-resume.log" && [ -n "$(file resume)" ]
 result "a run stopped on $DEV after 5 steps resumes on the CPU and finishes" $? "exit $rc1 then $rc2"
-[ -n "$(file resume)" ] && /usr/bin/python3 tests/runs_close.py "$(file supervised-cpu)" "$(file resume)" 1e-3 > "$OUT/close-resume.txt" 2>&1
+[ -n "$(file resume)" ] && python3 tests/runs_close.py "$(file supervised-cpu)" "$(file resume)" 1e-3 > "$OUT/close-resume.txt" 2>&1
 result "resumed across devices: losses within 1e-3 of the CPU run" $? "$(tr '\n' ' ' < "$OUT/close-resume.txt" 2>/dev/null)"
+fi
 
-if [ "$DEV" = cuda ]; then
+if [ "$DEV" = cuda ] && step 3; then
     note ""
     note "## 3. posbench bench --device cuda (fp32 and bf16, PyTorch compiled beside)"
-    for prec in fp32 bf16; do
-        for cfg in vit-d128-L6-p4-28px vit-d192-L12-p4-32px vit-s4-32 vit-b16-224 mp3-b16-224-e30 mp3-b16-224-e50 mp3-b16-224-e75 mp3-b16-224-e90; do
+    for prec in ${GPU_SESSION_PRECISIONS:-fp32 bf16}; do
+        for cfg in ${GPU_SESSION_CONFIGS:-vit-d128-L6-p4-28px gmlp-d128-L6-p4-28px vit-d192-L12-p4-32px vit-s4-32 vit-b16-224 mp3-b16-224-e30 mp3-b16-224-e50 mp3-b16-224-e75 mp3-b16-224-e90}; do
             $PB bench --device cuda --precision $prec --config $cfg --iters 20 > "$OUT/bench-$cfg-$prec.log" 2>&1
             result "bench $cfg $prec" $? "$(grep "^$cfg" "$OUT/bench-$cfg-$prec.log")"
         done
     done
+fi
+if [ "$DEV" = cuda ] && step 4; then
     note ""
     note "## 4. PyTorch ViT-B/16 vs MP3 ViT-B/16 step (MP3 Table 2), bf16 autocast, eager and compiled"
     python3 bench/perf/torch_gpu_step.py --config vit-b16-224 --modes eager,compile --precision bf16 > "$OUT/torch-vit-b16.jsonl" 2>&1
