@@ -15,7 +15,7 @@ PKG_CFLAGS = -I$(BLAS_INC) $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = -L$(BLAS_DIR) -Wl,-rpath,$(BLAS_DIR) -lopenblas $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 ARCH_FLAGS := $(if $(filter 1,$(NATIVE)),-march=native,)
 CFLAGS  += -std=c11 -O3 -fopenmp -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE $(ARCH_FLAGS) \
-           -fno-math-errno $(PKG_CFLAGS) -MMD -MP
+           -fno-math-errno -fno-trapping-math $(PKG_CFLAGS) -MMD -MP
 LDLIBS  += $(PKG_LIBS) -lm -fopenmp -rdynamic
 GIT_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
 CFLAGS  += -DPOSBENCH_GIT_COMMIT='"$(GIT_COMMIT)"'
@@ -56,7 +56,7 @@ TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_LIB := $(BUILD)/tests/testing.o $(BUILD)/tests/cuda_parity.o $(BUILD)/tests/attention_cases.o $(BUILD)/tests/model_testing.o
 
-.PHONY: all deps test sanitize bench bench-ci bench-ci-baseline clean help backends reproduce-mp3 reproduce-cape reproduce-gmlp reproduce-gvp figures gpu-bundle
+.PHONY: all deps test sanitize bench bench-ci bench-ci-baseline clean help backends reproduce-mp3 reproduce-cape reproduce-gmlp reproduce-gvp figures gpu-bundle FORCE
 SCALE  ?= small
 DEVICE ?= auto
 all: $(BUILD)/posbench backends
@@ -92,7 +92,15 @@ $(BUILD)/libposbench.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/%.o: %.c | deps
+# Objects depend on the compiler and its flags through a stamp rewritten only when they change
+# (so editing CFLAGS here rebuilds everything); the commit id is left out of it, or every
+# commit would rebuild everything.
+FLAGS_ID := $(CC) $(filter-out -DPOSBENCH_GIT_COMMIT=%,$(CFLAGS))
+$(BUILD)/cflags.stamp: FORCE
+	@mkdir -p $(BUILD); echo '$(FLAGS_ID)' | cmp -s - $@ || echo '$(FLAGS_ID)' > $@
+FORCE:
+
+$(BUILD)/%.o: %.c $(BUILD)/cflags.stamp | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
