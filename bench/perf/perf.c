@@ -1,5 +1,6 @@
-// bench/perf/perf.c — CPU benchmarks: median training-step time, images/s, achieved GFLOP/s as a
-// fraction of OpenBLAS sgemm measured in this process, peak memory, and the ratio to the
+// bench/perf/perf.c — step benchmarks: median training-step time, images/s, achieved GFLOP/s as a
+// fraction of the backend's own linear layer (OpenBLAS sgemm on the CPU, cuBLAS on cuda)
+// measured in this process, peak memory, and the ratio to the
 // identical step in PyTorch (bench/perf/torch_cpu_step.py) run right after ours. With
 // --device cuda the PyTorch step is bench/perf/torch_gpu_step.py on the GPU (torch.compile,
 // fp32 like ours; its own --config list adds bf16, eager and the MP3 / ViT-B/16 configs).
@@ -11,7 +12,6 @@
 #include "../../models/model.h"
 #include "../../core/device.h"
 #include "../../objectives/objective.h"
-#include <cblas.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,7 +61,8 @@ void perf_help(void) {
     printf("usage: posbench bench [--config NAME] [--iters N] [--no-torch] [--threads N] [--device D] [--precision fp32|bf16]\n"
            "Times the full training step (forward, label-smoothed cross entropy, backward, AdamW) of\n"
            "each config and prints the median step time, images/s, achieved GFLOP/s, that as a\n"
-           "fraction of OpenBLAS sgemm measured in this process, peak memory, and the ratio to the\n"
+           "fraction of the backend's own 2048^3 linear layer (OpenBLAS; with --device cuda cuBLAS at 8192^3, at the\n"
+           "same precision) measured in this process, peak memory, and the ratio to the\n"
            "same step in PyTorch on the CPU (Debian's /usr/bin/python3, same thread count), or with --device\n"
            "cuda on the GPU (bench/perf/torch_gpu_step.py: torch.compile at the same --precision, bf16 = autocast;\n"
            "python3 from PATH). --precision bf16 times train.precision=bf16 (on a CPU backend an emulation,\n"
@@ -153,10 +154,25 @@ static int torch_arch(const model_config *v) {
     return !v->arch || !strcmp(v->arch, "vit") ? 0 : !strcmp(v->arch, "gmlp") ? 1 : 2;
 }
 
-// Runs the PyTorch step script (gpu: torch_gpu_step.py, compiled, fp32, python3 from PATH);
-// returns its median step time in seconds, or -1 with a reason.
+// The string value of "key" in one JSON line (the step scripts print flat objects) into out.
+static void json_string_field(const char *line, const char *key, char *out, size_t outlen) {
+    const char *k = strstr(line, key);
+    if (!k || outlen == 0) return;
+    k += strlen(key);
+    while (*k == ' ' || *k == ':') k++;
+    if (*k++ != '"') return;
+    size_t n = 0;
+    while (k[n] && k[n] != '"' && n + 1 < outlen) n++;
+    memcpy(out, k, n);
+    out[n] = 0;
+}
+
+// Runs the PyTorch step script (gpu: torch_gpu_step.py, compiled, python3 from PATH); returns its
+// median step time in seconds, or -1 with a reason. *peak_mib gets PyTorch's GPU peak memory
+// (-1 when the script reports none: the CPU step), `version` its torch version and GPU name.
 static double time_torch_step(const perf_config *p, int iters, int gpu, const char *precision, char *why,
-                              size_t whylen) {
+                              size_t whylen, double *peak_mib, char *version, size_t vlen) {
+    *peak_mib = -1;
     char exe[4096], script[4200];
     ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (len <= 0) {
@@ -198,6 +214,12 @@ static double time_torch_step(const perf_config *p, int iters, int gpu, const ch
     while (fgets(line, sizeof line, f)) {
         const char *k = strstr(line, "\"median_ms\":");
         if (k) ms = strtod(k + 12, NULL);
+        const char *pk = strstr(line, "\"peak_mib\":");
+        if (pk) *peak_mib = strtod(pk + 11, NULL);
+        char torch[64] = "", device[128] = "";
+        json_string_field(line, "\"torch\"", torch, sizeof torch);
+        json_string_field(line, "\"gpu\"", device, sizeof device);
+        if (torch[0]) snprintf(version, vlen, "PyTorch %s%s%s", torch, device[0] ? " on " : "", device);
     }
     int rc = pclose(f);
     if (rc != 0 || ms <= 0) {
@@ -208,9 +230,36 @@ static double time_torch_step(const perf_config *p, int iters, int gpu, const ch
     return ms / 1e3;
 }
 
+// GFLOP/s of the backend's own linear layer, out (n, n) = in (n, n) · weight (n, n)ᵀ, at the
+// matmul precision set (OpenBLAS sgemm on the CPU, cuBLAS on cuda, in bf16 when set): the
+// ceiling each step is compared with, measured on the device that runs the step (median of 7
+// timed calls after a warm-up, each bracketed by synchronize).
+static double backend_linear_gflops(const ops_backend *ops, int n) {
+    size_t count = (size_t)n * n, bytes = count * sizeof(float);
+    float *host = xmalloc(bytes, "matmul ceiling input");
+    for (size_t i = 0; i < count; i++) host[i] = (float)(i % 7) * 0.1f;
+    float *in = ops->alloc(bytes, "matmul ceiling input");
+    float *weight = ops->alloc(bytes, "matmul ceiling weight");
+    float *out = ops->alloc(bytes, "matmul ceiling output");
+    ops->upload(in, host, bytes);
+    ops->upload(weight, host, bytes);
+    double t[7];
+    for (int r = 0; r < 8; r++) {
+        ops->synchronize();
+        double t0 = now_seconds();
+        ops->linear_forward(out, in, weight, NULL, n, n, n);
+        ops->synchronize();
+        if (r > 0) t[r - 1] = now_seconds() - t0; // the first call warms up
+    }
+    ops->free(in);
+    ops->free(weight);
+    ops->free(out);
+    free(host);
+    return 2.0 * n * n * (double)n / median_double(t, 7) / 1e9;
+}
+
 int perf_run(const perf_options *opt) {
     int threads = posbench_threads();
-    double peak = estimate_sgemm_gflops(2048, 2048, 2048);
     char why[320];
     const ops_backend *ops = device_backend(opt->device, why, sizeof why);
     if (!ops) die_input("%s", why);
@@ -219,9 +268,13 @@ int perf_run(const perf_options *opt) {
     ops->set_matmul_precision(bf16 ? MATMUL_BF16 : MATMUL_FP32);
     printf("posbench bench: %s backend, %s linear layers, %d threads, %d timed steps per config (median)\n", ops->name,
            precision, threads, opt->iters);
-    printf("OpenBLAS sgemm 2048x2048x2048: %.1f GFLOP/s (the ceiling used below)\n\n", peak);
-    printf("%-24s %9s %8s %9s %8s %10s %10s %10s %8s %9s\n", "config", "step ms", "img/s", "GFLOP/s", "of sgemm",
-           "arena MiB", "peak MiB", "torch ms", "torch/s", "ratio");
+    int ceiling_n = gpu ? 8192 : 2048; // on the GPU a 2048³ product takes tens of microseconds
+    double peak = backend_linear_gflops(ops, ceiling_n);
+    printf("%s linear layer %dx%dx%d (%s): %.1f GFLOP/s (the ceiling used below)\n\n",
+           gpu ? "cuBLAS" : "OpenBLAS", ceiling_n, ceiling_n, ceiling_n, precision, peak);
+    printf("%-24s %9s %8s %9s %8s %10s %10s %10s %8s %9s %10s\n", "config", "step ms", "img/s", "GFLOP/s", "of peak",
+           "arena MiB", "peak MiB", "torch ms", "torch/s", "ratio", "torch MiB");
+    char torch_version[256] = "";
     int ran = 0;
     for (size_t i = 0; i < sizeof perf_configs / sizeof perf_configs[0]; i++) {
         const perf_config *p = &perf_configs[i];
@@ -231,7 +284,7 @@ int perf_run(const perf_options *opt) {
         double step = time_posbench_step(p, ops, opt->iters, NULL, &arena);
         double flops = perf_step_flops(p);
         double gflops = flops / step / 1e9;
-        char torch_ms[32] = "-", torch_ips[32] = "-", ratio[32] = "-", why[4608] = "";
+        char torch_ms[32] = "-", torch_ips[32] = "-", ratio[32] = "-", torch_mib[32] = "-", why[4608] = "";
         if (opt->torch && bf16 && !gpu) {
             snprintf(why, sizeof why, "bf16 on a CPU backend is an emulation; compare bf16 on the GPU");
         } else if (opt->torch && gpu && torch_arch(&p->model) != 0) {
@@ -239,23 +292,28 @@ int perf_run(const perf_options *opt) {
         } else if (opt->torch && p->objective && !gpu) {
             snprintf(why, sizeof why, "the PyTorch CPU step has no %s twin (torch_gpu_step.py has MP3)", p->objective);
         } else if (opt->torch) {
-            double t = time_torch_step(p, opt->iters, gpu, precision, why, sizeof why);
+            double torch_peak;
+            double t = time_torch_step(p, opt->iters, gpu, precision, why, sizeof why, &torch_peak, torch_version,
+                                       sizeof torch_version);
+            if (torch_peak >= 0) snprintf(torch_mib, sizeof torch_mib, "%.0f", torch_peak);
             if (t > 0) {
                 snprintf(torch_ms, sizeof torch_ms, "%.1f", t * 1e3);
                 snprintf(torch_ips, sizeof torch_ips, "%.0f", p->batch / t);
                 snprintf(ratio, sizeof ratio, "%.3f", step / t);
             }
         }
-        printf("%-24s %9.1f %8.0f %9.1f %8.3f %10.1f %10.0f %10s %8s %9s\n", p->name, step * 1e3, p->batch / step, gflops,
-               gflops / peak, arena / 1048576.0, peak_rss_bytes() / 1048576.0, torch_ms, torch_ips, ratio);
+        printf("%-24s %9.1f %8.0f %9.1f %8.3f %10.1f %10.0f %10s %8s %9s %10s\n", p->name, step * 1e3, p->batch / step,
+               gflops, gflops / peak, arena / 1048576.0, peak_rss_bytes() / 1048576.0, torch_ms, torch_ips, ratio,
+               torch_mib);
         if (why[0]) printf("  (PyTorch not timed: %s)\n", why);
         fflush(stdout);
     }
     if (!ran) die_input("--config '%s' is not a benchmark config (posbench bench --help lists them)", opt->only);
     printf("\nratio = posbench step time / PyTorch step time (lower is better); GFLOP/s counts 3x the forward\n"
-           "FLOPs (matmuls and attention) per image; arena MiB is the peak of the backend's arenas in this config's\n"
+           "FLOPs (matmuls and attention) per image, \"of peak\" divides it by the linear-layer ceiling; arena MiB is the peak of the backend's arenas in this config's\n"
            "step (model, activations, AdamW; GPU memory on cuda); peak MiB is this process's peak resident memory\n"
-           "so far. PyTorch's GPU peak memory is in torch_gpu_step.py's JSON (python3 bench/perf/torch_gpu_step.py).\n");
+           "so far; torch MiB is PyTorch's GPU peak memory in its step (torch.cuda.max_memory_allocated; the CPU step\n"
+           "reports none).%s%s\n", torch_version[0] ? "\nCompared with: " : "", torch_version);
     return 0;
 }
 
