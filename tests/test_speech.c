@@ -3,8 +3,11 @@
 // WAV reading and every malformed-file error, the Speech Commands loader on a generated layout
 // (classes, _unknown_/_silence_ counts, the split by speaker, list files, stability, errors),
 // batches (equal to the direct MFCC, shift augmentation, determinism, thread independence,
-// standardisation), and the synthesized set read back by the loader.
+// standardisation), the synthesized set read back by the loader, and the training-cost
+// estimate of a speech run (posbench run's budget line).
 #include "testing.h"
+#include "../bench/experiment/config.h"
+#include "../bench/run/estimate.h"
 #include "../core/common.h"
 #include "../core/rng.h"
 #include "../datasets/dataset.h"
@@ -576,6 +579,35 @@ static void test_synth(void) {
     test_check("synth_refuses_existing", rc == -1 && strstr(err, "already exists"), "%s", err);
 }
 
+// ---------------------------------------------------------------- cost estimate
+
+// posbench run's estimate counts a speech run with a step budget: steps × batch × 3 × the
+// forward FLOPs of 101 tokens (cls + 100 frames of 40 MFCCs), checked against a hand count
+// of the matmuls (d 32, 8 layers, FFN 64); without train.steps the clip count is unknown
+// before loading and the run is not counted (-1).
+static void test_estimate(void) {
+    config c;
+    config_defaults(&c);
+    const char *keys[] = {"data.name=speech-commands", "model.patch=1", "model.dim=32", "model.depth=8",
+                          "model.heads=4", "model.mlp_ratio=2", "train.batch=64", "train.steps=0"};
+    char err[256];
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (config_apply_override(&c, keys[i], err, sizeof err) != 0) die_fail("test_speech: %s: %s", keys[i], err);
+    double unknown = estimate_training_flops(&c);
+    test_check("estimate: a speech run without train.steps is not counted", unknown == -1.0, "got %g", unknown);
+    if (config_apply_override(&c, "train.steps=600", err, sizeof err) != 0) die_fail("test_speech: %s", err);
+    double flops = estimate_training_flops(&c);
+    if (config_apply_override(&c, "train.steps=1200", err, sizeof err) != 0) die_fail("test_speech: %s", err);
+    double twice = estimate_training_flops(&c);
+    const double d = 32, T = 101, layers = 8, ffn = 64;
+    double per_token_layer = 2 * (4 * d * d + 2 * d * ffn) + 4 * T * d; // qkv + proj, FFN, scores + P·V
+    double hand = 600.0 * 64 * 3 * (T * layers * per_token_layer + 2.0 * 100 * 40 * d);
+    test_check("estimate: 600 steps of 64 clips, 101 tokens, within 5% of the hand count",
+               flops > 0 && fabs(flops / hand - 1) < 0.05, "%.4g FLOP vs hand %.4g", flops, hand);
+    test_check("estimate: twice the steps, twice the FLOPs", twice == 2 * flops, "%.6g vs 2 x %.6g", twice, flops);
+    config_free(&c);
+}
+
 int main(void) {
     snprintf(root, sizeof root, "/tmp/posbench-speech.XXXXXX");
     if (!mkdtemp(root)) die_fail("test_speech: mkdtemp failed");
@@ -585,6 +617,7 @@ int main(void) {
     test_wav();
     test_loader();
     test_synth();
+    test_estimate();
     nftw(root, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
     return test_exit_code();
 }

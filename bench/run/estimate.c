@@ -5,6 +5,9 @@
 #include "../../objectives/objective.h"
 #include "../experiment/settings.h"
 #include "../../datasets/text/text.h"
+#include "../../datasets/speech/mfcc.h"
+#include "../../datasets/speech/speech_commands.h"
+#include <limits.h>
 #include <cblas.h>
 #include <math.h>
 #include <stdlib.h>
@@ -15,7 +18,7 @@
 
 double estimate_training_flops(const config *c) {
     const char *name = cfg_str(c, "data.name");
-    int train_n, size, channels, classes;
+    int train_n, size, channels, classes, features = 0;
     if (!strcmp(name, "fashion-mnist") || !strcmp(name, "mnist")) train_n = 60000, size = 28, channels = 1, classes = 10;
     else if (!strcmp(name, "cifar10")) train_n = 50000, size = 32, channels = 3, classes = 10;
     else if (!strcmp(name, "cifar100")) train_n = 50000, size = 32, channels = 3, classes = 100;
@@ -26,13 +29,18 @@ double estimate_training_flops(const config *c) {
         if (stat(path && path[0] ? path : TEXT_DEFAULT_PATH, &st) != 0) return -1.0;
         long total = (long)(st.st_size / size);
         train_n = (int)(total - total / TEXT_VALIDATION_EVERY);
+    } else if (!strcmp(name, "speech-commands")) {
+        // 1-second clips, one token per 10 ms frame of 40 MFCCs (a sequence model). The clip
+        // count is known only once the folder is read, so only a step budget can be counted.
+        if (cfg_int(c, "train.steps") <= 0) return -1.0;
+        train_n = INT_MAX, size = SPEECH_FRAMES, channels = 1, classes = SPEECH_CLASSES, features = MFCC_COEFFS;
     } else return -1.0;
     long limit = cfg_int(c, "data.limit");
     if (limit > 0 && limit < train_n) train_n = (int)limit;
     double images = floor(train_n * cfg_float(c, "data.labeled_fraction") + 0.5);
     long batch = cfg_int(c, "train.batch"), steps = (long)(images / batch) * cfg_int(c, "train.epochs");
     if (cfg_int(c, "train.steps") > 0) steps = cfg_int(c, "train.steps");
-    model_config v = model_config_from_config(c, channels, size, classes, 0);
+    model_config v = model_config_from_config(c, channels, size, classes, features);
     if (v.patch < 1 || size % v.patch) return -1.0;
     int rows, cols;
     model_grid_at(&v, size, &rows, &cols);

@@ -223,7 +223,7 @@ int cmd_run(int argc, char **argv) {
         double rate = estimate_gflops();
         printf("estimated training time: about %.0f min (%.3g TFLOP at %.0f GFLOP/s = %.2f x this machine's sgemm; "
                "evaluation not included%s)\n", flops / (rate * 1e9) / 60.0, flops / 1e12, rate, ESTIMATE_EFFICIENCY,
-               unknown ? "; runs on data of a size unknown before loading (data.name idx, speech-commands) not counted" : "");
+               unknown ? "; runs on data of a size unknown before loading (data.name idx, or speech-commands without train.steps) not counted" : "");
     }
     if (f.dry_run) {
         for (int i = 0; i < n; i++)
