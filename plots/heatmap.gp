@@ -9,6 +9,8 @@
 #   xlabel, ylabel  axis labels (bottom-left panel, the only one with tics)
 #   rows, cols  layers and heads           cbmin, cbmax    the shared colour range
 #   xmin, xmax, ymin, ymax  the grid's coordinate range (y grows downwards, like an image)
+#   colnames    optional: space-separated names of the panel columns (panel titles 'L<row> <name>'
+#               instead of 'L<row> H<col>'; the spatial_weights figures)
 if (term eq 'svg') {
     set terminal svg size width,height dynamic font 'Sans,10' background rgb 'white'
 } else {
@@ -19,6 +21,8 @@ if (term eq 'svg') {
     }
 }
 set output out
+if (!exists("colnames")) colnames = ''
+
 set palette defined (0 '#440154', 0.25 '#3b528b', 0.5 '#21918c', 0.75 '#5ec962', 1 '#fde725')
 set cbrange [cbmin:cbmax]
 set xrange [xmin-0.5:xmax+0.5]
@@ -30,7 +34,7 @@ unset colorbox
 set multiplot layout rows,cols title title."\n".subtitle noenhanced \
     margins 60.0/width, 1-100.0/width, 50.0/height, 1-70.0/height spacing 12.0/width, 34.0/height
 do for [k=0:rows*cols-1] {
-    set title sprintf('L%d H%d', k / cols, k % cols) offset 0,-0.5
+    set title (colnames eq '' ? sprintf('L%d H%d', k / cols, k % cols) : sprintf('L%d %s', k / cols, word(colnames, k % cols + 1))) offset 0,-0.5
     if (k == (rows-1)*cols) {
         set tics scale 0 font ',7'; set xtics out; set ytics out
         set xlabel xlabel noenhanced offset 0,0.8; set ylabel ylabel noenhanced offset 1.5,0

@@ -232,6 +232,23 @@ static void make_runs(void) {
                         for (int j = 0; j < 5; j++) rel[(k * 5 + i) * 5 + j] = (float)((k + 1) * exp(-((i - 2) * (i - 2) + (j - 2) * (j - 2)) / (1.0 + k)));
                 results_dataset_f32(r, "/attention/relmap", 4, (int[]){2, 2, 5, 5}, rel);
                 results_dataset_f32(r, "/attention/entropy", 2, (int[]){2, 2}, ent);
+                // gMLP's spatial weights on a 4 x 4 grid after a cls token: W[l][i][j] = 1000 l + 20 i + j
+                static float W[2 * 17 * 17];
+                for (int l = 0; l < 2; l++)
+                    for (int i = 0; i < 17; i++)
+                        for (int j = 0; j < 17; j++) W[(l * 17 + i) * 17 + j] = (float)(1000 * l + 20 * i + j);
+                results_dataset_f32(r, "/spatial/W", 3, (int[]){2, 17, 17}, W);
+                results_attr_int(r, "/spatial", "rows", 4);
+                results_attr_int(r, "/spatial", "cols", 4);
+                results_attr_int(r, "/spatial", "t0", 1);
+            }
+            if (e == 0 && s == 0) { // a sequence's W (1 block, 5 tokens, no cls): W[0][i][j] = 10 i + j
+                float W[25];
+                for (int k = 0; k < 25; k++) W[k] = (float)(10 * (k / 5) + k % 5);
+                results_dataset_f32(r, "/spatial/W", 3, (int[]){1, 5, 5}, W);
+                results_attr_int(r, "/spatial", "rows", 1);
+                results_attr_int(r, "/spatial", "cols", 5);
+                results_attr_int(r, "/spatial", "t0", 0);
             }
             if (e == 0 && s == 1) { // samples: (N,C,H,W) grey, (N,H,W) with NaN, (N,H,W,3) colour
                 float a[4 * 8 * 8], b[4 * 8 * 8 * 3];
@@ -768,6 +785,27 @@ static void test_bad_input(void) {
     expect_status("report malformed reference.tsv exits 2", cmd_report, 1, (char *[]){bad}, 2, "reference.tsv:1:");
 }
 
+// Does the figure data file hold "x y value" in block `block` (blocks separated by two blank lines)?
+static int dat_has_point(const char *path, int block, int x, int y, double value) {
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    char line[256];
+    int k = 0, blanks = 0, found = 0;
+    while (!found && fgets(line, sizeof line, f)) {
+        if (line[0] == '#') continue;
+        if (line[0] == '\n') {
+            if (++blanks == 2) k++;
+            continue;
+        }
+        blanks = 0;
+        int lx, ly;
+        double v;
+        found = k == block && sscanf(line, "%d %d %lf", &lx, &ly, &v) == 3 && lx == x && ly == y && v == value;
+    }
+    fclose(f);
+    return found;
+}
+
 static int have_gnuplot(void) { return system("gnuplot -e 'exit' >/dev/null 2>&1") == 0; }
 
 static void test_plot(void) {
@@ -780,6 +818,7 @@ static void test_plot(void) {
     test_check("plot exit status", rc == 0, "rc %d; stderr: %.2000s", rc, err ? err : "");
     const char *bases[] = {"pretrain_metric_vs_axis_top1_vs_objective.eta", "pretrain_curves_train_loss", "pretrain_curves_eval_top1",
                            "pretrain_heatmap_relmap_p0000000000a", "pretrain_image_grid_p00000000001",
+                           "pretrain_spatial_weights_p0000000000a", "pretrain_spatial_weights_p00000000000",
                            "finetune_metric_vs_axis_top1_vs_model.dim", "finetune_metric_vs_axis_top1_vs_pe.kind",
                            "finetune_curves_train_loss", "finetune_curves_eval_top1"};
     int nb = (int)(sizeof bases / sizeof *bases), missing = 0;
@@ -795,6 +834,17 @@ static void test_plot(void) {
     char stray[512];
     snprintf(stray, sizeof stray, "%s/figures/finetune_heatmap_relmap_f00000000000.png", g_dir);
     test_check("plot no heatmap without relmap", access(stray, F_OK) != 0, "finetune has no /attention");
+    // spatial_weights: on the 4 x 4 grid, panel (block 1, query 2 = the centre token (2,2) = W row
+    // 1 + 10) at col 3, row 1 is W[1][11][1 + 4 + 3] = 1228; on the sequence, key 4 of query 2 is 24
+    char dat[512];
+    snprintf(dat, sizeof dat, "%s/figures/data/pretrain_spatial_weights_p0000000000a.dat", g_dir);
+    test_check("plot spatial_weights: grid rows of W reshaped, block by query token", dat_has_point(dat, 1 * 4 + 2, 3, 1, 1228),
+               "want '3 1 1228' in block 6 of %s", dat);
+    test_check("plot spatial_weights: grid panels exclude the cls token", !dat_has_point(dat, 0, 0, 0, 20),
+               "block 0 at (0,0) is W[0][1][1] = 21, not the cls column's 20");
+    snprintf(dat, sizeof dat, "%s/figures/data/pretrain_spatial_weights_p00000000000.dat", g_dir);
+    test_check("plot spatial_weights: a sequence's W as a matrix (query down, key across)", dat_has_point(dat, 0, 4, 2, 24),
+               "want '4 2 24' in %s", dat);
     free(out), free(err);
 
     // figures.tsv selects: only final top5 vs model.dim of finetune

@@ -14,7 +14,7 @@
 
 static const char *const top_keys[] = {"name", "description", "base", "stages", "matrix", "zip",
                                        "exclude", "seeds", "scales", "reference", "figures", "findings"};
-static const char *const figure_kinds[] = {"metric_vs_axis", "curves", "heatmap", "image_grid", "result_curves"};
+static const char *const figure_kinds[] = {"metric_vs_axis", "curves", "heatmap", "image_grid", "result_curves", "spatial_weights"};
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 // ---- small helpers: edit distance, suggestions, lists ----

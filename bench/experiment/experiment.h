@@ -61,7 +61,7 @@
 //   experiment.c (validation), experiment_expand.c (runs; experiment_expand.h: the state
 //   experiment.c hands it), ../cli/cmd_list.c (`posbench list`).
 // reference: free-form, kept as a tree (e->reference) for reports. figures: list of maps,
-//   each with `kind` one of metric_vs_axis|curves|heatmap|image_grid|result_curves (only kind
+//   each with `kind` one of metric_vs_axis|curves|heatmap|image_grid|result_curves|spatial_weights (only kind
 //   is checked); kept as e->figures. findings: kept as e->findings; reference and findings are
 //   checked by `posbench run` before anything runs (bench/experiment/exp_tables.h).
 // Results of run i live at <out>/<name>/<stage>/<run_id>.h5 (.h5.partial and .ckpt while

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 enum { MAX_VARS = 128, GRID_COLS = 8, GAP = 2, CURVE_POINTS = 1000 };
-static const char *kinds[] = {"metric_vs_axis", "curves", "heatmap", "image_grid", "result_curves"};
+static const char *kinds[] = {"metric_vs_axis", "curves", "heatmap", "image_grid", "result_curves", "spatial_weights"};
 #define NKINDS ((int)(sizeof kinds / sizeof kinds[0]))
 
 typedef struct {
@@ -412,6 +412,90 @@ static int fig_heatmaps(plotter *p, const rr_stage *s, const char *name) {
     return 0;
 }
 
+// ---- gMLP's spatial weights ------------------------------------------------------------
+
+// The lowest-seed run of configuration c with /spatial/W (L, T, T), or -1.
+static int run_with_spatial(const rr_set *set, const rr_config *c) {
+    for (int i = 0; i < c->nruns; i++) {
+        const rr_array *a = rr_array_get(&set->runs[c->runs[i]].spatial, "W");
+        if (a && a->ndim == 3 && a->dims[1] == a->dims[2] && a->numel) return c->runs[i];
+    }
+    return -1;
+}
+
+// gMLP Figs. 3 and 4: the learned spatial projection W of every block. On an image grid
+// (rows > 1) the row of W of a few query tokens (top-left, top-centre, centre, bottom-right),
+// reshaped to the grid: what each token gathers from where. On a sequence, W itself as an
+// n x n map (query token down, key token across). Tokens before the grid (cls, t0) are left
+// out. One figure per configuration, its own colour range (W's scale differs by model).
+static int fig_spatial_weights(plotter *p, const rr_stage *s) {
+    const rr_set *set = p->set;
+    for (int c = 0; c < s->nconfigs; c++) {
+        int r = run_with_spatial(set, &s->configs[c]);
+        if (r < 0) continue;
+        const rr_run *run = &set->runs[r];
+        const rr_array *a = rr_array_get(&run->spatial, "W");
+        int L = a->dims[0], T = a->dims[1];
+        const rr_attr *ra = rr_attr_get(&run->spatial_attrs, "rows"), *ca = rr_attr_get(&run->spatial_attrs, "cols"),
+                      *ta = rr_attr_get(&run->spatial_attrs, "t0");
+        int t0 = ta && ta->is_num ? (int)ta->num : 0;
+        int rows = ra && ra->is_num ? (int)ra->num : 1, cols = ca && ca->is_num ? (int)ca->num : T - t0;
+        if (t0 < 0 || rows < 1 || cols < 1 || t0 + rows * cols != T) {
+            fprintf(stderr, "posbench: warning: %s: /spatial/W is (%d, %d, %d) but its grid is %d x %d after %d tokens; left out\n",
+                    run->path, L, T, T, rows, cols, t0);
+            continue;
+        }
+        int grid = rows > 1, nq = grid ? 4 : 1;
+        int query[4] = {0, cols / 2, (rows / 2) * cols + cols / 2, rows * cols - 1}; // grid tokens
+        int ny = grid ? rows : cols, nx = cols;
+        double lo = DBL_MAX, hi = -DBL_MAX;
+        for (size_t i = 0; i < a->numel; i++)
+            if (isfinite(a->data[i])) lo = fmin(lo, a->data[i]), hi = fmax(hi, a->data[i]);
+        if (lo > hi) lo = 0, hi = 1;
+        if (lo == hi) hi = lo + 1;
+        char base[700], path[PATH_MAX];
+        FILE *f = begin_figure(p, s, base, sizeof base, path, sizeof path, "spatial_weights_%s",
+                               rr_attr_text(&run->root, "run_id", "run"));
+        if (!f) return EXIT_RUN_FAILED;
+        fprintf(f, "# /spatial/W of %s, (L=%d) x %d blocks of x y value\n", run->path, L, nq);
+        for (int l = 0; l < L; l++)
+            for (int q = 0; q < nq; q++) {
+                if (l || q) fprintf(f, "\n\n");
+                for (int y = 0; y < ny; y++) {
+                    for (int x = 0; x < nx; x++) {
+                        int i = t0 + (grid ? query[q] : y), j = t0 + (grid ? y * cols + x : x); // W row i, column j
+                        fprintf(f, "%d %d %.9g\n", x, y, a->data[((size_t)l * T + i) * T + j]);
+                    }
+                    if (y < ny - 1) fprintf(f, "\n");
+                }
+            }
+        if (close_data(f, path)) return EXIT_RUN_FAILED;
+        gvars v = {0};
+        char title[600], subtitle[1400], names[256] = "";
+        snprintf(title, sizeof title, "%s: /spatial/W, %s", s->name,
+                 grid ? "the row of W of four query tokens, on the token grid" : "W (query token down, key token across)");
+        snprintf(subtitle, sizeof subtitle, "%s, seed %ld", s->configs[c].label, rr_run_seed(run));
+        if (grid)
+            for (int q = 0; q < nq; q++) {
+                size_t used = strlen(names);
+                snprintf(names + used, sizeof names - used, "%sq(%d,%d)", q ? " " : "", query[q] / cols, query[q] % cols);
+            }
+        int panel = grid ? 130 : 300;
+        int w = panel * nq + 160, h = panel * L + 120;
+        w = w < 560 ? 560 : w;
+        gv_str(&v, "datafile", path), gv_str(&v, "title", title), gv_str(&v, "subtitle", subtitle);
+        gv_str(&v, "xlabel", grid ? "col" : "key token"), gv_str(&v, "ylabel", grid ? "row" : "query token");
+        gv_str(&v, "colnames", grid ? names : "W");
+        gv_add(&v, "width", "%d", w > 4000 ? 4000 : w), gv_add(&v, "height", "%d", h > 4000 ? 4000 : h);
+        gv_add(&v, "rows", "%d", L), gv_add(&v, "cols", "%d", nq), gv_add(&v, "cbmin", "%.9g", lo), gv_add(&v, "cbmax", "%.9g", hi);
+        gv_add(&v, "xmin", "0"), gv_add(&v, "xmax", "%d", nx - 1), gv_add(&v, "ymin", "0"), gv_add(&v, "ymax", "%d", ny - 1);
+        int rc = run_gnuplot(p, "heatmap", base, &v);
+        gv_free(&v);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
 // ---- image grids --------------------------------------------------------------------
 
 typedef struct {
@@ -547,7 +631,7 @@ static int load_requests(const char *dir, fig_req **out, int *n, char *err, size
         int known = 0;
         for (int k = 0; k < NKINDS; k++) known |= !strcmp(field[0], kinds[k]);
         if (nf > 4 || !known) {
-            snprintf(err, errlen, "%s:%d: %s (lines: kind<TAB>stage<TAB>metric<TAB>axis; kinds: metric_vs_axis, curves, heatmap, image_grid, result_curves)",
+            snprintf(err, errlen, "%s:%d: %s (lines: kind<TAB>stage<TAB>metric<TAB>axis; kinds: metric_vs_axis, curves, heatmap, image_grid, result_curves, spatial_weights)",
                      path, lineno, nf > 4 ? "more than 4 tab-separated fields" : "unknown figure kind");
             free(line), fclose(f), free(*out);
             *out = NULL;
@@ -608,6 +692,7 @@ static int make_figures(plotter *p, const rr_stage *s, const fig_req *r) {
     }
     if (!strcmp(r->kind, "heatmap")) return fig_heatmaps(p, s, any(r->metric) ? "relmap" : r->metric);
     if (!strcmp(r->kind, "result_curves")) return fig_result_curves(p, s);
+    if (!strcmp(r->kind, "spatial_weights")) return fig_spatial_weights(p, s);
     return fig_image_grid(p, s);
 }
 
@@ -620,7 +705,9 @@ void plot_help(void) {
            "KIND: metric_vs_axis (final top1 vs each swept key, error bars over seeds), curves (train\n"
            "loss and eval top1 over training), heatmap (attention maps per layer and head), image_grid\n"
            "(/samples), result_curves (per-run arrays: /position top-1 vs test eta, /knn top-1 vs layer,\n"
-           "/resolution top-1, TTA top-1 and images/s vs evaluation image size, top-1 vs images/s).\n"
+           "/resolution top-1, TTA top-1 and images/s vs evaluation image size, top-1 vs images/s),\n"
+           "spatial_weights (gMLP/aMLP /spatial/W per block: four query tokens' rows on the token grid of\n"
+           "an image, the n x n matrix of a sequence).\n"
            "DIR/<experiment>/figures.tsv (written by posbench run), else DIR/figures.tsv (kind, stage,\n"
            "metric, axis; tab-separated) selects a stage's figures; without either, every kind.\n"
            "  --only KIND   make only figures of this kind\n"
@@ -680,7 +767,7 @@ int cmd_plot(int argc, char **argv) {
             int known = 0;
             for (int k = 0; k < NKINDS; k++) known |= !strcmp(only, kinds[k]);
             if (!known) {
-                fprintf(stderr, "posbench: error: --only '%s' is not a figure kind (valid: metric_vs_axis, curves, heatmap, image_grid, result_curves)\n", only);
+                fprintf(stderr, "posbench: error: --only '%s' is not a figure kind (valid: metric_vs_axis, curves, heatmap, image_grid, result_curves, spatial_weights)\n", only);
                 return EXIT_BAD_INPUT;
             }
         } else if (argv[i][0] == '-' || dir) {

@@ -21,6 +21,12 @@
 //                   (N, H, W) grey images, (N, C, H, W) or (N, H, W, C) with C in {1, 3}.
 //                   Grey values are mapped to 0..255 by the run's min/max over all its
 //                   samples, RGB likewise per channel set; NaN is mid grey.
+//   spatial_weights for each configuration, its lowest-seed run with /spatial/W (L, T, T)
+//                   (gMLP, aMLP): one row of panels per block. On an image's token grid (the
+//                   /spatial rows, cols, t0 attributes) the rows of W of four query tokens
+//                   (top-left, top-centre, centre, bottom-right) reshaped to the grid (gMLP
+//                   Fig. 3); on a sequence W itself, query down, key across (Fig. 4). Tokens
+//                   before the grid (cls) are left out; the colour range is the run's min/max.
 // DIR/figures.tsv (optional) replaces the defaults: lines kind<TAB>stage<TAB>metric<TAB>axis
 // (trailing fields may be omitted; "*" or "" = any/default). metric is a /final attribute
 // (metric_vs_axis, default top1), "group/column" such as eval/top5 (curves, default both

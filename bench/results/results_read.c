@@ -390,6 +390,9 @@ int rr_read(const char *path, int what, rr_run *out, char *err, size_t errlen) {
     if (rc == 0 && (what & RR_ARRAYS)) rc = read_arrays(&c, file, "/resolution", "resolution", &cl);
     if (rc == 0 && (what & RR_ARRAYS)) rc = read_arrays(&c, file, "/speech_duration", "speech_duration", &cl);
     if (rc == 0 && (what & RR_ARRAYS)) rc = read_arrays(&c, file, "/speech_rate", "speech_rate", &cl);
+    array_list wl = {&out->spatial, 0};
+    if (rc == 0 && (what & RR_ARRAYS)) rc = read_arrays(&c, file, "/spatial", "", &wl);
+    if (rc == 0 && (what & RR_ARRAYS)) rc = read_attrs(&c, file, "/spatial", &out->spatial_attrs);
     if (H5Fclose(file) < 0 && rc == 0) rc = fail(&c, "closing", "the file");
     if (rc < 0) {
         if (!err[0]) snprintf(err, errlen, "%s: reading failed", path);
@@ -418,7 +421,8 @@ void rr_free(rr_run *r) {
     free(r->path);
     free_attrs(&r->root), free_attrs(&r->config), free_attrs(&r->final);
     free_series(&r->train), free_series(&r->eval);
-    free_arrays(&r->attention), free_arrays(&r->samples), free_arrays(&r->curves);
+    free_arrays(&r->attention), free_arrays(&r->samples), free_arrays(&r->curves), free_arrays(&r->spatial);
+    free_attrs(&r->spatial_attrs);
     memset(r, 0, sizeof *r);
 }
 

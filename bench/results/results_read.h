@@ -2,7 +2,7 @@
 // results directories, for `posbench report` and `posbench plot`.
 // One run file: root attrs, /config attrs, /final attrs (all typed scalars kept as text and
 // number), the 1-D series under /train and /eval (columns in the order of the group's
-// `columns` attribute), and the dense arrays under /attention and /samples (as float).
+// `columns` attribute), and the dense arrays under /attention, /samples and /spatial (as float).
 // A directory: every *.h5 below it (never *.h5.partial), grouped into stages by
 // (experiment, stage) root attrs — the parent directory's name when `stage` is absent — and,
 // within a stage, into configurations: the *axes* are the /config keys whose values differ
@@ -62,6 +62,8 @@ typedef struct {
     rr_arrays attention, samples; // with RR_ARRAYS; empty when the group is absent
     rr_arrays curves;  // with RR_ARRAYS: /position, /knn and /resolution arrays, named "position/top1",
                        // "knn/top1", "resolution/top1"
+    rr_arrays spatial; // with RR_ARRAYS: /spatial's arrays (gMLP/aMLP: "W", (L, T, T)); empty when absent
+    rr_attrs spatial_attrs; // /spatial's attributes (rows, cols: the token grid; t0: tokens before it)
 } rr_run;
 
 // Reads the file at path (what: RR_ATTRS | RR_SERIES | RR_ARRAYS). 0 ok; -1 with err set
