@@ -35,7 +35,8 @@ check "gmlp trained at 28 px evaluates at 56 px (dense and Toeplitz W)" $? "$n r
 F="$T/out/figures"
 for fig in gmlp-vision-full_metric_vs_axis_top1_vs_model.arch gmlp-vision-labels10_metric_vs_axis_top1_vs_model.arch \
     gmlp-resolution-gmlp_resolution_top1 gmlp-vision-full_curves_eval_top1 gmlp-mlm-gmlp_spatial_weights_ \
-    gmlp-resolution-gmlp_spatial_weights_; do
+    gmlp-resolution-gmlp_spatial_weights_ gmlp-mlm-scaling_metric_vs_metric_perplexity_vs_params \
+    gmlp-vision-full_metric_vs_metric_top1_vs_params; do
     n_png=$(ls "$F"/"$fig"*.png 2>/dev/null | wc -l); n_svg=$(ls "$F"/"$fig"*.svg 2>/dev/null | wc -l)
     [ "$n_png" -ge 1 ] && [ "$n_png" -eq "$n_svg" ]
     check "reproduce-gmlp smoke: figure $fig" $? "$n_png PNG, $n_svg SVG"

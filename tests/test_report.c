@@ -858,6 +858,23 @@ static void test_plot(void) {
     snprintf(path, sizeof path, "%s/figures/finetune_metric_vs_axis_top5_vs_model.dim.png", g_dir);
     test_check("plot figures.tsv selects", rc == 0 && figs == 1 && file_starts(path, "\x89PNG", 4), "exit %d, %d figures", rc, figs);
     free(out), free(err);
+    // x: final.<metric>: top1 against the mean final loss, one point per configuration in x order
+    // (eta 0.5: loss 1.895, top1 50.5%; eta 0: 1.995, 40.5%)
+    snprintf(path, sizeof path, "%s/figures.tsv", g_dir);
+    if ((f = fopen(path, "w"))) fputs("metric_vs_axis\tpretrain\ttop1\tfinal.loss\n", f), fclose(f);
+    rc = capture(cmd_plot, 1, (char *[]){g_dir}, &out, &err);
+    snprintf(path, sizeof path, "%s/figures/data/pretrain_metric_vs_metric_top1_vs_loss.dat", g_dir);
+    double x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+    int points = 0;
+    FILE *d = fopen(path, "r");
+    char row[512];
+    while (d && fgets(row, sizeof row, d))
+        if (row[0] != '#' && row[0] != '\n') points += sscanf(row, "%lf %lf", points ? &x1 : &x0, points ? &y1 : &y0) == 2;
+    if (d) fclose(d);
+    test_check("plot metric against a final metric (x: final.loss), points in x order", rc == 0 && points == 2 &&
+               fabs(x0 - 1.895) < 1e-9 && fabs(y0 - 50.5) < 1e-9 && fabs(x1 - 1.995) < 1e-9 && fabs(y1 - 40.5) < 1e-9,
+               "exit %d, %d points: (%g, %g) (%g, %g)", rc, points, x0, y0, x1, y1);
+    free(out), free(err);
     snprintf(path, sizeof path, "%s/figures.tsv", g_dir);
     unlink(path);
 

@@ -241,6 +241,74 @@ static int fig_metric_vs_axis(plotter *p, const rr_stage *s, const char *metric,
     return rc;
 }
 
+// ---- metric vs metric -----------------------------------------------------------------
+
+// /final metric against another /final metric xmetric (figures `x: final.<name>`, e.g. gMLP
+// Fig. 5's perplexity against parameter count): one point per configuration at the means of
+// both over its done seeds (error bar: the metric's std), one line per value of model.arch
+// when the stage sweeps it (else one line), each line's points in x order.
+static int fig_metric_vs_metric(plotter *p, const rr_stage *s, const char *metric, const char *xmetric) {
+    const rr_set *set = p->set;
+    char base[600], path[PATH_MAX], header[96], xheader[96];
+    double scale = report_metric_scale(metric, header, sizeof header), xscale = report_metric_scale(xmetric, xheader, sizeof xheader);
+    int arch = -1;
+    for (int a = 0; a < s->naxes; a++)
+        if (!strcmp(s->axes[a], "model.arch")) arch = a;
+    double *xs = xcalloc((size_t)s->nconfigs, sizeof(double), "x means");
+    int *order = xcalloc((size_t)s->nconfigs, sizeof(int), "point order"), npoints = 0;
+    double lo = DBL_MAX, hi = -DBL_MAX;
+    for (int c = 0; c < s->nconfigs; c++) { // configurations with both metrics, sorted by x
+        double xm, xsd, m, sd;
+        if (report_stats(set, &s->configs[c], xmetric, &xm, &xsd) == 0 || report_stats(set, &s->configs[c], metric, &m, &sd) == 0)
+            continue;
+        xs[c] = xm * xscale, lo = fmin(lo, xs[c]), hi = fmax(hi, xs[c]);
+        int k = npoints++;
+        for (; k > 0 && xs[order[k - 1]] > xs[c]; k--) order[k] = order[k - 1];
+        order[k] = c;
+    }
+    if (npoints == 0) {
+        free(xs), free(order);
+        return 0;
+    }
+    FILE *f = begin_figure(p, s, base, sizeof base, path, sizeof path, "metric_vs_metric_%s_vs_%s", metric, xmetric);
+    if (!f) {
+        free(xs), free(order);
+        return EXIT_RUN_FAILED;
+    }
+    fprintf(f, "# %s of stage %s against %s: x mean std n label (means and sample std over done seeds)\n", header, s->name, xheader);
+    gvars v = {0};
+    int written = 0;
+    for (int first = 0; first < npoints; first++) { // a line per model.arch value, in order of first appearance
+        const char *line = arch >= 0 ? s->configs[order[first]].values[arch] : NULL;
+        int seen = 0;
+        for (int q = 0; q < first && !seen; q++) seen = line && !strcmp(s->configs[order[q]].values[arch], line);
+        if (seen || (first > 0 && !line)) continue;
+        if (written) fprintf(f, "\n\n");
+        for (int q = first; q < npoints; q++) {
+            const rr_config *cf = &s->configs[order[q]];
+            if (line && strcmp(cf->values[arch], line)) continue;
+            double m, sd;
+            int n = report_stats(set, cf, metric, &m, &sd);
+            fprintf(f, "%.17g %.17g %.17g %d \"%s\"\n", xs[order[q]], m * scale, sd * scale, n, cf->label);
+        }
+        char name[32], title[300];
+        snprintf(name, sizeof name, "title%d", ++written);
+        snprintf(title, sizeof title, "%s%s", line ? "model.arch=" : "", line ? line : header);
+        gv_str(&v, name, title);
+    }
+    int rc = close_data(f, path) ? EXIT_RUN_FAILED : 0;
+    if (rc == 0) {
+        char title[600];
+        snprintf(title, sizeof title, "%s: %s vs %s (mean ± std over seeds)", s->name, header, xheader);
+        gv_str(&v, "datafile", path), gv_str(&v, "title", title), gv_str(&v, "xlabel", xheader), gv_str(&v, "ylabel", header);
+        gv_add(&v, "nlines", "%d", written), gv_add(&v, "categorical", "0"), gv_add(&v, "logx", "%d", lo > 0 && hi / lo >= 100);
+        rc = run_gnuplot(p, "metric_vs_axis", base, &v);
+    }
+    gv_free(&v);
+    free(xs), free(order);
+    return rc;
+}
+
 // ---- curves -------------------------------------------------------------------------
 
 // group "train" or "eval"; x and y column names.
@@ -664,6 +732,7 @@ static int make_figures(plotter *p, const rr_stage *s, const fig_req *r) {
             if (r->line) fprintf(stderr, "posbench: warning: figures.tsv:%d: no done run of stage %s has /final %s\n", r->line, s->name, metric);
             return 0;
         }
+        if (!strncmp(r->axis, "final.", 6)) return fig_metric_vs_metric(p, s, metric, r->axis + 6);
         int found = 0;
         for (int a = 0; a < s->naxes; a++) {
             if (!any(r->axis) && strcmp(r->axis, s->axes[a])) continue;
