@@ -107,17 +107,12 @@ static void block_features(run *r, const dataset *ds, int n, float **feats, floa
     free(x);
 }
 
-// Layer-wise kNN probe (paper Fig. 9): the (labelled) training images as memory bank, the
-// test images as queries; /knn/top1 and /knn/top5 per block, the best layer in /final.
-void record_knn(run *r) {
-    const config *c = r->cfg;
+// The kNN probe of every block's mean-pooled features of the model as it is now: top1[l],
+// top5[l] for l < depth, the first ntrain training images as memory bank, the first ntest test
+// images as queries.
+static void knn_blocks(run *r, int ntrain, int ntest, int k, float *top1, float *top5) {
     model *m = &r->model;
     int L = m->cfg.depth, d = m->cfg.dim;
-    int ntrain = (int)cfg_int(c, "eval.knn_train_limit"), ntest = (int)cfg_int(c, "eval.knn_test_limit");
-    if (ntrain <= 0 || ntrain > r->train.n) ntrain = r->train.n;
-    if (ntest <= 0 || ntest > r->test.n) ntest = r->test.n;
-    int k = (int)cfg_int(c, "eval.knn_k");
-    if (k > ntrain) die_input("eval.knn_k=%d is more than the %d training images of the probe", k, ntrain);
     float **train = xmalloc((size_t)L * sizeof *train, "kNN features"), **test = xmalloc((size_t)L * sizeof *test, "kNN features");
     for (int l = 0; l < L; l++) {
         train[l] = xmalloc((size_t)ntrain * d * sizeof(float), "kNN training features");
@@ -125,30 +120,87 @@ void record_knn(run *r) {
     }
     block_features(r, &r->train, ntrain, train, NULL, 0);
     block_features(r, &r->test, ntest, test, NULL, 0);
-    float top1[64], top5[64];
-    int best = 0;
     for (int l = 0; l < L; l++) {
         double t5;
         top1[l] = (float)knn_probe_accuracy(train[l], r->train.labels, ntrain, test[l], r->test.labels, ntest, d,
-                                            r->train.num_classes, k, (float)cfg_float(c, "eval.knn_temperature"), &t5, NULL);
+                                            r->train.num_classes, k, (float)cfg_float(r->cfg, "eval.knn_temperature"), &t5, NULL);
         top5[l] = (float)t5;
-        if (top1[l] > top1[best]) best = l;
-        printf("kNN probe after block %d: top1 %.4f top5 %.4f\n", l + 1, top1[l], top5[l]);
         free(train[l]);
         free(test[l]);
     }
     free(train);
     free(test);
+}
+
+// The first n examples of ds as the model's input sees them without augmentation (pixels
+// normalised per channel, or a clip's MFCC frames), flattened: (n, C·H·W).
+static float *raw_inputs(run *r, const dataset *ds, int n) {
+    size_t D = (size_t)ds->channels * ds->height * ds->width;
+    float *x = xmalloc((size_t)n * D * sizeof(float), "kNN raw inputs");
+    int32_t *labels = xmalloc((size_t)r->eval_batch * sizeof(int32_t), "kNN raw labels");
+    int *index = xmalloc((size_t)r->eval_batch * sizeof(int), "kNN raw indices");
+    for (int start = 0; start < n; start += r->eval_batch) {
+        int B = n - start < r->eval_batch ? n - start : r->eval_batch;
+        for (int b = 0; b < B; b++) index[b] = start + b;
+        dataset_make_batch(ds, index, B, NULL, 0, 0, 0, x + (size_t)start * D, labels);
+    }
+    free(labels);
+    free(index);
+    return x;
+}
+
+// Layer-wise kNN probe (paper Fig. 9): the (labelled) training images as memory bank, the
+// test images as queries; /knn/top1 and /knn/top5 per block, the best layer in /final. With
+// the two controls Fig. 9 is read against: the same probe on the raw input (/knn pixels_top1,
+// /final knn_pixels_top1) and on this network at its random initialisation, model_init_params
+// with the run's seed, the weights a run without `init:` starts from (/knn/init_top1 per
+// block, /final knn_init_top1 of its best block); the trained weights are restored after.
+void record_knn(run *r) {
+    const config *c = r->cfg;
+    model *m = &r->model;
+    int L = m->cfg.depth;
+    int ntrain = (int)cfg_int(c, "eval.knn_train_limit"), ntest = (int)cfg_int(c, "eval.knn_test_limit");
+    if (ntrain <= 0 || ntrain > r->train.n) ntrain = r->train.n;
+    if (ntest <= 0 || ntest > r->test.n) ntest = r->test.n;
+    int k = (int)cfg_int(c, "eval.knn_k");
+    if (k > ntrain) die_input("eval.knn_k=%d is more than the %d training images of the probe", k, ntrain);
+    float top1[64], top5[64], init1[64], init5[64];
+    knn_blocks(r, ntrain, ntest, k, top1, top5);
+    size_t bytes = m->params.total * sizeof(float);
+    float *trained = xmalloc(bytes, "trained parameters (host)");
+    m->ops->download(trained, m->param, bytes);
+    model_init_params(m, r->seed);
+    knn_blocks(r, ntrain, ntest, k, init1, init5);
+    m->ops->upload(m->param, trained, bytes);
+    free(trained);
+    float *ptrain = raw_inputs(r, &r->train, ntrain), *ptest = raw_inputs(r, &r->test, ntest);
+    double pixels5, pixels1 = knn_probe_accuracy(ptrain, r->train.labels, ntrain, ptest, r->test.labels, ntest,
+                                                 r->train.channels * r->train.height * r->train.width, r->train.num_classes, k,
+                                                 (float)cfg_float(c, "eval.knn_temperature"), &pixels5, NULL);
+    free(ptrain);
+    free(ptest);
+    int best = 0, init_best = 0;
+    for (int l = 0; l < L; l++) {
+        if (top1[l] > top1[best]) best = l;
+        if (init1[l] > init1[init_best]) init_best = l;
+        printf("kNN probe after block %d: top1 %.4f top5 %.4f (at initialisation: top1 %.4f)\n", l + 1, top1[l], top5[l], init1[l]);
+    }
+    printf("kNN probe on the raw input: top1 %.4f top5 %.4f\n", pixels1, pixels5);
     int dims[1] = {L};
     results_dataset_f32(r->res, "/knn/top1", 1, dims, top1);
     results_dataset_f32(r->res, "/knn/top5", 1, dims, top5);
+    results_dataset_f32(r->res, "/knn/init_top1", 1, dims, init1);
+    results_dataset_f32(r->res, "/knn/init_top5", 1, dims, init5);
     results_attr_int(r->res, "/knn", "train_images", ntrain);
     results_attr_int(r->res, "/knn", "test_images", ntest);
+    results_attr_double(r->res, "/knn", "pixels_top1", pixels1);
+    results_attr_double(r->res, "/knn", "pixels_top5", pixels5);
     results_attr_double(r->res, "/final", "knn_top1", top1[best]);
     results_attr_int(r->res, "/final", "knn_best_layer", best + 1);
     results_attr_double(r->res, "/final", "knn_top1_last", top1[L - 1]);
+    results_attr_double(r->res, "/final", "knn_init_top1", init1[init_best]);
+    results_attr_double(r->res, "/final", "knn_pixels_top1", pixels1);
 }
-
 
 // The linear probe (objectives/linear_probe.h) of the features after the last block, or of every
 // block (eval.probe_layers=all): mean-pooled patch tokens and, with a cls token, the cls token,
