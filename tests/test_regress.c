@@ -11,6 +11,9 @@
 //     baseline is "new", one missing now "not measured", neither fails;
 //   - `posbench bench --compare BASE --result NOW`: exit 0 / 1 naming the metric; malformed or
 //     missing baseline files exit 2 naming FILE:LINE and what is wrong.
+//   - `posbench bench --history DIR`: files ordered by date, each metric's geometric mean (time)
+//     or mean with its t CI against hand computations, a metric missing from a file as a gap,
+//     history.md's tables, a PNG and SVG per metric; bad directories and files exit 2.
 // Runs from the repository root (build/posbench); files in a temporary directory, removed
 // unless a check failed or POSBENCH_TEST_KEEP is set.
 #include "testing.h"
@@ -20,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static char g_dir[64];
@@ -208,6 +212,118 @@ static void test_cli(void) {
     test_check("bench --result without --compare exits 2", rc == 2 && strstr(out, "--result FILE needs --compare"), "exit %d: %s", rc, out);
 }
 
+// Reads a whole small file into buf ("" when missing).
+static void read_text(const char *path, char *buf, size_t len) {
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(buf, 1, len - 1, f) : 0;
+    buf[n] = '\0';
+    if (f) fclose(f);
+}
+
+// posbench bench --history: three files written out of date order, one with an extra metric,
+// a non-.tsv file beside them; values and CIs checked against hand computations.
+static void test_history(void) {
+    if (access("build/posbench", X_OK) != 0) {
+        test_skip("posbench bench --history", "build/posbench not built (run from the repository root after make)");
+        return;
+    }
+    char hdir[128], path[256], err[512], out[16384], args[512];
+    snprintf(hdir, sizeof hdir, "%s/hist", g_dir);
+    if (mkdir(hdir, 0777) != 0) {
+        test_fail("bench --history", "cannot create %s", hdir);
+        return;
+    }
+    static const struct {
+        const char *file, *commit, *date;
+        double scale;
+    } files[3] = {{"a.tsv", "c3", "2026-11-03T00:00:00Z", 1.2}, {"b.tsv", "c1", "2026-11-01T00:00:00Z", 1.0},
+                  {"c.tsv", "c2", "2026-11-02T00:00:00Z", 1.1}};
+    for (int i = 0; i < 3; i++) {
+        bench_file f;
+        make_result(&f, files[i].scale, 200 + 10 * i, 1.7, "CPU X", i == 2);
+        f.nfacts = 0;
+        bench_file_fact(&f, "commit", files[i].commit);
+        bench_file_fact(&f, "date", files[i].date);
+        snprintf(path, sizeof path, "%s/%s", hdir, files[i].file);
+        if (bench_file_write(&f, path, err, sizeof err) != 0) test_fail("bench --history", "%s", err);
+        bench_file_free(&f);
+    }
+    snprintf(path, sizeof path, "%s/notes.txt", hdir);
+    FILE *t = fopen(path, "w");
+    if (t) fputs("not a results file\n", t), fclose(t);
+    snprintf(args, sizeof args, "--history %s --out %s/h", hdir, g_dir);
+    int rc = run_cli(args, out, sizeof out);
+    test_check("bench --history: exit 0 on three files (a .txt beside them ignored)", rc == 0 && strstr(out, "history of 3 files"),
+               "exit %d: %s", rc, out);
+
+    // The step's rows: oldest first (c1, c2, c3), value = the geometric mean of the samples,
+    // CI = exp(mean log ± t_{0.975,39} s/sqrt(40)); t_{0.975,39} = 2.0226909 (tables).
+    char dat[4096];
+    snprintf(path, sizeof path, "%s/h/figures/data/cfg_step_x_sgemm.dat", g_dir);
+    read_text(path, dat, sizeof dat);
+    double scales[3] = {1.0, 1.1, 1.2};
+    int good = 0;
+    const char *line = strchr(dat, '\n');
+    for (int i = 0; i < 3 && line; i++, line = strchr(line + 1, '\n')) {
+        int idx;
+        double v, lo, hi;
+        char label[64];
+        if (sscanf(line + 1, "%d %lf %lf %lf \"%63[^\"]\"", &idx, &v, &lo, &hi, label) != 5) break;
+        double sl = 0, sl2 = 0;
+        for (int k = 0; k < 40; k++) {
+            double x = log(scales[i] * 10.0 * (1.0 + 0.02 * sin(1.7 * k)));
+            sl += x, sl2 += x * x;
+        }
+        double m = sl / 40, sd = sqrt((sl2 - 40 * m * m) / 39), half = 2.0226909 * sd / sqrt(40.0);
+        char want[16];
+        snprintf(want, sizeof want, "%d c%d", i + 1, i + 1);
+        good += idx == i + 1 && !strcmp(label, want) && fabs(v - exp(m)) < 1e-12 * exp(m) && fabs(lo - exp(m - half)) < 1e-6 * exp(m) &&
+                fabs(hi - exp(m + half)) < 1e-6 * exp(m);
+    }
+    test_check("bench --history: a time metric's rows by date, geometric mean and t CI on the logs", good == 3,
+               "%d of 3 rows right:\n%s", good, dat);
+    snprintf(path, sizeof path, "%s/h/figures/data/probe_mp3_loss.dat", g_dir);
+    read_text(path, dat, sizeof dat);
+    int rows = 0;
+    for (const char *q = dat; (q = strchr(q, '\n')); q++) rows++;
+    test_check("bench --history: a metric in one file only has one row (at its file's index)", rows == 2 && strstr(dat, "\n2 1.7 1.7 1.7 \"2 c2\""),
+               "%d lines:\n%s", rows, dat);
+    char md[65536];
+    snprintf(path, sizeof path, "%s/h/history.md", g_dir);
+    read_text(path, md, sizeof md);
+    const char *p1 = strstr(md, "| 1 | b.tsv | c1 |"), *p2 = strstr(md, "| 2 | c.tsv | c2 |"), *p3 = strstr(md, "| 3 | a.tsv | c3 |");
+    test_check("bench --history: history.md lists the files by date with a table per metric",
+               p1 && p2 && p3 && p1 < p2 && p2 < p3 && strstr(md, "## cfg/step_x_sgemm (time)") &&
+                   strstr(md, "| 1 | c1 | (not measured) |") && strstr(md, "| 2 | c2 | 220 |  | 1 | 1.0476 |") &&
+                   strstr(md, "| 3 | c3 | 200 |  | 1 | 0.9091 |"),
+               "%.*s", (int)(strlen(md) < 3000 ? strlen(md) : 3000), md);
+    int figs = 0;
+    static const char *names[] = {"cfg_step_x_sgemm", "cfg_peak_rss_mib", "cfg_step_ms", "probe_sup_loss", "probe_sup_top1", "probe_mp3_loss"};
+    for (int i = 0; i < 6; i++)
+        for (int e = 0; e < 2; e++) {
+            struct stat st;
+            snprintf(path, sizeof path, "%s/h/figures/%s.%s", g_dir, names[i], e ? "svg" : "png");
+            figs += stat(path, &st) == 0 && st.st_size > 0;
+        }
+    test_check("bench --history: a PNG and an SVG per metric", figs == 12, "%d of 12", figs);
+
+    // Bad input: exit 2 naming what is wrong.
+    snprintf(path, sizeof path, "%s/d.tsv", hdir);
+    t = fopen(path, "w");
+    if (t) fputs("posbench-bench\t1\nmetric\ta\tmemory\tx\n", t), fclose(t);
+    rc = run_cli(args, out, sizeof out);
+    test_check("bench --history: a malformed file exits 2 naming FILE:LINE", rc == 2 && strstr(out, "d.tsv:2: metric a: value 1 'x'"),
+               "exit %d: %s", rc, out);
+    snprintf(args, sizeof args, "--history %s/h/figures", g_dir);
+    rc = run_cli(args, out, sizeof out);
+    test_check("bench --history: a directory without *.tsv exits 2", rc == 2 && strstr(out, "no *.tsv results files"), "exit %d: %s", rc, out);
+    snprintf(args, sizeof args, "--history %s/none", g_dir);
+    rc = run_cli(args, out, sizeof out);
+    test_check("bench --history: a missing directory exits 2 naming it", rc == 2 && strstr(out, "none: cannot open the directory"), "exit %d: %s", rc, out);
+    rc = run_cli("--out x", out, sizeof out);
+    test_check("bench --out without --history exits 2", rc == 2 && strstr(out, "--out DIR goes with --history"), "exit %d: %s", rc, out);
+}
+
 int main(void) {
     snprintf(g_dir, sizeof g_dir, "/tmp/posbench-regress.XXXXXX");
     if (!mkdtemp(g_dir)) {
@@ -217,6 +333,7 @@ int main(void) {
     test_roundtrip();
     test_compare();
     test_cli();
+    test_history();
     int rc = test_exit_code();
     if (rc == 0 && !getenv("POSBENCH_TEST_KEEP")) {
         char cmd[128];

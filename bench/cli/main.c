@@ -4,6 +4,7 @@
 #include "../crosscheck/crosscheck.h"
 #include "../experiment/config.h"
 #include "../experiment/experiment.h"
+#include "../perf/history.h"
 #include "../perf/perf.h"
 #include "../perf/regress.h"
 #include "../report/plot.h"
@@ -140,6 +141,7 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "bench")) {
         perf_options po = {.iters = 10, .torch = 1};
         regress_options ro = {.rounds = 5, .iters = 0, .probes = 1, .time_threshold = 0.05, .memory_threshold = 0.10};
+        const char *history = NULL, *history_out = NULL;
         for (int i = 2; i < argc; i++) {
             const char *a = argv[i];
             if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -154,6 +156,9 @@ int main(int argc, char **argv) {
             } else if (!strcmp(a, "--save") || !strcmp(a, "--compare") || !strcmp(a, "--result")) {
                 if (i + 1 >= argc) die_input("%s needs a file (a posbench bench results file; format in bench/perf/regress.h)", a);
                 *(a[2] == 's' ? &ro.save : a[2] == 'c' ? &ro.compare : &ro.result) = argv[++i];
+            } else if (!strcmp(a, "--history") || !strcmp(a, "--out")) {
+                if (i + 1 >= argc) die_input("%s needs a directory", a);
+                *(a[2] == 'h' ? &history : &history_out) = argv[++i];
             } else if (!strcmp(a, "--rounds")) {
                 ro.rounds = (int)parse_long_flag(a, i + 1 < argc ? argv[++i] : NULL, 1);
             } else if (!strcmp(a, "--no-probes")) {
@@ -173,11 +178,16 @@ int main(int argc, char **argv) {
                 po.precision = v;
             } else {
                 die_input("unknown argument '%s' for posbench bench (valid: --iters N, --config NAME, --no-torch, --threads N, "
-                          "--device D, --precision P, --save FILE, --compare FILE, --result FILE, --rounds N, --no-probes, --time-threshold X, "
+                          "--device D, --precision P, --save FILE, --compare FILE, --result FILE, --history DIR, --out DIR, --rounds N, --no-probes, --time-threshold X, "
                           "--memory-threshold X, --help)", a);
             }
         }
         po.device = device_flag;
+        if (history_out && !history) die_input("--out DIR goes with --history DIR (where the history's Markdown and figures go)");
+        if (history) {
+            if (ro.save || ro.compare) die_input("--history DIR reads saved files: it does not measure, so it takes no --save or --compare");
+            return bench_history(history, history_out);
+        }
         if (ro.result && !ro.compare) die_input("--result FILE needs --compare BASELINE (it compares a saved result instead of measuring)");
         if (ro.save || ro.compare) {
             ro.only = po.only, ro.iters = po.iters;

@@ -403,7 +403,9 @@ void regress_help(void) {
            "  --rounds N              sgemm + timed-steps rounds per config (default 5; --iters steps each)\n"
            "  --no-probes             skip the accuracy probes (short Fashion-MNIST trainings)\n"
            "  --time-threshold X      slower only when the ratio exceeds 1+X (default 0.05) and p < %g\n"
-           "  --memory-threshold X    more memory only above 1+X (default 0.10)\n", REGRESS_ALPHA);
+           "  --memory-threshold X    more memory only above 1+X (default 0.10)\n"
+           "  --history DIR [--out OUT]  every saved *.tsv in DIR by date: per metric its value and 95%% CI per\n"
+           "                          file, as OUT/history.md and gnuplot figures (default OUT: DIR/history)\n", REGRESS_ALPHA);
 }
 
 int regress_run(const regress_options *opt) {

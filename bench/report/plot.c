@@ -1,6 +1,7 @@
 // bench/report/plot.c — `posbench plot DIR`: data files from the run files and gnuplot runs of
 // plots/<kind>.gp giving PNG and SVG figures in DIR/figures/ (what is drawn: plot.h).
 #include "plot.h"
+#include "gnuplot.h"
 #include "stats.h"
 #include "../results/results_read.h"
 #include "../../core/common.h"
@@ -17,59 +18,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-enum { MAX_VARS = 128, GRID_COLS = 8, GAP = 2, CURVE_POINTS = 1000 };
+enum { GRID_COLS = 8, GAP = 2, CURVE_POINTS = 1000 };
 static const char *kinds[] = {"metric_vs_axis", "curves", "heatmap", "image_grid", "result_curves", "spatial_weights"};
 #define NKINDS ((int)(sizeof kinds / sizeof kinds[0]))
 
 typedef struct {
     const char *dir;       // DIR
-    char plots[PATH_MAX];  // plots/ with the scripts
-    char gnuplot[PATH_MAX];
+    gp_tools tools;        // gnuplot and plots/ with the scripts
     const rr_set *set;
     int figures;           // figures made
 } plotter;
-
-typedef struct {
-    int n;
-    char *text[MAX_VARS]; // "name=value" in gnuplot syntax
-} gvars;
-
-static void gv_add(gvars *v, const char *name, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void gv_add(gvars *v, const char *name, const char *fmt, ...) {
-    if (v->n == MAX_VARS) die_fail("plot: too many gnuplot variables");
-    char value[2048];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(value, sizeof value, fmt, ap);
-    va_end(ap);
-    size_t n = strlen(name) + strlen(value) + 2;
-    v->text[v->n] = xmalloc(n, "gnuplot variable");
-    snprintf(v->text[v->n++], n, "%s=%s", name, value);
-}
-
-// A gnuplot single-quoted string ('' stands for ').
-static void gv_str(gvars *v, const char *name, const char *s) {
-    char q[2048];
-    size_t o = 0;
-    q[o++] = '\'';
-    for (const char *p = s; *p && o < sizeof q - 3; p++) {
-        if (*p == '\'') q[o++] = '\'';
-        q[o++] = *p;
-    }
-    q[o++] = '\'', q[o] = '\0';
-    gv_add(v, name, "%s", q);
-}
-
-static void gv_free(gvars *v) {
-    for (int i = 0; i < v->n; i++) free(v->text[i]);
-    v->n = 0;
-}
-
-// File names: letters, digits, '.', '-', '_' only.
-static void sanitize(char *s) {
-    for (; *s; s++)
-        if (!(isalnum((unsigned char)*s) || *s == '.' || *s == '-' || *s == '_')) *s = '_';
-}
 
 // Names the figure "<stage key>_<what>" (sanitized) and opens its data file
 // DIR/figures/data/<base>.dat; the stage key is "<experiment>-<stage>" when DIR holds several
@@ -84,7 +42,7 @@ static FILE *begin_figure(const plotter *p, const rr_stage *s, char *base, size_
     va_start(ap, fmt);
     if (n >= 0 && (size_t)n < blen) vsnprintf(base + n, blen - (size_t)n, fmt, ap);
     va_end(ap);
-    sanitize(base);
+    gp_sanitize(base);
     snprintf(path, plen, "%s/figures/data/%s.dat", p->dir, base);
     FILE *f = fopen(path, "w");
     if (!f) fprintf(stderr, "posbench: error: cannot write %s: %s\n", path, strerror(errno));
@@ -99,55 +57,13 @@ static int close_data(FILE *f, const char *path) {
     return 0;
 }
 
-// One gnuplot process per figure: the variables, then plots/<kind>.gp loaded once with
-// term='png' and once with term='svg'. 0 ok; 1 with gnuplot's output printed.
-static int run_gnuplot(plotter *p, const char *kind, const char *base, gvars *v) {
-    char script[PATH_MAX + 64], png[PATH_MAX + 8], svg[PATH_MAX + 8];
-    snprintf(script, sizeof script, "%s/%s.gp", p->plots, kind);
-    snprintf(png, sizeof png, "%s/figures/%s.png", p->dir, base);
-    snprintf(svg, sizeof svg, "%s/figures/%s.svg", p->dir, base);
-    gv_str(v, "script", script), gv_str(v, "png_out", png), gv_str(v, "svg_out", svg);
-    static const char *tail = "term='png'; out=png_out; load script; unset output; reset; "
-                              "term='svg'; out=svg_out; load script; unset output";
-    size_t len = strlen(tail) + 1;
-    for (int i = 0; i < v->n; i++) len += strlen(v->text[i]) + 2;
-    char *e = xcalloc(len, 1, "gnuplot command");
-    for (int i = 0; i < v->n; i++) strcat(strcat(e, v->text[i]), "; ");
-    strcat(e, tail);
-    int fd[2];
-    if (pipe(fd) != 0) die_fail("plot: pipe: %s", strerror(errno));
-    fflush(stdout), fflush(stderr);
-    pid_t pid = fork();
-    if (pid < 0) die_fail("plot: fork: %s", strerror(errno));
-    if (pid == 0) { // gnuplot's stdout and stderr both come back through the pipe
-        close(fd[0]), dup2(fd[1], 1), dup2(fd[1], 2), close(fd[1]);
-        execl(p->gnuplot, "gnuplot", "-e", e, (char *)NULL);
-        fprintf(stderr, "cannot run %s: %s\n", p->gnuplot, strerror(errno));
-        _exit(127);
-    }
-    close(fd[1]);
-    free(e);
-    FILE *rf = fdopen(fd[0], "r");
-    if (!rf) die_fail("plot: fdopen: %s", strerror(errno));
-    char msg[8192], drain[1024];
-    size_t used = fread(msg, 1, sizeof msg - 1, rf);
-    while (fread(drain, 1, sizeof drain, rf) > 0) {}
-    fclose(rf);
-    msg[used] = '\0';
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
-    struct stat a, b;
-    int ok = WIFEXITED(status) && WEXITSTATUS(status) == 0 && stat(png, &a) == 0 && a.st_size > 0 && stat(svg, &b) == 0 && b.st_size > 0;
-    if (!ok) {
-        fprintf(stderr, "posbench: error: gnuplot failed on %s making %s (%s %d)%s\n%s", script, base,
-                WIFEXITED(status) ? "exit status" : "signal", WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
-                used ? "; its output:" : "", msg);
-        return EXIT_RUN_FAILED;
-    }
-    if (used) fprintf(stderr, "posbench: gnuplot (%s): %s%s", base, msg, msg[used - 1] == '\n' ? "" : "\n");
-    printf("figure %s/figures/%s.png, .svg\n", p->dir, base);
-    p->figures++;
-    return 0;
+// One figure: plots/<kind>.gp into DIR/figures/<base>.png and .svg (gnuplot.h).
+static int run_gnuplot(plotter *p, const char *kind, const char *base, gp_vars *v) {
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s/figures", p->dir);
+    int rc = gp_render(&p->tools, kind, dir, base, v);
+    if (rc == 0) p->figures++;
+    return rc;
 }
 
 // ---- metric vs axis -----------------------------------------------------------------
@@ -200,7 +116,7 @@ static int fig_metric_vs_axis(plotter *p, const rr_stage *s, const char *metric,
         free(vals), free(line_of);
         return EXIT_RUN_FAILED;
     }
-    gvars v = {0};
+    gp_vars v = {0};
     int written = 0;
     fprintf(f, "# %s of stage %s against %s: x mean std n label (mean, sample std over done seeds)\n", header, s->name, s->axes[ax]);
     for (int l = 0; l < nlines; l++) {
@@ -224,19 +140,19 @@ static int fig_metric_vs_axis(plotter *p, const rr_stage *s, const char *metric,
         if (points == 0) continue;
         char name[32];
         snprintf(name, sizeof name, "title%d", ++written);
-        gv_str(&v, name, title);
+        gp_var_str(&v, name, title);
     }
     int rc = close_data(f, path) ? EXIT_RUN_FAILED : 0;
     if (rc == 0 && written) {
         char title[600];
         snprintf(title, sizeof title, "%s: %s vs %s (mean ± std over seeds)", s->name, header, s->axes[ax]);
-        gv_str(&v, "datafile", path), gv_str(&v, "title", title), gv_str(&v, "xlabel", s->axes[ax]), gv_str(&v, "ylabel", header);
-        gv_add(&v, "nlines", "%d", written), gv_add(&v, "categorical", "%d", categorical), gv_add(&v, "logx", "%d", logx);
+        gp_var_str(&v, "datafile", path), gp_var_str(&v, "title", title), gp_var_str(&v, "xlabel", s->axes[ax]), gp_var_str(&v, "ylabel", header);
+        gp_var(&v, "nlines", "%d", written), gp_var(&v, "categorical", "%d", categorical), gp_var(&v, "logx", "%d", logx);
         rc = run_gnuplot(p, "metric_vs_axis", base, &v);
     } else if (rc == 0) {
         unlink(path);
     }
-    gv_free(&v);
+    gp_vars_free(&v);
     free(vals), free(line_of);
     return rc;
 }
@@ -276,7 +192,7 @@ static int fig_metric_vs_metric(plotter *p, const rr_stage *s, const char *metri
         return EXIT_RUN_FAILED;
     }
     fprintf(f, "# %s of stage %s against %s: x mean std n label (means and sample std over done seeds)\n", header, s->name, xheader);
-    gvars v = {0};
+    gp_vars v = {0};
     int written = 0;
     for (int first = 0; first < npoints; first++) { // a line per model.arch value, in order of first appearance
         const char *line = arch >= 0 ? s->configs[order[first]].values[arch] : NULL;
@@ -294,17 +210,17 @@ static int fig_metric_vs_metric(plotter *p, const rr_stage *s, const char *metri
         char name[32], title[300];
         snprintf(name, sizeof name, "title%d", ++written);
         snprintf(title, sizeof title, "%s%s", line ? "model.arch=" : "", line ? line : header);
-        gv_str(&v, name, title);
+        gp_var_str(&v, name, title);
     }
     int rc = close_data(f, path) ? EXIT_RUN_FAILED : 0;
     if (rc == 0) {
         char title[600];
         snprintf(title, sizeof title, "%s: %s vs %s (mean ± std over seeds)", s->name, header, xheader);
-        gv_str(&v, "datafile", path), gv_str(&v, "title", title), gv_str(&v, "xlabel", xheader), gv_str(&v, "ylabel", header);
-        gv_add(&v, "nlines", "%d", written), gv_add(&v, "categorical", "0"), gv_add(&v, "logx", "%d", lo > 0 && hi / lo >= 100);
+        gp_var_str(&v, "datafile", path), gp_var_str(&v, "title", title), gp_var_str(&v, "xlabel", xheader), gp_var_str(&v, "ylabel", header);
+        gp_var(&v, "nlines", "%d", written), gp_var(&v, "categorical", "0"), gp_var(&v, "logx", "%d", lo > 0 && hi / lo >= 100);
         rc = run_gnuplot(p, "metric_vs_axis", base, &v);
     }
-    gv_free(&v);
+    gp_vars_free(&v);
     free(xs), free(order);
     return rc;
 }
@@ -319,7 +235,7 @@ static int fig_curves(plotter *p, const rr_stage *s, const char *group, const ch
     FILE *f = begin_figure(p, s, base, sizeof base, path, sizeof path, "curves_%s_%s", group, ycol);
     if (!f) return EXIT_RUN_FAILED;
     fprintf(f, "# %s vs %s/%s of stage %s, one block per configuration (mean over seeds)\n", ylabel, group, xcol, s->name);
-    gvars v = {0};
+    gp_vars v = {0};
     int written = 0;
     long most = 0;
     for (int c = 0; c < s->nconfigs; c++) {
@@ -331,7 +247,7 @@ static int fig_curves(plotter *p, const rr_stage *s, const char *group, const ch
             for (long j = 0; j < n; j++) fprintf(f, "%.17g %.17g\n", x[j], y[j] * scale);
             char name[32];
             snprintf(name, sizeof name, "title%d", ++written);
-            gv_str(&v, name, s->configs[c].label);
+            gp_var_str(&v, name, s->configs[c].label);
         }
         free(x), free(y);
     }
@@ -339,13 +255,13 @@ static int fig_curves(plotter *p, const rr_stage *s, const char *group, const ch
     if (rc == 0 && written) {
         char title[600];
         snprintf(title, sizeof title, "%s: %s (mean over seeds)", s->name, ylabel);
-        gv_str(&v, "datafile", path), gv_str(&v, "title", title), gv_str(&v, "xlabel", xcol), gv_str(&v, "ylabel", ylabel);
-        gv_add(&v, "nlines", "%d", written), gv_add(&v, "logy", "0"), gv_add(&v, "marks", "%d", most <= 60);
+        gp_var_str(&v, "datafile", path), gp_var_str(&v, "title", title), gp_var_str(&v, "xlabel", xcol), gp_var_str(&v, "ylabel", ylabel);
+        gp_var(&v, "nlines", "%d", written), gp_var(&v, "logy", "0"), gp_var(&v, "marks", "%d", most <= 60);
         rc = run_gnuplot(p, "curves", base, &v);
     } else if (rc == 0) {
         unlink(path);
     }
-    gv_free(&v);
+    gp_vars_free(&v);
     return rc;
 }
 
@@ -369,7 +285,7 @@ static int fig_array_curves(plotter *p, const rr_stage *s, const char *yname, co
     FILE *f = begin_figure(p, s, base, sizeof base, path, sizeof path, "%s", tag);
     if (!f) return EXIT_RUN_FAILED;
     fprintf(f, "# %s vs %s of stage %s, one block per configuration (mean over seeds)\n", yname, xname ? xname : "layer", s->name);
-    gvars v = {0};
+    gp_vars v = {0};
     int written = 0;
     for (int c = 0; c < s->nconfigs; c++) {
         const rr_config *cf = &s->configs[c];
@@ -388,18 +304,18 @@ static int fig_array_curves(plotter *p, const rr_stage *s, const char *yname, co
         for (int k = 0; k < n; k++) fprintf(f, "%.9g %.17g\n", xsum[k] / runs, sum[k] / runs * scale);
         char name[32];
         snprintf(name, sizeof name, "title%d", ++written);
-        gv_str(&v, name, cf->label);
+        gp_var_str(&v, name, cf->label);
     }
     int rc = close_data(f, path) ? EXIT_RUN_FAILED : 0;
     if (rc == 0 && written) {
         char title[600], ylabel[160];
         snprintf(ylabel, sizeof ylabel, "%s %s", yname, header);
         snprintf(title, sizeof title, "%s: %s (mean over seeds)", s->name, ylabel);
-        gv_str(&v, "datafile", path), gv_str(&v, "title", title), gv_str(&v, "xlabel", xlabel), gv_str(&v, "ylabel", ylabel);
-        gv_add(&v, "nlines", "%d", written), gv_add(&v, "logy", "0"), gv_add(&v, "logx", "%d", logx), gv_add(&v, "marks", "1");
+        gp_var_str(&v, "datafile", path), gp_var_str(&v, "title", title), gp_var_str(&v, "xlabel", xlabel), gp_var_str(&v, "ylabel", ylabel);
+        gp_var(&v, "nlines", "%d", written), gp_var(&v, "logy", "0"), gp_var(&v, "logx", "%d", logx), gp_var(&v, "marks", "1");
         rc = run_gnuplot(p, "curves", base, &v);
     }
-    gv_free(&v);
+    gp_vars_free(&v);
     return rc;
 }
 
@@ -463,19 +379,19 @@ static int fig_heatmaps(plotter *p, const rr_stage *s, const char *name) {
             }
         }
         if (close_data(f, path)) return EXIT_RUN_FAILED;
-        gvars v = {0};
+        gp_vars v = {0};
         char title[600], subtitle[1400];
         snprintf(title, sizeof title, "%s: /attention/%s (colour range shared across the stage)", s->name, name);
         snprintf(subtitle, sizeof subtitle, "%s, seed %ld", s->configs[c].label, rr_run_seed(run));
         int w = 130 * H + 160, h = 130 * L + 120;
         w = w < 560 ? 560 : w;
-        gv_str(&v, "datafile", path), gv_str(&v, "title", title), gv_str(&v, "subtitle", subtitle);
-        gv_str(&v, "xlabel", relative ? "Δcol" : "col"), gv_str(&v, "ylabel", relative ? "Δrow" : "row");
-        gv_add(&v, "width", "%d", w > 4000 ? 4000 : w), gv_add(&v, "height", "%d", h > 4000 ? 4000 : h);
-        gv_add(&v, "rows", "%d", L), gv_add(&v, "cols", "%d", H), gv_add(&v, "cbmin", "%.9g", lo), gv_add(&v, "cbmax", "%.9g", hi);
-        gv_add(&v, "xmin", "%d", -ox), gv_add(&v, "xmax", "%d", nx - 1 - ox), gv_add(&v, "ymin", "%d", -oy), gv_add(&v, "ymax", "%d", ny - 1 - oy);
+        gp_var_str(&v, "datafile", path), gp_var_str(&v, "title", title), gp_var_str(&v, "subtitle", subtitle);
+        gp_var_str(&v, "xlabel", relative ? "Δcol" : "col"), gp_var_str(&v, "ylabel", relative ? "Δrow" : "row");
+        gp_var(&v, "width", "%d", w > 4000 ? 4000 : w), gp_var(&v, "height", "%d", h > 4000 ? 4000 : h);
+        gp_var(&v, "rows", "%d", L), gp_var(&v, "cols", "%d", H), gp_var(&v, "cbmin", "%.9g", lo), gp_var(&v, "cbmax", "%.9g", hi);
+        gp_var(&v, "xmin", "%d", -ox), gp_var(&v, "xmax", "%d", nx - 1 - ox), gp_var(&v, "ymin", "%d", -oy), gp_var(&v, "ymax", "%d", ny - 1 - oy);
         int rc = run_gnuplot(p, "heatmap", base, &v);
-        gv_free(&v);
+        gp_vars_free(&v);
         if (rc) return rc;
     }
     return 0;
@@ -539,7 +455,7 @@ static int fig_spatial_weights(plotter *p, const rr_stage *s) {
                 }
             }
         if (close_data(f, path)) return EXIT_RUN_FAILED;
-        gvars v = {0};
+        gp_vars v = {0};
         char title[600], subtitle[1400], names[256] = "";
         snprintf(title, sizeof title, "%s: /spatial/W, %s", s->name,
                  grid ? "the row of W of four query tokens, on the token grid" : "W (query token down, key token across)");
@@ -552,14 +468,14 @@ static int fig_spatial_weights(plotter *p, const rr_stage *s) {
         int panel = grid ? 130 : 300;
         int w = panel * nq + 160, h = panel * L + 120;
         w = w < 560 ? 560 : w;
-        gv_str(&v, "datafile", path), gv_str(&v, "title", title), gv_str(&v, "subtitle", subtitle);
-        gv_str(&v, "xlabel", grid ? "col" : "key token"), gv_str(&v, "ylabel", grid ? "row" : "query token");
-        gv_str(&v, "colnames", grid ? names : "W");
-        gv_add(&v, "width", "%d", w > 4000 ? 4000 : w), gv_add(&v, "height", "%d", h > 4000 ? 4000 : h);
-        gv_add(&v, "rows", "%d", L), gv_add(&v, "cols", "%d", nq), gv_add(&v, "cbmin", "%.9g", lo), gv_add(&v, "cbmax", "%.9g", hi);
-        gv_add(&v, "xmin", "0"), gv_add(&v, "xmax", "%d", nx - 1), gv_add(&v, "ymin", "0"), gv_add(&v, "ymax", "%d", ny - 1);
+        gp_var_str(&v, "datafile", path), gp_var_str(&v, "title", title), gp_var_str(&v, "subtitle", subtitle);
+        gp_var_str(&v, "xlabel", grid ? "col" : "key token"), gp_var_str(&v, "ylabel", grid ? "row" : "query token");
+        gp_var_str(&v, "colnames", grid ? names : "W");
+        gp_var(&v, "width", "%d", w > 4000 ? 4000 : w), gp_var(&v, "height", "%d", h > 4000 ? 4000 : h);
+        gp_var(&v, "rows", "%d", L), gp_var(&v, "cols", "%d", nq), gp_var(&v, "cbmin", "%.9g", lo), gp_var(&v, "cbmax", "%.9g", hi);
+        gp_var(&v, "xmin", "0"), gp_var(&v, "xmax", "%d", nx - 1), gp_var(&v, "ymin", "0"), gp_var(&v, "ymax", "%d", ny - 1);
         int rc = run_gnuplot(p, "heatmap", base, &v);
-        gv_free(&v);
+        gp_vars_free(&v);
         if (rc) return rc;
     }
     return 0;
@@ -625,7 +541,7 @@ static int fig_image_grid(plotter *p, const rr_stage *s) {
         int W = cols * (cw + GAP) - GAP, Ht = rows * (ch + GAP) - GAP;
         unsigned char *rgb = xmalloc((size_t)W * Ht * 3, "image grid");
         memset(rgb, 255, (size_t)W * Ht * 3);
-        gvars v = {0};
+        gp_vars v = {0};
         int row = 0;
         for (int k = 0; k < run->samples.n; k++) {
             const image_shape *sh = &shapes[k];
@@ -641,9 +557,9 @@ static int fig_image_grid(plotter *p, const rr_stage *s) {
                         }
             char name[32];
             snprintf(name, sizeof name, "label%d", ++row);
-            gv_str(&v, name, run->samples.items[k].name);
+            gp_var_str(&v, name, run->samples.items[k].name);
             snprintf(name, sizeof name, "ypos%d", row);
-            gv_add(&v, name, "%.1f", Ht - 1 - ((row - 1) * (ch + GAP) + (ch - 1) / 2.0));
+            gp_var(&v, name, "%.1f", Ht - 1 - ((row - 1) * (ch + GAP) + (ch - 1) / 2.0));
         }
         fprintf(f, "# /samples of %s: x y r g b, %d rows of up to %d images, value range [%g, %g] -> 0..255\n", run->path, rows, GRID_COLS, lo, hi);
         for (int y = 0; y < Ht; y++) {
@@ -655,17 +571,17 @@ static int fig_image_grid(plotter *p, const rr_stage *s) {
         }
         free(rgb), free(shapes);
         if (close_data(f, path)) {
-            gv_free(&v);
+            gp_vars_free(&v);
             return EXIT_RUN_FAILED;
         }
         int zoom = 720 / (W > 0 ? W : 1);
         zoom = zoom < 1 ? 1 : zoom > 12 ? 12 : zoom;
         char title[1400];
         snprintf(title, sizeof title, "%s: /samples, %s, seed %ld", s->name, s->configs[c].label, rr_run_seed(run));
-        gv_str(&v, "datafile", path), gv_str(&v, "title", title);
-        gv_add(&v, "nrows", "%d", rows), gv_add(&v, "width", "%d", W * zoom + 220), gv_add(&v, "height", "%d", Ht * zoom + 90);
+        gp_var_str(&v, "datafile", path), gp_var_str(&v, "title", title);
+        gp_var(&v, "nrows", "%d", rows), gp_var(&v, "width", "%d", W * zoom + 220), gp_var(&v, "height", "%d", Ht * zoom + 90);
         int rc = run_gnuplot(p, "image_grid", base, &v);
-        gv_free(&v);
+        gp_vars_free(&v);
         if (rc) return rc;
     }
     return 0;
@@ -784,42 +700,6 @@ void plot_help(void) {
            "Needs gnuplot (Debian package gnuplot-nox). Exit status: 0 ok, 1 gnuplot failed, 2 bad input.\n");
 }
 
-static int find_gnuplot(char *out, size_t len) {
-    const char *path = getenv("PATH");
-    if (!path) return -1;
-    char *copy = xstrdup(path, "PATH"), *save = NULL;
-    int found = -1;
-    for (char *d = strtok_r(copy, ":", &save); d && found; d = strtok_r(NULL, ":", &save)) {
-        snprintf(out, len, "%s/gnuplot", d[0] ? d : ".");
-        if (access(out, X_OK) == 0) found = 0;
-    }
-    free(copy);
-    return found;
-}
-
-static int find_plots(char *out, size_t len) {
-    char probe[PATH_MAX + 32];
-    const char *env = getenv("POSBENCH_PLOTS");
-    if (env && env[0]) {
-        snprintf(out, len, "%s", env);
-        snprintf(probe, sizeof probe, "%s/metric_vs_axis.gp", out);
-        if (access(probe, R_OK) == 0) return 0;
-    }
-    char exe[PATH_MAX - 16];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) {
-        exe[n] = '\0';
-        char *slash = strrchr(exe, '/');
-        if (slash) *slash = '\0';
-        snprintf(out, len, "%s/../plots", exe);
-        snprintf(probe, sizeof probe, "%s/metric_vs_axis.gp", out);
-        if (access(probe, R_OK) == 0) return 0;
-    }
-    snprintf(out, len, "plots");
-    snprintf(probe, sizeof probe, "%s/metric_vs_axis.gp", out);
-    return access(probe, R_OK) == 0 ? 0 : -1;
-}
-
 static int make_dir(const char *path) {
     if (mkdir(path, 0777) == 0 || errno == EEXIST) return 0;
     fprintf(stderr, "posbench: error: cannot create %s: %s\n", path, strerror(errno));
@@ -852,15 +732,11 @@ int cmd_plot(int argc, char **argv) {
         return EXIT_BAD_INPUT;
     }
     plotter p = {.dir = dir};
-    if (find_gnuplot(p.gnuplot, sizeof p.gnuplot) != 0) {
-        fprintf(stderr, "posbench: error: gnuplot not found in PATH: install the Debian package gnuplot-nox (make deps)\n");
-        return EXIT_BAD_INPUT;
-    }
-    if (find_plots(p.plots, sizeof p.plots) != 0) {
-        fprintf(stderr, "posbench: error: cannot find the gnuplot scripts (plots/metric_vs_axis.gp) in ../plots beside the executable or in ./plots (or set POSBENCH_PLOTS)\n");
-        return EXIT_BAD_INPUT;
-    }
     char err[4400];
+    if (gp_find(&p.tools, err, sizeof err) != 0) {
+        fprintf(stderr, "posbench: error: %s\n", err);
+        return EXIT_BAD_INPUT;
+    }
     rr_set set;
     if (rr_scan(dir, RR_SERIES | RR_ARRAYS, &set, err, sizeof err) != 0) {
         fprintf(stderr, "posbench: error: %s\n", err);

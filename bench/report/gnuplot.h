@@ -1,0 +1,35 @@
+// bench/report/gnuplot.h — running gnuplot on the scripts in plots/: finding gnuplot and
+// plots/, the variables a script takes (passed with gnuplot -e), and one figure as PNG and SVG.
+// Used by `posbench plot` (plot.c) and `posbench bench --history` (bench/perf/history.c).
+#pragma once
+#include <limits.h>
+#include <stddef.h>
+
+#define GP_MAX_VARS 128
+
+typedef struct {
+    int n;
+    char *text[GP_MAX_VARS]; // "name=value" in gnuplot syntax
+} gp_vars;
+
+typedef struct {
+    char gnuplot[PATH_MAX]; // the executable (from PATH)
+    char plots[PATH_MAX];   // the folder with the *.gp scripts
+} gp_tools;
+
+// Adds name=<printf result> (a number or an expression) / name='s' (a gnuplot string).
+void gp_var(gp_vars *v, const char *name, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void gp_var_str(gp_vars *v, const char *name, const char *s);
+void gp_vars_free(gp_vars *v);
+
+// Finds gnuplot in PATH and plots/ ($POSBENCH_PLOTS, ../plots beside the executable, ./plots).
+// 0, or -1 with what is missing and how to get it in err.
+int gp_find(gp_tools *t, char *err, size_t errlen);
+
+// One gnuplot process: the variables, then plots/<kind>.gp loaded with term='png' and with
+// term='svg', writing <dir>/<base>.png and .svg. 0 (and "figure ..." printed) when both exist
+// and are not empty; EXIT_RUN_FAILED with gnuplot's output printed otherwise.
+int gp_render(const gp_tools *t, const char *kind, const char *dir, const char *base, gp_vars *v);
+
+// File names: every character other than letters, digits, '.', '-', '_' becomes '_'.
+void gp_sanitize(char *s);
