@@ -100,3 +100,13 @@ float rng_uniform_at(uint32_t seed, uint32_t purpose, uint32_t epoch, uint32_t s
     philox4x32_10(counter, key, out);
     return (float)(out[which & 3] >> 8) * (1.0f / 16777216.0f);
 }
+
+void rng_uniform4_at(uint32_t seed, uint32_t purpose, uint32_t epoch, uint32_t step, uint32_t index,
+                     uint64_t block, float u[4]) {
+    // The same block as rng_uniform_at's element 4·block + lane, all four lanes at once.
+    uint32_t counter[4] = {epoch, step, index, (uint32_t)block};
+    uint32_t key[2] = {seed, purpose | 0x80000000u};
+    uint32_t out[4];
+    philox4x32_10(counter, key, out);
+    for (int lane = 0; lane < 4; lane++) u[lane] = (float)(out[lane] >> 8) * (1.0f / 16777216.0f);
+}

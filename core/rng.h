@@ -54,6 +54,10 @@ void rng_sorted_subset(rng_stream *s, int n, int k, int *scratch);
 // Used by element-parallel ops (dropout) so that any thread computes any element.
 float rng_uniform_at(uint32_t seed, uint32_t purpose, uint32_t epoch, uint32_t step,
                      uint32_t index, uint64_t which);
+// Elements 4·block .. 4·block+3 of that stream in one Philox call: u[lane] equals
+// rng_uniform_at(..., 4·block + lane) (a quarter of the work when every element is drawn).
+void rng_uniform4_at(uint32_t seed, uint32_t purpose, uint32_t epoch, uint32_t step, uint32_t index,
+                     uint64_t block, float u[4]);
 
 // Where a random op draws from: element e of tensor draw `index` uses
 // rng_uniform_at(seed, purpose, epoch, step, index, e).

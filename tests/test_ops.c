@@ -288,6 +288,20 @@ static void test_dropout(void) {
     drop_loss(&c);
     omp_set_num_threads(2);
     test_check("dropout mask independent of threads", memcmp(mask1, c.mask, c.n * sizeof(float)) == 0, "1 vs 2 threads");
+    // The mask is element i's rng_uniform_at draw (the contract rng.h states; the CPU op draws
+    // four elements per Philox call), n not a multiple of 4 so the tail block is covered.
+    size_t n_odd = 4093, wrong = 0;
+    ops->dropout_forward(c.out, c.mask, c.in, n_odd, c.p, c.a);
+    for (size_t i = 0; i < n_odd; i++) {
+        float u = rng_uniform_at(c.a.seed, c.a.purpose, c.a.epoch, c.a.step, c.a.index, (uint64_t)i);
+        wrong += c.mask[i] != (u < c.p ? 0.0f : 1.0f / (1.0f - c.p));
+    }
+    float u4[4];
+    for (uint64_t blk = 0; blk < 1000; blk++) {
+        rng_uniform4_at(3, RNG_DROPOUT, 1, 2, 3, blk, u4);
+        for (int l = 0; l < 4; l++) wrong += u4[l] != rng_uniform_at(3, RNG_DROPOUT, 1, 2, 3, 4 * blk + (uint64_t)l);
+    }
+    test_check("dropout mask = rng_uniform_at per element; rng_uniform4_at = 4 rng_uniform_at", wrong == 0, "%zu differ", wrong);
     free(mask1); free(c.in); free(c.out); free(c.mask); free(c.dout); free(din);
 }
 

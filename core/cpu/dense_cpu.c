@@ -227,11 +227,16 @@ void cpu_drop_path_scales(float *keep_scale, int B, float p, rng_addr a) {
 void cpu_dropout_forward(float *out, float *mask, const float *in, size_t n, float p,
                          rng_addr a) {
     float keep = p < 1.0f ? 1.0f / (1.0f - p) : 0.0f;
+    size_t blocks = (n + 3) / 4; // one Philox block gives the uniforms of 4 consecutive elements
 #pragma omp parallel for schedule(static)
-    for (size_t i = 0; i < n; i++) {
-        float u = rng_uniform_at(a.seed, a.purpose, a.epoch, a.step, a.index, (uint64_t)i);
-        mask[i] = u < p ? 0.0f : keep;
-        out[i] = in[i] * mask[i];
+    for (size_t blk = 0; blk < blocks; blk++) {
+        float u[4];
+        rng_uniform4_at(a.seed, a.purpose, a.epoch, a.step, a.index, (uint64_t)blk, u);
+        size_t end = blk * 4 + 4 < n ? blk * 4 + 4 : n;
+        for (size_t i = blk * 4; i < end; i++) {
+            mask[i] = u[i - blk * 4] < p ? 0.0f : keep;
+            out[i] = in[i] * mask[i];
+        }
     }
 }
 
