@@ -40,8 +40,8 @@ static void help(void) {
            "Trains the runs of stage S whose config matches every key=value (one per seed) with posbench\n"
            "and with the independent PyTorch trainer bench/crosscheck/torch_train.py on the same data,\n"
            "batch order, augmentation draws and initial weights, and prints both sides' final top-1\n"
-           "(mean and 95%% CI over seeds), the difference with Welch's test, and a verdict: agree (TOST:\n"
-           "the difference is within +-margin), disagree (Welch two-sided p < 0.05) or inconclusive.\n"
+           "(mean and 95%% CI over seeds), the per-seed difference with a paired t-test, and a verdict: agree\n"
+           "(TOST: the difference is within +-margin), disagree (paired two-sided p < 0.05) or inconclusive.\n"
            "  --out DIR           results directory (default results; posbench runs as `posbench run`)\n"
            "  --margin M          equivalence margin in top-1 units (default 0.02 = 2 points)\n"
            "  --parity-steps K    first training steps whose losses are compared seed by seed (default 5)\n"
@@ -243,17 +243,22 @@ void crosscheck_verdict(const double *a, const double *b, int n, double margin, 
         snprintf(out, len, "inconclusive (1 seed)");
         return;
     }
-    sig_test t = sig_welch(a, n, b, n);
+    // Paired: seed k of both trainers starts from the same weights and sees the same batches
+    // and augmentation draws (the plan), so the unit is the per-seed difference a_k − b_k.
+    double *d = xmalloc((size_t)n * sizeof *d, "crosscheck differences");
+    for (int k = 0; k < n; k++) d[k] = a[k] - b[k];
+    sig_test t = sig_one_sample(d, n, 0.0);
+    free(d);
     double p_two = t.p < 0.5 ? 2 * t.p : 2 * (1 - t.p);
     double p_tost = fmax(sig_shifted(t, margin).p, 1.0 - sig_shifted(t, -margin).p);
     char head[256];
-    snprintf(head, sizeof head, "Δ %+.2f points, 95%% CI [%+.2f, %+.2f], Welch p = %.3f (two-sided), TOST p = %.3f at ±%.2f", 100 * t.effect,
-             100 * t.lo, 100 * t.hi, p_two, p_tost, 100 * margin);
+    snprintf(head, sizeof head, "Δ %+.2f points, 95%% CI [%+.2f, %+.2f], paired t p = %.3f (two-sided), TOST p = %.3f at ±%.2f",
+             100 * t.effect, 100 * t.lo, 100 * t.hi, p_two, p_tost, 100 * margin);
     if (p_tost < CC_ALPHA) snprintf(out, len, "%s: **agree** (within ±%.2f points)", head, 100 * margin);
     else if (p_two < CC_ALPHA) snprintf(out, len, "%s: **disagree** (significant difference)", head);
     else {
-        int need = fabs(t.effect) < margin ? sig_n_welch(margin - fabs(t.effect), t.va, t.vb) : -1;
-        if (need > 0) snprintf(out, len, "%s: **inconclusive** (needs %d seeds per side)", head, need);
+        int need = fabs(t.effect) < margin ? sig_n_one_sample(margin - fabs(t.effect), t.va) : -1;
+        if (need > 0) snprintf(out, len, "%s: **inconclusive** (needs %d seeds)", head, need);
         else snprintf(out, len, "%s: **inconclusive** (the difference is outside the margin but not significant)", head);
     }
 }
