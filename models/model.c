@@ -171,20 +171,27 @@ int model_add_param(model *m, const char *name, param_init init, int decay, int 
 }
 
 // An activation of act_n floats with a gradient of grad_n floats (0: none; only those slots
-// are zeroed each step).
-static int add_act_sized(model *m, const char *name, size_t act_n, size_t grad_n, float **value, float **grad) {
+// are zeroed each step). batch_major > 0: the gradient is (batch_major, ...) images first.
+static int add_act_sized(model *m, const char *name, size_t act_n, size_t grad_n, int batch_major, float **value,
+                         float **grad) {
     char full[TENSOR_NAME_MAX];
-    if (m->owner) return add_act_sized(m->owner, owner_name(m, name, full), act_n, grad_n, value, grad);
+    if (m->owner) return add_act_sized(m->owner, owner_name(m, name, full), act_n, grad_n, batch_major, value, grad);
     int index = tensor_table_add_flat(&m->acts, name, 0, act_n);
     int grad_index = grad_n ? tensor_table_add_flat(&m->act_grads, name, 0, grad_n) : -1;
+    if (grad_index >= 0) m->act_grads.items[grad_index].batch_major = batch_major;
     bind(m, BIND_ACT, index, grad_index, value, grad);
     return index;
 }
 int model_add_act(model *m, const char *name, size_t n, float **value, float **grad) {
-    return add_act_sized(m, name, n, grad ? n : 0, value, grad);
+    return add_act_sized(m, name, n, grad ? n : 0, 0, value, grad);
+}
+int model_add_batch_act(model *m, const char *name, size_t n, float **value, float **grad) {
+    if (m->max_batch < 1 || n % (size_t)m->max_batch != 0)
+        die_fail("internal: activation %s: %zu floats is not a multiple of the batch %d", name, n, m->max_batch);
+    return add_act_sized(m, name, n, grad ? n : 0, m->max_batch, value, grad);
 }
 // A gradient buffer with no activation of its own (its activation entry is 1 float, unused).
-int model_add_grad_only(model *m, const char *name, size_t n, float **grad) { return add_act_sized(m, name, 1, n, NULL, grad); }
+int model_add_grad_only(model *m, const char *name, size_t n, float **grad) { return add_act_sized(m, name, 1, n, 0, NULL, grad); }
 
 int model_add_input(model *m, const char *name, size_t n, float **backend, float **host) {
     char full[TENSOR_NAME_MAX];
@@ -271,7 +278,7 @@ static void declare_acts(model *m) {
     model_add_input(m, "cls_index", B, &in->cls_index, &host->cls_index);
     if (c->context_tokens > 0) model_add_input(m, "context", BM, &in->context, &host->context);
     if (!model_config_is_sequence(c)) model_add_act(m, "patches", B * N * token_inputs(c), &a->patches, NULL);
-    model_add_act(m, "patch_embed", B * N * d, &a->embed, &da->embed);
+    model_add_batch_act(m, "patch_embed", B * N * d, &a->embed, &da->embed);
     int R = c->ref_tokens;
     size_t BR = B * (size_t)(m->t0 + R); // cls (always) + R patches per image
     if (R > 0) {
@@ -279,9 +286,9 @@ static void declare_acts(model *m) {
         model_add_act(m, "ref_rows", BR * d, &a->ref_rows, m->pe->table_grad ? &da->ref_rows : NULL);
     }
     if (m->pe->declare_acts) m->pe->declare_acts(m);
-    model_add_act(m, "tokens", BTd, &a->x0, &da->x0);
+    model_add_batch_act(m, "tokens", BTd, &a->x0, &da->x0);
     if (c->dropout > 0) {
-        model_add_act(m, "tokens.dropout", BTd, &a->x0_drop, &da->x0_drop);
+        model_add_batch_act(m, "tokens.dropout", BTd, &a->x0_drop, &da->x0_drop);
         model_add_act(m, "tokens.dropout_mask", BTd, &a->x0_mask, NULL);
     }
     if (c->keep_tokens > 0) {
@@ -443,6 +450,26 @@ float *model_dlogits(model *m) { return m->activation_grads.logits; }
 const int *model_reference_tokens(const model *m) { return (const int *)m->batch_host.ref_index; }
 int model_reference_width(const model *m) { return m->cfg.ref_tokens > 0 ? m->t0 + m->cfg.ref_tokens : 0; }
 void model_zero_act_grads(model *m) { m->ops->zero(m->dact, m->act_grads.total); }
+
+void model_zero_act_grads_batch(model *m, int B) {
+    if (B >= m->max_batch) {
+        model_zero_act_grads(m);
+        return;
+    }
+    // Ranges of the arena to clear, in table (= offset) order, merged across the < 16-float
+    // alignment padding between neighbours (padding is never read).
+    size_t lo = 0, hi = 0;
+    for (int i = 0; i < m->act_grads.count; i++) {
+        const tensor_info *t = &m->act_grads.items[i];
+        size_t n = t->batch_major > 0 && B < t->batch_major ? t->numel / (size_t)t->batch_major * (size_t)B : t->numel;
+        if (t->offset > hi + 16) {
+            if (hi > lo) m->ops->zero(m->dact + lo, hi - lo);
+            lo = t->offset;
+        }
+        hi = t->offset + n;
+    }
+    if (hi > lo) m->ops->zero(m->dact + lo, hi - lo);
+}
 
 int *model_context(model *m) {
     if (!m->batch_host.context) die_fail("internal: model_context on a model built without context_tokens");

@@ -220,6 +220,10 @@ typedef struct model {
 // pointers given (any may be NULL) are set once the arenas exist. Returns the table index.
 int model_add_param(model *m, const char *name, param_init init, int decay, int d0, int d1, float **value, float **grad);
 int model_add_act(model *m, const char *name, size_t n, float **value, float **grad);
+// The same for an activation laid out images first, (max_batch, ...) with every smaller input a
+// prefix of each image's part: its gradient is cleared only for the batch that trains
+// (model_zero_act_grads_batch). n must be a multiple of max_batch.
+int model_add_batch_act(model *m, const char *name, size_t n, float **value, float **grad);
 int model_add_grad_only(model *m, const char *name, size_t n, float **grad);
 int model_add_input(model *m, const char *name, size_t n, float **backend, float **host);
 // Copies the first n floats of a staged input (host, as bound by model_add_input) to the backend.
@@ -265,6 +269,10 @@ float *model_dlogits(model *m);
 const int *model_reference_tokens(const model *m);
 int model_reference_width(const model *m);
 void model_zero_act_grads(model *m);
+// The same for a backward of batch B: a batch-major gradient (model_add_batch_act) is cleared
+// for its first B images only, every other one whole; the same values as model_zero_act_grads
+// wherever a backward of B images reads, without clearing eval.batch-sized arenas each step.
+void model_zero_act_grads_batch(model *m, int B);
 void model_backward(model *m, int B);
 
 // Context for masked attention: (B, M) token indices per image (cls, when present, should be

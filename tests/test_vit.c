@@ -182,6 +182,55 @@ static void test_model_gradients(void) {
 // Sequence inputs: what they refuse (2D encodings, 2D RoPE, patches), and a sequence model
 // equals an image model whose patches are the frames (1 x F "images" cut into 1 x F patches
 // are not square, so the equivalence is checked against the linear embedding directly).
+// model_zero_act_grads_batch: a backward of B images after clearing only the batch-major
+// gradients' first B images (NaN left in the rest) gives bitwise the gradients of a full
+// clear, for a model whose arenas hold 8 images of up to 12 px (the eval.batch case) and
+// trains 3 at 8 px and at 12 px (there a clear of 2 images would leave NaN that is read), with dropout, relbias and MP3's masked blocks.
+static void zero_batch_case(const char *label, model_config cfg, int size) {
+    model m;
+    cfg.max_image_size = 12;
+    model_create(&m, &cfg, &ops_cpu, 8, 11);
+    model_set_resolution(&m, size);
+    test_model_perturb(&m, 0.1f, 40);
+    supervised obj;
+    supervised_create(&obj, &ops_cpu, 8, cfg.num_classes, 0.1f);
+    int32_t labels[3];
+    test_model_fill_batch(&m, labels, 3, 41);
+    model_ctx c = {&m, &obj, labels, 3, 1, mp3_setup(&m, 3)};
+    model_grads(&c); // the reference: every activation gradient cleared
+    float *want = xmalloc(m.params.total * sizeof(float), "reference gradients");
+    memcpy(want, m.grad, m.params.total * sizeof(float));
+    for (size_t i = 0; i < m.act_grads.total; i++) m.dact[i] = NAN;
+    model_loss(&c);
+    m.ops->zero(m.grad, m.params.total);
+    model_zero_act_grads_batch(&m, 3);
+    if (c.pos) mp3_backward(c.pos, model_dlogits(&m), 3);
+    else supervised_backward(&obj, model_dlogits(&m), labels, 3);
+    model_backward(&m, 3);
+    size_t left = 0, partial = 0;
+    for (size_t i = 0; i < m.act_grads.total; i++) left += isnan(m.dact[i]);
+    for (int i = 0; i < m.act_grads.count; i++) partial += m.act_grads.items[i].batch_major > 0;
+    test_check(label, memcmp(want, m.grad, m.params.total * sizeof(float)) == 0 && left > 0 && partial > 0,
+               "gradients %s; %zu of %zu floats left uncleared, %zu batch-major buffers",
+               memcmp(want, m.grad, m.params.total * sizeof(float)) ? "differ" : "equal", left, m.act_grads.total, partial);
+    free(want);
+    mp3_teardown(c.pos);
+    supervised_free(&obj);
+    model_free(&m);
+}
+
+static void test_zero_batch(void) {
+    model_config base = {.channels = 1, .image_size = 8, .patch = 4, .dim = 16, .depth = 2, .heads = 2, .mlp_ratio = 2,
+                         .cls = 1, .pe_kind = "relbias", .num_classes = 5, .dropout = 0.1f, .drop_path = 0.2f};
+    zero_batch_case("activation gradients cleared for the training batch only: same gradients (relbias, dropout, 8 px of 12)", base, 8);
+    zero_batch_case("activation gradients cleared for the training batch only: same gradients (relbias, dropout, 12 px of 12)", base, 12);
+    model_config masked = base;
+    masked.pe_kind = "none", masked.dropout = 0, masked.drop_path = 0;
+    masked.token_head = 1, masked.head_name = "pos_head";
+    masked.context_tokens = 3;
+    zero_batch_case("activation gradients cleared for the training batch only: same gradients (MP3 masked blocks)", masked, 8);
+}
+
 static void test_sequence_config(void) {
     model_config seq = {.channels = 1, .image_size = 10, .features = 4, .patch = 1, .dim = 8, .depth = 1, .heads = 2,
                         .mlp_ratio = 2, .cls = 1, .pe_kind = "sin2d", .num_classes = 3};
@@ -645,6 +694,7 @@ int main(int argc, char **argv) {
     posbench_set_threads(2);
     int only_oracle = argc > 1 && strcmp(argv[1], "--oracle") == 0;
     if (!only_oracle) test_model_gradients();
+    test_zero_batch();
     if (!only_oracle) test_resolution_roundtrip();
     if (!only_oracle) test_reference_tokens();
     if (!only_oracle) test_masked_model_full_attention();

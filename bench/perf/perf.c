@@ -131,7 +131,7 @@ static double time_posbench_step(const perf_config *p, const ops_backend *ops, i
         rng_addr rng = {.seed = 0, .step = (uint32_t)(it + 2)};
         kind->train_forward(&obj, p->batch, labels, rng);
         m.ops->zero(m.grad, m.params.total);
-        model_zero_act_grads(&m);
+        model_zero_act_grads_batch(&m, p->batch);
         kind->train_backward(&obj, p->batch);
         optim_step(m.ops, &m.params, m.param, m.grad, adam_m, adam_v, &oc, it + 2, NULL);
         ops->synchronize();

@@ -261,7 +261,7 @@ static double train_step(run *r, int epoch, int in_epoch, double *grad_norm, flo
     double loss = r->obj.kind->train_forward(&r->obj, r->batch, r->labels, rng);
     if (!isfinite(loss)) return loss;
     m->ops->zero(m->grad, m->params.total);
-    model_zero_act_grads(m);
+    model_zero_act_grads_batch(m, r->batch);
     r->obj.kind->train_backward(&r->obj, r->batch);
     *grad_norm = optim_step(m->ops, &m->params, m->param, m->grad, r->adam_m, r->adam_v, &r->optim, r->step, lr);
     return loss;

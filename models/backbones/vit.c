@@ -101,7 +101,7 @@ static void vit_declare_acts(model *m) {
         vit_block_acts *a = &s->acts[l], *da = &s->act_grads[l];
 #define A(field, suffix, n)                                     \
     snprintf(name, sizeof name, "blocks.%d.%s", l, suffix);     \
-    model_add_act(m, name, n, &a->field, &da->field)
+    model_add_batch_act(m, name, n, &a->field, &da->field) // every (B, T, ...) images first
 #define A_NOGRAD(field, suffix, n)                              \
     snprintf(name, sizeof name, "blocks.%d.%s", l, suffix);     \
     model_add_act(m, name, n, &a->field, NULL)
