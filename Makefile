@@ -112,6 +112,11 @@ $(BUILD)/%.o: %.cu
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_LIB) $(BUILD)/libposbench.a
 	$(CC) -o $@ $^ $(LDLIBS)
 
+# posbench report's and plot's tests share the synthetic run files of tests/report_runs.c.
+REPORT_TESTS := $(BUILD)/tests/test_report $(BUILD)/tests/test_plot
+$(REPORT_TESTS): $(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/tests/report_runs.o $(TEST_LIB) $(BUILD)/libposbench.a
+	$(CC) -o $@ $^ $(LDLIBS)
+
 test: $(BUILD)/posbench $(TEST_BIN) backends sanitize
 	@sh tests/run_all.sh
 

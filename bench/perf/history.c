@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 typedef struct {
     char name[256]; // file name inside DIR
@@ -50,12 +49,6 @@ static hist_point summarize(const bench_metric *m) {
     p.hi = logs ? exp(mean + half) : mean + half;
     free(x);
     return p;
-}
-
-static int make_dir(const char *path) {
-    if (mkdir(path, 0777) == 0 || errno == EEXIST) return 0;
-    fprintf(stderr, "posbench: error: cannot create %s: %s\n", path, strerror(errno));
-    return -1;
 }
 
 // Reads every *.tsv in dir, sorted (history.h). 0, or -1 with the message printed.
@@ -123,8 +116,9 @@ static void label_of(const hist_file *h, int index, char *out, size_t len) {
     snprintf(out, len, "%d %.20s", index + 1, c[0] ? c : h->name);
 }
 
+// pts[m·n + i]: metric m in file i (have = 0 when the file lacks it).
 static void write_markdown(FILE *md, const char *dir, const hist_file *files, int n, const bench_metric **names, int k,
-                           const char (*bases)[256]) {
+                           const char (*bases)[256], const hist_point *pts) {
     fprintf(md, "# posbench bench history: %s\n\n", dir);
     fprintf(md, "%d results file%s, ordered by their date. Value: the geometric mean of a time metric's samples, the "
                 "mean of any other; 95%% CI from the t distribution over the file's samples (on the logs for time); "
@@ -140,12 +134,11 @@ static void write_markdown(FILE *md, const char *dir, const hist_file *files, in
         fprintf(md, "| # | commit | value | 95%% CI | n | ratio |\n|---|---|---|---|---|---|\n");
         double prev = NAN;
         for (int i = 0; i < n; i++) {
-            const bench_metric *x = metric_in(&files[i].f, names[m]->name);
-            if (!x) {
+            hist_point p = pts[(size_t)m * n + i];
+            if (!p.have) {
                 fprintf(md, "| %d | %s | (not measured) | | | |\n", i + 1, bench_file_fact_get(&files[i].f, "commit"));
                 continue;
             }
-            hist_point p = summarize(x);
             char ci[64] = "", ratio[32] = "";
             if (p.n >= 2) snprintf(ci, sizeof ci, "[%.6g, %.6g]", p.lo, p.hi);
             if (isfinite(prev) && prev != 0) snprintf(ratio, sizeof ratio, "%.4f", p.value / prev);
@@ -165,14 +158,24 @@ int bench_history(const char *dir, const char *out_dir) {
     else snprintf(out, sizeof out, "%s/history", dir);
     snprintf(fig, sizeof fig, "%s/figures", out);
     snprintf(data, sizeof data, "%s/data", fig);
-    int rc = make_dir(out) || make_dir(fig) || make_dir(data) ? EXIT_RUN_FAILED : 0;
+    int rc = gp_make_dir(out) || gp_make_dir(fig) || gp_make_dir(data) ? EXIT_RUN_FAILED : 0;
     const bench_metric **names = NULL;
     int k = metric_names(files, n, &names);
     char(*bases)[256] = xcalloc((size_t)(k > 0 ? k : 1), sizeof *bases, "history figure names");
     for (int m = 0; m < k; m++) snprintf(bases[m], sizeof bases[m], "%s", names[m]->name), gp_sanitize(bases[m]);
 
+    // Every (metric, file) summarised once; the y range of each figure covers its points' CIs.
+    hist_point *pts = xcalloc((size_t)(k > 0 ? k : 1) * n, sizeof *pts, "history points");
     double(*yrange)[2] = xcalloc((size_t)(k > 0 ? k : 1), sizeof *yrange, "history ranges");
-    for (int m = 0; m < k; m++) yrange[m][0] = INFINITY, yrange[m][1] = -INFINITY;
+    for (int m = 0; m < k; m++) {
+        yrange[m][0] = INFINITY, yrange[m][1] = -INFINITY;
+        for (int i = 0; i < n; i++) {
+            const bench_metric *x = metric_in(&files[i].f, names[m]->name);
+            if (!x) continue;
+            hist_point p = pts[(size_t)m * n + i] = summarize(x);
+            yrange[m][0] = fmin(yrange[m][0], p.lo), yrange[m][1] = fmax(yrange[m][1], p.hi);
+        }
+    }
     // The data files, then the Markdown (via a temporary file), then the figures.
     for (int m = 0; m < k && rc == 0; m++) {
         char path[4608];
@@ -185,13 +188,11 @@ int bench_history(const char *dir, const char *out_dir) {
         }
         fprintf(f, "# %s (%s): index value lo hi label (bench/perf/history.h)\n", names[m]->name, names[m]->kind);
         for (int i = 0; i < n; i++) {
-            const bench_metric *x = metric_in(&files[i].f, names[m]->name);
-            if (!x) continue;
-            hist_point p = summarize(x);
+            hist_point p = pts[(size_t)m * n + i];
+            if (!p.have) continue;
             char label[64];
             label_of(&files[i], i, label, sizeof label);
             fprintf(f, "%d %.17g %.17g %.17g \"%s\"\n", i + 1, p.value, p.lo, p.hi, label);
-            yrange[m][0] = fmin(yrange[m][0], p.lo), yrange[m][1] = fmax(yrange[m][1], p.hi);
         }
         if (ferror(f) | (fclose(f) != 0)) {
             fprintf(stderr, "posbench: error: writing %s failed: %s\n", path, strerror(errno));
@@ -207,7 +208,7 @@ int bench_history(const char *dir, const char *out_dir) {
             fprintf(stderr, "posbench: error: cannot write %s: %s\n", md_tmp, strerror(errno));
             rc = EXIT_RUN_FAILED;
         } else {
-            write_markdown(md, dir, files, n, names, k, (const char(*)[256])bases);
+            write_markdown(md, dir, files, n, names, k, (const char(*)[256])bases, pts);
             if (ferror(md) | (fclose(md) != 0) || rename(md_tmp, md_path) != 0) {
                 fprintf(stderr, "posbench: error: writing %s failed: %s\n", md_path, strerror(errno));
                 remove(md_tmp);
@@ -239,7 +240,7 @@ int bench_history(const char *dir, const char *out_dir) {
         rc = gp_render(&tools, "history", fig, bases[m], &v);
         gp_vars_free(&v);
     }
-    free(bases), free(names), free(yrange);
+    free(bases), free(names), free(yrange), free(pts);
     for (int i = 0; i < n; i++) bench_file_free(&files[i].f);
     free(files);
     return rc;

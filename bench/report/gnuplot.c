@@ -46,6 +46,12 @@ void gp_sanitize(char *s) {
         if (!(isalnum((unsigned char)*s) || *s == '.' || *s == '-' || *s == '_')) *s = '_';
 }
 
+int gp_make_dir(const char *path) {
+    if (mkdir(path, 0777) == 0 || errno == EEXIST) return 0;
+    fprintf(stderr, "posbench: error: cannot create %s: %s\n", path, strerror(errno));
+    return -1;
+}
+
 static int find_gnuplot(char *out, size_t len) {
     const char *path = getenv("PATH");
     if (!path) return -1;

@@ -31,5 +31,9 @@ int gp_find(gp_tools *t, char *err, size_t errlen);
 // and are not empty; EXIT_RUN_FAILED with gnuplot's output printed otherwise.
 int gp_render(const gp_tools *t, const char *kind, const char *dir, const char *base, gp_vars *v);
 
+// Creates the directory path (its parent must exist; an existing one is fine). 0, or -1 with
+// "posbench: error: cannot create PATH: why" printed.
+int gp_make_dir(const char *path);
+
 // File names: every character other than letters, digits, '.', '-', '_' becomes '_'.
 void gp_sanitize(char *s);

@@ -14,8 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 enum { GRID_COLS = 8, GAP = 2, CURVE_POINTS = 1000 };
@@ -700,12 +698,6 @@ void plot_help(void) {
            "Needs gnuplot (Debian package gnuplot-nox). Exit status: 0 ok, 1 gnuplot failed, 2 bad input.\n");
 }
 
-static int make_dir(const char *path) {
-    if (mkdir(path, 0777) == 0 || errno == EEXIST) return 0;
-    fprintf(stderr, "posbench: error: cannot create %s: %s\n", path, strerror(errno));
-    return -1;
-}
-
 int cmd_plot(int argc, char **argv) {
     const char *dir = NULL, *only = NULL;
     for (int i = 0; i < argc; i++) {
@@ -756,7 +748,7 @@ int cmd_plot(int argc, char **argv) {
     char fig[PATH_MAX], data[PATH_MAX + 8];
     snprintf(fig, sizeof fig, "%s/figures", dir);
     snprintf(data, sizeof data, "%s/data", fig);
-    if (rc == 0 && (make_dir(fig) || make_dir(data))) rc = EXIT_RUN_FAILED;
+    if (rc == 0 && (gp_make_dir(fig) || gp_make_dir(data))) rc = EXIT_RUN_FAILED;
     fig_req defaults[NKINDS];
     memset(defaults, 0, sizeof defaults);
     for (int k = 0; k < NKINDS; k++) snprintf(defaults[k].kind, sizeof defaults[k].kind, "%s", kinds[k]);
