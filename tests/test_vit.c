@@ -185,7 +185,8 @@ static void test_model_gradients(void) {
 // model_zero_act_grads_batch: a backward of B images after clearing only the batch-major
 // gradients' first B images (NaN left in the rest) gives bitwise the gradients of a full
 // clear, for a model whose arenas hold 8 images of up to 12 px (the eval.batch case) and
-// trains 3 at 8 px and at 12 px (there a clear of 2 images would leave NaN that is read), with dropout, relbias and MP3's masked blocks.
+// trains 3 at 8 px and at 12 px (there a clear of 2 images would leave NaN that is read), with dropout, relbias and MP3's masked
+// blocks, and gMLP / aMLP blocks (dense W resampled, Toeplitz W, tiny attention).
 static void zero_batch_case(const char *label, model_config cfg, int size) {
     model m;
     cfg.max_image_size = 12;
@@ -229,6 +230,14 @@ static void test_zero_batch(void) {
     masked.token_head = 1, masked.head_name = "pos_head";
     masked.context_tokens = 3;
     zero_batch_case("activation gradients cleared for the training batch only: same gradients (MP3 masked blocks)", masked, 8);
+    // gMLP's per-image buffers are batch-major, its spatial W and b (resampled or Toeplitz) are not.
+    model_config gmlp = base;
+    gmlp.arch = "gmlp", gmlp.pe_kind = "none";
+    zero_batch_case("activation gradients cleared for the training batch only: same gradients (gMLP, W resampled, 8 px of 12)", gmlp, 8);
+    zero_batch_case("activation gradients cleared for the training batch only: same gradients (gMLP, 12 px of 12)", gmlp, 12);
+    model_config amlp = gmlp;
+    amlp.arch = "amlp", amlp.sgu_toeplitz = 1, amlp.tiny_attn_dim = 8;
+    zero_batch_case("activation gradients cleared for the training batch only: same gradients (aMLP, Toeplitz, 8 px of 12)", amlp, 8);
 }
 
 static void test_sequence_config(void) {

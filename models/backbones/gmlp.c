@@ -185,7 +185,10 @@ static void gmlp_declare_acts(model *m) {
         gmlp_block_acts *ac = &s->acts[l], *da = &s->act_grads[l];
 #define A(field, suffix, n)                                     \
     snprintf(name, sizeof name, "blocks.%d.%s", l, suffix);     \
-    model_add_act(m, name, n, &ac->field, &da->field)
+    model_add_batch_act(m, name, n, &ac->field, &da->field) // every (B, T, ...) images first
+#define A_WHOLE(field, suffix, n)                               \
+    snprintf(name, sizeof name, "blocks.%d.%s", l, suffix);     \
+    model_add_act(m, name, n, &ac->field, &da->field) // W, b: one per block, not per image
 #define A_NOGRAD(field, suffix, n)                              \
     snprintf(name, sizeof name, "blocks.%d.%s", l, suffix);     \
     model_add_act(m, name, n, &ac->field, NULL)
@@ -204,13 +207,13 @@ static void gmlp_declare_acts(model *m) {
             A_NOGRAD(vn_rstd, "sgu.norm.rstd", BT);
         }
         if (toeplitz || resample) {
-            A(W, "sgu.spatial.W", T * T);
+            A_WHOLE(W, "sgu.spatial.W", T * T);
         }
         if (!toeplitz && resample) {
-            A(W_keys, "sgu.spatial.W_keys", T * T0);
+            A_WHOLE(W_keys, "sgu.spatial.W_keys", T * T0);
         }
         if (resample) {
-            A(bias, "sgu.spatial.b", T);
+            A_WHOLE(bias, "sgu.spatial.b", T);
         }
         A(fv, "sgu.spatial", BT * e);
         if (a > 0) {
@@ -229,6 +232,7 @@ static void gmlp_declare_acts(model *m) {
         A(out, "residual", BT * d);
         A_NOGRAD(keep, "drop_path", B);
 #undef A
+#undef A_WHOLE
 #undef A_NOGRAD
     }
 }
