@@ -33,6 +33,12 @@ for fig in 'gvp-segmentation-pretrain_metric_vs_axis_knn_top1_vs_objective.group
     [ "$n_png" -ge 1 ] && [ "$n_png" -eq "$n_svg" ]
     check "reproduce-gvp smoke: figure $fig" $? "$n_png PNG, $n_svg SVG"
 done
+# GVP Fig. 2: MAE (mm) and both GVP runs on the same test images, the original drawn once:
+# original, masked, reconstruction (mm); condition, reconstruction (ts, tsm) = 7 rows
+grid=$(ls "$F"/data/gvp-ablation-mm_image_grid_*_with_ts_tsm.dat 2>/dev/null | head -n 1)
+[ -n "$grid" ] && [ -f "$F/$(basename "${grid%.dat}").png" ] && [ -f "$F/$(basename "${grid%.dat}").svg" ] &&
+    head -n 1 "$grid" | grep -q ': x y r g b, 7 rows'
+check "reproduce-gvp smoke: one reconstruction figure of MAE and GVP (gvp-ablation mm with ts, tsm)" $? "${grid:-no data file}: $(head -n 1 "$grid" 2>/dev/null | cut -c1-300)"
 R="$T/out/REPORT.md"
 ok=0
 for want in '## stage `pretrain` (experiment `gvp-segmentation`)' '## stage `finetune` (experiment `gvp-order`)' \

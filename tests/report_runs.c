@@ -260,6 +260,13 @@ void make_runs(void) {
                     results_attr_double(r, "/final", "top1", mp3_top1(e, p, s));
                     results_attr_double(r, "/final", "step_time_ms", mp3_step_ms(e, s));
                 }
+                if (e == 0 && p == 0) { // samples beside pretrain's: seed 1 has its originals, seed 0 others
+                    float a[4 * 8 * 8];
+                    for (int i = 0; i < 4 * 64; i++) a[i] = s == 1 ? (float)((i % 8) + (i / 8 % 8)) / 14.0f : 0.25f;
+                    results_dataset_f32(r, "/samples/original", 4, (int[]){4, 1, 8, 8}, a);
+                    for (int i = 0; i < 4 * 64; i++) a[i] = 1.0f - a[i];
+                    results_dataset_f32(r, "/samples/reconstruction", 4, (int[]){4, 1, 8, 8}, a);
+                }
                 results_close(r);
             }
     FILE *f;

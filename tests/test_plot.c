@@ -108,6 +108,17 @@ static void test_plot(void) {
                fabs(x0 - 1.895) < 1e-9 && fabs(y0 - 50.5) < 1e-9 && fabs(x1 - 1.995) < 1e-9 && fabs(y1 - 40.5) < 1e-9,
                "exit %d, %d points: (%g, %g) (%g, %g)", rc, points, x0, y0, x1, y1);
     free(out), free(err);
+    // image_grid with another stage (YAML with: [mp3]): mp3's seed-1 run (pretrain's seed), its
+    // original equal to pretrain's drawn once: original, context, reassembled, mp3's reconstruction
+    snprintf(path, sizeof path, "%s/figures.tsv", g_dir);
+    if ((f = fopen(path, "w"))) fputs("image_grid\tpretrain\t*\tmp3\n", f), fclose(f);
+    rc = capture(cmd_plot, 1, (char *[]){g_dir}, &out, &err);
+    snprintf(path, sizeof path, "%s/figures/data/pretrain_image_grid_p00000000001_with_mp3.dat", g_dir);
+    char *grid = slurp(path);
+    test_check("plot image_grid with another stage: its same-seed run, a shared original drawn once", rc == 0 && grid &&
+               strstr(grid, "/m00000000001.h5: x y r g b, 4 rows") && !strstr(grid, "m00000000000"),
+               "exit %d; header: %.200s", rc, grid ? grid : "(no data file)");
+    free(grid), free(out), free(err);
     snprintf(path, sizeof path, "%s/figures.tsv", g_dir);
     unlink(path);
 

@@ -148,7 +148,11 @@ int exp_tables_write(const experiment *e, const char *dir, char *err, size_t err
                    *x = scalar(item, "x");
         char name[128] = "*";
         if (metric) metric_name(metric, name, sizeof name);
-        if (f) fprintf(f, "%s\t%s\t%s\t%s\n", kind ? kind : "*", stage ? stage : "*", name, x ? x : "*");
+        char with[1200] = ""; // image_grid's other stages, comma-separated in the axis field (bench/report/plot.h)
+        const ynode *w = ytree_get(item, "with", NULL);
+        for (int k = 0; w && w->kind == YT_SEQ && k < w->n; k++)
+            if (w->val[k]->kind == YT_SCALAR) snprintf(with + strlen(with), sizeof with - strlen(with), "%s%s", k ? "," : "", w->val[k]->text);
+        if (f) fprintf(f, "%s\t%s\t%s\t%s\n", kind ? kind : "*", stage ? stage : "*", name, with[0] ? with : x ? x : "*");
     }
     if (f && close_rename(f, tmp, err, errlen)) return -1;
     findings_list fl;

@@ -599,6 +599,23 @@ static int read_figures(exp_ctx *x, const ynode *f) {
         ytree_describe(kind, got, sizeof got);
         hint(h, sizeof h, kind->kind == YT_SCALAR ? kind->text : "", figure_kinds, COUNT(figure_kinds));
         if (!ok) return exp_fail(x, kind, "figures: kind %s is not valid%s", got, h);
+        // with: [stage, ...] draws those stages' /samples rows under this stage's (image_grid only)
+        const ynode *with = ytree_get(f->val[i], "with", NULL);
+        if (!with) continue;
+        if (strcmp(kind->text, "image_grid"))
+            return exp_fail(x, with, "figures: with is for kind image_grid (the rows of other stages' /samples), not %s", kind->text);
+        if (!ytree_get(f->val[i], "stage", NULL)) return exp_fail(x, with, "figures: with needs a stage (the figure's own rows)");
+        if (with->kind != YT_SEQ || with->n < 1 || with->n > 8)
+            return exp_fail(x, with, "figures: with: expected a list of 1 to 8 stage names, like with: [ts, tsm]");
+        const char *cand[80];
+        int ns = stage_list(x->e, cand);
+        for (int k = 0; k < with->n; k++) {
+            const ynode *w = with->val[k];
+            if (w->kind == YT_SCALAR && experiment_stage_index(x->e, w->text) >= 0) continue;
+            ytree_describe(w, got, sizeof got);
+            hint(h, sizeof h, w->kind == YT_SCALAR ? w->text : "", cand, ns);
+            return exp_fail(x, w, "figures: with: %s is not a stage of this experiment%s", got, h);
+        }
     }
     return 0;
 }

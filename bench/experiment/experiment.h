@@ -61,8 +61,9 @@
 //   experiment.c (validation), experiment_expand.c (runs; experiment_expand.h: the state
 //   experiment.c hands it), ../cli/cmd_list.c (`posbench list`).
 // reference: free-form, kept as a tree (e->reference) for reports. figures: list of maps,
-//   each with `kind` one of metric_vs_axis|curves|heatmap|image_grid|result_curves|spatial_weights (only kind
-//   is checked); kept as e->figures. findings: kept as e->findings; reference and findings are
+//   each with `kind` one of metric_vs_axis|curves|heatmap|image_grid|result_curves|spatial_weights; an
+//   image_grid may add `with: [stage, ...]` (1 to 8 stages of this experiment, and a `stage`);
+//   kind and with are checked; kept as e->figures. findings: kept as e->findings; reference and findings are
 //   checked by `posbench run` before anything runs (bench/experiment/exp_tables.h).
 // Results of run i live at <out>/<name>/<stage>/<run_id>.h5 (.h5.partial and .ckpt while
 //   running or interrupted): experiment_run_path / experiment_run_status.

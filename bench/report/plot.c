@@ -502,64 +502,125 @@ static float pixel(const rr_array *a, const image_shape *s, int img, int y, int 
     return a->data[i];
 }
 
-static int fig_image_grid(plotter *p, const rr_stage *s) {
+// One row of an image grid: a /samples dataset of a run, its shape and its row label.
+typedef struct {
+    const rr_array *a;
+    image_shape sh;
+    char label[320];
+} grid_row;
+
+// The run of stage `name` (same experiment as s) to draw beside `main`: the one with /samples
+// and main's seed in the stage's first configuration that has one, else its first run with
+// /samples. NULL (warned) when the stage is absent or none of its runs has samples.
+static const rr_run *companion_run(const rr_set *set, const rr_stage *s, const char *name, const rr_run *main, int line) {
+    const rr_stage *o = NULL;
+    for (int i = 0; i < set->nstages && !o; i++)
+        if (!strcmp(set->stages[i].name, name) && !strcmp(set->stages[i].experiment, s->experiment)) o = &set->stages[i];
+    const rr_run *any_run = NULL;
+    for (int c = 0; o && c < o->nconfigs; c++)
+        for (int i = 0; i < o->configs[c].nruns; i++) {
+            const rr_run *r = &set->runs[o->configs[c].runs[i]];
+            if (!r->samples.n) continue;
+            if (rr_run_seed(r) == rr_run_seed(main)) return r;
+            if (!any_run) any_run = r;
+        }
+    if (!any_run)
+        fprintf(stderr, "posbench: warning: figures.tsv:%d: image_grid of stage %s: no done run of stage %s has /samples; drawn without it\n",
+                line, s->name, name);
+    return any_run;
+}
+
+// Appends run's /samples datasets as rows (labelled "<stage>: <name>" when prefix is set); a
+// dataset equal to a row already there (the same original images) is drawn once.
+static void add_grid_rows(grid_row *rows, int *n, const rr_run *run, const char *prefix) {
+    for (int k = 0; k < run->samples.n; k++) {
+        const rr_array *a = &run->samples.items[k];
+        grid_row *r = &rows[*n];
+        if (image_layout(a, &r->sh) < 0) {
+            fprintf(stderr, "posbench: warning: %s: /samples/%s is not an image set (see posbench plot --help); left out\n", run->path, a->name);
+            continue;
+        }
+        int seen = 0;
+        for (int j = 0; j < *n && !seen; j++)
+            seen = rows[j].a->numel == a->numel && rows[j].a->ndim == a->ndim &&
+                   !memcmp(rows[j].a->dims, a->dims, sizeof a->dims) && !memcmp(rows[j].a->data, a->data, a->numel * sizeof *a->data);
+        if (seen) continue;
+        r->a = a;
+        snprintf(r->label, sizeof r->label, "%s%s%s", prefix ? prefix : "", prefix ? ": " : "", a->name);
+        (*n)++;
+    }
+}
+
+// with: "" or a comma-separated list of other stages whose runs' rows are drawn under this
+// stage's (figures.tsv's axis field of an image_grid line; YAML `with:`).
+static int fig_image_grid(plotter *p, const rr_stage *s, const char *with, int line) {
     const rr_set *set = p->set;
+    char others[8][256];
+    int nothers = 0;
+    for (const char *w = with; w && *w && nothers < 8;) {
+        size_t len = strcspn(w, ",");
+        if (len > 0 && len < sizeof others[0]) snprintf(others[nothers++], sizeof others[0], "%.*s", (int)len, w);
+        w += len + (w[len] == ',');
+    }
     for (int c = 0; c < s->nconfigs; c++) {
-        const rr_run *run = NULL;
+        const rr_run *run = NULL, *companions[8];
+        const char *comp_names[8];
         for (int i = 0; i < s->configs[c].nruns && !run; i++)
             if (set->runs[s->configs[c].runs[i]].samples.n) run = &set->runs[s->configs[c].runs[i]];
         if (!run) continue;
-        int rows = 0, cols = 0, ch = 0, cw = 0;
-        double lo = DBL_MAX, hi = -DBL_MAX;
-        image_shape *shapes = xcalloc((size_t)run->samples.n, sizeof *shapes, "image shapes");
-        for (int k = 0; k < run->samples.n; k++) {
-            const rr_array *a = &run->samples.items[k];
-            if (image_layout(a, &shapes[k]) < 0) {
-                fprintf(stderr, "posbench: warning: %s: /samples/%s is not an image set (see posbench plot --help); left out\n", run->path, a->name);
-                shapes[k].n = 0;
-                continue;
-            }
-            rows++;
-            cols = shapes[k].n < GRID_COLS ? (shapes[k].n > cols ? shapes[k].n : cols) : GRID_COLS;
-            ch = shapes[k].h > ch ? shapes[k].h : ch, cw = shapes[k].w > cw ? shapes[k].w : cw;
-            for (size_t i = 0; i < a->numel; i++)
-                if (isfinite(a->data[i])) lo = fmin(lo, a->data[i]), hi = fmax(hi, a->data[i]);
-        }
-        if (rows == 0) {
-            free(shapes);
+        int total = run->samples.n, ncomp = 0;
+        for (int o = 0; o < nothers; o++)
+            if ((companions[ncomp] = companion_run(set, s, others[o], run, line))) comp_names[ncomp] = others[o], total += companions[ncomp++]->samples.n;
+        grid_row *rows = xcalloc((size_t)total, sizeof *rows, "image grid rows");
+        int nrows = 0;
+        add_grid_rows(rows, &nrows, run, ncomp ? s->name : NULL);
+        for (int o = 0; o < ncomp; o++) add_grid_rows(rows, &nrows, companions[o], comp_names[o]);
+        if (nrows == 0) {
+            free(rows);
             continue;
         }
+        int cols = 0, ch = 0, cw = 0;
+        double lo = DBL_MAX, hi = -DBL_MAX;
+        for (int k = 0; k < nrows; k++) {
+            const image_shape *sh = &rows[k].sh;
+            cols = sh->n < GRID_COLS ? (sh->n > cols ? sh->n : cols) : GRID_COLS;
+            ch = sh->h > ch ? sh->h : ch, cw = sh->w > cw ? sh->w : cw;
+            for (size_t i = 0; i < rows[k].a->numel; i++)
+                if (isfinite(rows[k].a->data[i])) lo = fmin(lo, rows[k].a->data[i]), hi = fmax(hi, rows[k].a->data[i]);
+        }
         if (!(hi > lo)) hi = lo + 1;
-        char base[700], path[PATH_MAX];
-        FILE *f = begin_figure(p, s, base, sizeof base, path, sizeof path, "image_grid_%s", rr_attr_text(&run->root, "run_id", "run"));
+        char base[900], path[PATH_MAX], suffix[600] = "";
+        for (int o = 0; o < ncomp; o++)
+            snprintf(suffix + strlen(suffix), sizeof suffix - strlen(suffix), "%s%s", o ? "_" : "_with_", comp_names[o]);
+        FILE *f = begin_figure(p, s, base, sizeof base, path, sizeof path, "image_grid_%s%s", rr_attr_text(&run->root, "run_id", "run"), suffix);
         if (!f) {
-            free(shapes);
+            free(rows);
             return EXIT_RUN_FAILED;
         }
-        int W = cols * (cw + GAP) - GAP, Ht = rows * (ch + GAP) - GAP;
+        int W = cols * (cw + GAP) - GAP, Ht = nrows * (ch + GAP) - GAP;
         unsigned char *rgb = xmalloc((size_t)W * Ht * 3, "image grid");
         memset(rgb, 255, (size_t)W * Ht * 3);
         gp_vars v = {0};
-        int row = 0;
-        for (int k = 0; k < run->samples.n; k++) {
-            const image_shape *sh = &shapes[k];
-            if (!sh->n) continue;
+        for (int row = 0; row < nrows; row++) {
+            const image_shape *sh = &rows[row].sh;
             for (int img = 0; img < sh->n && img < GRID_COLS; img++)
                 for (int y = 0; y < sh->h; y++)
                     for (int x = 0; x < sh->w; x++)
                         for (int q = 0; q < 3; q++) {
-                            float val = pixel(&run->samples.items[k], sh, img, y, x, sh->c == 3 ? q : 0);
+                            float val = pixel(rows[row].a, sh, img, y, x, sh->c == 3 ? q : 0);
                             int byte = isfinite(val) ? (int)lround(255.0 * (val - lo) / (hi - lo)) : 128;
                             size_t at = ((size_t)(row * (ch + GAP) + y) * W + (size_t)img * (cw + GAP) + x) * 3 + q;
                             rgb[at] = (unsigned char)(byte < 0 ? 0 : byte > 255 ? 255 : byte);
                         }
             char name[32];
-            snprintf(name, sizeof name, "label%d", ++row);
-            gp_var_str(&v, name, run->samples.items[k].name);
-            snprintf(name, sizeof name, "ypos%d", row);
-            gp_var(&v, name, "%.1f", Ht - 1 - ((row - 1) * (ch + GAP) + (ch - 1) / 2.0));
+            snprintf(name, sizeof name, "label%d", row + 1);
+            gp_var_str(&v, name, rows[row].label);
+            snprintf(name, sizeof name, "ypos%d", row + 1);
+            gp_var(&v, name, "%.1f", Ht - 1 - (row * (ch + GAP) + (ch - 1) / 2.0));
         }
-        fprintf(f, "# /samples of %s: x y r g b, %d rows of up to %d images, value range [%g, %g] -> 0..255\n", run->path, rows, GRID_COLS, lo, hi);
+        fprintf(f, "# /samples of %s", run->path);
+        for (int o = 0; o < ncomp; o++) fprintf(f, " and %s", companions[o]->path);
+        fprintf(f, ": x y r g b, %d rows of up to %d images, value range [%g, %g] -> 0..255\n", nrows, GRID_COLS, lo, hi);
         for (int y = 0; y < Ht; y++) {
             for (int x = 0; x < W; x++) {
                 const unsigned char *px = rgb + ((size_t)y * W + x) * 3;
@@ -567,17 +628,19 @@ static int fig_image_grid(plotter *p, const rr_stage *s) {
             }
             fprintf(f, "\n");
         }
-        free(rgb), free(shapes);
+        free(rgb), free(rows);
         if (close_data(f, path)) {
             gp_vars_free(&v);
             return EXIT_RUN_FAILED;
         }
         int zoom = 720 / (W > 0 ? W : 1);
         zoom = zoom < 1 ? 1 : zoom > 12 ? 12 : zoom;
-        char title[1400];
-        snprintf(title, sizeof title, "%s: /samples, %s, seed %ld", s->name, s->configs[c].label, rr_run_seed(run));
+        char title[1400], stages[700] = "";
+        for (int o = 0; o < ncomp; o++)
+            snprintf(stages + strlen(stages), sizeof stages - strlen(stages), ", %s", comp_names[o]);
+        snprintf(title, sizeof title, "%s%s: /samples, %s, seed %ld", s->name, stages, s->configs[c].label, rr_run_seed(run));
         gp_var_str(&v, "datafile", path), gp_var_str(&v, "title", title);
-        gp_var(&v, "nrows", "%d", rows), gp_var(&v, "width", "%d", W * zoom + 220), gp_var(&v, "height", "%d", Ht * zoom + 90);
+        gp_var(&v, "nrows", "%d", nrows), gp_var(&v, "width", "%d", W * zoom + 260), gp_var(&v, "height", "%d", Ht * zoom + 90);
         int rc = run_gnuplot(p, "image_grid", base, &v);
         gp_vars_free(&v);
         if (rc) return rc;
@@ -677,7 +740,7 @@ static int make_figures(plotter *p, const rr_stage *s, const fig_req *r) {
     if (!strcmp(r->kind, "heatmap")) return fig_heatmaps(p, s, any(r->metric) ? "relmap" : r->metric);
     if (!strcmp(r->kind, "result_curves")) return fig_result_curves(p, s);
     if (!strcmp(r->kind, "spatial_weights")) return fig_spatial_weights(p, s);
-    return fig_image_grid(p, s);
+    return fig_image_grid(p, s, any(r->axis) ? "" : r->axis, r->line);
 }
 
 // ---- the command --------------------------------------------------------------------

@@ -20,7 +20,11 @@
 //                   dataset (name order), up to 8 images each. A dataset is (H, W) one image,
 //                   (N, H, W) grey images, (N, C, H, W) or (N, H, W, C) with C in {1, 3}.
 //                   Grey values are mapped to 0..255 by the run's min/max over all its
-//                   samples, RGB likewise per channel set; NaN is mid grey.
+//                   samples, RGB likewise per channel set; NaN is mid grey. With other
+//                   stages named (figures.tsv axis field "a,b": YAML `with: [a, b]`), their
+//                   run of the same seed (else their first with /samples) adds its rows under
+//                   this stage's, labelled "<stage>: <dataset>"; a dataset equal to a row
+//                   already drawn (the shared originals) is drawn once; one range for all.
 //   spatial_weights for each configuration, its lowest-seed run with /spatial/W (L, T, T)
 //                   (gMLP, aMLP): one row of panels per block. On an image's token grid (the
 //                   /spatial rows, cols, t0 attributes) the rows of W of four query tokens
@@ -31,7 +35,7 @@
 // (trailing fields may be omitted; "*" or "" = any/default). metric is a /final attribute
 // (metric_vs_axis, default top1), "group/column" such as eval/top5 (curves, default both
 // above), or an /attention dataset (heatmap, default relmap); axis selects the axis of
-// metric_vs_axis. --only KIND keeps one kind.
+// metric_vs_axis, or lists image_grid's other stages. --only KIND keeps one kind.
 // Exit status: 0 ok (also when nothing applies: it says so); 1 gnuplot failed (its stderr
 // is printed) or a file could not be written; 2 bad input (no DIR, no *.h5 under it, bad
 // --only or figures.tsv, gnuplot missing: package gnuplot-nox, plots/ not found).
