@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const double LINEAR_PROBE_LAMBDAS[LINEAR_PROBE_N_LAMBDAS] = {1e-5, 1e-4, 1e-3, 1e-2, 1e-1};
+const double LINEAR_PROBE_LAMBDAS[LINEAR_PROBE_N_LAMBDAS] = {1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1};
 
 // logits (n, K) = X W^T + b.
 static void logits_of(double *Z, const double *X, int n, int d, int K, const double *W, const double *b) {
@@ -52,64 +52,78 @@ static double gradient(const double *X, const int32_t *y, int n, int d, int K, d
     return f + 0.5 * lambda * w2;
 }
 
-// σ_max([X 1])² by power iteration on [X 1]^T [X 1] from the all-ones vector.
-static double top_eigenvalue(const double *X, int n, int d) {
-    double *v = xmalloc((size_t)(d + 1) * sizeof(double), "power iteration"), *u = xmalloc((size_t)n * sizeof(double), "power iteration");
-    for (int j = 0; j <= d; j++) v[j] = 1.0 / sqrt(d + 1.0);
-    double lam = 0.0;
-    for (int it = 0; it < 100; it++) {
-        for (int i = 0; i < n; i++) u[i] = v[d];
-        cblas_dgemv(CblasRowMajor, CblasNoTrans, n, d, 1.0, X, d, v, 1, 1.0, u, 1); // u = [X 1] v
-        double s = 0.0;
-        for (int i = 0; i < n; i++) s += u[i];
-        cblas_dgemv(CblasRowMajor, CblasTrans, n, d, 1.0, X, d, u, 1, 0.0, v, 1);   // v = [X 1]^T u
-        v[d] = s;
-        double norm = 0.0;
-        for (int j = 0; j <= d; j++) norm += v[j] * v[j];
-        norm = sqrt(norm);
-        lam = norm; // ‖A^T A v‖ with ‖v‖ = 1 -> the top eigenvalue
-        if (norm == 0.0) break;
-        for (int j = 0; j <= d; j++) v[j] /= norm;
-    }
-    free(v);
-    free(u);
-    return lam;
+static double dot(const double *a, const double *b, size_t n) {
+    double s = 0.0;
+    for (size_t j = 0; j < n; j++) s += a[j] * b[j];
+    return s;
 }
 
+static double max_abs(const double *a, size_t n) {
+    double m = 0.0;
+    for (size_t j = 0; j < n; j++) m = fabs(a[j]) > m ? fabs(a[j]) : m;
+    return m;
+}
+
+// L-BFGS (two-loop recursion over the last LINEAR_PROBE_MEMORY pairs) with a backtracking
+// Armijo line search; the parameters are one vector x = [W (K, d), b (K)].
 double linear_probe_fit(const double *X, const int32_t *y, int n, int d, int K, double lambda, double *W, double *b,
                         int *iters) {
     if (n < 1 || d < 1 || K < 2 || !(lambda > 0.0)) die_fail("linear_probe_fit: n %d, d %d, K %d, lambda %g", n, d, K, lambda);
     for (int i = 0; i < n; i++)
         if (y[i] < 0 || y[i] >= K) die_fail("linear_probe_fit: label %d of row %d outside [0, %d)", y[i], i, K);
-    size_t P = (size_t)K * (d + 1); // W then b, one vector
-    double *x = xcalloc(P, sizeof(double), "probe weights"), *prev = xcalloc(P, sizeof(double), "probe weights");
-    double *yv = xcalloc(P, sizeof(double), "probe momentum point"), *g = xmalloc(P * sizeof(double), "probe gradient");
+    enum { M = LINEAR_PROBE_MEMORY };
+    size_t P = (size_t)K * (d + 1), Kd = (size_t)K * d;
+    double *x = xcalloc(P, sizeof(double), "probe weights"), *g = xmalloc(P * sizeof(double), "probe gradient");
+    double *xn = xmalloc(P * sizeof(double), "probe trial point"), *gn = xmalloc(P * sizeof(double), "probe trial gradient");
+    double *dir = xmalloc(P * sizeof(double), "probe direction"), *S = xmalloc(M * P * sizeof(double), "probe L-BFGS pairs");
+    double *Y = xmalloc(M * P * sizeof(double), "probe L-BFGS pairs"), rho[M], alpha[M];
     double *Z = xmalloc((size_t)n * K * sizeof(double), "probe logits");
-    double step = 1.0 / (0.5 * top_eigenvalue(X, n, d) / n + lambda), t = 1.0;
-    int it = 0;
-    for (; it < LINEAR_PROBE_MAX_ITERS; it++) {
-        gradient(X, y, n, d, K, lambda, yv, yv + (size_t)K * d, g, g + (size_t)K * d, Z);
-        double gmax = 0.0;
-        for (size_t j = 0; j < P; j++) gmax = fabs(g[j]) > gmax ? fabs(g[j]) : gmax;
-        if (gmax < LINEAR_PROBE_TOL) {
-            memcpy(x, yv, P * sizeof(double));
-            break;
+    double f = gradient(X, y, n, d, K, lambda, x, x + Kd, g, g + Kd, Z);
+    int it = 0, pairs = 0, newest = -1;
+    for (; it < LINEAR_PROBE_MAX_ITERS && max_abs(g, P) >= LINEAR_PROBE_TOL; it++) {
+        // direction = -H g: the two-loop recursion, newest pair first, H0 = (s'y / y'y) I
+        memcpy(dir, g, P * sizeof(double));
+        for (int k = 0; k < pairs; k++) {
+            int j = (newest - k + M) % M;
+            alpha[j] = rho[j] * dot(S + (size_t)j * P, dir, P);
+            for (size_t q = 0; q < P; q++) dir[q] -= alpha[j] * Y[(size_t)j * P + q];
         }
-        memcpy(prev, x, P * sizeof(double));
-        double restart = 0.0;
-        for (size_t j = 0; j < P; j++) {
-            x[j] = yv[j] - step * g[j];
-            restart += g[j] * (x[j] - prev[j]);
+        double gamma = pairs ? 1.0 / (rho[newest] * dot(Y + (size_t)newest * P, Y + (size_t)newest * P, P)) : 1.0 / fmax(1.0, max_abs(g, P));
+        for (size_t q = 0; q < P; q++) dir[q] *= gamma;
+        for (int k = pairs - 1; k >= 0; k--) {
+            int j = (newest - k + M) % M;
+            double beta = rho[j] * dot(Y + (size_t)j * P, dir, P);
+            for (size_t q = 0; q < P; q++) dir[q] += (alpha[j] - beta) * S[(size_t)j * P + q];
         }
-        if (restart > 0.0) t = 1.0; // the momentum points uphill: restart it
-        double t_next = 0.5 * (1.0 + sqrt(1.0 + 4.0 * t * t)), beta = (t - 1.0) / t_next;
-        for (size_t j = 0; j < P; j++) yv[j] = x[j] + beta * (x[j] - prev[j]);
-        t = t_next;
+        for (size_t q = 0; q < P; q++) dir[q] = -dir[q];
+        double slope = dot(g, dir, P);
+        if (!(slope < 0.0)) { // not a descent direction (rounding): restart from the gradient
+            pairs = 0;
+            for (size_t q = 0; q < P; q++) dir[q] = -g[q] / fmax(1.0, max_abs(g, P));
+            slope = dot(g, dir, P);
+        }
+        double step = 1.0, fn = 0.0;
+        int accepted = 0;
+        for (int tries = 0; tries < 60 && !accepted; tries++, step *= 0.5) {
+            for (size_t q = 0; q < P; q++) xn[q] = x[q] + step * dir[q];
+            fn = gradient(X, y, n, d, K, lambda, xn, xn + Kd, gn, gn + Kd, Z);
+            accepted = fn <= f + 1e-4 * step * slope;
+        }
+        if (!accepted) break; // no decrease left at double precision: as converged as it gets
+        double sy = 0.0;
+        for (size_t q = 0; q < P; q++) sy += (xn[q] - x[q]) * (gn[q] - g[q]);
+        if (sy > 1e-300) { // a curvature pair (always, the objective being strictly convex, unless rounding)
+            newest = (newest + 1) % M, pairs = pairs < M ? pairs + 1 : M, rho[newest] = 1.0 / sy;
+            for (size_t q = 0; q < P; q++) S[(size_t)newest * P + q] = xn[q] - x[q], Y[(size_t)newest * P + q] = gn[q] - g[q];
+        }
+        memcpy(x, xn, P * sizeof(double));
+        memcpy(g, gn, P * sizeof(double));
+        f = fn;
     }
-    memcpy(W, x, (size_t)K * d * sizeof(double));
-    memcpy(b, x + (size_t)K * d, (size_t)K * sizeof(double));
+    memcpy(W, x, Kd * sizeof(double));
+    memcpy(b, x + Kd, (size_t)K * sizeof(double));
     if (iters) *iters = it;
-    free(x), free(prev), free(yv), free(g), free(Z);
+    free(x), free(g), free(xn), free(gn), free(dir), free(S), free(Y), free(Z);
     return linear_probe_objective(X, y, n, d, K, lambda, W, b);
 }
 

@@ -133,6 +133,18 @@ static void test_compare(void) {
     expect("compare: a metric missing now is reported, not a failure", &now, &base, 0, "", "not measured now");
     bench_file_free(&now);
     bench_file_free(&base);
+
+    // --confirm: a time or memory regression not found again by a re-measurement is dropped
+    // (whole names only); the probes, which the re-measurement does not run, stay.
+    bench_file retry = {0};
+    double two[2] = {1, 2};
+    bench_file_add(&retry, "cfg/step_x_sgemm", "time", 2, two);
+    bench_file_add(&retry, "cfg/peak_rss_mib", "memory", 1, two);
+    char names[256] = "cfg/step_x_sgemm, cfg/peak_rss_mib, probe/sup/loss";
+    int left = bench_keep_confirmed(names, sizeof names, &retry, "cfg/peak_rss_mib, cfg/step_x_sgemm_other");
+    test_check("compare --confirm: an unconfirmed step dropped, confirmed memory and the probe kept", left == 2 &&
+               !strcmp(names, "cfg/peak_rss_mib, probe/sup/loss"), "%d left: %s", left, names);
+    bench_file_free(&retry);
 }
 
 // Runs posbench with args; returns its exit status, output in *out.
@@ -177,6 +189,15 @@ static void test_cli(void) {
     snprintf(args, sizeof args, "--compare %s/slow.tsv --result %s/base.tsv --time-threshold 0.5", g_dir, g_dir);
     rc = run_cli(args, out, sizeof out);
     test_check("bench --compare: --time-threshold", rc == 0, "exit %d", rc);
+    // A real measurement against a baseline step 10^4 times faster: slower in the measurement
+    // and in its confirmation, so still a regression (a few seconds: 2 rounds of 2 steps, twice).
+    write_text("fast.tsv", "posbench-bench\t1\nmetric\tvit-d64-L2-p4-28px-ci/step_x_sgemm\ttime\t0.001\t0.0011\t0.0012\n");
+    snprintf(args, sizeof args, "--config vit-d64-L2-p4-28px-ci --rounds 2 --iters 2 --no-probes --threads 1 --confirm 1 --compare %s/fast.tsv", g_dir);
+    rc = run_cli(args, out, sizeof out);
+    test_check("bench --compare --confirm 1: a regression seen again in the confirmation exits 1", rc == 1 &&
+               strstr(out, "confirmation 1 of 1: measuring again") && !strstr(out, "not confirmed") &&
+               strstr(out, "REGRESSION: 1 metric regressed: vit-d64-L2-p4-28px-ci/step_x_sgemm"), "exit %d: %.600s", rc,
+               strstr(out, "confirmation") ? strstr(out, "confirmation") : out);
 
     static const struct {
         const char *text, *needle;

@@ -159,6 +159,8 @@ int main(int argc, char **argv) {
             } else if (!strcmp(a, "--history") || !strcmp(a, "--out")) {
                 if (i + 1 >= argc) die_input("%s needs a directory", a);
                 *(a[2] == 'h' ? &history : &history_out) = argv[++i];
+            } else if (!strcmp(a, "--confirm")) {
+                ro.confirm = (int)parse_long_flag(a, i + 1 < argc ? argv[++i] : NULL, 0);
             } else if (!strcmp(a, "--rounds")) {
                 ro.rounds = (int)parse_long_flag(a, i + 1 < argc ? argv[++i] : NULL, 1);
             } else if (!strcmp(a, "--no-probes")) {
@@ -178,7 +180,7 @@ int main(int argc, char **argv) {
                 po.precision = v;
             } else {
                 die_input("unknown argument '%s' for posbench bench (valid: --iters N, --config NAME, --no-torch, --threads N, "
-                          "--device D, --precision P, --save FILE, --compare FILE, --result FILE, --history DIR, --out DIR, --rounds N, --no-probes, --time-threshold X, "
+                          "--device D, --precision P, --save FILE, --compare FILE, --result FILE, --history DIR, --out DIR, --rounds N, --confirm N, --no-probes, --time-threshold X, "
                           "--memory-threshold X, --help)", a);
             }
         }

@@ -394,6 +394,32 @@ int bench_compare(const bench_file *base, const bench_file *now, const regress_o
     return nreg;
 }
 
+int bench_keep_confirmed(char *names, size_t len, const bench_file *retry, const char *still) {
+    char kept[4096] = "", item[160];
+    int n = 0;
+    for (const char *p = names; *p;) {
+        size_t k = strcspn(p, ",");
+        snprintf(item, sizeof item, "%.*s", (int)k, p);
+        p += k;
+        while (*p == ',' || *p == ' ') p++;
+        int again = 0;
+        for (const char *q = still; *q;) { // whole-name match in still
+            size_t m = strcspn(q, ",");
+            again |= m == strlen(item) && !strncmp(q, item, m);
+            q += m;
+            while (*q == ',' || *q == ' ') q++;
+        }
+        if (find_metric(retry, item) && !again) {
+            printf("not confirmed: %s (noise)\n", item);
+            continue;
+        }
+        snprintf(kept + strlen(kept), sizeof kept - strlen(kept), "%s%s", n ? ", " : "", item);
+        n++;
+    }
+    snprintf(names, len, "%s", kept);
+    return n;
+}
+
 void regress_help(void) {
     printf("regression benchmarks (format and rules: bench/perf/regress.h):\n"
            "  --save FILE             measure (sgemm-normalised step samples, peak memory, accuracy probes,\n"
@@ -404,6 +430,8 @@ void regress_help(void) {
            "  --no-probes             skip the accuracy probes (short Fashion-MNIST trainings)\n"
            "  --time-threshold X      slower only when the ratio exceeds 1+X (default 0.05) and p < %g\n"
            "  --memory-threshold X    more memory only above 1+X (default 0.10)\n"
+           "  --confirm N             a slower step or more memory counts only when each of N further\n"
+           "                          measurements (no probes) shows it again (default 0)\n"
            "  --history DIR [--out OUT]  every saved *.tsv in DIR by date: per metric its value and 95%% CI per\n"
            "                          file, as OUT/history.md and gnuplot figures (default OUT: DIR/history)\n", REGRESS_ALPHA);
 }
@@ -431,6 +459,23 @@ int regress_run(const regress_options *opt) {
         int n = bench_compare(&base, &now, opt, stdout, names, sizeof names);
         printf("\ntime: slower = geometric-mean ratio > %.3g AND Welch t-test on log samples p < %g; memory: ratio > %.3g\n",
                1 + opt->time_threshold, REGRESS_ALPHA, 1 + opt->memory_threshold);
+        // A slower step or more memory must be seen again in each of `confirm` new measurements
+        // (the probes are deterministic and not re-run): a burst of load is not a regression.
+        for (int k = 1; n && k <= opt->confirm && !opt->result; k++) {
+            int timed = 0;
+            for (int i = 0; i < now.n; i++) timed |= strcmp(now.m[i].kind, "probe") && strstr(names, now.m[i].name) != NULL;
+            if (!timed) break;
+            printf("\nconfirmation %d of %d: measuring again (%s regressed)\n", k, opt->confirm, names);
+            fflush(stdout);
+            regress_options again = *opt;
+            again.probes = 0;
+            bench_file retry = {0};
+            bench_measure(&again, &retry);
+            char still[4096];
+            bench_compare(&base, &retry, opt, stdout, still, sizeof still);
+            n = bench_keep_confirmed(names, sizeof names, &retry, still);
+            bench_file_free(&retry);
+        }
         if (n) printf("REGRESSION: %d metric%s regressed: %s\n", n, n == 1 ? "" : "s", names), rc = 1;
         else printf("no regression against %s\n", opt->compare);
     }

@@ -37,7 +37,10 @@
 //           (absolute, in the stored units: 0.02 loss, 0.02 = 2 points of top1).
 //   info    shown with its ratio; never a regression.
 //   A metric only in the new file is "new", one only in the baseline "not measured"; neither
-//   fails. Exit 1 lists the regressed metrics; 0 otherwise.
+//   fails. With confirm N (--confirm N), a time or memory regression is measured again N times
+//   (without the probes, which are deterministic) and stays one only when every confirmation
+//   finds it too ("not confirmed: NAME (noise)" otherwise). Exit 1 lists the regressed metrics;
+//   0 otherwise.
 #pragma once
 #include <stdio.h>
 
@@ -69,8 +72,13 @@ typedef struct {
     int probes;             // 1: run the accuracy probes
     double time_threshold;  // default 0.05
     double memory_threshold;// default 0.10
+    int confirm;            // re-measurements a time or memory regression must survive (default 0)
 } regress_options;
 
+// Of the ", "-separated metric names in names (rewritten in place), keeps those retry does
+// not have (the probes) or that are also named in still (regressed again); prints "not
+// confirmed: NAME (noise)" for each dropped. Returns how many are left.
+int bench_keep_confirmed(char *names, size_t len, const bench_file *retry, const char *still);
 // Reads a results file. 0, or -1 with "FILE:LINE: message" (or "FILE: cannot open: why") in err.
 int bench_file_read(const char *path, bench_file *out, char *err, size_t errlen);
 // Writes f to path (via path.tmp, renamed when complete). 0, or -1 with the reason in err.

@@ -260,7 +260,7 @@ void record_linear_probe(run *r) {
     results_attr_int(r->res, "/probe", "test_images", ntest);
     results_attr_str(r->res, "/probe", "stream", r->obj.kind->probe_stream ? r->obj.kind->probe_stream : "all tokens, full attention");
     results_attr_str(r->res, "/probe", "features", "block outputs (before the final LayerNorm), standardised; mean-pooled patch tokens and the cls token, one probe each");
-    results_attr_str(r->res, "/probe", "optimiser", "multinomial logistic regression in double, FISTA with adaptive restart, step 1/L, until max |gradient| < 1e-7 or 2000 iterations; L2 strength from {1e-5, 1e-4, 1e-3, 1e-2, 1e-1} by held-out top-1 on every 5th training image, then refit on all");
+    results_attr_str(r->res, "/probe", "optimiser", "multinomial logistic regression in double, L-BFGS (memory 10, backtracking Armijo line search), until max |gradient| < 1e-7, no further decrease or 5000 iterations; L2 strength from {1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1} by held-out top-1 on every 5th training image, then refit on all");
     int last = n - 1;
     results_attr_double(r->res, "/final", "probe_top1", has_cls ? top1_cls[last] : top1_mean[last]);
     results_attr_double(r->res, "/final", "probe_top1_mean", top1_mean[last]);
