@@ -32,6 +32,7 @@ typedef struct { // the run's settings objectives read (plain values: bench fill
     int groups;                // objective.groups (GVP: predicted groups K)
     const char *segmentation;  // objective.segmentation (GVP: fixed | random | mixed)
     const char *order;         // objective.order (GVP: random | raster)
+    int streams;               // objective.streams (GVP: 2 two streams, 1 one stream with the causal mask)
     int text_data;             // data.name=text: the input is byte tokens, for objective.name=mlm only
     int decoder_depth, decoder_dim; // mae.decoder_depth, mae.decoder_dim (MAE's light decoder)
     int heads;                 // model.heads

@@ -20,7 +20,7 @@ start=$(date +%s)
 sh scripts/reproduce.sh gvp smoke cpu-guarded "$T/out" > "$T/log" 2>&1; rc=$?
 secs=$(( $(date +%s) - start ))
 [ $rc -eq 0 ] && [ "$(grep -c '^estimated training time' "$T/log")" -eq 3 ] && grep -q 'experiment gvp-segmentation: 22 done, 0 not done' "$T/log" &&
-    grep -q 'experiment gvp-ablation: 6 done, 0 not done' "$T/log"
+    grep -q 'experiment gvp-ablation: 8 done, 0 not done' "$T/log"
 check "reproduce-gvp smoke: every run done, exit 0" $? "exit $rc in ${secs}s; $(grep -E '^experiment .* done' "$T/log" | tr '\n' ' ')"
 $PB run bench/experiments/gvp-order.yaml --scale smoke --out "$T/cpu" --device cpu --jobs 2 > "$T/cpu.log" 2>&1
 python3 tests/h5_same.py "$T/cpu" "$T/out/gvp-order" > "$T/same" 2>&1 ||
@@ -34,11 +34,11 @@ for fig in 'gvp-segmentation-pretrain_metric_vs_axis_knn_top1_vs_objective.group
     check "reproduce-gvp smoke: figure $fig" $? "$n_png PNG, $n_svg SVG"
 done
 # GVP Fig. 2: MAE (mm) and both GVP runs on the same test images, the original drawn once:
-# original, masked, reconstruction (mm); condition, reconstruction (ts, tsm) = 7 rows
-grid=$(ls "$F"/data/gvp-ablation-mm_image_grid_*_with_ts_tsm.dat 2>/dev/null | head -n 1)
+# original, masked, reconstruction (mm); condition, reconstruction (cm, ts, tsm) = 9 rows
+grid=$(ls "$F"/data/gvp-ablation-mm_image_grid_*_with_cm_ts_tsm.dat 2>/dev/null | head -n 1)
 [ -n "$grid" ] && [ -f "$F/$(basename "${grid%.dat}").png" ] && [ -f "$F/$(basename "${grid%.dat}").svg" ] &&
-    head -n 1 "$grid" | grep -q ': x y r g b, 7 rows'
-check "reproduce-gvp smoke: one reconstruction figure of MAE and GVP (gvp-ablation mm with ts, tsm)" $? "${grid:-no data file}: $(head -n 1 "$grid" 2>/dev/null | cut -c1-300)"
+    head -n 1 "$grid" | grep -q ': x y r g b, 9 rows'
+check "reproduce-gvp smoke: one reconstruction figure of MAE and GVP (gvp-ablation mm with cm, ts, tsm)" $? "${grid:-no data file}: $(head -n 1 "$grid" 2>/dev/null | cut -c1-300)"
 R="$T/out/REPORT.md"
 ok=0
 for want in '## stage `pretrain` (experiment `gvp-segmentation`)' '## stage `finetune` (experiment `gvp-order`)' \

@@ -175,10 +175,14 @@ typedef objective_case gvp_case; // tests/model_testing.h
 #define case_loss objective_case_loss
 #define case_grads objective_case_grads
 
-static void case_create(gvp_case *c, const char *pe, const char *seg, const char *ord, int K, int B) {
+static void case_create_streams(gvp_case *c, const char *pe, const char *seg, const char *ord, int K, int B, int streams) {
     objective_settings s = {.name = "gvp", .pe_kind = pe, .groups = K, .segmentation = seg, .order = ord, .cls = 1,
-                            .seed = 3, .train_size = 12, .patch = 3, .samples = 2};
+                            .seed = 3, .train_size = 12, .patch = 3, .samples = 2, .streams = streams};
     objective_case_create(c, &objective_gvp, &s, pe, B, B);
+}
+
+static void case_create(gvp_case *c, const char *pe, const char *seg, const char *ord, int K, int B) {
+    case_create_streams(c, pe, seg, ord, K, B, 2);
 }
 
 // The draw of image b of the case's training step.
@@ -259,9 +263,55 @@ static void test_perturbation(void) {
     case_free(&c);
 }
 
-static void gradcheck_case(const char *label, const char *pe, const char *seg, int K) {
+// One stream (objective.streams=1, fixed K = N): the content token at position u of z sees
+// positions <= u, so perturbing the patch at position t changes exactly the content outputs
+// at positions >= t: the predictions of positions <= t (read at u = t - 1 and before) do not
+// change, every later one does; the loss reads those rows (the cls row predicts position 0).
+static void test_one_stream(void) {
+    const int B = 2, N = 16, T = 17, D = 9;
     gvp_case c;
-    case_create(&c, pe, seg, "random", K, 3);
+    case_create_streams(&c, "sin2d", "fixed", "random", N, B, 1);
+    size_t nl = (size_t)B * T * D;
+    float *base = xmalloc(nl * sizeof(float), "base"), *out = xmalloc(nl * sizeof(float), "out");
+    double loss0 = case_loss(&c);
+    memcpy(base, c.m.activations.logits, nl * sizeof(float));
+    int order[16], cuts[17], group[16], wrong = 0, tried = 0;
+    case_draw(&c, 0, N, GVP_SEG_FIXED, GVP_ORDER_RANDOM, order, cuts, group);
+    for (int t = 0; t < N; t += 5) {
+        int pn = order[t];
+        float *img = model_images(&c.m), saved[144];
+        memcpy(saved, img, sizeof saved);
+        for (int y = 0; y < 3; y++)
+            for (int x = 0; x < 3; x++) img[((pn / 4) * 3 + y) * 12 + (pn % 4) * 3 + x] += 0.7f * (float)(x - y + 1);
+        double loss1 = case_loss(&c);
+        memcpy(out, c.m.activations.logits, nl * sizeof(float));
+        memcpy(img, saved, sizeof saved);
+        for (int u = -1; u < N; u++) { // u = -1: cls
+            int tok = u < 0 ? 0 : 1 + order[u];
+            int equal = !memcmp(base + (size_t)tok * D, out + (size_t)tok * D, D * sizeof(float));
+            wrong += (u >= t) == equal;
+        }
+        wrong += loss1 == loss0 || memcmp(base + (size_t)T * D, out + (size_t)T * D, (size_t)T * D * sizeof(float)) != 0;
+        tried++;
+    }
+    test_check("gvp one stream: the patch at position t of z changes the content outputs at positions >= t only (so no "
+               "prediction of positions <= t), and the loss", wrong == 0, "%d positions tried, %d rows wrong", tried, wrong);
+    free(base), free(out);
+    case_free(&c);
+    objective_settings s = {.name = "gvp", .pe_kind = "sin2d", .groups = 5, .segmentation = "fixed", .order = "random",
+                            .cls = 1, .train_size = 12, .patch = 3, .streams = 1};
+    const char *why = objective_gvp.config_error(&s);
+    s.groups = 16, s.segmentation = "mixed";
+    const char *why_mixed = objective_gvp.config_error(&s);
+    s.segmentation = "fixed";
+    const char *ok = objective_gvp.config_error(&s);
+    test_check("gvp one stream: refused unless fixed with K = N (a token would see the patch it predicts)",
+               why && strstr(why, "objective.streams=1") && strstr(why, "groups 16") && why_mixed && !ok, "%s", why ? why : "(accepted)");
+}
+
+static void gradcheck_case(const char *label, const char *pe, const char *seg, int K, int streams) {
+    gvp_case c;
+    case_create_streams(&c, pe, seg, "random", K, 3, streams);
     case_grads(&c);
     gradcheck_tol tol = {3e-3, 5e-4, 3e-2, 8};
     for (int i = 0; i < c.m.params.count; i++) {
@@ -328,8 +378,10 @@ int main(void) {
     test_samplers();
     test_model_masks();
     test_perturbation();
-    gradcheck_case("abs,mixed", "abs", "mixed", 3);
-    gradcheck_case("sin2d,fixed K=N", "sin2d", "fixed", 16);
+    test_one_stream();
+    gradcheck_case("abs,mixed", "abs", "mixed", 3, 2);
+    gradcheck_case("sin2d,fixed K=N", "sin2d", "fixed", 16, 2);
+    gradcheck_case("one stream,sin2d,fixed K=N", "sin2d", "fixed", 16, 1);
     test_torch_oracle();
     return test_exit_code();
 }

@@ -61,6 +61,7 @@ void objective_settings_from_config(const config *c, objective_settings *s) {
     s->groups = (int)cfg_int(c, "objective.groups");
     s->segmentation = cfg_str(c, "objective.segmentation");
     s->order = cfg_str(c, "objective.order");
+    s->streams = (int)cfg_int(c, "objective.streams");
     s->text_data = !strcmp(cfg_str(c, "data.name"), "text");
     s->decoder_depth = (int)cfg_int(c, "mae.decoder_depth");
     s->decoder_dim = (int)cfg_int(c, "mae.decoder_dim");

@@ -9,6 +9,11 @@
 // Each epoch: the test MSE over the predicted patches and over the last group G_K, with each
 // test image's draw fixed at (seed, RNG_GVP, EVAL_DRAW, 0, image). At the end: reconstructions
 // of a few test images (paper Fig. 2) and one drawn segmentation's masks (Fig. 1).
+// objective.streams=1 (GVP Table 10's "+causal masks" row): no query stream; the content
+// stream alone with its causal group mask, and the patch at position t of z predicted by the
+// pixel head on the content token at position t - 1 (cls for t = 0), which sees z_<t but not
+// which position comes next (the paper's A2 / XLNet argument). Only leak-free with one patch
+// per group: fixed segmentation, K = N (G_0 = {cls}); anything else is refused.
 #include "../objective.h"
 #include "gvp.h"
 #include "../../core/common.h"
@@ -21,6 +26,7 @@
 
 typedef struct {
     int seg, ord, K, N, T, Ts, t0, D; // D = channels·p·p, Ts = T + N
+    int streams;                      // 2: two streams; 1: the content stream alone (rows b·T + token)
     int *order, *cuts, *scratch;      // one image's draw (N), (K + 1), (N)
     int *group;                       // (max_batch, N) f of every patch of the last draw
     float *patch_targets;             // (N, D) one image's normalised patches (host)
@@ -63,6 +69,13 @@ static const char *gvp_config_error(const objective_settings *s) {
         int g = s->train_size / s->patch;
         const char *why = gvp_groups_error(gvp_segmentation_parse(s->segmentation), s->groups, g * g);
         if (why) return why;
+        if (s->streams == 1 && (gvp_segmentation_parse(s->segmentation) != GVP_SEG_FIXED || s->groups != g * g)) {
+            snprintf(msg, sizeof msg, "objective.streams=1 predicts each patch from the content token before it in the order z; "
+                     "with groups of more than one patch that token sees the patch it predicts: objective.segmentation=%s "
+                     "objective.groups=%d (valid with streams=1: segmentation fixed, groups %d, one patch per group)",
+                     s->segmentation ? s->segmentation : "", s->groups, g * g);
+            return msg;
+        }
     } else if (s->groups < 1) {
         return "objective.groups must be >= 1";
     }
@@ -89,6 +102,7 @@ static void gvp_obj_create(objective *o) {
     st->seg = gvp_segmentation_parse(o->s.segmentation);
     st->ord = gvp_order_parse(o->s.order);
     st->K = o->s.groups;
+    st->streams = o->s.streams == 1 ? 1 : 2;
     st->N = m->N, st->t0 = m->t0, st->T = m->T, st->Ts = m->T + m->N;
     st->D = m->cfg.channels * m->cfg.patch * m->cfg.patch;
     const char *why = gvp_groups_error(st->seg, st->K, st->N);
@@ -132,7 +146,9 @@ static void gvp_obj_free(objective *o) {
 }
 
 // Draws each image's order and segmentation at (seed, RNG_GVP, epoch, step, first + b), writes
-// the two streams' group ids into the model and stages the predicted rows and their targets.
+// the streams' group ids into the model and stages the predicted rows and their targets: the
+// query row of each predicted patch (two streams), or the content row of the token before it
+// in z (one stream).
 static void prepare(objective *o, int B, uint32_t epoch, uint32_t step, uint32_t first) {
     gvp_state *st = o->state;
     model *m = o->model;
@@ -144,11 +160,14 @@ static void prepare(objective *o, int B, uint32_t epoch, uint32_t step, uint32_t
         int *group = st->group + (size_t)b * N;
         gvp_draw(st->order, st->cuts, group, st->seg, st->ord, st->K, N, o->s.seed, epoch, step, first + (uint32_t)b,
                  st->scratch);
-        gvp_stream_ids(ids + (size_t)b * st->Ts, group, N, st->t0);
+        if (st->streams == 2) gvp_stream_ids(ids + (size_t)b * st->Ts, group, N, st->t0);
+        else gvp_content_ids(ids + (size_t)b * st->T, group, N, st->t0);
+        for (int t = 0; t < N; t++) st->scratch[st->order[t]] = t; // position in z of each patch
         pixel_patch_targets(st->patch_targets, NULL, NULL, images + (size_t)b * C * S * S, C, S, p);
         for (int n = 0; n < N; n++) {
             if (group[n] == 0) continue;
-            st->rows_host[st->P] = b * st->Ts + st->T + n;
+            int t = st->scratch[n];
+            st->rows_host[st->P] = st->streams == 2 ? b * st->Ts + st->T + n : b * st->T + (t == 0 ? 0 : st->t0 + st->order[t - 1]);
             st->row_group[st->P] = group[n];
             memcpy(st->target_host + (size_t)st->P * D, st->patch_targets + (size_t)n * D, (size_t)D * sizeof(float));
             st->P++;
@@ -162,9 +181,9 @@ static void prepare(objective *o, int B, uint32_t epoch, uint32_t step, uint32_t
 static double forward_loss(objective *o, int B, int training, rng_addr rng) {
     gvp_state *st = o->state;
     model *m = o->model;
-    model_set_streams(m, 1, ATTN_MASK_LE);
-    const float *logits = model_forward(m, B, training, rng); // (B, Ts, D)
-    o->ops->gather_tokens_forward(st->pred, logits, st->rows, 1, B * st->Ts, st->P, st->D);
+    model_set_streams(m, st->streams == 2, ATTN_MASK_LE);
+    const float *logits = model_forward(m, B, training, rng); // (B, Ts, D), one stream (B, T, D)
+    o->ops->gather_tokens_forward(st->pred, logits, st->rows, 1, B * (st->streams == 2 ? st->Ts : st->T), st->P, st->D);
     o->ops->mse_forward(st->losses, st->pred, st->target, st->P, st->D);
     return o->ops->sum(st->losses, (size_t)st->P) / st->P;
 }
@@ -179,7 +198,7 @@ static void gvp_train_backward(objective *o, int B) {
     model *m = o->model;
     o->ops->zero(st->dpred, (size_t)st->P * st->D);
     o->ops->mse_backward(st->dpred, st->pred, st->target, st->P, st->D, 1.0f / (float)st->P);
-    o->ops->gather_tokens_backward(model_dlogits(m), st->dpred, st->rows, 1, B * st->Ts, st->P, st->D);
+    o->ops->gather_tokens_backward(model_dlogits(m), st->dpred, st->rows, 1, B * (st->streams == 2 ? st->Ts : st->T), st->P, st->D);
     model_backward(m, B);
     model_set_streams(m, 0, ATTN_MASK_NONE);
 }
@@ -260,6 +279,7 @@ static void gvp_record_final(objective *o, objective_env *env, const eval_scores
     record_f32(env->rec, "/gvp/query_mask", 2, qd, query);
     record_f32(env->rec, "/gvp/groups", 2, gd, groups);
     record_int(env->rec, "/gvp", "groups", st->K);
+    record_int(env->rec, "/gvp", "streams", st->streams); // 1: /gvp/query_mask is not used
     free(ids), free(content), free(query), free(groups);
     model_set_streams(m, 0, ATTN_MASK_NONE);
 }
