@@ -66,14 +66,16 @@ help:
 	@echo "make deps       install missing Debian packages (as root) or print the apt-get line"
 	@echo "make test       build and run every test; last line 'N passed, N failed, N skipped'"
 	@echo "make bench      posbench bench: step time, GFLOP/s vs sgemm, ratio to PyTorch CPU"
-	@echo "make bench-ci   regression check against bench/perf/baseline-ci.tsv (exit 1 naming what regressed)"
+	@echo "make bench-ci   regression check against bench/perf/baseline-ci.tsv (exit 1 naming what regressed; .ci/run runs it)"
 	@echo "make bench-ci-baseline   re-measure that baseline on this machine (commit the file)"
 	@echo "make reproduce-mp3 [SCALE=smoke|small|paper] [DEVICE=auto|cpu|cuda]"
 	@echo "                MP3 paper's experiments -> results/mp3/ (HDF5, figures/, REPORT.md with findings)"
 	@echo "make reproduce-cape [SCALE=smoke|small] [DEVICE=auto|cpu|cuda]"
+	@echo "                CAPE paper's experiments -> results/cape/ (resolution, UniViT, TTA, augmentation, speech)"
 	@echo "make reproduce-gmlp [SCALE=smoke|small] [DEVICE=auto|cpu|cuda]"
+	@echo "                gMLP paper's experiments -> results/gmlp/ (vision, resolution, masked language modelling)"
 	@echo "make reproduce-gvp [SCALE=smoke|small] [DEVICE=auto|cpu|cuda]"
-	@echo "                CAPE paper's image experiments -> results/cape/ (resolution, UniViT, TTA, augmentation sweeps)"
+	@echo "                GVP paper's experiments -> results/gvp/ (segmentation, order, ablation)"
 	@echo "make figures    re-render the figures and reports of everything under results/"
 	@echo "make gpu-bundle build/gpu-bundle.tar.gz: posbench, the tests and their libraries, for a GPU machine without our Debian packages"
 	@echo "make NATIVE=1   tune for this CPU (-march=native); default builds run on any x86-64"
@@ -132,7 +134,7 @@ bench: $(BUILD)/posbench
 # time threshold is 50%: on the shared 2-core machine three runs of the same build gave
 # sgemm-normalised step ratios of 0.60, 0.80 and 1.11 against the baseline (measured while
 # others were building); a build at -O0 gave 2.29 (p 3e-6) and was caught.
-BENCH_CI := --config vit-d64-L2-p4-28px-ci --rounds 5 --iters 8 --threads 2 --time-threshold 0.5 --confirm 2
+BENCH_CI := --config vit-d64-L2-p4-28px-ci --rounds 5 --iters 8 --threads 1 --time-threshold 0.5 --confirm 2
 bench-ci: $(BUILD)/posbench
 	$(BUILD)/posbench bench $(BENCH_CI) --compare bench/perf/baseline-ci.tsv --save $(BUILD)/bench-ci.tsv
 

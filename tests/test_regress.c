@@ -38,7 +38,7 @@ static void make_result(bench_file *f, double step_scale, double mem, double los
     double s[40];
     for (int i = 0; i < 40; i++) s[i] = step_scale * 10.0 * (1.0 + 0.02 * sin(1.7 * i));
     bench_file_add(f, "cfg/step_x_sgemm", "time", 40, s);
-    bench_file_add(f, "cfg/peak_rss_mib", "memory", 1, &mem);
+    bench_file_add(f, "cfg/arena_mib", "memory", 1, &mem);
     bench_file_add(f, "cfg/step_ms", "info", 40, s);
     bench_file_add(f, "probe/sup/loss", "probe", 1, &loss);
     double top1 = 0.482;
@@ -109,7 +109,7 @@ static void test_compare(void) {
     bench_file_free(&now);
 
     make_result(&now, 1.0, 250, 1.7138854075670242, "CPU X", 0);
-    expect("compare: 25% more peak memory is a regression", &base, &now, 1, "cfg/peak_rss_mib", "more");
+    expect("compare: 25% more peak memory is a regression", &base, &now, 1, "cfg/arena_mib", "more");
     bench_file_free(&now);
     make_result(&now, 1.0, 150, 1.7138854075670242, "CPU X", 0);
     expect("compare: less memory is not", &base, &now, 0, "", "less");
@@ -126,7 +126,7 @@ static void test_compare(void) {
     bench_file_free(&now);
 
     make_result(&now, 1.3, 250, 1.0, "CPU X", 1);
-    expect("compare: every regression named, in file order", &base, &now, 3, "cfg/step_x_sgemm, cfg/peak_rss_mib, probe/sup/loss", NULL);
+    expect("compare: every regression named, in file order", &base, &now, 3, "cfg/step_x_sgemm, cfg/arena_mib, probe/sup/loss", NULL);
     bench_file_free(&now);
     make_result(&now, 1.0, 200, 1.7138854075670242, "CPU X", 1);
     expect("compare: a metric the old baseline lacks is new, not a failure", &base, &now, 0, "", "new (not in the baseline)");
@@ -139,11 +139,11 @@ static void test_compare(void) {
     bench_file retry = {0};
     double two[2] = {1, 2};
     bench_file_add(&retry, "cfg/step_x_sgemm", "time", 2, two);
-    bench_file_add(&retry, "cfg/peak_rss_mib", "memory", 1, two);
-    char names[256] = "cfg/step_x_sgemm, cfg/peak_rss_mib, probe/sup/loss";
-    int left = bench_keep_confirmed(names, sizeof names, &retry, "cfg/peak_rss_mib, cfg/step_x_sgemm_other");
+    bench_file_add(&retry, "cfg/arena_mib", "memory", 1, two);
+    char names[256] = "cfg/step_x_sgemm, cfg/arena_mib, probe/sup/loss";
+    int left = bench_keep_confirmed(names, sizeof names, &retry, "cfg/arena_mib, cfg/step_x_sgemm_other");
     test_check("compare --confirm: an unconfirmed step dropped, confirmed memory and the probe kept", left == 2 &&
-               !strcmp(names, "cfg/peak_rss_mib, probe/sup/loss"), "%d left: %s", left, names);
+               !strcmp(names, "cfg/arena_mib, probe/sup/loss"), "%d left: %s", left, names);
     bench_file_free(&retry);
 }
 
@@ -319,7 +319,7 @@ static void test_history(void) {
                    strstr(md, "| 3 | c3 | 200 |  | 1 | 0.9091 |"),
                "%.*s", (int)(strlen(md) < 3000 ? strlen(md) : 3000), md);
     int figs = 0;
-    static const char *names[] = {"cfg_step_x_sgemm", "cfg_peak_rss_mib", "cfg_step_ms", "probe_sup_loss", "probe_sup_top1", "probe_mp3_loss"};
+    static const char *names[] = {"cfg_step_x_sgemm", "cfg_arena_mib", "cfg_step_ms", "probe_sup_loss", "probe_sup_top1", "probe_mp3_loss"};
     for (int i = 0; i < 6; i++)
         for (int e = 0; e < 2; e++) {
             struct stat st;

@@ -318,13 +318,13 @@ int perf_run(const perf_options *opt) {
 }
 
 // (the CPU backend: the committed CI baseline is a CPU measurement)
-double perf_step_samples(const char *name, int iters, double *samples, double *flops_per_step, int *batch) {
+double perf_step_samples(const char *name, int iters, double *samples, double *flops_per_step, int *batch, size_t *arena_peak) {
     for (size_t i = 0; i < sizeof perf_configs / sizeof perf_configs[0]; i++) {
         const perf_config *p = &perf_configs[i];
         if (strcmp(name, p->name) != 0) continue;
         *flops_per_step = perf_step_flops(p);
         *batch = p->batch;
-        return time_posbench_step(p, &ops_cpu, iters, samples, NULL);
+        return time_posbench_step(p, &ops_cpu, iters, samples, arena_peak);
     }
     return -1;
 }

@@ -1,6 +1,7 @@
 // bench/perf/perf.h — `posbench bench`: training-step speed of reference ViT configs against the
 // in-process OpenBLAS sgemm rate and against the same step in PyTorch on the CPU.
 #pragma once
+#include <stddef.h>
 
 typedef struct {
     int iters;          // timed steps per config (median reported)
@@ -12,7 +13,9 @@ typedef struct {
 
 int perf_run(const perf_options *opt);
 // The training step of benchmark config `name` timed iters times (after 2 warmup steps): each
-// step's seconds into samples[iters], its FLOPs (3 x forward) and batch size; returns the
-// median seconds, or -1 when name is not a config.
-double perf_step_samples(const char *name, int iters, double *samples, double *flops_per_step, int *batch);
+// step's seconds into samples[iters], its FLOPs (3 x forward), batch size and the peak bytes of
+// the backend's arenas (model, activations, AdamW: deterministic); returns the median seconds,
+// or -1 when name is not a config.
+double perf_step_samples(const char *name, int iters, double *samples, double *flops_per_step, int *batch,
+                         size_t *arena_peak);
 void perf_help(void);

@@ -271,18 +271,21 @@ void bench_measure(const regress_options *opt, bench_file *out) {
         double *norm = xmalloc((size_t)n * sizeof *norm, "bench samples"), *ms = xmalloc((size_t)n * sizeof *ms, "bench samples");
         double *gf = xmalloc((size_t)opt->rounds * sizeof *gf, "bench samples"), flops = 0;
         int batch = 0;
+        size_t arena = 0;
         for (int r = 0; r < opt->rounds; r++) {
             gf[r] = estimate_sgemm_gflops(1024, 1024, 1024);
-            if (perf_step_samples(name, opt->iters, ms + r * opt->iters, &flops, &batch) < 0)
+            if (perf_step_samples(name, opt->iters, ms + r * opt->iters, &flops, &batch, &arena) < 0)
                 die_fail("bench: %s is not a benchmark config", name);
             for (int i = 0; i < opt->iters; i++) norm[r * opt->iters + i] = ms[r * opt->iters + i] * gf[r];
         }
         char m[160];
         snprintf(m, sizeof m, "%s/step_x_sgemm", name);
         bench_file_add(out, m, "time", n, norm);
-        double rss = peak_rss_bytes() / 1048576.0;
+        double rss = peak_rss_bytes() / 1048576.0, arena_mib = arena / 1048576.0;
+        snprintf(m, sizeof m, "%s/arena_mib", name);
+        bench_file_add(out, m, "memory", 1, &arena_mib);
         snprintf(m, sizeof m, "%s/peak_rss_mib", name);
-        bench_file_add(out, m, "memory", 1, &rss);
+        bench_file_add(out, m, "info", 1, &rss);
         double *frac = xmalloc((size_t)n * sizeof *frac, "bench samples");
         for (int i = 0; i < n; i++) frac[i] = flops / ms[i] / 1e9 / gf[i / opt->iters], ms[i] *= 1e3;
         snprintf(m, sizeof m, "%s/step_ms", name);
@@ -292,8 +295,8 @@ void bench_measure(const regress_options *opt, bench_file *out) {
         snprintf(m, sizeof m, "%s/sgemm_gflops", name);
         bench_file_add(out, m, "info", opt->rounds, gf);
         double med = median_double(ms, n);
-        printf("%s: %d x %d steps, median %.1f ms (%.0f images/s), peak %.0f MiB\n", name, opt->rounds, opt->iters, med,
-               batch / med * 1e3, rss);
+        printf("%s: %d x %d steps, median %.1f ms (%.0f images/s), arenas %.1f MiB, process peak %.0f MiB\n", name, opt->rounds,
+               opt->iters, med, batch / med * 1e3, arena_mib, rss);
         fflush(stdout);
         free(norm), free(ms), free(gf), free(frac);
     }

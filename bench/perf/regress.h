@@ -8,9 +8,13 @@
 //     <config>/step_x_sgemm  time    each step's seconds × that round's sgemm GFLOP/s: the
 //                                    sgemm work one step is worth, so a uniformly faster or
 //                                    slower machine leaves it unchanged (lower is better)
-//     <config>/peak_rss_mib  memory  the process's peak resident memory after the config
-//                                    (VmHWM: includes what ran before it, in a fixed order)
-//     <config>/step_ms, <config>/frac_of_sgemm, sgemm_gflops   info (shown, not compared)
+//     <config>/arena_mib     memory  the peak of the backend's arenas in the config's step
+//                                    (model, activations, AdamW): what posbench allocates,
+//                                    deterministic, unlike the process's resident memory
+//     <config>/peak_rss_mib, <config>/step_ms, <config>/frac_of_sgemm, sgemm_gflops   info
+//                                    (shown, not compared; peak_rss_mib is VmHWM so far: it
+//                                    moved by 12% with the same binary and config, between a
+//                                    --save and a --compare run, so it cannot be a criterion)
 //   probes (unless --no-probes): short fixed trainings on the first 1024 Fashion-MNIST
 //   training images, tested on the first 500 test images (regress.c lists their keys):
 //     probe/<name>/loss, probe/<name>/top1   probe   the run's /final loss and top1
