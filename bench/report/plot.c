@@ -530,11 +530,14 @@ static const rr_run *companion_run(const rr_set *set, const rr_stage *s, const c
     return any_run;
 }
 
-// Appends run's /samples datasets as rows (labelled "<stage>: <name>" when prefix is set); a
-// dataset equal to a row already there (the same original images) is drawn once.
+// Appends run's /samples datasets as rows (labelled "<stage>: <name>" when prefix is set),
+// "original" first, the others in name order; a dataset equal to a row already there (the
+// same original images) is drawn once.
 static void add_grid_rows(grid_row *rows, int *n, const rr_run *run, const char *prefix) {
-    for (int k = 0; k < run->samples.n; k++) {
+    for (int i = 0; i < 2 * run->samples.n; i++) {
+        int k = i % run->samples.n, first_pass = i < run->samples.n;
         const rr_array *a = &run->samples.items[k];
+        if (first_pass != !strcmp(a->name, "original")) continue;
         grid_row *r = &rows[*n];
         if (image_layout(a, &r->sh) < 0) {
             fprintf(stderr, "posbench: warning: %s: /samples/%s is not an image set (see posbench plot --help); left out\n", run->path, a->name);

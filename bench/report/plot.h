@@ -17,7 +17,7 @@
 //                   panel of every heatmap of that dataset in the stage. relmap's axes are
 //                   offsets (key - query) centred on 0; other 4-D arrays use indices.
 //   image_grid      for each configuration, its lowest-seed run with /samples: one row per
-//                   dataset (name order), up to 8 images each. A dataset is (H, W) one image,
+//                   dataset ("original" first, then name order), up to 8 images each. A dataset is (H, W) one image,
 //                   (N, H, W) grey images, (N, C, H, W) or (N, H, W, C) with C in {1, 3}.
 //                   Grey values are mapped to 0..255 by the run's min/max over all its
 //                   samples, RGB likewise per channel set; NaN is mid grey. With other
