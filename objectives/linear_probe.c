@@ -178,7 +178,7 @@ linear_probe_result linear_probe_run(const float *train, const int32_t *train_la
         if (res.heldout[l] >= res.heldout[best]) best = l; // ties to the larger lambda
     }
     res.lambda = LINEAR_PROBE_LAMBDAS[best];
-    linear_probe_fit(X, train_labels, ntrain, d, K, res.lambda, W, b, NULL);
+    linear_probe_fit(X, train_labels, ntrain, d, K, res.lambda, W, b, &res.iters);
     res.top1 = linear_probe_accuracy(Xt, test_labels, ntest, d, K, W, b);
     free(mean), free(scale), free(X), free(Xt), free(Xf), free(Xh), free(yf), free(yh), free(W), free(b);
     return res;

@@ -41,6 +41,7 @@ typedef struct {
     double top1;       // test top-1 of the refit probe
     double lambda;     // the chosen λ
     double heldout[LINEAR_PROBE_N_LAMBDAS]; // held-out top-1 of each λ
+    int iters;         // iterations of the refit (LINEAR_PROBE_MAX_ITERS: stopped unconverged)
 } linear_probe_result;
 // The whole protocol on float features train (ntrain, d) and test (ntest, d). ntrain >= 5.
 linear_probe_result linear_probe_run(const float *train, const int32_t *train_labels, int ntrain, const float *test,

@@ -29,9 +29,10 @@ H=$(ls "$T"/whole/*.h5 2>/dev/null | head -n 1)
 check "mae pretraining run: done, /samples/{original,masked,reconstruction}, /mae/kept_patches 12 of 49, /final/pixel_mse" $? \
     "exit $rc: $(grep '^final' "$T/w.out")"
 h5dump -d /probe/top1_cls "$H" 2>/dev/null | grep -q 'SIMPLE { ( 1 )' && h5dump -d /probe/top1_mean "$H" > /dev/null 2>&1 &&
+    h5dump -d /probe/iters_mean "$H" 2>/dev/null | grep -Eq '\(0\): [1-9]' &&
     h5dump -a /final/probe_top1 "$H" > /dev/null 2>&1 && h5dump -a /probe/stream "$H" 2>/dev/null | grep -q 'full attention' &&
     grep -q '^linear probe after block 2: top1' "$T/w.out"
-check "linear probe on the MAE run: /probe/{top1_cls,top1_mean} of the last block, /final/probe_top1, stream: full attention" $? \
+check "linear probe on the MAE run: /probe/{top1_cls,top1_mean,iters_mean} of the last block, /final/probe_top1, stream: full attention" $? \
     "$(grep '^linear probe' "$T/w.out")"
 $PB train $CFG --out "$T/guarded" --device cpu-guarded --threads 2 > "$T/g.out" 2>&1
 python3 tests/h5_same.py "$T/whole" "$T/guarded" > "$T/same0" 2>&1

@@ -206,7 +206,8 @@ void record_knn(run *r) {
 // block (eval.probe_layers=all): mean-pooled patch tokens and, with a cls token, the cls token,
 // each its own probe; the first eval.probe_train_limit (labelled) training images fit it (every
 // 5th held out to choose the L2 strength), the first eval.probe_test_limit test images score it.
-// /probe/{layer, top1_mean, lambda_mean, top1_cls, lambda_cls} and /final/probe_top1 (the last
+// /probe/{layer, top1_mean, lambda_mean, iters_mean, top1_cls, lambda_cls, iters_cls} (iters: the
+// refit's L-BFGS iterations; at the cap a warning says it stopped unconverged) and /final/probe_top1 (the last
 // block: cls when there is one, else mean), probe_top1_mean, probe_top1_cls, and with every
 // block probe_best_top1 and probe_best_layer.
 void record_linear_probe(run *r) {
@@ -228,8 +229,9 @@ void record_linear_probe(run *r) {
     block_features(r, &r->train, ntrain, feats[0][0], has_cls ? feats[0][1] : NULL, 1);
     block_features(r, &r->test, ntest, feats[1][0], has_cls ? feats[1][1] : NULL, 1);
     int n = L - first;
-    float *layer = xmalloc((size_t)n * 5 * sizeof(float), "probe results");
+    float *layer = xmalloc((size_t)n * 7 * sizeof(float), "probe results");
     float *top1_mean = layer + n, *lambda_mean = layer + 2 * n, *top1_cls = layer + 3 * n, *lambda_cls = layer + 4 * n;
+    float *iters_mean = layer + 5 * n, *iters_cls = layer + 6 * n;
     int best = L - 1;
     double best_top1 = -1.0;
     for (int l = first; l < L; l++) {
@@ -240,9 +242,13 @@ void record_linear_probe(run *r) {
                                                        ntest, d, K);
             (k ? top1_cls : top1_mean)[i] = (float)res.top1;
             (k ? lambda_cls : lambda_mean)[i] = (float)res.lambda;
+            (k ? iters_cls : iters_mean)[i] = (float)res.iters;
+            if (res.iters >= LINEAR_PROBE_MAX_ITERS)
+                fprintf(stderr, "posbench: warning: the linear probe of block %d (%s) stopped after %d iterations unconverged; "
+                        "its top-1 understates the features\n", l + 1, k ? "cls" : "mean-pooled", res.iters);
             if (res.top1 > best_top1) best_top1 = res.top1, best = l;
         }
-        if (!has_cls) top1_cls[i] = lambda_cls[i] = NAN;
+        if (!has_cls) top1_cls[i] = lambda_cls[i] = iters_cls[i] = NAN;
         printf("linear probe after block %d: top1 %.4f (mean-pooled patches, lambda %g)", l + 1, top1_mean[i], lambda_mean[i]);
         if (has_cls) printf(", %.4f (cls, lambda %g)", top1_cls[i], lambda_cls[i]);
         printf("\n");
@@ -251,9 +257,11 @@ void record_linear_probe(run *r) {
     results_dataset_f32(r->res, "/probe/layer", 1, dims, layer);
     results_dataset_f32(r->res, "/probe/top1_mean", 1, dims, top1_mean);
     results_dataset_f32(r->res, "/probe/lambda_mean", 1, dims, lambda_mean);
+    results_dataset_f32(r->res, "/probe/iters_mean", 1, dims, iters_mean);
     if (has_cls) {
         results_dataset_f32(r->res, "/probe/top1_cls", 1, dims, top1_cls);
         results_dataset_f32(r->res, "/probe/lambda_cls", 1, dims, lambda_cls);
+        results_dataset_f32(r->res, "/probe/iters_cls", 1, dims, iters_cls);
     }
     results_attr_int(r->res, "/probe", "train_images", ntrain);
     results_attr_int(r->res, "/probe", "heldout_images", ntrain / 5);
