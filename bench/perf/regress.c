@@ -425,7 +425,7 @@ int bench_keep_confirmed(char *names, size_t len, const bench_file *retry, const
 
 void regress_help(void) {
     printf("regression benchmarks (format and rules: bench/perf/regress.h):\n"
-           "  --save FILE             measure (sgemm-normalised step samples, peak memory, accuracy probes,\n"
+           "  --save FILE             measure (sgemm-normalised step samples, arena memory, accuracy probes,\n"
            "                          machine facts) and write FILE\n"
            "  --compare BASELINE      measure and compare with BASELINE; exit 1 naming what regressed\n"
            "  --result FILE           with --compare: compare FILE instead of measuring\n"
@@ -434,7 +434,7 @@ void regress_help(void) {
            "  --time-threshold X      slower only when the ratio exceeds 1+X (default 0.05) and p < %g\n"
            "  --memory-threshold X    more memory only above 1+X (default 0.10)\n"
            "  --confirm N             a slower step or more memory counts only when each of N further\n"
-           "                          measurements (no probes) shows it again (default 0)\n"
+           "                          measurements (no probes) shows it again (default 0; not with --result)\n"
            "  --history DIR [--out OUT]  every saved *.tsv in DIR by date: per metric its value and 95%% CI per\n"
            "                          file, as OUT/history.md and gnuplot figures (default OUT: DIR/history)\n", REGRESS_ALPHA);
 }
