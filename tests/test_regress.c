@@ -131,6 +131,11 @@ static void test_compare(void) {
     make_result(&now, 1.0, 200, 1.7138854075670242, "CPU X", 1);
     expect("compare: a metric the old baseline lacks is new, not a failure", &base, &now, 0, "", "new (not in the baseline)");
     expect("compare: a metric missing now is reported, not a failure", &now, &base, 0, "", "not measured now");
+    bench_file_fact(&base, "probes", "skipped"); // --no-probes: the missing probe was not run
+    expect("compare: a probe missing from a --no-probes run is not a failure", &now, &base, 0, "", "not measured now");
+    snprintf(base.facts[base.nfacts - 1].value, sizeof base.facts[0].value, "run"); // the probes ran
+    expect("compare: a probe that ran and gave no finite value is a regression", &now, &base, 1, "probe/mp3/loss", "failed now");
+    base.nfacts--;
     bench_file_free(&now);
     bench_file_free(&base);
 

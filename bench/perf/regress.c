@@ -169,14 +169,19 @@ int bench_file_write(const bench_file *f, const char *path, char *err, size_t er
 }
 
 // ---- measuring ------------------------------------------------------------------------
-// The accuracy probes: fixed short trainings (overrides on top of the defaults).
+// The accuracy probes: fixed short trainings (overrides on top of the defaults), one per
+// objective on image data (MLM needs the text corpus and speech its synthesized set, which a
+// fresh checkout does not have), each recording its /final loss and its objective's metric.
+#define PROBE_BASE "data.limit=1024 data.test_limit=500 train.epochs=2 train.batch=64 train.warmup_epochs=0 model.dim=64 " \
+                   "model.depth=2 model.heads=2 model.patch=7"
 static const struct {
-    const char *name, *keys;
+    const char *name, *keys, *metric; // metric: the /final attribute recorded beside loss
 } probes[] = {
-    {"supervised-abs", "data.limit=1024 data.test_limit=500 train.epochs=2 train.batch=64 train.warmup_epochs=0 model.dim=64 "
-                       "model.depth=2 model.heads=2 model.patch=7"},
-    {"supervised-cape", "data.limit=1024 data.test_limit=500 train.epochs=2 train.batch=64 train.warmup_epochs=0 model.dim=64 "
-                        "model.depth=2 model.heads=2 model.patch=7 pe.kind=cape"},
+    {"supervised-abs", PROBE_BASE, "top1"},
+    {"supervised-cape", PROBE_BASE " pe.kind=cape", "top1"},
+    {"mp3", PROBE_BASE " objective.name=mp3 pe.kind=none", "pos_top1"},
+    {"mae", PROBE_BASE " objective.name=mae", "pixel_mse_visible"},
+    {"gvp", PROBE_BASE " objective.name=gvp objective.groups=4", "pixel_mse_last_group"},
 };
 
 static const char *bench_configs[] = {"vit-d128-L6-p4-28px", "vit-d192-L12-p4-32px", "vit-d64-L2-p4-28px-ci"};
@@ -231,7 +236,7 @@ static void run_probe(int i, bench_file *out) {
         remove_dir(dir);
         return;
     }
-    const char *names[2] = {"loss", "top1"};
+    const char *names[2] = {"loss", probes[i].metric};
     for (int k = 0; k < 2; k++) {
         const rr_attr *a = rr_attr_get(&run.final, names[k]);
         char name[128];
@@ -301,6 +306,9 @@ void bench_measure(const regress_options *opt, bench_file *out) {
         free(norm), free(ms), free(gf), free(frac);
     }
     if (!ran) die_input("--config '%s' is not a benchmark config (posbench bench --help lists them)", opt->only);
+    // "probes run": a probe metric of the baseline missing from this file then means the probe
+    // failed (did not finish, or a non-finite result), which --compare reports as a regression.
+    bench_file_fact(out, "probes", opt->probes ? "run" : "skipped");
     if (opt->probes)
         for (size_t i = 0; i < sizeof probes / sizeof probes[0]; i++) run_probe((int)i, out);
 }
@@ -390,10 +398,19 @@ int bench_compare(const bench_file *base, const bench_file *now, const regress_o
             snprintf(names + strlen(names), names_len - strlen(names), "%s%s", names[0] ? ", " : "", n->name);
         }
     }
-    for (int i = 0; i < base->n; i++)
-        if (!find_metric(now, base->m[i].name))
-            fprintf(out, "%-44s %-7s %12.6g %12s %8s %-18s not measured now\n", base->m[i].name, base->m[i].kind, mean_of(&base->m[i]),
-                    "-", "-", "");
+    int probes_ran = !strcmp(bench_file_fact_get(now, "probes"), "run");
+    for (int i = 0; i < base->n; i++) {
+        const bench_metric *b = &base->m[i];
+        if (find_metric(now, b->name)) continue;
+        if (probes_ran && !strcmp(b->kind, "probe")) { // the probe ran and gave no finite value
+            fprintf(out, "%-44s %-7s %12.6g %12s %8s %-18s failed now (did not finish or not finite) REGRESSION\n", b->name, b->kind,
+                    mean_of(b), "-", "-", "");
+            nreg++;
+            snprintf(names + strlen(names), names_len - strlen(names), "%s%s", names[0] ? ", " : "", b->name);
+        } else {
+            fprintf(out, "%-44s %-7s %12.6g %12s %8s %-18s not measured now\n", b->name, b->kind, mean_of(b), "-", "-", "");
+        }
+    }
     return nreg;
 }
 
