@@ -167,6 +167,19 @@ P=$(ls "$T"/mp3/*.h5 2>/dev/null | head -n 1)
     [ "$(h5dump -H -d /position/top1 "$P" | grep -c 'DATASPACE  SIMPLE { ( 10 )')" -eq 1 ] &&
     h5dump -H "$P" | grep -q 'DATASET "eta_0.75_reassembled"' && h5dump -a /final/pos_top1_nonblank_eta0 "$P" >/dev/null 2>&1
 check "mp3 pretraining: position curve (10 test etas), samples, final line" $? "exit $rc; $(tail -n 2 "$T/mp3.out" | head -n 1)"
+# The error distances at test eta 0 (4 x 4 grid: distances 0..3) add up to the non-blank
+# patches counted, and the near share is recorded.
+ED=$(h5dump -d /position/error_distance "$P" 2>/dev/null | sed -n 's/^ *(0): \(.*\)$/\1/p' | tr -d ' ')
+NB=$(echo "$ED" | awk -F, '{ s = 0; for (i = 1; i <= NF; i++) s += $i; print s }')
+[ "$(echo "$ED" | tr ',' '\n' | grep -c .)" -eq 4 ] && [ "${NB:-0}" -gt 0 ] && h5dump -a /final/pos_err_near_eta0 "$P" >/dev/null 2>&1 &&
+    grep -q "^position errors at test eta 0 (non-blank patches): [0-9]* of $NB wrong" "$T/mp3.out"
+check "mp3 pretraining: error distances at test eta 0 (4 bins, sum = non-blank patches)" $? "error_distance [$ED], $(grep '^position errors' "$T/mp3.out")"
+# data.test_split=train: every evaluation reads the 256 training images (the overfit check).
+$PB train $MP3CFG objective.name=mp3 objective.eta=0 pe.kind=none data.test_split=train data.test_limit=0 eval.position_limit=0 \
+    eval.samples=0 --out "$T/mp3tr" >"$T/mp3tr.out" 2>&1; rc=$?
+Q=$(ls "$T"/mp3tr/*.h5 2>/dev/null | head -n 1)
+[ $rc -eq 0 ] && [ -n "$Q" ] && h5dump -a /position/images "$Q" | grep -q '(0): 256$'
+check "data.test_split=train evaluates on the training images (256, not the 10000 test images)" $? "exit $rc; $(h5dump -a /position/images "$Q" 2>&1 | grep '(0)')"
 $PB train objective.name=mp3 pe.kind=abs $MP3CFG --out "$T/mp3bad" >"$T/mp3bad.out" 2>&1; rc=$?
 [ $rc -eq 2 ] && grep -q "valid with mp3: none" "$T/mp3bad.out"
 check "mp3 with a position encoding is refused" $? "exit $rc: $(head -c 160 "$T/mp3bad.out")"

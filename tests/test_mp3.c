@@ -194,6 +194,16 @@ static void test_accuracy_and_reassembly(void) {
     mp3_count_correct(pred, img, 1, &L, NULL, 0, 1, &c, &t, &cn, &tn);
     test_check("mp3 accuracy: all patches and non-blank patches", c == 7 && t == 9 && cn == 6 && tn == 8,
                "correct %ld/%ld, non-blank %ld/%ld (want 7/9, 6/8)", c, t, cn, tn);
+    // Error distances (non-blank): patch 7 (row 2, col 1) predicted at 8 (row 2, col 2) and 8 at
+    // 7: one cell each; patch 0 sent to 8 (two rows, two columns): two cells; patch 4 is blank.
+    int far[9] = {8, 1, 2, 3, 0, 5, 6, 8, 7};
+    mp3_counts k = {0};
+    mp3_count_positions(far, img, 1, &L, NULL, 0, 1, &k);
+    test_check("mp3 error distance: Chebyshev cells of the non-blank patches (0 = correct)",
+               k.distance_nonblank[0] == 5 && k.distance_nonblank[1] == 2 && k.distance_nonblank[2] == 1 && k.total_nonblank == 8 &&
+                   k.correct == 5 && k.total == 9,
+               "distances 0:%ld 1:%ld 2:%ld of %ld non-blank; correct %ld/%ld (want 5, 2, 1 of 8; 5/9)", k.distance_nonblank[0],
+               k.distance_nonblank[1], k.distance_nonblank[2], k.total_nonblank, k.correct, k.total);
     int refs[3] = {0, 1 + 4, 1 + 7}; // cls (ignored), the blank patch 4 and the misplaced patch 7
     c = t = cn = tn = 0;
     mp3_count_correct(pred, img, 1, &L, refs, 3, 1, &c, &t, &cn, &tn);

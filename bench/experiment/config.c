@@ -28,6 +28,7 @@ const cfg_key cfg_keys[] = {
     {"data.seq_len", CFG_INT, "128", 1, 65536, NULL, 1, "text: bytes per sequence (the file is cut into consecutive sequences of this length; the tail is dropped)"},
     {"data.subset_seed", CFG_INT, "0", 0, 4294967295.0, NULL, 1, "seed of the labelled-subset choice (fixed across train.seed)"},
     {"data.test_limit", CFG_INT, "0", 0, INT_BIG, NULL, 1, "evaluate on only the first N test images (0 = all)"},
+    {"data.test_split", CFG_CHOICE, "test", 0, 0, "test|train", 1, "the images every evaluation reads: test (held out) or train (the training images after data.limit and before the labelled subset; the overfit check: can the model fit what it trained on?)"},
     {"data.time_shift_ms", CFG_INT, "100", 0, 100, NULL, 1, "speech-commands: training clips shift by a whole number of 10 ms frames in [-ms, ms] (0 = off)"},
     {"eval.batch", CFG_INT, "500", 1, 65536, NULL, 0, "evaluation batch size"},
     {"eval.knn", CFG_BOOL, "false", 0, 1, NULL, 1, "layer-wise kNN probe at the end (mean-pooled patch features of every block; cosine, weighted votes)"},

@@ -69,15 +69,20 @@ static void load_data(run *r) {
     const config *c = r->cfg;
     char err[1024];
     const char *name = cfg_str(c, "data.name"), *path = cfg_str(c, "data.path");
+    // data.test_split=train evaluates on the training images themselves (the overfit check):
+    // the train split loaded again and cut by data.limit like the training set.
+    int on_train = !strcmp(cfg_str(c, "data.test_split"), "train");
+    const char *eval_split = on_train ? "train" : "test";
     if (!strcmp(name, "text")) { // byte sequences of data.seq_len; "test" is the validation split
         int seq_len = (int)cfg_int(c, "data.seq_len");
         if (text_load(&r->train, path, "train", seq_len, err, sizeof err) != 0) die_input("%s", err);
-        if (text_load(&r->test, path, "test", seq_len, err, sizeof err) != 0) die_input("%s", err);
+        if (text_load(&r->test, path, eval_split, seq_len, err, sizeof err) != 0) die_input("%s", err);
     } else {
         if (dataset_load(&r->train, name, path, "train", err, sizeof err) != 0) die_input("%s", err);
-        if (dataset_load(&r->test, name, path, "test", err, sizeof err) != 0) die_input("%s", err);
+        if (dataset_load(&r->test, name, path, eval_split, err, sizeof err) != 0) die_input("%s", err);
     }
     dataset_limit(&r->train, (int)cfg_int(c, "data.limit"));
+    if (on_train) dataset_limit(&r->test, (int)cfg_int(c, "data.limit"));
     dataset_limit(&r->test, (int)cfg_int(c, "data.test_limit"));
     dataset_labeled_subset(&r->train, cfg_float(c, "data.labeled_fraction"), (uint32_t)cfg_int(c, "data.subset_seed"));
     if (r->train.height != r->train.width && !r->train.audio && !r->train.vocab) // speech, text: sequences

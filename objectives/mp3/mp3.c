@@ -124,9 +124,9 @@ static int patch_is_blank(const float *image, const mp3_layout *L, int n) {
 static int layout_patches(const mp3_layout *L) { return (L->H / L->ph) * (L->W / L->pw); }
 static size_t layout_floats(const mp3_layout *L) { return (size_t)L->C * L->H * L->W; }
 
-void mp3_count_correct(const int *pred, const float *images, int B, const mp3_layout *L, const int *skip, int W,
-                       int t0, long *correct, long *total, long *correct_nonblank, long *total_nonblank) {
-    int N = layout_patches(L);
+void mp3_count_positions(const int *pred, const float *images, int B, const mp3_layout *L, const int *skip, int W, int t0,
+                         mp3_counts *out) {
+    int N = layout_patches(L), gw = L->W / L->pw;
     unsigned char *skipped = xcalloc((size_t)N, 1, "skipped patches");
     for (int b = 0; b < B; b++) {
         const float *image = images + (size_t)b * layout_floats(L);
@@ -137,16 +137,24 @@ void mp3_count_correct(const int *pred, const float *images, int B, const mp3_la
         }
         for (int n = 0; n < N; n++) {
             if (skipped[n]) continue;
-            int ok = pred[(size_t)b * N + n] == n;
-            *correct += ok;
-            (*total)++;
-            if (!patch_is_blank(image, L, n)) {
-                *correct_nonblank += ok;
-                (*total_nonblank)++;
-            }
+            int p = pred[(size_t)b * N + n], ok = p == n;
+            out->correct += ok;
+            out->total++;
+            if (patch_is_blank(image, L, n)) continue;
+            out->correct_nonblank += ok;
+            out->total_nonblank++;
+            int dy = abs(p / gw - n / gw), dx = abs(p % gw - n % gw), d = dy > dx ? dy : dx; // Chebyshev, in cells
+            out->distance_nonblank[d < MP3_MAX_DISTANCE ? d : MP3_MAX_DISTANCE - 1]++;
         }
     }
     free(skipped);
+}
+
+void mp3_count_correct(const int *pred, const float *images, int B, const mp3_layout *L, const int *skip, int W,
+                       int t0, long *correct, long *total, long *correct_nonblank, long *total_nonblank) {
+    mp3_counts c = {0};
+    mp3_count_positions(pred, images, B, L, skip, W, t0, &c);
+    *correct += c.correct, *total += c.total, *correct_nonblank += c.correct_nonblank, *total_nonblank += c.total_nonblank;
 }
 
 static void copy_patch(float *dst, const float *src, const mp3_layout *L, int from, int to, int add) {

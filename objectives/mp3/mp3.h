@@ -65,6 +65,17 @@ typedef struct {
 // W = 0) counts every patch.
 void mp3_count_correct(const int *pred, const float *images, int B, const mp3_layout *L, const int *skip, int W,
                        int t0, long *correct, long *total, long *correct_nonblank, long *total_nonblank);
+// The same counts plus, over non-blank patches, how far the predicted cell is from the true
+// one: distance_nonblank[d] counts predictions d cells away (Chebyshev distance on the patch
+// grid, max(|row difference|, |column difference|); frames for a sequence; 0 = correct;
+// farther than MP3_MAX_DISTANCE - 1 lands in the last bin). Adds to *out.
+#define MP3_MAX_DISTANCE 64
+typedef struct {
+    long correct, total, correct_nonblank, total_nonblank;
+    long distance_nonblank[MP3_MAX_DISTANCE];
+} mp3_counts;
+void mp3_count_positions(const int *pred, const float *images, int B, const mp3_layout *L, const int *skip, int W, int t0,
+                         mp3_counts *out);
 // Reassembly (paper Fig. 2): each patch of image (C, H, W) is placed at its predicted
 // position pred (N); patches landing on the same position are averaged; positions nothing
 // landed on are `empty`. out (C, H, W).

@@ -101,13 +101,14 @@ static mp3_layout layout_of(const model *m) {
     return (mp3_layout){c->channels, m->image_size, m->image_size, c->patch, c->patch};
 }
 
-static eval_scores position_accuracy(objective *o, objective_env *env, double eta, uint32_t context_epoch, int limit) {
+static eval_scores position_accuracy(objective *o, objective_env *env, double eta, uint32_t context_epoch, int limit,
+                                     mp3_counts *counts) {
     mp3_state *st = o->state;
     model *m = o->model;
     int n = limit > 0 && limit < env->test_n ? limit : env->test_n, Mp = mp3_context_patches(m->N, eta), M = m->t0 + Mp;
     int chunk = model_batch_capacity(m, M);
     if (chunk > env->eval_batch) chunk = env->eval_batch;
-    long correct = 0, total = 0, correct_nb = 0, total_nb = 0;
+    mp3_counts k = {0};
     double loss_sum = 0.0;
     for (int start = 0; start < n; start += chunk) {
         int B = n - start < chunk ? n - start : chunk;
@@ -119,23 +120,46 @@ static eval_scores position_accuracy(objective *o, objective_env *env, double et
         loss_sum += mp3_forward(&st->loss, logits, B) * B;
         const int *pred = mp3_predict(&st->loss, logits, B);
         mp3_layout L = layout_of(m);
-        mp3_count_correct(pred, model_images(m), B, &L, model_reference_tokens(m), model_reference_width(m), m->t0, &correct,
-                          &total, &correct_nb, &total_nb);
+        mp3_count_positions(pred, model_images(m), B, &L, model_reference_tokens(m), model_reference_width(m), m->t0, &k);
     }
     model_set_context(m, m->T);
-    return (eval_scores){{(double)correct / total, total_nb ? (double)correct_nb / total_nb : NAN}, loss_sum / n};
+    if (counts) *counts = k;
+    return (eval_scores){{(double)k.correct / k.total, k.total_nonblank ? (double)k.correct_nonblank / k.total_nonblank : NAN},
+                         loss_sum / n};
 }
 
 static eval_scores mp3_evaluate(objective *o, objective_env *env) {
-    return position_accuracy(o, env, o->s.eta, EVAL_CONTEXT_TRAIN_ETA, o->s.position_limit);
+    return position_accuracy(o, env, o->s.eta, EVAL_CONTEXT_TRAIN_ETA, o->s.position_limit, NULL);
+}
+
+// How far the wrong answers are at test eta 0 (non-blank patches): /position/error_distance
+// (D) counts predictions d cells from the true one (Chebyshev on the patch grid; d = 0 correct),
+// and /final pos_err_near_eta0 the fraction of the wrong ones that are one cell away: near 1
+// means the model knows roughly where a patch goes but not exactly (under-training, or
+// neighbours that look alike); small means it does not know.
+static void record_error_distance(objective *o, const record_sink *rec, const mp3_counts *k) {
+    model *m = o->model;
+    int D = (m->rows > m->cols ? m->rows : m->cols);
+    if (D > MP3_MAX_DISTANCE) D = MP3_MAX_DISTANCE;
+    float hist[MP3_MAX_DISTANCE];
+    long wrong = k->total_nonblank - k->distance_nonblank[0];
+    for (int d = 0; d < D; d++) hist[d] = (float)k->distance_nonblank[d];
+    int dims[1] = {D};
+    record_f32(rec, "/position/error_distance", 1, dims, hist);
+    if (wrong == 0) return;
+    double near = (double)k->distance_nonblank[1] / wrong;
+    record_double(rec, "/final", "pos_err_near_eta0", near);
+    printf("position errors at test eta 0 (non-blank patches): %ld of %ld wrong, %.1f%% of them one cell away\n", wrong,
+           k->total_nonblank, 100.0 * near);
 }
 
 // Position top-1 at each test eta (paper Fig. 3), over all and over non-blank patches.
 static void record_position_curve(objective *o, objective_env *env) {
     int E = (int)(sizeof position_test_etas / sizeof position_test_etas[0]), limit = o->s.position_limit;
     float eta[16], top1[16], nonblank[16], loss[16];
+    mp3_counts at_eta0;
     for (int e = 0; e < E; e++) {
-        eval_scores acc = position_accuracy(o, env, position_test_etas[e], EVAL_CONTEXT + (uint32_t)e, limit);
+        eval_scores acc = position_accuracy(o, env, position_test_etas[e], EVAL_CONTEXT + (uint32_t)e, limit, e == 0 ? &at_eta0 : NULL);
         eta[e] = (float)position_test_etas[e], top1[e] = (float)acc.metric[0], nonblank[e] = (float)acc.metric[1];
         loss[e] = (float)acc.loss;
         printf("position accuracy at test eta %.1f: %.4f (non-blank patches %.4f)\n", position_test_etas[e], acc.metric[0],
@@ -150,6 +174,7 @@ static void record_position_curve(objective *o, objective_env *env) {
     record_int(rec, "/position", "images", limit > 0 && limit < env->test_n ? limit : env->test_n);
     record_double(rec, "/final", "pos_top1_eta0", top1[0]);
     record_double(rec, "/final", "pos_top1_nonblank_eta0", nonblank[0]);
+    record_error_distance(o, rec, &at_eta0);
 }
 
 // The first eval.samples test images, their context and their reassembly from the predicted
