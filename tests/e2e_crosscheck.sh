@@ -7,8 +7,11 @@
 # independently by each side) still trains on both; a rerun reuses both sides' results (no new
 # PyTorch log); `posbench train --plan` writes the plan without training; bad input exits 2
 # (no --stage, an unknown --match key, a selection with no runs, a selection of two
-# configurations, an MP3 stage, a bad --margin). Uses Debian's /usr/bin/python3; SKIP when it
-# has no PyTorch. About a minute.
+# configurations, MP3 reference points, a position metric of a supervised stage, a bad
+# --margin). MP3 (eta 0.5, drop path 0): both trainers draw nothing of their own (posbench's
+# contexts are in the plan), so their first 8 losses agree to float32 rounding and the
+# position accuracy at test eta 0 is compared (the default metric for MP3). Uses Debian's
+# /usr/bin/python3; SKIP when it has no PyTorch. About two minutes.
 cd "$(dirname "$0")/.." || exit 1
 PB=build/posbench
 PY=/usr/bin/python3
@@ -26,7 +29,8 @@ base:
   train: {batch: 32, epochs: 1}
 stages:
   main: {}
-  mp3: {objective: {name: mp3}, pe: {kind: none}}
+  mp3: {objective: {name: mp3, eta: 0.5}, pe: {kind: none}}
+  mp3ref: {objective: {name: mp3, ref_fraction: 0.25}, pe: {kind: sin2d}}
 matrix:
   main.pe.kind: [abs, sin2d, cape]
 seeds: [0, 1]
@@ -50,6 +54,14 @@ done
 $PB crosscheck "$T/tiny.yaml" --stage main --match pe.kind=cape --match train.seed=0 --out "$T/r" --threads 1 > "$T/cape.out" 2> "$T/cape.err"; rc=$?
 [ $rc -eq 0 ] && grep -q 'drop path or CAPE draws differ' "$T/cape.out" && grep -q '^| PyTorch' "$T/cape.out"
 check "crosscheck cape: both trainers (independent CAPE draws), parity not claimed" $? "exit $rc"
+
+# MP3 at eta 0.5, seed 0: the contexts come from the plan, so the losses agree to rounding; the
+# compared metric is position top-1 of non-blank patches at test eta 0.
+$PB crosscheck "$T/tiny.yaml" --stage mp3 --match train.seed=0 --out "$T/r" --threads 1 --parity-steps 8 > "$T/mp3.out" 2> "$T/mp3.err"; rc=$?
+worst=$(max_rel "$T/mp3.out")
+[ $rc -eq 0 ] && grep -q '^| trainer | n | pos_top1_nonblank_eta0 (%)' "$T/mp3.out" && grep -q '^| PyTorch (bench/crosscheck/torch_train.py) | 1 | ' "$T/mp3.out" &&
+    grep -q '^posbench − PyTorch: inconclusive (1 seed)' "$T/mp3.out" && awk -v w="$worst" 'BEGIN { exit !(w != "" && w + 0 <= 1e-4) }'
+check "crosscheck mp3: same contexts, first 8 losses agree, position accuracy compared" $? "exit $rc, max relative difference $worst; $(grep '^| posbench' "$T/mp3.out")"
 
 # A rerun reuses both sides: the PyTorch logs are not rewritten, the table is the same.
 before=$(ls -l --time-style=+%s.%N "$T"/r/cc-tiny/main/crosscheck/*.torch.log | md5sum)
@@ -75,6 +87,8 @@ bad "a missing --stage" "--stage is required" "$T/tiny.yaml" --out "$T/r"
 bad "an unknown --match key" "'pe.knd' is not a config key" "$T/tiny.yaml" --stage main --match pe.knd=abs --out "$T/r"
 bad "a selection without runs" "no run of stage main matches" "$T/tiny.yaml" --stage main --match pe.kind=rope --out "$T/r"
 bad "two configurations" "select more than one configuration" "$T/tiny.yaml" --stage main --out "$T/r"
-bad "an MP3 stage" "supervised classification only" "$T/tiny.yaml" --stage mp3 --out "$T/r"
+bad "MP3 reference points" "no MP3 reference points" "$T/tiny.yaml" --stage mp3ref --out "$T/r"
+bad "a position metric of a supervised stage" "valid: top1" "$T/tiny.yaml" --stage main --match pe.kind=abs --metric pos_top1_eta0 --out "$T/r"
+bad "an unknown --metric" "valid: top1, pos_top1_eta0, pos_top1_nonblank_eta0" "$T/tiny.yaml" --stage mp3 --metric top5 --out "$T/r"
 bad "a bad --margin" "--margin must be a number > 0" "$T/tiny.yaml" --stage main --match pe.kind=abs --margin 0 --out "$T/r"
 exit 0

@@ -21,14 +21,14 @@
 #define CC_ALPHA 0.05
 
 typedef struct {
-    const char *experiment, *stage, *scale, *out, *python, *script, *device;
+    const char *experiment, *stage, *scale, *out, *python, *script, *device, *metric;
     const char *match_key[CC_MAX_MATCH], *match_value[CC_MAX_MATCH];
     int nmatch, parity_steps;
     double margin;
 } cc_flags;
 
 typedef struct {
-    double top1;     // final test top-1 (NAN when missing)
+    double value;    // the compared /final metric (top1, or MP3's position accuracy; NAN when missing)
     double *losses;  // training loss of every step (malloc'd)
     int nlosses;
 } cc_side;
@@ -36,14 +36,17 @@ typedef struct {
 static void help(void) {
     printf("usage: posbench crosscheck EXPERIMENT.yaml --stage S [--match key=value ...] [--scale S]\n"
            "                           [--out DIR] [--margin M] [--parity-steps K] [--threads N]\n"
-           "                           [--python PATH] [--script FILE] [--device D]\n"
+           "                           [--metric M] [--python PATH] [--script FILE] [--device D]\n"
            "Trains the runs of stage S whose config matches every key=value (one per seed) with posbench\n"
            "and with the independent PyTorch trainer bench/crosscheck/torch_train.py on the same data,\n"
-           "batch order, augmentation draws and initial weights, and prints both sides' final top-1\n"
+           "batch order, augmentation draws (MP3: context draws) and initial weights, and prints both sides' metric\n"
            "(mean and 95%% CI over seeds), the per-seed difference with a paired t-test, and a verdict: agree\n"
            "(TOST: the difference is within +-margin), disagree (paired two-sided p < 0.05) or inconclusive.\n"
            "  --out DIR           results directory (default results; posbench runs as `posbench run`)\n"
-           "  --margin M          equivalence margin in top-1 units (default 0.02 = 2 points)\n"
+           "  --metric M          the /final metric compared: top1 (default for supervised), pos_top1_nonblank_eta0\n"
+           "                      (default for objective mp3: position top-1 at test eta 0 of non-blank patches) or\n"
+           "                      pos_top1_eta0 (all patches)\n"
+           "  --margin M          equivalence margin in the metric's units (default 0.02 = 2 points)\n"
            "  --parity-steps K    first training steps whose losses are compared seed by seed (default 5)\n"
            "  --python PATH       Python with PyTorch (default /usr/bin/python3)\n"
            "  --script FILE       the PyTorch trainer (default bench/crosscheck/torch_train.py)\n"
@@ -62,7 +65,7 @@ static void parse(int argc, char **argv, cc_flags *f) {
         }
         int takes = !strcmp(a, "--stage") || !strcmp(a, "--match") || !strcmp(a, "--scale") || !strcmp(a, "--out") ||
                     !strcmp(a, "--margin") || !strcmp(a, "--parity-steps") || !strcmp(a, "--threads") ||
-                    !strcmp(a, "--python") || !strcmp(a, "--script") || !strcmp(a, "--device");
+                    !strcmp(a, "--python") || !strcmp(a, "--script") || !strcmp(a, "--device") || !strcmp(a, "--metric");
         if (takes && (!v || !v[0])) die_input("crosscheck: %s needs a value", a);
         if (!strcmp(a, "--stage")) f->stage = argv[++i];
         else if (!strcmp(a, "--scale")) f->scale = argv[++i];
@@ -70,13 +73,18 @@ static void parse(int argc, char **argv, cc_flags *f) {
         else if (!strcmp(a, "--python")) f->python = argv[++i];
         else if (!strcmp(a, "--script")) f->script = argv[++i];
         else if (!strcmp(a, "--device")) f->device = argv[++i];
+        else if (!strcmp(a, "--metric")) {
+            f->metric = argv[++i];
+            if (strcmp(f->metric, "top1") && strcmp(f->metric, "pos_top1_eta0") && strcmp(f->metric, "pos_top1_nonblank_eta0"))
+                die_input("crosscheck: --metric %s is not compared (valid: top1, pos_top1_eta0, pos_top1_nonblank_eta0)", f->metric);
+        }
         else if (!strcmp(a, "--threads")) posbench_set_threads((int)parse_int_flag(a, argv[++i], 1, POSBENCH_MAX_THREADS));
         else if (!strcmp(a, "--parity-steps")) f->parity_steps = (int)parse_int_flag(a, argv[++i], 0, 1000000);
         else if (!strcmp(a, "--margin")) {
             char *end;
             f->margin = strtod(argv[++i], &end);
             if (*end || !(f->margin > 0) || !isfinite(f->margin))
-                die_input("crosscheck: --margin must be a number > 0 in top-1 units (0.02 = 2 points), got '%s'", argv[i]);
+                die_input("crosscheck: --margin must be a number > 0 in the metric's units (0.02 = 2 points), got '%s'", argv[i]);
         } else if (!strcmp(a, "--match")) {
             const char *eq = strchr(v, '=');
             if (!eq || eq == v || !eq[1]) die_input("crosscheck: --match needs key=value, got '%s'", v);
@@ -87,8 +95,8 @@ static void parse(int argc, char **argv, cc_flags *f) {
             f->match_key[f->nmatch] = key, f->match_value[f->nmatch++] = eq + 1;
             i++;
         } else if (a[0] == '-') {
-            die_input("crosscheck: unknown flag '%s' (valid: --stage, --match, --scale, --out, --margin, --parity-steps, "
-                      "--threads, --python, --script, --device, --help)", a);
+            die_input("crosscheck: unknown flag '%s' (valid: --stage, --match, --scale, --out, --metric, --margin, "
+                      "--parity-steps, --threads, --python, --script, --device, --help)", a);
         } else if (!f->experiment) {
             f->experiment = a;
         } else {
@@ -167,18 +175,19 @@ static const char *last_line(const char *path, char *buf, size_t len) {
     return buf;
 }
 
-// The PyTorch result file (torch_train.py's format). 0, or -1 with why.
-static int read_torch(const char *path, cc_side *s, char *why, size_t len) {
+// The PyTorch result file (torch_train.py's format): the metric's line and the losses. 0, or
+// -1 with why.
+static int read_torch(const char *path, const char *metric, cc_side *s, char *why, size_t len) {
     FILE *fp = fopen(path, "r");
-    s->top1 = NAN, s->losses = NULL, s->nlosses = 0;
+    s->value = NAN, s->losses = NULL, s->nlosses = 0;
     if (!fp) {
         snprintf(why, len, "%s: cannot open: %s", path, strerror(errno));
         return -1;
     }
     char key[32];
     while (fscanf(fp, "%31s", key) == 1) {
-        if (!strcmp(key, "top1")) {
-            if (fscanf(fp, "%lf", &s->top1) != 1) break;
+        if (!strcmp(key, metric)) {
+            if (fscanf(fp, "%lf", &s->value) != 1) break;
         } else if (!strcmp(key, "step_losses")) {
             double v;
             while (fscanf(fp, "%lf", &v) == 1) {
@@ -192,28 +201,28 @@ static int read_torch(const char *path, cc_side *s, char *why, size_t len) {
         }
     }
     fclose(fp);
-    if (!isfinite(s->top1)) {
-        snprintf(why, len, "%s: no finite top1 line", path);
+    if (!isfinite(s->value)) {
+        snprintf(why, len, "%s: no finite %s line", path, metric);
         return -1;
     }
     return 0;
 }
 
-// posbench's run file: /final top1 and /train/loss. 0, or -1 with why.
-static int read_posbench(const char *path, cc_side *s, char *why, size_t len) {
+// posbench's run file: /final <metric> and /train/loss. 0, or -1 with why.
+static int read_posbench(const char *path, const char *metric, cc_side *s, char *why, size_t len) {
     rr_run r;
-    s->top1 = NAN, s->losses = NULL, s->nlosses = 0;
+    s->value = NAN, s->losses = NULL, s->nlosses = 0;
     if (rr_read(path, RR_ATTRS | RR_SERIES, &r, why, len) != 0) return -1;
-    const rr_attr *a = rr_attr_get(&r.final, "top1");
+    const rr_attr *a = rr_attr_get(&r.final, metric);
     const rr_column *loss = rr_column_get(&r.train, "loss");
     int ok = a && a->is_num && isfinite(a->num) && !strcmp(rr_run_status(&r), "done");
     if (ok) {
-        s->top1 = a->num;
+        s->value = a->num;
         s->nlosses = loss ? (int)loss->n : 0;
         s->losses = xcalloc((size_t)s->nlosses + 1, sizeof *s->losses, "crosscheck losses");
         for (int k = 0; k < s->nlosses; k++) s->losses[k] = loss->v[k];
     } else {
-        snprintf(why, len, "%s: status %s, no finite /final top1", path, rr_run_status(&r));
+        snprintf(why, len, "%s: status %s, no finite /final %s", path, rr_run_status(&r), metric);
     }
     rr_free(&r);
     return ok ? 0 : -1;
@@ -284,6 +293,11 @@ int cmd_crosscheck(int argc, char **argv) {
             die_input("crosscheck: the --match values select more than one configuration of stage %s ('%.*s' and '%.*s'); add "
                       "--match for the axes that differ", f.stage, (int)axes_len(e.runs[sel[0]].axes), e.runs[sel[0]].axes,
                       (int)axes_len(e.runs[sel[k]].axes), e.runs[sel[k]].axes);
+    int is_mp3 = !strcmp(cfg_str(&e.runs[sel[0]].cfg, "objective.name"), "mp3");
+    if (!f.metric) f.metric = is_mp3 ? "pos_top1_nonblank_eta0" : "top1";
+    if (is_mp3 != !strncmp(f.metric, "pos_", 4))
+        die_input("crosscheck: --metric %s: the runs of stage %s have objective.name=%s (valid: %s)", f.metric, f.stage,
+                  cfg_str(&e.runs[sel[0]].cfg, "objective.name"), is_mp3 ? "pos_top1_nonblank_eta0, pos_top1_eta0" : "top1");
     struct stat st;
     if (stat(f.script, &st) != 0) die_input("crosscheck: the PyTorch trainer %s: %s (run from the repository root or give --script)", f.script, strerror(errno));
 
@@ -315,7 +329,7 @@ int cmd_crosscheck(int argc, char **argv) {
         snprintf(log, sizeof log, "%s.log", base);
         rc = child_train(&e, i, &f, out_dir, NULL, log);
         if (rc == EXIT_BAD_INPUT) die_input("crosscheck: run %s: %s", e.runs[i].run_id, last_line(log, why, sizeof why));
-        if (rc != 0 || read_posbench(h5, &pb[k], why, sizeof why) != 0) {
+        if (rc != 0 || read_posbench(h5, f.metric, &pb[k], why, sizeof why) != 0) {
             fprintf(stderr, "posbench: crosscheck: posbench run %s failed (exit %d; log %s)\n", e.runs[i].run_id, rc, log);
             failed = 1;
             continue;
@@ -326,7 +340,7 @@ int cmd_crosscheck(int argc, char **argv) {
             unlink(plan); // large (the data); written again when needed
             if (rc == EXIT_BAD_INPUT) die_input("crosscheck: the PyTorch trainer refused run %s: %s", e.runs[i].run_id, last_line(log, why, sizeof why));
         }
-        if (read_torch(torch_out, &th[k], why, sizeof why) != 0) {
+        if (read_torch(torch_out, f.metric, &th[k], why, sizeof why) != 0) {
             fprintf(stderr, "posbench: crosscheck: PyTorch run %s failed: %s (log %s)\n", e.runs[i].run_id, why, log);
             failed = 1;
         }
@@ -338,12 +352,12 @@ int cmd_crosscheck(int argc, char **argv) {
     for (int m = 0; m < f.nmatch; m++)
         snprintf(match + strlen(match), sizeof match - strlen(match), "%s%s=%s", m ? ", " : "", f.match_key[m], f.match_value[m]);
     printf("\n## Crosscheck: %s, stage %s%s%s\n\n", e.name, f.stage, f.nmatch ? ", " : "", match);
-    printf("| trainer | n | top1 (%%), mean ± 95%% CI | per seed |\n|---|---|---|---|\n");
+    printf("| trainer | n | %s (%%), mean ± 95%% CI | per seed |\n|---|---|---|---|\n", f.metric);
     for (int side = 0; side < 2; side++) {
         double *v = side ? b : a;
         char per[2048] = "", ci[128];
         for (int k = 0; k < n; k++) {
-            v[k] = side ? th[k].top1 : pb[k].top1;
+            v[k] = side ? th[k].value : pb[k].value;
             snprintf(per + strlen(per), sizeof per - strlen(per), "%s%ld: %.2f", k ? ", " : "", e.runs[sel[k]].seed, 100 * v[k]);
         }
         ci_text(v, n, ci, sizeof ci);

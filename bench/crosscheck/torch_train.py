@@ -17,8 +17,18 @@ plan's seed: independent of posbench's Philox draws, as the statistical comparis
 with drop_path 0 and no CAPE the two trainers see identical inputs, and their first steps'
 losses must agree to float32 rounding (the parity check).
 
+MP3 (config.mp3 = 1; METHODS.md "MP3"): no position encoding, the position head, every
+step's context tokens from the plan (keys and values of every layer: the same draws as
+posbench's, so with drop path 0 the two trainers' first losses agree), the loss torch's
+cross entropy of every patch token against its index (tests/torch_vit.py mp3_loss). Evaluated
+as posbench reports it: position top-1 at test η 0 (every token is context) on the first
+position_limit test images, over all patches and over non-blank ones (a patch is blank when
+each channel is constant over it), computed here from the plan's pixels.
+
 Output (--out FILE), one "key value..." line each:
-  top1 <test top-1 after the last step>      loss <test loss>     seconds <training time>
+  top1 <test top-1 after the last step> (supervised)      loss <test loss>
+  pos_top1_eta0, pos_top1_nonblank_eta0 <position top-1 at test η 0> (MP3)
+  seconds <training time>
   step_losses <the training loss of every step, in order>
 Exit 0; 2 for a bad plan (message on stderr). Run with Debian's /usr/bin/python3 (PyTorch 1.13).
 """
@@ -83,12 +93,14 @@ class Trainer:
         self.plan = plan
         c = lambda k: cfg(plan, k)  # noqa: E731
         self.cape = int(c("pe_cape"))
+        self.mp3 = int(c("mp3")) if "config.mp3" in plan else 0
         self.vc = torch_vit.ViTConfig(
             channels=int(c("channels")), image_size=int(c("image_size")), patch=int(c("patch")), dim=int(c("dim")),
             depth=int(c("depth")), heads=int(c("heads")), mlp_ratio=c("mlp_ratio"), cls=int(c("cls")),
             pos_abs=int(c("pe_abs")), relbias=int(c("pe_relbias")), sin1d=int(c("pe_sin1d")),
             sin2d=int(c("pe_sin2d")) or self.cape, rope=int(c("pe_rope")), rope_base=c("rope_base"),
-            num_classes=int(c("num_classes")), label_smoothing=c("label_smoothing"), content_scale=c("content_scale"))
+            num_classes=int(c("num_classes")), label_smoothing=c("label_smoothing"), content_scale=c("content_scale"),
+            pos_head=self.mp3)
         self.model = torch_vit.ViT(self.vc).float()
         names = dict(self.model.named_parameters())
         decay, no_decay = [], []
@@ -147,8 +159,9 @@ class Trainer:
         keep = (self.torch.rand(branch.shape[0], generator=self.gen) >= rate).float() / (1.0 - rate)
         return branch * keep.view(-1, 1, 1)
 
-    def forward(self, x, training):
-        """The twin's forward with drop path and CAPE: logits (B, K)."""
+    def forward(self, x, training, context=None):
+        """The twin's forward with drop path and CAPE: logits (B, K); MP3: position logits
+        (B, T, N) with keys and values from the context tokens (B, M), or from all tokens."""
         import torch_vit
         torch, m, vc = self.torch, self.model, self.vc
         t = m.patch_embed(torch_vit.extract_patches(x, vc.patch)) * vc.content_scale
@@ -168,9 +181,11 @@ class Trainer:
         L = vc.depth
         for l, blk in enumerate(m.blocks):
             rate = self.drop_path * l / (L - 1) if L > 1 else self.drop_path
-            t = t + self.drop(blk.attn(blk.norm1(t), None, rel_index, rope), rate, training)
+            t = t + self.drop(blk.attn(blk.norm1(t), context, rel_index, rope), rate, training)
             t = t + self.drop(blk.mlp(blk.norm2(t)), rate, training)
         t = m.norm(t)
+        if self.mp3:
+            return m.pos_head(t)
         return m.head(t[:, 0] if vc.cls else t.mean(dim=1))
 
     def train(self, log_every):
@@ -179,6 +194,9 @@ class Trainer:
         pixels, labels = plan["data.train.pixels"], plan["data.train.labels"]
         if order.shape[0] != self.total or draws.shape[:2] != order.shape:
             raise BadPlan(f"order {order.shape} and augment {draws.shape} do not match total_steps {self.total}")
+        contexts = plan.get("context") if self.mp3 else None
+        if self.mp3 and (contexts is None or contexts.shape[:2] != order.shape):
+            raise BadPlan(f"an MP3 plan needs context (steps, B, M) matching order {order.shape}")
         losses = []
         self.model.train()
         t_start = time.time()
@@ -188,7 +206,12 @@ class Trainer:
             y = torch.from_numpy(labels[rows].astype(np.int64))
             for g in self.opt.param_groups:
                 g["lr"] = self.lr_at(step)
-            loss = torch.nn.functional.cross_entropy(self.forward(x, True), y, label_smoothing=self.vc.label_smoothing)
+            if self.mp3:
+                import torch_vit
+                context = torch.from_numpy(contexts[step].astype(np.int64))
+                loss = torch_vit.mp3_loss(self.forward(x, True, context), self.vc.cls)
+            else:
+                loss = torch.nn.functional.cross_entropy(self.forward(x, True), y, label_smoothing=self.vc.label_smoothing)
             self.opt.zero_grad(set_to_none=True)
             loss.backward()
             if self.clip > 0:
@@ -198,6 +221,28 @@ class Trainer:
             if log_every and (step + 1) % log_every == 0:
                 print(f"step {step + 1}/{self.total} loss {losses[-1]:.4f} {time.time() - t_start:.0f}s", flush=True)
         return losses, time.time() - t_start
+
+    def evaluate_positions(self):
+        """MP3: position top-1 at test η 0 over all and over non-blank patches."""
+        torch, plan, vc = self.torch, self.plan, self.vc
+        pixels = plan["data.test.pixels"]
+        limit = int(cfg(plan, "position_limit"))
+        n = pixels.shape[0] if limit <= 0 else min(limit, pixels.shape[0])
+        eb, p, t0 = int(cfg(plan, "eval_batch")), vc.patch, 1 if vc.cls else 0
+        self.model.eval()
+        correct = total = correct_nb = total_nb = 0
+        with torch.no_grad():
+            for first in range(0, n, eb):
+                rows = np.arange(first, min(n, first + eb))
+                pred = self.forward(self.images(pixels, rows), False)[:, t0:].argmax(dim=-1).numpy()  # (B, N)
+                pix = pixels[rows].astype(np.int64)  # (B, C, H, W)
+                B, C, H, W = pix.shape
+                patches = pix.reshape(B, C, H // p, p, W // p, p).transpose(0, 2, 4, 1, 3, 5).reshape(B, -1, C, p * p)
+                blank = (patches == patches[..., :1]).all(axis=-1).all(axis=-1)  # (B, N): every channel constant
+                ok = pred == np.arange(pred.shape[1])[None, :]
+                correct += int(ok.sum()); total += ok.size
+                correct_nb += int((ok & ~blank).sum()); total_nb += int((~blank).sum())
+        return correct / total, (correct_nb / total_nb if total_nb else float("nan"))
 
     def evaluate(self):
         torch, plan = self.torch, self.plan
@@ -238,13 +283,20 @@ def main(argv):
     except (tensorfile.TensorfileError, BadPlan, KeyError, ValueError) as e:
         print(f"torch_train.py: {args.plan}: {e}", file=sys.stderr)
         return 2
-    top1, loss = trainer.evaluate()
+    if trainer.mp3:
+        pos, pos_nb = trainer.evaluate_positions()
+        lines = f"pos_top1_eta0 {pos:.17g}\npos_top1_nonblank_eta0 {pos_nb:.17g}\n"
+        summary = f"pos_top1_eta0={pos:.4f} pos_top1_nonblank_eta0={pos_nb:.4f}"
+    else:
+        top1, loss = trainer.evaluate()
+        lines = f"top1 {top1:.17g}\nloss {loss:.17g}\n"
+        summary = f"top1={top1:.4f} loss={loss:.4f}"
     tmp = args.out + ".partial"
     with open(tmp, "w") as f:
-        f.write(f"top1 {top1:.17g}\nloss {loss:.17g}\nseconds {seconds:.3f}\n")
+        f.write(f"{lines}seconds {seconds:.3f}\n")
         f.write("step_losses " + " ".join(f"{v:.9g}" for v in losses) + "\n")
     os.replace(tmp, args.out)
-    print(f"final: top1={top1:.4f} loss={loss:.4f} time={seconds:.0f}s")
+    print(f"final: {summary} time={seconds:.0f}s")
     return 0
 
 

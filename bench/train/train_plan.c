@@ -11,18 +11,23 @@
 //       x' = W − 1 − x when flip)
 //   param.<name> f32: the initial weights (the model's names, = tests/torch_vit.py's), and
 //       decay.<name> (f64 scalar, 1: AdamW weight decay applies)
+//   context i32 (steps, B, M) (MP3 only): every step's context tokens of each image, as the
+//       training loop draws them (objectives/mp3: cls first, then the sorted context patches as
+//       token indices; M = cls + round((1 − η)·N)), the keys and values of every layer
 //   config.<key> (f64 scalars): patch dim depth heads mlp_ratio cls num_classes image_size
 //       channels; pe_abs pe_sin1d pe_sin2d pe_cape pe_relbias pe_rope (one is 1 unless none),
 //       rope_base, cape_global_shift cape_local_shift (resolved: 1/grid for -1) cape_scale,
 //       content_scale, drop_path, label_smoothing; lr min_lr weight_decay beta1 beta2 eps clip
-//       warmup_steps total_steps steps_per_epoch batch eval_batch seed
+//       warmup_steps total_steps steps_per_epoch batch eval_batch seed; mp3 (1: objective mp3),
+//       eta, position_limit (MP3: position accuracy at test η 0 on the first N test images)
 // Configurations the independent trainer does not implement are refused (exit 2 naming the
-// key): another objective than supervised, a backbone other than vit, dropout, UniViT sizes,
-// a training size other than the dataset's, sequences.
+// key): another objective than supervised or mp3, MP3's reference points, a backbone other
+// than vit, dropout, UniViT sizes, a training size other than the dataset's, sequences.
 #include "train_internal.h"
 #include "../../core/common.h"
 #include "../../core/tensorfile.h"
 #include "../../models/posenc/tables.h"
+#include "../../objectives/mp3/mp3.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,8 +41,12 @@ static void scalar(tensorfile *tf, const char *key, double v) {
 static void refuse_unsupported(const run *r) {
     const config *c = r->cfg;
     const model_config *mc = &r->model.cfg;
-    if (strcmp(r->settings.name, "supervised"))
-        die_input("crosscheck: objective.name=%s: the PyTorch trainer does supervised classification only", r->settings.name);
+    if (strcmp(r->settings.name, "supervised") && strcmp(r->settings.name, "mp3"))
+        die_input("crosscheck: objective.name=%s: the PyTorch trainer does supervised classification and MP3 only",
+                  r->settings.name);
+    if (r->settings.ref_fraction > 0)
+        die_input("crosscheck: objective.ref_fraction=%g: the PyTorch trainer has no MP3 reference points (use 0)",
+                  r->settings.ref_fraction);
     if (mc->arch && strcmp(mc->arch, "vit"))
         die_input("crosscheck: model.arch=%s: the PyTorch trainer has the ViT only", mc->arch);
     if (mc->dropout > 0) die_input("crosscheck: model.dropout=%g: the PyTorch trainer has no dropout (use 0)", mc->dropout);
@@ -88,6 +97,20 @@ int train_plan_write(run *r, const char *path) {
     int odims[2] = {(int)r->total_steps, B}, adims[3] = {(int)r->total_steps, B, 3};
     tf_add(&tf, "order", TF_I32, 2, odims, order);
     tf_add(&tf, "augment", TF_I32, 3, adims, draws);
+    int32_t *context = NULL, mp3 = !strcmp(r->settings.name, "mp3");
+    if (mp3) { // every step's context, drawn as mp3_train_forward draws it
+        int t0 = m->t0, Mp = mp3_context_patches(m->N, r->settings.eta), M = t0 + Mp;
+        context = xmalloc((size_t)r->total_steps * B * M * sizeof(int32_t) + 1, "plan contexts");
+        int *ctx = xmalloc((size_t)B * M * sizeof(int), "plan context");
+        for (long step = 0; step < r->total_steps; step++) {
+            int epoch = (int)(step / r->steps_per_epoch), in_epoch = (int)(step % r->steps_per_epoch);
+            mp3_sample_context(ctx, B, m->N, t0, Mp, r->seed, (uint32_t)epoch, (uint32_t)in_epoch, 0);
+            for (size_t k = 0; k < (size_t)B * M; k++) context[(size_t)step * B * M + k] = ctx[k];
+        }
+        free(ctx);
+        int cdims3[3] = {(int)r->total_steps, B, M};
+        tf_add(&tf, "context", TF_I32, 3, cdims3, context);
+    }
 
     // The initial weights, from the backend.
     float *host = xmalloc(m->params.total * sizeof(float) + 1, "plan weights");
@@ -123,11 +146,12 @@ int train_plan_write(run *r, const char *path) {
     scalar(&tf, "warmup_steps", (double)o->warmup_steps), scalar(&tf, "total_steps", (double)r->total_steps);
     scalar(&tf, "steps_per_epoch", r->steps_per_epoch), scalar(&tf, "batch", B), scalar(&tf, "eval_batch", r->eval_batch);
     scalar(&tf, "seed", r->seed);
+    scalar(&tf, "mp3", mp3), scalar(&tf, "eta", r->settings.eta), scalar(&tf, "position_limit", r->settings.position_limit);
 
     char err[1024];
     int rc = tf_write(&tf, path, err, sizeof err);
     tf_free(&tf);
-    free(order), free(draws), free(host);
+    free(order), free(draws), free(host), free(context);
     if (rc != 0) die_fail("crosscheck plan: %s", err);
     printf("crosscheck plan: %s (%ld steps of %d, %d train / %d test images, %d parameter tensors)\n", path, r->total_steps, B,
            r->train.n, r->test.n, m->params.count);
