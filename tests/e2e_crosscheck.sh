@@ -8,7 +8,8 @@
 # PyTorch log); `posbench train --plan` writes the plan without training; bad input exits 2
 # (no --stage, an unknown --match key, a selection with no runs, a selection of two
 # configurations, MP3 reference points, a position metric of a supervised stage, a bad
-# --margin). MP3 (eta 0.5, drop path 0): both trainers draw nothing of their own (posbench's
+# --margin, UniViT with abs). Image sizes: UniViT (sin2d) and a 20 px abs model train on resized
+# batches on both sides with losses equal to rounding. MP3 (eta 0.5, drop path 0): both trainers draw nothing of their own (posbench's
 # contexts are in the plan), so their first 8 losses agree to float32 rounding and the
 # position accuracy at test eta 0 is compared (the default metric for MP3). Uses Debian's
 # /usr/bin/python3; SKIP when it has no PyTorch. About two minutes.
@@ -63,6 +64,32 @@ worst=$(max_rel "$T/mp3.out")
     grep -q '^posbench − PyTorch: inconclusive (1 seed)' "$T/mp3.out" && awk -v w="$worst" 'BEGIN { exit !(w != "" && w + 0 <= 1e-4) }'
 check "crosscheck mp3: same contexts, first 8 losses agree, position accuracy compared" $? "exit $rc, max relative difference $worst; $(grep '^| posbench' "$T/mp3.out")"
 
+# Image sizes (patch 4): UniViT with sin2d (each batch resized to a size drawn from 16..28 px,
+# the grid following it) and a model trained at 20 px with abs: both sides resize the same way,
+# so the first 8 losses agree; top1@36 is compared for UniViT; UniViT with abs is refused.
+cat > "$T/uni.yaml" <<'EOF'
+name: cc-uni
+base:
+  data: {limit: 256, test_limit: 200}
+  model: {patch: 4, dim: 32, depth: 2, heads: 2, drop_path: 0}
+  train: {batch: 32, epochs: 1}
+  eval: {resolutions: [16, 28, 36]}
+stages:
+  uni: {data: {resolutions: [16, 20, 24, 28]}}
+  single: {data: {resolution: 20}, pe: {kind: abs}, eval: {resolutions: []}}
+matrix:
+  uni.pe.kind: [sin2d, abs]
+seeds: [0]
+EOF
+for case in "uni sin2d top1@36" "single abs top1"; do
+    set -- $case
+    $PB crosscheck "$T/uni.yaml" --stage $1 --match pe.kind=$2 --metric $3 --out "$T/r" --threads 1 --parity-steps 8 > "$T/$1.out" 2> "$T/$1.err"; rc=$?
+    worst=$(max_rel "$T/$1.out")
+    [ $rc -eq 0 ] && grep -q "^| trainer | n | $3 (%)" "$T/$1.out" && grep -q '^| PyTorch (bench/crosscheck/torch_train.py) | 1 | ' "$T/$1.out" &&
+        awk -v w="$worst" 'BEGIN { exit !(w != "" && w + 0 <= 1e-4) }'
+    check "crosscheck $1 ($2): resized batches, first 8 losses agree, $3 compared" $? "exit $rc, max relative difference $worst"
+done
+
 # A rerun reuses both sides: the PyTorch logs are not rewritten, the table is the same.
 before=$(ls -l --time-style=+%s.%N "$T"/r/cc-tiny/main/crosscheck/*.torch.log | md5sum)
 $PB crosscheck "$T/tiny.yaml" --stage main --match pe.kind=abs --out "$T/r" --threads 1 > "$T/again.out" 2>&1; rc=$?
@@ -89,6 +116,7 @@ bad "a selection without runs" "no run of stage main matches" "$T/tiny.yaml" --s
 bad "two configurations" "select more than one configuration" "$T/tiny.yaml" --stage main --out "$T/r"
 bad "MP3 reference points" "no MP3 reference points" "$T/tiny.yaml" --stage mp3ref --out "$T/r"
 bad "a position metric of a supervised stage" "valid: top1" "$T/tiny.yaml" --stage main --match pe.kind=abs --metric pos_top1_eta0 --out "$T/r"
-bad "an unknown --metric" "valid: top1, pos_top1_eta0, pos_top1_nonblank_eta0" "$T/tiny.yaml" --stage mp3 --metric top5 --out "$T/r"
+bad "an unknown --metric" "valid: top1, top1@S for an eval.resolutions size S, pos_top1_eta0" "$T/tiny.yaml" --stage mp3 --metric top5 --out "$T/r"
+bad "UniViT with abs" "valid: none, sin2d, cape" "$T/uni.yaml" --stage uni --match pe.kind=abs --out "$T/r"
 bad "a bad --margin" "--margin must be a number > 0" "$T/tiny.yaml" --stage main --match pe.kind=abs --margin 0 --out "$T/r"
 exit 0

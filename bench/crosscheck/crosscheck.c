@@ -43,7 +43,8 @@ static void help(void) {
            "(mean and 95%% CI over seeds), the per-seed difference with a paired t-test, and a verdict: agree\n"
            "(TOST: the difference is within +-margin), disagree (paired two-sided p < 0.05) or inconclusive.\n"
            "  --out DIR           results directory (default results; posbench runs as `posbench run`)\n"
-           "  --metric M          the /final metric compared: top1 (default for supervised), pos_top1_nonblank_eta0\n"
+           "  --metric M          the /final metric compared: top1 (default for supervised; top1@S: at S px, an\n"
+           "                      eval.resolutions size), pos_top1_nonblank_eta0\n"
            "                      (default for objective mp3: position top-1 at test eta 0 of non-blank patches) or\n"
            "                      pos_top1_eta0 (all patches)\n"
            "  --margin M          equivalence margin in the metric's units (default 0.02 = 2 points)\n"
@@ -75,8 +76,11 @@ static void parse(int argc, char **argv, cc_flags *f) {
         else if (!strcmp(a, "--device")) f->device = argv[++i];
         else if (!strcmp(a, "--metric")) {
             f->metric = argv[++i];
-            if (strcmp(f->metric, "top1") && strcmp(f->metric, "pos_top1_eta0") && strcmp(f->metric, "pos_top1_nonblank_eta0"))
-                die_input("crosscheck: --metric %s is not compared (valid: top1, pos_top1_eta0, pos_top1_nonblank_eta0)", f->metric);
+            const char *m = f->metric;
+            int at_size = !strncmp(m, "top1@", 5) && m[5] && strspn(m + 5, "0123456789") == strlen(m + 5);
+            if (strcmp(m, "top1") && !at_size && strcmp(m, "pos_top1_eta0") && strcmp(m, "pos_top1_nonblank_eta0"))
+                die_input("crosscheck: --metric %s is not compared (valid: top1, top1@S for an eval.resolutions size S, "
+                          "pos_top1_eta0, pos_top1_nonblank_eta0)", m);
         }
         else if (!strcmp(a, "--threads")) posbench_set_threads((int)parse_int_flag(a, argv[++i], 1, POSBENCH_MAX_THREADS));
         else if (!strcmp(a, "--parity-steps")) f->parity_steps = (int)parse_int_flag(a, argv[++i], 0, 1000000);
@@ -297,7 +301,7 @@ int cmd_crosscheck(int argc, char **argv) {
     if (!f.metric) f.metric = is_mp3 ? "pos_top1_nonblank_eta0" : "top1";
     if (is_mp3 != !strncmp(f.metric, "pos_", 4))
         die_input("crosscheck: --metric %s: the runs of stage %s have objective.name=%s (valid: %s)", f.metric, f.stage,
-                  cfg_str(&e.runs[sel[0]].cfg, "objective.name"), is_mp3 ? "pos_top1_nonblank_eta0, pos_top1_eta0" : "top1");
+                  cfg_str(&e.runs[sel[0]].cfg, "objective.name"), is_mp3 ? "pos_top1_nonblank_eta0, pos_top1_eta0" : "top1, top1@S");
     struct stat st;
     if (stat(f.script, &st) != 0) die_input("crosscheck: the PyTorch trainer %s: %s (run from the repository root or give --script)", f.script, strerror(errno));
 

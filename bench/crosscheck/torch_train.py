@@ -17,6 +17,13 @@ plan's seed: independent of posbench's Philox draws, as the statistical comparis
 with drop_path 0 and no CAPE the two trainers see identical inputs, and their first steps'
 losses must agree to float32 rounding (the parity check).
 
+Image sizes: each step's batch is resized to the plan's size for that step (data.resolution,
+or UniViT's per-batch draw) with F.interpolate(bicubic, align_corners=False) after crop, flip
+and normalisation, as posbench's core/resize.c does; the patch grid follows the size, and
+sin2d/CAPE place it on [-1, 1] (CAPE's default local shift is 1/grid of that batch's grid).
+Evaluated at the training size (top1) and at every eval_sizes entry (top1@S) for the encodings
+without a per-grid table (none, sin2d, cape); the others at the training size only.
+
 MP3 (config.mp3 = 1; METHODS.md "MP3"): no position encoding, the position head, every
 step's context tokens from the plan (keys and values of every layer: the same draws as
 posbench's, so with drop path 0 the two trainers' first losses agree), the loss torch's
@@ -26,7 +33,8 @@ position_limit test images, over all patches and over non-blank ones (a patch is
 each channel is constant over it), computed here from the plan's pixels.
 
 Output (--out FILE), one "key value..." line each:
-  top1 <test top-1 after the last step> (supervised)      loss <test loss>
+  top1 <test top-1 at the training size after the last step> (supervised)   loss <test loss>
+  top1@S <test top-1 at S px> for each eval size (supervised; grid-free encodings)
   pos_top1_eta0, pos_top1_nonblank_eta0 <position top-1 at test η 0> (MP3)
   seconds <training time>
   step_losses <the training loss of every step, in order>
@@ -123,6 +131,9 @@ class Trainer:
                                      lr=self.lr, betas=(c("beta1"), c("beta2")), eps=c("eps"))
         self.clip, self.drop_path = c("clip"), c("drop_path")
         self.cape_bounds = (c("cape_global_shift"), c("cape_local_shift"), c("cape_scale"))
+        self.cape_local_default = int(c("cape_local_default")) if "config.cape_local_default" in plan else 0
+        self.native = int(plan["data.train.pixels"].shape[-1])
+        self.train_size = int(c("image_size"))
         self.gen = torch.Generator().manual_seed(int(c("seed")) * 7919 + 17)
         mean, std = plan["data.mean"].astype(np.float32), plan["data.std"].astype(np.float32)
         self.mean, self.std = mean.reshape(1, -1, 1, 1), std.reshape(1, -1, 1, 1)
@@ -137,8 +148,9 @@ class Trainer:
         progress = (step - self.warmup) / decay
         return self.min_lr + 0.5 * (self.lr - self.min_lr) * (1.0 + math.cos(math.pi * progress))
 
-    def images(self, pixels, rows, draws=None):
-        """(B, C, H, W) float32: (pixel/255 − mean)/std in float32, with the plan's crop and flip."""
+    def images(self, pixels, rows, draws=None, size=None):
+        """(B, C, S, S) float32: (pixel/255 − mean)/std in float32, with the plan's crop and flip,
+        resized bicubically to size (default: the training size) when it differs from the native."""
         pix = pixels[rows]  # (B, C, H, W) uint8
         if draws is not None:
             B, C, H, W = pix.shape
@@ -151,7 +163,11 @@ class Trainer:
                       xc[:, None, None, :]]
             pix = np.where(valid, pix, 0)  # black: pixel 0 before normalisation
         x = (pix.astype(np.float32) / np.float32(255.0) - self.mean) / self.std
-        return self.torch.from_numpy(np.ascontiguousarray(x, dtype=np.float32))
+        x = self.torch.from_numpy(np.ascontiguousarray(x, dtype=np.float32))
+        size = self.train_size if size is None else int(size)
+        if size != x.shape[-1]:
+            x = self.torch.nn.functional.interpolate(x, size=(size, size), mode="bicubic", align_corners=False)
+        return x
 
     def drop(self, branch, rate, training):
         if not training or rate <= 0:
@@ -169,10 +185,19 @@ class Trainer:
         if vc.cls:
             t = torch.cat([m.cls_token.view(1, 1, -1).expand(B, 1, -1), t], dim=1)
         t0 = 1 if vc.cls else 0
+        g = x.shape[-1] // vc.patch  # this batch's grid
+        if g != vc.grid and (vc.pos_abs or vc.relbias or vc.rope or vc.sin1d):
+            raise BadPlan(f"a {g}x{g} grid with an encoding tied to the {vc.grid}x{vc.grid} training grid")
         if vc.pos_abs:
             t = t + m.pos_embed.unsqueeze(0)
         if self.cape and training:
-            px, py = cape_positions(B, vc.grid, *self.cape_bounds, self.gen)
+            shift, local, scale = self.cape_bounds
+            if self.cape_local_default:
+                local = 1.0 / g
+            px, py = cape_positions(B, g, shift, local, scale, self.gen)
+            t = torch.cat([t[:, :t0], t[:, t0:] + sin2d_at(px, py, vc.dim).float()], dim=1)
+        elif vc.sin2d and g != vc.grid:
+            px, py = grid_positions(g)
             t = torch.cat([t[:, :t0], t[:, t0:] + sin2d_at(px, py, vc.dim).float()], dim=1)
         elif vc.sin1d or vc.sin2d:
             t = torch.cat([t[:, :t0], t[:, t0:] + m.pos_fixed.float()], dim=1)
@@ -194,6 +219,9 @@ class Trainer:
         pixels, labels = plan["data.train.pixels"], plan["data.train.labels"]
         if order.shape[0] != self.total or draws.shape[:2] != order.shape:
             raise BadPlan(f"order {order.shape} and augment {draws.shape} do not match total_steps {self.total}")
+        sizes = plan.get("sizes")
+        if sizes is not None and sizes.shape[0] != self.total:
+            raise BadPlan(f"sizes {sizes.shape} does not match total_steps {self.total}")
         contexts = plan.get("context") if self.mp3 else None
         if self.mp3 and (contexts is None or contexts.shape[:2] != order.shape):
             raise BadPlan(f"an MP3 plan needs context (steps, B, M) matching order {order.shape}")
@@ -202,7 +230,7 @@ class Trainer:
         t_start = time.time()
         for step in range(self.total):
             rows = order[step].astype(np.int64)
-            x = self.images(pixels, rows, draws[step])
+            x = self.images(pixels, rows, draws[step], None if sizes is None else sizes[step])
             y = torch.from_numpy(labels[rows].astype(np.int64))
             for g in self.opt.param_groups:
                 g["lr"] = self.lr_at(step)
@@ -244,7 +272,8 @@ class Trainer:
                 correct_nb += int((ok & ~blank).sum()); total_nb += int((~blank).sum())
         return correct / total, (correct_nb / total_nb if total_nb else float("nan"))
 
-    def evaluate(self):
+    def evaluate(self, size=None):
+        """Test top-1 and loss at size px (default: the training size)."""
         torch, plan = self.torch, self.plan
         pixels, labels = plan["data.test.pixels"], plan["data.test.labels"]
         n, eb = pixels.shape[0], int(cfg(plan, "eval_batch"))
@@ -253,7 +282,7 @@ class Trainer:
         with torch.no_grad():
             for first in range(0, n, eb):
                 rows = np.arange(first, min(n, first + eb))
-                logits = self.forward(self.images(pixels, rows), False)
+                logits = self.forward(self.images(pixels, rows, size=size), False)
                 y = torch.from_numpy(labels[rows].astype(np.int64))
                 loss_sum += float(torch.nn.functional.cross_entropy(logits, y, reduction="sum",
                                                                     label_smoothing=self.vc.label_smoothing))
@@ -291,6 +320,16 @@ def main(argv):
         top1, loss = trainer.evaluate()
         lines = f"top1 {top1:.17g}\nloss {loss:.17g}\n"
         summary = f"top1={top1:.4f} loss={loss:.4f}"
+        vc = trainer.vc
+        grid_free = not (vc.pos_abs or vc.relbias or vc.rope or vc.sin1d)
+        for S in (plan.get("eval_sizes") if plan.get("eval_sizes") is not None else []):
+            S = int(S)
+            if S != trainer.train_size and not grid_free:
+                print(f"top1@{S}: not measured (the encoding is tied to the training grid)", flush=True)
+                continue
+            top1_s = trainer.evaluate(S)[0] if S != trainer.train_size else top1
+            lines += f"top1@{S} {top1_s:.17g}\n"
+            summary += f" top1@{S}={top1_s:.4f}"
     tmp = args.out + ".partial"
     with open(tmp, "w") as f:
         f.write(f"{lines}seconds {seconds:.3f}\n")

@@ -11,18 +11,24 @@
 //       x' = W − 1 − x when flip)
 //   param.<name> f32: the initial weights (the model's names, = tests/torch_vit.py's), and
 //       decay.<name> (f64 scalar, 1: AdamW weight decay applies)
+//   sizes i32 (steps): every step's training image size in px (data.resolution, or UniViT's
+//       per-batch draw from data.resolutions): the augmented, normalised native image is resized
+//       bicubically (align_corners false, no antialiasing: core/resize.c) when it differs;
+//       eval_sizes i32 (n): eval.resolutions, where top-1 is also measured (may be empty)
 //   context i32 (steps, B, M) (MP3 only): every step's context tokens of each image, as the
 //       training loop draws them (objectives/mp3: cls first, then the sorted context patches as
 //       token indices; M = cls + round((1 − η)·N)), the keys and values of every layer
 //   config.<key> (f64 scalars): patch dim depth heads mlp_ratio cls num_classes image_size
 //       channels; pe_abs pe_sin1d pe_sin2d pe_cape pe_relbias pe_rope (one is 1 unless none),
-//       rope_base, cape_global_shift cape_local_shift (resolved: 1/grid for -1) cape_scale,
+//       rope_base, cape_global_shift cape_local_shift (resolved at the training size: 1/grid for
+//       -1) cape_local_default (1: it was -1, so 1/grid of each batch's grid) cape_scale,
 //       content_scale, drop_path, label_smoothing; lr min_lr weight_decay beta1 beta2 eps clip
 //       warmup_steps total_steps steps_per_epoch batch eval_batch seed; mp3 (1: objective mp3),
 //       eta, position_limit (MP3: position accuracy at test η 0 on the first N test images)
 // Configurations the independent trainer does not implement are refused (exit 2 naming the
 // key): another objective than supervised or mp3, MP3's reference points, a backbone other
-// than vit, dropout, UniViT sizes, a training size other than the dataset's, sequences.
+// than vit, dropout, UniViT with an encoding tied to one grid (abs, relbias, rope, sin1d),
+// sequences.
 #include "train_internal.h"
 #include "../../core/common.h"
 #include "../../core/tensorfile.h"
@@ -51,10 +57,10 @@ static void refuse_unsupported(const run *r) {
         die_input("crosscheck: model.arch=%s: the PyTorch trainer has the ViT only", mc->arch);
     if (mc->dropout > 0) die_input("crosscheck: model.dropout=%g: the PyTorch trainer has no dropout (use 0)", mc->dropout);
     if (mc->features > 0) die_input("crosscheck: data.name=%s: the PyTorch trainer takes images only", cfg_str(c, "data.name"));
-    if (r->n_univit > 0) die_input("crosscheck: data.resolutions: the PyTorch trainer trains at one size");
-    if (r->train_size != r->train.height)
-        die_input("crosscheck: data.resolution=%d: the PyTorch trainer trains at the dataset's own size (%d px)", r->train_size,
-                  r->train.height);
+    const char *pe = mc->pe_kind ? mc->pe_kind : "none";
+    if (r->n_univit > 0 && strcmp(pe, "none") && strcmp(pe, "sin2d") && strcmp(pe, "cape"))
+        die_input("crosscheck: data.resolutions with pe.kind=%s: the PyTorch trainer changes the grid per batch only for "
+                  "encodings of positions on [-1, 1] (valid: none, sin2d, cape)", pe);
 }
 
 static void add_split(tensorfile *tf, const char *split, const dataset *ds) {
@@ -82,10 +88,13 @@ int train_plan_write(run *r, const char *path) {
     augment_config aug = {.crop_pad = (int)cfg_int(r->cfg, "data.crop_pad"), .hflip = cfg_bool(r->cfg, "data.hflip")};
     int B = r->batch;
     int32_t *order = xmalloc((size_t)r->total_steps * B * sizeof(int32_t) + 1, "plan order");
+    int32_t *sizes = xmalloc((size_t)r->total_steps * sizeof(int32_t) + 1, "plan sizes");
     int32_t *draws = xmalloc((size_t)r->total_steps * B * 3 * sizeof(int32_t) + 1, "plan augmentation");
     for (long step = 0; step < r->total_steps; step++) {
         int epoch = (int)(step / r->steps_per_epoch), in_epoch = (int)(step % r->steps_per_epoch);
         if (in_epoch == 0) train_epoch_order(r, epoch);
+        sizes[step] = r->n_univit > 0 ? resize_draw_size(r->univit, r->n_univit, r->seed, (uint32_t)epoch, (uint32_t)in_epoch)
+                                      : r->train_size; // as train_step draws it
         for (int b = 0; b < B; b++) {
             int32_t *d = draws + ((size_t)step * B + b) * 3;
             order[(size_t)step * B + b] = r->order[(size_t)in_epoch * B + b];
@@ -97,6 +106,11 @@ int train_plan_write(run *r, const char *path) {
     int odims[2] = {(int)r->total_steps, B}, adims[3] = {(int)r->total_steps, B, 3};
     tf_add(&tf, "order", TF_I32, 2, odims, order);
     tf_add(&tf, "augment", TF_I32, 3, adims, draws);
+    tf_add(&tf, "sizes", TF_I32, 1, odims, sizes);
+    int edims[1] = {r->settings.n_eval_sizes};
+    int32_t eval_sizes[OBJECTIVE_MAX_SIZES + 1];
+    for (int e = 0; e < r->settings.n_eval_sizes; e++) eval_sizes[e] = r->settings.eval_sizes[e];
+    tf_add(&tf, "eval_sizes", TF_I32, 1, edims, eval_sizes);
     int32_t *context = NULL, mp3 = !strcmp(r->settings.name, "mp3");
     if (mp3) { // every step's context, drawn as mp3_train_forward draws it
         int t0 = m->t0, Mp = mp3_context_patches(m->N, r->settings.eta), M = t0 + Mp;
@@ -137,6 +151,7 @@ int train_plan_write(run *r, const char *path) {
     scalar(&tf, "rope_base", mc->rope_base);
     scalar(&tf, "cape_global_shift", mc->cape_global_shift);
     scalar(&tf, "cape_local_shift", mc->cape_local_shift < 0 ? cape_default_local_shift(m->grid) : mc->cape_local_shift);
+    scalar(&tf, "cape_local_default", mc->cape_local_shift < 0);
     scalar(&tf, "cape_scale", mc->cape_scale);
     scalar(&tf, "content_scale", mc->content_scale != 0.0f ? mc->content_scale : 1.0);
     scalar(&tf, "drop_path", mc->drop_path), scalar(&tf, "label_smoothing", r->settings.label_smoothing);
@@ -151,7 +166,7 @@ int train_plan_write(run *r, const char *path) {
     char err[1024];
     int rc = tf_write(&tf, path, err, sizeof err);
     tf_free(&tf);
-    free(order), free(draws), free(host), free(context);
+    free(order), free(sizes), free(draws), free(host), free(context);
     if (rc != 0) die_fail("crosscheck plan: %s", err);
     printf("crosscheck plan: %s (%ld steps of %d, %d train / %d test images, %d parameter tensors)\n", path, r->total_steps, B,
            r->train.n, r->test.n, m->params.count);
