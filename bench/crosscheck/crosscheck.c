@@ -39,14 +39,15 @@ static void help(void) {
            "                           [--metric M] [--python PATH] [--script FILE] [--device D]\n"
            "Trains the runs of stage S whose config matches every key=value (one per seed) with posbench\n"
            "and with the independent PyTorch trainer bench/crosscheck/torch_train.py on the same data,\n"
-           "batch order, augmentation draws (MP3: context draws) and initial weights, and prints both sides' metric\n"
+           "batch order, augmentation draws, image sizes (data.resolution; UniViT: each step's drawn size), MP3's\n"
+           "context draws and initial weights, and prints both sides' metric\n"
            "(mean and 95%% CI over seeds), the per-seed difference with a paired t-test, and a verdict: agree\n"
            "(TOST: the difference is within +-margin), disagree (paired two-sided p < 0.05) or inconclusive.\n"
            "  --out DIR           results directory (default results; posbench runs as `posbench run`)\n"
-           "  --metric M          the /final metric compared: top1 (default for supervised; top1@S: at S px, an\n"
-           "                      eval.resolutions size), pos_top1_nonblank_eta0\n"
-           "                      (default for objective mp3: position top-1 at test eta 0 of non-blank patches) or\n"
-           "                      pos_top1_eta0 (all patches)\n"
+           "  --metric M          the /final metric compared: supervised: top1 (default: at the training size) or\n"
+           "                      top1@S (test images resized to S px, S one of the stage's eval.resolutions; e.g.\n"
+           "                      top1@20 for a UniViT at 20 px); objective mp3: pos_top1_nonblank_eta0 (default:\n"
+           "                      position top-1 at test eta 0 of the non-blank patches) or pos_top1_eta0 (all)\n"
            "  --margin M          equivalence margin in the metric's units (default 0.02 = 2 points)\n"
            "  --parity-steps K    first training steps whose losses are compared seed by seed (default 5)\n"
            "  --python PATH       Python with PyTorch (default /usr/bin/python3)\n"
@@ -179,6 +180,25 @@ static const char *last_line(const char *path, char *buf, size_t len) {
     return buf;
 }
 
+// --metric top1@S needs S in the runs' eval.resolutions (posbench records /final top1@S only
+// there) and, for an encoding tied to the training grid (relbias, rope, sin1d: the PyTorch
+// trainer does not carry them to another grid), S = data.resolution (else plain top1).
+static void check_size_metric(const config *c, const char *metric, const char *stage) {
+    int S = atoi(metric + 5), sizes[CFG_LIST_MAX], n = cfg_int_list(c, "eval.resolutions", sizes, CFG_LIST_MAX), found = 0;
+    char list[256] = "";
+    for (int k = 0; k < n; k++) {
+        found |= sizes[k] == S;
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%d", k ? ", " : "", sizes[k]);
+    }
+    if (!found)
+        die_input("crosscheck: --metric %s: stage %s evaluates top-1 at other sizes only at eval.resolutions [%s] (valid: top1, "
+                  "or top1@S for one of those)", metric, stage, list);
+    const char *pe = cfg_str(c, "pe.kind");
+    if ((!strcmp(pe, "relbias") || !strcmp(pe, "rope") || !strcmp(pe, "sin1d")) && S != cfg_int(c, "data.resolution"))
+        die_input("crosscheck: --metric %s with pe.kind=%s: the PyTorch trainer evaluates this encoding at the training "
+                  "size only (valid: top1)", metric, pe);
+}
+
 // The PyTorch result file (torch_train.py's format): the metric's line and the losses. 0, or
 // -1 with why.
 static int read_torch(const char *path, const char *metric, cc_side *s, char *why, size_t len) {
@@ -302,6 +322,7 @@ int cmd_crosscheck(int argc, char **argv) {
     if (is_mp3 != !strncmp(f.metric, "pos_", 4))
         die_input("crosscheck: --metric %s: the runs of stage %s have objective.name=%s (valid: %s)", f.metric, f.stage,
                   cfg_str(&e.runs[sel[0]].cfg, "objective.name"), is_mp3 ? "pos_top1_nonblank_eta0, pos_top1_eta0" : "top1, top1@S");
+    if (!strncmp(f.metric, "top1@", 5)) check_size_metric(&e.runs[sel[0]].cfg, f.metric, f.stage);
     struct stat st;
     if (stat(f.script, &st) != 0) die_input("crosscheck: the PyTorch trainer %s: %s (run from the repository root or give --script)", f.script, strerror(errno));
 

@@ -17,24 +17,30 @@ plan's seed: independent of posbench's Philox draws, as the statistical comparis
 with drop_path 0 and no CAPE the two trainers see identical inputs, and their first steps'
 losses must agree to float32 rounding (the parity check).
 
-Image sizes: each step's batch is resized to the plan's size for that step (data.resolution,
-or UniViT's per-batch draw) with F.interpolate(bicubic, align_corners=False) after crop, flip
-and normalisation, as posbench's core/resize.c does; the patch grid follows the size, and
-sin2d/CAPE place it on [-1, 1] (CAPE's default local shift is 1/grid of that batch's grid).
-Evaluated at the training size (top1) and at every eval_sizes entry (top1@S) for the encodings
-without a per-grid table (none, sin2d, cape); the others at the training size only.
+Image sizes (the plan's sizes, one per step: data.resolution, or UniViT's per-batch draw from
+data.resolutions): each batch is cropped, flipped and normalised at the dataset's size, then
+resized with F.interpolate(bicubic, align_corners=False, no antialiasing) when the size differs,
+as posbench's datasets/resize_batch.c + core/resize.c do; the patch grid follows the size.
+sin2d and CAPE place any grid on [-1, 1] (CAPE's default local shift, config.cape_local_default,
+is 1/grid of that batch's grid, as posbench's); abs resizes the patch rows of its table to the
+grid with the same bicubic interpolation (cls row kept; the gradient flows through the resize);
+relbias, rope and sin1d are tied to the training grid (UniViT with them is refused by the plan).
+Evaluated at the training size (config.image_size: top1) and at every eval_sizes entry
+(top1@S), the test images resized the same way; relbias, rope and sin1d at the training size only.
 
 MP3 (config.mp3 = 1; METHODS.md "MP3"): no position encoding, the position head, every
 step's context tokens from the plan (keys and values of every layer: the same draws as
 posbench's, so with drop path 0 the two trainers' first losses agree), the loss torch's
 cross entropy of every patch token against its index (tests/torch_vit.py mp3_loss). Evaluated
-as posbench reports it: position top-1 at test η 0 (every token is context) on the first
-position_limit test images, over all patches and over non-blank ones (a patch is blank when
-each channel is constant over it), computed here from the plan's pixels.
+as posbench reports it (objectives/mp3 position_accuracy at test η 0): every token is context,
+so no draw is involved; position top-1 on the first position_limit test images, over all patches
+and over non-blank ones (a patch is blank when each channel is constant over it in the
+normalised image at the training size, the model's input), computed here from the plan's pixels.
 
 Output (--out FILE), one "key value..." line each:
   top1 <test top-1 at the training size after the last step> (supervised)   loss <test loss>
-  top1@S <test top-1 at S px> for each eval size (supervised; grid-free encodings)
+  top1@S <test top-1 at S px> for each eval size (supervised; not for relbias, rope, sin1d
+         at a size other than the training size)
   pos_top1_eta0, pos_top1_nonblank_eta0 <position top-1 at test η 0> (MP3)
   seconds <training time>
   step_losses <the training loss of every step, in order>
@@ -176,7 +182,8 @@ class Trainer:
         return branch * keep.view(-1, 1, 1)
 
     def forward(self, x, training, context=None):
-        """The twin's forward with drop path and CAPE: logits (B, K); MP3: position logits
+        """The twin's forward with drop path, CAPE and the batch's grid (x's size; abs resized):
+        logits (B, K); MP3: position logits
         (B, T, N) with keys and values from the context tokens (B, M), or from all tokens."""
         import torch_vit
         torch, m, vc = self.torch, self.model, self.vc
@@ -186,9 +193,14 @@ class Trainer:
             t = torch.cat([m.cls_token.view(1, 1, -1).expand(B, 1, -1), t], dim=1)
         t0 = 1 if vc.cls else 0
         g = x.shape[-1] // vc.patch  # this batch's grid
-        if g != vc.grid and (vc.pos_abs or vc.relbias or vc.rope or vc.sin1d):
+        if g != vc.grid and (vc.relbias or vc.rope or vc.sin1d):
             raise BadPlan(f"a {g}x{g} grid with an encoding tied to the {vc.grid}x{vc.grid} training grid")
-        if vc.pos_abs:
+        if vc.pos_abs and g != vc.grid:  # the patch rows resized bicubically, cls row kept (differentiable)
+            G, d = vc.grid, vc.dim
+            table = m.pos_embed[t0:].t().reshape(1, d, G, G)  # (1, d, G, G)
+            table = torch.nn.functional.interpolate(table, size=(g, g), mode="bicubic", align_corners=False)
+            t = t + torch.cat([m.pos_embed[:t0], table.reshape(d, g * g).t()], dim=0).unsqueeze(0)
+        elif vc.pos_abs:
             t = t + m.pos_embed.unsqueeze(0)
         if self.cape and training:
             shift, local, scale = self.cape_bounds
@@ -262,8 +274,9 @@ class Trainer:
         with torch.no_grad():
             for first in range(0, n, eb):
                 rows = np.arange(first, min(n, first + eb))
-                pred = self.forward(self.images(pixels, rows), False)[:, t0:].argmax(dim=-1).numpy()  # (B, N)
-                pix = pixels[rows].astype(np.int64)  # (B, C, H, W)
+                x = self.images(pixels, rows)  # (B, C, S, S) at the training size, as the model sees them
+                pred = self.forward(x, False)[:, t0:].argmax(dim=-1).numpy()  # (B, N)
+                pix = x.numpy()
                 B, C, H, W = pix.shape
                 patches = pix.reshape(B, C, H // p, p, W // p, p).transpose(0, 2, 4, 1, 3, 5).reshape(B, -1, C, p * p)
                 blank = (patches == patches[..., :1]).all(axis=-1).all(axis=-1)  # (B, N): every channel constant
@@ -321,7 +334,7 @@ def main(argv):
         lines = f"top1 {top1:.17g}\nloss {loss:.17g}\n"
         summary = f"top1={top1:.4f} loss={loss:.4f}"
         vc = trainer.vc
-        grid_free = not (vc.pos_abs or vc.relbias or vc.rope or vc.sin1d)
+        grid_free = not (vc.relbias or vc.rope or vc.sin1d)  # abs is resized to the grid
         for S in (plan.get("eval_sizes") if plan.get("eval_sizes") is not None else []):
             S = int(S)
             if S != trainer.train_size and not grid_free:

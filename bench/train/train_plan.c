@@ -3,8 +3,9 @@
 // order (bench/crosscheck/torch_train.py reads it), written as a tensorfile (core/tensorfile.h)
 // instead of training:
 //   data.train.pixels u8 (n, C, H, W), data.train.labels i32 (n): the training rows after
-//       data.limit / data.labeled_fraction; data.test.* the same for the test rows after
-//       data.test_limit; data.mean, data.std f32 (C): images are (pixel/255 − mean)/std
+//       data.limit / data.labeled_fraction; data.test.* the same for the evaluation rows after
+//       data.test_limit (data.test_split=train: the training images); data.mean, data.std f32
+//       (C): images are (pixel/255 − mean)/std
 //   order i32 (steps, B): the training rows of every step's batch (the epoch permutations)
 //   augment i32 (steps, B, 3): dy, dx, flip of every image (datasets/dataset.h
 //       dataset_augment_draw: output (y, x) reads source (y + dy, x' + dx), black outside,
@@ -17,8 +18,13 @@
 //       eval_sizes i32 (n): eval.resolutions, where top-1 is also measured (may be empty)
 //   context i32 (steps, B, M) (MP3 only): every step's context tokens of each image, as the
 //       training loop draws them (objectives/mp3: cls first, then the sorted context patches as
-//       token indices; M = cls + round((1 − η)·N)), the keys and values of every layer
+//       token indices; M = cls + round((1 − η)·N)), the keys and values of every layer. The
+//       test evaluation draws nothing: position top-1 at test η 0 has every token in the
+//       context (full attention), over all patches and over non-blank ones (blank: each channel
+//       constant over the patch of the normalised image at the training size, as
+//       mp3_count_positions sees it)
 //   config.<key> (f64 scalars): patch dim depth heads mlp_ratio cls num_classes image_size
+//       (the training size: data.resolution or the dataset's; evaluations at top1 run there)
 //       channels; pe_abs pe_sin1d pe_sin2d pe_cape pe_relbias pe_rope (one is 1 unless none),
 //       rope_base, cape_global_shift cape_local_shift (resolved at the training size: 1/grid for
 //       -1) cape_local_default (1: it was -1, so 1/grid of each batch's grid) cape_scale,
@@ -27,8 +33,8 @@
 //       eta, position_limit (MP3: position accuracy at test η 0 on the first N test images)
 // Configurations the independent trainer does not implement are refused (exit 2 naming the
 // key): another objective than supervised or mp3, MP3's reference points, a backbone other
-// than vit, dropout, UniViT with an encoding tied to one grid (abs, relbias, rope, sin1d),
-// sequences.
+// than vit, dropout, UniViT with an encoding tied to one grid (relbias, rope, sin1d; abs is
+// resized like posbench's), sequences.
 #include "train_internal.h"
 #include "../../core/common.h"
 #include "../../core/tensorfile.h"
@@ -58,9 +64,9 @@ static void refuse_unsupported(const run *r) {
     if (mc->dropout > 0) die_input("crosscheck: model.dropout=%g: the PyTorch trainer has no dropout (use 0)", mc->dropout);
     if (mc->features > 0) die_input("crosscheck: data.name=%s: the PyTorch trainer takes images only", cfg_str(c, "data.name"));
     const char *pe = mc->pe_kind ? mc->pe_kind : "none";
-    if (r->n_univit > 0 && strcmp(pe, "none") && strcmp(pe, "sin2d") && strcmp(pe, "cape"))
+    if (r->n_univit > 0 && strcmp(pe, "none") && strcmp(pe, "sin2d") && strcmp(pe, "cape") && strcmp(pe, "abs"))
         die_input("crosscheck: data.resolutions with pe.kind=%s: the PyTorch trainer changes the grid per batch only for "
-                  "encodings of positions on [-1, 1] (valid: none, sin2d, cape)", pe);
+                  "positions on [-1, 1] and the bicubically resized abs table (valid: none, sin2d, cape, abs)", pe);
 }
 
 static void add_split(tensorfile *tf, const char *split, const dataset *ds) {
