@@ -9,7 +9,8 @@
 #     metric is position top-1 of non-blank patches at test eta 0 (MP3's default; both sides
 #     within 1 point after 8 identical steps);
 #   - image sizes (patch 4): UniViT (a size drawn per step from 16..28 px) with sin2d (top1@36)
-#     and abs (table resized, top1@16), abs trained at 20 px (top1@36), MP3 at 20 px.
+#     and abs (table resized, top1@16), UniViT at 16..24 px tested at <= 28 px (the largest size
+#     the native one), abs trained at 20 px (top1@36), MP3 at 20 px.
 # CAPE (drawn independently by each side) trains on both, at one size and as a UniViT (top1@28);
 # a rerun reuses both sides' results (no new PyTorch log); `posbench train --plan` writes the plan
 # without training; bad input exits 2 (no --stage, an unknown --match key, a selection with no
@@ -78,8 +79,9 @@ done
 
 # Image sizes (patch 4, seed 0, drop path 0): UniViT (each batch resized to the size drawn for
 # its step from 16..28 px, the grid following it) with sin2d and with abs (the table resized
-# bicubically, trained through the resize), a 20 px abs model tested at 36 px, and MP3 at eta 0
-# at 20 px: both sides resize the same way, so the first 8 losses agree to rounding; the
+# bicubically, trained through the resize), a UniViT whose largest size is the dataset's own
+# (16..24 px, tested at 16 and 28: it once crashed posbench, the resize scratch sized for 28 px
+# only), a 20 px abs model tested at 36 px, and MP3 at eta 0 at 20 px: both sides resize the same way, so the first 8 losses agree to rounding; the
 # compared metric is top-1 at the chosen eval.resolutions size. CAPE UniViT trains on both sides
 # (independent CAPE draws: parity not claimed).
 cat > "$T/uni.yaml" <<'EOF'
@@ -92,12 +94,13 @@ base:
 stages:
   uni: {data: {resolutions: [16, 20, 24, 28]}}
   single: {data: {resolution: 20}, pe: {kind: abs}, eval: {resolutions: [20, 36]}}
+  down: {data: {resolutions: [16, 20, 24]}, pe: {kind: sin2d}, eval: {resolutions: [16, 28]}}
   mp3: {data: {resolution: 20}, objective: {name: mp3, eta: 0.0}, pe: {kind: none}, eval: {resolutions: []}}
 matrix:
   uni.pe.kind: [sin2d, abs, cape, relbias]
 seeds: [0]
 EOF
-for case in "uni sin2d top1@36" "uni abs top1@16" "single abs top1@36" "mp3 none pos_top1_nonblank_eta0"; do
+for case in "uni sin2d top1@36" "uni abs top1@16" "down sin2d top1@16" "single abs top1@36" "mp3 none pos_top1_nonblank_eta0"; do
     set -- $case
     $PB crosscheck "$T/uni.yaml" --stage $1 --match pe.kind=$2 --metric $3 --out "$T/r" --threads 1 --parity-steps 8 > "$T/$1-$2.out" 2> "$T/$1-$2.err"; rc=$?
     worst=$(max_rel "$T/$1-$2.out")

@@ -186,6 +186,11 @@ static void setup(run *r) {
     r->labels = xmalloc((size_t)max_batch * sizeof(int32_t), "batch labels");
     int largest = r->model.cfg.max_image_size > r->train_size ? r->model.cfg.max_image_size : r->train_size;
     if (r->train.audio) largest = r->train_size; // longer speech clips come from their own variants, not resized batches
+    // The scratch serves every size other than the native one (it needs nothing at the native
+    // size): when the largest size is the native one, smaller sizes still need the native batch
+    // and their weights, which the next size up bounds.
+    int native = r->train.height;
+    if (largest == native && !r->train.audio && !r->train.vocab) largest = native + 1;
     r->scratch = xmalloc((dataset_batch_scratch_floats(&r->train, max_batch, largest) + 1) * sizeof(float), "batch before resizing");
     r->order = xmalloc((size_t)r->train.n * sizeof(int), "epoch order");
     r->batch_index = xmalloc((size_t)max_batch * sizeof(int), "batch indices");
