@@ -81,8 +81,9 @@ done
 # its step from 16..28 px, the grid following it) with sin2d and with abs (the table resized
 # bicubically, trained through the resize), a UniViT whose largest size is the dataset's own
 # (16..24 px, tested at 16 and 28: it once crashed posbench, the resize scratch sized for 28 px
-# only), a 20 px abs model tested at 36 px, and MP3 at eta 0 at 20 px: both sides resize the same way, so the first 8 losses agree to rounding; the
-# compared metric is top-1 at the chosen eval.resolutions size. CAPE UniViT trains on both sides
+# only), a 20 px abs model tested at 36 px, and MP3 at eta 0 at 20 px: both sides resize the
+# same way, so the first 8 losses agree to rounding; the compared metric is top-1 at the chosen
+# eval.resolutions size. CAPE UniViT trains on both sides
 # (independent CAPE draws: parity not claimed).
 cat > "$T/uni.yaml" <<'EOF'
 name: cc-uni
