@@ -109,9 +109,20 @@ static void resolution_setup(run *r, model_config *vc) {
     int *eval_sizes = s->eval_sizes, delta = s->tta_delta;
     if (delta > 0 && s->n_eval_sizes == 0) eval_sizes[s->n_eval_sizes++] = r->train_size;
     vc->image_size = r->train_size;
-    int largest = r->train_size;
-    for (int i = 0; i < r->n_univit; i++) largest = r->univit[i] > largest ? r->univit[i] : largest;
-    for (int i = 0; i < s->n_eval_sizes; i++) largest = eval_sizes[i] + delta > largest ? eval_sizes[i] + delta : largest;
+    // largest: the arena's size; largest_resized: the largest size a batch is resized to (every
+    // size but the native one goes through the resize scratch, smaller ones included).
+    int largest = r->train_size, sizes[3 * OBJECTIVE_MAX_SIZES + CFG_LIST_MAX + 1], n = 0;
+    sizes[n++] = r->train_size;
+    for (int i = 0; i < r->n_univit; i++) sizes[n++] = r->univit[i];
+    for (int i = 0; i < s->n_eval_sizes; i++) {
+        sizes[n++] = eval_sizes[i];
+        if (delta > 0) sizes[n++] = eval_sizes[i] - delta, sizes[n++] = eval_sizes[i] + delta;
+    }
+    r->largest_resized = 0;
+    for (int i = 0; i < n; i++) {
+        largest = sizes[i] > largest ? sizes[i] : largest;
+        if (sizes[i] != native && sizes[i] > r->largest_resized) r->largest_resized = sizes[i];
+    }
     int frames = speech_eval_largest_frames(c); // eval.speech_durations / eval.speech_rates
     vc->max_image_size = largest > frames ? largest : frames;
     const char *why = NULL;
@@ -184,14 +195,10 @@ static void setup(run *r) {
     r->adam_m = ops->alloc(nparam * sizeof(float), "AdamW first moments");
     r->adam_v = ops->alloc(nparam * sizeof(float), "AdamW second moments");
     r->labels = xmalloc((size_t)max_batch * sizeof(int32_t), "batch labels");
-    int largest = r->model.cfg.max_image_size > r->train_size ? r->model.cfg.max_image_size : r->train_size;
-    if (r->train.audio) largest = r->train_size; // longer speech clips come from their own variants, not resized batches
-    // The scratch serves every size other than the native one (it needs nothing at the native
-    // size): when the largest size is the native one, smaller sizes still need the native batch
-    // and their weights, which the next size up bounds.
-    int native = r->train.height;
-    if (largest == native && !r->train.audio && !r->train.vocab) largest = native + 1;
-    r->scratch = xmalloc((dataset_batch_scratch_floats(&r->train, max_batch, largest) + 1) * sizeof(float), "batch before resizing");
+    // Longer speech clips come from their own variants, not resized batches.
+    size_t scratch = r->largest_resized > 0 && !r->train.audio
+                         ? dataset_batch_scratch_floats(&r->train, max_batch, r->largest_resized) : 0;
+    r->scratch = xmalloc((scratch + 1) * sizeof(float), "batch before resizing");
     r->order = xmalloc((size_t)r->train.n * sizeof(int), "epoch order");
     r->batch_index = xmalloc((size_t)max_batch * sizeof(int), "batch indices");
     r->train_hist.cols = TRAIN_COLS;

@@ -50,6 +50,7 @@ typedef struct {
     int *order, *batch_index;
     int batch, eval_batch, steps_per_epoch, epochs;
     int train_size;           // training image size (data.resolution, or the dataset's own)
+    int largest_resized;      // the largest image size other than the dataset's own (0: none): sizes r->scratch
     int univit[CFG_LIST_MAX], n_univit;     // UniViT: training sizes drawn per batch
     float *scratch;           // the native-size batch before a bicubic resize
     long total_steps, step;   // step = global steps done

@@ -96,9 +96,18 @@ int train_plan_write(run *r, const char *path) {
     int32_t *order = xmalloc((size_t)r->total_steps * B * sizeof(int32_t) + 1, "plan order");
     int32_t *sizes = xmalloc((size_t)r->total_steps * sizeof(int32_t) + 1, "plan sizes");
     int32_t *draws = xmalloc((size_t)r->total_steps * B * 3 * sizeof(int32_t) + 1, "plan augmentation");
+    // MP3: every step's context, drawn as mp3_train_forward draws it.
+    int mp3 = !strcmp(r->settings.name, "mp3"), t0 = m->t0, Mp = mp3 ? mp3_context_patches(m->N, r->settings.eta) : 0;
+    int M = t0 + Mp;
+    int32_t *context = mp3 ? xmalloc((size_t)r->total_steps * B * M * sizeof(int32_t) + 1, "plan contexts") : NULL;
+    int *ctx = mp3 ? xmalloc((size_t)B * M * sizeof(int), "plan context") : NULL;
     for (long step = 0; step < r->total_steps; step++) {
         int epoch = (int)(step / r->steps_per_epoch), in_epoch = (int)(step % r->steps_per_epoch);
         if (in_epoch == 0) train_epoch_order(r, epoch);
+        if (mp3) {
+            mp3_sample_context(ctx, B, m->N, t0, Mp, r->seed, (uint32_t)epoch, (uint32_t)in_epoch, 0);
+            for (size_t k = 0; k < (size_t)B * M; k++) context[(size_t)step * B * M + k] = ctx[k];
+        }
         sizes[step] = r->n_univit > 0 ? resize_draw_size(r->univit, r->n_univit, r->seed, (uint32_t)epoch, (uint32_t)in_epoch)
                                       : r->train_size; // as train_step draws it
         for (int b = 0; b < B; b++) {
@@ -117,20 +126,9 @@ int train_plan_write(run *r, const char *path) {
     int32_t eval_sizes[OBJECTIVE_MAX_SIZES + 1];
     for (int e = 0; e < r->settings.n_eval_sizes; e++) eval_sizes[e] = r->settings.eval_sizes[e];
     tf_add(&tf, "eval_sizes", TF_I32, 1, edims, eval_sizes);
-    int32_t *context = NULL, mp3 = !strcmp(r->settings.name, "mp3");
-    if (mp3) { // every step's context, drawn as mp3_train_forward draws it
-        int t0 = m->t0, Mp = mp3_context_patches(m->N, r->settings.eta), M = t0 + Mp;
-        context = xmalloc((size_t)r->total_steps * B * M * sizeof(int32_t) + 1, "plan contexts");
-        int *ctx = xmalloc((size_t)B * M * sizeof(int), "plan context");
-        for (long step = 0; step < r->total_steps; step++) {
-            int epoch = (int)(step / r->steps_per_epoch), in_epoch = (int)(step % r->steps_per_epoch);
-            mp3_sample_context(ctx, B, m->N, t0, Mp, r->seed, (uint32_t)epoch, (uint32_t)in_epoch, 0);
-            for (size_t k = 0; k < (size_t)B * M; k++) context[(size_t)step * B * M + k] = ctx[k];
-        }
-        free(ctx);
-        int cdims3[3] = {(int)r->total_steps, B, M};
-        tf_add(&tf, "context", TF_I32, 3, cdims3, context);
-    }
+    free(ctx);
+    int xdims[3] = {(int)r->total_steps, B, M};
+    if (mp3) tf_add(&tf, "context", TF_I32, 3, xdims, context);
 
     // The initial weights, from the backend.
     float *host = xmalloc(m->params.total * sizeof(float) + 1, "plan weights");
