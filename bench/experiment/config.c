@@ -100,6 +100,7 @@ const cfg_key cfg_keys[] = {
     {"train.weight_decay", CFG_FLOAT, "0.05", 0, 10, NULL, 1, "AdamW decoupled weight decay (not on biases, norms, cls, position tables)"},
 };
 const int cfg_key_count = (int)(sizeof cfg_keys / sizeof cfg_keys[0]);
+_Static_assert(sizeof cfg_keys / sizeof cfg_keys[0] <= CFG_MAX_KEYS, "raise CFG_MAX_KEYS (config.h)");
 
 int cfg_index(const char *key) {
     for (int i = 0; i < cfg_key_count; i++)

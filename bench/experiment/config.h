@@ -23,9 +23,11 @@ typedef struct {
 extern const cfg_key cfg_keys[];
 extern const int cfg_key_count;
 
+#define CFG_MAX_KEYS 128 // capacity of a config; config.c asserts the key table fits
+
 typedef struct {
-    double num[96];    // CFG_INT, CFG_FLOAT, CFG_BOOL (0/1) values by key index
-    char *str[96];     // CFG_STRING, CFG_CHOICE, CFG_INT_LIST values by key index (owned)
+    double num[CFG_MAX_KEYS];    // CFG_INT, CFG_FLOAT, CFG_BOOL (0/1) values by key index
+    char *str[CFG_MAX_KEYS];     // CFG_STRING, CFG_CHOICE, CFG_INT_LIST values by key index (owned)
 } config;
 
 void config_defaults(config *c);
