@@ -16,6 +16,7 @@ typedef struct {
     size_t offset;   // in floats from the arena base, a multiple of 16 (64 bytes)
     int decay;       // 1: AdamW applies weight decay; 0: biases, norms, cls, position tables
     int init;        // parameters: how the model starts it (models/model.h param_init); 0 otherwise
+    float init_bound; // parameters with init INIT_UNIFORM: values ~ U(-init_bound, init_bound)
     int batch_major; // activation gradients: > 0 when the buffer is (batch_major, ...) images first,
                      // so a batch of B uses only its first B/batch_major part; 0 otherwise
 } tensor_info;

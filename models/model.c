@@ -7,6 +7,7 @@
 #include "../core/common.h"
 #include "../core/rng.h"
 #include "posenc/tables.h"
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +60,10 @@ const char *model_config_error(const model_config *c) {
     const backbone_kind *arch = backbone_find(c->arch);
     if (!arch) {
         snprintf(msg, sizeof msg, "model.arch=%s is not a backbone (valid: %s)", c->arch, BACKBONE_CHOICES);
+        return msg;
+    }
+    if (c->embed_init < MODEL_EMBED_INIT_TIMM || c->embed_init > MODEL_EMBED_INIT_NORMAL002) {
+        snprintf(msg, sizeof msg, "model.embed_init is not one of %s", MODEL_EMBED_INIT_CHOICES);
         return msg;
     }
     if (c->features > 0 && (c->patch != 1 || c->channels != 1)) {
@@ -170,6 +175,42 @@ int model_add_param(model *m, const char *name, param_init init, int decay, int 
     return index;
 }
 
+void model_set_init_bound(model *m, int param_index, float bound) {
+    while (m->owner) m = m->owner;
+    if (param_index < 0 || param_index >= m->params.count || m->params.items[param_index].init != INIT_UNIFORM)
+        die_fail("internal: model_set_init_bound on a parameter that is not INIT_UNIFORM");
+    m->params.items[param_index].init_bound = bound;
+}
+
+int model_embed_init_parse(const char *name) {
+    static const char *const names[] = {"timm", "xavier", "normal002"}; // MODEL_EMBED_INIT_* order
+    for (int i = 0; i < 3; i++)
+        if (name && !strcmp(name, names[i])) return i;
+    return -1;
+}
+
+// The patch (frame) projection Linear(fan_in, d) by model.embed_init (model.h).
+static void declare_patch_embed(model *m, int fan_in, int d) {
+    model_weights *w = &m->weights, *dw = &m->weight_grads;
+    float default_bound = 1.0f / sqrtf((float)fan_in); // PyTorch's Linear / Conv2d default
+    switch (m->cfg.embed_init) {
+    case MODEL_EMBED_INIT_NORMAL002:
+        model_add_param(m, "patch_embed.weight", INIT_TRUNC_NORMAL, 1, d, fan_in, &w->patch_w, &dw->patch_w);
+        model_add_param(m, "patch_embed.bias", INIT_ZERO, 0, d, 0, &w->patch_b, &dw->patch_b);
+        return;
+    case MODEL_EMBED_INIT_TIMM:
+    case MODEL_EMBED_INIT_XAVIER: {
+        float weight_bound = m->cfg.embed_init == MODEL_EMBED_INIT_XAVIER ? sqrtf(6.0f / (float)(fan_in + d)) : default_bound;
+        int wi = model_add_param(m, "patch_embed.weight", INIT_UNIFORM, 1, d, fan_in, &w->patch_w, &dw->patch_w);
+        model_set_init_bound(m, wi, weight_bound);
+        int bi = model_add_param(m, "patch_embed.bias", INIT_UNIFORM, 0, d, 0, &w->patch_b, &dw->patch_b);
+        model_set_init_bound(m, bi, default_bound);
+        return;
+    }
+    default: die_fail("internal: model.embed_init %d", m->cfg.embed_init);
+    }
+}
+
 // An activation of act_n floats with a gradient of grad_n floats (0: none; only those slots
 // are zeroed each step). batch_major > 0: the gradient is (batch_major, ...) images first.
 static int add_act_sized(model *m, const char *name, size_t act_n, size_t grad_n, int batch_major, float **value,
@@ -246,8 +287,7 @@ static void declare_params(model *m) {
     if (c->vocab > 0) {
         model_add_param(m, "token_embed.weight", INIT_TRUNC_NORMAL, 1, c->vocab, d, &w->token_w, &dw->token_w);
     } else {
-        model_add_param(m, "patch_embed.weight", INIT_TRUNC_NORMAL, 1, d, pd, &w->patch_w, &dw->patch_w);
-        model_add_param(m, "patch_embed.bias", INIT_ZERO, 0, d, 0, &w->patch_b, &dw->patch_b);
+        declare_patch_embed(m, pd, d);
     }
     if (c->cls) model_add_param(m, "cls_token", INIT_TRUNC_NORMAL, 0, d, 0, &w->cls_token, &dw->cls_token);
     if (c->query_stream) model_add_param(m, "query_token", INIT_TRUNC_NORMAL, 0, d, 0, &w->query_token, &dw->query_token);
@@ -345,6 +385,12 @@ void model_init_params(model *m, uint32_t seed) {
         case INIT_ZERO: memset(p, 0, info->numel * sizeof(float)); break;
         case INIT_ONE: for (size_t k = 0; k < info->numel; k++) p[k] = 1.0f; break;
         case INIT_TRUNC_NORMAL: for (size_t k = 0; k < info->numel; k++) p[k] = rng_trunc_normal(&s, 0.02f); break;
+        case INIT_UNIFORM: {
+            float bound = info->init_bound;
+            if (!(bound > 0.0f)) die_fail("internal: parameter %s has INIT_UNIFORM without a bound", info->name);
+            for (size_t k = 0; k < info->numel; k++) p[k] = bound * (2.0f * rng_uniform(&s) - 1.0f);
+            break;
+        }
         case INIT_NEAR_ZERO: {
             float bound = 1e-3f / (float)info->shape[0];
             for (size_t k = 0; k < info->numel; k++) p[k] = bound * (2.0f * rng_uniform(&s) - 1.0f);
@@ -384,6 +430,7 @@ void model_create(model *m, const model_config *cfg, const ops_backend *ops, int
     if (why) die_input("%s", why);
     m->cfg = *cfg;
     m->ops = ops;
+    m->content_rms = m->posenc_rms = NAN;
     m->max_batch = max_batch;
     m->t0 = cfg->cls ? 1 : 0;
     m->arch = backbone_find(cfg->arch);
@@ -611,6 +658,33 @@ static void two_streams_backward(model *m, float *dx, int B) {
                                     B * N, d);
 }
 
+void model_measure_embedding(model *m) { m->measure_embedding = 1; }
+
+// model_measure_embedding's measurement, right after the embedding of a forward of B images:
+// content = embed (B, N, d); added = x0's patch rows (B, t0 + n, d) minus content.
+static void measure_embedding(model *m, int B) {
+    int d = m->cfg.dim, N = m->N, T = m->T;
+    size_t content_n = (size_t)B * N * d, x0_n = (size_t)B * T * d;
+    float *content = xmalloc(content_n * sizeof(float), "embedding measurement");
+    float *x0 = xmalloc(x0_n * sizeof(float), "embedding measurement");
+    m->ops->download(content, m->activations.embed, content_n * sizeof(float));
+    m->ops->download(x0, m->activations.x0, x0_n * sizeof(float));
+    double content_ss = 0.0, added_ss = 0.0;
+    for (int b = 0; b < B; b++)
+        for (int n = 0; n < N; n++) {
+            const float *c = content + ((size_t)b * N + n) * d, *x = x0 + ((size_t)b * T + m->t0 + n) * d;
+            for (int k = 0; k < d; k++) {
+                double added = (double)x[k] - (double)c[k];
+                content_ss += (double)c[k] * c[k];
+                added_ss += added * added;
+            }
+        }
+    m->content_rms = sqrt(content_ss / (double)content_n);
+    m->posenc_rms = sqrt(added_ss / (double)content_n);
+    m->measure_embedding = 0;
+    free(content), free(x0);
+}
+
 const float *model_forward(model *m, int B, int training, rng_addr rng) {
     const ops_backend *ops = m->ops;
     const model_config *c = &m->cfg;
@@ -647,6 +721,7 @@ const float *model_forward(model *m, int B, int training, rng_addr rng) {
         ops->embed_tokens_forward(a->x0, a->embed, w->cls_token, table, B, N, d);
         if (m->pe->tokens_forward) m->pe->tokens_forward(m, B);
     }
+    if (m->measure_embedding) measure_embedding(m, B);
     const float *x = a->x0;
     if (dropout > 0) {
         ops->dropout_forward(a->x0_drop, a->x0_mask, x, (size_t)BT * d, dropout, site(rng, RNG_DROPOUT, 0));

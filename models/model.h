@@ -122,12 +122,28 @@ typedef struct model_config {
     int sgu_additive, sgu_no_split, sgu_no_norm;
     float drop_path;           // stochastic depth of the last block (linear in depth from 0)
     float dropout;             // dropout after the embedding and on each residual branch
+    int embed_init;            // model.embed_init: how the patch / frame projection starts (MODEL_EMBED_INIT_*)
 } model_config;
+
+// model.embed_init, the initialisation of the patch (or speech frame) projection Linear(fan_in, d),
+// fan_in = channels·p·p or the features per frame (docs/methods.md "Initialisation"):
+//   TIMM       timm / DeiT: PyTorch's default for the Conv2d / Linear, weight and bias ~
+//              U(±1/√fan_in); embedded content RMS ≈ 0.58·RMS(input) per channel for any fan_in
+//   XAVIER     MAE: weight Xavier-uniform U(±√(6/(fan_in + d))) on the flattened projection; the
+//              bias keeps PyTorch's default U(±1/√fan_in) (MAE re-initialises only the weight)
+//   NORMAL002  posbench before issue 27: weight trunc-normal std 0.02, bias 0 (reproduces those runs
+//              bit for bit; at fan_in 16 the content is ~7× smaller than timm's)
+// Token tables (text), cls, query and mask tokens and the learned position tables keep their
+// papers' inits whatever this says.
+enum { MODEL_EMBED_INIT_TIMM = 0, MODEL_EMBED_INIT_XAVIER, MODEL_EMBED_INIT_NORMAL002 };
+#define MODEL_EMBED_INIT_CHOICES "timm|xavier|normal002"
+int model_embed_init_parse(const char *name); // -1 when not one of MODEL_EMBED_INIT_CHOICES
 
 // How a parameter starts (model_init_params draws every tensor from its own stream).
 // trunc normal: std 0.02; near zero: U(-1e-3/n, 1e-3/n), n = the tensor's first dimension
-// (gMLP's spatial weights: n tokens).
-typedef enum { INIT_ZERO, INIT_ONE, INIT_TRUNC_NORMAL, INIT_NEAR_ZERO } param_init;
+// (gMLP's spatial weights: n tokens); uniform: U(-b, b), b = the tensor's init_bound (set with
+// model_set_init_bound after model_add_param).
+typedef enum { INIT_ZERO, INIT_ONE, INIT_TRUNC_NORMAL, INIT_NEAR_ZERO, INIT_UNIFORM } param_init;
 
 // The embedding's and the head's parameters (and, with the same type, their gradients).
 typedef struct {
@@ -212,6 +228,10 @@ typedef struct model {
     int *ref_scratch;              // ref_tokens: (N_max) ints for drawing the references (host)
     const float *blocks_out;       // the last forward's block output (B, T, d) (the backbone's)
     int training_dropout;          // the last forward applied dropout (backward must undo it)
+    // model_measure_embedding: set, the next forward measures its embedding (then clears it)
+    int measure_embedding;
+    double content_rms, posenc_rms; // that forward's: RMS of the embedded content (B, N, d) and of
+                                   // what the position encoding added to it (0: none added); NAN before
 } model;
 
 // For the backbone and position-encoding modules: declare a parameter (d1 = 0: 1-D; init and
@@ -219,6 +239,7 @@ typedef struct model {
 // buffer with no activation of its own, or a staging input of n floats (or ints). The named
 // pointers given (any may be NULL) are set once the arenas exist. Returns the table index.
 int model_add_param(model *m, const char *name, param_init init, int decay, int d0, int d1, float **value, float **grad);
+void model_set_init_bound(model *m, int param_index, float bound); // INIT_UNIFORM's bound
 int model_add_act(model *m, const char *name, size_t n, float **value, float **grad);
 // The same for an activation laid out images first, (max_batch, ...) with every smaller input a
 // prefix of each image's part: its gradient is cleared only for the batch that trains
@@ -321,3 +342,10 @@ double model_forward_flops_masked(const model_config *cfg, int M);
 double model_forward_flops(const model_config *cfg);
 // Bytes of the activation, activation-gradient and input arenas.
 size_t model_activation_bytes(const model *m);
+// Asks the next model_forward to measure its embedding: after it, m->content_rms is the RMS over
+// every value of the embedded content (B, N, d) (after pe.content_scale) and m->posenc_rms that of
+// what the position encoding added to the patch tokens (x0's patch rows minus the content: the
+// table, the per-image sinusoid or CAPE draw, or MP3's reference points; 0 for encodings that act
+// inside attention: relbias, rope, none). Reads both tensors back to the host once (sums in
+// double, in index order: deterministic).
+void model_measure_embedding(model *m);

@@ -299,7 +299,7 @@ static void test_masked_model_full_attention(void) {
 // std), and model.arch names a backbone.
 static void test_declarations(void) {
     model_config cfg = {.channels = 1, .image_size = 8, .patch = 4, .dim = 8, .depth = 2, .heads = 2, .mlp_ratio = 2,
-                        .cls = 1, .pe_kind = "relbias", .num_classes = 3};
+                        .cls = 1, .pe_kind = "relbias", .num_classes = 3, .embed_init = MODEL_EMBED_INIT_NORMAL002};
     model m;
     model_create(&m, &cfg, &ops_cpu, 2, 3);
     const tensor_table *p = &m.params;
@@ -340,6 +340,56 @@ static void test_declarations(void) {
     const char *why = model_config_error(&other);
     test_check("model: an unknown model.arch is refused naming the valid ones", why && strstr(why, "model.arch=transformer") &&
                strstr(why, BACKBONE_CHOICES), "%s", why ? why : "(accepted)");
+}
+
+// model.embed_init on the speech frame projection (fan_in 40 features, d 32) and a 4x4 patch
+// (fan_in 16): timm and xavier values inside their bound, with the uniform's std bound/sqrt(3)
+// (within 6%: 1280 / 512 draws), the bias U(+-1/sqrt(fan_in)) for both; normal002 bit for bit the
+// trunc-normal 0.02 stream and a zero bias (the runs before the key); every other parameter
+// bitwise the same under the three rules (each tensor draws from its own stream).
+static void test_embed_init(void) {
+    model_config base[2] = {
+        {.channels = 1, .image_size = 20, .features = 40, .patch = 1, .dim = 32, .depth = 1, .heads = 2, .mlp_ratio = 2,
+         .cls = 1, .pe_kind = "sin1d", .num_classes = 12},
+        {.channels = 1, .image_size = 8, .patch = 4, .dim = 32, .depth = 1, .heads = 2, .mlp_ratio = 2, .cls = 1,
+         .pe_kind = "abs", .num_classes = 3}};
+    for (int c = 0; c < 2; c++) {
+        model m[3];
+        for (int rule = 0; rule < 3; rule++) {
+            model_config cfg = base[c];
+            cfg.embed_init = rule;
+            model_create(&m[rule], &cfg, &ops_cpu, 2, 9);
+        }
+        int fan_in = c == 0 ? 40 : 16, d = 32, ok = 1;
+        char what[200] = "";
+        for (int rule = 0; rule < 2; rule++) {
+            float wb = rule == MODEL_EMBED_INIT_XAVIER ? sqrtf(6.0f / (float)(fan_in + d)) : 1.0f / sqrtf((float)fan_in);
+            float bb = 1.0f / sqrtf((float)fan_in);
+            const float *w = m[rule].weights.patch_w, *b = m[rule].weights.patch_b;
+            double ss = 0;
+            int inside = 1;
+            for (int k = 0; k < d * fan_in; k++) ss += (double)w[k] * w[k], inside &= fabsf(w[k]) <= wb;
+            for (int k = 0; k < d; k++) inside &= fabsf(b[k]) <= bb;
+            double std = sqrt(ss / (d * fan_in)), want = wb / sqrt(3.0);
+            if (!inside || fabs(std / want - 1.0) > 0.06) {
+                ok = 0;
+                snprintf(what, sizeof what, "rule %d: std %.4f want %.4f, inside %d", rule, std, want, inside);
+            }
+        }
+        rng_stream s = rng_stream_make(9, RNG_INIT, 0, 0, (uint32_t)tensor_table_find(&m[2].params, "patch_embed.weight"));
+        for (int k = 0; k < d * fan_in; k++) ok &= m[2].weights.patch_w[k] == rng_trunc_normal(&s, 0.02f);
+        for (int k = 0; k < d; k++) ok &= m[2].weights.patch_b[k] == 0.0f;
+        for (int i = 0; i < m[0].params.count; i++) {
+            const tensor_info *info = &m[0].params.items[i];
+            if (strstr(info->name, "patch_embed")) continue;
+            for (int rule = 1; rule < 3; rule++)
+                ok &= !memcmp(m[0].param + info->offset, m[rule].param + info->offset, info->numel * sizeof(float));
+        }
+        test_check(c == 0 ? "embed_init: speech frames (fan_in 40): timm, xavier bounds and std; normal002 as before; rest unchanged"
+                          : "embed_init: 4x4 patches (fan_in 16): timm, xavier bounds and std; normal002 as before; rest unchanged",
+                   ok, "%s", what[0] ? what : "normal002 stream or another tensor differs");
+        for (int rule = 0; rule < 3; rule++) model_free(&m[rule]);
+    }
 }
 
 // Attention memory: a block's saved attention state is what the backend asks for
@@ -708,6 +758,7 @@ int main(int argc, char **argv) {
     if (!only_oracle) test_reference_tokens();
     if (!only_oracle) test_masked_model_full_attention();
     if (!only_oracle) test_declarations();
+    if (!only_oracle) test_embed_init();
     if (!only_oracle) test_attention_memory();
     if (!only_oracle) test_sequence_config();
     test_torch_oracle();

@@ -2,6 +2,7 @@
 #include "config.h"
 #include "../../core/common.h"
 #include "../../objectives/objective.h"
+#include "../../models/model.h"
 #include <ctype.h>
 #include <errno.h>
 #include <float.h>
@@ -54,6 +55,7 @@ const cfg_key cfg_keys[] = {
     {"model.dim", CFG_INT, "128", 1, 8192, NULL, 1, "token width d"},
     {"model.drop_path", CFG_FLOAT, "0.1", 0, 0.99, NULL, 1, "stochastic depth rate of the last block (linear from 0)"},
     {"model.dropout", CFG_FLOAT, "0.0", 0, 0.99, NULL, 1, "dropout after the embedding and on residual branches"},
+    {"model.embed_init", CFG_CHOICE, "timm", 0, 0, MODEL_EMBED_INIT_CHOICES, 1, "initialisation of the patch (speech: frame) projection: timm (timm/DeiT: PyTorch's default, weight and bias ~ U(+-1/sqrt(fan_in)), embedded content RMS ~0.58 per channel for any patch size); xavier (MAE: Xavier-uniform weight, default bias); normal002 (trunc-normal std 0.02 weight, zero bias: posbench's rule before issue 27, which reproduces those runs and their ids; ~7x smaller content at patch 4). Learned tables (abs, cls, mask and query tokens, text token embedding) keep their papers' inits"},
     {"model.heads", CFG_INT, "4", 1, 256, NULL, 1, "attention heads (must divide model.dim)"},
     {"model.mlp_ratio", CFG_INT, "2", 1, 16, NULL, 1, "MLP hidden width = mlp_ratio * dim (gmlp/amlp: d_ffn, split into u and v halves)"},
     {"model.patch", CFG_INT, "7", 1, 1024, NULL, 1, "patch size p (must divide the image size)"},
@@ -400,6 +402,29 @@ uint64_t config_hash_text(uint64_t h, const char *text) {
     return h;
 }
 
+// Keys whose default changed when they were added: the value that reproduces the runs made
+// before the key existed is the one left out of the hash (so those runs keep their ids), and
+// every other value, the new default included, is hashed (so a new-default run never takes an
+// old run's id and its results).
+static const struct {
+    const char *key, *legacy;
+} hash_legacy[] = {
+    {"model.embed_init", "normal002"}, // issue 27: timm's patch init replaced trunc-normal 0.02
+};
+
+const char *config_legacy_value(const char *key) {
+    for (size_t i = 0; i < sizeof hash_legacy / sizeof hash_legacy[0]; i++)
+        if (!strcmp(key, hash_legacy[i].key)) return hash_legacy[i].legacy;
+    return NULL;
+}
+
+static const char *unhashed_value(int index, const config *defaults, char *buf, size_t len) {
+    const char *legacy = config_legacy_value(cfg_keys[index].key);
+    if (legacy) return legacy;
+    config_value_text(defaults, index, buf, len);
+    return buf;
+}
+
 uint64_t config_identity_hash(uint64_t h, const config *c) {
     config defaults;
     config_defaults(&defaults);
@@ -407,8 +432,8 @@ uint64_t config_identity_hash(uint64_t h, const config *c) {
         if (!cfg_keys[i].identity) continue;
         char value[512], fallback[512], line[700];
         config_value_text(c, i, value, sizeof value);
-        config_value_text(&defaults, i, fallback, sizeof fallback);
-        if (!strcmp(value, fallback)) continue; // defaults are not hashed: a new key keeps old ids
+        // defaults are not hashed: a new key keeps old ids (hash_legacy: the old behaviour's value)
+        if (!strcmp(value, unhashed_value(i, &defaults, fallback, sizeof fallback))) continue;
         snprintf(line, sizeof line, "%s=%s\n", cfg_keys[i].key, value);
         h = config_hash_text(h, line);
     }

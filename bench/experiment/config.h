@@ -64,6 +64,10 @@ char *config_yaml(const config *c);
 // identity key whose value differs from its default, in table order. Defaults are left out
 // so that adding a key whose default keeps the old behaviour leaves existing run ids (and
 // finished sweeps) valid; changing a key's default therefore requires renaming the key.
+// The value a key had, in effect, before it existed, when that is not its default (today:
+// model.embed_init -> "normal002"); NULL for every other key. Run ids leave this value (not the
+// default) out of the hash, and run files that lack the key are read as having it.
+const char *config_legacy_value(const char *key);
 void config_run_id(const config *c, char out[13]);
 // The hashing behind config_run_id, for ids that hash more (experiment runs add the stage and
 // the parent run): FNV-1a 64 of text onto h; the identity lines of c onto h.

@@ -37,6 +37,7 @@ model_config model_config_from_config(const config *c, int channels, int image_s
         .sgu_no_norm = !cfg_bool(c, "model.sgu_norm"),
         .drop_path = (float)cfg_float(c, "model.drop_path"),
         .dropout = (float)cfg_float(c, "model.dropout"),
+        .embed_init = model_embed_init_parse(cfg_str(c, "model.embed_init")),
     };
     return v;
 }

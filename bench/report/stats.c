@@ -41,6 +41,9 @@ metric_fmt report_metric_format(const char *full) {
     } else if (!strcmp(name, "images_per_s")) {
         snprintf(f.header, sizeof f.header, "images/s");
         f.fmt = "%.1f", f.rank = 93;
+    } else if (!strcmp(name, "init_pe_to_content")) { // /init posenc_rms / content_rms (bench/train/train.c)
+        snprintf(f.header, sizeof f.header, "PE/content RMS at init");
+        f.fmt = "%.2f", f.rank = 79;
     } else if (!strcmp(name, "step_time_ms")) {
         snprintf(f.header, sizeof f.header, "step (ms)");
         f.fmt = "%.1f", f.rank = 80;

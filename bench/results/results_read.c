@@ -156,7 +156,9 @@ static int attr_name_cmp(const void *a, const void *b) {
 }
 
 // A run file written before a configuration key existed ran with that key's default (a new
-// key's default keeps every existing run id and result), so a /config that lacks a key of
+// key's default keeps every existing run id and result) or, for a key whose default changed
+// when it was added, with its legacy value (config_legacy_value: model.embed_init normal002),
+// so a /config that lacks a key of
 // bench/experiment/config.c's table gets the default, typed as train.c writes it. Without this, runs of
 // one configuration written before and after the key was added would be told apart by it.
 // A file without any /config attribute (not written by `posbench train`) is left alone.
@@ -180,7 +182,8 @@ static void fill_config_defaults(rr_attrs *a) {
         } else if (k->type == CFG_FLOAT) {
             at->type = 'd', at->text = fmt_double(d.num[i]), at->num = d.num[i], at->is_num = 1;
         } else {
-            const char *v = cfg_str(&d, k->key);
+            const char *v = config_legacy_value(k->key);
+            if (!v) v = cfg_str(&d, k->key);
             at->type = 's', at->text = xstrdup(v ? v : "", "attribute");
             char *end;
             double x = strtod(at->text, &end);

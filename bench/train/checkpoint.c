@@ -43,6 +43,8 @@ void checkpoint_write(run *r) {
     double t = r->train_time_s;
     int one[1] = {1};
     tf_add(&tf, "state.train_time_s", TF_F64, 1, one, &t);
+    int two[1] = {2};
+    if (isfinite(r->init_rms[0]) && isfinite(r->init_rms[1])) tf_add(&tf, "state.init_rms", TF_F64, 1, two, r->init_rms);
     const ops_backend *ops = r->model.ops;
     const tensor_table *params = &r->model.params;
     float *param = arena_to_host(ops, params, r->model.param), *m = arena_to_host(ops, params, r->adam_m),
@@ -148,6 +150,13 @@ int checkpoint_resume(run *r) {
         r->started[started->count] = 0;
     }
     if (r->train_time_s < 0) refuse(r, "state.train_time_s is %g (negative)", r->train_time_s);
+    const tf_entry *init_rms = tf_find(&tf, "state.init_rms"); // absent: not measured (NAN kept)
+    if (init_rms) {
+        const double *v = init_rms->data;
+        if (init_rms->dtype != TF_F64 || init_rms->count != 2 || !(v[0] >= 0.0) || !(v[1] >= 0.0) || !isfinite(v[0]) || !isfinite(v[1]))
+            refuse(r, "entry state.init_rms is malformed (2 finite non-negative RMS values expected)");
+        r->init_rms[0] = v[0], r->init_rms[1] = v[1];
+    }
     restore_arena(r, &tf, "param", r->model.param, 0);
     restore_arena(r, &tf, "adam_m", r->adam_m, 0);
     restore_arena(r, &tf, "adam_v", r->adam_v, 1);

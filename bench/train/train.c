@@ -264,6 +264,20 @@ void load_batch(run *r, const dataset *ds, const int *idx, int B, const augment_
     dataset_make_batch_sized(ds, idx, B, aug, r->seed, epoch, step, size, model_images(&r->model), r->labels, r->scratch);
 }
 
+// /init attrs content_rms and posenc_rms (the first training step's embedding, before any update:
+// model_measure_embedding) and pe_to_content = posenc_rms / content_rms; /final init_pe_to_content
+// repeats the ratio for the report's run tables. Kept in the checkpoint (state.init_rms) so a
+// resumed run's file has them too. Nothing is written when they were not measured (NAN).
+static void record_init_embedding(run *r, double content_rms, double posenc_rms) {
+    r->init_rms[0] = content_rms, r->init_rms[1] = posenc_rms;
+    if (!isfinite(content_rms) || !isfinite(posenc_rms)) return;
+    double ratio = content_rms > 0.0 ? posenc_rms / content_rms : NAN;
+    results_attr_double(r->res, "/init", "content_rms", content_rms);
+    results_attr_double(r->res, "/init", "posenc_rms", posenc_rms);
+    results_attr_double(r->res, "/init", "pe_to_content", ratio);
+    results_attr_double(r->res, "/final", "init_pe_to_content", ratio);
+}
+
 // One optimisation step on the batch at position `in_epoch` of epoch `epoch`. Returns the loss.
 static double train_step(run *r, int epoch, int in_epoch, double *grad_norm, float *lr) {
     model *m = &r->model;
@@ -375,6 +389,7 @@ static void free_run(run *r) {
 int train_run(const config *cfg, const train_options *opt, train_result *out) {
     run r;
     memset(&r, 0, sizeof r);
+    r.init_rms[0] = r.init_rms[1] = NAN;
     memset(out, 0, sizeof *out);
     r.cfg = cfg;
     r.opt = opt;
@@ -398,6 +413,7 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
     if (!r.started[0]) snprintf(r.started, sizeof r.started, "%s", now);
     open_results(&r);
     if (resumed) results_attr_str(r.res, "/", "resumed", now); // the latest resume
+    if (resumed) record_init_embedding(&r, r.init_rms[0], r.init_rms[1]); // measured by the first segment
 
     model *m = &r.model;
     printf("run %s: %s d=%d L=%d H=%d patch %d, %zu parameters; %d train / %d test images; %d epochs x %d steps of %d\n",
@@ -436,7 +452,9 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
         }
         double t0 = now_seconds(), grad_norm = 0.0;
         float lr = 0.0f;
+        if (r.step == 0) model_measure_embedding(m); // the /init attributes, from this step's forward
         double loss = train_step(&r, epoch, in_epoch, &grad_norm, &lr);
+        if (r.step == 0) record_init_embedding(&r, m->content_rms, m->posenc_rms);
         double dt = now_seconds() - t0;
         r.train_time_s += dt;
         if (!isfinite(loss)) {

@@ -60,6 +60,8 @@ typedef struct {
     const struct speech_variant *variant; // non-NULL: env.load_test reads this test-set variant (speech_eval.c)
     uint32_t seed;
     double train_time_s;      // summed over resumed segments
+    double init_rms[2];       // the first training step's embedding (model_measure_embedding): RMS of
+                              // the content and of the added position encoding; NAN until measured
     history train_hist, eval_hist;
     results *res;
     results_series *train_series, *eval_series;
