@@ -413,7 +413,7 @@ int cmd_crosscheck(int argc, char **argv) {
     int failed = 0;
     for (int k = 0; k < n; k++) {
         int i = sel[k];
-        char base[4096], out_dir[4096], cc_dir[4200], plan[4400], torch_out[4400], torch_log[4500], log[4400], h5[4200];
+        char base[4096], out_dir[4096], cc_dir[4200], plan[4400], torch_out[4400], torch_log[4500], log[4500], h5[4200];
         experiment_run_path(&e, i, f.out, base, sizeof base);
         snprintf(out_dir, sizeof out_dir, "%s", base);
         *strrchr(out_dir, '/') = '\0';
