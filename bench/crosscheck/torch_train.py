@@ -4,7 +4,11 @@ configuration of a crosscheck plan (bench/train/train_plan.c: data, per-step bat
 augmentation draws, initial weights, config) with PyTorch and writes its results.
 
 What is shared with posbench (from the plan): the training and test rows, every step's batch
-rows, the crop/flip draws, the initial weights, the hyperparameters. What is PyTorch's own: the
+rows, the crop/flip draws, the initial weights (--init ours, the default; with --init torch the
+model is initialised here by timm's rules from a torch.Generator of its own, seeded from the
+plan's seed: bench/crosscheck/torch_init.py, the patch projection by --embed-init, the run's
+model.embed_init; the plan's weights are then only compared against), the hyperparameters.
+What is PyTorch's own: the
 model (tests/torch_vit.py, the torch twin written from METHODS.md), the loss
 (F.cross_entropy with label smoothing), torch.optim.AdamW (decay on the tensors the plan marks),
 torch's clip_grad_norm_, the schedule (linear warmup to lr over warmup_steps, then cosine to
@@ -42,6 +46,11 @@ Output (--out FILE), one "key value..." line each:
   top1@S <test top-1 at S px> for each eval size (supervised; not for relbias, rope, sin1d
          at a size other than the training size)
   pos_top1_eta0, pos_top1_nonblank_eta0 <position top-1 at test η 0> (MP3)
+  init ours|torch, embed_init <rule> (--init torch)   what started it (posbench crosscheck
+         reuses a result only for the same init and embed_init)
+  init_max_abs_diff <the largest |initial weight - the plan's|> (0 with --init ours)
+  content_rms, posenc_rms <the first training batch's embedded content and what the position
+         encoding added to the patch rows, RMS per value, as posbench's /init records them>
   seconds <training time>
   step_losses <the training loss of every step, in order>
 Exit 0; 2 for a bad plan (message on stderr). Run with Debian's /usr/bin/python3 (PyTorch 1.13).
@@ -338,7 +347,6 @@ def main(argv):
                          "a generator of our own (bench/crosscheck/torch_init.py)")
     ap.add_argument("--embed-init", choices=("timm", "xavier", "normal002"), default="timm",
                     help="--init torch: the patch projection's rule (the run's model.embed_init)")
-    ap.add_argument("--init-out", help="also write the initial parameters here (tensorfile, param.<name>)")
     args = ap.parse_args(argv)
     try:
         import torch
@@ -350,9 +358,6 @@ def main(argv):
     try:
         plan = tensorfile.read(args.plan)
         trainer = Trainer(plan, args.init, args.embed_init)
-        if args.init_out:
-            tensorfile.write(args.init_out, {f"param.{n}": p.detach().numpy()
-                                             for n, p in trainer.model.named_parameters()})
         losses, seconds = trainer.train(args.log_every)
     except (tensorfile.TensorfileError, BadPlan, KeyError, ValueError) as e:
         print(f"torch_train.py: {args.plan}: {e}", file=sys.stderr)
