@@ -1,6 +1,7 @@
 // bench/crosscheck/crosscheck.c — `posbench crosscheck` (contract in crosscheck.h): select the
 // runs, write each one's plan, train it with posbench and with PyTorch (each in its own
-// process), read both results back, print the comparison table and the verdict.
+// process; --init torch: PyTorch with its own initial weights), read both results back, print
+// the comparison table, the verdict (verdict.c), the embedding RMS at init and the loss parity.
 #include "crosscheck.h"
 #include "../experiment/experiment.h"
 #include "../report/significance.h"
@@ -235,10 +236,11 @@ static int read_torch(const char *path, const char *metric, cc_side *s, char *wh
         if (!strcmp(key, metric)) {
             if (fscanf(fp, "%lf", &s->value) != 1) break;
         } else if (!strcmp(key, "init") || !strcmp(key, "embed_init")) {
-            char *dst = key[4] ? s->embed_init : s->init;
+            char *dst = !strcmp(key, "init") ? s->init : s->embed_init;
             if (fscanf(fp, "%15s", dst) != 1) break;
         } else if (!strcmp(key, "init_max_abs_diff") || !strcmp(key, "content_rms") || !strcmp(key, "posenc_rms")) {
-            double *dst = key[0] == 'i' ? &s->init_diff : key[0] == 'c' ? &s->content_rms : &s->posenc_rms;
+            double *dst = !strcmp(key, "init_max_abs_diff") ? &s->init_diff : !strcmp(key, "content_rms") ? &s->content_rms
+                                                                                                      : &s->posenc_rms;
             if (fscanf(fp, "%lf", dst) != 1) break;
         } else if (!strcmp(key, "step_losses")) {
             double v;
