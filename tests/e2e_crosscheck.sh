@@ -12,12 +12,20 @@
 #     and abs (table resized, top1@16), UniViT at 16..24 px tested at <= 28 px (the largest size
 #     the native one), abs trained at 20 px (top1@36), MP3 at 20 px.
 # CAPE (drawn independently by each side) trains on both, at one size and as a UniViT (top1@28);
+# --init torch (PyTorch initialises the model itself by timm's rules): abs with 2 seeds gives the
+# unpaired (Welch) verdict, no loss parity, initial weights and first losses that differ from
+# posbench's, its own result files keyed by init and embed_init (reused; retrained when the key
+# differs), content RMS at init alike on both sides, and model.embed_init=xavier followed; torch's
+# initial weights follow timm's rules (patch projection U(+-1/sqrt(fan_in)) at fan_in 16, xavier
+# and normal002 bounds and stds, block Linear std 0.02 untruncated at 2 std, LayerNorm 1/0,
+# deterministic per seed);
 # a rerun reuses both sides' results (no new PyTorch log); `posbench train --plan` writes the plan
 # without training; bad input exits 2 (no --stage, an unknown --match key, a selection with no
 # runs, a selection of two configurations, MP3 reference points, a position metric of a
 # supervised stage, an unknown or malformed --metric, UniViT with relbias, top1@S outside
-# eval.resolutions, top1@S of relbias at another size, a size metric of MP3, a bad --margin).
-# Uses Debian's /usr/bin/python3; SKIP when it has no PyTorch. About 40 s (measured 35 s, loaded).
+# eval.resolutions, top1@S of relbias at another size, a size metric of MP3, a bad --margin, an
+# unknown --init). Uses Debian's /usr/bin/python3; SKIP when it has no PyTorch. About 50 s
+# (measured 47 s, loaded).
 cd "$(dirname "$0")/.." || exit 1
 PB=build/posbench
 PY=/usr/bin/python3
@@ -38,6 +46,7 @@ stages:
   mp3: {objective: {name: mp3, eta: 0.5}, pe: {kind: none}}
   mp3eta0: {objective: {name: mp3, eta: 0.0}, pe: {kind: none}}
   mp3ref: {objective: {name: mp3, ref_fraction: 0.25}, pe: {kind: sin2d}}
+  xav: {model: {patch: 4, embed_init: xavier}, pe: {kind: sin2d}}
 matrix:
   main.pe.kind: [abs, sin2d, cape]
 seeds: [0, 1]
@@ -114,10 +123,62 @@ $PB crosscheck "$T/uni.yaml" --stage uni --match pe.kind=cape --metric top1@28 -
     grep -q '^| PyTorch (bench/crosscheck/torch_train.py) | 1 | ' "$T/uni-cape.out"
 check "crosscheck uni (cape): UniViT with CAPE trains on both sides, top1@28 compared" $? "exit $rc; $(grep '^| posbench' "$T/uni-cape.out"); $(grep '^| PyTorch' "$T/uni-cape.out")"
 
+# --init torch (abs, 2 seeds): the PyTorch side initialises the model itself (timm's rules, its own
+# generator), so the verdict is unpaired (Welch: 90% CI, df), the loss parity is replaced by a
+# statement, every seed's initial weights differ from posbench's (max |dw| > 0.01, from the
+# .torch file) and so does its first training loss (against the --init ours result of the same
+# seed, which starts from posbench's weights); its results go to <run-id>.init-torch.torch
+# ("init torch", "embed_init timm"), leaving the --init ours files ("init ours") alone; both
+# sides' embedded content RMS at init (posbench's /init, torch's first forward) agree within 20%
+# (timm's rule on both: ~0.58; a 0.02 init on one side would make it ~0.14 at patch 7).
+$PB crosscheck "$T/tiny.yaml" --stage main --match pe.kind=abs --init torch --out "$T/r" --threads 1 > "$T/it.out" 2> "$T/it.err"; rc=$?
+CC="$T/r/cc-tiny/main/crosscheck"
+diffs=$(sed -n 's/^- seed [0-9]*: max |Δw| \([^;]*\);.*/\1/p' "$T/it.out" | tr '\n' ' ')
+# content RMS of a side ("posbench" or "PyTorch") from the "Embedding at initialisation" lines
+rms_side() { sed -n "s/^- $2: content \([0-9.]*\),.*/\1/p" "$1"; }
+firsts=$(for f in "$CC"/*.init-torch.torch; do
+    id=$(basename "$f" .init-torch.torch)
+    echo "$(sed -n 's/^step_losses \([^ ]*\).*/\1/p' "$f") $(sed -n 's/^step_losses \([^ ]*\).*/\1/p' "$CC/$id.torch") $(grep -c '^init ours$' "$CC/$id.torch")"
+done)
+ca=$(rms_side "$T/it.out" posbench); cb=$(rms_side "$T/it.out" PyTorch)
+[ $rc -eq 0 ] && grep -q '^| posbench | 2 | ' "$T/it.out" && grep -q '^| PyTorch (bench/crosscheck/torch_train.py) | 2 | ' "$T/it.out" &&
+    grep -q '^Initial weights: each side its own (--init torch).*model.embed_init=timm' "$T/it.out" &&
+    grep -q '^posbench − PyTorch (unpaired: .*Welch): Δ .* 95% CI \[.*\], 90% CI \[.*\], Welch t p = .* (two-sided, df [0-9.]*), TOST p = .*\*\*\(agree\|disagree\|inconclusive\)\*\*' "$T/it.out" &&
+    grep -q '^First training losses: not compared (--init torch' "$T/it.out" && ! grep -q '(max [0-9.e+-]*)$' "$T/it.out" &&
+    [ "$(ls "$CC"/*.init-torch.torch | wc -l)" -eq 2 ] && [ "$(grep -l '^init torch$' "$CC"/*.init-torch.torch | wc -l)" -eq 2 ] &&
+    [ "$(grep -l '^embed_init timm$' "$CC"/*.init-torch.torch | wc -l)" -eq 2 ] &&
+    echo "$diffs" | awk '{ if (NF != 2) exit 1; for (i = 1; i <= NF; i++) if (!($i > 0.01)) exit 1 }' &&
+    echo "$firsts" | awk 'NF != 3 || $1 == $2 || $3 != 1 { bad = 1 } END { exit bad || NR != 2 }' &&
+    awk -v a="$ca" -v b="$cb" 'BEGIN { exit !(a > 0.3 && b > 0.3 && a / b < 1.25 && b / a < 1.25) }'
+check "crosscheck --init torch: own weights, unpaired verdict, no parity, own result files, content RMS alike" $? \
+    "exit $rc; max |dw| per seed: $diffs; first losses (init torch, init ours, ours file says init ours): $(echo $firsts); content RMS posbench $ca, PyTorch $cb; $(grep '^posbench − PyTorch' "$T/it.out" | head -c 400)"
+
+# --init torch follows model.embed_init: the xavier stage's PyTorch side says so and both sides'
+# content RMS agree within 20% (MAE's rule at fan_in 16, d 32: ~0.9 on both).
+$PB crosscheck "$T/tiny.yaml" --stage xav --match train.seed=0 --init torch --out "$T/r" --threads 1 > "$T/ix.out" 2> "$T/ix.err"; rc=$?
+ca=$(rms_side "$T/ix.out" posbench); cb=$(rms_side "$T/ix.out" PyTorch)
+[ $rc -eq 0 ] && grep -q 'model.embed_init=xavier' "$T/ix.out" && grep -q '^embed_init xavier$' "$T"/r/cc-tiny/xav/crosscheck/*.init-torch.torch &&
+    grep -q '^posbench − PyTorch (unpaired: .*): inconclusive (1 seed)' "$T/ix.out" &&
+    awk -v a="$ca" -v b="$cb" 'BEGIN { exit !(a > 0.3 && b > 0.3 && a / b < 1.25 && b / a < 1.25) }'
+check "crosscheck --init torch follows model.embed_init=xavier" $? "exit $rc; content RMS posbench $ca, PyTorch $cb"
+
+# The --init torch result is reused by a rerun (log untouched), and one whose key names another
+# init is not: with its embed_init edited it is trained again.
+before=$(ls -l --time-style=+%s.%N "$CC"/*.init-torch.torch.log | md5sum)
+$PB crosscheck "$T/tiny.yaml" --stage main --match pe.kind=abs --init torch --out "$T/r" --threads 1 > "$T/it2.out" 2>&1; rc1=$?
+after=$(ls -l --time-style=+%s.%N "$CC"/*.init-torch.torch.log | md5sum)
+one=$(ls "$CC"/*.init-torch.torch | head -n 1)
+sed -i 's/^embed_init timm$/embed_init xavier/' "$one"
+$PB crosscheck "$T/tiny.yaml" --stage main --match pe.kind=abs --init torch --out "$T/r" --threads 1 > "$T/it3.out" 2>&1; rc2=$?
+[ $rc1 -eq 0 ] && [ "$before" = "$after" ] && [ "$(grep '^|' "$T/it2.out")" = "$(grep '^|' "$T/it.out")" ] && [ $rc2 -eq 0 ] &&
+    grep -q "is not a finished --init torch result (init torch, embed_init xavier): trained again" "$T/it3.out" &&
+    grep -q '^embed_init timm$' "$one" && [ "$(grep '^|' "$T/it3.out")" = "$(grep '^|' "$T/it.out")" ]
+check "crosscheck --init torch: result reused; one of another embed_init trained again (same table)" $? "exit $rc1, $rc2"
+
 # A rerun reuses both sides: the PyTorch logs are not rewritten, the table is the same.
-before=$(ls -l --time-style=+%s.%N "$T"/r/cc-tiny/main/crosscheck/*.torch.log | md5sum)
+before=$(ls -l --time-style=+%s.%N $(ls "$T"/r/cc-tiny/main/crosscheck/*.torch.log | grep -v init-torch) | md5sum)
 $PB crosscheck "$T/tiny.yaml" --stage main --match pe.kind=abs --out "$T/r" --threads 1 > "$T/again.out" 2>&1; rc=$?
-after=$(ls -l --time-style=+%s.%N "$T"/r/cc-tiny/main/crosscheck/*.torch.log | md5sum)
+after=$(ls -l --time-style=+%s.%N $(ls "$T"/r/cc-tiny/main/crosscheck/*.torch.log | grep -v init-torch) | md5sum)
 [ $rc -eq 0 ] && [ "$before" = "$after" ] && [ "$(grep '^|' "$T/again.out")" = "$(grep '^|' "$T/abs.out")" ]
 check "crosscheck rerun reuses both sides' results" $? "exit $rc"
 
@@ -126,6 +187,66 @@ $PB train data.limit=256 data.test_limit=200 train.epochs=1 train.batch=32 model
     --plan "$T/plan.tf" --out "$T/train" --threads 1 > "$T/plan.out" 2>&1; rc=$?
 [ $rc -eq 0 ] && [ -s "$T/plan.tf" ] && [ ! -d "$T/train" ] && grep -q '^crosscheck plan: .* (8 steps of 32, 256 train / 200 test images' "$T/plan.out"
 check "train --plan writes the plan and trains nothing" $? "exit $rc: $(head -c 200 "$T/plan.out")"
+
+# torch's init follows timm's rules (bench/crosscheck/torch_init.py through torch_train.py's
+# Trainer, as the crosscheck runs it) on a plan with patch 4 (fan_in 16), d 64, cls and abs:
+#   timm: patch weight and bias in U(+-1/sqrt(16)): every |w| <= 0.25, std 0.25/sqrt(3) within 6%
+#     (1024 values; posbench's old 0.02 would be 7x off); xavier: bound sqrt(6/(16 + 64)), the
+#     same checks; normal002: |w| <= 0.04, std 0.0176 (a normal cut at 2 std) within 6%, bias 0;
+#   every block and head Linear weight pooled: std 0.02 within 3%, 3.5-5.6% beyond 2 std (timm's
+#     trunc_normal_ bounds are +-2 absolute: 4.55% expected; a 2-std cut gives 0), |w| < 2; their
+#     biases 0; LayerNorm 1 and 0; cls token and abs table std 0.02 within 30% / 6%;
+#   the weights differ from the plan's (posbench's) by > 0.01 with --init torch and not at all
+#     with --init ours; the same seed gives the same weights, another seed other ones.
+$PB train data.limit=64 data.test_limit=32 train.epochs=1 train.batch=32 model.patch=4 model.dim=64 model.depth=2 model.heads=2 \
+    model.cls=true pe.kind=abs --plan "$T/plan4.tf" --out "$T/train4" --threads 1 > "$T/plan4.out" 2>&1 &&
+$PB train data.limit=64 data.test_limit=32 train.epochs=1 train.batch=32 model.patch=4 model.dim=64 model.depth=2 model.heads=2 \
+    model.cls=true pe.kind=abs train.seed=1 --plan "$T/plan4s1.tf" --out "$T/train4" --threads 1 >> "$T/plan4.out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && "$PY" - "$T/plan4.tf" "$T/plan4s1.tf" > "$T/initstats.out" 2>&1 <<'PYEOF'
+import math, re, sys
+sys.path.insert(0, "bench/crosscheck"); sys.path.insert(0, "tests")
+import numpy as np, tensorfile, torch_train
+plan, plan1 = tensorfile.read(sys.argv[1]), tensorfile.read(sys.argv[2])
+bad = []
+def near(name, got, want, tol):
+    if not abs(got / want - 1) <= tol: bad.append(f"{name} {got:.5g} (want {want:.5g} +-{tol:.0%})")
+def params(p, init, rule):
+    t = torch_train.Trainer(p, init, rule)
+    return t, {n: q.detach().numpy().astype(np.float64) for n, q in t.model.named_parameters()}
+fan_in, d = 16, 64
+for rule in ("timm", "xavier", "normal002"):
+    t, P = params(plan, "torch", rule)
+    w, b = P["patch_embed.weight"], P["patch_embed.bias"]
+    if rule == "normal002":
+        if np.abs(w).max() > 0.04 or np.any(b != 0): bad.append(f"normal002: max {np.abs(w).max():.4g}, bias not 0")
+        near("normal002 patch std", w.std(), 0.02 * 0.8796, 0.06)
+    else:
+        bound = 1 / math.sqrt(fan_in) if rule == "timm" else math.sqrt(6 / (fan_in + d))
+        if np.abs(w).max() > bound or np.abs(b).max() > 1 / math.sqrt(fan_in) or b.std() < 0.25 / math.sqrt(3 * fan_in):
+            bad.append(f"{rule}: max |w| {np.abs(w).max():.4g} > {bound:.4g} or bias outside U(+-1/sqrt(fan_in))")
+        near(f"{rule} patch std", w.std(), bound / math.sqrt(3), 0.06)
+    if not t.init_diff > 0.01: bad.append(f"{rule}: weights equal to the plan's (max diff {t.init_diff})")
+    lin = [n for n in P if re.search(r"(qkv|proj|fc1|fc2|^head)\.weight$", n)]
+    v = np.concatenate([P[n].ravel() for n in lin])
+    near(f"{rule} Linear std ({len(lin)} tensors, {v.size} values)", v.std(), 0.02, 0.03)
+    beyond = np.mean(np.abs(v) > 0.04)
+    if not (0.035 <= beyond <= 0.056) or np.abs(v).max() >= 2: bad.append(f"{rule}: {beyond:.2%} beyond 2 std")
+    for n in P:
+        if n.endswith(".bias") and n[:-5] + ".weight" in lin and np.any(P[n] != 0): bad.append(f"{n} not 0")
+        if "norm" in n and np.any(P[n] != (1.0 if n.endswith("weight") else 0.0)): bad.append(f"{n} not LayerNorm 1/0")
+    near("cls_token std", P["cls_token"].std(), 0.02, 0.3)
+    near("pos_embed std", P["pos_embed"].std(), 0.02, 0.06)
+    print(f"{rule}: patch std {w.std():.5f}, Linear std {v.std():.5f}, beyond 2 std {beyond:.2%}, diff from plan {t.init_diff:.3g}")
+t0, P0 = params(plan, "ours", "timm")
+if t0.init_diff != 0: bad.append(f"--init ours differs from the plan by {t0.init_diff}")
+_, A = params(plan, "torch", "timm"); _, B = params(plan, "torch", "timm"); _, C = params(plan1, "torch", "timm")
+if any(np.any(A[n] != B[n]) for n in A): bad.append("the same seed gave other weights")
+if all(np.array_equal(A[n], C[n]) for n in A if A[n].std() > 0): bad.append("seed 1 gave seed 0's weights")
+print("; ".join(bad) if bad else "ok")
+sys.exit(1 if bad else 0)
+PYEOF
+check "crosscheck --init torch: torch's initial weights follow timm's rules (and xavier, normal002)" $? "exit $rc: $(tr '\n' ' ' < "$T/initstats.out" | head -c 900)"
 
 # Bad input: exit 2 with the reason.
 bad() { # name needle args...
@@ -147,4 +268,5 @@ bad "top1@S of relbias at another size" "at the training size only" "$T/uni.yaml
 bad "a size metric of an MP3 stage" "valid: pos_top1_nonblank_eta0, pos_top1_eta0" "$T/uni.yaml" --stage mp3 --metric top1@16 --out "$T/r"
 bad "a malformed size metric" "valid: top1, top1@S" "$T/uni.yaml" --stage uni --match pe.kind=sin2d --metric top1@x --out "$T/r"
 bad "a bad --margin" "--margin must be a number > 0" "$T/tiny.yaml" --stage main --match pe.kind=abs --margin 0 --out "$T/r"
+bad "an unknown --init" "--init foo (valid: ours: .*; torch: " "$T/tiny.yaml" --stage main --match pe.kind=abs --init foo --out "$T/r"
 exit 0

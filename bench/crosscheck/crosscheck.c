@@ -1,6 +1,7 @@
 // bench/crosscheck/crosscheck.c — `posbench crosscheck` (contract in crosscheck.h): select the
 // runs, write each one's plan, train it with posbench and with PyTorch (each in its own
-// process), read both results back, print the comparison table and the verdict.
+// process; --init torch: PyTorch with its own initial weights), read both results back, print
+// the comparison table, the verdict (verdict.c), the embedding RMS at init and the loss parity.
 #include "crosscheck.h"
 #include "../experiment/experiment.h"
 #include "../report/significance.h"
@@ -9,6 +10,7 @@
 #include "../../core/common.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <hdf5.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,12 +20,12 @@
 #include <unistd.h>
 
 #define CC_MAX_MATCH 16
-#define CC_ALPHA 0.05
 
 typedef struct {
     const char *experiment, *stage, *scale, *out, *python, *script, *device, *metric;
     const char *match_key[CC_MAX_MATCH], *match_value[CC_MAX_MATCH];
     int nmatch, parity_steps;
+    int init_torch; // --init torch: the PyTorch side initialises the model itself (torch_init.py)
     double margin;
 } cc_flags;
 
@@ -31,12 +33,16 @@ typedef struct {
     double value;    // the compared /final metric (top1, or MP3's position accuracy; NAN when missing)
     double *losses;  // training loss of every step (malloc'd)
     int nlosses;
+    char init[16], embed_init[16]; // PyTorch: the init that started it ("ours" for files without one)
+    double init_diff;                // PyTorch: the largest |initial weight − posbench's| (0 with --init ours)
+    double content_rms, posenc_rms;  // the first training batch's embedding RMS (NAN when not recorded)
 } cc_side;
 
 static void help(void) {
     printf("usage: posbench crosscheck EXPERIMENT.yaml --stage S [--match key=value ...] [--scale S]\n"
            "                           [--out DIR] [--margin M] [--parity-steps K] [--threads N]\n"
-           "                           [--metric M] [--python PATH] [--script FILE] [--device D]\n"
+           "                           [--metric M] [--init ours|torch] [--python PATH] [--script FILE]\n"
+           "                           [--device D]\n"
            "Trains the runs of stage S whose config matches every key=value (one per seed) with posbench\n"
            "and with the independent PyTorch trainer bench/crosscheck/torch_train.py on the same data,\n"
            "batch order, augmentation draws, image sizes (data.resolution; UniViT: each step's drawn size),\n"
@@ -48,6 +54,10 @@ static void help(void) {
            "                      top1@S (test images resized to S px, S one of the stage's eval.resolutions; e.g.\n"
            "                      top1@20 for a UniViT at 20 px); objective mp3: pos_top1_nonblank_eta0 (default:\n"
            "                      position top-1 at test eta 0 of the non-blank patches) or pos_top1_eta0 (all)\n"
+           "  --init ours|torch   ours (default): PyTorch starts from posbench's initial weights (paired verdict);\n"
+           "                      torch: PyTorch initialises the model by timm's rules from its own generator\n"
+           "                      (bench/crosscheck/torch_init.py; the patch projection by model.embed_init), so\n"
+           "                      an init defect shows: the seeds are unpaired (Welch test, TOST on it)\n"
            "  --margin M          equivalence margin in the metric's units (default 0.02 = 2 points)\n"
            "  --parity-steps K    first training steps whose losses are compared seed by seed (default 5)\n"
            "  --python PATH       Python with PyTorch (default /usr/bin/python3)\n"
@@ -65,7 +75,7 @@ static void parse(int argc, char **argv, cc_flags *f) {
             help();
             exit(0);
         }
-        int takes = !strcmp(a, "--stage") || !strcmp(a, "--match") || !strcmp(a, "--scale") || !strcmp(a, "--out") ||
+        int takes = !strcmp(a, "--stage") || !strcmp(a, "--match") || !strcmp(a, "--scale") || !strcmp(a, "--out") || !strcmp(a, "--init") ||
                     !strcmp(a, "--margin") || !strcmp(a, "--parity-steps") || !strcmp(a, "--threads") ||
                     !strcmp(a, "--python") || !strcmp(a, "--script") || !strcmp(a, "--device") || !strcmp(a, "--metric");
         if (takes && (!v || !v[0])) die_input("crosscheck: %s needs a value", a);
@@ -75,7 +85,12 @@ static void parse(int argc, char **argv, cc_flags *f) {
         else if (!strcmp(a, "--python")) f->python = argv[++i];
         else if (!strcmp(a, "--script")) f->script = argv[++i];
         else if (!strcmp(a, "--device")) f->device = argv[++i];
-        else if (!strcmp(a, "--metric")) {
+        else if (!strcmp(a, "--init")) {
+            if (strcmp(v, "ours") && strcmp(v, "torch"))
+                die_input("crosscheck: --init %s (valid: ours: PyTorch copies posbench's initial weights; torch: PyTorch "
+                          "initialises by timm's rules from its own generator)", v);
+            f->init_torch = !strcmp(argv[++i], "torch");
+        } else if (!strcmp(a, "--metric")) {
             f->metric = argv[++i];
             const char *m = f->metric;
             int at_size = !strncmp(m, "top1@", 5) && m[5] && strspn(m + 5, "0123456789") == strlen(m + 5);
@@ -100,7 +115,7 @@ static void parse(int argc, char **argv, cc_flags *f) {
             f->match_key[f->nmatch] = key, f->match_value[f->nmatch++] = eq + 1;
             i++;
         } else if (a[0] == '-') {
-            die_input("crosscheck: unknown flag '%s' (valid: --stage, --match, --scale, --out, --metric, --margin, "
+            die_input("crosscheck: unknown flag '%s' (valid: --stage, --match, --scale, --out, --metric, --init, --margin, "
                       "--parity-steps, --threads, --python, --script, --device, --help)", a);
         } else if (!f->experiment) {
             f->experiment = a;
@@ -149,8 +164,9 @@ static int child_train(const experiment *e, int i, const cc_flags *f, const char
     return wait_child(pid);
 }
 
-// python script plan --out result --threads N, output to log. Returns its exit status.
-static int run_torch(const cc_flags *f, const char *plan, const char *result, const char *log) {
+// python script plan --out result --threads N [--init torch --embed-init E], output to log.
+// Returns its exit status.
+static int run_torch(const cc_flags *f, const char *plan, const char *result, const char *log, const char *embed_init) {
     char threads[16];
     snprintf(threads, sizeof threads, "%d", posbench_threads());
     fflush(stdout), fflush(stderr);
@@ -159,7 +175,11 @@ static int run_torch(const cc_flags *f, const char *plan, const char *result, co
     if (pid == 0) {
         int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         if (fd >= 0) dup2(fd, STDOUT_FILENO), dup2(fd, STDERR_FILENO), close(fd);
-        execl(f->python, f->python, f->script, plan, "--out", result, "--threads", threads, (char *)NULL);
+        if (f->init_torch)
+            execl(f->python, f->python, f->script, plan, "--out", result, "--threads", threads, "--init", "torch",
+                  "--embed-init", embed_init, (char *)NULL);
+        else
+            execl(f->python, f->python, f->script, plan, "--out", result, "--threads", threads, (char *)NULL);
         fprintf(stderr, "crosscheck: cannot run %s: %s\n", f->python, strerror(errno));
         _exit(EXIT_BAD_INPUT);
     }
@@ -199,11 +219,14 @@ static void check_size_metric(const config *c, const char *metric, const char *s
                   "size only (valid: top1)", metric, pe);
 }
 
-// The PyTorch result file (torch_train.py's format): the metric's line and the losses. 0, or
-// -1 with why.
+// The PyTorch result file (torch_train.py's format): the metric's line, the losses, what
+// started it (init, embed_init: a file without an init line was written with posbench's weights)
+// and the first batch's embedding RMS. 0, or -1 with why.
 static int read_torch(const char *path, const char *metric, cc_side *s, char *why, size_t len) {
     FILE *fp = fopen(path, "r");
     s->value = NAN, s->losses = NULL, s->nlosses = 0;
+    snprintf(s->init, sizeof s->init, "ours"), s->embed_init[0] = '\0';
+    s->init_diff = s->content_rms = s->posenc_rms = NAN;
     if (!fp) {
         snprintf(why, len, "%s: cannot open: %s", path, strerror(errno));
         return -1;
@@ -212,6 +235,13 @@ static int read_torch(const char *path, const char *metric, cc_side *s, char *wh
     while (fscanf(fp, "%31s", key) == 1) {
         if (!strcmp(key, metric)) {
             if (fscanf(fp, "%lf", &s->value) != 1) break;
+        } else if (!strcmp(key, "init") || !strcmp(key, "embed_init")) {
+            char *dst = !strcmp(key, "init") ? s->init : s->embed_init;
+            if (fscanf(fp, "%15s", dst) != 1) break;
+        } else if (!strcmp(key, "init_max_abs_diff") || !strcmp(key, "content_rms") || !strcmp(key, "posenc_rms")) {
+            double *dst = !strcmp(key, "init_max_abs_diff") ? &s->init_diff : !strcmp(key, "content_rms") ? &s->content_rms
+                                                                                                      : &s->posenc_rms;
+            if (fscanf(fp, "%lf", dst) != 1) break;
         } else if (!strcmp(key, "step_losses")) {
             double v;
             while (fscanf(fp, "%lf", &v) == 1) {
@@ -232,10 +262,32 @@ static int read_torch(const char *path, const char *metric, cc_side *s, char *wh
     return 0;
 }
 
+// One double attribute of /init (bench/train/train.c record_init_embedding); NAN when the file,
+// the group or the attribute is absent (runs before issue 27, or not measured).
+static double init_attr(hid_t file, const char *name) {
+    double v = NAN;
+    if (H5Lexists(file, "/init", H5P_DEFAULT) <= 0 || H5Aexists_by_name(file, "/init", name, H5P_DEFAULT) <= 0) return v;
+    hid_t a = H5Aopen_by_name(file, "/init", name, H5P_DEFAULT, H5P_DEFAULT);
+    if (a < 0) return v;
+    if (H5Aread(a, H5T_NATIVE_DOUBLE, &v) < 0) v = NAN;
+    H5Aclose(a);
+    return v;
+}
+
+// posbench's /init content_rms and posenc_rms into s (NAN when not recorded).
+static void read_init_rms(const char *path, cc_side *s) {
+    s->content_rms = s->posenc_rms = NAN;
+    hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (file < 0) return;
+    s->content_rms = init_attr(file, "content_rms"), s->posenc_rms = init_attr(file, "posenc_rms");
+    H5Fclose(file);
+}
+
 // posbench's run file: /final <metric> and /train/loss. 0, or -1 with why.
 static int read_posbench(const char *path, const char *metric, cc_side *s, char *why, size_t len) {
     rr_run r;
     s->value = NAN, s->losses = NULL, s->nlosses = 0;
+    s->content_rms = s->posenc_rms = NAN;
     if (rr_read(path, RR_ATTRS | RR_SERIES, &r, why, len) != 0) return -1;
     const rr_attr *a = rr_attr_get(&r.final, metric);
     const rr_column *loss = rr_column_get(&r.train, "loss");
@@ -249,6 +301,7 @@ static int read_posbench(const char *path, const char *metric, cc_side *s, char 
         snprintf(why, len, "%s: status %s, no finite /final %s", path, rr_run_status(&r), metric);
     }
     rr_free(&r);
+    if (ok) read_init_rms(path, s);
     return ok ? 0 : -1;
 }
 
@@ -271,28 +324,55 @@ static void ci_text(const double *v, int n, char *out, size_t len) {
     snprintf(out, len, "%.2f ± %.2f", 100 * mean, 100 * half);
 }
 
-void crosscheck_verdict(const double *a, const double *b, int n, double margin, char *out, size_t len) {
-    if (n < 2) {
-        snprintf(out, len, "inconclusive (1 seed)");
-        return;
+// The first training batch's embedding RMS of each side, mean over seeds (posbench: /init
+// content_rms, posenc_rms; PyTorch: the same quantities from its first forward), when recorded.
+static void print_init_embedding(const cc_side *pb, const cc_side *th, int n) {
+    for (int side = 0; side < 2; side++) {
+        const cc_side *s = side ? th : pb;
+        double c = 0, p = 0;
+        int have = 0;
+        for (int k = 0; k < n; k++)
+            if (isfinite(s[k].content_rms) && isfinite(s[k].posenc_rms)) c += s[k].content_rms, p += s[k].posenc_rms, have++;
+        if (side == 0) printf("\nEmbedding at initialisation (first training batch, RMS per value, mean over seeds):\n");
+        if (!have) {
+            printf("- %s: not recorded\n", side ? "PyTorch" : "posbench");
+            continue;
+        }
+        c /= have, p /= have;
+        printf("- %s: content %.4f, position encoding %.4f (PE/content %.3g; %d seed%s)\n", side ? "PyTorch" : "posbench", c, p,
+               c > 0 ? p / c : NAN, have, have == 1 ? "" : "s");
     }
-    // Paired: seed k of both trainers starts from the same weights and sees the same batches
-    // and augmentation draws (the plan), so the unit is the per-seed difference a_k − b_k.
-    double *d = xmalloc((size_t)n * sizeof *d, "crosscheck differences");
-    for (int k = 0; k < n; k++) d[k] = a[k] - b[k];
-    sig_test t = sig_one_sample(d, n, 0.0);
-    free(d);
-    double p_two = t.p < 0.5 ? 2 * t.p : 2 * (1 - t.p);
-    double p_tost = fmax(sig_shifted(t, margin).p, 1.0 - sig_shifted(t, -margin).p);
-    char head[256];
-    snprintf(head, sizeof head, "Δ %+.2f points, 95%% CI [%+.2f, %+.2f], paired t p = %.3f (two-sided), TOST p = %.3f at ±%.2f",
-             100 * t.effect, 100 * t.lo, 100 * t.hi, p_two, p_tost, 100 * margin);
-    if (p_tost < CC_ALPHA) snprintf(out, len, "%s: **agree** (within ±%.2f points)", head, 100 * margin);
-    else if (p_two < CC_ALPHA) snprintf(out, len, "%s: **disagree** (significant difference)", head);
-    else {
-        int need = fabs(t.effect) < margin ? sig_n_one_sample(margin - fabs(t.effect), t.va) : -1;
-        if (need > 0) snprintf(out, len, "%s: **inconclusive** (needs %d seeds)", head, need);
-        else snprintf(out, len, "%s: **inconclusive** (the difference is outside the margin but not significant)", head);
+}
+
+// --init torch: no loss parity (different weights); the largest |initial weight − posbench's|
+// of each seed shows they differ, and the first losses are listed for reference.
+static void print_init_difference(const experiment *e, const int *sel, const cc_side *pb, const cc_side *th, int n) {
+    printf("\nFirst training losses: not compared (--init torch: the sides start from different weights, so their "
+           "losses are not expected to match). PyTorch's initial weights against posbench's (max |Δw| over every "
+           "parameter):\n");
+    for (int k = 0; k < n; k++)
+        printf("- seed %ld: max |Δw| %.4g; first loss posbench %.5f, PyTorch %.5f\n", e->runs[sel[k]].seed, th[k].init_diff,
+               pb[k].nlosses ? pb[k].losses[0] : NAN, th[k].nlosses ? th[k].losses[0] : NAN);
+}
+
+// --init ours: the first K training losses of both sides, seed by seed, with their largest
+// relative difference (equal to rounding when drop path is 0 and there is no CAPE).
+static void print_parity(const experiment *e, const int *sel, const cc_side *pb, const cc_side *th, int n, int parity_steps) {
+    const config *c0 = &e->runs[sel[0]].cfg;
+    int exact = cfg_float(c0, "model.drop_path") == 0 && strcmp(cfg_str(c0, "pe.kind"), "cape");
+    printf("\nFirst %d training losses (posbench / PyTorch, max relative difference)%s:\n", parity_steps,
+           exact ? "" : " — drop path or CAPE draws differ between the trainers, so these are not expected to match");
+    for (int k = 0; k < n; k++) {
+        int K = parity_steps < pb[k].nlosses ? parity_steps : pb[k].nlosses;
+        K = K < th[k].nlosses ? K : th[k].nlosses;
+        double worst = 0;
+        printf("- seed %ld:", e->runs[sel[k]].seed);
+        for (int s = 0; s < K; s++) {
+            double d = fabs(pb[k].losses[s] - th[k].losses[s]) / fmax(1.0, fabs(th[k].losses[s]));
+            worst = fmax(worst, d);
+            printf(" %.5f/%.5f", pb[k].losses[s], th[k].losses[s]);
+        }
+        printf(" (max %.2g)\n", worst);
     }
 }
 
@@ -326,26 +406,42 @@ int cmd_crosscheck(int argc, char **argv) {
     struct stat st;
     if (stat(f.script, &st) != 0) die_input("crosscheck: the PyTorch trainer %s: %s (run from the repository root or give --script)", f.script, strerror(errno));
 
+    // --init torch: the patch projection follows the run's model.embed_init (before that key
+    // existed every run had trunc-normal 0.02: normal002).
+    const config *c0 = &e.runs[sel[0]].cfg;
+    const char *embed_init = cfg_index("model.embed_init") >= 0 ? cfg_str(c0, "model.embed_init") : "normal002";
     cc_side *pb = xcalloc((size_t)n, sizeof *pb, "crosscheck"), *th = xcalloc((size_t)n, sizeof *th, "crosscheck");
     double *a = xcalloc((size_t)n, sizeof *a, "crosscheck"), *b = xcalloc((size_t)n, sizeof *b, "crosscheck");
     int failed = 0;
     for (int k = 0; k < n; k++) {
         int i = sel[k];
-        char base[4096], out_dir[4096], cc_dir[4200], plan[4400], torch_out[4400], log[4400], h5[4200];
+        char base[4096], out_dir[4096], cc_dir[4200], plan[4400], torch_out[4400], torch_log[4500], log[4500], h5[4200];
         experiment_run_path(&e, i, f.out, base, sizeof base);
         snprintf(out_dir, sizeof out_dir, "%s", base);
         *strrchr(out_dir, '/') = '\0';
         snprintf(cc_dir, sizeof cc_dir, "%s/crosscheck", out_dir);
         make_dirs(cc_dir);
-        snprintf(plan, sizeof plan, "%s/%s.plan", cc_dir, e.runs[i].run_id);
-        snprintf(torch_out, sizeof torch_out, "%s/%s.torch", cc_dir, e.runs[i].run_id);
+        // --init torch has files of its own (<run-id>.init-torch.*), and the result file says which
+        // init (and patch projection rule) started it: a file of another init is never reused.
+        const char *tag = f.init_torch ? ".init-torch" : "";
+        snprintf(plan, sizeof plan, "%s/%s%s.plan", cc_dir, e.runs[i].run_id, tag);
+        snprintf(torch_out, sizeof torch_out, "%s/%s%s.torch", cc_dir, e.runs[i].run_id, tag);
+        snprintf(torch_log, sizeof torch_log, "%s.log", torch_out);
         snprintf(h5, sizeof h5, "%s.h5", base);
         printf("[%d/%d] %s %s\n", k + 1, n, e.runs[i].run_id, e.runs[i].axes);
         fflush(stdout);
-        int need_torch = access(torch_out, R_OK) != 0, rc;
         char why[4600];
+        int need_torch = access(torch_out, R_OK) != 0, rc;
+        if (!need_torch && (read_torch(torch_out, f.metric, &th[k], why, sizeof why) != 0 ||
+                            strcmp(th[k].init, f.init_torch ? "torch" : "ours") ||
+                            (f.init_torch && strcmp(th[k].embed_init, embed_init)))) {
+            printf("  %s is not a finished --init %s result (init %s%s%s): trained again\n", torch_out,
+                   f.init_torch ? "torch" : "ours", th[k].init, th[k].embed_init[0] ? ", embed_init " : "", th[k].embed_init);
+            need_torch = 1;
+        }
+        free(th[k].losses), th[k].losses = NULL;
         if (need_torch) { // the plan first: a configuration the PyTorch trainer cannot do is refused before training
-            snprintf(log, sizeof log, "%s/%s.plan.log", cc_dir, e.runs[i].run_id);
+            snprintf(log, sizeof log, "%s.log", plan);
             unlink(log);
             rc = child_train(&e, i, &f, out_dir, plan, log);
             if (rc == EXIT_BAD_INPUT) die_input("crosscheck: run %s: %s", e.runs[i].run_id, last_line(log, why, sizeof why));
@@ -360,13 +456,13 @@ int cmd_crosscheck(int argc, char **argv) {
             continue;
         }
         if (need_torch) {
-            snprintf(log, sizeof log, "%s/%s.torch.log", cc_dir, e.runs[i].run_id);
-            rc = run_torch(&f, plan, torch_out, log);
+            rc = run_torch(&f, plan, torch_out, torch_log, embed_init);
             unlink(plan); // large (the data); written again when needed
-            if (rc == EXIT_BAD_INPUT) die_input("crosscheck: the PyTorch trainer refused run %s: %s", e.runs[i].run_id, last_line(log, why, sizeof why));
+            if (rc == EXIT_BAD_INPUT)
+                die_input("crosscheck: the PyTorch trainer refused run %s: %s", e.runs[i].run_id, last_line(torch_log, why, sizeof why));
         }
         if (read_torch(torch_out, f.metric, &th[k], why, sizeof why) != 0) {
-            fprintf(stderr, "posbench: crosscheck: PyTorch run %s failed: %s (log %s)\n", e.runs[i].run_id, why, log);
+            fprintf(stderr, "posbench: crosscheck: PyTorch run %s failed: %s (log %s)\n", e.runs[i].run_id, why, torch_log);
             failed = 1;
         }
     }
@@ -377,6 +473,11 @@ int cmd_crosscheck(int argc, char **argv) {
     for (int m = 0; m < f.nmatch; m++)
         snprintf(match + strlen(match), sizeof match - strlen(match), "%s%s=%s", m ? ", " : "", f.match_key[m], f.match_value[m]);
     printf("\n## Crosscheck: %s, stage %s%s%s\n\n", e.name, f.stage, f.nmatch ? ", " : "", match);
+    if (f.init_torch)
+        printf("Initial weights: each side its own (--init torch): posbench's, and PyTorch's by timm's rules from its own "
+               "generator (bench/crosscheck/torch_init.py; patch projection model.embed_init=%s).\n\n", embed_init);
+    else
+        printf("Initial weights: shared (--init ours: PyTorch starts from posbench's).\n\n");
     printf("| trainer | n | %s (%%), mean ± 95%% CI | per seed |\n|---|---|---|---|\n", f.metric);
     for (int side = 0; side < 2; side++) {
         double *v = side ? b : a;
@@ -389,24 +490,16 @@ int cmd_crosscheck(int argc, char **argv) {
         printf("| %s | %d | %s | %s |\n", side ? "PyTorch (bench/crosscheck/torch_train.py)" : "posbench", n, ci, per);
     }
     char verdict[1024];
-    crosscheck_verdict(a, b, n, f.margin, verdict, sizeof verdict);
-    printf("\nposbench − PyTorch: %s\n", verdict);
-    const config *c0 = &e.runs[sel[0]].cfg;
-    int exact = cfg_float(c0, "model.drop_path") == 0 && strcmp(cfg_str(c0, "pe.kind"), "cape");
-    printf("\nFirst %d training losses (posbench / PyTorch, max relative difference)%s:\n", f.parity_steps,
-           exact ? "" : " — drop path or CAPE draws differ between the trainers, so these are not expected to match");
-    for (int k = 0; k < n; k++) {
-        int K = f.parity_steps < pb[k].nlosses ? f.parity_steps : pb[k].nlosses;
-        K = K < th[k].nlosses ? K : th[k].nlosses;
-        double worst = 0;
-        printf("- seed %ld:", e.runs[sel[k]].seed);
-        for (int s = 0; s < K; s++) {
-            double d = fabs(pb[k].losses[s] - th[k].losses[s]) / fmax(1.0, fabs(th[k].losses[s]));
-            worst = fmax(worst, d);
-            printf(" %.5f/%.5f", pb[k].losses[s], th[k].losses[s]);
-        }
-        printf(" (max %.2g)\n", worst);
+    if (f.init_torch) {
+        crosscheck_verdict_unpaired(a, n, b, n, f.margin, verdict, sizeof verdict);
+        printf("\nposbench − PyTorch (unpaired: the sides start from different weights; Welch): %s\n", verdict);
+    } else {
+        crosscheck_verdict(a, b, n, f.margin, verdict, sizeof verdict);
+        printf("\nposbench − PyTorch: %s\n", verdict);
     }
+    print_init_embedding(pb, th, n);
+    if (f.init_torch) print_init_difference(&e, sel, pb, th, n);
+    else print_parity(&e, sel, pb, th, n, f.parity_steps);
     for (int k = 0; k < n; k++) free(pb[k].losses), free(th[k].losses);
     free(pb), free(th), free(a), free(b), free(sel);
     for (int m = 0; m < f.nmatch; m++) free((char *)f.match_key[m]);

@@ -4,7 +4,11 @@ configuration of a crosscheck plan (bench/train/train_plan.c: data, per-step bat
 augmentation draws, initial weights, config) with PyTorch and writes its results.
 
 What is shared with posbench (from the plan): the training and test rows, every step's batch
-rows, the crop/flip draws, the initial weights, the hyperparameters. What is PyTorch's own: the
+rows, the crop/flip draws, the initial weights (--init ours, the default; with --init torch the
+model is initialised here by timm's rules from a torch.Generator of its own, seeded from the
+plan's seed: bench/crosscheck/torch_init.py, the patch projection by --embed-init, the run's
+model.embed_init; the plan's weights are then only compared against), the hyperparameters.
+What is PyTorch's own: the
 model (tests/torch_vit.py, the torch twin written from METHODS.md), the loss
 (F.cross_entropy with label smoothing), torch.optim.AdamW (decay on the tensors the plan marks),
 torch's clip_grad_norm_, the schedule (linear warmup to lr over warmup_steps, then cosine to
@@ -42,6 +46,11 @@ Output (--out FILE), one "key value..." line each:
   top1@S <test top-1 at S px> for each eval size (supervised; not for relbias, rope, sin1d
          at a size other than the training size)
   pos_top1_eta0, pos_top1_nonblank_eta0 <position top-1 at test η 0> (MP3)
+  init ours|torch, embed_init <rule> (--init torch)   what started it (posbench crosscheck
+         reuses a result only for the same init and embed_init)
+  init_max_abs_diff <the largest |initial weight - the plan's|> (0 with --init ours)
+  content_rms, posenc_rms <the first training batch's embedded content and what the position
+         encoding added to the patch rows, RMS per value, as posbench's /init records them>
   seconds <training time>
   step_losses <the training loss of every step, in order>
 Exit 0; 2 for a bad plan (message on stderr). Run with Debian's /usr/bin/python3 (PyTorch 1.13).
@@ -56,6 +65,7 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "tests"))
+sys.path.insert(0, HERE)
 import tensorfile  # noqa: E402
 
 
@@ -100,7 +110,7 @@ def cape_positions(B, g, shift, local, scale, gen):
 
 
 class Trainer:
-    def __init__(self, plan):
+    def __init__(self, plan, init="ours", embed_init="timm"):
         import torch
         import torch_vit
         self.torch = torch
@@ -118,6 +128,17 @@ class Trainer:
         self.model = torch_vit.ViT(self.vc).float()
         names = dict(self.model.named_parameters())
         decay, no_decay = [], []
+        self.init, self.embed_init = init, embed_init
+        if init == "torch":  # our own init (bench/crosscheck/torch_init.py), from a stream of our own
+            import torch_init
+            init_gen = torch.Generator().manual_seed(int(c("seed")) * 104729 + 0x1417)
+            try:
+                torch_init.init_model(self.model, embed_init, init_gen)
+            except ValueError as e:
+                raise BadPlan(f"--init torch: {e}")
+        elif init != "ours":
+            raise BadPlan(f"--init {init} (valid: ours, torch)")
+        self.init_diff = 0.0  # the largest |initial weight - the plan's (posbench's)|: 0 with --init ours
         with torch.no_grad():
             for n, p in names.items():
                 key = f"param.{n}"
@@ -126,7 +147,10 @@ class Trainer:
                 w = plan[key]
                 if tuple(w.shape) != tuple(p.shape):
                     raise BadPlan(f"{key} has shape {w.shape}, the model's is {tuple(p.shape)}")
-                p.copy_(torch.from_numpy(np.ascontiguousarray(w, dtype=np.float32)))
+                w = torch.from_numpy(np.ascontiguousarray(w, dtype=np.float32))
+                if init == "ours":
+                    p.copy_(w)
+                self.init_diff = max(self.init_diff, float((p - w).abs().max()) if p.numel() else 0.0)
                 if f"decay.{n}" not in plan:
                     raise BadPlan(f"the plan has no decay.{n}")
                 (decay if float(plan[f"decay.{n}"].reshape(-1)[0]) else no_decay).append(p)
@@ -141,6 +165,7 @@ class Trainer:
         self.native = int(plan["data.train.pixels"].shape[-1])
         self.train_size = int(c("image_size"))
         self.gen = torch.Generator().manual_seed(int(c("seed")) * 7919 + 17)
+        self.measure, self.content_rms, self.posenc_rms = False, float("nan"), float("nan")
         mean, std = plan["data.mean"].astype(np.float32), plan["data.std"].astype(np.float32)
         self.mean, self.std = mean.reshape(1, -1, 1, 1), std.reshape(1, -1, 1, 1)
 
@@ -188,6 +213,7 @@ class Trainer:
         import torch_vit
         torch, m, vc = self.torch, self.model, self.vc
         t = m.patch_embed(torch_vit.extract_patches(x, vc.patch)) * vc.content_scale
+        content = t
         B = t.shape[0]
         if vc.cls:
             t = torch.cat([m.cls_token.view(1, 1, -1).expand(B, 1, -1), t], dim=1)
@@ -213,6 +239,11 @@ class Trainer:
             t = torch.cat([t[:, :t0], t[:, t0:] + sin2d_at(px, py, vc.dim).float()], dim=1)
         elif vc.sin1d or vc.sin2d:
             t = torch.cat([t[:, :t0], t[:, t0:] + m.pos_fixed.float()], dim=1)
+        if self.measure:  # posbench's /init: RMS of the content and of what the encoding added to the patch rows
+            with torch.no_grad():
+                self.content_rms = float(content.double().pow(2).mean().sqrt())
+                self.posenc_rms = float((t[:, t0:] - content).double().pow(2).mean().sqrt())
+            self.measure = False
         rel_index = m.rel_index if vc.relbias else None
         rope = (m.rope_cos.float(), m.rope_sin.float(), t0) if vc.rope else None
         L = vc.depth
@@ -246,6 +277,7 @@ class Trainer:
             y = torch.from_numpy(labels[rows].astype(np.int64))
             for g in self.opt.param_groups:
                 g["lr"] = self.lr_at(step)
+            self.measure = step == 0
             if self.mp3:
                 import torch_vit
                 context = torch.from_numpy(contexts[step].astype(np.int64))
@@ -310,6 +342,11 @@ def main(argv):
     ap.add_argument("--out", required=True, help="results file to write")
     ap.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
     ap.add_argument("--log-every", type=int, default=50)
+    ap.add_argument("--init", choices=("ours", "torch"), default="ours",
+                    help="ours: copy the plan's initial weights (posbench's); torch: initialise by timm's rules from "
+                         "a generator of our own (bench/crosscheck/torch_init.py)")
+    ap.add_argument("--embed-init", choices=("timm", "xavier", "normal002"), default="timm",
+                    help="--init torch: the patch projection's rule (the run's model.embed_init)")
     args = ap.parse_args(argv)
     try:
         import torch
@@ -320,7 +357,7 @@ def main(argv):
         torch.set_num_threads(args.threads)
     try:
         plan = tensorfile.read(args.plan)
-        trainer = Trainer(plan)
+        trainer = Trainer(plan, args.init, args.embed_init)
         losses, seconds = trainer.train(args.log_every)
     except (tensorfile.TensorfileError, BadPlan, KeyError, ValueError) as e:
         print(f"torch_train.py: {args.plan}: {e}", file=sys.stderr)
@@ -343,6 +380,13 @@ def main(argv):
             top1_s = trainer.evaluate(S)[0] if S != trainer.train_size else top1
             lines += f"top1@{S} {top1_s:.17g}\n"
             summary += f" top1@{S}={top1_s:.4f}"
+    # what started it: the init (checked by posbench crosscheck before it reuses this file), how far
+    # its weights are from the plan's, and the first batch's embedding RMS (posbench's /init)
+    lines += f"init {args.init}\n"
+    if args.init == "torch":
+        lines += f"embed_init {args.embed_init}\n"
+    lines += f"init_max_abs_diff {trainer.init_diff:.9g}\n"
+    lines += f"content_rms {trainer.content_rms:.9g}\nposenc_rms {trainer.posenc_rms:.9g}\n"
     tmp = args.out + ".partial"
     with open(tmp, "w") as f:
         f.write(f"{lines}seconds {seconds:.3f}\n")
