@@ -110,6 +110,15 @@ static void child_train(const experiment *e, int i, const run_flags *f, int thre
         opt.parent_cfg = &e->runs[e->runs[i].parent].cfg;
         opt.parent_stage = e->runs[e->runs[i].parent].stage;
     }
+    const config *budget_cfgs[EXP_MAX_STAGES];
+    const char *budget_stages[EXP_MAX_STAGES];
+    int chain[EXP_MAX_STAGES], nchain = 0;
+    for (int q = e->runs[i].budget; q >= 0 && nchain < EXP_MAX_STAGES; q = e->runs[q].parent) chain[nchain++] = q;
+    for (int k = 0; k < nchain; k++) { // root first
+        budget_cfgs[k] = &e->runs[chain[nchain - 1 - k]].cfg;
+        budget_stages[k] = e->runs[chain[nchain - 1 - k]].stage;
+    }
+    opt.budget_cfgs = budget_cfgs, opt.budget_stages = budget_stages, opt.nbudget = nchain;
     train_result res;
     int status = train_run(&e->runs[i].cfg, &opt, &res);
     fflush(stdout);
