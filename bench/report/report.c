@@ -4,6 +4,7 @@
 // The table format is specified in report.h; the grouping in results_read.h.
 #include "report.h"
 #include "findings.h"
+#include "budget_cells.h"
 #include "stats.h"
 #include "../../core/common.h"
 #include <errno.h>
@@ -70,7 +71,7 @@ static int stage_metrics(const rr_set *set, const rr_stage *s, const char *per_s
     int n = 0;
     for (int k = 0; first && k < first->final.n; k++) {
         const rr_attr *a = &first->final.items[k];
-        if (!a->is_num || !strcmp(a->name, "steps") || !strcmp(a->name, "diverged_step")) continue;
+        if (!a->is_num || !strcmp(a->name, "steps") || !strcmp(a->name, "diverged_step") || report_budget_attr(a->name)) continue;
         if ((strchr(a->name, '@') != NULL) != (per_size != NULL)) continue; // "top1@40": per-size tables only
         if (per_size && (strncmp(a->name, per_size, strlen(per_size)) || a->name[strlen(per_size)] != '@')) continue;
         int everywhere = 1;
@@ -296,11 +297,12 @@ static void stage_table(sbuf *b, const rr_set *set, const rr_stage *s, ref_table
         }
     }
     for (int k = 0; k < nseeds; k++) sb_printf(b, "%s %ld", k ? "," : "", seeds[k]);
-    sb_printf(b, ". Cells: mean ± sample std (n−1) over the seeds whose run is `done`; ± — when n = 1.\n\n");
+    sb_printf(b, ". Cells: mean ± sample std (n−1) over the seeds whose run is `done`; ± — when n = 1. updates and images "
+                 "seen: the training budget, its init chain's included (init + own).\n\n");
     if (ndone == 0) sb_printf(b, "No run of this stage finished `done`: no metrics to show.\n\n");
     sb_printf(b, "|");
     for (int a = 0; a < s->naxes; a++) sb_cell(b, s->axes[a]);
-    sb_printf(b, " n |");
+    sb_printf(b, " n | updates | images seen |");
     for (int m = 0; m < nm; m++) {
         metric_fmt f = report_metric_format(metrics[m]);
         sb_cell(b, f.header);
@@ -309,7 +311,7 @@ static void stage_table(sbuf *b, const rr_set *set, const rr_stage *s, ref_table
     if (any_not_done) sb_printf(b, " status |");
     sb_printf(b, "\n|");
     for (int a = 0; a < s->naxes; a++) sb_printf(b, "---|");
-    sb_printf(b, "---:|");
+    sb_printf(b, "---:|---:|---:|");
     for (int m = 0; m < nm; m++) sb_printf(b, has_ref[m] ? "---:|---:|" : "---:|");
     if (any_not_done) sb_printf(b, "---|");
     sb_printf(b, "\n");
@@ -320,6 +322,10 @@ static void stage_table(sbuf *b, const rr_set *set, const rr_stage *s, ref_table
         int ndone_c = 0;
         for (int i = 0; i < c->nruns; i++) ndone_c += is_done(&set->runs[c->runs[i]]);
         sb_printf(b, " %d |", ndone_c);
+        char upd[160], img[160];
+        report_budget_cells(set, c, upd, sizeof upd, img, sizeof img);
+        sb_cell(b, upd);
+        sb_cell(b, img);
         for (int m = 0; m < nm; m++) {
             metric_fmt f = report_metric_format(metrics[m]);
             double mean, std;
