@@ -5,6 +5,7 @@
 // experiment_expand.c, which expands every stage into runs.
 #include "experiment.h"
 #include "experiment_expand.h"
+#include "caveats_spec.h"
 #include "../../core/common.h"
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,7 +14,7 @@
 #include <unistd.h>
 
 static const char *const top_keys[] = {"name", "description", "base", "stages", "matrix", "zip",
-                                       "exclude", "seeds", "scales", "reference", "figures", "findings"};
+                                       "exclude", "seeds", "scales", "reference", "figures", "findings", "caveats"};
 static const char *const figure_kinds[] = {"metric_vs_axis", "curves", "heatmap", "image_grid", "result_curves", "spatial_weights"};
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
@@ -714,6 +715,8 @@ static int load(exp_ctx *x, const char *scale) {
     e->reference = ytree_get(root, "reference", NULL);
     e->findings = ytree_get(root, "findings", NULL);
     if (read_figures(x, e->figures) != 0) return -1;
+    e->caveats = ytree_get(root, "caveats", NULL);
+    if (caveats_check(e->path, e->caveats, x->err, x->errlen) != 0) return -1;
     return exp_expand(x);
 }
 

@@ -61,5 +61,5 @@ typedef struct {
     exp_run *runs;                     // grouped by stage, stages in topological order;
     int nruns;                         // a parent always comes before its children
     ynode *tree;                       // the whole document (owned)
-    const ynode *reference, *figures, *findings; // subtrees of tree, NULL when absent
+    const ynode *reference, *figures, *findings, *caveats; // subtrees of tree, NULL when absent
 } experiment;

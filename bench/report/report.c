@@ -5,6 +5,7 @@
 #include "report.h"
 #include "findings.h"
 #include "budget_cells.h"
+#include "caveats.h"
 #include "stats.h"
 #include "../../core/common.h"
 #include <errno.h>
@@ -441,8 +442,15 @@ int cmd_report(int argc, char **argv) {
         rr_set_free(&set);
         return EXIT_BAD_INPUT;
     }
+    if (caveats_load(dir, &set, err, sizeof err) != 0) {
+        fprintf(stderr, "posbench: error: %s\n", err);
+        free_refs(&refs);
+        rr_set_free(&set);
+        return EXIT_BAD_INPUT;
+    }
     char *findings = NULL;
     if (findings_report(&set, dir, &findings, err, sizeof err) != 0) {
+        caveats_free();
         fprintf(stderr, "posbench: error: %s\n", err);
         free_refs(&refs);
         rr_set_free(&set);
@@ -461,16 +469,24 @@ int cmd_report(int argc, char **argv) {
             snprintf(edir, sizeof edir, "%s/%s", dir, set.stages[s].experiment);
             if (strcmp(edir, dir) && load_refs(edir, &own, err, sizeof err) != 0) {
                 fprintf(stderr, "posbench: error: %s\n", err);
-                free(b.s), free_refs(&refs), rr_set_free(&set);
+                free(b.s), free(findings), caveats_free(), free_refs(&refs), rr_set_free(&set);
                 return EXIT_BAD_INPUT;
             }
             have_own = own.n > 0;
         }
         stage_table(&b, &set, &set.stages[s], have_own ? &own : &refs);
         free_refs(&own);
+        int last = 1; // the experiment's caveats under its last stage table
+        for (int q = s + 1; q < set.nstages && last; q++) last = strcmp(set.stages[q].experiment, set.stages[s].experiment) != 0;
+        if (last && set.stages[s].experiment[0]) {
+            char *cav = caveats_markdown(set.stages[s].experiment, CAVEATS_TABLES);
+            sb_printf(&b, "%s", cav);
+            free(cav);
+        }
     }
     sb_printf(&b, "%s", findings);
     free(findings);
+    caveats_free();
     if (set.nskipped) {
         sb_printf(&b, "Unreadable files left out:\n\n");
         for (int i = 0; i < set.nskipped; i++) sb_printf(&b, "- %s\n", set.skipped[i]);
