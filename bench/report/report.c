@@ -92,6 +92,7 @@ static int stage_metrics(const rr_set *set, const rr_stage *s, const char *per_s
 typedef struct {
     char *stage, *match, *metric, *value, *source;
     int line, used;
+    int same_data; // sixth field "same_data": the paper measured on our data (else other data)
 } ref_line;
 
 typedef struct {
@@ -121,15 +122,15 @@ static int load_refs(const char *dir, ref_table *t, char *err, size_t errlen) {
         lineno++;
         line[strcspn(line, "\r\n")] = '\0';
         if (line[0] == '\0' || line[0] == '#') continue;
-        char *field[6] = {0}, *p = line;
+        char *field[7] = {0}, *p = line;
         int nf = 0;
-        for (; nf < 6; nf++) { // strsep keeps empty fields
+        for (; nf < 7; nf++) { // strsep keeps empty fields
             field[nf] = strsep(&p, "\t");
             if (!field[nf]) break;
         }
-        if (nf != 5) {
-            snprintf(err, errlen, "%s:%d: expected 5 tab-separated fields (stage, key=value[,key=value], metric, value, source), found %d",
-                     t->path, lineno, nf);
+        if ((nf != 5 && nf != 6) || (nf == 6 && strcmp(field[5], "same_data") && strcmp(field[5], "other_data"))) {
+            snprintf(err, errlen, "%s:%d: expected 5 or 6 tab-separated fields (stage, key=value[,key=value], metric, value, source"
+                     "[, same_data|other_data]), found %d%s", t->path, lineno, nf, nf == 6 ? " with a sixth field other than same_data/other_data" : "");
             free(line), fclose(f);
             return -1;
         }
@@ -148,6 +149,7 @@ static int load_refs(const char *dir, ref_table *t, char *err, size_t errlen) {
         ref_line *r = &t->items[t->n++];
         r->stage = xstrdup(field[0], "ref"), r->match = xstrdup(field[1], "ref"), r->metric = xstrdup(field[2], "ref");
         r->value = xstrdup(field[3], "ref"), r->source = xstrdup(field[4], "ref"), r->line = lineno, r->used = 0;
+        r->same_data = nf == 6 && !strcmp(field[5], "same_data");
     }
     free(line);
     fclose(f);
@@ -272,11 +274,11 @@ static void size_tables(sbuf *b, const rr_set *set, const rr_stage *s) {
 static void stage_table(sbuf *b, const rr_set *set, const rr_stage *s, ref_table *refs) {
     const char **metrics;
     int nm = stage_metrics(set, s, NULL, &metrics);
-    int *has_ref = xcalloc((size_t)nm + 1, sizeof(int), "ref flags");
+    int *has_ref = xcalloc((size_t)nm + 1, sizeof(int), "ref flags"), *other = xcalloc((size_t)nm + 1, sizeof(int), "ref flags");
     for (int m = 0; m < nm; m++)
         for (int r = 0; r < refs->n; r++)
             if (!strcmp(refs->items[r].metric, metrics[m]) && (!strcmp(refs->items[r].stage, "*") || !strcmp(refs->items[r].stage, s->name)))
-                has_ref[m] = 1;
+                has_ref[m] = 1, other[m] |= !refs->items[r].same_data; // one number on other data labels the column
     int any_not_done = 0, ndone = 0;
     for (int i = 0; i < s->nruns; i++) {
         int d = is_done(&set->runs[s->runs[i]]);
@@ -307,7 +309,7 @@ static void stage_table(sbuf *b, const rr_set *set, const rr_stage *s, ref_table
     for (int m = 0; m < nm; m++) {
         metric_fmt f = report_metric_format(metrics[m]);
         sb_cell(b, f.header);
-        if (has_ref[m]) sb_printf(b, " paper %s |", metrics[m]);
+        if (has_ref[m]) sb_printf(b, " paper%s %s |", other[m] ? " (other data)" : "", metrics[m]);
     }
     if (any_not_done) sb_printf(b, " status |");
     sb_printf(b, "\n|");
@@ -365,6 +367,7 @@ static void stage_table(sbuf *b, const rr_set *set, const rr_stage *s, ref_table
     if (nsrc) sb_printf(b, "\n");
     sb_printf(b, "\n");
     free(has_ref);
+    free(other);
     free(metrics);
     size_tables(b, set, s);
 }

@@ -24,7 +24,9 @@
 //   status: counts per status, done first, then diverged, failed, running, others by name:
 //   "2 done, 1 diverged".
 // DIR/reference.tsv (optional; '#' lines and blank lines ignored), one number per line:
-//   stage<TAB>key=value[,key=value...]<TAB>metric<TAB>value<TAB>source
+//   stage<TAB>key=value[,key=value...]<TAB>metric<TAB>value<TAB>source[<TAB>same_data|other_data]
+// (the sixth field: whether the paper measured on our data; absent = other data). A column
+// with any number on other data is headed `paper (other data) <metric>`, else `paper <metric>`.
 // stage "*" matches every stage; the keys are /config keys (a "<stage>." prefix is
 // dropped), values compare numerically when both are numbers; "" or "*" matches every
 // row. The value is printed verbatim (the paper's units) in `paper <metric>`; the sources
