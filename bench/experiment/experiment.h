@@ -26,7 +26,9 @@
 //   the stage's own train.steps / train.epochs are replaced. Its axes: its own, plus the
 //   chain's axes over budget keys (train.steps, train.epochs, train.batch, data.*), e.g.
 //   pt_updates.train.steps; its run is matched to the first run of <stage> with the same values
-//   of the shared axes and the same seed. Not with init; <stage>'s chain may not contain a
+//   of the shared axes and the same seed. `budget: [a, b, ...]`: one control for several arms:
+//   the length comes from a; each other stage's matched chain must have the same budget keys as
+//   a's, stage by stage (else an error: give it its own stage). Not with init; <stage>'s chain may not contain a
 //   budget stage; the budget stage's chain is ordered before it. The run id hashes the chain's
 //   budget keys ("budget=<stage>:<key>=<value>"), so it changes exactly when the budget does.
 // Resolution of a stage's config: defaults <- base <- stage body <- scale <- matrix/zip.

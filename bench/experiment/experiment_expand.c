@@ -66,6 +66,45 @@ static void run_id(const experiment *e, const char *stage, const config *c, cons
     snprintf(out, 13, "%012llx", (unsigned long long)(h & 0xffffffffffffull));
 }
 
+// The run of budget stage bs matched to a run of stage s with axis values idx and seed k: the
+// first with the same values of the axes both have. -1 when there is none (excluded).
+static int budget_match(exp_ctx *x, int s, int bs, const int *idx, int k) {
+    const experiment *e = x->e;
+    for (int i = 0; i < e->nruns; i++) {
+        const exp_run *q = &e->runs[i];
+        int same = q->stage_index == bs && q->seed_index == k;
+        for (int a = 0; a < e->naxes && same; a++) same = !x->eff[s][a] || !x->eff[bs][a] || q->axis_value[a] == idx[a];
+        if (same) return i;
+    }
+    return -1;
+}
+
+// `budget: [a, b, ...]`: the chain of b's matched run has a's budget keys, stage by stage.
+static int check_budget_also(exp_ctx *x, int s, const exp_run *r, const int *idx, int k) {
+    const experiment *e = x->e;
+    for (int j = 0; j < x->nbudget_also[s]; j++) {
+        int o = budget_match(x, s, x->budget_also[s][j], idx, k), q = r->budget;
+        if (o < 0) continue;
+        for (; q >= 0 || o >= 0; q = e->runs[q].parent, o = e->runs[o].parent) {
+            if (q < 0 || o < 0)
+                return exp_fail(x, x->budget_node[s], "stage '%s' (%s): budget: the chains of '%s' and '%s' have different lengths; "
+                                "give each its own matched-budget stage", r->stage, r->axes, e->runs[r->budget].stage,
+                                e->stage_names[x->budget_also[s][j]]);
+            for (int i = 0; i < cfg_key_count; i++) {
+                if (!budget_key(i)) continue;
+                char vq[512], vo[512];
+                config_value_text(&e->runs[q].cfg, i, vq, sizeof vq);
+                config_value_text(&e->runs[o].cfg, i, vo, sizeof vo);
+                if (strcmp(vq, vo))
+                    return exp_fail(x, x->budget_node[s], "stage '%s' (%s): budget: '%s' has %s=%s but '%s' has %s=%s, so their "
+                                    "budgets may differ; give each its own matched-budget stage", r->stage, r->axes,
+                                    e->runs[q].stage, cfg_keys[i].key, vq, e->runs[o].stage, cfg_keys[i].key, vo);
+            }
+        }
+    }
+    return 0;
+}
+
 // A matched-budget run sees as many images per update as every run of its chain, so equal
 // updates are equal images: the batches must agree.
 static int check_budget_batch(exp_ctx *x, int s, const exp_run *r) {
@@ -252,15 +291,10 @@ int exp_expand(exp_ctx *x) {
                     for (int a = 0; a < e->naxes && same; a++) same = !x->eff[p][a] || q->axis_value[a] == idx[a];
                     if (same) parent = i;
                 }
-                int budget = -1; // the first run of the budget stage with these values of the shared axes
-                for (int i = 0; !skip && bs >= 0 && i < e->nruns && budget < 0; i++) {
-                    const exp_run *q = &e->runs[i];
-                    int same = q->stage_index == bs && q->seed_index == k;
-                    for (int a = 0; a < e->naxes && same; a++) same = !x->eff[s][a] || !x->eff[bs][a] || q->axis_value[a] == idx[a];
-                    if (same) budget = i;
-                }
+                int budget = !skip && bs >= 0 ? budget_match(x, s, bs, idx, k) : -1; // its chain sets the length
                 if (skip || (p >= 0 && parent < 0) || (bs >= 0 && budget < 0)) continue; // excluded, or its parent (budget run) was
                 if (push_run(x, &cap, s, idx, k, parent, budget) != 0) return -1;
+                if (budget >= 0 && check_budget_also(x, s, &e->runs[e->nruns - 1], idx, k) != 0) return -1;
             }
             done = 1; // odometer over this stage's axes, last axis fastest
             for (int a = e->naxes - 1; a >= 0; a--) {
