@@ -15,7 +15,25 @@ long budget_updates(const config *c, int train_rows) {
     return (long)(train_rows / batch) * cfg_int(c, "train.epochs"); // the last partial batch is dropped
 }
 
+// Row counts already read in this process, by the data.* keys that decide them.
+static struct { char key[1024]; int rows; } g_rows[64];
+static int g_nrows;
+
+static void rows_key(const config *c, char *out, size_t len) {
+    out[0] = '\0';
+    for (int i = 0; i < cfg_key_count; i++) {
+        if (strncmp(cfg_keys[i].key, "data.", 5)) continue;
+        char v[256];
+        config_value_text(c, i, v, sizeof v);
+        snprintf(out + strlen(out), len - strlen(out), "%s=%s\n", cfg_keys[i].key, v);
+    }
+}
+
 int budget_train_rows(const config *c) {
+    char key[1024];
+    rows_key(c, key, sizeof key);
+    for (int i = 0; i < g_nrows; i++)
+        if (!strcmp(g_rows[i].key, key)) return g_rows[i].rows;
     dataset ds;
     char err[1024];
     const char *name = cfg_str(c, "data.name"), *path = cfg_str(c, "data.path");
@@ -29,6 +47,10 @@ int budget_train_rows(const config *c) {
     dataset_labeled_subset(&ds, cfg_float(c, "data.labeled_fraction"), (uint32_t)cfg_int(c, "data.subset_seed"));
     int n = ds.n;
     dataset_free(&ds);
+    if (g_nrows < (int)(sizeof g_rows / sizeof g_rows[0])) {
+        snprintf(g_rows[g_nrows].key, sizeof g_rows[g_nrows].key, "%s", key);
+        g_rows[g_nrows++].rows = n;
+    }
     return n;
 }
 

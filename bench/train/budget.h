@@ -20,6 +20,6 @@
 // Updates of a run of config c whose training split has train_rows rows (after data.limit and
 // data.labeled_fraction).
 long budget_updates(const config *c, int train_rows);
-// Training rows of config c (loads the training split: exits 2 when it cannot). Only needed
-// when train.steps is 0.
+// Training rows of config c (loads the training split: exits 2 when it cannot; remembered per
+// set of data.* values for the rest of the process). Only needed when train.steps is 0.
 int budget_train_rows(const config *c);
