@@ -57,7 +57,7 @@ done
 R="$T/out/REPORT.md"
 ok=0
 for want in '## stage `transformer` (experiment `gmlp-mlm`)' '## stage `gmlp` (experiment `gmlp-mlm`)' \
-    '## stage `scaling` (experiment `gmlp-mlm`)' '| relbias | 1 |' 'paper perplexity' '## Findings (experiment `gmlp-mlm`)' \
+    '## stage `scaling` (experiment `gmlp-mlm`)' '| relbias | 1 |' 'paper (other data) perplexity' '## Findings (experiment `gmlp-mlm`)' \
     '| multiplicative gating beats additive gating (lower perplexity) |'; do
     grep -qF "$want" "$R" 2>/dev/null || { ok=1; echo "  missing in REPORT.md: $want"; }
 done

@@ -31,6 +31,9 @@
 // dropped), values compare numerically when both are numbers; "" or "*" matches every
 // row. The value is printed verbatim (the paper's units) in `paper <metric>`; the sources
 // are listed under the table; lines matching no row are reported on stderr.
+// Caveats: under the last stage table of each experiment, its caveats (the `caveats:` list of its
+// experiment.yaml and "one seed" where n = 1: bench/report/caveats.h); also at the head of its
+// findings table.
 // Findings: after the stage tables (before the list of unreadable files), one section per
 // experiment.yaml below DIR that has findings (a paper's claims with our numbers and a
 // verdict: bench/report/findings.h).
