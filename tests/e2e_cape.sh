@@ -41,7 +41,7 @@ R="$T/out/REPORT.md"
 ok=0
 for want in '## stage `vit` (experiment `cape-resolution`)' '## stage `univit` (experiment `cape-univit`)' \
     'test top-1 (%) by evaluation image size' 'test top-1 (%) with test-time augmentation' '| 56 px |' \
-    'evaluation throughput (images/s' 'paper tta_top1' '## Findings (experiment `cape-resolution`)' \
+    'evaluation throughput (images/s' 'paper (other data) tta_top1' '## Findings (experiment `cape-resolution`)' \
     '## Findings (experiment `cape-univit`)' '| CAPE generalises better than abs to a larger size (56 px, 2x the training size) |'; do
     grep -qF "$want" "$R" 2>/dev/null || { ok=1; echo "  missing in REPORT.md: $want"; }
 done

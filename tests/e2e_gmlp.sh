@@ -57,7 +57,7 @@ done
 R="$T/out/REPORT.md"
 ok=0
 for want in '## stage `transformer` (experiment `gmlp-mlm`)' '## stage `gmlp` (experiment `gmlp-mlm`)' \
-    '## stage `scaling` (experiment `gmlp-mlm`)' '| relbias | 1 |' 'paper perplexity' '## Findings (experiment `gmlp-mlm`)' \
+    '## stage `scaling` (experiment `gmlp-mlm`)' '| relbias | 1 |' 'paper (other data) perplexity' '## Findings (experiment `gmlp-mlm`)' \
     '| multiplicative gating beats additive gating (lower perplexity) |'; do
     grep -qF "$want" "$R" 2>/dev/null || { ok=1; echo "  missing in REPORT.md: $want"; }
 done
@@ -65,7 +65,7 @@ check "reproduce-gmlp smoke: gmlp-mlm tables, paper perplexities, findings" $ok 
 ok=0
 for want in '## stage `full` (experiment `gmlp-vision`)' '## stage `labels10` (experiment `gmlp-vision`)' \
     '## stage `gmlp` (experiment `gmlp-resolution`)' '| gmlp | 5 | 4 | none | 1 |' '| amlp | 4 | 4 | none | 1 |' \
-    'paper top1' '## Findings (experiment `gmlp-vision`)' '## Findings (experiment `gmlp-resolution`)' \
+    'paper (other data) top1' '## Findings (experiment `gmlp-vision`)' '## Findings (experiment `gmlp-resolution`)' \
     '| gMLP is comparable to the ViT at equal capacity: its top-1 matches the ViT'; do
     grep -qF "$want" "$R" 2>/dev/null || { ok=1; echo "  missing in REPORT.md: $want"; }
 done

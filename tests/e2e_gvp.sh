@@ -42,7 +42,7 @@ check "reproduce-gvp smoke: one reconstruction figure of MAE and GVP (gvp-ablati
 R="$T/out/REPORT.md"
 ok=0
 for want in '## stage `pretrain` (experiment `gvp-segmentation`)' '## stage `finetune` (experiment `gvp-order`)' \
-    'pixel_mse' 'knn_top1' 'paper knn_top1' '## Findings (experiment `gvp-segmentation`)' \
+    'pixel_mse' 'knn_top1' 'paper (other data) knn_top1' '## Findings (experiment `gvp-segmentation`)' \
     '| mixed-length segmentation gives better frozen features than fixed-length (K 2, 5, 10 pooled) |' \
     '## Findings (experiment `gvp-ablation`)' '| mixed length grouping gives better linear-probe features than fixed-length groups (both two-stream) |'; do
     grep -qF "$want" "$R" 2>/dev/null || { ok=1; echo "  missing in REPORT.md: $want"; }

@@ -61,8 +61,8 @@ check "refused: a linear probe on an MP3 pretraining run" $? "exit $rc: $(head -
 
 # ssl-compare.yaml (not in a reproduce target) passes the experiment checker at both scales.
 $PB list bench/experiments/ssl-compare.yaml --scale smoke > "$T/ssl.out" 2>&1 && $PB list bench/experiments/ssl-compare.yaml > "$T/ssl2.out" 2>&1 &&
-    grep -q '^total: 7 runs' "$T/ssl.out" && grep -q '^total: 21 runs' "$T/ssl2.out"
-check "ssl-compare.yaml: checked, 7 runs at smoke, 21 at small" $? "$(tail -n 1 "$T/ssl.out") / $(tail -n 1 "$T/ssl2.out")"
+    grep -q "^total: 8 runs" "$T/ssl.out" && grep -q "^total: 24 runs" "$T/ssl2.out"
+check "ssl-compare.yaml: checked, 8 runs at smoke, 24 at small (supervised_matched included)" $? "$(tail -n 1 "$T/ssl.out") / $(tail -n 1 "$T/ssl2.out")"
 
 refuse() { # name, expected text, args...
     name=$1 want=$2; shift 2

@@ -35,7 +35,7 @@ done
 R="$T/out/REPORT.md"
 ok=0
 for want in '## stage `pretrain` (experiment `mp3-main`)' '## stage `finetune` (experiment `mp3-main`)' \
-    '## stage `baseline` (experiment `mp3-main`)' '## stage `mp3` (experiment `mp3-table2`)' 'paper top1' \
+    '## stage `baseline` (experiment `mp3-main`)' '## stage `mp3` (experiment `mp3-table2`)' 'paper (other data) top1' \
     'pos_top1_nonblank_eta0' 'knn_top1' 'step (ms)' 'activations (MiB)' '## Findings (experiment `mp3-main`)' \
     '## Findings (experiment `mp3-table2`)' '| MP3 then finetuning beats the supervised baseline with the same encoding |' \
     '## stage `mae_finetune` (experiment `mp3-main`)' '| the MAE step needs less activation memory as eta rises |'; do

@@ -190,6 +190,10 @@ void make_runs(void) {
                 results_attr_int(r, "/final", "params", dims[d] * 1000 + 7);
                 results_attr_double(r, "/final", "flops_per_step", dims[d] * 0.37e9);
                 results_attr_int(r, "/final", "steps", div ? 13 : 20);
+                results_attr_int(r, "/final", "updates", div ? 13 : 20); // the budget: 40 pretraining updates before, batch 64
+                results_attr_int(r, "/final", "images_seen", (div ? 13 : 20) * 64);
+                results_attr_int(r, "/final", "updates_total", 40 + (div ? 13 : 20));
+                results_attr_int(r, "/final", "images_seen_total", (40 + (div ? 13 : 20)) * 64);
                 results_close(r);
             }
     for (int e = 0; e < 2; e++)

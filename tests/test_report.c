@@ -53,7 +53,7 @@ static void expected_ft_row(int d, int p, char *row, size_t len) {
         n++;
     }
     char c[160];
-    snprintf(row, len, "| %d | %s | %d |", dims[d], pes[p], n);
+    snprintf(row, len, "| %d | %s | %d | 60 (40 + 20) | 3840 (2560 + 1280) |", dims[d], pes[p], n); // budget: init + own
     cell(c, sizeof c, t1, n, 100, "%.2f", 0), append(row, len, c);
     append(row, len, d == 0 && p == 0 ? "85.2" : d == 1 && p == 1 ? "70.1" : "");
     cell(c, sizeof c, t5, n, 100, "%.2f", 0), append(row, len, c);
@@ -73,7 +73,7 @@ static void expected_pt_row(int e, char *row, size_t len) {
         t1[s] = 0.4 + 0.1 * e + 0.01 * s, loss[s] = 2.0 - 0.1 * e - 0.01 * s, tt[s] = 50.0 + s, ips[s] = 1000.0 + 10 * s,
         mem[s] = 300 * 1048576.0 + s;
     char c[160];
-    snprintf(row, len, "| %s | 2 |", e ? "0.5" : "0");
+    snprintf(row, len, "| %s | 2 | — | — |", e ? "0.5" : "0"); // no steps nor budget attributes: not known
     cell(c, sizeof c, t1, 2, 100, "%.2f", 0), append(row, len, c);
     cell(c, sizeof c, loss, 2, 1, "%.4f", 0), append(row, len, c);
     cell(c, sizeof c, par, 2, 1e-6, "%.3f", 1), append(row, len, c);
@@ -126,9 +126,9 @@ static void test_report(void) {
     test_check("report exit status", rc == 0, "rc %d; stderr: %s", rc, err ? err : "");
     char *pt = strstr(out, "## stage `pretrain`"), *ft = strstr(out, "## stage `finetune`");
     test_check("report stage order by start time", pt && ft && pt < ft, "pretrain %s before finetune", pt && ft && pt < ft ? "is" : "is not");
-    const char *ft_head = "| model.dim | pe.kind | n | top1 (%) | paper top1 | top5 (%) | pos_top1 (%) | loss | params (M) | "
+    const char *ft_head = "| model.dim | pe.kind | n | updates | images seen | top1 (%) | paper (other data) top1 | top5 (%) | pos_top1 (%) | loss | params (M) | "
                           "GFLOP/step | train_time (s) | images/s | peak_mem (MiB) | status |\n";
-    const char *pt_head = "| objective.eta | n | top1 (%) | loss | params (M) | GFLOP/step | train_time (s) | images/s | peak_mem (MiB) |\n";
+    const char *pt_head = "| objective.eta | n | updates | images seen | top1 (%) | loss | params (M) | GFLOP/step | train_time (s) | images/s | peak_mem (MiB) |\n";
     char *h = ft ? strstr(ft, ft_head) : NULL;
     test_check("report finetune header", h != NULL, "%s", h ? "as documented" : out);
     if (h) { // rows in order: 64 abs, 64 none, 128 abs, 128 none (numeric sort of model.dim)

@@ -1,22 +1,26 @@
 // bench/cli/cmd_list.c — `posbench list EXPERIMENT.yaml [--scale S] [--out DIR]`: every run of
 // the expanded experiment with its id, stage, init (parent) run id, status and axis values,
-// then one count line per stage. Loads and validates exactly as `posbench run` does, so a
+// then one count line per stage; with --budgets, every run's updates and images seen. Loads and validates exactly as `posbench run` does, so a
 // bad file fails here first (exit 2, "file:line:col: message").
 #include "../experiment/exp_tables.h"
 #include "../experiment/experiment.h"
+#include "../train/budget.h"
 #include "../../core/common.h"
 #include <stdio.h>
 #include <string.h>
 
 static void list_help(void) {
-    printf("usage: posbench list EXPERIMENT.yaml [--scale S] [--out DIR]\n"
+    printf("usage: posbench list EXPERIMENT.yaml [--scale S] [--out DIR] [--budgets]\n"
            "Validates the experiment and prints every run it expands to: run id, stage, the run id\n"
            "it starts from (init), status and axis values. Status: done or diverged (<out>/<experiment>/\n"
            "<stage>/<run-id>.h5 opens and its status says so), damaged (that file exists but does not\n"
            "open or has no final status; posbench run --force sets it aside), partial (.h5.partial or\n"
            ".ckpt exists, the run will resume) or pending.\n"
            "  --scale S   apply the experiment's override set S (see its scales:)\n"
-           "  --out DIR   results directory (default results)\n");
+           "  --out DIR   results directory (default results)\n"
+           "  --budgets   also print every run's training budget: updates and images seen, with those of\n"
+           "              its init chain (a finetune run) or of the chain it matches (a budget: stage);\n"
+           "              reads the training splits of runs that count epochs (bench/train/budget.h)\n");
 }
 
 // "2 done, 1 diverged, 0 partial, 3 pending": done, partial and pending always, the others
@@ -33,8 +37,47 @@ static void count_text(const int *count, const char *const *kinds, int nkinds, c
     }
 }
 
+// A run's own updates (a budget: stage: its chain's sum, as the trainer derives it).
+static long own_updates(const experiment *e, int i) {
+    const exp_run *r = &e->runs[i];
+    if (r->budget >= 0) {
+        long sum = 0;
+        for (int q = r->budget; q >= 0; q = e->runs[q].parent) sum += own_updates(e, q);
+        return sum;
+    }
+    return budget_updates(&r->cfg, cfg_int(&r->cfg, "train.steps") > 0 ? 0 : budget_train_rows(&r->cfg));
+}
+
+// "budgets:" table: run id, stage, updates, images seen (totals over the init chain), and where
+// they come from ("pretrain 1404 + finetune 460").
+static void print_budgets(const experiment *e, int sw) {
+    printf("budgets: updates and images seen, a finetune run's with its init chain's, a budget: stage's = its chain's\n");
+    printf("%-12s  %-*s  %10s  %12s  %s\n", "run id", sw, "stage", "updates", "images", "from");
+    for (int i = 0; i < e->nruns; i++) {
+        const exp_run *r = &e->runs[i];
+        long updates = 0, images = 0;
+        char from[1024] = "";
+        int chain[EXP_MAX_STAGES], n = 0;
+        for (int q = r->budget >= 0 ? r->budget : r->parent; q >= 0 && n < EXP_MAX_STAGES; q = e->runs[q].parent) chain[n++] = q;
+        for (int k = n - 1; k >= 0; k--) {
+            long u = own_updates(e, chain[k]);
+            updates += u, images += u * cfg_int(&e->runs[chain[k]].cfg, "train.batch");
+            snprintf(from + strlen(from), sizeof from - strlen(from), "%s%s %ld", strlen(from) ? " + " : "", e->runs[chain[k]].stage, u);
+        }
+        long own = own_updates(e, i);
+        if (r->budget < 0) { // its own training, after its init chain's
+            updates += own, images += own * cfg_int(&r->cfg, "train.batch");
+            if (n) snprintf(from + strlen(from), sizeof from - strlen(from), " + %s %ld", r->stage, own);
+        } else {
+            snprintf(from + strlen(from), sizeof from - strlen(from), " (matched)");
+        }
+        printf("%-12s  %-*s  %10ld  %12ld  %s\n", r->run_id, sw, r->stage, updates, images, from);
+    }
+}
+
 int cmd_list(int argc, char **argv) {
     const char *path = NULL, *scale = NULL, *out = "results";
+    int budgets = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -46,8 +89,10 @@ int cmd_list(int argc, char **argv) {
         } else if (!strcmp(a, "--out")) {
             if (i + 1 >= argc) die_input("--out needs a directory");
             out = argv[++i];
+        } else if (!strcmp(a, "--budgets")) {
+            budgets = 1;
         } else if (a[0] == '-') {
-            die_input("unknown flag '%s' for posbench list (valid: --scale S, --out DIR, --help)", a);
+            die_input("unknown flag '%s' for posbench list (valid: --scale S, --out DIR, --budgets, --help)", a);
         } else if (path) {
             die_input("posbench list takes one experiment file (got '%s' and '%s')", path, a);
         } else {
@@ -92,6 +137,7 @@ int cmd_list(int argc, char **argv) {
         count_text(total, kinds, NKINDS, counts, sizeof counts);
         printf("total: %d runs (%s)\n", e.nruns, counts);
     }
+    if (budgets) print_budgets(&e, sw);
     experiment_free(&e);
     return 0;
 }

@@ -106,6 +106,31 @@ static int keep_copy(const experiment *e, const char *dir, char *err, size_t err
     return close_rename(out, tmp, err, errlen);
 }
 
+// A reference entry's same_data: true, false, or a list of scale names (the data are the
+// paper's at those scales only, e.g. [paper]); *same for the experiment's chosen scale.
+static int same_data_flag(const experiment *e, const ynode *n, int *same, char *err, size_t errlen) {
+    *same = 0;
+    if (!n) return 0;
+    const char *want = "reference same_data: expected true (our data are the paper's), false (the default) or a list "
+                       "of scale names where they are, e.g. [paper]";
+    if (n->kind == YT_SCALAR && !n->quoted && (!strcmp(n->text, "true") || !strcmp(n->text, "false"))) {
+        *same = !strcmp(n->text, "true");
+        return 0;
+    }
+    if (n->kind != YT_SEQ) return fail(e, n, err, errlen, want);
+    const ynode *scales = ytree_get(e->tree, "scales", NULL);
+    for (int i = 0; i < n->n; i++) {
+        const ynode *v = n->val[i];
+        if (v->kind != YT_SCALAR || !scales || !ytree_get(scales, v->text, NULL)) {
+            char msg[400];
+            snprintf(msg, sizeof msg, "reference same_data: '%s' is not a scale of this experiment", v->kind == YT_SCALAR ? v->text : "?");
+            return fail(e, v, err, errlen, msg);
+        }
+        if (!strcmp(v->text, e->scale)) *same = 1;
+    }
+    return 0;
+}
+
 int exp_tables_write(const experiment *e, const char *dir, char *err, size_t errlen) {
     char tmp[4200];
     const ynode *ref = e->reference, *fig = e->figures;
@@ -115,7 +140,9 @@ int exp_tables_write(const experiment *e, const char *dir, char *err, size_t err
     for (int i = 0; ref && i < ref->n; i++) {
         const ynode *item = ref->val[i];
         if (item->kind != YT_MAP) return fail(e, item, err, errlen, "reference entry: expected a mapping {stage, match, metric, value, source}");
-        if (only_keys(e, item, "stage,match,metric,value,source", err, errlen) || tsv_safe(e, item, err, errlen)) return -1;
+        if (only_keys(e, item, "stage,match,metric,value,source,same_data", err, errlen) || tsv_safe(e, item, err, errlen)) return -1;
+        int same_data = 0; // our data are the paper's (default: other data)
+        if (same_data_flag(e, ytree_get(item, "same_data", NULL), &same_data, err, errlen)) return -1;
         const char *stage = scalar(item, "stage"), *metric = scalar(item, "metric"), *value = scalar(item, "value"),
                    *source = scalar(item, "source");
         if (!metric || !value) return fail(e, item, err, errlen, "reference entry needs metric and value");
@@ -134,7 +161,8 @@ int exp_tables_write(const experiment *e, const char *dir, char *err, size_t err
         }
         char name[128];
         metric_name(metric, name, sizeof name);
-        if (f) fprintf(f, "%s\t%s\t%s\t%s\t%s\n", stage ? stage : "*", match, name, value, source ? source : "");
+        if (f) fprintf(f, "%s\t%s\t%s\t%s\t%s\t%s\n", stage ? stage : "*", match, name, value, source ? source : "",
+                       same_data ? "same_data" : "other_data");
     }
     if (f && close_rename(f, tmp, err, errlen)) return -1;
     f = NULL;

@@ -4,7 +4,10 @@
 // `findings:`). All three lists are checked first, also when nothing is written (--dry-run).
 //   reference:                                   -> DIR/reference.tsv
 //     - {stage: finetune, match: {pe.kind: abs}, metric: top1, value: 85.2, source: "paper Table 3"}
-//     (stage optional, "*" = every stage; match optional = every row; value a number)
+//     (stage optional, "*" = every stage; match optional = every row; value a number;
+//      same_data optional: true when our data are the paper's, false (the default), or a list
+//      of scales where they are, e.g. [paper]; otherwise the report heads the column
+//      `paper (other data)`; written as a sixth field same_data|other_data for the chosen scale)
 //   figures:                                     -> DIR/figures.tsv
 //     - {kind: metric_vs_axis, stage: finetune, metric: final.top1, x: pe.kind}
 //     (kind required; stage, metric, x optional = "*"; metric "final.top1" is written as

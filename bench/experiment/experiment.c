@@ -5,6 +5,7 @@
 // experiment_expand.c, which expands every stage into runs.
 #include "experiment.h"
 #include "experiment_expand.h"
+#include "caveats_spec.h"
 #include "../../core/common.h"
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,7 +14,7 @@
 #include <unistd.h>
 
 static const char *const top_keys[] = {"name", "description", "base", "stages", "matrix", "zip",
-                                       "exclude", "seeds", "scales", "reference", "figures", "findings"};
+                                       "exclude", "seeds", "scales", "reference", "figures", "findings", "caveats"};
 static const char *const figure_kinds[] = {"metric_vs_axis", "curves", "heatmap", "image_grid", "result_curves", "spatial_weights"};
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
@@ -131,7 +132,8 @@ typedef int (*leaf_fn)(exp_ctx *x, int stage, int cfg, const char *path, const y
 // A top-level key the caller handles itself: `extra` (init, seeds), and a scale's matrix (its
 // axis values, read by scale_axes) next to its seeds.
 static int handled_elsewhere(const char *key, const char *extra) {
-    return extra && (!strcmp(key, extra) || (!strcmp(extra, "seeds") && !strcmp(key, "matrix")));
+    return extra && (!strcmp(key, extra) || (!strcmp(extra, "seeds") && !strcmp(key, "matrix")) ||
+                     (!strcmp(extra, "init") && !strcmp(key, "budget")));
 }
 
 // Calls fn for every leaf of a nested/dotted map of config keys, skipping what
@@ -291,12 +293,65 @@ static int valid_name(const char *s) {
     return 1;
 }
 
+// `budget: <stage>` or `budget: [<stage>, ...]`: the stage trains for as many updates (and
+// images) as a run of <stage> and its init ancestors together (a matched-budget control; rules:
+// experiment.h); further stages of a list must have the same budget (checked per run by
+// experiment_expand.c). Checked here: stage names, not the stage itself, no init beside it, and
+// no stage of a budget stage's init chain has a budget of its own (so budget and init edges
+// never form a cycle). blist[i][0..nb[i]): the listed stages; budget_of[i] = blist[i][0] or -1.
+static int read_budgets(exp_ctx *x, char names[][64], const ynode *const *body, const int *parent, const ynode **budget,
+                        int blist[][EXP_MAX_STAGES], int *nb, int *budget_of, int n) {
+    char got[300];
+    const char *cand[EXP_MAX_STAGES];
+    for (int i = 0; i < n; i++) cand[i] = names[i];
+    for (int i = 0; i < n; i++) {
+        budget_of[i] = -1, nb[i] = 0;
+        budget[i] = ytree_get(body[i], "budget", NULL);
+    }
+    for (int i = 0; i < n; i++) {
+        const ynode *b = budget[i];
+        if (!b) continue;
+        ytree_describe(b, got, sizeof got);
+        int list = b->kind == YT_SEQ;
+        if ((b->kind != YT_SCALAR && !list) || ytree_is_null(b) || (list && (b->n == 0 || b->n > EXP_MAX_STAGES)))
+            return exp_fail(x, b, "stage '%s': budget expects a stage name (the pretrain+finetune chain to match) or a "
+                            "non-empty list of them, got %s", names[i], got);
+        for (int k = 0; k < (list ? b->n : 1); k++) {
+            const ynode *v = list ? b->val[k] : b;
+            ytree_describe(v, got, sizeof got);
+            if (v->kind != YT_SCALAR || ytree_is_null(v)) return exp_fail(x, v, "stage '%s': budget: expected a stage name, got %s", names[i], got);
+            int j = 0;
+            while (j < n && strcmp(names[j], v->text)) j++;
+            if (j == n) {
+                char h[1200];
+                hint(h, sizeof h, v->text, cand, n);
+                return exp_fail(x, v, "stage '%s': budget '%s' is not a stage%s", names[i], v->text, h);
+            }
+            if (j == i) return exp_fail(x, v, "stage '%s': budget names the stage itself (name the finetune stage to match)", names[i]);
+            for (int q = 0; q < nb[i]; q++)
+                if (blist[i][q] == j) return exp_fail(x, v, "stage '%s': budget names '%s' twice", names[i], v->text);
+            blist[i][nb[i]++] = j;
+        }
+        budget_of[i] = blist[i][0];
+        if (parent[i] >= 0)
+            return exp_fail(x, b, "stage '%s': budget and init together are not supported (a matched-budget control trains from scratch)", names[i]);
+    }
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < nb[i]; k++)
+            for (int s = blist[i][k]; s >= 0; s = parent[s])
+                if (budget[s])
+                    return exp_fail(x, budget[i], "stage '%s': budget '%s': its chain contains stage '%s', which has a budget of its own "
+                                    "(a budget stage must be a plain training chain)", names[i], names[blist[i][k]], names[s]);
+    return 0;
+}
+
 static int read_stages(exp_ctx *x, const ynode *stages) {
     experiment *e = x->e;
     if (!stages) {
         e->nstages = 1;
         snprintf(e->stage_names[0], sizeof e->stage_names[0], "main");
         e->stage_init[0] = -1;
+        e->stage_budget[0] = -1;
         return 0;
     }
     char got[300];
@@ -305,20 +360,20 @@ static int read_stages(exp_ctx *x, const ynode *stages) {
         return exp_fail(x, stages, "stages: expected a mapping of stage name -> config (e.g. pretrain: {...}), got %s", got);
     if (stages->n > EXP_MAX_STAGES) return exp_fail(x, stages, "stages: %d stages (at most %d)", stages->n, EXP_MAX_STAGES);
     char names[EXP_MAX_STAGES][64];
-    const ynode *key[EXP_MAX_STAGES], *body[EXP_MAX_STAGES], *init[EXP_MAX_STAGES];
-    int parent[EXP_MAX_STAGES], n = stages->n;
+    const ynode *key[EXP_MAX_STAGES], *body[EXP_MAX_STAGES], *init[EXP_MAX_STAGES], *budget[EXP_MAX_STAGES];
+    int parent[EXP_MAX_STAGES], budget_of[EXP_MAX_STAGES], blist[EXP_MAX_STAGES][EXP_MAX_STAGES], nb[EXP_MAX_STAGES], n = stages->n;
     for (int i = 0; i < n; i++) {
         key[i] = stages->key[i];
         body[i] = stages->val[i];
         const char *nm = key[i]->text;
         if (!valid_name(nm) || strlen(nm) >= 64)
             return exp_fail(x, key[i], "stage name '%s' must be 1-63 characters of a-z, 0-9, _ and -", nm);
-        if (is_group(nm) || !strcmp(nm, "init") || !strcmp(nm, "seeds"))
+        if (is_group(nm) || !strcmp(nm, "init") || !strcmp(nm, "seeds") || !strcmp(nm, "budget"))
             return exp_fail(x, key[i], "stage name '%s' is reserved (it is a key group or keyword); rename the stage", nm);
         snprintf(names[i], 64, "%s", nm);
         ytree_describe(body[i], got, sizeof got);
         if (body[i]->kind != YT_MAP && !ytree_is_null(body[i]))
-            return exp_fail(x, body[i], "stage '%s': expected a mapping of config keys (and init), got %s", nm, got);
+            return exp_fail(x, body[i], "stage '%s': expected a mapping of config keys (and init, budget), got %s", nm, got);
     }
     const char *cand[EXP_MAX_STAGES];
     for (int i = 0; i < n; i++) cand[i] = names[i];
@@ -351,12 +406,19 @@ static int read_stages(exp_ctx *x, const ynode *stages) {
         } while (1);
         return exp_fail(x, init[i], "stage cycle: %s (each stage's init names the next)", cyc);
     }
+    if (read_budgets(x, names, body, parent, budget, blist, nb, budget_of, n) != 0) return -1;
     int order[EXP_MAX_STAGES], pos[EXP_MAX_STAGES], m = 0;
     for (int i = 0; i < n; i++) pos[i] = -1;
-    for (int i = 0; i < n; i++) { // ancestors first, YAML order otherwise
+    for (int i = 0; i < n; i++) { // ancestors (and budget stages' chains) first, YAML order otherwise
         while (pos[i] < 0) {
             int s = i;
-            while (parent[s] >= 0 && pos[parent[s]] < 0) s = parent[s];
+            for (;;) { // the first unplaced stage s depends on: its init, else its budget stages
+                int next = parent[s] >= 0 && pos[parent[s]] < 0 ? parent[s] : -1;
+                for (int k = 0; next < 0 && k < nb[s]; k++)
+                    if (pos[blist[s][k]] < 0) next = blist[s][k];
+                if (next < 0) break;
+                s = next;
+            }
             pos[s] = m;
             order[m++] = s;
         }
@@ -366,6 +428,10 @@ static int read_stages(exp_ctx *x, const ynode *stages) {
         int i = order[k];
         snprintf(e->stage_names[k], sizeof e->stage_names[k], "%s", names[i]);
         e->stage_init[k] = parent[i] >= 0 ? pos[parent[i]] : -1;
+        e->stage_budget[k] = budget_of[i] >= 0 ? pos[budget_of[i]] : -1;
+        x->budget_node[k] = budget[i];
+        x->nbudget_also[k] = nb[i] > 0 ? nb[i] - 1 : 0;
+        for (int q = 1; q < nb[i]; q++) x->budget_also[k][q - 1] = pos[blist[i][q]];
         x->stage_key[k] = key[i];
         x->stage_body[k] = body[i];
         x->init_node[k] = init[i];
@@ -667,6 +733,8 @@ static int load(exp_ctx *x, const char *scale) {
     e->reference = ytree_get(root, "reference", NULL);
     e->findings = ytree_get(root, "findings", NULL);
     if (read_figures(x, e->figures) != 0) return -1;
+    e->caveats = ytree_get(root, "caveats", NULL);
+    if (caveats_check(e->path, e->caveats, x->err, x->errlen) != 0) return -1;
     return exp_expand(x);
 }
 

@@ -4,7 +4,8 @@
 // offers "did you mean" for misspelt keys, stages, scales and figure kinds.
 //
 // Top-level keys: name (required, [a-z0-9_-]+), description, base, stages, matrix, zip,
-// exclude, seeds, scales, reference, figures, findings. The YAML subset: no duplicate keys,
+// exclude, seeds, scales, reference, figures, findings, caveats (a list of one-line texts the
+// report prints: bench/experiment/caveats_spec.h). The YAML subset: no duplicate keys,
 // no merge keys (<<), anchors, aliases or tags, one document (bench/experiment/yaml_tree.h).
 //
 // Config bodies (base, each stage, each scale) are maps of keys from the one key table
@@ -16,6 +17,20 @@
 //   final weights of its parent stage's run. Stage names: [a-z0-9_-]+, not a key group
 //   (data, model, ...). init cycles and unknown init stages are errors. Without `stages`
 //   there is one stage, `main`. Stages are kept in topological order (YAML order otherwise).
+// budget: a body may instead add `budget: <stage>` (a matched-budget control): each of its runs
+//   trains from scratch for as many updates as a run of <stage> and its init ancestors
+//   together, and so sees as many images (every stage of that chain must have its train.batch:
+//   an error otherwise, at the budget value, naming both). The updates are derived when the run
+//   starts (bench/train/budget.h: train.steps, or training rows / batch x epochs, the rows
+//   counted after data.limit and data.labeled_fraction), so they cannot drift from the chain's;
+//   the stage's own train.steps / train.epochs are replaced. Its axes: its own, plus the
+//   chain's axes over budget keys (train.steps, train.epochs, train.batch, data.*), e.g.
+//   pt_updates.train.steps; its run is matched to the first run of <stage> with the same values
+//   of the shared axes and the same seed. `budget: [a, b, ...]`: one control for several arms:
+//   the length comes from a; each other stage's matched chain must have the same budget keys as
+//   a's, stage by stage (else an error: give it its own stage). Not with init; <stage>'s chain may not contain a
+//   budget stage; the budget stage's chain is ordered before it. The run id hashes the chain's
+//   budget keys ("budget=<stage>:<key>=<value>"), so it changes exactly when the budget does.
 // Resolution of a stage's config: defaults <- base <- stage body <- scale <- matrix/zip.
 // Stage-qualified keys: in scales, matrix, zip and exclude a key may start with a stage
 //   name (`pretrain.train.epochs`): it applies to that stage only; an unqualified key
@@ -54,7 +69,7 @@
 //   value (or the line that set the key) and names the combination.
 // Run id: FNV-1a 64 (12 hex digits, like config_run_id) of "stage=<name>\n", then
 //   "key=value\n" for every identity key whose value is not its default, in table order, then
-//   "parent=<parent run id>\n" when the stage has init. YAML key order and spelling
+//   "parent=<parent run id>\n" when the stage has init, and a budget stage's chain's budget keys. YAML key order and spelling
 //   (nested vs dotted, 0.50 vs 0.5) do not change it; any changed value does. It differs
 //   from `posbench train`'s config_run_id of the same config (the stage name is hashed).
 // Files: yaml_tree.c (YAML -> node tree), experiment_types.h (the loaded experiment as data),

@@ -24,9 +24,36 @@ int exp_fail(exp_ctx *x, const ynode *at, const char *fmt, ...) {
     return -1;
 }
 
+// Keys that set a run's number of updates and images: its length and batch, and every data.*
+// key (they decide how many training rows an epoch has).
+static int budget_key(int cfg) {
+    const char *k = cfg_keys[cfg].key;
+    return !strcmp(k, "train.steps") || !strcmp(k, "train.epochs") || !strcmp(k, "train.batch") || !strncmp(k, "data.", 5);
+}
+
+static int budget_axis(const exp_axis *a) {
+    for (int k = 0; k < a->nkeys; k++)
+        if (budget_key(a->keys[k].index)) return 1;
+    return 0;
+}
+
+// Hashes "budget=<stage>:<key>=<value>\n" for every budget key of every run of the chain of
+// run q (q, its parent, ...): a matched-budget run's id changes exactly when its budget does.
+static uint64_t budget_hash(const experiment *e, int q, uint64_t h) {
+    for (; q >= 0; q = e->runs[q].parent)
+        for (int i = 0; i < cfg_key_count; i++) {
+            if (!budget_key(i)) continue;
+            char value[512], line[800];
+            config_value_text(&e->runs[q].cfg, i, value, sizeof value);
+            snprintf(line, sizeof line, "budget=%s:%s=%s\n", e->runs[q].stage, cfg_keys[i].key, value);
+            h = config_hash_text(h, line);
+        }
+    return h;
+}
+
 // "stage=<stage>\n", the identity lines of the config (config_identity_hash: non-default
-// identity keys), "parent=<id>\n".
-static void run_id(const char *stage, const config *c, const char *parent, char out[13]) {
+// identity keys), "parent=<id>\n", and for a `budget:` stage its chain's budget keys.
+static void run_id(const experiment *e, const char *stage, const config *c, const char *parent, int budget, char out[13]) {
     char line[700];
     snprintf(line, sizeof line, "stage=%s\n", stage);
     uint64_t h = config_hash_text(1469598103934665603ull, line); // FNV-1a 64 offset basis
@@ -35,7 +62,62 @@ static void run_id(const char *stage, const config *c, const char *parent, char 
         snprintf(line, sizeof line, "parent=%s\n", parent);
         h = config_hash_text(h, line);
     }
+    if (budget >= 0) h = budget_hash(e, budget, h);
     snprintf(out, 13, "%012llx", (unsigned long long)(h & 0xffffffffffffull));
+}
+
+// The run of budget stage bs matched to a run of stage s with axis values idx and seed k: the
+// first with the same values of the axes both have. -1 when there is none (excluded).
+static int budget_match(exp_ctx *x, int s, int bs, const int *idx, int k) {
+    const experiment *e = x->e;
+    for (int i = 0; i < e->nruns; i++) {
+        const exp_run *q = &e->runs[i];
+        int same = q->stage_index == bs && q->seed_index == k;
+        for (int a = 0; a < e->naxes && same; a++) same = !x->eff[s][a] || !x->eff[bs][a] || q->axis_value[a] == idx[a];
+        if (same) return i;
+    }
+    return -1;
+}
+
+// `budget: [a, b, ...]`: the chain of b's matched run has a's budget keys, stage by stage.
+static int check_budget_also(exp_ctx *x, int s, const exp_run *r, const int *idx, int k) {
+    const experiment *e = x->e;
+    for (int j = 0; j < x->nbudget_also[s]; j++) {
+        int o = budget_match(x, s, x->budget_also[s][j], idx, k), q = r->budget;
+        if (o < 0) continue;
+        for (; q >= 0 || o >= 0; q = e->runs[q].parent, o = e->runs[o].parent) {
+            if (q < 0 || o < 0)
+                return exp_fail(x, x->budget_node[s], "stage '%s' (%s): budget: the chains of '%s' and '%s' have different lengths; "
+                                "give each its own matched-budget stage", r->stage, r->axes, e->runs[r->budget].stage,
+                                e->stage_names[x->budget_also[s][j]]);
+            for (int i = 0; i < cfg_key_count; i++) {
+                if (!budget_key(i)) continue;
+                char vq[512], vo[512];
+                config_value_text(&e->runs[q].cfg, i, vq, sizeof vq);
+                config_value_text(&e->runs[o].cfg, i, vo, sizeof vo);
+                if (strcmp(vq, vo))
+                    return exp_fail(x, x->budget_node[s], "stage '%s' (%s): budget: '%s' has %s=%s but '%s' has %s=%s, so their "
+                                    "budgets may differ; give each its own matched-budget stage", r->stage, r->axes,
+                                    e->runs[q].stage, cfg_keys[i].key, vq, e->runs[o].stage, cfg_keys[i].key, vo);
+            }
+        }
+    }
+    return 0;
+}
+
+// A matched-budget run sees as many images per update as every run of its chain, so equal
+// updates are equal images: the batches must agree.
+static int check_budget_batch(exp_ctx *x, int s, const exp_run *r) {
+    const experiment *e = x->e;
+    long batch = cfg_int(&r->cfg, "train.batch");
+    for (int q = r->budget; q >= 0; q = e->runs[q].parent) {
+        long other = cfg_int(&e->runs[q].cfg, "train.batch");
+        if (other != batch)
+            return exp_fail(x, x->budget_node[s], "stage '%s' (%s): budget: train.batch is %ld here but %ld in stage '%s' (%s); "
+                            "equal updates see equal images only at the same batch: set the same train.batch",
+                            r->stage, r->axes, batch, other, e->runs[q].stage, e->runs[q].axes);
+    }
+    return 0;
 }
 
 // The value node of key cfg in a run of stage s when one of the stage's own axes sets it.
@@ -125,7 +207,7 @@ static int check_run(exp_ctx *x, int s, const exp_run *r, const char *combo) {
     return 0;
 }
 
-static int push_run(exp_ctx *x, int *cap, int s, const int *idx, int seed_index, int parent) {
+static int push_run(exp_ctx *x, int *cap, int s, const int *idx, int seed_index, int parent, int budget) {
     experiment *e = x->e;
     if (e->nruns >= EXP_MAX_RUNS) return exp_fail(x, e->tree, "the experiment expands to more than %d runs", EXP_MAX_RUNS);
     if (e->nruns == *cap) {
@@ -138,6 +220,7 @@ static int push_run(exp_ctx *x, int *cap, int s, const int *idx, int seed_index,
     snprintf(r->stage, sizeof r->stage, "%s", e->stage_names[s]);
     r->stage_index = s;
     r->parent = parent;
+    r->budget = budget;
     r->seed_index = seed_index;
     r->axis_value = xmalloc(sizeof(int) * (size_t)(e->naxes ? e->naxes : 1), "run axes");
     config_copy(&r->cfg, &x->stage_cfg[s]);
@@ -161,7 +244,8 @@ static int push_run(exp_ctx *x, int *cap, int s, const int *idx, int seed_index,
     r->seed = cfg_int(&r->cfg, "train.seed");
     snprintf(r->axes, sizeof r->axes, "%s%sseed=%ld", combo, combo[0] ? " " : "", r->seed);
     if (check_run(x, s, r, combo) != 0) return -1;
-    run_id(r->stage, &r->cfg, parent >= 0 ? e->runs[parent].run_id : NULL, r->run_id);
+    if (budget >= 0 && check_budget_batch(x, s, r) != 0) return -1;
+    run_id(e, r->stage, &r->cfg, parent >= 0 ? e->runs[parent].run_id : NULL, budget, r->run_id);
     for (int i = 0; i < e->nruns - 1; i++) {
         if (e->runs[i].stage_index != s || strcmp(e->runs[i].run_id, r->run_id) != 0) continue;
         const ynode *at = x->stage_key[s]; // point at the axis that differs
@@ -178,10 +262,10 @@ int exp_expand(exp_ctx *x) {
     int cap = 0;
     for (int s = 0; s < e->nstages; s++) { // the implicit stage 'main' has no key of its own
         if (!x->stage_key[s]) x->stage_key[s] = e->naxes ? e->axes[0].node : e->tree;
-        int p = e->stage_init[s];
-        for (int a = 0; a < e->naxes; a++) {
+        int p = e->stage_init[s], bs = e->stage_budget[s];
+        for (int a = 0; a < e->naxes; a++) { // a budget stage inherits its chain's axes over budget keys
             x->own[s][a] = e->axes[a].stage < 0 || e->axes[a].stage == s;
-            x->eff[s][a] = x->own[s][a] || (p >= 0 && x->eff[p][a]);
+            x->eff[s][a] = x->own[s][a] || (p >= 0 && x->eff[p][a]) || (bs >= 0 && x->eff[bs][a] && budget_axis(&e->axes[a]));
         }
         double total = e->nseeds ? e->nseeds : 1;
         for (int a = 0; a < e->naxes; a++) total *= x->eff[s][a] ? e->axes[a].nvalues : 1;
@@ -207,8 +291,10 @@ int exp_expand(exp_ctx *x) {
                     for (int a = 0; a < e->naxes && same; a++) same = !x->eff[p][a] || q->axis_value[a] == idx[a];
                     if (same) parent = i;
                 }
-                if (skip || (p >= 0 && parent < 0)) continue; // excluded, or its parent was
-                if (push_run(x, &cap, s, idx, k, parent) != 0) return -1;
+                int budget = !skip && bs >= 0 ? budget_match(x, s, bs, idx, k) : -1; // its chain sets the length
+                if (skip || (p >= 0 && parent < 0) || (bs >= 0 && budget < 0)) continue; // excluded, or its parent (budget run) was
+                if (push_run(x, &cap, s, idx, k, parent, budget) != 0) return -1;
+                if (budget >= 0 && check_budget_also(x, s, &e->runs[e->nruns - 1], idx, k) != 0) return -1;
             }
             done = 1; // odometer over this stage's axes, last axis fastest
             for (int a = e->naxes - 1; a >= 0; a--) {

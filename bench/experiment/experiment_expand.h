@@ -19,6 +19,8 @@ typedef struct {
     config stage_cfg[EXP_MAX_STAGES];        // defaults <- base <- stage <- scale
     const ynode *origin[EXP_MAX_STAGES][NKEYS]; // where each key was last set
     const ynode *stage_key[EXP_MAX_STAGES], *stage_body[EXP_MAX_STAGES], *init_node[EXP_MAX_STAGES];
+    const ynode *budget_node[EXP_MAX_STAGES];  // the stage's `budget:` value, or NULL
+    int budget_also[EXP_MAX_STAGES][EXP_MAX_STAGES], nbudget_also[EXP_MAX_STAGES]; // a budget list's other stages
     int own[EXP_MAX_STAGES][EXP_MAX_AXES], eff[EXP_MAX_STAGES][EXP_MAX_AXES];
     excl_entry *excl;
     int nexcl;

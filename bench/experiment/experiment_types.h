@@ -35,6 +35,8 @@ typedef struct {
     config cfg;       // fully resolved
     char run_id[13];
     int parent;       // index into e->runs of the run whose weights it starts from, or -1
+    int budget;       // `budget:` stages: index into e->runs of the run whose chain (it and its
+                      // parents) sets this run's training length; -1 otherwise
     int seed_index;   // into e->seeds (0 when the experiment has no seeds list)
     long seed;        // = train.seed
     int *axis_value;  // [e->naxes]: value index of each axis, -1 when it is not this stage's
@@ -50,6 +52,7 @@ typedef struct {
     int nstages;
     char stage_names[EXP_MAX_STAGES][64]; // in topological order
     int stage_init[EXP_MAX_STAGES];    // parent stage index, or -1
+    int stage_budget[EXP_MAX_STAGES];  // `budget:` stage index (matched-budget control), or -1
     int stage_runs[EXP_MAX_STAGES];    // runs per stage
     int naxes;
     exp_axis axes[EXP_MAX_AXES];       // matrix keys in YAML order, then zip entries
@@ -58,5 +61,5 @@ typedef struct {
     exp_run *runs;                     // grouped by stage, stages in topological order;
     int nruns;                         // a parent always comes before its children
     ynode *tree;                       // the whole document (owned)
-    const ynode *reference, *figures, *findings; // subtrees of tree, NULL when absent
+    const ynode *reference, *figures, *findings, *caveats; // subtrees of tree, NULL when absent
 } experiment;

@@ -4,6 +4,7 @@
 // select the runs of each side, split them by `per` (and `x`), take the means, decide;
 // render the Markdown.
 #include "findings.h"
+#include "caveats.h"
 #include "significance.h"
 #include "stats.h"
 #include "../../core/common.h"
@@ -509,7 +510,9 @@ static void md_cell(FILE *f, const char *text) {
 
 static void render_list(FILE *md, const rr_set *set, const findings_list *fl) {
     if (fl->n == 0) return;
-    fprintf(md, "## Findings (experiment `%s`)\n\n| claim | ours | paper | verdict |\n|---|---|---|---|\n", fl->experiment);
+    fprintf(md, "## Findings (experiment `%s`)\n\n", fl->experiment);
+    caveats_fprint(md, fl->experiment, CAVEATS_FINDINGS); // bench/report/caveats.h
+    fprintf(md, "| claim | ours | paper | verdict |\n|---|---|---|---|\n");
     for (int i = 0; i < fl->n; i++) {
         const finding *f = &fl->items[i];
         char ours[8192], why[1024], verdict_text[1100];

@@ -4,6 +4,8 @@
 // The table format is specified in report.h; the grouping in results_read.h.
 #include "report.h"
 #include "findings.h"
+#include "budget_cells.h"
+#include "caveats.h"
 #include "stats.h"
 #include "../../core/common.h"
 #include <errno.h>
@@ -70,7 +72,7 @@ static int stage_metrics(const rr_set *set, const rr_stage *s, const char *per_s
     int n = 0;
     for (int k = 0; first && k < first->final.n; k++) {
         const rr_attr *a = &first->final.items[k];
-        if (!a->is_num || !strcmp(a->name, "steps") || !strcmp(a->name, "diverged_step")) continue;
+        if (!a->is_num || !strcmp(a->name, "steps") || !strcmp(a->name, "diverged_step") || report_budget_attr(a->name)) continue;
         if ((strchr(a->name, '@') != NULL) != (per_size != NULL)) continue; // "top1@40": per-size tables only
         if (per_size && (strncmp(a->name, per_size, strlen(per_size)) || a->name[strlen(per_size)] != '@')) continue;
         int everywhere = 1;
@@ -90,6 +92,7 @@ static int stage_metrics(const rr_set *set, const rr_stage *s, const char *per_s
 typedef struct {
     char *stage, *match, *metric, *value, *source;
     int line, used;
+    int same_data; // sixth field "same_data": the paper measured on our data (else other data)
 } ref_line;
 
 typedef struct {
@@ -119,15 +122,15 @@ static int load_refs(const char *dir, ref_table *t, char *err, size_t errlen) {
         lineno++;
         line[strcspn(line, "\r\n")] = '\0';
         if (line[0] == '\0' || line[0] == '#') continue;
-        char *field[6] = {0}, *p = line;
+        char *field[7] = {0}, *p = line;
         int nf = 0;
-        for (; nf < 6; nf++) { // strsep keeps empty fields
+        for (; nf < 7; nf++) { // strsep keeps empty fields
             field[nf] = strsep(&p, "\t");
             if (!field[nf]) break;
         }
-        if (nf != 5) {
-            snprintf(err, errlen, "%s:%d: expected 5 tab-separated fields (stage, key=value[,key=value], metric, value, source), found %d",
-                     t->path, lineno, nf);
+        if ((nf != 5 && nf != 6) || (nf == 6 && strcmp(field[5], "same_data") && strcmp(field[5], "other_data"))) {
+            snprintf(err, errlen, "%s:%d: expected 5 or 6 tab-separated fields (stage, key=value[,key=value], metric, value, source"
+                     "[, same_data|other_data]), found %d%s", t->path, lineno, nf, nf == 6 ? " with a sixth field other than same_data/other_data" : "");
             free(line), fclose(f);
             return -1;
         }
@@ -146,6 +149,7 @@ static int load_refs(const char *dir, ref_table *t, char *err, size_t errlen) {
         ref_line *r = &t->items[t->n++];
         r->stage = xstrdup(field[0], "ref"), r->match = xstrdup(field[1], "ref"), r->metric = xstrdup(field[2], "ref");
         r->value = xstrdup(field[3], "ref"), r->source = xstrdup(field[4], "ref"), r->line = lineno, r->used = 0;
+        r->same_data = nf == 6 && !strcmp(field[5], "same_data");
     }
     free(line);
     fclose(f);
@@ -270,11 +274,11 @@ static void size_tables(sbuf *b, const rr_set *set, const rr_stage *s) {
 static void stage_table(sbuf *b, const rr_set *set, const rr_stage *s, ref_table *refs) {
     const char **metrics;
     int nm = stage_metrics(set, s, NULL, &metrics);
-    int *has_ref = xcalloc((size_t)nm + 1, sizeof(int), "ref flags");
+    int *has_ref = xcalloc((size_t)nm + 1, sizeof(int), "ref flags"), *other = xcalloc((size_t)nm + 1, sizeof(int), "ref flags");
     for (int m = 0; m < nm; m++)
         for (int r = 0; r < refs->n; r++)
             if (!strcmp(refs->items[r].metric, metrics[m]) && (!strcmp(refs->items[r].stage, "*") || !strcmp(refs->items[r].stage, s->name)))
-                has_ref[m] = 1;
+                has_ref[m] = 1, other[m] |= !refs->items[r].same_data; // one number on other data labels the column
     int any_not_done = 0, ndone = 0;
     for (int i = 0; i < s->nruns; i++) {
         int d = is_done(&set->runs[s->runs[i]]);
@@ -296,20 +300,21 @@ static void stage_table(sbuf *b, const rr_set *set, const rr_stage *s, ref_table
         }
     }
     for (int k = 0; k < nseeds; k++) sb_printf(b, "%s %ld", k ? "," : "", seeds[k]);
-    sb_printf(b, ". Cells: mean ± sample std (n−1) over the seeds whose run is `done`; ± — when n = 1.\n\n");
+    sb_printf(b, ". Cells: mean ± sample std (n−1) over the seeds whose run is `done`; ± — when n = 1. updates and images "
+                 "seen: the training budget, its init chain's included (init + own).\n\n");
     if (ndone == 0) sb_printf(b, "No run of this stage finished `done`: no metrics to show.\n\n");
     sb_printf(b, "|");
     for (int a = 0; a < s->naxes; a++) sb_cell(b, s->axes[a]);
-    sb_printf(b, " n |");
+    sb_printf(b, " n | updates | images seen |");
     for (int m = 0; m < nm; m++) {
         metric_fmt f = report_metric_format(metrics[m]);
         sb_cell(b, f.header);
-        if (has_ref[m]) sb_printf(b, " paper %s |", metrics[m]);
+        if (has_ref[m]) sb_printf(b, " paper%s %s |", other[m] ? " (other data)" : "", metrics[m]);
     }
     if (any_not_done) sb_printf(b, " status |");
     sb_printf(b, "\n|");
     for (int a = 0; a < s->naxes; a++) sb_printf(b, "---|");
-    sb_printf(b, "---:|");
+    sb_printf(b, "---:|---:|---:|");
     for (int m = 0; m < nm; m++) sb_printf(b, has_ref[m] ? "---:|---:|" : "---:|");
     if (any_not_done) sb_printf(b, "---|");
     sb_printf(b, "\n");
@@ -320,6 +325,10 @@ static void stage_table(sbuf *b, const rr_set *set, const rr_stage *s, ref_table
         int ndone_c = 0;
         for (int i = 0; i < c->nruns; i++) ndone_c += is_done(&set->runs[c->runs[i]]);
         sb_printf(b, " %d |", ndone_c);
+        char upd[160], img[160];
+        report_budget_cells(set, c, upd, sizeof upd, img, sizeof img);
+        sb_cell(b, upd);
+        sb_cell(b, img);
         for (int m = 0; m < nm; m++) {
             metric_fmt f = report_metric_format(metrics[m]);
             double mean, std;
@@ -358,6 +367,7 @@ static void stage_table(sbuf *b, const rr_set *set, const rr_stage *s, ref_table
     if (nsrc) sb_printf(b, "\n");
     sb_printf(b, "\n");
     free(has_ref);
+    free(other);
     free(metrics);
     size_tables(b, set, s);
 }
@@ -435,8 +445,15 @@ int cmd_report(int argc, char **argv) {
         rr_set_free(&set);
         return EXIT_BAD_INPUT;
     }
+    if (caveats_load(dir, &set, err, sizeof err) != 0) {
+        fprintf(stderr, "posbench: error: %s\n", err);
+        free_refs(&refs);
+        rr_set_free(&set);
+        return EXIT_BAD_INPUT;
+    }
     char *findings = NULL;
     if (findings_report(&set, dir, &findings, err, sizeof err) != 0) {
+        caveats_free();
         fprintf(stderr, "posbench: error: %s\n", err);
         free_refs(&refs);
         rr_set_free(&set);
@@ -455,16 +472,24 @@ int cmd_report(int argc, char **argv) {
             snprintf(edir, sizeof edir, "%s/%s", dir, set.stages[s].experiment);
             if (strcmp(edir, dir) && load_refs(edir, &own, err, sizeof err) != 0) {
                 fprintf(stderr, "posbench: error: %s\n", err);
-                free(b.s), free_refs(&refs), rr_set_free(&set);
+                free(b.s), free(findings), caveats_free(), free_refs(&refs), rr_set_free(&set);
                 return EXIT_BAD_INPUT;
             }
             have_own = own.n > 0;
         }
         stage_table(&b, &set, &set.stages[s], have_own ? &own : &refs);
         free_refs(&own);
+        int last = 1; // the experiment's caveats under its last stage table
+        for (int q = s + 1; q < set.nstages && last; q++) last = strcmp(set.stages[q].experiment, set.stages[s].experiment) != 0;
+        if (last && set.stages[s].experiment[0]) {
+            char *cav = caveats_markdown(set.stages[s].experiment, CAVEATS_TABLES);
+            sb_printf(&b, "%s", cav);
+            free(cav);
+        }
     }
     sb_printf(&b, "%s", findings);
     free(findings);
+    caveats_free();
     if (set.nskipped) {
         sb_printf(&b, "Unreadable files left out:\n\n");
         for (int i = 0; i < set.nskipped; i++) sb_printf(&b, "- %s\n", set.skipped[i]);

@@ -2,13 +2,14 @@
 // below DIR, written to stdout and atomically to DIR/REPORT.md (REPORT.md.tmp, rename).
 //
 // Table of a stage (stages and configurations as bench/results/results_read.h groups them):
-//   columns: the axes (dotted /config keys, sorted), `n`, one column per metric, a
+//   columns: the axes (dotted /config keys, sorted), `n`, `updates` and `images seen` (the
+//   training budget with its init chain's: bench/report/budget_cells.h), one column per metric, a
 //   `paper <metric>` column right after a metric that DIR/reference.tsv gives numbers for,
 //   and `status` when some run of the stage is not `done`.
 //   rows: one per configuration, sorted by axis values (numerically where numeric).
 //   n: runs of the configuration whose status is `done` (only those enter the cells).
 //   metrics: the numeric /final attributes present in every `done` run of the stage, except
-//   `steps` and `diverged_step`; order: top1, top5, pos_top1, loss, the others by name,
+//   `steps`, `diverged_step` and the budget attributes; order: top1, top5, pos_top1, loss, the others by name,
 //   params, flops_per_step, train_time_s, images_per_s, peak_mem_bytes.
 //   cells: "M ± S", M the mean and S the sample standard deviation (divisor n-1, two passes
 //   in double) of the stored values, each multiplied by the scale and printed with the
@@ -23,11 +24,16 @@
 //   status: counts per status, done first, then diverged, failed, running, others by name:
 //   "2 done, 1 diverged".
 // DIR/reference.tsv (optional; '#' lines and blank lines ignored), one number per line:
-//   stage<TAB>key=value[,key=value...]<TAB>metric<TAB>value<TAB>source
+//   stage<TAB>key=value[,key=value...]<TAB>metric<TAB>value<TAB>source[<TAB>same_data|other_data]
+// (the sixth field: whether the paper measured on our data; absent = other data). A column
+// with any number on other data is headed `paper (other data) <metric>`, else `paper <metric>`.
 // stage "*" matches every stage; the keys are /config keys (a "<stage>." prefix is
 // dropped), values compare numerically when both are numbers; "" or "*" matches every
 // row. The value is printed verbatim (the paper's units) in `paper <metric>`; the sources
 // are listed under the table; lines matching no row are reported on stderr.
+// Caveats: under the last stage table of each experiment, its caveats (the `caveats:` list of its
+// experiment.yaml and "one seed" where n = 1: bench/report/caveats.h); also at the head of its
+// findings table.
 // Findings: after the stage tables (before the list of unreadable files), one section per
 // experiment.yaml below DIR that has findings (a paper's claims with our numbers and a
 // verdict: bench/report/findings.h).

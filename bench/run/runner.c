@@ -110,6 +110,15 @@ static void child_train(const experiment *e, int i, const run_flags *f, int thre
         opt.parent_cfg = &e->runs[e->runs[i].parent].cfg;
         opt.parent_stage = e->runs[e->runs[i].parent].stage;
     }
+    const config *budget_cfgs[EXP_MAX_STAGES];
+    const char *budget_stages[EXP_MAX_STAGES];
+    int chain[EXP_MAX_STAGES], nchain = 0;
+    for (int q = e->runs[i].budget; q >= 0 && nchain < EXP_MAX_STAGES; q = e->runs[q].parent) chain[nchain++] = q;
+    for (int k = 0; k < nchain; k++) { // root first
+        budget_cfgs[k] = &e->runs[chain[nchain - 1 - k]].cfg;
+        budget_stages[k] = e->runs[chain[nchain - 1 - k]].stage;
+    }
+    opt.budget_cfgs = budget_cfgs, opt.budget_stages = budget_stages, opt.nbudget = nchain;
     train_result res;
     int status = train_run(&e->runs[i].cfg, &opt, &res);
     fflush(stdout);
@@ -178,6 +187,26 @@ static int parse_flags(int argc, char **argv, run_flags *f) {
     return 0;
 }
 
+// Training FLOPs of run i for the time estimate; a budget: run's length is its chain's, known
+// here when every stage of the chain counts steps (-1: unknown, as for epochs of unread data).
+static double run_flops(const experiment *e, int i) {
+    const exp_run *r = &e->runs[i];
+    if (r->budget < 0) return estimate_training_flops(&r->cfg);
+    long steps = 0;
+    for (int q = r->budget; q >= 0; q = e->runs[q].parent) {
+        long s = cfg_int(&e->runs[q].cfg, "train.steps");
+        if (s <= 0) return -1.0;
+        steps += s;
+    }
+    config c;
+    char text[32], msg[256];
+    config_copy(&c, &r->cfg);
+    snprintf(text, sizeof text, "%ld", steps);
+    double flops = config_set(&c, cfg_index("train.steps"), text, msg, sizeof msg) == 0 ? estimate_training_flops(&c) : -1.0;
+    config_free(&c);
+    return flops;
+}
+
 int cmd_run(int argc, char **argv) {
     run_flags f;
     if (parse_flags(argc, argv, &f)) {
@@ -216,14 +245,15 @@ int cmd_run(int argc, char **argv) {
         int unknown = 0;
         for (int i = 0; i < n; i++) {
             if (state[i] != R_WAIT) continue;
-            double r = estimate_training_flops(&e->runs[i].cfg);
+            double r = run_flops(e, i);
             if (r < 0) unknown++;
             else flops += r;
         }
         double rate = estimate_gflops();
         printf("estimated training time: about %.0f min (%.3g TFLOP at %.0f GFLOP/s = %.2f x this machine's sgemm; "
                "evaluation not included%s)\n", flops / (rate * 1e9) / 60.0, flops / 1e12, rate, ESTIMATE_EFFICIENCY,
-               unknown ? "; runs on data of a size unknown before loading (data.name idx, or speech-commands without train.steps) not counted" : "");
+               unknown ? "; runs on data of a size unknown before loading (data.name idx, or speech-commands without train.steps, "
+                         "or budget: stages matching epochs) not counted" : "");
     }
     if (f.dry_run) {
         for (int i = 0; i < n; i++)

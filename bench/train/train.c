@@ -6,6 +6,7 @@
 // memory; the host reaches them only through explicit uploads and downloads.
 #include "train.h"
 #include "train_internal.h"
+#include "budget.h"
 #include "checkpoint.h"
 #include "train_files.h"
 #include "progress.h"
@@ -149,9 +150,9 @@ static void setup(run *r) {
         die_input("train.batch=%d is larger than the training set (%d images after data.limit/data.labeled_fraction)",
                   r->batch, r->train.n);
     r->steps_per_epoch = r->train.n / r->batch; // the last partial batch of an epoch is dropped
-    long steps = cfg_int(c, "train.steps");     // > 0: a step budget, the last epoch possibly partial
-    r->total_steps = steps > 0 ? steps : (long)r->steps_per_epoch * cfg_int(c, "train.epochs");
+    r->total_steps = budget_updates(c, r->train.n); // train.steps > 0: a step budget, the last epoch possibly partial
     r->epochs = (int)((r->total_steps + r->steps_per_epoch - 1) / r->steps_per_epoch);
+    budget_setup(r); // a matched-budget run: the length of its chain
     r->eval_every = cfg_int(c, "train.eval_every") > 0 ? cfg_int(c, "train.eval_every") : r->steps_per_epoch;
     r->eval_set = &r->test;
     r->seed = (uint32_t)cfg_int(c, "train.seed");
@@ -239,6 +240,12 @@ static void open_results(run *r) {
         snprintf(prefix, sizeof prefix, "%s.", r->opt->parent_stage);
         write_config_attrs(r->res, r->opt->parent_cfg, prefix);
     }
+    for (int i = 0; i < r->opt->nbudget; i++) { // a matched-budget run: its chain's keys, and its derived length
+        char prefix[128];
+        snprintf(prefix, sizeof prefix, "%s.", r->opt->budget_stages[i]);
+        write_config_attrs(r->res, r->opt->budget_cfgs[i], prefix);
+    }
+    if (r->budget_updates > 0) results_attr_int(r->res, "/config", "train.steps", r->budget_updates);
     r->train_series = results_series_create(r->res, "/train", TRAIN_COLS, train_columns, 1024);
     results_column cols[EVAL_COLS];
     eval_columns(r->obj.kind, cols);
@@ -361,6 +368,7 @@ static void finish_file(run *r, const char *status, const eval_scores *last) {
     int train_keys = k->train_keys(&r->obj);
     results_attr_double(r->res, "/final", "flops_per_step", 3.0 * model_forward_flops_masked(&r->model.cfg, train_keys) * r->batch);
     results_attr_int(r->res, "/final", "steps", r->step);
+    budget_record(r);
     results_attr_double(r->res, "/final", "images_per_s", r->train_time_s > 0 ? r->step * (double)r->batch / r->train_time_s : 0.0);
     if (results_close(r->res) != 0) die_fail("%s: closing the results file failed", r->partial_path);
     r->res = NULL;
@@ -405,7 +413,7 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
     if (!train_files_claim(&r, out, &claim_status)) return claim_status;
     setup(&r);
     env_init(&r);
-    if (opt->init_weights) weights_load_init(&r, opt->init_weights);
+    if (opt->init_weights) weights_load_init(&r, opt->init_weights), budget_read_init(&r, opt->init_weights);
     if (opt->fresh) unlink(r.ckpt_path);
     int resumed = checkpoint_resume(&r); // keeps the first segment's `started`
     char now[32];

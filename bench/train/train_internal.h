@@ -66,6 +66,9 @@ typedef struct {
     results *res;
     results_series *train_series, *eval_series;
     char started[32];
+    long budget_updates, budget_images; // a matched-budget run's derived length (budget.c); 0 otherwise
+    char budget_desc[512];              // "pretrain 600 + finetune 600 updates"
+    long init_updates, init_images;     // the init run's cumulative totals; -1 when unknown
 } run;
 
 // Appends one row to an in-memory series (train.c).
@@ -103,4 +106,9 @@ void record_attention(run *r);
 // grid; the n x n matrix for text). Nothing for other backbones.
 void record_spatial_weights(run *r);
 void record_knn(run *r);
+// budget.c (rules: budget.h): setup sets a matched-budget run's total_steps from its chain;
+// read_init reads the init run's cumulative totals; record writes the /final budget attributes.
+void budget_setup(run *r);
+void budget_read_init(run *r, const char *weights);
+void budget_record(run *r);
 void record_linear_probe(run *r);

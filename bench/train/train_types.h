@@ -20,6 +20,13 @@ typedef struct {
                               // instead of training; no lock, no results file
     const char *parent_stage; // recorded as /config attrs "<parent_stage>.<key>", so a finetune stage's
                               // report can use the pretrain axes (e.g. pretrain.objective.eta)
+    // A matched-budget run (experiment stage with `budget:`): the configs of the runs whose
+    // updates it matches (the budget stage's run and its init ancestors, root first) and their
+    // stage names; its train.steps becomes their summed updates (bench/train/budget.h). Each is
+    // also recorded as /config attrs "<stage>.<key>", so findings can pair by the chain's axes.
+    const config *const *budget_cfgs;
+    const char *const *budget_stages;
+    int nbudget;
 } train_options;
 
 typedef struct {

@@ -1,0 +1,139 @@
+// bench/report/caveats.c — per-experiment caveats for the report (rules: caveats.h).
+#include "caveats.h"
+#include "../experiment/caveats_spec.h"
+#include "../experiment/yaml_tree.h"
+#include "../../core/common.h"
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    char *experiment;
+    int n;
+    char **text; // the file's caveats, then the automatic ones
+} caveat_set;
+
+static caveat_set *g_sets;
+static int g_nsets;
+
+static caveat_set *find_set(const char *experiment, int create) {
+    for (int i = 0; i < g_nsets; i++)
+        if (!strcmp(g_sets[i].experiment, experiment)) return &g_sets[i];
+    if (!create) return NULL;
+    caveat_set *grown = realloc(g_sets, (size_t)(g_nsets + 1) * sizeof *grown);
+    if (!grown) die_fail("out of memory reading caveats");
+    g_sets = grown;
+    caveat_set *s = &g_sets[g_nsets++];
+    memset(s, 0, sizeof *s);
+    s->experiment = xstrdup(experiment, "caveats");
+    return s;
+}
+
+static void add_text(caveat_set *s, const char *text, size_t len) {
+    char **grown = realloc(s->text, (size_t)(s->n + 1) * sizeof *grown);
+    if (!grown) die_fail("out of memory reading caveats");
+    s->text = grown;
+    char *t = xmalloc(len + 1, "caveat");
+    memcpy(t, text, len);
+    t[len] = '\0';
+    s->text[s->n++] = t;
+}
+
+static int read_file(const char *path, char *err, size_t errlen) {
+    ynode *root = NULL;
+    if (ytree_load(path, &root, err, errlen) != 0) return -1;
+    const ynode *name = root && root->kind == YT_MAP ? ytree_get(root, "name", NULL) : NULL;
+    const ynode *list = root && root->kind == YT_MAP ? ytree_get(root, "caveats", NULL) : NULL;
+    int rc = caveats_check(path, list, err, errlen);
+    if (rc == 0 && list && name && name->kind == YT_SCALAR) {
+        caveat_set *s = find_set(name->text, 1);
+        for (int i = 0; i < list->n; i++) {
+            size_t len = strlen(list->val[i]->text);
+            while (len > 0 && (list->val[i]->text[len - 1] == '\n' || list->val[i]->text[len - 1] == ' ')) len--;
+            add_text(s, list->val[i]->text, len);
+        }
+    }
+    ytree_free(root);
+    return rc;
+}
+
+// "one seed" for the stages of `experiment` whose every configuration has at most one done run.
+static void one_seed(const rr_set *set, const char *experiment) {
+    char names[2048] = "";
+    int stages = 0, single = 0;
+    for (int s = 0; s < set->nstages; s++) {
+        const rr_stage *st = &set->stages[s];
+        if (strcmp(st->experiment, experiment)) continue;
+        int max_n = 0;
+        for (int c = 0; c < st->nconfigs; c++) {
+            int n = 0;
+            for (int k = 0; k < st->configs[c].nruns; k++) n += !strcmp(rr_run_status(&set->runs[st->configs[c].runs[k]]), "done");
+            if (n > max_n) max_n = n;
+        }
+        if (max_n == 0) continue; // nothing finished: no numbers to qualify
+        stages++;
+        if (max_n > 1) continue;
+        single++;
+        snprintf(names + strlen(names), sizeof names - strlen(names), "%s`%s`", names[0] ? ", " : "", st->name);
+    }
+    if (!single) return;
+    char text[2300];
+    if (single == stages)
+        snprintf(text, sizeof text, "one seed: every configuration has a single run (n = 1: no spread over seeds; a finding can only pool configurations)");
+    else
+        snprintf(text, sizeof text, "one seed in stage%s %s: a single run per configuration there (n = 1: no spread over seeds)",
+                 single > 1 ? "s" : "", names);
+    add_text(find_set(experiment, 1), text, strlen(text));
+}
+
+int caveats_load(const char *dir, const rr_set *set, char *err, size_t errlen) {
+    caveats_free();
+    char **paths = NULL, scan_err[1024];
+    int n = 0, rc = 0;
+    if (rr_find_files(dir, "experiment.yaml", &paths, &n, scan_err, sizeof scan_err) < 0) n = 0; // rr_scan read dir already
+    for (int i = 0; i < n; i++) {
+        if (rc == 0) rc = read_file(paths[i], err, errlen);
+        free(paths[i]);
+    }
+    free(paths);
+    for (int s = 0; rc == 0 && s < set->nstages; s++) {
+        const char *exp = set->stages[s].experiment;
+        int first = 1; // once per experiment, at its first stage
+        for (int q = 0; q < s && first; q++) first = strcmp(set->stages[q].experiment, exp) != 0;
+        if (first && exp[0]) one_seed(set, exp);
+    }
+    if (rc != 0) caveats_free();
+    return rc;
+}
+
+void caveats_free(void) {
+    for (int i = 0; i < g_nsets; i++) {
+        for (int k = 0; k < g_sets[i].n; k++) free(g_sets[i].text[k]);
+        free(g_sets[i].text);
+        free(g_sets[i].experiment);
+    }
+    free(g_sets);
+    g_sets = NULL;
+    g_nsets = 0;
+}
+
+char *caveats_markdown(const char *experiment, int where) {
+    const caveat_set *s = find_set(experiment, 0);
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    if (!f) die_fail("report: cannot open a memory stream for the caveats");
+    if (s && s->n) {
+        if (where == CAVEATS_FINDINGS) fprintf(f, "**Caveats** (read the verdicts with these):\n\n");
+        else fprintf(f, "**Caveats** (experiment `%s`):\n\n", experiment);
+        for (int k = 0; k < s->n; k++) fprintf(f, "- %s\n", s->text[k]);
+        fprintf(f, "\n");
+    }
+    if (fclose(f) != 0) die_fail("report: cannot build the caveats");
+    return out;
+}
+
+void caveats_fprint(FILE *f, const char *experiment, int where) {
+    char *md = caveats_markdown(experiment, where);
+    fputs(md, f);
+    free(md);
+}

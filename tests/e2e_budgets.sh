@@ -1,0 +1,196 @@
+#!/bin/sh
+# tests/e2e_budgets.sh — matched training budgets and caveats, end to end:
+#   - a tiny experiment with `budget: finetune` is trained: every matched run's /final updates
+#     and images_seen equal the cumulative updates_total / images_seen_total its finetune chain
+#     counted while training (two independent counts: the training loop's steps vs the derived
+#     length), for each pretraining length of an axis; a finetune run's totals are its pretrain
+#     run's plus its own; the matched run's /config train.steps is the derived length;
+#   - the report's stage tables show `updates` and `images seen` ("total (init + own)"), the
+#     experiment's caveats under its tables and at the head of its findings, "one seed" written
+#     automatically, and `paper` vs `paper (other data)` columns from reference same_data;
+#   - every shipped experiment, at every scale that loads here: each budget stage's runs have
+#     the updates and images of the chain they match (`posbench list --budgets`), and every
+#     finding "... then finetuning beats the supervised ..." has a matched-budget twin;
+#   - bad input: a caveat that is not a text, a budget with another batch, budget with init, an
+#     unknown budget stage, a budget list whose chains differ: `file:line:col: message`, exit 2.
+cd "$(dirname "$0")/.." || exit 1
+PB=$(pwd)/build/posbench
+T=$(mktemp -d /tmp/posbench-budgets.XXXXXX) || exit 1
+trap 'rm -rf "$T"' EXIT
+export POSBENCH_PROGRESS=plain
+check() { if [ "$2" -eq 0 ]; then echo "PASS $1: $3"; else echo "FAIL $1: $3"; fi; }
+attr() { h5dump -a "$2" "$1" 2>/dev/null | sed -n 's/^ *(0): //p' | tr -d '"'; } # file, /group/attr
+
+# ---- bad input first (no data needed) ----
+bad() { # name, expected text, yaml body
+    printf '%s\n' "$3" > "$T/$1.yaml"
+    "$PB" list "$T/$1.yaml" > "$T/$1.out" 2>&1; rc=$?
+    [ $rc -eq 2 ] && grep -q "$T/$1.yaml:[0-9]*:[0-9]*: .*$2" "$T/$1.out"
+    check "bad input: $1" $? "exit $rc: $(head -c 220 "$T/$1.out")"
+}
+STAGES='base: {train: {epochs: 1, batch: 32}}
+stages:
+  pretrain: {objective: {name: mp3}, pe: {kind: none}}
+  finetune: {init: pretrain}'
+bad caveat_map "each caveat must be a text" "name: b
+caveats:
+  - \"fine\"
+  - {not: text}"
+bad caveat_scalar "expected a list of texts" "name: b
+caveats: one text"
+bad caveat_empty "empty caveat" "name: b
+caveats: [\"\", x]"
+bad budget_batch "train.batch is 64 here but 32 in stage" "name: b
+$STAGES
+  matched: {budget: finetune, train: {batch: 64}}"
+bad budget_init "budget and init together" "name: b
+$STAGES
+  matched: {budget: finetune, init: pretrain}"
+bad budget_unknown "budget 'finetnue' is not a stage (did you mean 'finetune'" "name: b
+$STAGES
+  matched: {budget: finetnue}"
+bad budget_chains "give each its own matched-budget stage" "name: b
+$STAGES
+  pre2: {objective: {name: mp3}, pe: {kind: none}, train: {epochs: 2}}
+  ft2: {init: pre2}
+  matched: {budget: [finetune, ft2]}"
+bad same_data "reference same_data" "name: b
+reference:
+  - {metric: top1, value: 1, same_data: yes}"
+
+if [ ! -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ]; then
+    echo "SKIP e2e budgets (training, shipped experiments): Fashion-MNIST is not installed"; exit 0
+fi
+
+# ---- a tiny matched-budget experiment, trained ----
+cat > "$T/tiny.yaml" <<'YAML'
+name: tiny
+description: pretrain on all rows, finetune on half, a supervised control as long as both
+base:
+  data: {limit: 256, test_limit: 100, labeled_fraction: 0.5}
+  model: {dim: 16, depth: 1, heads: 2, mlp_ratio: 2, patch: 7}
+  train: {epochs: 2, batch: 32, warmup_epochs: 0}
+  eval: {batch: 100}
+stages:
+  matched: {budget: finetune}
+  pretrain: {pe: {kind: none}, data: {labeled_fraction: 1.0}, objective: {name: mp3, eta: 0.5}}
+  finetune: {init: pretrain}
+  baseline: {}
+matrix:
+  pretrain.train.epochs: [1, 2]
+  finetune.pe.kind: [abs, none]
+seeds: [0]
+reference:
+  - {stage: baseline, metric: top1, value: 50, source: "same data", same_data: true}
+  - {stage: finetune, metric: top1, value: 60, source: "other data"}
+caveats:
+  - "toy data: 256 images"
+findings:
+  - claim: "finetuning beats the supervised control trained as long"
+    kind: greater
+    a: {stage: finetune, metric: top1}
+    b: {stage: matched, metric: top1}
+    per: pretrain.train.epochs
+YAML
+"$PB" list "$T/tiny.yaml" --out "$T/r" > "$T/list" 2>&1; rc=$?
+[ $rc -eq 0 ] && [ "$(grep -cE '^[0-9a-f]{12} +matched +- +pending +pretrain.train.epochs=[12] seed=0' "$T/list")" -eq 2 ]
+check "a budget stage inherits its chain's budget axes only (2 runs: one per pretraining length, not per pe.kind)" $? \
+    "exit $rc; $(grep matched "$T/list" | head -n 3 | tr '\n' ' ')"
+"$PB" run "$T/tiny.yaml" --out "$T/r" --threads 1 > "$T/run" 2>&1; rc=$?
+check "the experiment runs (matched stage after its chain)" $rc "exit $rc; $(tail -n 1 "$T/run")"
+
+ok=0 detail=""
+for m in "$T"/r/tiny/matched/*.h5; do
+    e=$(attr "$m" /config/pretrain.train.epochs)
+    mu=$(attr "$m" /final/updates); mi=$(attr "$m" /final/images_seen); steps=$(attr "$m" /config/train.steps)
+    found=0
+    for f in "$T"/r/tiny/finetune/*.h5; do
+        [ "$(attr "$f" /config/pretrain.train.epochs)" = "$e" ] || continue
+        found=1
+        fu=$(attr "$f" /final/updates_total); fi=$(attr "$f" /final/images_seen_total)
+        [ -n "$mu" ] && [ "$mu" = "$fu" ] && [ "$mi" = "$fi" ] && [ "$steps" = "$mu" ] || ok=1
+        detail="$detail pretrain $e epochs: matched $mu/$mi vs finetune total $fu/$fi (train.steps $steps);"
+    done
+    [ $found -eq 1 ] || ok=1
+done
+[ "$(ls "$T"/r/tiny/matched/*.h5 2>/dev/null | wc -l)" -eq 2 ] || ok=1
+check "matched runs train exactly as many updates and images as pretrain + finetune counted" $ok "$detail"
+
+ok=0 detail=""
+for f in "$T"/r/tiny/finetune/*.h5; do
+    e=$(attr "$f" /config/pretrain.train.epochs)
+    p=$(grep -l . "$T"/r/tiny/pretrain/*.h5 | while read -r q; do [ "$(attr "$q" /config/train.epochs)" = "$e" ] && echo "$q"; done | head -n 1)
+    pu=$(attr "$p" /final/updates); own=$(attr "$f" /final/updates); tot=$(attr "$f" /final/updates_total)
+    oi=$(attr "$f" /final/images_seen); [ "$oi" = "$((own * 32))" ] || ok=1
+    [ -n "$tot" ] && [ "$tot" = "$((pu + own))" ] || ok=1
+    detail="$detail $pu+$own=$tot;"
+done
+check "a finetune run's totals are its pretrain run's updates plus its own; images = updates x batch" $ok "$detail"
+m=$(ls "$T"/r/tiny/matched/*.h5 | head -n 1)
+attr "$m" /budget | grep -qE '^pretrain [0-9]+ \+ finetune [0-9]+ updates$'
+check "a matched run names the chain it matched (root attr budget)" $? "$(attr "$m" /budget)"
+
+"$PB" report "$T/r" > /dev/null 2> "$T/report.err"; rc=$?
+R="$T/r/REPORT.md"
+[ $rc -eq 0 ] && grep -q '| n | updates | images seen |' "$R" && grep -qE '^\| abs \| 2 \| 1 \| 24 \(16 \+ 8\) \| 768 \(512 \+ 256\) \|' "$R"
+check "report: updates and images seen columns, a finetune row as total (init + own)" $? "exit $rc; $(grep -E '^\| abs \| 2 ' "$R" | cut -c1-80)"
+grep -qE '^\| 2 \| 24 \| 1 \| 24 \| 768 \|' "$R"
+check "report: the matched row shows its derived train.steps and the same budget" $? "$(grep -A3 'stage `matched`' "$R" | tail -n 1 | cut -c1-60)"
+[ "$(grep -c '^- toy data: 256 images$' "$R")" -eq 2 ] && grep -q '^\*\*Caveats\*\* (experiment `tiny`):' "$R" &&
+    grep -q '^\*\*Caveats\*\* (read the verdicts with these):' "$R" && grep -c '^- one seed: every configuration has a single run' "$R" | grep -q 2
+check "report: caveats under the experiment's tables and at the head of its findings, one seed written automatically" $? \
+    "$(grep -c '^- ' "$R") caveat lines"
+awk '/^## Findings/{f=1} f && /^\*\*Caveats/{c=1} f && /^\| claim/{print c+0; exit}' "$R" | grep -q 1
+check "report: the findings caveats come before the findings table" $? ""
+grep -q '| paper top1 |' "$R" && grep -q '| paper (other data) top1 |' "$R"
+check "report: paper column only for same_data, else paper (other data)" $? "$(grep -o 'paper[^|]*top1' "$R" | sort -u | tr '\n' ';')"
+cmp -s "$T/tiny.yaml" "$T/r/tiny/experiment.yaml"
+check "the run keeps the experiment file (with its caveats) byte for byte" $? ""
+
+# ---- every shipped experiment at every scale that loads here ----
+ok=0 detail="" checked=0
+for f in bench/experiments/*.yaml bench/experiments/investigations/*.yaml; do
+    grep -q 'budget:' "$f" || continue
+    scales=$(python3 -c 'import sys, yaml; d = yaml.safe_load(open(sys.argv[1])); print(" ".join(["-"] + list((d.get("scales") or {}).keys())))' "$f")
+    for s in $scales; do
+        if [ "$s" = "-" ]; then set --; else set -- --scale "$s"; fi
+        if ! "$PB" list "$f" "$@" --budgets > "$T/b.out" 2> "$T/b.err"; then
+            echo "SKIP $(basename "$f") ${s}: $(head -c 160 "$T/b.err")"; continue
+        fi
+        checked=$((checked + 1))
+        # A matched line's updates and images equal those of a run of its budget stage with the same chain.
+        res=$(awk '/^budgets:/{b=1; next} b && NF >= 5 && $1 != "run" {
+                   from = ""; for (i = 5; i <= NF; i++) from = from " " $i
+                   if (from ~ / \(matched\)$/) { sub(/ \(matched\)$/, "", from); want[NR] = from "|" $3 "|" $4; nm++ }
+                   else have[from "|" $3 "|" $4] = 1 }
+                 END { bad = 0; for (k in want) if (!(want[k] in have)) { bad++; print "unmatched:" want[k] }
+                       print (nm > 0 && bad == 0) ? "ok " nm : "bad " nm }' "$T/b.out" | tail -n 1)
+        case "$res" in ok*) ;; *) ok=1 ;; esac
+        detail="$detail $(basename "$f" .yaml)/$s: $res;"
+    done
+done
+[ $checked -gt 0 ]
+check "shipped experiments: every matched run has its chain's updates and images, at every scale that loads" $((ok + $?)) "$detail"
+
+out=$(python3 - <<'PY'
+import glob, re, yaml
+bad, n = [], 0
+for f in sorted(glob.glob("bench/experiments/*.yaml") + glob.glob("bench/experiments/investigations/*.yaml")):
+    d = yaml.safe_load(open(f))
+    stages = d.get("stages") or {}
+    matched = {s for s, b in stages.items() if isinstance(b, dict) and "budget" in b}
+    for fd in d.get("findings") or []:
+        claim = fd.get("claim", "")
+        if not re.search(r"then finetun\w* beats the supervised", claim) or fd.get("b", {}).get("stage") in matched:
+            continue
+        n += 1
+        a = fd["a"]["stage"]
+        twins = [g for g in d["findings"] if g is not fd and g.get("a", {}).get("stage") == a
+                 and g.get("b", {}).get("stage") in matched]
+        if not twins:
+            bad.append(f"{f}: {claim}")
+print(("ok" if not bad else "bad") + f" {n} claims; " + "; ".join(bad))
+PY
+)
+echo "$out" | grep -q '^ok'
+check "every 'pretraining then finetuning beats the supervised baseline' finding has a matched-budget twin" $? "$out"
