@@ -8,7 +8,7 @@
 // frame stride in seconds, model_config.frame_seconds, is the hop's for the evaluation).
 // Records /speech_duration/{seconds, frames, top1, top5, loss}, /speech_rate/{rate, percent,
 // frames, top1, top5, loss} (resample), /speech_rate_hop/{rate, percent, frames, hop_samples,
-// top1, top5, loss} (hop) and /final top1_dur<D>s, top1_rate<P>, top1_rate<P>_hop.
+// frame_seconds (the stride the model's positions used), top1, top5, loss} (hop) and /final top1_dur<D>s, top1_rate<P>, top1_rate<P>_hop.
 #include "train_internal.h"
 #include "../../core/common.h"
 #include "../../datasets/speech/variants.h"
@@ -56,9 +56,11 @@ static void set_frame_seconds(model *m, float s) {
 }
 
 // The objective's evaluation on variant v of the test split, at its frame count and frame stride.
-static eval_scores evaluate_variant(run *r, const speech_variant *v) {
+// *used: the stride the model evaluated with.
+static eval_scores evaluate_variant(run *r, const speech_variant *v, float *used) {
     const float stride = r->model.cfg.frame_seconds;
     set_frame_seconds(&r->model, v->frame_seconds);
+    *used = r->model.cfg.frame_seconds;
     r->variant = v;
     r->env.test_n = v->n;
     eval_scores e = r->obj.kind->evaluate(&r->obj, &r->env);
@@ -75,7 +77,7 @@ static void record_kind(run *r, int kind) {
     int n = cfg_int_list(r->cfg, kind ? "eval.speech_rates" : "eval.speech_durations", values, CFG_LIST_MAX);
     if (n == 0 || (kind && !(rate_modes(r->cfg) & kind))) return;
     float value[CFG_LIST_MAX], x[CFG_LIST_MAX], frames[CFG_LIST_MAX], top1[CFG_LIST_MAX], top5[CFG_LIST_MAX], loss[CFG_LIST_MAX];
-    float hop[CFG_LIST_MAX];
+    float hop[CFG_LIST_MAX], stride[CFG_LIST_MAX];
     for (int i = 0; i < n; i++) {
         speech_variant v;
         char err[1600], name[64];
@@ -84,7 +86,7 @@ static void record_kind(run *r, int kind) {
                            : speech_variant_duration(&r->test, values[i], (float)cfg_float(r->cfg, "data.background_volume"), &v,
                                                      err, sizeof err);
         if (rc != 0) die_fail("%s", err);
-        eval_scores e = evaluate_variant(r, &v);
+        eval_scores e = evaluate_variant(r, &v, &stride[i]);
         value[i] = (float)values[i], x[i] = kind ? values[i] / 100.0f : (float)values[i], frames[i] = (float)v.frames;
         top1[i] = (float)e.metric[0], top5[i] = (float)e.metric[1], loss[i] = (float)e.loss;
         hop[i] = (float)speech_hop_samples(values[i]);
@@ -106,6 +108,7 @@ static void record_kind(run *r, int kind) {
         PUT("percent", value);
         if (kind == 2) {
             PUT("hop_samples", hop);
+            PUT("frame_seconds", stride);
         }
     } else {
         PUT("seconds", value);
