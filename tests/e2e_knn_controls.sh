@@ -43,6 +43,10 @@ got="$(attr "$A" /knn/layer) $(attr "$A" /knn/feature | tr -d '"') $(printf '%.6
 [ -n "$chosen" ] && [ "$got" = "$chosen" ] && [ "$(attr "$A" /knn/val_images)" = 20 ] && [ "$(attr "$A" /final/knn_best_layer)" = "$(attr "$A" /knn/layer)" ]
 check "kNN layer and feature chosen on validation: /final/knn_top1 is the test top-1 at the validation argmax (20 validation images)" $? \
     "recorded '$got', validation argmax '$chosen'"
+$PB train data.limit=30 data.test_limit=20 train.epochs=1 train.batch=16 model.dim=16 model.depth=1 model.heads=2 model.patch=7 eval.knn=true eval.knn_k=28 --threads 2 --out "$T/r" > "$T/r.log" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "eval.probe_val_images" "$T/r.log" && ! grep -q "^epoch" "$T/r.log"
+check "a bank too small for eval.knn_k after the validation split is refused before training (exit 2, naming the key)" $? \
+    "exit $rc: $(tail -n 1 "$T/r.log")"
 $PB train $CFG eval.knn=true train.lr=3e-3 --threads 2 --out "$T/b" > "$T/b.log" 2>&1; rc=$?
 B=$(one "$T/b")
 ia=$(h5dump -d /knn/init_top1 "$A" 2>/dev/null | grep '(0)'); ib=$(h5dump -d /knn/init_top1 "$B" 2>/dev/null | grep '(0)')

@@ -167,6 +167,7 @@ static void setup(run *r) {
     const char *why = objective_config_error(&r->settings);
     if (why) die_input("%s", why);
     speech_eval_check(r);
+    probes_check(r);
     const objective_kind *kind = objective_find(r->settings.name);
     kind->configure_model(&r->settings, &vc);
     why = model_config_error(&vc);

@@ -126,6 +126,17 @@ static probe_split probe_split_of(run *r, int want_bank, int min_bank) {
     return sp;
 }
 
+void probes_check(run *r) {
+    if (cfg_bool(r->cfg, "eval.knn")) {
+        probe_split sp = probe_split_of(r, (int)cfg_int(r->cfg, "eval.knn_train_limit"), (int)cfg_int(r->cfg, "eval.knn_k"));
+        probe_split_free(&sp);
+    }
+    if (cfg_bool(r->cfg, "eval.linear_probe")) {
+        probe_split sp = probe_split_of(r, (int)cfg_int(r->cfg, "eval.probe_train_limit"), 5);
+        probe_split_free(&sp);
+    }
+}
+
 // Features of every block for the probes, feats[f][l] (rows, d) for f < F (0 mean-pooled
 // patches, 1 cls when the model has a cls token), l < L, of the split's bank and validation rows
 // and the first ntest test rows; probe = 1 reads the objective's probe stream (linear probe).
