@@ -149,9 +149,11 @@ static double *standardised(const float *rows, int n, int d, const double *mean,
     return X;
 }
 
-linear_probe_result linear_probe_run(const float *train, const int32_t *train_labels, int ntrain, const float *test,
-                                     const int32_t *test_labels, int ntest, int d, int K) {
-    if (ntrain < 5 || ntest < 1) die_fail("linear_probe_run: %d training and %d test rows", ntrain, ntest);
+linear_probe_result linear_probe_run(const float *train, const int32_t *train_labels, int ntrain, const float *val,
+                                     const int32_t *val_labels, int nval, const float *test, const int32_t *test_labels,
+                                     int ntest, int d, int K) {
+    if (ntrain < 5 || ntest < 1 || nval < 0 || (nval > 0 && (!val || !val_labels)))
+        die_fail("linear_probe_run: %d training, %d validation and %d test rows", ntrain, nval, ntest);
     linear_probe_result res = {0};
     double *mean = xcalloc((size_t)d, sizeof(double), "probe mean"), *scale = xcalloc((size_t)d, sizeof(double), "probe scale");
     for (int i = 0; i < ntrain; i++)
@@ -180,6 +182,12 @@ linear_probe_result linear_probe_run(const float *train, const int32_t *train_la
     res.lambda = LINEAR_PROBE_LAMBDAS[best];
     linear_probe_fit(X, train_labels, ntrain, d, K, res.lambda, W, b, &res.iters);
     res.top1 = linear_probe_accuracy(Xt, test_labels, ntest, d, K, W, b);
+    res.val_top1 = NAN;
+    if (nval > 0) {
+        double *Xv = standardised(val, nval, d, mean, scale);
+        res.val_top1 = linear_probe_accuracy(Xv, val_labels, nval, d, K, W, b);
+        free(Xv);
+    }
     free(mean), free(scale), free(X), free(Xt), free(Xf), free(Xh), free(yf), free(yh), free(W), free(b);
     return res;
 }

@@ -7,7 +7,9 @@
 //   2. Held-out part: every 5th training image (index % 5 == 4); the others fit.
 //   3. For each λ of LINEAR_PROBE_LAMBDAS, fit on the fit part; the λ with the highest held-out
 //      top-1 wins (ties to the larger λ).
-//   4. Refit on every training image with that λ; top-1 on the test images.
+//   4. Refit on every training image with that λ; top-1 on the validation images (when given:
+//      the caller's split, objectives/probe_select.h, which chooses layer and feature by it)
+//      and on the test images.
 // Objective: (1/n) Σ_i −log softmax(W x_i + b)[y_i] + (λ/2)·‖W‖² (the bias not penalised),
 // W (K, d), b (K), from zero. Optimiser: L-BFGS (the last LINEAR_PROBE_MEMORY curvature pairs,
 // two-loop recursion, H0 = s'y/y'y; the first step along -g scaled to a largest entry of 1)
@@ -39,10 +41,13 @@ double linear_probe_accuracy(const double *X, const int32_t *y, int n, int d, in
 
 typedef struct {
     double top1;       // test top-1 of the refit probe
+    double val_top1;   // validation top-1 of the refit probe (NaN without validation images)
     double lambda;     // the chosen λ
     double heldout[LINEAR_PROBE_N_LAMBDAS]; // held-out top-1 of each λ
     int iters;         // iterations of the refit (LINEAR_PROBE_MAX_ITERS: stopped unconverged)
 } linear_probe_result;
-// The whole protocol on float features train (ntrain, d) and test (ntest, d). ntrain >= 5.
-linear_probe_result linear_probe_run(const float *train, const int32_t *train_labels, int ntrain, const float *test,
-                                     const int32_t *test_labels, int ntest, int d, int K);
+// The whole protocol on float features train (ntrain, d), val (nval, d) (may be NULL with
+// nval 0) and test (ntest, d). ntrain >= 5. Standardised with the training rows' statistics.
+linear_probe_result linear_probe_run(const float *train, const int32_t *train_labels, int ntrain, const float *val,
+                                     const int32_t *val_labels, int nval, const float *test, const int32_t *test_labels,
+                                     int ntest, int d, int K);

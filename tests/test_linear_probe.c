@@ -94,9 +94,13 @@ static void test_protocol(void) {
     for (size_t i = 0; i < (size_t)(n + nt); i++)
         for (int j = 0; j < d; j++) // dimension 5 (pure noise) rescaled and shifted: standardised away
             G[i * d + j] = j == 5 ? 1000.0f * F[i * d + j] + 50.0f : F[i * d + j];
-    linear_probe_result a = linear_probe_run(F, y, n, F + (size_t)n * d, y + n, nt, d, K);
-    linear_probe_result a2 = linear_probe_run(F, y, n, F + (size_t)n * d, y + n, nt, d, K);
-    linear_probe_result g = linear_probe_run(G, y, n, G + (size_t)n * d, y + n, nt, d, K);
+    linear_probe_result a = linear_probe_run(F, y, n, NULL, NULL, 0, F + (size_t)n * d, y + n, nt, d, K);
+    linear_probe_result a2 = linear_probe_run(F, y, n, NULL, NULL, 0, F + (size_t)n * d, y + n, nt, d, K);
+    linear_probe_result g = linear_probe_run(G, y, n, NULL, NULL, 0, G + (size_t)n * d, y + n, nt, d, K);
+    linear_probe_result v = linear_probe_run(F, y, n, F + (size_t)n * d, y + n, nt, F + (size_t)n * d, y + n, nt, d, K);
+    test_check("linear probe protocol: validation rows are scored by the refit probe (the test rows as validation: the same top-1), "
+               "and without them val_top1 is NaN", v.val_top1 == v.top1 && v.top1 == a.top1 && isnan(a.val_top1),
+               "validation %.4f, test %.4f, without %.4f", v.val_top1, v.top1, a.val_top1);
     int in_grid = 0;
     for (int l = 0; l < LINEAR_PROBE_N_LAMBDAS; l++) in_grid |= a.lambda == LINEAR_PROBE_LAMBDAS[l];
     test_check("linear probe protocol: separable clusters give test top-1 1 and held-out top-1 1 at the chosen lambda",
@@ -110,7 +114,7 @@ static void test_protocol(void) {
     // A harder problem (overlapping clusters): the held-out choice matters and accuracy < 1.
     clusters(X, y, n + nt, d, K, 2.0, 13);
     for (size_t i = 0; i < (size_t)(n + nt) * d; i++) F[i] = (float)X[i];
-    linear_probe_result h = linear_probe_run(F, y, n, F + (size_t)n * d, y + n, nt, d, K);
+    linear_probe_result h = linear_probe_run(F, y, n, NULL, NULL, 0, F + (size_t)n * d, y + n, nt, d, K);
     int best = 1;
     for (int l = 0; l < LINEAR_PROBE_N_LAMBDAS; l++)
         if (h.heldout[l] > h.heldout[0] && LINEAR_PROBE_LAMBDAS[l] != h.lambda) best &= h.heldout[l] <= h.heldout[0];

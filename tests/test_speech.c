@@ -86,20 +86,17 @@ static void test_which_set_vs_python(void) {
 
 // ---------------------------------------------------------------- MFCC
 
-static void test_mfcc_vs_numpy(void) {
-    if (!have_numpy()) {
-        test_skip("mfcc_matches_numpy", "%s with numpy not available", PY);
-        return;
-    }
+// MFCCs of front end fe at hop `hop` against tests/speech_reference.py (numpy, float64): two
+// signals, one of a whole number of hops and one not; the frame count the front end defines.
+static void mfcc_case(const char *name, mfcc_frontend fe, int hop, const long lengths[2]) {
     mfcc_plan plan;
     char err[512];
-    if (mfcc_plan_make(&plan, err, sizeof err) != 0) {
-        test_fail("mfcc_matches_numpy", "%s", err);
+    if (mfcc_plan_make_frontend(&plan, fe, err, sizeof err) != 0) {
+        test_fail(name, "%s", err);
         return;
     }
-    const long lengths[2] = {24000, 16123}; // 150 frames; a length that is not whole frames
     double worst = 0.0, scale = 0.0;
-    int ok = 1;
+    int ok = 1, frames[2] = {0, 0};
     for (int c = 0; c < 2; c++) {
         long n = lengths[c];
         float *x = xmalloc((size_t)n * sizeof *x, "test signal");
@@ -110,23 +107,30 @@ static void test_mfcc_vs_numpy(void) {
                            0.01 * rng_normal(&s));
         }
         if (c == 0) for (long i = 3000; i < 4000; i++) x[i] = 0.0f; // a silent stretch: the log floor
-        int T = mfcc_frame_count(n);
+        int T = mfcc_frames(fe, n, hop);
+        long want = fe == MFCC_TC_RESNET ? 1 + (n - 480) / hop : n / hop; // mfcc.h's definition
+        frames[c] = T;
         float *mine = xmalloc((size_t)T * MFCC_COEFFS * sizeof *mine, "test mfcc");
+        float *mel = xmalloc((size_t)T * plan.mels * sizeof *mel, "test mel");
         double *ref = xmalloc((size_t)T * MFCC_COEFFS * sizeof *ref, "test mfcc ref");
         char in[300], out[300], cmd[800];
         snprintf(in, sizeof in, "%s/signal.f32", root);
         snprintf(out, sizeof out, "%s/mfcc.f64", root);
         FILE *f = fopen(in, "wb");
+        if (!f) die_fail("test: cannot write %s", in);
         fwrite(x, sizeof *x, (size_t)n, f);
         fclose(f);
-        snprintf(cmd, sizeof cmd, PY " tests/speech_reference.py mfcc %s %s", in, out);
-        int got = mfcc_compute(&plan, x, n, mine);
+        snprintf(cmd, sizeof cmd, PY " tests/speech_reference.py %s %s %s %d", fe == MFCC_TC_RESNET ? "mfcc_tc_resnet" : "mfcc", in, out, hop);
+        int got = T;
+        if (hop == MFCC_HOP) got = mfcc_compute(&plan, x, n, mine);
+        else if (mfcc_mel_power_hop(&plan, x, n, mfcc_frame_start(fe, hop), hop, T, mel) == 0) mfcc_from_mel_power(&plan, mel, T, mine);
+        else got = -1;
         f = system(cmd) == 0 ? fopen(out, "rb") : NULL;
         size_t read = f ? fread(ref, sizeof *ref, (size_t)T * MFCC_COEFFS, f) : 0;
         if (f) fclose(f);
-        if (got != T || read != (size_t)T * MFCC_COEFFS || T != n / 160) {
+        if (got != T || read != (size_t)T * MFCC_COEFFS || T != want) {
             ok = 0;
-            printf("# frames %d (want %ld), reference values %zu\n", got, n / 160, read);
+            printf("# %s: frames %d (want %ld), reference values %zu\n", name, got, want, read);
         }
         for (size_t i = 0; i < read; i++) {
             double d = fabs(mine[i] - ref[i]);
@@ -135,11 +139,28 @@ static void test_mfcc_vs_numpy(void) {
         }
         free(x);
         free(mine);
+        free(mel);
         free(ref);
     }
     mfcc_plan_free(&plan);
-    test_check("mfcc_matches_numpy", ok && worst < 1e-3, "max abs error %.3g over 150 + 100 frames x 40 (values up "
-               "to %.1f; bound 1e-3)", worst, scale);
+    test_check(name, ok && worst < 1e-3, "%s, hop %d: max abs error %.3g over %d + %d frames x 40 (values up to %.1f; bound 1e-3)",
+               mfcc_frontend_name(fe), hop, worst, frames[0], frames[1], scale);
+}
+
+static void test_mfcc_vs_numpy(void) {
+    if (!have_numpy()) {
+        test_skip("mfcc_matches_numpy", "%s with numpy not available", PY);
+        return;
+    }
+    const long lengths[2] = {24000, 16123}; // 150 frames; a length that is not whole frames
+    mfcc_case("mfcc_matches_numpy", MFCC_POSBENCH, MFCC_HOP, lengths);
+    mfcc_case("mfcc_tc_resnet_matches_numpy", MFCC_TC_RESNET, MFCC_HOP, lengths);
+    mfcc_case("mfcc_hop128_matches_numpy", MFCC_POSBENCH, 128, lengths);
+    mfcc_case("mfcc_tc_resnet_hop200_matches_numpy", MFCC_TC_RESNET, 200, lengths);
+    test_check("mfcc_frames_per_clip", mfcc_clip_frames(MFCC_POSBENCH) == 100 && mfcc_clip_frames(MFCC_TC_RESNET) == 98 &&
+               mfcc_frames(MFCC_POSBENCH, 16000, 128) == 125 && mfcc_frames(MFCC_POSBENCH, 16000, 200) == 80,
+               "1 s: posbench %d, tc_resnet %d frames; posbench at hop 128: %d, at hop 200: %d", mfcc_clip_frames(MFCC_POSBENCH),
+               mfcc_clip_frames(MFCC_TC_RESNET), mfcc_frames(MFCC_POSBENCH, 16000, 128), mfcc_frames(MFCC_POSBENCH, 16000, 200));
 }
 
 // ---------------------------------------------------------------- WAV files

@@ -153,7 +153,8 @@ static int check_run(exp_ctx *x, int s, const exp_run *r, const char *combo) {
     // not known here (idx files of any size): not checked.
     int speech = !strcmp(data, "speech-commands");
     int side = !strcmp(data, "fashion-mnist") || !strcmp(data, "mnist") ? 28
-             : !strcmp(data, "cifar10") || !strcmp(data, "cifar100") ? 32 : speech ? SPEECH_FRAMES
+             : !strcmp(data, "cifar10") || !strcmp(data, "cifar100") ? 32
+             : speech ? mfcc_clip_frames(!strcmp(cfg_str(c, "data.mfcc"), "tc_resnet") ? MFCC_TC_RESNET : MFCC_POSBENCH)
              : !strcmp(data, "text") ? (int)cfg_int(c, "data.seq_len") : 0; // text: bytes per sequence
     long resolution = cfg_int(c, "data.resolution");
     int ires = cfg_index("data.resolution");

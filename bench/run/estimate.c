@@ -33,7 +33,8 @@ double estimate_training_flops(const config *c) {
         // 1-second clips, one token per 10 ms frame of 40 MFCCs (a sequence model). The clip
         // count is known only once the folder is read, so only a step budget can be counted.
         if (cfg_int(c, "train.steps") <= 0) return -1.0;
-        train_n = INT_MAX, size = SPEECH_FRAMES, channels = 1, classes = SPEECH_CLASSES, features = MFCC_COEFFS;
+        int frontend = mfcc_frontend_parse(cfg_str(c, "data.mfcc"));
+        train_n = INT_MAX, size = mfcc_clip_frames(frontend < 0 ? MFCC_POSBENCH : (mfcc_frontend)frontend), channels = 1, classes = SPEECH_CLASSES, features = MFCC_COEFFS;
     } else return -1.0;
     long limit = cfg_int(c, "data.limit");
     if (limit > 0 && limit < train_n) train_n = (int)limit;

@@ -17,6 +17,7 @@
 #include "../../core/rng.h"
 #include "../../datasets/dataset.h"
 #include "../../datasets/text/text.h"
+#include "../../datasets/speech/speech_commands.h"
 #include "../../datasets/speech/variants.h"
 #include "../../models/model.h"
 #include "../../core/device.h"
@@ -79,6 +80,9 @@ static void load_data(run *r) {
         if (text_load(&r->train, path, "train", seq_len, err, sizeof err) != 0) die_input("%s", err);
         if (text_load(&r->test, path, eval_split, seq_len, err, sizeof err) != 0) die_input("%s", err);
     } else {
+        int frontend = mfcc_frontend_parse(cfg_str(c, "data.mfcc")); // the speech stores' front end
+        if (frontend < 0) die_input("data.mfcc: '%s' is not valid (valid: " MFCC_FRONTENDS ")", cfg_str(c, "data.mfcc"));
+        speech_commands_use_frontend((mfcc_frontend)frontend);
         if (dataset_load(&r->train, name, path, "train", err, sizeof err) != 0) die_input("%s", err);
         if (dataset_load(&r->test, name, path, eval_split, err, sizeof err) != 0) die_input("%s", err);
     }
@@ -164,6 +168,7 @@ static void setup(run *r) {
     const char *why = objective_config_error(&r->settings);
     if (why) die_input("%s", why);
     speech_eval_check(r);
+    probes_check(r);
     const objective_kind *kind = objective_find(r->settings.name);
     kind->configure_model(&r->settings, &vc);
     why = model_config_error(&vc);

@@ -105,6 +105,8 @@ void record_attention(run *r);
 // token grid; cls first when t0 = 1): the paper's Figs. 3 and 4 (a row reshaped to the image
 // grid; the n x n matrix for text). Nothing for other backbones.
 void record_spatial_weights(run *r);
+// Refuses (exit 2), before training, probe settings whose validation split cannot be made.
+void probes_check(run *r);
 void record_knn(run *r);
 // budget.c (rules: budget.h): setup sets a matched-budget run's total_steps from its chain;
 // read_init reads the init run's cumulative totals; record writes the /final budget attributes.

@@ -1,12 +1,14 @@
 // bench/train/train_records.c — what every finished run records beyond its training curves and
 // its objective's own records: attention statistics, the layer-wise kNN probe (MP3 Fig. 9) and
-// the linear probe (objectives/linear_probe.h).
+// the linear probe (objectives/linear_probe.h); both probes choose their layer and feature on
+// validation images carved from the training images (objectives/probe_select.h), never on test.
 // Called by train.c's finish_file. Model outputs are downloaded from the backend.
 #include "train_internal.h"
 #include "../../core/common.h"
 #include "../../objectives/attention_stats.h"
 #include "../../objectives/knn_probe.h"
 #include "../../objectives/linear_probe.h"
+#include "../../objectives/probe_select.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,10 +73,10 @@ void record_spatial_weights(run *r) {
 }
 
 // Mean-pooled patch features (cls excluded) after every block, no augmentation: feats[l] (n, d)
-// for the first n images of ds, and the cls token's (cls[l], when cls is not NULL and the model
-// has one). Full attention, or, with probe = 1, what the objective's probe_prepare sets (GVP:
-// the content stream with its causal mask).
-static void block_features(run *r, const dataset *ds, int n, float **feats, float **cls, int probe) {
+// for rows rows[0..n) of ds (NULL: the first n), and the cls token's (cls[l], when cls is not
+// NULL and the model has one). Full attention, or, with probe = 1, what the objective's
+// probe_prepare sets (GVP: the content stream with its causal mask).
+static void block_features(run *r, const dataset *ds, const int *rows, int n, float **feats, float **cls, int probe) {
     model *m = &r->model;
     objective *o = &r->obj;
     probe = probe && o->kind->probe_prepare;
@@ -85,7 +87,7 @@ static void block_features(run *r, const dataset *ds, int n, float **feats, floa
     float *x = xmalloc((size_t)chunk * T * d * sizeof(float), "block outputs (host)");
     for (int start = 0; start < n; start += chunk) {
         int B = n - start < chunk ? n - start : chunk;
-        for (int b = 0; b < B; b++) r->batch_index[b] = start + b;
+        for (int b = 0; b < B; b++) r->batch_index[b] = rows ? rows[start + b] : start + b;
         load_batch(r, ds, r->batch_index, B, NULL, 0, 0, r->train_size);
         if (probe) o->kind->probe_prepare(o, B, (uint32_t)start);
         model_forward(m, B, 0, (rng_addr){0});
@@ -107,41 +109,91 @@ static void block_features(run *r, const dataset *ds, int n, float **feats, floa
     free(x);
 }
 
-// The kNN probe of every block's mean-pooled features of the model as it is now: top1[l],
-// top5[l] for l < depth, the first ntrain training images as memory bank, the first ntest test
-// images as queries.
-static void knn_blocks(run *r, int ntrain, int ntest, int k, float *top1, float *top5) {
-    model *m = &r->model;
-    int L = m->cfg.depth, d = m->cfg.dim;
-    float **train = xmalloc((size_t)L * sizeof *train, "kNN features"), **test = xmalloc((size_t)L * sizeof *test, "kNN features");
-    for (int l = 0; l < L; l++) {
-        train[l] = xmalloc((size_t)ntrain * d * sizeof(float), "kNN training features");
-        test[l] = xmalloc((size_t)ntest * d * sizeof(float), "kNN test features");
-    }
-    block_features(r, &r->train, ntrain, train, NULL, 0);
-    block_features(r, &r->test, ntest, test, NULL, 0);
-    for (int l = 0; l < L; l++) {
-        double t5;
-        top1[l] = (float)knn_probe_accuracy(train[l], r->train.labels, ntrain, test[l], r->test.labels, ntest, d,
-                                            r->train.num_classes, k, (float)cfg_float(r->cfg, "eval.knn_temperature"), &t5, NULL);
-        top5[l] = (float)t5;
-        free(train[l]);
-        free(test[l]);
-    }
-    free(train);
-    free(test);
+// Labels of rows rows[0..n) of ds: (n), the caller frees them.
+static int32_t *row_labels(const dataset *ds, const int *rows, int n) {
+    int32_t *y = xmalloc((size_t)(n > 0 ? n : 1) * sizeof(int32_t), "probe labels");
+    for (int i = 0; i < n; i++) y[i] = ds->labels[rows[i]];
+    return y;
 }
 
-// The first n examples of ds as the model's input sees them without augmentation (pixels
-// normalised per channel, or a clip's MFCC frames), flattened: (n, C·H·W).
-static float *raw_inputs(run *r, const dataset *ds, int n) {
+// The probes' validation split of the (labelled) training images (objectives/probe_select.h).
+static probe_split probe_split_of(run *r, int want_bank, int min_bank) {
+    probe_split sp;
+    char err[512];
+    if (probe_split_make(&sp, r->train.n, want_bank, (int)cfg_int(r->cfg, "eval.probe_val_images"), min_bank,
+                         (uint32_t)cfg_int(r->cfg, "data.subset_seed"), err, sizeof err) != 0)
+        die_input("%s", err);
+    return sp;
+}
+
+void probes_check(run *r) {
+    if (cfg_bool(r->cfg, "eval.knn")) {
+        probe_split sp = probe_split_of(r, (int)cfg_int(r->cfg, "eval.knn_train_limit"), (int)cfg_int(r->cfg, "eval.knn_k"));
+        probe_split_free(&sp);
+    }
+    if (cfg_bool(r->cfg, "eval.linear_probe")) {
+        probe_split sp = probe_split_of(r, (int)cfg_int(r->cfg, "eval.probe_train_limit"), 5);
+        probe_split_free(&sp);
+    }
+}
+
+// Features of every block for the probes, feats[f][l] (rows, d) for f < F (0 mean-pooled
+// patches, 1 cls when the model has a cls token), l < L, of the split's bank and validation rows
+// and the first ntest test rows; probe = 1 reads the objective's probe stream (linear probe).
+typedef struct {
+    float **f[3][PROBE_FEATURES]; // [bank/validation/test][feature][layer]
+    int F;
+} probe_feats;
+
+static void probe_feats_make(run *r, probe_feats *pf, const probe_split *sp, int ntest, int probe) {
+    model *m = &r->model;
+    int L = m->cfg.depth, d = m->cfg.dim, rows[3] = {sp->nbank, sp->nval, ntest};
+    pf->F = m->t0 ? 2 : 1;
+    for (int s = 0; s < 3; s++)
+        for (int f = 0; f < PROBE_FEATURES; f++) {
+            pf->f[s][f] = NULL;
+            if (f >= pf->F) continue;
+            pf->f[s][f] = xmalloc((size_t)L * sizeof(float *), "probe features");
+            for (int l = 0; l < L; l++) pf->f[s][f][l] = xmalloc((size_t)(rows[s] ? rows[s] : 1) * d * sizeof(float), "probe features");
+        }
+    block_features(r, &r->train, sp->bank, sp->nbank, pf->f[0][0], pf->f[0][1], probe);
+    block_features(r, &r->train, sp->val, sp->nval, pf->f[1][0], pf->f[1][1], probe);
+    block_features(r, &r->test, NULL, ntest, pf->f[2][0], pf->f[2][1], probe);
+}
+
+static void probe_feats_free(probe_feats *pf, int L) {
+    for (int s = 0; s < 3; s++)
+        for (int f = 0; f < pf->F; f++) {
+            for (int l = 0; l < L; l++) free(pf->f[s][f][l]);
+            free(pf->f[s][f]);
+        }
+}
+
+// The kNN probe of every block's features of the model as it is now (probe_layers_knn): the
+// split's bank as memory, its validation rows choose, the first ntest test images score.
+static void knn_blocks(run *r, const probe_split *sp, int ntest, int k, probe_layers *out) {
+    model *m = &r->model;
+    int L = m->cfg.depth;
+    probe_feats pf;
+    probe_feats_make(r, &pf, sp, ntest, 0);
+    int32_t *ybank = row_labels(&r->train, sp->bank, sp->nbank), *yval = row_labels(&r->train, sp->val, sp->nval);
+    probe_layers_knn(pf.f[0], ybank, sp->nbank, pf.f[1], yval, sp->nval, pf.f[2], r->test.labels, ntest, L, pf.F, m->cfg.dim,
+                     r->train.num_classes, k, (float)cfg_float(r->cfg, "eval.knn_temperature"), out);
+    probe_feats_free(&pf, L);
+    free(ybank);
+    free(yval);
+}
+
+// Rows rows[0..n) of ds (NULL: the first n) as the model's input sees them without augmentation
+// (pixels normalised per channel, or a clip's MFCC frames), flattened: (n, C·H·W).
+static float *raw_inputs(run *r, const dataset *ds, const int *rows, int n) {
     size_t D = (size_t)ds->channels * ds->height * ds->width;
     float *x = xmalloc((size_t)n * D * sizeof(float), "kNN raw inputs");
     int32_t *labels = xmalloc((size_t)r->eval_batch * sizeof(int32_t), "kNN raw labels");
     int *index = xmalloc((size_t)r->eval_batch * sizeof(int), "kNN raw indices");
     for (int start = 0; start < n; start += r->eval_batch) {
         int B = n - start < r->eval_batch ? n - start : r->eval_batch;
-        for (int b = 0; b < B; b++) index[b] = start + b;
+        for (int b = 0; b < B; b++) index[b] = rows ? rows[start + b] : start + b;
         dataset_make_batch(ds, index, B, NULL, 0, 0, 0, x + (size_t)start * D, labels);
     }
     free(labels);
@@ -149,138 +201,170 @@ static float *raw_inputs(run *r, const dataset *ds, int n) {
     return x;
 }
 
-// Layer-wise kNN probe (paper Fig. 9): the (labelled) training images as memory bank, the
-// test images as queries; /knn/top1 and /knn/top5 per block, the best layer in /final. With
-// the two controls Fig. 9 is read against: the same probe on the raw input (/knn pixels_top1,
-// /final knn_pixels_top1) and on this network at its random initialisation, model_init_params
-// with the run's seed, the weights a run without `init:` starts from (/knn/init_top1 per
-// block, /final knn_init_top1 of its best block); the trained weights are restored after.
+// Layer-wise kNN probe (paper Fig. 9): part of the (labelled) training images as memory bank,
+// another part (disjoint, eval.probe_val_images, objectives/probe_select.h) as validation, the
+// test images as queries; mean-pooled and (with a cls token) cls features. Per block:
+// /knn/top1, top5 (mean-pooled, test), top1_cls, top5_cls (cls, test), val_top1, val_top1_cls
+// (validation). The layer and feature are chosen by validation top-1 only (/knn attrs layer,
+// feature, val_top1); /final knn_top1 is the test top-1 of that choice (knn_best_layer: its
+// layer, knn_val_top1: its validation top-1). With the two controls Fig. 9 is read against: the
+// same probe on the raw input (/knn pixels_top1, /final knn_pixels_top1; no choice to make) and
+// on this network at its random initialisation, model_init_params with the run's seed, the
+// weights a run without `init:` starts from (/knn/init_top1 per block (mean), init_top1_cls,
+// init_val_top1, init_val_top1_cls; /final knn_init_top1 at its own validation choice); the
+// trained weights are restored after.
 void record_knn(run *r) {
     const config *c = r->cfg;
     model *m = &r->model;
     int L = m->cfg.depth;
     int ntrain = (int)cfg_int(c, "eval.knn_train_limit"), ntest = (int)cfg_int(c, "eval.knn_test_limit");
-    if (ntrain <= 0 || ntrain > r->train.n) ntrain = r->train.n;
     if (ntest <= 0 || ntest > r->test.n) ntest = r->test.n;
     int k = (int)cfg_int(c, "eval.knn_k");
-    if (k > ntrain) die_input("eval.knn_k=%d is more than the %d training images of the probe", k, ntrain);
-    float top1[64], top5[64], init1[64], init5[64];
-    knn_blocks(r, ntrain, ntest, k, top1, top5);
+    probe_split sp = probe_split_of(r, ntrain, k);
+    probe_layers kn, init;
+    knn_blocks(r, &sp, ntest, k, &kn);
     size_t bytes = m->params.total * sizeof(float);
     float *trained = xmalloc(bytes, "trained parameters (host)");
     m->ops->download(trained, m->param, bytes);
     model_init_params(m, r->seed);
-    knn_blocks(r, ntrain, ntest, k, init1, init5);
+    knn_blocks(r, &sp, ntest, k, &init);
     m->ops->upload(m->param, trained, bytes);
     free(trained);
-    float *ptrain = raw_inputs(r, &r->train, ntrain), *ptest = raw_inputs(r, &r->test, ntest);
-    double pixels5, pixels1 = knn_probe_accuracy(ptrain, r->train.labels, ntrain, ptest, r->test.labels, ntest,
+    float *ptrain = raw_inputs(r, &r->train, sp.bank, sp.nbank), *ptest = raw_inputs(r, &r->test, NULL, ntest);
+    int32_t *ybank = row_labels(&r->train, sp.bank, sp.nbank);
+    double pixels5, pixels1 = knn_probe_accuracy(ptrain, ybank, sp.nbank, ptest, r->test.labels, ntest,
                                                  r->train.channels * r->train.height * r->train.width, r->train.num_classes, k,
                                                  (float)cfg_float(c, "eval.knn_temperature"), &pixels5, NULL);
     free(ptrain);
     free(ptest);
-    int best = 0, init_best = 0;
+    free(ybank);
     for (int l = 0; l < L; l++) {
-        if (top1[l] > top1[best]) best = l;
-        if (init1[l] > init1[init_best]) init_best = l;
-        printf("kNN probe after block %d: top1 %.4f top5 %.4f (at initialisation: top1 %.4f)\n", l + 1, top1[l], top5[l], init1[l]);
+        printf("kNN probe after block %d: top1 %.4f top5 %.4f validation %.4f (at initialisation: top1 %.4f)", l + 1, kn.top1[0][l],
+               kn.top5[0][l], kn.val_top1[0][l], init.top1[0][l]);
+        if (m->t0) printf("; cls: top1 %.4f validation %.4f", kn.top1[1][l], kn.val_top1[1][l]);
+        printf("\n");
     }
+    printf("kNN probe chosen on %d validation images: block %d, %s features: validation top1 %.4f, test top1 %.4f\n", sp.nval,
+           kn.layer + 1, probe_feature_name[kn.feature], kn.chosen_val_top1, kn.chosen_top1);
     printf("kNN probe on the raw input: top1 %.4f top5 %.4f\n", pixels1, pixels5);
     int dims[1] = {L};
-    results_dataset_f32(r->res, "/knn/top1", 1, dims, top1);
-    results_dataset_f32(r->res, "/knn/top5", 1, dims, top5);
-    results_dataset_f32(r->res, "/knn/init_top1", 1, dims, init1);
-    results_dataset_f32(r->res, "/knn/init_top5", 1, dims, init5);
-    results_attr_int(r->res, "/knn", "train_images", ntrain);
+    results_dataset_f32(r->res, "/knn/top1", 1, dims, kn.top1[0]);
+    results_dataset_f32(r->res, "/knn/top5", 1, dims, kn.top5[0]);
+    results_dataset_f32(r->res, "/knn/val_top1", 1, dims, kn.val_top1[0]);
+    results_dataset_f32(r->res, "/knn/init_top1", 1, dims, init.top1[0]);
+    results_dataset_f32(r->res, "/knn/init_top5", 1, dims, init.top5[0]);
+    results_dataset_f32(r->res, "/knn/init_val_top1", 1, dims, init.val_top1[0]);
+    if (m->t0) {
+        results_dataset_f32(r->res, "/knn/top1_cls", 1, dims, kn.top1[1]);
+        results_dataset_f32(r->res, "/knn/top5_cls", 1, dims, kn.top5[1]);
+        results_dataset_f32(r->res, "/knn/val_top1_cls", 1, dims, kn.val_top1[1]);
+        results_dataset_f32(r->res, "/knn/init_top1_cls", 1, dims, init.top1[1]);
+        results_dataset_f32(r->res, "/knn/init_val_top1_cls", 1, dims, init.val_top1[1]);
+    }
+    results_attr_int(r->res, "/knn", "train_images", sp.nbank);
+    results_attr_int(r->res, "/knn", "val_images", sp.nval);
+    results_attr_int(r->res, "/knn", "val_carved", sp.carved);
     results_attr_int(r->res, "/knn", "test_images", ntest);
+    results_attr_int(r->res, "/knn", "layer", kn.layer + 1);
+    results_attr_str(r->res, "/knn", "feature", probe_feature_name[kn.feature]);
+    results_attr_double(r->res, "/knn", "val_top1", kn.chosen_val_top1);
+    results_attr_str(r->res, "/knn", "selection", "layer and feature (mean-pooled or cls) with the best top-1 on the validation images "
+                     "(training images outside the bank; eval.probe_val_images); ties to the deeper layer, then cls; the test images "
+                     "only score the choice");
     results_attr_double(r->res, "/knn", "pixels_top1", pixels1);
     results_attr_double(r->res, "/knn", "pixels_top5", pixels5);
-    results_attr_double(r->res, "/final", "knn_top1", top1[best]);
-    results_attr_int(r->res, "/final", "knn_best_layer", best + 1);
-    results_attr_double(r->res, "/final", "knn_top1_last", top1[L - 1]);
-    results_attr_double(r->res, "/final", "knn_init_top1", init1[init_best]);
+    results_attr_double(r->res, "/final", "knn_top1", kn.chosen_top1);
+    results_attr_int(r->res, "/final", "knn_best_layer", kn.layer + 1);
+    results_attr_double(r->res, "/final", "knn_val_top1", kn.chosen_val_top1);
+    results_attr_double(r->res, "/final", "knn_top1_last", kn.top1[0][L - 1]);
+    results_attr_double(r->res, "/final", "knn_init_top1", init.chosen_top1);
     results_attr_double(r->res, "/final", "knn_pixels_top1", pixels1);
+    probe_split_free(&sp);
 }
 
 // The linear probe (objectives/linear_probe.h) of the features after the last block, or of every
 // block (eval.probe_layers=all): mean-pooled patch tokens and, with a cls token, the cls token,
-// each its own probe; the first eval.probe_train_limit (labelled) training images fit it (every
-// 5th held out to choose the L2 strength), the first eval.probe_test_limit test images score it.
-// /probe/{layer, top1_mean, lambda_mean, iters_mean, top1_cls, lambda_cls, iters_cls} (iters: the
-// refit's L-BFGS iterations; at the cap a warning says it stopped unconverged) and /final/probe_top1 (the last
-// block: cls when there is one, else mean), probe_top1_mean, probe_top1_cls, and with every
-// block probe_best_top1 and probe_best_layer.
+// each its own probe. The training images are split (objectives/probe_select.h): the first
+// eval.probe_train_limit of the bank fit it (every 5th of them held out to choose the L2
+// strength), eval.probe_val_images others choose the layer and feature, the first
+// eval.probe_test_limit test images score it. /probe/{layer, top1_mean, val_top1_mean,
+// lambda_mean, iters_mean, top1_cls, val_top1_cls, lambda_cls, iters_cls} (iters: the refit's
+// L-BFGS iterations; at the cap a warning says it stopped unconverged), /probe attrs chosen_layer,
+// chosen_feature, val_top1; /final probe_top1 (test top-1 of the feature of the last block with
+// the best validation top-1), probe_val_top1, probe_top1_mean, probe_top1_cls (the last block's
+// test top-1 per feature, records), and with every block probe_best_top1 (test top-1 of the
+// (layer, feature) with the best validation top-1), probe_best_layer and probe_best_val_top1.
+// Nothing is chosen by test accuracy.
 void record_linear_probe(run *r) {
     const config *c = r->cfg;
     model *m = &r->model;
     int L = m->cfg.depth, d = m->cfg.dim, K = r->train.num_classes, has_cls = m->t0 > 0;
     int all = !strcmp(cfg_str(c, "eval.probe_layers"), "all"), first = all ? 0 : L - 1;
     int ntrain = (int)cfg_int(c, "eval.probe_train_limit"), ntest = (int)cfg_int(c, "eval.probe_test_limit");
-    if (ntrain <= 0 || ntrain > r->train.n) ntrain = r->train.n;
     if (ntest <= 0 || ntest > r->test.n) ntest = r->test.n;
-    if (ntrain < 5) die_input("eval.probe_train_limit: the linear probe needs at least 5 training images, the run has %d", ntrain);
-    float **feats[2][2]; // [train/test][mean/cls][layer]
-    for (int s = 0; s < 2; s++)
-        for (int k = 0; k < 2; k++) {
-            feats[s][k] = xmalloc((size_t)L * sizeof(float *), "probe features");
-            for (int l = 0; l < L; l++)
-                feats[s][k][l] = k == 1 && !has_cls ? NULL : xmalloc((size_t)(s ? ntest : ntrain) * d * sizeof(float), "probe features");
-        }
-    block_features(r, &r->train, ntrain, feats[0][0], has_cls ? feats[0][1] : NULL, 1);
-    block_features(r, &r->test, ntest, feats[1][0], has_cls ? feats[1][1] : NULL, 1);
+    probe_split sp = probe_split_of(r, ntrain, 5);
+    probe_feats pf;
+    probe_feats_make(r, &pf, &sp, ntest, 1);
+    int32_t *yfit = row_labels(&r->train, sp.bank, sp.nbank), *yval = row_labels(&r->train, sp.val, sp.nval);
     int n = L - first;
-    float *layer = xmalloc((size_t)n * 7 * sizeof(float), "probe results");
-    float *top1_mean = layer + n, *lambda_mean = layer + 2 * n, *top1_cls = layer + 3 * n, *lambda_cls = layer + 4 * n;
-    float *iters_mean = layer + 5 * n, *iters_cls = layer + 6 * n;
-    int best = L - 1;
-    double best_top1 = -1.0;
-    for (int l = first; l < L; l++) {
-        int i = l - first;
-        layer[i] = (float)(l + 1);
-        for (int k = 0; k < (has_cls ? 2 : 1); k++) {
-            linear_probe_result res = linear_probe_run(feats[0][k][l], r->train.labels, ntrain, feats[1][k][l], r->test.labels,
-                                                       ntest, d, K);
-            (k ? top1_cls : top1_mean)[i] = (float)res.top1;
-            (k ? lambda_cls : lambda_mean)[i] = (float)res.lambda;
-            (k ? iters_cls : iters_mean)[i] = (float)res.iters;
-            if (res.iters >= LINEAR_PROBE_MAX_ITERS)
-                fprintf(stderr, "posbench: warning: the linear probe of block %d (%s) stopped after %d iterations unconverged; "
-                        "its top-1 understates the features\n", l + 1, k ? "cls" : "mean-pooled", res.iters);
-            if (res.top1 > best_top1) best_top1 = res.top1, best = l;
-        }
-        if (!has_cls) top1_cls[i] = lambda_cls[i] = iters_cls[i] = NAN;
-        printf("linear probe after block %d: top1 %.4f (mean-pooled patches, lambda %g)", l + 1, top1_mean[i], lambda_mean[i]);
-        if (has_cls) printf(", %.4f (cls, lambda %g)", top1_cls[i], lambda_cls[i]);
+    float **fit[PROBE_FEATURES], **val[PROBE_FEATURES], **test[PROBE_FEATURES]; // the probed layers [first, L)
+    for (int f = 0; f < pf.F; f++) fit[f] = pf.f[0][f] + first, val[f] = pf.f[1][f] + first, test[f] = pf.f[2][f] + first;
+    probe_layers lp;
+    probe_layers_linear(fit, yfit, sp.nbank, val, yval, sp.nval, test, r->test.labels, ntest, n, pf.F, d, K, &lp);
+    float layer[PROBE_MAX_LAYERS];
+    for (int i = 0; i < n; i++) {
+        layer[i] = (float)(first + i + 1);
+        for (int f = 0; f < pf.F; f++)
+            if (lp.iters[f][i] >= LINEAR_PROBE_MAX_ITERS)
+                fprintf(stderr, "posbench: warning: the linear probe of block %d (%s) stopped after %.0f iterations unconverged; "
+                        "its top-1 understates the features\n", first + i + 1, f ? "cls" : "mean-pooled", lp.iters[f][i]);
+        printf("linear probe after block %d: top1 %.4f validation %.4f (mean-pooled patches, lambda %g)", first + i + 1, lp.top1[0][i],
+               lp.val_top1[0][i], lp.lambda[0][i]);
+        if (has_cls) printf(", %.4f validation %.4f (cls, lambda %g)", lp.top1[1][i], lp.val_top1[1][i], lp.lambda[1][i]);
         printf("\n");
     }
+    // The last block's feature, chosen by validation among that block's probes only.
+    const float last_val[PROBE_FEATURES] = {lp.val_top1[0][n - 1], lp.val_top1[1][n - 1]};
+    int last_feature = probe_choose(last_val, 1, PROBE_FEATURES);
+    printf("linear probe chosen on %d validation images: block %d, %s features: validation top1 %.4f, test top1 %.4f\n", sp.nval,
+           first + lp.layer + 1, probe_feature_name[lp.feature], lp.chosen_val_top1, lp.chosen_top1);
     int dims[1] = {n};
     results_dataset_f32(r->res, "/probe/layer", 1, dims, layer);
-    results_dataset_f32(r->res, "/probe/top1_mean", 1, dims, top1_mean);
-    results_dataset_f32(r->res, "/probe/lambda_mean", 1, dims, lambda_mean);
-    results_dataset_f32(r->res, "/probe/iters_mean", 1, dims, iters_mean);
+    results_dataset_f32(r->res, "/probe/top1_mean", 1, dims, lp.top1[0]);
+    results_dataset_f32(r->res, "/probe/val_top1_mean", 1, dims, lp.val_top1[0]);
+    results_dataset_f32(r->res, "/probe/lambda_mean", 1, dims, lp.lambda[0]);
+    results_dataset_f32(r->res, "/probe/iters_mean", 1, dims, lp.iters[0]);
     if (has_cls) {
-        results_dataset_f32(r->res, "/probe/top1_cls", 1, dims, top1_cls);
-        results_dataset_f32(r->res, "/probe/lambda_cls", 1, dims, lambda_cls);
-        results_dataset_f32(r->res, "/probe/iters_cls", 1, dims, iters_cls);
+        results_dataset_f32(r->res, "/probe/top1_cls", 1, dims, lp.top1[1]);
+        results_dataset_f32(r->res, "/probe/val_top1_cls", 1, dims, lp.val_top1[1]);
+        results_dataset_f32(r->res, "/probe/lambda_cls", 1, dims, lp.lambda[1]);
+        results_dataset_f32(r->res, "/probe/iters_cls", 1, dims, lp.iters[1]);
     }
-    results_attr_int(r->res, "/probe", "train_images", ntrain);
-    results_attr_int(r->res, "/probe", "heldout_images", ntrain / 5);
+    results_attr_int(r->res, "/probe", "train_images", sp.nbank);
+    results_attr_int(r->res, "/probe", "heldout_images", sp.nbank / 5);
+    results_attr_int(r->res, "/probe", "val_images", sp.nval);
+    results_attr_int(r->res, "/probe", "val_carved", sp.carved);
     results_attr_int(r->res, "/probe", "test_images", ntest);
+    results_attr_int(r->res, "/probe", "chosen_layer", first + lp.layer + 1);
+    results_attr_str(r->res, "/probe", "chosen_feature", probe_feature_name[lp.feature]);
+    results_attr_double(r->res, "/probe", "val_top1", lp.chosen_val_top1);
     results_attr_str(r->res, "/probe", "stream", r->obj.kind->probe_stream ? r->obj.kind->probe_stream : "all tokens, full attention");
     results_attr_str(r->res, "/probe", "features", "block outputs (before the final LayerNorm), standardised; mean-pooled patch tokens and the cls token, one probe each");
-    results_attr_str(r->res, "/probe", "optimiser", "multinomial logistic regression in double, L-BFGS (memory 10, backtracking Armijo line search), until max |gradient| < 1e-7, no further decrease or 5000 iterations; L2 strength from {1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1} by held-out top-1 on every 5th training image, then refit on all");
-    int last = n - 1;
-    results_attr_double(r->res, "/final", "probe_top1", has_cls ? top1_cls[last] : top1_mean[last]);
-    results_attr_double(r->res, "/final", "probe_top1_mean", top1_mean[last]);
-    if (has_cls) results_attr_double(r->res, "/final", "probe_top1_cls", top1_cls[last]);
+    results_attr_str(r->res, "/probe", "selection", "layer and feature (mean-pooled or cls) with the best top-1 on the validation images "
+                     "(training images outside the fit set; eval.probe_val_images); ties to the deeper layer, then cls; the test images "
+                     "only score the choice");
+    results_attr_str(r->res, "/probe", "optimiser", "multinomial logistic regression in double, L-BFGS (memory 10, backtracking Armijo line search), until max |gradient| < 1e-7, no further decrease or 5000 iterations; L2 strength from {1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1} by held-out top-1 on every 5th fit image, then refit on all fit images");
+    results_attr_double(r->res, "/final", "probe_top1", lp.top1[last_feature][n - 1]);
+    results_attr_double(r->res, "/final", "probe_val_top1", lp.val_top1[last_feature][n - 1]);
+    results_attr_double(r->res, "/final", "probe_top1_mean", lp.top1[0][n - 1]);
+    if (has_cls) results_attr_double(r->res, "/final", "probe_top1_cls", lp.top1[1][n - 1]);
     if (all) {
-        results_attr_double(r->res, "/final", "probe_best_top1", best_top1);
-        results_attr_int(r->res, "/final", "probe_best_layer", best + 1);
+        results_attr_double(r->res, "/final", "probe_best_top1", lp.chosen_top1);
+        results_attr_int(r->res, "/final", "probe_best_layer", first + lp.layer + 1);
+        results_attr_double(r->res, "/final", "probe_best_val_top1", lp.chosen_val_top1);
     }
-    for (int s = 0; s < 2; s++)
-        for (int k = 0; k < 2; k++) {
-            for (int l = 0; l < L; l++) free(feats[s][k][l]);
-            free(feats[s][k]);
-        }
-    free(layer);
+    probe_feats_free(&pf, L);
+    free(yfit);
+    free(yval);
+    probe_split_free(&sp);
 }

@@ -20,6 +20,9 @@ const char *const speech_class_names[SPEECH_CLASSES] = {"_silence_", "_unknown_"
 static const char *const split_names[3] = {"train", "validation", "test"};
 
 static speech_store *g_cached; // the store of the last directory loaded, while some dataset holds it
+static mfcc_frontend g_frontend = MFCC_POSBENCH; // data.mfcc of the stores built from now on
+
+void speech_commands_use_frontend(mfcc_frontend f) { g_frontend = f; }
 
 // ---------------------------------------------------------------- scanning
 
@@ -304,10 +307,10 @@ static int build_rows(speech_store *st, clip_entry *e, int n, char *err, size_t 
     free(members);
     free(perm);
     for (int i = 0; i < r; i++) st->split_count[st->split[i]][st->label[i]]++;
-    st->mel = malloc((size_t)(clips ? clips : 1) * SPEECH_STORED_FRAMES * MFCC_MELS * sizeof *st->mel);
+    st->mel = malloc((size_t)(clips ? clips : 1) * speech_stored_frames(st) * st->plan.mels * sizeof *st->mel);
     if (!st->mel) {
         dataset_set_err(err, errlen, "%s: out of memory for the features of %d clips (%zu MB)", st->dir, clips,
-                        (size_t)clips * SPEECH_STORED_FRAMES * MFCC_MELS * sizeof(float) >> 20);
+                        (size_t)clips * speech_stored_frames(st) * st->plan.mels * sizeof(float) >> 20);
         return -1;
     }
     return 0;
@@ -350,10 +353,10 @@ static int load_noise(speech_store *st, char *err, size_t errlen) {
             free(x);
             return -1;
         }
-        int T = mfcc_frame_count(n);
+        int T = mfcc_frames(st->plan.frontend, n, MFCC_HOP);
         st->noise_frames[i] = T;
-        st->noise_mel[i] = malloc((size_t)T * MFCC_MELS * sizeof(float));
-        int rc = st->noise_mel[i] ? mfcc_mel_power(&st->plan, x, n, -MFCC_HOP, T, st->noise_mel[i]) : -1;
+        st->noise_mel[i] = malloc((size_t)T * st->plan.mels * sizeof(float));
+        int rc = st->noise_mel[i] ? mfcc_mel_power(&st->plan, x, n, mfcc_frame_start(st->plan.frontend, MFCC_HOP), T, st->noise_mel[i]) : -1;
         free(x);
         if (rc != 0) {
             dataset_set_err(err, errlen, "%s: out of memory for its features", path);
@@ -378,12 +381,12 @@ static int compute_clips(speech_store *st, char *err, size_t errlen) {
         snprintf(path, sizeof path, "%s/%s", st->dir, st->file[r]);
         float *x = NULL;
         long n = 0;
-        float *mel = st->mel + (size_t)st->mel_row[r] * SPEECH_STORED_FRAMES * MFCC_MELS;
+        float *mel = st->mel + (size_t)st->mel_row[r] * speech_stored_frames(st) * st->plan.mels;
         int rc = wav_read_mono16k(path, &x, &n, msg, sizeof msg);
         if (rc == 0) {
             if (n > SPEECH_CLIP_SAMPLES) n = SPEECH_CLIP_SAMPLES; // the recipe's desired_samples: cut / zero-pad
-            rc = mfcc_mel_power(&st->plan, x, n, -MFCC_HOP - (long)SPEECH_SHIFT_FRAMES * MFCC_HOP,
-                                SPEECH_STORED_FRAMES, mel);
+            rc = mfcc_mel_power(&st->plan, x, n, mfcc_frame_start(st->plan.frontend, MFCC_HOP) - (long)SPEECH_SHIFT_FRAMES * MFCC_HOP,
+                                speech_stored_frames(st), mel);
             if (rc != 0) snprintf(msg, sizeof msg, "%s: out of memory for FFT buffers", path);
         }
         free(x);
@@ -405,10 +408,10 @@ static void compute_stats_and_cuts(speech_store *st) {
 #pragma omp parallel for schedule(dynamic, 16)
     for (int r = 0; r < st->n_rows; r++) {
         if (st->split[r] != SPEECH_TRAIN || st->mel_row[r] < 0) continue;
-        float c[SPEECH_FRAMES * MFCC_COEFFS];
-        const float *mel = st->mel + ((size_t)st->mel_row[r] * SPEECH_STORED_FRAMES + SPEECH_SHIFT_FRAMES) * MFCC_MELS;
-        mfcc_from_mel_power(&st->plan, mel, SPEECH_FRAMES, c);
-        for (int t = 0; t < SPEECH_FRAMES; t++)
+        float c[SPEECH_MAX_FRAMES * MFCC_COEFFS];
+        const float *mel = st->mel + ((size_t)st->mel_row[r] * speech_stored_frames(st) + SPEECH_SHIFT_FRAMES) * st->plan.mels;
+        mfcc_from_mel_power(&st->plan, mel, st->frames, c);
+        for (int t = 0; t < st->frames; t++)
             for (int j = 0; j < MFCC_COEFFS; j++) {
                 double v = c[t * MFCC_COEFFS + j];
                 part[r][0][j] += v;
@@ -419,7 +422,7 @@ static void compute_stats_and_cuts(speech_store *st) {
     long count = 0;
     for (int r = 0; r < st->n_rows; r++) { // in row order: the same sums for any thread count
         if (st->split[r] != SPEECH_TRAIN || st->mel_row[r] < 0) continue;
-        count += SPEECH_FRAMES;
+        count += st->frames;
         for (int j = 0; j < MFCC_COEFFS; j++) sum[j] += part[r][0][j], sq[j] += part[r][1][j];
     }
     free(part);
@@ -433,7 +436,7 @@ static void compute_stats_and_cuts(speech_store *st) {
         rng_stream s = rng_stream_make(SPEECH_DATA_SEED, RNG_SPEECH_DATA, st->split[r], 1, (uint32_t)r);
         int f = (int)rng_below(&s, (uint32_t)st->n_noise);
         st->cut_file[r] = f;
-        st->cut_offset[r] = (int)rng_below(&s, (uint32_t)(st->noise_frames[f] - SPEECH_FRAMES + 1));
+        st->cut_offset[r] = (int)rng_below(&s, (uint32_t)(st->noise_frames[f] - st->frames + 1));
         st->cut_volume[r] = rng_uniform(&s);
     }
 }
@@ -445,10 +448,11 @@ static speech_store *store_build(const char *dir, char *err, size_t errlen) {
         return NULL;
     }
     snprintf(st->dir, sizeof st->dir, "%s", dir);
-    if (mfcc_plan_make(&st->plan, err, errlen) != 0) {
+    if (mfcc_plan_make_frontend(&st->plan, g_frontend, err, errlen) != 0) {
         free(st);
         return NULL;
     }
+    st->frames = mfcc_clip_frames(g_frontend);
     clip_entry *e = NULL;
     int n = 0;
     int rc = scan_clips(st, &e, &n, err, errlen);
@@ -498,7 +502,7 @@ int speech_commands_load(dataset *ds, const char *path, const char *split, char 
                         "<word>/*.wav and _background_noise_/)", dir, stat(dir, &sb) != 0 ? "does not exist" : "is not a directory");
         return -1;
     }
-    speech_store *st = g_cached && strcmp(g_cached->dir, dir) == 0 ? g_cached : NULL;
+    speech_store *st = g_cached && strcmp(g_cached->dir, dir) == 0 && g_cached->plan.frontend == g_frontend ? g_cached : NULL;
     if (!st) {
         st = store_build(dir, err, errlen);
         if (!st) return -1;
@@ -524,7 +528,7 @@ int speech_commands_load(dataset *ds, const char *path, const char *split, char 
     snprintf(ds->source, sizeof ds->source, "%s", dir);
     ds->n = n;
     ds->channels = 1;
-    ds->height = SPEECH_FRAMES;
+    ds->height = st->frames;
     ds->width = MFCC_COEFFS;
     ds->num_classes = SPEECH_CLASSES;
     ds->labels = labels;
@@ -568,25 +572,27 @@ void speech_make_batch(const dataset *ds, const int *indices, int B, const augme
                 volume = rng_uniform(&s) * aug->background_volume;
             if (volume > 0.0f) {
                 file = (int)rng_below(&s, (uint32_t)st->n_noise);
-                offset = (int)rng_below(&s, (uint32_t)(st->noise_frames[file] - SPEECH_FRAMES + 1));
+                offset = (int)rng_below(&s, (uint32_t)(st->noise_frames[file] - st->frames + 1));
             }
         } else if (st->mel_row[r] < 0) {
             file = st->cut_file[r], offset = st->cut_offset[r], volume = st->cut_volume[r];
         }
-        float mel[SPEECH_FRAMES * MFCC_MELS]; // (frames, mels)
+        const int F = st->frames, M = st->plan.mels;
+        float mel[SPEECH_MAX_FRAMES * MFCC_MAX_MELS]; // (F, M)
+        const size_t bytes = (size_t)F * M * sizeof(float);
         if (st->mel_row[r] >= 0) {
-            const float *src = st->mel + ((size_t)st->mel_row[r] * SPEECH_STORED_FRAMES + SPEECH_SHIFT_FRAMES - shift) * MFCC_MELS;
-            memcpy(mel, src, sizeof mel);
+            const float *src = st->mel + ((size_t)st->mel_row[r] * speech_stored_frames(st) + SPEECH_SHIFT_FRAMES - shift) * M;
+            memcpy(mel, src, bytes);
         } else {
-            memset(mel, 0, sizeof mel);
+            memset(mel, 0, bytes);
         }
         if (volume > 0.0f) {
-            const float v2 = volume * volume, *noise = st->noise_mel[file] + (size_t)offset * MFCC_MELS;
-            for (int i = 0; i < SPEECH_FRAMES * MFCC_MELS; i++) mel[i] += v2 * noise[i];
+            const float v2 = volume * volume, *noise = st->noise_mel[file] + (size_t)offset * M;
+            for (int i = 0; i < F * M; i++) mel[i] += v2 * noise[i];
         }
-        float *o = out + (size_t)b * SPEECH_FRAMES * MFCC_COEFFS; // (frames, coeffs)
-        mfcc_from_mel_power(&st->plan, mel, SPEECH_FRAMES, o);
-        for (int t = 0; t < SPEECH_FRAMES; t++)
+        float *o = out + (size_t)b * F * MFCC_COEFFS; // (frames, coeffs)
+        mfcc_from_mel_power(&st->plan, mel, F, o);
+        for (int t = 0; t < F; t++)
             for (int j = 0; j < MFCC_COEFFS; j++)
                 o[t * MFCC_COEFFS + j] = (float)(((double)o[t * MFCC_COEFFS + j] - st->mean[j]) / st->std[j]);
     }

@@ -16,23 +16,25 @@
 //   drawn from rng_stream_make(59185, RNG_SPEECH_DATA, split, 0, 0); 59185 is the recipe's
 //   RANDOM_SEED) and ceil(W / 10) _silence_ rows. Rows: the ten words' clips (folders in byte
 //   order, files in byte order), then the unknown clips, then the silence rows.
-// Features, computed once per run for every clip of the three splits (mfcc.h): the mel power of
-//   the clip padded by 100 ms of zeros on each side (120 frames), and of every noise file
-//   (frame j of a noise file covers samples [160 j - 160, 160 j + 320)). A batch row is 100
+// Features, computed once per run for every clip of the three splits (mfcc.h) in the front end
+//   chosen by data.mfcc (speech_commands_use_frontend; F frames per 1-second clip: 100 posbench,
+//   98 tc_resnet): the mel power of the clip padded by 100 ms of zeros on each side (F + 20
+//   frames), and of every noise file (the front end's framing: posbench frame j of a noise file
+//   covers samples [160 j - 160, 160 j + 320), tc_resnet [160 j, 160 j + 480)). A batch row is F
 //   frames of mel power -> log + DCT -> per-coefficient standardisation (c - mean) / std, mean
 //   and std over the training split's word clips (unshifted, no noise), in double.
-// A batch row (dataset_make_batch): frames t = 0..99:
+// A batch row (dataset_make_batch): frames t = 0..F-1:
 //   word clip: mel power frame t - s of the clip (s = time shift in frames, 0 without
 //   augmentation; frames outside the clip are zero power), plus v^2 x frames o + t of noise
 //   file f when v > 0;
 //   _silence_: zero plus v^2 x noise; without augmentation (evaluation, any split) each silence
 //   row has a fixed cut drawn once from rng_stream_make(59185, RNG_SPEECH_DATA, split, 1, row):
-//   f = rng_below(files), o = rng_below(frames_f - 99), v = rng_uniform.
+//   f = rng_below(files), o = rng_below(frames_f - F + 1), v = rng_uniform.
 // Training augmentation (augment_config), draws from rng_stream_make(seed, RNG_AUGMENT, epoch,
 //   step, b) in this order: s = rng_below(2 S + 1) - S with S = time_shift_ms / 10 (only when
 //   S > 0; word clips only); then v: _silence_ rng_uniform (the recipe's uniform(0, 1)); word
 //   clips: rng_uniform < background_frequency ? rng_uniform x background_volume : 0 (only when
-//   background_frequency > 0); then, when v > 0, f = rng_below(files), o = rng_below(frames_f - 99).
+//   background_frequency > 0); then, when v > 0, f = rng_below(files), o = rng_below(frames_f - F + 1).
 //   Deviations from the recipe, both to keep the features computed once per run: the shift is in
 //   whole 10 ms frames (21 values for 100 ms, the recipe any of 3201 samples), and noise is mixed
 //   in mel power (|X + vN|^2 taken as |X|^2 + v^2 |N|^2, the cross term's expectation; no
@@ -44,9 +46,9 @@
 
 #define SPEECH_CLASSES 12
 #define SPEECH_CLIP_SAMPLES 16000
-#define SPEECH_FRAMES 100          // tokens per 1-second clip
+#define SPEECH_FRAMES 100          // tokens per 1-second clip with data.mfcc=posbench (a store's: st->frames)
+#define SPEECH_MAX_FRAMES 100      // the most of any front end (mfcc_clip_frames)
 #define SPEECH_SHIFT_FRAMES 10     // the padding of stored clips: shifts up to 100 ms
-#define SPEECH_STORED_FRAMES (SPEECH_FRAMES + 2 * SPEECH_SHIFT_FRAMES)
 #define SPEECH_DATA_SEED 59185u
 #define SPEECH_NOISE_DIR "_background_noise_"
 
@@ -57,23 +59,32 @@ extern const char *const speech_class_names[SPEECH_CLASSES];
 typedef struct speech_store {
     int refs;
     char dir[512];
-    mfcc_plan plan;
+    mfcc_plan plan;             // its front end (plan.frontend, plan.mels)
+    int frames;                 // F: frames of a 1-second clip in that front end
     int n_rows;                 // rows of all three splits
     int32_t *label;             // (n_rows)
     uint8_t *split;             // (n_rows) speech_split
     int32_t *mel_row;           // (n_rows) row in mel, -1 for _silence_
     char **file;                // (n_rows) path relative to dir ("" for _silence_)
-    float *mel;                 // (clips, SPEECH_STORED_FRAMES, MFCC_MELS)
+    float *mel;                 // (clips, F + 2 SPEECH_SHIFT_FRAMES, plan.mels)
     int32_t *cut_file, *cut_offset; // (n_rows) fixed _silence_ cut (evaluation)
     float *cut_volume;          // (n_rows)
     int n_noise;
     char **noise_name;          // (n_noise) file names in _background_noise_, byte order
     int *noise_frames;          // (n_noise)
-    float **noise_mel;          // (n_noise) each (noise_frames, MFCC_MELS)
+    float **noise_mel;          // (n_noise) each (noise_frames, plan.mels)
     double mean[MFCC_COEFFS], std[MFCC_COEFFS];
     int split_count[3][SPEECH_CLASSES];
     int used_lists;             // 1: validation_list.txt / testing_list.txt decided the split
 } speech_store;
+
+// Frames stored per clip: F + 2 SPEECH_SHIFT_FRAMES.
+static inline int speech_stored_frames(const speech_store *st) { return st->frames + 2 * SPEECH_SHIFT_FRAMES; }
+
+// The MFCC front end of the stores built from now on (data.mfcc; the default posbench). A
+// process-wide setting: the caller (train.c) sets it from the run's config before loading.
+// A cached store of another front end is not reused.
+void speech_commands_use_frontend(mfcc_frontend f);
 
 // dataset_load for "speech-commands" (split "train", "validation" or "test"). *ds zeroed by the
 // caller; on failure it stays zeroed and err holds a one-line message naming the file.
@@ -81,6 +92,6 @@ typedef struct speech_store {
 int speech_commands_load(dataset *ds, const char *path, const char *split, char *err, size_t errlen);
 // Drops ds's reference to its store (frees it with the last one) and its row map.
 void speech_commands_release(dataset *ds);
-// The batch of dataset_make_batch for an audio dataset: out (B, SPEECH_FRAMES, MFCC_COEFFS).
+// The batch of dataset_make_batch for an audio dataset: out (B, F, MFCC_COEFFS).
 void speech_make_batch(const dataset *ds, const int *indices, int B, const augment_config *aug, uint32_t seed,
                        uint32_t epoch, uint32_t step, float *out, int32_t *labels);
