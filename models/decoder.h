@@ -1,4 +1,4 @@
-// models/decoder.h — MAE's light decoder (METHODS.md "MAE"; papers' MAE baseline), for a model
+// models/decoder.h — MAE's light decoder (docs/methods.md "MAE"; papers' MAE baseline), for a model
 // built with cfg.decoder_depth > 0 (and cfg.keep_tokens: the encoder saw the kept tokens only).
 // The encoder's token head (the model's head, named decoder_embed by the objective) maps the
 // kept tokens to the decoder width dd; the decoder puts them back at their token index, fills

@@ -1,5 +1,5 @@
 // models/model.h — a model as named steps: embed -> position -> blocks -> head
-// (METHODS.md "ViT backbone"). This file owns the steps every backbone shares and the memory;
+// (docs/methods.md "ViT backbone"). This file owns the steps every backbone shares and the memory;
 // the blocks are a backbone module (models/backbones/<arch>.c, behind models/backbone.h,
 // chosen by cfg.arch = `model.arch`), the position encoding a posenc module
 // (models/posenc/<kind>.c, behind models/posenc/encoding.h, cfg.pe_kind = `pe.kind`). This

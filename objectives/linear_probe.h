@@ -1,5 +1,5 @@
 // objectives/linear_probe.h — the linear probe of frozen features (MAE's and GVP's evaluation
-// protocol; METHODS.md "Evaluation protocols"): multinomial logistic regression in double with
+// protocol; docs/methods.md "Evaluation protocols"): multinomial logistic regression in double with
 // a fixed, documented optimiser, its L2 strength chosen on a held-out part of the training set.
 // Protocol (linear_probe_run):
 //   1. Features standardised per dimension with the mean and standard deviation of the probe's

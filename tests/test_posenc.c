@@ -1,6 +1,6 @@
 // tests/test_posenc.c — position encodings: the host tables and CAPE draws of models/posenc.c
 // and the CPU ops sincos2d_add / rope_forward / rope_backward (core/cpu/posenc_cpu.c).
-// Each formula is checked against an independent double-precision evaluation of METHODS.md
+// Each formula is checked against an independent double-precision evaluation of docs/methods.md
 // "Position encodings" (not against the code's own tables), plus the properties the encodings
 // exist for: relbias and RoPE depend only on relative (2D) offsets, CAPE's draws have the
 // stated distributions and draw order, rope_backward is the adjoint of rope_forward.

@@ -119,7 +119,7 @@ static void test_model_gradients(void) {
     model_config masked_rope = masked; // the shared qkv is re-packed and re-rotated in the backward
     masked_rope.pe_kind = "rope", masked_rope.rope_dims = 2;
     gradcheck_model("vit[mp3,masked,rope2d]", masked_rope, 0);
-    // Position encodings (METHODS.md): fixed tables need no gradient of their own but must
+    // Position encodings (docs/methods.md): fixed tables need no gradient of their own but must
     // pass the token gradient through; rope rotates q/k in every block.
     model_config sin1d = base, sin2d = base, cape = base, rope2 = base, rope1 = base;
     sin1d.pe_kind = "sin1d";

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """PyTorch twin of posbench's gMLP and aMLP blocks (models/backbones/gmlp.c), written from
-METHODS.md "gMLP / aMLP" on its own; the test oracle (tests/torch_oracle.py) checks posbench's
+docs/methods.md "gMLP / aMLP" on its own; the test oracle (tests/torch_oracle.py) checks posbench's
 loss, logits and every gradient against it in float64, and bench/perf can time it.
 
 The model is torch_vit.ViT (patch embedding, cls, pos_abs / sin1d / sin2d, final norm, head)

@@ -9,7 +9,7 @@ model is initialised here by timm's rules from a torch.Generator of its own, see
 plan's seed: bench/crosscheck/torch_init.py, the patch projection by --embed-init, the run's
 model.embed_init; the plan's weights are then only compared against), the hyperparameters.
 What is PyTorch's own: the
-model (tests/torch_vit.py, the torch twin written from METHODS.md), the loss
+model (tests/torch_vit.py, the torch twin written from docs/methods.md), the loss
 (F.cross_entropy with label smoothing), torch.optim.AdamW (decay on the tensors the plan marks),
 torch's clip_grad_norm_, the schedule (linear warmup to lr over warmup_steps, then cosine to
 min_lr, the formula of core/optimizer.c), drop path (per sample, rate drop_path·l/(L−1) in
@@ -32,7 +32,7 @@ relbias, rope and sin1d are tied to the training grid (UniViT with them is refus
 Evaluated at the training size (config.image_size: top1) and at every eval_sizes entry
 (top1@S), the test images resized the same way; relbias, rope and sin1d at the training size only.
 
-MP3 (config.mp3 = 1; METHODS.md "MP3"): no position encoding, the position head, every
+MP3 (config.mp3 = 1; docs/methods.md "MP3"): no position encoding, the position head, every
 step's context tokens from the plan (keys and values of every layer: the same draws as
 posbench's, so with drop path 0 the two trainers' first losses agree), the loss torch's
 cross entropy of every patch token against its index (tests/torch_vit.py mp3_loss). Evaluated

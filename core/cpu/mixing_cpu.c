@@ -1,4 +1,4 @@
-// core/cpu/mixing_cpu.c — the CPU token-mixing ops of gMLP's spatial gating unit (METHODS.md
+// core/cpu/mixing_cpu.c — the CPU token-mixing ops of gMLP's spatial gating unit (docs/methods.md
 // "gMLP / aMLP"): the spatial projection along tokens f(v) = W·v + b per image (OpenBLAS sgemm)
 // and the multiplicative gate s = u ⊙ f(v). Contracts in core/ops.h; the CUDA twin is
 // core/cuda/mixing_cuda.cu. Gathered into `ops_cpu` by ops_cpu.c.

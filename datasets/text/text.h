@@ -1,5 +1,5 @@
 // datasets/text/text.h — data.name=text: any UTF-8 file as a byte-level corpus for masked
-// language modelling (gMLP §4; METHODS.md "Masked language modelling").
+// language modelling (gMLP §4; docs/methods.md "Masked language modelling").
 // Tokens are the file's bytes (0..255; the model's embedding adds [MASK] = TEXT_MASK_TOKEN).
 // The file is cut into consecutive, non-overlapping sequences of L = data.seq_len bytes from
 // its first byte (a tail shorter than L is dropped); sequence i belongs to the validation

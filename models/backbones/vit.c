@@ -1,4 +1,4 @@
-// models/backbones/vit.c — model.arch=vit: the Transformer's blocks (METHODS.md "ViT
+// models/backbones/vit.c — model.arch=vit: the Transformer's blocks (docs/methods.md "ViT
 // backbone"): pre-LN x += DropPath(Dropout(Attn(LN(x)))), x += DropPath(Dropout(MLP(LN(x)))),
 // MLP = fc2(GELU(fc1)), the attention multi-head with the position encoding's hooks on q/k
 // (rope) and on the scores (relbias).

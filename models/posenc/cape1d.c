@@ -1,5 +1,5 @@
 // models/posenc/cape1d.c — pe.kind=cape on a sequence input (speech; CAPE §3 "Positional
-// encoding for sound", METHODS.md "CAPE" 1D): frame n sits at t_n = (n - (N-1)/2)·stride
+// encoding for sound", docs/methods.md "CAPE" 1D): frame n sits at t_n = (n - (N-1)/2)·stride
 // seconds (mean-normalised, training and evaluation alike), encoded by the sincos1d_add op with
 // CAPE's speech frequencies w_k = 30·10000^(-2k/d) (channel 2k cos, 2k+1 sin), added per
 // sequence to the frame tokens (cls gets none). In training only, each sequence's positions are

@@ -1,5 +1,5 @@
 // models/posenc/encoding.h — the position-encoding interface: one table entry per `pe.kind`
-// (METHODS.md "Position encodings"), so the backbone has no per-kind branches and a new kind
+// (docs/methods.md "Position encodings"), so the backbone has no per-kind branches and a new kind
 // touches its own file and one line of POSENC_KINDS below.
 // A kind says what it adds or rotates (a (T, d) table added to every token, a per-image
 // addition to the patch tokens, a rotation of q/k, or a bias on the attention scores), how it

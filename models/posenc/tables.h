@@ -1,4 +1,4 @@
-// models/posenc/tables.h — host-side tables and draws for the position encodings of METHODS.md
+// models/posenc/tables.h — host-side tables and draws for the position encodings of docs/methods.md
 // "Position encodings": patch-centre positions, the sin1d table, CAPE's training draws,
 // RoPE's angle tables and the relbias index (with clipping for a resolution change).
 // The per-step work on activations (adding sin2d, rotating q/k) is done by the ops
@@ -53,7 +53,7 @@ const char *posenc_cape_error(const cape_config *c);
 void posenc_cape_positions(float *px, float *py, int B, int gh, int gw, const cape_config *c,
                            uint32_t seed, uint32_t epoch, uint32_t step);
 
-// ---- CAPE in 1D (speech: positions in seconds, METHODS.md "CAPE" 1D) ----
+// ---- CAPE in 1D (speech: positions in seconds, docs/methods.md "CAPE" 1D) ----
 // CAPE's speech frequencies: w_k = CAPE_TIME_FREQ_SCALE·10000^(-2k/d) rad/s (the paper's
 // ω_k = 30·10000^(-2k/K): 30 ms specificity even in minutes-long audio).
 #define CAPE_TIME_FREQ_SCALE 30.0f

@@ -1,4 +1,4 @@
-// objectives/gvp/objective.c — objective.name=gvp (METHODS.md "GVP", GVP-p2p): the two-stream
+// objectives/gvp/objective.c — objective.name=gvp (docs/methods.md "GVP", GVP-p2p): the two-stream
 // model (model_config.query_stream) with a linear pixel head on every token; each training
 // image draws its order z and its group segmentation (gvp.h) from the counter RNG at
 // (seed, RNG_GVP, epoch, step, image), so a resumed run draws the same; the content and query

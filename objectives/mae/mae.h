@@ -1,4 +1,4 @@
-// objectives/mae/mae.h — MAE's random masking (METHODS.md "MAE"; the MAE code's
+// objectives/mae/mae.h — MAE's random masking (docs/methods.md "MAE"; the MAE code's
 // random_masking): per image, N uniform noise values from the counter RNG, their argsort (ties
 // to the lower index) is the shuffle; its first round((1-eta)·N) patches are kept, the rest
 // masked; the restore indices (argsort of the shuffle) put a shuffled sequence back in patch

@@ -1,4 +1,4 @@
-// objectives/mae/objective.c — objective.name=mae (METHODS.md "MAE"): the position encoding is
+// objectives/mae/objective.c — objective.name=mae (docs/methods.md "MAE"): the position encoding is
 // added to every patch (pe.kind, sin2d as MAE), then each training image keeps
 // round((1-eta)·N) random patches (mae.h: argsort of noise drawn at (seed, RNG_MAE, epoch,
 // step, image), so a resumed run draws the same); the encoder's blocks see cls and the kept

@@ -1,5 +1,5 @@
 // objectives/mlm/mlm.h — masked language modelling over byte tokens (gMLP §4, BERT's recipe;
-// METHODS.md "Masked language modelling"): which positions of a sequence are chosen and what
+// docs/methods.md "Masked language modelling"): which positions of a sequence are chosen and what
 // replaces them, and the loss over the chosen positions.
 // Per sequence of L tokens: exactly k = mlm_chosen_count(L) = round(0.15·L) positions (at
 // least 1) are chosen: the first k of a Philox permutation of 0..L-1. Of the chosen, in that

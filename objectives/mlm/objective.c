@@ -1,4 +1,4 @@
-// objectives/mlm/objective.c — objective.name=mlm (gMLP §4; METHODS.md "Masked language
+// objectives/mlm/objective.c — objective.name=mlm (gMLP §4; docs/methods.md "Masked language
 // modelling"): byte-level masked language modelling on data.name=text. The model gets a
 // 256-way token head on every token ("mlm_head"); each training batch is corrupted as mlm.h
 // says (15% chosen, 80/10/10) and the loss is the cross entropy on the chosen positions.

@@ -1,4 +1,4 @@
-// objectives/mp3/mp3.h — masked position prediction (MP3; METHODS.md "MP3", paper §3, App. A).
+// objectives/mp3/mp3.h — masked position prediction (MP3; docs/methods.md "MP3", paper §3, App. A).
 // No position encoding. Per image, a random permutation of the N patches; the first
 // M = round((1-η)·N) are the context, shared by every layer (the model's masked attention
 // reads keys/values from the context only). The cls token, when present, is always in the

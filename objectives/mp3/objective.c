@@ -1,4 +1,4 @@
-// objectives/mp3/objective.c — objective.name=mp3 (METHODS.md "MP3"): the model gets the
+// objectives/mp3/objective.c — objective.name=mp3 (docs/methods.md "MP3"): the model gets the
 // position head and masked attention over one random context per image; the loss is the
 // position cross entropy (mp3.c). Each epoch: position top-1 at the training eta over all and
 // over non-blank patches; at the end of a run: the position-accuracy curve over test eta
