@@ -77,6 +77,20 @@
 typedef enum { FINDING_HOLDS, FINDING_FAILS, FINDING_NOT_MEASURED, FINDING_INCONCLUSIVE } finding_verdict;
 finding_verdict findings_eval(const rr_set *set, const char *experiment, const finding *f, char *ours, size_t ours_len,
                               char *why, size_t why_len);
+// The same with the p-values Holm's correction needs (before it: findings_holm fills the rest).
+typedef struct {
+    finding_verdict v;
+    char why[1024];
+    double p_claim;        // the claim's one-sided p (the largest of its parts); NaN: no test
+    double p_against;      // the opposite's one-sided p (the smallest of its parts); NaN: no test
+    double p_claim_holm;   // after findings_holm: Holm-adjusted p_claim
+    double p_against_holm; // after findings_holm: Holm-adjusted p_against, for verdicts "does not hold"
+    int holm_m;            // the number of findings with a p in the family
+} finding_result;
+finding_result findings_eval_full(const rr_set *set, const char *experiment, const finding *f, char *ours, size_t ours_len);
+// Holm's correction over the n findings of one report: adjusts the p's and downgrades a verdict
+// its adjusted p no longer supports to inconclusive (findings.h, "Holm").
+void findings_holm(finding_result *r, int n);
 
 // Reads the findings of every experiment.yaml below dir (recursively, in path order;
 // symlinks and dot entries not followed, unreadable subdirectories skipped) and renders their

@@ -33,6 +33,8 @@ typedef struct {
     double effect, se, df, t;
     double p;               // one-sided, alternative effect > 0 (use 1 − p for effect < 0)
     double lo, hi;          // two-sided 95% confidence interval of effect
+    double lo90, hi90;      // two-sided 90% interval: lo90 is the one-sided 95% lower bound (the
+                            // interval a one-sided 5% test matches: p < 0.05 iff lo90 > 0)
     double va, vb;          // sample variances of a and b (welch), of a (one_sample), residual (slope)
     double sxx;             // slope: Σ(x − x̄)²
 } sig_test;
@@ -53,3 +55,7 @@ sig_test sig_shifted(sig_test t, double delta);
 int sig_n_welch(double effect, double va, double vb);
 int sig_n_one_sample(double effect, double var);
 int sig_n_slope(double slope, double var, double sxx1, int k);
+// Holm's step-down adjustment of the n p-values p (NaN entries are not tests: left NaN and not
+// counted): with the m finite p sorted ascending, adj_(i) = max_{j<=i} min(1, (m − j + 1)·p_(j)).
+// Returns m.
+int sig_holm(const double *p, int n, double *adj);
