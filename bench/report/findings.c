@@ -731,6 +731,16 @@ static int split_configs(const rr_set *set, const run_list *l, const key_list *k
         }
         run_list_add(&(*out)[g].runs, l->runs[i]);
     }
+    for (int i = 1; i < n; i++) // in the order of their values (numbers as numbers), key by key
+        for (int j = i; j > 0; j--) {
+            int c = 0;
+            for (int k = 0; k < keys->n && c == 0; k++)
+                c = rr_value_cmp(rr_config_value(set, (*out)[j - 1].runs.runs[0], keys->keys[k]),
+                                 rr_config_value(set, (*out)[j].runs.runs[0], keys->keys[k]));
+            if (c <= 0) break;
+            config_group t = (*out)[j - 1];
+            (*out)[j - 1] = (*out)[j], (*out)[j] = t;
+        }
     return n;
 }
 
