@@ -438,7 +438,8 @@ static verdict check_level_plain(const rr_set *set, const finding *f, const run_
             else snprintf(ours + strlen(ours), len - strlen(ours), " (n = %d vs %d", sa.nruns, sb.nruns);
             if (exact && (sa.disagree || sb.disagree)) v = exact_disagree(sa.disagree ? &f->a : &f->b, sa.disagree ? who : whob);
             else if (exact) v = two_exact(f, sa.v[0], sb.v[0], ours, len);
-            else if (sa.n < 2 || sb.n < 2 || (sa.steps != sb.steps)) v = one_seed();
+            else if (sa.steps != sb.steps) v = verdict_of(FINDING_INCONCLUSIVE, "per-step times on one side only: re-run the other");
+            else if (sa.n < 2 || sb.n < 2) v = one_seed();
             else v = two_sample(f, &sa, &sb, side_unit(&sa, "seeds per side"), ours, len);
             cat(ours, len, "%s", ")");
         }
