@@ -7,13 +7,14 @@
 //              Welch–Satterthwaite df = SE⁴ / ((va/na)²/(na−1) + (vb/nb)²/(nb−1))
 //   one_sample effect = mean(a) − value; SE = s/√n; df = n − 1
 //   slope      effect = OLS slope of y on x; SE = sqrt(RSS/(n−2) / Sxx); df = n − 2
-// t = effect / SE; p = P(T_df ≥ t). The 95% CI is two-sided: effect ± t_{0.975,df}·SE.
-// SE = 0 (every value equal): p = 0 when effect > 0, 1 when < 0, 0.5 when 0; the CI is the
+// t = effect / SE; p = P(T_df ≥ t). The 95% CI is two-sided: effect ± t_{0.975,df}·SE; the
+// 90% one, effect ± t_{0.95,df}·SE, is the interval a one-sided 5% test matches (findings.h).
+// SE = 0 (every value equal): p = 0 when effect > 0, 1 when < 0, 0.5 when 0; the CIs are the
 // point. A test that cannot be computed (a side with fewer than 2 values; slope: fewer than
 // 3 points or all x equal) has ok = 0.
 // Sample sizes for 80% power at one-sided α = 0.05 (the normal-theory approximation with t
 // quantiles: the smallest n with |effect|/SE(n) ≥ t_{0.95,df(n)} + t_{0.80,df(n)}), with the
-// observed effect and variances taken as true: -1 when the effect is 0 or n would exceed
+// effect given (findings: a stated one, never the observed) and the observed variances: -1 when the effect is 0 or n would exceed
 // SIG_N_MAX.
 #pragma once
 
