@@ -20,7 +20,7 @@
 // compared with each of the other side's); it holds iff it holds for every configuration.
 // Metrics by nature (stats.h, report_metric_nature, one table):
 //   sampled  (top1, loss, ...) seeds are the replicates: the t-tests below
-//   exact    (act_bytes, backend_peak_bytes, params, flops_per_step, steps) deterministic: one
+//   exact    (act_bytes, backend_peak_bytes, params, flops_per_step) deterministic: one
 //            run decides; the seeds of one configuration must agree (else "not measured (the
 //            exact metric M differs between the seeds of ...)"); decided by the values with no
 //            test: greater a > b, at_least a ≥ value, at_most a ≤ value, not_worse a − b +
@@ -32,7 +32,8 @@
 //            column, read from the file; the first step, warm-up, left out when there are 3
 //            or more), so one run a side is enough and their spread gives the interval; a side
 //            where any run lacks the series falls back to the runs' /final values ("n = 2"
-//            instead of "n = 18 timed steps of 2 runs")
+//            instead of "n = 18 timed steps of 2 runs"). Steps count as independent draws: a
+//            load change during a run makes the interval optimistic
 // Tests (bench/report/significance.h; α = 0.05, one-sided in the claimed direction):
 //   greater      Welch's t-test of mean(a) − mean(b) > 0
 //   at_least     one-sample t-test of mean(a) − value > 0     at_most: < 0

@@ -15,7 +15,6 @@ static const metric_nature metric_nature_table[] = {
     {"backend_peak_bytes", METRIC_EXACT, NULL}, // the backend's arena high-water mark
     {"params", METRIC_EXACT, NULL},
     {"flops_per_step", METRIC_EXACT, NULL},
-    {"steps", METRIC_EXACT, NULL},
     {"step_time_ms", METRIC_TIMED, "step_time_ms"}, // /final: the median of /train step_time_ms
 };
 
