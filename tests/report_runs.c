@@ -31,13 +31,14 @@ double mp3_top1(int e, int p, int s) {
 double mp3_step_ms(int e, int s) { return 20.0 - 4.0 * e + 0.1 * s; }
 int mp3_failed(int e, int p) { return e == 3 && p == 1; }
 
-static void write_series(results *r, int rows, double base) {
+// step_ms: every step's time (mp3: its /final median, with a ±0.1 ms spread around it)
+static void write_series(results *r, int rows, double base, double step_ms) {
     results_column tc[] = {{"step", 'i'}, {"epoch", 'i'}, {"loss", 'd'}, {"lr", 'd'}, {"grad_norm", 'd'}, {"step_time_ms", 'd'}};
     results_column ec[] = {{"epoch", 'i'}, {"step", 'i'}, {"top1", 'd'}, {"top5", 'd'}, {"loss", 'd'}};
     results_series *t = results_series_create(r, "/train", 6, tc, 8);
     results_series *e = results_series_create(r, "/eval", 5, ec, 4);
     for (int i = 0; i < rows; i++) {
-        double row[6] = {i + 1, i / 10, 2.3 * exp(-0.1 * i) + base, 1e-3, 1.0, 12.5};
+        double row[6] = {i + 1, i / 10, 2.3 * exp(-0.1 * i) + base, 1e-3, 1.0, step_ms + 0.1 * (i % 3 - 1) * (step_ms != 12.5)};
         results_series_append(t, row);
         if ((i + 1) % 10 == 0) {
             double er[5] = {(i + 1) / 10, i + 1, 0.5 + 0.01 * i + base, 0.8 + base, 1.0 - 0.01 * i};
@@ -67,29 +68,29 @@ static void write_run(const char *stage, const char *id, const char *started, co
 
 const finding_case cases[] = {
     {"greater", "G1 finetune with a PE beats finetune without", "", "finetune", "pe.kind=abs", "top1", "finetune", "pe.kind=none", "top1", "", "", "", "holds"},
-    {"greater", "G2 finetune without a PE beats finetune with one", "", "finetune", "pe.kind=none", "top1", "finetune", "pe.kind=abs", "top1", "", "", "", "does not hold (significant against)"},
-    {"greater", "G3 finetune beats mp3", "", "finetune", "", "top1", "mp3", "", "top1", "", "", "", "holds"},
-    {"greater", "G4 finetune beats mp3 per pe.kind", "", "finetune", "", "top1", "mp3", "", "top1", "", "", "pe.kind", "does not hold (none: opposite direction, not significant)"},
+    {"greater", "G2 finetune without a PE beats finetune with one", "", "finetune", "pe.kind=none", "top1", "finetune", "pe.kind=abs", "top1", "", "", "", "does not hold (model.dim=64: significant against; model.dim=128: significant against)"},
+    {"greater", "G3 finetune beats mp3", "", "finetune", "", "top1", "mp3", "", "top1", "", "", "", "does not hold (pe.kind=none, model.dim=64 vs pe.kind=none, objective.eta=0.25, pretrain.objective.eta=0.25: significant against; pe.kind=none, model.dim=64 vs pe.kind=none, objective.eta=0.5, pretrain.objective.eta=0.5: significant against; pe.kind=none, model.dim=128 vs pe.kind=none, objective.eta=0.5, pretrain.objective.eta=0.5: significant against)"},
+    {"greater", "G4 finetune beats mp3 per pe.kind", "", "finetune", "", "top1", "mp3", "", "top1", "", "", "pe.kind", "does not hold (none: model.dim=64 vs objective.eta=0.25, pretrain.objective.eta=0.25: significant against; model.dim=64 vs objective.eta=0.5, pretrain.objective.eta=0.5: significant against; model.dim=128 vs objective.eta=0.5, pretrain.objective.eta=0.5: significant against)"},
     {"greater", "G5 finetune | abs beats none per model.dim", "Table 3:\\t84.0 vs 73.4", "finetune", "pe.kind=abs", "top1", "finetune", "pe.kind=none", "top1", "", "", "model.dim", "holds"},
-    {"at_least", "L1 pretrain at eta 0 reaches 40%", "", "pretrain", "objective.eta=0.0", "top1", "", "", "", "0.40", "", "", "inconclusive (needs N seeds)"},
-    {"at_least", "L2 pretrain at eta 0 reaches 41%", "", "pretrain", "objective.eta=0.0", "top1", "", "", "", "0.41", "", "", "does not hold (opposite direction, not significant)"},
-    {"at_most", "M1 pretrain at eta 0 stays at most 41%", "", "pretrain", "objective.eta=0", "top1", "", "", "", "0.41", "", "", "inconclusive (needs N seeds)"},
-    {"at_most", "M2 pretrain at eta 0 stays at most 40%", "", "pretrain", "objective.eta=0", "top1", "", "", "", "0.40", "", "", "does not hold (opposite direction, not significant)"},
-    {"at_least", "L3 a stage-qualified match key", "", "finetune", "finetune.pe.kind=abs", "top1", "", "", "", "0.75", "", "", "holds"},
-    {"at_least", "L4 mp3 reaches 70% per pe.kind", "", "mp3", "", "top1", "", "", "", "0.70", "", "pe.kind", "holds"},
-    {"at_least", "L5 mp3 reaches 74% per pe.kind", "", "mp3", "", "top1", "", "", "", "0.74", "", "pe.kind", "does not hold (abs: opposite direction, not significant)"},
+    {"at_least", "L1 pretrain at eta 0 reaches 40%", "", "pretrain", "objective.eta=0.0", "top1", "", "", "", "0.40", "", "", "inconclusive (no effect stated to plan seeds for: add effect:)"},
+    {"at_least", "L2 pretrain at eta 0 reaches 41%", "", "pretrain", "objective.eta=0.0", "top1", "", "", "", "0.41", "", "", "inconclusive (opposite direction, not significant; no effect stated to plan seeds for: add effect:)"},
+    {"at_most", "M1 pretrain at eta 0 stays at most 41%", "", "pretrain", "objective.eta=0", "top1", "", "", "", "0.41", "", "", "inconclusive (no effect stated to plan seeds for: add effect:)"},
+    {"at_most", "M2 pretrain at eta 0 stays at most 40%", "", "pretrain", "objective.eta=0", "top1", "", "", "", "0.40", "", "", "inconclusive (opposite direction, not significant; no effect stated to plan seeds for: add effect:)"},
+    {"at_least", "L3 a stage-qualified match key", "", "finetune", "finetune.pe.kind=abs", "top1", "", "", "", "0.75", "", "", "inconclusive (not significant after Holm's correction over 24 findings)"},
+    {"at_least", "L4 mp3 reaches 70% per pe.kind", "", "mp3", "", "top1", "", "", "", "0.70", "", "pe.kind", "inconclusive (abs: objective.eta=0, pretrain.objective.eta=0: no effect stated to plan seeds for: add effect:)"},
+    {"at_least", "L5 mp3 reaches 74% per pe.kind", "", "mp3", "", "top1", "", "", "", "0.74", "", "pe.kind", "does not hold (abs: objective.eta=0, pretrain.objective.eta=0: significant against; objective.eta=0.75, pretrain.objective.eta=0.75: significant against; none: objective.eta=0, pretrain.objective.eta=0: significant against)"},
     {"peak_inside", "P1 mp3 with a PE peaks inside", "", "mp3", "pe.kind=abs", "top1", "", "", "", "", "objective.eta", "", "holds"},
     {"peak_inside", "P2 mp3 without a PE peaks inside", "", "mp3", "pe.kind=none", "top1", "", "", "", "", "objective.eta", "", "does not hold (vs 0.5: significant against)"},
     {"peak_inside", "P3 mp3 peaks inside per pe.kind", "", "mp3", "", "top1", "", "", "", "", "objective.eta", "pe.kind", "does not hold (none: vs 0.5: significant against)"},
     {"decreasing", "D1 the mp3 step gets cheaper as eta rises", "", "mp3", "", "step_time_ms", "", "", "", "", "objective.eta", "", "holds"},
     {"decreasing", "D2 mp3 without a PE falls with eta", "", "mp3", "pe.kind=none", "top1", "", "", "", "", "objective.eta", "", "does not hold (significant against)"},
     {"increasing", "I1 mp3 without a PE rises with eta", "", "mp3", "pe.kind=none", "top1", "", "", "", "", "objective.eta", "", "holds"},
-    {"increasing", "I2 the mp3 step gets dearer as eta rises", "", "mp3", "", "step_time_ms", "", "", "", "", "objective.eta", "", "does not hold (significant against)"},
+    {"increasing", "I2 the mp3 step gets dearer as eta rises", "", "mp3", "", "step_time_ms", "", "", "", "", "objective.eta", "", "does not hold (pe.kind=abs: significant against; pe.kind=none: significant against)"},
     {"increasing", "I3 a stage-qualified x key", "", "mp3", "pe.kind=none", "top1", "", "", "", "", "pretrain.objective.eta", "", "holds"},
-    {"at_least", "L6 finetune with a PE reaches 95%", "", "finetune", "pe.kind=abs", "top1", "", "", "", "0.95", "", "", "does not hold (significant against)"},
+    {"at_least", "L6 finetune with a PE reaches 95%", "", "finetune", "pe.kind=abs", "top1", "", "", "", "0.95", "", "", "does not hold (model.dim=64: significant against; model.dim=128: significant against)"},
     {"at_most", "M3 finetune with a PE stays at most 95%", "", "finetune", "pe.kind=abs", "top1", "", "", "", "0.95", "", "", "holds"},
     {"greater", "G6 without a PE the wider model places patches better", "", "finetune", "pe.kind=none,model.dim=128", "pos_top1", "finetune",
-     "pe.kind=none,model.dim=64", "pos_top1", "", "", "", "inconclusive (needs N seeds per side)"},
+     "pe.kind=none,model.dim=64", "pos_top1", "", "", "", "inconclusive (no effect stated to plan seeds for: add effect:)"},
     {"greater", "S1 one seed a side", "", "finetune", "pe.kind=abs,model.dim=64", "top1", "finetune", "pe.kind=none,model.dim=64", "top1", "", "", "train.seed",
      "inconclusive (0: 1 seed; 1: 1 seed; 2: 1 seed)"},
     {"increasing", "S2 one seed per x value", "", "mp3", "pe.kind=abs,train.seed=0", "top1", "", "", "", "", "objective.eta", "", "inconclusive (1 seed)"},
@@ -110,7 +111,7 @@ const finding_case cases[] = {
     {"greater", "N8 no per value in common", "", "finetune", "pe.kind=abs", "top1", "finetune", "pe.kind=none", "top1", "", "", "pe.kind",
      "not measured (no value of pe.kind common to a and b)"},
     // model.dim is a key of bench/experiment/config.c: mp3's runs, which lack it, ran at its default 128
-    {"greater", "N5b a known per key one side lacks is its default", "", "finetune", "", "top1", "mp3", "", "top1", "", "", "model.dim", "holds"},
+    {"greater", "N5b a known per key one side lacks is its default", "", "finetune", "", "top1", "mp3", "", "top1", "", "", "model.dim", "does not hold (128: pe.kind=none vs pe.kind=none, objective.eta=0.5, pretrain.objective.eta=0.5: significant against)"},
 };
 const int ncases = (int)(sizeof cases / sizeof cases[0]);
 
@@ -174,7 +175,7 @@ void make_runs(void) {
                 results_attr_int(r, "/config", "model.dim", dims[d]);
                 results_attr_str(r, "/config", "sweep.group", "a"); // a key posbench does not know
                 results_attr_str(r, "/config", "pe.kind", pes[p]);
-                write_series(r, div ? 13 : 20, 0.01 * d + 0.02 * p + 0.001 * s);
+                write_series(r, div ? 13 : 20, 0.01 * d + 0.02 * p + 0.001 * s, 12.5);
                 double top1 = ft_top1(d, p, s);
                 if (!div) {
                     results_attr_double(r, "/final", "top1", top1);
@@ -203,7 +204,7 @@ void make_runs(void) {
             results *r;
             write_run("pretrain", id, "2026-01-01T00:00:00Z", "done", s, &r);
             results_attr_double(r, "/config", "objective.eta", 0.5 * e);
-            write_series(r, 20, 0.05 * e + 0.001 * s);
+            write_series(r, 20, 0.05 * e + 0.001 * s, 12.5);
             results_attr_double(r, "/final", "top1", 0.4 + 0.1 * e + 0.01 * s);
             results_attr_double(r, "/final", "loss", 2.0 - 0.1 * e - 0.01 * s);
             results_attr_double(r, "/final", "train_time_s", 50.0 + s);
@@ -259,7 +260,7 @@ void make_runs(void) {
                 results_attr_double(r, "/config", "objective.eta", etas[e]);
                 results_attr_double(r, "/config", "pretrain.objective.eta", etas[e]); // as if from a stage-qualified axis
                 results_attr_str(r, "/config", "pe.kind", pes[p]);
-                write_series(r, 10, 0.01 * e);
+                write_series(r, 10, 0.01 * e, mp3_step_ms(e, s));
                 if (!mp3_failed(e, p)) {
                     results_attr_double(r, "/final", "top1", mp3_top1(e, p, s));
                     results_attr_double(r, "/final", "step_time_ms", mp3_step_ms(e, s));

@@ -7,7 +7,8 @@
 // non-inferiority p at margin 0.02 (√6·SE = 0.02); t_{0.95,4} = 2.13184678632665, so the
 // verdict edge is margin 0.0174064561209747: holds just above it, inconclusive just below.
 // With Δ = 0.05 (a = {0.85, 0.86, 0.87}) the TOST p is 0.989344 (margin 0.02: significantly
-// above the margin), 0.713304 (0.045: outside the margin, not significant), 0.143932 (0.06:
+// above the margin), 0.713304 (0.045: outside the margin, not significant: inconclusive, as the 90% CI
+// [+3.26, +6.74] reaches inside ±4.5), 0.143932 (0.06:
 // inside, inconclusive) and 0.0106558 (0.08: holds). Relative drops: abs drops 0.21 from 0.81
 // and CAPE 0.19 from 0.57, so abs degrades more in points (p = 0.0352, the same √6 as above)
 // but less relative to its start (significant against). Files are removed unless a check
@@ -106,7 +107,7 @@ static void test_verdicts(void) {
         {"{claim: W-worse, kind: not_worse, a: " SIDE("worse", "top1") ", b: " SIDE("abs", "top1") ", margin: 0.02}",
          "does not hold (significant against)"},
         {"{claim: W-zero-margin, kind: not_worse, a: " SIDE("same", "top1") ", b: " SIDE("abs", "top1") ", margin: 0}",
-         "does not hold (no difference)"},
+         "inconclusive (no difference, "}, // not significantly against: inconclusive, never "does not hold"
         {"{claim: W-per, kind: not_worse, a: {stage: vit, metric: top1}, b: {stage: vit, metric: top1}, margin: 0.02, per: pe.kind}", "holds"},
         {eq_hi, "holds"},
         {eq_lo, "inconclusive (needs "},
@@ -115,7 +116,7 @@ static void test_verdicts(void) {
         {"{claim: E-0.02-below, kind: equivalent, a: " SIDE("abs", "top1") ", b: " SIDE("better", "top1") ", margin: 0.02}",
          "does not hold (significantly below the margin)"},
         {"{claim: E-0.045, kind: equivalent, a: " SIDE("better", "top1") ", b: " SIDE("abs", "top1") ", margin: 0.045}",
-         "does not hold (outside the margin, not significant)"},
+         "inconclusive (outside the margin, not significant; needs "}, // the 90% CI reaches inside the margin
         {"{claim: E-0.06, kind: equivalent, a: " SIDE("better", "top1") ", b: " SIDE("abs", "top1") ", margin: 0.06}",
          "inconclusive (needs "},
         {"{claim: E-0.08, kind: equivalent, a: " SIDE("better", "top1") ", b: " SIDE("abs", "top1") ", margin: 0.08}", "holds"},
@@ -152,9 +153,9 @@ static void test_verdicts(void) {
         if (!strcmp(fl.items[i].claim, "R-points")) snprintf(ours[3], sizeof ours[3], "%s", o);
     }
     // Exact cells: the p-values are the known answers above, printed to 3 decimals.
-    const char *want_w = "81.00 vs 81.00 (n = 3 vs 3, Δ +0.00, 95% CI [-2.27, +2.27], margin 2.00, p = 0.035)";
+    const char *want_w = "81.00 vs 81.00 (n = 3 vs 3, Δ +0.00, 90% CI [-1.74, +1.74], margin 2.00, p = 0.035)"; // ±t_{0.95,4}·SE
     test_check("not_worse cell: margin and the non-inferiority p (P(T_4 >= sqrt 6) = 0.0352)", !strcmp(ours[0], want_w), "got '%s', want '%s'", ours[0], want_w);
-    const char *want_e = "86.00 vs 81.00 (n = 3 vs 3, Δ +5.00, 95% CI [+2.73, +7.27], margin ±6.00, TOST p = 0.144)";
+    const char *want_e = "86.00 vs 81.00 (n = 3 vs 3, Δ +5.00, 90% CI [+3.26, +6.74], margin ±6.00, TOST p = 0.144)";
     test_check("equivalent cell: margin ± and the TOST p (0.143932)", !strcmp(ours[1], want_e), "got '%s', want '%s'", ours[1], want_e);
     test_check("relative cell in percent of the divisor", strstr(ours[2], "25.92% vs 33.32%") != NULL, "got '%s'", ours[2]);
     test_check("points cell: abs drops more (p = 0.035)", strstr(ours[3], "21.00 vs 19.00") && strstr(ours[3], "p = 0.035"), "got '%s'", ours[3]);

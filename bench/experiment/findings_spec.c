@@ -40,7 +40,7 @@ static int fail(const spec *e, const ynode *n, char *err, size_t errlen, const c
     return -1;
 }
 
-static const char *const finding_keys[] = {"claim", "paper", "kind", "a", "b", "value", "margin", "x", "per"};
+static const char *const finding_keys[] = {"claim", "paper", "kind", "a", "b", "value", "margin", "x", "per", "effect"};
 static const char *const selector_keys[] = {"stage", "match", "metric", "divide_by"};
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
@@ -160,7 +160,7 @@ typedef struct {
 
 typedef struct {
     const finding_kind_info *kind;
-    const char *claim, *paper, *value, *margin, *x, *per; // NULL when absent
+    const char *claim, *paper, *value, *margin, *x, *per, *effect; // NULL when absent
     side_spec a, b;                              // b.stage NULL unless the kind uses b
 } finding_spec;
 
@@ -282,7 +282,7 @@ static int check_finding(const spec *e, const ynode *item, finding_spec *fs, cha
     kind_names(names);
     if (item->kind != YT_MAP) {
         ytree_describe(item, got, sizeof got);
-        snprintf(msg, sizeof msg, "findings: each finding is a mapping {claim, kind, a, b, value, margin, x, per, paper}, got %s", got);
+        snprintf(msg, sizeof msg, "findings: each finding is a mapping {claim, kind, a, b, value, margin, x, per, effect, paper}, got %s", got);
         return fail(e, item, err, errlen, msg);
     }
     if (known_keys(e, item, finding_keys, COUNT(finding_keys), "findings: ", err, errlen)) return -1;
@@ -290,7 +290,7 @@ static int check_finding(const spec *e, const ynode *item, finding_spec *fs, cha
     const char *w = "findings: ";
     if (text_value(e, item, "claim", w, &fs->claim, err, errlen) || text_value(e, item, "paper", w, &fs->paper, err, errlen) ||
         text_value(e, item, "kind", w, &kind, err, errlen) || text_value(e, item, "value", w, &fs->value, err, errlen) ||
-        text_value(e, item, "margin", w, &fs->margin, err, errlen))
+        text_value(e, item, "margin", w, &fs->margin, err, errlen) || text_value(e, item, "effect", w, &fs->effect, err, errlen))
         return -1;
     if (!fs->claim || !fs->claim[0])
         return fail(e, item, err, errlen, "findings: this finding needs a claim (the paper's statement, as text)");
@@ -318,6 +318,20 @@ static int check_finding(const spec *e, const ynode *item, finding_spec *fs, cha
         snprintf(msg, sizeof msg, "findings: margin must be a number %s 0 (in the compared quantity's stored units: 0.01 = 1 point of top1), got '%s'",
                  min_zero ? ">=" : ">", fs->margin ? fs->margin : "");
         return fail(e, ytree_get(item, "margin", NULL), err, errlen, msg);
+    }
+    if (fs->effect) {
+        double m = fs->kind->needs_margin ? strtod(fs->margin, NULL) : 0.0;
+        num = strtod(fs->effect, &end);
+        const char *rule = ki == FINDING_NOT_WORSE  ? ">= 0 (the true mean(a) - mean(b) to plan for; default 0)"
+                           : ki == FINDING_EQUIVALENT ? "with |effect| < margin (the true mean(a) - mean(b) to plan for; default 0)"
+                                                      : "> 0 (the true effect in the claim's direction to plan seeds for)";
+        int ok = fs->effect[0] && !*end && isfinite(num) &&
+                 (ki == FINDING_NOT_WORSE ? num >= 0 : ki == FINDING_EQUIVALENT ? fabs(num) < m : num > 0);
+        if (!ok) {
+            snprintf(msg, sizeof msg, "findings: effect must be a number %s, in the compared quantity's stored units (0.01 = 1 point of top1), got '%s'",
+                     rule, fs->effect);
+            return fail(e, ytree_get(item, "effect", NULL), err, errlen, msg);
+        }
     }
     if (check_axis(e, item, "x", &fs->x, err, errlen) || check_axis(e, item, "per", &fs->per, err, errlen)) return -1;
     if (check_side(e, item, "a", &fs->a, err, errlen)) return -1;
@@ -352,6 +366,8 @@ static void own_finding(const finding_spec *fs, finding *f) {
     f->margin = fs->kind->needs_margin ? strtod(fs->margin, NULL) : 0.0;
     f->x = fs->kind->needs_x ? dup_or_null(fs->x) : NULL;
     f->per = dup_or_null(fs->per);
+    f->has_effect = fs->effect != NULL;
+    f->effect = fs->effect ? strtod(fs->effect, NULL) : 0.0;
 }
 
 static void free_sel(finding_sel *s) {
@@ -376,7 +392,7 @@ static int parse_list(const spec *e, const ynode *list, findings_list *out, char
     if (list && list->kind != YT_SEQ) {
         char got[300], msg[600];
         ytree_describe(list, got, sizeof got);
-        snprintf(msg, sizeof msg, "findings: expected a list of mappings {claim, kind, a, b, value, margin, x, per, paper}, got %s", got);
+        snprintf(msg, sizeof msg, "findings: expected a list of mappings {claim, kind, a, b, value, margin, x, per, effect, paper}, got %s", got);
         return fail(e, list, err, errlen, msg);
     }
     for (int i = 0; list && i < list->n; i++)

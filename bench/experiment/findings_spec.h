@@ -17,6 +17,16 @@
 //                                               # the compared quantity's units (0.01 = 1 point)
 //       x: pretrain.objective.eta               # peak_inside / increasing / decreasing only
 //       per: pe.kind                            # optional, any kind: checked per value
+//       effect: 0.05                            # optional, any kind: the true effect to plan the
+//                                               # seeds for ("needs N seeds"), in the compared
+//                                               # quantity's units, in the claim's direction:
+//                                               # mean(a) − mean(b) (greater, not_worse,
+//                                               # equivalent), |mean(a) − value| (at_least,
+//                                               # at_most), |peak − end| (peak_inside), the
+//                                               # change over the x range (trends); > 0, except
+//                                               # not_worse (>= 0, default 0: plans at the
+//                                               # margin) and equivalent (0 <= |effect| <
+//                                               # margin, default 0)
 // a/b: stage required; match optional, config key -> value; metric required, a /final
 // attribute name ("final.top1" is stored as "top1"; NAME@SIZE for per-size metrics);
 // divide_by optional, another /final attribute of the same run: each run's observation is
@@ -60,6 +70,8 @@ typedef struct {
     double value;        // at_least / at_most
     double margin;       // not_worse / equivalent
     char *x, *per;       // NULL when absent
+    int has_effect;      // `effect:` given
+    double effect;       // the effect to plan seeds for (see above)
 } finding;
 
 typedef struct {

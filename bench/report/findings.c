@@ -99,7 +99,15 @@ static void free_groups(run_groups *g) {
 typedef struct {
     finding_verdict v;
     char why[1024]; // not measured: the reason; does not hold / inconclusive: the qualifier
+    double p_claim;   // the p of the claim (the largest over parts: all must hold); NaN: no test
+    double p_against; // the p of the opposite (the smallest over parts); NaN: no test
 } verdict;
+
+static verdict verdict_of(finding_verdict v, const char *why) {
+    verdict r = {v, "", NAN, NAN};
+    snprintf(r.why, sizeof r.why, "%s", why);
+    return r;
+}
 
 // "finetune", "finetune with pe.kind=abs, model.dim=64": the runs a reason talks about
 // (per_value: the `per` key's value of the group, NULL when the runs are not split).
@@ -111,10 +119,35 @@ static void describe_runs(const finding_sel *sel, const char *per, const char *p
 }
 
 typedef struct {
-    double *v; // the finite /final metric of each done run (malloc'd; free it)
+    double *v; // the observations (malloc'd; free it): one per done run, or a timed metric's steps
     int n;
     double mean;
+    int nruns;     // done runs with the metric
+    int steps;     // 1: v holds the runs' own timed steps (METRIC_TIMED with every /train series)
+    int disagree;  // METRIC_EXACT: the runs' values differ (relative 1e-9)
 } side_values;
+
+// Appends the per-step times of run r (its /train column, read from the file; the first step,
+// warm-up, left out when there are 3 or more) to out. 0 when the file has no such column.
+static int timed_steps(const rr_run *r, const char *column, side_values *out, size_t *cap) {
+    rr_run full;
+    char err[512];
+    if (rr_read(r->path, RR_SERIES, &full, err, sizeof err) != 0) return 0;
+    const rr_column *c = rr_column_get(&full.train, column);
+    int ok = c && c->n > 0;
+    for (long i = c && c->n >= 3 ? 1 : 0; ok && i < c->n; i++) {
+        if (!isfinite(c->v[i])) continue;
+        if ((size_t)out->n + 1 > *cap) {
+            *cap = 2 * *cap + 16;
+            double *g = realloc(out->v, *cap * sizeof *g);
+            if (!g) die_fail("out of memory reading step times");
+            out->v = g;
+        }
+        out->v[out->n++] = c->v[i];
+    }
+    rr_free(&full);
+    return ok;
+}
 
 // The observations of l: sel->metric of each done run, divided by its sel->divide_by when
 // that is set (both finite, the divisor non-zero). Returns 1 with at least one value, or 0
@@ -137,6 +170,24 @@ static int side_collect(const rr_set *set, const run_list *l, const finding_sel 
             v /= d->num;
         }
         out->v[out->n++] = v;
+    }
+    out->nruns = out->n, out->steps = 0, out->disagree = 0;
+    metric_nature nat = report_metric_nature(sel->metric);
+    if (nat.nature == METRIC_EXACT && !sel->divide_by)
+        for (int i = 1; i < out->n; i++)
+            if (fabs(out->v[i] - out->v[0]) > 1e-9 * fmax(fabs(out->v[0]), 1.0)) out->disagree = 1;
+    if (nat.nature == METRIC_TIMED && !sel->divide_by && out->n > 0) { // the runs' own steps, when every run has them
+        side_values steps = {0};
+        size_t cap = 0;
+        int all = 1;
+        for (int i = 0; i < l->n && all; i++) {
+            const rr_run *r = &set->runs[l->runs[i]];
+            const rr_attr *a = rr_attr_get(&r->final, sel->metric);
+            if (strcmp(rr_run_status(r), "done") || !a || !a->is_num || !isfinite(a->num)) continue;
+            all = timed_steps(r, nat.column, &steps, &cap);
+        }
+        if (all && steps.n >= 2) free(out->v), out->v = steps.v, out->n = steps.n, out->steps = 1;
+        else free(steps.v);
     }
     double var;
     sig_mean_var(out->v, out->n, &out->mean, &var);
@@ -164,13 +215,15 @@ static void signed_text(const finding_sel *sel, double v, char *out, size_t len)
 
 static void cat(char *out, size_t len, const char *fmt, const char *s) { snprintf(out + strlen(out), len - strlen(out), fmt, s); }
 
-// "Δ +8.37, 95% CI [+5.12, +11.62], p = 0.001" (label replaces "Δ"); p is for the claim.
+// "Δ +8.37, 90% CI [+5.12, +11.62], p = 0.001" (label replaces "Δ"); p is for the claim. The
+// interval is the two-sided 90% one: its bound on the claim's side is the one-sided 95% bound
+// that the one-sided 5% test matches (p < 0.05 iff that bound excludes the null).
 // With a margin (kinds not_worse and equivalent: margin_sign "" or "±"; NULL for the others)
 // ", margin ±1.00" comes before p, and an equivalence's p is named "TOST p".
 static void test_text_margin(const finding_sel *sel, const char *label, const sig_test *t, double p_claim,
                              const char *margin_sign, double margin, char *ours, size_t len) {
     char e[64], lo[64], hi[64], p[32], m[80] = "";
-    signed_text(sel, t->effect, e, sizeof e), signed_text(sel, t->lo, lo, sizeof lo), signed_text(sel, t->hi, hi, sizeof hi);
+    signed_text(sel, t->effect, e, sizeof e), signed_text(sel, t->lo90, lo, sizeof lo), signed_text(sel, t->hi90, hi, sizeof hi);
     const char *p_name = margin_sign && margin_sign[0] ? "TOST p" : "p";
     if (p_claim < 0.001) snprintf(p, sizeof p, "%s < 0.001", p_name);
     else if (p_claim > 0.999) snprintf(p, sizeof p, "%s > 0.999", p_name);
@@ -180,7 +233,7 @@ static void test_text_margin(const finding_sel *sel, const char *label, const si
         metric_text(sel, margin, mt, sizeof mt);
         snprintf(m, sizeof m, ", margin %s%s", margin_sign, mt);
     }
-    snprintf(ours + strlen(ours), len - strlen(ours), "%s %s, 95%% CI [%s, %s]%s, %s", label, e, lo, hi, m, p);
+    snprintf(ours + strlen(ours), len - strlen(ours), "%s %s, 90%% CI [%s, %s]%s, %s", label, e, lo, hi, m, p);
 }
 
 static void test_text(const finding_sel *sel, const char *label, const sig_test *t, double p_claim, char *ours, size_t len) {
@@ -192,52 +245,104 @@ static void set_unmeasured(verdict *v, const char *why) {
     snprintf(v->why, sizeof v->why, "%s", why);
 }
 
-// The verdict of a computed test whose claim is effect > 0 (dir 1) or effect < 0 (dir -1);
-// needed: the sample size the observed effect would need (-1: beyond SIG_N_MAX), unit: what
-// it counts ("seeds per side").
-static verdict decide(const sig_test *t, int dir, int needed, const char *unit) {
-    verdict v = {FINDING_HOLDS, ""};
-    double p_claim = dir > 0 ? t->p : 1.0 - t->p;
-    if (p_claim < FINDING_ALPHA) return v;
-    v.v = FINDING_FAILS;
-    if (1.0 - p_claim < FINDING_ALPHA) snprintf(v.why, sizeof v.why, "significant against");
-    else if (t->effect == 0) snprintf(v.why, sizeof v.why, "no difference");
-    else if (dir * t->effect < 0) snprintf(v.why, sizeof v.why, "opposite direction, not significant");
-    else {
-        v.v = FINDING_INCONCLUSIVE;
-        if (needed > 0) snprintf(v.why, sizeof v.why, "needs %d %s", needed, unit);
-        else snprintf(v.why, sizeof v.why, "needs more than %d %s", SIG_N_MAX, unit);
+// The seeds an inconclusive test would need, planned for a stated effect (findings.h): the
+// finding's `effect`, else its margin (not_worse: a true difference of 0, so the claim's
+// effect is the margin; equivalent: a true difference of 0, the distance to the margin),
+// never the observed effect. planned: the claim's effect in the test's own units (a slope
+// for trends; NaN: nothing stated); shown: the same in the side's display units as text;
+// needed: the n from the power rule (significance.h; -1 beyond SIG_N_MAX).
+typedef struct {
+    double planned; // NaN: no effect stated
+    char shown[160];
+} plan;
+
+static plan plan_for(const finding *f) {
+    plan p = {NAN, ""};
+    char t[64];
+    double e = f->has_effect ? f->effect : 0.0;
+    const char *src = f->has_effect ? "the stated effect" : "the margin, a true difference of 0";
+    if (f->kind == FINDING_NOT_WORSE) {
+        p.planned = e + f->margin;
+        signed_text(&f->a, e, t, sizeof t);
+        snprintf(p.shown, sizeof p.shown, "a true Δ of %s (%s)", t, src);
+    } else if (f->kind == FINDING_EQUIVALENT) {
+        p.planned = f->margin - fabs(e);
+        signed_text(&f->a, e, t, sizeof t);
+        snprintf(p.shown, sizeof p.shown, "a true Δ of %s (%s)", t, src);
+    } else if (f->has_effect) {
+        p.planned = f->effect;
+        metric_text(&f->a, f->effect, t, sizeof t);
+        snprintf(p.shown, sizeof p.shown, "an effect of %s (the stated effect)", t);
     }
+    return p;
+}
+
+static void plan_text(const plan *p, int needed, const char *unit, char *out, size_t len) {
+    if (isnan(p->planned)) snprintf(out, len, "no effect stated to plan seeds for: add effect:");
+    else if (needed > 0) snprintf(out, len, "needs %d %s for %s", needed, unit, p->shown);
+    else snprintf(out, len, "needs more than %d %s for %s", SIG_N_MAX, unit, p->shown);
+}
+
+// The verdict of a computed test whose claim is effect > 0 (dir 1) or effect < 0 (dir -1):
+// holds when the claim's one-sided p < α (its 90% interval's bound excludes the null); does
+// not hold only when the opposite one-sided p < α (significantly against); otherwise
+// inconclusive, the wrong sign named, with the seeds a stated effect needs (needs: the text).
+static verdict decide(const sig_test *t, int dir, const char *needs) {
+    verdict v = {FINDING_HOLDS, "", NAN, NAN};
+    double p_claim = dir > 0 ? t->p : 1.0 - t->p;
+    v.p_claim = p_claim, v.p_against = 1.0 - p_claim;
+    if (p_claim < FINDING_ALPHA) return v;
+    if (1.0 - p_claim < FINDING_ALPHA) {
+        v.v = FINDING_FAILS;
+        snprintf(v.why, sizeof v.why, "significant against");
+        return v;
+    }
+    v.v = FINDING_INCONCLUSIVE;
+    const char *sign = t->effect == 0 ? "no difference, " : dir * t->effect < 0 ? "opposite direction, not significant; " : "";
+    snprintf(v.why, sizeof v.why, "%s%s", sign, needs);
     return v;
 }
 
 // equivalent (TOST): the claim |effect| < margin holds when both one-sided tests do
 // (effect > −margin and effect < margin, each at α; the same as the 90% CI inside
-// ±margin); it does not hold when the effect is significantly outside the band (either
-// one-sided test significant the other way) or the observed |effect| is at least the
-// margin; otherwise inconclusive, with the n per side the nearer bound would need
-// (the power of its one-sided test: an approximation of TOST's power).
-static verdict decide_equivalent(const sig_test *t, double margin, double *p_tost) {
-    verdict v = {FINDING_HOLDS, ""};
+// ±margin); it does not hold only when the effect is significantly outside the band (either
+// one-sided test significant the other way: the 90% CI entirely beyond a margin); otherwise
+// inconclusive ("outside the margin, not significant" when |Δ| ≥ margin), with the n per
+// side the nearer bound needs at the planned true difference (plan_for; the power of one
+// one-sided test: an approximation of TOST's power).
+static verdict decide_equivalent(const sig_test *t, double margin, const char *needs, double *p_tost) {
+    verdict v = {FINDING_HOLDS, "", NAN, NAN};
     sig_test above = sig_shifted(*t, margin), below = sig_shifted(*t, -margin); // effect + m > 0, effect − m < 0
     double p_above = above.p, p_below = 1.0 - below.p;
     *p_tost = p_above > p_below ? p_above : p_below;
+    v.p_claim = *p_tost, v.p_against = fmin(1.0 - p_above, 1.0 - p_below);
     if (*p_tost < FINDING_ALPHA) return v;
     v.v = FINDING_FAILS;
     if (1.0 - p_above < FINDING_ALPHA) snprintf(v.why, sizeof v.why, "significantly below the margin");
     else if (1.0 - p_below < FINDING_ALPHA) snprintf(v.why, sizeof v.why, "significantly above the margin");
-    else if (fabs(t->effect) >= margin) snprintf(v.why, sizeof v.why, "outside the margin, not significant");
     else {
         v.v = FINDING_INCONCLUSIVE;
-        int needed = sig_n_welch(margin - fabs(t->effect), t->va, t->vb);
-        if (needed > 0) snprintf(v.why, sizeof v.why, "needs %d seeds per side", needed);
-        else snprintf(v.why, sizeof v.why, "needs more than %d seeds per side", SIG_N_MAX);
+        snprintf(v.why, sizeof v.why, "%s%s", fabs(t->effect) >= margin ? "outside the margin, not significant; " : "", needs);
     }
     return v;
 }
 
-static verdict one_seed(void) {
-    verdict v = {FINDING_INCONCLUSIVE, "1 seed"};
+static verdict one_seed(void) { return verdict_of(FINDING_INCONCLUSIVE, "1 seed"); }
+
+// An exact (deterministic) comparison: the claim's effect d (> 0 or, with or_equal, >= 0
+// holds); shown: what was compared ("485.0 < 531.0").
+static verdict decide_exact(double d, int or_equal, const char *shown) {
+    verdict v = verdict_of(FINDING_HOLDS, "");
+    if (d > 0 || (or_equal && d == 0)) return v;
+    v.v = FINDING_FAILS;
+    snprintf(v.why, sizeof v.why, "exact: %s", shown);
+    return v;
+}
+
+// A side whose exact metric differs between seeds of one configuration: not measured.
+static verdict exact_disagree(const finding_sel *sel, const char *who) {
+    verdict v = verdict_of(FINDING_NOT_MEASURED, "");
+    snprintf(v.why, sizeof v.why, "the exact metric %s differs between the seeds of %s", sel->metric, who);
     return v;
 }
 
@@ -249,6 +354,10 @@ static int verdict_rank(finding_verdict v) {
 // not measured > inconclusive > holds. Qualifiers of equal rank are listed "label: why; ...";
 // a not-measured reason names its runs already, so only the first is kept.
 static void combine(verdict *all, const verdict *one, const char *label) {
+    // every part must hold: the claim's p is the largest part's (intersection–union), the
+    // opposite's the smallest; a part without a test leaves the claim without one
+    all->p_claim = isnan(one->p_claim) || isnan(all->p_claim) ? NAN : fmax(all->p_claim, one->p_claim);
+    if (!isnan(one->p_against)) all->p_against = isnan(all->p_against) ? one->p_against : fmin(all->p_against, one->p_against);
     int ra = verdict_rank(all->v), ro = verdict_rank(one->v);
     if (ro == 0 || ro < ra || (ro == ra && one->v == FINDING_NOT_MEASURED)) return;
     char part[1100];
@@ -261,56 +370,102 @@ static void combine(verdict *all, const verdict *one, const char *label) {
 
 // The two-sample test of a finding with b on the observations of each side: greater
 // (Welch, a − b > 0), not_worse (Welch, a − b + margin > 0: non-inferiority) or equivalent
-// (TOST, |a − b| < margin). Appends the test to ours.
-static verdict two_sample(const finding *f, const side_values *sa, const side_values *sb, char *ours, size_t len) {
+// (TOST, |a − b| < margin). Appends the test to ours. unit: what a side's n counts.
+static verdict two_sample(const finding *f, const side_values *sa, const side_values *sb, const char *unit, char *ours, size_t len) {
     sig_test t = sig_welch(sa->v, sa->n, sb->v, sb->n);
+    plan pl = plan_for(f);
+    char needs[400];
     cat(ours, len, "%s", ", ");
     if (f->kind == FINDING_EQUIVALENT) {
         double p_tost;
-        verdict v = decide_equivalent(&t, f->margin, &p_tost);
+        plan_text(&pl, sig_n_welch(pl.planned, t.va, t.vb), unit, needs, sizeof needs);
+        verdict v = decide_equivalent(&t, f->margin, needs, &p_tost);
         test_text_margin(&f->a, "Δ", &t, p_tost, "±", f->margin, ours, len);
         return v;
     }
     double shift = f->kind == FINDING_NOT_WORSE ? f->margin : 0.0;
     sig_test claim = sig_shifted(t, shift);
     test_text_margin(&f->a, "Δ", &t, claim.p, f->kind == FINDING_NOT_WORSE ? "" : NULL, f->margin, ours, len);
-    return decide(&claim, 1, sig_n_welch(claim.effect, t.va, t.vb), "seeds per side");
+    plan_text(&pl, sig_n_welch(pl.planned, t.va, t.vb), unit, needs, sizeof needs);
+    return decide(&claim, 1, needs);
 }
 
+// The same kinds on exact values (one value a side: every seed agrees): decided by the
+// values themselves, no test.
+static verdict two_exact(const finding *f, double a, double b, char *ours, size_t len) {
+    char d[64], shown[400], ta[64], tb[64], m[64];
+    double diff = a - b;
+    signed_text(&f->a, diff, d, sizeof d);
+    metric_text(&f->a, a, ta, sizeof ta), metric_text(&f->b, b, tb, sizeof tb), metric_text(&f->a, f->margin, m, sizeof m);
+    snprintf(ours + strlen(ours), len - strlen(ours), ", exact, Δ %s", d);
+    if (f->kind == FINDING_EQUIVALENT) {
+        snprintf(ours + strlen(ours), len - strlen(ours), ", margin ±%s", m);
+        snprintf(shown, sizeof shown, "|Δ| = %s > margin %s", d + 1, m);
+        return decide_exact(f->margin - fabs(diff), 1, shown);
+    }
+    if (f->kind == FINDING_NOT_WORSE) {
+        snprintf(ours + strlen(ours), len - strlen(ours), ", margin %s", m);
+        snprintf(shown, sizeof shown, "%s is more than %s below %s", ta, m, tb);
+        return decide_exact(diff + f->margin, 1, shown);
+    }
+    snprintf(shown, sizeof shown, "%s %s %s", ta, diff == 0 ? "=" : "<", tb);
+    return decide_exact(diff, 0, shown);
+}
+
+// The unit a side's n counts: "seeds per side" or, for a timed metric, its timed steps.
+static const char *side_unit(const side_values *s, const char *seeds) { return s->steps ? "timed steps per side" : seeds; }
+
 // greater, not_worse, equivalent (a against b), at_least, at_most (a against value) on one
-// group of runs.
-static verdict check_level(const rr_set *set, const finding *f, const run_list *a, const run_list *b, const char *per_value,
-                           char *ours, size_t len) {
-    verdict v = {FINDING_HOLDS, ""};
-    char who[512], why[1024], ta[64], tb[64];
+// configuration's runs (or a side without mixed configurations).
+static verdict check_level_plain(const rr_set *set, const finding *f, const run_list *a, const run_list *b, const char *per_value,
+                                 char *ours, size_t len) {
+    verdict v = verdict_of(FINDING_HOLDS, "");
+    char who[512], whob[512] = "", why[1024], ta[64], tb[64];
     side_values sa = {0}, sb = {0};
+    int exact = report_metric_nature(f->a.metric).nature == METRIC_EXACT && !f->a.divide_by;
     describe_runs(&f->a, f->per, per_value, who, sizeof who);
     int ok_a = side_collect(set, a, &f->a, who, &sa, why, sizeof why);
     if (!ok_a) set_unmeasured(&v, why);
     metric_text(&f->a, sa.mean, ta, sizeof ta);
     if (finding_kinds[f->kind].needs_b) {
-        describe_runs(&f->b, f->per, per_value, who, sizeof who);
-        int ok_b = side_collect(set, b, &f->b, who, &sb, why, sizeof why);
+        describe_runs(&f->b, f->per, per_value, whob, sizeof whob);
+        int ok_b = side_collect(set, b, &f->b, whob, &sb, why, sizeof why);
         if (!ok_b && ok_a) set_unmeasured(&v, why);
         metric_text(&f->b, sb.mean, tb, sizeof tb);
         snprintf(ours + strlen(ours), len - strlen(ours), "%s vs %s", ta, tb);
         if (v.v == FINDING_HOLDS) {
-            snprintf(ours + strlen(ours), len - strlen(ours), " (n = %d vs %d", sa.n, sb.n);
-            if (sa.n < 2 || sb.n < 2) v = one_seed();
-            else v = two_sample(f, &sa, &sb, ours, len);
+            int steps = sa.steps && sb.steps;
+            if (steps) snprintf(ours + strlen(ours), len - strlen(ours), " (n = %d vs %d timed steps of %d vs %d runs", sa.n, sb.n, sa.nruns, sb.nruns);
+            else snprintf(ours + strlen(ours), len - strlen(ours), " (n = %d vs %d", sa.nruns, sb.nruns);
+            if (exact && (sa.disagree || sb.disagree)) v = exact_disagree(sa.disagree ? &f->a : &f->b, sa.disagree ? who : whob);
+            else if (exact) v = two_exact(f, sa.v[0], sb.v[0], ours, len);
+            else if (sa.steps != sb.steps) v = verdict_of(FINDING_INCONCLUSIVE, "per-step times on one side only: re-run the other");
+            else if (sa.n < 2 || sb.n < 2) v = one_seed();
+            else v = two_sample(f, &sa, &sb, side_unit(&sa, "seeds per side"), ours, len);
             cat(ours, len, "%s", ")");
         }
     } else {
         cat(ours, len, "%s", ta);
         if (v.v == FINDING_HOLDS) {
             int dir = f->kind == FINDING_AT_LEAST ? 1 : -1;
-            snprintf(ours + strlen(ours), len - strlen(ours), " (n = %d", sa.n);
-            if (sa.n < 2) v = one_seed();
+            if (sa.steps) snprintf(ours + strlen(ours), len - strlen(ours), " (n = %d timed steps of %d runs", sa.n, sa.nruns);
+            else snprintf(ours + strlen(ours), len - strlen(ours), " (n = %d", sa.nruns);
+            if (exact && sa.disagree) v = exact_disagree(&f->a, who);
+            else if (exact) {
+                char d[64], shown[400], tv[64];
+                signed_text(&f->a, sa.v[0] - f->value, d, sizeof d), metric_text(&f->a, f->value, tv, sizeof tv);
+                snprintf(ours + strlen(ours), len - strlen(ours), ", exact, Δ %s", d);
+                snprintf(shown, sizeof shown, "%s %s %s", ta, dir > 0 ? "<" : ">", tv);
+                v = decide_exact(dir * (sa.v[0] - f->value), 1, shown);
+            } else if (sa.n < 2) v = one_seed();
             else {
                 sig_test t = sig_one_sample(sa.v, sa.n, f->value);
+                plan pl = plan_for(f);
+                char needs[400];
+                plan_text(&pl, sig_n_one_sample(pl.planned, t.va), side_unit(&sa, "seeds"), needs, sizeof needs);
                 cat(ours, len, "%s", ", ");
                 test_text(&f->a, "Δ", &t, dir > 0 ? t.p : 1.0 - t.p, ours, len);
-                v = decide(&t, dir, sig_n_one_sample(t.effect, t.va), "seeds");
+                v = decide(&t, dir, needs);
             }
             cat(ours, len, "%s", ")");
         }
@@ -332,12 +487,42 @@ static void x_positions(const run_groups *g, const int *with_mean, int np, doubl
         for (int k = 0; k < np; k++) x[k] = k;
 }
 
-// peak_inside, increasing, decreasing on one group of a-runs, along x: the highest inner mean
-// against each end (Welch), or the OLS slope of the metric on x over every run.
-static verdict check_trend(const rr_set *set, const finding *f, const run_list *a, const char *per_value, char *ours,
+// peak_inside, increasing, decreasing on exact values (one a configuration): the peak above
+// both ends, or every step along x in the claimed direction (strictly).
+static verdict trend_exact(const finding *f, const run_groups *g, const side_values *sv, const int *with_mean, int np, char *ours,
                            size_t len) {
-    verdict v = {FINDING_HOLDS, ""};
+    char shown[400], t1[64], t2[64];
+    if (f->kind == FINDING_PEAK_INSIDE) {
+        int peak = with_mean[1];
+        for (int k = 2; k < np - 1; k++)
+            if (sv[with_mean[k]].mean > sv[peak].mean) peak = with_mean[k];
+        int lo = with_mean[0], hi = with_mean[np - 1];
+        snprintf(ours + strlen(ours), len - strlen(ours), " (exact; peak %s)", g->items[peak].label);
+        double d = fmin(sv[peak].mean - sv[lo].mean, sv[peak].mean - sv[hi].mean);
+        metric_text(&f->a, sv[peak].mean, t1, sizeof t1);
+        snprintf(shown, sizeof shown, "the highest inner value %s is not above both ends", t1);
+        return decide_exact(d, 0, shown);
+    }
+    int dir = f->kind == FINDING_INCREASING ? 1 : -1;
+    cat(ours, len, "%s", " (exact)");
+    for (int k = 1; k < np; k++) {
+        double d = dir * (sv[with_mean[k]].mean - sv[with_mean[k - 1]].mean);
+        if (d > 0) continue;
+        metric_text(&f->a, sv[with_mean[k - 1]].mean, t1, sizeof t1), metric_text(&f->a, sv[with_mean[k]].mean, t2, sizeof t2);
+        snprintf(shown, sizeof shown, "%s at %s, %s at %s", t1, g->items[with_mean[k - 1]].label, t2, g->items[with_mean[k]].label);
+        return decide_exact(d, 0, shown);
+    }
+    return decide_exact(1.0, 0, "");
+}
+
+// peak_inside, increasing, decreasing on one configuration's a-runs along x: the highest inner
+// mean against each end (Welch), or the OLS slope of the metric on x over every observation;
+// exact metrics by their values (trend_exact).
+static verdict check_trend_plain(const rr_set *set, const finding *f, const run_list *a, const char *per_value, char *ours,
+                                 size_t len) {
+    verdict v = verdict_of(FINDING_HOLDS, "");
     char who[512], why[1024], t[64];
+    int exact = report_metric_nature(f->a.metric).nature == METRIC_EXACT && !f->a.divide_by;
     describe_runs(&f->a, f->per, per_value, who, sizeof who);
     side_values all;
     int ok = side_collect(set, a, &f->a, who, &all, why, sizeof why);
@@ -357,19 +542,29 @@ static verdict check_trend(const rr_set *set, const finding *f, const run_list *
     }
     side_values *sv = xcalloc((size_t)g.n + 1, sizeof *sv, "finding values");
     int *with_mean = xcalloc((size_t)g.n + 1, sizeof *with_mean, "finding values");
-    int np = 0, nmax = 0, ntotal = 0;
+    int np = 0, nmax = 0, ntotal = 0, steps = 1, disagree = -1;
     for (int k = 0; k < g.n; k++) {
-        if (side_collect(set, &g.items[k].runs, &f->a, who, &sv[k], why, sizeof why)) with_mean[np++] = k;
+        if (side_collect(set, &g.items[k].runs, &f->a, who, &sv[k], why, sizeof why)) with_mean[np++] = k, steps &= sv[k].steps;
         else sv[k].mean = NAN;
+        if (sv[k].disagree && disagree < 0) disagree = k;
         nmax = sv[k].n > nmax ? sv[k].n : nmax, ntotal += sv[k].n;
         metric_text(&f->a, sv[k].mean, t, sizeof t);
         snprintf(ours + strlen(ours), len - strlen(ours), "%s%s: %s", k ? ", " : "", g.items[k].label, t);
     }
+    const char *unit = steps ? "timed steps per x value" : "seeds per x value";
     int need = f->kind == FINDING_PEAK_INSIDE ? 3 : 2;
+    plan pl = plan_for(f);
+    char needs[400];
     if (np < need) {
         snprintf(why, sizeof why, "%d value%s of %s with a mean among the runs of %s, need %d", np, np == 1 ? "" : "s", f->x,
                  who, need);
         set_unmeasured(&v, why);
+    } else if (exact && disagree >= 0) {
+        char w2[700];
+        snprintf(w2, sizeof w2, "%s at %s=%s", who, f->x, g.items[disagree].label);
+        v = exact_disagree(&f->a, w2);
+    } else if (exact) {
+        v = trend_exact(f, &g, sv, with_mean, np, ours, len);
     } else if (f->kind == FINDING_PEAK_INSIDE) {
         int peak = with_mean[1];
         for (int k = 2; k < np - 1; k++)
@@ -377,6 +572,7 @@ static verdict check_trend(const rr_set *set, const finding *f, const run_list *
         snprintf(ours + strlen(ours), len - strlen(ours), " (peak %s", g.items[peak].label);
         int ends[2] = {with_mean[0], with_mean[np - 1]};
         if (sv[peak].n < 2 || (sv[ends[0]].n < 2 && sv[ends[1]].n < 2)) v = one_seed(); // no test has 2 seeds a side
+        else v.p_claim = 0.0; // folded by combine: the largest end's p
         for (int e = 0; e < 2; e++) {
             const side_values *p = &sv[peak], *q = &sv[ends[e]];
             char label[160];
@@ -388,7 +584,8 @@ static verdict check_trend(const rr_set *set, const finding *f, const run_list *
                 sig_test st = sig_welch(p->v, p->n, q->v, q->n);
                 cat(ours, len, "%s", ", ");
                 test_text(&f->a, "Δ", &st, st.p, ours, len);
-                one = decide(&st, 1, sig_n_welch(st.effect, st.va, st.vb), "seeds per side");
+                plan_text(&pl, sig_n_welch(pl.planned, st.va, st.vb), steps ? "timed steps per side" : "seeds per side", needs, sizeof needs);
+                one = decide(&st, 1, needs);
             }
             if (strcmp(v.why, "1 seed")) combine(&v, &one, label);
         }
@@ -404,17 +601,18 @@ static verdict check_trend(const rr_set *set, const finding *f, const run_list *
             for (int i = 0; i < sv[with_mean[k]].n; i++) ox[n] = xs[k], oy[n++] = sv[with_mean[k]].v[i];
         }
         for (int k = 0; k < np; k++) sxx1 += (xs[k] - xbar) * (xs[k] - xbar);
-        snprintf(ours + strlen(ours), len - strlen(ours), " (n = %d", n);
+        snprintf(ours + strlen(ours), len - strlen(ours), steps ? " (n = %d timed steps" : " (n = %d", n);
         if (nmax < 2) v = one_seed();
         else {
             // the slope times the x range: the fitted change from the first to the last x value
             double range = xs[np - 1] - xs[0];
             sig_test st = sig_slope(ox, oy, n), shown = st;
-            shown.effect *= range, shown.lo *= range, shown.hi *= range;
+            shown.effect *= range, shown.lo *= range, shown.hi *= range, shown.lo90 *= range, shown.hi90 *= range;
             int dir = f->kind == FINDING_INCREASING ? 1 : -1;
             cat(ours, len, "%s", ", ");
             test_text(&f->a, "fitted change over the range", &shown, dir > 0 ? st.p : 1.0 - st.p, ours, len);
-            v = decide(&st, dir, sig_n_slope(st.effect, st.va, sxx1, np), "seeds per x value");
+            plan_text(&pl, sig_n_slope(pl.planned / range, st.va, sxx1, np), unit, needs, sizeof needs);
+            v = decide(&st, dir, needs);
         }
         cat(ours, len, "%s", ")");
         free(xs), free(ox), free(oy);
@@ -423,6 +621,203 @@ static verdict check_trend(const rr_set *set, const finding *f, const run_list *
     free(sv), free(with_mean);
     free_groups(&g);
     return v;
+}
+
+// ---- configurations pooled on a side ---------------------------------------------------
+// A side's runs are seeds of one configuration only when their /config agree on every key but
+// the seed (train.seed, "<stage>.train.seed") and the keys the finding splits by (per, x).
+// When they do not, the keys that differ split them into configurations and the claim is
+// stated per configuration (holds iff it holds for each): a-configurations are paired with
+// b-configurations that agree on the keys differing on both sides; a key differing on one
+// side only is not matched on.
+typedef struct {
+    char **keys;
+    int n;
+} key_list;
+
+static int is_seed_key(const char *key) {
+    size_t kl = strlen(key);
+    return !strcmp(key, "train.seed") || (kl > 11 && !strcmp(key + kl - 11, ".train.seed"));
+}
+
+// Does key name the split key `split` (which may carry a "<stage>." prefix)?
+static int is_split_key(const char *key, const char *split, const char *stage) {
+    if (!split) return 0;
+    size_t sl = strlen(stage);
+    if (!strncmp(split, stage, sl) && split[sl] == '.') split += sl + 1;
+    return !strcmp(key, split);
+}
+
+static int key_list_has(const key_list *k, const char *key) {
+    for (int i = 0; i < k->n; i++)
+        if (!strcmp(k->keys[i], key)) return 1;
+    return 0;
+}
+
+static void key_list_add(key_list *k, const char *key) {
+    if (key_list_has(k, key)) return;
+    char **g = realloc(k->keys, (size_t)(k->n + 1) * sizeof *g);
+    if (!g) die_fail("out of memory checking findings");
+    k->keys = g;
+    k->keys[k->n++] = xstrdup(key, "findings keys");
+}
+
+static void key_list_free(key_list *k) {
+    for (int i = 0; i < k->n; i++) free(k->keys[i]);
+    free(k->keys);
+    memset(k, 0, sizeof *k);
+}
+
+// Do runs i and j have the same value of the split key `split` (NULL: no such key)?
+static int same_split(const rr_set *set, int i, int j, const char *split, const char *stage) {
+    return !split || rr_value_equal(key_value(set, i, split, stage), key_value(set, j, split, stage));
+}
+
+// The /config keys whose values differ between two done runs of l that share their x and per
+// values (seed and split keys left out; a key that only follows x or per, such as a parent
+// stage's copy of the x key, is not a configuration of its own).
+static key_list varying_keys(const rr_set *set, const run_list *l, const finding *f, const char *stage) {
+    key_list k = {0};
+    for (int i = 0; i < l->n; i++) {
+        int ri = l->runs[i];
+        if (strcmp(rr_run_status(&set->runs[ri]), "done")) continue;
+        for (int j = 0; j < i; j++) {
+            int rj = l->runs[j];
+            if (strcmp(rr_run_status(&set->runs[rj]), "done") || !same_split(set, ri, rj, f->x, stage) ||
+                !same_split(set, ri, rj, f->per, stage))
+                continue;
+            for (int side = 0; side < 2; side++) { // keys either run has
+                const rr_attrs *c = &set->runs[side ? rj : ri].config;
+                for (int q = 0; q < c->n; q++) {
+                    const char *key = c->items[q].name;
+                    if (is_seed_key(key) || is_split_key(key, f->per, stage) || is_split_key(key, f->x, stage) || key_list_has(&k, key))
+                        continue;
+                    if (!rr_value_equal(rr_config_value(set, ri, key), rr_config_value(set, rj, key))) key_list_add(&k, key);
+                }
+            }
+        }
+    }
+    return k;
+}
+
+static int done_count(const rr_set *set, const run_list *l) {
+    int n = 0;
+    for (int i = 0; l && i < l->n; i++) n += !strcmp(rr_run_status(&set->runs[l->runs[i]]), "done");
+    return n;
+}
+
+typedef struct {
+    char label[512];      // "k1=v1, k2=v2" over the side's differing keys
+    run_list runs;
+} config_group;
+
+// Splits the done runs of l by their values of keys (one group when there are none).
+static int split_configs(const rr_set *set, const run_list *l, const key_list *keys, config_group **out) {
+    int n = 0;
+    *out = NULL;
+    for (int i = 0; i < l->n; i++) {
+        if (strcmp(rr_run_status(&set->runs[l->runs[i]]), "done")) continue;
+        char label[512] = "";
+        for (int k = 0; k < keys->n; k++)
+            snprintf(label + strlen(label), sizeof label - strlen(label), "%s%s=%s", k ? ", " : "", keys->keys[k],
+                     rr_config_value(set, l->runs[i], keys->keys[k]));
+        int g = 0;
+        while (g < n && strcmp((*out)[g].label, label)) g++;
+        if (g == n) {
+            config_group *p = realloc(*out, (size_t)(n + 1) * sizeof *p);
+            if (!p) die_fail("out of memory checking findings");
+            *out = p;
+            memset(&p[n], 0, sizeof p[n]);
+            snprintf(p[n].label, sizeof p[n].label, "%s", label);
+            n++;
+        }
+        run_list_add(&(*out)[g].runs, l->runs[i]);
+    }
+    for (int i = 1; i < n; i++) // in the order of their values (numbers as numbers), key by key
+        for (int j = i; j > 0; j--) {
+            int c = 0;
+            for (int k = 0; k < keys->n && c == 0; k++)
+                c = rr_value_cmp(rr_config_value(set, (*out)[j - 1].runs.runs[0], keys->keys[k]),
+                                 rr_config_value(set, (*out)[j].runs.runs[0], keys->keys[k]));
+            if (c <= 0) break;
+            config_group t = (*out)[j - 1];
+            (*out)[j - 1] = (*out)[j], (*out)[j] = t;
+        }
+    return n;
+}
+
+static void free_configs(config_group *g, int n) {
+    for (int i = 0; i < n; i++) free(g[i].runs.runs);
+    free(g);
+}
+
+// Do runs ra and rb agree on every key of shared?
+static int configs_match(const rr_set *set, int ra, int rb, const key_list *shared) {
+    for (int k = 0; k < shared->n; k++)
+        if (!rr_value_equal(rr_config_value(set, ra, shared->keys[k]), rr_config_value(set, rb, shared->keys[k]))) return 0;
+    return 1;
+}
+
+// A level finding (two-sample or against a value) on a and b: plain when neither side mixes
+// configurations, else per configuration.
+static verdict check_level(const rr_set *set, const finding *f, const run_list *a, const run_list *b, const char *per_value,
+                           char *ours, size_t len) {
+    int two = finding_kinds[f->kind].needs_b;
+    key_list ka = varying_keys(set, a, f, f->a.stage), kb = {0};
+    if (two) kb = varying_keys(set, b, f, f->b.stage);
+    if ((ka.n == 0 && kb.n == 0) || done_count(set, a) == 0 || (two && done_count(set, b) == 0)) {
+        key_list_free(&ka), key_list_free(&kb);
+        return check_level_plain(set, f, a, b, per_value, ours, len);
+    }
+    key_list shared = {0};
+    for (int i = 0; i < ka.n; i++)
+        if (key_list_has(&kb, ka.keys[i])) key_list_add(&shared, ka.keys[i]);
+    config_group *ga, *gb = NULL;
+    int na = split_configs(set, a, &ka, &ga), nb = two ? split_configs(set, b, &kb, &gb) : 1;
+    verdict all = verdict_of(FINDING_HOLDS, "");
+    all.p_claim = 0.0;
+    int parts = 0;
+    cat(ours, len, "%s", "configurations not pooled: ");
+    for (int i = 0; i < na; i++)
+        for (int j = 0; j < nb; j++) {
+            if (two && !configs_match(set, ga[i].runs.runs[0], gb[j].runs.runs[0], &shared)) continue;
+            char label[1100];
+            if (two && kb.n > shared.n) snprintf(label, sizeof label, "%s vs %s", ga[i].label[0] ? ga[i].label : "a", gb[j].label);
+            else snprintf(label, sizeof label, "%s", ga[i].label[0] ? ga[i].label : gb[j].label);
+            cat(ours, len, parts++ ? "; %s: " : "%s: ", label);
+            verdict one = check_level_plain(set, f, &ga[i].runs, two ? &gb[j].runs : NULL, per_value, ours, len);
+            combine(&all, &one, label);
+        }
+    if (parts == 0) {
+        all = verdict_of(FINDING_NOT_MEASURED, "no configuration of a matches one of b on the keys both vary");
+        cat(ours, len, "%s", "—");
+    }
+    free_configs(ga, na), free_configs(gb, two ? nb : 0);
+    key_list_free(&ka), key_list_free(&kb), key_list_free(&shared);
+    return all;
+}
+
+// A trend finding: plain when the a-runs differ only in x (and seeds), else per configuration.
+static verdict check_trend(const rr_set *set, const finding *f, const run_list *a, const char *per_value, char *ours, size_t len) {
+    key_list ka = varying_keys(set, a, f, f->a.stage);
+    if (ka.n == 0) {
+        key_list_free(&ka);
+        return check_trend_plain(set, f, a, per_value, ours, len);
+    }
+    config_group *ga;
+    int na = split_configs(set, a, &ka, &ga);
+    verdict all = verdict_of(FINDING_HOLDS, "");
+    all.p_claim = 0.0;
+    cat(ours, len, "%s", "configurations not pooled: ");
+    for (int i = 0; i < na; i++) {
+        cat(ours, len, i ? "; %s: (" : "%s: (", ga[i].label);
+        verdict one = check_trend_plain(set, f, &ga[i].runs, per_value, ours, len);
+        cat(ours, len, "%s", ")");
+        combine(&all, &one, ga[i].label);
+    }
+    free_configs(ga, na);
+    key_list_free(&ka);
+    return all;
 }
 
 static int group_index(const run_groups *g, const char *label) {
@@ -445,7 +840,8 @@ static void list_unpaired(const run_groups *from, const run_groups *other, const
 
 // A finding with `per`: the kind checked for each value of the per key.
 static verdict check_per(const rr_set *set, const finding *f, const run_list *a, const run_list *b, char *ours, size_t len) {
-    verdict all = {FINDING_HOLDS, ""};
+    verdict all = verdict_of(FINDING_HOLDS, "");
+    all.p_claim = 0.0; // folded by combine
     run_groups ga = split_runs(set, a, f->per, f->a.stage), gb = {0};
     int two = finding_kinds[f->kind].needs_b;
     if (two) gb = split_runs(set, b, f->per, f->b.stage);
@@ -478,8 +874,7 @@ static verdict check_per(const rr_set *set, const finding *f, const run_list *a,
     return all;
 }
 
-finding_verdict findings_eval(const rr_set *set, const char *experiment, const finding *f, char *ours, size_t ours_len,
-                              char *why, size_t why_len) {
+finding_result findings_eval_full(const rr_set *set, const char *experiment, const finding *f, char *ours, size_t ours_len) {
     ours[0] = '\0';
     run_list a = select_runs(set, experiment, &f->a), b = {0};
     if (finding_kinds[f->kind].needs_b) b = select_runs(set, experiment, &f->b);
@@ -492,9 +887,38 @@ finding_verdict findings_eval(const rr_set *set, const char *experiment, const f
         metric_text(&f->a, f->value, t, sizeof t);
         snprintf(ours + strlen(ours), ours_len - strlen(ours), " (claim %s %s)", f->kind == FINDING_AT_LEAST ? "≥" : "≤", t);
     }
-    snprintf(why, why_len, "%s", v.v == FINDING_HOLDS ? "" : v.why);
+    finding_result r = {v.v, "", v.p_claim, v.p_against, NAN, NAN, 0};
+    if (v.v == FINDING_NOT_MEASURED) r.p_claim = r.p_against = NAN;
+    snprintf(r.why, sizeof r.why, "%s", v.v == FINDING_HOLDS ? "" : v.why);
     free(a.runs), free(b.runs);
-    return v.v;
+    return r;
+}
+
+finding_verdict findings_eval(const rr_set *set, const char *experiment, const finding *f, char *ours, size_t ours_len,
+                              char *why, size_t why_len) {
+    finding_result r = findings_eval_full(set, experiment, f, ours, ours_len);
+    snprintf(why, why_len, "%s", r.why);
+    return r.v;
+}
+
+void findings_holm(finding_result *r, int n) {
+    double *p = xcalloc((size_t)n + 1, sizeof *p, "holm"), *adj = xcalloc((size_t)n + 1, sizeof *adj, "holm");
+    for (int i = 0; i < n; i++) p[i] = r[i].p_claim;
+    int m = sig_holm(p, n, adj);
+    for (int i = 0; i < n; i++) r[i].p_claim_holm = adj[i], r[i].holm_m = m;
+    for (int i = 0; i < n; i++) p[i] = r[i].v == FINDING_FAILS ? r[i].p_against : NAN; // "significant against" claims too
+    int m_against = sig_holm(p, n, adj);
+    for (int i = 0; i < n; i++) {
+        r[i].p_against_holm = adj[i];
+        if (r[i].v == FINDING_HOLDS && isfinite(r[i].p_claim_holm) && r[i].p_claim_holm >= FINDING_ALPHA) {
+            r[i].v = FINDING_INCONCLUSIVE;
+            snprintf(r[i].why, sizeof r[i].why, "not significant after Holm's correction over %d findings", m);
+        } else if (r[i].v == FINDING_FAILS && isfinite(adj[i]) && adj[i] >= FINDING_ALPHA) {
+            r[i].v = FINDING_INCONCLUSIVE;
+            snprintf(r[i].why, sizeof r[i].why, "against the claim, not significant after Holm's correction over %d findings", m_against);
+        }
+    }
+    free(p), free(adj);
 }
 
 // ---- finding the files and rendering --------------------------------------------------
@@ -508,23 +932,27 @@ static void md_cell(FILE *f, const char *text) {
     fputs(" |", f);
 }
 
-static void render_list(FILE *md, const rr_set *set, const findings_list *fl) {
-    if (fl->n == 0) return;
-    fprintf(md, "## Findings (experiment `%s`)\n\n", fl->experiment);
-    caveats_fprint(md, fl->experiment, CAVEATS_FINDINGS); // bench/report/caveats.h
-    fprintf(md, "| claim | ours | paper | verdict |\n|---|---|---|---|\n");
-    for (int i = 0; i < fl->n; i++) {
-        const finding *f = &fl->items[i];
-        char ours[8192], why[1024], verdict_text[1100];
-        finding_verdict v = findings_eval(set, fl->experiment, f, ours, sizeof ours, why, sizeof why);
-        if (v == FINDING_HOLDS) snprintf(verdict_text, sizeof verdict_text, "holds");
-        else if (v == FINDING_FAILS) snprintf(verdict_text, sizeof verdict_text, "does not hold (%s)", why);
-        else if (v == FINDING_INCONCLUSIVE) snprintf(verdict_text, sizeof verdict_text, "inconclusive (%s)", why);
-        else snprintf(verdict_text, sizeof verdict_text, "not measured (%s)", why);
-        fputc('|', md);
-        md_cell(md, f->claim), md_cell(md, ours), md_cell(md, f->paper), md_cell(md, verdict_text);
-        fputc('\n', md);
+// One evaluated finding of the report.
+typedef struct {
+    const finding *f;
+    char *ours; // malloc'd
+} evaluated;
+
+static void render_row(FILE *md, const finding *f, const char *ours, const finding_result *r) {
+    char verdict_text[1100], cell[8400];
+    if (r->v == FINDING_HOLDS) snprintf(verdict_text, sizeof verdict_text, "holds");
+    else if (r->v == FINDING_FAILS) snprintf(verdict_text, sizeof verdict_text, "does not hold (%s)", r->why);
+    else if (r->v == FINDING_INCONCLUSIVE) snprintf(verdict_text, sizeof verdict_text, "inconclusive (%s)", r->why);
+    else snprintf(verdict_text, sizeof verdict_text, "not measured (%s)", r->why);
+    snprintf(cell, sizeof cell, "%s", ours);
+    if (isfinite(r->p_claim)) { // the finding's p (the largest of its parts) and its Holm-adjusted value
+        char raw[32], adj[32];
+        snprintf(raw, sizeof raw, r->p_claim < 0.001 ? "< 0.001" : "= %.3f", r->p_claim);
+        snprintf(adj, sizeof adj, r->p_claim_holm < 0.001 ? "< 0.001" : "= %.3f", r->p_claim_holm);
+        snprintf(cell + strlen(cell), sizeof cell - strlen(cell), "; claim p %s, Holm p %s (%d findings)", raw, adj, r->holm_m);
     }
+    fputc('|', md);
+    md_cell(md, f->claim), md_cell(md, cell), md_cell(md, f->paper), md_cell(md, verdict_text);
     fputc('\n', md);
 }
 
@@ -536,12 +964,32 @@ int findings_report(const rr_set *set, const char *dir, char **md, char *err, si
     size_t mdlen = 0;
     FILE *out = open_memstream(md, &mdlen);
     if (!out) die_fail("report: cannot open a memory stream: %s", strerror(errno));
-    int rc = 0;
+    int rc = 0, nl = 0, nf = 0;
+    findings_list *lists = xcalloc((size_t)pl.n + 1, sizeof *lists, "findings");
     for (int i = 0; i < pl.n && rc == 0; i++) {
-        findings_list fl;
-        rc = findings_load(pl.paths[i], &fl, err, errlen);
-        if (rc == 0) render_list(out, set, &fl), findings_list_free(&fl);
+        rc = findings_load(pl.paths[i], &lists[nl], err, errlen);
+        if (rc == 0) nf += lists[nl++].n;
     }
+    // every finding of the report is one family for Holm's correction
+    finding_result *res = xcalloc((size_t)nf + 1, sizeof *res, "findings");
+    char **ours = xcalloc((size_t)nf + 1, sizeof *ours, "findings");
+    for (int l = 0, k = 0; rc == 0 && l < nl; l++)
+        for (int i = 0; i < lists[l].n; i++, k++) {
+            ours[k] = xmalloc(8192, "findings");
+            res[k] = findings_eval_full(set, lists[l].experiment, &lists[l].items[i], ours[k], 8192);
+        }
+    if (rc == 0) findings_holm(res, nf);
+    for (int l = 0, k = 0; rc == 0 && l < nl; l++) {
+        if (lists[l].n == 0) continue;
+        fprintf(out, "## Findings (experiment `%s`)\n\n", lists[l].experiment);
+        caveats_fprint(out, lists[l].experiment, CAVEATS_FINDINGS); // bench/report/caveats.h
+        fprintf(out, "| claim | ours | paper | verdict |\n|---|---|---|---|\n");
+        for (int i = 0; i < lists[l].n; i++, k++) render_row(out, &lists[l].items[i], ours[k], &res[k]);
+        fputc('\n', out);
+    }
+    for (int k = 0; k < nf; k++) free(ours[k]);
+    for (int l = 0; l < nl; l++) findings_list_free(&lists[l]);
+    free(ours), free(res), free(lists);
     for (int i = 0; i < pl.n; i++) free(pl.paths[i]);
     free(pl.paths);
     if (fclose(out) != 0) die_fail("report: cannot build the findings section: %s", strerror(errno));

@@ -9,9 +9,32 @@
 // matches every key=value of `match` (values compare numerically when both are numbers,
 // else as text; a key absent from a run's /config that starts with "<stage>." is looked up
 // without that prefix, like reference.tsv). Of those, only runs whose status is `done` and
-// that have a finite /final `metric` are observations: each is one seed of one
-// configuration (a side may pool configurations unless `per` or `x` split them). Tests
-// (bench/report/significance.h; α = 0.05, one-sided in the claimed direction):
+// that have a finite /final `metric` are observations.
+// Configurations are never pooled as seeds: when two done runs of a side that share their
+// `per` and `x` values differ in any /config key other than the seed (train.seed,
+// "<stage>.train.seed"; keys that only follow x or per, such as a parent stage's copy of the
+// x key, do not count), the side is split into configurations by the keys that differ, and
+// the claim is stated per configuration ("configurations not pooled: K=v: <cell>; ..."): a-
+// configurations are paired with the b-configurations that agree on the keys differing on both
+// sides (a key differing on one side only is not matched on: each such configuration is
+// compared with each of the other side's); it holds iff it holds for every configuration.
+// Metrics by nature (stats.h, report_metric_nature, one table):
+//   sampled  (top1, loss, ...) seeds are the replicates: the t-tests below
+//   exact    (act_bytes, backend_peak_bytes, params, flops_per_step) deterministic: one
+//            run decides; the seeds of one configuration must agree (else "not measured (the
+//            exact metric M differs between the seeds of ...)"); decided by the values with no
+//            test: greater a > b, at_least a ≥ value, at_most a ≤ value, not_worse a − b +
+//            margin ≥ 0, equivalent |a − b| ≤ margin, increasing / decreasing every step
+//            along x strictly in the claimed direction, peak_inside the highest inner value
+//            above both ends; otherwise "does not hold (exact: 485.0 < 531.0)"; ours shows
+//            "exact, Δ ..." and no p (such a finding is not in the Holm family)
+//   timed    (step_time_ms) the observations are the run's own per-step times (its /train
+//            column, read from the file; the first step, warm-up, left out when there are 3
+//            or more), so one run a side is enough and their spread gives the interval; a side
+//            where any run lacks the series falls back to the runs' /final values ("n = 2"
+//            instead of "n = 18 timed steps of 2 runs"). Steps count as independent draws: a
+//            load change during a run makes the interval optimistic
+// Tests (bench/report/significance.h; α = 0.05, one-sided in the claimed direction):
 //   greater      Welch's t-test of mean(a) − mean(b) > 0
 //   at_least     one-sample t-test of mean(a) − value > 0     at_most: < 0
 //   peak_inside  the x values (sorted numerically, those with a mean only) number at least
@@ -19,34 +42,55 @@
 //                the first and against the last x value's runs (Welch each); it holds when
 //                both hold (an intersection–union test: no multiplicity correction needed)
 //   increasing   the OLS slope of the metric on x (the numeric x values, or their ranks when
-//   decreasing   one is not a number) over every run, t-test of slope > 0 (< 0); at least 2
-//                x values with a mean
+//   decreasing   one is not a number) over every observation, t-test of slope > 0 (< 0); at
+//                least 2 x values with a mean
 //   not_worse    Welch's t-test of mean(a) − mean(b) + margin > 0 (non-inferiority)
 //   equivalent   TOST: Welch tests of mean(a) − mean(b) > −margin and < +margin, both at α
-//                (holds iff both do; "does not hold (significantly above / below the margin)",
-//                "(outside the margin, not significant)", or inconclusive with the n per side
-//                the nearer bound's one-sided test would need); ours shows "margin ±M, TOST p"
+//                (holds iff both do: the 90% CI inside ±margin); ours shows "margin ±M, TOST p"
 //   divide_by    (a side's key, any kind) each run's observation is metric / divide_by
+//                (always sampled)
 //   per K        (any kind) the runs are split by the value of /config key K and the kind is
 //                checked for each value on its own; for `greater`, a- and b-runs with equal
 //                values are paired (values on one side only are listed as unpaired and not
 //                checked). It holds iff it holds for every value.
 // `x` and `per` keys are looked up like match keys.
 // Verdict of one test, p = its one-sided p-value for the claim:
-//   "holds"                    p < 0.05
-//   "does not hold (significant against)"               1 − p < 0.05
-//   "does not hold (opposite direction, not significant)" the effect is against the claim
-//   "does not hold (no difference)"                     the effect is exactly 0
-//   "inconclusive (needs N seeds per side)"             otherwise: N is the smallest n for
-//                80% power at the observed effect and variances (significance.h; "seeds"
-//                for at_least/at_most, "seeds per x value" for trends; "needs more than 1000")
-//   "inconclusive (1 seed)"    a side (a peak or both ends; every x value) has one run
-// Several tests (per values, a peak's two ends): does not hold > not measured > inconclusive
-// > holds; qualifiers of the deciding rank are listed "value: why; ..." ("vs END: why" for
-// a peak's end).
+//   "holds"                    p < 0.05, i.e. the printed 90% interval's bound on the claim's
+//                              side (the one-sided 95% bound) excludes the null (0, −margin,
+//                              ±margin) — and still so after Holm (below)
+//   "does not hold (significant against)"  1 − p < 0.05: the data are significantly against
+//                              the claim (not_worse / at_least: the interval excludes the
+//                              margin / value the other way; equivalent: "significantly above /
+//                              below the margin": the 90% CI entirely outside ±margin)
+//   "inconclusive (...)"       otherwise, also when the effect has the wrong sign or is 0 but
+//                              is not significant ("opposite direction, not significant; ",
+//                              "no difference, ", equivalent: "outside the margin, not
+//                              significant; "), followed by the seeds a stated effect needs:
+//                              "needs N seeds per side for <effect>" — N the smallest n for
+//                              80% power (significance.h, with the observed variances) at the
+//                              finding's `effect` ("an effect of 2.00 (the stated effect)"),
+//                              else for not_worse / equivalent at a true difference of 0 ("a
+//                              true Δ of +0.00 (the margin, a true difference of 0)"); never
+//                              the observed effect. Without either: "no effect stated to plan
+//                              seeds for: add effect:". Units: "seeds" (at_least/at_most),
+//                              "seeds per x value" (trends), "timed steps per side" (timed);
+//                              "needs more than 1000"
+//   "inconclusive (1 seed)"    a side (a peak or both its ends; every x value) has one run of a
+//                              sampled metric
+// Several tests (configurations, per values, a peak's two ends): does not hold > not measured
+// > inconclusive > holds; qualifiers of the deciding rank are listed "value: why; ..." ("vs
+// END: why" for a peak's end). The finding's p is the largest of its parts' (all must hold),
+// the opposite's p the smallest.
+// Holm: all findings of one report (every experiment.yaml below DIR) are one family: the
+// findings with a p are Holm-adjusted (sig_holm); a "holds" whose adjusted p ≥ 0.05 becomes
+// "inconclusive (not significant after Holm's correction over M findings)"; the "does not
+// hold (significant against)" verdicts are adjusted as a family of their own the same way
+// ("inconclusive (against the claim, not significant after Holm's correction ...)"). The
+// ours cell ends "; claim p = 0.012, Holm p = 0.048 (M findings)".
 // "not measured (why)": a side selects no runs, none of them `done`, no done run with the
 // metric, the key of `per`/`x` absent from every selected run, no `per` value common to a
-// and b, or fewer x values with a mean than the kind needs.
+// and b, no configuration of a matching one of b, or fewer x values with a mean than the
+// kind needs.
 // Output: one section per experiment.yaml with findings (files in path order), appended to
 // the report:
 //   ## Findings (experiment `NAME`)
@@ -56,15 +100,17 @@
 //   | <claim> | <ours> | <paper> | <verdict> |
 // `ours` holds the means and the test, formatted like the report's cells
 // (report_metric_text: top-k in %, %.2f; differences signed):
-//   greater      "81.20 vs 78.45 (n = 3 vs 3, Δ +2.75, 95% CI [+0.40, +5.10], p = 0.012)"
-//   at_least     "97.50 (n = 3, Δ +2.50, 95% CI [...], p = 0.030) (claim ≥ 95.00)"
+//   greater      "81.20 vs 78.45 (n = 3 vs 3, Δ +2.75, 90% CI [+0.80, +4.70], p = 0.012)"
+//   at_least     "97.50 (n = 3, Δ +2.50, 90% CI [...], p = 0.030) (claim ≥ 95.00)"
 //   trends       "0: 80.10, 0.25: 82.30, 0.5: 79.00 (n = 9, fitted change over the range
-//                -1.10, 95% CI [...], p = 0.700)" — the slope times (last x − first x)
+//                -1.10, 90% CI [...], p = 0.700)" — the slope times (last x − first x)
 //   peak_inside  "0: 80.10, 0.25: 82.30, 0.5: 79.00 (peak 0.25 vs 0: n = 3 vs 3, Δ +2.20,
-//                95% CI [...], p = 0.040; vs 0.5: n = 3 vs 3, Δ ...)"
-// p is one-sided for the claim ("p < 0.001", "p > 0.999" at the ends); the 95% CI is
-// two-sided (so a claim that holds with 0.025 ≤ p < 0.05 has a CI that reaches 0). With one
-// seed the test part is left out ("(n = 1 vs 3)"). With per: "abs: <that>; none: <that>"
+//                90% CI [...], p = 0.040; vs 0.5: n = 3 vs 3, Δ ...)"
+//   exact        "531.0 vs 485.0 (n = 1 vs 1, exact, Δ +46.0)"; trends "... (exact)"
+//   timed        "21.1 vs 20.1 (n = 9 vs 9 timed steps of 1 vs 1 runs, Δ +1.0, 90% CI ...)"
+// p is one-sided for the claim ("p < 0.001", "p > 0.999" at the ends); the interval is the
+// two-sided 90% one, whose bound on the claim's side is the one-sided test's 95% bound. With
+// one seed the test part is left out ("(n = 1 vs 3)"). With per: "abs: <that>; none: <that>"
 // (along x: "abs: (<that>); ..."), then for greater "; unpaired: relbias (only in b)" when a
 // value is on one side only; "—" for a side without a mean, or when the `per`/`x` key is
 // absent.
@@ -77,6 +123,20 @@
 typedef enum { FINDING_HOLDS, FINDING_FAILS, FINDING_NOT_MEASURED, FINDING_INCONCLUSIVE } finding_verdict;
 finding_verdict findings_eval(const rr_set *set, const char *experiment, const finding *f, char *ours, size_t ours_len,
                               char *why, size_t why_len);
+// The same with the p-values Holm's correction needs (before it: findings_holm fills the rest).
+typedef struct {
+    finding_verdict v;
+    char why[1024];
+    double p_claim;        // the claim's one-sided p (the largest of its parts); NaN: no test
+    double p_against;      // the opposite's one-sided p (the smallest of its parts); NaN: no test
+    double p_claim_holm;   // after findings_holm: Holm-adjusted p_claim
+    double p_against_holm; // after findings_holm: Holm-adjusted p_against, for verdicts "does not hold"
+    int holm_m;            // the number of findings with a p in the family
+} finding_result;
+finding_result findings_eval_full(const rr_set *set, const char *experiment, const finding *f, char *ours, size_t ours_len);
+// Holm's correction over the n findings of one report: adjusts the p's and downgrades a verdict
+// its adjusted p no longer supports to inconclusive (findings.h, "Holm").
+void findings_holm(finding_result *r, int n);
 
 // Reads the findings of every experiment.yaml below dir (recursively, in path order;
 // symlinks and dot entries not followed, unreadable subdirectories skipped) and renders their

@@ -82,7 +82,8 @@ void sig_mean_var(const double *x, int n, double *mean, double *var) {
 }
 
 static sig_test not_ok(void) {
-    return (sig_test){0, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN};
+    return (sig_test){.ok = 0, .effect = NAN, .se = NAN, .df = NAN, .t = NAN, .p = NAN, .lo = NAN, .hi = NAN,
+                      .lo90 = NAN, .hi90 = NAN, .va = NAN, .vb = NAN, .sxx = NAN};
 }
 
 // t, p and the 95% CI from effect, se and df.
@@ -93,10 +94,12 @@ static void finish(sig_test *r) {
         r->p = sig_t_sf(r->t, r->df);
         double q = sig_t_quantile(0.975, r->df);
         r->lo = r->effect - q * r->se, r->hi = r->effect + q * r->se;
+        double q90 = sig_t_quantile(0.95, r->df);
+        r->lo90 = r->effect - q90 * r->se, r->hi90 = r->effect + q90 * r->se;
     } else {
         r->t = r->effect > 0 ? INFINITY : r->effect < 0 ? -INFINITY : 0.0;
         r->p = r->effect > 0 ? 0.0 : r->effect < 0 ? 1.0 : 0.5;
-        r->lo = r->hi = r->effect;
+        r->lo = r->hi = r->lo90 = r->hi90 = r->effect;
     }
 }
 
@@ -181,4 +184,23 @@ int sig_n_one_sample(double effect, double var) { return power_n(effect, var, 1.
 int sig_n_slope(double slope, double var, double sxx1, int k) {
     if (!(sxx1 > 0) || k < 2) return -1;
     return power_n(slope, var, sxx1, (double)k, -2.0, k > 2 ? 1 : 2);
+}
+
+int sig_holm(const double *p, int n, double *adj) {
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        adj[i] = NAN;
+        if (isfinite(p[i])) m++;
+    }
+    double prev = 0.0;
+    for (int rank = 0; rank < m; rank++) { // selection of the next smallest p: n is a report's findings
+        int best = -1;
+        for (int i = 0; i < n; i++)
+            if (isfinite(p[i]) && isnan(adj[i]) && (best < 0 || p[i] < p[best])) best = i;
+        double a = (m - rank) * p[best];
+        a = a > 1.0 ? 1.0 : a;
+        prev = a > prev ? a : prev;
+        adj[best] = prev;
+    }
+    return m;
 }

@@ -7,13 +7,14 @@
 //              Welch–Satterthwaite df = SE⁴ / ((va/na)²/(na−1) + (vb/nb)²/(nb−1))
 //   one_sample effect = mean(a) − value; SE = s/√n; df = n − 1
 //   slope      effect = OLS slope of y on x; SE = sqrt(RSS/(n−2) / Sxx); df = n − 2
-// t = effect / SE; p = P(T_df ≥ t). The 95% CI is two-sided: effect ± t_{0.975,df}·SE.
-// SE = 0 (every value equal): p = 0 when effect > 0, 1 when < 0, 0.5 when 0; the CI is the
+// t = effect / SE; p = P(T_df ≥ t). The 95% CI is two-sided: effect ± t_{0.975,df}·SE; the
+// 90% one, effect ± t_{0.95,df}·SE, is the interval a one-sided 5% test matches (findings.h).
+// SE = 0 (every value equal): p = 0 when effect > 0, 1 when < 0, 0.5 when 0; the CIs are the
 // point. A test that cannot be computed (a side with fewer than 2 values; slope: fewer than
 // 3 points or all x equal) has ok = 0.
 // Sample sizes for 80% power at one-sided α = 0.05 (the normal-theory approximation with t
 // quantiles: the smallest n with |effect|/SE(n) ≥ t_{0.95,df(n)} + t_{0.80,df(n)}), with the
-// observed effect and variances taken as true: -1 when the effect is 0 or n would exceed
+// effect given (findings: a stated one, never the observed) and the observed variances: -1 when the effect is 0 or n would exceed
 // SIG_N_MAX.
 #pragma once
 
@@ -33,6 +34,8 @@ typedef struct {
     double effect, se, df, t;
     double p;               // one-sided, alternative effect > 0 (use 1 − p for effect < 0)
     double lo, hi;          // two-sided 95% confidence interval of effect
+    double lo90, hi90;      // two-sided 90% interval: lo90 is the one-sided 95% lower bound (the
+                            // interval a one-sided 5% test matches: p < 0.05 iff lo90 > 0)
     double va, vb;          // sample variances of a and b (welch), of a (one_sample), residual (slope)
     double sxx;             // slope: Σ(x − x̄)²
 } sig_test;
@@ -53,3 +56,7 @@ sig_test sig_shifted(sig_test t, double delta);
 int sig_n_welch(double effect, double va, double vb);
 int sig_n_one_sample(double effect, double var);
 int sig_n_slope(double slope, double var, double sxx1, int k);
+// Holm's step-down adjustment of the n p-values p (NaN entries are not tests: left NaN and not
+// counted): with the m finite p sorted ascending, adj_(i) = max_{j<=i} min(1, (m − j + 1)·p_(j)).
+// Returns m.
+int sig_holm(const double *p, int n, double *adj);

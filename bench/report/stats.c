@@ -8,6 +8,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+// Every /final metric that is not a seed's random outcome (stats.h). peak_mem_bytes is the
+// process's peak RSS (allocator and library state vary between runs): sampled.
+static const metric_nature metric_nature_table[] = {
+    {"act_bytes", METRIC_EXACT, NULL},          // the activation arena of one step (model_activation_bytes)
+    {"backend_peak_bytes", METRIC_EXACT, NULL}, // the backend's arena high-water mark
+    {"params", METRIC_EXACT, NULL},
+    {"flops_per_step", METRIC_EXACT, NULL},
+    {"step_time_ms", METRIC_TIMED, "step_time_ms"}, // /final: the median of /train step_time_ms
+};
+
+metric_nature report_metric_nature(const char *metric) {
+    char name[96];
+    snprintf(name, sizeof name, "%.*s", (int)strcspn(metric, "@"), metric);
+    for (size_t i = 0; i < sizeof metric_nature_table / sizeof metric_nature_table[0]; i++)
+        if (!strcmp(metric_nature_table[i].metric, name)) return metric_nature_table[i];
+    return (metric_nature){metric, METRIC_SAMPLED, NULL};
+}
+
 metric_fmt report_metric_format(const char *full) {
     metric_fmt f = {"", 1.0, "%.4g", 0, 50};
     char name[96]; // per-size metrics "top1@40" are formatted as their base metric

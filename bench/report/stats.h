@@ -14,6 +14,23 @@ typedef struct {
     int rank; // column order
 } metric_fmt;
 
+// How a /final metric varies between runs, which decides how the findings judge it
+// (findings.h). One table (stats.c, metric_nature_table) names every metric that is not
+// sampled; a per-size metric "NAME@SIZE" has its base NAME's nature.
+//   METRIC_SAMPLED  a random outcome of the seed: seeds are the replicates (top1, loss, ...)
+//   METRIC_EXACT    a deterministic count of one configuration (arena activation bytes,
+//                   parameters, FLOPs per step): every seed gives the same value, one run
+//                   decides, and seeds that disagree are reported
+//   METRIC_TIMED    a wall-clock time per step: /final holds the median of the run's own
+//                   per-step times (/train column `column`), whose spread gives the interval
+typedef enum { METRIC_SAMPLED, METRIC_EXACT, METRIC_TIMED } metric_nature_kind;
+typedef struct {
+    const char *metric;       // the /final attribute
+    metric_nature_kind nature;
+    const char *column;       // METRIC_TIMED: the /train column of per-step values
+} metric_nature;
+metric_nature report_metric_nature(const char *metric);
+
 // How metric `full` is shown: header, scale, printf format, mean only, column rank.
 metric_fmt report_metric_format(const char *full);
 // Mean and sample std (divisor n-1; 0 when n < 2) of /final `metric` over the runs of
