@@ -296,8 +296,10 @@ static void test_refusals(void) {
     snprintf(path, sizeof path, "%s/bad.yaml", g_dir);
     for (int i = 0; i < (int)(sizeof bad / sizeof bad[0]); i++) {
         FILE *f = fopen(path, "w");
-        if (!f) continue;
-        fputs(bad[i].text, f), fclose(f);
+        if (!f || fputs(bad[i].text, f) < 0 || fclose(f) != 0) {
+            test_fail("effect refusal", "cannot write %s", path);
+            continue;
+        }
         findings_list fl;
         int rc = findings_load(path, &fl, err, sizeof err);
         char name[128];
