@@ -114,6 +114,16 @@ static void test_reader(void) {
     test_check("rr_read: keys absent from /config read as their defaults", ok, "pe.cape_scale '%s', data.resolutions '%s', data.resolution '%s', %s",
                scale ? scale->text : "(none)", sizes ? sizes->text : "(none)", res ? res->text : "(none)", sorted ? "sorted" : "NOT sorted");
     rr_free(&r);
+    // The same for a parent's keys a finetune run records as "<stage>.<key>": a file whose
+    // pretrain.* copy lacks a key reads it as the default (else runs from before and after a key
+    // was added would be split by the parent's copy of it).
+    snprintf(path, sizeof path, "%s/exp/mp3/m%011x.h5", g_dir, 0u);
+    rc = rr_read(path, RR_ATTRS, &r, err, sizeof err);
+    const rr_attr *pdim = rc == 0 ? rr_attr_get(&r.config, "pretrain.model.dim") : NULL;
+    const rr_attr *peta = rc == 0 ? rr_attr_get(&r.config, "pretrain.objective.eta") : NULL;
+    test_check("rr_read: a parent's keys absent from /config read as their defaults", pdim && !strcmp(pdim->text, "128") &&
+               peta && peta->num == 0.0, "pretrain.model.dim '%s'", pdim ? pdim->text : "(none)");
+    if (rc == 0) rr_free(&r);
     snprintf(path, sizeof path, "%s/exp/pretrain/zzzz.h5.partial", g_dir);
     rc = rr_read(path, RR_ATTRS, &r, err, sizeof err);
     test_check("rr_read error names the file", rc == -1 && strstr(err, path) != NULL, "%s", err);

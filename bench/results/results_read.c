@@ -161,19 +161,37 @@ static int attr_name_cmp(const void *a, const void *b) {
 // so a /config that lacks a key of
 // bench/experiment/config.c's table gets the default, typed as train.c writes it. Without this, runs of
 // one configuration written before and after the key was added would be told apart by it.
-// A file without any /config attribute (not written by `posbench train`) is left alone.
+// A file without any /config attribute (not written by `posbench train`) is left alone. The same
+// holds for the parent's keys a finetune run records as "<stage>.<key>" (e.g. pretrain.model.dim):
+// every such prefix gets the keys it lacks, or runs from before and after a key would be split
+// by the parent's copy of it.
+#define FILL_MAX_PREFIXES 8
 static void fill_config_defaults(rr_attrs *a) {
     if (a->n == 0) return;
+    char prefixes[FILL_MAX_PREFIXES + 1][64] = {""}; // "" (the run's own keys), then "<stage>."
+    int nprefix = 1;
+    for (int j = 0; j < a->n; j++) {
+        const char *name = a->items[j].name, *dot = strchr(name, '.');
+        if (!dot || cfg_index(name) >= 0 || cfg_index(dot + 1) < 0 || (size_t)(dot - name) + 2 > sizeof prefixes[0]) continue;
+        char prefix[64];
+        snprintf(prefix, sizeof prefix, "%.*s", (int)(dot - name + 1), name);
+        int seen = 0;
+        for (int q = 1; q < nprefix; q++) seen |= !strcmp(prefixes[q], prefix);
+        if (!seen && nprefix <= FILL_MAX_PREFIXES) snprintf(prefixes[nprefix++], sizeof prefixes[0], "%s", prefix);
+    }
     config d;
     config_defaults(&d);
     int added = 0, cap = a->n;
+    for (int q = 0; q < nprefix; q++)
     for (int i = 0; i < cfg_key_count; i++) {
         const cfg_key *k = &cfg_keys[i];
-        if (rr_attr_get(a, k->key)) continue;
+        char full[704]; // a 64-byte prefix and any key name
+        snprintf(full, sizeof full, "%s%s", prefixes[q], k->key);
+        if (rr_attr_get(a, full)) continue;
         grow((void **)&a->items, a->n, &cap, sizeof(rr_attr));
         rr_attr *at = &a->items[a->n++];
         memset(at, 0, sizeof *at);
-        at->name = xstrdup(k->key, "attribute name");
+        at->name = xstrdup(full, "attribute name");
         at->num = NAN;
         if (k->type == CFG_INT || k->type == CFG_BOOL) {
             char buf[32];
