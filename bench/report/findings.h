@@ -123,6 +123,8 @@
 typedef enum { FINDING_HOLDS, FINDING_FAILS, FINDING_NOT_MEASURED, FINDING_INCONCLUSIVE } finding_verdict;
 finding_verdict findings_eval(const rr_set *set, const char *experiment, const finding *f, char *ours, size_t ours_len,
                               char *why, size_t why_len);
+#define FINDING_ALPHA 0.05 // the level of every one-sided test (and of Holm's adjusted p)
+
 // The same with the p-values Holm's correction needs (before it: findings_holm fills the rest).
 typedef struct {
     finding_verdict v;

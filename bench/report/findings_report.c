@@ -1,0 +1,112 @@
+// bench/report/findings_report.c — a report's findings as one family: evaluate every finding of
+// every experiment.yaml below the report's directory (findings.c), apply Holm's correction over
+// all of them (findings_holm), and render one Markdown section per experiment, its caveats
+// (caveats.h) at the head of its table (output format in findings.h).
+#include "findings.h"
+#include "caveats.h"
+#include "significance.h"
+#include "../../core/common.h"
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void findings_holm(finding_result *r, int n) {
+    double *p = xcalloc((size_t)n + 1, sizeof *p, "holm"), *adj = xcalloc((size_t)n + 1, sizeof *adj, "holm");
+    for (int i = 0; i < n; i++) p[i] = r[i].p_claim;
+    int m = sig_holm(p, n, adj);
+    for (int i = 0; i < n; i++) r[i].p_claim_holm = adj[i], r[i].holm_m = m;
+    for (int i = 0; i < n; i++) p[i] = r[i].v == FINDING_FAILS ? r[i].p_against : NAN; // "significant against" claims too
+    int m_against = sig_holm(p, n, adj);
+    for (int i = 0; i < n; i++) {
+        r[i].p_against_holm = adj[i];
+        if (r[i].v == FINDING_HOLDS && isfinite(r[i].p_claim_holm) && r[i].p_claim_holm >= FINDING_ALPHA) {
+            r[i].v = FINDING_INCONCLUSIVE;
+            snprintf(r[i].why, sizeof r[i].why, "not significant after Holm's correction over %d findings", m);
+        } else if (r[i].v == FINDING_FAILS && isfinite(adj[i]) && adj[i] >= FINDING_ALPHA) {
+            r[i].v = FINDING_INCONCLUSIVE;
+            snprintf(r[i].why, sizeof r[i].why, "against the claim, not significant after Holm's correction over %d findings", m_against);
+        }
+    }
+    free(p), free(adj);
+}
+
+// ---- finding the files and rendering --------------------------------------------------
+// A Markdown table cell: '|' escaped, newlines flattened.
+static void md_cell(FILE *f, const char *text) {
+    fputc(' ', f);
+    for (const char *p = text; *p; p++) {
+        if (*p == '|') fputs("\\|", f);
+        else fputc(*p == '\n' || *p == '\r' || *p == '\t' ? ' ' : *p, f);
+    }
+    fputs(" |", f);
+}
+
+// One evaluated finding of the report.
+typedef struct {
+    const finding *f;
+    char *ours; // malloc'd
+} evaluated;
+
+static void render_row(FILE *md, const finding *f, const char *ours, const finding_result *r) {
+    char verdict_text[1100], cell[8400];
+    if (r->v == FINDING_HOLDS) snprintf(verdict_text, sizeof verdict_text, "holds");
+    else if (r->v == FINDING_FAILS) snprintf(verdict_text, sizeof verdict_text, "does not hold (%s)", r->why);
+    else if (r->v == FINDING_INCONCLUSIVE) snprintf(verdict_text, sizeof verdict_text, "inconclusive (%s)", r->why);
+    else snprintf(verdict_text, sizeof verdict_text, "not measured (%s)", r->why);
+    snprintf(cell, sizeof cell, "%s", ours);
+    if (isfinite(r->p_claim)) { // the finding's p (the largest of its parts) and its Holm-adjusted value
+        char raw[32], adj[32];
+        snprintf(raw, sizeof raw, r->p_claim < 0.001 ? "< 0.001" : "= %.3f", r->p_claim);
+        snprintf(adj, sizeof adj, r->p_claim_holm < 0.001 ? "< 0.001" : "= %.3f", r->p_claim_holm);
+        snprintf(cell + strlen(cell), sizeof cell - strlen(cell), "; claim p %s, Holm p %s (%d findings)", raw, adj, r->holm_m);
+    }
+    fputc('|', md);
+    md_cell(md, f->claim), md_cell(md, cell), md_cell(md, f->paper), md_cell(md, verdict_text);
+    fputc('\n', md);
+}
+
+int findings_report(const rr_set *set, const char *dir, char **md, char *err, size_t errlen) {
+    *md = NULL;
+    struct { char **paths; int n; } pl = {0};
+    char scan_err[1024];
+    if (rr_find_files(dir, "experiment.yaml", &pl.paths, &pl.n, scan_err, sizeof scan_err) < 0) pl.n = 0; // rr_scan read dir already
+    size_t mdlen = 0;
+    FILE *out = open_memstream(md, &mdlen);
+    if (!out) die_fail("report: cannot open a memory stream: %s", strerror(errno));
+    int rc = 0, nl = 0, nf = 0;
+    findings_list *lists = xcalloc((size_t)pl.n + 1, sizeof *lists, "findings");
+    for (int i = 0; i < pl.n && rc == 0; i++) {
+        rc = findings_load(pl.paths[i], &lists[nl], err, errlen);
+        if (rc == 0) nf += lists[nl++].n;
+    }
+    // every finding of the report is one family for Holm's correction
+    finding_result *res = xcalloc((size_t)nf + 1, sizeof *res, "findings");
+    char **ours = xcalloc((size_t)nf + 1, sizeof *ours, "findings");
+    for (int l = 0, k = 0; rc == 0 && l < nl; l++)
+        for (int i = 0; i < lists[l].n; i++, k++) {
+            ours[k] = xmalloc(8192, "findings");
+            res[k] = findings_eval_full(set, lists[l].experiment, &lists[l].items[i], ours[k], 8192);
+        }
+    if (rc == 0) findings_holm(res, nf);
+    for (int l = 0, k = 0; rc == 0 && l < nl; l++) {
+        if (lists[l].n == 0) continue;
+        fprintf(out, "## Findings (experiment `%s`)\n\n", lists[l].experiment);
+        caveats_fprint(out, lists[l].experiment, CAVEATS_FINDINGS); // bench/report/caveats.h
+        fprintf(out, "| claim | ours | paper | verdict |\n|---|---|---|---|\n");
+        for (int i = 0; i < lists[l].n; i++, k++) render_row(out, &lists[l].items[i], ours[k], &res[k]);
+        fputc('\n', out);
+    }
+    for (int k = 0; k < nf; k++) free(ours[k]);
+    for (int l = 0; l < nl; l++) findings_list_free(&lists[l]);
+    free(ours), free(res), free(lists);
+    for (int i = 0; i < pl.n; i++) free(pl.paths[i]);
+    free(pl.paths);
+    if (fclose(out) != 0) die_fail("report: cannot build the findings section: %s", strerror(errno));
+    if (rc != 0) {
+        free(*md);
+        *md = NULL;
+    }
+    return rc;
+}
