@@ -118,6 +118,10 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_LIB) $(BUILD)/libposbench.a
 REPORT_TESTS := $(BUILD)/tests/test_report $(BUILD)/tests/test_plot
 $(REPORT_TESTS): $(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/tests/report_runs.o $(TEST_LIB) $(BUILD)/libposbench.a
 	$(CC) -o $@ $^ $(LDLIBS)
+# The findings tests share their refusal checks (tests/findings_testing.c).
+FINDINGS_TESTS := $(BUILD)/tests/test_findings_margin $(BUILD)/tests/test_findings_rules
+$(FINDINGS_TESTS): $(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/tests/findings_testing.o $(TEST_LIB) $(BUILD)/libposbench.a
+	$(CC) -o $@ $^ $(LDLIBS)
 
 test: $(BUILD)/posbench $(TEST_BIN) backends sanitize
 	@sh tests/run_all.sh

@@ -14,6 +14,7 @@
 // but less relative to its start (significant against). Files are removed unless a check
 // failed or POSBENCH_TEST_KEEP is set; under a second.
 #include "testing.h"
+#include "findings_testing.h"
 #include "../bench/experiment/findings_spec.h"
 #include "../bench/report/findings.h"
 #include "../bench/report/significance.h"
@@ -182,9 +183,7 @@ static void test_shifted(void) {
 
 // The spec's refusals, each naming file:line:col.
 static void test_refusals(void) {
-    static const struct {
-        const char *text, *needle;
-    } bad[] = {
+    static const findings_refusal bad[] = {
         {"name: exp\nfindings:\n  - {claim: c, kind: not_worse, a: {stage: vit, metric: top1}, b: {stage: vit, metric: top1}}\n",
          ":3:5: findings: kind 'not_worse' needs margin"},
         {"name: exp\nfindings:\n  - {claim: c, kind: equivalent, a: {stage: vit, metric: top1}, b: {stage: vit, metric: top1}, margin: 0}\n",
@@ -196,19 +195,7 @@ static void test_refusals(void) {
         {"name: exp\nfindings:\n  - {claim: c, kind: greater, a: {stage: vit, metric: top1, divide_by: eval.top1}, b: {stage: vit, metric: top1}}\n",
          ":3:72: findings: a: divide_by: metric 'eval.top1' is a /eval series"},
     };
-    char path[512], err[1024];
-    snprintf(path, sizeof path, "%s/bad.yaml", g_dir);
-    for (int i = 0; i < (int)(sizeof bad / sizeof bad[0]); i++) {
-        FILE *f = fopen(path, "w");
-        if (!f) continue;
-        fputs(bad[i].text, f), fclose(f);
-        findings_list fl;
-        int rc = findings_load(path, &fl, err, sizeof err);
-        char name[128];
-        snprintf(name, sizeof name, "findings refusal %d: %.40s", i + 1, bad[i].needle);
-        test_check(name, rc != 0 && strstr(err, bad[i].needle), "rc %d: %s", rc, rc ? err : "(accepted)");
-        if (rc == 0) findings_list_free(&fl);
-    }
+    findings_check_refusals(g_dir, bad, (int)(sizeof bad / sizeof bad[0]), "findings refusal");
 }
 
 int main(void) {

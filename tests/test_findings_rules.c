@@ -22,6 +22,7 @@
 //   refusals     bad `effect` values: file:line:col naming what is valid
 // Files are removed unless a check failed or POSBENCH_TEST_KEEP is set; under a second.
 #include "testing.h"
+#include "findings_testing.h"
 #include "../bench/experiment/findings_spec.h"
 #include "../bench/report/findings.h"
 #include "../bench/report/significance.h"
@@ -280,9 +281,7 @@ static void test_holm(const rr_set *set) {
 
 // Bad `effect` values name file:line:col and what is valid.
 static void test_refusals(void) {
-    static const struct {
-        const char *text, *needle;
-    } bad[] = {
+    static const findings_refusal bad[] = {
         {"name: exp\nfindings:\n  - {claim: c, kind: greater, a: {stage: vit, metric: top1}, b: {stage: vit, metric: top1}, effect: big}\n",
          ":3:101: findings: effect must be a number > 0"},
         {"name: exp\nfindings:\n  - {claim: c, kind: greater, a: {stage: vit, metric: top1}, b: {stage: vit, metric: top1}, effect: -0.01}\n",
@@ -292,21 +291,7 @@ static void test_refusals(void) {
         {"name: exp\nfindings:\n  - {claim: c, kind: greater, a: {stage: vit, metric: top1}, b: {stage: vit, metric: top1}, efect: 0.01}\n",
          ":3:93: findings: unknown key 'efect' (did you mean 'effect'?"},
     };
-    char path[512], err[1024];
-    snprintf(path, sizeof path, "%s/bad.yaml", g_dir);
-    for (int i = 0; i < (int)(sizeof bad / sizeof bad[0]); i++) {
-        FILE *f = fopen(path, "w");
-        if (!f || fputs(bad[i].text, f) < 0 || fclose(f) != 0) {
-            test_fail("effect refusal", "cannot write %s", path);
-            continue;
-        }
-        findings_list fl;
-        int rc = findings_load(path, &fl, err, sizeof err);
-        char name[128];
-        snprintf(name, sizeof name, "effect refusal %d: %.40s", i + 1, bad[i].needle);
-        test_check(name, rc != 0 && strstr(err, bad[i].needle), "rc %d: %s", rc, rc ? err : "(accepted)");
-        if (rc == 0) findings_list_free(&fl);
-    }
+    findings_check_refusals(g_dir, bad, (int)(sizeof bad / sizeof bad[0]), "effect refusal");
 }
 
 int main(void) {
