@@ -10,10 +10,13 @@
 #      in bf16 on DEVICE against fp32 (within 5%); a run stopped after 5 steps on DEVICE and
 #      resumed on the CPU finishes;
 #   3. posbench bench --device DEVICE for every config, fp32 and bf16, with PyTorch's ratio;
-#   4. PyTorch's MP3 ViT-B/16 step at eta 0.3/0.5/0.75/0.9 against its ViT-B/16 step (MP3 Table 2).
+#   4. PyTorch's MP3 ViT-B/16 step at eta 0.3/0.5/0.75/0.9 against its ViT-B/16 step (MP3 Table 2);
+#   5. a 100-step training on DEVICE, run twice in fp32 and twice in bf16: bitwise the same losses
+#      (determinism), and its loss curve in OUT/loss-curve-100.tsv;
+#   6. make reproduce-mp3 SCALE=smoke on the CPU and on DEVICE: the same verdicts, finding by finding.
 # GPU_SESSION_KEYS replaces the small training config of step 2, GPU_SESSION_CASES its list of
 # objectives (supervised must stay: bf16 and resume compare with it). GPU_SESSION_STEPS picks steps
-# (default "1 2 3 4": a device call is limited to 10 minutes, so a session may split them),
+# (default "1 2 3 4 5 6": a device call is limited to 10 minutes, so a session may split them),
 # GPU_SESSION_CONFIGS the bench configs of step 3, GPU_SESSION_PRECISIONS its precisions. DEVICE defaults to cuda; `cpu-guarded` runs the same steps on the CPU (tests/e2e_train.sh uses
 # it to keep this script working where there is no GPU; step 3 and 4 are then left out).
 # Exit 0 when every check passed, 1 otherwise.
@@ -37,7 +40,7 @@ note "# GPU session $(date -u +%Y-%m-%dT%H:%M:%SZ), device $DEV"
 command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader >> "$SUM"
 note "commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 
-STEPS=${GPU_SESSION_STEPS:-1 2 3 4}
+STEPS=${GPU_SESSION_STEPS:-1 2 3 4 5 6}
 step() { case " $STEPS " in *" $1 "*) return 0 ;; esac; note ""; note "(step $1 left out: GPU_SESSION_STEPS=$STEPS)"; return 1; }
 
 if step 1; then
@@ -117,6 +120,51 @@ if [ "$DEV" = cuda ] && step 4; then
         python3 bench/perf/torch_gpu_step.py --config mp3-b16-224 --eta $eta --modes eager,compile --precision bf16 > "$OUT/torch-mp3-$eta.jsonl" 2>&1
         result "torch MP3 ViT-B/16 eta $eta" $? "$(tr '\n' ' ' < "$OUT/torch-mp3-$eta.jsonl" | cut -c1-400)"
     done
+fi
+if step 5; then
+    note ""
+    note "## 5. A 100-step loss curve on $DEV, and bitwise run-to-run determinism (fp32 and bf16)"
+    CURVE="data.path=$DATA data.limit=6400 data.test_limit=500 train.epochs=1 train.batch=64 eval.batch=250 model.dim=64 model.depth=2 model.heads=2 model.patch=4 pe.kind=abs"
+    for prec in fp32 bf16; do
+        for rep in 1 2; do
+            # shellcheck disable=SC2086
+            $PB train $CURVE train.precision=$prec --device "$DEV" --threads 2 --out "$OUT/runs/det-$prec-$rep" > "$OUT/runs-det-$prec-$rep.log" 2>&1
+        done
+        a=$(ls "$OUT/runs/det-$prec-1"/*.h5 2>/dev/null | head -n 1) b=$(ls "$OUT/runs/det-$prec-2"/*.h5 2>/dev/null | head -n 1)
+        if [ -n "$a" ] && [ -n "$b" ]; then
+            python3 tests/runs_close.py "$a" "$b" 0 /train/loss /eval/loss > "$OUT/close-det-$prec.txt" 2>&1
+            result "$prec on $DEV: two runs of 100 steps give bitwise the same losses" $? "$(tr '\n' ' ' < "$OUT/close-det-$prec.txt")"
+        else
+            result "$prec on $DEV: two runs of 100 steps finish" 1 "see $OUT/runs-det-$prec-*.log"
+        fi
+    done
+    a=$(ls "$OUT/runs/det-fp32-1"/*.h5 2>/dev/null | head -n 1)
+    [ -n "$a" ] && python3 - "$a" "$OUT/loss-curve-100.tsv" <<'EOP'
+import sys
+sys.path.insert(0, 'tests')
+from runs_close import values  # h5py where installed, else h5dump
+loss = values(sys.argv[1], '/train/loss')
+with open(sys.argv[2], 'w') as out:
+    out.write('step\tloss\n')
+    for i, v in enumerate(loss):
+        out.write(f'{i + 1}\t{v:.6f}\n')
+print(f'{len(loss)} steps: loss {loss[0]:.4f} -> {loss[-1]:.4f}')
+EOP
+    [ "$(wc -l < "$OUT/loss-curve-100.tsv" 2>/dev/null)" = 101 ]
+    result "100-step loss curve written to loss-curve-100.tsv" $? "$(sed -n '2p;$p' "$OUT/loss-curve-100.tsv" 2>/dev/null | tr '\n\t' '  ')"
+fi
+if step 6; then
+    note ""
+    note "## 6. make reproduce-mp3 SCALE=smoke: $DEV against the CPU, finding by finding"
+    for d in cpu "$DEV"; do
+        timeout "${GPU_SESSION_REPRODUCE_S:-240}" sh scripts/reproduce.sh mp3 smoke "$d" "$OUT/reproduce-$d" > "$OUT/reproduce-$d.log" 2>&1
+        result "reproduce-mp3 smoke on $d" $? "$(grep -c ' done' "$OUT/reproduce-$d.log") experiments done"
+    done
+    verdicts() { awk -F'|' '/^\| / && NF > 3 { print $2 "|" $(NF - 1) }' "$1" 2>/dev/null | grep -E 'holds|inconclusive|not measured'; }
+    verdicts "$OUT/reproduce-cpu/REPORT.md" > "$OUT/verdicts-cpu.txt"
+    verdicts "$OUT/reproduce-$DEV/REPORT.md" > "$OUT/verdicts-$DEV.txt"
+    [ -s "$OUT/verdicts-cpu.txt" ] && cmp -s "$OUT/verdicts-cpu.txt" "$OUT/verdicts-$DEV.txt"
+    result "reproduce-mp3 smoke: the same verdicts on cpu and $DEV" $? "$(wc -l < "$OUT/verdicts-cpu.txt") finding lines; diff in verdicts-*.txt"
 fi
 note ""
 note "$fails failed"
