@@ -24,6 +24,15 @@ void cuda_to_device(void *dst, const void *src, size_t bytes);
 void cuda_to_host(void *dst, const void *src, size_t bytes);
 void cuda_sync(void); // waits for every op launched so far; dies naming a failed kernel's error
 
+// Which attention the CUDA backend trains with (attention_desc.keep_probs == 0), process-wide:
+// AUTO the size rule (the materialised bf16 route, core/cuda/attention_gemm_cuda.cu, when
+// train.precision is bf16 and T, M <= 1024; else the fused online-softmax fp32 kernels),
+// MATERIALISED that route whenever the precision is bf16, FUSED the fused kernels always.
+// Set it before building a model: the attention state is sized by the route. `posbench bench
+// --attention` sets it; a build without CUDA ignores it.
+enum { CUDA_ATTN_AUTO = 0, CUDA_ATTN_MATERIALISED = 1, CUDA_ATTN_FUSED = 2 };
+void cuda_set_attention_route(int route);
+
 #ifdef POSBENCH_CUDA
 extern const ops_backend ops_cuda;
 #endif

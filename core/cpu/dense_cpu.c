@@ -29,6 +29,8 @@ void cpu_set_matmul_precision(int precision) {
     matmul_precision = precision;
 }
 
+int cpu_matmul_precision(void) { return matmul_precision; }
+
 // x (n) as the sgemm operand in `slot` (0 or 1): x itself in fp32, else its bf16-rounded copy.
 static const float *matmul_operand(int slot, const float *x, size_t n) {
     if (matmul_precision == MATMUL_FP32) return x;

@@ -12,6 +12,7 @@ size_t cpu_memory_peak(int reset);
 void cpu_linear_forward(float *out, const float *in, const float *weight,
                         const float *bias, int N, int IC, int OC);
 void cpu_set_matmul_precision(int precision);
+int cpu_matmul_precision(void); // MATMUL_FP32 or MATMUL_BF16, as last set (attention_cpu.c reads it)
 void cpu_linear_backward(float *din, float *dweight, float *dbias, const float *dout,
                          const float *in, const float *weight, int N, int IC, int OC);
 void cpu_layernorm_forward(float *out, float *mean, float *rstd, const float *in,

@@ -61,6 +61,8 @@ void cuda_set_matmul_precision(int precision) {
     matmul_precision = precision;
 }
 
+int cuda_matmul_precision(void) { return matmul_precision; }
+
 __global__ void to_bf16_kernel(__nv_bfloat16 *out, const float *in, size_t n) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) out[i] = __float2bfloat16_rn(in[i]);

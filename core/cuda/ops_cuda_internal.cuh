@@ -8,6 +8,7 @@
 
 // dense_cuda.cu
 void cuda_set_matmul_precision(int precision);
+int cuda_matmul_precision(void); // MATMUL_FP32 or MATMUL_BF16, as last set
 size_t cuda_memory_peak(int reset);
 void cuda_linear_forward(float *out, const float *in, const float *weight, const float *bias,
                          int N, int IC, int OC);
@@ -110,6 +111,10 @@ void cuda_adamw_update(float *param, const float *grad, float *m, float *v, size
 
 // memory_cuda.cu
 void cuda_zero(float *x, size_t n);
+// A workspace that lives for one op call (not zeroed; stream-ordered, from a caching pool),
+// counted by the memory meter while it lives; free it before the op returns.
+void *cuda_alloc_transient(size_t bytes, const char *what);
+void cuda_free_transient(void *p); // NULL is fine
 // cuda_alloc, cuda_free, cuda_to_device, cuda_to_host and cuda_sync are core/ops_cuda.h's
 // (C linkage); they serve as the table's alloc, free, upload, download and synchronize.
 void cuda_copy(void *dst, const void *src, size_t bytes);
