@@ -14,11 +14,13 @@
 #   4. PyTorch's MP3 ViT-B/16 step at eta 0.3/0.5/0.75/0.9 against its ViT-B/16 step (MP3 Table 2);
 #   5. a 100-step training on DEVICE, run twice in fp32 and twice in bf16: bitwise the same losses
 #      (determinism), and its loss curve in OUT/loss-curve-100.tsv;
-#   6. make reproduce-mp3 SCALE=smoke on the CPU and on DEVICE: the same verdicts, finding by finding.
+#   6. make reproduce-mp3 SCALE=smoke on the CPU and on DEVICE: the same verdicts, finding by finding;
+#   7. ncu's per-kernel time of the ViT-B/16 bf16 step (where the step's time goes).
 # GPU_SESSION_KEYS replaces the small training config of step 2, GPU_SESSION_CASES its list of
 # objectives (supervised must stay: bf16 and resume compare with it). GPU_SESSION_STEPS picks steps
-# (default "1 2 3 4 5 6": a device call is limited to 10 minutes, so a session may split them),
-# GPU_SESSION_CONFIGS the bench configs of step 3, GPU_SESSION_PRECISIONS its precisions. DEVICE defaults to cuda; `cpu-guarded` runs the same steps on the CPU (tests/e2e_train.sh uses
+# (default "1 2 3 4 5 6 7": a device call is limited to 10 minutes, so a session may split them),
+# GPU_SESSION_CONFIGS the bench configs of step 3, GPU_SESSION_PRECISIONS its precisions,
+# GPU_SESSION_BENCH_FLAGS extra flags for its `posbench bench` (e.g. --attention fused --no-torch). DEVICE defaults to cuda; `cpu-guarded` runs the same steps on the CPU (tests/e2e_train.sh uses
 # it to keep this script working where there is no GPU; step 3 and 4 are then left out).
 # Exit 0 when every check passed, 1 otherwise.
 set -u
@@ -41,7 +43,7 @@ note "# GPU session $(date -u +%Y-%m-%dT%H:%M:%SZ), device $DEV"
 command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader >> "$SUM"
 note "commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 
-STEPS=${GPU_SESSION_STEPS:-1 2 3 4 5 6}
+STEPS=${GPU_SESSION_STEPS:-1 2 3 4 5 6 7}
 step() { case " $STEPS " in *" $1 "*) return 0 ;; esac; note ""; note "(step $1 left out: GPU_SESSION_STEPS=$STEPS)"; return 1; }
 
 if step 1; then
@@ -112,7 +114,8 @@ if [ "$DEV" = cuda ] && step 3; then
     note "## 3. posbench bench --device cuda (fp32 and bf16, PyTorch compiled beside)"
     for prec in ${GPU_SESSION_PRECISIONS:-fp32 bf16}; do
         for cfg in ${GPU_SESSION_CONFIGS:-vit-d128-L6-p4-28px gmlp-d128-L6-p4-28px vit-d192-L12-p4-32px vit-s4-32 vit-b16-224 mp3-b16-224-e30 mp3-b16-224-e50 mp3-b16-224-e75 mp3-b16-224-e90}; do
-            $PB bench --device cuda --precision $prec --config $cfg --iters 20 > "$OUT/bench-$cfg-$prec.log" 2>&1
+            # shellcheck disable=SC2086
+            $PB bench --device cuda --precision $prec --config $cfg --iters 20 ${GPU_SESSION_BENCH_FLAGS:-} > "$OUT/bench-$cfg-$prec.log" 2>&1
             result "bench $cfg $prec" $? "$(grep "^$cfg" "$OUT/bench-$cfg-$prec.log")"
         done
     done
@@ -171,6 +174,18 @@ if step 6; then
     verdicts "$OUT/reproduce-$DEV/REPORT.md" > "$OUT/verdicts-$DEV.txt"
     [ -s "$OUT/verdicts-cpu.txt" ] && cmp -s "$OUT/verdicts-cpu.txt" "$OUT/verdicts-$DEV.txt"
     result "reproduce-mp3 smoke: the same verdicts on cpu and $DEV" $? "$(wc -l < "$OUT/verdicts-cpu.txt") finding lines; diff in verdicts-*.txt"
+fi
+if [ "$DEV" = cuda ] && step 7; then
+    note ""
+    note "## 7. Where the ViT-B/16 bf16 step's time goes (ncu, per kernel; 3 steps: 2 warm-up, 1 timed)"
+    if command -v ncu > /dev/null 2>&1; then
+        timeout "${GPU_SESSION_NCU_S:-300}" ncu --clock-control none --metrics gpu__time_duration.sum \
+            --print-summary per-kernel $PB bench --device cuda --precision bf16 --config vit-b16-224 \
+            --iters 1 --no-torch > "$OUT/ncu-vit-b16-bf16.txt" 2>&1
+        result "ncu per-kernel summary in ncu-vit-b16-bf16.txt" $? "$(grep -c 'gpu__time_duration.sum' "$OUT/ncu-vit-b16-bf16.txt") kernels"
+    else
+        note "(left out: no ncu on this machine)"
+    fi
 fi
 note ""
 note "$fails failed"
