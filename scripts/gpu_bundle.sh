@@ -53,6 +53,11 @@ for b in "$stage"/build/posbench "$stage"/build/tests/*; do ldd "$b"; done |
     awk '/=> \//{print $3}' | sort -u |
     grep -v -E '/(libc|libm|libdl|libpthread|librt|libresolv|ld-linux[^/]*|libcudart|libcublas|libcublasLt)\.so' |
     while read -r lib; do cp -L "$lib" "$stage/lib/"; done
+# The commit the bundle was built from (+dirty when the tree had changes): the GPU machine's copy
+# of .git is not this checkout's, so scripts/gpu_session.sh reads the commit from here.
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+git diff --quiet HEAD 2>/dev/null || commit="$commit+dirty"
+echo "$commit" > "$stage/COMMIT"
 cat > "$stage/env.sh" <<'EOS'
 #!/bin/sh
 # Runs its arguments with the bundle's libraries first, then the CUDA toolkit's.

@@ -42,7 +42,10 @@ result() { # name, status, detail
 : > "$SUM"
 note "# GPU session $(date -u +%Y-%m-%dT%H:%M:%SZ), device $DEV"
 command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader >> "$SUM"
-note "commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+# The bundle's commit (scripts/gpu_bundle.sh writes it; the GPU machine's .git is not the
+# checkout's), else this checkout's.
+COMMIT_FILE=${POSBENCH_BUNDLE:-/tmp/pb}/COMMIT
+if [ -f "$COMMIT_FILE" ]; then note "commit $(cat "$COMMIT_FILE") (the GPU bundle's)"; else note "commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"; fi
 
 STEPS=${GPU_SESSION_STEPS:-1 2 3 4 5 6 7}
 step() { case " $STEPS " in *" $1 "*) return 0 ;; esac; note ""; note "(step $1 left out: GPU_SESSION_STEPS=$STEPS)"; return 1; }
