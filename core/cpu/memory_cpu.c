@@ -23,6 +23,9 @@ size_t cpu_memory_peak(int reset) { return memory_meter_peak(&meter, reset); }
 void cpu_copy(void *dst, const void *src, size_t bytes) {
     if (bytes) memmove(dst, src, bytes);
 }
+// Host memory both sides: uploads and downloads are the same memmove.
+void cpu_upload(void *dst, const void *src, size_t bytes) { cpu_copy(dst, src, bytes); }
+void cpu_download(void *dst, const void *src, size_t bytes) { cpu_copy(dst, src, bytes); }
 void cpu_synchronize(void) {}
 
 void cpu_zero(float *x, size_t n) {

@@ -38,6 +38,11 @@ extern "C" void cuda_to_host(void *dst, const void *src, size_t bytes) {
 
 extern "C" void cuda_sync(void) { CUDA_CHECK(cudaDeviceSynchronize()); }
 
+// The table's upload, download and synchronize (core/ops_list.h's names) are the C calls above.
+void cuda_upload(void *dst, const void *src, size_t bytes) { cuda_to_device(dst, src, bytes); }
+void cuda_download(void *dst, const void *src, size_t bytes) { cuda_to_host(dst, src, bytes); }
+void cuda_synchronize(void) { cuda_sync(); }
+
 // device -> device. cudaMemcpy does not wait for a device-to-device copy, so the stream is
 // synchronised after it (ops.h: the copy is done when the call returns). The ranges must not
 // overlap (cudaMemcpy's rule; the CPU's memmove would allow it), except dst == src: nothing
