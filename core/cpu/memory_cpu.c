@@ -1,4 +1,4 @@
-// core/cpu/memory_cpu.c — the CPU backend's memory calls (core/ops.h "memory"): arenas are
+// core/cpu/memory_cpu.c — the CPU backend's memory calls (core/ops_list.h "memory"): arenas are
 // host memory, so alloc is an aligned, zeroed malloc, the copies (upload, download, copy) are
 // memmove, synchronize has nothing to wait for, and zero clears in parallel pieces. The CUDA
 // twin is core/cuda/memory_cuda.cu.
