@@ -35,7 +35,7 @@
 // key): another objective than supervised or mp3, MP3's reference points, a backbone other
 // than vit, dropout, UniViT with an encoding tied to one grid (relbias, rope, sin1d; abs is
 // resized like posbench's), sequences.
-#include "train_internal.h"
+#include "train_data.h"
 #include "../../core/common.h"
 #include "../../core/tensorfile.h"
 #include "../../models/posenc/tables.h"

@@ -1,5 +1,5 @@
 // core/cpu/dense_cpu.c — the CPU dense ops (C + OpenBLAS + OpenMP): linear on OpenBLAS sgemm,
-// LayerNorm, exact GELU, residual with drop path, dropout. Contracts in core/ops.h; the CUDA
+// LayerNorm, exact GELU, residual with drop path, dropout. Contracts in core/ops_list.h; the CUDA
 // twin is core/cuda/dense_cuda.cu. Gathered into `ops_cpu` by ops_cpu.c.
 // Parameter-gradient reductions (bias, LayerNorm weights) loop over columns in parallel and
 // over rows in a fixed order, so they never depend on thread count.

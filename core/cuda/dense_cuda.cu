@@ -1,5 +1,5 @@
 // core/cuda/dense_cuda.cu — the CUDA dense ops: linear (cuBLAS sgemm), LayerNorm, exact GELU,
-// residual / drop path / dropout. Each op follows core/ops.h and matches its CPU twin
+// residual / drop path / dropout. Each op follows core/ops_list.h and matches its CPU twin
 // (core/cpu/dense_cpu.c) in math and float precision. Layout is row-major, shapes are written
 // (N, C).
 // Determinism: no floating-point atomics. Row reductions use one warp per row (lanes stride

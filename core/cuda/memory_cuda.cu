@@ -1,4 +1,4 @@
-// core/cuda/memory_cuda.cu — the CUDA backend's memory (core/ops.h "memory"; core/ops_cuda.h
+// core/cuda/memory_cuda.cu — the CUDA backend's memory (core/ops_list.h "memory"; core/ops_cuda.h
 // for C callers): device allocations (zeroed; cudaMalloc aligns to 256 bytes), the copies
 // host -> device, device -> host and device -> device, synchronisation, and zeroing. The CPU
 // twin is core/cpu/memory_cpu.c. Every call but zero returns when its work is done; zero is
@@ -69,8 +69,13 @@ extern "C" void cuda_to_host(void *dst, const void *src, size_t bytes) {
 
 extern "C" void cuda_sync(void) { CUDA_CHECK(cudaDeviceSynchronize()); }
 
+// The table's upload, download and synchronize (core/ops_list.h's names) are the C calls above.
+void cuda_upload(void *dst, const void *src, size_t bytes) { cuda_to_device(dst, src, bytes); }
+void cuda_download(void *dst, const void *src, size_t bytes) { cuda_to_host(dst, src, bytes); }
+void cuda_synchronize(void) { cuda_sync(); }
+
 // device -> device. cudaMemcpy does not wait for a device-to-device copy, so the stream is
-// synchronised after it (ops.h: the copy is done when the call returns). The ranges must not
+// synchronised after it (ops_list.h: the copy is done when the call returns). The ranges must not
 // overlap (cudaMemcpy's rule; the CPU's memmove would allow it), except dst == src: nothing
 // to do.
 void cuda_copy(void *dst, const void *src, size_t bytes) {
