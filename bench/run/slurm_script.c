@@ -198,6 +198,7 @@ int cmd_slurm(int argc, char **argv) {
     if (experiment_load(e, f.path, f.scale, err, sizeof err) != 0) die_input("%s", err);
     int roots = 0;
     for (int i = 0; i < e->nruns; i++) roots += e->runs[i].parent < 0;
+    if (roots == 0) die_input("posbench slurm: experiment %s has no runs, so no array tasks", e->name);
     if (roots > SLURM_DEFAULT_MAX_ARRAY)
         fprintf(stderr, "posbench slurm: note: %d array tasks; Slurm's default MaxArraySize (%d) refuses indices past %d "
                         "unless the cluster raised it (scontrol show config | grep MaxArraySize)\n",
