@@ -87,7 +87,7 @@ else
     echo "SKIP plot: gnuplot is not installed (make deps installs gnuplot-nox)"
 fi
 
-$PB slurm "$T/tiny.yaml" --max-parallel 2 > "$T/slurm" 2>&1; rc=$?
+$PB slurm "$T/tiny.yaml" --max-parallel 2 --out "$T/s" > "$T/slurm" 2>&1; rc=$?
 [ $rc -eq 0 ] && grep -q '^#SBATCH --array=0-1%2$' "$T/slurm" && grep -q -- '--shard "$SLURM_ARRAY_TASK_ID/2"' "$T/slurm"
 check "slurm: one array task per root run, sharded run" $? "$(grep -- '--array' "$T/slurm")"
 $PB run "$T/tiny.yaml" --out "$T/s" --shard 1/2 --dry-run > "$T/shard" 2>&1

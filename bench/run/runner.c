@@ -17,7 +17,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -359,47 +358,6 @@ int cmd_run(int argc, char **argv) {
     free(pid);
     experiment_free(e);
     return failed ? EXIT_RUN_FAILED : 0;
-}
-
-int cmd_slurm(int argc, char **argv) {
-    const char *path = NULL, *scale = NULL, *out = "results";
-    long max_parallel = 0;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            printf("usage: posbench slurm EXPERIMENT.yaml [--scale S] [--out DIR] [--max-parallel K]\n"
-                   "Prints an sbatch job-array script: one task per root run (with its descendants),\n"
-                   "each calling posbench run --shard $SLURM_ARRAY_TASK_ID/N. Submit it with sbatch.\n");
-            return 0;
-        } else if (!strcmp(a, "--scale") && v) scale = argv[++i];
-        else if (!strcmp(a, "--out") && v) out = argv[++i];
-        else if (!strcmp(a, "--max-parallel") && v) {
-            max_parallel = parse_int_flag(a, v, 1, 1000000);
-            i++;
-        } else if (a[0] == '-') die_input("unknown or incomplete flag '%s' for posbench slurm", a);
-        else path = a;
-    }
-    if (!path) die_input("posbench slurm needs an experiment file");
-    char err[4096];
-    experiment *e = &g_exp;
-    if (experiment_load(e, path, scale, err, sizeof err) != 0) die_input("%s", err);
-    int roots = 0;
-    for (int i = 0; i < e->nruns; i++) roots += e->runs[i].parent < 0;
-    char exe[PATH_MAX], cwd[PATH_MAX], yaml[PATH_MAX];
-    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (len <= 0) die_fail("cannot locate the posbench binary");
-    exe[len] = 0;
-    if (!getcwd(cwd, sizeof cwd) || !realpath(path, yaml)) die_fail("cannot resolve paths: %s", strerror(errno));
-    char limit[32] = "";
-    if (max_parallel) snprintf(limit, sizeof limit, "%%%ld", max_parallel);
-    printf("#!/bin/bash\n# posbench experiment %s: %d runs, %d root runs -> %d array tasks\n", e->name, e->nruns, roots, roots);
-    printf("#SBATCH --job-name=posbench-%s\n#SBATCH --array=0-%d%s\n#SBATCH --cpus-per-task=%d\n", e->name, roots - 1,
-           limit, posbench_threads());
-    printf("#SBATCH --output=%s/%s/slurm-%%A_%%a.log\nset -euo pipefail\ncd '%s'\n", out, e->name, cwd);
-    printf("'%s' run '%s'%s%s --out '%s' --shard \"$SLURM_ARRAY_TASK_ID/%d\" --threads \"${SLURM_CPUS_PER_TASK:-1}\"\n",
-           exe, yaml, scale ? " --scale " : "", scale ? scale : "", out, roots);
-    experiment_free(e);
-    return 0;
 }
 
 void device_flag_validate(const char *value) {
