@@ -9,6 +9,7 @@
 // ops->class_rank / ops->argmax_rows).
 #pragma once
 #include "../models/model.h"
+#include "metric.h"
 #include "record.h"
 #include <stdint.h>
 
@@ -59,6 +60,9 @@ typedef struct objective objective;
 typedef struct objective_kind {
     const char *name;                // objective.name
     const char *metric_names[2];     // evaluate's metrics: /eval columns and /final attributes
+    // Every /final metric the objective records (metric_names' first), ended by {NULL}: units,
+    // direction, labels, how the report shows them (objectives/metric.h).
+    const metric_info *metrics;
     int text_input;                  // 1: trains on byte tokens (data.name=text) only; 0: on images or speech only
     const char *progress;            // printf format of the per-epoch line: epoch, epochs, loss, metric 0, 1, seconds
     const char *final_line;          // printf format of the last line: metric 0, metric 1, seconds

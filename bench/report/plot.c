@@ -801,6 +801,7 @@ int cmd_plot(int argc, char **argv) {
         return EXIT_BAD_INPUT;
     }
     p.set = &set;
+    report_metrics_from(&set); // units, scales and natures from the files
     for (int i = 0; i < set.nskipped; i++) fprintf(stderr, "posbench: warning: left out %s\n", set.skipped[i]);
     fig_req *reqs = NULL;
     int nreq = 0, rc = 0;

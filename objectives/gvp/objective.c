@@ -306,9 +306,16 @@ static void gvp_probe_prepare(objective *o, int B, uint32_t first) {
     model_set_streams(m, 0, ATTN_MASK_LE);
 }
 
+static const metric_info gvp_metrics[] = {
+    {"pixel_mse", "", 1, -1, 0, NULL, -1, 50, 0, METRIC_SAMPLED},
+    {"pixel_mse_last_group", "", 1, -1, 0, NULL, -1, 50, 0, METRIC_SAMPLED},
+    {NULL},
+};
+
 const objective_kind objective_gvp = {
     .name = "gvp",
     .metric_names = {"pixel_mse", "pixel_mse_last_group"},
+    .metrics = gvp_metrics,
     .progress = "epoch %d/%d  loss %.4f  test pixel mse %.4f last group %.4f  (%.0f s)",
     .final_line = "final: pixel_mse=%.4f pixel_mse_last_group=%.4f time=%.0fs\n",
     .config_error = gvp_config_error,

@@ -267,9 +267,16 @@ static void mae_record_final(objective *o, objective_env *env, const eval_scores
 
 static int mae_train_keys(const objective *o) { return ((const mae_state *)o->state)->Kt; }
 
+static const metric_info mae_metrics[] = {
+    {"pixel_mse", "", 1, -1, 0, NULL, -1, 50, 0, METRIC_SAMPLED},
+    {"pixel_mse_visible", "", 1, -1, 0, NULL, -1, 50, 0, METRIC_SAMPLED},
+    {NULL},
+};
+
 const objective_kind objective_mae = {
     .name = "mae",
     .metric_names = {"pixel_mse", "pixel_mse_visible"},
+    .metrics = mae_metrics,
     .progress = "epoch %d/%d  loss %.4f  test pixel mse %.4f (kept patches %.4f)  (%.0f s)",
     .final_line = "final: pixel_mse=%.4f pixel_mse_visible=%.4f time=%.0fs\n",
     .config_error = mae_config_error,

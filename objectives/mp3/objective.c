@@ -237,9 +237,19 @@ static void mp3_record_final(objective *o, objective_env *env, const eval_scores
 
 static int mp3_train_keys(const objective *o) { return o->model->t0 + ((const mp3_state *)o->state)->context_patches; }
 
+static const metric_info mp3_metrics[] = {
+    {"pos_top1", "%", 100, 1, 0, NULL, 2, 2, 0, METRIC_SAMPLED},
+    {"pos_top1_nonblank", "%", 100, 1, 0, NULL, 2, 3, 0, METRIC_SAMPLED},
+    {"pos_top1_eta0", "%", 100, 1, 0, NULL, 2, 3, 0, METRIC_SAMPLED},
+    {"pos_top1_nonblank_eta0", "%", 100, 1, 0, NULL, 2, 3, 0, METRIC_SAMPLED},
+    {"pos_err_near_eta0", "", 1, 0, 0, NULL, -1, 50, 0, METRIC_SAMPLED},
+    {NULL},
+};
+
 const objective_kind objective_mp3 = {
     .name = "mp3",
     .metric_names = {"pos_top1", "pos_top1_nonblank"},
+    .metrics = mp3_metrics,
     .progress = "epoch %d/%d  loss %.4f  test position top1 %.4f non-blank %.4f  (%.0f s)",
     .final_line = "final: pos_top1=%.4f pos_top1_nonblank=%.4f time=%.0fs\n",
     .config_error = mp3_objective_config_error,

@@ -171,9 +171,20 @@ static void supervised_record_final(objective *o, objective_env *env, const eval
 
 static int supervised_train_keys(const objective *o) { return o->model->T; }
 
+static const metric_info supervised_metrics[] = {
+    {"top1", "%", 100, 1, 1, NULL, 2, 0, 0, METRIC_SAMPLED},
+    {"top5", "%", 100, 1, 1, NULL, 2, 1, 0, METRIC_SAMPLED},
+    {"tta_top1", "%", 100, 1, 1, NULL, 2, 3, 0, METRIC_SAMPLED},   // eval.tta_delta (per size: tta_top1@S)
+    {"top1_drop", "%", 100, -1, 1, NULL, 2, 3, 0, METRIC_SAMPLED}, // top1 at the training size - at size S
+    {"top1_rate*", "%", 100, 1, 1, NULL, 2, 3, 0, METRIC_SAMPLED}, // speech: eval.speech_rates
+    {"top1_dur*", "%", 100, 1, 1, NULL, 2, 3, 0, METRIC_SAMPLED},  // speech: eval.speech_durations
+    {NULL},
+};
+
 const objective_kind objective_supervised = {
     .name = "supervised",
     .metric_names = {"top1", "top5"},
+    .metrics = supervised_metrics,
     .progress = "epoch %d/%d  loss %.4f  test top1 %.4f top5 %.4f  (%.0f s)",
     .final_line = "final: top1=%.4f top5=%.4f time=%.0fs\n",
     .config_error = supervised_config_error,
