@@ -12,6 +12,7 @@
 
 struct model;
 struct model_config;
+struct posenc_kind;
 
 typedef struct backbone_kind {
     const char *name;        // the model.arch value
@@ -51,6 +52,11 @@ typedef struct backbone_kind {
     const float *(*spatial_weights)(const struct model *m, int layer);
     // 1: supports masked attention with a context of M < T key tokens (model_set_context).
     int masked_attention;
+    // The position encodings these blocks can use (NULL: every kind); config_error names the
+    // valid ones with posenc_names_where(pe_ok, ...).
+    int (*pe_ok)(const struct posenc_kind *pe);
+    // 1: the PyTorch trainer (bench/crosscheck/torch_train.py, its model tests/torch_vit.py) has these blocks.
+    int crosscheck_ok;
     // Forward FLOPs of one block per image with T tokens and M key tokens (multiply-add = 2).
     double (*block_flops)(const struct model_config *c, int T, int M);
 } backbone_kind;

@@ -17,6 +17,8 @@ const objective_kind *objective_find(const char *name) {
 
 const char *objective_names(void) { return OBJECTIVE_CHOICES; }
 
+const objective_kind *objective_at(int i) { return i >= 0 && i < KIND_COUNT ? kinds[i] : NULL; }
+
 const char *objective_config_error(const objective_settings *s) {
     static char msg[256];
     const objective_kind *k = objective_find(s->name);
@@ -50,4 +52,11 @@ void objective_create(objective *o, const objective_kind *kind, const objective_
 void objective_free(objective *o) {
     if (o->kind && o->kind->free) o->kind->free(o);
     memset(o, 0, sizeof *o);
+}
+
+void objective_plan_scalar(tensorfile *tf, const char *key, double v) {
+    char name[96];
+    int one[1] = {1};
+    snprintf(name, sizeof name, "config.%s", key);
+    tf_add(tf, name, TF_F64, 1, one, &v);
 }

@@ -9,6 +9,7 @@
 // ops->class_rank / ops->argmax_rows).
 #pragma once
 #include "../models/model.h"
+#include "../core/tensorfile.h"
 #include "metric.h"
 #include "record.h"
 #include <stdint.h>
@@ -57,6 +58,20 @@ typedef struct objective_env {
 
 typedef struct objective objective;
 
+// What the independent PyTorch trainer (bench/crosscheck/torch_train.py) needs of an objective
+// it implements: bench/train/train_plan.c writes the plan, bench/crosscheck compares the metric.
+typedef struct objective_crosscheck {
+    // The /final metrics both trainers report, the default first, ended by NULL; "top1@" stands
+    // for top1 at a size of eval.resolutions ("top1@20").
+    const char *metrics[4];
+    // NULL when the PyTorch trainer can run these settings, else why (naming the key and what is valid).
+    const char *(*config_error)(const objective_settings *s);
+    // The objective's part of the plan (bench/train/train_plan.c, whose header lists the plan's
+    // entries): its per-step draws for `steps` steps of B images (steps_per_epoch per epoch) on
+    // model m as the training loop draws them, and its config.<key> scalars.
+    void (*plan)(const objective_settings *s, const model *m, long steps, int steps_per_epoch, int B, tensorfile *tf);
+} objective_crosscheck;
+
 typedef struct objective_kind {
     const char *name;                // objective.name
     const char *metric_names[2];     // evaluate's metrics: /eval columns and /final attributes
@@ -64,6 +79,10 @@ typedef struct objective_kind {
     // direction, labels, how the report shows them (objectives/metric.h).
     const metric_info *metrics;
     int text_input;                  // 1: trains on byte tokens (data.name=text) only; 0: on images or speech only
+    // Capabilities: what the trainer, the checker and crosscheck ask instead of comparing names.
+    int needs_labels;                // 1: trains on class labels (0: pretraining, labels unused)
+    int speech_ok;                   // 1: a keyword classifier: scores speech test variants (eval.speech_durations, eval.speech_rates)
+    const objective_crosscheck *crosscheck; // NULL: the PyTorch trainer does not implement it
     const char *progress;            // printf format of the per-epoch line: epoch, epochs, loss, metric 0, 1, seconds
     const char *final_line;          // printf format of the last line: metric 0, metric 1, seconds
     // NULL when the settings go together, else why (naming the keys and what is valid).
@@ -110,8 +129,12 @@ OBJECTIVE_KINDS(OBJECTIVE_DECLARE)
 
 const objective_kind *objective_find(const char *name); // NULL when unknown
 const char *objective_names(void);                      // OBJECTIVE_CHOICES
+const objective_kind *objective_at(int i);              // the i-th kind of OBJECTIVE_KINDS, NULL past the last
 // config_error of the named objective (or "unknown objective" naming the valid ones).
 const char *objective_config_error(const objective_settings *s);
+
+// A crosscheck plan scalar: config.<key> as a float64 of shape (1) (objective_crosscheck.plan).
+void objective_plan_scalar(tensorfile *tf, const char *key, double v);
 
 // Creates o for `model` (already created with the kind's configure_model applied).
 void objective_create(objective *o, const objective_kind *kind, const objective_settings *s, model *model, int max_batch);

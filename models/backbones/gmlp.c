@@ -84,6 +84,9 @@ static int toeplitz_entries(const model_config *c, int rows0, int cols0, int t0)
     return 0;
 }
 
+// The encodings the spatial gating unit can use: those that act on the tokens, not inside attention.
+static int sgu_pe_ok(const posenc_kind *pe) { return !posenc_in_attention(pe); }
+
 static const char *sgu_config_error(const model_config *c, const char *arch) {
     static char msg[512];
     const posenc_kind *pe = posenc_find(c->pe_kind ? c->pe_kind : "none");
@@ -93,10 +96,11 @@ static const char *sgu_config_error(const model_config *c, const char *arch) {
                  "trivial (valid with %s: objective.name=supervised)", arch, arch);
         return msg;
     }
-    if (pe && (pe->qk_forward || pe->bias_forward)) {
+    if (pe && !sgu_pe_ok(pe)) {
+        char valid[160];
         snprintf(msg, sizeof msg, "pe.kind=%s acts on attention (%s), which model.arch=%s's spatial gating unit does not "
-                 "have (valid with %s: none, abs, sin1d, sin2d, cape)", c->pe_kind,
-                 pe->qk_forward ? "rotates q and k" : "a bias on the attention scores", arch, arch);
+                 "have (valid with %s: %s)", c->pe_kind, pe->qk_forward ? "rotates q and k" : "a bias on the attention scores",
+                 arch, arch, posenc_names_where(sgu_pe_ok, valid, sizeof valid));
         return msg;
     }
     if (!c->sgu_no_split && (c->mlp_ratio * c->dim) % 2 != 0) {
@@ -485,6 +489,7 @@ const backbone_kind backbone_gmlp = {
     .name = "gmlp",
     .description = "gMLP blocks: a spatial gating unit mixes tokens with learned position-specific weights, no attention",
     .config_error = gmlp_config_error,
+    .pe_ok = sgu_pe_ok,
     .declare_params = gmlp_declare_params,
     GMLP_SHARED_HOOKS
     .block_flops = gmlp_block_flops,
@@ -494,6 +499,7 @@ const backbone_kind backbone_amlp = {
     .name = "amlp",
     .description = "aMLP blocks: gMLP with a tiny single-head attention (model.tiny_attn_dim) added to the spatial gating",
     .config_error = amlp_config_error,
+    .pe_ok = sgu_pe_ok,
     .declare_params = amlp_declare_params,
     GMLP_SHARED_HOOKS
     .block_flops = amlp_block_flops,

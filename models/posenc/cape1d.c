@@ -76,6 +76,7 @@ static const char *cape1d_config_error(const struct model_config *c) {
 
 const posenc_kind posenc_cape1d = {
     .name = "cape",
+    .positional = 1, .per_image_draws = 1, .sequence_ok = 1,
     .config_error = cape1d_config_error,
     .state_size = sizeof(cape1d_state),
     .declare_acts = cape1d_declare_acts,

@@ -18,6 +18,15 @@ struct model_config;
 
 typedef struct posenc_kind {
     const char *name; // the pe.kind value
+    // Capabilities: what the rest of the code asks of a kind instead of comparing its name.
+    int positional;      // 1: gives the tokens position information (0: none)
+    int has_table;       // 1: a fixed table of positions a token can carry on its own (GVP's query tokens)
+    int resizable;       // 1: follows another grid per batch with no tables tied to one grid (positions on
+                         //    [-1, 1], or a bicubically resized table): UniViT batches, crosschecks at other sizes
+    int per_image_draws; // 1: draws random positions per image in training (CAPE's augmentation)
+    int grid_ok;         // 1: runs on an image's token grid
+    int sequence_ok;     // 1: runs on a sequence (model_config.features > 0), itself or through sequence_kind
+    int crosscheck_ok;   // 1: the PyTorch trainer (bench/crosscheck/torch_train.py) has it: plan scalar pe_<name>
     // NULL when the model config works with this kind, else a message naming the keys.
     const char *(*config_error)(const struct model_config *c);
     // The kind's state (m->pe_state): state_size zeroed bytes, allocated by the model before
@@ -82,6 +91,13 @@ extern const posenc_kind posenc_cape1d;
 const char *posenc_names(void);
 // The names of the kinds that can be kept on reference tokens ("abs, sin1d, sin2d").
 const char *posenc_reference_names(void);
+// The kinds in registry order (n of them), for code that walks them (the crosscheck plan).
+const posenc_kind *posenc_at(int i);
+int posenc_count(void);
+// "a, b, c": the names of the kinds for which ok(kind) is 1 (into buf, which is returned).
+const char *posenc_names_where(int (*ok)(const posenc_kind *k), char *buf, size_t len);
+// 1 when the kind acts inside attention (rotates q and k, or biases the scores).
+int posenc_in_attention(const posenc_kind *k);
 
 // For the kinds: NULL when model.dim suits a sinusoidal encoding (even), else why.
 const char *posenc_sinusoid_config_error(const struct model_config *c);

@@ -31,3 +31,16 @@ const char *posenc_reference_names(void) {
             snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", names[0] ? ", " : "", kinds[i]->name);
     return names;
 }
+
+const posenc_kind *posenc_at(int i) { return i >= 0 && i < KIND_COUNT ? kinds[i] : NULL; }
+int posenc_count(void) { return KIND_COUNT; }
+
+const char *posenc_names_where(int (*ok)(const posenc_kind *k), char *buf, size_t len) {
+    if (len == 0) return buf;
+    buf[0] = 0;
+    for (int i = 0; i < KIND_COUNT; i++)
+        if (ok(kinds[i])) snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", buf[0] ? ", " : "", kinds[i]->name);
+    return buf;
+}
+
+int posenc_in_attention(const posenc_kind *k) { return k && (k->qk_forward || k->bias_forward); }

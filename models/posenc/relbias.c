@@ -80,6 +80,7 @@ static void relbias_bias_backward(model *m, int l) {
 
 const posenc_kind posenc_relbias = {
     .name = "relbias",
+    .positional = 1, .grid_ok = 1, .sequence_ok = 1, .crosscheck_ok = 1,
     .state_size = sizeof(relbias_state),
     .create = relbias_create,
     .declare_block_params = relbias_declare_block_params,

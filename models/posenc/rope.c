@@ -54,6 +54,7 @@ static void rope_qk_backward(model *m, float *dqkv, int B) {
 
 const posenc_kind posenc_rope = {
     .name = "rope",
+    .positional = 1, .grid_ok = 1, .sequence_ok = 1, .crosscheck_ok = 1,
     .config_error = rope_config_error,
     .state_size = sizeof(rope_state),
     .declare_acts = rope_declare_acts,

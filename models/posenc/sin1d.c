@@ -33,6 +33,7 @@ static const float *sin1d_table(model *m) { return ((sin1d_state *)m->pe_state)-
 
 const posenc_kind posenc_sin1d = {
     .name = "sin1d",
+    .positional = 1, .has_table = 1, .grid_ok = 1, .sequence_ok = 1, .crosscheck_ok = 1,
     .config_error = posenc_sinusoid_config_error,
     .state_size = sizeof(sin1d_state),
     .declare_acts = sin1d_declare_acts,

@@ -94,6 +94,7 @@ static const char *cape_config_error(const struct model_config *c) {
 
 const posenc_kind posenc_sin2d = {
     .name = "sin2d",
+    .positional = 1, .has_table = 1, .resizable = 1, .grid_ok = 1, .crosscheck_ok = 1,
     .config_error = sin2d_config_error,
     .state_size = sizeof(sin2d_state),
     .declare_acts = sin2d_declare_acts,
@@ -104,6 +105,7 @@ const posenc_kind posenc_sin2d = {
 
 const posenc_kind posenc_cape = {
     .name = "cape",
+    .positional = 1, .resizable = 1, .per_image_draws = 1, .grid_ok = 1, .sequence_ok = 1, .crosscheck_ok = 1,
     .config_error = cape_config_error,
     .state_size = sizeof(sin2d_state),
     .declare_acts = sin2d_declare_acts,

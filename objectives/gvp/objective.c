@@ -38,6 +38,8 @@ typedef struct {
     int P, B;                         // predicted rows and images of the last forward
 } gvp_state;
 
+static int has_table(const posenc_kind *k) { return k->has_table; }
+
 static const char *gvp_config_error(const objective_settings *s) {
     static char msg[512];
     if (gvp_segmentation_parse(s->segmentation) < 0) {
@@ -49,9 +51,12 @@ static const char *gvp_config_error(const objective_settings *s) {
         snprintf(msg, sizeof msg, "objective.order=%s is not an order (valid: random, raster)", s->order ? s->order : "");
         return msg;
     }
-    if (strcmp(s->pe_kind, "abs") && strcmp(s->pe_kind, "sin1d") && strcmp(s->pe_kind, "sin2d")) {
+    const posenc_kind *pe = posenc_find(s->pe_kind);
+    if (!pe || !pe->has_table) {
+        char valid[160];
         snprintf(msg, sizeof msg, "objective.name=gvp gives each query token the position encoding of the patch it "
-                 "predicts, so it needs a table of positions: pe.kind=%s (valid with gvp: abs, sin1d, sin2d)", s->pe_kind);
+                 "predicts, so it needs a table of positions: pe.kind=%s (valid with gvp: %s)", s->pe_kind,
+                 posenc_names_where(has_table, valid, sizeof valid));
         return msg;
     }
     if (!s->cls)

@@ -40,13 +40,16 @@ typedef struct {
     const float *decoded;            // the last forward's predictions (B, T, D), backend
 } mae_state;
 
+static int on_tokens(const posenc_kind *k) { return !posenc_in_attention(k); }
+
 static const char *mae_config_error(const objective_settings *s) {
     static char msg[512];
-    if (strcmp(s->pe_kind, "none") && strcmp(s->pe_kind, "abs") && strcmp(s->pe_kind, "sin1d") &&
-        strcmp(s->pe_kind, "sin2d") && strcmp(s->pe_kind, "cape")) {
+    const posenc_kind *pe = posenc_find(s->pe_kind);
+    if (!pe || posenc_in_attention(pe)) {
+        char valid[160];
         snprintf(msg, sizeof msg, "objective.name=mae adds the position encoding to the patches before dropping the masked "
-                 "ones; pe.kind=%s acts inside attention on the full token grid (valid with mae: none, abs, sin1d, sin2d, "
-                 "cape)", s->pe_kind);
+                 "ones; pe.kind=%s acts inside attention on the full token grid (valid with mae: %s)", s->pe_kind,
+                 posenc_names_where(on_tokens, valid, sizeof valid));
         return msg;
     }
     if (s->ref_fraction > 0) {

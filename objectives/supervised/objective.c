@@ -181,10 +181,21 @@ static const metric_info supervised_metrics[] = {
     {NULL},
 };
 
+// The crosscheck plan: the PyTorch trainer classifies with the same label smoothing.
+static void supervised_plan(const objective_settings *s, const model *m, long steps, int steps_per_epoch, int B, tensorfile *tf) {
+    (void)m, (void)steps, (void)steps_per_epoch, (void)B;
+    objective_plan_scalar(tf, "label_smoothing", s->label_smoothing);
+}
+
+static const objective_crosscheck supervised_crosscheck = {.metrics = {"top1", "top1@", NULL}, .plan = supervised_plan};
+
 const objective_kind objective_supervised = {
     .name = "supervised",
     .metric_names = {"top1", "top5"},
     .metrics = supervised_metrics,
+    .needs_labels = 1,
+    .speech_ok = 1,
+    .crosscheck = &supervised_crosscheck,
     .progress = "epoch %d/%d  loss %.4f  test top1 %.4f top5 %.4f  (%.0f s)",
     .final_line = "final: top1=%.4f top5=%.4f time=%.0fs\n",
     .config_error = supervised_config_error,
