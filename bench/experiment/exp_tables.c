@@ -1,8 +1,10 @@
-// bench/experiment/exp_tables.c — `reference:` and `figures:` of an experiment to reference.tsv
-// and figures.tsv (formats in bench/report/report.h and bench/report/plot.h), `findings:`
-// checked (findings_spec.c), and the copy of the experiment file (exp_tables.h).
+// bench/experiment/exp_tables.c — `reference:` of an experiment to reference.tsv (format in
+// bench/report/report.h), `findings:` checked (findings_spec.c), and the copy of the experiment
+// file (exp_tables.h). `figures:` is checked when the experiment loads (figure_kinds.h) and read
+// by `posbench plot` from the copy.
 #include "exp_tables.h"
 #include "findings_spec.h"
+#include "figure_kinds.h"
 #include "../../core/common.h"
 #include <ctype.h>
 #include <errno.h>
@@ -43,7 +45,7 @@ static int only_keys(const experiment *e, const ynode *map, const char *allowed,
 static int tsv_safe(const experiment *e, const ynode *n, char *err, size_t errlen) {
     if (n->kind == YT_SCALAR) {
         if (n->text && strpbrk(n->text, "\t\n\r"))
-            return fail(e, n, err, errlen, "text with a tab or line break (reference: and figures: entries are one line each)");
+            return fail(e, n, err, errlen, "text with a tab or line break (reference: entries are one line each)");
         return 0;
     }
     for (int i = 0; i < n->n; i++) {
@@ -53,13 +55,6 @@ static int tsv_safe(const experiment *e, const ynode *n, char *err, size_t errle
     return 0;
 }
 
-static void metric_name(const char *in, char *out, size_t len) {
-    if (!strncmp(in, "final.", 6)) snprintf(out, len, "%s", in + 6);
-    else if (!strncmp(in, "train.", 6) || !strncmp(in, "eval.", 5)) {
-        snprintf(out, len, "%s", in);
-        *strchr(out, '.') = '/';
-    } else snprintf(out, len, "%s", in);
-}
 
 static FILE *open_tmp(const char *dir, const char *name, char *tmp, size_t len, char *err, size_t errlen) {
     snprintf(tmp, len, "%s/%s.tmp", dir, name);
@@ -133,7 +128,7 @@ static int same_data_flag(const experiment *e, const ynode *n, int *same, char *
 
 int exp_tables_write(const experiment *e, const char *dir, char *err, size_t errlen) {
     char tmp[4200];
-    const ynode *ref = e->reference, *fig = e->figures;
+    const ynode *ref = e->reference;
     if (ref && ref->kind != YT_SEQ) return fail(e, ref, err, errlen, "reference: expected a list of {stage, match, metric, value, source}");
     FILE *f = NULL;
     if (ref && dir && !(f = open_tmp(dir, "reference.tsv", tmp, sizeof tmp, err, errlen))) return -1;
@@ -160,29 +155,12 @@ int exp_tables_write(const experiment *e, const char *dir, char *err, size_t err
             snprintf(match + used, sizeof match - used, "%s%s=%s", used ? "," : "", m->key[k]->text, m->val[k]->text);
         }
         char name[128];
-        metric_name(metric, name, sizeof name);
+        figure_metric_name(metric, name, sizeof name);
         if (f) fprintf(f, "%s\t%s\t%s\t%s\t%s\t%s\n", stage ? stage : "*", match, name, value, source ? source : "",
                        same_data ? "same_data" : "other_data");
     }
     if (f && close_rename(f, tmp, err, errlen)) return -1;
     f = NULL;
-    if (fig && fig->kind != YT_SEQ) return fail(e, fig, err, errlen, "figures: expected a list of {kind, stage, metric, x}");
-    if (fig && dir && !(f = open_tmp(dir, "figures.tsv", tmp, sizeof tmp, err, errlen))) return -1;
-    for (int i = 0; fig && i < fig->n; i++) {
-        const ynode *item = fig->val[i];
-        if (item->kind != YT_MAP) return fail(e, item, err, errlen, "figure entry: expected a mapping {kind, stage, metric, x}");
-        if (tsv_safe(e, item, err, errlen)) return -1;
-        const char *kind = scalar(item, "kind"), *stage = scalar(item, "stage"), *metric = scalar(item, "metric"),
-                   *x = scalar(item, "x");
-        char name[128] = "*";
-        if (metric) metric_name(metric, name, sizeof name);
-        char with[1200] = ""; // image_grid's other stages, comma-separated in the axis field (bench/report/plot.h)
-        const ynode *w = ytree_get(item, "with", NULL);
-        for (int k = 0; w && w->kind == YT_SEQ && k < w->n; k++)
-            if (w->val[k]->kind == YT_SCALAR) snprintf(with + strlen(with), sizeof with - strlen(with), "%s%s", k ? "," : "", w->val[k]->text);
-        if (f) fprintf(f, "%s\t%s\t%s\t%s\n", kind ? kind : "*", stage ? stage : "*", name, with[0] ? with : x ? x : "*");
-    }
-    if (f && close_rename(f, tmp, err, errlen)) return -1;
     findings_list fl;
     if (findings_parse(e, &fl, err, errlen)) return -1;
     findings_list_free(&fl);

@@ -8,10 +8,8 @@
 //      same_data optional: true when our data are the paper's, false (the default), or a list
 //      of scales where they are, e.g. [paper]; otherwise the report heads the column
 //      `paper (other data)`; written as a sixth field same_data|other_data for the chosen scale)
-//   figures:                                     -> DIR/figures.tsv
-//     - {kind: metric_vs_axis, stage: finetune, metric: final.top1, x: pe.kind}
-//     (kind required; stage, metric, x optional = "*"; metric "final.top1" is written as
-//      "top1", "train.loss"/"eval.top1" as "train/loss"/"eval/top1")
+//   figures:                                     (checked when the file loads: figure_kinds.h;
+//     `posbench plot` reads them from the copy; results folders from before that have figures.tsv)
 //   findings:                                    (checked: experiment/findings_spec.h)
 //   the experiment file itself                   -> DIR/experiment.yaml (a byte-for-byte copy;
 //     `posbench report` reads the findings from it: findings_load)

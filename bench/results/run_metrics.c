@@ -30,6 +30,14 @@ const metric_info run_metrics_common[] = {
     {"probe_best_top1", "%", 100, 1, 1, NULL, 2, 3, 0, METRIC_SAMPLED},
     {"probe_best_val_top1", "%", 100, 1, 1, NULL, 2, 3, 0, METRIC_SAMPLED},
     {"best_val_top1", "%", 100, 1, 1, NULL, 2, 3, 0, METRIC_SAMPLED}, // train.early_stop
+    // the per-run arrays the figures draw (/knn, /probe, /position, /resolution, /speech_*)
+    {"top1_*", "%", 100, 1, 1, NULL, 2, 3, 0, METRIC_SAMPLED},
+    {"top5_*", "%", 100, 1, 1, NULL, 2, 3, 0, METRIC_SAMPLED},
+    {"val_top1*", "%", 100, 1, 1, NULL, 2, 3, 0, METRIC_SAMPLED},
+    {"init_top1*", "%", 100, 1, 1, NULL, 2, 3, 0, METRIC_SAMPLED},
+    {"init_top5*", "%", 100, 1, 1, NULL, 2, 3, 0, METRIC_SAMPLED},
+    {"init_val_top1*", "%", 100, 1, 1, NULL, 2, 3, 0, METRIC_SAMPLED},
+    {"pixels_top*", "%", 100, 1, 1, NULL, 2, 3, 0, METRIC_SAMPLED},
     {NULL},
 };
 
