@@ -74,10 +74,22 @@ static const char *cape1d_config_error(const struct model_config *c) {
     return NULL;
 }
 
+// The sequence form's own bound (the others: posenc_cape's keys).
+static const cfg_key cape1d_keys[] = {
+    {"pe.cape_time_shift", CFG_FLOAT, "60", 0, 1e6, NULL, 1, "cape on a sequence (speech, positions in seconds): global shift bound in seconds: per sequence, t shifted by U(-max, max) (the paper's ASR setting: 60 s)"},
+    {NULL},
+};
+
+static void cape1d_read_keys(const key_reader *r, struct model_config *c) {
+    c->cape_time_shift = (float)key_float(r, "pe.cape_time_shift");
+}
+
 const posenc_kind posenc_cape1d = {
     .name = "cape",
     .positional = 1, .per_image_draws = 1, .sequence_ok = 1,
     .config_error = cape1d_config_error,
+    .keys = cape1d_keys,
+    .read_keys = cape1d_read_keys,
     .state_size = sizeof(cape1d_state),
     .declare_acts = cape1d_declare_acts,
     .set_grid = cape1d_set_grid,

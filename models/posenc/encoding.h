@@ -11,6 +11,7 @@
 // declare_params / declare_acts. The q/k and score hooks are for backbones with attention.
 #pragma once
 #include "../../core/rng.h"
+#include "../../core/keys.h"
 #include <stddef.h>
 
 struct model;
@@ -27,6 +28,10 @@ typedef struct posenc_kind {
     int grid_ok;         // 1: runs on an image's token grid
     int sequence_ok;     // 1: runs on a sequence (model_config.features > 0), itself or through sequence_kind
     int crosscheck_ok;   // 1: the PyTorch trainer (bench/crosscheck/torch_train.py) has it: plan scalar pe_<name>
+    // Its own configuration keys (ended by {NULL}; NULL: none), gathered into the key table
+    // (bench/experiment/config.c), and their reader into the model config (NULL: none).
+    const cfg_key *keys;
+    void (*read_keys)(const key_reader *r, struct model_config *c);
     // NULL when the model config works with this kind, else a message naming the keys.
     const char *(*config_error)(const struct model_config *c);
     // The kind's state (m->pe_state): state_size zeroed bytes, allocated by the model before
@@ -80,6 +85,10 @@ typedef struct posenc_kind {
 POSENC_KINDS(POSENC_DECLARE)
 #undef POSENC_DECLARE
 
+// The keys every kind shares (pe.kind, pe.content_scale), ended by {NULL}.
+extern const cfg_key posenc_common_keys[];
+// pe.kind, pe.content_scale and every kind's own keys (read_keys, sequence kinds too) into c.
+void posenc_read_keys(const key_reader *r, struct model_config *c);
 // The kind named `name`, or NULL.
 const posenc_kind *posenc_find(const char *name);
 // The kind a model with this config runs: posenc_find(pe_kind, NULL = "none"), or its

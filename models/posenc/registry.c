@@ -2,8 +2,16 @@
 // encoding.h) and lookups by name.
 #include "encoding.h"
 #include "../model.h"
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
+
+// The keys every kind shares (encoding.h).
+const cfg_key posenc_common_keys[] = {
+    {"pe.content_scale", CFG_CHOICE, "none", 0, 0, "none|sqrt_d", 1, "multiply the embedded patch content by this before the encoding is added: none (1) or sqrt_d (sqrt(model.dim), as public CAPE re-implementations, so the content's magnitude matches a sinusoid's ~0.7 per channel)"},
+    {"pe.kind", CFG_CHOICE, "abs", 0, 0, POSENC_CHOICES, 1, "position encoding: none; abs (learned table, cls has its own row, resized bicubically at other sizes); sin1d (Vaswani, over the patch index); sin2d (CAPE eq. 3-4, patch centres on [-1, 1]); cape (sin2d with training-time shift and scale augmentation; on a sequence CAPE in 1D, positions in seconds); relbias (2D relative bias per layer and head, zero init); rope (rotary q/k, 1D or 2D axial)"},
+    {NULL},
+};
 
 #define POSENC_ENTRY(name) &posenc_##name,
 static const posenc_kind *const kinds[] = {POSENC_KINDS(POSENC_ENTRY)};
@@ -44,3 +52,12 @@ const char *posenc_names_where(int (*ok)(const posenc_kind *k), char *buf, size_
 }
 
 int posenc_in_attention(const posenc_kind *k) { return k && (k->qk_forward || k->bias_forward); }
+
+void posenc_read_keys(const key_reader *r, model_config *c) {
+    c->pe_kind = key_str(r, "pe.kind");
+    c->content_scale = !strcmp(key_str(r, "pe.content_scale"), "sqrt_d") ? sqrtf((float)key_int(r, "model.dim")) : 1.0f;
+    for (int i = 0; i < KIND_COUNT; i++) {
+        if (kinds[i]->read_keys) kinds[i]->read_keys(r, c);
+        if (kinds[i]->sequence_kind && kinds[i]->sequence_kind->read_keys) kinds[i]->sequence_kind->read_keys(r, c);
+    }
+}

@@ -52,10 +52,24 @@ static void rope_qk_backward(model *m, float *dqkv, int B) {
     m->ops->rope_backward(dqkv, s->cos, s->sin, B, m->T, m->cfg.dim, m->cfg.heads, m->t0);
 }
 
+// RoPE's dimensions and base.
+static const cfg_key rope_keys[] = {
+    {"pe.rope_base", CFG_FLOAT, "0", 0, 1e9, NULL, 1, "rope: base of the frequencies theta_j (0 = 10000 for 1D, 100 for 2D axial)"},
+    {"pe.rope_dims", CFG_INT, "2", 1, 2, NULL, 1, "rope: 1 = 1D over the row-major patch index; 2 = 2D axial (half the channel pairs rotate with the column, half with the row)"},
+    {NULL},
+};
+
+static void rope_read_keys(const key_reader *r, struct model_config *c) {
+    c->rope_dims = (int)key_int(r, "pe.rope_dims");
+    c->rope_base = (float)key_float(r, "pe.rope_base");
+}
+
 const posenc_kind posenc_rope = {
     .name = "rope",
     .positional = 1, .grid_ok = 1, .sequence_ok = 1, .crosscheck_ok = 1,
     .config_error = rope_config_error,
+    .keys = rope_keys,
+    .read_keys = rope_read_keys,
     .state_size = sizeof(rope_state),
     .declare_acts = rope_declare_acts,
     .set_grid = rope_set_grid,

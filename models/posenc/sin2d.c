@@ -92,6 +92,20 @@ static const char *cape_config_error(const struct model_config *c) {
     return NULL;
 }
 
+// CAPE's augmentation bounds (posenc_cape; on a sequence cape1d reads them too).
+static const cfg_key cape_keys[] = {
+    {"pe.cape_global_shift", CFG_FLOAT, "0.5", 0, 100, NULL, 1, "cape: global shift bound: per image, x and y each shifted by U(-max, max) (patch centres span [-1, 1])"},
+    {"pe.cape_local_shift", CFG_FLOAT, "-1", -1, 100, NULL, 1, "cape: local shift bound: per token, x and y each shifted by U(-max, max) (-1 = 1/grid side, the paper's 1/N; on a sequence: t per frame, in seconds, -1 = half a frame)"},
+    {"pe.cape_scale", CFG_FLOAT, "1.4", 1, 100, NULL, 1, "cape: global scale bound: per image, log(scale) ~ U(-log max, log max) applied to x and y (on a sequence: to t) (1 = off)"},
+    {NULL},
+};
+
+static void cape_read_keys(const key_reader *r, struct model_config *c) {
+    c->cape_global_shift = (float)key_float(r, "pe.cape_global_shift");
+    c->cape_local_shift = (float)key_float(r, "pe.cape_local_shift");
+    c->cape_scale = (float)key_float(r, "pe.cape_scale");
+}
+
 const posenc_kind posenc_sin2d = {
     .name = "sin2d",
     .positional = 1, .has_table = 1, .resizable = 1, .grid_ok = 1, .crosscheck_ok = 1,
@@ -107,6 +121,8 @@ const posenc_kind posenc_cape = {
     .name = "cape",
     .positional = 1, .resizable = 1, .per_image_draws = 1, .grid_ok = 1, .sequence_ok = 1, .crosscheck_ok = 1,
     .config_error = cape_config_error,
+    .keys = cape_keys,
+    .read_keys = cape_read_keys,
     .state_size = sizeof(sin2d_state),
     .declare_acts = sin2d_declare_acts,
     .set_grid = sin2d_set_grid,
