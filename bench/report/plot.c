@@ -841,9 +841,14 @@ int cmd_plot(int argc, char **argv) {
     if (set.nruns == 0) {
         fprintf(stderr, "posbench: error: no finished runs under %s (no readable *.h5 files)\n", dir);
         rc = EXIT_BAD_INPUT;
-    } else if (load_tsv_requests(dir, &reqs, &nreq, &found, err, sizeof err) != 0) {
-        fprintf(stderr, "posbench: error: %s\n", err);
-        rc = EXIT_BAD_INPUT;
+    } else { // DIR's own: DIR/experiment.yaml (DIR is an experiment's folder), else an old DIR/figures.tsv
+        char copy[PATH_MAX + 20];
+        snprintf(copy, sizeof copy, "%s/experiment.yaml", dir);
+        if (load_yaml_requests(copy, &reqs, &nreq, &found, err, sizeof err) != 0 ||
+            (!found && load_tsv_requests(dir, &reqs, &nreq, &found, err, sizeof err) != 0)) {
+            fprintf(stderr, "posbench: error: %s\n", err);
+            rc = EXIT_BAD_INPUT;
+        }
     }
     char fig[PATH_MAX], data[PATH_MAX + 8];
     snprintf(fig, sizeof fig, "%s/figures", dir);
