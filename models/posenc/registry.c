@@ -1,7 +1,7 @@
 // models/posenc/registry.c — the table of position-encoding kinds (POSENC_KINDS in
 // encoding.h) and lookups by name.
 #include "encoding.h"
-#include "../model.h"
+#include "../model_config.h"
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

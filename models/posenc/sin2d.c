@@ -6,7 +6,7 @@
 // On a sequence input, cape runs as models/posenc/cape1d.c (positions in seconds).
 #include "encoding.h"
 #include "tables.h"
-#include "../model.h"
+#include "../model_view.h"
 #include <stdio.h>
 
 typedef struct {
@@ -16,60 +16,66 @@ typedef struct {
 } sin2d_state;
 
 
-static void sin2d_declare_acts(model *m) {
-    sin2d_state *s = m->pe_state;
-    size_t BN = (size_t)m->max_batch * m->N_max;
+static void sin2d_declare_acts(struct model *m) {
+    const model_view v = model_view_of(m);
+    sin2d_state *s = v.state;
+    size_t BN = (size_t)v.max_batch * v.N_max;
     model_add_input(m, "pos_x", BN, &s->x, &s->x_host);
     model_add_input(m, "pos_y", BN, &s->y, &s->y_host);
-    if (m->cfg.ref_tokens > 0 || m->cfg.query_stream) model_add_act(m, "ref_table", (size_t)m->T_max * m->cfg.dim, &s->table, NULL);
+    if (v.cfg->ref_tokens > 0 || v.cfg->query_stream) model_add_act(m, "ref_table", (size_t)v.T_max * v.cfg->dim, &s->table, NULL);
 }
 
-static void upload_positions(model *m, size_t n) {
-    sin2d_state *s = m->pe_state;
+static void upload_positions(struct model *m, size_t n) {
+    const model_view v = model_view_of(m);
+    sin2d_state *s = v.state;
     model_upload(m, s->x_host, n);
     model_upload(m, s->y_host, n);
 }
 
 // The grid positions for every image of a batch, staged and uploaded once per grid.
-static void stage_grid_positions(model *m) {
-    sin2d_state *s = m->pe_state;
-    posenc_eval_positions(s->x_host, s->y_host, m->max_batch, m->grid, m->grid);
-    upload_positions(m, (size_t)m->max_batch * m->N);
+static void stage_grid_positions(struct model *m) {
+    const model_view v = model_view_of(m);
+    sin2d_state *s = v.state;
+    posenc_eval_positions(s->x_host, s->y_host, v.max_batch, v.grid, v.grid);
+    upload_positions(m, (size_t)v.max_batch * v.N);
     s->drawn = 0;
 }
 
 // The positions of the new grid; with reference tokens, the (T, d) table every token would
 // get at those positions.
-static void sin2d_set_grid(model *m) {
-    sin2d_state *s = m->pe_state;
+static void sin2d_set_grid(struct model *m) {
+    const model_view v = model_view_of(m);
+    sin2d_state *s = v.state;
     stage_grid_positions(m);
     if (!s->table) return;
-    m->ops->zero(s->table, (size_t)m->T * m->cfg.dim);
-    m->ops->sincos2d_add(s->table, s->x, s->y, 1, m->T, m->cfg.dim, m->t0);
+    v.ops->zero(s->table, (size_t)v.T * v.cfg->dim);
+    v.ops->sincos2d_add(s->table, s->x, s->y, 1, v.T, v.cfg->dim, v.t0);
 }
 
-static const float *sin2d_reference_table(model *m) { return ((sin2d_state *)m->pe_state)->table; }
+static const float *sin2d_reference_table(struct model *m) { return ((sin2d_state *)model_pe_state(m))->table; }
 
 // cape in training: the grid positions augmented per image (models/posenc/tables.h); at
 // evaluation the grid again (restaged only after a training draw replaced it).
-static void cape_prepare(model *m, int B, int training, rng_addr rng) {
-    sin2d_state *s = m->pe_state;
+static void cape_prepare(struct model *m, int B, int training, rng_addr rng) {
+    const model_view v = model_view_of(m);
+    sin2d_state *s = v.state;
     if (!training) {
         if (s->drawn) stage_grid_positions(m);
         return;
     }
-    const model_config *c = &m->cfg;
-    cape_config cc = {c->cape_global_shift, c->cape_local_shift < 0 ? cape_default_local_shift(m->grid) : c->cape_local_shift,
+    const model_config *c = v.cfg;
+    cape_config cc = {c->cape_global_shift, c->cape_local_shift < 0 ? cape_default_local_shift(v.grid) : c->cape_local_shift,
                       c->cape_scale};
-    posenc_cape_positions(s->x_host, s->y_host, B, m->grid, m->grid, &cc, rng.seed, rng.epoch,
+    posenc_cape_positions(s->x_host, s->y_host, B, v.grid, v.grid, &cc, rng.seed, rng.epoch,
                           rng.step);
-    upload_positions(m, (size_t)B * m->N);
+    upload_positions(m, (size_t)B * v.N);
     s->drawn = 1;
 }
 
-static void sin2d_tokens_forward(model *m, int B) {
-    sin2d_state *s = m->pe_state;
-    m->ops->sincos2d_add(m->activations.x0, s->x, s->y, B, m->T, m->cfg.dim, m->t0);
+static void sin2d_tokens_forward(struct model *m, int B) {
+    const model_view v = model_view_of(m);
+    sin2d_state *s = v.state;
+    v.ops->sincos2d_add(v.x0, s->x, s->y, B, v.T, v.cfg->dim, v.t0);
 }
 
 // sin2d and cape place patches on a 2D grid of [-1, 1]²: images only.
