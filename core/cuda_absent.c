@@ -24,6 +24,7 @@ void cuda_to_host(void *dst, const void *src, size_t bytes) {
     die_fail("cuda_to_host: this build has no CUDA backend");
 }
 void cuda_sync(void) {}
+void cuda_set_attention_route(int route) { (void)route; } // nothing to route without CUDA
 #else
 typedef int cuda_absent_unused; // ISO C wants a declaration in every translation unit
 #endif

@@ -11,5 +11,6 @@
 // 1 when `name` is one of DEVICE_CHOICES.
 int device_name_valid(const char *name);
 // The backend for `name` (NULL: auto), or NULL with the reason in why (unknown name, or cuda
-// asked for where it cannot run).
+// asked for where it cannot run). An op the backend lacks dies naming itself when called
+// (core/ops_support.h: ops_complete).
 const ops_backend *device_backend(const char *name, char *why, size_t len);

@@ -1,5 +1,5 @@
 // core/ops_cuda.h — the CUDA backend as C sees it: whether it was built, whether a GPU can run
-// it, device memory, and the op table `ops_cuda`. The ops keep core/ops.h's contracts exactly
+// it, device memory, and the op table `ops_cuda`. The ops keep core/ops_list.h's contracts exactly
 // (shapes, accumulation, fixed-order reductions); every pointer an op takes is a device
 // pointer, and ops run on the default stream in call order. Built when nvcc is found
 // (the Makefile defines POSBENCH_CUDA=1 and compiles core/cuda/*.cu); without it,
@@ -23,6 +23,15 @@ void cuda_free(void *p);                          // NULL is fine
 void cuda_to_device(void *dst, const void *src, size_t bytes);
 void cuda_to_host(void *dst, const void *src, size_t bytes);
 void cuda_sync(void); // waits for every op launched so far; dies naming a failed kernel's error
+
+// Which attention the CUDA backend trains with (attention_desc.keep_probs == 0), process-wide:
+// AUTO the size rule (the materialised bf16 route, core/cuda/attention_gemm_cuda.cu, when
+// train.precision is bf16 and T, M <= 1024; else the fused online-softmax fp32 kernels),
+// MATERIALISED that route whenever the precision is bf16, FUSED the fused kernels always.
+// Set it before building a model: the attention state is sized by the route. `posbench bench
+// --attention` sets it; a build without CUDA ignores it.
+enum { CUDA_ATTN_AUTO = 0, CUDA_ATTN_MATERIALISED = 1, CUDA_ATTN_FUSED = 2 };
+void cuda_set_attention_route(int route);
 
 #ifdef POSBENCH_CUDA
 extern const ops_backend ops_cuda;

@@ -5,7 +5,8 @@
 # carries), the test scripts' inputs, and
 # each shared library they link except glibc's and CUDA's own (the GPU machine has the CUDA
 # driver and toolkit but none of our Debian libraries, and no network). `make gpu-bundle`
-# builds it. On the GPU machine, from the repository root:
+# builds it (with the smoke-scale synthesized Speech Commands set, for reproduce-mp3 smoke).
+# On the GPU machine, from the repository root:
 #   mkdir -p /tmp/pb && tar -xzf build/gpu-bundle.tar.gz -C /tmp/pb
 #   /tmp/pb/env.sh build/tests/test_cuda_dense   # env.sh sets LD_LIBRARY_PATH and runs its args
 set -eu
@@ -37,12 +38,26 @@ for name, item in (('train-images-idx3-ubyte.gz', 28 * 28), ('train-labels-idx1-
     with gzip.open(out + '/' + name, 'wb') as f:
         f.write(bytes(header) + data[4 + 4 * dims:4 + 4 * dims + n * item])
 EOP
+# The synthesized Speech Commands set at smoke scale (reproduce-mp3 SCALE=smoke reads it; the
+# GPU machine has no espeak-ng to synthesize it): written here once when missing.
+SPEECH=data/speech-commands-synth/smoke
+if [ ! -f "$SPEECH/testing_list.txt" ]; then
+    mkdir -p data/speech-commands-synth
+    build/posbench data speech-synth --scale smoke --out "$SPEECH" --quiet
+fi
+mkdir -p "$stage/data/speech-commands-synth"
+cp -r "$SPEECH" "$stage/data/speech-commands-synth/"
 # Libraries: what ldd resolves for the binaries, minus glibc (the GPU machine's newer one
 # serves) and CUDA's runtime and cuBLAS (the GPU machine's toolkit matches its driver).
 for b in "$stage"/build/posbench "$stage"/build/tests/*; do ldd "$b"; done |
     awk '/=> \//{print $3}' | sort -u |
     grep -v -E '/(libc|libm|libdl|libpthread|librt|libresolv|ld-linux[^/]*|libcudart|libcublas|libcublasLt)\.so' |
     while read -r lib; do cp -L "$lib" "$stage/lib/"; done
+# The commit the bundle was built from (+dirty when the tree had changes): the GPU machine's copy
+# of .git is not this checkout's, so scripts/gpu_session.sh reads the commit from here.
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+git diff --quiet HEAD 2>/dev/null || commit="$commit+dirty"
+echo "$commit" > "$stage/COMMIT"
 cat > "$stage/env.sh" <<'EOS'
 #!/bin/sh
 # Runs its arguments with the bundle's libraries first, then the CUDA toolkit's.

@@ -7,7 +7,8 @@
 # /final best_step = the first best validation top-1, the final test metrics = the test
 # evaluation of that same step), an exact resume after a stop before the first validation and
 # after one past the best so far (bitwise the files of an uninterrupted run, tests/h5_same.py),
-# and the refusals (early stopping without a validation split, a bad schedule name), exit 2.
+# and the refusals (early stopping without a validation split, a bad schedule name, a
+# checkpoint that lost the best parameters its /val rows chose), exit 2.
 cd "$(dirname "$0")/.." || exit 1
 PB=build/posbench
 T=$(mktemp -d /tmp/posbench-early-stop.XXXXXX) || exit 1
@@ -77,6 +78,23 @@ for stop in 5 15; do
         python3 tests/h5_same.py "$T/a" "$T/s$stop" > "$T/same" 2>&1
     check "early stopping: stop after step $stop, resume = the uninterrupted run bitwise" $? "$(tr '\n' ' ' < "$T/same")"
 done
+
+# A checkpoint whose /val rows chose a best step but that lost its best parameters is refused
+# (exit 2) naming the file, never resumed with the wrong parameters.
+if /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
+    $PB train $KEYS --out "$T/b" --threads 1 --stop-after 15 > /dev/null 2>&1
+    K=$(ls "$T"/b/*.ckpt 2>/dev/null | head -n 1)
+    /usr/bin/python3 - "$K" <<'PY'
+import sys; sys.path.insert(0, "tests"); import tensorfile as tf
+d = tf.read(sys.argv[1]); tf.write(sys.argv[1], {k: v for k, v in d.items() if not k.startswith("best_param.")})
+PY
+    $PB train $KEYS --out "$T/b" --threads 1 > "$T/b.log" 2>&1; rc=$?
+    [ $rc -eq 2 ] && grep -q "$K: checkpoint refused" "$T/b.log" && grep -q "best_param" "$T/b.log"
+    check "early stopping: a checkpoint without the best parameters its /val rows chose is refused" $? \
+        "exit $rc: $(grep error "$T/b.log" | cut -c1-200)"
+else
+    echo "SKIP early stopping: checkpoint without best parameters: /usr/bin/python3 with numpy is not installed"
+fi
 
 $PB train data.name=fashion-mnist train.early_stop=true --out "$T/x" > /dev/null 2>"$T/err"
 rc=$?

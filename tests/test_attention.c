@@ -1,9 +1,11 @@
 // tests/test_attention.c — checks of the CPU attention op (core/cpu/attention_cpu.c) against
 // finite differences, a naive double-precision reference, equivalences between its options
-// (kv_index subset vs masking bias, identity kv_index vs none) and thread-count determinism.
+// (kv_index subset vs masking bias, identity kv_index vs none), thread-count determinism, and
+// the bf16 rounding points of train.precision = bf16.
 // One PASS/FAIL line per check; small sizes so the whole program runs in well under a second.
 #include "testing.h"
 #include "gradcheck.h"
+#include "../core/bf16.h"
 #include "../core/common.h"
 #include "../core/ops.h"
 #include "../core/rng.h"
@@ -246,6 +248,109 @@ static void check_reference(const char *name, acase *c) {
     free(out); free(P); free(dqkv); free(dbias);
 }
 
+// ---- train.precision = bf16: the rounding points of the CUDA materialised route ----
+// Under MATMUL_BF16 with keep_probs = 0 the op rounds q, k, v, dout, the probabilities and the
+// score gradient dS to bf16 (core/cpu/attention_cpu.c). Checked against a double evaluation
+// from bf16-rounded inputs: every kept probability is a bf16 value within one bf16 step of the
+// double softmax; out = Σ P·bf16(v) and dv = Σ Pᵀ·bf16(dout) (exact products of the op's own P)
+// within 1e-5; dq, dk within one bf16 step of their dS terms; dbias (fp32 dS) within 1e-5.
+// With keep_probs = 1 (attention statistics) nothing is rounded: bitwise the fp32 results.
+static float rb(float x) { return bf16_round(x); }
+
+static void check_bf16_points(const char *name, acase *c) {
+    const int B = c->d.B, T = c->d.T, C = c->d.C, H = c->d.H, M = c->d.M, hs = C / H;
+    const double scale = 1.0 / sqrt((double)hs);
+    ops_cpu.set_matmul_precision(MATMUL_BF16);
+    run_both(c);
+    ops_cpu.set_matmul_precision(MATMUL_FP32);
+    double *dq = xcalloc(n_qkv(c), sizeof(double), "ref bf16 dqkv");
+    double *dq_bound = xcalloc(n_qkv(c), sizeof(double), "ref bf16 dqkv bound");
+    double *db = xcalloc(n_bias(c), sizeof(double), "ref bf16 dbias");
+    double *s = xmalloc((size_t)M * sizeof(double), "ref s"), *dp = xmalloc((size_t)M * sizeof(double), "ref dp");
+    double e_p = 0.0, e_out = 0.0;
+    size_t not_bf16 = 0;
+    for (int b = 0; b < B; b++)
+        for (int h = 0; h < H; h++)
+            for (int i = 0; i < T; i++) {
+                const float *q = c->qkv + ((size_t)b * T + i) * 3 * C + h * hs;
+                const float *g = c->w + ((size_t)b * T + i) * C + h * hs;
+                const float *p = c->probs + (((size_t)b * H + h) * T + i) * M; // the op's P
+                double mx = -INFINITY, sum = 0.0, pdp = 0.0;
+                for (int m = 0; m < M; m++) {
+                    int j = ref_key(c, b, m);
+                    const float *k = c->qkv + ((size_t)b * T + j) * 3 * C + C + h * hs;
+                    double dot = 0.0;
+                    for (int e = 0; e < hs; e++) dot += (double)rb(q[e]) * rb(k[e]);
+                    s[m] = ref_visible(c, b, i, j)
+                               ? dot * scale + (c->bias ? c->bias[((size_t)h * T + i) * T + j] : 0.0)
+                               : -INFINITY;
+                    if (s[m] > mx) mx = s[m];
+                }
+                for (int m = 0; m < M; m++) sum += mx > -INFINITY ? exp(s[m] - mx) : 0.0;
+                for (int m = 0; m < M; m++) {
+                    double pd = mx > -INFINITY ? exp(s[m] - mx) / sum : 0.0;
+                    e_p = fmax(e_p, fabs(p[m] - pd) - fabs(pd) / 256.0 - 1e-6);
+                    not_bf16 += rb(p[m]) != p[m];
+                }
+                for (int e = 0; e < hs; e++) {
+                    double o = 0.0;
+                    for (int m = 0; m < M; m++)
+                        o += (double)p[m] * rb(c->qkv[((size_t)b * T + ref_key(c, b, m)) * 3 * C + 2 * C + h * hs + e]);
+                    e_out = fmax(e_out, fabs(c->out[((size_t)b * T + i) * C + h * hs + e] - o));
+                }
+                for (int m = 0; m < M; m++) {
+                    const float *v = c->qkv + ((size_t)b * T + ref_key(c, b, m)) * 3 * C + 2 * C + h * hs;
+                    dp[m] = 0.0;
+                    for (int e = 0; e < hs; e++) dp[m] += (double)rb(g[e]) * rb(v[e]);
+                    pdp += (double)p[m] * dp[m];
+                }
+                for (int m = 0; m < M; m++) {
+                    int j = ref_key(c, b, m);
+                    double ds = (double)p[m] * (dp[m] - pdp);
+                    double ds16 = rb((float)ds);
+                    const float *k = c->qkv + ((size_t)b * T + j) * 3 * C + C + h * hs;
+                    size_t qi = ((size_t)b * T + i) * 3 * C + h * hs, kj = ((size_t)b * T + j) * 3 * C + C + h * hs;
+                    for (int e = 0; e < hs; e++) {
+                        dq[qi + e] += scale * ds16 * rb(k[e]);
+                        dq_bound[qi + e] += scale * fabs(ds) * fabs(k[e]) / 128.0;
+                        dq[kj + e] += scale * ds16 * rb(q[e]);
+                        dq_bound[kj + e] += scale * fabs(ds) * fabs(q[e]) / 128.0;
+                        dq[kj + C + e] += (double)p[m] * rb(g[e]);
+                    }
+                    db[((size_t)h * T + i) * T + j] += ds;
+                }
+            }
+    double e_grad = 0.0, gmax = 0.0;
+    for (size_t e = 0; e < n_qkv(c); e++) {
+        gmax = fmax(gmax, fabs(dq[e]));
+        e_grad = fmax(e_grad, fabs(c->dqkv[e] - dq[e]) - dq_bound[e]);
+    }
+    double bmax = 0.0, e_db = c->dbias ? max_abs_diff(c->dbias, db, n_bias(c), &bmax) : 0.0;
+    char label[160];
+    snprintf(label, sizeof label, "bf16 rounding points forward %s", name);
+    test_check(label, not_bf16 == 0 && e_p <= 0.0 && e_out <= 1e-5,
+               "%zu probabilities not bf16 values; P beyond one bf16 step of the double softmax by %.2e; "
+               "max |out - Σ P·bf16(v)| %.2e", not_bf16, e_p, e_out);
+    snprintf(label, sizeof label, "bf16 rounding points backward %s", name);
+    test_check(label, e_grad <= 1e-5 * fmax(1.0, gmax) && e_db <= 1e-5 * fmax(1.0, bmax),
+               "dqkv beyond the bf16 dS bound by %.2e (ref max %.2f), max |dbias - ref| %.2e", e_grad, gmax,
+               e_db);
+    // keep_probs = 1: no rounding, bitwise the fp32 results
+    float *out32 = xmalloc(n_out(c) * sizeof(float), "fp32 out"), *dqkv32 = xmalloc(n_qkv(c) * sizeof(float), "fp32 dqkv");
+    run_both(c);
+    memcpy(out32, c->out, n_out(c) * sizeof(float));
+    memcpy(dqkv32, c->dqkv, n_qkv(c) * sizeof(float));
+    c->d.keep_probs = 1;
+    ops_cpu.set_matmul_precision(MATMUL_BF16);
+    run_both(c);
+    ops_cpu.set_matmul_precision(MATMUL_FP32);
+    c->d.keep_probs = 0;
+    snprintf(label, sizeof label, "bf16 with keep_probs = 1 is the fp32 op, bit for bit %s", name);
+    test_check(label, memcmp(out32, c->out, n_out(c) * sizeof(float)) == 0 &&
+                          memcmp(dqkv32, c->dqkv, n_qkv(c) * sizeof(float)) == 0, "out and dqkv compared");
+    free(out32); free(dqkv32); free(dq); free(dq_bound); free(db); free(s); free(dp);
+}
+
 // Fully masked queries (no visible key) give zero output, zero probabilities and zero query
 // gradient; nothing anywhere is NaN; other rows of probs sum to 1.
 static void check_masked_rows(const char *name, acase *c) {
@@ -471,6 +576,16 @@ int main(void) {
         check_grads(g[k].name, &c);
         check_reference(g[k].name, &c);
         case_free(&c);
+    }
+
+    // ---- train.precision = bf16 rounding points ----
+    {
+        acase a = case_make(2, 17, 32, 2, 17, KV_NONE, 1, ATTN_MASK_NONE, 600);
+        check_bf16_points("plain + bias T=17 hs=16", &a);
+        case_free(&a);
+        acase k = case_make(3, 17, 48, 3, 9, KV_SUBSET, 1, ATTN_MASK_LT, 610);
+        check_bf16_points("kv_index + bias + LT T=17 M=9", &k);
+        case_free(&k);
     }
 
     // ---- fully masked rows (LT: queries of the smallest group see nothing) ----

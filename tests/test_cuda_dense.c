@@ -475,8 +475,11 @@ int main(void) {
     test_linear_bf16(4096, 384, 1152, 1500);
     test_linear_deterministic(37, 45, 29, 1200);
     test_linear_deterministic(4096, 384, 1152, 1300);
+    test_linear(1000, 64, 96, 1600);             // column sums over 3 full row chunks and a partial one
+    test_linear_deterministic(1000, 64, 96, 1700);
     test_layernorm(37, 19, 2000);
     test_layernorm(37, 768, 2100);
+    test_layernorm(1000, 768, 2200);             // parameter gradients over 4 row chunks
     test_gelu();
     test_drop_path_residual();
     test_dropout();

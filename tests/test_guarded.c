@@ -17,36 +17,21 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-// Runs touch(write) in a child with stderr captured; returns 1 when the child died by SIGSEGV
-// and its stderr names the arena and the byte.
+// Reads (*write 0) or writes a guarded arena from the host: dies by SIGSEGV.
+static void touch(void *write) {
+    float *p = ops_cpu_guarded.alloc(4096, "test arena");
+    if (*(const int *)write) p[3] = 1.0f;
+    else {
+        volatile float x = p[3];
+        (void)x;
+    }
+}
+
+// Runs touch(write) in a child; returns 1 when the child died by SIGSEGV and its stderr names
+// the arena and the byte.
 static int child_faults(int write, char *err, size_t len) {
-    int fds[2];
-    if (pipe(fds) != 0) return 0;
-    pid_t pid = fork();
-    if (pid == 0) {
-        dup2(fds[1], STDERR_FILENO);
-        close(fds[0]);
-        float *p = ops_cpu_guarded.alloc(4096, "test arena");
-        if (write) p[3] = 1.0f;
-        else {
-            volatile float x = p[3];
-            (void)x;
-        }
-        _exit(0); // reached only when the access did not fault
-    }
-    close(fds[1]);
-    size_t got = 0; // read to the end, so the child never writes into a closed pipe
-    char sink[4096];
-    for (;;) {
-        ssize_t n = got < len - 1 ? read(fds[0], err + got, len - 1 - got) : read(fds[0], sink, sizeof sink);
-        if (n <= 0) break;
-        if (got < len - 1) got += (size_t)n;
-    }
-    err[got] = 0;
-    close(fds[0]);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    return WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV && strstr(err, "'test arena' at byte 12") != NULL;
+    int status = test_child_stderr(touch, &write, err, len);
+    return status != -1 && WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV && strstr(err, "'test arena' at byte 12") != NULL;
 }
 
 static void test_faults(void) {

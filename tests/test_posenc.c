@@ -5,7 +5,7 @@
 // exist for: relbias and RoPE depend only on relative (2D) offsets, CAPE's draws have the
 // stated distributions and draw order, rope_backward is the adjoint of rope_forward.
 // Tolerances (stated per check as well):
-//   sin2d vs double formula          1e-5 absolute (the contract in core/ops.h), |x|,|y| <= 3
+//   sin2d vs double formula          1e-5 absolute (the contract in core/ops_list.h), |x|,|y| <= 3
 //   sin1d / rope tables vs formula   1e-6 absolute (double math rounded to float once)
 //   rope outputs / dot products      1e-5 absolute on O(1) inputs (a few float roundings)
 //   CAPE statistics                  20000 images; KS distance below the α = 0.001 critical

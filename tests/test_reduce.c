@@ -1,4 +1,4 @@
-// tests/test_reduce.c — the CPU backend's reductions and memory calls (core/ops.h "reductions"
+// tests/test_reduce.c — the CPU backend's reductions and memory calls (core/ops_list.h "reductions"
 // and "memory"; core/cpu/reduce_cpu.c, core/cpu/memory_cpu.c):
 //   sum: exactly the sequential double sum x[0] + x[1] + ... (compared bit for bit, and on
 //        inputs where any other order gives a different answer);

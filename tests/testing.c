@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static int g_failed = 0;
@@ -52,6 +53,38 @@ void test_check(const char *name, int ok, const char *fmt, ...) {
 }
 
 int test_exit_code(void) { return g_failed ? 1 : 0; }
+
+int test_child_stderr(void (*fn)(void *ctx), void *ctx, char *err, size_t len) {
+    int fds[2];
+    err[0] = '\0';
+    if (pipe(fds) != 0) return -1;
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        dup2(fds[1], STDERR_FILENO);
+        close(fds[0]);
+        fn(ctx);
+        _exit(0);
+    }
+    close(fds[1]);
+    size_t got = 0;
+    char sink[4096];
+    for (;;) {
+        ssize_t n = got < len - 1 ? read(fds[0], err + got, len - 1 - got) : read(fds[0], sink, sizeof sink);
+        if (n <= 0) break;
+        if (got < len - 1) got += (size_t)n;
+    }
+    err[got] = '\0';
+    close(fds[0]);
+    int status = 0;
+    return waitpid(pid, &status, 0) == pid ? status : -1;
+}
 
 void test_fill_uniform(float *x, size_t n, float lo, float hi, unsigned tag) {
     rng_stream s = rng_stream_make(1234, RNG_TEST, 0, 0, tag);

@@ -13,6 +13,11 @@ void test_skip(const char *name, const char *fmt, ...) __attribute__((format(pri
 // PASS or FAIL depending on ok; detail is printed either way.
 void test_check(const char *name, int ok, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int test_exit_code(void); // 0 when no FAIL was printed
+// Runs fn(ctx) in a forked child (which _exits 0 if fn returns) with its stderr captured into
+// err (len >= 1 bytes, NUL-terminated; what does not fit is read and dropped, so the child never
+// blocks on a full pipe); returns the child's waitpid status, or -1 when it could not be run.
+// Fork before the parent starts an OpenMP pool: a child does not inherit a running one.
+int test_child_stderr(void (*fn)(void *ctx), void *ctx, char *err, size_t len);
 
 // Fills x (n) with uniform values in [lo, hi) from a Philox stream (seed, RNG_TEST, 0, 0, tag).
 void test_fill_uniform(float *x, size_t n, float lo, float hi, unsigned tag);

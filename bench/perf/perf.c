@@ -11,6 +11,7 @@
 #include "../../core/rng.h"
 #include "../../models/model.h"
 #include "../../core/device.h"
+#include "../../core/ops_cuda.h"
 #include "../../objectives/objective.h"
 #include <libgen.h>
 #include <stdio.h>
@@ -59,6 +60,7 @@ static const perf_config perf_configs[] = {
 
 void perf_help(void) {
     printf("usage: posbench bench [--config NAME] [--iters N] [--no-torch] [--threads N] [--device D] [--precision fp32|bf16]\n"
+           "                      [--attention auto|materialised|fused]\n"
            "Times the full training step (forward, label-smoothed cross entropy, backward, AdamW) of\n"
            "each config and prints the median step time, images/s, achieved GFLOP/s, that as a\n"
            "fraction of the backend's own 2048^3 linear layer (OpenBLAS; with --device cuda cuBLAS at 8192^3, at the\n"
@@ -66,7 +68,10 @@ void perf_help(void) {
            "same step in PyTorch on the CPU (Debian's /usr/bin/python3, same thread count), or with --device\n"
            "cuda on the GPU (bench/perf/torch_gpu_step.py: torch.compile at the same --precision, bf16 = autocast;\n"
            "python3 from PATH). --precision bf16 times train.precision=bf16 (on a CPU backend an emulation,\n"
-           "slower than fp32, and not compared with PyTorch). Configs marked GPU run on a CPU backend only when\n"
+           "slower than fp32, and not compared with PyTorch). --attention (with --device cuda) forces the training\n"
+           "attention: materialised = bf16 cuBLAS products with a fused softmax (needs bf16), fused = the\n"
+           "online-softmax fp32 kernels; auto = materialised in bf16 up to 1024 tokens, else fused.\n"
+           "Configs marked GPU run on a CPU backend only when\n"
            "named.\nconfigs:\n");
     for (size_t i = 0; i < sizeof perf_configs / sizeof perf_configs[0]; i++) {
         const perf_config *p = &perf_configs[i];
@@ -272,8 +277,17 @@ int perf_run(const perf_options *opt) {
     const char *precision = opt->precision ? opt->precision : "fp32";
     int gpu = strcmp(ops->name, "cuda") == 0, bf16 = strcmp(precision, "bf16") == 0;
     ops->set_matmul_precision(bf16 ? MATMUL_BF16 : MATMUL_FP32);
-    printf("posbench bench: %s backend, %s linear layers, %d threads, %d timed steps per config (median)\n", ops->name,
-           precision, threads, opt->iters);
+    const char *attention = opt->attention ? opt->attention : "auto";
+    if (strcmp(attention, "auto") && !gpu)
+        die_input("--attention %s chooses between the CUDA backend's attention routes; the %s backend has one (use --device cuda)",
+                  attention, ops->name);
+    if (!strcmp(attention, "materialised") && !bf16)
+        die_input("--attention materialised is the bf16 route: it needs --precision bf16");
+    cuda_set_attention_route(!strcmp(attention, "materialised") ? CUDA_ATTN_MATERIALISED
+                             : !strcmp(attention, "fused")      ? CUDA_ATTN_FUSED
+                                                                : CUDA_ATTN_AUTO);
+    printf("posbench bench: %s backend, %s linear layers, %s attention, %d threads, %d timed steps per config (median)\n",
+           ops->name, precision, gpu ? attention : "cpu", threads, opt->iters);
     int ceiling_n = gpu ? 8192 : 2048; // on the GPU a 2048³ product takes tens of microseconds
     double peak = backend_linear_gflops(ops, ceiling_n);
     printf("%s linear layer %dx%dx%d (%s): %.1f GFLOP/s (the ceiling used below)\n\n",

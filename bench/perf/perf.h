@@ -9,6 +9,10 @@ typedef struct {
     const char *only;   // run only the config with this name (NULL: all)
     const char *device; // --device (core/device.h; NULL = auto)
     const char *precision; // --precision fp32|bf16 (train.precision of the timed step; NULL = fp32)
+    // --attention auto|materialised|fused: the CUDA training attention (core/ops_cuda.h's route;
+    // NULL = auto). materialised needs bf16; the CPU backends have one attention and refuse
+    // anything but auto.
+    const char *attention;
 } perf_options;
 
 int perf_run(const perf_options *opt);

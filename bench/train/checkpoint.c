@@ -162,10 +162,13 @@ int checkpoint_resume(run *r) {
     restore_arena(r, &tf, "adam_v", r->adam_v, 1);
     restore_history(r, &tf, "history.train", &r->train_hist, r->step, 0, 1);                   // column step
     restore_history(r, &tf, "history.eval", &r->eval_hist, r->step / r->eval_every, 1, r->eval_every); // column step
-    if (r->es.on) {
+    if (r->es.on) { // the /val rows, and the best parameters when a best step was chosen (early_stop_resume_best
+                    // derives that step from the rows and checks the two agree)
         restore_history(r, &tf, "history.val", &r->es.hist, r->step / r->eval_every, 0, r->eval_every);
-        early_stop_resume_best(r);
-        if (r->es.best_step > 0) restore_arena(r, &tf, "best_param", r->es.best_param, 0);
+        char first[128];
+        snprintf(first, sizeof first, "best_param.%s", r->model.params.count > 0 ? r->model.params.items[0].name : "");
+        r->es.best_restored = tf_find(&tf, first) != NULL;
+        if (r->es.best_restored) restore_arena(r, &tf, "best_param", r->es.best_param, 0);
     }
     tf_free(&tf);
     return 1;

@@ -64,6 +64,7 @@ eval_scores early_stop_evaluate(run *r) {
 
 void early_stop_resume_best(run *r) {
     early_stop *es = &r->es;
+    if (!es->on) return;
     es->best_step = 0;
     for (long i = 0; i < es->hist.count; i++) {
         const double *row = es->hist.rows + i * VAL_COLS;
@@ -72,6 +73,10 @@ void early_stop_resume_best(run *r) {
             es->best_top1 = row[1];
         }
     }
+    if ((es->best_step > 0) != es->best_restored)
+        die_input("%s: checkpoint refused, not resumed: %s (posbench train --fresh restarts the run from step 0; or "
+                  "delete the file)", r->ckpt_path, es->best_restored ? "it holds best_param entries but no finite /val row"
+                  : "its /val rows choose a best step but the entries best_param.* are missing");
 }
 
 void early_stop_use_best(run *r) {
@@ -89,5 +94,5 @@ void early_stop_free(run *r) {
     if (es->best_param) r->model.ops->free(es->best_param);
     es->best_param = NULL;
     if (es->on) dataset_free(&es->val);
-    free(es->hist.rows);
+    history_free(&es->hist);
 }

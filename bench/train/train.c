@@ -1,13 +1,17 @@
 // bench/train/train.c — the training loop shared by `posbench train` and the runner, for any
-// objective (called through objectives/objective.h; no per-objective code here): epoch
-// permutations and augmentation from Philox addresses, forward/backward/AdamW per step,
-// evaluation each epoch, exact-resume checkpoints, and crash-safe HDF5 recording
-// (<run-id>.h5.partial renamed to <run-id>.h5 when the run ends). Tensors live in backend
-// memory; the host reaches them only through explicit uploads and downloads.
+// objective (called through objectives/objective.h; no per-objective code here): setup,
+// forward/backward/AdamW per step, evaluation each epoch, exact-resume checkpoints, and
+// crash-safe HDF5 recording (<run-id>.h5.partial renamed to <run-id>.h5 when the run ends).
+// It calls the run's other modules and none calls back: data and epoch order (train_data.c),
+// history rows (train_history.c), checkpoints (checkpoint.c), early stopping (early_stop.c),
+// the end-of-run records, and the test-only fault hooks (train_faults.c). Tensors live in
+// backend memory; the host reaches them only through explicit uploads and downloads.
 #include "train.h"
 #include "train_internal.h"
 #include "budget.h"
 #include "checkpoint.h"
+#include "train_data.h"
+#include "train_faults.h"
 #include "train_files.h"
 #include "progress.h"
 #include "../experiment/settings.h"
@@ -16,15 +20,11 @@
 #include "../../core/optimizer.h"
 #include "../../core/rng.h"
 #include "../../datasets/dataset.h"
-#include "../../datasets/text/text.h"
-#include "../../datasets/speech/speech_commands.h"
-#include "../../datasets/speech/variants.h"
 #include "../../models/model.h"
 #include "../../core/device.h"
 #include "../../objectives/objective.h"
 #include <errno.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,18 +46,6 @@ static void eval_columns(const objective_kind *k, results_column *cols) {
 }
 
 
-void history_append(history *h, const double *row) {
-    if (h->count == h->capacity) {
-        long cap = h->capacity ? h->capacity * 2 : 1024;
-        double *rows = realloc(h->rows, (size_t)cap * h->cols * sizeof(double));
-        if (!rows) die_fail("out of memory growing the training history");
-        h->rows = rows;
-        h->capacity = cap;
-    }
-    memcpy(h->rows + (size_t)h->count * h->cols, row, (size_t)h->cols * sizeof(double));
-    h->count++;
-}
-
 
 static void iso_time(char *buf, size_t len) {
     time_t now = time(NULL);
@@ -67,39 +55,6 @@ static void iso_time(char *buf, size_t len) {
 }
 
 // ---------------------------------------------------------------- setup
-static void load_data(run *r) {
-    const config *c = r->cfg;
-    char err[1024];
-    const char *name = cfg_str(c, "data.name"), *path = cfg_str(c, "data.path");
-    // data.test_split=train evaluates on the training images themselves (the overfit check):
-    // the train split loaded again and cut by data.limit like the training set.
-    int on_train = !strcmp(cfg_str(c, "data.test_split"), "train");
-    const char *eval_split = on_train ? "train" : "test";
-    if (!strcmp(name, "text")) { // byte sequences of data.seq_len; "test" is the validation split
-        int seq_len = (int)cfg_int(c, "data.seq_len");
-        if (text_load(&r->train, path, "train", seq_len, err, sizeof err) != 0) die_input("%s", err);
-        if (text_load(&r->test, path, eval_split, seq_len, err, sizeof err) != 0) die_input("%s", err);
-    } else {
-        int frontend = mfcc_frontend_parse(cfg_str(c, "data.mfcc")); // the speech stores' front end
-        if (frontend < 0) die_input("data.mfcc: '%s' is not valid (valid: " MFCC_FRONTENDS ")", cfg_str(c, "data.mfcc"));
-        speech_commands_use_frontend((mfcc_frontend)frontend);
-        if (dataset_load(&r->train, name, path, "train", err, sizeof err) != 0) die_input("%s", err);
-        if (dataset_load(&r->test, name, path, eval_split, err, sizeof err) != 0) die_input("%s", err);
-    }
-    dataset_limit(&r->train, (int)cfg_int(c, "data.limit"));
-    if (on_train) dataset_limit(&r->test, (int)cfg_int(c, "data.limit"));
-    dataset_limit(&r->test, (int)cfg_int(c, "data.test_limit"));
-    dataset_labeled_subset(&r->train, cfg_float(c, "data.labeled_fraction"), (uint32_t)cfg_int(c, "data.subset_seed"));
-    if (r->train.height != r->train.width && !r->train.audio && !r->train.vocab) // speech, text: sequences
-        die_input("%s: images are %dx%d; the ViT needs square images", r->train.source, r->train.height, r->train.width);
-    if (r->test.num_classes > r->train.num_classes) // the model has train.num_classes logits
-        die_input("%s: test labels go up to %d, but the training set has %d classes (labels 0..%d)", r->test.source,
-                  r->test.num_classes - 1, r->train.num_classes, r->train.num_classes - 1);
-    if (r->test.height != r->train.height || r->test.width != r->train.width || r->test.channels != r->train.channels)
-        die_input("%s: test images (%dx%d) differ from training images (%dx%d)", r->test.source, r->test.height,
-                  r->test.width, r->train.height, r->train.width);
-}
-
 // Image sizes of the run: training (data.resolution or the dataset's), UniViT's list, the
 // evaluation sizes and their TTA neighbours; all must be multiples of the patch. Sets the
 // model's table size (training size) and the largest size (arena). Whether the objective
@@ -147,7 +102,7 @@ static void resolution_setup(run *r, model_config *vc) {
 
 static void setup(run *r) {
     const config *c = r->cfg;
-    load_data(r);
+    train_data_load(r);
     r->batch = (int)cfg_int(c, "train.batch");
     r->eval_batch = (int)cfg_int(c, "eval.batch");
     if (r->train.n < r->batch)
@@ -263,19 +218,6 @@ static void open_results(run *r) {
 }
 
 // ---------------------------------------------------------------- steps and evaluation
-void train_epoch_order(run *r, int epoch) {
-    rng_stream s = rng_stream_make(r->seed, RNG_SHUFFLE, (uint32_t)epoch, 0, 0);
-    rng_permutation(&s, r->train.n, r->order);
-}
-
-// Builds the batch of rows idx of ds at `size` px (augmented at the dataset's own size, then
-// resized bicubically) into the model's input, and sets the model to that size.
-void load_batch(run *r, const dataset *ds, const int *idx, int B, const augment_config *aug, uint32_t epoch,
-                       uint32_t step, int size) {
-    model_set_resolution(&r->model, size);
-    dataset_make_batch_sized(ds, idx, B, aug, r->seed, epoch, step, size, model_images(&r->model), r->labels, r->scratch);
-}
-
 // /init attrs content_rms and posenc_rms (the first training step's embedding, before any update:
 // model_measure_embedding) and pe_to_content = posenc_rms / content_rms; /final init_pe_to_content
 // repeats the ratio for the report's run tables. Kept in the checkpoint (state.init_rms) so a
@@ -311,17 +253,8 @@ static double train_step(run *r, int epoch, int in_epoch, double *grad_norm, flo
 }
 
 
-// The objective's view of the run for its evaluations: test batches and the results file.
-static void env_load_test(objective_env *env, int first, int B, int size) {
-    run *r = env->trainer;
-    for (int b = 0; b < B; b++) r->batch_index[b] = first + b;
-    if (r->variant) { // a speech test-set variant: its own frame count
-        model_set_resolution(&r->model, r->variant->frames);
-        speech_variant_batch(r->variant, r->batch_index, B, model_images(&r->model), r->labels);
-        return;
-    }
-    load_batch(r, r->eval_set, r->batch_index, B, NULL, 0, 0, size);
-}
+// The objective's view of the run for its evaluations: test batches (train_data.c) and the
+// results file.
 static void sink_attr_double(void *ctx, const char *group, const char *name, double v) {
     results_attr_double(((run *)ctx)->res, group, name, v);
 }
@@ -335,7 +268,7 @@ static void sink_dataset_f32(void *ctx, const char *path, int ndim, const int *d
 static void env_init(run *r) {
     r->sink = (record_sink){.ctx = r, .attr_double = sink_attr_double, .attr_int = sink_attr_int,
                             .dataset_f32 = sink_dataset_f32};
-    r->env = (objective_env){.trainer = r, .load_test = env_load_test, .test_n = r->test.n, .eval_batch = r->eval_batch,
+    r->env = (objective_env){.trainer = r, .load_test = train_data_load_test, .test_n = r->test.n, .eval_batch = r->eval_batch,
                              .labels = r->labels, .pixel_mean = r->test.mean, .pixel_std = r->test.std, .rec = &r->sink};
 }
 
@@ -396,8 +329,8 @@ static void free_run(run *r) {
     free(r->scratch);
     free(r->order);
     free(r->batch_index);
-    free(r->train_hist.rows);
-    free(r->eval_hist.rows);
+    history_free(&r->train_hist);
+    history_free(&r->eval_hist);
 }
 
 int train_run(const config *cfg, const train_options *opt, train_result *out) {
@@ -422,6 +355,7 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
     if (opt->init_weights) weights_load_init(&r, opt->init_weights), budget_read_init(&r, opt->init_weights);
     if (opt->fresh) unlink(r.ckpt_path);
     int resumed = checkpoint_resume(&r); // keeps the first segment's `started`
+    if (resumed) early_stop_resume_best(&r); // the best step from the restored /val rows
     char now[32];
     iso_time(now, sizeof now);
     if (!r.started[0]) snprintf(r.started, sizeof r.started, "%s", now);
@@ -447,23 +381,12 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
     }
     int status = 0;
     const char *final_status = "done";
-    // Fault injection for tests: POSBENCH_FAULT_NAN_STEP=S poisons a weight with NaN before
-    // step S (1-based), so the divergence path runs for real; POSBENCH_FAULT_KILL_STEP=S sends
-    // SIGKILL to the whole process group (the sweep and its runs) right after step S, so the
-    // kill -9 test does not depend on how fast the machine is. POSBENCH_FAULT_NAN_EVAL=E poisons
-    // a weight right before the evaluation at the end of epoch E (finite training loss, NaN logits).
-    const char *fault = getenv("POSBENCH_FAULT_NAN_STEP"), *kill_fault = getenv("POSBENCH_FAULT_KILL_STEP");
-    const char *eval_fault = getenv("POSBENCH_FAULT_NAN_EVAL");
-    long nan_eval_epoch = eval_fault ? atol(eval_fault) : 0;
-    long nan_step = fault ? atol(fault) : 0, kill_step = kill_fault ? atol(kill_fault) : 0;
+    const train_hooks *hooks = train_fault_hooks(); // test-only fault injection (train_faults.h); NULL in real runs
     while (r.step < r.total_steps) {
         int epoch = (int)(r.step / r.steps_per_epoch), in_epoch = (int)(r.step % r.steps_per_epoch);
         if (in_epoch == 0 || r.step == 0 || resumed) train_epoch_order(&r, epoch);
         resumed = 0;
-        if (nan_step > 0 && r.step + 1 == nan_step) {
-            const float nan = NAN;
-            m->ops->upload(m->param, &nan, sizeof nan);
-        }
+        if (hooks) hooks->before_step(hooks->ctx, m, r.step + 1);
         double t0 = now_seconds(), grad_norm = 0.0;
         float lr = 0.0f;
         if (r.step == 0) model_measure_embedding(m); // the /init attributes, from this step's forward
@@ -486,10 +409,7 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
         progress_update(&bar, r.step, loss, r.batch / dt);
         int epoch_end = r.step % r.steps_per_epoch == 0;
         if (r.step % r.eval_every == 0 || r.step == r.total_steps) { // test (and validation) evaluation
-            if (nan_eval_epoch == epoch + 1) {
-                const float nan = NAN;
-                m->ops->upload(m->param, &nan, sizeof nan);
-            }
+            if (hooks) hooks->before_eval(hooks->ctx, m, epoch + 1);
             last = r.obj.kind->evaluate(&r.obj, &r.env);
             double erow[EVAL_COLS] = {(double)epoch + 1, (double)r.step, last.metric[0], last.metric[1], last.loss};
             history_append(&r.eval_hist, erow);
@@ -512,7 +432,7 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
             checkpoint_write(&r);
             results_flush(r.res);
         }
-        if (kill_step > 0 && r.step == kill_step) kill(0, SIGKILL);
+        if (hooks) hooks->after_step(hooks->ctx, m, r.step);
         if (stop) {
             progress_finish(&bar);
             if (results_close(r.res) != 0) die_fail("%s: closing the results file failed", r.partial_path);

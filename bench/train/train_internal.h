@@ -1,11 +1,12 @@
 // bench/train/train_internal.h — the state of one training run, shared by the training loop
-// (train.c) and the end-of-run records every objective gets (train_records.c: attention
-// statistics, kNN probe). What an objective records itself is in objectives/<name>/.
+// (train.c), its data (train_data.h), checkpoints (checkpoint.h), early stopping and the
+// end-of-run records every objective gets (train_records.c: attention statistics, kNN probe). What an objective records itself is in objectives/<name>/.
 // Not a public API.
 #pragma once
 #include "../experiment/config.h"
 #include "../results/results.h"
 #include "../results/run_metrics.h"
+#include "train_history.h"
 #include "train_types.h"
 #include "../../core/optimizer.h"
 #include "../../datasets/dataset.h"
@@ -15,11 +16,6 @@
 
 enum { TRAIN_COLS = 6, EVAL_COLS = 5 };
 
-typedef struct { // rows of a time series kept in memory, so a checkpoint can carry them
-    double *rows;
-    int cols;
-    long count, capacity;
-} history;
 
 // Early stopping on the validation split (train.early_stop; early_stop.c).
 typedef struct {
@@ -27,6 +23,7 @@ typedef struct {
     dataset val;              // the validation split
     float *best_param;        // backend arena (params.total floats): the parameters at best_step
     long best_step;           // the step of the best validation top-1 so far (0: none yet)
+    int best_restored;        // a resumed checkpoint held best_param (checkpoint.c); early_stop_resume_best checks it
     double best_top1;
     history hist;             // rows: step, top1, top5, loss (one per validation evaluation)
     results_series *series;   // /val
@@ -72,16 +69,12 @@ typedef struct {
     long init_updates, init_images;     // the init run's cumulative totals; -1 when unknown
 } run;
 
-// Appends one row to an in-memory series (train.c).
-void history_append(history *h, const double *row);
-// Builds the batch of rows idx of ds at `size` px into the model's staging input (train.c).
-void load_batch(run *r, const dataset *ds, const int *idx, int B, const augment_config *aug, uint32_t epoch,
-                uint32_t step, int size);
 // early_stop.c: train.early_stop. setup loads the validation split (or refuses the config) and
 // allocates the best state; evaluate runs the objective's evaluation on the validation split,
 // appends /val and keeps the parameters when the top-1 is the best so far (a later equal one
-// does not replace it); returns the validation scores. resume_best re-derives the best step from
-// the restored /val rows. use_best loads the best parameters into the model (before the final
+// does not replace it); returns the validation scores. resume_best (train.c calls it after
+// checkpoint_resume) re-derives the best step from the restored /val rows and refuses (exit 2)
+// a checkpoint whose best parameters do not match them. use_best loads the best parameters into the model (before the final
 // test evaluation) and records /final best_step, best_val_top1.
 void early_stop_setup(run *r);
 void early_stop_open(run *r); // the /val series of a new results file, with the restored rows
@@ -94,8 +87,6 @@ void early_stop_free(run *r);
 int speech_eval_largest_frames(const config *c);
 void speech_eval_check(const run *r);
 void record_speech_variants(run *r);
-// The training rows of epoch `epoch` in the order the steps take them, into r->order (train.c).
-void train_epoch_order(run *r, int epoch);
 // train_plan.c: the crosscheck plan (train_options.plan_path); 0, or exits 2 for a
 // configuration the independent trainer does not implement.
 int train_plan_write(run *r, const char *path);

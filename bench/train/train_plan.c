@@ -37,7 +37,7 @@
 // e.g. MP3's reference points), blocks without backbone_kind.crosscheck_ok, an encoding without
 // posenc_kind.crosscheck_ok, dropout, UniViT with an encoding that is not `resizable` (tied to
 // one grid: relbias, rope, sin1d; abs is resized like posbench's), sequences.
-#include "train_internal.h"
+#include "train_data.h"
 #include "../../core/common.h"
 #include "../../core/tensorfile.h"
 #include "../../models/posenc/tables.h"

@@ -3,7 +3,7 @@
 // the linear probe (objectives/linear_probe.h); both probes choose their layer and feature on
 // validation images carved from the training images (objectives/probe_select.h), never on test.
 // Called by train.c's finish_file. Model outputs are downloaded from the backend.
-#include "train_internal.h"
+#include "train_data.h"
 #include "../../core/common.h"
 #include "../../objectives/attention_stats.h"
 #include "../../objectives/knn_probe.h"

@@ -28,11 +28,19 @@
 // the CPU, never from the thread count. (Under -std=c11 GCC does not contract a*b+c into
 // FMA, so no clone uses FMA; measured, enabling it would gain under 10% here.)
 //
+// train.precision = bf16 (MATMUL_BF16) with keep_probs == 0 (training): the bf16 rounding of the
+// CUDA backend's materialised route (core/cuda/attention_gemm_cuda.cu) is emulated at the same
+// points: q, k, v and dout are rounded to bf16 before their products, the probabilities after
+// the fp32 softmax (the rounded P is what probs keeps, what P·V and the backward read), and the
+// score gradient dS before dQ = dS·K and dK = dSᵀ·Q (dbias receives the fp32 dS). Products of
+// bf16 values are exact in fp32, so CPU and GPU then differ by summation order only.
+//
 // Softmax: s - max(s), exp, divide by the sum; all in float (the sum too, as VL partials).
 // exp is a Cephes-style polynomial (≈1 ulp on [-87, 0], exactly 1 at 0, exactly 0 below -87)
 // written branch-free so that it vectorises (glibc expf is a scalar call per element).
 #include "ops_cpu_internal.h"
 #include "vecmath.h"
+#include "../bf16.h"
 #include "../common.h"
 #include <math.h>
 #include <stdint.h>
@@ -143,6 +151,16 @@ ALWAYS_INLINE void gemm_small(float *restrict Cm, int ldc, const float *restrict
     }
 }
 
+// x (n) rounded to bf16 in place (the emulated points of train.precision = bf16, above).
+static void round_bf16_n(float *x, size_t n) {
+    for (size_t i = 0; i < n; i++) x[i] = bf16_round(x[i]);
+}
+
+// 1 when this attention call rounds at the bf16 points: bf16 precision, training state.
+static int attn_rounds_bf16(const attention_desc *d) {
+    return cpu_matmul_precision() == MATMUL_BF16 && !d->keep_probs;
+}
+
 // ---- per-thread workspace ----
 
 static size_t fwd_ws_floats(const attn_geom *g) {
@@ -211,7 +229,7 @@ ALWAYS_INLINE int visibility(float *restrict vis, const int *restrict gk, const 
 
 ATTN_CLONES
 static void attn_forward_pair(float *out, float *probs, const float *qkv, const attention_desc *d,
-                              const attn_geom *g, int b, int h, float *ws, int *iws) {
+                              const attn_geom *g, int b, int h, float *ws, int *iws, int bf16) {
     const int T = g->T, Tp = g->Tp, M = g->M, Mp = g->Mp, Dp = g->Dp, hs = g->hs, C = g->C;
     const int C3 = 3 * C;
     float *restrict Q = ws;                     // (Tp, Dp) queries of head h
@@ -231,6 +249,11 @@ static void attn_forward_pair(float *out, float *probs, const float *qkv, const 
     gather_rows(Q, x, T, Tp, C3, h * hs, NULL, hs, Dp);
     gather_cols(Kt, x, M, Mp, C3, C + h * hs, tok, hs);
     gather_rows(V, x, M, Mp, C3, 2 * C + h * hs, tok, hs, Dp);
+    if (bf16) {
+        round_bf16_n(Q, (size_t)Tp * Dp);
+        round_bf16_n(Kt, (size_t)hs * Mp);
+        round_bf16_n(V, (size_t)Mp * Dp);
+    }
     for (int m = 0; m < Mp; m++) bg[m] = 0.0f;
     const float scale = g->scale;
 
@@ -259,6 +282,7 @@ static void attn_forward_pair(float *out, float *probs, const float *qkv, const 
         for (int m = 0; m < Mp; m++) s[m] = exp_nonpos(s[m] - mx); // masked: exp(-inf) = 0
         float sum = dot_vl(s, vis, Mp); // Σ of the visible exponentials (≥ 1: the max gives 1)
         for (int m = 0; m < Mp; m++) s[m] = s[m] / sum;
+        if (bf16) round_bf16_n(s, (size_t)Mp);
         for (int m = 0; m < M; m++) prow[m] = s[m];
     }
     for (size_t e = (size_t)T * Mp; e < (size_t)Tp * Mp; e++) S[e] = 0.0f; // padding rows
@@ -279,7 +303,7 @@ static void attn_forward_pair(float *out, float *probs, const float *qkv, const 
 ATTN_CLONES
 static void attn_backward_pair(float *dqkv, float *scratch, const float *dout, const float *qkv,
                                const float *probs, const attention_desc *d, const attn_geom *g,
-                               int b, int h, float *ws, int *iws) {
+                               int b, int h, float *ws, int *iws, int bf16) {
     const int T = g->T, Tp = g->Tp, M = g->M, Mp = g->Mp, Dp = g->Dp, hs = g->hs, C = g->C;
     const int C3 = 3 * C;
     float *restrict Q = ws;                     // (Tp, Dp) queries
@@ -298,6 +322,10 @@ static void attn_backward_pair(float *dqkv, float *scratch, const float *dout, c
     key_tokens(tok, d, g, b);
     gather_rows(dO, dout + (size_t)b * T * C, T, Tp, C, h * hs, NULL, hs, Dp);
     gather_cols(Vt, x, M, Mp, C3, 2 * C + h * hs, tok, hs);
+    if (bf16) {
+        round_bf16_n(dO, (size_t)Tp * Dp);
+        round_bf16_n(Vt, (size_t)hs * Mp);
+    }
     const float *pb = probs + ((size_t)b * g->H + h) * T * M; // (T, M)
     for (int i = 0; i < T; i++) {
         for (int m = 0; m < M; m++) P[(size_t)i * Mp + m] = pb[(size_t)i * M + m];
@@ -322,6 +350,11 @@ static void attn_backward_pair(float *dqkv, float *scratch, const float *dout, c
     const float scale = g->scale;
     gather_rows(Q, x, T, Tp, C3, h * hs, NULL, hs, Dp);
     gather_rows(K, x, M, Mp, C3, C + h * hs, tok, hs, Dp);
+    if (bf16) { // dS after scratch took its fp32 values (dbias)
+        round_bf16_n(dS, (size_t)Tp * Mp);
+        round_bf16_n(Q, (size_t)Tp * Dp);
+        round_bf16_n(K, (size_t)Mp * Dp);
+    }
     gemm_small(dQ, Dp, dS, Mp, 1, K, Dp, Tp, M, Dp);  // dQ (Tp, Dp) = dS · K
     gemm_small(dK, Dp, dS, 1, Mp, Q, Dp, Mp, T, Dp);  // dK (Mp, Dp) = dSᵀ · Q
     gemm_small(dV, Dp, P, 1, Mp, dO, Dp, Mp, T, Dp);  // dV (Mp, Dp) = Pᵀ · dO
@@ -348,14 +381,14 @@ size_t cpu_attention_state_floats(int B, int H, int T, int M) { return (size_t)B
 void cpu_attention_forward(float *out, float *probs, const float *qkv, const attention_desc *d) {
     attn_geom g = attn_check(d, "attention_forward");
     size_t nws = fwd_ws_floats(&g);
-    int pairs = g.B * g.H;
+    int pairs = g.B * g.H, bf16 = attn_rounds_bf16(d);
 #pragma omp parallel
     {
         float *ws = xmalloc_aligned(nws * sizeof(float), "attention forward workspace");
         int *iws = xmalloc(2 * (size_t)g.Mp * sizeof(int), "attention forward workspace");
 #pragma omp for schedule(dynamic, 1)
         for (int bh = 0; bh < pairs; bh++)
-            attn_forward_pair(out, probs, qkv, d, &g, bh / g.H, bh % g.H, ws, iws);
+            attn_forward_pair(out, probs, qkv, d, &g, bh / g.H, bh % g.H, ws, iws, bf16);
         free(iws);
         free(ws);
     }
@@ -371,7 +404,7 @@ void cpu_attention_backward(float *dqkv, float *dbias, float *scratch, const flo
         die_fail("attention_backward: dbias requested without scratch (B, H, T, M)");
     if (dqkv == NULL && !want_dbias) return;
     size_t nws = bwd_ws_floats(&g);
-    int pairs = g.B * g.H;
+    int pairs = g.B * g.H, bf16 = attn_rounds_bf16(d);
     float *sc = want_dbias ? scratch : NULL;
 #pragma omp parallel
     {
@@ -379,7 +412,7 @@ void cpu_attention_backward(float *dqkv, float *dbias, float *scratch, const flo
         int *iws = xmalloc((size_t)g.Mp * sizeof(int), "attention backward workspace");
 #pragma omp for schedule(dynamic, 1)
         for (int bh = 0; bh < pairs; bh++)
-            attn_backward_pair(dqkv, sc, dout, qkv, probs, d, &g, bh / g.H, bh % g.H, ws, iws);
+            attn_backward_pair(dqkv, sc, dout, qkv, probs, d, &g, bh / g.H, bh % g.H, ws, iws, bf16);
         free(iws);
         free(ws);
     }

@@ -1,5 +1,5 @@
 // core/cpu/dense_cpu.c — the CPU dense ops (C + OpenBLAS + OpenMP): linear on OpenBLAS sgemm,
-// LayerNorm, exact GELU, residual with drop path, dropout. Contracts in core/ops.h; the CUDA
+// LayerNorm, exact GELU, residual with drop path, dropout. Contracts in core/ops_list.h; the CUDA
 // twin is core/cuda/dense_cuda.cu. Gathered into `ops_cpu` by ops_cpu.c.
 // Parameter-gradient reductions (bias, LayerNorm weights) loop over columns in parallel and
 // over rows in a fixed order, so they never depend on thread count.
@@ -28,6 +28,8 @@ void cpu_set_matmul_precision(int precision) {
         die_fail("set_matmul_precision: %d is not MATMUL_FP32 or MATMUL_BF16", precision);
     matmul_precision = precision;
 }
+
+int cpu_matmul_precision(void) { return matmul_precision; }
 
 // x (n) as the sgemm operand in `slot` (0 or 1): x itself in fp32, else its bf16-rounded copy.
 static const float *matmul_operand(int slot, const float *x, size_t n) {

@@ -1,4 +1,4 @@
-// core/cpu/memory_cpu.c — the CPU backend's memory calls (core/ops.h "memory"): arenas are
+// core/cpu/memory_cpu.c — the CPU backend's memory calls (core/ops_list.h "memory"): arenas are
 // host memory, so alloc is an aligned, zeroed malloc, the copies (upload, download, copy) are
 // memmove, synchronize has nothing to wait for, and zero clears in parallel pieces. The CUDA
 // twin is core/cuda/memory_cuda.cu.
@@ -23,6 +23,9 @@ size_t cpu_memory_peak(int reset) { return memory_meter_peak(&meter, reset); }
 void cpu_copy(void *dst, const void *src, size_t bytes) {
     if (bytes) memmove(dst, src, bytes);
 }
+// Host memory both sides: uploads and downloads are the same memmove.
+void cpu_upload(void *dst, const void *src, size_t bytes) { cpu_copy(dst, src, bytes); }
+void cpu_download(void *dst, const void *src, size_t bytes) { cpu_copy(dst, src, bytes); }
 void cpu_synchronize(void) {}
 
 void cpu_zero(float *x, size_t n) {

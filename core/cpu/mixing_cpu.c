@@ -1,6 +1,6 @@
 // core/cpu/mixing_cpu.c — the CPU token-mixing ops of gMLP's spatial gating unit (docs/methods.md
 // "gMLP / aMLP"): the spatial projection along tokens f(v) = W·v + b per image (OpenBLAS sgemm)
-// and the multiplicative gate s = u ⊙ f(v). Contracts in core/ops.h; the CUDA twin is
+// and the multiplicative gate s = u ⊙ f(v). Contracts in core/ops_list.h; the CUDA twin is
 // core/cuda/mixing_cuda.cu. Gathered into `ops_cpu` by ops_cpu.c.
 // Reductions over images (dW, dbias) run in image order 0..B-1, never thread-order dependent.
 #include "ops_cpu_internal.h"

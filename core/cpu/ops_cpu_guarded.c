@@ -42,11 +42,12 @@ static void *view(const void *p) {
     return r ? r->open + ((const char *)p - r->fenced) : (void *)p;
 }
 
-static attention_desc open_desc(const attention_desc *d) {
-    attention_desc o = *d;
-    o.kv_index = view(d->kv_index);
-    o.bias = view(d->bias);
-    o.group = view(d->group);
+// The ops' view of an attention_desc: *o, a copy of *d whose pointers are translated.
+static const attention_desc *open_desc(const attention_desc *d, attention_desc *o) {
+    *o = *d;
+    o->kv_index = view(d->kv_index);
+    o->bias = view(d->bias);
+    o->group = view(d->group);
     return o;
 }
 
@@ -129,182 +130,23 @@ static void guarded_free(void *p) {
     die_fail("guarded backend: free of a pointer it did not allocate");
 }
 
-// Every op and copy: the CPU backend's function on the ops' view of each pointer (args
-// name them through view()).
-#define GUARDED(name, params, args) \
-    static void guarded_##name params { ops_cpu.name args; }
-#define GUARDED_DOUBLE(name, params, args) \
-    static double guarded_##name params { return ops_cpu.name args; }
-
-GUARDED(upload, (void *dst, const void *src, size_t bytes), (view(dst), view(src), bytes))
-GUARDED(download, (void *dst, const void *src, size_t bytes), (view(dst), view(src), bytes))
-GUARDED(copy, (void *dst, const void *src, size_t bytes), (view(dst), view(src), bytes))
-GUARDED(synchronize, (void), ())
-GUARDED(zero, (float *x, size_t n), (view(x), n))
-GUARDED(set_matmul_precision, (int precision), (precision))
-GUARDED(linear_forward, (float *out, const float *in, const float *weight, const float *bias, int N, int IC, int OC),
-        (view(out), view(in), view(weight), view(bias), N, IC, OC))
-GUARDED(linear_backward, (float *din, float *dweight, float *dbias, const float *dout, const float *in,
-        const float *weight, int N, int IC, int OC),
-        (view(din), view(dweight), view(dbias), view(dout), view(in), view(weight), N, IC, OC))
-GUARDED(layernorm_forward, (float *out, float *mean, float *rstd, const float *in, const float *weight,
-        const float *bias, int N, int C),
-        (view(out), view(mean), view(rstd), view(in), view(weight), view(bias), N, C))
-GUARDED(layernorm_backward, (float *din, float *dweight, float *dbias, const float *dout, const float *in,
-        const float *weight, const float *mean, const float *rstd, int N, int C),
-        (view(din), view(dweight), view(dbias), view(dout), view(in), view(weight), view(mean), view(rstd), N, C))
-GUARDED(gelu_forward, (float *out, const float *in, size_t n), (view(out), view(in), n))
-GUARDED(gelu_backward, (float *din, const float *dout, const float *in, size_t n), (view(din), view(dout), view(in), n))
-GUARDED(residual_forward, (float *out, const float *x, const float *branch, const float *keep_scale, int B, size_t S),
-        (view(out), view(x), view(branch), view(keep_scale), B, S))
-GUARDED(residual_backward, (float *dx, float *dbranch, const float *dout, const float *keep_scale, int B, size_t S),
-        (view(dx), view(dbranch), view(dout), view(keep_scale), B, S))
-GUARDED(drop_path_scales, (float *keep_scale, int B, float p, rng_addr addr), (view(keep_scale), B, p, addr))
-GUARDED(dropout_forward, (float *out, float *mask, const float *in, size_t n, float p, rng_addr addr),
-        (view(out), view(mask), view(in), n, p, addr))
-GUARDED(dropout_backward, (float *din, const float *dout, const float *mask, size_t n),
-        (view(din), view(dout), view(mask), n))
-GUARDED(patchify, (float *patches, const float *images, int B, int Cin, int H, int W, int p),
-        (view(patches), view(images), B, Cin, H, W, p))
-GUARDED(embed_tokens_forward, (float *x, const float *patch, const float *cls, const float *pos, int B, int N, int C),
-        (view(x), view(patch), view(cls), view(pos), B, N, C))
-GUARDED(embed_tokens_backward, (float *dpatch, float *dcls, float *dpos, const float *dx, int B, int N, int C,
-        int has_cls),
-        (view(dpatch), view(dcls), view(dpos), view(dx), B, N, C, has_cls))
-GUARDED(gather_tokens_forward, (float *out, const float *in, const int *idx, int B, int T, int M, int C),
-        (view(out), view(in), view(idx), B, T, M, C))
-GUARDED(gather_tokens_backward, (float *din, const float *dout, const int *idx, int B, int T, int M, int C),
-        (view(din), view(dout), view(idx), B, T, M, C))
-GUARDED(scatter_tokens_forward, (float *out, const float *in, const int *idx, int B, int T, int M, int C),
-        (view(out), view(in), view(idx), B, T, M, C))
-GUARDED(scatter_tokens_backward, (float *din, const float *dout, const int *idx, int B, int T, int M, int C),
-        (view(din), view(dout), view(idx), B, T, M, C))
-GUARDED(qkv_pack_forward, (float *qkv, const float *q, const float *kv, const int *idx, int B, int T, int M, int C),
-        (view(qkv), view(q), view(kv), view(idx), B, T, M, C))
-GUARDED(qkv_pack_backward, (float *dq, float *dkv, const float *dqkv, const int *idx, int B, int T, int M, int C),
-        (view(dq), view(dkv), view(dqkv), view(idx), B, T, M, C))
-GUARDED(bias_gather_forward, (float *out, const float *table, const int *index, int H, int E, int K),
-        (view(out), view(table), view(index), H, E, K))
-GUARDED(bias_gather_backward, (float *dtable, const float *dout, const int *index, int H, int E, int K),
-        (view(dtable), view(dout), view(index), H, E, K))
-GUARDED(mean_pool_forward, (float *out, const float *in, int B, int T, int C, int t0),
-        (view(out), view(in), B, T, C, t0))
-GUARDED(mean_pool_backward, (float *din, const float *dout, int B, int T, int C, int t0),
-        (view(din), view(dout), B, T, C, t0))
-GUARDED(token_mix_forward, (float *out, const float *in, const float *W, const float *bias, int B, int T, int C),
-        (view(out), view(in), view(W), view(bias), B, T, C))
-GUARDED(token_mix_backward, (float *din, float *dW, float *dbias, const float *dout, const float *in, const float *W, int B,
-        int T, int C), (view(din), view(dW), view(dbias), view(dout), view(in), view(W), B, T, C))
-GUARDED(gate_forward, (float *out, const float *a, const float *g, size_t n), (view(out), view(a), view(g), n))
-GUARDED(gate_backward, (float *da, float *dg, const float *dout, const float *a, const float *g, size_t n),
-        (view(da), view(dg), view(dout), view(a), view(g), n))
-GUARDED(resize2d_forward, (float *out, const float *in, const float *wy, const float *wx, int P, int H, int W,
-        int OH, int OW, int C),
-        (view(out), view(in), view(wy), view(wx), P, H, W, OH, OW, C))
-GUARDED(resize2d_backward, (float *din, const float *dout, const float *wy, const float *wx, int P, int H, int W,
-        int OH, int OW, int C),
-        (view(din), view(dout), view(wy), view(wx), P, H, W, OH, OW, C))
-static void guarded_attention_forward(float *out, float *probs, const float *qkv, const attention_desc *d) {
-    attention_desc od = open_desc(d);
-    ops_cpu.attention_forward(view(out), view(probs), view(qkv), &od);
-}
-static size_t guarded_attention_state_floats(int B, int H, int T, int M) { // sizes only: no memory
-    return ops_cpu.attention_state_floats(B, H, T, M);
-}
-static void guarded_attention_backward(float *dqkv, float *dbias, float *scratch, const float *dout,
-                                      const float *qkv, const float *out, const float *probs, const attention_desc *d) {
-    attention_desc od = open_desc(d);
-    ops_cpu.attention_backward(view(dqkv), view(dbias), view(scratch), view(dout), view(qkv), view(out), view(probs), &od);
-}
-GUARDED(sincos2d_add, (float *x, const float *px, const float *py, int B, int T, int C, int t0),
-        (view(x), view(px), view(py), B, T, C, t0))
-GUARDED(sincos1d_add, (float *x, const float *pt, int B, int T, int C, int t0, float freq_scale),
-        (view(x), view(pt), B, T, C, t0, freq_scale))
-GUARDED(rope_forward, (float *qkv, const float *cos_table, const float *sin_table, int B, int T, int C, int H, int t0),
-        (view(qkv), view(cos_table), view(sin_table), B, T, C, H, t0))
-GUARDED(rope_backward, (float *dqkv, const float *cos_table, const float *sin_table, int B, int T, int C, int H,
-        int t0),
-        (view(dqkv), view(cos_table), view(sin_table), B, T, C, H, t0))
-GUARDED(softmax_xent_forward, (float *loss, float *probs, const float *logits, const int *target, int N, int K,
-        float smoothing),
-        (view(loss), view(probs), view(logits), view(target), N, K, smoothing))
-GUARDED(softmax_xent_backward, (float *dlogits, const float *probs, const int *target, int N, int K, float smoothing,
-        float scale),
-        (view(dlogits), view(probs), view(target), N, K, smoothing, scale))
-GUARDED(mse_forward, (float *loss, const float *pred, const float *target, int N, int D),
-        (view(loss), view(pred), view(target), N, D))
-GUARDED(mse_backward, (float *dpred, const float *pred, const float *target, int N, int D, float scale),
-        (view(dpred), view(pred), view(target), N, D, scale))
-GUARDED_DOUBLE(sum, (const float *x, size_t n), (view(x), n))
-GUARDED(class_rank, (int *rank, const float *logits, const int *target, int N, int K),
-        (view(rank), view(logits), view(target), N, K))
-GUARDED(argmax_rows, (int *index, const float *x, int N, int K), (view(index), view(x), N, K))
-GUARDED_DOUBLE(sum_squares, (const float *x, size_t n), (view(x), n))
-GUARDED(scale, (float *x, size_t n, float s), (view(x), n, s))
-GUARDED(adamw_update, (float *param, const float *grad, float *m, float *v, size_t n, float lr, float beta1,
-        float beta2, float eps, float weight_decay, int t),
-        (view(param), view(grad), view(m), view(v), n, lr, beta1, beta2, eps, weight_decay, t))
-
-// Every op of core/ops.h must be wrapped here: a new op changes the table's size and stops the build.
-_Static_assert(sizeof(ops_backend) == sizeof(const char *) + 56 * sizeof(void (*)(void)),
-               "core/ops.h gained or lost an op: wrap it in core/cpu/ops_cpu_guarded.c and update this count");
+// Every op and copy of core/ops_list.h but the allocator entries (above): the CPU backend's
+// function on the ops' view of each pointer. The list marks them: MEM(x) is a pointer to
+// backend memory, DESC(d) an attention_desc (its pointers translated into a copy that lives
+// until the wrapper returns). GUARDED_RETURN_<type> says whether the op returns a value; a new
+// return type needs its line here.
+#define MEM(x) view(x)
+#define DESC(d) open_desc((d), &(attention_desc){0})
+#define GUARDED_RETURN_void
+#define GUARDED_RETURN_double return
+#define GUARDED_RETURN_size_t return
+#define OP_ALLOC(ret, op, params, args)
+#define OP(ret, op, params, args) \
+    static ret guarded_##op params { GUARDED_RETURN_##ret ops_cpu.op args; }
+#include "../ops_list.h"
 
 const ops_backend ops_cpu_guarded = {
     .name = "cpu-guarded",
-    .alloc = guarded_alloc,
-    .free = guarded_free,
-    .upload = guarded_upload,
-    .download = guarded_download,
-    .copy = guarded_copy,
-    .synchronize = guarded_synchronize,
-    .memory_peak = guarded_memory_peak,
-    .zero = guarded_zero,
-    .set_matmul_precision = guarded_set_matmul_precision,
-    .linear_forward = guarded_linear_forward,
-    .linear_backward = guarded_linear_backward,
-    .layernorm_forward = guarded_layernorm_forward,
-    .layernorm_backward = guarded_layernorm_backward,
-    .gelu_forward = guarded_gelu_forward,
-    .gelu_backward = guarded_gelu_backward,
-    .residual_forward = guarded_residual_forward,
-    .residual_backward = guarded_residual_backward,
-    .drop_path_scales = guarded_drop_path_scales,
-    .dropout_forward = guarded_dropout_forward,
-    .dropout_backward = guarded_dropout_backward,
-    .patchify = guarded_patchify,
-    .embed_tokens_forward = guarded_embed_tokens_forward,
-    .embed_tokens_backward = guarded_embed_tokens_backward,
-    .gather_tokens_forward = guarded_gather_tokens_forward,
-    .gather_tokens_backward = guarded_gather_tokens_backward,
-    .scatter_tokens_forward = guarded_scatter_tokens_forward,
-    .scatter_tokens_backward = guarded_scatter_tokens_backward,
-    .qkv_pack_forward = guarded_qkv_pack_forward,
-    .qkv_pack_backward = guarded_qkv_pack_backward,
-    .bias_gather_forward = guarded_bias_gather_forward,
-    .bias_gather_backward = guarded_bias_gather_backward,
-    .mean_pool_forward = guarded_mean_pool_forward,
-    .mean_pool_backward = guarded_mean_pool_backward,
-    .token_mix_forward = guarded_token_mix_forward,
-    .token_mix_backward = guarded_token_mix_backward,
-    .gate_forward = guarded_gate_forward,
-    .gate_backward = guarded_gate_backward,
-    .resize2d_forward = guarded_resize2d_forward,
-    .resize2d_backward = guarded_resize2d_backward,
-    .attention_forward = guarded_attention_forward,
-    .attention_backward = guarded_attention_backward,
-    .attention_state_floats = guarded_attention_state_floats,
-    .sincos2d_add = guarded_sincos2d_add,
-    .sincos1d_add = guarded_sincos1d_add,
-    .rope_forward = guarded_rope_forward,
-    .rope_backward = guarded_rope_backward,
-    .softmax_xent_forward = guarded_softmax_xent_forward,
-    .softmax_xent_backward = guarded_softmax_xent_backward,
-    .mse_forward = guarded_mse_forward,
-    .mse_backward = guarded_mse_backward,
-    .sum = guarded_sum,
-    .class_rank = guarded_class_rank,
-    .argmax_rows = guarded_argmax_rows,
-    .sum_squares = guarded_sum_squares,
-    .scale = guarded_scale,
-    .adamw_update = guarded_adamw_update,
+#define OP(ret, op, params, args) .op = guarded_##op,
+#include "../ops_list.h"
 };

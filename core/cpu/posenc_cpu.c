@@ -1,7 +1,7 @@
 // core/cpu/posenc_cpu.c — CPU ops for position encodings applied to activations: adding CAPE's
 // sin2d embedding to the tokens (sincos2d_add), 1D sinusoids at continuous positions
 // (sincos1d_add: 1D CAPE, positions in seconds) and rotating q/k by RoPE angles
-// (rope_forward / rope_backward). Contracts in core/ops.h; the position and angle tables
+// (rope_forward / rope_backward). Contracts in core/ops_list.h; the position and angle tables
 // come from models/posenc.c. Every output element is computed by exactly one thread from
 // its own inputs (no reductions), so results are bitwise independent of the thread count.
 // CUDA twin: core/cuda/posenc_cuda.cu.

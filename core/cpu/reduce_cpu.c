@@ -1,4 +1,4 @@
-// core/cpu/reduce_cpu.c — the CPU backend's reductions (core/ops.h "reductions"): the loss sum,
+// core/cpu/reduce_cpu.c — the CPU backend's reductions (core/ops_list.h "reductions"): the loss sum,
 // the rank of the true class (top-k accuracy; K for a row with NaN or ±Inf) and the row argmax
 // (MP3's predicted position; -1 for a row with NaN or ±Inf, so it never matches a position).
 // CUDA twin: core/cuda/reduce_cuda.cu.

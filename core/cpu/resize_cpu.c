@@ -1,4 +1,4 @@
-// core/cpu/resize_cpu.c — the CPU resize2d op pair (contract in ops.h): separable 2D resampling
+// core/cpu/resize_cpu.c — the CPU resize2d op pair (contract in core/ops_list.h): separable 2D resampling
 // of channels-last grids with dense per-axis weight matrices. CUDA twin: core/cuda/resize_cuda.cu;
 // the weights come from core/resize.c.
 // One kernel does both directions: the forward pass resamples with (wy, wx), the backward

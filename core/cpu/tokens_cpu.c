@@ -1,6 +1,6 @@
 // core/cpu/tokens_cpu.c — the CPU token bookkeeping ops (C + OpenMP): patchify, embed tokens
 // (cls + patches + position table), gather / scatter of token rows, the MP3 qkv pack, the
-// relative-bias gather and mean pooling. Contracts in core/ops.h; the CUDA twin is
+// relative-bias gather and mean pooling. Contracts in core/ops_list.h; the CUDA twin is
 // core/cuda/tokens_cuda.cu. Gathered into `ops_cpu` by ops_cpu.c.
 // Reductions (embed's batch sums, gather / bias-gather backward, mean pool) run in a fixed
 // order inside one thread, so results never depend on thread count.

@@ -4,8 +4,9 @@
 // j the key TOKEN), group mask (LT / LE), softmax over the M key slots; probs (B, H, T, M)
 // is materialised by the forward and read by the backward. These kernels serve
 // attention_desc.keep_probs == 1 (attention statistics); with keep_probs == 0 (training) the
-// entry points hand over to the fused kernels of attention_fused_cuda.cu, which keep no T×M
-// matrix. The dbias reduction below serves both. A query that sees no key gets
+// entry points hand over to the materialised bf16 route of attention_gemm_cuda.cu
+// (train.precision bf16, cuBLAS on the tensor cores) or to the fused fp32 kernels of
+// attention_fused_cuda.cu, which keep no T×M matrix (fp32, long sequences). The dbias reduction below serves both. A query that sees no key gets
 // zero probabilities, zero output and zero gradient, never NaN (core/attention_cpu.c's rule).
 // The desc struct lives on the host; its kv_index / bias / group pointers are device pointers.
 //
@@ -426,15 +427,20 @@ void cuda_attention_dbias_reduce(float *dbias, const float *scratch, const atten
     CUDA_LAUNCH_CHECK();
 }
 
-// Training (keep_probs = 0) keeps only the fused forward's row log-sum-exp (B, H, T).
+// Training (keep_probs = 0) keeps the bf16 probabilities of the materialised route
+// (attention_gemm_cuda.cu) or only the fused forward's row log-sum-exp (B, H, T).
 size_t cuda_attention_state_floats(int B, int H, int T, int M) {
-    (void)M;
+    if (cuda_attention_uses_gemm(T, M)) return cuda_attention_gemm_state_floats(B, H, T, M);
     return (size_t)B * H * T;
 }
 
 void cuda_attention_forward(float *out, float *probs, const float *qkv, const attention_desc *d) {
-    if (!d->keep_probs) { // training: probs receives only the fused kernels' lse (B, H, T)
-        cuda_attention_fused_forward(out, probs, qkv, d);
+    if (!d->keep_probs) { // training: the materialised bf16 route, or the fused kernels' lse
+        attention_desc_check(d, "attention_forward");
+        if (cuda_attention_uses_gemm(d->T, d->M))
+            cuda_attention_gemm_forward(out, probs, qkv, d);
+        else
+            cuda_attention_fused_forward(out, probs, qkv, d);
         return;
     }
     attn_args a = attn_make_args(d, "attention_forward");
@@ -449,7 +455,11 @@ void cuda_attention_backward(float *dqkv, float *dbias, float *scratch, const fl
                              const float *qkv, const float *out, const float *probs,
                              const attention_desc *d) {
     if (!d->keep_probs) {
-        cuda_attention_fused_backward(dqkv, dbias, scratch, dout, qkv, out, probs, d);
+        attention_desc_check(d, "attention_backward");
+        if (cuda_attention_uses_gemm(d->T, d->M))
+            cuda_attention_gemm_backward(dqkv, dbias, scratch, dout, qkv, probs, d);
+        else
+            cuda_attention_fused_backward(dqkv, dbias, scratch, dout, qkv, out, probs, d);
         return;
     }
     attn_args a = attn_make_args(d, "attention_backward");

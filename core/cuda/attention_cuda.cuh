@@ -1,6 +1,7 @@
 // core/cuda/attention_cuda.cuh — what the two CUDA attention files share: the block size and
 // the warp-level device helpers (tile loads, max, fixed-order sums), the fused kernels' entry
-// points (attention_fused_cuda.cu, used for attention_desc.keep_probs == 0) and the
+// points (attention_fused_cuda.cu, used for attention_desc.keep_probs == 0 in fp32 and for long
+// sequences), the materialised bf16 route's (attention_gemm_cuda.cu, training in bf16) and the
 // batch-ordered dbias reduction of the materialising file (attention_cuda.cu). Pointers are
 // device pointers; contracts are core/ops.h's attention op.
 #pragma once
@@ -56,6 +57,16 @@ void cuda_attention_fused_forward(float *out, float *lse, const float *qkv,
 void cuda_attention_fused_backward(float *dqkv, float *dbias, float *scratch, const float *dout,
                                    const float *qkv, const float *out, const float *lse,
                                    const attention_desc *d);
+// The materialised bf16 route for training (attention_gemm_cuda.cu): whether attention of T
+// query rows and M key slots takes it (train.precision bf16, the size rule or
+// cuda_set_attention_route), the state it keeps (P in bf16: ⌈B·H·T·M / 2⌉ floats), and its passes
+// (contracts of the fused entry points above, with `state` the forward's P16).
+int cuda_attention_uses_gemm(int T, int M);
+size_t cuda_attention_gemm_state_floats(int B, int H, int T, int M);
+void cuda_attention_gemm_forward(float *out, float *state, const float *qkv,
+                                 const attention_desc *d);
+void cuda_attention_gemm_backward(float *dqkv, float *dbias, float *scratch, const float *dout,
+                                  const float *qkv, const float *state, const attention_desc *d);
 // dbias[h, i, kv_index[b][m]] (H, T, T) += scratch[b, h, i, m] (B, H, T, M), b = 0..B-1 then
 // each slot in order (one block per (h, i) row).
 void cuda_attention_dbias_reduce(float *dbias, const float *scratch, const attention_desc *d);

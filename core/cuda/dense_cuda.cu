@@ -1,11 +1,12 @@
 // core/cuda/dense_cuda.cu — the CUDA dense ops: linear (cuBLAS sgemm), LayerNorm, exact GELU,
-// residual / drop path / dropout. Each op follows core/ops.h and matches its CPU twin
+// residual / drop path / dropout. Each op follows core/ops_list.h and matches its CPU twin
 // (core/cpu/dense_cpu.c) in math and float precision. Layout is row-major, shapes are written
 // (N, C).
 // Determinism: no floating-point atomics. Row reductions use one warp per row (lanes stride
 // over columns, then an xor-butterfly that leaves the same bits in every lane); column
-// (parameter-gradient) reductions use a block of 32 columns x 32 row lanes, each lane summing
-// its rows in order, then a fixed tree over the lanes. Results depend only on the shapes.
+// (parameter-gradient) reductions run in two stages over fixed chunks of COL_CHUNK rows (blocks
+// of 32 columns x 32 row lanes, each lane summing its rows in order, a fixed tree over the
+// lanes; then the chunks in order). Results depend only on the shapes.
 // Elementwise kernels multiply with __fmul_rn where the CPU rounds a product before adding
 // (the CPU build, -std=c11, never fuses multiply-adds), so those ops match the CPU bit for bit.
 #include "ops_cuda_internal.cuh"
@@ -30,21 +31,57 @@ __global__ void broadcast_rows_kernel(float *out, const float *bias, size_t N, i
     if (i < N * OC) out[i] = bias[i % OC];
 }
 
-// dst (C) += Σ_n src (N, C): block = 32 columns x 32 row lanes; lane y sums rows y, y+32, ...
-// in order, then a fixed tree over the lanes.
-__global__ void column_sums_add_kernel(float *dst, const float *src, int N, int C) {
+// Column reductions (parameter gradients: dbias, LayerNorm's dweight and dbias) in two stages,
+// so that every multiprocessor works (one block per 32 columns alone leaves most of a big GPU
+// idle: 24 blocks for C = 768): stage 1, grid (⌈C/32⌉, R) with R = ⌈N / COL_CHUNK⌉, block
+// (32 columns x 32 row lanes); lane y of chunk r sums rows r·COL_CHUNK + y, + 32, ... in order,
+// then a fixed tree over the lanes gives partial[r, c]; stage 2, one thread per column, adds
+// partial[0..R-1, c] in order into dst. The order depends on N and C only: deterministic.
+#define COL_CHUNK 256 // rows per stage-1 block
+
+static int col_chunks(int N) { return N > 0 ? (N + COL_CHUNK - 1) / COL_CHUNK : 1; }
+
+// Fixed tree over the 32 row lanes of part (COL_LANES, COL_TILE); the result is part[0][tx].
+static __device__ __forceinline__ void col_tree(float (*part)[COL_TILE], int tx, int ty) {
+    for (int stride = COL_LANES / 2; stride > 0; stride >>= 1) {
+        __syncthreads();
+        if (ty < stride) part[ty][tx] += part[ty + stride][tx];
+    }
+    __syncthreads();
+}
+
+// partial (R, C) = Σ over chunk r's rows of src (N, C).
+__global__ void column_sums_partial_kernel(float *partial, const float *src, int N, int C) {
     __shared__ float part[COL_LANES][COL_TILE];
-    int tx = threadIdx.x, ty = threadIdx.y, c = blockIdx.x * COL_TILE + tx;
+    int tx = threadIdx.x, ty = threadIdx.y, c = blockIdx.x * COL_TILE + tx, r = blockIdx.y;
+    int end = min(N, (r + 1) * COL_CHUNK);
     float acc = 0.0f;
     if (c < C)
-        for (int n = ty; n < N; n += COL_LANES) acc += src[(size_t)n * C + c];
+        for (int n = r * COL_CHUNK + ty; n < end; n += COL_LANES) acc += src[(size_t)n * C + c];
     part[ty][tx] = acc;
-    __syncthreads();
-    for (int stride = COL_LANES / 2; stride > 0; stride >>= 1) {
-        if (ty < stride) part[ty][tx] += part[ty + stride][tx];
-        __syncthreads();
-    }
-    if (ty == 0 && c < C) dst[c] += part[0][tx];
+    col_tree(part, tx, ty);
+    if (ty == 0 && c < C) partial[(size_t)r * C + c] = part[0][tx];
+}
+
+// dst (C) += Σ_{r=0..R-1} partial (R, C), in order.
+__global__ void column_partials_add_kernel(float *dst, const float *partial, int R, int C) {
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= C) return;
+    float acc = 0.0f;
+    for (int r = 0; r < R; r++) acc += partial[(size_t)r * C + c];
+    dst[c] += acc;
+}
+
+// dst (C) += Σ_n src (N, C).
+static void column_sums_add(float *dst, const float *src, int N, int C) {
+    int R = col_chunks(N);
+    float *partial = (float *)cuda_alloc_transient((size_t)R * C * sizeof(float), "column-sum partials");
+    column_sums_partial_kernel<<<dim3(cuda_blocks((size_t)C, COL_TILE), (unsigned)R),
+                                 dim3(COL_TILE, COL_LANES)>>>(partial, src, N, C);
+    CUDA_LAUNCH_CHECK();
+    column_partials_add_kernel<<<cuda_blocks((size_t)C, THREADS), THREADS>>>(dst, partial, R, C);
+    CUDA_LAUNCH_CHECK();
+    cuda_free_transient(partial);
 }
 
 // train.precision (core/ops.h). BF16: each operand is converted to bfloat16 with
@@ -60,6 +97,8 @@ void cuda_set_matmul_precision(int precision) {
         die_fail("set_matmul_precision: %d is not MATMUL_FP32 or MATMUL_BF16", precision);
     matmul_precision = precision;
 }
+
+int cuda_matmul_precision(void) { return matmul_precision; }
 
 __global__ void to_bf16_kernel(__nv_bfloat16 *out, const float *in, size_t n) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -78,15 +117,19 @@ static const __nv_bfloat16 *bf16_operand(int slot, const float *x, size_t n) {
 }
 
 // Column-major C (m, n) = alpha·op(A)·op(B) + beta·C, as cublasSgemm, in the current precision;
-// a_elems and b_elems are A's and B's element counts (dense operands).
+// a_elems and b_elems are A's and B's element counts (dense operands). b_converted = 1: B's bf16
+// copy is already in scratch slot 1 (the previous call converted the same B: linear_backward's
+// dout serves both of its products), so it is not converted again.
 static void linear_gemm(cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
                         const float *alpha, const float *A, int lda, size_t a_elems, const float *B,
-                        int ldb, size_t b_elems, const float *beta, float *C, int ldc) {
+                        int ldb, size_t b_elems, const float *beta, float *C, int ldc,
+                        int b_converted) {
     if (matmul_precision == MATMUL_FP32) {
         CUBLAS_CHECK(cublasSgemm(cuda_cublas(), ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
         return;
     }
-    const __nv_bfloat16 *a16 = bf16_operand(0, A, a_elems), *b16 = bf16_operand(1, B, b_elems);
+    const __nv_bfloat16 *a16 = bf16_operand(0, A, a_elems);
+    const __nv_bfloat16 *b16 = b_converted ? bf16_scratch[1] : bf16_operand(1, B, b_elems);
     CUBLAS_CHECK(cublasGemmEx(cuda_cublas(), ta, tb, m, n, k, alpha, a16, CUDA_R_16BF, lda, b16,
                               CUDA_R_16BF, ldb, beta, C, CUDA_R_32F, ldc, CUBLAS_COMPUTE_32F,
                               CUBLAS_GEMM_DEFAULT));
@@ -109,24 +152,25 @@ void cuda_linear_forward(float *out, const float *in, const float *weight, const
     // Row-major out (N, OC) is column-major outᵀ (OC, N) = W (OC, IC) · inᵀ (IC, N), where the
     // row-major weight (OC, IC) reads as column-major Wᵀ (IC, OC), hence OP_T.
     linear_gemm(CUBLAS_OP_T, CUBLAS_OP_N, OC, N, IC, &one, weight, IC, (size_t)OC * IC, in, IC,
-                (size_t)N * IC, &beta, out, OC);
+                (size_t)N * IC, &beta, out, OC, 0);
 }
 
 void cuda_linear_backward(float *din, float *dweight, float *dbias, const float *dout,
                           const float *in, const float *weight, int N, int IC, int OC) {
     if (N == 0 || OC == 0) return; // every gradient would gain an empty sum
     float one = 1.0f;
-    if (din && IC > 0) // din (N, IC) += dout (N, OC) · W (OC, IC); column-major: dinᵀ += Wᵀ · doutᵀ
+    // dout is operand B of both products: in bf16 it is converted once, by the first. (The
+    // stream orders the second call's conversion of `in` into slot 0 after the first product.)
+    int dout_converted = 0;
+    if (din && IC > 0) { // din (N, IC) += dout (N, OC) · W (OC, IC); column-major: dinᵀ += Wᵀ · doutᵀ
         linear_gemm(CUBLAS_OP_N, CUBLAS_OP_N, IC, N, OC, &one, weight, IC, (size_t)OC * IC, dout,
-                    OC, (size_t)N * OC, &one, din, IC);
+                    OC, (size_t)N * OC, &one, din, IC, 0);
+        dout_converted = 1;
+    }
     if (dweight && IC > 0) // dW (OC, IC) += doutᵀ · in; column-major: dWᵀ (IC, OC) += inᵀ · dout
         linear_gemm(CUBLAS_OP_N, CUBLAS_OP_T, IC, OC, N, &one, in, IC, (size_t)N * IC, dout, OC,
-                    (size_t)N * OC, &one, dweight, IC);
-    if (dbias) {
-        column_sums_add_kernel<<<cuda_blocks((size_t)OC, COL_TILE), dim3(COL_TILE, COL_LANES)>>>(
-            dbias, dout, N, OC);
-        CUDA_LAUNCH_CHECK();
-    }
+                    (size_t)N * OC, &one, dweight, IC, dout_converted);
+    if (dbias) column_sums_add(dbias, dout, N, OC);
 }
 
 // ---------------------------------------------------------------- layernorm
@@ -174,33 +218,28 @@ __global__ void layernorm_backward_input_kernel(float *din, const float *dout, c
     }
 }
 
-// dweight (C) += Σ_n dout·xhat, dbias (C) += Σ_n dout over (N, C); either may be NULL.
-// Same fixed shape as column_sums_add_kernel.
-__global__ void layernorm_backward_params_kernel(float *dweight, float *dbias, const float *dout,
-                                                 const float *in, const float *mean,
-                                                 const float *rstd, int N, int C) {
+// Stage 1 of dweight (C) += Σ_n dout·xhat and dbias (C) += Σ_n dout over (N, C), in the two
+// stages of the column sums above: pw, pb (R, C) = the sums over chunk r's rows.
+__global__ void layernorm_backward_params_partial_kernel(float *pw, float *pb, const float *dout,
+                                                         const float *in, const float *mean,
+                                                         const float *rstd, int N, int C) {
     __shared__ float part_w[COL_LANES][COL_TILE], part_b[COL_LANES][COL_TILE];
-    int tx = threadIdx.x, ty = threadIdx.y, c = blockIdx.x * COL_TILE + tx;
+    int tx = threadIdx.x, ty = threadIdx.y, c = blockIdx.x * COL_TILE + tx, r = blockIdx.y;
+    int end = min(N, (r + 1) * COL_CHUNK);
     float acc_w = 0.0f, acc_b = 0.0f;
     if (c < C)
-        for (int n = ty; n < N; n += COL_LANES) {
+        for (int n = r * COL_CHUNK + ty; n < end; n += COL_LANES) {
             float dy = dout[(size_t)n * C + c], x = in[(size_t)n * C + c];
             acc_w += dy * (x - mean[n]) * rstd[n];
             acc_b += dy;
         }
     part_w[ty][tx] = acc_w;
     part_b[ty][tx] = acc_b;
-    __syncthreads();
-    for (int stride = COL_LANES / 2; stride > 0; stride >>= 1) {
-        if (ty < stride) {
-            part_w[ty][tx] += part_w[ty + stride][tx];
-            part_b[ty][tx] += part_b[ty + stride][tx];
-        }
-        __syncthreads();
-    }
+    col_tree(part_w, tx, ty);
+    col_tree(part_b, tx, ty);
     if (ty == 0 && c < C) {
-        if (dweight) dweight[c] += part_w[0][tx];
-        if (dbias) dbias[c] += part_b[0][tx];
+        pw[(size_t)r * C + c] = part_w[0][tx];
+        pb[(size_t)r * C + c] = part_b[0][tx];
     }
 }
 
@@ -222,10 +261,23 @@ void cuda_layernorm_backward(float *din, float *dweight, float *dbias, const flo
         CUDA_LAUNCH_CHECK();
     }
     if (dweight || dbias) {
-        layernorm_backward_params_kernel<<<cuda_blocks((size_t)C, COL_TILE),
-                                           dim3(COL_TILE, COL_LANES)>>>(dweight, dbias, dout, in,
-                                                                        mean, rstd, N, C);
+        int R = col_chunks(N);
+        float *pw = (float *)cuda_alloc_transient(2 * (size_t)R * C * sizeof(float),
+                                                  "layernorm parameter-gradient partials");
+        float *pb = pw + (size_t)R * C;
+        layernorm_backward_params_partial_kernel<<<dim3(cuda_blocks((size_t)C, COL_TILE), (unsigned)R),
+                                                   dim3(COL_TILE, COL_LANES)>>>(pw, pb, dout, in,
+                                                                                mean, rstd, N, C);
         CUDA_LAUNCH_CHECK();
+        if (dweight) {
+            column_partials_add_kernel<<<cuda_blocks((size_t)C, THREADS), THREADS>>>(dweight, pw, R, C);
+            CUDA_LAUNCH_CHECK();
+        }
+        if (dbias) {
+            column_partials_add_kernel<<<cuda_blocks((size_t)C, THREADS), THREADS>>>(dbias, pb, R, C);
+            CUDA_LAUNCH_CHECK();
+        }
+        cuda_free_transient(pw);
     }
 }
 

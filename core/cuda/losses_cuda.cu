@@ -1,6 +1,6 @@
 // core/cuda/losses_cuda.cu — the CUDA per-row losses: softmax cross entropy with label
 // smoothing (supervised classification, MP3 position prediction) and mean squared error (pixel
-// targets). Contracts in core/ops.h; the CPU twin is core/cpu/losses_cpu.c, whose precision
+// targets). Contracts in core/ops_list.h; the CPU twin is core/cpu/losses_cpu.c, whose precision
 // (exp in float, sums and the loss in double) each kernel keeps.
 // Determinism: no atomics. One warp per row; lanes stride over the row, then an xor-butterfly
 // that leaves the same bits in every lane. Products the CPU rounds before adding use __fmul_rn.

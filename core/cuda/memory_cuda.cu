@@ -1,4 +1,4 @@
-// core/cuda/memory_cuda.cu — the CUDA backend's memory (core/ops.h "memory"; core/ops_cuda.h
+// core/cuda/memory_cuda.cu — the CUDA backend's memory (core/ops_list.h "memory"; core/ops_cuda.h
 // for C callers): device allocations (zeroed; cudaMalloc aligns to 256 bytes), the copies
 // host -> device, device -> host and device -> device, synchronisation, and zeroing. The CPU
 // twin is core/cpu/memory_cpu.c. Every call but zero returns when its work is done; zero is
@@ -28,6 +28,37 @@ extern "C" void cuda_free(void *p) {
     if (p) CUDA_CHECK(cudaFree(p));
 }
 
+// Transient workspaces (the attention's T×M matrices): stream-ordered allocations from the
+// device's default memory pool, which keeps freed memory cached for the next call (release
+// threshold raised once to the maximum), so the alloc / free pair of every call is cheap. They
+// count in the meter while they live, so ops->memory_peak includes them at their peak.
+static int pool_ready;
+
+void *cuda_alloc_transient(size_t bytes, const char *what) {
+    if (!pool_ready) {
+        int dev = 0;
+        cudaMemPool_t pool;
+        CUDA_CHECK(cudaGetDevice(&dev));
+        CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, dev));
+        uint64_t keep = UINT64_MAX;
+        CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+        pool_ready = 1;
+    }
+    void *p = NULL;
+    cudaError_t err = cudaMallocAsync(&p, bytes ? bytes : 1, 0);
+    if (err != cudaSuccess)
+        die_fail("cannot allocate %zu bytes of GPU memory for %s: %s", bytes, what,
+                 cudaGetErrorString(err));
+    memory_meter_add(&meter, p, bytes);
+    return p;
+}
+
+void cuda_free_transient(void *p) {
+    if (!p) return;
+    memory_meter_remove(&meter, p);
+    CUDA_CHECK(cudaFreeAsync(p, 0));
+}
+
 extern "C" void cuda_to_device(void *dst, const void *src, size_t bytes) {
     CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
 }
@@ -38,8 +69,13 @@ extern "C" void cuda_to_host(void *dst, const void *src, size_t bytes) {
 
 extern "C" void cuda_sync(void) { CUDA_CHECK(cudaDeviceSynchronize()); }
 
+// The table's upload, download and synchronize (core/ops_list.h's names) are the C calls above.
+void cuda_upload(void *dst, const void *src, size_t bytes) { cuda_to_device(dst, src, bytes); }
+void cuda_download(void *dst, const void *src, size_t bytes) { cuda_to_host(dst, src, bytes); }
+void cuda_synchronize(void) { cuda_sync(); }
+
 // device -> device. cudaMemcpy does not wait for a device-to-device copy, so the stream is
-// synchronised after it (ops.h: the copy is done when the call returns). The ranges must not
+// synchronised after it (ops_list.h: the copy is done when the call returns). The ranges must not
 // overlap (cudaMemcpy's rule; the CPU's memmove would allow it), except dst == src: nothing
 // to do.
 void cuda_copy(void *dst, const void *src, size_t bytes) {

@@ -1,6 +1,6 @@
 // core/cuda/mixing_cuda.cu — the CUDA token-mixing ops of gMLP's spatial gating unit: the
 // spatial projection along tokens f(v) = W·v + b per image (cuBLAS strided-batched sgemm) and
-// the multiplicative gate. Each op follows core/ops.h and matches its CPU twin
+// the multiplicative gate. Each op follows core/ops_list.h and matches its CPU twin
 // (core/cpu/mixing_cpu.c) in math and float precision. Layout is row-major (B, T, C).
 // Determinism: no floating-point atomics. dW adds the images in order 0..B-1 (one sgemm per
 // image on the default stream); dbias sums each token's row over images and channels with one

@@ -1,7 +1,7 @@
 // core/cuda/posenc_cuda.cu — CUDA ops for position encodings applied to activations: adding
 // CAPE's sin2d embedding to the tokens (sincos2d_add), 1D sinusoids at continuous positions
 // (sincos1d_add) and rotating q/k by RoPE angles
-// (rope_forward / rope_backward). Contracts in core/ops.h; the CPU twin is
+// (rope_forward / rope_backward). Contracts in core/ops_list.h; the CPU twin is
 // core/cpu/posenc_cpu.c; the position and angle tables come from models/posenc.c. One thread
 // per output element or channel pair (no reductions, no atomics); products and sums use the
 // explicit round-to-nearest intrinsics (__fmul_rn, __dmul_rn, ...) where the CPU rounds.

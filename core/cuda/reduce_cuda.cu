@@ -1,4 +1,4 @@
-// core/cuda/reduce_cuda.cu — the CUDA reductions (core/ops.h "reductions"): the sum in double
+// core/cuda/reduce_cuda.cu — the CUDA reductions (core/ops_list.h "reductions"): the sum in double
 // (loss sums; also the sum of squares behind optim_cuda.cu's gradient norm), the rank of the
 // true class (top-k accuracy) and the row argmax (MP3's predicted position). The CPU twin is
 // core/cpu/reduce_cpu.c.

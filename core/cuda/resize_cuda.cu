@@ -1,4 +1,4 @@
-// core/cuda/resize_cuda.cu — the CUDA resize2d op pair (contract in core/ops.h): separable 2D
+// core/cuda/resize_cuda.cu — the CUDA resize2d op pair (contract in core/ops_list.h): separable 2D
 // resampling of channels-last grids with dense per-axis weight matrices (core/resize.c builds
 // torch's bicubic ones). The CPU twin is core/cpu/resize_cpu.c; every pointer is a device
 // pointer. Determinism: no atomics; one thread per output element, summing in the CPU's order

@@ -1,5 +1,5 @@
 // core/cuda/tokens_cuda.cu — CUDA token bookkeeping: patchify, embed tokens, gather/scatter,
-// qkv pack, relative-bias gather, mean pool. Contracts are core/ops.h's; the CPU twin is
+// qkv pack, relative-bias gather, mean pool. Contracts are core/ops_list.h's; the CPU twin is
 // core/cpu/tokens_cpu.c; every pointer is a device pointer; kernels run on the default stream
 // in call order.
 // Determinism: no atomics. Every output element is written by exactly one thread, and every

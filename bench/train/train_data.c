@@ -1,0 +1,65 @@
+// bench/train/train_data.c — a run's data (train_data.h): the splits, the epoch order and the
+// batches. Everything random comes from Philox addresses (seed, epoch, step), so a resumed run
+// and another device see the same batches.
+#include "train_data.h"
+#include "../../core/common.h"
+#include "../../core/rng.h"
+#include "../../datasets/speech/speech_commands.h"
+#include "../../datasets/speech/variants.h"
+#include "../../datasets/text/text.h"
+#include <string.h>
+
+void train_data_load(run *r) {
+    const config *c = r->cfg;
+    char err[1024];
+    const char *name = cfg_str(c, "data.name"), *path = cfg_str(c, "data.path");
+    // data.test_split=train evaluates on the training images themselves (the overfit check):
+    // the train split loaded again and cut by data.limit like the training set.
+    int on_train = !strcmp(cfg_str(c, "data.test_split"), "train");
+    const char *eval_split = on_train ? "train" : "test";
+    if (!strcmp(name, "text")) { // byte sequences of data.seq_len; "test" is the validation split
+        int seq_len = (int)cfg_int(c, "data.seq_len");
+        if (text_load(&r->train, path, "train", seq_len, err, sizeof err) != 0) die_input("%s", err);
+        if (text_load(&r->test, path, eval_split, seq_len, err, sizeof err) != 0) die_input("%s", err);
+    } else {
+        int frontend = mfcc_frontend_parse(cfg_str(c, "data.mfcc")); // the speech stores' front end
+        if (frontend < 0) die_input("data.mfcc: '%s' is not valid (valid: " MFCC_FRONTENDS ")", cfg_str(c, "data.mfcc"));
+        speech_commands_use_frontend((mfcc_frontend)frontend);
+        if (dataset_load(&r->train, name, path, "train", err, sizeof err) != 0) die_input("%s", err);
+        if (dataset_load(&r->test, name, path, eval_split, err, sizeof err) != 0) die_input("%s", err);
+    }
+    dataset_limit(&r->train, (int)cfg_int(c, "data.limit"));
+    if (on_train) dataset_limit(&r->test, (int)cfg_int(c, "data.limit"));
+    dataset_limit(&r->test, (int)cfg_int(c, "data.test_limit"));
+    dataset_labeled_subset(&r->train, cfg_float(c, "data.labeled_fraction"), (uint32_t)cfg_int(c, "data.subset_seed"));
+    if (r->train.height != r->train.width && !r->train.audio && !r->train.vocab) // speech, text: sequences
+        die_input("%s: images are %dx%d; the ViT needs square images", r->train.source, r->train.height, r->train.width);
+    if (r->test.num_classes > r->train.num_classes) // the model has train.num_classes logits
+        die_input("%s: test labels go up to %d, but the training set has %d classes (labels 0..%d)", r->test.source,
+                  r->test.num_classes - 1, r->train.num_classes, r->train.num_classes - 1);
+    if (r->test.height != r->train.height || r->test.width != r->train.width || r->test.channels != r->train.channels)
+        die_input("%s: test images (%dx%d) differ from training images (%dx%d)", r->test.source, r->test.height,
+                  r->test.width, r->train.height, r->train.width);
+}
+
+void train_epoch_order(run *r, int epoch) {
+    rng_stream s = rng_stream_make(r->seed, RNG_SHUFFLE, (uint32_t)epoch, 0, 0);
+    rng_permutation(&s, r->train.n, r->order);
+}
+
+void load_batch(run *r, const dataset *ds, const int *idx, int B, const augment_config *aug, uint32_t epoch,
+                uint32_t step, int size) {
+    model_set_resolution(&r->model, size);
+    dataset_make_batch_sized(ds, idx, B, aug, r->seed, epoch, step, size, model_images(&r->model), r->labels, r->scratch);
+}
+
+void train_data_load_test(objective_env *env, int first, int B, int size) {
+    run *r = env->trainer;
+    for (int b = 0; b < B; b++) r->batch_index[b] = first + b;
+    if (r->variant) { // a speech test-set variant: its own frame count
+        model_set_resolution(&r->model, r->variant->frames);
+        speech_variant_batch(r->variant, r->batch_index, B, model_images(&r->model), r->labels);
+        return;
+    }
+    load_batch(r, r->eval_set, r->batch_index, B, NULL, 0, 0, size);
+}

@@ -1,0 +1,44 @@
+// bench/train/train_faults.c — the test-only fault injection (train_faults.h) as train_hooks:
+// each hook acts only at the step or epoch its variable names.
+#include "train_faults.h"
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+
+typedef struct {
+    long nan_step, kill_step, nan_eval_epoch; // 0: not asked
+} faults;
+
+// The first parameter of m becomes NaN (uploaded like any host write to the backend).
+static void poison(model *m) {
+    const float nan = NAN;
+    m->ops->upload(m->param, &nan, sizeof nan);
+}
+
+static void before_step(void *ctx, model *m, long step) {
+    const faults *f = ctx;
+    if (f->nan_step > 0 && step == f->nan_step) poison(m);
+}
+
+static void after_step(void *ctx, model *m, long step) {
+    const faults *f = ctx;
+    if (f->kill_step > 0 && step == f->kill_step) kill(0, SIGKILL);
+}
+
+static void before_eval(void *ctx, model *m, int epoch) {
+    const faults *f = ctx;
+    if (f->nan_eval_epoch > 0 && epoch == f->nan_eval_epoch) poison(m);
+}
+
+static long env_long(const char *name) {
+    const char *v = getenv(name);
+    return v ? atol(v) : 0;
+}
+
+const train_hooks *train_fault_hooks(void) {
+    static faults f;
+    static train_hooks hooks = {.ctx = &f, .before_step = before_step, .after_step = after_step, .before_eval = before_eval};
+    f = (faults){.nan_step = env_long("POSBENCH_FAULT_NAN_STEP"), .kill_step = env_long("POSBENCH_FAULT_KILL_STEP"),
+                 .nan_eval_epoch = env_long("POSBENCH_FAULT_NAN_EVAL")};
+    return f.nan_step || f.kill_step || f.nan_eval_epoch ? &hooks : NULL;
+}

@@ -1,0 +1,286 @@
+// core/ops_list.h — THE list of ops: every entry of the op interface, once, with its contract
+// (shapes, conventions). Everything else is generated from it: the `ops_backend` struct
+// (core/ops.h), the op ids and names (core/ops_support.h), the CPU and CUDA prototypes
+// (core/cpu/ops_cpu_internal.h, core/cuda/ops_cuda_internal.cuh) and tables (ops_cpu.c,
+// ops_cuda.cu), and the guarded backend's wrappers (core/cpu/ops_cpu_guarded.c). Adding an op
+// is one entry here plus cpu_<name> and cuda_<name> (README "Adding an op").
+//
+// An X-macro list read by #include (no include guard): each includer defines what an entry
+// expands to and includes this file, which undefines OP and OP_ALLOC at its end:
+//   OP(ret, name, (params), (args))        an op, or a memory call every backend wraps alike
+//   OP_ALLOC(ret, name, (params), (args))  the allocator entries (alloc, free, memory_peak):
+//                                          each backend's own, never wrapped (defaults to OP)
+// params is the C parameter list; args names them again, each pointer to backend memory as
+// MEM(x) and an attention_desc pointer as DESC(d) (the guarded backend translates those to its
+// open view; nothing else expands args). Section comments name the backend files that
+// implement each family: core/cpu/<family>_cpu.c and core/cuda/<family>_cuda.cu.
+//
+// Conventions of the whole interface (core/ops.h's header comment): row-major, shapes written
+// (B, T, C) = batch, tokens, channels; gradients ACCUMULATE (din += ...), a NULL gradient
+// pointer means "not needed"; parameter-gradient reductions run in a fixed order.
+#ifndef OP
+#error "core/ops_list.h: define OP(ret, name, params, args) before including it"
+#endif
+#ifndef OP_ALLOC
+#define OP_ALLOC OP
+#endif
+
+// ---- memory (arenas live where the backend computes; memory_cpu.c, memory_cuda.cu) ----
+// Backend memory of `bytes` (64-byte aligned, zeroed); dies (exit 1) naming `what` when it
+// cannot. Models, objectives and the trainer hold only such pointers for tensors and reach
+// them from the host through the copies below (CPU: plain malloc / memcpy).
+OP_ALLOC(void *, alloc, (size_t bytes, const char *what), (bytes, what))
+OP_ALLOC(void, free, (void *p), (p)) // NULL is fine
+// host -> backend, backend -> host, backend -> backend; each returns when the copy is done.
+OP(void, upload, (void *dst, const void *src, size_t bytes), (MEM(dst), MEM(src), bytes))
+OP(void, download, (void *dst, const void *src, size_t bytes), (MEM(dst), MEM(src), bytes))
+OP(void, copy, (void *dst, const void *src, size_t bytes), (MEM(dst), MEM(src), bytes))
+OP(void, synchronize, (void), ()) // waits for every op issued so far
+// The peak of live bytes allocated by `alloc` (and not yet freed) since the last reset or
+// the start; reset = 1 then starts a new window at the current live bytes. Arenas, and the
+// CUDA backend's transient op workspaces while they live (attention's T×M matrices, column-sum
+// partials); libraries' own workspaces (cuBLAS, the bf16 operand scratch) are not counted.
+OP_ALLOC(size_t, memory_peak, (int reset), (reset))
+OP(void, zero, (float *x, size_t n), (MEM(x), n))
+
+// Process-wide precision of linear_forward / linear_backward (and training attention's bf16
+// rounding points) from the next op on
+// (MATMUL_FP32 or MATMUL_BF16; like cuBLAS's math mode, one setting for the process: the
+// trainer sets it at the start of every run). dense_cpu.c, dense_cuda.cu.
+OP(void, set_matmul_precision, (int precision), (precision))
+
+// ---- dense layers (dense_cpu.c, dense_cuda.cu) ----
+// out (N, OC) = in (N, IC) · weight(OC, IC)ᵀ + bias (OC); bias may be NULL.
+OP(void, linear_forward,
+   (float *out, const float *in, const float *weight, const float *bias, int N, int IC, int OC),
+   (MEM(out), MEM(in), MEM(weight), MEM(bias), N, IC, OC))
+// din (N, IC) += dout·weight; dweight (OC, IC) += doutᵀ·in; dbias (OC) += Σ_n dout.
+OP(void, linear_backward,
+   (float *din, float *dweight, float *dbias, const float *dout, const float *in,
+    const float *weight, int N, int IC, int OC),
+   (MEM(din), MEM(dweight), MEM(dbias), MEM(dout), MEM(in), MEM(weight), N, IC, OC))
+
+// out (N, C) = (in - mean) * rstd * weight + bias; saves mean (N), rstd (N).
+OP(void, layernorm_forward,
+   (float *out, float *mean, float *rstd, const float *in, const float *weight,
+    const float *bias, int N, int C),
+   (MEM(out), MEM(mean), MEM(rstd), MEM(in), MEM(weight), MEM(bias), N, C))
+OP(void, layernorm_backward,
+   (float *din, float *dweight, float *dbias, const float *dout, const float *in,
+    const float *weight, const float *mean, const float *rstd, int N, int C),
+   (MEM(din), MEM(dweight), MEM(dbias), MEM(dout), MEM(in), MEM(weight), MEM(mean), MEM(rstd), N, C))
+
+// Exact GELU: x * Φ(x) (PyTorch nn.GELU default). (n)
+OP(void, gelu_forward, (float *out, const float *in, size_t n), (MEM(out), MEM(in), n))
+OP(void, gelu_backward, (float *din, const float *dout, const float *in, size_t n),
+   (MEM(din), MEM(dout), MEM(in), n))
+
+// Residual with optional drop path: out (B, S) = x + keep_scale[b] * branch, where
+// keep_scale (B) is 0 or 1/(1-p) per sample (NULL = 1). S = elements per sample.
+OP(void, residual_forward,
+   (float *out, const float *x, const float *branch, const float *keep_scale, int B, size_t S),
+   (MEM(out), MEM(x), MEM(branch), MEM(keep_scale), B, S))
+OP(void, residual_backward,
+   (float *dx, float *dbranch, const float *dout, const float *keep_scale, int B, size_t S),
+   (MEM(dx), MEM(dbranch), MEM(dout), MEM(keep_scale), B, S))
+// keep_scale (B): sample b dropped with probability p (uniform from addr, element b).
+OP(void, drop_path_scales, (float *keep_scale, int B, float p, rng_addr addr),
+   (MEM(keep_scale), B, p, addr))
+
+// Dropout (n): mask[e] = 0 with probability p else 1/(1-p); out = in * mask.
+OP(void, dropout_forward,
+   (float *out, float *mask, const float *in, size_t n, float p, rng_addr addr),
+   (MEM(out), MEM(mask), MEM(in), n, p, addr))
+OP(void, dropout_backward, (float *din, const float *dout, const float *mask, size_t n),
+   (MEM(din), MEM(dout), MEM(mask), n))
+
+// ---- token bookkeeping (tokens_cpu.c, tokens_cuda.cu) ----
+// images (B, Cin, H, W) -> patches (B, (H/p)*(W/p), Cin*p*p), channel order (c, py, px)
+// as a Conv2d weight (D, Cin, p, p) flattens. No backward: images are inputs.
+OP(void, patchify, (float *patches, const float *images, int B, int Cin, int H, int W, int p),
+   (MEM(patches), MEM(images), B, Cin, H, W, p))
+// x (B, T, C), T = N + has_cls: x[b,0] = cls (if cls), x[b, t0+n] = patch[b,n];
+// then x[b,t] += pos[t] when pos (T, C) is given.
+OP(void, embed_tokens_forward,
+   (float *x, const float *patch, const float *cls, const float *pos, int B, int N, int C),
+   (MEM(x), MEM(patch), MEM(cls), MEM(pos), B, N, C))
+OP(void, embed_tokens_backward,
+   (float *dpatch, float *dcls, float *dpos, const float *dx, int B, int N, int C, int has_cls),
+   (MEM(dpatch), MEM(dcls), MEM(dpos), MEM(dx), B, N, C, has_cls))
+// out (B, M, C) = in[b, idx[b, m], :] with in (B, T, C), idx (B, M).
+OP(void, gather_tokens_forward,
+   (float *out, const float *in, const int *idx, int B, int T, int M, int C),
+   (MEM(out), MEM(in), MEM(idx), B, T, M, C))
+OP(void, gather_tokens_backward,
+   (float *din, const float *dout, const int *idx, int B, int T, int M, int C),
+   (MEM(din), MEM(dout), MEM(idx), B, T, M, C))
+// out[b, idx[b, m], :] = in[b, m, :]; other rows of out (B, T, C) are left as they are.
+OP(void, scatter_tokens_forward,
+   (float *out, const float *in, const int *idx, int B, int T, int M, int C),
+   (MEM(out), MEM(in), MEM(idx), B, T, M, C))
+OP(void, scatter_tokens_backward,
+   (float *din, const float *dout, const int *idx, int B, int T, int M, int C),
+   (MEM(din), MEM(dout), MEM(idx), B, T, M, C))
+// Masked (MP3) attention input: qkv (B, T, 3C) gets q (B, T, C) in every row and the
+// keys/values kv (B, M, 2C) of context token idx[b, m] in that token's row (channels
+// [C, 3C)); the k/v channels of other rows are left as they are (attention with
+// kv_index = idx never reads them). idx must not repeat within an image.
+OP(void, qkv_pack_forward,
+   (float *qkv, const float *q, const float *kv, const int *idx, int B, int T, int M, int C),
+   (MEM(qkv), MEM(q), MEM(kv), MEM(idx), B, T, M, C))
+// dq (B, T, C) += dqkv[..., 0:C]; dkv (B, M, 2C) += dqkv[b, idx[b, m], C:3C].
+OP(void, qkv_pack_backward,
+   (float *dq, float *dkv, const float *dqkv, const int *idx, int B, int T, int M, int C),
+   (MEM(dq), MEM(dkv), MEM(dqkv), MEM(idx), B, T, M, C))
+// Relative position bias: out (H, E) = table[h, index[e]] with table (H, K), index (E)
+// in [0, K) (E = T*T (query, key) pairs). Backward: dtable[h, index[e]] += dout[h, e],
+// summed over e in order for each h.
+OP(void, bias_gather_forward,
+   (float *out, const float *table, const int *index, int H, int E, int K),
+   (MEM(out), MEM(table), MEM(index), H, E, K))
+OP(void, bias_gather_backward,
+   (float *dtable, const float *dout, const int *index, int H, int E, int K),
+   (MEM(dtable), MEM(dout), MEM(index), H, E, K))
+// out (B, C) = mean over tokens t0..T-1 of in (B, T, C).
+OP(void, mean_pool_forward, (float *out, const float *in, int B, int T, int C, int t0),
+   (MEM(out), MEM(in), B, T, C, t0))
+OP(void, mean_pool_backward, (float *din, const float *dout, int B, int T, int C, int t0),
+   (MEM(din), MEM(dout), B, T, C, t0))
+
+// ---- token mixing (gMLP's spatial gating unit; mixing_cpu.c, mixing_cuda.cu) ----
+// Spatial projection along tokens, per image: out (B, T, C)[b, i, c] =
+//   Σ_j W[i, j] · in[b, j, c] + bias[i], with W (T, T) and bias (T) (NULL = none).
+OP(void, token_mix_forward,
+   (float *out, const float *in, const float *W, const float *bias, int B, int T, int C),
+   (MEM(out), MEM(in), MEM(W), MEM(bias), B, T, C))
+// din (B, T, C) += Wᵀ · dout per image; dW (T, T) += Σ_b dout_b · in_bᵀ, images added in
+// order 0..B-1; dbias (T) += Σ_b Σ_c dout[b, i, c] in that order. NULL: not needed.
+OP(void, token_mix_backward,
+   (float *din, float *dW, float *dbias, const float *dout, const float *in, const float *W,
+    int B, int T, int C),
+   (MEM(din), MEM(dW), MEM(dbias), MEM(dout), MEM(in), MEM(W), B, T, C))
+// Multiplicative gating (n): out = a ⊙ g; backward da += dout ⊙ g, dg += dout ⊙ a.
+OP(void, gate_forward, (float *out, const float *a, const float *g, size_t n),
+   (MEM(out), MEM(a), MEM(g), n))
+OP(void, gate_backward,
+   (float *da, float *dg, const float *dout, const float *a, const float *g, size_t n),
+   (MEM(da), MEM(dg), MEM(dout), MEM(a), MEM(g), n))
+
+// ---- resizing (resize_cpu.c, resize_cuda.cu) ----
+// Separable 2D resampling, channels last: out (P, OH, OW, C)[p, i, j, c] =
+//   Σ_y Σ_x wy[i, y] · wx[j, x] · in[p, y, x, c], with wy (OH, H), wx (OW, W) any weights
+//   (resize_bicubic_weights gives torch's bicubic). Images (B, Cimg, H, W) are P = B·Cimg, C = 1;
+//   a position table (H·W, d) is P = 1, C = d.
+OP(void, resize2d_forward,
+   (float *out, const float *in, const float *wy, const float *wx, int P, int H, int W, int OH,
+    int OW, int C),
+   (MEM(out), MEM(in), MEM(wy), MEM(wx), P, H, W, OH, OW, C))
+// din (P, H, W, C) += the transpose applied to dout (P, OH, OW, C). Fixed summation order.
+OP(void, resize2d_backward,
+   (float *din, const float *dout, const float *wy, const float *wx, int P, int H, int W,
+    int OH, int OW, int C),
+   (MEM(din), MEM(dout), MEM(wy), MEM(wx), P, H, W, OH, OW, C))
+
+// ---- attention (attention_cpu.c; attention_cuda.cu and attention_fused_cuda.cu) ----
+// out (B, T, C); probs (B, H, T, M) receives the attention probabilities (keep_probs = 1)
+// or the backend's saved state (keep_probs = 0, see attention_desc) and is read by the
+// backward pass.
+OP(void, attention_forward, (float *out, float *probs, const float *qkv, const attention_desc *d),
+   (MEM(out), MEM(probs), MEM(qkv), DESC(d)))
+// dqkv (B, T, 3C) +=; dbias (H, T, T) += when both d->bias and dbias are non-NULL;
+// scratch (B, H, T, M) is workspace (needed only when dbias is non-NULL). out (B, T, C) and
+// probs are the forward's, unchanged (the fused CUDA backward forms Σ_c dout·out per row
+// from out; the CPU backend does not read it).
+OP(void, attention_backward,
+   (float *dqkv, float *dbias, float *scratch, const float *dout, const float *qkv,
+    const float *out, const float *probs, const attention_desc *d),
+   (MEM(dqkv), MEM(dbias), MEM(scratch), MEM(dout), MEM(qkv), MEM(out), MEM(probs), DESC(d)))
+// Floats the `probs` buffer needs with keep_probs = 0 (the backward's saved state) for B
+// images, H heads, T query rows and M key slots: CPU B·H·T·M (it keeps the probabilities);
+// CUDA ⌈B·H·T·M / 2⌉ on its materialised bf16 route (P in bf16; train.precision bf16 and the
+// size rule, core/ops_cuda.h) else B·H·T (the fused kernels' row log-sum-exp) — it reads the
+// precision, so set the precision before sizing. keep_probs = 1 always needs B·H·T·M.
+OP(size_t, attention_state_floats, (int B, int H, int T, int M), (B, H, T, M))
+
+// ---- position encodings (posenc_cpu.c, posenc_cuda.cu) ----
+// sin2d (CAPE eq. 3-4), C even, K = C/2 frequencies k = 1..K: w_kx = 10^(2k/C)·cos k,
+// w_ky = 10^(2k/C)·sin k, phase_k = π(w_kx·x + w_ky·y); channel k-1 gets cos(phase_k) and
+// channel K+k-1 sin(phase_k) (all cos first, then all sin: CAPE's reference layout).
+// x (B, T, C) += sin2d(px[b, n], py[b, n]) on token rows t0 + n (n < N = T - t0); cls rows
+// (t < t0) untouched. px, py (B, N): per-image positions (CAPE draws them per image).
+// Phases are formed in double: within 1e-5 of a double evaluation for |x|, |y| <= 3.
+// No backward: the encoding is fixed (nothing to learn), so the gradient w.r.t. x passes
+// through unchanged; the caller simply keeps using dx.
+OP(void, sincos2d_add, (float *x, const float *px, const float *py, int B, int T, int C, int t0),
+   (MEM(x), MEM(px), MEM(py), B, T, C, t0))
+// 1D sinusoids at continuous positions (CAPE's speech encoding: positions in seconds),
+// C even, K = C/2 frequencies k = 0..K-1: w_k = freq_scale·10000^(-2k/C); channel 2k gets
+// cos(w_k·t) and channel 2k+1 sin(w_k·t) (interleaved, as sin1d and CAPE's E_2k, E_2k+1).
+// x (B, T, C) += that at t = pt[b, n] on token rows t0 + n (n < N = T - t0); cls rows
+// untouched. pt (B, N): per-sequence positions. Phases formed in double. No backward (fixed
+// encoding: the gradient w.r.t. x passes through unchanged).
+OP(void, sincos1d_add, (float *x, const float *pt, int B, int T, int C, int t0, float freq_scale),
+   (MEM(x), MEM(pt), B, T, C, t0, freq_scale))
+// RoPE. Rotates q (channels [0, C)) and k ([C, 2C)) of qkv (B, T, 3C) in place on token
+// rows t0..T-1, per head h (head channels [h·Dh, (h+1)·Dh), Dh = C/H even): channel pair
+// (2j, 2j+1) of a head is rotated by angle[n, j] (n = t - t0):
+// (a, b) -> (a·cos - b·sin, a·sin + b·cos). cos_table, sin_table (N, Dh/2), N = T - t0
+// (models/posenc/tables.h builds them). v and cls rows untouched.
+OP(void, rope_forward,
+   (float *qkv, const float *cos_table, const float *sin_table, int B, int T, int C, int H,
+    int t0),
+   (MEM(qkv), MEM(cos_table), MEM(sin_table), B, T, C, H, t0))
+// In place on dqkv (B, T, 3C): the inverse rotation (angle -> -angle) of the q and k
+// channels, turning the gradient w.r.t. the rotated q/k into the gradient w.r.t. the
+// unrotated ones (the exact adjoint of rope_forward). An exception to "gradients
+// accumulate": call it once, after attention_backward has filled dqkv and before the qkv
+// projection's backward reads it. v channels and cls rows untouched.
+OP(void, rope_backward,
+   (float *dqkv, const float *cos_table, const float *sin_table, int B, int T, int C, int H,
+    int t0),
+   (MEM(dqkv), MEM(cos_table), MEM(sin_table), B, T, C, H, t0))
+
+// ---- losses (per-row values; the caller averages; losses_cpu.c, losses_cuda.cu) ----
+// Softmax cross entropy with label smoothing s: target distribution (1-s)·onehot + s/K.
+// loss (N), probs (N, K) saved; target < 0 means "ignore this row" (loss 0, no gradient).
+OP(void, softmax_xent_forward,
+   (float *loss, float *probs, const float *logits, const int *target, int N, int K,
+    float smoothing),
+   (MEM(loss), MEM(probs), MEM(logits), MEM(target), N, K, smoothing))
+// dlogits (N, K) += scale * (probs - target distribution).
+OP(void, softmax_xent_backward,
+   (float *dlogits, const float *probs, const int *target, int N, int K, float smoothing,
+    float scale),
+   (MEM(dlogits), MEM(probs), MEM(target), N, K, smoothing, scale))
+// loss (N) = mean over D of (pred - target)^2; dpred += scale * 2 (pred - target) / D.
+OP(void, mse_forward, (float *loss, const float *pred, const float *target, int N, int D),
+   (MEM(loss), MEM(pred), MEM(target), N, D))
+OP(void, mse_backward,
+   (float *dpred, const float *pred, const float *target, int N, int D, float scale),
+   (MEM(dpred), MEM(pred), MEM(target), N, D, scale))
+
+// ---- reductions (results come back to the host; reduce_cpu.c, reduce_cuda.cu) ----
+// Σ x[i] in double in a fixed order (CPU: i = 0, 1, ..., n-1), returned to the host.
+OP(double, sum, (const float *x, size_t n), (MEM(x), n))
+// rank (N) on the backend: for row n of logits (N, K), the number of classes ranked ahead
+// of target[n] (a larger logit, or an equal one with a lower index); a row holding a
+// non-finite logit gets rank K (it is never counted correct). target in [0, K).
+OP(void, class_rank, (int *rank, const float *logits, const int *target, int N, int K),
+   (MEM(rank), MEM(logits), MEM(target), N, K))
+// index (N) on the backend = argmax over k of x[n, k], x (N, K); ties go to the lowest k;
+// -1 for a row holding a NaN or an infinity (it matches no class or position).
+OP(void, argmax_rows, (int *index, const float *x, int N, int K), (MEM(index), MEM(x), N, K))
+
+// ---- optimizer (optim_cpu.c, optim_cuda.cu) ----
+// Σ x² in double, summed in a fixed order.
+OP(double, sum_squares, (const float *x, size_t n), (MEM(x), n))
+OP(void, scale, (float *x, size_t n, float s), (MEM(x), n, s))
+// One AdamW step on n values (decoupled decay: p -= lr * (wd * p + m̂ / (sqrt(v̂) + eps))),
+// t = 1-based step count for bias correction.
+OP(void, adamw_update,
+   (float *param, const float *grad, float *m, float *v, size_t n, float lr, float beta1,
+    float beta2, float eps, float weight_decay, int t),
+   (MEM(param), MEM(grad), MEM(m), MEM(v), n, lr, beta1, beta2, eps, weight_decay, t))
+
+#undef OP
+#undef OP_ALLOC
