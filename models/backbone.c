@@ -2,6 +2,12 @@
 #include "backbone.h"
 #include <string.h>
 
+// model.arch (backbone.h).
+const cfg_key backbone_common_keys[] = {
+    {"model.arch", CFG_CHOICE, "vit", 0, 0, BACKBONE_CHOICES, 1, "backbone, the blocks between the embedding and the head (models/backbone.h): vit (Transformer blocks: pre-LN multi-head attention and a GELU MLP); gmlp (gMLP: spatial gating unit, no attention, no position encoding needed); amlp (gMLP plus a tiny single-head attention)"},
+    {NULL},
+};
+
 #define BACKBONE_ENTRY(name) &backbone_##name,
 static const backbone_kind *const kinds[] = {BACKBONE_KINDS(BACKBONE_ENTRY)};
 #undef BACKBONE_ENTRY
@@ -13,3 +19,5 @@ const backbone_kind *backbone_find(const char *name) {
         if (!strcmp(kinds[i]->name, name)) return kinds[i];
     return NULL;
 }
+
+const backbone_kind *backbone_at(int i) { return i >= 0 && i < KIND_COUNT ? kinds[i] : NULL; }

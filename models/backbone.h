@@ -8,10 +8,12 @@
 // (models/model.h) into a state struct of their own (m->arch_state).
 #pragma once
 #include "../core/rng.h"
+#include "../core/keys.h"
 #include <stddef.h>
 
 struct model;
 struct model_config;
+struct posenc_kind;
 
 typedef struct backbone_kind {
     const char *name;        // the model.arch value
@@ -51,6 +53,15 @@ typedef struct backbone_kind {
     const float *(*spatial_weights)(const struct model *m, int layer);
     // 1: supports masked attention with a context of M < T key tokens (model_set_context).
     int masked_attention;
+    // The position encodings these blocks can use (NULL: every kind); config_error names the
+    // valid ones with posenc_names_where(pe_ok, ...).
+    int (*pe_ok)(const struct posenc_kind *pe);
+    // 1: the PyTorch trainer (bench/crosscheck/torch_train.py, its model tests/torch_vit.py) has these blocks.
+    int crosscheck_ok;
+    // Its own configuration keys (ended by {NULL}; NULL: none), gathered into the key table
+    // (bench/experiment/config.c), and their reader into the model config (NULL: none).
+    const cfg_key *keys;
+    void (*read_keys)(const key_reader *r, struct model_config *c);
     // Forward FLOPs of one block per image with T tokens and M key tokens (multiply-add = 2).
     double (*block_flops)(const struct model_config *c, int T, int M);
 } backbone_kind;
@@ -63,5 +74,9 @@ typedef struct backbone_kind {
 BACKBONE_KINDS(BACKBONE_DECLARE)
 #undef BACKBONE_DECLARE
 
+// model.arch, ended by {NULL}.
+extern const cfg_key backbone_common_keys[];
+// The i-th kind of BACKBONE_KINDS, NULL past the last.
+const backbone_kind *backbone_at(int i);
 // The backbone named `name` (NULL: "vit"), or NULL when there is none.
 const backbone_kind *backbone_find(const char *name);

@@ -147,6 +147,17 @@ const char *model_config_error(const model_config *c) {
     return NULL;
 }
 
+// --- what a position encoding sees (model_view.h) ---
+model_view model_view_of(const model *m) {
+    return (model_view){.cfg = &m->cfg, .ops = m->ops, .state = m->pe_state, .max_batch = m->max_batch, .t0 = m->t0,
+                        .N = m->N, .T = m->T, .rows = m->rows, .cols = m->cols, .grid = m->grid, .rows0 = m->rows0,
+                        .cols0 = m->cols0, .T0 = m->T0, .rows_max = m->rows_max, .cols_max = m->cols_max,
+                        .N_max = m->N_max, .T_max = m->T_max, .M_alloc = m->M_alloc, .cls_index = m->batch.cls_index,
+                        .x0 = m->activations.x0};
+}
+
+void *model_pe_state(const model *m) { return m->pe_state; }
+
 // --- declarations and the named pointers they bind ---
 
 static void bind(model *m, int table, int index, int grad_index, float **value, float **other) {

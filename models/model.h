@@ -49,101 +49,9 @@
 #include "backbone.h"
 #include "posenc/encoding.h"
 
-struct model;
-struct model_config;
-// A sub-model that a model owns and declares into its own tables (MAE's light decoder,
-// models/decoder.c), chosen by the objective that needs it (configure_model sets
-// model_config.extension); model.c reaches it only through this table.
-typedef struct model_extension {
-    const char *(*config_error)(const struct model_config *c); // NULL: fine, else why (naming keys)
-    void (*declare_params)(struct model *m); // after the head's parameters
-    void (*declare_acts)(struct model *m);   // after the model's activations
-    void (*ready)(struct model *m);          // the arenas exist
-    void (*free)(struct model *m);
-    double (*forward_flops)(const struct model_config *c); // per image
-} model_extension;
+#include "model_config.h"
+#include "model_view.h"
 
-typedef struct model_config {
-    const char *arch;          // model.arch: a name of BACKBONE_KINDS (models/backbone.h); NULL = "vit"
-    int channels, image_size;  // input (B, channels, image_size, image_size): the size the position
-                               // tables (abs, relbias) are built for
-    int max_image_size;        // largest input size of any forward (arena sizing); 0 = image_size
-    int features;              // > 0: the input is a sequence (B, L, features) of feature vectors (audio:
-                               // frames × MFCCs), one token per frame, L = image_size (the "size" of
-                               // every size key is then a frame count); channels and patch must be 1.
-                               // 0: images
-    int vocab;                 // > 0: the input is a sequence (B, L) of token ids (int32 in the images
-                               // input's storage; text: bytes and [MASK]), one token each, embedded by a
-                               // learned table (vocab, d) ("token_embed.weight", trunc normal 0.02,
-                               // decayed) in place of the linear embedding; L = image_size; channels and
-                               // patch must be 1 and features 0. 0: no token ids
-    int patch, dim, depth, heads, mlp_ratio;
-    int cls;                   // 1: prepend a learned cls token and classify from it
-    const char *pe_kind;       // pe.kind: a name of POSENC_KINDS (models/posenc/encoding.h); NULL = "none"
-    float cape_global_shift;   // cape, training only: per-image shift bound (positions span [-1, 1])
-    float cape_local_shift;    //   per-token shift bound; < 0: 1/grid side (the paper's 1/N)
-    float cape_scale;          //   per-image scale bound lambda_max (1 = no scaling)
-    float cape_time_shift;     // cape on a sequence: per-sequence shift bound in seconds
-    float frame_seconds;       // sequence input: seconds between frames (1D cape's positions); 0 for images
-    int rope_dims;             // rope: 1 (row-major patch index) or 2 (axial: columns, rows)
-    float rope_base;           //   base of the frequencies; 0 = posenc_rope_default_base(rope_dims)
-    float content_scale;       // pe.content_scale: the embedded content (B, N, d) is multiplied by this
-                               // before any encoding is added (0 or 1 = unscaled; sqrt_d: sqrt(dim))
-    int num_classes;           // classifier outputs (ignored with token_head)
-    // The head, chosen by the objective (objectives/<name>/ configure_model): 0 = a classifier
-    // Linear(d, num_classes) on the cls token (or the mean of all tokens without cls), logits
-    // (B, num_classes); 1 = a linear head on every token, logits (B, T, N) with N outputs, one
-    // per patch position (MP3's position head). head_name names its tensors ("head" when NULL):
-    // a later stage that changes the head starts it fresh.
-    int token_head;
-    const char *head_name;
-    int token_outputs;         // token_head: outputs per token (0 = N, the positions; GVP's pixel head: C·p·p)
-    int query_stream;          // 1: GVP's two-stream model (N query tokens after the content tokens, see above);
-                               // needs a pe.kind with reference_table and context_tokens = T
-    int context_tokens;        // > 0: size the arena for masked attention with this many key tokens
-                               // (cls included) at max_batch; 0: full attention only
-    int ref_tokens;            // > 0: the position encoding (a kind with reference_table) is added only to
-                               // this many patch tokens per image, drawn anew in every forward at
-                               // (rng.seed, RNG_REFERENCE, rng.epoch, rng.step, rng.index + image): MP3's
-                               // reference points (speech variant); 0: to every token
-    int keep_tokens;           // > 0: MAE's encoder: the blocks see this many tokens per image (cls + the kept
-                               // patches, model_keep) when model_set_keep asks; block activations are sized
-                               // for them (a full forward fits model_batch_capacity(m, m->T) images)
-    const model_extension *extension; // a sub-model (MAE's decoder; models/decoder.h), or NULL
-    int decoder_depth, decoder_dim; // > 0: MAE's light decoder (models/decoder.h): blocks of width decoder_dim
-                               // (heads and mlp_ratio as the encoder's) after the token head (decoder_embed)
-    int sgu_toeplitz;          // gmlp/amlp (model.sgu_toeplitz): 0 = a dense spatial W (T, T); 1 = Toeplitz
-                               // over the token index, W(i, j) = w[i - j]; 2 = Toeplitz over the patch grid,
-                               // w indexed by the 2D offset (relbias layout, with cls entries)
-    int tiny_attn_dim;         // amlp (model.tiny_attn_dim): width of the single-head tiny attention
-    // gmlp/amlp SGU ablations (gMLP Table 3; 0 = the paper's SGU): s = u + f(v) instead of u ⊙ f(v)
-    // (model.sgu_gating=additive); one Z as u and v, no split (model.sgu_split=false); no LayerNorm
-    // on v (model.sgu_norm=false)
-    int sgu_additive, sgu_no_split, sgu_no_norm;
-    float drop_path;           // stochastic depth of the last block (linear in depth from 0)
-    float dropout;             // dropout after the embedding and on each residual branch
-    int embed_init;            // model.embed_init: how the patch / frame projection starts (MODEL_EMBED_INIT_*)
-} model_config;
-
-// model.embed_init, the initialisation of the patch (or speech frame) projection Linear(fan_in, d),
-// fan_in = channels·p·p or the features per frame (docs/methods.md "Initialisation"):
-//   TIMM       timm / DeiT: PyTorch's default for the Conv2d / Linear, weight and bias ~
-//              U(±1/√fan_in); embedded content RMS ≈ 0.58·RMS(input) per channel for any fan_in
-//   XAVIER     MAE: weight Xavier-uniform U(±√(6/(fan_in + d))) on the flattened projection; the
-//              bias keeps PyTorch's default U(±1/√fan_in) (MAE re-initialises only the weight)
-//   NORMAL002  posbench before issue 27: weight trunc-normal std 0.02, bias 0 (reproduces those runs
-//              bit for bit; at fan_in 16 the content is ~7× smaller than timm's)
-// Token tables (text), cls, query and mask tokens and the learned position tables keep their
-// papers' inits whatever this says.
-enum { MODEL_EMBED_INIT_TIMM = 0, MODEL_EMBED_INIT_XAVIER, MODEL_EMBED_INIT_NORMAL002 };
-#define MODEL_EMBED_INIT_CHOICES "timm|xavier|normal002"
-int model_embed_init_parse(const char *name); // -1 when not one of MODEL_EMBED_INIT_CHOICES
-
-// How a parameter starts (model_init_params draws every tensor from its own stream).
-// trunc normal: std 0.02; near zero: U(-1e-3/n, 1e-3/n), n = the tensor's first dimension
-// (gMLP's spatial weights: n tokens); uniform: U(-b, b), b = the tensor's init_bound (set with
-// model_set_init_bound after model_add_param).
-typedef enum { INIT_ZERO, INIT_ONE, INIT_TRUNC_NORMAL, INIT_NEAR_ZERO, INIT_UNIFORM } param_init;
 
 // The embedding's and the head's parameters (and, with the same type, their gradients).
 typedef struct {
@@ -234,22 +142,6 @@ typedef struct model {
                                    // what the position encoding added to it (0: none added); NAN before
 } model;
 
-// For the backbone and position-encoding modules: declare a parameter (d1 = 0: 1-D; init and
-// weight decay), an activation (grad != NULL: it also gets a gradient buffer), a gradient
-// buffer with no activation of its own, or a staging input of n floats (or ints). The named
-// pointers given (any may be NULL) are set once the arenas exist. Returns the table index.
-int model_add_param(model *m, const char *name, param_init init, int decay, int d0, int d1, float **value, float **grad);
-void model_set_init_bound(model *m, int param_index, float bound); // INIT_UNIFORM's bound
-int model_add_act(model *m, const char *name, size_t n, float **value, float **grad);
-// The same for an activation laid out images first, (max_batch, ...) with every smaller input a
-// prefix of each image's part: its gradient is cleared only for the batch that trains
-// (model_zero_act_grads_batch). n must be a multiple of max_batch.
-int model_add_batch_act(model *m, const char *name, size_t n, float **value, float **grad);
-int model_add_grad_only(model *m, const char *name, size_t n, float **grad);
-int model_add_input(model *m, const char *name, size_t n, float **backend, float **host);
-// Copies the first n floats of a staged input (host, as bound by model_add_input) to the backend.
-void model_upload(model *m, const float *host, size_t n);
-
 // Validates the config (dies with exit 2 naming the key on impossible combinations) and
 // allocates every arena. Parameters are initialised from (seed, RNG_INIT, tensor index).
 void model_create(model *m, const model_config *cfg, const ops_backend *ops, int max_batch, uint32_t seed);
@@ -276,8 +168,6 @@ const char *model_resolution_error(const model_config *cfg, int size, const char
 // its draws do not depend on how the test set is split into batches). Returns the logits
 // (backend memory).
 float *model_images(model *m);
-// 1: the input is a sequence (feature vectors or token ids: a 1 × L grid), 0: images.
-static inline int model_config_is_sequence(const model_config *c) { return c->features > 0 || c->vocab > 0; }
 // Rows and columns of the token grid of a config at `size` (images: size/patch each; sequences:
 // 1 and size).
 void model_grid_at(const model_config *cfg, int size, int *rows, int *cols);

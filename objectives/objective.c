@@ -4,6 +4,15 @@
 #include <stdio.h>
 #include <string.h>
 
+// The keys every objective reads (objective.h).
+const cfg_key objective_common_keys[] = {
+    {"objective.label_smoothing", CFG_FLOAT, "0.1", 0, 0.99, NULL, 1, "label smoothing of the cross entropy"},
+    {"objective.eta", CFG_FLOAT, "0.5", 0, 0.99, NULL, 1, "masking ratio: MP3: round((1-eta)*N) context patches give keys and values; MAE: round((1-eta)*N) patches are kept, the encoder sees only them, the others are predicted (MAE's default: 0.75)"},
+    {"objective.name", CFG_CHOICE, "supervised", 0, 0, OBJECTIVE_CHOICES, 1, "training objective: supervised classification; mp3 (masked position prediction pretraining); gvp (two-stream group-wise pixel prediction pretraining); mae (masked autoencoder pretraining: encoder on the kept patches, light decoder, pixel MSE on the masked ones); labels unused in pretraining"},
+    {"objective.ref_fraction", CFG_FLOAT, "0.0", 0, 1, NULL, 1, "MP3 reference points (the paper's speech variant): this fraction of each image's patches, drawn anew every forward, keeps the position encoding (pe.kind abs, sin1d or sin2d); 0 = none, pe.kind none"},
+    {NULL},
+};
+
 #define OBJECTIVE_ENTRY(name) &objective_##name,
 static const objective_kind *const kinds[] = {OBJECTIVE_KINDS(OBJECTIVE_ENTRY)};
 #undef OBJECTIVE_ENTRY
@@ -16,6 +25,8 @@ const objective_kind *objective_find(const char *name) {
 }
 
 const char *objective_names(void) { return OBJECTIVE_CHOICES; }
+
+const objective_kind *objective_at(int i) { return i >= 0 && i < KIND_COUNT ? kinds[i] : NULL; }
 
 const char *objective_config_error(const objective_settings *s) {
     static char msg[256];
@@ -50,4 +61,21 @@ void objective_create(objective *o, const objective_kind *kind, const objective_
 void objective_free(objective *o) {
     if (o->kind && o->kind->free) o->kind->free(o);
     memset(o, 0, sizeof *o);
+}
+
+void objective_plan_scalar(tensorfile *tf, const char *key, double v) {
+    char name[96];
+    int one[1] = {1};
+    snprintf(name, sizeof name, "config.%s", key);
+    tf_add(tf, name, TF_F64, 1, one, &v);
+}
+
+void objective_read_settings(const key_reader *r, objective_settings *s) {
+    s->name = key_str(r, "objective.name");
+    s->eta = key_float(r, "objective.eta");
+    s->ref_fraction = key_float(r, "objective.ref_fraction");
+    s->label_smoothing = key_float(r, "objective.label_smoothing");
+    memset(s->own, 0, sizeof s->own);
+    const objective_kind *k = objective_find(s->name);
+    if (k && k->read_settings) k->read_settings(r, s->own);
 }

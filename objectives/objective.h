@@ -9,10 +9,14 @@
 // ops->class_rank / ops->argmax_rows).
 #pragma once
 #include "../models/model.h"
+#include "../core/tensorfile.h"
+#include "../core/keys.h"
+#include "metric.h"
 #include "record.h"
 #include <stdint.h>
 
 #define OBJECTIVE_MAX_SIZES 32
+#define OBJECTIVE_OWN_BYTES 64 // the largest objective-own settings struct (each asserts it fits)
 
 typedef struct { // the run's settings objectives read (plain values: bench fills them from the config)
     const char *name;          // objective.name
@@ -29,15 +33,14 @@ typedef struct { // the run's settings objectives read (plain values: bench fill
     int samples;               // eval.samples
     uint32_t seed;             // train.seed
     int cls;                   // model.cls
-    int groups;                // objective.groups (GVP: predicted groups K)
-    const char *segmentation;  // objective.segmentation (GVP: fixed | random | mixed)
-    const char *order;         // objective.order (GVP: random | raster)
-    int streams;               // objective.streams (GVP: 2 two streams, 1 one stream with the causal mask)
     int text_data;             // data.name=text: the input is byte tokens, for objective.name=mlm only
-    int decoder_depth, decoder_dim; // mae.decoder_depth, mae.decoder_dim (MAE's light decoder)
     int heads;                 // model.heads
     int linear_probe;          // eval.linear_probe
+    // The objective's own settings (objective_kind.read_settings from its own keys), e.g.
+    // objectives/gvp/gvp.h gvp_settings: read through OBJECTIVE_OWN(s, type).
+    _Alignas(8) unsigned char own[OBJECTIVE_OWN_BYTES];
 } objective_settings;
+#define OBJECTIVE_OWN(s, type) ((type *)(void *)(s)->own)
 
 // One evaluation: the two metrics the kind names (metric_names) and the mean loss.
 typedef struct { double metric[2], loss; } eval_scores;
@@ -56,10 +59,36 @@ typedef struct objective_env {
 
 typedef struct objective objective;
 
+// What the independent PyTorch trainer (bench/crosscheck/torch_train.py) needs of an objective
+// it implements: bench/train/train_plan.c writes the plan, bench/crosscheck compares the metric.
+typedef struct objective_crosscheck {
+    // The /final metrics both trainers report, the default first, ended by NULL; "top1@" stands
+    // for top1 at a size of eval.resolutions ("top1@20").
+    const char *metrics[4];
+    // NULL when the PyTorch trainer can run these settings, else why (naming the key and what is valid).
+    const char *(*config_error)(const objective_settings *s);
+    // The objective's part of the plan (bench/train/train_plan.c, whose header lists the plan's
+    // entries): its per-step draws for `steps` steps of B images (steps_per_epoch per epoch) on
+    // model m as the training loop draws them, and its config.<key> scalars.
+    void (*plan)(const objective_settings *s, const model *m, long steps, int steps_per_epoch, int B, tensorfile *tf);
+} objective_crosscheck;
+
 typedef struct objective_kind {
     const char *name;                // objective.name
     const char *metric_names[2];     // evaluate's metrics: /eval columns and /final attributes
+    // Every /final metric the objective records (metric_names' first), ended by {NULL}: units,
+    // direction, labels, how the report shows them (objectives/metric.h).
+    const metric_info *metrics;
+    // Its own configuration keys (ended by {NULL}), gathered into the key table
+    // (bench/experiment/config.c); NULL: none besides objective_common_keys.
+    const cfg_key *keys;
+    // Reads its own settings (keys) into o->s.own (at most OBJECTIVE_OWN_BYTES; NULL: none).
+    void (*read_settings)(const key_reader *r, void *own);
     int text_input;                  // 1: trains on byte tokens (data.name=text) only; 0: on images or speech only
+    // Capabilities: what the trainer, the checker and crosscheck ask instead of comparing names.
+    int needs_labels;                // 1: trains on class labels (0: pretraining, labels unused)
+    int speech_ok;                   // 1: a keyword classifier: scores speech test variants (eval.speech_durations, eval.speech_rates)
+    const objective_crosscheck *crosscheck; // NULL: the PyTorch trainer does not implement it
     const char *progress;            // printf format of the per-epoch line: epoch, epochs, loss, metric 0, 1, seconds
     const char *final_line;          // printf format of the last line: metric 0, metric 1, seconds
     // NULL when the settings go together, else why (naming the keys and what is valid).
@@ -104,10 +133,21 @@ struct objective {
 OBJECTIVE_KINDS(OBJECTIVE_DECLARE)
 #undef OBJECTIVE_DECLARE
 
+// The keys every objective reads (objective.name, eta, label_smoothing, ref_fraction), ended by {NULL}.
+extern const cfg_key objective_common_keys[];
 const objective_kind *objective_find(const char *name); // NULL when unknown
 const char *objective_names(void);                      // OBJECTIVE_CHOICES
+const objective_kind *objective_at(int i);              // the i-th kind of OBJECTIVE_KINDS, NULL past the last
 // config_error of the named objective (or "unknown objective" naming the valid ones).
 const char *objective_config_error(const objective_settings *s);
+
+// A crosscheck plan scalar: config.<key> as a float64 of shape (1) (objective_crosscheck.plan).
+void objective_plan_scalar(tensorfile *tf, const char *key, double v);
+
+// objective.name, eta, label_smoothing, ref_fraction into s, then the named objective's own
+// settings (read_settings) into s->own (zeroed first). The rest of s (data, eval, model keys) is
+// the trainer's to fill.
+void objective_read_settings(const key_reader *r, objective_settings *s);
 
 // Creates o for `model` (already created with the kind's configure_model applied).
 void objective_create(objective *o, const objective_kind *kind, const objective_settings *s, model *model, int max_batch);

@@ -262,7 +262,7 @@ bad "two configurations" "select more than one configuration" "$T/tiny.yaml" --s
 bad "MP3 reference points" "no MP3 reference points" "$T/tiny.yaml" --stage mp3ref --out "$T/r"
 bad "a position metric of a supervised stage" "valid: top1" "$T/tiny.yaml" --stage main --match pe.kind=abs --metric pos_top1_eta0 --out "$T/r"
 bad "an unknown --metric" "valid: top1, top1@S for an eval.resolutions size S, pos_top1_eta0, pos_top1_nonblank_eta0" "$T/tiny.yaml" --stage mp3 --metric top5 --out "$T/r"
-bad "UniViT with relbias" "valid: none, sin2d, cape, abs" "$T/uni.yaml" --stage uni --match pe.kind=relbias --out "$T/r"
+bad "UniViT with relbias" "valid: none, abs, sin2d, cape" "$T/uni.yaml" --stage uni --match pe.kind=relbias --out "$T/r"
 bad "top1@S outside eval.resolutions" "eval.resolutions \[16, 28, 36\]" "$T/uni.yaml" --stage uni --match pe.kind=sin2d --metric top1@20 --out "$T/r"
 bad "top1@S of relbias at another size" "at the training size only" "$T/uni.yaml" --stage uni --match pe.kind=relbias --metric top1@16 --out "$T/r"
 bad "a size metric of an MP3 stage" "valid: pos_top1_nonblank_eta0, pos_top1_eta0" "$T/uni.yaml" --stage mp3 --metric top1@16 --out "$T/r"

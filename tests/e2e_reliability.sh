@@ -85,7 +85,7 @@ printf 'name: tabs\nbase: {train: {epochs: 1}}\nstages:\n  s: {}\nreference:\n  
 $PB list "$T/tabs.yaml" > "$T/o" 2>&1; rc=$?
 $PB run "$T/tabs.yaml" --dry-run > "$T/o2" 2>&1; rc2=$?
 [ $rc -eq 2 ] && [ $rc2 -eq 2 ] && grep -q "tabs.yaml:6:38: text with a tab" "$T/o" && grep -q "tabs.yaml:6:38: text with a tab" "$T/o2"
-check "a reference string with a tab is refused by list and run alike (it would break reference.tsv)" $? "exit $rc/$rc2: $(one_line "$T/o" | cut -c1-160)"
+check "a reference string with a tab is refused by list and run alike (one report table cell each)" $? "exit $rc/$rc2: $(one_line "$T/o" | cut -c1-160)"
 : > "$T/afile"
 $PB train $NODATA --out "$T/afile" > "$T/o" 2>&1; rc=$?
 [ $rc -eq 2 ] && grep -q "afile is not a directory" "$T/o"

@@ -3,7 +3,8 @@
 relative path under B, through h5dump (hdf5-tools): the files must hold the same groups,
 datasets and attributes with the same values, except what differs between two runs of the
 same computation by design (wall-clock times, speeds, peak memory, the commit, the device,
-when a run was resumed).
+when a run was resumed), and /final metric_info: the run's metric table (units, direction;
+bench/results/run_metrics.h), which files written before issue 28 lack.
 Prints "N/M identical" and one line per file that differs or is missing; exit 0 only when
 every file is identical and there is at least one."""
 import os
@@ -11,7 +12,7 @@ import re
 import subprocess
 import sys
 
-VOLATILE = re.compile(r'(started|finished|git_commit|train_time_s|step_time_ms|images_per_s|peak_mem_bytes|seconds|device|resumed)')
+VOLATILE = re.compile(r'(started|finished|git_commit|train_time_s|step_time_ms|images_per_s|peak_mem_bytes|seconds|device|resumed|metric_info)')
 
 
 def dump(path):

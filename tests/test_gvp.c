@@ -176,8 +176,8 @@ typedef objective_case gvp_case; // tests/model_testing.h
 #define case_grads objective_case_grads
 
 static void case_create_streams(gvp_case *c, const char *pe, const char *seg, const char *ord, int K, int B, int streams) {
-    objective_settings s = {.name = "gvp", .pe_kind = pe, .groups = K, .segmentation = seg, .order = ord, .cls = 1,
-                            .seed = 3, .train_size = 12, .patch = 3, .samples = 2, .streams = streams};
+    objective_settings s = {.name = "gvp", .pe_kind = pe, .cls = 1, .seed = 3, .train_size = 12, .patch = 3, .samples = 2};
+    *OBJECTIVE_OWN(&s, gvp_settings) = (gvp_settings){.groups = K, .segmentation = seg, .order = ord, .streams = streams};
     objective_case_create(c, &objective_gvp, &s, pe, B, B);
 }
 
@@ -298,12 +298,13 @@ static void test_one_stream(void) {
                "prediction of positions <= t), and the loss", wrong == 0, "%d positions tried, %d rows wrong", tried, wrong);
     free(base), free(out);
     case_free(&c);
-    objective_settings s = {.name = "gvp", .pe_kind = "sin2d", .groups = 5, .segmentation = "fixed", .order = "random",
-                            .cls = 1, .train_size = 12, .patch = 3, .streams = 1};
+    objective_settings s = {.name = "gvp", .pe_kind = "sin2d", .cls = 1, .train_size = 12, .patch = 3};
+    gvp_settings *own = OBJECTIVE_OWN(&s, gvp_settings);
+    *own = (gvp_settings){.groups = 5, .segmentation = "fixed", .order = "random", .streams = 1};
     const char *why = objective_gvp.config_error(&s);
-    s.groups = 16, s.segmentation = "mixed";
+    own->groups = 16, own->segmentation = "mixed";
     const char *why_mixed = objective_gvp.config_error(&s);
-    s.segmentation = "fixed";
+    own->segmentation = "fixed";
     const char *ok = objective_gvp.config_error(&s);
     test_check("gvp one stream: refused unless fixed with K = N (a token would see the patch it predicts)",
                why && strstr(why, "objective.streams=1") && strstr(why, "groups 16") && why_mixed && !ok, "%s", why ? why : "(accepted)");

@@ -72,8 +72,10 @@ static void test_shuffle(void) {
 }
 
 static objective_settings settings(const char *pe, double eta, int depth, int dim) {
-    return (objective_settings){.name = "mae", .pe_kind = pe, .eta = eta, .cls = 1, .seed = 3, .train_size = 12,
-                                .patch = 3, .samples = 2, .decoder_depth = depth, .decoder_dim = dim, .heads = 2};
+    objective_settings s = {.name = "mae", .pe_kind = pe, .eta = eta, .cls = 1, .seed = 3, .train_size = 12,
+                            .patch = 3, .samples = 2, .heads = 2};
+    *OBJECTIVE_OWN(&s, mae_settings) = (mae_settings){.decoder_depth = depth, .decoder_dim = dim};
+    return s;
 }
 
 static void test_refusals(void) {
@@ -92,7 +94,7 @@ static void test_refusals(void) {
         const char *why = objective_mae.config_error(&cases[i].s);
         char name[160];
         snprintf(name, sizeof name, "mae refuses %s (eta %g, decoder depth %d dim %d, heads %d, pe %s)", cases[i].key,
-                 cases[i].s.eta, cases[i].s.decoder_depth, cases[i].s.decoder_dim, cases[i].s.heads, cases[i].s.pe_kind);
+                 cases[i].s.eta, OBJECTIVE_OWN(&cases[i].s, mae_settings)->decoder_depth, OBJECTIVE_OWN(&cases[i].s, mae_settings)->decoder_dim, cases[i].s.heads, cases[i].s.pe_kind);
         test_check(name, why && strstr(why, cases[i].key), "%s", why ? why : "accepted");
     }
     objective_settings ok = settings("abs", 0.75, 1, 8);

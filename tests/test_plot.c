@@ -122,6 +122,29 @@ static void test_plot(void) {
     snprintf(path, sizeof path, "%s/figures.tsv", g_dir);
     unlink(path);
 
+    // the figures: list of the experiment copy DIR/exp/experiment.yaml selects (no figures.tsv),
+    // and an unknown key there (a typo) is bad input naming file:line:col
+    char copy[512], *orig;
+    snprintf(copy, sizeof copy, "%s/exp/experiment.yaml", g_dir);
+    orig = slurp(copy);
+    if ((f = fopen(copy, "a"))) fputs("figures:\n  - {kind: metric_vs_axis, stage: finetune, metric: final.top5, x: model.dim}\n", f), fclose(f);
+    rc = capture(cmd_plot, 1, (char *[]){g_dir}, &out, &err);
+    figs = 0;
+    for (const char *p = out; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) figs += !strncmp(p, "figure ", 7);
+    test_check("plot: the experiment copy's figures: selects", rc == 0 && figs == 1, "exit %d, %d figures", rc, figs);
+    free(out), free(err);
+    int lines = 1;
+    for (const char *p = orig; p && *p; p++) lines += *p == '\n';
+    if (orig && (f = fopen(copy, "w"))) fprintf(f, "%sfigures:\n  - {kind: curves, metrc: eval.top1}\n", orig), fclose(f);
+    rc = capture(cmd_plot, 1, (char *[]){g_dir}, &out, &err);
+    char want[600];
+    snprintf(want, sizeof want, "exp/experiment.yaml:%d:20: figures: unknown key 'metrc' for kind curves", lines + 1);
+    test_check("plot: an unknown figure key in the copy exits 2 naming file:line:col", rc == 2 && err && strstr(err, want),
+               "exit %d: %.300s (want %s)", rc, err ? err : "", want);
+    free(out), free(err);
+    if (orig && (f = fopen(copy, "w"))) fputs(orig, f), fclose(f);
+    free(orig);
+
     // a failing script -> exit 1 with gnuplot's message; gnuplot missing -> exit 2
     char broken[400], script[500];
     snprintf(broken, sizeof broken, "%s/brokenplots", g_root);

@@ -8,6 +8,8 @@
 #include "../results/results_read.h"
 #include "../train/train.h"
 #include "../../core/common.h"
+#include "../../models/posenc/encoding.h"
+#include "../../objectives/objective.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <hdf5.h>
@@ -214,7 +216,8 @@ static void check_size_metric(const config *c, const char *metric, const char *s
         die_input("crosscheck: --metric %s: stage %s evaluates top-1 at other sizes only at eval.resolutions [%s] (valid: top1, "
                   "or top1@S for one of those)", metric, stage, list);
     const char *pe = cfg_str(c, "pe.kind");
-    if ((!strcmp(pe, "relbias") || !strcmp(pe, "rope") || !strcmp(pe, "sin1d")) && S != cfg_int(c, "data.resolution"))
+    const posenc_kind *kind = posenc_find(pe);
+    if (kind && !kind->resizable && S != cfg_int(c, "data.resolution"))
         die_input("crosscheck: --metric %s with pe.kind=%s: the PyTorch trainer evaluates this encoding at the training "
                   "size only (valid: top1)", metric, pe);
 }
@@ -359,7 +362,8 @@ static void print_init_difference(const experiment *e, const int *sel, const cc_
 // relative difference (equal to rounding when drop path is 0 and there is no CAPE).
 static void print_parity(const experiment *e, const int *sel, const cc_side *pb, const cc_side *th, int n, int parity_steps) {
     const config *c0 = &e->runs[sel[0]].cfg;
-    int exact = cfg_float(c0, "model.drop_path") == 0 && strcmp(cfg_str(c0, "pe.kind"), "cape");
+    const posenc_kind *pe = posenc_find(cfg_str(c0, "pe.kind"));
+    int exact = cfg_float(c0, "model.drop_path") == 0 && !(pe && pe->per_image_draws);
     printf("\nFirst %d training losses (posbench / PyTorch, max relative difference)%s:\n", parity_steps,
            exact ? "" : " — drop path or CAPE draws differ between the trainers, so these are not expected to match");
     for (int k = 0; k < n; k++) {
@@ -397,11 +401,22 @@ int cmd_crosscheck(int argc, char **argv) {
             die_input("crosscheck: the --match values select more than one configuration of stage %s ('%.*s' and '%.*s'); add "
                       "--match for the axes that differ", f.stage, (int)axes_len(e.runs[sel[0]].axes), e.runs[sel[0]].axes,
                       (int)axes_len(e.runs[sel[k]].axes), e.runs[sel[k]].axes);
-    int is_mp3 = !strcmp(cfg_str(&e.runs[sel[0]].cfg, "objective.name"), "mp3");
-    if (!f.metric) f.metric = is_mp3 ? "pos_top1_nonblank_eta0" : "top1";
-    if (is_mp3 != !strncmp(f.metric, "pos_", 4))
+    const char *objective_name = cfg_str(&e.runs[sel[0]].cfg, "objective.name");
+    const objective_kind *kind = objective_find(objective_name);
+    if (!kind || !kind->crosscheck)
+        die_input("crosscheck: stage %s has objective.name=%s, which the PyTorch trainer does not implement", f.stage, objective_name);
+    if (!f.metric) f.metric = kind->crosscheck->metrics[0];
+    int known = 0;
+    char valid[200] = "";
+    for (int k = 0; kind->crosscheck->metrics[k]; k++) {
+        const char *m = kind->crosscheck->metrics[k];
+        size_t n = strlen(m);
+        known |= m[n - 1] == '@' ? !strncmp(f.metric, m, n) : !strcmp(f.metric, m);
+        snprintf(valid + strlen(valid), sizeof valid - strlen(valid), "%s%s%s", k ? ", " : "", m, m[n - 1] == '@' ? "S" : "");
+    }
+    if (!known)
         die_input("crosscheck: --metric %s: the runs of stage %s have objective.name=%s (valid: %s)", f.metric, f.stage,
-                  cfg_str(&e.runs[sel[0]].cfg, "objective.name"), is_mp3 ? "pos_top1_nonblank_eta0, pos_top1_eta0" : "top1, top1@S");
+                  objective_name, valid);
     if (!strncmp(f.metric, "top1@", 5)) check_size_metric(&e.runs[sel[0]].cfg, f.metric, f.stage);
     struct stat st;
     if (stat(f.script, &st) != 0) die_input("crosscheck: the PyTorch trainer %s: %s (run from the repository root or give --script)", f.script, strerror(errno));

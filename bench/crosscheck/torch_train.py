@@ -122,7 +122,7 @@ class Trainer:
             channels=int(c("channels")), image_size=int(c("image_size")), patch=int(c("patch")), dim=int(c("dim")),
             depth=int(c("depth")), heads=int(c("heads")), mlp_ratio=c("mlp_ratio"), cls=int(c("cls")),
             pos_abs=int(c("pe_abs")), relbias=int(c("pe_relbias")), sin1d=int(c("pe_sin1d")),
-            sin2d=int(c("pe_sin2d")) or self.cape, rope=int(c("pe_rope")), rope_base=c("rope_base"),
+            sin2d=int(c("pe_sin2d")) or self.cape, rope=int(c("pe_rope")) * (int(c("rope_dims")) if "config.rope_dims" in plan else 1), rope_base=c("rope_base"),
             num_classes=int(c("num_classes")), label_smoothing=c("label_smoothing"), content_scale=c("content_scale"),
             pos_head=self.mp3)
         self.model = torch_vit.ViT(self.vc).float()

@@ -3,6 +3,8 @@
 #include "../../core/common.h"
 #include "../../objectives/objective.h"
 #include "../../models/model.h"
+#include "../../models/backbone.h"
+#include "../../models/posenc/encoding.h"
 #include <ctype.h>
 #include <errno.h>
 #include <float.h>
@@ -10,12 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define BIG 1e30
+#define BIG CFG_BIG
 // The largest value of an integer key: counts and sizes are used as C int, so every integer key
 // is refused above INT_MAX rather than wrapped (data.limit=4294967552 would otherwise be 256).
-#define INT_BIG 2147483647.0
-// Keys sorted by name: the canonical text and the YAML dump follow this order.
-const cfg_key cfg_keys[] = {
+#define INT_BIG CFG_INT_BIG
+// The keys every stage shares: data, evaluation, training and the model's shape. The keys of one
+// objective, encoding or backbone live in its module (their registry entries' `keys`) and are
+// gathered with these into the key table below.
+static const cfg_key shared_keys[] = {
     {"data.background_frequency", CFG_FLOAT, "0.8", 0, 1, NULL, 1, "speech-commands: fraction of training word clips mixed with background noise (the reference recipe's 0.8)"},
     {"data.background_volume", CFG_FLOAT, "0.1", 0, 1, NULL, 1, "speech-commands: their noise volume, uniform in [0, this) (_silence_ rows: [0, 1))"},
     {"data.crop_pad", CFG_INT, "1", 0, 16, NULL, 1, "random-crop padding in pixels (0 = no crop augmentation)"},
@@ -50,9 +54,6 @@ const cfg_key cfg_keys[] = {
     {"eval.speech_rate_mode", CFG_CHOICE, "resample", 0, 0, "resample|hop|both", 1, "speech: how eval.speech_rates changes the rate: resample (the audio resampled and played at P% speed, pitch with it; frames 10 ms apart in the stretched audio; /final top1_rate<P>), hop (CAPE 5.2.2: the audio unchanged, the STFT hop set to round(160 P/100) samples, 80 -> 8 ms: 125 frames, 125 -> 12.5 ms: 80 frames; 'Positions remain tied to the original audio timestamps': cape positions h/16000 s apart; /final top1_rate<P>_hop) or both"},
     {"eval.speech_rates", CFG_INT_LIST, "", 25, 400, NULL, 1, "speech (supervised): at the end, evaluate on the test clips played at this percent of their speed (80 = 0.8x: 125 frames; 125 = 1.25x: 80 frames; [] = off)"},
     {"eval.tta_delta", CFG_INT, "0", 0, 4096, NULL, 1, "test-time augmentation: at each evaluation size r also score the logits averaged over r-delta, r, r+delta (0 = off)"},
-    {"mae.decoder_depth", CFG_INT, "2", 1, 64, NULL, 1, "MAE: blocks of the light decoder (the backbone's blocks, heads and mlp_ratio as the encoder's)"},
-    {"mae.decoder_dim", CFG_INT, "64", 2, 8192, NULL, 1, "MAE: width of the light decoder (even, a multiple of model.heads); the encoder's token head decoder_embed maps to it"},
-    {"model.arch", CFG_CHOICE, "vit", 0, 0, BACKBONE_CHOICES, 1, "backbone, the blocks between the embedding and the head (models/backbone.h): vit (Transformer blocks: pre-LN multi-head attention and a GELU MLP); gmlp (gMLP: spatial gating unit, no attention, no position encoding needed); amlp (gMLP plus a tiny single-head attention)"},
     {"model.cls", CFG_BOOL, "true", 0, 1, NULL, 1, "prepend a cls token and classify from it (false: mean of all tokens)"},
     {"model.depth", CFG_INT, "6", 1, 64, NULL, 1, "number of transformer blocks"},
     {"model.dim", CFG_INT, "128", 1, 8192, NULL, 1, "token width d"},
@@ -62,27 +63,6 @@ const cfg_key cfg_keys[] = {
     {"model.heads", CFG_INT, "4", 1, 256, NULL, 1, "attention heads (must divide model.dim)"},
     {"model.mlp_ratio", CFG_INT, "2", 1, 16, NULL, 1, "MLP hidden width = mlp_ratio * dim (gmlp/amlp: d_ffn, split into u and v halves)"},
     {"model.patch", CFG_INT, "7", 1, 1024, NULL, 1, "patch size p (must divide the image size)"},
-    {"model.sgu_gating", CFG_CHOICE, "multiplicative", 0, 0, "multiplicative|additive", 1, "gmlp/amlp SGU ablation (gMLP Table 3): multiplicative gating s = u * f(v) (the paper's SGU) or additive s = u + f(v)"},
-    {"model.sgu_norm", CFG_BOOL, "true", 0, 1, NULL, 1, "gmlp/amlp SGU ablation: LayerNorm on v before the spatial projection (the paper's SGU); false: f(v) = W v + b"},
-    {"model.sgu_split", CFG_BOOL, "true", 0, 1, NULL, 1, "gmlp/amlp SGU ablation: split GELU(LN(x) U) into u and v halves (the paper's SGU); false: one Z of width mlp_ratio*dim is both, s = Z * f(Z) (or Z + f(Z))"},
-    {"model.sgu_toeplitz", CFG_BOOL, "false", 0, 1, NULL, 1, "gmlp/amlp: Toeplitz spatial weights W(i, j) = w[offset i - j] over the 2D patch offset (the paper's choice for MLM; at other sizes offsets beyond the table are clipped) instead of a dense n x n W (bilinearly resampled at other sizes)"},
-    {"model.tiny_attn_dim", CFG_INT, "64", 1, 8192, NULL, 1, "amlp: width of the tiny single-head attention added to the spatial gating unit (the paper: 64)"},
-    {"objective.groups", CFG_INT, "20", 1, 4096, NULL, 1, "GVP: predicted groups K after the condition group G_0 (fixed: up to N, the fully autoregressive case; random: up to N-1; mixed: up to round(N/2))"},
-    {"objective.label_smoothing", CFG_FLOAT, "0.1", 0, 0.99, NULL, 1, "label smoothing of the cross entropy"},
-    {"objective.eta", CFG_FLOAT, "0.5", 0, 0.99, NULL, 1, "masking ratio: MP3: round((1-eta)*N) context patches give keys and values; MAE: round((1-eta)*N) patches are kept, the encoder sees only them, the others are predicted (MAE's default: 0.75)"},
-    {"objective.name", CFG_CHOICE, "supervised", 0, 0, OBJECTIVE_CHOICES, 1, "training objective: supervised classification; mp3 (masked position prediction pretraining); gvp (two-stream group-wise pixel prediction pretraining); mae (masked autoencoder pretraining: encoder on the kept patches, light decoder, pixel MSE on the masked ones); labels unused in pretraining"},
-    {"objective.order", CFG_CHOICE, "random", 0, 0, "random|raster", 1, "GVP: order z of the patches: a random permutation per image, or raster order"},
-    {"objective.ref_fraction", CFG_FLOAT, "0.0", 0, 1, NULL, 1, "MP3 reference points (the paper's speech variant): this fraction of each image's patches, drawn anew every forward, keeps the position encoding (pe.kind abs, sin1d or sin2d); 0 = none, pe.kind none"},
-    {"objective.segmentation", CFG_CHOICE, "mixed", 0, 0, "fixed|random|mixed", 1, "GVP: group segmentation: fixed (equal groups), random (K cut points uniform in [1, N-1]), mixed (last cut at round(p*N), p ~ N(0.5, std 0.1), the others uniform below it)"},
-    {"objective.streams", CFG_INT, "2", 1, 2, NULL, 1, "GVP: 2 = the two-stream model (content and query streams); 1 = one stream with the causal group mask (GVP Table 10's '+causal masks' row): each patch predicted from the content token before it in the order z, which cannot know which position it predicts; needs objective.segmentation=fixed and objective.groups = the number of patches"},
-    {"pe.cape_global_shift", CFG_FLOAT, "0.5", 0, 100, NULL, 1, "cape: global shift bound: per image, x and y each shifted by U(-max, max) (patch centres span [-1, 1])"},
-    {"pe.cape_local_shift", CFG_FLOAT, "-1", -1, 100, NULL, 1, "cape: local shift bound: per token, x and y each shifted by U(-max, max) (-1 = 1/grid side, the paper's 1/N; on a sequence: t per frame, in seconds, -1 = half a frame)"},
-    {"pe.cape_scale", CFG_FLOAT, "1.4", 1, 100, NULL, 1, "cape: global scale bound: per image, log(scale) ~ U(-log max, log max) applied to x and y (on a sequence: to t) (1 = off)"},
-    {"pe.cape_time_shift", CFG_FLOAT, "60", 0, 1e6, NULL, 1, "cape on a sequence (speech, positions in seconds): global shift bound in seconds: per sequence, t shifted by U(-max, max) (the paper's ASR setting: 60 s)"},
-    {"pe.content_scale", CFG_CHOICE, "none", 0, 0, "none|sqrt_d", 1, "multiply the embedded patch content by this before the encoding is added: none (1) or sqrt_d (sqrt(model.dim), as public CAPE re-implementations, so the content's magnitude matches a sinusoid's ~0.7 per channel)"},
-    {"pe.kind", CFG_CHOICE, "abs", 0, 0, POSENC_CHOICES, 1, "position encoding: none; abs (learned table, cls has its own row, resized bicubically at other sizes); sin1d (Vaswani, over the patch index); sin2d (CAPE eq. 3-4, patch centres on [-1, 1]); cape (sin2d with training-time shift and scale augmentation; on a sequence CAPE in 1D, positions in seconds); relbias (2D relative bias per layer and head, zero init); rope (rotary q/k, 1D or 2D axial)"},
-    {"pe.rope_base", CFG_FLOAT, "0", 0, 1e9, NULL, 1, "rope: base of the frequencies theta_j (0 = 10000 for 1D, 100 for 2D axial)"},
-    {"pe.rope_dims", CFG_INT, "2", 1, 2, NULL, 1, "rope: 1 = 1D over the row-major patch index; 2 = 2D axial (half the channel pairs rotate with the column, half with the row)"},
     {"train.batch", CFG_INT, "128", 1, 65536, NULL, 1, "training batch size"},
     {"train.beta1", CFG_FLOAT, "0.9", 0, 0.99999, NULL, 1, "AdamW beta1"},
     {"train.beta2", CFG_FLOAT, "0.999", 0, 0.999999, NULL, 1, "AdamW beta2"},
@@ -103,9 +83,73 @@ const cfg_key cfg_keys[] = {
     {"train.warmup_lr", CFG_FLOAT, "0", 0, 10, NULL, 1, "train.schedule=step_halving: constant learning rate of the warmup steps (0 = linear warmup to train.lr)"},
     {"train.warmup_steps", CFG_INT, "0", 0, INT_BIG, NULL, 1, "warmup length in steps; replaces train.warmup_epochs when > 0"},
     {"train.weight_decay", CFG_FLOAT, "0.05", 0, 10, NULL, 1, "AdamW decoupled weight decay (not on biases, norms, cls, position tables)"},
+    {NULL},
 };
-const int cfg_key_count = (int)(sizeof cfg_keys / sizeof cfg_keys[0]);
-_Static_assert(sizeof cfg_keys / sizeof cfg_keys[0] <= CFG_MAX_KEYS, "raise CFG_MAX_KEYS (config.h)");
+
+// The key table: shared_keys and every module's keys, each key once (a key two modules declare,
+// like the sgu_* keys of gmlp and amlp, must be declared alike), in name order: the canonical
+// text, the YAML dump and run ids follow it. One exception keeps the order every run id and
+// config_yaml was made with before the keys moved to their modules: objective.eta sorts right
+// after objective.label_smoothing.
+static cfg_key table[CFG_MAX_KEYS];
+static int table_count = -1;
+
+static void sort_name(const char *key, char *out, size_t len) {
+    snprintf(out, len, "%s", !strcmp(key, "objective.eta") ? "objective.label_smoothing\x01" : key);
+}
+
+static int cmp_keys(const void *pa, const void *pb) {
+    char a[128], b[128];
+    sort_name(((const cfg_key *)pa)->key, a, sizeof a), sort_name(((const cfg_key *)pb)->key, b, sizeof b);
+    return strcmp(a, b);
+}
+
+static void gather(const cfg_key *keys, const char *owner) {
+    for (const cfg_key *k = keys; k && k->key; k++) {
+        int dup = -1;
+        for (int i = 0; i < table_count && dup < 0; i++)
+            if (!strcmp(table[i].key, k->key)) dup = i;
+        if (dup >= 0) {
+            const cfg_key *d = &table[dup];
+            if (d->type != k->type || strcmp(d->fallback, k->fallback) || d->min != k->min || d->max != k->max ||
+                d->identity != k->identity || (d->choices != k->choices && (!d->choices || !k->choices || strcmp(d->choices, k->choices))))
+                die_fail("internal: config key '%s' is declared twice, differently (the second by %s)", k->key, owner);
+            continue;
+        }
+        if (table_count >= CFG_MAX_KEYS) die_fail("internal: more than %d config keys: raise CFG_MAX_KEYS (config.h)", CFG_MAX_KEYS);
+        table[table_count++] = *k;
+    }
+}
+
+const cfg_key *config_key_table(void) {
+    if (table_count >= 0) return table;
+    table_count = 0;
+    gather(shared_keys, "bench/experiment/config.c");
+    gather(objective_common_keys, "objectives/objective.c");
+    for (int i = 0; objective_at(i); i++) gather(objective_at(i)->keys, objective_at(i)->name);
+    gather(posenc_common_keys, "models/posenc/registry.c");
+    for (int i = 0; i < posenc_count(); i++) {
+        gather(posenc_at(i)->keys, posenc_at(i)->name);
+        if (posenc_at(i)->sequence_kind) gather(posenc_at(i)->sequence_kind->keys, posenc_at(i)->name);
+    }
+    gather(backbone_common_keys, "models/backbone.c");
+    for (int i = 0; backbone_at(i); i++) gather(backbone_at(i)->keys, backbone_at(i)->name);
+    qsort(table, (size_t)table_count, sizeof *table, cmp_keys);
+    return table;
+}
+
+int config_key_table_count(void) {
+    config_key_table();
+    return table_count;
+}
+
+static long reader_int(const void *c, const char *key) { return cfg_int(c, key); }
+static double reader_float(const void *c, const char *key) { return cfg_float(c, key); }
+static const char *reader_str(const void *c, const char *key) { return cfg_str(c, key); }
+
+key_reader config_reader(const config *c) {
+    return (key_reader){.ctx = c, .int_value = reader_int, .float_value = reader_float, .str_value = reader_str};
+}
 
 int cfg_index(const char *key) {
     for (int i = 0; i < cfg_key_count; i++)

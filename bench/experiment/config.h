@@ -5,30 +5,25 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "../../core/keys.h"
 
-// CFG_INT_LIST: a list of integers, each in [min, max]; canonical text "16,28,40" ("" = empty),
-// written [16, 28, 40] in YAML (a YAML list or "16,28,40" / "[16,28,40]" on the command line).
-typedef enum { CFG_INT, CFG_FLOAT, CFG_BOOL, CFG_STRING, CFG_CHOICE, CFG_INT_LIST } cfg_type;
-
-typedef struct {
-    const char *key;       // dotted, e.g. "model.dim"
-    cfg_type type;
-    const char *fallback;  // default, as text
-    double min, max;       // inclusive range for numbers
-    const char *choices;   // CFG_CHOICE: "a|b|c"
-    int identity;          // 1: part of the run id (changes results); 0: bookkeeping only
-    const char *help;
-} cfg_key;
-
-extern const cfg_key cfg_keys[];
-extern const int cfg_key_count;
+// The key type (cfg_key, cfg_type) and key_reader: core/keys.h. The table is gathered on first
+// use from the keys every stage shares (config.c) and the keys of every objective, position
+// encoding and backbone (their registry entries' `keys`), in name order.
+const cfg_key *config_key_table(void);
+int config_key_table_count(void);
+#define cfg_keys (config_key_table())
+#define cfg_key_count (config_key_table_count())
 
 #define CFG_MAX_KEYS 128 // capacity of a config; config.c asserts the key table fits
 
-typedef struct {
+typedef struct config_s {
     double num[CFG_MAX_KEYS];    // CFG_INT, CFG_FLOAT, CFG_BOOL (0/1) values by key index
     char *str[CFG_MAX_KEYS];     // CFG_STRING, CFG_CHOICE, CFG_INT_LIST values by key index (owned)
 } config;
+
+// A key_reader over c (core/keys.h), for the modules' own settings (c must outlive its use).
+key_reader config_reader(const config *c);
 
 void config_defaults(config *c);
 void config_free(config *c);

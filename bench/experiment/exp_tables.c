@@ -1,8 +1,10 @@
-// bench/experiment/exp_tables.c — `reference:` and `figures:` of an experiment to reference.tsv
-// and figures.tsv (formats in bench/report/report.h and bench/report/plot.h), `findings:`
-// checked (findings_spec.c), and the copy of the experiment file (exp_tables.h).
+// bench/experiment/exp_tables.c — the checks `posbench run` makes before anything runs
+// (`reference:`: reference_spec.c, `findings:`: findings_spec.c) and the copy of the experiment
+// file it keeps in the results dir (exp_tables.h), from which `posbench report` and `posbench
+// plot` read the reference numbers, findings, caveats and figures.
 #include "exp_tables.h"
 #include "findings_spec.h"
+#include "reference_spec.h"
 #include "../../core/common.h"
 #include <ctype.h>
 #include <errno.h>
@@ -11,55 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static int fail(const experiment *e, const ynode *n, char *err, size_t errlen, const char *msg) {
-    snprintf(err, errlen, "%s:%d:%d: %s", e->path, n ? n->line : 1, n ? n->col : 1, msg);
-    return -1;
-}
-
-static const char *scalar(const ynode *map, const char *key) {
-    const ynode *v = ytree_get(map, key, NULL);
-    return v && v->kind == YT_SCALAR ? v->text : NULL;
-}
-
-// Checks that every key of `map` is one of the comma-separated `allowed`.
-static int only_keys(const experiment *e, const ynode *map, const char *allowed, char *err, size_t errlen) {
-    for (int k = 0; k < map->n; k++) {
-        char want[64];
-        snprintf(want, sizeof want, ",%s,", map->key[k]->text);
-        char list[256];
-        snprintf(list, sizeof list, ",%s,", allowed);
-        if (!strstr(list, want)) {
-            char msg[400];
-            snprintf(msg, sizeof msg, "unknown key '%s' (valid: %s)", map->key[k]->text, allowed);
-            return fail(e, map->key[k], err, errlen, msg);
-        }
-    }
-    return 0;
-}
-
-// Every key and scalar of a reference or figure entry becomes a field of a tab-separated
-// line: a tab or line break in one would split it (and `report` would misread the table).
-static int tsv_safe(const experiment *e, const ynode *n, char *err, size_t errlen) {
-    if (n->kind == YT_SCALAR) {
-        if (n->text && strpbrk(n->text, "\t\n\r"))
-            return fail(e, n, err, errlen, "text with a tab or line break (reference: and figures: entries are one line each)");
-        return 0;
-    }
-    for (int i = 0; i < n->n; i++) {
-        if (n->kind == YT_MAP && tsv_safe(e, n->key[i], err, errlen)) return -1;
-        if (tsv_safe(e, n->val[i], err, errlen)) return -1;
-    }
-    return 0;
-}
-
-static void metric_name(const char *in, char *out, size_t len) {
-    if (!strncmp(in, "final.", 6)) snprintf(out, len, "%s", in + 6);
-    else if (!strncmp(in, "train.", 6) || !strncmp(in, "eval.", 5)) {
-        snprintf(out, len, "%s", in);
-        *strchr(out, '.') = '/';
-    } else snprintf(out, len, "%s", in);
-}
 
 static FILE *open_tmp(const char *dir, const char *name, char *tmp, size_t len, char *err, size_t errlen) {
     snprintf(tmp, len, "%s/%s.tmp", dir, name);
@@ -106,83 +59,8 @@ static int keep_copy(const experiment *e, const char *dir, char *err, size_t err
     return close_rename(out, tmp, err, errlen);
 }
 
-// A reference entry's same_data: true, false, or a list of scale names (the data are the
-// paper's at those scales only, e.g. [paper]); *same for the experiment's chosen scale.
-static int same_data_flag(const experiment *e, const ynode *n, int *same, char *err, size_t errlen) {
-    *same = 0;
-    if (!n) return 0;
-    const char *want = "reference same_data: expected true (our data are the paper's), false (the default) or a list "
-                       "of scale names where they are, e.g. [paper]";
-    if (n->kind == YT_SCALAR && !n->quoted && (!strcmp(n->text, "true") || !strcmp(n->text, "false"))) {
-        *same = !strcmp(n->text, "true");
-        return 0;
-    }
-    if (n->kind != YT_SEQ) return fail(e, n, err, errlen, want);
-    const ynode *scales = ytree_get(e->tree, "scales", NULL);
-    for (int i = 0; i < n->n; i++) {
-        const ynode *v = n->val[i];
-        if (v->kind != YT_SCALAR || !scales || !ytree_get(scales, v->text, NULL)) {
-            char msg[400];
-            snprintf(msg, sizeof msg, "reference same_data: '%s' is not a scale of this experiment", v->kind == YT_SCALAR ? v->text : "?");
-            return fail(e, v, err, errlen, msg);
-        }
-        if (!strcmp(v->text, e->scale)) *same = 1;
-    }
-    return 0;
-}
-
 int exp_tables_write(const experiment *e, const char *dir, char *err, size_t errlen) {
-    char tmp[4200];
-    const ynode *ref = e->reference, *fig = e->figures;
-    if (ref && ref->kind != YT_SEQ) return fail(e, ref, err, errlen, "reference: expected a list of {stage, match, metric, value, source}");
-    FILE *f = NULL;
-    if (ref && dir && !(f = open_tmp(dir, "reference.tsv", tmp, sizeof tmp, err, errlen))) return -1;
-    for (int i = 0; ref && i < ref->n; i++) {
-        const ynode *item = ref->val[i];
-        if (item->kind != YT_MAP) return fail(e, item, err, errlen, "reference entry: expected a mapping {stage, match, metric, value, source}");
-        if (only_keys(e, item, "stage,match,metric,value,source,same_data", err, errlen) || tsv_safe(e, item, err, errlen)) return -1;
-        int same_data = 0; // our data are the paper's (default: other data)
-        if (same_data_flag(e, ytree_get(item, "same_data", NULL), &same_data, err, errlen)) return -1;
-        const char *stage = scalar(item, "stage"), *metric = scalar(item, "metric"), *value = scalar(item, "value"),
-                   *source = scalar(item, "source");
-        if (!metric || !value) return fail(e, item, err, errlen, "reference entry needs metric and value");
-        char *end;
-        strtod(value, &end);
-        if (*value == 0 || *end) return fail(e, ytree_get(item, "value", NULL), err, errlen, "reference value must be a number");
-        if (stage && strcmp(stage, "*") && experiment_stage_index(e, stage) < 0)
-            return fail(e, ytree_get(item, "stage", NULL), err, errlen, "reference stage is not a stage of this experiment");
-        char match[1024] = "";
-        const ynode *m = ytree_get(item, "match", NULL);
-        if (m && m->kind != YT_MAP) return fail(e, m, err, errlen, "reference match: expected a mapping of key: value");
-        for (int k = 0; m && k < m->n; k++) {
-            if (m->val[k]->kind != YT_SCALAR) return fail(e, m->val[k], err, errlen, "reference match values must be scalars");
-            size_t used = strlen(match);
-            snprintf(match + used, sizeof match - used, "%s%s=%s", used ? "," : "", m->key[k]->text, m->val[k]->text);
-        }
-        char name[128];
-        metric_name(metric, name, sizeof name);
-        if (f) fprintf(f, "%s\t%s\t%s\t%s\t%s\t%s\n", stage ? stage : "*", match, name, value, source ? source : "",
-                       same_data ? "same_data" : "other_data");
-    }
-    if (f && close_rename(f, tmp, err, errlen)) return -1;
-    f = NULL;
-    if (fig && fig->kind != YT_SEQ) return fail(e, fig, err, errlen, "figures: expected a list of {kind, stage, metric, x}");
-    if (fig && dir && !(f = open_tmp(dir, "figures.tsv", tmp, sizeof tmp, err, errlen))) return -1;
-    for (int i = 0; fig && i < fig->n; i++) {
-        const ynode *item = fig->val[i];
-        if (item->kind != YT_MAP) return fail(e, item, err, errlen, "figure entry: expected a mapping {kind, stage, metric, x}");
-        if (tsv_safe(e, item, err, errlen)) return -1;
-        const char *kind = scalar(item, "kind"), *stage = scalar(item, "stage"), *metric = scalar(item, "metric"),
-                   *x = scalar(item, "x");
-        char name[128] = "*";
-        if (metric) metric_name(metric, name, sizeof name);
-        char with[1200] = ""; // image_grid's other stages, comma-separated in the axis field (bench/report/plot.h)
-        const ynode *w = ytree_get(item, "with", NULL);
-        for (int k = 0; w && w->kind == YT_SEQ && k < w->n; k++)
-            if (w->val[k]->kind == YT_SCALAR) snprintf(with + strlen(with), sizeof with - strlen(with), "%s%s", k ? "," : "", w->val[k]->text);
-        if (f) fprintf(f, "%s\t%s\t%s\t%s\n", kind ? kind : "*", stage ? stage : "*", name, with[0] ? with : x ? x : "*");
-    }
-    if (f && close_rename(f, tmp, err, errlen)) return -1;
+    if (reference_parse(e, NULL, NULL, err, errlen)) return -1;
     findings_list fl;
     if (findings_parse(e, &fl, err, errlen)) return -1;
     findings_list_free(&fl);

@@ -1,24 +1,16 @@
-// bench/experiment/exp_tables.h — what `posbench run` leaves in the results dir for `posbench
-// report` and `posbench plot` (DIR = <out>/<experiment>/): the experiment's `reference:` and
-// `figures:` lists as tab-separated files, and a copy of the experiment file (for its
-// `findings:`). All three lists are checked first, also when nothing is written (--dry-run).
-//   reference:                                   -> DIR/reference.tsv
-//     - {stage: finetune, match: {pe.kind: abs}, metric: top1, value: 85.2, source: "paper Table 3"}
-//     (stage optional, "*" = every stage; match optional = every row; value a number;
-//      same_data optional: true when our data are the paper's, false (the default), or a list
-//      of scales where they are, e.g. [paper]; otherwise the report heads the column
-//      `paper (other data)`; written as a sixth field same_data|other_data for the chosen scale)
-//   figures:                                     -> DIR/figures.tsv
-//     - {kind: metric_vs_axis, stage: finetune, metric: final.top1, x: pe.kind}
-//     (kind required; stage, metric, x optional = "*"; metric "final.top1" is written as
-//      "top1", "train.loss"/"eval.top1" as "train/loss"/"eval/top1")
-//   findings:                                    (checked: experiment/findings_spec.h)
-//   the experiment file itself                   -> DIR/experiment.yaml (a byte-for-byte copy;
-//     `posbench report` reads the findings from it: findings_load)
+// bench/experiment/exp_tables.h — what `posbench run` checks before anything runs and leaves in
+// the results dir (DIR = <out>/<experiment>/) for `posbench report` and `posbench plot`: a
+// byte-for-byte copy of the experiment file, DIR/experiment.yaml, the only schema they read:
+//   reference:   checked here (reference_spec.h); the report reads it from the copy
+//   figures:     checked when the file loads (figure_kinds.h); `posbench plot` reads them from the copy
+//   findings:    checked here (findings_spec.h); the report reads them from the copy (findings_load)
+//   caveats:     checked when the file loads (caveats_spec.h); the report reads them from the copy
+// Results folders written before issue 28 also hold reference.tsv and figures.tsv, which the
+// report and plot still read when the copy does not give the list.
 #pragma once
 #include "experiment.h"
 #include <stddef.h>
 
-// Checks the three lists; writes the files (and the copy) when dir is non-NULL. Returns 0, or -1 with
-// "file:line:col: message" in err (findings messages start "findings: ").
+// Checks `reference:` and `findings:`; writes the copy when dir is non-NULL. Returns 0, or -1
+// with "file:line:col: message" in err (findings messages start "findings: ").
 int exp_tables_write(const experiment *e, const char *dir, char *err, size_t errlen);

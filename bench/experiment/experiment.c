@@ -6,6 +6,7 @@
 #include "experiment.h"
 #include "experiment_expand.h"
 #include "caveats_spec.h"
+#include "figure_kinds.h"
 #include "../../core/common.h"
 #include <stdarg.h>
 #include <stdio.h>
@@ -15,7 +16,6 @@
 
 static const char *const top_keys[] = {"name", "description", "base", "stages", "matrix", "zip",
                                        "exclude", "seeds", "scales", "reference", "figures", "findings", "caveats"};
-static const char *const figure_kinds[] = {"metric_vs_axis", "curves", "heatmap", "image_grid", "result_curves", "spatial_weights"};
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 // ---- small helpers: edit distance, suggestions, lists ----
@@ -651,36 +651,24 @@ static int read_exclude(exp_ctx *x, const ynode *ex) {
     return 0;
 }
 
+// figures: each entry checked by the figure-kind registry (figure_kinds.h: kind, allowed keys,
+// the kind's rules), then its stages against this experiment's.
 static int read_figures(exp_ctx *x, const ynode *f) {
     if (!f || ytree_is_null(f)) return 0;
     char got[300], h[1024];
     ytree_describe(f, got, sizeof got);
     if (f->kind != YT_SEQ) return exp_fail(x, f, "figures: expected a list of mappings, each with a kind, got %s", got);
+    const char *cand[80];
+    int ns = stage_list(x->e, cand);
     for (int i = 0; i < f->n; i++) {
-        const ynode *kind = ytree_get(f->val[i], "kind", NULL);
-        join(h, sizeof h, figure_kinds, COUNT(figure_kinds));
-        if (f->val[i]->kind != YT_MAP || !kind) return exp_fail(x, f->val[i], "figures: each figure needs a kind (valid: %s)", h);
-        int ok = 0;
-        for (int k = 0; k < COUNT(figure_kinds); k++) ok |= kind->kind == YT_SCALAR && !strcmp(kind->text, figure_kinds[k]);
-        ytree_describe(kind, got, sizeof got);
-        hint(h, sizeof h, kind->kind == YT_SCALAR ? kind->text : "", figure_kinds, COUNT(figure_kinds));
-        if (!ok) return exp_fail(x, kind, "figures: kind %s is not valid%s", got, h);
-        // with: [stage, ...] draws those stages' /samples rows under this stage's (image_grid only)
-        const ynode *with = ytree_get(f->val[i], "with", NULL);
-        if (!with) continue;
-        if (strcmp(kind->text, "image_grid"))
-            return exp_fail(x, with, "figures: with is for kind image_grid (the rows of other stages' /samples), not %s", kind->text);
-        if (!ytree_get(f->val[i], "stage", NULL)) return exp_fail(x, with, "figures: with needs a stage (the figure's own rows)");
-        if (with->kind != YT_SEQ || with->n < 1 || with->n > 8)
-            return exp_fail(x, with, "figures: with: expected a list of 1 to 8 stage names, like with: [ts, tsm]");
-        const char *cand[80];
-        int ns = stage_list(x->e, cand);
-        for (int k = 0; k < with->n; k++) {
-            const ynode *w = with->val[k];
-            if (w->kind == YT_SCALAR && experiment_stage_index(x->e, w->text) >= 0) continue;
+        if (figure_spec_check(x->e->path, f->val[i], NULL, x->err, x->errlen) != 0) return -1;
+        const ynode *stage = ytree_get(f->val[i], "stage", NULL), *with = ytree_get(f->val[i], "with", NULL);
+        for (int k = -1; k < (with ? with->n : 0); k++) {
+            const ynode *w = k < 0 ? stage : with->val[k];
+            if (!w || (w->kind == YT_SCALAR && experiment_stage_index(x->e, w->text) >= 0)) continue;
             ytree_describe(w, got, sizeof got);
             hint(h, sizeof h, w->kind == YT_SCALAR ? w->text : "", cand, ns);
-            return exp_fail(x, w, "figures: with: %s is not a stage of this experiment%s", got, h);
+            return exp_fail(x, w, "figures: %s%s is not a stage of this experiment%s", k < 0 ? "stage " : "with: ", got, h);
         }
     }
     return 0;

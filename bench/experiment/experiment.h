@@ -84,7 +84,7 @@
 //   running or interrupted): experiment_run_path / experiment_run_status.
 #pragma once
 #include "experiment_types.h"
-#include "../results/run_files.h"
+#include "../store/run_files.h"
 #include <stddef.h>
 
 // Loads, validates and expands path with scale (NULL or "" for none). Returns 0, or -1 with
@@ -95,7 +95,7 @@ int experiment_stage_index(const experiment *e, const char *stage); // -1 when u
 // "<out_dir>/<name>/<stage>/<run_id>" (add ".h5", ".h5.partial", ".ckpt"). An empty out_dir
 // or a path that does not fit in len is bad input (exit 2).
 void experiment_run_path(const experiment *e, int run, const char *out_dir, char *buf, size_t len);
-// The state of run i's finished file (bench/results/run_files.h: absent, done, diverged,
+// The state of run i's finished file (bench/store/run_files.h: absent, done, diverged,
 // damaged with why).
 run_file_state experiment_run_file_state(const experiment *e, int run, const char *out_dir, char *why, size_t whylen);
 // "done", "diverged" or "damaged" (the .h5 file's state, run_file_status), else "partial"

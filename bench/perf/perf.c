@@ -192,6 +192,13 @@ static double time_torch_step(const perf_config *p, int iters, int gpu, const ch
         return -1;
     }
     const model_config *v = &p->model;
+    // The twin's flags from the registries: a learned position table (--pos-abs), MP3's masked
+    // context attention with the position head (--mp3: what the objective asks of the model).
+    objective_settings os;
+    model_config asked;
+    perf_setup(p, &os, &asked);
+    const posenc_kind *pe = posenc_for_model(v);
+    int pos_abs = pe && pe->table_grad != NULL, masked = asked.context_tokens > 0;
     char cmd[8192];
     if (gpu)
         snprintf(cmd, sizeof cmd,
@@ -199,15 +206,14 @@ static double time_torch_step(const perf_config *p, int iters, int gpu, const ch
                  "--channels %d --patch %d --dim %d --depth %d --heads %d --mlp-ratio %d --classes %d "
                  "--batch %d --warmup 3 --iters %d --cls %d --pos-abs %d --mp3 %d --eta %g 2>/dev/null",
                  script, precision, v->image_size, v->channels, v->patch, v->dim, v->depth, v->heads,
-                 v->mlp_ratio, v->num_classes, p->batch, iters, v->cls, v->pe_kind && strcmp(v->pe_kind, "abs") == 0,
-                 p->objective && !strcmp(p->objective, "mp3"), p->eta);
+                 v->mlp_ratio, v->num_classes, p->batch, iters, v->cls, pos_abs, masked, p->eta);
     else
     snprintf(cmd, sizeof cmd,
              "/usr/bin/python3 '%s' --image %d --channels %d --patch %d --dim %d --depth %d --heads %d "
              "--mlp-ratio %d --classes %d --batch %d --threads %d --warmup 2 --iters %d --cls %d --pos-abs %d --arch %d "
              "--tiny-attn-dim %d 2>/dev/null",
              script, v->image_size, v->channels, v->patch, v->dim, v->depth, v->heads, v->mlp_ratio, v->num_classes,
-             p->batch, posbench_threads(), iters, v->cls, v->pe_kind && strcmp(v->pe_kind, "abs") == 0,
+             p->batch, posbench_threads(), iters, v->cls, pos_abs,
              torch_arch(v), v->tiny_attn_dim > 0 ? v->tiny_attn_dim : 64);
     FILE *f = popen(cmd, "r");
     if (!f) {

@@ -4,6 +4,8 @@
 #include "gnuplot.h"
 #include "stats.h"
 #include "../results/results_read.h"
+#include "../experiment/figure_kinds.h"
+#include "../experiment/yaml_tree.h"
 #include "../../core/common.h"
 #include <ctype.h>
 #include <errno.h>
@@ -17,8 +19,6 @@
 #include <unistd.h>
 
 enum { GRID_COLS = 8, GAP = 2, CURVE_POINTS = 1000 };
-static const char *kinds[] = {"metric_vs_axis", "curves", "heatmap", "image_grid", "result_curves", "spatial_weights"};
-#define NKINDS ((int)(sizeof kinds / sizeof kinds[0]))
 
 typedef struct {
     const char *dir;       // DIR
@@ -512,7 +512,7 @@ typedef struct {
 // The run of stage `name` (same experiment as s) to draw beside `main`: the one with /samples
 // and main's seed in the stage's first configuration that has one, else its first run with
 // /samples. NULL (warned) when the stage is absent or none of its runs has samples.
-static const rr_run *companion_run(const rr_set *set, const rr_stage *s, const char *name, const rr_run *main, int line) {
+static const rr_run *companion_run(const rr_set *set, const rr_stage *s, const char *name, const rr_run *main, const char *where) {
     const rr_stage *o = NULL;
     for (int i = 0; i < set->nstages && !o; i++)
         if (!strcmp(set->stages[i].name, name) && !strcmp(set->stages[i].experiment, s->experiment)) o = &set->stages[i];
@@ -525,8 +525,8 @@ static const rr_run *companion_run(const rr_set *set, const rr_stage *s, const c
             if (!any_run) any_run = r;
         }
     if (!any_run)
-        fprintf(stderr, "posbench: warning: figures.tsv:%d: image_grid of stage %s: no done run of stage %s has /samples; drawn without it\n",
-                line, s->name, name);
+        fprintf(stderr, "posbench: warning: %s: image_grid of stage %s: no done run of stage %s has /samples; drawn without it\n",
+                where, s->name, name);
     return any_run;
 }
 
@@ -555,8 +555,8 @@ static void add_grid_rows(grid_row *rows, int *n, const rr_run *run, const char 
 }
 
 // with: "" or a comma-separated list of other stages whose runs' rows are drawn under this
-// stage's (figures.tsv's axis field of an image_grid line; YAML `with:`).
-static int fig_image_grid(plotter *p, const rr_stage *s, const char *with, int line) {
+// stage's (YAML `with:`; an old figures.tsv's axis field of an image_grid line).
+static int fig_image_grid(plotter *p, const rr_stage *s, const char *with, const char *where) {
     const rr_set *set = p->set;
     char others[8][256];
     int nothers = 0;
@@ -573,7 +573,7 @@ static int fig_image_grid(plotter *p, const rr_stage *s, const char *with, int l
         if (!run) continue;
         int total = run->samples.n, ncomp = 0;
         for (int o = 0; o < nothers; o++)
-            if ((companions[ncomp] = companion_run(set, s, others[o], run, line))) comp_names[ncomp] = others[o], total += companions[ncomp++]->samples.n;
+            if ((companions[ncomp] = companion_run(set, s, others[o], run, where))) comp_names[ncomp] = others[o], total += companions[ncomp++]->samples.n;
         grid_row *rows = xcalloc((size_t)total, sizeof *rows, "image grid rows");
         int nrows = 0;
         add_grid_rows(rows, &nrows, run, ncomp ? s->name : NULL);
@@ -652,24 +652,56 @@ static int fig_image_grid(plotter *p, const rr_stage *s, const char *with, int l
 }
 
 // ---- which figures ------------------------------------------------------------------
-
-typedef struct {
-    char kind[32], stage[256], metric[256], axis[256];
-    int line; // in figures.tsv; 0 for a default
-} fig_req;
+// A stage's figures come from the `figures:` list of the experiment file `posbench run` keeps
+// in DIR/<experiment>/experiment.yaml, checked by the figure-kind registry
+// (bench/experiment/figure_kinds.h); results folders written before issue 28 have a
+// figures.tsv there (or in DIR) instead, read once here; without either, every kind.
 
 static int any(const char *s) { return !s[0] || !strcmp(s, "*"); }
 
-// Reads DIR/figures.tsv into *out (NULL, 0 when absent). -1 with err on a malformed line.
-static int load_requests(const char *dir, fig_req **out, int *n, char *err, size_t errlen) {
-    *out = NULL, *n = 0;
+static void add_spec(figure_spec **out, int *n, const figure_spec *f) {
+    *out = xrealloc(*out, (size_t)(*n + 1) * sizeof **out, "figures");
+    (*out)[(*n)++] = *f;
+}
+
+// The `figures:` list of the experiment file copy at path into *out (*found 0, nothing read,
+// when the file or its list is absent). -1 with err ("path:line:col: figures: ...").
+static int load_yaml_requests(const char *path, figure_spec **out, int *n, int *found, char *err, size_t errlen) {
+    *out = NULL, *n = 0, *found = 0;
+    if (access(path, F_OK) != 0) return 0;
+    ynode *root = NULL;
+    if (ytree_load(path, &root, err, errlen) != 0) return -1;
+    const ynode *list = ytree_get(root, "figures", NULL);
+    int rc = 0;
+    if (list && !ytree_is_null(list)) {
+        *found = 1;
+        if (list->kind != YT_SEQ) {
+            snprintf(err, errlen, "%s:%d:%d: figures: expected a list of mappings, each with a kind", path, list->line, list->col);
+            rc = -1;
+        }
+        for (int i = 0; rc == 0 && i < list->n; i++) {
+            figure_spec f;
+            rc = figure_spec_check(path, list->val[i], &f, err, errlen);
+            if (rc == 0) add_spec(out, n, &f);
+        }
+    }
+    ytree_free(root);
+    if (rc) free(*out), *out = NULL, *n = 0;
+    return rc;
+}
+
+// An old results folder's DIR/figures.tsv (kind<TAB>stage<TAB>metric<TAB>axis) into *out
+// (*found 0 when absent). -1 with err on a malformed line.
+static int load_tsv_requests(const char *dir, figure_spec **out, int *n, int *found, char *err, size_t errlen) {
+    *out = NULL, *n = 0, *found = 0;
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/figures.tsv", dir);
     FILE *f = fopen(path, "r");
     if (!f) return 0;
+    *found = 1;
     char *line = NULL;
     size_t cap = 0;
-    int lineno = 0, rcap = 0;
+    int lineno = 0;
     while (getline(&line, &cap, f) >= 0) {
         lineno++;
         line[strcspn(line, "\r\n")] = '\0';
@@ -677,74 +709,75 @@ static int load_requests(const char *dir, fig_req **out, int *n, char *err, size
         char *field[5] = {0}, *rest = line;
         int nf = 0;
         while (nf < 5 && (field[nf] = strsep(&rest, "\t"))) nf++;
-        int known = 0;
-        for (int k = 0; k < NKINDS; k++) known |= !strcmp(field[0], kinds[k]);
-        if (nf > 4 || !known) {
-            snprintf(err, errlen, "%s:%d: %s (lines: kind<TAB>stage<TAB>metric<TAB>axis; kinds: metric_vs_axis, curves, heatmap, image_grid, result_curves, spatial_weights)",
-                     path, lineno, nf > 4 ? "more than 4 tab-separated fields" : "unknown figure kind");
+        int id = figure_kind_find(field[0]);
+        if (nf > 4 || id < 0) {
+            snprintf(err, errlen, "%s:%d: %s (lines: kind<TAB>stage<TAB>metric<TAB>axis; kinds: %s)", path, lineno,
+                     nf > 4 ? "more than 4 tab-separated fields" : "unknown figure kind", figure_kind_names());
             free(line), fclose(f), free(*out);
-            *out = NULL;
+            *out = NULL, *n = 0;
             return -1;
         }
-        if (*n == rcap) {
-            rcap = rcap ? 2 * rcap : 8;
-            fig_req *g = realloc(*out, (size_t)rcap * sizeof *g);
-            if (!g) die_fail("out of memory reading %s", path);
-            *out = g;
-        }
-        fig_req *r = &(*out)[(*n)++];
-        memset(r, 0, sizeof *r);
-        snprintf(r->kind, sizeof r->kind, "%s", field[0]);
-        snprintf(r->stage, sizeof r->stage, "%s", nf > 1 ? field[1] : "");
-        snprintf(r->metric, sizeof r->metric, "%s", nf > 2 ? field[2] : "");
-        snprintf(r->axis, sizeof r->axis, "%s", nf > 3 ? field[3] : "");
-        r->line = lineno;
+        figure_spec r;
+        memset(&r, 0, sizeof r);
+        r.kind = (figure_kind_id)id;
+        snprintf(r.stage, sizeof r.stage, "%s", nf > 1 && !any(field[1]) ? field[1] : "");
+        snprintf(r.metric, sizeof r.metric, "%s", nf > 2 && !any(field[2]) ? field[2] : "");
+        snprintf(r.axis, sizeof r.axis, "%s", nf > 3 && !any(field[3]) ? field[3] : "");
+        snprintf(r.where, sizeof r.where, "%.300s:%d", path, lineno);
+        add_spec(out, n, &r);
     }
     free(line);
     fclose(f);
     return 0;
 }
 
-static int make_figures(plotter *p, const rr_stage *s, const fig_req *r) {
-    const rr_set *set = p->set;
-    if (!strcmp(r->kind, "metric_vs_axis")) {
-        const char *metric = any(r->metric) ? "top1" : r->metric;
-        if (!has_metric(set, s, metric)) {
-            if (r->line) fprintf(stderr, "posbench: warning: figures.tsv:%d: no done run of stage %s has /final %s\n", r->line, s->name, metric);
-            return 0;
-        }
-        if (!strncmp(r->axis, "final.", 6)) return fig_metric_vs_metric(p, s, metric, r->axis + 6);
-        int found = 0;
-        for (int a = 0; a < s->naxes; a++) {
-            if (!any(r->axis) && strcmp(r->axis, s->axes[a])) continue;
-            found = 1;
-            int rc = fig_metric_vs_axis(p, s, metric, a);
-            if (rc) return rc;
-        }
-        if (!found && r->line && !any(r->axis))
-            fprintf(stderr, "posbench: warning: figures.tsv:%d: %s does not vary in stage %s\n", r->line, r->axis, s->name);
+// One drawing function per figure kind, named after it (FIGURE_KINDS).
+static int draw_metric_vs_axis(plotter *p, const rr_stage *s, const figure_spec *r) {
+    const char *metric = r->metric[0] ? r->metric : "top1";
+    if (!has_metric(p->set, s, metric)) {
+        if (r->where[0]) fprintf(stderr, "posbench: warning: %s: no done run of stage %s has /final %s\n", r->where, s->name, metric);
         return 0;
     }
-    if (!strcmp(r->kind, "curves")) {
-        if (any(r->metric)) {
-            int rc = fig_curves(p, s, "train", "step", "loss");
-            return rc ? rc : fig_curves(p, s, "eval", "epoch", "top1");
-        }
-        char group[256];
-        snprintf(group, sizeof group, "%s", r->metric);
-        char *col = strpbrk(group, "/.");
-        if (!col || (strncmp(group, "train", 5) && strncmp(group, "eval", 4))) {
-            fprintf(stderr, "posbench: warning: figures.tsv:%d: curves want train/<column> or eval/<column>, not %s\n", r->line, r->metric);
-            return 0;
-        }
-        *col++ = '\0';
-        return fig_curves(p, s, group, !strcmp(group, "train") ? "step" : "epoch", col);
+    if (!strncmp(r->axis, "final.", 6)) return fig_metric_vs_metric(p, s, metric, r->axis + 6);
+    int found = 0;
+    for (int a = 0; a < s->naxes; a++) {
+        if (r->axis[0] && strcmp(r->axis, s->axes[a])) continue;
+        found = 1;
+        int rc = fig_metric_vs_axis(p, s, metric, a);
+        if (rc) return rc;
     }
-    if (!strcmp(r->kind, "heatmap")) return fig_heatmaps(p, s, any(r->metric) ? "relmap" : r->metric);
-    if (!strcmp(r->kind, "result_curves")) return fig_result_curves(p, s);
-    if (!strcmp(r->kind, "spatial_weights")) return fig_spatial_weights(p, s);
-    return fig_image_grid(p, s, any(r->axis) ? "" : r->axis, r->line);
+    if (!found && r->where[0] && r->axis[0])
+        fprintf(stderr, "posbench: warning: %s: %s does not vary in stage %s\n", r->where, r->axis, s->name);
+    return 0;
 }
+
+static int draw_curves(plotter *p, const rr_stage *s, const figure_spec *r) {
+    if (!r->metric[0]) {
+        int rc = fig_curves(p, s, "train", "step", "loss");
+        return rc ? rc : fig_curves(p, s, "eval", "epoch", "top1");
+    }
+    char group[256];
+    snprintf(group, sizeof group, "%s", r->metric);
+    char *col = strpbrk(group, "/.");
+    if (!col || (strncmp(group, "train", 5) && strncmp(group, "eval", 4))) {
+        fprintf(stderr, "posbench: warning: %s: curves want train/<column> or eval/<column>, not %s\n", r->where, r->metric);
+        return 0;
+    }
+    *col++ = '\0';
+    return fig_curves(p, s, group, !strcmp(group, "train") ? "step" : "epoch", col);
+}
+
+static int draw_heatmap(plotter *p, const rr_stage *s, const figure_spec *r) {
+    return fig_heatmaps(p, s, r->metric[0] ? r->metric : "relmap");
+}
+static int draw_image_grid(plotter *p, const rr_stage *s, const figure_spec *r) { return fig_image_grid(p, s, r->axis, r->where); }
+static int draw_result_curves(plotter *p, const rr_stage *s, const figure_spec *r) { (void)r; return fig_result_curves(p, s); }
+static int draw_spatial_weights(plotter *p, const rr_stage *s, const figure_spec *r) { (void)r; return fig_spatial_weights(p, s); }
+
+typedef int (*draw_fn)(plotter *p, const rr_stage *s, const figure_spec *r);
+#define FIGURE_DRAW_(name, keys, help) draw_##name,
+static const draw_fn draws[FIGURE_KIND_COUNT] = {FIGURE_KINDS(FIGURE_DRAW_)};
+#undef FIGURE_DRAW_
 
 // ---- the command --------------------------------------------------------------------
 
@@ -758,24 +791,24 @@ void plot_help(void) {
            "/resolution top-1, TTA top-1 and images/s vs evaluation image size, top-1 vs images/s),\n"
            "spatial_weights (gMLP/aMLP /spatial/W per block: four query tokens' rows on the token grid of\n"
            "an image, the n x n matrix of a sequence).\n"
-           "DIR/<experiment>/figures.tsv (written by posbench run), else DIR/figures.tsv (kind, stage,\n"
-           "metric, axis; tab-separated) selects a stage's figures; without either, every kind.\n"
+           "The figures: list of DIR/<experiment>/experiment.yaml (the copy posbench run keeps) selects a\n"
+           "stage's figures (results folders from before it: figures.tsv there or in DIR); else every kind.\n"
            "  --only KIND   make only figures of this kind\n"
            "Needs gnuplot (Debian package gnuplot-nox). Exit status: 0 ok, 1 gnuplot failed, 2 bad input.\n");
 }
 
 int cmd_plot(int argc, char **argv) {
-    const char *dir = NULL, *only = NULL;
+    const char *dir = NULL, *only_name = NULL;
+    int only = -1;
     for (int i = 0; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             plot_help();
             return 0;
         } else if (!strcmp(argv[i], "--only")) {
-            only = i + 1 < argc ? argv[++i] : "";
-            int known = 0;
-            for (int k = 0; k < NKINDS; k++) known |= !strcmp(only, kinds[k]);
-            if (!known) {
-                fprintf(stderr, "posbench: error: --only '%s' is not a figure kind (valid: metric_vs_axis, curves, heatmap, image_grid, result_curves, spatial_weights)\n", only);
+            only_name = i + 1 < argc ? argv[++i] : "";
+            only = figure_kind_find(only_name);
+            if (only < 0) {
+                fprintf(stderr, "posbench: error: --only '%s' is not a figure kind (valid: %s)\n", only_name, figure_kind_names());
                 return EXIT_BAD_INPUT;
             }
         } else if (argv[i][0] == '-' || dir) {
@@ -801,50 +834,58 @@ int cmd_plot(int argc, char **argv) {
         return EXIT_BAD_INPUT;
     }
     p.set = &set;
+    report_metrics_from(&set); // units, scales and natures from the files
     for (int i = 0; i < set.nskipped; i++) fprintf(stderr, "posbench: warning: left out %s\n", set.skipped[i]);
-    fig_req *reqs = NULL;
-    int nreq = 0, rc = 0;
+    figure_spec *reqs = NULL;
+    int nreq = 0, rc = 0, found = 0;
     if (set.nruns == 0) {
         fprintf(stderr, "posbench: error: no finished runs under %s (no readable *.h5 files)\n", dir);
         rc = EXIT_BAD_INPUT;
-    } else if (load_requests(dir, &reqs, &nreq, err, sizeof err) != 0) {
-        fprintf(stderr, "posbench: error: %s\n", err);
-        rc = EXIT_BAD_INPUT;
+    } else { // DIR's own: DIR/experiment.yaml (DIR is an experiment's folder), else an old DIR/figures.tsv
+        char copy[PATH_MAX + 20];
+        snprintf(copy, sizeof copy, "%s/experiment.yaml", dir);
+        if (load_yaml_requests(copy, &reqs, &nreq, &found, err, sizeof err) != 0 ||
+            (!found && load_tsv_requests(dir, &reqs, &nreq, &found, err, sizeof err) != 0)) {
+            fprintf(stderr, "posbench: error: %s\n", err);
+            rc = EXIT_BAD_INPUT;
+        }
     }
     char fig[PATH_MAX], data[PATH_MAX + 8];
     snprintf(fig, sizeof fig, "%s/figures", dir);
     snprintf(data, sizeof data, "%s/data", fig);
     if (rc == 0 && (gp_make_dir(fig) || gp_make_dir(data))) rc = EXIT_RUN_FAILED;
-    fig_req defaults[NKINDS];
+    figure_spec defaults[FIGURE_KIND_COUNT];
     memset(defaults, 0, sizeof defaults);
-    for (int k = 0; k < NKINDS; k++) snprintf(defaults[k].kind, sizeof defaults[k].kind, "%s", kinds[k]);
-    if (rc == 0 && !reqs) nreq = NKINDS;
+    for (int k = 0; k < FIGURE_KIND_COUNT; k++) defaults[k].kind = (figure_kind_id)k;
     for (int s = 0; s < set.nstages && rc == 0; s++) {
-        // A stage's figures: DIR/<experiment>/figures.tsv (what `posbench run` writes) when
-        // it exists, else DIR/figures.tsv, else every kind.
-        fig_req *own = NULL;
-        int nown = 0;
+        // A stage's figures: the `figures:` of DIR/<experiment>/experiment.yaml (the copy
+        // `posbench run` keeps), else an old DIR/<experiment>/figures.tsv, else DIR/figures.tsv,
+        // else every kind.
+        figure_spec *own = NULL;
+        int nown = 0, has_own = 0;
         if (set.stages[s].experiment[0]) {
-            char edir[PATH_MAX];
+            char edir[PATH_MAX], copy[PATH_MAX + 20];
             snprintf(edir, sizeof edir, "%s/%s", dir, set.stages[s].experiment);
-            if (load_requests(edir, &own, &nown, err, sizeof err) != 0) {
+            snprintf(copy, sizeof copy, "%s/experiment.yaml", edir);
+            if (load_yaml_requests(copy, &own, &nown, &has_own, err, sizeof err) != 0 ||
+                (!has_own && load_tsv_requests(edir, &own, &nown, &has_own, err, sizeof err) != 0)) {
                 fprintf(stderr, "posbench: error: %s\n", err);
                 rc = EXIT_BAD_INPUT;
                 break;
             }
         }
-        const fig_req *list = own ? own : reqs ? reqs : defaults;
-        int count = own ? nown : nreq;
+        const figure_spec *list = has_own ? own : found ? reqs : defaults;
+        int count = has_own ? nown : found ? nreq : FIGURE_KIND_COUNT;
         for (int r = 0; r < count && rc == 0; r++) {
-            if (only && strcmp(only, list[r].kind)) continue;
-            if (!any(list[r].stage) && strcmp(list[r].stage, set.stages[s].name)) continue;
-            rc = make_figures(&p, &set.stages[s], &list[r]);
+            if (only >= 0 && (int)list[r].kind != only) continue;
+            if (list[r].stage[0] && strcmp(list[r].stage, set.stages[s].name)) continue;
+            rc = draws[list[r].kind](&p, &set.stages[s], &list[r]);
         }
         free(own);
     }
     if (rc == 0) {
         if (p.figures) printf("%d figure%s in %s (PNG and SVG; data in %s)\n", p.figures, p.figures == 1 ? "" : "s", fig, data);
-        else printf("no figures to make%s%s under %s\n", only ? " of kind " : "", only ? only : "", dir);
+        else printf("no figures to make%s%s under %s\n", only_name ? " of kind " : "", only_name ? only_name : "", dir);
     }
     free(reqs);
     rr_set_free(&set);

@@ -21,7 +21,7 @@
 //                   (N, H, W) grey images, (N, C, H, W) or (N, H, W, C) with C in {1, 3}.
 //                   Grey values are mapped to 0..255 by the run's min/max over all its
 //                   samples, RGB likewise per channel set; NaN is mid grey. With other
-//                   stages named (figures.tsv axis field "a,b": YAML `with: [a, b]`), their
+//                   stages named (YAML `with: [a, b]`), their
 //                   run of the same seed (else their first with /samples) adds its rows under
 //                   this stage's, labelled "<stage>: <dataset>"; a dataset equal to a row
 //                   already drawn (the shared originals) is drawn once; one range for all.
@@ -31,14 +31,18 @@
 //                   (top-left, top-centre, centre, bottom-right) reshaped to the grid (gMLP
 //                   Fig. 3); on a sequence W itself, query down, key across (Fig. 4). Tokens
 //                   before the grid (cls) are left out; the colour range is the run's min/max.
-// DIR/figures.tsv (optional) replaces the defaults: lines kind<TAB>stage<TAB>metric<TAB>axis
-// (trailing fields may be omitted; "*" or "" = any/default). metric is a /final attribute
-// (metric_vs_axis, default top1), "group/column" such as eval/top5 (curves, default both
-// above), or an /attention dataset (heatmap, default relmap); axis selects the axis of
-// metric_vs_axis, or lists image_grid's other stages. --only KIND keeps one kind.
+// Which figures: the `figures:` list of the experiment file `posbench run` keeps,
+// DIR/<experiment>/experiment.yaml (or DIR/experiment.yaml), checked by the figure-kind registry
+// (bench/experiment/figure_kinds.h: kind, the keys it takes, its rules; an unknown key is bad
+// input naming file:line:col); results folders written before issue 28: figures.tsv there or in
+// DIR (lines kind<TAB>stage<TAB>metric<TAB>axis); without either, every kind. metric is a
+// /final attribute (metric_vs_axis, default top1; final.top1 in YAML), "group/column" such as
+// eval/top5 (curves, default both above; eval.top5 in YAML), or an /attention dataset (heatmap,
+// default relmap); x selects the axis of metric_vs_axis (or a final metric); with lists
+// image_grid's other stages. --only KIND keeps one kind.
 // Exit status: 0 ok (also when nothing applies: it says so); 1 gnuplot failed (its stderr
 // is printed) or a file could not be written; 2 bad input (no DIR, no *.h5 under it, bad
-// --only or figures.tsv, gnuplot missing: package gnuplot-nox, plots/ not found).
+// --only, figures: or figures.tsv, gnuplot missing: package gnuplot-nox, plots/ not found).
 #pragma once
 
 int cmd_plot(int argc, char **argv); // argv: the arguments after "plot"

@@ -7,6 +7,7 @@
 #include "budget_cells.h"
 #include "caveats.h"
 #include "stats.h"
+#include "report_refs.h"
 #include "../../core/common.h"
 #include <errno.h>
 #include <math.h>
@@ -88,74 +89,7 @@ static int stage_metrics(const rr_set *set, const rr_stage *s, const char *per_s
     return n;
 }
 
-// ---- reference numbers --------------------------------------------------------------
-typedef struct {
-    char *stage, *match, *metric, *value, *source;
-    int line, used;
-    int same_data; // sixth field "same_data": the paper measured on our data (else other data)
-} ref_line;
-
-typedef struct {
-    ref_line *items;
-    int n;
-    char path[4200];
-} ref_table;
-
-static void free_refs(ref_table *t) {
-    for (int i = 0; i < t->n; i++) {
-        free(t->items[i].stage), free(t->items[i].match), free(t->items[i].metric);
-        free(t->items[i].value), free(t->items[i].source);
-    }
-    free(t->items);
-}
-
-// Reads DIR/reference.tsv when present. 0 ok; -1 with err on a malformed line.
-static int load_refs(const char *dir, ref_table *t, char *err, size_t errlen) {
-    memset(t, 0, sizeof *t);
-    snprintf(t->path, sizeof t->path, "%s/reference.tsv", dir);
-    FILE *f = fopen(t->path, "r");
-    if (!f) return 0;
-    char *line = NULL;
-    size_t cap = 0;
-    int lineno = 0, tcap = 0;
-    while (getline(&line, &cap, f) >= 0) {
-        lineno++;
-        line[strcspn(line, "\r\n")] = '\0';
-        if (line[0] == '\0' || line[0] == '#') continue;
-        char *field[7] = {0}, *p = line;
-        int nf = 0;
-        for (; nf < 7; nf++) { // strsep keeps empty fields
-            field[nf] = strsep(&p, "\t");
-            if (!field[nf]) break;
-        }
-        if ((nf != 5 && nf != 6) || (nf == 6 && strcmp(field[5], "same_data") && strcmp(field[5], "other_data"))) {
-            snprintf(err, errlen, "%s:%d: expected 5 or 6 tab-separated fields (stage, key=value[,key=value], metric, value, source"
-                     "[, same_data|other_data]), found %d%s", t->path, lineno, nf, nf == 6 ? " with a sixth field other than same_data/other_data" : "");
-            free(line), fclose(f);
-            return -1;
-        }
-        if (lineno == 1 && !strcmp(field[0], "stage") && !strcmp(field[2], "metric")) continue; // a header
-        if (!field[0][0] || !field[2][0] || !field[3][0]) {
-            snprintf(err, errlen, "%s:%d: stage, metric and value must not be empty", t->path, lineno);
-            free(line), fclose(f);
-            return -1;
-        }
-        if (t->n == tcap) {
-            tcap = tcap ? 2 * tcap : 16;
-            ref_line *g = realloc(t->items, (size_t)tcap * sizeof *g);
-            if (!g) die_fail("out of memory reading %s", t->path);
-            t->items = g;
-        }
-        ref_line *r = &t->items[t->n++];
-        r->stage = xstrdup(field[0], "ref"), r->match = xstrdup(field[1], "ref"), r->metric = xstrdup(field[2], "ref");
-        r->value = xstrdup(field[3], "ref"), r->source = xstrdup(field[4], "ref"), r->line = lineno, r->used = 0;
-        r->same_data = nf == 6 && !strcmp(field[5], "same_data");
-    }
-    free(line);
-    fclose(f);
-    return 0;
-}
-
+// ---- reference numbers (report_refs.h) ----------------------------------------------
 // Does the key=value list of r match configuration c (its first run's /config)?
 static int ref_matches(const rr_set *set, const rr_stage *s, const rr_config *c, const ref_line *r) {
     if (strcmp(r->stage, "*") && strcmp(r->stage, s->name)) return 0;
@@ -433,6 +367,7 @@ int cmd_report(int argc, char **argv) {
         fprintf(stderr, "posbench: error: %s\n", err);
         return EXIT_BAD_INPUT;
     }
+    report_metrics_from(&set); // units, scales and natures from the files
     for (int i = 0; i < set.nskipped; i++) fprintf(stderr, "posbench: warning: left out %s\n", set.skipped[i]);
     if (set.nruns == 0) {
         fprintf(stderr, "posbench: error: no finished runs under %s (no readable *.h5 files; a run still going or stopped leaves only <run-id>.h5.partial)\n", dir);
@@ -440,7 +375,7 @@ int cmd_report(int argc, char **argv) {
         return EXIT_BAD_INPUT;
     }
     ref_table refs;
-    if (load_refs(dir, &refs, err, sizeof err) != 0) {
+    if (load_refs_tsv(dir, &refs, err, sizeof err) != 0) { // an old results folder's
         fprintf(stderr, "posbench: error: %s\n", err);
         rr_set_free(&set);
         return EXIT_BAD_INPUT;
@@ -463,19 +398,28 @@ int cmd_report(int argc, char **argv) {
     sb_printf(&b, "# posbench report\n\n`%s`: %d run%s in %d stage%s.\n\n", dir, set.nruns, set.nruns == 1 ? "" : "s",
               set.nstages, set.nstages == 1 ? "" : "s");
     for (int s = 0; s < set.nstages; s++) {
-        // A stage's paper numbers: DIR/<experiment>/reference.tsv (written by posbench run)
-        // when it exists, else DIR/reference.tsv.
+        // A stage's paper numbers: the reference: list of its experiment's copy,
+        // DIR/<experiment>/experiment.yaml (or DIR/experiment.yaml when DIR is that folder);
+        // results folders from before issue 28: DIR/<experiment>/reference.tsv, else DIR/reference.tsv.
         ref_table own = {0};
         int have_own = 0;
         if (set.stages[s].experiment[0]) {
-            char edir[4200];
-            snprintf(edir, sizeof edir, "%s/%s", dir, set.stages[s].experiment);
-            if (strcmp(edir, dir) && load_refs(edir, &own, err, sizeof err) != 0) {
+            const char *exp = set.stages[s].experiment;
+            char edir[4200], copy[4300];
+            snprintf(edir, sizeof edir, "%s/%s", dir, exp);
+            snprintf(copy, sizeof copy, "%s/experiment.yaml", edir);
+            int found = 0, rc = load_refs_yaml(copy, exp, &set, &own, &found, err, sizeof err);
+            if (rc == 0 && !found) {
+                snprintf(copy, sizeof copy, "%s/experiment.yaml", dir);
+                rc = load_refs_yaml(copy, exp, &set, &own, &found, err, sizeof err);
+            }
+            if (rc == 0 && !found && strcmp(edir, dir)) rc = load_refs_tsv(edir, &own, err, sizeof err);
+            if (rc != 0) {
                 fprintf(stderr, "posbench: error: %s\n", err);
                 free(b.s), free(findings), caveats_free(), free_refs(&refs), rr_set_free(&set);
                 return EXIT_BAD_INPUT;
             }
-            have_own = own.n > 0;
+            have_own = found || own.n > 0;
         }
         stage_table(&b, &set, &set.stages[s], have_own ? &own : &refs);
         free_refs(&own);

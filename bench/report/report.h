@@ -4,7 +4,7 @@
 // Table of a stage (stages and configurations as bench/results/results_read.h groups them):
 //   columns: the axes (dotted /config keys, sorted), `n`, `updates` and `images seen` (the
 //   training budget with its init chain's: bench/report/budget_cells.h), one column per metric, a
-//   `paper <metric>` column right after a metric that DIR/reference.tsv gives numbers for,
+//   `paper <metric>` column right after a metric that the experiment's `reference:` gives numbers for,
 //   and `status` when some run of the stage is not `done`.
 //   rows: one per configuration, sorted by axis values (numerically where numeric).
 //   n: runs of the configuration whose status is `done` (only those enter the cells).
@@ -14,16 +14,17 @@
 //   cells: "M ± S", M the mean and S the sample standard deviation (divisor n-1, two passes
 //   in double) of the stored values, each multiplied by the scale and printed with the
 //   metric's format;
-//   n = 1 gives "M ± —" (undefined spread), n = 0 gives "—". Formats (header; scale; printf):
-//     names containing "top" (accuracies stored as fractions): "<name> (%)"; x100; %.2f
-//     loss: "loss"; 1; %.4f          train_time_s: "train_time (s)"; 1; %.1f
-//     images_per_s: "images/s"; 1; %.1f      peak_mem_bytes: "peak_mem (MiB)"; 2^-20; %.1f
-//     step_time_ms: "step (ms)"; 1; %.1f      act_bytes: "activations (MiB)"; 2^-20; %.1f
-//     params: "params (M)"; 1e-6; %.3f, mean only    flops_per_step: "GFLOP/step"; 1e-9;
-//     %.3f, mean only                                others: "<name>"; 1; %.4g
+//   n = 1 gives "M ± —" (undefined spread), n = 0 gives "—". Formats (header; scale; digits;
+//   column order; mean only) come from the runs' /final metric_info (the metric tables of
+//   objectives/metric.h and bench/results/run_metrics.c; files written before it: the same
+//   built-in tables), e.g. top1: "top1 (%)"; x100; %.2f; loss: "loss"; 1; %.4f; params:
+//   "params (M)"; 1e-6; %.3f, mean only; a metric no table names: "<name>"; 1; %.4g
 //   status: counts per status, done first, then diverged, failed, running, others by name:
 //   "2 done, 1 diverged".
-// DIR/reference.tsv (optional; '#' lines and blank lines ignored), one number per line:
+// Paper numbers: the `reference:` list of the experiment file `posbench run` keeps,
+// DIR/<experiment>/experiment.yaml (or DIR/experiment.yaml; bench/experiment/reference_spec.h,
+// report_refs.h). Results folders written before issue 28 have DIR/<experiment>/reference.tsv or
+// DIR/reference.tsv instead ('#' lines and blank lines ignored), one number per line:
 //   stage<TAB>key=value[,key=value...]<TAB>metric<TAB>value<TAB>source[<TAB>same_data|other_data]
 // (the sixth field: whether the paper measured on our data; absent = other data). A column
 // with any number on other data is headed `paper (other data) <metric>`, else `paper <metric>`.
@@ -38,7 +39,8 @@
 // experiment.yaml below DIR that has findings (a paper's claims with our numbers and a
 // verdict: bench/report/findings.h).
 // Exit status: 0 ok; 2 bad input (no DIR, DIR not a directory, no *.h5 under it, malformed
-// reference.tsv or findings in an experiment.yaml); 1 when REPORT.md cannot be written.
+// reference.tsv, an experiment.yaml copy that does not load, or its findings); 1 when REPORT.md
+// cannot be written.
 #pragma once
 #include "../results/results_read.h"
 

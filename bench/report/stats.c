@@ -3,30 +3,55 @@
 // configuration's /final metric over its done runs, and mean curves (rules in stats.h).
 #include "stats.h"
 #include "../../core/common.h"
+#include "../results/run_metrics.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-// Every /final metric that is not a seed's random outcome (stats.h). peak_mem_bytes is the
-// process's peak RSS (allocator and library state vary between runs): sampled.
-static const metric_nature metric_nature_table[] = {
-    {"act_bytes", METRIC_EXACT, NULL},          // the activation arena of one step (model_activation_bytes)
-    {"backend_peak_bytes", METRIC_EXACT, NULL}, // the backend's arena high-water mark
-    {"params", METRIC_EXACT, NULL},
-    {"flops_per_step", METRIC_EXACT, NULL},
-    {"step_time_ms", METRIC_TIMED, "step_time_ms"}, // /final: the median of /train step_time_ms
-};
+// The metric tables of the runs being reported (their /final metric_info attributes), read by
+// report_metrics_from; a metric none of them names is looked up in the built-in tables (files
+// written before the attribute existed).
+static metric_info **file_tables;
+static int n_file_tables;
+
+void report_metrics_from(const rr_set *set) {
+    for (int i = 0; i < n_file_tables; i++) free(file_tables[i]);
+    free(file_tables);
+    file_tables = NULL, n_file_tables = 0;
+    if (!set) return;
+    const char *last = NULL;
+    for (int r = 0; r < set->nruns; r++) {
+        const rr_attr *a = rr_attr_get(&set->runs[r].final, "metric_info");
+        if (!a || a->type != 's' || (last && !strcmp(last, a->text))) continue;
+        char err[256];
+        metric_info *t = run_metrics_parse(a->text, err, sizeof err);
+        if (!t) {
+            fprintf(stderr, "report: %s: /final %s (its metrics are read from the built-in tables)\n", set->runs[r].path, err);
+            continue;
+        }
+        file_tables = xrealloc(file_tables, (size_t)(n_file_tables + 1) * sizeof *file_tables, "metric tables");
+        file_tables[n_file_tables++] = t, last = a->text;
+    }
+}
+
+static const metric_info *metric_lookup(const char *metric) {
+    for (int i = 0; i < n_file_tables; i++) {
+        const metric_info *m = metric_info_match(file_tables[i], metric);
+        if (m) return m;
+    }
+    return run_metrics_builtin(metric);
+}
 
 metric_nature report_metric_nature(const char *metric) {
-    char name[96];
-    snprintf(name, sizeof name, "%.*s", (int)strcspn(metric, "@"), metric);
-    for (size_t i = 0; i < sizeof metric_nature_table / sizeof metric_nature_table[0]; i++)
-        if (!strcmp(metric_nature_table[i].metric, name)) return metric_nature_table[i];
-    return (metric_nature){metric, METRIC_SAMPLED, NULL};
+    const metric_info *m = metric_lookup(metric);
+    metric_nature n = {metric, m ? m->nature : METRIC_SAMPLED, NULL};
+    if (n.nature == METRIC_TIMED) n.column = m->name;
+    return n;
 }
 
 metric_fmt report_metric_format(const char *full) {
+    static const char *const fixed[] = {"%.0f", "%.1f", "%.2f", "%.3f", "%.4f", "%.5f", "%.6f", "%.7f", "%.8f", "%.9f"};
     metric_fmt f = {"", 1.0, "%.4g", 0, 50};
     char name[96]; // per-size metrics "top1@40" are formatted as their base metric
     snprintf(name, sizeof name, "%.*s", (int)strcspn(full, "@"), full);
@@ -36,45 +61,13 @@ metric_fmt report_metric_format(const char *full) {
         snprintf(base.header, sizeof base.header, "%s px", strchr(full, '@') + 1);
         return base;
     }
-    if (strstr(name, "top")) {
-        snprintf(f.header, sizeof f.header, "%.80s (%%)", name);
-        f.scale = 100.0, f.fmt = "%.2f";
-        f.rank = !strcmp(name, "top1") ? 0 : !strcmp(name, "top5") ? 1 : !strcmp(name, "pos_top1") ? 2 : 3;
-    } else if (!strcmp(name, "perplexity")) { // MLM: exp(mean loss over the chosen positions)
-        f.fmt = "%.3f", f.rank = 0;
-    } else if (!strcmp(name, "accuracy")) {   // MLM: argmax byte at the chosen positions
-        snprintf(f.header, sizeof f.header, "accuracy (%%)");
-        f.scale = 100.0, f.fmt = "%.2f", f.rank = 1;
-    } else if (!strcmp(name, "loss")) {
-        f.fmt = "%.4f", f.rank = 10;
-    } else if (!strcmp(name, "params")) {
-        snprintf(f.header, sizeof f.header, "params (M)");
-        f.scale = 1e-6, f.fmt = "%.3f", f.mean_only = 1, f.rank = 90;
-    } else if (!strcmp(name, "flops_per_step")) {
-        snprintf(f.header, sizeof f.header, "GFLOP/step");
-        f.scale = 1e-9, f.fmt = "%.3f", f.mean_only = 1, f.rank = 91;
-    } else if (!strcmp(name, "train_time_s")) {
-        snprintf(f.header, sizeof f.header, "train_time (s)");
-        f.fmt = "%.1f", f.rank = 92;
-    } else if (!strcmp(name, "images_per_s")) {
-        snprintf(f.header, sizeof f.header, "images/s");
-        f.fmt = "%.1f", f.rank = 93;
-    } else if (!strcmp(name, "init_pe_to_content")) { // /init posenc_rms / content_rms (bench/train/train.c)
-        snprintf(f.header, sizeof f.header, "PE/content RMS at init");
-        f.fmt = "%.2f", f.rank = 79;
-    } else if (!strcmp(name, "step_time_ms")) {
-        snprintf(f.header, sizeof f.header, "step (ms)");
-        f.fmt = "%.1f", f.rank = 80;
-    } else if (!strcmp(name, "act_bytes")) {
-        snprintf(f.header, sizeof f.header, "activations (MiB)");
-        f.scale = 1.0 / 1048576.0, f.fmt = "%.1f", f.rank = 81;
-    } else if (!strcmp(name, "backend_peak_bytes")) {
-        snprintf(f.header, sizeof f.header, "backend mem (MiB)");
-        f.scale = 1.0 / 1048576.0, f.fmt = "%.1f", f.rank = 82;
-    } else if (!strcmp(name, "peak_mem_bytes")) {
-        snprintf(f.header, sizeof f.header, "peak_mem (MiB)");
-        f.scale = 1.0 / 1048576.0, f.fmt = "%.1f", f.rank = 94;
-    }
+    const metric_info *m = metric_lookup(name);
+    if (!m) return f;
+    if (m->header) snprintf(f.header, sizeof f.header, "%s", m->header);
+    else if (m->unit && *m->unit) snprintf(f.header, sizeof f.header, "%.80s (%s)", name, m->unit);
+    f.scale = m->scale != 0 ? m->scale : 1.0;
+    f.fmt = m->digits >= 0 && m->digits <= 9 ? fixed[m->digits] : "%.4g";
+    f.mean_only = m->mean_only, f.rank = m->rank;
     return f;
 }
 

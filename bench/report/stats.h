@@ -4,6 +4,7 @@
 // metric, with the size ("40 px") as its header.
 #pragma once
 #include "../results/results_read.h"
+#include "../../objectives/metric.h"
 #include <stddef.h>
 
 typedef struct {
@@ -15,20 +16,17 @@ typedef struct {
 } metric_fmt;
 
 // How a /final metric varies between runs, which decides how the findings judge it
-// (findings.h). One table (stats.c, metric_nature_table) names every metric that is not
-// sampled; a per-size metric "NAME@SIZE" has its base NAME's nature.
-//   METRIC_SAMPLED  a random outcome of the seed: seeds are the replicates (top1, loss, ...)
-//   METRIC_EXACT    a deterministic count of one configuration (arena activation bytes,
-//                   parameters, FLOPs per step): every seed gives the same value, one run
-//                   decides, and seeds that disagree are reported
-//   METRIC_TIMED    a wall-clock time per step: /final holds the median of the run's own
-//                   per-step times (/train column `column`), whose spread gives the interval
-typedef enum { METRIC_SAMPLED, METRIC_EXACT, METRIC_TIMED } metric_nature_kind;
+// (findings.h): the nature its metric table states (objectives/metric.h: sampled, exact or
+// timed); a per-size metric "NAME@SIZE" has its base NAME's nature.
 typedef struct {
     const char *metric;       // the /final attribute
     metric_nature_kind nature;
     const char *column;       // METRIC_TIMED: the /train column of per-step values
 } metric_nature;
+// Reads the metric tables of the runs of `set` (their /final metric_info) that the formats and
+// natures below look metrics up in (then in the built-in tables, for files without one); NULL
+// forgets them. Call after rr_scan, before anything formats a metric.
+void report_metrics_from(const rr_set *set);
 metric_nature report_metric_nature(const char *metric);
 
 // How metric `full` is shown: header, scale, printf format, mean only, column rank.

@@ -10,7 +10,7 @@
 #include "estimate.h"
 #include "../experiment/exp_tables.h"
 #include "../experiment/experiment.h"
-#include "../results/run_files.h"
+#include "../store/run_files.h"
 #include "../train/train.h"
 #include "../../core/common.h"
 #include "../../core/device.h"

@@ -42,9 +42,16 @@ void speech_eval_check(const run *r) {
     if (!r->test.audio)
         die_input("eval.speech_durations and eval.speech_rates evaluate speech clips; data.name=%s is not speech (valid: "
                   "data.name=speech-commands, or leave both [])", cfg_str(r->cfg, "data.name"));
-    if (strcmp(r->settings.name, "supervised") != 0)
+    const objective_kind *k = objective_find(r->settings.name);
+    if (!k || !k->speech_ok) {
+        char valid[160] = "";
+        for (int i = 0; objective_at(i); i++)
+            if (objective_at(i)->speech_ok)
+                snprintf(valid + strlen(valid), sizeof valid - strlen(valid), "%sobjective.name=%s", valid[0] ? ", " : "",
+                         objective_at(i)->name);
         die_input("eval.speech_durations and eval.speech_rates score a keyword classifier; objective.name=%s does not "
-                  "have one (valid: objective.name=supervised, or leave both [])", r->settings.name);
+                  "have one (valid: %s, or leave both [])", r->settings.name, valid);
+    }
 }
 
 // The model's frame stride in seconds (1D CAPE's positions) set to s, the evaluation positions

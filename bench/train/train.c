@@ -308,6 +308,7 @@ static void finish_file(run *r, const char *status, const eval_scores *last) {
     results_attr_int(r->res, "/final", "steps", r->step);
     budget_record(r);
     results_attr_double(r->res, "/final", "images_per_s", r->train_time_s > 0 ? r->step * (double)r->batch / r->train_time_s : 0.0);
+    run_metrics_write(r->res, k->metrics); // /final metric_info: units and direction (bench/results/run_metrics.h)
     if (results_close(r->res) != 0) die_fail("%s: closing the results file failed", r->partial_path);
     r->res = NULL;
     if (rename(r->partial_path, r->final_path) != 0)

@@ -1,10 +1,10 @@
 // bench/train/train_files.c — what `posbench train` does with a run's files before it trains:
-// builds every derived path without truncation, takes the run lock (bench/results/run_files.h,
+// builds every derived path without truncation, takes the run lock (bench/store/run_files.h,
 // the runner's own) unless the caller holds it, and decides from the run's state whether to
 // train: done or diverged runs are not retrained without --force, and a damaged results file
 // is never overwritten silently (refused, or set aside with --force, saying so).
 #include "train_files.h"
-#include "../results/run_files.h"
+#include "../store/run_files.h"
 #include "../../core/common.h"
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,6 +5,7 @@
 #pragma once
 #include "../experiment/config.h"
 #include "../results/results.h"
+#include "../results/run_metrics.h"
 #include "train_history.h"
 #include "train_types.h"
 #include "../../core/optimizer.h"

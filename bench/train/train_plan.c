@@ -25,21 +25,22 @@
 //       mp3_count_positions sees it)
 //   config.<key> (f64 scalars): patch dim depth heads mlp_ratio cls num_classes image_size
 //       (the training size: data.resolution or the dataset's; evaluations at top1 run there)
-//       channels; pe_abs pe_sin1d pe_sin2d pe_cape pe_relbias pe_rope (one is 1 unless none),
-//       rope_base, cape_global_shift cape_local_shift (resolved at the training size: 1/grid for
+//       channels; pe_<kind> for every kind the PyTorch trainer has (encoding.h crosscheck_ok:
+//       pe_abs pe_sin1d pe_sin2d pe_cape pe_relbias pe_rope; one is 1 unless none), rope_dims, rope_base, cape_global_shift cape_local_shift (resolved at the training size: 1/grid for
 //       -1) cape_local_default (1: it was -1, so 1/grid of each batch's grid) cape_scale,
 //       content_scale, drop_path, label_smoothing; lr min_lr weight_decay beta1 beta2 eps clip
-//       warmup_steps total_steps steps_per_epoch batch eval_batch seed; mp3 (1: objective mp3),
-//       eta, position_limit (MP3: position accuracy at test η 0 on the first N test images)
+//       warmup_steps total_steps steps_per_epoch batch eval_batch seed; then the objective's own
+//       (objective_crosscheck.plan): label_smoothing; MP3: mp3 = 1, eta, position_limit (position
+//       accuracy at test η 0 on the first N test images)
 // Configurations the independent trainer does not implement are refused (exit 2 naming the
-// key): another objective than supervised or mp3, MP3's reference points, a backbone other
-// than vit, dropout, UniViT with an encoding tied to one grid (relbias, rope, sin1d; abs is
-// resized like posbench's), sequences.
+// key): an objective without objective_kind.crosscheck (or settings its config_error refuses,
+// e.g. MP3's reference points), blocks without backbone_kind.crosscheck_ok, an encoding without
+// posenc_kind.crosscheck_ok, dropout, UniViT with an encoding that is not `resizable` (tied to
+// one grid: relbias, rope, sin1d; abs is resized like posbench's), sequences.
 #include "train_data.h"
 #include "../../core/common.h"
 #include "../../core/tensorfile.h"
 #include "../../models/posenc/tables.h"
-#include "../../objectives/mp3/mp3.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,23 +51,34 @@ static void scalar(tensorfile *tf, const char *key, double v) {
     tf_add(tf, name, TF_F64, 1, one, &v);
 }
 
+static int crosscheck_ok(const posenc_kind *k) { return k->crosscheck_ok; }
+static int resizable(const posenc_kind *k) { return k->crosscheck_ok && k->resizable; }
+
 static void refuse_unsupported(const run *r) {
     const config *c = r->cfg;
     const model_config *mc = &r->model.cfg;
-    if (strcmp(r->settings.name, "supervised") && strcmp(r->settings.name, "mp3"))
-        die_input("crosscheck: objective.name=%s: the PyTorch trainer does supervised classification and MP3 only",
-                  r->settings.name);
-    if (r->settings.ref_fraction > 0)
-        die_input("crosscheck: objective.ref_fraction=%g: the PyTorch trainer has no MP3 reference points (use 0)",
-                  r->settings.ref_fraction);
-    if (mc->arch && strcmp(mc->arch, "vit"))
-        die_input("crosscheck: model.arch=%s: the PyTorch trainer has the ViT only", mc->arch);
+    const objective_kind *k = objective_find(r->settings.name);
+    if (!k || !k->crosscheck) {
+        char valid[160] = "";
+        for (int i = 0; objective_at(i); i++)
+            if (objective_at(i)->crosscheck)
+                snprintf(valid + strlen(valid), sizeof valid - strlen(valid), "%s%s", valid[0] ? ", " : "", objective_at(i)->name);
+        die_input("crosscheck: objective.name=%s: the PyTorch trainer does not implement it (valid: %s)", r->settings.name, valid);
+    }
+    const char *why = k->crosscheck->config_error ? k->crosscheck->config_error(&r->settings) : NULL;
+    if (why) die_input("crosscheck: %s", why);
+    if (!r->model.arch->crosscheck_ok)
+        die_input("crosscheck: model.arch=%s: the PyTorch trainer does not have these blocks", r->model.arch->name);
     if (mc->dropout > 0) die_input("crosscheck: model.dropout=%g: the PyTorch trainer has no dropout (use 0)", mc->dropout);
     if (mc->features > 0) die_input("crosscheck: data.name=%s: the PyTorch trainer takes images only", cfg_str(c, "data.name"));
-    const char *pe = mc->pe_kind ? mc->pe_kind : "none";
-    if (r->n_univit > 0 && strcmp(pe, "none") && strcmp(pe, "sin2d") && strcmp(pe, "cape") && strcmp(pe, "abs"))
+    char valid[160];
+    if (!r->model.pe->crosscheck_ok)
+        die_input("crosscheck: pe.kind=%s: the PyTorch trainer does not have this encoding (valid: %s)", r->model.pe->name,
+                  posenc_names_where(crosscheck_ok, valid, sizeof valid));
+    if (r->n_univit > 0 && !r->model.pe->resizable)
         die_input("crosscheck: data.resolutions with pe.kind=%s: the PyTorch trainer changes the grid per batch only for "
-                  "positions on [-1, 1] and the bicubically resized abs table (valid: none, sin2d, cape, abs)", pe);
+                  "positions on [-1, 1] and the bicubically resized abs table (valid: %s)", r->model.pe->name,
+                  posenc_names_where(resizable, valid, sizeof valid));
 }
 
 static void add_split(tensorfile *tf, const char *split, const dataset *ds) {
@@ -96,18 +108,9 @@ int train_plan_write(run *r, const char *path) {
     int32_t *order = xmalloc((size_t)r->total_steps * B * sizeof(int32_t) + 1, "plan order");
     int32_t *sizes = xmalloc((size_t)r->total_steps * sizeof(int32_t) + 1, "plan sizes");
     int32_t *draws = xmalloc((size_t)r->total_steps * B * 3 * sizeof(int32_t) + 1, "plan augmentation");
-    // MP3: every step's context, drawn as mp3_train_forward draws it.
-    int mp3 = !strcmp(r->settings.name, "mp3"), t0 = m->t0, Mp = mp3 ? mp3_context_patches(m->N, r->settings.eta) : 0;
-    int M = t0 + Mp;
-    int32_t *context = mp3 ? xmalloc((size_t)r->total_steps * B * M * sizeof(int32_t) + 1, "plan contexts") : NULL;
-    int *ctx = mp3 ? xmalloc((size_t)B * M * sizeof(int), "plan context") : NULL;
     for (long step = 0; step < r->total_steps; step++) {
         int epoch = (int)(step / r->steps_per_epoch), in_epoch = (int)(step % r->steps_per_epoch);
         if (in_epoch == 0) train_epoch_order(r, epoch);
-        if (mp3) {
-            mp3_sample_context(ctx, B, m->N, t0, Mp, r->seed, (uint32_t)epoch, (uint32_t)in_epoch, 0);
-            for (size_t k = 0; k < (size_t)B * M; k++) context[(size_t)step * B * M + k] = ctx[k];
-        }
         sizes[step] = r->n_univit > 0 ? resize_draw_size(r->univit, r->n_univit, r->seed, (uint32_t)epoch, (uint32_t)in_epoch)
                                       : r->train_size; // as train_step draws it
         for (int b = 0; b < B; b++) {
@@ -126,9 +129,8 @@ int train_plan_write(run *r, const char *path) {
     int32_t eval_sizes[OBJECTIVE_MAX_SIZES + 1];
     for (int e = 0; e < r->settings.n_eval_sizes; e++) eval_sizes[e] = r->settings.eval_sizes[e];
     tf_add(&tf, "eval_sizes", TF_I32, 1, edims, eval_sizes);
-    free(ctx);
-    int xdims[3] = {(int)r->total_steps, B, M};
-    if (mp3) tf_add(&tf, "context", TF_I32, 3, xdims, context);
+    // The objective's draws (MP3: every step's context) and scalars.
+    objective_find(r->settings.name)->crosscheck->plan(&r->settings, m, r->total_steps, r->steps_per_epoch, B, &tf);
 
     // The initial weights, from the backend.
     float *host = xmalloc(m->params.total * sizeof(float) + 1, "plan weights");
@@ -144,33 +146,34 @@ int train_plan_write(run *r, const char *path) {
         tf_add(&tf, name, TF_F64, 1, one, &decay);
     }
 
-    const char *pe = mc->pe_kind ? mc->pe_kind : "none";
     scalar(&tf, "patch", mc->patch), scalar(&tf, "dim", mc->dim), scalar(&tf, "depth", mc->depth);
     scalar(&tf, "heads", mc->heads), scalar(&tf, "mlp_ratio", mc->mlp_ratio), scalar(&tf, "cls", mc->cls);
     scalar(&tf, "num_classes", mc->num_classes), scalar(&tf, "image_size", r->train_size);
     scalar(&tf, "channels", mc->channels);
-    scalar(&tf, "pe_abs", !strcmp(pe, "abs")), scalar(&tf, "pe_sin1d", !strcmp(pe, "sin1d"));
-    scalar(&tf, "pe_sin2d", !strcmp(pe, "sin2d")), scalar(&tf, "pe_cape", !strcmp(pe, "cape"));
-    scalar(&tf, "pe_relbias", !strcmp(pe, "relbias")), scalar(&tf, "pe_rope", !strcmp(pe, "rope") ? mc->rope_dims : 0);
-    scalar(&tf, "rope_base", mc->rope_base);
+    for (int i = 0; i < posenc_count(); i++) { // pe_<kind>: 1 for the run's encoding, 0 for the others the trainer has
+        const posenc_kind *k = posenc_at(i);
+        char name[64];
+        snprintf(name, sizeof name, "pe_%s", k->name);
+        if (k->positional && k->crosscheck_ok) scalar(&tf, name, k == m->pe);
+    }
+    scalar(&tf, "rope_dims", mc->rope_dims), scalar(&tf, "rope_base", mc->rope_base);
     scalar(&tf, "cape_global_shift", mc->cape_global_shift);
     scalar(&tf, "cape_local_shift", mc->cape_local_shift < 0 ? cape_default_local_shift(m->grid) : mc->cape_local_shift);
     scalar(&tf, "cape_local_default", mc->cape_local_shift < 0);
     scalar(&tf, "cape_scale", mc->cape_scale);
     scalar(&tf, "content_scale", mc->content_scale != 0.0f ? mc->content_scale : 1.0);
-    scalar(&tf, "drop_path", mc->drop_path), scalar(&tf, "label_smoothing", r->settings.label_smoothing);
+    scalar(&tf, "drop_path", mc->drop_path);
     const optim_config *o = &r->optim;
     scalar(&tf, "lr", o->lr), scalar(&tf, "min_lr", o->min_lr), scalar(&tf, "weight_decay", o->weight_decay);
     scalar(&tf, "beta1", o->beta1), scalar(&tf, "beta2", o->beta2), scalar(&tf, "eps", o->eps), scalar(&tf, "clip", o->clip);
     scalar(&tf, "warmup_steps", (double)o->warmup_steps), scalar(&tf, "total_steps", (double)r->total_steps);
     scalar(&tf, "steps_per_epoch", r->steps_per_epoch), scalar(&tf, "batch", B), scalar(&tf, "eval_batch", r->eval_batch);
     scalar(&tf, "seed", r->seed);
-    scalar(&tf, "mp3", mp3), scalar(&tf, "eta", r->settings.eta), scalar(&tf, "position_limit", r->settings.position_limit);
 
     char err[1024];
     int rc = tf_write(&tf, path, err, sizeof err);
     tf_free(&tf);
-    free(order), free(sizes), free(draws), free(host), free(context);
+    free(order), free(sizes), free(draws), free(host);
     if (rc != 0) die_fail("crosscheck plan: %s", err);
     printf("crosscheck plan: %s (%ld steps of %d, %d train / %d test images, %d parameter tensors)\n", path, r->total_steps, B,
            r->train.n, r->test.n, m->params.count);

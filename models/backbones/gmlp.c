@@ -84,6 +84,9 @@ static int toeplitz_entries(const model_config *c, int rows0, int cols0, int t0)
     return 0;
 }
 
+// The encodings the spatial gating unit can use: those that act on the tokens, not inside attention.
+static int sgu_pe_ok(const posenc_kind *pe) { return !posenc_in_attention(pe); }
+
 static const char *sgu_config_error(const model_config *c, const char *arch) {
     static char msg[512];
     const posenc_kind *pe = posenc_find(c->pe_kind ? c->pe_kind : "none");
@@ -93,10 +96,11 @@ static const char *sgu_config_error(const model_config *c, const char *arch) {
                  "trivial (valid with %s: objective.name=supervised)", arch, arch);
         return msg;
     }
-    if (pe && (pe->qk_forward || pe->bias_forward)) {
+    if (pe && !sgu_pe_ok(pe)) {
+        char valid[160];
         snprintf(msg, sizeof msg, "pe.kind=%s acts on attention (%s), which model.arch=%s's spatial gating unit does not "
-                 "have (valid with %s: none, abs, sin1d, sin2d, cape)", c->pe_kind,
-                 pe->qk_forward ? "rotates q and k" : "a bias on the attention scores", arch, arch);
+                 "have (valid with %s: %s)", c->pe_kind, pe->qk_forward ? "rotates q and k" : "a bias on the attention scores",
+                 arch, arch, posenc_names_where(sgu_pe_ok, valid, sizeof valid));
         return msg;
     }
     if (!c->sgu_no_split && (c->mlp_ratio * c->dim) % 2 != 0) {
@@ -481,10 +485,45 @@ static double amlp_block_flops(const model_config *c, int T, int M) { return blo
     .set_grid = gmlp_set_grid, .forward = gmlp_forward, .output_grad = gmlp_output_grad,           \
     .backward = gmlp_backward, .block_output = gmlp_block_output, .spatial_weights = gmlp_spatial_weights,
 
+// The spatial gating unit's keys (gmlp and amlp).
+static const cfg_key sgu_keys[] = {
+    {"model.sgu_gating", CFG_CHOICE, "multiplicative", 0, 0, "multiplicative|additive", 1, "gmlp/amlp SGU ablation (gMLP Table 3): multiplicative gating s = u * f(v) (the paper's SGU) or additive s = u + f(v)"},
+    {"model.sgu_norm", CFG_BOOL, "true", 0, 1, NULL, 1, "gmlp/amlp SGU ablation: LayerNorm on v before the spatial projection (the paper's SGU); false: f(v) = W v + b"},
+    {"model.sgu_split", CFG_BOOL, "true", 0, 1, NULL, 1, "gmlp/amlp SGU ablation: split GELU(LN(x) U) into u and v halves (the paper's SGU); false: one Z of width mlp_ratio*dim is both, s = Z * f(Z) (or Z + f(Z))"},
+    {"model.sgu_toeplitz", CFG_BOOL, "false", 0, 1, NULL, 1, "gmlp/amlp: Toeplitz spatial weights W(i, j) = w[offset i - j] over the 2D patch offset (the paper's choice for MLM; at other sizes offsets beyond the table are clipped) instead of a dense n x n W (bilinearly resampled at other sizes)"},
+    {NULL},
+};
+
+static const cfg_key amlp_keys[] = {
+    {"model.sgu_gating", CFG_CHOICE, "multiplicative", 0, 0, "multiplicative|additive", 1, "gmlp/amlp SGU ablation (gMLP Table 3): multiplicative gating s = u * f(v) (the paper's SGU) or additive s = u + f(v)"},
+    {"model.sgu_norm", CFG_BOOL, "true", 0, 1, NULL, 1, "gmlp/amlp SGU ablation: LayerNorm on v before the spatial projection (the paper's SGU); false: f(v) = W v + b"},
+    {"model.sgu_split", CFG_BOOL, "true", 0, 1, NULL, 1, "gmlp/amlp SGU ablation: split GELU(LN(x) U) into u and v halves (the paper's SGU); false: one Z of width mlp_ratio*dim is both, s = Z * f(Z) (or Z + f(Z))"},
+    {"model.sgu_toeplitz", CFG_BOOL, "false", 0, 1, NULL, 1, "gmlp/amlp: Toeplitz spatial weights W(i, j) = w[offset i - j] over the 2D patch offset (the paper's choice for MLM; at other sizes offsets beyond the table are clipped) instead of a dense n x n W (bilinearly resampled at other sizes)"},
+    {"model.tiny_attn_dim", CFG_INT, "64", 1, 8192, NULL, 1, "amlp: width of the tiny single-head attention added to the spatial gating unit (the paper: 64)"},
+    {NULL},
+};
+
+// model.sgu_*: Toeplitz W over the token index (1D, the paper's MLM form) for text, over the
+// 2D patch offset for images; the gating ablations.
+static void sgu_read_keys(const key_reader *r, struct model_config *c) {
+    c->sgu_toeplitz = !key_int(r, "model.sgu_toeplitz") ? 0 : !strcmp(key_str(r, "data.name"), "text") ? 1 : 2;
+    c->sgu_additive = !strcmp(key_str(r, "model.sgu_gating"), "additive");
+    c->sgu_no_split = !key_int(r, "model.sgu_split");
+    c->sgu_no_norm = !key_int(r, "model.sgu_norm");
+}
+
+static void amlp_read_keys(const key_reader *r, struct model_config *c) {
+    sgu_read_keys(r, c);
+    c->tiny_attn_dim = (int)key_int(r, "model.tiny_attn_dim");
+}
+
 const backbone_kind backbone_gmlp = {
     .name = "gmlp",
     .description = "gMLP blocks: a spatial gating unit mixes tokens with learned position-specific weights, no attention",
     .config_error = gmlp_config_error,
+    .keys = sgu_keys,
+    .read_keys = sgu_read_keys,
+    .pe_ok = sgu_pe_ok,
     .declare_params = gmlp_declare_params,
     GMLP_SHARED_HOOKS
     .block_flops = gmlp_block_flops,
@@ -494,6 +533,9 @@ const backbone_kind backbone_amlp = {
     .name = "amlp",
     .description = "aMLP blocks: gMLP with a tiny single-head attention (model.tiny_attn_dim) added to the spatial gating",
     .config_error = amlp_config_error,
+    .keys = amlp_keys,
+    .read_keys = amlp_read_keys,
+    .pe_ok = sgu_pe_ok,
     .declare_params = amlp_declare_params,
     GMLP_SHARED_HOOKS
     .block_flops = amlp_block_flops,

@@ -4,7 +4,7 @@
 // 1 × L grid, so another length resizes it along time; the resize is
 // differentiable, so UniViT trains through it. Can be kept on MP3 reference tokens.
 #include "encoding.h"
-#include "../model.h"
+#include "../model_view.h"
 #include "../../core/resize.h"
 
 typedef struct {
@@ -14,62 +14,72 @@ typedef struct {
     float *row_weights, *row_weights_host; // (rows, rows0) of the rows, a sequence's 1 x 1; NULL for images
 } abs_state;
 
-static int same_grid(const model *m) { return m->rows == m->rows0 && m->cols == m->cols0; }
-
-static void abs_declare_params(model *m) {
-    abs_state *s = m->pe_state;
-    model_add_param(m, "pos_embed", INIT_TRUNC_NORMAL, 0, m->T0, m->cfg.dim, &s->table, &s->table_grad);
+static int same_grid(const struct model *m) {
+    const model_view v = model_view_of(m);
+    return v.rows == v.rows0 && v.cols == v.cols0;
 }
 
-static void abs_declare_acts(model *m) {
-    abs_state *s = m->pe_state;
-    if (m->N_max == m->rows0 * m->cols0) return; // no other grid is possible
-    model_add_act(m, "pos_embed.resized", (size_t)m->T_max * m->cfg.dim, &s->resized, &s->resized_grad);
-    model_add_input(m, "pos_embed.resize_weights", (size_t)m->cols_max * m->cols0, &s->col_weights, &s->col_weights_host);
-    if (m->rows0 != m->cols0)
-        model_add_input(m, "pos_embed.resize_row_weights", (size_t)m->rows_max * m->rows0, &s->row_weights, &s->row_weights_host);
+static void abs_declare_params(struct model *m) {
+    const model_view v = model_view_of(m);
+    abs_state *s = v.state;
+    model_add_param(m, "pos_embed", INIT_TRUNC_NORMAL, 0, v.T0, v.cfg->dim, &s->table, &s->table_grad);
 }
 
-static void abs_set_grid(model *m) {
-    abs_state *s = m->pe_state;
+static void abs_declare_acts(struct model *m) {
+    const model_view v = model_view_of(m);
+    abs_state *s = v.state;
+    if (v.N_max == v.rows0 * v.cols0) return; // no other grid is possible
+    model_add_act(m, "pos_embed.resized", (size_t)v.T_max * v.cfg->dim, &s->resized, &s->resized_grad);
+    model_add_input(m, "pos_embed.resize_weights", (size_t)v.cols_max * v.cols0, &s->col_weights, &s->col_weights_host);
+    if (v.rows0 != v.cols0)
+        model_add_input(m, "pos_embed.resize_row_weights", (size_t)v.rows_max * v.rows0, &s->row_weights, &s->row_weights_host);
+}
+
+static void abs_set_grid(struct model *m) {
+    const model_view v = model_view_of(m);
+    abs_state *s = v.state;
     if (!s->col_weights || same_grid(m)) return;
-    resize_bicubic_weights(s->col_weights_host, m->cols, m->cols0);
-    model_upload(m, s->col_weights_host, (size_t)m->cols * m->cols0);
+    resize_bicubic_weights(s->col_weights_host, v.cols, v.cols0);
+    model_upload(m, s->col_weights_host, (size_t)v.cols * v.cols0);
     if (!s->row_weights) return;
-    resize_bicubic_weights(s->row_weights_host, m->rows, m->rows0);
-    model_upload(m, s->row_weights_host, (size_t)m->rows * m->rows0);
+    resize_bicubic_weights(s->row_weights_host, v.rows, v.rows0);
+    model_upload(m, s->row_weights_host, (size_t)v.rows * v.rows0);
 }
 
 // The (T, d) table of the current grid: the parameter itself, or its bicubic resize (cls row copied).
-static const float *abs_table_forward(model *m) {
-    abs_state *s = m->pe_state;
+static const float *abs_table_forward(struct model *m) {
+    const model_view v = model_view_of(m);
+    abs_state *s = v.state;
     if (same_grid(m)) return s->table;
-    int d = m->cfg.dim, t0 = m->t0;
+    int d = v.cfg->dim, t0 = v.t0;
     const float *wy = s->row_weights ? s->row_weights : s->col_weights, *wx = s->col_weights;
-    if (t0) m->ops->gather_tokens_forward(s->resized, s->table, (const int *)m->batch.cls_index, 1, m->T0, 1, d);
-    m->ops->resize2d_forward(s->resized + (size_t)t0 * d, s->table + (size_t)t0 * d, wy, wx, 1, m->rows0, m->cols0, m->rows,
-                             m->cols, d);
+    if (t0) v.ops->gather_tokens_forward(s->resized, s->table, (const int *)v.cls_index, 1, v.T0, 1, d);
+    v.ops->resize2d_forward(s->resized + (size_t)t0 * d, s->table + (size_t)t0 * d, wy, wx, 1, v.rows0, v.cols0, v.rows,
+                             v.cols, d);
     return s->resized;
 }
 
-static float *abs_table_grad(model *m) {
-    abs_state *s = m->pe_state;
+static float *abs_table_grad(struct model *m) {
+    const model_view v = model_view_of(m);
+    abs_state *s = v.state;
     return same_grid(m) ? s->table_grad : s->resized_grad;
 }
 
 // At another grid: the resized table's gradient back to the learned table.
-static void abs_table_backward(model *m) {
-    abs_state *s = m->pe_state;
+static void abs_table_backward(struct model *m) {
+    const model_view v = model_view_of(m);
+    abs_state *s = v.state;
     if (same_grid(m)) return;
-    int d = m->cfg.dim, t0 = m->t0;
+    int d = v.cfg->dim, t0 = v.t0;
     const float *wy = s->row_weights ? s->row_weights : s->col_weights, *wx = s->col_weights;
-    if (t0) m->ops->gather_tokens_backward(s->table_grad, s->resized_grad, (const int *)m->batch.cls_index, 1, m->T0, 1, d);
-    m->ops->resize2d_backward(s->table_grad + (size_t)t0 * d, s->resized_grad + (size_t)t0 * d, wy, wx, 1, m->rows0,
-                              m->cols0, m->rows, m->cols, d);
+    if (t0) v.ops->gather_tokens_backward(s->table_grad, s->resized_grad, (const int *)v.cls_index, 1, v.T0, 1, d);
+    v.ops->resize2d_backward(s->table_grad + (size_t)t0 * d, s->resized_grad + (size_t)t0 * d, wy, wx, 1, v.rows0,
+                              v.cols0, v.rows, v.cols, d);
 }
 
 const posenc_kind posenc_abs = {
     .name = "abs",
+    .positional = 1, .has_table = 1, .resizable = 1, .grid_ok = 1, .sequence_ok = 1, .crosscheck_ok = 1,
     .state_size = sizeof(abs_state),
     .declare_params = abs_declare_params,
     .declare_acts = abs_declare_acts,

@@ -11,7 +11,7 @@
 // (posenc_kind.sequence_kind).
 #include "encoding.h"
 #include "tables.h"
-#include "../model.h"
+#include "../model_view.h"
 #include <stdio.h>
 
 typedef struct {
@@ -19,20 +19,22 @@ typedef struct {
     int drawn;         // the positions hold training draws, not the evaluation positions
 } cape1d_state;
 
-static void cape1d_declare_acts(model *m) {
-    cape1d_state *s = m->pe_state;
-    model_add_input(m, "pos_t", (size_t)m->max_batch * m->N_max, &s->t, &s->t_host);
+static void cape1d_declare_acts(struct model *m) {
+    const model_view v = model_view_of(m);
+    cape1d_state *s = v.state;
+    model_add_input(m, "pos_t", (size_t)v.max_batch * v.N_max, &s->t, &s->t_host);
 }
 
 // The evaluation positions of the current length for every sequence of a batch.
-static void stage_eval_positions(model *m) {
-    cape1d_state *s = m->pe_state;
-    posenc_time_eval_positions(s->t_host, m->max_batch, m->N, m->cfg.frame_seconds);
-    model_upload(m, s->t_host, (size_t)m->max_batch * m->N);
+static void stage_eval_positions(struct model *m) {
+    const model_view v = model_view_of(m);
+    cape1d_state *s = v.state;
+    posenc_time_eval_positions(s->t_host, v.max_batch, v.N, v.cfg->frame_seconds);
+    model_upload(m, s->t_host, (size_t)v.max_batch * v.N);
     s->drawn = 0;
 }
 
-static void cape1d_set_grid(model *m) { stage_eval_positions(m); }
+static void cape1d_set_grid(struct model *m) { stage_eval_positions(m); }
 
 static cape_config cape1d_bounds(const model_config *c) {
     cape_config cc = {c->cape_time_shift,
@@ -43,21 +45,23 @@ static cape_config cape1d_bounds(const model_config *c) {
 
 // Training: positions drawn per sequence from (seed, RNG_POSENC, epoch, step, b); evaluation:
 // the plain positions (restaged only after a training draw replaced them).
-static void cape1d_prepare(model *m, int B, int training, rng_addr rng) {
-    cape1d_state *s = m->pe_state;
+static void cape1d_prepare(struct model *m, int B, int training, rng_addr rng) {
+    const model_view v = model_view_of(m);
+    cape1d_state *s = v.state;
     if (!training) {
         if (s->drawn) stage_eval_positions(m);
         return;
     }
-    cape_config cc = cape1d_bounds(&m->cfg);
-    posenc_cape_time_positions(s->t_host, B, m->N, m->cfg.frame_seconds, &cc, rng.seed, rng.epoch, rng.step);
-    model_upload(m, s->t_host, (size_t)B * m->N);
+    cape_config cc = cape1d_bounds(v.cfg);
+    posenc_cape_time_positions(s->t_host, B, v.N, v.cfg->frame_seconds, &cc, rng.seed, rng.epoch, rng.step);
+    model_upload(m, s->t_host, (size_t)B * v.N);
     s->drawn = 1;
 }
 
-static void cape1d_tokens_forward(model *m, int B) {
-    cape1d_state *s = m->pe_state;
-    m->ops->sincos1d_add(m->activations.x0, s->t, B, m->T, m->cfg.dim, m->t0, CAPE_TIME_FREQ_SCALE);
+static void cape1d_tokens_forward(struct model *m, int B) {
+    const model_view v = model_view_of(m);
+    cape1d_state *s = v.state;
+    v.ops->sincos1d_add(v.x0, s->t, B, v.T, v.cfg->dim, v.t0, CAPE_TIME_FREQ_SCALE);
 }
 
 static const char *cape1d_config_error(const struct model_config *c) {
@@ -74,9 +78,22 @@ static const char *cape1d_config_error(const struct model_config *c) {
     return NULL;
 }
 
+// The sequence form's own bound (the others: posenc_cape's keys).
+static const cfg_key cape1d_keys[] = {
+    {"pe.cape_time_shift", CFG_FLOAT, "60", 0, 1e6, NULL, 1, "cape on a sequence (speech, positions in seconds): global shift bound in seconds: per sequence, t shifted by U(-max, max) (the paper's ASR setting: 60 s)"},
+    {NULL},
+};
+
+static void cape1d_read_keys(const key_reader *r, struct model_config *c) {
+    c->cape_time_shift = (float)key_float(r, "pe.cape_time_shift");
+}
+
 const posenc_kind posenc_cape1d = {
     .name = "cape",
+    .positional = 1, .per_image_draws = 1, .sequence_ok = 1,
     .config_error = cape1d_config_error,
+    .keys = cape1d_keys,
+    .read_keys = cape1d_read_keys,
     .state_size = sizeof(cape1d_state),
     .declare_acts = cape1d_declare_acts,
     .set_grid = cape1d_set_grid,

@@ -5,12 +5,14 @@
 // addition to the patch tokens, a rotation of q/k, or a bias on the attention scores), how it
 // follows another grid (set_grid: tables recomputed, resized or clipped), and what it needs
 // from the batch (tokens_forward draws CAPE's positions into the model's staging inputs).
-// Every hook is optional (NULL: the kind does nothing there). Hooks see the model's state
-// (models/model.h) and keep named pointers to their own tensors in a small state struct of
-// their own (model.pe_state), bound by model_add_param / model_add_act / model_add_input in
+// Every hook is optional (NULL: the kind does nothing there). Hooks see the model only through
+// models/model_view.h (its config, current grid and backend: model_view_of; never model.h) and
+// keep named pointers to their own tensors in a small state struct of their own
+// (model_pe_state), bound by model_add_param / model_add_act / model_add_input in
 // declare_params / declare_acts. The q/k and score hooks are for backbones with attention.
 #pragma once
 #include "../../core/rng.h"
+#include "../../core/keys.h"
 #include <stddef.h>
 
 struct model;
@@ -18,6 +20,19 @@ struct model_config;
 
 typedef struct posenc_kind {
     const char *name; // the pe.kind value
+    // Capabilities: what the rest of the code asks of a kind instead of comparing its name.
+    int positional;      // 1: gives the tokens position information (0: none)
+    int has_table;       // 1: a fixed table of positions a token can carry on its own (GVP's query tokens)
+    int resizable;       // 1: follows another grid per batch with no tables tied to one grid (positions on
+                         //    [-1, 1], or a bicubically resized table): UniViT batches, crosschecks at other sizes
+    int per_image_draws; // 1: draws random positions per image in training (CAPE's augmentation)
+    int grid_ok;         // 1: runs on an image's token grid
+    int sequence_ok;     // 1: runs on a sequence (model_config.features > 0), itself or through sequence_kind
+    int crosscheck_ok;   // 1: the PyTorch trainer (bench/crosscheck/torch_train.py) has it: plan scalar pe_<name>
+    // Its own configuration keys (ended by {NULL}; NULL: none), gathered into the key table
+    // (bench/experiment/config.c), and their reader into the model config (NULL: none).
+    const cfg_key *keys;
+    void (*read_keys)(const key_reader *r, struct model_config *c);
     // NULL when the model config works with this kind, else a message naming the keys.
     const char *(*config_error)(const struct model_config *c);
     // The kind's state (m->pe_state): state_size zeroed bytes, allocated by the model before
@@ -71,6 +86,10 @@ typedef struct posenc_kind {
 POSENC_KINDS(POSENC_DECLARE)
 #undef POSENC_DECLARE
 
+// The keys every kind shares (pe.kind, pe.content_scale), ended by {NULL}.
+extern const cfg_key posenc_common_keys[];
+// pe.kind, pe.content_scale and every kind's own keys (read_keys, sequence kinds too) into c.
+void posenc_read_keys(const key_reader *r, struct model_config *c);
 // The kind named `name`, or NULL.
 const posenc_kind *posenc_find(const char *name);
 // The kind a model with this config runs: posenc_find(pe_kind, NULL = "none"), or its
@@ -82,6 +101,13 @@ extern const posenc_kind posenc_cape1d;
 const char *posenc_names(void);
 // The names of the kinds that can be kept on reference tokens ("abs, sin1d, sin2d").
 const char *posenc_reference_names(void);
+// The kinds in registry order (n of them), for code that walks them (the crosscheck plan).
+const posenc_kind *posenc_at(int i);
+int posenc_count(void);
+// "a, b, c": the names of the kinds for which ok(kind) is 1 (into buf, which is returned).
+const char *posenc_names_where(int (*ok)(const posenc_kind *k), char *buf, size_t len);
+// 1 when the kind acts inside attention (rotates q and k, or biases the scores).
+int posenc_in_attention(const posenc_kind *k);
 
 // For the kinds: NULL when model.dim suits a sinusoidal encoding (even), else why.
 const char *posenc_sinusoid_config_error(const struct model_config *c);

@@ -1,9 +1,17 @@
 // models/posenc/registry.c — the table of position-encoding kinds (POSENC_KINDS in
 // encoding.h) and lookups by name.
 #include "encoding.h"
-#include "../model.h"
+#include "../model_config.h"
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
+
+// The keys every kind shares (encoding.h).
+const cfg_key posenc_common_keys[] = {
+    {"pe.content_scale", CFG_CHOICE, "none", 0, 0, "none|sqrt_d", 1, "multiply the embedded patch content by this before the encoding is added: none (1) or sqrt_d (sqrt(model.dim), as public CAPE re-implementations, so the content's magnitude matches a sinusoid's ~0.7 per channel)"},
+    {"pe.kind", CFG_CHOICE, "abs", 0, 0, POSENC_CHOICES, 1, "position encoding: none; abs (learned table, cls has its own row, resized bicubically at other sizes); sin1d (Vaswani, over the patch index); sin2d (CAPE eq. 3-4, patch centres on [-1, 1]); cape (sin2d with training-time shift and scale augmentation; on a sequence CAPE in 1D, positions in seconds); relbias (2D relative bias per layer and head, zero init); rope (rotary q/k, 1D or 2D axial)"},
+    {NULL},
+};
 
 #define POSENC_ENTRY(name) &posenc_##name,
 static const posenc_kind *const kinds[] = {POSENC_KINDS(POSENC_ENTRY)};
@@ -30,4 +38,26 @@ const char *posenc_reference_names(void) {
         if (kinds[i]->reference_table)
             snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", names[0] ? ", " : "", kinds[i]->name);
     return names;
+}
+
+const posenc_kind *posenc_at(int i) { return i >= 0 && i < KIND_COUNT ? kinds[i] : NULL; }
+int posenc_count(void) { return KIND_COUNT; }
+
+const char *posenc_names_where(int (*ok)(const posenc_kind *k), char *buf, size_t len) {
+    if (len == 0) return buf;
+    buf[0] = 0;
+    for (int i = 0; i < KIND_COUNT; i++)
+        if (ok(kinds[i])) snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", buf[0] ? ", " : "", kinds[i]->name);
+    return buf;
+}
+
+int posenc_in_attention(const posenc_kind *k) { return k && (k->qk_forward || k->bias_forward); }
+
+void posenc_read_keys(const key_reader *r, model_config *c) {
+    c->pe_kind = key_str(r, "pe.kind");
+    c->content_scale = !strcmp(key_str(r, "pe.content_scale"), "sqrt_d") ? sqrtf((float)key_int(r, "model.dim")) : 1.0f;
+    for (int i = 0; i < KIND_COUNT; i++) {
+        if (kinds[i]->read_keys) kinds[i]->read_keys(r, c);
+        if (kinds[i]->sequence_kind && kinds[i]->sequence_kind->read_keys) kinds[i]->sequence_kind->read_keys(r, c);
+    }
 }

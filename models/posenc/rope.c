@@ -3,7 +3,7 @@
 // half with the row); cls is not rotated. Tables are computed for each grid.
 #include "encoding.h"
 #include "tables.h"
-#include "../model.h"
+#include "../model_view.h"
 #include <stdio.h>
 
 typedef struct {
@@ -25,36 +25,55 @@ static const char *rope_config_error(const struct model_config *c) {
 }
 
 
-static void rope_declare_acts(model *m) {
-    rope_state *s = m->pe_state;
-    size_t pairs = (size_t)(m->cfg.dim / m->cfg.heads) / 2;
-    model_add_input(m, "rope_cos", (size_t)m->N_max * pairs, &s->cos, &s->cos_host);
-    model_add_input(m, "rope_sin", (size_t)m->N_max * pairs, &s->sin, &s->sin_host);
+static void rope_declare_acts(struct model *m) {
+    const model_view v = model_view_of(m);
+    rope_state *s = v.state;
+    size_t pairs = (size_t)(v.cfg->dim / v.cfg->heads) / 2;
+    model_add_input(m, "rope_cos", (size_t)v.N_max * pairs, &s->cos, &s->cos_host);
+    model_add_input(m, "rope_sin", (size_t)v.N_max * pairs, &s->sin, &s->sin_host);
 }
 
-static void rope_set_grid(model *m) {
-    rope_state *s = m->pe_state;
-    const model_config *c = &m->cfg;
+static void rope_set_grid(struct model *m) {
+    const model_view v = model_view_of(m);
+    rope_state *s = v.state;
+    const model_config *c = v.cfg;
     int head_dim = c->dim / c->heads;
     float base = c->rope_base > 0 ? c->rope_base : posenc_rope_default_base(c->rope_dims);
-    posenc_rope_tables(s->cos_host, s->sin_host, m->rows, m->cols, head_dim, c->rope_dims, base);
-    model_upload(m, s->cos_host, (size_t)m->N * (head_dim / 2));
-    model_upload(m, s->sin_host, (size_t)m->N * (head_dim / 2));
+    posenc_rope_tables(s->cos_host, s->sin_host, v.rows, v.cols, head_dim, c->rope_dims, base);
+    model_upload(m, s->cos_host, (size_t)v.N * (head_dim / 2));
+    model_upload(m, s->sin_host, (size_t)v.N * (head_dim / 2));
 }
 
-static void rope_qk_forward(model *m, float *qkv, int B) {
-    rope_state *s = m->pe_state;
-    m->ops->rope_forward(qkv, s->cos, s->sin, B, m->T, m->cfg.dim, m->cfg.heads, m->t0);
+static void rope_qk_forward(struct model *m, float *qkv, int B) {
+    const model_view v = model_view_of(m);
+    rope_state *s = v.state;
+    v.ops->rope_forward(qkv, s->cos, s->sin, B, v.T, v.cfg->dim, v.cfg->heads, v.t0);
 }
 
-static void rope_qk_backward(model *m, float *dqkv, int B) {
-    rope_state *s = m->pe_state;
-    m->ops->rope_backward(dqkv, s->cos, s->sin, B, m->T, m->cfg.dim, m->cfg.heads, m->t0);
+static void rope_qk_backward(struct model *m, float *dqkv, int B) {
+    const model_view v = model_view_of(m);
+    rope_state *s = v.state;
+    v.ops->rope_backward(dqkv, s->cos, s->sin, B, v.T, v.cfg->dim, v.cfg->heads, v.t0);
+}
+
+// RoPE's dimensions and base.
+static const cfg_key rope_keys[] = {
+    {"pe.rope_base", CFG_FLOAT, "0", 0, 1e9, NULL, 1, "rope: base of the frequencies theta_j (0 = 10000 for 1D, 100 for 2D axial)"},
+    {"pe.rope_dims", CFG_INT, "2", 1, 2, NULL, 1, "rope: 1 = 1D over the row-major patch index; 2 = 2D axial (half the channel pairs rotate with the column, half with the row)"},
+    {NULL},
+};
+
+static void rope_read_keys(const key_reader *r, struct model_config *c) {
+    c->rope_dims = (int)key_int(r, "pe.rope_dims");
+    c->rope_base = (float)key_float(r, "pe.rope_base");
 }
 
 const posenc_kind posenc_rope = {
     .name = "rope",
+    .positional = 1, .grid_ok = 1, .sequence_ok = 1, .crosscheck_ok = 1,
     .config_error = rope_config_error,
+    .keys = rope_keys,
+    .read_keys = rope_read_keys,
     .state_size = sizeof(rope_state),
     .declare_acts = rope_declare_acts,
     .set_grid = rope_set_grid,

@@ -3,7 +3,7 @@
 // kept on MP3 reference tokens.
 #include "encoding.h"
 #include "tables.h"
-#include "../model.h"
+#include "../model_view.h"
 #include <stdio.h>
 
 typedef struct {
@@ -18,21 +18,24 @@ const char *posenc_sinusoid_config_error(const struct model_config *c) {
 }
 
 
-static void sin1d_declare_acts(model *m) {
-    sin1d_state *s = m->pe_state;
-    model_add_input(m, "pos_sin1d", (size_t)m->T_max * m->cfg.dim, &s->table, &s->table_host);
+static void sin1d_declare_acts(struct model *m) {
+    const model_view v = model_view_of(m);
+    sin1d_state *s = v.state;
+    model_add_input(m, "pos_sin1d", (size_t)v.T_max * v.cfg->dim, &s->table, &s->table_host);
 }
 
-static void sin1d_set_grid(model *m) {
-    sin1d_state *s = m->pe_state;
-    posenc_sin1d_table(s->table_host, m->T, m->cfg.dim, m->t0);
-    model_upload(m, s->table_host, (size_t)m->T * m->cfg.dim);
+static void sin1d_set_grid(struct model *m) {
+    const model_view v = model_view_of(m);
+    sin1d_state *s = v.state;
+    posenc_sin1d_table(s->table_host, v.T, v.cfg->dim, v.t0);
+    model_upload(m, s->table_host, (size_t)v.T * v.cfg->dim);
 }
 
-static const float *sin1d_table(model *m) { return ((sin1d_state *)m->pe_state)->table; }
+static const float *sin1d_table(struct model *m) { return ((sin1d_state *)model_pe_state(m))->table; }
 
 const posenc_kind posenc_sin1d = {
     .name = "sin1d",
+    .positional = 1, .has_table = 1, .grid_ok = 1, .sequence_ok = 1, .crosscheck_ok = 1,
     .config_error = posenc_sinusoid_config_error,
     .state_size = sizeof(sin1d_state),
     .declare_acts = sin1d_declare_acts,

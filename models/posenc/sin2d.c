@@ -6,7 +6,7 @@
 // On a sequence input, cape runs as models/posenc/cape1d.c (positions in seconds).
 #include "encoding.h"
 #include "tables.h"
-#include "../model.h"
+#include "../model_view.h"
 #include <stdio.h>
 
 typedef struct {
@@ -16,60 +16,66 @@ typedef struct {
 } sin2d_state;
 
 
-static void sin2d_declare_acts(model *m) {
-    sin2d_state *s = m->pe_state;
-    size_t BN = (size_t)m->max_batch * m->N_max;
+static void sin2d_declare_acts(struct model *m) {
+    const model_view v = model_view_of(m);
+    sin2d_state *s = v.state;
+    size_t BN = (size_t)v.max_batch * v.N_max;
     model_add_input(m, "pos_x", BN, &s->x, &s->x_host);
     model_add_input(m, "pos_y", BN, &s->y, &s->y_host);
-    if (m->cfg.ref_tokens > 0 || m->cfg.query_stream) model_add_act(m, "ref_table", (size_t)m->T_max * m->cfg.dim, &s->table, NULL);
+    if (v.cfg->ref_tokens > 0 || v.cfg->query_stream) model_add_act(m, "ref_table", (size_t)v.T_max * v.cfg->dim, &s->table, NULL);
 }
 
-static void upload_positions(model *m, size_t n) {
-    sin2d_state *s = m->pe_state;
+static void upload_positions(struct model *m, size_t n) {
+    const model_view v = model_view_of(m);
+    sin2d_state *s = v.state;
     model_upload(m, s->x_host, n);
     model_upload(m, s->y_host, n);
 }
 
 // The grid positions for every image of a batch, staged and uploaded once per grid.
-static void stage_grid_positions(model *m) {
-    sin2d_state *s = m->pe_state;
-    posenc_eval_positions(s->x_host, s->y_host, m->max_batch, m->grid, m->grid);
-    upload_positions(m, (size_t)m->max_batch * m->N);
+static void stage_grid_positions(struct model *m) {
+    const model_view v = model_view_of(m);
+    sin2d_state *s = v.state;
+    posenc_eval_positions(s->x_host, s->y_host, v.max_batch, v.grid, v.grid);
+    upload_positions(m, (size_t)v.max_batch * v.N);
     s->drawn = 0;
 }
 
 // The positions of the new grid; with reference tokens, the (T, d) table every token would
 // get at those positions.
-static void sin2d_set_grid(model *m) {
-    sin2d_state *s = m->pe_state;
+static void sin2d_set_grid(struct model *m) {
+    const model_view v = model_view_of(m);
+    sin2d_state *s = v.state;
     stage_grid_positions(m);
     if (!s->table) return;
-    m->ops->zero(s->table, (size_t)m->T * m->cfg.dim);
-    m->ops->sincos2d_add(s->table, s->x, s->y, 1, m->T, m->cfg.dim, m->t0);
+    v.ops->zero(s->table, (size_t)v.T * v.cfg->dim);
+    v.ops->sincos2d_add(s->table, s->x, s->y, 1, v.T, v.cfg->dim, v.t0);
 }
 
-static const float *sin2d_reference_table(model *m) { return ((sin2d_state *)m->pe_state)->table; }
+static const float *sin2d_reference_table(struct model *m) { return ((sin2d_state *)model_pe_state(m))->table; }
 
 // cape in training: the grid positions augmented per image (models/posenc/tables.h); at
 // evaluation the grid again (restaged only after a training draw replaced it).
-static void cape_prepare(model *m, int B, int training, rng_addr rng) {
-    sin2d_state *s = m->pe_state;
+static void cape_prepare(struct model *m, int B, int training, rng_addr rng) {
+    const model_view v = model_view_of(m);
+    sin2d_state *s = v.state;
     if (!training) {
         if (s->drawn) stage_grid_positions(m);
         return;
     }
-    const model_config *c = &m->cfg;
-    cape_config cc = {c->cape_global_shift, c->cape_local_shift < 0 ? cape_default_local_shift(m->grid) : c->cape_local_shift,
+    const model_config *c = v.cfg;
+    cape_config cc = {c->cape_global_shift, c->cape_local_shift < 0 ? cape_default_local_shift(v.grid) : c->cape_local_shift,
                       c->cape_scale};
-    posenc_cape_positions(s->x_host, s->y_host, B, m->grid, m->grid, &cc, rng.seed, rng.epoch,
+    posenc_cape_positions(s->x_host, s->y_host, B, v.grid, v.grid, &cc, rng.seed, rng.epoch,
                           rng.step);
-    upload_positions(m, (size_t)B * m->N);
+    upload_positions(m, (size_t)B * v.N);
     s->drawn = 1;
 }
 
-static void sin2d_tokens_forward(model *m, int B) {
-    sin2d_state *s = m->pe_state;
-    m->ops->sincos2d_add(m->activations.x0, s->x, s->y, B, m->T, m->cfg.dim, m->t0);
+static void sin2d_tokens_forward(struct model *m, int B) {
+    const model_view v = model_view_of(m);
+    sin2d_state *s = v.state;
+    v.ops->sincos2d_add(v.x0, s->x, s->y, B, v.T, v.cfg->dim, v.t0);
 }
 
 // sin2d and cape place patches on a 2D grid of [-1, 1]²: images only.
@@ -92,8 +98,23 @@ static const char *cape_config_error(const struct model_config *c) {
     return NULL;
 }
 
+// CAPE's augmentation bounds (posenc_cape; on a sequence cape1d reads them too).
+static const cfg_key cape_keys[] = {
+    {"pe.cape_global_shift", CFG_FLOAT, "0.5", 0, 100, NULL, 1, "cape: global shift bound: per image, x and y each shifted by U(-max, max) (patch centres span [-1, 1])"},
+    {"pe.cape_local_shift", CFG_FLOAT, "-1", -1, 100, NULL, 1, "cape: local shift bound: per token, x and y each shifted by U(-max, max) (-1 = 1/grid side, the paper's 1/N; on a sequence: t per frame, in seconds, -1 = half a frame)"},
+    {"pe.cape_scale", CFG_FLOAT, "1.4", 1, 100, NULL, 1, "cape: global scale bound: per image, log(scale) ~ U(-log max, log max) applied to x and y (on a sequence: to t) (1 = off)"},
+    {NULL},
+};
+
+static void cape_read_keys(const key_reader *r, struct model_config *c) {
+    c->cape_global_shift = (float)key_float(r, "pe.cape_global_shift");
+    c->cape_local_shift = (float)key_float(r, "pe.cape_local_shift");
+    c->cape_scale = (float)key_float(r, "pe.cape_scale");
+}
+
 const posenc_kind posenc_sin2d = {
     .name = "sin2d",
+    .positional = 1, .has_table = 1, .resizable = 1, .grid_ok = 1, .crosscheck_ok = 1,
     .config_error = sin2d_config_error,
     .state_size = sizeof(sin2d_state),
     .declare_acts = sin2d_declare_acts,
@@ -104,7 +125,10 @@ const posenc_kind posenc_sin2d = {
 
 const posenc_kind posenc_cape = {
     .name = "cape",
+    .positional = 1, .resizable = 1, .per_image_draws = 1, .grid_ok = 1, .sequence_ok = 1, .crosscheck_ok = 1,
     .config_error = cape_config_error,
+    .keys = cape_keys,
+    .read_keys = cape_read_keys,
     .state_size = sizeof(sin2d_state),
     .declare_acts = sin2d_declare_acts,
     .set_grid = sin2d_set_grid,

@@ -22,6 +22,15 @@
 #include "../pixel_targets.h" // pixel_patch_targets: the normalised pixel targets
 #include <stdint.h>
 
+// GVP's own settings (objective_settings.own; its keys objective.groups, order, segmentation,
+// streams: objectives/gvp/objective.c).
+typedef struct {
+    int groups;                // objective.groups: predicted groups K
+    const char *segmentation;  // objective.segmentation: fixed | random | mixed
+    const char *order;         // objective.order: random | raster
+    int streams;               // objective.streams: 2 two streams, 1 one stream with the causal mask
+} gvp_settings;
+
 typedef enum { GVP_SEG_FIXED, GVP_SEG_RANDOM, GVP_SEG_MIXED } gvp_segmentation;
 typedef enum { GVP_ORDER_RANDOM, GVP_ORDER_RASTER } gvp_order;
 

@@ -38,20 +38,26 @@ typedef struct {
     int P, B;                         // predicted rows and images of the last forward
 } gvp_state;
 
+static int has_table(const posenc_kind *k) { return k->has_table; }
+
 static const char *gvp_config_error(const objective_settings *s) {
     static char msg[512];
-    if (gvp_segmentation_parse(s->segmentation) < 0) {
+    const gvp_settings *own = OBJECTIVE_OWN(s, const gvp_settings);
+    if (gvp_segmentation_parse(own->segmentation) < 0) {
         snprintf(msg, sizeof msg, "objective.segmentation=%s is not a segmentation (valid: fixed, random, mixed)",
-                 s->segmentation ? s->segmentation : "");
+                 own->segmentation ? own->segmentation : "");
         return msg;
     }
-    if (gvp_order_parse(s->order) < 0) {
-        snprintf(msg, sizeof msg, "objective.order=%s is not an order (valid: random, raster)", s->order ? s->order : "");
+    if (gvp_order_parse(own->order) < 0) {
+        snprintf(msg, sizeof msg, "objective.order=%s is not an order (valid: random, raster)", own->order ? own->order : "");
         return msg;
     }
-    if (strcmp(s->pe_kind, "abs") && strcmp(s->pe_kind, "sin1d") && strcmp(s->pe_kind, "sin2d")) {
+    const posenc_kind *pe = posenc_find(s->pe_kind);
+    if (!pe || !pe->has_table) {
+        char valid[160];
         snprintf(msg, sizeof msg, "objective.name=gvp gives each query token the position encoding of the patch it "
-                 "predicts, so it needs a table of positions: pe.kind=%s (valid with gvp: abs, sin1d, sin2d)", s->pe_kind);
+                 "predicts, so it needs a table of positions: pe.kind=%s (valid with gvp: %s)", s->pe_kind,
+                 posenc_names_where(has_table, valid, sizeof valid));
         return msg;
     }
     if (!s->cls)
@@ -67,16 +73,16 @@ static const char *gvp_config_error(const objective_settings *s) {
                "eval.tta_delta are for supervised runs (valid with gvp: [], [] and 0; data.resolution sets the one size)";
     if (s->patch > 0 && s->train_size > 0 && s->train_size % s->patch == 0) {
         int g = s->train_size / s->patch;
-        const char *why = gvp_groups_error(gvp_segmentation_parse(s->segmentation), s->groups, g * g);
+        const char *why = gvp_groups_error(gvp_segmentation_parse(own->segmentation), own->groups, g * g);
         if (why) return why;
-        if (s->streams == 1 && (gvp_segmentation_parse(s->segmentation) != GVP_SEG_FIXED || s->groups != g * g)) {
+        if (own->streams == 1 && (gvp_segmentation_parse(own->segmentation) != GVP_SEG_FIXED || own->groups != g * g)) {
             snprintf(msg, sizeof msg, "objective.streams=1 predicts each patch from the content token before it in the order z; "
                      "with groups of more than one patch that token sees the patch it predicts: objective.segmentation=%s "
                      "objective.groups=%d (valid with streams=1: segmentation fixed, groups %d, one patch per group)",
-                     s->segmentation ? s->segmentation : "", s->groups, g * g);
+                     own->segmentation ? own->segmentation : "", own->groups, g * g);
             return msg;
         }
-    } else if (s->groups < 1) {
+    } else if (own->groups < 1) {
         return "objective.groups must be >= 1";
     }
     return NULL;
@@ -99,10 +105,11 @@ static void gvp_obj_create(objective *o) {
     gvp_state *st = xcalloc(1, sizeof *st, "gvp objective");
     model *m = o->model;
     const ops_backend *ops = o->ops;
-    st->seg = gvp_segmentation_parse(o->s.segmentation);
-    st->ord = gvp_order_parse(o->s.order);
-    st->K = o->s.groups;
-    st->streams = o->s.streams == 1 ? 1 : 2;
+    const gvp_settings *own = OBJECTIVE_OWN(&o->s, const gvp_settings);
+    st->seg = gvp_segmentation_parse(own->segmentation);
+    st->ord = gvp_order_parse(own->order);
+    st->K = own->groups;
+    st->streams = own->streams == 1 ? 1 : 2;
     st->N = m->N, st->t0 = m->t0, st->T = m->T, st->Ts = m->T + m->N;
     st->D = m->cfg.channels * m->cfg.patch * m->cfg.patch;
     const char *why = gvp_groups_error(st->seg, st->K, st->N);
@@ -306,9 +313,35 @@ static void gvp_probe_prepare(objective *o, int B, uint32_t first) {
     model_set_streams(m, 0, ATTN_MASK_LE);
 }
 
+static const metric_info gvp_metrics[] = {
+    {"pixel_mse", "", 1, -1, 0, NULL, -1, 50, 0, METRIC_SAMPLED},
+    {"pixel_mse_last_group", "", 1, -1, 0, NULL, -1, 50, 0, METRIC_SAMPLED},
+    {NULL},
+};
+
+static const cfg_key gvp_keys[] = {
+    {"objective.groups", CFG_INT, "20", 1, 4096, NULL, 1, "GVP: predicted groups K after the condition group G_0 (fixed: up to N, the fully autoregressive case; random: up to N-1; mixed: up to round(N/2))"},
+    {"objective.order", CFG_CHOICE, "random", 0, 0, "random|raster", 1, "GVP: order z of the patches: a random permutation per image, or raster order"},
+    {"objective.segmentation", CFG_CHOICE, "mixed", 0, 0, "fixed|random|mixed", 1, "GVP: group segmentation: fixed (equal groups), random (K cut points uniform in [1, N-1]), mixed (last cut at round(p*N), p ~ N(0.5, std 0.1), the others uniform below it)"},
+    {"objective.streams", CFG_INT, "2", 1, 2, NULL, 1, "GVP: 2 = the two-stream model (content and query streams); 1 = one stream with the causal group mask (GVP Table 10's '+causal masks' row): each patch predicted from the content token before it in the order z, which cannot know which position it predicts; needs objective.segmentation=fixed and objective.groups = the number of patches"},
+    {NULL},
+};
+
+static void gvp_read_settings(const key_reader *r, void *own) {
+    _Static_assert(sizeof(gvp_settings) <= OBJECTIVE_OWN_BYTES, "raise OBJECTIVE_OWN_BYTES (objective.h)");
+    gvp_settings *g = own;
+    g->groups = (int)key_int(r, "objective.groups");
+    g->segmentation = key_str(r, "objective.segmentation");
+    g->order = key_str(r, "objective.order");
+    g->streams = (int)key_int(r, "objective.streams");
+}
+
 const objective_kind objective_gvp = {
     .name = "gvp",
     .metric_names = {"pixel_mse", "pixel_mse_last_group"},
+    .metrics = gvp_metrics,
+    .keys = gvp_keys,
+    .read_settings = gvp_read_settings,
     .progress = "epoch %d/%d  loss %.4f  test pixel mse %.4f last group %.4f  (%.0f s)",
     .final_line = "final: pixel_mse=%.4f pixel_mse_last_group=%.4f time=%.0fs\n",
     .config_error = gvp_config_error,

@@ -4,6 +4,11 @@
 // masked; the restore indices (argsort of the shuffle) put a shuffled sequence back in patch
 // order. Host code only.
 #pragma once
+// MAE's own settings (objective_settings.own; its keys mae.decoder_depth, mae.decoder_dim:
+// objectives/mae/objective.c).
+typedef struct {
+    int decoder_depth, decoder_dim; // MAE's light decoder
+} mae_settings;
 #include <stdint.h>
 
 // Patches kept per image at masking ratio eta: round((1 - eta)·N) (lround, as MP3's context).

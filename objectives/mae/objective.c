@@ -40,13 +40,17 @@ typedef struct {
     const float *decoded;            // the last forward's predictions (B, T, D), backend
 } mae_state;
 
+static int on_tokens(const posenc_kind *k) { return !posenc_in_attention(k); }
+
 static const char *mae_config_error(const objective_settings *s) {
+    const mae_settings *own = OBJECTIVE_OWN(s, const mae_settings);
     static char msg[512];
-    if (strcmp(s->pe_kind, "none") && strcmp(s->pe_kind, "abs") && strcmp(s->pe_kind, "sin1d") &&
-        strcmp(s->pe_kind, "sin2d") && strcmp(s->pe_kind, "cape")) {
+    const posenc_kind *pe = posenc_find(s->pe_kind);
+    if (!pe || posenc_in_attention(pe)) {
+        char valid[160];
         snprintf(msg, sizeof msg, "objective.name=mae adds the position encoding to the patches before dropping the masked "
-                 "ones; pe.kind=%s acts inside attention on the full token grid (valid with mae: none, abs, sin1d, sin2d, "
-                 "cape)", s->pe_kind);
+                 "ones; pe.kind=%s acts inside attention on the full token grid (valid with mae: %s)", s->pe_kind,
+                 posenc_names_where(on_tokens, valid, sizeof valid));
         return msg;
     }
     if (s->ref_fraction > 0) {
@@ -57,13 +61,13 @@ static const char *mae_config_error(const objective_settings *s) {
     if (s->train_sizes > 0 || s->n_eval_sizes > 0 || s->tta_delta > 0)
         return "objective.name=mae trains and evaluates at one size: data.resolutions, eval.resolutions and "
                "eval.tta_delta are for supervised runs (valid with mae: [], [] and 0; data.resolution sets the one size)";
-    if (s->decoder_dim % 2 != 0 || (s->heads > 0 && s->decoder_dim % s->heads != 0)) {
+    if (own->decoder_dim % 2 != 0 || (s->heads > 0 && own->decoder_dim % s->heads != 0)) {
         snprintf(msg, sizeof msg, "mae.decoder_dim=%d: the decoder's width must be even (its sin2d pairs cos and sin) and a "
-                 "multiple of model.heads=%d (valid: e.g. %d)", s->decoder_dim, s->heads, 2 * (s->heads > 0 ? s->heads : 1));
+                 "multiple of model.heads=%d (valid: e.g. %d)", own->decoder_dim, s->heads, 2 * (s->heads > 0 ? s->heads : 1));
         return msg;
     }
-    if (s->decoder_depth < 1) {
-        snprintf(msg, sizeof msg, "mae.decoder_depth=%d: the decoder needs at least one block (valid: >= 1)", s->decoder_depth);
+    if (own->decoder_depth < 1) {
+        snprintf(msg, sizeof msg, "mae.decoder_depth=%d: the decoder needs at least one block (valid: >= 1)", own->decoder_depth);
         return msg;
     }
     if (s->eta <= 0.0) {
@@ -81,12 +85,13 @@ static const char *mae_config_error(const objective_settings *s) {
 // The encoder on cls + the kept patches, its token head decoder_embed (width mae.decoder_dim),
 // and the decoder.
 static void mae_configure_model(const objective_settings *s, model_config *mc) {
+    const mae_settings *own = OBJECTIVE_OWN(s, const mae_settings);
     mc->token_head = 1;
     mc->head_name = "decoder_embed";
-    mc->token_outputs = s->decoder_dim;
+    mc->token_outputs = own->decoder_dim;
     mc->extension = &model_decoder_extension;
-    mc->decoder_depth = s->decoder_depth;
-    mc->decoder_dim = s->decoder_dim;
+    mc->decoder_depth = own->decoder_depth;
+    mc->decoder_dim = own->decoder_dim;
     if (mc->patch > 0 && mc->image_size % mc->patch == 0) {
         int g = mc->image_size / mc->patch, K = mae_kept_patches(g * g, s->eta);
         mc->keep_tokens = (mc->cls ? 1 : 0) + (K < 1 ? 1 : K);
@@ -267,9 +272,31 @@ static void mae_record_final(objective *o, objective_env *env, const eval_scores
 
 static int mae_train_keys(const objective *o) { return ((const mae_state *)o->state)->Kt; }
 
+static const metric_info mae_metrics[] = {
+    {"pixel_mse", "", 1, -1, 0, NULL, -1, 50, 0, METRIC_SAMPLED},
+    {"pixel_mse_visible", "", 1, -1, 0, NULL, -1, 50, 0, METRIC_SAMPLED},
+    {NULL},
+};
+
+static const cfg_key mae_keys[] = {
+    {"mae.decoder_depth", CFG_INT, "2", 1, 64, NULL, 1, "MAE: blocks of the light decoder (the backbone's blocks, heads and mlp_ratio as the encoder's)"},
+    {"mae.decoder_dim", CFG_INT, "64", 2, 8192, NULL, 1, "MAE: width of the light decoder (even, a multiple of model.heads); the encoder's token head decoder_embed maps to it"},
+    {NULL},
+};
+
+static void mae_read_settings(const key_reader *r, void *own) {
+    _Static_assert(sizeof(mae_settings) <= OBJECTIVE_OWN_BYTES, "raise OBJECTIVE_OWN_BYTES (objective.h)");
+    mae_settings *m = own;
+    m->decoder_depth = (int)key_int(r, "mae.decoder_depth");
+    m->decoder_dim = (int)key_int(r, "mae.decoder_dim");
+}
+
 const objective_kind objective_mae = {
     .name = "mae",
     .metric_names = {"pixel_mse", "pixel_mse_visible"},
+    .metrics = mae_metrics,
+    .keys = mae_keys,
+    .read_settings = mae_read_settings,
     .progress = "epoch %d/%d  loss %.4f  test pixel mse %.4f (kept patches %.4f)  (%.0f s)",
     .final_line = "final: pixel_mse=%.4f pixel_mse_visible=%.4f time=%.0fs\n",
     .config_error = mae_config_error,

@@ -104,9 +104,16 @@ static eval_scores mlm_evaluate(objective *o, objective_env *env) {
 
 static int mlm_train_keys(const objective *o) { return o->model->T; }
 
+static const metric_info mlm_metrics[] = {
+    {"perplexity", "", 1, -1, 0, NULL, 3, 0, 0, METRIC_SAMPLED}, // exp(mean loss over the chosen positions)
+    {"accuracy", "%", 100, 1, 0, NULL, 2, 1, 0, METRIC_SAMPLED}, // argmax byte at the chosen positions
+    {NULL},
+};
+
 const objective_kind objective_mlm = {
     .name = "mlm",
     .metric_names = {"perplexity", "accuracy"},
+    .metrics = mlm_metrics,
     .text_input = 1,
     .progress = "epoch %d/%d  loss %.4f  validation perplexity %.4f accuracy %.4f  (%.0f s)",
     .final_line = "final: perplexity=%.4f accuracy=%.4f time=%.0fs\n",

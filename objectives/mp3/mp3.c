@@ -20,19 +20,15 @@ int mp3_reference_patches(int N, double fraction) {
     return R < 1 ? 1 : R;
 }
 
-const char *mp3_config_error(const char *objective, const char *pe_kind, double ref_fraction) {
+const char *mp3_config_error(const char *pe_kind, double ref_fraction) {
     static char msg[320];
-    int mp3 = !strcmp(objective, "mp3"), none = !strcmp(pe_kind, "none");
     const posenc_kind *pe = posenc_find(pe_kind);
-    int ref_kind = pe && pe->reference_table;
-    if (!mp3 && ref_fraction > 0)
-        snprintf(msg, sizeof msg, "objective.ref_fraction=%g gives MP3 reference tokens; objective.name=%s has none "
-                 "(valid: 0, or objective.name=mp3)", ref_fraction, objective);
-    else if (mp3 && ref_fraction == 0 && !none)
+    int ref_kind = pe && pe->reference_table, positional = !pe || pe->positional;
+    if (ref_fraction == 0 && positional)
         snprintf(msg, sizeof msg, "objective.name=mp3 pretrains without a position encoding, so the position can only "
                  "come from the content (pe.kind=%s; valid with mp3: none, or %s on reference tokens "
                  "with objective.ref_fraction > 0)", pe_kind, posenc_reference_names());
-    else if (mp3 && ref_fraction > 0 && !ref_kind)
+    else if (ref_fraction > 0 && !ref_kind)
         snprintf(msg, sizeof msg, "objective.ref_fraction=%g keeps a position encoding on reference tokens, which "
                  "pe.kind=%s cannot give (valid with objective.ref_fraction > 0: %s)", ref_fraction, pe_kind,
                  posenc_reference_names());

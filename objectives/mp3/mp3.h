@@ -28,11 +28,11 @@ int mp3_context_patches(int N, double eta);
 // accuracy leaves them out (mp3_count_correct's skip list), since their answer is in their
 // input, so one patch at least is never a reference.
 int mp3_reference_patches(int N, double fraction);
-// NULL when objective.name, pe.kind and objective.ref_fraction go together, else why (naming
-// the keys and what is valid): mp3 pretrains without a position encoding (pe.kind none), or
-// keeps abs / sin1d / sin2d on its reference tokens when ref_fraction > 0; ref_fraction is
-// for mp3 only. Shared by the trainer and the experiment checker.
-const char *mp3_config_error(const char *objective, const char *pe_kind, double ref_fraction);
+// NULL when pe.kind and objective.ref_fraction go together for objective.name=mp3, else why
+// (naming the keys and what is valid): mp3 pretrains without a position encoding (a kind that
+// is not `positional`), or keeps a kind with a reference table (abs / sin1d / sin2d) on its
+// reference tokens when ref_fraction > 0. (Other objectives refuse ref_fraction themselves.)
+const char *mp3_config_error(const char *pe_kind, double ref_fraction);
 // Fills context (B, t0 + Mp) with token indices: cls (0) first when t0 = 1, then the first
 // Mp entries of image b's permutation of 0..N-1 (shifted by t0), in ascending order. Image b
 // draws from rng_stream_make(seed, RNG_MASK, epoch, step, first_index + b), so the set does

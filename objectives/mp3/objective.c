@@ -28,7 +28,7 @@ typedef struct {
 
 static const char *mp3_objective_config_error(const objective_settings *s) {
     static char msg[512];
-    const char *why = mp3_config_error(s->name, s->pe_kind, s->ref_fraction);
+    const char *why = mp3_config_error(s->pe_kind, s->ref_fraction);
     if (why) return why;
     if (s->linear_probe)
         return "eval.linear_probe=true: an MP3 pretraining run learns without position information and is evaluated by "
@@ -237,9 +237,50 @@ static void mp3_record_final(objective *o, objective_env *env, const eval_scores
 
 static int mp3_train_keys(const objective *o) { return o->model->t0 + ((const mp3_state *)o->state)->context_patches; }
 
+static const metric_info mp3_metrics[] = {
+    {"pos_top1", "%", 100, 1, 0, NULL, 2, 2, 0, METRIC_SAMPLED},
+    {"pos_top1_nonblank", "%", 100, 1, 0, NULL, 2, 3, 0, METRIC_SAMPLED},
+    {"pos_top1_eta0", "%", 100, 1, 0, NULL, 2, 3, 0, METRIC_SAMPLED},
+    {"pos_top1_nonblank_eta0", "%", 100, 1, 0, NULL, 2, 3, 0, METRIC_SAMPLED},
+    {"pos_err_near_eta0", "", 1, 0, 0, NULL, -1, 50, 0, METRIC_SAMPLED},
+    {NULL},
+};
+
+// The crosscheck plan: every step's context tokens of each image, as mp3_train_forward draws
+// them ("context" i32 (steps, B, M): cls first, then the sorted context patches as token indices;
+// M = cls + round((1 - eta) N)), and config.mp3 = 1, eta, position_limit, label_smoothing.
+static void mp3_plan(const objective_settings *s, const model *m, long steps, int steps_per_epoch, int B, tensorfile *tf) {
+    int t0 = m->t0, Mp = mp3_context_patches(m->N, s->eta), M = t0 + Mp;
+    int32_t *context = xmalloc((size_t)steps * B * M * sizeof(int32_t) + 1, "plan contexts");
+    int *ctx = xmalloc((size_t)B * M * sizeof(int), "plan context");
+    for (long step = 0; step < steps; step++) {
+        int epoch = (int)(step / steps_per_epoch), in_epoch = (int)(step % steps_per_epoch);
+        mp3_sample_context(ctx, B, m->N, t0, Mp, s->seed, (uint32_t)epoch, (uint32_t)in_epoch, 0);
+        for (size_t k = 0; k < (size_t)B * M; k++) context[(size_t)step * B * M + k] = ctx[k];
+    }
+    int xdims[3] = {(int)steps, B, M};
+    tf_add(tf, "context", TF_I32, 3, xdims, context);
+    free(ctx), free(context);
+    objective_plan_scalar(tf, "label_smoothing", s->label_smoothing);
+    objective_plan_scalar(tf, "mp3", 1), objective_plan_scalar(tf, "eta", s->eta);
+    objective_plan_scalar(tf, "position_limit", s->position_limit);
+}
+
+static const char *mp3_crosscheck_error(const objective_settings *s) {
+    static char msg[160];
+    if (s->ref_fraction <= 0) return NULL;
+    snprintf(msg, sizeof msg, "objective.ref_fraction=%g: the PyTorch trainer has no MP3 reference points (use 0)", s->ref_fraction);
+    return msg;
+}
+
+static const objective_crosscheck mp3_crosscheck = {
+    .metrics = {"pos_top1_nonblank_eta0", "pos_top1_eta0", NULL}, .config_error = mp3_crosscheck_error, .plan = mp3_plan};
+
 const objective_kind objective_mp3 = {
     .name = "mp3",
     .metric_names = {"pos_top1", "pos_top1_nonblank"},
+    .metrics = mp3_metrics,
+    .crosscheck = &mp3_crosscheck,
     .progress = "epoch %d/%d  loss %.4f  test position top1 %.4f non-blank %.4f  (%.0f s)",
     .final_line = "final: pos_top1=%.4f pos_top1_nonblank=%.4f time=%.0fs\n",
     .config_error = mp3_objective_config_error,

@@ -171,9 +171,31 @@ static void supervised_record_final(objective *o, objective_env *env, const eval
 
 static int supervised_train_keys(const objective *o) { return o->model->T; }
 
+static const metric_info supervised_metrics[] = {
+    {"top1", "%", 100, 1, 1, NULL, 2, 0, 0, METRIC_SAMPLED},
+    {"top5", "%", 100, 1, 1, NULL, 2, 1, 0, METRIC_SAMPLED},
+    {"tta_top1", "%", 100, 1, 1, NULL, 2, 3, 0, METRIC_SAMPLED},   // eval.tta_delta (per size: tta_top1@S)
+    {"top1_drop", "%", 100, -1, 1, NULL, 2, 3, 0, METRIC_SAMPLED}, // top1 at the training size - at size S
+    {"top1_rate*", "%", 100, 1, 1, NULL, 2, 3, 0, METRIC_SAMPLED}, // speech: eval.speech_rates
+    {"top1_dur*", "%", 100, 1, 1, NULL, 2, 3, 0, METRIC_SAMPLED},  // speech: eval.speech_durations
+    {NULL},
+};
+
+// The crosscheck plan: the PyTorch trainer classifies with the same label smoothing.
+static void supervised_plan(const objective_settings *s, const model *m, long steps, int steps_per_epoch, int B, tensorfile *tf) {
+    (void)m, (void)steps, (void)steps_per_epoch, (void)B;
+    objective_plan_scalar(tf, "label_smoothing", s->label_smoothing);
+}
+
+static const objective_crosscheck supervised_crosscheck = {.metrics = {"top1", "top1@", NULL}, .plan = supervised_plan};
+
 const objective_kind objective_supervised = {
     .name = "supervised",
     .metric_names = {"top1", "top5"},
+    .metrics = supervised_metrics,
+    .needs_labels = 1,
+    .speech_ok = 1,
+    .crosscheck = &supervised_crosscheck,
     .progress = "epoch %d/%d  loss %.4f  test top1 %.4f top5 %.4f  (%.0f s)",
     .final_line = "final: top1=%.4f top5=%.4f time=%.0fs\n",
     .config_error = supervised_config_error,

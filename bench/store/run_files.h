@@ -1,4 +1,4 @@
-// bench/results/run_files.h — the files of one run, as every command sees them. A run lives at a
+// bench/store/run_files.h — the files of one run, as every command sees them. A run lives at a
 // base path <dir>/<run-id>: <base>.lock (who is running it), <base>.h5 (finished results),
 // <base>.h5.partial (results while it runs), <base>.ckpt (its checkpoint), <base>.weights.
 // `posbench train`, `posbench run` and `posbench list` decide what a run's state is here, and

@@ -1,4 +1,4 @@
-// bench/results/run_files.c — run state from the results file, setting damaged files aside, the
+// bench/store/run_files.c — run state from the results file, setting damaged files aside, the
 // run lock, and path building without truncation (see run_files.h).
 #include "run_files.h"
 #include "../../core/common.h"

@@ -1,0 +1,36 @@
+// objectives/metric.h — what a /final metric is: its unit, the scale it is shown at, whether
+// higher is better, whether it needs labels, how the report heads and orders its column, and
+// how it varies between runs. Each objective lists its own metrics (objective_kind.metrics);
+// the trainer's own (loss, params, probes, ...) are bench/results/run_metrics.c's. The trainer
+// writes the table of a run into its file (/final attribute `metric_info`), so the report reads
+// units and direction from the file, not from metric names.
+#pragma once
+#include <stddef.h>
+
+// How a metric varies between runs of one configuration (the findings judge it by this):
+//   METRIC_SAMPLED  a random outcome of the seed: seeds are the replicates (top1, loss, ...)
+//   METRIC_EXACT    a deterministic count (activation bytes, parameters, FLOPs per step)
+//   METRIC_TIMED    a wall-clock time per step: /final holds the median of the /train column
+//                   of the same name
+typedef enum { METRIC_SAMPLED, METRIC_EXACT, METRIC_TIMED } metric_nature_kind;
+
+typedef struct metric_info {
+    const char *name;   // the /final attribute; a trailing '*' matches any rest ("top1_rate*")
+    const char *unit;   // of the shown value: "%", "M", "GFLOP", "s", "ms", "MiB", "" (none)
+    double scale;       // shown value = stored value * scale (0 reads as 1)
+    int higher_is_better; // 1 higher, -1 lower, 0 neither (sizes, counts)
+    int needs_labels;   // 1: measured against class labels
+    const char *header; // the report's column header (NULL: the name, with " (unit)" when unit)
+    int digits;         // decimals shown (-1: %.4g)
+    int rank;           // column order in the report's tables (smaller first; unknown metrics 50)
+    int mean_only;      // 1: the tables show the mean without ± std
+    metric_nature_kind nature;
+} metric_info;
+
+// The entry of `table` (ended by an entry with name NULL) that names `metric` (exactly, or by
+// a '*' prefix; exact entries first); NULL when none does. "top1@40" is looked up as "top1".
+const metric_info *metric_info_match(const metric_info *table, const char *metric);
+// One table line, as the results files store it (tab-separated: name unit scale
+// higher_is_better needs_labels header digits rank mean_only nature), without a newline.
+// Returns what snprintf returns.
+int metric_info_format(const metric_info *m, char *buf, size_t len);
