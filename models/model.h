@@ -276,6 +276,13 @@ const char *model_resolution_error(const model_config *cfg, int size, const char
 // its draws do not depend on how the test set is split into batches). Returns the logits
 // (backend memory).
 float *model_images(model *m);
+// For backbones: drop path's keep scales (B) of a forward's images, drawn at (rng.seed,
+// RNG_DROPPATH, rng.epoch, rng.step, site_index), element first + b for image b where first =
+// rng.index of a training forward (a train.accumulate micro-batch's first image; 0 otherwise):
+// the scales the whole batch's forward would draw. keep holds max_batch floats.
+void model_drop_path_scales(model *m, float *keep, int B, float p, rng_addr rng, uint32_t site_index);
+// Floats (token ids for text) of one input in model_images at the current size.
+size_t model_input_floats(const model *m);
 // 1: the input is a sequence (feature vectors or token ids: a 1 × L grid), 0: images.
 static inline int model_config_is_sequence(const model_config *c) { return c->features > 0 || c->vocab > 0; }
 // Rows and columns of the token grid of a config at `size` (images: size/patch each; sequences:

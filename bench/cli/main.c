@@ -12,6 +12,7 @@
 #include "../results/results.h"
 #include "../run/runner.h"
 #include "../train/train.h"
+#include "../../core/comm.h"
 #include "../../core/common.h"
 #include <limits.h>
 #include <stdio.h>
@@ -78,7 +79,9 @@ static void train_help(void) {
            "  --plan FILE       write the crosscheck plan of this run (data, batch order, augmentation\n"
            "                    draws, initial weights; bench/train/train_plan.c) instead of training\n"
            "  --init WEIGHTS    start from a finished run's DIR/<run-id>.weights (tensors with the same\n"
-           "                    name and shape are copied; the others keep their fresh initialisation)\n\n");
+           "                    name and shape are copied; the others keep their fresh initialisation)\n"
+           "Across processes: mpirun -np N posbench train ... trains micro-batch r of every batch on rank r\n"
+           "(train.accumulate=N's run, bitwise on the CPU); rank 0 writes the files (needs a build with MPI).\n\n");
     config_print_help(stdout);
 }
 
@@ -116,6 +119,19 @@ static int cmd_train(int argc, char **argv) {
         }
     }
     opt.device = device_flag;
+    const comm *cm = comm_world(); // MPI when mpirun started this process (README "One run across processes")
+    if (cm->size > 1) {
+        if (opt.plan_path) die_input("--plan writes one process's crosscheck plan: run it without mpirun");
+        long acc = cfg_int(&cfg, "train.accumulate");
+        if (acc != 1 && acc != cm->size)
+            die_input("train.accumulate=%ld under %d ranks: rank r trains micro-batch r of every batch (valid: "
+                      "train.accumulate=1 or %d)", acc, cm->size, cm->size);
+        char kv[64]; // the run is the accumulating twin's: same run id, same results
+        snprintf(kv, sizeof kv, "train.accumulate=%d", cm->size);
+        if (config_apply_override(&cfg, kv, err, sizeof err) != 0) die_input("%s", err);
+        if (cm->rank != 0 && !freopen("/dev/null", "w", stdout)) die_fail("rank %d: cannot silence its output", cm->rank);
+        opt.comm = cm;
+    }
     train_result res;
     int status = train_run(&cfg, &opt, &res);
     config_free(&cfg);
@@ -131,6 +147,9 @@ int main(int argc, char **argv) {
         return 0;
     }
     if (!strcmp(cmd, "train")) return cmd_train(argc - 2, argv + 2);
+    if (comm_launched_size() > 1)
+        die_input("posbench %s was started as one of %d processes by an MPI launcher: only posbench train runs across "
+                  "processes (README \"One run across processes\")", cmd, comm_launched_size());
     if (!strcmp(cmd, "run")) return cmd_run(argc - 2, argv + 2);
     if (!strcmp(cmd, "list")) return cmd_list(argc - 2, argv + 2);
     if (!strcmp(cmd, "report")) return cmd_report(argc - 2, argv + 2);

@@ -61,8 +61,8 @@ static void cape_prepare(model *m, int B, int training, rng_addr rng) {
     const model_config *c = &m->cfg;
     cape_config cc = {c->cape_global_shift, c->cape_local_shift < 0 ? cape_default_local_shift(m->grid) : c->cape_local_shift,
                       c->cape_scale};
-    posenc_cape_positions(s->x_host, s->y_host, B, m->grid, m->grid, &cc, rng.seed, rng.epoch,
-                          rng.step);
+    posenc_cape_positions_from(s->x_host, s->y_host, B, m->grid, m->grid, &cc, rng.seed, rng.epoch,
+                               rng.step, rng.index); // rng.index: the micro-batch's first image
     upload_positions(m, (size_t)B * m->N);
     s->drawn = 1;
 }
