@@ -5,7 +5,8 @@ datasets and attributes with the same values, except what differs between two ru
 same computation by design (wall-clock times, speeds, peak memory, the commit, the device,
 when a run was resumed).
 --new-key KEY=VALUE (repeatable): a config key added since A was written, at VALUE, its default:
-its /config attribute and its line in config_yaml are left out of both files (so a run of an
+its /config attributes (also a parent or budget stage's, <stage>.KEY) and its line in
+config_yaml are left out of both files (so a run of an
 older build compares with the same run of a newer one, as its run id does).
 Prints "N/M identical" and one line per file that differs or is missing; exit 0 only when
 every file is identical and there is at least one."""
@@ -31,7 +32,7 @@ def dump(path):
                 skipping = False
             continue
         m = re.match(r'(\s*)(ATTRIBUTE|DATASET) "([^"]+)"', line)
-        if m and (VOLATILE.search(m.group(3)) or any(m.group(3) == k for k, _ in NEW_KEYS)):
+        if m and (VOLATILE.search(m.group(3)) or any(m.group(3) == k or m.group(3).endswith('.' + k) for k, _ in NEW_KEYS)):
             skipping, depth = True, len(m.group(1))
             continue
         lines.append(line)
