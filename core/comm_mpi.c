@@ -76,8 +76,10 @@ static void ordered_sum(void *buf, size_t n, size_t elem, MPI_Datatype type, voi
     // Chunk `me` of every rank, rank s's at recv_buf + s × mine.
     check(MPI_Alltoallv(buf, counts, displs, type, recv_buf, rcounts, rdispls, type, MPI_COMM_WORLD), "MPI_Alltoallv");
     char *out = (char *)buf + mine_lo * elem;
-    memcpy(out, recv_buf, mine * elem);
-    for (int s = 1; s < size; s++) add(out, (char *)recv_buf + (size_t)s * mine * elem, mine);
+    if (mine > 0) { // a rank's chunk is empty when n < size
+        memcpy(out, recv_buf, mine * elem);
+        for (int s = 1; s < size; s++) add(out, (char *)recv_buf + (size_t)s * mine * elem, mine);
+    }
     check(MPI_Allgatherv(MPI_IN_PLACE, 0, type, buf, counts, displs, type, MPI_COMM_WORLD), "MPI_Allgatherv");
     free(counts);
 }
