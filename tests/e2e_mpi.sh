@@ -4,7 +4,8 @@
 # loss and gradient norm, every evaluation, the final weights byte for byte) for the supervised,
 # MP3 and MAE objectives; a checkpoint taken on 2 ranks resumes in one process and one taken in
 # one process resumes on 2 ranks, bitwise; a rank that fails or is killed ends the whole job (no
-# hang: each job runs under a timeout) with a resumable checkpoint; bad settings exit 2.
+# hang: each job runs under a timeout) with a resumable checkpoint; bad settings exit 2;
+# posbench bench --ranks 2 prints its table.
 # SKIPs with one line without mpirun or an MPI build. Prints PASS/FAIL/SKIP lines.
 cd "$(dirname "$0")/.." || exit 1
 PB=build/posbench
@@ -86,3 +87,11 @@ check "train.accumulate other than 1 or the rank count: exit 2" $? "exit $rc: $(
 $MPIRUN "$PB" list bench/experiments/mp3-eta.yaml >/dev/null 2>"$T/bad.err"; rc=$?
 [ $rc -eq 2 ] && grep -q "only posbench train runs across processes" "$T/bad.err"
 check "other commands under mpirun: exit 2" $? "exit $rc: $(grep -m1 error "$T/bad.err")"
+
+# posbench bench --ranks 2: both trainings run and the table has the 2-rank row.
+timeout 300 "$PB" bench --ranks 2 --iters 3 --threads 2 >"$T/bench.out" 2>&1; rc=$?
+[ $rc -eq 0 ] && grep -q "^2 .* MB (gradient reduce-scatter" "$T/bench.out"
+check "posbench bench --ranks 2 reports step times, efficiency and bytes per step" $? "exit $rc: $(grep '^2 ' "$T/bench.out" | head -c 160)"
+"$PB" bench --ranks 1 >/dev/null 2>"$T/bad.err"; rc=$?
+[ $rc -eq 2 ] && grep -q -- "--ranks" "$T/bad.err"
+check "bench --ranks 1: exit 2" $? "exit $rc: $(head -c 160 "$T/bad.err")"

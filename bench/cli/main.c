@@ -6,6 +6,7 @@
 #include "../experiment/experiment.h"
 #include "../perf/history.h"
 #include "../perf/perf.h"
+#include "../perf/ranks.h"
 #include "../perf/regress.h"
 #include "../report/plot.h"
 #include "../report/report.h"
@@ -161,6 +162,7 @@ int main(int argc, char **argv) {
         perf_options po = {.iters = 10, .torch = 1};
         regress_options ro = {.rounds = 5, .iters = 0, .probes = 1, .time_threshold = 0.05, .memory_threshold = 0.10};
         const char *history = NULL, *history_out = NULL;
+        int ranks = 0;
         for (int i = 2; i < argc; i++) {
             const char *a = argv[i];
             if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -182,6 +184,8 @@ int main(int argc, char **argv) {
                 ro.confirm = (int)parse_long_flag(a, i + 1 < argc ? argv[++i] : NULL, 0);
             } else if (!strcmp(a, "--rounds")) {
                 ro.rounds = (int)parse_long_flag(a, i + 1 < argc ? argv[++i] : NULL, 1);
+            } else if (!strcmp(a, "--ranks")) {
+                ranks = (int)parse_int_flag(a, i + 1 < argc ? argv[++i] : NULL, 2, 1024);
             } else if (!strcmp(a, "--no-probes")) {
                 ro.probes = 0;
             } else if (!strcmp(a, "--time-threshold") || !strcmp(a, "--memory-threshold")) {
@@ -205,10 +209,11 @@ int main(int argc, char **argv) {
             } else {
                 die_input("unknown argument '%s' for posbench bench (valid: --iters N, --config NAME, --no-torch, --threads N, "
                           "--device D, --precision P, --attention auto|materialised|fused, --save FILE, --compare FILE, --result FILE, --history DIR, --out DIR, --rounds N, --confirm N, --no-probes, --time-threshold X, "
-                          "--memory-threshold X, --help)", a);
+                          "--memory-threshold X, --ranks N, --help)", a);
             }
         }
         po.device = device_flag;
+        if (ranks) return bench_ranks(ranks, po.iters, posbench_threads());
         if (history_out && !history) die_input("--out DIR goes with --history DIR (where the history's Markdown and figures go)");
         if (history) {
             if (ro.save || ro.compare) die_input("--history DIR reads saved files: it does not measure, so it takes no --save or --compare");

@@ -63,6 +63,8 @@ static void refuse_unsupported(const run *r) {
         die_input("crosscheck: model.arch=%s: the PyTorch trainer has the ViT only", mc->arch);
     if (mc->dropout > 0) die_input("crosscheck: model.dropout=%g: the PyTorch trainer has no dropout (use 0)", mc->dropout);
     if (mc->features > 0) die_input("crosscheck: data.name=%s: the PyTorch trainer takes images only", cfg_str(c, "data.name"));
+    if (r->accumulate > 1)
+        die_input("crosscheck: train.accumulate=%d: the PyTorch trainer takes one step per whole batch (use 1)", r->accumulate);
     const char *pe = mc->pe_kind ? mc->pe_kind : "none";
     if (r->n_univit > 0 && strcmp(pe, "none") && strcmp(pe, "sin2d") && strcmp(pe, "cape") && strcmp(pe, "abs"))
         die_input("crosscheck: data.resolutions with pe.kind=%s: the PyTorch trainer changes the grid per batch only for "
