@@ -48,6 +48,21 @@ else
   CUDA_WHY := $(if $(NVCC),$(if $(CU_SRC),nvcc found at $(NVCC) but no directory with libcudart.so and libcublas.so (set CUDA_LIB=dir),no CUDA sources),nvcc not found)
 endif
 
+# ---- MPI switch ----
+# core/comm_mpi.c (one run across processes: README "One run across processes") is built in
+# when mpicc is found (Debian's OpenMPI: libopenmpi-dev, openmpi-bin; make deps installs them),
+# with the compile and link flags mpicc reports; otherwise posbench is single-process and says
+# so. Not in the sanitizer build (OpenMPI's own allocations would read as leaks).
+MPICC   ?= $(shell command -v mpicc 2>/dev/null)
+MPI_LIBS := $(if $(MPICC),$(shell $(MPICC) --showme:link 2>/dev/null))
+ifneq ($(and $(MPICC),$(MPI_LIBS),$(filter-out 1,$(SANITIZE))),)
+  CFLAGS   += -DPOSBENCH_MPI=1 $(shell $(MPICC) --showme:compile 2>/dev/null)
+  LDLIBS   += $(MPI_LIBS)
+  MPI_SAY  := mpi (one run across processes: $(MPICC))
+else
+  MPI_SAY  := no mpi ($(if $(filter 1,$(SANITIZE)),not in the sanitizer build,mpicc not found: make deps installs OpenMPI))
+endif
+
 # Every .c file under the library folders (any depth) except the CLI's entry point.
 MAIN_SRC := $(firstword $(shell find bench -name main.c 2>/dev/null))
 LIB_SRC  := $(filter-out $(MAIN_SRC),$(sort $(shell find core models objectives datasets bench -name '*.c' 2>/dev/null)))
@@ -85,7 +100,7 @@ deps:
 	@sh scripts/deps.sh
 
 backends: $(BUILD)/posbench
-	@echo "posbench: built backends: $(BACKENDS)$(if $(CUDA_WHY), (cuda not built: $(CUDA_WHY)))"
+	@echo "posbench: built backends: $(BACKENDS)$(if $(CUDA_WHY), (cuda not built: $(CUDA_WHY))); $(MPI_SAY)"
 
 $(BUILD)/posbench: $(MAIN_SRC:%.c=$(BUILD)/%.o) $(BUILD)/libposbench.a | deps
 	$(CC) -o $@ $^ $(LDLIBS)

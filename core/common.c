@@ -21,12 +21,20 @@ static void vreport(const char *fmt, va_list ap) {
     fputc('\n', stderr);
 }
 
+static void (*die_hook)(int code);
+void set_die_hook(void (*hook)(int code)) { die_hook = hook; }
+
+static _Noreturn void die_exit(int code) {
+    if (die_hook) die_hook(code); // e.g. MPI_Abort: the other ranks of the job go down with this one
+    exit(code);
+}
+
 void die_input(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     vreport(fmt, ap);
     va_end(ap);
-    exit(EXIT_BAD_INPUT);
+    die_exit(EXIT_BAD_INPUT);
 }
 
 void die_fail(const char *fmt, ...) {
@@ -34,7 +42,7 @@ void die_fail(const char *fmt, ...) {
     va_start(ap, fmt);
     vreport(fmt, ap);
     va_end(ap);
-    exit(EXIT_RUN_FAILED);
+    die_exit(EXIT_RUN_FAILED);
 }
 
 // An allocation larger than the machine's memory is refused up front with what it is for and

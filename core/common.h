@@ -11,6 +11,10 @@ void die_input(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 
 // Prints "posbench: error: <message>" to stderr and exits with EXIT_RUN_FAILED.
 void die_fail(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 
+// Called by die_input / die_fail with the exit code after the message, before exit (NULL: none):
+// the communicator (core/comm.h) aborts the whole job there so no other rank waits forever.
+void set_die_hook(void (*hook)(int code));
+
 // Allocation that never returns NULL: on failure it names `what` and the size, exit 1.
 void *xmalloc(size_t bytes, const char *what);
 void *xcalloc(size_t count, size_t size, const char *what);

@@ -504,6 +504,12 @@ void model_free(model *m) {
 }
 
 float *model_images(model *m) { return m->batch_host.images; }
+size_t model_input_floats(const model *m) {
+    const model_config *c = &m->cfg;
+    return c->vocab > 0      ? (size_t)m->image_size
+           : c->features > 0 ? (size_t)m->image_size * c->features
+                             : (size_t)c->channels * m->image_size * m->image_size;
+}
 float *model_dlogits(model *m) { return m->activation_grads.logits; }
 const int *model_reference_tokens(const model *m) { return (const int *)m->batch_host.ref_index; }
 int model_reference_width(const model *m) { return m->cfg.ref_tokens > 0 ? m->t0 + m->cfg.ref_tokens : 0; }
@@ -617,10 +623,7 @@ static void reference_positions_backward(model *m, int B) {
 // is uploaded.
 static void upload_step_inputs(model *m, int B, int training, rng_addr rng) {
     const model_config *c = &m->cfg;
-    size_t per_input = c->vocab > 0      ? (size_t)m->image_size
-                       : c->features > 0 ? (size_t)m->image_size * c->features
-                                         : (size_t)c->channels * m->image_size * m->image_size;
-    model_upload(m, m->batch_host.images, (size_t)B * per_input);
+    model_upload(m, m->batch_host.images, (size_t)B * model_input_floats(m));
     if (m->M < m->T && m->keep == 0) model_upload(m, m->batch_host.context, (size_t)B * m->M);
     if (m->mask_mode != ATTN_MASK_NONE) model_upload(m, m->batch_host.groups, (size_t)B * model_tokens(m));
     if (m->keep > 0) model_upload(m, m->batch_host.keep_index, (size_t)B * m->keep);
@@ -637,6 +640,22 @@ static rng_addr site(rng_addr base, uint32_t purpose, uint32_t index) {
     base.purpose = purpose;
     base.index = index;
     return base;
+}
+
+void model_drop_path_scales(model *m, float *keep, int B, float p, rng_addr rng, uint32_t site_index) {
+    uint32_t first = p > 0.0f ? rng.index : 0; // an evaluation's rng.index is its test offset; p = 0 there
+    rng_addr at = site(rng, RNG_DROPPATH, site_index);
+    if (first == 0) {
+        m->ops->drop_path_scales(keep, B, p, at);
+        return;
+    }
+    // Images first .. first + B - 1 of the step's batch: draw the batch's first + B scales and
+    // move the last B to the front ([first, first + B) and [0, B) are disjoint: first = i * B).
+    if (first % (uint32_t)B != 0 || first + (uint32_t)B > (uint32_t)m->max_batch)
+        die_fail("internal: drop path of images %u..%u (micro-batches of %d in a batch of at most %d)", first,
+                 first + (uint32_t)B - 1, B, m->max_batch);
+    m->ops->drop_path_scales(keep, (int)first + B, p, at);
+    m->ops->copy(keep, keep + first, (size_t)B * sizeof(float));
 }
 
 // GVP's two streams (B, T + N, d): the content rows x (B, T, d), then query row n = w + the

@@ -168,6 +168,13 @@ const char *model_resolution_error(const model_config *cfg, int size, const char
 // its draws do not depend on how the test set is split into batches). Returns the logits
 // (backend memory).
 float *model_images(model *m);
+// For backbones: drop path's keep scales (B) of a forward's images, drawn at (rng.seed,
+// RNG_DROPPATH, rng.epoch, rng.step, site_index), element first + b for image b where first =
+// rng.index of a training forward (a train.accumulate micro-batch's first image; 0 otherwise):
+// the scales the whole batch's forward would draw. keep holds max_batch floats.
+void model_drop_path_scales(model *m, float *keep, int B, float p, rng_addr rng, uint32_t site_index);
+// Floats (token ids for text) of one input in model_images at the current size.
+size_t model_input_floats(const model *m);
 // Rows and columns of the token grid of a config at `size` (images: size/patch each; sequences:
 // 1 and size).
 void model_grid_at(const model_config *cfg, int size, int *rows, int *cols);

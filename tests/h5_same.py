@@ -5,6 +5,10 @@ datasets and attributes with the same values, except what differs between two ru
 same computation by design (wall-clock times, speeds, peak memory, the commit, the device,
 when a run was resumed), and /final metric_info: the run's metric table (units, direction;
 bench/results/run_metrics.h), which files written before issue 28 lack.
+--new-key KEY=VALUE (repeatable): a config key added since A was written, at VALUE, its default:
+its /config attributes (also a parent or budget stage's, <stage>.KEY) and its line in
+config_yaml are left out of both files (so a run of an
+older build compares with the same run of a newer one, as its run id does).
 Prints "N/M identical" and one line per file that differs or is missing; exit 0 only when
 every file is identical and there is at least one."""
 import os
@@ -15,16 +19,21 @@ import sys
 VOLATILE = re.compile(r'(started|finished|git_commit|train_time_s|step_time_ms|images_per_s|peak_mem_bytes|seconds|device|resumed|metric_info)')
 
 
+NEW_KEYS = []  # (dotted key, value) of --new-key
+
+
 def dump(path):
     out = subprocess.run(['h5dump', path], capture_output=True, text=True, check=True).stdout
     lines, skipping, depth = [], False, 0
     for line in out.splitlines()[1:]:  # the first line names the file
+        if any(re.fullmatch(r'\s*' + re.escape(k.split('.')[-1]) + ': ' + re.escape(v), line) for k, v in NEW_KEYS):
+            continue  # the new key's config_yaml line
         if skipping:
             if re.match(r'\s*}', line) and len(line) - len(line.lstrip()) <= depth:
                 skipping = False
             continue
         m = re.match(r'(\s*)(ATTRIBUTE|DATASET) "([^"]+)"', line)
-        if m and VOLATILE.search(m.group(3)):
+        if m and (VOLATILE.search(m.group(3)) or any(m.group(3) == k or m.group(3).endswith('.' + k) for k, _ in NEW_KEYS)):
             skipping, depth = True, len(m.group(1))
             continue
         lines.append(line)
@@ -32,7 +41,12 @@ def dump(path):
 
 
 def main():
-    a, b = sys.argv[1], sys.argv[2]
+    args = sys.argv[1:]
+    while args and args[0] == '--new-key':
+        key, _, value = args[1].partition('=')
+        NEW_KEYS.append((key, value))
+        args = args[2:]
+    a, b = args[0], args[1]
     total = same = 0
     for root, _, files in os.walk(a):
         for f in sorted(files):

@@ -6,12 +6,14 @@
 #include "../experiment/experiment.h"
 #include "../perf/history.h"
 #include "../perf/perf.h"
+#include "../perf/ranks.h"
 #include "../perf/regress.h"
 #include "../report/plot.h"
 #include "../report/report.h"
 #include "../results/results.h"
 #include "../run/runner.h"
 #include "../train/train.h"
+#include "../../core/comm.h"
 #include "../../core/common.h"
 #include <limits.h>
 #include <stdio.h>
@@ -78,7 +80,9 @@ static void train_help(void) {
            "  --plan FILE       write the crosscheck plan of this run (data, batch order, augmentation\n"
            "                    draws, initial weights; bench/train/train_plan.c) instead of training\n"
            "  --init WEIGHTS    start from a finished run's DIR/<run-id>.weights (tensors with the same\n"
-           "                    name and shape are copied; the others keep their fresh initialisation)\n\n");
+           "                    name and shape are copied; the others keep their fresh initialisation)\n"
+           "Across processes: mpirun -np N posbench train ... trains micro-batch r of every batch on rank r\n"
+           "(train.accumulate=N's run, bitwise on the CPU); rank 0 writes the files (needs a build with MPI).\n\n");
     config_print_help(stdout);
 }
 
@@ -116,6 +120,19 @@ static int cmd_train(int argc, char **argv) {
         }
     }
     opt.device = device_flag;
+    const comm *cm = comm_world(); // MPI when mpirun started this process (README "One run across processes")
+    if (cm->size > 1) {
+        if (opt.plan_path) die_input("--plan writes one process's crosscheck plan: run it without mpirun");
+        long acc = cfg_int(&cfg, "train.accumulate");
+        if (acc != 1 && acc != cm->size)
+            die_input("train.accumulate=%ld under %d ranks: rank r trains micro-batch r of every batch (valid: "
+                      "train.accumulate=1 or %d)", acc, cm->size, cm->size);
+        char kv[64]; // the run is the accumulating twin's: same run id, same results
+        snprintf(kv, sizeof kv, "train.accumulate=%d", cm->size);
+        if (config_apply_override(&cfg, kv, err, sizeof err) != 0) die_input("%s", err);
+        if (cm->rank != 0 && !freopen("/dev/null", "w", stdout)) die_fail("rank %d: cannot silence its output", cm->rank);
+        opt.comm = cm;
+    }
     train_result res;
     int status = train_run(&cfg, &opt, &res);
     config_free(&cfg);
@@ -131,6 +148,9 @@ int main(int argc, char **argv) {
         return 0;
     }
     if (!strcmp(cmd, "train")) return cmd_train(argc - 2, argv + 2);
+    if (comm_launched_size() > 1)
+        die_input("posbench %s was started as one of %d processes by an MPI launcher: only posbench train runs across "
+                  "processes (README \"One run across processes\")", cmd, comm_launched_size());
     if (!strcmp(cmd, "run")) return cmd_run(argc - 2, argv + 2);
     if (!strcmp(cmd, "list")) return cmd_list(argc - 2, argv + 2);
     if (!strcmp(cmd, "report")) return cmd_report(argc - 2, argv + 2);
@@ -142,6 +162,7 @@ int main(int argc, char **argv) {
         perf_options po = {.iters = 10, .torch = 1};
         regress_options ro = {.rounds = 5, .iters = 0, .probes = 1, .time_threshold = 0.05, .memory_threshold = 0.10};
         const char *history = NULL, *history_out = NULL;
+        int ranks = 0;
         for (int i = 2; i < argc; i++) {
             const char *a = argv[i];
             if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -163,6 +184,8 @@ int main(int argc, char **argv) {
                 ro.confirm = (int)parse_long_flag(a, i + 1 < argc ? argv[++i] : NULL, 0);
             } else if (!strcmp(a, "--rounds")) {
                 ro.rounds = (int)parse_long_flag(a, i + 1 < argc ? argv[++i] : NULL, 1);
+            } else if (!strcmp(a, "--ranks")) {
+                ranks = (int)parse_int_flag(a, i + 1 < argc ? argv[++i] : NULL, 2, 1024);
             } else if (!strcmp(a, "--no-probes")) {
                 ro.probes = 0;
             } else if (!strcmp(a, "--time-threshold") || !strcmp(a, "--memory-threshold")) {
@@ -186,10 +209,11 @@ int main(int argc, char **argv) {
             } else {
                 die_input("unknown argument '%s' for posbench bench (valid: --iters N, --config NAME, --no-torch, --threads N, "
                           "--device D, --precision P, --attention auto|materialised|fused, --save FILE, --compare FILE, --result FILE, --history DIR, --out DIR, --rounds N, --confirm N, --no-probes, --time-threshold X, "
-                          "--memory-threshold X, --help)", a);
+                          "--memory-threshold X, --ranks N, --help)", a);
             }
         }
         po.device = device_flag;
+        if (ranks) return bench_ranks(ranks, po.iters, posbench_threads());
         if (history_out && !history) die_input("--out DIR goes with --history DIR (where the history's Markdown and figures go)");
         if (history) {
             if (ro.save || ro.compare) die_input("--history DIR reads saved files: it does not measure, so it takes no --save or --compare");

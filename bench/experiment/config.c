@@ -63,6 +63,7 @@ static const cfg_key shared_keys[] = {
     {"model.heads", CFG_INT, "4", 1, 256, NULL, 1, "attention heads (must divide model.dim)"},
     {"model.mlp_ratio", CFG_INT, "2", 1, 16, NULL, 1, "MLP hidden width = mlp_ratio * dim (gmlp/amlp: d_ffn, split into u and v halves)"},
     {"model.patch", CFG_INT, "7", 1, 1024, NULL, 1, "patch size p (must divide the image size)"},
+    {"train.accumulate", CFG_INT, "1", 1, 65536, NULL, 1, "gradient accumulation: each step splits train.batch (a multiple of this) into this many equal micro-batches in order, computes each one's gradient into its own zeroed buffer, sums them in order and takes one AdamW step (the same batches, masks and augmentations as 1; losses equal within float rounding). Under mpirun -np N: 1 or N, the ranks being the micro-batches (README \"One run across processes\")"},
     {"train.batch", CFG_INT, "128", 1, 65536, NULL, 1, "training batch size"},
     {"train.beta1", CFG_FLOAT, "0.9", 0, 0.99999, NULL, 1, "AdamW beta1"},
     {"train.beta2", CFG_FLOAT, "0.999", 0, 0.999999, NULL, 1, "AdamW beta2"},

@@ -72,7 +72,10 @@ void perf_help(void) {
            "attention: materialised = bf16 cuBLAS products with a fused softmax (needs bf16), fused = the\n"
            "online-softmax fp32 kernels; auto = materialised in bf16 up to 1024 tokens, else fused.\n"
            "Configs marked GPU run on a CPU backend only when\n"
-           "named.\nconfigs:\n");
+           "named.\n"
+           "--ranks N (a build with MPI): one small run for --iters steps in one process and under mpirun -np N\n"
+           "(--threads split between the ranks) at the same global batch: median step times, speedup, efficiency\n"
+           "t1 / (N tN) and the bytes each rank sends per step (bench/perf/ranks.c).\nconfigs:\n");
     for (size_t i = 0; i < sizeof perf_configs / sizeof perf_configs[0]; i++) {
         const perf_config *p = &perf_configs[i];
         printf("  %-22s d=%d L=%d H=%d patch %d, %dx%d px x%d, batch %d%s\n", p->name, p->model.dim, p->model.depth,

@@ -2,6 +2,9 @@
 // objective (called through objectives/objective.h; no per-objective code here): setup,
 // forward/backward/AdamW per step, evaluation each epoch, exact-resume checkpoints, and
 // crash-safe HDF5 recording (<run-id>.h5.partial renamed to <run-id>.h5 when the run ends).
+// A run across processes (opt->comm, core/comm.h): every rank trains its micro-batch of each
+// step (train_step.c) and takes the same AdamW step; rank 0 alone claims the run, writes the
+// results file and checkpoints and evaluates, and tells the others when an evaluation diverged.
 // It calls the run's other modules and none calls back: data and epoch order (train_data.c),
 // history rows (train_history.c), checkpoints (checkpoint.c), early stopping (early_stop.c),
 // the end-of-run records, and the test-only fault hooks (train_faults.c). Tensors live in
@@ -12,10 +15,12 @@
 #include "checkpoint.h"
 #include "train_data.h"
 #include "train_faults.h"
+#include "train_step.h"
 #include "train_files.h"
 #include "progress.h"
 #include "../experiment/settings.h"
 #include "../results/results.h"
+#include "../../core/comm.h"
 #include "../../core/common.h"
 #include "../../core/optimizer.h"
 #include "../../core/rng.h"
@@ -164,6 +169,7 @@ static void setup(run *r) {
     r->batch_index = xmalloc((size_t)max_batch * sizeof(int), "batch indices");
     r->train_hist.cols = TRAIN_COLS;
     r->eval_hist.cols = EVAL_COLS;
+    train_step_setup(r); // train.accumulate, the ranks
 }
 
 // ---------------------------------------------------------------- results file
@@ -191,6 +197,7 @@ static void open_results(run *r) {
     results_attr_str(r->res, "/", "git_commit", POSBENCH_GIT_COMMIT);
     results_attr_int(r->res, "/", "threads", posbench_threads());
     results_attr_str(r->res, "/", "device", r->model.ops->name);
+    if (r->comm->size > 1) results_attr_int(r->res, "/", "ranks", r->comm->size); // a run across processes
     char *yaml = config_yaml(c);
     results_attr_str(r->res, "/", "config_yaml", yaml);
     free(yaml);
@@ -231,27 +238,6 @@ static void record_init_embedding(run *r, double content_rms, double posenc_rms)
     results_attr_double(r->res, "/init", "pe_to_content", ratio);
     results_attr_double(r->res, "/final", "init_pe_to_content", ratio);
 }
-
-// One optimisation step on the batch at position `in_epoch` of epoch `epoch`. Returns the loss.
-static double train_step(run *r, int epoch, int in_epoch, double *grad_norm, float *lr) {
-    model *m = &r->model;
-    augment_config aug = {.crop_pad = (int)cfg_int(r->cfg, "data.crop_pad"), .hflip = cfg_bool(r->cfg, "data.hflip")};
-    aug.time_shift_ms = (int)cfg_int(r->cfg, "data.time_shift_ms"); // speech-commands only
-    aug.background_frequency = (float)cfg_float(r->cfg, "data.background_frequency");
-    aug.background_volume = (float)cfg_float(r->cfg, "data.background_volume");
-    int size = r->n_univit > 0 ? resize_draw_size(r->univit, r->n_univit, r->seed, (uint32_t)epoch, (uint32_t)in_epoch)
-                               : r->train_size;
-    load_batch(r, &r->train, r->order + (size_t)in_epoch * r->batch, r->batch, &aug, (uint32_t)epoch, (uint32_t)in_epoch, size);
-    rng_addr rng = {.seed = r->seed, .epoch = (uint32_t)epoch, .step = (uint32_t)in_epoch};
-    double loss = r->obj.kind->train_forward(&r->obj, r->batch, r->labels, rng);
-    if (!isfinite(loss)) return loss;
-    m->ops->zero(m->grad, m->params.total);
-    model_zero_act_grads_batch(m, r->batch);
-    r->obj.kind->train_backward(&r->obj, r->batch);
-    *grad_norm = optim_step(m->ops, &m->params, m->param, m->grad, r->adam_m, r->adam_v, &r->optim, r->step, lr);
-    return loss;
-}
-
 
 // The objective's view of the run for its evaluations: test batches (train_data.c) and the
 // results file.
@@ -318,6 +304,7 @@ static void finish_file(run *r, const char *status, const eval_scores *last) {
 
 static void free_run(run *r) {
     const ops_backend *ops = r->model.ops;
+    train_step_free(r);
     objective_free(&r->obj);
     early_stop_free(r);
     if (ops) ops->free(r->adam_m);
@@ -340,6 +327,8 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
     memset(out, 0, sizeof *out);
     r.cfg = cfg;
     r.opt = opt;
+    r.comm = opt->comm ? opt->comm : comm_single();
+    const int root = r.comm->rank == 0; // the rank that writes files and evaluates
     if (opt->run_id) snprintf(r.run_id, sizeof r.run_id, "%s", opt->run_id);
     else config_run_id(cfg, r.run_id);
     if (opt->plan_path) { // the crosscheck plan instead of training (train_plan.c)
@@ -349,19 +338,28 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
         return rc;
     }
     int claim_status = 0;
-    if (!train_files_claim(&r, out, &claim_status)) return claim_status;
+    if (r.comm->size == 1) {
+        if (!train_files_claim(&r, out, &claim_status)) return claim_status;
+    } else { // rank 0 claims the run for every rank; the others only need its paths
+        int decision[2] = {1, 0}; // train?, status
+        if (root) decision[0] = train_files_claim(&r, out, &claim_status), decision[1] = claim_status;
+        else train_files_paths(&r, out);
+        r.comm->broadcast(decision, sizeof decision, 0);
+        if (!decision[0]) return decision[1];
+    }
     setup(&r);
     env_init(&r);
     if (opt->init_weights) weights_load_init(&r, opt->init_weights), budget_read_init(&r, opt->init_weights);
-    if (opt->fresh) unlink(r.ckpt_path);
+    if (opt->fresh && root) unlink(r.ckpt_path);
+    r.comm->barrier(); // every rank reads the checkpoint rank 0 kept
     int resumed = checkpoint_resume(&r); // keeps the first segment's `started`
     if (resumed) early_stop_resume_best(&r); // the best step from the restored /val rows
     char now[32];
     iso_time(now, sizeof now);
     if (!r.started[0]) snprintf(r.started, sizeof r.started, "%s", now);
-    open_results(&r);
-    if (resumed) results_attr_str(r.res, "/", "resumed", now); // the latest resume
-    if (resumed) record_init_embedding(&r, r.init_rms[0], r.init_rms[1]); // measured by the first segment
+    if (root) open_results(&r);
+    if (resumed && root) results_attr_str(r.res, "/", "resumed", now); // the latest resume
+    if (resumed && root) record_init_embedding(&r, r.init_rms[0], r.init_rms[1]); // measured by the first segment
 
     model *m = &r.model;
     printf("run %s: %s d=%d L=%d H=%d patch %d, %zu parameters; %d train / %d test images; %d epochs x %d steps of %d\n",
@@ -371,7 +369,9 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
     fflush(stdout);
 
     progress bar;
-    progress_init(&bar, stderr, "train", r.total_steps);
+    FILE *bar_out = root ? stderr : fopen("/dev/null", "w"); // the other ranks show nothing
+    if (!bar_out) die_fail("rank %d: cannot open /dev/null for its progress", r.comm->rank);
+    progress_init(&bar, bar_out, "train", r.total_steps);
     bar.base_step = r.step;
     long checkpoint_every = cfg_int(cfg, "train.checkpoint_every");
     eval_scores last = {{0, 0}, 0};
@@ -391,13 +391,13 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
         float lr = 0.0f;
         if (r.step == 0) model_measure_embedding(m); // the /init attributes, from this step's forward
         double loss = train_step(&r, epoch, in_epoch, &grad_norm, &lr);
-        if (r.step == 0) record_init_embedding(&r, m->content_rms, m->posenc_rms);
+        if (r.step == 0 && root) record_init_embedding(&r, m->content_rms, m->posenc_rms);
         double dt = now_seconds() - t0;
         r.train_time_s += dt;
         if (!isfinite(loss)) {
             progress_finish(&bar);
-            fprintf(stderr, "posbench: run %s diverged: loss %g at step %ld\n", r.run_id, loss, r.step + 1);
-            results_attr_int(r.res, "/final", "diverged_step", r.step + 1);
+            if (root) fprintf(stderr, "posbench: run %s diverged: loss %g at step %ld\n", r.run_id, loss, r.step + 1);
+            if (root) results_attr_int(r.res, "/final", "diverged_step", r.step + 1);
             final_status = "diverged";
             status = 1;
             break;
@@ -405,38 +405,49 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
         r.step++;
         double row[TRAIN_COLS] = {(double)r.step, (double)epoch, loss, lr, grad_norm, dt * 1e3};
         history_append(&r.train_hist, row);
-        results_series_append(r.train_series, row);
+        if (root) results_series_append(r.train_series, row);
         progress_update(&bar, r.step, loss, r.batch / dt);
         int epoch_end = r.step % r.steps_per_epoch == 0;
-        if (r.step % r.eval_every == 0 || r.step == r.total_steps) { // test (and validation) evaluation
-            if (hooks) hooks->before_eval(hooks->ctx, m, epoch + 1);
-            last = r.obj.kind->evaluate(&r.obj, &r.env);
-            double erow[EVAL_COLS] = {(double)epoch + 1, (double)r.step, last.metric[0], last.metric[1], last.loss};
-            history_append(&r.eval_hist, erow);
-            results_series_append(r.eval_series, erow);
-            eval_scores val = r.es.on ? early_stop_evaluate(&r) : last;
-            if (!isfinite(last.loss) || !isfinite(val.loss)) { // non-finite logits: the model diverged; no accuracy is reported
-                progress_finish(&bar);
-                fprintf(stderr, "posbench: run %s diverged: %s loss %g at the end of epoch %d (step %ld)\n", r.run_id,
-                        isfinite(last.loss) ? "validation" : "test", isfinite(last.loss) ? val.loss : last.loss, epoch + 1, r.step);
-                results_attr_int(r.res, "/final", "diverged_step", r.step);
+        if (r.step % r.eval_every == 0 || r.step == r.total_steps) { // test (and validation) evaluation, rank 0
+            int diverged = 0;
+            if (root) {
+                if (hooks) hooks->before_eval(hooks->ctx, m, epoch + 1);
+                last = r.obj.kind->evaluate(&r.obj, &r.env);
+                double erow[EVAL_COLS] = {(double)epoch + 1, (double)r.step, last.metric[0], last.metric[1], last.loss};
+                history_append(&r.eval_hist, erow);
+                results_series_append(r.eval_series, erow);
+                eval_scores val = r.es.on ? early_stop_evaluate(&r) : last;
+                if (!isfinite(last.loss) || !isfinite(val.loss)) { // non-finite logits: the model diverged; no accuracy is reported
+                    progress_finish(&bar);
+                    fprintf(stderr, "posbench: run %s diverged: %s loss %g at the end of epoch %d (step %ld)\n", r.run_id,
+                            isfinite(last.loss) ? "validation" : "test", isfinite(last.loss) ? val.loss : last.loss, epoch + 1, r.step);
+                    results_attr_int(r.res, "/final", "diverged_step", r.step);
+                    diverged = 1;
+                } else {
+                    progress_message(&bar, r.obj.kind->progress, epoch + 1, r.epochs, loss, last.metric[0], last.metric[1],
+                                     r.train_time_s);
+                }
+            }
+            r.comm->broadcast(&diverged, sizeof diverged, 0); // the other ranks stop with rank 0
+            if (diverged) {
+                if (!root) progress_finish(&bar);
                 final_status = "diverged";
                 status = 1;
                 break;
             }
-            progress_message(&bar, r.obj.kind->progress, epoch + 1, r.epochs, loss, last.metric[0], last.metric[1],
-                             r.train_time_s);
         }
         int stop = opt->stop_after > 0 && r.step >= opt->stop_after && r.step < r.total_steps;
-        if ((epoch_end || stop || (checkpoint_every > 0 && r.step % checkpoint_every == 0)) && r.step < r.total_steps) {
+        if ((epoch_end || stop || (checkpoint_every > 0 && r.step % checkpoint_every == 0)) && r.step < r.total_steps && root) {
             checkpoint_write(&r);
             results_flush(r.res);
         }
         if (hooks) hooks->after_step(hooks->ctx, m, r.step);
         if (stop) {
             progress_finish(&bar);
-            if (results_close(r.res) != 0) die_fail("%s: closing the results file failed", r.partial_path);
+            if (root && results_close(r.res) != 0) die_fail("%s: closing the results file failed", r.partial_path);
             r.res = NULL;
+            if (!root) fclose(bar_out);
+            r.comm->barrier(); // the checkpoint is written before any rank leaves
             printf("stopped after step %ld of %ld as asked; checkpoint %s (rerun the same command to resume)\n", r.step,
                    r.total_steps, r.ckpt_path);
             snprintf(out->status, sizeof out->status, "stopped");
@@ -448,11 +459,13 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
         }
     }
     progress_finish(&bar);
+    if (!root) fclose(bar_out);
     if (status == 0 && r.es.on && r.es.best_step > 0) { // the final test metrics are those of the chosen state
         early_stop_use_best(&r);
         last = r.obj.kind->evaluate(&r.obj, &r.env);
     }
-    finish_file(&r, final_status, status == 0 ? &last : NULL);
+    if (root) finish_file(&r, final_status, status == 0 ? &last : NULL);
+    r.comm->barrier(); // the results file is in place before any rank leaves
     snprintf(out->status, sizeof out->status, "%s", final_status);
     out->top1 = last.metric[0];
     out->top5 = last.metric[1];

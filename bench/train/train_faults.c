@@ -1,12 +1,14 @@
 // bench/train/train_faults.c — the test-only fault injection (train_faults.h) as train_hooks:
 // each hook acts only at the step or epoch its variable names.
 #include "train_faults.h"
+#include "../../core/common.h"
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 
 typedef struct {
     long nan_step, kill_step, nan_eval_epoch; // 0: not asked
+    long fail_step, self_kill_step;           // this process alone: die_fail, SIGKILL
 } faults;
 
 // The first parameter of m becomes NaN (uploaded like any host write to the backend).
@@ -23,6 +25,8 @@ static void before_step(void *ctx, model *m, long step) {
 static void after_step(void *ctx, model *m, long step) {
     const faults *f = ctx;
     if (f->kill_step > 0 && step == f->kill_step) kill(0, SIGKILL);
+    if (f->fail_step > 0 && step == f->fail_step) die_fail("fault injection: failing after step %ld", step);
+    if (f->self_kill_step > 0 && step == f->self_kill_step) raise(SIGKILL);
 }
 
 static void before_eval(void *ctx, model *m, int epoch) {
@@ -39,6 +43,7 @@ const train_hooks *train_fault_hooks(void) {
     static faults f;
     static train_hooks hooks = {.ctx = &f, .before_step = before_step, .after_step = after_step, .before_eval = before_eval};
     f = (faults){.nan_step = env_long("POSBENCH_FAULT_NAN_STEP"), .kill_step = env_long("POSBENCH_FAULT_KILL_STEP"),
-                 .nan_eval_epoch = env_long("POSBENCH_FAULT_NAN_EVAL")};
-    return f.nan_step || f.kill_step || f.nan_eval_epoch ? &hooks : NULL;
+                 .nan_eval_epoch = env_long("POSBENCH_FAULT_NAN_EVAL"), .fail_step = env_long("POSBENCH_FAULT_FAIL_STEP"),
+                 .self_kill_step = env_long("POSBENCH_FAULT_SELF_KILL_STEP")};
+    return f.nan_step || f.kill_step || f.nan_eval_epoch || f.fail_step || f.self_kill_step ? &hooks : NULL;
 }

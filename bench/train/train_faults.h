@@ -7,7 +7,11 @@
 //                               right after step S and its checkpoint, so the kill -9 tests do
 //                               not depend on how fast the machine is;
 //   POSBENCH_FAULT_NAN_EVAL=E   a weight is poisoned right before the evaluation at the end of
-//                               epoch E (1-based): finite training loss, NaN logits.
+//                               epoch E (1-based): finite training loss, NaN logits;
+//   POSBENCH_FAULT_FAIL_STEP=S  this process fails (die_fail, exit 1) right after step S: one
+//                               rank of a run across processes failing (tests/e2e_mpi.sh);
+//   POSBENCH_FAULT_SELF_KILL_STEP=S  SIGKILL to this process alone right after step S: a rank
+//                               that dies without a word.
 #pragma once
 #include "../../models/model.h"
 

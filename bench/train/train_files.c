@@ -18,7 +18,7 @@ static void remove_held_lock(void) {
     if (g_held_lock[0]) unlink(g_held_lock);
 }
 
-int train_files_claim(run *r, train_result *out, int *status) {
+void train_files_paths(run *r, train_result *out) {
     const train_options *opt = r->opt;
     if (!opt->out_dir || !opt->out_dir[0]) die_input("--out needs a directory name (got an empty string)");
     char base[4096];
@@ -30,8 +30,14 @@ int train_files_claim(run *r, train_result *out, int *status) {
     run_path_format(r->lock_base, sizeof r->lock_base, "the run lock", "%s", base);
     snprintf(out->run_id, sizeof out->run_id, "%s", r->run_id);
     snprintf(out->path, sizeof out->path, "%s", r->final_path);
-    make_dirs(opt->out_dir);
     r->lock_fd = -1;
+}
+
+int train_files_claim(run *r, train_result *out, int *status) {
+    const train_options *opt = r->opt;
+    train_files_paths(r, out);
+    const char *base = r->lock_base;
+    make_dirs(opt->out_dir);
     if (!opt->lock_held) {
         char holder[4400];
         r->lock_fd = run_lock_take(base, holder, sizeof holder);

@@ -67,6 +67,16 @@ typedef struct {
     long budget_updates, budget_images; // a matched-budget run's derived length (budget.c); 0 otherwise
     char budget_desc[512];              // "pretrain 600 + finetune 600 updates"
     long init_updates, init_images;     // the init run's cumulative totals; -1 when unknown
+    // train.accumulate and the ranks (train_step.c): micro-batches per step, one per rank when
+    // comm->size > 1; rank 0 alone writes files and evaluates.
+    const struct comm *comm;
+    int accumulate;
+    float *grad_acc;          // backend (params.total): the micro-batches' gradients summed in order (one process)
+    float *grad_host;         // host (params.total): this rank's gradient, summed over the ranks (comm->size > 1)
+    float *batch_inputs;      // host: the whole batch's staged inputs, cut into micro-batches
+    size_t batch_inputs_cap;  // floats
+    int32_t *batch_labels;    // host (batch)
+    double *micro_loss;       // (accumulate) each micro-batch's mean loss
 } run;
 
 // early_stop.c: train.early_stop. setup loads the validation split (or refuses the config) and

@@ -71,6 +71,8 @@ static void refuse_unsupported(const run *r) {
         die_input("crosscheck: model.arch=%s: the PyTorch trainer does not have these blocks", r->model.arch->name);
     if (mc->dropout > 0) die_input("crosscheck: model.dropout=%g: the PyTorch trainer has no dropout (use 0)", mc->dropout);
     if (mc->features > 0) die_input("crosscheck: data.name=%s: the PyTorch trainer takes images only", cfg_str(c, "data.name"));
+    if (r->accumulate > 1)
+        die_input("crosscheck: train.accumulate=%d: the PyTorch trainer takes one step per whole batch (use 1)", r->accumulate);
     char valid[160];
     if (!r->model.pe->crosscheck_ok)
         die_input("crosscheck: pe.kind=%s: the PyTorch trainer does not have this encoding (valid: %s)", r->model.pe->name,

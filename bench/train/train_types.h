@@ -27,6 +27,9 @@ typedef struct {
     const config *const *budget_cfgs;
     const char *const *budget_stages;
     int nbudget;
+    // The run's ranks (core/comm.h; NULL: this process alone). Under N ranks rank r trains
+    // micro-batch r of every batch (train.accumulate = N); rank 0 alone writes files and evaluates.
+    const struct comm *comm;
 } train_options;
 
 typedef struct {

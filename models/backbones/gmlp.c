@@ -374,7 +374,7 @@ static const float *gmlp_forward(model *m, const float *x, int B, int training, 
         const gmlp_block_acts *a = &s->acts[l];
         float dp = training && c->depth > 1 ? c->drop_path * (float)l / (float)(c->depth - 1)
                                             : (training ? c->drop_path : 0.0f);
-        ops->drop_path_scales(a->keep, B, dp, site(rng, RNG_DROPPATH, 2 * l));
+        model_drop_path_scales(m, a->keep, B, dp, rng, 2 * l);
 
         ops->layernorm_forward(a->ln, a->ln_mean, a->ln_rstd, x, w->norm_w, w->norm_b, BT, d);
         ops->linear_forward(a->u_pre, a->ln, w->in_w, w->in_b, BT, d, e);

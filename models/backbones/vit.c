@@ -266,8 +266,8 @@ static const float *vit_forward(model *m, const float *x, int B, int training, f
         const vit_block_acts *a = &s->acts[l];
         float dp = training && c->depth > 1 ? c->drop_path * (float)l / (float)(c->depth - 1)
                                             : (training ? c->drop_path : 0.0f);
-        ops->drop_path_scales(a->keep1, B, dp, site(rng, RNG_DROPPATH, 2 * l));
-        ops->drop_path_scales(a->keep2, B, dp, site(rng, RNG_DROPPATH, 2 * l + 1));
+        model_drop_path_scales(m, a->keep1, B, dp, rng, 2 * l);
+        model_drop_path_scales(m, a->keep2, B, dp, rng, 2 * l + 1);
 
         ops->layernorm_forward(a->ln1, a->ln1_mean, a->ln1_rstd, x, w->norm1_w, w->norm1_b, BT, d);
         qkv_forward(m, w, a, B);

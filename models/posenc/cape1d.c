@@ -53,7 +53,8 @@ static void cape1d_prepare(struct model *m, int B, int training, rng_addr rng) {
         return;
     }
     cape_config cc = cape1d_bounds(v.cfg);
-    posenc_cape_time_positions(s->t_host, B, v.N, v.cfg->frame_seconds, &cc, rng.seed, rng.epoch, rng.step);
+    posenc_cape_time_positions_from(s->t_host, B, v.N, v.cfg->frame_seconds, &cc, rng.seed, rng.epoch,
+                                    rng.step, rng.index); // rng.index: the micro-batch's first sequence
     model_upload(m, s->t_host, (size_t)B * v.N);
     s->drawn = 1;
 }

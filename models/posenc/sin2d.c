@@ -66,8 +66,8 @@ static void cape_prepare(struct model *m, int B, int training, rng_addr rng) {
     const model_config *c = v.cfg;
     cape_config cc = {c->cape_global_shift, c->cape_local_shift < 0 ? cape_default_local_shift(v.grid) : c->cape_local_shift,
                       c->cape_scale};
-    posenc_cape_positions(s->x_host, s->y_host, B, v.grid, v.grid, &cc, rng.seed, rng.epoch,
-                          rng.step);
+    posenc_cape_positions_from(s->x_host, s->y_host, B, v.grid, v.grid, &cc, rng.seed, rng.epoch,
+                               rng.step, rng.index); // rng.index: the micro-batch's first image
     upload_positions(m, (size_t)B * v.N);
     s->drawn = 1;
 }

@@ -77,6 +77,11 @@ static float symmetric_uniform(rng_stream *s, float a) { return a * (2.0f * rng_
 
 void posenc_cape_positions(float *px, float *py, int B, int gh, int gw, const cape_config *c,
                            uint32_t seed, uint32_t epoch, uint32_t step) {
+    posenc_cape_positions_from(px, py, B, gh, gw, c, seed, epoch, step, 0);
+}
+
+void posenc_cape_positions_from(float *px, float *py, int B, int gh, int gw, const cape_config *c,
+                                uint32_t seed, uint32_t epoch, uint32_t step, uint32_t first) {
     const char *why = posenc_cape_error(c);
     if (why) die_fail("internal: posenc_cape_positions: %s", why);
     int N = gh * gw;
@@ -84,7 +89,7 @@ void posenc_cape_positions(float *px, float *py, int B, int gh, int gw, const ca
     for (int b = 0; b < B; b++) {
         float *x = px + (size_t)b * N, *y = py + (size_t)b * N; // (N) each
         posenc_grid_positions(x, y, gh, gw);
-        rng_stream s = rng_stream_make(seed, RNG_POSENC, epoch, step, (uint32_t)b);
+        rng_stream s = rng_stream_make(seed, RNG_POSENC, epoch, step, first + (uint32_t)b);
         float dx = symmetric_uniform(&s, c->global_shift);
         float dy = symmetric_uniform(&s, c->global_shift);
         for (int n = 0; n < N; n++) { // shift first, local noise second, as x' = λ((x + Δ) + ε)
@@ -116,13 +121,18 @@ void posenc_time_eval_positions(float *pt, int B, int N, float stride) {
 
 void posenc_cape_time_positions(float *pt, int B, int N, float stride, const cape_config *c,
                                 uint32_t seed, uint32_t epoch, uint32_t step) {
+    posenc_cape_time_positions_from(pt, B, N, stride, c, seed, epoch, step, 0);
+}
+
+void posenc_cape_time_positions_from(float *pt, int B, int N, float stride, const cape_config *c,
+                                     uint32_t seed, uint32_t epoch, uint32_t step, uint32_t first) {
     const char *why = posenc_cape_error(c);
     if (why) die_fail("internal: posenc_cape_time_positions: %s", why);
     float log_max = (float)log((double)c->scale);
     for (int b = 0; b < B; b++) {
         float *t = pt + (size_t)b * N; // (N)
         posenc_time_positions(t, N, stride);
-        rng_stream s = rng_stream_make(seed, RNG_POSENC, epoch, step, (uint32_t)b);
+        rng_stream s = rng_stream_make(seed, RNG_POSENC, epoch, step, first + (uint32_t)b);
         float delta = symmetric_uniform(&s, c->global_shift);
         for (int n = 0; n < N; n++) t[n] = (t[n] + delta) + symmetric_uniform(&s, c->local_shift);
         float lambda = (float)exp((double)symmetric_uniform(&s, log_max)); // exactly 1 when λmax = 1

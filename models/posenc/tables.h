@@ -52,6 +52,10 @@ const char *posenc_cape_error(const cape_config *c);
 // positions depend only on (seed, epoch, step, b) and the grid, not on B.
 void posenc_cape_positions(float *px, float *py, int B, int gh, int gw, const cape_config *c,
                            uint32_t seed, uint32_t epoch, uint32_t step);
+// The same for images first .. first + B - 1 of the step's batch (image b of px draws from
+// stream first + b): a micro-batch of train.accumulate (first = 0: posenc_cape_positions).
+void posenc_cape_positions_from(float *px, float *py, int B, int gh, int gw, const cape_config *c,
+                                uint32_t seed, uint32_t epoch, uint32_t step, uint32_t first);
 
 // ---- CAPE in 1D (speech: positions in seconds, docs/methods.md "CAPE" 1D) ----
 // CAPE's speech frequencies: w_k = CAPE_TIME_FREQ_SCALE·10000^(-2k/d) rad/s (the paper's
@@ -71,6 +75,9 @@ void posenc_time_eval_positions(float *pt, int B, int N, float stride);
 // sequence is always drawn; Δmax = εmax = 0, λmax = 1 gives the evaluation positions exactly.
 void posenc_cape_time_positions(float *pt, int B, int N, float stride, const cape_config *c,
                                 uint32_t seed, uint32_t epoch, uint32_t step);
+// The same for sequences first .. first + B - 1 of the step's batch (a train.accumulate micro-batch).
+void posenc_cape_time_positions_from(float *pt, int B, int N, float stride, const cape_config *c,
+                                     uint32_t seed, uint32_t epoch, uint32_t step, uint32_t first);
 
 // ---- reference tokens (MP3's speech variant) ----
 // Which tokens keep their position encoding: ref (B, t0 + R) token indices, per image the

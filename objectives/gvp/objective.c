@@ -196,7 +196,7 @@ static double forward_loss(objective *o, int B, int training, rng_addr rng) {
 }
 
 static double gvp_train_forward(objective *o, int B, const int32_t *labels, rng_addr rng) {
-    prepare(o, B, rng.epoch, rng.step, 0);
+    prepare(o, B, rng.epoch, rng.step, rng.index); // rng.index: the micro-batch's first image (0 without train.accumulate)
     return forward_loss(o, B, 1, rng);
 }
 

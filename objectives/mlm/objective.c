@@ -72,7 +72,7 @@ static long corrupt_batch(objective *o, int B, uint32_t epoch, uint32_t step, ui
 
 static double mlm_train_forward(objective *o, int B, const int32_t *labels, rng_addr rng) {
     mlm_state *st = o->state;
-    st->chosen = corrupt_batch(o, B, rng.epoch, rng.step, 0);
+    st->chosen = corrupt_batch(o, B, rng.epoch, rng.step, rng.index);
     const float *logits = model_forward(o->model, B, 1, rng);
     return mlm_loss_forward(&st->loss, logits, B, st->chosen);
 }

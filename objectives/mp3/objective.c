@@ -77,7 +77,7 @@ static void mp3_obj_free(objective *o) {
 static double mp3_train_forward(objective *o, int B, const int32_t *labels, rng_addr rng) {
     mp3_state *st = o->state;
     model *m = o->model;
-    mp3_sample_context(model_context(m), B, m->N, m->t0, st->context_patches, o->s.seed, rng.epoch, rng.step, 0);
+    mp3_sample_context(model_context(m), B, m->N, m->t0, st->context_patches, o->s.seed, rng.epoch, rng.step, rng.index);
     model_set_context(m, m->t0 + st->context_patches);
     const float *logits = model_forward(m, B, 1, rng);
     return mp3_forward(&st->loss, logits, B);

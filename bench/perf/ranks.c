@@ -1,0 +1,89 @@
+// bench/perf/ranks.c — `posbench bench --ranks N` (ranks.h). Both sides are real `posbench
+// train` runs of this binary (/proc/self/exe) in a temporary directory, the N-rank one started
+// by mpirun; their /final step_time_ms (the median over the run's steps, evaluation excluded)
+// are compared. Communication per step and rank, from core/comm_mpi.c's algorithm: the
+// reduce-scatter sends (N-1)/N of the gradient and the all-gather sends the rank's chunk to the
+// N-1 others: 2 (N-1)/N × 4 bytes × parameters (plus N doubles of losses).
+#include "ranks.h"
+#include "../results/results_read.h"
+#include "../../core/comm.h"
+#include "../../core/common.h"
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+// The run's /final step_time_ms and params, from the one .h5 under dir; 0 ok.
+static int read_run(const char *dir, double *step_ms, double *params) {
+    char **paths = NULL, err[512];
+    int n = 0;
+    if (rr_find_files(dir, "*.h5", &paths, &n, err, sizeof err) != 0 || n != 1) {
+        fprintf(stderr, "posbench: error: bench --ranks: no finished run in %s\n", dir);
+        for (int i = 0; i < n; i++) free(paths[i]);
+        free(paths);
+        return -1;
+    }
+    rr_run r;
+    int rc = rr_read(paths[0], RR_ATTRS, &r, err, sizeof err);
+    if (rc == 0) {
+        const rr_attr *t = rr_attr_get(&r.final, "step_time_ms"), *p = rr_attr_get(&r.final, "params");
+        *step_ms = t ? t->num : 0.0, *params = p ? p->num : 0.0;
+        rr_free(&r);
+    } else {
+        fprintf(stderr, "posbench: error: bench --ranks: %s\n", err);
+    }
+    for (int i = 0; i < n; i++) free(paths[i]);
+    free(paths);
+    return rc;
+}
+
+int bench_ranks(int ranks, int iters, int threads) {
+    if (ranks < 2) die_input("--ranks needs 2 or more (got %d)", ranks);
+    if (!comm_mpi_built())
+        die_input("--ranks needs a posbench built with MPI (mpicc was not found at build time: make deps, then make)");
+    if (system("command -v mpirun >/dev/null 2>&1") != 0) die_input("--ranks needs mpirun (make deps installs openmpi-bin)");
+    char exe[PATH_MAX];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (len <= 0) die_fail("bench --ranks: cannot find this program (/proc/self/exe)");
+    exe[len] = '\0';
+    char dir[] = "/tmp/posbench-ranks.XXXXXX";
+    if (!mkdtemp(dir)) die_fail("bench --ranks: cannot make a temporary directory in /tmp");
+    int per_rank = threads / ranks > 0 ? threads / ranks : 1, batch = ranks * ((64 + ranks - 1) / ranks);
+    char cfg[512], cmd[2 * PATH_MAX + 1024];
+    snprintf(cfg, sizeof cfg,
+             "data.limit=%d data.test_limit=100 eval.batch=100 eval.samples=0 train.batch=%d train.steps=%d "
+             "model.dim=64 model.depth=4 model.heads=4 model.patch=4", batch * (iters + 1), batch, iters);
+    printf("bench --ranks %d: ViT d 64, 4 blocks, patch 4 on 28 px Fashion-MNIST, global batch %d, %d steps; "
+           "one process with %d thread(s) against %d ranks of %d thread(s)\n", ranks, batch, iters, per_rank * ranks, ranks, per_rank);
+    fflush(stdout);
+    snprintf(cmd, sizeof cmd, "POSBENCH_PROGRESS=plain '%s' train %s --threads %d --out %s/one >%s/one.log 2>&1", exe, cfg,
+             per_rank * ranks, dir, dir);
+    int rc1 = system(cmd);
+    snprintf(cmd, sizeof cmd,
+             "POSBENCH_PROGRESS=plain mpirun -np %d --bind-to none --oversubscribe%s '%s' train %s --threads %d --out %s/ranks "
+             ">%s/ranks.log 2>&1", ranks, geteuid() == 0 ? " --allow-run-as-root" : "", exe, cfg, per_rank, dir, dir);
+    int rcN = system(cmd);
+    double t1 = 0, tN = 0, p1 = 0, pN = 0;
+    int status = 0;
+    if (rc1 != 0 || rcN != 0 || read_run(strcat(strcpy(cmd, dir), "/one"), &t1, &p1) || read_run(strcat(strcpy(cmd, dir), "/ranks"), &tN, &pN)) {
+        fprintf(stderr, "posbench: error: bench --ranks: a training failed (one process: status %d, %d ranks: status %d); "
+                "logs kept in %s\n", rc1, ranks, rcN, dir);
+        return EXIT_RUN_FAILED;
+    }
+    double bytes = 2.0 * (ranks - 1) / ranks * 4.0 * pN + 2.0 * (ranks - 1) * 8.0;
+    printf("%-6s %-8s %-14s %-8s %-11s %-10s %s\n", "ranks", "batch", "step ms (med)", "speedup", "efficiency", "params",
+           "sent per rank per step");
+    printf("%-6d %-8d %-14.2f %-8s %-11s %-10.0f %s\n", 1, batch, t1, "1.00", "100%", p1, "0");
+    char eff[32];
+    snprintf(eff, sizeof eff, "%.0f%%", 100.0 * t1 / (ranks * tN));
+    printf("%-6d %-8d %-14.2f %-8.2f %-11s %-10.0f %.2f MB (gradient reduce-scatter + all-gather, rank-ordered sums)\n", ranks,
+           batch, tN, t1 / tN, eff, pN, bytes / 1e6);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cores > 0 && (long)ranks * per_rank > cores)
+        printf("note: %d ranks x %d threads exceed this machine's %ld cores: the efficiency measures oversubscription\n", ranks,
+               per_rank, cores);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0) fprintf(stderr, "posbench: bench --ranks: could not remove %s\n", dir);
+    return status;
+}

@@ -1,0 +1,136 @@
+// bench/train/train_step.c — one optimisation step (train_step.h). train.accumulate=1: forward,
+// backward and AdamW on the whole batch, exactly as always. train.accumulate=N: the batch
+// (loaded whole, with its augmentations) is cut in order into N equal micro-batches; micro-batch
+// i is images [i b, (i + 1) b) of it, b = batch / N, and every draw the whole batch's step would
+// make for those images (masks, CAPE positions, reference tokens, drop path) is made for them
+// (rng.index = i b: objectives/objective.h, model_drop_path_scales), so the batch, its masks and
+// its augmentations are those of train.accumulate=1. Each micro-batch's gradient is computed
+// into the zeroed gradient arena; their sum, in micro-batch order ((g_0 + g_1) + g_2 ...), is
+// scaled by 1/N (each micro-batch's loss is its own mean) and drives one AdamW step. The logged
+// loss is the mean of the micro-batches' means. Across N ranks (core/comm.h) rank r computes
+// micro-batch r alone and the communicator adds the N gradients in rank order in float: the same
+// additions as one process, so the same bits (then the same scale and AdamW step on every rank).
+// Not split: dropout (its masks are drawn over the whole batch's tensors), refused with N > 1.
+#include "train_step.h"
+#include "train_data.h"
+#include "../../core/comm.h"
+#include "../../core/common.h"
+#include "../../core/optimizer.h"
+#include "../../core/rng.h"
+#include "../../datasets/dataset.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void train_step_setup(run *r) {
+    const config *c = r->cfg;
+    const comm *cm = r->comm;
+    r->accumulate = (int)cfg_int(c, "train.accumulate");
+    if (r->batch % r->accumulate != 0)
+        die_input("train.accumulate=%d must divide train.batch=%d (each step's batch is cut into that many equal "
+                  "micro-batches; valid: a divisor of train.batch)", r->accumulate, r->batch);
+    if (cm->size > 1 && r->accumulate != cm->size)
+        die_input("train.accumulate=%d under %d ranks: a run across N processes trains micro-batch r on rank r "
+                  "(valid: train.accumulate=1 or %d)", r->accumulate, cm->size, cm->size);
+    if (r->accumulate > 1 && cfg_float(c, "model.dropout") > 0)
+        die_input("train.accumulate=%d (or mpirun) needs model.dropout=0: dropout masks are drawn over the whole "
+                  "batch's tensors and are not split into micro-batches (valid: model.dropout=0, or train.accumulate=1 "
+                  "in one process)", r->accumulate);
+    if (cm->size > 1 && cfg_bool(c, "train.early_stop"))
+        die_input("train.early_stop is not available in a run across processes (%d ranks; valid: train.early_stop=false, "
+                  "or one process with train.accumulate=%d)", cm->size, cm->size);
+    if (r->accumulate == 1) return;
+    size_t n = r->model.params.total;
+    if (cm->size == 1) r->grad_acc = r->model.ops->alloc(n * sizeof(float), "summed micro-batch gradients");
+    else r->grad_host = xmalloc(n * sizeof(float), "this rank's gradient (summed over the ranks)");
+    r->batch_labels = xmalloc((size_t)r->batch * sizeof(int32_t), "the batch's labels");
+    r->micro_loss = xmalloc((size_t)r->accumulate * sizeof(double), "micro-batch losses");
+}
+
+void train_step_free(run *r) {
+    if (r->grad_acc) r->model.ops->free(r->grad_acc);
+    free(r->grad_host);
+    free(r->batch_inputs);
+    free(r->batch_labels);
+    free(r->micro_loss);
+    r->grad_acc = NULL, r->grad_host = NULL, r->batch_inputs = NULL, r->batch_labels = NULL, r->micro_loss = NULL;
+}
+
+static void load_step_batch(run *r, int epoch, int in_epoch) {
+    augment_config aug = {.crop_pad = (int)cfg_int(r->cfg, "data.crop_pad"), .hflip = cfg_bool(r->cfg, "data.hflip")};
+    aug.time_shift_ms = (int)cfg_int(r->cfg, "data.time_shift_ms"); // speech-commands only
+    aug.background_frequency = (float)cfg_float(r->cfg, "data.background_frequency");
+    aug.background_volume = (float)cfg_float(r->cfg, "data.background_volume");
+    int size = r->n_univit > 0 ? resize_draw_size(r->univit, r->n_univit, r->seed, (uint32_t)epoch, (uint32_t)in_epoch)
+                               : r->train_size;
+    load_batch(r, &r->train, r->order + (size_t)in_epoch * r->batch, r->batch, &aug, (uint32_t)epoch, (uint32_t)in_epoch, size);
+}
+
+// The whole batch at once (train.accumulate=1): the step as it always was.
+static double whole_batch_step(run *r, int epoch, int in_epoch, double *grad_norm, float *lr) {
+    model *m = &r->model;
+    load_step_batch(r, epoch, in_epoch);
+    rng_addr rng = {.seed = r->seed, .epoch = (uint32_t)epoch, .step = (uint32_t)in_epoch};
+    double loss = r->obj.kind->train_forward(&r->obj, r->batch, r->labels, rng);
+    if (!isfinite(loss)) return loss;
+    m->ops->zero(m->grad, m->params.total);
+    model_zero_act_grads_batch(m, r->batch);
+    r->obj.kind->train_backward(&r->obj, r->batch);
+    *grad_norm = optim_step(m->ops, &m->params, m->param, m->grad, r->adam_m, r->adam_v, &r->optim, r->step, lr);
+    return loss;
+}
+
+// Micro-batch i's gradient into m->grad (zeroed first; left zero when its loss is not finite).
+static double micro_batch(run *r, int epoch, int in_epoch, int i, size_t per_input) {
+    model *m = &r->model;
+    int b = r->batch / r->accumulate;
+    memcpy(model_images(m), r->batch_inputs + (size_t)i * b * per_input, (size_t)b * per_input * sizeof(float));
+    memcpy(r->labels, r->batch_labels + (size_t)i * b, (size_t)b * sizeof(int32_t));
+    rng_addr rng = {.seed = r->seed, .epoch = (uint32_t)epoch, .step = (uint32_t)in_epoch, .index = (uint32_t)(i * b)};
+    double loss = r->obj.kind->train_forward(&r->obj, b, r->labels, rng);
+    m->ops->zero(m->grad, m->params.total);
+    if (!isfinite(loss)) return loss;
+    model_zero_act_grads_batch(m, b);
+    r->obj.kind->train_backward(&r->obj, b);
+    return loss;
+}
+
+double train_step(run *r, int epoch, int in_epoch, double *grad_norm, float *lr) {
+    if (r->accumulate == 1) return whole_batch_step(r, epoch, in_epoch, grad_norm, lr);
+    model *m = &r->model;
+    const ops_backend *ops = m->ops;
+    const comm *cm = r->comm;
+    int N = r->accumulate;
+    size_t n = m->params.total;
+    load_step_batch(r, epoch, in_epoch); // the whole batch, then cut (the micro-batches share its size)
+    size_t per_input = model_input_floats(m), floats = (size_t)r->batch * per_input;
+    if (floats > r->batch_inputs_cap) {
+        free(r->batch_inputs);
+        r->batch_inputs = xmalloc(floats * sizeof(float), "the batch's inputs, cut into micro-batches");
+        r->batch_inputs_cap = floats;
+    }
+    memcpy(r->batch_inputs, model_images(m), floats * sizeof(float));
+    memcpy(r->batch_labels, r->labels, (size_t)r->batch * sizeof(int32_t));
+    for (int i = 0; i < N; i++) r->micro_loss[i] = 0.0;
+    if (cm->size == 1) {
+        for (int i = 0; i < N; i++) {
+            r->micro_loss[i] = micro_batch(r, epoch, in_epoch, i, per_input);
+            if (i == 0) ops->copy(r->grad_acc, m->grad, n * sizeof(float));
+            else ops->residual_forward(r->grad_acc, r->grad_acc, m->grad, NULL, 1, n); // acc + g_i, in float
+        }
+        ops->copy(m->grad, r->grad_acc, n * sizeof(float));
+    } else { // rank r: micro-batch r; the communicator adds the ranks' gradients in rank order
+        r->micro_loss[cm->rank] = micro_batch(r, epoch, in_epoch, cm->rank, per_input);
+        ops->download(r->grad_host, m->grad, n * sizeof(float));
+        cm->sum_f32(r->grad_host, n);
+        ops->upload(m->grad, r->grad_host, n * sizeof(float));
+        cm->sum_f64(r->micro_loss, (size_t)N); // the others' slots are 0: every rank gets every loss exactly
+    }
+    double loss = 0.0;
+    for (int i = 0; i < N; i++) loss += r->micro_loss[i];
+    loss /= N;
+    if (!isfinite(loss)) return loss;
+    ops->scale(m->grad, n, 1.0f / (float)N);
+    *grad_norm = optim_step(ops, &m->params, m->param, m->grad, r->adam_m, r->adam_v, &r->optim, r->step, lr);
+    return loss;
+}

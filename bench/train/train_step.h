@@ -1,0 +1,13 @@
+// bench/train/train_step.h — one optimisation step of a run (train_step.c): the whole batch at
+// once (train.accumulate=1), its micro-batches summed in order (train.accumulate=N), or this
+// rank's micro-batch with the gradients summed over the ranks (a run across N processes).
+#pragma once
+#include "train_internal.h"
+
+// After the model and objective exist: reads train.accumulate (exit 2 when it does not divide
+// train.batch, or with model.dropout > 0 or train.early_stop across ranks), allocates its buffers.
+void train_step_setup(run *r);
+void train_step_free(run *r);
+// One step on the batch at position in_epoch of epoch; returns the mean loss over the whole
+// batch (non-finite: no update). grad_norm and lr as optim_step gives them.
+double train_step(run *r, int epoch, int in_epoch, double *grad_norm, float *lr);

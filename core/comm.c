@@ -1,0 +1,44 @@
+// core/comm.c — the single-process communicator (core/comm.h) and the choice of the process's
+// communicator: MPI when a launcher (mpirun, srun) started the process and the build has it.
+#include "comm.h"
+#include "common.h"
+#include <stdlib.h>
+#include <string.h>
+
+static void single_sum_f32(float *buf, size_t n) { (void)buf, (void)n; }
+static void single_sum_f64(double *buf, size_t n) { (void)buf, (void)n; }
+static void single_broadcast(void *buf, size_t bytes, int root) { (void)buf, (void)bytes, (void)root; }
+static void single_barrier(void) {}
+static void single_abort(int code) { exit(code); }
+
+static const comm single = {.name = "single", .rank = 0, .size = 1, .sum_f32 = single_sum_f32, .sum_f64 = single_sum_f64,
+                            .broadcast = single_broadcast, .barrier = single_barrier, .abort = single_abort};
+
+const comm *comm_single(void) { return &single; }
+
+int comm_launched_size(void) {
+    const char *vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && *v) {
+            char *end;
+            long n = strtol(v, &end, 10);
+            if (*end == '\0' && n >= 1 && n <= 1 << 20) return (int)n;
+        }
+    }
+    return 0;
+}
+
+const comm *comm_world(void) {
+    static const comm *world;
+    if (world) return world;
+    int launched = comm_launched_size();
+    if (launched == 0) return world = &single;
+    if (!comm_mpi_built()) {
+        if (launched > 1)
+            die_input("started as one of %d processes by an MPI launcher, but this posbench was built without MPI "
+                      "(install libopenmpi-dev and openmpi-bin: make deps, then rebuild with make)", launched);
+        return world = &single;
+    }
+    return world = comm_mpi_init();
+}

@@ -1,0 +1,130 @@
+// core/comm_mpi.c — the MPI communicator (core/comm.h), built when the Makefile finds mpicc
+// (POSBENCH_MPI). The sum is deterministic and rank-ordered: the buffer is cut into size fixed
+// chunks (chunk c = [n c / size, n (c + 1) / size)); MPI_Alltoallv sends chunk c of every rank to
+// rank c, which adds the size copies in rank order 0..size-1 itself; MPI_Allgatherv then gives
+// every rank every summed chunk. No MPI reduction operation is used, so neither the library's
+// algorithm nor timing can change a bit. Errors return (MPI_ERRORS_RETURN) and are checked: a
+// failing call is named and the job aborted (MPI_Abort, exit 1); die_input / die_fail on any
+// rank abort the job too (set_die_hook), so no rank waits forever for one that has gone.
+#include "comm.h"
+#include "common.h"
+#ifdef POSBENCH_MPI
+#include <limits.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static comm world;
+static void *recv_buf; // size × the largest chunk, grown as needed
+static size_t recv_cap;
+
+static void mpi_abort(int code) {
+    fflush(stdout);
+    MPI_Abort(MPI_COMM_WORLD, code);
+    exit(code); // MPI_Abort does not return; in case it does
+}
+
+static void check(int rc, const char *call) {
+    if (rc == MPI_SUCCESS) return;
+    char msg[MPI_MAX_ERROR_STRING] = "";
+    int len = 0;
+    MPI_Error_string(rc, msg, &len);
+    fprintf(stderr, "posbench: error: rank %d of %d: %s failed: %s; aborting the job\n", world.rank, world.size, call, msg);
+    mpi_abort(EXIT_RUN_FAILED);
+}
+
+static void die_hook(int code) {
+    fprintf(stderr, "posbench: rank %d of %d failed (exit %d): aborting the job\n", world.rank, world.size, code);
+    mpi_abort(code);
+}
+
+static void add_f32(void *acc, const void *x, size_t n) {
+    float *a = acc;
+    const float *b = x;
+    for (size_t i = 0; i < n; i++) a[i] = a[i] + b[i];
+}
+static void add_f64(void *acc, const void *x, size_t n) {
+    double *a = acc;
+    const double *b = x;
+    for (size_t i = 0; i < n; i++) a[i] = a[i] + b[i];
+}
+
+static size_t chunk_lo(size_t n, int c, int size) { return n * (size_t)c / (size_t)size; }
+
+static void ordered_sum(void *buf, size_t n, size_t elem, MPI_Datatype type, void (*add)(void *, const void *, size_t)) {
+    int size = world.size, me = world.rank;
+    if (size == 1 || n == 0) return;
+    if (n > (size_t)INT_MAX) {
+        fprintf(stderr, "posbench: error: rank %d: a sum over the ranks of %zu elements (at most %d per call)\n", me, n, INT_MAX);
+        mpi_abort(EXIT_RUN_FAILED);
+    }
+    int *counts = xmalloc((size_t)size * 4 * sizeof(int), "MPI chunk counts");
+    int *displs = counts + size, *rcounts = counts + 2 * size, *rdispls = counts + 3 * size;
+    size_t mine_lo = chunk_lo(n, me, size), mine = chunk_lo(n, me + 1, size) - mine_lo;
+    for (int c = 0; c < size; c++) {
+        counts[c] = (int)(chunk_lo(n, c + 1, size) - chunk_lo(n, c, size));
+        displs[c] = (int)chunk_lo(n, c, size);
+        rcounts[c] = (int)mine;
+        rdispls[c] = (int)(mine * (size_t)c);
+    }
+    if (mine * (size_t)size * elem > recv_cap) {
+        free(recv_buf);
+        recv_cap = mine * (size_t)size * elem;
+        recv_buf = xmalloc(recv_cap, "MPI reduce-scatter buffer");
+    }
+    // Chunk `me` of every rank, rank s's at recv_buf + s × mine.
+    check(MPI_Alltoallv(buf, counts, displs, type, recv_buf, rcounts, rdispls, type, MPI_COMM_WORLD), "MPI_Alltoallv");
+    char *out = (char *)buf + mine_lo * elem;
+    if (mine > 0) { // a rank's chunk is empty when n < size
+        memcpy(out, recv_buf, mine * elem);
+        for (int s = 1; s < size; s++) add(out, (char *)recv_buf + (size_t)s * mine * elem, mine);
+    }
+    check(MPI_Allgatherv(MPI_IN_PLACE, 0, type, buf, counts, displs, type, MPI_COMM_WORLD), "MPI_Allgatherv");
+    free(counts);
+}
+
+static void mpi_sum_f32(float *buf, size_t n) { ordered_sum(buf, n, sizeof(float), MPI_FLOAT, add_f32); }
+static void mpi_sum_f64(double *buf, size_t n) { ordered_sum(buf, n, sizeof(double), MPI_DOUBLE, add_f64); }
+
+static void mpi_broadcast(void *buf, size_t bytes, int root) {
+    for (size_t done = 0; done < bytes;) { // MPI counts are ints
+        size_t part = bytes - done < (size_t)INT_MAX ? bytes - done : (size_t)INT_MAX;
+        check(MPI_Bcast((char *)buf + done, (int)part, MPI_BYTE, root, MPI_COMM_WORLD), "MPI_Bcast");
+        done += part;
+    }
+}
+
+static void mpi_barrier(void) { check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier"); }
+
+static void mpi_finalize(void) {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (!finalized) MPI_Finalize();
+}
+
+int comm_mpi_built(void) { return 1; }
+
+const comm *comm_mpi_init(void) {
+    int provided = 0;
+    if (MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
+        fprintf(stderr, "posbench: error: MPI_Init_thread failed (started by mpirun? see README \"One run across processes\")\n");
+        exit(EXIT_RUN_FAILED);
+    }
+    world = (comm){.name = "mpi", .sum_f32 = mpi_sum_f32, .sum_f64 = mpi_sum_f64, .broadcast = mpi_broadcast,
+                   .barrier = mpi_barrier, .abort = mpi_abort};
+    check(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
+    check(MPI_Comm_rank(MPI_COMM_WORLD, &world.rank), "MPI_Comm_rank");
+    check(MPI_Comm_size(MPI_COMM_WORLD, &world.size), "MPI_Comm_size");
+    if (provided < MPI_THREAD_FUNNELED) {
+        fprintf(stderr, "posbench: error: this MPI library gives thread level %d; posbench needs MPI_THREAD_FUNNELED\n", provided);
+        mpi_abort(EXIT_RUN_FAILED);
+    }
+    set_die_hook(die_hook);
+    atexit(mpi_finalize);
+    return &world;
+}
+#else
+int comm_mpi_built(void) { return 0; }
+const comm *comm_mpi_init(void) { return NULL; }
+#endif

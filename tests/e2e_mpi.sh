@@ -1,0 +1,97 @@
+#!/bin/sh
+# tests/e2e_mpi.sh — one run across processes (core/comm_mpi.c, bench/train/train_step.c):
+# `mpirun -np 2 posbench train` equals train.accumulate=2 in one process bitwise (every training
+# loss and gradient norm, every evaluation, the final weights byte for byte) for the supervised,
+# MP3 and MAE objectives; a checkpoint taken on 2 ranks resumes in one process and one taken in
+# one process resumes on 2 ranks, bitwise; a rank that fails or is killed ends the whole job (no
+# hang: each job runs under a timeout) with a resumable checkpoint; bad settings exit 2;
+# posbench bench --ranks 2 prints its table.
+# SKIPs with one line without mpirun or an MPI build. Prints PASS/FAIL/SKIP lines.
+cd "$(dirname "$0")/.." || exit 1
+PB=build/posbench
+if ! command -v mpirun >/dev/null 2>&1; then
+    echo "SKIP e2e mpi: mpirun not found (make deps installs Debian's openmpi-bin and libopenmpi-dev; then rebuild)"
+    exit 0
+fi
+if ! ldd "$PB" 2>/dev/null | grep -q libmpi; then
+    echo "SKIP e2e mpi: $PB was built without MPI (mpicc not found at build time; make deps, then make)"
+    exit 0
+fi
+if [ ! -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ]; then
+    echo "SKIP e2e mpi: Fashion-MNIST is not installed (make deps installs dataset-fashion-mnist)"
+    exit 0
+fi
+T=$(mktemp -d /tmp/posbench-mpi.XXXXXX) || exit 1
+trap 'rm -rf "$T"' EXIT
+export POSBENCH_PROGRESS=plain OMPI_MCA_rmaps_base_oversubscribe=1
+check() { # name, status (0 = ok), detail
+    if [ "$2" -eq 0 ]; then echo "PASS $1: $3"; else echo "FAIL $1: $3"; fi
+}
+MPIRUN="timeout 300 mpirun -np 2 --oversubscribe --allow-run-as-root --bind-to none"
+# rank 1 alone gets the fault variable named by $FAULT (a failing / vanishing rank)
+mpi_fault() { $MPIRUN sh -c 'if [ "$OMPI_COMM_WORLD_RANK" = 1 ]; then export "$FAULT"; fi; exec "$@"' sh "$PB" train "$@"; }
+CMP=tests/h5_series_compare.py
+file() { ls "$1"/*.h5 2>/dev/null | head -n 1; }
+# 256 training images, batch 32 (2 micro-batches of 16): 8 steps an epoch, 16 in all.
+BASE="data.limit=256 data.test_limit=100 train.epochs=2 train.batch=32 eval.batch=100 model.dim=32 model.depth=2 model.heads=2 model.patch=4 eval.position_limit=50 eval.samples=0"
+
+for obj in supervised mp3 mae; do
+    case $obj in
+        supervised) CFG="$BASE" ;;
+        mp3) CFG="$BASE objective.name=mp3 pe.kind=none objective.eta=0.5" ;;
+        mae) CFG="$BASE objective.name=mae objective.eta=0.75 mae.decoder_dim=32 mae.decoder_depth=1" ;;
+    esac
+    $PB train $CFG train.accumulate=2 --threads 1 --out "$T/$obj-acc" >/dev/null 2>&1
+    $MPIRUN "$PB" train $CFG --threads 1 --out "$T/$obj-mpi" >"$T/$obj-mpi.out" 2>&1; rc=$?
+    A=$(file "$T/$obj-acc") B=$(file "$T/$obj-mpi")
+    out=$(python3 $CMP --bitwise --weights "$A" "$B" 2>&1); same=$?
+    [ $rc -eq 0 ] && [ $same -eq 0 ] && [ "$(basename "$A")" = "$(basename "$B")" ]
+    check "$obj: mpirun -np 2 equals train.accumulate=2 bitwise (same run id)" $? "exit $rc; $out"
+done
+[ "$(grep -c '^final:' "$T/supervised-mpi.out")" = 1 ]
+check "only rank 0 prints" $? "$(grep -c '^final:' "$T/supervised-mpi.out") final lines"
+
+# Resume across rank counts: 2 ranks stop after step 5, one process (train.accumulate=2) finishes;
+# one process stops after step 11, 2 ranks finish. Both equal the uninterrupted run bitwise.
+CFG="$BASE objective.name=mp3 pe.kind=none objective.eta=0.5"
+$MPIRUN "$PB" train $CFG --threads 1 --out "$T/x" --stop-after 5 >/dev/null 2>&1
+$PB train $CFG train.accumulate=2 --threads 1 --out "$T/x" >"$T/x.out" 2>&1
+out=$(python3 $CMP --bitwise --weights "$(file "$T/mp3-acc")" "$(file "$T/x")" 2>&1)
+[ $? -eq 0 ] && grep -q "resuming run .* from step 5" "$T/x.out"
+check "a checkpoint of 2 ranks resumes in one process (train.accumulate=2) exactly" $? "$out"
+$PB train $CFG train.accumulate=2 --threads 1 --out "$T/y" --stop-after 11 >/dev/null 2>&1
+$MPIRUN "$PB" train $CFG --threads 1 --out "$T/y" >"$T/y.out" 2>&1
+out=$(python3 $CMP --bitwise --weights "$(file "$T/mp3-acc")" "$(file "$T/y")" 2>&1)
+[ $? -eq 0 ] && grep -q "resuming run .* from step 11" "$T/y.out"
+check "a checkpoint of one process resumes on 2 ranks exactly" $? "$out"
+
+# A failing rank (die_fail on rank 1 after step 3) ends the job, exit 1, naming the rank; the
+# rerun resumes from the last checkpoint (every 2 steps) and ends equal to the uninterrupted run.
+CFG="$BASE train.checkpoint_every=2"
+$PB train $CFG train.accumulate=2 --threads 1 --out "$T/f-ref" >/dev/null 2>&1
+FAULT=POSBENCH_FAULT_FAIL_STEP=3 mpi_fault $CFG --threads 1 --out "$T/f" >"$T/f.out" 2>&1; rc=$?
+[ $rc -eq 1 ] && grep -q "rank 1 of 2 failed (exit 1): aborting the job" "$T/f.out" && [ -f "$T/f/$(basename "$(file "$T/f-ref")" .h5).ckpt" ]
+check "a failing rank ends the whole job: exit 1, the rank named, a checkpoint left" $? "exit $rc; $(grep -m1 'rank 1' "$T/f.out")"
+$MPIRUN "$PB" train $CFG --threads 1 --out "$T/f" >"$T/f2.out" 2>&1; rc=$?
+out=$(python3 $CMP --bitwise --weights "$(file "$T/f-ref")" "$(file "$T/f")" 2>&1); same=$?
+[ $rc -eq 0 ] && [ $same -eq 0 ] && grep -q "resuming run .* from step 2" "$T/f2.out"
+check "the failed job resumes from its checkpoint and ends as the uninterrupted run" $? "exit $rc; $out"
+# A rank killed outright (SIGKILL after step 3): mpirun ends the job (no hang) with a non-zero exit.
+FAULT=POSBENCH_FAULT_SELF_KILL_STEP=3 mpi_fault $CFG --threads 1 --out "$T/k" >"$T/k.out" 2>&1; rc=$?
+[ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -q "rank 1" "$T/k.out"
+check "a killed rank ends the whole job (no hang)" $? "exit $rc (124 = hung until the timeout); $(grep -m1 'rank 1' "$T/k.out")"
+
+$MPIRUN "$PB" train $BASE train.accumulate=4 --threads 1 --out "$T/bad" >/dev/null 2>"$T/bad.err"; rc=$?
+[ $rc -eq 2 ] && grep -q "train.accumulate=4 under 2 ranks" "$T/bad.err"
+check "train.accumulate other than 1 or the rank count: exit 2" $? "exit $rc: $(grep -m1 error "$T/bad.err")"
+$MPIRUN "$PB" list bench/experiments/mp3-eta.yaml >/dev/null 2>"$T/bad.err"; rc=$?
+[ $rc -eq 2 ] && grep -q "only posbench train runs across processes" "$T/bad.err"
+check "other commands under mpirun: exit 2" $? "exit $rc: $(grep -m1 error "$T/bad.err")"
+
+# posbench bench --ranks 2: both trainings run and the table has the 2-rank row.
+timeout 300 "$PB" bench --ranks 2 --iters 3 --threads 2 >"$T/bench.out" 2>&1; rc=$?
+[ $rc -eq 0 ] && grep -q "^2 .* MB (gradient reduce-scatter" "$T/bench.out"
+check "posbench bench --ranks 2 reports step times, efficiency and bytes per step" $? "exit $rc: $(grep '^2 ' "$T/bench.out" | head -c 160)"
+"$PB" bench --ranks 1 >/dev/null 2>"$T/bad.err"; rc=$?
+[ $rc -eq 2 ] && grep -q -- "--ranks" "$T/bad.err"
+check "bench --ranks 1: exit 2" $? "exit $rc: $(head -c 160 "$T/bad.err")"
