@@ -2,6 +2,8 @@
 // (test_cuda_attention.c, test_cuda_attention_fused.c): a case's shape and options, and its
 // drawn key subsets and group ids, with the host reference of how many keys a query sees.
 #pragma once
+#include "../core/ops.h"
+#include <stddef.h>
 #include <stdint.h>
 
 enum { KV_ALL = 0, KV_NO_CLS = 1, KV_WITH_CLS = 2 };
@@ -24,3 +26,19 @@ int *attention_case_kv(const attention_case *cf, uint32_t seed);
 int *attention_case_groups(const attention_case *cf, uint32_t seed);
 // Number of key slots query i of image b sees (host reference of the mask).
 int attention_case_visible_keys(const attention_case *cf, const int *kv, const int *group, int b, int i);
+
+// One case's host inputs, drawn the same way by every parity program: qkv (B, T, 3C) uniform in
+// ±qkv_range at tag, dout (B, T, C) in ±1 at tag + 1, the gradient prefill dqkv0 (B, T, 3C) in
+// ±0.5 at tag + 2 (gradients accumulate), and with the bias on, bias (H, T, T) in ±1 at tag + 3
+// and its prefill dbias0 in ±0.5 at tag + 4; key subsets drawn at kv_seed and group ids at
+// kv_seed + 1; desc (host pointers) with the case's options and keep_probs.
+typedef struct {
+    float *qkv, *dout, *dqkv0, *bias, *dbias0; // bias, dbias0 NULL without the bias
+    int *kv, *group;                           // NULL for KV_ALL / ATTN_MASK_NONE
+    size_t n_qkv, n_out, n_probs, n_bias;      // element counts (n_probs = B·H·T·M)
+    attention_desc desc;
+} attention_inputs;
+
+void attention_inputs_make(attention_inputs *in, const attention_case *cf, float qkv_range,
+                           uint32_t kv_seed, int keep_probs);
+void attention_inputs_free(attention_inputs *in);

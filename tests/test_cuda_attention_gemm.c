@@ -103,25 +103,13 @@ static void run_case(const attention_case *cf) {
     const size_t n_probs = (size_t)B * H * T * M, n_bias = (size_t)H * T * T;
     char name[160];
 
-    float *qkv = xmalloc(n_qkv * sizeof(float), "test qkv");
-    float *dout = xmalloc(n_out * sizeof(float), "test dout");
-    float *dqkv0 = xmalloc(n_qkv * sizeof(float), "test dqkv prefill");
+    attention_inputs in;
+    attention_inputs_make(&in, cf, 1.5f, 93, 0);
+    float *qkv = in.qkv, *dout = in.dout, *dqkv0 = in.dqkv0, *bias = in.bias, *dbias0 = in.dbias0;
+    int *kv = in.kv, *group = in.group;
+    attention_desc dh = in.desc;
     float *sentinel = xmalloc(n_probs * sizeof(float), "test probs sentinel");
-    test_fill_uniform(qkv, n_qkv, -1.5f, 1.5f, cf->tag);
-    test_fill_uniform(dout, n_out, -1.0f, 1.0f, cf->tag + 1);
-    test_fill_uniform(dqkv0, n_qkv, -0.5f, 0.5f, cf->tag + 2);
     for (size_t e = 0; e < n_probs; e++) sentinel[e] = SENTINEL;
-    float *bias = NULL, *dbias0 = NULL;
-    if (cf->bias) {
-        bias = xmalloc(n_bias * sizeof(float), "test bias");
-        dbias0 = xmalloc(n_bias * sizeof(float), "test dbias prefill");
-        test_fill_uniform(bias, n_bias, -1.0f, 1.0f, cf->tag + 3);
-        test_fill_uniform(dbias0, n_bias, -0.5f, 0.5f, cf->tag + 4);
-    }
-    int *kv = cf->kv != KV_ALL ? attention_case_kv(cf, 93) : NULL;
-    int *group = cf->mode != ATTN_MASK_NONE ? attention_case_groups(cf, 94) : NULL;
-    attention_desc dh = {.B = B, .T = T, .C = C, .H = H, .M = M, .kv_index = kv, .bias = bias,
-                         .group = group, .mask_mode = cf->mode, .keep_probs = 0};
 
     float *out_e, *dqkv_e, *dbias_e, *out_f, *dqkv_f, *dbias_f; // CPU: bf16 emulated, fp32
     cpu_reference(MATMUL_BF16, &dh, qkv, dout, dqkv0, dbias0, &out_e, &dqkv_e, &dbias_e);
@@ -185,8 +173,8 @@ static void run_case(const attention_case *cf) {
     }
     cuda_free(qkv_g); cuda_free(dout_g); cuda_free(bias_g); cuda_free(kv_g); cuda_free(group_g);
     cuda_free(scratch_g); cuda_free(dbias_alone_g);
-    free(qkv); free(dout); free(dqkv0); free(sentinel); free(bias); free(dbias0); free(kv);
-    free(group); free(out_e); free(dqkv_e); free(dbias_e); free(out_f); free(dqkv_f); free(dbias_f);
+    attention_inputs_free(&in);
+    free(sentinel); free(out_e); free(dqkv_e); free(dbias_e); free(out_f); free(dqkv_f); free(dbias_f);
 }
 
 // The size rule and the forced routes, through the state each asks for.
