@@ -368,6 +368,7 @@ int cmd_report(int argc, char **argv) {
         return EXIT_BAD_INPUT;
     }
     report_metrics_from(&set); // units, scales and natures from the files
+    report_order_stages(&set, dir); // stages in their experiment file's order
     for (int i = 0; i < set.nskipped; i++) fprintf(stderr, "posbench: warning: left out %s\n", set.skipped[i]);
     if (set.nruns == 0) {
         fprintf(stderr, "posbench: error: no finished runs under %s (no readable *.h5 files; a run still going or stopped leaves only <run-id>.h5.partial)\n", dir);

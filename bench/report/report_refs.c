@@ -1,6 +1,7 @@
 // bench/report/report_refs.c — the reference numbers of a report (report_refs.h).
 #include "report_refs.h"
 #include "../experiment/experiment.h"
+#include <limits.h>
 #include "../experiment/reference_spec.h"
 #include "../experiment/yaml_tree.h"
 #include "../../core/common.h"
@@ -131,4 +132,63 @@ int load_refs_yaml(const char *path, const char *name, const rr_set *set, ref_ta
     for (int i = 0; i <= nscales; i++) free(cand[i]);
     free(cand);
     return rc;
+}
+
+typedef struct {
+    int group; // position of the stage's experiment among the experiments, by first appearance
+    int rank;  // the stage's index in its experiment copy's stage order (INT_MAX: unknown)
+    int index; // position before ordering (keeps the sort stable)
+} stage_key;
+
+static stage_key *g_keys; // qsort has no context argument
+
+static int cmp_stage_key(const void *pa, const void *pb) {
+    const stage_key *a = &g_keys[*(const int *)pa], *b = &g_keys[*(const int *)pb];
+    if (a->group != b->group) return a->group < b->group ? -1 : 1;
+    if (a->rank != b->rank) return a->rank < b->rank ? -1 : 1;
+    return a->index < b->index ? -1 : a->index > b->index;
+}
+
+// The index of stage `name` in the experiment copy of `experiment` under dir, or INT_MAX.
+static int copy_stage_rank(const char *dir, const char *experiment_name, const char *stage) {
+    static experiment e; // large
+    char path[4400], why[2048];
+    for (int k = 0; k < 2; k++) {
+        if (k == 0) snprintf(path, sizeof path, "%s/%s/experiment.yaml", dir, experiment_name);
+        else snprintf(path, sizeof path, "%s/experiment.yaml", dir);
+        if (access(path, F_OK) != 0) continue;
+        if (experiment_load(&e, path, NULL, why, sizeof why) != 0) {
+            experiment_free(&e);
+            continue;
+        }
+        int rank = INT_MAX;
+        if (!strcmp(e.name, experiment_name))
+            for (int i = 0; i < e.nstages; i++)
+                if (!strcmp(e.stage_names[i], stage)) rank = i;
+        experiment_free(&e);
+        if (rank != INT_MAX) return rank;
+    }
+    return INT_MAX;
+}
+
+void report_order_stages(rr_set *set, const char *dir) {
+    int n = set->nstages;
+    if (n < 2) return;
+    stage_key *keys = xcalloc((size_t)n, sizeof *keys, "stage order");
+    int *order = xcalloc((size_t)n, sizeof *order, "stage order");
+    for (int s = 0; s < n; s++) {
+        const rr_stage *st = &set->stages[s];
+        int group = s;
+        for (int q = 0; q < s; q++)
+            if (!strcmp(set->stages[q].experiment, st->experiment)) { group = keys[q].group; break; }
+        keys[s] = (stage_key){.group = group, .index = s,
+                              .rank = st->experiment[0] ? copy_stage_rank(dir, st->experiment, st->name) : INT_MAX};
+        order[s] = s;
+    }
+    g_keys = keys;
+    qsort(order, (size_t)n, sizeof *order, cmp_stage_key);
+    rr_stage *sorted = xcalloc((size_t)n, sizeof *sorted, "stage order");
+    for (int s = 0; s < n; s++) sorted[s] = set->stages[order[s]];
+    memcpy(set->stages, sorted, (size_t)n * sizeof *sorted);
+    free(sorted), free(order), free(keys);
 }

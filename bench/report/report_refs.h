@@ -26,3 +26,11 @@ int load_refs_tsv(const char *dir, ref_table *t, char *err, size_t errlen);
 // whose expanded run ids hold those of set's runs of this experiment. 0, or -1 with err
 // ("file:line:col: message") when the copy does not load.
 int load_refs_yaml(const char *path, const char *experiment, const rr_set *set, ref_table *t, int *found, char *err, size_t errlen);
+
+// Orders set's stages by their experiment files: experiments keep the order of their first
+// stage (earliest start), and within an experiment the stages follow the copy's stage order
+// (DIR/<experiment>/experiment.yaml, else DIR/experiment.yaml: parents before children), so the
+// report's order does not depend on which stage's first run happened to start first (runs
+// started in the same second, parallel Slurm shards). Stages of an experiment without a
+// loadable copy keep their order.
+void report_order_stages(rr_set *set, const char *dir);
