@@ -279,3 +279,9 @@ E=$(ls "$T"/ev/*.h5 2>/dev/null | head -n 1)
 [ $rc -eq 1 ] && [ -n "$E" ] && [ "$(status_of "$E")" = diverged ] && grep -q "diverged: test loss" "$T/ev.out" &&
     ! h5dump -a /final/top1 "$E" > /dev/null 2>&1 && ! grep -q "^final:" "$T/ev.out"
 check "NaN test logits end the run as diverged, with no final accuracy" $? "exit $rc, status $(status_of "$E"): $(grep diverged "$T/ev.out" | cut -c1-120)"
+
+# issue 29: run --out naming a regular file: "not a directory" (every run was reported damaged).
+: > "$T/afile"
+$PB run bench/experiments/mp3-main.yaml --scale smoke --out "$T/afile" --dry-run > "$T/o" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "is not a directory" "$T/o" && ! grep -q "damaged" "$T/o"
+check "run --out FILE: exit 2, not a directory (no run called damaged)" $? "exit $rc: $(one_line "$T/o")"

@@ -183,6 +183,9 @@ static int parse_flags(int argc, char **argv, run_flags *f) {
         }
     }
     if (!f->path) die_input("posbench run needs an experiment file (posbench run --help)");
+    struct stat st;
+    if (stat(f->out, &st) == 0 && !S_ISDIR(st.st_mode))
+        die_input("--out %s is not a directory (a file of that name exists): name a results directory", f->out);
     return 0;
 }
 
