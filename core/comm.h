@@ -8,7 +8,8 @@
 // found: reduce-scatter by fixed chunks, each summed in rank order, then all-gather). Every
 // transport call is checked; a failure names the call and aborts the whole job (exit 1), as does
 // any die_input / die_fail on any rank once the MPI communicator is up (core/common.h
-// set_die_hook). NCCL (CUDA ranks) is not implemented.
+// set_die_hook). Buffers are host memory: a CUDA rank's gradient goes through host copies
+// (bench/train/train_step.c); a transport on device buffers (NCCL) is issue 33's open part.
 #pragma once
 #include <stddef.h>
 

@@ -1,10 +1,10 @@
 // bench/report/report_refs.c — the reference numbers of a report (report_refs.h).
 #include "report_refs.h"
 #include "../experiment/experiment.h"
-#include <limits.h>
 #include "../experiment/reference_spec.h"
 #include "../experiment/yaml_tree.h"
 #include "../../core/common.h"
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,26 +149,29 @@ static int cmp_stage_key(const void *pa, const void *pb) {
     return a->index < b->index ? -1 : a->index > b->index;
 }
 
-// The index of stage `name` in the experiment copy of `experiment` under dir, or INT_MAX.
-static int copy_stage_rank(const char *dir, const char *experiment_name, const char *stage) {
+// keys[s].rank for the stages s of set in experiment `experiment_name`: the stage's index in
+// that experiment's copy under dir (its stage order); left INT_MAX where the copy does not load
+// or lacks the stage. One load per experiment.
+static void copy_stage_ranks(const rr_set *set, const char *dir, const char *experiment_name, stage_key *keys) {
     static experiment e; // large
     char path[4400], why[2048];
-    for (int k = 0; k < 2; k++) {
+    int loaded = 0;
+    for (int k = 0; k < 2 && !loaded; k++) {
         if (k == 0) snprintf(path, sizeof path, "%s/%s/experiment.yaml", dir, experiment_name);
         else snprintf(path, sizeof path, "%s/experiment.yaml", dir);
         if (access(path, F_OK) != 0) continue;
-        if (experiment_load(&e, path, NULL, why, sizeof why) != 0) {
+        if (experiment_load(&e, path, NULL, why, sizeof why) != 0 || strcmp(e.name, experiment_name)) {
             experiment_free(&e);
             continue;
         }
-        int rank = INT_MAX;
-        if (!strcmp(e.name, experiment_name))
-            for (int i = 0; i < e.nstages; i++)
-                if (!strcmp(e.stage_names[i], stage)) rank = i;
-        experiment_free(&e);
-        if (rank != INT_MAX) return rank;
+        loaded = 1;
     }
-    return INT_MAX;
+    for (int s = 0; s < set->nstages; s++) {
+        if (strcmp(set->stages[s].experiment, experiment_name)) continue;
+        for (int i = 0; loaded && i < e.nstages; i++)
+            if (!strcmp(e.stage_names[i], set->stages[s].name)) keys[s].rank = i;
+    }
+    if (loaded) experiment_free(&e);
 }
 
 void report_order_stages(rr_set *set, const char *dir) {
@@ -181,10 +184,10 @@ void report_order_stages(rr_set *set, const char *dir) {
         int group = s;
         for (int q = 0; q < s; q++)
             if (!strcmp(set->stages[q].experiment, st->experiment)) { group = keys[q].group; break; }
-        keys[s] = (stage_key){.group = group, .index = s,
-                              .rank = st->experiment[0] ? copy_stage_rank(dir, st->experiment, st->name) : INT_MAX};
-        order[s] = s;
+        keys[s].group = group, keys[s].index = s, keys[s].rank = INT_MAX, order[s] = s;
     }
+    for (int s = 0; s < n; s++) // an experiment's first stage: rank all of its stages from one load
+        if (keys[s].group == s && set->stages[s].experiment[0]) copy_stage_ranks(set, dir, set->stages[s].experiment, keys);
     g_keys = keys;
     qsort(order, (size_t)n, sizeof *order, cmp_stage_key);
     rr_stage *sorted = xcalloc((size_t)n, sizeof *sorted, "stage order");

@@ -157,31 +157,11 @@ attention_forward_kernel(float *out, float *probs, const float *qkv, attn_args a
         const float *brow = a.bias ? a.bias + ((size_t)h * T + i) * T : NULL; // by key token
         const int *grp = a.group ? a.group + (size_t)b * T : NULL;
         const int gi = a.mask_mode != ATTN_MASK_NONE ? grp[i] : 0;
-        float mx = -INFINITY;
-        for (int m = lane; m < M; m += 32) {
-            int j = tok ? tok[m] : m;
-            float v = __fmul_rn(s[m], a.scale);
-            if (brow) v = __fadd_rn(v, brow[j]);
-            if (a.mask_mode != ATTN_MASK_NONE) {
-                int gj = grp[j];
-                int vis = a.mask_mode == ATTN_MASK_LE ? gj <= gi : gj < gi;
-                if (!vis) v = -INFINITY;
-            }
-            s[m] = v;
-            mx = fmaxf(mx, v);
-        }
-        mx = attn_warp_max(mx);
-        if (!(mx > -INFINITY)) { // no visible key (or all visible scores -inf): zeros
+        const float sum = attn_softmax_numerators(s, M, a.scale, tok, brow, grp, gi, a.mask_mode);
+        if (sum == 0.0f) { // no visible key (or all visible scores -inf): zeros
             for (int m = lane; m < M; m += 32) { s[m] = 0.0f; prow[m] = 0.0f; }
             continue;
         }
-        float sum = 0.0f;
-        for (int m = lane; m < M; m += 32) {
-            float e = expf(s[m] - mx); // masked: expf(-inf) = 0
-            s[m] = e;
-            sum += e;
-        }
-        sum = attn_warp_sum(sum); // >= 1: the max contributes exp(0) = 1
         for (int m = lane; m < M; m += 32) {
             float p = s[m] / sum;
             s[m] = p;
@@ -436,8 +416,7 @@ size_t cuda_attention_state_floats(int B, int H, int T, int M) {
 
 void cuda_attention_forward(float *out, float *probs, const float *qkv, const attention_desc *d) {
     if (!d->keep_probs) { // training: the materialised bf16 route, or the fused kernels' lse
-        attention_desc_check(d, "attention_forward");
-        if (cuda_attention_uses_gemm(d->T, d->M))
+        if (cuda_attention_uses_gemm(d->T, d->M)) // each route checks d
             cuda_attention_gemm_forward(out, probs, qkv, d);
         else
             cuda_attention_fused_forward(out, probs, qkv, d);
@@ -455,8 +434,7 @@ void cuda_attention_backward(float *dqkv, float *dbias, float *scratch, const fl
                              const float *qkv, const float *out, const float *probs,
                              const attention_desc *d) {
     if (!d->keep_probs) {
-        attention_desc_check(d, "attention_backward");
-        if (cuda_attention_uses_gemm(d->T, d->M))
+        if (cuda_attention_uses_gemm(d->T, d->M)) // each route checks d
             cuda_attention_gemm_backward(dqkv, dbias, scratch, dout, qkv, probs, d);
         else
             cuda_attention_fused_backward(dqkv, dbias, scratch, dout, qkv, out, probs, d);

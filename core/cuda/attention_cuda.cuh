@@ -1,5 +1,5 @@
-// core/cuda/attention_cuda.cuh — what the two CUDA attention files share: the block size and
-// the warp-level device helpers (tile loads, max, fixed-order sums), the fused kernels' entry
+// core/cuda/attention_cuda.cuh — what the CUDA attention files share: the block size and
+// the warp-level device helpers (tile loads, max, fixed-order sums, a score row's softmax numerators), the fused kernels' entry
 // points (attention_fused_cuda.cu, used for attention_desc.keep_probs == 0 in fp32 and for long
 // sequences), the materialised bf16 route's (attention_gemm_cuda.cu, training in bf16) and the
 // batch-ordered dbias reduction of the materialising file (attention_cuda.cu). Pointers are
@@ -29,6 +29,43 @@ static __device__ __forceinline__ float attn_warp_dot(const float *a, const floa
     float part = 0.0f;
     for (int x = lane; x < n; x += 32) part = fmaf(a[x], b[x], part);
     return attn_warp_sum(part);
+}
+
+// One warp's softmax numerators of a score row, in place: s (M floats, shared or global memory,
+// raw q·k) becomes exp(v - max v) with v = scale·s[m] + brow[tok(m)] (brow NULL: no bias;
+// tok NULL: slot m is token m), v = -inf for the keys the group mask hides (grp, gi: the key
+// tokens' and the query's group ids; mask_mode ATTN_MASK_*). Returns Σ exp (>= 1: the max gives
+// exp(0)), the same bits in every lane (fixed-order warp sums); the probabilities are s[m] / Σ.
+// Returns 0 when the row sees no key (or every visible score is -inf): the caller writes zeros.
+// The materialising fp32 kernels (attention_cuda.cu) and the bf16 route
+// (attention_gemm_cuda.cu) share it.
+static __device__ __forceinline__ float attn_softmax_numerators(float *s, int M, float scale,
+                                                                const int *tok, const float *brow,
+                                                                const int *grp, int gi,
+                                                                int mask_mode) {
+    const int lane = threadIdx.x % 32;
+    float mx = -INFINITY;
+    for (int m = lane; m < M; m += 32) {
+        int j = tok ? tok[m] : m;
+        float v = __fmul_rn(s[m], scale);
+        if (brow) v = __fadd_rn(v, brow[j]);
+        if (mask_mode != ATTN_MASK_NONE) {
+            int gj = grp[j];
+            int vis = mask_mode == ATTN_MASK_LE ? gj <= gi : gj < gi;
+            if (!vis) v = -INFINITY;
+        }
+        s[m] = v;
+        mx = fmaxf(mx, v);
+    }
+    mx = attn_warp_max(mx);
+    if (!(mx > -INFINITY)) return 0.0f;
+    float sum = 0.0f;
+    for (int m = lane; m < M; m += 32) {
+        float e = expf(s[m] - mx); // masked: expf(-inf) = 0
+        s[m] = e;
+        sum += e;
+    }
+    return attn_warp_sum(sum);
 }
 
 // dst (n, hs) with row stride ld = head channels [off, off+hs) of rows first..first+n-1 of

@@ -74,6 +74,17 @@ static size_t align256(size_t bytes) { return (bytes + 255) / 256 * 256; }
 #define ROW_THREADS 256 // softmax kernels: one warp per (b, h, query) row
 #define ROW_WARPS (ROW_THREADS / 32)
 
+// Element e of a head-major (B, H, R, hs) tensor: image b, head h, row r, channel c.
+static __device__ __forceinline__ void head_major_index(size_t e, int H, int R, int hs, int *b,
+                                                        int *h, int *r, int *c) {
+    *c = (int)(e % hs);
+    size_t rest = e / hs;
+    *r = (int)(rest % R);
+    rest /= R;
+    *h = (int)(rest % H);
+    *b = (int)(rest / H);
+}
+
 // dst (B, H, R, hs) bf16 = channels [off + h·hs, off + (h+1)·hs) of rows tok[b][r] (r when tok is
 // NULL) of src (B, rows_per_image, stride). One thread per element, consecutive threads along
 // the channels (coalesced reads and writes).
@@ -82,11 +93,8 @@ static __global__ void attn_pack_kernel(__nv_bfloat16 *dst, const float *src, in
                                         int hs) {
     size_t e = flat_index(), n = (size_t)B * H * R * hs;
     if (e >= n) return;
-    int c = (int)(e % hs);
-    size_t rest = e / hs;
-    int r = (int)(rest % R);
-    rest /= R;
-    int h = (int)(rest % H), b = (int)(rest / H);
+    int b, h, r, c;
+    head_major_index(e, H, R, hs, &b, &h, &r, &c);
     int t = tok ? tok[(size_t)b * R + r] : r;
     dst[e] = __float2bfloat16_rn(src[((size_t)b * rows_per_image + t) * stride + off + h * hs + c]);
 }
@@ -99,11 +107,8 @@ static __global__ void attn_unpack_kernel(float *dst, const float *src, int rows
                                           int hs, float alpha, int accumulate) {
     size_t e = flat_index(), n = (size_t)B * H * R * hs;
     if (e >= n) return;
-    int c = (int)(e % hs);
-    size_t rest = e / hs;
-    int r = (int)(rest % R);
-    rest /= R;
-    int h = (int)(rest % H), b = (int)(rest / H);
+    int b, h, r, c;
+    head_major_index(e, H, R, hs, &b, &h, &r, &c);
     int t = tok ? tok[(size_t)b * R + r] : r;
     float *d = dst + ((size_t)b * rows_per_image + t) * stride + off + h * hs + c;
     float v = alpha == 1.0f ? src[e] : __fmul_rn(alpha, src[e]);
@@ -126,30 +131,11 @@ attn_softmax_forward_kernel(__nv_bfloat16 *P16, float *S, const int *kv_index, c
     const float *brow = bias ? bias + ((size_t)h * T + i) * T : NULL;
     const int *grp = group ? group + (size_t)b * T : NULL;
     const int gi = mask_mode != ATTN_MASK_NONE ? grp[i] : 0;
-    float mx = -INFINITY;
-    for (int m = lane; m < M; m += 32) {
-        int j = tok ? tok[m] : m;
-        float v = __fmul_rn(s[m], scale);
-        if (brow) v = __fadd_rn(v, brow[j]);
-        if (mask_mode != ATTN_MASK_NONE) {
-            int gj = grp[j];
-            if (!(mask_mode == ATTN_MASK_LE ? gj <= gi : gj < gi)) v = -INFINITY;
-        }
-        s[m] = v;
-        mx = fmaxf(mx, v);
-    }
-    mx = attn_warp_max(mx);
-    if (!(mx > -INFINITY)) { // no visible key (or every visible score -inf): zeros
+    const float sum = attn_softmax_numerators(s, M, scale, tok, brow, grp, gi, mask_mode);
+    if (sum == 0.0f) { // no visible key (or every visible score -inf): zeros
         for (int m = lane; m < M; m += 32) p[m] = __float2bfloat16_rn(0.0f);
         return;
     }
-    float sum = 0.0f;
-    for (int m = lane; m < M; m += 32) {
-        float e = expf(s[m] - mx); // masked: expf(-inf) = 0
-        s[m] = e;
-        sum += e;
-    }
-    sum = attn_warp_sum(sum); // >= 1: the max contributes exp(0) = 1
     for (int m = lane; m < M; m += 32) p[m] = __float2bfloat16_rn(s[m] / sum);
 }
 
@@ -250,6 +236,7 @@ static void pack_qkv(__nv_bfloat16 *q16, __nv_bfloat16 *k16, __nv_bfloat16 *v16,
 
 void cuda_attention_gemm_forward(float *out, float *state, const float *qkv,
                                  const attention_desc *d) {
+    attention_desc_check(d, "attention_forward (bf16 materialised)");
     const int B = d->B, H = d->H, T = d->T, M = d->M, C = d->C, hs = C / H, BH = B * H;
     gemm_layout L = gemm_layout_of(d);
     char *ws = (char *)cuda_alloc_transient(L.fwd_total, "attention workspace (bf16 heads, T×M scores)");
@@ -273,6 +260,7 @@ void cuda_attention_gemm_forward(float *out, float *state, const float *qkv,
 
 void cuda_attention_gemm_backward(float *dqkv, float *dbias, float *scratch, const float *dout,
                                   const float *qkv, const float *state, const attention_desc *d) {
+    attention_desc_check(d, "attention_backward (bf16 materialised)");
     const int B = d->B, H = d->H, T = d->T, M = d->M, C = d->C, hs = C / H, BH = B * H;
     const int want_dbias = d->bias != NULL && dbias != NULL;
     if (want_dbias && scratch == NULL)
