@@ -93,6 +93,12 @@ for want in 'ATTRIBUTE "status"' '"done"' 'ATTRIBUTE "run_id"' 'ATTRIBUTE "confi
     echo "$H" | grep -q "$want" || { ok=1; echo "  missing: $want"; }
 done
 check "HDF5 layout: root, config, final attributes and time series" $ok "$(basename "$A")"
+# The run records the commit the binary was built from, not the one of the last time train.c
+# happened to be recompiled (a generated build/git_commit.c follows HEAD).
+head=$(git rev-parse --short=12 HEAD 2>/dev/null)
+rec=$(h5dump -a /git_commit "$A" 2>/dev/null | sed -n 's/.*(0): "\(.*\)"/\1/p')
+[ -z "$head" ] || case "$rec" in "$head" | "$head-dirty") true ;; *) false ;; esac
+check "the run records the commit HEAD is at" $? "recorded '$rec', HEAD '${head:-no git}'"
 [ "$(h5dump -d /train/loss "$A" | grep -c 'DATASPACE  SIMPLE { ( 16 ) / ( H5S_UNLIMITED ) }')" -eq 1 ]
 check "train series is extendible and holds every step" $? "16 rows"
 

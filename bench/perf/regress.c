@@ -19,9 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifndef POSBENCH_GIT_COMMIT
-#define POSBENCH_GIT_COMMIT "unknown"
-#endif
+#include "../version.h"
 
 // ---- the results file -----------------------------------------------------------------
 void bench_file_add(bench_file *f, const char *name, const char *kind, int n, const double *v) {
@@ -261,7 +259,7 @@ void bench_measure(const regress_options *opt, bench_file *out) {
     unsigned maj, min, rel;
     if (H5get_libversion(&maj, &min, &rel) >= 0) snprintf(text, sizeof text, "%u.%u.%u", maj, min, rel), bench_file_fact(out, "hdf5", text);
     bench_file_fact(out, "compiler", __VERSION__);
-    bench_file_fact(out, "commit", POSBENCH_GIT_COMMIT);
+    bench_file_fact(out, "commit", posbench_git_commit);
     time_t now = time(NULL);
     struct tm tmv;
     strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tmv));

@@ -37,9 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifndef POSBENCH_GIT_COMMIT
-#define POSBENCH_GIT_COMMIT "unknown"
-#endif
+#include "../version.h"
 
 static const results_column train_columns[TRAIN_COLS] = {
     {"step", 'i'}, {"epoch", 'i'}, {"loss", 'd'}, {"lr", 'd'}, {"grad_norm", 'd'}, {"step_time_ms", 'd'}};
@@ -194,7 +192,7 @@ static void open_results(run *r) {
     results_attr_str(r->res, "/", "status", "running");
     results_attr_int(r->res, "/", "seed", (int64_t)r->seed);
     results_attr_str(r->res, "/", "started", r->started);
-    results_attr_str(r->res, "/", "git_commit", POSBENCH_GIT_COMMIT);
+    results_attr_str(r->res, "/", "git_commit", posbench_git_commit);
     results_attr_int(r->res, "/", "threads", posbench_threads());
     results_attr_str(r->res, "/", "device", r->model.ops->name);
     if (r->comm->size > 1) results_attr_int(r->res, "/", "ranks", r->comm->size); // a run across processes
