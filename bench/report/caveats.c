@@ -85,6 +85,44 @@ static void one_seed(const rr_set *set, const char *experiment) {
     add_text(find_set(experiment, 1), text, strlen(text));
 }
 
+// Which device trained the experiment's done runs (root attribute `device`), when any was not the
+// CPU: a reader must know that step times, images/s and memory are the GPU's, and that one
+// configuration trains to (slightly) other numbers on another device (floating-point order).
+static void devices(const rr_set *set, const char *experiment) {
+    const char *names[8];
+    int counts[8], nnames = 0, non_cpu = 0;
+    for (int s = 0; s < set->nstages; s++) {
+        const rr_stage *st = &set->stages[s];
+        if (strcmp(st->experiment, experiment)) continue;
+        for (int k = 0; k < st->nruns; k++) {
+            const rr_run *r = &set->runs[st->runs[k]];
+            if (strcmp(rr_run_status(r), "done")) continue;
+            const char *dev = rr_attr_text(&r->root, "device", "cpu");
+            if (!strncmp(dev, "cpu", 3)) dev = "cpu"; // cpu and cpu-guarded: the same arithmetic
+            else non_cpu = 1;
+            int i = 0;
+            while (i < nnames && strcmp(names[i], dev)) i++;
+            if (i == nnames) {
+                if (nnames == 8) continue;
+                names[nnames] = dev;
+                counts[nnames++] = 0;
+            }
+            counts[i]++;
+        }
+    }
+    if (!non_cpu) return;
+    char list[512] = "";
+    for (int i = 0; i < nnames; i++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s (%d run%s)", i == 0 ? "" : i == nnames - 1 ? " and " : ", ",
+                 names[i], counts[i], counts[i] == 1 ? "" : "s");
+    char text[1024];
+    snprintf(text, sizeof text,
+             "trained on %s: step times, images/s and memory are each device's, not comparable across devices; "
+             "a configuration trains to slightly different numbers on another device (floating-point order)%s",
+             list, nnames > 1 ? ", and its seeds here mix devices" : "");
+    add_text(find_set(experiment, 1), text, strlen(text));
+}
+
 int caveats_load(const char *dir, const rr_set *set, char *err, size_t errlen) {
     caveats_free();
     char **paths = NULL, scan_err[1024];
@@ -99,7 +137,10 @@ int caveats_load(const char *dir, const rr_set *set, char *err, size_t errlen) {
         const char *exp = set->stages[s].experiment;
         int first = 1; // once per experiment, at its first stage
         for (int q = 0; q < s && first; q++) first = strcmp(set->stages[q].experiment, exp) != 0;
-        if (first && exp[0]) one_seed(set, exp);
+        if (first && exp[0]) {
+            one_seed(set, exp);
+            devices(set, exp);
+        }
     }
     if (rc != 0) caveats_free();
     return rc;
