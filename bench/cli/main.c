@@ -175,7 +175,9 @@ int main(int argc, char **argv) {
             } else if (!strcmp(a, "--no-torch")) {
                 po.torch = 0;
             } else if (!strcmp(a, "--save") || !strcmp(a, "--compare") || !strcmp(a, "--result")) {
-                if (i + 1 >= argc) die_input("%s needs a file (a posbench bench results file; format in bench/perf/regress.h)", a);
+                if (i + 1 >= argc || !argv[i + 1][0] || argv[i + 1][0] == '-') // `--save --threads 1`: a flag, not a file
+                    die_input("%s needs a file (a posbench bench results file; format in bench/perf/regress.h), got %s%s%s", a,
+                              i + 1 < argc ? "'" : "nothing", i + 1 < argc ? argv[i + 1] : "", i + 1 < argc ? "'" : "");
                 *(a[2] == 's' ? &ro.save : a[2] == 'c' ? &ro.compare : &ro.result) = argv[++i];
             } else if (!strcmp(a, "--history") || !strcmp(a, "--out")) {
                 if (i + 1 >= argc) die_input("%s needs a directory", a);
