@@ -10,7 +10,10 @@
 //   - a faster step and less memory are not regressions; a metric missing from an old
 //     baseline is "new", one missing now "not measured", neither fails;
 //   - `posbench bench --compare BASE --result NOW`: exit 0 / 1 naming the metric; malformed or
-//     missing baseline files exit 2 naming FILE:LINE and what is wrong.
+//     missing baseline files exit 2 naming FILE:LINE and what is wrong, among them (issue 29
+//     item 7) a file cut mid-line, a time or memory sample <= 0, and a comparison where no
+//     metric is measured in both files (a header-only result); `--save` with a flag for its
+//     file or in a missing directory exits 2 before measuring.
 //   - `posbench bench --history DIR`: files ordered by date, each metric's geometric mean (time)
 //     or mean with its t CI against hand computations, a metric missing from a file as a gap,
 //     history.md's tables, a PNG and SVG per metric; bad directories and files exit 2.
@@ -85,6 +88,18 @@ static void expect(const char *name, const bench_file *base, const bench_file *n
     int ok = n == want_n && !strcmp(names, want_names) && (!want_text || strstr(table, want_text));
     test_check(name, ok, "%d regressions [%s], want %d [%s]%s%s", n, names, want_n, want_names, ok ? "" : "; table:\n", ok ? "" : table);
     free(table);
+}
+
+// bench_compared_count: what a comparison judges (same name and kind, not info).
+static void test_compared_count(void) {
+    bench_file base, empty = {0}, info = {0};
+    make_result(&base, 1.0, 200, 1.7, "CPU X", 0);
+    double v[2] = {1, 2};
+    bench_file_add(&info, "cfg/step_ms", "info", 2, v);
+    int all = bench_compared_count(&base, &base), none = bench_compared_count(&base, &empty), info_only = bench_compared_count(&base, &info);
+    test_check("compare: metrics judged in both files (4 of 5 are not info; none against an empty or info-only file)",
+               all == 4 && none == 0 && info_only == 0, "%d, %d, %d", all, none, info_only);
+    bench_file_free(&base), bench_file_free(&info);
 }
 
 static void test_compare(void) {
@@ -217,6 +232,13 @@ static void test_cli(void) {
         {"posbench-bench\t1\nmachine\tcpu\n", "bad.tsv:2: a machine line is"},
         {"posbench-bench\t1\nmetrics\ta\tmemory\t1\n", "bad.tsv:2: unknown line type 'metrics'"},
         {"posbench-bench\t1\nmetric\ta\tmemory\n", "bad.tsv:2: a metric line is"},
+        // issue 29 item 7: a file cut mid-line, non-positive times and memory sizes
+        {"posbench-bench\t1\nmetric\tcfg/arena_mib\tmemory\t200\nmetric\tcfg/step_x_sgemm\ttime\t10\t1",
+         "bad.tsv:3: the last line has no end (the file was cut"},
+        {"posbench-bench", "bad.tsv:1: the last line has no end"},
+        {"posbench-bench\t1\nmetric\ta\ttime\t1\t-1\n", "bad.tsv:2: metric a: time sample 2 is -1 (a time must be > 0)"},
+        {"posbench-bench\t1\nmetric\ta\ttime\t0\t1\n", "bad.tsv:2: metric a: time sample 1 is 0 (a time must be > 0)"},
+        {"posbench-bench\t1\nmetric\ta\tmemory\t-5\n", "bad.tsv:2: metric a: memory sample 1 is -5 (a memory size must be > 0)"},
     };
     int wrong = 0;
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -230,6 +252,48 @@ static void test_cli(void) {
     }
     test_check("bench --compare: malformed baseline and result files exit 2 naming FILE:LINE", wrong == 0, "%zu files, %d wrong",
                sizeof bad / sizeof bad[0], wrong);
+    // Nothing measured in both files is not "no regression" (issue 29 item 7): a result holding
+    // only its header, a baseline of info metrics only, and results with no metric in common.
+    write_text("header.tsv", "posbench-bench\t1\n# written by posbench bench --save\nmachine\tcpu_model\tX\n");
+    write_text("info.tsv", "posbench-bench\t1\nmetric\tcfg/step_ms\tinfo\t1\t2\n");
+    write_text("other.tsv", "posbench-bench\t1\nmetric\tother/arena_mib\tmemory\t3\n");
+    static const struct {
+        const char *base, *result, *needle;
+    } none[] = {
+        {"base.tsv", "header.tsv", "nothing compared: no time, memory or probe metric is in both the baseline"},
+        {"base.tsv", "other.tsv", "and the result "},
+        {"header.tsv", "base.tsv", "header.tsv: no time, memory or probe metric in it (0 metrics)"},
+        {"info.tsv", "base.tsv", "info.tsv: no time, memory or probe metric in it (1 metric)"},
+    };
+    wrong = 0;
+    for (size_t i = 0; i < sizeof none / sizeof none[0]; i++) {
+        snprintf(args, sizeof args, "--compare %s/%s --result %s/%s", g_dir, none[i].base, g_dir, none[i].result);
+        rc = run_cli(args, out, sizeof out);
+        if (rc != 2 || !strstr(out, none[i].needle) || !strstr(out, none[i].base) || strstr(out, "no regression"))
+            wrong++, test_fail("bench --compare with nothing in common", "case %zu: exit %d: %s", i, rc, out);
+    }
+    test_check("bench --compare: nothing measured in both files (a header-only result, info only, no common metric) exits 2 "
+               "naming the file", wrong == 0, "%zu cases, %d wrong", sizeof none / sizeof none[0], wrong);
+    // --save: a flag where the file should be, a missing directory, a directory: exit 2 before
+    // anything is measured (no "posbench bench:" measuring line, no step timings).
+    static const struct {
+        const char *args, *needle;
+    } save[] = {
+        {"--save --threads 1 --no-probes", "--save needs a file"},
+        {"--save", "--save needs a file"},
+        {"--save %s/nodir/x.tsv --no-probes --rounds 1 --iters 1", "nodir: No such file or directory (create it first; nothing was measured)"},
+        {"--save %s --no-probes --rounds 1 --iters 1", "a directory, not a file"},
+        {"--save %s/base.tsv/x.tsv --no-probes --rounds 1 --iters 1", "base.tsv is not a directory"},
+    };
+    wrong = 0;
+    for (size_t i = 0; i < sizeof save / sizeof save[0]; i++) {
+        snprintf(args, sizeof args, save[i].args, g_dir);
+        rc = run_cli(args, out, sizeof out);
+        if (rc != 2 || !strstr(out, save[i].needle) || strstr(out, "posbench bench:") || strstr(out, "median"))
+            wrong++, test_fail("bench --save checked before measuring", "case %zu (%s): exit %d: %s", i, args, rc, out);
+    }
+    test_check("bench --save: a flag for the file, a missing directory, a directory exit 2 before measuring", wrong == 0,
+               "%zu cases, %d wrong", sizeof save / sizeof save[0], wrong);
     snprintf(args, sizeof args, "--compare %s/none.tsv --result %s/base.tsv", g_dir, g_dir);
     rc = run_cli(args, out, sizeof out);
     test_check("bench --compare: a missing baseline exits 2 naming it", rc == 2 && strstr(out, "none.tsv: cannot open"), "exit %d: %.*s", rc, (int)strcspn(out, "\n"), out);
@@ -358,6 +422,7 @@ int main(void) {
     }
     test_roundtrip();
     test_compare();
+    test_compared_count();
     test_cli();
     test_history();
     int rc = test_exit_code();

@@ -1,6 +1,7 @@
 // bench/cli/main.c — the posbench command line: subcommands, their flags and --help.
 // Exit status: 0 ok, 1 a run failed, 2 bad input (flags, keys, data files).
 #include "cmd_data.h"
+#include "cmd_export.h"
 #include "../crosscheck/crosscheck.h"
 #include "../experiment/config.h"
 #include "../experiment/experiment.h"
@@ -28,6 +29,7 @@ static const char *usage_text =
     "  train [key=value ...]   train one run from the defaults plus overrides\n"
     "  report DIR              Markdown tables (mean ± std over seeds) to stdout and DIR/REPORT.md\n"
     "  plot DIR                gnuplot figures (PNG and SVG) into DIR/figures/\n"
+    "  export DIR              one row per run (config, /final metrics) as CSV or JSON, for pandas\n"
     "  slurm EXPERIMENT.yaml   an sbatch job-array script that shards the experiment\n"
     "  bench                   CPU step time, GFLOP/s vs in-process sgemm, ratio to PyTorch\n"
     "  data speech-synth       write the synthesized Speech Commands set (--out DIR)\n"
@@ -155,6 +157,7 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "list")) return cmd_list(argc - 2, argv + 2);
     if (!strcmp(cmd, "report")) return cmd_report(argc - 2, argv + 2);
     if (!strcmp(cmd, "plot")) return cmd_plot(argc - 2, argv + 2);
+    if (!strcmp(cmd, "export")) return cmd_export(argc - 2, argv + 2);
     if (!strcmp(cmd, "slurm")) return cmd_slurm(argc - 2, argv + 2);
     if (!strcmp(cmd, "data")) return cmd_data(argc - 2, argv + 2);
     if (!strcmp(cmd, "crosscheck")) return cmd_crosscheck(argc - 2, argv + 2);
@@ -175,7 +178,9 @@ int main(int argc, char **argv) {
             } else if (!strcmp(a, "--no-torch")) {
                 po.torch = 0;
             } else if (!strcmp(a, "--save") || !strcmp(a, "--compare") || !strcmp(a, "--result")) {
-                if (i + 1 >= argc) die_input("%s needs a file (a posbench bench results file; format in bench/perf/regress.h)", a);
+                if (i + 1 >= argc || !argv[i + 1][0] || argv[i + 1][0] == '-') // `--save --threads 1`: a flag, not a file
+                    die_input("%s needs a file (a posbench bench results file; format in bench/perf/regress.h), got %s%s%s", a,
+                              i + 1 < argc ? "'" : "nothing", i + 1 < argc ? argv[i + 1] : "", i + 1 < argc ? "'" : "");
                 *(a[2] == 's' ? &ro.save : a[2] == 'c' ? &ro.compare : &ro.result) = argv[++i];
             } else if (!strcmp(a, "--history") || !strcmp(a, "--out")) {
                 if (i + 1 >= argc) die_input("%s needs a directory", a);

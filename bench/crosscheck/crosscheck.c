@@ -7,7 +7,9 @@
 #include "../report/significance.h"
 #include "../results/results_read.h"
 #include "../train/train.h"
+#include "torch_result.h"
 #include "../../core/common.h"
+#include "../../core/tensorfile.h"
 #include "../../models/posenc/encoding.h"
 #include "../../objectives/objective.h"
 #include <errno.h>
@@ -222,47 +224,63 @@ static void check_size_metric(const config *c, const char *metric, const char *s
                   "size only (valid: top1)", metric, pe);
 }
 
-// The PyTorch result file (torch_train.py's format): the metric's line, the losses, what
-// started it (init, embed_init: a file without an init line was written with posbench's weights)
-// and the first batch's embedding RMS. 0, or -1 with why.
-static int read_torch(const char *path, const char *metric, cc_side *s, char *why, size_t len) {
-    FILE *fp = fopen(path, "r");
+// The PyTorch result at path (a keyed file: torch_result.h validates every line) into s.
+// 0; -1 with why when the file is bad or its compared metric is not finite.
+static int read_torch(const char *path, const char *metric, long steps, cc_side *s, char *why, size_t len) {
+    torch_result r;
     s->value = NAN, s->losses = NULL, s->nlosses = 0;
-    snprintf(s->init, sizeof s->init, "ours"), s->embed_init[0] = '\0';
-    s->init_diff = s->content_rms = s->posenc_rms = NAN;
-    if (!fp) {
-        snprintf(why, len, "%s: cannot open: %s", path, strerror(errno));
-        return -1;
-    }
-    char key[32];
-    while (fscanf(fp, "%31s", key) == 1) {
-        if (!strcmp(key, metric)) {
-            if (fscanf(fp, "%lf", &s->value) != 1) break;
-        } else if (!strcmp(key, "init") || !strcmp(key, "embed_init")) {
-            char *dst = !strcmp(key, "init") ? s->init : s->embed_init;
-            if (fscanf(fp, "%15s", dst) != 1) break;
-        } else if (!strcmp(key, "init_max_abs_diff") || !strcmp(key, "content_rms") || !strcmp(key, "posenc_rms")) {
-            double *dst = !strcmp(key, "init_max_abs_diff") ? &s->init_diff : !strcmp(key, "content_rms") ? &s->content_rms
-                                                                                                      : &s->posenc_rms;
-            if (fscanf(fp, "%lf", dst) != 1) break;
-        } else if (!strcmp(key, "step_losses")) {
-            double v;
-            while (fscanf(fp, "%lf", &v) == 1) {
-                double *g = realloc(s->losses, (size_t)(s->nlosses + 1) * sizeof *g);
-                if (!g) die_fail("out of memory reading %s", path);
-                s->losses = g, s->losses[s->nlosses++] = v;
-            }
-        } else {
-            int c;
-            while ((c = fgetc(fp)) != EOF && c != '\n') {}
-        }
-    }
-    fclose(fp);
+    if (torch_result_read(path, metric, steps, 1, &r, why, len) != 0) return -1;
+    s->value = r.value, s->losses = r.losses, s->nlosses = r.nlosses;
+    snprintf(s->init, sizeof s->init, "%s", r.init), snprintf(s->embed_init, sizeof s->embed_init, "%s", r.embed_init);
+    s->init_diff = r.init_diff, s->content_rms = r.content_rms, s->posenc_rms = r.posenc_rms;
     if (!isfinite(s->value)) {
-        snprintf(why, len, "%s: no finite %s line", path, metric);
+        snprintf(why, len, "%s: %s is not a finite number (not measured)", path, metric);
         return -1;
     }
     return 0;
+}
+
+// The plan's step count (config.total_steps), what step_losses must hold. Dies (exit 1) when
+// the plan posbench just wrote cannot be read.
+static long plan_steps(const char *plan) {
+    tensorfile tf;
+    char err[1024];
+    if (tf_read(&tf, plan, err, sizeof err) != 0) die_fail("crosscheck: %s", err);
+    const tf_entry *e = tf_find(&tf, "config.total_steps");
+    if (!e || e->dtype != TF_F64 || e->count != 1) die_fail("crosscheck: %s: no config.total_steps", plan);
+    double v = ((const double *)e->data)[0];
+    tf_free(&tf);
+    if (!(v >= 0 && v <= 1e8)) die_fail("crosscheck: %s: config.total_steps %g out of range", plan, v);
+    return (long)v;
+}
+
+// Is the cached result at torch_out reusable for this key, init and embed_init? A file without
+// a key (older posbench) or of another key, init or embed_init: no (it says why, trained
+// again). A keyed file with a bad line is refused: exit 2 naming FILE:LINE.
+static int cache_usable(const char *torch_out, const char *plan, const cc_flags *f, const torch_cache_key *key, long steps,
+                        const char *embed_init) {
+    if (access(torch_out, F_OK) != 0) return 0;
+    if (!torch_result_has_key(torch_out)) {
+        printf("  %s has no cache key (written by an older posbench): trained again\n", torch_out);
+        return 0;
+    }
+    torch_result c;
+    char why[4600];
+    if (torch_result_read(torch_out, f->metric, steps, 1, &c, why, sizeof why) != 0) {
+        unlink(plan); // large (the data)
+        die_input("crosscheck: the cached PyTorch result is not valid: %s (delete the file to train it again)", why);
+    }
+    const char *diff = torch_cache_key_diff(&c.key, key);
+    int ok = 0;
+    if (diff)
+        printf("  %s was trained with another %s (the cache is keyed by the script, the interpreter and the plan): trained again\n",
+               torch_out, diff + 4);
+    else if (strcmp(c.init, f->init_torch ? "torch" : "ours") || (f->init_torch && strcmp(c.embed_init, embed_init)))
+        printf("  %s is not a finished --init %s result (init %s%s%s): trained again\n", torch_out, f->init_torch ? "torch" : "ours",
+               c.init, c.embed_init[0] ? ", embed_init " : "", c.embed_init);
+    else ok = 1;
+    torch_result_free(&c);
+    return ok;
 }
 
 // One double attribute of /init (bench/train/train.c record_init_embedding); NAN when the file,
@@ -446,37 +464,52 @@ int cmd_crosscheck(int argc, char **argv) {
         printf("[%d/%d] %s %s\n", k + 1, n, e.runs[i].run_id, e.runs[i].axes);
         fflush(stdout);
         char why[4600];
-        int need_torch = access(torch_out, R_OK) != 0, rc;
-        if (!need_torch && (read_torch(torch_out, f.metric, &th[k], why, sizeof why) != 0 ||
-                            strcmp(th[k].init, f.init_torch ? "torch" : "ours") ||
-                            (f.init_torch && strcmp(th[k].embed_init, embed_init)))) {
-            printf("  %s is not a finished --init %s result (init %s%s%s): trained again\n", torch_out,
-                   f.init_torch ? "torch" : "ours", th[k].init, th[k].embed_init[0] ? ", embed_init " : "", th[k].embed_init);
-            need_torch = 1;
-        }
-        free(th[k].losses), th[k].losses = NULL;
-        if (need_torch) { // the plan first: a configuration the PyTorch trainer cannot do is refused before training
-            snprintf(log, sizeof log, "%s.log", plan);
-            unlink(log);
-            rc = child_train(&e, i, &f, out_dir, plan, log);
-            if (rc == EXIT_BAD_INPUT) die_input("crosscheck: run %s: %s", e.runs[i].run_id, last_line(log, why, sizeof why));
-            if (rc != 0) die_fail("crosscheck: writing the plan of run %s failed (log %s)", e.runs[i].run_id, log);
-        }
+        // The plan first, every time: its bytes key the cache, its steps check the result, and a
+        // configuration the PyTorch trainer cannot do is refused before training.
+        snprintf(log, sizeof log, "%s.log", plan);
+        unlink(log);
+        int rc = child_train(&e, i, &f, out_dir, plan, log);
+        if (rc == EXIT_BAD_INPUT) die_input("crosscheck: run %s: %s", e.runs[i].run_id, last_line(log, why, sizeof why));
+        if (rc != 0) die_fail("crosscheck: writing the plan of run %s failed (log %s)", e.runs[i].run_id, log);
+        long steps = plan_steps(plan);
+        torch_cache_key key;
+        if (torch_cache_key_compute(f.script, f.python, plan, &key, why, sizeof why) != 0) die_input("crosscheck: %s", why);
+        int need_torch = !cache_usable(torch_out, plan, &f, &key, steps, embed_init);
         snprintf(log, sizeof log, "%s.log", base);
         rc = child_train(&e, i, &f, out_dir, NULL, log);
         if (rc == EXIT_BAD_INPUT) die_input("crosscheck: run %s: %s", e.runs[i].run_id, last_line(log, why, sizeof why));
         if (rc != 0 || read_posbench(h5, f.metric, &pb[k], why, sizeof why) != 0) {
             fprintf(stderr, "posbench: crosscheck: posbench run %s failed (exit %d; log %s)\n", e.runs[i].run_id, rc, log);
+            unlink(plan);
             failed = 1;
             continue;
         }
-        if (need_torch) {
-            rc = run_torch(&f, plan, torch_out, torch_log, embed_init);
+        if (need_torch) { // into <result>.new: a failed or bad run never replaces a finished result
+            char fresh[4500];
+            snprintf(fresh, sizeof fresh, "%s.new", torch_out);
+            unlink(fresh);
+            rc = run_torch(&f, plan, fresh, torch_log, embed_init);
             unlink(plan); // large (the data); written again when needed
             if (rc == EXIT_BAD_INPUT)
                 die_input("crosscheck: the PyTorch trainer refused run %s: %s", e.runs[i].run_id, last_line(torch_log, why, sizeof why));
+            if (rc != 0) {
+                fprintf(stderr, "posbench: crosscheck: PyTorch run %s failed (exit %d: %s; log %s)\n", e.runs[i].run_id, rc,
+                        last_line(torch_log, why, sizeof why), torch_log);
+                failed = 1;
+                continue;
+            }
+            torch_result fr;
+            if (torch_result_read(fresh, f.metric, steps, 0, &fr, why, sizeof why) != 0) // left as FILE.new to look at
+                die_input("crosscheck: the PyTorch trainer %s wrote a bad result: %s", f.script, why);
+            int keyed = fr.has_key;
+            torch_result_free(&fr);
+            if (keyed) die_input("crosscheck: %s: the trainer wrote cache_* lines (posbench appends them)", fresh);
+            if (torch_result_append_key(fresh, &key, why, sizeof why) != 0) die_fail("crosscheck: %s", why);
+            if (rename(fresh, torch_out) != 0) die_fail("crosscheck: cannot rename %s to %s: %s", fresh, torch_out, strerror(errno));
+        } else {
+            unlink(plan);
         }
-        if (read_torch(torch_out, f.metric, &th[k], why, sizeof why) != 0) {
+        if (read_torch(torch_out, f.metric, steps, &th[k], why, sizeof why) != 0) {
             fprintf(stderr, "posbench: crosscheck: PyTorch run %s failed: %s (log %s)\n", e.runs[i].run_id, why, torch_log);
             failed = 1;
         }

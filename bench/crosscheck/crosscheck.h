@@ -11,7 +11,12 @@
 // (DIR/<experiment>/<stage>/<run-id>.h5, reused when done); the PyTorch side beside them in
 // DIR/<experiment>/<stage>/crosscheck/<run-id>.{plan,torch,torch.log}, with --init torch
 // <run-id>.init-torch.{plan,torch,torch.log}; a finished .torch is reused only when the init
-// (and, --init torch, the embed_init) it names is this one's.
+// (and, --init torch, the embed_init) it names is this one's and its cache key — the script's
+// content (and the *.py beside it), the interpreter and the plan (torch_result.h) — is this
+// run's; every line of it is validated (ranges, step_losses = the plan's steps, no duplicate,
+// no unknown key), a bad one refused naming FILE:LINE (exit 2). The PyTorch side writes
+// <run-id>.torch.new, renamed over the result only when it validated, so a failed run never
+// replaces a finished one.
 // Verdict (README "posbench crosscheck"): --init ours on the per-seed differences posbench −
 // PyTorch (paired: seed k of both sides shares weights, batches and draws; a one-sample t-test
 // on the n differences, df n − 1); --init torch unpaired (each side's seeds from its own

@@ -16,6 +16,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -94,6 +95,12 @@ int bench_file_read(const char *path, bench_file *out, char *err, size_t errlen)
     double *vals = xmalloc(MAXF * sizeof *vals, "bench file values");
     while (rc == 0 && (len = getline(&line, &cap, f)) >= 0) {
         lineno++;
+        if (len == 0 || line[len - 1] != '\n') { // bench_file_write ends every line: this one was cut
+            snprintf(err, errlen, "%s:%d: the last line has no end (the file was cut while being written); measure it again",
+                     path, lineno);
+            rc = -1;
+            break;
+        }
         while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r')) line[--len] = '\0';
         if (len == 0 || line[0] == '#') continue;
         int nf = split_tabs(line, field, MAXF);
@@ -125,9 +132,15 @@ int bench_file_read(const char *path, bench_file *out, char *err, size_t errlen)
                     vals[i - 3] = strtod(field[i], &end);
                     if (end == field[i] || *end || errno == ERANGE || !isfinite(vals[i - 3])) bad = i;
                 }
+                int timed = !strcmp(field[2], "time") || !strcmp(field[2], "memory"), nonpos = -1;
+                for (int i = 3; timed && bad < 0 && i < nf && nonpos < 0; i++)
+                    if (!(vals[i - 3] > 0)) nonpos = i;
                 if (bad >= 0)
                     snprintf(err, errlen, "%s:%d: metric %s: value %d '%s' is not a finite number", path, lineno, field[1], bad - 2,
                              field[bad]);
+                else if (nonpos >= 0) // a time or a memory size is > 0; 0 or less is a broken measurement
+                    snprintf(err, errlen, "%s:%d: metric %s: %s sample %d is %s (a %s must be > 0)", path, lineno, field[1], field[2],
+                             nonpos - 2, field[nonpos], !strcmp(field[2], "time") ? "time" : "memory size");
                 else bench_file_add(out, field[1], field[2], nf - 3, vals), rc = 0;
             }
         } else {
@@ -412,6 +425,55 @@ int bench_compare(const bench_file *base, const bench_file *now, const regress_o
     return nreg;
 }
 
+int bench_compared_count(const bench_file *base, const bench_file *now) {
+    int n = 0;
+    for (int i = 0; i < now->n; i++) {
+        const bench_metric *b = find_metric(base, now->m[i].name);
+        n += b && !strcmp(b->kind, now->m[i].kind) && strcmp(b->kind, "info");
+    }
+    return n;
+}
+
+// The number of metrics of f that a comparison can judge (time, memory, probe).
+static int judged(const bench_file *f) {
+    int n = 0;
+    for (int i = 0; i < f->n; i++) n += strcmp(f->m[i].kind, "info") != 0;
+    return n;
+}
+
+int bench_save_check(const char *path, char *err, size_t errlen) {
+    struct stat st;
+    if (!path[0] || path[0] == '-') {
+        snprintf(err, errlen, "--save needs a file (got '%s'; a name starting with '-' is taken for a flag: write ./%s)", path, path);
+        return -1;
+    }
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "--save %s: %s, not a file (--save needs a file)", path, S_ISDIR(st.st_mode) ? "a directory" : "exists");
+        return -1;
+    }
+    char dir[4096];
+    const char *slash = strrchr(path, '/');
+    if (!slash) snprintf(dir, sizeof dir, ".");
+    else if (slash == path) snprintf(dir, sizeof dir, "/");
+    else if ((size_t)(slash - path) >= sizeof dir) {
+        snprintf(err, errlen, "--save %.200s...: the path is too long", path);
+        return -1;
+    } else snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    if (stat(dir, &st) != 0) {
+        snprintf(err, errlen, "--save %s: directory %s: %s (create it first; nothing was measured)", path, dir, strerror(errno));
+        return -1;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "--save %s: %s is not a directory (nothing was measured)", path, dir);
+        return -1;
+    }
+    if (access(dir, W_OK | X_OK) != 0) {
+        snprintf(err, errlen, "--save %s: directory %s is not writable: %s (nothing was measured)", path, dir, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
 int bench_keep_confirmed(char *names, size_t len, const bench_file *retry, const char *still) {
     char kept[4096] = "", item[160];
     int n = 0;
@@ -457,7 +519,12 @@ void regress_help(void) {
 int regress_run(const regress_options *opt) {
     char err[4608];
     bench_file base = {0}, now = {0};
+    // Everything a comparison or a save needs is checked before minutes of measuring.
+    if (opt->save && bench_save_check(opt->save, err, sizeof err) != 0) die_input("%s", err);
     if (opt->compare && bench_file_read(opt->compare, &base, err, sizeof err) != 0) die_input("baseline: %s", err);
+    if (opt->compare && !judged(&base))
+        die_input("baseline: %s: no time, memory or probe metric in it (%d metric%s): there is nothing to compare against", opt->compare,
+                  base.n, base.n == 1 ? "" : "s");
     if (opt->result) {
         if (bench_file_read(opt->result, &now, err, sizeof err) != 0) die_input("result: %s", err);
     } else {
@@ -471,6 +538,10 @@ int regress_run(const regress_options *opt) {
         printf("saved %d metrics to %s\n", now.n, opt->save);
     }
     int rc = 0;
+    if (opt->compare && bench_compared_count(&base, &now) == 0) // "no regression" would claim what nobody measured
+        die_input("nothing compared: no time, memory or probe metric is in both the baseline %s (%d metric%s) and %s%s (%d metric%s)",
+                  opt->compare, base.n, base.n == 1 ? "" : "s", opt->result ? "the result " : "this measurement",
+                  opt->result ? opt->result : "", now.n, now.n == 1 ? "" : "s");
     if (opt->compare) {
         char names[4096];
         printf("\n");

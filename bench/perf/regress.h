@@ -25,8 +25,9 @@
 //   posbench-bench	1                        first line: the format and its version
 //   machine	KEY	VALUE                      a fact
 //   metric	NAME	KIND	V1	V2	...          KIND time (>= 2 values), memory, probe, info
-// Values are finite decimal numbers (written with %.17g, so they read back exactly); a NAME
-// appears once. Errors name "FILE:LINE: what is wrong" (exit 2).
+// Values are finite decimal numbers (written with %.17g, so they read back exactly), > 0 for
+// time and memory; a NAME appears once; every line ends with a newline (a last line without
+// one is a file cut while written). Errors name "FILE:LINE: what is wrong" (exit 2).
 //
 // Comparison (bench_compare), one row per metric of either file:
 //   time    ratio = exp(mean log now − mean log baseline) (geometric-mean ratio), 95% CI and
@@ -41,7 +42,8 @@
 //           (absolute, in the stored units: 0.02 loss, 0.02 = 2 points of top1).
 //   info    shown with its ratio; never a regression.
 //   A metric only in the new file is "new", one only in the baseline "not measured"; neither
-//   fails. With confirm N (--confirm N), a time or memory regression is measured again N times
+//   fails, but a comparison where no time, memory or probe metric is in both files (a result
+//   holding only its header) is refused (exit 2) rather than reported as "no regression". With confirm N (--confirm N), a time or memory regression is measured again N times
 //   (without the probes, which are deterministic) and stays one only when every confirmation
 //   finds it too ("not confirmed: NAME (noise)" otherwise). Exit 1 lists the regressed metrics;
 //   0 otherwise.
@@ -83,6 +85,13 @@ typedef struct {
 // not have (the probes) or that are also named in still (regressed again); prints "not
 // confirmed: NAME (noise)" for each dropped. Returns how many are left.
 int bench_keep_confirmed(char *names, size_t len, const bench_file *retry, const char *still);
+// How many metrics of now a comparison judges: in base too, with the same kind, not info.
+// regress_run refuses (exit 2) a comparison where this is 0 instead of saying "no regression".
+int bench_compared_count(const bench_file *base, const bench_file *now);
+// Checks before measuring that --save PATH can be written: PATH is a name (not empty, not
+// starting with '-': a flag where the file should be), not a directory, in an existing
+// writable directory. 0, or -1 with "--save ..." in err.
+int bench_save_check(const char *path, char *err, size_t errlen);
 // Reads a results file. 0, or -1 with "FILE:LINE: message" (or "FILE: cannot open: why") in err.
 int bench_file_read(const char *path, bench_file *out, char *err, size_t errlen);
 // Writes f to path (via path.tmp, renamed when complete). 0, or -1 with the reason in err.

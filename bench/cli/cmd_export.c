@@ -1,0 +1,91 @@
+// bench/cli/cmd_export.c — `posbench export DIR [--format csv|json] [--series] [--out FILE]`:
+// every run file below DIR as one row (or its series in long form) for pandas & co. Tables and
+// formats: bench/results/export.h. Unreadable run files are named on stderr and left out.
+// Exit: 0 written, 1 a write failed, 2 bad input (flags, DIR missing, no run file below it).
+#include "cmd_export.h"
+#include "../results/export.h"
+#include "../results/results_read.h"
+#include "../../core/common.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void help(void) {
+    printf("usage: posbench export DIR [--format csv|json] [--series] [--out FILE]\n"
+           "Every run file (*.h5) below DIR as one table, for pandas, R or a spreadsheet:\n"
+           "  one row per run: run_id, experiment, stage, status, seed, path, every /config key, and every\n"
+           "  /final metric as \"<metric> (<unit>)\" in the report's unit (top1 (%%) = 100 x the stored fraction)\n"
+           "  --series          the per-step /train and per-epoch /eval series instead, in long form:\n"
+           "                    run_id, series (train/loss, eval/top1, ...), step, epoch, value\n"
+           "  --format F        csv (default; RFC 4180) or json (an array of objects); a non-finite number is an\n"
+           "                    empty field / null\n"
+           "  --out FILE        write FILE (complete or not at all) instead of standard output\n"
+           "Python: python/posbench_results.py's load_runs(DIR) gives the same table as a pandas DataFrame.\n"
+           "Parquet is not offered: Debian packages no Parquet library for C (Apache Arrow is not in it).\n");
+}
+
+int cmd_export(int argc, char **argv) {
+    const char *dir = NULL, *out_path = NULL;
+    export_format fmt = EXPORT_CSV;
+    int series = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            help();
+            return 0;
+        } else if (!strcmp(a, "--format")) {
+            if (!v || (strcmp(v, "csv") && strcmp(v, "json")))
+                die_input("export: --format %s (valid: csv, json; parquet: no Parquet library for C is packaged in Debian)",
+                          v ? v : "needs a value");
+            fmt = !strcmp(v, "json") ? EXPORT_JSON : EXPORT_CSV, i++;
+        } else if (!strcmp(a, "--out")) {
+            if (!v || !v[0] || v[0] == '-') die_input("export: --out needs a file (got %s)", v ? v : "nothing");
+            out_path = v, i++;
+        } else if (!strcmp(a, "--series")) {
+            series = 1;
+        } else if (a[0] == '-') {
+            die_input("export: unknown flag '%s' (valid: --format csv|json, --series, --out FILE, --help)", a);
+        } else if (dir) {
+            die_input("export: one results directory only (got '%s' after '%s')", a, dir);
+        } else {
+            dir = a;
+        }
+    }
+    if (!dir) die_input("export: which results directory? (posbench export DIR)");
+    struct stat st;
+    if (stat(dir, &st) != 0) die_input("export: %s: %s", dir, strerror(errno));
+    if (!S_ISDIR(st.st_mode)) die_input("export: %s is not a directory (posbench export takes a results directory)", dir);
+    rr_set set;
+    char err[4096];
+    if (rr_scan(dir, series ? RR_ATTRS | RR_SERIES : RR_ATTRS, &set, err, sizeof err) != 0) die_input("export: %s", err);
+    for (int i = 0; i < set.nskipped; i++) fprintf(stderr, "posbench: export: left out: %s\n", set.skipped[i]);
+    if (set.nruns == 0) {
+        rr_set_free(&set);
+        die_input("export: no readable run file (*.h5) below %s", dir);
+    }
+    char tmp[4200];
+    FILE *out = stdout;
+    if (out_path) {
+        if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp", out_path) >= sizeof tmp) die_input("export: --out %s: the path is too long", out_path);
+        out = fopen(tmp, "w");
+        if (!out) die_input("export: --out %s: cannot create %s: %s", out_path, tmp, strerror(errno));
+    }
+    int rc = series ? export_series(&set, fmt, out) : export_runs(&set, fmt, out);
+    int nruns = set.nruns;
+    rr_set_free(&set);
+    if (out_path) {
+        if (fclose(out) != 0) rc = -1;
+        if (rc != 0 || rename(tmp, out_path) != 0) {
+            int e = errno;
+            unlink(tmp);
+            die_fail("export: cannot write %s: %s", out_path, strerror(e));
+        }
+        fprintf(stderr, "posbench: export: %d run%s to %s\n", nruns, nruns == 1 ? "" : "s", out_path);
+    } else if (rc != 0 || fflush(stdout) != 0) {
+        die_fail("export: writing standard output failed: %s", strerror(errno));
+    }
+    return 0;
+}

@@ -1,0 +1,37 @@
+// bench/results/export.h — `posbench export`: a results directory as one table for pandas & co.
+// (read with results_read.h's rr_scan; python/posbench_results.py's load_runs builds the same
+// table through h5py).
+//
+// Runs (one row per *.h5 run file below DIR, by path; columns in this order):
+//   run_id, experiment, stage, status, seed, path   root attrs (run_id: the file name without .h5
+//                                                    when absent; seed: rr_run_seed)
+//   every /config key, by name (the union over the runs; empty where a run has none)
+//   every numeric /final attribute, by name, as "<metric> (<unit>)" with the value in that unit
+//       (stored value × scale, from the file's own /final metric_info table, the one the report
+//       uses: top1 (%) = 100 × the stored fraction); "<metric>" and the stored value when the
+//       table has no unit for it or the file has no table
+// Series (--series, long form): run_id, series ("train/loss", "eval/top1"), step, epoch, value —
+// one row per run, series and recorded row; step and epoch are that row's /train or /eval step
+// and epoch columns (empty when the group has none); the step and epoch columns are not series.
+//
+// Formats: csv (RFC 4180: a header line, CRLF line ends, fields with ',', '"', CR or LF quoted
+// with '"' doubled) and json (an array of objects, one per row, keys as the CSV header; strings
+// escaped per RFC 8259). Numbers are written as the shortest decimal that reads back as the same
+// double; a non-finite number is an empty CSV field or JSON null, never text like "nan".
+#pragma once
+#include "results_read.h"
+#include <stddef.h>
+#include <stdio.h>
+
+typedef enum { EXPORT_CSV, EXPORT_JSON } export_format;
+
+// Writes the runs table (series: the long-form series) of set to out. 0, or -1 when a write
+// failed (ferror).
+int export_runs(const rr_set *set, export_format fmt, FILE *out);
+int export_series(const rr_set *set, export_format fmt, FILE *out);
+
+// The pieces, for tests: one CSV field (quoted when it must be), one JSON string literal, and
+// a number as the shortest round-trip decimal into buf ("" when not finite).
+void export_csv_field(FILE *out, const char *text);
+void export_json_string(FILE *out, const char *text);
+void export_number(double v, char *buf, size_t len);

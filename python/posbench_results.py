@@ -1,0 +1,234 @@
+"""python/posbench_results.py — a posbench results folder as pandas DataFrames, read with h5py.
+
+No build step and no posbench binary: copy this file or put python/ on sys.path.
+
+    import sys; sys.path.insert(0, "python")
+    from posbench_results import load_runs
+    df = load_runs("results/mp3-main")        # one row per run: config keys, /final metrics
+
+load_runs(DIR) gives the table `posbench export DIR` writes (bench/results/export.h), value for
+value: one row per run file (*.h5, recursively below DIR, hidden names and symlinks skipped,
+ordered by path), columns run_id, experiment, stage, status, seed, path, every /config key (by
+name), and every numeric /final attribute (by name) as "<metric> (<unit>)" in the unit the
+report shows (top1 (%) = 100 x the stored fraction), from the file's own /final metric_info
+table; "<metric>" with the stored value where that table gives no unit. load_series(DIR) gives
+`posbench export DIR --series`: run_id, series ("train/loss", "eval/top1", ...), step, epoch,
+value. A file h5py cannot read is named on stderr and left out, as posbench does.
+
+One difference: posbench reads a /config key that a file predates as the key's default
+(bench/results/run_read.c); here such a cell is missing (NaN).
+Needs Debian's python3-h5py and python3-pandas (make deps installs them).
+"""
+import math
+import os
+import sys
+
+import h5py
+import numpy as np
+import pandas as pd
+
+FIXED = ["run_id", "experiment", "stage", "status", "seed", "path"]
+
+
+def run_files(root):
+    """The run files below root as posbench finds them: regular *.h5 files, recursively, names
+    starting with '.' and symlinks skipped, sorted by path (bytewise)."""
+    found = []
+
+    def walk(d):
+        try:
+            names = os.listdir(d)
+        except OSError:
+            return
+        for name in names:
+            if name.startswith("."):
+                continue
+            p = d + "/" + name
+            try:
+                st = os.lstat(p)
+            except OSError:
+                continue
+            if os.path.stat.S_ISDIR(st.st_mode):
+                walk(p)
+            elif os.path.stat.S_ISREG(st.st_mode) and name.endswith(".h5"):
+                found.append(p)
+
+    if not os.path.isdir(root):
+        raise FileNotFoundError(f"{root}: not a directory")
+    walk(root)
+    return sorted(found, key=os.fsencode)
+
+
+def _value(v):
+    """An attribute as posbench types it: ('i', int), ('d', float), ('s', str) or ('?', text)."""
+    if isinstance(v, np.ndarray) and v.dtype.kind not in "SUO":
+        if v.size != 1:
+            return "?", f"({v.size} values)"
+        v = v.reshape(-1)[0]
+    if isinstance(v, (bytes, np.bytes_)):
+        return "s", bytes(v).decode("utf-8", "replace")
+    if isinstance(v, str):
+        return "s", v
+    if isinstance(v, (bool, np.bool_)):
+        return "i", int(v)
+    if isinstance(v, (int, np.integer)):
+        return "i", int(v)
+    if isinstance(v, (float, np.floating)):
+        return "d", float(v)
+    if isinstance(v, np.ndarray) and v.size == 1:
+        return _value(v.reshape(-1)[0])
+    return "?", "(unsupported type)"
+
+
+def _attrs(obj):
+    return {k: _value(obj.attrs[k]) for k in obj.attrs.keys()}
+
+
+def _int_prefix(text):
+    """strtol's reading: the leading integer of text, 0 when there is none."""
+    text = text.lstrip()
+    n = 0
+    while n < len(text) and (text[n].isdigit() or (n == 0 and text[n] in "+-")):
+        n += 1
+    try:
+        return int(text[:n])
+    except ValueError:
+        return 0
+
+
+def parse_metric_info(text):
+    """The /final metric_info table (objectives/metric.h): [(name, unit, scale)], None when malformed."""
+    table = []
+    for line in text.split("\n"):
+        if not line:
+            break
+        f = line.split("\t")
+        if len(f) != 10 or not f[0]:
+            return None
+        try:
+            scale = float(f[2])
+        except ValueError:
+            return None
+        if _int_prefix(f[9]) > 2 or _int_prefix(f[6]) > 9:
+            return None
+        table.append((f[0], f[1], scale))
+    return table
+
+
+def match_metric(table, metric):
+    """metric_info_match: the exact entry (the name before any '@'), else a 'prefix*' entry."""
+    base = metric.split("@", 1)[0]
+    for entry in table:
+        if entry[0] == base:
+            return entry
+    for entry in table:
+        if entry[0].endswith("*") and base.startswith(entry[0][:-1]):
+            return entry
+    return None
+
+
+def _metric_column(table, name, kind, v):
+    m = match_metric(table, name) if table is not None else None
+    if m is not None and m[1]:
+        return f"{name} ({m[1]})", float(v) * (m[2] if m[2] != 0 else 1.0)
+    return name, v
+
+
+def _stem(path):
+    base = path.rsplit("/", 1)[-1]
+    return base[:-3] if len(base) > 3 and base.endswith(".h5") else base
+
+
+def _read(path, series):
+    """One run file: root, config, final attributes (and the /train, /eval columns)."""
+    with h5py.File(path, "r") as f:
+        root = _attrs(f)
+        config = _attrs(f["config"]) if "config" in f else {}
+        final = _attrs(f["final"]) if "final" in f else {}
+        groups = {}
+        for g in ("train", "eval") if series else ():
+            if g in f:
+                groups[g] = [(k, _column(f[g][k])) for k in _columns_order(f[g])]
+    return root, config, final, groups
+
+
+def _columns_order(group):
+    """The group's `columns` attribute (comma-separated), else its links in name order, as
+    posbench reads them."""
+    if "columns" in group.attrs:
+        kind, text = _value(group.attrs["columns"])
+        if kind == "s":
+            return [c for c in text.split(",") if c]
+    return sorted(group.keys(), key=lambda s: s.encode())
+
+
+def _column(ds):
+    """A 1-D numeric series column as float64; integer INT64_MIN (the writer's NaN) becomes NaN."""
+    if ds.ndim != 1 or ds.dtype.kind not in "iuf":
+        raise ValueError(f"{ds.name}: not a 1-D numeric column")
+    raw = ds[()]
+    v = raw.astype(np.float64)
+    if ds.dtype.kind in "iu":
+        v[raw == np.iinfo(np.int64).min] = math.nan
+    return v
+
+
+def _scan(root, series):
+    out = []
+    for p in run_files(root):
+        try:
+            out.append((p,) + _read(p, series))
+        except Exception as e:  # noqa: BLE001 — any unreadable file is left out, named
+            print(f"posbench_results: left out: {p}: {e}", file=sys.stderr)
+    return out
+
+
+def _fixed(path, root):
+    def text(k, fallback):
+        return str(root[k][1]) if k in root else fallback
+    seed = root.get("seed")
+    return text("run_id", _stem(path)), text("experiment", ""), text("stage", ""), text("status", "unknown"), seed
+
+
+def load_runs(root):
+    """One row per run of the results folder root (columns: module docstring)."""
+    rows, keys, metrics = [], set(), set()
+    for path, r, config, final, _ in _scan(root, False):
+        mi = final.get("metric_info")
+        table = parse_metric_info(mi[1]) if mi and mi[0] == "s" else None
+        run_id, experiment, stage, status, seed = _fixed(path, r)
+        if not (seed and seed[0] in "id"):
+            seed = config.get("train.seed")
+        seed = int(seed[1]) if seed and seed[0] in "id" else 0
+        row = {"run_id": run_id, "experiment": experiment, "stage": stage, "status": status, "seed": seed, "path": path}
+        for k, (kind, v) in config.items():
+            row[k] = None if kind == "d" and not math.isfinite(v) else v
+            keys.add(k)
+        for k, (kind, v) in final.items():
+            if kind not in "id" or k == "metric_info":
+                continue
+            name, value = _metric_column(table, k, kind, v)
+            row[name] = None if isinstance(value, float) and not math.isfinite(value) else value
+            metrics.add(name)
+        rows.append(row)
+    columns = FIXED + sorted(keys, key=lambda s: s.encode()) + sorted(metrics, key=lambda s: s.encode())
+    return pd.DataFrame(rows, columns=columns)
+
+
+def load_series(root):
+    """The /train and /eval series of every run in long form (`posbench export DIR --series`)."""
+    rows = []
+    for path, r, config, final, groups in _scan(root, True):
+        run_id = _fixed(path, r)[0]
+        for g in ("train", "eval"):
+            cols = dict(groups.get(g, []))
+            step, epoch = cols.get("step"), cols.get("epoch")
+            for name, v in groups.get(g, []):
+                if name in ("step", "epoch"):
+                    continue
+                for i, x in enumerate(v):
+                    rows.append((run_id, f"{g}/{name}",
+                                 step[i] if step is not None and i < len(step) else math.nan,
+                                 epoch[i] if epoch is not None and i < len(epoch) else math.nan,
+                                 x if math.isfinite(x) else math.nan))
+    return pd.DataFrame(rows, columns=["run_id", "series", "step", "epoch", "value"])

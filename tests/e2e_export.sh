@@ -1,0 +1,57 @@
+#!/bin/sh
+# tests/e2e_export.sh — `posbench export` and python/posbench_results.py (issue 32 §1) on a small
+# results folder: two tiny `posbench train` runs on Fashion-MNIST (128 images, 2 epochs, d 16)
+# and one foreign run file written with h5py holding hostile strings (commas, quotes, CR/LF,
+# non-ASCII) and non-finite /final values. Checked (tests/export_check.py):
+#   - CSV (runs and --series) is RFC 4180: one width, byte-equal to Python's csv writer with
+#     CRLF and minimal quoting; JSON is valid for a strict parser, one object per CSV row;
+#     no non-finite number is written as text (empty field / null); the hostile strings come
+#     back exactly; --out writes the same bytes as standard output;
+#   - load_runs(DIR) and load_series(DIR) equal the CSV and JSON exports value for value, and
+#     the values equal h5py's (top1 x 100 as "top1 (%)", loss, train.lr); SKIP without
+#     h5py/pandas (Debian's python3-h5py, python3-pandas: make deps);
+#   - bad input exits 2: a missing directory, a file, a folder without run files, --format
+#     parquet (not packaged in Debian), --out followed by a flag, an unknown flag.
+# About 5 s.
+cd "$(dirname "$0")/.." || exit 1
+PB=build/posbench
+PY=/usr/bin/python3
+T=$(mktemp -d /tmp/posbench-export.XXXXXX) || exit 1
+trap 'rm -rf "$T"' EXIT
+check() { if [ "$2" -eq 0 ]; then echo "PASS $1: $3"; else echo "FAIL $1: $3"; fi; }
+for pe in abs sin2d; do
+    $PB train data.limit=128 data.test_limit=64 train.epochs=2 train.batch=32 model.dim=16 model.depth=1 model.heads=2 \
+        model.patch=7 pe.kind=$pe --out "$T/r/train" --threads 1 >> "$T/train.log" 2>&1 || { echo "FAIL export: tiny training: $(tail -n 3 "$T/train.log")"; exit 0; }
+done
+if "$PY" -c 'import h5py' 2>/dev/null; then
+    mkdir -p "$T/r/foreign" && "$PY" tests/export_check.py hostile "$T/r/foreign/hostile.h5"
+else
+    echo "SKIP export: hostile run file: $PY has no h5py (make deps installs python3-h5py)"
+fi
+mkdir -p "$T/out"
+rc=0
+for f in csv json; do
+    $PB export "$T/r" --format $f --out "$T/out/runs.$f" 2> "$T/err" || rc=1
+    $PB export "$T/r" --format $f --series --out "$T/out/series.$f" 2>> "$T/err" || rc=1
+done
+$PB export "$T/r" > "$T/stdout.csv" 2>> "$T/err" || rc=1
+[ $rc -eq 0 ] && cmp -s "$T/stdout.csv" "$T/out/runs.csv" && grep -q 'export: 3 runs to' "$T/err" &&
+    "$PY" -m json.tool "$T/out/runs.json" > /dev/null && "$PY" -m json.tool "$T/out/series.json" > /dev/null
+check "export: csv and json, runs and --series, written (--out = stdout; json.tool reads the JSON)" $? "exit $rc: $(head -c 300 "$T/err" | tr '\n' ' ')"
+"$PY" tests/export_check.py formats "$T/r" "$T/out"
+"$PY" tests/export_check.py loader "$T/r" "$T/out"
+
+bad() { # name needle args...
+    name=$1; needle=$2; shift 2
+    $PB export "$@" > "$T/bad.out" 2> "$T/bad.err"; rc=$?
+    [ $rc -eq 2 ] && grep -q -- "$needle" "$T/bad.err"
+    check "export refuses $name (exit 2)" $? "exit $rc: $(head -c 300 "$T/bad.err")"
+}
+mkdir -p "$T/empty/sub"
+bad "a missing directory" "none: No such file or directory" "$T/none"
+bad "a file for the directory" "is not a directory" "$T/stdout.csv"
+bad "a folder without run files" "no readable run file (\*.h5) below" "$T/empty"
+bad "--format parquet" "valid: csv, json; parquet: no Parquet library for C is packaged in Debian" "$T/r" --format parquet
+bad "--out followed by a flag" "--out needs a file" "$T/r" --out --series
+bad "an unknown flag" "unknown flag '--sheet'" "$T/r" --sheet
+exit 0

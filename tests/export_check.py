@@ -1,0 +1,182 @@
+"""tests/export_check.py — checks for tests/e2e_export.sh (one PASS/FAIL/SKIP line each).
+
+    export_check.py hostile FILE.h5         write a foreign run file with hostile strings and
+                                            non-finite /final values (h5py)
+    export_check.py formats DIR OUT         OUT/{runs,series}.{csv,json} written by posbench export:
+                                            RFC 4180 CSV, valid JSON, no non-finite number as text,
+                                            the hostile file's strings back exactly
+    export_check.py loader DIR OUT          python/posbench_results.py's load_runs / load_series equal
+                                            posbench export's CSV and JSON, value for value, and
+                                            the values equal h5py's (× the metric_info scale)
+Numbers are compared exactly (posbench writes the shortest decimal that reads back as the same
+double); missing cells (empty CSV field, JSON null, NaN, None, "") are equal to each other.
+"""
+import csv
+import io
+import json
+import math
+import os
+import sys
+
+HOSTILE = {
+    "run_id": "hostile0001",
+    "experiment": 'a,b "quoted"\nnext line',
+    "stage": "stage\r\nwith CRLF",
+    "status": "done",
+    "seed": 7,
+}
+HOSTILE_CONFIG = {"data.name": "fashion-mnist", "note.text": 'x,"y",\u00e9\u4e2d', "train.lr": 0.001, "train.seed": 7}
+HOSTILE_FINAL = {"top1": float("nan"), "loss": float("inf"), "steps": 12, "neg": float("-inf"), "tiny": 5e-324}
+
+
+def report(name, ok, detail):
+    print(f"{'PASS' if ok else 'FAIL'} {name}: {detail}")
+    return ok
+
+
+def hostile(path):
+    import h5py
+    import numpy as np
+    with h5py.File(path, "w") as f:
+        for k, v in HOSTILE.items():
+            f.attrs[k] = v
+        c = f.create_group("config")
+        for k, v in HOSTILE_CONFIG.items():
+            c.attrs[k] = v
+        g = f.create_group("final")
+        for k, v in HOSTILE_FINAL.items():
+            g.attrs[k] = np.int64(v) if isinstance(v, int) else np.float64(v)
+        # top1 in %, loss without a unit (as posbench's own table says)
+        g.attrs["metric_info"] = "top1\t%\t100\t1\t1\t\t2\t1\t0\t0\nloss\t\t1\t-1\t0\t\t4\t10\t0\t0"
+        t = f.create_group("train")
+        t.attrs["columns"] = "step,epoch,loss"
+        t["step"] = np.array([1, 2, 3], dtype=np.int64)
+        t["epoch"] = np.array([0, 0, np.iinfo(np.int64).min], dtype=np.int64)
+        t["loss"] = np.array([2.5, float("nan"), 1.25])
+
+
+def missing(v):
+    return v is None or v == "" or (isinstance(v, float) and math.isnan(v))
+
+
+def same(a, b):
+    if missing(a) or missing(b):
+        return missing(a) and missing(b)
+    if isinstance(a, str) or isinstance(b, str):
+        try:
+            return float(a) == float(b)
+        except (TypeError, ValueError):
+            return str(a) == str(b)
+    return float(a) == float(b)
+
+
+def is_number_text(s):
+    try:
+        float(s)
+        return True
+    except ValueError:
+        return False
+
+
+def formats(root, out):
+    ok = True
+    for table in ("runs", "series"):
+        raw = open(os.path.join(out, f"{table}.csv"), "rb").read()
+        text = raw.decode("utf-8")
+        rows = list(csv.reader(io.StringIO(text, newline=""), strict=True))
+        widths = {len(r) for r in rows}
+        again = io.StringIO(newline="")
+        csv.writer(again, lineterminator="\r\n", quoting=csv.QUOTE_MINIMAL).writerows(rows)
+        rfc = again.getvalue().encode("utf-8") == raw  # quoted exactly where needed, CRLF line ends
+        bad = [f for r in rows[1:] for f in r if f.lower().lstrip("+-") in ("nan", "inf", "infinity")]
+        ok &= report(f"export {table} csv: RFC 4180 (one width, CRLF, minimal quoting: byte-equal to Python's writer), "
+                     "no non-finite number as text", len(widths) == 1 and rfc and not bad and len(rows) > 1,
+                     f"{len(rows)} rows, widths {sorted(widths)}, rewritten equal {rfc}, non-finite texts {bad[:3]}")
+        try:
+            data = json.loads(open(os.path.join(out, f"{table}.json"), encoding="utf-8").read(),
+                              parse_constant=lambda c: (_ for _ in ()).throw(ValueError(f"non-JSON constant {c}")))
+            good = isinstance(data, list) and len(data) == len(rows) - 1 and all(list(d.keys()) == rows[0] for d in data)
+            ok &= report(f"export {table} json: valid (strict), one object per CSV row with the CSV's keys", good,
+                         f"{len(data)} objects")
+        except ValueError as e:
+            ok &= report(f"export {table} json: valid", False, str(e))
+    # the hostile file's strings and non-finite values
+    rows = list(csv.DictReader(io.StringIO(open(os.path.join(out, "runs.csv"), encoding="utf-8", newline="").read(), newline="")))
+    data = json.load(open(os.path.join(out, "runs.json"), encoding="utf-8"))
+    h = [r for r in rows if r["run_id"] == HOSTILE["run_id"]]
+    j = [r for r in data if r["run_id"] == HOSTILE["run_id"]]
+    if not h:
+        print("SKIP export: hostile strings and non-finite values: no hostile file (h5py missing)")
+        return ok
+    want = {"experiment": HOSTILE["experiment"], "stage": HOSTILE["stage"], "note.text": HOSTILE_CONFIG["note.text"]}
+    got_csv = {k: h[0][k] for k in want} if h else None
+    got_json = {k: j[0][k] for k in want} if j else None
+    ok &= report("export: commas, quotes, CR/LF and non-ASCII in strings come back exactly (CSV and JSON)",
+                 got_csv == want and got_json == want, f"csv {got_csv!r}, json {got_json!r}")
+    nonfinite = h and j and h[0]["top1 (%)"] == "" and h[0]["loss"] == "" and h[0]["neg"] == "" and \
+        j[0]["top1 (%)"] is None and j[0]["loss"] is None and j[0]["neg"] is None and j[0]["steps"] == 12 and \
+        float(h[0]["tiny"]) == 5e-324 and j[0]["seed"] == 7
+    ok &= report("export: /final nan, inf, -inf are an empty field / null; integers and 5e-324 kept exactly", bool(nonfinite),
+                 f"csv {h[0] if h else None}" if not nonfinite else "top1 (%), loss, neg empty/null")
+    return ok
+
+
+def loader(root, out):
+    try:
+        import h5py  # noqa: F401
+        import pandas as pd
+    except ImportError as e:
+        print(f"SKIP export: python/posbench_results.py against posbench export: {e} (make deps installs python3-h5py, python3-pandas)")
+        return True
+    sys.path.insert(0, "python")
+    import posbench_results as pr
+    import h5py
+    ok = True
+    for table, load in (("runs", pr.load_runs), ("series", pr.load_series)):
+        df = load(root)
+        j = json.load(open(os.path.join(out, f"{table}.json"), encoding="utf-8"))
+        c = pd.read_csv(os.path.join(out, f"{table}.csv"), keep_default_na=False, dtype=str)
+        cols_ok = list(df.columns) == list(c.columns) and (not j or list(j[0].keys()) == list(df.columns))
+        diffs, defaulted = [], 0
+        if cols_ok and len(df) == len(j) == len(c):
+            for i in range(len(df)):
+                own = set()  # posbench reads a /config key the file lacks as its default; load_runs leaves it missing
+                if table == "runs":
+                    with h5py.File(df.at[i, "path"], "r") as f:
+                        own = set(f["config"].attrs.keys()) if "config" in f else set()
+                for k in df.columns:
+                    a, b, t = df.iat[i, df.columns.get_loc(k)], j[i][k], c.iat[i, c.columns.get_loc(k)]
+                    if table == "runs" and "." in k and k not in own and missing(a) and not missing(b) and same(b, t):
+                        defaulted += 1
+                        continue
+                    if not (same(a, b) and same(a, t)):
+                        diffs.append(f"row {i} {k}: load {a!r}, json {b!r}, csv {t!r}")
+        good = cols_ok and len(df) == len(j) == len(c) and not diffs
+        ok &= report(f"export: {load.__name__}(DIR) equals posbench export{' --series' if table == 'series' else ''} (CSV and JSON)",
+                     good, f"{len(df)} rows x {len(df.columns)} columns; columns equal {cols_ok}; {len(diffs)} differences {diffs[:3]}; "
+                     f"{defaulted} keys a file lacks (export: their default, load_runs: missing)")
+    # against h5py directly: top1 (%) = 100 x /final top1, train.lr = /config train.lr
+    df = pr.load_runs(root)
+    checked, wrong = 0, []
+    for _, row in df.iterrows():
+        if row["run_id"] == HOSTILE["run_id"]:
+            continue
+        with h5py.File(row["path"], "r") as f:
+            for k, col, scale in (("top1", "top1 (%)", 100.0), ("loss", "loss", 1.0)):
+                checked += 1
+                if float(f["final"].attrs[k]) * scale != row[col]:
+                    wrong.append(f"{row['run_id']} {col}")
+            checked += 1
+            if float(f["config"].attrs["train.lr"]) != row["train.lr"]:
+                wrong.append(f"{row['run_id']} train.lr")
+    ok &= report("export: values equal h5py's (top1 x 100, loss, train.lr)", checked >= 6 and not wrong,
+                 f"{checked} values, wrong {wrong}")
+    return ok
+
+
+if __name__ == "__main__":
+    what = sys.argv[1]
+    if what == "hostile":
+        hostile(sys.argv[2])
+        sys.exit(0)
+    sys.exit(0 if {"formats": formats, "loader": loader}[what](sys.argv[2], sys.argv[3]) else 1)
