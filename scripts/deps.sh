@@ -6,13 +6,14 @@
 # `bible`: the default text corpus, make data/kjv.txt);
 # one run across processes: Debian's OpenMPI (libopenmpi-dev: mpicc and mpi.h, the Makefile builds
 # core/comm_mpi.c when it finds mpicc; openmpi-bin: mpirun);
-# tests: Debian's CPU PyTorch and NumPy (the gradient oracle, called as /usr/bin/python3) and SciPy (the
+# tests: Debian's CPU PyTorch and NumPy (the gradient oracle, called as /usr/bin/python3), torchvision (the
+# augmented views' oracle, tests/views_oracle.py) and SciPy (the
 # independent statistics behind the verdicts' known answers, tests/findings_reference.py), Slurm
 # (slurm-wlm: slurmctld, slurmd, sbatch & co.) and MUNGE, which tests/e2e_slurm_real.sh starts
 # as a one-node cluster of its own.
 PACKAGES="libopenblas-dev libopenblas-openmp-dev libyaml-dev libhdf5-dev hdf5-tools zlib1g-dev gnuplot-nox pkg-config
 libsndfile1-dev libfftw3-dev libespeak-ng-dev espeak-ng-data libsoxr-dev
-dataset-fashion-mnist bible-kjv-text bible-kjv python3-torch python3-numpy python3-scipy libopenmpi-dev openmpi-bin
+dataset-fashion-mnist bible-kjv-text bible-kjv python3-torch python3-torchvision python3-numpy python3-scipy libopenmpi-dev openmpi-bin
 slurm-wlm munge"
 missing=""
 for p in $PACKAGES; do
