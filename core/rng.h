@@ -23,6 +23,7 @@ typedef enum {
     RNG_GVP = 13,      // GVP: each image's order z and group segmentation (index = image)
     RNG_MLM = 14,      // MLM: each sequence's chosen positions and their replacements (index = sequence)
     RNG_MAE = 15,      // MAE: each image's patch noise, whose argsort keeps patches (index = image)
+    RNG_VIEWS = 16,    // SimCLR/DINO views (datasets/views.h): index = image, block = view << 24 | part << 20
     RNG_TEST = 100,    // tests
 } rng_purpose;
 

@@ -8,14 +8,15 @@
 # core/comm_mpi.c when it finds mpicc; openmpi-bin: mpirun);
 # results in Python: h5py and pandas (python/posbench_results.py's load_runs, checked against
 # `posbench export` by tests/e2e_export.sh);
-# tests: Debian's CPU PyTorch and NumPy (the gradient oracle, called as /usr/bin/python3) and SciPy (the
+# tests: Debian's CPU PyTorch and NumPy (the gradient oracle, called as /usr/bin/python3), torchvision (the
+# augmented views' oracle, tests/views_oracle.py) and SciPy (the
 # independent statistics behind the verdicts' known answers, tests/findings_reference.py), Slurm
 # (slurm-wlm: slurmctld, slurmd, sbatch & co.) and MUNGE, which tests/e2e_slurm_real.sh starts
 # as a one-node cluster of its own.
 PACKAGES="libopenblas-dev libopenblas-openmp-dev libyaml-dev libhdf5-dev hdf5-tools zlib1g-dev gnuplot-nox pkg-config
 libsndfile1-dev libfftw3-dev libespeak-ng-dev espeak-ng-data libsoxr-dev
-dataset-fashion-mnist bible-kjv-text bible-kjv python3-torch python3-numpy python3-scipy python3-h5py python3-pandas
-libopenmpi-dev openmpi-bin
+dataset-fashion-mnist bible-kjv-text bible-kjv python3-torch python3-torchvision python3-numpy python3-scipy python3-h5py
+python3-pandas libopenmpi-dev openmpi-bin
 slurm-wlm munge"
 missing=""
 for p in $PACKAGES; do
