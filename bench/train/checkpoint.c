@@ -3,6 +3,7 @@
 #include "checkpoint.h"
 #include "../../core/common.h"
 #include "../../core/tensorfile.h"
+#include "../../datasets/data_files.h"
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -43,6 +44,8 @@ void checkpoint_write(run *r) {
     double t = r->train_time_s;
     int one[1] = {1};
     tf_add(&tf, "state.train_time_s", TF_F64, 1, one, &t);
+    int prints_len[1] = {r->data_prints ? (int)strlen(r->data_prints) : 0}; // the data it trained on
+    if (prints_len[0] > 0) tf_add(&tf, "state.data_files", TF_U8, 1, prints_len, r->data_prints);
     int two[1] = {2};
     if (isfinite(r->init_rms[0]) && isfinite(r->init_rms[1])) tf_add(&tf, "state.init_rms", TF_F64, 1, two, r->init_rms);
     const ops_backend *ops = r->model.ops;
@@ -138,6 +141,23 @@ int checkpoint_resume(run *r) {
     const tf_entry *id = tf_find(&tf, "state.run_id");
     if (!id || id->dtype != TF_U8 || id->count != 12 || memcmp(id->data, r->run_id, 12) != 0)
         refuse(r, "it belongs to another run (state.run_id differs from %s)", r->run_id);
+    const tf_entry *prints = tf_find(&tf, "state.data_files"); // absent: written before fingerprints existed
+    if (prints) {
+        if (prints->dtype != TF_U8) refuse(r, "entry state.data_files is malformed (text expected)");
+        char *was = xmalloc(prints->count + 1, "recorded data fingerprints"), why[4600];
+        memcpy(was, prints->data, prints->count);
+        was[prints->count] = 0;
+        int same = data_prints_equal(was, r->data_prints, why, sizeof why);
+        free(was);
+        if (!same && !r->opt->force)
+            refuse(r, "the data changed since it was written: %s; the rest of the run would train on other data "
+                   "(--force also restarts from step 0)", why);
+        if (!same) {
+            printf("run %s: the data changed since the checkpoint (%s); --force: restarting from step 0\n", r->run_id, why);
+            tf_free(&tf);
+            return 0;
+        }
+    }
     double step = state_scalar(r, &tf, "state.step", 1), total = state_scalar(r, &tf, "state.total_steps", 1);
     if (total != (double)r->total_steps) refuse(r, "state.total_steps is %.0f; this run has %ld steps", total, r->total_steps);
     if (step < 1 || step >= (double)r->total_steps)

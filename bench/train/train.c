@@ -201,6 +201,8 @@ static void open_results(run *r) {
     char *yaml = config_yaml(c);
     results_attr_str(r->res, "/", "config_yaml", yaml);
     free(yaml);
+    // The fingerprints of the data files (datasets/data_files.h): "already done" and resumes compare them.
+    results_attr_str(r->res, "/", "data_files", r->data_prints ? r->data_prints : "");
     write_config_attrs(r->res, c, "");
     if (r->opt->parent_cfg && r->opt->parent_stage) {
         char prefix[128];
@@ -312,6 +314,8 @@ static void free_run(run *r) {
     model_free(&r->model);
     dataset_free(&r->train);
     dataset_free(&r->test);
+    free(r->data_prints);
+    r->data_prints = NULL;
     free(r->labels);
     free(r->scratch);
     free(r->order);
