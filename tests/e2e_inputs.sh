@@ -25,17 +25,19 @@ refuse() {
 i=0; : > "$T/corpus.txt"
 while [ $i -lt 400 ]; do echo "line $i: the quick brown fox jumps over the lazy dog" >> "$T/corpus.txt"; i=$((i + 1)); done
 SIZE=$(wc -c < "$T/corpus.txt")
-TEXT="data.name=text data.path=$T/corpus.txt objective.name=mlm model.patch=1 model.cls=false model.dim=16 model.depth=1
-model.heads=2 data.seq_len=32 data.limit=64 data.test_limit=40 train.batch=16 train.epochs=1 eval.batch=20"
+# NOPATH: every key but data.path and train.epochs (a key is given once on the command line).
+NOPATH="data.name=text objective.name=mlm model.patch=1 model.cls=false model.dim=16 model.depth=1
+model.heads=2 data.seq_len=32 data.limit=64 data.test_limit=40 train.batch=16 eval.batch=20"
+TEXT="$NOPATH data.path=$T/corpus.txt"
 
 # ---- item 3: class probes on data without labels
 # shellcheck disable=SC2086
 refuse "text with eval.knn: exit 2 (no labels to score)" "eval.knn=true: the kNN probe (knn_top1) scores class labels, and data.name=text has none" \
-    $PB train $TEXT eval.knn=true --out "$T/p"
+    $PB train $TEXT train.epochs=1 eval.knn=true --out "$T/p"
 [ ! -e "$T/p" ] || [ -z "$(ls -A "$T/p")" ]; check "text with eval.knn: nothing recorded" $? "$(ls "$T/p" 2>/dev/null)"
 # shellcheck disable=SC2086
 refuse "text with eval.linear_probe: exit 2" "eval.linear_probe=true: the linear probe (probe_top1) scores class labels" \
-    $PB train $TEXT eval.linear_probe=true --out "$T/p"
+    $PB train $TEXT train.epochs=1 eval.linear_probe=true --out "$T/p"
 cat > "$T/knn.yaml" <<YAML
 name: knn-text
 base:
@@ -99,7 +101,7 @@ check "--force retrains it; then the run is done again" $? "exit $rc, $rc2"
 mkfifo "$T/fifo" && {
     # shellcheck disable=SC2086
     refuse "data.path a FIFO: exit 2 at once" "$T/fifo: is a FIFO (named pipe), not a regular file" \
-        timeout 20 $PB train $TEXT data.path="$T/fifo" --out "$T/f"
+        timeout 20 $PB train $NOPATH train.epochs=1 data.path="$T/fifo" --out "$T/f"
     refuse "list of a FIFO experiment file: exit 2 at once" "$T/fifo: is a FIFO (named pipe), not a regular file" timeout 20 $PB list "$T/fifo"
     refuse "run of a FIFO experiment file: exit 2 at once" "$T/fifo: is a FIFO (named pipe), not a regular file" timeout 20 $PB run "$T/fifo" --out "$T/f"
     mkdir "$T/idx" && mkfifo "$T/idx/train-images-idx3-ubyte" "$T/idx/train-labels-idx1-ubyte"
@@ -107,17 +109,25 @@ mkfifo "$T/fifo" && {
 }
 # shellcheck disable=SC2086
 refuse "data.path=/dev/zero (text): exit 2, nothing read" "/dev/zero: is a character device, not a regular file" \
-    timeout 20 $PB train $TEXT data.path=/dev/zero --out "$T/f"
+    timeout 20 $PB train $NOPATH train.epochs=1 data.path=/dev/zero --out "$T/f"
 if truncate -s 40G "$T/sparse" 2>/dev/null; then
     # shellcheck disable=SC2086
     refuse "a 40 GB sparse text file: exit 2 before reading (data.max_bytes)" "42949672960 bytes is more than data.max_bytes=4294967296" \
-        timeout 20 $PB train $TEXT data.path="$T/sparse" --out "$T/f"
+        timeout 20 $PB train $NOPATH train.epochs=1 data.path="$T/sparse" --out "$T/f"
     rm -f "$T/sparse"
 else echo "SKIP sparse file: truncate -s 40G failed here"; fi
 # shellcheck disable=SC2086
 refuse "data.max_bytes below the file: exit 2 naming the key" "$T/corpus.txt: $SIZE bytes is more than data.max_bytes=1000" \
-    $PB train $TEXT data.max_bytes=1000 --out "$T/f"
+    $PB train $TEXT train.epochs=1 data.max_bytes=1000 --out "$T/f"
 refuse "an experiment file that is a device: exit 2" "/dev/zero: is a character device" timeout 20 $PB list /dev/zero
+
+# ---- the command line and experiment files
+refuse "the same key twice on the command line: exit 2 naming both" \
+    "train.lr is given twice on the command line ('train.lr=1e-3', then 'train.lr=2e-3')" \
+    $PB train train.lr=1e-3 train.lr=2e-3 --out "$T/k"
+[ ! -e "$T/k" ]; check "the same key twice: nothing recorded" $? ""
+: > "$T/afile"
+refuse "list --out naming a regular file: 'not a directory'" "--out $T/afile is not a directory" $PB list "$T/exp.yaml" --out "$T/afile"
 
 # ---- speech: item 5 (a clip changed), item 6 (empty splits), clips listed twice, WAV encodings
 S="$T/sp"
