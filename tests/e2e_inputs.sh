@@ -129,6 +129,29 @@ refuse "the same key twice on the command line: exit 2 naming both" \
 : > "$T/afile"
 refuse "list --out naming a regular file: 'not a directory'" "--out $T/afile is not a directory" $PB list "$T/exp.yaml" --out "$T/afile"
 
+# ---- init weights that do not fit the model (1 of 20 tensors): refused unless train.init_partial
+if [ -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ]; then
+    IMG="data.limit=256 data.test_limit=100 train.epochs=1 train.batch=64 eval.batch=100 model.depth=1 model.heads=2 model.patch=7"
+    # shellcheck disable=SC2086
+    $PB train $IMG model.dim=32 --out "$T/i1" > "$T/i1.log" 2>&1
+    W=$(ls "$T"/i1/*.weights 2>/dev/null | head -n 1)
+    # shellcheck disable=SC2086
+    refuse "init weights of another width: exit 2 naming the tensors" \
+        "do not fit this model: 1 of 20 tensors load, 18 have another shape (patch_embed.weight (32, 49) in the file, (16, 49) here" \
+        $PB train $IMG model.dim=16 --init "$W" --out "$T/i2"
+    [ -z "$(ls "$T/i2" 2>/dev/null)" ]; check "refused init: nothing recorded" $? "$(ls "$T/i2" 2>/dev/null)"
+    # shellcheck disable=SC2086
+    $PB train $IMG model.dim=16 train.init_partial=true --init "$W" --out "$T/i2" > "$T/i2.log" 2>&1; rc=$?
+    loaded=$(h5dump -a /init/tensors_loaded "$T"/i2/*.h5 2>/dev/null | sed -n 's/^ *(0): //p')
+    total=$(h5dump -a /init/tensors "$T"/i2/*.h5 2>/dev/null | sed -n 's/^ *(0): //p')
+    [ $rc -eq 0 ] && [ "$loaded" = 1 ] && [ "$total" = 20 ] && grep -q "^init: 1 of 20 tensors" "$T/i2.log"
+    check "train.init_partial=true: trains and records /init tensors_loaded 1 of tensors 20" $? "exit $rc, $loaded of $total"
+    # shellcheck disable=SC2086
+    $PB train $IMG model.dim=32 objective.label_smoothing=0.1 --init "$W" --out "$T/i3" > "$T/i3.log" 2>&1; rc=$?
+    [ $rc -eq 0 ] && grep -q "^init: 20 of 20 tensors" "$T/i3.log"
+    check "init weights that fit: every tensor loads, no init_partial needed" $? "exit $rc: $(grep init: "$T/i3.log")"
+else echo "SKIP init weights that do not fit: Fashion-MNIST is not installed"; fi
+
 # ---- speech: item 5 (a clip changed), item 6 (empty splits), clips listed twice, WAV encodings
 S="$T/sp"
 if $PB data speech-synth --out "$S" --scale smoke --seed 4 --quiet 2> "$T/synth.err"; then

@@ -75,6 +75,7 @@ static const cfg_key shared_keys[] = {
     {"train.eps", CFG_FLOAT, "1e-8", 0, 1, NULL, 1, "AdamW epsilon"},
     {"train.eval_every", CFG_INT, "0", 0, INT_BIG, NULL, 1, "evaluate on the test split (and the validation split with train.early_stop) every N steps and at the last step (0 = at each epoch end)"},
     {"train.halve_every", CFG_INT, "10000", 1, INT_BIG, NULL, 1, "train.schedule=step_halving: halve the learning rate every N steps after the warmup"},
+    {"train.init_partial", CFG_BOOL, "false", 0, 1, NULL, 0, "a stage with init: (or train --init) may start from weights that fit only partly: tensors of the same name but another shape are left fresh instead of refused (the head and tensors absent from the file are always fresh)"},
     {"train.lr", CFG_FLOAT, "2e-3", 0, 10, NULL, 1, "peak learning rate (after warmup)"},
     {"train.min_lr", CFG_FLOAT, "1e-5", 0, 10, NULL, 1, "learning rate at the end of the cosine decay"},
     {"train.precision", CFG_CHOICE, "fp32", 0, 0, "fp32|bf16", 1, "precision of the linear layers' matrix products: fp32; or bf16 (operands rounded to bfloat16, fp32 accumulation, as PyTorch autocast: tensor cores on cuda, emulated on the CPU backends); weights, gradients, optimizer state and every other op stay fp32"},

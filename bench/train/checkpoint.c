@@ -205,14 +205,23 @@ void weights_write(run *r) {
     free(param);
 }
 
+// "(4, 16)" into buf.
+static void shape_text(int ndim, const int *dims, char *buf, size_t len) {
+    size_t used = (size_t)snprintf(buf, len, "(");
+    for (int d = 0; d < ndim && used < len; d++) used += (size_t)snprintf(buf + used, len - used, "%s%d", d ? ", " : "", dims[d]);
+    if (used < len) snprintf(buf + used, len - used, ")");
+}
+
 void weights_load_init(run *r, const char *path) {
     tensorfile tf;
     char err[4400];
     if (tf_read(&tf, path, err, sizeof err) != 0) die_input("init weights: %s", err);
     const tensor_table *t = &r->model.params;
+    const char *head = r->model.cfg.head_name ? r->model.cfg.head_name : "head";
+    size_t head_len = strlen(head);
     float *param = arena_to_host(r->model.ops, t, r->model.param);
-    int loaded = 0;
-    char skipped[1024] = "";
+    int loaded = 0, mismatched = 0;
+    char skipped[1024] = "", wrong[1024] = "";
     for (int i = 0; i < t->count; i++) {
         const tensor_info *info = &t->items[i];
         char name[128];
@@ -224,13 +233,33 @@ void weights_load_init(run *r, const char *path) {
                 if (!isfinite(v[k])) die_input("init weights: %s: entry %s holds %g at element %zu (weights must be finite)", path, name, (double)v[k], k);
             memcpy(param + info->offset, e->data, info->numel * sizeof(float));
             loaded++;
-        } else if (strlen(skipped) + strlen(info->name) + 3 < sizeof skipped) {
+            continue;
+        }
+        int is_head = !strncmp(info->name, head, head_len) && info->name[head_len] == '.';
+        if (e && !is_head) { // the same tensor in another shape: the models differ
+            char was[96], now[96];
+            shape_text(e->ndim, e->dims, was, sizeof was);
+            shape_text(info->ndim, info->shape, now, sizeof now);
+            mismatched++;
+            if (strlen(wrong) + strlen(info->name) + strlen(was) + strlen(now) + 24 < sizeof wrong)
+                snprintf(wrong + strlen(wrong), sizeof wrong - strlen(wrong), "%s%s %s in the file, %s here",
+                         wrong[0] ? "; " : "", info->name, was, now);
+        }
+        if (strlen(skipped) + strlen(info->name) + 3 < sizeof skipped) {
             strcat(skipped, skipped[0] ? ", " : "");
             strcat(skipped, info->name);
         }
     }
+    if (mismatched > 0 && !cfg_bool(r->cfg, "train.init_partial")) {
+        free(param);
+        tf_free(&tf);
+        die_input("init weights %s do not fit this model: %d of %d tensors load, %d have another shape (%s); the stage's "
+                  "model differs from its init stage's (set train.init_partial=true, in YAML train: {init_partial: true}, "
+                  "to start from the tensors that fit)", path, loaded, t->count, mismatched, wrong);
+    }
     r->model.ops->upload(r->model.param, param, t->total * sizeof(float));
     free(param);
+    r->init_loaded = loaded, r->init_tensors = t->count;
     printf("init: %d of %d tensors from %s%s%s\n", loaded, t->count, path, skipped[0] ? "; fresh: " : "", skipped);
     tf_free(&tf);
 }

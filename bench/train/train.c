@@ -215,6 +215,10 @@ static void open_results(run *r) {
         write_config_attrs(r->res, r->opt->budget_cfgs[i], prefix);
     }
     if (r->budget_updates > 0) results_attr_int(r->res, "/config", "train.steps", r->budget_updates);
+    if (r->init_tensors > 0) { // the run summary: how much of the init weights it started from
+        results_attr_int(r->res, "/init", "tensors_loaded", r->init_loaded);
+        results_attr_int(r->res, "/init", "tensors", r->init_tensors);
+    }
     r->train_series = results_series_create(r->res, "/train", TRAIN_COLS, train_columns, 1024);
     results_column cols[EVAL_COLS];
     eval_columns(r->obj.kind, cols);
