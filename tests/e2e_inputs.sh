@@ -127,6 +127,10 @@ refuse "the same key twice on the command line: exit 2 naming both" \
     $PB train train.lr=1e-3 train.lr=2e-3 --out "$T/k"
 [ ! -e "$T/k" ]; check "the same key twice: nothing recorded" $? ""
 : > "$T/afile"
+printf 'name: big-seed\nseeds: [9223372036854775807]\nstages: {a: {}}\n' > "$T/seed.yaml"
+refuse "seeds: [INT64_MAX] rejected, not wrapped" "$T/seed.yaml:2:9: train.seed: 9223372036854775807 is out of range" $PB list "$T/seed.yaml"
+refuse "train.seed=INT64_MAX rejected, not wrapped" "train.seed: 9223372036854775807 is out of range (valid: an integer in [0, 4294967295])" \
+    $PB train train.seed=9223372036854775807 --out "$T/k"
 refuse "list --out naming a regular file: 'not a directory'" "--out $T/afile is not a directory" $PB list "$T/exp.yaml" --out "$T/afile"
 
 # ---- init weights that do not fit the model (1 of 20 tensors): refused unless train.init_partial

@@ -68,7 +68,8 @@ int wav_read_mono16k(const char *path, float **samples, long *n, char *err, size
     }
     const char *why = NULL;
     char detail[128] = "";
-    if ((info.format & SF_FORMAT_TYPEMASK) != SF_FORMAT_WAV || (info.format & SF_FORMAT_SUBMASK) != SF_FORMAT_PCM_16) {
+    int major = info.format & SF_FORMAT_TYPEMASK; // WAVE_FORMAT_EXTENSIBLE holding 16-bit PCM is the same data
+    if ((major != SF_FORMAT_WAV && major != SF_FORMAT_WAVEX) || (info.format & SF_FORMAT_SUBMASK) != SF_FORMAT_PCM_16) {
         int sub = info.format & SF_FORMAT_SUBMASK;
         why = "encoding";
         snprintf(detail, sizeof detail, "%s (must be 16-bit PCM WAV)",
