@@ -45,7 +45,7 @@ const char *objective_config_error(const objective_settings *s) {
                  "needs data.name=text (valid with image or speech data: %s)", s->name, valid);
         return msg;
     }
-    if (!s->data_labels) { // a probe or objective scored against class labels would score labels that are all 0
+    if (s->data_unlabeled) { // a probe or objective scored against class labels would score labels that are all 0
         const char *key = k->needs_labels ? "objective.name" : s->knn ? "eval.knn" : s->linear_probe ? "eval.linear_probe" : NULL;
         if (key) {
             snprintf(msg, sizeof msg, "%s=%s: %s scores class labels, and data.name=%s has none (every label would be 0, "

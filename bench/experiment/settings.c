@@ -50,7 +50,7 @@ void objective_settings_from_config(const config *c, objective_settings *s) {
     s->data_name = cfg_str(c, "data.name");
     const dataset_caps *caps = dataset_caps_of(s->data_name);
     s->text_data = caps && caps->tokens;
-    s->data_labels = !caps || caps->labels;
+    s->data_unlabeled = caps && !caps->labels;
     s->heads = (int)cfg_int(c, "model.heads");
     s->linear_probe = cfg_bool(c, "eval.linear_probe");
     s->knn = cfg_bool(c, "eval.knn");
