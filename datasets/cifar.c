@@ -18,6 +18,7 @@
 // machine). Each file is looked for as NAME.gz first, then NAME; both are read through zlib
 // (gzopen reads an uncompressed file as is), a chunk of whole records at a time.
 #include "cifar.h"
+#include "data_files.h"
 #include "file_read.h"
 #include <errno.h>
 #include <limits.h>
@@ -66,6 +67,7 @@ typedef struct {
     uint8_t *pixels;  // (cap, 3, 32, 32)
     int32_t *labels;  // (cap)
     int n, cap;
+    char *prints;     // the files' fingerprints (data_files.h)
 } cifar_rows;
 
 static const cifar_kind *find_kind(const char *name) {
@@ -218,6 +220,7 @@ static int check_file_end(const cifar_kind *k, const char *path, unsigned long l
 static int read_file(const cifar_kind *k, const char *path, cifar_rows *rows, uint8_t *chunk, char *err,
                      size_t errlen) {
     const size_t record = record_bytes(k), chunk_bytes = record * CHUNK_RECORDS;
+    if (data_file_check(path, k->title, NULL, err, errlen) != 0) return -1; // never a FIFO or a device
     errno = 0;
     gzFile f = gzopen(path, "rb");
     if (!f) {
@@ -252,6 +255,12 @@ static int read_file(const cifar_kind *k, const char *path, cifar_rows *rows, ui
                 return -1;
             }
         offset += (unsigned long long)got;
+        if ((long long)offset > data_files_max_bytes()) { // a gzip file may inflate to any size
+            dataset_set_err(err, errlen, "%s: more than data.max_bytes=%lld uncompressed bytes (raise data.max_bytes to "
+                            "read it)", path, data_files_max_bytes());
+            gzclose(f);
+            return -1;
+        }
         if ((size_t)got < chunk_bytes) break; // end of data
     }
     if (check_file_end(k, path, offset, cut, err, errlen) != 0) {
@@ -288,6 +297,7 @@ static int read_split(const cifar_kind *k, const char *dir, int train, cifar_row
     }
     int rc = 0;
     for (int i = 0; i < nfiles && rc == 0; i++) rc = read_file(k, paths[i], rows, chunk, err, errlen);
+    for (int i = 0; i < nfiles && rc == 0; i++) rc = data_prints_note(&rows->prints, paths[i], err, errlen);
     free(chunk);
     return rc;
 }
@@ -304,6 +314,7 @@ int cifar_load(dataset *ds, const char *name, const char *path, int train, char 
     if (read_split(k, dir, train, &rows, err, errlen) != 0) {
         free(rows.pixels);
         free(rows.labels);
+        free(rows.prints);
         return -1;
     }
     snprintf(ds->name, sizeof ds->name, "%s", k->name);
@@ -315,6 +326,7 @@ int cifar_load(dataset *ds, const char *name, const char *path, int train, char 
     ds->num_classes = k->num_classes;
     ds->pixels = rows.pixels;
     ds->labels = rows.labels;
+    ds->prints = rows.prints;
     for (int c = 0; c < 3; c++) {
         ds->mean[c] = k->mean[c];
         ds->std[c] = k->std[c];

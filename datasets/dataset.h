@@ -27,6 +27,9 @@ typedef struct {
     // each example is a sequence of `height` bytes in pixels (n, height), width 1, and a batch is
     // (B, height) int32 token ids. 0 otherwise.
     int vocab;
+    // The content fingerprints of the files the split was read from (datasets/data_files.h:
+    // malloc'd text, one line per file), for the run file and checkpoint; NULL when none.
+    char *prints;
 } dataset;
 
 // split: "train" or "test". name: "fashion-mnist" (default dir /usr/share/datasets/fashion-mnist,

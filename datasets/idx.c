@@ -5,6 +5,7 @@
 // IDX: big-endian u32 magic (0x00000803 images: then n, rows, cols; 0x00000801 labels: then n),
 // then u8 data. Extra bytes after the data are ignored; missing bytes are reported precisely.
 #include "dataset.h"
+#include "data_files.h"
 #include "file_read.h"
 #include "cifar.h"
 #include "speech/speech_commands.h"
@@ -53,6 +54,8 @@ static int idx_read(const char *path, uint32_t want_magic, int ndims, uint32_t d
     *data = NULL;
     size_t header = 4 + 4 * (size_t)ndims;
     const char *what = want_magic == IDX_MAGIC_IMAGES ? "pixels" : "labels";
+    if (data_file_check(path, want_magic == IDX_MAGIC_IMAGES ? "an IDX image file" : "an IDX label file", NULL, err, errlen) != 0)
+        return -1;
     errno = 0;
     gzFile f = gzopen(path, "rb");
     if (!f) {
@@ -113,6 +116,12 @@ static int idx_read(const char *path, uint32_t want_magic, int ndims, uint32_t d
             gzclose(f);
             return -1;
         }
+    }
+    if ((long long)total > data_files_max_bytes() - (long long)header) { // a gzip file may declare any size
+        dataset_set_err(err, errlen, "%s: the header declares %llu bytes of %s, more than data.max_bytes=%lld (raise "
+                        "data.max_bytes to read it)", path, (unsigned long long)total, what, data_files_max_bytes());
+        gzclose(f);
+        return -1;
     }
     size_t want = (size_t)total;
     size_t cap = want < FIRST_ALLOC ? want : FIRST_ALLOC;
@@ -275,6 +284,13 @@ int dataset_load(dataset *ds, const char *name, const char *path, const char *sp
         }
         if (label > max_label) max_label = label;
     }
+    if (data_prints_note(&ds->prints, image_path, err, errlen) != 0 || data_prints_note(&ds->prints, label_path, err, errlen) != 0) {
+        free(ds->prints);
+        ds->prints = NULL;
+        free(pixels);
+        free(raw_labels);
+        return -1;
+    }
     int32_t *labels = xmalloc((size_t)n * sizeof *labels, "dataset labels");
     for (int i = 0; i < n; i++) labels[i] = raw_labels[i];
     free(raw_labels);
@@ -297,6 +313,7 @@ int dataset_load(dataset *ds, const char *name, const char *path, const char *sp
 
 void dataset_free(dataset *ds) {
     if (ds->audio) speech_commands_release(ds);
+    free(ds->prints);
     free(ds->pixels);
     free(ds->labels);
     memset(ds, 0, sizeof *ds);

@@ -29,7 +29,7 @@ const char *objective_names(void) { return OBJECTIVE_CHOICES; }
 const objective_kind *objective_at(int i) { return i >= 0 && i < KIND_COUNT ? kinds[i] : NULL; }
 
 const char *objective_config_error(const objective_settings *s) {
-    static char msg[256];
+    static char msg[512];
     const objective_kind *k = objective_find(s->name);
     if (!k) {
         snprintf(msg, sizeof msg, "objective.name=%s is not an objective (valid: %s)", s->name ? s->name : "", objective_names());
@@ -44,6 +44,17 @@ const char *objective_config_error(const objective_settings *s) {
                  "objective.name=%s cannot use it (valid with text: %s)" : "objective.name=%s trains on byte tokens: it "
                  "needs data.name=text (valid with image or speech data: %s)", s->name, valid);
         return msg;
+    }
+    if (s->data_unlabeled) { // a probe or objective scored against class labels would score labels that are all 0
+        const char *key = k->needs_labels ? "objective.name" : s->knn ? "eval.knn" : s->linear_probe ? "eval.linear_probe" : NULL;
+        if (key) {
+            snprintf(msg, sizeof msg, "%s=%s: %s scores class labels, and data.name=%s has none (every label would be 0, "
+                     "a 100%% top-1); valid with %s: %s", key, k->needs_labels ? s->name : "true",
+                     k->needs_labels ? "the objective" : s->knn ? "the kNN probe (knn_top1)" : "the linear probe (probe_top1)",
+                     s->data_name ? s->data_name : "", s->data_name ? s->data_name : "this data",
+                     k->needs_labels ? "an objective without labels" : "false");
+            return msg;
+        }
     }
     return k->config_error ? k->config_error(s) : NULL;
 }

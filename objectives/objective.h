@@ -36,6 +36,9 @@ typedef struct { // the run's settings objectives read (plain values: bench fill
     int text_data;             // data.name=text: the input is byte tokens, for objective.name=mlm only
     int heads;                 // model.heads
     int linear_probe;          // eval.linear_probe
+    int knn;                   // eval.knn
+    const char *data_name;     // data.name
+    int data_unlabeled;        // 1: the data has no class labels (datasets/registry.h: text); 0 (a zeroed settings): labelled
     // The objective's own settings (objective_kind.read_settings from its own keys), e.g.
     // objectives/gvp/gvp.h gvp_settings: read through OBJECTIVE_OWN(s, type).
     _Alignas(8) unsigned char own[OBJECTIVE_OWN_BYTES];

@@ -8,6 +8,7 @@
 #include "../../core/common.h"
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static void list_help(void) {
     printf("usage: posbench list EXPERIMENT.yaml [--scale S] [--out DIR] [--budgets]\n"
@@ -100,6 +101,9 @@ int cmd_list(int argc, char **argv) {
         }
     }
     if (!path) die_input("posbench list needs an experiment file (posbench list EXPERIMENT.yaml [--scale S])");
+    struct stat sb; // as posbench run: a file named --out would list every run as damaged
+    if (stat(out, &sb) == 0 && !S_ISDIR(sb.st_mode))
+        die_input("--out %s is not a directory (a file of that name exists): name a results directory", out);
     static experiment e; // large (axes, seeds): keep it off the stack
     char err[4096];
     if (experiment_load(&e, path, scale, err, sizeof err) != 0) die_input("%s", err);

@@ -88,16 +88,31 @@ static void train_help(void) {
     config_print_help(stdout);
 }
 
+// The key of override `arg` (key=value) must not be one of the earlier overrides given[0..n):
+// a key given twice is an error, as in YAML (the later value would silently win).
+static void override_once(const char *const *given, int n, const char *arg) {
+    const char *eq = strchr(arg, '=');
+    if (!eq || eq == arg) return; // not key=value: config_apply_override says so
+    size_t len = (size_t)(eq - arg);
+    for (int j = 0; j < n; j++)
+        if (!strncmp(given[j], arg, len) && given[j][len] == '=')
+            die_input("%.*s is given twice on the command line ('%s', then '%s'): give each key once", (int)len, arg,
+                      given[j], arg);
+}
+
 static int cmd_train(int argc, char **argv) {
     config cfg;
     config_defaults(&cfg);
     train_options opt = {.out_dir = "results/train", .experiment = "train", .stage = "train"};
     char err[1024];
+    const char **given = xcalloc((size_t)argc + 1, sizeof *given, "overrides"); // the key=value arguments so far
+    int ngiven = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             train_help();
             config_free(&cfg);
+            free(given);
             return 0;
         } else if (common_flag(argc, argv, &i)) {
         } else if (!strcmp(a, "--out")) {
@@ -117,8 +132,10 @@ static int cmd_train(int argc, char **argv) {
             opt.stop_after = parse_long_flag(a, i + 1 < argc ? argv[++i] : NULL, 1);
         } else if (a[0] == '-') {
             die_input("unknown flag '%s' for posbench train (valid: --out, --threads, --device, --force, --fresh, --stop-after, --init, --plan, --help)", a);
-        } else if (config_apply_override(&cfg, a, err, sizeof err) != 0) {
-            die_input("%s", err);
+        } else {
+            override_once(given, ngiven, a);
+            given[ngiven++] = a;
+            if (config_apply_override(&cfg, a, err, sizeof err) != 0) die_input("%s", err);
         }
     }
     opt.device = device_flag;
@@ -135,6 +152,7 @@ static int cmd_train(int argc, char **argv) {
         if (cm->rank != 0 && !freopen("/dev/null", "w", stdout)) die_fail("rank %d: cannot silence its output", cm->rank);
         opt.comm = cm;
     }
+    free(given);
     train_result res;
     int status = train_run(&cfg, &opt, &res);
     config_free(&cfg);

@@ -356,7 +356,10 @@ static int read_stages(exp_ctx *x, const ynode *stages) {
     }
     char got[300];
     ytree_describe(stages, got, sizeof got);
-    if (stages->kind != YT_MAP || stages->n == 0)
+    if (stages->kind == YT_MAP && stages->n == 0)
+        return exp_fail(x, stages, "stages is empty: name at least one stage (e.g. stages: {train: {}}), or leave "
+                        "stages: out for one stage, main, of the base settings");
+    if (stages->kind != YT_MAP)
         return exp_fail(x, stages, "stages: expected a mapping of stage name -> config (e.g. pretrain: {...}), got %s", got);
     if (stages->n > EXP_MAX_STAGES) return exp_fail(x, stages, "stages: %d stages (at most %d)", stages->n, EXP_MAX_STAGES);
     char names[EXP_MAX_STAGES][64];
@@ -690,7 +693,7 @@ static int load(exp_ctx *x, const char *scale) {
     }
     const ynode *name = ytree_get(root, "name", NULL), *desc = ytree_get(root, "description", NULL);
     if (!name) return exp_fail(x, root, "missing required key 'name' (the experiment's name, [a-z0-9_-]+)");
-    if (name->kind != YT_SCALAR || !valid_name(name->text) || strlen(name->text) >= sizeof e->name) {
+    if (name->kind != YT_SCALAR || ytree_is_null(name) || !valid_name(name->text) || strlen(name->text) >= sizeof e->name) {
         ytree_describe(name, got, sizeof got);
         return exp_fail(x, name, "name: expected 1-127 characters of a-z, 0-9, _ and -, got %s", got);
     }

@@ -196,6 +196,8 @@ static int check_run(exp_ctx *x, int s, const exp_run *r, const char *combo) {
     if (why) {
         int sizes = strstr(why, "one size") != NULL; // the objective refuses several image sizes
         int first = sizes ? cfg_index("objective.name") : ipe;
+        if (!strncmp(why, "eval.knn=", 9)) first = cfg_index("eval.knn"); // a probe on data without labels
+        if (!strncmp(why, "eval.linear_probe=", 18)) first = cfg_index("eval.linear_probe");
         int second = sizes ? cfg_index("eval.resolutions") : cfg_index("objective.ref_fraction");
         return exp_fail(x, blame(x, s, r->axis_value, first, second), "%s: %s", what, why);
     }

@@ -1,5 +1,6 @@
 // bench/experiment/settings.c — config -> objective_settings (see settings.h).
 #include "settings.h"
+#include "../../datasets/registry.h"
 #include "../../datasets/text/text.h"
 #include "../../datasets/speech/mfcc.h"
 #include "../../models/backbone.h"
@@ -46,9 +47,13 @@ void objective_settings_from_config(const config *c, objective_settings *s) {
     s->samples = (int)cfg_int(c, "eval.samples");
     s->seed = (uint32_t)cfg_int(c, "train.seed");
     s->cls = cfg_bool(c, "model.cls");
-    s->text_data = !strcmp(cfg_str(c, "data.name"), "text");
+    s->data_name = cfg_str(c, "data.name");
+    const dataset_caps *caps = dataset_caps_of(s->data_name);
+    s->text_data = caps && caps->tokens;
+    s->data_unlabeled = caps && !caps->labels;
     s->heads = (int)cfg_int(c, "model.heads");
     s->linear_probe = cfg_bool(c, "eval.linear_probe");
+    s->knn = cfg_bool(c, "eval.knn");
     key_reader r = config_reader(c);
     objective_read_settings(&r, s); // objective.name, eta, label_smoothing, ref_fraction and the objective's own
 }

@@ -2,6 +2,8 @@
 // One pass over the events with an explicit stack of open mappings/lists; every rejection
 // (syntax, duplicate key, merge key, anchor, alias, tag, second document) names its mark.
 #include "yaml_tree.h"
+
+#define YTREE_MAX_BYTES (16 << 20) // 16 MiB: far beyond any experiment, far below a runaway file
 #include "../../core/common.h"
 #include <errno.h>
 #include <stdarg.h>
@@ -159,6 +161,17 @@ int ytree_load(const char *path, ynode **root, char *err, size_t errlen) {
     struct stat st;
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
         snprintf(err, errlen, "%s: is a directory, not an experiment file (give a .yaml file)", path);
+        return -1;
+    }
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) { // a FIFO would block forever, a device never end
+        snprintf(err, errlen, "%s: is %s, not a regular file (an experiment file is a regular .yaml file)", path,
+                 S_ISFIFO(st.st_mode) ? "a FIFO (named pipe)" : S_ISCHR(st.st_mode) ? "a character device"
+                 : S_ISBLK(st.st_mode) ? "a block device" : S_ISSOCK(st.st_mode) ? "a socket" : "not a regular file");
+        return -1;
+    }
+    if (stat(path, &st) == 0 && st.st_size > YTREE_MAX_BYTES) {
+        snprintf(err, errlen, "%s: %lld bytes; an experiment file is at most %d bytes", path, (long long)st.st_size,
+                 YTREE_MAX_BYTES);
         return -1;
     }
     FILE *f = fopen(path, "rb");

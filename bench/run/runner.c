@@ -229,7 +229,17 @@ int cmd_run(int argc, char **argv) {
         char why[256] = "";
         run_file_state st = experiment_run_file_state(e, i, f.out, why, sizeof why);
         if (!selected(e, i, &f)) state[i] = R_SKIP;
-        else if (st == RUN_FILE_DONE && !f.force) state[i] = R_DONE;
+        else if (st == RUN_FILE_DONE && !f.force) {
+            state[i] = R_DONE;
+            char base[4096], final_path[4200], changed[4800];
+            experiment_run_path(e, i, f.out, base, sizeof base);
+            snprintf(final_path, sizeof final_path, "%s.h5", base);
+            int same = train_data_unchanged(final_path, &e->runs[i].cfg, changed, sizeof changed);
+            if (same < 0) die_input("%s", changed);
+            if (!same) // nothing was started: finished on other data, a rerun would mix two corpora
+                die_input("run %s (stage %s) finished on other data: %s; nothing was run (--force retrains the runs on the "
+                          "data as it is now)", e->runs[i].run_id, e->runs[i].stage, changed);
+        }
         else if (st == RUN_FILE_DIVERGED && !f.force) state[i] = R_DIVERGED; // final: reruns keep it
         else if (st == RUN_FILE_DAMAGED && !f.force) {
             state[i] = R_DAMAGED;

@@ -3,6 +3,7 @@
 #include "checkpoint.h"
 #include "../../core/common.h"
 #include "../../core/tensorfile.h"
+#include "../../datasets/data_files.h"
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -43,6 +44,8 @@ void checkpoint_write(run *r) {
     double t = r->train_time_s;
     int one[1] = {1};
     tf_add(&tf, "state.train_time_s", TF_F64, 1, one, &t);
+    int prints_len[1] = {r->data_prints ? (int)strlen(r->data_prints) : 0}; // the data it trained on
+    if (prints_len[0] > 0) tf_add(&tf, "state.data_files", TF_U8, 1, prints_len, r->data_prints);
     int two[1] = {2};
     if (isfinite(r->init_rms[0]) && isfinite(r->init_rms[1])) tf_add(&tf, "state.init_rms", TF_F64, 1, two, r->init_rms);
     const ops_backend *ops = r->model.ops;
@@ -138,6 +141,23 @@ int checkpoint_resume(run *r) {
     const tf_entry *id = tf_find(&tf, "state.run_id");
     if (!id || id->dtype != TF_U8 || id->count != 12 || memcmp(id->data, r->run_id, 12) != 0)
         refuse(r, "it belongs to another run (state.run_id differs from %s)", r->run_id);
+    const tf_entry *prints = tf_find(&tf, "state.data_files"); // absent: written before fingerprints existed
+    if (prints) {
+        if (prints->dtype != TF_U8) refuse(r, "entry state.data_files is malformed (text expected)");
+        char *was = xmalloc(prints->count + 1, "recorded data fingerprints"), why[4600];
+        memcpy(was, prints->data, prints->count);
+        was[prints->count] = 0;
+        int same = data_prints_equal(was, r->data_prints, why, sizeof why);
+        free(was);
+        if (!same && !r->opt->force)
+            refuse(r, "the data changed since it was written: %s; the rest of the run would train on other data "
+                   "(--force also restarts from step 0)", why);
+        if (!same) {
+            printf("run %s: the data changed since the checkpoint (%s); --force: restarting from step 0\n", r->run_id, why);
+            tf_free(&tf);
+            return 0;
+        }
+    }
     double step = state_scalar(r, &tf, "state.step", 1), total = state_scalar(r, &tf, "state.total_steps", 1);
     if (total != (double)r->total_steps) refuse(r, "state.total_steps is %.0f; this run has %ld steps", total, r->total_steps);
     if (step < 1 || step >= (double)r->total_steps)
@@ -185,14 +205,23 @@ void weights_write(run *r) {
     free(param);
 }
 
+// "(4, 16)" into buf.
+static void shape_text(int ndim, const int *dims, char *buf, size_t len) {
+    size_t used = (size_t)snprintf(buf, len, "(");
+    for (int d = 0; d < ndim && used < len; d++) used += (size_t)snprintf(buf + used, len - used, "%s%d", d ? ", " : "", dims[d]);
+    if (used < len) snprintf(buf + used, len - used, ")");
+}
+
 void weights_load_init(run *r, const char *path) {
     tensorfile tf;
     char err[4400];
     if (tf_read(&tf, path, err, sizeof err) != 0) die_input("init weights: %s", err);
     const tensor_table *t = &r->model.params;
+    const char *head = r->model.cfg.head_name ? r->model.cfg.head_name : "head";
+    size_t head_len = strlen(head);
     float *param = arena_to_host(r->model.ops, t, r->model.param);
-    int loaded = 0;
-    char skipped[1024] = "";
+    int loaded = 0, mismatched = 0;
+    char skipped[1024] = "", wrong[1024] = "";
     for (int i = 0; i < t->count; i++) {
         const tensor_info *info = &t->items[i];
         char name[128];
@@ -204,13 +233,33 @@ void weights_load_init(run *r, const char *path) {
                 if (!isfinite(v[k])) die_input("init weights: %s: entry %s holds %g at element %zu (weights must be finite)", path, name, (double)v[k], k);
             memcpy(param + info->offset, e->data, info->numel * sizeof(float));
             loaded++;
-        } else if (strlen(skipped) + strlen(info->name) + 3 < sizeof skipped) {
+            continue;
+        }
+        int is_head = !strncmp(info->name, head, head_len) && info->name[head_len] == '.';
+        if (e && !is_head) { // the same tensor in another shape: the models differ
+            char was[96], now[96];
+            shape_text(e->ndim, e->dims, was, sizeof was);
+            shape_text(info->ndim, info->shape, now, sizeof now);
+            mismatched++;
+            if (strlen(wrong) + strlen(info->name) + strlen(was) + strlen(now) + 24 < sizeof wrong)
+                snprintf(wrong + strlen(wrong), sizeof wrong - strlen(wrong), "%s%s %s in the file, %s here",
+                         wrong[0] ? "; " : "", info->name, was, now);
+        }
+        if (strlen(skipped) + strlen(info->name) + 3 < sizeof skipped) {
             strcat(skipped, skipped[0] ? ", " : "");
             strcat(skipped, info->name);
         }
     }
+    if (mismatched > 0 && !cfg_bool(r->cfg, "train.init_partial")) {
+        free(param);
+        tf_free(&tf);
+        die_input("init weights %s do not fit this model: %d of %d tensors load, %d have another shape (%s); the stage's "
+                  "model differs from its init stage's (set train.init_partial=true, in YAML train: {init_partial: true}, "
+                  "to start from the tensors that fit)", path, loaded, t->count, mismatched, wrong);
+    }
     r->model.ops->upload(r->model.param, param, t->total * sizeof(float));
     free(param);
+    r->init_loaded = loaded, r->init_tensors = t->count;
     printf("init: %d of %d tensors from %s%s%s\n", loaded, t->count, path, skipped[0] ? "; fresh: " : "", skipped);
     tf_free(&tf);
 }

@@ -13,5 +13,8 @@ int checkpoint_resume(run *r);
 // The final parameters beside the results file, for stages that start from them.
 void weights_write(run *r);
 // Starts from another run's final weights: every tensor with the same name and shape is copied
-// (the rest keeps its fresh initialisation, e.g. a new classifier); prints both lists.
+// (the rest keeps its fresh initialisation, e.g. a new classifier or a position embedding the
+// init run did not have); prints both lists and keeps the counts for /init tensors_loaded and
+// tensors. A tensor of the file with the same name but another shape (the head's aside) means
+// the models differ: exit 2 naming them, unless train.init_partial.
 void weights_load_init(run *r, const char *path);

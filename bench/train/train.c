@@ -199,6 +199,8 @@ static void open_results(run *r) {
     char *yaml = config_yaml(c);
     results_attr_str(r->res, "/", "config_yaml", yaml);
     free(yaml);
+    // The fingerprints of the data files (datasets/data_files.h): "already done" and resumes compare them.
+    results_attr_str(r->res, "/", "data_files", r->data_prints ? r->data_prints : "");
     write_config_attrs(r->res, c, "");
     if (r->opt->parent_cfg && r->opt->parent_stage) {
         char prefix[128];
@@ -211,6 +213,10 @@ static void open_results(run *r) {
         write_config_attrs(r->res, r->opt->budget_cfgs[i], prefix);
     }
     if (r->budget_updates > 0) results_attr_int(r->res, "/config", "train.steps", r->budget_updates);
+    if (r->init_tensors > 0) { // the run summary: how much of the init weights it started from
+        results_attr_int(r->res, "/init", "tensors_loaded", r->init_loaded);
+        results_attr_int(r->res, "/init", "tensors", r->init_tensors);
+    }
     r->train_series = results_series_create(r->res, "/train", TRAIN_COLS, train_columns, 1024);
     results_column cols[EVAL_COLS];
     eval_columns(r->obj.kind, cols);
@@ -310,6 +316,8 @@ static void free_run(run *r) {
     model_free(&r->model);
     dataset_free(&r->train);
     dataset_free(&r->test);
+    free(r->data_prints);
+    r->data_prints = NULL;
     free(r->labels);
     free(r->scratch);
     free(r->order);

@@ -4,6 +4,7 @@
 #include "train_data.h"
 #include "../../core/common.h"
 #include "../../core/rng.h"
+#include "../../datasets/data_files.h"
 #include "../../datasets/speech/speech_commands.h"
 #include "../../datasets/speech/variants.h"
 #include "../../datasets/text/text.h"
@@ -17,6 +18,7 @@ void train_data_load(run *r) {
     // the train split loaded again and cut by data.limit like the training set.
     int on_train = !strcmp(cfg_str(c, "data.test_split"), "train");
     const char *eval_split = on_train ? "train" : "test";
+    data_files_set_max_bytes(cfg_int(c, "data.max_bytes"));
     if (!strcmp(name, "text")) { // byte sequences of data.seq_len; "test" is the validation split
         int seq_len = (int)cfg_int(c, "data.seq_len");
         if (text_load(&r->train, path, "train", seq_len, err, sizeof err) != 0) die_input("%s", err);
@@ -28,6 +30,10 @@ void train_data_load(run *r) {
         if (dataset_load(&r->train, name, path, "train", err, sizeof err) != 0) die_input("%s", err);
         if (dataset_load(&r->test, name, path, eval_split, err, sizeof err) != 0) die_input("%s", err);
     }
+    // The content fingerprints of every file read (datasets/data_files.h): the run file and
+    // checkpoint keep them; a resume or an "already done" on other data is refused.
+    data_prints_merge(&r->data_prints, r->train.prints);
+    data_prints_merge(&r->data_prints, r->test.prints);
     dataset_limit(&r->train, (int)cfg_int(c, "data.limit"));
     if (on_train) dataset_limit(&r->test, (int)cfg_int(c, "data.limit"));
     dataset_limit(&r->test, (int)cfg_int(c, "data.test_limit"));

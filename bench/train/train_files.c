@@ -4,7 +4,10 @@
 // train: done or diverged runs are not retrained without --force, and a damaged results file
 // is never overwritten silently (refused, or set aside with --force, saying so).
 #include "train_files.h"
+#include "train.h"
+#include "../results/run_read.h"
 #include "../store/run_files.h"
+#include "../../datasets/data_files.h"
 #include "../../core/common.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +58,12 @@ int train_files_claim(run *r, train_result *out, int *status) {
     char why[256] = "";
     run_file_state st = run_file_status(r->final_path, why, sizeof why);
     if (st == RUN_FILE_DONE && !opt->force) {
+        char changed[4800];
+        int same = train_data_unchanged(r->final_path, r->cfg, changed, sizeof changed);
+        if (same < 0) die_input("%s", changed);
+        if (!same)
+            die_input("run %s finished on other data: %s; %s was left as it is (--force retrains the run on the data as it "
+                      "is now)", r->run_id, changed, r->final_path);
         printf("run %s is already finished: %s (--force retrains it; the old file is replaced only when the new run ends)\n",
                r->run_id, r->final_path);
         snprintf(out->status, sizeof out->status, "skipped");
@@ -85,4 +94,18 @@ void train_files_release(run *r) {
     if (r->lock_fd >= 0) run_lock_release(r->lock_base, r->lock_fd);
     r->lock_fd = -1;
     g_held_lock[0] = 0;
+}
+
+int train_data_unchanged(const char *final_path, const config *cfg, char *why, size_t whylen) {
+    rr_run run;
+    char err[4600];
+    if (rr_read(final_path, RR_ATTRS, &run, err, sizeof err) != 0) {
+        snprintf(why, whylen, "%s", err);
+        return -1;
+    }
+    const char *recorded = rr_attr_text(&run.root, "data_files", NULL);
+    data_files_set_max_bytes(cfg_int(cfg, "data.max_bytes"));
+    int same = !recorded || data_prints_verify(recorded, why, whylen);
+    rr_free(&run);
+    return same;
 }

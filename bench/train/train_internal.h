@@ -64,6 +64,8 @@ typedef struct {
     results *res;
     results_series *train_series, *eval_series;
     char started[32];
+    int init_loaded, init_tensors; // a run started from init weights: tensors copied of the model's (0, 0: none)
+    char *data_prints;        // every data file's fingerprint (datasets/data_files.h), train and test merged
     long budget_updates, budget_images; // a matched-budget run's derived length (budget.c); 0 otherwise
     char budget_desc[512];              // "pretrain 600 + finetune 600 updates"
     long init_updates, init_images;     // the init run's cumulative totals; -1 when unknown

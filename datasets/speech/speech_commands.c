@@ -4,6 +4,7 @@
 // Contract and the exact definitions in speech_commands.h.
 #include "speech_commands.h"
 #include "wav.h"
+#include "../data_files.h"
 #include "../file_read.h"
 #include "../../core/common.h"
 #include "../../core/rng.h"
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <zlib.h>
 
 const char *const speech_class_names[SPEECH_CLASSES] = {"_silence_", "_unknown_", "yes", "no",  "up",   "down",
                                                         "left",      "right",     "on",  "off", "stop", "go"};
@@ -30,6 +32,8 @@ typedef struct {
     char *rel;   // "<word>/<file>.wav"
     int label;   // 2..11 for the ten words, 1 (unknown) otherwise
     int split;   // speech_split
+    const char *listed_in; // the list file that set split (NULL: none yet)
+    int listed_line;       // its line (1-based)
 } clip_entry;
 
 typedef struct {
@@ -103,6 +107,7 @@ static int apply_list(const char *dir, const char *list_name, int which, clip_en
                       size_t errlen) {
     char path[1100];
     snprintf(path, sizeof path, "%s/%s", dir, list_name);
+    if (data_file_check(path, "a split list", NULL, err, errlen) != 0) return -1; // never a FIFO: it would block
     FILE *f = fopen(path, "r");
     if (!f) {
         dataset_set_err(err, errlen, "%s: cannot open: %s", path, strerror(errno));
@@ -123,7 +128,16 @@ static int apply_list(const char *dir, const char *list_name, int which, clip_en
             fclose(f);
             return -1;
         }
+        if ((*hit)->listed_in) { // a clip is in one split: listed once, in one list
+            dataset_set_err(err, errlen, "%s:%d:1: '%s' is listed again: %s/%s:%d:1 lists it already (a clip belongs to one "
+                            "split: list it once, in validation_list.txt or testing_list.txt)", path, lineno, line, dir,
+                            (*hit)->listed_in, (*hit)->listed_line);
+            fclose(f);
+            return -1;
+        }
         (*hit)->split = which;
+        (*hit)->listed_in = list_name;
+        (*hit)->listed_line = lineno;
     }
     int bad = ferror(f);
     fclose(f);
@@ -170,6 +184,8 @@ static int scan_clips(speech_store *st, clip_entry **out, int *count, char *err,
             snprintf(e[n].rel, len, "%s/%s", words.items[w], files.items[i]);
             e[n].label = label;
             e[n].split = SPEECH_TRAIN;
+            e[n].listed_in = NULL;
+            e[n].listed_line = 0;
             seen[label]++;
             n++;
         }
@@ -244,6 +260,7 @@ static void store_free(speech_store *st) {
     free(st->noise_frames);
     free(st->noise_mel);
     mfcc_plan_free(&st->plan);
+    free(st->prints);
     free(st);
 }
 
@@ -441,6 +458,57 @@ static void compute_stats_and_cuts(speech_store *st) {
     }
 }
 
+// ---------------------------------------------------------------- fingerprints
+
+int speech_commands_wav_print(const char *dir, long long *bytes, uint32_t *crc, char *err, size_t errlen) {
+    name_list folders = {0};
+    if (list_dir(dir, 1, &folders, err, errlen) != 0) return -1;
+    uLong c = crc32(0L, Z_NULL, 0);
+    long long total = 0;
+    int rc = 0, count = 0;
+    for (int w = 0; w < folders.n && rc == 0; w++) {
+        if (folders.items[w][0] == '_' && strcmp(folders.items[w], SPEECH_NOISE_DIR) != 0) continue; // ignored folders
+        char sub[1100];
+        snprintf(sub, sizeof sub, "%s/%s", dir, folders.items[w]);
+        name_list files = {0};
+        if ((rc = list_dir(sub, 0, &files, err, errlen)) != 0) break;
+        for (int i = 0; i < files.n && rc == 0; i++) {
+            char path[2300], line[2400];
+            snprintf(path, sizeof path, "%s/%s", sub, files.items[i]);
+            long long size;
+            uint32_t one;
+            if ((rc = data_file_crc(path, &size, &one, err, errlen)) != 0) break;
+            int len = snprintf(line, sizeof line, "%s/%s %lld %08x\n", folders.items[w], files.items[i], size, (unsigned)one);
+            c = crc32(c, (const Bytef *)line, (uInt)len);
+            total += size;
+            count++;
+        }
+        name_list_free(&files);
+    }
+    name_list_free(&folders);
+    if (rc != 0) return -1;
+    if (count == 0) {
+        dataset_set_err(err, errlen, "%s: no .wav clips", dir);
+        return -1;
+    }
+    *bytes = total, *crc = (uint32_t)c;
+    return 0;
+}
+
+// The store's fingerprints: every clip (one `wavs` line) and the split lists.
+static int store_prints(speech_store *st, char *err, size_t errlen) {
+    long long bytes;
+    uint32_t crc;
+    if (speech_commands_wav_print(st->dir, &bytes, &crc, err, errlen) != 0) return -1;
+    data_prints_add(&st->prints, "wavs", crc, bytes, st->dir);
+    if (!st->used_lists) return 0;
+    char path[1100];
+    snprintf(path, sizeof path, "%s/validation_list.txt", st->dir);
+    if (data_prints_note(&st->prints, path, err, errlen) != 0) return -1;
+    snprintf(path, sizeof path, "%s/testing_list.txt", st->dir);
+    return data_prints_note(&st->prints, path, err, errlen);
+}
+
 static speech_store *store_build(const char *dir, char *err, size_t errlen) {
     speech_store *st = calloc(1, sizeof *st);
     if (!st) {
@@ -459,6 +527,7 @@ static speech_store *store_build(const char *dir, char *err, size_t errlen) {
     if (rc == 0) rc = build_rows(st, e, n, err, errlen);
     for (int i = 0; i < n; i++) free(e[i].rel);
     free(e);
+    if (rc == 0) rc = store_prints(st, err, errlen);
     if (rc == 0) rc = load_noise(st, err, errlen);
     if (rc == 0) rc = compute_clips(st, err, errlen);
     if (rc != 0) {
@@ -510,10 +579,31 @@ int speech_commands_load(dataset *ds, const char *path, const char *split, char 
     }
     int n = 0;
     for (int r = 0; r < st->n_rows; r++) n += st->split[r] == which;
+    char *prints = st->prints ? strdup(st->prints) : NULL;
+    if (n == 0 || (st->prints && !prints)) { // an empty split is a data error (its loss would be 0/0)
+        if (n == 0 && st->used_lists && which != SPEECH_TRAIN)
+            dataset_set_err(err, errlen, "%s split is empty (%s/%s lists no clip of the ten words; list at least one)",
+                            split, dir, which == SPEECH_TEST ? "testing_list.txt" : "validation_list.txt");
+        else if (n == 0 && st->used_lists)
+            dataset_set_err(err, errlen, "train split is empty (%s: validation_list.txt and testing_list.txt list every "
+                            "clip of the ten words)", dir);
+        else if (n == 0)
+            dataset_set_err(err, errlen, "%s split is empty (%s: no speaker's clips of the ten words hash into it; add "
+                            "speakers or give validation_list.txt and testing_list.txt)", split, dir);
+        else
+            dataset_set_err(err, errlen, "%s: out of memory", dir);
+        free(prints);
+        if (st->refs == 0) {
+            if (g_cached == st) g_cached = NULL;
+            store_free(st);
+        }
+        return -1;
+    }
     int32_t *clips = malloc((size_t)(n ? n : 1) * sizeof *clips), *labels = malloc((size_t)(n ? n : 1) * sizeof *labels);
     if (!clips || !labels) {
         free(clips);
         free(labels);
+        free(prints);
         if (st->refs == 0) {
             if (g_cached == st) g_cached = NULL;
             store_free(st);
@@ -534,6 +624,7 @@ int speech_commands_load(dataset *ds, const char *path, const char *split, char 
     ds->labels = labels;
     ds->clips = clips;
     ds->audio = st;
+    ds->prints = prints;
     for (int c = 0; c < 3; c++) ds->mean[c] = 0.0f, ds->std[c] = 1.0f; // features arrive standardised
     return 0;
 }

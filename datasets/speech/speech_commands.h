@@ -76,6 +76,7 @@ typedef struct speech_store {
     double mean[MFCC_COEFFS], std[MFCC_COEFFS];
     int split_count[3][SPEECH_CLASSES];
     int used_lists;             // 1: validation_list.txt / testing_list.txt decided the split
+    char *prints;               // content fingerprints (datasets/data_files.h): the clips, the lists
 } speech_store;
 
 // Frames stored per clip: F + 2 SPEECH_SHIFT_FRAMES.
@@ -90,6 +91,11 @@ void speech_commands_use_frontend(mfcc_frontend f);
 // caller; on failure it stays zeroed and err holds a one-line message naming the file.
 // A store for the same directory still held by another dataset is shared, not recomputed.
 int speech_commands_load(dataset *ds, const char *path, const char *split, char *err, size_t errlen);
+// The `wavs` fingerprint of a Speech Commands folder (datasets/data_files.h): the CRC-32 of
+// "<folder>/<file> <size> <crc32>\n" for every .wav of every word folder and of
+// _background_noise_ (folders, then files, in byte order), and their total bytes. 0, or -1 with
+// err (a clip that is not a regular file is not listed; one that cannot be read is an error).
+int speech_commands_wav_print(const char *dir, long long *bytes, uint32_t *crc, char *err, size_t errlen);
 // Drops ds's reference to its store (frees it with the last one) and its row map.
 void speech_commands_release(dataset *ds);
 // The batch of dataset_make_batch for an audio dataset: out (B, F, MFCC_COEFFS).

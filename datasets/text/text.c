@@ -1,12 +1,14 @@
 // datasets/text/text.c — data.name=text: a UTF-8 file as byte-token sequences (see text.h):
 // reading and validating the file, the fixed train/validation split, and token batches.
 #include "text.h"
+#include "../data_files.h"
 #include "../file_read.h"
 #include "../../core/common.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 long long text_utf8_invalid_offset(const unsigned char *s, size_t n) {
     size_t i = 0;
@@ -36,6 +38,8 @@ long long text_utf8_invalid_offset(const unsigned char *s, size_t n) {
 static int read_file(const char *path, unsigned char **bytes, size_t *n, char *err, size_t errlen) {
     *bytes = NULL;
     *n = 0;
+    struct stat sb; // a FIFO or device would block or never end: regular files only, at most data.max_bytes
+    if (stat(path, &sb) == 0 && data_file_check(path, "data.path of data.name=text", NULL, err, errlen) != 0) return -1;
     FILE *f = fopen(path, "rb");
     if (!f) {
         if (strcmp(path, TEXT_DEFAULT_PATH) == 0 && errno == ENOENT)
@@ -59,6 +63,13 @@ static int read_file(const char *path, unsigned char **bytes, size_t *n, char *e
         size_t got = fread(buf + len, 1, cap - len, f);
         len += got;
         if (got == 0) break;
+        if ((long long)len > data_files_max_bytes()) { // grew while read (or a size stat cannot see)
+            fclose(f);
+            free(buf);
+            dataset_set_err(err, errlen, "%s: more than data.max_bytes=%lld bytes (raise data.max_bytes to read it)", path,
+                            data_files_max_bytes());
+            return -1;
+        }
     }
     int failed = ferror(f);
     int saved = errno;
@@ -132,6 +143,10 @@ int text_load(dataset *ds, const char *path, const char *split, int seq_len, cha
         out++;
     }
     free(bytes);
+    if (data_prints_note(&ds->prints, file, err, errlen) != 0) {
+        free(rows);
+        return -1;
+    }
     snprintf(ds->name, sizeof ds->name, "text");
     snprintf(ds->source, sizeof ds->source, "%s", file);
     ds->n = (int)n;
