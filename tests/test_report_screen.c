@@ -16,6 +16,7 @@
 #include "../bench/report/report_versions.h"
 #include "../bench/results/results.h"
 #include "../bench/results/results_read.h"
+#include "../bench/store/run_files.h"
 #include <hdf5.h>
 #include <math.h>
 #include <stdio.h>
@@ -195,6 +196,14 @@ static void test_damaged_final(void) {
             char how = d == 0 && s == 0 ? 's' : d == 0 && s == 1 ? 'a' : d == 1 && s == 1 ? 'i' : 0;
             if (how && spoil_final(path, "top1", how) != 0) test_fail("damaged: setup", "could not rewrite /final top1 of %s", path);
         }
+    // train, run and list do not skip such a file as done (bench/store/run_files.h)
+    char why[512] = "", why2[512] = "", good[700];
+    snprintf(path, sizeof path, "%s/b00000000001.h5", stage);
+    snprintf(good, sizeof good, "%s/b00000000002.h5", stage);
+    run_file_state st = run_file_status(path, why, sizeof why), st2 = run_file_status(good, why2, sizeof why2);
+    test_check("damaged /final: run, list and train see the file as damaged, not done",
+               st == RUN_FILE_DAMAGED && strstr(why, "says done but /final top1 holds 2 values, not one") && st2 == RUN_FILE_DONE,
+               "%s (%s); the sound one: %s", run_file_state_name(st), why, run_file_state_name(st2));
     char *out = NULL, *errs = NULL;
     int rc = run_flat(cmd_report, dir, &out, &errs);
     char *md = report_md(dir);
