@@ -6,10 +6,11 @@
 // (another data.limit) are left out of tables and findings and counted in a note, runs of
 // another scale of the current file are kept; an older folder's findings.tsv (no
 // experiment.yaml) is read; a foreign file declaring a 2^31-element dataset is skipped naming
-// it, and plot draws the rest. The run files are written with bench/results/results.h and,
+// it, and plot draws the rest; a finding's match value that only another scale has loads. The run files are written with bench/results/results.h and,
 // for what posbench never writes, the HDF5 C API. Runs from the repository root; a second.
 #include "testing.h"
 #include "report_runs.h"
+#include "../bench/experiment/exp_tables.h"
 #include "../bench/experiment/experiment.h"
 #include "../bench/report/plot.h"
 #include "../bench/report/report.h"
@@ -375,6 +376,19 @@ static void test_older_layout(void) {
                   "old/findings.tsv:2: expected 12 tab-separated fields");
 }
 
+// ---- findings checked when the experiment loads (the hostile values: tests/experiments/findings/bad_*.yaml,
+// checked by test_experiment): a match value that only another scale has is not an error ----
+static void test_match_other_scale(void) {
+    static experiment e;
+    char err[2048] = "";
+    const char *path = "tests/experiments/findings/good_match_other_scale.yaml";
+    int rc = experiment_load(&e, path, "smoke", err, sizeof err);
+    if (rc == 0) rc = exp_tables_write(&e, NULL, err, sizeof err);
+    test_check("findings: a match value of the full matrix is accepted at --scale smoke, which leaves it out", rc == 0 && e.nruns == 1,
+               "%s", err[0] ? err : "loads");
+    experiment_free(&e);
+}
+
 int main(void) {
     snprintf(g_root, sizeof g_root, "/tmp/posbench-screen.XXXXXX");
     if (!mkdtemp(g_root)) {
@@ -387,6 +401,7 @@ int main(void) {
     test_huge_declared();
     test_versions();
     test_older_layout();
+    test_match_other_scale();
     report_runs_cleanup();
     return test_exit_code();
 }
