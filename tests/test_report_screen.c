@@ -17,6 +17,7 @@
 #include "../bench/report/report_versions.h"
 #include "../bench/results/results.h"
 #include "../bench/results/results_read.h"
+#include "../bench/results/run_screen.h"
 #include "../bench/store/run_files.h"
 #include <hdf5.h>
 #include <math.h>
@@ -157,6 +158,8 @@ static void test_duplicates(void) {
         test_fail("duplicates: scan", "%s", err);
         return;
     }
+    test_check("duplicates: rr_scan reads every file as it is (export's view)", set.nruns == 9 && set.nleft == 0, "%d runs", set.nruns);
+    rr_screen(&set);
     int dup = 0, names_counted = 1;
     for (int i = 0; i < set.nleft; i++) {
         dup += set.left[i].kind == RR_LEFT_DUPLICATE;
@@ -332,6 +335,7 @@ static void test_versions(void) {
         test_fail("versions: scan", "%s", err);
         return;
     }
+    rr_screen(&set);
     report_current_versions(&set, dir);
     test_check("versions: runs of --scale smoke are kept, only the 2 earlier ones left out",
                set.nruns == 4 && set.nleft == 2 && report_earlier_count(&set, "ver") == 2, "%d runs, %d left out", set.nruns,

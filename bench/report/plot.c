@@ -2,6 +2,7 @@
 // plots/<kind>.gp giving PNG and SVG figures in DIR/figures/ (what is drawn: plot.h).
 #include "plot.h"
 #include "report_versions.h"
+#include "../results/run_screen.h"
 #include "gnuplot.h"
 #include "stats.h"
 #include "../results/results_read.h"
@@ -835,6 +836,7 @@ int cmd_plot(int argc, char **argv) {
         return EXIT_BAD_INPUT;
     }
     p.set = &set;
+    rr_screen(&set);                    // damaged /final and second files of a run: left out
     report_current_versions(&set, dir); // runs of earlier versions of an experiment are not drawn
     report_metrics_from(&set); // units, scales and natures from the files
     for (int i = 0; i < set.nskipped; i++) fprintf(stderr, "posbench: warning: left out %s\n", set.skipped[i]);

@@ -9,6 +9,7 @@
 #include "stats.h"
 #include "report_refs.h"
 #include "report_versions.h"
+#include "../results/run_screen.h"
 #include "../../core/common.h"
 #include <errno.h>
 #include <math.h>
@@ -368,6 +369,7 @@ int cmd_report(int argc, char **argv) {
         fprintf(stderr, "posbench: error: %s\n", err);
         return EXIT_BAD_INPUT;
     }
+    rr_screen(&set);                    // damaged /final and second files of a run: left out
     report_current_versions(&set, dir); // runs of earlier versions of an experiment are not counted
     report_metrics_from(&set); // units, scales and natures from the files
     report_order_stages(&set, dir); // stages in their experiment file's order

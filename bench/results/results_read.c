@@ -1,7 +1,6 @@
 // bench/results/results_read.c — results directories: the run files below a directory (read
 // with run_read.c), grouped into stages, axes and configurations (results_read.h).
 #include "results_read.h"
-#include "run_screen.h"
 #include "../../core/common.h"
 #include <dirent.h>
 #include <errno.h>
@@ -264,9 +263,7 @@ int rr_scan(const char *dir, int what, rr_set *set, char *err, size_t errlen) {
         free(pl.paths[i]);
     }
     free(pl.paths);
-    rr_screen_damaged(set);    // before duplicates: a sound copy of a damaged file is counted
-    rr_screen_duplicates(set);
-    if (!set->stages) group_stages(set);
+    group_stages(set);
     return 0;
 }
 

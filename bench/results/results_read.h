@@ -57,10 +57,10 @@ typedef struct {
 // ("*.h5"); sorted by path into *paths (malloc'd, free each and the array). 0 ok; -1 when
 // dir cannot be read.
 int rr_find_files(const char *dir, const char *pattern, char ***paths, int *n, char *err, size_t errlen);
-// Reads every *.h5 below dir (recursively, symlinks not followed), then leaves out (set->left)
-// the done runs whose /final is damaged and the second files of one run (run_screen.h), and
-// groups the rest into stages and configurations. 0 ok (possibly with no runs); -1 when dir
-// cannot be read (err says why).
+// Reads every *.h5 below dir (recursively, symlinks not followed) and groups them into stages
+// and configurations: every readable file, as it is (`export`). `report` and `plot` then call
+// rr_screen (run_screen.h), which leaves out damaged /final groups and second files of a run.
+// 0 ok (possibly with no runs); -1 when dir cannot be read (err says why).
 int rr_scan(const char *dir, int what, rr_set *set, char *err, size_t errlen);
 void rr_set_free(rr_set *set);
 // Moves the runs r with why[r] != NULL from set->runs to set->left (kind, why[r] copied) and

@@ -137,3 +137,8 @@ void rr_screen_duplicates(rr_set *set) {
     for (int r = 0; r < n; r++) free(why[r]);
     free(why), free(group), free(stage);
 }
+
+void rr_screen(rr_set *set) {
+    rr_screen_damaged(set);
+    rr_screen_duplicates(set);
+}

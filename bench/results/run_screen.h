@@ -1,7 +1,8 @@
 // bench/results/run_screen.h — which run files of a results directory may be counted: a done
 // run's /final must be sound, and one run counts once however many copies of its file lie below
 // the directory. rr_scan (results_read.h) applies both before grouping; what is left out goes
-// to rr_set.left with the reason, and `report` and `plot` name it.
+// to rr_set.left with the reason, and `report` and `plot` name it. rr_scan itself reads every
+// file as it is (`posbench export` writes each file's row, with its status and path).
 //
 // A sound /final (rr_final_check, for a run whose status is `done`; other runs enter no cell):
 //   - it has at least one attribute (a done run records its results there);
@@ -32,3 +33,5 @@ int rr_final_check(const rr_run *r, char *why, size_t whylen);
 void rr_screen_damaged(rr_set *set);
 // Leaves out (RR_LEFT_DUPLICATE) every second file of a run.
 void rr_screen_duplicates(rr_set *set);
+// Both, damaged first (a sound copy of a damaged file is then the one counted).
+void rr_screen(rr_set *set);
