@@ -403,10 +403,11 @@ static void test_list(void) {
     mkdir(sub, 0700);
     snprintf(sub, sizeof sub, "%s/sweep/main", dir);
     mkdir(sub, 0700);
-    // done: an HDF5 file whose root status says so; an empty .h5 is damaged, never done
+    // done: an HDF5 file whose root status says so, with a sound /final; an empty .h5 is damaged, never done
     snprintf(p, sizeof p, "%s/%s.h5", sub, E.runs[0].run_id);
     results *res = results_create(p);
     results_attr_str(res, "/", "status", "done");
+    results_attr_double(res, "/final", "top1", 0.5);
     results_close(res);
     snprintf(p, sizeof p, "%s/%s.h5.partial", sub, E.runs[1].run_id), touch(p);
     snprintf(p, sizeof p, "%s/%s.ckpt", sub, E.runs[2].run_id), touch(p);

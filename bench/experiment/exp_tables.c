@@ -4,6 +4,8 @@
 // plot` read the reference numbers, findings, caveats and figures.
 #include "exp_tables.h"
 #include "findings_spec.h"
+#include "findings_check.h"
+#include "figure_kinds.h"
 #include "reference_spec.h"
 #include "../../core/common.h"
 #include <ctype.h>
@@ -59,8 +61,28 @@ static int keep_copy(const experiment *e, const char *dir, char *err, size_t err
     return close_rename(out, tmp, err, errlen);
 }
 
+// A metric_vs_axis figure's /final metric must be one that a run of its stage (or of any stage
+// when it names none) records (findings_check.h): `top11` is an error at its position.
+static int figures_metrics(const experiment *e, char *err, size_t errlen) {
+    const ynode *list = e->figures;
+    for (int i = 0; list && list->kind == YT_SEQ && i < list->n; i++) {
+        figure_spec spec;
+        char why[600], valid[1024];
+        if (figure_spec_check(e->path, list->val[i], &spec, why, sizeof why) != 0) continue; // reported when it loaded
+        if (spec.kind != FIGURE_metric_vs_axis || !spec.metric[0] || strchr(spec.metric, '/')) continue;
+        if (findings_metric_known(e, spec.stage[0] ? spec.stage : NULL, spec.metric, valid, sizeof valid)) continue;
+        const ynode *at = ytree_get(list->val[i], "metric", NULL);
+        snprintf(err, errlen, "%s:%d:%d: figures: metric '%s' is not recorded by any run of %s%s%s (valid: %s)", e->path,
+                 at ? at->line : 1, at ? at->col : 1, spec.metric, spec.stage[0] ? "stage '" : "this experiment",
+                 spec.stage[0] ? spec.stage : "", spec.stage[0] ? "'" : "", valid);
+        return -1;
+    }
+    return 0;
+}
+
 int exp_tables_write(const experiment *e, const char *dir, char *err, size_t errlen) {
     if (reference_parse(e, NULL, NULL, err, errlen)) return -1;
+    if (figures_metrics(e, err, errlen)) return -1;
     findings_list fl;
     if (findings_parse(e, &fl, err, errlen)) return -1;
     findings_list_free(&fl);

@@ -3,6 +3,7 @@
 // the keys the kind uses, each side's stage, match and metric, the x and per keys) into
 // pointers into the YAML tree; when all are good, copy them into the caller's list.
 #include "findings_spec.h"
+#include "findings_check.h"
 #include "../../core/common.h"
 #include <ctype.h>
 #include <math.h>
@@ -194,12 +195,22 @@ static int check_side(const spec *e, const ynode *item, const char *side, side_s
         return fail(e, sel, err, errlen, msg);
     }
     if (final_metric(e, ytree_get(sel, "metric", NULL), what, metric, out->metric, sizeof out->metric, err, errlen)) return -1;
+    char valid[1024];
+    if (e->exp && !findings_metric_known(e->exp, out->stage, out->metric, valid, sizeof valid)) {
+        snprintf(msg, sizeof msg, "%smetric '%s' is not recorded by any run of stage '%s' (valid: %s)", what, out->metric, out->stage, valid);
+        return fail(e, ytree_get(sel, "metric", NULL), err, errlen, msg);
+    }
     out->divide_by[0] = '\0';
     if (divide_by) {
         char w2[64];
         snprintf(w2, sizeof w2, "findings: %s: divide_by: ", side);
         if (final_metric(e, ytree_get(sel, "divide_by", NULL), w2, divide_by, out->divide_by, sizeof out->divide_by, err, errlen))
             return -1;
+        if (e->exp && !findings_metric_known(e->exp, out->stage, out->divide_by, valid, sizeof valid)) {
+            snprintf(msg, sizeof msg, "%smetric '%s' is not recorded by any run of stage '%s' (valid: %s)", w2, out->divide_by,
+                     out->stage, valid);
+            return fail(e, ytree_get(sel, "divide_by", NULL), err, errlen, msg);
+        }
     }
     const ynode *m = ytree_get(sel, "match", NULL);
     out->match = m && !ytree_is_null(m) ? m : NULL;
@@ -231,19 +242,32 @@ static int check_side(const spec *e, const ynode *item, const char *side, side_s
         if (m->val[k]->kind != YT_SCALAR || config_set(&scratch, idx, m->val[k]->text, verr, sizeof verr) != 0) {
             snprintf(msg, sizeof msg, "%s%s", what, verr);
             rc = fail(e, m->val[k], err, errlen, msg);
+        } else if (!findings_value_exists(e->exp, out->stage, m->key[k]->text, idx, m->val[k]->text, verr, sizeof verr)) {
+            snprintf(msg, sizeof msg, "%s%s: no configuration of stage '%s' has the value '%s' (its runs have: %s)", what,
+                     m->key[k]->text, out->stage, m->val[k]->text, verr);
+            rc = fail(e, m->val[k], err, errlen, msg);
         }
     }
     config_free(&scratch);
     return rc;
 }
 
-// The `per` or `x` key of a finding (NULL when absent), checked.
-static int check_axis(const spec *e, const ynode *item, const char *key, const char **out, char *err, size_t errlen) {
+// The `per` or `x` key of a finding (NULL when absent), checked; an x along which a trend or a
+// peak is claimed must have ordered values (findings_check.h).
+static int check_axis(const spec *e, const ynode *item, const char *key, const char *kind, const char **out, char *err,
+                      size_t errlen) {
     char what[32];
     snprintf(what, sizeof what, "findings: %s: ", key);
     if (text_value(e, item, key, "findings: ", out, err, errlen)) return -1;
     if (*out && !(*out)[0] && !e->exp) *out = NULL;
-    if (*out && e->exp && config_key(e, ytree_get(item, key, NULL), what, *out, err, errlen) < 0) return -1;
+    int idx = *out && e->exp ? config_key(e, ytree_get(item, key, NULL), what, *out, err, errlen) : 0;
+    if (idx < 0) return -1;
+    if (*out && e->exp && kind && !findings_key_ordered(idx)) {
+        char msg[600];
+        snprintf(msg, sizeof msg, "%s%s has text values, which have no order: kind '%s' needs x a number or boolean key "
+                 "(compare text values with greater, per: %s)", what, *out, kind, *out);
+        return fail(e, ytree_get(item, key, NULL), err, errlen, msg);
+    }
     return 0;
 }
 
@@ -333,7 +357,9 @@ static int check_finding(const spec *e, const ynode *item, finding_spec *fs, cha
             return fail(e, ytree_get(item, "effect", NULL), err, errlen, msg);
         }
     }
-    if (check_axis(e, item, "x", &fs->x, err, errlen) || check_axis(e, item, "per", &fs->per, err, errlen)) return -1;
+    if (check_axis(e, item, "x", fs->kind->needs_x ? fs->kind->name : NULL, &fs->x, err, errlen) ||
+        check_axis(e, item, "per", NULL, &fs->per, err, errlen))
+        return -1;
     if (check_side(e, item, "a", &fs->a, err, errlen)) return -1;
     return fs->kind->needs_b ? check_side(e, item, "b", &fs->b, err, errlen) : 0;
 }

@@ -91,7 +91,8 @@
 // metric, the key of `per`/`x` absent from every selected run, no `per` value common to a
 // and b, no configuration of a matching one of b, or fewer x values with a mean than the
 // kind needs.
-// Output: one section per experiment.yaml with findings (files in path order), appended to
+// Output: one section per experiment.yaml with findings (files in path order), then per
+// findings.tsv without an experiment.yaml beside it (an older folder: findings_tsv.h), appended to
 // the report:
 //   ## Findings (experiment `NAME`)
 //

@@ -4,6 +4,8 @@
 // (caveats.h) at the head of its table (output format in findings.h).
 #include "findings.h"
 #include "caveats.h"
+#include "report_versions.h"
+#include "findings_tsv.h"
 #include "significance.h"
 #include "../../core/common.h"
 #include <errno.h>
@@ -11,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void findings_holm(finding_result *r, int n) {
     double *p = xcalloc((size_t)n + 1, sizeof *p, "holm"), *adj = xcalloc((size_t)n + 1, sizeof *adj, "holm");
@@ -67,18 +70,39 @@ static void render_row(FILE *md, const finding *f, const char *ours, const findi
     fputc('\n', md);
 }
 
+// Appends to *tsv the findings.tsv files below dir that have no experiment.yaml beside them (a
+// results folder from before experiment files were copied: findings_tsv.h).
+static int older_findings(const char *dir, char ***tsv) {
+    char **paths = NULL, scan_err[1024];
+    int n = 0, kept = 0;
+    if (rr_find_files(dir, "findings.tsv", &paths, &n, scan_err, sizeof scan_err) < 0) n = 0; // rr_scan read dir already
+    for (int i = 0; i < n; i++) {
+        size_t len = strlen(paths[i]) + 32;
+        char *yaml = xmalloc(len, "path");
+        snprintf(yaml, len, "%.*sexperiment.yaml", (int)(strrchr(paths[i], '/') + 1 - paths[i]), paths[i]);
+        if (access(yaml, F_OK) == 0) free(paths[i]);
+        else paths[kept++] = paths[i];
+        free(yaml);
+    }
+    *tsv = paths;
+    return kept;
+}
+
 int findings_report(const rr_set *set, const char *dir, char **md, char *err, size_t errlen) {
     *md = NULL;
     struct { char **paths; int n; } pl = {0};
-    char scan_err[1024];
+    char scan_err[1024], **tsv = NULL;
     if (rr_find_files(dir, "experiment.yaml", &pl.paths, &pl.n, scan_err, sizeof scan_err) < 0) pl.n = 0; // rr_scan read dir already
+    int ntsv = older_findings(dir, &tsv);
     size_t mdlen = 0;
     FILE *out = open_memstream(md, &mdlen);
     if (!out) die_fail("report: cannot open a memory stream: %s", strerror(errno));
     int rc = 0, nl = 0, nf = 0;
-    findings_list *lists = xcalloc((size_t)pl.n + 1, sizeof *lists, "findings");
-    for (int i = 0; i < pl.n && rc == 0; i++) {
-        rc = findings_load(pl.paths[i], &lists[nl], err, errlen);
+    findings_list *lists = xcalloc((size_t)(pl.n + ntsv) + 1, sizeof *lists, "findings");
+    const char **source = xcalloc((size_t)(pl.n + ntsv) + 1, sizeof *source, "findings"); // findings.tsv, or NULL
+    for (int i = 0; i < pl.n + ntsv && rc == 0; i++) {
+        if (i < pl.n) rc = findings_load(pl.paths[i], &lists[nl], err, errlen);
+        else rc = findings_tsv_load(tsv[i - pl.n], &lists[nl], err, errlen), source[nl] = tsv[i - pl.n];
         if (rc == 0) nf += lists[nl++].n;
     }
     // every finding of the report is one family for Holm's correction
@@ -93,16 +117,25 @@ int findings_report(const rr_set *set, const char *dir, char **md, char *err, si
     for (int l = 0, k = 0; rc == 0 && l < nl; l++) {
         if (lists[l].n == 0) continue;
         fprintf(out, "## Findings (experiment `%s`)\n\n", lists[l].experiment);
+        if (source[l])
+            fprintf(out, "Findings read from `%s`: this results folder was written before `posbench run` kept a copy of the "
+                         "experiment file beside the runs (no experiment.yaml there), so the experiment's caveats are not "
+                         "known. Copying the experiment file there as experiment.yaml replaces this list with its findings.\n\n",
+                    source[l]);
         caveats_fprint(out, lists[l].experiment, CAVEATS_FINDINGS); // bench/report/caveats.h
+        char *note = report_earlier_note(set, lists[l].experiment); // runs of an earlier version: not used
+        fputs(note, out);
+        free(note);
         fprintf(out, "| claim | ours | paper | verdict |\n|---|---|---|---|\n");
         for (int i = 0; i < lists[l].n; i++, k++) render_row(out, &lists[l].items[i], ours[k], &res[k]);
         fputc('\n', out);
     }
     for (int k = 0; k < nf; k++) free(ours[k]);
     for (int l = 0; l < nl; l++) findings_list_free(&lists[l]);
-    free(ours), free(res), free(lists);
+    free(ours), free(res), free(lists), free(source);
     for (int i = 0; i < pl.n; i++) free(pl.paths[i]);
-    free(pl.paths);
+    for (int i = 0; i < ntsv; i++) free(tsv[i]);
+    free(pl.paths), free(tsv);
     if (fclose(out) != 0) die_fail("report: cannot build the findings section: %s", strerror(errno));
     if (rc != 0) {
         free(*md);

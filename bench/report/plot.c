@@ -1,6 +1,8 @@
 // bench/report/plot.c — `posbench plot DIR`: data files from the run files and gnuplot runs of
 // plots/<kind>.gp giving PNG and SVG figures in DIR/figures/ (what is drawn: plot.h).
 #include "plot.h"
+#include "report_versions.h"
+#include "../results/run_screen.h"
 #include "gnuplot.h"
 #include "stats.h"
 #include "../results/results_read.h"
@@ -834,8 +836,11 @@ int cmd_plot(int argc, char **argv) {
         return EXIT_BAD_INPUT;
     }
     p.set = &set;
+    rr_screen(&set);                    // damaged /final and second files of a run: left out
+    report_current_versions(&set, dir); // runs of earlier versions of an experiment are not drawn
     report_metrics_from(&set); // units, scales and natures from the files
     for (int i = 0; i < set.nskipped; i++) fprintf(stderr, "posbench: warning: left out %s\n", set.skipped[i]);
+    free(report_left_markdown(&set, 1)); // warnings: damaged /final, duplicates, earlier versions
     figure_spec *reqs = NULL;
     int nreq = 0, rc = 0, found = 0;
     if (set.nruns == 0) {

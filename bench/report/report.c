@@ -8,6 +8,8 @@
 #include "caveats.h"
 #include "stats.h"
 #include "report_refs.h"
+#include "report_versions.h"
+#include "../results/run_screen.h"
 #include "../../core/common.h"
 #include <errno.h>
 #include <math.h>
@@ -367,9 +369,18 @@ int cmd_report(int argc, char **argv) {
         fprintf(stderr, "posbench: error: %s\n", err);
         return EXIT_BAD_INPUT;
     }
+    rr_screen(&set);                    // damaged /final and second files of a run: left out
+    report_current_versions(&set, dir); // runs of earlier versions of an experiment are not counted
     report_metrics_from(&set); // units, scales and natures from the files
     report_order_stages(&set, dir); // stages in their experiment file's order
     for (int i = 0; i < set.nskipped; i++) fprintf(stderr, "posbench: warning: left out %s\n", set.skipped[i]);
+    free(report_left_markdown(&set, 1)); // warnings: damaged /final, duplicates, earlier versions
+    if (set.nruns == 0 && set.nleft) {
+        fprintf(stderr, "posbench: error: no run files to count under %s: all %d that were read are left out (see the warnings above)\n",
+                dir, set.nleft);
+        rr_set_free(&set);
+        return EXIT_BAD_INPUT;
+    }
     if (set.nruns == 0) {
         fprintf(stderr, "posbench: error: no finished runs under %s (no readable *.h5 files; a run still going or stopped leaves only <run-id>.h5.partial)\n", dir);
         rr_set_free(&set);
@@ -428,13 +439,17 @@ int cmd_report(int argc, char **argv) {
         for (int q = s + 1; q < set.nstages && last; q++) last = strcmp(set.stages[q].experiment, set.stages[s].experiment) != 0;
         if (last && set.stages[s].experiment[0]) {
             char *cav = caveats_markdown(set.stages[s].experiment, CAVEATS_TABLES);
-            sb_printf(&b, "%s", cav);
-            free(cav);
+            char *note = report_earlier_note(&set, set.stages[s].experiment);
+            sb_printf(&b, "%s%s", cav, note);
+            free(cav), free(note);
         }
     }
     sb_printf(&b, "%s", findings);
     free(findings);
     caveats_free();
+    char *left = report_left_markdown(&set, 0);
+    sb_printf(&b, "%s", left);
+    free(left);
     if (set.nskipped) {
         sb_printf(&b, "Unreadable files left out:\n\n");
         for (int i = 0; i < set.nskipped; i++) sb_printf(&b, "- %s\n", set.skipped[i]);

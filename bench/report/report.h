@@ -37,8 +37,15 @@
 // findings table.
 // Findings: after the stage tables (before the list of unreadable files), one section per
 // experiment.yaml below DIR that has findings (a paper's claims with our numbers and a
-// verdict: bench/report/findings.h).
-// Exit status: 0 ok; 2 bad input (no DIR, DIR not a directory, no *.h5 under it, malformed
+// verdict: bench/report/findings.h), and per findings.tsv of an older folder without one
+// (findings_tsv.h).
+// Runs left out: a done run with a damaged /final, a second file of a run (run_screen.h) and a
+// run of an earlier version of its experiment (report_versions.h) enter no table or finding:
+// each is named on stderr ("posbench: warning: left out PATH: why") and listed under "Run files
+// left out" after the findings; an experiment with runs of an earlier version gets a
+// "**Not used:** N runs ..." line under its last stage table and at the head of its findings.
+// Exit status: 0 ok; 2 bad input (no DIR, DIR not a directory, no *.h5 under it or every one
+// left out, malformed
 // reference.tsv, an experiment.yaml copy that does not load, or its findings); 1 when REPORT.md
 // cannot be written.
 #pragma once

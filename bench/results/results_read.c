@@ -165,32 +165,10 @@ static void build_stage(rr_set *set, rr_stage *s) {
         if (s->configs[c].nruns > 1) qsort(s->configs[c].runs, (size_t)s->configs[c].nruns, sizeof(int), cmp_seed);
 }
 
-int rr_scan(const char *dir, int what, rr_set *set, char *err, size_t errlen) {
-    memset(set, 0, sizeof *set);
-    struct stat st;
-    if (stat(dir, &st) != 0) {
-        snprintf(err, errlen, "cannot read directory %s: %s", dir, strerror(errno));
-        return -1;
-    }
-    if (!S_ISDIR(st.st_mode)) {
-        snprintf(err, errlen, "%s is not a directory", dir);
-        return -1;
-    }
-    path_list pl = {0};
-    if (rr_find_files(dir, "*.h5", &pl.paths, &pl.n, err, errlen) < 0) return -1;
-    set->runs = xcalloc((size_t)pl.n, sizeof *set->runs, "runs");
-    int skip_cap = 0, stage_cap = 0;
-    char msg[1400];
-    for (int i = 0; i < pl.n; i++) {
-        if (rr_read(pl.paths[i], what, &set->runs[set->nruns], msg, sizeof msg) == 0) {
-            set->nruns++;
-        } else {
-            rr_grow((void **)&set->skipped, set->nskipped, &skip_cap, sizeof(char *));
-            set->skipped[set->nskipped++] = xstrdup(msg, "skip message");
-        }
-        free(pl.paths[i]);
-    }
-    free(pl.paths);
+// Groups set->runs into stages (by experiment and stage), each into configurations.
+static void group_stages(rr_set *set) {
+    int stage_cap = 0;
+    set->nexperiments = 0;
     g_sort_set = set;
     for (int r = 0; r < set->nruns; r++) {
         const rr_run *run = &set->runs[r];
@@ -216,10 +194,9 @@ int rr_scan(const char *dir, int what, rr_set *set, char *err, size_t errlen) {
     }
     for (int s = 0; s < set->nstages; s++) build_stage(set, &set->stages[s]);
     if (set->nstages > 1) qsort(set->stages, (size_t)set->nstages, sizeof *set->stages, cmp_stage);
-    return 0;
 }
 
-void rr_set_free(rr_set *set) {
+static void free_stages(rr_set *set) {
     for (int s = 0; s < set->nstages; s++) {
         rr_stage *st = &set->stages[s];
         for (int c = 0; c < st->nconfigs; c++) {
@@ -230,9 +207,73 @@ void rr_set_free(rr_set *set) {
         free(st->axes), free(st->configs), free(st->runs), free(st->experiment), free(st->name);
     }
     free(set->stages);
+    set->stages = NULL, set->nstages = 0;
+}
+
+static int cmp_left(const void *pa, const void *pb) {
+    const rr_left *a = pa, *b = pb;
+    return a->kind != b->kind ? (a->kind < b->kind ? -1 : 1) : strcmp(a->path, b->path);
+}
+
+void rr_set_leave_out(rr_set *set, char *const *why, rr_left_kind kind) {
+    int kept = 0, any = 0;
+    for (int r = 0; r < set->nruns; r++) any |= why[r] != NULL;
+    if (!any) return;
+    set->left = realloc(set->left, (size_t)(set->nleft + set->nruns) * sizeof *set->left);
+    if (!set->left) die_fail("out of memory reading results");
+    for (int r = 0; r < set->nruns; r++) {
+        if (!why[r]) {
+            set->runs[kept++] = set->runs[r];
+            continue;
+        }
+        rr_left *l = &set->left[set->nleft++];
+        l->kind = kind, l->path = xstrdup(set->runs[r].path, "path"), l->why = xstrdup(why[r], "reason");
+        l->experiment = xstrdup(rr_attr_text(&set->runs[r].root, "experiment", ""), "experiment");
+        rr_free(&set->runs[r]);
+    }
+    set->nruns = kept;
+    if (set->nleft > 1) qsort(set->left, (size_t)set->nleft, sizeof *set->left, cmp_left);
+    free_stages(set);
+    group_stages(set);
+}
+
+int rr_scan(const char *dir, int what, rr_set *set, char *err, size_t errlen) {
+    memset(set, 0, sizeof *set);
+    struct stat st;
+    if (stat(dir, &st) != 0) {
+        snprintf(err, errlen, "cannot read directory %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "%s is not a directory", dir);
+        return -1;
+    }
+    path_list pl = {0};
+    if (rr_find_files(dir, "*.h5", &pl.paths, &pl.n, err, errlen) < 0) return -1;
+    set->runs = xcalloc((size_t)pl.n, sizeof *set->runs, "runs");
+    int skip_cap = 0;
+    char msg[1400];
+    for (int i = 0; i < pl.n; i++) {
+        if (rr_read(pl.paths[i], what, &set->runs[set->nruns], msg, sizeof msg) == 0) {
+            set->nruns++;
+        } else {
+            rr_grow((void **)&set->skipped, set->nskipped, &skip_cap, sizeof(char *));
+            set->skipped[set->nskipped++] = xstrdup(msg, "skip message");
+        }
+        free(pl.paths[i]);
+    }
+    free(pl.paths);
+    group_stages(set);
+    return 0;
+}
+
+void rr_set_free(rr_set *set) {
+    free_stages(set);
     for (int r = 0; r < set->nruns; r++) rr_free(&set->runs[r]);
     free(set->runs);
     for (int i = 0; i < set->nskipped; i++) free(set->skipped[i]);
     free(set->skipped);
+    for (int i = 0; i < set->nleft; i++) free(set->left[i].path), free(set->left[i].why), free(set->left[i].experiment);
+    free(set->left);
     memset(set, 0, sizeof *set);
 }

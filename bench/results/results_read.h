@@ -26,6 +26,20 @@ typedef struct {
     rr_config *configs; // sorted by axis values (rr_value_cmp, axes in order)
 } rr_stage;
 
+// A run file that was read but is left out of every table, finding and figure (run_screen.h).
+typedef enum {
+    RR_LEFT_DAMAGED,   // a done run whose /final is not one finite number per attribute
+    RR_LEFT_DUPLICATE, // a second file of a run already counted (same run id, or same config and seed)
+    RR_LEFT_EARLIER,   // a run of an earlier version of its experiment (report_versions.h)
+} rr_left_kind;
+
+typedef struct {
+    rr_left_kind kind;
+    char *path;
+    char *experiment; // its root attr `experiment`, "" when absent
+    char *why;        // what is wrong, or which file it duplicates
+} rr_left;
+
 typedef struct {
     int nruns;
     rr_run *runs;     // by path
@@ -34,6 +48,8 @@ typedef struct {
     int nskipped;
     char **skipped;   // one message per unreadable file (these files are left out)
     int nexperiments; // distinct experiment names among the stages
+    int nleft;
+    rr_left *left;    // files read but left out (damaged /final, duplicates, earlier versions), by kind then path
 } rr_set;
 
 // The regular files below dir (recursively, symlinks not followed, unreadable
@@ -41,10 +57,16 @@ typedef struct {
 // ("*.h5"); sorted by path into *paths (malloc'd, free each and the array). 0 ok; -1 when
 // dir cannot be read.
 int rr_find_files(const char *dir, const char *pattern, char ***paths, int *n, char *err, size_t errlen);
-// Reads every *.h5 below dir (recursively, symlinks not followed). 0 ok (possibly with no
-// runs); -1 when dir cannot be read (err says why).
+// Reads every *.h5 below dir (recursively, symlinks not followed) and groups them into stages
+// and configurations: every readable file, as it is (`export`). `report` and `plot` then call
+// rr_screen (run_screen.h), which leaves out damaged /final groups and second files of a run.
+// 0 ok (possibly with no runs); -1 when dir cannot be read (err says why).
 int rr_scan(const char *dir, int what, rr_set *set, char *err, size_t errlen);
 void rr_set_free(rr_set *set);
+// Moves the runs r with why[r] != NULL from set->runs to set->left (kind, why[r] copied) and
+// groups the remaining runs into stages and configurations again (axes are recomputed: a key
+// that only the left-out runs made differ is no longer an axis).
+void rr_set_leave_out(rr_set *set, char *const *why, rr_left_kind kind);
 // The configuration value of run `run` for key (text), "—" when absent.
 const char *rr_config_value(const rr_set *set, int run, const char *key);
 // The run's seed (root attr `seed`, else /config train.seed, else 0).

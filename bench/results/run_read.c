@@ -70,6 +70,7 @@ static int read_attr(ctx *c, hid_t a, const char *obj, rr_attr *at) {
     hssize_t npoints = H5Sget_simple_extent_npoints(s);
     if (cls == H5T_NO_CLASS || npoints < 0) return fail(c, "reading the shape of", obj);
     at->num = NAN;
+    at->nvalues = (long long)npoints;
     if (npoints != 1) {
         char buf[64];
         snprintf(buf, sizeof buf, "(%lld values)", (long long)npoints);
@@ -96,6 +97,11 @@ static int read_attr(ctx *c, hid_t a, const char *obj, rr_attr *at) {
             H5free_memory(v);
         } else {
             size_t n = H5Tget_size(t);
+            if (n > RR_MAX_STRING_BYTES) {
+                snprintf(c->err, c->errlen, "%s: %s declares a %zu-byte string (more than the %zu bytes a run file's text "
+                         "may hold): not read", c->path, obj, n, RR_MAX_STRING_BYTES);
+                return -1;
+            }
             char *v = xcalloc(n + 1, 1, "attribute");
             if (n == 0 || H5Tset_size(m, n + 1) < 0 || H5Tset_strpad(m, H5T_STR_NULLTERM) < 0 || H5Aread(a, m, v) < 0) {
                 free(v);
@@ -233,7 +239,17 @@ static int read_dense(ctx *c, hid_t d, const char *obj, int *ndim, int *dims, si
     hsize_t hd[RR_MAX_DIMS];
     if (H5Sget_simple_extent_dims(s, hd, NULL) < 0) return fail(c, "reading the shape of", obj);
     size_t n = 1;
-    for (int i = 0; i < nd; i++) dims[i] = (int)hd[i], n *= (size_t)hd[i];
+    for (int i = 0; i < nd; i++) { // the declared size, checked before anything is allocated
+        if (hd[i] > RR_MAX_ELEMENTS || (hd[i] && n > RR_MAX_ELEMENTS / hd[i])) {
+            char shape[160] = "";
+            for (int k = 0; k < nd; k++)
+                snprintf(shape + strlen(shape), sizeof shape - strlen(shape), "%s%llu", k ? " x " : "", (unsigned long long)hd[k]);
+            snprintf(c->err, c->errlen, "%s: %s declares %s elements (more than the %zu a run file's dataset may hold): not read",
+                     c->path, obj, shape, RR_MAX_ELEMENTS);
+            return -1;
+        }
+        dims[i] = (int)hd[i], n *= (size_t)hd[i];
+    }
     *ndim = nd, *numel = n;
     if (cls == H5T_INTEGER && want_double) { // keep the writer's INT64_MIN as NaN
         int64_t *tmp = xmalloc(n * sizeof *tmp, "series column");

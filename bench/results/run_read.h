@@ -11,6 +11,11 @@
 #include <stddef.h>
 
 enum { RR_MAX_DIMS = 8 };
+// What one file may declare before it is read (a foreign or hostile file declaring a 2^31-element
+// dataset or a 4 GiB string is refused naming the object, not allocated): elements of one
+// dataset (the largest a run writes is well under 10^7), bytes of one string attribute.
+#define RR_MAX_ELEMENTS ((size_t)1 << 26)
+#define RR_MAX_STRING_BYTES ((size_t)16 << 20)
 // What rr_read loads besides the three attribute sets.
 enum { RR_ATTRS = 0, RR_SERIES = 1, RR_ARRAYS = 2 };
 
@@ -20,6 +25,7 @@ typedef struct {
     char *text;  // the string; integers as %lld; floats as the shortest %.{15,16,17}g that round-trips
     double num;  // the number (strings: strtod when the whole text parses, else NaN)
     int is_num;  // 'i', 'd', and strings whose whole text is a number
+    long long nvalues; // values the attribute holds (1 for a scalar; type '?' when not 1)
 } rr_attr;
 
 typedef struct {

@@ -1,6 +1,8 @@
 // bench/store/run_files.c — run state from the results file, setting damaged files aside, the
 // run lock, and path building without truncation (see run_files.h).
 #include "run_files.h"
+#include "../results/run_read.h"
+#include "../results/run_screen.h"
 #include "../../core/common.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -82,6 +84,17 @@ run_file_state run_file_status(const char *h5_path, char *why, size_t whylen) {
         if (H5Fclose(file) < 0 && state != RUN_FILE_DAMAGED) {
             state = RUN_FILE_DAMAGED;
             set_why(why, whylen, "does not close cleanly as HDF5 (corrupt)%s", "");
+        }
+    }
+    if (state == RUN_FILE_DONE) { // done only with a sound /final (run_screen.h): else no report would count it
+        rr_run r;
+        char err[1400], bad[256];
+        if (rr_read(h5_path, RR_ATTRS, &r, err, sizeof err) != 0) {
+            state = RUN_FILE_DAMAGED;
+            set_why(why, whylen, "cannot be read whole: %s", err);
+        } else {
+            if (rr_final_check(&r, bad, sizeof bad) != 0) state = RUN_FILE_DAMAGED, set_why(why, whylen, "says done but %s", bad);
+            rr_free(&r);
         }
     }
     H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);

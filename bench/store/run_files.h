@@ -2,16 +2,17 @@
 // base path <dir>/<run-id>: <base>.lock (who is running it), <base>.h5 (finished results),
 // <base>.h5.partial (results while it runs), <base>.ckpt (its checkpoint), <base>.weights.
 // `posbench train`, `posbench run` and `posbench list` decide what a run's state is here, and
-// only here, so they can never disagree: "done" means the .h5 file opens as HDF5 and its root
-// attribute `status` says done.
+// only here, so they can never disagree: "done" means the .h5 file opens as HDF5, its root
+// attribute `status` says done and its /final is sound (one finite number per attribute:
+// bench/results/run_screen.h), so a file no report would count is never skipped as done.
 #pragma once
 #include <stddef.h>
 
 typedef enum {
     RUN_FILE_ABSENT,   // no <base>.h5
-    RUN_FILE_DONE,     // opens, status "done"
+    RUN_FILE_DONE,     // opens, status "done", a sound /final
     RUN_FILE_DIVERGED, // opens, status "diverged" (final: reruns do not change it without --force)
-    RUN_FILE_DAMAGED,  // exists but does not open as HDF5, or has no done/diverged status
+    RUN_FILE_DAMAGED,  // exists but does not open as HDF5, has no done/diverged status, or says done with a damaged /final
 } run_file_state;
 
 // The state of the finished-results file at h5_path. For RUN_FILE_DAMAGED, why (when not
