@@ -26,8 +26,10 @@ int exp_fail(exp_ctx *x, const ynode *at, const char *fmt, ...) {
 
 // Keys that set a run's number of updates and images: its length and batch, and every data.*
 // key (they decide how many training rows an epoch has).
+// Identity keys only: a bookkeeping key (data.max_bytes) neither changes results nor run ids.
 static int budget_key(int cfg) {
     const char *k = cfg_keys[cfg].key;
+    if (!cfg_keys[cfg].identity) return 0;
     return !strcmp(k, "train.steps") || !strcmp(k, "train.epochs") || !strcmp(k, "train.batch") || !strncmp(k, "data.", 5);
 }
 
