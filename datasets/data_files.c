@@ -2,7 +2,6 @@
 // fingerprints (data_files.h).
 #include "data_files.h"
 #include "file_read.h"
-#include "speech/speech_commands.h"
 #include "../core/common.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -256,7 +255,7 @@ int data_prints_equal(const char *a, const char *b, char *why, size_t whylen) {
     return same;
 }
 
-int data_prints_verify(const char *recorded, char *why, size_t whylen) {
+int data_prints_verify(const char *recorded, data_print_fn wavs_print, char *why, size_t whylen) {
     print_line *l = NULL;
     int n = parse_all(recorded ? recorded : "", &l), ok = 1;
     if (n < 0) {
@@ -267,7 +266,8 @@ int data_prints_verify(const char *recorded, char *why, size_t whylen) {
         print_line now = l[i];
         char err[4600];
         int rc = !strcmp(l[i].kind, "file") ? data_file_crc(l[i].path, &now.size, (uint32_t *)&now.crc, err, sizeof err)
-                                            : speech_commands_wav_print(l[i].path, &now.size, (uint32_t *)&now.crc, err, sizeof err);
+                                            : wavs_print ? wavs_print(l[i].path, &now.size, (uint32_t *)&now.crc, err, sizeof err)
+                                                       : (snprintf(err, sizeof err, "no reader for a '%s' line", l[i].kind), -1);
         if (rc != 0) snprintf(why, whylen, "%s: recorded, now unreadable: %s", l[i].path, err), ok = 0;
         else if (now.crc != l[i].crc || now.size != l[i].size) describe(why, whylen, &l[i], &now), ok = 0;
     }

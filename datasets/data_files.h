@@ -40,7 +40,11 @@ int data_prints_note(char **list, const char *path, char *err, size_t errlen);
 // line differs or is missing ("PATH: size 10 CRC-32 0a1b2c3d when recorded, now size 10
 // CRC-32 ffeeddcc"); 1 when equal.
 int data_prints_equal(const char *a, const char *b, char *why, size_t whylen);
+// Recomputes one non-file line (a `wavs` line: datasets/speech/speech_commands.h's
+// speech_commands_wav_print): its size and CRC-32 into *size, *crc; 0, or -1 with err.
+typedef int (*data_print_fn)(const char *path, long long *size, uint32_t *crc, char *err, size_t errlen);
 // Recomputes every line of a recorded list from the files as they are now (a `wavs` line
-// through speech_commands_wav_print). 1 when all match; 0 with *why naming the first file that
-// changed, vanished or cannot be read; a malformed line is also 0 (*why says so).
-int data_prints_verify(const char *recorded, char *why, size_t whylen);
+// through wavs_print, passed by the caller so this file needs no dataset). 1 when all match; 0
+// with *why naming the first file that changed, vanished or cannot be read; a malformed line is
+// also 0 (*why says so).
+int data_prints_verify(const char *recorded, data_print_fn wavs_print, char *why, size_t whylen);

@@ -12,6 +12,7 @@
 #include "../experiment/experiment.h"
 #include "../store/run_files.h"
 #include "../train/train.h"
+#include "../train/data_unchanged.h"
 #include "../../core/common.h"
 #include "../../core/device.h"
 #include <errno.h>

@@ -4,7 +4,7 @@
 // train: done or diverged runs are not retrained without --force, and a damaged results file
 // is never overwritten silently (refused, or set aside with --force, saying so).
 #include "train_files.h"
-#include "train.h"
+#include "data_unchanged.h"
 #include "../results/run_read.h"
 #include "../store/run_files.h"
 #include "../../datasets/data_files.h"
@@ -94,18 +94,4 @@ void train_files_release(run *r) {
     if (r->lock_fd >= 0) run_lock_release(r->lock_base, r->lock_fd);
     r->lock_fd = -1;
     g_held_lock[0] = 0;
-}
-
-int train_data_unchanged(const char *final_path, const config *cfg, char *why, size_t whylen) {
-    rr_run run;
-    char err[4600];
-    if (rr_read(final_path, RR_ATTRS, &run, err, sizeof err) != 0) {
-        snprintf(why, whylen, "%s", err);
-        return -1;
-    }
-    const char *recorded = rr_attr_text(&run.root, "data_files", NULL);
-    data_files_set_max_bytes(cfg_int(cfg, "data.max_bytes"));
-    int same = !recorded || data_prints_verify(recorded, why, whylen);
-    rr_free(&run);
-    return same;
 }
