@@ -218,5 +218,27 @@ PY
     refuse "a $kind WAV clip: exit 2 naming the file" "$T/w/no/" $PB train $SPEECH data.path="$T/w" --out "$T/sw"
     grep -qF -- "$want" "$T/r.err"; check "a $kind WAV clip: says why ($want)" $? "$(cat "$T/r.err")"
 done
+# Clips longer than 1 s: cut to the first second with a warning (data.long_clips=cut, the
+# default), or refused naming the clip (refuse). Every yes/no clip gets half a second of silence.
+rm -rf "$T/lc" && cp -r "$S" "$T/lc"
+python3 - "$T/lc" <<'PY'
+import glob, struct, sys
+for p in sorted(glob.glob(sys.argv[1] + '/yes/*.wav') + glob.glob(sys.argv[1] + '/no/*.wav')):
+    b = open(p, 'rb').read()
+    i = b.index(b'data'); n = struct.unpack('<I', b[i + 4:i + 8])[0]
+    pcm = b[i + 8:i + 8 + n] + b'\0\0' * 8000
+    out = b[:i] + b'data' + struct.pack('<I', len(pcm)) + pcm
+    out = out[:4] + struct.pack('<I', len(out) - 8) + out[8:]
+    open(p, 'wb').write(out)
+PY
+# shellcheck disable=SC2086
+$PB train $SPEECH data.path="$T/lc" --out "$T/lcut" > "$T/lc.out" 2> "$T/lc.err"; rc=$?
+[ $rc -eq 0 ] && grep -q "^posbench: warning: $T/lc: [0-9]* clips\{0,1\} \(is\|are\) longer than 1 s, cut to the first second (first: " "$T/lc.err"
+check "clips longer than 1 s are cut with a warning naming how many (data.long_clips=cut)" $? "exit $rc: $(grep -m1 warning "$T/lc.err")"
+# shellcheck disable=SC2086
+refuse "clips longer than 1 s refused with data.long_clips=refuse: exit 2 naming the clip" \
+    "s long, more than the 1-s clip (data.long_clips=refuse" $PB train $SPEECH data.long_clips=refuse data.path="$T/lc" --out "$T/lref"
+grep -q "^posbench: error: $T/lc/\(yes\|no\)/.*\.wav: 1\.500 s long" "$T/r.err"
+check "the refusal names the clip and its length" $? "$(cat "$T/r.err")"
 else echo "FAIL speech-synth for the speech cases: $(cat "$T/synth.err")"; fi
 exit 0

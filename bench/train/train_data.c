@@ -19,6 +19,7 @@ void train_data_load(run *r) {
     int on_train = !strcmp(cfg_str(c, "data.test_split"), "train");
     const char *eval_split = on_train ? "train" : "test";
     data_files_set_max_bytes(cfg_int(c, "data.max_bytes"));
+    speech_commands_set_long_clips(!strcmp(cfg_str(c, "data.long_clips"), "refuse"));
     if (!strcmp(name, "text")) { // byte sequences of data.seq_len; "test" is the validation split
         int seq_len = (int)cfg_int(c, "data.seq_len");
         if (text_load(&r->train, path, "train", seq_len, err, sizeof err) != 0) die_input("%s", err);

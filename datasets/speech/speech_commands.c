@@ -383,11 +383,18 @@ static int load_noise(speech_store *st, char *err, size_t errlen) {
     return 0;
 }
 
+static int g_refuse_long_clips; // data.long_clips (speech_commands_set_long_clips)
+void speech_commands_set_long_clips(int refuse) { g_refuse_long_clips = refuse != 0; }
+
 // Reads every clip and computes its padded mel power, in parallel; the first failing row's message.
+// A clip longer than 1 s is cut (a warning names how many) or refused (data.long_clips).
 static int compute_clips(speech_store *st, char *err, size_t errlen) {
     int first_bad = -1;
     char **why = calloc((size_t)(st->n_rows ? st->n_rows : 1), sizeof *why);
-    if (!why) {
+    long *samples = calloc((size_t)(st->n_rows ? st->n_rows : 1), sizeof *samples); // each clip's length as read
+    if (!why || !samples) {
+        free(why);
+        free(samples);
         dataset_set_err(err, errlen, "%s: out of memory", st->dir);
         return -1;
     }
@@ -400,7 +407,12 @@ static int compute_clips(speech_store *st, char *err, size_t errlen) {
         long n = 0;
         float *mel = st->mel + (size_t)st->mel_row[r] * speech_stored_frames(st) * st->plan.mels;
         int rc = wav_read_mono16k(path, &x, &n, msg, sizeof msg);
-        if (rc == 0) {
+        samples[r] = n;
+        if (rc == 0 && n > SPEECH_CLIP_SAMPLES && g_refuse_long_clips) {
+            snprintf(msg, sizeof msg, "%s: %.3f s long, more than the 1-s clip (data.long_clips=refuse; =cut cuts such clips "
+                     "to their first second with a warning)", path, (double)n / SPEECH_CLIP_SAMPLES);
+            rc = -1;
+        } else if (rc == 0) {
             if (n > SPEECH_CLIP_SAMPLES) n = SPEECH_CLIP_SAMPLES; // the recipe's desired_samples: cut / zero-pad
             rc = mfcc_mel_power(&st->plan, x, n, mfcc_frame_start(st->plan.frontend, MFCC_HOP) - (long)SPEECH_SHIFT_FRAMES * MFCC_HOP,
                                 speech_stored_frames(st), mel);
@@ -413,8 +425,19 @@ static int compute_clips(speech_store *st, char *err, size_t errlen) {
     for (int r = 0; r < st->n_rows && first_bad < 0; r++)
         if (why[r]) first_bad = r;
     if (first_bad >= 0) dataset_set_err(err, errlen, "%s", why[first_bad]);
+    int long_clips = 0, first_long = -1; // counted in row order after the parallel loop: deterministic
+    for (int r = 0; first_bad < 0 && r < st->n_rows; r++)
+        if (st->mel_row[r] >= 0 && samples[r] > SPEECH_CLIP_SAMPLES) {
+            if (first_long < 0) first_long = r;
+            long_clips++;
+        }
+    if (long_clips > 0)
+        fprintf(stderr, "posbench: warning: %s: %d clip%s longer than 1 s, cut to the first second (first: %s, %.3f s; "
+                        "data.long_clips=refuse refuses them)\n", st->dir, long_clips, long_clips == 1 ? " is" : "s are",
+                st->file[first_long], (double)samples[first_long] / SPEECH_CLIP_SAMPLES);
     for (int r = 0; r < st->n_rows; r++) free(why[r]);
     free(why);
+    free(samples);
     return first_bad >= 0 ? -1 : 0;
 }
 

@@ -91,6 +91,12 @@ void speech_commands_use_frontend(mfcc_frontend f);
 // caller; on failure it stays zeroed and err holds a one-line message naming the file.
 // A store for the same directory still held by another dataset is shared, not recomputed.
 int speech_commands_load(dataset *ds, const char *path, const char *split, char *err, size_t errlen);
+// Clips longer than 1 s (SPEECH_CLIP_SAMPLES): cut to their first second with a warning on stderr
+// naming how many and the first (refuse = 0, data.long_clips=cut: the reference recipe's
+// desired_samples, which cuts silently), or refused, the load failing with a message naming the
+// first such clip and its length (refuse = 1, data.long_clips=refuse). Process-wide, like
+// data_files_set_max_bytes: the trainer sets it from the run's config before loading.
+void speech_commands_set_long_clips(int refuse);
 // The `wavs` fingerprint of a Speech Commands folder (datasets/data_files.h): the CRC-32 of
 // "<folder>/<file> <size> <crc32>\n" for every .wav of every word folder and of
 // _background_noise_ (folders, then files, in byte order), and their total bytes. 0, or -1 with
