@@ -7,7 +7,9 @@
 cd "$(dirname "$0")/.." || exit 1
 PB=${PB:-$(pwd)/build-san/posbench}
 if [ ! -x "$PB" ]; then
-    echo "SKIP sanitizer checks: $PB is not built (make sanitize, or make test, builds it)"; exit 0
+    # make test builds it first (its `sanitize` prerequisite): a missing binary is a broken build,
+    # never a reason to skip (a link error once went unnoticed as a SKIP)
+    echo "FAIL sanitizer checks: $PB is not built (make sanitize builds it; see build-san.log)"; exit 1
 fi
 T=$(mktemp -d /tmp/posbench-san.XXXXXX) || exit 1
 trap 'rm -rf "$T"' EXIT
