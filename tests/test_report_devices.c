@@ -2,13 +2,13 @@
 // any was not the CPU (bench/report/caveats.c): step times and memory are that device's, and a
 // configuration trains to other numbers on another device. Synthetic run files, one stage.
 #include "testing.h"
+#include "report_runs.h"
 #include "../bench/report/report.h"
 #include "../bench/results/results.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 static void write_run(const char *dir, const char *id, const char *device, long seed) {
     char path[600];
@@ -27,29 +27,16 @@ static void write_run(const char *dir, const char *id, const char *device, long 
     if (results_close(r) != 0) test_fail("write a run file", "%s", path);
 }
 
-// The report of dir (cmd_report writes dir/REPORT.md); NULL when it failed.
+// The report of dir (cmd_report writes dir/REPORT.md; capture, tests/report_runs.c, keeps its
+// stdout out of the test's lines); NULL when it failed.
 static char *report_of(const char *dir) {
-    char *argv[] = {(char *)dir};
-    fflush(stdout);
-    FILE *saved = fopen("/dev/null", "w");
-    int so = dup(1);
-    if (!saved || so < 0) return NULL;
-    dup2(fileno(saved), 1);
-    int rc = cmd_report(1, argv);
-    fflush(stdout);
-    dup2(so, 1);
-    close(so);
-    fclose(saved);
+    char *argv[] = {(char *)dir}, *out = NULL, *err = NULL;
+    int rc = capture(cmd_report, 1, argv, &out, &err);
+    free(out), free(err);
     if (rc != 0) return NULL;
     char path[600];
     snprintf(path, sizeof path, "%s/REPORT.md", dir);
-    FILE *f = fopen(path, "r");
-    if (!f) return NULL;
-    static char text[1 << 16];
-    size_t n = fread(text, 1, sizeof text - 1, f);
-    text[n] = '\0';
-    fclose(f);
-    return text;
+    return slurp(path);
 }
 
 static void case_devices(const char *root, const char *name, const char *devices[3], const char *want, int want_caveat) {
@@ -65,17 +52,19 @@ static void case_devices(const char *root, const char *name, const char *devices
         snprintf(id, sizeof id, "run%d", s);
         write_run(dir, id, devices[s], s);
     }
-    const char *text = report_of(dir);
+    char *text = report_of(dir);
     const char *line = text ? strstr(text, "- trained on ") : NULL;
     int ok = text && (want_caveat ? line && strstr(line, want) == line : line == NULL);
     char shown[300] = "";
     if (line) snprintf(shown, sizeof shown, "%.*s", (int)(strchr(line, '\n') ? strchr(line, '\n') - line : 200), line);
     test_check(name, ok, "%s", text ? (line ? shown : "no device caveat") : "report failed");
+    free(text);
 }
 
 int main(void) {
-    char root[] = "/tmp/posbench-devices.XXXXXX";
-    if (!mkdtemp(root)) {
+    char *root = g_root; // capture's stdout/stderr files live there too
+    snprintf(g_root, sizeof g_root, "/tmp/posbench-devices.XXXXXX");
+    if (!mkdtemp(g_root)) {
         test_fail("temporary directory", "mkdtemp failed");
         return test_exit_code();
     }
