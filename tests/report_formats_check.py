@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""tests/report_formats_check.py — checks `posbench report DIR --format md,csv,json` against the
-REPORT.md of the same runs (issue 32 §1; files and columns: bench/report/report_formats.h).
+"""tests/report_formats_check.py — checks `posbench report DIR --format md,csv,json` and REPORT.html
+against the REPORT.md of the same runs (issue 32 §1; files and columns: bench/report/report_formats.h).
 Usage: report_formats_check.py DIR. Prints PASS/FAIL lines (tests/testing.h); exit 0.
 Checked: tables.json and findings.json parse under a strict reader (no NaN/Infinity); every CSV
 is RFC 4180 (CRLF, byte-equal to Python's csv writer with minimal quoting); each table's CSV
@@ -75,6 +75,7 @@ def rounds_to(shown, value):
 
 md = open(os.path.join(D, "REPORT.md"), encoding="utf-8").read()
 tables_md = md_tables(md)
+md_f = [r for h, rs in tables_md if h == ["claim", "ours", "paper", "verdict"] for r in rs]
 try:
     tables = strict(open(os.path.join(D, "tables.json"), encoding="utf-8").read())
     findings = strict(open(os.path.join(D, "findings.json"), encoding="utf-8").read())
@@ -128,11 +129,56 @@ check("report formats: tables/*.csv are RFC 4180 (CRLF, minimal quoting)", rfc)
 check("report formats: each table's CSV equals its tables.json object", same_json, "; ".join(why[:3]))
 check("report formats: tables equal REPORT.md's cell for cell (%d cells)" % cells, same_md and cells > 0, "; ".join(why[:3]))
 
+# REPORT.html: the same tables, cell for cell, once the HTML is parsed (escaping round-trips)
+import html.parser
+
+
+class Tables(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.tables, self.cell, self.classes, self.urls, self.scripts = [], None, [], [], 0
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "table":
+            self.tables.append([])
+        elif tag == "tr" and self.tables:
+            self.tables[-1].append([])
+            self.classes.append(a.get("class", ""))
+        elif tag in ("td", "th"):
+            self.cell = ""
+        elif tag == "script":
+            self.scripts += 1
+        for k in ("src", "href", "xlink:href"):
+            if k in a and not (a[k].startswith("#") or a[k].startswith("data:")):
+                self.urls.append(a[k])
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th") and self.cell is not None:
+            self.tables[-1][-1].append(self.cell)
+            self.cell = None
+
+    def handle_data(self, data):
+        if self.cell is not None:
+            self.cell += data
+
+
+page = Tables()
+page.feed(open(os.path.join(D, "REPORT.html"), encoding="utf-8").read())
+plain = lambda c: re.sub(r"`([^`]*)`", r"\1", c).replace("**", "")
+want = [[[plain(c) for c in head]] + [[plain(c) for c in r] for r in rows] for head, rows in tables_md]
+check("report html: REPORT.html's tables equal REPORT.md's, cell for cell (%d tables)" % len(want),
+      page.tables == want, "first difference in table %s" % next((i for i, (a, b) in enumerate(zip(page.tables, want)) if a != b), len(page.tables)))
+verdicts = [c for c in page.classes if c.startswith("verdict-")]
+word = {"holds": "verdict-holds", "does": "verdict-fails", "inconclusive": "verdict-inconclusive", "not": "verdict-not-measured"}
+check("report html: each findings row is coloured by its verdict (%d rows)" % len(md_f),
+      verdicts == [word[m[3].split()[0]] for m in md_f], "%s" % verdicts[:5])
+check("report html: no script and no external URL", page.scripts == 0 and not page.urls, "%d scripts, urls %s" % (page.scripts, page.urls[:3]))
+
 rows, ok = read_csv(os.path.join(D, "findings.csv"))
 check("report formats: findings.csv is RFC 4180", ok)
 head = rows[0]
 frows = [dict(zip(head, r)) for r in rows[1:]]
-md_f = [r for h, rs in tables_md if h == ["claim", "ours", "paper", "verdict"] for r in rs]
 check("report formats: one findings.csv / findings.json row per REPORT.md finding (%d)" % len(md_f),
       len(frows) == len(md_f) == len(findings) and len(md_f) > 0, "%d, %d, %d" % (len(frows), len(findings), len(md_f)))
 bad = []

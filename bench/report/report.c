@@ -11,6 +11,7 @@
 #include "report_versions.h"
 #include "report_table.h"
 #include "report_formats.h"
+#include "report_html.h"
 #include "gnuplot.h"
 #include "../results/run_screen.h"
 #include "../../core/common.h"
@@ -476,6 +477,7 @@ int cmd_report(int argc, char **argv) {
     snprintf(path, plen, "%s/REPORT.md", dir);
     int rc = report_write_file(path, b.s, b.n) == 0 ? 0 : EXIT_RUN_FAILED;
     if (rc == 0 && report_write_formats(dir, formats, tables.items, tables.n, rows, nrows) != 0) rc = EXIT_RUN_FAILED;
+    if (rc == 0 && report_html_write(dir, b.s, &set, argc, argv) != 0) rc = EXIT_RUN_FAILED;
     free(path);
     finding_rows_free(rows, nrows);
     for (int t = 0; t < tables.n; t++) rt_free(tables.items[t]);
