@@ -17,7 +17,7 @@ PACKAGES="libopenblas-dev libopenblas-openmp-dev libyaml-dev libhdf5-dev hdf5-to
 libsndfile1-dev libfftw3-dev libespeak-ng-dev espeak-ng-data libsoxr-dev
 dataset-fashion-mnist bible-kjv-text bible-kjv python3-torch python3-torchvision python3-numpy python3-scipy python3-h5py
 python3-pandas libopenmpi-dev openmpi-bin
-slurm-wlm munge"
+slurm-wlm munge chromium"
 missing=""
 for p in $PACKAGES; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
