@@ -188,7 +188,7 @@ gpu-bundle: $(BUILD)/posbench $(TEST_BIN)
 	@sh scripts/gpu_bundle.sh
 
 figures: $(BUILD)/posbench
-	@for d in results/*/; do [ -d "$$d" ] && $(BUILD)/posbench report "$$d" > /dev/null && $(BUILD)/posbench plot "$$d"; done
+	@for d in results/*/; do [ -d "$$d" ] && $(BUILD)/posbench plot "$$d" && $(BUILD)/posbench report "$$d" > /dev/null; done
 
 clean:
 	rm -rf $(BUILD) build-san build-san.log

@@ -27,26 +27,77 @@ typedef struct {
     gp_tools tools;        // gnuplot and plots/ with the scripts
     const rr_set *set;
     int figures;           // figures made
+    const figure_spec *spec; // the figures: entry being drawn (its label:, xlabel:, ylabel:)
+    char **names;          // the file names given so far (each figure's is unique)
+    int nnames;
 } plotter;
 
-// Names the figure "<stage key>_<what>" (sanitized) and opens its data file
-// DIR/figures/data/<base>.dat; the stage key is "<experiment>-<stage>" when DIR holds several
-// experiments. NULL (message printed) when the file cannot be written.
-static FILE *begin_figure(const plotter *p, const rr_stage *s, char *base, size_t blen, char *path, size_t plen,
+// An axis key in a file name: its last dotted part ("pretrain.objective.eta" -> "eta"), or the
+// whole key with '.' -> '-' when another axis of the stage ends the same way.
+static void short_key(const rr_stage *s, int ax, char *out, size_t len) {
+    const char *dot = strrchr(s->axes[ax], '.'), *tail = dot ? dot + 1 : s->axes[ax];
+    int clash = 0;
+    for (int a = 0; a < s->naxes && !clash; a++) {
+        const char *d = strrchr(s->axes[a], '.');
+        clash = a != ax && !strcmp(d ? d + 1 : s->axes[a], tail);
+    }
+    snprintf(out, len, "%s", clash ? s->axes[ax] : tail);
+    for (char *c = out; *c; c++) *c = *c == '.' ? '-' : *c;
+}
+
+// A configuration in a file name: "<key>-<value>" per axis, '_'-separated ("kind-abs_patch-4");
+// "" when the stage has no axes.
+static void config_slug(const rr_stage *s, const rr_config *c, char *out, size_t len) {
+    out[0] = '\0';
+    for (int a = 0; a < s->naxes; a++) {
+        char key[256];
+        short_key(s, a, key, sizeof key);
+        size_t used = strlen(out);
+        snprintf(out + used, len - used, "%s%s-%s", a ? "_" : "", key, c->values[a]);
+    }
+}
+
+// Names the figure "<experiment>_<stage>_<what>" ("<stage>_<what>" for runs without an
+// experiment; sanitized, e.g. mp3-main_finetune_top1-vs-eta), unique among this command's figures
+// ("-2", "-3" appended), and opens its data file DIR/figures/data/<base>.dat. NULL (message
+// printed) when the file cannot be written.
+static FILE *begin_figure(plotter *p, const rr_stage *s, char *base, size_t blen, char *path, size_t plen,
                           const char *fmt, ...) __attribute__((format(printf, 7, 8)));
-static FILE *begin_figure(const plotter *p, const rr_stage *s, char *base, size_t blen, char *path, size_t plen,
+static FILE *begin_figure(plotter *p, const rr_stage *s, char *base, size_t blen, char *path, size_t plen,
                           const char *fmt, ...) {
-    int multi = p->set->nexperiments > 1 && s->experiment[0];
-    int n = snprintf(base, blen, "%s%s%s_", multi ? s->experiment : "", multi ? "-" : "", s->name);
+    int n = snprintf(base, blen, "%s%s%s_", s->experiment, s->experiment[0] ? "_" : "", s->name);
     va_list ap;
     va_start(ap, fmt);
     if (n >= 0 && (size_t)n < blen) vsnprintf(base + n, blen - (size_t)n, fmt, ap);
     va_end(ap);
     gp_sanitize(base);
+    size_t stem = strlen(base);
+    for (int k = 2, taken = 1; taken; k++) {
+        taken = 0;
+        for (int i = 0; i < p->nnames && !taken; i++) taken = !strcmp(p->names[i], base);
+        if (taken) snprintf(base + stem, blen - stem, "-%d", k);
+    }
+    p->names = xrealloc(p->names, (size_t)(p->nnames + 1) * sizeof *p->names, "figure names");
+    p->names[p->nnames++] = xstrdup(base, "figure name");
     snprintf(path, plen, "%s/figures/data/%s.dat", p->dir, base);
     FILE *f = fopen(path, "w");
     if (!f) fprintf(stderr, "posbench: error: cannot write %s: %s\n", path, strerror(errno));
     return f;
+}
+
+// The figure's title and axis labels: the figures: entry's label:, xlabel:, ylabel: where given,
+// else the ones made from the stage, metric and axis names.
+static void figure_texts(const plotter *p, gp_vars *v, const char *title, const char *xlabel, const char *ylabel) {
+    const figure_spec *f = p->spec;
+    gp_var_str(v, "title", f && f->label[0] ? f->label : title);
+    if (xlabel) gp_var_str(v, "xlabel", f && f->xlabel[0] ? f->xlabel : xlabel);
+    if (ylabel) gp_var_str(v, "ylabel", f && f->ylabel[0] ? f->ylabel : ylabel);
+}
+
+// "n = 3", or "n = 2-3" when the points of a series have different counts.
+static void n_text(int lo, int hi, char *out, size_t len) {
+    if (lo == hi) snprintf(out, len, "n = %d", lo);
+    else snprintf(out, len, "n = %d-%d", lo, hi);
 }
 
 static int close_data(FILE *f, const char *path) {
@@ -76,13 +127,55 @@ static int has_metric(const rr_set *set, const rr_stage *s, const char *metric) 
     return 0;
 }
 
+// The series' horizontal offsets, so their error bars do not overlap: series i of nlines is moved
+// by (i - (nlines - 1) / 2) * step (categorical: step in category widths; numeric: a share of
+// the smallest gap between x values, or a factor on a log axis).
+static double offset_x(double x, int i, int nlines, int categorical, int logx, double gap) {
+    double k = i - (nlines - 1) / 2.0;
+    if (nlines < 2) return x;
+    if (categorical) return x + k * fmin(0.12, 0.6 / nlines);
+    if (logx) return x * pow(1.0 + fmin(0.04, 0.25 / nlines), k);
+    return x + k * gap * fmin(0.05, 0.3 / nlines);
+}
+
+// Writes the x tics ("('abs' 0, 'sin2d' 1)": a category's index, a number's value) and, when all
+// points and bars share one y value (a one-point plot), a y range around it, so gnuplot never
+// meets an empty range (it would warn).
+static void axis_vars(gp_vars *v, const char *const *vals, int nv, int categorical, double ylo, double yhi) {
+    size_t len = 16;
+    for (int k = 0; k < nv; k++) len += 2 * strlen(vals[k]) + 48;
+    char *tics = xcalloc(len, 1, "tics");
+    strcat(tics, "(");
+    for (int k = 0; k < nv; k++) {
+        char *t = tics + strlen(tics);
+        *t++ = k ? ',' : ' ', *t++ = '"';
+        for (const char *c = vals[k]; *c; c++) { // a gnuplot double-quoted string
+            if (*c == '"' || *c == '\\') *t++ = '\\';
+            *t++ = *c;
+        }
+        if (categorical) sprintf(t, "\" %d", k);
+        else sprintf(t, "\" %.17g", atof(vals[k]));
+    }
+    strcat(tics, ")");
+    gp_var_str(v, "xtics", tics);
+    free(tics);
+    if (categorical) gp_var(v, "xmin", "%.3f", -0.5), gp_var(v, "xmax", "%.3f", nv - 0.5);
+    else if (nv == 1) gp_var(v, "xmin", "%.17g", atof(vals[0]) - fmax(1, fabs(atof(vals[0])) * 0.5)),
+        gp_var(v, "xmax", "%.17g", atof(vals[0]) + fmax(1, fabs(atof(vals[0])) * 0.5));
+    if (ylo == yhi) {
+        double pad = fmax(fabs(ylo) * 0.05, 1e-3);
+        gp_var(v, "ymin", "%.17g", ylo - pad), gp_var(v, "ymax", "%.17g", yhi + pad);
+    }
+}
+
 static int fig_metric_vs_axis(plotter *p, const rr_stage *s, const char *metric, int ax) {
     const rr_set *set = p->set;
-    char base[600], path[PATH_MAX], header[96];
+    char base[600], path[PATH_MAX], header[96], axis_name[256];
     double scale = report_metric_scale(metric, header, sizeof header);
+    short_key(s, ax, axis_name, sizeof axis_name);
     // distinct values of the axis, sorted (configs are sorted by axes in order, not by ax)
     const char **vals = xcalloc((size_t)s->nconfigs, sizeof(char *), "axis values");
-    int nv = 0, categorical = 0;
+    int nv = 0, categorical = 0, integers = 1;
     for (int c = 0; c < s->nconfigs; c++) {
         const char *v = s->configs[c].values[ax];
         int dup = 0;
@@ -92,11 +185,18 @@ static int fig_metric_vs_axis(plotter *p, const rr_stage *s, const char *metric,
         for (; k > 0 && rr_value_cmp(vals[k - 1], v) > 0; k--) vals[k] = vals[k - 1];
         vals[k] = v;
         char *end;
-        strtod(v, &end);
+        double x = strtod(v, &end);
         if (!v[0] || *end) categorical = 1;
+        else if (x != floor(x)) integers = 0;
     }
-    double lo = DBL_MAX, hi = -DBL_MAX;
-    for (int k = 0; k < nv && !categorical; k++) lo = fmin(lo, atof(vals[k])), hi = fmax(hi, atof(vals[k]));
+    // a few whole numbers (patch size, width, depth) are categories too: no line through 4.5
+    if (!categorical && integers && nv <= 5) categorical = 1;
+    double lo = DBL_MAX, hi = -DBL_MAX, gap = DBL_MAX;
+    for (int k = 0; k < nv && !categorical; k++) {
+        lo = fmin(lo, atof(vals[k])), hi = fmax(hi, atof(vals[k]));
+        if (k) gap = fmin(gap, atof(vals[k]) - atof(vals[k - 1]));
+    }
+    if (gap == DBL_MAX || gap <= 0) gap = 1;
     int logx = !categorical && lo > 0 && hi / lo >= 100;
     // lines: assignments of the other axes, in configuration order
     int *line_of = xcalloc((size_t)s->nconfigs, sizeof(int), "lines");
@@ -111,17 +211,21 @@ static int fig_metric_vs_axis(plotter *p, const rr_stage *s, const char *metric,
         }
         if (line_of[c] < 0) line_of[c] = nlines++;
     }
-    FILE *f = begin_figure(p, s, base, sizeof base, path, sizeof path, "metric_vs_axis_%s_vs_%s", metric, s->axes[ax]);
+    char mname[256];
+    snprintf(mname, sizeof mname, "%s", metric);
+    FILE *f = begin_figure(p, s, base, sizeof base, path, sizeof path, "%s-vs-%s", mname, axis_name);
     if (!f) {
         free(vals), free(line_of);
         return EXIT_RUN_FAILED;
     }
     gp_vars v = {0};
     int written = 0;
-    fprintf(f, "# %s of stage %s against %s: x mean std n label (mean, sample std over done seeds)\n", header, s->name, s->axes[ax]);
+    double ylo = DBL_MAX, yhi = -DBL_MAX;
+    fprintf(f, "# %s of stage %s against %s: plotted-x mean ci95-lo ci95-hi n label (mean over the done seeds, "
+               "95%% CI of the mean: Student t, n-1 df; lo = hi = mean when n = 1)\n", header, s->name, s->axes[ax]);
     for (int l = 0; l < nlines; l++) {
         char title[1024] = "";
-        int points = 0;
+        int points = 0, nmin = INT_MAX, nmax = 0;
         for (int k = 0; k < nv; k++)
             for (int c = 0; c < s->nconfigs; c++) {
                 const rr_config *cf = &s->configs[c];
@@ -129,25 +233,33 @@ static int fig_metric_vs_axis(plotter *p, const rr_stage *s, const char *metric,
                 if (!title[0]) {
                     for (int a = 0; a < s->naxes; a++)
                         if (a != ax) snprintf(title + strlen(title), sizeof title - strlen(title), "%s%s=%s", title[0] ? ", " : "", s->axes[a], cf->values[a]);
-                    if (!title[0]) snprintf(title, sizeof title, "%s", metric);
+                    if (!title[0]) snprintf(title, sizeof title, "%s", header);
                 }
                 double mean, sd;
                 int n = report_stats(set, cf, metric, &mean, &sd);
                 if (n == 0) continue;
                 if (points++ == 0 && written) fprintf(f, "\n\n");
-                fprintf(f, "%.17g %.17g %.17g %d \"%s\"\n", categorical ? (double)k : atof(vals[k]), mean * scale, sd * scale, n, vals[k]);
+                double half = report_ci95_half(sd, n) * fabs(scale), m = mean * scale;
+                double x = offset_x(categorical ? (double)k : atof(vals[k]), written, nlines, categorical, logx, gap);
+                fprintf(f, "%.17g %.17g %.17g %.17g %d \"%s\"\n", x, m, m - half, m + half, n, vals[k]);
+                ylo = fmin(ylo, m - half), yhi = fmax(yhi, m + half);
+                nmin = n < nmin ? n : nmin, nmax = n > nmax ? n : nmax;
             }
         if (points == 0) continue;
-        char name[32];
+        char name[32], ns[64];
+        n_text(nmin, nmax, ns, sizeof ns);
+        snprintf(title + strlen(title), sizeof title - strlen(title), " (%s)", ns);
         snprintf(name, sizeof name, "title%d", ++written);
         gp_var_str(&v, name, title);
     }
     int rc = close_data(f, path) ? EXIT_RUN_FAILED : 0;
     if (rc == 0 && written) {
         char title[600];
-        snprintf(title, sizeof title, "%s: %s vs %s (mean ± std over seeds)", s->name, header, s->axes[ax]);
-        gp_var_str(&v, "datafile", path), gp_var_str(&v, "title", title), gp_var_str(&v, "xlabel", s->axes[ax]), gp_var_str(&v, "ylabel", header);
+        snprintf(title, sizeof title, "%s: %s vs %s (mean and 95%% CI over seeds)", s->name, header, s->axes[ax]);
+        gp_var_str(&v, "datafile", path);
+        figure_texts(p, &v, title, s->axes[ax], header);
         gp_var(&v, "nlines", "%d", written), gp_var(&v, "categorical", "%d", categorical), gp_var(&v, "logx", "%d", logx);
+        axis_vars(&v, vals, nv, categorical, ylo, yhi);
         rc = run_gnuplot(p, "metric_vs_axis", base, &v);
     } else if (rc == 0) {
         unlink(path);
@@ -186,12 +298,13 @@ static int fig_metric_vs_metric(plotter *p, const rr_stage *s, const char *metri
         free(xs), free(order);
         return 0;
     }
-    FILE *f = begin_figure(p, s, base, sizeof base, path, sizeof path, "metric_vs_metric_%s_vs_%s", metric, xmetric);
+    FILE *f = begin_figure(p, s, base, sizeof base, path, sizeof path, "%s-vs-%s", metric, xmetric);
     if (!f) {
         free(xs), free(order);
         return EXIT_RUN_FAILED;
     }
-    fprintf(f, "# %s of stage %s against %s: x mean std n label (means and sample std over done seeds)\n", header, s->name, xheader);
+    fprintf(f, "# %s of stage %s against %s: x mean ci95-lo ci95-hi n label (means over done seeds; the 95%% CI of the y mean)\n",
+            header, s->name, xheader);
     gp_vars v = {0};
     int written = 0;
     for (int first = 0; first < npoints; first++) { // a line per model.arch value, in order of first appearance
@@ -200,24 +313,30 @@ static int fig_metric_vs_metric(plotter *p, const rr_stage *s, const char *metri
         for (int q = 0; q < first && !seen; q++) seen = line && !strcmp(s->configs[order[q]].values[arch], line);
         if (seen || (first > 0 && !line)) continue;
         if (written) fprintf(f, "\n\n");
+        int nmin = INT_MAX, nmax = 0;
         for (int q = first; q < npoints; q++) {
             const rr_config *cf = &s->configs[order[q]];
             if (line && strcmp(cf->values[arch], line)) continue;
             double m, sd;
             int n = report_stats(set, cf, metric, &m, &sd);
-            fprintf(f, "%.17g %.17g %.17g %d \"%s\"\n", xs[order[q]], m * scale, sd * scale, n, cf->label);
+            double half = report_ci95_half(sd, n) * fabs(scale);
+            fprintf(f, "%.17g %.17g %.17g %.17g %d \"%s\"\n", xs[order[q]], m * scale, m * scale - half, m * scale + half, n, cf->label);
+            nmin = n < nmin ? n : nmin, nmax = n > nmax ? n : nmax;
         }
-        char name[32], title[300];
+        char name[32], title[300], ns[64];
+        n_text(nmin, nmax, ns, sizeof ns);
         snprintf(name, sizeof name, "title%d", ++written);
-        snprintf(title, sizeof title, "%s%s", line ? "model.arch=" : "", line ? line : header);
+        snprintf(title, sizeof title, "%s%s (%s)", line ? "model.arch=" : "", line ? line : header, ns);
         gp_var_str(&v, name, title);
     }
     int rc = close_data(f, path) ? EXIT_RUN_FAILED : 0;
     if (rc == 0) {
         char title[600];
-        snprintf(title, sizeof title, "%s: %s vs %s (mean ± std over seeds)", s->name, header, xheader);
-        gp_var_str(&v, "datafile", path), gp_var_str(&v, "title", title), gp_var_str(&v, "xlabel", xheader), gp_var_str(&v, "ylabel", header);
+        snprintf(title, sizeof title, "%s: %s vs %s (means; 95%% CI of the y mean over seeds)", s->name, header, xheader);
+        gp_var_str(&v, "datafile", path);
+        figure_texts(p, &v, title, xheader, header);
         gp_var(&v, "nlines", "%d", written), gp_var(&v, "categorical", "0"), gp_var(&v, "logx", "%d", lo > 0 && hi / lo >= 100);
+        if (npoints == 1) gp_var(&v, "xmin", "%.17g", lo - fmax(1, fabs(lo) * 0.5)), gp_var(&v, "xmax", "%.17g", hi + fmax(1, fabs(hi) * 0.5));
         rc = run_gnuplot(p, "metric_vs_axis", base, &v);
     }
     gp_vars_free(&v);
@@ -227,36 +346,58 @@ static int fig_metric_vs_metric(plotter *p, const rr_stage *s, const char *metri
 
 // ---- curves -------------------------------------------------------------------------
 
-// group "train" or "eval"; x and y column names.
+// A degenerate range of the curves (one x value, or one y value everywhere) as explicit ranges,
+// so gnuplot does not warn about an empty range on a one-point plot.
+static void curve_ranges(gp_vars *v, double xlo, double xhi, double ylo, double yhi) {
+    if (xlo == xhi) gp_var(v, "xmin", "%.17g", xlo - fmax(1, fabs(xlo) * 0.5)), gp_var(v, "xmax", "%.17g", xhi + fmax(1, fabs(xhi) * 0.5));
+    if (ylo == yhi) gp_var(v, "ymin", "%.17g", ylo - fmax(fabs(ylo) * 0.05, 1e-3)), gp_var(v, "ymax", "%.17g", yhi + fmax(fabs(yhi) * 0.05, 1e-3));
+}
+
+// group "train" or "eval"; x and y column names. One line per configuration, the mean over its
+// seeds, in a shaded band: the mean's 95% CI over the seeds (report_curve); n in the legend.
 static int fig_curves(plotter *p, const rr_stage *s, const char *group, const char *xcol, const char *ycol) {
     char base[600], path[PATH_MAX], header[96], ylabel[128];
     double scale = report_metric_scale(ycol, header, sizeof header);
     snprintf(ylabel, sizeof ylabel, "%s %s", group, header);
-    FILE *f = begin_figure(p, s, base, sizeof base, path, sizeof path, "curves_%s_%s", group, ycol);
+    FILE *f = begin_figure(p, s, base, sizeof base, path, sizeof path, "%s-%s-vs-%s", group, ycol, xcol);
     if (!f) return EXIT_RUN_FAILED;
-    fprintf(f, "# %s vs %s/%s of stage %s, one block per configuration (mean over seeds)\n", ylabel, group, xcol, s->name);
+    fprintf(f, "# %s vs %s/%s of stage %s, one block per configuration: x mean ci95-lo ci95-hi n (over the seeds)\n", ylabel,
+            group, xcol, s->name);
     gp_vars v = {0};
-    int written = 0;
+    int written = 0, band = 0;
     long most = 0;
+    double xlo = DBL_MAX, xhi = -DBL_MAX, ylo = DBL_MAX, yhi = -DBL_MAX;
     for (int c = 0; c < s->nconfigs; c++) {
-        double *x, *y;
-        long n = report_curve(p->set, &s->configs[c], group, xcol, ycol, CURVE_POINTS, &x, &y);
+        report_band b;
+        long n = report_curve(p->set, &s->configs[c], group, xcol, ycol, CURVE_POINTS, &b);
         most = n > most ? n : most;
         if (n > 0) {
             fprintf(f, written ? "\n\n" : "");
-            for (long j = 0; j < n; j++) fprintf(f, "%.17g %.17g\n", x[j], y[j] * scale);
-            char name[32];
+            int nmin = INT_MAX, nmax = 0;
+            for (long j = 0; j < n; j++) {
+                double lo = fmin(b.lo[j], b.hi[j]) * scale, hi = fmax(b.lo[j], b.hi[j]) * scale;
+                fprintf(f, "%.17g %.17g %.17g %.17g %d\n", b.x[j], b.y[j] * scale, lo, hi, b.n[j]);
+                xlo = fmin(xlo, b.x[j]), xhi = fmax(xhi, b.x[j]), ylo = fmin(ylo, lo), yhi = fmax(yhi, hi);
+                nmin = b.n[j] < nmin ? b.n[j] : nmin, nmax = b.n[j] > nmax ? b.n[j] : nmax;
+            }
+            band |= nmax > 1;
+            char name[32], title[1200], ns[64];
+            n_text(nmin, nmax, ns, sizeof ns);
             snprintf(name, sizeof name, "title%d", ++written);
-            gp_var_str(&v, name, s->configs[c].label);
+            snprintf(title, sizeof title, "%s (%s)", s->configs[c].label, ns);
+            gp_var_str(&v, name, title);
         }
-        free(x), free(y);
+        report_band_free(&b);
     }
     int rc = close_data(f, path) ? EXIT_RUN_FAILED : 0;
     if (rc == 0 && written) {
         char title[600];
-        snprintf(title, sizeof title, "%s: %s (mean over seeds)", s->name, ylabel);
-        gp_var_str(&v, "datafile", path), gp_var_str(&v, "title", title), gp_var_str(&v, "xlabel", xcol), gp_var_str(&v, "ylabel", ylabel);
+        snprintf(title, sizeof title, "%s: %s (mean over seeds%s)", s->name, ylabel, band ? ", band: its 95% CI" : "");
+        gp_var_str(&v, "datafile", path);
+        figure_texts(p, &v, title, xcol, ylabel);
         gp_var(&v, "nlines", "%d", written), gp_var(&v, "logy", "0"), gp_var(&v, "marks", "%d", most <= 60);
+        gp_var(&v, "band", "%d", band);
+        curve_ranges(&v, xlo, xhi, ylo, yhi);
         rc = run_gnuplot(p, "curves", base, &v);
     } else if (rc == 0) {
         unlink(path);
@@ -279,12 +420,14 @@ static int fig_array_curves(plotter *p, const rr_stage *s, const char *yname, co
     if (!any_run) return 0;
     char base[600], path[PATH_MAX], header[96], tag[128];
     double scale = report_metric_scale(strrchr(yname, '/') + 1, header, sizeof header);
-    if (name_x && xname) snprintf(tag, sizeof tag, "%s_vs_%s", yname, strrchr(xname, '/') ? strrchr(xname, '/') + 1 : xname);
-    else snprintf(tag, sizeof tag, "%s", yname);
-    for (char *q = tag; *q; q++) *q = *q == '/' ? '_' : *q;
+    snprintf(tag, sizeof tag, "%s-vs-%s", yname, xname ? (strrchr(xname, '/') ? strrchr(xname, '/') + 1 : xname) : "layer");
+    for (char *q = tag; *q; q++) *q = *q == '/' ? '-' : *q;
+    (void)name_x; // the x part always names the figure now
     FILE *f = begin_figure(p, s, base, sizeof base, path, sizeof path, "%s", tag);
     if (!f) return EXIT_RUN_FAILED;
-    fprintf(f, "# %s vs %s of stage %s, one block per configuration (mean over seeds)\n", yname, xname ? xname : "layer", s->name);
+    fprintf(f, "# %s vs %s of stage %s, one block per configuration: x mean mean mean (over its runs; no band)\n", yname,
+            xname ? xname : "layer", s->name);
+    double xlo = DBL_MAX, xhi = -DBL_MAX, ylo = DBL_MAX, yhi = -DBL_MAX;
     gp_vars v = {0};
     int written = 0;
     for (int c = 0; c < s->nconfigs; c++) {
@@ -301,18 +444,26 @@ static int fig_array_curves(plotter *p, const rr_stage *s, const char *yname, co
         }
         if (!runs) continue;
         fprintf(f, written ? "\n\n" : "");
-        for (int k = 0; k < n; k++) fprintf(f, "%.9g %.17g\n", xsum[k] / runs, sum[k] / runs * scale);
-        char name[32];
+        for (int k = 0; k < n; k++) {
+            double x = xsum[k] / runs, y = sum[k] / runs * scale;
+            fprintf(f, "%.9g %.17g %.17g %.17g\n", x, y, y, y);
+            xlo = fmin(xlo, x), xhi = fmax(xhi, x), ylo = fmin(ylo, y), yhi = fmax(yhi, y);
+        }
+        char name[32], title[1200];
         snprintf(name, sizeof name, "title%d", ++written);
-        gp_var_str(&v, name, cf->label);
+        snprintf(title, sizeof title, "%s (n = %d)", cf->label, runs);
+        gp_var_str(&v, name, title);
     }
     int rc = close_data(f, path) ? EXIT_RUN_FAILED : 0;
     if (rc == 0 && written) {
         char title[600], ylabel[160];
         snprintf(ylabel, sizeof ylabel, "%s %s", yname, header);
         snprintf(title, sizeof title, "%s: %s (mean over seeds)", s->name, ylabel);
-        gp_var_str(&v, "datafile", path), gp_var_str(&v, "title", title), gp_var_str(&v, "xlabel", xlabel), gp_var_str(&v, "ylabel", ylabel);
+        gp_var_str(&v, "datafile", path);
+        figure_texts(p, &v, title, xlabel, ylabel);
         gp_var(&v, "nlines", "%d", written), gp_var(&v, "logy", "0"), gp_var(&v, "logx", "%d", logx), gp_var(&v, "marks", "1");
+        gp_var(&v, "band", "0");
+        curve_ranges(&v, xlo, xhi, ylo, yhi);
         rc = run_gnuplot(p, "curves", base, &v);
     }
     gp_vars_free(&v);
@@ -367,8 +518,9 @@ static int fig_heatmaps(plotter *p, const rr_stage *s, const char *name) {
         const rr_array *a = rr_array_get(&run->attention, name);
         int L = a->dims[0], H = a->dims[1], ny = a->dims[2], nx = a->dims[3];
         int oy = relative ? (ny - 1) / 2 : 0, ox = relative ? (nx - 1) / 2 : 0;
-        char base[700], path[PATH_MAX];
-        FILE *f = begin_figure(p, s, base, sizeof base, path, sizeof path, "heatmap_%s_%s", name, rr_attr_text(&run->root, "run_id", "run"));
+        char base[700], path[PATH_MAX], slug[400];
+        config_slug(s, &s->configs[c], slug, sizeof slug);
+        FILE *f = begin_figure(p, s, base, sizeof base, path, sizeof path, "%s%s%s_seed%ld", name, slug[0] ? "_" : "", slug, rr_run_seed(run));
         if (!f) return EXIT_RUN_FAILED;
         fprintf(f, "# /attention/%s of %s, (L=%d, H=%d) blocks of x y value\n", name, run->path, L, H);
         for (int k = 0; k < L * H; k++) {
@@ -381,12 +533,15 @@ static int fig_heatmaps(plotter *p, const rr_stage *s, const char *name) {
         if (close_data(f, path)) return EXIT_RUN_FAILED;
         gp_vars v = {0};
         char title[600], subtitle[1400];
-        snprintf(title, sizeof title, "%s: /attention/%s (colour range shared across the stage)", s->name, name);
+        snprintf(title, sizeof title, "%s: attention %s (colour range shared across the stage)", s->name,
+                 relative ? "by relative offset (relmap)" : name);
         snprintf(subtitle, sizeof subtitle, "%s, seed %ld", s->configs[c].label, rr_run_seed(run));
-        int w = 130 * H + 160, h = 130 * L + 120;
+        int w = 130 * H + 195, h = 130 * L + 120;
         w = w < 560 ? 560 : w;
-        gp_var_str(&v, "datafile", path), gp_var_str(&v, "title", title), gp_var_str(&v, "subtitle", subtitle);
-        gp_var_str(&v, "xlabel", relative ? "Δcol" : "col"), gp_var_str(&v, "ylabel", relative ? "Δrow" : "row");
+        gp_var_str(&v, "datafile", path), gp_var_str(&v, "subtitle", subtitle);
+        figure_texts(p, &v, title, NULL, NULL);
+        gp_var_str(&v, "xlabel", relative ? "Δcol (key − query)" : "col"), gp_var_str(&v, "ylabel", relative ? "Δrow (key − query)" : "row");
+        gp_var_str(&v, "cblabel", relative ? "mean attention weight" : "attention weight");
         gp_var(&v, "width", "%d", w > 4000 ? 4000 : w), gp_var(&v, "height", "%d", h > 4000 ? 4000 : h);
         gp_var(&v, "rows", "%d", L), gp_var(&v, "cols", "%d", H), gp_var(&v, "cbmin", "%.9g", lo), gp_var(&v, "cbmax", "%.9g", hi);
         gp_var(&v, "xmin", "%d", -ox), gp_var(&v, "xmax", "%d", nx - 1 - ox), gp_var(&v, "ymin", "%d", -oy), gp_var(&v, "ymax", "%d", ny - 1 - oy);
@@ -438,9 +593,9 @@ static int fig_spatial_weights(plotter *p, const rr_stage *s) {
             if (isfinite(a->data[i])) lo = fmin(lo, a->data[i]), hi = fmax(hi, a->data[i]);
         if (lo > hi) lo = 0, hi = 1;
         if (lo == hi) hi = lo + 1;
-        char base[700], path[PATH_MAX];
-        FILE *f = begin_figure(p, s, base, sizeof base, path, sizeof path, "spatial_weights_%s",
-                               rr_attr_text(&run->root, "run_id", "run"));
+        char base[700], path[PATH_MAX], slug[400];
+        config_slug(s, &s->configs[c], slug, sizeof slug);
+        FILE *f = begin_figure(p, s, base, sizeof base, path, sizeof path, "spatial-W%s%s_seed%ld", slug[0] ? "_" : "", slug, rr_run_seed(run));
         if (!f) return EXIT_RUN_FAILED;
         fprintf(f, "# /spatial/W of %s, (L=%d) x %d blocks of x y value\n", run->path, L, nq);
         for (int l = 0; l < L; l++)
@@ -466,10 +621,12 @@ static int fig_spatial_weights(plotter *p, const rr_stage *s) {
                 snprintf(names + used, sizeof names - used, "%sq(%d,%d)", q ? " " : "", query[q] / cols, query[q] % cols);
             }
         int panel = grid ? 130 : 300;
-        int w = panel * nq + 160, h = panel * L + 120;
+        int w = panel * nq + 195, h = panel * L + 120;
         w = w < 560 ? 560 : w;
-        gp_var_str(&v, "datafile", path), gp_var_str(&v, "title", title), gp_var_str(&v, "subtitle", subtitle);
+        gp_var_str(&v, "datafile", path), gp_var_str(&v, "subtitle", subtitle);
+        figure_texts(p, &v, title, NULL, NULL);
         gp_var_str(&v, "xlabel", grid ? "col" : "key token"), gp_var_str(&v, "ylabel", grid ? "row" : "query token");
+        gp_var_str(&v, "cblabel", "W (spatial projection weight)");
         gp_var_str(&v, "colnames", grid ? names : "W");
         gp_var(&v, "width", "%d", w > 4000 ? 4000 : w), gp_var(&v, "height", "%d", h > 4000 ? 4000 : h);
         gp_var(&v, "rows", "%d", L), gp_var(&v, "cols", "%d", nq), gp_var(&v, "cbmin", "%.9g", lo), gp_var(&v, "cbmax", "%.9g", hi);
@@ -594,10 +751,12 @@ static int fig_image_grid(plotter *p, const rr_stage *s, const char *with, const
                 if (isfinite(rows[k].a->data[i])) lo = fmin(lo, rows[k].a->data[i]), hi = fmax(hi, rows[k].a->data[i]);
         }
         if (!(hi > lo)) hi = lo + 1;
-        char base[900], path[PATH_MAX], suffix[600] = "";
+        char base[900], path[PATH_MAX], suffix[600] = "", slug[400];
         for (int o = 0; o < ncomp; o++)
             snprintf(suffix + strlen(suffix), sizeof suffix - strlen(suffix), "%s%s", o ? "_" : "_with_", comp_names[o]);
-        FILE *f = begin_figure(p, s, base, sizeof base, path, sizeof path, "image_grid_%s%s", rr_attr_text(&run->root, "run_id", "run"), suffix);
+        config_slug(s, &s->configs[c], slug, sizeof slug);
+        FILE *f = begin_figure(p, s, base, sizeof base, path, sizeof path, "samples%s%s_seed%ld%s", slug[0] ? "_" : "", slug,
+                               rr_run_seed(run), suffix);
         if (!f) {
             free(rows);
             return EXIT_RUN_FAILED;
@@ -644,7 +803,8 @@ static int fig_image_grid(plotter *p, const rr_stage *s, const char *with, const
         for (int o = 0; o < ncomp; o++)
             snprintf(stages + strlen(stages), sizeof stages - strlen(stages), ", %s", comp_names[o]);
         snprintf(title, sizeof title, "%s%s: /samples, %s, seed %ld", s->name, stages, s->configs[c].label, rr_run_seed(run));
-        gp_var_str(&v, "datafile", path), gp_var_str(&v, "title", title);
+        gp_var_str(&v, "datafile", path);
+        figure_texts(p, &v, title, NULL, NULL);
         gp_var(&v, "nrows", "%d", nrows), gp_var(&v, "width", "%d", W * zoom + 260), gp_var(&v, "height", "%d", Ht * zoom + 90);
         int rc = run_gnuplot(p, "image_grid", base, &v);
         gp_vars_free(&v);
@@ -884,15 +1044,19 @@ int cmd_plot(int argc, char **argv) {
         for (int r = 0; r < count && rc == 0; r++) {
             if (only >= 0 && (int)list[r].kind != only) continue;
             if (list[r].stage[0] && strcmp(list[r].stage, set.stages[s].name)) continue;
+            p.spec = &list[r];
             rc = draws[list[r].kind](&p, &set.stages[s], &list[r]);
+            p.spec = NULL;
         }
         free(own);
     }
     if (rc == 0) {
-        if (p.figures) printf("%d figure%s in %s (PNG and SVG; data in %s)\n", p.figures, p.figures == 1 ? "" : "s", fig, data);
+        if (p.figures) printf("%d figure%s in %s (PNG, SVG and PDF; data in %s)\n", p.figures, p.figures == 1 ? "" : "s", fig, data);
         else printf("no figures to make%s%s under %s\n", only_name ? " of kind " : "", only_name ? only_name : "", dir);
     }
     free(reqs);
+    for (int i = 0; i < p.nnames; i++) free(p.names[i]);
+    free(p.names);
     rr_set_free(&set);
     return rc;
 }
