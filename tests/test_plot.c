@@ -144,9 +144,23 @@ static void test_plot(void) {
         test_skip("plot figures", "gnuplot not installed (Debian package gnuplot-nox)");
         return;
     }
+    // an earlier plot's figure under an old name (its data file in figures/data) and a file of the user's
+    char old_png[512], old_dat[512], mine[512];
+    snprintf(old_png, sizeof old_png, "%s/figures", g_dir), mkdir(old_png, 0777);
+    snprintf(old_dat, sizeof old_dat, "%s/figures/data", g_dir), mkdir(old_dat, 0777);
+    snprintf(old_png, sizeof old_png, "%s/figures/finetune_metric_vs_axis_top1_vs_pe.kind.png", g_dir);
+    snprintf(old_dat, sizeof old_dat, "%s/figures/data/finetune_metric_vs_axis_top1_vs_pe.kind.dat", g_dir);
+    snprintf(mine, sizeof mine, "%s/figures/my_sketch.png", g_dir);
+    FILE *w;
+    if ((w = fopen(old_png, "w"))) fputs("old", w), fclose(w);
+    if ((w = fopen(old_dat, "w"))) fputs("old", w), fclose(w);
+    if ((w = fopen(mine, "w"))) fputs("mine", w), fclose(w);
     char *out = NULL, *err = NULL;
     int rc = capture(cmd_plot, 1, (char *[]){g_dir}, &out, &err);
     test_check("plot exit status", rc == 0, "rc %d; stderr: %.2000s", rc, err ? err : "");
+    test_check("plot removes an earlier plot's figure it no longer draws, keeps other files",
+               access(old_png, F_OK) != 0 && access(old_dat, F_OK) != 0 && access(mine, F_OK) == 0, "old png %s, old dat %s, user file %s",
+               access(old_png, F_OK) ? "gone" : "kept", access(old_dat, F_OK) ? "gone" : "kept", access(mine, F_OK) ? "gone" : "kept");
     // readable names: <experiment>_<stage>_<metric>-vs-<axis>, a configuration as key-value, no run id
     const char *bases[] = {"exp_pretrain_top1-vs-eta", "exp_pretrain_train-loss-vs-step", "exp_pretrain_eval-top1-vs-epoch",
                            "exp_pretrain_relmap_eta-0.5_seed0", "exp_pretrain_samples_eta-0_seed1",

@@ -10,6 +10,7 @@
 #include "../experiment/yaml_tree.h"
 #include "../../core/common.h"
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <float.h>
 #include <limits.h>
@@ -943,6 +944,36 @@ static const draw_fn draws[FIGURE_KIND_COUNT] = {FIGURE_KINDS(FIGURE_DRAW_)};
 
 // ---- the command --------------------------------------------------------------------
 
+// Figures of an earlier `posbench plot` that this one did not draw again (a renamed figure, a
+// configuration gone): DIR/figures/<base>.png, .svg, .pdf and data/<base>.dat are removed, so
+// the folder (and REPORT.html, which embeds it) shows this run's figures only. Only names with a
+// data file in figures/data/ are touched: the files posbench plot writes, never others.
+static void remove_stale(const plotter *p, const char *fig, const char *data) {
+    DIR *d = opendir(data);
+    if (!d) return;
+    struct dirent *e;
+    int removed = 0;
+    while ((e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (len < 5 || strcmp(e->d_name + len - 4, ".dat")) continue;
+        char base[NAME_MAX + 1];
+        snprintf(base, sizeof base, "%.*s", (int)(len - 4), e->d_name);
+        int current = 0;
+        for (int i = 0; i < p->nnames && !current; i++) current = !strcmp(p->names[i], base);
+        if (current) continue;
+        static const char *const ext[] = {"png", "svg", "pdf"};
+        char path[PATH_MAX + NAME_MAX + 16];
+        for (int k = 0; k < 3; k++) {
+            snprintf(path, sizeof path, "%s/%s.%s", fig, base, ext[k]);
+            if (unlink(path) != 0 && errno != ENOENT) fprintf(stderr, "posbench: warning: cannot remove %s: %s\n", path, strerror(errno));
+        }
+        snprintf(path, sizeof path, "%s/%s", data, e->d_name);
+        if (unlink(path) == 0) removed++;
+    }
+    closedir(d);
+    if (removed) printf("removed %d figure%s of an earlier plot that this one does not draw\n", removed, removed == 1 ? "" : "s");
+}
+
 void plot_help(void) {
     printf("usage: posbench plot DIR [--only KIND]\n"
            "Writes figures of the run files (*.h5) below DIR to DIR/figures/ as PNG and SVG, and the\n"
@@ -1050,6 +1081,7 @@ int cmd_plot(int argc, char **argv) {
         }
         free(own);
     }
+    if (rc == 0 && only < 0) remove_stale(&p, fig, data);
     if (rc == 0) {
         if (p.figures) printf("%d figure%s in %s (PNG, SVG and PDF; data in %s)\n", p.figures, p.figures == 1 ? "" : "s", fig, data);
         else printf("no figures to make%s%s under %s\n", only_name ? " of kind " : "", only_name ? only_name : "", dir);
