@@ -30,7 +30,7 @@ set title title noenhanced
 set xlabel xlabel noenhanced
 set ylabel ylabel noenhanced
 set grid ytics
-set key outside right top noenhanced
+set key below noenhanced
 set bars small
 if (exists('xtics') && xtics ne '') { eval('set xtics ' . xtics . ' noenhanced') }
 if (logx) { set logscale x }

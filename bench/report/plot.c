@@ -35,7 +35,7 @@ typedef struct {
 
 // An axis key in a file name: its last dotted part ("pretrain.objective.eta" -> "eta"), or the
 // whole key with '.' -> '-' when another axis of the stage ends the same way.
-static void short_key(const rr_stage *s, int ax, char *out, size_t len) {
+static void short_key_as(const rr_stage *s, int ax, char *out, size_t len, int dashes) {
     const char *dot = strrchr(s->axes[ax], '.'), *tail = dot ? dot + 1 : s->axes[ax];
     int clash = 0;
     for (int a = 0; a < s->naxes && !clash; a++) {
@@ -43,7 +43,23 @@ static void short_key(const rr_stage *s, int ax, char *out, size_t len) {
         clash = a != ax && !strcmp(d ? d + 1 : s->axes[a], tail);
     }
     snprintf(out, len, "%s", clash ? s->axes[ax] : tail);
-    for (char *c = out; *c; c++) *c = *c == '.' ? '-' : *c;
+    for (char *c = out; *c && dashes; c++) *c = *c == '.' ? '-' : *c;
+}
+static void short_key(const rr_stage *s, int ax, char *out, size_t len) { short_key_as(s, ax, out, len, 1); }
+
+// A configuration in a legend or subtitle: "arch=gmlp, depth=2" (short keys: the full label of
+// long sweeps does not fit a key; the stage's axes are named on the axis or in the report).
+// skip: an axis left out (the figure's x), or -1.
+static void config_legend(const rr_stage *s, const rr_config *c, int skip, char *out, size_t len) {
+    out[0] = '\0';
+    for (int a = 0; a < s->naxes; a++) {
+        if (a == skip) continue;
+        char key[256];
+        short_key_as(s, a, key, sizeof key, 0);
+        size_t used = strlen(out);
+        snprintf(out + used, len - used, "%s%s=%s", used ? ", " : "", key, c->values[a]);
+    }
+    if (!out[0]) snprintf(out, len, "all");
 }
 
 // A configuration in a file name: "<key>-<value>" per axis, '_'-separated ("kind-abs_patch-4");
@@ -232,9 +248,8 @@ static int fig_metric_vs_axis(plotter *p, const rr_stage *s, const char *metric,
                 const rr_config *cf = &s->configs[c];
                 if (line_of[c] != l || strcmp(cf->values[ax], vals[k])) continue;
                 if (!title[0]) {
-                    for (int a = 0; a < s->naxes; a++)
-                        if (a != ax) snprintf(title + strlen(title), sizeof title - strlen(title), "%s%s=%s", title[0] ? ", " : "", s->axes[a], cf->values[a]);
-                    if (!title[0]) snprintf(title, sizeof title, "%s", header);
+                    if (s->naxes > 1) config_legend(s, cf, ax, title, sizeof title);
+                    else snprintf(title, sizeof title, "%s", header);
                 }
                 double mean, sd;
                 int n = report_stats(set, cf, metric, &mean, &sd);
@@ -385,7 +400,9 @@ static int fig_curves(plotter *p, const rr_stage *s, const char *group, const ch
             char name[32], title[1200], ns[64];
             n_text(nmin, nmax, ns, sizeof ns);
             snprintf(name, sizeof name, "title%d", ++written);
-            snprintf(title, sizeof title, "%s (%s)", s->configs[c].label, ns);
+            char legend[1000];
+            config_legend(s, &s->configs[c], -1, legend, sizeof legend);
+            snprintf(title, sizeof title, "%s (%s)", legend, ns);
             gp_var_str(&v, name, title);
         }
         report_band_free(&b);
@@ -426,44 +443,57 @@ static int fig_array_curves(plotter *p, const rr_stage *s, const char *yname, co
     (void)name_x; // the x part always names the figure now
     FILE *f = begin_figure(p, s, base, sizeof base, path, sizeof path, "%s", tag);
     if (!f) return EXIT_RUN_FAILED;
-    fprintf(f, "# %s vs %s of stage %s, one block per configuration: x mean mean mean (over its runs; no band)\n", yname,
+    fprintf(f, "# %s vs %s of stage %s, one block per configuration: x mean ci95-lo ci95-hi n (over its runs)\n", yname,
             xname ? xname : "layer", s->name);
     double xlo = DBL_MAX, xhi = -DBL_MAX, ylo = DBL_MAX, yhi = -DBL_MAX;
     gp_vars v = {0};
-    int written = 0;
+    int written = 0, band = 0;
     for (int c = 0; c < s->nconfigs; c++) {
         const rr_config *cf = &s->configs[c];
-        double sum[256] = {0}, xsum[256] = {0};
+        double xsum[256] = {0};
+        double *ys = xcalloc((size_t)256 * (size_t)(cf->nruns + 1), sizeof(double), "curve values"); // (256, runs)
         int n = 0, runs = 0;
         for (int i = 0; i < cf->nruns; i++) {
             const rr_run *r = &set->runs[cf->runs[i]];
             const rr_array *y = rr_array_get(&r->curves, yname), *x = xname ? rr_array_get(&r->curves, xname) : NULL;
             if (!y || y->numel == 0 || y->numel > 256 || (xname && (!x || x->numel != y->numel)) || (runs && (int)y->numel != n)) continue;
             n = (int)y->numel;
-            for (int k = 0; k < n; k++) sum[k] += y->data[k], xsum[k] += x ? x->data[k] : (double)(k + 1);
+            for (int k = 0; k < n; k++) ys[(size_t)k * cf->nruns + runs] = y->data[k], xsum[k] += x ? x->data[k] : (double)(k + 1);
             runs++;
         }
-        if (!runs) continue;
+        if (!runs) {
+            free(ys);
+            continue;
+        }
         fprintf(f, written ? "\n\n" : "");
         for (int k = 0; k < n; k++) {
-            double x = xsum[k] / runs, y = sum[k] / runs * scale;
-            fprintf(f, "%.9g %.17g %.17g %.17g\n", x, y, y, y);
-            xlo = fmin(xlo, x), xhi = fmax(xhi, x), ylo = fmin(ylo, y), yhi = fmax(yhi, y);
+            const double *yk = ys + (size_t)k * cf->nruns;
+            double mean = 0, ss = 0;
+            for (int i = 0; i < runs; i++) mean += yk[i];
+            mean /= runs;
+            for (int i = 0; i < runs; i++) ss += (yk[i] - mean) * (yk[i] - mean);
+            double half = runs > 1 ? report_ci95_half(sqrt(ss / (runs - 1)), runs) * fabs(scale) : 0;
+            double x = xsum[k] / runs, y = mean * scale;
+            fprintf(f, "%.9g %.17g %.17g %.17g %d\n", x, y, y - half, y + half, runs);
+            xlo = fmin(xlo, x), xhi = fmax(xhi, x), ylo = fmin(ylo, y - half), yhi = fmax(yhi, y + half);
         }
+        free(ys);
+        band |= runs > 1;
         char name[32], title[1200];
         snprintf(name, sizeof name, "title%d", ++written);
-        snprintf(title, sizeof title, "%s (n = %d)", cf->label, runs);
+        char legend[1000];
+        config_legend(s, cf, -1, legend, sizeof legend);
+        snprintf(title, sizeof title, "%s (n = %d)", legend, runs);
         gp_var_str(&v, name, title);
     }
     int rc = close_data(f, path) ? EXIT_RUN_FAILED : 0;
     if (rc == 0 && written) {
-        char title[600], ylabel[160];
-        snprintf(ylabel, sizeof ylabel, "%s %s", yname, header);
-        snprintf(title, sizeof title, "%s: %s (mean over seeds)", s->name, ylabel);
+        char title[600];
+        snprintf(title, sizeof title, "%s: %s (mean over seeds%s)", s->name, yname, band ? ", band: its 95% CI" : "");
         gp_var_str(&v, "datafile", path);
-        figure_texts(p, &v, title, xlabel, ylabel);
+        figure_texts(p, &v, title, xlabel, header);
         gp_var(&v, "nlines", "%d", written), gp_var(&v, "logy", "0"), gp_var(&v, "logx", "%d", logx), gp_var(&v, "marks", "1");
-        gp_var(&v, "band", "0");
+        gp_var(&v, "band", "%d", band);
         curve_ranges(&v, xlo, xhi, ylo, yhi);
         rc = run_gnuplot(p, "curves", base, &v);
     }
