@@ -28,7 +28,7 @@ int main(void) {
 
     rc = capture(cmd_report, 3, (char *[]){g_dir, "--format", "md,csv,json"}, &out, &err);
     int all = exists(g_dir, "findings.csv") && exists(g_dir, "findings.json") && exists(g_dir, "tables.json") &&
-              exists(g_dir, "tables/exp-finetune.csv");
+              exists(g_dir, "tables/exp_finetune.csv");
     test_check("report formats: --format md,csv,json writes findings.csv/.json, tables.json and tables/*.csv", rc == 0 && all,
                "exit %d; stderr %.300s", rc, err ? err : "");
     char mdpath[600];

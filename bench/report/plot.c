@@ -566,7 +566,9 @@ static int fig_heatmaps(plotter *p, const rr_stage *s, const char *name) {
         char title[600], subtitle[1400];
         snprintf(title, sizeof title, "%s: attention %s (colour range shared across the stage)", s->name,
                  relative ? "by relative offset (relmap)" : name);
-        snprintf(subtitle, sizeof subtitle, "%s, seed %ld", s->configs[c].label, rr_run_seed(run));
+        char legend[1000];
+        config_legend(s, &s->configs[c], -1, legend, sizeof legend);
+        snprintf(subtitle, sizeof subtitle, "%s%sseed %ld", s->naxes ? legend : "", s->naxes ? ", " : "", rr_run_seed(run));
         int w = 130 * H + 195, h = 130 * L + 120;
         w = w < 560 ? 560 : w;
         gp_var_str(&v, "datafile", path), gp_var_str(&v, "subtitle", subtitle);
@@ -645,7 +647,9 @@ static int fig_spatial_weights(plotter *p, const rr_stage *s) {
         char title[600], subtitle[1400], names[256] = "";
         snprintf(title, sizeof title, "%s: /spatial/W, %s", s->name,
                  grid ? "the row of W of four query tokens, on the token grid" : "W (query token down, key token across)");
-        snprintf(subtitle, sizeof subtitle, "%s, seed %ld", s->configs[c].label, rr_run_seed(run));
+        char legend[1000];
+        config_legend(s, &s->configs[c], -1, legend, sizeof legend);
+        snprintf(subtitle, sizeof subtitle, "%s%sseed %ld", s->naxes ? legend : "", s->naxes ? ", " : "", rr_run_seed(run));
         if (grid)
             for (int q = 0; q < nq; q++) {
                 size_t used = strlen(names);
@@ -833,7 +837,10 @@ static int fig_image_grid(plotter *p, const rr_stage *s, const char *with, const
         char title[1400], stages[700] = "";
         for (int o = 0; o < ncomp; o++)
             snprintf(stages + strlen(stages), sizeof stages - strlen(stages), ", %s", comp_names[o]);
-        snprintf(title, sizeof title, "%s%s: /samples, %s, seed %ld", s->name, stages, s->configs[c].label, rr_run_seed(run));
+        char legend[1000];
+        config_legend(s, &s->configs[c], -1, legend, sizeof legend);
+        snprintf(title, sizeof title, "%s%s: sample images, %s%sseed %ld", s->name, stages, s->naxes ? legend : "",
+                 s->naxes ? ", " : "", rr_run_seed(run));
         gp_var_str(&v, "datafile", path);
         figure_texts(p, &v, title, NULL, NULL);
         gp_var(&v, "nrows", "%d", nrows), gp_var(&v, "width", "%d", W * zoom + 260), gp_var(&v, "height", "%d", Ht * zoom + 90);

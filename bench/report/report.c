@@ -175,9 +175,10 @@ static void tables_add(table_list *l, report_table *t) {
     l->items[l->n++] = t;
 }
 
-// A table's file-name stem: "<experiment>-<stage>[-<what>]" with gp_sanitize's characters.
+// A table's file-name stem: "<experiment>_<stage>[_<what>]" with gp_sanitize's characters (the
+// figures' naming: plot.h).
 static void table_name(const rr_stage *s, const char *what, char *out, size_t len) {
-    snprintf(out, len, "%s%s%s%s%s", s->experiment, s->experiment[0] ? "-" : "", s->name, what[0] ? "-" : "", what);
+    snprintf(out, len, "%s%s%s%s%s", s->experiment, s->experiment[0] ? "_" : "", s->name, what[0] ? "_" : "", what);
     gp_sanitize(out);
 }
 
@@ -336,7 +337,7 @@ void report_help(void) {
            "experiment.yaml below DIR (the experiment file, copied there by posbench run) with\n"
            "`findings:` adds a Findings section: each claim, our numbers, the paper's, and holds /\n"
            "does not hold / not measured.\n"
-           "--format (default md): csv also writes DIR/tables/<experiment>-<stage>.csv and DIR/findings.csv, json\n"
+           "--format (default md): csv also writes DIR/tables/<experiment>_<stage>.csv and DIR/findings.csv, json\n"
            "DIR/tables.json and DIR/findings.json (claim, ours, paper, verdict, p, Holm p, 90%% CI, caveats), html\n"
            "DIR/REPORT.html (docs/report.md).\n"
            "Exit status: 0 ok, 1 REPORT.md could not be written, 2 bad input.\n");

@@ -1,8 +1,8 @@
 // bench/report/report_formats.h — the machine-readable files of `posbench report DIR --format
 // md,csv,json` (md, REPORT.md, is the default and always written; html: REPORT.html, report_html.h).
 // Beside REPORT.md, in DIR:
-//   csv:  tables/<name>.csv, one per report table (report_table.h: "<experiment>-<stage>" and
-//         "<experiment>-<stage>-top1-by-size" ...), and findings.csv
+//   csv:  tables/<name>.csv, one per report table (report_table.h: "<experiment>_<stage>" and
+//         "<experiment>_<stage>_top1-by-size" ...), and findings.csv
 //   json: tables.json (an array of the tables, report_table.h's objects) and findings.json
 // findings.csv columns (findings.json: an array of objects with these keys), one row per finding
 // of the report, in REPORT.md's order:

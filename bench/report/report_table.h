@@ -22,7 +22,7 @@ typedef struct {
 } rt_cell;
 
 typedef struct {
-    char *name;       // a file-name stem, unique in the report: "<experiment>-<stage>[-<what>]"
+    char *name;       // a file-name stem, unique in the report: "<experiment>_<stage>[_<what>]"
     char *experiment, *stage, *title;
     int ncols, nrows;
     char **header;
