@@ -5,6 +5,7 @@
 // every findings row); bad --format values exit 2 naming what is valid.
 #include "report_runs.h"
 #include "../bench/report/report.h"
+#include "../bench/report/report_html.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +17,34 @@ static int exists(const char *dir, const char *name) {
     return access(path, F_OK) == 0;
 }
 
+// REPORT.md's Markdown subset as HTML: headings numbered on, tables (a '\|' inside a cell), lists,
+// `code` and **bold**, every text escaped; a '|' line that is no table is a paragraph (it once
+// could loop forever), and findings rows get their verdict's class.
+static void test_markdown_html(void) {
+    const char *md = "# title <x>\n\nline one & `a<b>`\n| not a table\n\n## stage `s`\n\n| k | top1 (%) |\n|---|---:|\n"
+                     "| a \\| b | 81.20 ± 1.30 |\n\n- **Caveat** \"q\" 'x'\n- two\n\n| claim | ours | paper | verdict |\n"
+                     "|---|---|---|---|\n| c | 1 vs 2 (90% CI [+0.80, +4.70]) | p | inconclusive (1 seed) |\n";
+    char *html = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&html, &n);
+    int k = 3;
+    html_from_markdown(f, md, &k);
+    fclose(f);
+    const char *want[] = {"<h1 id=\"s4\">title &lt;x&gt;</h1>", "<p>line one &amp; <code>a&lt;b&gt;</code></p>\n<p>| not a table</p>",
+                          "<h2 id=\"s5\">stage <code>s</code></h2>", "<th class=\"num\">top1 (%)</th>", "<td>a | b</td>",
+                          "<td class=\"num\">81.20 ± 1.30</td>", "<li><strong>Caveat</strong> &quot;q&quot; &#39;x&#39;</li>",
+                          "<tr class=\"verdict-inconclusive\">", "<span class=\"ci\">90% CI [+0.80, +4.70]</span>"};
+    int missing = -1;
+    for (size_t i = 0; i < sizeof want / sizeof *want && missing < 0; i++)
+        if (!html || !strstr(html, want[i])) missing = (int)i;
+    const char *name = "report html: the report's Markdown as escaped HTML (headings, tables, lists, code, bold, verdict rows)";
+    if (missing < 0 && k == 5) test_pass(name, "%zu fragments found", sizeof want / sizeof *want);
+    else test_fail(name, "missing %s; k %d; got: %.900s", missing >= 0 ? want[missing] : "-", k, html ? html : "");
+    free(html);
+}
+
 int main(void) {
+    test_markdown_html();
     if (report_runs_setup() != 0) return 1;
     char *out = NULL, *err = NULL;
     int rc = capture(cmd_report, 1, (char *[]){g_dir}, &out, &err);

@@ -168,8 +168,10 @@ void html_from_markdown(FILE *out, const char *md, int *nsection) {
             fputs("</ul>\n", out);
         } else {
             fputs("<p>", out);
-            for (int first = 1; i < nlines && lens[i] > 0 && lines[i][0] != '#' && lines[i][0] != '|' &&
-                                !(lens[i] >= 2 && lines[i][0] == '-' && lines[i][1] == ' ');
+            // a paragraph: this line (whatever it starts with: a '|' line that is no table is text)
+            // and the lines up to a blank one or the start of another block
+            for (int first = 1; i < nlines && lens[i] > 0 &&
+                                (first || (lines[i][0] != '#' && lines[i][0] != '|' && !(lens[i] >= 2 && lines[i][0] == '-' && lines[i][1] == ' ')));
                  i++, first = 0) {
                 if (!first) fputc('\n', out);
                 inline_md(out, lines[i], lens[i], 0);
