@@ -47,19 +47,41 @@ static void short_key_as(const rr_stage *s, int ax, char *out, size_t len, int d
 }
 static void short_key(const rr_stage *s, int ax, char *out, size_t len) { short_key_as(s, ax, out, len, 1); }
 
-// A configuration in a legend or subtitle: "arch=gmlp, depth=2" (short keys: the full label of
-// long sweeps does not fit a key; the stage's axes are named on the axis or in the report).
-// skip: an axis left out (the figure's x), or -1.
-static void config_legend(const rr_stage *s, const rr_config *c, int skip, char *out, size_t len) {
-    out[0] = '\0';
-    for (int a = 0; a < s->naxes; a++) {
-        if (a == skip) continue;
-        char key[256];
-        short_key_as(s, a, key, sizeof key, 0);
-        size_t used = strlen(out);
-        snprintf(out + used, len - used, "%s%s=%s", used ? ", " : "", key, c->values[a]);
+// A configuration in a legend or subtitle: "pe.kind=abs, model.dim=64", or with short keys
+// ("arch=gmlp, depth=2, ...") when that is long: the full label of a long sweep does not fit a key.
+// skip: an axis left out (the figure's x), or -1; hide: NULL, or per axis 1 to leave it out too.
+// The keys in full ("pe.kind=abs") while the legend stays short (48 characters), else their last
+// parts ("arch=gmlp, mlp_ratio=6, ...").
+static void config_legend_hiding(const rr_stage *s, const rr_config *c, int skip, const int *hide, char *out, size_t len) {
+    for (int shortened = 0; shortened < 2; shortened++) {
+        out[0] = '\0';
+        for (int a = 0; a < s->naxes; a++) {
+            if (a == skip || (hide && hide[a])) continue;
+            char key[256];
+            if (shortened) short_key_as(s, a, key, sizeof key, 0);
+            else snprintf(key, sizeof key, "%s", s->axes[a]);
+            size_t used = strlen(out);
+            snprintf(out + used, len - used, "%s%s=%s", used ? ", " : "", key, c->values[a]);
+        }
+        if (strlen(out) <= 48) break;
     }
     if (!out[0]) snprintf(out, len, "all");
+}
+static void config_legend(const rr_stage *s, const rr_config *c, int skip, char *out, size_t len) {
+    config_legend_hiding(s, c, skip, NULL, out, len);
+}
+
+// Which axes only follow axis ax (one value of ax always comes with one value of them: a parent
+// stage's copy of the key, e.g. pretrain.model.patch beside model.patch): 1 in follows[a]. They
+// split nothing off the x axis (no series of one point each) and are not named in legends.
+static void follower_axes(const rr_stage *s, int ax, int *follows) {
+    for (int a = 0; a < s->naxes; a++) {
+        follows[a] = a != ax;
+        for (int c = 0; c < s->nconfigs && follows[a]; c++)
+            for (int d = 0; d < c && follows[a]; d++)
+                if (!strcmp(s->configs[c].values[ax], s->configs[d].values[ax]))
+                    follows[a] = !strcmp(s->configs[c].values[a], s->configs[d].values[a]);
+    }
 }
 
 // A configuration in a file name: "<key>-<value>" per axis, '_'-separated ("kind-abs_patch-4");
@@ -215,15 +237,17 @@ static int fig_metric_vs_axis(plotter *p, const rr_stage *s, const char *metric,
     }
     if (gap == DBL_MAX || gap <= 0) gap = 1;
     int logx = !categorical && lo > 0 && hi / lo >= 100;
-    // lines: assignments of the other axes, in configuration order
-    int *line_of = xcalloc((size_t)s->nconfigs, sizeof(int), "lines");
-    int nlines = 0;
+    // lines: assignments of the other axes (those that only follow the x axis aside), in configuration order
+    int *line_of = xcalloc((size_t)s->nconfigs, sizeof(int), "lines"), *follows = xcalloc((size_t)s->naxes + 1, sizeof(int), "axes");
+    follower_axes(s, ax, follows);
+    int nlines = 0, others = 0;
+    for (int a = 0; a < s->naxes; a++) others += a != ax && !follows[a];
     for (int c = 0; c < s->nconfigs; c++) {
         line_of[c] = -1;
         for (int d = 0; d < c && line_of[c] < 0; d++) {
             int same = 1;
             for (int a = 0; a < s->naxes && same; a++)
-                same = a == ax || !strcmp(s->configs[c].values[a], s->configs[d].values[a]);
+                same = a == ax || follows[a] || !strcmp(s->configs[c].values[a], s->configs[d].values[a]);
             if (same) line_of[c] = line_of[d];
         }
         if (line_of[c] < 0) line_of[c] = nlines++;
@@ -232,7 +256,7 @@ static int fig_metric_vs_axis(plotter *p, const rr_stage *s, const char *metric,
     snprintf(mname, sizeof mname, "%s", metric);
     FILE *f = begin_figure(p, s, base, sizeof base, path, sizeof path, "%s-vs-%s", mname, axis_name);
     if (!f) {
-        free(vals), free(line_of);
+        free(vals), free(line_of), free(follows);
         return EXIT_RUN_FAILED;
     }
     gp_vars v = {0};
@@ -248,7 +272,7 @@ static int fig_metric_vs_axis(plotter *p, const rr_stage *s, const char *metric,
                 const rr_config *cf = &s->configs[c];
                 if (line_of[c] != l || strcmp(cf->values[ax], vals[k])) continue;
                 if (!title[0]) {
-                    if (s->naxes > 1) config_legend(s, cf, ax, title, sizeof title);
+                    if (others) config_legend_hiding(s, cf, ax, follows, title, sizeof title);
                     else snprintf(title, sizeof title, "%s", header);
                 }
                 double mean, sd;
@@ -281,7 +305,7 @@ static int fig_metric_vs_axis(plotter *p, const rr_stage *s, const char *metric,
         unlink(path);
     }
     gp_vars_free(&v);
-    free(vals), free(line_of);
+    free(vals), free(line_of), free(follows);
     return rc;
 }
 
