@@ -51,7 +51,9 @@ int main(void) {
     int none = !exists(g_dir, "findings.csv") && !exists(g_dir, "tables.json") && !exists(g_dir, "tables");
     test_check("report formats: md (the default) writes REPORT.md and no CSV or JSON", rc == 0 && exists(g_dir, "REPORT.md") && none,
                "exit %d; stderr %.300s", rc, err ? err : "");
-    char *md_default = slurp(strcat(strcpy(malloc(strlen(g_dir) + 16), g_dir), "/REPORT.md"));
+    char mdpath[600];
+    snprintf(mdpath, sizeof mdpath, "%s/REPORT.md", g_dir);
+    char *md_default = slurp(mdpath);
     free(out), free(err);
 
     rc = capture(cmd_report, 3, (char *[]){g_dir, "--format", "md,csv,json"}, &out, &err);
@@ -59,8 +61,6 @@ int main(void) {
               exists(g_dir, "tables/exp_finetune.csv");
     test_check("report formats: --format md,csv,json writes findings.csv/.json, tables.json and tables/*.csv", rc == 0 && all,
                "exit %d; stderr %.300s", rc, err ? err : "");
-    char mdpath[600];
-    snprintf(mdpath, sizeof mdpath, "%s/REPORT.md", g_dir);
     char *md = slurp(mdpath);
     test_check("report formats: REPORT.md is the same with --format csv,json", md && md_default && !strcmp(md, md_default),
                "REPORT.md differs");
