@@ -455,7 +455,7 @@ static int fig_curves(plotter *p, const rr_stage *s, const char *group, const ch
 // named after yname, plus "_vs_<last part of xname>" when `name_x` (two figures of one y);
 // `logx` draws the x axis logarithmically.
 static int fig_array_curves(plotter *p, const rr_stage *s, const char *yname, const char *xname, const char *xlabel,
-                            int name_x, int logx) {
+                            const char *ylabel, int logx) {
     const rr_set *set = p->set;
     int any_run = 0;
     for (int i = 0; i < s->nruns && !any_run; i++) any_run = rr_array_get(&set->runs[s->runs[i]].curves, yname) != NULL;
@@ -464,7 +464,6 @@ static int fig_array_curves(plotter *p, const rr_stage *s, const char *yname, co
     double scale = report_metric_scale(strrchr(yname, '/') + 1, header, sizeof header);
     snprintf(tag, sizeof tag, "%s-vs-%s", yname, xname ? (strrchr(xname, '/') ? strrchr(xname, '/') + 1 : xname) : "layer");
     for (char *q = tag; *q; q++) *q = *q == '/' ? '-' : *q;
-    (void)name_x; // the x part always names the figure now
     FILE *f = begin_figure(p, s, base, sizeof base, path, sizeof path, "%s", tag);
     if (!f) return EXIT_RUN_FAILED;
     fprintf(f, "# %s vs %s of stage %s, one block per configuration: x mean ci95-lo ci95-hi n (over its runs)\n", yname,
@@ -513,9 +512,9 @@ static int fig_array_curves(plotter *p, const rr_stage *s, const char *yname, co
     int rc = close_data(f, path) ? EXIT_RUN_FAILED : 0;
     if (rc == 0 && written) {
         char title[600];
-        snprintf(title, sizeof title, "%s: %s (mean over seeds%s)", s->name, yname, band ? ", band: its 95% CI" : "");
+        snprintf(title, sizeof title, "%s: %s (mean over seeds%s)", s->name, ylabel, band ? ", band: its 95% CI" : "");
         gp_var_str(&v, "datafile", path);
-        figure_texts(p, &v, title, xlabel, header);
+        figure_texts(p, &v, title, xlabel, ylabel);
         gp_var(&v, "nlines", "%d", written), gp_var(&v, "logy", "0"), gp_var(&v, "logx", "%d", logx), gp_var(&v, "marks", "1");
         gp_var(&v, "band", "%d", band);
         curve_ranges(&v, xlo, xhi, ylo, yhi);
@@ -526,19 +525,19 @@ static int fig_array_curves(plotter *p, const rr_stage *s, const char *yname, co
 }
 
 static int fig_result_curves(plotter *p, const rr_stage *s) {
-    int rc = fig_array_curves(p, s, "position/top1", "position/test_eta", "test masking ratio eta", 0, 0);
-    if (!rc) rc = fig_array_curves(p, s, "position/top1_nonblank", "position/test_eta", "test masking ratio eta", 0, 0);
-    if (!rc) rc = fig_array_curves(p, s, "knn/top1", NULL, "layer (block)", 0, 0);
-    if (!rc) rc = fig_array_curves(p, s, "knn/init_top1", NULL, "layer (block), the network at its random initialisation", 0, 0);
-    if (!rc) rc = fig_array_curves(p, s, "resolution/top1", "resolution/size", "evaluation image size (px)", 0, 0);
-    if (!rc) rc = fig_array_curves(p, s, "resolution/tta_top1", "resolution/size", "evaluation image size (px)", 0, 0);
-    if (!rc) rc = fig_array_curves(p, s, "resolution/images_per_s", "resolution/size", "evaluation image size (px)", 0, 0);
+    int rc = fig_array_curves(p, s, "position/top1", "position/test_eta", "test masking ratio η", "position prediction top-1 (%)", 0);
+    if (!rc) rc = fig_array_curves(p, s, "position/top1_nonblank", "position/test_eta", "test masking ratio η", "position top-1 on non-blank patches (%)", 0);
+    if (!rc) rc = fig_array_curves(p, s, "knn/top1", NULL, "layer (block)", "kNN top-1 of the layer's features (%)", 0);
+    if (!rc) rc = fig_array_curves(p, s, "knn/init_top1", NULL, "layer (block), the network at its random initialisation", "kNN top-1 at initialisation (%)", 0);
+    if (!rc) rc = fig_array_curves(p, s, "resolution/top1", "resolution/size", "evaluation image size (px)", "test top-1 (%)", 0);
+    if (!rc) rc = fig_array_curves(p, s, "resolution/tta_top1", "resolution/size", "evaluation image size (px)", "test top-1 with test-time augmentation (%)", 0);
+    if (!rc) rc = fig_array_curves(p, s, "resolution/images_per_s", "resolution/size", "evaluation image size (px)", "throughput (images/s, forward only)", 0);
     // CAPE Fig. 4: accuracy against inference throughput, one point per evaluation size
-    if (!rc) rc = fig_array_curves(p, s, "resolution/top1", "resolution/images_per_s", "throughput (images/s, forward only)", 1, 1);
+    if (!rc) rc = fig_array_curves(p, s, "resolution/top1", "resolution/images_per_s", "throughput (images/s, forward only)", "test top-1 (%)", 1);
     // CAPE's speech claims: keyword accuracy vs clip duration and vs playback rate
     if (!rc) rc = fig_array_curves(p, s, "speech_duration/top1", "speech_duration/seconds",
-                                   "test clip duration (s), the keyword at a random offset in background noise", 0, 0);
-    if (!rc) rc = fig_array_curves(p, s, "speech_rate/top1", "speech_rate/rate", "playback rate of the test clips (x)", 0, 0);
+                                   "test clip duration (s), the keyword at a random offset in background noise", "keyword top-1 (%)", 0);
+    if (!rc) rc = fig_array_curves(p, s, "speech_rate/top1", "speech_rate/rate", "playback rate of the test clips (x)", "keyword top-1 (%)", 0);
     return rc;
 }
 
