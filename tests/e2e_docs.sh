@@ -22,8 +22,10 @@ if "$PB" --keys-markdown > "$T/keys.md" 2> "$T/err"; then
     if diff -u docs/keys.md "$T/keys.md" > "$T/keys.diff"; then
         check "docs/keys.md equals make docs's output ($(grep -c '^| `' docs/keys.md) keys)" 0 ""
     else
-        check "docs/keys.md equals make docs's output" 1 "docs/keys.md is out of date; run: make docs (and commit docs/keys.md). Diff (committed -> generated):
-$(head -n 60 "$T/keys.diff")"
+        # One FAIL line (tests/run_all.sh shows only those) with the changed lines, then the full diff.
+        changed=$(grep -E '^[-+][^-+]' "$T/keys.diff" | cut -c1-160 | head -n 12 | tr '\n' ' ')
+        check "docs/keys.md equals make docs's output" 1 "docs/keys.md is out of date; fix: make docs (then commit docs/keys.md); committed (-) vs generated (+): $changed"
+        cat "$T/keys.diff"
     fi
 else
     check "posbench --keys-markdown" 1 "exit $?: $(head -c 300 "$T/err")"
