@@ -200,7 +200,7 @@ gpu-bundle: $(BUILD)/posbench $(TEST_BIN)
 # docs/keys.md: the key table as Markdown (`posbench --keys-markdown`); tests/e2e_docs.sh fails
 # when the committed file differs from what this writes.
 docs: $(BUILD)/posbench
-	$(BUILD)/posbench --keys-markdown > docs/keys.md.new && mv docs/keys.md.new docs/keys.md
+	$(BUILD)/posbench --keys-markdown > docs/keys.md.new && mv docs/keys.md.new docs/keys.md || { rm -f docs/keys.md.new; exit 1; }
 
 figures: $(BUILD)/posbench
 	@for d in results/*/; do [ -d "$$d" ] && $(BUILD)/posbench report "$$d" > /dev/null && $(BUILD)/posbench plot "$$d"; done
