@@ -5,6 +5,7 @@ one PASS/FAIL line each (tests/e2e_docs.sh runs it):
   links FILE      every relative link [text](target) of README.md and docs/*.md points at a file
                   (or folder) that exists, and a #anchor into a Markdown file at one of its
                   headings (GitHub's anchor rule); links inside code are not links;
+  ci-command      .ci/run runs the test command README.md gives (`make test`);
   deps-groups     every package scripts/deps.sh installs (build, test and data groups) is named
                   in docs/usage.md, and every group is named there.
 docs/keys.md against `posbench --keys-markdown` is checked by tests/e2e_docs.sh itself."""
@@ -89,6 +90,15 @@ check(f'readme-length ({n} lines, at most {README_MAX_LINES})', n <= README_MAX_
 docs = sorted(os.path.join('docs', f) for f in os.listdir(os.path.join(ROOT, 'docs')) if f.endswith('.md'))
 for rel in ['README.md'] + docs:
     check_links(rel)
+
+# .ci/run runs the test command README.md gives (the first word pair of its `make test` line).
+with open(os.path.join(ROOT, 'README.md'), encoding='utf-8') as f:
+    readme_cmds = [l.split('#')[0].strip() for l in f if l.startswith('make test')]
+with open(os.path.join(ROOT, '.ci', 'run'), encoding='utf-8') as f:
+    ci_cmds = [l.strip() for l in f if not l.lstrip().startswith('#')]
+check('ci-command (.ci/run runs the test command README.md gives)',
+      bool(readme_cmds) and readme_cmds[0] in ci_cmds,
+      f'README.md gives {readme_cmds[:1] or "no make test line"}, .ci/run runs {ci_cmds}')
 
 with open(os.path.join(ROOT, 'docs', 'usage.md'), encoding='utf-8') as f:
     usage = f.read()
