@@ -10,7 +10,7 @@
 #     a build package missing (libyaml-dev), `make build/posbench` fails naming it; `make test`
 #     checks the test and data groups. dpkg-query and apt-get are stand-ins on PATH here (nothing
 #     is installed or removed).
-# About 5 s.
+# About 3 s.
 cd "$(dirname "$0")/.." || exit 1
 PB=build/posbench
 T=$(mktemp -d /tmp/posbench-docs.XXXXXX) || exit 1
