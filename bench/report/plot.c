@@ -1036,8 +1036,11 @@ static void remove_stale(const plotter *p, const char *fig, const char *data) {
 
 void plot_help(void) {
     printf("usage: posbench plot DIR [--only KIND]\n"
-           "Writes figures of the run files (*.h5) below DIR to DIR/figures/ as PNG and SVG, and the\n"
-           "data behind each to DIR/figures/data/*.dat, running gnuplot on plots/<KIND>.gp.\n"
+           "Writes figures of the run files (*.h5) below DIR to DIR/figures/ as PNG, SVG and PDF, named\n"
+           "<experiment>_<stage>_<what> (e.g. mp3-main_finetune_top1-vs-eta), and the data behind each to\n"
+           "DIR/figures/data/*.dat, running gnuplot on plots/<KIND>.gp. Error bars and bands: the mean's\n"
+           "95%% CI over seeds (n in the legend). A figures: entry's label:, xlabel:, ylabel: set the title\n"
+           "and axis labels (docs/report.md).\n"
            "KIND: metric_vs_axis (final top1 vs each swept key, error bars over seeds), curves (train\n"
            "loss and eval top1 over training), heatmap (attention maps per layer and head), image_grid\n"
            "(/samples), result_curves (per-run arrays: /position top-1 vs test eta, /knn top-1 vs layer,\n"
