@@ -9,6 +9,7 @@
 #   xlabel, ylabel  axis labels (bottom-left panel, the only one with tics)
 #   rows, cols  layers and heads           cbmin, cbmax    the shared colour range
 #   cblabel     optional: what the colours mean (the colour bar's label)
+#   diverging   optional: 1 for a signed quantity (blue - white at 0 - red; the range symmetric about 0)
 #   xmin, xmax, ymin, ymax  the grid's coordinate range (y grows downwards, like an image)
 #   colnames    optional: space-separated names of the panel columns (panel titles 'L<row> <name>'
 #               instead of 'L<row> H<col>'; the spatial_weights figures)
@@ -27,7 +28,11 @@ set output out
 if (!exists("colnames")) colnames = ''
 if (!exists("cblabel")) cblabel = ''
 
-set palette defined (0 '#440154', 0.25 '#3b528b', 0.5 '#21918c', 0.75 '#5ec962', 1 '#fde725')
+if (exists('diverging') && diverging) {
+    set palette defined (0 '#2166ac', 0.25 '#92c5de', 0.5 '#f7f7f7', 0.75 '#f4a582', 1 '#b2182b')
+} else {
+    set palette defined (0 '#440154', 0.25 '#3b528b', 0.5 '#21918c', 0.75 '#5ec962', 1 '#fde725')
+}
 set cbrange [cbmin:cbmax]
 set xrange [xmin-0.5:xmax+0.5]
 set yrange [ymax+0.5:ymin-0.5]

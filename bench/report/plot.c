@@ -260,7 +260,7 @@ static int fig_metric_vs_axis(plotter *p, const rr_stage *s, const char *metric,
         return EXIT_RUN_FAILED;
     }
     gp_vars v = {0};
-    int written = 0;
+    int written = 0, nmax_all = 0;
     double ylo = DBL_MAX, yhi = -DBL_MAX;
     fprintf(f, "# %s of stage %s against %s: plotted-x mean ci95-lo ci95-hi n label (mean over the done seeds, "
                "95%% CI of the mean: Student t, n-1 df; lo = hi = mean when n = 1)\n", header, s->name, s->axes[ax]);
@@ -284,6 +284,7 @@ static int fig_metric_vs_axis(plotter *p, const rr_stage *s, const char *metric,
                 fprintf(f, "%.17g %.17g %.17g %.17g %d \"%s\"\n", x, m, m - half, m + half, n, vals[k]);
                 ylo = fmin(ylo, m - half), yhi = fmax(yhi, m + half);
                 nmin = n < nmin ? n : nmin, nmax = n > nmax ? n : nmax;
+                nmax_all = n > nmax_all ? n : nmax_all;
             }
         if (points == 0) continue;
         char name[32], ns[64];
@@ -295,7 +296,8 @@ static int fig_metric_vs_axis(plotter *p, const rr_stage *s, const char *metric,
     int rc = close_data(f, path) ? EXIT_RUN_FAILED : 0;
     if (rc == 0 && written) {
         char title[600];
-        snprintf(title, sizeof title, "%s: %s vs %s (mean and 95%% CI over seeds)", s->name, header, s->axes[ax]);
+        snprintf(title, sizeof title, "%s: %s vs %s (%s)", s->name, header, s->axes[ax],
+                 nmax_all > 1 ? "mean and 95% CI over seeds" : "one seed: no interval");
         gp_var_str(&v, "datafile", path);
         figure_texts(p, &v, title, s->axes[ax], header);
         gp_var(&v, "nlines", "%d", written), gp_var(&v, "categorical", "%d", categorical), gp_var(&v, "logx", "%d", logx);
@@ -648,7 +650,8 @@ static int fig_spatial_weights(plotter *p, const rr_stage *s) {
         for (size_t i = 0; i < a->numel; i++)
             if (isfinite(a->data[i])) lo = fmin(lo, a->data[i]), hi = fmax(hi, a->data[i]);
         if (lo > hi) lo = 0, hi = 1;
-        if (lo == hi) hi = lo + 1;
+        double m = fmax(fabs(lo), fabs(hi));
+        lo = -(m > 0 ? m : 1), hi = m > 0 ? m : 1;
         char base[700], path[PATH_MAX], slug[400];
         config_slug(s, &s->configs[c], slug, sizeof slug);
         FILE *f = begin_figure(p, s, base, sizeof base, path, sizeof path, "spatial-W%s%s_seed%ld", slug[0] ? "_" : "", slug, rr_run_seed(run));
@@ -668,8 +671,8 @@ static int fig_spatial_weights(plotter *p, const rr_stage *s) {
         if (close_data(f, path)) return EXIT_RUN_FAILED;
         gp_vars v = {0};
         char title[600], subtitle[1400], names[256] = "";
-        snprintf(title, sizeof title, "%s: /spatial/W, %s", s->name,
-                 grid ? "the row of W of four query tokens, on the token grid" : "W (query token down, key token across)");
+        snprintf(title, sizeof title, "%s: learned spatial weights W, %s", s->name,
+                 grid ? "the row of W of four query tokens, on the token grid" : "query token down, key token across");
         char legend[1000];
         config_legend(s, &s->configs[c], -1, legend, sizeof legend);
         snprintf(subtitle, sizeof subtitle, "%s%sseed %ld", s->naxes ? legend : "", s->naxes ? ", " : "", rr_run_seed(run));
@@ -685,6 +688,7 @@ static int fig_spatial_weights(plotter *p, const rr_stage *s) {
         figure_texts(p, &v, title, NULL, NULL);
         gp_var_str(&v, "xlabel", grid ? "col" : "key token"), gp_var_str(&v, "ylabel", grid ? "row" : "query token");
         gp_var_str(&v, "cblabel", "W (spatial projection weight)");
+        gp_var(&v, "diverging", "1"); // W is signed: white at 0, blue below, red above, on a range symmetric about 0
         gp_var_str(&v, "colnames", grid ? names : "W");
         gp_var(&v, "width", "%d", w > 4000 ? 4000 : w), gp_var(&v, "height", "%d", h > 4000 ? 4000 : h);
         gp_var(&v, "rows", "%d", L), gp_var(&v, "cols", "%d", nq), gp_var(&v, "cbmin", "%.9g", lo), gp_var(&v, "cbmax", "%.9g", hi);
