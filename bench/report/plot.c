@@ -207,10 +207,23 @@ static void axis_vars(gp_vars *v, const char *const *vals, int nv, int categoric
     }
 }
 
+// A metric's axis label: its report header, for a per-size metric ("top1@56", headed "56 px" in the
+// per-size tables) the base metric's with the size: "top1 (%) at 56 px".
+static double metric_label(const char *metric, char *header, size_t len) {
+    double scale = report_metric_scale(metric, header, len); // the per-size metric's own scale
+    const char *at = strchr(metric, '@');
+    if (!at) return scale;
+    char base[128], head[96];
+    snprintf(base, sizeof base, "%.*s", (int)(at - metric), metric);
+    report_metric_scale(base, head, sizeof head);
+    snprintf(header, len, "%.60s at %.20s px", head, at + 1); // fits the callers' 96 bytes
+    return scale;
+}
+
 static int fig_metric_vs_axis(plotter *p, const rr_stage *s, const char *metric, int ax) {
     const rr_set *set = p->set;
     char base[600], path[PATH_MAX], header[96], axis_name[256];
-    double scale = report_metric_scale(metric, header, sizeof header);
+    double scale = metric_label(metric, header, sizeof header);
     short_key(s, ax, axis_name, sizeof axis_name);
     // distinct values of the axis, sorted (configs are sorted by axes in order, not by ax)
     const char **vals = xcalloc((size_t)s->nconfigs, sizeof(char *), "axis values");
