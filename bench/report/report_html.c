@@ -252,14 +252,22 @@ static int inline_svg(FILE *out, const char *path, int k) {
 }
 
 static void figures(FILE *out, const char *dir) {
-    fputs("<h2 id=\"figures\">Figures</h2>\n<div class=\"figures\">\n", out);
-    char **paths = NULL, err[1024];
-    int n = 0, shown = 0;
+    fputs("<h2 id=\"figures\">Figures</h2>\n", out);
+    char **paths = NULL, err[1024], group[256] = "";
+    int n = 0, shown = 0, open = 0;
     if (rr_find_files(dir, "*.svg", &paths, &n, err, sizeof err) < 0) n = 0;
     for (int i = 0; i < n; i++) {
         const char *slash = strrchr(paths[i], '/');
         int in_figures = slash && slash - paths[i] >= 8 && !strncmp(slash - 8, "/figures", 8);
         if (in_figures) {
+            // a heading per experiment: the names start "<experiment>_" (plot.h)
+            char this_group[256];
+            snprintf(this_group, sizeof this_group, "%.*s", (int)strcspn(slash + 1, "_."), slash + 1);
+            if (strcmp(this_group, group)) {
+                snprintf(group, sizeof group, "%s", this_group);
+                fputs(open ? "</div>\n<h3>" : "<h3>", out), esc(out, group), fputs("</h3>\n<div class=\"figures\">\n", out);
+                open = 1;
+            }
             fprintf(out, "<figure id=\"figure-%d\">\n", shown + 1);
             if (inline_svg(out, paths[i], shown + 1) == 0) {
                 fputs("\n<figcaption>", out);
@@ -272,7 +280,7 @@ static void figures(FILE *out, const char *dir) {
         free(paths[i]);
     }
     free(paths);
-    fputs("</div>\n", out);
+    if (open) fputs("</div>\n", out);
     if (!shown) {
         fputs("<p>No figures yet: <code>posbench plot ", out), esc(out, dir);
         fputs("</code> draws them (into figures/), then <code>posbench report ", out), esc(out, dir);
