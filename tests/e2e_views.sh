@@ -72,6 +72,14 @@ $PB train objective.name=supervised model.arch=gmlp pe.kind=none data.test_limit
 F=$(ls "$T"/gmlp/*.h5 2>/dev/null | head -n 1)
 [ $rc -eq 0 ] && h5dump -a /views/absent "$F" 2>/dev/null | grep -q 'no attention' && [ -z "$(shape "$F" /views/key_pca)" ]
 check "gmlp: no views, /views absent says why" $? "exit $rc: $(h5dump -a /views/absent "$F" 2>/dev/null | grep '(0)')"
+if [ -f data/kjv.txt ]; then # text (make data/kjv.txt): no image patches
+    head -c 20000 data/kjv.txt > "$T/slice.txt"
+    $PB train data.name=text data.path="$T/slice.txt" objective.name=mlm model.patch=1 model.cls=false model.dim=16 model.depth=1 model.heads=2 \
+        data.seq_len=32 data.limit=32 data.test_limit=20 train.batch=16 train.epochs=1 eval.batch=20 pe.kind=sin1d --out "$T/text" > "$T/text.out" 2>&1; rc=$?
+    F=$(ls "$T"/text/*.h5 2>/dev/null | head -n 1)
+    [ $rc -eq 0 ] && h5dump -a /views/absent "$F" 2>/dev/null | grep -q 'not an image' && [ -z "$(shape "$F" /views/key_pca)" ]
+    check "text (mlm): no views, /views absent says why" $? "exit $rc: $(h5dump -a /views/absent "$F" 2>/dev/null | grep '(0)')"
+fi
 $PB train objective.name=supervised pe.kind=sin2d data.test_limit=100 eval.view_images=0 eval.batch=100 $TINY --out "$T/off" --threads 2 > "$T/off.out" 2>&1; rc=$?
 F=$(ls "$T"/off/*.h5 2>/dev/null | head -n 1)
 [ $rc -eq 0 ] && ! h5dump -H -g /views "$F" > /dev/null 2>&1
