@@ -41,10 +41,12 @@ void record_views(run *r) {
         results_attr_str(r->res, "/views", "absent", absent);
         return;
     }
+    double t_start = now_seconds();
     full_attention(m);
     int N = want < r->test.n ? want : r->test.n, L = m->cfg.depth, H = m->cfg.heads, d = m->cfg.dim, t0 = m->t0, T = m->T;
     int C = m->cfg.channels, S = m->image_size, p = m->cfg.patch, gh = m->rows, gw = m->cols, P = gh * gw;
     int chunk = model_batch_capacity(m, T); // MAE's and MP3's arenas are sized for fewer tokens
+    if (chunk > N) chunk = N;
     size_t img = (size_t)C * S * S;
     float *pixels = xmalloc((size_t)N * img * sizeof(float), "view images");
     float *mask = xmalloc((size_t)N * P * sizeof(float), "view foreground masks");
@@ -124,5 +126,6 @@ void record_views(run *r) {
                      "where used) of every patch of the N images, centred, projected on the first three principal components of "
                      "their covariance (LAPACK dsyevd; each component's largest-magnitude entry positive), each component min-max "
                      "scaled over those patches to [0, 1] as red, green, blue; key_pca_variance: each component's share of the variance");
+    printf("views: /views of %d test images recorded in %.2f s (key PCA of %d blocks)\n", N, now_seconds() - t_start, L);
     free(pixels), free(mask), free(cls), free(keys), free(probs), free(qkv), free(rows), free(pca), free(proj), free(variance);
 }
