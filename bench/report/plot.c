@@ -1,6 +1,7 @@
 // bench/report/plot.c — `posbench plot DIR`: data files from the run files and gnuplot runs of
 // plots/<kind>.gp giving PNG and SVG figures in DIR/figures/ (what is drawn: plot.h).
 #include "plot.h"
+#include "plot_internal.h"
 #include "report_versions.h"
 #include "../results/run_screen.h"
 #include "gnuplot.h"
@@ -21,17 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { GRID_COLS = 8, GAP = 2, CURVE_POINTS = 1000 };
-
-typedef struct {
-    const char *dir;       // DIR
-    gp_tools tools;        // gnuplot and plots/ with the scripts
-    const rr_set *set;
-    int figures;           // figures made
-    const figure_spec *spec; // the figures: entry being drawn (its label:, xlabel:, ylabel:)
-    char **names;          // the file names given so far (each figure's is unique)
-    int nnames;
-} plotter;
+enum { GRID_COLS = 8, CURVE_POINTS = 1000 };
 
 // An axis key in a file name: its last dotted part ("pretrain.objective.eta" -> "eta"), or the
 // whole key with '.' -> '-' when another axis of the stage ends the same way.
@@ -96,14 +87,7 @@ static void config_slug(const rr_stage *s, const rr_config *c, char *out, size_t
     }
 }
 
-// Names the figure "<experiment>_<stage>_<what>" ("<stage>_<what>" for runs without an
-// experiment; sanitized, e.g. mp3-main_finetune_top1-vs-eta), unique among this command's figures
-// ("-2", "-3" appended), and opens its data file DIR/figures/data/<base>.dat. NULL (message
-// printed) when the file cannot be written.
-static FILE *begin_figure(plotter *p, const rr_stage *s, char *base, size_t blen, char *path, size_t plen,
-                          const char *fmt, ...) __attribute__((format(printf, 7, 8)));
-static FILE *begin_figure(plotter *p, const rr_stage *s, char *base, size_t blen, char *path, size_t plen,
-                          const char *fmt, ...) {
+FILE *plot_begin_figure(plotter *p, const rr_stage *s, char *base, size_t blen, char *path, size_t plen, const char *fmt, ...) {
     int n = snprintf(base, blen, "%s%s%s_", s->experiment, s->experiment[0] ? "_" : "", s->name);
     va_list ap;
     va_start(ap, fmt);
@@ -126,7 +110,7 @@ static FILE *begin_figure(plotter *p, const rr_stage *s, char *base, size_t blen
 
 // The figure's title and axis labels: the figures: entry's label:, xlabel:, ylabel: where given,
 // else the ones made from the stage, metric and axis names.
-static void figure_texts(const plotter *p, gp_vars *v, const char *title, const char *xlabel, const char *ylabel) {
+void plot_figure_texts(const plotter *p, gp_vars *v, const char *title, const char *xlabel, const char *ylabel) {
     const figure_spec *f = p->spec;
     gp_var_str(v, "title", f && f->label[0] ? f->label : title);
     if (xlabel) gp_var_str(v, "xlabel", f && f->xlabel[0] ? f->xlabel : xlabel);
@@ -139,7 +123,7 @@ static void n_text(int lo, int hi, char *out, size_t len) {
     else snprintf(out, len, "n = %d-%d", lo, hi);
 }
 
-static int close_data(FILE *f, const char *path) {
+int plot_close_data(FILE *f, const char *path) {
     if (fclose(f) != 0) {
         fprintf(stderr, "posbench: error: writing %s failed: %s\n", path, strerror(errno));
         return -1;
@@ -147,8 +131,7 @@ static int close_data(FILE *f, const char *path) {
     return 0;
 }
 
-// One figure: plots/<kind>.gp into DIR/figures/<base>.png and .svg (gnuplot.h).
-static int run_gnuplot(plotter *p, const char *kind, const char *base, gp_vars *v) {
+int plot_run_gnuplot(plotter *p, const char *kind, const char *base, gp_vars *v) {
     char dir[PATH_MAX];
     snprintf(dir, sizeof dir, "%s/figures", p->dir);
     int rc = gp_render(&p->tools, kind, dir, base, v);
@@ -267,7 +250,7 @@ static int fig_metric_vs_axis(plotter *p, const rr_stage *s, const char *metric,
     }
     char mname[256];
     snprintf(mname, sizeof mname, "%s", metric);
-    FILE *f = begin_figure(p, s, base, sizeof base, path, sizeof path, "%s-vs-%s", mname, axis_name);
+    FILE *f = plot_begin_figure(p, s, base, sizeof base, path, sizeof path, "%s-vs-%s", mname, axis_name);
     if (!f) {
         free(vals), free(line_of), free(follows);
         return EXIT_RUN_FAILED;
@@ -306,16 +289,16 @@ static int fig_metric_vs_axis(plotter *p, const rr_stage *s, const char *metric,
         snprintf(name, sizeof name, "title%d", ++written);
         gp_var_str(&v, name, title);
     }
-    int rc = close_data(f, path) ? EXIT_RUN_FAILED : 0;
+    int rc = plot_close_data(f, path) ? EXIT_RUN_FAILED : 0;
     if (rc == 0 && written) {
         char title[600];
         snprintf(title, sizeof title, "%s: %s vs %s (%s)", s->name, header, s->axes[ax],
                  nmax_all > 1 ? "mean and 95% CI over seeds" : "one seed: no interval");
         gp_var_str(&v, "datafile", path);
-        figure_texts(p, &v, title, s->axes[ax], header);
+        plot_figure_texts(p, &v, title, s->axes[ax], header);
         gp_var(&v, "nlines", "%d", written), gp_var(&v, "categorical", "%d", categorical), gp_var(&v, "logx", "%d", logx);
         axis_vars(&v, vals, nv, categorical, ylo, yhi);
-        rc = run_gnuplot(p, "metric_vs_axis", base, &v);
+        rc = plot_run_gnuplot(p, "metric_vs_axis", base, &v);
     } else if (rc == 0) {
         unlink(path);
     }
@@ -353,7 +336,7 @@ static int fig_metric_vs_metric(plotter *p, const rr_stage *s, const char *metri
         free(xs), free(order);
         return 0;
     }
-    FILE *f = begin_figure(p, s, base, sizeof base, path, sizeof path, "%s-vs-%s", metric, xmetric);
+    FILE *f = plot_begin_figure(p, s, base, sizeof base, path, sizeof path, "%s-vs-%s", metric, xmetric);
     if (!f) {
         free(xs), free(order);
         return EXIT_RUN_FAILED;
@@ -384,15 +367,15 @@ static int fig_metric_vs_metric(plotter *p, const rr_stage *s, const char *metri
         snprintf(title, sizeof title, "%s%s (%s)", line ? "model.arch=" : "", line ? line : header, ns);
         gp_var_str(&v, name, title);
     }
-    int rc = close_data(f, path) ? EXIT_RUN_FAILED : 0;
+    int rc = plot_close_data(f, path) ? EXIT_RUN_FAILED : 0;
     if (rc == 0) {
         char title[600];
         snprintf(title, sizeof title, "%s: %s vs %s (means; 95%% CI of the y mean over seeds)", s->name, header, xheader);
         gp_var_str(&v, "datafile", path);
-        figure_texts(p, &v, title, xheader, header);
+        plot_figure_texts(p, &v, title, xheader, header);
         gp_var(&v, "nlines", "%d", written), gp_var(&v, "categorical", "0"), gp_var(&v, "logx", "%d", lo > 0 && hi / lo >= 100);
         if (npoints == 1) gp_var(&v, "xmin", "%.17g", lo - fmax(1, fabs(lo) * 0.5)), gp_var(&v, "xmax", "%.17g", hi + fmax(1, fabs(hi) * 0.5));
-        rc = run_gnuplot(p, "metric_vs_axis", base, &v);
+        rc = plot_run_gnuplot(p, "metric_vs_axis", base, &v);
     }
     gp_vars_free(&v);
     free(xs), free(order);
@@ -414,7 +397,7 @@ static int fig_curves(plotter *p, const rr_stage *s, const char *group, const ch
     char base[600], path[PATH_MAX], header[96], ylabel[128];
     double scale = report_metric_scale(ycol, header, sizeof header);
     snprintf(ylabel, sizeof ylabel, "%s %s", group, header);
-    FILE *f = begin_figure(p, s, base, sizeof base, path, sizeof path, "%s-%s-vs-%s", group, ycol, xcol);
+    FILE *f = plot_begin_figure(p, s, base, sizeof base, path, sizeof path, "%s-%s-vs-%s", group, ycol, xcol);
     if (!f) return EXIT_RUN_FAILED;
     fprintf(f, "# %s vs %s/%s of stage %s, one block per configuration: x mean ci95-lo ci95-hi n (over the seeds)\n", ylabel,
             group, xcol, s->name);
@@ -446,16 +429,16 @@ static int fig_curves(plotter *p, const rr_stage *s, const char *group, const ch
         }
         report_band_free(&b);
     }
-    int rc = close_data(f, path) ? EXIT_RUN_FAILED : 0;
+    int rc = plot_close_data(f, path) ? EXIT_RUN_FAILED : 0;
     if (rc == 0 && written) {
         char title[600];
         snprintf(title, sizeof title, "%s: %s (mean over seeds%s)", s->name, ylabel, band ? ", band: its 95% CI" : "");
         gp_var_str(&v, "datafile", path);
-        figure_texts(p, &v, title, xcol, ylabel);
+        plot_figure_texts(p, &v, title, xcol, ylabel);
         gp_var(&v, "nlines", "%d", written), gp_var(&v, "logy", "0"), gp_var(&v, "marks", "%d", most <= 60);
         gp_var(&v, "band", "%d", band);
         curve_ranges(&v, xlo, xhi, ylo, yhi);
-        rc = run_gnuplot(p, "curves", base, &v);
+        rc = plot_run_gnuplot(p, "curves", base, &v);
     } else if (rc == 0) {
         unlink(path);
     }
@@ -479,7 +462,7 @@ static int fig_array_curves(plotter *p, const rr_stage *s, const char *yname, co
     double scale = report_metric_scale(strrchr(yname, '/') + 1, header, sizeof header);
     snprintf(tag, sizeof tag, "%s-vs-%s", yname, xname ? (strrchr(xname, '/') ? strrchr(xname, '/') + 1 : xname) : "layer");
     for (char *q = tag; *q; q++) *q = *q == '/' ? '-' : *q;
-    FILE *f = begin_figure(p, s, base, sizeof base, path, sizeof path, "%s", tag);
+    FILE *f = plot_begin_figure(p, s, base, sizeof base, path, sizeof path, "%s", tag);
     if (!f) return EXIT_RUN_FAILED;
     fprintf(f, "# %s vs %s of stage %s, one block per configuration: x mean ci95-lo ci95-hi n (over its runs)\n", yname,
             xname ? xname : "layer", s->name);
@@ -524,16 +507,16 @@ static int fig_array_curves(plotter *p, const rr_stage *s, const char *yname, co
         snprintf(title, sizeof title, "%s (n = %d)", legend, runs);
         gp_var_str(&v, name, title);
     }
-    int rc = close_data(f, path) ? EXIT_RUN_FAILED : 0;
+    int rc = plot_close_data(f, path) ? EXIT_RUN_FAILED : 0;
     if (rc == 0 && written) {
         char title[600];
         snprintf(title, sizeof title, "%s: %s (mean over seeds%s)", s->name, ylabel, band ? ", band: its 95% CI" : "");
         gp_var_str(&v, "datafile", path);
-        figure_texts(p, &v, title, xlabel, ylabel);
+        plot_figure_texts(p, &v, title, xlabel, ylabel);
         gp_var(&v, "nlines", "%d", written), gp_var(&v, "logy", "0"), gp_var(&v, "logx", "%d", logx), gp_var(&v, "marks", "1");
         gp_var(&v, "band", "%d", band);
         curve_ranges(&v, xlo, xhi, ylo, yhi);
-        rc = run_gnuplot(p, "curves", base, &v);
+        rc = plot_run_gnuplot(p, "curves", base, &v);
     }
     gp_vars_free(&v);
     return rc;
@@ -589,7 +572,7 @@ static int fig_heatmaps(plotter *p, const rr_stage *s, const char *name) {
         int oy = relative ? (ny - 1) / 2 : 0, ox = relative ? (nx - 1) / 2 : 0;
         char base[700], path[PATH_MAX], slug[400];
         config_slug(s, &s->configs[c], slug, sizeof slug);
-        FILE *f = begin_figure(p, s, base, sizeof base, path, sizeof path, "%s%s%s_seed%ld", name, slug[0] ? "_" : "", slug, rr_run_seed(run));
+        FILE *f = plot_begin_figure(p, s, base, sizeof base, path, sizeof path, "%s%s%s_seed%ld", name, slug[0] ? "_" : "", slug, rr_run_seed(run));
         if (!f) return EXIT_RUN_FAILED;
         fprintf(f, "# /attention/%s of %s, (L=%d, H=%d) blocks of x y value\n", name, run->path, L, H);
         for (int k = 0; k < L * H; k++) {
@@ -599,7 +582,7 @@ static int fig_heatmaps(plotter *p, const rr_stage *s, const char *name) {
                 if (i < ny - 1) fprintf(f, "\n");
             }
         }
-        if (close_data(f, path)) return EXIT_RUN_FAILED;
+        if (plot_close_data(f, path)) return EXIT_RUN_FAILED;
         gp_vars v = {0};
         char title[600], subtitle[1400];
         snprintf(title, sizeof title, "%s: attention %s (colour range shared across the stage)", s->name,
@@ -610,13 +593,13 @@ static int fig_heatmaps(plotter *p, const rr_stage *s, const char *name) {
         int w = 130 * H + 195, h = 130 * L + 120;
         w = w < 560 ? 560 : w;
         gp_var_str(&v, "datafile", path), gp_var_str(&v, "subtitle", subtitle);
-        figure_texts(p, &v, title, NULL, NULL);
+        plot_figure_texts(p, &v, title, NULL, NULL);
         gp_var_str(&v, "xlabel", relative ? "Δcol (key − query)" : "col"), gp_var_str(&v, "ylabel", relative ? "Δrow (key − query)" : "row");
         gp_var_str(&v, "cblabel", relative ? "mean attention weight" : "attention weight");
         gp_var(&v, "width", "%d", w > 4000 ? 4000 : w), gp_var(&v, "height", "%d", h > 4000 ? 4000 : h);
         gp_var(&v, "rows", "%d", L), gp_var(&v, "cols", "%d", H), gp_var(&v, "cbmin", "%.9g", lo), gp_var(&v, "cbmax", "%.9g", hi);
         gp_var(&v, "xmin", "%d", -ox), gp_var(&v, "xmax", "%d", nx - 1 - ox), gp_var(&v, "ymin", "%d", -oy), gp_var(&v, "ymax", "%d", ny - 1 - oy);
-        int rc = run_gnuplot(p, "heatmap", base, &v);
+        int rc = plot_run_gnuplot(p, "heatmap", base, &v);
         gp_vars_free(&v);
         if (rc) return rc;
     }
@@ -667,7 +650,7 @@ static int fig_spatial_weights(plotter *p, const rr_stage *s) {
         lo = -(m > 0 ? m : 1), hi = m > 0 ? m : 1;
         char base[700], path[PATH_MAX], slug[400];
         config_slug(s, &s->configs[c], slug, sizeof slug);
-        FILE *f = begin_figure(p, s, base, sizeof base, path, sizeof path, "spatial-W%s%s_seed%ld", slug[0] ? "_" : "", slug, rr_run_seed(run));
+        FILE *f = plot_begin_figure(p, s, base, sizeof base, path, sizeof path, "spatial-W%s%s_seed%ld", slug[0] ? "_" : "", slug, rr_run_seed(run));
         if (!f) return EXIT_RUN_FAILED;
         fprintf(f, "# /spatial/W of %s, (L=%d) x %d blocks of x y value\n", run->path, L, nq);
         for (int l = 0; l < L; l++)
@@ -681,7 +664,7 @@ static int fig_spatial_weights(plotter *p, const rr_stage *s) {
                     if (y < ny - 1) fprintf(f, "\n");
                 }
             }
-        if (close_data(f, path)) return EXIT_RUN_FAILED;
+        if (plot_close_data(f, path)) return EXIT_RUN_FAILED;
         gp_vars v = {0};
         char title[600], subtitle[1400], names[256] = "";
         snprintf(title, sizeof title, "%s: learned spatial weights W, %s", s->name,
@@ -698,7 +681,7 @@ static int fig_spatial_weights(plotter *p, const rr_stage *s) {
         int w = panel * nq + 195, h = panel * L + 120;
         w = w < 560 ? 560 : w;
         gp_var_str(&v, "datafile", path), gp_var_str(&v, "subtitle", subtitle);
-        figure_texts(p, &v, title, NULL, NULL);
+        plot_figure_texts(p, &v, title, NULL, NULL);
         gp_var_str(&v, "xlabel", grid ? "col" : "key token"), gp_var_str(&v, "ylabel", grid ? "row" : "query token");
         gp_var_str(&v, "cblabel", "W (spatial projection weight)");
         gp_var(&v, "diverging", "1"); // W is signed: white at 0, blue below, red above, on a range symmetric about 0
@@ -706,7 +689,7 @@ static int fig_spatial_weights(plotter *p, const rr_stage *s) {
         gp_var(&v, "width", "%d", w > 4000 ? 4000 : w), gp_var(&v, "height", "%d", h > 4000 ? 4000 : h);
         gp_var(&v, "rows", "%d", L), gp_var(&v, "cols", "%d", nq), gp_var(&v, "cbmin", "%.9g", lo), gp_var(&v, "cbmax", "%.9g", hi);
         gp_var(&v, "xmin", "0"), gp_var(&v, "xmax", "%d", nx - 1), gp_var(&v, "ymin", "0"), gp_var(&v, "ymax", "%d", ny - 1);
-        int rc = run_gnuplot(p, "heatmap", base, &v);
+        int rc = plot_run_gnuplot(p, "heatmap", base, &v);
         gp_vars_free(&v);
         if (rc) return rc;
     }
@@ -743,10 +726,8 @@ typedef struct {
     char label[320];
 } grid_row;
 
-// The run of stage `name` (same experiment as s) to draw beside `main`: the one with /samples
-// and main's seed in the stage's first configuration that has one, else its first run with
-// /samples. NULL (warned) when the stage is absent or none of its runs has samples.
-static const rr_run *companion_run(const rr_set *set, const rr_stage *s, const char *name, const rr_run *main, const char *where) {
+const rr_run *plot_companion_run(const rr_set *set, const rr_stage *s, const char *name, const rr_run *main, const char *where,
+                                 int (*has)(const rr_run *r), const char *kind, const char *what) {
     const rr_stage *o = NULL;
     for (int i = 0; i < set->nstages && !o; i++)
         if (!strcmp(set->stages[i].name, name) && !strcmp(set->stages[i].experiment, s->experiment)) o = &set->stages[i];
@@ -754,15 +735,37 @@ static const rr_run *companion_run(const rr_set *set, const rr_stage *s, const c
     for (int c = 0; o && c < o->nconfigs; c++)
         for (int i = 0; i < o->configs[c].nruns; i++) {
             const rr_run *r = &set->runs[o->configs[c].runs[i]];
-            if (!r->samples.n) continue;
+            if (!has(r)) continue;
             if (rr_run_seed(r) == rr_run_seed(main)) return r;
             if (!any_run) any_run = r;
         }
     if (!any_run)
-        fprintf(stderr, "posbench: warning: %s: image_grid of stage %s: no done run of stage %s has /samples; drawn without it\n",
-                where, s->name, name);
+        fprintf(stderr, "posbench: warning: %s: %s of stage %s: no done run of stage %s has %s; drawn without it\n",
+                where, kind, s->name, name, what);
     return any_run;
 }
+
+int plot_split_with(const char *with, char names[PLOT_MAX_WITH][256]) {
+    int n = 0;
+    for (const char *w = with; w && *w && n < PLOT_MAX_WITH;) {
+        size_t len = strcspn(w, ",");
+        if (len > 0 && len < 256) snprintf(names[n++], 256, "%.*s", (int)len, w);
+        w += len + (w[len] == ',');
+    }
+    return n;
+}
+
+void plot_write_rgb(FILE *f, const unsigned char *rgb, int W, int H) {
+    for (int y = 0; y < H; y++) {
+        for (int x = 0; x < W; x++) {
+            const unsigned char *px = rgb + ((size_t)y * W + x) * 3;
+            fprintf(f, "%d %d %d %d %d\n", x, H - 1 - y, px[0], px[1], px[2]);
+        }
+        fprintf(f, "\n");
+    }
+}
+
+static int has_samples(const rr_run *r) { return r->samples.n > 0; }
 
 // Appends run's /samples datasets as rows (labelled "<stage>: <name>" when prefix is set),
 // "original" first, the others in name order; a dataset equal to a row already there (the
@@ -792,22 +795,17 @@ static void add_grid_rows(grid_row *rows, int *n, const rr_run *run, const char 
 // stage's (YAML `with:`; an old figures.tsv's axis field of an image_grid line).
 static int fig_image_grid(plotter *p, const rr_stage *s, const char *with, const char *where) {
     const rr_set *set = p->set;
-    char others[8][256];
-    int nothers = 0;
-    for (const char *w = with; w && *w && nothers < 8;) {
-        size_t len = strcspn(w, ",");
-        if (len > 0 && len < sizeof others[0]) snprintf(others[nothers++], sizeof others[0], "%.*s", (int)len, w);
-        w += len + (w[len] == ',');
-    }
+    char others[PLOT_MAX_WITH][256];
+    int nothers = plot_split_with(with, others);
     for (int c = 0; c < s->nconfigs; c++) {
-        const rr_run *run = NULL, *companions[8];
-        const char *comp_names[8];
+        const rr_run *run = NULL, *companions[PLOT_MAX_WITH];
+        const char *comp_names[PLOT_MAX_WITH];
         for (int i = 0; i < s->configs[c].nruns && !run; i++)
             if (set->runs[s->configs[c].runs[i]].samples.n) run = &set->runs[s->configs[c].runs[i]];
         if (!run) continue;
         int total = run->samples.n, ncomp = 0;
         for (int o = 0; o < nothers; o++)
-            if ((companions[ncomp] = companion_run(set, s, others[o], run, where))) comp_names[ncomp] = others[o], total += companions[ncomp++]->samples.n;
+            if ((companions[ncomp] = plot_companion_run(set, s, others[o], run, where, has_samples, "image_grid", "/samples"))) comp_names[ncomp] = others[o], total += companions[ncomp++]->samples.n;
         grid_row *rows = xcalloc((size_t)total, sizeof *rows, "image grid rows");
         int nrows = 0;
         add_grid_rows(rows, &nrows, run, ncomp ? s->name : NULL);
@@ -830,7 +828,7 @@ static int fig_image_grid(plotter *p, const rr_stage *s, const char *with, const
         for (int o = 0; o < ncomp; o++)
             snprintf(suffix + strlen(suffix), sizeof suffix - strlen(suffix), "%s%s", o ? "_" : "_with_", comp_names[o]);
         config_slug(s, &s->configs[c], slug, sizeof slug);
-        FILE *f = begin_figure(p, s, base, sizeof base, path, sizeof path, "samples%s%s_seed%ld%s", slug[0] ? "_" : "", slug,
+        FILE *f = plot_begin_figure(p, s, base, sizeof base, path, sizeof path, "samples%s%s_seed%ld%s", slug[0] ? "_" : "", slug,
                                rr_run_seed(run), suffix);
         if (!f) {
             free(rows);
@@ -860,15 +858,9 @@ static int fig_image_grid(plotter *p, const rr_stage *s, const char *with, const
         fprintf(f, "# /samples of %s", run->path);
         for (int o = 0; o < ncomp; o++) fprintf(f, " and %s", companions[o]->path);
         fprintf(f, ": x y r g b, %d rows of up to %d images, value range [%g, %g] -> 0..255\n", nrows, GRID_COLS, lo, hi);
-        for (int y = 0; y < Ht; y++) {
-            for (int x = 0; x < W; x++) {
-                const unsigned char *px = rgb + ((size_t)y * W + x) * 3;
-                fprintf(f, "%d %d %d %d %d\n", x, Ht - 1 - y, px[0], px[1], px[2]);
-            }
-            fprintf(f, "\n");
-        }
+        plot_write_rgb(f, rgb, W, Ht);
         free(rgb), free(rows);
-        if (close_data(f, path)) {
+        if (plot_close_data(f, path)) {
             gp_vars_free(&v);
             return EXIT_RUN_FAILED;
         }
@@ -882,9 +874,9 @@ static int fig_image_grid(plotter *p, const rr_stage *s, const char *with, const
         snprintf(title, sizeof title, "%s%s: sample images, %s%sseed %ld", s->name, stages, s->naxes ? legend : "",
                  s->naxes ? ", " : "", rr_run_seed(run));
         gp_var_str(&v, "datafile", path);
-        figure_texts(p, &v, title, NULL, NULL);
+        plot_figure_texts(p, &v, title, NULL, NULL);
         gp_var(&v, "nrows", "%d", nrows), gp_var(&v, "width", "%d", W * zoom + 260), gp_var(&v, "height", "%d", Ht * zoom + 90);
-        int rc = run_gnuplot(p, "image_grid", base, &v);
+        int rc = plot_run_gnuplot(p, "image_grid", base, &v);
         gp_vars_free(&v);
         if (rc) return rc;
     }
@@ -1013,6 +1005,8 @@ static int draw_heatmap(plotter *p, const rr_stage *s, const figure_spec *r) {
 static int draw_image_grid(plotter *p, const rr_stage *s, const figure_spec *r) { return fig_image_grid(p, s, r->axis, r->where); }
 static int draw_result_curves(plotter *p, const rr_stage *s, const figure_spec *r) { (void)r; return fig_result_curves(p, s); }
 static int draw_spatial_weights(plotter *p, const rr_stage *s, const figure_spec *r) { (void)r; return fig_spatial_weights(p, s); }
+static int draw_cls_attention(plotter *p, const rr_stage *s, const figure_spec *r) { return fig_cls_attention(p, s, r->axis, r->where); }
+static int draw_key_pca(plotter *p, const rr_stage *s, const figure_spec *r) { return fig_key_pca(p, s, r->axis, r->where); }
 
 typedef int (*draw_fn)(plotter *p, const rr_stage *s, const figure_spec *r);
 #define FIGURE_DRAW_(name, keys, help) draw_##name,
@@ -1063,7 +1057,9 @@ void plot_help(void) {
            "(/samples), result_curves (per-run arrays: /position top-1 vs test eta, /knn top-1 vs layer,\n"
            "/resolution top-1, TTA top-1 and images/s vs evaluation image size, top-1 vs images/s),\n"
            "spatial_weights (gMLP/aMLP /spatial/W per block: four query tokens' rows on the token grid of\n"
-           "an image, the n x n matrix of a sequence).\n"
+           "an image, the n x n matrix of a sequence), cls_attention (/views: each view image, then the last\n"
+           "block's [CLS] attention per head), key_pca (/views: the PCA of the keys per block as RGB, shallow\n"
+           "to deep; both: rows = methods, other stages with `with:`).\n"
            "The figures: list of DIR/<experiment>/experiment.yaml (the copy posbench run keeps) selects a\n"
            "stage's figures (results folders from before it: figures.tsv there or in DIR); else every kind.\n"
            "  --only KIND   make only figures of this kind\n"
