@@ -14,6 +14,7 @@
 #include "../results/results.h"
 #include "../run/runner.h"
 #include "../train/train.h"
+#include "../train/print_config.h"
 #include "../../core/comm.h"
 #include "../../core/common.h"
 #include <limits.h>
@@ -68,6 +69,7 @@ static int common_flag(int argc, char **argv, int *i) {
 static void train_help(void) {
     printf("usage: posbench train [key=value ...] [--out DIR] [--threads N] [--device D]\n"
            "                      [--force] [--fresh] [--stop-after STEP] [--init WEIGHTS] [--plan FILE]\n"
+           "                      [--print-config]\n"
            "Trains one run from the defaults below plus the overrides, evaluates top-1/top-5 on the\n"
            "test split after every epoch and writes DIR/<run-id>.h5 (DIR defaults to results/train).\n"
            "The run id is a hash of every key that changes results; rerunning the same command\n"
@@ -81,6 +83,8 @@ static void train_help(void) {
            "  --stop-after S    checkpoint and stop after global step S (resume later)\n"
            "  --plan FILE       write the crosscheck plan of this run (data, batch order, augmentation\n"
            "                    draws, initial weights; bench/train/train_plan.c) instead of training\n"
+           "  --print-config    print the resolved configuration (every key, defaults included, as YAML)\n"
+           "                    with the run id and results file, then exit without training\n"
            "  --init WEIGHTS    start from a finished run's DIR/<run-id>.weights (tensors with the same\n"
            "                    name and shape are copied; the others keep their fresh initialisation)\n"
            "Across processes: mpirun -np N posbench train ... trains micro-batch r of every batch on rank r\n"
@@ -106,7 +110,7 @@ static int cmd_train(int argc, char **argv) {
     train_options opt = {.out_dir = "results/train", .experiment = "train", .stage = "train"};
     char err[1024];
     const char **given = xcalloc((size_t)argc + 1, sizeof *given, "overrides"); // the key=value arguments so far
-    int ngiven = 0;
+    int ngiven = 0, print_config = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -128,10 +132,12 @@ static int cmd_train(int argc, char **argv) {
         } else if (!strcmp(a, "--plan")) {
             if (i + 1 >= argc || !argv[i + 1][0]) die_input("--plan needs a file name (the crosscheck plan to write)");
             opt.plan_path = argv[++i];
+        } else if (!strcmp(a, "--print-config")) {
+            print_config = 1;
         } else if (!strcmp(a, "--stop-after")) {
             opt.stop_after = parse_long_flag(a, i + 1 < argc ? argv[++i] : NULL, 1);
         } else if (a[0] == '-') {
-            die_input("unknown flag '%s' for posbench train (valid: --out, --threads, --device, --force, --fresh, --stop-after, --init, --plan, --help)", a);
+            die_input("unknown flag '%s' for posbench train (valid: --out, --threads, --device, --force, --fresh, --stop-after, --init, --plan, --print-config, --help)", a);
         } else {
             override_once(given, ngiven, a);
             given[ngiven++] = a;
@@ -153,6 +159,11 @@ static int cmd_train(int argc, char **argv) {
         opt.comm = cm;
     }
     free(given);
+    if (print_config) {
+        train_print_config(&cfg, &opt, stdout);
+        config_free(&cfg);
+        return 0;
+    }
     train_result res;
     int status = train_run(&cfg, &opt, &res);
     config_free(&cfg);
