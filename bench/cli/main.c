@@ -2,6 +2,7 @@
 // Exit status: 0 ok, 1 a run failed, 2 bad input (flags, keys, data files).
 #include "cmd_data.h"
 #include "cmd_export.h"
+#include "cmd_version.h"
 #include "../crosscheck/crosscheck.h"
 #include "../experiment/config.h"
 #include "../experiment/experiment.h"
@@ -178,6 +179,7 @@ int main(int argc, char **argv) {
         fputs(usage_text, stdout);
         return 0;
     }
+    if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) return cmd_version();
     if (!strcmp(cmd, "train")) return cmd_train(argc - 2, argv + 2);
     if (comm_launched_size() > 1)
         die_input("posbench %s was started as one of %d processes by an MPI launcher: only posbench train runs across "
