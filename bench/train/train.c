@@ -17,6 +17,7 @@
 #include "train_faults.h"
 #include "train_step.h"
 #include "train_files.h"
+#include "metrics_log.h"
 #include "progress.h"
 #include "../experiment/settings.h"
 #include "../results/results.h"
@@ -324,6 +325,7 @@ static void free_run(run *r) {
     free(r->batch_index);
     history_free(&r->train_hist);
     history_free(&r->eval_hist);
+    metrics_log_close(r);
 }
 
 int train_run(const config *cfg, const train_options *opt, train_result *out) {
@@ -364,6 +366,7 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
     iso_time(now, sizeof now);
     if (!r.started[0]) snprintf(r.started, sizeof r.started, "%s", now);
     if (root) open_results(&r);
+    if (root) metrics_log_open(&r); // lines past the checkpoint's step are cut (metrics_log.h)
     if (resumed && root) results_attr_str(r.res, "/", "resumed", now); // the latest resume
     if (resumed && root) record_init_embedding(&r, r.init_rms[0], r.init_rms[1]); // measured by the first segment
 
@@ -404,6 +407,7 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
             progress_finish(&bar);
             if (root) fprintf(stderr, "posbench: run %s diverged: loss %g at step %ld\n", r.run_id, loss, r.step + 1);
             if (root) results_attr_int(r.res, "/final", "diverged_step", r.step + 1);
+            if (root) metrics_log_step(&r, r.step + 1, loss, lr, grad_norm, NULL, NULL, 1);
             final_status = "diverged";
             status = 1;
             break;
@@ -414,6 +418,8 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
         if (root) results_series_append(r.train_series, row);
         progress_update(&bar, r.step, loss, r.batch / dt);
         int epoch_end = r.step % r.steps_per_epoch == 0;
+        if (!(r.step % r.eval_every == 0 || r.step == r.total_steps) && root)
+            metrics_log_step(&r, r.step, loss, lr, grad_norm, NULL, NULL, 0); // when due (metrics_log.h)
         if (r.step % r.eval_every == 0 || r.step == r.total_steps) { // test (and validation) evaluation, rank 0
             int diverged = 0;
             if (root) {
@@ -429,7 +435,9 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
                             isfinite(last.loss) ? "validation" : "test", isfinite(last.loss) ? val.loss : last.loss, epoch + 1, r.step);
                     results_attr_int(r.res, "/final", "diverged_step", r.step);
                     diverged = 1;
-                } else {
+                }
+                metrics_log_step(&r, r.step, loss, lr, grad_norm, &last, r.es.on ? &val : NULL, diverged);
+                if (!diverged) {
                     progress_message(&bar, r.obj.kind->progress, epoch + 1, r.epochs, loss, last.metric[0], last.metric[1],
                                      r.train_time_s);
                 }
