@@ -14,6 +14,7 @@
 #include "../report/report.h"
 #include "../results/results.h"
 #include "../run/runner.h"
+#include "../run/sweep.h"
 #include "../train/train.h"
 #include "../train/print_config.h"
 #include "../../core/comm.h"
@@ -29,6 +30,7 @@ static const char *usage_text =
     "  run EXPERIMENT.yaml     run an experiment's runs (matrix x seeds x stages), resumable\n"
     "  list EXPERIMENT.yaml    its runs with ids, stages, axis values and status\n"
     "  train [key=value ...]   train one run from the defaults plus overrides\n"
+    "  sweep key=v1,v2 ...     run the product of the values (and seeds=0..2) like run, without a YAML file\n"
     "  report DIR              Markdown tables (mean ± std over seeds) to stdout and DIR/REPORT.md\n"
     "  plot DIR                gnuplot figures (PNG and SVG) into DIR/figures/\n"
     "  export DIR              one row per run (config, /final metrics) as CSV or JSON, for pandas\n"
@@ -37,6 +39,7 @@ static const char *usage_text =
     "  data speech-synth       write the synthesized Speech Commands set (--out DIR)\n"
     "  crosscheck EXPERIMENT.yaml --stage S [--match key=value ...]\n"
     "                          train those runs with posbench and with PyTorch, compare (Welch, TOST)\n"
+    "  --version               version, commit, compiler, BLAS, CUDA, CPU features\n"
     "run 'posbench <command> --help' for the options of a command\n";
 
 static void usage_error(const char *fmt, const char *arg) {
@@ -185,6 +188,7 @@ int main(int argc, char **argv) {
         die_input("posbench %s was started as one of %d processes by an MPI launcher: only posbench train runs across "
                   "processes (README \"One run across processes\")", cmd, comm_launched_size());
     if (!strcmp(cmd, "run")) return cmd_run(argc - 2, argv + 2);
+    if (!strcmp(cmd, "sweep")) return cmd_sweep(argc - 2, argv + 2);
     if (!strcmp(cmd, "list")) return cmd_list(argc - 2, argv + 2);
     if (!strcmp(cmd, "report")) return cmd_report(argc - 2, argv + 2);
     if (!strcmp(cmd, "plot")) return cmd_plot(argc - 2, argv + 2);

@@ -8,6 +8,7 @@
 // descendants always land in the same shard.
 #include "runner.h"
 #include "estimate.h"
+#include "run_names.h"
 #include "../experiment/exp_tables.h"
 #include "../experiment/experiment.h"
 #include "../store/run_files.h"
@@ -279,6 +280,8 @@ int cmd_run(int argc, char **argv) {
     snprintf(exp_dir, sizeof exp_dir, "%.3900s/%.127s/", f.out, e->name);
     make_dirs_for(exp_dir);
     if (exp_tables_write(e, exp_dir, err, sizeof err) != 0) die_fail("%s", err);
+    if (run_names_write(e, f.out, err, sizeof err) != 0) // readable links to the runs (run_names.h)
+        fprintf(stderr, "posbench: warning: %s; the runs go on without readable names\n", err);
     fflush(stdout);
     int running = 0, stop = 0;
     for (;;) {
