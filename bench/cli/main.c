@@ -3,6 +3,7 @@
 #include "cmd_data.h"
 #include "cmd_export.h"
 #include "cmd_version.h"
+#include "cmd_watch.h"
 #include "../crosscheck/crosscheck.h"
 #include "../experiment/config.h"
 #include "../experiment/experiment.h"
@@ -34,6 +35,7 @@ static const char *usage_text =
     "  report DIR              Markdown tables (mean ± std over seeds) to stdout and DIR/REPORT.md\n"
     "  plot DIR                gnuplot figures (PNG and SVG) into DIR/figures/\n"
     "  export DIR              one row per run (config, /final metrics) as CSV or JSON, for pandas\n"
+    "  watch DIR               live view of the runs below DIR: state, step, loss, ETA, last eval\n"
     "  slurm EXPERIMENT.yaml   an sbatch job-array script that shards the experiment\n"
     "  bench                   CPU step time, GFLOP/s vs in-process sgemm, ratio to PyTorch\n"
     "  data speech-synth       write the synthesized Speech Commands set (--out DIR)\n"
@@ -189,6 +191,7 @@ int main(int argc, char **argv) {
                   "processes (README \"One run across processes\")", cmd, comm_launched_size());
     if (!strcmp(cmd, "run")) return cmd_run(argc - 2, argv + 2);
     if (!strcmp(cmd, "sweep")) return cmd_sweep(argc - 2, argv + 2);
+    if (!strcmp(cmd, "watch")) return cmd_watch(argc - 2, argv + 2);
     if (!strcmp(cmd, "list")) return cmd_list(argc - 2, argv + 2);
     if (!strcmp(cmd, "report")) return cmd_report(argc - 2, argv + 2);
     if (!strcmp(cmd, "plot")) return cmd_plot(argc - 2, argv + 2);
