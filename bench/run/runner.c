@@ -44,6 +44,8 @@ static void run_help(void) {
            "Runs every run of the experiment in stage order into DIR/<name>/<stage>/<run-id>.h5\n"
            "(DIR defaults to results). Done runs are skipped, interrupted runs resume from their\n"
            "checkpoint, failed runs are retried, and a lock keeps two processes off one run.\n"
+           "Each stage folder gets names/: links named by the run's axis values and seed to its .h5\n"
+           "(docs/cli.md); each run writes <run-id>.metrics.jsonl as it trains (posbench watch DIR).\n"
            "  --scale S       apply the experiment's named override set S\n"
            "  --jobs N        run N runs at once, splitting the CPU threads between them\n"
            "  --shard I/N     run only shard I of N (0-based; a run stays with its root run)\n"
