@@ -153,6 +153,12 @@ YEOF
 ids_hand=$($PB list "$T/hand.yaml" | awk '$2 == "main" { print $1 ".h5" }' | sort | tr '\n' ' ')
 [ "$ids_sweep" = "$ids_hand" ]
 check "sweep's run ids = a hand-written experiment's (posbench list)" $? "hand: $ids_hand"
+# A combination the experiment checks refuse: exit 2 with the generated file's position, file kept.
+$PB sweep model.patch=4,5 --out "$T/bad" > "$T/o" 2>&1; rc=$?
+kept=$(sed -n 's/.*is kept: \(.*\))$/\1/p' "$T/o")
+[ $rc -eq 2 ] && grep -q 'model.patch' "$T/o" && [ -n "$kept" ] && [ -f "$kept" ] && grep -q "error: $kept:[0-9]*:[0-9]*: " "$T/o" && [ ! -e "$T/bad" ]
+check "sweep with an impossible combination: exit 2 at the kept file's line:col, nothing run" $? "exit $rc: $(tr '\n' ' ' < "$T/o")"
+[ -n "$kept" ] && rm -f "$kept"
 $PB sweep $SW --out "$T/s" > "$T/s2.out" 2>&1; rc=$?
 [ $rc -eq 0 ] && grep -q '8 runs in 1 stages; 0 to run' "$T/s2.out"
 check "sweep again: every run already done, nothing retrained (the runner's resume)" $? "$(grep 'to run' "$T/s2.out")"

@@ -242,8 +242,8 @@ int cmd_sweep(int argc, char **argv) {
         printf("wrote %s (posbench run %s runs the same sweep)\n", path, path);
     } else {
         const char *tmp = getenv("TMPDIR");
-        snprintf(path, sizeof path, "%s/posbench-sweep-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
-        int fd = mkstemp(path);
+        snprintf(path, sizeof path, "%s/posbench-sweep-XXXXXX.yaml", tmp && tmp[0] ? tmp : "/tmp");
+        int fd = mkstemps(path, 5);
         if (fd < 0) die_fail("cannot create a temporary file %s: %s", path, strerror(errno));
         close(fd);
         snprintf(g_temp_yaml, sizeof g_temp_yaml, "%s", path);
