@@ -174,6 +174,47 @@ static int exists(const char *base, const char *suffix) {
     return access(path, F_OK) == 0;
 }
 
+// run_file_status of finished files, kept between refreshes while a file's inode, size and
+// modification time stay the same (a finished .h5 is replaced, never edited, by posbench), so
+// a refresh opens only the files that changed.
+typedef struct {
+    char *path;
+    dev_t dev;
+    ino_t ino;
+    off_t size;
+    struct timespec mtime;
+    run_file_state state;
+    char why[256];
+} status_entry;
+static status_entry *g_status;
+static int g_nstatus, g_capstatus;
+
+static run_file_state file_status(const char *h5, char *why, size_t whylen) {
+    struct stat st;
+    if (stat(h5, &st) != 0) return run_file_status(h5, why, whylen);
+    status_entry *e = NULL;
+    for (int i = 0; i < g_nstatus && !e; i++)
+        if (!strcmp(g_status[i].path, h5)) e = &g_status[i];
+    if (e && e->dev == st.st_dev && e->ino == st.st_ino && e->size == st.st_size && e->mtime.tv_sec == st.st_mtim.tv_sec &&
+        e->mtime.tv_nsec == st.st_mtim.tv_nsec) {
+        snprintf(why, whylen, "%s", e->why);
+        return e->state;
+    }
+    if (!e) {
+        if (g_nstatus == g_capstatus) {
+            g_capstatus = g_capstatus ? 2 * g_capstatus : 64;
+            g_status = xrealloc(g_status, (size_t)g_capstatus * sizeof *g_status, "watch status cache");
+        }
+        e = &g_status[g_nstatus++];
+        e->path = xstrdup(h5, "watch status cache");
+    }
+    e->why[0] = 0;
+    e->state = run_file_status(h5, e->why, sizeof e->why);
+    e->dev = st.st_dev, e->ino = st.st_ino, e->size = st.st_size, e->mtime = st.st_mtim;
+    snprintf(why, whylen, "%s", e->why);
+    return e->state;
+}
+
 static void judge(watch_run *r) {
     long pid = live_lock_holder(r->base);
     char h5[4400];
@@ -182,7 +223,7 @@ static void judge(watch_run *r) {
         r->state = WATCH_RUNNING;
         snprintf(r->why, sizeof r->why, "process %ld", pid);
     } else {
-        run_file_state st = run_file_status(h5, r->why, sizeof r->why);
+        run_file_state st = file_status(h5, r->why, sizeof r->why);
         if (st == RUN_FILE_DONE) r->state = WATCH_DONE;
         else if (st == RUN_FILE_DIVERGED) r->state = WATCH_DIVERGED;
         else if (st == RUN_FILE_DAMAGED) r->state = WATCH_DAMAGED;

@@ -12,6 +12,8 @@
 //   queued    no file but its names/ link (or only its metrics file): not started yet
 // Step, loss, ETA and the last evaluation come from the last lines of <id>.metrics.jsonl
 // (bench/train/metrics_log.h); runs written before that file existed show none.
+// Between scans in one process, a .h5 whose inode, size and modification time are unchanged
+// keeps its judged state (it is not opened again), so refreshing a large folder stays cheap.
 #pragma once
 #include <stddef.h>
 
