@@ -48,7 +48,7 @@ else
 endif
 
 # ---- MPI switch ----
-# core/comm_mpi.c (one run across processes: README "One run across processes") is built in
+# core/comm_mpi.c (one run across processes: docs/usage.md "One run across processes") is built in
 # when mpicc is found (Debian's OpenMPI: libopenmpi-dev, openmpi-bin; make deps installs them),
 # with the compile and link flags mpicc reports; otherwise posbench is single-process and says
 # so. Not in the sanitizer build (OpenMPI's own allocations would read as leaks).
@@ -70,14 +70,16 @@ TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_LIB := $(BUILD)/tests/testing.o $(BUILD)/tests/cuda_parity.o $(BUILD)/tests/attention_cases.o $(BUILD)/tests/model_testing.o
 
-.PHONY: all deps test sanitize bench bench-ci bench-ci-baseline clean help backends reproduce-mp3 reproduce-cape reproduce-gmlp reproduce-gvp figures gpu-bundle FORCE
+.PHONY: all deps deps-build deps-test deps-data docs test sanitize bench bench-ci bench-ci-baseline clean help backends reproduce-mp3 reproduce-cape reproduce-gmlp reproduce-gvp figures gpu-bundle FORCE
 SCALE  ?= small
 DEVICE ?= auto
 all: $(BUILD)/posbench backends
 
 help:
 	@echo "make            build build/posbench (backends: cpu, + cuda when nvcc and the CUDA libraries are found)"
-	@echo "make deps       install missing Debian packages (as root) or print the apt-get line"
+	@echo "make deps       install missing Debian packages (as root) or print the apt-get line: all groups;"
+	@echo "                make deps-build | deps-test | deps-data one group (make needs build only)"
+	@echo "make docs       regenerate docs/keys.md from the key table (make test checks it is up to date)"
 	@echo "make test       build and run every test; last line 'N passed, N failed, N skipped'"
 	@echo "make bench      posbench bench: step time, GFLOP/s vs sgemm, ratio to PyTorch CPU"
 	@echo "make bench-ci   regression check against bench/perf/baseline-ci.tsv (exit 1 naming what regressed; .ci/run runs it)"
@@ -95,13 +97,21 @@ help:
 	@echo "make NATIVE=1   tune for this CPU (-march=native); default builds run on any x86-64"
 	@echo "make SANITIZE=1 ASan + UBSan build in build-san/ (make test builds and uses it)"
 
+# Debian packages in three groups (scripts/deps.sh): `make` needs only the build group, `make
+# test` also the test and data groups, the reproduce targets and data/kjv.txt the data group.
 deps:
 	@sh scripts/deps.sh
+deps-build:
+	@sh scripts/deps.sh build
+deps-test:
+	@sh scripts/deps.sh test
+deps-data:
+	@sh scripts/deps.sh data
 
 backends: $(BUILD)/posbench
 	@echo "posbench: built backends: $(BACKENDS)$(if $(CUDA_WHY), (cuda not built: $(CUDA_WHY))); $(MPI_SAY)"
 
-$(BUILD)/posbench: $(MAIN_SRC:%.c=$(BUILD)/%.o) $(BUILD)/libposbench.a | deps
+$(BUILD)/posbench: $(MAIN_SRC:%.c=$(BUILD)/%.o) $(BUILD)/libposbench.a | deps-build
 	$(CC) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/libposbench.a: $(LIB_OBJ)
@@ -124,7 +134,7 @@ $(BUILD)/git_commit.c: FORCE
 $(BUILD)/git_commit.o: $(BUILD)/git_commit.c
 	$(CC) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/%.o: %.c $(BUILD)/cflags.stamp | deps
+$(BUILD)/%.o: %.c $(BUILD)/cflags.stamp | deps-build
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
@@ -145,7 +155,7 @@ FINDINGS_TESTS := $(BUILD)/tests/test_findings_margin $(BUILD)/tests/test_findin
 $(FINDINGS_TESTS): $(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/tests/findings_testing.o $(TEST_LIB) $(BUILD)/libposbench.a
 	$(CC) -o $@ $^ $(LDLIBS)
 
-test: $(BUILD)/posbench $(TEST_BIN) backends sanitize
+test: deps-test deps-data $(BUILD)/posbench $(TEST_BIN) backends sanitize
 	@sh tests/run_all.sh
 
 # The sanitizer build of posbench, for tests/e2e_sanitize.sh (separate objects in build-san/).
@@ -155,7 +165,7 @@ sanitize:
 bench: $(BUILD)/posbench
 	$(BUILD)/posbench bench
 
-# Regression benchmarks (README "posbench bench"): the small CI step, 5 rounds of 8 steps, and
+# Regression benchmarks (docs/usage.md "posbench bench"): the small CI step, 5 rounds of 8 steps, and
 # the accuracy probes (one per image objective), at 1 thread: the sgemm-normalised step survives
 # load only there (two busy loops beside it: +6% at 1 thread, x26 at 2). Time threshold 50% and
 # --confirm 2: a slower step must show again in two re-measurements. Under two training jobs the
@@ -167,25 +177,30 @@ bench-ci: $(BUILD)/posbench
 bench-ci-baseline: $(BUILD)/posbench
 	$(BUILD)/posbench bench $(BENCH_CI) --save bench/perf/baseline-ci.tsv
 
-reproduce-mp3: $(BUILD)/posbench backends
+reproduce-mp3: $(BUILD)/posbench backends | deps-data
 	@sh scripts/reproduce.sh mp3 $(SCALE) $(DEVICE) results/mp3
 
-reproduce-cape: $(BUILD)/posbench backends
+reproduce-cape: $(BUILD)/posbench backends | deps-data
 	@sh scripts/reproduce.sh cape $(SCALE) $(DEVICE) results/cape
 
 # The default text corpus (data.name=text): the King James Bible from Debian's bible-kjv-text,
 # one verse a line ("Ge1:1 In the beginning ..."), written by its reader `bible` (bible-kjv).
-data/kjv.txt: | deps
+data/kjv.txt: | deps-data
 	@mkdir -p data
 	bible -f 'Gen1:1-Rev22:21' < /dev/null > $@.partial && mv $@.partial $@
 
-reproduce-gmlp: $(BUILD)/posbench backends
+reproduce-gmlp: $(BUILD)/posbench backends | deps-data
 	@sh scripts/reproduce.sh gmlp $(SCALE) $(DEVICE) results/gmlp
-reproduce-gvp: $(BUILD)/posbench backends
+reproduce-gvp: $(BUILD)/posbench backends | deps-data
 	@sh scripts/reproduce.sh gvp $(SCALE) $(DEVICE) results/gvp
 
 gpu-bundle: $(BUILD)/posbench $(TEST_BIN)
 	@sh scripts/gpu_bundle.sh
+
+# docs/keys.md: the key table as Markdown (`posbench --keys-markdown`); tests/e2e_docs.sh fails
+# when the committed file differs from what this writes.
+docs: $(BUILD)/posbench
+	$(BUILD)/posbench --keys-markdown > docs/keys.md.new && mv docs/keys.md.new docs/keys.md || { rm -f docs/keys.md.new; exit 1; }
 
 figures: $(BUILD)/posbench
 	@for d in results/*/; do [ -d "$$d" ] && $(BUILD)/posbench report "$$d" > /dev/null && $(BUILD)/posbench plot "$$d"; done

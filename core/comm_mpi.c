@@ -108,7 +108,7 @@ int comm_mpi_built(void) { return 1; }
 const comm *comm_mpi_init(void) {
     int provided = 0;
     if (MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
-        fprintf(stderr, "posbench: error: MPI_Init_thread failed (started by mpirun? see README \"One run across processes\")\n");
+        fprintf(stderr, "posbench: error: MPI_Init_thread failed (started by mpirun? see docs/usage.md \"One run across processes\")\n");
         exit(EXIT_RUN_FAILED);
     }
     world = (comm){.name = "mpi", .sum_f32 = mpi_sum_f32, .sum_f64 = mpi_sum_f64, .broadcast = mpi_broadcast,

@@ -3,7 +3,7 @@
 // (core/ops.h), the op ids and names (core/ops_support.h), the CPU and CUDA prototypes
 // (core/cpu/ops_cpu_internal.h, core/cuda/ops_cuda_internal.cuh) and tables (ops_cpu.c,
 // ops_cuda.cu), and the guarded backend's wrappers (core/cpu/ops_cpu_guarded.c). Adding an op
-// is one entry here plus cpu_<name> and cuda_<name> (README "Adding an op").
+// is one entry here plus cpu_<name> and cuda_<name> (docs/architecture.md "Adding an op").
 //
 // An X-macro list read by #include (no include guard): each includer defines what an entry
 // expands to and includes this file, which undefines OP and OP_ALLOC at its end:

@@ -48,7 +48,7 @@ static const char *missing_in[OPS_COUNT];
 
 static void __attribute__((noreturn)) missing_op(ops_id id) {
     die_fail("backend '%s' does not implement op '%s' (core/ops_list.h), which this run needs: run it on "
-             "another --device, or give the backend that op (README \"Adding an op\")",
+             "another --device, or give the backend that op (docs/architecture.md \"Adding an op\")",
              missing_in[id] ? missing_in[id] : "?", op_names[id]);
 }
 

@@ -4,7 +4,7 @@
 # machine, a one-node cluster of its own (the machine's CPUs, a generated slurm.conf, its own ports,
 # sockets and state in a temporary folder; no systemd), submits the script `posbench slurm` prints
 # for a tiny two-stage experiment with sbatch, waits for the array, and checks: every run done, the
-# task logs where the README says, `posbench report` equal to the report of `posbench run` of the
+# task logs where docs/usage.md says, `posbench report` equal to the report of `posbench run` of the
 # same experiment (timing and memory columns left out); then scancels one array task of a fresh
 # submission mid-way, resubmits, and checks the rest finishes without redoing finished runs.
 # The daemons are stopped (and jobs cancelled) on every exit, failures included. Where Slurm is

@@ -82,7 +82,7 @@ check "resume: 5 + 11 steps equal 16 uninterrupted steps bitwise" $? "losses, gr
 ! ls "$T"/r/*.ckpt "$T"/r/*.partial >/dev/null 2>&1
 check "a finished run removes its checkpoint and partial file" $? "$(ls "$T/r" | tr '\n' ' ')"
 
-# HDF5 layout (DESIGN.md)
+# HDF5 layout (docs/usage.md "Runs, resume and the HDF5 file")
 H=$(h5dump -A "$A" 2>&1)
 ok=0
 for want in 'ATTRIBUTE "status"' '"done"' 'ATTRIBUTE "run_id"' 'ATTRIBUTE "config_yaml"' 'ATTRIBUTE "git_commit"' \

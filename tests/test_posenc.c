@@ -457,7 +457,7 @@ static rope_case rope_make(int B, int gh, int gw, int cls, int C, int H, int dim
 static void rope_free(rope_case *r) { free(r->cos_t); free(r->sin_t); }
 static size_t rope_n(const rope_case *r) { return (size_t)r->B * r->T * 3 * r->C; }
 
-// METHODS' angle for patch n, pair j, in double (independent of posenc_rope_tables).
+// docs/methods.md's angle for patch n, pair j, in double (independent of posenc_rope_tables).
 static double rope_angle(const rope_case *r, int n, int j) {
     int Dh = r->C / r->H;
     if (r->dims == 1) return n * pow(10000.0, -2.0 * j / Dh);
@@ -487,7 +487,7 @@ static void test_rope_tables(void) {
                "%s", posenc_rope_error(6, 2) ? posenc_rope_error(6, 2) : "(accepted Dh=6 for 2D)");
 }
 
-// rope_forward against a double rotation by METHODS' angles; cls rows and v bitwise kept;
+// rope_forward against a double rotation by docs/methods.md's angles; cls rows and v bitwise kept;
 // rope_backward undoes it; thread-count independence.
 static void rope_op_case(int gh, int gw, int cls, int C, int H, int dims, unsigned tag) {
     rope_case r = rope_make(2, gh, gw, cls, C, H, dims);

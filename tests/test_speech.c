@@ -241,7 +241,7 @@ static void test_wav(void) {
     fclose(out);
     x = NULL;
     expect_wav_error("wav_truncated_data_refused", path, "the data chunk at byte offset 36 declares 1600 bytes, but the file ends after 400");
-    // 8-bit and float WAVs: not the 16-bit PCM the README promises (issue 29).
+    // 8-bit and float WAVs: not the 16-bit PCM docs/speech.md promises (issue 29).
     snprintf(path, sizeof path, "%s/u8.wav", root);
     write_sf(path, 16000, 1, SF_FORMAT_WAV | SF_FORMAT_PCM_U8, 800);
     expect_wav_error("wav_error_8bit", path, "encoding 8-bit PCM (must be 16-bit PCM WAV)");

@@ -151,7 +151,7 @@ static int cmd_train(int argc, char **argv) {
         }
     }
     opt.device = device_flag;
-    const comm *cm = comm_world(); // MPI when mpirun started this process (README "One run across processes")
+    const comm *cm = comm_world(); // MPI when mpirun started this process (docs/usage.md "One run across processes")
     if (cm->size > 1) {
         if (opt.plan_path) die_input("--plan writes one process's crosscheck plan: run it without mpirun");
         long acc = cfg_int(&cfg, "train.accumulate");
@@ -185,10 +185,14 @@ int main(int argc, char **argv) {
         return 0;
     }
     if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) return cmd_version();
+    if (!strcmp(cmd, "--keys-markdown")) { // hidden: docs/keys.md (make docs)
+        config_print_markdown(stdout);
+        return 0;
+    }
     if (!strcmp(cmd, "train")) return cmd_train(argc - 2, argv + 2);
     if (comm_launched_size() > 1)
         die_input("posbench %s was started as one of %d processes by an MPI launcher: only posbench train runs across "
-                  "processes (README \"One run across processes\")", cmd, comm_launched_size());
+                  "processes (docs/usage.md \"One run across processes\")", cmd, comm_launched_size());
     if (!strcmp(cmd, "run")) return cmd_run(argc - 2, argv + 2);
     if (!strcmp(cmd, "sweep")) return cmd_sweep(argc - 2, argv + 2);
     if (!strcmp(cmd, "watch")) return cmd_watch(argc - 2, argv + 2);

@@ -17,7 +17,7 @@
 // no unknown key), a bad one refused naming FILE:LINE (exit 2). The PyTorch side writes
 // <run-id>.torch.new, renamed over the result only when it validated, so a failed run never
 // replaces a finished one.
-// Verdict (README "posbench crosscheck"): --init ours on the per-seed differences posbench −
+// Verdict (docs/testing.md "posbench crosscheck"): --init ours on the per-seed differences posbench −
 // PyTorch (paired: seed k of both sides shares weights, batches and draws; a one-sample t-test
 // on the n differences, df n − 1); --init torch unpaired (each side's seeds from its own
 // weights: Welch test, TOST at ±margin on it):

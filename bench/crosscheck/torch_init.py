@@ -16,7 +16,7 @@ init_weights_vit_timm, read 2026-11; written here, not copied):
   rel_bias tables: 0 (relbias starts as no bias);
   patch_embed (timm: a Conv2d that init_weights_vit_timm does not touch, so PyTorch's default
       reset; our twin has the equivalent Linear on flattened patches, fan_in = C*p*p) follows
-      model.embed_init (README, docs/methods.md):
+      model.embed_init (docs/cape.md, docs/methods.md):
         timm      weight and bias ~ U(-1/sqrt(fan_in), 1/sqrt(fan_in)) (kaiming_uniform_ with
                   a = sqrt(5) gives that weight bound)
         xavier    MAE: weight xavier_uniform_ on the flattened (d, fan_in) weight,

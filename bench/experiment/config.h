@@ -70,3 +70,6 @@ uint64_t config_hash_text(uint64_t h, const char *text);
 uint64_t config_identity_hash(uint64_t h, const config *c);
 // Prints the key table (key, default, meaning) for --help.
 void config_print_help(FILE *out);
+// Prints the key table as Markdown, one table per prefix (data., model., ...): docs/keys.md,
+// written by `make docs` through the hidden `posbench --keys-markdown`.
+void config_print_markdown(FILE *out);

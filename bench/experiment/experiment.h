@@ -1,5 +1,5 @@
-// bench/experiment/experiment.h — experiment YAML: load, validate and expand into runs (DESIGN.md
-// "Experiment YAML"). Everything is checked before anything runs; every error reads
+// bench/experiment/experiment.h — experiment YAML: load, validate and expand into runs (docs/experiments.md,
+// the schema). Everything is checked before anything runs; every error reads
 // "file:line:col: message" with libyaml's 0-based marks, says what would be valid, and
 // offers "did you mean" for misspelt keys, stages, scales and figure kinds.
 //

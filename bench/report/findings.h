@@ -1,5 +1,5 @@
 // bench/report/findings.h — a paper's claims checked against our measured results.
-// An experiment's `findings:` list (README "Experiments"; parsed into finding structs by
+// An experiment's `findings:` list (docs/experiments.md; parsed into finding structs by
 // bench/experiment/findings_spec.h) is read by `posbench report DIR` from the copy of the
 // experiment file that `posbench run` keeps as <results>/<experiment>/experiment.yaml, and
 // evaluated against the run files below DIR.

@@ -1,6 +1,6 @@
 // bench/results/results.h — one HDF5 results file per run: typed attributes, growing 1-D series
 // and dense arrays, in plain types only so h5py/pandas read it without posbench.
-// Layout contract: DESIGN.md "Results (HDF5 ...)". Group and dataset paths are absolute
+// Layout contract: docs/usage.md "Runs, resume and the HDF5 file". Group and dataset paths are absolute
 // ("/final", "/attention/entropy"); missing parent groups are created on demand.
 // Every HDF5 failure ends the process with die_fail naming the file and the object.
 // HDF5 here is the serial (non-thread-safe) library: use a results file from one thread.

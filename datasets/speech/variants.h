@@ -1,5 +1,5 @@
 // datasets/speech/variants.h — evaluation-time variants of a speech split for CAPE's claims on
-// durations and rates (papers/cape-continuous-augmented-pe.txt §5.2; eval.speech_durations,
+// durations and rates (docs/cape.md §5.2; eval.speech_durations,
 // eval.speech_rates, eval.speech_rate_mode): the same rows, labels and 40 MFCCs per frame in the
 // store's front end (mfcc.h, data.mfcc; F frames per second of audio), but a different number
 // of frames per row. Each variant is computed once (its features kept, standardised with the

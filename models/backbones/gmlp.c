@@ -1,5 +1,5 @@
 // models/backbones/gmlp.c — model.arch=gmlp and amlp (docs/methods.md "gMLP / aMLP";
-// papers/gmlp-pay-attention-to-mlps.zh.txt): attention-free blocks whose token mixing is a
+// docs/gmlp.md): attention-free blocks whose token mixing is a
 // spatial gating unit (SGU). Block on x (B, T, d), e = mlp_ratio·d / 2:
 //   ln = LN(x); u = GELU(ln·U_u + b_u), v = GELU(ln·U_v + b_v)      (B, T, e) each
 //   f(v) = W·LN(v) + b along tokens, W (T, T), b (T)                 (B, T, e)

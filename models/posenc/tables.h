@@ -35,7 +35,7 @@ typedef struct {
     float scale;        // λmax >= 1: per image, log λ ~ U(-log λmax, log λmax); 1 = none
 } cape_config;
 
-// METHODS' default local shift εmax = 1/N_axis for an axis of `grid` patches.
+// docs/methods.md's default local shift εmax = 1/N_axis for an axis of `grid` patches.
 float cape_default_local_shift(int grid);
 // NULL when the bounds are valid, else a message naming the bad one.
 const char *posenc_cape_error(const cape_config *c);

@@ -1,5 +1,5 @@
 // objectives/gvp/gvp.h — GVP's orders, group segmentations and attention group ids (docs/methods.md
-// "GVP"; papers/gvp-autoregressive-and-masked.txt §3.2, §4.3, App. B); its pixel targets are
+// "GVP"; docs/gvp.md §3.2, §4.3, App. B); its pixel targets are
 // objectives/pixel_targets.h's, shared with MAE.
 // Host code only: what is drawn per image and what the model and the loss read.
 // Notation (the paper's): N patches in order z (raster, or a random permutation per image),
