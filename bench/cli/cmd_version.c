@@ -7,9 +7,11 @@
 #include "../perf/regress.h"
 #include "../version.h"
 #include "../../core/cuda_version.h"
+#include "../../core/cpu/blas_kernels.h"
 #include <cblas.h>
 #include <hdf5.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -46,17 +48,15 @@ static const char *compiled_for(void) {
 // measured there: 4 vs 18-20 GFLOP/s for the run estimate's sgemm at 1 thread with
 // OPENBLAS_CORETYPE=SkylakeX). NULL when the core is not one of those pre-AVX2 ones or the CPU
 // has no AVX2.
-static const char *blas_note(const char *core) {
-    static const char *const old[] = {"Prescott", "Core2", "Penryn", "Dunnington", "Nehalem", "Atom", "Sandybridge"};
-    __builtin_cpu_init();
-    if (!__builtin_cpu_supports("avx2")) return NULL;
-    for (size_t i = 0; i < sizeof old / sizeof old[0]; i++)
-        if (!strcmp(core, old[i]))
-            return __builtin_cpu_supports("avx512f") ? "OpenBLAS chose pre-AVX2 kernels on a CPU with AVX-512: OPENBLAS_CORETYPE=SkylakeX "
-                                                       "(or Haswell) makes its sgemm use them"
-                                                     : "OpenBLAS chose pre-AVX2 kernels on a CPU with AVX2: OPENBLAS_CORETYPE=Haswell makes "
-                                                       "its sgemm use them";
-    return NULL;
+// A note when OpenBLAS runs pre-AVX2 kernels on a CPU with AVX2 (blas_pick_kernels in main
+// switches them unless OPENBLAS_CORETYPE was set by hand).
+static const char *blas_note(const char *core, char *buf, size_t len) {
+    const char *better = blas_better_core(core);
+    if (!better) return NULL;
+    snprintf(buf, len, "OpenBLAS runs its %s (pre-AVX2) kernels on a CPU with AVX2 because OPENBLAS_CORETYPE=%s was set; "
+             "unset it (posbench then picks %s) or set it to %s for faster matrix products", core,
+             getenv("OPENBLAS_CORETYPE") ? getenv("OPENBLAS_CORETYPE") : "", better, better);
+    return buf;
 }
 
 int cmd_version(void) {
@@ -82,7 +82,8 @@ int cmd_version(void) {
     const int openmp = 0;
 #endif
     printf("compiler: %s %s, C%ld, OpenMP %d\n", cc, __VERSION__, (long)(__STDC_VERSION__ / 100 % 100), openmp);
-    const char *core = openblas_get_corename(), *note = blas_note(core);
+    char note_text[320];
+    const char *core = openblas_get_corename(), *note = blas_note(core, note_text, sizeof note_text);
     printf("blas: %s (core %s)\n", openblas_get_config(), core);
     if (note) printf("blas_note: %s\n", note);
     printf("hdf5: %s\n", hdf5);

@@ -1,6 +1,7 @@
 // bench/cli/main.c — the posbench command line: subcommands, their flags and --help.
 // Exit status: 0 ok, 1 a run failed, 2 bad input (flags, keys, data files).
 #include "cmd_data.h"
+#include "../../core/cpu/blas_kernels.h"
 #include "cmd_export.h"
 #include "cmd_version.h"
 #include "cmd_watch.h"
@@ -177,6 +178,7 @@ static int cmd_train(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
+    blas_pick_kernels(argv); // first: may re-execute with OPENBLAS_CORETYPE set (core/cpu/blas_kernels.h)
     results_process_init(); // before any HDF5 call
     if (argc < 2) usage_error("no command given%s", "");
     const char *cmd = argv[1];
