@@ -6,4 +6,8 @@
 
 extern const char posbench_git_commit[];
 
+// The release this source tree calls itself (`posbench --version`); the commit above names the
+// exact source of a build.
+#define POSBENCH_VERSION "0.1.0"
+
 #endif

@@ -92,6 +92,7 @@ typedef struct objective_kind {
     int needs_labels;                // 1: trains on class labels (0: pretraining, labels unused)
     int speech_ok;                   // 1: a keyword classifier: scores speech test variants (eval.speech_durations, eval.speech_rates)
     const objective_crosscheck *crosscheck; // NULL: the PyTorch trainer does not implement it
+    // The metrics reach these formats in their unit (stored value x metrics' scale: top1 as %).
     const char *progress;            // printf format of the per-epoch line: epoch, epochs, loss, metric 0, 1, seconds
     const char *final_line;          // printf format of the last line: metric 0, metric 1, seconds
     // NULL when the settings go together, else why (naming the keys and what is valid).

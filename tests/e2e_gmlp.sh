@@ -29,7 +29,7 @@ for arch in vit gmlp amlp; do
     check "gmlp-vision smoke: model.arch=$arch trained" $? "$n run lines"
 done
 # The gMLPs trained at 28 px evaluate at 40 and 56 px (dense W resampled, Toeplitz clipped).
-n=$(cat "$T"/out/gmlp-resolution/gmlp/*.log | grep -c '^test at 56x56 px: top1 0\.[0-9]*')
+n=$(cat "$T"/out/gmlp-resolution/gmlp/*.log | grep -c '^test at 56x56 px: top1 [0-9]*\.[0-9]*%')
 [ "$n" -eq 2 ]
 check "gmlp trained at 28 px evaluates at 56 px (dense and Toeplitz W)" $? "$n runs tested at 56 px"
 F="$T/out/figures"

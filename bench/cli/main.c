@@ -1,7 +1,10 @@
 // bench/cli/main.c — the posbench command line: subcommands, their flags and --help.
 // Exit status: 0 ok, 1 a run failed, 2 bad input (flags, keys, data files).
 #include "cmd_data.h"
+#include "../../core/cpu/blas_kernels.h"
 #include "cmd_export.h"
+#include "cmd_version.h"
+#include "cmd_watch.h"
 #include "../crosscheck/crosscheck.h"
 #include "../experiment/config.h"
 #include "../experiment/experiment.h"
@@ -13,7 +16,9 @@
 #include "../report/report.h"
 #include "../results/results.h"
 #include "../run/runner.h"
+#include "../run/sweep.h"
 #include "../train/train.h"
+#include "../train/print_config.h"
 #include "../../core/comm.h"
 #include "../../core/common.h"
 #include <limits.h>
@@ -27,14 +32,17 @@ static const char *usage_text =
     "  run EXPERIMENT.yaml     run an experiment's runs (matrix x seeds x stages), resumable\n"
     "  list EXPERIMENT.yaml    its runs with ids, stages, axis values and status\n"
     "  train [key=value ...]   train one run from the defaults plus overrides\n"
+    "  sweep key=v1,v2 ...     run the product of the values (and seeds=0..2) like run, without a YAML file\n"
     "  report DIR              Markdown tables (mean ± std over seeds) to stdout and DIR/REPORT.md\n"
     "  plot DIR                gnuplot figures (PNG and SVG) into DIR/figures/\n"
     "  export DIR              one row per run (config, /final metrics) as CSV or JSON, for pandas\n"
+    "  watch DIR               live view of the runs below DIR: state, step, loss, ETA, last eval\n"
     "  slurm EXPERIMENT.yaml   an sbatch job-array script that shards the experiment\n"
     "  bench                   CPU step time, GFLOP/s vs in-process sgemm, ratio to PyTorch\n"
     "  data speech-synth       write the synthesized Speech Commands set (--out DIR)\n"
     "  crosscheck EXPERIMENT.yaml --stage S [--match key=value ...]\n"
     "                          train those runs with posbench and with PyTorch, compare (Welch, TOST)\n"
+    "  --version               version, commit, compiler, BLAS, CUDA, CPU features\n"
     "run 'posbench <command> --help' for the options of a command\n";
 
 static void usage_error(const char *fmt, const char *arg) {
@@ -68,6 +76,7 @@ static int common_flag(int argc, char **argv, int *i) {
 static void train_help(void) {
     printf("usage: posbench train [key=value ...] [--out DIR] [--threads N] [--device D]\n"
            "                      [--force] [--fresh] [--stop-after STEP] [--init WEIGHTS] [--plan FILE]\n"
+           "                      [--print-config]\n"
            "Trains one run from the defaults below plus the overrides, evaluates top-1/top-5 on the\n"
            "test split after every epoch and writes DIR/<run-id>.h5 (DIR defaults to results/train).\n"
            "The run id is a hash of every key that changes results; rerunning the same command\n"
@@ -81,6 +90,8 @@ static void train_help(void) {
            "  --stop-after S    checkpoint and stop after global step S (resume later)\n"
            "  --plan FILE       write the crosscheck plan of this run (data, batch order, augmentation\n"
            "                    draws, initial weights; bench/train/train_plan.c) instead of training\n"
+           "  --print-config    print the resolved configuration (every key, defaults included, as YAML)\n"
+           "                    with the run id and results file, then exit without training\n"
            "  --init WEIGHTS    start from a finished run's DIR/<run-id>.weights (tensors with the same\n"
            "                    name and shape are copied; the others keep their fresh initialisation)\n"
            "Across processes: mpirun -np N posbench train ... trains micro-batch r of every batch on rank r\n"
@@ -106,7 +117,7 @@ static int cmd_train(int argc, char **argv) {
     train_options opt = {.out_dir = "results/train", .experiment = "train", .stage = "train"};
     char err[1024];
     const char **given = xcalloc((size_t)argc + 1, sizeof *given, "overrides"); // the key=value arguments so far
-    int ngiven = 0;
+    int ngiven = 0, print_config = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -128,10 +139,12 @@ static int cmd_train(int argc, char **argv) {
         } else if (!strcmp(a, "--plan")) {
             if (i + 1 >= argc || !argv[i + 1][0]) die_input("--plan needs a file name (the crosscheck plan to write)");
             opt.plan_path = argv[++i];
+        } else if (!strcmp(a, "--print-config")) {
+            print_config = 1;
         } else if (!strcmp(a, "--stop-after")) {
             opt.stop_after = parse_long_flag(a, i + 1 < argc ? argv[++i] : NULL, 1);
         } else if (a[0] == '-') {
-            die_input("unknown flag '%s' for posbench train (valid: --out, --threads, --device, --force, --fresh, --stop-after, --init, --plan, --help)", a);
+            die_input("unknown flag '%s' for posbench train (valid: --out, --threads, --device, --force, --fresh, --stop-after, --init, --plan, --print-config, --help)", a);
         } else {
             override_once(given, ngiven, a);
             given[ngiven++] = a;
@@ -153,6 +166,11 @@ static int cmd_train(int argc, char **argv) {
         opt.comm = cm;
     }
     free(given);
+    if (print_config) {
+        train_print_config(&cfg, &opt, stdout);
+        config_free(&cfg);
+        return 0;
+    }
     train_result res;
     int status = train_run(&cfg, &opt, &res);
     config_free(&cfg);
@@ -160,6 +178,7 @@ static int cmd_train(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
+    blas_pick_kernels(argv); // first: may re-execute with OPENBLAS_CORETYPE set (core/cpu/blas_kernels.h)
     results_process_init(); // before any HDF5 call
     if (argc < 2) usage_error("no command given%s", "");
     const char *cmd = argv[1];
@@ -167,6 +186,7 @@ int main(int argc, char **argv) {
         fputs(usage_text, stdout);
         return 0;
     }
+    if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) return cmd_version();
     if (!strcmp(cmd, "--keys-markdown")) { // hidden: docs/keys.md (make docs)
         config_print_markdown(stdout);
         return 0;
@@ -176,6 +196,8 @@ int main(int argc, char **argv) {
         die_input("posbench %s was started as one of %d processes by an MPI launcher: only posbench train runs across "
                   "processes (docs/usage.md \"One run across processes\")", cmd, comm_launched_size());
     if (!strcmp(cmd, "run")) return cmd_run(argc - 2, argv + 2);
+    if (!strcmp(cmd, "sweep")) return cmd_sweep(argc - 2, argv + 2);
+    if (!strcmp(cmd, "watch")) return cmd_watch(argc - 2, argv + 2);
     if (!strcmp(cmd, "list")) return cmd_list(argc - 2, argv + 2);
     if (!strcmp(cmd, "report")) return cmd_report(argc - 2, argv + 2);
     if (!strcmp(cmd, "plot")) return cmd_plot(argc - 2, argv + 2);

@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define BIG CFG_BIG
 // The largest value of an integer key: counts and sizes are used as C int, so every integer key
@@ -245,6 +246,30 @@ int cfg_parse_bool(const char *text) {
     return -1;
 }
 
+// The choice of `choices` ("a|b|c") closest to text, into out: the same letters in another case
+// first ("sin2D" -> "sin2d"), else at most 2 edits and fewer than text's length. 0 when none is close.
+static int suggest_choice(const char *choices, const char *text, char *out, size_t outlen) {
+    int best_d = 3, tlen = (int)strlen(text);
+    for (const char *p = choices; *p;) {
+        const char *bar = strchr(p, '|');
+        size_t len = bar ? (size_t)(bar - p) : strlen(p);
+        char choice[64];
+        snprintf(choice, sizeof choice, "%.*s", (int)len, p);
+        int d = strcasecmp(choice, text) == 0 ? 0 : cfg_edit_distance(choice, text);
+        if (d < best_d && d < tlen) best_d = d, snprintf(out, outlen, "%s", choice);
+        p = bar ? bar + 1 : p + len;
+    }
+    return best_d < 3;
+}
+
+// Appends "; did you mean 'x'?" to err when a choice of `choices` is close to text.
+static void append_suggestion(const char *choices, const char *text, char *err, size_t errlen) {
+    char near[64];
+    size_t used = strlen(err);
+    if (suggest_choice(choices, text, near, sizeof near) && used < errlen)
+        snprintf(err + used, errlen - used, "; did you mean '%s'?", near);
+}
+
 int config_set(config *c, int index, const char *text, char *err, size_t errlen) {
     const cfg_key *k = &cfg_keys[index];
     char valid[160];
@@ -269,6 +294,7 @@ int config_set(config *c, int index, const char *text, char *err, size_t errlen)
             }
             if (!found) {
                 snprintf(err, errlen, "%s: '%s' is not valid (valid: %s)", k->key, text, valid);
+                append_suggestion(k->choices, text, err, errlen);
                 return -1;
             }
         }
@@ -281,6 +307,7 @@ int config_set(config *c, int index, const char *text, char *err, size_t errlen)
         v = cfg_parse_bool(text);
         if (v < 0) {
             snprintf(err, errlen, "%s: '%s' is not a boolean (valid: %s)", k->key, text, valid);
+            append_suggestion("true|false", text, err, errlen);
             return -1;
         }
     } else {

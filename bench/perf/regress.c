@@ -197,7 +197,7 @@ static const struct {
 
 static const char *bench_configs[] = {"vit-d128-L6-p4-28px", "vit-d192-L12-p4-32px", "vit-d64-L2-p4-28px-ci"};
 
-static void cpu_model(char *out, size_t len) {
+void cpu_model(char *out, size_t len) {
     snprintf(out, len, "unknown");
     FILE *f = fopen("/proc/cpuinfo", "r");
     if (!f) return;

@@ -8,6 +8,7 @@
 // descendants always land in the same shard.
 #include "runner.h"
 #include "estimate.h"
+#include "run_names.h"
 #include "../experiment/exp_tables.h"
 #include "../experiment/experiment.h"
 #include "../store/run_files.h"
@@ -43,6 +44,8 @@ static void run_help(void) {
            "Runs every run of the experiment in stage order into DIR/<name>/<stage>/<run-id>.h5\n"
            "(DIR defaults to results). Done runs are skipped, interrupted runs resume from their\n"
            "checkpoint, failed runs are retried, and a lock keeps two processes off one run.\n"
+           "Each stage folder gets names/: links named by the run's axis values and seed to its .h5\n"
+           "(docs/cli.md); each run writes <run-id>.metrics.jsonl as it trains (posbench watch DIR).\n"
            "  --scale S       apply the experiment's named override set S\n"
            "  --jobs N        run N runs at once, splitting the CPU threads between them\n"
            "  --shard I/N     run only shard I of N (0-based; a run stays with its root run)\n"
@@ -279,6 +282,8 @@ int cmd_run(int argc, char **argv) {
     snprintf(exp_dir, sizeof exp_dir, "%.3900s/%.127s/", f.out, e->name);
     make_dirs_for(exp_dir);
     if (exp_tables_write(e, exp_dir, err, sizeof err) != 0) die_fail("%s", err);
+    if (run_names_write(e, f.out, err, sizeof err) != 0) // readable links to the runs (run_names.h)
+        fprintf(stderr, "posbench: warning: %s; the runs go on without readable names\n", err);
     fflush(stdout);
     int running = 0, stop = 0;
     for (;;) {

@@ -85,8 +85,8 @@ void early_stop_use_best(run *r) {
     r->model.ops->copy(r->model.param, es->best_param, r->model.params.total * sizeof(float));
     results_attr_int(r->res, "/final", "best_step", es->best_step);
     results_attr_double(r->res, "/final", "best_val_top1", es->best_top1);
-    printf("early stopping: the parameters of step %ld (validation %s %.4f)\n", es->best_step,
-           r->obj.kind->metric_names[0], es->best_top1);
+    printf("early stopping: the parameters of step %ld (validation %s %.2f%%)\n", es->best_step,
+           r->obj.kind->metric_names[0], 100.0 * es->best_top1);
 }
 
 void early_stop_free(run *r) {

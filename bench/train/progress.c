@@ -28,7 +28,7 @@ void progress_init(progress *p, FILE *out, const char *label, long total_steps) 
 }
 
 // "45s", "3m12s", "2h05m"; "?" when unknown.
-static void format_duration(double s, char *buf, size_t n) {
+void progress_format_duration(double s, char *buf, size_t n) {
     if (!isfinite(s) || s < 0 || s > 1e9) {
         snprintf(buf, n, "?");
         return;
@@ -46,9 +46,9 @@ static void draw(progress *p, double now) {
     char eta[32], el[32], pct[16] = "", count[48];
     if (p->total > 0 && step >= p->total) snprintf(eta, sizeof eta, "0s");
     else if (p->total > 0 && done > 0)
-        format_duration(elapsed / (double)done * (double)(p->total - step), eta, sizeof eta);
+        progress_format_duration(elapsed / (double)done * (double)(p->total - step), eta, sizeof eta);
     else snprintf(eta, sizeof eta, "?");
-    format_duration(elapsed, el, sizeof el);
+    progress_format_duration(elapsed, el, sizeof el);
     double frac = p->total > 0 ? (double)step / (double)p->total : 0.0;
     if (frac < 0) frac = 0;
     if (frac > 1) frac = 1;

@@ -28,3 +28,5 @@ void progress_update(progress *p, long step, double loss, double images_per_s);
 void progress_message(progress *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 // Ends the bar line (tty); in plain mode prints the last update if it was not shown.
 void progress_finish(progress *p);
+// "45s", "3m12s", "2h05m" into buf; "?" when s is not a finite duration (also `posbench watch`'s ETA).
+void progress_format_duration(double s, char *buf, size_t n);

@@ -101,7 +101,7 @@ static void record_kind(run *r, int kind) {
         else if (kind) snprintf(name, sizeof name, "top1_rate%d", values[i]);
         else snprintf(name, sizeof name, "top1_dur%ds", values[i]);
         results_attr_double(r->res, "/final", name, e.metric[0]);
-        printf("test %s (%d frames): top1 %.4f top5 %.4f\n", name + 5, v.frames, e.metric[0], e.metric[1]);
+        printf("test %s (%d frames): top1 %.2f%% top5 %.2f%%\n", name + 5, v.frames, 100.0 * e.metric[0], 100.0 * e.metric[1]);
         speech_variant_free(&v);
     }
     const char *group = kind == 2 ? "/speech_rate_hop" : kind ? "/speech_rate" : "/speech_duration";

@@ -17,6 +17,7 @@
 #include "train_faults.h"
 #include "train_step.h"
 #include "train_files.h"
+#include "metrics_log.h"
 #include "progress.h"
 #include "../experiment/settings.h"
 #include "../results/results.h"
@@ -49,6 +50,13 @@ static void eval_columns(const objective_kind *k, results_column *cols) {
 }
 
 
+
+// Metric m of kind k as the console shows it: in its unit, as the reports do (the stored value x
+// the metric's scale: top1 0.8125 -> 81.25 %; objectives/metric.h).
+static double shown(const objective_kind *k, int m, double v) {
+    const metric_info *info = metric_info_match(k->metrics, k->metric_names[m]);
+    return info && info->scale != 0 ? v * info->scale : v;
+}
 
 static void iso_time(char *buf, size_t len) {
     time_t now = time(NULL);
@@ -325,6 +333,7 @@ static void free_run(run *r) {
     free(r->batch_index);
     history_free(&r->train_hist);
     history_free(&r->eval_hist);
+    metrics_log_close(r);
 }
 
 int train_run(const config *cfg, const train_options *opt, train_result *out) {
@@ -365,6 +374,7 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
     iso_time(now, sizeof now);
     if (!r.started[0]) snprintf(r.started, sizeof r.started, "%s", now);
     if (root) open_results(&r);
+    if (root) metrics_log_open(&r); // lines past the checkpoint's step are cut (metrics_log.h)
     if (resumed && root) results_attr_str(r.res, "/", "resumed", now); // the latest resume
     if (resumed && root) record_init_embedding(&r, r.init_rms[0], r.init_rms[1]); // measured by the first segment
 
@@ -405,6 +415,7 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
             progress_finish(&bar);
             if (root) fprintf(stderr, "posbench: run %s diverged: loss %g at step %ld\n", r.run_id, loss, r.step + 1);
             if (root) results_attr_int(r.res, "/final", "diverged_step", r.step + 1);
+            if (root) metrics_log_step(&r, r.step + 1, loss, lr, grad_norm, NULL, NULL, 1);
             final_status = "diverged";
             status = 1;
             break;
@@ -415,6 +426,8 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
         if (root) results_series_append(r.train_series, row);
         progress_update(&bar, r.step, loss, r.batch / dt);
         int epoch_end = r.step % r.steps_per_epoch == 0;
+        if (!(r.step % r.eval_every == 0 || r.step == r.total_steps) && root)
+            metrics_log_step(&r, r.step, loss, lr, grad_norm, NULL, NULL, 0); // when due (metrics_log.h)
         if (r.step % r.eval_every == 0 || r.step == r.total_steps) { // test (and validation) evaluation, rank 0
             int diverged = 0;
             if (root) {
@@ -430,9 +443,11 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
                             isfinite(last.loss) ? "validation" : "test", isfinite(last.loss) ? val.loss : last.loss, epoch + 1, r.step);
                     results_attr_int(r.res, "/final", "diverged_step", r.step);
                     diverged = 1;
-                } else {
-                    progress_message(&bar, r.obj.kind->progress, epoch + 1, r.epochs, loss, last.metric[0], last.metric[1],
-                                     r.train_time_s);
+                }
+                metrics_log_step(&r, r.step, loss, lr, grad_norm, &last, r.es.on ? &val : NULL, diverged);
+                if (!diverged) {
+                    progress_message(&bar, r.obj.kind->progress, epoch + 1, r.epochs, loss, shown(r.obj.kind, 0, last.metric[0]),
+                                     shown(r.obj.kind, 1, last.metric[1]), r.train_time_s);
                 }
             }
             r.comm->broadcast(&diverged, sizeof diverged, 0); // the other ranks stop with rank 0
@@ -478,7 +493,8 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
     out->top5 = last.metric[1];
     out->seconds = r.train_time_s;
     out->steps = r.step;
-    if (status == 0) printf(r.obj.kind->final_line, last.metric[0], last.metric[1], r.train_time_s);
+    if (status == 0)
+        printf(r.obj.kind->final_line, shown(r.obj.kind, 0, last.metric[0]), shown(r.obj.kind, 1, last.metric[1]), r.train_time_s);
     printf("results: %s\n", r.final_path);
     free_run(&r);
     train_files_release(&r);

@@ -13,6 +13,7 @@
 #include "../../models/model.h"
 #include "../../objectives/objective.h"
 #include <stdint.h>
+#include <stdio.h>
 
 enum { TRAIN_COLS = 6, EVAL_COLS = 5 };
 
@@ -79,6 +80,8 @@ typedef struct {
     size_t batch_inputs_cap;  // floats
     int32_t *batch_labels;    // host (batch)
     double *micro_loss;       // (accumulate) each micro-batch's mean loss
+    FILE *metrics_file;       // <run-id>.metrics.jsonl (metrics_log.h), rank 0; NULL before it opens
+    long metrics_every;       // a training line every this many steps (metrics_log.h)
 } run;
 
 // early_stop.c: train.early_stop. setup loads the validation split (or refuses the config) and

@@ -239,14 +239,14 @@ void record_knn(run *r) {
     free(ptest);
     free(ybank);
     for (int l = 0; l < L; l++) {
-        printf("kNN probe after block %d: top1 %.4f top5 %.4f validation %.4f (at initialisation: top1 %.4f)", l + 1, kn.top1[0][l],
-               kn.top5[0][l], kn.val_top1[0][l], init.top1[0][l]);
-        if (m->t0) printf("; cls: top1 %.4f validation %.4f", kn.top1[1][l], kn.val_top1[1][l]);
+        printf("kNN probe after block %d: top1 %.2f%% top5 %.2f%% validation %.2f%% (at initialisation: top1 %.2f%%)", l + 1,
+               100.0 * kn.top1[0][l], 100.0 * kn.top5[0][l], 100.0 * kn.val_top1[0][l], 100.0 * init.top1[0][l]);
+        if (m->t0) printf("; cls: top1 %.2f%% validation %.2f%%", 100.0 * kn.top1[1][l], 100.0 * kn.val_top1[1][l]);
         printf("\n");
     }
-    printf("kNN probe chosen on %d validation images: block %d, %s features: validation top1 %.4f, test top1 %.4f\n", sp.nval,
-           kn.layer + 1, probe_feature_name[kn.feature], kn.chosen_val_top1, kn.chosen_top1);
-    printf("kNN probe on the raw input: top1 %.4f top5 %.4f\n", pixels1, pixels5);
+    printf("kNN probe chosen on %d validation images: block %d, %s features: validation top1 %.2f%%, test top1 %.2f%%\n", sp.nval,
+           kn.layer + 1, probe_feature_name[kn.feature], 100.0 * kn.chosen_val_top1, 100.0 * kn.chosen_top1);
+    printf("kNN probe on the raw input: top1 %.2f%% top5 %.2f%%\n", 100.0 * pixels1, 100.0 * pixels5);
     int dims[1] = {L};
     results_dataset_f32(r->res, "/knn/top1", 1, dims, kn.top1[0]);
     results_dataset_f32(r->res, "/knn/top5", 1, dims, kn.top5[0]);
@@ -318,16 +318,16 @@ void record_linear_probe(run *r) {
             if (lp.iters[f][i] >= LINEAR_PROBE_MAX_ITERS)
                 fprintf(stderr, "posbench: warning: the linear probe of block %d (%s) stopped after %.0f iterations unconverged; "
                         "its top-1 understates the features\n", first + i + 1, f ? "cls" : "mean-pooled", lp.iters[f][i]);
-        printf("linear probe after block %d: top1 %.4f validation %.4f (mean-pooled patches, lambda %g)", first + i + 1, lp.top1[0][i],
-               lp.val_top1[0][i], lp.lambda[0][i]);
-        if (has_cls) printf(", %.4f validation %.4f (cls, lambda %g)", lp.top1[1][i], lp.val_top1[1][i], lp.lambda[1][i]);
+        printf("linear probe after block %d: top1 %.2f%% validation %.2f%% (mean-pooled patches, lambda %g)", first + i + 1,
+               100.0 * lp.top1[0][i], 100.0 * lp.val_top1[0][i], lp.lambda[0][i]);
+        if (has_cls) printf(", %.2f%% validation %.2f%% (cls, lambda %g)", 100.0 * lp.top1[1][i], 100.0 * lp.val_top1[1][i], lp.lambda[1][i]);
         printf("\n");
     }
     // The last block's feature, chosen by validation among that block's probes only.
     const float last_val[PROBE_FEATURES] = {lp.val_top1[0][n - 1], lp.val_top1[1][n - 1]};
     int last_feature = probe_choose(last_val, 1, PROBE_FEATURES);
-    printf("linear probe chosen on %d validation images: block %d, %s features: validation top1 %.4f, test top1 %.4f\n", sp.nval,
-           first + lp.layer + 1, probe_feature_name[lp.feature], lp.chosen_val_top1, lp.chosen_top1);
+    printf("linear probe chosen on %d validation images: block %d, %s features: validation top1 %.2f%%, test top1 %.2f%%\n", sp.nval,
+           first + lp.layer + 1, probe_feature_name[lp.feature], 100.0 * lp.chosen_val_top1, 100.0 * lp.chosen_top1);
     int dims[1] = {n};
     results_dataset_f32(r->res, "/probe/layer", 1, dims, layer);
     results_dataset_f32(r->res, "/probe/top1_mean", 1, dims, lp.top1[0]);

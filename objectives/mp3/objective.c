@@ -162,8 +162,8 @@ static void record_position_curve(objective *o, objective_env *env) {
         eval_scores acc = position_accuracy(o, env, position_test_etas[e], EVAL_CONTEXT + (uint32_t)e, limit, e == 0 ? &at_eta0 : NULL);
         eta[e] = (float)position_test_etas[e], top1[e] = (float)acc.metric[0], nonblank[e] = (float)acc.metric[1];
         loss[e] = (float)acc.loss;
-        printf("position accuracy at test eta %.1f: %.4f (non-blank patches %.4f)\n", position_test_etas[e], acc.metric[0],
-               acc.metric[1]);
+        printf("position accuracy at test eta %.1f: %.2f%% (non-blank patches %.2f%%)\n", position_test_etas[e], 100.0 * acc.metric[0],
+               100.0 * acc.metric[1]);
     }
     const record_sink *rec = env->rec;
     int dims[1] = {E};
@@ -281,8 +281,8 @@ const objective_kind objective_mp3 = {
     .metric_names = {"pos_top1", "pos_top1_nonblank"},
     .metrics = mp3_metrics,
     .crosscheck = &mp3_crosscheck,
-    .progress = "epoch %d/%d  loss %.4f  test position top1 %.4f non-blank %.4f  (%.0f s)",
-    .final_line = "final: pos_top1=%.4f pos_top1_nonblank=%.4f time=%.0fs\n",
+    .progress = "epoch %d/%d  loss %.4f  test position top1 %.2f%% non-blank %.2f%%  (%.0f s)",
+    .final_line = "final: pos_top1=%.2f%% pos_top1_nonblank=%.2f%% time=%.0fs\n",
     .config_error = mp3_objective_config_error,
     .configure_model = mp3_configure_model,
     .create = mp3_obj_create,

@@ -147,8 +147,8 @@ static void record_resolutions(objective *o, objective_env *env, double top1_tra
         snprintf(name, sizeof name, "top1_drop@%d", S), record_double(rec, "/final", name, top1_train_size - top1[e]);
         if (delta > 0) snprintf(name, sizeof name, "tta_top1@%d", S), record_double(rec, "/final", name, tta[e]);
         if (delta > 0 && S == s->train_size) record_double(rec, "/final", "tta_top1", tta[e]);
-        printf("test at %dx%d px: top1 %.4f top5 %.4f, %.0f images/s", S, S, top1[e], top5[e], ips[e]);
-        if (delta > 0) printf("; TTA over %d/%d/%d px: top1 %.4f", S - delta, S, S + delta, tta[e]);
+        printf("test at %dx%d px: top1 %.2f%% top5 %.2f%%, %.0f images/s", S, S, 100.0 * top1[e], 100.0 * top5[e], ips[e]);
+        if (delta > 0) printf("; TTA over %d/%d/%d px: top1 %.2f%%", S - delta, S, S + delta, 100.0 * tta[e]);
         printf("\n");
     }
     free(logits_host);
@@ -196,8 +196,8 @@ const objective_kind objective_supervised = {
     .needs_labels = 1,
     .speech_ok = 1,
     .crosscheck = &supervised_crosscheck,
-    .progress = "epoch %d/%d  loss %.4f  test top1 %.4f top5 %.4f  (%.0f s)",
-    .final_line = "final: top1=%.4f top5=%.4f time=%.0fs\n",
+    .progress = "epoch %d/%d  loss %.4f  test top1 %.2f%% top5 %.2f%%  (%.0f s)",
+    .final_line = "final: top1=%.2f%% top5=%.2f%% time=%.0fs\n",
     .config_error = supervised_config_error,
     .configure_model = supervised_configure_model,
     .create = supervised_obj_create,
