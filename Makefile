@@ -147,7 +147,7 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_LIB) $(BUILD)/libposbench.a
 	$(CC) -o $@ $^ $(LDLIBS)
 
 # posbench report's and plot's tests share the synthetic run files and capture() of tests/report_runs.c.
-REPORT_TESTS := $(BUILD)/tests/test_report $(BUILD)/tests/test_plot $(BUILD)/tests/test_report_devices $(BUILD)/tests/test_report_screen
+REPORT_TESTS := $(BUILD)/tests/test_report $(BUILD)/tests/test_plot $(BUILD)/tests/test_report_devices $(BUILD)/tests/test_report_screen $(BUILD)/tests/test_report_formats
 $(REPORT_TESTS): $(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/tests/report_runs.o $(TEST_LIB) $(BUILD)/libposbench.a
 	$(CC) -o $@ $^ $(LDLIBS)
 # The findings tests share their refusal checks (tests/findings_testing.c).
@@ -203,7 +203,7 @@ docs: $(BUILD)/posbench
 	$(BUILD)/posbench --keys-markdown > docs/keys.md.new && mv docs/keys.md.new docs/keys.md || { rm -f docs/keys.md.new; exit 1; }
 
 figures: $(BUILD)/posbench
-	@for d in results/*/; do [ -d "$$d" ] && $(BUILD)/posbench report "$$d" > /dev/null && $(BUILD)/posbench plot "$$d"; done
+	@for d in results/*/; do [ -d "$$d" ] && $(BUILD)/posbench plot "$$d" && $(BUILD)/posbench report "$$d" > /dev/null; done
 
 clean:
 	rm -rf $(BUILD) build-san build-san.log

@@ -1,7 +1,7 @@
 # plots/image_grid.gp — a grid of sample images (e.g. original / context / reassembled),
 # one row per kind of image (posbench plot).
 # Variables (set with gnuplot -e by bench/report/plot.c):
-#   term        'png' or 'svg' (the script is loaded once for each)   out  output file
+#   term        'png', 'svg' or 'pdf' (the script is loaded once for each)   out  output file
 #   width, height  figure size in pixels
 #   datafile    one RGB image "x y r g b" (0..255), the whole grid with white gaps
 #   title       figure title
@@ -10,13 +10,15 @@
 #               (the /views figures: image, head 1.. or block 1..)
 if (term eq 'svg') {
     set terminal svg size width,height dynamic font 'Sans,11' background rgb 'white'
+} else { if (term eq 'pdf') {
+    set terminal pdfcairo size width/100.0,height/100.0 font 'Sans,11' background rgb 'white'
 } else {
     if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {
         set terminal pngcairo size width,height font 'Sans,10' background rgb 'white'
     } else {
         set terminal png size width,height
     }
-}
+} }
 set output out
 set title title noenhanced
 set size ratio -1

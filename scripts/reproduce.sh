@@ -41,8 +41,8 @@ for exp in bench/experiments/"$PAPER"-*.yaml; do
     [ $rc -eq 2 ] && exit 2
     [ $rc -ne 0 ] && status=1
 done
-"$PB" report "$OUT" > /dev/null || status=1
 if command -v gnuplot > /dev/null 2>&1; then "$PB" plot "$OUT" > /dev/null || status=1
 else echo "reproduce: gnuplot not found (make deps installs gnuplot-nox): no figures" >&2; status=1; fi
-echo "reproduce: report $OUT/REPORT.md, figures $OUT/figures/ (exit $status)"
+"$PB" report "$OUT" > /dev/null || status=1 # after plot: REPORT.html embeds the figures
+echo "reproduce: report $OUT/REPORT.md and REPORT.html, figures $OUT/figures/ (exit $status)"
 exit $status

@@ -30,9 +30,9 @@ n40=$(cat "$T"/out/cape-resolution/vit/*.log | grep -c '^test at 40x40 px: top1 
 [ "$n40" -ge 6 ]
 check "every encoding trained at 28 px evaluates at 40 px" $? "$n40 runs tested at 40 px"
 F="$T/out/figures"
-for fig in 'cape-resolution-vit_resolution_top1' 'cape-resolution-vit_resolution_tta_top1' \
-    'cape-resolution-vit_resolution_images_per_s' 'cape-resolution-vit_resolution_top1_vs_images_per_s' 'cape-univit-univit_resolution_top1' 'cape-univit-single_resolution_top1' \
-    'cape-augment-scale_metric_vs_axis_top1_56_vs_pe.cape_scale' 'cape-speech-kws_speech_duration_top1' 'cape-speech-kws_speech_rate_top1'; do
+for fig in 'cape-resolution_vit_resolution-top1-vs-size' 'cape-resolution_vit_resolution-tta_top1-vs-size' \
+    'cape-resolution_vit_resolution-images_per_s-vs-size' 'cape-resolution_vit_resolution-top1-vs-images_per_s' 'cape-univit_univit_resolution-top1-vs-size' 'cape-univit_single_resolution-top1-vs-size' \
+    'cape-augment_scale_top1_56-vs-' 'cape-speech_kws_speech_duration-top1-vs-seconds' 'cape-speech_kws_speech_rate-top1-vs-rate'; do
     n_png=$(ls "$F"/"$fig"*.png 2>/dev/null | wc -l); n_svg=$(ls "$F"/"$fig"*.svg 2>/dev/null | wc -l)
     [ "$n_png" -ge 1 ] && [ "$n_png" -eq "$n_svg" ]
     check "reproduce-cape smoke: figure $fig" $? "$n_png PNG, $n_svg SVG"

@@ -33,16 +33,16 @@ n=$(cat "$T"/out/gmlp-resolution/gmlp/*.log | grep -c '^test at 56x56 px: top1 [
 [ "$n" -eq 2 ]
 check "gmlp trained at 28 px evaluates at 56 px (dense and Toeplitz W)" $? "$n runs tested at 56 px"
 F="$T/out/figures"
-for fig in gmlp-vision-full_metric_vs_axis_top1_vs_model.arch gmlp-vision-labels10_metric_vs_axis_top1_vs_model.arch \
-    gmlp-resolution-gmlp_resolution_top1 gmlp-vision-full_curves_eval_top1 gmlp-mlm-gmlp_spatial_weights_ \
-    gmlp-resolution-gmlp_spatial_weights_ gmlp-mlm-scaling_metric_vs_metric_perplexity_vs_params \
-    gmlp-vision-full_metric_vs_metric_top1_vs_params; do
+for fig in gmlp-vision_full_top1-vs-arch gmlp-vision_labels10_top1-vs-arch \
+    gmlp-resolution_gmlp_resolution-top1-vs-size gmlp-vision_full_eval-top1-vs-epoch gmlp-mlm_gmlp_spatial-W \
+    gmlp-resolution_gmlp_spatial-W gmlp-mlm_scaling_perplexity-vs-params \
+    gmlp-vision_full_top1-vs-params; do
     n_png=$(ls "$F"/"$fig"*.png 2>/dev/null | wc -l); n_svg=$(ls "$F"/"$fig"*.svg 2>/dev/null | wc -l)
     [ "$n_png" -ge 1 ] && [ "$n_png" -eq "$n_svg" ]
     check "reproduce-gmlp smoke: figure $fig" $? "$n_png PNG, $n_svg SVG"
 done
 # W figures (gMLP Fig. 3) for the gMLP and the aMLP of gmlp-vision's full stage, none for the ViT
-n=$(ls "$F"/gmlp-vision-full_spatial_weights_*.png 2>/dev/null | wc -l)
+n=$(ls "$F"/gmlp-vision_full_spatial-W_*.png 2>/dev/null | wc -l)
 [ "$n" -eq 2 ]
 check "reproduce-gmlp smoke: spatial_weights figures of gmlp-vision full (gmlp, amlp; not vit)" $? "$n PNG"
 # MLM (gmlp-mlm): every Transformer encoding, the gMLP ablations and aMLP, the depth scaling.

@@ -27,15 +27,15 @@ python3 tests/h5_same.py "$T/cpu" "$T/out/gvp-order" > "$T/same" 2>&1 ||
     python3 tests/h5_same.py "$T/cpu/gvp-order" "$T/out/gvp-order" > "$T/same" 2>&1
 check "gvp-order smoke: --device cpu-guarded = --device cpu, bit for bit" $? "$(tr '\n' ' ' < "$T/same")"
 F="$T/out/figures"
-for fig in 'gvp-segmentation-pretrain_metric_vs_axis_knn_top1_vs_objective.groups' \
-    'gvp-segmentation-finetune_metric_vs_axis_top1_vs_pretrain.objective.groups' 'gvp-segmentation-pretrain_image_grid_'; do
+for fig in 'gvp-segmentation_pretrain_knn_top1-vs-' \
+    'gvp-segmentation_finetune_top1-vs-' 'gvp-segmentation_pretrain_samples_'; do
     n_png=$(ls "$F"/"$fig"*.png 2>/dev/null | wc -l); n_svg=$(ls "$F"/"$fig"*.svg 2>/dev/null | wc -l)
     [ "$n_png" -ge 1 ] && [ "$n_png" -eq "$n_svg" ]
     check "reproduce-gvp smoke: figure $fig" $? "$n_png PNG, $n_svg SVG"
 done
 # GVP Fig. 2: MAE (mm) and both GVP runs on the same test images, the original drawn once:
 # original, masked, reconstruction (mm); condition, reconstruction (cm, ts, tsm) = 9 rows
-grid=$(ls "$F"/data/gvp-ablation-mm_image_grid_*_with_cm_ts_tsm.dat 2>/dev/null | head -n 1)
+grid=$(ls "$F"/data/gvp-ablation_mm_samples_*_with_cm_ts_tsm.dat 2>/dev/null | head -n 1)
 [ -n "$grid" ] && [ -f "$F/$(basename "${grid%.dat}").png" ] && [ -f "$F/$(basename "${grid%.dat}").svg" ] &&
     head -n 1 "$grid" | grep -q ': x y r g b, 9 rows'
 check "reproduce-gvp smoke: one reconstruction figure of MAE and GVP (gvp-ablation mm with cm, ts, tsm)" $? "${grid:-no data file}: $(head -n 1 "$grid" 2>/dev/null | cut -c1-300)"

@@ -23,11 +23,11 @@ check "reproduce-mp3 smoke: every run done, exit 0, estimates printed" $? "exit 
 [ $secs -lt 300 ]
 check "reproduce-mp3 smoke: under 5 minutes" $? "${secs}s"
 F="$T/out/figures"
-for fig in 'mp3-main-finetune_metric_vs_axis_top1_vs_pretrain.objective.eta' 'mp3-main-baseline_metric_vs_axis_top1_vs_pe.kind' \
-    'mp3-main-pretrain_position_top1' 'mp3-main-pretrain_position_top1_nonblank' 'mp3-main-pretrain_knn_top1' \
-    'mp3-main-pretrain_heatmap_relmap_' 'mp3-main-pretrain_image_grid_' 'mp3-patch-finetune_metric_vs_axis_top1_vs_model.patch' \
-    'mp3-table2-mp3_metric_vs_axis_step_time_ms_vs_objective.eta' 'mp3-table2-mp3_metric_vs_axis_act_bytes_vs_objective.eta' \
-    'mp3-table2-mae_pretrain_metric_vs_axis_act_bytes_vs_objective.eta' 'mp3-main-mae_pretrain_image_grid_'; do
+for fig in 'mp3-main_finetune_top1-vs-eta' 'mp3-main_baseline_top1-vs-kind' \
+    'mp3-main_pretrain_position-top1-vs-' 'mp3-main_pretrain_position-top1_nonblank-vs-' 'mp3-main_pretrain_knn-top1-vs-layer' \
+    'mp3-main_pretrain_relmap_' 'mp3-main_pretrain_samples_' 'mp3-patch_finetune_top1-vs-' \
+    'mp3-table2_mp3_step_time_ms-vs-' 'mp3-table2_mp3_act_bytes-vs-' \
+    'mp3-table2_mae_pretrain_act_bytes-vs-' 'mp3-main_mae_pretrain_samples_'; do
     n_png=$(ls "$F"/"$fig"*.png 2>/dev/null | wc -l); n_svg=$(ls "$F"/"$fig"*.svg 2>/dev/null | wc -l)
     [ "$n_png" -ge 1 ] && [ "$n_png" -eq "$n_svg" ]
     check "reproduce-mp3 smoke: figure $fig" $? "$n_png PNG, $n_svg SVG"

@@ -112,11 +112,11 @@ YAML
     $PB plot "$T/r" > "$T/plot.out" 2>&1; prc=$?
     F="$T/r/figures"
     ok=0
-    for fig in sup_cls_attention_with_mae_pt sup_key_pca_with_mae_pt; do
+    for fig in views-e2e_sup_cls_attention_with_mae_pt views-e2e_sup_key_pca_with_mae_pt; do
         [ -s "$F/$fig.png" ] && [ -s "$F/$fig.svg" ] && [ "$(head -c 8 "$F/$fig.png" | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ] &&
             grep -q '<svg' "$F/$fig.svg" || ok=1
     done
-    [ $rc -eq 0 ] && [ $prc -eq 0 ] && [ $ok -eq 0 ] && grep -q '^# /views/cls_attention of 2 methods' "$F/data/sup_cls_attention_with_mae_pt.dat"
+    [ $rc -eq 0 ] && [ $prc -eq 0 ] && [ $ok -eq 0 ] && grep -q '^# /views/cls_attention of 2 methods' "$F/data/views-e2e_sup_cls_attention_with_mae_pt.dat"
     check "plot: cls_attention and key_pca of two methods side by side (with:), PNG and SVG written" $? \
         "run exit $rc, plot exit $prc: $(tr '\n' ' ' < "$T/plot.out" | head -c 400)"
     $PB plot "$T/r" --only key_pca > "$T/only.out" 2>&1; rc=$?

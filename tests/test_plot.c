@@ -3,10 +3,14 @@
 // the data; gMLP's spatial weights reshaped onto the token grid (cls left out) and as a matrix
 // for a sequence; figures.tsv selecting figures, including a metric against a final metric;
 // a failing gnuplot script exits 1 with its message, gnuplot missing exits 2. SKIPs without
-// gnuplot. Runs from the repository root (plots/); a few seconds.
+// gnuplot. Issue 32 §4: readable file names (no run id) in PNG, SVG and PDF; categorical axes
+// as points at category positions with the series offset; error bars and curve bands the mean's
+// 95% CI with n in the legend; label:/xlabel:/ylabel: from the experiment file; a one-point
+// figure without gnuplot warnings. Runs from the repository root (plots/); a few seconds.
 #include "testing.h"
 #include "report_runs.h"
 #include "../bench/report/plot.h"
+#include "../bench/results/results.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +39,100 @@ static int dat_has_point(const char *path, int block, int x, int y, double value
     return found;
 }
 
+// Splits a data line "x mean lo hi n "label"" into its numbers; 1 when it is one.
+static int dat_row(const char *line, double *x, double *m, double *lo, double *hi, int *n, char *label, size_t len) {
+    char lab[128] = "";
+    if (line[0] == '#' || sscanf(line, "%lf %lf %lf %lf %d \"%127[^\"]\"", x, m, lo, hi, n, lab) != 6) return 0;
+    snprintf(label, len, "%s", lab);
+    return 1;
+}
+
+// metric_vs_axis over pe.kind (text) and over model.dim (two whole numbers): points at category
+// positions 0, 1 (each series offset sideways, the two never at one x), tics only there, and the
+// error bars the 95% CI of the mean: mean ± t(0.975, n-1) s / sqrt(n) over the seeds.
+static void check_categorical(void) {
+    char path[512], line[512], label[128];
+    snprintf(path, sizeof path, "%s/figures/data/exp_finetune_top1-vs-kind.dat", g_dir);
+    FILE *f = fopen(path, "r");
+    double xs[2][2] = {{NAN, NAN}, {NAN, NAN}}, lo64 = NAN, hi64 = NAN, m64 = NAN;
+    int block = 0, blanks = 0, rows = 0, off_grid = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        if (line[0] == '\n') {
+            block += ++blanks == 2;
+            continue;
+        }
+        blanks = 0;
+        double x, m, lo, hi;
+        int n;
+        if (!dat_row(line, &x, &m, &lo, &hi, &n, label, sizeof label) || block > 1) continue;
+        int k = !strcmp(label, "none");
+        rows++;
+        off_grid += fabs(x - k) > 0.15;
+        xs[block][k] = x;
+        if (block == 0 && k == 0) m64 = m, lo64 = lo, hi64 = hi; // model.dim=64, abs: seeds 0, 1, 2 all done
+    }
+    if (f) fclose(f);
+    test_check("plot categorical axis: each point within 0.15 of its category's position, the series side by side",
+               rows == 4 && !off_grid && xs[0][0] < xs[1][0] && xs[0][1] < xs[1][1],
+               "%d rows, %d off their category; x: %g %g | %g %g", rows, off_grid, xs[0][0], xs[0][1], xs[1][0], xs[1][1]);
+    double v[3], mean = 0, ss = 0;
+    for (int s = 0; s < 3; s++) mean += (v[s] = 100 * ft_top1(0, 0, s)) / 3;
+    for (int s = 0; s < 3; s++) ss += (v[s] - mean) * (v[s] - mean);
+    double half = 4.302652729911275 * sqrt(ss / 2) / sqrt(3); // t(0.975, 2)
+    test_check("plot error bars: the 95% CI of the mean over seeds (t, n-1 df), not the std",
+               fabs(m64 - mean) < 1e-9 && fabs(lo64 - (mean - half)) < 1e-6 && fabs(hi64 - (mean + half)) < 1e-6,
+               "got %g [%g, %g], want %g [%g, %g]", m64, lo64, hi64, mean, mean - half, mean + half);
+    snprintf(path, sizeof path, "%s/figures/exp_finetune_top1-vs-kind.svg", g_dir);
+    char *svg = slurp(path);
+    int lines_between = svg && strstr(svg, ">0.5<"); // a numeric tic between the categories
+    test_check("plot categorical axis: tics are the categories (abs, none), none at 0.5", svg && strstr(svg, ">abs<") &&
+               strstr(svg, ">none<") && !lines_between, "tics in %s", path);
+    free(svg);
+    snprintf(path, sizeof path, "%s/figures/exp_finetune_top1-vs-dim.svg", g_dir);
+    svg = slurp(path);
+    test_check("plot a few whole-number values (model.dim 64, 128) are categories too", svg && strstr(svg, ">64<") &&
+               strstr(svg, ">128<") && !strstr(svg, ">80<") && !strstr(svg, ">96<"), "tics in %s", path);
+    free(svg);
+}
+
+// A one-point figure: a stage whose one done run has one /train and one /eval row, beside a failed
+// run (so pe.kind varies but one configuration has a value): every figure is drawn, and gnuplot
+// prints nothing (no "empty x range" warning: the ranges are given).
+static void check_one_point(void) {
+    char dir[400], path[600];
+    snprintf(dir, sizeof dir, "%s/one", g_root);
+    mkdir(dir, 0777);
+    snprintf(path, sizeof path, "%s/solo", dir), mkdir(path, 0777);
+    snprintf(path, sizeof path, "%s/solo/one", dir), mkdir(path, 0777);
+    for (int k = 0; k < 2; k++) {
+        snprintf(path, sizeof path, "%s/solo/one/r%d.h5", dir, k);
+        results *r = results_create(path);
+        results_attr_str(r, "/", "experiment", "solo"), results_attr_str(r, "/", "stage", "one");
+        results_attr_str(r, "/", "run_id", k ? "r1" : "r0"), results_attr_str(r, "/", "status", k ? "failed" : "done");
+        results_attr_int(r, "/", "seed", 0), results_attr_str(r, "/", "started", "2026-01-01T00:00:00Z");
+        results_attr_int(r, "/config", "train.seed", 0), results_attr_str(r, "/config", "pe.kind", k ? "none" : "abs");
+        if (!k) {
+            results_attr_double(r, "/final", "top1", 0.5), results_attr_double(r, "/final", "loss", 1.5);
+            results_column tc[] = {{"step", 'i'}, {"epoch", 'i'}, {"loss", 'd'}}, ec[] = {{"epoch", 'i'}, {"step", 'i'}, {"top1", 'd'}};
+            results_series *t = results_series_create(r, "/train", 3, tc, 4), *e = results_series_create(r, "/eval", 3, ec, 4);
+            results_series_append(t, (double[]){1, 1, 1.5}), results_series_append(e, (double[]){1, 1, 0.5});
+        }
+        results_close(r);
+    }
+    char *out = NULL, *err = NULL;
+    int rc = capture(cmd_plot, 1, (char *[]){dir}, &out, &err);
+    const char *names[] = {"solo_one_top1-vs-kind", "solo_one_train-loss-vs-step", "solo_one_eval-top1-vs-epoch"};
+    int missing = 0;
+    for (int i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%s/figures/%s.svg", dir, names[i]);
+        missing += !file_starts(path, "<?xml", 5);
+    }
+    test_check("plot one-point figures: drawn, and gnuplot prints no warning (nothing captured on stderr from it)",
+               rc == 0 && !missing && err && !strstr(err, "gnuplot (") && !strstr(err, "arning: empty"),
+               "exit %d, %d missing; stderr: %.600s", rc, missing, err ? err : "");
+    free(out), free(err);
+}
+
 static int have_gnuplot(void) { return system("gnuplot -e 'exit' >/dev/null 2>&1") == 0; }
 
 static void test_plot(void) {
@@ -46,40 +144,74 @@ static void test_plot(void) {
         test_skip("plot figures", "gnuplot not installed (Debian package gnuplot-nox)");
         return;
     }
+    // an earlier plot's figure under an old name (its data file in figures/data) and a file of the user's
+    char old_png[512], old_dat[512], mine[512];
+    snprintf(old_png, sizeof old_png, "%s/figures", g_dir), mkdir(old_png, 0777);
+    snprintf(old_dat, sizeof old_dat, "%s/figures/data", g_dir), mkdir(old_dat, 0777);
+    snprintf(old_png, sizeof old_png, "%s/figures/finetune_metric_vs_axis_top1_vs_pe.kind.png", g_dir);
+    snprintf(old_dat, sizeof old_dat, "%s/figures/data/finetune_metric_vs_axis_top1_vs_pe.kind.dat", g_dir);
+    snprintf(mine, sizeof mine, "%s/figures/my_sketch.png", g_dir);
+    FILE *w;
+    if ((w = fopen(old_png, "w"))) fputs("old", w), fclose(w);
+    if ((w = fopen(old_dat, "w"))) fputs("old", w), fclose(w);
+    if ((w = fopen(mine, "w"))) fputs("mine", w), fclose(w);
     char *out = NULL, *err = NULL;
     int rc = capture(cmd_plot, 1, (char *[]){g_dir}, &out, &err);
     test_check("plot exit status", rc == 0, "rc %d; stderr: %.2000s", rc, err ? err : "");
-    const char *bases[] = {"pretrain_metric_vs_axis_top1_vs_objective.eta", "pretrain_curves_train_loss", "pretrain_curves_eval_top1",
-                           "pretrain_heatmap_relmap_p0000000000a", "pretrain_image_grid_p00000000001",
-                           "pretrain_spatial_weights_p0000000000a", "pretrain_spatial_weights_p00000000000",
-                           "finetune_metric_vs_axis_top1_vs_model.dim", "finetune_metric_vs_axis_top1_vs_pe.kind",
-                           "finetune_curves_train_loss", "finetune_curves_eval_top1"};
+    test_check("plot removes an earlier plot's figure it no longer draws, keeps other files",
+               access(old_png, F_OK) != 0 && access(old_dat, F_OK) != 0 && access(mine, F_OK) == 0, "old png %s, old dat %s, user file %s",
+               access(old_png, F_OK) ? "gone" : "kept", access(old_dat, F_OK) ? "gone" : "kept", access(mine, F_OK) ? "gone" : "kept");
+    // readable names: <experiment>_<stage>_<metric>-vs-<axis>, a configuration as key-value, no run id
+    const char *bases[] = {"exp_pretrain_top1-vs-eta", "exp_pretrain_train-loss-vs-step", "exp_pretrain_eval-top1-vs-epoch",
+                           "exp_pretrain_relmap_eta-0.5_seed0", "exp_pretrain_samples_eta-0_seed1",
+                           "exp_pretrain_spatial-W_eta-0.5_seed0", "exp_pretrain_spatial-W_eta-0_seed0",
+                           "exp_finetune_top1-vs-dim", "exp_finetune_top1-vs-kind",
+                           "exp_finetune_train-loss-vs-step", "exp_finetune_eval-top1-vs-epoch"};
     int nb = (int)(sizeof bases / sizeof *bases), missing = 0;
     for (int i = 0; i < nb; i++) {
-        char png[512], svg[512], dat[512];
+        char png[512], svg[512], pdf[512], dat[512];
         snprintf(png, sizeof png, "%s/figures/%s.png", g_dir, bases[i]);
         snprintf(svg, sizeof svg, "%s/figures/%s.svg", g_dir, bases[i]);
+        snprintf(pdf, sizeof pdf, "%s/figures/%s.pdf", g_dir, bases[i]);
         snprintf(dat, sizeof dat, "%s/figures/data/%s.dat", g_dir, bases[i]);
-        int ok = file_starts(png, "\x89PNG\r\n\x1a\n", 8) && file_starts(svg, "<?xml", 5) && access(dat, R_OK) == 0;
-        if (!ok) test_fail("plot figure", "%s: png/svg/dat missing or malformed", bases[i]), missing++;
+        int ok = file_starts(png, "\x89PNG\r\n\x1a\n", 8) && file_starts(svg, "<?xml", 5) && file_starts(pdf, "%PDF-", 5) &&
+                 access(dat, R_OK) == 0;
+        if (!ok) test_fail("plot figure", "%s: png/svg/pdf/dat missing or malformed", bases[i]), missing++;
     }
-    test_check("plot every expected PNG, SVG and data file", missing == 0, "%d figures expected, %d missing", nb, missing);
+    test_check("plot every expected PNG, SVG, PDF and data file, under its readable name", missing == 0, "%d figures expected, %d missing",
+               nb, missing);
+    int hashed = 0; // no figure is named after a run id (p0000000000a, f00000000000, m...)
+    for (const char *q = out; q && (q = strstr(q, "figure ")); q += 7) {
+        const char *name = strrchr(q, '/'), *end = strchr(q, '\n');
+        for (const char *c = name; c && end && c < end; c++) hashed += !strncmp(c, "0000000", 7);
+    }
+    test_check("plot: no figure file name carries a run id", out && !hashed, "%d names with an id", hashed);
+    check_categorical();
+    char svg[512];
+    snprintf(svg, sizeof svg, "%s/figures/exp_finetune_train-loss-vs-step.svg", g_dir);
+    char *text = slurp(svg);
+    test_check("plot curves: the legend states n per configuration", text && strstr(text, "(n = 3)") && strstr(text, "(n = 2-3)"),
+               "want '(n = 3)' and '(n = 2-3)' (the diverged seed stops) in %s", svg);
+    test_check("plot curves: the mean's 95% CI drawn as a band (a filled, translucent area)", text && strstr(text, "fill-opacity"),
+               "no translucent fill in %s", svg);
+    free(text);
     char stray[512];
-    snprintf(stray, sizeof stray, "%s/figures/finetune_heatmap_relmap_f00000000000.png", g_dir);
+    snprintf(stray, sizeof stray, "%s/figures/exp_finetune_relmap_dim-64_kind-abs_seed0.png", g_dir);
     test_check("plot no heatmap without relmap", access(stray, F_OK) != 0, "finetune has no /attention");
     // spatial_weights: on the 4 x 4 grid, panel (block 1, query 2 = the centre token (2,2) = W row
     // 1 + 10) at col 3, row 1 is W[1][11][1 + 4 + 3] = 1228; on the sequence, key 4 of query 2 is 24
     char dat[512];
-    snprintf(dat, sizeof dat, "%s/figures/data/pretrain_spatial_weights_p0000000000a.dat", g_dir);
+    snprintf(dat, sizeof dat, "%s/figures/data/exp_pretrain_spatial-W_eta-0.5_seed0.dat", g_dir);
     test_check("plot spatial_weights: grid rows of W reshaped, block by query token", dat_has_point(dat, 1 * 4 + 2, 3, 1, 1228),
                "want '3 1 1228' in block 6 of %s", dat);
     test_check("plot spatial_weights: grid panels exclude the cls token", !dat_has_point(dat, 0, 0, 0, 20),
                "block 0 at (0,0) is W[0][1][1] = 21, not the cls column's 20");
-    snprintf(dat, sizeof dat, "%s/figures/data/pretrain_spatial_weights_p00000000000.dat", g_dir);
+    snprintf(dat, sizeof dat, "%s/figures/data/exp_pretrain_spatial-W_eta-0_seed0.dat", g_dir);
     test_check("plot spatial_weights: a sequence's W as a matrix (query down, key across)", dat_has_point(dat, 0, 4, 2, 24),
                "want '4 2 24' in %s", dat);
     free(out), free(err);
 
+    check_one_point();
     // figures.tsv selects: only final top5 vs model.dim of finetune
     char path[512];
     snprintf(path, sizeof path, "%s/figures.tsv", g_dir);
@@ -88,7 +220,7 @@ static void test_plot(void) {
     rc = capture(cmd_plot, 1, (char *[]){g_dir}, &out, &err);
     int figs = 0;
     for (const char *p = out; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) figs += !strncmp(p, "figure ", 7);
-    snprintf(path, sizeof path, "%s/figures/finetune_metric_vs_axis_top5_vs_model.dim.png", g_dir);
+    snprintf(path, sizeof path, "%s/figures/exp_finetune_top5-vs-dim.png", g_dir);
     test_check("plot figures.tsv selects", rc == 0 && figs == 1 && file_starts(path, "\x89PNG", 4), "exit %d, %d figures", rc, figs);
     free(out), free(err);
     // x: final.<metric>: top1 against the mean final loss, one point per configuration in x order
@@ -96,7 +228,7 @@ static void test_plot(void) {
     snprintf(path, sizeof path, "%s/figures.tsv", g_dir);
     if ((f = fopen(path, "w"))) fputs("metric_vs_axis\tpretrain\ttop1\tfinal.loss\n", f), fclose(f);
     rc = capture(cmd_plot, 1, (char *[]){g_dir}, &out, &err);
-    snprintf(path, sizeof path, "%s/figures/data/pretrain_metric_vs_metric_top1_vs_loss.dat", g_dir);
+    snprintf(path, sizeof path, "%s/figures/data/exp_pretrain_top1-vs-loss.dat", g_dir);
     double x0 = 0, y0 = 0, x1 = 0, y1 = 0;
     int points = 0;
     FILE *d = fopen(path, "r");
@@ -113,7 +245,7 @@ static void test_plot(void) {
     snprintf(path, sizeof path, "%s/figures.tsv", g_dir);
     if ((f = fopen(path, "w"))) fputs("image_grid\tpretrain\t*\tmp3\n", f), fclose(f);
     rc = capture(cmd_plot, 1, (char *[]){g_dir}, &out, &err);
-    snprintf(path, sizeof path, "%s/figures/data/pretrain_image_grid_p00000000001_with_mp3.dat", g_dir);
+    snprintf(path, sizeof path, "%s/figures/data/exp_pretrain_samples_eta-0_seed1_with_mp3.dat", g_dir);
     char *grid = slurp(path);
     test_check("plot image_grid with another stage: its same-seed run, a shared original drawn once", rc == 0 && grid &&
                strstr(grid, "/m00000000001.h5: x y r g b, 4 rows") && !strstr(grid, "m00000000000"),
@@ -127,12 +259,20 @@ static void test_plot(void) {
     char copy[512], *orig;
     snprintf(copy, sizeof copy, "%s/exp/experiment.yaml", g_dir);
     orig = slurp(copy);
-    if ((f = fopen(copy, "a"))) fputs("figures:\n  - {kind: metric_vs_axis, stage: finetune, metric: final.top5, x: model.dim}\n", f), fclose(f);
+    if ((f = fopen(copy, "a")))
+        fputs("figures:\n  - {kind: metric_vs_axis, stage: finetune, metric: final.top5, x: model.dim, label: \"Top-5 & width <b>\",\n"
+              "     xlabel: \"embedding width d\", ylabel: \"test top-5 accuracy (%)\"}\n", f), fclose(f);
     rc = capture(cmd_plot, 1, (char *[]){g_dir}, &out, &err);
     figs = 0;
     for (const char *p = out; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) figs += !strncmp(p, "figure ", 7);
     test_check("plot: the experiment copy's figures: selects", rc == 0 && figs == 1, "exit %d, %d figures", rc, figs);
     free(out), free(err);
+    snprintf(path, sizeof path, "%s/figures/exp_finetune_top5-vs-dim.svg", g_dir);
+    char *labelled = slurp(path);
+    test_check("plot: the figure's label:, xlabel:, ylabel: from the experiment file are its title and axis labels",
+               labelled && strstr(labelled, "Top-5 &amp; width &lt;b") && strstr(labelled, "embedding width d") &&
+               strstr(labelled, "test top-5 accuracy (%)") && !strstr(labelled, ">model.dim<"), "texts in %s", path);
+    free(labelled);
     int lines = 1;
     for (const char *p = orig; p && *p; p++) lines += *p == '\n';
     if (orig && (f = fopen(copy, "w"))) fprintf(f, "%sfigures:\n  - {kind: curves, metrc: eval.top1}\n", orig), fclose(f);

@@ -264,7 +264,7 @@ static void test_huge_declared(void) {
     }
     char *out = NULL, *errs = NULL;
     int rc = run_flat(cmd_plot, dir, &out, &errs);
-    snprintf(path, sizeof path, "%s/figures/main_metric_vs_axis_top1_vs_model.dim.png", dir);
+    snprintf(path, sizeof path, "%s/figures/scr_main_top1-vs-dim.png", dir);
     test_check("huge declared: plot names the file and draws the rest",
                rc == 0 && errs && strstr(errs, "left out ") && strstr(errs, "foreign.h5: /train/loss declares") &&
                    file_starts(path, "\x89PNG", 4),

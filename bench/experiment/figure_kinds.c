@@ -133,6 +133,10 @@ int figure_spec_check(const char *path, const ynode *item, figure_spec *out, cha
     snprintf(spec.stage, sizeof spec.stage, "%s", stage ? stage : "");
     if (metric) figure_metric_name(metric, spec.metric, sizeof spec.metric);
     if (x) snprintf(spec.axis, sizeof spec.axis, "%s", x);
+    const char *label = scalar(item, "label", NULL), *xlabel = scalar(item, "xlabel", NULL), *ylabel = scalar(item, "ylabel", NULL);
+    snprintf(spec.label, sizeof spec.label, "%s", label ? label : "");
+    snprintf(spec.xlabel, sizeof spec.xlabel, "%s", xlabel ? xlabel : "");
+    snprintf(spec.ylabel, sizeof spec.ylabel, "%s", ylabel ? ylabel : "");
     snprintf(spec.where, sizeof spec.where, "%.300s:%d", path, item->line);
     if (out) *out = spec;
     return 0;

@@ -3,7 +3,9 @@
 // checker (experiment.c, when a file loads) and `posbench plot` (bench/report/plot.c, which
 // draws each kind with a function named after it: a kind without one does not compile) share
 // it, so a figure `posbench run` accepts is one `posbench plot` draws, and an unknown key (a
-// typo such as `metrc:`) is an error at load time with file:line:col, exit 2.
+// typo such as `metrc:`) is an error at load time with file:line:col, exit 2. Every kind takes
+// `label:` (the figure's title, for a paper: "MP3 finetuning vs masking ratio"); metric_vs_axis
+// and curves also `xlabel:` and `ylabel:` (default: the key and metric names).
 // What each kind draws: bench/report/plot.h.
 #pragma once
 #include "yaml_tree.h"
@@ -11,14 +13,14 @@
 
 // X(name, allowed keys (comma-separated), one line of help)
 #define FIGURE_KINDS(X)                                                                                                  \
-    X(metric_vs_axis, "kind,stage,metric,x", "a /final metric (metric: final.top1, the default) against a swept key (x: pe.kind; default every axis) or another /final metric (x: final.params)") \
-    X(curves, "kind,stage,metric", "a /train or /eval column over training (metric: train.loss, eval.top1; default both)") \
-    X(heatmap, "kind,stage,metric", "an /attention array per layer and head (metric: relmap, the default)")                 \
-    X(image_grid, "kind,stage,with", "/samples images; with: [stage, ...] adds other stages' rows (needs stage)")          \
-    X(result_curves, "kind,stage", "per-run arrays: /position, /knn, /resolution curves")                                   \
-    X(spatial_weights, "kind,stage", "gMLP/aMLP /spatial/W per block")                                                    \
-    X(cls_attention, "kind,stage,with", "/views: each view image, then the last block's [CLS] attention per head; with: [stage, ...] adds other stages' runs as rows") \
-    X(key_pca, "kind,stage,with", "/views: the PCA of the keys per block as RGB, rows = methods (with: other stages), columns = blocks shallow -> deep")
+    X(metric_vs_axis, "kind,stage,metric,x,label,xlabel,ylabel", "a /final metric (metric: final.top1, the default) against a swept key (x: pe.kind; default every axis) or another /final metric (x: final.params)") \
+    X(curves, "kind,stage,metric,label,xlabel,ylabel", "a /train or /eval column over training (metric: train.loss, eval.top1; default both)") \
+    X(heatmap, "kind,stage,metric,label", "an /attention array per layer and head (metric: relmap, the default)")                 \
+    X(image_grid, "kind,stage,with,label", "/samples images; with: [stage, ...] adds other stages' rows (needs stage)")          \
+    X(result_curves, "kind,stage,label", "per-run arrays: /position, /knn, /resolution curves")                                   \
+    X(spatial_weights, "kind,stage,label", "gMLP/aMLP /spatial/W per block")                                              \
+    X(cls_attention, "kind,stage,with,label", "/views: each view image, then the last block's [CLS] attention per head; with: [stage, ...] adds other stages' runs as rows") \
+    X(key_pca, "kind,stage,with,label", "/views: the PCA of the keys per block as RGB, rows = methods (with: other stages), columns = blocks shallow -> deep")
 
 #define FIGURE_ID_(name, keys, help) FIGURE_##name,
 typedef enum { FIGURE_KINDS(FIGURE_ID_) FIGURE_KIND_COUNT } figure_kind_id;
@@ -37,6 +39,8 @@ typedef struct {
     char metric[256]; // "" = the kind's default; "final.top1" is kept as "top1", "eval.top1" as "eval/top1"
     char axis[256];   // metric_vs_axis: x ("" = every axis; "final.params" = a metric); image_grid: with, comma-separated
     char where[320];  // "file:line" of the entry, for warnings ("" for a default)
+    char label[256];  // `label:` the figure's title ("" = one made from the stage, metric and axis)
+    char xlabel[160], ylabel[160]; // `xlabel:`, `ylabel:` the axis labels ("" = the key / metric names)
 } figure_spec;
 
 const figure_kind *figure_kind_at(int id);        // NULL past the last

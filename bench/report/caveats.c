@@ -178,3 +178,12 @@ void caveats_fprint(FILE *f, const char *experiment, int where) {
     fputs(md, f);
     free(md);
 }
+
+char *caveats_joined(const char *experiment) {
+    const caveat_set *s = find_set(experiment, 0);
+    size_t len = 1;
+    for (int k = 0; s && k < s->n; k++) len += strlen(s->text[k]) + 2;
+    char *out = xcalloc(len, 1, "caveats");
+    for (int k = 0; s && k < s->n; k++) strcat(strcat(out, k ? "; " : ""), s->text[k]);
+    return out;
+}

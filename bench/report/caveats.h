@@ -29,5 +29,7 @@ int caveats_load(const char *dir, const rr_set *set, char *err, size_t errlen);
 void caveats_free(void);
 // The Markdown block of `experiment` (malloc'd; "" when none).
 char *caveats_markdown(const char *experiment, int where);
+// The caveats of `experiment` joined by "; " (malloc'd; "" when none): findings.csv / .json.
+char *caveats_joined(const char *experiment);
 // Writes caveats_markdown(experiment, where) to f.
 void caveats_fprint(FILE *f, const char *experiment, int where);

@@ -146,3 +146,19 @@ void findings_holm(finding_result *r, int n);
 // sections as Markdown into *md (malloc'd, "" when there is none; free it). 0 ok; -1 with
 // "path:line:col: message" in err for a malformed file (*md is then NULL).
 int findings_report(const rr_set *set, const char *dir, char **md, char *err, size_t errlen);
+
+// One finding as `posbench report --format csv,json` writes it (findings_export.h): the texts of
+// its Markdown row and the numbers behind them.
+typedef struct {
+    char *experiment, *kind, *claim, *ours, *paper, *verdict; // verdict: the Markdown text
+    finding_verdict v;
+    double p_claim, p_claim_holm; // NaN: no test
+    int holm_m;
+    double ci_lo, ci_hi; // the 90% CI `ours` states, when it states exactly one (in its units); else NaN
+    char *caveats;       // the experiment's caveats, "; "-joined
+} finding_row;
+// findings_report, also returning the rows (malloc'd; free with finding_rows_free) when rows is
+// not NULL.
+int findings_report_rows(const rr_set *set, const char *dir, char **md, finding_row **rows, int *nrows, char *err,
+                         size_t errlen);
+void finding_rows_free(finding_row *rows, int n);

@@ -52,22 +52,71 @@ typedef struct {
     char *ours; // malloc'd
 } evaluated;
 
-static void render_row(FILE *md, const finding *f, const char *ours, const finding_result *r) {
-    char verdict_text[1100], cell[8400];
-    if (r->v == FINDING_HOLDS) snprintf(verdict_text, sizeof verdict_text, "holds");
-    else if (r->v == FINDING_FAILS) snprintf(verdict_text, sizeof verdict_text, "does not hold (%s)", r->why);
-    else if (r->v == FINDING_INCONCLUSIVE) snprintf(verdict_text, sizeof verdict_text, "inconclusive (%s)", r->why);
-    else snprintf(verdict_text, sizeof verdict_text, "not measured (%s)", r->why);
-    snprintf(cell, sizeof cell, "%s", ours);
+static void verdict_text(const finding_result *r, char *out, size_t len) {
+    if (r->v == FINDING_HOLDS) snprintf(out, len, "holds");
+    else if (r->v == FINDING_FAILS) snprintf(out, len, "does not hold (%s)", r->why);
+    else if (r->v == FINDING_INCONCLUSIVE) snprintf(out, len, "inconclusive (%s)", r->why);
+    else snprintf(out, len, "not measured (%s)", r->why);
+}
+
+// The ours cell: the evaluation's text, then the finding's p and its Holm-adjusted value.
+static void ours_text(const char *ours, const finding_result *r, char *cell, size_t len) {
+    snprintf(cell, len, "%s", ours);
     if (isfinite(r->p_claim)) { // the finding's p (the largest of its parts) and its Holm-adjusted value
         char raw[32], adj[32];
         snprintf(raw, sizeof raw, r->p_claim < 0.001 ? "< 0.001" : "= %.3f", r->p_claim);
         snprintf(adj, sizeof adj, r->p_claim_holm < 0.001 ? "< 0.001" : "= %.3f", r->p_claim_holm);
-        snprintf(cell + strlen(cell), sizeof cell - strlen(cell), "; claim p %s, Holm p %s (%d findings)", raw, adj, r->holm_m);
+        snprintf(cell + strlen(cell), len - strlen(cell), "; claim p %s, Holm p %s (%d findings)", raw, adj, r->holm_m);
     }
+}
+
+static void render_row(FILE *md, const finding *f, const char *ours, const finding_result *r) {
+    char verdict[1100], cell[8400];
+    verdict_text(r, verdict, sizeof verdict);
+    ours_text(ours, r, cell, sizeof cell);
     fputc('|', md);
-    md_cell(md, f->claim), md_cell(md, cell), md_cell(md, f->paper), md_cell(md, verdict_text);
+    md_cell(md, f->claim), md_cell(md, cell), md_cell(md, f->paper), md_cell(md, verdict);
     fputc('\n', md);
+}
+
+// The interval of "..., 90% CI [+5.12, +11.62], ..." when ours states exactly one.
+static void single_ci(const char *ours, double *lo, double *hi) {
+    *lo = *hi = NAN;
+    const char *at = strstr(ours, "90% CI [");
+    if (!at || strstr(at + 1, "90% CI [")) return;
+    char *end;
+    double a = strtod(at + 8, &end);
+    if (end == at + 8 || strncmp(end, ", ", 2)) return;
+    const char *second = end + 2;
+    double b = strtod(second, &end);
+    if (end == second || *end != ']') return;
+    *lo = a, *hi = b;
+}
+
+static finding_row make_row(const char *experiment, const finding *f, const char *ours, const finding_result *r) {
+    char verdict[1100], cell[8400];
+    verdict_text(r, verdict, sizeof verdict);
+    ours_text(ours, r, cell, sizeof cell);
+    finding_row row = {0};
+    row.experiment = xstrdup(experiment, "findings");
+    row.kind = xstrdup(finding_kinds[f->kind].name, "findings");
+    row.claim = xstrdup(f->claim, "findings");
+    row.ours = xstrdup(cell, "findings");
+    row.paper = xstrdup(f->paper, "findings");
+    row.verdict = xstrdup(verdict, "findings");
+    row.v = r->v;
+    row.p_claim = r->p_claim, row.p_claim_holm = r->p_claim_holm, row.holm_m = r->holm_m;
+    single_ci(ours, &row.ci_lo, &row.ci_hi);
+    row.caveats = caveats_joined(experiment);
+    return row;
+}
+
+void finding_rows_free(finding_row *rows, int n) {
+    for (int i = 0; i < n; i++) {
+        finding_row *r = &rows[i];
+        free(r->experiment), free(r->kind), free(r->claim), free(r->ours), free(r->paper), free(r->verdict), free(r->caveats);
+    }
+    free(rows);
 }
 
 // Appends to *tsv the findings.tsv files below dir that have no experiment.yaml beside them (a
@@ -89,7 +138,13 @@ static int older_findings(const char *dir, char ***tsv) {
 }
 
 int findings_report(const rr_set *set, const char *dir, char **md, char *err, size_t errlen) {
+    return findings_report_rows(set, dir, md, NULL, NULL, err, errlen);
+}
+
+int findings_report_rows(const rr_set *set, const char *dir, char **md, finding_row **rows, int *nrows, char *err,
+                         size_t errlen) {
     *md = NULL;
+    if (rows) *rows = NULL, *nrows = 0;
     struct { char **paths; int n; } pl = {0};
     char scan_err[1024], **tsv = NULL;
     if (rr_find_files(dir, "experiment.yaml", &pl.paths, &pl.n, scan_err, sizeof scan_err) < 0) pl.n = 0; // rr_scan read dir already
@@ -114,6 +169,12 @@ int findings_report(const rr_set *set, const char *dir, char **md, char *err, si
             res[k] = findings_eval_full(set, lists[l].experiment, &lists[l].items[i], ours[k], 8192);
         }
     if (rc == 0) findings_holm(res, nf);
+    if (rc == 0 && rows) {
+        *rows = xcalloc((size_t)nf + 1, sizeof **rows, "findings");
+        for (int l = 0, k = 0; l < nl; l++)
+            for (int i = 0; i < lists[l].n; i++, k++) (*rows)[k] = make_row(lists[l].experiment, &lists[l].items[i], ours[k], &res[k]);
+        *nrows = nf;
+    }
     for (int l = 0, k = 0; rc == 0 && l < nl; l++) {
         if (lists[l].n == 0) continue;
         fprintf(out, "## Findings (experiment `%s`)\n\n", lists[l].experiment);

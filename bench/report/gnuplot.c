@@ -102,13 +102,15 @@ int gp_find(gp_tools *t, char *err, size_t errlen) {
 }
 
 int gp_render(const gp_tools *t, const char *kind, const char *dir, const char *base, gp_vars *v) {
-    char script[PATH_MAX + 64], png[PATH_MAX + 8], svg[PATH_MAX + 8];
+    char script[PATH_MAX + 64], png[PATH_MAX + 8], svg[PATH_MAX + 8], pdf[PATH_MAX + 8];
     snprintf(script, sizeof script, "%s/%s.gp", t->plots, kind);
     snprintf(png, sizeof png, "%s/%s.png", dir, base);
     snprintf(svg, sizeof svg, "%s/%s.svg", dir, base);
-    gp_var_str(v, "script", script), gp_var_str(v, "png_out", png), gp_var_str(v, "svg_out", svg);
+    snprintf(pdf, sizeof pdf, "%s/%s.pdf", dir, base);
+    gp_var_str(v, "script", script), gp_var_str(v, "png_out", png), gp_var_str(v, "svg_out", svg), gp_var_str(v, "pdf_out", pdf);
     static const char *tail = "term='png'; out=png_out; load script; unset output; reset; "
-                              "term='svg'; out=svg_out; load script; unset output";
+                              "term='svg'; out=svg_out; load script; unset output; reset; "
+                              "term='pdf'; out=pdf_out; load script; unset output";
     size_t len = strlen(tail) + 1;
     for (int i = 0; i < v->n; i++) len += strlen(v->text[i]) + 2;
     char *e = xcalloc(len, 1, "gnuplot command");
@@ -136,8 +138,9 @@ int gp_render(const gp_tools *t, const char *kind, const char *dir, const char *
     msg[used] = '\0';
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
-    struct stat a, b;
-    int ok = WIFEXITED(status) && WEXITSTATUS(status) == 0 && stat(png, &a) == 0 && a.st_size > 0 && stat(svg, &b) == 0 && b.st_size > 0;
+    struct stat a, b, c;
+    int ok = WIFEXITED(status) && WEXITSTATUS(status) == 0 && stat(png, &a) == 0 && a.st_size > 0 && stat(svg, &b) == 0 &&
+             b.st_size > 0 && stat(pdf, &c) == 0 && c.st_size > 0;
     if (!ok) {
         fprintf(stderr, "posbench: error: gnuplot failed on %s making %s (%s %d)%s\n%s", script, base,
                 WIFEXITED(status) ? "exit status" : "signal", WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
@@ -145,6 +148,6 @@ int gp_render(const gp_tools *t, const char *kind, const char *dir, const char *
         return EXIT_RUN_FAILED;
     }
     if (used) fprintf(stderr, "posbench: gnuplot (%s): %s%s", base, msg, msg[used - 1] == '\n' ? "" : "\n");
-    printf("figure %s/%s.png, .svg\n", dir, base);
+    printf("figure %s/%s.png, .svg, .pdf\n", dir, base);
     return 0;
 }

@@ -1,5 +1,5 @@
 // bench/report/gnuplot.h — running gnuplot on the scripts in plots/: finding gnuplot and
-// plots/, the variables a script takes (passed with gnuplot -e), and one figure as PNG and SVG.
+// plots/, the variables a script takes (passed with gnuplot -e), and one figure as PNG, SVG and PDF.
 // Used by `posbench plot` (plot.c) and `posbench bench --history` (bench/perf/history.c).
 #pragma once
 #include <limits.h>
@@ -26,9 +26,11 @@ void gp_vars_free(gp_vars *v);
 // 0, or -1 with what is missing and how to get it in err.
 int gp_find(gp_tools *t, char *err, size_t errlen);
 
-// One gnuplot process: the variables, then plots/<kind>.gp loaded with term='png' and with
-// term='svg', writing <dir>/<base>.png and .svg. 0 (and "figure ..." printed) when both exist
-// and are not empty; EXIT_RUN_FAILED with gnuplot's output printed otherwise.
+// One gnuplot process: the variables, then plots/<kind>.gp loaded with term='png', term='svg' and
+// term='pdf' (pdfcairo), writing <dir>/<base>.png, .svg and .pdf. 0 (and "figure ..." printed)
+// when all three exist and are not empty (anything gnuplot printed, a warning included, is
+// passed on to stderr as "posbench: gnuplot (<base>): ..."); EXIT_RUN_FAILED with gnuplot's
+// output printed otherwise.
 int gp_render(const gp_tools *t, const char *kind, const char *dir, const char *base, gp_vars *v);
 
 // Creates the directory path (its parent must exist; an existing one is fine). 0, or -1 with

@@ -11,6 +11,7 @@
 #include "../experiment/yaml_tree.h"
 #include "../../core/common.h"
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <float.h>
 #include <limits.h>
@@ -23,18 +24,103 @@
 
 enum { GRID_COLS = 8, CURVE_POINTS = 1000 };
 
-FILE *plot_begin_figure(const plotter *p, const rr_stage *s, char *base, size_t blen, char *path, size_t plen, const char *fmt, ...) {
-    int multi = p->set->nexperiments > 1 && s->experiment[0];
-    int n = snprintf(base, blen, "%s%s%s_", multi ? s->experiment : "", multi ? "-" : "", s->name);
+// An axis key in a file name: its last dotted part ("pretrain.objective.eta" -> "eta"), or the
+// whole key with '.' -> '-' when another axis of the stage ends the same way.
+static void short_key_as(const rr_stage *s, int ax, char *out, size_t len, int dashes) {
+    const char *dot = strrchr(s->axes[ax], '.'), *tail = dot ? dot + 1 : s->axes[ax];
+    int clash = 0;
+    for (int a = 0; a < s->naxes && !clash; a++) {
+        const char *d = strrchr(s->axes[a], '.');
+        clash = a != ax && !strcmp(d ? d + 1 : s->axes[a], tail);
+    }
+    snprintf(out, len, "%s", clash ? s->axes[ax] : tail);
+    for (char *c = out; *c && dashes; c++) *c = *c == '.' ? '-' : *c;
+}
+static void short_key(const rr_stage *s, int ax, char *out, size_t len) { short_key_as(s, ax, out, len, 1); }
+
+// A configuration in a legend or subtitle: "pe.kind=abs, model.dim=64", or with short keys
+// ("arch=gmlp, depth=2, ...") when that is long: the full label of a long sweep does not fit a key.
+// skip: an axis left out (the figure's x), or -1; hide: NULL, or per axis 1 to leave it out too.
+// The keys in full ("pe.kind=abs") while the legend stays short (48 characters), else their last
+// parts ("arch=gmlp, mlp_ratio=6, ...").
+static void config_legend_hiding(const rr_stage *s, const rr_config *c, int skip, const int *hide, char *out, size_t len) {
+    for (int shortened = 0; shortened < 2; shortened++) {
+        out[0] = '\0';
+        for (int a = 0; a < s->naxes; a++) {
+            if (a == skip || (hide && hide[a])) continue;
+            char key[256];
+            if (shortened) short_key_as(s, a, key, sizeof key, 0);
+            else snprintf(key, sizeof key, "%s", s->axes[a]);
+            size_t used = strlen(out);
+            snprintf(out + used, len - used, "%s%s=%s", used ? ", " : "", key, c->values[a]);
+        }
+        if (strlen(out) <= 48) break;
+    }
+    if (!out[0]) snprintf(out, len, "all");
+}
+static void config_legend(const rr_stage *s, const rr_config *c, int skip, char *out, size_t len) {
+    config_legend_hiding(s, c, skip, NULL, out, len);
+}
+
+// Which axes only follow axis ax (one value of ax always comes with one value of them: a parent
+// stage's copy of the key, e.g. pretrain.model.patch beside model.patch): 1 in follows[a]. They
+// split nothing off the x axis (no series of one point each) and are not named in legends.
+static void follower_axes(const rr_stage *s, int ax, int *follows) {
+    for (int a = 0; a < s->naxes; a++) {
+        follows[a] = a != ax;
+        for (int c = 0; c < s->nconfigs && follows[a]; c++)
+            for (int d = 0; d < c && follows[a]; d++)
+                if (!strcmp(s->configs[c].values[ax], s->configs[d].values[ax]))
+                    follows[a] = !strcmp(s->configs[c].values[a], s->configs[d].values[a]);
+    }
+}
+
+// A configuration in a file name: "<key>-<value>" per axis, '_'-separated ("kind-abs_patch-4");
+// "" when the stage has no axes.
+static void config_slug(const rr_stage *s, const rr_config *c, char *out, size_t len) {
+    out[0] = '\0';
+    for (int a = 0; a < s->naxes; a++) {
+        char key[256];
+        short_key(s, a, key, sizeof key);
+        size_t used = strlen(out);
+        snprintf(out + used, len - used, "%s%s-%s", a ? "_" : "", key, c->values[a]);
+    }
+}
+
+FILE *plot_begin_figure(plotter *p, const rr_stage *s, char *base, size_t blen, char *path, size_t plen, const char *fmt, ...) {
+    int n = snprintf(base, blen, "%s%s%s_", s->experiment, s->experiment[0] ? "_" : "", s->name);
     va_list ap;
     va_start(ap, fmt);
     if (n >= 0 && (size_t)n < blen) vsnprintf(base + n, blen - (size_t)n, fmt, ap);
     va_end(ap);
     gp_sanitize(base);
+    size_t stem = strlen(base);
+    for (int k = 2, taken = 1; taken; k++) {
+        taken = 0;
+        for (int i = 0; i < p->nnames && !taken; i++) taken = !strcmp(p->names[i], base);
+        if (taken) snprintf(base + stem, blen - stem, "-%d", k);
+    }
+    p->names = xrealloc(p->names, (size_t)(p->nnames + 1) * sizeof *p->names, "figure names");
+    p->names[p->nnames++] = xstrdup(base, "figure name");
     snprintf(path, plen, "%s/figures/data/%s.dat", p->dir, base);
     FILE *f = fopen(path, "w");
     if (!f) fprintf(stderr, "posbench: error: cannot write %s: %s\n", path, strerror(errno));
     return f;
+}
+
+// The figure's title and axis labels: the figures: entry's label:, xlabel:, ylabel: where given,
+// else the ones made from the stage, metric and axis names.
+void plot_figure_texts(const plotter *p, gp_vars *v, const char *title, const char *xlabel, const char *ylabel) {
+    const figure_spec *f = p->spec;
+    gp_var_str(v, "title", f && f->label[0] ? f->label : title);
+    if (xlabel) gp_var_str(v, "xlabel", f && f->xlabel[0] ? f->xlabel : xlabel);
+    if (ylabel) gp_var_str(v, "ylabel", f && f->ylabel[0] ? f->ylabel : ylabel);
+}
+
+// "n = 3", or "n = 2-3" when the points of a series have different counts.
+static void n_text(int lo, int hi, char *out, size_t len) {
+    if (lo == hi) snprintf(out, len, "n = %d", lo);
+    else snprintf(out, len, "n = %d-%d", lo, hi);
 }
 
 int plot_close_data(FILE *f, const char *path) {
@@ -63,13 +149,68 @@ static int has_metric(const rr_set *set, const rr_stage *s, const char *metric) 
     return 0;
 }
 
+// The series' horizontal offsets, so their error bars do not overlap: series i of nlines is moved
+// by (i - (nlines - 1) / 2) * step (categorical: step in category widths; numeric: a share of
+// the smallest gap between x values, or a factor on a log axis).
+static double offset_x(double x, int i, int nlines, int categorical, int logx, double gap) {
+    double k = i - (nlines - 1) / 2.0;
+    if (nlines < 2) return x;
+    if (categorical) return x + k * fmin(0.12, 0.6 / nlines);
+    if (logx) return x * pow(1.0 + fmin(0.04, 0.25 / nlines), k);
+    return x + k * gap * fmin(0.05, 0.3 / nlines);
+}
+
+// Writes the x tics ("('abs' 0, 'sin2d' 1)": a category's index, a number's value) and, when all
+// points and bars share one y value (a one-point plot), a y range around it, so gnuplot never
+// meets an empty range (it would warn).
+static void axis_vars(gp_vars *v, const char *const *vals, int nv, int categorical, double ylo, double yhi) {
+    size_t len = 16;
+    for (int k = 0; k < nv; k++) len += 2 * strlen(vals[k]) + 48;
+    char *tics = xcalloc(len, 1, "tics");
+    strcat(tics, "(");
+    for (int k = 0; k < nv; k++) {
+        char *t = tics + strlen(tics);
+        *t++ = k ? ',' : ' ', *t++ = '"';
+        for (const char *c = vals[k]; *c; c++) { // a gnuplot double-quoted string
+            if (*c == '"' || *c == '\\') *t++ = '\\';
+            *t++ = *c;
+        }
+        if (categorical) sprintf(t, "\" %d", k);
+        else sprintf(t, "\" %.17g", atof(vals[k]));
+    }
+    strcat(tics, ")");
+    gp_var_str(v, "xtics", tics);
+    free(tics);
+    if (categorical) gp_var(v, "xmin", "%.3f", -0.5), gp_var(v, "xmax", "%.3f", nv - 0.5);
+    else if (nv == 1) gp_var(v, "xmin", "%.17g", atof(vals[0]) - fmax(1, fabs(atof(vals[0])) * 0.5)),
+        gp_var(v, "xmax", "%.17g", atof(vals[0]) + fmax(1, fabs(atof(vals[0])) * 0.5));
+    if (ylo == yhi) {
+        double pad = fmax(fabs(ylo) * 0.05, 1e-3);
+        gp_var(v, "ymin", "%.17g", ylo - pad), gp_var(v, "ymax", "%.17g", yhi + pad);
+    }
+}
+
+// A metric's axis label: its report header, for a per-size metric ("top1@56", headed "56 px" in the
+// per-size tables) the base metric's with the size: "top1 (%) at 56 px".
+static double metric_label(const char *metric, char *header, size_t len) {
+    double scale = report_metric_scale(metric, header, len); // the per-size metric's own scale
+    const char *at = strchr(metric, '@');
+    if (!at) return scale;
+    char base[128], head[96];
+    snprintf(base, sizeof base, "%.*s", (int)(at - metric), metric);
+    report_metric_scale(base, head, sizeof head);
+    snprintf(header, len, "%.60s at %.20s px", head, at + 1); // fits the callers' 96 bytes
+    return scale;
+}
+
 static int fig_metric_vs_axis(plotter *p, const rr_stage *s, const char *metric, int ax) {
     const rr_set *set = p->set;
-    char base[600], path[PATH_MAX], header[96];
-    double scale = report_metric_scale(metric, header, sizeof header);
+    char base[600], path[PATH_MAX], header[96], axis_name[256];
+    double scale = metric_label(metric, header, sizeof header);
+    short_key(s, ax, axis_name, sizeof axis_name);
     // distinct values of the axis, sorted (configs are sorted by axes in order, not by ax)
     const char **vals = xcalloc((size_t)s->nconfigs, sizeof(char *), "axis values");
-    int nv = 0, categorical = 0;
+    int nv = 0, categorical = 0, integers = 1;
     for (int c = 0; c < s->nconfigs; c++) {
         const char *v = s->configs[c].values[ax];
         int dup = 0;
@@ -79,68 +220,90 @@ static int fig_metric_vs_axis(plotter *p, const rr_stage *s, const char *metric,
         for (; k > 0 && rr_value_cmp(vals[k - 1], v) > 0; k--) vals[k] = vals[k - 1];
         vals[k] = v;
         char *end;
-        strtod(v, &end);
+        double x = strtod(v, &end);
         if (!v[0] || *end) categorical = 1;
+        else if (x != floor(x)) integers = 0;
     }
-    double lo = DBL_MAX, hi = -DBL_MAX;
-    for (int k = 0; k < nv && !categorical; k++) lo = fmin(lo, atof(vals[k])), hi = fmax(hi, atof(vals[k]));
+    // a few whole numbers (patch size, width, depth) are categories too: no line through 4.5
+    if (!categorical && integers && nv <= 5) categorical = 1;
+    double lo = DBL_MAX, hi = -DBL_MAX, gap = DBL_MAX;
+    for (int k = 0; k < nv && !categorical; k++) {
+        lo = fmin(lo, atof(vals[k])), hi = fmax(hi, atof(vals[k]));
+        if (k) gap = fmin(gap, atof(vals[k]) - atof(vals[k - 1]));
+    }
+    if (gap == DBL_MAX || gap <= 0) gap = 1;
     int logx = !categorical && lo > 0 && hi / lo >= 100;
-    // lines: assignments of the other axes, in configuration order
-    int *line_of = xcalloc((size_t)s->nconfigs, sizeof(int), "lines");
-    int nlines = 0;
+    // lines: assignments of the other axes (those that only follow the x axis aside), in configuration order
+    int *line_of = xcalloc((size_t)s->nconfigs, sizeof(int), "lines"), *follows = xcalloc((size_t)s->naxes + 1, sizeof(int), "axes");
+    follower_axes(s, ax, follows);
+    int nlines = 0, others = 0;
+    for (int a = 0; a < s->naxes; a++) others += a != ax && !follows[a];
     for (int c = 0; c < s->nconfigs; c++) {
         line_of[c] = -1;
         for (int d = 0; d < c && line_of[c] < 0; d++) {
             int same = 1;
             for (int a = 0; a < s->naxes && same; a++)
-                same = a == ax || !strcmp(s->configs[c].values[a], s->configs[d].values[a]);
+                same = a == ax || follows[a] || !strcmp(s->configs[c].values[a], s->configs[d].values[a]);
             if (same) line_of[c] = line_of[d];
         }
         if (line_of[c] < 0) line_of[c] = nlines++;
     }
-    FILE *f = plot_begin_figure(p, s, base, sizeof base, path, sizeof path, "metric_vs_axis_%s_vs_%s", metric, s->axes[ax]);
+    char mname[256];
+    snprintf(mname, sizeof mname, "%s", metric);
+    FILE *f = plot_begin_figure(p, s, base, sizeof base, path, sizeof path, "%s-vs-%s", mname, axis_name);
     if (!f) {
-        free(vals), free(line_of);
+        free(vals), free(line_of), free(follows);
         return EXIT_RUN_FAILED;
     }
     gp_vars v = {0};
-    int written = 0;
-    fprintf(f, "# %s of stage %s against %s: x mean std n label (mean, sample std over done seeds)\n", header, s->name, s->axes[ax]);
+    int written = 0, nmax_all = 0;
+    double ylo = DBL_MAX, yhi = -DBL_MAX;
+    fprintf(f, "# %s of stage %s against %s: plotted-x mean ci95-lo ci95-hi n label (mean over the done seeds, "
+               "95%% CI of the mean: Student t, n-1 df; lo = hi = mean when n = 1)\n", header, s->name, s->axes[ax]);
     for (int l = 0; l < nlines; l++) {
         char title[1024] = "";
-        int points = 0;
+        int points = 0, nmin = INT_MAX, nmax = 0;
         for (int k = 0; k < nv; k++)
             for (int c = 0; c < s->nconfigs; c++) {
                 const rr_config *cf = &s->configs[c];
                 if (line_of[c] != l || strcmp(cf->values[ax], vals[k])) continue;
                 if (!title[0]) {
-                    for (int a = 0; a < s->naxes; a++)
-                        if (a != ax) snprintf(title + strlen(title), sizeof title - strlen(title), "%s%s=%s", title[0] ? ", " : "", s->axes[a], cf->values[a]);
-                    if (!title[0]) snprintf(title, sizeof title, "%s", metric);
+                    if (others) config_legend_hiding(s, cf, ax, follows, title, sizeof title);
+                    else snprintf(title, sizeof title, "%s", header);
                 }
                 double mean, sd;
                 int n = report_stats(set, cf, metric, &mean, &sd);
                 if (n == 0) continue;
                 if (points++ == 0 && written) fprintf(f, "\n\n");
-                fprintf(f, "%.17g %.17g %.17g %d \"%s\"\n", categorical ? (double)k : atof(vals[k]), mean * scale, sd * scale, n, vals[k]);
+                double half = report_ci95_half(sd, n) * fabs(scale), m = mean * scale;
+                double x = offset_x(categorical ? (double)k : atof(vals[k]), written, nlines, categorical, logx, gap);
+                fprintf(f, "%.17g %.17g %.17g %.17g %d \"%s\"\n", x, m, m - half, m + half, n, vals[k]);
+                ylo = fmin(ylo, m - half), yhi = fmax(yhi, m + half);
+                nmin = n < nmin ? n : nmin, nmax = n > nmax ? n : nmax;
+                nmax_all = n > nmax_all ? n : nmax_all;
             }
         if (points == 0) continue;
-        char name[32];
+        char name[32], ns[64];
+        n_text(nmin, nmax, ns, sizeof ns);
+        snprintf(title + strlen(title), sizeof title - strlen(title), " (%s)", ns);
         snprintf(name, sizeof name, "title%d", ++written);
         gp_var_str(&v, name, title);
     }
     int rc = plot_close_data(f, path) ? EXIT_RUN_FAILED : 0;
     if (rc == 0 && written) {
         char title[600];
-        snprintf(title, sizeof title, "%s: %s vs %s (mean ± std over seeds)", s->name, header, s->axes[ax]);
-        gp_var_str(&v, "datafile", path), gp_var_str(&v, "title", title), gp_var_str(&v, "xlabel", s->axes[ax]), gp_var_str(&v, "ylabel", header);
+        snprintf(title, sizeof title, "%s: %s vs %s (%s)", s->name, header, s->axes[ax],
+                 nmax_all > 1 ? "mean and 95% CI over seeds" : "one seed: no interval");
+        gp_var_str(&v, "datafile", path);
+        plot_figure_texts(p, &v, title, s->axes[ax], header);
         gp_var(&v, "nlines", "%d", written), gp_var(&v, "categorical", "%d", categorical), gp_var(&v, "logx", "%d", logx);
+        axis_vars(&v, vals, nv, categorical, ylo, yhi);
         rc = plot_run_gnuplot(p, "metric_vs_axis", base, &v);
     } else if (rc == 0) {
         unlink(path);
     }
     gp_vars_free(&v);
-    free(vals), free(line_of);
+    free(vals), free(line_of), free(follows);
     return rc;
 }
 
@@ -173,12 +336,13 @@ static int fig_metric_vs_metric(plotter *p, const rr_stage *s, const char *metri
         free(xs), free(order);
         return 0;
     }
-    FILE *f = plot_begin_figure(p, s, base, sizeof base, path, sizeof path, "metric_vs_metric_%s_vs_%s", metric, xmetric);
+    FILE *f = plot_begin_figure(p, s, base, sizeof base, path, sizeof path, "%s-vs-%s", metric, xmetric);
     if (!f) {
         free(xs), free(order);
         return EXIT_RUN_FAILED;
     }
-    fprintf(f, "# %s of stage %s against %s: x mean std n label (means and sample std over done seeds)\n", header, s->name, xheader);
+    fprintf(f, "# %s of stage %s against %s: x mean ci95-lo ci95-hi n label (means over done seeds; the 95%% CI of the y mean)\n",
+            header, s->name, xheader);
     gp_vars v = {0};
     int written = 0;
     for (int first = 0; first < npoints; first++) { // a line per model.arch value, in order of first appearance
@@ -187,24 +351,30 @@ static int fig_metric_vs_metric(plotter *p, const rr_stage *s, const char *metri
         for (int q = 0; q < first && !seen; q++) seen = line && !strcmp(s->configs[order[q]].values[arch], line);
         if (seen || (first > 0 && !line)) continue;
         if (written) fprintf(f, "\n\n");
+        int nmin = INT_MAX, nmax = 0;
         for (int q = first; q < npoints; q++) {
             const rr_config *cf = &s->configs[order[q]];
             if (line && strcmp(cf->values[arch], line)) continue;
             double m, sd;
             int n = report_stats(set, cf, metric, &m, &sd);
-            fprintf(f, "%.17g %.17g %.17g %d \"%s\"\n", xs[order[q]], m * scale, sd * scale, n, cf->label);
+            double half = report_ci95_half(sd, n) * fabs(scale);
+            fprintf(f, "%.17g %.17g %.17g %.17g %d \"%s\"\n", xs[order[q]], m * scale, m * scale - half, m * scale + half, n, cf->label);
+            nmin = n < nmin ? n : nmin, nmax = n > nmax ? n : nmax;
         }
-        char name[32], title[300];
+        char name[32], title[300], ns[64];
+        n_text(nmin, nmax, ns, sizeof ns);
         snprintf(name, sizeof name, "title%d", ++written);
-        snprintf(title, sizeof title, "%s%s", line ? "model.arch=" : "", line ? line : header);
+        snprintf(title, sizeof title, "%s%s (%s)", line ? "model.arch=" : "", line ? line : header, ns);
         gp_var_str(&v, name, title);
     }
     int rc = plot_close_data(f, path) ? EXIT_RUN_FAILED : 0;
     if (rc == 0) {
         char title[600];
-        snprintf(title, sizeof title, "%s: %s vs %s (mean ± std over seeds)", s->name, header, xheader);
-        gp_var_str(&v, "datafile", path), gp_var_str(&v, "title", title), gp_var_str(&v, "xlabel", xheader), gp_var_str(&v, "ylabel", header);
+        snprintf(title, sizeof title, "%s: %s vs %s (means; 95%% CI of the y mean over seeds)", s->name, header, xheader);
+        gp_var_str(&v, "datafile", path);
+        plot_figure_texts(p, &v, title, xheader, header);
         gp_var(&v, "nlines", "%d", written), gp_var(&v, "categorical", "0"), gp_var(&v, "logx", "%d", lo > 0 && hi / lo >= 100);
+        if (npoints == 1) gp_var(&v, "xmin", "%.17g", lo - fmax(1, fabs(lo) * 0.5)), gp_var(&v, "xmax", "%.17g", hi + fmax(1, fabs(hi) * 0.5));
         rc = plot_run_gnuplot(p, "metric_vs_axis", base, &v);
     }
     gp_vars_free(&v);
@@ -214,36 +384,60 @@ static int fig_metric_vs_metric(plotter *p, const rr_stage *s, const char *metri
 
 // ---- curves -------------------------------------------------------------------------
 
-// group "train" or "eval"; x and y column names.
+// A degenerate range of the curves (one x value, or one y value everywhere) as explicit ranges,
+// so gnuplot does not warn about an empty range on a one-point plot.
+static void curve_ranges(gp_vars *v, double xlo, double xhi, double ylo, double yhi) {
+    if (xlo == xhi) gp_var(v, "xmin", "%.17g", xlo - fmax(1, fabs(xlo) * 0.5)), gp_var(v, "xmax", "%.17g", xhi + fmax(1, fabs(xhi) * 0.5));
+    if (ylo == yhi) gp_var(v, "ymin", "%.17g", ylo - fmax(fabs(ylo) * 0.05, 1e-3)), gp_var(v, "ymax", "%.17g", yhi + fmax(fabs(yhi) * 0.05, 1e-3));
+}
+
+// group "train" or "eval"; x and y column names. One line per configuration, the mean over its
+// seeds, in a shaded band: the mean's 95% CI over the seeds (report_curve); n in the legend.
 static int fig_curves(plotter *p, const rr_stage *s, const char *group, const char *xcol, const char *ycol) {
     char base[600], path[PATH_MAX], header[96], ylabel[128];
     double scale = report_metric_scale(ycol, header, sizeof header);
     snprintf(ylabel, sizeof ylabel, "%s %s", group, header);
-    FILE *f = plot_begin_figure(p, s, base, sizeof base, path, sizeof path, "curves_%s_%s", group, ycol);
+    FILE *f = plot_begin_figure(p, s, base, sizeof base, path, sizeof path, "%s-%s-vs-%s", group, ycol, xcol);
     if (!f) return EXIT_RUN_FAILED;
-    fprintf(f, "# %s vs %s/%s of stage %s, one block per configuration (mean over seeds)\n", ylabel, group, xcol, s->name);
+    fprintf(f, "# %s vs %s/%s of stage %s, one block per configuration: x mean ci95-lo ci95-hi n (over the seeds)\n", ylabel,
+            group, xcol, s->name);
     gp_vars v = {0};
-    int written = 0;
+    int written = 0, band = 0;
     long most = 0;
+    double xlo = DBL_MAX, xhi = -DBL_MAX, ylo = DBL_MAX, yhi = -DBL_MAX;
     for (int c = 0; c < s->nconfigs; c++) {
-        double *x, *y;
-        long n = report_curve(p->set, &s->configs[c], group, xcol, ycol, CURVE_POINTS, &x, &y);
+        report_band b;
+        long n = report_curve(p->set, &s->configs[c], group, xcol, ycol, CURVE_POINTS, &b);
         most = n > most ? n : most;
         if (n > 0) {
             fprintf(f, written ? "\n\n" : "");
-            for (long j = 0; j < n; j++) fprintf(f, "%.17g %.17g\n", x[j], y[j] * scale);
-            char name[32];
+            int nmin = INT_MAX, nmax = 0;
+            for (long j = 0; j < n; j++) {
+                double lo = fmin(b.lo[j], b.hi[j]) * scale, hi = fmax(b.lo[j], b.hi[j]) * scale;
+                fprintf(f, "%.17g %.17g %.17g %.17g %d\n", b.x[j], b.y[j] * scale, lo, hi, b.n[j]);
+                xlo = fmin(xlo, b.x[j]), xhi = fmax(xhi, b.x[j]), ylo = fmin(ylo, lo), yhi = fmax(yhi, hi);
+                nmin = b.n[j] < nmin ? b.n[j] : nmin, nmax = b.n[j] > nmax ? b.n[j] : nmax;
+            }
+            band |= nmax > 1;
+            char name[32], title[1200], ns[64];
+            n_text(nmin, nmax, ns, sizeof ns);
             snprintf(name, sizeof name, "title%d", ++written);
-            gp_var_str(&v, name, s->configs[c].label);
+            char legend[1000];
+            config_legend(s, &s->configs[c], -1, legend, sizeof legend);
+            snprintf(title, sizeof title, "%s (%s)", legend, ns);
+            gp_var_str(&v, name, title);
         }
-        free(x), free(y);
+        report_band_free(&b);
     }
     int rc = plot_close_data(f, path) ? EXIT_RUN_FAILED : 0;
     if (rc == 0 && written) {
         char title[600];
-        snprintf(title, sizeof title, "%s: %s (mean over seeds)", s->name, ylabel);
-        gp_var_str(&v, "datafile", path), gp_var_str(&v, "title", title), gp_var_str(&v, "xlabel", xcol), gp_var_str(&v, "ylabel", ylabel);
+        snprintf(title, sizeof title, "%s: %s (mean over seeds%s)", s->name, ylabel, band ? ", band: its 95% CI" : "");
+        gp_var_str(&v, "datafile", path);
+        plot_figure_texts(p, &v, title, xcol, ylabel);
         gp_var(&v, "nlines", "%d", written), gp_var(&v, "logy", "0"), gp_var(&v, "marks", "%d", most <= 60);
+        gp_var(&v, "band", "%d", band);
+        curve_ranges(&v, xlo, xhi, ylo, yhi);
         rc = plot_run_gnuplot(p, "curves", base, &v);
     } else if (rc == 0) {
         unlink(path);
@@ -259,47 +453,69 @@ static int fig_curves(plotter *p, const rr_stage *s, const char *group, const ch
 // named after yname, plus "_vs_<last part of xname>" when `name_x` (two figures of one y);
 // `logx` draws the x axis logarithmically.
 static int fig_array_curves(plotter *p, const rr_stage *s, const char *yname, const char *xname, const char *xlabel,
-                            int name_x, int logx) {
+                            const char *ylabel, int logx) {
     const rr_set *set = p->set;
     int any_run = 0;
     for (int i = 0; i < s->nruns && !any_run; i++) any_run = rr_array_get(&set->runs[s->runs[i]].curves, yname) != NULL;
     if (!any_run) return 0;
     char base[600], path[PATH_MAX], header[96], tag[128];
     double scale = report_metric_scale(strrchr(yname, '/') + 1, header, sizeof header);
-    if (name_x && xname) snprintf(tag, sizeof tag, "%s_vs_%s", yname, strrchr(xname, '/') ? strrchr(xname, '/') + 1 : xname);
-    else snprintf(tag, sizeof tag, "%s", yname);
-    for (char *q = tag; *q; q++) *q = *q == '/' ? '_' : *q;
+    snprintf(tag, sizeof tag, "%s-vs-%s", yname, xname ? (strrchr(xname, '/') ? strrchr(xname, '/') + 1 : xname) : "layer");
+    for (char *q = tag; *q; q++) *q = *q == '/' ? '-' : *q;
     FILE *f = plot_begin_figure(p, s, base, sizeof base, path, sizeof path, "%s", tag);
     if (!f) return EXIT_RUN_FAILED;
-    fprintf(f, "# %s vs %s of stage %s, one block per configuration (mean over seeds)\n", yname, xname ? xname : "layer", s->name);
+    fprintf(f, "# %s vs %s of stage %s, one block per configuration: x mean ci95-lo ci95-hi n (over its runs)\n", yname,
+            xname ? xname : "layer", s->name);
+    double xlo = DBL_MAX, xhi = -DBL_MAX, ylo = DBL_MAX, yhi = -DBL_MAX;
     gp_vars v = {0};
-    int written = 0;
+    int written = 0, band = 0;
     for (int c = 0; c < s->nconfigs; c++) {
         const rr_config *cf = &s->configs[c];
-        double sum[256] = {0}, xsum[256] = {0};
+        double xsum[256] = {0};
+        double *ys = xcalloc((size_t)256 * (size_t)(cf->nruns + 1), sizeof(double), "curve values"); // (256, runs)
         int n = 0, runs = 0;
         for (int i = 0; i < cf->nruns; i++) {
             const rr_run *r = &set->runs[cf->runs[i]];
             const rr_array *y = rr_array_get(&r->curves, yname), *x = xname ? rr_array_get(&r->curves, xname) : NULL;
             if (!y || y->numel == 0 || y->numel > 256 || (xname && (!x || x->numel != y->numel)) || (runs && (int)y->numel != n)) continue;
             n = (int)y->numel;
-            for (int k = 0; k < n; k++) sum[k] += y->data[k], xsum[k] += x ? x->data[k] : (double)(k + 1);
+            for (int k = 0; k < n; k++) ys[(size_t)k * cf->nruns + runs] = y->data[k], xsum[k] += x ? x->data[k] : (double)(k + 1);
             runs++;
         }
-        if (!runs) continue;
+        if (!runs) {
+            free(ys);
+            continue;
+        }
         fprintf(f, written ? "\n\n" : "");
-        for (int k = 0; k < n; k++) fprintf(f, "%.9g %.17g\n", xsum[k] / runs, sum[k] / runs * scale);
-        char name[32];
+        for (int k = 0; k < n; k++) {
+            const double *yk = ys + (size_t)k * cf->nruns;
+            double mean = 0, ss = 0;
+            for (int i = 0; i < runs; i++) mean += yk[i];
+            mean /= runs;
+            for (int i = 0; i < runs; i++) ss += (yk[i] - mean) * (yk[i] - mean);
+            double half = runs > 1 ? report_ci95_half(sqrt(ss / (runs - 1)), runs) * fabs(scale) : 0;
+            double x = xsum[k] / runs, y = mean * scale;
+            fprintf(f, "%.9g %.17g %.17g %.17g %d\n", x, y, y - half, y + half, runs);
+            xlo = fmin(xlo, x), xhi = fmax(xhi, x), ylo = fmin(ylo, y - half), yhi = fmax(yhi, y + half);
+        }
+        free(ys);
+        band |= runs > 1;
+        char name[32], title[1200];
         snprintf(name, sizeof name, "title%d", ++written);
-        gp_var_str(&v, name, cf->label);
+        char legend[1000];
+        config_legend(s, cf, -1, legend, sizeof legend);
+        snprintf(title, sizeof title, "%s (n = %d)", legend, runs);
+        gp_var_str(&v, name, title);
     }
     int rc = plot_close_data(f, path) ? EXIT_RUN_FAILED : 0;
     if (rc == 0 && written) {
-        char title[600], ylabel[160];
-        snprintf(ylabel, sizeof ylabel, "%s %s", yname, header);
-        snprintf(title, sizeof title, "%s: %s (mean over seeds)", s->name, ylabel);
-        gp_var_str(&v, "datafile", path), gp_var_str(&v, "title", title), gp_var_str(&v, "xlabel", xlabel), gp_var_str(&v, "ylabel", ylabel);
+        char title[600];
+        snprintf(title, sizeof title, "%s: %s (mean over seeds%s)", s->name, ylabel, band ? ", band: its 95% CI" : "");
+        gp_var_str(&v, "datafile", path);
+        plot_figure_texts(p, &v, title, xlabel, ylabel);
         gp_var(&v, "nlines", "%d", written), gp_var(&v, "logy", "0"), gp_var(&v, "logx", "%d", logx), gp_var(&v, "marks", "1");
+        gp_var(&v, "band", "%d", band);
+        curve_ranges(&v, xlo, xhi, ylo, yhi);
         rc = plot_run_gnuplot(p, "curves", base, &v);
     }
     gp_vars_free(&v);
@@ -307,19 +523,19 @@ static int fig_array_curves(plotter *p, const rr_stage *s, const char *yname, co
 }
 
 static int fig_result_curves(plotter *p, const rr_stage *s) {
-    int rc = fig_array_curves(p, s, "position/top1", "position/test_eta", "test masking ratio eta", 0, 0);
-    if (!rc) rc = fig_array_curves(p, s, "position/top1_nonblank", "position/test_eta", "test masking ratio eta", 0, 0);
-    if (!rc) rc = fig_array_curves(p, s, "knn/top1", NULL, "layer (block)", 0, 0);
-    if (!rc) rc = fig_array_curves(p, s, "knn/init_top1", NULL, "layer (block), the network at its random initialisation", 0, 0);
-    if (!rc) rc = fig_array_curves(p, s, "resolution/top1", "resolution/size", "evaluation image size (px)", 0, 0);
-    if (!rc) rc = fig_array_curves(p, s, "resolution/tta_top1", "resolution/size", "evaluation image size (px)", 0, 0);
-    if (!rc) rc = fig_array_curves(p, s, "resolution/images_per_s", "resolution/size", "evaluation image size (px)", 0, 0);
+    int rc = fig_array_curves(p, s, "position/top1", "position/test_eta", "test masking ratio η", "position prediction top-1 (%)", 0);
+    if (!rc) rc = fig_array_curves(p, s, "position/top1_nonblank", "position/test_eta", "test masking ratio η", "position top-1 on non-blank patches (%)", 0);
+    if (!rc) rc = fig_array_curves(p, s, "knn/top1", NULL, "layer (block)", "kNN top-1 of the layer's features (%)", 0);
+    if (!rc) rc = fig_array_curves(p, s, "knn/init_top1", NULL, "layer (block), the network at its random initialisation", "kNN top-1 at initialisation (%)", 0);
+    if (!rc) rc = fig_array_curves(p, s, "resolution/top1", "resolution/size", "evaluation image size (px)", "test top-1 (%)", 0);
+    if (!rc) rc = fig_array_curves(p, s, "resolution/tta_top1", "resolution/size", "evaluation image size (px)", "test top-1 with test-time augmentation (%)", 0);
+    if (!rc) rc = fig_array_curves(p, s, "resolution/images_per_s", "resolution/size", "evaluation image size (px)", "throughput (images/s, forward only)", 0);
     // CAPE Fig. 4: accuracy against inference throughput, one point per evaluation size
-    if (!rc) rc = fig_array_curves(p, s, "resolution/top1", "resolution/images_per_s", "throughput (images/s, forward only)", 1, 1);
+    if (!rc) rc = fig_array_curves(p, s, "resolution/top1", "resolution/images_per_s", "throughput (images/s, forward only)", "test top-1 (%)", 1);
     // CAPE's speech claims: keyword accuracy vs clip duration and vs playback rate
     if (!rc) rc = fig_array_curves(p, s, "speech_duration/top1", "speech_duration/seconds",
-                                   "test clip duration (s), the keyword at a random offset in background noise", 0, 0);
-    if (!rc) rc = fig_array_curves(p, s, "speech_rate/top1", "speech_rate/rate", "playback rate of the test clips (x)", 0, 0);
+                                   "test clip duration (s), the keyword at a random offset in background noise", "keyword top-1 (%)", 0);
+    if (!rc) rc = fig_array_curves(p, s, "speech_rate/top1", "speech_rate/rate", "playback rate of the test clips (x)", "keyword top-1 (%)", 0);
     return rc;
 }
 
@@ -354,8 +570,9 @@ static int fig_heatmaps(plotter *p, const rr_stage *s, const char *name) {
         const rr_array *a = rr_array_get(&run->attention, name);
         int L = a->dims[0], H = a->dims[1], ny = a->dims[2], nx = a->dims[3];
         int oy = relative ? (ny - 1) / 2 : 0, ox = relative ? (nx - 1) / 2 : 0;
-        char base[700], path[PATH_MAX];
-        FILE *f = plot_begin_figure(p, s, base, sizeof base, path, sizeof path, "heatmap_%s_%s", name, rr_attr_text(&run->root, "run_id", "run"));
+        char base[700], path[PATH_MAX], slug[400];
+        config_slug(s, &s->configs[c], slug, sizeof slug);
+        FILE *f = plot_begin_figure(p, s, base, sizeof base, path, sizeof path, "%s%s%s_seed%ld", name, slug[0] ? "_" : "", slug, rr_run_seed(run));
         if (!f) return EXIT_RUN_FAILED;
         fprintf(f, "# /attention/%s of %s, (L=%d, H=%d) blocks of x y value\n", name, run->path, L, H);
         for (int k = 0; k < L * H; k++) {
@@ -368,12 +585,17 @@ static int fig_heatmaps(plotter *p, const rr_stage *s, const char *name) {
         if (plot_close_data(f, path)) return EXIT_RUN_FAILED;
         gp_vars v = {0};
         char title[600], subtitle[1400];
-        snprintf(title, sizeof title, "%s: /attention/%s (colour range shared across the stage)", s->name, name);
-        snprintf(subtitle, sizeof subtitle, "%s, seed %ld", s->configs[c].label, rr_run_seed(run));
-        int w = 130 * H + 160, h = 130 * L + 120;
+        snprintf(title, sizeof title, "%s: attention %s (colour range shared across the stage)", s->name,
+                 relative ? "by relative offset (relmap)" : name);
+        char legend[1000];
+        config_legend(s, &s->configs[c], -1, legend, sizeof legend);
+        snprintf(subtitle, sizeof subtitle, "%s%sseed %ld", s->naxes ? legend : "", s->naxes ? ", " : "", rr_run_seed(run));
+        int w = 130 * H + 195, h = 130 * L + 120;
         w = w < 560 ? 560 : w;
-        gp_var_str(&v, "datafile", path), gp_var_str(&v, "title", title), gp_var_str(&v, "subtitle", subtitle);
-        gp_var_str(&v, "xlabel", relative ? "Δcol" : "col"), gp_var_str(&v, "ylabel", relative ? "Δrow" : "row");
+        gp_var_str(&v, "datafile", path), gp_var_str(&v, "subtitle", subtitle);
+        plot_figure_texts(p, &v, title, NULL, NULL);
+        gp_var_str(&v, "xlabel", relative ? "Δcol (key − query)" : "col"), gp_var_str(&v, "ylabel", relative ? "Δrow (key − query)" : "row");
+        gp_var_str(&v, "cblabel", relative ? "mean attention weight" : "attention weight");
         gp_var(&v, "width", "%d", w > 4000 ? 4000 : w), gp_var(&v, "height", "%d", h > 4000 ? 4000 : h);
         gp_var(&v, "rows", "%d", L), gp_var(&v, "cols", "%d", H), gp_var(&v, "cbmin", "%.9g", lo), gp_var(&v, "cbmax", "%.9g", hi);
         gp_var(&v, "xmin", "%d", -ox), gp_var(&v, "xmax", "%d", nx - 1 - ox), gp_var(&v, "ymin", "%d", -oy), gp_var(&v, "ymax", "%d", ny - 1 - oy);
@@ -424,10 +646,11 @@ static int fig_spatial_weights(plotter *p, const rr_stage *s) {
         for (size_t i = 0; i < a->numel; i++)
             if (isfinite(a->data[i])) lo = fmin(lo, a->data[i]), hi = fmax(hi, a->data[i]);
         if (lo > hi) lo = 0, hi = 1;
-        if (lo == hi) hi = lo + 1;
-        char base[700], path[PATH_MAX];
-        FILE *f = plot_begin_figure(p, s, base, sizeof base, path, sizeof path, "spatial_weights_%s",
-                               rr_attr_text(&run->root, "run_id", "run"));
+        double m = fmax(fabs(lo), fabs(hi));
+        lo = -(m > 0 ? m : 1), hi = m > 0 ? m : 1;
+        char base[700], path[PATH_MAX], slug[400];
+        config_slug(s, &s->configs[c], slug, sizeof slug);
+        FILE *f = plot_begin_figure(p, s, base, sizeof base, path, sizeof path, "spatial-W%s%s_seed%ld", slug[0] ? "_" : "", slug, rr_run_seed(run));
         if (!f) return EXIT_RUN_FAILED;
         fprintf(f, "# /spatial/W of %s, (L=%d) x %d blocks of x y value\n", run->path, L, nq);
         for (int l = 0; l < L; l++)
@@ -444,19 +667,24 @@ static int fig_spatial_weights(plotter *p, const rr_stage *s) {
         if (plot_close_data(f, path)) return EXIT_RUN_FAILED;
         gp_vars v = {0};
         char title[600], subtitle[1400], names[256] = "";
-        snprintf(title, sizeof title, "%s: /spatial/W, %s", s->name,
-                 grid ? "the row of W of four query tokens, on the token grid" : "W (query token down, key token across)");
-        snprintf(subtitle, sizeof subtitle, "%s, seed %ld", s->configs[c].label, rr_run_seed(run));
+        snprintf(title, sizeof title, "%s: learned spatial weights W, %s", s->name,
+                 grid ? "the row of W of four query tokens, on the token grid" : "query token down, key token across");
+        char legend[1000];
+        config_legend(s, &s->configs[c], -1, legend, sizeof legend);
+        snprintf(subtitle, sizeof subtitle, "%s%sseed %ld", s->naxes ? legend : "", s->naxes ? ", " : "", rr_run_seed(run));
         if (grid)
             for (int q = 0; q < nq; q++) {
                 size_t used = strlen(names);
                 snprintf(names + used, sizeof names - used, "%sq(%d,%d)", q ? " " : "", query[q] / cols, query[q] % cols);
             }
         int panel = grid ? 130 : 300;
-        int w = panel * nq + 160, h = panel * L + 120;
+        int w = panel * nq + 195, h = panel * L + 120;
         w = w < 560 ? 560 : w;
-        gp_var_str(&v, "datafile", path), gp_var_str(&v, "title", title), gp_var_str(&v, "subtitle", subtitle);
+        gp_var_str(&v, "datafile", path), gp_var_str(&v, "subtitle", subtitle);
+        plot_figure_texts(p, &v, title, NULL, NULL);
         gp_var_str(&v, "xlabel", grid ? "col" : "key token"), gp_var_str(&v, "ylabel", grid ? "row" : "query token");
+        gp_var_str(&v, "cblabel", "W (spatial projection weight)");
+        gp_var(&v, "diverging", "1"); // W is signed: white at 0, blue below, red above, on a range symmetric about 0
         gp_var_str(&v, "colnames", grid ? names : "W");
         gp_var(&v, "width", "%d", w > 4000 ? 4000 : w), gp_var(&v, "height", "%d", h > 4000 ? 4000 : h);
         gp_var(&v, "rows", "%d", L), gp_var(&v, "cols", "%d", nq), gp_var(&v, "cbmin", "%.9g", lo), gp_var(&v, "cbmax", "%.9g", hi);
@@ -596,10 +824,12 @@ static int fig_image_grid(plotter *p, const rr_stage *s, const char *with, const
                 if (isfinite(rows[k].a->data[i])) lo = fmin(lo, rows[k].a->data[i]), hi = fmax(hi, rows[k].a->data[i]);
         }
         if (!(hi > lo)) hi = lo + 1;
-        char base[900], path[PATH_MAX], suffix[600] = "";
+        char base[900], path[PATH_MAX], suffix[600] = "", slug[400];
         for (int o = 0; o < ncomp; o++)
             snprintf(suffix + strlen(suffix), sizeof suffix - strlen(suffix), "%s%s", o ? "_" : "_with_", comp_names[o]);
-        FILE *f = plot_begin_figure(p, s, base, sizeof base, path, sizeof path, "image_grid_%s%s", rr_attr_text(&run->root, "run_id", "run"), suffix);
+        config_slug(s, &s->configs[c], slug, sizeof slug);
+        FILE *f = plot_begin_figure(p, s, base, sizeof base, path, sizeof path, "samples%s%s_seed%ld%s", slug[0] ? "_" : "", slug,
+                               rr_run_seed(run), suffix);
         if (!f) {
             free(rows);
             return EXIT_RUN_FAILED;
@@ -639,8 +869,12 @@ static int fig_image_grid(plotter *p, const rr_stage *s, const char *with, const
         char title[1400], stages[700] = "";
         for (int o = 0; o < ncomp; o++)
             snprintf(stages + strlen(stages), sizeof stages - strlen(stages), ", %s", comp_names[o]);
-        snprintf(title, sizeof title, "%s%s: /samples, %s, seed %ld", s->name, stages, s->configs[c].label, rr_run_seed(run));
-        gp_var_str(&v, "datafile", path), gp_var_str(&v, "title", title);
+        char legend[1000];
+        config_legend(s, &s->configs[c], -1, legend, sizeof legend);
+        snprintf(title, sizeof title, "%s%s: sample images, %s%sseed %ld", s->name, stages, s->naxes ? legend : "",
+                 s->naxes ? ", " : "", rr_run_seed(run));
+        gp_var_str(&v, "datafile", path);
+        plot_figure_texts(p, &v, title, NULL, NULL);
         gp_var(&v, "nrows", "%d", nrows), gp_var(&v, "width", "%d", W * zoom + 260), gp_var(&v, "height", "%d", Ht * zoom + 90);
         int rc = plot_run_gnuplot(p, "image_grid", base, &v);
         gp_vars_free(&v);
@@ -781,10 +1015,43 @@ static const draw_fn draws[FIGURE_KIND_COUNT] = {FIGURE_KINDS(FIGURE_DRAW_)};
 
 // ---- the command --------------------------------------------------------------------
 
+// Figures of an earlier `posbench plot` that this one did not draw again (a renamed figure, a
+// configuration gone): DIR/figures/<base>.png, .svg, .pdf and data/<base>.dat are removed, so
+// the folder (and REPORT.html, which embeds it) shows this run's figures only. Only names with a
+// data file in figures/data/ are touched: the files posbench plot writes, never others.
+static void remove_stale(const plotter *p, const char *fig, const char *data) {
+    DIR *d = opendir(data);
+    if (!d) return;
+    struct dirent *e;
+    int removed = 0;
+    while ((e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (len < 5 || strcmp(e->d_name + len - 4, ".dat")) continue;
+        char base[NAME_MAX + 1];
+        snprintf(base, sizeof base, "%.*s", (int)(len - 4), e->d_name);
+        int current = 0;
+        for (int i = 0; i < p->nnames && !current; i++) current = !strcmp(p->names[i], base);
+        if (current) continue;
+        static const char *const ext[] = {"png", "svg", "pdf"};
+        char path[PATH_MAX + NAME_MAX + 16];
+        for (int k = 0; k < 3; k++) {
+            snprintf(path, sizeof path, "%s/%s.%s", fig, base, ext[k]);
+            if (unlink(path) != 0 && errno != ENOENT) fprintf(stderr, "posbench: warning: cannot remove %s: %s\n", path, strerror(errno));
+        }
+        snprintf(path, sizeof path, "%s/%s", data, e->d_name);
+        if (unlink(path) == 0) removed++;
+    }
+    closedir(d);
+    if (removed) printf("removed %d figure%s of an earlier plot that this one does not draw\n", removed, removed == 1 ? "" : "s");
+}
+
 void plot_help(void) {
     printf("usage: posbench plot DIR [--only KIND]\n"
-           "Writes figures of the run files (*.h5) below DIR to DIR/figures/ as PNG and SVG, and the\n"
-           "data behind each to DIR/figures/data/*.dat, running gnuplot on plots/<KIND>.gp.\n"
+           "Writes figures of the run files (*.h5) below DIR to DIR/figures/ as PNG, SVG and PDF, named\n"
+           "<experiment>_<stage>_<what> (e.g. mp3-main_finetune_top1-vs-eta), and the data behind each to\n"
+           "DIR/figures/data/*.dat, running gnuplot on plots/<KIND>.gp. Error bars and bands: the mean's\n"
+           "95%% CI over seeds (n in the legend). A figures: entry's label:, xlabel:, ylabel: set the title\n"
+           "and axis labels (docs/report.md).\n"
            "KIND: metric_vs_axis (final top1 vs each swept key, error bars over seeds), curves (train\n"
            "loss and eval top1 over training), heatmap (attention maps per layer and head), image_grid\n"
            "(/samples), result_curves (per-run arrays: /position top-1 vs test eta, /knn top-1 vs layer,\n"
@@ -884,15 +1151,20 @@ int cmd_plot(int argc, char **argv) {
         for (int r = 0; r < count && rc == 0; r++) {
             if (only >= 0 && (int)list[r].kind != only) continue;
             if (list[r].stage[0] && strcmp(list[r].stage, set.stages[s].name)) continue;
+            p.spec = &list[r];
             rc = draws[list[r].kind](&p, &set.stages[s], &list[r]);
+            p.spec = NULL;
         }
         free(own);
     }
+    if (rc == 0 && only < 0) remove_stale(&p, fig, data);
     if (rc == 0) {
-        if (p.figures) printf("%d figure%s in %s (PNG and SVG; data in %s)\n", p.figures, p.figures == 1 ? "" : "s", fig, data);
+        if (p.figures) printf("%d figure%s in %s (PNG, SVG and PDF; data in %s)\n", p.figures, p.figures == 1 ? "" : "s", fig, data);
         else printf("no figures to make%s%s under %s\n", only_name ? " of kind " : "", only_name ? only_name : "", dir);
     }
     free(reqs);
+    for (int i = 0; i < p.nnames; i++) free(p.names[i]);
+    free(p.names);
     rr_set_free(&set);
     return rc;
 }

@@ -1,17 +1,29 @@
 // bench/report/plot.h — `posbench plot DIR [--only KIND]`: figures from the run files below DIR.
 // For each figure it writes a data file DIR/figures/data/<name>.dat and runs gnuplot on
-// plots/<kind>.gp twice (term='png', term='svg'), giving DIR/figures/<name>.png and .svg.
+// plots/<kind>.gp three times (term='png', 'svg', 'pdf'), giving DIR/figures/<name>.png, .svg
+// and .pdf. Names: "<experiment>_<stage>_<what>" ("<stage>_<what>" without an experiment):
+// <metric>-vs-<axis> (the axis key's last dotted part, the whole key with '-' for '.' when two
+// axes end alike), <group>-<column>-vs-<x> for curves, and for one configuration's figure its
+// axis values ("relmap_eta-0.5_seed0", "samples_kind-abs_seed0", "spatial-W_arch-gmlp_seed0");
+// never a run id; "-2" appended if two figures would share a name. Figures of an earlier plot
+// that this one (without --only) does not draw are removed (their data files too).
+// Every figure states n; error bars and curve bands are the mean's 95% CI over the done seeds
+// (Student t, n - 1 df; none where n = 1). A figures: entry's label:, xlabel:, ylabel: replace the
+// made-up title and axis labels.
 // Variables go to gnuplot with -e; each script's header names the ones it takes.
 //
 // Kinds and what is made by default (per stage, grouping as in bench/results/results_read.h):
 //   metric_vs_axis  for each axis: final top1 (%) of every configuration against the axis,
-//                   mean ± sample std over the `done` seeds as error bars; one line per
-//                   assignment of the other axes. Categorical x when a value is not a number;
-//                   log x when all values are > 0 and span a factor >= 100.
+//                   the mean over the `done` seeds with its 95% CI as error bars; one series per
+//                   assignment of the other axes, offset sideways so bars never overlap.
+//                   Categorical x (points at the categories, not joined; tics only there) when
+//                   a value is not a number or the values are at most 5 whole numbers (patch
+//                   size, width); else numeric x, tics at the values, log x when all are > 0 and
+//                   span a factor >= 100.
 //   curves          train/loss vs train/step and eval/top1 (%) vs eval/epoch, one line per
-//                   configuration: at each row index the mean over the seeds that reached
-//                   it (a diverged seed stops contributing), then averaged in bins to at most
-//                   1000 points.
+//                   configuration in rows binned to at most 1000 points: per bin the mean over
+//                   the seeds of each seed's mean (a diverged seed stops contributing) in a
+//                   shaded band, its 95% CI; n in the legend.
 //   heatmap         for each configuration, its lowest-seed run that has /attention/relmap
 //                   (L, H, a, b): an L x H grid of maps, one colour range shared by every
 //                   panel of every heatmap of that dataset in the stage. relmap's axes are

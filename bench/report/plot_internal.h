@@ -15,16 +15,23 @@ typedef struct {
     gp_tools tools;        // gnuplot and plots/ with the scripts
     const rr_set *set;
     int figures;           // figures made
+    const figure_spec *spec; // the figures: entry being drawn (its label:, xlabel:, ylabel:)
+    char **names;          // the file names given so far (each figure's is unique)
+    int nnames;
 } plotter;
 
-// Names the figure "<stage key>_<what>" (sanitized) and opens its data file
-// DIR/figures/data/<base>.dat; the stage key is "<experiment>-<stage>" when DIR holds several
-// experiments. NULL (message printed) when the file cannot be written.
-FILE *plot_begin_figure(const plotter *p, const rr_stage *s, char *base, size_t blen, char *path, size_t plen, const char *fmt, ...)
+// Names the figure "<experiment>_<stage>_<what>" ("<stage>_<what>" for runs without an
+// experiment; sanitized, e.g. mp3-main_finetune_top1-vs-eta), unique among this command's figures
+// ("-2", "-3" appended), and opens its data file DIR/figures/data/<base>.dat. NULL (message
+// printed) when the file cannot be written.
+FILE *plot_begin_figure(plotter *p, const rr_stage *s, char *base, size_t blen, char *path, size_t plen, const char *fmt, ...)
     __attribute__((format(printf, 7, 8)));
+// The figure's title and axis labels (xlabel / ylabel NULL: the script has none): the figures:
+// entry's label:, xlabel:, ylabel: where given, else the ones made from the stage, metric and axis.
+void plot_figure_texts(const plotter *p, gp_vars *v, const char *title, const char *xlabel, const char *ylabel);
 // Closes a data file: 0, or -1 with the error printed.
 int plot_close_data(FILE *f, const char *path);
-// One figure: plots/<kind>.gp into DIR/figures/<base>.png and .svg (gnuplot.h); counts it.
+// One figure: plots/<kind>.gp into DIR/figures/<base>.png, .svg and .pdf (gnuplot.h); counts it.
 int plot_run_gnuplot(plotter *p, const char *kind, const char *base, gp_vars *v);
 // The stage names of a `with:` value ("a,b"; "" none) into names; returns how many.
 int plot_split_with(const char *with, char names[PLOT_MAX_WITH][256]);

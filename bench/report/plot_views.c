@@ -202,7 +202,8 @@ static int fig_views(plotter *p, const rr_stage *s, const view_kind *k, const ch
                      s->name, stages, rr_run_seed(runs[0].run));
         int zoom = 900 / (W > 0 ? W : 1);
         zoom = zoom < 1 ? 1 : zoom > 8 ? 8 : zoom;
-        gp_var_str(&v, "datafile", path), gp_var_str(&v, "title", title);
+        gp_var_str(&v, "datafile", path);
+        plot_figure_texts(p, &v, title, NULL, NULL); // a figures: entry's label: is the title
         gp_var(&v, "nrows", "%d", nrows), gp_var(&v, "ncols", "%d", cols);
         gp_var(&v, "width", "%d", W * zoom + 300), gp_var(&v, "height", "%d", Ht * zoom + 120);
         rc = plot_run_gnuplot(p, "image_grid", base, &v);

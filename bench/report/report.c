@@ -9,6 +9,10 @@
 #include "stats.h"
 #include "report_refs.h"
 #include "report_versions.h"
+#include "report_table.h"
+#include "report_formats.h"
+#include "report_html.h"
+#include "gnuplot.h"
 #include "../results/run_screen.h"
 #include "../../core/common.h"
 #include <errno.h>
@@ -45,15 +49,6 @@ static void __attribute__((format(printf, 2, 3))) sb_printf(sbuf *b, const char 
     }
 }
 
-// A Markdown table cell: '|' escaped, newlines flattened.
-static void sb_cell(sbuf *b, const char *text) {
-    sb_printf(b, " ");
-    for (const char *p = text; *p; p++) {
-        if (*p == '|') sb_printf(b, "\\|");
-        else sb_printf(b, "%c", *p == '\n' ? ' ' : *p);
-    }
-    sb_printf(b, " |");
-}
 
 static int is_done(const rr_run *r) { return !strcmp(rr_run_status(r), "done"); }
 
@@ -167,9 +162,39 @@ static void format_cell(const metric_fmt *f, int n, double mean, double std, cha
     snprintf(out, len, "%s ± %s", m, s);
 }
 
+// The report's tables, in order, for --format csv,json (report_table.h).
+typedef struct {
+    report_table **items;
+    int n;
+} table_list;
+
+static void tables_add(table_list *l, report_table *t) {
+    report_table **grown = realloc(l->items, (size_t)(l->n + 1) * sizeof *grown);
+    if (!grown) die_fail("out of memory building the report");
+    l->items = grown;
+    l->items[l->n++] = t;
+}
+
+// A table's file-name stem: "<experiment>_<stage>[_<what>]" with gp_sanitize's characters (the
+// figures' naming: plot.h).
+static void table_name(const rr_stage *s, const char *what, char *out, size_t len) {
+    snprintf(out, len, "%s%s%s%s%s", s->experiment, s->experiment[0] ? "_" : "", s->name, what[0] ? "_" : "", what);
+    gp_sanitize(out);
+}
+
+// One metric cell: the Markdown text and the numbers in the header's unit (report_table.h).
+static void stats_cell(report_table *t, const rr_set *set, const rr_config *c, const char *metric) {
+    metric_fmt f = report_metric_format(metric);
+    double mean, std;
+    int n = report_stats(set, c, metric, &mean, &std);
+    char cell[160];
+    format_cell(&f, n, mean, std, cell, sizeof cell);
+    rt_stats(t, cell, n ? mean * f.scale : NAN, n > 1 && !f.mean_only ? std * f.scale : NAN);
+}
+
 // Runs evaluated at several image sizes (eval.resolutions): one table per metric, a column per
 // size (CAPE Fig. 2-4, Table 1).
-static void size_tables(sbuf *b, const rr_set *set, const rr_stage *s) {
+static void size_tables(sbuf *b, const rr_set *set, const rr_stage *s, table_list *tables) {
     static const struct { const char *metric, *title; } per_size[] = {
         {"top1", "test top-1 (%) by evaluation image size"},
         {"tta_top1", "test top-1 (%) with test-time augmentation (logits averaged over size-delta, size, size+delta)"},
@@ -181,33 +206,27 @@ static void size_tables(sbuf *b, const rr_set *set, const rr_stage *s) {
             free(cols);
             continue;
         }
-        sb_printf(b, "Stage `%s`: %s.\n\n|", s->name, per_size[k].title);
-        for (int a = 0; a < s->naxes; a++) sb_cell(b, s->axes[a]);
-        for (int m = 0; m < nc; m++) sb_cell(b, report_metric_format(cols[m]).header);
-        sb_printf(b, "\n|");
-        for (int a = 0; a < s->naxes; a++) sb_printf(b, "---|");
-        for (int m = 0; m < nc; m++) sb_printf(b, "---:|");
-        sb_printf(b, "\n");
+        char name[700], what[64];
+        snprintf(what, sizeof what, "%s-by-size", per_size[k].metric);
+        table_name(s, what, name, sizeof name);
+        report_table *t = rt_new(name, s->experiment, s->name, per_size[k].title);
+        for (int a = 0; a < s->naxes; a++) rt_col(t, s->axes[a], 0, RT_TEXT);
+        for (int m = 0; m < nc; m++) rt_col(t, report_metric_format(cols[m]).header, 1, RT_STATS);
         for (int ci = 0; ci < s->nconfigs; ci++) {
             const rr_config *c = &s->configs[ci];
-            sb_printf(b, "|");
-            for (int a = 0; a < s->naxes; a++) sb_cell(b, c->values[a]);
-            for (int m = 0; m < nc; m++) {
-                metric_fmt f = report_metric_format(cols[m]);
-                double mean, std;
-                int n = report_stats(set, c, cols[m], &mean, &std);
-                char cell[160];
-                format_cell(&f, n, mean, std, cell, sizeof cell);
-                sb_cell(b, cell);
-            }
-            sb_printf(b, "\n");
+            rt_row(t);
+            for (int a = 0; a < s->naxes; a++) rt_text(t, c->values[a]);
+            for (int m = 0; m < nc; m++) stats_cell(t, set, c, cols[m]);
         }
-        sb_printf(b, "\n");
+        char *md = rt_markdown(t);
+        sb_printf(b, "Stage `%s`: %s.\n\n%s\n", s->name, per_size[k].title, md);
+        free(md);
+        tables_add(tables, t);
         free(cols);
     }
 }
 
-static void stage_table(sbuf *b, const rr_set *set, const rr_stage *s, ref_table *refs) {
+static void stage_table(sbuf *b, const rr_set *set, const rr_stage *s, ref_table *refs, table_list *tables) {
     const char **metrics;
     int nm = stage_metrics(set, s, NULL, &metrics);
     int *has_ref = xcalloc((size_t)nm + 1, sizeof(int), "ref flags"), *other = xcalloc((size_t)nm + 1, sizeof(int), "ref flags");
@@ -239,39 +258,34 @@ static void stage_table(sbuf *b, const rr_set *set, const rr_stage *s, ref_table
     sb_printf(b, ". Cells: mean ± sample std (n−1) over the seeds whose run is `done`; ± — when n = 1. updates and images "
                  "seen: the training budget, its init chain's included (init + own).\n\n");
     if (ndone == 0) sb_printf(b, "No run of this stage finished `done`: no metrics to show.\n\n");
-    sb_printf(b, "|");
-    for (int a = 0; a < s->naxes; a++) sb_cell(b, s->axes[a]);
-    sb_printf(b, " n | updates | images seen |");
+    char name[700], title[600];
+    table_name(s, "", name, sizeof name);
+    snprintf(title, sizeof title, "stage %s%s%s%s", s->name, s->experiment[0] ? " (experiment " : "", s->experiment,
+             s->experiment[0] ? ")" : "");
+    report_table *t = rt_new(name, s->experiment, s->name, title);
+    for (int a = 0; a < s->naxes; a++) rt_col(t, s->axes[a], 0, RT_TEXT);
+    rt_col(t, "n", 1, RT_COUNT), rt_col(t, "updates", 1, RT_TEXT), rt_col(t, "images seen", 1, RT_TEXT);
     for (int m = 0; m < nm; m++) {
-        metric_fmt f = report_metric_format(metrics[m]);
-        sb_cell(b, f.header);
-        if (has_ref[m]) sb_printf(b, " paper%s %s |", other[m] ? " (other data)" : "", metrics[m]);
+        rt_col(t, report_metric_format(metrics[m]).header, 1, RT_STATS);
+        if (!has_ref[m]) continue;
+        char head[400];
+        snprintf(head, sizeof head, "paper%s %s", other[m] ? " (other data)" : "", metrics[m]);
+        rt_col(t, head, 1, RT_TEXT);
     }
-    if (any_not_done) sb_printf(b, " status |");
-    sb_printf(b, "\n|");
-    for (int a = 0; a < s->naxes; a++) sb_printf(b, "---|");
-    sb_printf(b, "---:|---:|---:|");
-    for (int m = 0; m < nm; m++) sb_printf(b, has_ref[m] ? "---:|---:|" : "---:|");
-    if (any_not_done) sb_printf(b, "---|");
-    sb_printf(b, "\n");
+    if (any_not_done) rt_col(t, "status", 0, RT_TEXT);
     for (int ci = 0; ci < s->nconfigs; ci++) {
         const rr_config *c = &s->configs[ci];
-        sb_printf(b, "|");
-        for (int a = 0; a < s->naxes; a++) sb_cell(b, c->values[a]);
+        rt_row(t);
+        for (int a = 0; a < s->naxes; a++) rt_text(t, c->values[a]);
         int ndone_c = 0;
         for (int i = 0; i < c->nruns; i++) ndone_c += is_done(&set->runs[c->runs[i]]);
-        sb_printf(b, " %d |", ndone_c);
+        rt_count(t, ndone_c);
         char upd[160], img[160];
         report_budget_cells(set, c, upd, sizeof upd, img, sizeof img);
-        sb_cell(b, upd);
-        sb_cell(b, img);
+        rt_text(t, upd);
+        rt_text(t, img);
         for (int m = 0; m < nm; m++) {
-            metric_fmt f = report_metric_format(metrics[m]);
-            double mean, std;
-            int n = report_stats(set, c, metrics[m], &mean, &std);
-            char cell[160];
-            format_cell(&f, n, mean, std, cell, sizeof cell);
-            sb_cell(b, cell);
+            stats_cell(t, set, c, metrics[m]);
             if (!has_ref[m]) continue;
             const char *val = "";
             for (int r = 0; r < refs->n; r++) {
@@ -280,15 +294,18 @@ static void stage_table(sbuf *b, const rr_set *set, const rr_stage *s, ref_table
                 if (!val[0]) val = rl->value;
                 rl->used = 1;
             }
-            sb_cell(b, val);
+            rt_text(t, val);
         }
         if (any_not_done) {
             char st[256];
             status_cell(set, c, st, sizeof st);
-            sb_cell(b, st);
+            rt_text(t, st);
         }
-        sb_printf(b, "\n");
     }
+    char *md = rt_markdown(t);
+    sb_printf(b, "%s", md);
+    free(md);
+    tables_add(tables, t);
     int nsrc = 0;
     for (int r = 0; r < refs->n; r++) {
         const ref_line *rl = &refs->items[r];
@@ -305,12 +322,12 @@ static void stage_table(sbuf *b, const rr_set *set, const rr_stage *s, ref_table
     free(has_ref);
     free(other);
     free(metrics);
-    size_tables(b, set, s);
+    size_tables(b, set, s, tables);
 }
 
 // ---- the command --------------------------------------------------------------------
 void report_help(void) {
-    printf("usage: posbench report DIR\n"
+    printf("usage: posbench report DIR [--format md,csv,json,html]\n"
            "Reads every run file (*.h5, not *.h5.partial) below DIR and prints one Markdown table per\n"
            "stage: one row per configuration (the /config values that differ between the stage's runs,\n"
            "train.seed aside), mean ± sample std over seeds of the final metrics of the runs that\n"
@@ -320,41 +337,31 @@ void report_help(void) {
            "experiment.yaml below DIR (the experiment file, copied there by posbench run) with\n"
            "`findings:` adds a Findings section: each claim, our numbers, the paper's, and holds /\n"
            "does not hold / not measured.\n"
+           "--format (default md): csv also writes DIR/tables/<experiment>_<stage>.csv and DIR/findings.csv, json\n"
+           "DIR/tables.json and DIR/findings.json (claim, ours, paper, verdict, p, Holm p, 90%% CI, caveats), html\n"
+           "DIR/REPORT.html (docs/report.md).\n"
            "Exit status: 0 ok, 1 REPORT.md could not be written, 2 bad input.\n");
-}
-
-static int write_atomically(const char *path, const char *text, size_t n) {
-    size_t len = strlen(path) + 5;
-    char *tmp = xmalloc(len, "path");
-    snprintf(tmp, len, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        fprintf(stderr, "posbench: error: cannot write %s: %s\n", tmp, strerror(errno));
-        free(tmp);
-        return -1;
-    }
-    int bad = fwrite(text, 1, n, f) != n;
-    bad |= fflush(f) != 0;
-    bad |= fclose(f) != 0;
-    if (bad || rename(tmp, path) != 0) {
-        fprintf(stderr, "posbench: error: cannot write %s: %s\n", path, strerror(errno));
-        unlink(tmp);
-        free(tmp);
-        return -1;
-    }
-    free(tmp);
-    return 0;
 }
 
 int cmd_report(int argc, char **argv) {
     const char *dir = NULL;
+    int formats = REPORT_MD;
+    char err[4400];
     for (int i = 0; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             report_help();
             return 0;
         }
+        if (!strcmp(argv[i], "--format") || !strncmp(argv[i], "--format=", 9)) {
+            const char *list = argv[i][8] == '=' ? argv[i] + 9 : i + 1 < argc ? argv[++i] : "";
+            if (report_parse_formats(list, &formats, err, sizeof err) != 0) {
+                fprintf(stderr, "posbench: error: %s\n", err);
+                return EXIT_BAD_INPUT;
+            }
+            continue;
+        }
         if (argv[i][0] == '-' || dir) {
-            fprintf(stderr, "posbench: error: unexpected argument '%s' for posbench report (usage: posbench report DIR)\n", argv[i]);
+            fprintf(stderr, "posbench: error: unexpected argument '%s' for posbench report (usage: posbench report DIR [--format md,csv,json,html])\n", argv[i]);
             return EXIT_BAD_INPUT;
         }
         dir = argv[i];
@@ -363,7 +370,6 @@ int cmd_report(int argc, char **argv) {
         fprintf(stderr, "posbench: error: posbench report needs a results directory (usage: posbench report DIR)\n");
         return EXIT_BAD_INPUT;
     }
-    char err[4400];
     rr_set set;
     if (rr_scan(dir, RR_ATTRS, &set, err, sizeof err) != 0) {
         fprintf(stderr, "posbench: error: %s\n", err);
@@ -399,7 +405,9 @@ int cmd_report(int argc, char **argv) {
         return EXIT_BAD_INPUT;
     }
     char *findings = NULL;
-    if (findings_report(&set, dir, &findings, err, sizeof err) != 0) {
+    finding_row *rows = NULL;
+    int nrows = 0;
+    if (findings_report_rows(&set, dir, &findings, &rows, &nrows, err, sizeof err) != 0) {
         caveats_free();
         fprintf(stderr, "posbench: error: %s\n", err);
         free_refs(&refs);
@@ -407,6 +415,7 @@ int cmd_report(int argc, char **argv) {
         return EXIT_BAD_INPUT;
     }
     sbuf b = {0};
+    table_list tables = {0};
     sb_printf(&b, "# posbench report\n\n`%s`: %d run%s in %d stage%s.\n\n", dir, set.nruns, set.nruns == 1 ? "" : "s",
               set.nstages, set.nstages == 1 ? "" : "s");
     for (int s = 0; s < set.nstages; s++) {
@@ -429,11 +438,14 @@ int cmd_report(int argc, char **argv) {
             if (rc != 0) {
                 fprintf(stderr, "posbench: error: %s\n", err);
                 free(b.s), free(findings), caveats_free(), free_refs(&refs), rr_set_free(&set);
+                finding_rows_free(rows, nrows);
+                for (int t = 0; t < tables.n; t++) rt_free(tables.items[t]);
+                free(tables.items);
                 return EXIT_BAD_INPUT;
             }
             have_own = found || own.n > 0;
         }
-        stage_table(&b, &set, &set.stages[s], have_own ? &own : &refs);
+        stage_table(&b, &set, &set.stages[s], have_own ? &own : &refs, &tables);
         free_refs(&own);
         int last = 1; // the experiment's caveats under its last stage table
         for (int q = s + 1; q < set.nstages && last; q++) last = strcmp(set.stages[q].experiment, set.stages[s].experiment) != 0;
@@ -464,8 +476,13 @@ int cmd_report(int argc, char **argv) {
     size_t plen = strlen(dir) + 16;
     char *path = xmalloc(plen, "path");
     snprintf(path, plen, "%s/REPORT.md", dir);
-    int rc = write_atomically(path, b.s, b.n) == 0 ? 0 : EXIT_RUN_FAILED;
+    int rc = report_write_file(path, b.s, b.n) == 0 ? 0 : EXIT_RUN_FAILED;
+    if (rc == 0 && report_write_formats(dir, formats, tables.items, tables.n, rows, nrows) != 0) rc = EXIT_RUN_FAILED;
+    if (rc == 0 && report_html_write(dir, b.s, &set, argc, argv) != 0) rc = EXIT_RUN_FAILED;
     free(path);
+    finding_rows_free(rows, nrows);
+    for (int t = 0; t < tables.n; t++) rt_free(tables.items[t]);
+    free(tables.items);
     free(b.s);
     free_refs(&refs);
     rr_set_free(&set);

@@ -2,6 +2,7 @@
 // how a metric is shown (header, scale, format, column order), mean and sample std of a
 // configuration's /final metric over its done runs, and mean curves (rules in stats.h).
 #include "stats.h"
+#include "significance.h"
 #include "../../core/common.h"
 #include "../results/run_metrics.h"
 #include <math.h>
@@ -104,9 +105,9 @@ int report_stats(const rr_set *set, const rr_config *c, const char *metric, doub
 }
 
 long report_curve(const rr_set *set, const rr_config *c, const char *group, const char *xcol, const char *ycol,
-                  long max_points, double **xs, double **ys) {
+                  long max_points, report_band *out) {
     const rr_column **x = xcalloc((size_t)c->nruns + 1, sizeof *x, "curve"), **y = xcalloc((size_t)c->nruns + 1, sizeof *y, "curve");
-    long len = 0, out = 0;
+    long len = 0, npts = 0;
     for (int i = 0; i < c->nruns; i++) {
         const rr_run *r = &set->runs[c->runs[i]];
         const rr_series *sr = !strcmp(group, "train") ? &r->train : &r->eval;
@@ -115,24 +116,36 @@ long report_curve(const rr_set *set, const rr_config *c, const char *group, cons
         else len = x[i]->n > len ? x[i]->n : len;
     }
     long bin = max_points > 0 ? (len + max_points - 1) / max_points : 1;
-    *xs = xmalloc((size_t)(len / (bin ? bin : 1) + 2) * sizeof(double), "curve");
-    *ys = xmalloc((size_t)(len / (bin ? bin : 1) + 2) * sizeof(double), "curve");
-    double sx = 0, sy = 0;
-    long nb = 0;
-    for (long j = 0; j < len; j++) {
-        double mx = 0, my = 0;
+    if (bin < 1) bin = 1;
+    size_t cap = (size_t)(len / bin + 2);
+    out->x = xmalloc(cap * sizeof(double), "curve"), out->y = xmalloc(cap * sizeof(double), "curve");
+    out->lo = xmalloc(cap * sizeof(double), "curve"), out->hi = xmalloc(cap * sizeof(double), "curve");
+    out->n = xmalloc(cap * sizeof(int), "curve");
+    double *vx = xcalloc((size_t)c->nruns + 1, sizeof(double), "curve"), *vy = xcalloc((size_t)c->nruns + 1, sizeof(double), "curve");
+    for (long start = 0; start < len; start += bin) { // one bin: each run's mean over the rows it has
         int n = 0;
         for (int i = 0; i < c->nruns; i++) {
-            if (!x[i] || j >= x[i]->n || j >= y[i]->n || !isfinite(x[i]->v[j]) || !isfinite(y[i]->v[j])) continue;
-            mx += x[i]->v[j], my += y[i]->v[j], n++;
+            double sx = 0, sy = 0;
+            int k = 0;
+            for (long j = start; j < start + bin && j < len; j++) {
+                if (!x[i] || j >= x[i]->n || j >= y[i]->n || !isfinite(x[i]->v[j]) || !isfinite(y[i]->v[j])) continue;
+                sx += x[i]->v[j], sy += y[i]->v[j], k++;
+            }
+            if (k) vx[n] = sx / k, vy[n++] = sy / k;
         }
-        if (n) sx += mx / n, sy += my / n, nb++;
-        if ((j + 1) % bin == 0 || j == len - 1) {
-            if (nb) (*xs)[out] = sx / nb, (*ys)[out++] = sy / nb;
-            sx = sy = 0, nb = 0;
-        }
+        if (n == 0) continue;
+        double mx = 0, my = 0, ss = 0;
+        for (int i = 0; i < n; i++) mx += vx[i], my += vy[i]; // run order: the same sum every time
+        mx /= n, my /= n;
+        for (int i = 0; i < n; i++) ss += (vy[i] - my) * (vy[i] - my);
+        double half = n > 1 ? sig_t_quantile(0.975, n - 1) * sqrt(ss / (n - 1) / n) : 0;
+        out->x[npts] = mx, out->y[npts] = my, out->lo[npts] = my - half, out->hi[npts] = my + half, out->n[npts++] = n;
     }
-    free(x), free(y);
-    return out;
+    free(vx), free(vy), free(x), free(y);
+    return npts;
 }
+
+void report_band_free(report_band *b) { free(b->x), free(b->y), free(b->lo), free(b->hi), free(b->n); }
+
+double report_ci95_half(double std, int n) { return n > 1 ? sig_t_quantile(0.975, n - 1) * std / sqrt(n) : 0; }
 

@@ -39,9 +39,18 @@ double report_metric_scale(const char *metric, char *header, size_t len);
 // A value of a metric as the table cells print it: scaled and in the column's format
 // ("81.20" for top1 = 0.812, "0.4321" for loss).
 void report_metric_text(const char *metric, double value, char *buf, size_t len);
-// The mean curve of configuration c: series `group` ("train" or "eval"), columns xcol and
-// ycol; at each row index the mean over the runs that have that row (finite values only),
-// then means over bins of consecutive rows so at most max_points remain (0: no binning).
-// Returns the number of points in *xs, *ys (malloc'd, free both even when 0).
+// The mean curve of configuration c over its seeds: series `group` ("train" or "eval"), columns
+// xcol and ycol, rows in bins of consecutive rows so at most max_points remain (0: no binning).
+// Per bin, each run's mean over the rows it has (finite values only; a diverged run stops
+// contributing); x and y are the means of those over the runs, [lo, hi] the y mean's 95% CI
+// over them (Student t, n − 1 df; lo = hi = y when n < 2) and n the runs in the bin.
+// Returns the number of points (the arrays malloc'd; report_band_free even when 0).
+typedef struct {
+    double *x, *y, *lo, *hi;
+    int *n;
+} report_band;
 long report_curve(const rr_set *set, const rr_config *c, const char *group, const char *xcol, const char *ycol,
-                  long max_points, double **xs, double **ys);
+                  long max_points, report_band *out);
+void report_band_free(report_band *b);
+// Half the width of the 95% CI of a mean of n values with sample std `std` (t, n − 1 df); 0 when n < 2.
+double report_ci95_half(double std, int n);
