@@ -168,7 +168,11 @@ static void declare_params(model *m, int attn_dim) {
 static void gmlp_declare_params(model *m) { declare_params(m, 0); }
 static void amlp_declare_params(model *m) { declare_params(m, m->cfg.tiny_attn_dim); }
 
-static int resamples(const model *m) { return m->T_max != m->T0; }
+// Room for other grids: any model of more than one patch can be set to a smaller size than it
+// was built for (model_set_resolution takes any multiple of the patch up to the largest), so the
+// resampling buffers exist whenever a grid other than the built one can: not only when a larger
+// size is planned (a model evaluated only at smaller sizes wrote past them before).
+static int resamples(const model *m) { return m->T_max != m->T0 || m->rows0 * m->cols0 > 1; }
 
 static void gmlp_declare_acts(model *m) {
     gmlp_state *s = state(m);

@@ -28,7 +28,11 @@ static void abs_declare_params(struct model *m) {
 static void abs_declare_acts(struct model *m) {
     const model_view v = model_view_of(m);
     abs_state *s = v.state;
-    if (v.N_max == v.rows0 * v.cols0) return; // no other grid is possible
+    // No other grid is possible only for a one-patch model built at its largest size: any other
+    // can be set to a smaller grid (model_set_resolution), so the resize buffers exist whenever
+    // that can happen, not only when a larger size is planned (eval.resolutions below the
+    // training size alone wrote past them before).
+    if (v.N_max == 1 && v.rows0 * v.cols0 == 1) return;
     model_add_act(m, "pos_embed.resized", (size_t)v.T_max * v.cfg->dim, &s->resized, &s->resized_grad);
     model_add_input(m, "pos_embed.resize_weights", (size_t)v.cols_max * v.cols0, &s->col_weights, &s->col_weights_host);
     if (v.rows0 != v.cols0)
