@@ -61,6 +61,18 @@ typedef struct objective_env {
 } objective_env;
 
 typedef struct objective objective;
+struct dataset;
+
+// What the trainer hands an objective that makes its own views (objective_kind.train_views)
+// each training step, in place of the augmented staging batch: the raw images of the step and
+// the RNG address its draws hang on (datasets/views.h: view_draw at (rng.seed, RNG_VIEWS,
+// rng.epoch, rng.step, b) for image b of the batch), so a resumed run draws the same views.
+typedef struct objective_batch {
+    const struct dataset *data; // the training set (datasets/dataset.h), raw (uint8) images and labels
+    const int *indices;         // (B) the step's images: rows of data, in the epoch's order
+    int B;                      // train.batch
+    rng_addr rng;               // seed = train.seed, epoch, step in the epoch, index 0
+} objective_batch;
 
 // What the independent PyTorch trainer (bench/crosscheck/torch_train.py) needs of an objective
 // it implements: bench/train/train_plan.c writes the plan, bench/crosscheck compares the metric.
@@ -106,6 +118,24 @@ typedef struct objective_kind {
     // accumulate; the caller zeroed them).
     double (*train_forward)(objective *o, int B, const int32_t *labels, rng_addr rng);
     void (*train_backward)(objective *o, int B);
+    // Own views (NULL for most: the trainer loads the augmented batch into the staging input
+    // and calls train_forward, zeroes the gradients, calls train_backward). Set: the trainer
+    // zeroes the parameter gradients, then calls train_views with the step's raw data
+    // (objective_batch) INSTEAD of loading a batch and of train_forward / train_backward; the
+    // objective draws its views (datasets/views.h views_make_batch into model_images at the
+    // sizes it sets with model_set_resolution), runs as many forwards and backwards as it
+    // likes (parameter gradients accumulate; it zeroes the activation gradients before each
+    // backward, model_zero_act_grads_batch), and returns the step's loss; when it is finite the
+    // trainer takes the AdamW step from the accumulated gradient. SimCLR: one forward of the
+    // 2B views, one backward; DINO: a forward + backward per group of crops (its student
+    // gradient of a view depends only on that view and the fixed teacher outputs).
+    // Such objectives are refused with train.accumulate > 1 or several ranks (exit 2; their
+    // losses couple the whole batch: bench/train/train_step.c).
+    double (*train_views)(objective *o, const objective_batch *batch);
+    // Model inputs per train.batch image the objective's largest forward needs (0 or 1: one):
+    // the model's staging input, activations and o->max_batch are sized for
+    // max(train.batch · batch_factor, eval.batch) images (SimCLR: 2, its 2B views at once).
+    int batch_factor;
     eval_scores (*evaluate)(objective *o, objective_env *env);
     // End-of-run records of a finished run (curves, samples, per-size accuracy, ...).
     void (*record_final)(objective *o, objective_env *env, const eval_scores *last);
