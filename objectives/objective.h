@@ -15,6 +15,8 @@
 #include "record.h"
 #include <stdint.h>
 
+struct dataset; // datasets/dataset.h
+
 #define OBJECTIVE_MAX_SIZES 32
 #define OBJECTIVE_OWN_BYTES 64 // the largest objective-own settings struct (each asserts it fits)
 
@@ -39,6 +41,8 @@ typedef struct { // the run's settings objectives read (plain values: bench fill
     int knn;                   // eval.knn
     const char *data_name;     // data.name
     int data_unlabeled;        // 1: the data has no class labels (datasets/registry.h: text); 0 (a zeroed settings): labelled
+    int data_audio;            // 1: the data is speech (MFCC frames), not images (datasets/registry.h)
+    int batch;                 // train.batch (0: not known)
     // The objective's own settings (objective_kind.read_settings from its own keys), e.g.
     // objectives/gvp/gvp.h gvp_settings: read through OBJECTIVE_OWN(s, type).
     _Alignas(8) unsigned char own[OBJECTIVE_OWN_BYTES];
@@ -58,10 +62,10 @@ typedef struct objective_env {
     const int32_t *labels;                // (eval_batch) host labels of the last load_test
     const float *pixel_mean, *pixel_std;  // per channel: staging images back to pixel units
     const record_sink *rec;
+    const struct dataset *test_data;      // the evaluation set load_test reads (raw images: own views)
 } objective_env;
 
 typedef struct objective objective;
-struct dataset;
 
 // What the trainer hands an objective that makes its own views (objective_kind.train_views)
 // each training step, in place of the augmented staging batch: the raw images of the step and
@@ -159,9 +163,9 @@ struct objective {
 };
 
 // The registry: X(name) once per objective.
-#define OBJECTIVE_KINDS(X) X(supervised) X(mp3) X(gvp) X(mlm) X(mae)
+#define OBJECTIVE_KINDS(X) X(supervised) X(mp3) X(gvp) X(mlm) X(mae) X(simclr)
 #define OBJECTIVE_CHOICE_(name) "|" #name
-#define OBJECTIVE_CHOICES (OBJECTIVE_KINDS(OBJECTIVE_CHOICE_) + 1) // "supervised|mp3|gvp|mlm|mae"
+#define OBJECTIVE_CHOICES (OBJECTIVE_KINDS(OBJECTIVE_CHOICE_) + 1) // "supervised|mp3|gvp|mlm|mae|simclr"
 #define OBJECTIVE_DECLARE(name) extern const objective_kind objective_##name;
 OBJECTIVE_KINDS(OBJECTIVE_DECLARE)
 #undef OBJECTIVE_DECLARE

@@ -261,7 +261,8 @@ static void env_init(run *r) {
     r->sink = (record_sink){.ctx = r, .attr_double = sink_attr_double, .attr_int = sink_attr_int,
                             .dataset_f32 = sink_dataset_f32};
     r->env = (objective_env){.trainer = r, .load_test = train_data_load_test, .test_n = r->test.n, .eval_batch = r->eval_batch,
-                             .labels = r->labels, .pixel_mean = r->test.mean, .pixel_std = r->test.std, .rec = &r->sink};
+                             .labels = r->labels, .pixel_mean = r->test.mean, .pixel_std = r->test.std, .rec = &r->sink,
+                             .test_data = r->eval_set};
 }
 
 static void finish_file(run *r, const char *status, const eval_scores *last) {
