@@ -119,7 +119,7 @@ typedef struct objective_kind {
     // One training step's forward (batch already in the model's staging input, labels on the
     // host): draws what the objective needs for (epoch, step), runs the model, returns the
     // mean loss. train_backward: the loss's gradient through the model (parameter gradients
-    // accumulate; the caller zeroed them).
+    // accumulate; the caller zeroed them). Both NULL for an objective with train_views below.
     double (*train_forward)(objective *o, int B, const int32_t *labels, rng_addr rng);
     void (*train_backward)(objective *o, int B);
     // Own views (NULL for most: the trainer loads the augmented batch into the staging input
