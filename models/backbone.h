@@ -48,6 +48,10 @@ typedef struct backbone_kind {
     // model kept them (keep_attention_probs on), else NULL; NULL hooks: no attention.
     const float *(*attention_probs)(const struct model *m, int layer);
     void (*keep_attention_probs)(struct model *m, int on);
+    // The (B, T, 3d) q|k|v block `layer` of the last full-attention forward (M = T) read, after
+    // the encoding's qk hook (RoPE rotates q and k), backend memory; NULL when that forward was
+    // masked. NULL hook: no attention.
+    const float *(*attention_qkv)(const struct model *m, int layer);
     // Learned token-mixing weights of block `layer` as the last forward used them (T, T) (gMLP's
     // spatial W: the dense one, resampled, or gathered from the Toeplitz table); NULL hook: none.
     const float *(*spatial_weights)(const struct model *m, int layer);

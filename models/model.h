@@ -230,6 +230,11 @@ void model_keep_attention_probs(model *m, int on);
 // The attention probabilities of block `layer` in the last forward (B, H, T, M), backend
 // memory, when that forward ran with the probabilities kept; else NULL.
 const float *model_attention_probs(const model *m, int layer);
+// The q|k|v (B, T, 3d) of block `layer` in the last forward, when it ran full attention over
+// every token (model_set_context(m, m->T), no kept-token subset): q = channels [0, d), k = [d,
+// 2d), v = [2d, 3d), heads side by side as core/ops.h's attention reads them, after RoPE's
+// rotation; backend memory. NULL for a backbone without attention or after a masked forward.
+const float *model_attention_qkv(const model *m, int layer);
 // The token-mixing weights (T, T) of block `layer` the last forward used (gMLP's spatial W),
 // backend memory; NULL when the backbone has none.
 const float *model_spatial_weights(const model *m, int layer);

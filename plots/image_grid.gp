@@ -6,6 +6,8 @@
 #   datafile    one RGB image "x y r g b" (0..255), the whole grid with white gaps
 #   title       figure title
 #   nrows       rows of the grid           label1..labelN, ypos1..yposN  row names and their y
+#   ncols       optional: columns named below the grid, colname1..colnameN, xpos1..xposN their x
+#               (the /views figures: image, head 1.. or block 1..)
 if (term eq 'svg') {
     set terminal svg size width,height dynamic font 'Sans,11' background rgb 'white'
 } else {
@@ -20,7 +22,12 @@ set title title noenhanced
 set size ratio -1
 unset key
 unset border
-unset xtics
+if (exists("ncols")) {
+    set xtics scale 0 () noenhanced
+    do for [i=1:ncols] { set xtics add (value(sprintf('colname%d', i)) value(sprintf('xpos%d', i))) }
+} else {
+    unset xtics
+}
 set ytics scale 0 () noenhanced
 do for [i=1:nrows] { set ytics add (value(sprintf('label%d', i)) value(sprintf('ypos%d', i))) }
 set autoscale fix

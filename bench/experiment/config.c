@@ -56,6 +56,7 @@ static const cfg_key shared_keys[] = {
     {"eval.speech_rate_mode", CFG_CHOICE, "resample", 0, 0, "resample|hop|both", 1, "speech: how eval.speech_rates changes the rate: resample (the audio resampled and played at P% speed, pitch with it; frames 10 ms apart in the stretched audio; /final top1_rate<P>), hop (CAPE 5.2.2: the audio unchanged, the STFT hop set to round(160 P/100) samples, 80 -> 8 ms: 125 frames, 125 -> 12.5 ms: 80 frames; 'Positions remain tied to the original audio timestamps': cape positions h/16000 s apart; /final top1_rate<P>_hop) or both"},
     {"eval.speech_rates", CFG_INT_LIST, "", 25, 400, NULL, 1, "speech (supervised): at the end, evaluate on the test clips played at this percent of their speed (80 = 0.8x: 125 frames; 125 = 1.25x: 80 frames; [] = off)"},
     {"eval.tta_delta", CFG_INT, "0", 0, 4096, NULL, 1, "test-time augmentation: at each evaluation size r also score the logits averaged over r-delta, r, r+delta (0 = off)"},
+    {"eval.view_images", CFG_INT, "8", 0, 256, NULL, 1, "the lecture's views at the end (/views, docs/views.md): the last block's [CLS] attention per head, its share on non-blank patches and the PCA of every block's keys, for the first N test images (0 = off)"},
     {"model.cls", CFG_BOOL, "true", 0, 1, NULL, 1, "prepend a cls token and classify from it (false: mean of all tokens)"},
     {"model.depth", CFG_INT, "6", 1, 64, NULL, 1, "number of transformer blocks"},
     {"model.dim", CFG_INT, "128", 1, 8192, NULL, 1, "token width d"},

@@ -16,7 +16,9 @@
     X(heatmap, "kind,stage,metric", "an /attention array per layer and head (metric: relmap, the default)")                 \
     X(image_grid, "kind,stage,with", "/samples images; with: [stage, ...] adds other stages' rows (needs stage)")          \
     X(result_curves, "kind,stage", "per-run arrays: /position, /knn, /resolution curves")                                   \
-    X(spatial_weights, "kind,stage", "gMLP/aMLP /spatial/W per block")
+    X(spatial_weights, "kind,stage", "gMLP/aMLP /spatial/W per block")                                                    \
+    X(cls_attention, "kind,stage,with", "/views: each view image, then the last block's [CLS] attention per head; with: [stage, ...] adds other stages' runs as rows") \
+    X(key_pca, "kind,stage,with", "/views: the PCA of the keys per block as RGB, rows = methods (with: other stages), columns = blocks shallow -> deep")
 
 #define FIGURE_ID_(name, keys, help) FIGURE_##name,
 typedef enum { FIGURE_KINDS(FIGURE_ID_) FIGURE_KIND_COUNT } figure_kind_id;

@@ -1,6 +1,7 @@
 // bench/report/plot.c — `posbench plot DIR`: data files from the run files and gnuplot runs of
 // plots/<kind>.gp giving PNG and SVG figures in DIR/figures/ (what is drawn: plot.h).
 #include "plot.h"
+#include "plot_internal.h"
 #include "report_versions.h"
 #include "../results/run_screen.h"
 #include "gnuplot.h"
@@ -20,22 +21,9 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { GRID_COLS = 8, GAP = 2, CURVE_POINTS = 1000 };
+enum { GRID_COLS = 8, CURVE_POINTS = 1000 };
 
-typedef struct {
-    const char *dir;       // DIR
-    gp_tools tools;        // gnuplot and plots/ with the scripts
-    const rr_set *set;
-    int figures;           // figures made
-} plotter;
-
-// Names the figure "<stage key>_<what>" (sanitized) and opens its data file
-// DIR/figures/data/<base>.dat; the stage key is "<experiment>-<stage>" when DIR holds several
-// experiments. NULL (message printed) when the file cannot be written.
-static FILE *begin_figure(const plotter *p, const rr_stage *s, char *base, size_t blen, char *path, size_t plen,
-                          const char *fmt, ...) __attribute__((format(printf, 7, 8)));
-static FILE *begin_figure(const plotter *p, const rr_stage *s, char *base, size_t blen, char *path, size_t plen,
-                          const char *fmt, ...) {
+FILE *plot_begin_figure(const plotter *p, const rr_stage *s, char *base, size_t blen, char *path, size_t plen, const char *fmt, ...) {
     int multi = p->set->nexperiments > 1 && s->experiment[0];
     int n = snprintf(base, blen, "%s%s%s_", multi ? s->experiment : "", multi ? "-" : "", s->name);
     va_list ap;
@@ -49,7 +37,7 @@ static FILE *begin_figure(const plotter *p, const rr_stage *s, char *base, size_
     return f;
 }
 
-static int close_data(FILE *f, const char *path) {
+int plot_close_data(FILE *f, const char *path) {
     if (fclose(f) != 0) {
         fprintf(stderr, "posbench: error: writing %s failed: %s\n", path, strerror(errno));
         return -1;
@@ -57,8 +45,7 @@ static int close_data(FILE *f, const char *path) {
     return 0;
 }
 
-// One figure: plots/<kind>.gp into DIR/figures/<base>.png and .svg (gnuplot.h).
-static int run_gnuplot(plotter *p, const char *kind, const char *base, gp_vars *v) {
+int plot_run_gnuplot(plotter *p, const char *kind, const char *base, gp_vars *v) {
     char dir[PATH_MAX];
     snprintf(dir, sizeof dir, "%s/figures", p->dir);
     int rc = gp_render(&p->tools, kind, dir, base, v);
@@ -111,7 +98,7 @@ static int fig_metric_vs_axis(plotter *p, const rr_stage *s, const char *metric,
         }
         if (line_of[c] < 0) line_of[c] = nlines++;
     }
-    FILE *f = begin_figure(p, s, base, sizeof base, path, sizeof path, "metric_vs_axis_%s_vs_%s", metric, s->axes[ax]);
+    FILE *f = plot_begin_figure(p, s, base, sizeof base, path, sizeof path, "metric_vs_axis_%s_vs_%s", metric, s->axes[ax]);
     if (!f) {
         free(vals), free(line_of);
         return EXIT_RUN_FAILED;
@@ -142,13 +129,13 @@ static int fig_metric_vs_axis(plotter *p, const rr_stage *s, const char *metric,
         snprintf(name, sizeof name, "title%d", ++written);
         gp_var_str(&v, name, title);
     }
-    int rc = close_data(f, path) ? EXIT_RUN_FAILED : 0;
+    int rc = plot_close_data(f, path) ? EXIT_RUN_FAILED : 0;
     if (rc == 0 && written) {
         char title[600];
         snprintf(title, sizeof title, "%s: %s vs %s (mean ± std over seeds)", s->name, header, s->axes[ax]);
         gp_var_str(&v, "datafile", path), gp_var_str(&v, "title", title), gp_var_str(&v, "xlabel", s->axes[ax]), gp_var_str(&v, "ylabel", header);
         gp_var(&v, "nlines", "%d", written), gp_var(&v, "categorical", "%d", categorical), gp_var(&v, "logx", "%d", logx);
-        rc = run_gnuplot(p, "metric_vs_axis", base, &v);
+        rc = plot_run_gnuplot(p, "metric_vs_axis", base, &v);
     } else if (rc == 0) {
         unlink(path);
     }
@@ -186,7 +173,7 @@ static int fig_metric_vs_metric(plotter *p, const rr_stage *s, const char *metri
         free(xs), free(order);
         return 0;
     }
-    FILE *f = begin_figure(p, s, base, sizeof base, path, sizeof path, "metric_vs_metric_%s_vs_%s", metric, xmetric);
+    FILE *f = plot_begin_figure(p, s, base, sizeof base, path, sizeof path, "metric_vs_metric_%s_vs_%s", metric, xmetric);
     if (!f) {
         free(xs), free(order);
         return EXIT_RUN_FAILED;
@@ -212,13 +199,13 @@ static int fig_metric_vs_metric(plotter *p, const rr_stage *s, const char *metri
         snprintf(title, sizeof title, "%s%s", line ? "model.arch=" : "", line ? line : header);
         gp_var_str(&v, name, title);
     }
-    int rc = close_data(f, path) ? EXIT_RUN_FAILED : 0;
+    int rc = plot_close_data(f, path) ? EXIT_RUN_FAILED : 0;
     if (rc == 0) {
         char title[600];
         snprintf(title, sizeof title, "%s: %s vs %s (mean ± std over seeds)", s->name, header, xheader);
         gp_var_str(&v, "datafile", path), gp_var_str(&v, "title", title), gp_var_str(&v, "xlabel", xheader), gp_var_str(&v, "ylabel", header);
         gp_var(&v, "nlines", "%d", written), gp_var(&v, "categorical", "0"), gp_var(&v, "logx", "%d", lo > 0 && hi / lo >= 100);
-        rc = run_gnuplot(p, "metric_vs_axis", base, &v);
+        rc = plot_run_gnuplot(p, "metric_vs_axis", base, &v);
     }
     gp_vars_free(&v);
     free(xs), free(order);
@@ -232,7 +219,7 @@ static int fig_curves(plotter *p, const rr_stage *s, const char *group, const ch
     char base[600], path[PATH_MAX], header[96], ylabel[128];
     double scale = report_metric_scale(ycol, header, sizeof header);
     snprintf(ylabel, sizeof ylabel, "%s %s", group, header);
-    FILE *f = begin_figure(p, s, base, sizeof base, path, sizeof path, "curves_%s_%s", group, ycol);
+    FILE *f = plot_begin_figure(p, s, base, sizeof base, path, sizeof path, "curves_%s_%s", group, ycol);
     if (!f) return EXIT_RUN_FAILED;
     fprintf(f, "# %s vs %s/%s of stage %s, one block per configuration (mean over seeds)\n", ylabel, group, xcol, s->name);
     gp_vars v = {0};
@@ -251,13 +238,13 @@ static int fig_curves(plotter *p, const rr_stage *s, const char *group, const ch
         }
         free(x), free(y);
     }
-    int rc = close_data(f, path) ? EXIT_RUN_FAILED : 0;
+    int rc = plot_close_data(f, path) ? EXIT_RUN_FAILED : 0;
     if (rc == 0 && written) {
         char title[600];
         snprintf(title, sizeof title, "%s: %s (mean over seeds)", s->name, ylabel);
         gp_var_str(&v, "datafile", path), gp_var_str(&v, "title", title), gp_var_str(&v, "xlabel", xcol), gp_var_str(&v, "ylabel", ylabel);
         gp_var(&v, "nlines", "%d", written), gp_var(&v, "logy", "0"), gp_var(&v, "marks", "%d", most <= 60);
-        rc = run_gnuplot(p, "curves", base, &v);
+        rc = plot_run_gnuplot(p, "curves", base, &v);
     } else if (rc == 0) {
         unlink(path);
     }
@@ -282,7 +269,7 @@ static int fig_array_curves(plotter *p, const rr_stage *s, const char *yname, co
     if (name_x && xname) snprintf(tag, sizeof tag, "%s_vs_%s", yname, strrchr(xname, '/') ? strrchr(xname, '/') + 1 : xname);
     else snprintf(tag, sizeof tag, "%s", yname);
     for (char *q = tag; *q; q++) *q = *q == '/' ? '_' : *q;
-    FILE *f = begin_figure(p, s, base, sizeof base, path, sizeof path, "%s", tag);
+    FILE *f = plot_begin_figure(p, s, base, sizeof base, path, sizeof path, "%s", tag);
     if (!f) return EXIT_RUN_FAILED;
     fprintf(f, "# %s vs %s of stage %s, one block per configuration (mean over seeds)\n", yname, xname ? xname : "layer", s->name);
     gp_vars v = {0};
@@ -306,14 +293,14 @@ static int fig_array_curves(plotter *p, const rr_stage *s, const char *yname, co
         snprintf(name, sizeof name, "title%d", ++written);
         gp_var_str(&v, name, cf->label);
     }
-    int rc = close_data(f, path) ? EXIT_RUN_FAILED : 0;
+    int rc = plot_close_data(f, path) ? EXIT_RUN_FAILED : 0;
     if (rc == 0 && written) {
         char title[600], ylabel[160];
         snprintf(ylabel, sizeof ylabel, "%s %s", yname, header);
         snprintf(title, sizeof title, "%s: %s (mean over seeds)", s->name, ylabel);
         gp_var_str(&v, "datafile", path), gp_var_str(&v, "title", title), gp_var_str(&v, "xlabel", xlabel), gp_var_str(&v, "ylabel", ylabel);
         gp_var(&v, "nlines", "%d", written), gp_var(&v, "logy", "0"), gp_var(&v, "logx", "%d", logx), gp_var(&v, "marks", "1");
-        rc = run_gnuplot(p, "curves", base, &v);
+        rc = plot_run_gnuplot(p, "curves", base, &v);
     }
     gp_vars_free(&v);
     return rc;
@@ -368,7 +355,7 @@ static int fig_heatmaps(plotter *p, const rr_stage *s, const char *name) {
         int L = a->dims[0], H = a->dims[1], ny = a->dims[2], nx = a->dims[3];
         int oy = relative ? (ny - 1) / 2 : 0, ox = relative ? (nx - 1) / 2 : 0;
         char base[700], path[PATH_MAX];
-        FILE *f = begin_figure(p, s, base, sizeof base, path, sizeof path, "heatmap_%s_%s", name, rr_attr_text(&run->root, "run_id", "run"));
+        FILE *f = plot_begin_figure(p, s, base, sizeof base, path, sizeof path, "heatmap_%s_%s", name, rr_attr_text(&run->root, "run_id", "run"));
         if (!f) return EXIT_RUN_FAILED;
         fprintf(f, "# /attention/%s of %s, (L=%d, H=%d) blocks of x y value\n", name, run->path, L, H);
         for (int k = 0; k < L * H; k++) {
@@ -378,7 +365,7 @@ static int fig_heatmaps(plotter *p, const rr_stage *s, const char *name) {
                 if (i < ny - 1) fprintf(f, "\n");
             }
         }
-        if (close_data(f, path)) return EXIT_RUN_FAILED;
+        if (plot_close_data(f, path)) return EXIT_RUN_FAILED;
         gp_vars v = {0};
         char title[600], subtitle[1400];
         snprintf(title, sizeof title, "%s: /attention/%s (colour range shared across the stage)", s->name, name);
@@ -390,7 +377,7 @@ static int fig_heatmaps(plotter *p, const rr_stage *s, const char *name) {
         gp_var(&v, "width", "%d", w > 4000 ? 4000 : w), gp_var(&v, "height", "%d", h > 4000 ? 4000 : h);
         gp_var(&v, "rows", "%d", L), gp_var(&v, "cols", "%d", H), gp_var(&v, "cbmin", "%.9g", lo), gp_var(&v, "cbmax", "%.9g", hi);
         gp_var(&v, "xmin", "%d", -ox), gp_var(&v, "xmax", "%d", nx - 1 - ox), gp_var(&v, "ymin", "%d", -oy), gp_var(&v, "ymax", "%d", ny - 1 - oy);
-        int rc = run_gnuplot(p, "heatmap", base, &v);
+        int rc = plot_run_gnuplot(p, "heatmap", base, &v);
         gp_vars_free(&v);
         if (rc) return rc;
     }
@@ -439,7 +426,7 @@ static int fig_spatial_weights(plotter *p, const rr_stage *s) {
         if (lo > hi) lo = 0, hi = 1;
         if (lo == hi) hi = lo + 1;
         char base[700], path[PATH_MAX];
-        FILE *f = begin_figure(p, s, base, sizeof base, path, sizeof path, "spatial_weights_%s",
+        FILE *f = plot_begin_figure(p, s, base, sizeof base, path, sizeof path, "spatial_weights_%s",
                                rr_attr_text(&run->root, "run_id", "run"));
         if (!f) return EXIT_RUN_FAILED;
         fprintf(f, "# /spatial/W of %s, (L=%d) x %d blocks of x y value\n", run->path, L, nq);
@@ -454,7 +441,7 @@ static int fig_spatial_weights(plotter *p, const rr_stage *s) {
                     if (y < ny - 1) fprintf(f, "\n");
                 }
             }
-        if (close_data(f, path)) return EXIT_RUN_FAILED;
+        if (plot_close_data(f, path)) return EXIT_RUN_FAILED;
         gp_vars v = {0};
         char title[600], subtitle[1400], names[256] = "";
         snprintf(title, sizeof title, "%s: /spatial/W, %s", s->name,
@@ -474,7 +461,7 @@ static int fig_spatial_weights(plotter *p, const rr_stage *s) {
         gp_var(&v, "width", "%d", w > 4000 ? 4000 : w), gp_var(&v, "height", "%d", h > 4000 ? 4000 : h);
         gp_var(&v, "rows", "%d", L), gp_var(&v, "cols", "%d", nq), gp_var(&v, "cbmin", "%.9g", lo), gp_var(&v, "cbmax", "%.9g", hi);
         gp_var(&v, "xmin", "0"), gp_var(&v, "xmax", "%d", nx - 1), gp_var(&v, "ymin", "0"), gp_var(&v, "ymax", "%d", ny - 1);
-        int rc = run_gnuplot(p, "heatmap", base, &v);
+        int rc = plot_run_gnuplot(p, "heatmap", base, &v);
         gp_vars_free(&v);
         if (rc) return rc;
     }
@@ -511,10 +498,8 @@ typedef struct {
     char label[320];
 } grid_row;
 
-// The run of stage `name` (same experiment as s) to draw beside `main`: the one with /samples
-// and main's seed in the stage's first configuration that has one, else its first run with
-// /samples. NULL (warned) when the stage is absent or none of its runs has samples.
-static const rr_run *companion_run(const rr_set *set, const rr_stage *s, const char *name, const rr_run *main, const char *where) {
+const rr_run *plot_companion_run(const rr_set *set, const rr_stage *s, const char *name, const rr_run *main, const char *where,
+                                 int (*has)(const rr_run *r), const char *kind, const char *what) {
     const rr_stage *o = NULL;
     for (int i = 0; i < set->nstages && !o; i++)
         if (!strcmp(set->stages[i].name, name) && !strcmp(set->stages[i].experiment, s->experiment)) o = &set->stages[i];
@@ -522,15 +507,37 @@ static const rr_run *companion_run(const rr_set *set, const rr_stage *s, const c
     for (int c = 0; o && c < o->nconfigs; c++)
         for (int i = 0; i < o->configs[c].nruns; i++) {
             const rr_run *r = &set->runs[o->configs[c].runs[i]];
-            if (!r->samples.n) continue;
+            if (!has(r)) continue;
             if (rr_run_seed(r) == rr_run_seed(main)) return r;
             if (!any_run) any_run = r;
         }
     if (!any_run)
-        fprintf(stderr, "posbench: warning: %s: image_grid of stage %s: no done run of stage %s has /samples; drawn without it\n",
-                where, s->name, name);
+        fprintf(stderr, "posbench: warning: %s: %s of stage %s: no done run of stage %s has %s; drawn without it\n",
+                where, kind, s->name, name, what);
     return any_run;
 }
+
+int plot_split_with(const char *with, char names[PLOT_MAX_WITH][256]) {
+    int n = 0;
+    for (const char *w = with; w && *w && n < PLOT_MAX_WITH;) {
+        size_t len = strcspn(w, ",");
+        if (len > 0 && len < 256) snprintf(names[n++], 256, "%.*s", (int)len, w);
+        w += len + (w[len] == ',');
+    }
+    return n;
+}
+
+void plot_write_rgb(FILE *f, const unsigned char *rgb, int W, int H) {
+    for (int y = 0; y < H; y++) {
+        for (int x = 0; x < W; x++) {
+            const unsigned char *px = rgb + ((size_t)y * W + x) * 3;
+            fprintf(f, "%d %d %d %d %d\n", x, H - 1 - y, px[0], px[1], px[2]);
+        }
+        fprintf(f, "\n");
+    }
+}
+
+static int has_samples(const rr_run *r) { return r->samples.n > 0; }
 
 // Appends run's /samples datasets as rows (labelled "<stage>: <name>" when prefix is set),
 // "original" first, the others in name order; a dataset equal to a row already there (the
@@ -560,22 +567,17 @@ static void add_grid_rows(grid_row *rows, int *n, const rr_run *run, const char 
 // stage's (YAML `with:`; an old figures.tsv's axis field of an image_grid line).
 static int fig_image_grid(plotter *p, const rr_stage *s, const char *with, const char *where) {
     const rr_set *set = p->set;
-    char others[8][256];
-    int nothers = 0;
-    for (const char *w = with; w && *w && nothers < 8;) {
-        size_t len = strcspn(w, ",");
-        if (len > 0 && len < sizeof others[0]) snprintf(others[nothers++], sizeof others[0], "%.*s", (int)len, w);
-        w += len + (w[len] == ',');
-    }
+    char others[PLOT_MAX_WITH][256];
+    int nothers = plot_split_with(with, others);
     for (int c = 0; c < s->nconfigs; c++) {
-        const rr_run *run = NULL, *companions[8];
-        const char *comp_names[8];
+        const rr_run *run = NULL, *companions[PLOT_MAX_WITH];
+        const char *comp_names[PLOT_MAX_WITH];
         for (int i = 0; i < s->configs[c].nruns && !run; i++)
             if (set->runs[s->configs[c].runs[i]].samples.n) run = &set->runs[s->configs[c].runs[i]];
         if (!run) continue;
         int total = run->samples.n, ncomp = 0;
         for (int o = 0; o < nothers; o++)
-            if ((companions[ncomp] = companion_run(set, s, others[o], run, where))) comp_names[ncomp] = others[o], total += companions[ncomp++]->samples.n;
+            if ((companions[ncomp] = plot_companion_run(set, s, others[o], run, where, has_samples, "image_grid", "/samples"))) comp_names[ncomp] = others[o], total += companions[ncomp++]->samples.n;
         grid_row *rows = xcalloc((size_t)total, sizeof *rows, "image grid rows");
         int nrows = 0;
         add_grid_rows(rows, &nrows, run, ncomp ? s->name : NULL);
@@ -597,7 +599,7 @@ static int fig_image_grid(plotter *p, const rr_stage *s, const char *with, const
         char base[900], path[PATH_MAX], suffix[600] = "";
         for (int o = 0; o < ncomp; o++)
             snprintf(suffix + strlen(suffix), sizeof suffix - strlen(suffix), "%s%s", o ? "_" : "_with_", comp_names[o]);
-        FILE *f = begin_figure(p, s, base, sizeof base, path, sizeof path, "image_grid_%s%s", rr_attr_text(&run->root, "run_id", "run"), suffix);
+        FILE *f = plot_begin_figure(p, s, base, sizeof base, path, sizeof path, "image_grid_%s%s", rr_attr_text(&run->root, "run_id", "run"), suffix);
         if (!f) {
             free(rows);
             return EXIT_RUN_FAILED;
@@ -626,15 +628,9 @@ static int fig_image_grid(plotter *p, const rr_stage *s, const char *with, const
         fprintf(f, "# /samples of %s", run->path);
         for (int o = 0; o < ncomp; o++) fprintf(f, " and %s", companions[o]->path);
         fprintf(f, ": x y r g b, %d rows of up to %d images, value range [%g, %g] -> 0..255\n", nrows, GRID_COLS, lo, hi);
-        for (int y = 0; y < Ht; y++) {
-            for (int x = 0; x < W; x++) {
-                const unsigned char *px = rgb + ((size_t)y * W + x) * 3;
-                fprintf(f, "%d %d %d %d %d\n", x, Ht - 1 - y, px[0], px[1], px[2]);
-            }
-            fprintf(f, "\n");
-        }
+        plot_write_rgb(f, rgb, W, Ht);
         free(rgb), free(rows);
-        if (close_data(f, path)) {
+        if (plot_close_data(f, path)) {
             gp_vars_free(&v);
             return EXIT_RUN_FAILED;
         }
@@ -646,7 +642,7 @@ static int fig_image_grid(plotter *p, const rr_stage *s, const char *with, const
         snprintf(title, sizeof title, "%s%s: /samples, %s, seed %ld", s->name, stages, s->configs[c].label, rr_run_seed(run));
         gp_var_str(&v, "datafile", path), gp_var_str(&v, "title", title);
         gp_var(&v, "nrows", "%d", nrows), gp_var(&v, "width", "%d", W * zoom + 260), gp_var(&v, "height", "%d", Ht * zoom + 90);
-        int rc = run_gnuplot(p, "image_grid", base, &v);
+        int rc = plot_run_gnuplot(p, "image_grid", base, &v);
         gp_vars_free(&v);
         if (rc) return rc;
     }
@@ -775,6 +771,8 @@ static int draw_heatmap(plotter *p, const rr_stage *s, const figure_spec *r) {
 static int draw_image_grid(plotter *p, const rr_stage *s, const figure_spec *r) { return fig_image_grid(p, s, r->axis, r->where); }
 static int draw_result_curves(plotter *p, const rr_stage *s, const figure_spec *r) { (void)r; return fig_result_curves(p, s); }
 static int draw_spatial_weights(plotter *p, const rr_stage *s, const figure_spec *r) { (void)r; return fig_spatial_weights(p, s); }
+static int draw_cls_attention(plotter *p, const rr_stage *s, const figure_spec *r) { return fig_cls_attention(p, s, r->axis, r->where); }
+static int draw_key_pca(plotter *p, const rr_stage *s, const figure_spec *r) { return fig_key_pca(p, s, r->axis, r->where); }
 
 typedef int (*draw_fn)(plotter *p, const rr_stage *s, const figure_spec *r);
 #define FIGURE_DRAW_(name, keys, help) draw_##name,
@@ -792,7 +790,9 @@ void plot_help(void) {
            "(/samples), result_curves (per-run arrays: /position top-1 vs test eta, /knn top-1 vs layer,\n"
            "/resolution top-1, TTA top-1 and images/s vs evaluation image size, top-1 vs images/s),\n"
            "spatial_weights (gMLP/aMLP /spatial/W per block: four query tokens' rows on the token grid of\n"
-           "an image, the n x n matrix of a sequence).\n"
+           "an image, the n x n matrix of a sequence), cls_attention (/views: each view image, then the last\n"
+           "block's [CLS] attention per head), key_pca (/views: the PCA of the keys per block as RGB, shallow\n"
+           "to deep; both: rows = methods, other stages with `with:`).\n"
            "The figures: list of DIR/<experiment>/experiment.yaml (the copy posbench run keeps) selects a\n"
            "stage's figures (results folders from before it: figures.tsv there or in DIR); else every kind.\n"
            "  --only KIND   make only figures of this kind\n"

@@ -31,6 +31,14 @@
 //                   (top-left, top-centre, centre, bottom-right) reshaped to the grid (gMLP
 //                   Fig. 3); on a sequence W itself, query down, key across (Fig. 4). Tokens
 //                   before the grid (cls) are left out; the colour range is the run's min/max.
+//   cls_attention   per stage (bench/report/plot_views.c): one row per (view image, method), up
+//                   to 4 images of /views (docs/views.md): the image in pixel units, then the last
+//                   block's [CLS] attention of each head, every patch a p x p block (nearest), each
+//                   map min-max scaled, viridis. The methods: each configuration's lowest-seed run
+//                   with /views/cls_attention, then (YAML `with: [a, b]`) each named stage's run of
+//                   the same seed (else its first with the data). Column names under the grid.
+//   key_pca         the same rows; after the image, one cell per block, shallow to deep: the
+//                   /views/key_pca colours (keys' components 1-3 as red, green, blue).
 // Which figures: the `figures:` list of the experiment file `posbench run` keeps,
 // DIR/<experiment>/experiment.yaml (or DIR/experiment.yaml), checked by the figure-kind registry
 // (bench/experiment/figure_kinds.h: kind, the keys it takes, its rules; an unknown key is bad

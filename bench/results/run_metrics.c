@@ -30,6 +30,7 @@ const metric_info run_metrics_common[] = {
     {"probe_best_top1", "%", 100, 1, 1, NULL, 2, 3, 0, METRIC_SAMPLED},
     {"probe_best_val_top1", "%", 100, 1, 1, NULL, 2, 3, 0, METRIC_SAMPLED},
     {"best_val_top1", "%", 100, 1, 1, NULL, 2, 3, 0, METRIC_SAMPLED}, // train.early_stop
+    {"foreground_attention", "%", 100, 0, 0, "[CLS] attention on non-blank patches (%)", 1, 60, 0, METRIC_SAMPLED}, // /views (docs/views.md)
     // the per-run arrays the figures draw (/knn, /probe, /position, /resolution, /speech_*)
     {"top1_*", "%", 100, 1, 1, NULL, 2, 3, 0, METRIC_SAMPLED},
     {"top5_*", "%", 100, 1, 1, NULL, 2, 3, 0, METRIC_SAMPLED},

@@ -430,6 +430,9 @@ int rr_read(const char *path, int what, rr_run *out, char *err, size_t errlen) {
     array_list wl = {&out->spatial, 0};
     if (rc == 0 && (what & RR_ARRAYS)) rc = read_arrays(&c, file, "/spatial", "", &wl);
     if (rc == 0 && (what & RR_ARRAYS)) rc = read_attrs(&c, file, "/spatial", &out->spatial_attrs);
+    array_list vl = {&out->views, 0};
+    if (rc == 0 && (what & RR_ARRAYS)) rc = read_arrays(&c, file, "/views", "", &vl);
+    if (rc == 0 && (what & RR_ARRAYS)) rc = read_attrs(&c, file, "/views", &out->views_attrs);
     if (H5Fclose(file) < 0 && rc == 0) rc = fail(&c, "closing", "the file");
     if (rc < 0) {
         if (!err[0]) snprintf(err, errlen, "%s: reading failed", path);
@@ -460,6 +463,7 @@ void rr_free(rr_run *r) {
     free_series(&r->train), free_series(&r->eval);
     free_arrays(&r->attention), free_arrays(&r->samples), free_arrays(&r->curves), free_arrays(&r->spatial);
     free_attrs(&r->spatial_attrs);
+    free_arrays(&r->views), free_attrs(&r->views_attrs);
     memset(r, 0, sizeof *r);
 }
 

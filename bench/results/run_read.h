@@ -2,7 +2,7 @@
 // for `posbench report` and `posbench plot` (whole directories: results_read.h).
 // One run file: root attrs, /config attrs, /final attrs (all typed scalars kept as text and
 // number), the 1-D series under /train and /eval (columns in the order of the group's
-// `columns` attribute), and the dense arrays under /attention, /samples and /spatial (as float).
+// `columns` attribute), and the dense arrays under /attention, /samples, /spatial and /views (as float).
 // A /config that lacks a key of bench/experiment/config.c's table (a file written before the key
 // existed) reads as having the key's default, typed as the trainer writes it.
 // Nothing here exits: failures return -1 with a message that names the file; HDF5's own
@@ -66,6 +66,8 @@ typedef struct {
                        // "knn/top1", "resolution/top1"
     rr_arrays spatial; // with RR_ARRAYS: /spatial's arrays (gMLP/aMLP: "W", (L, T, T)); empty when absent
     rr_attrs spatial_attrs; // /spatial's attributes (rows, cols: the token grid; t0: tokens before it)
+    rr_arrays views;   // with RR_ARRAYS: /views' arrays (cls_attention, key_pca, images, ...: docs/views.md)
+    rr_attrs views_attrs; // /views' attributes (images, patch, foreground_attention, the rules, absent)
 } rr_run;
 
 // Reads the file at path (what: RR_ATTRS | RR_SERIES | RR_ARRAYS). 0 ok; -1 with err set

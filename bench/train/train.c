@@ -272,6 +272,7 @@ static void finish_file(run *r, const char *status, const eval_scores *last) {
         record_speech_variants(r);
         if (cfg_bool(r->cfg, "eval.linear_probe")) record_linear_probe(r);
         record_attention(r);
+        record_views(r);
         record_spatial_weights(r);
         if (k->record_final) k->record_final(&r->obj, &r->env, last);
         weights_write(r);

@@ -104,6 +104,8 @@ void record_speech_variants(run *r);
 int train_plan_write(run *r, const char *path);
 // train_records.c: the end-of-run records every objective gets.
 void record_attention(run *r);
+// train_views.c: /views (docs/views.md), eval.view_images test images (0: nothing recorded).
+void record_views(run *r);
 // gMLP/aMLP (backbones with spatial weights): /spatial/W (L, T, T), each block's W at the
 // training size as a forward uses it (Toeplitz gathered), with attributes rows, cols, t0 (the
 // token grid; cls first when t0 = 1): the paper's Figs. 3 and 4 (a row reshaped to the image

@@ -340,6 +340,10 @@ static const float *vit_attention_probs(const model *m, int layer) {
     return s->kept_probs ? s->kept_probs[layer] : NULL;
 }
 
+static const float *vit_attention_qkv(const model *m, int layer) {
+    return masked_attention(m) ? NULL : state(m)->acts[layer].qkv; // full attention: the block's own (B, T, 3C)
+}
+
 static double vit_block_flops(const model_config *c, int T, int M) {
     double d = c->dim, hd = (double)c->mlp_ratio * c->dim;
     return 2.0 * T * d * (d + d + 2 * hd) + 2.0 * M * d * 2 * d + 2.0 * 2.0 * T * M * d;
@@ -368,6 +372,7 @@ const backbone_kind backbone_vit = {
     .block_output = vit_block_output,
     .attention_probs = vit_attention_probs,
     .keep_attention_probs = vit_keep_attention_probs,
+    .attention_qkv = vit_attention_qkv,
     .masked_attention = 1,
     .block_flops = vit_block_flops,
 };
