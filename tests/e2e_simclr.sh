@@ -1,14 +1,15 @@
 #!/bin/sh
 # tests/e2e_simclr.sh — SimCLR end to end on Fashion-MNIST at toy size (patch 7: 16 tokens):
 # a pretraining run and its HDF5 record (status done, /simclr, /final contrastive_top1,
-# contrastive_loss and knn_top1: the kNN probe of the backbone feature), its loss finite and
-# lower after a few epochs (the NT-Xent on the fixed test views every epoch, and the training
-# loss of the last epoch's steps against the first epoch's), the same run on --device
-# cpu-guarded bit for bit (the views, the projection head and NT-Xent reach memory only through
-# the backend), an exact resume after a stop mid-epoch (the views are addressed by (seed, epoch,
-# step, image)), simclr.pool=mean on a model without cls, finetuning from the SimCLR weights
-# (proj.* left behind), and the refusals, each exit 2 naming the key: train.accumulate > 1, a
-# pool that does not match model.cls, keys out of range, train.batch=1.
+# contrastive_loss and knn_top1: the kNN probe of the backbone feature; the lecture's /views),
+# its loss finite and lower after a few epochs (the NT-Xent on the fixed test views every
+# epoch, and the training loss of the last epoch's steps against the first epoch's), the same
+# run on --device cpu-guarded bit for bit (the augmented views, the projection head and NT-Xent
+# reach memory only through the backend), an exact resume after a stop mid-epoch (the views
+# are addressed by (seed, epoch, step, image)), simclr.pool=mean on a model without cls,
+# finetuning from the SimCLR weights (proj.* left behind), and the refusals, each exit 2
+# naming the key: train.accumulate > 1 (and a run across 2 ranks under mpirun), a pool that does not match model.cls, keys out of
+# range, train.batch=1, data.resolutions.
 cd "$(dirname "$0")/.." || exit 1
 PB=build/posbench
 T=$(mktemp -d /tmp/posbench-simclr.XXXXXX) || exit 1
@@ -29,6 +30,8 @@ H=$(ls "$T"/whole/*.h5 2>/dev/null | head -n 1)
     h5dump -a /final/knn_top1 "$H" > /dev/null 2>&1 && grep -q '^kNN probe chosen' "$T/w.out"
 check "simclr pretraining run: status done, /simclr, /final contrastive_top1, contrastive_loss, knn_top1" $? \
     "exit $rc: $(grep -E '^final|^kNN probe chosen' "$T/w.out" | tr '\n' ' ')"
+h5dump -H -d /views/cls_attention "$H" > /dev/null 2>&1 && h5dump -a /final/foreground_attention "$H" > /dev/null 2>&1
+check "simclr run: the lecture's views recorded (/views/cls_attention, /final/foreground_attention)" $? "$(h5dump -H -d /views/cls_attention "$H" 2>&1 | grep DATASPACE)"
 # The test NT-Xent (fixed views) after epoch 1 and after the last; the training loss averaged
 # over the first epoch's 8 steps and over the last epoch's.
 first=$(sed -n 's/^epoch 1\/5 .*(NT-Xent \([0-9.]*\)).*/\1/p' "$T/w.out")
@@ -83,3 +86,12 @@ refuse "projection width 0" "simclr.proj_dim" simclr.proj_dim=0
 refuse "colour strength above 2.5" "simclr.color_strength" simclr.color_strength=3
 refuse "train.batch=1" "train.batch=1" train.batch=1
 refuse "data.resolutions" "data.resolutions" "data.resolutions=[14,28]"
+if command -v mpirun > /dev/null 2>&1 && ldd "$PB" 2>/dev/null | grep -q libmpi; then
+    # shellcheck disable=SC2086
+    timeout 300 mpirun -np 2 --oversubscribe --allow-run-as-root --bind-to none $PB train $(without_keys train.accumulate=2) \
+        train.accumulate=2 --threads 1 --out "$T/r" > "$T/mpi.out" 2>&1; rc=$?
+    [ $rc -eq 2 ] && grep -qF "a run across 2 ranks (train.accumulate=2): objective.name=simclr" "$T/mpi.out"
+    check "refused: a run across 2 ranks (mpirun)" $? "exit $rc: $(grep -m 1 'posbench: error' "$T/mpi.out")"
+else
+    echo "SKIP refused: a run across 2 ranks: no mpirun, or $PB built without MPI"
+fi

@@ -22,6 +22,7 @@
 #include "../../core/rng.h"
 #include "../../datasets/dataset.h"
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,10 +43,13 @@ void train_step_setup(run *r) {
     if (cm->size > 1 && cfg_bool(c, "train.early_stop"))
         die_input("train.early_stop is not available in a run across processes (%d ranks; valid: train.early_stop=false, "
                   "or one process with train.accumulate=%d)", cm->size, cm->size);
-    if (r->obj.kind->train_views && (r->accumulate > 1 || cm->size > 1))
-        die_input("train.accumulate=%d (%d ranks): objective.name=%s draws its own views and its loss couples the whole "
-                  "batch, so it is not cut into micro-batches (valid: train.accumulate=1 in one process)", r->accumulate,
-                  cm->size, r->obj.kind->name);
+    if (r->obj.kind->train_views && (r->accumulate > 1 || cm->size > 1)) {
+        char what[96];
+        if (cm->size > 1) snprintf(what, sizeof what, "a run across %d ranks (train.accumulate=%d)", cm->size, r->accumulate);
+        else snprintf(what, sizeof what, "train.accumulate=%d", r->accumulate);
+        die_input("%s: objective.name=%s draws its own views and its loss couples the whole batch, so the batch is not "
+                  "cut into micro-batches (valid: train.accumulate=1 in one process)", what, r->obj.kind->name);
+    }
     if (r->accumulate == 1) return;
     size_t n = r->model.params.total;
     if (cm->size == 1) r->grad_acc = r->model.ops->alloc(n * sizeof(float), "summed micro-batch gradients");
