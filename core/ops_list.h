@@ -75,6 +75,11 @@ OP(void, gelu_forward, (float *out, const float *in, size_t n), (MEM(out), MEM(i
 OP(void, gelu_backward, (float *din, const float *dout, const float *in, size_t n),
    (MEM(din), MEM(dout), MEM(in), n))
 
+// ReLU: out = max(x, 0); din += dout where x > 0 (SimCLR's projection head). (n)
+OP(void, relu_forward, (float *out, const float *in, size_t n), (MEM(out), MEM(in), n))
+OP(void, relu_backward, (float *din, const float *dout, const float *in, size_t n),
+   (MEM(din), MEM(dout), MEM(in), n))
+
 // Residual with optional drop path: out (B, S) = x + keep_scale[b] * branch, where
 // keep_scale (B) is 0 or 1/(1-p) per sample (NULL = 1). S = elements per sample.
 OP(void, residual_forward,
@@ -258,6 +263,22 @@ OP(void, mse_forward, (float *loss, const float *pred, const float *target, int 
 OP(void, mse_backward,
    (float *dpred, const float *pred, const float *target, int N, int D, float scale),
    (MEM(dpred), MEM(pred), MEM(target), N, D, scale))
+
+// NT-Xent (SimCLR; docs/methods.md "Contrastive: SimCLR") over N = 2B projections z (N, D): row
+// i's positive is row (i + N/2) mod N (view 0 of images 0..B-1, then view 1 of them). zn (N, D)
+// = z / max(||z||, 1e-12) (F.normalize); s_ik = zn_i·zn_k / tau; probs (N, N) row i = softmax
+// over k != i of s_ik (probs[i][i] = 0); loss (N) row i = -log probs[i][pos(i)]. zn and probs
+// are saved for the backward. Dot products and sums in double, exp in float.
+OP(void, ntxent_forward,
+   (float *loss, float *zn, float *probs, const float *z, int N, int D, float tau),
+   (MEM(loss), MEM(zn), MEM(probs), MEM(z), N, D, tau))
+// dz (N, D) += the gradient of scale · Σ_i loss_i through the normalisation:
+// dzn_i = (scale/tau) Σ_{k != i} (probs_ik + probs_ki - 2·[k = pos(i)]) zn_k, then
+// dz_i += (dzn_i - zn_i (zn_i·dzn_i)) / ||z_i|| (dzn_i / 1e-12 where ||z_i|| <= 1e-12).
+OP(void, ntxent_backward,
+   (float *dz, const float *z, const float *zn, const float *probs, int N, int D, float tau,
+    float scale),
+   (MEM(dz), MEM(z), MEM(zn), MEM(probs), N, D, tau, scale))
 
 // ---- reductions (results come back to the host; reduce_cpu.c, reduce_cuda.cu) ----
 // Σ x[i] in double in a fixed order (CPU: i = 0, 1, ..., n-1), returned to the host.

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct {
+typedef struct dataset { // tagged: objectives/objective.h refers to it as struct dataset
     char name[64];          // "fashion-mnist", "mnist", "idx", "cifar10", "cifar100"
     char source[512];       // directory it was read from (CIFAR: the batches directory)
     int n, channels, height, width, num_classes;

@@ -119,6 +119,7 @@ typedef struct model {
     struct model *owner;           // a sub-model (MAE's decoder): its declarations go to the owner's
     const char *prefix;            //   tables, names prefixed with this
     struct model_decoder *decoder; // cfg.decoder_depth > 0 (models/decoder.c)
+    void *extension_state;         // another extension's own (cfg.extension, e.g. objectives/simclr/projection.c)
 
     // Layout: the tables decide the arenas (params also drives gradients, optimizer moments,
     // checkpoints and HDF5 names); `bindings` are the named pointers to fill once allocated.

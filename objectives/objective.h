@@ -15,6 +15,8 @@
 #include "record.h"
 #include <stdint.h>
 
+struct dataset; // datasets/dataset.h
+
 #define OBJECTIVE_MAX_SIZES 32
 #define OBJECTIVE_OWN_BYTES 64 // the largest objective-own settings struct (each asserts it fits)
 
@@ -39,6 +41,8 @@ typedef struct { // the run's settings objectives read (plain values: bench fill
     int knn;                   // eval.knn
     const char *data_name;     // data.name
     int data_unlabeled;        // 1: the data has no class labels (datasets/registry.h: text); 0 (a zeroed settings): labelled
+    int data_audio;            // 1: the data is speech (MFCC frames), not images (datasets/registry.h)
+    int batch;                 // train.batch (0: not known)
     // The objective's own settings (objective_kind.read_settings from its own keys), e.g.
     // objectives/gvp/gvp.h gvp_settings: read through OBJECTIVE_OWN(s, type).
     _Alignas(8) unsigned char own[OBJECTIVE_OWN_BYTES];
@@ -58,9 +62,21 @@ typedef struct objective_env {
     const int32_t *labels;                // (eval_batch) host labels of the last load_test
     const float *pixel_mean, *pixel_std;  // per channel: staging images back to pixel units
     const record_sink *rec;
+    const struct dataset *test_data;      // the evaluation set load_test reads (raw images: own views)
 } objective_env;
 
 typedef struct objective objective;
+
+// What the trainer hands an objective that makes its own views (objective_kind.train_views)
+// each training step, in place of the augmented staging batch: the raw images of the step and
+// the RNG address its draws hang on (datasets/views.h: view_draw at (rng.seed, RNG_VIEWS,
+// rng.epoch, rng.step, b) for image b of the batch), so a resumed run draws the same views.
+typedef struct objective_batch {
+    const struct dataset *data; // the training set (datasets/dataset.h), raw (uint8) images and labels
+    const int *indices;         // (B) the step's images: rows of data, in the epoch's order
+    int B;                      // train.batch
+    rng_addr rng;               // seed = train.seed, epoch, step in the epoch, index 0
+} objective_batch;
 
 // What the independent PyTorch trainer (bench/crosscheck/torch_train.py) needs of an objective
 // it implements: bench/train/train_plan.c writes the plan, bench/crosscheck compares the metric.
@@ -104,9 +120,27 @@ typedef struct objective_kind {
     // One training step's forward (batch already in the model's staging input, labels on the
     // host): draws what the objective needs for (epoch, step), runs the model, returns the
     // mean loss. train_backward: the loss's gradient through the model (parameter gradients
-    // accumulate; the caller zeroed them).
+    // accumulate; the caller zeroed them). Both NULL for an objective with train_views below.
     double (*train_forward)(objective *o, int B, const int32_t *labels, rng_addr rng);
     void (*train_backward)(objective *o, int B);
+    // Own views (NULL for most: the trainer loads the augmented batch into the staging input
+    // and calls train_forward, zeroes the gradients, calls train_backward). Set: the trainer
+    // zeroes the parameter gradients, then calls train_views with the step's raw data
+    // (objective_batch) INSTEAD of loading a batch and of train_forward / train_backward; the
+    // objective draws its views (datasets/views.h views_make_batch into model_images at the
+    // sizes it sets with model_set_resolution), runs as many forwards and backwards as it
+    // likes (parameter gradients accumulate; it zeroes the activation gradients before each
+    // backward, model_zero_act_grads_batch), and returns the step's loss; when it is finite the
+    // trainer takes the AdamW step from the accumulated gradient. SimCLR: one forward of the
+    // 2B views, one backward; DINO: a forward + backward per group of crops (its student
+    // gradient of a view depends only on that view and the fixed teacher outputs).
+    // Such objectives are refused with train.accumulate > 1 or several ranks (exit 2; their
+    // losses couple the whole batch: bench/train/train_step.c).
+    double (*train_views)(objective *o, const objective_batch *batch);
+    // Model inputs per train.batch image the objective's largest forward needs (0 or 1: one):
+    // the model's staging input, activations and o->max_batch are sized for
+    // max(train.batch · batch_factor, eval.batch) images (SimCLR: 2, its 2B views at once).
+    int batch_factor;
     eval_scores (*evaluate)(objective *o, objective_env *env);
     // End-of-run records of a finished run (curves, samples, per-size accuracy, ...).
     void (*record_final)(objective *o, objective_env *env, const eval_scores *last);
@@ -130,9 +164,9 @@ struct objective {
 };
 
 // The registry: X(name) once per objective.
-#define OBJECTIVE_KINDS(X) X(supervised) X(mp3) X(gvp) X(mlm) X(mae)
+#define OBJECTIVE_KINDS(X) X(supervised) X(mp3) X(gvp) X(mlm) X(mae) X(simclr)
 #define OBJECTIVE_CHOICE_(name) "|" #name
-#define OBJECTIVE_CHOICES (OBJECTIVE_KINDS(OBJECTIVE_CHOICE_) + 1) // "supervised|mp3|gvp|mlm|mae"
+#define OBJECTIVE_CHOICES (OBJECTIVE_KINDS(OBJECTIVE_CHOICE_) + 1) // "supervised|mp3|gvp|mlm|mae|simclr"
 #define OBJECTIVE_DECLARE(name) extern const objective_kind objective_##name;
 OBJECTIVE_KINDS(OBJECTIVE_DECLARE)
 #undef OBJECTIVE_DECLARE

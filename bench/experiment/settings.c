@@ -51,6 +51,8 @@ void objective_settings_from_config(const config *c, objective_settings *s) {
     const dataset_caps *caps = dataset_caps_of(s->data_name);
     s->text_data = caps && caps->tokens;
     s->data_unlabeled = caps && !caps->labels;
+    s->data_audio = caps && caps->audio;
+    s->batch = (int)cfg_int(c, "train.batch");
     s->heads = (int)cfg_int(c, "model.heads");
     s->linear_probe = cfg_bool(c, "eval.linear_probe");
     s->knn = cfg_bool(c, "eval.knn");

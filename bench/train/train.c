@@ -139,7 +139,9 @@ static void setup(run *r) {
     kind->configure_model(&r->settings, &vc);
     why = model_config_error(&vc);
     if (why) die_input("%s", why);
-    int max_batch = r->batch > r->eval_batch ? r->batch : r->eval_batch;
+    // An objective's largest forward may take several inputs per image (objective_kind.batch_factor).
+    int train_inputs = r->batch * (kind->batch_factor > 1 ? kind->batch_factor : 1);
+    int max_batch = train_inputs > r->eval_batch ? train_inputs : r->eval_batch;
     char why_device[320];
     const ops_backend *ops = device_backend(r->opt->device, why_device, sizeof why_device);
     if (!ops) die_input("%s", why_device);
@@ -267,7 +269,8 @@ static void env_init(run *r) {
     r->sink = (record_sink){.ctx = r, .attr_double = sink_attr_double, .attr_int = sink_attr_int,
                             .dataset_f32 = sink_dataset_f32};
     r->env = (objective_env){.trainer = r, .load_test = train_data_load_test, .test_n = r->test.n, .eval_batch = r->eval_batch,
-                             .labels = r->labels, .pixel_mean = r->test.mean, .pixel_std = r->test.std, .rec = &r->sink};
+                             .labels = r->labels, .pixel_mean = r->test.mean, .pixel_std = r->test.std, .rec = &r->sink,
+                             .test_data = r->eval_set};
 }
 
 static void finish_file(run *r, const char *status, const eval_scores *last) {
@@ -303,7 +306,8 @@ static void finish_file(run *r, const char *status, const eval_scores *last) {
     results_attr_int(r->res, "/final", "backend_peak_bytes", (int64_t)r->model.ops->memory_peak(0));
     results_attr_int(r->res, "/final", "params", (int64_t)tensor_table_numel(&r->model.params));
     int train_keys = k->train_keys(&r->obj);
-    results_attr_double(r->res, "/final", "flops_per_step", 3.0 * model_forward_flops_masked(&r->model.cfg, train_keys) * r->batch);
+    results_attr_double(r->res, "/final", "flops_per_step", 3.0 * model_forward_flops_masked(&r->model.cfg, train_keys) * r->batch *
+                                                               (k->batch_factor > 1 ? k->batch_factor : 1));
     results_attr_int(r->res, "/final", "steps", r->step);
     budget_record(r);
     results_attr_double(r->res, "/final", "images_per_s", r->train_time_s > 0 ? r->step * (double)r->batch / r->train_time_s : 0.0);

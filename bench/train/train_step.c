@@ -11,6 +11,9 @@
 // micro-batch r alone and the communicator adds the N gradients in rank order in float: the same
 // additions as one process, so the same bits (then the same scale and AdamW step on every rank).
 // Not split: dropout (its masks are drawn over the whole batch's tensors), refused with N > 1.
+// An objective that draws its own views (objective_kind.train_views) gets the step's raw images
+// instead of a loaded batch, the gradients zeroed before its forwards (own_views_step); it is
+// refused with N > 1 (its loss couples the whole batch).
 #include "train_step.h"
 #include "train_data.h"
 #include "../../core/comm.h"
@@ -19,6 +22,7 @@
 #include "../../core/rng.h"
 #include "../../datasets/dataset.h"
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,6 +43,13 @@ void train_step_setup(run *r) {
     if (cm->size > 1 && cfg_bool(c, "train.early_stop"))
         die_input("train.early_stop is not available in a run across processes (%d ranks; valid: train.early_stop=false, "
                   "or one process with train.accumulate=%d)", cm->size, cm->size);
+    if (r->obj.kind->train_views && (r->accumulate > 1 || cm->size > 1)) {
+        char what[96];
+        if (cm->size > 1) snprintf(what, sizeof what, "a run across %d ranks (train.accumulate=%d)", cm->size, r->accumulate);
+        else snprintf(what, sizeof what, "train.accumulate=%d", r->accumulate);
+        die_input("%s: objective.name=%s draws its own views and its loss couples the whole batch, so the batch is not "
+                  "cut into micro-batches (valid: train.accumulate=1 in one process)", what, r->obj.kind->name);
+    }
     if (r->accumulate == 1) return;
     size_t n = r->model.params.total;
     if (cm->size == 1) r->grad_acc = r->model.ops->alloc(n * sizeof(float), "summed micro-batch gradients");
@@ -80,6 +91,19 @@ static double whole_batch_step(run *r, int epoch, int in_epoch, double *grad_nor
     return loss;
 }
 
+// An objective with its own views (objective_kind.train_views): the step's raw images, the
+// gradients zeroed first; it runs its forwards and backwards, the AdamW step follows here.
+static double own_views_step(run *r, int epoch, int in_epoch, double *grad_norm, float *lr) {
+    model *m = &r->model;
+    objective_batch batch = {.data = &r->train, .indices = r->order + (size_t)in_epoch * r->batch, .B = r->batch,
+                             .rng = {.seed = r->seed, .epoch = (uint32_t)epoch, .step = (uint32_t)in_epoch}};
+    m->ops->zero(m->grad, m->params.total);
+    double loss = r->obj.kind->train_views(&r->obj, &batch);
+    if (!isfinite(loss)) return loss;
+    *grad_norm = optim_step(m->ops, &m->params, m->param, m->grad, r->adam_m, r->adam_v, &r->optim, r->step, lr);
+    return loss;
+}
+
 // Micro-batch i's gradient into m->grad (zeroed first; left zero when its loss is not finite).
 static double micro_batch(run *r, int epoch, int in_epoch, int i, size_t per_input) {
     model *m = &r->model;
@@ -96,6 +120,7 @@ static double micro_batch(run *r, int epoch, int in_epoch, int i, size_t per_inp
 }
 
 double train_step(run *r, int epoch, int in_epoch, double *grad_norm, float *lr) {
+    if (r->obj.kind->train_views) return own_views_step(r, epoch, in_epoch, grad_norm, lr);
     if (r->accumulate == 1) return whole_batch_step(r, epoch, in_epoch, grad_norm, lr);
     model *m = &r->model;
     const ops_backend *ops = m->ops;

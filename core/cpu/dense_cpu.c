@@ -246,3 +246,15 @@ void cpu_dropout_backward(float *din, const float *dout, const float *mask, size
 #pragma omp parallel for schedule(static)
     for (size_t i = 0; i < n; i++) din[i] += dout[i] * mask[i];
 }
+
+// ---------------------------------------------------------------- ReLU (SimCLR's projection head)
+void cpu_relu_forward(float *out, const float *in, size_t n) {
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < n; i++) out[i] = in[i] > 0.0f ? in[i] : 0.0f;
+}
+
+void cpu_relu_backward(float *din, const float *dout, const float *in, size_t n) {
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < n; i++)
+        if (in[i] > 0.0f) din[i] += dout[i];
+}

@@ -399,3 +399,26 @@ void cuda_dropout_backward(float *din, const float *dout, const float *mask, siz
     dropout_backward_kernel<<<cuda_blocks(n, THREADS), THREADS>>>(din, dout, mask, n);
     CUDA_LAUNCH_CHECK();
 }
+
+// ---------------------------------------------------------------- ReLU (SimCLR's projection head)
+__global__ void relu_forward_kernel(float *out, const float *in, size_t n) {
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = in[i] > 0.0f ? in[i] : 0.0f;
+}
+
+__global__ void relu_backward_kernel(float *din, const float *dout, const float *in, size_t n) {
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n && in[i] > 0.0f) din[i] += dout[i];
+}
+
+void cuda_relu_forward(float *out, const float *in, size_t n) {
+    if (n == 0) return;
+    relu_forward_kernel<<<cuda_blocks(n, THREADS), THREADS>>>(out, in, n);
+    CUDA_LAUNCH_CHECK();
+}
+
+void cuda_relu_backward(float *din, const float *dout, const float *in, size_t n) {
+    if (n == 0) return;
+    relu_backward_kernel<<<cuda_blocks(n, THREADS), THREADS>>>(din, dout, in, n);
+    CUDA_LAUNCH_CHECK();
+}

@@ -123,3 +123,99 @@ void cuda_mse_backward(float *dpred, const float *pred, const float *target, int
     mse_backward_kernel<<<cuda_blocks(n, THREADS), THREADS>>>(dpred, pred, target, n, k);
     CUDA_LAUNCH_CHECK();
 }
+
+// ---------------------------------------------------------------- NT-Xent (SimCLR)
+// The same arithmetic as losses_cpu.c's, in the same order: each row's sums run serially in
+// double over d (then k) ascending, so only expf / log may differ from the CPU's by an ulp.
+#define NTXENT_EPS 1e-12
+
+// z (N, D) -> zn (N, D): one thread per row.
+__global__ void ntxent_normalize_kernel(float *zn, const float *z, int N, int D) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= N) return;
+    const float *x = z + (size_t)i * D;
+    double ss = 0.0;
+    for (int d = 0; d < D; d++) ss += (double)x[d] * x[d];
+    double norm = sqrt(ss);
+    float inv = (float)(1.0 / (norm > NTXENT_EPS ? norm : NTXENT_EPS));
+    for (int d = 0; d < D; d++) zn[(size_t)i * D + d] = __fmul_rn(x[d], inv);
+}
+
+// One block per row i: threads compute s_ik (k != i) into probs, thread 0 the max, the sum and
+// the loss serially in k order, then the threads scale the row.
+__global__ void ntxent_rows_kernel(float *loss, float *probs, const float *zn, int N, int D, float tau) {
+    int i = blockIdx.x;
+    const float *a = zn + (size_t)i * D;
+    float *p = probs + (size_t)i * N;
+    __shared__ float inv_sum;
+    for (int k = threadIdx.x; k < N; k += blockDim.x) {
+        if (k == i) continue;
+        const float *b = zn + (size_t)k * D;
+        double dot = 0.0;
+        for (int d = 0; d < D; d++) dot += (double)a[d] * b[d];
+        p[k] = (float)(dot / tau);
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        int pos = (i + N / 2) % N;
+        float smax = -INFINITY;
+        for (int k = 0; k < N; k++)
+            if (k != i) smax = p[k] > smax ? p[k] : smax;
+        float spos = p[pos];
+        double sum = 0.0;
+        p[i] = 0.0f;
+        for (int k = 0; k < N; k++) {
+            if (k == i) continue;
+            p[k] = expf(p[k] - smax);
+            sum += p[k];
+        }
+        inv_sum = (float)(1.0 / sum);
+        loss[i] = (float)((double)smax + log(sum) - (double)spos);
+    }
+    __syncthreads();
+    for (int k = threadIdx.x; k < N; k += blockDim.x) p[k] = __fmul_rn(p[k], inv_sum);
+}
+
+// One block per row i; shared: g (D doubles) = dzn_i, then the threads
+// write dz_i after thread 0 sums zn_i·dzn_i and ||z_i|| in d order.
+__global__ void ntxent_backward_kernel(float *dz, const float *z, const float *zn, const float *probs, int N, int D,
+                                       double c0) {
+    extern __shared__ double g[];
+    __shared__ double dot, norm;
+    int i = blockIdx.x, pos = (i + N / 2) % N;
+    const float *a = zn + (size_t)i * D;
+    for (int d = threadIdx.x; d < D; d += blockDim.x) {
+        double s = 0.0;
+        for (int k = 0; k < N; k++) {
+            if (k == i) continue;
+            double c = (double)probs[(size_t)i * N + k] + (double)probs[(size_t)k * N + i] - (k == pos ? 2.0 : 0.0);
+            s += c * zn[(size_t)k * D + d];
+        }
+        g[d] = c0 * s;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        double t = 0.0, ss = 0.0;
+        for (int d = 0; d < D; d++) t += g[d] * a[d];
+        for (int d = 0; d < D; d++) ss += (double)z[(size_t)i * D + d] * z[(size_t)i * D + d];
+        dot = t, norm = sqrt(ss);
+    }
+    __syncthreads();
+    for (int d = threadIdx.x; d < D; d += blockDim.x)
+        dz[(size_t)i * D + d] += (float)(norm > NTXENT_EPS ? (g[d] - a[d] * dot) / norm : g[d] / NTXENT_EPS);
+}
+
+void cuda_ntxent_forward(float *loss, float *zn, float *probs, const float *z, int N, int D, float tau) {
+    if (N <= 0 || D <= 0) return;
+    ntxent_normalize_kernel<<<cuda_blocks((size_t)N, THREADS), THREADS>>>(zn, z, N, D);
+    CUDA_LAUNCH_CHECK();
+    ntxent_rows_kernel<<<N, THREADS>>>(loss, probs, zn, N, D, tau);
+    CUDA_LAUNCH_CHECK();
+}
+
+void cuda_ntxent_backward(float *dz, const float *z, const float *zn, const float *probs, int N, int D, float tau,
+                          float scale) {
+    if (N <= 0 || D <= 0) return;
+    ntxent_backward_kernel<<<N, THREADS, (size_t)D * sizeof(double)>>>(dz, z, zn, probs, N, D, (double)scale / tau);
+    CUDA_LAUNCH_CHECK();
+}
