@@ -68,6 +68,7 @@ typedef struct model_config {
     const model_extension *extension; // a sub-model (MAE's decoder; models/decoder.h), or NULL
     int decoder_depth, decoder_dim; // > 0: MAE's light decoder (models/decoder.h): blocks of width decoder_dim
                                // (heads and mlp_ratio as the encoder's) after the token head (decoder_embed)
+    int head_bottleneck, head_prototypes; // > 0: DINO's head after the classifier (objectives/dino/head.h): bottleneck width, prototypes K
     int sgu_toeplitz;          // gmlp/amlp (model.sgu_toeplitz): 0 = a dense spatial W (T, T); 1 = Toeplitz
                                // over the token index, W(i, j) = w[i - j]; 2 = Toeplitz over the patch grid,
                                // w indexed by the 2D offset (relbias layout, with cls entries)
