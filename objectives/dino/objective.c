@@ -26,6 +26,7 @@
 #include "../objective.h"
 #include "dino.h"
 #include "head.h"
+#include "ema.h"
 #include "../../core/common.h"
 #include "../../datasets/views.h"
 #include <math.h>
@@ -203,17 +204,13 @@ static double dino_weight_decay_at(const objective *o, long step) {
     return dino_cosine(d->weight_decay, d->weight_decay_end, step, o->s.total_steps);
 }
 
-// θ_t ← m·θ_t + (1 - m)·θ_s over the whole arena (its padding stays 0), as main_dino.py's
-// param_k.mul_(m).add_((1 - m) * param_q), in float: two scales and one add on the backend.
+// θ_t ← m·θ_t + (1 - m)·θ_s over the whole arena (its padding stays 0): ema.h.
 static void dino_after_step(objective *o, long step) {
     dino_state *st = o->state;
     model *s = o->model, *t = &st->teacher;
     double mom = dino_cosine(st->cfg.momentum, 1.0, step, o->s.total_steps);
     size_t n = s->params.total;
-    o->ops->copy(st->ema_scaled, s->param, n * sizeof(float));
-    o->ops->scale(st->ema_scaled, n, (float)(1.0 - mom));
-    o->ops->scale(t->param, n, (float)mom);
-    o->ops->residual_forward(t->param, t->param, st->ema_scaled, NULL, 1, n);
+    dino_ema(o->ops, t->param, s->param, st->ema_scaled, n, mom);
     st->steps_done = step + 1;
 }
 
