@@ -60,6 +60,32 @@ for ab in "dino.center_momentum=1" "dino.center_momentum=0" "dino.teacher_temp=0
     [ $rc -eq 0 ] && h5dump -a /final/dino_collapsed "$A" > /dev/null 2>&1
     check "dino ablation $ab: runs to the end with its diagnostics" $? "exit $rc: $(grep '^final' "$T/ab.out")"
 done
+# A forced collapse: no centring and a teacher temperature of 0.001 make the teacher's output one-hot
+# (entropy near 0): flagged in the run's file and, through `posbench report`, in the report's caveats.
+cat > "$T/collapse.yaml" <<'YAML'
+name: dino-collapse
+description: a DINO run made to collapse (near-zero teacher temperature) and one that does not, both without centring
+base:
+  objective: {name: dino}
+  pe: {kind: sin2d}
+  data: {limit: 160, test_limit: 100}
+  model: {dim: 32, depth: 2, heads: 2, patch: 4}
+  train: {epochs: 1, batch: 32, clip: 3.0}
+  eval: {batch: 100}
+  dino: {hidden_dim: 64, bottleneck_dim: 32, out_dim: 128, local_crops: 2, local_size: 12, teacher_temp_warmup: 0, center_momentum: 1.0}
+stages:
+  ablation: {}
+matrix:
+  ablation.dino.teacher_temp: [0.001, 0.07]
+seeds: [0]
+YAML
+$PB run "$T/collapse.yaml" --out "$T/c" > "$T/c.out" 2>&1; rc=$?
+$PB report "$T/c" > "$T/c.report" 2>&1; rrc=$?
+n1=$(for f in "$T"/c/*/*.h5 "$T"/c/*/*/*.h5; do [ -f "$f" ] && h5dump -a /final/dino_collapsed "$f" 2>/dev/null | grep -c '(0): 1'; done | grep -c 1)
+[ $rc -eq 0 ] && [ $rrc -eq 0 ] && [ "$n1" -eq 1 ] && grep -q 'collapsed (DINO): 1 run .*dino.teacher_temp=0.001' "$T/c.report" &&
+    ! grep -q 'collapsed (DINO).*dino.teacher_temp=0.07' "$T/c.report"
+check "dino: a forced collapse (teacher temperature 0.001) sets /final dino_collapsed and the report's caveat names that run only" $? \
+    "run exit $rc, report exit $rrc, $n1 collapsed run(s): $(grep -o 'collapsed (DINO)[^;]*' "$T/c.report" | head -n 1)"
 W=$(ls "$T"/whole/*.weights)
 $PB train objective.name=supervised pe.kind=sin2d data.limit=160 data.test_limit=100 train.epochs=1 train.batch=32 model.dim=32 \
     model.depth=2 model.heads=2 model.patch=4 --init "$W" --out "$T/ft" --threads 1 > "$T/ft.out" 2>&1; rc=$?
