@@ -172,7 +172,7 @@ static double dino_train_views(objective *o, const objective_batch *bt) {
     dino_state *st = o->state;
     model *m = o->model, *t = &st->teacher;
     const dino_settings *d = &st->cfg;
-    int B = bt->B, K = st->K, V = 2 + d->local_crops, global = o->s.train_size;
+    int B = bt->B, K = st->K, V = 2 + d->local_crops, global = st->views.config[0].size; // the model's training size
     long step = (long)bt->rng.epoch * o->s.steps_per_epoch + bt->rng.step;
     if (step == 0) o->ops->copy(t->param, m->param, m->params.total * sizeof(float)); // teacher = student at the start
     dino_head_weights(&st->sh);
