@@ -86,6 +86,19 @@ n1=$(for f in "$T"/c/*/*.h5 "$T"/c/*/*/*.h5; do [ -f "$f" ] && h5dump -a /final/
     ! grep -q 'collapsed (DINO).*dino.teacher_temp=0.07' "$T/c.report"
 check "dino: a forced collapse (teacher temperature 0.001) sets /final dino_collapsed and the report's caveat names that run only" $? \
     "run exit $rc, report exit $rrc, $n1 collapsed run(s): $(grep -o 'collapsed (DINO)[^;]*' "$T/c.report" | head -n 1)"
+# On a GPU (where this machine has one): the same run on --device cuda twice (bit for bit the
+# same: no order-dependent reductions) and close to the CPU run (the teacher, its EMA and the
+# heads run through the CUDA backend). Without a GPU: SKIP, never a PASS.
+if nvidia-smi -L > /dev/null 2>&1; then
+    $PB train $CFG --out "$T/cuda1" --device cuda > "$T/cu1.out" 2>&1; rc1=$?
+    $PB train $CFG --out "$T/cuda2" --device cuda > "$T/cu2.out" 2>&1; rc2=$?
+    python3 tests/h5_same.py "$T/cuda1" "$T/cuda2" > "$T/cusame" 2>&1
+    check "dino on --device cuda: two runs bit for bit" $? "exit $rc1, $rc2: $(tr '\n' ' ' < "$T/cusame")"
+    python3 tests/runs_close.py "$H" "$(ls "$T"/cuda1/*.h5 | head -n 1)" 0.02 /train/loss /eval/loss /dino/teacher_entropy > "$T/cuclose" 2>&1
+    check "dino on --device cuda: losses and teacher entropy within 2% of the CPU run" $? "$(tr '\n' ' ' < "$T/cuclose")"
+else
+    echo "SKIP dino on --device cuda: no GPU here (nvidia-smi -L fails)"
+fi
 W=$(ls "$T"/whole/*.weights)
 $PB train objective.name=supervised pe.kind=sin2d data.limit=160 data.test_limit=100 train.epochs=1 train.batch=32 model.dim=32 \
     model.depth=2 model.heads=2 model.patch=4 --init "$W" --out "$T/ft" --threads 1 > "$T/ft.out" 2>&1; rc=$?
