@@ -112,6 +112,8 @@ refuse() { # name, expected text, args...
 }
 refuse "dino.local_size not a multiple of model.patch" "dino.local_size=10" $BASE train.epochs=1 dino.local_size=10
 refuse "dino.local_crops beyond the 14 local views" "dino.local_crops" $BASE train.epochs=1 dino.local_crops=15
+refuse "local crops with pe.kind=abs (its table resamples to larger grids only)" "pe.kind=abs" objective.name=dino pe.kind=abs data.limit=160 train.batch=32 model.dim=32 model.depth=2 model.heads=2 model.patch=4 $CROPS
+refuse "local crops with model.arch=gmlp (its spatial weights resample to larger grids only)" "model.arch=gmlp" objective.name=dino model.arch=gmlp pe.kind=none data.limit=160 train.batch=32 model.dim=32 model.depth=2 model.patch=4 $CROPS
 refuse "train.accumulate > 1" "train.accumulate=2" $BASE $CROPS train.epochs=1 train.accumulate=2
 printf 'In the beginning was the word, and the word was with God. %.0s' $(seq 1 200) > "$T/text.txt"
 refuse "text data" "data.name=text" objective.name=dino data.name=text data.path="$T/text.txt" train.batch=8

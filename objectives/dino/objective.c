@@ -106,6 +106,15 @@ static void dino_obj_create(objective *o) {
     if (d->local_crops > 0) {
         const char *why = model_resolution_error(&m->cfg, d->local_size, "dino.local_size");
         if (why) die_input("%s", why);
+        // A learned abs table and gMLP/aMLP's spatial weights allocate their resampling buffers
+        // only for grids larger than the training one (models/posenc/abs.c, models/backbones/gmlp.c):
+        // a smaller local crop would run past them.
+        const char *arch = m->cfg.arch ? m->cfg.arch : "vit";
+        if (m->N_max == m->rows0 * m->cols0 && (!strcmp(m->cfg.pe_kind, "abs") || strcmp(arch, "vit")))
+            die_input("dino.local_crops=%d: local crops of %d px run the model on a smaller grid than its %d px training "
+                      "size, which pe.kind=abs and model.arch=gmlp/amlp do not support (their resampling buffers are "
+                      "sized for larger grids only; valid: model.arch=vit with pe.kind sin2d, cape, rope, relbias or none, "
+                      "or dino.local_crops=0)", d->local_crops, d->local_size, m->cfg.image_size);
     }
     model_create(&st->teacher, &m->cfg, o->ops, o->max_batch, o->s.seed);
     st->teacher_made = 1;
