@@ -70,6 +70,7 @@ typedef struct model_config {
                                // (heads and mlp_ratio as the encoder's) after the token head (decoder_embed)
     int proj_outputs;          // > 0: SimCLR's projection (objectives/simclr/projection.h): ReLU, then Linear(num_classes,
                                // proj_outputs) after the classifier head (num_classes = simclr.hidden_dim)
+    int head_bottleneck, head_prototypes; // > 0: DINO's head after the classifier (objectives/dino/head.h): bottleneck width, prototypes K
     int sgu_toeplitz;          // gmlp/amlp (model.sgu_toeplitz): 0 = a dense spatial W (T, T); 1 = Toeplitz
                                // over the token index, W(i, j) = w[i - j]; 2 = Toeplitz over the patch grid,
                                // w indexed by the 2D offset (relbias layout, with cls entries)

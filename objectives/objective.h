@@ -43,6 +43,8 @@ typedef struct { // the run's settings objectives read (plain values: bench fill
     int data_unlabeled;        // 1: the data has no class labels (datasets/registry.h: text); 0 (a zeroed settings): labelled
     int data_audio;            // 1: the data is speech (MFCC frames), not images (datasets/registry.h)
     int batch;                 // train.batch (0: not known)
+    long total_steps;          // the run's optimizer steps, and steps per epoch (bench/train: 0 where no run is set up)
+    int steps_per_epoch;
     // The objective's own settings (objective_kind.read_settings from its own keys), e.g.
     // objectives/gvp/gvp.h gvp_settings: read through OBJECTIVE_OWN(s, type).
     _Alignas(8) unsigned char own[OBJECTIVE_OWN_BYTES];
@@ -141,6 +143,16 @@ typedef struct objective_kind {
     // the model's staging input, activations and o->max_batch are sized for
     // max(train.batch · batch_factor, eval.batch) images (SimCLR: 2, its 2B views at once).
     int batch_factor;
+    // Hooks for objectives with own views (NULL in every other): weight_decay_at gives AdamW's
+    // weight decay for the 0-based step about to be taken (DINO's cosine schedule; NULL:
+    // train.weight_decay); after_step runs after each AdamW step `step` (0-based; DINO's EMA
+    // teacher); checkpoint_add puts the objective's own state into a checkpoint being written
+    // (entries "<name>.*", their data valid until the objective is next called), and
+    // checkpoint_restore reads it back on resume (NULL, or why the checkpoint is refused).
+    double (*weight_decay_at)(const objective *o, long step);
+    void (*after_step)(objective *o, long step);
+    void (*checkpoint_add)(objective *o, tensorfile *tf);
+    const char *(*checkpoint_restore)(objective *o, const tensorfile *tf);
     eval_scores (*evaluate)(objective *o, objective_env *env);
     // End-of-run records of a finished run (curves, samples, per-size accuracy, ...).
     void (*record_final)(objective *o, objective_env *env, const eval_scores *last);
@@ -164,9 +176,9 @@ struct objective {
 };
 
 // The registry: X(name) once per objective.
-#define OBJECTIVE_KINDS(X) X(supervised) X(mp3) X(gvp) X(mlm) X(mae) X(simclr)
+#define OBJECTIVE_KINDS(X) X(supervised) X(mp3) X(gvp) X(mlm) X(mae) X(simclr) X(dino)
 #define OBJECTIVE_CHOICE_(name) "|" #name
-#define OBJECTIVE_CHOICES (OBJECTIVE_KINDS(OBJECTIVE_CHOICE_) + 1) // "supervised|mp3|gvp|mlm|mae|simclr"
+#define OBJECTIVE_CHOICES (OBJECTIVE_KINDS(OBJECTIVE_CHOICE_) + 1) // "supervised|mp3|gvp|mlm|mae|simclr|dino"
 #define OBJECTIVE_DECLARE(name) extern const objective_kind objective_##name;
 OBJECTIVE_KINDS(OBJECTIVE_DECLARE)
 #undef OBJECTIVE_DECLARE

@@ -123,6 +123,34 @@ static void devices(const rr_set *set, const char *experiment) {
     add_text(find_set(experiment, 1), text, strlen(text));
 }
 
+// DINO's collapse verdict (objectives/dino: /final dino_collapsed = 1, the teacher's entropy
+// near 0 or near log K with KL(P_t || P_s) near 0): the done runs of `experiment` that collapsed,
+// named with their stage and configuration, since their kNN and probe numbers measure a
+// constant feature.
+static void collapsed(const rr_set *set, const char *experiment) {
+    char names[1536] = "";
+    int count = 0;
+    for (int s = 0; s < set->nstages; s++) {
+        const rr_stage *st = &set->stages[s];
+        if (strcmp(st->experiment, experiment)) continue;
+        for (int c = 0; c < st->nconfigs; c++)
+            for (int k = 0; k < st->configs[c].nruns; k++) {
+                const rr_run *r = &set->runs[st->configs[c].runs[k]];
+                const rr_attr *a = rr_attr_get(&r->final, "dino_collapsed");
+                if (strcmp(rr_run_status(r), "done") || !a || !a->is_num || a->num != 1.0) continue;
+                if (count++ < 6)
+                    snprintf(names + strlen(names), sizeof names - strlen(names), "%s`%s` %s", names[0] ? "; " : "", st->name,
+                             st->configs[c].label);
+            }
+    }
+    if (!count) return;
+    char text[2000];
+    snprintf(text, sizeof text, "collapsed (DINO): %d run%s ended with the teacher's output entropy near 0 or near log K with "
+             "KL(P_t || P_s) near 0 (/final dino_collapsed): %s%s; their kNN and probe numbers measure a collapsed feature",
+             count, count == 1 ? "" : "s", names, count > 6 ? "; ..." : "");
+    add_text(find_set(experiment, 1), text, strlen(text));
+}
+
 int caveats_load(const char *dir, const rr_set *set, char *err, size_t errlen) {
     caveats_free();
     char **paths = NULL, scan_err[1024];
@@ -140,6 +168,7 @@ int caveats_load(const char *dir, const rr_set *set, char *err, size_t errlen) {
         if (first && exp[0]) {
             one_seed(set, exp);
             devices(set, exp);
+            collapsed(set, exp);
         }
     }
     if (rc != 0) caveats_free();

@@ -7,7 +7,9 @@
 //     bench/experiment/caveats_spec.h: a bad list is bad input, exit 2);
 //   - written automatically from the runs: "one seed" when every configuration of a stage has
 //     at most one `done` run (n = 1: no spread over seeds): for the whole
-//     experiment when that holds for all its stages, else naming the stages.
+//     experiment when that holds for all its stages, else naming the stages; the device when a
+//     run was not trained on the CPU; "collapsed (DINO)" naming the done runs whose /final
+//     dino_collapsed is 1.
 // Markdown, "" when an experiment has no caveat:
 //   **Caveats** (experiment `NAME`):        (under the tables)
 //   **Caveats** (read the verdicts with these):   (findings header)

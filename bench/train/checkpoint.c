@@ -57,6 +57,7 @@ void checkpoint_write(run *r) {
     add_arena(&tf, "adam_v", params, v);
     add_history(&tf, "history.train", &r->train_hist);
     add_history(&tf, "history.eval", &r->eval_hist);
+    if (r->obj.kind->checkpoint_add) r->obj.kind->checkpoint_add(&r->obj, &tf); // the objective's own state (DINO's teacher)
     float *best = NULL; // early stopping: the /val rows and the best parameters so far
     if (r->es.on) add_history(&tf, "history.val", &r->es.hist);
     if (r->es.on && r->es.best_step > 0) {
@@ -180,6 +181,10 @@ int checkpoint_resume(run *r) {
     restore_arena(r, &tf, "param", r->model.param, 0);
     restore_arena(r, &tf, "adam_m", r->adam_m, 0);
     restore_arena(r, &tf, "adam_v", r->adam_v, 1);
+    if (r->obj.kind->checkpoint_restore) {
+        const char *why = r->obj.kind->checkpoint_restore(&r->obj, &tf);
+        if (why) refuse(r, "%s", why);
+    }
     restore_history(r, &tf, "history.train", &r->train_hist, r->step, 0, 1);                   // column step
     restore_history(r, &tf, "history.eval", &r->eval_hist, r->step / r->eval_every, 1, r->eval_every); // column step
     if (r->es.on) { // the /val rows, and the best parameters when a best step was chosen (early_stop_resume_best

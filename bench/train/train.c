@@ -130,6 +130,7 @@ static void setup(run *r) {
     model_config vc = model_config_from_config(c, r->train.channels, r->train.height, r->train.num_classes,
                                                r->train.audio ? r->train.width : 0);
     objective_settings_from_config(c, &r->settings);
+    r->settings.total_steps = r->total_steps, r->settings.steps_per_epoch = r->steps_per_epoch; // objectives' schedules
     resolution_setup(r, &vc);
     const char *why = objective_config_error(&r->settings);
     if (why) die_input("%s", why);

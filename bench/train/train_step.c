@@ -13,7 +13,8 @@
 // Not split: dropout (its masks are drawn over the whole batch's tensors), refused with N > 1.
 // An objective that draws its own views (objective_kind.train_views) gets the step's raw images
 // instead of a loaded batch, the gradients zeroed before its forwards (own_views_step); it is
-// refused with N > 1 (its loss couples the whole batch).
+// refused with N > 1 (its loss couples the whole batch). Its optional hooks weight_decay_at and
+// after_step run around that step's AdamW update (objectives/objective.h).
 #include "train_step.h"
 #include "train_data.h"
 #include "../../core/comm.h"
@@ -98,9 +99,13 @@ static double own_views_step(run *r, int epoch, int in_epoch, double *grad_norm,
     objective_batch batch = {.data = &r->train, .indices = r->order + (size_t)in_epoch * r->batch, .B = r->batch,
                              .rng = {.seed = r->seed, .epoch = (uint32_t)epoch, .step = (uint32_t)in_epoch}};
     m->ops->zero(m->grad, m->params.total);
-    double loss = r->obj.kind->train_views(&r->obj, &batch);
+    const objective_kind *k = r->obj.kind;
+    double loss = k->train_views(&r->obj, &batch);
     if (!isfinite(loss)) return loss;
-    *grad_norm = optim_step(m->ops, &m->params, m->param, m->grad, r->adam_m, r->adam_v, &r->optim, r->step, lr);
+    optim_config oc = r->optim; // the objective's weight-decay schedule (DINO), else train.weight_decay
+    if (k->weight_decay_at) oc.weight_decay = (float)k->weight_decay_at(&r->obj, r->step);
+    *grad_norm = optim_step(m->ops, &m->params, m->param, m->grad, r->adam_m, r->adam_v, &oc, r->step, lr);
+    if (k->after_step) k->after_step(&r->obj, r->step); // e.g. DINO's EMA teacher
     return loss;
 }
 
