@@ -65,10 +65,10 @@ float rng_normal(rng_stream *s) {
     return sqrtf(-2.0f * logf(u1)) * cosf(6.28318530718f * u2);
 }
 
-float rng_trunc_normal(rng_stream *s, float std) {
+float rng_trunc_normal(rng_stream *s, float std, float cut) {
     for (;;) {
         float z = rng_normal(s);
-        if (z >= -2.0f && z <= 2.0f) return z * std;
+        if (z >= -cut && z <= cut) return z * std;
     }
 }
 

@@ -43,8 +43,10 @@ uint32_t rng_u32(rng_stream *s);
 float rng_uniform(rng_stream *s);               // [0, 1), 24 random bits
 uint32_t rng_below(rng_stream *s, uint32_t n);  // uniform integer in [0, n), unbiased
 float rng_normal(rng_stream *s);                // standard normal (Box-Muller)
-// Normal(0, std) truncated to [-2 std, 2 std] by resampling (timm's trunc_normal_ default).
-float rng_trunc_normal(rng_stream *s, float std);
+// Normal(0, std) truncated to [-cut, cut] (cut in units of std) by resampling. timm's
+// trunc_normal_(t, std=.02) keeps its default bounds a = -2, b = 2 in absolute units: cut 100
+// (in effect untruncated); posbench before model.trunc_normal cut at 2 std (models/model_config.h).
+float rng_trunc_normal(rng_stream *s, float std, float cut);
 // Uniform random permutation of 0..n-1 (Fisher-Yates).
 void rng_permutation(rng_stream *s, int n, int *out);
 // Uniform random k-subset of 0..n-1 in ascending order: scratch (n) gets a permutation and

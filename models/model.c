@@ -66,6 +66,10 @@ const char *model_config_error(const model_config *c) {
         snprintf(msg, sizeof msg, "model.embed_init is not one of %s", MODEL_EMBED_INIT_CHOICES);
         return msg;
     }
+    if (c->trunc_normal < MODEL_TRUNC_TIMM || c->trunc_normal > MODEL_TRUNC_STD2) {
+        snprintf(msg, sizeof msg, "model.trunc_normal is not one of %s", MODEL_TRUNC_CHOICES);
+        return msg;
+    }
     if (c->features > 0 && (c->patch != 1 || c->channels != 1)) {
         snprintf(msg, sizeof msg, "model.patch=%d: a sequence input (%d features per frame) has one token per frame, so "
                  "model.patch must be 1", c->patch, c->features);
@@ -191,6 +195,16 @@ void model_set_init_bound(model *m, int param_index, float bound) {
     if (param_index < 0 || param_index >= m->params.count || m->params.items[param_index].init != INIT_UNIFORM)
         die_fail("internal: model_set_init_bound on a parameter that is not INIT_UNIFORM");
     m->params.items[param_index].init_bound = bound;
+}
+
+int model_trunc_normal_parse(const char *name) {
+    if (!strcmp(name, "timm")) return MODEL_TRUNC_TIMM;
+    if (!strcmp(name, "std2")) return MODEL_TRUNC_STD2;
+    return -1;
+}
+
+float model_trunc_normal_cut(const model_config *c) {
+    return c->trunc_normal == MODEL_TRUNC_STD2 ? 2.0f : 2.0f / 0.02f; // timm: ±2 absolute at std 0.02
 }
 
 int model_embed_init_parse(const char *name) {
@@ -395,7 +409,11 @@ void model_init_params(model *m, uint32_t seed) {
         switch ((param_init)info->init) {
         case INIT_ZERO: memset(p, 0, info->numel * sizeof(float)); break;
         case INIT_ONE: for (size_t k = 0; k < info->numel; k++) p[k] = 1.0f; break;
-        case INIT_TRUNC_NORMAL: for (size_t k = 0; k < info->numel; k++) p[k] = rng_trunc_normal(&s, 0.02f); break;
+        case INIT_TRUNC_NORMAL: {
+            float cut = model_trunc_normal_cut(&m->cfg);
+            for (size_t k = 0; k < info->numel; k++) p[k] = rng_trunc_normal(&s, 0.02f, cut);
+            break;
+        }
         case INIT_UNIFORM: {
             float bound = info->init_bound;
             if (!(bound > 0.0f)) die_fail("internal: parameter %s has INIT_UNIFORM without a bound", info->name);

@@ -82,6 +82,7 @@ typedef struct model_config {
     float drop_path;           // stochastic depth of the last block (linear in depth from 0)
     float dropout;             // dropout after the embedding and on each residual branch
     int embed_init;            // model.embed_init: how the patch / frame projection starts (MODEL_EMBED_INIT_*)
+    int trunc_normal;          // model.trunc_normal: where the trunc-normal(0.02) inits are cut (MODEL_TRUNC_*)
 } model_config;
 
 // model.embed_init, the initialisation of the patch (or speech frame) projection Linear(fan_in, d),
@@ -97,6 +98,17 @@ typedef struct model_config {
 enum { MODEL_EMBED_INIT_TIMM = 0, MODEL_EMBED_INIT_XAVIER, MODEL_EMBED_INIT_NORMAL002 };
 #define MODEL_EMBED_INIT_CHOICES "timm|xavier|normal002"
 int model_embed_init_parse(const char *name); // -1 when not one of MODEL_EMBED_INIT_CHOICES
+
+// model.trunc_normal, where every trunc-normal std 0.02 initialisation (the blocks' and heads'
+// Linear weights, the abs table, cls / mask / query tokens, normal002's patch weight) is cut:
+//   TIMM  timm's trunc_normal_(std=.02) with its default bounds ±2 in absolute units (±100 std):
+//         in effect N(0, 0.02²), the reference implementation's rule (a zeroed config's value)
+//   STD2  ±2 std, posbench before issue 27's init audit: a narrower distribution (std 0.0176);
+//         reproduces those runs bit for bit and under their old run ids
+enum { MODEL_TRUNC_TIMM = 0, MODEL_TRUNC_STD2 };
+#define MODEL_TRUNC_CHOICES "timm|std2"
+int model_trunc_normal_parse(const char *name); // -1 when not one of MODEL_TRUNC_CHOICES
+float model_trunc_normal_cut(const model_config *c); // the cut in units of std (100 or 2)
 
 
 // 1: the input is a sequence (feature vectors or token ids: a 1 × L grid), 0: images.

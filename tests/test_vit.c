@@ -299,7 +299,8 @@ static void test_masked_model_full_attention(void) {
 // std), and model.arch names a backbone.
 static void test_declarations(void) {
     model_config cfg = {.channels = 1, .image_size = 8, .patch = 4, .dim = 8, .depth = 2, .heads = 2, .mlp_ratio = 2,
-                        .cls = 1, .pe_kind = "relbias", .num_classes = 3, .embed_init = MODEL_EMBED_INIT_NORMAL002};
+                        .cls = 1, .pe_kind = "relbias", .num_classes = 3, .embed_init = MODEL_EMBED_INIT_NORMAL002,
+                        .trunc_normal = MODEL_TRUNC_STD2}; // every trunc-normal value within ±0.04
     model m;
     model_create(&m, &cfg, &ops_cpu, 2, 3);
     const tensor_table *p = &m.params;
@@ -347,6 +348,36 @@ static void test_declarations(void) {
 // (within 6%: 1280 / 512 draws), the bias U(+-1/sqrt(fan_in)) for both; normal002 bit for bit the
 // trunc-normal 0.02 stream and a zero bias (the runs before the key); every other parameter
 // bitwise the same under the three rules (each tensor draws from its own stream).
+// model.trunc_normal: timm's bounds (±2 absolute: in effect N(0, 0.02²)) by default, the old ±2 std
+// cut (std 0.02 · 0.8796) with std2. Pooled over every trunc-normal tensor of a d 64 model.
+static void test_trunc_normal(void) {
+    double stds[2] = {0}, beyond[2] = {0}, maxabs[2] = {0};
+    for (int rule = 0; rule < 2; rule++) {
+        model_config cfg = {.channels = 1, .image_size = 16, .patch = 4, .dim = 64, .depth = 2, .heads = 2, .mlp_ratio = 2,
+                            .cls = 1, .pe_kind = "abs", .num_classes = 10, .trunc_normal = rule ? MODEL_TRUNC_STD2 : MODEL_TRUNC_TIMM};
+        model m;
+        model_create(&m, &cfg, &ops_cpu, 2, 7);
+        double sq = 0, n = 0, out = 0, mx = 0;
+        for (int i = 0; i < m.params.count; i++) {
+            const tensor_info *info = &m.params.items[i];
+            if (info->init != INIT_TRUNC_NORMAL) continue;
+            const float *v = m.param + info->offset;
+            for (size_t k = 0; k < info->numel; k++) {
+                double a = fabs((double)v[k]);
+                sq += a * a, n += 1, out += a > 0.04, mx = a > mx ? a : mx;
+            }
+        }
+        stds[rule] = sqrt(sq / n), beyond[rule] = out / n, maxabs[rule] = mx;
+        model_free(&m);
+    }
+    // N(0, 1): 4.55% beyond 2 std; a normal cut at ±2 std has std 0.8796.
+    test_check("init: model.trunc_normal=timm (the default) draws N(0, 0.02^2) as timm's trunc_normal_ does",
+               fabs(stds[0] / 0.02 - 1) < 0.03 && beyond[0] > 0.035 && beyond[0] < 0.056,
+               "std %.5f, %.2f%% beyond 0.04", stds[0], 100 * beyond[0]);
+    test_check("init: model.trunc_normal=std2 cuts at ±2 std (posbench's rule before the audit)",
+               fabs(stds[1] / (0.02 * 0.8796) - 1) < 0.03 && maxabs[1] <= 0.04f, "std %.5f, max |w| %.5f", stds[1], maxabs[1]);
+}
+
 static void test_embed_init(void) {
     model_config base[2] = {
         {.channels = 1, .image_size = 20, .features = 40, .patch = 1, .dim = 32, .depth = 1, .heads = 2, .mlp_ratio = 2,
@@ -377,7 +408,7 @@ static void test_embed_init(void) {
             }
         }
         rng_stream s = rng_stream_make(9, RNG_INIT, 0, 0, (uint32_t)tensor_table_find(&m[2].params, "patch_embed.weight"));
-        for (int k = 0; k < d * fan_in; k++) ok &= m[2].weights.patch_w[k] == rng_trunc_normal(&s, 0.02f);
+        for (int k = 0; k < d * fan_in; k++) ok &= m[2].weights.patch_w[k] == rng_trunc_normal(&s, 0.02f, model_trunc_normal_cut(&m[2].cfg));
         for (int k = 0; k < d; k++) ok &= m[2].weights.patch_b[k] == 0.0f;
         for (int i = 0; i < m[0].params.count; i++) {
             const tensor_info *info = &m[0].params.items[i];
@@ -759,6 +790,7 @@ int main(int argc, char **argv) {
     if (!only_oracle) test_masked_model_full_attention();
     if (!only_oracle) test_declarations();
     if (!only_oracle) test_embed_init();
+    if (!only_oracle) test_trunc_normal();
     if (!only_oracle) test_attention_memory();
     if (!only_oracle) test_sequence_config();
     test_torch_oracle();

@@ -8,7 +8,8 @@ init_weights_vit_timm, read 2026-11; written here, not copied):
   every nn.Linear of the blocks and heads (attn.qkv, attn.proj, mlp.fc1, mlp.fc2, head, MP3's
       pos_head): weight trunc_normal(std 0.02), bias 0. timm's trunc_normal_ keeps its default
       bounds a = -2, b = 2 in absolute units, i.e. +-100 std: in effect an untruncated
-      N(0, 0.02^2) (posbench cuts at +-2 std, std 0.88 * 0.02: a difference this side keeps);
+      N(0, 0.02^2) (posbench's default model.trunc_normal=timm does the same; its legacy std2
+      cut at +-2 std, std 0.88 * 0.02: a difference this side keeps);
   LayerNorm: weight 1, bias 0 (PyTorch's reset, which timm leaves);
   pos_embed (abs): trunc_normal(0.02) (bounds +-2 as above);
   cls_token: trunc_normal(0.02) (bounds +-2): the rule of timm up to February 2022 (commit

@@ -25,6 +25,7 @@ model_config model_config_from_config(const config *c, int channels, int image_s
         .drop_path = (float)cfg_float(c, "model.drop_path"),
         .dropout = (float)cfg_float(c, "model.dropout"),
         .embed_init = model_embed_init_parse(cfg_str(c, "model.embed_init")),
+        .trunc_normal = model_trunc_normal_parse(cfg_str(c, "model.trunc_normal")),
     };
     key_reader r = config_reader(c);
     posenc_read_keys(&r, &v);   // pe.kind, pe.content_scale and each encoding's own (cape_*, rope_*)
