@@ -70,7 +70,7 @@ TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_LIB := $(BUILD)/tests/testing.o $(BUILD)/tests/cuda_parity.o $(BUILD)/tests/attention_cases.o $(BUILD)/tests/model_testing.o
 
-.PHONY: all deps deps-build deps-test deps-data docs test sanitize bench bench-ci bench-ci-baseline clean help backends reproduce-mp3 reproduce-cape reproduce-gmlp reproduce-gvp figures gpu-bundle FORCE
+.PHONY: all deps deps-build deps-test deps-data docs test sanitize bench bench-ci bench-ci-baseline clean help backends reproduce-mp3 reproduce-cape reproduce-gmlp reproduce-gvp reproduce-ssl figures gpu-bundle FORCE
 SCALE  ?= small
 DEVICE ?= auto
 all: $(BUILD)/posbench backends
@@ -92,6 +92,8 @@ help:
 	@echo "                gMLP paper's experiments -> results/gmlp/ (vision, resolution, masked language modelling)"
 	@echo "make reproduce-gvp [SCALE=smoke|small] [DEVICE=auto|cpu|cuda]"
 	@echo "                GVP paper's experiments -> results/gvp/ (segmentation, order, ablation)"
+	@echo "make reproduce-ssl [SCALE=smoke|small] [DEVICE=auto|cpu|cuda]"
+	@echo "                the ViT/SSL lecture: supervised, MP3, MAE, GVP, SimCLR, DINO -> results/ssl/ (kNN, probes, finetuning, views)"
 	@echo "make figures    re-render the figures and reports of everything under results/"
 	@echo "make gpu-bundle build/gpu-bundle.tar.gz: posbench, the tests and their libraries, for a GPU machine without our Debian packages"
 	@echo "make NATIVE=1   tune for this CPU (-march=native); default builds run on any x86-64"
@@ -193,6 +195,8 @@ reproduce-gmlp: $(BUILD)/posbench backends | deps-data
 	@sh scripts/reproduce.sh gmlp $(SCALE) $(DEVICE) results/gmlp
 reproduce-gvp: $(BUILD)/posbench backends | deps-data
 	@sh scripts/reproduce.sh gvp $(SCALE) $(DEVICE) results/gvp
+reproduce-ssl: $(BUILD)/posbench backends | deps-data
+	@sh scripts/reproduce.sh ssl $(SCALE) $(DEVICE) results/ssl
 
 gpu-bundle: $(BUILD)/posbench $(TEST_BIN)
 	@sh scripts/gpu_bundle.sh

@@ -37,7 +37,7 @@ check "posbench --version: version, commit, compiler, BLAS, HDF5, CUDA, cuDNN, C
 # OpenBLAS's kernel choice: a note when it runs pre-AVX2 kernels on a CPU with AVX2, none otherwise.
 if grep -q '^cpu_features: .*avx2' "$T/v"; then
     OPENBLAS_CORETYPE=Prescott $PB --version > "$T/v1" 2>&1; OPENBLAS_CORETYPE=Haswell $PB --version > "$T/v2" 2>&1
-    grep -q '(core Prescott)$' "$T/v1" && grep -q '^blas_note: OpenBLAS chose pre-AVX2 kernels .*OPENBLAS_CORETYPE=' "$T/v1" &&
+    grep -q '(core Prescott)$' "$T/v1" && grep -q '^blas_note: OpenBLAS runs its Prescott (pre-AVX2) kernels .*OPENBLAS_CORETYPE=' "$T/v1" &&
         grep -q '(core Haswell)$' "$T/v2" && ! grep -q '^blas_note' "$T/v2"
     check "--version: blas_note names OPENBLAS_CORETYPE when OpenBLAS runs Prescott kernels on an AVX2 CPU, not for Haswell" $? \
         "$(grep '^blas' "$T/v1" | tr '\n' ';') | $(grep '^blas' "$T/v2" | tr '\n' ';')"

@@ -59,10 +59,10 @@ $PB train objective.name=mp3 pe.kind=none eval.linear_probe=true data.limit=256 
 [ $rc -eq 2 ] && grep -qF "eval.linear_probe=true: an MP3 pretraining run" "$T/r.err"
 check "refused: a linear probe on an MP3 pretraining run" $? "exit $rc: $(head -c 300 "$T/r.err")"
 
-# ssl-compare.yaml (not in a reproduce target) passes the experiment checker at both scales.
-$PB list bench/experiments/ssl-compare.yaml --scale smoke > "$T/ssl.out" 2>&1 && $PB list bench/experiments/ssl-compare.yaml > "$T/ssl2.out" 2>&1 &&
-    grep -q "^total: 8 runs" "$T/ssl.out" && grep -q "^total: 24 runs" "$T/ssl2.out"
-check "ssl-compare.yaml: checked, 8 runs at smoke, 24 at small (supervised_matched included)" $? "$(tail -n 1 "$T/ssl.out") / $(tail -n 1 "$T/ssl2.out")"
+# ssl-lecture.yaml (make reproduce-ssl) passes the experiment checker at both scales.
+$PB list bench/experiments/ssl-lecture.yaml --scale smoke > "$T/ssl.out" 2>&1 && $PB list bench/experiments/ssl-lecture.yaml > "$T/ssl2.out" 2>&1 &&
+    grep -q "^total: 14 runs" "$T/ssl.out" && grep -q "^total: 42 runs" "$T/ssl2.out"
+check "ssl-lecture.yaml: checked, 14 runs at smoke, 42 at small (supervised_matched included)" $? "$(tail -n 1 "$T/ssl.out") / $(tail -n 1 "$T/ssl2.out")"
 
 # $CFG without the keys the arguments set: a key is given once (twice is an error, as in YAML).
 without_keys() {

@@ -243,6 +243,7 @@ static void documented_id(const experiment *e, int i, char out[13]) {
         config_value_text(&r->cfg, k, v, sizeof v);
         config_value_text(&defaults, k, d, sizeof d);
         if (!strcmp(cfg_keys[k].key, "model.embed_init")) snprintf(d, sizeof d, "normal002"); // docs/experiments.md: the legacy value
+        if (!strcmp(cfg_keys[k].key, "model.trunc_normal")) snprintf(d, sizeof d, "std2");    // likewise
         if (!strcmp(v, d)) continue; // keys at their default (legacy value) are not hashed
         snprintf(line, sizeof line, "%s=%s\n", cfg_keys[k].key, v);
         h = fnv(h, line);
