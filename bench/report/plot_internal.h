@@ -45,6 +45,13 @@ const rr_run *plot_companion_run(const rr_set *set, const rr_stage *s, const cha
 // separated by blank lines.
 void plot_write_rgb(FILE *f, const unsigned char *rgb, int W, int H);
 
+// plot.c: a configuration for legends (axes other than `skip`, -1 none) and for file names
+// ("<key>-<value>" per axis, '_'-separated).
+void plot_config_legend(const rr_stage *s, const rr_config *c, int skip, char *out, size_t len);
+void plot_config_slug(const rr_stage *s, const rr_config *c, char *out, size_t len);
+// plot_images.c: the figure kind image_grid (plot.h says what it draws).
+int fig_image_grid(plotter *p, const rr_stage *s, const char *with, const char *where);
+
 // plot_views.c: the figure kinds cls_attention and key_pca (plot.h says what they draw).
 int fig_cls_attention(plotter *p, const rr_stage *s, const char *with, const char *where);
 int fig_key_pca(plotter *p, const rr_stage *s, const char *with, const char *where);
