@@ -74,7 +74,7 @@ run() { # dir, device, extra keys...
     $PB train $SMALL data.path="$DATA" "$@" --device "$dev" --threads 2 --out "$OUT/runs/$d" > "$OUT/runs-$d.log" 2>&1
 }
 file() { ls "$OUT/runs/$1"/*.h5 2>/dev/null | head -n 1; }
-CASES=${GPU_SESSION_CASES:-supervised cape mp3 gvp relbias gmlp}
+CASES=${GPU_SESSION_CASES:-supervised cape mp3 gvp relbias gmlp simclr dino}
 for name in $CASES; do
     case $name in
     supervised) keys="pe.kind=abs" ;;
@@ -83,7 +83,9 @@ for name in $CASES; do
     gvp) keys="objective.name=gvp objective.groups=4" ;;
     relbias) keys="pe.kind=relbias" ;;
     gmlp) keys="model.arch=gmlp pe.kind=none" ;;
-    *) echo "GPU_SESSION_CASES: '$name' is not a case (valid: supervised cape mp3 gvp relbias gmlp)" >&2; exit 2 ;;
+    simclr) keys="objective.name=simclr pe.kind=sin2d" ;;
+    dino) keys="objective.name=dino pe.kind=sin2d" ;;
+    *) echo "GPU_SESSION_CASES: '$name' is not a case (valid: supervised cape mp3 gvp relbias gmlp simclr dino)" >&2; exit 2 ;;
     esac
     # shellcheck disable=SC2086
     run "$name-cpu" cpu $keys; rc1=$?
