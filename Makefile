@@ -73,6 +73,7 @@ TEST_LIB := $(BUILD)/tests/testing.o $(BUILD)/tests/cuda_parity.o $(BUILD)/tests
 .PHONY: all deps deps-build deps-test deps-data docs test sanitize bench bench-ci bench-ci-baseline clean help backends reproduce-mp3 reproduce-cape reproduce-gmlp reproduce-gvp reproduce-ssl figures gpu-bundle FORCE
 SCALE  ?= small
 DEVICE ?= auto
+JOBS   ?=
 all: $(BUILD)/posbench backends
 
 help:
@@ -84,7 +85,7 @@ help:
 	@echo "make bench      posbench bench: step time, GFLOP/s vs sgemm, ratio to PyTorch CPU"
 	@echo "make bench-ci   regression check against bench/perf/baseline-ci.tsv (exit 1 naming what regressed; .ci/run runs it)"
 	@echo "make bench-ci-baseline   re-measure that baseline on this machine (commit the file)"
-	@echo "make reproduce-mp3 [SCALE=smoke|small|paper] [DEVICE=auto|cpu|cuda]"
+	@echo "make reproduce-mp3 [SCALE=smoke|small|paper] [DEVICE=auto|cpu|cuda] [JOBS=N]"
 	@echo "                MP3 paper's experiments -> results/mp3/ (HDF5, figures/, REPORT.md with findings)"
 	@echo "make reproduce-cape [SCALE=smoke|small] [DEVICE=auto|cpu|cuda]"
 	@echo "                CAPE paper's experiments -> results/cape/ (resolution, UniViT, TTA, augmentation, speech)"
@@ -94,6 +95,7 @@ help:
 	@echo "                GVP paper's experiments -> results/gvp/ (segmentation, order, ablation)"
 	@echo "make reproduce-ssl [SCALE=smoke|small] [DEVICE=auto|cpu|cuda]"
 	@echo "                the ViT/SSL lecture: supervised, MP3, MAE, GVP, SimCLR, DINO -> results/ssl/ (kNN, probes, finetuning, views)"
+	@echo "                every reproduce target: JOBS=N parallel runs (default 2 on the CPU, 1 on cuda; small models share one GPU well: JOBS=6)"
 	@echo "make figures    re-render the figures and reports of everything under results/"
 	@echo "make gpu-bundle build/gpu-bundle.tar.gz: posbench, the tests and their libraries, for a GPU machine without our Debian packages"
 	@echo "make NATIVE=1   tune for this CPU (-march=native); default builds run on any x86-64"
@@ -180,10 +182,10 @@ bench-ci-baseline: $(BUILD)/posbench
 	$(BUILD)/posbench bench $(BENCH_CI) --save bench/perf/baseline-ci.tsv
 
 reproduce-mp3: $(BUILD)/posbench backends | deps-data
-	@sh scripts/reproduce.sh mp3 $(SCALE) $(DEVICE) results/mp3
+	@JOBS=$(JOBS) sh scripts/reproduce.sh mp3 $(SCALE) $(DEVICE) results/mp3
 
 reproduce-cape: $(BUILD)/posbench backends | deps-data
-	@sh scripts/reproduce.sh cape $(SCALE) $(DEVICE) results/cape
+	@JOBS=$(JOBS) sh scripts/reproduce.sh cape $(SCALE) $(DEVICE) results/cape
 
 # The default text corpus (data.name=text): the King James Bible from Debian's bible-kjv-text,
 # one verse a line ("Ge1:1 In the beginning ..."), written by its reader `bible` (bible-kjv).
@@ -192,11 +194,11 @@ data/kjv.txt: | deps-data
 	bible -f 'Gen1:1-Rev22:21' < /dev/null > $@.partial && mv $@.partial $@
 
 reproduce-gmlp: $(BUILD)/posbench backends | deps-data
-	@sh scripts/reproduce.sh gmlp $(SCALE) $(DEVICE) results/gmlp
+	@JOBS=$(JOBS) sh scripts/reproduce.sh gmlp $(SCALE) $(DEVICE) results/gmlp
 reproduce-gvp: $(BUILD)/posbench backends | deps-data
-	@sh scripts/reproduce.sh gvp $(SCALE) $(DEVICE) results/gvp
+	@JOBS=$(JOBS) sh scripts/reproduce.sh gvp $(SCALE) $(DEVICE) results/gvp
 reproduce-ssl: $(BUILD)/posbench backends | deps-data
-	@sh scripts/reproduce.sh ssl $(SCALE) $(DEVICE) results/ssl
+	@JOBS=$(JOBS) sh scripts/reproduce.sh ssl $(SCALE) $(DEVICE) results/ssl
 
 gpu-bundle: $(BUILD)/posbench $(TEST_BIN)
 	@sh scripts/gpu_bundle.sh

@@ -8,7 +8,7 @@
 # [SCALE=smoke|small]` with OUT=results/gvp, `make reproduce-ssl [SCALE=smoke|small]` with
 # OUT=results/ssl (bench/experiments/ssl-lecture.yaml).
 # Rerunning skips finished runs and resumes interrupted ones.
-# Timing experiments (*-table2.yaml) run one job at a time so steps do not share the CPU.
+# Timing experiments (*-table2.yaml) run one job at a time so steps do not share the CPU (or GPU).
 set -u
 PAPER=$1 SCALE=$2 DEVICE=$3 OUT=$4
 PB=${POSBENCH:-build/posbench}
@@ -18,7 +18,11 @@ case " $SCALES " in *" $SCALE "*) ;; *) echo "reproduce: SCALE=$SCALE is not val
 case "$DEVICE" in auto|cpu|cpu-guarded|cuda) ;; *) echo "reproduce: DEVICE=$DEVICE is not valid (valid: auto, cpu, cpu-guarded, cuda)" >&2; exit 2 ;; esac
 # small is the experiments' base config: no --scale
 SCALE_FLAG=""; [ "$SCALE" != small ] && SCALE_FLAG="--scale $SCALE"
-JOBS=$(( $(nproc) >= 2 ? 2 : 1 )); [ "$DEVICE" = cuda ] && JOBS=1
+# Parallel runs: JOBS from the environment (`make reproduce-ssl DEVICE=cuda JOBS=6`: small models
+# leave one GPU mostly idle, so several runs share it), else 2 on the CPU and 1 on cuda.
+DEFAULT_JOBS=$(( $(nproc) >= 2 ? 2 : 1 )); [ "$DEVICE" = cuda ] && DEFAULT_JOBS=1
+JOBS=${JOBS:-$DEFAULT_JOBS}
+case "$JOBS" in ''|*[!0-9]*|0) echo "reproduce: JOBS=$JOBS is not valid (valid: a whole number of parallel runs, 1 or more)" >&2; exit 2 ;; esac
 status=0
 # MP3's and CAPE's speech experiments read a synthesized Speech Commands set per scale (git-ignored),
 # written once and reused; at paper scale it reads the real dataset from data/speech-commands.

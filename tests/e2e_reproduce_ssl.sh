@@ -12,11 +12,16 @@ if [ ! -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ] && [ ! 
     echo "SKIP e2e reproduce-ssl: Fashion-MNIST is not installed"; exit 0
 fi
 start=$(date +%s)
-sh scripts/reproduce.sh ssl smoke cpu "$T/out" > "$T/log" 2>&1; rc=$?
+JOBS=2 sh scripts/reproduce.sh ssl smoke cpu "$T/out" > "$T/log" 2>&1; rc=$?
 secs=$(( $(date +%s) - start ))
 n_done=$(build/posbench list bench/experiments/ssl-lecture.yaml --scale smoke --out "$T/out" 2>/dev/null | sed -n 's/^total: \([0-9]*\) runs (\([0-9]*\) done.*/\2\/\1/p')
 [ $rc -eq 0 ] && [ "$n_done" = "14/14" ]
 check "reproduce-ssl smoke: every run done, exit 0" $? "exit $rc in ${secs}s, done $n_done; $(tail -n 3 "$T/log" | tr '\n' ' ')"
+grep -q "^== bench/experiments/ssl-lecture.yaml (smoke, cpu, 2 jobs)" "$T/log"
+check "reproduce-ssl: JOBS=2 from the environment sets the parallel runs" $? "$(grep '^== ' "$T/log" | tr '\n' ' ')"
+JOBS=two sh scripts/reproduce.sh ssl smoke cpu "$T/bad" > "$T/bad.log" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "JOBS=two is not valid" "$T/bad.log" && [ ! -e "$T/bad" ]
+check "reproduce-ssl: JOBS=two is refused (exit 2, naming it) before anything runs" $? "exit $rc: $(tr '\n' ' ' < "$T/bad.log")"
 R="$T/out/REPORT.md"
 ok=1
 for claim in "DINO's features make a better kNN classifier" "DINO's \[CLS\] attends to the object" "DINO without centring collapses" \
