@@ -93,7 +93,7 @@ help:
 	@echo "                gMLP paper's experiments -> results/gmlp/ (vision, resolution, masked language modelling)"
 	@echo "make reproduce-gvp [SCALE=smoke|small] [DEVICE=auto|cpu|cuda]"
 	@echo "                GVP paper's experiments -> results/gvp/ (segmentation, order, ablation)"
-	@echo "make reproduce-ssl [SCALE=smoke|small] [DEVICE=auto|cpu|cuda]"
+	@echo "make reproduce-ssl [SCALE=smoke|small|paper] [DEVICE=auto|cpu|cuda]"
 	@echo "                the ViT/SSL lecture: supervised, MP3, MAE, GVP, SimCLR, DINO -> results/ssl/ (kNN, probes, finetuning, views)"
 	@echo "                every reproduce target: JOBS=N parallel runs (default 2 on the CPU, 1 on cuda; small models share one GPU well: JOBS=6)"
 	@echo "make figures    re-render the figures and reports of everything under results/"

@@ -5,7 +5,7 @@
 # in OUT/figures/. `make reproduce-mp3 [SCALE=smoke|small|paper] [DEVICE=auto|cpu|cuda]` calls
 # it with OUT=results/mp3, `make reproduce-cape [SCALE=smoke|small]` with OUT=results/cape,
 # `make reproduce-gmlp [SCALE=smoke|small]` with OUT=results/gmlp, `make reproduce-gvp
-# [SCALE=smoke|small]` with OUT=results/gvp, `make reproduce-ssl [SCALE=smoke|small]` with
+# [SCALE=smoke|small]` with OUT=results/gvp, `make reproduce-ssl [SCALE=smoke|small|paper]` with
 # OUT=results/ssl (bench/experiments/ssl-lecture.yaml).
 # Rerunning skips finished runs and resumes interrupted ones.
 # Timing experiments (*-table2.yaml) run one job at a time so steps do not share the CPU (or GPU).
@@ -13,7 +13,7 @@ set -u
 PAPER=$1 SCALE=$2 DEVICE=$3 OUT=$4
 PB=${POSBENCH:-build/posbench}
 cd "$(dirname "$0")/.." || exit 1
-SCALES="smoke small paper"; case "$PAPER" in cape|gmlp|gvp|ssl) SCALES="smoke small" ;; esac # no GPU scale for these
+SCALES="smoke small paper"; case "$PAPER" in cape|gmlp|gvp) SCALES="smoke small" ;; esac # no GPU scale for these
 case " $SCALES " in *" $SCALE "*) ;; *) echo "reproduce: SCALE=$SCALE is not valid for $PAPER (valid: $SCALES)" >&2; exit 2 ;; esac
 case "$DEVICE" in auto|cpu|cpu-guarded|cuda) ;; *) echo "reproduce: DEVICE=$DEVICE is not valid (valid: auto, cpu, cpu-guarded, cuda)" >&2; exit 2 ;; esac
 # small is the experiments' base config: no --scale

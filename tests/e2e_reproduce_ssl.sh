@@ -37,3 +37,9 @@ for kind in cls_attention key_pca; do
 done
 [ -s "$T/out/REPORT.html" ]
 check "reproduce-ssl smoke: REPORT.html written" $? "no $T/out/REPORT.html"
+# SCALE=paper (CIFAR-100, ViT-S/4; meant for a GPU): the file expands at that scale, to other runs than small's.
+paper=$(build/posbench list bench/experiments/ssl-lecture.yaml --scale paper --out "$T/paper" 2>&1)
+small=$(build/posbench list bench/experiments/ssl-lecture.yaml --out "$T/paper" 2>&1)
+id_paper=$(echo "$paper" | awk '$2 == "dino_pt" {print $1; exit}') id_small=$(echo "$small" | awk '$2 == "dino_pt" {print $1; exit}')
+echo "$paper" | grep -q "^total: 42 runs" && [ -n "$id_paper" ] && [ "$id_paper" != "$id_small" ]
+check "reproduce-ssl: SCALE=paper expands to 42 runs, other runs than small's" $? "dino_pt $id_paper vs $id_small; $(echo "$paper" | tail -n 1)"
