@@ -4,7 +4,10 @@
 // crash-safe HDF5 recording (<run-id>.h5.partial renamed to <run-id>.h5 when the run ends).
 // A run across processes (opt->comm, core/comm.h): every rank trains its micro-batch of each
 // step (train_step.c) and takes the same AdamW step; rank 0 alone claims the run, writes the
-// results file and checkpoints and evaluates, and tells the others when an evaluation diverged.
+// results file and checkpoints and evaluates, and tells the others when an evaluation diverged
+// and, with train.early_stop, each validation row (every rank keeps the same best parameters).
+// A non-finite training loss is the sum over the ranks' micro-batches, so every rank stops at
+// the same step without a message.
 // It calls the run's other modules and none calls back: data and epoch order (train_data.c),
 // history rows (train_history.c), checkpoints (checkpoint.c), early stopping (early_stop.c),
 // the end-of-run records, and the test-only fault hooks (train_faults.c). Tensors live in
@@ -441,7 +444,9 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
                 double erow[EVAL_COLS] = {(double)epoch + 1, (double)r.step, last.metric[0], last.metric[1], last.loss};
                 history_append(&r.eval_hist, erow);
                 results_series_append(r.eval_series, erow);
-                eval_scores val = r.es.on ? early_stop_evaluate(&r) : last;
+            }
+            eval_scores val = r.es.on ? early_stop_evaluate(&r) : last; // every rank: rank 0's validation row
+            if (root) {
                 if (!isfinite(last.loss) || !isfinite(val.loss)) { // non-finite logits: the model diverged; no accuracy is reported
                     progress_finish(&bar);
                     fprintf(stderr, "posbench: run %s diverged: %s loss %g at the end of epoch %d (step %ld)\n", r.run_id,
@@ -488,8 +493,8 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
     progress_finish(&bar);
     if (!root) fclose(bar_out);
     if (status == 0 && r.es.on && r.es.best_step > 0) { // the final test metrics are those of the chosen state
-        early_stop_use_best(&r);
-        last = r.obj.kind->evaluate(&r.obj, &r.env);
+        early_stop_use_best(&r); // on every rank: the same chosen parameters
+        if (root) last = r.obj.kind->evaluate(&r.obj, &r.env);
     }
     if (root) finish_file(&r, final_status, status == 0 ? &last : NULL);
     r.comm->barrier(); // the results file is in place before any rank leaves

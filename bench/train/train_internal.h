@@ -85,9 +85,10 @@ typedef struct {
 } run;
 
 // early_stop.c: train.early_stop. setup loads the validation split (or refuses the config) and
-// allocates the best state; evaluate runs the objective's evaluation on the validation split,
-// appends /val and keeps the parameters when the top-1 is the best so far (a later equal one
-// does not replace it); returns the validation scores. resume_best (train.c calls it after
+// allocates the best state; evaluate runs the objective's evaluation on the validation split
+// (rank 0; its row is broadcast, so call it on every rank), appends /val and keeps the
+// parameters when the top-1 is the best so far (a later equal one does not replace it); returns
+// the validation scores. resume_best (train.c calls it after
 // checkpoint_resume) re-derives the best step from the restored /val rows and refuses (exit 2)
 // a checkpoint whose best parameters do not match them. use_best loads the best parameters into the model (before the final
 // test evaluation) and records /final best_step, best_val_top1.

@@ -2,15 +2,15 @@
 // backward and AdamW on the whole batch, exactly as always. train.accumulate=N: the batch
 // (loaded whole, with its augmentations) is cut in order into N equal micro-batches; micro-batch
 // i is images [i b, (i + 1) b) of it, b = batch / N, and every draw the whole batch's step would
-// make for those images (masks, CAPE positions, reference tokens, drop path) is made for them
-// (rng.index = i b: objectives/objective.h, model_drop_path_scales), so the batch, its masks and
-// its augmentations are those of train.accumulate=1. Each micro-batch's gradient is computed
+// make for those images (masks, CAPE positions, reference tokens, drop path, dropout) is made for
+// them (rng.index = i b: objectives/objective.h, model_drop_path_scales, model_dropout_forward:
+// a dropout mask element is drawn by its place in the whole batch's tensor), so the batch, its
+// masks and its augmentations are those of train.accumulate=1. Each micro-batch's gradient is computed
 // into the zeroed gradient arena; their sum, in micro-batch order ((g_0 + g_1) + g_2 ...), is
 // scaled by 1/N (each micro-batch's loss is its own mean) and drives one AdamW step. The logged
 // loss is the mean of the micro-batches' means. Across N ranks (core/comm.h) rank r computes
 // micro-batch r alone and the communicator adds the N gradients in rank order in float: the same
 // additions as one process, so the same bits (then the same scale and AdamW step on every rank).
-// Not split: dropout (its masks are drawn over the whole batch's tensors), refused with N > 1.
 // An objective that draws its own views (objective_kind.train_views) gets the step's raw images
 // instead of a loaded batch, the gradients zeroed before its forwards (own_views_step); it is
 // refused with N > 1 (its loss couples the whole batch). Its optional hooks weight_decay_at and
@@ -37,13 +37,6 @@ void train_step_setup(run *r) {
     if (cm->size > 1 && r->accumulate != cm->size)
         die_input("train.accumulate=%d under %d ranks: a run across N processes trains micro-batch r on rank r "
                   "(valid: train.accumulate=1 or %d)", r->accumulate, cm->size, cm->size);
-    if (r->accumulate > 1 && cfg_float(c, "model.dropout") > 0)
-        die_input("train.accumulate=%d (or mpirun) needs model.dropout=0: dropout masks are drawn over the whole "
-                  "batch's tensors and are not split into micro-batches (valid: model.dropout=0, or train.accumulate=1 "
-                  "in one process)", r->accumulate);
-    if (cm->size > 1 && cfg_bool(c, "train.early_stop"))
-        die_input("train.early_stop is not available in a run across processes (%d ranks; valid: train.early_stop=false, "
-                  "or one process with train.accumulate=%d)", cm->size, cm->size);
     if (r->obj.kind->train_views && (r->accumulate > 1 || cm->size > 1)) {
         char what[96];
         if (cm->size > 1) snprintf(what, sizeof what, "a run across %d ranks (train.accumulate=%d)", cm->size, r->accumulate);
