@@ -48,6 +48,14 @@ for obj in supervised mp3 mae; do
     [ $rc -eq 0 ] && [ $same -eq 0 ] && [ "$(basename "$A")" = "$(basename "$B")" ]
     check "$obj: mpirun -np 2 equals train.accumulate=2 bitwise (same run id)" $? "exit $rc; $out"
 done
+# Dropout: every mask element is drawn by its place in the whole batch's tensor, so rank r's
+# micro-batch gets the whole batch's masks; the same bits as train.accumulate=2.
+CFG="$BASE model.dropout=0.1"
+$PB train $CFG train.accumulate=2 --threads 1 --out "$T/drop-acc" >/dev/null 2>&1
+$MPIRUN "$PB" train $CFG --threads 1 --out "$T/drop-mpi" >/dev/null 2>&1; rc=$?
+out=$(python3 $CMP --bitwise --weights "$(file "$T/drop-acc")" "$(file "$T/drop-mpi")" 2>&1)
+[ $rc -eq 0 ] && [ $? -eq 0 ]
+check "model.dropout=0.1: mpirun -np 2 equals train.accumulate=2 bitwise" $? "exit $rc; $out"
 [ "$(grep -c '^final:' "$T/supervised-mpi.out")" = 1 ]
 check "only rank 0 prints" $? "$(grep -c '^final:' "$T/supervised-mpi.out") final lines"
 
@@ -80,6 +88,41 @@ check "the failed job resumes from its checkpoint and ends as the uninterrupted 
 FAULT=POSBENCH_FAULT_SELF_KILL_STEP=3 mpi_fault $CFG --threads 1 --out "$T/k" >"$T/k.out" 2>&1; rc=$?
 [ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -q "rank 1" "$T/k.out"
 check "a killed rank ends the whole job (no hang)" $? "exit $rc (124 = hung until the timeout); $(grep -m1 'rank 1' "$T/k.out")"
+
+# A stop decided on every rank alike: rank 1 alone gets a NaN parameter before step 3; its
+# micro-batch loss is summed with rank 0's, so both ranks see the non-finite loss and stop at
+# step 3 (exit 1, no hang); the file says diverged at step 3 after 2 recorded steps.
+FAULT=POSBENCH_FAULT_NAN_STEP=3 mpi_fault $BASE --threads 1 --out "$T/nan" >"$T/nan.out" 2>&1; rc=$?
+H=$(file "$T/nan")
+dstep=$(h5dump -a /final/diverged_step "$H" 2>/dev/null | sed -n 's/^ *(0): *//p')
+status=$(h5dump -a /status "$H" 2>/dev/null | sed -n 's/^ *(0): *"\(.*\)"/\1/p')
+rows=$(h5dump -d /train/step -y -w 0 "$H" 2>/dev/null | sed -n '/DATA {/,/}/p' | sed '1d;$d' | tr ',' '\n' | grep -c '[0-9]')
+[ $rc -eq 1 ] && [ "$dstep" = 3 ] && [ "$status" = diverged ] && [ "$rows" = 2 ] && grep -q "diverged: loss nan at step 3" "$T/nan.out"
+check "a non-finite loss on one rank stops both ranks at the same step (exit 1, diverged_step 3)" $? \
+    "exit $rc (124 = hung), diverged_step $dstep, status $status, $rows /train rows"
+
+# train.early_stop across ranks (speech, a validation split): rank 0 evaluates and broadcasts each
+# /val row, every rank keeps the same best parameters; equal to train.accumulate=2 bitwise (the
+# /val rows, best_step, the final test metrics and the weights of the chosen step).
+D=data/speech-commands-synth/smoke
+if [ ! -f "$D/speakers.tsv" ]; then
+    D="$T/synth"
+    $PB data speech-synth --out "$D" --scale smoke --quiet 2>/dev/null
+fi
+ES="data.name=speech-commands data.path=$D data.test_limit=96 model.patch=1 model.dim=16 model.depth=2 model.heads=2
+    train.batch=32 pe.kind=sin1d train.steps=24 train.lr=3e-3 train.early_stop=true train.eval_every=6"
+$PB train $ES train.accumulate=2 --threads 1 --out "$T/es-acc" >/dev/null 2>&1
+$MPIRUN "$PB" train $ES --threads 1 --out "$T/es-mpi" >"$T/es-mpi.out" 2>&1; rc=$?
+A=$(file "$T/es-acc") B=$(file "$T/es-mpi")
+out=$(python3 $CMP --bitwise --weights "$A" "$B" 2>&1); same=$?
+for h in "$A" "$B"; do
+    for what in "-d /val/top1" "-d /val/loss" "-a /final/best_step" "-a /final/top1"; do
+        h5dump -y -w 0 -m %.17g $what "$h" 2>&1 | sed -n '/DATA {/,/}/p'
+    done >"$h.es"
+done
+[ $rc -eq 0 ] && [ $same -eq 0 ] && [ "$(grep -c 'DATA {' "$A.es")" = 4 ] && cmp -s "$A.es" "$B.es"
+check "train.early_stop: mpirun -np 2 equals train.accumulate=2 bitwise (/val, best_step, final metrics, weights)" $? \
+    "exit $rc; $out; $(tr -s ' \n' ' ' <"$B.es" | head -c 200)"
 
 $MPIRUN "$PB" train $BASE train.accumulate=4 --threads 1 --out "$T/bad" >/dev/null 2>"$T/bad.err"; rc=$?
 [ $rc -eq 2 ] && grep -q "train.accumulate=4 under 2 ranks" "$T/bad.err"
