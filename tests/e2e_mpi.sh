@@ -2,7 +2,9 @@
 # tests/e2e_mpi.sh — one run across processes (core/comm_mpi.c, bench/train/train_step.c):
 # `mpirun -np 2 posbench train` equals train.accumulate=2 in one process bitwise (every training
 # loss and gradient norm, every evaluation, the final weights byte for byte) for the supervised,
-# MP3 and MAE objectives; a checkpoint taken on 2 ranks resumes in one process and one taken in
+# MP3 and MAE objectives, with dropout too, and with each evaluation's batches shared by the ranks
+# (sharded, gathered in batch order); a non-finite loss on one rank stops both at the same step;
+# train.early_stop across ranks equals one process; a checkpoint taken on 2 ranks resumes in one process and one taken in
 # one process resumes on 2 ranks, bitwise; a rank that fails or is killed ends the whole job (no
 # hang: each job runs under a timeout) with a resumable checkpoint; bad settings exit 2;
 # posbench bench --ranks 2 prints its table.
@@ -32,8 +34,11 @@ MPIRUN="timeout 300 mpirun -np 2 --oversubscribe --allow-run-as-root --bind-to n
 mpi_fault() { $MPIRUN sh -c 'if [ "$OMPI_COMM_WORLD_RANK" = 1 ]; then export "$FAULT"; fi; exec "$@"' sh "$PB" train "$@"; }
 CMP=tests/h5_series_compare.py
 file() { ls "$1"/*.h5 2>/dev/null | head -n 1; }
-# 256 training images, batch 32 (2 micro-batches of 16): 8 steps an epoch, 16 in all.
-BASE="data.limit=256 data.test_limit=100 train.epochs=2 train.batch=32 eval.batch=100 model.dim=32 model.depth=2 model.heads=2 model.patch=4 eval.position_limit=50 eval.samples=0"
+# 256 training images, batch 32 (2 micro-batches of 16): 8 steps an epoch, 16 in all. The 100
+# test images in evaluation batches of 30 (30, 30, 30, 10; MP3's 50 positions: 30, 20): rank 0
+# evaluates batches 0 and 2, rank 1 batches 1 and 3 (objectives/eval_shard.h), so every /eval
+# value below compared bitwise against one process is a sharded, gathered evaluation.
+BASE="data.limit=256 data.test_limit=100 train.epochs=2 train.batch=32 eval.batch=30 model.dim=32 model.depth=2 model.heads=2 model.patch=4 eval.position_limit=50 eval.samples=0"
 
 for obj in supervised mp3 mae; do
     case $obj in
@@ -101,6 +106,15 @@ rows=$(h5dump -d /train/step -y -w 0 "$H" 2>/dev/null | sed -n '/DATA {/,/}/p' |
 check "a non-finite loss on one rank stops both ranks at the same step (exit 1, diverged_step 3)" $? \
     "exit $rc (124 = hung), diverged_step $dstep, status $status, $rows /train rows"
 
+# Rank 1 takes its share of the evaluation: a NaN parameter on rank 1 alone before the first
+# evaluation (end of epoch 1, step 8) makes the gathered test loss NaN, so the run stops there
+# as diverged (were rank 0 evaluating alone, it would stop at step 9's training loss instead).
+FAULT=POSBENCH_FAULT_NAN_EVAL=1 mpi_fault $BASE --threads 1 --out "$T/nan-eval" >"$T/nan-eval.out" 2>&1; rc=$?
+dstep=$(h5dump -a /final/diverged_step "$(file "$T/nan-eval")" 2>/dev/null | sed -n 's/^ *(0): *//p')
+[ $rc -eq 1 ] && [ "$dstep" = 8 ] && grep -q "diverged: test loss nan at the end of epoch 1 (step 8)" "$T/nan-eval.out"
+check "sharded evaluation: rank 1 evaluates its batches (its NaN reaches the gathered test loss at step 8)" $? \
+    "exit $rc, diverged_step $dstep: $(grep -m1 diverged "$T/nan-eval.out")"
+
 # train.early_stop across ranks (speech, a validation split): rank 0 evaluates and broadcasts each
 # /val row, every rank keeps the same best parameters; equal to train.accumulate=2 bitwise (the
 # /val rows, best_step, the final test metrics and the weights of the chosen step).
@@ -110,7 +124,7 @@ if [ ! -f "$D/speakers.tsv" ]; then
     $PB data speech-synth --out "$D" --scale smoke --quiet 2>/dev/null
 fi
 ES="data.name=speech-commands data.path=$D data.test_limit=96 model.patch=1 model.dim=16 model.depth=2 model.heads=2
-    train.batch=32 pe.kind=sin1d train.steps=24 train.lr=3e-3 train.early_stop=true train.eval_every=6"
+    train.batch=32 eval.batch=40 pe.kind=sin1d train.steps=24 train.lr=3e-3 train.early_stop=true train.eval_every=6"
 $PB train $ES train.accumulate=2 --threads 1 --out "$T/es-acc" >/dev/null 2>&1
 $MPIRUN "$PB" train $ES --threads 1 --out "$T/es-mpi" >"$T/es-mpi.out" 2>&1; rc=$?
 A=$(file "$T/es-acc") B=$(file "$T/es-mpi")

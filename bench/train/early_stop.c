@@ -5,7 +5,8 @@
 // model's, so the final test metrics, the end-of-run records and the saved weights are those of
 // the chosen step (/final best_step, best_val_top1). The /val rows and the best parameters go
 // into every checkpoint (checkpoint.c), so a resumed run chooses the same step bitwise. Across
-// processes rank 0 evaluates and broadcasts the /val row; every rank keeps the same best state.
+// processes rank 0's /val row is broadcast (the evaluation sharded or rank 0's alone,
+// train_eval.c); every rank keeps the same best state.
 #include "train_internal.h"
 #include "../../core/comm.h"
 #include "../../core/common.h"
@@ -44,7 +45,7 @@ static eval_scores evaluate_validation(run *r) {
     int test_n = env->test_n;
     r->eval_set = &r->es.val;
     env->test_n = r->es.val.n;
-    eval_scores e = r->obj.kind->evaluate(&r->obj, env);
+    eval_scores e = train_evaluate(r);
     r->eval_set = &r->test;
     env->test_n = test_n;
     return e;
@@ -52,10 +53,11 @@ static eval_scores evaluate_validation(run *r) {
 
 eval_scores early_stop_evaluate(run *r) {
     early_stop *es = &r->es;
-    // Rank 0 evaluates; every rank gets its row and makes the same choice from the same numbers
-    // (a run across processes: the best parameters are the same on every rank).
+    // Rank 0 evaluates (with the others when the evaluation is sharded: train_eval.c); every rank
+    // gets its row and makes the same choice from the same numbers (a run across processes: the
+    // best parameters are the same on every rank).
     double row[VAL_COLS] = {(double)r->step, NAN, NAN, NAN};
-    if (r->comm->rank == 0) {
+    if (train_evaluates_here(r)) {
         eval_scores e = evaluate_validation(r);
         row[1] = e.metric[0], row[2] = e.metric[1], row[3] = e.loss;
     }
