@@ -13,7 +13,9 @@
 typedef struct {
     const objective_env *env;
     int batches, width;
-    double *rows; // (batches, width)
+    double *rows;    // (batches, width)
+    double **lists;  // (batches) eval_shard_keep's values of each batch (NULL: none kept)
+    size_t *counts;  // (batches) their rows
 } eval_shard;
 
 // An evaluation of n items in batches of `chunk` (the last one smaller), `width` sums per batch.
@@ -25,3 +27,11 @@ double *eval_shard_row(eval_shard *s, int k);
 // Every rank's rows to every rank; sums[c] = ((0 + row_0[c]) + row_1[c]) + ... in batch order.
 // Frees the table.
 void eval_shard_end(eval_shard *s, double *sums);
+
+// A sum that runs over every item rather than batch by batch (GVP adds each predicted patch's
+// loss in turn): batch k's `count` rows of `width` values kept (this rank's batches), and, after
+// every batch, every rank's rows of every batch concatenated in batch order (*count rows; the
+// caller frees it): the counts are gathered first, then the rows, through the ordered sum as
+// above. Frees the table (use it instead of eval_shard_end).
+void eval_shard_keep(eval_shard *s, int k, const double *values, size_t count);
+double *eval_shard_end_list(eval_shard *s, size_t *count);

@@ -2,7 +2,7 @@
 # tests/e2e_mpi.sh — one run across processes (core/comm_mpi.c, bench/train/train_step.c):
 # `mpirun -np 2 posbench train` equals train.accumulate=2 in one process bitwise (every training
 # loss and gradient norm, every evaluation, the final weights byte for byte) for the supervised,
-# MP3 and MAE objectives, with dropout too, and with each evaluation's batches shared by the ranks
+# MP3, MAE and GVP objectives, with dropout too, and with each evaluation's batches shared by the ranks
 # (sharded, gathered in batch order); a non-finite loss on one rank stops both at the same step;
 # train.early_stop across ranks equals one process; a checkpoint taken on 2 ranks resumes in one process and one taken in
 # one process resumes on 2 ranks, bitwise; a rank that fails or is killed ends the whole job (no
@@ -40,11 +40,12 @@ file() { ls "$1"/*.h5 2>/dev/null | head -n 1; }
 # value below compared bitwise against one process is a sharded, gathered evaluation.
 BASE="data.limit=256 data.test_limit=100 train.epochs=2 train.batch=32 eval.batch=30 model.dim=32 model.depth=2 model.heads=2 model.patch=4 eval.position_limit=50 eval.samples=0"
 
-for obj in supervised mp3 mae; do
+for obj in supervised mp3 mae gvp; do
     case $obj in
         supervised) CFG="$BASE" ;;
         mp3) CFG="$BASE objective.name=mp3 pe.kind=none objective.eta=0.5" ;;
         mae) CFG="$BASE objective.name=mae objective.eta=0.75 mae.decoder_dim=32 mae.decoder_depth=1" ;;
+        gvp) CFG="$BASE objective.name=gvp" ;; # mixed segmentation (the default): per-patch losses gathered
     esac
     $PB train $CFG train.accumulate=2 --threads 1 --out "$T/$obj-acc" >/dev/null 2>&1
     $MPIRUN "$PB" train $CFG --threads 1 --out "$T/$obj-mpi" >"$T/$obj-mpi.out" 2>&1; rc=$?
