@@ -42,3 +42,16 @@ const comm *comm_world(void) {
     }
     return world = comm_mpi_init();
 }
+
+#ifndef POSBENCH_CUDA
+#include <stdio.h>
+void comm_nccl_rank_order_sum(float *out, const float *parts, int size, size_t chunk) {
+    (void)out, (void)parts, (void)size, (void)chunk;
+    die_fail("comm_nccl_rank_order_sum: this build has no CUDA backend");
+}
+const comm *comm_nccl_attach(const comm *host, char *why, size_t len) { // comm.h; the CUDA build's is comm_nccl.cu
+    (void)host;
+    snprintf(why, len, "this build has no CUDA backend (nvcc was not found when it was built), so no NCCL");
+    return NULL;
+}
+#endif

@@ -8,8 +8,9 @@
 // found: reduce-scatter by fixed chunks, each summed in rank order, then all-gather). Every
 // transport call is checked; a failure names the call and aborts the whole job (exit 1), as does
 // any die_input / die_fail on any rank once the MPI communicator is up (core/common.h
-// set_die_hook). Buffers are host memory: a CUDA rank's gradient goes through host copies
-// (bench/train/train_step.c); a transport on device buffers (NCCL) is issue 33's open part.
+// set_die_hook). Buffers are host memory, except sum_f32_device's: CUDA ranks whose NCCL
+// loads (core/cuda/comm_nccl.cu) sum the gradient on the device; otherwise a CUDA rank's
+// gradient goes through host copies (bench/train/train_step.c).
 #pragma once
 #include <stddef.h>
 
@@ -24,6 +25,8 @@ typedef struct comm {
     void (*barrier)(void);
     // Ends every rank of the job with this exit code (after the caller printed why).
     void (*abort)(int code);
+    // The same rank-ordered sum on a CUDA device buffer (NCCL: comm_nccl_attach); NULL: none.
+    void (*sum_f32_device)(float *device_buf, size_t n);
 } comm;
 
 // The single-process communicator: rank 0 of 1.
@@ -40,3 +43,21 @@ const comm *comm_world(void);
 // comm_mpi.c: whether this build has MPI, and its communicator (MPI_Init; NULL without MPI).
 int comm_mpi_built(void);
 const comm *comm_mpi_init(void);
+
+// core/cuda/comm_nccl.cu: the communicator `host` (its rank, size, broadcast, barrier, abort and
+// host sums) with sum_f32_device over NCCL among its ranks, each on its current CUDA device
+// (one GPU a rank: CUDA_VISIBLE_DEVICES per rank on a node of several). Collective: every rank
+// of host calls it at once (rank 0 makes the ncclUniqueId; host's broadcast sends it). The sum's
+// order is fixed: the buffer is cut into size chunks of ceil(n / size) floats; rank c receives
+// chunk c of every rank (ncclSend / ncclRecv) and adds them in rank order 0..size-1 on the
+// device, then ncclAllGather gives every rank every summed chunk: the bits of core/comm.h's sum,
+// never ncclAllReduce's. Non-blocking NCCL: every wait polls ncclCommGetAsyncError and gives
+// up after POSBENCH_NCCL_TIMEOUT_S seconds (default 300), aborting the job (exit 1) naming the
+// step that hung, so a dead rank ends the job. libnccl.so.2 is loaded at run time (dlopen;
+// POSBENCH_NCCL_LIB names a file, else the loader's search path, then /usr/local/cuda/lib and
+// lib64), so posbench neither links nor ships it. NULL, with why, when it cannot be used (a
+// build without CUDA, no GPU, no libnccl, an NCCL error).
+const comm *comm_nccl_attach(const comm *host, char *why, size_t len);
+// For tests: out (chunk) = the sum of `size` device parts (size, chunk) in rank order on the
+// device, as comm_nccl's sum adds them (a build without CUDA: an error).
+void comm_nccl_rank_order_sum(float *out, const float *parts, int size, size_t chunk);

@@ -5,21 +5,26 @@
 // every rank every summed chunk. No MPI reduction operation is used, so neither the library's
 // algorithm nor timing can change a bit. Errors return (MPI_ERRORS_RETURN) and are checked: a
 // failing call is named and the job aborted (MPI_Abort, exit 1); die_input / die_fail on any
-// rank abort the job too (set_die_hook), so no rank waits forever for one that has gone.
+// rank abort the job too (set_die_hook), so no rank waits forever for one that has gone; a rank
+// the launcher ends because another died (SIGTERM) exits 1 with a message (on_sigterm below).
 #include "comm.h"
 #include "common.h"
 #ifdef POSBENCH_MPI
+#include <errno.h>
 #include <limits.h>
 #include <mpi.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static comm world;
 static void *recv_buf; // size × the largest chunk, grown as needed
 static size_t recv_cap;
 
 static void mpi_abort(int code) {
+    signal(SIGTERM, SIG_DFL); // this rank is ending the job itself: the launcher's SIGTERM needs no message
     fflush(stdout);
     MPI_Abort(MPI_COMM_WORLD, code);
     exit(code); // MPI_Abort does not return; in case it does
@@ -97,6 +102,39 @@ static void mpi_broadcast(void *buf, size_t bytes, int root) {
 
 static void mpi_barrier(void) { check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier"); }
 
+// A rank that dies outright (SIGKILL, a crash, a lost node) cannot say so: the launcher notices
+// and names it ("mpirun noticed that process rank 1 ... exited on signal 9"), then ends the
+// surviving ranks with SIGTERM (OpenMPI's mpirun: within about a second; its own exit status is
+// the dead rank's, 128 + signal, e.g. 137). Each survivor says why it stops and exits 1 at
+// once, writing nothing more: checkpoints are written to a temporary file and renamed
+// (core/tensorfile.c), so the last complete one is kept and the rerun resumes from it. The
+// message is made at MPI_Init; the handler only writes it (async-signal-safe).
+static char term_message[320];
+static size_t term_length;
+
+static void on_sigterm(int sig) {
+    (void)sig;
+    ssize_t ignored = write(STDERR_FILENO, term_message, term_length);
+    (void)ignored;
+    _exit(EXIT_RUN_FAILED);
+}
+
+static void catch_launcher_termination(void) {
+    int n = snprintf(term_message, sizeof term_message,
+                     "posbench: error: rank %d of %d: the launcher ended this rank (SIGTERM): another rank died or "
+                     "failed (the launcher's message names it); exit 1, nothing more written; rerun the same command "
+                     "to resume from the last checkpoint\n", world.rank, world.size);
+    term_length = n > 0 && (size_t)n < sizeof term_message ? (size_t)n : sizeof term_message - 1;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigterm;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGTERM, &sa, NULL) != 0) {
+        fprintf(stderr, "posbench: error: rank %d: sigaction(SIGTERM) failed: %s\n", world.rank, strerror(errno));
+        mpi_abort(EXIT_RUN_FAILED);
+    }
+}
+
 static void mpi_finalize(void) {
     int finalized = 0;
     MPI_Finalized(&finalized);
@@ -121,6 +159,7 @@ const comm *comm_mpi_init(void) {
         mpi_abort(EXIT_RUN_FAILED);
     }
     set_die_hook(die_hook);
+    catch_launcher_termination();
     atexit(mpi_finalize);
     return &world;
 }

@@ -92,10 +92,12 @@ OP(void, residual_backward,
 OP(void, drop_path_scales, (float *keep_scale, int B, float p, rng_addr addr),
    (MEM(keep_scale), B, p, addr))
 
-// Dropout (n): mask[e] = 0 with probability p else 1/(1-p); out = in * mask.
+// Dropout (n): mask[e] = 0 with probability p else 1/(1-p); out = in * mask. Element e draws
+// the stream's element first + e (uniform at addr, first + e): a micro-batch whose tensor starts
+// at element `first` of the whole batch's draws the whole batch's mask (first 0: the whole batch).
 OP(void, dropout_forward,
-   (float *out, float *mask, const float *in, size_t n, float p, rng_addr addr),
-   (MEM(out), MEM(mask), MEM(in), n, p, addr))
+   (float *out, float *mask, const float *in, size_t n, float p, rng_addr addr, uint64_t first),
+   (MEM(out), MEM(mask), MEM(in), n, p, addr, first))
 OP(void, dropout_backward, (float *din, const float *dout, const float *mask, size_t n),
    (MEM(din), MEM(dout), MEM(mask), n))
 

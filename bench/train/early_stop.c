@@ -4,8 +4,11 @@
 // (top-1; the first of equal ones) are kept in a backend arena; at the end they replace the
 // model's, so the final test metrics, the end-of-run records and the saved weights are those of
 // the chosen step (/final best_step, best_val_top1). The /val rows and the best parameters go
-// into every checkpoint (checkpoint.c), so a resumed run chooses the same step bitwise.
+// into every checkpoint (checkpoint.c), so a resumed run chooses the same step bitwise. Across
+// processes rank 0's /val row is broadcast (the evaluation sharded or rank 0's alone,
+// train_eval.c); every rank keeps the same best state.
 #include "train_internal.h"
+#include "../../core/comm.h"
 #include "../../core/common.h"
 #include <math.h>
 #include <stdio.h>
@@ -42,7 +45,7 @@ static eval_scores evaluate_validation(run *r) {
     int test_n = env->test_n;
     r->eval_set = &r->es.val;
     env->test_n = r->es.val.n;
-    eval_scores e = r->obj.kind->evaluate(&r->obj, env);
+    eval_scores e = train_evaluate(r);
     r->eval_set = &r->test;
     env->test_n = test_n;
     return e;
@@ -50,16 +53,23 @@ static eval_scores evaluate_validation(run *r) {
 
 eval_scores early_stop_evaluate(run *r) {
     early_stop *es = &r->es;
-    eval_scores e = evaluate_validation(r);
-    double row[VAL_COLS] = {(double)r->step, e.metric[0], e.metric[1], e.loss};
+    // Rank 0 evaluates (with the others when the evaluation is sharded: train_eval.c); every rank
+    // gets its row and makes the same choice from the same numbers (a run across processes: the
+    // best parameters are the same on every rank).
+    double row[VAL_COLS] = {(double)r->step, NAN, NAN, NAN};
+    if (train_evaluates_here(r)) {
+        eval_scores e = evaluate_validation(r);
+        row[1] = e.metric[0], row[2] = e.metric[1], row[3] = e.loss;
+    }
+    r->comm->broadcast(row, sizeof row, 0);
     history_append(&es->hist, row);
-    results_series_append(es->series, row);
-    if (isfinite(e.loss) && isfinite(e.metric[0]) && (es->best_step == 0 || e.metric[0] > es->best_top1)) {
+    if (es->series) results_series_append(es->series, row); // rank 0's results file
+    if (isfinite(row[3]) && isfinite(row[1]) && (es->best_step == 0 || row[1] > es->best_top1)) {
         es->best_step = r->step;
-        es->best_top1 = e.metric[0];
+        es->best_top1 = row[1];
         r->model.ops->copy(es->best_param, r->model.param, r->model.params.total * sizeof(float));
     }
-    return e;
+    return (eval_scores){{row[1], row[2]}, row[3]};
 }
 
 void early_stop_resume_best(run *r) {
@@ -83,6 +93,7 @@ void early_stop_use_best(run *r) {
     early_stop *es = &r->es;
     if (!es->on || es->best_step == 0) return;
     r->model.ops->copy(r->model.param, es->best_param, r->model.params.total * sizeof(float));
+    if (r->comm->rank != 0) return; // rank 0 writes and prints
     results_attr_int(r->res, "/final", "best_step", es->best_step);
     results_attr_double(r->res, "/final", "best_val_top1", es->best_top1);
     printf("early stopping: the parameters of step %ld (validation %s %.2f%%)\n", es->best_step,

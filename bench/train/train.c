@@ -4,7 +4,11 @@
 // crash-safe HDF5 recording (<run-id>.h5.partial renamed to <run-id>.h5 when the run ends).
 // A run across processes (opt->comm, core/comm.h): every rank trains its micro-batch of each
 // step (train_step.c) and takes the same AdamW step; rank 0 alone claims the run, writes the
-// results file and checkpoints and evaluates, and tells the others when an evaluation diverged.
+// results file and checkpoints; the per-epoch evaluation is sharded over the ranks where the
+// objective allows it (train_eval.c), else rank 0's; rank 0 tells the others when an evaluation diverged
+// and, with train.early_stop, each validation row (every rank keeps the same best parameters).
+// A non-finite training loss is the sum over the ranks' micro-batches, so every rank stops at
+// the same step without a message.
 // It calls the run's other modules and none calls back: data and epoch order (train_data.c),
 // history rows (train_history.c), checkpoints (checkpoint.c), early stopping (early_stop.c),
 // the end-of-run records, and the test-only fault hooks (train_faults.c). Tensors live in
@@ -435,13 +439,17 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
             metrics_log_step(&r, r.step, loss, lr, grad_norm, NULL, NULL, 0); // when due (metrics_log.h)
         if (r.step % r.eval_every == 0 || r.step == r.total_steps) { // test (and validation) evaluation, rank 0
             int diverged = 0;
-            if (root) {
+            if (train_evaluates_here(&r)) { // rank 0, or every rank when the evaluation is sharded
                 if (hooks) hooks->before_eval(hooks->ctx, m, epoch + 1);
-                last = r.obj.kind->evaluate(&r.obj, &r.env);
+                last = train_evaluate(&r);
+            }
+            if (root) {
                 double erow[EVAL_COLS] = {(double)epoch + 1, (double)r.step, last.metric[0], last.metric[1], last.loss};
                 history_append(&r.eval_hist, erow);
                 results_series_append(r.eval_series, erow);
-                eval_scores val = r.es.on ? early_stop_evaluate(&r) : last;
+            }
+            eval_scores val = r.es.on ? early_stop_evaluate(&r) : last; // every rank: rank 0's validation row
+            if (root) {
                 if (!isfinite(last.loss) || !isfinite(val.loss)) { // non-finite logits: the model diverged; no accuracy is reported
                     progress_finish(&bar);
                     fprintf(stderr, "posbench: run %s diverged: %s loss %g at the end of epoch %d (step %ld)\n", r.run_id,
@@ -488,8 +496,8 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
     progress_finish(&bar);
     if (!root) fclose(bar_out);
     if (status == 0 && r.es.on && r.es.best_step > 0) { // the final test metrics are those of the chosen state
-        early_stop_use_best(&r);
-        last = r.obj.kind->evaluate(&r.obj, &r.env);
+        early_stop_use_best(&r); // on every rank: the same chosen parameters
+        if (train_evaluates_here(&r)) last = train_evaluate(&r);
     }
     if (root) finish_file(&r, final_status, status == 0 ? &last : NULL);
     r.comm->barrier(); // the results file is in place before any rank leaves

@@ -71,7 +71,7 @@ typedef struct {
     char budget_desc[512];              // "pretrain 600 + finetune 600 updates"
     long init_updates, init_images;     // the init run's cumulative totals; -1 when unknown
     // train.accumulate and the ranks (train_step.c): micro-batches per step, one per rank when
-    // comm->size > 1; rank 0 alone writes files and evaluates.
+    // comm->size > 1; rank 0 alone writes files; evaluations are sharded (train_eval.c).
     const struct comm *comm;
     int accumulate;
     float *grad_acc;          // backend (params.total): the micro-batches' gradients summed in order (one process)
@@ -85,12 +85,20 @@ typedef struct {
 } run;
 
 // early_stop.c: train.early_stop. setup loads the validation split (or refuses the config) and
-// allocates the best state; evaluate runs the objective's evaluation on the validation split,
-// appends /val and keeps the parameters when the top-1 is the best so far (a later equal one
-// does not replace it); returns the validation scores. resume_best (train.c calls it after
+// allocates the best state; evaluate runs the objective's evaluation on the validation split
+// (rank 0; its row is broadcast, so call it on every rank), appends /val and keeps the
+// parameters when the top-1 is the best so far (a later equal one does not replace it); returns
+// the validation scores. resume_best (train.c calls it after
 // checkpoint_resume) re-derives the best step from the restored /val rows and refuses (exit 2)
 // a checkpoint whose best parameters do not match them. use_best loads the best parameters into the model (before the final
 // test evaluation) and records /final best_step, best_val_top1.
+// train_eval.c: the per-epoch (and validation, and best-state) evaluation. train_evaluates_here:
+// whether this rank takes part (every rank for an objective with sharded_eval, else rank 0);
+// train_evaluate: the objective's evaluation, its batches shared among the ranks when it can
+// (every taking rank gets the same scores, bitwise those of one process); call it on every rank
+// train_evaluates_here names, at once.
+int train_evaluates_here(const run *r);
+eval_scores train_evaluate(run *r);
 void early_stop_setup(run *r);
 void early_stop_open(run *r); // the /val series of a new results file, with the restored rows
 eval_scores early_stop_evaluate(run *r);

@@ -2,15 +2,18 @@
 // backward and AdamW on the whole batch, exactly as always. train.accumulate=N: the batch
 // (loaded whole, with its augmentations) is cut in order into N equal micro-batches; micro-batch
 // i is images [i b, (i + 1) b) of it, b = batch / N, and every draw the whole batch's step would
-// make for those images (masks, CAPE positions, reference tokens, drop path) is made for them
-// (rng.index = i b: objectives/objective.h, model_drop_path_scales), so the batch, its masks and
-// its augmentations are those of train.accumulate=1. Each micro-batch's gradient is computed
+// make for those images (masks, CAPE positions, reference tokens, drop path, dropout) is made for
+// them (rng.index = i b: objectives/objective.h, model_drop_path_scales, model_dropout_forward:
+// a dropout mask element is drawn by its place in the whole batch's tensor), so the batch, its
+// masks and its augmentations are those of train.accumulate=1. Each micro-batch's gradient is computed
 // into the zeroed gradient arena; their sum, in micro-batch order ((g_0 + g_1) + g_2 ...), is
 // scaled by 1/N (each micro-batch's loss is its own mean) and drives one AdamW step. The logged
 // loss is the mean of the micro-batches' means. Across N ranks (core/comm.h) rank r computes
 // micro-batch r alone and the communicator adds the N gradients in rank order in float: the same
 // additions as one process, so the same bits (then the same scale and AdamW step on every rank).
-// Not split: dropout (its masks are drawn over the whole batch's tensors), refused with N > 1.
+// CUDA ranks sum on the device through NCCL when every rank can load it (comm_nccl_attach; a
+// communicator with sum_f32_device takes this rank path even with one rank: the NCCL smoke
+// test), else through host copies and MPI.
 // An objective that draws its own views (objective_kind.train_views) gets the step's raw images
 // instead of a loaded batch, the gradients zeroed before its forwards (own_views_step); it is
 // refused with N > 1 (its loss couples the whole batch). Its optional hooks weight_decay_at and
@@ -37,13 +40,6 @@ void train_step_setup(run *r) {
     if (cm->size > 1 && r->accumulate != cm->size)
         die_input("train.accumulate=%d under %d ranks: a run across N processes trains micro-batch r on rank r "
                   "(valid: train.accumulate=1 or %d)", r->accumulate, cm->size, cm->size);
-    if (r->accumulate > 1 && cfg_float(c, "model.dropout") > 0)
-        die_input("train.accumulate=%d (or mpirun) needs model.dropout=0: dropout masks are drawn over the whole "
-                  "batch's tensors and are not split into micro-batches (valid: model.dropout=0, or train.accumulate=1 "
-                  "in one process)", r->accumulate);
-    if (cm->size > 1 && cfg_bool(c, "train.early_stop"))
-        die_input("train.early_stop is not available in a run across processes (%d ranks; valid: train.early_stop=false, "
-                  "or one process with train.accumulate=%d)", cm->size, cm->size);
     if (r->obj.kind->train_views && (r->accumulate > 1 || cm->size > 1)) {
         char what[96];
         if (cm->size > 1) snprintf(what, sizeof what, "a run across %d ranks (train.accumulate=%d)", cm->size, r->accumulate);
@@ -51,10 +47,17 @@ void train_step_setup(run *r) {
         die_input("%s: objective.name=%s draws its own views and its loss couples the whole batch, so the batch is not "
                   "cut into micro-batches (valid: train.accumulate=1 in one process)", what, r->obj.kind->name);
     }
-    if (r->accumulate == 1) return;
+    if (cm->size > 1 && strcmp(r->model.ops->name, "cuda") == 0) { // CUDA ranks: the gradient summed on the device
+        char why[512];
+        const comm *nccl = comm_nccl_attach(cm, why, sizeof why); // every rank or none
+        if (nccl) r->comm = cm = nccl;
+        else if (cm->rank == 0)
+            fprintf(stderr, "posbench: note: the CUDA ranks sum their gradients through host memory and MPI: %s\n", why);
+    }
+    if (r->accumulate == 1 && !cm->sum_f32_device) return;
     size_t n = r->model.params.total;
-    if (cm->size == 1) r->grad_acc = r->model.ops->alloc(n * sizeof(float), "summed micro-batch gradients");
-    else r->grad_host = xmalloc(n * sizeof(float), "this rank's gradient (summed over the ranks)");
+    if (cm->size == 1 && !cm->sum_f32_device) r->grad_acc = r->model.ops->alloc(n * sizeof(float), "summed micro-batch gradients");
+    else if (!cm->sum_f32_device) r->grad_host = xmalloc(n * sizeof(float), "this rank's gradient (summed over the ranks)");
     r->batch_labels = xmalloc((size_t)r->batch * sizeof(int32_t), "the batch's labels");
     r->micro_loss = xmalloc((size_t)r->accumulate * sizeof(double), "micro-batch losses");
 }
@@ -126,10 +129,10 @@ static double micro_batch(run *r, int epoch, int in_epoch, int i, size_t per_inp
 
 double train_step(run *r, int epoch, int in_epoch, double *grad_norm, float *lr) {
     if (r->obj.kind->train_views) return own_views_step(r, epoch, in_epoch, grad_norm, lr);
-    if (r->accumulate == 1) return whole_batch_step(r, epoch, in_epoch, grad_norm, lr);
+    const comm *cm = r->comm;
+    if (r->accumulate == 1 && !cm->sum_f32_device) return whole_batch_step(r, epoch, in_epoch, grad_norm, lr);
     model *m = &r->model;
     const ops_backend *ops = m->ops;
-    const comm *cm = r->comm;
     int N = r->accumulate;
     size_t n = m->params.total;
     load_step_batch(r, epoch, in_epoch); // the whole batch, then cut (the micro-batches share its size)
@@ -142,7 +145,7 @@ double train_step(run *r, int epoch, int in_epoch, double *grad_norm, float *lr)
     memcpy(r->batch_inputs, model_images(m), floats * sizeof(float));
     memcpy(r->batch_labels, r->labels, (size_t)r->batch * sizeof(int32_t));
     for (int i = 0; i < N; i++) r->micro_loss[i] = 0.0;
-    if (cm->size == 1) {
+    if (cm->size == 1 && !cm->sum_f32_device) {
         for (int i = 0; i < N; i++) {
             r->micro_loss[i] = micro_batch(r, epoch, in_epoch, i, per_input);
             if (i == 0) ops->copy(r->grad_acc, m->grad, n * sizeof(float));
@@ -151,9 +154,13 @@ double train_step(run *r, int epoch, int in_epoch, double *grad_norm, float *lr)
         ops->copy(m->grad, r->grad_acc, n * sizeof(float));
     } else { // rank r: micro-batch r; the communicator adds the ranks' gradients in rank order
         r->micro_loss[cm->rank] = micro_batch(r, epoch, in_epoch, cm->rank, per_input);
-        ops->download(r->grad_host, m->grad, n * sizeof(float));
-        cm->sum_f32(r->grad_host, n);
-        ops->upload(m->grad, r->grad_host, n * sizeof(float));
+        if (cm->sum_f32_device) { // NCCL: on the device (core/cuda/comm_nccl.cu), the same bits
+            cm->sum_f32_device(m->grad, n);
+        } else {
+            ops->download(r->grad_host, m->grad, n * sizeof(float));
+            cm->sum_f32(r->grad_host, n);
+            ops->upload(m->grad, r->grad_host, n * sizeof(float));
+        }
         cm->sum_f64(r->micro_loss, (size_t)N); // the others' slots are 0: every rank gets every loss exactly
     }
     double loss = 0.0;

@@ -5,7 +5,7 @@
 #include "train_internal.h"
 
 // After the model and objective exist: reads train.accumulate (exit 2 when it does not divide
-// train.batch, or with model.dropout > 0 or train.early_stop across ranks), allocates its buffers.
+// train.batch, or is neither 1 nor the rank count across ranks), allocates its buffers.
 void train_step_setup(run *r);
 void train_step_free(run *r);
 // One step on the batch at position in_epoch of epoch; returns the mean loss over the whole

@@ -28,7 +28,8 @@ typedef struct {
     const char *const *budget_stages;
     int nbudget;
     // The run's ranks (core/comm.h; NULL: this process alone). Under N ranks rank r trains
-    // micro-batch r of every batch (train.accumulate = N); rank 0 alone writes files and evaluates.
+    // micro-batch r of every batch (train.accumulate = N); rank 0 alone writes files (evaluations:
+    // bench/train/train_eval.c).
     const struct comm *comm;
 } train_options;
 

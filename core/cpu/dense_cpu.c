@@ -227,16 +227,21 @@ void cpu_drop_path_scales(float *keep_scale, int B, float p, rng_addr a) {
 }
 
 void cpu_dropout_forward(float *out, float *mask, const float *in, size_t n, float p,
-                         rng_addr a) {
+                         rng_addr a, uint64_t first) {
     float keep = p < 1.0f ? 1.0f / (1.0f - p) : 0.0f;
-    size_t blocks = (n + 3) / 4; // one Philox block gives the uniforms of 4 consecutive elements
+    if (n == 0) return;
+    // One Philox block gives the uniforms of 4 consecutive stream elements: the blocks that
+    // cover stream elements [first, first + n), each element written by its block alone.
+    uint64_t lo = first / 4, blocks = (first + n + 3) / 4 - lo;
 #pragma omp parallel for schedule(static)
-    for (size_t blk = 0; blk < blocks; blk++) {
+    for (uint64_t k = 0; k < blocks; k++) {
+        uint64_t blk = lo + k;
         float u[4];
-        rng_uniform4_at(a.seed, a.purpose, a.epoch, a.step, a.index, (uint64_t)blk, u);
-        size_t end = blk * 4 + 4 < n ? blk * 4 + 4 : n;
-        for (size_t i = blk * 4; i < end; i++) {
-            mask[i] = u[i - blk * 4] < p ? 0.0f : keep;
+        rng_uniform4_at(a.seed, a.purpose, a.epoch, a.step, a.index, blk, u);
+        uint64_t begin = blk * 4 > first ? blk * 4 : first, end = blk * 4 + 4 < first + n ? blk * 4 + 4 : first + n;
+        for (uint64_t g = begin; g < end; g++) {
+            size_t i = (size_t)(g - first);
+            mask[i] = u[g - blk * 4] < p ? 0.0f : keep;
             out[i] = in[i] * mask[i];
         }
     }

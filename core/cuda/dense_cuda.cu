@@ -342,12 +342,12 @@ __global__ void drop_path_scales_kernel(float *keep_scale, int B, float p, float
     keep_scale[b] = cuda_uniform_at(addr, (uint64_t)b) < p ? 0.0f : scale;
 }
 
-// (n): mask = 0 when uniform(addr, e) < p, else keep; out = in·mask.
+// (n): mask = 0 when uniform(addr, first + e) < p, else keep; out = in·mask.
 __global__ void dropout_forward_kernel(float *out, float *mask, const float *in, size_t n,
-                                       float p, float keep, rng_addr addr) {
+                                       float p, float keep, rng_addr addr, uint64_t first) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
-    float m = cuda_uniform_at(addr, (uint64_t)i) < p ? 0.0f : keep;
+    float m = cuda_uniform_at(addr, first + (uint64_t)i) < p ? 0.0f : keep;
     mask[i] = m;
     out[i] = in[i] * m;
 }
@@ -387,10 +387,10 @@ void cuda_drop_path_scales(float *keep_scale, int B, float p, rng_addr addr) {
 }
 
 void cuda_dropout_forward(float *out, float *mask, const float *in, size_t n, float p,
-                          rng_addr addr) {
+                          rng_addr addr, uint64_t first) {
     if (n == 0) return;
     float keep = p < 1.0f ? 1.0f / (1.0f - p) : 0.0f; // as the CPU: p >= 1 zeroes everything
-    dropout_forward_kernel<<<cuda_blocks(n, THREADS), THREADS>>>(out, mask, in, n, p, keep, addr);
+    dropout_forward_kernel<<<cuda_blocks(n, THREADS), THREADS>>>(out, mask, in, n, p, keep, addr, first);
     CUDA_LAUNCH_CHECK();
 }
 

@@ -361,12 +361,6 @@ static attention_desc tiny_attention(const model *m, int B) {
     return (attention_desc){.B = B, .T = m->T, .C = state(m)->attn_dim, .H = 1, .M = m->T};
 }
 
-static rng_addr site(rng_addr base, uint32_t purpose, uint32_t index) {
-    base.purpose = purpose;
-    base.index = index;
-    return base;
-}
-
 static const float *gmlp_forward(model *m, const float *x, int B, int training, float dropout, rng_addr rng) {
     const ops_backend *ops = m->ops;
     const gmlp_state *s = state(m);
@@ -410,7 +404,7 @@ static const float *gmlp_forward(model *m, const float *x, int B, int training, 
         ops->linear_forward(a->y, a->s, w->out_w, w->out_b, BT, e, d);
         const float *branch = a->y;
         if (dropout > 0.0f && a->y_drop) {
-            ops->dropout_forward(a->y_drop, a->y_mask, a->y, BTd, dropout, site(rng, RNG_DROPOUT, 1 + 2 * l));
+            model_dropout_forward(m, a->y_drop, a->y_mask, a->y, B, (size_t)T * d, dropout, rng, 1 + 2 * l);
             branch = a->y_drop;
         }
         ops->residual_forward(a->out, x, branch, a->keep, B, (size_t)T * d);

@@ -241,16 +241,11 @@ static void qkv_backward(model *m, const vit_block_weights *w, const vit_block_w
     ops->linear_backward(da->ln1, dw->qkv_w, dw->qkv_b, s->mask_dq, a->ln1, w->qkv_w, BT, d, d);
 }
 
-static rng_addr site(rng_addr base, uint32_t purpose, uint32_t index) {
-    base.purpose = purpose;
-    base.index = index;
-    return base;
-}
-
-// Applies dropout to a residual branch when it is on; returns what the residual reads.
-static const float *branch_output(const model *m, float *out, float *dropped, float *mask, float p, size_t n, rng_addr addr) {
+// Applies dropout to a residual branch (B, per_image) when it is on; returns what the residual reads.
+static const float *branch_output(model *m, float *out, float *dropped, float *mask, float p, int B, size_t per_image,
+                                  rng_addr rng, uint32_t site_index) {
     if (p <= 0.0f || !dropped) return out;
-    m->ops->dropout_forward(dropped, mask, out, n, p, addr);
+    model_dropout_forward(m, dropped, mask, out, B, per_image, p, rng, site_index);
     return dropped;
 }
 
@@ -274,14 +269,14 @@ static const float *vit_forward(model *m, const float *x, int B, int training, f
         if (m->pe->bias_forward) ad.bias = m->pe->bias_forward(m, l);
         ops->attention_forward(a->attn, s->kept_probs ? s->kept_probs[l] : a->probs, block_qkv(m, a), &ad);
         ops->linear_forward(a->proj, a->attn, w->proj_w, w->proj_b, BT, d, d);
-        const float *branch1 = branch_output(m, a->proj, a->proj_drop, a->proj_mask, dropout, BTd, site(rng, RNG_DROPOUT, 1 + 2 * l));
+        const float *branch1 = branch_output(m, a->proj, a->proj_drop, a->proj_mask, dropout, B, (size_t)T * d, rng, 1 + 2 * l);
         ops->residual_forward(a->res1, x, branch1, a->keep1, B, (size_t)T * d);
 
         ops->layernorm_forward(a->ln2, a->ln2_mean, a->ln2_rstd, a->res1, w->norm2_w, w->norm2_b, BT, d);
         ops->linear_forward(a->fc1, a->ln2, w->fc1_w, w->fc1_b, BT, d, hd);
         ops->gelu_forward(a->gelu, a->fc1, (size_t)BT * hd);
         ops->linear_forward(a->fc2, a->gelu, w->fc2_w, w->fc2_b, BT, hd, d);
-        const float *branch2 = branch_output(m, a->fc2, a->fc2_drop, a->fc2_mask, dropout, BTd, site(rng, RNG_DROPOUT, 2 + 2 * l));
+        const float *branch2 = branch_output(m, a->fc2, a->fc2_drop, a->fc2_mask, dropout, B, (size_t)T * d, rng, 2 + 2 * l);
         ops->residual_forward(a->res2, a->res1, branch2, a->keep2, B, (size_t)T * d);
         x = a->res2;
     }

@@ -16,6 +16,7 @@
 // per group: fixed segmentation, K = N (G_0 = {cls}); anything else is refused.
 #include "../objective.h"
 #include "gvp.h"
+#include "../eval_shard.h"
 #include "../../core/common.h"
 #include <math.h>
 #include <stdio.h>
@@ -215,21 +216,32 @@ static eval_scores gvp_evaluate(objective *o, objective_env *env) {
     gvp_state *st = o->state;
     model *m = o->model;
     int n = env->test_n, chunk = env->eval_batch < o->max_batch ? env->eval_batch : o->max_batch;
-    double sum = 0.0, sum_last = 0.0;
-    long rows = 0, rows_last = 0;
-    for (int start = 0; start < n; start += chunk) {
+    // Each predicted patch's loss and whether it is in the last group, kept per batch (the ranks
+    // share the batches: eval_shard.h), then added patch after patch in batch order.
+    eval_shard sh;
+    eval_shard_begin(&sh, env, n, chunk, 2);
+    double *kept = NULL;
+    for (int b = 0, start = 0; start < n; b++, start += chunk) {
+        if (!eval_shard_mine(&sh, b)) continue;
         int B = n - start < chunk ? n - start : chunk;
         env->load_test(env, start, B, o->s.train_size);
         prepare(o, B, EVAL_DRAW, 0, (uint32_t)start);
         forward_loss(o, B, 0, (rng_addr){.seed = o->s.seed, .epoch = EVAL_DRAW, .index = (uint32_t)start});
         o->ops->download(st->losses_host, st->losses, (size_t)st->P * sizeof(float));
-        for (int r = 0; r < st->P; r++) { // in row order: the sum does not depend on threads
-            sum += st->losses_host[r];
-            if (st->row_group[r] == st->K) sum_last += st->losses_host[r], rows_last++;
-        }
-        rows += st->P;
+        if (!kept) kept = xmalloc((size_t)o->max_batch * st->N * 2 * sizeof(double) + 1, "GVP evaluation losses");
+        for (int r = 0; r < st->P; r++) kept[2 * r] = st->losses_host[r], kept[2 * r + 1] = st->row_group[r] == st->K;
+        eval_shard_keep(&sh, b, kept, (size_t)st->P);
     }
+    free(kept);
     model_set_streams(m, 0, ATTN_MASK_NONE);
+    size_t rows = 0;
+    double *all = eval_shard_end_list(&sh, &rows), sum = 0.0, sum_last = 0.0;
+    long rows_last = 0;
+    for (size_t r = 0; r < rows; r++) { // in row order: the sum does not depend on threads or ranks
+        sum += all[2 * r];
+        if (all[2 * r + 1] != 0.0) sum_last += all[2 * r], rows_last++;
+    }
+    free(all);
     double mse = sum / (double)rows;
     return (eval_scores){{mse, sum_last / (double)rows_last}, mse};
 }
@@ -351,6 +363,7 @@ const objective_kind objective_gvp = {
     .train_forward = gvp_train_forward,
     .train_backward = gvp_train_backward,
     .evaluate = gvp_evaluate,
+    .sharded_eval = 1,
     .record_final = gvp_record_final,
     .train_keys = gvp_train_keys,
     .probe_prepare = gvp_probe_prepare,

@@ -15,6 +15,7 @@
 // are not in the finetuned model and are left behind.
 #include "../objective.h"
 #include "mae.h"
+#include "../eval_shard.h"
 #include "../pixel_targets.h"
 #include "../../models/decoder.h"
 #include "../../core/common.h"
@@ -215,18 +216,24 @@ static eval_scores mae_evaluate(objective *o, objective_env *env) {
     mae_state *st = o->state;
     model *m = o->model;
     int n = env->test_n, chunk = env->eval_batch < o->max_batch ? env->eval_batch : o->max_batch;
-    double sum = 0.0, vsum = 0.0;
-    for (int start = 0; start < n; start += chunk) {
+    eval_shard sh; // per batch: the masked and the kept patches' loss sums (the ranks share the batches)
+    eval_shard_begin(&sh, env, n, chunk, 2);
+    for (int b = 0, start = 0; start < n; b++, start += chunk) {
+        if (!eval_shard_mine(&sh, b)) continue;
         int B = n - start < chunk ? n - start : chunk;
         env->load_test(env, start, B, o->s.train_size);
         prepare(o, B, EVAL_DRAW, 0, (uint32_t)start);
         forward_loss(o, B, 0, (rng_addr){.seed = o->s.seed, .epoch = EVAL_DRAW, .index = (uint32_t)start});
-        sum += host_sum(o, st->losses, B * st->Mk);
+        double *row = eval_shard_row(&sh, b);
+        row[0] = host_sum(o, st->losses, B * st->Mk);
         o->ops->gather_tokens_forward(st->vpred, st->decoded, st->vrows, 1, B * st->T, B * st->K, st->D);
         o->ops->mse_forward(st->vlosses, st->vpred, st->vtarget, B * st->K, st->D);
-        vsum += host_sum(o, st->vlosses, B * st->K);
+        row[1] = host_sum(o, st->vlosses, B * st->K);
     }
     model_set_keep(m, 0);
+    double sums[2];
+    eval_shard_end(&sh, sums);
+    double sum = sums[0], vsum = sums[1];
     double mse = sum / ((double)n * st->Mk);
     return (eval_scores){{mse, vsum / ((double)n * st->K)}, mse};
 }
@@ -306,6 +313,7 @@ const objective_kind objective_mae = {
     .train_forward = mae_train_forward,
     .train_backward = mae_train_backward,
     .evaluate = mae_evaluate,
+    .sharded_eval = 1,
     .record_final = mae_record_final,
     .train_keys = mae_train_keys,
 };

@@ -8,6 +8,7 @@
 // Metrics: /eval perplexity, accuracy; /final the same for the last epoch.
 #include "../objective.h"
 #include "mlm.h"
+#include "../eval_shard.h"
 #include "../../core/common.h"
 #include "../../datasets/text/text.h"
 #include <math.h>
@@ -86,17 +87,23 @@ static void mlm_train_backward(objective *o, int B) {
 // Perplexity and accuracy over the chosen positions of the whole validation split.
 static eval_scores mlm_evaluate(objective *o, objective_env *env) {
     mlm_state *st = o->state;
-    double loss_sum = 0.0;
-    long correct = 0, chosen = 0;
-    for (int start = 0; start < env->test_n; start += env->eval_batch) {
+    eval_shard sh; // per batch: the loss sum, the correct and the chosen positions (the ranks share the batches)
+    eval_shard_begin(&sh, env, env->test_n, env->eval_batch, 3);
+    for (int b = 0, start = 0; start < env->test_n; b++, start += env->eval_batch) {
+        if (!eval_shard_mine(&sh, b)) continue;
         int B = env->test_n - start < env->eval_batch ? env->test_n - start : env->eval_batch;
         env->load_test(env, start, B, o->model->image_size);
         long k = corrupt_batch(o, B, EVAL_EPOCH, 0, (uint32_t)start);
         const float *logits = model_forward(o->model, B, 0, (rng_addr){0});
-        loss_sum += mlm_loss_forward(&st->loss, logits, B, k) * (double)k;
-        correct += mlm_count_correct(&st->loss, logits, B);
-        chosen += k;
+        double *row = eval_shard_row(&sh, b);
+        row[0] = mlm_loss_forward(&st->loss, logits, B, k) * (double)k;
+        row[1] = (double)mlm_count_correct(&st->loss, logits, B);
+        row[2] = (double)k;
     }
+    double sum[3];
+    eval_shard_end(&sh, sum);
+    double loss_sum = sum[0];
+    long correct = (long)sum[1], chosen = (long)sum[2];
     double loss = loss_sum / (double)chosen;
     eval_scores e = {{exp(loss), (double)correct / (double)chosen}, loss};
     return e;
@@ -124,6 +131,7 @@ const objective_kind objective_mlm = {
     .train_forward = mlm_train_forward,
     .train_backward = mlm_train_backward,
     .evaluate = mlm_evaluate,
+    .sharded_eval = 1,
     .record_final = NULL,
     .train_keys = mlm_train_keys,
 };

@@ -5,6 +5,7 @@
 // (paper Fig. 3) and reassembled samples (Fig. 2).
 #include "../objective.h"
 #include "mp3.h"
+#include "../eval_shard.h"
 #include "../../core/common.h"
 #include <math.h>
 #include <stdio.h>
@@ -108,21 +109,35 @@ static eval_scores position_accuracy(objective *o, objective_env *env, double et
     int n = limit > 0 && limit < env->test_n ? limit : env->test_n, Mp = mp3_context_patches(m->N, eta), M = m->t0 + Mp;
     int chunk = model_batch_capacity(m, M);
     if (chunk > env->eval_batch) chunk = env->eval_batch;
-    mp3_counts k = {0};
-    double loss_sum = 0.0;
-    for (int start = 0; start < n; start += chunk) {
+    // Per batch (eval_shard.h: the ranks share the batches): the loss sum, then the counts.
+    enum { COUNTS = 4 + MP3_MAX_DISTANCE, WIDTH = 1 + COUNTS };
+    eval_shard sh;
+    eval_shard_begin(&sh, env, n, chunk, WIDTH);
+    for (int b = 0, start = 0; start < n; b++, start += chunk) {
+        if (!eval_shard_mine(&sh, b)) continue;
         int B = n - start < chunk ? n - start : chunk;
         env->load_test(env, start, B, o->s.train_size);
         mp3_sample_context(model_context(m), B, m->N, m->t0, Mp, o->s.seed, context_epoch, 0, (uint32_t)start);
         model_set_context(m, M);
         rng_addr refs = {.seed = o->s.seed, .epoch = EVAL_CONTEXT, .index = (uint32_t)start};
         const float *logits = model_forward(m, B, 0, refs);
-        loss_sum += mp3_forward(&st->loss, logits, B) * B;
+        double *row = eval_shard_row(&sh, b);
+        row[0] = mp3_forward(&st->loss, logits, B) * B;
         const int *pred = mp3_predict(&st->loss, logits, B);
         mp3_layout L = layout_of(m);
-        mp3_count_positions(pred, model_images(m), B, &L, model_reference_tokens(m), model_reference_width(m), m->t0, &k);
+        mp3_counts kb = {0};
+        mp3_count_positions(pred, model_images(m), B, &L, model_reference_tokens(m), model_reference_width(m), m->t0, &kb);
+        row[1] = (double)kb.correct, row[2] = (double)kb.total, row[3] = (double)kb.correct_nonblank;
+        row[4] = (double)kb.total_nonblank;
+        for (int d = 0; d < MP3_MAX_DISTANCE; d++) row[5 + d] = (double)kb.distance_nonblank[d];
     }
     model_set_context(m, m->T);
+    double sum[WIDTH];
+    eval_shard_end(&sh, sum);
+    double loss_sum = sum[0];
+    mp3_counts k = {.correct = (long)sum[1], .total = (long)sum[2], .correct_nonblank = (long)sum[3],
+                    .total_nonblank = (long)sum[4]};
+    for (int d = 0; d < MP3_MAX_DISTANCE; d++) k.distance_nonblank[d] = (long)sum[5 + d];
     if (counts) *counts = k;
     return (eval_scores){{(double)k.correct / k.total, k.total_nonblank ? (double)k.correct_nonblank / k.total_nonblank : NAN},
                          loss_sum / n};
@@ -290,6 +305,7 @@ const objective_kind objective_mp3 = {
     .train_forward = mp3_train_forward,
     .train_backward = mp3_train_backward,
     .evaluate = mp3_evaluate,
+    .sharded_eval = 1,
     .record_final = mp3_record_final,
     .train_keys = mp3_train_keys,
 };

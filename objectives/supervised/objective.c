@@ -4,6 +4,7 @@
 // throughput at each eval.resolutions size (CAPE Figs. 2-4, Table 1).
 #include "../objective.h"
 #include "supervised.h"
+#include "../eval_shard.h"
 #include "../../core/common.h"
 #include <math.h>
 #include <stdio.h>
@@ -73,20 +74,27 @@ static void supervised_train_backward(objective *o, int B) {
     model_backward(o->model, B);
 }
 
-// Top-1, top-5 and loss on the test set at the training size.
+// Top-1, top-5 and loss on the test set at the training size; its batches shared by the ranks
+// of a run across processes (eval_shard.h: per batch the loss sum and the two counts).
 static eval_scores supervised_evaluate(objective *o, objective_env *env) {
     supervised_state *st = o->state;
-    long top1 = 0, top5 = 0;
-    double loss_sum = 0.0;
-    for (int start = 0; start < env->test_n; start += env->eval_batch) {
+    eval_shard sh;
+    eval_shard_begin(&sh, env, env->test_n, env->eval_batch, 3);
+    for (int k = 0, start = 0; start < env->test_n; k++, start += env->eval_batch) {
+        if (!eval_shard_mine(&sh, k)) continue;
         int B = env->test_n - start < env->eval_batch ? env->test_n - start : env->eval_batch;
         env->load_test(env, start, B, o->s.train_size);
         const int32_t *y = upload_labels(o, env->labels, B);
         const float *logits = model_forward(o->model, B, 0, (rng_addr){0});
-        loss_sum += supervised_forward(&st->eval_loss, logits, y, B) * B;
+        double *row = eval_shard_row(&sh, k); // loss sum, top-1 count, top-5 count
+        long top1 = 0, top5 = 0;
+        row[0] = supervised_forward(&st->eval_loss, logits, y, B) * B;
         supervised_count_topk(&st->eval_loss, logits, y, B, &top1, &top5);
+        row[1] = (double)top1, row[2] = (double)top5;
     }
-    eval_scores e = {{(double)top1 / env->test_n, (double)top5 / env->test_n}, loss_sum / env->test_n};
+    double sum[3];
+    eval_shard_end(&sh, sum);
+    eval_scores e = {{sum[1] / env->test_n, sum[2] / env->test_n}, sum[0] / env->test_n};
     return e;
 }
 
@@ -205,6 +213,7 @@ const objective_kind objective_supervised = {
     .train_forward = supervised_train_forward,
     .train_backward = supervised_train_backward,
     .evaluate = supervised_evaluate,
+    .sharded_eval = 1,
     .record_final = supervised_record_final,
     .train_keys = supervised_train_keys,
 };
