@@ -749,7 +749,7 @@ const float *model_forward(model *m, int B, int training, rng_addr rng) {
     const model_config *c = &m->cfg;
     const model_weights *w = &m->weights;
     const model_activations *a = &m->activations;
-    int d = c->dim, T = m->T, N = m->N, BT = B * T;
+    int d = c->dim, T = m->T, N = m->N;
     int pd = token_inputs(c);
     if (B > model_batch_capacity(m, m->M))
         die_fail("model_forward: batch %d with %d key tokens > allocated %d", B, m->M, model_batch_capacity(m, m->M));

@@ -366,7 +366,7 @@ static const float *gmlp_forward(model *m, const float *x, int B, int training, 
     const gmlp_state *s = state(m);
     const model_config *c = &m->cfg;
     int d = c->dim, e = half_width(c), a_dim = s->attn_dim, T = m->T, BT = B * T;
-    size_t BTe = (size_t)BT * e, BTd = (size_t)BT * d;
+    size_t BTe = (size_t)BT * e;
     for (int l = 0; l < c->depth; l++) {
         const gmlp_block_weights *w = &s->weights[l];
         const gmlp_block_acts *a = &s->acts[l];

@@ -254,7 +254,6 @@ static const float *vit_forward(model *m, const float *x, int B, int training, f
     const vit_state *s = state(m);
     const model_config *c = &m->cfg;
     int d = c->dim, hd = c->mlp_ratio * c->dim, T = model_tokens(m), BT = B * T;
-    size_t BTd = (size_t)BT * d;
     attention_desc ad = block_attention(m, B);
     for (int l = 0; l < c->depth; l++) {
         const vit_block_weights *w = &s->weights[l];
