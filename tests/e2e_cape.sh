@@ -69,22 +69,8 @@ check "cape-speech smoke: 5 encodings, /speech_duration and /speech_rate frames,
 
 # Refusals: exit 2 and a message naming the key and what is valid.
 CFG="data.limit=256 data.test_limit=100 train.epochs=1 train.batch=32 model.dim=32 model.depth=2 model.heads=2 model.patch=4"
-# $CFG without the keys the arguments set: a key is given once (twice is an error, as in YAML).
-without_keys() {
-    for kv in $CFG; do
-        dup=0
-        for o in "$@"; do [ "${o%%=*}" = "${kv%%=*}" ] && dup=1; done
-        [ $dup -eq 0 ] && printf '%s ' "$kv"
-    done
-}
-refuse() { # name, expected text, args...
-    name=$1 want=$2; shift 2
-    base=$(without_keys "$@")
-    # shellcheck disable=SC2086
-    $PB train $base --out "$T/r" "$@" > "$T/r.out" 2> "$T/r.err"; rc=$?
-    [ $rc -eq 2 ] && grep -qF "$want" "$T/r.err"
-    check "refused: $name" $? "exit $rc: $(head -c 300 "$T/r.err")"
-}
+REFUSE_BASE=$CFG
+. tests/refuse_lib.sh
 refuse "eval size the patch does not divide" "eval.resolutions: image size 30 is not a multiple of model.patch=4" eval.resolutions=28,30
 refuse "UniViT size the patch does not divide" "data.resolutions: image size 18 is not a multiple of model.patch=4" data.resolutions=16,18
 refuse "TTA neighbour the patch does not divide" "eval.tta_delta=2 around eval.resolutions 28" eval.resolutions=28 eval.tta_delta=2

@@ -83,22 +83,8 @@ check "HDF5: a gMLP run records model.arch=gmlp and no /attention" $? "$(basenam
 
 # Refusals: exit 2 and a message naming the keys and the reason.
 CFG="data.limit=256 data.test_limit=100 train.epochs=1 train.batch=32 model.dim=32 model.depth=2 model.patch=4"
-# $CFG without the keys the arguments set: a key is given once (twice is an error, as in YAML).
-without_keys() {
-    for kv in $CFG; do
-        dup=0
-        for o in "$@"; do [ "${o%%=*}" = "${kv%%=*}" ] && dup=1; done
-        [ $dup -eq 0 ] && printf '%s ' "$kv"
-    done
-}
-refuse() { # name, expected text, args...
-    name=$1 want=$2; shift 2
-    base=$(without_keys "$@")
-    # shellcheck disable=SC2086
-    $PB train $base --out "$T/r" "$@" > "$T/r.out" 2> "$T/r.err"; rc=$?
-    [ $rc -eq 2 ] && grep -qF "$want" "$T/r.err" && [ "$(wc -l < "$T/r.err")" -eq 1 ]
-    check "refused: $name" $? "exit $rc: $(head -c 300 "$T/r.err")"
-}
+REFUSE_BASE=$CFG
+. tests/refuse_lib.sh
 refuse "MP3 with a gMLP" "model.arch=gmlp cannot be pretrained with objective.name=mp3: its spatial weights W are position-specific" \
     model.arch=gmlp objective.name=mp3 pe.kind=none
 refuse "MP3 with an aMLP" "model.arch=amlp cannot be pretrained with objective.name=mp3" model.arch=amlp objective.name=mp3 pe.kind=none

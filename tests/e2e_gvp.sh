@@ -70,22 +70,8 @@ check "finetune from a GVP run: every tensor but the classifier loaded (pixel he
 
 # Refusals: exit 2 and a message naming the key and what is valid.
 BASE="objective.name=gvp pe.kind=sin2d data.limit=256 data.test_limit=100 train.epochs=1 train.batch=32 model.dim=32 model.depth=2 model.heads=2 model.patch=4"
-# $BASE without the keys the arguments set: a key is given once (twice is an error, as in YAML).
-without_keys() {
-    for kv in $BASE; do
-        dup=0
-        for o in "$@"; do [ "${o%%=*}" = "${kv%%=*}" ] && dup=1; done
-        [ $dup -eq 0 ] && printf '%s ' "$kv"
-    done
-}
-refuse() { # name, expected text, args...
-    name=$1 want=$2; shift 2
-    base=$(without_keys "$@")
-    # shellcheck disable=SC2086
-    $PB train $base --out "$T/r" "$@" > "$T/r.out" 2> "$T/r.err"; rc=$?
-    [ $rc -eq 2 ] && grep -qF "$want" "$T/r.err"
-    check "refused: $name" $? "exit $rc: $(head -c 300 "$T/r.err")"
-}
+REFUSE_BASE=$BASE
+. tests/refuse_lib.sh
 refuse "objective.groups > N (fixed)" "objective.groups=50 cannot be cut from 49 patches" objective.segmentation=fixed objective.groups=50
 refuse "objective.groups that mixed cannot fit" "objective.groups=40 cannot be cut from 49 patches: mixed segmentation" objective.segmentation=mixed objective.groups=40
 refuse "objective.groups = N with random cuts" "(valid: 1 to 48)" objective.segmentation=random objective.groups=49

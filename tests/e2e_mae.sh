@@ -64,22 +64,8 @@ $PB list bench/experiments/ssl-lecture.yaml --scale smoke > "$T/ssl.out" 2>&1 &&
     grep -q "^total: 14 runs" "$T/ssl.out" && grep -q "^total: 42 runs" "$T/ssl2.out"
 check "ssl-lecture.yaml: checked, 14 runs at smoke, 42 at small (supervised_matched included)" $? "$(tail -n 1 "$T/ssl.out") / $(tail -n 1 "$T/ssl2.out")"
 
-# $CFG without the keys the arguments set: a key is given once (twice is an error, as in YAML).
-without_keys() {
-    for kv in $CFG; do
-        dup=0
-        for o in "$@"; do [ "${o%%=*}" = "${kv%%=*}" ] && dup=1; done
-        [ $dup -eq 0 ] && printf '%s ' "$kv"
-    done
-}
-refuse() { # name, expected text, args...
-    name=$1 want=$2; shift 2
-    base=$(without_keys "$@")
-    # shellcheck disable=SC2086
-    $PB train $base --out "$T/r" "$@" > "$T/r.out" 2> "$T/r.err"; rc=$?
-    [ $rc -eq 2 ] && grep -qF "$want" "$T/r.err" && [ "$(wc -l < "$T/r.err")" -eq 1 ]
-    check "refused: $name" $? "exit $rc: $(head -c 300 "$T/r.err")"
-}
+REFUSE_BASE=$CFG
+. tests/refuse_lib.sh
 refuse "masking ratio 0" "objective.eta=0: objective.name=mae predicts the masked patches" objective.eta=0
 refuse "masking ratio 1" "objective.eta" objective.eta=1
 refuse "a ratio that keeps no patch" "objective.eta=0.99: objective.name=mae keeps round((1-eta)*N) = 0 of the N = 49" objective.eta=0.99

@@ -61,22 +61,8 @@ $PB train objective.name=supervised data.limit=128 data.test_limit=32 train.epoc
 [ $rc -eq 0 ] && grep -q "^init: .* tensors from .*; fresh: head.weight, head.bias$" "$T/ft.out"
 check "finetune from a SimCLR run: every backbone tensor loaded, proj.* left behind" $? "exit $rc: $(grep '^init' "$T/ft.out")"
 
-# $CFG without the keys the arguments set: a key is given once (twice is an error, as in YAML).
-without_keys() {
-    for kv in $CFG; do
-        dup=0
-        for o in "$@"; do [ "${o%%=*}" = "${kv%%=*}" ] && dup=1; done
-        [ $dup -eq 0 ] && printf '%s ' "$kv"
-    done
-}
-refuse() { # name, expected text, args...
-    name=$1 want=$2; shift 2
-    base=$(without_keys "$@")
-    # shellcheck disable=SC2086
-    $PB train $base --out "$T/r" "$@" > "$T/r.out" 2> "$T/r.err"; rc=$?
-    [ $rc -eq 2 ] && grep -qF "$want" "$T/r.err" && [ "$(wc -l < "$T/r.err")" -eq 1 ]
-    check "refused: $name" $? "exit $rc: $(head -c 300 "$T/r.err")"
-}
+REFUSE_BASE=$CFG
+. tests/refuse_lib.sh
 refuse "train.accumulate=2 (NT-Xent couples the batch)" "train.accumulate=2" train.accumulate=2
 refuse "simclr.pool=cls without a cls token" "simclr.pool=cls" model.cls=false
 refuse "simclr.pool=mean with a cls token" "simclr.pool=mean" simclr.pool=mean
