@@ -29,6 +29,16 @@ int comm_launched_size(void) {
     return 0;
 }
 
+double comm_timeout_seconds(const char *var, double default_s) {
+    const char *t = getenv(var);
+    if (!t || !*t) return default_s;
+    char *end;
+    double v = strtod(t, &end);
+    if (end == t || *end != '\0' || !(v > 0) || v > 1e9)
+        die_input("%s=%s: not a number of seconds (valid: a number > 0 and at most 1e9)", var, t);
+    return v;
+}
+
 const comm *comm_world(void) {
     static const comm *world;
     if (world) return world;

@@ -34,6 +34,10 @@ const comm *comm_single(void);
 // Ranks a launcher started for this job, from its environment (OpenMPI's mpirun:
 // OMPI_COMM_WORLD_SIZE; MPICH / Slurm PMI: PMI_SIZE); 0 when the process was not started by one.
 int comm_launched_size(void);
+// The seconds a collective may wait for the other ranks: environment variable `var` (e.g.
+// POSBENCH_MPI_TIMEOUT_S) when set, else default_s; a value that is not a number > 0 is bad
+// input (exit 2 naming the variable).
+double comm_timeout_seconds(const char *var, double default_s);
 // The process's communicator, made once: MPI when a launcher started the process and this
 // build has MPI (MPI_Init here, MPI_Finalize at exit); the single-process one when no launcher
 // did. A launcher's job of several processes in a build without MPI is bad input (exit 2: each

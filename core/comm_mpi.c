@@ -3,7 +3,14 @@
 // chunks (chunk c = [n c / size, n (c + 1) / size)); MPI_Alltoallv sends chunk c of every rank to
 // rank c, which adds the size copies in rank order 0..size-1 itself; MPI_Allgatherv then gives
 // every rank every summed chunk. No MPI reduction operation is used, so neither the library's
-// algorithm nor timing can change a bit. Errors return (MPI_ERRORS_RETURN) and are checked: a
+// algorithm nor timing can change a bit. The two collectives of a sum are non-blocking
+// (MPI_Ialltoallv, MPI_Iallgatherv) and their wait is bounded: a rank that waits longer than
+// POSBENCH_MPI_TIMEOUT_S seconds (default 300) for the others names the sum and aborts the job
+// (exit 1), so a rank that hangs without dying (stopped, deadlocked, a frozen node: the launcher
+// sees nothing) ends the job instead of holding every rank forever. The sums are the per-step
+// collectives (every rank does the same work between two of them), so they alone carry the
+// bound; broadcast and barrier wait for rank 0's own work (evaluation, records, checkpoints),
+// which may legitimately take long, and are not bounded. Errors return (MPI_ERRORS_RETURN) and are checked: a
 // failing call is named and the job aborted (MPI_Abort, exit 1); die_input / die_fail on any
 // rank abort the job too (set_die_hook), so no rank waits forever for one that has gone; a rank
 // the launcher ends because another died (SIGTERM) exits 1 with a message (on_sigterm below).
@@ -17,9 +24,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static comm world;
+static double timeout_s = 300.0; // POSBENCH_MPI_TIMEOUT_S
 static void *recv_buf; // size × the largest chunk, grown as needed
 static size_t recv_cap;
 
@@ -55,6 +64,29 @@ static void add_f64(void *acc, const void *x, size_t n) {
     for (size_t i = 0; i < n; i++) a[i] = a[i] + b[i];
 }
 
+// Waits for a non-blocking collective, polling (MPI_Test: the library makes progress while it is
+// called) with a growing pause (up to 1 ms), at most timeout_s seconds; past it names the call
+// and what it was for, and aborts the job.
+static void wait_bounded(MPI_Request *req, const char *call, size_t n) {
+    double start = now_seconds();
+    for (long polls = 0;; polls++) {
+        int done = 0;
+        check(MPI_Test(req, &done, MPI_STATUS_IGNORE), call);
+        if (done) return;
+        if (now_seconds() - start > timeout_s) {
+            fprintf(stderr, "posbench: error: rank %d of %d: %s of a %zu-element sum over the ranks did not finish within "
+                    "%g s (POSBENCH_MPI_TIMEOUT_S): another rank hangs (stopped or stuck, not dead: the launcher did not "
+                    "notice it); aborting the job; rerun the same command to resume from the last checkpoint\n",
+                    world.rank, world.size, call, n, timeout_s);
+            mpi_abort(EXIT_RUN_FAILED);
+        }
+        if (polls > 1000) { // a busy wait first (the usual case: the others are a moment behind), then pauses
+            struct timespec pause = {0, polls > 20000 ? 1000000L : 20000L};
+            nanosleep(&pause, NULL);
+        }
+    }
+}
+
 static size_t chunk_lo(size_t n, int c, int size) { return n * (size_t)c / (size_t)size; }
 
 static void ordered_sum(void *buf, size_t n, size_t elem, MPI_Datatype type, void (*add)(void *, const void *, size_t)) {
@@ -79,13 +111,16 @@ static void ordered_sum(void *buf, size_t n, size_t elem, MPI_Datatype type, voi
         recv_buf = xmalloc(recv_cap, "MPI reduce-scatter buffer");
     }
     // Chunk `me` of every rank, rank s's at recv_buf + s × mine.
-    check(MPI_Alltoallv(buf, counts, displs, type, recv_buf, rcounts, rdispls, type, MPI_COMM_WORLD), "MPI_Alltoallv");
+    MPI_Request req;
+    check(MPI_Ialltoallv(buf, counts, displs, type, recv_buf, rcounts, rdispls, type, MPI_COMM_WORLD, &req), "MPI_Ialltoallv");
+    wait_bounded(&req, "MPI_Ialltoallv", n);
     char *out = (char *)buf + mine_lo * elem;
     if (mine > 0) { // a rank's chunk is empty when n < size
         memcpy(out, recv_buf, mine * elem);
         for (int s = 1; s < size; s++) add(out, (char *)recv_buf + (size_t)s * mine * elem, mine);
     }
-    check(MPI_Allgatherv(MPI_IN_PLACE, 0, type, buf, counts, displs, type, MPI_COMM_WORLD), "MPI_Allgatherv");
+    check(MPI_Iallgatherv(MPI_IN_PLACE, 0, type, buf, counts, displs, type, MPI_COMM_WORLD, &req), "MPI_Iallgatherv");
+    wait_bounded(&req, "MPI_Iallgatherv", n);
     free(counts);
 }
 
@@ -158,6 +193,7 @@ const comm *comm_mpi_init(void) {
         fprintf(stderr, "posbench: error: this MPI library gives thread level %d; posbench needs MPI_THREAD_FUNNELED\n", provided);
         mpi_abort(EXIT_RUN_FAILED);
     }
+    timeout_s = comm_timeout_seconds("POSBENCH_MPI_TIMEOUT_S", timeout_s); // bad value: exit 2 on every rank
     set_die_hook(die_hook);
     catch_launcher_termination();
     atexit(mpi_finalize);

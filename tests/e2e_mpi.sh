@@ -121,6 +121,48 @@ $MPIRUN "$PB" train $CFG --threads 1 --out "$T/k" >"$T/k2.out" 2>&1; rc=$?
 out=$(python3 $CMP --bitwise --weights "$(file "$T/f-ref")" "$(file "$T/k")" 2>&1); same=$?
 [ $rc -eq 0 ] && [ $same -eq 0 ] && grep -q "resuming run .* from step 2" "$T/k2.out"
 check "the killed job resumes from its last checkpoint and ends as the uninterrupted run" $? "exit $rc; $out"
+# The same through posbench's own launcher (bench/run/launch.c): `posbench train --ranks 2` starts
+# mpirun and gives the job posbench's exit status: 1 for a killed rank, with a line naming the
+# signal; the rerun through it resumes and ends bitwise as the uninterrupted run.
+t0=$(date +%s)
+POSBENCH_FAULT_RANK=1 POSBENCH_FAULT_SELF_KILL_STEP=3 timeout 300 "$PB" train $CFG --ranks 2 --threads 1 --out "$T/kr" >"$T/kr.out" 2>&1; rc=$?
+took=$(($(date +%s) - t0))
+[ $rc -eq 1 ] && [ $took -lt 60 ] && grep -q "process rank 1 .* exited on signal 9" "$T/kr.out" && \
+    grep -q "a rank of the 2 died on signal 9 (Killed) without a word (mpirun's exit status 137" "$T/kr.out"
+check "train --ranks 2: a killed rank ends the job with exit 1 (not mpirun's 137), naming the signal" $? \
+    "exit $rc after ${took}s; $(grep -m1 'died on signal' "$T/kr.out")"
+timeout 300 "$PB" train $CFG --ranks 2 --threads 1 --out "$T/kr" >"$T/kr2.out" 2>&1; rc=$?
+out=$(python3 $CMP --bitwise --weights "$(file "$T/f-ref")" "$(file "$T/kr")" 2>&1); same=$?
+[ $rc -eq 0 ] && [ $same -eq 0 ] && grep -q "resuming run .* from step 2" "$T/kr2.out"
+check "train --ranks 2 resumes the killed run and ends as train.accumulate=2 in one process, bitwise" $? "exit $rc; $out"
+# A rank that hangs without dying (SIGSTOP after step 3: mpirun sees nothing): the other rank's
+# bounded wait in the next gradient sum (POSBENCH_MPI_TIMEOUT_S, here 3 s) names the sum and aborts
+# the job, exit 1, within seconds instead of never; the rerun resumes bitwise.
+t0=$(date +%s)
+POSBENCH_MPI_TIMEOUT_S=3 POSBENCH_FAULT_RANK=1 POSBENCH_FAULT_HANG_STEP=3 timeout 300 "$PB" train $CFG --ranks 2 --threads 1 \
+    --out "$T/h" >"$T/h.out" 2>&1; rc=$?
+took=$(($(date +%s) - t0))
+[ $rc -eq 1 ] && [ $took -lt 60 ] && \
+    grep -q "rank 0 of 2: MPI_Ialltoallv of a [0-9]*-element sum over the ranks did not finish within 3 s (POSBENCH_MPI_TIMEOUT_S)" "$T/h.out"
+check "a rank that hangs alive ends the job at the collective timeout: exit 1, the sum named (no hang)" $? \
+    "exit $rc (124 = hung until the test's timeout) after ${took}s; $(grep -m1 'did not finish' "$T/h.out")"
+timeout 300 "$PB" train $CFG --ranks 2 --threads 1 --out "$T/h" >"$T/h2.out" 2>&1; rc=$?
+out=$(python3 $CMP --bitwise --weights "$(file "$T/f-ref")" "$(file "$T/h")" 2>&1); same=$?
+[ $rc -eq 0 ] && [ $same -eq 0 ] && grep -q "resuming run .* from step 2" "$T/h2.out"
+check "the hung job resumes from its checkpoint and ends as the uninterrupted run" $? "exit $rc; $out"
+# --ranks and the timeout refuse bad input before any rank starts (exit 2, naming what is valid)
+bad=0; msgs=""
+for args in "--ranks 1" "--ranks x" "--ranks 2 train.accumulate=4" "--ranks 2 --plan $T/plan.tsv"; do
+    "$PB" train $BASE $args --out "$T/bad-ranks" >/dev/null 2>"$T/br.err"; rc=$?
+    [ $rc -eq 2 ] && grep -q "posbench: error: .*\(--ranks\|valid\)" "$T/br.err" || bad=1
+    msgs="$msgs [$args: exit $rc $(head -c 120 "$T/br.err")]"
+done
+$MPIRUN "$PB" train $BASE --ranks 2 --out "$T/bad-ranks" >/dev/null 2>"$T/br.err"; rc=$?
+[ $rc -eq 2 ] && grep -q "under an MPI launcher: --ranks starts mpirun itself" "$T/br.err" || bad=1
+POSBENCH_MPI_TIMEOUT_S=soon $MPIRUN "$PB" train $BASE --out "$T/bad-ranks" >/dev/null 2>"$T/br.err"; rc=$?
+[ $rc -eq 2 ] && grep -q "POSBENCH_MPI_TIMEOUT_S=soon: not a number of seconds" "$T/br.err" || bad=1
+[ ! -e "$T/bad-ranks" ] || [ -z "$(ls "$T/bad-ranks")" ] || bad=1
+check "bad --ranks values and POSBENCH_MPI_TIMEOUT_S: exit 2 before any training, nothing written" $bad "$msgs"
 
 # A stop decided on every rank alike: rank 1 alone gets a NaN parameter before step 3; its
 # micro-batch loss is summed with rank 0's, so both ranks see the non-finite loss and stop at

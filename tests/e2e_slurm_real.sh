@@ -214,3 +214,29 @@ report_norm "$O2/tiny" > rep_slurm2
 report_norm "$T/direct2/tiny" > rep_direct2
 diff rep_slurm2 rep_direct2 > rep2.diff && [ "$(grep -c '^| ' rep_slurm2)" -eq 5 ]
 check "report after cancel + resubmit equals posbench run's" $? "$(head -n 4 rep2.diff | tr '\n' ' ')"
+
+# One run across 2 ranks inside a Slurm job (docs/usage.md "One run across processes"): an
+# sbatch script asking for 2 tasks runs `posbench train --ranks 2`, whose mpirun takes its slots
+# from the Slurm allocation; the run equals train.accumulate=2 in one process bitwise.
+if ldd "$PB" 2>/dev/null | grep -q libmpi && command -v mpirun >/dev/null 2>&1; then
+    RUN="data.limit=128 data.test_limit=100 train.epochs=1 train.batch=32 eval.batch=50 model.dim=32 model.depth=1 model.heads=2 model.patch=7"
+    cat >ranks.sbatch <<SB
+#!/bin/sh
+#SBATCH --ntasks=2
+#SBATCH --cpus-per-task=1
+#SBATCH --output=$T/work/ranks-%j.log
+exec "$PB" train $RUN --ranks 2 --threads 1 --out "$T/ranks"
+SB
+    J=$(sbatch --parsable ranks.sbatch 2>sb.err); rc=$?
+    wait_job "$J" 300
+    state=$(scontrol show job "$J" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p' | head -n 1)
+    "$PB" train $RUN train.accumulate=2 --threads 1 --out "$T/ranks-one" > ranks-one.out 2>&1
+    a=$(ls "$T/ranks"/*.h5 2>/dev/null | head -n 1); b=$(ls "$T/ranks-one"/*.h5 2>/dev/null | head -n 1)
+    out=$(python3 "$(dirname "$PB")/../tests/h5_series_compare.py" --bitwise --weights "$b" "$a" 2>&1); same=$?
+    [ $rc -eq 0 ] && [ "$state" = COMPLETED ] && [ $same -eq 0 ] && [ "$(basename "$a")" = "$(basename "$b")" ] &&
+        grep -q "^final: top1=" "$T/work/ranks-$J.log"
+    check "a Slurm job of 2 tasks runs posbench train --ranks 2 (mpirun in the allocation): equal to train.accumulate=2 bitwise" $? \
+        "sbatch exit $rc, job $state; $out; $(tail -n 2 "$T/work/ranks-$J.log" 2>/dev/null | tr '\n' ' ')"
+else
+    echo "SKIP slurm: train --ranks in a Slurm job: $PB was built without MPI or mpirun is missing (make deps)"
+fi

@@ -15,6 +15,7 @@
 #include "../report/plot.h"
 #include "../report/report.h"
 #include "../results/results.h"
+#include "../run/launch.h"
 #include "../run/runner.h"
 #include "../run/sweep.h"
 #include "../train/train.h"
@@ -25,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *usage_text =
     "usage: posbench <command> [options]\n"
@@ -53,7 +55,7 @@ static void usage_error(const char *fmt, const char *arg) {
 }
 
 static long parse_long_flag(const char *flag, const char *value, long min) {
-    long max = !strcmp(flag, "--threads") ? POSBENCH_MAX_THREADS : !strcmp(flag, "--iters") ? 1000000 : LONG_MAX;
+    long max = !strcmp(flag, "--threads") ? POSBENCH_MAX_THREADS : !strcmp(flag, "--iters") ? 1000000 : !strcmp(flag, "--ranks") ? 65536 : LONG_MAX;
     return parse_int_flag(flag, value, min, max);
 }
 
@@ -76,7 +78,7 @@ static int common_flag(int argc, char **argv, int *i) {
 static void train_help(void) {
     printf("usage: posbench train [key=value ...] [--out DIR] [--threads N] [--device D]\n"
            "                      [--force] [--fresh] [--stop-after STEP] [--init WEIGHTS] [--plan FILE]\n"
-           "                      [--print-config]\n"
+           "                      [--print-config] [--ranks N]\n"
            "Trains one run from the defaults below plus the overrides, evaluates top-1/top-5 on the\n"
            "test split after every epoch and writes DIR/<run-id>.h5 (DIR defaults to results/train).\n"
            "The run id is a hash of every key that changes results; rerunning the same command\n"
@@ -94,6 +96,10 @@ static void train_help(void) {
            "                    with the run id and results file, then exit without training\n"
            "  --init WEIGHTS    start from a finished run's DIR/<run-id>.weights (tensors with the same\n"
            "                    name and shape are copied; the others keep their fresh initialisation)\n"
+           "  --ranks N         train across N processes: starts mpirun -np N (flags from POSBENCH_MPIRUN_ARGS,\n"
+           "                    e.g. --hostfile) and gives the job one exit status: 0 done, 2 bad input, 1 any\n"
+           "                    failure, a rank killed outright included (mpirun alone exits 128 + signal);\n"
+           "                    --threads is per rank (default: this machine's cores / N)\n"
            "Across processes: mpirun -np N posbench train ... trains micro-batch r of every batch on rank r\n"
            "(train.accumulate=N's run, bitwise on the CPU); rank 0 writes the files (needs a build with MPI).\n\n");
     config_print_help(stdout);
@@ -111,15 +117,55 @@ static void override_once(const char *const *given, int n, const char *arg) {
                       given[j], arg);
 }
 
+// posbench train --ranks N (launch.h): the arguments were checked in this process; mpirun then
+// starts N ranks of `posbench train` with them (and --threads cores/N unless given).
+static int train_on_ranks(int ranks, config *cfg, const train_options *opt, char **args, int nargs, int threads_given,
+                          int print_config) {
+    if (comm_launched_size() > 0)
+        die_input("--ranks %d under an MPI launcher: --ranks starts mpirun itself (run posbench train --ranks N alone, or "
+                  "mpirun -np N posbench train without --ranks)", ranks);
+    if (opt->plan_path) die_input("--plan writes one process's crosscheck plan: run it without --ranks");
+    long acc = cfg_int(cfg, "train.accumulate");
+    if (acc != 1 && acc != ranks)
+        die_input("train.accumulate=%ld with --ranks %d: rank r trains micro-batch r of every batch (valid: "
+                  "train.accumulate=1 or %d)", acc, ranks, ranks);
+    if (print_config) { // the configuration the ranks will train: train.accumulate=N's run id
+        char kv[64], err[1024];
+        snprintf(kv, sizeof kv, "train.accumulate=%d", ranks);
+        if (config_apply_override(cfg, kv, err, sizeof err) != 0) die_input("%s", err);
+        train_print_config(cfg, opt, stdout);
+        return 0;
+    }
+    if (!comm_mpi_built())
+        die_input("--ranks needs a posbench built with MPI (mpicc was not found at build time: make deps, then make)");
+    if (!launch_mpirun_found()) die_input("--ranks needs mpirun on PATH (make deps installs Debian's openmpi-bin)");
+    char threads[32];
+    if (!threads_given) { // ranks × threads = this machine's cores
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        snprintf(threads, sizeof threads, "%ld", cores / ranks > 0 ? cores / ranks : 1);
+        args[nargs++] = "--threads", args[nargs++] = threads;
+    }
+    return launch_ranks(ranks, args, nargs, NULL, 0);
+}
+
 static int cmd_train(int argc, char **argv) {
     config cfg;
     config_defaults(&cfg);
     train_options opt = {.out_dir = "results/train", .experiment = "train", .stage = "train"};
     char err[1024];
     const char **given = xcalloc((size_t)argc + 1, sizeof *given, "overrides"); // the key=value arguments so far
-    int ngiven = 0, print_config = 0;
+    int ngiven = 0, print_config = 0, ranks = 0, threads_given = 0;
+    char **rank_args = xcalloc((size_t)argc + 4, sizeof *rank_args, "the ranks' arguments"); // argv without --ranks N
+    int nrank_args = 0;
+    rank_args[nrank_args++] = "train";
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
+        if (!strcmp(a, "--ranks")) {
+            ranks = (int)parse_long_flag(a, i + 1 < argc ? argv[++i] : NULL, 2);
+            continue;
+        }
+        int first = i;
+        if (!strcmp(a, "--threads")) threads_given = 1;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             train_help();
             config_free(&cfg);
@@ -144,14 +190,23 @@ static int cmd_train(int argc, char **argv) {
         } else if (!strcmp(a, "--stop-after")) {
             opt.stop_after = parse_long_flag(a, i + 1 < argc ? argv[++i] : NULL, 1);
         } else if (a[0] == '-') {
-            die_input("unknown flag '%s' for posbench train (valid: --out, --threads, --device, --force, --fresh, --stop-after, --init, --plan, --print-config, --help)", a);
+            die_input("unknown flag '%s' for posbench train (valid: --out, --threads, --device, --force, --fresh, --stop-after, --init, --plan, --print-config, --ranks, --help)", a);
         } else {
             override_once(given, ngiven, a);
             given[ngiven++] = a;
             if (config_apply_override(&cfg, a, err, sizeof err) != 0) die_input("%s", err);
         }
+        for (int j = first; j <= i; j++) rank_args[nrank_args++] = argv[j]; // the flag and its value
     }
     opt.device = device_flag;
+    if (ranks > 0) { // every argument is checked above: bad input stops here, before any rank starts
+        int status = train_on_ranks(ranks, &cfg, &opt, rank_args, nrank_args, threads_given, print_config);
+        config_free(&cfg);
+        free(given);
+        free(rank_args);
+        return status;
+    }
+    free(rank_args);
     const comm *cm = comm_world(); // MPI when mpirun started this process (docs/usage.md "One run across processes")
     if (cm->size > 1) {
         if (opt.plan_path) die_input("--plan writes one process's crosscheck plan: run it without mpirun");

@@ -6,6 +6,7 @@
 // N-1 others: 2 (N-1)/N × 4 bytes × parameters (plus N doubles of losses).
 #include "ranks.h"
 #include "../results/results_read.h"
+#include "../run/launch.h"
 #include "../../core/comm.h"
 #include "../../core/common.h"
 #include <limits.h>
@@ -42,7 +43,7 @@ int bench_ranks(int ranks, int iters, int threads) {
     if (ranks < 2) die_input("--ranks needs 2 or more (got %d)", ranks);
     if (!comm_mpi_built())
         die_input("--ranks needs a posbench built with MPI (mpicc was not found at build time: make deps, then make)");
-    if (system("command -v mpirun >/dev/null 2>&1") != 0) die_input("--ranks needs mpirun (make deps installs openmpi-bin)");
+    if (!launch_mpirun_found()) die_input("--ranks needs mpirun (make deps installs openmpi-bin)");
     char exe[PATH_MAX];
     ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (len <= 0) die_fail("bench --ranks: cannot find this program (/proc/self/exe)");
@@ -60,10 +61,16 @@ int bench_ranks(int ranks, int iters, int threads) {
     snprintf(cmd, sizeof cmd, "POSBENCH_PROGRESS=plain '%s' train %s --threads %d --out %s/one >%s/one.log 2>&1", exe, cfg,
              per_rank * ranks, dir, dir);
     int rc1 = system(cmd);
-    snprintf(cmd, sizeof cmd,
-             "POSBENCH_PROGRESS=plain mpirun -np %d --bind-to none --oversubscribe%s '%s' train %s --threads %d --out %s/ranks "
-             ">%s/ranks.log 2>&1", ranks, geteuid() == 0 ? " --allow-run-as-root" : "", exe, cfg, per_rank, dir, dir);
-    int rcN = system(cmd);
+    char *args[16], per_rank_s[16], ranks_out[PATH_MAX], ranks_log[PATH_MAX];
+    int nargs = 0;
+    args[nargs++] = "train";
+    for (char *save = NULL, *w = strtok_r(cfg, " ", &save); w; w = strtok_r(NULL, " ", &save)) args[nargs++] = w;
+    snprintf(per_rank_s, sizeof per_rank_s, "%d", per_rank);
+    snprintf(ranks_out, sizeof ranks_out, "%s/ranks", dir);
+    snprintf(ranks_log, sizeof ranks_log, "%s/ranks.log", dir);
+    args[nargs++] = "--threads", args[nargs++] = per_rank_s, args[nargs++] = "--out", args[nargs++] = ranks_out;
+    if (setenv("POSBENCH_PROGRESS", "plain", 1) != 0) die_fail("bench --ranks: setenv failed");
+    int rcN = launch_ranks(ranks, args, nargs, ranks_log, 1); // oversubscribed when ranks > cores (the note below)
     double t1 = 0, tN = 0, p1 = 0, pN = 0;
     int status = 0;
     if (rc1 != 0 || rcN != 0 || read_run(strcat(strcpy(cmd, dir), "/one"), &t1, &p1) || read_run(strcat(strcpy(cmd, dir), "/ranks"), &tN, &pN)) {

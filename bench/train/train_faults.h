@@ -11,7 +11,10 @@
 //   POSBENCH_FAULT_FAIL_STEP=S  this process fails (die_fail, exit 1) right after step S: one
 //                               rank of a run across processes failing (tests/e2e_mpi.sh);
 //   POSBENCH_FAULT_SELF_KILL_STEP=S  SIGKILL to this process alone right after step S: a rank
-//                               that dies without a word.
+//                               that dies without a word;
+//   POSBENCH_FAULT_HANG_STEP=S  SIGSTOP to this process alone right after step S: a rank that
+//                               hangs without dying (core/comm_mpi.c's bounded wait ends the job);
+//   POSBENCH_FAULT_RANK=R       the variables above act on rank R alone (a run across processes).
 #pragma once
 #include "../../models/model.h"
 

@@ -185,13 +185,7 @@ extern "C" const comm *comm_nccl_attach(const comm *from, char *why, size_t len)
         if (mine) snprintf(why, len, "NCCL cannot be used on %d of the %d ranks", from->size - (int)able, from->size);
         return NULL;
     }
-    const char *t = getenv("POSBENCH_NCCL_TIMEOUT_S");
-    if (t && *t) {
-        char *end;
-        double v = strtod(t, &end);
-        if (*end != '\0' || !(v > 0)) die_input("POSBENCH_NCCL_TIMEOUT_S=%s: not a number of seconds (valid: > 0)", t);
-        timeout_s = v;
-    }
+    timeout_s = comm_timeout_seconds("POSBENCH_NCCL_TIMEOUT_S", timeout_s);
     host = from;
     world = *from;
     ncclUniqueId id;
