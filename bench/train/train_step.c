@@ -8,9 +8,16 @@
 // masks and its augmentations are those of train.accumulate=1. Each micro-batch's gradient is computed
 // into the zeroed gradient arena; their sum, in micro-batch order ((g_0 + g_1) + g_2 ...), is
 // scaled by 1/N (each micro-batch's loss is its own mean) and drives one AdamW step. The logged
-// loss is the mean of the micro-batches' means. Across N ranks (core/comm.h) rank r computes
-// micro-batch r alone and the communicator adds the N gradients in rank order in float: the same
-// additions as one process, so the same bits (then the same scale and AdamW step on every rank).
+// loss is the mean of the micro-batches' means. An objective whose loss is a mean over a number
+// of terms that varies per image (objective_kind.train_loss_terms: GVP's predicted patches with
+// random or mixed segmentation) would be misweighted by 1/N: instead micro-batch i's gradient is
+// scaled by its share w_i = count_i / count_total of the whole batch's terms right after its
+// backward (before the sum, in float), no 1/N after, and the logged loss is Σ w_i loss_i, the
+// whole batch's mean; the counts come from the whole batch (every rank loads it), so every rank
+// has the same w_i. Without the hook the 1/N path is unchanged, bit for bit. Across N ranks
+// (core/comm.h) rank r computes micro-batch r alone (scaled by w_r where weighted) and the
+// communicator adds the N gradients in rank order in float: the same additions as one process,
+// so the same bits (then the same scale and AdamW step on every rank).
 // CUDA ranks sum on the device through NCCL when every rank can load it (comm_nccl_attach; a
 // communicator with sum_f32_device takes this rank path even with one rank: the NCCL smoke
 // test), else through host copies and MPI.
