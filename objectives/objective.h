@@ -131,6 +131,15 @@ typedef struct objective_kind {
     // accumulate; the caller zeroed them). Both NULL for an objective with train_views below.
     double (*train_forward)(objective *o, int B, const int32_t *labels, rng_addr rng);
     void (*train_backward)(objective *o, int B);
+    // Optional, for a loss that is a mean over a number of terms that varies per image (GVP's
+    // random and mixed segmentations: its predicted patches). Called with a training step's
+    // whole batch of B = train.batch images in the staging input (unchanged by it), their labels
+    // and the step's rng (index 0); writes terms (B): how many terms image b adds to the mean
+    // train_forward would return for the whole batch, drawn as train_forward draws them at
+    // index rng.index + b. train.accumulate=N (and N ranks) weights micro-batch i's loss and
+    // gradient by its share of the batch's terms instead of 1/N, so the step equals the whole
+    // batch's (bench/train/train_step.c). NULL: every image adds the same number (1/N exactly).
+    void (*train_loss_terms)(objective *o, int B, const int32_t *labels, rng_addr rng, long *terms);
     // Own views (NULL for most: the trainer loads the augmented batch into the staging input
     // and calls train_forward, zeroes the gradients, calls train_backward). Set: the trainer
     // zeroes the parameter gradients, then calls train_views with the step's raw data

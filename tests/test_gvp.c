@@ -8,6 +8,8 @@
 //   * the model: attention probabilities are non-zero exactly where the paper's masks allow;
 //     perturbing patch i changes no query output of its group or of earlier groups (bitwise) and
 //     every query output of later groups;
+//   * train_loss_terms: each image's predicted patches; the whole batch's mean loss equals the
+//     micro-batches' means weighted by their shares of them (not by 1/2), mixed and random;
 //   * gradient checks of every parameter of the two-stream model through the objective's loss
 //     (abs and sin2d; eps 3e-3, |err| <= 5e-4 + 3e-2·|g|, 8 entries per tensor, as test_vit);
 //   * the PyTorch oracle (tests/torch_oracle.py, torch twin tests/torch_vit.py with the two
@@ -324,6 +326,51 @@ static void gradcheck_case(const char *label, const char *pe, const char *seg, i
     case_free(&c);
 }
 
+// train_loss_terms (objective_kind; train.accumulate's micro-batch weights): each image's count
+// is its predicted patches (group != 0 of its own draw), the staging images are left as they
+// were, and the whole batch's mean loss is Σ_i w_i · (micro-batch i's mean loss), w_i = its share
+// of the counts, while the equal weights 1/2 are not (the counts differ per image with random
+// and mixed segmentations).
+static void test_loss_terms(const char *seg, int K) {
+    const int B = 4, half = 2;
+    gvp_case c;
+    case_create(&c, "abs", seg, "random", K, B);
+    int N = c.m.N;
+    size_t image_floats = 144, batch_floats = (size_t)B * image_floats;
+    float *images = xmalloc(batch_floats * sizeof(float), "images");
+    memcpy(images, model_images(&c.m), batch_floats * sizeof(float));
+    long terms[4], counted[2] = {0, 0};
+    c.o.kind->train_loss_terms(&c.o, B, NULL, case_rng, terms);
+    int ok = memcmp(images, model_images(&c.m), batch_floats * sizeof(float)) == 0, differ = 0;
+    for (int b = 0; b < B; b++) {
+        int order[16], cuts[17], group[16];
+        case_draw(&c, b, K, gvp_segmentation_parse(seg), gvp_order_parse("random"), order, cuts, group);
+        long predicted = 0;
+        for (int n = 0; n < N; n++) predicted += group[n] != 0;
+        ok = ok && terms[b] == predicted;
+        differ = differ || terms[b] != terms[0];
+        counted[b / half] += terms[b];
+    }
+    char name[96];
+    snprintf(name, sizeof name, "gvp loss terms (%s, K %d): each image's predicted patches, images unchanged", seg, K);
+    test_check(name, ok && differ, "terms %ld %ld %ld %ld (differ: %d)", terms[0], terms[1], terms[2], terms[3], differ);
+    double whole = case_loss(&c), micro[2];
+    for (int i = 0; i < 2; i++) { // micro-batch i: images [i half, (i + 1) half), drawn at index i half
+        memcpy(model_images(&c.m), images + (size_t)i * half * image_floats, (size_t)half * image_floats * sizeof(float));
+        rng_addr rng = case_rng;
+        rng.index = (uint32_t)(i * half);
+        micro[i] = c.o.kind->train_forward(&c.o, half, NULL, rng);
+    }
+    double total = (double)(counted[0] + counted[1]);
+    double weighted = counted[0] / total * micro[0] + counted[1] / total * micro[1], equal = (micro[0] + micro[1]) / 2;
+    double rel_weighted = fabs(weighted - whole) / whole, rel_equal = fabs(equal - whole) / whole;
+    snprintf(name, sizeof name, "gvp loss terms (%s, K %d): weighted micro-batch losses = the whole batch's", seg, K);
+    test_check(name, rel_weighted <= 1e-6 && rel_equal > 1e-5, "whole %.9g, weighted %.9g (relative %.2g), equal weights %.9g (%.2g)",
+               whole, weighted, rel_weighted, equal, rel_equal);
+    free(images);
+    case_free(&c);
+}
+
 // --- PyTorch oracle ---
 #define scalar test_tf_scalar
 
@@ -380,6 +427,8 @@ int main(void) {
     test_model_masks();
     test_perturbation();
     test_one_stream();
+    test_loss_terms("mixed", 3);
+    test_loss_terms("random", 5);
     gradcheck_case("abs,mixed", "abs", "mixed", 3, 2);
     gradcheck_case("sin2d,fixed K=N", "sin2d", "fixed", 16, 2);
     gradcheck_case("one stream,sin2d,fixed K=N", "sin2d", "fixed", 16, 1);

@@ -80,6 +80,8 @@ typedef struct {
     size_t batch_inputs_cap;  // floats
     int32_t *batch_labels;    // host (batch)
     double *micro_loss;       // (accumulate) each micro-batch's mean loss
+    double *micro_weight;     // (accumulate) each micro-batch's share of the batch's loss terms (objective_kind.train_loss_terms)
+    long *image_terms;        // (batch) each image's loss terms (train_loss_terms; NULL without it)
     FILE *metrics_file;       // <run-id>.metrics.jsonl (metrics_log.h), rank 0; NULL before it opens
     long metrics_every;       // a training line every this many steps (metrics_log.h)
 } run;

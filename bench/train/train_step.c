@@ -8,9 +8,16 @@
 // masks and its augmentations are those of train.accumulate=1. Each micro-batch's gradient is computed
 // into the zeroed gradient arena; their sum, in micro-batch order ((g_0 + g_1) + g_2 ...), is
 // scaled by 1/N (each micro-batch's loss is its own mean) and drives one AdamW step. The logged
-// loss is the mean of the micro-batches' means. Across N ranks (core/comm.h) rank r computes
-// micro-batch r alone and the communicator adds the N gradients in rank order in float: the same
-// additions as one process, so the same bits (then the same scale and AdamW step on every rank).
+// loss is the mean of the micro-batches' means. An objective whose loss is a mean over a number
+// of terms that varies per image (objective_kind.train_loss_terms: GVP's predicted patches with
+// random or mixed segmentation) would be misweighted by 1/N: instead micro-batch i's gradient is
+// scaled by its share w_i = count_i / count_total of the whole batch's terms right after its
+// backward (before the sum, in float), no 1/N after, and the logged loss is Σ w_i loss_i, the
+// whole batch's mean; the counts come from the whole batch (every rank loads it), so every rank
+// has the same w_i. Without the hook the 1/N path is unchanged, bit for bit. Across N ranks
+// (core/comm.h) rank r computes micro-batch r alone (scaled by w_r where weighted) and the
+// communicator adds the N gradients in rank order in float: the same additions as one process,
+// so the same bits (then the same scale and AdamW step on every rank).
 // CUDA ranks sum on the device through NCCL when every rank can load it (comm_nccl_attach; a
 // communicator with sum_f32_device takes this rank path even with one rank: the NCCL smoke
 // test), else through host copies and MPI.
@@ -60,6 +67,10 @@ void train_step_setup(run *r) {
     else if (!cm->sum_f32_device) r->grad_host = xmalloc(n * sizeof(float), "this rank's gradient (summed over the ranks)");
     r->batch_labels = xmalloc((size_t)r->batch * sizeof(int32_t), "the batch's labels");
     r->micro_loss = xmalloc((size_t)r->accumulate * sizeof(double), "micro-batch losses");
+    if (r->obj.kind->train_loss_terms) {
+        r->micro_weight = xmalloc((size_t)r->accumulate * sizeof(double), "micro-batch loss weights");
+        r->image_terms = xmalloc((size_t)r->batch * sizeof(long), "the batch's loss terms per image");
+    }
 }
 
 void train_step_free(run *r) {
@@ -68,7 +79,10 @@ void train_step_free(run *r) {
     free(r->batch_inputs);
     free(r->batch_labels);
     free(r->micro_loss);
+    free(r->micro_weight);
+    free(r->image_terms);
     r->grad_acc = NULL, r->grad_host = NULL, r->batch_inputs = NULL, r->batch_labels = NULL, r->micro_loss = NULL;
+    r->micro_weight = NULL, r->image_terms = NULL;
 }
 
 static void load_step_batch(run *r, int epoch, int in_epoch) {
@@ -112,8 +126,31 @@ static double own_views_step(run *r, int epoch, int in_epoch, double *grad_norm,
     return loss;
 }
 
-// Micro-batch i's gradient into m->grad (zeroed first; left zero when its loss is not finite).
-static double micro_batch(run *r, int epoch, int in_epoch, int i, size_t per_input) {
+// Each micro-batch's share of the whole batch's loss terms (objective_kind.train_loss_terms)
+// into r->micro_weight: count_i / count_total, from the whole batch (still in the staging
+// input), so every rank computes the same weights. 0: the objective does not count (every
+// micro-batch weighs 1/N, applied once to the summed gradient, as always).
+static int micro_weights(run *r, int epoch, int in_epoch) {
+    const objective_kind *k = r->obj.kind;
+    if (!k->train_loss_terms) return 0;
+    int N = r->accumulate, b = r->batch / N;
+    rng_addr rng = {.seed = r->seed, .epoch = (uint32_t)epoch, .step = (uint32_t)in_epoch};
+    k->train_loss_terms(&r->obj, r->batch, r->batch_labels, rng, r->image_terms);
+    long total = 0;
+    for (int i = 0; i < N; i++) {
+        long count = 0;
+        for (int j = 0; j < b; j++) count += r->image_terms[(size_t)i * b + j];
+        r->micro_weight[i] = (double)count;
+        total += count;
+    }
+    if (total <= 0) die_fail("internal: objective.name=%s counted %ld loss terms in a batch of %d", k->name, total, r->batch);
+    for (int i = 0; i < N; i++) r->micro_weight[i] /= (double)total;
+    return 1;
+}
+
+// Micro-batch i's gradient into m->grad (zeroed first; left zero when its loss is not finite),
+// scaled by its weight when the objective counts its loss terms (micro_weights).
+static double micro_batch(run *r, int epoch, int in_epoch, int i, size_t per_input, int weighted) {
     model *m = &r->model;
     int b = r->batch / r->accumulate;
     memcpy(model_images(m), r->batch_inputs + (size_t)i * b * per_input, (size_t)b * per_input * sizeof(float));
@@ -124,6 +161,7 @@ static double micro_batch(run *r, int epoch, int in_epoch, int i, size_t per_inp
     if (!isfinite(loss)) return loss;
     model_zero_act_grads_batch(m, b);
     r->obj.kind->train_backward(&r->obj, b);
+    if (weighted) m->ops->scale(m->grad, m->params.total, (float)r->micro_weight[i]);
     return loss;
 }
 
@@ -145,15 +183,16 @@ double train_step(run *r, int epoch, int in_epoch, double *grad_norm, float *lr)
     memcpy(r->batch_inputs, model_images(m), floats * sizeof(float));
     memcpy(r->batch_labels, r->labels, (size_t)r->batch * sizeof(int32_t));
     for (int i = 0; i < N; i++) r->micro_loss[i] = 0.0;
+    int weighted = micro_weights(r, epoch, in_epoch);
     if (cm->size == 1 && !cm->sum_f32_device) {
         for (int i = 0; i < N; i++) {
-            r->micro_loss[i] = micro_batch(r, epoch, in_epoch, i, per_input);
+            r->micro_loss[i] = micro_batch(r, epoch, in_epoch, i, per_input, weighted);
             if (i == 0) ops->copy(r->grad_acc, m->grad, n * sizeof(float));
             else ops->residual_forward(r->grad_acc, r->grad_acc, m->grad, NULL, 1, n); // acc + g_i, in float
         }
         ops->copy(m->grad, r->grad_acc, n * sizeof(float));
     } else { // rank r: micro-batch r; the communicator adds the ranks' gradients in rank order
-        r->micro_loss[cm->rank] = micro_batch(r, epoch, in_epoch, cm->rank, per_input);
+        r->micro_loss[cm->rank] = micro_batch(r, epoch, in_epoch, cm->rank, per_input, weighted);
         if (cm->sum_f32_device) { // NCCL: on the device (core/cuda/comm_nccl.cu), the same bits
             cm->sum_f32_device(m->grad, n);
         } else {
@@ -164,10 +203,14 @@ double train_step(run *r, int epoch, int in_epoch, double *grad_norm, float *lr)
         cm->sum_f64(r->micro_loss, (size_t)N); // the others' slots are 0: every rank gets every loss exactly
     }
     double loss = 0.0;
-    for (int i = 0; i < N; i++) loss += r->micro_loss[i];
-    loss /= N;
+    if (weighted) { // the whole batch's mean: each micro-batch's mean weighted by its share of the terms
+        for (int i = 0; i < N; i++) loss += r->micro_weight[i] * r->micro_loss[i];
+    } else {
+        for (int i = 0; i < N; i++) loss += r->micro_loss[i];
+        loss /= N;
+    }
     if (!isfinite(loss)) return loss;
-    ops->scale(m->grad, n, 1.0f / (float)N);
+    if (!weighted) ops->scale(m->grad, n, 1.0f / (float)N); // weighted: each micro-batch's gradient already scaled
     *grad_norm = optim_step(ops, &m->params, m->param, m->grad, r->adam_m, r->adam_v, &r->optim, r->step, lr);
     return loss;
 }

@@ -201,6 +201,22 @@ static double gvp_train_forward(objective *o, int B, const int32_t *labels, rng_
     return forward_loss(o, B, 1, rng);
 }
 
+// The predicted patches (groups G_1 … G_K) of each image, the terms of its mean loss: N minus
+// the patches of G_0, which varies per image with random and mixed segmentations. Drawn as
+// prepare draws them (at index rng.index + b), so train.accumulate weights its micro-batches
+// by their predicted patches (objective_kind.train_loss_terms).
+static void gvp_train_loss_terms(objective *o, int B, const int32_t *labels, rng_addr rng, long *terms) {
+    (void)labels;
+    gvp_state *st = o->state;
+    for (int b = 0; b < B; b++) {
+        gvp_draw(st->order, st->cuts, st->group, st->seg, st->ord, st->K, st->N, o->s.seed, rng.epoch, rng.step,
+                 rng.index + (uint32_t)b, st->scratch);
+        long predicted = 0;
+        for (int n = 0; n < st->N; n++) predicted += st->group[n] != 0;
+        terms[b] = predicted;
+    }
+}
+
 static void gvp_train_backward(objective *o, int B) {
     gvp_state *st = o->state;
     model *m = o->model;
@@ -362,6 +378,7 @@ const objective_kind objective_gvp = {
     .free = gvp_obj_free,
     .train_forward = gvp_train_forward,
     .train_backward = gvp_train_backward,
+    .train_loss_terms = gvp_train_loss_terms,
     .evaluate = gvp_evaluate,
     .sharded_eval = 1,
     .record_final = gvp_record_final,
