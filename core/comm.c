@@ -16,17 +16,23 @@ static const comm single = {.name = "single", .rank = 0, .size = 1, .sum_f32 = s
 
 const comm *comm_single(void) { return &single; }
 
+// A positive count from environment variable `name`; 0 when unset or not a count.
+static int env_count(const char *name) {
+    const char *v = getenv(name);
+    if (!v || !*v) return 0;
+    char *end;
+    long n = strtol(v, &end, 10);
+    return *end == '\0' && n >= 1 && n <= 1 << 20 ? (int)n : 0;
+}
+
 int comm_launched_size(void) {
-    const char *vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"};
-    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
-        const char *v = getenv(vars[i]);
-        if (v && *v) {
-            char *end;
-            long n = strtol(v, &end, 10);
-            if (*end == '\0' && n >= 1 && n <= 1 << 20) return (int)n;
-        }
+    int n = env_count("OMPI_COMM_WORLD_SIZE"); // OpenMPI's mpirun
+    if (n == 0) n = env_count("PMI_SIZE");     // PMI-1/2 launchers: MPICH's, srun --mpi=pmi2
+    if (n == 0 && getenv("PMIX_RANK")) {       // PMIx launchers (srun --mpi=pmix) name no size: srun's task count, else MPI finds it
+        n = env_count("SLURM_STEP_NUM_TASKS");
+        if (n == 0) n = 1;
     }
-    return 0;
+    return n;
 }
 
 double comm_timeout_seconds(const char *var, double default_s) {
@@ -43,6 +49,12 @@ const comm *comm_world(void) {
     static const comm *world;
     if (world) return world;
     int launched = comm_launched_size();
+    int srun_tasks = env_count("SLURM_STEP_NUM_TASKS");
+    if (launched == 0 && srun_tasks > 1) // each task would be an MPI singleton training the whole run
+        die_input("started as task %s of %d by srun without an MPI plugin: the tasks cannot reach each other, so each "
+                  "would train the whole run (valid: srun --mpi=pmix or --mpi=pmi2, or posbench train --ranks %d, which "
+                  "starts mpirun in the allocation; separate runs in one job step: posbench run or posbench slurm)",
+                  getenv("SLURM_PROCID") ? getenv("SLURM_PROCID") : "?", srun_tasks, srun_tasks);
     if (launched == 0) return world = &single;
     if (!comm_mpi_built()) {
         if (launched > 1)

@@ -32,7 +32,9 @@ typedef struct comm {
 // The single-process communicator: rank 0 of 1.
 const comm *comm_single(void);
 // Ranks a launcher started for this job, from its environment (OpenMPI's mpirun:
-// OMPI_COMM_WORLD_SIZE; MPICH / Slurm PMI: PMI_SIZE); 0 when the process was not started by one.
+// OMPI_COMM_WORLD_SIZE; MPICH / srun --mpi=pmi2: PMI_SIZE; srun --mpi=pmix: PMIX_RANK with
+// SLURM_STEP_NUM_TASKS, or 1 when a PMIx launcher names no size: MPI_Init finds it); 0 when
+// the process was not started by one.
 int comm_launched_size(void);
 // The seconds a collective may wait for the other ranks: environment variable `var` (e.g.
 // POSBENCH_MPI_TIMEOUT_S) when set, else default_s; a value that is not a number > 0 is bad
@@ -41,7 +43,8 @@ double comm_timeout_seconds(const char *var, double default_s);
 // The process's communicator, made once: MPI when a launcher started the process and this
 // build has MPI (MPI_Init here, MPI_Finalize at exit); the single-process one when no launcher
 // did. A launcher's job of several processes in a build without MPI is bad input (exit 2: each
-// process would train the whole run on its own and write the same files).
+// process would train the whole run on its own and write the same files), and so is a step of
+// several srun tasks without an MPI plugin (SLURM_STEP_NUM_TASKS > 1, no PMI variables).
 const comm *comm_world(void);
 
 // comm_mpi.c: whether this build has MPI, and its communicator (MPI_Init; NULL without MPI).

@@ -6,7 +6,9 @@
 # for a tiny two-stage experiment with sbatch, waits for the array, and checks: every run done, the
 # task logs where docs/usage.md says, `posbench report` equal to the report of `posbench run` of the
 # same experiment (timing and memory columns left out); then scancels one array task of a fresh
-# submission mid-way, resubmits, and checks the rest finishes without redoing finished runs.
+# submission mid-way, resubmits, and checks the rest finishes without redoing finished runs;
+# then one run across 2 ranks in a 2-task job, by `posbench train --ranks 2` and by
+# `srun --mpi=pmix`, each equal to train.accumulate=2 bitwise, and plain srun refused.
 # The daemons are stopped (and jobs cancelled) on every exit, failures included. Where Slurm is
 # missing or its daemons cannot start here, one SKIP line says why.
 cd "$(dirname "$0")/.." || exit 1
@@ -237,6 +239,30 @@ SB
         grep -q "^final: top1=" "$T/work/ranks-$J.log"
     check "a Slurm job of 2 tasks runs posbench train --ranks 2 (mpirun in the allocation): equal to train.accumulate=2 bitwise" $? \
         "sbatch exit $rc, job $state; $out; $(tail -n 2 "$T/work/ranks-$J.log" 2>/dev/null | tr '\n' ' ')"
+    # srun as the launcher (Slurm's PMIx starts the ranks; no mpirun): the same run, bitwise
+    cat >srun.sbatch <<SB
+#!/bin/sh
+#SBATCH --ntasks=2
+#SBATCH --cpus-per-task=1
+#SBATCH --output=$T/work/srun-%j.log
+srun --mpi=pmix --kill-on-bad-exit=1 "$PB" train $RUN --threads 1 --out "$T/srun"
+SB
+    J=$(sbatch --parsable srun.sbatch 2>sb.err); rc=$?
+    wait_job "$J" 300
+    state=$(scontrol show job "$J" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p' | head -n 1)
+    a=$(ls "$T/srun"/*.h5 2>/dev/null | head -n 1)
+    out=$(python3 "$(dirname "$PB")/../tests/h5_series_compare.py" --bitwise --weights "$b" "$a" 2>&1); same=$?
+    [ $rc -eq 0 ] && [ "$state" = COMPLETED ] && [ $same -eq 0 ] && [ "$(basename "$a")" = "$(basename "$b")" ]
+    check "srun --mpi=pmix posbench train in a 2-task job: equal to train.accumulate=2 bitwise" $? \
+        "sbatch exit $rc, job $state; $out; $(grep -m2 'error\|final' "$T/work/srun-$J.log" 2>/dev/null | tr '\n' ' ')"
+    # srun without an MPI plugin: the tasks cannot reach each other; refused (exit 2), nothing trained
+    sed -e 's/srun --mpi=pmix/srun/' -e 's/srun-%j/srun-none-%j/' -e "s|$T/srun\"|$T/srun-none\"|" srun.sbatch >srun-none.sbatch
+    J=$(sbatch --parsable srun-none.sbatch 2>sb.err); rc=$?
+    wait_job "$J" 300
+    [ $rc -eq 0 ] && grep -q "by srun without an MPI plugin.*valid: srun --mpi=pmix" "$T/work/srun-none-$J.log" &&
+        grep -q "exit code 2" "$T/work/srun-none-$J.log" && [ -z "$(ls "$T/srun-none" 2>/dev/null | grep -v '\.lock$')" ]
+    check "srun of 2 tasks without an MPI plugin: refused, exit 2, nothing trained" $? \
+        "$(grep -m2 'error' "$T/work/srun-none-$J.log" 2>/dev/null | tr '\n' ' ')"
 else
     echo "SKIP slurm: train --ranks in a Slurm job: $PB was built without MPI or mpirun is missing (make deps)"
 fi
