@@ -131,10 +131,15 @@ took=$(($(date +%s) - t0))
     grep -q "a rank of the 2 died on signal 9 (Killed) without a word (mpirun's exit status 137" "$T/kr.out"
 check "train --ranks 2: a killed rank ends the job with exit 1 (not mpirun's 137), naming the signal" $? \
     "exit $rc after ${took}s; $(grep -m1 'died on signal' "$T/kr.out")"
-timeout 300 "$PB" train $CFG --ranks 2 --threads 1 --out "$T/kr" >"$T/kr2.out" 2>&1; rc=$?
-out=$(python3 $CMP --bitwise --weights "$(file "$T/f-ref")" "$(file "$T/kr")" 2>&1); same=$?
-[ $rc -eq 0 ] && [ $same -eq 0 ] && grep -q "resuming run .* from step 2" "$T/kr2.out"
-check "train --ranks 2 resumes the killed run and ends as train.accumulate=2 in one process, bitwise" $? "exit $rc; $out"
+# reruns the interrupted job in $T/$1 through --ranks 2: it resumes from the step-2 checkpoint and
+# ends bitwise as the uninterrupted run; check named $2
+ranks_resume() {
+    timeout 300 "$PB" train $CFG --ranks 2 --threads 1 --out "$T/$1" >"$T/$1.resume.out" 2>&1; rc=$?
+    out=$(python3 $CMP --bitwise --weights "$(file "$T/f-ref")" "$(file "$T/$1")" 2>&1); same=$?
+    [ $rc -eq 0 ] && [ $same -eq 0 ] && grep -q "resuming run .* from step 2" "$T/$1.resume.out"
+    check "$2" $? "exit $rc; $out"
+}
+ranks_resume kr "train --ranks 2 resumes the killed run and ends as train.accumulate=2 in one process, bitwise"
 # A rank that hangs without dying (SIGSTOP after step 3: mpirun sees nothing): the other rank's
 # bounded wait in the next gradient sum (POSBENCH_MPI_TIMEOUT_S, here 3 s) names the sum and aborts
 # the job, exit 1, within seconds instead of never; the rerun resumes bitwise.
@@ -146,10 +151,7 @@ took=$(($(date +%s) - t0))
     grep -q "rank 0 of 2: MPI_Ialltoallv of a [0-9]*-element sum over the ranks did not finish within 3 s (POSBENCH_MPI_TIMEOUT_S)" "$T/h.out"
 check "a rank that hangs alive ends the job at the collective timeout: exit 1, the sum named (no hang)" $? \
     "exit $rc (124 = hung until the test's timeout) after ${took}s; $(grep -m1 'did not finish' "$T/h.out")"
-timeout 300 "$PB" train $CFG --ranks 2 --threads 1 --out "$T/h" >"$T/h2.out" 2>&1; rc=$?
-out=$(python3 $CMP --bitwise --weights "$(file "$T/f-ref")" "$(file "$T/h")" 2>&1); same=$?
-[ $rc -eq 0 ] && [ $same -eq 0 ] && grep -q "resuming run .* from step 2" "$T/h2.out"
-check "the hung job resumes from its checkpoint and ends as the uninterrupted run" $? "exit $rc; $out"
+ranks_resume h "the hung job resumes from its checkpoint and ends as the uninterrupted run"
 # --ranks and the timeout refuse bad input before any rank starts (exit 2, naming what is valid)
 bad=0; msgs=""
 for args in "--ranks 1" "--ranks x" "--ranks 2 train.accumulate=4" "--ranks 2 --plan $T/plan.tsv"; do
