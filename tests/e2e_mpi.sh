@@ -165,6 +165,9 @@ POSBENCH_MPI_TIMEOUT_S=soon $MPIRUN "$PB" train $BASE --out "$T/bad-ranks" >/dev
 [ $rc -eq 2 ] && grep -q "POSBENCH_MPI_TIMEOUT_S=soon: not a number of seconds" "$T/br.err" || bad=1
 [ ! -e "$T/bad-ranks" ] || [ -z "$(ls "$T/bad-ranks")" ] || bad=1
 check "bad --ranks values and POSBENCH_MPI_TIMEOUT_S: exit 2 before any training, nothing written" $bad "$msgs"
+"$PB" train $BASE --ranks 2 --print-config >"$T/pc-ranks" 2>&1 && "$PB" train $BASE train.accumulate=2 --print-config >"$T/pc-acc" 2>&1 &&
+    cmp -s "$T/pc-ranks" "$T/pc-acc" && grep -q "^run_id: " "$T/pc-ranks"
+check "train --ranks 2 --print-config shows the run the ranks train: train.accumulate=2's, run id included" $? "$(grep '^run_id' "$T/pc-ranks")"
 
 # A stop decided on every rank alike: rank 1 alone gets a NaN parameter before step 3; its
 # micro-batch loss is summed with rank 0's, so both ranks see the non-finite loss and stop at
