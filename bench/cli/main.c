@@ -170,6 +170,7 @@ static int cmd_train(int argc, char **argv) {
             train_help();
             config_free(&cfg);
             free(given);
+            free(rank_args);
             return 0;
         } else if (common_flag(argc, argv, &i)) {
         } else if (!strcmp(a, "--out")) {
