@@ -10,8 +10,8 @@
 // sees nothing) ends the job instead of holding every rank forever. The sums are the per-step
 // collectives (every rank does the same work between two of them), so they alone carry the
 // bound; broadcast and barrier wait for rank 0's own work (evaluation, records, checkpoints),
-// which may legitimately take long, and are not bounded. Errors return (MPI_ERRORS_RETURN) and are checked: a
-// failing call is named and the job aborted (MPI_Abort, exit 1); die_input / die_fail on any
+// which may legitimately take long, and are not bounded. Errors return (MPI_ERRORS_RETURN) and
+// are checked: a failing call is named and the job aborted (MPI_Abort, exit 1); die_input / die_fail on any
 // rank abort the job too (set_die_hook), so no rank waits forever for one that has gone; a rank
 // the launcher ends because another died (SIGTERM) exits 1 with a message (on_sigterm below).
 #include "comm.h"
