@@ -98,6 +98,15 @@ char *xstrdup(const char *s, const char *what) {
     return p;
 }
 
+int self_exe_path(char *out, size_t len) {
+    if (len < 2) return errno = ENAMETOOLONG, -1;
+    ssize_t n = readlink("/proc/self/exe", out, len - 1);
+    if (n < 0) return -1;
+    if (n == 0 || (size_t)n >= len - 1) return errno = ENAMETOOLONG, -1; // empty, or possibly cut
+    out[n] = '\0';
+    return 0;
+}
+
 double now_seconds(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);

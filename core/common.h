@@ -24,6 +24,9 @@ void *xmalloc_aligned(size_t bytes, const char *what);
 char *xstrdup(const char *s, const char *what);
 
 double now_seconds(void);       // monotonic clock, seconds
+// This program's absolute path (/proc/self/exe) into out (len bytes); 0, or -1 with errno set
+// when the link cannot be read or does not fit.
+int self_exe_path(char *out, size_t len);
 double median_double(double *v, long n); // sorts v (n >= 1) in place; the median
 long peak_rss_bytes(void);      // this process's peak resident memory (VmHWM), -1 if unknown
 // Creates dir and its missing parents (mkdir -p); a failure is bad input (exit 2) naming it.

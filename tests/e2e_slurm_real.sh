@@ -221,40 +221,29 @@ check "report after cancel + resubmit equals posbench run's" $? "$(head -n 4 rep
 # sbatch script asking for 2 tasks runs `posbench train --ranks 2`, whose mpirun takes its slots
 # from the Slurm allocation; the run equals train.accumulate=2 in one process bitwise.
 if ldd "$PB" 2>/dev/null | grep -q libmpi && command -v mpirun >/dev/null 2>&1; then
+    CMP=$(dirname "$PB")/../tests/h5_series_compare.py
     RUN="data.limit=128 data.test_limit=100 train.epochs=1 train.batch=32 eval.batch=50 model.dim=32 model.depth=1 model.heads=2 model.patch=7"
-    cat >ranks.sbatch <<SB
-#!/bin/sh
-#SBATCH --ntasks=2
-#SBATCH --cpus-per-task=1
-#SBATCH --output=$T/work/ranks-%j.log
-exec "$PB" train $RUN --ranks 2 --threads 1 --out "$T/ranks"
-SB
-    J=$(sbatch --parsable ranks.sbatch 2>sb.err); rc=$?
-    wait_job "$J" 300
-    state=$(scontrol show job "$J" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p' | head -n 1)
     "$PB" train $RUN train.accumulate=2 --threads 1 --out "$T/ranks-one" > ranks-one.out 2>&1
-    a=$(ls "$T/ranks"/*.h5 2>/dev/null | head -n 1); b=$(ls "$T/ranks-one"/*.h5 2>/dev/null | head -n 1)
-    out=$(python3 "$(dirname "$PB")/../tests/h5_series_compare.py" --bitwise --weights "$b" "$a" 2>&1); same=$?
-    [ $rc -eq 0 ] && [ "$state" = COMPLETED ] && [ $same -eq 0 ] && [ "$(basename "$a")" = "$(basename "$b")" ] &&
-        grep -q "^final: top1=" "$T/work/ranks-$J.log"
-    check "a Slurm job of 2 tasks runs posbench train --ranks 2 (mpirun in the allocation): equal to train.accumulate=2 bitwise" $? \
-        "sbatch exit $rc, job $state; $out; $(tail -n 2 "$T/work/ranks-$J.log" 2>/dev/null | tr '\n' ' ')"
+    b=$(ls "$T/ranks-one"/*.h5 2>/dev/null | head -n 1)
+    # submits a 2-task job named $1 whose last line is $2 (it writes its run to $T/$1), waits, and
+    # checks it COMPLETED with the run equal to train.accumulate=2's bitwise; check named $3
+    two_task_job() {
+        printf '#!/bin/sh\n#SBATCH --ntasks=2\n#SBATCH --cpus-per-task=1\n#SBATCH --output=%s\n%s\n' \
+            "$T/work/$1-%j.log" "$2" > "$1.sbatch"
+        J=$(sbatch --parsable "$1.sbatch" 2>sb.err); rc=$?
+        wait_job "$J" 300
+        state=$(scontrol show job "$J" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p' | head -n 1)
+        a=$(ls "$T/$1"/*.h5 2>/dev/null | head -n 1)
+        out=$(python3 "$CMP" --bitwise --weights "$b" "$a" 2>&1); same=$?
+        [ $rc -eq 0 ] && [ "$state" = COMPLETED ] && [ $same -eq 0 ] && [ "$(basename "$a")" = "$(basename "$b")" ] &&
+            grep -q "^final: top1=" "$T/work/$1-$J.log"
+        check "$3" $? "sbatch exit $rc, job $state; $out; $(grep -m2 'error\|final' "$T/work/$1-$J.log" 2>/dev/null | tr '\n' ' ')"
+    }
+    two_task_job ranks "exec \"$PB\" train $RUN --ranks 2 --threads 1 --out \"$T/ranks\"" \
+        "a Slurm job of 2 tasks runs posbench train --ranks 2 (mpirun in the allocation): equal to train.accumulate=2 bitwise"
     # srun as the launcher (Slurm's PMIx starts the ranks; no mpirun): the same run, bitwise
-    cat >srun.sbatch <<SB
-#!/bin/sh
-#SBATCH --ntasks=2
-#SBATCH --cpus-per-task=1
-#SBATCH --output=$T/work/srun-%j.log
-srun --mpi=pmix --kill-on-bad-exit=1 "$PB" train $RUN --threads 1 --out "$T/srun"
-SB
-    J=$(sbatch --parsable srun.sbatch 2>sb.err); rc=$?
-    wait_job "$J" 300
-    state=$(scontrol show job "$J" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p' | head -n 1)
-    a=$(ls "$T/srun"/*.h5 2>/dev/null | head -n 1)
-    out=$(python3 "$(dirname "$PB")/../tests/h5_series_compare.py" --bitwise --weights "$b" "$a" 2>&1); same=$?
-    [ $rc -eq 0 ] && [ "$state" = COMPLETED ] && [ $same -eq 0 ] && [ "$(basename "$a")" = "$(basename "$b")" ]
-    check "srun --mpi=pmix posbench train in a 2-task job: equal to train.accumulate=2 bitwise" $? \
-        "sbatch exit $rc, job $state; $out; $(grep -m2 'error\|final' "$T/work/srun-$J.log" 2>/dev/null | tr '\n' ' ')"
+    two_task_job srun "srun --mpi=pmix --kill-on-bad-exit=1 \"$PB\" train $RUN --threads 1 --out \"$T/srun\"" \
+        "srun --mpi=pmix posbench train in a 2-task job: equal to train.accumulate=2 bitwise"
     # srun without an MPI plugin: the tasks cannot reach each other; refused (exit 2), nothing trained
     sed -e 's/srun --mpi=pmix/srun/' -e 's/srun-%j/srun-none-%j/' -e "s|$T/srun\"|$T/srun-none\"|" srun.sbatch >srun-none.sbatch
     J=$(sbatch --parsable srun-none.sbatch 2>sb.err); rc=$?

@@ -182,12 +182,10 @@ static double time_torch_step(const perf_config *p, int iters, int gpu, const ch
                               size_t whylen, double *peak_mib, char *version, size_t vlen) {
     *peak_mib = -1;
     char exe[4096], script[4200];
-    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (len <= 0) {
+    if (self_exe_path(exe, sizeof exe) != 0) {
         snprintf(why, whylen, "cannot locate the posbench binary");
         return -1;
     }
-    exe[len] = 0;
     snprintf(script, sizeof script, "%s/../bench/perf/%s", dirname(exe),
              gpu ? "torch_gpu_step.py" : "torch_cpu_step.py");
     if (access(script, R_OK) != 0 || (!gpu && access("/usr/bin/python3", X_OK) != 0)) {

@@ -9,6 +9,7 @@
 #include "../run/launch.h"
 #include "../../core/comm.h"
 #include "../../core/common.h"
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,9 +46,7 @@ int bench_ranks(int ranks, int iters, int threads) {
         die_input("--ranks needs a posbench built with MPI (mpicc was not found at build time: make deps, then make)");
     if (!launch_mpirun_found()) die_input("--ranks needs mpirun (make deps installs openmpi-bin)");
     char exe[PATH_MAX];
-    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (len <= 0) die_fail("bench --ranks: cannot find this program (/proc/self/exe)");
-    exe[len] = '\0';
+    if (self_exe_path(exe, sizeof exe) != 0) die_fail("bench --ranks: cannot find this program (/proc/self/exe): %s", strerror(errno));
     char dir[] = "/tmp/posbench-ranks.XXXXXX";
     if (!mkdtemp(dir)) die_fail("bench --ranks: cannot make a temporary directory in /tmp");
     int per_rank = threads / ranks > 0 ? threads / ranks : 1, batch = ranks * ((64 + ranks - 1) / ranks);

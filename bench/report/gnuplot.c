@@ -74,9 +74,7 @@ static int find_plots(char *out, size_t len) {
         if (access(probe, R_OK) == 0) return 0;
     }
     char exe[PATH_MAX - 16];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) {
-        exe[n] = '\0';
+    if (self_exe_path(exe, sizeof exe) == 0) {
         char *slash = strrchr(exe, '/');
         if (slash) *slash = '\0';
         snprintf(out, len, "%s/../plots", exe);

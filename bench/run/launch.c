@@ -23,9 +23,7 @@ static void pass_on(int sig) {
 
 int launch_ranks(int ranks, char *const args[], int nargs, const char *log_path, int oversubscribe) {
     char exe[PATH_MAX], np[16];
-    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (len <= 0) die_fail("--ranks: cannot find this program (/proc/self/exe)");
-    exe[len] = '\0';
+    if (self_exe_path(exe, sizeof exe) != 0) die_fail("--ranks: cannot find this program (/proc/self/exe): %s", strerror(errno));
     snprintf(np, sizeof np, "%d", ranks);
     const char *extra_env = getenv("POSBENCH_MPIRUN_ARGS");
     char *extra = xstrdup(extra_env ? extra_env : "", "POSBENCH_MPIRUN_ARGS");

@@ -204,9 +204,7 @@ int cmd_slurm(int argc, char **argv) {
                         "unless the cluster raised it (scontrol show config | grep MaxArraySize)\n",
                 roots, SLURM_DEFAULT_MAX_ARRAY, SLURM_DEFAULT_MAX_ARRAY - 1);
     char exe[PATH_MAX], cwd[PATH_MAX], yaml[PATH_MAX], out[PATH_MAX + 8], logs[PATH_MAX + 200];
-    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (len <= 0) die_fail("cannot locate the posbench binary: %s", len < 0 ? strerror(errno) : "empty link");
-    exe[len] = 0;
+    if (self_exe_path(exe, sizeof exe) != 0) die_fail("cannot locate the posbench binary: %s", strerror(errno));
     if (!getcwd(cwd, sizeof cwd)) die_fail("cannot read the working directory: %s", strerror(errno));
     if (!realpath(f.path, yaml)) die_input("cannot resolve %s: %s", f.path, strerror(errno));
     // Absolute: the job starts in sbatch's directory, not necessarily this one.
