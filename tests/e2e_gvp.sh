@@ -43,7 +43,7 @@ R="$T/out/REPORT.md"
 ok=0
 for want in '## stage `pretrain` (experiment `gvp-segmentation`)' '## stage `finetune` (experiment `gvp-order`)' \
     'pixel_mse' 'knn_top1' 'paper (other data) knn_top1' '## Findings (experiment `gvp-segmentation`)' \
-    '| mixed-length segmentation gives better frozen features than fixed-length (K 2, 5, 10 pooled) |' \
+    '| mixed-length segmentation gives better frozen features than fixed-length (stated per K: 2, 5, 10) |' \
     '## Findings (experiment `gvp-ablation`)' '| mixed length grouping gives better linear-probe features than fixed-length groups (both two-stream) |'; do
     grep -qF "$want" "$R" 2>/dev/null || { ok=1; echo "  missing in REPORT.md: $want"; }
 done

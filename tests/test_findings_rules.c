@@ -19,6 +19,9 @@
 //                Welch over the steps (p against SciPy)
 //   needs N      at_least with effect: 0.005 -> "needs N seeds for an effect of 0.50 (the stated
 //                effect)", N from the power rule recomputed in SciPy; without effect: "no effect stated"
+//   excluded     a greater (Welch) or at_most (one-sample) claim whose stated effect lies beyond its
+//                90% interval: inconclusive, "... lies beyond the 90% CI: any effect here is smaller",
+//                not "needs N" (N would be fewer seeds than it has); inside the interval: "needs N"
 //   refusals     bad `effect` values: file:line:col naming what is valid
 // Files are removed unless a check failed or POSBENCH_TEST_KEEP is set; under a second.
 #include "testing.h"
@@ -156,6 +159,9 @@ static void test_rules(rr_set *set) {
         "{claim: timed, kind: greater, a: " SEL("timed", "slow", "step_time_ms") ", b: " SEL("timed", "fast", "step_time_ms") "}",
         "{claim: needs-stated, kind: at_least, a: " SEL("vit", "noisy_b", "top1") ", value: 0.81, effect: 0.005}",
         "{claim: needs-unstated, kind: at_least, a: " SEL("vit", "noisy_b", "top1") ", value: 0.81}",
+        "{claim: stated-excluded, kind: greater, a: " SEL("vit", "noisy_a", "top1") ", b: " SEL("vit", "noisy_b", "top1") ", effect: 0.10}",
+        "{claim: stated-inside, kind: greater, a: " SEL("vit", "noisy_a", "top1") ", b: " SEL("vit", "noisy_b", "top1") ", effect: 0.02}",
+        "{claim: stated-excluded-at-most, kind: at_most, a: " SEL("vit", "noisy_b", "top1") ", value: 0.821, effect: 0.05}",
     };
     int n = (int)(sizeof items / sizeof items[0]);
     findings_list fl;
@@ -241,6 +247,21 @@ static void test_rules(rr_set *set) {
     if (reference(req, ref, 1)) test_check("needs N: the power rule's n = SciPy's", n_stated == (int)ref[0], "ours %d scipy %g", n_stated, ref[0]);
     test_check("needs N: no stated effect, no margin: says so rather than using the observed effect",
                r[9].v == FINDING_INCONCLUSIVE && strstr(r[9].why, "no effect stated"), "got '%s'", r[9].why);
+    // a stated effect beyond the 90% interval: ruled out, so no "needs N" for it
+    sig_test wt = sig_welch(NOISY_A, 3, NOISY_B, 3);
+    test_check("stated effect excluded: the interval's upper end (Welch) is below 0.10 and above 0.02", wt.hi90 < 0.10 && wt.hi90 > 0.02, "hi90 %g",
+               wt.hi90);
+    test_check("stated effect excluded: inconclusive, says the stated effect lies beyond the 90% CI (no seeds asked for it)",
+               r[10].v == FINDING_INCONCLUSIVE &&
+                   !strcmp(r[10].why, "opposite direction, not significant; an effect of 10.00 (the stated effect) lies beyond the 90% CI: any effect here is smaller"),
+               "got '%s'", r[10].why);
+    test_check("stated effect inside the 90% CI: still the seeds it needs", r[11].v == FINDING_INCONCLUSIVE && strstr(r[11].why, "needs ") &&
+                   strstr(r[11].why, "seeds per side for an effect of 2.00 (the stated effect)"), "got '%s'", r[11].why);
+    sig_test ot = sig_one_sample(NOISY_B, 3, 0.821);
+    test_check("stated effect excluded, at_most (one sample): the 90% CI's lower end is above -0.05, so a true mean 0.05 below 0.821 is ruled out",
+               r[12].v == FINDING_INCONCLUSIVE && ot.lo90 > -0.05 && ot.lo90 < 0 &&
+                   !strcmp(r[12].why, "an effect of 5.00 (the stated effect) lies beyond the 90% CI: any effect here is smaller"),
+               "%s (%s) lo90 %g", verdict_name(r[12].v), r[12].why, ot.lo90);
     findings_list_free(&fl);
 }
 

@@ -281,6 +281,15 @@ static void plan_text(const plan *p, int needed, const char *unit, char *out, si
     else snprintf(out, len, "needs more than %d %s for %s", SIG_N_MAX, unit, p->shown);
 }
 
+// A directional claim (dir 1: effect > 0, -1: effect < 0) whose stated effect lies beyond the
+// test's 90% interval: the data rule that effect out (one-sided 5%), so the seeds it would need
+// (fewer than ours, often) say nothing; out says so instead. Keeps out otherwise.
+static void plan_excluded(const plan *p, const sig_test *t, int dir, char *out, size_t len) {
+    if (!t->ok || isnan(p->planned) || !(p->planned > 0)) return;
+    double bound = dir > 0 ? t->hi90 : -t->lo90; // the interval's end on the claim's side
+    if (bound < p->planned) snprintf(out, len, "%s lies beyond the 90%% CI: any effect here is smaller", p->shown);
+}
+
 // The verdict of a computed test whose claim is effect > 0 (dir 1) or effect < 0 (dir -1):
 // holds when the claim's one-sided p < α (its 90% interval's bound excludes the null); does
 // not hold only when the opposite one-sided p < α (significantly against); otherwise
@@ -385,6 +394,7 @@ static verdict two_sample(const finding *f, const side_values *sa, const side_va
     sig_test claim = sig_shifted(t, shift);
     test_text_margin(&f->a, "Δ", &t, claim.p, f->kind == FINDING_NOT_WORSE ? "" : NULL, f->margin, ours, len);
     plan_text(&pl, sig_n_welch(pl.planned, t.va, t.vb), unit, needs, sizeof needs);
+    if (f->kind == FINDING_GREATER) plan_excluded(&pl, &t, 1, needs, sizeof needs);
     return decide(&claim, 1, needs);
 }
 
@@ -461,6 +471,7 @@ static verdict check_level_plain(const rr_set *set, const finding *f, const run_
                 plan pl = plan_for(f);
                 char needs[400];
                 plan_text(&pl, sig_n_one_sample(pl.planned, t.va), side_unit(&sa, "seeds"), needs, sizeof needs);
+                plan_excluded(&pl, &t, dir, needs, sizeof needs);
                 cat(ours, len, "%s", ", ");
                 test_text(&f->a, "Δ", &t, dir > 0 ? t.p : 1.0 - t.p, ours, len);
                 v = decide(&t, dir, needs);
