@@ -1,5 +1,6 @@
 // bench/report/plot_internal.h — what the figure modules of `posbench plot` share (plot.c, the
-// command and most kinds; plot_views.c, the lecture's views): the plotter, a figure's data file,
+// command and most kinds; plot_maps.c, attention maps and gMLP's W; plot_images.c, image grids;
+// plot_views.c, the lecture's views): the plotter, a figure's data file,
 // gnuplot runs, the other stages a `with:` list names, and RGB canvases drawn by
 // plots/image_grid.gp. Not a public API (the command is plot.h).
 #pragma once
@@ -51,6 +52,10 @@ void plot_config_legend(const rr_stage *s, const rr_config *c, int skip, char *o
 void plot_config_slug(const rr_stage *s, const rr_config *c, char *out, size_t len);
 // plot_images.c: the figure kind image_grid (plot.h says what it draws).
 int fig_image_grid(plotter *p, const rr_stage *s, const char *with, const char *where);
+
+// plot_maps.c: the figure kinds heatmap (/attention/<name>) and spatial_weights (gMLP's /spatial/W).
+int fig_heatmaps(plotter *p, const rr_stage *s, const char *name);
+int fig_spatial_weights(plotter *p, const rr_stage *s);
 
 // plot_views.c: the figure kinds cls_attention and key_pca (plot.h says what they draw).
 int fig_cls_attention(plotter *p, const rr_stage *s, const char *with, const char *where);
