@@ -177,9 +177,10 @@ typedef struct objective_kind {
     // The linear probe's forwards (NULL: every token, full attention): called before the
     // forward of B probe images [first, first + B) of a split to set what the model sees, and
     // with B = 0 after the last to restore full attention; probe_stream says what it sets (the
-    // /probe `stream` attribute).
+    // /probe `stream` attribute; NULL: "all tokens, full attention"), which may depend on the
+    // run's settings (GVP's objective.probe_mask).
     void (*probe_prepare)(objective *o, int B, uint32_t first);
-    const char *probe_stream;
+    const char *(*probe_stream)(const objective *o);
 } objective_kind;
 
 struct objective {

@@ -8,7 +8,8 @@
 # that keeps no patch, decoder keys, encodings inside attention, a gMLP), each exit 2 naming
 # the key. The linear probe (eval.linear_probe) on the MAE run (/probe, /final/probe_top1, the
 # same on both devices and after the resume) and on a GVP run (the content stream with the
-# causal mask, said in /probe's stream attribute), and its refusal on an MP3 pretraining run.
+# causal mask, said in /probe's stream attribute; with objective.probe_mask=full the same
+# training, the probe reading it with full attention), and its refusal on an MP3 pretraining run.
 cd "$(dirname "$0")/.." || exit 1
 PB=build/posbench
 T=$(mktemp -d /tmp/posbench-mae.XXXXXX) || exit 1
@@ -55,6 +56,15 @@ G=$(ls "$T"/gvp/*.h5 2>/dev/null | head -n 1)
     h5dump -d /probe/top1_cls "$G" 2>/dev/null | grep -q 'SIMPLE { ( 2 )' && h5dump -a /final/probe_best_layer "$G" > /dev/null 2>&1
 check "linear probe on a GVP run: every block, the content stream with the causal mask kept (said in /probe stream)" $? \
     "exit $rc: $(grep '^linear probe' "$T/gvp.out" | tr '\n' ' ')"
+# objective.probe_mask=full: the same training, the probe reads the content stream with full attention
+$PB train $GCFG objective.probe_mask=full --out "$T/gvpf" --threads 2 > "$T/gvpf.out" 2>&1; rc=$?
+GF=$(ls "$T"/gvpf/*.h5 2>/dev/null | head -n 1)
+[ $rc -eq 0 ] && h5dump -a /probe/stream "$GF" 2>/dev/null | grep -q 'content stream with full attention' &&
+    [ "$(h5dump -a /final/loss "$G" | grep -A1 DATA)" = "$(h5dump -a /final/loss "$GF" | grep -A1 DATA)" ] &&
+    [ "$(h5dump -a /final/pixel_mse "$G" | grep -A1 DATA)" = "$(h5dump -a /final/pixel_mse "$GF" | grep -A1 DATA)" ] &&
+    [ "$(h5dump -d /probe/top1_mean "$G" | grep -A3 DATA)" != "$(h5dump -d /probe/top1_mean "$GF" | grep -A3 DATA)" ]
+check "objective.probe_mask=full: the same training (loss, pixel mse), the probe reads the content stream with full attention (said in /probe stream; other probe accuracies)" $? \
+    "exit $rc: causal $(h5dump -d /probe/top1_mean "$G" 2>/dev/null | grep -A2 DATA | tr -s ' \n' ' ') full $(h5dump -d /probe/top1_mean "$GF" 2>/dev/null | grep -A2 DATA | tr -s ' \n' ' ')"
 $PB train objective.name=mp3 pe.kind=none eval.linear_probe=true data.limit=256 --out "$T/r" > "$T/r.out" 2> "$T/r.err"; rc=$?
 [ $rc -eq 2 ] && grep -qF "eval.linear_probe=true: an MP3 pretraining run" "$T/r.err"
 check "refused: a linear probe on an MP3 pretraining run" $? "exit $rc: $(head -c 300 "$T/r.err")"

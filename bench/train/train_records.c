@@ -348,7 +348,8 @@ void record_linear_probe(run *r) {
     results_attr_int(r->res, "/probe", "chosen_layer", first + lp.layer + 1);
     results_attr_str(r->res, "/probe", "chosen_feature", probe_feature_name[lp.feature]);
     results_attr_double(r->res, "/probe", "val_top1", lp.chosen_val_top1);
-    results_attr_str(r->res, "/probe", "stream", r->obj.kind->probe_stream ? r->obj.kind->probe_stream : "all tokens, full attention");
+    const char *stream = r->obj.kind->probe_stream ? r->obj.kind->probe_stream(&r->obj) : NULL;
+    results_attr_str(r->res, "/probe", "stream", stream ? stream : "all tokens, full attention");
     results_attr_str(r->res, "/probe", "features", "block outputs (before the final LayerNorm), standardised; mean-pooled patch tokens and the cls token, one probe each");
     results_attr_str(r->res, "/probe", "selection", "layer and feature (mean-pooled or cls) with the best top-1 on the validation images "
                      "(training images outside the fit set; eval.probe_val_images); ties to the deeper layer, then cls; the test images "

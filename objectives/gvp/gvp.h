@@ -23,12 +23,13 @@
 #include <stdint.h>
 
 // GVP's own settings (objective_settings.own; its keys objective.groups, order, segmentation,
-// streams: objectives/gvp/objective.c).
+// streams, probe_mask: objectives/gvp/objective.c).
 typedef struct {
     int groups;                // objective.groups: predicted groups K
     const char *segmentation;  // objective.segmentation: fixed | random | mixed
     const char *order;         // objective.order: random | raster
     int streams;               // objective.streams: 2 two streams, 1 one stream with the causal mask
+    const char *probe_mask;    // objective.probe_mask: causal (the linear probe keeps the group mask) | full
 } gvp_settings;
 
 typedef enum { GVP_SEG_FIXED, GVP_SEG_RANDOM, GVP_SEG_MIXED } gvp_segmentation;
