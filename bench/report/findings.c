@@ -1,8 +1,8 @@
 // bench/report/findings.c — a paper's claims (finding structs, bench/experiment/findings_spec.h)
 // checked against a results set (rules and output in findings.h). Order of work: read the
 // findings of every experiment.yaml kept below the report's directory; for each finding
-// select the runs of each side, split them by `per` (and `x`), take the means, decide.
-// Holm's correction over a report's findings and the Markdown: findings_report.c.
+// select the runs of each side, split them by `per` (and `x`), take the means, decide (the
+// verdict rules and the "ours" texts: findings_rules.c). Holm's correction over a report's findings and the Markdown: findings_report.c.
 #include "findings.h"
 #include "significance.h"
 #include "stats.h"
@@ -92,20 +92,7 @@ static void free_groups(run_groups *g) {
 
 // ---- values, tests and verdicts --------------------------------------------------------
 // Every done run with a finite /final metric is one observation (its seed is the unit); the
-// tests are in significance.h, the rules in findings.h.
-
-typedef struct {
-    finding_verdict v;
-    char why[1024]; // not measured: the reason; does not hold / inconclusive: the qualifier
-    double p_claim;   // the p of the claim (the largest over parts: all must hold); NaN: no test
-    double p_against; // the p of the opposite (the smallest over parts); NaN: no test
-} verdict;
-
-static verdict verdict_of(finding_verdict v, const char *why) {
-    verdict r = {v, "", NAN, NAN};
-    snprintf(r.why, sizeof r.why, "%s", why);
-    return r;
-}
+// tests are in significance.h, the rules that turn them into verdicts in findings_rules.h.
 
 // "finetune", "finetune with pe.kind=abs, model.dim=64": the runs a reason talks about
 // (per_value: the `per` key's value of the group, NULL when the runs are not split).
@@ -197,205 +184,28 @@ static int side_collect(const rr_set *set, const run_list *l, const finding_sel 
     return out->n > 0;
 }
 
-// A side's value as the report shows its metric (top-k in %), or a ratio (divide_by) in %.
-static void metric_text(const finding_sel *sel, double v, char *out, size_t len) {
-    if (isnan(v)) snprintf(out, len, "—");
-    else if (sel->divide_by) snprintf(out, len, "%.2f%%", 100.0 * v);
-    else report_metric_text(sel->metric, v, out, len);
-}
-
-// A difference in the side's display units with its sign: "+8.37", "-0.40".
-static void signed_text(const finding_sel *sel, double v, char *out, size_t len) {
-    if (len < 2) return;
-    out[0] = v < 0 ? '-' : '+';
-    metric_text(sel, fabs(v), out + 1, len - 1);
-}
-
-static void cat(char *out, size_t len, const char *fmt, const char *s) { snprintf(out + strlen(out), len - strlen(out), fmt, s); }
-
-// "Δ +8.37, 90% CI [+5.12, +11.62], p = 0.001" (label replaces "Δ"); p is for the claim. The
-// interval is the two-sided 90% one: its bound on the claim's side is the one-sided 95% bound
-// that the one-sided 5% test matches (p < 0.05 iff that bound excludes the null).
-// With a margin (kinds not_worse and equivalent: margin_sign "" or "±"; NULL for the others)
-// ", margin ±1.00" comes before p, and an equivalence's p is named "TOST p".
-static void test_text_margin(const finding_sel *sel, const char *label, const sig_test *t, double p_claim,
-                             const char *margin_sign, double margin, char *ours, size_t len) {
-    char e[64], lo[64], hi[64], p[32], m[80] = "";
-    signed_text(sel, t->effect, e, sizeof e), signed_text(sel, t->lo90, lo, sizeof lo), signed_text(sel, t->hi90, hi, sizeof hi);
-    const char *p_name = margin_sign && margin_sign[0] ? "TOST p" : "p";
-    if (p_claim < 0.001) snprintf(p, sizeof p, "%s < 0.001", p_name);
-    else if (p_claim > 0.999) snprintf(p, sizeof p, "%s > 0.999", p_name);
-    else snprintf(p, sizeof p, "%s = %.3f", p_name, p_claim);
-    if (margin_sign) {
-        char mt[64];
-        metric_text(sel, margin, mt, sizeof mt);
-        snprintf(m, sizeof m, ", margin %s%s", margin_sign, mt);
-    }
-    snprintf(ours + strlen(ours), len - strlen(ours), "%s %s, 90%% CI [%s, %s]%s, %s", label, e, lo, hi, m, p);
-}
-
-static void test_text(const finding_sel *sel, const char *label, const sig_test *t, double p_claim, char *ours, size_t len) {
-    test_text_margin(sel, label, t, p_claim, NULL, 0.0, ours, len);
-}
-
-static void set_unmeasured(verdict *v, const char *why) {
-    v->v = FINDING_NOT_MEASURED;
-    snprintf(v->why, sizeof v->why, "%s", why);
-}
-
-// The seeds an inconclusive test would need, planned for a stated effect (findings.h): the
-// finding's `effect`, else its margin (not_worse: a true difference of 0, so the claim's
-// effect is the margin; equivalent: a true difference of 0, the distance to the margin),
-// never the observed effect. planned: the claim's effect in the test's own units (a slope
-// for trends; NaN: nothing stated); shown: the same in the side's display units as text;
-// needed: the n from the power rule (significance.h; -1 beyond SIG_N_MAX).
-typedef struct {
-    double planned; // NaN: no effect stated
-    char shown[160];
-} plan;
-
-static plan plan_for(const finding *f) {
-    plan p = {NAN, ""};
-    char t[64];
-    double e = f->has_effect ? f->effect : 0.0;
-    const char *src = f->has_effect ? "the stated effect" : "the margin, a true difference of 0";
-    if (f->kind == FINDING_NOT_WORSE) {
-        p.planned = e + f->margin;
-        signed_text(&f->a, e, t, sizeof t);
-        snprintf(p.shown, sizeof p.shown, "a true Δ of %s (%s)", t, src);
-    } else if (f->kind == FINDING_EQUIVALENT) {
-        p.planned = f->margin - fabs(e);
-        signed_text(&f->a, e, t, sizeof t);
-        snprintf(p.shown, sizeof p.shown, "a true Δ of %s (%s)", t, src);
-    } else if (f->has_effect) {
-        p.planned = f->effect;
-        metric_text(&f->a, f->effect, t, sizeof t);
-        snprintf(p.shown, sizeof p.shown, "an effect of %s (the stated effect)", t);
-    }
-    return p;
-}
-
-static void plan_text(const plan *p, int needed, const char *unit, char *out, size_t len) {
-    if (isnan(p->planned)) snprintf(out, len, "no effect stated to plan seeds for: add effect:");
-    else if (needed > 0) snprintf(out, len, "needs %d %s for %s", needed, unit, p->shown);
-    else snprintf(out, len, "needs more than %d %s for %s", SIG_N_MAX, unit, p->shown);
-}
-
-// A directional claim (dir 1: effect > 0, -1: effect < 0) whose stated effect lies beyond the
-// test's 90% interval: the data rule that effect out (one-sided 5%), so the seeds it would need
-// (fewer than ours, often) say nothing; out says so instead. Keeps out otherwise.
-static void plan_excluded(const plan *p, const sig_test *t, int dir, char *out, size_t len) {
-    if (!t->ok || isnan(p->planned) || !(p->planned > 0)) return;
-    double bound = dir > 0 ? t->hi90 : -t->lo90; // the interval's end on the claim's side
-    if (bound < p->planned) snprintf(out, len, "%s lies beyond the 90%% CI: any effect here is smaller", p->shown);
-}
-
-// The verdict of a computed test whose claim is effect > 0 (dir 1) or effect < 0 (dir -1):
-// holds when the claim's one-sided p < α (its 90% interval's bound excludes the null); does
-// not hold only when the opposite one-sided p < α (significantly against); otherwise
-// inconclusive, the wrong sign named, with the seeds a stated effect needs (needs: the text).
-static verdict decide(const sig_test *t, int dir, const char *needs) {
-    verdict v = {FINDING_HOLDS, "", NAN, NAN};
-    double p_claim = dir > 0 ? t->p : 1.0 - t->p;
-    v.p_claim = p_claim, v.p_against = 1.0 - p_claim;
-    if (p_claim < FINDING_ALPHA) return v;
-    if (1.0 - p_claim < FINDING_ALPHA) {
-        v.v = FINDING_FAILS;
-        snprintf(v.why, sizeof v.why, "significant against");
-        return v;
-    }
-    v.v = FINDING_INCONCLUSIVE;
-    const char *sign = t->effect == 0 ? "no difference, " : dir * t->effect < 0 ? "opposite direction, not significant; " : "";
-    snprintf(v.why, sizeof v.why, "%s%s", sign, needs);
-    return v;
-}
-
-// equivalent (TOST): the claim |effect| < margin holds when both one-sided tests do
-// (effect > −margin and effect < margin, each at α; the same as the 90% CI inside
-// ±margin); it does not hold only when the effect is significantly outside the band (either
-// one-sided test significant the other way: the 90% CI entirely beyond a margin); otherwise
-// inconclusive ("outside the margin, not significant" when |Δ| ≥ margin), with the n per
-// side the nearer bound needs at the planned true difference (plan_for; the power of one
-// one-sided test: an approximation of TOST's power).
-static verdict decide_equivalent(const sig_test *t, double margin, const char *needs, double *p_tost) {
-    verdict v = {FINDING_HOLDS, "", NAN, NAN};
-    sig_test above = sig_shifted(*t, margin), below = sig_shifted(*t, -margin); // effect + m > 0, effect − m < 0
-    double p_above = above.p, p_below = 1.0 - below.p;
-    *p_tost = p_above > p_below ? p_above : p_below;
-    v.p_claim = *p_tost, v.p_against = fmin(1.0 - p_above, 1.0 - p_below);
-    if (*p_tost < FINDING_ALPHA) return v;
-    v.v = FINDING_FAILS;
-    if (1.0 - p_above < FINDING_ALPHA) snprintf(v.why, sizeof v.why, "significantly below the margin");
-    else if (1.0 - p_below < FINDING_ALPHA) snprintf(v.why, sizeof v.why, "significantly above the margin");
-    else {
-        v.v = FINDING_INCONCLUSIVE;
-        snprintf(v.why, sizeof v.why, "%s%s", fabs(t->effect) >= margin ? "outside the margin, not significant; " : "", needs);
-    }
-    return v;
-}
-
-static verdict one_seed(void) { return verdict_of(FINDING_INCONCLUSIVE, "1 seed"); }
-
-// An exact (deterministic) comparison: the claim's effect d (> 0 or, with or_equal, >= 0
-// holds); shown: what was compared ("485.0 < 531.0").
-static verdict decide_exact(double d, int or_equal, const char *shown) {
-    verdict v = verdict_of(FINDING_HOLDS, "");
-    if (d > 0 || (or_equal && d == 0)) return v;
-    v.v = FINDING_FAILS;
-    snprintf(v.why, sizeof v.why, "exact: %s", shown);
-    return v;
-}
-
-// A side whose exact metric differs between seeds of one configuration: not measured.
-static verdict exact_disagree(const finding_sel *sel, const char *who) {
-    verdict v = verdict_of(FINDING_NOT_MEASURED, "");
-    snprintf(v.why, sizeof v.why, "the exact metric %s differs between the seeds of %s", sel->metric, who);
-    return v;
-}
-
-static int verdict_rank(finding_verdict v) {
-    return v == FINDING_FAILS ? 3 : v == FINDING_NOT_MEASURED ? 2 : v == FINDING_INCONCLUSIVE ? 1 : 0;
-}
-
-// Folds one part's verdict (a `per` value's, a peak's end's) into the whole: does not hold >
-// not measured > inconclusive > holds. Qualifiers of equal rank are listed "label: why; ...";
-// a not-measured reason names its runs already, so only the first is kept.
-static void combine(verdict *all, const verdict *one, const char *label) {
-    // every part must hold: the claim's p is the largest part's (intersection–union), the
-    // opposite's the smallest; a part without a test leaves the claim without one
-    all->p_claim = isnan(one->p_claim) || isnan(all->p_claim) ? NAN : fmax(all->p_claim, one->p_claim);
-    if (!isnan(one->p_against)) all->p_against = isnan(all->p_against) ? one->p_against : fmin(all->p_against, one->p_against);
-    int ra = verdict_rank(all->v), ro = verdict_rank(one->v);
-    if (ro == 0 || ro < ra || (ro == ra && one->v == FINDING_NOT_MEASURED)) return;
-    char part[1100];
-    if (label && one->v != FINDING_NOT_MEASURED) snprintf(part, sizeof part, "%s: %s", label, one->why);
-    else snprintf(part, sizeof part, "%s", one->why);
-    if (ro > ra) all->v = one->v, all->why[0] = '\0';
-    if (all->why[0]) cat(all->why, sizeof all->why, "%s", "; ");
-    cat(all->why, sizeof all->why, "%s", part);
-}
 
 // The two-sample test of a finding with b on the observations of each side: greater
 // (Welch, a − b > 0), not_worse (Welch, a − b + margin > 0: non-inferiority) or equivalent
 // (TOST, |a − b| < margin). Appends the test to ours. unit: what a side's n counts.
 static verdict two_sample(const finding *f, const side_values *sa, const side_values *sb, const char *unit, char *ours, size_t len) {
     sig_test t = sig_welch(sa->v, sa->n, sb->v, sb->n);
-    plan pl = plan_for(f);
+    plan pl = rule_plan_for(f);
     char needs[400];
-    cat(ours, len, "%s", ", ");
+    finding_text_cat(ours, len, "%s", ", ");
     if (f->kind == FINDING_EQUIVALENT) {
         double p_tost;
-        plan_text(&pl, sig_n_welch(pl.planned, t.va, t.vb), unit, needs, sizeof needs);
-        verdict v = decide_equivalent(&t, f->margin, needs, &p_tost);
-        test_text_margin(&f->a, "Δ", &t, p_tost, "±", f->margin, ours, len);
+        rule_plan_text(&pl, sig_n_welch(pl.planned, t.va, t.vb), unit, needs, sizeof needs);
+        verdict v = rule_decide_equivalent(&t, f->margin, needs, &p_tost);
+        finding_test_text_margin(&f->a, "Δ", &t, p_tost, "±", f->margin, ours, len);
         return v;
     }
     double shift = f->kind == FINDING_NOT_WORSE ? f->margin : 0.0;
     sig_test claim = sig_shifted(t, shift);
-    test_text_margin(&f->a, "Δ", &t, claim.p, f->kind == FINDING_NOT_WORSE ? "" : NULL, f->margin, ours, len);
-    plan_text(&pl, sig_n_welch(pl.planned, t.va, t.vb), unit, needs, sizeof needs);
-    if (f->kind == FINDING_GREATER) plan_excluded(&pl, &t, 1, needs, sizeof needs);
-    return decide(&claim, 1, needs);
+    finding_test_text_margin(&f->a, "Δ", &t, claim.p, f->kind == FINDING_NOT_WORSE ? "" : NULL, f->margin, ours, len);
+    rule_plan_text(&pl, sig_n_welch(pl.planned, t.va, t.vb), unit, needs, sizeof needs);
+    if (f->kind == FINDING_GREATER) rule_plan_excluded(&pl, &t, 1, needs, sizeof needs);
+    return rule_decide(&claim, 1, needs);
 }
 
 // The same kinds on exact values (one value a side: every seed agrees): decided by the
@@ -403,21 +213,21 @@ static verdict two_sample(const finding *f, const side_values *sa, const side_va
 static verdict two_exact(const finding *f, double a, double b, char *ours, size_t len) {
     char d[64], shown[400], ta[64], tb[64], m[64];
     double diff = a - b;
-    signed_text(&f->a, diff, d, sizeof d);
-    metric_text(&f->a, a, ta, sizeof ta), metric_text(&f->b, b, tb, sizeof tb), metric_text(&f->a, f->margin, m, sizeof m);
+    finding_signed_text(&f->a, diff, d, sizeof d);
+    finding_metric_text(&f->a, a, ta, sizeof ta), finding_metric_text(&f->b, b, tb, sizeof tb), finding_metric_text(&f->a, f->margin, m, sizeof m);
     snprintf(ours + strlen(ours), len - strlen(ours), ", exact, Δ %s", d);
     if (f->kind == FINDING_EQUIVALENT) {
         snprintf(ours + strlen(ours), len - strlen(ours), ", margin ±%s", m);
         snprintf(shown, sizeof shown, "|Δ| = %s > margin %s", d + 1, m);
-        return decide_exact(f->margin - fabs(diff), 1, shown);
+        return rule_decide_exact(f->margin - fabs(diff), 1, shown);
     }
     if (f->kind == FINDING_NOT_WORSE) {
         snprintf(ours + strlen(ours), len - strlen(ours), ", margin %s", m);
         snprintf(shown, sizeof shown, "%s is more than %s below %s", ta, m, tb);
-        return decide_exact(diff + f->margin, 1, shown);
+        return rule_decide_exact(diff + f->margin, 1, shown);
     }
     snprintf(shown, sizeof shown, "%s %s %s", ta, diff == 0 ? "=" : "<", tb);
-    return decide_exact(diff, 0, shown);
+    return rule_decide_exact(diff, 0, shown);
 }
 
 // The unit a side's n counts: "seeds per side" or, for a timed metric, its timed steps.
@@ -427,56 +237,56 @@ static const char *side_unit(const side_values *s, const char *seeds) { return s
 // configuration's runs (or a side without mixed configurations).
 static verdict check_level_plain(const rr_set *set, const finding *f, const run_list *a, const run_list *b, const char *per_value,
                                  char *ours, size_t len) {
-    verdict v = verdict_of(FINDING_HOLDS, "");
+    verdict v = rule_verdict(FINDING_HOLDS, "");
     char who[512], whob[512] = "", why[1024], ta[64], tb[64];
     side_values sa = {0}, sb = {0};
     int exact = report_metric_nature(f->a.metric).nature == METRIC_EXACT && !f->a.divide_by;
     describe_runs(&f->a, f->per, per_value, who, sizeof who);
     int ok_a = side_collect(set, a, &f->a, who, &sa, why, sizeof why);
-    if (!ok_a) set_unmeasured(&v, why);
-    metric_text(&f->a, sa.mean, ta, sizeof ta);
+    if (!ok_a) rule_set_unmeasured(&v, why);
+    finding_metric_text(&f->a, sa.mean, ta, sizeof ta);
     if (finding_kinds[f->kind].needs_b) {
         describe_runs(&f->b, f->per, per_value, whob, sizeof whob);
         int ok_b = side_collect(set, b, &f->b, whob, &sb, why, sizeof why);
-        if (!ok_b && ok_a) set_unmeasured(&v, why);
-        metric_text(&f->b, sb.mean, tb, sizeof tb);
+        if (!ok_b && ok_a) rule_set_unmeasured(&v, why);
+        finding_metric_text(&f->b, sb.mean, tb, sizeof tb);
         snprintf(ours + strlen(ours), len - strlen(ours), "%s vs %s", ta, tb);
         if (v.v == FINDING_HOLDS) {
             int steps = sa.steps && sb.steps;
             if (steps) snprintf(ours + strlen(ours), len - strlen(ours), " (n = %d vs %d timed steps of %d vs %d runs", sa.n, sb.n, sa.nruns, sb.nruns);
             else snprintf(ours + strlen(ours), len - strlen(ours), " (n = %d vs %d", sa.nruns, sb.nruns);
-            if (exact && (sa.disagree || sb.disagree)) v = exact_disagree(sa.disagree ? &f->a : &f->b, sa.disagree ? who : whob);
+            if (exact && (sa.disagree || sb.disagree)) v = rule_exact_disagree(sa.disagree ? &f->a : &f->b, sa.disagree ? who : whob);
             else if (exact) v = two_exact(f, sa.v[0], sb.v[0], ours, len);
-            else if (sa.steps != sb.steps) v = verdict_of(FINDING_INCONCLUSIVE, "per-step times on one side only: re-run the other");
-            else if (sa.n < 2 || sb.n < 2) v = one_seed();
+            else if (sa.steps != sb.steps) v = rule_verdict(FINDING_INCONCLUSIVE, "per-step times on one side only: re-run the other");
+            else if (sa.n < 2 || sb.n < 2) v = rule_one_seed();
             else v = two_sample(f, &sa, &sb, side_unit(&sa, "seeds per side"), ours, len);
-            cat(ours, len, "%s", ")");
+            finding_text_cat(ours, len, "%s", ")");
         }
     } else {
-        cat(ours, len, "%s", ta);
+        finding_text_cat(ours, len, "%s", ta);
         if (v.v == FINDING_HOLDS) {
             int dir = f->kind == FINDING_AT_LEAST ? 1 : -1;
             if (sa.steps) snprintf(ours + strlen(ours), len - strlen(ours), " (n = %d timed steps of %d runs", sa.n, sa.nruns);
             else snprintf(ours + strlen(ours), len - strlen(ours), " (n = %d", sa.nruns);
-            if (exact && sa.disagree) v = exact_disagree(&f->a, who);
+            if (exact && sa.disagree) v = rule_exact_disagree(&f->a, who);
             else if (exact) {
                 char d[64], shown[400], tv[64];
-                signed_text(&f->a, sa.v[0] - f->value, d, sizeof d), metric_text(&f->a, f->value, tv, sizeof tv);
+                finding_signed_text(&f->a, sa.v[0] - f->value, d, sizeof d), finding_metric_text(&f->a, f->value, tv, sizeof tv);
                 snprintf(ours + strlen(ours), len - strlen(ours), ", exact, Δ %s", d);
                 snprintf(shown, sizeof shown, "%s %s %s", ta, dir > 0 ? "<" : ">", tv);
-                v = decide_exact(dir * (sa.v[0] - f->value), 1, shown);
-            } else if (sa.n < 2) v = one_seed();
+                v = rule_decide_exact(dir * (sa.v[0] - f->value), 1, shown);
+            } else if (sa.n < 2) v = rule_one_seed();
             else {
                 sig_test t = sig_one_sample(sa.v, sa.n, f->value);
-                plan pl = plan_for(f);
+                plan pl = rule_plan_for(f);
                 char needs[400];
-                plan_text(&pl, sig_n_one_sample(pl.planned, t.va), side_unit(&sa, "seeds"), needs, sizeof needs);
-                plan_excluded(&pl, &t, dir, needs, sizeof needs);
-                cat(ours, len, "%s", ", ");
-                test_text(&f->a, "Δ", &t, dir > 0 ? t.p : 1.0 - t.p, ours, len);
-                v = decide(&t, dir, needs);
+                rule_plan_text(&pl, sig_n_one_sample(pl.planned, t.va), side_unit(&sa, "seeds"), needs, sizeof needs);
+                rule_plan_excluded(&pl, &t, dir, needs, sizeof needs);
+                finding_text_cat(ours, len, "%s", ", ");
+                finding_test_text(&f->a, "Δ", &t, dir > 0 ? t.p : 1.0 - t.p, ours, len);
+                v = rule_decide(&t, dir, needs);
             }
-            cat(ours, len, "%s", ")");
+            finding_text_cat(ours, len, "%s", ")");
         }
     }
     free(sa.v), free(sb.v);
@@ -508,20 +318,20 @@ static verdict trend_exact(const finding *f, const run_groups *g, const side_val
         int lo = with_mean[0], hi = with_mean[np - 1];
         snprintf(ours + strlen(ours), len - strlen(ours), " (exact; peak %s)", g->items[peak].label);
         double d = fmin(sv[peak].mean - sv[lo].mean, sv[peak].mean - sv[hi].mean);
-        metric_text(&f->a, sv[peak].mean, t1, sizeof t1);
+        finding_metric_text(&f->a, sv[peak].mean, t1, sizeof t1);
         snprintf(shown, sizeof shown, "the highest inner value %s is not above both ends", t1);
-        return decide_exact(d, 0, shown);
+        return rule_decide_exact(d, 0, shown);
     }
     int dir = f->kind == FINDING_INCREASING ? 1 : -1;
-    cat(ours, len, "%s", " (exact)");
+    finding_text_cat(ours, len, "%s", " (exact)");
     for (int k = 1; k < np; k++) {
         double d = dir * (sv[with_mean[k]].mean - sv[with_mean[k - 1]].mean);
         if (d > 0) continue;
-        metric_text(&f->a, sv[with_mean[k - 1]].mean, t1, sizeof t1), metric_text(&f->a, sv[with_mean[k]].mean, t2, sizeof t2);
+        finding_metric_text(&f->a, sv[with_mean[k - 1]].mean, t1, sizeof t1), finding_metric_text(&f->a, sv[with_mean[k]].mean, t2, sizeof t2);
         snprintf(shown, sizeof shown, "%s at %s, %s at %s", t1, g->items[with_mean[k - 1]].label, t2, g->items[with_mean[k]].label);
-        return decide_exact(d, 0, shown);
+        return rule_decide_exact(d, 0, shown);
     }
-    return decide_exact(1.0, 0, "");
+    return rule_decide_exact(1.0, 0, "");
 }
 
 // peak_inside, increasing, decreasing on one configuration's a-runs along x: the highest inner
@@ -529,7 +339,7 @@ static verdict trend_exact(const finding *f, const run_groups *g, const side_val
 // exact metrics by their values (trend_exact).
 static verdict check_trend_plain(const rr_set *set, const finding *f, const run_list *a, const char *per_value, char *ours,
                                  size_t len) {
-    verdict v = verdict_of(FINDING_HOLDS, "");
+    verdict v = rule_verdict(FINDING_HOLDS, "");
     char who[512], why[1024], t[64];
     int exact = report_metric_nature(f->a.metric).nature == METRIC_EXACT && !f->a.divide_by;
     describe_runs(&f->a, f->per, per_value, who, sizeof who);
@@ -537,15 +347,15 @@ static verdict check_trend_plain(const rr_set *set, const finding *f, const run_
     int ok = side_collect(set, a, &f->a, who, &all, why, sizeof why);
     free(all.v);
     if (!ok) {
-        cat(ours, len, "%s", "—");
-        set_unmeasured(&v, why);
+        finding_text_cat(ours, len, "%s", "—");
+        rule_set_unmeasured(&v, why);
         return v;
     }
     run_groups g = split_runs(set, a, f->x, f->a.stage);
     if (g.key_absent) {
-        cat(ours, len, "%s", "—");
+        finding_text_cat(ours, len, "%s", "—");
         snprintf(why, sizeof why, "the runs of %s have no /config key %s", who, f->x);
-        set_unmeasured(&v, why);
+        rule_set_unmeasured(&v, why);
         free_groups(&g);
         return v;
     }
@@ -557,21 +367,21 @@ static verdict check_trend_plain(const rr_set *set, const finding *f, const run_
         else sv[k].mean = NAN;
         if (sv[k].disagree && disagree < 0) disagree = k;
         nmax = sv[k].n > nmax ? sv[k].n : nmax, ntotal += sv[k].n;
-        metric_text(&f->a, sv[k].mean, t, sizeof t);
+        finding_metric_text(&f->a, sv[k].mean, t, sizeof t);
         snprintf(ours + strlen(ours), len - strlen(ours), "%s%s: %s", k ? ", " : "", g.items[k].label, t);
     }
     const char *unit = steps ? "timed steps per x value" : "seeds per x value";
     int need = f->kind == FINDING_PEAK_INSIDE ? 3 : 2;
-    plan pl = plan_for(f);
+    plan pl = rule_plan_for(f);
     char needs[400];
     if (np < need) {
         snprintf(why, sizeof why, "%d value%s of %s with a mean among the runs of %s, need %d", np, np == 1 ? "" : "s", f->x,
                  who, need);
-        set_unmeasured(&v, why);
+        rule_set_unmeasured(&v, why);
     } else if (exact && disagree >= 0) {
         char w2[700];
         snprintf(w2, sizeof w2, "%s at %s=%s", who, f->x, g.items[disagree].label);
-        v = exact_disagree(&f->a, w2);
+        v = rule_exact_disagree(&f->a, w2);
     } else if (exact) {
         v = trend_exact(f, &g, sv, with_mean, np, ours, len);
     } else if (f->kind == FINDING_PEAK_INSIDE) {
@@ -580,7 +390,7 @@ static verdict check_trend_plain(const rr_set *set, const finding *f, const run_
             if (sv[with_mean[k]].mean > sv[peak].mean) peak = with_mean[k];
         snprintf(ours + strlen(ours), len - strlen(ours), " (peak %s", g.items[peak].label);
         int ends[2] = {with_mean[0], with_mean[np - 1]};
-        if (sv[peak].n < 2 || (sv[ends[0]].n < 2 && sv[ends[1]].n < 2)) v = one_seed(); // no test has 2 seeds a side
+        if (sv[peak].n < 2 || (sv[ends[0]].n < 2 && sv[ends[1]].n < 2)) v = rule_one_seed(); // no test has 2 seeds a side
         else v.p_claim = 0.0; // folded by combine: the largest end's p
         for (int e = 0; e < 2; e++) {
             const side_values *p = &sv[peak], *q = &sv[ends[e]];
@@ -588,17 +398,17 @@ static verdict check_trend_plain(const rr_set *set, const finding *f, const run_
             snprintf(label, sizeof label, "vs %s", g.items[ends[e]].label);
             snprintf(ours + strlen(ours), len - strlen(ours), "%s %s: n = %d vs %d", e ? ";" : "", label, p->n, q->n);
             verdict one;
-            if (p->n < 2 || q->n < 2) one = one_seed();
+            if (p->n < 2 || q->n < 2) one = rule_one_seed();
             else {
                 sig_test st = sig_welch(p->v, p->n, q->v, q->n);
-                cat(ours, len, "%s", ", ");
-                test_text(&f->a, "Δ", &st, st.p, ours, len);
-                plan_text(&pl, sig_n_welch(pl.planned, st.va, st.vb), steps ? "timed steps per side" : "seeds per side", needs, sizeof needs);
-                one = decide(&st, 1, needs);
+                finding_text_cat(ours, len, "%s", ", ");
+                finding_test_text(&f->a, "Δ", &st, st.p, ours, len);
+                rule_plan_text(&pl, sig_n_welch(pl.planned, st.va, st.vb), steps ? "timed steps per side" : "seeds per side", needs, sizeof needs);
+                one = rule_decide(&st, 1, needs);
             }
-            if (strcmp(v.why, "1 seed")) combine(&v, &one, label);
+            if (strcmp(v.why, "1 seed")) rule_combine(&v, &one, label);
         }
-        cat(ours, len, "%s", ")");
+        finding_text_cat(ours, len, "%s", ")");
     } else {
         double *xs = xcalloc((size_t)np + 1, sizeof *xs, "finding values");
         double *ox = xcalloc((size_t)ntotal + 1, sizeof *ox, "finding values"), *oy = xcalloc((size_t)ntotal + 1, sizeof *oy, "finding values");
@@ -611,19 +421,19 @@ static verdict check_trend_plain(const rr_set *set, const finding *f, const run_
         }
         for (int k = 0; k < np; k++) sxx1 += (xs[k] - xbar) * (xs[k] - xbar);
         snprintf(ours + strlen(ours), len - strlen(ours), steps ? " (n = %d timed steps" : " (n = %d", n);
-        if (nmax < 2) v = one_seed();
+        if (nmax < 2) v = rule_one_seed();
         else {
             // the slope times the x range: the fitted change from the first to the last x value
             double range = xs[np - 1] - xs[0];
             sig_test st = sig_slope(ox, oy, n), shown = st;
             shown.effect *= range, shown.lo *= range, shown.hi *= range, shown.lo90 *= range, shown.hi90 *= range;
             int dir = f->kind == FINDING_INCREASING ? 1 : -1;
-            cat(ours, len, "%s", ", ");
-            test_text(&f->a, "fitted change over the range", &shown, dir > 0 ? st.p : 1.0 - st.p, ours, len);
-            plan_text(&pl, sig_n_slope(pl.planned / range, st.va, sxx1, np), unit, needs, sizeof needs);
-            v = decide(&st, dir, needs);
+            finding_text_cat(ours, len, "%s", ", ");
+            finding_test_text(&f->a, "fitted change over the range", &shown, dir > 0 ? st.p : 1.0 - st.p, ours, len);
+            rule_plan_text(&pl, sig_n_slope(pl.planned / range, st.va, sxx1, np), unit, needs, sizeof needs);
+            v = rule_decide(&st, dir, needs);
         }
-        cat(ours, len, "%s", ")");
+        finding_text_cat(ours, len, "%s", ")");
         free(xs), free(ox), free(oy);
     }
     for (int k = 0; k < g.n; k++) free(sv[k].v);
@@ -783,23 +593,23 @@ static verdict check_level(const rr_set *set, const finding *f, const run_list *
         if (key_list_has(&kb, ka.keys[i])) key_list_add(&shared, ka.keys[i]);
     config_group *ga, *gb = NULL;
     int na = split_configs(set, a, &ka, &ga), nb = two ? split_configs(set, b, &kb, &gb) : 1;
-    verdict all = verdict_of(FINDING_HOLDS, "");
+    verdict all = rule_verdict(FINDING_HOLDS, "");
     all.p_claim = 0.0;
     int parts = 0;
-    cat(ours, len, "%s", "configurations not pooled: ");
+    finding_text_cat(ours, len, "%s", "configurations not pooled: ");
     for (int i = 0; i < na; i++)
         for (int j = 0; j < nb; j++) {
             if (two && !configs_match(set, ga[i].runs.runs[0], gb[j].runs.runs[0], &shared)) continue;
             char label[1100];
             if (two && kb.n > shared.n) snprintf(label, sizeof label, "%s vs %s", ga[i].label[0] ? ga[i].label : "a", gb[j].label);
             else snprintf(label, sizeof label, "%s", ga[i].label[0] ? ga[i].label : gb[j].label);
-            cat(ours, len, parts++ ? "; %s: " : "%s: ", label);
+            finding_text_cat(ours, len, parts++ ? "; %s: " : "%s: ", label);
             verdict one = check_level_plain(set, f, &ga[i].runs, two ? &gb[j].runs : NULL, per_value, ours, len);
-            combine(&all, &one, label);
+            rule_combine(&all, &one, label);
         }
     if (parts == 0) {
-        all = verdict_of(FINDING_NOT_MEASURED, "no configuration of a matches one of b on the keys both vary");
-        cat(ours, len, "%s", "—");
+        all = rule_verdict(FINDING_NOT_MEASURED, "no configuration of a matches one of b on the keys both vary");
+        finding_text_cat(ours, len, "%s", "—");
     }
     free_configs(ga, na), free_configs(gb, two ? nb : 0);
     key_list_free(&ka), key_list_free(&kb), key_list_free(&shared);
@@ -815,14 +625,14 @@ static verdict check_trend(const rr_set *set, const finding *f, const run_list *
     }
     config_group *ga;
     int na = split_configs(set, a, &ka, &ga);
-    verdict all = verdict_of(FINDING_HOLDS, "");
+    verdict all = rule_verdict(FINDING_HOLDS, "");
     all.p_claim = 0.0;
-    cat(ours, len, "%s", "configurations not pooled: ");
+    finding_text_cat(ours, len, "%s", "configurations not pooled: ");
     for (int i = 0; i < na; i++) {
-        cat(ours, len, i ? "; %s: (" : "%s: (", ga[i].label);
+        finding_text_cat(ours, len, i ? "; %s: (" : "%s: (", ga[i].label);
         verdict one = check_trend_plain(set, f, &ga[i].runs, per_value, ours, len);
-        cat(ours, len, "%s", ")");
-        combine(&all, &one, ga[i].label);
+        finding_text_cat(ours, len, "%s", ")");
+        rule_combine(&all, &one, ga[i].label);
     }
     free_configs(ga, na);
     key_list_free(&ka);
@@ -840,23 +650,23 @@ static void list_unpaired(const run_groups *from, const run_groups *other, const
     int n = 0;
     for (int k = 0; k < from->n; k++) {
         if (group_index(other, from->items[k].label) >= 0) continue;
-        if (n++ == 0) cat(ours, len, "%s", ours[0] ? "; unpaired: " : "unpaired: ");
-        else cat(ours, len, "%s", ", ");
-        cat(ours, len, "%s", from->items[k].label);
+        if (n++ == 0) finding_text_cat(ours, len, "%s", ours[0] ? "; unpaired: " : "unpaired: ");
+        else finding_text_cat(ours, len, "%s", ", ");
+        finding_text_cat(ours, len, "%s", from->items[k].label);
     }
-    if (n) cat(ours, len, " (only in %s)", side);
+    if (n) finding_text_cat(ours, len, " (only in %s)", side);
 }
 
 // A finding with `per`: the kind checked for each value of the per key.
 static verdict check_per(const rr_set *set, const finding *f, const run_list *a, const run_list *b, char *ours, size_t len) {
-    verdict all = verdict_of(FINDING_HOLDS, "");
+    verdict all = rule_verdict(FINDING_HOLDS, "");
     all.p_claim = 0.0; // folded by combine
     run_groups ga = split_runs(set, a, f->per, f->a.stage), gb = {0};
     int two = finding_kinds[f->kind].needs_b;
     if (two) gb = split_runs(set, b, f->per, f->b.stage);
     const char *absent = ga.key_absent ? f->a.stage : gb.key_absent ? f->b.stage : NULL;
     if (absent) {
-        cat(ours, len, "%s", "—");
+        finding_text_cat(ours, len, "%s", "—");
         snprintf(all.why, sizeof all.why, "the runs of %s have no /config key %s", absent, f->per);
         all.v = FINDING_NOT_MEASURED;
         free_groups(&ga), free_groups(&gb);
@@ -866,13 +676,13 @@ static verdict check_per(const rr_set *set, const finding *f, const run_list *a,
     for (int k = 0; k < ga.n; k++) {
         int j = two ? group_index(&gb, ga.items[k].label) : -1;
         if (two && j < 0) continue;
-        cat(ours, len, common++ ? "; %s: " : "%s: ", ga.items[k].label);
+        finding_text_cat(ours, len, common++ ? "; %s: " : "%s: ", ga.items[k].label);
         int trend = finding_kinds[f->kind].needs_x;
-        if (trend) cat(ours, len, "%s", "(");
+        if (trend) finding_text_cat(ours, len, "%s", "(");
         verdict one = trend ? check_trend(set, f, &ga.items[k].runs, ga.items[k].label, ours, len)
                             : check_level(set, f, &ga.items[k].runs, two ? &gb.items[j].runs : NULL, ga.items[k].label, ours, len);
-        if (trend) cat(ours, len, "%s", ")");
-        combine(&all, &one, ga.items[k].label);
+        if (trend) finding_text_cat(ours, len, "%s", ")");
+        rule_combine(&all, &one, ga.items[k].label);
     }
     if (two) list_unpaired(&ga, &gb, "a", ours, len), list_unpaired(&gb, &ga, "b", ours, len);
     if (common == 0 && all.v == FINDING_HOLDS) {
@@ -893,7 +703,7 @@ finding_result findings_eval_full(const rr_set *set, const char *experiment, con
     else v = check_level(set, f, &a, &b, NULL, ours, ours_len);
     if (f->kind == FINDING_AT_LEAST || f->kind == FINDING_AT_MOST) {
         char t[64];
-        metric_text(&f->a, f->value, t, sizeof t);
+        finding_metric_text(&f->a, f->value, t, sizeof t);
         snprintf(ours + strlen(ours), ours_len - strlen(ours), " (claim %s %s)", f->kind == FINDING_AT_LEAST ? "≥" : "≤", t);
     }
     finding_result r = {v.v, "", v.p_claim, v.p_against, NAN, NAN, 0};

@@ -118,13 +118,12 @@
 #pragma once
 #include "../experiment/findings_spec.h"
 #include "../results/results_read.h"
+#include "findings_rules.h" // finding_verdict, FINDING_ALPHA
 #include <stddef.h>
 
 // The verdict and `ours` cell of finding f of experiment `experiment` over the runs of set.
-typedef enum { FINDING_HOLDS, FINDING_FAILS, FINDING_NOT_MEASURED, FINDING_INCONCLUSIVE } finding_verdict;
 finding_verdict findings_eval(const rr_set *set, const char *experiment, const finding *f, char *ours, size_t ours_len,
                               char *why, size_t why_len);
-#define FINDING_ALPHA 0.05 // the level of every one-sided test (and of Holm's adjusted p)
 
 // The same with the p-values Holm's correction needs (before it: findings_holm fills the rest).
 typedef struct {
