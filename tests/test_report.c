@@ -264,7 +264,7 @@ static const finding_case *case_by(const char *prefix) {
     return &cases[0];
 }
 
-// A difference as findings.c shows it: sign, then |v| in percent with 2 decimals.
+// A difference as findings_rules.c shows it: sign, then |v| in percent with 2 decimals.
 static void signed_pct(char *out, size_t len, double v) { snprintf(out, len, "%s%.2f", v < 0 ? "-" : "+", 100 * fabs(v)); }
 
 // "Δ +8.00, 90% CI [+5.61, +10.39], p = 0.001" for test t (p for the claim): the 90% interval
