@@ -13,6 +13,7 @@ typedef struct {
     // NULL = auto). materialised needs bf16; the CPU backends have one attention and refuse
     // anything but auto.
     const char *attention;
+    int breakdown;      // --breakdown: each step's phases (upload, forward, zero, backward, optimizer) and host waits
 } perf_options;
 
 int perf_run(const perf_options *opt);

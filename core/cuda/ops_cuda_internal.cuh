@@ -2,7 +2,7 @@
 // core/ops_list.h (declared here from that list), gathered into `ops_cuda` by ops_cuda.cu.
 // Contracts are the list's; every pointer is a device pointer. Twin of
 // core/cpu/ops_cpu_internal.h; the files mirror core/cpu/ one to one (dense, tokens,
-// attention, posenc, mixing, resize, losses, reduce, optim, memory: ops_list.h's sections name
+// attention, posenc, mixing, resize, losses, reduce, optim, memory, timing: ops_list.h's sections name
 // the file of each op), plus cuda_common.cuh (error checks, cuBLAS handle, launch helpers,
 // device Philox).
 #pragma once
@@ -29,3 +29,7 @@ int cuda_matmul_precision(void);
 // caching pool), counted by the memory meter while it lives; free it before the op returns.
 void *cuda_alloc_transient(size_t bytes, const char *what);
 void cuda_free_transient(void *p); // NULL is fine
+
+// timing_cuda.cu: adds seconds the host spent in a waiting call (download, copy, synchronize) to
+// what host_wait_seconds returns.
+void cuda_host_wait_add(double seconds);
