@@ -82,6 +82,34 @@ static size_t align256(size_t bytes) { return (bytes + 255) / 256 * 256; }
 // The (image, head) pairs of a pack / unpack: grid y, looping when B·H exceeds the grid's limit.
 #define PAIR_GRID_MAX 65535
 
+// This thread's head row r and first channel c of a pack / unpack of R rows of hs channels per
+// pair (attn_pack_coords); 0 for a thread past the last.
+static __device__ __forceinline__ int pack_thread(int R, int hs, int vec, int *r, int *c) {
+    const int chunks = attn_pack_chunks(hs, vec);
+    const unsigned e = blockIdx.x * blockDim.x + threadIdx.x;
+    if (e >= (unsigned)R * (unsigned)chunks) return 0;
+    attn_pack_coords(e, chunks, vec, r, c);
+    return 1;
+}
+
+// Element offsets of pair bh's (image b, head h) row r, channel c: in the token rows (B,
+// rows_per_image, stride) at token tok[b][r] (r when tok is NULL), channel off + h·hs + c; and
+// in the head-major (B, H, R, hs) tensor.
+typedef struct {
+    size_t rows, heads;
+} pack_offsets;
+
+static __device__ __forceinline__ pack_offsets pack_offsets_of(int bh, int r, int c, int H, int R, int hs,
+                                                               int rows_per_image, int stride, int off,
+                                                               const int *tok) {
+    const int b = bh / H, h = bh - b * H;
+    const int t = tok ? tok[(size_t)b * R + r] : r;
+    pack_offsets at;
+    at.rows = ((size_t)b * rows_per_image + t) * stride + off + h * hs + c;
+    at.heads = ((size_t)bh * R + r) * hs + c;
+    return at;
+}
+
 // dst (B, H, R, hs) bf16 = channels [off + h·hs, off + (h+1)·hs) of rows tok[b][r] (r when tok is
 // NULL) of src (B, rows_per_image, stride). A thread per VEC consecutive channels of one head
 // row (attn_pack_coords; consecutive threads along the channels: coalesced), 32-bit index math.
@@ -89,16 +117,12 @@ template <int VEC>
 static __global__ void attn_pack_kernel(__nv_bfloat16 *dst, const float *src, int rows_per_image,
                                         int stride, int off, const int *tok, int B, int H, int R,
                                         int hs) {
-    const int chunks = attn_pack_chunks(hs, VEC);
-    const unsigned e = blockIdx.x * blockDim.x + threadIdx.x;
-    if (e >= (unsigned)R * (unsigned)chunks) return;
     int r, c;
-    attn_pack_coords(e, chunks, VEC, &r, &c);
+    if (!pack_thread(R, hs, VEC, &r, &c)) return;
     for (int bh = blockIdx.y; bh < B * H; bh += gridDim.y) {
-        const int b = bh / H, h = bh - b * H;
-        const int t = tok ? tok[(size_t)b * R + r] : r;
-        const float *s = src + ((size_t)b * rows_per_image + t) * stride + off + h * hs + c;
-        __nv_bfloat16 *d = dst + ((size_t)bh * R + r) * hs + c;
+        const pack_offsets at = pack_offsets_of(bh, r, c, H, R, hs, rows_per_image, stride, off, tok);
+        const float *s = src + at.rows;
+        __nv_bfloat16 *d = dst + at.heads;
         if (VEC == 4) {
             const float4 v = *(const float4 *)s;
             __nv_bfloat162 lo = __floats2bfloat162_rn(v.x, v.y), hi = __floats2bfloat162_rn(v.z, v.w);
@@ -120,16 +144,12 @@ template <int VEC>
 static __global__ void attn_unpack_kernel(float *dst, const float *src, int rows_per_image,
                                           int stride, int off, const int *tok, int B, int H, int R,
                                           int hs, float alpha, int accumulate) {
-    const int chunks = attn_pack_chunks(hs, VEC);
-    const unsigned e = blockIdx.x * blockDim.x + threadIdx.x;
-    if (e >= (unsigned)R * (unsigned)chunks) return;
     int r, c;
-    attn_pack_coords(e, chunks, VEC, &r, &c);
+    if (!pack_thread(R, hs, VEC, &r, &c)) return;
     for (int bh = blockIdx.y; bh < B * H; bh += gridDim.y) {
-        const int b = bh / H, h = bh - b * H;
-        const int t = tok ? tok[(size_t)b * R + r] : r;
-        float *d = dst + ((size_t)b * rows_per_image + t) * stride + off + h * hs + c;
-        const float *s = src + ((size_t)bh * R + r) * hs + c;
+        const pack_offsets at = pack_offsets_of(bh, r, c, H, R, hs, rows_per_image, stride, off, tok);
+        float *d = dst + at.rows;
+        const float *s = src + at.heads;
         float v[VEC], o[VEC];
         if (VEC == 4) {
             const float4 x = *(const float4 *)s;
