@@ -17,7 +17,10 @@ ARCH_FLAGS := $(if $(filter 1,$(NATIVE)),-march=native,)
 CFLAGS  += -std=c11 -O3 -fopenmp -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE $(ARCH_FLAGS) \
            -fno-math-errno -fno-trapping-math $(PKG_CFLAGS) -MMD -MP
 LDLIBS  += $(PKG_LIBS) -lm -fopenmp -rdynamic
-GIT_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
+# -dirty: a tracked file differs from HEAD, or a source file git does not track (and does not
+# ignore) is in the tree, where the build may have compiled it.
+GIT_SOURCES := '*.c' '*.h' '*.cu' '*.cuh' '*.cpp' 'Makefile'
+GIT_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell { git diff --quiet HEAD && test -z "$$(git ls-files --others --exclude-standard -- $(GIT_SOURCES))"; } 2>/dev/null || echo -dirty)
 ifeq ($(SANITIZE),1)
   SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
   CFLAGS  += $(SAN_FLAGS) -O1

@@ -387,15 +387,30 @@ static void print_parity(const experiment *e, const int *sel, const cc_side *pb,
     for (int k = 0; k < n; k++) {
         int K = parity_steps < pb[k].nlosses ? parity_steps : pb[k].nlosses;
         K = K < th[k].nlosses ? K : th[k].nlosses;
-        double worst = 0;
         printf("- seed %ld:", e->runs[sel[k]].seed);
-        for (int s = 0; s < K; s++) {
-            double d = fabs(pb[k].losses[s] - th[k].losses[s]) / fmax(1.0, fabs(th[k].losses[s]));
-            worst = fmax(worst, d);
-            printf(" %.5f/%.5f", pb[k].losses[s], th[k].losses[s]);
-        }
-        printf(" (max %.2g)\n", worst);
+        for (int s = 0; s < K; s++) printf(" %.5f/%.5f", pb[k].losses[s], th[k].losses[s]);
+        char summary[128];
+        crosscheck_parity_summary(pb[k].losses, th[k].losses, K, summary, sizeof summary);
+        printf(" (%s)\n", summary);
     }
+}
+
+void crosscheck_parity_summary(const double *ours, const double *theirs, int K, char *out, size_t len) {
+    if (K <= 0) {
+        snprintf(out, len, "no steps to compare");
+        return;
+    }
+    double worst = 0;
+    for (int s = 0; s < K; s++) {
+        if (!isfinite(ours[s]) || !isfinite(theirs[s])) { // a diverged step has no difference to report
+            snprintf(out, len, "not comparable: step %d's loss is %s on %s", s + 1,
+                     isnan(isfinite(ours[s]) ? theirs[s] : ours[s]) ? "nan" : "infinite",
+                     !isfinite(ours[s]) && !isfinite(theirs[s]) ? "both sides" : isfinite(ours[s]) ? "PyTorch" : "posbench");
+            return;
+        }
+        worst = fmax(worst, fabs(ours[s] - theirs[s]) / fmax(1.0, fabs(theirs[s])));
+    }
+    snprintf(out, len, "max %.2g", worst);
 }
 
 int cmd_crosscheck(int argc, char **argv) {
