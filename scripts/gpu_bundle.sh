@@ -57,7 +57,8 @@ for b in "$stage"/build/posbench "$stage"/build/tests/*; do ldd "$b"; done |
 # The commit the bundle was built from (+dirty when the tree had changes): the GPU machine's copy
 # of .git is not this checkout's, so scripts/gpu_session.sh reads the commit from here.
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-git diff --quiet HEAD 2>/dev/null || commit="$commit+dirty"
+{ git diff --quiet HEAD && [ -z "$(git ls-files --others --exclude-standard -- '*.c' '*.h' '*.cu' '*.cuh' '*.cpp' Makefile)" ]; } 2>/dev/null ||
+    commit="$commit+dirty" # a changed tracked file, or an untracked source the build may have compiled
 echo "$commit" > "$stage/COMMIT"
 cat > "$stage/env.sh" <<'EOS'
 #!/bin/sh
