@@ -6,6 +6,7 @@
 // fp32 like ours; its own --config list adds bf16, eager and the MP3 / ViT-B/16 configs).
 #include "perf.h"
 #include "../run/estimate.h"
+#include "../run/launch.h"
 #include "../../core/common.h"
 #include "../../core/optimizer.h"
 #include "../../core/rng.h"
@@ -13,6 +14,7 @@
 #include "../../core/device.h"
 #include "../../core/ops_cuda.h"
 #include "../../objectives/objective.h"
+#include <errno.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -249,25 +251,27 @@ static double time_torch_step(const perf_config *p, int iters, int gpu, const ch
     perf_setup(p, &os, &asked);
     const posenc_kind *pe = posenc_for_model(v);
     int pos_abs = pe && pe->table_grad != NULL, masked = asked.context_tokens > 0;
-    char cmd[8192];
-    if (gpu)
-        snprintf(cmd, sizeof cmd,
-                 "python3 '%s' --config custom --device cuda --modes compile --precision %s --image %d "
-                 "--channels %d --patch %d --dim %d --depth %d --heads %d --mlp-ratio %d --classes %d "
-                 "--batch %d --warmup 3 --iters %d --cls %d --pos-abs %d --mp3 %d --eta %g 2>/dev/null",
-                 script, precision, v->image_size, v->channels, v->patch, v->dim, v->depth, v->heads,
-                 v->mlp_ratio, v->num_classes, p->batch, iters, v->cls, pos_abs, masked, p->eta);
-    else
-    snprintf(cmd, sizeof cmd,
-             "/usr/bin/python3 '%s' --image %d --channels %d --patch %d --dim %d --depth %d --heads %d "
-             "--mlp-ratio %d --classes %d --batch %d --threads %d --warmup 2 --iters %d --cls %d --pos-abs %d --arch %d "
-             "--tiny-attn-dim %d 2>/dev/null",
-             script, v->image_size, v->channels, v->patch, v->dim, v->depth, v->heads, v->mlp_ratio, v->num_classes,
-             p->batch, posbench_threads(), iters, v->cls, pos_abs,
-             torch_arch(v), v->tiny_attn_dim > 0 ? v->tiny_attn_dim : 64);
-    FILE *f = popen(cmd, "r");
+    // The script's arguments, each a word of its own (no shell reads them): numbers in vals.
+    char vals[24][24];
+    char *argv[64];
+    int na = 0, nv = 0;
+#define ARG(word) (argv[na++] = (char *)(word))
+#define NUM(flag, value) (ARG(flag), snprintf(vals[nv], sizeof vals[nv], "%.10g", (double)(value)), ARG(vals[nv++]))
+    ARG(gpu ? "python3" : "/usr/bin/python3");
+    ARG(script);
+    if (gpu) ARG("--config"), ARG("custom"), ARG("--device"), ARG("cuda"), ARG("--modes"), ARG("compile"), ARG("--precision"), ARG(precision);
+    NUM("--image", v->image_size), NUM("--channels", v->channels), NUM("--patch", v->patch), NUM("--dim", v->dim);
+    NUM("--depth", v->depth), NUM("--heads", v->heads), NUM("--mlp-ratio", v->mlp_ratio), NUM("--classes", v->num_classes);
+    NUM("--batch", p->batch), NUM("--warmup", gpu ? 3 : 2), NUM("--iters", iters), NUM("--cls", v->cls), NUM("--pos-abs", pos_abs);
+    if (gpu) NUM("--mp3", masked), NUM("--eta", p->eta);
+    else NUM("--threads", posbench_threads()), NUM("--arch", torch_arch(v)), NUM("--tiny-attn-dim", v->tiny_attn_dim > 0 ? v->tiny_attn_dim : 64);
+    argv[na] = NULL;
+#undef ARG
+#undef NUM
+    pid_t child;
+    FILE *f = launch_reading(argv, &child);
     if (!f) {
-        snprintf(why, whylen, "cannot start python3");
+        snprintf(why, whylen, "cannot start %s: %s", argv[0], strerror(errno));
         return -1;
     }
     char line[1024];
@@ -282,7 +286,7 @@ static double time_torch_step(const perf_config *p, int iters, int gpu, const ch
         json_string_field(line, "\"gpu\"", device, sizeof device);
         if (torch[0]) snprintf(version, vlen, "PyTorch %s%s%s", torch, device[0] ? " on " : "", device);
     }
-    int rc = pclose(f);
+    int rc = launch_reading_close(f, child);
     if (rc != 0 || ms <= 0) {
         snprintf(why, whylen, "%s failed (exit %d; is PyTorch installed%s?)", gpu ? "torch_gpu_step.py" : "torch_cpu_step.py",
                  rc, gpu ? " with CUDA and torch.compile" : "");
