@@ -214,3 +214,9 @@ check "watch --once (plain): every state, step, loss, ETA and last eval in %" $(
 $PB watch "$T/nonexistent" --once > "$T/o" 2>&1; rc=$?
 [ $rc -eq 2 ]
 check "watch on a missing directory: exit 2" $? "exit $rc: $(cat "$T/o")"
+# ---- watch: a run file whose name holds an ESC sequence (window title) shows it escaped; no ESC
+# byte reaches the terminal
+mkdir -p "$T/wesc" && printf 'junk' > "$T/wesc/$(printf 'a\033]0;pwned\007b').h5"
+$PB watch "$T/wesc" --once > "$T/wesc.out" 2>&1; rc=$?
+[ $rc -eq 0 ] && grep -qF 'a\x1b]0;pwned\x07b' "$T/wesc.out" && ! grep -q "$(printf '\033')" "$T/wesc.out"
+check "watch: an ESC sequence in a run's file name is shown escaped (\\x1b), never sent" $? "exit $rc: $(od -c "$T/wesc.out" | head -n 3 | tr '\n' ' ')"
