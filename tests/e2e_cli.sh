@@ -160,7 +160,7 @@ kept=$(sed -n 's/.*is kept: \(.*\))$/\1/p' "$T/o")
 check "sweep with an impossible combination: exit 2 at the kept file's line:col, nothing run" $? "exit $rc: $(tr '\n' ' ' < "$T/o")"
 [ -n "$kept" ] && rm -f "$kept"
 $PB sweep $SW --out "$T/s" > "$T/s2.out" 2>&1; rc=$?
-[ $rc -eq 0 ] && grep -q '8 runs in 1 stages; 0 to run' "$T/s2.out"
+[ $rc -eq 0 ] && grep -q '8 runs in 1 stage; 0 to run' "$T/s2.out"
 check "sweep again: every run already done, nothing retrained (the runner's resume)" $? "$(grep 'to run' "$T/s2.out")"
 
 # ---- names/: one link per run, resolving to the run whose /config the name states

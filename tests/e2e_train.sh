@@ -139,7 +139,8 @@ bad "malformed integer" "model.dim: 'abc' is not an integer" model.dim=abc
 bad "not key=value" "'model.dim' is not key=value" model.dim
 bad "out of range" "train.lr: -1 is out of range" train.lr=-1
 bad "invalid choice" "pe.kind: 'sin9' is not valid (valid: one of none|abs|sin1d|sin2d|cape|relbias|rope)" pe.kind=sin9
-bad "unknown flag" "unknown flag '--bogus'" --bogus
+bad "unknown flag" "unknown flag '--bogus' for posbench train" --bogus
+bad "misspelt flag: did you mean" "unknown flag '--devce' (did you mean '--device'?)" --devce cpu
 bad "missing dataset directory" "dataset directory /nonexistent/fmnist does not exist" data.path=/nonexistent/fmnist
 bad "truncated IDX file" "trunc/train-images-idx3-ubyte.gz: truncated" data.path="$T/trunc"
 bad "wrong magic number" "bad magic number 0x00000804" data.path="$T/magic"

@@ -3,6 +3,7 @@
 // redrawn in place on a terminal, printed as plain lines otherwise (logs, pipes, tests);
 // POSBENCH_PROGRESS=plain|bar overrides the terminal check as for training progress.
 #include "cmd_watch.h"
+#include "../experiment/config.h"
 #include "terminal_text.h"
 #include "../run/run_watch.h"
 #include "../train/progress.h"
@@ -80,7 +81,8 @@ int cmd_watch(int argc, char **argv) {
             if (!*v || *end || !(interval >= 0.1 && interval <= 86400))
                 die_input("--interval needs seconds between 0.1 and 86400, got '%s'", v);
         } else if (a[0] == '-') {
-            die_input("unknown flag '%s' for posbench watch (valid: --once, --interval S, --help)", a);
+            const char *valid = "--once, --interval S, --help";
+            die_input("unknown flag '%s'%s for posbench watch (valid: %s)", a, cfg_flag_hint(a, valid), valid);
         } else if (!dir) {
             dir = a;
         } else {

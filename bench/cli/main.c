@@ -191,7 +191,8 @@ static int cmd_train(int argc, char **argv) {
         } else if (!strcmp(a, "--stop-after")) {
             opt.stop_after = parse_long_flag(a, i + 1 < argc ? argv[++i] : NULL, 1);
         } else if (a[0] == '-') {
-            die_input("unknown flag '%s' for posbench train (valid: --out, --threads, --device, --force, --fresh, --stop-after, --init, --plan, --print-config, --ranks, --help)", a);
+            const char *valid = "--out, --threads, --device, --force, --fresh, --stop-after, --init, --plan, --print-config, --ranks, --help";
+            die_input("unknown flag '%s'%s for posbench train (valid: %s)", a, cfg_flag_hint(a, valid), valid);
         } else {
             override_once(given, ngiven, a);
             given[ngiven++] = a;
@@ -314,9 +315,11 @@ int main(int argc, char **argv) {
                     die_input("--attention must be auto, materialised or fused, got '%s'", v);
                 po.attention = v;
             } else {
-                die_input("unknown argument '%s' for posbench bench (valid: --iters N, --config NAME, --no-torch, --threads N, "
-                          "--device D, --precision P, --attention auto|materialised|fused, --breakdown, --save FILE, --compare FILE, --result FILE, --history DIR, --out DIR, --rounds N, --confirm N, --no-probes, --time-threshold X, "
-                          "--memory-threshold X, --ranks N, --help)", a);
+                const char *valid = "--iters N, --config NAME, --no-torch, --threads N, --device D, --precision P, "
+                                    "--attention auto|materialised|fused, --breakdown, --save FILE, --compare FILE, --result FILE, "
+                                    "--history DIR, --out DIR, --rounds N, --confirm N, --no-probes, --time-threshold X, "
+                                    "--memory-threshold X, --ranks N, --help";
+                die_input("unknown argument '%s'%s for posbench bench (valid: %s)", a, cfg_flag_hint(a, valid), valid);
             }
         }
         po.device = device_flag;

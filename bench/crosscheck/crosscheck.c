@@ -3,6 +3,7 @@
 // process; --init torch: PyTorch with its own initial weights), read both results back, print
 // the comparison table, the verdict (verdict.c), the embedding RMS at init and the loss parity.
 #include "crosscheck.h"
+#include "../experiment/config.h"
 #include "../experiment/experiment.h"
 #include "../report/significance.h"
 #include "../results/results_read.h"
@@ -119,8 +120,9 @@ static void parse(int argc, char **argv, cc_flags *f) {
             f->match_key[f->nmatch] = key, f->match_value[f->nmatch++] = eq + 1;
             i++;
         } else if (a[0] == '-') {
-            die_input("crosscheck: unknown flag '%s' (valid: --stage, --match, --scale, --out, --metric, --init, --margin, "
-                      "--parity-steps, --threads, --python, --script, --device, --help)", a);
+            const char *valid = "--stage, --match, --scale, --out, --metric, --init, --margin, --parity-steps, --threads, "
+                                "--python, --script, --device, --help";
+            die_input("crosscheck: unknown flag '%s'%s (valid: %s)", a, cfg_flag_hint(a, valid), valid);
         } else if (!f->experiment) {
             f->experiment = a;
         } else {

@@ -371,6 +371,27 @@ int cfg_edit_distance(const char *a, const char *b) {
     return prev[lb];
 }
 
+const char *cfg_flag_hint(const char *flag, const char *valid) {
+    static char hint[96];
+    char best[64] = "";
+    int best_d = 3;
+    hint[0] = 0;
+    if (!flag || strncmp(flag, "-", 1) != 0 || !valid) return hint;
+    for (const char *p = valid; *p;) {
+        while (*p == ' ' || *p == ',') p++;
+        size_t len = strcspn(p, " ,|"); // the item's first word: the flag (a "--precision fp32|bf16" item too)
+        if (len > 2 && len < sizeof best && p[0] == '-') {
+            char name[64];
+            memcpy(name, p, len), name[len] = 0;
+            int d = cfg_edit_distance(flag, name);
+            if (d < best_d && d < (int)len / 2) best_d = d, snprintf(best, sizeof best, "%s", name);
+        }
+        p += strcspn(p, ",");
+    }
+    if (best[0] && strcmp(best, flag) != 0) snprintf(hint, sizeof hint, " (did you mean '%s'?)", best);
+    return hint;
+}
+
 const char *cfg_suggest(const char *key) {
     const char *best = NULL;
     int best_d = 4; // at most 3 edits, or the same last component under another group

@@ -40,6 +40,10 @@ int cfg_parse_bool(const char *text);
 int config_apply_override(config *c, const char *arg, char *err, size_t errlen);
 // Levenshtein distance (strings up to 63 characters; longer ones count as far apart).
 int cfg_edit_distance(const char *a, const char *b);
+// " (did you mean '--device'?)" when one of the flags of `valid` (a message's list, e.g. "--out
+// DIR, --threads N, --help": each item's first word) is within 2 edits of flag (and closer than
+// half its length); "" otherwise. A static buffer, valid until the next call.
+const char *cfg_flag_hint(const char *flag, const char *valid);
 // The closest known key to `key` (Levenshtein), or NULL when none is close.
 const char *cfg_suggest(const char *key);
 

@@ -254,8 +254,9 @@ int cmd_run(int argc, char **argv) {
         } else state[i] = R_WAIT, pending++;
     }
     int threads = posbench_threads(), per_job = threads / f.jobs > 0 ? threads / f.jobs : 1;
-    printf("experiment %s: %d runs in %d stages; %d to run%s (%d jobs x %d threads)\n", e->name, n, e->nstages, pending,
-           f.shards ? " in this shard" : "", f.jobs, per_job);
+    printf("experiment %s: %d run%s in %d stage%s; %d to run%s (%d job%s x %d thread%s)\n", e->name, n, n == 1 ? "" : "s",
+           e->nstages, e->nstages == 1 ? "" : "s", pending, f.shards ? " in this shard" : "", f.jobs, f.jobs == 1 ? "" : "s",
+           per_job, per_job == 1 ? "" : "s");
     if (pending > 0) {
         double flops = 0.0;
         int unknown = 0;
@@ -266,8 +267,12 @@ int cmd_run(int argc, char **argv) {
             else flops += r;
         }
         double rate = estimate_gflops();
-        printf("estimated training time: about %.0f min (%.3g TFLOP at %.0f GFLOP/s = %.2f x this machine's sgemm; "
-               "evaluation not included%s)\n", flops / (rate * 1e9) / 60.0, flops / 1e12, rate, ESTIMATE_EFFICIENCY,
+        double minutes = flops / (rate * 1e9) / 60.0;
+        char about[48];
+        if (minutes < 1.0) snprintf(about, sizeof about, "under a minute");
+        else snprintf(about, sizeof about, "about %.0f min", minutes);
+        printf("estimated training time: %s (%.3g TFLOP at %.0f GFLOP/s = %.2f x this machine's sgemm; "
+               "evaluation not included%s)\n", about, flops / 1e12, rate, ESTIMATE_EFFICIENCY,
                unknown ? "; runs on data of a size unknown before loading (data.name idx, or speech-commands without train.steps, "
                          "or budget: stages matching epochs) not counted" : "");
     }
