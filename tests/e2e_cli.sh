@@ -220,3 +220,10 @@ mkdir -p "$T/wesc" && printf 'junk' > "$T/wesc/$(printf 'a\033]0;pwned\007b').h5
 $PB watch "$T/wesc" --once > "$T/wesc.out" 2>&1; rc=$?
 [ $rc -eq 0 ] && grep -qF 'a\x1b]0;pwned\x07b' "$T/wesc.out" && ! grep -q "$(printf '\033')" "$T/wesc.out"
 check "watch: an ESC sequence in a run's file name is shown escaped (\\x1b), never sent" $? "exit $rc: $(od -c "$T/wesc.out" | head -n 3 | tr '\n' ' ')"
+# ---- train --help TOPIC: only the keys of the topic; a topic nothing matches exits 2 naming the groups
+$PB train --help pe > "$T/help_pe.out" 2>&1; rc=$?
+[ $rc -eq 0 ] && grep -q '^  pe.kind ' "$T/help_pe.out" && ! grep -q '^  model.dim ' "$T/help_pe.out" && ! grep -q '^usage:' "$T/help_pe.out"
+check "train --help pe: the pe keys, not model.dim, no usage text" $? "exit $rc, $(grep -c '^  ' "$T/help_pe.out") keys"
+$PB train --help zzz > "$T/help_zzz.out" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "no key is about 'zzz' (key groups: data, " "$T/help_zzz.out"
+check "train --help with a topic nothing matches: exit 2 naming the key groups" $? "exit $rc: $(cat "$T/help_zzz.out")"

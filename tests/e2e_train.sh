@@ -117,8 +117,11 @@ check "--init into a model without cls and position table" $? "$(grep '^init:' "
 # A finished run is never overwritten by a rerun.
 sum1=$(md5sum < "$A")
 $PB train $CFG --threads 2 --out "$T/a" >"$T/again.out" 2>&1; rc=$?
-[ $rc -eq 0 ] && grep -q "already finished" "$T/again.out" && [ "$(md5sum < "$A")" = "$sum1" ]
-check "rerunning a finished run leaves it untouched" $? "$(head -n 1 "$T/again.out")"
+first_final=$(grep '^final:' "$T/a.out" 2>/dev/null)
+[ $rc -eq 0 ] && grep -q "already finished" "$T/again.out" && [ "$(md5sum < "$A")" = "$sum1" ] &&
+    grep -q '^final: top1=[0-9.]*% top5=[0-9.]*% time=' "$T/again.out" &&
+    { [ -z "$first_final" ] || [ "$(grep '^final:' "$T/again.out")" = "$first_final" ]; }
+check "rerunning a finished run leaves it untouched and says what it scored" $? "$(head -n 2 "$T/again.out" | tr '\n' ' ') (trained: $first_final)"
 
 # Bad input: one line on stderr naming the key or file and what is valid, exit 2, no files.
 mkdir -p "$T/trunc" "$T/magic"

@@ -101,8 +101,17 @@ static void train_help(void) {
            "                    failure, a rank killed outright included (mpirun alone exits 128 + signal);\n"
            "                    --threads is per rank (default: this machine's cores / N)\n"
            "Across processes: mpirun -np N posbench train ... trains micro-batch r of every batch on rank r\n"
-           "(train.accumulate=N's run, bitwise on the CPU); rank 0 writes the files (needs a build with MPI).\n\n");
-    config_print_help(stdout);
+           "(train.accumulate=N's run, bitwise on the CPU); rank 0 writes the files (needs a build with MPI).\n"
+           "--help TOPIC prints only the keys of TOPIC: a group (pe, model, train, ...), a key, or a word of\n"
+           "their descriptions.\n\n");
+    config_print_help(stdout, NULL);
+}
+
+// posbench train --help TOPIC: the keys of one topic, or exit 2 naming the groups when none match.
+static void train_help_topic(const char *topic) {
+    if (config_print_help(stdout, topic) == 0)
+        die_input("no key is about '%s'%s (key groups: %s; posbench train --help lists every key)", topic,
+                  cfg_flag_hint(topic, config_key_groups()), config_key_groups());
 }
 
 // The key of override `arg` (key=value) must not be one of the earlier overrides given[0..n):
@@ -167,7 +176,9 @@ static int cmd_train(int argc, char **argv) {
         int first = i;
         if (!strcmp(a, "--threads")) threads_given = 1;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            train_help();
+            const char *topic = i + 1 < argc && argv[i + 1][0] != '-' && !strchr(argv[i + 1], '=') ? argv[i + 1] : NULL;
+            if (topic) train_help_topic(topic);
+            else train_help();
             config_free(&cfg);
             free(given);
             free(rank_args);

@@ -548,14 +548,39 @@ void config_run_id(const config *c, char out[13]) {
     snprintf(out, 13, "%012llx", (unsigned long long)(h & 0xffffffffffffull));
 }
 
-void config_print_help(FILE *out) {
-    fprintf(out, "Keys (key=value; default in brackets):\n");
+// Does key k belong to help topic `topic`: its group ("pe" for pe.kind), the key itself, or a
+// word of the key or of its help text (case-insensitive)?
+static int key_in_topic(const cfg_key *k, const char *topic) {
+    size_t n = strlen(topic);
+    if (!strncmp(k->key, topic, n) && (k->key[n] == '.' || k->key[n] == 0)) return 1;
+    return strcasestr(k->key, topic) != NULL || strcasestr(k->help, topic) != NULL;
+}
+
+int config_print_help(FILE *out, const char *topic) {
+    int shown = 0;
     for (int i = 0; i < cfg_key_count; i++) {
         const cfg_key *k = &cfg_keys[i];
+        if (topic && !key_in_topic(k, topic)) continue;
+        if (!shown++) fprintf(out, topic ? "Keys about '%s' (key=value; default in brackets):\n" : "Keys (key=value; default in brackets):\n", topic);
         char valid[160];
         describe_valid(k, valid, sizeof valid);
         fprintf(out, "  %-27s [%s]  %s (%s)\n", k->key, k->fallback[0] ? k->fallback : k->type == CFG_INT_LIST ? "[]" : "\"\"", k->help, valid);
     }
+    return shown;
+}
+
+const char *config_key_groups(void) {
+    static char groups[512];
+    if (groups[0]) return groups;
+    size_t o = 0;
+    for (int i = 0; i < cfg_key_count; i++) {
+        size_t len = strcspn(cfg_keys[i].key, ".");
+        int seen = 0;
+        for (int j = 0; j < i && !seen; j++) seen = strcspn(cfg_keys[j].key, ".") == len && !strncmp(cfg_keys[j].key, cfg_keys[i].key, len);
+        if (seen || o + len + 3 >= sizeof groups) continue;
+        o += (size_t)snprintf(groups + o, sizeof groups - o, "%s%.*s", o ? ", " : "", (int)len, cfg_keys[i].key);
+    }
+    return groups;
 }
 
 // One Markdown table cell: '|' escaped, so a choice list "a|b" stays in its cell.

@@ -72,8 +72,12 @@ void config_run_id(const config *c, char out[13]);
 // the parent run): FNV-1a 64 of text onto h; the identity lines of c onto h.
 uint64_t config_hash_text(uint64_t h, const char *text);
 uint64_t config_identity_hash(uint64_t h, const config *c);
-// Prints the key table (key, default, meaning) for --help.
-void config_print_help(FILE *out);
+// Prints the key table (key, default, help, what is valid), every key or only those of topic
+// (a group such as "pe", a key, or a word of a key or of its help; case-insensitive); returns how
+// many keys it printed (0: nothing matched the topic).
+int config_print_help(FILE *out, const char *topic);
+// The key groups ("data, model, pe, ...": the part before the first '.'), in table order.
+const char *config_key_groups(void);
 // Prints the key table as Markdown, one table per prefix (data., model., ...): docs/keys.md,
 // written by `make docs` through the hidden `posbench --keys-markdown`.
 void config_print_markdown(FILE *out);

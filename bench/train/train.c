@@ -57,7 +57,7 @@ static void eval_columns(const objective_kind *k, results_column *cols) {
 
 // Metric m of kind k as the console shows it: in its unit, as the reports do (the stored value x
 // the metric's scale: top1 0.8125 -> 81.25 %; objectives/metric.h).
-static double shown(const objective_kind *k, int m, double v) {
+double train_metric_shown(const objective_kind *k, int m, double v) {
     const metric_info *info = metric_info_match(k->metrics, k->metric_names[m]);
     return info && info->scale != 0 ? v * info->scale : v;
 }
@@ -459,8 +459,8 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
                 }
                 metrics_log_step(&r, r.step, loss, lr, grad_norm, &last, r.es.on ? &val : NULL, diverged);
                 if (!diverged) {
-                    progress_message(&bar, r.obj.kind->progress, epoch + 1, r.epochs, loss, shown(r.obj.kind, 0, last.metric[0]),
-                                     shown(r.obj.kind, 1, last.metric[1]), r.train_time_s);
+                    progress_message(&bar, r.obj.kind->progress, epoch + 1, r.epochs, loss, train_metric_shown(r.obj.kind, 0, last.metric[0]),
+                                     train_metric_shown(r.obj.kind, 1, last.metric[1]), r.train_time_s);
                 }
             }
             r.comm->broadcast(&diverged, sizeof diverged, 0); // the other ranks stop with rank 0
@@ -507,7 +507,7 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
     out->seconds = r.train_time_s;
     out->steps = r.step;
     if (status == 0)
-        printf(r.obj.kind->final_line, shown(r.obj.kind, 0, last.metric[0]), shown(r.obj.kind, 1, last.metric[1]), r.train_time_s);
+        printf(r.obj.kind->final_line, train_metric_shown(r.obj.kind, 0, last.metric[0]), train_metric_shown(r.obj.kind, 1, last.metric[1]), r.train_time_s);
     printf("results: %s\n", r.final_path);
     free_run(&r);
     train_files_release(&r);
