@@ -78,9 +78,14 @@ double report_metric_scale(const char *metric, char *header, size_t len) {
     return f.scale;
 }
 
+const char *report_value_format(const metric_fmt *f, double scaled) {
+    if (strcmp(f->fmt, "%.0f") || !isfinite(scaled) || fabs(scaled - nearbyint(scaled)) <= 1e-9 * fmax(1.0, fabs(scaled))) return f->fmt;
+    return "%.2f"; // a mean of whole numbers (a count, a 0/1 flag) that is not whole: 2 of 3 is 0.67, not 1
+}
+
 void report_metric_text(const char *metric, double value, char *buf, size_t len) {
     metric_fmt f = report_metric_format(metric);
-    snprintf(buf, len, f.fmt, value * f.scale);
+    snprintf(buf, len, report_value_format(&f, value * f.scale), value * f.scale);
 }
 
 static int is_done(const rr_run *r) { return !strcmp(rr_run_status(r), "done"); }
