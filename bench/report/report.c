@@ -259,7 +259,12 @@ static void stage_table(sbuf *b, const rr_set *set, const rr_stage *s, ref_table
     }
     for (int k = 0; k < nseeds; k++) sb_printf(b, "%s %ld", k ? "," : "", seeds[k]);
     sb_printf(b, ". Cells: mean ± sample std (n−1) over the seeds whose run is `done`; ± — when n = 1. updates and images "
-                 "seen: the training budget, its init chain's included (init + own).\n\n");
+                 "seen: the training budget, its init chain's included (init + own).");
+    for (int m = 0; m < nm; m++) // a timed metric: one statistic, named (the findings use the same one)
+        if (report_metric_nature(metrics[m]).nature == METRIC_TIMED)
+            sb_printf(b, " %s: each run's median over all its steps (/final %s), then the mean over runs, as the findings use it.",
+                      report_metric_format(metrics[m]).header, metrics[m]);
+    sb_printf(b, "\n\n");
     if (ndone == 0) sb_printf(b, "No run of this stage finished `done`: no metrics to show.\n\n");
     char name[700], title[600];
     table_name(s, "", name, sizeof name);
