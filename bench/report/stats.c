@@ -46,8 +46,7 @@ static const metric_info *metric_lookup(const char *metric) {
 
 metric_nature report_metric_nature(const char *metric) {
     const metric_info *m = metric_lookup(metric);
-    metric_nature n = {metric, m ? m->nature : METRIC_SAMPLED, NULL};
-    if (n.nature == METRIC_TIMED) n.column = m->name;
+    metric_nature n = {metric, m ? m->nature : METRIC_SAMPLED};
     return n;
 }
 

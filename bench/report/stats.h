@@ -21,7 +21,6 @@ typedef struct {
 typedef struct {
     const char *metric;       // the /final attribute
     metric_nature_kind nature;
-    const char *column;       // METRIC_TIMED: the /train column of per-step values
 } metric_nature;
 // Reads the metric tables of the runs of `set` (their /final metric_info) that the formats and
 // natures below look metrics up in (then in the built-in tables, for files without one); NULL
