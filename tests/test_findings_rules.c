@@ -329,6 +329,12 @@ static void test_holm(const rr_set *set) {
         test_check("Holm, one family: = the reference's family rule (judged side, Holm)", fabs(b[0].p_holm - ref[0]) < 1e-15 &&
                        fabs(b[1].p_holm - ref[1]) < 1e-15 && fabs(b[2].p_holm - ref[2]) < 1e-15 && fabs(b[3].p_holm - ref[3]) < 1e-15,
                    "%g %g %g %g vs %g %g %g %g", b[0].p_holm, b[1].p_holm, b[2].p_holm, b[3].p_holm, ref[0], ref[1], ref[2], ref[3]);
+    // a significant-against part beside a part without a test (1 seed): no claim p, still judged on its against p
+    finding_result e[2] = {pre(FINDING_FAILS, NAN, 0.01), pre(FINDING_HOLDS, 0.02, 0.98)};
+    findings_holm(e, NULL, 2, "exp");
+    test_check("Holm: a 'significant against' without a claim p (a part had 1 seed) enters the family on its against p",
+               e[0].holm_against && e[0].holm_m == 2 && fabs(e[0].p_holm - 0.02) < 1e-15 && e[0].v == FINDING_FAILS && fabs(e[1].p_holm - 0.02) < 1e-15,
+               "against %d m %d p_holm %g %g", e[0].holm_against, e[0].holm_m, e[0].p_holm, e[1].p_holm);
     // the same comparison stated twice enters the family once
     finding_result d[3] = {pre(FINDING_HOLDS, 0.02, 0.98), pre(FINDING_HOLDS, 0.02, 0.98), pre(FINDING_HOLDS, 0.04, 0.96)};
     const char *keys[3] = {"greater|cape|abs", "greater|cape|abs", "greater|sin|abs"};

@@ -94,7 +94,8 @@ static void verdict_text(const finding_result *r, char *out, size_t len) {
 }
 
 static void p_text(double p, char *out, size_t len) {
-    if (p < 0.001) snprintf(out, len, "< 0.001");
+    if (isnan(p)) snprintf(out, len, "— (no test)");
+    else if (p < 0.001) snprintf(out, len, "< 0.001");
     else if (p > 0.999) snprintf(out, len, "> 0.999");
     else snprintf(out, len, "= %.3f", p);
 }
@@ -103,7 +104,7 @@ static void p_text(double p, char *out, size_t len) {
 // finding was judged on and its family.
 static void ours_text(const char *ours, const char *family, const finding_result *r, char *cell, size_t len) {
     snprintf(cell, len, "%s", ours);
-    if (isfinite(r->p_claim)) {
+    if (isfinite(r->p_holm)) { // judged on a p (a part without a test leaves the claim's p out)
         char pc[32], pa[32], ph[32];
         p_text(r->p_claim, pc, sizeof pc), p_text(r->p_against, pa, sizeof pa), p_text(r->p_holm, ph, sizeof ph);
         snprintf(cell + strlen(cell), len - strlen(cell), "; claim p %s, against p %s; Holm p %s (%s; %d comparisons, experiment `%s`)",
@@ -147,7 +148,7 @@ static finding_row make_row(const char *experiment, const finding *f, const char
     row.verdict = xstrdup(verdict, "findings");
     row.v = r->v;
     row.p_claim = r->p_claim, row.p_against = r->p_against, row.p_holm = r->p_holm, row.holm_m = r->holm_m;
-    row.holm_side = !isfinite(r->p_claim) ? NULL : r->holm_against ? "against" : "claim";
+    row.holm_side = !isfinite(r->p_holm) ? NULL : r->holm_against ? "against" : "claim";
     single_ci(ours, &row.ci_lo, &row.ci_hi);
     char *exp_caveats = caveats_joined(experiment);
     size_t clen = strlen(exp_caveats) + strlen(r->caveats) + 8;
