@@ -1,7 +1,7 @@
 // tests/test_report_family.c — what a report of any folder tells a reader before and beside its
 // numbers (bench/report/report_provenance.h, findings.h "Holm"), on the synthetic runs of
 // tests/report_runs.c copied into FAMILY/exp beside a second experiment FAMILY/exp2 (its runs
-// recorded at scale smoke on two CPU models, with DINO's 0/1 dino_collapsed flag):
+// recorded at scale smoke on two CPU models and a GPU, with DINO's 0/1 dino_collapsed flag):
 //   - one family per experiment: `posbench report FAMILY` and `posbench report FAMILY/exp` give
 //     exp's findings the same rows, Holm p and family size (24) although FAMILY holds exp2's
 //     findings too (the old family, every finding below the folder, would have made it 26);
@@ -10,6 +10,7 @@
 //     --scale smoke, and the verdict counts before the tables; FAMILY/exp's has no smoke line;
 //     REPORT.html's rerun command keeps --scale smoke;
 //   - a finding's caveats in its row: exp2's finding mixes two CPU models and has 2 runs a side;
+//     a throughput measured on a GPU says that sharing the GPU is not recorded;
 //   - a mean of a 0/1 flag with decimals: 2 of 3 runs collapsed prints 0.67, not 1.
 #include "testing.h"
 #include "report_runs.h"
@@ -22,7 +23,8 @@
 
 static char g_family[400];
 
-// A done run of exp2: stage, id, seed, pe.kind, top1, dino_collapsed (< 0: none), CPU model.
+// A done run of exp2: stage, id, seed, pe.kind, top1, dino_collapsed (< 0: none), CPU model
+// (a GPU run: "cuda", with images_per_s).
 static void write_exp2_run(const char *stage, const char *id, long seed, const char *pe, double top1, int collapsed, const char *cpu) {
     char path[700];
     snprintf(path, sizeof path, "%s/exp2/%s", g_family, stage), mkdir(path, 0777);
@@ -33,8 +35,10 @@ static void write_exp2_run(const char *stage, const char *id, long seed, const c
     results_attr_str(r, "/", "run_id", id);
     results_attr_str(r, "/", "status", "done");
     results_attr_str(r, "/", "scale", "smoke");
-    results_attr_str(r, "/", "device", "cpu");
-    results_attr_str(r, "/", "cpu_model", cpu);
+    int gpu = !strcmp(cpu, "cuda");
+    results_attr_str(r, "/", "device", gpu ? "cuda" : "cpu");
+    results_attr_str(r, "/", "cpu_model", gpu ? "Intel Xeon" : cpu);
+    if (gpu) results_attr_double(r, "/final", "images_per_s", 1000.0 + 10.0 * (double)seed);
     results_attr_str(r, "/", "git_commit", "abc1234");
     results_attr_str(r, "/", "started", "2026-02-01T00:00:00Z");
     results_attr_str(r, "/", "finished", "2026-02-01T01:00:00Z");
@@ -60,6 +64,7 @@ static int setup(void) {
     for (int s = 0; s < 3; s++) { // 2 of 3 runs collapsed
         char id[32];
         snprintf(id, sizeof id, "d%d", s), write_exp2_run("dino", id, s, "abs", 0.5, s > 0, "Intel Xeon");
+        snprintf(id, sizeof id, "g%d", s), write_exp2_run("gpu", id, s, "abs", 0.5, -1, "cuda");
     }
     char path[700];
     snprintf(path, sizeof path, "%s/exp2/experiment.yaml", g_family);
@@ -67,7 +72,8 @@ static int setup(void) {
     if (!f) return test_fail("setup", "cannot write %s", path), -1;
     fputs("name: exp2\nfindings:\n"
           "  - {claim: X1 abs beats none, kind: greater, a: {stage: vit, match: {pe.kind: abs}, metric: top1}, b: {stage: vit, match: {pe.kind: none}, metric: top1}}\n"
-          "  - {claim: X2 abs reaches 90%, kind: at_least, a: {stage: vit, match: {pe.kind: abs}, metric: top1}, value: 0.9}\n",
+          "  - {claim: X2 abs reaches 90%, kind: at_least, a: {stage: vit, match: {pe.kind: abs}, metric: top1}, value: 0.9}\n"
+          "  - {claim: X3 the GPU reaches 900 images/s, kind: at_least, a: {stage: gpu, metric: images_per_s}, value: 900}\n",
           f);
     if (fclose(f) != 0) return test_fail("setup", "cannot write %s", path), -1;
     return 0;
@@ -127,17 +133,17 @@ static void test_head(const char *parent, const char *child) {
     const char *prov = parent ? strstr(parent, "\n## Provenance\n") : NULL, *tables = parent ? strstr(parent, "\n## ") : NULL;
     test_check("the provenance block comes before every table", prov && prov == tables, "%s", prov ? "first section" : "no block");
     test_check("provenance: scales with counts (smoke recorded, older files not recorded)",
-               parent && strstr(parent, "- scale: ") && strstr(parent, "`smoke` (7 runs)") && strstr(parent, "`not recorded` ("), "%.600s",
+               parent && strstr(parent, "- scale: ") && strstr(parent, "`smoke` (10 runs)") && strstr(parent, "`not recorded` ("), "%.600s",
                prov ? prov : "");
-    test_check("provenance: devices and CPU models", parent && strstr(parent, "`cpu, Intel Xeon` (6 runs)") && strstr(parent, "`cpu, AMD EPYC` (1 run)"),
+    test_check("provenance: devices and CPU models", parent && strstr(parent, "`cpu, Intel Xeon` (6 runs)") && strstr(parent, "`cuda` (3 runs)") && strstr(parent, "`cpu, AMD EPYC` (1 run)"),
                "%.600s", prov ? prov : "");
     char want[900];
     snprintf(want, sizeof want, "- `posbench run %s/exp2/experiment.yaml --scale smoke --out %s`", g_family, g_family);
     test_check("provenance: the exact command with --scale", parent && strstr(parent, want), "want '%s'", want);
     test_check("provenance: dates and commits", parent && strstr(parent, "- dates: 2026-01-01T00:00:00Z to 2026-02-01T01:00:00Z") &&
-                                                    strstr(parent, "`abc1234` (7 runs)"),
+                                                    strstr(parent, "`abc1234` (10 runs)"),
                "%.600s", prov ? prov : "");
-    snprintf(want, sizeof want, "(%d findings; their rows below say why).", NCASES + 2);
+    snprintf(want, sizeof want, "(%d findings; their rows below say why).", NCASES + 3);
     const char *verdicts = parent ? strstr(parent, "\nVerdicts: ") : NULL, *first_table = parent ? strstr(parent, "\n## Stage") : NULL;
     test_check("verdict summary: counts and the list, before the tables",
                verdicts && (!first_table || verdicts < first_table) && strstr(verdicts, want) &&
@@ -157,6 +163,11 @@ static void test_rows(const char *parent) {
     test_check("caveats in the row: fewer than 3 seeds and a CPU-model mix",
                ok && strstr(row, "| holds [caveats: 2 runs on a side (fewer than 3 seeds); a device mix: Intel Xeon (3 runs), AMD EPYC (1 run)] |"), "%s",
                ok ? row : "(no row)");
+    ok = row_of(parent, "X3 the GPU reaches 900 images/s", row, sizeof row);
+    test_check("caveats in the row: a rate measured on a GPU (sharing not recorded), 3 runs: no seeds caveat",
+               ok && strstr(row, "[caveats: a GPU timing: the run files do not record whether other processes shared the GPU] |") &&
+                   !strstr(row, "fewer than 3"),
+               "%s", ok ? row : "(no row)");
     const char *dino = parent ? strstr(parent, "stage `dino`") : NULL;
     test_check("a 0/1 flag's mean with decimals: 2 of 3 collapsed is 0.67, not 1", dino && strstr(dino, "| 0.67 |\n"), "%.500s",
                dino ? dino : "(no dino table)");

@@ -666,7 +666,8 @@ static verdict check_per(const rr_set *set, const finding *f, const run_list *a,
 // ---- caveats of a finding's own runs -------------------------------------------------------
 // What its done runs (both sides) say about the verdict: fewer than 3 runs on a side of a test,
 // a mix of devices or CPU models (root attrs device, cpu_model; cpu and cpu-guarded are one
-// device), a timing measured on a GPU (whether other processes shared it is not recorded).
+// device), a timing or rate (step time, images/s) measured on a GPU (whether other processes
+// shared it is not recorded).
 static void finding_caveats(const rr_set *set, const finding *f, const run_list *a, const run_list *b, int min_runs, char *out,
                             size_t len) {
     const char *names[16];
@@ -696,7 +697,7 @@ static void finding_caveats(const rr_set *set, const finding *f, const run_list 
         for (int k = 0; k < nnames; k++)
             snprintf(out + strlen(out), len - strlen(out), "%s%s (%d run%s)", k ? ", " : "", names[k], counts[k], counts[k] == 1 ? "" : "s");
     }
-    if (gpu && report_metric_nature(f->a.metric).nature == METRIC_TIMED)
+    if (gpu && report_metric_is_timing(f->a.metric))
         snprintf(out + strlen(out), len - strlen(out), "%sa GPU timing: the run files do not record whether other processes shared the GPU",
                  out[0] ? "; " : "");
 }

@@ -44,6 +44,15 @@ static const metric_info *metric_lookup(const char *metric) {
     return run_metrics_builtin(metric);
 }
 
+int report_metric_is_timing(const char *metric) {
+    char name[96]; // a per-size metric "images_per_s@40" is its base metric's
+    snprintf(name, sizeof name, "%.*s", (int)strcspn(metric, "@"), metric);
+    const metric_info *m = metric_lookup(name);
+    if (!m) return 0;
+    size_t n = m->unit ? strlen(m->unit) : 0;
+    return m->nature == METRIC_TIMED || (n >= 2 && !strcmp(m->unit + n - 2, "/s"));
+}
+
 metric_nature report_metric_nature(const char *metric) {
     const metric_info *m = metric_lookup(metric);
     metric_nature n = {metric, m ? m->nature : METRIC_SAMPLED};

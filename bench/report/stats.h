@@ -27,6 +27,9 @@ typedef struct {
 // forgets them. Call after rr_scan, before anything formats a metric.
 void report_metrics_from(const rr_set *set);
 metric_nature report_metric_nature(const char *metric);
+// Is metric a wall-clock measurement: a timed metric or a rate per second ("images/s")? Its
+// value depends on what else ran on the device (findings.c names that caveat).
+int report_metric_is_timing(const char *metric);
 
 // How metric `full` is shown: header, scale, printf format, mean only, column rank.
 metric_fmt report_metric_format(const char *full);
