@@ -140,10 +140,11 @@ char *report_head_markdown(const rr_set *set, const char *dir, const finding_row
     char *cmds;
     int untracked, ncmd = report_run_commands(set, dir, &cmds, &untracked);
     fputs("\nThe commands that made this report (the experiment files are the copies `posbench run` kept):\n\n", out);
-    for (char *line = cmds, *nl; ncmd > 0 && line && *line; line = nl + 1) {
-        nl = strchr(line, '\n');
-        fprintf(out, "- `%.*s`\n", (int)(nl - line), line);
-        if (!nl) break;
+    for (char *line = cmds; ncmd > 0 && line && *line;) { // one list item per line
+        char *nl = strchr(line, '\n');
+        int n = nl ? (int)(nl - line) : (int)strlen(line);
+        fprintf(out, "- `%.*s`\n", n, line);
+        line = nl ? nl + 1 : NULL;
     }
     if (untracked) fprintf(out, "- %d run%s without an experiment (`posbench train`): each file's /config holds its settings\n", untracked,
                            untracked == 1 ? "" : "s");
