@@ -344,6 +344,25 @@ static void test_holm(const rr_set *set) {
                    d[0].holm_m == 2 && fabs(d[0].p_holm - 0.04) < 1e-15 && fabs(d[1].p_holm - 0.04) < 1e-15 && d[1].v == FINDING_HOLDS &&
                        fabs(d[2].p_holm - ref[2]) < 1e-15 && fabs(d[0].p_holm - ref[0]) < 1e-15,
                    "m %d: %g %g %g (ref %g %g %g)", d[0].holm_m, d[0].p_holm, d[1].p_holm, d[2].p_holm, ref[0], ref[1], ref[2]);
+    // one comparison spelled two ways (match order, the stage's own prefix) is one key; the report counts it once
+    static const char *const twice[] = {
+        "{claim: once, kind: greater, a: {stage: pool, match: {pe.kind: a, model.dim: 64}, metric: top1}, b: {stage: pool, match: {pe.kind: b, model.dim: 64}, metric: top1}}",
+        "{claim: again, kind: greater, a: {stage: pool, match: {model.dim: 64, pool.pe.kind: a}, metric: top1}, b: {stage: pool, match: {pe.kind: b, pool.model.dim: 64}, metric: top1}}",
+        "{claim: other, kind: at_least, a: {stage: pool, match: {pe.kind: a, model.dim: 64}, metric: top1}, value: 0.9}",
+    };
+    findings_list tw;
+    if (load(twice, 3, &tw)) {
+        char k0[4096], k1[4096], k2[4096], *md2 = NULL, err2[512];
+        finding_comparison_key(&tw.items[0], k0, sizeof k0), finding_comparison_key(&tw.items[1], k1, sizeof k1),
+            finding_comparison_key(&tw.items[2], k2, sizeof k2);
+        int rc2 = findings_report(set, g_dir, &md2, err2, sizeof err2);
+        test_check("Holm: the same comparison spelled two ways is one key and one member of the family (2 comparisons, not 3)",
+                   !strcmp(k0, k1) && strcmp(k0, k2) && rc2 == 0 && md2 && strstr(md2, "(claim; 2 comparisons, experiment `exp`)") &&
+                       !strstr(md2, "3 comparisons"),
+                   "keys '%s' / '%s' / '%s'; rc %d", k0, k1, k2, rc2);
+        free(md2);
+        findings_list_free(&tw);
+    }
     // the report: the edge finding (p = 0.037) beside a second test in one family of two
     static const char *const items[] = {
         "{claim: edge, kind: greater, a: " SEL("vit", "edge_a", "top1") ", b: " SEL("vit", "edge_b", "top1") "}",

@@ -42,19 +42,27 @@ void findings_holm(finding_result *r, const char *const *keys, int n, const char
     free(p), free(adj), free(first);
 }
 
+// A match key without its own stage's prefix ("finetune.pe.kind" on stage finetune selects as
+// "pe.kind": findings.c looks it up so).
+static const char *own_key(const finding_sel *s, int i) {
+    const char *k = s->match[i].key;
+    size_t sl = strlen(s->stage);
+    return !strncmp(k, s->stage, sl) && k[sl] == '.' ? k + sl + 1 : k;
+}
+
 // A selection as text: stage, sorted match pairs, metric, divisor.
 static void sel_key(const finding_sel *s, char *out, size_t len) {
     if (!s->stage) return;
     int order[64], n = s->nmatch < 64 ? s->nmatch : 64;
     for (int i = 0; i < n; i++) order[i] = i;
     for (int i = 1; i < n; i++) // match pairs in key order: their order in the file does not change the runs
-        for (int j = i; j > 0 && strcmp(s->match[order[j - 1]].key, s->match[order[j]].key) > 0; j--) {
+        for (int j = i; j > 0 && strcmp(own_key(s, order[j - 1]), own_key(s, order[j])) > 0; j--) {
             int t = order[j - 1];
             order[j - 1] = order[j], order[j] = t;
         }
     snprintf(out + strlen(out), len - strlen(out), "%s{", s->stage);
     for (int i = 0; i < n; i++)
-        snprintf(out + strlen(out), len - strlen(out), "%s=%s,", s->match[order[i]].key, s->match[order[i]].value);
+        snprintf(out + strlen(out), len - strlen(out), "%s=%s,", own_key(s, order[i]), s->match[order[i]].value);
     snprintf(out + strlen(out), len - strlen(out), "}%s/%s", s->metric, s->divide_by ? s->divide_by : "");
 }
 
