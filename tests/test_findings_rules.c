@@ -32,7 +32,8 @@
 //                90% interval: inconclusive, "... lies beyond the 90% CI: any effect here is smaller",
 //                not "needs N" (N would be fewer seeds than it has); inside the interval: "needs N"
 //   refusals     bad `effect` values: file:line:col naming what is valid
-// Files are removed unless a check failed or POSBENCH_TEST_KEEP is set; under a second.
+// Files are removed unless a check failed or POSBENCH_TEST_KEEP is set. Each SciPy check starts
+// python3: 36 s in all, measured on the shared 2-core development machine under load.
 #include "testing.h"
 #include "findings_testing.h"
 #include "../bench/experiment/findings_spec.h"
