@@ -73,10 +73,11 @@
 //                              the observed effect. Without either: "no effect stated to plan
 //                              seeds for: add effect:". Units: "seeds" (at_least/at_most),
 //                              "seeds per x value" (trends); "needs more than 1000". No
-//                              seeds are planned when the 90% CI of the effect already
-//                              excludes 0 or the planned true effect: "<effect> lies outside
-//                              the 90% CI: no seeds to plan for it" / "the 90% CI excludes
-//                              0: ..." instead
+//                              seeds are planned where the 90% CI of Δ excludes 0 (greater,
+//                              at_least, at_most, trends: decided then) or, for not_worse /
+//                              equivalent, the true Δ the plan assumes: "a true Δ of +0.00
+//                              (...) lies outside the 90% CI: no seeds planned for it", else
+//                              "the 90% CI excludes 0: no seeds planned"
 //   "inconclusive (1 seed)"    a side (a peak or both its ends; every x value) has one run of a
 //                              sampled metric
 // Several tests (configurations, per values, a peak's two ends): does not hold > not measured
@@ -93,8 +94,9 @@
 // experiment `E`)"; a "significant against" whose adjusted p >= 0.05 becomes "inconclusive
 // (against the claim, not significant after Holm's correction over ...)". The ours cell ends
 // "; claim p = 0.012, against p = 0.988; Holm p = 0.048 (claim; 7 comparisons, experiment `E`)".
-// Caveats of a finding's own runs end its verdict cell: "[caveats: 2 seeds (fewer than 3); a
-// device mix: cpu (3 runs), cuda (3 runs)]" (finding_caveats in findings.c).
+// Caveats of a finding's own runs end its verdict cell: "[caveats: 2 runs on a side (fewer than
+// 3 seeds); a device mix: Intel Xeon (3 runs), cuda (3 runs); a GPU timing: ...]"
+// (finding_caveats in findings.c).
 // "not measured (why)": a side selects no runs, none of them `done`, no done run with the
 // metric, the key of `per`/`x` absent from every selected run, no `per` value common to a
 // and b, no configuration of a matching one of b, or fewer x values with a mean than the

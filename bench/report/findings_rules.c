@@ -98,6 +98,7 @@ void rule_plan_excluded(const plan *p, const sig_test *t, int dir, char *out, si
 void rule_plan_outside(const plan *p, const sig_test *t, double truth, char *out, size_t len) {
     if (!t->ok || isnan(p->planned)) return;
     if (truth < t->lo90 || truth > t->hi90) snprintf(out, len, "%s lies outside the 90%% CI: no seeds planned for it", p->shown);
+    else if (t->lo90 > 0 || t->hi90 < 0) snprintf(out, len, "the 90%% CI excludes 0: no seeds planned");
 }
 
 // The verdict of a computed test whose claim is effect > 0 (dir 1) or effect < 0 (dir -1):
