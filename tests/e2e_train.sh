@@ -85,7 +85,7 @@ check "a finished run removes its checkpoint and partial file" $? "$(ls "$T/r" |
 # HDF5 layout (docs/usage.md "Runs, resume and the HDF5 file")
 H=$(h5dump -A "$A" 2>&1)
 ok=0
-for want in 'ATTRIBUTE "status"' '"done"' 'ATTRIBUTE "run_id"' 'ATTRIBUTE "config_yaml"' 'ATTRIBUTE "git_commit"' \
+for want in 'ATTRIBUTE "status"' '"done"' 'ATTRIBUTE "run_id"' 'ATTRIBUTE "config_yaml"' 'ATTRIBUTE "git_commit"' 'ATTRIBUTE "cpu_model"' \
     'ATTRIBUTE "model.dim"' 'ATTRIBUTE "train.lr"' 'GROUP "final"' 'ATTRIBUTE "top1"' 'ATTRIBUTE "peak_mem_bytes"' \
     'ATTRIBUTE "flops_per_step"' 'DATASET "step"' 'DATASET "loss"' 'DATASET "grad_norm"' 'DATASET "step_time_ms"' \
     'DATASET "top5"' 'GROUP "attention"' 'DATASET "entropy"' 'DATASET "mean_distance"' 'DATASET "relmap"' \

@@ -4,7 +4,7 @@
 // instruction-set features it has and this build was compiled for. One "key: value" line each,
 // so scripts can grep it and bug reports can paste it.
 #include "cmd_version.h"
-#include "../perf/regress.h"
+#include "../results/machine.h"
 #include "../version.h"
 #include "../../core/cuda_version.h"
 #include "../../core/cpu/blas_kernels.h"
@@ -61,7 +61,7 @@ static const char *blas_note(const char *core, char *buf, size_t len) {
 
 int cmd_version(void) {
     char cpu[256], features[256], cuda[1024];
-    cpu_model(cpu, sizeof cpu);
+    machine_cpu_model(cpu, sizeof cpu);
     cpu_features(features, sizeof features);
     cuda_version_text(cuda, sizeof cuda);
     unsigned maj = 0, min = 0, rel = 0;

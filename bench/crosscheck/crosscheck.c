@@ -161,6 +161,7 @@ static int child_train(const experiment *e, int i, const cc_flags *f, const char
         int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
         if (fd >= 0) dup2(fd, STDOUT_FILENO), dup2(fd, STDERR_FILENO), close(fd);
         train_options opt = {.out_dir = out_dir, .experiment = e->name, .stage = e->runs[i].stage,
+                             .scale = e->scale[0] ? e->scale : "small",
                              .run_id = e->runs[i].run_id, .device = f->device, .plan_path = plan};
         train_result res;
         int status = train_run(&e->runs[i].cfg, &opt, &res);

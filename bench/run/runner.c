@@ -134,6 +134,7 @@ static void child_train(const experiment *e, int i, const run_flags *f, int thre
     }
     posbench_set_threads(threads);
     train_options opt = {.out_dir = out_dir, .experiment = e->name, .stage = e->runs[i].stage,
+                         .scale = e->scale[0] ? e->scale : "small", // small: the experiments' base config
                          .force = f->force, .run_id = e->runs[i].run_id, .device = f->device,
                          .lock_held = 1}; // the parent holds the run lock
     if (e->runs[i].parent >= 0) {

@@ -15,6 +15,7 @@
 // backend memory; the host reaches them only through explicit uploads and downloads.
 #include "train.h"
 #include "train_internal.h"
+#include "../results/machine.h"
 #include "budget.h"
 #include "checkpoint.h"
 #include "train_data.h"
@@ -210,6 +211,10 @@ static void open_results(run *r) {
     results_attr_str(r->res, "/", "git_commit", posbench_git_commit);
     results_attr_int(r->res, "/", "threads", posbench_threads());
     results_attr_str(r->res, "/", "device", r->model.ops->name);
+    char cpu[256];
+    machine_cpu_model(cpu, sizeof cpu);
+    results_attr_str(r->res, "/", "cpu_model", cpu);
+    if (r->opt->scale) results_attr_str(r->res, "/", "scale", r->opt->scale);
     if (r->comm->size > 1) results_attr_int(r->res, "/", "ranks", r->comm->size); // a run across processes
     char *yaml = config_yaml(c);
     results_attr_str(r->res, "/", "config_yaml", yaml);
