@@ -34,6 +34,16 @@ if grep -q '^cuda: not built' "$T/v"; then :; else
     done
 fi
 check "posbench --version: version, commit, compiler, BLAS, HDF5, CUDA, cuDNN, CPU features" $(( ok + rc )) "exit $rc; $(tr '\n' ';' < "$T/v")"
+# cuDNN: with the attention route compiled in, a library hidden by POSBENCH_CUDNN_LIB is named as
+# not loaded, with the loader's reason; otherwise the cudnn line says why the route is not there.
+if grep -q '^cudnn: attention route compiled in' "$T/v"; then
+    POSBENCH_CUDNN_LIB=/nonexistent/posbench-e2e/libcudnn.so.9 $PB --version > "$T/vh" 2>&1
+    grep -q '^cudnn_library: not loaded (cannot load /nonexistent/posbench-e2e/libcudnn.so.9' "$T/vh"
+    check "--version: cudnn_library says why a hidden libcudnn (POSBENCH_CUDNN_LIB) does not load" $? "$(grep '^cudnn' "$T/vh" | tr '\n' ';')"
+else
+    grep -q '^cudnn: \(not built\|attention route not compiled in\) (.\+)$' "$T/v"
+    check "--version: the cudnn line says why the cuDNN attention route is not there" $? "$(grep '^cudnn' "$T/v" | tr '\n' ';')"
+fi
 # OpenBLAS's kernel choice: a note when it runs pre-AVX2 kernels on a CPU with AVX2, none otherwise.
 if grep -q '^cpu_features: .*avx2' "$T/v"; then
     OPENBLAS_CORETYPE=Prescott $PB --version > "$T/v1" 2>&1; OPENBLAS_CORETYPE=Haswell $PB --version > "$T/v2" 2>&1

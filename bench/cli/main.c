@@ -308,12 +308,11 @@ int main(int argc, char **argv) {
                 po.precision = v;
             } else if (!strcmp(a, "--attention")) {
                 const char *v = i + 1 < argc ? argv[++i] : "";
-                if (strcmp(v, "auto") && strcmp(v, "materialised") && strcmp(v, "fused"))
-                    die_input("--attention must be auto, materialised or fused, got '%s'", v);
+                perf_check_attention(v);
                 po.attention = v;
             } else {
                 die_input("unknown argument '%s' for posbench bench (valid: --iters N, --config NAME, --no-torch, --threads N, "
-                          "--device D, --precision P, --attention auto|materialised|fused, --save FILE, --compare FILE, --result FILE, --history DIR, --out DIR, --rounds N, --confirm N, --no-probes, --time-threshold X, "
+                          "--device D, --precision P, --attention auto|materialised|fused|cudnn, --save FILE, --compare FILE, --result FILE, --history DIR, --out DIR, --rounds N, --confirm N, --no-probes, --time-threshold X, "
                           "--memory-threshold X, --ranks N, --help)", a);
             }
         }
