@@ -1,6 +1,6 @@
 #!/bin/sh
 # tests/e2e_cli.sh — the command-line habits and live metrics of issue 32 (docs/cli.md):
-#   posbench --version fields; train --print-config (resolved config, run id = the trained run's,
+#   posbench --version fields (and the cuDNN route's lines); bench --attention's did-you-mean; train --print-config (resolved config, run id = the trained run's,
 #   nothing trained); did-you-mean for values (command line, experiment file, sweep: exit 2);
 #   <run-id>.metrics.jsonl written line by line during a run (present after a kill -9, the
 #   .h5 still partial), complete and equal to the HDF5 series after it, cut back to the
@@ -44,6 +44,10 @@ else
     grep -q '^cudnn: \(not built\|attention route not compiled in\) (.\+)$' "$T/v"
     check "--version: the cudnn line says why the cuDNN attention route is not there" $? "$(grep '^cudnn' "$T/v" | tr '\n' ';')"
 fi
+# bench --attention: a misspelt route gets exit 2, the valid ones and the closest (cudnn among them).
+$PB bench --attention cudnnn > "$T/o" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "must be auto, materialised, fused or cudnn, got 'cudnnn' (did you mean 'cudnn'?)" "$T/o"
+check "bench --attention cudnnn: exit 2 naming the routes and 'did you mean cudnn'" $? "exit $rc: $(cat "$T/o")"
 # OpenBLAS's kernel choice: a note when it runs pre-AVX2 kernels on a CPU with AVX2, none otherwise.
 if grep -q '^cpu_features: .*avx2' "$T/v"; then
     OPENBLAS_CORETYPE=Prescott $PB --version > "$T/v1" 2>&1; OPENBLAS_CORETYPE=Haswell $PB --version > "$T/v2" 2>&1
