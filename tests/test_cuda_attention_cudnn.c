@@ -7,7 +7,8 @@
 // bf16 tolerance of the CPU's fp32 op, dqkv prefilled nonzero (the op accumulates), the saved state
 // the row log-sum-exp (B, H, T) against the CPU's, nothing written past it, and forward and
 // backward run twice giving the same bits (the deterministic backward). A call cuDNN cannot express
-// (a key subset) under CUDA_ATTN_CUDNN equals the materialised route bit for bit. Without a usable
+// (a key subset) under CUDA_ATTN_CUDNN equals the materialised route bit for bit. A shape whose
+// graphs cuDNN refuses is a FAIL naming cuDNN's reason (its other checks would test the fallback). Without a usable
 // GPU, or when the route is not available, the program prints SKIP lines saying why.
 #include "testing.h"
 #include <stdio.h>
@@ -18,6 +19,7 @@
 #include "../core/common.h"
 #include "../core/ops.h"
 #include "../core/ops_cuda.h"
+#include "../core/cuda/attention_cudnn.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,6 +167,17 @@ static void run_case(const attention_case *cf) {
     char name[200];
     case_data c;
     case_make(&c, cf, 1.0f);
+    // the checks below are the cuDNN route's only when it takes the shape (else the fallback's)
+    char why[512];
+    ops_cuda.set_matmul_precision(MATMUL_BF16);
+    int built = cuda_attention_cudnn_prepare(&c.dd, why, sizeof why);
+    ops_cuda.set_matmul_precision(MATMUL_FP32);
+    snprintf(name, sizeof name, "cudnn attention builds forward and backward graphs (%s)", cf->label);
+    test_check(name, built, "%s", built ? "built and cached" : why);
+    if (!built) {
+        case_free(&c);
+        return;
+    }
     float *out_f, *dqkv_f;
     cpu_fp32(&c.in.desc, c.in.qkv, c.in.dout, c.in.dqkv0, &out_f, &dqkv_f);
     float *lse_f = cpu_lse(&c.in.desc, c.in.qkv);

@@ -8,7 +8,8 @@
 // attention_gemm_cuda.cu (train.precision bf16, cuBLAS on the tensor cores), to cuDNN's flash
 // attention (attention_cudnn.cpp: bf16, when set with CUDA_ATTN_CUDNN and the call is plain
 // attention) or to the fused fp32 kernels of attention_fused_cuda.cu, which keep no T×M matrix
-// (fp32, long sequences). The dbias reduction below serves both. A query that sees no key gets
+// (fp32, long sequences). The dbias reduction below serves the materialised and fused routes
+// too. A query that sees no key gets
 // zero probabilities, zero output and zero gradient, never NaN (core/attention_cpu.c's rule).
 // The desc struct lives on the host; its kv_index / bias / group pointers are device pointers.
 //
