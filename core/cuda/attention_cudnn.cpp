@@ -83,7 +83,9 @@ struct shape_graphs {
     std::shared_ptr<fe::graph::Graph> fwd, bwd;
     int64_t fwd_ws = 0, bwd_ws = 0;
 };
-std::vector<shape_graphs> cache;
+// Intentionally leaked: the graphs' destructors would otherwise run at exit, after the CUDA
+// runtime may have been torn down.
+std::vector<shape_graphs> &cache = *new std::vector<shape_graphs>;
 
 const char *library_name() {
     const char *e = getenv("POSBENCH_CUDNN_LIB");
@@ -261,16 +263,14 @@ void run(const fe::graph::Graph &g, std::unordered_map<int64_t, void *> &ptrs, v
 // bf16 elements -> bytes, rounded up to the workspace alignment.
 size_t bf16_bytes(size_t n) { return align256(n * sizeof(uint16_t)); }
 
-} // namespace
-
-extern "C" int cuda_attention_cudnn_available(char *why, size_t len) {
+int available_impl(char *why, size_t len) {
     std::string w;
     int ok = available(w);
     copy_why(why, len, ok ? std::string() : w);
     return ok;
 }
 
-extern "C" int cuda_attention_cudnn_prepare(const attention_desc *d, char *why, size_t len) {
+int prepare_impl(const attention_desc *d, char *why, size_t len) {
     std::string w;
     if (!available(w)) {
         copy_why(why, len, w);
@@ -293,8 +293,8 @@ extern "C" int cuda_attention_cudnn_prepare(const attention_desc *d, char *why, 
             s->fwd.reset();
             s->bwd.reset();
             fprintf(stderr,
-                    "posbench: cuDNN attention not available for B=%d H=%d T=%d hs=%d (%s); the materialised "
-                    "bf16 route serves it\n",
+                    "posbench: cuDNN attention not available for B=%d H=%d T=%d hs=%d (%s); the automatic "
+                    "route serves it\n",
                     d->B, d->H, d->T, d->C / d->H, s->why.c_str());
         }
     }
@@ -302,7 +302,7 @@ extern "C" int cuda_attention_cudnn_prepare(const attention_desc *d, char *why, 
     return s->ok;
 }
 
-extern "C" void cuda_attention_cudnn_forward(float *out, float *lse, const float *qkv, const attention_desc *d) {
+void forward_impl(float *out, float *lse, const float *qkv, const attention_desc *d) {
     shape_graphs &s = ready(d, "attention_forward (cudnn)");
     sdpa_layouts L;
     attention_cudnn_layouts(d->B, d->T, d->C, d->H, &L);
@@ -319,8 +319,8 @@ extern "C" void cuda_attention_cudnn_forward(float *out, float *lse, const float
     cuda_free_transient(ws);
 }
 
-extern "C" void cuda_attention_cudnn_backward(float *dqkv, const float *dout, const float *qkv, const float *out,
-                                              const float *lse, const attention_desc *d) {
+void backward_impl(float *dqkv, const float *dout, const float *qkv, const float *out, const float *lse,
+                   const attention_desc *d) {
     shape_graphs &s = ready(d, "attention_backward (cudnn)");
     sdpa_layouts L;
     attention_cudnn_layouts(d->B, d->T, d->C, d->H, &L);
@@ -343,7 +343,7 @@ extern "C" void cuda_attention_cudnn_backward(float *dqkv, const float *dout, co
     cuda_free_transient(ws);
 }
 
-extern "C" void cuda_attention_cudnn_version_text(char *buf, size_t len) {
+void version_impl(char *buf, size_t len) {
     load_library();
     char found[640];
     if (lib.loaded)
@@ -357,6 +357,61 @@ extern "C" void cuda_attention_cudnn_version_text(char *buf, size_t len) {
              "cudnn_library: %s\n",
              CUDNN_FRONTEND_MAJOR_VERSION, CUDNN_FRONTEND_MINOR_VERSION, CUDNN_FRONTEND_PATCH_VERSION, CUDNN_MAJOR,
              CUDNN_MINOR, CUDNN_PATCHLEVEL, found);
+}
+
+} // namespace
+
+// The C boundary: nothing thrown gets past it. Preparing turns any exception into "not available"
+// (the caller falls back); the passes, reached only after a successful prepare, die naming it.
+extern "C" int cuda_attention_cudnn_available(char *why, size_t len) {
+    try {
+        return available_impl(why, len);
+    } catch (const std::exception &e) {
+        copy_why(why, len, std::string("not available: ") + e.what());
+    } catch (...) {
+        copy_why(why, len, "not available: unknown exception");
+    }
+    return 0;
+}
+
+extern "C" int cuda_attention_cudnn_prepare(const attention_desc *d, char *why, size_t len) {
+    try {
+        return prepare_impl(d, why, len);
+    } catch (const std::exception &e) {
+        copy_why(why, len, std::string("not available: ") + e.what());
+    } catch (...) {
+        copy_why(why, len, "not available: unknown exception");
+    }
+    return 0;
+}
+
+extern "C" void cuda_attention_cudnn_forward(float *out, float *lse, const float *qkv, const attention_desc *d) {
+    try {
+        forward_impl(out, lse, qkv, d);
+    } catch (const std::exception &e) {
+        die_fail("attention_forward (cudnn): %s", e.what());
+    } catch (...) {
+        die_fail("attention_forward (cudnn): unknown exception");
+    }
+}
+
+extern "C" void cuda_attention_cudnn_backward(float *dqkv, const float *dout, const float *qkv, const float *out,
+                                              const float *lse, const attention_desc *d) {
+    try {
+        backward_impl(dqkv, dout, qkv, out, lse, d);
+    } catch (const std::exception &e) {
+        die_fail("attention_backward (cudnn): %s", e.what());
+    } catch (...) {
+        die_fail("attention_backward (cudnn): unknown exception");
+    }
+}
+
+extern "C" void cuda_attention_cudnn_version_text(char *buf, size_t len) {
+    try {
+        version_impl(buf, len);
+    } catch (const std::exception &e) {
+        snprintf(buf, len, "cudnn: attention route compiled in; its state could not be read: %s\n", e.what());
+    }
 }
 
 #else // the route compiled out: the Makefile found no frontend headers (or no cudnn.h)
