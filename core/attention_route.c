@@ -2,6 +2,7 @@
 #include "attention_route.h"
 #include "ops_cuda.h"
 #include <stdio.h>
+#include <string.h>
 
 static int refuse(char *why, size_t len, const char *reason) {
     if (why && len) snprintf(why, len, "%s", reason);
@@ -53,4 +54,16 @@ const char *attention_route_name(attention_route r) {
     case ATTN_ROUTE_CUDNN: return "cudnn";
     }
     return "unknown";
+}
+
+int attention_route_setting_named(const char *name) {
+    if (!strcmp(name, "auto")) return CUDA_ATTN_AUTO;
+    if (!strcmp(name, "materialised")) return CUDA_ATTN_MATERIALISED;
+    if (!strcmp(name, "fused")) return CUDA_ATTN_FUSED;
+    if (!strcmp(name, "cudnn")) return CUDA_ATTN_CUDNN;
+    return -1;
+}
+
+int attention_route_setting_needs_bf16(int setting) {
+    return setting == CUDA_ATTN_MATERIALISED || setting == CUDA_ATTN_CUDNN;
 }

@@ -40,3 +40,11 @@ size_t attention_route_state_floats(int B, int H, int T, int M, int precision, i
 
 // "probs", "fused", "materialised", "cudnn".
 const char *attention_route_name(attention_route r);
+
+// The settings by name, as `posbench bench --attention` and the key train.attention spell them.
+#define ATTENTION_ROUTE_SETTINGS "auto|materialised|fused|cudnn"
+// CUDA_ATTN_AUTO, _MATERIALISED, _FUSED or _CUDNN for "auto", "materialised", "fused", "cudnn";
+// -1 for anything else.
+int attention_route_setting_named(const char *name);
+// 1 when the setting needs train.precision=bf16 (materialised, cudnn).
+int attention_route_setting_needs_bf16(int setting);

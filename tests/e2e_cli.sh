@@ -1,6 +1,7 @@
 #!/bin/sh
 # tests/e2e_cli.sh — the command-line habits and live metrics of issue 32 (docs/cli.md):
-#   posbench --version fields (and the cuDNN route's lines); bench --attention's did-you-mean; train --print-config (resolved config, run id = the trained run's,
+#   posbench --version fields (and the cuDNN route's lines); bench --attention's and train.attention's
+#   did-you-mean, train.attention's bf16 rule; train --print-config (resolved config, run id = the trained run's,
 #   nothing trained); did-you-mean for values (command line, experiment file, sweep: exit 2);
 #   <run-id>.metrics.jsonl written line by line during a run (present after a kill -9, the
 #   .h5 still partial), complete and equal to the HDF5 series after it, cut back to the
@@ -66,6 +67,9 @@ check "train pe.kind=sin2D: exit 2, did you mean 'sin2d'?" $? "exit $rc: $(cat "
 $PB train model.cls=ture > "$T/o" 2>&1; rc=$?
 [ $rc -eq 2 ] && grep -q "did you mean 'true'?" "$T/o"
 check "train model.cls=ture: exit 2, did you mean 'true'?" $? "exit $rc: $(cat "$T/o")"
+$PB train train.attention=cudnnn > "$T/o" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "train.attention: 'cudnnn' is not valid .*did you mean 'cudnn'?" "$T/o"
+check "train train.attention=cudnnn: exit 2, did you mean 'cudnn'?" $? "exit $rc: $(cat "$T/o")"
 $PB train pe.kind=zzzzzz > "$T/o" 2>&1; rc=$?
 [ $rc -eq 2 ] && ! grep -q "did you mean" "$T/o"
 check "a value close to no choice gets no suggestion" $? "exit $rc: $(cat "$T/o")"
@@ -83,6 +87,15 @@ if [ ! -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ]; then
 fi
 # 512 training images, batch 64: 8 steps an epoch, 16 in all; a checkpoint every 2 steps.
 CFG="data.limit=512 data.test_limit=200 train.epochs=2 train.batch=64 eval.batch=100 model.dim=32 model.depth=2 model.heads=2 model.patch=4"
+
+# ---- train.attention: a CUDA route that needs bf16 refused under fp32 naming both keys (exit 2);
+# the CPU backends have one attention and run with any value of it (bf16: a tiny run finishes).
+$PB train $CFG train.steps=1 train.attention=cudnn --device cpu --out "$T/att" > "$T/o" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "train.attention=cudnn is a bf16 route: it needs train.precision=bf16" "$T/o"
+check "train train.attention=cudnn under fp32: exit 2 naming train.precision" $? "exit $rc: $(cat "$T/o")"
+$PB train $CFG train.steps=1 train.attention=cudnn train.precision=bf16 --device cpu --out "$T/att" > "$T/o" 2>&1; rc=$?
+[ $rc -eq 0 ] && ls "$T/att"/*.h5 > /dev/null 2>&1
+check "train train.attention=cudnn train.precision=bf16 on the CPU: the run finishes" $? "exit $rc: $(tail -n 3 "$T/o" | tr '\n' ' ')"
 
 # ---- --print-config: every key, defaults included, the run id, nothing trained
 $PB train $CFG --print-config --out "$T/pc" > "$T/pc.yaml" 2>&1; rc=$?

@@ -7,6 +7,7 @@
 #include "perf.h"
 #include "../experiment/config.h"
 #include "../run/estimate.h"
+#include "../../core/attention_route.h"
 #include "../../core/common.h"
 #include "../../core/optimizer.h"
 #include "../../core/rng.h"
@@ -60,7 +61,7 @@ static const perf_config perf_configs[] = {
 };
 
 void perf_check_attention(const char *v) {
-    static const char *const routes[] = {"auto", "materialised", "fused", "cudnn"};
+    static const char *const routes[] = {"auto", "materialised", "fused", "cudnn"}; // ATTENTION_ROUTE_SETTINGS
     const char *closest = NULL;
     int best = 3;
     for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
@@ -298,13 +299,11 @@ int perf_run(const perf_options *opt) {
     if (strcmp(attention, "auto") && !gpu)
         die_input("--attention %s chooses between the CUDA backend's attention routes; the %s backend has one (use --device cuda)",
                   attention, ops->name);
-    if ((!strcmp(attention, "materialised") || !strcmp(attention, "cudnn")) && !bf16)
+    const int route = attention_route_setting_named(attention); // perf_check_attention vetted it
+    if (attention_route_setting_needs_bf16(route) && !bf16)
         die_input("--attention %s is a bf16 route: it needs --precision bf16", attention);
-    cuda_set_attention_route(!strcmp(attention, "materialised") ? CUDA_ATTN_MATERIALISED
-                             : !strcmp(attention, "fused")      ? CUDA_ATTN_FUSED
-                             : !strcmp(attention, "cudnn")      ? CUDA_ATTN_CUDNN
-                                                                : CUDA_ATTN_AUTO);
-    if (!strcmp(attention, "cudnn")) { // say once whether it runs, before any number depends on it
+    cuda_set_attention_route(route);
+    if (route == CUDA_ATTN_CUDNN) { // say once whether it runs, before any number depends on it
         char cudnn_why[512];
         if (cuda_attention_cudnn_available(cudnn_why, sizeof cudnn_why))
             printf("cudnn attention: available (calls it cannot express take the auto route)\n");
