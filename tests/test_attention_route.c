@@ -3,7 +3,7 @@
 // kept probabilities, fp32 or an odd head size refused, each with its reason), the route of every
 // desc variant under each setting (cuDNN only when set, expressible and ready; otherwise the AUTO
 // size rule, fp32 fused, keep_probs the probabilities), and the state size each setting reserves
-// (under CUDNN large enough for its fallback).
+// (under CUDNN large enough for its fallback); the settings by name and which need bf16.
 #include "testing.h"
 #include "../core/attention_route.h"
 #include "../core/ops_cuda.h"
@@ -140,7 +140,21 @@ static void state_sizes(void) {
     test_check("attention state floats per setting (cudnn: room for its fallback)", bad == 0, "%s", detail);
 }
 
+static void setting_names(void) {
+    int ok = attention_route_setting_named("auto") == CUDA_ATTN_AUTO &&
+             attention_route_setting_named("materialised") == CUDA_ATTN_MATERIALISED &&
+             attention_route_setting_named("fused") == CUDA_ATTN_FUSED &&
+             attention_route_setting_named("cudnn") == CUDA_ATTN_CUDNN &&
+             attention_route_setting_named("cuDNN") == -1 && attention_route_setting_named("") == -1 &&
+             strcmp(ATTENTION_ROUTE_SETTINGS, "auto|materialised|fused|cudnn") == 0;
+    int bf16 = !attention_route_setting_needs_bf16(CUDA_ATTN_AUTO) && attention_route_setting_needs_bf16(CUDA_ATTN_MATERIALISED) &&
+               !attention_route_setting_needs_bf16(CUDA_ATTN_FUSED) && attention_route_setting_needs_bf16(CUDA_ATTN_CUDNN);
+    test_check("attention route settings by name (train.attention, bench --attention); materialised and cudnn need bf16",
+               ok && bf16, "names %d, bf16 rule %d", ok, bf16);
+}
+
 int main(void) {
+    setting_names();
     expressible();
     routes();
     state_sizes();
