@@ -25,6 +25,10 @@ void cuda_to_host(void *dst, const void *src, size_t bytes) {
 }
 void cuda_sync(void) {}
 void cuda_set_attention_route(int route) { (void)route; } // nothing to route without CUDA
+int cuda_attention_cudnn_available(char *why, size_t len) {
+    snprintf(why, len, "this build has no CUDA backend");
+    return 0;
+}
 #else
 typedef int cuda_absent_unused; // ISO C wants a declaration in every translation unit
 #endif

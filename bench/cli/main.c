@@ -322,12 +322,11 @@ int main(int argc, char **argv) {
                 po.precision = v;
             } else if (!strcmp(a, "--attention")) {
                 const char *v = i + 1 < argc ? argv[++i] : "";
-                if (strcmp(v, "auto") && strcmp(v, "materialised") && strcmp(v, "fused"))
-                    die_input("--attention must be auto, materialised or fused, got '%s'", v);
+                perf_check_attention(v);
                 po.attention = v;
             } else {
                 const char *valid = "--iters N, --config NAME, --no-torch, --threads N, --device D, --precision P, "
-                                    "--attention auto|materialised|fused, --breakdown, --save FILE, --compare FILE, --result FILE, "
+                                    "--attention auto|materialised|fused|cudnn, --breakdown, --save FILE, --compare FILE, --result FILE, "
                                     "--history DIR, --out DIR, --rounds N, --confirm N, --no-probes, --time-threshold X, "
                                     "--memory-threshold X, --ranks N, --help";
                 die_input("unknown argument '%s'%s for posbench bench (valid: %s)", a, cfg_flag_hint(a, valid), valid);

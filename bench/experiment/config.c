@@ -1,5 +1,6 @@
 // bench/experiment/config.c — the key table with every default, typed parsing, overrides and run ids.
 #include "config.h"
+#include "../../core/attention_route.h"
 #include "../../core/common.h"
 #include "../../objectives/objective.h"
 #include "../../models/model.h"
@@ -69,6 +70,7 @@ static const cfg_key shared_keys[] = {
     {"model.mlp_ratio", CFG_INT, "2", 1, 16, NULL, 1, "MLP hidden width = mlp_ratio * dim (gmlp/amlp: d_ffn, split into u and v halves)"},
     {"model.patch", CFG_INT, "7", 1, 1024, NULL, 1, "patch size p (must divide the image size)"},
     {"train.accumulate", CFG_INT, "1", 1, 65536, NULL, 1, "gradient accumulation: each step splits train.batch (a multiple of this) into this many equal micro-batches in order, computes each one's gradient into its own zeroed buffer, sums them in order and takes one AdamW step (the same batches, masks and augmentations as 1; losses equal within float rounding). Under mpirun -np N: 1 or N, the ranks being the micro-batches (docs/usage.md \"One run across processes\")"},
+    {"train.attention", CFG_CHOICE, "auto", 0, 0, ATTENTION_ROUTE_SETTINGS, 0, "the CUDA backend's training attention (core/attention_route.c; as posbench bench --attention): auto (train.precision bf16: the materialised bf16 route up to 1024 tokens, else the fused fp32 kernels); materialised (that route always; needs bf16); fused (the fused kernels always); cudnn (cuDNN's flash attention for the bf16 calls it can express: no key subset, group mask or bias; needs bf16 and libcudnn at run time, else auto's route, said on stderr). The CPU backends have one attention and ignore it; not part of the run id, like --device"},
     {"train.batch", CFG_INT, "128", 1, 65536, NULL, 1, "training batch size"},
     {"train.beta1", CFG_FLOAT, "0.9", 0, 0.99999, NULL, 1, "AdamW beta1"},
     {"train.beta2", CFG_FLOAT, "0.999", 0, 0.999999, NULL, 1, "AdamW beta2"},

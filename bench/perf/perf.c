@@ -5,8 +5,10 @@
 // --device cuda the PyTorch step is bench/perf/torch_gpu_step.py on the GPU (torch.compile,
 // fp32 like ours; its own --config list adds bf16, eager and the MP3 / ViT-B/16 configs).
 #include "perf.h"
+#include "../experiment/config.h"
 #include "../run/estimate.h"
 #include "../run/launch.h"
+#include "../../core/attention_route.h"
 #include "../../core/common.h"
 #include "../../core/optimizer.h"
 #include "../../core/rng.h"
@@ -60,9 +62,22 @@ static const perf_config perf_configs[] = {
                                 .mlp_ratio = 2, .cls = 1, .pe_kind = "none", .num_classes = 10}, 32, 0, "mp3", 0.75},
 };
 
+void perf_check_attention(const char *v) {
+    static const char *const routes[] = {"auto", "materialised", "fused", "cudnn"}; // ATTENTION_ROUTE_SETTINGS
+    const char *closest = NULL;
+    int best = 3;
+    for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
+        if (!strcmp(v, routes[i])) return;
+        int d = cfg_edit_distance(v, routes[i]);
+        if (d < best) best = d, closest = routes[i];
+    }
+    if (closest) die_input("--attention must be auto, materialised, fused or cudnn, got '%s' (did you mean '%s'?)", v, closest);
+    die_input("--attention must be auto, materialised, fused or cudnn, got '%s'", v);
+}
+
 void perf_help(void) {
     printf("usage: posbench bench [--config NAME] [--iters N] [--no-torch] [--threads N] [--device D] [--precision fp32|bf16]\n"
-           "                      [--attention auto|materialised|fused] [--breakdown]\n"
+           "                      [--attention auto|materialised|fused|cudnn] [--breakdown]\n"
            "Times the full training step (forward, label-smoothed cross entropy, backward, AdamW) of\n"
            "each config and prints the median step time, images/s, achieved GFLOP/s, that as a\n"
            "fraction of the backend's own 2048^3 linear layer (OpenBLAS; with --device cuda cuBLAS at 8192^3, at the\n"
@@ -72,7 +87,9 @@ void perf_help(void) {
            "python3 from PATH). --precision bf16 times train.precision=bf16 (on a CPU backend an emulation,\n"
            "slower than fp32, and not compared with PyTorch). --attention (with --device cuda) forces the training\n"
            "attention: materialised = bf16 cuBLAS products with a fused softmax (needs bf16), fused = the\n"
-           "online-softmax fp32 kernels; auto = materialised in bf16 up to 1024 tokens, else fused.\n"
+           "online-softmax fp32 kernels, cudnn = cuDNN's flash attention (needs bf16 and libcudnn at run time;\n"
+           "calls with a key subset, group mask or bias, or without the library, take auto's route);\n"
+           "auto = materialised in bf16 up to 1024 tokens, else fused.\n"
            "--breakdown adds per config the median time of each phase of the step (upload, forward, zero, backward,\n"
            "optimizer; CUDA events on the GPU, the clock on the CPU), their total against the step, and the host's\n"
            "blocked time in mid-step downloads and synchronizations.\n"
@@ -344,11 +361,17 @@ int perf_run(const perf_options *opt) {
     if (strcmp(attention, "auto") && !gpu)
         die_input("--attention %s chooses between the CUDA backend's attention routes; the %s backend has one (use --device cuda)",
                   attention, ops->name);
-    if (!strcmp(attention, "materialised") && !bf16)
-        die_input("--attention materialised is the bf16 route: it needs --precision bf16");
-    cuda_set_attention_route(!strcmp(attention, "materialised") ? CUDA_ATTN_MATERIALISED
-                             : !strcmp(attention, "fused")      ? CUDA_ATTN_FUSED
-                                                                : CUDA_ATTN_AUTO);
+    const int route = attention_route_setting_named(attention); // perf_check_attention vetted it
+    if (attention_route_setting_needs_bf16(route) && !bf16)
+        die_input("--attention %s is a bf16 route: it needs --precision bf16", attention);
+    cuda_set_attention_route(route);
+    if (route == CUDA_ATTN_CUDNN) { // say once whether it runs, before any number depends on it
+        char cudnn_why[512];
+        if (cuda_attention_cudnn_available(cudnn_why, sizeof cudnn_why))
+            printf("cudnn attention: available (calls it cannot express take the auto route)\n");
+        else
+            printf("cudnn attention: not available (%s); every call takes the auto route\n", cudnn_why);
+    }
     printf("posbench bench: %s backend, %s linear layers, %s attention, %d threads, %d timed steps per config (median)\n",
            ops->name, precision, gpu ? attention : "cpu", threads, opt->iters);
     if (opt->breakdown) printf("switches: precision=%s attention=%s\n", precision, gpu ? attention : "cpu");

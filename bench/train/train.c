@@ -26,7 +26,9 @@
 #include "progress.h"
 #include "../experiment/settings.h"
 #include "../results/results.h"
+#include "../../core/attention_route.h"
 #include "../../core/comm.h"
+#include "../../core/ops_cuda.h"
 #include "../../core/common.h"
 #include "../../core/optimizer.h"
 #include "../../core/rng.h"
@@ -151,7 +153,19 @@ static void setup(run *r) {
     char why_device[320];
     const ops_backend *ops = device_backend(r->opt->device, why_device, sizeof why_device);
     if (!ops) die_input("%s", why_device);
-    ops->set_matmul_precision(strcmp(cfg_str(c, "train.precision"), "bf16") ? MATMUL_FP32 : MATMUL_BF16);
+    const int bf16 = !strcmp(cfg_str(c, "train.precision"), "bf16");
+    ops->set_matmul_precision(bf16 ? MATMUL_BF16 : MATMUL_FP32);
+    // The CUDA training attention, process-wide and before the model sizes its state (every run
+    // sets it: a process may train several). The CPU backends have one attention.
+    const char *attention = cfg_str(c, "train.attention");
+    const int route = attention_route_setting_named(attention);
+    if (attention_route_setting_needs_bf16(route) && !bf16)
+        die_input("train.attention=%s is a bf16 route: it needs train.precision=bf16", attention);
+    cuda_set_attention_route(route);
+    char cudnn_why[512];
+    if (route == CUDA_ATTN_CUDNN && !strcmp(ops->name, "cuda") && !cuda_attention_cudnn_available(cudnn_why, sizeof cudnn_why))
+        fprintf(stderr, "posbench: train.attention=cudnn: not available (%s); the automatic route serves every call\n",
+                cudnn_why);
     ops->memory_peak(1); // /final backend_peak_bytes: this run's arenas
     model_create(&r->model, &vc, ops, max_batch, r->seed);
     objective_create(&r->obj, kind, &r->settings, &r->model, max_batch);

@@ -31,7 +31,8 @@
 // registers (S and P16 read once). Workspace, for the length of one call (cuda_alloc_transient:
 // stream-ordered from a caching pool, counted by the memory meter, so bench's arena column
 // includes it at its peak): the bf16 head matrices, the fp32 score / score-gradient matrix
-// (B·H·T·M), its bf16 copy in the backward and the fp32 head results. Route choice (attention_route): the size rule below, or `posbench bench --attention`.
+// (B·H·T·M), its bf16 copy in the backward and the fp32 head results. Which calls take this route:
+// core/attention_route.c (the size rule, or `posbench bench --attention`).
 //
 // Determinism: no atomics; cuBLAS's batched GEMMs are deterministic on one GPU and stream; each
 // softmax row is one warp with lane partials folded by a fixed tree (attention_cuda.cuh).
@@ -40,36 +41,6 @@
 #include "attention_gemm_layout.h"
 #include <cuda_bf16.h>
 #include <math.h>
-extern "C" {
-#include "../ops_cuda.h"
-}
-
-// The size rule of the automatic route: the materialised route while the score matrix of a
-// query row stays small (the T×M matrices are the route's memory and traffic); the fused
-// online-softmax kernels beyond (long sequences).
-#define ATTN_GEMM_MAX_KEYS 1024
-
-static int attention_route_setting = CUDA_ATTN_AUTO;
-
-extern "C" void cuda_set_attention_route(int route) {
-    if (route != CUDA_ATTN_AUTO && route != CUDA_ATTN_MATERIALISED && route != CUDA_ATTN_FUSED)
-        die_fail("cuda_set_attention_route: %d is not CUDA_ATTN_AUTO, _MATERIALISED or _FUSED", route);
-    attention_route_setting = route;
-}
-
-// 1 when training attention of this size runs the materialised bf16 route. Depends only on
-// the process-wide settings and (T, M), so the state sizing and both passes agree as long as
-// the precision is set before the model is built (train.c and perf.c do).
-int cuda_attention_uses_gemm(int T, int M) {
-    if (cuda_matmul_precision() != MATMUL_BF16 || M <= 0 || T <= 0) return 0;
-    if (attention_route_setting == CUDA_ATTN_FUSED) return 0;
-    if (attention_route_setting == CUDA_ATTN_MATERIALISED) return 1;
-    return M <= ATTN_GEMM_MAX_KEYS && T <= ATTN_GEMM_MAX_KEYS;
-}
-
-size_t cuda_attention_gemm_state_floats(int B, int H, int T, int M) {
-    return attn_gemm_state_floats(B, H, T, M); // P16 (B, H, T, ld): two bf16 per float
-}
 
 // ---------------------------------------------------------------- workspace
 static size_t align256(size_t bytes) { return (bytes + 255) / 256 * 256; }

@@ -25,10 +25,8 @@ double cuda_reduce_sum_double(const float *x, size_t n, int squares);
 // the attention route depends on it.
 int cuda_matmul_precision(void);
 
-// memory_cuda.cu: a workspace that lives for one op call (not zeroed; stream-ordered, from a
-// caching pool), counted by the memory meter while it lives; free it before the op returns.
-void *cuda_alloc_transient(size_t bytes, const char *what);
-void cuda_free_transient(void *p); // NULL is fine
+// memory_cuda.cu: a workspace that lives for one op call (cuda_alloc_transient / _free).
+#include "cuda_transient.h"
 
 // timing_cuda.cu: adds seconds the host spent in a waiting call (download, copy, synchronize) to
 // what host_wait_seconds returns.
