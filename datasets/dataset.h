@@ -32,7 +32,20 @@ typedef struct dataset { // tagged: objectives/objective.h refers to it as struc
     char *prints;
 } dataset;
 
-// split: "train" or "test". name: "fashion-mnist" (default dir /usr/share/datasets/fashion-mnist,
+// What a loader is told, from the run's data.* keys (bench/experiment/settings.c
+// dataset_options_from_config): every loader reads the fields that concern it and no process-wide
+// setting. A zeroed struct (but for path) means every key's default but data.seq_len's.
+typedef struct {
+    const char *path;        // data.path (NULL or "": the dataset's default directory or file, if it has one)
+    int seq_len;             // data.seq_len: bytes per sequence (text)
+    int mfcc_frontend;       // data.mfcc as an mfcc_frontend (speech-commands; datasets/speech/mfcc.h)
+    int refuse_long_clips;   // data.long_clips=refuse: 1 (speech-commands; 0: cut with a warning)
+    long long max_bytes;     // data.max_bytes: the largest data file read (< 1: DATA_MAX_BYTES_DEFAULT)
+} dataset_options;
+
+// dataset_load: the dataset data.name = `name` through its registry entry (datasets/registry.h),
+// or the "unknown dataset" error naming the valid names.
+// split: "train" or "test" ("validation" too where the entry has one). name: "fashion-mnist" (default dir /usr/share/datasets/fashion-mnist,
 // Debian package dataset-fashion-mnist), "mnist" (no default dir: path required), or "idx" (any IDX
 // directory; path required). A non-empty path overrides the directory. Files looked for in the
 // directory: train-images-idx3-ubyte(.gz), train-labels-idx1-ubyte(.gz), t10k-images-idx3-ubyte(.gz),
@@ -55,8 +68,10 @@ typedef struct dataset { // tagged: objectives/objective.h refers to it as struc
 // 100 frames x 40 MFCCs. The image-only steps (crop, flip, resizing) do not apply to it.
 // Returns 0, or -1 with a one-line message in err naming the file (and byte offset, for CIFAR also
 // the record index, where relevant) and what would be valid; on failure *ds is zeroed and owns nothing.
-int dataset_load(dataset *ds, const char *name, const char *path, const char *split, char *err,
+int dataset_load(dataset *ds, const char *name, const dataset_options *opt, const char *split, char *err,
                  size_t errlen);
+// The IDX loader behind fashion-mnist, mnist and idx (idx.c): split "train" or "test".
+int idx_load(dataset *ds, const char *name, const dataset_options *opt, const char *split, char *err, size_t errlen);
 // Frees pixels and labels and zeroes *ds (safe on a zeroed or failed dataset).
 void dataset_free(dataset *ds);
 

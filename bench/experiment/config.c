@@ -5,6 +5,7 @@
 #include "../../models/model.h"
 #include "../../models/backbone.h"
 #include "../../models/posenc/encoding.h"
+#include "../../datasets/registry.h"
 #include <ctype.h>
 #include <errno.h>
 #include <float.h>
@@ -30,7 +31,7 @@ static const cfg_key shared_keys[] = {
     {"data.long_clips", CFG_CHOICE, "cut", 0, 0, "cut|refuse", 0, "speech-commands: a clip longer than 1 s is cut to its first second with a warning naming how many (cut, the reference recipe's desired_samples) or refused, naming the clip (refuse)"},
     {"data.max_bytes", CFG_INT, "4294967296", 1, 1e15, NULL, 0, "the largest data file a run reads, in bytes (text, IDX, CIFAR, split lists; checked before reading, and for gzip files as they inflate): a device, FIFO or a sparse file of terabytes is refused, not read"},
     {"data.mfcc", CFG_CHOICE, "posbench", 0, 0, "posbench|tc_resnet", 1, "speech-commands: MFCC front end (datasets/speech/mfcc.h), both 40 coefficients per 10 ms frame of a 30 ms Hann window, 512-point FFT, power: posbench (the default, used by every experiment: 40 HTK mel bands 20-8000 Hz, triangles in Hz, orthonormal DCT, frames centred on each 10 ms hop, 100 frames per second) or tc_resnet (TC-ResNet's TensorFlow front end: 64 mel bands 80-7600 Hz, triangles in mel, the first 40 of 64 DCT coefficients, unpadded frames: 98 per 1-second clip; durations of D s are 100 D - 2 frames). Sequence length, durations and rates follow the front end; positions in seconds (cape) stay 10 ms apart"},
-    {"data.name", CFG_CHOICE, "fashion-mnist", 0, 0, "fashion-mnist|mnist|idx|cifar10|cifar100|speech-commands|text", 1, "dataset (cifar10, cifar100: their official binary versions; speech-commands: Google Speech Commands v1 layout, 12 classes, 100 frames x 40 MFCCs; text: any UTF-8 file as byte sequences of data.seq_len, every 10th sequence for validation, for objective.name=mlm)"},
+    {"data.name", CFG_CHOICE, "fashion-mnist", 0, 0, DATASET_CHOICES, 1, "dataset (cifar10, cifar100: their official binary versions; speech-commands: Google Speech Commands v1 layout, 12 classes, 100 frames x 40 MFCCs; text: any UTF-8 file as byte sequences of data.seq_len, every 10th sequence for validation, for objective.name=mlm)"},
     {"data.path", CFG_STRING, "", 0, 0, NULL, 1, "directory of IDX files (default for fashion-mnist: /usr/share/datasets/fashion-mnist), or of CIFAR binary batches or its parent, or the Speech Commands folder (no default; posbench data speech-synth writes one), or the text file (default for text: data/kjv.txt, the King James Bible, made by `make data/kjv.txt`)"},
     {"data.resolution", CFG_INT, "0", 0, 4096, NULL, 1, "training image size in pixels: images are resized bicubically (0 = the dataset's own size)"},
     {"data.resolutions", CFG_INT_LIST, "", 1, 4096, NULL, 1, "UniViT: each training batch is resized to a size drawn uniformly from this list (replaces data.resolution; [] = off)"},
