@@ -6,7 +6,7 @@
 // standardisation), the synthesized set read back by the loader, and the training-cost
 // estimate of a speech run (posbench run's budget line).
 #include "testing.h"
-#include "../bench/experiment/config.h"
+#include "../bench/config/config.h"
 #include "../bench/run/estimate.h"
 #include "../core/common.h"
 #include "../core/rng.h"

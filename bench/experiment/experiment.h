@@ -9,7 +9,7 @@
 // no merge keys (<<), anchors, aliases or tags, one document (bench/experiment/yaml_tree.h).
 //
 // Config bodies (base, each stage, each scale) are maps of keys from the one key table
-// (bench/experiment/config.c), nested (`model: {dim: 128}`) or dotted (`model.dim: 128`) or mixed.
+// (bench/config/config.c), nested (`model: {dim: 128}`) or dotted (`model.dim: 128`) or mixed.
 // A plain scalar is typed by its key (config_set parses the text); a quoted scalar is a
 // string, so `dim: "128"` is a type error. Booleans are true/false (True/TRUE/False/FALSE).
 //

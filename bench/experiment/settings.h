@@ -2,7 +2,7 @@
 // a resolved config (objectives/objective.h's objective_settings), so objectives never see
 // the key table or YAML. Shared by the trainer and the experiment checker.
 #pragma once
-#include "config.h"
+#include "../config/config.h"
 #include "../../objectives/objective.h"
 #include "../../datasets/dataset.h"
 

@@ -3,7 +3,7 @@
 // train.epochs) times the step's FLOPs (3 x forward, MP3 at its context size), divided by a
 // rate measured in this process (a fraction of OpenBLAS sgemm). Evaluation is not counted.
 #pragma once
-#include "../experiment/config.h"
+#include "../config/config.h"
 
 // Training FLOPs of the run, or -1 when the dataset's size is not known without reading it
 // (the registry's dataset_shape: data.name=idx; speech-commands and a text file not there yet

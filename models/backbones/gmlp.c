@@ -525,6 +525,7 @@ const backbone_kind backbone_gmlp = {
     .declare_params = gmlp_declare_params,
     GMLP_SHARED_HOOKS
     .block_flops = gmlp_block_flops,
+    .torch_step_arch = 1,
 };
 
 const backbone_kind backbone_amlp = {
@@ -537,4 +538,5 @@ const backbone_kind backbone_amlp = {
     .declare_params = amlp_declare_params,
     GMLP_SHARED_HOOKS
     .block_flops = amlp_block_flops,
+    .torch_step_arch = 2,
 };
