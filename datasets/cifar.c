@@ -18,6 +18,7 @@
 // machine). Each file is looked for as NAME.gz first, then NAME; both are read through zlib
 // (gzopen reads an uncompressed file as is), a chunk of whole records at a time.
 #include "cifar.h"
+#include "registry.h"
 #include "data_files.h"
 #include "file_read.h"
 #include <errno.h>
@@ -338,3 +339,10 @@ int cifar_load(dataset *ds, const char *name, const dataset_options *opt, const 
     }
     return 0;
 }
+
+// ---------------------------------------------------------------- registry entries (registry.h)
+static dataset_shape shape_cifar10(const dataset_options *opt) { return (dataset_shape){CIFAR_SIDE, 3, 10, 0, 50000}; }
+static dataset_shape shape_cifar100(const dataset_options *opt) { return (dataset_shape){CIFAR_SIDE, 3, 100, 0, 50000}; }
+
+const dataset_kind dataset_cifar10 = {.name = "cifar10", .labels = 1, .shape = shape_cifar10, .load = cifar_load};
+const dataset_kind dataset_cifar100 = {.name = "cifar100", .labels = 1, .shape = shape_cifar100, .load = cifar_load};

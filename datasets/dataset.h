@@ -30,6 +30,9 @@ typedef struct dataset { // tagged: objectives/objective.h refers to it as struc
     // The content fingerprints of the files the split was read from (datasets/data_files.h:
     // malloc'd text, one line per file), for the run file and checkpoint; NULL when none.
     char *prints;
+    // Its registry entry (datasets/registry.h), set by its loader: how its batches are made and
+    // what it holds besides pixels, labels and prints. NULL: an image set built by hand.
+    const struct dataset_kind *kind;
 } dataset;
 
 // What a loader is told, from the run's data.* keys (bench/experiment/settings.c

@@ -7,7 +7,7 @@
 #include "dataset.h"
 #include "data_files.h"
 #include "file_read.h"
-#include "speech/speech_commands.h"
+#include "registry.h"
 #include "../core/common.h"
 #include <errno.h>
 #include <limits.h>
@@ -307,9 +307,17 @@ int idx_load(dataset *ds, const char *name, const dataset_options *opt, const ch
 }
 
 void dataset_free(dataset *ds) {
-    if (ds->audio) speech_commands_release(ds);
+    if (ds->kind && ds->kind->release) ds->kind->release(ds);
     free(ds->prints);
     free(ds->pixels);
     free(ds->labels);
     memset(ds, 0, sizeof *ds);
 }
+
+// ---------------------------------------------------------------- registry entries (registry.h)
+static dataset_shape shape_mnist(const dataset_options *opt) { return (dataset_shape){28, 1, 10, 0, 60000}; }
+static dataset_shape shape_idx(const dataset_options *opt) { return (dataset_shape){0, 0, 0, 0, -1}; } // any IDX files
+
+const dataset_kind dataset_fashion_mnist = {.name = "fashion-mnist", .labels = 1, .shape = shape_mnist, .load = idx_load};
+const dataset_kind dataset_mnist = {.name = "mnist", .labels = 1, .shape = shape_mnist, .load = idx_load};
+const dataset_kind dataset_idx = {.name = "idx", .labels = 1, .shape = shape_idx, .load = idx_load};

@@ -5,6 +5,7 @@
 #include "speech_commands.h"
 #include "wav.h"
 #include "../data_files.h"
+#include "../registry.h"
 #include "../file_read.h"
 #include "../../core/common.h"
 #include "../../core/rng.h"
@@ -647,6 +648,7 @@ int speech_commands_load(dataset *ds, const dataset_options *opt, const char *sp
     ds->clips = clips;
     ds->audio = st;
     ds->prints = prints;
+    ds->kind = &dataset_speech_commands;
     for (int c = 0; c < 3; c++) ds->mean[c] = 0.0f, ds->std[c] = 1.0f; // features arrive standardised
     return 0;
 }
@@ -710,3 +712,19 @@ void speech_make_batch(const dataset *ds, const int *indices, int B, const augme
                 o[t * MFCC_COEFFS + j] = (float)(((double)o[t * MFCC_COEFFS + j] - st->mean[j]) / st->std[j]);
     }
 }
+
+// ---------------------------------------------------------------- registry entry (../registry.h)
+// 1-second clips, one token per 10 ms frame of MFCC_COEFFS coefficients (a sequence model); the
+// clip count is known only once the folder is read.
+static dataset_shape shape_speech(const dataset_options *opt) {
+    mfcc_frontend frontend = opt->mfcc_frontend == MFCC_TC_RESNET ? MFCC_TC_RESNET : MFCC_POSBENCH;
+    return (dataset_shape){mfcc_clip_frames(frontend), 1, SPEECH_CLASSES, MFCC_COEFFS, -1};
+}
+
+static int load_speech(dataset *ds, const char *name, const dataset_options *opt, const char *split, char *err, size_t errlen) {
+    return speech_commands_load(ds, opt, split, err, errlen);
+}
+
+const dataset_kind dataset_speech_commands = {.name = "speech-commands", .labels = 1, .audio = 1, .validation = 1,
+                                              .shape = shape_speech, .load = load_speech, .make_batch = speech_make_batch,
+                                              .release = speech_commands_release};
