@@ -59,6 +59,9 @@ static void test_key_table(void) {
     in_table(backbone_common_keys, &missing, which, sizeof which);
     for (int i = 0; backbone_at(i); i++) in_table(backbone_at(i)->keys, &missing, which, sizeof which);
     test_check("key table: every module's keys gathered", missing == 0, "%d missing (%s)", missing, which);
+    test_check("backbones name their PyTorch step twin (bench/perf/torch_cpu_step.py --arch 0 ViT, 1 gMLP, 2 aMLP)",
+               backbone_vit.torch_step_arch == 0 && backbone_gmlp.torch_step_arch == 1 && backbone_amlp.torch_step_arch == 2,
+               "vit %d gmlp %d amlp %d", backbone_vit.torch_step_arch, backbone_gmlp.torch_step_arch, backbone_amlp.torch_step_arch);
     test_check("key table: module keys owned by their module", objective_gvp.keys && objective_mae.keys && posenc_rope.keys &&
                posenc_cape.keys && backbone_gmlp.keys && !objective_supervised.keys, "a registry entry lacks its keys");
 }
@@ -165,7 +168,8 @@ static void test_dataset_registry(void) {
     dataset_shape cs = cifar ? cifar->shape(&opt) : (dataset_shape){0};
     test_check("dataset registry: capabilities and shapes", text && speech && cifar && !dataset_find("cifar-10") &&
                text->tokens && !text->labels && text->vocab == TEXT_VOCAB && ts.side == 64 && ts.train_n == -1 &&
-               speech->audio && speech->validation && !cifar->validation && ss.side == 98 && ss.features == MFCC_COEFFS &&
+               speech->audio && speech->validation && !cifar->validation && speech->make_batch && speech->release &&
+               text->make_batch && !text->release && !cifar->make_batch && !cifar->release && ss.side == 98 && ss.features == MFCC_COEFFS &&
                ss.classes == SPEECH_CLASSES && cs.side == 32 && cs.channels == 3 && cs.classes == 100 && cs.train_n == 50000,
                "text side %d n %ld; speech side %d features %d; cifar100 side %d classes %d", ts.side, ts.train_n, ss.side,
                ss.features, cs.side, cs.classes);
