@@ -78,7 +78,6 @@ static const cifar_kind *find_kind(const char *name) {
     return NULL;
 }
 
-
 static size_t record_bytes(const cifar_kind *k) { return (size_t)k->label_bytes + CIFAR_PIXELS; }
 
 // The sentence every missing-directory and missing-file message ends with: where the files go.

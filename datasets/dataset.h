@@ -48,8 +48,9 @@ typedef struct {
 
 // dataset_load: the dataset data.name = `name` through its registry entry (datasets/registry.h),
 // or the "unknown dataset" error naming the valid names.
-// split: "train" or "test" ("validation" too where the entry has one). name: "fashion-mnist" (default dir /usr/share/datasets/fashion-mnist,
-// Debian package dataset-fashion-mnist), "mnist" (no default dir: path required), or "idx" (any IDX
+// opt: what the loader is told (NULL: every default, no path). split: "train" or "test"
+// ("validation" too where the entry has one). name: "fashion-mnist" (default dir
+// /usr/share/datasets/fashion-mnist, Debian package dataset-fashion-mnist), "mnist" (no default dir: path required), or "idx" (any IDX
 // directory; path required). A non-empty path overrides the directory. Files looked for in the
 // directory: train-images-idx3-ubyte(.gz), train-labels-idx1-ubyte(.gz), t10k-images-idx3-ubyte(.gz),
 // t10k-labels-idx1-ubyte(.gz); the .gz name is tried first, then the raw name. Both are read with
@@ -69,13 +70,16 @@ typedef struct {
 // datasets/speech/speech_commands.h): split "train", "validation" or "test", 12 classes
 // (_silence_, _unknown_, yes, no, up, down, left, right, on, off, stop, go), examples of
 // 100 frames x 40 MFCCs. The image-only steps (crop, flip, resizing) do not apply to it.
+// name "text": datasets/text/text.h (opt->seq_len bytes per sequence; "test" the validation split).
+// Every file is at most opt->max_bytes (data.max_bytes) long. Sets ds->kind.
 // Returns 0, or -1 with a one-line message in err naming the file (and byte offset, for CIFAR also
 // the record index, where relevant) and what would be valid; on failure *ds is zeroed and owns nothing.
 int dataset_load(dataset *ds, const char *name, const dataset_options *opt, const char *split, char *err,
                  size_t errlen);
 // The IDX loader behind fashion-mnist, mnist and idx (idx.c): split "train" or "test".
 int idx_load(dataset *ds, const char *name, const dataset_options *opt, const char *split, char *err, size_t errlen);
-// Frees pixels and labels and zeroes *ds (safe on a zeroed or failed dataset).
+// Frees pixels, labels, prints and what its entry's release hook frees, and zeroes *ds (safe on
+// a zeroed or failed dataset).
 void dataset_free(dataset *ds);
 
 // Keeps the first `limit` examples (limit <= 0 or >= n: all).

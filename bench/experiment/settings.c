@@ -8,6 +8,7 @@
 #include <string.h>
 
 model_config model_config_from_config(const config *c, int channels, int image_size, int num_classes, int features) {
+    const dataset_kind *data = dataset_find(cfg_str(c, "data.name"));
     model_config v = {
         .features = features,
         .channels = channels,
@@ -20,7 +21,7 @@ model_config model_config_from_config(const config *c, int channels, int image_s
         .cls = cfg_bool(c, "model.cls"),
         .frame_seconds = features > 0 ? (float)MFCC_HOP / MFCC_SAMPLE_RATE : 0.0f,
         .num_classes = num_classes,
-        .vocab = dataset_find(cfg_str(c, "data.name")) ? dataset_find(cfg_str(c, "data.name"))->vocab : 0, // token ids: their embedding
+        .vocab = data ? data->vocab : 0, // > 0: token ids, their embedding's rows (text)
         .drop_path = (float)cfg_float(c, "model.drop_path"),
         .dropout = (float)cfg_float(c, "model.dropout"),
         .embed_init = model_embed_init_parse(cfg_str(c, "model.embed_init")),
