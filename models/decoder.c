@@ -77,7 +77,7 @@ static void decoder_declare_params(model *m) {
     s->arch->declare_params(s);
     model_add_param(s, "norm.weight", INIT_ONE, 0, dd, 0, &dec->norm_w, &dec->dnorm_w);
     model_add_param(s, "norm.bias", INIT_ZERO, 0, dd, 0, &dec->norm_b, &dec->dnorm_b);
-    model_add_param(s, "pred.weight", INIT_TRUNC_NORMAL, 1, dec->D, dd, &dec->pred_w, &dec->dpred_w);
+    model_add_param(s, "pred.weight", INIT_LINEAR, 1, dec->D, dd, &dec->pred_w, &dec->dpred_w);
     model_add_param(s, "pred.bias", INIT_ZERO, 0, dec->D, 0, &dec->pred_b, &dec->dpred_b);
 }
 

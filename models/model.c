@@ -70,6 +70,10 @@ const char *model_config_error(const model_config *c) {
         snprintf(msg, sizeof msg, "model.trunc_normal is not one of %s", MODEL_TRUNC_CHOICES);
         return msg;
     }
+    if (c->linear_init < MODEL_LINEAR_INIT_TIMM || c->linear_init > MODEL_LINEAR_INIT_XAVIER) {
+        snprintf(msg, sizeof msg, "model.linear_init is not one of %s", MODEL_LINEAR_INIT_CHOICES);
+        return msg;
+    }
     if (c->features > 0 && (c->patch != 1 || c->channels != 1)) {
         snprintf(msg, sizeof msg, "model.patch=%d: a sequence input (%d features per frame) has one token per frame, so "
                  "model.patch must be 1", c->patch, c->features);
@@ -207,6 +211,12 @@ float model_trunc_normal_cut(const model_config *c) {
     return c->trunc_normal == MODEL_TRUNC_STD2 ? 2.0f : 2.0f / 0.02f; // timm: ±2 absolute at std 0.02
 }
 
+int model_linear_init_parse(const char *name) {
+    if (name && !strcmp(name, "timm")) return MODEL_LINEAR_INIT_TIMM;
+    if (name && !strcmp(name, "xavier")) return MODEL_LINEAR_INIT_XAVIER;
+    return -1;
+}
+
 int model_embed_init_parse(const char *name) {
     static const char *const names[] = {"timm", "xavier", "normal002"}; // MODEL_EMBED_INIT_* order
     for (int i = 0; i < 3; i++)
@@ -323,7 +333,7 @@ static void declare_params(model *m) {
     const char *head = c->head_name ? c->head_name : "head";
     int outputs = c->token_head ? token_outputs(m) : c->num_classes;
     snprintf(name, sizeof name, "%s.weight", head);
-    model_add_param(m, name, INIT_TRUNC_NORMAL, 1, outputs, d, &w->head_w, &dw->head_w);
+    model_add_param(m, name, INIT_LINEAR, 1, outputs, d, &w->head_w, &dw->head_w);
     snprintf(name, sizeof name, "%s.bias", head);
     model_add_param(m, name, INIT_ZERO, 0, outputs, 0, &w->head_b, &dw->head_b);
     if (c->extension) c->extension->declare_params(m); // after the head: existing tensors keep their streams
@@ -409,6 +419,14 @@ void model_init_params(model *m, uint32_t seed) {
         switch ((param_init)info->init) {
         case INIT_ZERO: memset(p, 0, info->numel * sizeof(float)); break;
         case INIT_ONE: for (size_t k = 0; k < info->numel; k++) p[k] = 1.0f; break;
+        case INIT_LINEAR:
+            if (m->cfg.linear_init == MODEL_LINEAR_INIT_XAVIER) { // (out, in) = shape[0], shape[1]
+                float bound = sqrtf(6.0f / (float)(info->shape[0] + info->shape[1]));
+                for (size_t k = 0; k < info->numel; k++) p[k] = bound * (2.0f * rng_uniform(&s) - 1.0f);
+                break;
+            }
+            // timm's rule: the same stream as a trunc-normal table
+            __attribute__((fallthrough));
         case INIT_TRUNC_NORMAL: {
             float cut = model_trunc_normal_cut(&m->cfg);
             for (size_t k = 0; k < info->numel; k++) p[k] = rng_trunc_normal(&s, 0.02f, cut);

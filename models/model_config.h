@@ -83,7 +83,16 @@ typedef struct model_config {
     float dropout;             // dropout after the embedding and on each residual branch
     int embed_init;            // model.embed_init: how the patch / frame projection starts (MODEL_EMBED_INIT_*)
     int trunc_normal;          // model.trunc_normal: where the trunc-normal(0.02) inits are cut (MODEL_TRUNC_*)
+    int linear_init;           // model.linear_init: how Linear weights start (MODEL_LINEAR_INIT_*)
 } model_config;
+
+// model.linear_init, the initialisation of every Linear layer's weight (blocks, heads, decoder;
+// not the patch projection: model.embed_init): TIMM trunc-normal std 0.02 (timm's ViT, DeiT,
+// DINO; cut by model.trunc_normal), XAVIER Xavier-uniform U(±√(6/(fan_in + fan_out))) (MAE's
+// code initialises every nn.Linear so). Biases stay 0 either way.
+enum { MODEL_LINEAR_INIT_TIMM = 0, MODEL_LINEAR_INIT_XAVIER };
+#define MODEL_LINEAR_INIT_CHOICES "timm|xavier"
+int model_linear_init_parse(const char *name); // -1 when not one of MODEL_LINEAR_INIT_CHOICES
 
 // model.embed_init, the initialisation of the patch (or speech frame) projection Linear(fan_in, d),
 // fan_in = channels·p·p or the features per frame (docs/methods.md "Initialisation"):

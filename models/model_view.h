@@ -11,7 +11,10 @@
 // trunc normal: std 0.02; near zero: U(-1e-3/n, 1e-3/n), n = the tensor's first dimension
 // (gMLP's spatial weights: n tokens); uniform: U(-b, b), b = the tensor's init_bound (set with
 // model_set_init_bound after model_add_param).
-typedef enum { INIT_ZERO, INIT_ONE, INIT_TRUNC_NORMAL, INIT_NEAR_ZERO, INIT_UNIFORM } param_init;
+// INIT_LINEAR: a Linear layer's weight (out, in), drawn by model.linear_init: trunc-normal std 0.02
+// (timm) or Xavier-uniform U(±√(6 / (in + out))) (MAE's code); INIT_TRUNC_NORMAL: tables and
+// tokens (position tables, cls / mask / query tokens, the text token table), always std 0.02.
+typedef enum { INIT_ZERO, INIT_ONE, INIT_TRUNC_NORMAL, INIT_NEAR_ZERO, INIT_UNIFORM, INIT_LINEAR } param_init;
 
 typedef struct {
     const model_config *cfg;

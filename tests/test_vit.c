@@ -328,7 +328,7 @@ static void test_declarations(void) {
         }
         ones += info->init == INIT_ONE;
         zeros += info->init == INIT_ZERO;
-        normal += info->init == INIT_TRUNC_NORMAL && sq > 0;
+        normal += (info->init == INIT_TRUNC_NORMAL || info->init == INIT_LINEAR) && sq > 0;
         int is_bias = strstr(info->name, ".bias") != NULL || strstr(info->name, "rel_bias") != NULL;
         bad += is_bias != (info->init == INIT_ZERO);
     }
@@ -360,7 +360,7 @@ static void test_trunc_normal(void) {
         double sq = 0, n = 0, out = 0, mx = 0;
         for (int i = 0; i < m.params.count; i++) {
             const tensor_info *info = &m.params.items[i];
-            if (info->init != INIT_TRUNC_NORMAL) continue;
+            if (info->init != INIT_TRUNC_NORMAL && info->init != INIT_LINEAR) continue; // Linear weights too, under timm
             const float *v = m.param + info->offset;
             for (size_t k = 0; k < info->numel; k++) {
                 double a = fabs((double)v[k]);
@@ -421,6 +421,47 @@ static void test_embed_init(void) {
                    ok, "%s", what[0] ? what : "normal002 stream or another tensor differs");
         for (int rule = 0; rule < 3; rule++) model_free(&m[rule]);
     }
+}
+
+// model.linear_init=xavier (MAE's code): every Linear weight (blocks, head) Xavier-uniform within
+// √(6/(fan_in + fan_out)) with the uniform's std (within 6%, pooled); every other tensor (patch
+// projection, tables, tokens, norms, biases) bit for bit what timm's rule gives; timm's Linear
+// weights are the trunc-normal 0.02 stream of their tensor, as before the key existed.
+static void test_linear_init(void) {
+    model_config cfg = {.channels = 1, .image_size = 16, .patch = 4, .dim = 32, .depth = 2, .heads = 2, .mlp_ratio = 2,
+                        .cls = 1, .pe_kind = "abs", .num_classes = 10};
+    model m[2];
+    for (int rule = 0; rule < 2; rule++) {
+        model_config c = cfg;
+        c.linear_init = rule;
+        model_create(&m[rule], &c, &ops_cpu, 2, 11);
+    }
+    int linears = 0, outside = 0, others_differ = 0, timm_stream = 1;
+    double ratio_sum = 0;
+    for (int i = 0; i < m[0].params.count; i++) {
+        const tensor_info *info = &m[0].params.items[i];
+        const float *t = m[0].param + info->offset, *x = m[1].param + info->offset;
+        if (info->init != INIT_LINEAR) {
+            others_differ += memcmp(t, x, info->numel * sizeof(float)) != 0;
+            continue;
+        }
+        linears++;
+        float bound = sqrtf(6.0f / (float)(info->shape[0] + info->shape[1]));
+        double ss = 0;
+        for (size_t k = 0; k < info->numel; k++) ss += (double)x[k] * x[k], outside += fabsf(x[k]) > bound;
+        ratio_sum += sqrt(ss / (double)info->numel) / (bound / sqrt(3.0));
+        rng_stream s = rng_stream_make(11, RNG_INIT, 0, 0, (uint32_t)i);
+        for (size_t k = 0; k < info->numel; k++) timm_stream &= t[k] == rng_trunc_normal(&s, 0.02f, model_trunc_normal_cut(&m[0].cfg));
+    }
+    double ratio = linears ? ratio_sum / linears : 0;
+    // 2 blocks x (qkv, proj, fc1, fc2) + the head
+    test_check("linear_init: xavier draws every Linear weight within sqrt(6/(in+out)) with the uniform's std; the rest unchanged",
+               linears == 9 && outside == 0 && fabs(ratio - 1.0) < 0.06 && others_differ == 0,
+               "%d Linear weights, %d values outside their bound, std / (bound/sqrt 3) = %.3f, %d other tensors differ", linears,
+               outside, ratio, others_differ);
+    test_check("linear_init: timm (the default) keeps each Linear weight's trunc-normal 0.02 stream", timm_stream, "%s",
+               timm_stream ? "every value the stream's" : "a value differs");
+    for (int rule = 0; rule < 2; rule++) model_free(&m[rule]);
 }
 
 // Attention memory: a block's saved attention state is what the backend asks for
@@ -790,6 +831,7 @@ int main(int argc, char **argv) {
     if (!only_oracle) test_masked_model_full_attention();
     if (!only_oracle) test_declarations();
     if (!only_oracle) test_embed_init();
+    if (!only_oracle) test_linear_init();
     if (!only_oracle) test_trunc_normal();
     if (!only_oracle) test_attention_memory();
     if (!only_oracle) test_sequence_config();

@@ -461,6 +461,10 @@ int cmd_crosscheck(int argc, char **argv) {
     // existed every run had trunc-normal 0.02: normal002).
     const config *c0 = &e.runs[sel[0]].cfg;
     const char *embed_init = cfg_index("model.embed_init") >= 0 ? cfg_str(c0, "model.embed_init") : "normal002";
+    if (f.init_torch && strcmp(cfg_str(c0, "model.linear_init"), "timm"))
+        die_input("crosscheck --init torch: stage %s has model.linear_init=%s; the PyTorch twin (bench/crosscheck/torch_init.py) "
+                  "initialises Linear layers by timm's rule only (valid here: model.linear_init=timm, or --init ours)",
+                  f.stage, cfg_str(c0, "model.linear_init"));
     cc_side *pb = xcalloc((size_t)n, sizeof *pb, "crosscheck"), *th = xcalloc((size_t)n, sizeof *th, "crosscheck");
     double *a = xcalloc((size_t)n, sizeof *a, "crosscheck"), *b = xcalloc((size_t)n, sizeof *b, "crosscheck");
     int failed = 0;

@@ -26,6 +26,7 @@ model_config model_config_from_config(const config *c, int channels, int image_s
         .dropout = (float)cfg_float(c, "model.dropout"),
         .embed_init = model_embed_init_parse(cfg_str(c, "model.embed_init")),
         .trunc_normal = model_trunc_normal_parse(cfg_str(c, "model.trunc_normal")),
+        .linear_init = model_linear_init_parse(cfg_str(c, "model.linear_init")),
     };
     key_reader r = config_reader(c);
     posenc_read_keys(&r, &v);   // pe.kind, pe.content_scale and each encoding's own (cape_*, rope_*)

@@ -142,7 +142,7 @@ static void declare_params(model *m, int attn_dim) {
         P(norm_w, "norm.weight", INIT_ONE, 0, d, 0);
         P(norm_b, "norm.bias", INIT_ZERO, 0, d, 0);
         int in_rows = c->sgu_no_split ? e : 2 * e; // u | v halves, or the one Z
-        P(in_w, "proj_in.weight", INIT_TRUNC_NORMAL, 1, in_rows, d);
+        P(in_w, "proj_in.weight", INIT_LINEAR, 1, in_rows, d);
         P(in_b, "proj_in.bias", INIT_ZERO, 0, in_rows, 0);
         if (!c->sgu_no_norm) {
             P(sgu_norm_w, "sgu.norm.weight", INIT_ONE, 0, e, 0);
@@ -155,12 +155,12 @@ static void declare_params(model *m, int attn_dim) {
         }
         P(spatial_b, "sgu.spatial.bias", INIT_ONE, 0, T0, 0);
         if (attn_dim > 0) {
-            P(attn_qkv_w, "tiny_attn.qkv.weight", INIT_TRUNC_NORMAL, 1, 3 * attn_dim, d);
+            P(attn_qkv_w, "tiny_attn.qkv.weight", INIT_LINEAR, 1, 3 * attn_dim, d);
             P(attn_qkv_b, "tiny_attn.qkv.bias", INIT_ZERO, 0, 3 * attn_dim, 0);
-            P(attn_proj_w, "tiny_attn.proj.weight", INIT_TRUNC_NORMAL, 1, e, attn_dim);
+            P(attn_proj_w, "tiny_attn.proj.weight", INIT_LINEAR, 1, e, attn_dim);
             P(attn_proj_b, "tiny_attn.proj.bias", INIT_ZERO, 0, e, 0);
         }
-        P(out_w, "proj_out.weight", INIT_TRUNC_NORMAL, 1, d, e);
+        P(out_w, "proj_out.weight", INIT_LINEAR, 1, d, e);
         P(out_b, "proj_out.bias", INIT_ZERO, 0, d, 0);
 #undef P
     }

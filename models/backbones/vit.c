@@ -72,16 +72,16 @@ static void vit_declare_params(model *m) {
     model_add_param(m, name, init, decay, d0, d1, &w->field, &dw->field)
         P(norm1_w, "norm1.weight", INIT_ONE, 0, d, 0);
         P(norm1_b, "norm1.bias", INIT_ZERO, 0, d, 0);
-        P(qkv_w, "attn.qkv.weight", INIT_TRUNC_NORMAL, 1, 3 * d, d);
+        P(qkv_w, "attn.qkv.weight", INIT_LINEAR, 1, 3 * d, d);
         P(qkv_b, "attn.qkv.bias", INIT_ZERO, 0, 3 * d, 0);
-        P(proj_w, "attn.proj.weight", INIT_TRUNC_NORMAL, 1, d, d);
+        P(proj_w, "attn.proj.weight", INIT_LINEAR, 1, d, d);
         P(proj_b, "attn.proj.bias", INIT_ZERO, 0, d, 0);
         if (m->pe->declare_block_params) m->pe->declare_block_params(m, l);
         P(norm2_w, "norm2.weight", INIT_ONE, 0, d, 0);
         P(norm2_b, "norm2.bias", INIT_ZERO, 0, d, 0);
-        P(fc1_w, "mlp.fc1.weight", INIT_TRUNC_NORMAL, 1, hd, d);
+        P(fc1_w, "mlp.fc1.weight", INIT_LINEAR, 1, hd, d);
         P(fc1_b, "mlp.fc1.bias", INIT_ZERO, 0, hd, 0);
-        P(fc2_w, "mlp.fc2.weight", INIT_TRUNC_NORMAL, 1, d, hd);
+        P(fc2_w, "mlp.fc2.weight", INIT_LINEAR, 1, d, hd);
         P(fc2_b, "mlp.fc2.bias", INIT_ZERO, 0, d, 0);
 #undef P
     }

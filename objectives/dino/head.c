@@ -16,12 +16,12 @@ static const char *head_config_error(const model_config *c) {
 static void head_declare_params(model *m) {
     const model_config *c = &m->cfg;
     int H = c->num_classes, P = c->head_bottleneck, K = c->head_prototypes;
-    model_add_param(m, "dino_head.mlp1.weight", INIT_TRUNC_NORMAL, 1, H, H, NULL, NULL);
+    model_add_param(m, "dino_head.mlp1.weight", INIT_LINEAR, 1, H, H, NULL, NULL);
     model_add_param(m, "dino_head.mlp1.bias", INIT_ZERO, 0, H, 0, NULL, NULL);
-    model_add_param(m, "dino_head.mlp2.weight", INIT_TRUNC_NORMAL, 1, P, H, NULL, NULL);
+    model_add_param(m, "dino_head.mlp2.weight", INIT_LINEAR, 1, P, H, NULL, NULL);
     model_add_param(m, "dino_head.mlp2.bias", INIT_ZERO, 0, P, 0, NULL, NULL);
     // weight_v of weight_norm; its gain weight_g is the constant 1, not a parameter
-    model_add_param(m, "dino_head.last_layer.weight_v", INIT_TRUNC_NORMAL, 1, K, P, NULL, NULL);
+    model_add_param(m, "dino_head.last_layer.weight_v", INIT_LINEAR, 1, K, P, NULL, NULL);
 }
 
 static void head_declare_acts(model *m) { (void)m; } // the objective owns the head's activations (dino_head)

@@ -27,7 +27,7 @@ static void projection_declare_params(model *m) {
     projection *p = xcalloc(1, sizeof *p, "SimCLR projection");
     m->extension_state = p;
     p->H = m->cfg.num_classes, p->P = m->cfg.proj_outputs;
-    model_add_param(m, "proj.2.weight", INIT_TRUNC_NORMAL, 1, p->P, p->H, &p->w, &p->dw);
+    model_add_param(m, "proj.2.weight", INIT_LINEAR, 1, p->P, p->H, &p->w, &p->dw);
     model_add_param(m, "proj.2.bias", INIT_ZERO, 0, p->P, 0, &p->b, &p->db);
 }
 
