@@ -279,7 +279,7 @@ static void test_refusals(void) {
     test_check("dino refuses local crops larger than the training size", why && strstr(why, "dino.local_size=15"), "%s",
                why ? why : "(accepted)");
     s = settings(2, 6, 0.9f);
-    s.data_name = "speech-commands";
+    s.data_name = "speech-commands", s.data_audio = 1; // as the settings fill them from the dataset registry
     why = objective_dino.config_error(&s);
     test_check("dino refuses data that is not images", why && strstr(why, "data.name=speech-commands"), "%s", why ? why : "(accepted)");
     s = settings(2, 6, 0.9f);
