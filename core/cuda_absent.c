@@ -25,6 +25,8 @@ void cuda_to_host(void *dst, const void *src, size_t bytes) {
 }
 void cuda_sync(void) {}
 void cuda_set_attention_route(int route) { (void)route; } // nothing to route without CUDA
+void cuda_set_linear_route(int route) { (void)route; }
+void cuda_set_kernels(int version) { (void)version; }
 #else
 typedef int cuda_absent_unused; // ISO C wants a declaration in every translation unit
 #endif

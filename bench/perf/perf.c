@@ -60,7 +60,7 @@ static const perf_config perf_configs[] = {
 
 void perf_help(void) {
     printf("usage: posbench bench [--config NAME] [--iters N] [--no-torch] [--threads N] [--device D] [--precision fp32|bf16]\n"
-           "                      [--attention auto|materialised|fused]\n"
+           "                      [--attention auto|materialised|fused] [--linear gemmex|lt] [--kernels v1|v2]\n"
            "Times the full training step (forward, label-smoothed cross entropy, backward, AdamW) of\n"
            "each config and prints the median step time, images/s, achieved GFLOP/s, that as a\n"
            "fraction of the backend's own 2048^3 linear layer (OpenBLAS; with --device cuda cuBLAS at 8192^3, at the\n"
@@ -71,6 +71,10 @@ void perf_help(void) {
            "slower than fp32, and not compared with PyTorch). --attention (with --device cuda) forces the training\n"
            "attention: materialised = bf16 cuBLAS products with a fused softmax (needs bf16), fused = the\n"
            "online-softmax fp32 kernels; auto = materialised in bf16 up to 1024 tokens, else fused.\n"
+           "--linear (with --device cuda, bf16): gemmex = cublasGemmEx with the bias written first (the default),\n"
+           "lt = cuBLASLt with the bias in the epilogue and cached bf16 weight copies. --kernels v1|v2 (with\n"
+           "--device cuda): the scalar or the 16-byte vectorised elementwise kernels and one-launch AdamW.\n"
+           "Both default to POSBENCH_LINEAR / POSBENCH_KERNELS from the environment.\n"
            "Configs marked GPU run on a CPU backend only when\n"
            "named.\n"
            "--ranks N (a build with MPI): one small run for --iters steps in one process and under mpirun -np N\n"
@@ -287,6 +291,14 @@ int perf_run(const perf_options *opt) {
     cuda_set_attention_route(!strcmp(attention, "materialised") ? CUDA_ATTN_MATERIALISED
                              : !strcmp(attention, "fused")      ? CUDA_ATTN_FUSED
                                                                 : CUDA_ATTN_AUTO);
+    if ((opt->linear || opt->kernels) && !gpu)
+        die_input("--%s chooses between the CUDA backend's %s; the %s backend has one (use --device cuda)",
+                  opt->linear ? "linear" : "kernels", opt->linear ? "linear routes" : "kernel versions", ops->name);
+    if (opt->linear) cuda_set_linear_route(!strcmp(opt->linear, "lt") ? CUDA_LINEAR_LT : CUDA_LINEAR_GEMMEX);
+    if (opt->kernels) cuda_set_kernels(!strcmp(opt->kernels, "v2") ? CUDA_KERNELS_V2 : CUDA_KERNELS_V1);
+    if (opt->linear || opt->kernels)
+        printf("posbench bench: CUDA linear route %s, elementwise kernels %s\n", opt->linear ? opt->linear : "(environment/default)",
+               opt->kernels ? opt->kernels : "(environment/default)");
     printf("posbench bench: %s backend, %s linear layers, %s attention, %d threads, %d timed steps per config (median)\n",
            ops->name, precision, gpu ? attention : "cpu", threads, opt->iters);
     int ceiling_n = gpu ? 8192 : 2048; // on the GPU a 2048³ product takes tens of microseconds

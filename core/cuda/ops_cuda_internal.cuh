@@ -7,6 +7,7 @@
 // device Philox).
 #pragma once
 #include "cuda_common.cuh"
+#include <cuda_bf16.h>
 // C linkage for the entries C code calls directly (cuda_alloc, cuda_free): declared there first,
 // so the list's declarations below keep it.
 extern "C" {
@@ -29,3 +30,23 @@ int cuda_matmul_precision(void);
 // caching pool), counted by the memory meter while it lives; free it before the op returns.
 void *cuda_alloc_transient(size_t bytes, const char *what);
 void cuda_free_transient(void *p); // NULL is fine
+
+// dense_cuda.cu: the elementwise kernel version cuda_set_kernels last set (core/ops_cuda.h), and
+// float -> bf16 (round to nearest even) of n elements with the kernels of that version.
+int cuda_kernels(void);
+void cuda_to_bf16(__nv_bfloat16 *out, const float *in, size_t n);
+
+// linear_lt_cuda.cu: the linear route cuda_set_linear_route last set; the cuBLASLt product
+// (column-major D (m, n) = op(A)·op(B) + beta·C [+ bias (m) per column], bf16 A and B, fp32 C/D/bias;
+// trans_* 0 = N, 1 = T; returns 0, computing nothing, when cuBLASLt offers no algorithm); the cached bf16 copy of a weight (NULL when w lies outside every range
+// AdamW has updated: the caller converts it itself); and the bookkeeping that keeps those copies
+// true: AdamW marks its parameters trained, every write over device memory from outside a
+// forward/backward (upload, copy, zero, scale, AdamW) marks copies stale, and cuda_free of a
+// block drops the copies and trained ranges inside it.
+int cuda_linear_route(void);
+int cuda_lt_matmul(int trans_a, int trans_b, int m, int n, int k, const __nv_bfloat16 *A, int lda,
+                    const __nv_bfloat16 *B, int ldb, float beta, float *C, int ldc, const float *bias);
+const __nv_bfloat16 *cuda_bf16_weight(const float *w, size_t n);
+void cuda_weights_trained(const float *param, size_t n);
+void cuda_weights_written(const void *dst, size_t bytes);
+void cuda_weights_released(const void *p, size_t bytes);
