@@ -27,6 +27,8 @@ void cuda_sync(void) {}
 void cuda_set_attention_route(int route) { (void)route; } // nothing to route without CUDA
 void cuda_set_linear_route(int route) { (void)route; }
 void cuda_set_kernels(int version) { (void)version; }
+int cuda_linear_route(void) { return CUDA_LINEAR_GEMMEX; }
+int cuda_kernels(void) { return CUDA_KERNELS_V1; }
 #else
 typedef int cuda_absent_unused; // ISO C wants a declaration in every translation unit
 #endif

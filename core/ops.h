@@ -27,6 +27,9 @@ enum { ATTN_MASK_NONE = 0, ATTN_MASK_LT = 1, ATTN_MASK_LE = 2 };
 // gradients, the optimizer state, softmax and every other op stay fp32.
 enum { MATMUL_FP32 = 0, MATMUL_BF16 = 1 };
 
+// Timing marks a backend holds for timer_mark / timer_elapsed_ms (posbench bench --breakdown).
+enum { TIMER_MARKS = 16 };
+
 // Multi-head attention over qkv = (B, T, 3C): q = channels [0,C), k = [C,2C), v = [2C,3C);
 // head h uses channels [h*C/H, (h+1)*C/H) of each. Scores are q·k/sqrt(C/H) (+ bias), then
 // masked, then softmax over keys. Options, all combinable:

@@ -42,6 +42,7 @@ void cuda_set_attention_route(int route);
 // `posbench bench --linear` overrides. A build without CUDA ignores it.
 enum { CUDA_LINEAR_GEMMEX = 0, CUDA_LINEAR_LT = 1 };
 void cuda_set_linear_route(int route);
+int cuda_linear_route(void); // the route in force (CUDA_LINEAR_GEMMEX without CUDA)
 // Which elementwise kernels the CUDA backend runs: V1 (the default) one element per thread;
 // V2 16-byte vectors with a grid-stride loop and 32-bit indices (GELU, residual, LayerNorm,
 // column sums, the bf16 conversion, AdamW in one launch over the parameter arena), bitwise
@@ -49,6 +50,7 @@ void cuda_set_linear_route(int route);
 // `posbench bench --kernels` overrides.
 enum { CUDA_KERNELS_V1 = 1, CUDA_KERNELS_V2 = 2 };
 void cuda_set_kernels(int version);
+int cuda_kernels(void); // the version in force (CUDA_KERNELS_V1 without CUDA)
 
 #ifdef POSBENCH_CUDA
 extern const ops_backend ops_cuda;

@@ -49,6 +49,19 @@ OP(void, unpin_host, (void *ptr), (ptr))
 OP_ALLOC(size_t, memory_peak, (int reset), (reset))
 OP(void, zero, (float *x, size_t n), (MEM(x), n))
 
+// ---- step timing (timing_cpu.c, timing_cuda.cu): `posbench bench --breakdown` ----
+// Records timing mark `slot` (0 <= slot < TIMER_MARKS) after every op issued so far: CUDA
+// records an event on the stream the ops run on, the CPU reads a monotonic clock (its ops are
+// done when they return). A slot recorded again is overwritten.
+OP(void, timer_mark, (int slot), (slot))
+// Milliseconds from mark `from` to mark `to` (waits until `to` has happened); -1 when either
+// slot was never recorded or is out of range.
+OP(double, timer_elapsed_ms, (int from, int to), (from, to))
+// Seconds the host has spent blocked in this backend's waiting calls (download, copy,
+// synchronize: each returns only when the device's queued work is done) since the last reset;
+// reset = 1 then starts a new count at 0 after returning the old one.
+OP(double, host_wait_seconds, (int reset), (reset))
+
 // Process-wide precision of linear_forward / linear_backward (and training attention's bf16
 // rounding points) from the next op on
 // (MATMUL_FP32 or MATMUL_BF16; like cuBLAS's math mode, one setting for the process: the

@@ -657,6 +657,7 @@ static void upload_step_inputs(model *m, int B, int training, rng_addr rng) {
     } else if (m->pe->prepare_inputs) {
         m->pe->prepare_inputs(m, B, training, rng);
     }
+    if (m->upload_mark > 0) m->ops->timer_mark(m->upload_mark);
 }
 
 static rng_addr site(rng_addr base, uint32_t purpose, uint32_t index) {

@@ -4,6 +4,8 @@
 # checkout where `make gpu-bundle` was run here and the bundle unpacked to /tmp/pb:
 #   mkdir -p /tmp/pb && tar -xzf build/gpu-bundle.tar.gz -C /tmp/pb && /tmp/pb/env.sh sh scripts/gpu_session.sh "$OUT"
 # Steps, each logged to OUT/<step>.log and summarised in OUT/SUMMARY.md:
+#   0. the probe: GPU, driver, nvcc, PyTorch and the cuDNN it carries (version, library path),
+#      posbench --version (CUDA runtime, cuBLAS, cuDNN as posbench sees them);
 #   1. every CUDA parity program (build/tests/test_cuda_*);
 #   2. whole-step parity: one small Fashion-MNIST training per objective on the CPU and on DEVICE
 #      (fp32), compared by tests/runs_close.py (losses within 1e-3 relative); the same training
@@ -16,7 +18,14 @@
 #      (determinism), and its loss curve in OUT/loss-curve-100.tsv;
 #   6. make reproduce-mp3 SCALE=smoke on the CPU and on DEVICE: the same verdicts, finding by finding
 #      (the timing experiment mp3-table2 left out of the comparison: its findings are the device's);
-#   7. ncu's per-kernel time of the ViT-B/16 bf16 step (where the step's time goes).
+#   7. ncu's per-kernel time of the bf16 step of each GPU_SESSION_NCU_CONFIGS config (default
+#      vit-b16-224 and vit-s4-32: where the step's time goes);
+#   8. the on/off matrix of the speed switches: posbench bench --no-torch --breakdown for each
+#      GPU_SESSION_AB_CONFIGS config (default vit-b16-224 vit-s4-32 mp3-b16-224-e75) under each
+#      variant of GPU_SESSION_AB_VARIANTS, a ';'-separated list of NAME|WORDS where WORDS are
+#      VAR=value environment settings and bench flags (default: the bf16 routes there are).
+# Every step's commands run under their own timeout, so a hang still returns the rest;
+# GPU_SESSION_ARCHIVE=FILE packs OUT into one .tar.gz at the end (what a device call brings back).
 # GPU_SESSION_KEYS replaces the small training config of step 2, GPU_SESSION_CASES its list of
 # objectives (supervised must stay: bf16 and resume compare with it). GPU_SESSION_STEPS picks steps
 # (default "1 2 3 4 5 6 7": a device call is limited to 10 minutes, so a session may split them),
@@ -47,8 +56,38 @@ command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi --query-gpu=name,memory.tota
 COMMIT_FILE=${POSBENCH_BUNDLE:-/tmp/pb}/COMMIT
 if [ -f "$COMMIT_FILE" ]; then note "commit $(cat "$COMMIT_FILE") (the GPU bundle's)"; else note "commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"; fi
 
-STEPS=${GPU_SESSION_STEPS:-1 2 3 4 5 6 7}
+STEPS=${GPU_SESSION_STEPS:-0 1 2 3 4 5 6 7 8}
 step() { case " $STEPS " in *" $1 "*) return 0 ;; esac; note ""; note "(step $1 left out: GPU_SESSION_STEPS=$STEPS)"; return 1; }
+
+if step 0; then
+note ""
+note "## 0. Probe: GPU, driver, toolkit, PyTorch and its cuDNN, posbench's view"
+{
+    command -v nvidia-smi > /dev/null 2>&1 && nvidia-smi
+    command -v nvcc > /dev/null 2>&1 && nvcc --version
+    timeout 60 python3 - <<'EOP'
+import os
+try:
+    import torch
+    print('torch', torch.__version__, 'cuda', torch.version.cuda, 'available', torch.cuda.is_available())
+    print('torch cudnn', torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else 'not available')
+    if torch.cuda.is_available():
+        print('gpu', torch.cuda.get_device_name(0))
+except Exception as e:
+    print('torch: not importable:', e)
+try:
+    import nvidia.cudnn as m
+    d = list(m.__path__)[0] + '/lib'
+    print('libcudnn dir', d, sorted(os.listdir(d)) if os.path.isdir(d) else 'missing')
+except Exception as e:
+    print('nvidia.cudnn wheel: not found:', e)
+EOP
+    echo "LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}"
+    timeout 60 $PB --version
+} > "$OUT/probe.log" 2>&1
+timeout 60 $PB --version > /dev/null 2>&1
+result "probe (probe.log)" $? "$(grep -E '^(torch|gpu|libcudnn)' "$OUT/probe.log" | cut -c1-160 | tr '\n' ';')"
+fi
 
 if step 1; then
 note ""
@@ -56,7 +95,7 @@ note "## 1. CUDA parity programs"
 if [ "$DEV" = cuda ]; then
     for t in build/tests/test_cuda_*; do
         name=$(basename "$t")
-        "$t" > "$OUT/$name.log" 2>&1; rc=$?
+        timeout "${GPU_SESSION_PARITY_S:-120}" "$t" > "$OUT/$name.log" 2>&1; rc=$?
         result "$name" $rc "$(grep -c '^PASS' "$OUT/$name.log") passed, $(grep -c '^FAIL' "$OUT/$name.log") failed, $(grep -c '^SKIP' "$OUT/$name.log") skipped"
     done
 else
@@ -191,16 +230,52 @@ if step 6; then
 fi
 if [ "$DEV" = cuda ] && step 7; then
     note ""
-    note "## 7. Where the ViT-B/16 bf16 step's time goes (ncu, per kernel; 3 steps: 2 warm-up, 1 timed)"
+    note "## 7. Where the bf16 step's time goes (ncu, per kernel; 3 steps: 2 warm-up, 1 timed)"
     if command -v ncu > /dev/null 2>&1; then
-        timeout "${GPU_SESSION_NCU_S:-300}" ncu --clock-control none --metrics gpu__time_duration.sum \
-            --print-summary per-kernel $PB bench --device cuda --precision bf16 --config vit-b16-224 \
-            --iters 1 --no-torch > "$OUT/ncu-vit-b16-bf16.txt" 2>&1
-        result "ncu per-kernel summary in ncu-vit-b16-bf16.txt" $? "$(grep -c 'gpu__time_duration.sum' "$OUT/ncu-vit-b16-bf16.txt") kernels"
+        for cfg in ${GPU_SESSION_NCU_CONFIGS:-vit-b16-224 vit-s4-32}; do
+            # shellcheck disable=SC2086
+            timeout "${GPU_SESSION_NCU_S:-150}" ncu --clock-control none --metrics gpu__time_duration.sum \
+                --print-summary per-kernel $PB bench --device cuda --precision bf16 --config "$cfg" \
+                --iters 1 --no-torch ${GPU_SESSION_BENCH_FLAGS:-} > "$OUT/ncu-$cfg-bf16.txt" 2>&1
+            result "ncu per-kernel summary in ncu-$cfg-bf16.txt" $? "$(grep -c 'gpu__time_duration.sum' "$OUT/ncu-$cfg-bf16.txt") kernels"
+        done
     else
         note "(left out: no ncu on this machine)"
     fi
 fi
+if step 8; then
+    note ""
+    note "## 8. The speed switches on and off: posbench bench --no-torch --breakdown"
+    if [ "$DEV" = cuda ]; then
+        AB_CONFIGS=${GPU_SESSION_AB_CONFIGS:-vit-b16-224 vit-s4-32 mp3-b16-224-e75}
+        AB_VARIANTS=${GPU_SESSION_AB_VARIANTS:-"materialised|--precision bf16 --attention materialised;fused-fp32|--precision fp32 --attention fused"}
+        AB_ITERS=${GPU_SESSION_AB_ITERS:-20}
+    else # the CPU dry run: a small config, the CPU's one route
+        AB_CONFIGS=${GPU_SESSION_AB_CONFIGS:-vit-d64-L2-p4-28px-ci}
+        AB_VARIANTS=${GPU_SESSION_AB_VARIANTS:-"fp32|--precision fp32;bf16|--precision bf16"}
+        AB_ITERS=${GPU_SESSION_AB_ITERS:-5}
+    fi
+    echo "$AB_VARIANTS" | tr ';' '\n' > "$OUT/ab-variants.txt"
+    for cfg in $AB_CONFIGS; do
+        while IFS='|' read -r vname words; do
+            [ -n "$vname" ] || continue
+            envs="" flags=""
+            for w in $words; do
+                case $w in -*) flags="$flags $w" ;; *=*) envs="$envs $w" ;; *) flags="$flags $w" ;; esac
+            done
+            log="$OUT/ab-$cfg-$vname.log"
+            # shellcheck disable=SC2086
+            timeout "${GPU_SESSION_AB_S:-90}" env $envs $PB bench --device "$DEV" --config "$cfg" --iters "$AB_ITERS" \
+                --no-torch --breakdown $flags > "$log" 2>&1
+            rc=$?
+            [ $rc -eq 0 ] && grep -q '^  breakdown' "$log"
+            result "A/B $cfg $vname ($envs$flags)" $? "$(grep "^$cfg" "$log" | awk '{print $2 " ms, arena " $6 " MiB"}') $(grep '^  breakdown' "$log" | sed 's/^  breakdown (median ms)://')"
+        done < "$OUT/ab-variants.txt"
+    done
+fi
 note ""
 note "$fails failed"
+if [ -n "${GPU_SESSION_ARCHIVE:-}" ]; then
+    tar -czf "$GPU_SESSION_ARCHIVE" -C "$OUT" . && echo "archive: $GPU_SESSION_ARCHIVE ($(du -h "$GPU_SESSION_ARCHIVE" | cut -f1))"
+fi
 [ $fails -eq 0 ]

@@ -3,7 +3,8 @@
 // with the same bf16 rounding emulated (core/cpu/attention_cpu.c under MATMUL_BF16), and against
 // the CPU in fp32 (the bf16 error itself, bounded loosely), from the same inputs. Per case: out,
 // dqkv (prefilled nonzero: gradients accumulate) and dbias within tolerance; the saved state is
-// P in bf16, ⌈B·H·T·M / 2⌉ floats (cuda_attention_state_floats), and the rest of the buffer
+// P in bf16 with rows padded to a multiple of 8, ⌈B·H·T·ld / 2⌉ floats
+// (cuda_attention_state_floats), and the rest of the buffer
 // keeps its sentinel; rows that see no key give zero out and unchanged dq, nothing is NaN;
 // forward and backward run twice give the same bits, and so does dbias computed alone (dqkv
 // NULL). The route is forced (CUDA_ATTN_MATERIALISED) for the cases past the size rule; the
@@ -47,8 +48,9 @@ static void check_state_and_masked_rows(const attention_case *cf, const int *kv,
     char name[160];
     size_t touched = 0;
     for (size_t e = n_state; e < n_probs; e++) touched += probs[e] != SENTINEL;
-    snprintf(name, sizeof name, "bf16 attention keeps only P16, ceil(B·H·T·M/2) floats (%s)", cf->label);
-    test_check(name, n_state == ((size_t)B * cf->H * T * M + 1) / 2 && touched == 0,
+    snprintf(name, sizeof name, "bf16 attention keeps only P16 with rows padded to 8, ceil(B·H·T·ld/2) floats (%s)", cf->label);
+    size_t ld = ((size_t)M + 7) / 8 * 8;
+    test_check(name, n_state == ((size_t)B * cf->H * T * ld + 1) / 2 && touched == 0,
                "state %zu floats, %zu of %zu probs elements past it written", n_state, touched,
                n_probs - n_state);
     size_t nan = 0, bad = 0;
@@ -224,6 +226,11 @@ int main(void) {
         {"kv + bias + group LE, T=37, hs=24",      2, 37,  72,  3,  24,  KV_NO_CLS,   1, ATTN_MASK_LE,   460},
         {"kv + bias + group LT, T=197, hs=64",     2, 197, 384, 6,  49,  KV_WITH_CLS, 1, ATTN_MASK_LT,   470},
         {"T=1100 past the size rule, forced, hs=64", 1, 1100, 128, 2, 1100, KV_ALL,   0, ATTN_MASK_NONE, 490},
+        // the scalar pack / unpack (hs not a multiple of 4), the memory softmax (M > 512 keys),
+        // and more (image, head) pairs than the grid's y dimension holds
+        {"hs=6 (scalar pack), T=29, kv M=11",      2, 29,  12,  2,  11,  KV_WITH_CLS, 1, ATTN_MASK_NONE, 500},
+        {"T=600 (M > 512: softmax from memory)",   1, 600, 64,  2,  600, KV_ALL,      0, ATTN_MASK_NONE, 510},
+        {"B·H = 65544 pairs past grid y, T=2",     5462, 2, 24, 12, 2,   KV_ALL,      0, ATTN_MASK_NONE, 520},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         int past_rule = cases[k].T > 1024 || cases[k].M > 1024;

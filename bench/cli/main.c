@@ -277,6 +277,8 @@ int main(int argc, char **argv) {
                 po.iters = (int)parse_long_flag(a, i + 1 < argc ? argv[++i] : NULL, 1);
             } else if (!strcmp(a, "--no-torch")) {
                 po.torch = 0;
+            } else if (!strcmp(a, "--breakdown")) {
+                po.breakdown = 1;
             } else if (!strcmp(a, "--save") || !strcmp(a, "--compare") || !strcmp(a, "--result")) {
                 if (i + 1 >= argc || !argv[i + 1][0] || argv[i + 1][0] == '-') // `--save --threads 1`: a flag, not a file
                     die_input("%s needs a file (a posbench bench results file; format in bench/perf/regress.h), got %s%s%s", a,
@@ -319,7 +321,7 @@ int main(int argc, char **argv) {
                 *(lin ? &po.linear : &po.kernels) = v;
             } else {
                 die_input("unknown argument '%s' for posbench bench (valid: --iters N, --config NAME, --no-torch, --threads N, "
-                          "--device D, --precision P, --attention auto|materialised|fused, --linear gemmex|lt, --kernels v1|v2, --save FILE, --compare FILE, --result FILE, --history DIR, --out DIR, --rounds N, --confirm N, --no-probes, --time-threshold X, "
+                          "--device D, --precision P, --attention auto|materialised|fused, --breakdown, --linear gemmex|lt, --kernels v1|v2, --save FILE, --compare FILE, --result FILE, --history DIR, --out DIR, --rounds N, --confirm N, --no-probes, --time-threshold X, "
                           "--memory-threshold X, --ranks N, --help)", a);
             }
         }

@@ -60,7 +60,7 @@ static const perf_config perf_configs[] = {
 
 void perf_help(void) {
     printf("usage: posbench bench [--config NAME] [--iters N] [--no-torch] [--threads N] [--device D] [--precision fp32|bf16]\n"
-           "                      [--attention auto|materialised|fused] [--linear gemmex|lt] [--kernels v1|v2]\n"
+           "                      [--attention auto|materialised|fused] [--breakdown] [--linear gemmex|lt] [--kernels v1|v2]\n"
            "Times the full training step (forward, label-smoothed cross entropy, backward, AdamW) of\n"
            "each config and prints the median step time, images/s, achieved GFLOP/s, that as a\n"
            "fraction of the backend's own 2048^3 linear layer (OpenBLAS; with --device cuda cuBLAS at 8192^3, at the\n"
@@ -71,6 +71,9 @@ void perf_help(void) {
            "slower than fp32, and not compared with PyTorch). --attention (with --device cuda) forces the training\n"
            "attention: materialised = bf16 cuBLAS products with a fused softmax (needs bf16), fused = the\n"
            "online-softmax fp32 kernels; auto = materialised in bf16 up to 1024 tokens, else fused.\n"
+           "--breakdown adds per config the median time of each phase of the step (upload, forward, zero, backward,\n"
+           "optimizer; CUDA events on the GPU, the clock on the CPU), their total against the step, and the host's\n"
+           "blocked time in mid-step downloads and synchronizations.\n"
            "--linear (with --device cuda, bf16): gemmex = cublasGemmEx with the bias written first (the default),\n"
            "lt = cuBLASLt with the bias in the epilogue and cached bf16 weight copies. --kernels v1|v2 (with\n"
            "--device cuda): the scalar or the 16-byte vectorised elementwise kernels and one-launch AdamW.\n"
@@ -115,10 +118,26 @@ static double perf_step_flops(const perf_config *p) {
     return 3.0 * model_forward_flops_masked(&mc, keys) * p->batch;
 }
 
+// --breakdown: the step's phases, between the timing marks (ops timer_mark) recorded at the
+// start, after the inputs' upload (the model records it), after the forward and loss, after
+// the activation-gradient clearing, after the backward and after AdamW.
+enum { MARK_START, MARK_UPLOADED, MARK_FORWARD, MARK_ZEROED, MARK_BACKWARD, MARK_OPTIMIZER, MARK_COUNT };
+enum { PHASE_COUNT = MARK_COUNT - 1 };
+static const char *const phase_names[PHASE_COUNT] = {"upload", "forward", "zero", "backward", "optimizer"};
+
+// Median milliseconds per phase over the timed steps, their per-step sum, and the host's
+// blocked time inside the step (mid-step downloads, copies, synchronize; 0 on the CPU).
+typedef struct {
+    double phase_ms[PHASE_COUNT];
+    double sum_ms;         // median over steps of the marks' total, start to after AdamW
+    double host_wait_ms;   // median over steps
+} step_breakdown;
+
 // The training step (forward, loss, backward, AdamW) of config p through its objective,
-// timed `iters` times after two warmup steps; samples[iters] gets each step's seconds.
+// timed `iters` times after two warmup steps; samples[iters] gets each step's seconds, and
+// breakdown (when not NULL) the phases' medians.
 static double time_posbench_step(const perf_config *p, const ops_backend *ops, int iters, double *samples,
-                                 size_t *arena_peak) {
+                                 size_t *arena_peak, step_breakdown *breakdown) {
     objective_settings os;
     model_config mc;
     const objective_kind *kind = perf_setup(p, &os, &mc);
@@ -138,16 +157,46 @@ static double time_posbench_step(const perf_config *p, const ops_backend *ops, i
     optim_config oc = {.lr = 1e-3f, .min_lr = 1e-5f, .weight_decay = 0.05f, .beta1 = 0.9f, .beta2 = 0.999f,
                        .eps = 1e-8f, .clip = 0.0f, .warmup_steps = 0, .total_steps = 1000};
     double *t = xmalloc((size_t)iters * sizeof(double), "timings");
+    // --breakdown: per step, each phase's ms, the marks' total and the host's blocked ms
+    double *marks = breakdown ? xmalloc((size_t)iters * (PHASE_COUNT + 2) * sizeof(double), "step phases") : NULL;
+    if (breakdown) m.upload_mark = MARK_UPLOADED;
     for (int it = -2; it < iters; it++) { // two warmup steps
         double t0 = now_seconds();
         rng_addr rng = {.seed = 0, .step = (uint32_t)(it + 2)};
+        if (breakdown) {
+            ops->host_wait_seconds(1);
+            ops->timer_mark(MARK_START);
+        }
         kind->train_forward(&obj, p->batch, labels, rng);
+        if (breakdown) ops->timer_mark(MARK_FORWARD);
         m.ops->zero(m.grad, m.params.total);
         model_zero_act_grads_batch(&m, p->batch);
+        if (breakdown) ops->timer_mark(MARK_ZEROED);
         kind->train_backward(&obj, p->batch);
+        if (breakdown) ops->timer_mark(MARK_BACKWARD);
         optim_step(m.ops, &m.params, m.param, m.grad, adam_m, adam_v, &oc, it + 2, NULL);
+        if (breakdown) ops->timer_mark(MARK_OPTIMIZER);
+        double waited = breakdown ? ops->host_wait_seconds(1) : 0; // before the step's closing synchronize
         ops->synchronize();
-        if (it >= 0) t[it] = now_seconds() - t0;
+        if (it < 0) continue;
+        t[it] = now_seconds() - t0;
+        if (!breakdown) continue;
+        double *row = marks + (size_t)it * (PHASE_COUNT + 2);
+        for (int ph = 0; ph < PHASE_COUNT; ph++) row[ph] = ops->timer_elapsed_ms(ph, ph + 1);
+        row[PHASE_COUNT] = ops->timer_elapsed_ms(MARK_START, MARK_OPTIMIZER);
+        row[PHASE_COUNT + 1] = waited * 1e3;
+    }
+    if (breakdown) { // medians per column
+        double *col = xmalloc((size_t)iters * sizeof(double), "step phase column");
+        for (int c = 0; c < PHASE_COUNT + 2; c++) {
+            for (int it = 0; it < iters; it++) col[it] = marks[(size_t)it * (PHASE_COUNT + 2) + c];
+            double med_c = median_double(col, iters);
+            if (c < PHASE_COUNT) breakdown->phase_ms[c] = med_c;
+            else if (c == PHASE_COUNT) breakdown->sum_ms = med_c;
+            else breakdown->host_wait_ms = med_c;
+        }
+        free(col);
+        free(marks);
     }
     if (samples) memcpy(samples, t, (size_t)iters * sizeof *t);
     if (arena_peak) *arena_peak = ops->memory_peak(0);
@@ -274,6 +323,15 @@ static double backend_linear_gflops(const ops_backend *ops, int n) {
     return 2.0 * n * n * (double)n / median_double(t, 7) / 1e9;
 }
 
+// One config's --breakdown line: the phases' medians, their per-step total against the step's
+// median wall time, and the host's blocked time.
+static void print_breakdown(const step_breakdown *b, double step_seconds) {
+    printf("  breakdown (median ms):");
+    for (int ph = 0; ph < PHASE_COUNT; ph++) printf(" %s %.2f%s", phase_names[ph], b->phase_ms[ph], ph + 1 < PHASE_COUNT ? "," : ";");
+    printf(" phases total %.2f = %.1f%% of the step's %.2f; host blocked %.2f\n", b->sum_ms,
+           100.0 * b->sum_ms / (step_seconds * 1e3), step_seconds * 1e3, b->host_wait_ms);
+}
+
 int perf_run(const perf_options *opt) {
     int threads = posbench_threads();
     char why[320];
@@ -296,11 +354,14 @@ int perf_run(const perf_options *opt) {
                   opt->linear ? "linear" : "kernels", opt->linear ? "linear routes" : "kernel versions", ops->name);
     if (opt->linear) cuda_set_linear_route(!strcmp(opt->linear, "lt") ? CUDA_LINEAR_LT : CUDA_LINEAR_GEMMEX);
     if (opt->kernels) cuda_set_kernels(!strcmp(opt->kernels, "v2") ? CUDA_KERNELS_V2 : CUDA_KERNELS_V1);
-    if (opt->linear || opt->kernels)
-        printf("posbench bench: CUDA linear route %s, elementwise kernels %s\n", opt->linear ? opt->linear : "(environment/default)",
-               opt->kernels ? opt->kernels : "(environment/default)");
     printf("posbench bench: %s backend, %s linear layers, %s attention, %d threads, %d timed steps per config (median)\n",
            ops->name, precision, gpu ? attention : "cpu", threads, opt->iters);
+    // The CUDA switches in force (flags, else POSBENCH_LINEAR / POSBENCH_KERNELS, else the defaults).
+    const char *linear = !gpu ? "cpu" : cuda_linear_route() == CUDA_LINEAR_LT ? "lt" : "gemmex";
+    const char *kernels = !gpu ? "cpu" : cuda_kernels() == CUDA_KERNELS_V2 ? "v2" : "v1";
+    if (gpu) printf("posbench bench: CUDA linear route %s (bf16 only), elementwise kernels %s\n", linear, kernels);
+    if (opt->breakdown)
+        printf("switches: precision=%s attention=%s linear=%s kernels=%s\n", precision, gpu ? attention : "cpu", linear, kernels);
     int ceiling_n = gpu ? 8192 : 2048; // on the GPU a 2048³ product takes tens of microseconds
     double peak = backend_linear_gflops(ops, ceiling_n);
     printf("%s linear layer %dx%dx%d (%s): %.1f GFLOP/s (the ceiling used below)\n\n",
@@ -314,7 +375,8 @@ int perf_run(const perf_options *opt) {
         if (opt->only ? strcmp(opt->only, p->name) != 0 : p->gpu_sized && !gpu) continue;
         ran++;
         size_t arena = 0;
-        double step = time_posbench_step(p, ops, opt->iters, NULL, &arena);
+        step_breakdown phases;
+        double step = time_posbench_step(p, ops, opt->iters, NULL, &arena, opt->breakdown ? &phases : NULL);
         double flops = perf_step_flops(p);
         double gflops = flops / step / 1e9;
         char torch_ms[32] = "-", torch_ips[32] = "-", ratio[32] = "-", torch_mib[32] = "-", why[4608] = "";
@@ -339,6 +401,7 @@ int perf_run(const perf_options *opt) {
                gflops, gflops / peak, arena / 1048576.0, peak_rss_bytes() / 1048576.0, torch_ms, torch_ips, ratio,
                torch_mib);
         if (why[0]) printf("  (PyTorch not timed: %s)\n", why);
+        if (opt->breakdown) print_breakdown(&phases, step);
         fflush(stdout);
     }
     if (!ran) die_input("--config '%s' is not a benchmark config (posbench bench --help lists them)", opt->only);
@@ -347,6 +410,12 @@ int perf_run(const perf_options *opt) {
            "step (model, activations, AdamW; GPU memory on cuda); peak MiB is this process's peak resident memory\n"
            "so far; torch MiB is PyTorch's GPU peak memory in its step (torch.cuda.max_memory_allocated; the CPU step\n"
            "reports none).%s%s\n", torch_version[0] ? "\nCompared with: " : "", torch_version);
+    if (opt->breakdown)
+        printf("breakdown: each phase is the time between two timing marks of the step (on cuda CUDA events on the\n"
+               "ops' stream: the device's time, idle gaps included; on the CPU the clock): upload = the inputs'\n"
+               "copies, forward = forward and loss, zero = clearing the gradients, backward, optimizer = AdamW\n"
+               "(with the gradient norm); the phases total is the median of their per-step sums; host blocked is\n"
+               "the time the host waited inside the step's downloads, copies and synchronize calls (0 on the CPU).\n");
     return 0;
 }
 
@@ -357,7 +426,7 @@ double perf_step_samples(const char *name, int iters, double *samples, double *f
         if (strcmp(name, p->name) != 0) continue;
         *flops_per_step = perf_step_flops(p);
         *batch = p->batch;
-        return time_posbench_step(p, &ops_cpu, iters, samples, arena_peak);
+        return time_posbench_step(p, &ops_cpu, iters, samples, arena_peak, NULL);
     }
     return -1;
 }

@@ -17,6 +17,7 @@ typedef struct {
     // kernels (core/ops_cuda.h; NULL = what POSBENCH_LINEAR / POSBENCH_KERNELS or the defaults
     // chose). The CPU backends have one of each and refuse them.
     const char *linear, *kernels;
+    int breakdown;      // --breakdown: each step's phases (upload, forward, zero, backward, optimizer) and host waits
 } perf_options;
 
 int perf_run(const perf_options *opt);

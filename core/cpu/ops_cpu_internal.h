@@ -3,7 +3,7 @@
 // the `ops_cpu` table by ops_cpu.c. Signatures and contracts are the list's. Private to
 // core/cpu/: code outside it reaches these through `ops_cpu`. Twin of
 // core/cuda/ops_cuda_internal.cuh; the files mirror core/cuda/ one to one (dense, tokens,
-// attention, posenc, mixing, resize, losses, reduce, optim, memory: ops_list.h's sections name
+// attention, posenc, mixing, resize, losses, reduce, optim, memory, timing: ops_list.h's sections name
 // the file of each op), plus vecmath.h (vectorising exp/erf shared by the CPU kernels).
 #pragma once
 #include "../ops.h"

@@ -23,8 +23,12 @@
 // emulates under MATMUL_BF16, so CPU and GPU agree within bf16 tolerance (tests/
 // test_cuda_attention_gemm.c). Softmax, its row sums and the dbias reduction stay fp32.
 //
-// Saved state: P16, (B, H, T, M) bf16 = ⌈B·H·T·M / 2⌉ floats of the caller's probs buffer
-// (cuda_attention_state_floats). Workspace, for the length of one call (cuda_alloc_transient:
+// Saved state: P16, (B, H, T, ld) bf16 = ⌈B·H·T·ld / 2⌉ floats of the caller's probs buffer
+// (cuda_attention_state_floats), ld = M rounded up to a multiple of 8 (attention_gemm_layout.h:
+// every (T, M) matrix of the route has 16-byte aligned rows, so cuBLAS may take its Hopper
+// kernels; the padding columns are never read). Pack and unpack run a thread per 4 channels of
+// a head row with 32-bit index math; the softmax kernels hold a row of up to 512 keys in
+// registers (S and P16 read once). Workspace, for the length of one call (cuda_alloc_transient:
 // stream-ordered from a caching pool, counted by the memory meter, so bench's arena column
 // includes it at its peak): the bf16 head matrices, the fp32 score / score-gradient matrix
 // (B·H·T·M), its bf16 copy in the backward and the fp32 head results. Route choice (attention_route): the size rule below, or `posbench bench --attention`.
@@ -33,6 +37,7 @@
 // softmax row is one warp with lane partials folded by a fixed tree (attention_cuda.cuh).
 #include "ops_cuda_internal.cuh"
 #include "attention_cuda.cuh"
+#include "attention_gemm_layout.h"
 #include <cuda_bf16.h>
 #include <math.h>
 extern "C" {
@@ -63,7 +68,7 @@ int cuda_attention_uses_gemm(int T, int M) {
 }
 
 size_t cuda_attention_gemm_state_floats(int B, int H, int T, int M) {
-    return ((size_t)B * H * T * M + 1) / 2; // P16: two bf16 per float
+    return attn_gemm_state_floats(B, H, T, M); // P16 (B, H, T, ld): two bf16 per float
 }
 
 // ---------------------------------------------------------------- workspace
@@ -74,88 +79,197 @@ static size_t align256(size_t bytes) { return (bytes + 255) / 256 * 256; }
 #define ROW_THREADS 256 // softmax kernels: one warp per (b, h, query) row
 #define ROW_WARPS (ROW_THREADS / 32)
 
-// Element e of a head-major (B, H, R, hs) tensor: image b, head h, row r, channel c.
-static __device__ __forceinline__ void head_major_index(size_t e, int H, int R, int hs, int *b,
-                                                        int *h, int *r, int *c) {
-    *c = (int)(e % hs);
-    size_t rest = e / hs;
-    *r = (int)(rest % R);
-    rest /= R;
-    *h = (int)(rest % H);
-    *b = (int)(rest / H);
-}
+// The (image, head) pairs of a pack / unpack: grid y, looping when B·H exceeds the grid's limit.
+#define PAIR_GRID_MAX 65535
 
 // dst (B, H, R, hs) bf16 = channels [off + h·hs, off + (h+1)·hs) of rows tok[b][r] (r when tok is
-// NULL) of src (B, rows_per_image, stride). One thread per element, consecutive threads along
-// the channels (coalesced reads and writes).
+// NULL) of src (B, rows_per_image, stride). A thread per VEC consecutive channels of one head
+// row (attn_pack_coords; consecutive threads along the channels: coalesced), 32-bit index math.
+template <int VEC>
 static __global__ void attn_pack_kernel(__nv_bfloat16 *dst, const float *src, int rows_per_image,
                                         int stride, int off, const int *tok, int B, int H, int R,
                                         int hs) {
-    size_t e = flat_index(), n = (size_t)B * H * R * hs;
-    if (e >= n) return;
-    int b, h, r, c;
-    head_major_index(e, H, R, hs, &b, &h, &r, &c);
-    int t = tok ? tok[(size_t)b * R + r] : r;
-    dst[e] = __float2bfloat16_rn(src[((size_t)b * rows_per_image + t) * stride + off + h * hs + c]);
+    const int chunks = attn_pack_chunks(hs, VEC);
+    const unsigned e = blockIdx.x * blockDim.x + threadIdx.x;
+    if (e >= (unsigned)R * (unsigned)chunks) return;
+    int r, c;
+    attn_pack_coords(e, chunks, VEC, &r, &c);
+    for (int bh = blockIdx.y; bh < B * H; bh += gridDim.y) {
+        const int b = bh / H, h = bh - b * H;
+        const int t = tok ? tok[(size_t)b * R + r] : r;
+        const float *s = src + ((size_t)b * rows_per_image + t) * stride + off + h * hs + c;
+        __nv_bfloat16 *d = dst + ((size_t)bh * R + r) * hs + c;
+        if (VEC == 4) {
+            const float4 v = *(const float4 *)s;
+            __nv_bfloat162 lo = __floats2bfloat162_rn(v.x, v.y), hi = __floats2bfloat162_rn(v.z, v.w);
+            uint2 packed;
+            packed.x = *(const unsigned *)&lo;
+            packed.y = *(const unsigned *)&hi;
+            *(uint2 *)d = packed;
+        } else {
+            *d = __float2bfloat16_rn(*s);
+        }
+    }
 }
 
 // dst[b, tok[b][r], off + h·hs + c] (row stride `stride`) = or += alpha·src[b, h, r, c], src
 // (B, H, R, hs) fp32. accumulate = 0 overwrites (the forward's out), 1 adds (gradients). Each
-// destination element is written by one thread (kv_index does not repeat a token: ops.h).
+// destination element is written by one thread (kv_index does not repeat a token: ops.h). The
+// pack's grid and index math; the same arithmetic per element in either width.
+template <int VEC>
 static __global__ void attn_unpack_kernel(float *dst, const float *src, int rows_per_image,
                                           int stride, int off, const int *tok, int B, int H, int R,
                                           int hs, float alpha, int accumulate) {
-    size_t e = flat_index(), n = (size_t)B * H * R * hs;
-    if (e >= n) return;
-    int b, h, r, c;
-    head_major_index(e, H, R, hs, &b, &h, &r, &c);
-    int t = tok ? tok[(size_t)b * R + r] : r;
-    float *d = dst + ((size_t)b * rows_per_image + t) * stride + off + h * hs + c;
-    float v = alpha == 1.0f ? src[e] : __fmul_rn(alpha, src[e]);
-    *d = accumulate ? __fadd_rn(*d, v) : v;
+    const int chunks = attn_pack_chunks(hs, VEC);
+    const unsigned e = blockIdx.x * blockDim.x + threadIdx.x;
+    if (e >= (unsigned)R * (unsigned)chunks) return;
+    int r, c;
+    attn_pack_coords(e, chunks, VEC, &r, &c);
+    for (int bh = blockIdx.y; bh < B * H; bh += gridDim.y) {
+        const int b = bh / H, h = bh - b * H;
+        const int t = tok ? tok[(size_t)b * R + r] : r;
+        float *d = dst + ((size_t)b * rows_per_image + t) * stride + off + h * hs + c;
+        const float *s = src + ((size_t)bh * R + r) * hs + c;
+        float v[VEC], o[VEC];
+        if (VEC == 4) {
+            const float4 x = *(const float4 *)s;
+            v[0] = x.x, v[1] = x.y, v[2] = x.z, v[3] = x.w;
+        } else {
+            v[0] = *s;
+        }
+        if (accumulate) {
+            if (VEC == 4) {
+                const float4 x = *(const float4 *)d;
+                o[0] = x.x, o[1] = x.y, o[2] = x.z, o[3] = x.w;
+            } else {
+                o[0] = *d;
+            }
+        }
+#pragma unroll
+        for (int k = 0; k < VEC; k++) {
+            float a = alpha == 1.0f ? v[k] : __fmul_rn(alpha, v[k]);
+            o[k] = accumulate ? __fadd_rn(o[k], a) : a;
+        }
+        if (VEC == 4) *(float4 *)d = make_float4(o[0], o[1], o[2], o[3]);
+        else *d = o[0];
+    }
 }
 
-// One warp per row (b, h, i) of S (B, H, T, M) fp32: s = scale·S + bias[h, i, tok(m)], masked
-// keys -inf, p = exp(s - max) / Σ exp, P16 = bf16(p); a row that sees no key gets zeros.
+// One warp per row (b, h, i) of S (B, H, T, ld) fp32: s = scale·S + bias[h, i, tok(m)], masked
+// keys -inf, p = exp(s - max) / Σ exp, P16 = bf16(p) (B, H, T, ld); a row that sees no key gets
+// zeros. NV > 0: the row's M <= 32·NV values held in registers (lane l keeps keys l, l+32, ...),
+// S read once and P16 written once; NV = 0: attn_softmax_numerators in place in S (M > 512).
+// Both do the same arithmetic in the same order (the same bits).
+template <int NV>
 static __global__ void __launch_bounds__(ROW_THREADS)
 attn_softmax_forward_kernel(__nv_bfloat16 *P16, float *S, const int *kv_index, const float *bias,
-                            const int *group, int mask_mode, int B, int H, int T, int M,
+                            const int *group, int mask_mode, int B, int H, int T, int M, int ld,
                             float scale) {
     const int lane = threadIdx.x % 32;
     const size_t row = (size_t)blockIdx.x * ROW_WARPS + threadIdx.x / 32;
     if (row >= (size_t)B * H * T) return; // the whole warp leaves together
     const int i = (int)(row % T), h = (int)(row / T % H), b = (int)(row / ((size_t)T * H));
-    float *s = S + row * M;
-    __nv_bfloat16 *p = P16 + row * M;
+    float *s = S + row * ld;
+    __nv_bfloat16 *p = P16 + row * ld;
     const int *tok = kv_index ? kv_index + (size_t)b * M : NULL;
     const float *brow = bias ? bias + ((size_t)h * T + i) * T : NULL;
     const int *grp = group ? group + (size_t)b * T : NULL;
     const int gi = mask_mode != ATTN_MASK_NONE ? grp[i] : 0;
-    const float sum = attn_softmax_numerators(s, M, scale, tok, brow, grp, gi, mask_mode);
-    if (sum == 0.0f) { // no visible key (or every visible score -inf): zeros
-        for (int m = lane; m < M; m += 32) p[m] = __float2bfloat16_rn(0.0f);
-        return;
+    if constexpr (NV == 0) {
+        const float sum = attn_softmax_numerators(s, M, scale, tok, brow, grp, gi, mask_mode);
+        if (sum == 0.0f) { // no visible key (or every visible score -inf): zeros
+            for (int m = lane; m < M; m += 32) p[m] = __float2bfloat16_rn(0.0f);
+            return;
+        }
+        for (int m = lane; m < M; m += 32) p[m] = __float2bfloat16_rn(s[m] / sum);
+    } else {
+        float v[NV];
+        float mx = -INFINITY;
+#pragma unroll
+        for (int k = 0; k < NV; k++) {
+            const int m = lane + 32 * k;
+            v[k] = -INFINITY;
+            if (m < M) {
+                const int j = tok ? tok[m] : m;
+                float x = __fmul_rn(s[m], scale);
+                if (brow) x = __fadd_rn(x, brow[j]);
+                if (mask_mode != ATTN_MASK_NONE) {
+                    const int gj = grp[j];
+                    const int vis = mask_mode == ATTN_MASK_LE ? gj <= gi : gj < gi;
+                    if (!vis) x = -INFINITY;
+                }
+                v[k] = x;
+                mx = fmaxf(mx, x);
+            }
+        }
+        mx = attn_warp_max(mx);
+        if (!(mx > -INFINITY)) {
+#pragma unroll
+            for (int k = 0; k < NV; k++)
+                if (lane + 32 * k < M) p[lane + 32 * k] = __float2bfloat16_rn(0.0f);
+            return;
+        }
+        float sum = 0.0f;
+#pragma unroll
+        for (int k = 0; k < NV; k++) {
+            if (lane + 32 * k < M) {
+                v[k] = expf(v[k] - mx); // masked: expf(-inf) = 0
+                sum += v[k];
+            }
+        }
+        sum = attn_warp_sum(sum);
+#pragma unroll
+        for (int k = 0; k < NV; k++)
+            if (lane + 32 * k < M) p[lane + 32 * k] = __float2bfloat16_rn(v[k] / sum);
     }
-    for (int m = lane; m < M; m += 32) p[m] = __float2bfloat16_rn(s[m] / sum);
 }
 
-// One warp per row of dP (B, H, T, M) fp32: dS = P·(dP − Σ_m P·dP) with P = P16 (the rounded
-// probabilities the forward used); dS16 = bf16(dS); scratch (fp32 dS) when non-NULL (dbias).
+// One warp per row of dP (B, H, T, ld) fp32: dS = P·(dP − Σ_m P·dP) with P = P16 (the rounded
+// probabilities the forward used); dS16 = bf16(dS) (B, H, T, ld); scratch (B, H, T, M) fp32 dS
+// when non-NULL (dbias). NV > 0: the row's P and dP in registers (read once); NV = 0: read twice.
+// The same arithmetic in the same order either way.
+template <int NV>
 static __global__ void __launch_bounds__(ROW_THREADS)
 attn_softmax_backward_kernel(__nv_bfloat16 *dS16, float *scratch, const float *dP,
-                             const __nv_bfloat16 *P16, size_t rows, int M) {
+                             const __nv_bfloat16 *P16, size_t rows, int M, int ld) {
     const int lane = threadIdx.x % 32;
     const size_t row = (size_t)blockIdx.x * ROW_WARPS + threadIdx.x / 32;
     if (row >= rows) return;
-    const __nv_bfloat16 *p = P16 + row * M;
-    const float *dp = dP + row * M;
+    const __nv_bfloat16 *p = P16 + row * ld;
+    const float *dp = dP + row * ld;
+    __nv_bfloat16 *ds16 = dS16 + row * ld;
+    float *sc = scratch ? scratch + row * M : NULL;
     float part = 0.0f;
-    for (int m = lane; m < M; m += 32) part = fmaf(__bfloat162float(p[m]), dp[m], part);
-    const float pdp = attn_warp_sum(part);
-    for (int m = lane; m < M; m += 32) {
-        float ds = __bfloat162float(p[m]) * (dp[m] - pdp); // p = 0 (masked / empty row): 0
-        dS16[row * M + m] = __float2bfloat16_rn(ds);
-        if (scratch) scratch[row * M + m] = ds;
+    if constexpr (NV == 0) {
+        for (int m = lane; m < M; m += 32) part = fmaf(__bfloat162float(p[m]), dp[m], part);
+        const float pdp = attn_warp_sum(part);
+        for (int m = lane; m < M; m += 32) {
+            float ds = __bfloat162float(p[m]) * (dp[m] - pdp); // p = 0 (masked / empty row): 0
+            ds16[m] = __float2bfloat16_rn(ds);
+            if (sc) sc[m] = ds;
+        }
+    } else {
+        float pv[NV], dv[NV];
+#pragma unroll
+        for (int k = 0; k < NV; k++) {
+            const int m = lane + 32 * k;
+            pv[k] = 0.0f, dv[k] = 0.0f;
+            if (m < M) {
+                pv[k] = __bfloat162float(p[m]);
+                dv[k] = dp[m];
+                part = fmaf(pv[k], dv[k], part);
+            }
+        }
+        const float pdp = attn_warp_sum(part);
+#pragma unroll
+        for (int k = 0; k < NV; k++) {
+            const int m = lane + 32 * k;
+            if (m < M) {
+                float ds = pv[k] * (dv[k] - pdp);
+                ds16[m] = __float2bfloat16_rn(ds);
+                if (sc) sc[m] = ds;
+            }
+        }
     }
 }
 
@@ -172,36 +286,37 @@ static void batched_gemm(cublasOperation_t ta, cublasOperation_t tb, int m, int 
                                             ldc, sc, batch, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
 }
 
-// S (R1, R2) row-major per pair = X (R1, hs) · Y (R2, hs)ᵀ: column-major Sᵀ = Y·Xᵀ.
-static void gemm_abt(float *S, const __nv_bfloat16 *X, const __nv_bfloat16 *Y, int R1, int R2,
+// S (R1, R2) row-major per pair, leading dimension ld >= R2 = X (R1, hs) · Y (R2, hs)ᵀ:
+// column-major Sᵀ = Y·Xᵀ.
+static void gemm_abt(float *S, int ld, const __nv_bfloat16 *X, const __nv_bfloat16 *Y, int R1, int R2,
                      int hs, int batch) {
     batched_gemm(CUBLAS_OP_T, CUBLAS_OP_N, R2, R1, hs, Y, hs, (long long)R2 * hs, X, hs,
-                 (long long)R1 * hs, S, R2, (long long)R1 * R2, batch);
+                 (long long)R1 * hs, S, ld, (long long)R1 * ld, batch);
 }
 
-// O (R1, hs) per pair = P (R1, R2) · Y (R2, hs): column-major Oᵀ = Yᵀ·Pᵀ.
-static void gemm_ab(float *O, const __nv_bfloat16 *P, const __nv_bfloat16 *Y, int R1, int R2,
+// O (R1, hs) per pair = P (R1, R2; leading dimension ld) · Y (R2, hs): column-major Oᵀ = Yᵀ·Pᵀ.
+static void gemm_ab(float *O, const __nv_bfloat16 *P, int ld, const __nv_bfloat16 *Y, int R1, int R2,
                     int hs, int batch) {
-    batched_gemm(CUBLAS_OP_N, CUBLAS_OP_N, hs, R1, R2, Y, hs, (long long)R2 * hs, P, R2,
-                 (long long)R1 * R2, O, hs, (long long)R1 * hs, batch);
+    batched_gemm(CUBLAS_OP_N, CUBLAS_OP_N, hs, R1, R2, Y, hs, (long long)R2 * hs, P, ld,
+                 (long long)R1 * ld, O, hs, (long long)R1 * hs, batch);
 }
 
-// G (R2, hs) per pair = P (R1, R2)ᵀ · X (R1, hs): column-major Gᵀ = Xᵀ·P.
-static void gemm_atb(float *G, const __nv_bfloat16 *P, const __nv_bfloat16 *X, int R1, int R2,
+// G (R2, hs) per pair = P (R1, R2; leading dimension ld)ᵀ · X (R1, hs): column-major Gᵀ = Xᵀ·P.
+static void gemm_atb(float *G, const __nv_bfloat16 *P, int ld, const __nv_bfloat16 *X, int R1, int R2,
                      int hs, int batch) {
-    batched_gemm(CUBLAS_OP_N, CUBLAS_OP_T, hs, R2, R1, X, hs, (long long)R1 * hs, P, R2,
-                 (long long)R1 * R2, G, hs, (long long)R2 * hs, batch);
+    batched_gemm(CUBLAS_OP_N, CUBLAS_OP_T, hs, R2, R1, X, hs, (long long)R1 * hs, P, ld,
+                 (long long)R1 * ld, G, hs, (long long)R2 * hs, batch);
 }
 
 // Offsets into the workspace, each 256-byte aligned: the forward's part first (fwd_total bytes),
-// then what only the backward adds (total bytes).
+// then what only the backward adds (total bytes). The (T, M) matrices have rows of ld.
 typedef struct {
     size_t q16, k16, v16, mat32, o32, fwd_total, do16, mat16, dk32, dv32, total;
 } gemm_layout;
 
 static gemm_layout gemm_layout_of(const attention_desc *d) {
     const size_t BH = (size_t)d->B * d->H, hs = (size_t)(d->C / d->H);
-    const size_t qh = BH * d->T * hs, kh = BH * d->M * hs, tm = BH * d->T * d->M;
+    const size_t qh = BH * d->T * hs, kh = BH * d->M * hs, tm = BH * d->T * (size_t)attn_score_ld(d->M);
     gemm_layout L;
     size_t at = 0;
     L.q16 = at;   at += align256(qh * 2);
@@ -218,19 +333,86 @@ static gemm_layout gemm_layout_of(const attention_desc *d) {
     return L;
 }
 
+// The grid of a pack / unpack of R head rows of hs channels per (image, head) pair.
+static dim3 pack_grid(int B, int H, int R, int hs, int vec) {
+    unsigned per_pair = (unsigned)R * (unsigned)attn_pack_chunks(hs, vec);
+    int pairs = B * H;
+    return dim3(cuda_blocks(per_pair, PACK_THREADS), pairs < PAIR_GRID_MAX ? (unsigned)(pairs > 0 ? pairs : 1) : PAIR_GRID_MAX);
+}
+
+// dst (B, H, R, hs) bf16 from rows of src (see attn_pack_kernel), 4 channels per thread where the
+// strides and pointers allow it.
+static void pack_heads(__nv_bfloat16 *dst, const float *src, int rows_per_image, int stride, int off,
+                       const int *tok, int B, int H, int R, int hs) {
+    if ((size_t)R * hs == 0 || B * H == 0) return;
+    int vec = attn_pack_vec(hs, stride, off, (uintptr_t)src, (uintptr_t)dst, 2);
+    dim3 grid = pack_grid(B, H, R, hs, vec);
+    if (vec == 4)
+        attn_pack_kernel<4><<<grid, PACK_THREADS>>>(dst, src, rows_per_image, stride, off, tok, B, H, R, hs);
+    else
+        attn_pack_kernel<1><<<grid, PACK_THREADS>>>(dst, src, rows_per_image, stride, off, tok, B, H, R, hs);
+    CUDA_LAUNCH_CHECK();
+}
+
+// Rows of dst = (or +=) alpha·src (B, H, R, hs) fp32 (see attn_unpack_kernel).
+static void unpack_heads(float *dst, const float *src, int rows_per_image, int stride, int off, const int *tok,
+                         int B, int H, int R, int hs, float alpha, int accumulate) {
+    if ((size_t)R * hs == 0 || B * H == 0) return;
+    int vec = attn_pack_vec(hs, stride, off, (uintptr_t)dst, (uintptr_t)src, 4);
+    dim3 grid = pack_grid(B, H, R, hs, vec);
+    if (vec == 4)
+        attn_unpack_kernel<4><<<grid, PACK_THREADS>>>(dst, src, rows_per_image, stride, off, tok, B, H, R, hs, alpha,
+                                                      accumulate);
+    else
+        attn_unpack_kernel<1><<<grid, PACK_THREADS>>>(dst, src, rows_per_image, stride, off, tok, B, H, R, hs, alpha,
+                                                      accumulate);
+    CUDA_LAUNCH_CHECK();
+}
+
 // Q16, K16, V16 of every (b, h) from qkv (B, T, 3C).
 static void pack_qkv(__nv_bfloat16 *q16, __nv_bfloat16 *k16, __nv_bfloat16 *v16, const float *qkv,
                      const attention_desc *d) {
     const int B = d->B, H = d->H, T = d->T, M = d->M, C = d->C, hs = C / H;
-    size_t nq = (size_t)B * H * T * hs, nk = (size_t)B * H * M * hs;
-    attn_pack_kernel<<<cuda_blocks(nq, PACK_THREADS), PACK_THREADS>>>(q16, qkv, T, 3 * C, 0, NULL,
-                                                                      B, H, T, hs);
+    pack_heads(q16, qkv, T, 3 * C, 0, NULL, B, H, T, hs);
+    pack_heads(k16, qkv, T, 3 * C, C, d->kv_index, B, H, M, hs);
+    pack_heads(v16, qkv, T, 3 * C, 2 * C, d->kv_index, B, H, M, hs);
+}
+
+// The softmax kernels for M keys: the register bucket attn_softmax_bucket chooses.
+#define SOFTMAX_BUCKETS(X) X(1) X(2) X(4) X(8) X(16)
+
+static void softmax_forward(__nv_bfloat16 *P16, float *S, const attention_desc *d, int ld, float scale) {
+    size_t rows = (size_t)d->B * d->H * d->T;
+    dim3 grid(cuda_blocks(rows, ROW_WARPS));
+    switch (attn_softmax_bucket(d->M)) {
+#define LAUNCH(n)                                                                                                   \
+    case n:                                                                                                         \
+        attn_softmax_forward_kernel<n><<<grid, ROW_THREADS>>>(P16, S, d->kv_index, d->bias, d->group, d->mask_mode, \
+                                                              d->B, d->H, d->T, d->M, ld, scale);                   \
+        break;
+        SOFTMAX_BUCKETS(LAUNCH)
+#undef LAUNCH
+    default:
+        attn_softmax_forward_kernel<0><<<grid, ROW_THREADS>>>(P16, S, d->kv_index, d->bias, d->group, d->mask_mode,
+                                                              d->B, d->H, d->T, d->M, ld, scale);
+    }
     CUDA_LAUNCH_CHECK();
-    attn_pack_kernel<<<cuda_blocks(nk, PACK_THREADS), PACK_THREADS>>>(k16, qkv, T, 3 * C, C,
-                                                                      d->kv_index, B, H, M, hs);
-    CUDA_LAUNCH_CHECK();
-    attn_pack_kernel<<<cuda_blocks(nk, PACK_THREADS), PACK_THREADS>>>(v16, qkv, T, 3 * C, 2 * C,
-                                                                      d->kv_index, B, H, M, hs);
+}
+
+static void softmax_backward(__nv_bfloat16 *dS16, float *scratch, const float *dP, const __nv_bfloat16 *P16,
+                             const attention_desc *d, int ld) {
+    size_t rows = (size_t)d->B * d->H * d->T;
+    dim3 grid(cuda_blocks(rows, ROW_WARPS));
+    switch (attn_softmax_bucket(d->M)) {
+#define LAUNCH(n)                                                                                         \
+    case n:                                                                                               \
+        attn_softmax_backward_kernel<n><<<grid, ROW_THREADS>>>(dS16, scratch, dP, P16, rows, d->M, ld); \
+        break;
+        SOFTMAX_BUCKETS(LAUNCH)
+#undef LAUNCH
+    default:
+        attn_softmax_backward_kernel<0><<<grid, ROW_THREADS>>>(dS16, scratch, dP, P16, rows, d->M, ld);
+    }
     CUDA_LAUNCH_CHECK();
 }
 
@@ -238,23 +420,17 @@ void cuda_attention_gemm_forward(float *out, float *state, const float *qkv,
                                  const attention_desc *d) {
     attention_desc_check(d, "attention_forward (bf16 materialised)");
     const int B = d->B, H = d->H, T = d->T, M = d->M, C = d->C, hs = C / H, BH = B * H;
+    const int ld = attn_score_ld(M);
     gemm_layout L = gemm_layout_of(d);
     char *ws = (char *)cuda_alloc_transient(L.fwd_total, "attention workspace (bf16 heads, T×M scores)");
     __nv_bfloat16 *q16 = (__nv_bfloat16 *)(ws + L.q16), *k16 = (__nv_bfloat16 *)(ws + L.k16);
     __nv_bfloat16 *v16 = (__nv_bfloat16 *)(ws + L.v16), *P16 = (__nv_bfloat16 *)state;
     float *S = (float *)(ws + L.mat32), *O = (float *)(ws + L.o32);
     pack_qkv(q16, k16, v16, qkv, d);
-    gemm_abt(S, q16, k16, T, M, hs, BH); // S (T, M) = Q·Kᵀ
-    size_t rows = (size_t)BH * T;
-    attn_softmax_forward_kernel<<<cuda_blocks(rows, ROW_WARPS), ROW_THREADS>>>(
-        P16, S, d->kv_index, d->bias, d->group, d->mask_mode, B, H, T, M,
-        1.0f / sqrtf((float)hs));
-    CUDA_LAUNCH_CHECK();
-    gemm_ab(O, P16, v16, T, M, hs, BH); // O (T, hs) = P·V
-    size_t no = (size_t)BH * T * hs;
-    attn_unpack_kernel<<<cuda_blocks(no, PACK_THREADS), PACK_THREADS>>>(out, O, T, C, 0, NULL, B,
-                                                                        H, T, hs, 1.0f, 0);
-    CUDA_LAUNCH_CHECK();
+    gemm_abt(S, ld, q16, k16, T, M, hs, BH); // S (T, M) = Q·Kᵀ
+    softmax_forward(P16, S, d, ld, 1.0f / sqrtf((float)hs));
+    gemm_ab(O, P16, ld, v16, T, M, hs, BH); // O (T, hs) = P·V
+    unpack_heads(out, O, T, C, 0, NULL, B, H, T, hs, 1.0f, 0);
     cuda_free_transient(ws);
 }
 
@@ -262,6 +438,7 @@ void cuda_attention_gemm_backward(float *dqkv, float *dbias, float *scratch, con
                                   const float *qkv, const float *state, const attention_desc *d) {
     attention_desc_check(d, "attention_backward (bf16 materialised)");
     const int B = d->B, H = d->H, T = d->T, M = d->M, C = d->C, hs = C / H, BH = B * H;
+    const int ld = attn_score_ld(M);
     const int want_dbias = d->bias != NULL && dbias != NULL;
     if (want_dbias && scratch == NULL)
         die_fail("attention_backward: dbias requested without scratch (B, H, T, M)");
@@ -275,29 +452,17 @@ void cuda_attention_gemm_backward(float *dqkv, float *dbias, float *scratch, con
     float *dP = (float *)(ws + L.mat32), *dQ = (float *)(ws + L.o32);
     float *dK = (float *)(ws + L.dk32), *dV = (float *)(ws + L.dv32);
     pack_qkv(q16, k16, v16, qkv, d);
-    size_t nq = (size_t)BH * T * hs, nk = (size_t)BH * M * hs;
-    attn_pack_kernel<<<cuda_blocks(nq, PACK_THREADS), PACK_THREADS>>>(do16, dout, T, C, 0, NULL, B,
-                                                                      H, T, hs);
-    CUDA_LAUNCH_CHECK();
-    gemm_abt(dP, do16, v16, T, M, hs, BH); // dP (T, M) = dO·Vᵀ
-    size_t rows = (size_t)BH * T;
-    attn_softmax_backward_kernel<<<cuda_blocks(rows, ROW_WARPS), ROW_THREADS>>>(
-        dS16, want_dbias ? scratch : NULL, dP, P16, rows, M);
-    CUDA_LAUNCH_CHECK();
+    pack_heads(do16, dout, T, C, 0, NULL, B, H, T, hs);
+    gemm_abt(dP, ld, do16, v16, T, M, hs, BH); // dP (T, M) = dO·Vᵀ
+    softmax_backward(dS16, want_dbias ? scratch : NULL, dP, P16, d, ld);
     if (dqkv) {
         const float scale = 1.0f / sqrtf((float)hs);
-        gemm_ab(dQ, dS16, k16, T, M, hs, BH);  // dQ (T, hs) = dS·K
-        gemm_atb(dK, dS16, q16, T, M, hs, BH); // dK (M, hs) = dSᵀ·Q
-        gemm_atb(dV, P16, do16, T, M, hs, BH); // dV (M, hs) = Pᵀ·dO
-        attn_unpack_kernel<<<cuda_blocks(nq, PACK_THREADS), PACK_THREADS>>>(
-            dqkv, dQ, T, 3 * C, 0, NULL, B, H, T, hs, scale, 1);
-        CUDA_LAUNCH_CHECK();
-        attn_unpack_kernel<<<cuda_blocks(nk, PACK_THREADS), PACK_THREADS>>>(
-            dqkv, dK, T, 3 * C, C, d->kv_index, B, H, M, hs, scale, 1);
-        CUDA_LAUNCH_CHECK();
-        attn_unpack_kernel<<<cuda_blocks(nk, PACK_THREADS), PACK_THREADS>>>(
-            dqkv, dV, T, 3 * C, 2 * C, d->kv_index, B, H, M, hs, 1.0f, 1);
-        CUDA_LAUNCH_CHECK();
+        gemm_ab(dQ, dS16, ld, k16, T, M, hs, BH);  // dQ (T, hs) = dS·K
+        gemm_atb(dK, dS16, ld, q16, T, M, hs, BH); // dK (M, hs) = dSᵀ·Q
+        gemm_atb(dV, P16, ld, do16, T, M, hs, BH); // dV (M, hs) = Pᵀ·dO
+        unpack_heads(dqkv, dQ, T, 3 * C, 0, NULL, B, H, T, hs, scale, 1);
+        unpack_heads(dqkv, dK, T, 3 * C, C, d->kv_index, B, H, M, hs, scale, 1);
+        unpack_heads(dqkv, dV, T, 3 * C, 2 * C, d->kv_index, B, H, M, hs, 1.0f, 1);
     }
     cuda_free_transient(ws);
     if (want_dbias) cuda_attention_dbias_reduce(dbias, scratch, d);

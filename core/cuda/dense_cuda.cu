@@ -25,7 +25,7 @@ extern "C" void cuda_set_kernels(int version) {
     kernels_version = version;
 }
 
-int cuda_kernels(void) { return kernels_version; }
+extern "C" int cuda_kernels(void) { return kernels_version; }
 #define V2 (kernels_version == CUDA_KERNELS_V2)
 
 // ---------------------------------------------------------------- linear

@@ -296,11 +296,13 @@ __global__ void column_sums_partial_vec_kernel(float *partial, const float *src,
     int tx = threadIdx.x, ty = threadIdx.y, c4 = blockIdx.x * COL_TILE + tx, r = blockIdx.y;
     int end = min(N, (r + 1) * COL_CHUNK);
     float4 acc = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    if (c4 < C4)
-        for (int n = r * COL_CHUNK + ty; n < end; n += COL_LANES) {
-            float4 v = ((const float4 *)src)[(size_t)n * C4 + c4];
+    if (c4 < C4) { // the row pointer advances by COL_LANES rows: no per-element index products
+        const float4 *row = (const float4 *)src + (size_t)(r * COL_CHUNK + ty) * C4 + c4;
+        for (int n = r * COL_CHUNK + ty; n < end; n += COL_LANES, row += (size_t)COL_LANES * C4) {
+            float4 v = *row;
             acc.x += v.x; acc.y += v.y; acc.z += v.z; acc.w += v.w;
         }
+    }
     part[ty][4 * tx] = acc.x; part[ty][4 * tx + 1] = acc.y;
     part[ty][4 * tx + 2] = acc.z; part[ty][4 * tx + 3] = acc.w;
     for (int j = 0; j < 4; j++) col_tree<VEC_COLS>(part, 4 * tx + j, ty);
@@ -325,9 +327,11 @@ __global__ void layernorm_params_partial_vec_kernel(float *pw, float *pb, const 
     int tx = threadIdx.x, ty = threadIdx.y, c4 = blockIdx.x * COL_TILE + tx, r = blockIdx.y;
     int end = min(N, (r + 1) * COL_CHUNK);
     float aw[4] = {0.0f, 0.0f, 0.0f, 0.0f}, ab[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    size_t first = (size_t)(r * COL_CHUNK + ty) * C4 + c4, step = (size_t)COL_LANES * C4;
+    const float4 *gp = (const float4 *)dout + first, *xp = (const float4 *)in + first;
     if (c4 < C4)
-        for (int n = r * COL_CHUNK + ty; n < end; n += COL_LANES) {
-            float4 g = ((const float4 *)dout)[(size_t)n * C4 + c4], v = ((const float4 *)in)[(size_t)n * C4 + c4];
+        for (int n = r * COL_CHUNK + ty; n < end; n += COL_LANES, gp += step, xp += step) {
+            float4 g = *gp, v = *xp;
             float m = mean[n], s = rstd[n], gs[4] = {g.x, g.y, g.z, g.w}, xs[4] = {v.x, v.y, v.z, v.w};
             for (int j = 0; j < 4; j++) {
                 aw[j] += gs[j] * (xs[j] - m) * s;

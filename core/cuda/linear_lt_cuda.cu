@@ -30,7 +30,7 @@ extern "C" void cuda_set_linear_route(int route) {
     linear_route = route;
 }
 
-int cuda_linear_route(void) { return linear_route; }
+extern "C" int cuda_linear_route(void) { return linear_route; }
 
 // ---------------------------------------------------------------- matmul
 typedef struct {

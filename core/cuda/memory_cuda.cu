@@ -66,11 +66,18 @@ extern "C" void cuda_to_device(void *dst, const void *src, size_t bytes) {
     CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
 }
 
+// The waiting calls below count the host's time in them (timing_cuda.cu: host_wait_seconds).
 extern "C" void cuda_to_host(void *dst, const void *src, size_t bytes) {
+    double t0 = now_seconds();
     CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
+    cuda_host_wait_add(now_seconds() - t0);
 }
 
-extern "C" void cuda_sync(void) { CUDA_CHECK(cudaDeviceSynchronize()); }
+extern "C" void cuda_sync(void) {
+    double t0 = now_seconds();
+    CUDA_CHECK(cudaDeviceSynchronize());
+    cuda_host_wait_add(now_seconds() - t0);
+}
 
 // The table's upload, download and synchronize (core/ops_list.h's names) are the C calls above.
 void cuda_upload(void *dst, const void *src, size_t bytes) {
@@ -90,8 +97,10 @@ void cuda_copy(void *dst, const void *src, size_t bytes) {
     const char *d = (const char *)dst, *s = (const char *)src;
     if (d < s + bytes && s < d + bytes)
         die_fail("internal: cuda copy of %zu bytes between overlapping device ranges", bytes);
+    double t0 = now_seconds();
     CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice));
     CUDA_CHECK(cudaStreamSynchronize(0));
+    cuda_host_wait_add(now_seconds() - t0);
 }
 
 void cuda_zero(float *x, size_t n) {

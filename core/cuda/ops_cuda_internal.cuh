@@ -2,7 +2,7 @@
 // core/ops_list.h (declared here from that list), gathered into `ops_cuda` by ops_cuda.cu.
 // Contracts are the list's; every pointer is a device pointer. Twin of
 // core/cpu/ops_cpu_internal.h; the files mirror core/cpu/ one to one (dense, tokens,
-// attention, posenc, mixing, resize, losses, reduce, optim, memory: ops_list.h's sections name
+// attention, posenc, mixing, resize, losses, reduce, optim, memory, timing: ops_list.h's sections name
 // the file of each op), plus cuda_common.cuh (error checks, cuBLAS handle, launch helpers,
 // device Philox).
 #pragma once
@@ -31,22 +31,24 @@ int cuda_matmul_precision(void);
 void *cuda_alloc_transient(size_t bytes, const char *what);
 void cuda_free_transient(void *p); // NULL is fine
 
-// dense_cuda.cu: the elementwise kernel version cuda_set_kernels last set (core/ops_cuda.h), and
-// float -> bf16 (round to nearest even) of n elements with the kernels of that version.
-int cuda_kernels(void);
+// dense_cuda.cu: float -> bf16 (round to nearest even) of n elements with the kernels of the
+// version in force (cuda_kernels, core/ops_cuda.h).
 void cuda_to_bf16(__nv_bfloat16 *out, const float *in, size_t n);
 
-// linear_lt_cuda.cu: the linear route cuda_set_linear_route last set; the cuBLASLt product
+// linear_lt_cuda.cu (its route: cuda_linear_route, core/ops_cuda.h): the cuBLASLt product
 // (column-major D (m, n) = op(A)·op(B) + beta·C [+ bias (m) per column], bf16 A and B, fp32 C/D/bias;
 // trans_* 0 = N, 1 = T; returns 0, computing nothing, when cuBLASLt offers no algorithm); the cached bf16 copy of a weight (NULL when w lies outside every range
 // AdamW has updated: the caller converts it itself); and the bookkeeping that keeps those copies
 // true: AdamW marks its parameters trained, every write over device memory from outside a
 // forward/backward (upload, copy, zero, scale, AdamW) marks copies stale, and cuda_free of a
 // block drops the copies and trained ranges inside it.
-int cuda_linear_route(void);
 int cuda_lt_matmul(int trans_a, int trans_b, int m, int n, int k, const __nv_bfloat16 *A, int lda,
                     const __nv_bfloat16 *B, int ldb, float beta, float *C, int ldc, const float *bias);
 const __nv_bfloat16 *cuda_bf16_weight(const float *w, size_t n);
 void cuda_weights_trained(const float *param, size_t n);
 void cuda_weights_written(const void *dst, size_t bytes);
 void cuda_weights_released(const void *p, size_t bytes);
+
+// timing_cuda.cu: adds seconds the host spent in a waiting call (download, copy, synchronize) to
+// what host_wait_seconds returns.
+void cuda_host_wait_add(double seconds);

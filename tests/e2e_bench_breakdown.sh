@@ -1,0 +1,49 @@
+#!/bin/sh
+# tests/e2e_bench_breakdown.sh — `posbench bench --breakdown`: the step's phases (upload, forward,
+# zero, backward, optimizer) measured between timing marks (ops timer_mark) on the CPU and the
+# guarded backends: every phase printed and non-negative, forward and backward the largest, and
+# the phases' per-step total within 5% of the step's median wall time (the marks cover the step).
+cd "$(dirname "$0")/.." || exit 1
+T=$(mktemp -d /tmp/posbench-breakdown.XXXXXX) || exit 1
+trap 'rm -rf "$T"' EXIT
+PB=build/posbench
+for dev in cpu cpu-guarded; do
+    $PB bench --device $dev --config vit-d64-L2-p4-28px-ci --iters 7 --no-torch --breakdown --threads 1 > "$T/$dev.log" 2>&1
+    rc=$?
+    line=$(grep '^  breakdown (median ms):' "$T/$dev.log")
+    if [ $rc -ne 0 ] || [ -z "$line" ]; then
+        echo "FAIL bench --breakdown on $dev: exit $rc, no breakdown line: $(tail -n 3 "$T/$dev.log" | tr '\n' ' ')"
+        continue
+    fi
+    echo "$line" | python3 -c '
+import re, sys
+line = sys.stdin.read()
+dev = sys.argv[1]
+phases = dict((k, float(v)) for k, v in re.findall(r"(upload|forward|zero|backward|optimizer) ([0-9.]+)", line))
+m = re.search(r"phases total ([0-9.]+) = ([0-9.]+)% of the step.s ([0-9.]+); host blocked ([0-9.]+)", line)
+problems = []
+if sorted(phases) != sorted(["upload", "forward", "zero", "backward", "optimizer"]):
+    problems.append("phases printed: %s" % sorted(phases))
+if not m:
+    problems.append("no total")
+else:
+    total, pct, step, blocked = map(float, m.groups())
+    if abs(total - step) > 0.05 * step:
+        problems.append("phases total %.2f ms is not within 5%% of the step %.2f ms" % (total, step))
+    if blocked != 0:
+        problems.append("host blocked %.2f on a CPU backend (nothing to wait for)" % blocked)
+if phases and not (phases.get("forward", 0) > phases.get("upload", 1) and phases.get("backward", 0) > phases.get("optimizer", 1)):
+    problems.append("forward/backward not larger than upload/optimizer: %s" % phases)
+if problems:
+    print("FAIL bench --breakdown on %s: %s (%s)" % (dev, "; ".join(problems), line.strip()))
+else:
+    print("PASS bench --breakdown on %s: %s" % (dev, line.strip()))
+' "$dev"
+done
+# Without the flag: no breakdown, the table unchanged.
+$PB bench --device cpu --config vit-d64-L2-p4-28px-ci --iters 2 --no-torch --threads 1 > "$T/plain.log" 2>&1
+if grep -q '^vit-d64-L2-p4-28px-ci ' "$T/plain.log" && ! grep -q 'breakdown' "$T/plain.log"; then
+    echo "PASS bench without --breakdown prints no breakdown"
+else
+    echo "FAIL bench without --breakdown: $(cat "$T/plain.log" | tr '\n' ' ' | cut -c1-300)"
+fi
