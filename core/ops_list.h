@@ -45,7 +45,8 @@ OP(void, unpin_host, (void *ptr), (ptr))
 // The peak of live bytes allocated by `alloc` (and not yet freed) since the last reset or
 // the start; reset = 1 then starts a new window at the current live bytes. Arenas, and the
 // CUDA backend's transient op workspaces while they live (attention's T×M matrices, column-sum
-// partials); libraries' own workspaces (cuBLAS, the bf16 operand scratch) are not counted.
+// partials, the cuBLASLt workspace and cached bf16 weight copies); libraries' own workspaces
+// (cuBLAS, the bf16 operand scratch) are not counted.
 OP_ALLOC(size_t, memory_peak, (int reset), (reset))
 OP(void, zero, (float *x, size_t n), (MEM(x), n))
 

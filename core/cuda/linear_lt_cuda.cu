@@ -44,7 +44,9 @@ static cublasLtHandle_t lt_handle;
 static void *lt_workspace;
 static gemm_plan_cache lt_plans;
 
-static lt_plan *lt_plan_create(const gemm_key *k) {
+// The descriptors and algorithm of key k; bias is this call's bias pointer (the heuristic reads
+// its alignment from the descriptor, so it is set before asking).
+static lt_plan *lt_plan_create(const gemm_key *k, const float *bias) {
     lt_plan *p = (lt_plan *)calloc(1, sizeof *p);
     if (!p) die_fail("out of memory for a cuBLASLt plan");
     cublasOperation_t ta = k->trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, tb = k->trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
@@ -56,6 +58,7 @@ static lt_plan *lt_plan_create(const gemm_key *k) {
     if (k->epilogue == GEMM_EPILOGUE_BIAS) {
         cudaDataType_t bias_type = CUDA_R_32F;
         CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(p->desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_type, sizeof bias_type));
+        CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(p->desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias));
     }
     // Stored shapes (column-major): op(A) is m x k, op(B) k x n, C and D m x n.
     CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p->a, CUDA_R_16BF, k->trans_a ? k->k : k->m, k->trans_a ? k->m : k->k, k->lda));
@@ -105,7 +108,7 @@ int cuda_lt_matmul(int trans_a, int trans_b, int m, int n, int k, const __nv_bfl
     key.align_bias = bias ? gemm_alignment((uintptr_t)bias) : 0;
     gemm_plan_entry *e = gemm_plan_find(&lt_plans, &key);
     if (!e) {
-        lt_plan *fresh = lt_plan_create(&key);
+        lt_plan *fresh = lt_plan_create(&key, bias);
         e = gemm_plan_insert(&lt_plans, &key);
         e->payload = fresh;
     }
@@ -151,15 +154,21 @@ static void grow(void **items, size_t *cap, size_t need, size_t size, const char
     *cap = c;
 }
 
+// 1 when [p, p + bytes) lies inside one range AdamW has updated.
+static int is_trained(const char *p, size_t bytes) {
+    for (size_t i = 0; i < ntrained; i++)
+        if (p >= trained[i].p && p + bytes <= trained[i].p + trained[i].bytes) return 1;
+    return 0;
+}
+
 void cuda_weights_trained(const float *param, size_t n) {
     const char *p = (const char *)param;
-    for (size_t i = 0; i < ntrained; i++)
-        if (p >= trained[i].p && p + n * sizeof(float) <= trained[i].p + trained[i].bytes) goto known;
-    grow((void **)&trained, &trained_cap, ntrained + 1, sizeof *trained, "the trained-parameter ranges");
-    trained[ntrained].p = p;
-    trained[ntrained++].bytes = n * sizeof(float);
-known:
-    cuda_weights_written(param, n * sizeof(float));
+    if (!is_trained(p, n * sizeof(float))) {
+        grow((void **)&trained, &trained_cap, ntrained + 1, sizeof *trained, "the trained-parameter ranges");
+        trained[ntrained].p = p;
+        trained[ntrained++].bytes = n * sizeof(float);
+    }
+    cuda_weights_written(param, n * sizeof(float)); // AdamW is about to write them
 }
 
 void cuda_weights_written(const void *dst, size_t bytes) {
@@ -189,11 +198,7 @@ void cuda_weights_released(const void *p, size_t bytes) {
 }
 
 const __nv_bfloat16 *cuda_bf16_weight(const float *w, size_t n) {
-    const char *p = (const char *)w;
-    int is_trained = 0;
-    for (size_t i = 0; i < ntrained && !is_trained; i++)
-        is_trained = p >= trained[i].p && p + n * sizeof(float) <= trained[i].p + trained[i].bytes;
-    if (!is_trained) return NULL;
+    if (!is_trained((const char *)w, n * sizeof(float))) return NULL;
     weight_copy *c = NULL;
     for (size_t i = 0; i < ncopies && !c; i++)
         if (copies[i].w == w && copies[i].n == n) c = &copies[i];

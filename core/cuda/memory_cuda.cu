@@ -63,6 +63,7 @@ void cuda_free_transient(void *p) {
 }
 
 extern "C" void cuda_to_device(void *dst, const void *src, size_t bytes) {
+    cuda_weights_written(dst, bytes); // a checkpoint load, a restore: cached bf16 copies are stale
     CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
 }
 
@@ -80,10 +81,7 @@ extern "C" void cuda_sync(void) {
 }
 
 // The table's upload, download and synchronize (core/ops_list.h's names) are the C calls above.
-void cuda_upload(void *dst, const void *src, size_t bytes) {
-    cuda_weights_written(dst, bytes);
-    cuda_to_device(dst, src, bytes);
-}
+void cuda_upload(void *dst, const void *src, size_t bytes) { cuda_to_device(dst, src, bytes); }
 void cuda_download(void *dst, const void *src, size_t bytes) { cuda_to_host(dst, src, bytes); }
 void cuda_synchronize(void) { cuda_sync(); }
 
