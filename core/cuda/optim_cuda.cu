@@ -107,14 +107,11 @@ static size_t adamw_chunks_build(adamw_chunk *out, const adamw_segment *segs, in
     for (int s = 0; s < nseg; s++)
         for (size_t done = 0; done < segs[s].numel; done += ADAMW_CHUNK) {
             size_t len = segs[s].numel - done < ADAMW_CHUNK ? segs[s].numel - done : ADAMW_CHUNK;
-            if (out) {
-                adamw_chunk c;
-                memset(&c, 0, sizeof c); // padding too: the table is compared with memcmp
-                c.start = segs[s].offset + done;
-                c.len = (unsigned)len;
-                c.decay = segs[s].decay != 0;
-                c.vectors = aligned && c.start % 4 == 0;
-                out[k] = c;
+            if (out) { // fields written in place: out is zeroed (padding too; tables are compared with memcmp)
+                out[k].start = segs[s].offset + done;
+                out[k].len = (unsigned)len;
+                out[k].decay = segs[s].decay != 0;
+                out[k].vectors = aligned && out[k].start % 4 == 0;
             }
             k++;
         }
@@ -137,7 +134,7 @@ void cuda_adamw_update_multi(float *param, const float *grad, float *m, float *v
     size_t count = adamw_chunks_build(NULL, segs, nseg, aligned);
     if (count == 0) return;
     if (count > 0x7fffffffu) die_fail("adamw_update_multi: %zu chunks exceed one launch", count);
-    adamw_chunk *table = (adamw_chunk *)malloc(count * sizeof *table);
+    adamw_chunk *table = (adamw_chunk *)calloc(count, sizeof *table);
     if (!table) die_fail("out of memory for the AdamW chunk table (%zu chunks)", count);
     adamw_chunks_build(table, segs, nseg, aligned);
     if (count != nchunks || memcmp(table, chunks_host, count * sizeof *table) != 0) {
