@@ -17,7 +17,10 @@ ARCH_FLAGS := $(if $(filter 1,$(NATIVE)),-march=native,)
 CFLAGS  += -std=c11 -O3 -fopenmp -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE $(ARCH_FLAGS) \
            -fno-math-errno -fno-trapping-math $(PKG_CFLAGS) -MMD -MP
 LDLIBS  += $(PKG_LIBS) -lm -fopenmp -rdynamic
-GIT_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
+# -dirty: a tracked file differs from HEAD, or a source file git does not track (and does not
+# ignore) is in the tree, where the build may have compiled it.
+GIT_SOURCES := '*.c' '*.h' '*.cu' '*.cuh' '*.cpp' 'Makefile'
+GIT_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell { git diff --quiet HEAD && test -z "$$(git ls-files --others --exclude-standard -- $(GIT_SOURCES))"; } 2>/dev/null || echo -dirty)
 ifeq ($(SANITIZE),1)
   SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
   CFLAGS  += $(SAN_FLAGS) -O1
@@ -47,6 +50,34 @@ else
   CUDA_WHY := $(if $(NVCC),$(if $(CU_SRC),nvcc found at $(NVCC) but no directory with libcudart.so, libcublas.so and libcublasLt.so (set CUDA_LIB=dir),no CUDA sources),nvcc not found)
 endif
 
+# ---- cuDNN attention switch ----
+# core/cuda/*.cpp (the cuDNN flash-attention route, core/cuda/attention_cudnn.cpp) is C++17 around
+# NVIDIA's header-only cuDNN frontend, compiled by $(CXX) into its own object with -Werror (about
+# 80 s of CPU time with the frontend, +2.1 MB of binary; a second without it). The
+# route is compiled in when the frontend's headers are in CUDNN_FE_DIR/include (`make deps-gpu`
+# fetches them from PyPI's nvidia-cudnn-frontend wheel into the build tree) and cudnn.h is found
+# (CUDNN_INC=dir overrides); otherwise the object says why (`posbench --version`). libcudnn is never
+# linked: the route dlopens it at run time (-ldl), so builds and runs without cuDNN are unaffected.
+CPP_SRC  := $(sort $(shell find core -name '*.cpp' 2>/dev/null))
+CUDNN_FE_DIR ?= build/third_party/cudnn_frontend
+CUDA_INC ?= $(firstword $(foreach d,$(if $(CUDA_HOME),$(CUDA_HOME)/include) $(if $(NVCC),$(dir $(NVCC))../include) /usr/local/cuda/include,$(if $(wildcard $(d)/cuda_runtime_api.h),$(abspath $(d)))))
+CUDNN_INC ?= $(firstword $(foreach d,$(CUDA_INC) /usr/local/include /usr/include /usr/include/x86_64-linux-gnu,$(if $(and $(wildcard $(d)/cudnn.h),$(wildcard $(d)/cudnn_version.h)),$(abspath $(d)))))
+ifneq ($(and $(CUDA_ON),$(CPP_SRC),$(CUDA_INC)),)
+  CPP_OBJ  := $(CPP_SRC:%.cpp=$(BUILD)/%.o)
+  LDLIBS   += -ldl
+  ifneq ($(and $(wildcard $(CUDNN_FE_DIR)/include/cudnn_frontend.h),$(CUDNN_INC)),)
+    CUDNN_FLAGS := -DPOSBENCH_CUDNN=1 -DNV_CUDNN_FRONTEND_USE_DYNAMIC_LOADING -isystem $(CUDNN_FE_DIR)/include -isystem $(CUDNN_INC)
+    CUDNN_SAY   := cudnn attention route compiled in (frontend $(shell cat $(CUDNN_FE_DIR)/VERSION 2>/dev/null), libcudnn loaded at run time)
+  else
+    # core/cuda/attention_cudnn.cpp words the reason from the code: 1 no frontend headers, 2 no cudnn.h
+    CUDNN_WHY   := $(if $(CUDNN_INC),no cuDNN frontend headers in $(CUDNN_FE_DIR)/include: make deps-gpu fetches them,no cudnn.h and cudnn_version.h found: set CUDNN_INC=dir)
+    CUDNN_FLAGS := -DPOSBENCH_CUDNN_MISSING=$(if $(CUDNN_INC),1,2)
+    CUDNN_SAY   := cudnn attention route not compiled in ($(CUDNN_WHY))
+  endif
+  CXXFLAGS_CUDNN := -std=c++17 -O2 -Wall -Wextra -Wno-unused-parameter -Werror -D_GNU_SOURCE -DPOSBENCH_CUDA=1 \
+                    -isystem $(CUDA_INC) $(CUDNN_FLAGS) -MMD -MP
+endif
+
 # ---- MPI switch ----
 # core/comm_mpi.c (one run across processes: docs/usage.md "One run across processes") is built in
 # when mpicc is found (Debian's OpenMPI: libopenmpi-dev, openmpi-bin; make deps installs them),
@@ -65,12 +96,13 @@ endif
 # Every .c file under the library folders (any depth) except the CLI's entry point.
 MAIN_SRC := $(firstword $(shell find bench -name main.c 2>/dev/null))
 LIB_SRC  := $(filter-out $(MAIN_SRC),$(sort $(shell find core models objectives datasets bench -name '*.c' 2>/dev/null)))
-LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(CU_OBJ) $(BUILD)/git_commit.o
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(CU_OBJ) $(CPP_OBJ) $(BUILD)/git_commit.o
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
-TEST_LIB := $(BUILD)/tests/testing.o $(BUILD)/tests/cuda_parity.o $(BUILD)/tests/attention_cases.o $(BUILD)/tests/model_testing.o
+TEST_LIB := $(BUILD)/tests/testing.o $(BUILD)/tests/cuda_parity.o $(BUILD)/tests/attention_cases.o $(BUILD)/tests/model_testing.o \
+            $(BUILD)/tests/dense_bf16_cases.o
 
-.PHONY: all deps deps-build deps-test deps-data docs test sanitize bench bench-ci bench-ci-baseline clean help backends reproduce-mp3 reproduce-cape reproduce-gmlp reproduce-gvp reproduce-ssl figures gpu-bundle FORCE
+.PHONY: all deps deps-build deps-test deps-data deps-gpu docs test sanitize bench bench-ci bench-ci-baseline clean help backends reproduce-mp3 reproduce-cape reproduce-gmlp reproduce-gvp reproduce-ssl figures gpu-bundle FORCE
 SCALE  ?= small
 DEVICE ?= auto
 JOBS   ?=
@@ -80,6 +112,8 @@ help:
 	@echo "make            build build/posbench (backends: cpu, + cuda when nvcc and the CUDA libraries are found)"
 	@echo "make deps       install missing Debian packages (as root) or print the apt-get line: all groups;"
 	@echo "                make deps-build | deps-test | deps-data one group (make needs build only)"
+	@echo "make deps-gpu   fetch the cuDNN frontend headers (PyPI nvidia-cudnn-frontend) into $(CUDNN_FE_DIR):"
+	@echo "                the next make compiles the cuDNN attention route in (posbench bench --attention cudnn)"
 	@echo "make docs       regenerate docs/keys.md from the key table (make test checks it is up to date)"
 	@echo "make test       build and run every test; last line 'N passed, N failed, N skipped'"
 	@echo "make bench      posbench bench: step time, GFLOP/s vs sgemm, ratio to PyTorch CPU"
@@ -105,15 +139,19 @@ help:
 # test` also the test and data groups, the reproduce targets and data/kjv.txt the data group.
 deps:
 	@sh scripts/deps.sh
+	@$(if $(CUDA_ON),sh scripts/cudnn_frontend.sh $(CUDNN_FE_DIR) || echo "posbench: make deps-gpu failed; the cuDNN attention route stays compiled out",true)
 deps-build:
 	@sh scripts/deps.sh build
 deps-test:
 	@sh scripts/deps.sh test
 deps-data:
 	@sh scripts/deps.sh data
+# The cuDNN frontend's headers into the build tree (scripts/cudnn_frontend.sh; pip from PyPI).
+deps-gpu:
+	@sh scripts/cudnn_frontend.sh $(CUDNN_FE_DIR)
 
 backends: $(BUILD)/posbench
-	@echo "posbench: built backends: $(BACKENDS)$(if $(CUDA_WHY), (cuda not built: $(CUDA_WHY))); $(MPI_SAY)"
+	@echo "posbench: built backends: $(BACKENDS)$(if $(CUDA_WHY), (cuda not built: $(CUDA_WHY))); $(MPI_SAY)$(if $(CUDNN_SAY),; $(CUDNN_SAY))"
 
 $(BUILD)/posbench: $(MAIN_SRC:%.c=$(BUILD)/%.o) $(BUILD)/libposbench.a | deps-build
 	$(CC) -o $@ $^ $(LDLIBS)
@@ -142,16 +180,28 @@ $(BUILD)/%.o: %.c $(BUILD)/cflags.stamp | deps-build
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
+# The C++ translation units (the cuDNN route) with their own flags, rebuilt when those change
+# (the frontend headers appearing after make deps-gpu switch the route in).
+$(BUILD)/cxxflags.stamp: FORCE
+	@mkdir -p $(BUILD); echo '$(CXX) $(CXXFLAGS_CUDNN)' | cmp -s - $@ || echo '$(CXX) $(CXXFLAGS_CUDNN)' > $@
+$(BUILD)/%.o: %.cpp $(BUILD)/cxxflags.stamp
+	@mkdir -p $(dir $@)
+	$(CXX) $(CXXFLAGS_CUDNN) -c -o $@ $<
+
+# CUDA sources written under -Werror (host and device warnings are errors).
+NVCC_WERROR := -Werror all-warnings -Xcompiler -Wall,-Wextra,-Wno-unused-parameter,-Werror
+$(BUILD)/core/cuda/bf16_convert_cuda.o: NVCC_STRICT := $(NVCC_WERROR)
 $(BUILD)/%.o: %.cu
 	@mkdir -p $(dir $@)
-	$(NVCC) -O3 -std=c++20 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
+	$(NVCC) $(NVCC_STRICT) -O3 -std=c++20 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
 	    $(PKG_CFLAGS) -DPOSBENCH_CUDA=1 -MMD -MP -MF $(@:.o=.d) -c -o $@ $<
 
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_LIB) $(BUILD)/libposbench.a
 	$(CC) -o $@ $^ $(LDLIBS)
 
 # posbench report's and plot's tests share the synthetic run files and capture() of tests/report_runs.c.
-REPORT_TESTS := $(BUILD)/tests/test_report $(BUILD)/tests/test_plot $(BUILD)/tests/test_report_devices $(BUILD)/tests/test_report_screen $(BUILD)/tests/test_report_formats
+REPORT_TESTS := $(BUILD)/tests/test_report $(BUILD)/tests/test_plot $(BUILD)/tests/test_report_devices $(BUILD)/tests/test_report_screen $(BUILD)/tests/test_report_formats \
+                $(BUILD)/tests/test_report_family
 $(REPORT_TESTS): $(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/tests/report_runs.o $(TEST_LIB) $(BUILD)/libposbench.a
 	$(CC) -o $@ $^ $(LDLIBS)
 # The findings tests share their refusal checks (tests/findings_testing.c).

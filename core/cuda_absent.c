@@ -29,6 +29,10 @@ void cuda_set_linear_route(int route) { (void)route; }
 void cuda_set_kernels(int version) { (void)version; }
 int cuda_linear_route(void) { return CUDA_LINEAR_GEMMEX; }
 int cuda_kernels(void) { return CUDA_KERNELS_V1; }
+int cuda_attention_cudnn_available(char *why, size_t len) {
+    snprintf(why, len, "this build has no CUDA backend");
+    return 0;
+}
 #else
 typedef int cuda_absent_unused; // ISO C wants a declaration in every translation unit
 #endif

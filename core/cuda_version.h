@@ -9,8 +9,10 @@
 extern "C" {
 #endif
 
-// One line per fact, "key: value\n" (cuda_toolkit, cuda_runtime, cuda_driver, cublas), into
-// buf; a CPU-only build writes "cuda: not built (...)\n". Does not create a CUDA context.
+// One line per fact, "key: value\n" (cuda_toolkit, cuda_runtime, cuda_driver, cublas, then cudnn:
+// whether the cuDNN attention route is compiled in, and cudnn_library: the libcudnn it loads or
+// why none), into buf; a CPU-only build writes "cuda: not built (...)\n" and "cudnn: not built
+// (...)\n". Does not create a CUDA context.
 void cuda_version_text(char *buf, size_t len);
 
 #ifdef __cplusplus

@@ -12,6 +12,7 @@
 #pragma once
 #include <stddef.h>
 #include <stdint.h>
+#include "bf16.h"
 #include "rng.h"
 
 #define LAYERNORM_EPS 1e-6f

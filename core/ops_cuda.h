@@ -27,11 +27,19 @@ void cuda_sync(void); // waits for every op launched so far; dies naming a faile
 // Which attention the CUDA backend trains with (attention_desc.keep_probs == 0), process-wide:
 // AUTO the size rule (the materialised bf16 route, core/cuda/attention_gemm_cuda.cu, when
 // train.precision is bf16 and T, M <= 1024; else the fused online-softmax fp32 kernels),
-// MATERIALISED that route whenever the precision is bf16, FUSED the fused kernels always.
+// MATERIALISED that route whenever the precision is bf16, FUSED the fused kernels always, CUDNN
+// cuDNN's flash attention (core/cuda/attention_cudnn.cpp) for the bf16 calls it can express (no
+// key subset, group mask or bias) when libcudnn loads, else AUTO's choice (core/attention_route.c).
 // Set it before building a model: the attention state is sized by the route. `posbench bench
 // --attention` sets it; a build without CUDA ignores it.
-enum { CUDA_ATTN_AUTO = 0, CUDA_ATTN_MATERIALISED = 1, CUDA_ATTN_FUSED = 2 };
+enum { CUDA_ATTN_AUTO = 0, CUDA_ATTN_MATERIALISED = 1, CUDA_ATTN_FUSED = 2, CUDA_ATTN_CUDNN = 3 };
 void cuda_set_attention_route(int route);
+// 1 when the CUDNN route can run: compiled in (the cuDNN frontend headers were found at build
+// time), libcudnn loads at run time (POSBENCH_CUDNN_LIB names the file, else libcudnn.so.9 on the
+// loader's path), its major version is the headers' and a cuDNN handle could be created (a GPU);
+// otherwise 0 and the reason in why. The answer is kept; a failed load is retried when
+// POSBENCH_CUDNN_LIB names another file.
+int cuda_attention_cudnn_available(char *why, size_t len);
 
 // How the CUDA backend multiplies its linear layers under train.precision=bf16, process-wide
 // (fp32 always takes cublasSgemm): GEMMEX (the default) converts both operands to bf16 and

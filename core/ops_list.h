@@ -121,6 +121,34 @@ OP(void, dropout_forward,
 OP(void, dropout_backward, (float *din, const float *dout, const float *mask, size_t n),
    (MEM(din), MEM(dout), MEM(mask), n))
 
+// ---- bf16 activations (dense_bf16_cpu.c, dense_bf16_cuda.cu): activations stored in bfloat16
+// (core/bf16.h) by the op that produces them and read by the op that consumes them, as PyTorch
+// autocast keeps them; each op computes in fp32 from the widened inputs and rounds its bf16
+// output once (to nearest even), so on the same inputs it gives bf16_round of its fp32 twin's
+// result, bit for bit on one backend. Statistics, the residual stream and parameter gradients
+// stay fp32. (n) elements, rows (N, C) as the fp32 ops.
+OP(void, to_bf16, (bfloat16 *dst, const float *src, size_t n), (MEM(dst), MEM(src), n))
+OP(void, from_bf16, (float *dst, const bfloat16 *src, size_t n), (MEM(dst), MEM(src), n))
+// out = bf16(GELU(in)) (gelu_forward's exact erf GELU).
+OP(void, gelu_forward_bf16, (bfloat16 *out, const bfloat16 *in, size_t n), (MEM(out), MEM(in), n))
+// din = bf16(dout · GELU'(in)): WRITTEN, not accumulated (nothing else adds to an MLP's hidden
+// gradient, so the buffer needs no clearing).
+OP(void, gelu_backward_bf16, (bfloat16 *din, const bfloat16 *dout, const bfloat16 *in, size_t n),
+   (MEM(din), MEM(dout), MEM(in), n))
+// The residual add, drop path and the next LayerNorm in one pass: res (B, T, C) = x +
+// keep_scale[b]·branch (residual_forward's arithmetic; keep_scale NULL = 1), ln (B, T, C) =
+// bf16(LayerNorm(res)) (layernorm_forward's), mean, rstd (B·T).
+OP(void, residual_layernorm_forward_bf16,
+   (float *res, bfloat16 *ln, float *mean, float *rstd, const float *x, const bfloat16 *branch,
+    const float *keep_scale, const float *weight, const float *bias, int B, int T, int C),
+   (MEM(res), MEM(ln), MEM(mean), MEM(rstd), MEM(x), MEM(branch), MEM(keep_scale), MEM(weight), MEM(bias), B, T, C))
+// layernorm_backward with a bf16 output gradient: din (N, C) += (fp32, the residual stream's
+// gradient), dweight, dbias (C) +=.
+OP(void, layernorm_backward_bf16,
+   (float *din, float *dweight, float *dbias, const bfloat16 *dout, const float *in,
+    const float *weight, const float *mean, const float *rstd, int N, int C),
+   (MEM(din), MEM(dweight), MEM(dbias), MEM(dout), MEM(in), MEM(weight), MEM(mean), MEM(rstd), N, C))
+
 // ---- token bookkeeping (tokens_cpu.c, tokens_cuda.cu) ----
 // images (B, Cin, H, W) -> patches (B, (H/p)*(W/p), Cin*p*p), channel order (c, py, px)
 // as a Conv2d weight (D, Cin, p, p) flattens. No backward: images are inputs.

@@ -48,8 +48,8 @@ fi
 mkdir -p "$stage/data/speech-commands-synth"
 cp -r "$SPEECH" "$stage/data/speech-commands-synth/"
 # Libraries: what ldd resolves for the binaries, minus glibc (the GPU machine's newer one
-# serves) and CUDA's runtime, cuBLAS and cuBLASLt (the GPU machine's toolkit matches its driver). NCCL is
-# not linked (dlopen at run time: env.sh below finds it), so it is not among them.
+# serves) and CUDA's runtime, cuBLAS and cuBLASLt (the GPU machine's toolkit matches its driver). NCCL and
+# cuDNN are not linked (dlopen at run time: env.sh below finds them), so they are not among them.
 for b in "$stage"/build/posbench "$stage"/build/tests/*; do ldd "$b"; done |
     awk '/=> \//{print $3}' | sort -u |
     grep -v -E '/(libc|libm|libdl|libpthread|librt|libresolv|ld-linux[^/]*|libcudart|libcublas|libcublasLt)\.so' |
@@ -57,8 +57,11 @@ for b in "$stage"/build/posbench "$stage"/build/tests/*; do ldd "$b"; done |
 # The commit the bundle was built from (+dirty when the tree had changes): the GPU machine's copy
 # of .git is not this checkout's, so scripts/gpu_session.sh reads the commit from here.
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-git diff --quiet HEAD 2>/dev/null || commit="$commit+dirty"
+{ git diff --quiet HEAD && [ -z "$(git ls-files --others --exclude-standard -- '*.c' '*.h' '*.cu' '*.cuh' '*.cpp' Makefile)" ]; } 2>/dev/null ||
+    commit="$commit+dirty" # a changed tracked file, or an untracked source the build may have compiled
 echo "$commit" > "$stage/COMMIT"
+# Whether this binary carries the cuDNN attention route (make deps-gpu before make compiles it in).
+build/posbench --version | grep '^cudnn: ' || true
 cat > "$stage/env.sh" <<'EOS'
 #!/bin/sh
 # Runs its arguments with the bundle's libraries first, then the CUDA toolkit's.
@@ -70,6 +73,12 @@ export LD_LIBRARY_PATH="$here/lib:$cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PAT
 nccl=$(python3 -c 'import nvidia.nccl as m; print(list(m.__path__)[0] + "/lib")' 2>/dev/null)
 for d in $nccl "$cuda/lib"; do
     if [ -f "$d/libnccl.so.2" ]; then export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$d"; break; fi
+done
+# cuDNN (the cuDNN attention route, core/cuda/attention_cudnn.cpp, loads libcudnn.so.9 with dlopen;
+# ~1 GB with its engines, not carried): PyTorch's nvidia-cudnn wheel's, else the toolkit's.
+cudnn=$(python3 -c 'import nvidia.cudnn as m; print(list(m.__path__)[0] + "/lib")' 2>/dev/null)
+for d in $cudnn "$cuda/lib" "$cuda/lib64"; do
+    if [ -f "$d/libcudnn.so.9" ]; then export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$d"; break; fi
 done
 export POSBENCH_BUNDLE="$here" # scripts/gpu_session.sh finds Fashion-MNIST under it
 exec "$@"

@@ -1,6 +1,7 @@
 #!/bin/sh
 # tests/e2e_cli.sh — the command-line habits and live metrics of issue 32 (docs/cli.md):
-#   posbench --version fields; train --print-config (resolved config, run id = the trained run's,
+#   posbench --version fields (and the cuDNN route's lines); bench --attention's and train.attention's
+#   did-you-mean, train.attention's bf16 rule; train --print-config (resolved config, run id = the trained run's,
 #   nothing trained); did-you-mean for values (command line, experiment file, sweep: exit 2);
 #   <run-id>.metrics.jsonl written line by line during a run (present after a kill -9, the
 #   .h5 still partial), complete and equal to the HDF5 series after it, cut back to the
@@ -34,6 +35,20 @@ if grep -q '^cuda: not built' "$T/v"; then :; else
     done
 fi
 check "posbench --version: version, commit, compiler, BLAS, HDF5, CUDA, cuDNN, CPU features" $(( ok + rc )) "exit $rc; $(tr '\n' ';' < "$T/v")"
+# cuDNN: with the attention route compiled in, a library hidden by POSBENCH_CUDNN_LIB is named as
+# not loaded, with the loader's reason; otherwise the cudnn line says why the route is not there.
+if grep -q '^cudnn: attention route compiled in' "$T/v"; then
+    POSBENCH_CUDNN_LIB=/nonexistent/posbench-e2e/libcudnn.so.9 $PB --version > "$T/vh" 2>&1
+    grep -q '^cudnn_library: not loaded (cannot load /nonexistent/posbench-e2e/libcudnn.so.9' "$T/vh"
+    check "--version: cudnn_library says why a hidden libcudnn (POSBENCH_CUDNN_LIB) does not load" $? "$(grep '^cudnn' "$T/vh" | tr '\n' ';')"
+else
+    grep -q '^cudnn: \(not built\|attention route not compiled in\) (.\+)$' "$T/v"
+    check "--version: the cudnn line says why the cuDNN attention route is not there" $? "$(grep '^cudnn' "$T/v" | tr '\n' ';')"
+fi
+# bench --attention: a misspelt route gets exit 2, the valid ones and the closest (cudnn among them).
+$PB bench --attention cudnnn > "$T/o" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "must be auto, materialised, fused or cudnn, got 'cudnnn' (did you mean 'cudnn'?)" "$T/o"
+check "bench --attention cudnnn: exit 2 naming the routes and 'did you mean cudnn'" $? "exit $rc: $(cat "$T/o")"
 # OpenBLAS's kernel choice: a note when it runs pre-AVX2 kernels on a CPU with AVX2, none otherwise.
 if grep -q '^cpu_features: .*avx2' "$T/v"; then
     OPENBLAS_CORETYPE=Prescott $PB --version > "$T/v1" 2>&1; OPENBLAS_CORETYPE=Haswell $PB --version > "$T/v2" 2>&1
@@ -52,6 +67,9 @@ check "train pe.kind=sin2D: exit 2, did you mean 'sin2d'?" $? "exit $rc: $(cat "
 $PB train model.cls=ture > "$T/o" 2>&1; rc=$?
 [ $rc -eq 2 ] && grep -q "did you mean 'true'?" "$T/o"
 check "train model.cls=ture: exit 2, did you mean 'true'?" $? "exit $rc: $(cat "$T/o")"
+$PB train train.attention=cudnnn > "$T/o" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "train.attention: 'cudnnn' is not valid .*did you mean 'cudnn'?" "$T/o"
+check "train train.attention=cudnnn: exit 2, did you mean 'cudnn'?" $? "exit $rc: $(cat "$T/o")"
 $PB train pe.kind=zzzzzz > "$T/o" 2>&1; rc=$?
 [ $rc -eq 2 ] && ! grep -q "did you mean" "$T/o"
 check "a value close to no choice gets no suggestion" $? "exit $rc: $(cat "$T/o")"
@@ -84,6 +102,15 @@ if [ ! -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ]; then
 fi
 # 512 training images, batch 64: 8 steps an epoch, 16 in all; a checkpoint every 2 steps.
 CFG="data.limit=512 data.test_limit=200 train.epochs=2 train.batch=64 eval.batch=100 model.dim=32 model.depth=2 model.heads=2 model.patch=4"
+
+# ---- train.attention: a CUDA route that needs bf16 refused under fp32 naming both keys (exit 2);
+# the CPU backends have one attention and run with any value of it (bf16: a tiny run finishes).
+$PB train $CFG train.steps=1 train.attention=cudnn --device cpu --out "$T/att" > "$T/o" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "train.attention=cudnn is a bf16 route: it needs train.precision=bf16" "$T/o"
+check "train train.attention=cudnn under fp32: exit 2 naming train.precision" $? "exit $rc: $(cat "$T/o")"
+$PB train $CFG train.steps=1 train.attention=cudnn train.precision=bf16 --device cpu --out "$T/att" > "$T/o" 2>&1; rc=$?
+[ $rc -eq 0 ] && ls "$T/att"/*.h5 > /dev/null 2>&1
+check "train train.attention=cudnn train.precision=bf16 on the CPU: the run finishes" $? "exit $rc: $(tail -n 3 "$T/o" | tr '\n' ' ')"
 
 # ---- --print-config: every key, defaults included, the run id, nothing trained
 $PB train $CFG --print-config --out "$T/pc" > "$T/pc.yaml" 2>&1; rc=$?
@@ -175,7 +202,7 @@ kept=$(sed -n 's/.*is kept: \(.*\))$/\1/p' "$T/o")
 check "sweep with an impossible combination: exit 2 at the kept file's line:col, nothing run" $? "exit $rc: $(tr '\n' ' ' < "$T/o")"
 [ -n "$kept" ] && rm -f "$kept"
 $PB sweep $SW --out "$T/s" > "$T/s2.out" 2>&1; rc=$?
-[ $rc -eq 0 ] && grep -q '8 runs in 1 stages; 0 to run' "$T/s2.out"
+[ $rc -eq 0 ] && grep -q '8 runs in 1 stage; 0 to run' "$T/s2.out"
 check "sweep again: every run already done, nothing retrained (the runner's resume)" $? "$(grep 'to run' "$T/s2.out")"
 
 # ---- names/: one link per run, resolving to the run whose /config the name states
@@ -229,3 +256,16 @@ check "watch --once (plain): every state, step, loss, ETA and last eval in %" $(
 $PB watch "$T/nonexistent" --once > "$T/o" 2>&1; rc=$?
 [ $rc -eq 2 ]
 check "watch on a missing directory: exit 2" $? "exit $rc: $(cat "$T/o")"
+# ---- watch: a run file whose name holds an ESC sequence (window title) shows it escaped; no ESC
+# byte reaches the terminal
+mkdir -p "$T/wesc" && printf 'junk' > "$T/wesc/$(printf 'a\033]0;pwned\007b').h5"
+$PB watch "$T/wesc" --once > "$T/wesc.out" 2>&1; rc=$?
+[ $rc -eq 0 ] && grep -qF 'a\x1b]0;pwned\x07b' "$T/wesc.out" && ! grep -q "$(printf '\033')" "$T/wesc.out"
+check "watch: an ESC sequence in a run's file name is shown escaped (\\x1b), never sent" $? "exit $rc: $(od -c "$T/wesc.out" | head -n 3 | tr '\n' ' ')"
+# ---- train --help TOPIC: only the keys of the topic; a topic nothing matches exits 2 naming the groups
+$PB train --help pe > "$T/help_pe.out" 2>&1; rc=$?
+[ $rc -eq 0 ] && grep -q '^  pe.kind ' "$T/help_pe.out" && ! grep -q '^  model.dim ' "$T/help_pe.out" && ! grep -q '^usage:' "$T/help_pe.out"
+check "train --help pe: the pe keys, not model.dim, no usage text" $? "exit $rc, $(grep -c '^  ' "$T/help_pe.out") keys"
+$PB train --help zzz > "$T/help_zzz.out" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "no key is about 'zzz' (key groups: data, " "$T/help_zzz.out"
+check "train --help with a topic nothing matches: exit 2 naming the key groups" $? "exit $rc: $(cat "$T/help_zzz.out")"

@@ -2,8 +2,8 @@
 # tests/e2e_reproduce.sh — the MP3 reproduction at toy size (`make reproduce-mp3 SCALE=smoke`
 # runs scripts/reproduce.sh the same way): every experiment of bench/experiments/mp3-*.yaml,
 # then the report and the figures, in a temporary directory. Checks that every run finished,
-# each paper figure exists as PNG and SVG, and REPORT.md has the tables, the paper's numbers
-# and the findings, including the speech experiment on a synthesized Speech Commands set
+# each paper figure exists as PNG and SVG, and REPORT.md opens with the scale the runs recorded
+# (smoke: its first line says so) and has the tables, the paper's numbers and the findings, including the speech experiment on a synthesized Speech Commands set
 # (data/speech-commands-synth/smoke, written once). The runs go through the guarded CPU backend (--device cpu-guarded: backend
 # memory fenced off from host code, so any host access outside an op kills the run), and
 # mp3-main is run again on --device cpu: its files must be bitwise the same (tests/h5_same.py).
@@ -42,6 +42,14 @@ for want in '## stage `pretrain` (experiment `mp3-main`)' '## stage `finetune` (
     grep -qF "$want" "$R" 2>/dev/null || { ok=1; echo "  missing in REPORT.md: $want"; }
 done
 check "reproduce-mp3 smoke: REPORT.md tables with the paper's numbers and findings" $ok "$(grep -c '^## ' "$R" 2>/dev/null) sections"
+# The scale: every run file records it (root attr scale), so the report opens saying a smoke
+# report's numbers mean nothing about the papers, and its commands keep --scale smoke.
+head -n 1 "$R" | grep -q '^# posbench report — smoke scale: its numbers say nothing about the papers' &&
+    grep -q '^- scale: `smoke` ([0-9]* runs) (' "$R" && ! grep -q '^- scale: .*not recorded' "$R" &&
+    grep -qF -- "- \`posbench run $T/out/mp3-main/experiment.yaml --scale smoke --out $T/out\`" "$R" &&
+    grep -q '^Verdicts: [0-9]* hold' "$R"
+check "reproduce-mp3 smoke: the runs record their scale; REPORT.md opens with it (smoke in its first line), the commands with --scale, the verdicts" $? \
+    "$(head -n 1 "$R" | cut -c1-100); $(grep -m1 '^- scale' "$R")"
 # Speech (MP3 §4.3): the synthesized set was written once under data/speech-commands-synth/smoke;
 # MP3 on frames records the position curve and reassembled (1, 100, 40) MFCC samples.
 sp=$(ls "$T"/out/mp3-speech/pretrain/*.h5 2>/dev/null | head -n 1)

@@ -43,16 +43,28 @@ $PB run "$T/tiny.yaml" --out "$T/r" > "$T/run2" 2>&1; rc=$?
 [ $rc -eq 0 ] && grep -q "0 to run" "$T/run2" && ! grep -q '\[start\]' "$T/run2"
 check "rerun skips done runs" $? "$(head -n 1 "$T/run2")"
 
-# Lock: a run held by another process is not started twice.
+# Lock: a run held by another process is not started twice: this process waits for the holder,
+# then counts the run as it was left (finished there: done here, exit 0), or runs it itself when
+# the holder left it unfinished.
 P=$(ls "$T"/r/tiny/pretrain/*.h5 | head -n 1); P=${P%.h5}
 mv "$P.h5" "$T/saved.h5"
-( exec 9>"$P.lock"; flock -n 9 && sleep 5 ) &
+( exec 9>"$P.lock"; flock -n 9 && sleep 4 && mv "$T/saved.h5" "$P.h5" ) & # the holder finishes the run
 sleep 1
 $PB run "$T/tiny.yaml" --out "$T/r" --only pretrain > "$T/run3" 2>&1; rc=$?
 wait
-[ $rc -eq 1 ] && grep -q '\[locked\]' "$T/run3" && [ ! -f "$P.h5" ]
-check "a locked run is left to the process holding the lock" $? "exit $rc; $(grep locked "$T/run3" | head -n 1)"
-mv "$T/saved.h5" "$P.h5"
+[ $rc -eq 0 ] && grep -q '^\[locked\] .*waiting for it' "$T/run3" && grep -q '^\[done\] .*the other process finished it' "$T/run3" &&
+    ! grep -q '^\[start\]' "$T/run3" && [ ! -f "$T/saved.h5" ]
+check "a run locked by another process is waited for and counted done when that process finishes it (exit 0)" $? \
+    "exit $rc; $(grep -E 'locked|done|start' "$T/run3" | tr '\n' ' ')"
+cp "$P.h5" "$T/saved.h5" && mv "$P.h5" "$T/gone.h5"
+( exec 9>"$P.lock"; flock -n 9 && sleep 3 ) & # the holder stops without finishing
+sleep 1
+$PB run "$T/tiny.yaml" --out "$T/r" --only pretrain > "$T/run3b" 2>&1; rc=$?
+wait
+[ $rc -eq 0 ] && grep -q '^\[resume\] .*left it unfinished: running it here' "$T/run3b" && [ -f "$P.h5" ]
+check "a run another process left unfinished is then run here (exit 0, its file done)" $? \
+    "exit $rc; $(grep -E 'locked|resume|done' "$T/run3b" | tr '\n' ' ')"
+rm -f "$T/gone.h5" && mv "$T/saved.h5" "$P.h5"
 
 # kill -9 in the middle of a run, rerun: it resumes and ends with the uninterrupted metrics.
 sed -e 's/epochs: 2,/epochs: 6,/' -e 's/^seeds: \[0, 1\]/seeds: [0]/' -e 's/^stages:/  train_extra: {}\nstages:/' "$T/tiny.yaml" |

@@ -172,7 +172,7 @@ check "the array finishes (300 s limit)" $? "$(squeue -h -j "$J" 2>&1 | head -n 
 states=$(task_states "$J" | tr '\n' ' ')
 [ "$states" = "0 COMPLETED 1 COMPLETED " ] && [ -f "$O1/tiny/slurm-${J}_0.log" ] && [ -f "$O1/tiny/slurm-${J}_1.log" ]
 check "both array tasks COMPLETED, logs in DIR/<name>/slurm-<job>_<task>.log" $? "$states; $(ls "$O1/tiny" | tr '\n' ' ')"
-grep -q "(1 jobs x 1 threads)" "$O1/tiny/slurm-${J}_0.log" && grep -q "in this shard" "$O1/tiny/slurm-${J}_1.log"
+grep -q "(1 job x 1 thread)" "$O1/tiny/slurm-${J}_0.log" && grep -q "in this shard" "$O1/tiny/slurm-${J}_1.log"
 check "each task runs its shard with the CPUs Slurm gave it (--cpus-per-task 1 -> 1 thread)" $? "$(head -n 1 "$O1/tiny/slurm-${J}_0.log")"
 "$PB" list tiny.yaml --out "$O1" > list1 2>&1
 [ "$(grep -cE '^[0-9a-f]{12} +[a-z]+ +[-0-9a-f]+ +done ' list1)" -eq 6 ]

@@ -85,7 +85,7 @@ check "a finished run removes its checkpoint and partial file" $? "$(ls "$T/r" |
 # HDF5 layout (docs/usage.md "Runs, resume and the HDF5 file")
 H=$(h5dump -A "$A" 2>&1)
 ok=0
-for want in 'ATTRIBUTE "status"' '"done"' 'ATTRIBUTE "run_id"' 'ATTRIBUTE "config_yaml"' 'ATTRIBUTE "git_commit"' \
+for want in 'ATTRIBUTE "status"' '"done"' 'ATTRIBUTE "run_id"' 'ATTRIBUTE "config_yaml"' 'ATTRIBUTE "git_commit"' 'ATTRIBUTE "cpu_model"' \
     'ATTRIBUTE "model.dim"' 'ATTRIBUTE "train.lr"' 'GROUP "final"' 'ATTRIBUTE "top1"' 'ATTRIBUTE "peak_mem_bytes"' \
     'ATTRIBUTE "flops_per_step"' 'DATASET "step"' 'DATASET "loss"' 'DATASET "grad_norm"' 'DATASET "step_time_ms"' \
     'DATASET "top5"' 'GROUP "attention"' 'DATASET "entropy"' 'DATASET "mean_distance"' 'DATASET "relmap"' \
@@ -117,8 +117,11 @@ check "--init into a model without cls and position table" $? "$(grep '^init:' "
 # A finished run is never overwritten by a rerun.
 sum1=$(md5sum < "$A")
 $PB train $CFG --threads 2 --out "$T/a" >"$T/again.out" 2>&1; rc=$?
-[ $rc -eq 0 ] && grep -q "already finished" "$T/again.out" && [ "$(md5sum < "$A")" = "$sum1" ]
-check "rerunning a finished run leaves it untouched" $? "$(head -n 1 "$T/again.out")"
+first_final=$(grep '^final:' "$T/a.out" 2>/dev/null)
+[ $rc -eq 0 ] && grep -q "already finished" "$T/again.out" && [ "$(md5sum < "$A")" = "$sum1" ] &&
+    grep -q '^final: top1=[0-9.]*% top5=[0-9.]*% time=' "$T/again.out" &&
+    { [ -z "$first_final" ] || [ "$(grep '^final:' "$T/again.out")" = "$first_final" ]; }
+check "rerunning a finished run leaves it untouched and says what it scored" $? "$(head -n 2 "$T/again.out" | tr '\n' ' ') (trained: $first_final)"
 
 # Bad input: one line on stderr naming the key or file and what is valid, exit 2, no files.
 mkdir -p "$T/trunc" "$T/magic"
@@ -139,7 +142,8 @@ bad "malformed integer" "model.dim: 'abc' is not an integer" model.dim=abc
 bad "not key=value" "'model.dim' is not key=value" model.dim
 bad "out of range" "train.lr: -1 is out of range" train.lr=-1
 bad "invalid choice" "pe.kind: 'sin9' is not valid (valid: one of none|abs|sin1d|sin2d|cape|relbias|rope)" pe.kind=sin9
-bad "unknown flag" "unknown flag '--bogus'" --bogus
+bad "unknown flag" "unknown flag '--bogus' for posbench train" --bogus
+bad "misspelt flag: did you mean" "unknown flag '--devce' (did you mean '--device'?)" --devce cpu
 bad "missing dataset directory" "dataset directory /nonexistent/fmnist does not exist" data.path=/nonexistent/fmnist
 bad "truncated IDX file" "trunc/train-images-idx3-ubyte.gz: truncated" data.path="$T/trunc"
 bad "wrong magic number" "bad magic number 0x00000804" data.path="$T/magic"

@@ -6,6 +6,9 @@ Reads one request a line on stdin, writes one answer a line (numbers as %.17g, s
   one A VALUE        one-sided p (mean A > VALUE), 90% CI lo hi                  (one-sample t)
   slope X Y          one-sided p (slope > 0), slope, 90% CI lo hi                (OLS)
   holm P             Holm-adjusted p's, in input order                           (step-down)
+  family PC PA F K   one experiment's family: finding i is judged on PA[i] when F[i] is 1 (a
+                     significant-against verdict), else PC[i]; findings with equal K[i] enter
+                     once; the Holm-adjusted p of each finding, in input order
   nwelch E VA VB     the smallest n per side with E/sqrt((VA+VB)/n) >= t95(df)+t80(df),
                      df the Welch df at n per side                             (-1 beyond 1000)
   none E V           the same for a one-sample test, df = n - 1
@@ -83,6 +86,16 @@ for line in sys.stdin:
         out = slope(nums(w[1]), nums(w[2]))
     elif w[0] == "holm":
         out = holm(nums(w[1]))
+    elif w[0] == "family":
+        pc, pa, fails, keys = nums(w[1]), nums(w[2]), [int(v) for v in w[3].split(",")], w[4].split(",")
+        judged = [pa[i] if fails[i] else pc[i] for i in range(len(pc))]
+        firsts = {}
+        for i, k in enumerate(keys):
+            firsts.setdefault(k, i)
+        uniq = sorted(set(firsts.values()))
+        adj = holm([judged[i] for i in uniq])
+        by_key = {keys[i]: adj[j] for j, i in enumerate(uniq)}
+        out = [by_key[k] for k in keys]
     elif w[0] == "nwelch":
         e, va, vb = map(float, w[1:4])
         k = (va + vb) ** 2 / (va * va + vb * vb)

@@ -6,7 +6,8 @@ Checked: tables.json and findings.json parse under a strict reader (no NaN/Infin
 is RFC 4180 (CRLF, byte-equal to Python's csv writer with minimal quoting); each table's CSV
 equals its tables.json object and its REPORT.md table (text cells verbatim; metric cells: the
 Markdown 'M ± S' is the CSV mean and std rounded to M's digits); findings.csv equals findings.json
-and REPORT.md's findings rows (claim, ours, paper, verdict, p and Holm p, the 90% CI)."""
+and REPORT.md's findings rows (claim, ours, paper, verdict, the claim, against and Holm p with the
+side judged and the family, the 90% CI)."""
 import csv, io, json, math, os, re, sys
 
 D = sys.argv[1]
@@ -191,17 +192,22 @@ for c, j, m in zip(frows, findings, md_f):
             bad.append("%s: %r vs %r" % (key, c[key], want))
     if not verdict.startswith(c["verdict"]):
         bad.append("verdict %r vs %r" % (c["verdict"], verdict))
-    for key, label in (("p", "claim p "), ("p_holm", "Holm p ")):
-        hit = re.search(re.escape(label) + r"(= ([0-9.]+)|< 0\.001)", ours)
+    for key, label in (("p", "claim p "), ("p_against", "against p "), ("p_holm", "Holm p ")):
+        hit = re.search(re.escape(label) + r"(= ([0-9.]+)|< 0\.001|> 0\.999)", ours)
         val = j[key]
         if (c[key] == "") != (val is None) or (val is not None and float(c[key]) != val):
             bad.append("%s: CSV %r vs JSON %r" % (key, c[key], val))
         if hit is None:
             if val is not None: bad.append("%s %r but no p in ours" % (key, val))
         elif hit.group(2) is None:
-            if not (val is not None and val < 0.001): bad.append("%s %r vs '< 0.001'" % (key, val))
+            if not (val is not None and (val < 0.001 if hit.group(1) == "< 0.001" else val > 0.999)):
+                bad.append("%s %r vs %r" % (key, val, hit.group(1)))
         elif val is None or "%.3f" % val != hit.group(2):
             bad.append("%s %r vs %s" % (key, val, hit.group(2)))
+    side = re.search(r"Holm p [^(]*\((claim|against); ([0-9]+) comparisons, experiment `([^`]*)`\)", ours)
+    if (side is None) != (j["holm_side"] in (None, "")) or (side and (side.group(1) != j["holm_side"] or int(side.group(2)) != j["holm_findings"]
+                                                                      or side.group(3) != j["experiment"] or c["holm_side"] != j["holm_side"])):
+        bad.append("holm side/family %r vs %r %r" % (side.groups() if side else None, j["holm_side"], j["holm_findings"]))
     cis = re.findall(r"90% CI \[([-+0-9.]+), ([-+0-9.]+)\]", ours)
     if len(cis) == 1:
         nci += 1
@@ -209,6 +215,6 @@ for c, j, m in zip(frows, findings, md_f):
             bad.append("CI %r vs %r %r" % (cis[0], j["ci90_low"], j["ci90_high"]))
     elif j["ci90_low"] is not None or c["ci90_low"] != "":
         bad.append("a CI given where ours states %d" % len(cis))
-check("report formats: findings rows equal REPORT.md's (claim, ours, paper, verdict, p, Holm p; %d single CIs)" % nci,
+check("report formats: findings rows equal REPORT.md's (claim, ours, paper, verdict, claim/against/Holm p, side and family; %d single CIs)" % nci,
       not bad and nci > 0, "; ".join(bad[:4]))
 sys.exit(0)

@@ -25,6 +25,7 @@
 #include "testing.h"
 #include "../bench/crosscheck/crosscheck.h"
 #include <stdio.h>
+#include <math.h>
 #include <string.h>
 
 static void expect(const char *name, const double *d, int n, double margin, const char *want1, const char *want2) {
@@ -69,7 +70,29 @@ static void unpaired(void) {
     expect_unpaired("crosscheck unpaired: one seed on a side", a2, 1, b5, 5, 0.02, "inconclusive (1 seed)", NULL, NULL);
 }
 
+// The loss-parity note never reports a largest difference that skipped a diverged step.
+static void parity_summary(void) {
+    double ours[3] = {2.30, 2.10, 1.90}, theirs[3] = {2.30, 2.12, 1.90}, nan_theirs[3] = {2.30, NAN, 1.90};
+    double inf_ours[3] = {2.30, 2.10, INFINITY};
+    char out[128];
+    crosscheck_parity_summary(ours, theirs, 3, out, sizeof out);
+    test_check("crosscheck loss parity: finite losses give the largest relative difference", !strcmp(out, "max 0.0094"),
+               "got '%s'", out);
+    crosscheck_parity_summary(ours, nan_theirs, 3, out, sizeof out);
+    test_check("crosscheck loss parity: a NaN PyTorch loss is not comparable, never 'max 0'",
+               !strcmp(out, "not comparable: step 2's loss is nan on PyTorch"), "got '%s'", out);
+    crosscheck_parity_summary(inf_ours, theirs, 3, out, sizeof out);
+    test_check("crosscheck loss parity: an infinite posbench loss is named with its step",
+               !strcmp(out, "not comparable: step 3's loss is infinite on posbench"), "got '%s'", out);
+    crosscheck_parity_summary(nan_theirs, nan_theirs, 3, out, sizeof out);
+    test_check("crosscheck loss parity: both sides diverged", !strcmp(out, "not comparable: step 2's loss is nan on both sides"),
+               "got '%s'", out);
+    crosscheck_parity_summary(ours, theirs, 0, out, sizeof out);
+    test_check("crosscheck loss parity: no steps", !strcmp(out, "no steps to compare"), "got '%s'", out);
+}
+
 int main(void) {
+    parity_summary();
     double close[3] = {-0.001, 0.002, -0.001}, apart[3] = {0.050, 0.048, 0.052}, between[3] = {0.03, -0.01, 0.01};
     expect("crosscheck verdict: paired differences near 0, seeds 10 points apart: agree (TOST p 0.001)", close, 3, 0.02,
            "TOST p = 0.001 at ±2.00: **agree**", "paired t p = 1.000");

@@ -449,7 +449,8 @@ static void test_list(void) {
     rc = run_list(1, missing, out, sizeof out, err, sizeof err);
     test_check("list of a missing file exits 2", rc == 2 && strstr(err, "no_such.yaml: cannot open"), "exit %d: %s", rc, err);
     rc = run_list(3, flag, out, sizeof out, err, sizeof err);
-    test_check("list with an unknown flag exits 2", rc == 2 && strstr(err, "unknown flag '--sclae'"), "exit %d: %s", rc, err);
+    test_check("list with an unknown flag exits 2, with the flag it is closest to",
+               rc == 2 && strstr(err, "unknown flag '--sclae' (did you mean '--scale'?)"), "exit %d: %s", rc, err);
 }
 
 static void test_misc(void) {

@@ -9,7 +9,8 @@
 // With Δ = 0.05 (a = {0.85, 0.86, 0.87}) the TOST p is 0.989344 (margin 0.02: significantly
 // above the margin), 0.713304 (0.045: outside the margin, not significant: inconclusive, as the 90% CI
 // [+3.26, +6.74] reaches inside ±4.5), 0.143932 (0.06:
-// inside, inconclusive) and 0.0106558 (0.08: holds). Relative drops: abs drops 0.21 from 0.81
+// inside, inconclusive) and 0.0106558 (0.08: holds); that interval excludes 0, so no seeds are
+// planned there (for a true difference of 0 nor a stated `effect:`). Relative drops: abs drops 0.21 from 0.81
 // and CAPE 0.19 from 0.57, so abs degrades more in points (p = 0.0352, the same √6 as above)
 // but less relative to its start (significant against). Files are removed unless a check
 // failed or POSBENCH_TEST_KEEP is set; under a second.
@@ -117,9 +118,14 @@ static void test_verdicts(void) {
         {"{claim: E-0.02-below, kind: equivalent, a: " SIDE("abs", "top1") ", b: " SIDE("better", "top1") ", margin: 0.02}",
          "does not hold (significantly below the margin)"},
         {"{claim: E-0.045, kind: equivalent, a: " SIDE("better", "top1") ", b: " SIDE("abs", "top1") ", margin: 0.045}",
-         "inconclusive (outside the margin, not significant; needs "}, // the 90% CI reaches inside the margin
+         // the 90% CI [+3.26, +6.74] reaches inside the margin but excludes a true Δ of 0: no seeds planned for it
+         "inconclusive (outside the margin, not significant; a true Δ of +0.00 (the margin, a true difference of 0) lies outside the 90% CI: no seeds planned for it)"},
         {"{claim: E-0.06, kind: equivalent, a: " SIDE("better", "top1") ", b: " SIDE("abs", "top1") ", margin: 0.06}",
-         "inconclusive (needs "},
+         "inconclusive (a true Δ of +0.00 (the margin, a true difference of 0) lies outside the 90% CI: no seeds planned for it)"},
+        {"{claim: E-0.06-effect, kind: equivalent, a: " SIDE("better", "top1") ", b: " SIDE("abs", "top1") ", margin: 0.06, effect: 0.05}",
+         "inconclusive (the 90% CI excludes 0: no seeds planned)"}, // a stated true Δ of 0.05 inside the CI, but the CI excludes 0
+        {"{claim: E-effect-inside, kind: equivalent, a: " SIDE("same", "top1") ", b: " SIDE("abs", "top1") ", margin: 0.01, effect: 0.005}",
+         "inconclusive (needs "}, // Δ 0, 90% CI [-1.74, +1.74] holds 0 and the stated 0.50: the seeds that effect needs
         {"{claim: E-0.08, kind: equivalent, a: " SIDE("better", "top1") ", b: " SIDE("abs", "top1") ", margin: 0.08}", "holds"},
         {"{claim: R-points, kind: greater, a: " SIDE("abs", "top1_drop@56") ", b: " SIDE("cape", "top1_drop@56") "}", "holds"},
         {"{claim: R-relative, kind: greater, a: " REL("abs") ", b: " REL("cape") "}", "does not hold (significant against)"},

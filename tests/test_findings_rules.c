@@ -11,19 +11,29 @@
 //                A Welch over the pooled runs has p = 0.046; the rule states it per configuration:
 //                inconclusive (model.dim=128: opposite direction ...)
 //   Holm         p = {0.01, 0.04, 0.03} all "holds" -> adjusted {0.03, 0.06, 0.06}: only the first
-//                holds; through `findings_report`, the edge case (p = 0.037) beside the wrong-sign
-//                one (p = 0.73) gets Holm p = 0.074 and is inconclusive, both p's in its row
+//                holds; one family for both sides: a lone "significant against" (against p 0.02)
+//                among claims p = {0.01, 0.5} is corrected too (0.04: stays; beside 0.01, 0.3, 0.6
+//                with against p 0.03 it is 0.09: inconclusive), against SciPy-side's reference of
+//                the family rule; the same comparison stated twice enters once (m counts it once,
+//                both get its adjusted p); through `findings_report`, the edge case (p = 0.037)
+//                beside the wrong-sign one (p = 0.73) gets Holm p = 0.074 and is inconclusive,
+//                its claim, against and adjusted p's and the family in its row
 //   exact        act_bytes 531, 517, 496, 485 MiB at eta 0.3 … 0.9, one run each -> decreasing
 //                holds (no seeds needed); seeds of one configuration that disagree -> not measured
-//   timed        one run a side: step times taken from /train step_time_ms (first step left out),
-//                Welch over the steps (p against SciPy)
+//   timed        runs are the replicates: one run a side (with 10 /train steps each) is
+//                "inconclusive (1 seed)", never a test over its steps; 3 runs a side: Welch over
+//                the runs' /final step_time_ms (each run's median step), p against SciPy, the
+//                statistic named in the row
+//   CI excludes  not_worse whose 90% CI of Δ excludes 0 (and so the planned true Δ of 0) while
+//                it still spans −margin: inconclusive with no "needs N seeds"
 //   needs N      at_least with effect: 0.005 -> "needs N seeds for an effect of 0.50 (the stated
 //                effect)", N from the power rule recomputed in SciPy; without effect: "no effect stated"
 //   excluded     a greater (Welch) or at_most (one-sample) claim whose stated effect lies beyond its
 //                90% interval: inconclusive, "... lies beyond the 90% CI: any effect here is smaller",
 //                not "needs N" (N would be fewer seeds than it has); inside the interval: "needs N"
 //   refusals     bad `effect` values: file:line:col naming what is valid
-// Files are removed unless a check failed or POSBENCH_TEST_KEEP is set; under a second.
+// Files are removed unless a check failed or POSBENCH_TEST_KEEP is set. Each SciPy check starts
+// python3: 36 s in all, measured on the shared 2-core development machine under load.
 #include "testing.h"
 #include "findings_testing.h"
 #include "../bench/experiment/findings_spec.h"
@@ -73,7 +83,7 @@ static void write_run(const char *stage, const char *pe, int dim, double eta, in
             double row[2] = {i + 1, step_ms(timed, i)};
             results_series_append(t, row);
         }
-        results_attr_double(r, "/final", "step_time_ms", step_ms(timed, 0));
+        results_attr_double(r, "/final", "step_time_ms", step_ms(timed, s + 1)); // its median step, a number of its own
     }
     if (results_close(r) != 0) test_fail("setup", "cannot close %s", path);
 }
@@ -93,6 +103,7 @@ static void make_runs(void) {
             write_run("mp3x", "abs", 0, ETAS[e], s, 0.5, (MEM_MIB[e] + (e == 1 && s == 1)) * 1048576.0, -1);
     }
     write_run("timed", "slow", 0, -1, 0, 0.5, 1e6, 1), write_run("timed", "fast", 0, -1, 0, 0.5, 1e6, 0);
+    for (int s = 0; s < 3; s++) write_run("timed3", "slow", 0, -1, s, 0.5, 1e6, 1), write_run("timed3", "fast", 0, -1, s, 0.5, 1e6, 0);
 }
 
 // ---- the independent reference ---------------------------------------------------------
@@ -162,6 +173,8 @@ static void test_rules(rr_set *set) {
         "{claim: stated-excluded, kind: greater, a: " SEL("vit", "noisy_a", "top1") ", b: " SEL("vit", "noisy_b", "top1") ", effect: 0.10}",
         "{claim: stated-inside, kind: greater, a: " SEL("vit", "noisy_a", "top1") ", b: " SEL("vit", "noisy_b", "top1") ", effect: 0.02}",
         "{claim: stated-excluded-at-most, kind: at_most, a: " SEL("vit", "noisy_b", "top1") ", value: 0.821, effect: 0.05}",
+        "{claim: timed-runs, kind: greater, a: " SEL("timed3", "slow", "step_time_ms") ", b: " SEL("timed3", "fast", "step_time_ms") "}",
+        "{claim: ci-excludes-0, kind: not_worse, a: " SEL("vit", "edge_b", "top1") ", b: " SEL("vit", "edge_a", "top1") ", margin: 0.03}",
     };
     int n = (int)(sizeof items / sizeof items[0]);
     findings_list fl;
@@ -224,16 +237,26 @@ static void test_rules(rr_set *set) {
     test_check("exact: the opposite claim does not hold (exact), with no seeds asked for",
                r[6].v == FINDING_FAILS && !strcmp(r[6].why, "exact: 485.0 < 531.0"), "%s (%s)", verdict_name(r[6].v), r[6].why);
 
-    // timed: the runs' own steps (the first left out) are the observations
-    double slow[NSTEPS], fast[NSTEPS];
-    for (int i = 1; i < NSTEPS; i++) slow[i - 1] = step_ms(1, i), fast[i - 1] = step_ms(0, i);
-    sig_test tt = sig_welch(slow, NSTEPS - 1, fast, NSTEPS - 1);
-    test_check("timed: one run a side decides on its timed steps (Welch over steps 2..10)",
-               r[7].v == FINDING_HOLDS && strstr(ours[7], "n = 9 vs 9 timed steps of 1 vs 1 runs") && fabs(r[7].p_claim - tt.p) < 1e-12, "%s (%s); %s",
-               verdict_name(r[7].v), r[7].why, ours[7]);
-    list(la, sizeof la, slow, NSTEPS - 1), list(lb, sizeof lb, fast, NSTEPS - 1);
+    // timed: runs, not steps, are the replicates
+    test_check("timed: one run a side is 1 seed, whatever its /train steps (steps are not replicates)",
+               r[7].v == FINDING_INCONCLUSIVE && !strcmp(r[7].why, "1 seed") && strstr(ours[7], "(n = 1 vs 1 runs; median step time of each run, then mean over runs") &&
+                   isnan(r[7].p_claim) && !strstr(ours[7], "timed steps"),
+               "%s (%s); %s", verdict_name(r[7].v), r[7].why, ours[7]);
+    double slow[3], fast[3];
+    for (int i = 0; i < 3; i++) slow[i] = step_ms(1, i + 1), fast[i] = step_ms(0, i + 1);
+    sig_test tt = sig_welch(slow, 3, fast, 3);
+    test_check("timed: 3 runs a side: Welch over the runs' /final step times, the statistic named",
+               strstr(ours[13], "(n = 3 vs 3 runs; median step time of each run, then mean over runs, Δ ") && fabs(r[13].p_claim - tt.p) < 1e-12,
+               "%s (%s); %s", verdict_name(r[13].v), r[13].why, ours[13]);
+    list(la, sizeof la, slow, 3), list(lb, sizeof lb, fast, 3);
     snprintf(req, sizeof req, "welch %s %s", la, lb);
-    if (reference(req, ref, 5)) test_check("timed: p = SciPy's Welch over the steps", fabs(tt.p - ref[0]) < 1e-9, "ours %.12g scipy %.12g", tt.p, ref[0]);
+    if (reference(req, ref, 5)) test_check("timed: p = SciPy's Welch over the runs", fabs(r[13].p_claim - ref[0]) < 1e-9, "ours %.12g scipy %.12g", r[13].p_claim, ref[0]);
+    // a 90% CI that excludes 0 plans no seeds
+    sig_test ct = sig_welch(EDGE_B, 3, EDGE_A, 3);
+    test_check("CI excludes 0: not_worse inconclusive (the CI spans -margin), no 'needs N seeds': the planned true Δ of 0 is outside the CI",
+               ct.hi90 < 0 && ct.lo90 < -0.03 && r[14].v == FINDING_INCONCLUSIVE && !strstr(r[14].why, "needs") &&
+                   strstr(r[14].why, "a true Δ of +0.00 (the margin, a true difference of 0) lies outside the 90% CI: no seeds planned for it"),
+               "%s (%s); %s", verdict_name(r[14].v), r[14].why, ours[14]);
 
     // needs N for the stated effect, not the observed one
     double m, v;
@@ -265,21 +288,82 @@ static void test_rules(rr_set *set) {
     findings_list_free(&fl);
 }
 
-// Holm over a report's findings: the adjustment against SciPy's-side reference and the downgrade.
+// A finding_result before Holm: verdict, claim p, against p.
+static finding_result pre(finding_verdict v, double p_claim, double p_against) {
+    finding_result r = {0};
+    r.v = v, r.p_claim = p_claim, r.p_against = p_against;
+    snprintf(r.why, sizeof r.why, "%s", v == FINDING_FAILS ? "significant against" : "");
+    return r;
+}
+
+// Holm over one experiment's findings, both sides one family: the adjustment against the
+// reference and the downgrades.
 static void test_holm(const rr_set *set) {
-    finding_result r[3] = {{FINDING_HOLDS, "", 0.01, 0.99, 0, 0, 0}, {FINDING_HOLDS, "", 0.04, 0.96, 0, 0, 0}, {FINDING_HOLDS, "", 0.03, 0.97, 0, 0, 0}};
-    findings_holm(r, 3);
+    finding_result r[3] = {pre(FINDING_HOLDS, 0.01, 0.99), pre(FINDING_HOLDS, 0.04, 0.96), pre(FINDING_HOLDS, 0.03, 0.97)};
+    findings_holm(r, NULL, 3, "exp");
     test_check("Holm: {0.01, 0.04, 0.03} -> {0.03, 0.06, 0.06}; only the first still holds",
-               fabs(r[0].p_claim_holm - 0.03) < 1e-15 && fabs(r[1].p_claim_holm - 0.06) < 1e-15 && fabs(r[2].p_claim_holm - 0.06) < 1e-15 &&
+               fabs(r[0].p_holm - 0.03) < 1e-15 && fabs(r[1].p_holm - 0.06) < 1e-15 && fabs(r[2].p_holm - 0.06) < 1e-15 &&
                    r[0].v == FINDING_HOLDS && r[1].v == FINDING_INCONCLUSIVE && r[2].v == FINDING_INCONCLUSIVE &&
-                   strstr(r[1].why, "Holm") && r[0].holm_m == 3,
-               "%g %g %g, verdicts %d %d %d", r[0].p_claim_holm, r[1].p_claim_holm, r[2].p_claim_holm, r[0].v, r[1].v, r[2].v);
-    double p[5] = {0.02, NAN, 0.005, 0.04, 0.011}, adj[5], ref[4];
+                   strstr(r[1].why, "Holm's correction over 3 comparisons of experiment `exp`") && r[0].holm_m == 3,
+               "%g %g %g, verdicts %d %d %d", r[0].p_holm, r[1].p_holm, r[2].p_holm, r[0].v, r[1].v, r[2].v);
+    double p[5] = {0.02, NAN, 0.005, 0.04, 0.011}, adj[5], ref[8];
     int m = sig_holm(p, 5, adj);
     if (reference("holm 0.02,0.005,0.04,0.011", ref, 4))
         test_check("Holm: sig_holm = the reference, NaN left out of the family", m == 4 && isnan(adj[1]) && fabs(adj[0] - ref[0]) < 1e-15 &&
                        fabs(adj[2] - ref[1]) < 1e-15 && fabs(adj[3] - ref[2]) < 1e-15 && fabs(adj[4] - ref[3]) < 1e-15,
                    "m %d: %g %g %g %g", m, adj[0], adj[2], adj[3], adj[4]);
+    // a lone "significant against" is corrected in the claims' family
+    finding_result a[3] = {pre(FINDING_HOLDS, 0.01, 0.99), pre(FINDING_FAILS, 0.98, 0.02), pre(FINDING_INCONCLUSIVE, 0.5, 0.5)};
+    findings_holm(a, NULL, 3, "exp");
+    test_check("Holm, one family: a lone against finding (p 0.02 among 3) is adjusted to 0.04 and still does not hold",
+               a[1].holm_against && fabs(a[1].p_holm - 0.04) < 1e-15 && a[1].v == FINDING_FAILS && a[1].holm_m == 3 && !a[0].holm_against &&
+                   fabs(a[0].p_holm - 0.03) < 1e-15,
+               "against %d p_holm %g v %d m %d; claim p_holm %g", a[1].holm_against, a[1].p_holm, a[1].v, a[1].holm_m, a[0].p_holm);
+    finding_result b[4] = {pre(FINDING_HOLDS, 0.01, 0.99), pre(FINDING_FAILS, 0.97, 0.03), pre(FINDING_INCONCLUSIVE, 0.3, 0.7),
+                           pre(FINDING_INCONCLUSIVE, 0.6, 0.4)};
+    findings_holm(b, NULL, 4, "exp");
+    test_check("Holm, one family: against p 0.03 beside claims 0.01, 0.3, 0.6 -> 0.09: inconclusive, saying so",
+               fabs(b[1].p_holm - 0.09) < 1e-15 && b[1].v == FINDING_INCONCLUSIVE &&
+                   !strcmp(b[1].why, "against the claim, not significant after Holm's correction over 4 comparisons of experiment `exp`"),
+               "p_holm %g v %d why '%s'", b[1].p_holm, b[1].v, b[1].why);
+    if (reference("family 0.01,0.97,0.3,0.6 0.99,0.03,0.7,0.4 0,1,0,0 a,b,c,d", ref, 4))
+        test_check("Holm, one family: = the reference's family rule (judged side, Holm)", fabs(b[0].p_holm - ref[0]) < 1e-15 &&
+                       fabs(b[1].p_holm - ref[1]) < 1e-15 && fabs(b[2].p_holm - ref[2]) < 1e-15 && fabs(b[3].p_holm - ref[3]) < 1e-15,
+                   "%g %g %g %g vs %g %g %g %g", b[0].p_holm, b[1].p_holm, b[2].p_holm, b[3].p_holm, ref[0], ref[1], ref[2], ref[3]);
+    // a significant-against part beside a part without a test (1 seed): no claim p, still judged on its against p
+    finding_result e[2] = {pre(FINDING_FAILS, NAN, 0.01), pre(FINDING_HOLDS, 0.02, 0.98)};
+    findings_holm(e, NULL, 2, "exp");
+    test_check("Holm: a 'significant against' without a claim p (a part had 1 seed) enters the family on its against p",
+               e[0].holm_against && e[0].holm_m == 2 && fabs(e[0].p_holm - 0.02) < 1e-15 && e[0].v == FINDING_FAILS && fabs(e[1].p_holm - 0.02) < 1e-15,
+               "against %d m %d p_holm %g %g", e[0].holm_against, e[0].holm_m, e[0].p_holm, e[1].p_holm);
+    // the same comparison stated twice enters the family once
+    finding_result d[3] = {pre(FINDING_HOLDS, 0.02, 0.98), pre(FINDING_HOLDS, 0.02, 0.98), pre(FINDING_HOLDS, 0.04, 0.96)};
+    const char *keys[3] = {"greater|cape|abs", "greater|cape|abs", "greater|sin|abs"};
+    findings_holm(d, keys, 3, "exp");
+    if (reference("family 0.02,0.02,0.04 0.98,0.98,0.96 0,0,0 k1,k1,k2", ref, 3))
+        test_check("Holm: one comparison stated twice enters once (m 2, both adjusted 0.04, both hold) = the reference",
+                   d[0].holm_m == 2 && fabs(d[0].p_holm - 0.04) < 1e-15 && fabs(d[1].p_holm - 0.04) < 1e-15 && d[1].v == FINDING_HOLDS &&
+                       fabs(d[2].p_holm - ref[2]) < 1e-15 && fabs(d[0].p_holm - ref[0]) < 1e-15,
+                   "m %d: %g %g %g (ref %g %g %g)", d[0].holm_m, d[0].p_holm, d[1].p_holm, d[2].p_holm, ref[0], ref[1], ref[2]);
+    // one comparison spelled two ways (match order, the stage's own prefix) is one key; the report counts it once
+    static const char *const twice[] = {
+        "{claim: once, kind: greater, a: {stage: pool, match: {pe.kind: a, model.dim: 64}, metric: top1}, b: {stage: pool, match: {pe.kind: b, model.dim: 64}, metric: top1}}",
+        "{claim: again, kind: greater, a: {stage: pool, match: {model.dim: 64, pool.pe.kind: a}, metric: top1}, b: {stage: pool, match: {pe.kind: b, pool.model.dim: 64}, metric: top1}}",
+        "{claim: other, kind: at_least, a: {stage: pool, match: {pe.kind: a, model.dim: 64}, metric: top1}, value: 0.9}",
+    };
+    findings_list tw;
+    if (load(twice, 3, &tw)) {
+        char k0[4096], k1[4096], k2[4096], *md2 = NULL, err2[512];
+        finding_comparison_key(&tw.items[0], k0, sizeof k0), finding_comparison_key(&tw.items[1], k1, sizeof k1),
+            finding_comparison_key(&tw.items[2], k2, sizeof k2);
+        int rc2 = findings_report(set, g_dir, &md2, err2, sizeof err2);
+        test_check("Holm: the same comparison spelled two ways is one key and one member of the family (2 comparisons, not 3)",
+                   !strcmp(k0, k1) && strcmp(k0, k2) && rc2 == 0 && md2 && strstr(md2, "(claim; 2 comparisons, experiment `exp`)") &&
+                       !strstr(md2, "3 comparisons"),
+                   "keys '%s' / '%s' / '%s'; rc %d", k0, k1, k2, rc2);
+        free(md2);
+        findings_list_free(&tw);
+    }
     // the report: the edge finding (p = 0.037) beside a second test in one family of two
     static const char *const items[] = {
         "{claim: edge, kind: greater, a: " SEL("vit", "edge_a", "top1") ", b: " SEL("vit", "edge_b", "top1") "}",
@@ -292,10 +376,11 @@ static void test_holm(const rr_set *set) {
     sig_test te = sig_welch(EDGE_A, 3, EDGE_B, 3), t64 = sig_welch(NOISY_A, 3, NOISY_B, 3);
     double ps[2] = {te.p, t64.p}, adj2[2];
     sig_holm(ps, 2, adj2);
-    char want[200];
-    snprintf(want, sizeof want, "; claim p = %.3f, Holm p = %.3f (2 findings) |  | inconclusive (not significant after Holm", te.p, adj2[0]);
+    char want[300];
+    snprintf(want, sizeof want, "; claim p = %.3f, against p = %.3f; Holm p = %.3f (claim; 2 comparisons, experiment `exp`) |  | inconclusive (not significant after Holm",
+             te.p, 1.0 - te.p, adj2[0]);
     int rc = findings_report(set, g_dir, &md, err, sizeof err);
-    test_check("Holm in the report: raw and adjusted p side by side; p = 0.037 no longer holds among 2", rc == 0 && md && strstr(md, want) && adj2[0] >= 0.05,
+    test_check("Holm in the report: claim, against and adjusted p side by side; p = 0.037 no longer holds among 2", rc == 0 && md && strstr(md, want) && adj2[0] >= 0.05,
                "rc %d; want '%s' in:\n%s", rc, want, md ? md : err);
     free(md);
 }

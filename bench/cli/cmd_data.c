@@ -1,6 +1,7 @@
 // bench/cli/cmd_data.c — `posbench data speech-synth --out DIR [--seed S] [--scale smoke|small|paper]`:
 // writes the synthesized Speech Commands set (datasets/speech/synth.h) for data.name=speech-commands.
 #include "cmd_data.h"
+#include "../experiment/config.h"
 #include "../../core/common.h"
 #include "../../datasets/speech/synth.h"
 #include <stdio.h>
@@ -50,7 +51,8 @@ int cmd_data(int argc, char **argv) {
                     die_input("--seed needs an integer in [0, 4294967295] (got '%s')", v);
             }
         } else {
-            die_input("unknown option '%s' for posbench data speech-synth (valid: --out, --seed, --scale, --quiet)", a);
+            const char *valid = "--out, --seed, --scale, --quiet";
+            die_input("unknown option '%s'%s for posbench data speech-synth (valid: %s)", a, cfg_flag_hint(a, valid), valid);
         }
     }
     if (!out || !out[0]) die_input("posbench data speech-synth needs --out DIR");

@@ -3,6 +3,7 @@
 // formats: bench/results/export.h. Unreadable run files are named on stderr and left out.
 // Exit: 0 written, 1 a write failed, 2 bad input (flags, DIR missing, no run file below it).
 #include "cmd_export.h"
+#include "../experiment/config.h"
 #include "../results/export.h"
 #include "../results/results_read.h"
 #include "../../core/common.h"
@@ -47,7 +48,8 @@ int cmd_export(int argc, char **argv) {
         } else if (!strcmp(a, "--series")) {
             series = 1;
         } else if (a[0] == '-') {
-            die_input("export: unknown flag '%s' (valid: --format csv|json, --series, --out FILE, --help)", a);
+            const char *valid = "--format csv|json, --series, --out FILE, --help";
+            die_input("export: unknown flag '%s'%s (valid: %s)", a, cfg_flag_hint(a, valid), valid);
         } else if (dir) {
             die_input("export: one results directory only (got '%s' after '%s')", a, dir);
         } else {

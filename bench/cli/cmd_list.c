@@ -3,6 +3,7 @@
 // then one count line per stage; with --budgets, every run's updates and images seen. Loads and validates exactly as `posbench run` does, so a
 // bad file fails here first (exit 2, "file:line:col: message").
 #include "../experiment/exp_tables.h"
+#include "../experiment/config.h"
 #include "../experiment/experiment.h"
 #include "../train/budget.h"
 #include "../../core/common.h"
@@ -93,7 +94,8 @@ int cmd_list(int argc, char **argv) {
         } else if (!strcmp(a, "--budgets")) {
             budgets = 1;
         } else if (a[0] == '-') {
-            die_input("unknown flag '%s' for posbench list (valid: --scale S, --out DIR, --budgets, --help)", a);
+            const char *valid = "--scale S, --out DIR, --budgets, --help";
+            die_input("unknown flag '%s'%s for posbench list (valid: %s)", a, cfg_flag_hint(a, valid), valid);
         } else if (path) {
             die_input("posbench list takes one experiment file (got '%s' and '%s')", path, a);
         } else {

@@ -1,10 +1,10 @@
 // bench/cli/cmd_version.c — `posbench --version`: the version and commit (bench/version.h,
 // build/git_commit.c), the compiler, OpenBLAS's build configuration, HDF5, MPI, the CUDA
-// toolkit, runtime, driver and cuBLAS (core/cuda_version.h; cuDNN is not used), the CPU and the
+// toolkit, runtime, driver, cuBLAS and the cuDNN attention route (core/cuda_version.h), the CPU and the
 // instruction-set features it has and this build was compiled for. One "key: value" line each,
 // so scripts can grep it and bug reports can paste it.
 #include "cmd_version.h"
-#include "../perf/regress.h"
+#include "../results/machine.h"
 #include "../version.h"
 #include "../../core/cuda_version.h"
 #include "../../core/cpu/blas_kernels.h"
@@ -60,8 +60,8 @@ static const char *blas_note(const char *core, char *buf, size_t len) {
 }
 
 int cmd_version(void) {
-    char cpu[256], features[256], cuda[1024];
-    cpu_model(cpu, sizeof cpu);
+    char cpu[256], features[256], cuda[2048];
+    machine_cpu_model(cpu, sizeof cpu);
     cpu_features(features, sizeof features);
     cuda_version_text(cuda, sizeof cuda);
     unsigned maj = 0, min = 0, rel = 0;
@@ -93,7 +93,6 @@ int cmd_version(void) {
     printf("mpi: not built\n");
 #endif
     fputs(cuda, stdout);
-    printf("cudnn: not used (the CUDA backend runs on cuBLAS and its own kernels)\n");
     printf("cpu: %s, %ld cores online\n", cpu, sysconf(_SC_NPROCESSORS_ONLN));
     printf("cpu_features: %s\n", features);
     printf("compiled_for: %s\n", compiled_for());

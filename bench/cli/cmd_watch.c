@@ -3,6 +3,8 @@
 // redrawn in place on a terminal, printed as plain lines otherwise (logs, pipes, tests);
 // POSBENCH_PROGRESS=plain|bar overrides the terminal check as for training progress.
 #include "cmd_watch.h"
+#include "../experiment/config.h"
+#include "terminal_text.h"
 #include "../run/run_watch.h"
 #include "../train/progress.h"
 #include "../../core/common.h"
@@ -39,7 +41,8 @@ static void print_table(const char *dir, const watch_run *runs, int n, FILE *out
     time_t t = time(NULL);
     struct tm tm;
     strftime(now, sizeof now, "%Y-%m-%d %H:%M:%S UTC", gmtime_r(&t, &tm));
-    fprintf(out, "posbench watch %s  %s  %d run%s:", dir, now, n, n == 1 ? "" : "s");
+    char shown[4 * 1024];
+    fprintf(out, "posbench watch %s  %s  %d run%s:", terminal_safe(dir, shown, sizeof shown), now, n, n == 1 ? "" : "s");
     for (int s = 0, first = 1; s < WATCH_STATES; s++)
         if (count[s]) fprintf(out, "%s %d %s", first ? "" : ",", count[s], watch_state_name((watch_state)s)), first = 0;
     fprintf(out, "\n%-8s  %-*s  %13s  %8s  %7s  %s\n", "state", width, "run", "step", "loss", "ETA", "last eval");
@@ -54,7 +57,9 @@ static void print_table(const char *dir, const watch_run *runs, int n, FILE *out
         if (isfinite(r->eta_s)) progress_format_duration(r->eta_s, eta, sizeof eta);
         if (r->eval[0]) snprintf(eval, sizeof eval, "%s (step %ld)", r->eval, r->eval_step);
         if (r->state == WATCH_DAMAGED) snprintf(eval, sizeof eval, "%s", r->why);
-        fprintf(out, "%-8s  %-*s  %13s  %8s  %7s  %s\n", watch_state_name(r->state), width, r->label, step, loss, eta, eval);
+        char label[4 * 1024], eval_shown[4 * sizeof eval]; // run names and metric keys come from files: no ESC reaches the terminal
+        fprintf(out, "%-8s  %-*s  %13s  %8s  %7s  %s\n", watch_state_name(r->state), width, terminal_safe(r->label, label, sizeof label),
+                step, loss, eta, terminal_safe(eval, eval_shown, sizeof eval_shown));
     }
 }
 
@@ -76,7 +81,8 @@ int cmd_watch(int argc, char **argv) {
             if (!*v || *end || !(interval >= 0.1 && interval <= 86400))
                 die_input("--interval needs seconds between 0.1 and 86400, got '%s'", v);
         } else if (a[0] == '-') {
-            die_input("unknown flag '%s' for posbench watch (valid: --once, --interval S, --help)", a);
+            const char *valid = "--once, --interval S, --help";
+            die_input("unknown flag '%s'%s for posbench watch (valid: %s)", a, cfg_flag_hint(a, valid), valid);
         } else if (!dir) {
             dir = a;
         } else {

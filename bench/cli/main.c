@@ -101,8 +101,17 @@ static void train_help(void) {
            "                    failure, a rank killed outright included (mpirun alone exits 128 + signal);\n"
            "                    --threads is per rank (default: this machine's cores / N)\n"
            "Across processes: mpirun -np N posbench train ... trains micro-batch r of every batch on rank r\n"
-           "(train.accumulate=N's run, bitwise on the CPU); rank 0 writes the files (needs a build with MPI).\n\n");
-    config_print_help(stdout);
+           "(train.accumulate=N's run, bitwise on the CPU); rank 0 writes the files (needs a build with MPI).\n"
+           "--help TOPIC prints only the keys of TOPIC: a group (pe, model, train, ...), a key, or a word of\n"
+           "their descriptions.\n\n");
+    config_print_help(stdout, NULL);
+}
+
+// posbench train --help TOPIC: the keys of one topic, or exit 2 naming the groups when none match.
+static void train_help_topic(const char *topic) {
+    if (config_print_help(stdout, topic) == 0)
+        die_input("no key is about '%s'%s (key groups: %s; posbench train --help lists every key)", topic,
+                  cfg_flag_hint(topic, config_key_groups()), config_key_groups());
 }
 
 // The key of override `arg` (key=value) must not be one of the earlier overrides given[0..n):
@@ -167,7 +176,9 @@ static int cmd_train(int argc, char **argv) {
         int first = i;
         if (!strcmp(a, "--threads")) threads_given = 1;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            train_help();
+            const char *topic = i + 1 < argc && argv[i + 1][0] != '-' && !strchr(argv[i + 1], '=') ? argv[i + 1] : NULL;
+            if (topic) train_help_topic(topic);
+            else train_help();
             config_free(&cfg);
             free(given);
             free(rank_args);
@@ -191,7 +202,8 @@ static int cmd_train(int argc, char **argv) {
         } else if (!strcmp(a, "--stop-after")) {
             opt.stop_after = parse_long_flag(a, i + 1 < argc ? argv[++i] : NULL, 1);
         } else if (a[0] == '-') {
-            die_input("unknown flag '%s' for posbench train (valid: --out, --threads, --device, --force, --fresh, --stop-after, --init, --plan, --print-config, --ranks, --help)", a);
+            const char *valid = "--out, --threads, --device, --force, --fresh, --stop-after, --init, --plan, --print-config, --ranks, --help";
+            die_input("unknown flag '%s'%s for posbench train (valid: %s)", a, cfg_flag_hint(a, valid), valid);
         } else {
             override_once(given, ngiven, a);
             given[ngiven++] = a;
@@ -310,8 +322,7 @@ int main(int argc, char **argv) {
                 po.precision = v;
             } else if (!strcmp(a, "--attention")) {
                 const char *v = i + 1 < argc ? argv[++i] : "";
-                if (strcmp(v, "auto") && strcmp(v, "materialised") && strcmp(v, "fused"))
-                    die_input("--attention must be auto, materialised or fused, got '%s'", v);
+                perf_check_attention(v);
                 po.attention = v;
             } else if (!strcmp(a, "--linear") || !strcmp(a, "--kernels")) {
                 const char *v = i + 1 < argc ? argv[++i] : "";
@@ -320,9 +331,11 @@ int main(int argc, char **argv) {
                     die_input("%s must be %s, got '%s'", a, lin ? "gemmex or lt" : "v1 or v2", v);
                 *(lin ? &po.linear : &po.kernels) = v;
             } else {
-                die_input("unknown argument '%s' for posbench bench (valid: --iters N, --config NAME, --no-torch, --threads N, "
-                          "--device D, --precision P, --attention auto|materialised|fused, --breakdown, --linear gemmex|lt, --kernels v1|v2, --save FILE, --compare FILE, --result FILE, --history DIR, --out DIR, --rounds N, --confirm N, --no-probes, --time-threshold X, "
-                          "--memory-threshold X, --ranks N, --help)", a);
+                const char *valid = "--iters N, --config NAME, --no-torch, --threads N, --device D, --precision P, "
+                                    "--attention auto|materialised|fused|cudnn, --breakdown, --linear gemmex|lt, --kernels v1|v2, --save FILE, --compare FILE, --result FILE, "
+                                    "--history DIR, --out DIR, --rounds N, --confirm N, --no-probes, --time-threshold X, "
+                                    "--memory-threshold X, --ranks N, --help";
+                die_input("unknown argument '%s'%s for posbench bench (valid: %s)", a, cfg_flag_hint(a, valid), valid);
             }
         }
         po.device = device_flag;

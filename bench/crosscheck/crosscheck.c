@@ -3,6 +3,7 @@
 // process; --init torch: PyTorch with its own initial weights), read both results back, print
 // the comparison table, the verdict (verdict.c), the embedding RMS at init and the loss parity.
 #include "crosscheck.h"
+#include "../experiment/config.h"
 #include "../experiment/experiment.h"
 #include "../report/significance.h"
 #include "../results/results_read.h"
@@ -119,8 +120,9 @@ static void parse(int argc, char **argv, cc_flags *f) {
             f->match_key[f->nmatch] = key, f->match_value[f->nmatch++] = eq + 1;
             i++;
         } else if (a[0] == '-') {
-            die_input("crosscheck: unknown flag '%s' (valid: --stage, --match, --scale, --out, --metric, --init, --margin, "
-                      "--parity-steps, --threads, --python, --script, --device, --help)", a);
+            const char *valid = "--stage, --match, --scale, --out, --metric, --init, --margin, --parity-steps, --threads, "
+                                "--python, --script, --device, --help";
+            die_input("crosscheck: unknown flag '%s'%s (valid: %s)", a, cfg_flag_hint(a, valid), valid);
         } else if (!f->experiment) {
             f->experiment = a;
         } else {
@@ -159,6 +161,7 @@ static int child_train(const experiment *e, int i, const cc_flags *f, const char
         int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
         if (fd >= 0) dup2(fd, STDOUT_FILENO), dup2(fd, STDERR_FILENO), close(fd);
         train_options opt = {.out_dir = out_dir, .experiment = e->name, .stage = e->runs[i].stage,
+                             .scale = e->scale[0] ? e->scale : "small",
                              .run_id = e->runs[i].run_id, .device = f->device, .plan_path = plan};
         train_result res;
         int status = train_run(&e->runs[i].cfg, &opt, &res);
@@ -387,15 +390,30 @@ static void print_parity(const experiment *e, const int *sel, const cc_side *pb,
     for (int k = 0; k < n; k++) {
         int K = parity_steps < pb[k].nlosses ? parity_steps : pb[k].nlosses;
         K = K < th[k].nlosses ? K : th[k].nlosses;
-        double worst = 0;
         printf("- seed %ld:", e->runs[sel[k]].seed);
-        for (int s = 0; s < K; s++) {
-            double d = fabs(pb[k].losses[s] - th[k].losses[s]) / fmax(1.0, fabs(th[k].losses[s]));
-            worst = fmax(worst, d);
-            printf(" %.5f/%.5f", pb[k].losses[s], th[k].losses[s]);
-        }
-        printf(" (max %.2g)\n", worst);
+        for (int s = 0; s < K; s++) printf(" %.5f/%.5f", pb[k].losses[s], th[k].losses[s]);
+        char summary[128];
+        crosscheck_parity_summary(pb[k].losses, th[k].losses, K, summary, sizeof summary);
+        printf(" (%s)\n", summary);
     }
+}
+
+void crosscheck_parity_summary(const double *ours, const double *theirs, int K, char *out, size_t len) {
+    if (K <= 0) {
+        snprintf(out, len, "no steps to compare");
+        return;
+    }
+    double worst = 0;
+    for (int s = 0; s < K; s++) {
+        if (!isfinite(ours[s]) || !isfinite(theirs[s])) { // a diverged step has no difference to report
+            snprintf(out, len, "not comparable: step %d's loss is %s on %s", s + 1,
+                     isnan(isfinite(ours[s]) ? theirs[s] : ours[s]) ? "nan" : "infinite",
+                     !isfinite(ours[s]) && !isfinite(theirs[s]) ? "both sides" : isfinite(ours[s]) ? "PyTorch" : "posbench");
+            return;
+        }
+        worst = fmax(worst, fabs(ours[s] - theirs[s]) / fmax(1.0, fabs(theirs[s])));
+    }
+    snprintf(out, len, "max %.2g", worst);
 }
 
 int cmd_crosscheck(int argc, char **argv) {

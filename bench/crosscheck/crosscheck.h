@@ -46,3 +46,8 @@ void crosscheck_verdict(const double *a, const double *b, int n, double margin, 
 // observed variances: sig_n_welch with the margin as the effect), or "inconclusive (1 seed)"
 // when a side has fewer than 2.
 void crosscheck_verdict_unpaired(const double *a, int na, const double *b, int nb, double margin, char *out, size_t len);
+// The parity note of the first K training losses of one seed (posbench's, PyTorch's): "max D",
+// the largest |ours − theirs| / max(1, |theirs|); "not comparable: step S's loss is nan on
+// PyTorch" (or infinite, posbench, both sides) at the first non-finite loss, never a max that
+// skipped it; "no steps to compare" when K is 0.
+void crosscheck_parity_summary(const double *ours, const double *theirs, int K, char *out, size_t len);

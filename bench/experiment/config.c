@@ -1,5 +1,6 @@
 // bench/experiment/config.c — the key table with every default, typed parsing, overrides and run ids.
 #include "config.h"
+#include "../../core/attention_route.h"
 #include "../../core/common.h"
 #include "../../objectives/objective.h"
 #include "../../models/model.h"
@@ -69,6 +70,7 @@ static const cfg_key shared_keys[] = {
     {"model.mlp_ratio", CFG_INT, "2", 1, 16, NULL, 1, "MLP hidden width = mlp_ratio * dim (gmlp/amlp: d_ffn, split into u and v halves)"},
     {"model.patch", CFG_INT, "7", 1, 1024, NULL, 1, "patch size p (must divide the image size)"},
     {"train.accumulate", CFG_INT, "1", 1, 65536, NULL, 1, "gradient accumulation: each step splits train.batch (a multiple of this) into this many equal micro-batches in order, computes each one's gradient into its own zeroed buffer, sums them in order and takes one AdamW step (the same batches, masks and augmentations as 1; losses equal within float rounding). Under mpirun -np N: 1 or N, the ranks being the micro-batches (docs/usage.md \"One run across processes\")"},
+    {"train.attention", CFG_CHOICE, "auto", 0, 0, ATTENTION_ROUTE_SETTINGS, 0, "the CUDA backend's training attention (core/attention_route.c; as posbench bench --attention): auto (train.precision bf16: the materialised bf16 route up to 1024 tokens, else the fused fp32 kernels); materialised (that route always; needs bf16); fused (the fused kernels always); cudnn (cuDNN's flash attention for the bf16 calls it can express: no key subset, group mask or bias; needs bf16 and libcudnn at run time, else auto's route, said on stderr). The CPU backends have one attention and ignore it; not part of the run id, like --device"},
     {"train.batch", CFG_INT, "128", 1, 65536, NULL, 1, "training batch size"},
     {"train.beta1", CFG_FLOAT, "0.9", 0, 0.99999, NULL, 1, "AdamW beta1"},
     {"train.beta2", CFG_FLOAT, "0.999", 0, 0.999999, NULL, 1, "AdamW beta2"},
@@ -371,6 +373,27 @@ int cfg_edit_distance(const char *a, const char *b) {
     return prev[lb];
 }
 
+const char *cfg_flag_hint(const char *flag, const char *valid) {
+    static char hint[96];
+    char best[64] = "";
+    int best_d = 3;
+    hint[0] = 0;
+    if (!flag || strncmp(flag, "-", 1) != 0 || !valid) return hint;
+    for (const char *p = valid; *p;) {
+        while (*p == ' ' || *p == ',') p++;
+        size_t len = strcspn(p, " ,|"); // the item's first word: the flag (a "--precision fp32|bf16" item too)
+        if (len > 2 && len < sizeof best && p[0] == '-') {
+            char name[64];
+            memcpy(name, p, len), name[len] = 0;
+            int d = cfg_edit_distance(flag, name);
+            if (d < best_d && d < (int)len / 2) best_d = d, snprintf(best, sizeof best, "%s", name);
+        }
+        p += strcspn(p, ",");
+    }
+    if (best[0] && strcmp(best, flag) != 0) snprintf(hint, sizeof hint, " (did you mean '%s'?)", best);
+    return hint;
+}
+
 const char *cfg_suggest(const char *key) {
     const char *best = NULL;
     int best_d = 4; // at most 3 edits, or the same last component under another group
@@ -527,14 +550,39 @@ void config_run_id(const config *c, char out[13]) {
     snprintf(out, 13, "%012llx", (unsigned long long)(h & 0xffffffffffffull));
 }
 
-void config_print_help(FILE *out) {
-    fprintf(out, "Keys (key=value; default in brackets):\n");
+// Does key k belong to help topic `topic`: its group ("pe" for pe.kind), the key itself, or a
+// word of the key or of its help text (case-insensitive)?
+static int key_in_topic(const cfg_key *k, const char *topic) {
+    size_t n = strlen(topic);
+    if (!strncmp(k->key, topic, n) && (k->key[n] == '.' || k->key[n] == 0)) return 1;
+    return strcasestr(k->key, topic) != NULL || strcasestr(k->help, topic) != NULL;
+}
+
+int config_print_help(FILE *out, const char *topic) {
+    int shown = 0;
     for (int i = 0; i < cfg_key_count; i++) {
         const cfg_key *k = &cfg_keys[i];
+        if (topic && !key_in_topic(k, topic)) continue;
+        if (!shown++) fprintf(out, topic ? "Keys about '%s' (key=value; default in brackets):\n" : "Keys (key=value; default in brackets):\n", topic);
         char valid[160];
         describe_valid(k, valid, sizeof valid);
         fprintf(out, "  %-27s [%s]  %s (%s)\n", k->key, k->fallback[0] ? k->fallback : k->type == CFG_INT_LIST ? "[]" : "\"\"", k->help, valid);
     }
+    return shown;
+}
+
+const char *config_key_groups(void) {
+    static char groups[512];
+    if (groups[0]) return groups;
+    size_t o = 0;
+    for (int i = 0; i < cfg_key_count; i++) {
+        size_t len = strcspn(cfg_keys[i].key, ".");
+        int seen = 0;
+        for (int j = 0; j < i && !seen; j++) seen = strcspn(cfg_keys[j].key, ".") == len && !strncmp(cfg_keys[j].key, cfg_keys[i].key, len);
+        if (seen || o + len + 3 >= sizeof groups) continue;
+        o += (size_t)snprintf(groups + o, sizeof groups - o, "%s%.*s", o ? ", " : "", (int)len, cfg_keys[i].key);
+    }
+    return groups;
 }
 
 // One Markdown table cell: '|' escaped, so a choice list "a|b" stays in its cell.

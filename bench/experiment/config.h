@@ -40,6 +40,10 @@ int cfg_parse_bool(const char *text);
 int config_apply_override(config *c, const char *arg, char *err, size_t errlen);
 // Levenshtein distance (strings up to 63 characters; longer ones count as far apart).
 int cfg_edit_distance(const char *a, const char *b);
+// " (did you mean '--device'?)" when one of the flags of `valid` (a message's list, e.g. "--out
+// DIR, --threads N, --help": each item's first word) is within 2 edits of flag (and closer than
+// half its length); "" otherwise. A static buffer, valid until the next call.
+const char *cfg_flag_hint(const char *flag, const char *valid);
 // The closest known key to `key` (Levenshtein), or NULL when none is close.
 const char *cfg_suggest(const char *key);
 
@@ -68,8 +72,12 @@ void config_run_id(const config *c, char out[13]);
 // the parent run): FNV-1a 64 of text onto h; the identity lines of c onto h.
 uint64_t config_hash_text(uint64_t h, const char *text);
 uint64_t config_identity_hash(uint64_t h, const config *c);
-// Prints the key table (key, default, meaning) for --help.
-void config_print_help(FILE *out);
+// Prints the key table (key, default, help, what is valid), every key or only those of topic
+// (a group such as "pe", a key, or a word of a key or of its help; case-insensitive); returns how
+// many keys it printed (0: nothing matched the topic).
+int config_print_help(FILE *out, const char *topic);
+// The key groups ("data, model, pe, ...": the part before the first '.'), in table order.
+const char *config_key_groups(void);
 // Prints the key table as Markdown, one table per prefix (data., model., ...): docs/keys.md,
 // written by `make docs` through the hidden `posbench --keys-markdown`.
 void config_print_markdown(FILE *out);

@@ -5,7 +5,10 @@
 // --device cuda the PyTorch step is bench/perf/torch_gpu_step.py on the GPU (torch.compile,
 // fp32 like ours; its own --config list adds bf16, eager and the MP3 / ViT-B/16 configs).
 #include "perf.h"
+#include "../experiment/config.h"
 #include "../run/estimate.h"
+#include "../run/launch.h"
+#include "../../core/attention_route.h"
 #include "../../core/common.h"
 #include "../../core/optimizer.h"
 #include "../../core/rng.h"
@@ -13,6 +16,7 @@
 #include "../../core/device.h"
 #include "../../core/ops_cuda.h"
 #include "../../objectives/objective.h"
+#include <errno.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,9 +62,22 @@ static const perf_config perf_configs[] = {
                                 .mlp_ratio = 2, .cls = 1, .pe_kind = "none", .num_classes = 10}, 32, 0, "mp3", 0.75},
 };
 
+void perf_check_attention(const char *v) {
+    static const char *const routes[] = {"auto", "materialised", "fused", "cudnn"}; // ATTENTION_ROUTE_SETTINGS
+    const char *closest = NULL;
+    int best = 3;
+    for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
+        if (!strcmp(v, routes[i])) return;
+        int d = cfg_edit_distance(v, routes[i]);
+        if (d < best) best = d, closest = routes[i];
+    }
+    if (closest) die_input("--attention must be auto, materialised, fused or cudnn, got '%s' (did you mean '%s'?)", v, closest);
+    die_input("--attention must be auto, materialised, fused or cudnn, got '%s'", v);
+}
+
 void perf_help(void) {
     printf("usage: posbench bench [--config NAME] [--iters N] [--no-torch] [--threads N] [--device D] [--precision fp32|bf16]\n"
-           "                      [--attention auto|materialised|fused] [--breakdown] [--linear gemmex|lt] [--kernels v1|v2]\n"
+           "                      [--attention auto|materialised|fused|cudnn] [--breakdown] [--linear gemmex|lt] [--kernels v1|v2]\n"
            "Times the full training step (forward, label-smoothed cross entropy, backward, AdamW) of\n"
            "each config and prints the median step time, images/s, achieved GFLOP/s, that as a\n"
            "fraction of the backend's own 2048^3 linear layer (OpenBLAS; with --device cuda cuBLAS at 8192^3, at the\n"
@@ -70,7 +87,9 @@ void perf_help(void) {
            "python3 from PATH). --precision bf16 times train.precision=bf16 (on a CPU backend an emulation,\n"
            "slower than fp32, and not compared with PyTorch). --attention (with --device cuda) forces the training\n"
            "attention: materialised = bf16 cuBLAS products with a fused softmax (needs bf16), fused = the\n"
-           "online-softmax fp32 kernels; auto = materialised in bf16 up to 1024 tokens, else fused.\n"
+           "online-softmax fp32 kernels, cudnn = cuDNN's flash attention (needs bf16 and libcudnn at run time;\n"
+           "calls with a key subset, group mask or bias, or without the library, take auto's route);\n"
+           "auto = materialised in bf16 up to 1024 tokens, else fused.\n"
            "--breakdown adds per config the median time of each phase of the step (upload, forward, zero, backward,\n"
            "optimizer; CUDA events on the GPU, the clock on the CPU), their total against the step, and the host's\n"
            "blocked time in mid-step downloads and synchronizations.\n"
@@ -253,25 +272,27 @@ static double time_torch_step(const perf_config *p, int iters, int gpu, const ch
     perf_setup(p, &os, &asked);
     const posenc_kind *pe = posenc_for_model(v);
     int pos_abs = pe && pe->table_grad != NULL, masked = asked.context_tokens > 0;
-    char cmd[8192];
-    if (gpu)
-        snprintf(cmd, sizeof cmd,
-                 "python3 '%s' --config custom --device cuda --modes compile --precision %s --image %d "
-                 "--channels %d --patch %d --dim %d --depth %d --heads %d --mlp-ratio %d --classes %d "
-                 "--batch %d --warmup 3 --iters %d --cls %d --pos-abs %d --mp3 %d --eta %g 2>/dev/null",
-                 script, precision, v->image_size, v->channels, v->patch, v->dim, v->depth, v->heads,
-                 v->mlp_ratio, v->num_classes, p->batch, iters, v->cls, pos_abs, masked, p->eta);
-    else
-    snprintf(cmd, sizeof cmd,
-             "/usr/bin/python3 '%s' --image %d --channels %d --patch %d --dim %d --depth %d --heads %d "
-             "--mlp-ratio %d --classes %d --batch %d --threads %d --warmup 2 --iters %d --cls %d --pos-abs %d --arch %d "
-             "--tiny-attn-dim %d 2>/dev/null",
-             script, v->image_size, v->channels, v->patch, v->dim, v->depth, v->heads, v->mlp_ratio, v->num_classes,
-             p->batch, posbench_threads(), iters, v->cls, pos_abs,
-             torch_arch(v), v->tiny_attn_dim > 0 ? v->tiny_attn_dim : 64);
-    FILE *f = popen(cmd, "r");
+    // The script's arguments, each a word of its own (no shell reads them): numbers in vals.
+    char vals[24][24];
+    char *argv[64];
+    int na = 0, nv = 0;
+#define ARG(word) (argv[na++] = (char *)(word))
+#define NUM(flag, value) (ARG(flag), snprintf(vals[nv], sizeof vals[nv], "%.10g", (double)(value)), ARG(vals[nv++]))
+    ARG(gpu ? "python3" : "/usr/bin/python3");
+    ARG(script);
+    if (gpu) ARG("--config"), ARG("custom"), ARG("--device"), ARG("cuda"), ARG("--modes"), ARG("compile"), ARG("--precision"), ARG(precision);
+    NUM("--image", v->image_size), NUM("--channels", v->channels), NUM("--patch", v->patch), NUM("--dim", v->dim);
+    NUM("--depth", v->depth), NUM("--heads", v->heads), NUM("--mlp-ratio", v->mlp_ratio), NUM("--classes", v->num_classes);
+    NUM("--batch", p->batch), NUM("--warmup", gpu ? 3 : 2), NUM("--iters", iters), NUM("--cls", v->cls), NUM("--pos-abs", pos_abs);
+    if (gpu) NUM("--mp3", masked), NUM("--eta", p->eta);
+    else NUM("--threads", posbench_threads()), NUM("--arch", torch_arch(v)), NUM("--tiny-attn-dim", v->tiny_attn_dim > 0 ? v->tiny_attn_dim : 64);
+    argv[na] = NULL;
+#undef ARG
+#undef NUM
+    pid_t child;
+    FILE *f = launch_reading(argv, &child);
     if (!f) {
-        snprintf(why, whylen, "cannot start python3");
+        snprintf(why, whylen, "cannot start %s: %s", argv[0], strerror(errno));
         return -1;
     }
     char line[1024];
@@ -286,7 +307,7 @@ static double time_torch_step(const perf_config *p, int iters, int gpu, const ch
         json_string_field(line, "\"gpu\"", device, sizeof device);
         if (torch[0]) snprintf(version, vlen, "PyTorch %s%s%s", torch, device[0] ? " on " : "", device);
     }
-    int rc = pclose(f);
+    int rc = launch_reading_close(f, child);
     if (rc != 0 || ms <= 0) {
         snprintf(why, whylen, "%s failed (exit %d; is PyTorch installed%s?)", gpu ? "torch_gpu_step.py" : "torch_cpu_step.py",
                  rc, gpu ? " with CUDA and torch.compile" : "");
@@ -344,11 +365,17 @@ int perf_run(const perf_options *opt) {
     if (strcmp(attention, "auto") && !gpu)
         die_input("--attention %s chooses between the CUDA backend's attention routes; the %s backend has one (use --device cuda)",
                   attention, ops->name);
-    if (!strcmp(attention, "materialised") && !bf16)
-        die_input("--attention materialised is the bf16 route: it needs --precision bf16");
-    cuda_set_attention_route(!strcmp(attention, "materialised") ? CUDA_ATTN_MATERIALISED
-                             : !strcmp(attention, "fused")      ? CUDA_ATTN_FUSED
-                                                                : CUDA_ATTN_AUTO);
+    const int route = attention_route_setting_named(attention); // perf_check_attention vetted it
+    if (attention_route_setting_needs_bf16(route) && !bf16)
+        die_input("--attention %s is a bf16 route: it needs --precision bf16", attention);
+    cuda_set_attention_route(route);
+    if (route == CUDA_ATTN_CUDNN) { // say once whether it runs, before any number depends on it
+        char cudnn_why[512];
+        if (cuda_attention_cudnn_available(cudnn_why, sizeof cudnn_why))
+            printf("cudnn attention: available (calls it cannot express take the auto route)\n");
+        else
+            printf("cudnn attention: not available (%s); every call takes the auto route\n", cudnn_why);
+    }
     if ((opt->linear || opt->kernels) && !gpu)
         die_input("--%s chooses between the CUDA backend's %s; the %s backend has one (use --device cuda)",
                   opt->linear ? "linear" : "kernels", opt->linear ? "linear routes" : "kernel versions", ops->name);

@@ -9,9 +9,9 @@ typedef struct {
     const char *only;   // run only the config with this name (NULL: all)
     const char *device; // --device (core/device.h; NULL = auto)
     const char *precision; // --precision fp32|bf16 (train.precision of the timed step; NULL = fp32)
-    // --attention auto|materialised|fused: the CUDA training attention (core/ops_cuda.h's route;
-    // NULL = auto). materialised needs bf16; the CPU backends have one attention and refuse
-    // anything but auto.
+    // --attention auto|materialised|fused|cudnn: the CUDA training attention (core/ops_cuda.h's
+    // route; NULL = auto). materialised and cudnn need bf16; the CPU backends have one attention
+    // and refuse anything but auto.
     const char *attention;
     // --linear gemmex|lt and --kernels v1|v2: the CUDA backend's linear route and elementwise
     // kernels (core/ops_cuda.h; NULL = what POSBENCH_LINEAR / POSBENCH_KERNELS or the defaults
@@ -19,6 +19,9 @@ typedef struct {
     const char *linear, *kernels;
     int breakdown;      // --breakdown: each step's phases (upload, forward, zero, backward, optimizer) and host waits
 } perf_options;
+
+// Dies (exit 2) unless v is one of --attention's values, naming them (and the closest one).
+void perf_check_attention(const char *v);
 
 int perf_run(const perf_options *opt);
 // The training step of benchmark config `name` timed iters times (after 2 warmup steps): each

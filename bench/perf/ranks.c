@@ -1,6 +1,6 @@
 // bench/perf/ranks.c — `posbench bench --ranks N` (ranks.h). Both sides are real `posbench
-// train` runs of this binary (/proc/self/exe) in a temporary directory, the N-rank one started
-// by mpirun; their /final step_time_ms (the median over the run's steps, evaluation excluded)
+// train` runs of this binary (/proc/self/exe) in a temporary directory, started from argument
+// vectors (no shell), the N-rank one by mpirun; their /final step_time_ms (the median over the run's steps, evaluation excluded)
 // are compared. Communication per step and rank, from core/comm_mpi.c's algorithm: the
 // reduce-scatter sends (N-1)/N of the gradient and the all-gather sends the rank's chunk to the
 // N-1 others: 2 (N-1)/N × 4 bytes × parameters (plus N doubles of losses).
@@ -50,29 +50,37 @@ int bench_ranks(int ranks, int iters, int threads) {
     char dir[] = "/tmp/posbench-ranks.XXXXXX";
     if (!mkdtemp(dir)) die_fail("bench --ranks: cannot make a temporary directory in /tmp");
     int per_rank = threads / ranks > 0 ? threads / ranks : 1, batch = ranks * ((64 + ranks - 1) / ranks);
-    char cfg[512], cmd[2 * PATH_MAX + 1024];
+    char cfg[512];
     snprintf(cfg, sizeof cfg,
              "data.limit=%d data.test_limit=100 eval.batch=100 eval.samples=0 train.batch=%d train.steps=%d "
              "model.dim=64 model.depth=4 model.heads=4 model.patch=4", batch * (iters + 1), batch, iters);
     printf("bench --ranks %d: ViT d 64, 4 blocks, patch 4 on 28 px Fashion-MNIST, global batch %d, %d steps; "
            "one process with %d thread(s) against %d ranks of %d thread(s)\n", ranks, batch, iters, per_rank * ranks, ranks, per_rank);
     fflush(stdout);
-    snprintf(cmd, sizeof cmd, "POSBENCH_PROGRESS=plain '%s' train %s --threads %d --out %s/one >%s/one.log 2>&1", exe, cfg,
-             per_rank * ranks, dir, dir);
-    int rc1 = system(cmd);
-    char *args[16], per_rank_s[16], ranks_out[PATH_MAX], ranks_log[PATH_MAX];
+    // Both runs' arguments, one word each (no shell): train, the config's key=value words, then
+    // --threads T --out DIR/<side>, with this program in front of the one-process run.
+    char *args[24], threads_s[16], one_out[PATH_MAX], one_log[PATH_MAX], ranks_out[PATH_MAX], ranks_log[PATH_MAX];
     int nargs = 0;
+    args[nargs++] = exe;
     args[nargs++] = "train";
     for (char *save = NULL, *w = strtok_r(cfg, " ", &save); w; w = strtok_r(NULL, " ", &save)) args[nargs++] = w;
-    snprintf(per_rank_s, sizeof per_rank_s, "%d", per_rank);
+    snprintf(threads_s, sizeof threads_s, "%d", per_rank * ranks);
+    snprintf(one_out, sizeof one_out, "%s/one", dir);
+    snprintf(one_log, sizeof one_log, "%s/one.log", dir);
     snprintf(ranks_out, sizeof ranks_out, "%s/ranks", dir);
     snprintf(ranks_log, sizeof ranks_log, "%s/ranks.log", dir);
-    args[nargs++] = "--threads", args[nargs++] = per_rank_s, args[nargs++] = "--out", args[nargs++] = ranks_out;
+    int keys_end = nargs;
+    args[nargs++] = "--threads", args[nargs++] = threads_s, args[nargs++] = "--out", args[nargs++] = one_out;
+    args[nargs] = NULL;
     if (setenv("POSBENCH_PROGRESS", "plain", 1) != 0) die_fail("bench --ranks: setenv failed");
-    int rcN = launch_ranks(ranks, args, nargs, ranks_log, 1); // oversubscribed when ranks > cores (the note below)
+    int rc1 = launch_logged(args, one_log);
+    snprintf(threads_s, sizeof threads_s, "%d", per_rank);
+    nargs = keys_end;
+    args[nargs++] = "--threads", args[nargs++] = threads_s, args[nargs++] = "--out", args[nargs++] = ranks_out;
+    int rcN = launch_ranks(ranks, args + 1, nargs - 1, ranks_log, 1); // oversubscribed when ranks > cores (the note below)
     double t1 = 0, tN = 0, p1 = 0, pN = 0;
     int status = 0;
-    if (rc1 != 0 || rcN != 0 || read_run(strcat(strcpy(cmd, dir), "/one"), &t1, &p1) || read_run(strcat(strcpy(cmd, dir), "/ranks"), &tN, &pN)) {
+    if (rc1 != 0 || rcN != 0 || read_run(one_out, &t1, &p1) || read_run(ranks_out, &tN, &pN)) {
         fprintf(stderr, "posbench: error: bench --ranks: a training failed (one process: status %d, %d ranks: status %d); "
                 "logs kept in %s\n", rc1, ranks, rcN, dir);
         return EXIT_RUN_FAILED;
@@ -89,7 +97,7 @@ int bench_ranks(int ranks, int iters, int threads) {
     if (cores > 0 && (long)ranks * per_rank > cores)
         printf("note: %d ranks x %d threads exceed this machine's %ld cores: the efficiency measures oversubscription\n", ranks,
                per_rank, cores);
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0) fprintf(stderr, "posbench: bench --ranks: could not remove %s\n", dir);
+    char *rm[] = {"rm", "-rf", "--", dir, NULL};
+    if (launch_logged(rm, "/dev/null") != 0) fprintf(stderr, "posbench: bench --ranks: could not remove %s\n", dir);
     return status;
 }

@@ -5,6 +5,7 @@
 #include "perf.h"
 #include "../experiment/config.h"
 #include "../report/significance.h"
+#include "../results/machine.h"
 #include "../results/results_read.h"
 #include "../run/estimate.h"
 #include "../train/train.h"
@@ -197,22 +198,6 @@ static const struct {
 
 static const char *bench_configs[] = {"vit-d128-L6-p4-28px", "vit-d192-L12-p4-32px", "vit-d64-L2-p4-28px-ci"};
 
-void cpu_model(char *out, size_t len) {
-    snprintf(out, len, "unknown");
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (!f) return;
-    char line[512];
-    while (fgets(line, sizeof line, f)) {
-        char *c = strchr(line, ':');
-        if (!strncmp(line, "model name", 10) && c) {
-            c++;
-            while (*c == ' ') c++;
-            snprintf(out, len, "%.*s", (int)strcspn(c, "\n"), c);
-            break;
-        }
-    }
-    fclose(f);
-}
 
 // Removes the flat directory dir and its files (what a probe's training wrote).
 static void remove_dir(const char *dir) {
@@ -262,7 +247,7 @@ static void run_probe(int i, bench_file *out) {
 void bench_measure(const regress_options *opt, bench_file *out) {
     memset(out, 0, sizeof *out);
     char text[512];
-    cpu_model(text, sizeof text);
+    machine_cpu_model(text, sizeof text);
     bench_file_fact(out, "cpu_model", text);
     snprintf(text, sizeof text, "%ld", sysconf(_SC_NPROCESSORS_ONLN));
     bench_file_fact(out, "cores", text);

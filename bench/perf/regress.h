@@ -110,6 +110,3 @@ int bench_compare(const bench_file *base, const bench_file *now, const regress_o
 void regress_help(void); // the flags below, for posbench bench --help
 // `posbench bench` with --save / --compare: 0 ok, 1 a regression, 2 bad input.
 int regress_run(const regress_options *opt);
-// The CPU's "model name" from /proc/cpuinfo ("unknown" when it cannot be read): the bench
-// files' cpu_model fact and `posbench --version`.
-void cpu_model(char *out, size_t len);

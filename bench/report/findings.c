@@ -2,7 +2,8 @@
 // checked against a results set (rules and output in findings.h). Order of work: read the
 // findings of every experiment.yaml kept below the report's directory; for each finding
 // select the runs of each side, split them by `per` (and `x`), take the means, decide (the
-// verdict rules and the "ours" texts: findings_rules.c). Holm's correction over a report's findings and the Markdown: findings_report.c.
+// verdict rules and the "ours" texts: findings_rules.c); the caveats of its runs. Holm's
+// correction per experiment and the Markdown: findings_report.c.
 #include "findings.h"
 #include "significance.h"
 #include "stats.h"
@@ -104,35 +105,12 @@ static void describe_runs(const finding_sel *sel, const char *per, const char *p
 }
 
 typedef struct {
-    double *v; // the observations (malloc'd; free it): one per done run, or a timed metric's steps
+    double *v; // the observations (malloc'd; free it): one per done run
     int n;
     double mean;
     int nruns;     // done runs with the metric
-    int steps;     // 1: v holds the runs' own timed steps (METRIC_TIMED with every /train series)
     int disagree;  // METRIC_EXACT: the runs' values differ (relative 1e-9)
 } side_values;
-
-// Appends the per-step times of run r (its /train column, read from the file; the first step,
-// warm-up, left out when there are 3 or more) to out. 0 when the file has no such column.
-static int timed_steps(const rr_run *r, const char *column, side_values *out, size_t *cap) {
-    rr_run full;
-    char err[512];
-    if (rr_read(r->path, RR_SERIES, &full, err, sizeof err) != 0) return 0;
-    const rr_column *c = rr_column_get(&full.train, column);
-    int ok = c && c->n > 0;
-    for (long i = c && c->n >= 3 ? 1 : 0; ok && i < c->n; i++) {
-        if (!isfinite(c->v[i])) continue;
-        if ((size_t)out->n + 1 > *cap) {
-            *cap = 2 * *cap + 16;
-            double *g = realloc(out->v, *cap * sizeof *g);
-            if (!g) die_fail("out of memory reading step times");
-            out->v = g;
-        }
-        out->v[out->n++] = c->v[i];
-    }
-    rr_free(&full);
-    return ok;
-}
 
 // The observations of l: sel->metric of each done run, divided by its sel->divide_by when
 // that is set (both finite, the divisor non-zero). Returns 1 with at least one value, or 0
@@ -156,24 +134,11 @@ static int side_collect(const rr_set *set, const run_list *l, const finding_sel 
         }
         out->v[out->n++] = v;
     }
-    out->nruns = out->n, out->steps = 0, out->disagree = 0;
+    out->nruns = out->n, out->disagree = 0;
     metric_nature nat = report_metric_nature(sel->metric);
     if (nat.nature == METRIC_EXACT && !sel->divide_by)
         for (int i = 1; i < out->n; i++)
             if (fabs(out->v[i] - out->v[0]) > 1e-9 * fmax(fabs(out->v[0]), 1.0)) out->disagree = 1;
-    if (nat.nature == METRIC_TIMED && !sel->divide_by && out->n > 0) { // the runs' own steps, when every run has them
-        side_values steps = {0};
-        size_t cap = 0;
-        int all = 1;
-        for (int i = 0; i < l->n && all; i++) {
-            const rr_run *r = &set->runs[l->runs[i]];
-            const rr_attr *a = rr_attr_get(&r->final, sel->metric);
-            if (strcmp(rr_run_status(r), "done") || !a || !a->is_num || !isfinite(a->num)) continue;
-            all = timed_steps(r, nat.column, &steps, &cap);
-        }
-        if (all && steps.n >= 2) free(out->v), out->v = steps.v, out->n = steps.n, out->steps = 1;
-        else free(steps.v);
-    }
     double var;
     sig_mean_var(out->v, out->n, &out->mean, &var);
     if (l->n == 0) snprintf(why, len, "no runs of %s", who);
@@ -196,6 +161,7 @@ static verdict two_sample(const finding *f, const side_values *sa, const side_va
     if (f->kind == FINDING_EQUIVALENT) {
         double p_tost;
         rule_plan_text(&pl, sig_n_welch(pl.planned, t.va, t.vb), unit, needs, sizeof needs);
+        rule_plan_outside(&pl, &t, f->has_effect ? f->effect : 0.0, needs, sizeof needs);
         verdict v = rule_decide_equivalent(&t, f->margin, needs, &p_tost);
         finding_test_text_margin(&f->a, "Δ", &t, p_tost, "±", f->margin, ours, len);
         return v;
@@ -205,6 +171,7 @@ static verdict two_sample(const finding *f, const side_values *sa, const side_va
     finding_test_text_margin(&f->a, "Δ", &t, claim.p, f->kind == FINDING_NOT_WORSE ? "" : NULL, f->margin, ours, len);
     rule_plan_text(&pl, sig_n_welch(pl.planned, t.va, t.vb), unit, needs, sizeof needs);
     if (f->kind == FINDING_GREATER) rule_plan_excluded(&pl, &t, 1, needs, sizeof needs);
+    else rule_plan_outside(&pl, &t, f->has_effect ? f->effect : 0.0, needs, sizeof needs);
     return rule_decide(&claim, 1, needs);
 }
 
@@ -230,8 +197,8 @@ static verdict two_exact(const finding *f, double a, double b, char *ours, size_
     return rule_decide_exact(diff, 0, shown);
 }
 
-// The unit a side's n counts: "seeds per side" or, for a timed metric, its timed steps.
-static const char *side_unit(const side_values *s, const char *seeds) { return s->steps ? "timed steps per side" : seeds; }
+// What a timed metric's side value is (findings.h): the runs are its replicates.
+static const char *const timed_statistic = "; median step time of each run, then mean over runs";
 
 // greater, not_worse, equivalent (a against b), at_least, at_most (a against value) on one
 // configuration's runs (or a side without mixed configurations).
@@ -241,6 +208,7 @@ static verdict check_level_plain(const rr_set *set, const finding *f, const run_
     char who[512], whob[512] = "", why[1024], ta[64], tb[64];
     side_values sa = {0}, sb = {0};
     int exact = report_metric_nature(f->a.metric).nature == METRIC_EXACT && !f->a.divide_by;
+    const char *stat = report_metric_nature(f->a.metric).nature == METRIC_TIMED && !f->a.divide_by ? timed_statistic : "";
     describe_runs(&f->a, f->per, per_value, who, sizeof who);
     int ok_a = side_collect(set, a, &f->a, who, &sa, why, sizeof why);
     if (!ok_a) rule_set_unmeasured(&v, why);
@@ -252,22 +220,19 @@ static verdict check_level_plain(const rr_set *set, const finding *f, const run_
         finding_metric_text(&f->b, sb.mean, tb, sizeof tb);
         snprintf(ours + strlen(ours), len - strlen(ours), "%s vs %s", ta, tb);
         if (v.v == FINDING_HOLDS) {
-            int steps = sa.steps && sb.steps;
-            if (steps) snprintf(ours + strlen(ours), len - strlen(ours), " (n = %d vs %d timed steps of %d vs %d runs", sa.n, sb.n, sa.nruns, sb.nruns);
-            else snprintf(ours + strlen(ours), len - strlen(ours), " (n = %d vs %d", sa.nruns, sb.nruns);
+            snprintf(ours + strlen(ours), len - strlen(ours), " (n = %d vs %d%s%s", sa.nruns, sb.nruns, stat[0] ? " runs" : "", stat);
             if (exact && (sa.disagree || sb.disagree)) v = rule_exact_disagree(sa.disagree ? &f->a : &f->b, sa.disagree ? who : whob);
             else if (exact) v = two_exact(f, sa.v[0], sb.v[0], ours, len);
-            else if (sa.steps != sb.steps) v = rule_verdict(FINDING_INCONCLUSIVE, "per-step times on one side only: re-run the other");
             else if (sa.n < 2 || sb.n < 2) v = rule_one_seed();
-            else v = two_sample(f, &sa, &sb, side_unit(&sa, "seeds per side"), ours, len);
+            else v = two_sample(f, &sa, &sb, "seeds per side", ours, len);
+            if (!exact) v.min_runs = sa.nruns < sb.nruns ? sa.nruns : sb.nruns;
             finding_text_cat(ours, len, "%s", ")");
         }
     } else {
         finding_text_cat(ours, len, "%s", ta);
         if (v.v == FINDING_HOLDS) {
             int dir = f->kind == FINDING_AT_LEAST ? 1 : -1;
-            if (sa.steps) snprintf(ours + strlen(ours), len - strlen(ours), " (n = %d timed steps of %d runs", sa.n, sa.nruns);
-            else snprintf(ours + strlen(ours), len - strlen(ours), " (n = %d", sa.nruns);
+            snprintf(ours + strlen(ours), len - strlen(ours), " (n = %d%s%s", sa.nruns, stat[0] ? " runs" : "", stat);
             if (exact && sa.disagree) v = rule_exact_disagree(&f->a, who);
             else if (exact) {
                 char d[64], shown[400], tv[64];
@@ -280,12 +245,13 @@ static verdict check_level_plain(const rr_set *set, const finding *f, const run_
                 sig_test t = sig_one_sample(sa.v, sa.n, f->value);
                 plan pl = rule_plan_for(f);
                 char needs[400];
-                rule_plan_text(&pl, sig_n_one_sample(pl.planned, t.va), side_unit(&sa, "seeds"), needs, sizeof needs);
+                rule_plan_text(&pl, sig_n_one_sample(pl.planned, t.va), "seeds", needs, sizeof needs);
                 rule_plan_excluded(&pl, &t, dir, needs, sizeof needs);
                 finding_text_cat(ours, len, "%s", ", ");
                 finding_test_text(&f->a, "Δ", &t, dir > 0 ? t.p : 1.0 - t.p, ours, len);
                 v = rule_decide(&t, dir, needs);
             }
+            if (!exact) v.min_runs = sa.nruns;
             finding_text_cat(ours, len, "%s", ")");
         }
     }
@@ -361,16 +327,19 @@ static verdict check_trend_plain(const rr_set *set, const finding *f, const run_
     }
     side_values *sv = xcalloc((size_t)g.n + 1, sizeof *sv, "finding values");
     int *with_mean = xcalloc((size_t)g.n + 1, sizeof *with_mean, "finding values");
-    int np = 0, nmax = 0, ntotal = 0, steps = 1, disagree = -1;
+    int np = 0, nmax = 0, nmin = 0, ntotal = 0, disagree = -1;
+    const char *stat = report_metric_nature(f->a.metric).nature == METRIC_TIMED && !f->a.divide_by ? "; each run's median step time" : "";
     for (int k = 0; k < g.n; k++) {
-        if (side_collect(set, &g.items[k].runs, &f->a, who, &sv[k], why, sizeof why)) with_mean[np++] = k, steps &= sv[k].steps;
-        else sv[k].mean = NAN;
+        if (side_collect(set, &g.items[k].runs, &f->a, who, &sv[k], why, sizeof why)) {
+            with_mean[np++] = k;
+            if (nmin == 0 || sv[k].n < nmin) nmin = sv[k].n;
+        } else sv[k].mean = NAN;
         if (sv[k].disagree && disagree < 0) disagree = k;
         nmax = sv[k].n > nmax ? sv[k].n : nmax, ntotal += sv[k].n;
         finding_metric_text(&f->a, sv[k].mean, t, sizeof t);
         snprintf(ours + strlen(ours), len - strlen(ours), "%s%s: %s", k ? ", " : "", g.items[k].label, t);
     }
-    const char *unit = steps ? "timed steps per x value" : "seeds per x value";
+    const char *unit = "seeds per x value";
     int need = f->kind == FINDING_PEAK_INSIDE ? 3 : 2;
     plan pl = rule_plan_for(f);
     char needs[400];
@@ -403,7 +372,7 @@ static verdict check_trend_plain(const rr_set *set, const finding *f, const run_
                 sig_test st = sig_welch(p->v, p->n, q->v, q->n);
                 finding_text_cat(ours, len, "%s", ", ");
                 finding_test_text(&f->a, "Δ", &st, st.p, ours, len);
-                rule_plan_text(&pl, sig_n_welch(pl.planned, st.va, st.vb), steps ? "timed steps per side" : "seeds per side", needs, sizeof needs);
+                rule_plan_text(&pl, sig_n_welch(pl.planned, st.va, st.vb), "seeds per side", needs, sizeof needs);
                 one = rule_decide(&st, 1, needs);
             }
             if (strcmp(v.why, "1 seed")) rule_combine(&v, &one, label);
@@ -420,7 +389,7 @@ static verdict check_trend_plain(const rr_set *set, const finding *f, const run_
             for (int i = 0; i < sv[with_mean[k]].n; i++) ox[n] = xs[k], oy[n++] = sv[with_mean[k]].v[i];
         }
         for (int k = 0; k < np; k++) sxx1 += (xs[k] - xbar) * (xs[k] - xbar);
-        snprintf(ours + strlen(ours), len - strlen(ours), steps ? " (n = %d timed steps" : " (n = %d", n);
+        snprintf(ours + strlen(ours), len - strlen(ours), " (n = %d%s%s", n, stat[0] ? " runs" : "", stat);
         if (nmax < 2) v = rule_one_seed();
         else {
             // the slope times the x range: the fitted change from the first to the last x value
@@ -436,6 +405,7 @@ static verdict check_trend_plain(const rr_set *set, const finding *f, const run_
         finding_text_cat(ours, len, "%s", ")");
         free(xs), free(ox), free(oy);
     }
+    if (!exact && np >= need) v.min_runs = nmin;
     for (int k = 0; k < g.n; k++) free(sv[k].v);
     free(sv), free(with_mean);
     free_groups(&g);
@@ -693,6 +663,45 @@ static verdict check_per(const rr_set *set, const finding *f, const run_list *a,
     return all;
 }
 
+// ---- caveats of a finding's own runs -------------------------------------------------------
+// What its done runs (both sides) say about the verdict: fewer than 3 runs on a side of a test,
+// a mix of devices or CPU models (root attrs device, cpu_model; cpu and cpu-guarded are one
+// device), a timing or rate (step time, images/s) measured on a GPU (whether other processes
+// shared it is not recorded).
+static void finding_caveats(const rr_set *set, const finding *f, const run_list *a, const run_list *b, int min_runs, char *out,
+                            size_t len) {
+    const char *names[16];
+    int counts[16], nnames = 0, gpu = 0;
+    for (int side = 0; side < 2; side++) {
+        const run_list *l = side ? b : a;
+        for (int i = 0; l && i < l->n; i++) {
+            const rr_run *r = &set->runs[l->runs[i]];
+            if (strcmp(rr_run_status(r), "done")) continue;
+            const char *dev = rr_attr_text(&r->root, "device", "cpu");
+            if (!strncmp(dev, "cpu", 3)) dev = rr_attr_text(&r->root, "cpu_model", "cpu");
+            else gpu = 1;
+            int k = 0;
+            while (k < nnames && strcmp(names[k], dev)) k++;
+            if (k == nnames) {
+                if (nnames == 16) continue;
+                names[nnames] = dev, counts[nnames++] = 0;
+            }
+            counts[k]++;
+        }
+    }
+    out[0] = '\0';
+    if (min_runs > 0 && min_runs < 3)
+        snprintf(out, len, "%d run%s on a side (fewer than 3 seeds)", min_runs, min_runs == 1 ? "" : "s");
+    if (nnames > 1) {
+        snprintf(out + strlen(out), len - strlen(out), "%sa device mix: ", out[0] ? "; " : "");
+        for (int k = 0; k < nnames; k++)
+            snprintf(out + strlen(out), len - strlen(out), "%s%s (%d run%s)", k ? ", " : "", names[k], counts[k], counts[k] == 1 ? "" : "s");
+    }
+    if (gpu && report_metric_is_timing(f->a.metric))
+        snprintf(out + strlen(out), len - strlen(out), "%sa GPU timing: the run files do not record whether other processes shared the GPU",
+                 out[0] ? "; " : "");
+}
+
 finding_result findings_eval_full(const rr_set *set, const char *experiment, const finding *f, char *ours, size_t ours_len) {
     ours[0] = '\0';
     run_list a = select_runs(set, experiment, &f->a), b = {0};
@@ -706,9 +715,10 @@ finding_result findings_eval_full(const rr_set *set, const char *experiment, con
         finding_metric_text(&f->a, f->value, t, sizeof t);
         snprintf(ours + strlen(ours), ours_len - strlen(ours), " (claim %s %s)", f->kind == FINDING_AT_LEAST ? "≥" : "≤", t);
     }
-    finding_result r = {v.v, "", v.p_claim, v.p_against, NAN, NAN, 0};
+    finding_result r = {v.v, "", v.p_claim, v.p_against, NAN, 0, 0, ""};
     if (v.v == FINDING_NOT_MEASURED) r.p_claim = r.p_against = NAN;
     snprintf(r.why, sizeof r.why, "%s", v.v == FINDING_HOLDS ? "" : v.why);
+    if (v.v != FINDING_NOT_MEASURED) finding_caveats(set, f, &a, finding_kinds[f->kind].needs_b ? &b : NULL, v.min_runs, r.caveats, sizeof r.caveats);
     free(a.runs), free(b.runs);
     return r;
 }

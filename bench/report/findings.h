@@ -28,12 +28,11 @@
 //            along x strictly in the claimed direction, peak_inside the highest inner value
 //            above both ends; otherwise "does not hold (exact: 485.0 < 531.0)"; ours shows
 //            "exact, Δ ..." and no p (such a finding is not in the Holm family)
-//   timed    (step_time_ms) the observations are the run's own per-step times (its /train
-//            column, read from the file; the first step, warm-up, left out when there are 3
-//            or more), so one run a side is enough and their spread gives the interval; a side
-//            where any run lacks the series falls back to the runs' /final values ("n = 2"
-//            instead of "n = 18 timed steps of 2 runs"). Steps count as independent draws: a
-//            load change during a run makes the interval optimistic
+//   timed    (step_time_ms) the runs are the replicates, as for sampled metrics: each run's
+//            observation is its /final value, the median of its own per-step times (the same
+//            number the stage table shows), and a side's value is the mean over its runs ("median
+//            step time of each run, then mean over runs"); the steps of one run are never
+//            replicates (one run a side: "inconclusive (1 seed)")
 // Tests (bench/report/significance.h; α = 0.05, one-sided in the claimed direction):
 //   greater      Welch's t-test of mean(a) − mean(b) > 0
 //   at_least     one-sample t-test of mean(a) − value > 0     at_most: < 0
@@ -73,20 +72,31 @@
 //                              true Δ of +0.00 (the margin, a true difference of 0)"); never
 //                              the observed effect. Without either: "no effect stated to plan
 //                              seeds for: add effect:". Units: "seeds" (at_least/at_most),
-//                              "seeds per x value" (trends), "timed steps per side" (timed);
-//                              "needs more than 1000"
+//                              "seeds per x value" (trends); "needs more than 1000". No
+//                              seeds are planned where the 90% CI of Δ excludes 0 (greater,
+//                              at_least, at_most, trends: decided then) or, for not_worse /
+//                              equivalent, the true Δ the plan assumes: "a true Δ of +0.00
+//                              (...) lies outside the 90% CI: no seeds planned for it", else
+//                              "the 90% CI excludes 0: no seeds planned"
 //   "inconclusive (1 seed)"    a side (a peak or both its ends; every x value) has one run of a
 //                              sampled metric
 // Several tests (configurations, per values, a peak's two ends): does not hold > not measured
 // > inconclusive > holds; qualifiers of the deciding rank are listed "value: why; ..." ("vs
 // END: why" for a peak's end). The finding's p is the largest of its parts' (all must hold),
 // the opposite's p the smallest.
-// Holm: all findings of one report (every experiment.yaml below DIR) are one family: the
-// findings with a p are Holm-adjusted (sig_holm); a "holds" whose adjusted p ≥ 0.05 becomes
-// "inconclusive (not significant after Holm's correction over M findings)"; the "does not
-// hold (significant against)" verdicts are adjusted as a family of their own the same way
-// ("inconclusive (against the claim, not significant after Holm's correction ...)"). The
-// ours cell ends "; claim p = 0.012, Holm p = 0.048 (M findings)".
+// Holm: the family is the experiment (the findings of one experiment file, by its name), never
+// the folder a report reads, so `posbench report` of a parent folder and of the experiment's own
+// folder give a finding the same corrected p. Each finding with a test enters the family once
+// with the p it is judged on: the against p for a "does not hold (significant against)"
+// verdict, the claim's p otherwise; findings that state the same comparison (kind, sides,
+// per, x, value, margin) enter once and share its adjusted p. A "holds" whose adjusted p
+// >= 0.05 becomes "inconclusive (not significant after Holm's correction over M comparisons of
+// experiment `E`)"; a "significant against" whose adjusted p >= 0.05 becomes "inconclusive
+// (against the claim, not significant after Holm's correction over ...)". The ours cell ends
+// "; claim p = 0.012, against p = 0.988; Holm p = 0.048 (claim; 7 comparisons, experiment `E`)".
+// Caveats of a finding's own runs end its verdict cell: "[caveats: 2 runs on a side (fewer than
+// 3 seeds); a device mix: Intel Xeon (3 runs), cuda (3 runs); a GPU timing: ...]"
+// (finding_caveats in findings.c).
 // "not measured (why)": a side selects no runs, none of them `done`, no done run with the
 // metric, the key of `per`/`x` absent from every selected run, no `per` value common to a
 // and b, no configuration of a matching one of b, or fewer x values with a mean than the
@@ -108,7 +118,8 @@
 //   peak_inside  "0: 80.10, 0.25: 82.30, 0.5: 79.00 (peak 0.25 vs 0: n = 3 vs 3, Δ +2.20,
 //                90% CI [...], p = 0.040; vs 0.5: n = 3 vs 3, Δ ...)"
 //   exact        "531.0 vs 485.0 (n = 1 vs 1, exact, Δ +46.0)"; trends "... (exact)"
-//   timed        "21.1 vs 20.1 (n = 9 vs 9 timed steps of 1 vs 1 runs, Δ +1.0, 90% CI ...)"
+//   timed        "21.1 vs 20.1 (n = 3 vs 3 runs; median step time of each run, then mean over
+//                runs, Δ +1.0, 90% CI ...)"
 // p is one-sided for the claim ("p < 0.001", "p > 0.999" at the ends); the interval is the
 // two-sided 90% one, whose bound on the claim's side is the one-sided test's 95% bound. With
 // one seed the test part is left out ("(n = 1 vs 3)"). With per: "abs: <that>; none: <that>"
@@ -129,16 +140,22 @@ finding_verdict findings_eval(const rr_set *set, const char *experiment, const f
 typedef struct {
     finding_verdict v;
     char why[1024];
-    double p_claim;        // the claim's one-sided p (the largest of its parts); NaN: no test
-    double p_against;      // the opposite's one-sided p (the smallest of its parts); NaN: no test
-    double p_claim_holm;   // after findings_holm: Holm-adjusted p_claim
-    double p_against_holm; // after findings_holm: Holm-adjusted p_against, for verdicts "does not hold"
-    int holm_m;            // the number of findings with a p in the family
+    double p_claim;   // the claim's one-sided p (the largest of its parts); NaN: no test
+    double p_against; // the opposite's one-sided p (the smallest of its parts); NaN: no test
+    double p_holm;    // after findings_holm: the Holm-adjusted p of the side it is judged on
+    int holm_against; // after findings_holm: 1 when judged on p_against (significant against before Holm)
+    int holm_m;       // after findings_holm: the comparisons with a p in its family
+    char caveats[512]; // what the reader must know about its runs ("" none): seeds, device mix, timing
 } finding_result;
 finding_result findings_eval_full(const rr_set *set, const char *experiment, const finding *f, char *ours, size_t ours_len);
-// Holm's correction over the n findings of one report: adjusts the p's and downgrades a verdict
-// its adjusted p no longer supports to inconclusive (findings.h, "Holm").
-void findings_holm(finding_result *r, int n);
+// Holm's correction over one family, the n findings of one experiment: each enters with the p it
+// is judged on (findings.h, "Holm"); keys[i] names its comparison (findings with equal keys enter
+// once; keys NULL: each its own). Adjusts the p's and downgrades a verdict its adjusted p no
+// longer supports to inconclusive ("... over M comparisons of experiment `family`").
+void findings_holm(finding_result *r, const char *const *keys, int n, const char *family);
+// The comparison a finding states, as text (kind, sides, per, x, value, margin): two findings
+// with the same text test the same hypothesis on the same runs. Into out.
+void finding_comparison_key(const finding *f, char *out, size_t len);
 
 // Reads the findings of every experiment.yaml below dir (recursively, in path order;
 // symlinks and dot entries not followed, unreadable subdirectories skipped) and renders their
@@ -151,10 +168,11 @@ int findings_report(const rr_set *set, const char *dir, char **md, char *err, si
 typedef struct {
     char *experiment, *kind, *claim, *ours, *paper, *verdict; // verdict: the Markdown text
     finding_verdict v;
-    double p_claim, p_claim_holm; // NaN: no test
-    int holm_m;
+    double p_claim, p_against, p_holm; // NaN: no test; p_holm: of the side it was judged on
+    const char *holm_side;             // "claim" or "against" (NULL: no test)
+    int holm_m;                        // the comparisons of its family (its experiment)
     double ci_lo, ci_hi; // the 90% CI `ours` states, when it states exactly one (in its units); else NaN
-    char *caveats;       // the experiment's caveats, "; "-joined
+    char *caveats;       // the finding's own caveats (seeds, device mix, timing), then the experiment's; "; "-joined
 } finding_row;
 // findings_report, also returning the rows (malloc'd; free with finding_rows_free) when rows is
 // not NULL.

@@ -1,7 +1,8 @@
-// bench/report/findings_report.c — a report's findings as one family: evaluate every finding of
-// every experiment.yaml below the report's directory (findings.c), apply Holm's correction over
-// all of them (findings_holm), and render one Markdown section per experiment, its caveats
-// (caveats.h) at the head of its table (output format in findings.h).
+// bench/report/findings_report.c — a report's findings: evaluate every finding of every
+// experiment.yaml below the report's directory (findings.c), apply Holm's correction per
+// experiment (findings_holm: one family per experiment, both directions, each comparison once),
+// and render one Markdown section per experiment, its caveats (caveats.h) at the head of its
+// table (output format in findings.h).
 #include "findings.h"
 #include "caveats.h"
 #include "report_versions.h"
@@ -15,24 +16,64 @@
 #include <string.h>
 #include <unistd.h>
 
-void findings_holm(finding_result *r, int n) {
+void findings_holm(finding_result *r, const char *const *keys, int n, const char *family) {
     double *p = xcalloc((size_t)n + 1, sizeof *p, "holm"), *adj = xcalloc((size_t)n + 1, sizeof *adj, "holm");
-    for (int i = 0; i < n; i++) p[i] = r[i].p_claim;
-    int m = sig_holm(p, n, adj);
-    for (int i = 0; i < n; i++) r[i].p_claim_holm = adj[i], r[i].holm_m = m;
-    for (int i = 0; i < n; i++) p[i] = r[i].v == FINDING_FAILS ? r[i].p_against : NAN; // "significant against" claims too
-    int m_against = sig_holm(p, n, adj);
+    int *first = xcalloc((size_t)n + 1, sizeof *first, "holm"); // the finding whose p stands for this comparison
     for (int i = 0; i < n; i++) {
-        r[i].p_against_holm = adj[i];
-        if (r[i].v == FINDING_HOLDS && isfinite(r[i].p_claim_holm) && r[i].p_claim_holm >= FINDING_ALPHA) {
+        r[i].holm_against = r[i].v == FINDING_FAILS && isfinite(r[i].p_against);
+        first[i] = i;
+        for (int k = 0; keys && k < i && first[i] == i; k++)
+            if (keys[k] && keys[i] && !strcmp(keys[k], keys[i])) first[i] = k;
+        p[i] = first[i] != i ? NAN : r[i].holm_against ? r[i].p_against : r[i].p_claim; // both sides, one family
+    }
+    int m = sig_holm(p, n, adj);
+    for (int i = 0; i < n; i++) {
+        r[i].p_holm = adj[first[i]], r[i].holm_m = m;
+        if (!isfinite(r[i].p_holm) || r[i].p_holm < FINDING_ALPHA) continue;
+        if (r[i].v == FINDING_HOLDS) {
             r[i].v = FINDING_INCONCLUSIVE;
-            snprintf(r[i].why, sizeof r[i].why, "not significant after Holm's correction over %d findings", m);
-        } else if (r[i].v == FINDING_FAILS && isfinite(adj[i]) && adj[i] >= FINDING_ALPHA) {
+            snprintf(r[i].why, sizeof r[i].why, "not significant after Holm's correction over %d comparisons of experiment `%s`", m, family);
+        } else if (r[i].holm_against) {
             r[i].v = FINDING_INCONCLUSIVE;
-            snprintf(r[i].why, sizeof r[i].why, "against the claim, not significant after Holm's correction over %d findings", m_against);
+            snprintf(r[i].why, sizeof r[i].why, "against the claim, not significant after Holm's correction over %d comparisons of experiment `%s`",
+                     m, family);
         }
     }
-    free(p), free(adj);
+    free(p), free(adj), free(first);
+}
+
+// A match key without its own stage's prefix ("finetune.pe.kind" on stage finetune selects as
+// "pe.kind": findings.c looks it up so).
+static const char *own_key(const finding_sel *s, int i) {
+    const char *k = s->match[i].key;
+    size_t sl = strlen(s->stage);
+    return !strncmp(k, s->stage, sl) && k[sl] == '.' ? k + sl + 1 : k;
+}
+
+// A selection as text: stage, sorted match pairs, metric, divisor.
+static void sel_key(const finding_sel *s, char *out, size_t len) {
+    if (!s->stage) return;
+    int order[64], n = s->nmatch < 64 ? s->nmatch : 64;
+    for (int i = 0; i < n; i++) order[i] = i;
+    for (int i = 1; i < n; i++) // match pairs in key order: their order in the file does not change the runs
+        for (int j = i; j > 0 && strcmp(own_key(s, order[j - 1]), own_key(s, order[j])) > 0; j--) {
+            int t = order[j - 1];
+            order[j - 1] = order[j], order[j] = t;
+        }
+    snprintf(out + strlen(out), len - strlen(out), "%s{", s->stage);
+    for (int i = 0; i < n; i++)
+        snprintf(out + strlen(out), len - strlen(out), "%s=%s,", own_key(s, order[i]), s->match[order[i]].value);
+    snprintf(out + strlen(out), len - strlen(out), "}%s/%s", s->metric, s->divide_by ? s->divide_by : "");
+}
+
+void finding_comparison_key(const finding *f, char *out, size_t len) {
+    snprintf(out, len, "%s|", finding_kinds[f->kind].name);
+    sel_key(&f->a, out, len);
+    snprintf(out + strlen(out), len - strlen(out), "|");
+    if (finding_kinds[f->kind].needs_b) sel_key(&f->b, out, len);
+    snprintf(out + strlen(out), len - strlen(out), "|per=%s|x=%s|value=%.17g|margin=%.17g", f->per ? f->per : "",
+             f->x ? f->x : "", finding_kinds[f->kind].needs_value ? f->value : 0.0,
+             finding_kinds[f->kind].needs_margin ? f->margin : 0.0);
 }
 
 // ---- finding the files and rendering --------------------------------------------------
@@ -57,23 +98,32 @@ static void verdict_text(const finding_result *r, char *out, size_t len) {
     else if (r->v == FINDING_FAILS) snprintf(out, len, "does not hold (%s)", r->why);
     else if (r->v == FINDING_INCONCLUSIVE) snprintf(out, len, "inconclusive (%s)", r->why);
     else snprintf(out, len, "not measured (%s)", r->why);
+    if (r->caveats[0]) snprintf(out + strlen(out), len - strlen(out), " [caveats: %s]", r->caveats);
 }
 
-// The ours cell: the evaluation's text, then the finding's p and its Holm-adjusted value.
-static void ours_text(const char *ours, const finding_result *r, char *cell, size_t len) {
+static void p_text(double p, char *out, size_t len) {
+    if (isnan(p)) snprintf(out, len, "— (no test)");
+    else if (p < 0.001) snprintf(out, len, "< 0.001");
+    else if (p > 0.999) snprintf(out, len, "> 0.999");
+    else snprintf(out, len, "= %.3f", p);
+}
+
+// The ours cell: the evaluation's text, then both one-sided p's, the adjusted p of the side the
+// finding was judged on and its family.
+static void ours_text(const char *ours, const char *family, const finding_result *r, char *cell, size_t len) {
     snprintf(cell, len, "%s", ours);
-    if (isfinite(r->p_claim)) { // the finding's p (the largest of its parts) and its Holm-adjusted value
-        char raw[32], adj[32];
-        snprintf(raw, sizeof raw, r->p_claim < 0.001 ? "< 0.001" : "= %.3f", r->p_claim);
-        snprintf(adj, sizeof adj, r->p_claim_holm < 0.001 ? "< 0.001" : "= %.3f", r->p_claim_holm);
-        snprintf(cell + strlen(cell), len - strlen(cell), "; claim p %s, Holm p %s (%d findings)", raw, adj, r->holm_m);
+    if (isfinite(r->p_holm)) { // judged on a p (a part without a test leaves the claim's p out)
+        char pc[32], pa[32], ph[32];
+        p_text(r->p_claim, pc, sizeof pc), p_text(r->p_against, pa, sizeof pa), p_text(r->p_holm, ph, sizeof ph);
+        snprintf(cell + strlen(cell), len - strlen(cell), "; claim p %s, against p %s; Holm p %s (%s; %d comparisons, experiment `%s`)",
+                 pc, pa, ph, r->holm_against ? "against" : "claim", r->holm_m, family);
     }
 }
 
-static void render_row(FILE *md, const finding *f, const char *ours, const finding_result *r) {
-    char verdict[1100], cell[8400];
+static void render_row(FILE *md, const char *family, const finding *f, const char *ours, const finding_result *r) {
+    char verdict[1700], cell[8400];
     verdict_text(r, verdict, sizeof verdict);
-    ours_text(ours, r, cell, sizeof cell);
+    ours_text(ours, family, r, cell, sizeof cell);
     fputc('|', md);
     md_cell(md, f->claim), md_cell(md, cell), md_cell(md, f->paper), md_cell(md, verdict);
     fputc('\n', md);
@@ -94,9 +144,9 @@ static void single_ci(const char *ours, double *lo, double *hi) {
 }
 
 static finding_row make_row(const char *experiment, const finding *f, const char *ours, const finding_result *r) {
-    char verdict[1100], cell[8400];
+    char verdict[1700], cell[8400];
     verdict_text(r, verdict, sizeof verdict);
-    ours_text(ours, r, cell, sizeof cell);
+    ours_text(ours, experiment, r, cell, sizeof cell);
     finding_row row = {0};
     row.experiment = xstrdup(experiment, "findings");
     row.kind = xstrdup(finding_kinds[f->kind].name, "findings");
@@ -105,9 +155,14 @@ static finding_row make_row(const char *experiment, const finding *f, const char
     row.paper = xstrdup(f->paper, "findings");
     row.verdict = xstrdup(verdict, "findings");
     row.v = r->v;
-    row.p_claim = r->p_claim, row.p_claim_holm = r->p_claim_holm, row.holm_m = r->holm_m;
+    row.p_claim = r->p_claim, row.p_against = r->p_against, row.p_holm = r->p_holm, row.holm_m = r->holm_m;
+    row.holm_side = !isfinite(r->p_holm) ? NULL : r->holm_against ? "against" : "claim";
     single_ci(ours, &row.ci_lo, &row.ci_hi);
-    row.caveats = caveats_joined(experiment);
+    char *exp_caveats = caveats_joined(experiment);
+    size_t clen = strlen(exp_caveats) + strlen(r->caveats) + 8;
+    row.caveats = xmalloc(clen, "findings");
+    snprintf(row.caveats, clen, "%s%s%s", r->caveats, r->caveats[0] && exp_caveats[0] ? "; " : "", exp_caveats);
+    free(exp_caveats);
     return row;
 }
 
@@ -137,6 +192,35 @@ static int older_findings(const char *dir, char ***tsv) {
     return kept;
 }
 
+// Holm's correction per experiment: the findings of every list with the same experiment name
+// (res in list order, nf in all) are one family, whatever else the report holds.
+static void holm_per_experiment(const findings_list *lists, int nl, finding_result *res, int nf) {
+    int *start = xcalloc((size_t)nl + 1, sizeof *start, "holm"), *done = xcalloc((size_t)nl + 1, sizeof *done, "holm");
+    for (int l = 1; l < nl; l++) start[l] = start[l - 1] + lists[l - 1].n;
+    finding_result *fam = xcalloc((size_t)nf + 1, sizeof *fam, "holm");
+    char **keys = xcalloc((size_t)nf + 1, sizeof *keys, "holm");
+    for (int l = 0; l < nl; l++) {
+        if (done[l]) continue;
+        int m = 0;
+        for (int q = l; q < nl; q++) {
+            if (strcmp(lists[q].experiment, lists[l].experiment)) continue;
+            done[q] = 1;
+            for (int i = 0; i < lists[q].n; i++, m++) {
+                fam[m] = res[start[q] + i];
+                keys[m] = xmalloc(4096, "holm");
+                finding_comparison_key(&lists[q].items[i], keys[m], 4096);
+            }
+        }
+        findings_holm(fam, (const char *const *)keys, m, lists[l].experiment);
+        m = 0;
+        for (int q = l; q < nl; q++) {
+            if (strcmp(lists[q].experiment, lists[l].experiment)) continue;
+            for (int i = 0; i < lists[q].n; i++, m++) res[start[q] + i] = fam[m], free(keys[m]);
+        }
+    }
+    free(start), free(done), free(fam), free(keys);
+}
+
 int findings_report(const rr_set *set, const char *dir, char **md, char *err, size_t errlen) {
     return findings_report_rows(set, dir, md, NULL, NULL, err, errlen);
 }
@@ -160,7 +244,7 @@ int findings_report_rows(const rr_set *set, const char *dir, char **md, finding_
         else rc = findings_tsv_load(tsv[i - pl.n], &lists[nl], err, errlen), source[nl] = tsv[i - pl.n];
         if (rc == 0) nf += lists[nl++].n;
     }
-    // every finding of the report is one family for Holm's correction
+    // the findings of one experiment are one family for Holm's correction (holm_per_experiment)
     finding_result *res = xcalloc((size_t)nf + 1, sizeof *res, "findings");
     char **ours = xcalloc((size_t)nf + 1, sizeof *ours, "findings");
     for (int l = 0, k = 0; rc == 0 && l < nl; l++)
@@ -168,7 +252,7 @@ int findings_report_rows(const rr_set *set, const char *dir, char **md, finding_
             ours[k] = xmalloc(8192, "findings");
             res[k] = findings_eval_full(set, lists[l].experiment, &lists[l].items[i], ours[k], 8192);
         }
-    if (rc == 0) findings_holm(res, nf);
+    if (rc == 0) holm_per_experiment(lists, nl, res, nf);
     if (rc == 0 && rows) {
         *rows = xcalloc((size_t)nf + 1, sizeof **rows, "findings");
         for (int l = 0, k = 0; l < nl; l++)
@@ -188,7 +272,7 @@ int findings_report_rows(const rr_set *set, const char *dir, char **md, finding_
         fputs(note, out);
         free(note);
         fprintf(out, "| claim | ours | paper | verdict |\n|---|---|---|---|\n");
-        for (int i = 0; i < lists[l].n; i++, k++) render_row(out, &lists[l].items[i], ours[k], &res[k]);
+        for (int i = 0; i < lists[l].n; i++, k++) render_row(out, lists[l].experiment, &lists[l].items[i], ours[k], &res[k]);
         fputc('\n', out);
     }
     for (int k = 0; k < nf; k++) free(ours[k]);

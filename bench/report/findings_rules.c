@@ -8,7 +8,7 @@
 #include <string.h>
 
 verdict rule_verdict(finding_verdict v, const char *why) {
-    verdict r = {v, "", NAN, NAN};
+    verdict r = {v, "", NAN, NAN, 0};
     snprintf(r.why, sizeof r.why, "%s", why);
     return r;
 }
@@ -95,12 +95,18 @@ void rule_plan_excluded(const plan *p, const sig_test *t, int dir, char *out, si
     if (bound < p->planned) snprintf(out, len, "%s lies beyond the 90%% CI: any effect here is smaller", p->shown);
 }
 
+void rule_plan_outside(const plan *p, const sig_test *t, double truth, char *out, size_t len) {
+    if (!t->ok || isnan(p->planned)) return;
+    if (truth < t->lo90 || truth > t->hi90) snprintf(out, len, "%s lies outside the 90%% CI: no seeds planned for it", p->shown);
+    else if (t->lo90 > 0 || t->hi90 < 0) snprintf(out, len, "the 90%% CI excludes 0: no seeds planned");
+}
+
 // The verdict of a computed test whose claim is effect > 0 (dir 1) or effect < 0 (dir -1):
 // holds when the claim's one-sided p < α (its 90% interval's bound excludes the null); does
 // not hold only when the opposite one-sided p < α (significantly against); otherwise
 // inconclusive, the wrong sign named, with the seeds a stated effect needs (needs: the text).
 verdict rule_decide(const sig_test *t, int dir, const char *needs) {
-    verdict v = {FINDING_HOLDS, "", NAN, NAN};
+    verdict v = {FINDING_HOLDS, "", NAN, NAN, 0};
     double p_claim = dir > 0 ? t->p : 1.0 - t->p;
     v.p_claim = p_claim, v.p_against = 1.0 - p_claim;
     if (p_claim < FINDING_ALPHA) return v;
@@ -123,7 +129,7 @@ verdict rule_decide(const sig_test *t, int dir, const char *needs) {
 // side the nearer bound needs at the planned true difference (plan_for; the power of one
 // one-sided test: an approximation of TOST's power).
 verdict rule_decide_equivalent(const sig_test *t, double margin, const char *needs, double *p_tost) {
-    verdict v = {FINDING_HOLDS, "", NAN, NAN};
+    verdict v = {FINDING_HOLDS, "", NAN, NAN, 0};
     sig_test above = sig_shifted(*t, margin), below = sig_shifted(*t, -margin); // effect + m > 0, effect − m < 0
     double p_above = above.p, p_below = 1.0 - below.p;
     *p_tost = p_above > p_below ? p_above : p_below;
@@ -170,6 +176,7 @@ void rule_combine(verdict *all, const verdict *one, const char *label) {
     // opposite's the smallest; a part without a test leaves the claim without one
     all->p_claim = isnan(one->p_claim) || isnan(all->p_claim) ? NAN : fmax(all->p_claim, one->p_claim);
     if (!isnan(one->p_against)) all->p_against = isnan(all->p_against) ? one->p_against : fmin(all->p_against, one->p_against);
+    if (one->min_runs > 0 && (all->min_runs == 0 || one->min_runs < all->min_runs)) all->min_runs = one->min_runs;
     int ra = verdict_rank(all->v), ro = verdict_rank(one->v);
     if (ro == 0 || ro < ra || (ro == ra && one->v == FINDING_NOT_MEASURED)) return;
     char part[1100];

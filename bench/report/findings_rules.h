@@ -18,6 +18,7 @@ typedef struct {
     char why[1024]; // not measured: the reason; does not hold / inconclusive: the qualifier
     double p_claim;   // the p of the claim (the largest over parts: all must hold); NaN: no test
     double p_against; // the p of the opposite (the smallest over parts); NaN: no test
+    int min_runs;     // the fewest runs on a side of any test (0: none counted)
 } verdict;
 
 verdict rule_verdict(finding_verdict v, const char *why);
@@ -40,6 +41,11 @@ plan rule_plan_for(const finding *f);
 void rule_plan_text(const plan *p, int needed, const char *unit, char *out, size_t len);
 // Replaces out when the stated effect lies beyond t's 90% interval on the claim's side (dir 1: effect > 0).
 void rule_plan_excluded(const plan *p, const sig_test *t, int dir, char *out, size_t len);
+// not_worse / equivalent: replaces out when the true difference the plan assumes (truth, in Δ's
+// units: the stated effect, else 0) lies outside t's 90% interval of Δ (the data rule it out:
+// "... lies outside the 90% CI: no seeds planned for it"), or when that interval excludes 0 ("the
+// 90% CI excludes 0: no seeds planned"): no "needs N seeds" where the interval excludes 0.
+void rule_plan_outside(const plan *p, const sig_test *t, double truth, char *out, size_t len);
 
 // A computed test's verdict for the claim effect > 0 (dir 1) or < 0 (dir -1); needs: the plan's text.
 verdict rule_decide(const sig_test *t, int dir, const char *needs);

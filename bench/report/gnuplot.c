@@ -99,13 +99,50 @@ int gp_find(gp_tools *t, char *err, size_t errlen) {
     return 0;
 }
 
+// The three formats of a figure: extension, and how a complete file of that format ends.
+static const char *const figure_ext[3] = {"png", "svg", "pdf"};
+
+int gp_output_complete(const char *path, const char *ext) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    char tail[64];
+    size_t n = 0;
+    if (fseek(f, 0, SEEK_END) == 0) {
+        long size = ftell(f);
+        long from = size > (long)sizeof tail ? size - (long)sizeof tail : 0;
+        if (size > 0 && fseek(f, from, SEEK_SET) == 0) n = fread(tail, 1, sizeof tail, f);
+    }
+    fclose(f);
+    if (n == 0) return 0;
+    if (!strcmp(ext, "png")) { // the IEND chunk: length 0, "IEND", its CRC
+        static const unsigned char iend[12] = {0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xae, 0x42, 0x60, 0x82};
+        return n >= 12 && memcmp(tail + n - 12, iend, 12) == 0;
+    }
+    const char *mark = !strcmp(ext, "svg") ? "</svg>" : !strcmp(ext, "pdf") ? "%%EOF" : NULL;
+    if (!mark) return 0;
+    size_t m = strlen(mark);
+    for (size_t i = n >= m ? n - m + 1 : 0; i-- > 0;) // the last occurrence, then only blanks after it
+        if (memcmp(tail + i, mark, m) == 0) {
+            for (size_t k = i + m; k < n; k++)
+                if (!isspace((unsigned char)tail[k])) return 0;
+            return 1;
+        }
+    return 0;
+}
+
+// gnuplot writes the three formats to temporary names beside the figure's; they replace the
+// figure's files only once gnuplot has exited 0 and each is complete (gnuplot exits 0 when a
+// write fails, e.g. on a full disk), so a failed plot never leaves a cut figure nor replaces a
+// good one.
 int gp_render(const gp_tools *t, const char *kind, const char *dir, const char *base, gp_vars *v) {
-    char script[PATH_MAX + 64], png[PATH_MAX + 8], svg[PATH_MAX + 8], pdf[PATH_MAX + 8];
+    char script[PATH_MAX + 64], final[3][PATH_MAX + 8], partial[3][PATH_MAX + 48];
     snprintf(script, sizeof script, "%s/%s.gp", t->plots, kind);
-    snprintf(png, sizeof png, "%s/%s.png", dir, base);
-    snprintf(svg, sizeof svg, "%s/%s.svg", dir, base);
-    snprintf(pdf, sizeof pdf, "%s/%s.pdf", dir, base);
-    gp_var_str(v, "script", script), gp_var_str(v, "png_out", png), gp_var_str(v, "svg_out", svg), gp_var_str(v, "pdf_out", pdf);
+    for (int k = 0; k < 3; k++) {
+        snprintf(final[k], sizeof final[k], "%s/%s.%s", dir, base, figure_ext[k]);
+        snprintf(partial[k], sizeof partial[k], "%s/.%s.%s.%ld.partial", dir, base, figure_ext[k], (long)getpid());
+    }
+    gp_var_str(v, "script", script), gp_var_str(v, "png_out", partial[0]), gp_var_str(v, "svg_out", partial[1]),
+        gp_var_str(v, "pdf_out", partial[2]);
     static const char *tail = "term='png'; out=png_out; load script; unset output; reset; "
                               "term='svg'; out=svg_out; load script; unset output; reset; "
                               "term='pdf'; out=pdf_out; load script; unset output";
@@ -136,10 +173,22 @@ int gp_render(const gp_tools *t, const char *kind, const char *dir, const char *
     msg[used] = '\0';
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
-    struct stat a, b, c;
-    int ok = WIFEXITED(status) && WEXITSTATUS(status) == 0 && stat(png, &a) == 0 && a.st_size > 0 && stat(svg, &b) == 0 &&
-             b.st_size > 0 && stat(pdf, &c) == 0 && c.st_size > 0;
+    int ok = WIFEXITED(status) && WEXITSTATUS(status) == 0, incomplete = -1;
+    for (int k = 0; ok && k < 3; k++)
+        if (!gp_output_complete(partial[k], figure_ext[k])) ok = 0, incomplete = k;
+    for (int k = 0; ok && k < 3; k++)
+        if (rename(partial[k], final[k]) != 0) {
+            fprintf(stderr, "posbench: error: cannot write %s: %s\n", final[k], strerror(errno));
+            ok = 0;
+        }
+    for (int k = 0; k < 3; k++) unlink(partial[k]); // what is left of a failed one (renamed ones are gone)
+    if (!ok && incomplete >= 0) {
+        fprintf(stderr, "posbench: error: gnuplot wrote an incomplete %s for %s (a full disk, or a write that failed)%s%s; "
+                "the figure's files are left as they were\n", final[incomplete], base, used ? "; its output: " : "", msg);
+        return EXIT_RUN_FAILED;
+    }
     if (!ok) {
+        if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return EXIT_RUN_FAILED; // a rename failed: said above
         fprintf(stderr, "posbench: error: gnuplot failed on %s making %s (%s %d)%s\n%s", script, base,
                 WIFEXITED(status) ? "exit status" : "signal", WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
                 used ? "; its output:" : "", msg);

@@ -27,11 +27,16 @@ void gp_vars_free(gp_vars *v);
 int gp_find(gp_tools *t, char *err, size_t errlen);
 
 // One gnuplot process: the variables, then plots/<kind>.gp loaded with term='png', term='svg' and
-// term='pdf' (pdfcairo), writing <dir>/<base>.png, .svg and .pdf. 0 (and "figure ..." printed)
-// when all three exist and are not empty (anything gnuplot printed, a warning included, is
-// passed on to stderr as "posbench: gnuplot (<base>): ..."); EXIT_RUN_FAILED with gnuplot's
-// output printed otherwise.
+// term='pdf' (pdfcairo), writing <dir>/<base>.png, .svg and .pdf: to temporary names first, which
+// replace the three files only when gnuplot exited 0 and each is complete (gp_output_complete).
+// 0 (and "figure ..." printed) then (anything gnuplot printed, a warning included, is passed on
+// to stderr as "posbench: gnuplot (<base>): ..."); EXIT_RUN_FAILED with gnuplot's output or the
+// incomplete file named otherwise, the figure's earlier files untouched.
 int gp_render(const gp_tools *t, const char *kind, const char *dir, const char *base, gp_vars *v);
+
+// 1 when the file at path ends as a complete file of its format ext ("png": the IEND chunk;
+// "svg": "</svg>"; "pdf": "%%EOF"; trailing blanks allowed), 0 when it is missing, empty or cut.
+int gp_output_complete(const char *path, const char *ext);
 
 // Creates the directory path (its parent must exist; an existing one is fine). 0, or -1 with
 // "posbench: error: cannot create PATH: why" printed.

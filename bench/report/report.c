@@ -12,6 +12,7 @@
 #include "report_table.h"
 #include "report_formats.h"
 #include "report_html.h"
+#include "report_provenance.h"
 #include "gnuplot.h"
 #include "../results/run_screen.h"
 #include "../../core/common.h"
@@ -152,13 +153,15 @@ static void format_cell(const metric_fmt *f, int n, double mean, double std, cha
         return;
     }
     char m[64], s[64];
-    snprintf(m, sizeof m, f->fmt, mean * f->scale);
+    const char *fmt = report_value_format(f, mean * f->scale);
+    if (!f->mean_only && n > 1 && fmt == f->fmt) fmt = report_value_format(f, std * f->scale); // mean and std alike
+    snprintf(m, sizeof m, fmt, mean * f->scale);
     if (f->mean_only) {
         snprintf(out, len, "%s", m);
         return;
     }
     if (n == 1) snprintf(s, sizeof s, "—");
-    else snprintf(s, sizeof s, f->fmt, std * f->scale);
+    else snprintf(s, sizeof s, fmt, std * f->scale);
     snprintf(out, len, "%s ± %s", m, s);
 }
 
@@ -256,7 +259,12 @@ static void stage_table(sbuf *b, const rr_set *set, const rr_stage *s, ref_table
     }
     for (int k = 0; k < nseeds; k++) sb_printf(b, "%s %ld", k ? "," : "", seeds[k]);
     sb_printf(b, ". Cells: mean ± sample std (n−1) over the seeds whose run is `done`; ± — when n = 1. updates and images "
-                 "seen: the training budget, its init chain's included (init + own).\n\n");
+                 "seen: the training budget, its init chain's included (init + own).");
+    for (int m = 0; m < nm; m++) // a timed metric: one statistic, named (the findings use the same one)
+        if (report_metric_nature(metrics[m]).nature == METRIC_TIMED)
+            sb_printf(b, " %s: each run's median over all its steps (/final %s), then the mean over runs, as the findings use it.",
+                      report_metric_format(metrics[m]).header, metrics[m]);
+    sb_printf(b, "\n\n");
     if (ndone == 0) sb_printf(b, "No run of this stage finished `done`: no metrics to show.\n\n");
     char name[700], title[600];
     table_name(s, "", name, sizeof name);
@@ -416,8 +424,9 @@ int cmd_report(int argc, char **argv) {
     }
     sbuf b = {0};
     table_list tables = {0};
-    sb_printf(&b, "# posbench report\n\n`%s`: %d run%s in %d stage%s.\n\n", dir, set.nruns, set.nruns == 1 ? "" : "s",
-              set.nstages, set.nstages == 1 ? "" : "s");
+    char *head = report_head_markdown(&set, dir, rows, nrows); // title, provenance, verdicts: report_provenance.h
+    sb_printf(&b, "%s", head);
+    free(head);
     for (int s = 0; s < set.nstages; s++) {
         // A stage's paper numbers: the reference: list of its experiment's copy,
         // DIR/<experiment>/experiment.yaml (or DIR/experiment.yaml when DIR is that folder);

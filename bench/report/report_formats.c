@@ -56,15 +56,18 @@ static const char *verdict_word(finding_verdict v) {
     return v == FINDING_HOLDS ? "holds" : v == FINDING_FAILS ? "does not hold" : v == FINDING_INCONCLUSIVE ? "inconclusive" : "not measured";
 }
 
+// p: the claim's one-sided p; p_against: the opposite's; p_holm: the Holm-adjusted p of the side
+// (holm_side: claim or against) the finding was judged on, in a family of holm_findings
+// comparisons (the findings of its experiment).
 static const char *const finding_columns[] = {"experiment", "kind", "claim", "ours", "paper", "verdict", "verdict_text",
-                                              "p", "p_holm", "holm_findings", "ci90_low", "ci90_high", "caveats"};
+                                              "p", "p_against", "p_holm", "holm_side", "holm_findings", "ci90_low", "ci90_high", "caveats"};
 enum { NFCOLS = sizeof finding_columns / sizeof finding_columns[0] };
 
 // The row's fields in finding_columns order: text, or a number (is_num; NaN: empty / null).
 static void row_fields(const finding_row *r, const char *text[NFCOLS], double num[NFCOLS], int is_num[NFCOLS]) {
     const char *t[NFCOLS] = {r->experiment, r->kind, r->claim, r->ours, r->paper, verdict_word(r->v), r->verdict,
-                             NULL, NULL, NULL, NULL, NULL, r->caveats};
-    double v[NFCOLS] = {0, 0, 0, 0, 0, 0, 0, r->p_claim, r->p_claim_holm, isfinite(r->p_claim) ? r->holm_m : NAN, r->ci_lo, r->ci_hi, 0};
+                             NULL, NULL, NULL, r->holm_side ? r->holm_side : "", NULL, NULL, NULL, r->caveats};
+    double v[NFCOLS] = {0, 0, 0, 0, 0, 0, 0, r->p_claim, r->p_against, r->p_holm, 0, isfinite(r->p_holm) ? r->holm_m : NAN, r->ci_lo, r->ci_hi, 0};
     for (int c = 0; c < NFCOLS; c++) text[c] = t[c], num[c] = v[c], is_num[c] = t[c] == NULL;
 }
 

@@ -1,6 +1,7 @@
 // bench/report/report_html.c — REPORT.html: REPORT.md's Markdown as HTML, the figures inline as
 // SVG, the commands and commits (page contents in report_html.h).
 #include "report_html.h"
+#include "report_provenance.h"
 #include "report_formats.h"
 #include "../version.h"
 #include "../../core/common.h"
@@ -289,20 +290,6 @@ static void figures(FILE *out, const char *dir) {
 }
 
 // ---- commands and commits -----------------------------------------------------------------
-// A shell word, single-quoted when it has a character the shell would read.
-static void shell_word(FILE *out, const char *w) {
-    if (w[0] && strspn(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=,:+@%") == strlen(w)) {
-        esc(out, w);
-        return;
-    }
-    fputc('\'', out);
-    for (const char *p = w; *p; p++) {
-        if (*p == '\'') fputs("'\\''", out);
-        else html_escape(out, p, 1);
-    }
-    fputc('\'', out);
-}
-
 // Distinct values of root attr `name` over the counted runs, each with its count: "a (3 runs), b (1 run)".
 static void root_counts(FILE *out, const rr_set *set, const char *name, const char *absent) {
     const char **seen = xcalloc((size_t)set->nruns + 1, sizeof *seen, "values");
@@ -324,39 +311,28 @@ static void root_counts(FILE *out, const rr_set *set, const char *name, const ch
 
 static void commands(FILE *out, const char *dir, const rr_set *set, int argc, char **argv) {
     fputs("<h2 id=\"commands\">Commands and commit</h2>\n<p>This report:</p>\n<pre><code>posbench report", out);
-    for (int i = 0; i < argc; i++) fputc(' ', out), shell_word(out, argv[i]);
+    for (int i = 0; i < argc; i++) { // quoted for the shell, then escaped for HTML
+        char *w = NULL;
+        size_t wn = 0;
+        FILE *wf = open_memstream(&w, &wn);
+        if (!wf) die_fail("report: cannot open a memory stream: %s", strerror(errno));
+        report_shell_word(wf, argv[i]);
+        if (fclose(wf) != 0) die_fail("report: cannot build REPORT.html: %s", strerror(errno));
+        fputc(' ', out), esc(out, w);
+        free(w);
+    }
     fputs("</code></pre>\n<p>written by posbench built from commit <code>", out);
     esc(out, posbench_git_commit);
     fputs("</code>.</p>\n", out);
-    int listed = 0, untracked = 0;
-    for (int s = 0; s < set->nstages; s++) {
-        const char *exp = set->stages[s].experiment;
-        int first = 1;
-        for (int q = 0; q < s && first; q++) first = strcmp(set->stages[q].experiment, exp) != 0;
-        if (!first) continue;
-        if (!exp[0]) {
-            untracked += set->stages[s].nruns;
-            continue;
-        }
-        size_t len = strlen(dir) + strlen(exp) + 32;
-        char *copy = xmalloc(len, "path"), *outdir = xstrdup(dir, "path");
-        snprintf(copy, len, "%s/%s/experiment.yaml", dir, exp);
-        if (access(copy, R_OK) != 0) { // DIR is the experiment's own folder: --out is its parent
-            snprintf(copy, len, "%s/experiment.yaml", dir);
-            char *slash = strrchr(outdir, '/');
-            if (slash) *slash = '\0';
-            else snprintf(outdir, strlen(dir) + 1, ".");
-        }
-        if (access(copy, R_OK) == 0) {
-            fputs(listed++ ? "" : "<p>The runs, one <code>posbench run</code> per experiment (add the <code>--scale</code> "
-                                  "they were run at, if any: a run file does not record it; the experiment files are "
-                                  "the copies <code>posbench run</code> kept):</p>\n<pre><code>",
-                  out);
-            fputs("posbench run ", out), shell_word(out, copy), fputs(" --out ", out), shell_word(out, outdir), fputc('\n', out);
-        }
-        free(copy), free(outdir);
+    char *cmds;
+    int untracked, listed = report_run_commands(set, dir, &cmds, &untracked); // with the --scale each experiment ran at
+    if (listed) {
+        fputs("<p>The runs, one <code>posbench run</code> per experiment and scale (the experiment files are the copies "
+              "<code>posbench run</code> kept):</p>\n<pre><code>", out);
+        esc(out, cmds);
+        fputs("</code></pre>\n", out);
     }
-    if (listed) fputs("</code></pre>\n", out);
+    free(cmds);
     if (untracked)
         fprintf(out, "<p>%d run%s without an experiment (<code>posbench train</code>): each file's <code>/config</code> "
                      "holds its settings.</p>\n",

@@ -10,7 +10,8 @@
 //     terminal), inline as <svg> (the XML prologue dropped, ids prefixed per figure so two
 //     figures never share one), with its file name; a line saying how to draw them when none;
 //   - "Commands and commit": the report's own command line and the posbench commit that wrote
-//     it, the `posbench run` command of each experiment whose copy is below DIR, and the commits
+//     it, the `posbench run` command of each experiment whose copy is below DIR (with the --scale
+//     its runs recorded: report_provenance.h), and the commits
 //     and devices the counted runs were made with (root attrs git_commit, device).
 // Written atomically (REPORT.html.tmp, rename).
 #pragma once

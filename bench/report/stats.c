@@ -44,10 +44,18 @@ static const metric_info *metric_lookup(const char *metric) {
     return run_metrics_builtin(metric);
 }
 
+int report_metric_is_timing(const char *metric) {
+    char name[96]; // a per-size metric "images_per_s@40" is its base metric's
+    snprintf(name, sizeof name, "%.*s", (int)strcspn(metric, "@"), metric);
+    const metric_info *m = metric_lookup(name);
+    if (!m) return 0;
+    size_t n = m->unit ? strlen(m->unit) : 0;
+    return m->nature == METRIC_TIMED || (n >= 2 && !strcmp(m->unit + n - 2, "/s"));
+}
+
 metric_nature report_metric_nature(const char *metric) {
     const metric_info *m = metric_lookup(metric);
-    metric_nature n = {metric, m ? m->nature : METRIC_SAMPLED, NULL};
-    if (n.nature == METRIC_TIMED) n.column = m->name;
+    metric_nature n = {metric, m ? m->nature : METRIC_SAMPLED};
     return n;
 }
 
@@ -78,9 +86,14 @@ double report_metric_scale(const char *metric, char *header, size_t len) {
     return f.scale;
 }
 
+const char *report_value_format(const metric_fmt *f, double scaled) {
+    if (strcmp(f->fmt, "%.0f") || !isfinite(scaled) || fabs(scaled - nearbyint(scaled)) <= 1e-9 * fmax(1.0, fabs(scaled))) return f->fmt;
+    return "%.2f"; // a mean of whole numbers (a count, a 0/1 flag) that is not whole: 2 of 3 is 0.67, not 1
+}
+
 void report_metric_text(const char *metric, double value, char *buf, size_t len) {
     metric_fmt f = report_metric_format(metric);
-    snprintf(buf, len, f.fmt, value * f.scale);
+    snprintf(buf, len, report_value_format(&f, value * f.scale), value * f.scale);
 }
 
 static int is_done(const rr_run *r) { return !strcmp(rr_run_status(r), "done"); }

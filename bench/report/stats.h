@@ -21,13 +21,15 @@ typedef struct {
 typedef struct {
     const char *metric;       // the /final attribute
     metric_nature_kind nature;
-    const char *column;       // METRIC_TIMED: the /train column of per-step values
 } metric_nature;
 // Reads the metric tables of the runs of `set` (their /final metric_info) that the formats and
 // natures below look metrics up in (then in the built-in tables, for files without one); NULL
 // forgets them. Call after rr_scan, before anything formats a metric.
 void report_metrics_from(const rr_set *set);
 metric_nature report_metric_nature(const char *metric);
+// Is metric a wall-clock measurement: a timed metric or a rate per second ("images/s")? Its
+// value depends on what else ran on the device (findings.c names that caveat).
+int report_metric_is_timing(const char *metric);
 
 // How metric `full` is shown: header, scale, printf format, mean only, column rank.
 metric_fmt report_metric_format(const char *full);
@@ -36,6 +38,10 @@ metric_fmt report_metric_format(const char *full);
 int report_stats(const rr_set *set, const rr_config *c, const char *metric, double *mean, double *std);
 // The scale a metric is shown with (100 for accuracies) and its column header ("top1 (%)").
 double report_metric_scale(const char *metric, char *header, size_t len);
+// The printf format of a scaled value of f: f->fmt, except that a metric shown without decimals
+// (a count, a 0/1 flag) whose value (a mean over runs) is not whole gets two ("%.2f": 2 of 3
+// runs collapsed is 0.67).
+const char *report_value_format(const metric_fmt *f, double scaled);
 // A value of a metric as the table cells print it: scaled and in the column's format
 // ("81.20" for top1 = 0.812, "0.4321" for loss).
 void report_metric_text(const char *metric, double value, char *buf, size_t len);

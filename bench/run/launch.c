@@ -1,6 +1,8 @@
-// bench/run/launch.c — mpirun as a child process, and its exit status turned into posbench's
-// (launch.h). The ranks themselves are ordinary `posbench train` processes under MPI
-// (core/comm_mpi.c); this file only starts them and reads how the job ended.
+// bench/run/launch.c — child processes started without a shell (launch.h): mpirun, with its
+// exit status turned into posbench's (the ranks themselves are ordinary `posbench train`
+// processes under MPI, core/comm_mpi.c), and programs whose output is read or logged (the
+// PyTorch step of `posbench bench`, the runs of `bench --ranks`): an argument vector, so no path
+// or value is ever read by a shell.
 #include "launch.h"
 #include "../../core/common.h"
 #include <errno.h>
@@ -85,4 +87,62 @@ int launch_ranks(int ranks, char *const args[], int nargs, const char *log_path,
                 "same command to resume from the last checkpoint\n", WTERMSIG(status), strsignal(WTERMSIG(status)), ranks);
     }
     return EXIT_RUN_FAILED;
+}
+
+// The child's side of launch_reading / launch_logged: stdout (and, when `both`, stderr) to fd,
+// the rest of stderr to /dev/null, then argv; 127 when it cannot start.
+static void exec_child(char *const argv[], int fd, int both) {
+    int null = open("/dev/null", O_WRONLY);
+    if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0 || (null >= 0 && dup2(both ? fd : null, STDERR_FILENO) < 0)) _exit(127);
+    execvp(argv[0], argv);
+    _exit(127);
+}
+
+// Waits for pid: its exit status, 128 + signal, or -1.
+static int wait_child(pid_t pid) {
+    int status = 0;
+    pid_t got;
+    while ((got = waitpid(pid, &status, 0)) < 0 && errno == EINTR) {}
+    if (got < 0) return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : -1;
+}
+
+FILE *launch_reading(char *const argv[], pid_t *pid) {
+    int fds[2];
+    if (pipe(fds) != 0) return NULL;
+    fflush(stdout);
+    fflush(stderr);
+    pid_t p = fork();
+    if (p < 0) {
+        close(fds[0]), close(fds[1]);
+        return NULL;
+    }
+    if (p == 0) {
+        close(fds[0]);
+        exec_child(argv, fds[1], 0);
+    }
+    close(fds[1]);
+    FILE *f = fdopen(fds[0], "r");
+    if (!f) {
+        close(fds[0]);
+        kill(p, SIGTERM);
+        wait_child(p);
+        return NULL;
+    }
+    *pid = p;
+    return f;
+}
+
+int launch_reading_close(FILE *f, pid_t pid) {
+    fclose(f);
+    return wait_child(pid);
+}
+
+int launch_logged(char *const argv[], const char *log_path) {
+    fflush(stdout);
+    fflush(stderr);
+    pid_t p = fork();
+    if (p < 0) return -1;
+    if (p == 0) exec_child(argv, open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644), 1);
+    return wait_child(p);
 }

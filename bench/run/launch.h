@@ -17,3 +17,15 @@ int launch_mpirun_found(void);
 // else, with one line on stderr saying why: a rank that failed, died on a signal, or a
 // launcher that could not start them or mpirun that could not be started).
 int launch_ranks(int ranks, char *const args[], int nargs, const char *log_path, int oversubscribe);
+
+// Programs started with an argument vector (argv[0] found on PATH, argv NULL-terminated), never
+// through a shell. launch_reading: its stdout comes through the returned pipe, its stderr goes
+// to /dev/null; *pid is the child; NULL when it cannot be started. launch_reading_close closes the
+// pipe and waits: the exit status, 128 + signal, or -1 (127: the program could not be run).
+#include <stdio.h>
+#include <sys/types.h>
+FILE *launch_reading(char *const argv[], pid_t *pid);
+int launch_reading_close(FILE *f, pid_t pid);
+// Runs argv with stdout and stderr to log_path (created or truncated; a symlink there is refused,
+// exit 127) and waits: the exit status, 128 + signal, or -1.
+int launch_logged(char *const argv[], const char *log_path);

@@ -2,7 +2,9 @@
 // (fork) running train_run, so a failing run cannot take the sweep down and --jobs N runs
 // N at once with the CPU threads split between them. A run starts when its parent (the
 // `init` stage's run) is done; it holds an flock on <run>.lock, so two processes or shards
-// never run the same run (the kernel drops the lock if a process dies, even by kill -9).
+// never run the same run (the kernel drops the lock if a process dies, even by kill -9). A run
+// another process holds is waited for, then counted as that process left it (done, diverged) or,
+// left unfinished, run here: two `run`s of one experiment into one folder both end with every run.
 // Done runs are skipped, interrupted ones resume from their checkpoint, failed ones are
 // retried (--retries), diverged ones are final. Shards split by root run: a run and its
 // descendants always land in the same shard.
@@ -27,8 +29,35 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-enum { R_SKIP, R_WAIT, R_RUNNING, R_DONE, R_FAILED, R_DIVERGED, R_BLOCKED, R_LOCKED, R_DAMAGED };
-static const char *state_name[] = {"skipped", "waiting", "running", "done", "failed", "diverged", "blocked", "locked", "damaged"};
+// R_ELSEWHERE: another process holds the run's lock (a second `posbench run` of the experiment
+// into the same folder, a shard): this one waits for it and then counts what it left.
+enum { R_SKIP, R_WAIT, R_RUNNING, R_DONE, R_FAILED, R_DIVERGED, R_BLOCKED, R_ELSEWHERE, R_DAMAGED };
+static const char *state_name[] = {"skipped", "waiting", "running", "done", "failed", "diverged", "blocked", "elsewhere", "damaged"};
+
+// A run another process was running (R_ELSEWHERE), checked again: still locked (stays), done
+// (R_DONE), diverged (R_DIVERGED), damaged (R_DAMAGED), or left unfinished (R_WAIT: this process
+// trains it).
+static int recheck_elsewhere(const experiment *e, int i, const char *out) {
+    char base[4096], holder[4400];
+    experiment_run_path(e, i, out, base, sizeof base);
+    int fd = run_lock_take(base, holder, sizeof holder);
+    if (fd < 0) return R_ELSEWHERE;
+    run_file_state st = experiment_run_file_state(e, i, out, NULL, 0);
+    run_lock_release(base, fd);
+    int state = st == RUN_FILE_DONE       ? R_DONE
+                : st == RUN_FILE_DIVERGED ? R_DIVERGED
+                : st == RUN_FILE_DAMAGED  ? R_DAMAGED
+                                          : R_WAIT;
+    printf("[%s]%*s %s %s %s: the other process %s\n", state == R_WAIT ? "resume" : state_name[state],
+           (int)(8 - strlen(state == R_WAIT ? "resume" : state_name[state])), "", e->runs[i].run_id, e->runs[i].stage,
+           e->runs[i].axes,
+           state == R_DONE       ? "finished it"
+           : state == R_DIVERGED ? "saw it diverge"
+           : state == R_DAMAGED  ? "left a damaged file (--force sets it aside and reruns the run)"
+                                 : "left it unfinished: running it here");
+    fflush(stdout);
+    return state;
+}
 
 typedef struct {
     const char *path, *scale, *out, *only, *device;
@@ -43,7 +72,8 @@ static void run_help(void) {
            "                    [--threads N] [--device auto|cpu|cpu-guarded|cuda]\n"
            "Runs every run of the experiment in stage order into DIR/<name>/<stage>/<run-id>.h5\n"
            "(DIR defaults to results). Done runs are skipped, interrupted runs resume from their\n"
-           "checkpoint, failed runs are retried, and a lock keeps two processes off one run.\n"
+           "checkpoint, failed runs are retried, and a lock keeps two processes off one run (a run another\n"
+           "process holds is waited for, then counted as it was left, or run here when left unfinished).\n"
            "Each stage folder gets names/: links named by the run's axis values and seed to its .h5\n"
            "(docs/cli.md); each run writes <run-id>.metrics.jsonl as it trains (posbench watch DIR).\n"
            "  --scale S       apply the experiment's named override set S\n"
@@ -104,6 +134,7 @@ static void child_train(const experiment *e, int i, const run_flags *f, int thre
     }
     posbench_set_threads(threads);
     train_options opt = {.out_dir = out_dir, .experiment = e->name, .stage = e->runs[i].stage,
+                         .scale = e->scale[0] ? e->scale : "small", // small: the experiments' base config
                          .force = f->force, .run_id = e->runs[i].run_id, .device = f->device,
                          .lock_held = 1}; // the parent holds the run lock
     if (e->runs[i].parent >= 0) {
@@ -254,8 +285,9 @@ int cmd_run(int argc, char **argv) {
         } else state[i] = R_WAIT, pending++;
     }
     int threads = posbench_threads(), per_job = threads / f.jobs > 0 ? threads / f.jobs : 1;
-    printf("experiment %s: %d runs in %d stages; %d to run%s (%d jobs x %d threads)\n", e->name, n, e->nstages, pending,
-           f.shards ? " in this shard" : "", f.jobs, per_job);
+    printf("experiment %s: %d run%s in %d stage%s; %d to run%s (%d job%s x %d thread%s)\n", e->name, n, n == 1 ? "" : "s",
+           e->nstages, e->nstages == 1 ? "" : "s", pending, f.shards ? " in this shard" : "", f.jobs, f.jobs == 1 ? "" : "s",
+           per_job, per_job == 1 ? "" : "s");
     if (pending > 0) {
         double flops = 0.0;
         int unknown = 0;
@@ -266,8 +298,12 @@ int cmd_run(int argc, char **argv) {
             else flops += r;
         }
         double rate = estimate_gflops();
-        printf("estimated training time: about %.0f min (%.3g TFLOP at %.0f GFLOP/s = %.2f x this machine's sgemm; "
-               "evaluation not included%s)\n", flops / (rate * 1e9) / 60.0, flops / 1e12, rate, ESTIMATE_EFFICIENCY,
+        double minutes = flops / (rate * 1e9) / 60.0;
+        char about[48];
+        if (minutes < 1.0) snprintf(about, sizeof about, "under a minute");
+        else snprintf(about, sizeof about, "about %.0f min", minutes);
+        printf("estimated training time: %s (%.3g TFLOP at %.0f GFLOP/s = %.2f x this machine's sgemm; "
+               "evaluation not included%s)\n", about, flops / 1e12, rate, ESTIMATE_EFFICIENCY,
                unknown ? "; runs on data of a size unknown before loading (data.name idx, or speech-commands without train.steps, "
                          "or budget: stages matching epochs) not counted" : "");
     }
@@ -287,6 +323,9 @@ int cmd_run(int argc, char **argv) {
     fflush(stdout);
     int running = 0, stop = 0;
     for (;;) {
+        int elsewhere = 0;
+        for (int i = 0; i < n; i++)
+            if (state[i] == R_ELSEWHERE) elsewhere += (state[i] = recheck_elsewhere(e, i, f.out)) == R_ELSEWHERE;
         // Start what can start: parents done, a job slot free, the lock ours.
         for (int i = 0; i < n && running < f.jobs && !stop; i++) {
             if (state[i] != R_WAIT) continue;
@@ -295,7 +334,7 @@ int cmd_run(int argc, char **argv) {
             if (parent >= 0 && parent_state == R_SKIP && experiment_run_file_state(e, parent, f.out, NULL, 0) == RUN_FILE_DONE)
                 parent_state = R_DONE; // a parent in another shard or filtered out, done earlier
             if (parent_state == R_FAILED || parent_state == R_DIVERGED || parent_state == R_BLOCKED ||
-                parent_state == R_LOCKED || parent_state == R_DAMAGED || (parent_state == R_SKIP)) {
+                parent_state == R_DAMAGED || (parent_state == R_SKIP)) {
                 state[i] = R_BLOCKED;
                 printf("[blocked] %s %s %s: its %s run %s is not done\n", e->runs[i].run_id, e->runs[i].stage,
                        e->runs[i].axes, e->runs[parent].stage, e->runs[parent].run_id);
@@ -308,8 +347,11 @@ int cmd_run(int argc, char **argv) {
             make_dirs_for(base);
             int fd = run_lock_take(base, holder, sizeof holder);
             if (fd < 0) {
-                state[i] = R_LOCKED;
-                printf("[locked]  %s %s %s: %s is running it\n", e->runs[i].run_id, e->runs[i].stage, e->runs[i].axes, holder);
+                state[i] = R_ELSEWHERE;
+                elsewhere++;
+                printf("[locked]  %s %s %s: %s is running it; waiting for it\n", e->runs[i].run_id, e->runs[i].stage,
+                       e->runs[i].axes, holder);
+                fflush(stdout);
                 continue;
             }
             fflush(stdout);
@@ -329,9 +371,22 @@ int cmd_run(int argc, char **argv) {
                    tries[i] > 1 ? " (retry)" : "");
             fflush(stdout);
         }
-        if (running == 0) break;
+        if (running == 0 && elsewhere == 0) break;
         int wstatus;
-        pid_t done = wait(&wstatus);
+        pid_t done;
+        if (running == 0) { // only other processes' runs left: look again in a second
+            sleep(1);
+            continue;
+        }
+        // Our own runs: wait for one to end, checking other processes' runs every second meanwhile.
+        while ((done = waitpid(-1, &wstatus, elsewhere ? WNOHANG : 0)) == 0) {
+            sleep(1);
+            int still = 0;
+            for (int i = 0; i < n; i++)
+                if (state[i] == R_ELSEWHERE) still += (state[i] = recheck_elsewhere(e, i, f.out)) == R_ELSEWHERE;
+            if (still < elsewhere) break; // one came free: its children may start
+        }
+        if (done == 0) continue;
         if (done < 0) die_fail("wait failed: %s", strerror(errno));
         int i = 0;
         while (i < n && !(state[i] == R_RUNNING && pid[i] == done)) i++;
@@ -363,7 +418,7 @@ int cmd_run(int argc, char **argv) {
     int failed = 0, ok = 0;
     for (int i = 0; i < n; i++) {
         if (state[i] == R_DONE) ok++;
-        if (state[i] == R_FAILED || state[i] == R_DIVERGED || state[i] == R_BLOCKED || state[i] == R_LOCKED ||
+        if (state[i] == R_FAILED || state[i] == R_DIVERGED || state[i] == R_BLOCKED || state[i] == R_ELSEWHERE ||
             state[i] == R_DAMAGED || (state[i] == R_WAIT && stop)) {
             if (!failed++) printf("not done:\n");
             printf("  %s %s %s: %s\n", e->runs[i].run_id, e->runs[i].stage, e->runs[i].axes,

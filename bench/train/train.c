@@ -15,6 +15,7 @@
 // backend memory; the host reaches them only through explicit uploads and downloads.
 #include "train.h"
 #include "train_internal.h"
+#include "../results/machine.h"
 #include "budget.h"
 #include "checkpoint.h"
 #include "train_data.h"
@@ -25,7 +26,9 @@
 #include "progress.h"
 #include "../experiment/settings.h"
 #include "../results/results.h"
+#include "../../core/attention_route.h"
 #include "../../core/comm.h"
+#include "../../core/ops_cuda.h"
 #include "../../core/common.h"
 #include "../../core/optimizer.h"
 #include "../../core/rng.h"
@@ -57,7 +60,7 @@ static void eval_columns(const objective_kind *k, results_column *cols) {
 
 // Metric m of kind k as the console shows it: in its unit, as the reports do (the stored value x
 // the metric's scale: top1 0.8125 -> 81.25 %; objectives/metric.h).
-static double shown(const objective_kind *k, int m, double v) {
+double train_metric_shown(const objective_kind *k, int m, double v) {
     const metric_info *info = metric_info_match(k->metrics, k->metric_names[m]);
     return info && info->scale != 0 ? v * info->scale : v;
 }
@@ -150,7 +153,19 @@ static void setup(run *r) {
     char why_device[320];
     const ops_backend *ops = device_backend(r->opt->device, why_device, sizeof why_device);
     if (!ops) die_input("%s", why_device);
-    ops->set_matmul_precision(strcmp(cfg_str(c, "train.precision"), "bf16") ? MATMUL_FP32 : MATMUL_BF16);
+    const int bf16 = !strcmp(cfg_str(c, "train.precision"), "bf16");
+    ops->set_matmul_precision(bf16 ? MATMUL_BF16 : MATMUL_FP32);
+    // The CUDA training attention, process-wide and before the model sizes its state (every run
+    // sets it: a process may train several). The CPU backends have one attention.
+    const char *attention = cfg_str(c, "train.attention");
+    const int route = attention_route_setting_named(attention);
+    if (attention_route_setting_needs_bf16(route) && !bf16)
+        die_input("train.attention=%s is a bf16 route: it needs train.precision=bf16", attention);
+    cuda_set_attention_route(route);
+    char cudnn_why[512];
+    if (route == CUDA_ATTN_CUDNN && !strcmp(ops->name, "cuda") && !cuda_attention_cudnn_available(cudnn_why, sizeof cudnn_why))
+        fprintf(stderr, "posbench: train.attention=cudnn: not available (%s); the automatic route serves every call\n",
+                cudnn_why);
     ops->memory_peak(1); // /final backend_peak_bytes: this run's arenas
     model_create(&r->model, &vc, ops, max_batch, r->seed);
     objective_create(&r->obj, kind, &r->settings, &r->model, max_batch);
@@ -210,6 +225,10 @@ static void open_results(run *r) {
     results_attr_str(r->res, "/", "git_commit", posbench_git_commit);
     results_attr_int(r->res, "/", "threads", posbench_threads());
     results_attr_str(r->res, "/", "device", r->model.ops->name);
+    char cpu[256];
+    machine_cpu_model(cpu, sizeof cpu);
+    results_attr_str(r->res, "/", "cpu_model", cpu);
+    if (r->opt->scale) results_attr_str(r->res, "/", "scale", r->opt->scale);
     if (r->comm->size > 1) results_attr_int(r->res, "/", "ranks", r->comm->size); // a run across processes
     char *yaml = config_yaml(c);
     results_attr_str(r->res, "/", "config_yaml", yaml);
@@ -459,8 +478,8 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
                 }
                 metrics_log_step(&r, r.step, loss, lr, grad_norm, &last, r.es.on ? &val : NULL, diverged);
                 if (!diverged) {
-                    progress_message(&bar, r.obj.kind->progress, epoch + 1, r.epochs, loss, shown(r.obj.kind, 0, last.metric[0]),
-                                     shown(r.obj.kind, 1, last.metric[1]), r.train_time_s);
+                    progress_message(&bar, r.obj.kind->progress, epoch + 1, r.epochs, loss, train_metric_shown(r.obj.kind, 0, last.metric[0]),
+                                     train_metric_shown(r.obj.kind, 1, last.metric[1]), r.train_time_s);
                 }
             }
             r.comm->broadcast(&diverged, sizeof diverged, 0); // the other ranks stop with rank 0
@@ -507,7 +526,7 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
     out->seconds = r.train_time_s;
     out->steps = r.step;
     if (status == 0)
-        printf(r.obj.kind->final_line, shown(r.obj.kind, 0, last.metric[0]), shown(r.obj.kind, 1, last.metric[1]), r.train_time_s);
+        printf(r.obj.kind->final_line, train_metric_shown(r.obj.kind, 0, last.metric[0]), train_metric_shown(r.obj.kind, 1, last.metric[1]), r.train_time_s);
     printf("results: %s\n", r.final_path);
     free_run(&r);
     train_files_release(&r);

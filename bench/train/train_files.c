@@ -36,6 +36,20 @@ void train_files_paths(run *r, train_result *out) {
     r->lock_fd = -1;
 }
 
+// A finished run's result line (its objective's final line: "final: top1=..% top5=..% time=..s")
+// from its file's /final attributes; nothing when they cannot be read.
+static void print_finished_result(const run *r) {
+    const objective_kind *k = objective_find(cfg_str(r->cfg, "objective.name"));
+    rr_run f;
+    char err[512];
+    if (!k || rr_read(r->final_path, RR_ATTRS, &f, err, sizeof err) != 0) return;
+    const rr_attr *a = rr_attr_get(&f.final, k->metric_names[0]), *b = rr_attr_get(&f.final, k->metric_names[1]);
+    const rr_attr *t = rr_attr_get(&f.final, "train_time_s");
+    if (a && b && t && a->is_num && b->is_num && t->is_num)
+        printf(k->final_line, train_metric_shown(k, 0, a->num), train_metric_shown(k, 1, b->num), t->num);
+    rr_free(&f);
+}
+
 int train_files_claim(run *r, train_result *out, int *status) {
     const train_options *opt = r->opt;
     train_files_paths(r, out);
@@ -66,6 +80,7 @@ int train_files_claim(run *r, train_result *out, int *status) {
                       "is now)", r->run_id, changed, r->final_path);
         printf("run %s is already finished: %s (--force retrains it; the old file is replaced only when the new run ends)\n",
                r->run_id, r->final_path);
+        print_finished_result(r);
         snprintf(out->status, sizeof out->status, "skipped");
         *status = 0;
         train_files_release(r);

@@ -8,6 +8,8 @@ typedef struct {
     const char *out_dir;      // results directory (created if needed)
     const char *experiment;   // HDF5 root attribute "experiment"
     const char *stage;        // HDF5 root attribute "stage"
+    const char *scale;        // HDF5 root attribute "scale": the experiment's --scale (smoke | small | paper;
+                              // "small" without --scale); NULL (posbench train): not written. Not part of the run id
     long stop_after;          // > 0: checkpoint and return after this global step (simulated interruption)
     int force;                // retrain even when a finished file exists
     int fresh;                // ignore an existing checkpoint

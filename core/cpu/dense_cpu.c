@@ -88,23 +88,24 @@ void cpu_linear_backward(float *din, float *dweight, float *dbias, const float *
 }
 
 // ---------------------------------------------------------------- layernorm
+void cpu_layernorm_row(float *y, float *mean, float *rstd, const float *x, const float *weight, const float *bias, int C) {
+    float m = 0.0f;
+    for (int c = 0; c < C; c++) m += x[c];
+    m /= (float)C;
+    float var = 0.0f;
+    for (int c = 0; c < C; c++) var += (x[c] - m) * (x[c] - m);
+    var /= (float)C;
+    float s = 1.0f / sqrtf(var + LAYERNORM_EPS);
+    for (int c = 0; c < C; c++) y[c] = (x[c] - m) * s * weight[c] + bias[c];
+    *mean = m;
+    *rstd = s;
+}
+
 void cpu_layernorm_forward(float *out, float *mean, float *rstd, const float *in,
                            const float *weight, const float *bias, int N, int C) {
 #pragma omp parallel for schedule(static)
-    for (int n = 0; n < N; n++) {
-        const float *x = in + (size_t)n * C;
-        float *y = out + (size_t)n * C;
-        float m = 0.0f;
-        for (int c = 0; c < C; c++) m += x[c];
-        m /= (float)C;
-        float var = 0.0f;
-        for (int c = 0; c < C; c++) var += (x[c] - m) * (x[c] - m);
-        var /= (float)C;
-        float s = 1.0f / sqrtf(var + LAYERNORM_EPS);
-        for (int c = 0; c < C; c++) y[c] = (x[c] - m) * s * weight[c] + bias[c];
-        mean[n] = m;
-        rstd[n] = s;
-    }
+    for (int n = 0; n < N; n++)
+        cpu_layernorm_row(out + (size_t)n * C, &mean[n], &rstd[n], in + (size_t)n * C, weight, bias, C);
 }
 
 void cpu_layernorm_backward(float *din, float *dweight, float *dbias, const float *dout,
@@ -156,7 +157,7 @@ void cpu_layernorm_backward(float *din, float *dweight, float *dbias, const floa
 // vectorise. The kernels are compiled for AVX-512, AVX2 and baseline x86-64, picked at load.
 #define GELU_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 
-GELU_CLONES static void gelu_forward_range(float *restrict out, const float *restrict in, size_t n) {
+GELU_CLONES void cpu_gelu_forward_range(float *restrict out, const float *restrict in, size_t n) {
     for (size_t i = 0; i < n; i++) {
         float x = in[i];
         float e = exp_nonpos(-0.5f * x * x);
@@ -164,8 +165,8 @@ GELU_CLONES static void gelu_forward_range(float *restrict out, const float *res
     }
 }
 
-GELU_CLONES static void gelu_backward_range(float *restrict din, const float *restrict dout,
-                                            const float *restrict in, size_t n) {
+GELU_CLONES void cpu_gelu_backward_range(float *restrict din, const float *restrict dout, const float *restrict in,
+                                         size_t n) {
     const float inv_sqrt_2pi = 0.3989422804014327f;
     for (size_t i = 0; i < n; i++) {
         float x = in[i];
@@ -175,14 +176,13 @@ GELU_CLONES static void gelu_backward_range(float *restrict din, const float *re
     }
 }
 
-#define ELEMENTWISE_CHUNK 8192 // elements per parallel task
 
 void cpu_gelu_forward(float *out, const float *in, size_t n) {
     long chunks = (long)((n + ELEMENTWISE_CHUNK - 1) / ELEMENTWISE_CHUNK);
 #pragma omp parallel for schedule(static)
     for (long c = 0; c < chunks; c++) {
         size_t lo = (size_t)c * ELEMENTWISE_CHUNK, len = lo + ELEMENTWISE_CHUNK < n ? ELEMENTWISE_CHUNK : n - lo;
-        gelu_forward_range(out + lo, in + lo, len);
+        cpu_gelu_forward_range(out + lo, in + lo, len);
     }
 }
 
@@ -191,7 +191,7 @@ void cpu_gelu_backward(float *din, const float *dout, const float *in, size_t n)
 #pragma omp parallel for schedule(static)
     for (long c = 0; c < chunks; c++) {
         size_t lo = (size_t)c * ELEMENTWISE_CHUNK, len = lo + ELEMENTWISE_CHUNK < n ? ELEMENTWISE_CHUNK : n - lo;
-        gelu_backward_range(din + lo, dout + lo, in + lo, len);
+        cpu_gelu_backward_range(din + lo, dout + lo, in + lo, len);
     }
 }
 

@@ -14,3 +14,11 @@
 // dense_cpu.c: the precision set_matmul_precision last set (MATMUL_FP32 or MATMUL_BF16);
 // attention_cpu.c rounds at the bf16 points under MATMUL_BF16.
 int cpu_matmul_precision(void);
+
+// dense_cpu.c's row and range kernels, shared with the bf16 twins (dense_bf16_cpu.c) so that both
+// compute the same bits: one LayerNorm row (y, *mean, *rstd of x (C)); GELU forward (out = ...)
+// and backward (din += ...) over n elements.
+void cpu_layernorm_row(float *y, float *mean, float *rstd, const float *x, const float *weight, const float *bias, int C);
+void cpu_gelu_forward_range(float *restrict out, const float *restrict in, size_t n);
+void cpu_gelu_backward_range(float *restrict din, const float *restrict dout, const float *restrict in, size_t n);
+#define ELEMENTWISE_CHUNK 8192 // elements per parallel task of the elementwise ops

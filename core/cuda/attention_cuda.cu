@@ -4,9 +4,12 @@
 // j the key TOKEN), group mask (LT / LE), softmax over the M key slots; probs (B, H, T, M)
 // is materialised by the forward and read by the backward. These kernels serve
 // attention_desc.keep_probs == 1 (attention statistics); with keep_probs == 0 (training) the
-// entry points hand over to the materialised bf16 route of attention_gemm_cuda.cu
-// (train.precision bf16, cuBLAS on the tensor cores) or to the fused fp32 kernels of
-// attention_fused_cuda.cu, which keep no T×M matrix (fp32, long sequences). The dbias reduction below serves both. A query that sees no key gets
+// entry points hand over (core/attention_route.c decides) to the materialised bf16 route of
+// attention_gemm_cuda.cu (train.precision bf16, cuBLAS on the tensor cores), to cuDNN's flash
+// attention (attention_cudnn.cpp: bf16, when set with CUDA_ATTN_CUDNN and the call is plain
+// attention) or to the fused fp32 kernels of attention_fused_cuda.cu, which keep no T×M matrix
+// (fp32, long sequences). The dbias reduction below serves the materialised and fused routes
+// too. A query that sees no key gets
 // zero probabilities, zero output and zero gradient, never NaN (core/attention_cpu.c's rule).
 // The desc struct lives on the host; its kv_index / bias / group pointers are device pointers.
 //
@@ -42,6 +45,10 @@
 #include "ops_cuda_internal.cuh"
 #include "attention_cuda.cuh"
 #include <math.h>
+extern "C" {
+#include "../attention_route.h"
+#include "attention_cudnn.h"
+}
 
 #define ATT_THREADS ATTN_THREADS               // threads per block (8 warps)
 #define ATT_WARPS ATTN_WARPS
@@ -407,20 +414,41 @@ void cuda_attention_dbias_reduce(float *dbias, const float *scratch, const atten
     CUDA_LAUNCH_CHECK();
 }
 
-// Training (keep_probs = 0) keeps the bf16 probabilities of the materialised route
-// (attention_gemm_cuda.cu) or only the fused forward's row log-sum-exp (B, H, T).
+// ---------------------------------------------------------------- routes
+// Which implementation serves a call (core/attention_route.c): keep_probs = 1 the kernels above;
+// training the cuDNN route (attention_cudnn.cpp, when set and able), the materialised bf16 route
+// (attention_gemm_cuda.cu) or the fused kernels (attention_fused_cuda.cu). The choice depends on
+// the process-wide setting, the precision, d and the cuDNN route's per-shape answer, which is
+// kept, so a forward and the backward reading its state take the same route.
+static int attention_route_setting = CUDA_ATTN_AUTO;
+
+extern "C" void cuda_set_attention_route(int route) {
+    if (route != CUDA_ATTN_AUTO && route != CUDA_ATTN_MATERIALISED && route != CUDA_ATTN_FUSED &&
+        route != CUDA_ATTN_CUDNN)
+        die_fail("cuda_set_attention_route: %d is not CUDA_ATTN_AUTO, _MATERIALISED, _FUSED or _CUDNN", route);
+    attention_route_setting = route;
+}
+
+static attention_route route_of(const attention_desc *d) {
+    const int precision = cuda_matmul_precision();
+    int cudnn_ok = 0;
+    if (attention_route_setting == CUDA_ATTN_CUDNN && attention_cudnn_expressible(d, precision, NULL, 0))
+        cudnn_ok = cuda_attention_cudnn_prepare(d, NULL, 0); // says why once on stderr when not
+    return attention_route_for(d, precision, attention_route_setting, cudnn_ok);
+}
+
+// Training (keep_probs = 0) keeps the bf16 probabilities of the materialised route or the row
+// log-sum-exp (B, H, T) of the fused and cuDNN routes: sized for every route the setting may take.
 size_t cuda_attention_state_floats(int B, int H, int T, int M) {
-    if (cuda_attention_uses_gemm(T, M)) return cuda_attention_gemm_state_floats(B, H, T, M);
-    return (size_t)B * H * T;
+    return attention_route_state_floats(B, H, T, M, cuda_matmul_precision(), attention_route_setting);
 }
 
 void cuda_attention_forward(float *out, float *probs, const float *qkv, const attention_desc *d) {
-    if (!d->keep_probs) { // training: the materialised bf16 route, or the fused kernels' lse
-        if (cuda_attention_uses_gemm(d->T, d->M)) // each route checks d
-            cuda_attention_gemm_forward(out, probs, qkv, d);
-        else
-            cuda_attention_fused_forward(out, probs, qkv, d);
-        return;
+    switch (route_of(d)) { // each route checks d
+    case ATTN_ROUTE_CUDNN: cuda_attention_cudnn_forward(out, probs, qkv, d); return;
+    case ATTN_ROUTE_MATERIALISED: cuda_attention_gemm_forward(out, probs, qkv, d); return;
+    case ATTN_ROUTE_FUSED: cuda_attention_fused_forward(out, probs, qkv, d); return;
+    case ATTN_ROUTE_PROBS: break;
     }
     attn_args a = attn_make_args(d, "attention_forward");
     a.qt = pick_qt(&a, 0, "attention_forward");
@@ -433,12 +461,13 @@ void cuda_attention_forward(float *out, float *probs, const float *qkv, const at
 void cuda_attention_backward(float *dqkv, float *dbias, float *scratch, const float *dout,
                              const float *qkv, const float *out, const float *probs,
                              const attention_desc *d) {
-    if (!d->keep_probs) {
-        if (cuda_attention_uses_gemm(d->T, d->M)) // each route checks d
-            cuda_attention_gemm_backward(dqkv, dbias, scratch, dout, qkv, probs, d);
-        else
-            cuda_attention_fused_backward(dqkv, dbias, scratch, dout, qkv, out, probs, d);
+    switch (route_of(d)) {
+    case ATTN_ROUTE_CUDNN: // no bias on this route: dqkv is all there is
+        if (dqkv) cuda_attention_cudnn_backward(dqkv, dout, qkv, out, probs, d);
         return;
+    case ATTN_ROUTE_MATERIALISED: cuda_attention_gemm_backward(dqkv, dbias, scratch, dout, qkv, probs, d); return;
+    case ATTN_ROUTE_FUSED: cuda_attention_fused_backward(dqkv, dbias, scratch, dout, qkv, out, probs, d); return;
+    case ATTN_ROUTE_PROBS: break;
     }
     attn_args a = attn_make_args(d, "attention_backward");
     const int want_dbias = d->bias != NULL && dbias != NULL;

@@ -94,12 +94,9 @@ void cuda_attention_fused_forward(float *out, float *lse, const float *qkv,
 void cuda_attention_fused_backward(float *dqkv, float *dbias, float *scratch, const float *dout,
                                    const float *qkv, const float *out, const float *lse,
                                    const attention_desc *d);
-// The materialised bf16 route for training (attention_gemm_cuda.cu): whether attention of T
-// query rows and M key slots takes it (train.precision bf16, the size rule or
-// cuda_set_attention_route), the state it keeps (P in bf16: ⌈B·H·T·M / 2⌉ floats), and its passes
-// (contracts of the fused entry points above, with `state` the forward's P16).
-int cuda_attention_uses_gemm(int T, int M);
-size_t cuda_attention_gemm_state_floats(int B, int H, int T, int M);
+// The materialised bf16 route for training (attention_gemm_cuda.cu; which calls take it:
+// core/attention_route.c, which also sizes the state it keeps: P in bf16, ⌈B·H·T·M / 2⌉ floats):
+// its passes (contracts of the fused entry points above, with `state` the forward's P16).
 void cuda_attention_gemm_forward(float *out, float *state, const float *qkv,
                                  const attention_desc *d);
 void cuda_attention_gemm_backward(float *dqkv, float *dbias, float *scratch, const float *dout,

@@ -31,7 +31,8 @@
 // registers (S and P16 read once). Workspace, for the length of one call (cuda_alloc_transient:
 // stream-ordered from a caching pool, counted by the memory meter, so bench's arena column
 // includes it at its peak): the bf16 head matrices, the fp32 score / score-gradient matrix
-// (B·H·T·M), its bf16 copy in the backward and the fp32 head results. Route choice (attention_route): the size rule below, or `posbench bench --attention`.
+// (B·H·T·M), its bf16 copy in the backward and the fp32 head results. Which calls take this route:
+// core/attention_route.c (the size rule, or `posbench bench --attention`).
 //
 // Determinism: no atomics; cuBLAS's batched GEMMs are deterministic on one GPU and stream; each
 // softmax row is one warp with lane partials folded by a fixed tree (attention_cuda.cuh).
@@ -40,36 +41,6 @@
 #include "attention_gemm_layout.h"
 #include <cuda_bf16.h>
 #include <math.h>
-extern "C" {
-#include "../ops_cuda.h"
-}
-
-// The size rule of the automatic route: the materialised route while the score matrix of a
-// query row stays small (the T×M matrices are the route's memory and traffic); the fused
-// online-softmax kernels beyond (long sequences).
-#define ATTN_GEMM_MAX_KEYS 1024
-
-static int attention_route_setting = CUDA_ATTN_AUTO;
-
-extern "C" void cuda_set_attention_route(int route) {
-    if (route != CUDA_ATTN_AUTO && route != CUDA_ATTN_MATERIALISED && route != CUDA_ATTN_FUSED)
-        die_fail("cuda_set_attention_route: %d is not CUDA_ATTN_AUTO, _MATERIALISED or _FUSED", route);
-    attention_route_setting = route;
-}
-
-// 1 when training attention of this size runs the materialised bf16 route. Depends only on
-// the process-wide settings and (T, M), so the state sizing and both passes agree as long as
-// the precision is set before the model is built (train.c and perf.c do).
-int cuda_attention_uses_gemm(int T, int M) {
-    if (cuda_matmul_precision() != MATMUL_BF16 || M <= 0 || T <= 0) return 0;
-    if (attention_route_setting == CUDA_ATTN_FUSED) return 0;
-    if (attention_route_setting == CUDA_ATTN_MATERIALISED) return 1;
-    return M <= ATTN_GEMM_MAX_KEYS && T <= ATTN_GEMM_MAX_KEYS;
-}
-
-size_t cuda_attention_gemm_state_floats(int B, int H, int T, int M) {
-    return attn_gemm_state_floats(B, H, T, M); // P16 (B, H, T, ld): two bf16 per float
-}
 
 // ---------------------------------------------------------------- workspace
 static size_t align256(size_t bytes) { return (bytes + 255) / 256 * 256; }
@@ -82,6 +53,34 @@ static size_t align256(size_t bytes) { return (bytes + 255) / 256 * 256; }
 // The (image, head) pairs of a pack / unpack: grid y, looping when B·H exceeds the grid's limit.
 #define PAIR_GRID_MAX 65535
 
+// This thread's head row r and first channel c of a pack / unpack of R rows of hs channels per
+// pair (attn_pack_coords); 0 for a thread past the last.
+static __device__ __forceinline__ int pack_thread(int R, int hs, int vec, int *r, int *c) {
+    const int chunks = attn_pack_chunks(hs, vec);
+    const unsigned e = blockIdx.x * blockDim.x + threadIdx.x;
+    if (e >= (unsigned)R * (unsigned)chunks) return 0;
+    attn_pack_coords(e, chunks, vec, r, c);
+    return 1;
+}
+
+// Element offsets of pair bh's (image b, head h) row r, channel c: in the token rows (B,
+// rows_per_image, stride) at token tok[b][r] (r when tok is NULL), channel off + h·hs + c; and
+// in the head-major (B, H, R, hs) tensor.
+typedef struct {
+    size_t rows, heads;
+} pack_offsets;
+
+static __device__ __forceinline__ pack_offsets pack_offsets_of(int bh, int r, int c, int H, int R, int hs,
+                                                               int rows_per_image, int stride, int off,
+                                                               const int *tok) {
+    const int b = bh / H, h = bh - b * H;
+    const int t = tok ? tok[(size_t)b * R + r] : r;
+    pack_offsets at;
+    at.rows = ((size_t)b * rows_per_image + t) * stride + off + h * hs + c;
+    at.heads = ((size_t)bh * R + r) * hs + c;
+    return at;
+}
+
 // dst (B, H, R, hs) bf16 = channels [off + h·hs, off + (h+1)·hs) of rows tok[b][r] (r when tok is
 // NULL) of src (B, rows_per_image, stride). A thread per VEC consecutive channels of one head
 // row (attn_pack_coords; consecutive threads along the channels: coalesced), 32-bit index math.
@@ -89,16 +88,12 @@ template <int VEC>
 static __global__ void attn_pack_kernel(__nv_bfloat16 *dst, const float *src, int rows_per_image,
                                         int stride, int off, const int *tok, int B, int H, int R,
                                         int hs) {
-    const int chunks = attn_pack_chunks(hs, VEC);
-    const unsigned e = blockIdx.x * blockDim.x + threadIdx.x;
-    if (e >= (unsigned)R * (unsigned)chunks) return;
     int r, c;
-    attn_pack_coords(e, chunks, VEC, &r, &c);
+    if (!pack_thread(R, hs, VEC, &r, &c)) return;
     for (int bh = blockIdx.y; bh < B * H; bh += gridDim.y) {
-        const int b = bh / H, h = bh - b * H;
-        const int t = tok ? tok[(size_t)b * R + r] : r;
-        const float *s = src + ((size_t)b * rows_per_image + t) * stride + off + h * hs + c;
-        __nv_bfloat16 *d = dst + ((size_t)bh * R + r) * hs + c;
+        const pack_offsets at = pack_offsets_of(bh, r, c, H, R, hs, rows_per_image, stride, off, tok);
+        const float *s = src + at.rows;
+        __nv_bfloat16 *d = dst + at.heads;
         if (VEC == 4) {
             const float4 v = *(const float4 *)s;
             __nv_bfloat162 lo = __floats2bfloat162_rn(v.x, v.y), hi = __floats2bfloat162_rn(v.z, v.w);
@@ -120,16 +115,12 @@ template <int VEC>
 static __global__ void attn_unpack_kernel(float *dst, const float *src, int rows_per_image,
                                           int stride, int off, const int *tok, int B, int H, int R,
                                           int hs, float alpha, int accumulate) {
-    const int chunks = attn_pack_chunks(hs, VEC);
-    const unsigned e = blockIdx.x * blockDim.x + threadIdx.x;
-    if (e >= (unsigned)R * (unsigned)chunks) return;
     int r, c;
-    attn_pack_coords(e, chunks, VEC, &r, &c);
+    if (!pack_thread(R, hs, VEC, &r, &c)) return;
     for (int bh = blockIdx.y; bh < B * H; bh += gridDim.y) {
-        const int b = bh / H, h = bh - b * H;
-        const int t = tok ? tok[(size_t)b * R + r] : r;
-        float *d = dst + ((size_t)b * rows_per_image + t) * stride + off + h * hs + c;
-        const float *s = src + ((size_t)bh * R + r) * hs + c;
+        const pack_offsets at = pack_offsets_of(bh, r, c, H, R, hs, rows_per_image, stride, off, tok);
+        float *d = dst + at.rows;
+        const float *s = src + at.heads;
         float v[VEC], o[VEC];
         if (VEC == 4) {
             const float4 x = *(const float4 *)s;

@@ -51,7 +51,6 @@ __global__ void column_partials_add_kernel(float *dst, const float *partial, int
 // dense_vec_cuda.cu: the vectorised kernels. Each returns 1 when it did the work, 0 when the
 // arrays' alignment, the shape or a 32-bit index bound does not allow it (the caller then runs
 // its scalar kernel).
-int vec_to_bf16(__nv_bfloat16 *out, const float *in, size_t n);
 int vec_gelu_forward(float *out, const float *in, size_t n);
 int vec_gelu_backward(float *din, const float *dout, const float *in, size_t n);
 int vec_residual_forward(float *out, const float *x, const float *branch, const float *keep_scale,

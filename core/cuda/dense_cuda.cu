@@ -1,10 +1,10 @@
 // core/cuda/dense_cuda.cu — the CUDA dense ops: linear (cuBLAS sgemm; in bf16 cublasGemmEx or
 // the cuBLASLt path of linear_lt_cuda.cu), LayerNorm, exact GELU, residual / drop path /
 // dropout, with their scalar (one element per thread) kernels; POSBENCH_KERNELS=v2 hands the
-// elementwise ones, the column sums and the bf16 conversion to dense_vec_cuda.cu where the
-// arrays' alignment allows. Each op follows core/ops_list.h and matches its CPU twin
-// (core/cpu/dense_cpu.c) in math and float precision. Layout is row-major, shapes are written
-// (N, C).
+// elementwise ones and the column sums to dense_vec_cuda.cu where the arrays' alignment
+// allows, and the GEMM operands' bf16 conversion to bf16_convert_cuda.cu. Each op follows
+// core/ops_list.h and matches its CPU twin (core/cpu/dense_cpu.c) in math and float precision.
+// Layout is row-major, shapes are written (N, C).
 // Determinism: no floating-point atomics. Row reductions use one warp per row (lanes stride
 // over columns, then an xor-butterfly that leaves the same bits in every lane); column
 // (parameter-gradient) reductions run in two stages over fixed chunks of COL_CHUNK rows (blocks
@@ -13,6 +13,9 @@
 // Elementwise kernels multiply with __fmul_rn where the CPU rounds a product before adding
 // (the CPU build, -std=c11, never fuses multiply-adds), so those ops match the CPU bit for bit.
 #include "dense_common.cuh"
+extern "C" {
+#include "bf16_convert.h"
+}
 #include <math.h>
 
 // Which elementwise kernels run (core/ops_cuda.h): V1 the scalar kernels of this file, V2 the
@@ -102,8 +105,12 @@ __global__ void to_bf16_kernel(__nv_bfloat16 *out, const float *in, size_t n) {
     if (i < n) out[i] = __float2bfloat16_rn(in[i]);
 }
 
-void cuda_to_bf16(__nv_bfloat16 *out, const float *in, size_t n) {
-    if (n == 0 || (V2 && vec_to_bf16(out, in, n))) return;
+void cuda_operand_to_bf16(__nv_bfloat16 *out, const float *in, size_t n) {
+    if (n == 0) return;
+    if (V2) { // bf16_convert_cuda.cu: 8 elements per thread, 16-byte accesses where aligned
+        cuda_f32_to_bf16((uint16_t *)out, in, n);
+        return;
+    }
     to_bf16_kernel<<<cuda_blocks(n, THREADS), THREADS>>>(out, in, n);
     CUDA_LAUNCH_CHECK();
 }
@@ -114,7 +121,7 @@ static const __nv_bfloat16 *bf16_operand(int slot, const float *x, size_t n) {
         CUDA_CHECK(cudaMalloc(&bf16_scratch[slot], n * sizeof(__nv_bfloat16)));
         bf16_scratch_elems[slot] = n;
     }
-    cuda_to_bf16(bf16_scratch[slot], x, n);
+    cuda_operand_to_bf16(bf16_scratch[slot], x, n);
     return bf16_scratch[slot];
 }
 

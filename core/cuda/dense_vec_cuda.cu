@@ -1,6 +1,6 @@
 // core/cuda/dense_vec_cuda.cu — the vectorised elementwise kernels of POSBENCH_KERNELS=v2
 // (core/ops_cuda.h CUDA_KERNELS_V2), called by dense_cuda.cu's ops: 16-byte loads and stores
-// (float4; 8 bf16 per store in the conversion), a grid-stride loop over 32-bit vector indices
+// (float4), a grid-stride loop over 32-bit vector indices
 // (no per-element 64-bit index math or size_t division), the scalar prefix and tail that
 // core/vec_plan.h computes from the arrays' addresses. Every element is computed with the
 // scalar kernels' expression (dense_common.cuh's gelu_value / gelu_grad_add, __fmul_rn where
@@ -41,38 +41,6 @@ static vec_plan plan_of(const void *a, const void *b, const void *c, size_t n) {
         if ((t) < (prefix)) { size_t i = (t); body; }                                             \
         if ((t) < (n) - (tail)) { size_t i = (tail) + (t); body; }                                \
     } while (0)
-
-// ---------------------------------------------------------------- float -> bf16
-__global__ void to_bf16_vec_kernel(__nv_bfloat16 *out, const float *in, size_t n, unsigned prefix,
-                                   unsigned groups, size_t tail, int in_vectors) {
-    unsigned t = blockIdx.x * blockDim.x + threadIdx.x, stride = gridDim.x * blockDim.x;
-    const float *src = in + prefix;
-    uint4 *dst = (uint4 *)(out + prefix);
-    for (unsigned g = t; g < groups; g += stride) {
-        float v[8];
-        if (in_vectors) {
-            float4 a = ((const float4 *)src)[2 * g], b = ((const float4 *)src)[2 * g + 1];
-            v[0] = a.x; v[1] = a.y; v[2] = a.z; v[3] = a.w;
-            v[4] = b.x; v[5] = b.y; v[6] = b.z; v[7] = b.w;
-        } else {
-            for (int j = 0; j < 8; j++) v[j] = src[8 * g + j];
-        }
-        union { __nv_bfloat162 h[4]; uint4 u; } pack;
-        for (int j = 0; j < 4; j++) // each half rounded to nearest even, as __float2bfloat16_rn
-            pack.h[j] = __halves2bfloat162(__float2bfloat16_rn(v[2 * j]), __float2bfloat16_rn(v[2 * j + 1]));
-        dst[g] = pack.u;
-    }
-    FOR_SCALARS(t, prefix, tail, n, out[i] = __float2bfloat16_rn(in[i]));
-}
-
-int vec_to_bf16(__nv_bfloat16 *out, const float *in, size_t n) {
-    bf16_plan p = bf16_plan_convert((uintptr_t)in, (uintptr_t)out, n);
-    if (!p.groups || p.groups >= (1u << 28)) return 0;
-    to_bf16_vec_kernel<<<vec_blocks(p.groups), THREADS>>>(out, in, n, (unsigned)p.prefix,
-                                                          (unsigned)p.groups, p.tail, p.in_vectors);
-    CUDA_LAUNCH_CHECK();
-    return 1;
-}
 
 // ---------------------------------------------------------------- GELU
 __global__ void gelu_forward_vec_kernel(float *out, const float *in, size_t n, unsigned prefix,

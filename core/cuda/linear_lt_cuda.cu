@@ -212,7 +212,7 @@ const __nv_bfloat16 *cuda_bf16_weight(const float *w, size_t n) {
         c->fresh = 0;
     }
     if (!c->fresh) {
-        cuda_to_bf16(c->copy, w, n);
+        cuda_operand_to_bf16(c->copy, w, n);
         c->fresh = 1;
     }
     return c->copy;

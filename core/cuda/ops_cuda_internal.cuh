@@ -26,14 +26,12 @@ double cuda_reduce_sum_double(const float *x, size_t n, int squares);
 // the attention route depends on it.
 int cuda_matmul_precision(void);
 
-// memory_cuda.cu: a workspace that lives for one op call (not zeroed; stream-ordered, from a
-// caching pool), counted by the memory meter while it lives; free it before the op returns.
-void *cuda_alloc_transient(size_t bytes, const char *what);
-void cuda_free_transient(void *p); // NULL is fine
+// memory_cuda.cu: a workspace that lives for one op call (cuda_alloc_transient / _free).
+#include "cuda_transient.h"
 
-// dense_cuda.cu: float -> bf16 (round to nearest even) of n elements with the kernels of the
-// version in force (cuda_kernels, core/ops_cuda.h).
-void cuda_to_bf16(__nv_bfloat16 *out, const float *in, size_t n);
+// dense_cuda.cu: a GEMM operand float -> bf16 (round to nearest even), n elements, with the
+// kernels of the version in force (cuda_kernels, core/ops_cuda.h).
+void cuda_operand_to_bf16(__nv_bfloat16 *out, const float *in, size_t n);
 
 // linear_lt_cuda.cu (its route: cuda_linear_route, core/ops_cuda.h): the cuBLASLt product
 // (column-major D (m, n) = op(A)·op(B) + beta·C [+ bias (m) per column], bf16 A and B, fp32 C/D/bias;

@@ -1,0 +1,173 @@
+// bench/report/report_provenance.c — the block REPORT.md opens with (report_provenance.h): the
+// scale, commits, devices and CPU models, dates and commands of the counted runs, and the verdicts.
+#include "report_provenance.h"
+#include "../../core/common.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void report_shell_word(FILE *out, const char *w) {
+    if (w[0] && strspn(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=,:+@%") == strlen(w)) {
+        fputs(w, out);
+        return;
+    }
+    fputc('\'', out);
+    for (const char *p = w; *p; p++) {
+        if (*p == '\'') fputs("'\\''", out);
+        else fputc(*p, out);
+    }
+    fputc('\'', out);
+}
+
+// Distinct values (with counts) of a text of each run, in order of first appearance.
+typedef struct {
+    char **values;
+    int *counts, n;
+} tally;
+
+static void tally_add(tally *t, const char *v) {
+    for (int k = 0; k < t->n; k++)
+        if (!strcmp(t->values[k], v)) {
+            t->counts[k]++;
+            return;
+        }
+    char **vs = realloc(t->values, (size_t)(t->n + 1) * sizeof *vs);
+    int *cs = vs ? realloc(t->counts, (size_t)(t->n + 1) * sizeof *cs) : NULL;
+    if (!vs || !cs) die_fail("out of memory building the report");
+    t->values = vs, t->counts = cs;
+    t->values[t->n] = xstrdup(v, "report"), t->counts[t->n++] = 1;
+}
+
+static void tally_free(tally *t) {
+    for (int k = 0; k < t->n; k++) free(t->values[k]);
+    free(t->values), free(t->counts);
+}
+
+static void tally_print(FILE *out, const tally *t) {
+    for (int k = 0; k < t->n; k++)
+        fprintf(out, "%s`%s` (%d run%s)", k ? ", " : "", t->values[k], t->counts[k], t->counts[k] == 1 ? "" : "s");
+}
+
+// The scale of run r (root attr scale; older files do not record it).
+static const char *run_scale(const rr_run *r) { return rr_attr_text(&r->root, "scale", "not recorded"); }
+
+int report_run_commands(const rr_set *set, const char *dir, char **text, int *untracked) {
+    size_t n = 0;
+    *text = NULL;
+    FILE *out = open_memstream(text, &n);
+    if (!out) die_fail("report: cannot open a memory stream: %s", strerror(errno));
+    int lines = 0;
+    *untracked = 0;
+    for (int s = 0; s < set->nstages; s++) {
+        const char *exp = set->stages[s].experiment;
+        int first = 1;
+        for (int q = 0; q < s && first; q++) first = strcmp(set->stages[q].experiment, exp) != 0;
+        if (!first) continue;
+        if (!exp[0]) {
+            *untracked += set->stages[s].nruns;
+            continue;
+        }
+        size_t len = strlen(dir) + strlen(exp) + 32;
+        char *copy = xmalloc(len, "path"), *outdir = xstrdup(dir, "path");
+        snprintf(copy, len, "%s/%s/experiment.yaml", dir, exp);
+        if (access(copy, R_OK) != 0) { // DIR is the experiment's own folder: --out is its parent
+            snprintf(copy, len, "%s/experiment.yaml", dir);
+            char *slash = strrchr(outdir, '/');
+            if (slash) *slash = '\0';
+            else snprintf(outdir, strlen(dir) + 1, ".");
+        }
+        if (access(copy, R_OK) == 0) {
+            tally scales = {0};
+            for (int q = s; q < set->nstages; q++) // every scale the experiment's runs were run at
+                if (!strcmp(set->stages[q].experiment, exp))
+                    for (int i = 0; i < set->stages[q].nruns; i++) tally_add(&scales, run_scale(&set->runs[set->stages[q].runs[i]]));
+            for (int k = 0; k < scales.n; k++, lines++) {
+                fputs("posbench run ", out), report_shell_word(out, copy);
+                const char *sc = scales.values[k];
+                if (strcmp(sc, "small") && strcmp(sc, "not recorded")) fputs(" --scale ", out), report_shell_word(out, sc);
+                fputs(" --out ", out), report_shell_word(out, outdir);
+                if (!strcmp(sc, "not recorded")) fputs("  # the scale of these runs is not recorded: add --scale if it was not small", out);
+                fputc('\n', out);
+            }
+            tally_free(&scales);
+        }
+        free(copy), free(outdir);
+    }
+    if (fclose(out) != 0) die_fail("report: cannot build the commands: %s", strerror(errno));
+    return lines;
+}
+
+static const char *verdict_plural(finding_verdict v, int n) {
+    if (v == FINDING_HOLDS) return n == 1 ? "holds" : "hold";
+    if (v == FINDING_FAILS) return n == 1 ? "does not hold" : "do not hold";
+    return v == FINDING_INCONCLUSIVE ? "inconclusive" : "not measured";
+}
+
+char *report_head_markdown(const rr_set *set, const char *dir, const finding_row *rows, int nrows) {
+    char *md = NULL;
+    size_t n = 0;
+    FILE *out = open_memstream(&md, &n);
+    if (!out) die_fail("report: cannot open a memory stream: %s", strerror(errno));
+    tally scales = {0}, commits = {0}, devices = {0};
+    const char *first = NULL, *last = NULL;
+    for (int r = 0; r < set->nruns; r++) {
+        const rr_run *run = &set->runs[r];
+        tally_add(&scales, run_scale(run));
+        tally_add(&commits, rr_attr_text(&run->root, "git_commit", "not recorded"));
+        const char *dev = rr_attr_text(&run->root, "device", "cpu");
+        char d[600];
+        if (!strncmp(dev, "cpu", 3)) snprintf(d, sizeof d, "cpu, %s", rr_attr_text(&run->root, "cpu_model", "CPU model not recorded"));
+        else snprintf(d, sizeof d, "%s", dev);
+        tally_add(&devices, d);
+        const char *st = rr_attr_text(&run->root, "started", ""), *fin = rr_attr_text(&run->root, "finished", st);
+        if (st[0] && (!first || strcmp(st, first) < 0)) first = st;
+        if (fin[0] && (!last || strcmp(fin, last) > 0)) last = fin;
+    }
+    int smoke = 0;
+    for (int k = 0; k < scales.n; k++) smoke |= !strcmp(scales.values[k], "smoke");
+    fprintf(out, "# posbench report%s\n\n", smoke ? " — smoke scale: its numbers say nothing about the papers (a check that the "
+                                                    "pipeline runs: a few updates on a few images)"
+                                                  : "");
+    fprintf(out, "`%s`: %d run%s in %d stage%s.\n\n## Provenance\n\n", dir, set->nruns, set->nruns == 1 ? "" : "s", set->nstages,
+            set->nstages == 1 ? "" : "s");
+    fputs("- scale: ", out), tally_print(out, &scales);
+    fputs(" (`posbench run --scale`; small: the experiments' base config)\n- commits the runs were trained with: ", out);
+    tally_print(out, &commits);
+    fputs("\n- devices and CPU models: ", out), tally_print(out, &devices);
+    fprintf(out, "\n- dates: %s to %s (the first run's start, the last run's end)\n", first ? first : "not recorded",
+            last ? last : "not recorded");
+    char *cmds;
+    int untracked, ncmd = report_run_commands(set, dir, &cmds, &untracked);
+    fputs("\nThe commands that made this report (the experiment files are the copies `posbench run` kept):\n\n", out);
+    for (char *line = cmds; ncmd > 0 && line && *line;) { // one list item per line
+        char *nl = strchr(line, '\n');
+        int n = nl ? (int)(nl - line) : (int)strlen(line);
+        fprintf(out, "- `%.*s`\n", n, line);
+        line = nl ? nl + 1 : NULL;
+    }
+    if (untracked) fprintf(out, "- %d run%s without an experiment (`posbench train`): each file's /config holds its settings\n", untracked,
+                           untracked == 1 ? "" : "s");
+    fputs("- `posbench report ", out), report_shell_word(out, dir), fputs("`\n", out);
+    free(cmds);
+    int count[4] = {0};
+    for (int i = 0; i < nrows; i++) count[rows[i].v]++;
+    static const finding_verdict order[4] = {FINDING_HOLDS, FINDING_FAILS, FINDING_INCONCLUSIVE, FINDING_NOT_MEASURED};
+    fputs("\nVerdicts: ", out);
+    if (nrows == 0) fputs("no findings.\n", out);
+    else {
+        for (int k = 0; k < 4; k++) fprintf(out, "%s%d %s", k ? ", " : "", count[order[k]], verdict_plural(order[k], count[order[k]]));
+        fprintf(out, " (%d finding%s; their rows below say why).\n\n", nrows, nrows == 1 ? "" : "s");
+        for (int k = 0; k < 4; k++)
+            for (int i = 0; i < nrows; i++)
+                if (rows[i].v == order[k]) {
+                    fprintf(out, "- %s: ", verdict_plural(order[k], 1));
+                    for (const char *p = rows[i].claim; *p; p++) fputc(*p == '\n' ? ' ' : *p, out);
+                    fprintf(out, " (experiment `%s`)\n", rows[i].experiment);
+                }
+    }
+    fputc('\n', out);
+    tally_free(&scales), tally_free(&commits), tally_free(&devices);
+    if (fclose(out) != 0) die_fail("report: cannot build the provenance block: %s", strerror(errno));
+    return md;
+}

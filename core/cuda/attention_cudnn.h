@@ -1,0 +1,40 @@
+// core/cuda/attention_cudnn.h — the cuDNN flash-attention route of the CUDA backend as C sees it
+// (core/cuda/attention_cudnn.cpp, one C++17 translation unit around the header-only cuDNN
+// frontend). Every failure to load libcudnn or to build a graph is turned into "not available:
+// reason" and the caller (core/cuda/attention_cuda.cu) falls back to the materialised route;
+// nothing here throws. libcudnn is loaded at run time (dlopen; POSBENCH_CUDNN_LIB names the file,
+// default libcudnn.so.9 on the loader's path), so no build or run without cuDNN depends on it.
+// A build without the frontend headers compiles the route out and says so in every answer.
+#pragma once
+#include <stddef.h>
+#include "../ops_cuda.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// Whether the route is available at all: cuda_attention_cudnn_available (core/ops_cuda.h).
+
+// 1 when the route is available and has forward and backward graphs for d's shape (built on the
+// first call per (B, H, T, M, hs, strides) and cached); otherwise 0 and the reason in why. The
+// first refusal per shape is also said once on stderr. The caller checks
+// attention_cudnn_expressible (core/attention_route.h) first.
+int cuda_attention_cudnn_prepare(const attention_desc *d, char *why, size_t len);
+
+// After prepare said 1 for d: out (B, T, C) fp32 = O of cuDNN's SDPA on a bf16 copy of qkv
+// (B, T, 3C), scale 1/sqrt(hs); lse (B, H, T) fp32, the rows' log-sum-exp (the saved state).
+// An execution error dies (exit 1) naming it.
+void cuda_attention_cudnn_forward(float *out, float *lse, const float *qkv, const attention_desc *d);
+// dqkv (B, T, 3C) += dq, dk, dv (bf16 from cuDNN's deterministic backward, added in fp32); out and
+// lse are the forward's. An execution error dies (exit 1) naming it.
+void cuda_attention_cudnn_backward(float *dqkv, const float *dout, const float *qkv,
+                                   const float *out, const float *lse, const attention_desc *d);
+
+// "cudnn: ..." lines for `posbench --version`: compiled in or out (and why), the frontend and
+// cuDNN header versions, and the library found (path and version) or why none loaded. Loads the
+// library but creates no handle and no CUDA context.
+void cuda_attention_cudnn_version_text(char *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
