@@ -1,7 +1,7 @@
 // core/attention_route.c — the CUDA attention route as a pure function (core/attention_route.h).
 #include "attention_route.h"
 #include "ops_cuda.h"
-#include "cuda/attention_gemm_layout.h"
+#include "attention_gemm_layout.h"
 #include <stdio.h>
 #include <string.h>
 

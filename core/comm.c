@@ -1,5 +1,7 @@
 // core/comm.c — the single-process communicator (core/comm.h) and the choice of the process's
 // communicator: MPI when a launcher (mpirun, srun) started the process and the build has it.
+// What the launcher's environment says is read in comm_env.c, which comm_mpi.c also calls, so
+// no two of these files call each other.
 #include "comm.h"
 #include "common.h"
 #include <stdlib.h>
@@ -16,40 +18,11 @@ static const comm single = {.name = "single", .rank = 0, .size = 1, .sum_f32 = s
 
 const comm *comm_single(void) { return &single; }
 
-// A positive count from environment variable `name`; 0 when unset or not a count.
-static int env_count(const char *name) {
-    const char *v = getenv(name);
-    if (!v || !*v) return 0;
-    char *end;
-    long n = strtol(v, &end, 10);
-    return *end == '\0' && n >= 1 && n <= 1 << 20 ? (int)n : 0;
-}
-
-int comm_launched_size(void) {
-    int n = env_count("OMPI_COMM_WORLD_SIZE"); // OpenMPI's mpirun
-    if (n == 0) n = env_count("PMI_SIZE");     // PMI-1/2 launchers: MPICH's, srun --mpi=pmi2
-    if (n == 0 && getenv("PMIX_RANK")) {       // PMIx launchers (srun --mpi=pmix) name no size: srun's task count, else MPI finds it
-        n = env_count("SLURM_STEP_NUM_TASKS");
-        if (n == 0) n = 1;
-    }
-    return n;
-}
-
-double comm_timeout_seconds(const char *var, double default_s) {
-    const char *t = getenv(var);
-    if (!t || !*t) return default_s;
-    char *end;
-    double v = strtod(t, &end);
-    if (end == t || *end != '\0' || !(v > 0) || v > 1e9)
-        die_input("%s=%s: not a number of seconds (valid: a number > 0 and at most 1e9)", var, t);
-    return v;
-}
-
 const comm *comm_world(void) {
     static const comm *world;
     if (world) return world;
     int launched = comm_launched_size();
-    int srun_tasks = env_count("SLURM_STEP_NUM_TASKS");
+    int srun_tasks = comm_env_count("SLURM_STEP_NUM_TASKS");
     if (launched == 0 && srun_tasks > 1) // each task would be an MPI singleton training the whole run
         die_input("started as task %s of %d by srun without an MPI plugin: the tasks cannot reach each other, so each "
                   "would train the whole run (valid: srun --mpi=pmix or --mpi=pmi2, or posbench train --ranks %d, which "

@@ -12,6 +12,7 @@
 // loads (core/cuda/comm_nccl.cu) sum the gradient on the device; otherwise a CUDA rank's
 // gradient goes through host copies (bench/train/train_step.c).
 #pragma once
+#include "comm_env.h"
 #include <stddef.h>
 
 typedef struct comm {
@@ -31,15 +32,7 @@ typedef struct comm {
 
 // The single-process communicator: rank 0 of 1.
 const comm *comm_single(void);
-// Ranks a launcher started for this job, from its environment (OpenMPI's mpirun:
-// OMPI_COMM_WORLD_SIZE; MPICH / srun --mpi=pmi2: PMI_SIZE; srun --mpi=pmix: PMIX_RANK with
-// SLURM_STEP_NUM_TASKS, or 1 when a PMIx launcher names no size: MPI_Init finds it); 0 when
-// the process was not started by one.
-int comm_launched_size(void);
-// The seconds a collective may wait for the other ranks: environment variable `var` (e.g.
-// POSBENCH_MPI_TIMEOUT_S) when set, else default_s; a value that is not a number > 0 is bad
-// input (exit 2 naming the variable).
-double comm_timeout_seconds(const char *var, double default_s);
+// comm_launched_size, comm_timeout_seconds: the launcher's environment (comm_env.h).
 // The process's communicator, made once: MPI when a launcher started the process and this
 // build has MPI (MPI_Init here, MPI_Finalize at exit); the single-process one when no launcher
 // did. A launcher's job of several processes in a build without MPI is bad input (exit 2: each

@@ -1,7 +1,7 @@
 // core/keys.h — what a configuration key is (name, type, default, range, meaning) and how a
 // module reads the values of its keys, without knowing where they come from. Every module that
 // has settings of its own (an objective, a position encoding, a backbone) lists its keys in its
-// registry entry; bench/experiment/config.c gathers them into the one key table (`posbench
+// registry entry; bench/config/config.c gathers them into the one key table (`posbench
 // train --help`, YAML checking, run ids) and hands the modules a key_reader over a run's config.
 #pragma once
 

@@ -4,8 +4,7 @@
 #include "dataset.h"
 #include "../core/common.h"
 #include "../core/rng.h"
-#include "speech/speech_commands.h"
-#include "text/text.h"
+#include "registry.h"
 
 void dataset_augment_draw(const augment_config *aug, uint32_t seed, uint32_t epoch, uint32_t step, int b, int *dy, int *dx,
                           int *flip) {
@@ -21,12 +20,8 @@ void dataset_augment_draw(const augment_config *aug, uint32_t seed, uint32_t epo
 
 void dataset_make_batch(const dataset *ds, const int *indices, int B, const augment_config *aug,
                         uint32_t seed, uint32_t epoch, uint32_t step, float *images, int32_t *labels) {
-    if (ds->audio) { // MFCC frames as tokens: (B, frames, 40)
-        speech_make_batch(ds, indices, B, aug, seed, epoch, step, images, labels);
-        return;
-    }
-    if (ds->vocab) { // byte tokens: (B, L) ints
-        text_make_batch(ds, indices, B, (int32_t *)images, labels);
+    if (ds->kind && ds->kind->make_batch) { // speech: MFCC frames as tokens (B, frames, 40); text: (B, L) ints
+        ds->kind->make_batch(ds, indices, B, aug, seed, epoch, step, images, labels);
         return;
     }
     const int C = ds->channels, H = ds->height, W = ds->width;

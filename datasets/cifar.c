@@ -18,6 +18,7 @@
 // machine). Each file is looked for as NAME.gz first, then NAME; both are read through zlib
 // (gzopen reads an uncompressed file as is), a chunk of whole records at a time.
 #include "cifar.h"
+#include "registry.h"
 #include "data_files.h"
 #include "file_read.h"
 #include <errno.h>
@@ -68,6 +69,7 @@ typedef struct {
     int32_t *labels;  // (cap)
     int n, cap;
     char *prints;     // the files' fingerprints (data_files.h)
+    long long max_bytes; // data.max_bytes (dataset_options)
 } cifar_rows;
 
 static const cifar_kind *find_kind(const char *name) {
@@ -75,8 +77,6 @@ static const cifar_kind *find_kind(const char *name) {
         if (strcmp(name, CIFAR_KINDS[k].name) == 0) return &CIFAR_KINDS[k];
     return NULL;
 }
-
-int cifar_is_name(const char *name) { return find_kind(name) != NULL; }
 
 static size_t record_bytes(const cifar_kind *k) { return (size_t)k->label_bytes + CIFAR_PIXELS; }
 
@@ -220,7 +220,7 @@ static int check_file_end(const cifar_kind *k, const char *path, unsigned long l
 static int read_file(const cifar_kind *k, const char *path, cifar_rows *rows, uint8_t *chunk, char *err,
                      size_t errlen) {
     const size_t record = record_bytes(k), chunk_bytes = record * CHUNK_RECORDS;
-    if (data_file_check(path, k->title, NULL, err, errlen) != 0) return -1; // never a FIFO or a device
+    if (data_file_check(path, k->title, rows->max_bytes, NULL, err, errlen) != 0) return -1; // never a FIFO or a device
     errno = 0;
     gzFile f = gzopen(path, "rb");
     if (!f) {
@@ -255,9 +255,9 @@ static int read_file(const cifar_kind *k, const char *path, cifar_rows *rows, ui
                 return -1;
             }
         offset += (unsigned long long)got;
-        if ((long long)offset > data_files_max_bytes()) { // a gzip file may inflate to any size
+        if ((long long)offset > rows->max_bytes) { // a gzip file may inflate to any size
             dataset_set_err(err, errlen, "%s: more than data.max_bytes=%lld uncompressed bytes (raise data.max_bytes to "
-                            "read it)", path, data_files_max_bytes());
+                            "read it)", path, rows->max_bytes);
             gzclose(f);
             return -1;
         }
@@ -297,20 +297,25 @@ static int read_split(const cifar_kind *k, const char *dir, int train, cifar_row
     }
     int rc = 0;
     for (int i = 0; i < nfiles && rc == 0; i++) rc = read_file(k, paths[i], rows, chunk, err, errlen);
-    for (int i = 0; i < nfiles && rc == 0; i++) rc = data_prints_note(&rows->prints, paths[i], err, errlen);
+    for (int i = 0; i < nfiles && rc == 0; i++) rc = data_prints_note(&rows->prints, paths[i], rows->max_bytes, err, errlen);
     free(chunk);
     return rc;
 }
 
-int cifar_load(dataset *ds, const char *name, const char *path, int train, char *err, size_t errlen) {
+int cifar_load(dataset *ds, const char *name, const dataset_options *opt, const char *split, char *err, size_t errlen) {
     const cifar_kind *k = find_kind(name);
     if (!k) {
         dataset_set_err(err, errlen, "internal: '%s' is not a CIFAR dataset", name ? name : "(null)");
         return -1;
     }
+    int train = split && !strcmp(split, "train");
+    if (!train && !(split && !strcmp(split, "test"))) {
+        dataset_set_err(err, errlen, "unknown split '%s' for dataset %s (valid: train, test)", split ? split : "(null)", name);
+        return -1;
+    }
     char dir[sizeof ds->source];
-    if (resolve_directory(k, path, dir, sizeof dir, err, errlen) != 0) return -1;
-    cifar_rows rows = {0};
+    if (resolve_directory(k, opt->path, dir, sizeof dir, err, errlen) != 0) return -1;
+    cifar_rows rows = {.max_bytes = data_max_bytes_or_default(opt->max_bytes)};
     if (read_split(k, dir, train, &rows, err, errlen) != 0) {
         free(rows.pixels);
         free(rows.labels);
@@ -333,3 +338,10 @@ int cifar_load(dataset *ds, const char *name, const char *path, int train, char 
     }
     return 0;
 }
+
+// ---------------------------------------------------------------- registry entries (registry.h)
+static dataset_shape shape_cifar10(const dataset_options *opt) { return (dataset_shape){CIFAR_SIDE, 3, 10, 0, 50000}; }
+static dataset_shape shape_cifar100(const dataset_options *opt) { return (dataset_shape){CIFAR_SIDE, 3, 100, 0, 50000}; }
+
+const dataset_kind dataset_cifar10 = {.name = "cifar10", .labels = 1, .shape = shape_cifar10, .load = cifar_load};
+const dataset_kind dataset_cifar100 = {.name = "cifar100", .labels = 1, .shape = shape_cifar100, .load = cifar_load};

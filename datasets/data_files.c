@@ -12,17 +12,15 @@
 #include <unistd.h>
 #include <zlib.h>
 
-static long long g_max_bytes = DATA_MAX_BYTES_DEFAULT;
-
-void data_files_set_max_bytes(long long n) { g_max_bytes = n >= 1 ? n : DATA_MAX_BYTES_DEFAULT; }
-long long data_files_max_bytes(void) { return g_max_bytes; }
+long long data_max_bytes_or_default(long long max_bytes) { return max_bytes >= 1 ? max_bytes : DATA_MAX_BYTES_DEFAULT; }
 
 static const char *type_name(mode_t m) {
     return S_ISFIFO(m) ? "a FIFO (named pipe)" : S_ISCHR(m) ? "a character device" : S_ISBLK(m) ? "a block device"
          : S_ISSOCK(m) ? "a socket" : S_ISDIR(m) ? "a directory" : S_ISREG(m) ? "a regular file" : "not a regular file";
 }
 
-int data_file_check(const char *path, const char *what, long long *size, char *err, size_t errlen) {
+int data_file_check(const char *path, const char *what, long long max_bytes, long long *size, char *err, size_t errlen) {
+    max_bytes = data_max_bytes_or_default(max_bytes);
     struct stat st;
     if (stat(path, &st) != 0) {
         dataset_set_err(err, errlen, "%s: cannot open %s: %s", path, what, strerror(errno));
@@ -33,9 +31,9 @@ int data_file_check(const char *path, const char *what, long long *size, char *e
                         type_name(st.st_mode), what);
         return -1;
     }
-    if ((long long)st.st_size > g_max_bytes) {
+    if ((long long)st.st_size > max_bytes) {
         dataset_set_err(err, errlen, "%s: %lld bytes is more than data.max_bytes=%lld (%s; raise data.max_bytes to "
-                        "read it)", path, (long long)st.st_size, g_max_bytes, what);
+                        "read it)", path, (long long)st.st_size, max_bytes, what);
         return -1;
     }
     if (size) *size = (long long)st.st_size;
@@ -72,8 +70,9 @@ static int same_file(const crc_memo *m, const char *path, const struct stat *st)
            m->mtime.tv_sec == st->st_mtim.tv_sec && m->mtime.tv_nsec == st->st_mtim.tv_nsec;
 }
 
-int data_file_crc(const char *path, long long *size, uint32_t *crc, char *err, size_t errlen) {
-    if (data_file_check(path, "a data file", NULL, err, errlen) != 0) return -1;
+int data_file_crc(const char *path, long long max_bytes, long long *size, uint32_t *crc, char *err, size_t errlen) {
+    max_bytes = data_max_bytes_or_default(max_bytes);
+    if (data_file_check(path, "a data file", max_bytes, NULL, err, errlen) != 0) return -1;
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
         dataset_set_err(err, errlen, "%s: cannot open: %s", path, strerror(errno));
@@ -107,8 +106,8 @@ int data_file_crc(const char *path, long long *size, uint32_t *crc, char *err, s
         if (got == 0) break;
         c = crc32(c, buf, (uInt)got);
         total += got;
-        if (total > g_max_bytes) { // grew past the limit while read
-            dataset_set_err(err, errlen, "%s: more than data.max_bytes=%lld bytes", path, g_max_bytes);
+        if (total > max_bytes) { // grew past the limit while read
+            dataset_set_err(err, errlen, "%s: more than data.max_bytes=%lld bytes", path, max_bytes);
             free(buf);
             close(fd);
             return -1;
@@ -177,10 +176,10 @@ void data_prints_merge(char **list, const char *other) {
     }
 }
 
-int data_prints_note(char **list, const char *path, char *err, size_t errlen) {
+int data_prints_note(char **list, const char *path, long long max_bytes, char *err, size_t errlen) {
     long long size;
     uint32_t crc;
-    if (data_file_crc(path, &size, &crc, err, errlen) != 0) return -1;
+    if (data_file_crc(path, max_bytes, &size, &crc, err, errlen) != 0) return -1;
     data_prints_add(list, "file", crc, size, path);
     return 0;
 }
@@ -255,7 +254,7 @@ int data_prints_equal(const char *a, const char *b, char *why, size_t whylen) {
     return same;
 }
 
-int data_prints_verify(const char *recorded, data_print_fn wavs_print, char *why, size_t whylen) {
+int data_prints_verify(const char *recorded, data_print_fn wavs_print, long long max_bytes, char *why, size_t whylen) {
     print_line *l = NULL;
     int n = parse_all(recorded ? recorded : "", &l), ok = 1;
     if (n < 0) {
@@ -265,8 +264,8 @@ int data_prints_verify(const char *recorded, data_print_fn wavs_print, char *why
     for (int i = 0; ok && i < n; i++) {
         print_line now = l[i];
         char err[4600];
-        int rc = !strcmp(l[i].kind, "file") ? data_file_crc(l[i].path, &now.size, (uint32_t *)&now.crc, err, sizeof err)
-                                            : wavs_print ? wavs_print(l[i].path, &now.size, (uint32_t *)&now.crc, err, sizeof err)
+        int rc = !strcmp(l[i].kind, "file") ? data_file_crc(l[i].path, max_bytes, &now.size, (uint32_t *)&now.crc, err, sizeof err)
+                                            : wavs_print ? wavs_print(l[i].path, max_bytes, &now.size, (uint32_t *)&now.crc, err, sizeof err)
                                                        : (snprintf(err, sizeof err, "no reader for a '%s' line", l[i].kind), -1);
         if (rc != 0) snprintf(why, whylen, "%s: recorded, now unreadable: %s", l[i].path, err), ok = 0;
         else if (now.crc != l[i].crc || now.size != l[i].size) describe(why, whylen, &l[i], &now), ok = 0;

@@ -30,10 +30,27 @@ typedef struct dataset { // tagged: objectives/objective.h refers to it as struc
     // The content fingerprints of the files the split was read from (datasets/data_files.h:
     // malloc'd text, one line per file), for the run file and checkpoint; NULL when none.
     char *prints;
+    // Its registry entry (datasets/registry.h), set by its loader: how its batches are made and
+    // what it holds besides pixels, labels and prints. NULL: an image set built by hand.
+    const struct dataset_kind *kind;
 } dataset;
 
-// split: "train" or "test". name: "fashion-mnist" (default dir /usr/share/datasets/fashion-mnist,
-// Debian package dataset-fashion-mnist), "mnist" (no default dir: path required), or "idx" (any IDX
+// What a loader is told, from the run's data.* keys (bench/experiment/settings.c
+// dataset_options_from_config): every loader reads the fields that concern it and no process-wide
+// setting. A zeroed struct (but for path) means every key's default but data.seq_len's.
+typedef struct {
+    const char *path;        // data.path (NULL or "": the dataset's default directory or file, if it has one)
+    int seq_len;             // data.seq_len: bytes per sequence (text)
+    int mfcc_frontend;       // data.mfcc as an mfcc_frontend (speech-commands; datasets/speech/mfcc.h)
+    int refuse_long_clips;   // data.long_clips=refuse: 1 (speech-commands; 0: cut with a warning)
+    long long max_bytes;     // data.max_bytes: the largest data file read (< 1: DATA_MAX_BYTES_DEFAULT)
+} dataset_options;
+
+// dataset_load: the dataset data.name = `name` through its registry entry (datasets/registry.h),
+// or the "unknown dataset" error naming the valid names.
+// opt: what the loader is told (NULL: every default, no path). split: "train" or "test"
+// ("validation" too where the entry has one). name: "fashion-mnist" (default dir
+// /usr/share/datasets/fashion-mnist, Debian package dataset-fashion-mnist), "mnist" (no default dir: path required), or "idx" (any IDX
 // directory; path required). A non-empty path overrides the directory. Files looked for in the
 // directory: train-images-idx3-ubyte(.gz), train-labels-idx1-ubyte(.gz), t10k-images-idx3-ubyte(.gz),
 // t10k-labels-idx1-ubyte(.gz); the .gz name is tried first, then the raw name. Both are read with
@@ -53,11 +70,16 @@ typedef struct dataset { // tagged: objectives/objective.h refers to it as struc
 // datasets/speech/speech_commands.h): split "train", "validation" or "test", 12 classes
 // (_silence_, _unknown_, yes, no, up, down, left, right, on, off, stop, go), examples of
 // 100 frames x 40 MFCCs. The image-only steps (crop, flip, resizing) do not apply to it.
+// name "text": datasets/text/text.h (opt->seq_len bytes per sequence; "test" the validation split).
+// Every file is at most opt->max_bytes (data.max_bytes) long. Sets ds->kind.
 // Returns 0, or -1 with a one-line message in err naming the file (and byte offset, for CIFAR also
 // the record index, where relevant) and what would be valid; on failure *ds is zeroed and owns nothing.
-int dataset_load(dataset *ds, const char *name, const char *path, const char *split, char *err,
+int dataset_load(dataset *ds, const char *name, const dataset_options *opt, const char *split, char *err,
                  size_t errlen);
-// Frees pixels and labels and zeroes *ds (safe on a zeroed or failed dataset).
+// The IDX loader behind fashion-mnist, mnist and idx (idx.c): split "train" or "test".
+int idx_load(dataset *ds, const char *name, const dataset_options *opt, const char *split, char *err, size_t errlen);
+// Frees pixels, labels, prints and what its entry's release hook frees, and zeroes *ds (safe on
+// a zeroed or failed dataset).
 void dataset_free(dataset *ds);
 
 // Keeps the first `limit` examples (limit <= 0 or >= n: all).

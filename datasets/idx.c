@@ -1,14 +1,13 @@
 // datasets/idx.c — loading a dataset split from IDX files (MNIST layout), gzipped or raw.
-// Owns dataset_load / dataset_free: which directory and files a dataset name means (the CIFAR
-// names go to cifar.c, speech-commands to speech/speech_commands.c), the IDX header checks (magic, dimensions, counts, label range) and their
-// one-line error messages.
+// Owns idx_load (the registry's loader of fashion-mnist, mnist and idx: which directory and
+// files each name means) and dataset_free; the IDX header checks (magic, dimensions, counts,
+// label range) and their one-line error messages.
 // IDX: big-endian u32 magic (0x00000803 images: then n, rows, cols; 0x00000801 labels: then n),
 // then u8 data. Extra bytes after the data are ignored; missing bytes are reported precisely.
 #include "dataset.h"
 #include "data_files.h"
 #include "file_read.h"
-#include "cifar.h"
-#include "speech/speech_commands.h"
+#include "registry.h"
 #include "../core/common.h"
 #include <errno.h>
 #include <limits.h>
@@ -31,9 +30,9 @@ typedef struct {
     const char *default_dir;  // NULL: data.path required
     float mean, std;
     int fixed_classes;        // labels must be below this; 0: num_classes = max label + 1
-} dataset_kind;
+} idx_kind;
 
-static const dataset_kind KINDS[] = {
+static const idx_kind KINDS[] = {
     {"fashion-mnist", "/usr/share/datasets/fashion-mnist", 0.2860f, 0.3530f, 10},
     {"mnist", NULL, 0.1307f, 0.3081f, 10},
     {"idx", NULL, 0.5f, 0.5f, 0},
@@ -49,12 +48,12 @@ static uint32_t be32(const uint8_t *p) {
 
 // Reads one IDX file: checks the magic, reads `ndims` big-endian u32 dimensions into dims and
 // then prod(dims) data bytes into *data (xmalloc'd; caller frees). Returns 0 or -1 with err set.
-static int idx_read(const char *path, uint32_t want_magic, int ndims, uint32_t dims[3],
+static int idx_read(const char *path, uint32_t want_magic, int ndims, uint32_t dims[3], long long max_bytes,
                     uint8_t **data, char *err, size_t errlen) {
     *data = NULL;
     size_t header = 4 + 4 * (size_t)ndims;
     const char *what = want_magic == IDX_MAGIC_IMAGES ? "pixels" : "labels";
-    if (data_file_check(path, want_magic == IDX_MAGIC_IMAGES ? "an IDX image file" : "an IDX label file", NULL, err, errlen) != 0)
+    if (data_file_check(path, want_magic == IDX_MAGIC_IMAGES ? "an IDX image file" : "an IDX label file", max_bytes, NULL, err, errlen) != 0)
         return -1;
     errno = 0;
     gzFile f = gzopen(path, "rb");
@@ -117,9 +116,9 @@ static int idx_read(const char *path, uint32_t want_magic, int ndims, uint32_t d
             return -1;
         }
     }
-    if ((long long)total > data_files_max_bytes() - (long long)header) { // a gzip file may declare any size
+    if ((long long)total > max_bytes - (long long)header) { // a gzip file may declare any size
         dataset_set_err(err, errlen, "%s: the header declares %llu bytes of %s, more than data.max_bytes=%lld (raise "
-                        "data.max_bytes to read it)", path, (unsigned long long)total, what, data_files_max_bytes());
+                        "data.max_bytes to read it)", path, (unsigned long long)total, what, max_bytes);
         gzclose(f);
         return -1;
     }
@@ -188,7 +187,7 @@ static int find_file(const char *dir, const char *base, char *out, size_t outlen
     return -1;
 }
 
-static int check_directory(const char *dir, const dataset_kind *kind, char *err, size_t errlen) {
+static int check_directory(const char *dir, const idx_kind *kind, char *err, size_t errlen) {
     struct stat st;
     const char *origin = kind->default_dir
         ? "fashion-mnist comes from the Debian package dataset-fashion-mnist, or set data.path=DIR holding "
@@ -208,20 +207,16 @@ static int check_directory(const char *dir, const dataset_kind *kind, char *err,
     return 0;
 }
 
-int dataset_load(dataset *ds, const char *name, const char *path, const char *split, char *err,
-                 size_t errlen) {
-    memset(ds, 0, sizeof *ds);
-    if (err && errlen) err[0] = '\0';
-    const dataset_kind *kind = NULL;
+int idx_load(dataset *ds, const char *name, const dataset_options *opt, const char *split, char *err, size_t errlen) {
+    const idx_kind *kind = NULL;
     for (size_t k = 0; k < sizeof KINDS / sizeof KINDS[0]; k++)
         if (name && strcmp(name, KINDS[k].name) == 0) kind = &KINDS[k];
-    if (name && strcmp(name, "speech-commands") == 0) return speech_commands_load(ds, path, split, err, errlen);
-    if (!kind && !cifar_is_name(name)) {
-        dataset_set_err(err, errlen, "unknown dataset '%s' (valid: fashion-mnist, mnist, idx, cifar10, cifar100, "
-                "speech-commands)",
-                name ? name : "(null)");
+    if (!kind) {
+        dataset_set_err(err, errlen, "%s is not an IDX dataset (valid: fashion-mnist, mnist, idx)", name ? name : "(null)");
         return -1;
     }
+    const char *path = opt->path;
+    long long max_bytes = data_max_bytes_or_default(opt->max_bytes);
     int train;
     if (split && strcmp(split, "train") == 0) train = 1;
     else if (split && strcmp(split, "test") == 0) train = 0;
@@ -230,7 +225,6 @@ int dataset_load(dataset *ds, const char *name, const char *path, const char *sp
                 split ? split : "(null)", name);
         return -1;
     }
-    if (!kind) return cifar_load(ds, name, path, train, err, errlen); // CIFAR binary files: cifar.c
     const char *dir = path && path[0] ? path : kind->default_dir;
     if (!dir) {
         dataset_set_err(err, errlen, "dataset %s has no default directory: set data.path=DIR holding " FILES_HINT,
@@ -258,8 +252,8 @@ int dataset_load(dataset *ds, const char *name, const char *path, const char *sp
 
     uint32_t idims[3], ldims[3];
     uint8_t *pixels = NULL, *raw_labels = NULL;
-    if (idx_read(image_path, IDX_MAGIC_IMAGES, 3, idims, &pixels, err, errlen) != 0) return -1;
-    if (idx_read(label_path, IDX_MAGIC_LABELS, 1, ldims, &raw_labels, err, errlen) != 0) {
+    if (idx_read(image_path, IDX_MAGIC_IMAGES, 3, idims, max_bytes, &pixels, err, errlen) != 0) return -1;
+    if (idx_read(label_path, IDX_MAGIC_LABELS, 1, ldims, max_bytes, &raw_labels, err, errlen) != 0) {
         free(pixels);
         return -1;
     }
@@ -284,7 +278,8 @@ int dataset_load(dataset *ds, const char *name, const char *path, const char *sp
         }
         if (label > max_label) max_label = label;
     }
-    if (data_prints_note(&ds->prints, image_path, err, errlen) != 0 || data_prints_note(&ds->prints, label_path, err, errlen) != 0) {
+    if (data_prints_note(&ds->prints, image_path, max_bytes, err, errlen) != 0 ||
+        data_prints_note(&ds->prints, label_path, max_bytes, err, errlen) != 0) {
         free(ds->prints);
         ds->prints = NULL;
         free(pixels);
@@ -312,9 +307,17 @@ int dataset_load(dataset *ds, const char *name, const char *path, const char *sp
 }
 
 void dataset_free(dataset *ds) {
-    if (ds->audio) speech_commands_release(ds);
+    if (ds->kind && ds->kind->release) ds->kind->release(ds);
     free(ds->prints);
     free(ds->pixels);
     free(ds->labels);
     memset(ds, 0, sizeof *ds);
 }
+
+// ---------------------------------------------------------------- registry entries (registry.h)
+static dataset_shape shape_mnist(const dataset_options *opt) { return (dataset_shape){28, 1, 10, 0, 60000}; }
+static dataset_shape shape_idx(const dataset_options *opt) { return (dataset_shape){0, 0, 0, 0, -1}; } // any IDX files
+
+const dataset_kind dataset_fashion_mnist = {.name = "fashion-mnist", .labels = 1, .shape = shape_mnist, .load = idx_load};
+const dataset_kind dataset_mnist = {.name = "mnist", .labels = 1, .shape = shape_mnist, .load = idx_load};
+const dataset_kind dataset_idx = {.name = "idx", .labels = 1, .shape = shape_idx, .load = idx_load};

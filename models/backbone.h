@@ -62,8 +62,12 @@ typedef struct backbone_kind {
     int (*pe_ok)(const struct posenc_kind *pe);
     // 1: the PyTorch trainer (bench/crosscheck/torch_train.py, its model tests/torch_vit.py) has these blocks.
     int crosscheck_ok;
+    // The blocks' PyTorch twin in `posbench bench --torch` (bench/perf/torch_cpu_step.py --arch):
+    // 0 ViT (tests/torch_vit.py, also the only one torch_gpu_step.py has), 1 gMLP, 2 aMLP
+    // (tests/torch_gmlp.py).
+    int torch_step_arch;
     // Its own configuration keys (ended by {NULL}; NULL: none), gathered into the key table
-    // (bench/experiment/config.c), and their reader into the model config (NULL: none).
+    // (bench/config/config.c), and their reader into the model config (NULL: none).
     const cfg_key *keys;
     void (*read_keys)(const key_reader *r, struct model_config *c);
     // Forward FLOPs of one block per image with T tokens and M key tokens (multiply-add = 2).

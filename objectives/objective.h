@@ -107,7 +107,7 @@ typedef struct objective_kind {
     // direction, labels, how the report shows them (objectives/metric.h).
     const metric_info *metrics;
     // Its own configuration keys (ended by {NULL}), gathered into the key table
-    // (bench/experiment/config.c); NULL: none besides objective_common_keys.
+    // (bench/config/config.c); NULL: none besides objective_common_keys.
     const cfg_key *keys;
     // Reads its own settings (keys) into o->s.own (at most OBJECTIVE_OWN_BYTES; NULL: none).
     void (*read_settings)(const key_reader *r, void *own);

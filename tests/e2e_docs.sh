@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/e2e_docs.sh — docs that cannot drift (issue 32 §6):
 #   - docs/keys.md is exactly what `make docs` writes (`build/posbench --keys-markdown`, the key
-#     table of bench/experiment/config.c and every module's own keys); else the diff and the fix;
+#     table of bench/config/config.c and every module's own keys); else the diff and the fix;
 #   - README.md at most 150 lines, .ci/run runs its `make test`, every relative link of README.md
 #     and docs/*.md resolves (file and #anchor), every package of scripts/deps.sh's groups is
 #     named in docs/usage.md (tests/docs_check.py);

@@ -13,7 +13,7 @@ if [ ! -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ]; then
     exit 0
 fi
 GPU_SESSION_KEYS="data.limit=256 data.test_limit=100 train.epochs=2 train.batch=64 eval.batch=100 model.dim=16 model.depth=1 model.heads=2 model.patch=7" \
-GPU_SESSION_STEPS="0 1 2 3 4 5 8" GPU_SESSION_CASES="supervised mp3" GPU_SESSION_ARCHIVE="$T/session.tar.gz" \
+GPU_SESSION_STEPS="0 1 2 3 4 5 8" GPU_SESSION_CASES="supervised mp3" GPU_SESSION_DET_CASES="fp32 bf16" GPU_SESSION_ARCHIVE="$T/session.tar.gz" \
     sh scripts/gpu_session.sh "$T/out" cpu-guarded > "$T/log" 2>&1; rc=$?
 passed=$(grep -c '^- PASS' "$T/out/SUMMARY.md" 2>/dev/null)
 if [ $rc -eq 0 ] && [ "$passed" -eq 12 ] && grep -q '^0 failed' "$T/out/SUMMARY.md" &&

@@ -155,7 +155,7 @@ if nvidia-smi -L > /dev/null 2>&1; then echo "SKIP bad input: --device cuda with
 else bad "--device cuda without a GPU, saying why" "--device cuda: " --device cuda; fi
 
 $PB train --help > "$T/help.out" 2>&1; rc=$?
-missing=$(for k in $(sed -n 's/^ *{"\([a-z0-9_]*\.[a-z0-9_]*\)".*/\1/p' bench/experiment/config.c); do grep -q "^  $k " "$T/help.out" || echo "$k"; done)
+missing=$(for k in $(sed -n 's/^ *{"\([a-z0-9_]*\.[a-z0-9_]*\)".*/\1/p' bench/config/config.c); do grep -q "^  $k " "$T/help.out" || echo "$k"; done)
 [ $rc -eq 0 ] && [ -z "$missing" ]
 check "train --help lists every key with its default" $? "${missing:-all $(grep -c '^  [a-z0-9_]*\.[a-z0-9_]* ' "$T/help.out") keys listed}"
 

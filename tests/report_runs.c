@@ -111,7 +111,7 @@ const finding_case cases[] = {
      "not measured (the runs of finetune have no /config key sweep.level)"},
     {"greater", "N8 no per value in common", "", "finetune", "pe.kind=abs", "top1", "finetune", "pe.kind=none", "top1", "", "", "pe.kind",
      "not measured (no value of pe.kind common to a and b)"},
-    // model.dim is a key of bench/experiment/config.c: mp3's runs, which lack it, ran at its default 128
+    // model.dim is a key of bench/config/config.c: mp3's runs, which lack it, ran at its default 128
     {"greater", "N5b a known per key one side lacks is its default", "", "finetune", "", "top1", "mp3", "", "top1", "", "", "model.dim", // against p 0.046 before correction: Holm p 0.323 among 24
      "inconclusive (against the claim, not significant after Holm's correction over 24 comparisons of experiment `exp`)"},
 };

@@ -1,11 +1,11 @@
 // tests/test_attention_gemm_layout.c — the index arithmetic of the CUDA materialised bf16
-// attention (core/cuda/attention_gemm_layout.h) checked on the host: the padded leading dimension
+// attention (core/attention_gemm_layout.h) checked on the host: the padded leading dimension
 // of the score matrices (16-byte rows, never narrower than M) and the state it sizes; the
 // pack / unpack grid covers every channel of every head row exactly once, with each thread's
 // vector 16-byte aligned on the fp32 side and 8-byte aligned on the bf16 side whenever the width
 // function allows 4; the softmax register bucket holds every key and stops before spilling.
 #include "testing.h"
-#include "../core/cuda/attention_gemm_layout.h"
+#include "../core/attention_gemm_layout.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -79,7 +79,7 @@ static void expect_error(const char *check, const char *name, const char *path, 
     dataset ds;
     char err[2048];
     memset(&ds, 0x5a, sizeof ds);
-    int rc = dataset_load(&ds, name, path, split, err, sizeof err);
+    int rc = dataset_load(&ds, name, &(dataset_options){.path = path}, split, err, sizeof err);
     if (rc == 0) {
         test_fail(check, "loaded n=%d instead of failing", ds.n);
         dataset_free(&ds);
@@ -105,7 +105,7 @@ static void test_fashion_mnist(void) {
     dataset ds;
     char err[2048];
     double t0 = now_seconds();
-    int rc = dataset_load(&ds, "fashion-mnist", "", "train", err, sizeof err);
+    int rc = dataset_load(&ds, "fashion-mnist", &(dataset_options){.path = ""}, "train", err, sizeof err);
     double seconds = now_seconds() - t0;
     if (rc != 0) {
         test_fail("fmnist train shape", "%s", err);
@@ -146,7 +146,7 @@ static void test_fashion_mnist(void) {
     test_check("fmnist labelled subset 10%", ok, "n=%d, class 0 has %d (want 6000, 600 each)", ds.n, sub[0]);
     dataset_free(&ds);
 
-    rc = dataset_load(&ds, "fashion-mnist", FMNIST_DIR "/", "test", err, sizeof err);
+    rc = dataset_load(&ds, "fashion-mnist", &(dataset_options){.path = FMNIST_DIR "/"}, "test", err, sizeof err);
     if (rc != 0) {
         test_fail("fmnist test split", "%s", err);
         return;
@@ -194,22 +194,22 @@ static void test_generated_idx(const char *root) {
         return;
     }
     dataset ds;
-    int rc = dataset_load(&ds, "idx", raw, "train", err, sizeof err);
+    int rc = dataset_load(&ds, "idx", &(dataset_options){.path = raw}, "train", err, sizeof err);
     test_check("idx raw round trip",
                rc == 0 && tiny_matches(&ds, TINY_N, pixels, labels) && ds.num_classes == 3 &&
                    ds.mean[0] == 0.5f && ds.std[0] == 0.5f && strcmp(ds.name, "idx") == 0 &&
                    strcmp(ds.source, raw) == 0,
                "%s", rc == 0 ? "pixels, labels, 3 classes, 0.5/0.5" : err);
     if (rc == 0) dataset_free(&ds);
-    rc = dataset_load(&ds, "idx", gz, "train", err, sizeof err);
+    rc = dataset_load(&ds, "idx", &(dataset_options){.path = gz}, "train", err, sizeof err);
     test_check("idx gz round trip", rc == 0 && tiny_matches(&ds, TINY_N, pixels, labels) && ds.num_classes == 3,
                "%s", rc == 0 ? "gzipped files give the same pixels and labels" : err);
     if (rc == 0) dataset_free(&ds);
-    rc = dataset_load(&ds, "idx", gz, "test", err, sizeof err);
+    rc = dataset_load(&ds, "idx", &(dataset_options){.path = gz}, "test", err, sizeof err);
     test_check("idx test split", rc == 0 && tiny_matches(&ds, TINY_TEST_N, tpixels, tlabels), "%s",
                rc == 0 ? "t10k files read for split=test" : err);
     if (rc == 0) dataset_free(&ds);
-    rc = dataset_load(&ds, "mnist", raw, "test", err, sizeof err);
+    rc = dataset_load(&ds, "mnist", &(dataset_options){.path = raw}, "test", err, sizeof err);
     test_check("idx as mnist", rc == 0 && ds.num_classes == 10 && ds.mean[0] == 0.1307f && ds.std[0] == 0.3081f,
                "%s", rc == 0 ? "num_classes 10 although labels stop at 2; mnist constants" : err);
     if (rc == 0) dataset_free(&ds);
@@ -283,7 +283,7 @@ static void test_generated_idx(const char *root) {
     write_split(dir, "train", 0, TINY_N, TINY_H, TINY_W, pixels, TINY_N, wide);
     expect_error("error label out of range", "mnist", dir, "train", "label 10 of example 4 (byte offset 12)",
                  "out of range", "0..9");
-    rc = dataset_load(&ds, "idx", dir, "train", err, sizeof err);
+    rc = dataset_load(&ds, "idx", &(dataset_options){.path = dir}, "train", err, sizeof err);
     test_check("idx any labels", rc == 0 && ds.num_classes == 11, "%s",
                rc == 0 ? "data.name=idx: num_classes = max label + 1 = 11" : err);
     if (rc == 0) dataset_free(&ds);
@@ -413,7 +413,7 @@ static int check_cifar_load(const char *check, const char *name, const char *pat
                             const char *want_source, int first, const int *sizes, int nfiles) {
     dataset ds;
     char err[2048], why[256];
-    if (dataset_load(&ds, name, path, split, err, sizeof err) != 0) {
+    if (dataset_load(&ds, name, &(dataset_options){.path = path}, split, err, sizeof err) != 0) {
         test_fail(check, "%s", err);
         return 0;
     }
@@ -439,7 +439,7 @@ static void test_cifar_loads(const char *root) {
         return;
     }
     dataset ds;
-    int rc = dataset_load(&ds, "cifar10", d10, "train", err, sizeof err);
+    int rc = dataset_load(&ds, "cifar10", &(dataset_options){.path = d10}, "train", err, sizeof err);
     int ok = rc == 0 && ds.n == 12 && ds.channels == 3 && ds.height == 32 && ds.width == 32 && ds.num_classes == 10 &&
              ds.mean[0] == 0.4914f && ds.mean[1] == 0.4822f && ds.mean[2] == 0.4465f && ds.std[0] == 0.2470f &&
              ds.std[1] == 0.2435f && ds.std[2] == 0.2616f;
@@ -470,7 +470,7 @@ static void test_cifar_loads(const char *root) {
     check_cifar_load("cifar10 gz files", "cifar10", gz10, "train", gz10, 0, C10_BATCH_N, 5);
     check_cifar_load("cifar10 gz test split", "cifar10", gz10, "test", gz10, 5, &one, 1);
 
-    rc = dataset_load(&ds, "cifar100", d100, "train", err, sizeof err);
+    rc = dataset_load(&ds, "cifar100", &(dataset_options){.path = d100}, "train", err, sizeof err);
     ok = rc == 0 && ds.n == C100_TRAIN_N && ds.channels == 3 && ds.height == 32 && ds.width == 32 &&
          ds.num_classes == 100 && ds.labels[0] == 99 && ds.mean[0] == 0.5071f && ds.mean[1] == 0.4865f &&
          ds.mean[2] == 0.4409f && ds.std[0] == 0.2673f && ds.std[1] == 0.2564f && ds.std[2] == 0.2762f;
@@ -491,7 +491,7 @@ static void test_cifar_batch(const char *root) {
     char dir[512], err[2048];
     make_subdir(dir, sizeof dir, root, "c10batch");
     dataset ds;
-    if (write_cifar10_dir(dir, 0) != 0 || dataset_load(&ds, "cifar10", dir, "train", err, sizeof err) != 0) {
+    if (write_cifar10_dir(dir, 0) != 0 || dataset_load(&ds, "cifar10", &(dataset_options){.path = dir}, "train", err, sizeof err) != 0) {
         test_fail("cifar10 batch per-channel normalisation", "%s", err);
         return;
     }
@@ -533,10 +533,10 @@ static void expect_cifar_error(const char *check, const char *name, const char *
     char err[2048];
     // A first, unmeasured load warms the allocator's per-size caches (a chunk freed into glibc's
     // tcache still counts as in use), so the measured one sees only what the load itself keeps.
-    if (dataset_load(&ds, name, path, split, err, sizeof err) == 0) dataset_free(&ds);
+    if (dataset_load(&ds, name, &(dataset_options){.path = path}, split, err, sizeof err) == 0) dataset_free(&ds);
     memset(&ds, 0x5a, sizeof ds);
     long long before = heap_in_use();
-    int rc = dataset_load(&ds, name, path, split, err, sizeof err);
+    int rc = dataset_load(&ds, name, &(dataset_options){.path = path}, split, err, sizeof err);
     long long leaked = heap_in_use() - before;
     if (rc == 0) {
         test_fail(check, "loaded n=%d instead of failing", ds.n);
@@ -576,7 +576,7 @@ static void test_cifar_errors(const char *root) {
     expect_cifar_error("cifar10 error missing batch", "cifar10", dir, "train", part, "cannot be downloaded", "test_batch.bin");
     dataset ds;
     char err[2048];
-    int rc = dataset_load(&ds, "cifar10", dir, "test", err, sizeof err);
+    int rc = dataset_load(&ds, "cifar10", &(dataset_options){.path = dir}, "test", err, sizeof err);
     test_check("cifar10 test split without a train batch", rc == 0 && ds.n == C10_TEST_N, "%s",
                rc == 0 ? "test_batch.bin alone is enough for split=test" : err);
     if (rc == 0) dataset_free(&ds);

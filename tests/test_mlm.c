@@ -78,7 +78,7 @@ static void test_loader(void) {
     for (int i = 0; i < 103; i++) bytes[i] = (unsigned char)('a' + i % 26);
     write_file(path, bytes, sizeof bytes);
     dataset train, test;
-    int ok = text_load(&train, path, "train", 4, err, sizeof err) == 0 && text_load(&test, path, "test", 4, err, sizeof err) == 0;
+    int ok = text_load(&train, &(dataset_options){.path = path, .seq_len = 4}, "train", err, sizeof err) == 0 && text_load(&test, &(dataset_options){.path = path, .seq_len = 4}, "test", err, sizeof err) == 0;
     test_check("text split sizes", ok && train.n == 23 && test.n == 2, "train %d, validation %d (expected 23 and 2) %s",
                ok ? train.n : -1, ok ? test.n : -1, ok ? "" : err);
     if (ok) {
@@ -97,21 +97,21 @@ static void test_loader(void) {
     }
     // Refusals, each naming the file.
     snprintf(path, sizeof path, "%s/missing.txt", dir);
-    int rc = text_load(&train, path, "train", 4, err, sizeof err);
+    int rc = text_load(&train, &(dataset_options){.path = path, .seq_len = 4}, "train", err, sizeof err);
     test_check("text refuses a missing file", rc != 0 && strstr(err, path) && strstr(err, "cannot open"), "%s", err);
     snprintf(path, sizeof path, "%s/empty.txt", dir);
     write_file(path, "", 0);
-    rc = text_load(&train, path, "train", 4, err, sizeof err);
+    rc = text_load(&train, &(dataset_options){.path = path, .seq_len = 4}, "train", err, sizeof err);
     test_check("text refuses an empty file", rc != 0 && strstr(err, path) && strstr(err, "empty"), "%s", err);
     snprintf(path, sizeof path, "%s/latin1.txt", dir);
     memcpy(bytes + 57, "\xe9", 1); // a Latin-1 e-acute in the middle
     write_file(path, bytes, sizeof bytes);
-    rc = text_load(&train, path, "train", 4, err, sizeof err);
+    rc = text_load(&train, &(dataset_options){.path = path, .seq_len = 4}, "train", err, sizeof err);
     test_check("text refuses non-UTF-8 naming the byte offset", rc != 0 && strstr(err, path) && strstr(err, "byte offset 57"),
                "%s", err);
     snprintf(path, sizeof path, "%s/short.txt", dir);
     write_file(path, "abcdefgh", 8);
-    rc = text_load(&train, path, "train", 4, err, sizeof err);
+    rc = text_load(&train, &(dataset_options){.path = path, .seq_len = 4}, "train", err, sizeof err);
     test_check("text refuses a file too short for the split", rc != 0 && strstr(err, path) && strstr(err, "data.seq_len"),
                "%s", err);
     char cmd[300];

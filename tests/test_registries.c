@@ -4,10 +4,14 @@
 //     objective.label_smoothing: the order run ids and config_yaml were made with), and every
 //     module key is in it;
 //   - a module's settings come back through its reader (gvp_settings, mae_settings, cape, rope, sgu);
-//   - outside objectives/, tests/ and the data tables, no code compares an objective or encoding
-//     name (a grep over bench/, models/ and core/ for strcmp/strstr against a quoted name).
+//   - no code outside a registry's folder compares one of its names: objectives (objectives/),
+//     encodings (models/posenc/), backbones (models/backbones/), datasets (datasets/); the
+//     names are read from the registries, and the code folders grepped for strcmp/strstr
+//     against each quoted name;
+//   - the dataset registry's entries, DATASET_KINDS and data.name's choices agree, and an
+//     entry's capabilities and shape say what the dataset is.
 #include "testing.h"
-#include "../bench/experiment/config.h"
+#include "../bench/config/config.h"
 #include "../bench/experiment/settings.h"
 #include "../models/backbone.h"
 #include "../models/model.h"
@@ -15,6 +19,10 @@
 #include "../objectives/gvp/gvp.h"
 #include "../objectives/mae/mae.h"
 #include "../objectives/objective.h"
+#include "../datasets/registry.h"
+#include "../datasets/speech/mfcc.h"
+#include "../datasets/speech/speech_commands.h"
+#include "../datasets/text/text.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +59,9 @@ static void test_key_table(void) {
     in_table(backbone_common_keys, &missing, which, sizeof which);
     for (int i = 0; backbone_at(i); i++) in_table(backbone_at(i)->keys, &missing, which, sizeof which);
     test_check("key table: every module's keys gathered", missing == 0, "%d missing (%s)", missing, which);
+    test_check("backbones name their PyTorch step twin (bench/perf/torch_cpu_step.py --arch 0 ViT, 1 gMLP, 2 aMLP)",
+               backbone_vit.torch_step_arch == 0 && backbone_gmlp.torch_step_arch == 1 && backbone_amlp.torch_step_arch == 2,
+               "vit %d gmlp %d amlp %d", backbone_vit.torch_step_arch, backbone_gmlp.torch_step_arch, backbone_amlp.torch_step_arch);
     test_check("key table: module keys owned by their module", objective_gvp.keys && objective_mae.keys && posenc_rope.keys &&
                posenc_cape.keys && backbone_gmlp.keys && !objective_supervised.keys, "a registry entry lacks its keys");
 }
@@ -80,31 +91,94 @@ static void test_readers(void) {
     config_free(&c);
 }
 
-// Every line of bench/, models/ and core/ (C and CUDA) that compares a quoted objective or
-// encoding name: none may remain (names live in their modules' registry entries and in data
-// tables such as the perf benchmarks' configs, which are not comparisons).
-static void test_no_name_branches(void) {
-    FILE *p = popen("grep -rnE --include='*.c' --include='*.h' --include='*.cu' "
-                    "'(strcmp|strncmp|strstr)\\([^;]*\"(supervised|mp3|gvp|mlm|mae|none|abs|sin1d|sin2d|cape|relbias|rope)\"' "
-                    "bench models core 2>/dev/null", "r");
-    if (!p) {
-        test_skip("no name comparisons outside the modules", "cannot run grep");
-        return;
-    }
-    char line[1024], first[1024] = "";
+// Appends "|name" for a name of a registry to the alternation `alt`.
+static void add_name(char *alt, size_t len, const char *name) {
+    size_t used = strlen(alt);
+    snprintf(alt + used, len - used, "%s%s", used ? "|" : "", name);
+}
+
+// The lines of the code folders outside `owner` that compare a quoted name of `alt` (grep -E
+// alternation): strcmp, strncmp, strstr or strcasecmp against it. *first gets the first line.
+static int name_compares_outside(const char *owner, const char *alt, char *first, size_t firstlen) {
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd,
+             "grep -rnE --include='*.c' --include='*.h' --include='*.cu' "
+             "'(strcmp|strncmp|strstr|strcasecmp)\\([^;]*\"(%s)\"' bench models core objectives datasets 2>/dev/null "
+             "| grep -v '^%s/'", alt, owner);
+    FILE *p = popen(cmd, "r");
+    if (!p) return -1;
+    char line[1024];
     int n = 0;
     while (fgets(line, sizeof line, p)) {
-        if (!n) snprintf(first, sizeof first, "%s", line);
+        if (!n) snprintf(first, firstlen, "%s", line);
         n++;
     }
     pclose(p);
     first[strcspn(first, "\n")] = 0;
-    test_check("no objective or encoding name compared outside objectives/ and tests/", n == 0, "%d lines, e.g. %s", n, first);
+    return n;
+}
+
+// No code outside a registry's own folder compares one of its names (they live in registry
+// entries and in data tables such as the perf benchmarks' configs, which are not comparisons).
+// The names come from the registries themselves, so a new objective, encoding, backbone or
+// dataset is covered the day it is added.
+static void test_no_name_branches(void) {
+    char objectives[512] = "", encodings[512] = "", backbones[512] = "", datasets[512] = "";
+    for (int i = 0; objective_at(i); i++) add_name(objectives, sizeof objectives, objective_at(i)->name);
+    for (int i = 0; i < posenc_count(); i++) {
+        add_name(encodings, sizeof encodings, posenc_at(i)->name);
+        if (posenc_at(i)->sequence_kind) add_name(encodings, sizeof encodings, posenc_at(i)->sequence_kind->name);
+    }
+    for (int i = 0; backbone_at(i); i++) add_name(backbones, sizeof backbones, backbone_at(i)->name);
+    for (int i = 0; dataset_at(i); i++) add_name(datasets, sizeof datasets, dataset_at(i)->name);
+    test_check("the name lists come from the registries", strstr(objectives, "dino") && strstr(objectives, "simclr") &&
+               strstr(encodings, "rope") && strstr(backbones, "amlp") && strstr(datasets, "speech-commands"),
+               "objectives %s; encodings %s; backbones %s; datasets %s", objectives, encodings, backbones, datasets);
+    const struct { const char *what, *owner, *names; } regs[] = {
+        {"objective", "objectives", objectives},
+        {"encoding", "models/posenc", encodings},
+        {"backbone", "models/backbones", backbones},
+        {"dataset", "datasets", datasets},
+    };
+    for (size_t r = 0; r < sizeof regs / sizeof regs[0]; r++) {
+        char first[1024] = "", check[128];
+        int n = name_compares_outside(regs[r].owner, regs[r].names, first, sizeof first);
+        snprintf(check, sizeof check, "no %s name compared outside %s/", regs[r].what, regs[r].owner);
+        if (n < 0) test_skip(check, "cannot run grep");
+        else test_check(check, n == 0, "%d lines, e.g. %s", n, first);
+    }
+}
+
+// The registry's list of data.name values, its entries and the key's choices agree.
+static void test_dataset_registry(void) {
+    char names[512] = "";
+    for (int i = 0; dataset_at(i); i++) {
+        size_t used = strlen(names);
+        snprintf(names + used, sizeof names - used, "%s%s", i ? "|" : "", dataset_at(i)->name);
+    }
+    const cfg_key *k = &cfg_keys[cfg_index("data.name")];
+    test_check("dataset registry: its entries are DATASET_KINDS and data.name's choices, in order",
+               !strcmp(names, DATASET_CHOICES) && k->choices && !strcmp(k->choices, DATASET_CHOICES), "entries %s, choices %s",
+               names, k->choices ? k->choices : "(none)");
+    const dataset_kind *text = dataset_find("text"), *speech = dataset_find("speech-commands"), *cifar = dataset_find("cifar100");
+    dataset_options opt = {.seq_len = 64, .path = "/nonexistent/text.txt"};
+    dataset_shape ts = text ? text->shape(&opt) : (dataset_shape){0};
+    opt.mfcc_frontend = MFCC_TC_RESNET;
+    dataset_shape ss = speech ? speech->shape(&opt) : (dataset_shape){0};
+    dataset_shape cs = cifar ? cifar->shape(&opt) : (dataset_shape){0};
+    test_check("dataset registry: capabilities and shapes", text && speech && cifar && !dataset_find("cifar-10") &&
+               text->tokens && !text->labels && text->vocab == TEXT_VOCAB && ts.side == 64 && ts.train_n == -1 &&
+               speech->audio && speech->validation && !cifar->validation && speech->make_batch && speech->release &&
+               text->make_batch && !text->release && !cifar->make_batch && !cifar->release && ss.side == 98 && ss.features == MFCC_COEFFS &&
+               ss.classes == SPEECH_CLASSES && cs.side == 32 && cs.channels == 3 && cs.classes == 100 && cs.train_n == 50000,
+               "text side %d n %ld; speech side %d features %d; cifar100 side %d classes %d", ts.side, ts.train_n, ss.side,
+               ss.features, cs.side, cs.classes);
 }
 
 int main(void) {
     test_key_table();
     test_readers();
     test_no_name_branches();
+    test_dataset_registry();
     return test_exit_code();
 }

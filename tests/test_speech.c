@@ -6,7 +6,7 @@
 // standardisation), the synthesized set read back by the loader, and the training-cost
 // estimate of a speech run (posbench run's budget line).
 #include "testing.h"
-#include "../bench/experiment/config.h"
+#include "../bench/config/config.h"
 #include "../bench/run/estimate.h"
 #include "../core/common.h"
 #include "../core/rng.h"
@@ -297,7 +297,7 @@ static void make_layout(const char *dir) {
 }
 
 static int load(dataset *ds, const char *dir, const char *split, char *err, size_t len) {
-    return dataset_load(ds, "speech-commands", dir, split, err, len);
+    return dataset_load(ds, "speech-commands", &(dataset_options){.path = dir}, split, err, len);
 }
 
 static void test_loader(void) {
@@ -558,7 +558,7 @@ static void test_loader(void) {
     test_check("speech_error_no_path", rc == -1 && strstr(err, "data.path"), "%s", err);
     rc = load(&v, dir, "valid", err, sizeof err);
     test_check("speech_error_split", rc == -1 && strstr(err, "train, validation, test"), "%s", err);
-    rc = dataset_load(&v, "mnist", "/nonexistent", "validation", err, sizeof err);
+    rc = dataset_load(&v, "mnist", &(dataset_options){.path = "/nonexistent"}, "validation", err, sizeof err);
     test_check("image_datasets_refuse_validation", rc == -1 && strstr(err, "valid: train, test"), "%s", err);
 }
 

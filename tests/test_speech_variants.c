@@ -41,7 +41,7 @@ static int load(void) {
     }
     snprintf(smoke_dir, sizeof smoke_dir, "%s", dir);
     char err[1024];
-    if (dataset_load(&ds, "speech-commands", dir, "test", err, sizeof err) != 0) {
+    if (dataset_load(&ds, "speech-commands", &(dataset_options){.path = dir}, "test", err, sizeof err) != 0) {
         test_fail("load the smoke set", "%s", err);
         return -1;
     }
@@ -192,9 +192,8 @@ static void test_tc_resnet(void) {
     dataset tc;
     memset(&tc, 0, sizeof tc);
     char err[1600];
-    speech_commands_use_frontend(MFCC_TC_RESNET);
-    int rc = dataset_load(&tc, "speech-commands", smoke_dir, "test", err, sizeof err);
-    speech_commands_use_frontend(MFCC_POSBENCH);
+    int rc = dataset_load(&tc, "speech-commands", &(dataset_options){.path = smoke_dir, .mfcc_frontend = MFCC_TC_RESNET}, "test",
+                          err, sizeof err);
     if (rc != 0) {
         test_fail("tc_resnet front end", "%s", err);
         return;

@@ -738,7 +738,7 @@ static void test_torch_oracle(void) {
 static void test_overfit(void) {
     dataset ds;
     char err[1024];
-    if (dataset_load(&ds, "fashion-mnist", "", "train", err, sizeof err) != 0) {
+    if (dataset_load(&ds, "fashion-mnist", &(dataset_options){.path = ""}, "train", err, sizeof err) != 0) {
         test_skip("overfit 64 images", "%s", err);
         return;
     }

@@ -1,7 +1,7 @@
 // bench/cli/cmd_data.c — `posbench data speech-synth --out DIR [--seed S] [--scale smoke|small|paper]`:
 // writes the synthesized Speech Commands set (datasets/speech/synth.h) for data.name=speech-commands.
 #include "cmd_data.h"
-#include "../experiment/config.h"
+#include "../config/config.h"
 #include "../../core/common.h"
 #include "../../datasets/speech/synth.h"
 #include <stdio.h>

@@ -3,7 +3,7 @@
 // formats: bench/results/export.h. Unreadable run files are named on stderr and left out.
 // Exit: 0 written, 1 a write failed, 2 bad input (flags, DIR missing, no run file below it).
 #include "cmd_export.h"
-#include "../experiment/config.h"
+#include "../config/config.h"
 #include "../results/export.h"
 #include "../results/results_read.h"
 #include "../../core/common.h"

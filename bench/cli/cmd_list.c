@@ -3,7 +3,7 @@
 // then one count line per stage; with --budgets, every run's updates and images seen. Loads and validates exactly as `posbench run` does, so a
 // bad file fails here first (exit 2, "file:line:col: message").
 #include "../experiment/exp_tables.h"
-#include "../experiment/config.h"
+#include "../config/config.h"
 #include "../experiment/experiment.h"
 #include "../train/budget.h"
 #include "../../core/common.h"

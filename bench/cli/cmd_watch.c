@@ -3,7 +3,7 @@
 // redrawn in place on a terminal, printed as plain lines otherwise (logs, pipes, tests);
 // POSBENCH_PROGRESS=plain|bar overrides the terminal check as for training progress.
 #include "cmd_watch.h"
-#include "../experiment/config.h"
+#include "../config/config.h"
 #include "terminal_text.h"
 #include "../run/run_watch.h"
 #include "../train/progress.h"

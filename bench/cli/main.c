@@ -6,7 +6,7 @@
 #include "cmd_version.h"
 #include "cmd_watch.h"
 #include "../crosscheck/crosscheck.h"
-#include "../experiment/config.h"
+#include "../config/config.h"
 #include "../experiment/experiment.h"
 #include "../perf/history.h"
 #include "../perf/perf.h"

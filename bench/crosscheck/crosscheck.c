@@ -3,7 +3,7 @@
 // process; --init torch: PyTorch with its own initial weights), read both results back, print
 // the comparison table, the verdict (verdict.c), the embedding RMS at init and the loss parity.
 #include "crosscheck.h"
-#include "../experiment/config.h"
+#include "../config/config.h"
 #include "../experiment/experiment.h"
 #include "../report/significance.h"
 #include "../results/results_read.h"

@@ -9,7 +9,7 @@
 // no merge keys (<<), anchors, aliases or tags, one document (bench/experiment/yaml_tree.h).
 //
 // Config bodies (base, each stage, each scale) are maps of keys from the one key table
-// (bench/experiment/config.c), nested (`model: {dim: 128}`) or dotted (`model.dim: 128`) or mixed.
+// (bench/config/config.c), nested (`model: {dim: 128}`) or dotted (`model.dim: 128`) or mixed.
 // A plain scalar is typed by its key (config_set parses the text); a quoted scalar is a
 // string, so `dim: "128"` is a type error. Booleans are true/false (True/TRUE/False/FALSE).
 //
@@ -58,9 +58,9 @@
 //   excluded is skipped too. A stage left with no runs is an error; so are two runs of a
 //   stage with the same run id (an axis over a key that does not change results).
 // Impossible combinations, checked on every resolved run: model.patch must divide the
-//   image size (28 px for fashion-mnist and mnist, 32 px for cifar10 and cifar100; not checked
-//   for data.name=idx, whose size is only known from its files; add new datasets in
-//   experiment_expand.c) and
+//   image size (the dataset registry's shape, datasets/registry.h: 28 px for fashion-mnist and
+//   mnist, 32 px for cifar10 and cifar100, speech frames, text bytes per sequence; not checked
+//   for data.name=idx, whose size is only known from its files) and
 //   model.heads must divide model.dim; model.patch must divide data.resolution (when set, it
 //   replaces the dataset's size), every data.resolutions and eval.resolutions value and each
 //   eval.resolutions value ± eval.tta_delta; sin1d/sin2d/cape need an even model.dim, rope a

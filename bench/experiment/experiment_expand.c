@@ -6,8 +6,7 @@
 #include "settings.h"
 #include "../../models/posenc/encoding.h"
 #include "../../models/model.h"
-#include "../../datasets/speech/mfcc.h"
-#include "../../datasets/speech/speech_commands.h"
+#include "../../datasets/registry.h"
 #include "../../core/common.h"
 #include <stdarg.h>
 #include <stdio.h>
@@ -151,13 +150,12 @@ static int check_run(exp_ctx *x, int s, const exp_run *r, const char *combo) {
     const char *data = cfg_str(c, "data.name");
     long patch = cfg_int(c, "model.patch"), dim = cfg_int(c, "model.dim"), heads = cfg_int(c, "model.heads");
     int ipatch = cfg_index("model.patch"), idim = cfg_index("model.dim"), iheads = cfg_index("model.heads");
-    // Image side per dataset (speech: frames, each a sequence token of MFCC_COEFFS features); 0 =
-    // not known here (idx files of any size): not checked.
-    int speech = !strcmp(data, "speech-commands");
-    int side = !strcmp(data, "fashion-mnist") || !strcmp(data, "mnist") ? 28
-             : !strcmp(data, "cifar10") || !strcmp(data, "cifar100") ? 32
-             : speech ? mfcc_clip_frames(!strcmp(cfg_str(c, "data.mfcc"), "tc_resnet") ? MFCC_TC_RESNET : MFCC_POSBENCH)
-             : !strcmp(data, "text") ? (int)cfg_int(c, "data.seq_len") : 0; // text: bytes per sequence
+    // Image side of the dataset (speech: frames, each a sequence token of `features` MFCCs; text:
+    // bytes per sequence); 0 = not known here (idx files of any size): not checked.
+    const dataset_kind *data_kind = dataset_find(data);
+    dataset_options dopt = dataset_options_from_config(c);
+    dataset_shape shape = data_kind ? data_kind->shape(&dopt) : (dataset_shape){0};
+    int side = shape.side;
     long resolution = cfg_int(c, "data.resolution");
     int ires = cfg_index("data.resolution");
     if (resolution > 0 && resolution % patch != 0)
@@ -188,7 +186,7 @@ static int check_run(exp_ctx *x, int s, const exp_run *r, const char *combo) {
     }
     // The encoding's and the objective's own rules (models/posenc/, objectives/<name>/).
     int ipe = cfg_index("pe.kind");
-    model_config vc = model_config_from_config(c, 1, side, 1, speech ? MFCC_COEFFS : 0); // what an encoding's config_error reads
+    model_config vc = model_config_from_config(c, 1, side, 1, shape.features); // what an encoding's config_error reads
     const posenc_kind *kind = posenc_for_model(&vc);
     const char *why = kind && kind->config_error ? kind->config_error(&vc) : NULL;
     if (why) return exp_fail(x, blame(x, s, r->axis_value, ipe, idim), "%s: %s", what, why);

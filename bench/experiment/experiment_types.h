@@ -3,7 +3,7 @@
 // so experiment.c (which fills it) and experiment_expand.c (which adds the runs) share the
 // types without including each other's interface.
 #pragma once
-#include "config.h"
+#include "../config/config.h"
 #include "yaml_tree.h"
 #include <stddef.h>
 

@@ -1,7 +1,7 @@
 // bench/experiment/figure_kinds.c — the figure-kind registry and the check of one `figures:`
 // entry (figure_kinds.h).
 #include "figure_kinds.h"
-#include "config.h"
+#include "../config/config.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>

@@ -1,7 +1,6 @@
 // bench/experiment/settings.c — config -> objective_settings (see settings.h).
 #include "settings.h"
 #include "../../datasets/registry.h"
-#include "../../datasets/text/text.h"
 #include "../../datasets/speech/mfcc.h"
 #include "../../models/backbone.h"
 #include "../../models/posenc/encoding.h"
@@ -9,6 +8,7 @@
 #include <string.h>
 
 model_config model_config_from_config(const config *c, int channels, int image_size, int num_classes, int features) {
+    const dataset_kind *data = dataset_find(cfg_str(c, "data.name"));
     model_config v = {
         .features = features,
         .channels = channels,
@@ -21,7 +21,7 @@ model_config model_config_from_config(const config *c, int channels, int image_s
         .cls = cfg_bool(c, "model.cls"),
         .frame_seconds = features > 0 ? (float)MFCC_HOP / MFCC_SAMPLE_RATE : 0.0f,
         .num_classes = num_classes,
-        .vocab = !strcmp(cfg_str(c, "data.name"), "text") ? TEXT_VOCAB : 0, // token ids: the byte embedding
+        .vocab = data ? data->vocab : 0, // > 0: token ids, their embedding's rows (text)
         .drop_path = (float)cfg_float(c, "model.drop_path"),
         .dropout = (float)cfg_float(c, "model.dropout"),
         .embed_init = model_embed_init_parse(cfg_str(c, "model.embed_init")),
@@ -33,6 +33,17 @@ model_config model_config_from_config(const config *c, int channels, int image_s
     for (int i = 0; backbone_at(i); i++) // each backbone's own keys (sgu_*, tiny_attn_dim)
         if (backbone_at(i)->read_keys) backbone_at(i)->read_keys(&r, &v);
     return v;
+}
+
+dataset_options dataset_options_from_config(const config *c) {
+    int frontend = mfcc_frontend_parse(cfg_str(c, "data.mfcc")); // a CFG_CHOICE: always one of them
+    return (dataset_options){
+        .path = cfg_str(c, "data.path"),
+        .seq_len = (int)cfg_int(c, "data.seq_len"),
+        .mfcc_frontend = frontend < 0 ? MFCC_POSBENCH : frontend,
+        .refuse_long_clips = !strcmp(cfg_str(c, "data.long_clips"), "refuse"),
+        .max_bytes = cfg_int(c, "data.max_bytes"),
+    };
 }
 
 void objective_settings_from_config(const config *c, objective_settings *s) {
@@ -49,7 +60,7 @@ void objective_settings_from_config(const config *c, objective_settings *s) {
     s->seed = (uint32_t)cfg_int(c, "train.seed");
     s->cls = cfg_bool(c, "model.cls");
     s->data_name = cfg_str(c, "data.name");
-    const dataset_caps *caps = dataset_caps_of(s->data_name);
+    const dataset_kind *caps = dataset_find(s->data_name);
     s->text_data = caps && caps->tokens;
     s->data_unlabeled = caps && !caps->labels;
     s->data_audio = caps && caps->audio;

@@ -5,7 +5,7 @@
 // --device cuda the PyTorch step is bench/perf/torch_gpu_step.py on the GPU (torch.compile,
 // fp32 like ours; its own --config list adds bf16, eager and the MP3 / ViT-B/16 configs).
 #include "perf.h"
-#include "../experiment/config.h"
+#include "../config/config.h"
 #include "../run/estimate.h"
 #include "../run/launch.h"
 #include "../../core/attention_route.h"
@@ -231,7 +231,8 @@ static double time_posbench_step(const perf_config *p, const ops_backend *ops, i
 
 // bench/perf/torch_cpu_step.py's --arch: 0 ViT, 1 gMLP, 2 aMLP.
 static int torch_arch(const model_config *v) {
-    return !v->arch || !strcmp(v->arch, "vit") ? 0 : !strcmp(v->arch, "gmlp") ? 1 : 2;
+    const backbone_kind *b = backbone_find(v->arch); // its twin, a capability of the backbone registry
+    return b ? b->torch_step_arch : 0;
 }
 
 // The string value of "key" in one JSON line (the step scripts print flat objects) into out.

@@ -3,7 +3,7 @@
 // against a baseline with its verdicts (rules and format in regress.h).
 #include "regress.h"
 #include "perf.h"
-#include "../experiment/config.h"
+#include "../config/config.h"
 #include "../report/significance.h"
 #include "../results/machine.h"
 #include "../results/results_read.h"

@@ -3,7 +3,7 @@
 // message>)". The file is opened with the strong close degree, so closing it on an error path
 // closes every object in it. Grouping runs into stages and configurations: results_read.c.
 #include "run_read.h"
-#include "../experiment/config.h"
+#include "../config/config.h"
 #include "../../core/common.h"
 #include <dirent.h>
 #include <errno.h>
@@ -165,7 +165,7 @@ static int attr_name_cmp(const void *a, const void *b) {
 // key's default keeps every existing run id and result) or, for a key whose default changed
 // when it was added, with its legacy value (config_legacy_value: model.embed_init normal002),
 // so a /config that lacks a key of
-// bench/experiment/config.c's table gets the default, typed as train.c writes it. Without this, runs of
+// bench/config/config.c's table gets the default, typed as train.c writes it. Without this, runs of
 // one configuration written before and after the key was added would be told apart by it.
 // A file without any /config attribute (not written by `posbench train`) is left alone. The same
 // holds for the parent's keys a finetune run records as "<stage>.<key>" (e.g. pretrain.model.dim):

@@ -3,7 +3,7 @@
 // One run file: root attrs, /config attrs, /final attrs (all typed scalars kept as text and
 // number), the 1-D series under /train and /eval (columns in the order of the group's
 // `columns` attribute), and the dense arrays under /attention, /samples, /spatial and /views (as float).
-// A /config that lacks a key of bench/experiment/config.c's table (a file written before the key
+// A /config that lacks a key of bench/config/config.c's table (a file written before the key
 // existed) reads as having the key's default, typed as the trainer writes it.
 // Nothing here exits: failures return -1 with a message that names the file; HDF5's own
 // error printing is silenced.

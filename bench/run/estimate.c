@@ -4,38 +4,26 @@
 #include "../../models/model.h"
 #include "../../objectives/objective.h"
 #include "../experiment/settings.h"
-#include "../../datasets/text/text.h"
-#include "../../datasets/speech/mfcc.h"
-#include "../../datasets/speech/speech_commands.h"
+#include "../../datasets/registry.h"
 #include <limits.h>
 #include <cblas.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 double estimate_training_flops(const config *c) {
-    const char *name = cfg_str(c, "data.name");
-    int train_n, size, channels, classes, features = 0;
-    if (!strcmp(name, "fashion-mnist") || !strcmp(name, "mnist")) train_n = 60000, size = 28, channels = 1, classes = 10;
-    else if (!strcmp(name, "cifar10")) train_n = 50000, size = 32, channels = 3, classes = 10;
-    else if (!strcmp(name, "cifar100")) train_n = 50000, size = 32, channels = 3, classes = 100;
-    else if (!strcmp(name, "text")) { // sequences of the file: 9 in 10 train (datasets/text/text.h)
-        const char *path = cfg_str(c, "data.path");
-        struct stat st;
-        size = (int)cfg_int(c, "data.seq_len"), channels = 1, classes = TEXT_BYTES;
-        if (stat(path && path[0] ? path : TEXT_DEFAULT_PATH, &st) != 0) return -1.0;
-        long total = (long)(st.st_size / size);
-        train_n = (int)(total - total / TEXT_VALIDATION_EVERY);
-    } else if (!strcmp(name, "speech-commands")) {
-        // 1-second clips, one token per 10 ms frame of 40 MFCCs (a sequence model). The clip
-        // count is known only once the folder is read, so only a step budget can be counted.
-        if (cfg_int(c, "train.steps") <= 0) return -1.0;
-        int frontend = mfcc_frontend_parse(cfg_str(c, "data.mfcc"));
-        train_n = INT_MAX, size = mfcc_clip_frames(frontend < 0 ? MFCC_POSBENCH : (mfcc_frontend)frontend), channels = 1, classes = SPEECH_CLASSES, features = MFCC_COEFFS;
-    } else return -1.0;
+    const dataset_kind *data = dataset_find(cfg_str(c, "data.name"));
+    if (!data) return -1.0;
+    dataset_options opt = dataset_options_from_config(c);
+    dataset_shape shape = data->shape(&opt); // the registry's shape before loading
+    if (shape.side <= 0) return -1.0;        // idx: known only from its files
+    // A training-set size known only once the files are read (speech clips, a text file not
+    // there yet): only a step budget can be counted.
+    if (shape.train_n < 0 && cfg_int(c, "train.steps") <= 0) return -1.0;
+    int train_n = shape.train_n < 0 ? INT_MAX : (int)shape.train_n, size = shape.side, channels = shape.channels,
+        classes = shape.classes, features = shape.features;
     long limit = cfg_int(c, "data.limit");
     if (limit > 0 && limit < train_n) train_n = (int)limit;
     double images = floor(train_n * cfg_float(c, "data.labeled_fraction") + 0.5);

@@ -3,10 +3,11 @@
 // train.epochs) times the step's FLOPs (3 x forward, MP3 at its context size), divided by a
 // rate measured in this process (a fraction of OpenBLAS sgemm). Evaluation is not counted.
 #pragma once
-#include "../experiment/config.h"
+#include "../config/config.h"
 
 // Training FLOPs of the run, or -1 when the dataset's size is not known without reading it
-// (data.name=idx, speech-commands; text is sized from its file's length).
+// (the registry's dataset_shape: data.name=idx; speech-commands and a text file not there yet
+// unless train.steps gives the length; text is sized from its file's length).
 double estimate_training_flops(const config *c);
 // GFLOP/s of one OpenBLAS sgemm C (M, N) = A (M, K) · B (K, N) in this process (median of 7);
 // also the ceiling `posbench bench` (bench/perf/perf.c) reports against.

@@ -2,7 +2,7 @@
 // file -> `posbench run` on it.
 #include "sweep.h"
 #include "runner.h"
-#include "../experiment/config.h"
+#include "../config/config.h"
 #include "../experiment/experiment.h"
 #include "../../core/common.h"
 #include <errno.h>

@@ -4,7 +4,8 @@
 #include "train_internal.h"
 #include "../results/results_read.h"
 #include "../../core/common.h"
-#include "../../datasets/text/text.h"
+#include "../experiment/settings.h"
+#include "../../datasets/registry.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,13 +37,8 @@ int budget_train_rows(const config *c) {
         if (!strcmp(g_rows[i].key, key)) return g_rows[i].rows;
     dataset ds;
     char err[1024];
-    const char *name = cfg_str(c, "data.name"), *path = cfg_str(c, "data.path");
-    memset(&ds, 0, sizeof ds);
-    if (!strcmp(name, "text")) {
-        if (text_load(&ds, path, "train", (int)cfg_int(c, "data.seq_len"), err, sizeof err) != 0) die_input("budget: %s", err);
-    } else if (dataset_load(&ds, name, path, "train", err, sizeof err) != 0) {
-        die_input("budget: %s", err);
-    }
+    dataset_options opt = dataset_options_from_config(c);
+    if (dataset_load(&ds, cfg_str(c, "data.name"), &opt, "train", err, sizeof err) != 0) die_input("budget: %s", err);
     dataset_limit(&ds, (int)cfg_int(c, "data.limit"));
     dataset_labeled_subset(&ds, cfg_float(c, "data.labeled_fraction"), (uint32_t)cfg_int(c, "data.subset_seed"));
     int n = ds.n;

@@ -14,7 +14,7 @@
 // to its own by construction) and the root attribute `budget` ("pretrain 1404 + finetune 460
 // updates").
 #pragma once
-#include "../experiment/config.h"
+#include "../config/config.h"
 #include <stddef.h>
 
 // Updates of a run of config c whose training split has train_rows rows (after data.limit and

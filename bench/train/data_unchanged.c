@@ -14,8 +14,7 @@ int train_data_unchanged(const char *final_path, const config *cfg, char *why, s
         return -1;
     }
     const char *recorded = rr_attr_text(&run.root, "data_files", NULL);
-    data_files_set_max_bytes(cfg_int(cfg, "data.max_bytes"));
-    int same = !recorded || data_prints_verify(recorded, speech_commands_wav_print, why, whylen);
+    int same = !recorded || data_prints_verify(recorded, speech_commands_wav_print, cfg_int(cfg, "data.max_bytes"), why, whylen);
     rr_free(&run);
     return same;
 }

@@ -2,7 +2,7 @@
 // own file so that `posbench run` (bench/run/runner.c) and the trainer's claim on a run
 // (train_files.c) share it without including each other).
 #pragma once
-#include "../experiment/config.h"
+#include "../config/config.h"
 #include <stddef.h>
 
 // The fingerprints recorded in the run file at final_path (root attribute data_files,

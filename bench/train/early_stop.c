@@ -10,6 +10,8 @@
 #include "train_internal.h"
 #include "../../core/comm.h"
 #include "../../core/common.h"
+#include "../experiment/settings.h"
+#include "../../datasets/registry.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,12 +24,19 @@ void early_stop_setup(run *r) {
     es->hist.cols = VAL_COLS;
     es->on = cfg_bool(r->cfg, "train.early_stop");
     if (!es->on) return;
-    const char *name = cfg_str(r->cfg, "data.name"), *path = cfg_str(r->cfg, "data.path");
-    if (strcmp(name, "speech-commands") != 0)
+    const char *name = cfg_str(r->cfg, "data.name");
+    const dataset_kind *kind = dataset_find(name);
+    if (!kind || !kind->validation) {
+        char valid[256] = "";
+        for (int i = 0; dataset_at(i); i++)
+            if (dataset_at(i)->validation)
+                snprintf(valid + strlen(valid), sizeof valid - strlen(valid), "data.name=%s, ", dataset_at(i)->name);
         die_input("train.early_stop=true needs a validation split, which data.name=%s does not have (valid: "
-                  "data.name=speech-commands, or train.early_stop=false)", name);
+                  "%sor train.early_stop=false)", name, valid);
+    }
     char err[1024];
-    if (dataset_load(&es->val, name, path, "validation", err, sizeof err) != 0) die_input("%s", err);
+    dataset_options opt = dataset_options_from_config(r->cfg);
+    if (dataset_load(&es->val, name, &opt, "validation", err, sizeof err) != 0) die_input("%s", err);
     dataset_limit(&es->val, (int)cfg_int(r->cfg, "data.test_limit"));
     es->best_param = r->model.ops->alloc(r->model.params.total * sizeof(float), "early stopping: best parameters");
 }

@@ -2,7 +2,7 @@
 // run (every key of the table, defaults included) with its run id and results file, as YAML.
 #pragma once
 #include "train_types.h"
-#include "../experiment/config.h"
+#include "../config/config.h"
 #include <stdio.h>
 
 // Writes to out:

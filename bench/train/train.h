@@ -1,7 +1,7 @@
 // bench/train/train.h — one training run from a resolved config: data, model, objective, the step
 // loop, evaluation each epoch, checkpoints that resume exactly, and the run's HDF5 file.
 #pragma once
-#include "../experiment/config.h"
+#include "../config/config.h"
 #include "train_types.h"
 
 // Returns 0 (done, stopped on request or already done), 1 (diverged, before or now; or the

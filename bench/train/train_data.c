@@ -5,32 +5,23 @@
 #include "../../core/common.h"
 #include "../../core/rng.h"
 #include "../../datasets/data_files.h"
-#include "../../datasets/speech/speech_commands.h"
+#include "../experiment/settings.h"
+#include "../../datasets/registry.h"
 #include "../../datasets/speech/variants.h"
-#include "../../datasets/text/text.h"
 #include <string.h>
 
 void train_data_load(run *r) {
     const config *c = r->cfg;
     char err[1024];
-    const char *name = cfg_str(c, "data.name"), *path = cfg_str(c, "data.path");
+    const char *name = cfg_str(c, "data.name");
+    dataset_options opt = dataset_options_from_config(c);
     // data.test_split=train evaluates on the training images themselves (the overfit check):
     // the train split loaded again and cut by data.limit like the training set.
     int on_train = !strcmp(cfg_str(c, "data.test_split"), "train");
     const char *eval_split = on_train ? "train" : "test";
-    data_files_set_max_bytes(cfg_int(c, "data.max_bytes"));
-    speech_commands_set_long_clips(!strcmp(cfg_str(c, "data.long_clips"), "refuse"));
-    if (!strcmp(name, "text")) { // byte sequences of data.seq_len; "test" is the validation split
-        int seq_len = (int)cfg_int(c, "data.seq_len");
-        if (text_load(&r->train, path, "train", seq_len, err, sizeof err) != 0) die_input("%s", err);
-        if (text_load(&r->test, path, eval_split, seq_len, err, sizeof err) != 0) die_input("%s", err);
-    } else {
-        int frontend = mfcc_frontend_parse(cfg_str(c, "data.mfcc")); // the speech stores' front end
-        if (frontend < 0) die_input("data.mfcc: '%s' is not valid (valid: " MFCC_FRONTENDS ")", cfg_str(c, "data.mfcc"));
-        speech_commands_use_frontend((mfcc_frontend)frontend);
-        if (dataset_load(&r->train, name, path, "train", err, sizeof err) != 0) die_input("%s", err);
-        if (dataset_load(&r->test, name, path, eval_split, err, sizeof err) != 0) die_input("%s", err);
-    }
+    // text: byte sequences of data.seq_len, "test" its validation split (datasets/registry.h)
+    if (dataset_load(&r->train, name, &opt, "train", err, sizeof err) != 0) die_input("%s", err);
+    if (dataset_load(&r->test, name, &opt, eval_split, err, sizeof err) != 0) die_input("%s", err);
     // The content fingerprints of every file read (datasets/data_files.h): the run file and
     // checkpoint keep them; a resume or an "already done" on other data is refused.
     data_prints_merge(&r->data_prints, r->train.prints);

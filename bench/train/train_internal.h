@@ -3,7 +3,7 @@
 // end-of-run records every objective gets (train_records.c: attention statistics, kNN probe). What an objective records itself is in objectives/<name>/.
 // Not a public API.
 #pragma once
-#include "../experiment/config.h"
+#include "../config/config.h"
 #include "../results/results.h"
 #include "../results/run_metrics.h"
 #include "train_history.h"

@@ -2,7 +2,7 @@
 // reports (train_result): shared by the public entry point (train.h) and the run's internals
 // (train_internal.h), so the internal modules need not include the entry point.
 #pragma once
-#include "../experiment/config.h"
+#include "../config/config.h"
 
 typedef struct {
     const char *out_dir;      // results directory (created if needed)

@@ -24,7 +24,7 @@
 // test_cuda_attention_gemm.c). Softmax, its row sums and the dbias reduction stay fp32.
 //
 // Saved state: P16, (B, H, T, ld) bf16 = ⌈B·H·T·ld / 2⌉ floats of the caller's probs buffer
-// (cuda_attention_state_floats), ld = M rounded up to a multiple of 8 (attention_gemm_layout.h:
+// (cuda_attention_state_floats), ld = M rounded up to a multiple of 8 (core/attention_gemm_layout.h:
 // every (T, M) matrix of the route has 16-byte aligned rows, so cuBLAS may take its Hopper
 // kernels; the padding columns are never read). Pack and unpack run a thread per 4 channels of
 // a head row with 32-bit index math; the softmax kernels hold a row of up to 512 keys in
@@ -38,7 +38,7 @@
 // softmax row is one warp with lane partials folded by a fixed tree (attention_cuda.cuh).
 #include "ops_cuda_internal.cuh"
 #include "attention_cuda.cuh"
-#include "attention_gemm_layout.h"
+#include "../attention_gemm_layout.h"
 #include <cuda_bf16.h>
 #include <math.h>
 

@@ -5,6 +5,7 @@
 #include "speech_commands.h"
 #include "wav.h"
 #include "../data_files.h"
+#include "../registry.h"
 #include "../file_read.h"
 #include "../../core/common.h"
 #include "../../core/rng.h"
@@ -22,9 +23,6 @@ const char *const speech_class_names[SPEECH_CLASSES] = {"_silence_", "_unknown_"
 static const char *const split_names[3] = {"train", "validation", "test"};
 
 static speech_store *g_cached; // the store of the last directory loaded, while some dataset holds it
-static mfcc_frontend g_frontend = MFCC_POSBENCH; // data.mfcc of the stores built from now on
-
-void speech_commands_use_frontend(mfcc_frontend f) { g_frontend = f; }
 
 // ---------------------------------------------------------------- scanning
 
@@ -103,11 +101,11 @@ static int cmp_entry_rel(const void *a, const void *b) {
 }
 
 // Marks the entries listed in dir/list_name with split `which`. sorted: entries by rel.
-static int apply_list(const char *dir, const char *list_name, int which, clip_entry **sorted, int n, char *err,
+static int apply_list(const char *dir, long long max_bytes, const char *list_name, int which, clip_entry **sorted, int n, char *err,
                       size_t errlen) {
     char path[1100];
     snprintf(path, sizeof path, "%s/%s", dir, list_name);
-    if (data_file_check(path, "a split list", NULL, err, errlen) != 0) return -1; // never a FIFO: it would block
+    if (data_file_check(path, "a split list", max_bytes, NULL, err, errlen) != 0) return -1; // never a FIFO: it would block
     FILE *f = fopen(path, "r");
     if (!f) {
         dataset_set_err(err, errlen, "%s: cannot open: %s", path, strerror(errno));
@@ -221,8 +219,8 @@ static int scan_clips(speech_store *st, clip_entry **out, int *count, char *err,
         } else {
             for (int i = 0; i < n; i++) sorted[i] = &e[i];
             qsort(sorted, (size_t)n, sizeof *sorted, cmp_entry_rel);
-            rc = apply_list(st->dir, "validation_list.txt", SPEECH_VALIDATION, sorted, n, err, errlen);
-            if (rc == 0) rc = apply_list(st->dir, "testing_list.txt", SPEECH_TEST, sorted, n, err, errlen);
+            rc = apply_list(st->dir, st->max_bytes, "validation_list.txt", SPEECH_VALIDATION, sorted, n, err, errlen);
+            if (rc == 0) rc = apply_list(st->dir, st->max_bytes, "testing_list.txt", SPEECH_TEST, sorted, n, err, errlen);
             free(sorted);
         }
         st->used_lists = 1;
@@ -383,8 +381,6 @@ static int load_noise(speech_store *st, char *err, size_t errlen) {
     return 0;
 }
 
-static int g_refuse_long_clips; // data.long_clips (speech_commands_set_long_clips)
-void speech_commands_set_long_clips(int refuse) { g_refuse_long_clips = refuse != 0; }
 
 // Reads every clip and computes its padded mel power, in parallel; the first failing row's message.
 // A clip longer than 1 s is cut (a warning names how many) or refused (data.long_clips).
@@ -408,7 +404,7 @@ static int compute_clips(speech_store *st, char *err, size_t errlen) {
         float *mel = st->mel + (size_t)st->mel_row[r] * speech_stored_frames(st) * st->plan.mels;
         int rc = wav_read_mono16k(path, &x, &n, msg, sizeof msg);
         samples[r] = n;
-        if (rc == 0 && n > SPEECH_CLIP_SAMPLES && g_refuse_long_clips) {
+        if (rc == 0 && n > SPEECH_CLIP_SAMPLES && st->refuse_long_clips) {
             snprintf(msg, sizeof msg, "%s: %.3f s long, more than the 1-s clip (data.long_clips=refuse; =cut cuts such clips "
                      "to their first second with a warning)", path, (double)n / SPEECH_CLIP_SAMPLES);
             rc = -1;
@@ -483,7 +479,7 @@ static void compute_stats_and_cuts(speech_store *st) {
 
 // ---------------------------------------------------------------- fingerprints
 
-int speech_commands_wav_print(const char *dir, long long *bytes, uint32_t *crc, char *err, size_t errlen) {
+int speech_commands_wav_print(const char *dir, long long max_bytes, long long *bytes, uint32_t *crc, char *err, size_t errlen) {
     name_list folders = {0};
     if (list_dir(dir, 1, &folders, err, errlen) != 0) return -1;
     uLong c = crc32(0L, Z_NULL, 0);
@@ -500,7 +496,7 @@ int speech_commands_wav_print(const char *dir, long long *bytes, uint32_t *crc, 
             snprintf(path, sizeof path, "%s/%s", sub, files.items[i]);
             long long size;
             uint32_t one;
-            if ((rc = data_file_crc(path, &size, &one, err, errlen)) != 0) break;
+            if ((rc = data_file_crc(path, max_bytes, &size, &one, err, errlen)) != 0) break;
             int len = snprintf(line, sizeof line, "%s/%s %lld %08x\n", folders.items[w], files.items[i], size, (unsigned)one);
             c = crc32(c, (const Bytef *)line, (uInt)len);
             total += size;
@@ -522,28 +518,31 @@ int speech_commands_wav_print(const char *dir, long long *bytes, uint32_t *crc, 
 static int store_prints(speech_store *st, char *err, size_t errlen) {
     long long bytes;
     uint32_t crc;
-    if (speech_commands_wav_print(st->dir, &bytes, &crc, err, errlen) != 0) return -1;
+    if (speech_commands_wav_print(st->dir, st->max_bytes, &bytes, &crc, err, errlen) != 0) return -1;
     data_prints_add(&st->prints, "wavs", crc, bytes, st->dir);
     if (!st->used_lists) return 0;
     char path[1100];
     snprintf(path, sizeof path, "%s/validation_list.txt", st->dir);
-    if (data_prints_note(&st->prints, path, err, errlen) != 0) return -1;
+    if (data_prints_note(&st->prints, path, st->max_bytes, err, errlen) != 0) return -1;
     snprintf(path, sizeof path, "%s/testing_list.txt", st->dir);
-    return data_prints_note(&st->prints, path, err, errlen);
+    return data_prints_note(&st->prints, path, st->max_bytes, err, errlen);
 }
 
-static speech_store *store_build(const char *dir, char *err, size_t errlen) {
+static speech_store *store_build(const char *dir, const dataset_options *opt, char *err, size_t errlen) {
     speech_store *st = calloc(1, sizeof *st);
     if (!st) {
         dataset_set_err(err, errlen, "%s: out of memory", dir);
         return NULL;
     }
     snprintf(st->dir, sizeof st->dir, "%s", dir);
-    if (mfcc_plan_make_frontend(&st->plan, g_frontend, err, errlen) != 0) {
+    st->max_bytes = data_max_bytes_or_default(opt->max_bytes);
+    st->refuse_long_clips = opt->refuse_long_clips != 0;
+    mfcc_frontend frontend = (mfcc_frontend)opt->mfcc_frontend;
+    if (mfcc_plan_make_frontend(&st->plan, frontend, err, errlen) != 0) {
         free(st);
         return NULL;
     }
-    st->frames = mfcc_clip_frames(g_frontend);
+    st->frames = mfcc_clip_frames(frontend);
     clip_entry *e = NULL;
     int n = 0;
     int rc = scan_clips(st, &e, &n, err, errlen);
@@ -563,7 +562,8 @@ static speech_store *store_build(const char *dir, char *err, size_t errlen) {
 
 // ---------------------------------------------------------------- the dataset
 
-int speech_commands_load(dataset *ds, const char *path, const char *split, char *err, size_t errlen) {
+int speech_commands_load(dataset *ds, const dataset_options *opt, const char *split, char *err, size_t errlen) {
+    const char *path = opt->path;
     int which = -1;
     for (int s = 0; s < 3; s++)
         if (split && strcmp(split, split_names[s]) == 0) which = s;
@@ -594,9 +594,9 @@ int speech_commands_load(dataset *ds, const char *path, const char *split, char 
                         "<word>/*.wav and _background_noise_/)", dir, stat(dir, &sb) != 0 ? "does not exist" : "is not a directory");
         return -1;
     }
-    speech_store *st = g_cached && strcmp(g_cached->dir, dir) == 0 && g_cached->plan.frontend == g_frontend ? g_cached : NULL;
+    speech_store *st = g_cached && strcmp(g_cached->dir, dir) == 0 && g_cached->plan.frontend == (mfcc_frontend)opt->mfcc_frontend ? g_cached : NULL;
     if (!st) {
-        st = store_build(dir, err, errlen);
+        st = store_build(dir, opt, err, errlen);
         if (!st) return -1;
         g_cached = st;
     }
@@ -648,6 +648,7 @@ int speech_commands_load(dataset *ds, const char *path, const char *split, char 
     ds->clips = clips;
     ds->audio = st;
     ds->prints = prints;
+    ds->kind = &dataset_speech_commands;
     for (int c = 0; c < 3; c++) ds->mean[c] = 0.0f, ds->std[c] = 1.0f; // features arrive standardised
     return 0;
 }
@@ -711,3 +712,19 @@ void speech_make_batch(const dataset *ds, const int *indices, int B, const augme
                 o[t * MFCC_COEFFS + j] = (float)(((double)o[t * MFCC_COEFFS + j] - st->mean[j]) / st->std[j]);
     }
 }
+
+// ---------------------------------------------------------------- registry entry (../registry.h)
+// 1-second clips, one token per 10 ms frame of MFCC_COEFFS coefficients (a sequence model); the
+// clip count is known only once the folder is read.
+static dataset_shape shape_speech(const dataset_options *opt) {
+    mfcc_frontend frontend = opt->mfcc_frontend == MFCC_TC_RESNET ? MFCC_TC_RESNET : MFCC_POSBENCH;
+    return (dataset_shape){mfcc_clip_frames(frontend), 1, SPEECH_CLASSES, MFCC_COEFFS, -1};
+}
+
+static int load_speech(dataset *ds, const char *name, const dataset_options *opt, const char *split, char *err, size_t errlen) {
+    return speech_commands_load(ds, opt, split, err, errlen);
+}
+
+const dataset_kind dataset_speech_commands = {.name = "speech-commands", .labels = 1, .audio = 1, .validation = 1,
+                                              .shape = shape_speech, .load = load_speech, .make_batch = speech_make_batch,
+                                              .release = speech_commands_release};

@@ -17,7 +17,7 @@
 //   RANDOM_SEED) and ceil(W / 10) _silence_ rows. Rows: the ten words' clips (folders in byte
 //   order, files in byte order), then the unknown clips, then the silence rows.
 // Features, computed once per run for every clip of the three splits (mfcc.h) in the front end
-//   chosen by data.mfcc (speech_commands_use_frontend; F frames per 1-second clip: 100 posbench,
+//   chosen by data.mfcc (dataset_options.mfcc_frontend; F frames per 1-second clip: 100 posbench,
 //   98 tc_resnet): the mel power of the clip padded by 100 ms of zeros on each side (F + 20
 //   frames), and of every noise file (the front end's framing: posbench frame j of a noise file
 //   covers samples [160 j - 160, 160 j + 320), tc_resnet [160 j, 160 j + 480)). A batch row is F
@@ -77,31 +77,29 @@ typedef struct speech_store {
     int split_count[3][SPEECH_CLASSES];
     int used_lists;             // 1: validation_list.txt / testing_list.txt decided the split
     char *prints;               // content fingerprints (datasets/data_files.h): the clips, the lists
+    long long max_bytes;        // data.max_bytes it was built with (dataset_options)
+    int refuse_long_clips;      // data.long_clips=refuse it was built with
 } speech_store;
 
 // Frames stored per clip: F + 2 SPEECH_SHIFT_FRAMES.
 static inline int speech_stored_frames(const speech_store *st) { return st->frames + 2 * SPEECH_SHIFT_FRAMES; }
 
-// The MFCC front end of the stores built from now on (data.mfcc; the default posbench). A
-// process-wide setting: the caller (train.c) sets it from the run's config before loading.
-// A cached store of another front end is not reused.
-void speech_commands_use_frontend(mfcc_frontend f);
-
 // dataset_load for "speech-commands" (split "train", "validation" or "test"). *ds zeroed by the
 // caller; on failure it stays zeroed and err holds a one-line message naming the file.
-// A store for the same directory still held by another dataset is shared, not recomputed.
-int speech_commands_load(dataset *ds, const char *path, const char *split, char *err, size_t errlen);
-// Clips longer than 1 s (SPEECH_CLIP_SAMPLES): cut to their first second with a warning on stderr
-// naming how many and the first (refuse = 0, data.long_clips=cut: the reference recipe's
-// desired_samples, which cuts silently), or refused, the load failing with a message naming the
-// first such clip and its length (refuse = 1, data.long_clips=refuse). Process-wide, like
-// data_files_set_max_bytes: the trainer sets it from the run's config before loading.
-void speech_commands_set_long_clips(int refuse);
+// opt->path: the folder (no default); opt->mfcc_frontend: the MFCC front end (data.mfcc);
+// opt->max_bytes: the largest split list read; opt->refuse_long_clips: clips longer than 1 s
+// (SPEECH_CLIP_SAMPLES) are cut to their first second with a warning on stderr naming how many
+// and the first (0, data.long_clips=cut: the reference recipe's desired_samples, which cuts
+// silently), or refused, the load failing with a message naming the first such clip and its
+// length (1, data.long_clips=refuse).
+// A store for the same directory and front end still held by another dataset is shared, not
+// recomputed (its clips were read under the options of the load that built it).
+int speech_commands_load(dataset *ds, const dataset_options *opt, const char *split, char *err, size_t errlen);
 // The `wavs` fingerprint of a Speech Commands folder (datasets/data_files.h): the CRC-32 of
 // "<folder>/<file> <size> <crc32>\n" for every .wav of every word folder and of
 // _background_noise_ (folders, then files, in byte order), and their total bytes. 0, or -1 with
 // err (a clip that is not a regular file is not listed; one that cannot be read is an error).
-int speech_commands_wav_print(const char *dir, long long *bytes, uint32_t *crc, char *err, size_t errlen);
+int speech_commands_wav_print(const char *dir, long long max_bytes, long long *bytes, uint32_t *crc, char *err, size_t errlen);
 // Drops ds's reference to its store (frees it with the last one) and its row map.
 void speech_commands_release(dataset *ds);
 // The batch of dataset_make_batch for an audio dataset: out (B, F, MFCC_COEFFS).

@@ -2,6 +2,7 @@
 // reading and validating the file, the fixed train/validation split, and token batches.
 #include "text.h"
 #include "../data_files.h"
+#include "../registry.h"
 #include "../file_read.h"
 #include "../../core/common.h"
 #include <errno.h>
@@ -35,11 +36,11 @@ long long text_utf8_invalid_offset(const unsigned char *s, size_t n) {
 }
 
 // Reads the whole file into *bytes (*n bytes). Returns 0 or -1 with err set.
-static int read_file(const char *path, unsigned char **bytes, size_t *n, char *err, size_t errlen) {
+static int read_file(const char *path, long long max_bytes, unsigned char **bytes, size_t *n, char *err, size_t errlen) {
     *bytes = NULL;
     *n = 0;
     struct stat sb; // a FIFO or device would block or never end: regular files only, at most data.max_bytes
-    if (stat(path, &sb) == 0 && data_file_check(path, "data.path of data.name=text", NULL, err, errlen) != 0) return -1;
+    if (stat(path, &sb) == 0 && data_file_check(path, "data.path of data.name=text", max_bytes, NULL, err, errlen) != 0) return -1;
     FILE *f = fopen(path, "rb");
     if (!f) {
         if (strcmp(path, TEXT_DEFAULT_PATH) == 0 && errno == ENOENT)
@@ -63,11 +64,11 @@ static int read_file(const char *path, unsigned char **bytes, size_t *n, char *e
         size_t got = fread(buf + len, 1, cap - len, f);
         len += got;
         if (got == 0) break;
-        if ((long long)len > data_files_max_bytes()) { // grew while read (or a size stat cannot see)
+        if ((long long)len > max_bytes) { // grew while read (or a size stat cannot see)
             fclose(f);
             free(buf);
             dataset_set_err(err, errlen, "%s: more than data.max_bytes=%lld bytes (raise data.max_bytes to read it)", path,
-                            data_files_max_bytes());
+                            max_bytes);
             return -1;
         }
     }
@@ -84,8 +85,11 @@ static int read_file(const char *path, unsigned char **bytes, size_t *n, char *e
     return 0;
 }
 
-int text_load(dataset *ds, const char *path, const char *split, int seq_len, char *err, size_t errlen) {
+int text_load(dataset *ds, const dataset_options *opt, const char *split, char *err, size_t errlen) {
     memset(ds, 0, sizeof *ds);
+    const char *path = opt->path;
+    int seq_len = opt->seq_len;
+    long long max_bytes = data_max_bytes_or_default(opt->max_bytes);
     if (err && errlen) err[0] = '\0';
     int train;
     if (split && strcmp(split, "train") == 0) train = 1;
@@ -106,7 +110,7 @@ int text_load(dataset *ds, const char *path, const char *split, int seq_len, cha
     }
     unsigned char *bytes;
     size_t n_bytes;
-    if (read_file(file, &bytes, &n_bytes, err, errlen) != 0) return -1;
+    if (read_file(file, max_bytes, &bytes, &n_bytes, err, errlen) != 0) return -1;
     if (n_bytes == 0) {
         dataset_set_err(err, errlen, "%s: the text file is empty (data.name=text needs a non-empty UTF-8 file)", file);
         free(bytes);
@@ -143,7 +147,7 @@ int text_load(dataset *ds, const char *path, const char *split, int seq_len, cha
         out++;
     }
     free(bytes);
-    if (data_prints_note(&ds->prints, file, err, errlen) != 0) {
+    if (data_prints_note(&ds->prints, file, max_bytes, err, errlen) != 0) {
         free(rows);
         return -1;
     }
@@ -154,6 +158,7 @@ int text_load(dataset *ds, const char *path, const char *split, int seq_len, cha
     ds->height = seq_len;
     ds->width = 1;
     ds->vocab = TEXT_VOCAB;
+    ds->kind = &dataset_text;
     ds->num_classes = TEXT_BYTES;
     ds->pixels = rows;
     ds->labels = xcalloc(n, sizeof *ds->labels, "text labels");
@@ -171,3 +176,27 @@ void text_make_batch(const dataset *ds, const int *indices, int B, int32_t *toke
         labels[b] = ds->labels[indices[b]];
     }
 }
+
+// ---------------------------------------------------------------- registry entry (../registry.h)
+// Sequences of the file: 9 in 10 train; the count from the file's size when it is there.
+static dataset_shape shape_text(const dataset_options *opt) {
+    dataset_shape s = {opt->seq_len, 1, TEXT_BYTES, 0, -1};
+    struct stat st;
+    if (opt->seq_len > 0 && stat(opt->path && opt->path[0] ? opt->path : TEXT_DEFAULT_PATH, &st) == 0) {
+        long total = (long)(st.st_size / opt->seq_len);
+        s.train_n = total - total / TEXT_VALIDATION_EVERY;
+    }
+    return s;
+}
+
+static int load_text(dataset *ds, const char *name, const dataset_options *opt, const char *split, char *err, size_t errlen) {
+    return text_load(ds, opt, split, err, errlen);
+}
+
+static void batch_text(const dataset *ds, const int *indices, int B, const augment_config *aug, uint32_t seed, uint32_t epoch,
+                       uint32_t step, float *images, int32_t *labels) {
+    text_make_batch(ds, indices, B, (int32_t *)images, labels); // no augmentation
+}
+
+const dataset_kind dataset_text = {.name = "text", .tokens = 1, .vocab = TEXT_VOCAB, .shape = shape_text, .load = load_text,
+                                   .make_batch = batch_text};

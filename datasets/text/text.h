@@ -23,9 +23,10 @@
 #define TEXT_VALIDATION_EVERY 10  // sequence i is validation when i % 10 == 9
 #define TEXT_DEFAULT_PATH "data/kjv.txt" // make data/kjv.txt: the KJV Bible from Debian's bible-kjv-text
 
-// split: "train" or "test" (the validation sequences). path: the file (NULL or "" = TEXT_DEFAULT_PATH).
+// split: "train" or "test" (the validation sequences). opt->path: the file (NULL or "" =
+// TEXT_DEFAULT_PATH); opt->seq_len: L; opt->max_bytes: the largest file read.
 // Returns 0, or -1 with a one-line message in err; on failure *ds is zeroed and owns nothing.
-int text_load(dataset *ds, const char *path, const char *split, int seq_len, char *err, size_t errlen);
+int text_load(dataset *ds, const dataset_options *opt, const char *split, char *err, size_t errlen);
 // Byte offset of the first byte that does not belong to a valid UTF-8 sequence, or -1 when
 // all n bytes are valid UTF-8 (a sequence cut by the end of the buffer is invalid).
 long long text_utf8_invalid_offset(const unsigned char *bytes, size_t n);

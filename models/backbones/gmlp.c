@@ -504,7 +504,7 @@ static const cfg_key amlp_keys[] = {
 // model.sgu_*: Toeplitz W over the token index (1D, the paper's MLM form) for text, over the
 // 2D patch offset for images; the gating ablations.
 static void sgu_read_keys(const key_reader *r, struct model_config *c) {
-    c->sgu_toeplitz = !key_int(r, "model.sgu_toeplitz") ? 0 : !strcmp(key_str(r, "data.name"), "text") ? 1 : 2;
+    c->sgu_toeplitz = !key_int(r, "model.sgu_toeplitz") ? 0 : c->vocab > 0 ? 1 : 2; // vocab: set before read_keys (token input)
     c->sgu_additive = !strcmp(key_str(r, "model.sgu_gating"), "additive");
     c->sgu_no_split = !key_int(r, "model.sgu_split");
     c->sgu_no_norm = !key_int(r, "model.sgu_norm");
@@ -525,6 +525,7 @@ const backbone_kind backbone_gmlp = {
     .declare_params = gmlp_declare_params,
     GMLP_SHARED_HOOKS
     .block_flops = gmlp_block_flops,
+    .torch_step_arch = 1,
 };
 
 const backbone_kind backbone_amlp = {
@@ -537,4 +538,5 @@ const backbone_kind backbone_amlp = {
     .declare_params = amlp_declare_params,
     GMLP_SHARED_HOOKS
     .block_flops = amlp_block_flops,
+    .torch_step_arch = 2,
 };

@@ -30,7 +30,7 @@ typedef struct posenc_kind {
     int sequence_ok;     // 1: runs on a sequence (model_config.features > 0), itself or through sequence_kind
     int crosscheck_ok;   // 1: the PyTorch trainer (bench/crosscheck/torch_train.py) has it: plan scalar pe_<name>
     // Its own configuration keys (ended by {NULL}; NULL: none), gathered into the key table
-    // (bench/experiment/config.c), and their reader into the model config (NULL: none).
+    // (bench/config/config.c), and their reader into the model config (NULL: none).
     const cfg_key *keys;
     void (*read_keys)(const key_reader *r, struct model_config *c);
     // NULL when the model config works with this kind, else a message naming the keys.

@@ -58,7 +58,7 @@ static const dino_settings *own(const objective_settings *s) { return OBJECTIVE_
 static const char *dino_config_error(const objective_settings *s) {
     const dino_settings *d = own(s);
     static char msg[512];
-    if (s->text_data || (s->data_name && !strncmp(s->data_name, "speech", 6))) {
+    if (s->text_data || s->data_audio) {
         snprintf(msg, sizeof msg, "objective.name=dino crops and colours images; data.name=%s is not images (valid: "
                  "fashion-mnist, mnist, cifar10, cifar100 or another image set)", s->data_name ? s->data_name : "?");
         return msg;

@@ -1,4 +1,4 @@
-// core/cuda/attention_gemm_layout.h — the index arithmetic of the materialised bf16 attention
+// core/attention_gemm_layout.h — the index arithmetic of the materialised bf16 attention
 // route (attention_gemm_cuda.cu) as plain functions that compile as C (tests/
 // test_attention_gemm_layout.c checks them on the host) and as CUDA device code:
 // - the padded leading dimension of the (T, M) score matrices, so every row of S, P16, dP and

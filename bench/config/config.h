@@ -1,4 +1,4 @@
-// bench/experiment/config.h — the one table of configuration keys (name, type, default, range, meaning),
+// bench/config/config.h — the one table of configuration keys (name, type, default, range, meaning),
 // typed values, `key=value` overrides, the canonical text and the run id derived from it.
 // Every key has exactly one default, here; `posbench train --help` prints this table.
 #pragma once
