@@ -28,8 +28,8 @@ ifeq ($(SANITIZE),1)
 endif
 
 # ---- CUDA switch ----
-# The CUDA backend is built only when nvcc AND a directory holding both libcudart.so and
-# libcublas.so are found. nvcc may be a wrapper script (e.g. /usr/local/bin/nvcc), so the
+# The CUDA backend is built only when nvcc AND a directory holding libcudart.so, libcublas.so
+# and libcublasLt.so (the linear layers' cuBLASLt path) are found. nvcc may be a wrapper script (e.g. /usr/local/bin/nvcc), so the
 # libraries are looked for in CUDA_HOME, next to nvcc, under /usr/local/cuda and in the
 # linker cache; CUDA_LIB=dir overrides. Without them the build is CPU-only and says why.
 NVCC    ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
@@ -38,16 +38,16 @@ CUDA_LIB_CANDIDATES := $(if $(CUDA_HOME),$(CUDA_HOME)/lib64 $(CUDA_HOME)/lib) \
     $(if $(NVCC),$(dir $(NVCC))../lib64) /usr/local/cuda/lib64 /usr/local/cuda/lib \
     /usr/local/cuda/targets/x86_64-linux/lib \
     $(shell ldconfig -p 2>/dev/null | sed -n 's|.*libcublas\.so => \(.*\)/libcublas\.so$$|\1|p')
-CUDA_LIB ?= $(firstword $(foreach d,$(CUDA_LIB_CANDIDATES),$(if $(and $(wildcard $(d)/libcudart.so),$(wildcard $(d)/libcublas.so)),$(abspath $(d)))))
+CUDA_LIB ?= $(firstword $(foreach d,$(CUDA_LIB_CANDIDATES),$(if $(and $(wildcard $(d)/libcudart.so),$(wildcard $(d)/libcublas.so),$(wildcard $(d)/libcublasLt.so)),$(abspath $(d)))))
 ifneq ($(and $(NVCC),$(CU_SRC),$(CUDA_LIB),$(filter-out 1,$(SANITIZE))),)
   CUDA_ON  := 1
   CFLAGS   += -DPOSBENCH_CUDA=1
   CU_OBJ   := $(CU_SRC:%.cu=$(BUILD)/%.o)
-  LDLIBS   += -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -lcudart -lcublas -lstdc++
+  LDLIBS   += -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -lcudart -lcublas -lcublasLt -lstdc++
   BACKENDS := cpu cuda
 else
   BACKENDS := cpu
-  CUDA_WHY := $(if $(NVCC),$(if $(CU_SRC),nvcc found at $(NVCC) but no directory with libcudart.so and libcublas.so (set CUDA_LIB=dir),no CUDA sources),nvcc not found)
+  CUDA_WHY := $(if $(NVCC),$(if $(CU_SRC),nvcc found at $(NVCC) but no directory with libcudart.so, libcublas.so and libcublasLt.so (set CUDA_LIB=dir),no CUDA sources),nvcc not found)
 endif
 
 # ---- cuDNN attention switch ----

@@ -25,6 +25,10 @@ void cuda_to_host(void *dst, const void *src, size_t bytes) {
 }
 void cuda_sync(void) {}
 void cuda_set_attention_route(int route) { (void)route; } // nothing to route without CUDA
+void cuda_set_linear_route(int route) { (void)route; }
+void cuda_set_kernels(int version) { (void)version; }
+int cuda_linear_route(void) { return CUDA_LINEAR_GEMMEX; }
+int cuda_kernels(void) { return CUDA_KERNELS_V1; }
 int cuda_attention_cudnn_available(char *why, size_t len) {
     snprintf(why, len, "this build has no CUDA backend");
     return 0;

@@ -1,8 +1,10 @@
 // core/device.c — `--device` name -> op backend (core/device.h).
 #include "device.h"
+#include "common.h"
 #include "ops_cuda.h"
 #include "ops_support.h"
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 int device_name_valid(const char *name) {
@@ -17,12 +19,32 @@ static const ops_backend *complete(const ops_backend *b) {
     return ops_complete(b, storage);
 }
 
+// The CUDA backend's switches from the environment (core/ops_cuda.h), read whenever a backend
+// is chosen (so a bad value is refused on any device; the CPU backends ignore them):
+// POSBENCH_LINEAR=gemmex|lt, POSBENCH_KERNELS=v1|v2; unset or empty keeps the defaults
+// (gemmex, v1). Any other value is bad input (exit 2).
+static void cuda_switches_from_env(void) {
+    const char *v = getenv("POSBENCH_LINEAR");
+    if (v && *v) {
+        if (strcmp(v, "gemmex") && strcmp(v, "lt"))
+            die_input("environment variable POSBENCH_LINEAR='%s' is not valid (valid: gemmex, lt)", v);
+        cuda_set_linear_route(!strcmp(v, "lt") ? CUDA_LINEAR_LT : CUDA_LINEAR_GEMMEX);
+    }
+    v = getenv("POSBENCH_KERNELS");
+    if (v && *v) {
+        if (strcmp(v, "v1") && strcmp(v, "v2"))
+            die_input("environment variable POSBENCH_KERNELS='%s' is not valid (valid: v1, v2)", v);
+        cuda_set_kernels(!strcmp(v, "v2") ? CUDA_KERNELS_V2 : CUDA_KERNELS_V1);
+    }
+}
+
 const ops_backend *device_backend(const char *name, char *why, size_t len) {
     if (!name) name = "auto";
     if (!device_name_valid(name)) {
         snprintf(why, len, "--device '%s' is not valid (valid: %s)", name, DEVICE_CHOICES);
         return NULL;
     }
+    cuda_switches_from_env();
     if (!strcmp(name, "cpu")) return complete(&ops_cpu);
     if (!strcmp(name, "cpu-guarded")) return complete(&ops_cpu_guarded);
     char cuda_why[256];

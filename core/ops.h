@@ -60,6 +60,13 @@ typedef struct {
     int keep_probs; // 1: probs holds the probabilities; 0: backend-private saved state
 } attention_desc;
 
+// One tensor of a parameter arena for adamw_update_multi: elements [offset, offset + numel) of
+// param, grad, m and v, with weight decay (decay 1) or without (0).
+typedef struct {
+    size_t offset, numel;
+    int decay;
+} adamw_segment;
+
 // Dies (exit 1: a programming error) naming `who` when d's shapes or options are
 // inconsistent: B, T, C, H >= 1 with H dividing C; M == T without kv_index; a known mask mode
 // with group ids. Pointer contents (kv_index's range) are each backend's to check where it can.

@@ -41,6 +41,25 @@ void cuda_set_attention_route(int route);
 // POSBENCH_CUDNN_LIB names another file.
 int cuda_attention_cudnn_available(char *why, size_t len);
 
+// How the CUDA backend multiplies its linear layers under train.precision=bf16, process-wide
+// (fp32 always takes cublasSgemm): GEMMEX (the default) converts both operands to bf16 and
+// calls cublasGemmEx with the bias written first and read back (beta = 1); LT calls cublasLtMatmul
+// with the bias in its epilogue, an algorithm chosen once per shape and cached, the bf16 copy
+// of each weight kept until the weights change (core/cuda/linear_lt_cuda.cu). The environment
+// variable POSBENCH_LINEAR=gemmex|lt sets it when the backend is chosen (core/device.c);
+// `posbench bench --linear` overrides. A build without CUDA ignores it.
+enum { CUDA_LINEAR_GEMMEX = 0, CUDA_LINEAR_LT = 1 };
+void cuda_set_linear_route(int route);
+int cuda_linear_route(void); // the route in force (CUDA_LINEAR_GEMMEX without CUDA)
+// Which elementwise kernels the CUDA backend runs: V1 (the default) one element per thread;
+// V2 16-byte vectors with a grid-stride loop and 32-bit indices (GELU, residual, LayerNorm,
+// column sums, the bf16 conversion, AdamW in one launch over the parameter arena), bitwise
+// equal to V1 element by element. POSBENCH_KERNELS=v1|v2 sets it when the backend is chosen;
+// `posbench bench --kernels` overrides.
+enum { CUDA_KERNELS_V1 = 1, CUDA_KERNELS_V2 = 2 };
+void cuda_set_kernels(int version);
+int cuda_kernels(void); // the version in force (CUDA_KERNELS_V1 without CUDA)
+
 #ifdef POSBENCH_CUDA
 extern const ops_backend ops_cuda;
 #endif

@@ -36,10 +36,17 @@ OP(void, upload, (void *dst, const void *src, size_t bytes), (MEM(dst), MEM(src)
 OP(void, download, (void *dst, const void *src, size_t bytes), (MEM(dst), MEM(src), bytes))
 OP(void, copy, (void *dst, const void *src, size_t bytes), (MEM(dst), MEM(src), bytes))
 OP(void, synchronize, (void), ()) // waits for every op issued so far
+// Page-locks the host buffer [ptr, ptr + bytes) for faster uploads from it (CUDA:
+// cudaHostRegister, or a note on stderr and pageable copies when the system refuses; the CPU
+// backends: nothing); unpin_host(ptr) undoes it before the buffer is freed. Host memory, not
+// backend memory; results are unchanged.
+OP(void, pin_host, (void *ptr, size_t bytes), (ptr, bytes))
+OP(void, unpin_host, (void *ptr), (ptr))
 // The peak of live bytes allocated by `alloc` (and not yet freed) since the last reset or
 // the start; reset = 1 then starts a new window at the current live bytes. Arenas, and the
 // CUDA backend's transient op workspaces while they live (attention's T×M matrices, column-sum
-// partials); libraries' own workspaces (cuBLAS, the bf16 operand scratch) are not counted.
+// partials, the cuBLASLt workspace and cached bf16 weight copies); libraries' own workspaces
+// (cuBLAS, the bf16 operand scratch) are not counted.
 OP_ALLOC(size_t, memory_peak, (int reset), (reset))
 OP(void, zero, (float *x, size_t n), (MEM(x), n))
 
@@ -345,6 +352,13 @@ OP(void, adamw_update,
    (float *param, const float *grad, float *m, float *v, size_t n, float lr, float beta1,
     float beta2, float eps, float weight_decay, int t),
    (MEM(param), MEM(grad), MEM(m), MEM(v), n, lr, beta1, beta2, eps, weight_decay, t))
+// adamw_update on each of nseg segments (host table) of one arena, in order: segment s is
+// adamw_update(param + o, grad + o, m + o, v + o, numel, ..., decay ? weight_decay : 0, t) with
+// o its offset, bit for bit (CUDA with POSBENCH_KERNELS=v2: one launch over every segment).
+OP(void, adamw_update_multi,
+   (float *param, const float *grad, float *m, float *v, const adamw_segment *segs, int nseg,
+    float lr, float beta1, float beta2, float eps, float weight_decay, int t),
+   (MEM(param), MEM(grad), MEM(m), MEM(v), segs, nseg, lr, beta1, beta2, eps, weight_decay, t))
 
 #undef OP
 #undef OP_ALLOC

@@ -1,7 +1,9 @@
 // core/optimizer.c — the learning-rate schedules (cosine with linear warmup, step halving),
 // global-norm clipping, AdamW.
 #include "optimizer.h"
+#include "common.h"
 #include <math.h>
+#include <stdlib.h>
 
 float optim_lr_at(const optim_config *c, long step) {
     if (c->warmup_steps > 0 && step < c->warmup_steps) {
@@ -25,12 +27,17 @@ double optim_step(const ops_backend *ops, const tensor_table *t, float *params, 
     double norm = sqrt(ops->sum_squares(grads, t->total));
     if (c->clip > 0.0f && norm > c->clip) ops->scale(grads, t->total, (float)(c->clip / (norm + 1e-6)));
     float lr = optim_lr_at(c, step);
+    // Every tensor of the table, in order, in one call (the CUDA backend may run one launch).
+    adamw_segment *segs = malloc((size_t)(t->count > 0 ? t->count : 1) * sizeof *segs);
+    if (!segs) die_fail("out of memory for the AdamW segment table (%d tensors)", t->count);
     for (int i = 0; i < t->count; i++) {
-        const tensor_info *info = &t->items[i];
-        ops->adamw_update(params + info->offset, grads + info->offset, m + info->offset,
-                          v + info->offset, info->numel, lr, c->beta1, c->beta2, c->eps,
-                          info->decay ? c->weight_decay : 0.0f, (int)(step + 1));
+        segs[i].offset = t->items[i].offset;
+        segs[i].numel = t->items[i].numel;
+        segs[i].decay = t->items[i].decay != 0;
     }
+    ops->adamw_update_multi(params, grads, m, v, segs, t->count, lr, c->beta1, c->beta2, c->eps,
+                            c->weight_decay, (int)(step + 1));
+    free(segs);
     if (lr_out) *lr_out = lr;
     return norm;
 }

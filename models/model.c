@@ -509,6 +509,7 @@ void model_create(model *m, const model_config *cfg, const ops_backend *ops, int
     m->dact = ops->alloc(m->act_grads.total * sizeof(float), "activation gradients");
     m->input = ops->alloc(m->inputs.total * sizeof(float), "model inputs");
     m->staging = xmalloc_aligned(m->inputs.total * sizeof(float), "model inputs (host staging)");
+    ops->pin_host(m->staging, m->inputs.total * sizeof(float)); // page-locked: faster uploads
     resolve_bindings(m);
     m->ref_scratch = cfg->ref_tokens > 0 ? xmalloc((size_t)m->N_max * sizeof(int), "reference draw") : NULL;
     if (m->pe->set_grid) m->pe->set_grid(m);
@@ -529,6 +530,7 @@ void model_free(model *m) {
     m->ops->free(m->act);
     m->ops->free(m->dact);
     m->ops->free(m->input);
+    m->ops->unpin_host(m->staging);
     free(m->staging);
     free(m->bindings);
     free(m->ref_scratch);

@@ -48,7 +48,7 @@ fi
 mkdir -p "$stage/data/speech-commands-synth"
 cp -r "$SPEECH" "$stage/data/speech-commands-synth/"
 # Libraries: what ldd resolves for the binaries, minus glibc (the GPU machine's newer one
-# serves) and CUDA's runtime and cuBLAS (the GPU machine's toolkit matches its driver). NCCL and
+# serves) and CUDA's runtime, cuBLAS and cuBLASLt (the GPU machine's toolkit matches its driver). NCCL and
 # cuDNN are not linked (dlopen at run time: env.sh below finds them), so they are not among them.
 for b in "$stage"/build/posbench "$stage"/build/tests/*; do ldd "$b"; done |
     awk '/=> \//{print $3}' | sort -u |

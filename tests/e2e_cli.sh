@@ -81,6 +81,21 @@ $PB sweep pe.kind=abs,sin2D --dry-run > "$T/o" 2>&1; rc=$?
 [ $rc -eq 2 ] && grep -q "did you mean 'sin2d'?" "$T/o"
 check "sweep pe.kind=abs,sin2D: exit 2, did you mean 'sin2d'?" $? "exit $rc: $(cat "$T/o")"
 
+# ---- the CUDA backend's switches (docs/usage.md): a bad environment value on any device, a
+# bad flag value, and the flags on a CPU backend are refused with exit 2 before anything runs
+POSBENCH_KERNELS=v3 $PB bench --device cpu --no-torch --iters 1 > "$T/o" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "environment variable POSBENCH_KERNELS='v3' is not valid (valid: v1, v2)" "$T/o"
+check "POSBENCH_KERNELS=v3: exit 2 naming the variable and the valid values" $? "exit $rc: $(cat "$T/o")"
+POSBENCH_LINEAR=cublas $PB train --device cpu > "$T/o" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "environment variable POSBENCH_LINEAR='cublas' is not valid (valid: gemmex, lt)" "$T/o"
+check "POSBENCH_LINEAR=cublas: exit 2 naming the variable and the valid values" $? "exit $rc: $(cat "$T/o")"
+$PB bench --linear lt --device cpu --no-torch --iters 1 > "$T/o" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "\-\-linear chooses between the CUDA backend's linear routes; the cpu backend has one" "$T/o"
+check "bench --linear lt on the cpu backend: exit 2" $? "exit $rc: $(cat "$T/o")"
+$PB bench --kernels v9 > "$T/o" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "\-\-kernels must be v1 or v2, got 'v9'" "$T/o"
+check "bench --kernels v9: exit 2" $? "exit $rc: $(cat "$T/o")"
+
 if [ ! -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ]; then
     echo "SKIP e2e cli training checks: Fashion-MNIST is not installed (make deps installs dataset-fashion-mnist)"
     exit 0

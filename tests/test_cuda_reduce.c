@@ -6,7 +6,9 @@
 //   class_rank, argmax_rows: the same integers as the CPU on rows with many ties (logits on a
 //        coarse grid) and rows holding NaN / ±Inf (rank K); awkward N (not a block multiple);
 //   memory: alloc is zeroed, upload -> copy -> download returns the bytes, zero clears exactly
-//        n floats, free(NULL) and synchronize return.
+//        n floats, free(NULL) and synchronize return; an upload from a pinned host buffer
+//        (pin_host) and a download into it return the bytes, and unpin_host releases it (also
+//        an unaligned start inside a larger buffer, and unpin of a buffer never pinned).
 // Without a usable GPU (or without the CUDA backend) the program prints one SKIP line.
 #include "testing.h"
 #include <stdio.h>
@@ -144,6 +146,29 @@ static void test_memory(void) {
     free(zero); free(host); free(back);
 }
 
+// Uploads from and downloads into page-locked host memory (the model's input staging buffer).
+static void test_pinned(size_t n, size_t start) {
+    float *buf = rnd(n + start, -1.0f, 1.0f, 9200), *host = buf + start;
+    float *keep = xmalloc(n * sizeof(float), "copy");
+    memcpy(keep, host, n * sizeof(float));
+    float *d = gpu->alloc(n * sizeof(float), "pinned test");
+    gpu->pin_host(host, n * sizeof(float));
+    gpu->upload(d, host, n * sizeof(float));
+    memset(host, 0, n * sizeof(float));
+    gpu->download(host, d, n * sizeof(float));
+    char name[160];
+    snprintf(name, sizeof name, "cuda upload from / download into a pinned host buffer (%zu floats at +%zu)", n, start);
+    test_check(name, memcmp(host, keep, n * sizeof(float)) == 0, "bytes differ after the round trip");
+    gpu->unpin_host(host);
+    gpu->unpin_host(keep); // never pinned: nothing to undo
+    gpu->upload(d, keep, n * sizeof(float)); // pageable again
+    gpu->download(host, d, n * sizeof(float));
+    snprintf(name, sizeof name, "cuda upload after unpin_host (%zu floats)", n);
+    test_check(name, memcmp(host, keep, n * sizeof(float)) == 0, "bytes differ");
+    gpu->free(d);
+    free(buf); free(keep);
+}
+
 int main(void) {
     if (!parity_gpu_or_skip("cuda reductions and memory")) return 0;
     test_sum(5, 9000);
@@ -154,6 +179,8 @@ int main(void) {
     test_rank_argmax(1000, 10, 9011);
     test_rank_argmax(4099, 64, 9012);
     test_memory();
+    test_pinned(1000003, 0);
+    test_pinned(77, 3);
     cuda_sync();
     return test_exit_code();
 }

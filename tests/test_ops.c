@@ -474,6 +474,51 @@ static void test_adamw(void) {
                "lr(249)=%g", optim_lr_at(&sh, 249));
 }
 
+// adamw_update_multi = adamw_update per segment (with or without decay), bit for bit, on the
+// CPU and on the guarded backend; the segments outside the table are untouched.
+static void test_adamw_multi(const ops_backend *b) {
+    size_t n = 300;
+    adamw_segment segs[3] = {{0, 101, 1}, {112, 7, 0}, {128, 150, 1}};
+    float *h[2][4];
+    for (int k = 0; k < 2; k++)
+        for (int a = 0; a < 4; a++) h[k][a] = test_rnd(n, a == 3 ? 0.0f : -1.0f, 1.0f, 600 + a);
+    for (int t = 1; t <= 3; t++) {
+        for (int s = 0; s < 3; s++) {
+            size_t o = segs[s].offset;
+            ops_cpu.adamw_update(h[0][0] + o, h[0][1] + o, h[0][2] + o, h[0][3] + o, segs[s].numel, 1e-2f, 0.9f,
+                                 0.999f, 1e-8f, segs[s].decay ? 0.05f : 0.0f, t);
+        }
+    }
+    float *dev[4];
+    for (int a = 0; a < 4; a++) {
+        dev[a] = b->alloc(n * sizeof(float), "adamw multi");
+        b->upload(dev[a], h[1][a], n * sizeof(float));
+    }
+    for (int t = 1; t <= 3; t++) b->adamw_update_multi(dev[0], dev[1], dev[2], dev[3], segs, 3, 1e-2f, 0.9f, 0.999f, 1e-8f, 0.05f, t);
+    int same = 1;
+    for (int a = 0; a < 4; a++) {
+        b->download(h[1][a], dev[a], n * sizeof(float));
+        same = same && memcmp(h[0][a], h[1][a], n * sizeof(float)) == 0;
+        b->free(dev[a]);
+    }
+    char name[120];
+    snprintf(name, sizeof name, "%s adamw_update_multi = adamw_update per segment, bitwise (3 steps)", b->name);
+    test_check(name, same, "params, both moments and the gaps between segments compared over %zu floats", n);
+    for (int k = 0; k < 2; k++)
+        for (int a = 0; a < 4; a++) free(h[k][a]);
+}
+
+// pin_host / unpin_host on the CPU backends: nothing happens to the buffer.
+static void test_pin_host(const ops_backend *b) {
+    float *x = test_rnd(100, -1, 1, 700), *y = test_rnd(100, -1, 1, 700);
+    b->pin_host(x, 100 * sizeof(float));
+    b->unpin_host(x);
+    char name[120];
+    snprintf(name, sizeof name, "%s pin_host and unpin_host leave the buffer as it was", b->name);
+    test_check(name, memcmp(x, y, 100 * sizeof(float)) == 0, "100 floats compared after pin and unpin");
+    free(x); free(y);
+}
+
 static void test_sum_squares_threads(void) {
     size_t n = 1000003;
     float *x = test_rnd(n, -1, 1, 29);
@@ -538,6 +583,10 @@ int main(void) {
     test_softmax_xent();
     test_mse();
     test_adamw();
+    test_adamw_multi(&ops_cpu);
+    test_adamw_multi(&ops_cpu_guarded);
+    test_pin_host(&ops_cpu);
+    test_pin_host(&ops_cpu_guarded);
     test_sum_squares_threads();
     return test_exit_code();
 }

@@ -324,9 +324,15 @@ int main(int argc, char **argv) {
                 const char *v = i + 1 < argc ? argv[++i] : "";
                 perf_check_attention(v);
                 po.attention = v;
+            } else if (!strcmp(a, "--linear") || !strcmp(a, "--kernels")) {
+                const char *v = i + 1 < argc ? argv[++i] : "";
+                int lin = a[2] == 'l';
+                if (lin ? strcmp(v, "gemmex") && strcmp(v, "lt") : strcmp(v, "v1") && strcmp(v, "v2"))
+                    die_input("%s must be %s, got '%s'", a, lin ? "gemmex or lt" : "v1 or v2", v);
+                *(lin ? &po.linear : &po.kernels) = v;
             } else {
                 const char *valid = "--iters N, --config NAME, --no-torch, --threads N, --device D, --precision P, "
-                                    "--attention auto|materialised|fused|cudnn, --breakdown, --save FILE, --compare FILE, --result FILE, "
+                                    "--attention auto|materialised|fused|cudnn, --breakdown, --linear gemmex|lt, --kernels v1|v2, --save FILE, --compare FILE, --result FILE, "
                                     "--history DIR, --out DIR, --rounds N, --confirm N, --no-probes, --time-threshold X, "
                                     "--memory-threshold X, --ranks N, --help";
                 die_input("unknown argument '%s'%s for posbench bench (valid: %s)", a, cfg_flag_hint(a, valid), valid);

@@ -77,7 +77,7 @@ void perf_check_attention(const char *v) {
 
 void perf_help(void) {
     printf("usage: posbench bench [--config NAME] [--iters N] [--no-torch] [--threads N] [--device D] [--precision fp32|bf16]\n"
-           "                      [--attention auto|materialised|fused|cudnn] [--breakdown]\n"
+           "                      [--attention auto|materialised|fused|cudnn] [--breakdown] [--linear gemmex|lt] [--kernels v1|v2]\n"
            "Times the full training step (forward, label-smoothed cross entropy, backward, AdamW) of\n"
            "each config and prints the median step time, images/s, achieved GFLOP/s, that as a\n"
            "fraction of the backend's own 2048^3 linear layer (OpenBLAS; with --device cuda cuBLAS at 8192^3, at the\n"
@@ -93,6 +93,10 @@ void perf_help(void) {
            "--breakdown adds per config the median time of each phase of the step (upload, forward, zero, backward,\n"
            "optimizer; CUDA events on the GPU, the clock on the CPU), their total against the step, and the host's\n"
            "blocked time in mid-step downloads and synchronizations.\n"
+           "--linear (with --device cuda, bf16): gemmex = cublasGemmEx with the bias written first (the default),\n"
+           "lt = cuBLASLt with the bias in the epilogue and cached bf16 weight copies. --kernels v1|v2 (with\n"
+           "--device cuda): the scalar or the 16-byte vectorised elementwise kernels and one-launch AdamW.\n"
+           "Both default to POSBENCH_LINEAR / POSBENCH_KERNELS from the environment.\n"
            "Configs marked GPU run on a CPU backend only when\n"
            "named.\n"
            "--ranks N (a build with MPI): one small run for --iters steps in one process and under mpirun -np N\n"
@@ -373,9 +377,19 @@ int perf_run(const perf_options *opt) {
         else
             printf("cudnn attention: not available (%s); every call takes the auto route\n", cudnn_why);
     }
+    if ((opt->linear || opt->kernels) && !gpu)
+        die_input("--%s chooses between the CUDA backend's %s; the %s backend has one (use --device cuda)",
+                  opt->linear ? "linear" : "kernels", opt->linear ? "linear routes" : "kernel versions", ops->name);
+    if (opt->linear) cuda_set_linear_route(!strcmp(opt->linear, "lt") ? CUDA_LINEAR_LT : CUDA_LINEAR_GEMMEX);
+    if (opt->kernels) cuda_set_kernels(!strcmp(opt->kernels, "v2") ? CUDA_KERNELS_V2 : CUDA_KERNELS_V1);
     printf("posbench bench: %s backend, %s linear layers, %s attention, %d threads, %d timed steps per config (median)\n",
            ops->name, precision, gpu ? attention : "cpu", threads, opt->iters);
-    if (opt->breakdown) printf("switches: precision=%s attention=%s\n", precision, gpu ? attention : "cpu");
+    // The CUDA switches in force (flags, else POSBENCH_LINEAR / POSBENCH_KERNELS, else the defaults).
+    const char *linear = !gpu ? "cpu" : cuda_linear_route() == CUDA_LINEAR_LT ? "lt" : "gemmex";
+    const char *kernels = !gpu ? "cpu" : cuda_kernels() == CUDA_KERNELS_V2 ? "v2" : "v1";
+    if (gpu) printf("posbench bench: CUDA linear route %s (bf16 only), elementwise kernels %s\n", linear, kernels);
+    if (opt->breakdown)
+        printf("switches: precision=%s attention=%s linear=%s kernels=%s\n", precision, gpu ? attention : "cpu", linear, kernels);
     int ceiling_n = gpu ? 8192 : 2048; // on the GPU a 2048³ product takes tens of microseconds
     double peak = backend_linear_gflops(ops, ceiling_n);
     printf("%s linear layer %dx%dx%d (%s): %.1f GFLOP/s (the ceiling used below)\n\n",

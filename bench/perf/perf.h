@@ -13,6 +13,10 @@ typedef struct {
     // route; NULL = auto). materialised and cudnn need bf16; the CPU backends have one attention
     // and refuse anything but auto.
     const char *attention;
+    // --linear gemmex|lt and --kernels v1|v2: the CUDA backend's linear route and elementwise
+    // kernels (core/ops_cuda.h; NULL = what POSBENCH_LINEAR / POSBENCH_KERNELS or the defaults
+    // chose). The CPU backends have one of each and refuse them.
+    const char *linear, *kernels;
     int breakdown;      // --breakdown: each step's phases (upload, forward, zero, backward, optimizer) and host waits
 } perf_options;
 

@@ -27,6 +27,9 @@ void cpu_copy(void *dst, const void *src, size_t bytes) {
 void cpu_upload(void *dst, const void *src, size_t bytes) { cpu_copy(dst, src, bytes); }
 void cpu_download(void *dst, const void *src, size_t bytes) { cpu_copy(dst, src, bytes); }
 void cpu_synchronize(void) {}
+// Host memory is what the CPU backend computes on: nothing to pin.
+void cpu_pin_host(void *ptr, size_t bytes) { (void)ptr; (void)bytes; }
+void cpu_unpin_host(void *ptr) { (void)ptr; }
 
 void cpu_zero(float *x, size_t n) {
     size_t chunk = 1 << 16; // 256 KiB pieces, zeroed in parallel

@@ -39,3 +39,12 @@ void cpu_adamw_update(float *param, const float *grad, float *m, float *v, size_
         param[i] -= lr * (update + weight_decay * param[i]);
     }
 }
+
+void cpu_adamw_update_multi(float *param, const float *grad, float *m, float *v, const adamw_segment *segs,
+                            int nseg, float lr, float beta1, float beta2, float eps, float weight_decay, int t) {
+    for (int s = 0; s < nseg; s++) {
+        size_t o = segs[s].offset;
+        cpu_adamw_update(param + o, grad + o, m + o, v + o, segs[s].numel, lr, beta1, beta2, eps,
+                         segs[s].decay ? weight_decay : 0.0f, t);
+    }
+}

@@ -1,7 +1,10 @@
-// core/cuda/dense_cuda.cu — the CUDA dense ops: linear (cuBLAS sgemm), LayerNorm, exact GELU,
-// residual / drop path / dropout. Each op follows core/ops_list.h and matches its CPU twin
-// (core/cpu/dense_cpu.c) in math and float precision. Layout is row-major, shapes are written
-// (N, C).
+// core/cuda/dense_cuda.cu — the CUDA dense ops: linear (cuBLAS sgemm; in bf16 cublasGemmEx or
+// the cuBLASLt path of linear_lt_cuda.cu), LayerNorm, exact GELU, residual / drop path /
+// dropout, with their scalar (one element per thread) kernels; POSBENCH_KERNELS=v2 hands the
+// elementwise ones and the column sums to dense_vec_cuda.cu where the arrays' alignment
+// allows, and the GEMM operands' bf16 conversion to bf16_convert_cuda.cu. Each op follows
+// core/ops_list.h and matches its CPU twin (core/cpu/dense_cpu.c) in math and float precision.
+// Layout is row-major, shapes are written (N, C).
 // Determinism: no floating-point atomics. Row reductions use one warp per row (lanes stride
 // over columns, then an xor-butterfly that leaves the same bits in every lane); column
 // (parameter-gradient) reductions run in two stages over fixed chunks of COL_CHUNK rows (blocks
@@ -9,20 +12,24 @@
 // lanes; then the chunks in order). Results depend only on the shapes.
 // Elementwise kernels multiply with __fmul_rn where the CPU rounds a product before adding
 // (the CPU build, -std=c11, never fuses multiply-adds), so those ops match the CPU bit for bit.
-#include "ops_cuda_internal.cuh"
-#include <cuda_bf16.h>
+#include "dense_common.cuh"
+extern "C" {
+#include "bf16_convert.h"
+}
 #include <math.h>
 
-#define THREADS 256    // threads per block for elementwise and row kernels
-#define WARP 32
-#define COL_TILE 32    // columns per block in column reductions (a warp reads one row segment)
-#define COL_LANES 32   // row lanes per block in column reductions
+// Which elementwise kernels run (core/ops_cuda.h): V1 the scalar kernels of this file, V2 the
+// vectorised ones of dense_vec_cuda.cu where the arrays' alignment allows (else V1's).
+static int kernels_version = CUDA_KERNELS_V1;
 
-// Sum over the 32 lanes of a warp; every lane ends with the same bits (commutative butterfly).
-static __device__ __forceinline__ float warp_sum(float v) {
-    for (int off = WARP / 2; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
-    return v;
+extern "C" void cuda_set_kernels(int version) {
+    if (version != CUDA_KERNELS_V1 && version != CUDA_KERNELS_V2)
+        die_fail("cuda_set_kernels: %d is not CUDA_KERNELS_V1 or CUDA_KERNELS_V2", version);
+    kernels_version = version;
 }
+
+extern "C" int cuda_kernels(void) { return kernels_version; }
+#define V2 (kernels_version == CUDA_KERNELS_V2)
 
 // ---------------------------------------------------------------- linear
 // out (N, OC) = bias (OC) broadcast over rows.
@@ -37,18 +44,7 @@ __global__ void broadcast_rows_kernel(float *out, const float *bias, size_t N, i
 // (32 columns x 32 row lanes); lane y of chunk r sums rows r·COL_CHUNK + y, + 32, ... in order,
 // then a fixed tree over the lanes gives partial[r, c]; stage 2, one thread per column, adds
 // partial[0..R-1, c] in order into dst. The order depends on N and C only: deterministic.
-#define COL_CHUNK 256 // rows per stage-1 block
-
-static int col_chunks(int N) { return N > 0 ? (N + COL_CHUNK - 1) / COL_CHUNK : 1; }
-
-// Fixed tree over the 32 row lanes of part (COL_LANES, COL_TILE); the result is part[0][tx].
-static __device__ __forceinline__ void col_tree(float (*part)[COL_TILE], int tx, int ty) {
-    for (int stride = COL_LANES / 2; stride > 0; stride >>= 1) {
-        __syncthreads();
-        if (ty < stride) part[ty][tx] += part[ty + stride][tx];
-    }
-    __syncthreads();
-}
+// (COL_CHUNK, col_chunks and the lane tree col_tree are in dense_common.cuh.)
 
 // partial (R, C) = Σ over chunk r's rows of src (N, C).
 __global__ void column_sums_partial_kernel(float *partial, const float *src, int N, int C) {
@@ -59,7 +55,7 @@ __global__ void column_sums_partial_kernel(float *partial, const float *src, int
     if (c < C)
         for (int n = r * COL_CHUNK + ty; n < end; n += COL_LANES) acc += src[(size_t)n * C + c];
     part[ty][tx] = acc;
-    col_tree(part, tx, ty);
+    col_tree<COL_TILE>(part, tx, ty);
     if (ty == 0 && c < C) partial[(size_t)r * C + c] = part[0][tx];
 }
 
@@ -76,9 +72,11 @@ __global__ void column_partials_add_kernel(float *dst, const float *partial, int
 static void column_sums_add(float *dst, const float *src, int N, int C) {
     int R = col_chunks(N);
     float *partial = (float *)cuda_alloc_transient((size_t)R * C * sizeof(float), "column-sum partials");
-    column_sums_partial_kernel<<<dim3(cuda_blocks((size_t)C, COL_TILE), (unsigned)R),
-                                 dim3(COL_TILE, COL_LANES)>>>(partial, src, N, C);
-    CUDA_LAUNCH_CHECK();
+    if (!(V2 && vec_column_sums_partial(partial, src, N, C))) {
+        column_sums_partial_kernel<<<dim3(cuda_blocks((size_t)C, COL_TILE), (unsigned)R),
+                                     dim3(COL_TILE, COL_LANES)>>>(partial, src, N, C);
+        CUDA_LAUNCH_CHECK();
+    }
     column_partials_add_kernel<<<cuda_blocks((size_t)C, THREADS), THREADS>>>(dst, partial, R, C);
     CUDA_LAUNCH_CHECK();
     cuda_free_transient(partial);
@@ -86,8 +84,10 @@ static void column_sums_add(float *dst, const float *src, int N, int C) {
 
 // train.precision (core/ops.h). BF16: each operand is converted to bfloat16 with
 // __float2bfloat16_rn (round to nearest even, the CPU's bf16_round in core/bf16.h) into one of
-// two device scratch buffers that grow to the largest operand seen, then cublasGemmEx multiplies
-// on the tensor cores with fp32 accumulation (CUBLAS_COMPUTE_32F) into the fp32 output.
+// two device scratch buffers that grow to the largest operand seen, then the tensor cores
+// multiply with fp32 accumulation (CUBLAS_COMPUTE_32F) into the fp32 output: cublasGemmEx
+// (CUDA_LINEAR_GEMMEX), or cuBLASLt with the bias in the epilogue and the weights' bf16 copies
+// cached across calls (CUDA_LINEAR_LT, linear_lt_cuda.cu).
 static int matmul_precision = MATMUL_FP32;
 static __nv_bfloat16 *bf16_scratch[2];
 static size_t bf16_scratch_elems[2];
@@ -105,31 +105,53 @@ __global__ void to_bf16_kernel(__nv_bfloat16 *out, const float *in, size_t n) {
     if (i < n) out[i] = __float2bfloat16_rn(in[i]);
 }
 
+void cuda_operand_to_bf16(__nv_bfloat16 *out, const float *in, size_t n) {
+    if (n == 0) return;
+    if (V2) { // bf16_convert_cuda.cu: 8 elements per thread, 16-byte accesses where aligned
+        cuda_f32_to_bf16((uint16_t *)out, in, n);
+        return;
+    }
+    to_bf16_kernel<<<cuda_blocks(n, THREADS), THREADS>>>(out, in, n);
+    CUDA_LAUNCH_CHECK();
+}
+
 static const __nv_bfloat16 *bf16_operand(int slot, const float *x, size_t n) {
     if (n > bf16_scratch_elems[slot]) {
         if (bf16_scratch[slot]) CUDA_CHECK(cudaFree(bf16_scratch[slot]));
         CUDA_CHECK(cudaMalloc(&bf16_scratch[slot], n * sizeof(__nv_bfloat16)));
         bf16_scratch_elems[slot] = n;
     }
-    to_bf16_kernel<<<cuda_blocks(n, THREADS), THREADS>>>(bf16_scratch[slot], x, n);
-    CUDA_LAUNCH_CHECK();
+    cuda_operand_to_bf16(bf16_scratch[slot], x, n);
     return bf16_scratch[slot];
 }
 
-// Column-major C (m, n) = alpha·op(A)·op(B) + beta·C, as cublasSgemm, in the current precision;
-// a_elems and b_elems are A's and B's element counts (dense operands). b_converted = 1: B's bf16
-// copy is already in scratch slot 1 (the previous call converted the same B: linear_backward's
-// dout serves both of its products), so it is not converted again.
+// Column-major C (m, n) = alpha·op(A)·op(B) + beta·C (+ bias (m) per column on the Lt route;
+// the GEMMEX and fp32 routes take bias NULL: the caller wrote it into C), as cublasSgemm, in the
+// current precision; a_elems and b_elems are A's and B's element counts (dense operands).
+// a_weight = 1: A is a layer's weight (the Lt route takes its cached bf16 copy). b_converted = 1:
+// B's bf16 copy is already in scratch slot 1 (the previous call converted the same B:
+// linear_backward's dout serves both of its products), so it is not converted again.
 static void linear_gemm(cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
-                        const float *alpha, const float *A, int lda, size_t a_elems, const float *B,
-                        int ldb, size_t b_elems, const float *beta, float *C, int ldc,
-                        int b_converted) {
+                        const float *alpha, const float *A, int lda, size_t a_elems, int a_weight,
+                        const float *B, int ldb, size_t b_elems, const float *beta, float *C, int ldc,
+                        int b_converted, const float *bias) {
     if (matmul_precision == MATMUL_FP32) {
         CUBLAS_CHECK(cublasSgemm(cuda_cublas(), ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
         return;
     }
-    const __nv_bfloat16 *a16 = bf16_operand(0, A, a_elems);
+    int lt = cuda_linear_route() == CUDA_LINEAR_LT;
+    const __nv_bfloat16 *a16 = lt && a_weight ? cuda_bf16_weight(A, a_elems) : NULL;
+    if (!a16) a16 = bf16_operand(0, A, a_elems);
     const __nv_bfloat16 *b16 = b_converted ? bf16_scratch[1] : bf16_operand(1, B, b_elems);
+    if (lt && cuda_lt_matmul(ta == CUBLAS_OP_T, tb == CUBLAS_OP_T, m, n, k, a16, lda, b16, ldb, *beta, C,
+                             ldc, bias))
+        return;
+    float one = 1.0f;
+    if (bias) { // no Lt algorithm for this key: the bias is written first and added to (ldc == m)
+        broadcast_rows_kernel<<<cuda_blocks((size_t)m * n, THREADS), THREADS>>>(C, bias, (size_t)n, m);
+        CUDA_LAUNCH_CHECK();
+        beta = &one;
+    }
     CUBLAS_CHECK(cublasGemmEx(cuda_cublas(), ta, tb, m, n, k, alpha, a16, CUDA_R_16BF, lda, b16,
                               CUDA_R_16BF, ldb, beta, C, CUDA_R_32F, ldc, CUBLAS_COMPUTE_32F,
                               CUBLAS_GEMM_DEFAULT));
@@ -140,7 +162,12 @@ void cuda_linear_forward(float *out, const float *in, const float *weight, const
     if (N == 0 || OC == 0) return;
     size_t n = (size_t)N * OC;
     float one = 1.0f, beta = 0.0f;
-    if (bias) { // out = bias first, then the sgemm adds to it (beta = 1), as the CPU does
+    // The Lt route adds the bias in the GEMM's epilogue (D = W·in + bias, beta = 0); the others
+    // write out = bias first, then the product adds to it (beta = 1), as the CPU does.
+    // (The epilogue reads a 16-byte aligned bias; arena tensors are 64-byte aligned.)
+    int epilogue_bias = bias && IC > 0 && matmul_precision == MATMUL_BF16 &&
+                        cuda_linear_route() == CUDA_LINEAR_LT && (uintptr_t)bias % 16 == 0;
+    if (bias && !epilogue_bias) {
         broadcast_rows_kernel<<<cuda_blocks(n, THREADS), THREADS>>>(out, bias, (size_t)N, OC);
         CUDA_LAUNCH_CHECK();
         beta = 1.0f;
@@ -151,25 +178,26 @@ void cuda_linear_forward(float *out, const float *in, const float *weight, const
     }
     // Row-major out (N, OC) is column-major outᵀ (OC, N) = W (OC, IC) · inᵀ (IC, N), where the
     // row-major weight (OC, IC) reads as column-major Wᵀ (IC, OC), hence OP_T.
-    linear_gemm(CUBLAS_OP_T, CUBLAS_OP_N, OC, N, IC, &one, weight, IC, (size_t)OC * IC, in, IC,
-                (size_t)N * IC, &beta, out, OC, 0);
+    linear_gemm(CUBLAS_OP_T, CUBLAS_OP_N, OC, N, IC, &one, weight, IC, (size_t)OC * IC, 1, in, IC,
+                (size_t)N * IC, &beta, out, OC, 0, epilogue_bias ? bias : NULL);
 }
 
 void cuda_linear_backward(float *din, float *dweight, float *dbias, const float *dout,
                           const float *in, const float *weight, int N, int IC, int OC) {
     if (N == 0 || OC == 0) return; // every gradient would gain an empty sum
     float one = 1.0f;
+    // Both products accumulate (beta = 1: din and dW are "+=" gradients, core/ops_list.h).
     // dout is operand B of both products: in bf16 it is converted once, by the first. (The
     // stream orders the second call's conversion of `in` into slot 0 after the first product.)
     int dout_converted = 0;
     if (din && IC > 0) { // din (N, IC) += dout (N, OC) · W (OC, IC); column-major: dinᵀ += Wᵀ · doutᵀ
-        linear_gemm(CUBLAS_OP_N, CUBLAS_OP_N, IC, N, OC, &one, weight, IC, (size_t)OC * IC, dout,
-                    OC, (size_t)N * OC, &one, din, IC, 0);
+        linear_gemm(CUBLAS_OP_N, CUBLAS_OP_N, IC, N, OC, &one, weight, IC, (size_t)OC * IC, 1, dout,
+                    OC, (size_t)N * OC, &one, din, IC, 0, NULL);
         dout_converted = 1;
     }
     if (dweight && IC > 0) // dW (OC, IC) += doutᵀ · in; column-major: dWᵀ (IC, OC) += inᵀ · dout
-        linear_gemm(CUBLAS_OP_N, CUBLAS_OP_T, IC, OC, N, &one, in, IC, (size_t)N * IC, dout, OC,
-                    (size_t)N * OC, &one, dweight, IC, dout_converted);
+        linear_gemm(CUBLAS_OP_N, CUBLAS_OP_T, IC, OC, N, &one, in, IC, (size_t)N * IC, 0, dout, OC,
+                    (size_t)N * OC, &one, dweight, IC, dout_converted, NULL);
     if (dbias) column_sums_add(dbias, dout, N, OC);
 }
 
@@ -235,8 +263,8 @@ __global__ void layernorm_backward_params_partial_kernel(float *pw, float *pb, c
         }
     part_w[ty][tx] = acc_w;
     part_b[ty][tx] = acc_b;
-    col_tree(part_w, tx, ty);
-    col_tree(part_b, tx, ty);
+    col_tree<COL_TILE>(part_w, tx, ty);
+    col_tree<COL_TILE>(part_b, tx, ty);
     if (ty == 0 && c < C) {
         pw[(size_t)r * C + c] = part_w[0][tx];
         pb[(size_t)r * C + c] = part_b[0][tx];
@@ -246,6 +274,7 @@ __global__ void layernorm_backward_params_partial_kernel(float *pw, float *pb, c
 void cuda_layernorm_forward(float *out, float *mean, float *rstd, const float *in,
                             const float *weight, const float *bias, int N, int C) {
     if (N == 0 || C == 0) return;
+    if (V2 && vec_layernorm_forward(out, mean, rstd, in, weight, bias, N, C)) return;
     layernorm_forward_kernel<<<cuda_blocks((size_t)N, THREADS / WARP), THREADS>>>(
         out, mean, rstd, in, weight, bias, N, C);
     CUDA_LAUNCH_CHECK();
@@ -255,7 +284,7 @@ void cuda_layernorm_backward(float *din, float *dweight, float *dbias, const flo
                              const float *in, const float *weight, const float *mean,
                              const float *rstd, int N, int C) {
     if (N == 0 || C == 0) return;
-    if (din) {
+    if (din && !(V2 && vec_layernorm_backward_input(din, dout, in, weight, mean, rstd, N, C))) {
         layernorm_backward_input_kernel<<<cuda_blocks((size_t)N, THREADS / WARP), THREADS>>>(
             din, dout, in, weight, mean, rstd, N, C);
         CUDA_LAUNCH_CHECK();
@@ -265,10 +294,12 @@ void cuda_layernorm_backward(float *din, float *dweight, float *dbias, const flo
         float *pw = (float *)cuda_alloc_transient(2 * (size_t)R * C * sizeof(float),
                                                   "layernorm parameter-gradient partials");
         float *pb = pw + (size_t)R * C;
-        layernorm_backward_params_partial_kernel<<<dim3(cuda_blocks((size_t)C, COL_TILE), (unsigned)R),
-                                                   dim3(COL_TILE, COL_LANES)>>>(pw, pb, dout, in,
-                                                                                mean, rstd, N, C);
-        CUDA_LAUNCH_CHECK();
+        if (!(V2 && vec_layernorm_params_partial(pw, pb, dout, in, mean, rstd, N, C))) {
+            layernorm_backward_params_partial_kernel<<<dim3(cuda_blocks((size_t)C, COL_TILE), (unsigned)R),
+                                                       dim3(COL_TILE, COL_LANES)>>>(pw, pb, dout, in,
+                                                                                    mean, rstd, N, C);
+            CUDA_LAUNCH_CHECK();
+        }
         if (dweight) {
             column_partials_add_kernel<<<cuda_blocks((size_t)C, THREADS), THREADS>>>(dweight, pw, R, C);
             CUDA_LAUNCH_CHECK();
@@ -282,34 +313,26 @@ void cuda_layernorm_backward(float *din, float *dweight, float *dbias, const flo
 }
 
 // ---------------------------------------------------------------- GELU (exact, erf)
-#define GELU_SQRT1_2 0.70710678118654752f // 1/√2
-#define GELU_INV_SQRT_2PI 0.3989422804014327f
-
-// (n): out = x·Φ(x), Φ(x) = (1 + erf(x/√2))/2.
+// (n): out = x·Φ(x) (gelu_value, dense_common.cuh).
 __global__ void gelu_forward_kernel(float *out, const float *in, size_t n) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    float x = in[i];
-    out[i] = 0.5f * x * (1.0f + erff(x * GELU_SQRT1_2));
+    if (i < n) out[i] = gelu_value(in[i]);
 }
 
-// (n): din += dout·(Φ(x) + x·φ(x)).
+// (n): din += dout·(Φ(x) + x·φ(x)) (gelu_grad_add).
 __global__ void gelu_backward_kernel(float *din, const float *dout, const float *in, size_t n) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    float x = in[i];
-    float cdf = 0.5f * (1.0f + erff(x * GELU_SQRT1_2));
-    din[i] += dout[i] * (cdf + x * GELU_INV_SQRT_2PI * expf(-0.5f * x * x));
+    if (i < n) din[i] = gelu_grad_add(din[i], dout[i], in[i]);
 }
 
 void cuda_gelu_forward(float *out, const float *in, size_t n) {
-    if (n == 0) return;
+    if (n == 0 || (V2 && vec_gelu_forward(out, in, n))) return;
     gelu_forward_kernel<<<cuda_blocks(n, THREADS), THREADS>>>(out, in, n);
     CUDA_LAUNCH_CHECK();
 }
 
 void cuda_gelu_backward(float *din, const float *dout, const float *in, size_t n) {
-    if (n == 0) return;
+    if (n == 0 || (V2 && vec_gelu_backward(din, dout, in, n))) return;
     gelu_backward_kernel<<<cuda_blocks(n, THREADS), THREADS>>>(din, dout, in, n);
     CUDA_LAUNCH_CHECK();
 }
@@ -362,7 +385,7 @@ __global__ void dropout_backward_kernel(float *din, const float *dout, const flo
 void cuda_residual_forward(float *out, const float *x, const float *branch,
                            const float *keep_scale, int B, size_t S) {
     size_t n = (size_t)(B > 0 ? B : 0) * S;
-    if (n == 0) return;
+    if (n == 0 || (V2 && vec_residual_forward(out, x, branch, keep_scale, n, S))) return;
     residual_forward_kernel<<<cuda_blocks(n, THREADS), THREADS>>>(out, x, branch, keep_scale, n, S);
     CUDA_LAUNCH_CHECK();
 }
@@ -371,6 +394,7 @@ void cuda_residual_backward(float *dx, float *dbranch, const float *dout,
                             const float *keep_scale, int B, size_t S) {
     size_t n = (size_t)(B > 0 ? B : 0) * S;
     if (n == 0 || (!dx && !dbranch)) return;
+    if (V2 && vec_residual_backward(dx, dbranch, dout, keep_scale, n, S)) return;
     residual_backward_kernel<<<cuda_blocks(n, THREADS), THREADS>>>(dx, dbranch, dout, keep_scale,
                                                                    n, S);
     CUDA_LAUNCH_CHECK();

@@ -8,6 +8,7 @@ extern "C" {
 #include "../ops_cuda.h"
 }
 #include "../memory_meter.h"
+#include <stdio.h>
 
 static memory_meter meter;
 size_t cuda_memory_peak(int reset) { return memory_meter_peak(&meter, reset); }
@@ -24,6 +25,8 @@ extern "C" void *cuda_alloc(size_t bytes, const char *what) {
 }
 
 extern "C" void cuda_free(void *p) {
+    for (int i = 0; p && i < meter.count; i++) // the range may come back holding anything
+        if (meter.blocks[i].p == p) cuda_weights_released(p, meter.blocks[i].bytes);
     memory_meter_remove(&meter, p);
     if (p) CUDA_CHECK(cudaFree(p));
 }
@@ -60,6 +63,7 @@ void cuda_free_transient(void *p) {
 }
 
 extern "C" void cuda_to_device(void *dst, const void *src, size_t bytes) {
+    cuda_weights_written(dst, bytes); // a checkpoint load, a restore: cached bf16 copies are stale
     CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
 }
 
@@ -87,6 +91,7 @@ void cuda_synchronize(void) { cuda_sync(); }
 // to do.
 void cuda_copy(void *dst, const void *src, size_t bytes) {
     if (bytes == 0 || dst == src) return;
+    cuda_weights_written(dst, bytes);
     const char *d = (const char *)dst, *s = (const char *)src;
     if (d < s + bytes && s < d + bytes)
         die_fail("internal: cuda copy of %zu bytes between overlapping device ranges", bytes);
@@ -98,5 +103,30 @@ void cuda_copy(void *dst, const void *src, size_t bytes) {
 
 void cuda_zero(float *x, size_t n) {
     if (n == 0) return;
+    cuda_weights_written(x, n * sizeof(float));
     CUDA_CHECK(cudaMemsetAsync(x, 0, n * sizeof(float), 0));
+}
+
+// Page-locked host buffers (ops_list.h pin_host): cudaMemcpy from them is a direct DMA, with no
+// staging copy through the driver's pinned bounce buffer. When the system refuses (memlock
+// limits, an already registered range), a note says so once and the copies stay pageable.
+void cuda_pin_host(void *ptr, size_t bytes) {
+    if (!ptr || bytes == 0) return;
+    cudaError_t err = cudaHostRegister(ptr, bytes, cudaHostRegisterDefault);
+    if (err != cudaSuccess) {
+        static int said;
+        if (!said++)
+            fprintf(stderr, "note: cannot page-lock a %zu-byte host input buffer (%s); uploads stay pageable\n",
+                    bytes, cudaGetErrorString(err));
+        (void)cudaGetLastError(); // clear it: the failure is handled here
+    }
+}
+
+void cuda_unpin_host(void *ptr) {
+    if (!ptr) return;
+    cudaPointerAttributes attr;
+    // Only a registered range is unregistered (pin_host may have been refused).
+    if (cudaPointerGetAttributes(&attr, ptr) == cudaSuccess && attr.type == cudaMemoryTypeHost)
+        CUDA_CHECK(cudaHostUnregister(ptr));
+    (void)cudaGetLastError();
 }

@@ -7,6 +7,7 @@
 // device Philox).
 #pragma once
 #include "cuda_common.cuh"
+#include <cuda_bf16.h>
 // C linkage for the entries C code calls directly (cuda_alloc, cuda_free): declared there first,
 // so the list's declarations below keep it.
 extern "C" {
@@ -27,6 +28,24 @@ int cuda_matmul_precision(void);
 
 // memory_cuda.cu: a workspace that lives for one op call (cuda_alloc_transient / _free).
 #include "cuda_transient.h"
+
+// dense_cuda.cu: a GEMM operand float -> bf16 (round to nearest even), n elements, with the
+// kernels of the version in force (cuda_kernels, core/ops_cuda.h).
+void cuda_operand_to_bf16(__nv_bfloat16 *out, const float *in, size_t n);
+
+// linear_lt_cuda.cu (its route: cuda_linear_route, core/ops_cuda.h): the cuBLASLt product
+// (column-major D (m, n) = op(A)·op(B) + beta·C [+ bias (m) per column], bf16 A and B, fp32 C/D/bias;
+// trans_* 0 = N, 1 = T; returns 0, computing nothing, when cuBLASLt offers no algorithm); the cached bf16 copy of a weight (NULL when w lies outside every range
+// AdamW has updated: the caller converts it itself); and the bookkeeping that keeps those copies
+// true: AdamW marks its parameters trained, every write over device memory from outside a
+// forward/backward (upload, copy, zero, scale, AdamW) marks copies stale, and cuda_free of a
+// block drops the copies and trained ranges inside it.
+int cuda_lt_matmul(int trans_a, int trans_b, int m, int n, int k, const __nv_bfloat16 *A, int lda,
+                    const __nv_bfloat16 *B, int ldb, float beta, float *C, int ldc, const float *bias);
+const __nv_bfloat16 *cuda_bf16_weight(const float *w, size_t n);
+void cuda_weights_trained(const float *param, size_t n);
+void cuda_weights_written(const void *dst, size_t bytes);
+void cuda_weights_released(const void *p, size_t bytes);
 
 // timing_cuda.cu: adds seconds the host spent in a waiting call (download, copy, synchronize) to
 // what host_wait_seconds returns.

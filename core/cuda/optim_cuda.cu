@@ -1,9 +1,15 @@
 // core/cuda/optim_cuda.cu — optimizer arithmetic on the GPU: the fixed-order sum of squares
 // (gradient norm), scaling (clipping) and the elementwise AdamW update. Contracts in
 // core/ops.h; the CPU twin is core/cpu/optim_cpu.c. The AdamW kernel rounds where the CPU does
-// (__fmul_rn), so an update matches the CPU's bit for bit.
+// (__fmul_rn), so an update matches the CPU's bit for bit. adamw_update_multi runs one launch
+// over every tensor of the arena under POSBENCH_KERNELS=v2 (a chunk table: each block one
+// chunk of one tensor, float4 where the arrays allow), the same arithmetic per element
+// (adamw_element), else one adamw_update per tensor. Both mark the parameters they write for
+// the bf16 weight copies of linear_lt_cuda.cu.
 #include "ops_cuda_internal.cuh"
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #define THREADS 256 // threads per block for elementwise kernels
 
@@ -19,17 +25,16 @@ __global__ void scale_kernel(float *x, size_t n, float s) {
 
 void cuda_scale(float *x, size_t n, float s) {
     if (n == 0) return;
+    cuda_weights_written(x, n * sizeof(float));
     scale_kernel<<<cuda_blocks(n, THREADS), THREADS>>>(x, n, s);
     CUDA_LAUNCH_CHECK();
 }
 
-// (n): one AdamW step, operation for operation as optim_cpu.c (bias corrections bc1, bc2 come
-// from the host's powf).
-__global__ void adamw_kernel(float *param, const float *grad, float *m, float *v, size_t n,
-                             float lr, float beta1, float beta2, float eps, float weight_decay,
-                             float bc1, float bc2) {
-    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
+// One AdamW step of element i, operation for operation as optim_cpu.c (bias corrections bc1,
+// bc2 come from the host's powf).
+static __device__ __forceinline__ void adamw_element(float *param, const float *grad, float *m, float *v,
+                                                     unsigned i, float lr, float beta1, float beta2,
+                                                     float eps, float weight_decay, float bc1, float bc2) {
     float g = grad[i];
     float mi = __fmul_rn(beta1, m[i]) + __fmul_rn(1.0f - beta1, g);
     float vi = __fmul_rn(beta2, v[i]) + __fmul_rn(__fmul_rn(1.0f - beta2, g), g);
@@ -40,11 +45,113 @@ __global__ void adamw_kernel(float *param, const float *grad, float *m, float *v
     param[i] = p - __fmul_rn(lr, update + __fmul_rn(weight_decay, p));
 }
 
+// (n): one AdamW step.
+__global__ void adamw_kernel(float *param, const float *grad, float *m, float *v, size_t n,
+                             float lr, float beta1, float beta2, float eps, float weight_decay,
+                             float bc1, float bc2) {
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    adamw_element(param + i, grad + i, m + i, v + i, 0, lr, beta1, beta2, eps, weight_decay, bc1, bc2);
+}
+
 void cuda_adamw_update(float *param, const float *grad, float *m, float *v, size_t n, float lr,
                        float beta1, float beta2, float eps, float weight_decay, int t) {
     if (n == 0) return;
+    cuda_weights_trained(param, n);
     float bc1 = 1.0f - powf(beta1, (float)t), bc2 = 1.0f - powf(beta2, (float)t);
     adamw_kernel<<<cuda_blocks(n, THREADS), THREADS>>>(param, grad, m, v, n, lr, beta1, beta2, eps,
                                                        weight_decay, bc1, bc2);
+    CUDA_LAUNCH_CHECK();
+}
+
+// ---- one launch over the arena (POSBENCH_KERNELS=v2)
+#define ADAMW_CHUNK 16384u // elements per block
+
+typedef struct {
+    size_t start;    // first element (arena offset)
+    unsigned len;    // elements, <= ADAMW_CHUNK
+    int decay;       // 1: weight decay applies
+    int vectors;     // 1: start is 16-byte aligned in all four arrays (float4 body, scalar tail)
+} adamw_chunk;
+
+__global__ void adamw_multi_kernel(float *param, const float *grad, float *m, float *v,
+                                   const adamw_chunk *chunks, float lr, float beta1, float beta2,
+                                   float eps, float weight_decay, float bc1, float bc2) {
+    adamw_chunk c = chunks[blockIdx.x];
+    float *p = param + c.start, *mm = m + c.start, *vv = v + c.start;
+    const float *g = grad + c.start;
+    float wd = c.decay ? weight_decay : 0.0f;
+    unsigned body = c.vectors ? c.len / 4 * 4 : 0;
+    for (unsigned q = 4 * threadIdx.x; q < body; q += 4 * blockDim.x) {
+        float4 p4 = *(float4 *)(p + q), g4 = *(const float4 *)(g + q), m4 = *(float4 *)(mm + q),
+               v4 = *(float4 *)(vv + q);
+        float pe[4] = {p4.x, p4.y, p4.z, p4.w}, ge[4] = {g4.x, g4.y, g4.z, g4.w},
+              me[4] = {m4.x, m4.y, m4.z, m4.w}, ve[4] = {v4.x, v4.y, v4.z, v4.w};
+#pragma unroll
+        for (int j = 0; j < 4; j++) adamw_element(pe, ge, me, ve, j, lr, beta1, beta2, eps, wd, bc1, bc2);
+        *(float4 *)(p + q) = make_float4(pe[0], pe[1], pe[2], pe[3]);
+        *(float4 *)(mm + q) = make_float4(me[0], me[1], me[2], me[3]);
+        *(float4 *)(vv + q) = make_float4(ve[0], ve[1], ve[2], ve[3]);
+    }
+    for (unsigned i = body + threadIdx.x; i < c.len; i += blockDim.x)
+        adamw_element(p, g, mm, vv, i, lr, beta1, beta2, eps, wd, bc1, bc2);
+}
+
+// The chunk table of the last call, on the host and the device; rebuilt and uploaded only when
+// the segments (or the arrays' alignment) change, i.e. once per run.
+static adamw_chunk *chunks_host, *chunks_dev;
+static size_t nchunks, chunks_cap;
+
+static size_t adamw_chunks_build(adamw_chunk *out, const adamw_segment *segs, int nseg, int aligned) {
+    size_t k = 0;
+    for (int s = 0; s < nseg; s++)
+        for (size_t done = 0; done < segs[s].numel; done += ADAMW_CHUNK) {
+            size_t len = segs[s].numel - done < ADAMW_CHUNK ? segs[s].numel - done : ADAMW_CHUNK;
+            if (out) { // fields written in place: out is zeroed (padding too; tables are compared with memcmp)
+                out[k].start = segs[s].offset + done;
+                out[k].len = (unsigned)len;
+                out[k].decay = segs[s].decay != 0;
+                out[k].vectors = aligned && out[k].start % 4 == 0;
+            }
+            k++;
+        }
+    return k;
+}
+
+void cuda_adamw_update_multi(float *param, const float *grad, float *m, float *v, const adamw_segment *segs,
+                             int nseg, float lr, float beta1, float beta2, float eps, float weight_decay, int t) {
+    if (cuda_kernels() != CUDA_KERNELS_V2) {
+        for (int s = 0; s < nseg; s++) {
+            size_t o = segs[s].offset;
+            cuda_adamw_update(param + o, grad + o, m + o, v + o, segs[s].numel, lr, beta1, beta2, eps,
+                              segs[s].decay ? weight_decay : 0.0f, t);
+        }
+        return;
+    }
+    for (int s = 0; s < nseg; s++) cuda_weights_trained(param + segs[s].offset, segs[s].numel);
+    int aligned = (uintptr_t)param % 16 == 0 && (uintptr_t)grad % 16 == 0 && (uintptr_t)m % 16 == 0 &&
+                  (uintptr_t)v % 16 == 0;
+    size_t count = adamw_chunks_build(NULL, segs, nseg, aligned);
+    if (count == 0) return;
+    if (count > 0x7fffffffu) die_fail("adamw_update_multi: %zu chunks exceed one launch", count);
+    adamw_chunk *table = (adamw_chunk *)calloc(count, sizeof *table);
+    if (!table) die_fail("out of memory for the AdamW chunk table (%zu chunks)", count);
+    adamw_chunks_build(table, segs, nseg, aligned);
+    if (count != nchunks || memcmp(table, chunks_host, count * sizeof *table) != 0) {
+        if (count > chunks_cap) {
+            if (chunks_dev) CUDA_CHECK(cudaFree(chunks_dev));
+            CUDA_CHECK(cudaMalloc(&chunks_dev, count * sizeof *table));
+            chunks_cap = count;
+        }
+        CUDA_CHECK(cudaMemcpy(chunks_dev, table, count * sizeof *table, cudaMemcpyHostToDevice));
+        free(chunks_host);
+        chunks_host = table;
+        nchunks = count;
+    } else {
+        free(table);
+    }
+    float bc1 = 1.0f - powf(beta1, (float)t), bc2 = 1.0f - powf(beta2, (float)t);
+    adamw_multi_kernel<<<(unsigned)count, THREADS>>>(param, grad, m, v, chunks_dev, lr, beta1, beta2,
+                                                     eps, weight_decay, bc1, bc2);
     CUDA_LAUNCH_CHECK();
 }
