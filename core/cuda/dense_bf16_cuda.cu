@@ -1,11 +1,12 @@
 // core/cuda/dense_bf16_cuda.cu — the CUDA bf16-activation ops (core/ops_list.h "bf16
 // activations"): bf16 storage, fp32 arithmetic, one rounding of each output
-// (__float2bfloat16_rn: core/bf16.h's rule). Conversions and GELU are grid-stride elementwise
-// kernels; residual + LayerNorm is one warp per row (dense_cuda.cu's LayerNorm arithmetic after
+// (__float2bfloat16_rn: core/bf16.h's rule). Conversions are bf16_convert_cuda.cu's; GELU is a
+// grid-stride elementwise kernel; residual + LayerNorm is one warp per row (dense_cuda.cu's LayerNorm arithmetic after
 // the residual add); the LayerNorm backward widens its bf16 output gradient into a transient fp32
 // buffer and runs dense_cuda.cu's backward (the same results; a fused kernel reading bf16 is the
 // faster form). The CPU twin is core/cpu/dense_bf16_cpu.c.
 #include "ops_cuda_internal.cuh"
+#include "bf16_convert.h"
 #include <cuda_bf16.h>
 
 #define BF16_THREADS 256
@@ -19,16 +20,6 @@ static unsigned grid_for(size_t n) {
 
 static __device__ __forceinline__ float widen(bfloat16 h) { return __uint_as_float((unsigned)h << 16); }
 static __device__ __forceinline__ bfloat16 narrow(float x) { return __bfloat16_as_ushort(__float2bfloat16_rn(x)); }
-
-static __global__ void to_bf16_elements(bfloat16 *dst, const float *src, size_t n) {
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
-        dst[i] = narrow(src[i]);
-}
-
-static __global__ void from_bf16_elements(float *dst, const bfloat16 *src, size_t n) {
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
-        dst[i] = widen(src[i]);
-}
 
 // GELU as dense_cuda.cu computes it: x·Φ(x), Φ(x) = (1 + erf(x/√2))/2; derivative Φ(x) + x·φ(x).
 #define GELU_SQRT1_2 0.70710678118654752f
@@ -81,17 +72,9 @@ static __global__ void residual_layernorm_bf16_rows(float *res, bfloat16 *ln, fl
     }
 }
 
-void cuda_to_bf16(bfloat16 *dst, const float *src, size_t n) {
-    if (n == 0) return;
-    to_bf16_elements<<<grid_for(n), BF16_THREADS>>>(dst, src, n);
-    CUDA_LAUNCH_CHECK();
-}
-
-void cuda_from_bf16(float *dst, const bfloat16 *src, size_t n) {
-    if (n == 0) return;
-    from_bf16_elements<<<grid_for(n), BF16_THREADS>>>(dst, src, n);
-    CUDA_LAUNCH_CHECK();
-}
+// The conversions are bf16_convert_cuda.cu's vectorised kernels (8 elements a thread).
+void cuda_to_bf16(bfloat16 *dst, const float *src, size_t n) { cuda_f32_to_bf16(dst, src, n); }
+void cuda_from_bf16(float *dst, const bfloat16 *src, size_t n) { cuda_bf16_to_f32(dst, src, n); }
 
 void cuda_gelu_forward_bf16(bfloat16 *out, const bfloat16 *in, size_t n) {
     if (n == 0) return;
