@@ -14,9 +14,9 @@
 #      resumed on the CPU finishes;
 #   3. posbench bench --device DEVICE for every config, fp32 and bf16, with PyTorch's ratio;
 #   4. PyTorch's MP3 ViT-B/16 step at eta 0.3/0.5/0.75/0.9 against its ViT-B/16 step (MP3 Table 2);
-#   5. a 100-step training on DEVICE, run twice in fp32, in bf16 and in bf16 with the cuDNN attention
-#      (GPU_SESSION_DET_CASES): bitwise the same losses (determinism), and its loss curve in
-#      OUT/loss-curve-100.tsv;
+#   5. a 100-step training on DEVICE, run twice in fp32, in bf16, in bf16 with the cuDNN attention and
+#      in bf16 with cuDNN, cuBLASLt and the v2 kernels (GPU_SESSION_DET_CASES): bitwise the same
+#      losses (determinism), and its loss curve in OUT/loss-curve-100.tsv;
 #   6. make reproduce-mp3 SCALE=smoke on the CPU and on DEVICE: the same verdicts, finding by finding
 #      (the timing experiment mp3-table2 left out of the comparison: its findings are the device's);
 #   7. ncu's per-kernel time of the bf16 step of each GPU_SESSION_NCU_CONFIGS config (default
@@ -182,13 +182,17 @@ if step 5; then
     note "## 5. A 100-step loss curve on $DEV, and bitwise run-to-run determinism (fp32 and bf16)"
     CURVE="data.path=$DATA data.limit=6400 data.test_limit=500 train.epochs=1 train.batch=64 eval.batch=250 model.dim=64 model.depth=2 model.heads=2 model.patch=4 pe.kind=abs"
     # bf16-cudnn: the cuDNN attention route (its deterministic backward); on the CPU the same bf16 run
-    DET_CASES=${GPU_SESSION_DET_CASES:-fp32 bf16 bf16-cudnn}
+    # bf16-new: the cuDNN attention with the cuBLASLt linear layers and the v2 kernels
+    DET_CASES=${GPU_SESSION_DET_CASES:-fp32 bf16 bf16-cudnn bf16-new}
     for prec in $DET_CASES; do
-        extra="train.precision=$prec"
-        [ "$prec" = bf16-cudnn ] && extra="train.precision=bf16 train.attention=cudnn"
+        extra="train.precision=$prec" env_words=""
+        case $prec in
+        bf16-cudnn) extra="train.precision=bf16 train.attention=cudnn" ;;
+        bf16-new) extra="train.precision=bf16 train.attention=cudnn" env_words="POSBENCH_LINEAR=lt POSBENCH_KERNELS=v2" ;;
+        esac
         for rep in 1 2; do
             # shellcheck disable=SC2086
-            $PB train $CURVE $extra --device "$DEV" --threads 2 --out "$OUT/runs/det-$prec-$rep" > "$OUT/runs-det-$prec-$rep.log" 2>&1
+            env $env_words $PB train $CURVE $extra --device "$DEV" --threads 2 --out "$OUT/runs/det-$prec-$rep" > "$OUT/runs-det-$prec-$rep.log" 2>&1
         done
         a=$(ls "$OUT/runs/det-$prec-1"/*.h5 2>/dev/null | head -n 1) b=$(ls "$OUT/runs/det-$prec-2"/*.h5 2>/dev/null | head -n 1)
         if [ -n "$a" ] && [ -n "$b" ]; then
@@ -254,7 +258,7 @@ if step 8; then
     note "## 8. The speed switches on and off: posbench bench --no-torch --breakdown"
     if [ "$DEV" = cuda ]; then
         AB_CONFIGS=${GPU_SESSION_AB_CONFIGS:-vit-b16-224 vit-s4-32 mp3-b16-224-e75}
-        AB_VARIANTS=${GPU_SESSION_AB_VARIANTS:-"materialised|--precision bf16 --attention materialised;cudnn|--precision bf16 --attention cudnn;fused-fp32|--precision fp32 --attention fused"}
+        AB_VARIANTS=${GPU_SESSION_AB_VARIANTS:-"materialised|--precision bf16 --attention materialised;cudnn|--precision bf16 --attention cudnn;lt-v2|--precision bf16 --attention materialised --linear lt --kernels v2;cudnn-lt-v2|--precision bf16 --attention cudnn --linear lt --kernels v2;fused-fp32|--precision fp32 --attention fused"}
         AB_ITERS=${GPU_SESSION_AB_ITERS:-20}
     else # the CPU dry run: a small config, the CPU's one route
         AB_CONFIGS=${GPU_SESSION_AB_CONFIGS:-vit-d64-L2-p4-28px-ci}

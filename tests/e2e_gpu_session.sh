@@ -1,6 +1,6 @@
 #!/bin/sh
-# tests/e2e_gpu_session.sh — scripts/gpu_session.sh, the one-call measurement of a session with
-# a lent GPU, kept working where there is none: its CPU-vs-device, bf16 and cross-device resume
+# tests/e2e_gpu_session.sh — scripts/gpu_evidence.sh (scripts/gpu_session.sh's steps for the first
+# call of a session with a lent GPU) kept working where there is none: its CPU-vs-device, bf16 and cross-device resume
 # steps run with the device cpu-guarded on a tiny config (the CUDA parity and bench steps are
 # left out there; the probe and the switch matrix of `bench --breakdown` run on the CPU's
 # routes), must report every check passed, and its archive must hold the summary.
@@ -13,11 +13,10 @@ if [ ! -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ]; then
     exit 0
 fi
 GPU_SESSION_KEYS="data.limit=256 data.test_limit=100 train.epochs=2 train.batch=64 eval.batch=100 model.dim=16 model.depth=1 model.heads=2 model.patch=7" \
-GPU_SESSION_STEPS="0 1 2 3 4 5 8" GPU_SESSION_CASES="supervised mp3" GPU_SESSION_DET_CASES="fp32 bf16" GPU_SESSION_ARCHIVE="$T/session.tar.gz" \
-    sh scripts/gpu_session.sh "$T/out" cpu-guarded > "$T/log" 2>&1; rc=$?
+GPU_SESSION_CASES="supervised mp3" GPU_SESSION_DET_CASES="fp32 bf16" sh scripts/gpu_evidence.sh "$T/out" cpu-guarded > "$T/log" 2>&1; rc=$?
 passed=$(grep -c '^- PASS' "$T/out/SUMMARY.md" 2>/dev/null)
 if [ $rc -eq 0 ] && [ "$passed" -eq 12 ] && grep -q '^0 failed' "$T/out/SUMMARY.md" &&
-    tar -tzf "$T/session.tar.gz" 2>/dev/null | grep -q 'SUMMARY.md'; then
+    tar -tzf "$T/out.tar.gz" 2>/dev/null | grep -q 'SUMMARY.md'; then
     echo "PASS gpu_session.sh on cpu-guarded: $passed checks passed (probe, cpu vs device for 2 objectives, bf16 vs fp32 and vs the CPU, resume across devices, 100-step determinism fp32 and bf16, loss curve, the switch matrix with --breakdown) and packed into one archive"
 else
     echo "FAIL gpu_session.sh on cpu-guarded: exit $rc, $passed checks passed: $(grep -E '^- FAIL|failed' "$T/out/SUMMARY.md" 2>/dev/null | tr '\n' ' ')"

@@ -156,7 +156,8 @@ char *report_head_markdown(const rr_set *set, const char *dir, const finding_row
     fputs("\nVerdicts: ", out);
     if (nrows == 0) fputs("no findings.\n", out);
     else {
-        for (int k = 0; k < 4; k++) fprintf(out, "%s%d %s", k ? ", " : "", count[order[k]], verdict_plural(order[k], count[order[k]]));
+        for (int k = 0, shown = 0; k < 4; k++) // the verdicts that occur, in this order
+            if (count[order[k]]) fprintf(out, "%s%d %s", shown++ ? ", " : "", count[order[k]], verdict_plural(order[k], count[order[k]]));
         fprintf(out, " (%d finding%s; their rows below say why).\n\n", nrows, nrows == 1 ? "" : "s");
         for (int k = 0; k < 4; k++)
             for (int i = 0; i < nrows; i++)

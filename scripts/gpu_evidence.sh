@@ -1,0 +1,29 @@
+#!/bin/sh
+# scripts/gpu_evidence.sh OUT [DEVICE] — the GPU speed work's evidence call: the first use of a lent
+# GPU, one device call of about 7 minutes, everything under OUT and packed into OUT.tar.gz (well
+# under the 64 MiB a call brings back). It is scripts/gpu_session.sh with these steps:
+#   0 the probe (GPU, driver, PyTorch and its cuDNN, posbench's cuda/cudnn lines);
+#   1 every parity program (test_cuda_*: the cuDNN attention, cuBLASLt, the v2 kernels, the bf16
+#     activation ops and every older one);
+#   2 whole runs, CPU against the GPU, every objective;
+#   8 the speed switches on and off (bench --no-torch --breakdown) at ViT-B/16, ViT-S/4 and MP3
+#     eta 0.75: route A, cuDNN, cuBLASLt + v2, all three, fp32;
+#   3 the bench rows against torch.compile in bf16, with every new path on (GPU_EVIDENCE_FLAGS);
+#   5 determinism: 100 steps twice, fp32, bf16, bf16 + cuDNN, bf16 + cuDNN + cuBLASLt + v2.
+# ncu (step 7, ~5 minutes for two configs) is the second call when time is left:
+#   GPU_SESSION_STEPS=7 GPU_SESSION_BENCH_FLAGS="$GPU_EVIDENCE_FLAGS" sh scripts/gpu_session.sh OUT2
+# Run on the GPU machine as gpu_session.sh is (from the unpacked bundle: ./env.sh sh
+# scripts/gpu_evidence.sh $OUT). DEVICE defaults to cuda; cpu-guarded is the dry run here (the
+# GPU-only steps are left out there). Exit status: gpu_session.sh's.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+OUT=${1:?usage: scripts/gpu_evidence.sh OUT [DEVICE]}
+DEV=${2:-cuda}
+FLAGS=${GPU_EVIDENCE_FLAGS:---attention cudnn --linear lt --kernels v2}
+GPU_SESSION_STEPS=${GPU_SESSION_STEPS:-0 1 2 8 3 5} \
+GPU_SESSION_CONFIGS=${GPU_SESSION_CONFIGS:-vit-b16-224 vit-s4-32 mp3-b16-224-e75} \
+GPU_SESSION_PRECISIONS=${GPU_SESSION_PRECISIONS:-bf16} \
+GPU_SESSION_BENCH_FLAGS=${GPU_SESSION_BENCH_FLAGS:-$FLAGS} \
+GPU_SESSION_AB_ITERS=${GPU_SESSION_AB_ITERS:-10} \
+GPU_SESSION_ARCHIVE=${GPU_SESSION_ARCHIVE:-$OUT.tar.gz} \
+    sh scripts/gpu_session.sh "$OUT" "$DEV"
