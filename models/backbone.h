@@ -37,10 +37,13 @@ typedef struct backbone_kind {
     // dropout > 0 and drop_path apply only in training; draws at `rng` with the purpose and
     // index of each site (RNG_DROPOUT 1 + 2l and 2 + 2l, RNG_DROPPATH 2l and 2l + 1).
     const float *(*forward)(struct model *m, const float *x, int B, int training, float dropout, rng_addr rng);
-    // Where the gradient of the output goes (the caller writes it before backward).
+    // Where the gradient of the output goes (the caller writes it before backward, after
+    // model_zero_act_grads_batch cleared every activation gradient).
     float *(*output_grad)(struct model *m);
     // Backward of all blocks of the last forward: from output_grad to dx (B, T, d), which it
-    // overwrites; x is the forward's input. Parameter gradients accumulate.
+    // accumulates into (cleared with every activation gradient); x is the forward's input.
+    // Parameter gradients accumulate. The blocks' own activation gradients are one set shared
+    // by every block, cleared between blocks by the backward itself (vit.c, gmlp.c).
     void (*backward)(struct model *m, const float *x, float *dx, int B);
     // The output of block `layer` in the last forward (B, T, d).
     const float *(*block_output)(const struct model *m, int layer);

@@ -246,17 +246,18 @@ static void declare_patch_embed(model *m, int fan_in, int d) {
     }
 }
 
-// An activation of act_n floats with a gradient of grad_n floats (0: none; only those slots
-// are zeroed each step). batch_major > 0: the gradient is (batch_major, ...) images first.
+// An activation of act_n floats (0: none, a gradient buffer only) with a gradient of grad_n
+// floats (0: none; only those slots are zeroed each step). batch_major > 0: the gradient is
+// (batch_major, ...) images first. Returns the index in acts, or in act_grads without an activation.
 static int add_act_sized(model *m, const char *name, size_t act_n, size_t grad_n, int batch_major, float **value,
                          float **grad) {
     char full[TENSOR_NAME_MAX];
     if (m->owner) return add_act_sized(m->owner, owner_name(m, name, full), act_n, grad_n, batch_major, value, grad);
-    int index = tensor_table_add_flat(&m->acts, name, 0, act_n);
+    int index = act_n ? tensor_table_add_flat(&m->acts, name, 0, act_n) : -1;
     int grad_index = grad_n ? tensor_table_add_flat(&m->act_grads, name, 0, grad_n) : -1;
     if (grad_index >= 0) m->act_grads.items[grad_index].batch_major = batch_major;
     bind(m, BIND_ACT, index, grad_index, value, grad);
-    return index;
+    return index >= 0 ? index : grad_index;
 }
 int model_add_act(model *m, const char *name, size_t n, float **value, float **grad) {
     return add_act_sized(m, name, n, grad ? n : 0, 0, value, grad);
@@ -266,8 +267,13 @@ int model_add_batch_act(model *m, const char *name, size_t n, float **value, flo
         die_fail("internal: activation %s: %zu floats is not a multiple of the batch %d", name, n, m->max_batch);
     return add_act_sized(m, name, n, grad ? n : 0, m->max_batch, value, grad);
 }
-// A gradient buffer with no activation of its own (its activation entry is 1 float, unused).
-int model_add_grad_only(model *m, const char *name, size_t n, float **grad) { return add_act_sized(m, name, 1, n, 0, NULL, grad); }
+// A gradient buffer with no activation of its own: whole, or images first like model_add_batch_act.
+int model_add_grad_only(model *m, const char *name, size_t n, float **grad) { return add_act_sized(m, name, 0, n, 0, NULL, grad); }
+int model_add_batch_grad_only(model *m, const char *name, size_t n, float **grad) {
+    if (m->max_batch < 1 || n % (size_t)m->max_batch != 0)
+        die_fail("internal: activation gradient %s: %zu floats is not a multiple of the batch %d", name, n, m->max_batch);
+    return add_act_sized(m, name, 0, n, m->max_batch, NULL, grad);
+}
 
 int model_add_input(model *m, const char *name, size_t n, float **backend, float **host) {
     char full[TENSOR_NAME_MAX];
@@ -286,7 +292,7 @@ static void resolve_bindings(model *m) {
             value = m->param + m->params.items[b->index].offset;
             other = m->grad + m->params.items[b->index].offset;
         } else if (b->table == BIND_ACT) {
-            value = m->act + m->acts.items[b->index].offset;
+            value = b->index >= 0 ? m->act + m->acts.items[b->index].offset : NULL;
             other = b->grad_index >= 0 ? m->dact + m->act_grads.items[b->grad_index].offset : NULL;
         } else {
             value = m->input + m->inputs.items[b->index].offset;

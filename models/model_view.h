@@ -43,6 +43,7 @@ int model_add_act(struct model *m, const char *name, size_t n, float **value, fl
 // (model_zero_act_grads_batch). n must be a multiple of max_batch.
 int model_add_batch_act(struct model *m, const char *name, size_t n, float **value, float **grad);
 int model_add_grad_only(struct model *m, const char *name, size_t n, float **grad);
+int model_add_batch_grad_only(struct model *m, const char *name, size_t n, float **grad); // images first
 int model_add_input(struct model *m, const char *name, size_t n, float **backend, float **host);
 // Copies the first n floats of a staged input (host, as bound by model_add_input) to the backend.
 void model_upload(struct model *m, const float *host, size_t n);

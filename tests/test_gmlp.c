@@ -163,6 +163,12 @@ static void test_model_gradients(void) {
     gradcheck_model_at("gmlp[cls,toeplitz2d,8px table at 12px]", c, 0, 12);
     c = base, c.arch = "amlp", c.max_image_size = 12, c.sgu_toeplitz = 1;
     gradcheck_model_at("amlp[cls,toeplitz1d,8px table at 12px]", c, 0, 12);
+    // 3 blocks: the shared activation gradients are cleared between blocks (W's and b's whole)
+    // and the output gradient's ping-pong pair is used in both directions.
+    c = base, c.depth = 3, c.max_image_size = 12, c.dropout = 0.1f, c.drop_path = 0.5f;
+    gradcheck_model_at("gmlp[3 blocks,dropout,droppath,8px W at 12px]", c, 1, 12);
+    c = base, c.depth = 3, c.arch = "amlp", c.sgu_toeplitz = 2;
+    gradcheck_model_at("amlp[3 blocks,toeplitz2d]", c, 0, 0);
 }
 
 // ---------------------------------------------------------------- initialisation

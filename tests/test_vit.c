@@ -119,6 +119,14 @@ static void test_model_gradients(void) {
     model_config masked_rope = masked; // the shared qkv is re-packed and re-rotated in the backward
     masked_rope.pe_kind = "rope", masked_rope.rope_dims = 2;
     gradcheck_model("vit[mp3,masked,rope2d]", masked_rope, 0);
+    // 3 blocks: the blocks' one set of activation gradients is cleared between blocks and the
+    // output gradient's ping-pong pair is used in both directions.
+    model_config deep = drop;
+    deep.depth = 3, deep.pe_kind = "relbias";
+    gradcheck_model("vit[3 blocks,relbias,dropout,droppath]", deep, 1);
+    model_config deep_masked = masked;
+    deep_masked.depth = 3;
+    gradcheck_model("vit[3 blocks,mp3,masked]", deep_masked, 0);
     // Position encodings (docs/methods.md): fixed tables need no gradient of their own but must
     // pass the token gradient through; rope rotates q/k in every block.
     model_config sin1d = base, sin2d = base, cape = base, rope2 = base, rope1 = base;
@@ -221,7 +229,7 @@ static void zero_batch_case(const char *label, model_config cfg, int size) {
 }
 
 static void test_zero_batch(void) {
-    model_config base = {.channels = 1, .image_size = 8, .patch = 4, .dim = 16, .depth = 2, .heads = 2, .mlp_ratio = 2,
+    model_config base = {.channels = 1, .image_size = 8, .patch = 4, .dim = 16, .depth = 3, .heads = 2, .mlp_ratio = 2,
                          .cls = 1, .pe_kind = "relbias", .num_classes = 5, .dropout = 0.1f, .drop_path = 0.2f};
     zero_batch_case("activation gradients cleared for the training batch only: same gradients (relbias, dropout, 8 px of 12)", base, 8);
     zero_batch_case("activation gradients cleared for the training batch only: same gradients (relbias, dropout, 12 px of 12)", base, 12);
@@ -291,6 +299,52 @@ static void test_masked_model_full_attention(void) {
                memcmp(la, lb, (size_t)B * a.T * a.N * sizeof(float)) == 0, "%d images, logits bit-identical", B);
     model_free(&a);
     model_free(&b);
+}
+
+// Floats of the activation-gradient arena of cfg at `depth` blocks (4 images); counts the
+// gradients named for one block ("blocks.<l>.") into *per_block.
+static size_t act_grad_floats(model_config cfg, int depth, int *per_block, size_t *pair) {
+    model m;
+    cfg.depth = depth;
+    model_create(&m, &cfg, &ops_cpu, 4, 3);
+    size_t total = m.act_grads.total;
+    for (int i = 0; i < m.act_grads.count; i++) {
+        const char *name = m.act_grads.items[i].name;
+        *per_block += !strncmp(name, "blocks.", 7) && name[7] >= '0' && name[7] <= '9';
+    }
+    size_t n = (size_t)4 * model_tokens_max(&m) * cfg.dim; // one (B, T, d) block output gradient
+    *pair = (n + 15) / 16 * 16;                              // with its 64-byte alignment
+    model_free(&m);
+    return total;
+}
+
+// The blocks hold one set of activation gradients, sized like one block's, and a ping-pong
+// pair of output gradients: the arena is the same at 2 and 5 blocks, one (B, T, d) buffer
+// more than at 1 block, and no gradient belongs to a block index. (Per-block gradients
+// would add a whole block's set per block.) relbias is left out: its per-layer bias gradient
+// (H, T, T) is the encoding's, one per block by design, and does not grow with the batch.
+static void test_shared_block_grads(void) {
+    model_config vit = {.channels = 1, .image_size = 8, .patch = 4, .dim = 16, .heads = 2, .mlp_ratio = 2, .cls = 1,
+                        .pe_kind = "abs", .num_classes = 5, .dropout = 0.1f, .max_image_size = 12};
+    model_config masked = vit;
+    masked.pe_kind = "none", masked.dropout = 0, masked.token_head = 1, masked.head_name = "pos_head", masked.context_tokens = 3;
+    model_config gmlp = vit;
+    gmlp.arch = "gmlp", gmlp.pe_kind = "none"; // W resampled (room for 12 px), dropout
+    model_config amlp = gmlp;
+    amlp.arch = "amlp", amlp.sgu_toeplitz = 1, amlp.tiny_attn_dim = 8, amlp.dropout = 0;
+    const struct { const char *label; model_config cfg; } cases[] = {
+        {"vit (abs, dropout)", vit}, {"vit (MP3 masked)", masked}, {"gmlp (W resampled, dropout)", gmlp},
+        {"amlp (Toeplitz)", amlp}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        int per_block = 0;
+        size_t pair = 0, n1 = act_grad_floats(cases[i].cfg, 1, &per_block, &pair);
+        size_t n2 = act_grad_floats(cases[i].cfg, 2, &per_block, &pair), n5 = act_grad_floats(cases[i].cfg, 5, &per_block, &pair);
+        char label[160];
+        snprintf(label, sizeof label, "model: the blocks share one set of activation gradients, %s", cases[i].label);
+        test_check(label, n2 == n1 + pair && n5 == n2 && per_block == 0,
+                   "act-grad floats %zu at 1 block, %zu at 2, %zu at 5 (want %zu, %zu); %d gradients named for a block",
+                   n1, n2, n5, n1 + pair, n1 + pair, per_block);
+    }
 }
 
 // The tensor declarations: every named pointer points at its table entry in the arenas
@@ -830,6 +884,7 @@ int main(int argc, char **argv) {
     if (!only_oracle) test_reference_tokens();
     if (!only_oracle) test_masked_model_full_attention();
     if (!only_oracle) test_declarations();
+    if (!only_oracle) test_shared_block_grads();
     if (!only_oracle) test_embed_init();
     if (!only_oracle) test_linear_init();
     if (!only_oracle) test_trunc_normal();

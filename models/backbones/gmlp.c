@@ -27,6 +27,10 @@
 // without the LayerNorm on v (and without its parameters).
 // What the blocks cannot do (config_error): MP3 (W is position-specific, so position
 // prediction would be trivial) and encodings that act on attention (rope, relbias).
+// Activation gradients: as in vit.c, the blocks share one set sized like one block's
+// (gmlp_state.grads), and the block output gradient ping-pongs between dout[0] and dout[1]
+// (block l's in dout[l % 2]); the backward clears between blocks what block l + 1 wrote,
+// except the gradient it passed down.
 #include "../model.h"
 #include "../posenc/tables.h"
 #include "../../core/common.h"
@@ -65,7 +69,9 @@ typedef struct {
 
 typedef struct {
     gmlp_block_weights *weights, *weight_grads; // per block
-    gmlp_block_acts *acts, *act_grads;           // per block
+    gmlp_block_acts *acts;                       // per block
+    gmlp_block_acts grads; // the one set of block activation gradients every block uses (out: dout)
+    float *dout[2];        // (B, T, d) the ping-pong pair of block output gradients (dout[1]: depth > 1)
     int attn_dim;          // amlp's tiny attention width; 0 for gmlp
     int toeplitz_entries;  // K of the Toeplitz table; 0 for a dense W
     // Inputs, present when the model has room for other grids: R_q, R_k (T_max, T0) of the
@@ -188,61 +194,65 @@ static void gmlp_declare_acts(model *m) {
     }
     if (toeplitz) model_add_input(m, "sgu.index", T * T, &s->index, &s->index_host);
     s->acts = xcalloc((size_t)c->depth, sizeof *s->acts, "gmlp block activations");
-    s->act_grads = xcalloc((size_t)c->depth, sizeof *s->act_grads, "gmlp block activation gradients");
+    gmlp_block_acts *g = &s->grads;
     for (int l = 0; l < c->depth; l++) {
-        gmlp_block_acts *ac = &s->acts[l], *da = &s->act_grads[l];
+        gmlp_block_acts *ac = &s->acts[l];
+        // Each block's activation; block 0 also declares the one shared gradient ("blocks.<name>"),
+        // images first (G) or whole (G_WHOLE: W and b, one per block, not per image).
 #define A(field, suffix, n)                                     \
     snprintf(name, sizeof name, "blocks.%d.%s", l, suffix);     \
-    model_add_batch_act(m, name, n, &ac->field, &da->field) // every (B, T, ...) images first
-#define A_WHOLE(field, suffix, n)                               \
-    snprintf(name, sizeof name, "blocks.%d.%s", l, suffix);     \
-    model_add_act(m, name, n, &ac->field, &da->field) // W, b: one per block, not per image
-#define A_NOGRAD(field, suffix, n)                              \
-    snprintf(name, sizeof name, "blocks.%d.%s", l, suffix);     \
     model_add_act(m, name, n, &ac->field, NULL)
-        A(ln, "norm", BT * d);
-        A_NOGRAD(ln_mean, "norm.mean", BT);
-        A_NOGRAD(ln_rstd, "norm.rstd", BT);
-        A(u_pre, "proj_in.u", BT * e);
-        A(u, "gelu.u", BT * e);
+#define G(field, suffix, n)                                     \
+    A(field, suffix, n);                                        \
+    if (l == 0) model_add_batch_grad_only(m, "blocks." suffix, n, &g->field)
+#define G_WHOLE(field, suffix, n)                               \
+    A(field, suffix, n);                                        \
+    if (l == 0) model_add_grad_only(m, "blocks." suffix, n, &g->field)
+        G(ln, "norm", BT * d);
+        A(ln_mean, "norm.mean", BT);
+        A(ln_rstd, "norm.rstd", BT);
+        G(u_pre, "proj_in.u", BT * e);
+        G(u, "gelu.u", BT * e);
         if (!c->sgu_no_split) { // without the split, v is u
-            A(v_pre, "proj_in.v", BT * e);
-            A(v, "gelu.v", BT * e);
+            G(v_pre, "proj_in.v", BT * e);
+            G(v, "gelu.v", BT * e);
         }
         if (!c->sgu_no_norm) {
-            A(vn, "sgu.norm", BT * e);
-            A_NOGRAD(vn_mean, "sgu.norm.mean", BT);
-            A_NOGRAD(vn_rstd, "sgu.norm.rstd", BT);
+            G(vn, "sgu.norm", BT * e);
+            A(vn_mean, "sgu.norm.mean", BT);
+            A(vn_rstd, "sgu.norm.rstd", BT);
         }
         if (toeplitz || resample) {
-            A_WHOLE(W, "sgu.spatial.W", T * T);
+            G_WHOLE(W, "sgu.spatial.W", T * T);
         }
         if (!toeplitz && resample) {
-            A_WHOLE(W_keys, "sgu.spatial.W_keys", T * T0);
+            G_WHOLE(W_keys, "sgu.spatial.W_keys", T * T0);
         }
         if (resample) {
-            A_WHOLE(bias, "sgu.spatial.b", T);
+            G_WHOLE(bias, "sgu.spatial.b", T);
         }
-        A(fv, "sgu.spatial", BT * e);
+        G(fv, "sgu.spatial", BT * e);
         if (a > 0) {
-            A(qkv, "tiny_attn.qkv", BT * 3 * a);
-            A_NOGRAD(probs, "tiny_attn.state", m->ops->attention_state_floats(B, 1, T, T));
-            A(attn, "tiny_attn.out", BT * a);
-            A(attn_proj, "tiny_attn.proj", BT * e);
-            A(gate, "sgu.gate", BT * e);
+            G(qkv, "tiny_attn.qkv", BT * 3 * a);
+            A(probs, "tiny_attn.state", m->ops->attention_state_floats(B, 1, T, T));
+            G(attn, "tiny_attn.out", BT * a);
+            G(attn_proj, "tiny_attn.proj", BT * e);
+            G(gate, "sgu.gate", BT * e);
         }
-        A(s, "sgu.out", BT * e);
-        A(y, "proj_out", BT * d);
+        G(s, "sgu.out", BT * e);
+        G(y, "proj_out", BT * d);
         if (c->dropout > 0) {
-            A(y_drop, "proj_out.dropout", BT * d);
-            A_NOGRAD(y_mask, "proj_out.dropout_mask", BT * d);
+            G(y_drop, "proj_out.dropout", BT * d);
+            A(y_mask, "proj_out.dropout_mask", BT * d);
         }
         A(out, "residual", BT * d);
-        A_NOGRAD(keep, "drop_path", B);
+        A(keep, "drop_path", B);
 #undef A
-#undef A_WHOLE
-#undef A_NOGRAD
+#undef G
+#undef G_WHOLE
     }
+    model_add_batch_grad_only(m, "blocks.residual.even", BT * d, &s->dout[0]);
+    if (c->depth > 1) model_add_batch_grad_only(m, "blocks.residual.odd", BT * d, &s->dout[1]);
 }
 
 static void gmlp_free(model *m) {
@@ -250,7 +260,6 @@ static void gmlp_free(model *m) {
     free(s->weights);
     free(s->weight_grads);
     free(s->acts);
-    free(s->act_grads);
 }
 
 // torch's bilinear weights (align_corners=False, no antialias): w (out, in), rows sum to 1.
@@ -413,7 +422,30 @@ static const float *gmlp_forward(model *m, const float *x, int B, int training, 
     return x;
 }
 
-static float *gmlp_output_grad(model *m) { return state(m)->act_grads[m->cfg.depth - 1].out; }
+static float *gmlp_output_grad(model *m) { return state(m)->dout[(m->cfg.depth - 1) % 2]; }
+
+// Block l's activation gradients: the shared set, with l's output gradient of the ping-pong pair.
+static gmlp_block_acts block_grads(const gmlp_state *s, int l) {
+    gmlp_block_acts da = s->grads;
+    da.out = s->dout[l % 2];
+    return da;
+}
+
+// Before block l's backward (l < depth - 1): clears the shared gradients block l + 1 wrote
+// (the first B images' (B, T, ...) each; the grid's W, W_keys and b whole) except l's output
+// gradient, and l's input gradient dout[(l - 1) % 2] when l > 0.
+static void clear_block_grads(model *m, int l, int B) {
+    const ops_backend *ops = m->ops;
+    const gmlp_state *s = state(m);
+    size_t T = (size_t)m->T, T0 = (size_t)m->T0, BT = (size_t)B * T, BTd = BT * m->cfg.dim;
+    size_t BTe = BT * half_width(&m->cfg), BTa = BT * s->attn_dim;
+    const gmlp_block_acts *g = &s->grads;
+    float *const buffers[] = {g->ln, g->u_pre, g->u, g->v_pre, g->v, g->vn, g->W, g->W_keys, g->bias, g->fv, g->qkv, g->attn,
+                              g->attn_proj, g->gate, g->s, g->y, g->y_drop, l > 0 ? s->dout[(l - 1) % 2] : NULL};
+    const size_t floats[] = {BTd, BTe, BTe, BTe, BTe, BTe, T * T, T * T0, T, BTe, 3 * BTa, BTa, BTe, BTe, BTe, BTd, BTd, BTd};
+    for (size_t i = 0; i < sizeof buffers / sizeof *buffers; i++)
+        if (buffers[i]) ops->zero(buffers[i], floats[i]);
+}
 
 static void gmlp_backward(model *m, const float *x0, float *dx0, int B) {
     const ops_backend *ops = m->ops;
@@ -424,9 +456,10 @@ static void gmlp_backward(model *m, const float *x0, float *dx0, int B) {
     int dropout = m->training_dropout;
     for (int l = c->depth - 1; l >= 0; l--) {
         const gmlp_block_weights *w = &s->weights[l], *dw = &s->weight_grads[l];
-        const gmlp_block_acts *a = &s->acts[l], *da = &s->act_grads[l];
+        if (l < c->depth - 1) clear_block_grads(m, l, B);
+        const gmlp_block_acts *a = &s->acts[l], grads = block_grads(s, l), *da = &grads;
         const float *x = l > 0 ? s->acts[l - 1].out : x0;
-        float *dx = l > 0 ? s->act_grads[l - 1].out : dx0;
+        float *dx = l > 0 ? s->dout[(l - 1) % 2] : dx0;
 
         ops->residual_backward(dx, dropout ? da->y_drop : da->y, da->out, a->keep, B, (size_t)T * d);
         if (dropout) ops->dropout_backward(da->y, da->y_drop, a->y_mask, BTd);

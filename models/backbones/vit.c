@@ -13,6 +13,12 @@
 // of such a model (B <= model_batch_capacity(m, T), so 3·B·T·C <= the block's T·C + 2·M·C
 // floats per arena image) stores its whole qkv in the block's activation and its gradient in
 // the shared one.
+// Activation gradients: block l's are dead once its backward is done, so the blocks share one
+// set sized like one block's (vit_state.grads), and the block's input/output gradient (res2)
+// ping-pongs between two buffers: block l's output gradient is dres[l % 2], its input gradient
+// (block l - 1's output gradient) dres[(l - 1) % 2]. model_zero_act_grads_batch clears the set
+// before the backward like every activation gradient; between blocks the backward clears again
+// what block l + 1 wrote, except the gradient it passed down.
 #include "../model.h"
 #include "../../core/common.h"
 #include <stdio.h>
@@ -28,7 +34,7 @@ typedef struct {
 } vit_block_weights;
 
 // A block's activations (B, T, ...) and, with the same type, their gradients (NULL where a
-// tensor has none, and for the dropout tensors without dropout).
+// tensor has none, and for the dropout tensors without dropout; block_grads).
 typedef struct {
     float *ln1, *ln1_mean, *ln1_rstd;   // (B, T, d), (B, T), (B, T)
     float *qkv;                         // (B, T, 3d); masked model: q (B, T, d) then k|v (B, M, 2d)
@@ -46,7 +52,9 @@ typedef struct {
 
 typedef struct {
     vit_block_weights *weights, *weight_grads; // per block
-    vit_block_acts *acts, *act_grads;           // per block
+    vit_block_acts *acts;                       // per block
+    vit_block_acts grads;  // the one set of block activation gradients every block uses (res2: dres)
+    float *dres[2];        // (B, T, d) the ping-pong pair of block output gradients (dres[1]: depth > 1)
     // Masked attention (models built with context_tokens), shared by every block: the packed
     // (B, T, 3C) qkv and its gradient, LN1 of the context (B, M, C) and its gradient, the
     // gradients of q (B, T, C) and of k|v (B, M, 2C). NULL otherwise.
@@ -96,45 +104,56 @@ static void vit_declare_acts(model *m) {
     size_t BT = B * T, BTd = BT * d, hd = (size_t)c->mlp_ratio * d, BM = B * (size_t)m->M_alloc;
     int masked = c->context_tokens > 0;
     s->acts = xcalloc((size_t)c->depth, sizeof *s->acts, "vit block activations");
-    s->act_grads = xcalloc((size_t)c->depth, sizeof *s->act_grads, "vit block activation gradients");
     for (int l = 0; l < c->depth; l++) {
-        vit_block_acts *a = &s->acts[l], *da = &s->act_grads[l];
+        vit_block_acts *a = &s->acts[l];
 #define A(field, suffix, n)                                     \
-    snprintf(name, sizeof name, "blocks.%d.%s", l, suffix);     \
-    model_add_batch_act(m, name, n, &a->field, &da->field) // every (B, T, ...) images first
-#define A_NOGRAD(field, suffix, n)                              \
     snprintf(name, sizeof name, "blocks.%d.%s", l, suffix);     \
     model_add_act(m, name, n, &a->field, NULL)
         A(ln1, "norm1", BTd);
-        A_NOGRAD(ln1_mean, "norm1.mean", BT);
-        A_NOGRAD(ln1_rstd, "norm1.rstd", BT);
-        if (masked) { // q (B, T, C) then k|v (B, M, 2C); or a full qkv of a smaller batch (see above)
-            A_NOGRAD(qkv, "qkv", BTd + 2 * BM * d);
-        } else {
-            A(qkv, "qkv", 3 * BTd);
-        }
-        A_NOGRAD(probs, "attn.state", m->ops->attention_state_floats(B, c->heads, T, m->M_alloc));
+        A(ln1_mean, "norm1.mean", BT);
+        A(ln1_rstd, "norm1.rstd", BT);
+        A(qkv, "qkv", masked ? BTd + 2 * BM * d : 3 * BTd); // masked: q (B, T, C) then k|v (B, M, 2C) (see above)
+        A(probs, "attn.state", m->ops->attention_state_floats(B, c->heads, T, m->M_alloc));
         A(attn, "attn.out", BTd);
         A(proj, "attn.proj", BTd);
         A(res1, "residual1", BTd);
         A(ln2, "norm2", BTd);
-        A_NOGRAD(ln2_mean, "norm2.mean", BT);
-        A_NOGRAD(ln2_rstd, "norm2.rstd", BT);
+        A(ln2_mean, "norm2.mean", BT);
+        A(ln2_rstd, "norm2.rstd", BT);
         A(fc1, "mlp.fc1", BT * hd);
         A(gelu, "mlp.gelu", BT * hd);
         A(fc2, "mlp.fc2", BTd);
         A(res2, "residual2", BTd);
-        A_NOGRAD(keep1, "drop_path1", B);
-        A_NOGRAD(keep2, "drop_path2", B);
+        A(keep1, "drop_path1", B);
+        A(keep2, "drop_path2", B);
         if (c->dropout > 0) {
             A(proj_drop, "attn.proj.dropout", BTd);
-            A_NOGRAD(proj_mask, "attn.proj.dropout_mask", BTd);
+            A(proj_mask, "attn.proj.dropout_mask", BTd);
             A(fc2_drop, "mlp.fc2.dropout", BTd);
-            A_NOGRAD(fc2_mask, "mlp.fc2.dropout_mask", BTd);
+            A(fc2_mask, "mlp.fc2.dropout_mask", BTd);
         }
 #undef A
-#undef A_NOGRAD
     }
+    // The blocks' one set of activation gradients, every (B, T, ...) images first. The masked
+    // model's qkv gradient is the shared mask_dqkv below.
+    vit_block_acts *g = &s->grads;
+#define G(field, suffix, n) model_add_batch_grad_only(m, "blocks." suffix, n, &g->field)
+    G(ln1, "norm1", BTd);
+    if (!masked) G(qkv, "qkv", 3 * BTd);
+    G(attn, "attn.out", BTd);
+    G(proj, "attn.proj", BTd);
+    G(res1, "residual1", BTd);
+    G(ln2, "norm2", BTd);
+    G(fc1, "mlp.fc1", BT * hd);
+    G(gelu, "mlp.gelu", BT * hd);
+    G(fc2, "mlp.fc2", BTd);
+    if (c->dropout > 0) {
+        G(proj_drop, "attn.proj.dropout", BTd);
+        G(fc2_drop, "mlp.fc2.dropout", BTd);
+    }
+#undef G
+    model_add_batch_grad_only(m, "blocks.residual2.even", BTd, &s->dres[0]);
+    if (c->depth > 1) model_add_batch_grad_only(m, "blocks.residual2.odd", BTd, &s->dres[1]);
     if (masked) {
         model_add_act(m, "attn.qkv", 3 * BTd, &s->mask_qkv, &s->mask_dqkv);
         model_add_grad_only(m, "attn.q", BTd, &s->mask_dq);
@@ -165,7 +184,29 @@ static void vit_free(model *m) {
     free(s->weights);
     free(s->weight_grads);
     free(s->acts);
-    free(s->act_grads);
+}
+
+// Block l's activation gradients: the shared set, with l's output gradient of the ping-pong pair.
+static vit_block_acts block_grads(const vit_state *s, int l) {
+    vit_block_acts da = s->grads;
+    da.res2 = s->dres[l % 2];
+    return da;
+}
+
+// Before block l's backward (l < depth - 1): clears the shared gradients block l + 1 wrote,
+// the first B images' (B, T, ...) each, except l's output gradient (block l + 1's input
+// gradient, which it wrote); and l's input gradient dres[(l - 1) % 2] (block l + 1's output
+// gradient) when l > 0. The masked model's shared buffers are cleared where they are used.
+static void clear_block_grads(model *m, int l, int B) {
+    const ops_backend *ops = m->ops;
+    const vit_state *s = state(m);
+    size_t BT = (size_t)B * model_tokens(m), BTd = BT * m->cfg.dim, BThd = BTd * m->cfg.mlp_ratio;
+    const vit_block_acts *g = &s->grads;
+    float *const buffers[] = {g->ln1, g->qkv, g->attn, g->proj, g->res1, g->ln2, g->fc1, g->gelu, g->fc2, g->proj_drop, g->fc2_drop,
+                              l > 0 ? s->dres[(l - 1) % 2] : NULL};
+    const size_t floats[] = {BTd, 3 * BTd, BTd, BTd, BTd, BTd, BThd, BThd, BTd, BTd, BTd, BTd};
+    for (size_t i = 0; i < sizeof buffers / sizeof *buffers; i++)
+        if (buffers[i]) ops->zero(buffers[i], floats[i]);
 }
 
 static int masked_attention(const model *m) { return m->M < model_tokens(m); }
@@ -282,7 +323,7 @@ static const float *vit_forward(model *m, const float *x, int B, int training, f
     return x;
 }
 
-static float *vit_output_grad(model *m) { return state(m)->act_grads[m->cfg.depth - 1].res2; }
+static float *vit_output_grad(model *m) { return state(m)->dres[(m->cfg.depth - 1) % 2]; }
 
 static void vit_backward(model *m, const float *x0, float *dx0, int B) {
     const ops_backend *ops = m->ops;
@@ -294,9 +335,10 @@ static void vit_backward(model *m, const float *x0, float *dx0, int B) {
     attention_desc ad = block_attention(m, B);
     for (int l = c->depth - 1; l >= 0; l--) {
         const vit_block_weights *w = &s->weights[l], *dw = &s->weight_grads[l];
-        const vit_block_acts *a = &s->acts[l], *da = &s->act_grads[l];
+        if (l < c->depth - 1) clear_block_grads(m, l, B);
+        const vit_block_acts *a = &s->acts[l], grads = block_grads(s, l), *da = &grads;
         const float *x = l > 0 ? s->acts[l - 1].res2 : x0;
-        float *dx = l > 0 ? s->act_grads[l - 1].res2 : dx0;
+        float *dx = l > 0 ? s->dres[(l - 1) % 2] : dx0;
 
         // Branch 2: the gradient arrives at the dropout output when dropout ran.
         ops->residual_backward(da->res1, dropout ? da->fc2_drop : da->fc2, da->res2, a->keep2, B, (size_t)T * d);
