@@ -12,8 +12,10 @@
 #   5 determinism: 100 steps twice, fp32, bf16, bf16 + cuDNN, bf16 + cuDNN + cuBLASLt + v2.
 # ncu (step 7, ~5 minutes for two configs) is the second call when time is left:
 #   GPU_SESSION_STEPS=7 GPU_SESSION_BENCH_FLAGS="$GPU_EVIDENCE_FLAGS" sh scripts/gpu_session.sh OUT2
-# Run on the GPU machine as gpu_session.sh is (from the unpacked bundle: ./env.sh sh
-# scripts/gpu_evidence.sh $OUT). DEVICE defaults to cuda; cpu-guarded is the dry run here (the
+# Before the call, here: make deps-gpu (the cuDNN frontend headers: without them the cuDNN route is
+# compiled out and its rows say so), make, make test, make gpu-bundle, and the dry run
+# sh tests/e2e_gpu_session.sh. On the GPU machine, from the unpacked bundle:
+#   mkdir -p /tmp/pb && tar -xzf build/gpu-bundle.tar.gz -C /tmp/pb && /tmp/pb/env.sh sh scripts/gpu_evidence.sh "$OUT/ev" DEVICE defaults to cuda; cpu-guarded is the dry run here (the
 # GPU-only steps are left out there). Exit status: gpu_session.sh's.
 set -u
 cd "$(dirname "$0")/.." || exit 1
