@@ -18,6 +18,7 @@
 #      in bf16 with cuDNN, cuBLASLt and the v2 kernels (GPU_SESSION_DET_CASES): bitwise the same
 #      losses (determinism), and its loss curve in OUT/loss-curve-100.tsv;
 #   6. make reproduce-mp3 SCALE=smoke on the CPU and on DEVICE: the same verdicts, finding by finding
+#      (needs the speech set: a bundle made with GPU_BUNDLE_SPEECH=1 GPU_BUNDLE_TESTS=0)
 #      (the timing experiment mp3-table2 left out of the comparison: its findings are the device's);
 #   7. ncu's per-kernel time of the bf16 step of each GPU_SESSION_NCU_CONFIGS config (default
 #      vit-b16-224 and vit-s4-32: where the step's time goes);
