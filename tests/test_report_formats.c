@@ -72,6 +72,27 @@ int main(void) {
     if (access("/usr/bin/python3", X_OK) != 0) test_skip("report formats: content", "/usr/bin/python3 is missing");
     else if (system(cmd) != 0) test_fail("report formats: content", "%s did not run", cmd);
 
+    // A later report without csv,json removes their files (they held the earlier numbers); a table
+    // file this report does not have goes too, a file that is not ours (not .csv) stays.
+    char path[700];
+    snprintf(path, sizeof path, "%s/tables/exp_gone.csv", g_dir);
+    FILE *f = fopen(path, "w");
+    if (f) fputs("old\r\n", f), fclose(f);
+    rc = capture(cmd_report, 3, (char *[]){g_dir, "--format", "md,csv"}, &out, &err);
+    test_check("report formats: a table the report no longer has is removed, the json of an earlier --format too",
+               rc == 0 && !exists(g_dir, "tables/exp_gone.csv") && exists(g_dir, "tables/exp_finetune.csv") &&
+                   !exists(g_dir, "tables.json") && !exists(g_dir, "findings.json") && err && strstr(err, "removed"),
+               "exit %d; stderr %.300s", rc, err ? err : "");
+    free(out), free(err);
+    snprintf(path, sizeof path, "%s/tables/notes.txt", g_dir);
+    f = fopen(path, "w");
+    if (f) fputs("mine\n", f), fclose(f);
+    rc = capture(cmd_report, 1, (char *[]){g_dir}, &out, &err);
+    test_check("report formats: md alone after csv removes findings.csv and tables/*.csv, keeps other files",
+               rc == 0 && !exists(g_dir, "findings.csv") && !exists(g_dir, "tables/exp_finetune.csv") && exists(g_dir, "tables/notes.txt"),
+               "exit %d; stderr %.300s", rc, err ? err : "");
+    free(out), free(err);
+
     expect_status("report formats: --format xml is refused", cmd_report, 3, (char *[]){g_dir, "--format", "xml"}, 2,
                   "unknown format 'xml' (valid: md, csv, json, html");
     expect_status("report formats: --format with nothing after it is refused", cmd_report, 2, (char *[]){g_dir, "--format"}, 2,

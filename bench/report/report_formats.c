@@ -4,7 +4,9 @@
 #include "gnuplot.h"
 #include "../results/export.h"
 #include "../../core/common.h"
+#include <dirent.h>
 #include <errno.h>
+#include <sys/stat.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,10 +137,46 @@ static int mem_write(memfile *m, int write_rc, const char *dir, const char *name
     return rc;
 }
 
+// dir/name removed when it is a regular file (never a link or anything else), said on stderr: a
+// file of an earlier report this one does not rewrite would sit beside REPORT.md with old numbers.
+static void remove_stale(const char *dir, const char *name, const char *why) {
+    char path[4400];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode)) return;
+    if (unlink(path) == 0) fprintf(stderr, "posbench: report: removed %s (%s)\n", path, why);
+    else fprintf(stderr, "posbench: warning: cannot remove %s (%s): %s\n", path, why, strerror(errno));
+}
+
+// The outputs of formats not asked for this time, and tables/<name>.csv of tables this report no
+// longer has: removed (tables/ too when it is left empty).
+static void remove_stale_outputs(const char *dir, int formats, report_table *const *tables, int ntables) {
+    if (!(formats & REPORT_JSON)) {
+        remove_stale(dir, "tables.json", "from an earlier --format json");
+        remove_stale(dir, "findings.json", "from an earlier --format json");
+    }
+    if (!(formats & REPORT_CSV)) remove_stale(dir, "findings.csv", "from an earlier --format csv");
+    char tdir[4200];
+    snprintf(tdir, sizeof tdir, "%s/tables", dir);
+    DIR *d = opendir(tdir);
+    if (!d) return;
+    for (struct dirent *e; (e = readdir(d));) {
+        size_t len = strlen(e->d_name);
+        if (len < 5 || strcmp(e->d_name + len - 4, ".csv")) continue;
+        int current = 0;
+        for (int t = 0; (formats & REPORT_CSV) && t < ntables && !current; t++)
+            current = strlen(tables[t]->name) == len - 4 && !strncmp(tables[t]->name, e->d_name, len - 4);
+        if (!current) remove_stale(tdir, e->d_name, formats & REPORT_CSV ? "a table this report no longer has" : "from an earlier --format csv");
+    }
+    closedir(d);
+    if (!(formats & REPORT_CSV)) rmdir(tdir); // only when empty: anything else there stays
+}
+
 int report_write_formats(const char *dir, int formats, report_table *const *tables, int ntables, const finding_row *rows,
                          int nrows) {
     int rc = 0;
     memfile m;
+    remove_stale_outputs(dir, formats, tables, ntables);
     if (formats & REPORT_CSV) {
         size_t len = strlen(dir) + 8;
         char *tdir = xmalloc(len, "path");

@@ -34,6 +34,8 @@ int report_write_file(const char *path, const char *text, size_t n);
 int findings_rows_csv(const finding_row *rows, int n, FILE *out);
 int findings_rows_json(const finding_row *rows, int n, FILE *out);
 
-// Writes the csv and / or json files of the formats into dir. 0, or -1 (the error printed).
+// Writes the csv and / or json files of the formats into dir, and removes (said on stderr) the
+// regular files of an earlier report it does not rewrite: the outputs of formats not asked for
+// now, tables/<name>.csv of tables it no longer has. 0, or -1 (the error printed).
 int report_write_formats(const char *dir, int formats, report_table *const *tables, int ntables, const finding_row *rows,
                          int nrows);
