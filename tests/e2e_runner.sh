@@ -116,7 +116,7 @@ $PB report "$T/r/tiny" > "$T/report2" 2>&1
     grep -q "paper (other data) top1" "$T/report2" && grep -qE "^\| abs \| 2 \| [^|]+ \| [^|]+ \| [0-9.]+ ± [0-9.]+ \| 50 \|" "$T/report2"
 check "reference: numbers from the YAML copy printed beside ours (no reference.tsv, figures.tsv)" $? "$(grep -c 'paper' "$T/report2") lines mention paper"
 cmp -s "$T/tiny.yaml" "$T/r/tiny/experiment.yaml" && grep -q '^## Findings (experiment `tiny`)$' "$T/report2" &&
-    grep -qE '^\| a PE helps finetuning \| 0: [0-9.]+ vs [0-9.]+ \(n = 1 vs 1\); 1: [0-9.]+ vs [0-9.]+ \(n = 1 vs 1\) \| made-up \| inconclusive \(0: 1 seed; 1: 1 seed\) \|$' "$T/report2"
+    grep -qE '^\| a PE helps finetuning \| 0: [0-9.]+ vs [0-9.]+ \(n = 1 vs 1\); 1: [0-9.]+ vs [0-9.]+ \(n = 1 vs 1\) \| made-up \| inconclusive \(0: 1 seed; 1: 1 seed\) \[caveats: 1 run on a side \(fewer than 3 seeds\)\] \|$' "$T/report2"
 check "findings: experiment file kept by run, checked per seed by report (1 seed each: inconclusive)" $? "$(grep '^| a PE' "$T/report2")"
 printf 'reference:\n  - {stage: nostage, metric: top1, value: 1}\n' > "$T/badref.yaml"
 sed '/^reference:/,$d' "$T/tiny.yaml" > "$T/bad2.yaml"; cat "$T/badref.yaml" >> "$T/bad2.yaml"
