@@ -67,15 +67,26 @@ int main(void) {
                 break;
             }
         }
-        if (back != values[i] || signbit(back) != signbit(values[i]) || shorter_ok)
+        int whole = values[i] == floor(values[i]) && fabs(values[i]) < 1e15; // written as a whole number instead
+        if (back != values[i] || signbit(back) != signbit(values[i]) || (shorter_ok && !whole) || (whole && strpbrk(buf, "e.")))
             wrong++, snprintf(why, sizeof why, "%.17g -> %s", values[i], buf);
+    }
+    // Whole numbers (steps, counts, a float key 60) as integers, never 1e+01: pandas reads them as ints.
+    static const struct {
+        double v;
+        const char *want;
+    } whole[] = {{10, "10"}, {20, "20"}, {60, "60"}, {1e6, "1000000"}, {1e14, "100000000000000"}, {-3, "-3"}, {1e15, "1e+15"}};
+    for (size_t i = 0; i < sizeof whole / sizeof whole[0]; i++) {
+        export_number(whole[i].v, buf, sizeof buf);
+        if (strcmp(buf, whole[i].want)) wrong++, snprintf(why, sizeof why, "%.17g -> %s, want %s", whole[i].v, buf, whole[i].want);
     }
     static const double bad[] = {NAN, INFINITY, -INFINITY};
     for (size_t i = 0; i < 3; i++) {
         export_number(bad[i], buf, sizeof buf);
         if (buf[0]) wrong++, snprintf(why, sizeof why, "non-finite -> '%s'", buf);
     }
-    test_check("export: numbers read back exactly in the fewest digits; nan, inf, -inf written as nothing", wrong == 0,
+    test_check("export: numbers read back exactly in the fewest digits, whole numbers below 1e15 as integers; nan, inf, -inf "
+               "written as nothing", wrong == 0,
                "%d wrong %s", wrong, why);
     return test_exit_code();
 }

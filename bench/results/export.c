@@ -19,6 +19,10 @@ void export_number(double v, char *buf, size_t len) {
         snprintf(buf, len, "%s", "");
         return;
     }
+    if (v == floor(v) && fabs(v) < 1e15) { // a whole number as one (steps 10, 20, ...: never "1e+01")
+        snprintf(buf, len, "%.0f", v);
+        return;
+    }
     for (int p = 1; p <= 17; p++) { // the shortest that reads back as v (17 always does)
         snprintf(buf, len, "%.*g", p, v);
         if (strtod(buf, NULL) == v) return;

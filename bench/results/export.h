@@ -31,7 +31,8 @@ int export_runs(const rr_set *set, export_format fmt, FILE *out);
 int export_series(const rr_set *set, export_format fmt, FILE *out);
 
 // The pieces, for tests: one CSV field (quoted when it must be), one JSON string literal, and
-// a number as the shortest round-trip decimal into buf ("" when not finite).
+// a number into buf: a whole number below 1e15 as an integer ("10", never "1e+01"), any other as
+// the shortest round-trip decimal ("" when not finite).
 void export_csv_field(FILE *out, const char *text);
 void export_json_string(FILE *out, const char *text);
 void export_number(double v, char *buf, size_t len);
