@@ -204,6 +204,15 @@ check "sweep with an impossible combination: exit 2 at the kept file's line:col,
 $PB sweep $SW --out "$T/s" > "$T/s2.out" 2>&1; rc=$?
 [ $rc -eq 0 ] && grep -q '8 runs in 1 stage; 0 to run' "$T/s2.out"
 check "sweep again: every run already done, nothing retrained (the runner's resume)" $? "$(grep 'to run' "$T/s2.out")"
+# Another sweep of the same name (other values): refused before anything runs, the earlier sweep's
+# experiment file and runs untouched, and the message names the flag that keeps both.
+SW2=$(echo "$SW" | sed 's/model.patch=4,7/model.patch=7,14/')
+before=$(md5sum < "$X/experiment.yaml")
+$PB sweep $SW2 --out "$T/s" > "$T/s3.out" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "already holds a sweep named 'sweep-model_patch-pe_kind' with 4 of its 8 runs not in this one" "$T/s3.out" &&
+    grep -q -- "--name sweep-model_patch-pe_kind-2" "$T/s3.out" && [ "$(md5sum < "$X/experiment.yaml")" = "$before" ] &&
+    [ "$(ls "$X"/main/*.h5 | wc -l)" -eq 8 ]
+check "sweep reusing a name with other values: exit 2 naming --name ...-2, the earlier sweep untouched" $? "exit $rc: $(tr '\n' ' ' < "$T/s3.out" | cut -c1-300)"
 
 # ---- names/: one link per run, resolving to the run whose /config the name states
 N="$X/main/names"

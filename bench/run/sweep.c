@@ -23,7 +23,8 @@ static void sweep_help(void) {
            "  key=a..b        an integer axis a, a+1, ..., b\n"
            "  key=[1,2],[3]   a list key's axis (eval.resolutions, data.resolutions, ...)\n"
            "  seeds=0..2      the seeds (or seeds=0,3,5); without it, train.seed's one value\n"
-           "  --name N        experiment name (default: sweep- and the swept keys)\n"
+           "  --name N        experiment name (default: sweep- and the swept keys); a name DIR already holds\n"
+           "                  for a sweep with runs this one lacks is refused (exit 2): it would drop them\n"
            "  --save FILE     also write the equivalent experiment file (posbench run FILE reruns it)\n"
            "Other flags are posbench run's (posbench run --help); --dry-run lists the runs and stops.\n"
            "Keys and values: posbench train --help.\n");
@@ -204,6 +205,34 @@ static void write_file(const char *path, const char *text) {
     if (fwrite(text, 1, n, f) != n || fclose(f) != 0) die_fail("writing %s failed: %s", path, strerror(errno));
 }
 
+// A sweep whose name is taken in DIR by another sweep with runs this one does not have would
+// replace DIR/<name>/experiment.yaml, and the earlier runs would drop out of the folder's report:
+// refused (exit 2) with the flag that keeps both. The same sweep again, or one that adds values,
+// goes on (its earlier runs are among the new ones).
+static void refuse_dropping_a_sweep(const experiment *now, char **run_argv, int nrun) {
+    const char *out = "results";
+    for (int i = 1; i + 1 < nrun; i++)
+        if (!strcmp(run_argv[i], "--out")) out = run_argv[i + 1];
+    char old_path[4400];
+    snprintf(old_path, sizeof old_path, "%s/%s/experiment.yaml", out, now->name);
+    if (access(old_path, F_OK) != 0) return;
+    static experiment old;
+    char err[4096];
+    if (experiment_load(&old, old_path, NULL, err, sizeof err) != 0) return; // not a sweep this build reads: the runner says
+    int missing = 0;
+    for (int i = 0; i < old.nruns; i++) {
+        int found = 0;
+        for (int j = 0; j < now->nruns && !found; j++) found = !strcmp(old.runs[i].run_id, now->runs[j].run_id);
+        missing += !found;
+    }
+    int total = old.nruns;
+    experiment_free(&old);
+    if (missing > 0)
+        die_input("%s/%s already holds a sweep named '%s' with %d of its %d runs not in this one (%s): running this one there "
+                  "would drop them from that folder's report; keep both with --name %s-2 (or another --out DIR)",
+                  out, now->name, now->name, missing, total, old_path, now->name);
+}
+
 int cmd_sweep(int argc, char **argv) {
     char **axes = xcalloc((size_t)argc + 1, sizeof *axes, "sweep arguments");
     char **run_argv = xcalloc((size_t)argc + 3, sizeof *run_argv, "run arguments");
@@ -259,6 +288,7 @@ int cmd_sweep(int argc, char **argv) {
         g_temp_yaml[0] = 0;
         die_input("%s\n(the experiment posbench sweep wrote for these arguments is kept: %s)", err, path);
     }
+    refuse_dropping_a_sweep(&check, run_argv, nrun);
     experiment_free(&check);
     run_argv[0] = path;
     int status = cmd_run(nrun, run_argv);
