@@ -100,7 +100,7 @@ int model_linear_init_parse(const char *name); // -1 when not one of MODEL_LINEA
 //              U(±1/√fan_in); embedded content RMS ≈ 0.58·RMS(input) per channel for any fan_in
 //   XAVIER     MAE: weight Xavier-uniform U(±√(6/(fan_in + d))) on the flattened projection; the
 //              bias keeps PyTorch's default U(±1/√fan_in) (MAE re-initialises only the weight)
-//   NORMAL002  posbench before issue 27: weight trunc-normal std 0.02, bias 0 (reproduces those runs
+//   NORMAL002  posbench's earlier rule: weight trunc-normal std 0.02, bias 0 (reproduces those runs
 //              bit for bit; at fan_in 16 the content is ~7× smaller than timm's)
 // Token tables (text), cls, query and mask tokens and the learned position tables keep their
 // papers' inits whatever this says.
@@ -112,7 +112,7 @@ int model_embed_init_parse(const char *name); // -1 when not one of MODEL_EMBED_
 // Linear weights, the abs table, cls / mask / query tokens, normal002's patch weight) is cut:
 //   TIMM  timm's trunc_normal_(std=.02) with its default bounds ±2 in absolute units (±100 std):
 //         in effect N(0, 0.02²), the reference implementation's rule (a zeroed config's value)
-//   STD2  ±2 std, posbench before issue 27's init audit: a narrower distribution (std 0.0176);
+//   STD2  ±2 std, posbench's rule before the init audit: a narrower distribution (std 0.0176);
 //         reproduces those runs bit for bit and under their old run ids
 enum { MODEL_TRUNC_TIMM = 0, MODEL_TRUNC_STD2 };
 #define MODEL_TRUNC_CHOICES "timm|std2"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # scripts/gpu_evidence.sh OUT [DEVICE] — the GPU speed work's evidence call: the first use of a lent
-# GPU, one device call of about 7 minutes, everything under OUT and packed into OUT.tar.gz (well
+# GPU, one device call planned for under 8 minutes (not yet timed), everything under OUT and packed into OUT.tar.gz (well
 # under the 64 MiB a call brings back). It is scripts/gpu_session.sh with these steps:
 #   0 the probe (GPU, driver, PyTorch and its cuDNN, posbench's cuda/cudnn lines);
 #   1 every parity program (test_cuda_*: the cuDNN attention, cuBLASLt, the v2 kernels, the bf16

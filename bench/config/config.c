@@ -65,8 +65,8 @@ static const cfg_key shared_keys[] = {
     {"model.dim", CFG_INT, "128", 1, 8192, NULL, 1, "token width d"},
     {"model.drop_path", CFG_FLOAT, "0.1", 0, 0.99, NULL, 1, "stochastic depth rate of the last block (linear from 0)"},
     {"model.dropout", CFG_FLOAT, "0.0", 0, 0.99, NULL, 1, "dropout after the embedding and on residual branches"},
-    {"model.embed_init", CFG_CHOICE, "timm", 0, 0, MODEL_EMBED_INIT_CHOICES, 1, "initialisation of the patch (speech: frame) projection: timm (timm/DeiT: PyTorch's default, weight and bias ~ U(+-1/sqrt(fan_in)), embedded content RMS ~0.58 per channel for any patch size); xavier (MAE: Xavier-uniform weight, default bias); normal002 (trunc-normal std 0.02 weight, zero bias: posbench's rule before issue 27, which reproduces those runs and their ids; ~7x smaller content at patch 4). Learned tables (abs, cls, mask and query tokens, text token embedding) keep their papers' inits"},
-    {"model.trunc_normal", CFG_CHOICE, "timm", 0, 0, "timm|std2", 1, "where the trunc-normal std 0.02 initialisations (block and head Linear weights, the abs table, cls / mask / query tokens) are cut: timm (timm's trunc_normal_ bounds, +-2 in absolute units: in effect N(0, 0.02^2), the reference implementation's rule); std2 (+-2 std, std 0.0176: posbench's rule before issue 27's init audit, which reproduces those runs and their ids)"},
+    {"model.embed_init", CFG_CHOICE, "timm", 0, 0, MODEL_EMBED_INIT_CHOICES, 1, "initialisation of the patch (speech: frame) projection: timm (timm/DeiT: PyTorch's default, weight and bias ~ U(+-1/sqrt(fan_in)), embedded content RMS ~0.58 per channel for any patch size); xavier (MAE: Xavier-uniform weight, default bias); normal002 (trunc-normal std 0.02 weight, zero bias: posbench's earlier rule, which reproduces those runs and their ids; ~7x smaller content at patch 4). Learned tables (abs, cls, mask and query tokens, text token embedding) keep their papers' inits"},
+    {"model.trunc_normal", CFG_CHOICE, "timm", 0, 0, "timm|std2", 1, "where the trunc-normal std 0.02 initialisations (block and head Linear weights, the abs table, cls / mask / query tokens) are cut: timm (timm's trunc_normal_ bounds, +-2 in absolute units: in effect N(0, 0.02^2), the reference implementation's rule); std2 (+-2 std, std 0.0176: posbench's rule before the init audit, which reproduces those runs and their ids)"},
     {"model.linear_init", CFG_CHOICE, "timm", 0, 0, MODEL_LINEAR_INIT_CHOICES, 1, "initialisation of every Linear layer's weight (blocks, heads, MAE's decoder; the patch projection is model.embed_init's): timm (trunc-normal std 0.02, cut by model.trunc_normal: timm's ViT, DeiT, DINO) or xavier (Xavier-uniform, U(+-sqrt(6/(fan_in + fan_out))): MAE's code, which initialises every nn.Linear so); biases start at 0 either way"},
     {"model.heads", CFG_INT, "4", 1, 256, NULL, 1, "attention heads (must divide model.dim)"},
     {"model.mlp_ratio", CFG_INT, "2", 1, 16, NULL, 1, "MLP hidden width = mlp_ratio * dim (gmlp/amlp: d_ffn, split into u and v halves)"},
@@ -514,8 +514,8 @@ uint64_t config_hash_text(uint64_t h, const char *text) {
 static const struct {
     const char *key, *legacy;
 } hash_legacy[] = {
-    {"model.embed_init", "normal002"}, // issue 27: timm's patch init replaced trunc-normal 0.02
-    {"model.trunc_normal", "std2"},    // issue 27: timm's trunc_normal_ bounds (±2 absolute) replaced a ±2 std cut
+    {"model.embed_init", "normal002"}, // timm's patch init replaced trunc-normal 0.02
+    {"model.trunc_normal", "std2"},    // timm's trunc_normal_ bounds (±2 absolute) replaced a ±2 std cut
 };
 
 const char *config_legacy_value(const char *key) {
