@@ -1,9 +1,9 @@
 // tests/test_vec_split.c — the vector body / scalar tail split of the vectorised elementwise
-// kernels (core/vec_split.c, used by core/cuda/bf16_convert_cuda.cu), on the CPU: for every n in
+// kernels (core/vec_plan.h's vec_split_for, used by core/cuda/bf16_convert_cuda.cu), on the CPU: for every n in
 // 0..40 and every pair of operand offsets 0..15 bytes, the body is whole groups of 8 only when both
 // operands are 16-byte aligned, the tail covers the rest, together every element exactly once.
 #include "testing.h"
-#include "../core/vec_split.h"
+#include "../core/vec_plan.h"
 #include <stdio.h>
 
 int main(void) {

@@ -2,7 +2,7 @@
 // attention route (core/cuda/attention_cudnn.cpp), implemented in bf16_convert_cuda.cu. bf16 is
 // stored as uint16_t bits (round to nearest even, as __float2bfloat16_rn and core/bf16.h). Each
 // launches on the default stream and returns; 8 elements per thread with 16-byte loads and stores
-// where the operands are 16-byte aligned (core/vec_split.h), scalar elsewhere. Elementwise, so
+// where the operands are 16-byte aligned (core/vec_plan.h's vec_split_for), scalar elsewhere. Elementwise, so
 // bitwise the same result either way.
 #pragma once
 #include <stddef.h>

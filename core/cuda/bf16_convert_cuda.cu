@@ -1,13 +1,13 @@
 // core/cuda/bf16_convert_cuda.cu — vectorised fp32 <-> bf16 elementwise passes
 // (core/cuda/bf16_convert.h). A vector thread takes 8 consecutive elements: two float4 (32 bytes)
 // of fp32 and one uint4 (16 bytes) of bf16; the scalar kernel serves the tail n mod 8 and
-// misaligned operands (the split is core/vec_split.c's). Grid-stride loops over groups with one
+// misaligned operands (the split is core/vec_plan.h's vec_split_for). Grid-stride loops over groups with one
 // 64-bit multiply per group, no per-element division. The per-element arithmetic is the scalar
 // kernel's (__float2bfloat16_rn, exact widening, __fadd_rn), so both give the same bits.
 #include "cuda_common.cuh"
 #include <cuda_bf16.h>
 extern "C" {
-#include "../vec_split.h"
+#include "../vec_plan.h"
 #include "bf16_convert.h"
 }
 
