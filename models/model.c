@@ -559,24 +559,58 @@ const int *model_reference_tokens(const model *m) { return (const int *)m->batch
 int model_reference_width(const model *m) { return m->cfg.ref_tokens > 0 ? m->t0 + m->cfg.ref_tokens : 0; }
 void model_zero_act_grads(model *m) { m->ops->zero(m->dact, m->act_grads.total); }
 
+// Floats of act-grad tensor t a backward of B images reads: the first B images of a batch-major
+// one, every other one whole.
+static size_t grad_floats_for_batch(const tensor_info *t, int B) {
+    return t->batch_major > 0 && B < t->batch_major ? t->numel / (size_t)t->batch_major * (size_t)B : t->numel;
+}
+
+// Clears those floats of the act-grad tensors for which pick(t) holds, in table (= offset)
+// order, as ranges merged across the < 16-float alignment padding between picked neighbours
+// (padding is never read; a tensor not picked ends the range).
+static void zero_act_grads_where(model *m, int B, int (*pick)(const tensor_info *t, const void *ctx), const void *ctx) {
+    size_t lo = 0, hi = 0;
+    for (int i = 0; i < m->act_grads.count; i++) {
+        const tensor_info *t = &m->act_grads.items[i];
+        if (pick && !pick(t, ctx)) {
+            if (hi > lo) m->ops->zero(m->dact + lo, hi - lo);
+            lo = hi = 0;
+            continue;
+        }
+        if (t->offset > hi + 16 || hi == 0) {
+            if (hi > lo) m->ops->zero(m->dact + lo, hi - lo);
+            lo = t->offset;
+        }
+        hi = t->offset + grad_floats_for_batch(t, B);
+    }
+    if (hi > lo) m->ops->zero(m->dact + lo, hi - lo);
+}
+
 void model_zero_act_grads_batch(model *m, int B) {
     if (B >= m->max_batch) {
         model_zero_act_grads(m);
         return;
     }
-    // Ranges of the arena to clear, in table (= offset) order, merged across the < 16-float
-    // alignment padding between neighbours (padding is never read).
-    size_t lo = 0, hi = 0;
-    for (int i = 0; i < m->act_grads.count; i++) {
-        const tensor_info *t = &m->act_grads.items[i];
-        size_t n = t->batch_major > 0 && B < t->batch_major ? t->numel / (size_t)t->batch_major * (size_t)B : t->numel;
-        if (t->offset > hi + 16) {
-            if (hi > lo) m->ops->zero(m->dact + lo, hi - lo);
-            lo = t->offset;
-        }
-        hi = t->offset + n;
-    }
-    if (hi > lo) m->ops->zero(m->dact + lo, hi - lo);
+    zero_act_grads_where(m, B, NULL, NULL);
+}
+
+typedef struct {
+    const model *m;
+    float *const *grads;
+    int count;
+} grads_pick;
+
+static int is_one_of(const tensor_info *t, const void *ctx) {
+    const grads_pick *p = ctx;
+    for (int k = 0; k < p->count; k++)
+        if (p->grads[k] == p->m->dact + t->offset) return 1;
+    return 0;
+}
+
+void model_zero_act_grads_of(model *m, float *const *grads, int count, int B) {
+    while (m->owner) m = m->owner; // a sub-model's tensors live in its owner's table
+    grads_pick p = {m, grads, count};
+    zero_act_grads_where(m, B, is_one_of, &p);
 }
 
 int *model_context(model *m) {

@@ -201,6 +201,9 @@ void model_zero_act_grads(model *m);
 // for its first B images only, every other one whole; the same values as model_zero_act_grads
 // wherever a backward of B images reads, without clearing eval.batch-sized arenas each step.
 void model_zero_act_grads_batch(model *m, int B);
+// The same for the act-grad tensors among grads[0..count) (NULLs skipped): a backbone clearing
+// its shared block gradients between blocks (models/backbones/vit.c, gmlp.c), sizes from the table.
+void model_zero_act_grads_of(model *m, float *const *grads, int count, int B);
 void model_backward(model *m, int B);
 
 // Context for masked attention: (B, M) token indices per image (cls, when present, should be

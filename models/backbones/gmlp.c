@@ -435,16 +435,11 @@ static gmlp_block_acts block_grads(const gmlp_state *s, int l) {
 // (the first B images' (B, T, ...) each; the grid's W, W_keys and b whole) except l's output
 // gradient, and l's input gradient dout[(l - 1) % 2] when l > 0.
 static void clear_block_grads(model *m, int l, int B) {
-    const ops_backend *ops = m->ops;
     const gmlp_state *s = state(m);
-    size_t T = (size_t)m->T, T0 = (size_t)m->T0, BT = (size_t)B * T, BTd = BT * m->cfg.dim;
-    size_t BTe = BT * half_width(&m->cfg), BTa = BT * s->attn_dim;
     const gmlp_block_acts *g = &s->grads;
-    float *const buffers[] = {g->ln, g->u_pre, g->u, g->v_pre, g->v, g->vn, g->W, g->W_keys, g->bias, g->fv, g->qkv, g->attn,
-                              g->attn_proj, g->gate, g->s, g->y, g->y_drop, l > 0 ? s->dout[(l - 1) % 2] : NULL};
-    const size_t floats[] = {BTd, BTe, BTe, BTe, BTe, BTe, T * T, T * T0, T, BTe, 3 * BTa, BTa, BTe, BTe, BTe, BTd, BTd, BTd};
-    for (size_t i = 0; i < sizeof buffers / sizeof *buffers; i++)
-        if (buffers[i]) ops->zero(buffers[i], floats[i]);
+    float *const grads[] = {g->ln, g->u_pre, g->u, g->v_pre, g->v, g->vn, g->W, g->W_keys, g->bias, g->fv, g->qkv, g->attn,
+                            g->attn_proj, g->gate, g->s, g->y, g->y_drop, l > 0 ? s->dout[(l - 1) % 2] : NULL};
+    model_zero_act_grads_of(m, grads, (int)(sizeof grads / sizeof *grads), B);
 }
 
 static void gmlp_backward(model *m, const float *x0, float *dx0, int B) {

@@ -198,15 +198,11 @@ static vit_block_acts block_grads(const vit_state *s, int l) {
 // gradient, which it wrote); and l's input gradient dres[(l - 1) % 2] (block l + 1's output
 // gradient) when l > 0. The masked model's shared buffers are cleared where they are used.
 static void clear_block_grads(model *m, int l, int B) {
-    const ops_backend *ops = m->ops;
     const vit_state *s = state(m);
-    size_t BT = (size_t)B * model_tokens(m), BTd = BT * m->cfg.dim, BThd = BTd * m->cfg.mlp_ratio;
     const vit_block_acts *g = &s->grads;
-    float *const buffers[] = {g->ln1, g->qkv, g->attn, g->proj, g->res1, g->ln2, g->fc1, g->gelu, g->fc2, g->proj_drop, g->fc2_drop,
-                              l > 0 ? s->dres[(l - 1) % 2] : NULL};
-    const size_t floats[] = {BTd, 3 * BTd, BTd, BTd, BTd, BTd, BThd, BThd, BTd, BTd, BTd, BTd};
-    for (size_t i = 0; i < sizeof buffers / sizeof *buffers; i++)
-        if (buffers[i]) ops->zero(buffers[i], floats[i]);
+    float *const grads[] = {g->ln1, g->qkv, g->attn, g->proj, g->res1, g->ln2, g->fc1, g->gelu, g->fc2, g->proj_drop, g->fc2_drop,
+                            l > 0 ? s->dres[(l - 1) % 2] : NULL};
+    model_zero_act_grads_of(m, grads, (int)(sizeof grads / sizeof *grads), B);
 }
 
 static int masked_attention(const model *m) { return m->M < model_tokens(m); }
