@@ -2,30 +2,92 @@
 # tests/run_all.sh — runs every test program and script; counts their PASS/FAIL/SKIP lines.
 # Each program prints "PASS name", "FAIL name: why" or "SKIP name: why" per check; a program
 # that exits non-zero without printing a FAIL counts as one failure (a crash).
+# Tests run TEST_JOBS at a time (default: the number of cores), the slowest of the last run
+# first (build/test-times.tsv keeps each test's seconds); the tests in SERIAL_TESTS run alone,
+# before the others, because they change the source tree or time themselves against the clock.
+# Each test prints its FAIL/SKIP lines and its count line when it ends. TESTS="name ..." runs
+# only the tests named (test_ops, e2e_cli, ...).
 # Last line: "N passed, N failed, N skipped".
 cd "$(dirname "$0")/.." || exit 1
+SERIAL_TESTS="e2e_version_dirty e2e_slurm_real e2e_bench_breakdown"
+TIMES=build/test-times.tsv
+
+name_of() { case "$1" in *.sh) basename "$1" .sh ;; *) basename "$1" ;; esac; }
+
+# --one LOG PATH: runs one test, prints its block, leaves "passed failed skipped seconds" in
+# LOG/NAME.sum.
+if [ "${1:-}" = --one ]; then
+    log=$2 path=$3
+    name=$(name_of "$path")
+    start=$(date +%s)
+    case "$path" in
+    *.sh) sh "$path" >"$log/$name.out" 2>"$log/$name.err" ;;
+    *) "$path" >"$log/$name.out" 2>"$log/$name.err" ;;
+    esac
+    rc=$?
+    secs=$(( $(date +%s) - start ))
+    p=$(grep -c '^PASS ' "$log/$name.out"); f=$(grep -c '^FAIL ' "$log/$name.out"); s=$(grep -c '^SKIP ' "$log/$name.out")
+    {
+        grep -E '^(FAIL|SKIP) ' "$log/$name.out" | sed "s|^|  [$name] |"
+        if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+            echo "  [$name] FAIL: exited $rc without a FAIL line; stderr:"; tail -n 5 "$log/$name.err" | sed 's/^/    /'
+            f=1
+        fi
+        echo "$name: $p passed, $f failed, $s skipped (${secs}s)"
+    } >"$log/$name.block"
+    cat "$log/$name.block"
+    echo "$p $f $s $secs" >"$log/$name.sum"
+    exit 0
+fi
+
+jobs=${TEST_JOBS:-$(nproc 2>/dev/null || echo 1)}
+case "$jobs" in ''|*[!0-9]*|0) echo "tests/run_all.sh: TEST_JOBS must be a whole number >= 1 (got '$jobs')" >&2; exit 2 ;; esac
 log=$(mktemp -d /tmp/posbench-tests.XXXXXX) || exit 1
 trap 'rm -rf "$log"' EXIT
-pass=0 fail=0 skip=0
-run_one() { # name, command...
-    name=$1; shift
-    start=$(date +%s)
-    "$@" >"$log/out" 2>"$log/err"
-    rc=$?
-    p=$(grep -c '^PASS ' "$log/out"); f=$(grep -c '^FAIL ' "$log/out"); s=$(grep -c '^SKIP ' "$log/out")
-    grep -E '^(FAIL|SKIP) ' "$log/out" | sed "s|^|  [$name] |"
-    if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
-        echo "  [$name] FAIL: exited $rc without a FAIL line; stderr:"; tail -n 5 "$log/err" | sed 's/^/    /'
-        f=1
+start_all=$(date +%s)
+
+for t in build/tests/test_*; do [ -x "$t" ] && echo "$t"; done >"$log/list"
+for t in tests/e2e_*.sh; do [ -f "$t" ] && echo "$t"; done >>"$log/list"
+if [ -n "${TESTS:-}" ]; then # TESTS="name ..." runs only those tests
+    while read -r t; do case " $TESTS " in *" $(name_of "$t") "*) echo "$t" ;; esac; done <"$log/list" >"$log/only"
+    mv "$log/only" "$log/list"
+fi
+: >"$log/serial"; : >"$log/parallel"
+while read -r t; do
+    n=$(name_of "$t")
+    case " $SERIAL_TESTS " in
+    *" $n "*) echo "$t" >>"$log/serial" ;;
+    *) printf '%s\t%s\n' "$(awk -v n="$n" '$1 == n { s = $2 } END { print (s == "" ? 100000 : s) }' "$TIMES" 2>/dev/null || echo 100000)" "$t" >>"$log/parallel" ;;
+    esac
+done <"$log/list"
+
+# Data several tests read, made once here so that no two tests write it at the same time.
+if [ ! -f data/speech-commands-synth/smoke/testing_list.txt ]; then
+    mkdir -p data/speech-commands-synth &&
+        build/posbench data speech-synth --scale smoke --out data/speech-commands-synth/smoke --quiet ||
+        echo "tests/run_all.sh: could not write data/speech-commands-synth/smoke (the tests that need it say so)"
+fi
+if [ ! -f data/kjv.txt ] && command -v bible >/dev/null 2>&1; then
+    make --no-print-directory -s data/kjv.txt >/dev/null || echo "tests/run_all.sh: make data/kjv.txt failed (the tests that need it say so)"
+fi
+
+while read -r t; do sh "$0" --one "$log" "$t"; done <"$log/serial"
+sort -t "$(printf '\t')" -k1,1nr -k2,2 "$log/parallel" | cut -f2 | xargs -P "$jobs" -n 1 sh "$0" --one "$log"
+
+pass=0 fail=0 skip=0 missing=0
+: >"$log/times"
+while read -r t; do
+    n=$(name_of "$t")
+    if [ -f "$log/$n.sum" ]; then
+        read -r p f s secs <"$log/$n.sum"
+        pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
+        printf '%s\t%s\n' "$n" "$secs" >>"$log/times"
+    else
+        echo "  [$n] FAIL: never reported (the runner lost it)"; missing=$((missing + 1))
     fi
-    echo "$name: $p passed, $f failed, $s skipped ($(( $(date +%s) - start ))s)"
-    pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
-}
-for t in build/tests/test_*; do
-    [ -x "$t" ] && run_one "$(basename "$t")" "$t"
-done
-for t in tests/e2e_*.sh; do
-    [ -f "$t" ] && run_one "$(basename "$t" .sh)" sh "$t"
-done
+done <"$log/list"
+fail=$((fail + missing))
+[ -z "${TESTS:-}" ] && [ -d build ] && cp "$log/times" "$TIMES.tmp" 2>/dev/null && mv "$TIMES.tmp" "$TIMES"
+echo "tests took $(( $(date +%s) - start_all ))s with $jobs at a time"
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
