@@ -2,6 +2,7 @@
 // every kind.
 #include "objective.h"
 #include <stdio.h>
+#include <stddef.h>
 #include <string.h>
 
 // The keys every objective reads (objective.h).
@@ -27,6 +28,14 @@ const objective_kind *objective_find(const char *name) {
 const char *objective_names(void) { return OBJECTIVE_CHOICES; }
 
 const objective_kind *objective_at(int i) { return i >= 0 && i < KIND_COUNT ? kinds[i] : NULL; }
+
+// The names of the kinds whose int flag at byte offset `flag` is set, joined by " or ".
+static void names_where_flag(size_t flag, char *out, size_t len) {
+    out[0] = '\0';
+    for (int i = 0; i < KIND_COUNT; i++)
+        if (*(const int *)(const void *)((const char *)kinds[i] + flag))
+            snprintf(out + strlen(out), len - strlen(out), "%s%s", out[0] ? " or " : "", kinds[i]->name);
+}
 
 const char *objective_config_error(const objective_settings *s) {
     static char msg[512];
@@ -55,6 +64,27 @@ const char *objective_config_error(const objective_settings *s) {
                      k->needs_labels ? "an objective without labels" : "false");
             return msg;
         }
+    }
+    if (k->images_only && (s->text_data || s->data_audio)) {
+        snprintf(msg, sizeof msg, "objective.name=%s draws its own views of images (datasets/views.h); data.name=%s is not "
+                 "images (valid: an image dataset, e.g. fashion-mnist, mnist, cifar10)", s->name, s->data_name ? s->data_name : "?");
+        return msg;
+    }
+    if (s->ref_fraction > 0 && !k->reference_tokens) {
+        char valid[160] = "";
+        names_where_flag(offsetof(objective_kind, reference_tokens), valid, sizeof valid);
+        snprintf(msg, sizeof msg, "objective.ref_fraction=%g gives MP3 reference tokens; objective.name=%s has none "
+                 "(valid: 0, or objective.name=%s)", s->ref_fraction, s->name, valid);
+        return msg;
+    }
+    if ((s->train_sizes > 0 || s->n_eval_sizes > 0 || s->tta_delta > 0) && !k->multi_size) {
+        char valid[160] = "";
+        names_where_flag(offsetof(objective_kind, multi_size), valid, sizeof valid);
+        snprintf(msg, sizeof msg, "objective.name=%s trains and evaluates at one size%s%s: data.resolutions, "
+                 "eval.resolutions and eval.tta_delta are for objective.name=%s (valid with %s: [], [] and 0%s)", s->name,
+                 k->one_size_why && k->one_size_why[0] ? " " : "", k->one_size_why ? k->one_size_why : "", valid, s->name,
+                 k->text_input ? "; data.seq_len sets the length" : "; data.resolution sets the one size");
+        return msg;
     }
     return k->config_error ? k->config_error(s) : NULL;
 }

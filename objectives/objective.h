@@ -115,6 +115,12 @@ typedef struct objective_kind {
     // Capabilities: what the trainer, the checker and crosscheck ask instead of comparing names.
     int needs_labels;                // 1: trains on class labels (0: pretraining, labels unused)
     int speech_ok;                   // 1: a keyword classifier: scores speech test variants (eval.speech_durations, eval.speech_rates)
+    // Rules every objective shares, checked once by objective_config_error from these flags
+    // (a zeroed kind: no reference tokens, one size, any data of its text_input kind):
+    int reference_tokens;            // 1: objective.ref_fraction > 0 is its own to judge (MP3); 0: refused
+    int multi_size;                  // 1: data.resolutions, eval.resolutions and eval.tta_delta apply; 0: refused
+    const char *one_size_why;        // multi_size 0: what makes it one size, said after its name ("" or NULL: nothing)
+    int images_only;                 // 1: draws its own views of images, so refuses speech (and text: text_input)
     const objective_crosscheck *crosscheck; // NULL: the PyTorch trainer does not implement it
     // The metrics reach these formats in their unit (stored value x metrics' scale: top1 as %).
     const char *progress;            // printf format of the per-epoch line: epoch, epochs, loss, metric 0, 1, seconds

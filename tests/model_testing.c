@@ -61,7 +61,7 @@ void objective_case_create(objective_case *c, const objective_kind *kind, const 
                         // float); timm's wider draws put more ReLU kinks inside the steps of test_simclr's
                         // projection head. What is checked is the gradient, not the init.
                         .trunc_normal = MODEL_TRUNC_STD2};
-    const char *why = kind->config_error(s);
+    const char *why = kind->config_error ? kind->config_error(s) : NULL;
     if (why) die_fail("test config: %s", why);
     kind->configure_model(s, &cfg);
     model_create(&c->m, &cfg, &ops_cpu, max_batch, 5);

@@ -271,23 +271,23 @@ static void test_grouped_gradient(void) {
 // --- refusals ---
 static void test_refusals(void) {
     objective_settings s = settings(2, 7, 0.9f);
-    const char *why = objective_dino.config_error(&s);
+    const char *why = objective_config_error(&s);
     test_check("dino refuses dino.local_size not a multiple of model.patch", why && strstr(why, "dino.local_size=7"), "%s",
                why ? why : "(accepted)");
     s = settings(2, 15, 0.9f);
-    why = objective_dino.config_error(&s);
+    why = objective_config_error(&s);
     test_check("dino refuses local crops larger than the training size", why && strstr(why, "dino.local_size=15"), "%s",
                why ? why : "(accepted)");
     s = settings(2, 6, 0.9f);
     s.data_name = "speech-commands", s.data_audio = 1; // as the settings fill them from the dataset registry
-    why = objective_dino.config_error(&s);
+    why = objective_config_error(&s);
     test_check("dino refuses data that is not images", why && strstr(why, "data.name=speech-commands"), "%s", why ? why : "(accepted)");
     s = settings(2, 6, 0.9f);
     s.n_eval_sizes = 1;
-    why = objective_dino.config_error(&s);
+    why = objective_config_error(&s);
     test_check("dino refuses eval.resolutions", why && strstr(why, "eval.resolutions"), "%s", why ? why : "(accepted)");
     s = settings(2, 6, 0.9f);
-    why = objective_dino.config_error(&s);
+    why = objective_config_error(&s);
     test_check("dino accepts its defaults at this size", why == NULL, "%s", why ? why : "ok");
 }
 

@@ -303,11 +303,11 @@ static void test_one_stream(void) {
     objective_settings s = {.name = "gvp", .pe_kind = "sin2d", .cls = 1, .train_size = 12, .patch = 3};
     gvp_settings *own = OBJECTIVE_OWN(&s, gvp_settings);
     *own = (gvp_settings){.groups = 5, .segmentation = "fixed", .order = "random", .streams = 1};
-    const char *why = objective_gvp.config_error(&s);
+    const char *why = objective_config_error(&s);
     own->groups = 16, own->segmentation = "mixed";
-    const char *why_mixed = objective_gvp.config_error(&s);
+    const char *why_mixed = objective_config_error(&s);
     own->segmentation = "fixed";
-    const char *ok = objective_gvp.config_error(&s);
+    const char *ok = objective_config_error(&s);
     test_check("gvp one stream: refused unless fixed with K = N (a token would see the patch it predicts)",
                why && strstr(why, "objective.streams=1") && strstr(why, "groups 16") && why_mixed && !ok, "%s", why ? why : "(accepted)");
 }

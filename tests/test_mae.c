@@ -91,14 +91,14 @@ static void test_refusals(void) {
     };
     cases[4].s.heads = 4; // 6 is not a multiple of 4 heads
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        const char *why = objective_mae.config_error(&cases[i].s);
+        const char *why = objective_config_error(&cases[i].s);
         char name[160];
         snprintf(name, sizeof name, "mae refuses %s (eta %g, decoder depth %d dim %d, heads %d, pe %s)", cases[i].key,
                  cases[i].s.eta, OBJECTIVE_OWN(&cases[i].s, mae_settings)->decoder_depth, OBJECTIVE_OWN(&cases[i].s, mae_settings)->decoder_dim, cases[i].s.heads, cases[i].s.pe_kind);
         test_check(name, why && strstr(why, cases[i].key), "%s", why ? why : "accepted");
     }
     objective_settings ok = settings("abs", 0.75, 1, 8);
-    const char *why = objective_mae.config_error(&ok);
+    const char *why = objective_config_error(&ok);
     test_check("mae accepts eta 0.75, abs, decoder depth 1 width 8", !why, "%s", why ? why : "accepted");
 }
 

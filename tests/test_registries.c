@@ -175,7 +175,35 @@ static void test_dataset_registry(void) {
                ss.features, cs.side, cs.classes);
 }
 
+// The rules every objective shares are checked once, from each kind's capability flags: every
+// kind without reference tokens refuses objective.ref_fraction, every one-size kind refuses
+// eval.resolutions, every images-only kind refuses speech; each message names the key.
+static void test_objective_shared_rules(void) {
+    int wrong = 0, kinds = 0;
+    char first[400] = "";
+    for (int i = 0; objective_at(i); i++, kinds++) {
+        const objective_kind *k = objective_at(i);
+        objective_settings base = {.name = k->name, .pe_kind = "none", .text_data = k->text_input, .data_name = "fashion-mnist"};
+        objective_settings s = base;
+        s.ref_fraction = 0.1;
+        const char *why = objective_config_error(&s);
+        int bad = k->reference_tokens ? why && strstr(why, "gives MP3 reference tokens") != NULL
+                                      : !why || !strstr(why, "objective.ref_fraction=0.1");
+        s = base, s.n_eval_sizes = 1, s.eval_sizes[0] = 16;
+        why = objective_config_error(&s);
+        bad |= k->multi_size ? why && strstr(why, "at one size") != NULL : !why || !strstr(why, "eval.resolutions");
+        s = base, s.data_audio = 1, s.data_name = "speech-commands";
+        why = objective_config_error(&s);
+        bad |= k->images_only && !k->text_input ? !why || !strstr(why, "data.name=speech-commands") : why && strstr(why, "is not images") != NULL;
+        if (bad && !wrong) snprintf(first, sizeof first, "objective.name=%s: %s", k->name, why ? why : "(accepted)");
+        wrong += bad;
+    }
+    test_check("objectives: the shared rules (reference tokens, one size, images only) follow each kind's flags", kinds >= 7 && wrong == 0,
+               "%d kinds, %d wrong; first: %s", kinds, wrong, first);
+}
+
 int main(void) {
+    test_objective_shared_rules();
     test_key_table();
     test_readers();
     test_no_name_branches();

@@ -282,13 +282,13 @@ static void test_step_determinism(void) {
 }
 
 static void refusal(const char *name, objective_settings s, const char *key) {
-    const char *why = objective_simclr.config_error(&s);
+    const char *why = objective_config_error(&s);
     test_check(name, why && strstr(why, key), "%s", why ? why : "(accepted)");
 }
 
 static void test_refusals(void) {
     objective_settings ok = simclr_settings_of(0.1, 0);
-    const char *why = objective_simclr.config_error(&ok);
+    const char *why = objective_config_error(&ok);
     test_check("simclr config: the default settings are accepted", why == NULL, "%s", why ? why : "accepted");
     objective_settings s = ok;
     s.cls = 0;
@@ -297,7 +297,7 @@ static void test_refusals(void) {
     s.cls = 1;
     refusal("simclr config: pool=mean with a cls token refused", s, "simclr.pool");
     s = simclr_settings_of(0.1, 1);
-    why = objective_simclr.config_error(&s);
+    why = objective_config_error(&s);
     test_check("simclr config: pool=mean without cls accepted", why == NULL, "%s", why ? why : "accepted");
     s = ok, s.batch = 1;
     refusal("simclr config: train.batch=1 refused", s, "train.batch");

@@ -58,20 +58,6 @@ static const dino_settings *own(const objective_settings *s) { return OBJECTIVE_
 static const char *dino_config_error(const objective_settings *s) {
     const dino_settings *d = own(s);
     static char msg[512];
-    if (s->text_data || s->data_audio) {
-        snprintf(msg, sizeof msg, "objective.name=dino crops and colours images; data.name=%s is not images (valid: "
-                 "fashion-mnist, mnist, cifar10, cifar100 or another image set)", s->data_name ? s->data_name : "?");
-        return msg;
-    }
-    if (s->train_sizes > 0 || s->n_eval_sizes > 0 || s->tta_delta > 0)
-        return "objective.name=dino sets its own view sizes (data.resolution for the global crops, dino.local_size for "
-               "the local ones): data.resolutions, eval.resolutions and eval.tta_delta are for supervised runs (valid "
-               "with dino: [], [] and 0)";
-    if (s->ref_fraction > 0) {
-        snprintf(msg, sizeof msg, "objective.ref_fraction=%g gives MP3 reference tokens; objective.name=dino has none "
-                 "(valid: 0)", s->ref_fraction);
-        return msg;
-    }
     if (s->patch > 0 && d->local_crops > 0 && d->local_size % s->patch != 0) {
         snprintf(msg, sizeof msg, "dino.local_size=%d: local crops are cut into model.patch=%d patches, so their side "
                  "must be a multiple of it (valid: e.g. %d)", d->local_size, s->patch, s->patch * (d->local_size / s->patch > 0 ? d->local_size / s->patch : 1));
@@ -355,6 +341,8 @@ static void dino_read_settings(const key_reader *r, void *own_bytes) {
 }
 
 const objective_kind objective_dino = {
+    .images_only = 1,
+    .one_size_why = "(it sets its own view sizes: data.resolution for the global crops, dino.local_size for the local ones)",
     .name = "dino",
     .metric_names = {"teacher_entropy", "teacher_student_kl"},
     .metrics = dino_metrics,

@@ -64,14 +64,6 @@ static const char *gvp_config_error(const objective_settings *s) {
     if (!s->cls)
         return "objective.name=gvp keeps the cls token in the condition group G_0, so every query sees at least one "
                "token: model.cls=false (valid with gvp: true)";
-    if (s->ref_fraction > 0) {
-        snprintf(msg, sizeof msg, "objective.ref_fraction=%g gives MP3 reference tokens; objective.name=gvp has none "
-                 "(valid: 0)", s->ref_fraction);
-        return msg;
-    }
-    if (s->train_sizes > 0 || s->n_eval_sizes > 0 || s->tta_delta > 0)
-        return "objective.name=gvp trains and evaluates at one size: data.resolutions, eval.resolutions and "
-               "eval.tta_delta are for supervised runs (valid with gvp: [], [] and 0; data.resolution sets the one size)";
     if (s->patch > 0 && s->train_size > 0 && s->train_size % s->patch == 0) {
         int g = s->train_size / s->patch;
         const char *why = gvp_groups_error(gvp_segmentation_parse(own->segmentation), own->groups, g * g);

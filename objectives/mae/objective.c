@@ -54,14 +54,6 @@ static const char *mae_config_error(const objective_settings *s) {
                  posenc_names_where(on_tokens, valid, sizeof valid));
         return msg;
     }
-    if (s->ref_fraction > 0) {
-        snprintf(msg, sizeof msg, "objective.ref_fraction=%g gives MP3 reference tokens; objective.name=mae has none "
-                 "(valid: 0)", s->ref_fraction);
-        return msg;
-    }
-    if (s->train_sizes > 0 || s->n_eval_sizes > 0 || s->tta_delta > 0)
-        return "objective.name=mae trains and evaluates at one size: data.resolutions, eval.resolutions and "
-               "eval.tta_delta are for supervised runs (valid with mae: [], [] and 0; data.resolution sets the one size)";
     if (own->decoder_dim % 2 != 0 || (s->heads > 0 && own->decoder_dim % s->heads != 0)) {
         snprintf(msg, sizeof msg, "mae.decoder_dim=%d: the decoder's width must be even (its sin2d pairs cos and sin) and a "
                  "multiple of model.heads=%d (valid: e.g. %d)", own->decoder_dim, s->heads, 2 * (s->heads > 0 ? s->heads : 1));

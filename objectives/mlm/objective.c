@@ -24,19 +24,6 @@ typedef struct {
     long chosen; // chosen positions of the last training batch
 } mlm_state;
 
-static const char *mlm_config_error(const objective_settings *s) {
-    static char msg[320];
-    if (s->ref_fraction > 0) {
-        snprintf(msg, sizeof msg, "objective.ref_fraction=%g gives MP3 reference tokens; objective.name=mlm has none "
-                 "(valid: 0)", s->ref_fraction);
-        return msg;
-    }
-    if (s->train_sizes > 0 || s->n_eval_sizes > 0 || s->tta_delta > 0)
-        return "objective.name=mlm trains and evaluates at one sequence length (data.seq_len): data.resolution, "
-               "data.resolutions, eval.resolutions and eval.tta_delta are for images (valid with mlm: 0, [], [] and 0)";
-    return NULL;
-}
-
 static void mlm_configure_model(const objective_settings *s, model_config *mc) {
     mc->token_head = 1; // row t0 + n of the (B, T, 256) logits predicts byte n; the cls row is ignored
     mc->token_outputs = TEXT_BYTES;
@@ -122,9 +109,9 @@ const objective_kind objective_mlm = {
     .metric_names = {"perplexity", "accuracy"},
     .metrics = mlm_metrics,
     .text_input = 1,
+    .one_size_why = "(one sequence length, data.seq_len)",
     .progress = "epoch %d/%d  loss %.4f  validation perplexity %.4f accuracy %.2f%%  (%.0f s)",
     .final_line = "final: perplexity=%.4f accuracy=%.2f%% time=%.0fs\n",
-    .config_error = mlm_config_error,
     .configure_model = mlm_configure_model,
     .create = mlm_obj_create,
     .free = mlm_obj_free,

@@ -28,22 +28,11 @@ typedef struct {
 } mp3_state;
 
 static const char *mp3_objective_config_error(const objective_settings *s) {
-    static char msg[512];
     const char *why = mp3_config_error(s->pe_kind, s->ref_fraction);
     if (why) return why;
     if (s->linear_probe)
         return "eval.linear_probe=true: an MP3 pretraining run learns without position information and is evaluated by "
                "finetuning (and the kNN probe, eval.knn); probe the finetuned model's run instead (valid with mp3: false)";
-    if (s->train_sizes > 0 || s->n_eval_sizes > 0 || s->tta_delta > 0) {
-        char positions[48] = "the positions";
-        if (s->patch > 0 && s->train_size > 0)
-            snprintf(positions, sizeof positions, "the %d positions", (s->train_size / s->patch) * (s->train_size / s->patch));
-        snprintf(msg, sizeof msg,
-                 "objective.name=mp3 predicts one of %s of the training grid, so it trains and evaluates "
-                 "at one size: data.resolutions, eval.resolutions and eval.tta_delta are for supervised runs "
-                 "(valid with mp3: [], [] and 0; data.resolution sets the one size)", positions);
-        return msg;
-    }
     return NULL;
 }
 
@@ -292,6 +281,8 @@ static const objective_crosscheck mp3_crosscheck = {
     .metrics = {"pos_top1_nonblank_eta0", "pos_top1_eta0", NULL}, .config_error = mp3_crosscheck_error, .plan = mp3_plan};
 
 const objective_kind objective_mp3 = {
+    .reference_tokens = 1,
+    .one_size_why = "(it predicts one of the positions of the training grid)",
     .name = "mp3",
     .metric_names = {"pos_top1", "pos_top1_nonblank"},
     .metrics = mp3_metrics,

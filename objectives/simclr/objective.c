@@ -37,26 +37,12 @@ typedef struct {
 
 static const char *simclr_config_error(const objective_settings *s) {
     const simclr_settings *own = OBJECTIVE_OWN(s, const simclr_settings);
-    static char msg[512];
-    if (s->text_data || s->data_audio) {
-        snprintf(msg, sizeof msg, "objective.name=simclr draws augmented views of images (datasets/views.h); data.name=%s "
-                 "is not images (valid: an image dataset, e.g. fashion-mnist, mnist, cifar10)", s->data_name);
-        return msg;
-    }
     if (own->pool == SIMCLR_POOL_CLS && !s->cls)
         return "simclr.pool=cls takes the cls token as the backbone feature, and model.cls=false has none (valid: "
                "model.cls=true, or simclr.pool=mean with model.cls=false)";
     if (own->pool == SIMCLR_POOL_MEAN && s->cls)
         return "simclr.pool=mean takes the mean of the patch tokens, the model's feature without a cls token; "
                "model.cls=true would pool the cls token (valid: simclr.pool=mean with model.cls=false, or simclr.pool=cls)";
-    if (s->ref_fraction > 0) {
-        snprintf(msg, sizeof msg, "objective.ref_fraction=%g gives MP3 reference tokens; objective.name=simclr has none "
-                 "(valid: 0)", s->ref_fraction);
-        return msg;
-    }
-    if (s->train_sizes > 0 || s->n_eval_sizes > 0 || s->tta_delta > 0)
-        return "objective.name=simclr trains and evaluates its views at one size: data.resolutions, eval.resolutions and "
-               "eval.tta_delta are for supervised runs (valid with simclr: [], [] and 0; data.resolution sets the size)";
     if (s->batch == 1)
         return "train.batch=1: NT-Xent contrasts each view with the other images' views of the batch (valid with "
                "objective.name=simclr: train.batch >= 2)";
@@ -194,6 +180,7 @@ static void simclr_read_settings(const key_reader *r, void *own) {
 }
 
 const objective_kind objective_simclr = {
+    .images_only = 1,
     .name = "simclr",
     .metric_names = {"contrastive_top1", "contrastive_loss"},
     .metrics = simclr_metrics,

@@ -17,16 +17,6 @@ typedef struct {
     float *tta_host, *tta;            // (max_batch, K): logits summed over r-delta, r, r+delta (host, backend)
 } supervised_state;
 
-static const char *supervised_config_error(const objective_settings *s) {
-    static char msg[256];
-    if (s->ref_fraction > 0) {
-        snprintf(msg, sizeof msg, "objective.ref_fraction=%g gives MP3 reference tokens; objective.name=%s has none "
-                 "(valid: 0, or objective.name=mp3)", s->ref_fraction, s->name);
-        return msg;
-    }
-    return NULL;
-}
-
 static void supervised_configure_model(const objective_settings *s, model_config *mc) {
     mc->token_head = 0;
     mc->head_name = "head";
@@ -203,10 +193,10 @@ const objective_kind objective_supervised = {
     .metrics = supervised_metrics,
     .needs_labels = 1,
     .speech_ok = 1,
+    .multi_size = 1,
     .crosscheck = &supervised_crosscheck,
     .progress = "epoch %d/%d  loss %.4f  test top1 %.2f%% top5 %.2f%%  (%.0f s)",
     .final_line = "final: top1=%.2f%% top5=%.2f%% time=%.0fs\n",
-    .config_error = supervised_config_error,
     .configure_model = supervised_configure_model,
     .create = supervised_obj_create,
     .free = supervised_obj_free,
