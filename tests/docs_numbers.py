@@ -12,7 +12,7 @@ The convention it checks (docs/report.md, "Quoting a result in the docs"):
     ignored, and a Unicode minus counts as "-";
   - hand text of a report (a blockquote `>` or an HTML comment) is not searched: only what
     the report generator wrote;
-  - in a paragraph that cites a committed report (links one, or names docs/results/), a
+  - in a paragraph or list item that cites a committed report (links or names one), a
     result-like number outside such links and outside code fails: a decimal percentage ("70.1%")
     or a mean ± spread ("90.83 ± 1.50"). Other numbers (sizes, commands, defaults, the paper's
     own numbers) are not matched.
@@ -78,14 +78,16 @@ def check_doc(rel):
     bad, quotes = [], 0
     # The paragraphs (blank-line separated) that cite a committed report.
     cites, para = [False] * len(lines), []
+    # A list item starts a paragraph of its own.
     for i, line in enumerate(lines + ['']):
-        if line.strip():
+        item = re.match(r'\s*([-*]|\d+\.)\s', line)
+        if line.strip() and not (item and para):
             para.append(i)
             continue
-        if any('results/' in lines[j] and ('REPORT' in lines[j] or 'docs/results/' in lines[j]) for j in para):
+        if any(re.search(r'results/[\w.-]+\.md', lines[j]) for j in para):
             for j in para:
                 cites[j] = True
-        para = []
+        para = [i] if line.strip() else []
     for lineno, line in enumerate(lines, 1):
         for text, target in LINK.findall(line):
             file_part = target.partition('#')[0]

@@ -7,7 +7,7 @@
 #     a temporary folder with one quoted number changed (90.83 -> 90.38 in docs/speech.md), one
 #     verdict changed (holds -> does not hold in docs/cape.md), and one result written outside a
 #     link beside a report link (docs/mp3.md), each must FAIL naming the file and line.
-# About 1 s.
+# About 1 s. The check itself: tests/docs_numbers.py.
 cd "$(dirname "$0")/.." || exit 1
 if ! command -v python3 > /dev/null 2>&1; then
     echo "SKIP docs-numbers: python3 not found (make deps-test installs it)"
