@@ -282,19 +282,6 @@ void record_knn(run *r) {
     probe_split_free(&sp);
 }
 
-// The linear probe (objectives/linear_probe.h) of the features after the last block, or of every
-// block (eval.probe_layers=all): mean-pooled patch tokens and, with a cls token, the cls token,
-// each its own probe. The training images are split (objectives/probe_select.h): the first
-// eval.probe_train_limit of the bank fit it (every 5th of them held out to choose the L2
-// strength), eval.probe_val_images others choose the layer and feature, the first
-// eval.probe_test_limit test images score it. /probe/{layer, top1_mean, val_top1_mean,
-// lambda_mean, iters_mean, top1_cls, val_top1_cls, lambda_cls, iters_cls} (iters: the refit's
-// L-BFGS iterations; at the cap a warning says it stopped unconverged), /probe attrs chosen_layer,
-// chosen_feature, val_top1; /final probe_top1 (test top-1 of the feature of the last block with
-// the best validation top-1), probe_val_top1, probe_top1_mean, probe_top1_cls (the last block's
-// test top-1 per feature, records), and with every block probe_best_top1 (test top-1 of the
-// (layer, feature) with the best validation top-1), probe_best_layer and probe_best_val_top1.
-// Nothing is chosen by test accuracy.
 // One linear probe of the probed blocks [first, L) (every (block, feature) scored; the choice by
 // validation): features read with the objective's probe view (masked = 1: probe_prepare) or
 // with full attention.
@@ -311,12 +298,31 @@ static void linear_probe_pass(run *r, const probe_split *sp, const int32_t *yfit
     probe_feats_free(&pf, L);
 }
 
-// probe_top1's value: the test top-1 of the last block's feature with the best validation top-1.
-static double probe_last_top1(const probe_layers *lp, int n) {
+// The last block's feature with the best validation top-1 (probe_top1's), chosen among that
+// block's probes only; n probed blocks.
+static int probe_last_feature(const probe_layers *lp, int n) {
     const float last_val[PROBE_FEATURES] = {lp->val_top1[0][n - 1], lp->val_top1[1][n - 1]};
-    return lp->top1[probe_choose(last_val, 1, PROBE_FEATURES)][n - 1];
+    return probe_choose(last_val, 1, PROBE_FEATURES);
 }
+static double probe_last_top1(const probe_layers *lp, int n) { return lp->top1[probe_last_feature(lp, n)][n - 1]; }
 
+// The linear probe (objectives/linear_probe.h) of the features after the last block, or of every
+// block (eval.probe_layers=all): mean-pooled patch tokens and, with a cls token, the cls token,
+// each its own probe. The training images are split (objectives/probe_select.h): the first
+// eval.probe_train_limit of the bank fit it (every 5th of them held out to choose the L2
+// strength), eval.probe_val_images others choose the layer and feature, the first
+// eval.probe_test_limit test images score it. /probe/{layer, top1_mean, val_top1_mean,
+// lambda_mean, iters_mean, top1_cls, val_top1_cls, lambda_cls, iters_cls} (iters: the refit's
+// L-BFGS iterations; at the cap a warning says it stopped unconverged), /probe attrs chosen_layer,
+// chosen_feature, val_top1; /final probe_top1 (test top-1 of the feature of the last block with
+// the best validation top-1), probe_val_top1, probe_top1_mean, probe_top1_cls (the last block's
+// test top-1 per feature, records), and with every block probe_best_top1 (test top-1 of the
+// (layer, feature) with the best validation top-1), probe_best_layer and probe_best_val_top1.
+// An objective with its own probe view (objective.h probe_prepare: GVP's causal mask) is probed
+// twice, with that view and with full attention: probe_* report the protocol its setting names
+// (probe_full_default), /final probe_causal_top1 and probe_full_top1 (with every block also
+// probe_causal_best_top1 and probe_full_best_top1) both, /probe stream_other says what the
+// other read. Nothing is chosen by test accuracy.
 void record_linear_probe(run *r) {
     const config *c = r->cfg;
     model *m = &r->model;
@@ -375,9 +381,7 @@ void record_linear_probe(run *r) {
                      "(training images outside the fit set; eval.probe_val_images); ties to the deeper layer, then cls; the test images "
                      "only score the choice");
     results_attr_str(r->res, "/probe", "optimiser", "multinomial logistic regression in double, L-BFGS (memory 10, backtracking Armijo line search), until max |gradient| < 1e-7, no further decrease or 5000 iterations; L2 strength from {1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1} by held-out top-1 on every 5th fit image, then refit on all fit images");
-    // The last block's feature, chosen by validation among that block's probes only.
-    const float last_val[PROBE_FEATURES] = {lp.val_top1[0][n - 1], lp.val_top1[1][n - 1]};
-    int last_feature = probe_choose(last_val, 1, PROBE_FEATURES);
+    int last_feature = probe_last_feature(&lp, n);
     results_attr_double(r->res, "/final", "probe_top1", lp.top1[last_feature][n - 1]);
     results_attr_double(r->res, "/final", "probe_val_top1", lp.val_top1[last_feature][n - 1]);
     results_attr_double(r->res, "/final", "probe_top1_mean", lp.top1[0][n - 1]);
