@@ -180,13 +180,17 @@ typedef struct objective_kind {
     void (*record_final)(objective *o, objective_env *env, const eval_scores *last);
     // Key tokens per image of a training step's attention (FLOPs accounting).
     int (*train_keys)(const objective *o);
-    // The linear probe's forwards (NULL: every token, full attention): called before the
-    // forward of B probe images [first, first + B) of a split to set what the model sees, and
-    // with B = 0 after the last to restore full attention; probe_stream says what it sets (the
-    // /probe `stream` attribute; NULL: "all tokens, full attention"), which may depend on the
-    // run's settings (GVP's objective.probe_mask).
+    // The linear probe's own view (NULL: every token, full attention): probe_prepare is called
+    // before the forward of B probe images [first, first + B) of a split to set the view of
+    // pretraining (GVP: the causal group mask), and with B = 0 after the last to restore full
+    // attention. An objective with one is probed both ways (bench/train: /final
+    // probe_causal_* and probe_full_*); probe_full_default (NULL: 0) says whether its probe_*
+    // metrics are the full-attention protocol (GVP's objective.probe_mask=full); probe_stream
+    // says what a protocol reads (the /probe `stream` attribute; masked: 1 the view, 0 full
+    // attention; NULL: "all tokens, full attention").
     void (*probe_prepare)(objective *o, int B, uint32_t first);
-    const char *(*probe_stream)(const objective *o);
+    int (*probe_full_default)(const objective *o);
+    const char *(*probe_stream)(const objective *o, int masked);
 } objective_kind;
 
 struct objective {

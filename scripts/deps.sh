@@ -20,7 +20,7 @@
 BUILD_PACKAGES="libopenblas-dev libopenblas-openmp-dev libyaml-dev libhdf5-dev zlib1g-dev gnuplot-nox pkg-config
 libsndfile1-dev libfftw3-dev libespeak-ng-dev espeak-ng-data libsoxr-dev libopenmpi-dev openmpi-bin"
 TEST_PACKAGES="hdf5-tools python3-torch python3-torchvision python3-numpy python3-scipy python3-h5py python3-pandas
-slurm-wlm munge chromium xz-utils"
+python3-yaml slurm-wlm munge chromium xz-utils"
 DATA_PACKAGES="dataset-fashion-mnist bible-kjv-text bible-kjv"
 
 list=0

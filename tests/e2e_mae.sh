@@ -9,7 +9,9 @@
 # the key. The linear probe (eval.linear_probe) on the MAE run (/probe, /final/probe_top1, the
 # same on both devices and after the resume) and on a GVP run (the content stream with the
 # causal mask, said in /probe's stream attribute; with objective.probe_mask=full the same
-# training, the probe reading it with full attention), and its refusal on an MP3 pretraining run.
+# training, the probe reading it with full attention; both protocols recorded in every GVP run as
+# probe_causal_* and probe_full_*, two labelled report columns, and the GVP-vs-MAE findings reading
+# the full-attention one), and its refusal on an MP3 pretraining run.
 cd "$(dirname "$0")/.." || exit 1
 PB=build/posbench
 T=$(mktemp -d /tmp/posbench-mae.XXXXXX) || exit 1
@@ -65,6 +67,34 @@ GF=$(ls "$T"/gvpf/*.h5 2>/dev/null | head -n 1)
     [ "$(h5dump -d /probe/top1_mean "$G" | grep -A3 DATA)" != "$(h5dump -d /probe/top1_mean "$GF" | grep -A3 DATA)" ]
 check "objective.probe_mask=full: the same training (loss, pixel mse), the probe reads the content stream with full attention (said in /probe stream; other probe accuracies)" $? \
     "exit $rc: causal $(h5dump -d /probe/top1_mean "$G" 2>/dev/null | grep -A2 DATA | tr -s ' \n' ' ') full $(h5dump -d /probe/top1_mean "$GF" 2>/dev/null | grep -A2 DATA | tr -s ' \n' ' ')"
+# Both protocols in every GVP run, labelled: probe_causal_* (the mask of pretraining) and
+# probe_full_* (full attention, as MAE's probe reads). The causal run's full probe is the full
+# run's probe, number for number; the two protocols differ on this tiny trained model.
+a() { h5dump -a "/final/$2" "$1" 2>/dev/null | grep -A1 DATA | tail -n 1 | sed 's/.*: //'; }
+[ -n "$(a "$G" probe_full_best_top1)" ] && [ "$(a "$G" probe_causal_best_top1)" = "$(a "$G" probe_best_top1)" ] &&
+    [ "$(a "$G" probe_full_best_top1)" = "$(a "$GF" probe_best_top1)" ] && [ "$(a "$GF" probe_causal_best_top1)" = "$(a "$G" probe_best_top1)" ] &&
+    [ "$(a "$G" probe_full_top1)" = "$(a "$GF" probe_top1)" ] && [ "$(a "$G" probe_causal_best_top1)" != "$(a "$G" probe_full_best_top1)" ] &&
+    grep -q '^linear probe, both protocols .*causal mask as in pretraining .*full attention' "$T/gvp.out"
+check "a GVP run's linear probe under both protocols (causal $(a "$G" probe_causal_best_top1), full $(a "$G" probe_full_best_top1)): probe_full_* = the probe_mask=full run's probe_*, probe_causal_* = probe_*, and they differ" $? \
+    "causal run: $(a "$G" probe_best_top1) / $(a "$G" probe_causal_best_top1) / $(a "$G" probe_full_best_top1); full run: $(a "$GF" probe_best_top1) / $(a "$GF" probe_causal_best_top1)"
+$PB report "$T/gvp" > "$T/gvp.rep" 2>&1
+grep -q 'best-block linear probe top1, causal mask as in pretraining (%)' "$T/gvp.rep" && grep -q 'best-block linear probe top1, full attention (%)' "$T/gvp.rep"
+check "report: the two probe protocols as two labelled columns" $? "$(grep -m1 '^| ' "$T/gvp.rep" | cut -c1-300)"
+# The GVP-vs-MAE findings read GVP's full-attention probe (like for like with MAE's).
+python3 - <<'PY' > "$T/like.out" 2>&1
+import yaml
+bad = []
+for path, stage in (('bench/experiments/ssl-lecture.yaml', 'gvp_pt'), ('bench/experiments/gvp-ablation.yaml', 'tsm')):
+    doc = yaml.safe_load(open(path))
+    vs_mae = [f for f in doc['findings'] if f.get('b', {}).get('stage') in ('mae_pt', 'mm') and f['a']['stage'] == stage
+              and 'probe' in f['a']['metric']]
+    if not vs_mae:
+        bad.append(f'{path}: no GVP-vs-MAE probe finding')
+    bad += [f"{path}: {f['claim']}: a reads {f['a']['metric']}" for f in vs_mae if f['a']['metric'] != 'probe_full_best_top1']
+print('; '.join(bad) or 'ok')
+PY
+grep -qx ok "$T/like.out"
+check "the GVP-vs-MAE linear-probe findings (ssl-lecture, gvp-ablation) read GVP's full-attention probe" $? "$(cat "$T/like.out")"
 $PB train objective.name=mp3 pe.kind=none eval.linear_probe=true data.limit=256 --out "$T/r" > "$T/r.out" 2> "$T/r.err"; rc=$?
 [ $rc -eq 2 ] && grep -qF "eval.linear_probe=true: an MP3 pretraining run" "$T/r.err"
 check "refused: a linear probe on an MP3 pretraining run" $? "exit $rc: $(head -c 300 "$T/r.err")"

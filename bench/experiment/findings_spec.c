@@ -41,7 +41,7 @@ static int fail(const spec *e, const ynode *n, char *err, size_t errlen, const c
     return -1;
 }
 
-static const char *const finding_keys[] = {"claim", "paper", "kind", "a", "b", "value", "margin", "x", "per", "effect"};
+static const char *const finding_keys[] = {"claim", "paper", "source", "kind", "a", "b", "value", "margin", "x", "per", "effect"};
 static const char *const selector_keys[] = {"stage", "match", "metric", "divide_by"};
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
@@ -161,7 +161,7 @@ typedef struct {
 
 typedef struct {
     const finding_kind_info *kind;
-    const char *claim, *paper, *value, *margin, *x, *per, *effect; // NULL when absent
+    const char *claim, *paper, *source, *value, *margin, *x, *per, *effect; // NULL when absent
     side_spec a, b;                              // b.stage NULL unless the kind uses b
 } finding_spec;
 
@@ -306,18 +306,22 @@ static int check_finding(const spec *e, const ynode *item, finding_spec *fs, cha
     kind_names(names);
     if (item->kind != YT_MAP) {
         ytree_describe(item, got, sizeof got);
-        snprintf(msg, sizeof msg, "findings: each finding is a mapping {claim, kind, a, b, value, margin, x, per, effect, paper}, got %s", got);
+        snprintf(msg, sizeof msg, "findings: each finding is a mapping {claim, kind, a, b, value, margin, x, per, effect, paper, source}, got %s", got);
         return fail(e, item, err, errlen, msg);
     }
     if (known_keys(e, item, finding_keys, COUNT(finding_keys), "findings: ", err, errlen)) return -1;
     const char *kind;
     const char *w = "findings: ";
     if (text_value(e, item, "claim", w, &fs->claim, err, errlen) || text_value(e, item, "paper", w, &fs->paper, err, errlen) ||
+        text_value(e, item, "source", w, &fs->source, err, errlen) ||
         text_value(e, item, "kind", w, &kind, err, errlen) || text_value(e, item, "value", w, &fs->value, err, errlen) ||
         text_value(e, item, "margin", w, &fs->margin, err, errlen) || text_value(e, item, "effect", w, &fs->effect, err, errlen))
         return -1;
     if (!fs->claim || !fs->claim[0])
         return fail(e, item, err, errlen, "findings: this finding needs a claim (the paper's statement, as text)");
+    if (fs->source && (!fs->paper || !fs->paper[0]))
+        return fail(e, ytree_get(item, "source", NULL), err, errlen,
+                    "findings: source: says where in the paper the `paper:` text comes from; this finding has no paper: text");
     suggest_names(h, sizeof h, kind ? kind : "", names, finding_kind_count);
     if (!kind) {
         snprintf(msg, sizeof msg, "findings: this finding needs a kind%s", h);
@@ -418,7 +422,7 @@ static int parse_list(const spec *e, const ynode *list, findings_list *out, char
     if (list && list->kind != YT_SEQ) {
         char got[300], msg[600];
         ytree_describe(list, got, sizeof got);
-        snprintf(msg, sizeof msg, "findings: expected a list of mappings {claim, kind, a, b, value, margin, x, per, effect, paper}, got %s", got);
+        snprintf(msg, sizeof msg, "findings: expected a list of mappings {claim, kind, a, b, value, margin, x, per, effect, paper, source}, got %s", got);
         return fail(e, list, err, errlen, msg);
     }
     for (int i = 0; list && i < list->n; i++)

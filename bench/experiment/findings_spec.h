@@ -6,6 +6,9 @@
 //   findings:
 //     - claim: "MP3 finetuning beats the supervised baseline"   # required text
 //       paper: "Table 3: 84.0 vs 73.4"          # optional text, shown beside our numbers
+//       source: "mp3: Table 3, CIFAR-100 column" # optional text: the paper file and the place the
+//                                               # paper: text comes from (docs/paper-cells.md; not
+//                                               # printed); only beside a paper: text
 //       kind: greater                           # greater | at_least | at_most | peak_inside |
 //                                               # increasing | decreasing | not_worse | equivalent
 //       a: {stage: finetune, match: {pe.kind: abs}, metric: top1}   # the runs it is about

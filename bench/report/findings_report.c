@@ -7,6 +7,7 @@
 #include "caveats.h"
 #include "report_versions.h"
 #include "findings_tsv.h"
+#include "report_table.h"
 #include "significance.h"
 #include "../../core/common.h"
 #include <errno.h>
@@ -77,15 +78,6 @@ void finding_comparison_key(const finding *f, char *out, size_t len) {
 }
 
 // ---- finding the files and rendering --------------------------------------------------
-// A Markdown table cell: '|' escaped, newlines flattened.
-static void md_cell(FILE *f, const char *text) {
-    fputc(' ', f);
-    for (const char *p = text; *p; p++) {
-        if (*p == '|') fputs("\\|", f);
-        else fputc(*p == '\n' || *p == '\r' || *p == '\t' ? ' ' : *p, f);
-    }
-    fputs(" |", f);
-}
 
 // One evaluated finding of the report.
 typedef struct {
@@ -125,7 +117,7 @@ static void render_row(FILE *md, const char *family, const finding *f, const cha
     verdict_text(r, verdict, sizeof verdict);
     ours_text(ours, family, r, cell, sizeof cell);
     fputc('|', md);
-    md_cell(md, f->claim), md_cell(md, cell), md_cell(md, f->paper), md_cell(md, verdict);
+    rt_md_cell(md, f->claim), rt_md_cell(md, cell), rt_md_cell(md, f->paper), rt_md_cell(md, verdict);
     fputc('\n', md);
 }
 

@@ -13,6 +13,7 @@
 #include "report_formats.h"
 #include "report_html.h"
 #include "report_provenance.h"
+#include "findings_diff.h"
 #include "gnuplot.h"
 #include "../results/run_screen.h"
 #include "../../core/common.h"
@@ -335,7 +336,7 @@ static void stage_table(sbuf *b, const rr_set *set, const rr_stage *s, ref_table
 
 // ---- the command --------------------------------------------------------------------
 void report_help(void) {
-    printf("usage: posbench report DIR [--format md,csv,json,html]\n"
+    printf("usage: posbench report DIR [--format md,csv,json,html] [--diff OLD.json]\n"
            "Reads every run file (*.h5, not *.h5.partial) below DIR and prints one Markdown table per\n"
            "stage: one row per configuration (the /config values that differ between the stage's runs,\n"
            "train.seed aside), mean ± sample std over seeds of the final metrics of the runs that\n"
@@ -348,11 +349,15 @@ void report_help(void) {
            "--format (default md): csv also writes DIR/tables/<experiment>_<stage>.csv and DIR/findings.csv, json\n"
            "DIR/tables.json and DIR/findings.json (claim, ours, paper, verdict, p, Holm p, 90%% CI, caveats), html\n"
            "DIR/REPORT.html (docs/report.md).\n"
+           "--diff OLD.json: a findings.json an earlier `posbench report --format json` wrote; adds the section\n"
+           "\"Changed since OLD.json\" after the report's head (stdout, REPORT.md, REPORT.html): verdicts that moved\n"
+           "(was -> now), findings added and removed, findings whose printed numbers moved. A missing or\n"
+           "unreadable OLD.json, or one that is not a findings file, is refused (exit 2).\n"
            "Exit status: 0 ok, 1 REPORT.md could not be written, 2 bad input.\n");
 }
 
 int cmd_report(int argc, char **argv) {
-    const char *dir = NULL;
+    const char *dir = NULL, *diff_path = NULL;
     int formats = REPORT_MD;
     char err[4400];
     for (int i = 0; i < argc; i++) {
@@ -368,8 +373,16 @@ int cmd_report(int argc, char **argv) {
             }
             continue;
         }
+        if (!strcmp(argv[i], "--diff") || !strncmp(argv[i], "--diff=", 7)) {
+            diff_path = argv[i][6] == '=' ? argv[i] + 7 : i + 1 < argc ? argv[++i] : "";
+            if (!diff_path[0]) {
+                fprintf(stderr, "posbench: error: --diff needs a file: the findings.json an earlier `posbench report --format json` wrote\n");
+                return EXIT_BAD_INPUT;
+            }
+            continue;
+        }
         if (argv[i][0] == '-' || dir) {
-            fprintf(stderr, "posbench: error: unexpected argument '%s' for posbench report (usage: posbench report DIR [--format md,csv,json,html])\n", argv[i]);
+            fprintf(stderr, "posbench: error: unexpected argument '%s' for posbench report (usage: posbench report DIR [--format md,csv,json,html] [--diff OLD.json])\n", argv[i]);
             return EXIT_BAD_INPUT;
         }
         dir = argv[i];
@@ -378,9 +391,16 @@ int cmd_report(int argc, char **argv) {
         fprintf(stderr, "posbench: error: posbench report needs a results directory (usage: posbench report DIR)\n");
         return EXIT_BAD_INPUT;
     }
+    // OLD.json is read before anything is written: a later --format json may replace it.
+    findings_old old = {0};
+    if (diff_path && findings_diff_load(diff_path, &old, err, sizeof err) != 0) {
+        fprintf(stderr, "posbench: error: %s\n", err);
+        return EXIT_BAD_INPUT;
+    }
     rr_set set;
     if (rr_scan(dir, RR_ATTRS, &set, err, sizeof err) != 0) {
         fprintf(stderr, "posbench: error: %s\n", err);
+        findings_diff_free(&old);
         return EXIT_BAD_INPUT;
     }
     rr_screen(&set);                    // damaged /final and second files of a run: left out
@@ -393,23 +413,27 @@ int cmd_report(int argc, char **argv) {
         fprintf(stderr, "posbench: error: no run files to count under %s: all %d that were read are left out (see the warnings above)\n",
                 dir, set.nleft);
         rr_set_free(&set);
+        findings_diff_free(&old);
         return EXIT_BAD_INPUT;
     }
     if (set.nruns == 0) {
         fprintf(stderr, "posbench: error: no finished runs under %s (no readable *.h5 files; a run still going or stopped leaves only <run-id>.h5.partial)\n", dir);
         rr_set_free(&set);
+        findings_diff_free(&old);
         return EXIT_BAD_INPUT;
     }
     ref_table refs;
     if (load_refs_tsv(dir, &refs, err, sizeof err) != 0) { // an old results folder's
         fprintf(stderr, "posbench: error: %s\n", err);
         rr_set_free(&set);
+        findings_diff_free(&old);
         return EXIT_BAD_INPUT;
     }
     if (caveats_load(dir, &set, err, sizeof err) != 0) {
         fprintf(stderr, "posbench: error: %s\n", err);
         free_refs(&refs);
         rr_set_free(&set);
+        findings_diff_free(&old);
         return EXIT_BAD_INPUT;
     }
     char *findings = NULL;
@@ -420,6 +444,7 @@ int cmd_report(int argc, char **argv) {
         fprintf(stderr, "posbench: error: %s\n", err);
         free_refs(&refs);
         rr_set_free(&set);
+        findings_diff_free(&old);
         return EXIT_BAD_INPUT;
     }
     sbuf b = {0};
@@ -427,6 +452,12 @@ int cmd_report(int argc, char **argv) {
     char *head = report_head_markdown(&set, dir, rows, nrows); // title, provenance, verdicts: report_provenance.h
     sb_printf(&b, "%s", head);
     free(head);
+    if (diff_path) {
+        char *changes = findings_diff_markdown(&old, diff_path, rows, nrows);
+        sb_printf(&b, "%s", changes);
+        free(changes);
+        findings_diff_free(&old);
+    }
     for (int s = 0; s < set.nstages; s++) {
         // A stage's paper numbers: the reference: list of its experiment's copy,
         // DIR/<experiment>/experiment.yaml (or DIR/experiment.yaml when DIR is that folder);
@@ -450,6 +481,7 @@ int cmd_report(int argc, char **argv) {
                 finding_rows_free(rows, nrows);
                 for (int t = 0; t < tables.n; t++) rt_free(tables.items[t]);
                 free(tables.items);
+                findings_diff_free(&old);
                 return EXIT_BAD_INPUT;
             }
             have_own = found || own.n > 0;

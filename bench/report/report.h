@@ -1,4 +1,4 @@
-// bench/report/report.h — `posbench report DIR [--format md,csv,json,html]`: one Markdown table per
+// bench/report/report.h — `posbench report DIR [--format md,csv,json,html] [--diff OLD.json]`: one Markdown table per
 // stage of the run files below DIR, written to stdout and atomically to DIR/REPORT.md
 // (REPORT.md.tmp, rename); --format csv,json also writes the tables and findings as CSV and JSON
 // beside it (bench/report/report_formats.h), html REPORT.html (report_html.h).
@@ -46,9 +46,11 @@
 // each is named on stderr ("posbench: warning: left out PATH: why") and listed under "Run files
 // left out" after the findings; an experiment with runs of an earlier version gets a
 // "**Not used:** N runs ..." line under its last stage table and at the head of its findings.
+// --diff OLD.json: the section "Changed since OLD.json" after the head (bench/report/findings_diff.h).
 // Exit status: 0 ok; 2 bad input (no DIR, DIR not a directory, no *.h5 under it or every one
 // left out, malformed
-// reference.tsv, an experiment.yaml copy that does not load, or its findings); 1 when REPORT.md
+// reference.tsv, an experiment.yaml copy that does not load, or its findings; a --diff file that is
+// missing, unreadable or not a findings file); 1 when REPORT.md
 // cannot be written.
 #pragma once
 #include "../results/results_read.h"

@@ -54,7 +54,7 @@ int report_write_file(const char *path, const char *text, size_t n) {
     return 0;
 }
 
-static const char *verdict_word(finding_verdict v) {
+const char *finding_verdict_word(finding_verdict v) {
     return v == FINDING_HOLDS ? "holds" : v == FINDING_FAILS ? "does not hold" : v == FINDING_INCONCLUSIVE ? "inconclusive" : "not measured";
 }
 
@@ -67,7 +67,7 @@ enum { NFCOLS = sizeof finding_columns / sizeof finding_columns[0] };
 
 // The row's fields in finding_columns order: text, or a number (is_num; NaN: empty / null).
 static void row_fields(const finding_row *r, const char *text[NFCOLS], double num[NFCOLS], int is_num[NFCOLS]) {
-    const char *t[NFCOLS] = {r->experiment, r->kind, r->claim, r->ours, r->paper, verdict_word(r->v), r->verdict,
+    const char *t[NFCOLS] = {r->experiment, r->kind, r->claim, r->ours, r->paper, finding_verdict_word(r->v), r->verdict,
                              NULL, NULL, NULL, r->holm_side ? r->holm_side : "", NULL, NULL, NULL, r->caveats};
     double v[NFCOLS] = {0, 0, 0, 0, 0, 0, 0, r->p_claim, r->p_against, r->p_holm, 0, isfinite(r->p_holm) ? r->holm_m : NAN, r->ci_lo, r->ci_hi, 0};
     for (int c = 0; c < NFCOLS; c++) text[c] = t[c], num[c] = v[c], is_num[c] = t[c] == NULL;

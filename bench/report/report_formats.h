@@ -30,6 +30,9 @@ int report_parse_formats(const char *list, int *formats, char *err, size_t errle
 // Writes text (n bytes) to path through path.tmp and rename. 0, or -1 with the error printed.
 int report_write_file(const char *path, const char *text, size_t n);
 
+// The verdict column's word: "holds", "does not hold", "inconclusive" or "not measured".
+const char *finding_verdict_word(finding_verdict v);
+
 // findings.csv / findings.json content.
 int findings_rows_csv(const finding_row *rows, int n, FILE *out);
 int findings_rows_json(const finding_row *rows, int n, FILE *out);

@@ -70,11 +70,11 @@ void rt_stats(report_table *t, const char *text, double mean, double std) {
 static const char *cell_text(const rt_cell *c) { return c->text ? c->text : ""; }
 
 // ---- Markdown -------------------------------------------------------------------------
-static void md_cell(FILE *f, const char *text) {
+void rt_md_cell(FILE *f, const char *text) {
     fputc(' ', f);
     for (const char *p = text; *p; p++) {
         if (*p == '|') fputs("\\|", f);
-        else fputc(*p == '\n' ? ' ' : *p, f);
+        else fputc(*p == '\n' || *p == '\r' || *p == '\t' ? ' ' : *p, f);
     }
     fputs(" |", f);
 }
@@ -85,13 +85,13 @@ char *rt_markdown(const report_table *t) {
     FILE *f = open_memstream(&s, &n);
     if (!f) die_fail("report: cannot open a memory stream: %s", strerror(errno));
     fputc('|', f);
-    for (int c = 0; c < t->ncols; c++) md_cell(f, t->header[c]);
+    for (int c = 0; c < t->ncols; c++) rt_md_cell(f, t->header[c]);
     fputs("\n|", f);
     for (int c = 0; c < t->ncols; c++) fputs(t->right[c] ? "---:|" : "---|", f);
     fputc('\n', f);
     for (int r = 0; r < t->nrows; r++) {
         fputc('|', f);
-        for (int c = 0; c < t->ncols; c++) md_cell(f, cell_text(&t->cells[r * t->ncols + c]));
+        for (int c = 0; c < t->ncols; c++) rt_md_cell(f, cell_text(&t->cells[r * t->ncols + c]));
         fputc('\n', f);
     }
     if (fclose(f) != 0) die_fail("report: cannot build a table: %s", strerror(errno));

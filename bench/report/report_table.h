@@ -42,6 +42,8 @@ void rt_stats(report_table *t, const char *text, double mean, double std);
 
 // The Markdown table (header, separator, rows; '|' escaped, newlines flattened), malloc'd.
 char *rt_markdown(const report_table *t);
+// One Markdown table cell, " text |": '|' escaped, newlines and tabs flattened to spaces.
+void rt_md_cell(FILE *f, const char *text);
 // RFC 4180 CSV / one JSON object. 0, or -1 when a write failed.
 int rt_csv(const report_table *t, FILE *out);
 int rt_json(const report_table *t, FILE *out);

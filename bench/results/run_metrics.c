@@ -29,6 +29,11 @@ const metric_info run_metrics_common[] = {
     {"probe_val_top1", "%", 100, 1, 1, NULL, 2, 3, 0, METRIC_SAMPLED},
     {"probe_best_top1", "%", 100, 1, 1, NULL, 2, 3, 0, METRIC_SAMPLED},
     {"probe_best_val_top1", "%", 100, 1, 1, NULL, 2, 3, 0, METRIC_SAMPLED},
+    // an objective with its own probe view (GVP) is probed both ways, labelled
+    {"probe_causal_top1", "%", 100, 1, 1, "linear probe top1, causal mask as in pretraining (%)", 2, 3, 0, METRIC_SAMPLED},
+    {"probe_full_top1", "%", 100, 1, 1, "linear probe top1, full attention (%)", 2, 3, 0, METRIC_SAMPLED},
+    {"probe_causal_best_top1", "%", 100, 1, 1, "best-block linear probe top1, causal mask as in pretraining (%)", 2, 3, 0, METRIC_SAMPLED},
+    {"probe_full_best_top1", "%", 100, 1, 1, "best-block linear probe top1, full attention (%)", 2, 3, 0, METRIC_SAMPLED},
     {"best_val_top1", "%", 100, 1, 1, NULL, 2, 3, 0, METRIC_SAMPLED}, // train.early_stop
     {"foreground_attention", "%", 100, 0, 0, "[CLS] attention on non-blank patches (%)", 1, 60, 0, METRIC_SAMPLED}, // /views (docs/views.md)
     // the per-run arrays the figures draw (/knn, /probe, /position, /resolution, /speech_*)

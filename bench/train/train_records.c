@@ -282,6 +282,30 @@ void record_knn(run *r) {
     probe_split_free(&sp);
 }
 
+// One linear probe of the probed blocks [first, L) (every (block, feature) scored; the choice by
+// validation): features read with the objective's probe view (masked = 1: probe_prepare) or
+// with full attention.
+static void linear_probe_pass(run *r, const probe_split *sp, const int32_t *yfit, const int32_t *yval, int ntest, int first,
+                              int masked, probe_layers *out) {
+    model *m = &r->model;
+    int L = m->cfg.depth;
+    probe_feats pf;
+    probe_feats_make(r, &pf, sp, ntest, masked);
+    float **fit[PROBE_FEATURES], **val[PROBE_FEATURES], **test[PROBE_FEATURES]; // the probed layers [first, L)
+    for (int f = 0; f < pf.F; f++) fit[f] = pf.f[0][f] + first, val[f] = pf.f[1][f] + first, test[f] = pf.f[2][f] + first;
+    probe_layers_linear(fit, yfit, sp->nbank, val, yval, sp->nval, test, r->test.labels, ntest, L - first, pf.F, m->cfg.dim,
+                        r->train.num_classes, out);
+    probe_feats_free(&pf, L);
+}
+
+// The last block's feature with the best validation top-1 (probe_top1's), chosen among that
+// block's probes only; n probed blocks.
+static int probe_last_feature(const probe_layers *lp, int n) {
+    const float last_val[PROBE_FEATURES] = {lp->val_top1[0][n - 1], lp->val_top1[1][n - 1]};
+    return probe_choose(last_val, 1, PROBE_FEATURES);
+}
+static double probe_last_top1(const probe_layers *lp, int n) { return lp->top1[probe_last_feature(lp, n)][n - 1]; }
+
 // The linear probe (objectives/linear_probe.h) of the features after the last block, or of every
 // block (eval.probe_layers=all): mean-pooled patch tokens and, with a cls token, the cls token,
 // each its own probe. The training images are split (objectives/probe_select.h): the first
@@ -294,27 +318,32 @@ void record_knn(run *r) {
 // the best validation top-1), probe_val_top1, probe_top1_mean, probe_top1_cls (the last block's
 // test top-1 per feature, records), and with every block probe_best_top1 (test top-1 of the
 // (layer, feature) with the best validation top-1), probe_best_layer and probe_best_val_top1.
-// Nothing is chosen by test accuracy.
+// An objective with its own probe view (objective.h probe_prepare: GVP's causal mask) is probed
+// twice, with that view and with full attention: probe_* report the protocol its setting names
+// (probe_full_default), /final probe_causal_top1 and probe_full_top1 (with every block also
+// probe_causal_best_top1 and probe_full_best_top1) both, /probe stream_other says what the
+// other read. Nothing is chosen by test accuracy.
 void record_linear_probe(run *r) {
     const config *c = r->cfg;
     model *m = &r->model;
-    int L = m->cfg.depth, d = m->cfg.dim, K = r->train.num_classes, has_cls = m->t0 > 0;
+    int L = m->cfg.depth, has_cls = m->t0 > 0;
     int all = !strcmp(cfg_str(c, "eval.probe_layers"), "all"), first = all ? 0 : L - 1;
     int ntrain = (int)cfg_int(c, "eval.probe_train_limit"), ntest = (int)cfg_int(c, "eval.probe_test_limit");
     if (ntest <= 0 || ntest > r->test.n) ntest = r->test.n;
     probe_split sp = probe_split_of(r, ntrain, 5);
-    probe_feats pf;
-    probe_feats_make(r, &pf, &sp, ntest, 1);
     int32_t *yfit = row_labels(&r->train, sp.bank, sp.nbank), *yval = row_labels(&r->train, sp.val, sp.nval);
     int n = L - first;
-    float **fit[PROBE_FEATURES], **val[PROBE_FEATURES], **test[PROBE_FEATURES]; // the probed layers [first, L)
-    for (int f = 0; f < pf.F; f++) fit[f] = pf.f[0][f] + first, val[f] = pf.f[1][f] + first, test[f] = pf.f[2][f] + first;
-    probe_layers lp;
-    probe_layers_linear(fit, yfit, sp.nbank, val, yval, sp.nval, test, r->test.labels, ntest, n, pf.F, d, K, &lp);
+    // An objective with its own probe view (GVP's causal mask) is probed both ways; its setting
+    // (probe_full_default) says which protocol the probe_* metrics report.
+    const objective_kind *ok = r->obj.kind;
+    int two = ok->probe_prepare != NULL, masked = two && !(ok->probe_full_default && ok->probe_full_default(&r->obj));
+    probe_layers lp, other;
+    linear_probe_pass(r, &sp, yfit, yval, ntest, first, masked, &lp);
+    if (two) linear_probe_pass(r, &sp, yfit, yval, ntest, first, !masked, &other);
     float layer[PROBE_MAX_LAYERS];
     for (int i = 0; i < n; i++) {
         layer[i] = (float)(first + i + 1);
-        for (int f = 0; f < pf.F; f++)
+        for (int f = 0; f < (has_cls ? 2 : 1); f++)
             if (lp.iters[f][i] >= LINEAR_PROBE_MAX_ITERS)
                 fprintf(stderr, "posbench: warning: the linear probe of block %d (%s) stopped after %.0f iterations unconverged; "
                         "its top-1 understates the features\n", first + i + 1, f ? "cls" : "mean-pooled", lp.iters[f][i]);
@@ -323,9 +352,6 @@ void record_linear_probe(run *r) {
         if (has_cls) printf(", %.2f%% validation %.2f%% (cls, lambda %g)", 100.0 * lp.top1[1][i], 100.0 * lp.val_top1[1][i], lp.lambda[1][i]);
         printf("\n");
     }
-    // The last block's feature, chosen by validation among that block's probes only.
-    const float last_val[PROBE_FEATURES] = {lp.val_top1[0][n - 1], lp.val_top1[1][n - 1]};
-    int last_feature = probe_choose(last_val, 1, PROBE_FEATURES);
     printf("linear probe chosen on %d validation images: block %d, %s features: validation top1 %.2f%%, test top1 %.2f%%\n", sp.nval,
            first + lp.layer + 1, probe_feature_name[lp.feature], 100.0 * lp.chosen_val_top1, 100.0 * lp.chosen_top1);
     int dims[1] = {n};
@@ -348,13 +374,14 @@ void record_linear_probe(run *r) {
     results_attr_int(r->res, "/probe", "chosen_layer", first + lp.layer + 1);
     results_attr_str(r->res, "/probe", "chosen_feature", probe_feature_name[lp.feature]);
     results_attr_double(r->res, "/probe", "val_top1", lp.chosen_val_top1);
-    const char *stream = r->obj.kind->probe_stream ? r->obj.kind->probe_stream(&r->obj) : NULL;
+    const char *stream = ok->probe_stream ? ok->probe_stream(&r->obj, masked) : NULL;
     results_attr_str(r->res, "/probe", "stream", stream ? stream : "all tokens, full attention");
     results_attr_str(r->res, "/probe", "features", "block outputs (before the final LayerNorm), standardised; mean-pooled patch tokens and the cls token, one probe each");
     results_attr_str(r->res, "/probe", "selection", "layer and feature (mean-pooled or cls) with the best top-1 on the validation images "
                      "(training images outside the fit set; eval.probe_val_images); ties to the deeper layer, then cls; the test images "
                      "only score the choice");
     results_attr_str(r->res, "/probe", "optimiser", "multinomial logistic regression in double, L-BFGS (memory 10, backtracking Armijo line search), until max |gradient| < 1e-7, no further decrease or 5000 iterations; L2 strength from {1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1} by held-out top-1 on every 5th fit image, then refit on all fit images");
+    int last_feature = probe_last_feature(&lp, n);
     results_attr_double(r->res, "/final", "probe_top1", lp.top1[last_feature][n - 1]);
     results_attr_double(r->res, "/final", "probe_val_top1", lp.val_top1[last_feature][n - 1]);
     results_attr_double(r->res, "/final", "probe_top1_mean", lp.top1[0][n - 1]);
@@ -364,7 +391,19 @@ void record_linear_probe(run *r) {
         results_attr_int(r->res, "/final", "probe_best_layer", first + lp.layer + 1);
         results_attr_double(r->res, "/final", "probe_best_val_top1", lp.chosen_val_top1);
     }
-    probe_feats_free(&pf, L);
+    if (two) { // both protocols, labelled: the mask of pretraining kept, and full attention
+        const probe_layers *causal = masked ? &lp : &other, *full = masked ? &other : &lp;
+        results_attr_double(r->res, "/final", "probe_causal_top1", probe_last_top1(causal, n));
+        results_attr_double(r->res, "/final", "probe_full_top1", probe_last_top1(full, n));
+        if (all) {
+            results_attr_double(r->res, "/final", "probe_causal_best_top1", causal->chosen_top1);
+            results_attr_double(r->res, "/final", "probe_full_best_top1", full->chosen_top1);
+        }
+        results_attr_str(r->res, "/probe", "stream_other", ok->probe_stream ? ok->probe_stream(&r->obj, !masked) : "");
+        printf("linear probe, both protocols (test top1 of the %s): causal mask as in pretraining %.2f%%, full attention %.2f%%\n",
+               all ? "block and feature chosen on validation" : "last block's feature chosen on validation",
+               100.0 * (all ? causal->chosen_top1 : probe_last_top1(causal, n)), 100.0 * (all ? full->chosen_top1 : probe_last_top1(full, n)));
+    }
     free(yfit);
     free(yval);
     probe_split_free(&sp);

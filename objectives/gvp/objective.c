@@ -313,20 +313,21 @@ static void gvp_record_final(objective *o, objective_env *env, const eval_scores
 
 static int gvp_train_keys(const objective *o) { return o->model->T; }
 
-static int probe_full(const objective *o) {
+static int gvp_probe_full_default(const objective *o) {
     const char *mask = OBJECTIVE_OWN(&o->s, const gvp_settings)->probe_mask;
     return mask && !strcmp(mask, "full");
 }
 
-// The linear probe reads the content stream. objective.probe_mask=causal (the default) keeps
-// the causal mask, as in pretraining: each probe image's order and segmentation drawn at (seed,
-// RNG_GVP, EVAL_DRAW + 1, 0, image index) (a training and a test image of the same index share
-// a draw), content ids 2·f through the `<=` group mask. full: every content token sees every
-// other (the encoder as finetuning and the kNN probe use it). B = 0 restores full attention.
+// The linear probe reads the content stream, under both protocols (objective.h): with the
+// causal mask of pretraining kept (this view): each probe image's order and segmentation drawn
+// at (seed, RNG_GVP, EVAL_DRAW + 1, 0, image index) (a training and a test image of the same
+// index share a draw), content ids 2·f through the `<=` group mask; or with full attention, every
+// content token seeing every other (the encoder as finetuning, the kNN probe and MAE's probe
+// read it). objective.probe_mask says which one probe_* reports. B = 0 restores full attention.
 static void gvp_probe_prepare(objective *o, int B, uint32_t first) {
     gvp_state *st = o->state;
     model *m = o->model;
-    if (B == 0 || probe_full(o)) {
+    if (B == 0) {
         model_set_streams(m, 0, ATTN_MASK_NONE);
         return;
     }
@@ -339,9 +340,10 @@ static void gvp_probe_prepare(objective *o, int B, uint32_t first) {
     model_set_streams(m, 0, ATTN_MASK_LE);
 }
 
-static const char *gvp_probe_stream(const objective *o) {
-    return probe_full(o) ? "the content stream with full attention (objective.probe_mask=full)"
-                         : "the content stream with the causal (group) mask kept: content token i sees j iff f(j) <= f(i), each "
+static const char *gvp_probe_stream(const objective *o, int masked) {
+    (void)o;
+    return !masked ? "the content stream with full attention (as finetuning, the kNN probe and MAE's probe read it)"
+                   : "the content stream with the causal (group) mask kept: content token i sees j iff f(j) <= f(i), each "
                            "image's order and segmentation drawn at (seed, RNG_GVP, 0xE0000001, 0, image index)";
 }
 
@@ -355,7 +357,7 @@ static const cfg_key gvp_keys[] = {
     {"objective.groups", CFG_INT, "20", 1, 4096, NULL, 1, "GVP: predicted groups K after the condition group G_0 (fixed: up to N, the fully autoregressive case; random: up to N-1; mixed: up to round(N/2))"},
     {"objective.order", CFG_CHOICE, "random", 0, 0, "random|raster", 1, "GVP: order z of the patches: a random permutation per image, or raster order"},
     {"objective.segmentation", CFG_CHOICE, "mixed", 0, 0, "fixed|random|mixed", 1, "GVP: group segmentation: fixed (equal groups), random (K cut points uniform in [1, N-1]), mixed (last cut at round(p*N), p ~ N(0.5, std 0.1), the others uniform below it)"},
-    {"objective.probe_mask", CFG_CHOICE, "causal", 0, 0, "causal|full", 1, "GVP: what the linear probe (eval.linear_probe) reads: the content stream with the causal group mask of pretraining kept (causal: each probe image's order and segmentation drawn as in evaluation) or with full attention (full: every token sees every other, as finetuning and the kNN probe read it); the training is the same either way"},
+    {"objective.probe_mask", CFG_CHOICE, "causal", 0, 0, "causal|full", 1, "GVP: which protocol the linear probe's probe_* metrics (eval.linear_probe) report: the content stream with the causal group mask of pretraining kept (causal: each probe image's order and segmentation drawn as in evaluation) or with full attention (full: every token sees every other, as finetuning, the kNN probe and MAE's probe read it); both are recorded either way, labelled (probe_causal_top1, probe_full_top1, and with eval.probe_layers=all probe_causal_best_top1, probe_full_best_top1); the training is the same"},
     {"objective.streams", CFG_INT, "2", 1, 2, NULL, 1, "GVP: 2 = the two-stream model (content and query streams); 1 = one stream with the causal group mask (GVP Table 10's '+causal masks' row): each patch predicted from the content token before it in the order z, which cannot know which position it predicts; needs objective.segmentation=fixed and objective.groups = the number of patches"},
     {NULL},
 };
@@ -390,5 +392,6 @@ const objective_kind objective_gvp = {
     .record_final = gvp_record_final,
     .train_keys = gvp_train_keys,
     .probe_prepare = gvp_probe_prepare,
+    .probe_full_default = gvp_probe_full_default,
     .probe_stream = gvp_probe_stream,
 };
