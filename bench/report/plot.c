@@ -190,8 +190,8 @@ static void axis_vars(gp_vars *v, const char *const *vals, int nv, int categoric
     }
 }
 
-// A metric's axis label: its report header, for a per-size metric ("top1@56", headed "56 px" in the
-// per-size tables) the base metric's with the size: "top1 (%) at 56 px".
+// A metric's axis label: its column name (metric_column_name: "top1 (%)", for a per-size metric
+// "top1 (%) at 56 px"), the same as the report's and export's.
 static double metric_label(const char *metric, char *header, size_t len) {
     double scale = report_metric_scale(metric, header, len); // the per-size metric's own scale
     const char *at = strchr(metric, '@');

@@ -72,8 +72,7 @@ metric_fmt report_metric_format(const char *full) {
     }
     const metric_info *m = metric_lookup(name);
     if (!m) return f;
-    if (m->header) snprintf(f.header, sizeof f.header, "%s", m->header);
-    else if (m->unit && *m->unit) snprintf(f.header, sizeof f.header, "%.80s (%s)", name, m->unit);
+    metric_column_name(m, name, f.header, sizeof f.header); // the one name of report, export and load_runs
     f.scale = m->scale != 0 ? m->scale : 1.0;
     f.fmt = m->digits >= 0 && m->digits <= 9 ? fixed[m->digits] : "%.4g";
     f.mean_only = m->mean_only, f.rank = m->rank;
