@@ -30,7 +30,7 @@ set title title noenhanced
 set xlabel xlabel noenhanced
 set ylabel ylabel noenhanced
 set grid ytics
-set key below noenhanced
+set key below Left reverse samplen 2 width -10 height 1 noenhanced
 set bars small
 if (exists('xtics') && xtics ne '') { eval('set xtics ' . xtics . ' noenhanced') }
 if (logx) { set logscale x }

@@ -189,7 +189,7 @@ int fig_image_grid(plotter *p, const rr_stage *s, const char *with, const char *
         for (int o = 0; o < ncomp; o++)
             snprintf(stages + strlen(stages), sizeof stages - strlen(stages), ", %s", comp_names[o]);
         char legend[1000];
-        plot_config_legend(s, &s->configs[c], -1, legend, sizeof legend);
+        plot_config_legend(p, s, &s->configs[c], -1, legend, sizeof legend);
         snprintf(title, sizeof title, "%s%s: sample images, %s%sseed %ld", s->name, stages, s->naxes ? legend : "",
                  s->naxes ? ", " : "", rr_run_seed(run));
         gp_var_str(&v, "datafile", path);

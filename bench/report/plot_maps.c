@@ -59,7 +59,7 @@ int fig_heatmaps(plotter *p, const rr_stage *s, const char *name) {
         snprintf(title, sizeof title, "%s: attention %s (colour range shared across the stage)", s->name,
                  relative ? "by relative offset (relmap)" : name);
         char legend[1000];
-        plot_config_legend(s, &s->configs[c], -1, legend, sizeof legend);
+        plot_config_legend(p, s, &s->configs[c], -1, legend, sizeof legend);
         snprintf(subtitle, sizeof subtitle, "%s%sseed %ld", s->naxes ? legend : "", s->naxes ? ", " : "", rr_run_seed(run));
         int w = 130 * H + 195, h = 130 * L + 120;
         w = w < 560 ? 560 : w;
@@ -141,7 +141,7 @@ int fig_spatial_weights(plotter *p, const rr_stage *s) {
         snprintf(title, sizeof title, "%s: learned spatial weights W, %s", s->name,
                  grid ? "the row of W of four query tokens, on the token grid" : "query token down, key token across");
         char legend[1000];
-        plot_config_legend(s, &s->configs[c], -1, legend, sizeof legend);
+        plot_config_legend(p, s, &s->configs[c], -1, legend, sizeof legend);
         snprintf(subtitle, sizeof subtitle, "%s%sseed %ld", s->naxes ? legend : "", s->naxes ? ", " : "", rr_run_seed(run));
         if (grid)
             for (int q = 0; q < nq; q++) {

@@ -79,6 +79,13 @@ metric_fmt report_metric_format(const char *full) {
     return f;
 }
 
+const char *report_metric_unit(const char *metric) {
+    char name[96];
+    snprintf(name, sizeof name, "%.*s", (int)strcspn(metric, "@"), metric);
+    const metric_info *m = metric_lookup(name);
+    return m && m->unit ? m->unit : "";
+}
+
 double report_metric_scale(const char *metric, char *header, size_t len) {
     metric_fmt f = report_metric_format(metric);
     snprintf(header, len, "%s", f.header);
