@@ -5,6 +5,7 @@
 #   datafile    blocks separated by two blank lines, one per configuration; columns:
 #               x  mean  ci95-lo  ci95-hi  [n]
 #   title       figure title               xlabel, ylabel  axis labels
+#   subtitle    optional: a second title line (what is drawn: mean, CI; a y range that is zoomed)
 #   nlines      number of blocks           title1..titleN  legend entry of each block (n stated)
 #   logy        1: logarithmic y axis       logx  1: logarithmic x axis (optional)
 #   marks       1: mark the points too (few points, e.g. once per epoch)
@@ -26,11 +27,11 @@ if (term eq 'svg') {
     }
 } }
 set output out
-set title title noenhanced
+if (exists('subtitle') && subtitle ne '') { set title title . "\n" . subtitle noenhanced } else { set title title noenhanced }
 set xlabel xlabel noenhanced
 set ylabel ylabel noenhanced
 set grid
-set key below Left reverse samplen 2 width -10 height 1 noenhanced
+set key below Left reverse samplen 2 maxcols 1 width -2 height 1 noenhanced
 if (logy) { set logscale y }
 if (exists('logx') && logx) { set logscale x }
 if (exists('xmin')) { set xrange [xmin:xmax] }

@@ -4,7 +4,7 @@
 #   term        'png', 'svg' or 'pdf' (the script is loaded once for each)   out  output file
 #   width, height  figure size in pixels
 #   datafile    one RGB image "x y r g b" (0..255), the whole grid with white gaps
-#   title       figure title
+#   title       figure title               subtitle  optional: a second title line
 #   nrows       rows of the grid           label1..labelN, ypos1..yposN  row names and their y
 #   ncols       optional: columns named below the grid, colname1..colnameN, xpos1..xposN their x
 #               (the /views figures: image N, head 1.. or block 1.., per test image)
@@ -22,7 +22,7 @@ if (term eq 'svg') {
     }
 } }
 set output out
-set title title noenhanced
+if (exists('subtitle') && subtitle ne '') { set title title . "\n" . subtitle noenhanced } else { set title title noenhanced }
 set size ratio -1
 unset key
 unset border

@@ -151,8 +151,8 @@ static void check_one_point(void) {
                "exit %d, %d missing; stderr: %.600s", rc, missing, err ? err : "");
     char points[64] = "", title[600] = "";
     setting(dir, "solo_one_eval-top1-vs-epoch", "points_only", points, sizeof points);
-    setting(dir, "solo_one_eval-top1-vs-epoch", "title", title, sizeof title);
-    test_check("plot a curve of one point per configuration: drawn as points, and its title says so",
+    setting(dir, "solo_one_eval-top1-vs-epoch", "subtitle", title, sizeof title);
+    test_check("plot a curve of one point per configuration: drawn as points, and its subtitle says so",
                !strcmp(points, "1") && strstr(title, "one point per setting"), "points_only %s, title %s", points, title);
     free(out), free(err);
 }

@@ -59,7 +59,7 @@ static void config_legend_hiding(const plotter *p, const rr_stage *s, const rr_c
         }
         if (strlen(out) <= 48) break;
     }
-    if (!out[0]) snprintf(out, len, "all");
+    if (!out[0]) snprintf(out, len, "one configuration");
 }
 void plot_config_legend(const plotter *p, const rr_stage *s, const rr_config *c, int skip, char *out, size_t len) {
     config_legend_hiding(p, s, c, skip, NULL, out, len);
@@ -145,9 +145,12 @@ static int is_percent(const char *unit) { return unit && !strcmp(unit, "%"); }
 // A CI bound as drawn: within [0, 100] for an accuracy.
 static double clip_bound(const char *unit, double v) { return is_percent(unit) ? fmin(100.0, fmax(0.0, v)) : v; }
 
-// ymin, ymax for a metric of `unit` whose drawn values span [ylo, yhi] (see above); none for a
-// unit-less metric unless the span is one value (gnuplot would warn of an empty range).
-static void y_range_vars(gp_vars *v, const char *unit, double ylo, double yhi) {
+// ymin, ymax for a metric of `unit` whose drawn values span [ylo, yhi] (see above). A unit-less
+// metric (loss) keeps a range around its values; when that range is narrow against the values
+// (under a quarter of the largest) and leaves 0 out, note says so ("y from 2.47 to 2.51, not from
+// 0"), for the figure's subtitle; else note is "".
+static void y_range_vars(gp_vars *v, const char *unit, double ylo, double yhi, char *note, size_t notelen) {
+    if (note) note[0] = '\0';
     if (!isfinite(ylo) || !isfinite(yhi)) return;
     if (is_percent(unit)) {
         double top = fmax(5.0, ceil(yhi * 1.08 / 5.0) * 5.0);
@@ -157,6 +160,10 @@ static void y_range_vars(gp_vars *v, const char *unit, double ylo, double yhi) {
     } else if (ylo == yhi) {
         double pad = fmax(fabs(ylo) * 0.05, 1e-3);
         gp_var(v, "ymin", "%.17g", ylo - pad), gp_var(v, "ymax", "%.17g", yhi + pad);
+    } else if ((ylo > 0 || yhi < 0) && yhi - ylo < 0.25 * fmax(fabs(ylo), fabs(yhi))) {
+        double pad = (yhi - ylo) * 0.05;
+        gp_var(v, "ymin", "%.17g", ylo - pad), gp_var(v, "ymax", "%.17g", yhi + pad);
+        if (note) snprintf(note, notelen, "y from %.4g to %.4g, not from 0", ylo - pad, yhi + pad);
     }
 }
 
@@ -248,7 +255,7 @@ static void axis_vars(gp_vars *v, const char *const *vals, int nv, int categoric
     if (categorical) gp_var(v, "xmin", "%.3f", -0.5), gp_var(v, "xmax", "%.3f", nv - 0.5);
     else if (nv == 1) gp_var(v, "xmin", "%.17g", atof(vals[0]) - fmax(1, fabs(atof(vals[0])) * 0.5)),
         gp_var(v, "xmax", "%.17g", atof(vals[0]) + fmax(1, fabs(atof(vals[0])) * 0.5));
-    y_range_vars(v, unit, ylo, yhi);
+    y_range_vars(v, unit, ylo, yhi, NULL, 0);
 }
 
 // A metric's axis label: its column name (metric_column_name: "top1 (%)", for a per-size metric
@@ -356,8 +363,8 @@ static int fig_metric_vs_axis(plotter *p, const rr_stage *s, const char *metric,
     int rc = plot_close_data(f, path) ? EXIT_RUN_FAILED : 0;
     if (rc == 0 && written) {
         char title[600];
-        snprintf(title, sizeof title, "%s: %s vs %s (%s)", plot_stage_title(p, s->name), header, plot_key_name(p, s->axes[ax]),
-                 nmax_all > 1 ? "mean and 95% CI over seeds" : "one seed: no interval");
+        snprintf(title, sizeof title, "%s: %s vs %s", plot_stage_title(p, s->name), header, plot_key_name(p, s->axes[ax]));
+        gp_var_str(&v, "subtitle", nmax_all > 1 ? "mean and 95% CI over seeds" : "one seed: no interval");
         gp_var_str(&v, "datafile", path);
         plot_figure_texts(p, &v, title, plot_key_name(p, s->axes[ax]), header);
         gp_var(&v, "nlines", "%d", written), gp_var(&v, "categorical", "%d", categorical), gp_var(&v, "logx", "%d", logx);
@@ -439,12 +446,13 @@ static int fig_metric_vs_metric(plotter *p, const rr_stage *s, const char *metri
     int rc = plot_close_data(f, path) ? EXIT_RUN_FAILED : 0;
     if (rc == 0) {
         char title[600];
-        snprintf(title, sizeof title, "%s: %s vs %s (means; 95%% CI of the y mean over seeds)", plot_stage_title(p, s->name), header, xheader);
+        snprintf(title, sizeof title, "%s: %s vs %s", plot_stage_title(p, s->name), header, xheader);
+        gp_var_str(&v, "subtitle", "means; 95% CI of the y mean over seeds");
         gp_var_str(&v, "datafile", path);
         plot_figure_texts(p, &v, title, xheader, header);
         gp_var(&v, "nlines", "%d", written), gp_var(&v, "categorical", "0"), gp_var(&v, "logx", "%d", lo > 0 && hi / lo >= 100);
         if (npoints == 1) gp_var(&v, "xmin", "%.17g", lo - fmax(1, fabs(lo) * 0.5)), gp_var(&v, "xmax", "%.17g", hi + fmax(1, fabs(hi) * 0.5));
-        y_range_vars(&v, unit, ylo, yhi);
+        y_range_vars(&v, unit, ylo, yhi, NULL, 0);
         rc = plot_run_gnuplot(p, "metric_vs_axis", base, &v);
     }
     gp_vars_free(&v);
@@ -456,11 +464,16 @@ static int fig_metric_vs_metric(plotter *p, const rr_stage *s, const char *metri
 
 // The curves' ranges: one x value as a range around it (gnuplot would warn of an empty range on
 // a one-point plot), whole-number tics when every x is whole (x_integer), y by y_range_vars.
-static void curve_ranges(gp_vars *v, double xlo, double xhi, int x_integer, const char *unit, double ylo, double yhi) {
+// subtitle: what is drawn (curve_note), and a zoomed y range stated (y_range_vars).
+static void curve_ranges(gp_vars *v, double xlo, double xhi, int x_integer, const char *unit, double ylo, double yhi,
+                         const char *what) {
     if (xlo == xhi) xlo -= fmax(1, fabs(xlo) * 0.5), xhi += fmax(1, fabs(xhi) * 0.5);
     if (xlo == xhi || x_integer) gp_var(v, "xmin", "%.17g", xlo), gp_var(v, "xmax", "%.17g", xhi);
     if (x_integer) integer_xtics(v, xlo, xhi);
-    y_range_vars(v, unit, ylo, yhi);
+    char note[128], subtitle[300];
+    y_range_vars(v, unit, ylo, yhi, note, sizeof note);
+    snprintf(subtitle, sizeof subtitle, "%s%s%s", what, note[0] ? "; " : "", note);
+    gp_var_str(v, "subtitle", subtitle);
 }
 
 // The title's note on what is drawn: a mean in a band, or, when every configuration has one
@@ -513,12 +526,12 @@ static int fig_curves(plotter *p, const rr_stage *s, const char *group, const ch
     int rc = plot_close_data(f, path) ? EXIT_RUN_FAILED : 0;
     if (rc == 0 && written) {
         char title[600];
-        snprintf(title, sizeof title, "%s: %s (%s)", plot_stage_title(p, s->name), ylabel, curve_note(most, band));
+        snprintf(title, sizeof title, "%s: %s", plot_stage_title(p, s->name), ylabel);
         gp_var_str(&v, "datafile", path);
         plot_figure_texts(p, &v, title, xcol, ylabel);
         gp_var(&v, "nlines", "%d", written), gp_var(&v, "logy", "0"), gp_var(&v, "marks", "%d", most <= 60);
         gp_var(&v, "band", "%d", band), gp_var(&v, "points_only", "%d", most == 1);
-        curve_ranges(&v, xlo, xhi, x_integer, unit, ylo, yhi);
+        curve_ranges(&v, xlo, xhi, x_integer, unit, ylo, yhi, curve_note(most, band));
         rc = plot_run_gnuplot(p, "curves", base, &v);
     } else if (rc == 0) {
         unlink(path);
@@ -594,12 +607,12 @@ static int fig_array_curves(plotter *p, const rr_stage *s, const char *yname, co
     int rc = plot_close_data(f, path) ? EXIT_RUN_FAILED : 0;
     if (rc == 0 && written) {
         char title[600];
-        snprintf(title, sizeof title, "%s: %s (%s)", plot_stage_title(p, s->name), ylabel, curve_note(most, band));
+        snprintf(title, sizeof title, "%s: %s", plot_stage_title(p, s->name), ylabel);
         gp_var_str(&v, "datafile", path);
         plot_figure_texts(p, &v, title, xlabel, ylabel);
         gp_var(&v, "nlines", "%d", written), gp_var(&v, "logy", "0"), gp_var(&v, "logx", "%d", logx), gp_var(&v, "marks", "1");
         gp_var(&v, "band", "%d", band), gp_var(&v, "points_only", "%d", most == 1);
-        curve_ranges(&v, xlo, xhi, x_integer && !logx, unit, ylo, yhi);
+        curve_ranges(&v, xlo, xhi, x_integer && !logx, unit, ylo, yhi, curve_note(most, band));
         rc = plot_run_gnuplot(p, "curves", base, &v);
     }
     gp_vars_free(&v);

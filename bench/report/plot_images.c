@@ -190,7 +190,7 @@ int fig_image_grid(plotter *p, const rr_stage *s, const char *with, const char *
             snprintf(stages + strlen(stages), sizeof stages - strlen(stages), ", %s", comp_names[o]);
         char legend[1000];
         plot_config_legend(p, s, &s->configs[c], -1, legend, sizeof legend);
-        snprintf(title, sizeof title, "%s%s: sample images, %s%sseed %ld", s->name, stages, s->naxes ? legend : "",
+        snprintf(title, sizeof title, "%s%s: sample images, %s%sseed %ld", plot_stage_title(p, s->name), stages, s->naxes ? legend : "",
                  s->naxes ? ", " : "", rr_run_seed(run));
         gp_var_str(&v, "datafile", path);
         plot_figure_texts(p, &v, title, NULL, NULL);

@@ -56,7 +56,7 @@ int fig_heatmaps(plotter *p, const rr_stage *s, const char *name) {
         if (plot_close_data(f, path)) return EXIT_RUN_FAILED;
         gp_vars v = {0};
         char title[600], subtitle[1400];
-        snprintf(title, sizeof title, "%s: attention %s (colour range shared across the stage)", s->name,
+        snprintf(title, sizeof title, "%s: attention %s (colour range shared across the stage)", plot_stage_title(p, s->name),
                  relative ? "by relative offset (relmap)" : name);
         char legend[1000];
         plot_config_legend(p, s, &s->configs[c], -1, legend, sizeof legend);
@@ -138,7 +138,7 @@ int fig_spatial_weights(plotter *p, const rr_stage *s) {
         if (plot_close_data(f, path)) return EXIT_RUN_FAILED;
         gp_vars v = {0};
         char title[600], subtitle[1400], names[256] = "";
-        snprintf(title, sizeof title, "%s: learned spatial weights W, %s", s->name,
+        snprintf(title, sizeof title, "%s: learned spatial weights W, %s", plot_stage_title(p, s->name),
                  grid ? "the row of W of four query tokens, on the token grid" : "query token down, key token across");
         char legend[1000];
         plot_config_legend(p, s, &s->configs[c], -1, legend, sizeof legend);
