@@ -127,8 +127,8 @@ int fig_image_grid(plotter *p, const rr_stage *s, const char *with, const char *
             if ((companions[ncomp] = plot_companion_run(set, s, others[o], run, where, has_samples, "image_grid", "/samples"))) comp_names[ncomp] = others[o], total += companions[ncomp++]->samples.n;
         grid_row *rows = xcalloc((size_t)total, sizeof *rows, "image grid rows");
         int nrows = 0;
-        add_grid_rows(rows, &nrows, run, ncomp ? s->name : NULL);
-        for (int o = 0; o < ncomp; o++) add_grid_rows(rows, &nrows, companions[o], comp_names[o]);
+        add_grid_rows(rows, &nrows, run, ncomp ? plot_stage_title(p, s->name) : NULL);
+        for (int o = 0; o < ncomp; o++) add_grid_rows(rows, &nrows, companions[o], plot_stage_title(p, comp_names[o]));
         if (nrows == 0) {
             free(rows);
             continue;
@@ -187,7 +187,7 @@ int fig_image_grid(plotter *p, const rr_stage *s, const char *with, const char *
         zoom = zoom < 1 ? 1 : zoom > 12 ? 12 : zoom;
         char title[1400], stages[700] = "";
         for (int o = 0; o < ncomp; o++)
-            snprintf(stages + strlen(stages), sizeof stages - strlen(stages), ", %s", comp_names[o]);
+            snprintf(stages + strlen(stages), sizeof stages - strlen(stages), ", %s", plot_stage_title(p, comp_names[o]));
         char legend[1000];
         plot_config_legend(p, s, &s->configs[c], -1, legend, sizeof legend);
         snprintf(title, sizeof title, "%s%s: sample images, %s%sseed %ld", plot_stage_title(p, s->name), stages, s->naxes ? legend : "",
