@@ -22,7 +22,9 @@ if (term eq 'svg') {
     }
 } }
 set output out
-if (exists('subtitle') && subtitle ne '') { set title title . "\n" . subtitle noenhanced } else { set title title noenhanced }
+# the title centred on the figure (a narrow grid's plot area would push a long one off the edge)
+set title ' '
+set label 1 ((exists('subtitle') && subtitle ne '') ? title . "\n" . subtitle : title) at screen 0.5, screen 1 - 16.0/height center front noenhanced
 set size ratio -1
 unset key
 unset border
