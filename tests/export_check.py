@@ -209,8 +209,8 @@ def varying(root, out):
     full = list(csv.reader(open(os.path.join(out, "runs.csv"), encoding="utf-8", newline="")))[0]
     var = list(csv.reader(open(os.path.join(out, "varying.csv"), encoding="utf-8", newline="")))[0]
     js = json.load(open(os.path.join(out, "varying.json"), encoding="utf-8"))
-    keys = [c for c in var if "." in c and c != "path" and not c.endswith(")")]
-    metrics_full = [c for c in full if c[:1].isupper() or "(" in c or c in ("loss", "steps", "updates")]
+    keys = [c for c in var[6:] if "." in c]  # /config keys are dotted, metric columns are not
+    metrics_full = [c for c in full[6:] if "." not in c]
     ok = report("export --varying: only the /config keys that differ (pe.kind) beside the fixed columns and metrics",
                 var[:6] == ["run_id", "experiment", "stage", "status", "seed", "path"] and keys == ["pe.kind"] and
                 all(m in var for m in metrics_full) and len(full) > len(var) + 50 and all(list(j.keys()) == var for j in js),

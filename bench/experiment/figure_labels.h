@@ -23,7 +23,7 @@ enum { FIGURE_LABELS_MAX = 64, FIGURE_LABEL_LEN = 128 };
 typedef struct {
     char name[256];              // the stage name or key
     char text[FIGURE_LABEL_LEN]; // what a reader sees
-    const ynode *at;             // the name's node (for the experiment's stage check); NULL when read from a copy and kept
+    const ynode *at;             // the name's node in the tree read (the experiment's stage check); valid while it lives
 } figure_label;
 
 typedef struct {
