@@ -9,14 +9,20 @@ No build step and no posbench binary: copy this file or put python/ on sys.path.
 load_runs(DIR) gives the table `posbench export DIR` writes (bench/results/export.h), value for
 value: one row per run file (*.h5, recursively below DIR, hidden names and symlinks skipped,
 ordered by path), columns run_id, experiment, stage, status, seed, path, every /config key (by
-name), and every numeric /final attribute (by name) as "<metric> (<unit>)" in the unit the
-report shows (top1 (%) = 100 x the stored fraction), from the file's own /final metric_info
-table; "<metric>" with the stored value where that table gives no unit. load_series(DIR) gives
+name; a boolean key as True/False), and every numeric /final attribute under its column name,
+the report's column header (objectives/metric.h: the metric_info entry's header, "step (ms)",
+else "<metric> (<unit>)", "top1 (%)"), in the unit the report shows (top1 (%) = 100 x the
+stored fraction), from the file's own /final metric_info table; the attribute's name with the
+stored value where that table gives no unit. load_runs(DIR, varying=True) keeps only the
+/config keys whose value differs between the runs (`posbench export DIR --varying`).
+load_series(DIR) gives
 `posbench export DIR --series`: run_id, series ("train/loss", "eval/top1", ...), step, epoch,
 value. A file h5py cannot read is named on stderr and left out, as posbench does.
 
-One difference: posbench reads a /config key that a file predates as the key's default
-(bench/results/run_read.c); here such a cell is missing (NaN).
+Differences: posbench reads a /config key that a file predates as the key's default
+(bench/results/run_read.c); here such a cell is missing (NaN). Booleans are known from the
+file's root attribute bool_keys (posbench knows them from its key table): a file written before
+that attribute gives them as 0/1 integers here.
 Needs Debian's python3-h5py and python3-pandas (make deps installs them).
 """
 import math
@@ -97,7 +103,7 @@ def _int_prefix(text):
 
 
 def parse_metric_info(text):
-    """The /final metric_info table (objectives/metric.h): [(name, unit, scale)], None when malformed."""
+    """The /final metric_info table (objectives/metric.h): [(name, unit, scale, header)], None when malformed."""
     table = []
     for line in text.split("\n"):
         if not line:
@@ -111,7 +117,7 @@ def parse_metric_info(text):
             return None
         if _int_prefix(f[9]) > 2 or _int_prefix(f[6]) > 9:
             return None
-        table.append((f[0], f[1], scale))
+        table.append((f[0], f[1], scale, f[5]))
     return table
 
 
@@ -127,11 +133,31 @@ def match_metric(table, metric):
     return None
 
 
+def column_name(entry, metric):
+    """metric_column_name (objectives/metric.h): the metric's one column name."""
+    if entry is None:
+        return metric
+    base, at, size = metric.partition("@")
+    if entry[3]:
+        name = entry[3]
+    elif entry[1]:
+        name = f"{base} ({entry[1]})"
+    else:
+        name = base
+    return f"{name} at {size} px" if at else name
+
+
 def _metric_column(table, name, kind, v):
     m = match_metric(table, name) if table is not None else None
     if m is not None and m[1]:
-        return f"{name} ({m[1]})", float(v) * (m[2] if m[2] != 0 else 1.0)
-    return name, v
+        return column_name(m, name), float(v) * (m[2] if m[2] != 0 else 1.0)
+    return column_name(m, name), v
+
+
+def _is_bool(key, bools):
+    """A boolean key, or a parent stage's copy of one ("pretrain.eval.knn")."""
+    parts = key.split(".")
+    return any(".".join(parts[i:]) in bools for i in range(len(parts)))
 
 
 def _stem(path):
@@ -190,8 +216,9 @@ def _fixed(path, root):
     return text("run_id", _stem(path)), text("experiment", ""), text("stage", ""), text("status", "unknown"), seed
 
 
-def load_runs(root):
-    """One row per run of the results folder root (columns: module docstring)."""
+def load_runs(root, varying=False):
+    """One row per run of the results folder root (columns: module docstring); varying=True: only
+    the /config keys whose value differs between the runs."""
     rows, keys, metrics = [], set(), set()
     for path, r, config, final, _ in _scan(root, False):
         mi = final.get("metric_info")
@@ -201,8 +228,10 @@ def load_runs(root):
             seed = config.get("train.seed")
         seed = int(seed[1]) if seed and seed[0] in "id" else 0
         row = {"run_id": run_id, "experiment": experiment, "stage": stage, "status": status, "seed": seed, "path": path}
+        bk = r.get("bool_keys")
+        bools = set(bk[1].split(",")) if bk and bk[0] == "s" and bk[1] else set()
         for k, (kind, v) in config.items():
-            row[k] = None if kind == "d" and not math.isfinite(v) else v
+            row[k] = None if kind == "d" and not math.isfinite(v) else bool(v) if kind == "i" and _is_bool(k, bools) else v
             keys.add(k)
         for k, (kind, v) in final.items():
             if kind not in "id" or k == "metric_info":
@@ -211,6 +240,8 @@ def load_runs(root):
             row[name] = None if isinstance(value, float) and not math.isfinite(value) else value
             metrics.add(name)
         rows.append(row)
+    if varying and len(rows) > 1:
+        keys = {k for k in keys if len({repr(row.get(k, "<absent>")) for row in rows}) > 1}
     columns = FIXED + sorted(keys, key=lambda s: s.encode()) + sorted(metrics, key=lambda s: s.encode())
     return pd.DataFrame(rows, columns=columns)
 

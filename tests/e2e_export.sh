@@ -10,8 +10,13 @@
 #   - load_runs(DIR) and load_series(DIR) equal the CSV and JSON exports value for value, and
 #     the values equal h5py's (top1 x 100 as "top1 (%)", loss, train.lr); SKIP without
 #     h5py/pandas (Debian's python3-h5py, python3-pandas: make deps);
+#   - pandas' read_csv / read_json give the documented dtypes (int64 seed, steps, model.dim; bool
+#     data.hflip, model.cls; float64 train.lr, top1 (%); series step, epoch int64);
+#   - --varying keeps the /config keys that differ (pe.kind) and load_runs(varying=True) the same;
+#   - one name per metric: REPORT.md's table headers = report --format csv/json = export columns;
 #   - bad input exits 2: a missing directory, a file, a folder without run files, --format
-#     parquet (not packaged in Debian), --out followed by a flag, an unknown flag.
+#     parquet (not packaged in Debian), --out followed by a flag, an unknown flag, --varying
+#     with --series.
 # About 5 s.
 cd "$(dirname "$0")/.." || exit 1
 PB=build/posbench
@@ -40,6 +45,18 @@ $PB export "$T/r" > "$T/stdout.csv" 2>> "$T/err" || rc=1
 check "export: csv and json, runs and --series, written (--out = stdout; json.tool reads the JSON)" $? "exit $rc: $(head -c 300 "$T/err" | tr '\n' ' ')"
 "$PY" tests/export_check.py formats "$T/r" "$T/out"
 "$PY" tests/export_check.py loader "$T/r" "$T/out"
+$PB export "$T/r/train" --varying --out "$T/out/varying.csv" 2>> "$T/err" && $PB export "$T/r/train" --varying --format json --out "$T/out/varying.json" 2>> "$T/err" &&
+    $PB export "$T/r/train" --out "$T/out/train.csv" 2>> "$T/err"
+check "export --varying (csv and json) written" $? "$(tail -n 2 "$T/err" | tr '\n' ' ')"
+mkdir -p "$T/v" && cp "$T/out/train.csv" "$T/v/runs.csv" && cp "$T/out/varying.csv" "$T/out/varying.json" "$T/v/" &&
+    "$PY" tests/export_check.py varying "$T/r/train" "$T/v"
+$PB report "$T/r/train" --format md,csv,json > "$T/report.log" 2>&1
+check "report --format md,csv,json of the two runs" $? "$(tail -n 2 "$T/report.log" | tr '\n' ' ')"
+"$PY" tests/export_check.py names "$T/r/train" "$T/v"
+for f in csv json; do # the two trained runs: every series row has its step and epoch
+    $PB export "$T/r/train" --format $f --out "$T/v/runs.$f" 2>> "$T/err" && $PB export "$T/r/train" --series --format $f --out "$T/v/series.$f" 2>> "$T/err"
+done
+"$PY" tests/export_check.py dtypes "$T/r/train" "$T/v"
 
 bad() { # name needle args...
     name=$1; needle=$2; shift 2
@@ -54,4 +71,5 @@ bad "a folder without run files" "no readable run file (\*.h5) below" "$T/empty"
 bad "--format parquet" "valid: csv, json; parquet: no Parquet library for C is packaged in Debian" "$T/r" --format parquet
 bad "--out followed by a flag" "--out needs a file" "$T/r" --out --series
 bad "an unknown flag" "unknown flag '--sheet'" "$T/r" --sheet
+bad "--varying with --series" "--series has none" "$T/r" --series --varying
 exit 0

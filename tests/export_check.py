@@ -59,7 +59,13 @@ def missing(v):
     return v is None or v == "" or (isinstance(v, float) and math.isnan(v))
 
 
+def _bool_text(v):
+    """A boolean as posbench writes it (true / false); anything else as is."""
+    return ("true" if v else "false") if type(v).__name__ in ("bool", "bool_") else v
+
+
 def same(a, b):
+    a, b = _bool_text(a), _bool_text(b)
     if missing(a) or missing(b):
         return missing(a) and missing(b)
     if isinstance(a, str) or isinstance(b, str):
@@ -174,9 +180,85 @@ def loader(root, out):
     return ok
 
 
+def dtypes(root, out):
+    """pandas' own readers (read_csv, read_json, no dtype hints) on export's files give integers
+    as int64, booleans as bool, fractions as float64 (docs/usage.md lists the dtypes)."""
+    try:
+        import pandas as pd
+    except ImportError as e:
+        print(f"SKIP export: pandas dtypes: {e} (make deps-test installs python3-pandas)")
+        return True
+    ok = True
+    want_runs = {"seed": "int64", "train.epochs": "int64", "model.dim": "int64", "steps": "int64", "data.hflip": "bool",
+                 "model.cls": "bool", "eval.knn": "bool", "train.lr": "float64", "top1 (%)": "float64", "pe.kind": "object"}
+    want_series = {"step": "int64", "epoch": "int64", "value": "float64", "series": "object"}
+    for table, want in (("runs", want_runs), ("series", want_series)):
+        for fmt in ("csv", "json"):
+            path = os.path.join(out, f"{table}.{fmt}")
+            df = pd.read_csv(path) if fmt == "csv" else pd.read_json(path)
+            got = {k: str(df[k].dtype) if k in df.columns else "absent" for k in want}
+            ok &= report(f"export: pandas reads {table}.{fmt} with the documented dtypes", got == want,
+                         f"{len(df)} rows; got {got}" if got != want else f"{len(df)} rows; {got}")
+    return ok
+
+
+def varying(root, out):
+    """export --varying (CSV and JSON) and load_runs(varying=True): the fixed columns, the /config
+    keys that differ between the runs (here pe.kind only: the runs differ in nothing else), the
+    metrics; the full export has them all."""
+    full = list(csv.reader(open(os.path.join(out, "runs.csv"), encoding="utf-8", newline="")))[0]
+    var = list(csv.reader(open(os.path.join(out, "varying.csv"), encoding="utf-8", newline="")))[0]
+    js = json.load(open(os.path.join(out, "varying.json"), encoding="utf-8"))
+    keys = [c for c in var[6:] if "." in c]  # /config keys are dotted, metric columns are not
+    metrics_full = [c for c in full[6:] if "." not in c]
+    ok = report("export --varying: only the /config keys that differ (pe.kind) beside the fixed columns and metrics",
+                var[:6] == ["run_id", "experiment", "stage", "status", "seed", "path"] and keys == ["pe.kind"] and
+                all(m in var for m in metrics_full) and len(full) > len(var) + 50 and all(list(j.keys()) == var for j in js),
+                f"{len(full)} columns in full, {len(var)} with --varying; keys {keys}")
+    try:
+        import h5py  # noqa: F401
+        import pandas  # noqa: F401
+    except ImportError as e:
+        print(f"SKIP export: load_runs(varying=True): {e} (make deps installs python3-h5py, python3-pandas)")
+        return ok
+    sys.path.insert(0, "python")
+    import posbench_results as pr
+    df = pr.load_runs(root, varying=True)
+    ok &= report("export: load_runs(DIR, varying=True) has the columns of export --varying", list(df.columns) == var,
+                 f"{list(df.columns)[:10]} vs {var[:10]}")
+    return ok
+
+
+def names(root, out):
+    """One name per metric: every metric column of REPORT.md's tables is the mean column of
+    `report --format csv` (with "<name> std" after it), a key of `report --format json`'s rows,
+    and a column of `posbench export` (whose metric columns are all ones the report uses or
+    /final attributes the report does not tabulate)."""
+    export_cols = list(csv.reader(open(os.path.join(out, "runs.csv"), encoding="utf-8", newline="")))[0]
+    tables = json.load(open(os.path.join(root, "tables.json"), encoding="utf-8"))
+    md = open(os.path.join(root, "REPORT.md"), encoding="utf-8").read()
+    checked, bad = 0, []
+    for t in tables:
+        if not t["rows"]:
+            continue
+        stats = [c for c in t["columns"] if isinstance(t["rows"][0][c], dict)]
+        head = list(csv.reader(open(os.path.join(root, "tables", t["name"] + ".csv"), encoding="utf-8", newline="")))[0]
+        md_head = "| " + " | ".join(c.replace("|", "\\|") for c in t["columns"]) + " |"
+        if md_head not in md:
+            bad.append(f"{t['name']}: REPORT.md has no header line {md_head[:80]}")
+        for c in stats:
+            checked += 1
+            if c not in export_cols:
+                bad.append(f"{c}: not an export column")
+            if c not in head or head.index(c) + 1 >= len(head) or head[head.index(c) + 1] != c + " std":
+                bad.append(f"{c}: not a CSV table column followed by '{c} std'")
+    return report("export: a metric has one name in REPORT.md's tables, report --format csv|json and export",
+                  checked >= 5 and not bad, f"{checked} metric columns; {bad[:4]}")
+
+
 if __name__ == "__main__":
     what = sys.argv[1]
     if what == "hostile":
         hostile(sys.argv[2])
         sys.exit(0)
-    sys.exit(0 if {"formats": formats, "loader": loader}[what](sys.argv[2], sys.argv[3]) else 1)
+    sys.exit(0 if {"formats": formats, "loader": loader, "dtypes": dtypes, "varying": varying, "names": names}[what](sys.argv[2], sys.argv[3]) else 1)

@@ -15,12 +15,15 @@
 #include <unistd.h>
 
 static void help(void) {
-    printf("usage: posbench export DIR [--format csv|json] [--series] [--out FILE]\n"
+    printf("usage: posbench export DIR [--format csv|json] [--series] [--varying] [--out FILE]\n"
            "Every run file (*.h5) below DIR as one table, for pandas, R or a spreadsheet:\n"
            "  one row per run: run_id, experiment, stage, status, seed, path, every /config key, and every\n"
-           "  /final metric as \"<metric> (<unit>)\" in the report's unit (top1 (%%) = 100 x the stored fraction)\n"
+           "  /final metric under its column name in the report's tables, in the report's unit (\"top1 (%%)\" =\n"
+           "  100 x the stored fraction, \"step (ms)\"); boolean keys as true/false\n"
            "  --series          the per-step /train and per-epoch /eval series instead, in long form:\n"
            "                    run_id, series (train/loss, eval/top1, ...), step, epoch, value\n"
+           "  --varying         only the /config keys whose value differs between the runs (the fixed columns\n"
+           "                    and the metrics stay)\n"
            "  --format F        csv (default; RFC 4180) or json (an array of objects); a non-finite number is an\n"
            "                    empty field / null\n"
            "  --out FILE        write FILE (complete or not at all) instead of standard output\n"
@@ -31,7 +34,7 @@ static void help(void) {
 int cmd_export(int argc, char **argv) {
     const char *dir = NULL, *out_path = NULL;
     export_format fmt = EXPORT_CSV;
-    int series = 0;
+    int series = 0, varying = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -47,8 +50,10 @@ int cmd_export(int argc, char **argv) {
             out_path = v, i++;
         } else if (!strcmp(a, "--series")) {
             series = 1;
+        } else if (!strcmp(a, "--varying")) {
+            varying = 1;
         } else if (a[0] == '-') {
-            const char *valid = "--format csv|json, --series, --out FILE, --help";
+            const char *valid = "--format csv|json, --series, --varying, --out FILE, --help";
             die_input("export: unknown flag '%s'%s (valid: %s)", a, cfg_flag_hint(a, valid), valid);
         } else if (dir) {
             die_input("export: one results directory only (got '%s' after '%s')", a, dir);
@@ -57,6 +62,7 @@ int cmd_export(int argc, char **argv) {
         }
     }
     if (!dir) die_input("export: which results directory? (posbench export DIR)");
+    if (series && varying) die_input("export: --varying selects /config columns of the runs table; --series has none (valid: one of them)");
     struct stat st;
     if (stat(dir, &st) != 0) die_input("export: %s: %s", dir, strerror(errno));
     if (!S_ISDIR(st.st_mode)) die_input("export: %s is not a directory (posbench export takes a results directory)", dir);
@@ -75,7 +81,7 @@ int cmd_export(int argc, char **argv) {
         out = fopen(tmp, "w");
         if (!out) die_input("export: --out %s: cannot create %s: %s", out_path, tmp, strerror(errno));
     }
-    int rc = series ? export_series(&set, fmt, out) : export_runs(&set, fmt, out);
+    int rc = series ? export_series(&set, fmt, out) : export_runs(&set, fmt, varying, out);
     int nruns = set.nruns;
     rr_set_free(&set);
     if (out_path) {

@@ -7,6 +7,7 @@
 #include "gnuplot.h"
 #include "../results/results_read.h"
 #include "../experiment/figure_kinds.h"
+#include "../experiment/figure_labels.h"
 #include <stdio.h>
 
 enum { PLOT_MAX_WITH = 8, GAP = 2 }; // with: names at most (figure_kinds.h); pixels between canvas cells
@@ -17,6 +18,7 @@ typedef struct {
     const rr_set *set;
     int figures;           // figures made
     const figure_spec *spec; // the figures: entry being drawn (its label:, xlabel:, ylabel:)
+    const figure_labels *labels; // the experiment's labels: (stage titles, key names); NULL: none
     char **names;          // the file names given so far (each figure's is unique)
     int nnames;
 } plotter;
@@ -46,9 +48,12 @@ const rr_run *plot_companion_run(const rr_set *set, const rr_stage *s, const cha
 // separated by blank lines.
 void plot_write_rgb(FILE *f, const unsigned char *rgb, int W, int H);
 
-// plot.c: a configuration for legends (axes other than `skip`, -1 none) and for file names
-// ("<key>-<value>" per axis, '_'-separated).
-void plot_config_legend(const rr_stage *s, const rr_config *c, int skip, char *out, size_t len);
+// plot.c: a configuration for legends (axes other than `skip`, -1 none; a key with a label as
+// "label: value") and for file names ("<key>-<value>" per axis, '_'-separated).
+void plot_config_legend(const plotter *p, const rr_stage *s, const rr_config *c, int skip, char *out, size_t len);
+// A stage's title (its labels: entry, else its name) and a key's name (its label, else the key).
+const char *plot_stage_title(const plotter *p, const char *stage);
+const char *plot_key_name(const plotter *p, const char *key);
 void plot_config_slug(const rr_stage *s, const rr_config *c, char *out, size_t len);
 // plot_images.c: the figure kind image_grid (plot.h says what it draws).
 int fig_image_grid(plotter *p, const rr_stage *s, const char *with, const char *where);

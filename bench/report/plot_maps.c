@@ -56,13 +56,13 @@ int fig_heatmaps(plotter *p, const rr_stage *s, const char *name) {
         if (plot_close_data(f, path)) return EXIT_RUN_FAILED;
         gp_vars v = {0};
         char title[600], subtitle[1400];
-        snprintf(title, sizeof title, "%s: attention %s (colour range shared across the stage)", s->name,
-                 relative ? "by relative offset (relmap)" : name);
+        snprintf(title, sizeof title, "%s: attention %s", plot_stage_title(p, s->name), relative ? "by relative offset (relmap)" : name);
         char legend[1000];
-        plot_config_legend(s, &s->configs[c], -1, legend, sizeof legend);
-        snprintf(subtitle, sizeof subtitle, "%s%sseed %ld", s->naxes ? legend : "", s->naxes ? ", " : "", rr_run_seed(run));
+        plot_config_legend(p, s, &s->configs[c], -1, legend, sizeof legend);
+        snprintf(subtitle, sizeof subtitle, "colour range shared across the stage; %s%sseed %ld", s->naxes ? legend : "", s->naxes ? ", " : "",
+                 rr_run_seed(run));
         int w = 130 * H + 195, h = 130 * L + 120;
-        w = w < 560 ? 560 : w;
+        w = w < 640 ? 640 : w;
         gp_var_str(&v, "datafile", path), gp_var_str(&v, "subtitle", subtitle);
         plot_figure_texts(p, &v, title, NULL, NULL);
         gp_var_str(&v, "xlabel", relative ? "Δcol (key − query)" : "col"), gp_var_str(&v, "ylabel", relative ? "Δrow (key − query)" : "row");
@@ -138,10 +138,10 @@ int fig_spatial_weights(plotter *p, const rr_stage *s) {
         if (plot_close_data(f, path)) return EXIT_RUN_FAILED;
         gp_vars v = {0};
         char title[600], subtitle[1400], names[256] = "";
-        snprintf(title, sizeof title, "%s: learned spatial weights W, %s", s->name,
+        snprintf(title, sizeof title, "%s: learned spatial weights W, %s", plot_stage_title(p, s->name),
                  grid ? "the row of W of four query tokens, on the token grid" : "query token down, key token across");
         char legend[1000];
-        plot_config_legend(s, &s->configs[c], -1, legend, sizeof legend);
+        plot_config_legend(p, s, &s->configs[c], -1, legend, sizeof legend);
         snprintf(subtitle, sizeof subtitle, "%s%sseed %ld", s->naxes ? legend : "", s->naxes ? ", " : "", rr_run_seed(run));
         if (grid)
             for (int q = 0; q < nq; q++) {

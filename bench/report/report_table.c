@@ -120,8 +120,7 @@ int rt_csv(const report_table *t, FILE *out) {
         }
         size_t len = strlen(t->header[c]) + 8;
         char *h = xmalloc(len, "header");
-        snprintf(h, len, "%s mean", t->header[c]);
-        export_csv_field(out, h);
+        export_csv_field(out, t->header[c]); // the mean: the metric's one column name, as in export
         fputc(',', out);
         snprintf(h, len, "%s std", t->header[c]);
         export_csv_field(out, h);

@@ -2,6 +2,7 @@
 // (RFC 4180) and JSON (RFC 8259) writers (columns and rules in export.h).
 #include "export.h"
 #include "run_metrics.h"
+#include "../config/config.h"
 #include "../../core/common.h"
 #include <math.h>
 #include <stdlib.h>
@@ -9,7 +10,7 @@
 
 // ---- cells and the two writers ----------------------------------------------------------
 typedef struct {
-    char kind;        // 0 empty, 'n' a double, 'i' an integer (text), 's' a string
+    char kind;        // 0 empty, 'n' a double, 'i' an integer (text), 's' a string, 'b' a boolean (text)
     double num;
     const char *text; // 'i', 's' (not owned)
 } cell;
@@ -82,6 +83,7 @@ static void write_cell(FILE *out, export_format fmt, const cell *c) {
     const char *text = c->kind == 'n' ? num : c->kind ? c->text : "";
     if (fmt == EXPORT_CSV) export_csv_field(out, text);
     else if (c->kind == 's') export_json_string(out, text);
+    else if (c->kind == 'b') fputs(text, out); // true / false
     else fputs(text[0] ? text : "null", out); // numbers; empty and non-finite: null
 }
 
@@ -134,15 +136,15 @@ static int find_name(char *const *names, int n, const char *name) {
     return -1;
 }
 
-// A numeric /final attribute as its column: "<name> (<unit>)" and the value in that unit when
-// the run's metric table gives a unit, else the name and the stored value.
+// A numeric /final attribute as its column: its column name (metric_column_name: the report's
+// column header, "top1 (%)", "step (ms)") and the value in that unit when the run's metric table
+// gives a unit, else (no entry, or no unit) the stored value, an integer kept as one.
 static void metric_column(const metric_info *table, const rr_attr *a, char *name, size_t len, cell *c) {
     const metric_info *m = table ? metric_info_match(table, a->name) : NULL;
+    metric_column_name(m, a->name, name, len);
     if (m && m->unit && m->unit[0]) {
-        snprintf(name, len, "%s (%s)", a->name, m->unit);
         c->kind = 'n', c->num = a->num * (m->scale != 0 ? m->scale : 1.0);
     } else {
-        snprintf(name, len, "%s", a->name);
         if (a->type == 'i') c->kind = 'i', c->text = a->text;
         else c->kind = 'n', c->num = a->num;
     }
@@ -167,7 +169,41 @@ static const char *file_stem(const char *path, char *buf, size_t len) {
 
 enum { FIXED = 6 }; // run_id, experiment, stage, status, seed, path
 
-int export_runs(const rr_set *set, export_format fmt, FILE *out) {
+int export_is_bool_key(const char *name) {
+    for (const char *k = name; k; k = strchr(k, '.') ? strchr(k, '.') + 1 : NULL) { // "pretrain.eval.knn": a parent's copy
+        int i = cfg_index(k);
+        if (i >= 0) return cfg_keys[i].type == CFG_BOOL;
+    }
+    return 0;
+}
+
+// A /config attribute as its cell: a boolean key's 0/1 as false/true, an integer as one.
+static cell config_cell(const rr_attr *a) {
+    if (a->type == 'i' && export_is_bool_key(a->name)) return (cell){.kind = 'b', .text = a->num != 0 ? "true" : "false"};
+    if (a->type == 'i') return (cell){.kind = 'i', .text = a->text};
+    if (a->type == 'd') return (cell){.kind = 'n', .num = a->num};
+    return (cell){.kind = 's', .text = a->text};
+}
+
+static int same_cell(const cell *a, const cell *b) {
+    if (a->kind != b->kind) return 0;
+    if (a->kind == 'n') return a->num == b->num || (isnan(a->num) && isnan(b->num));
+    return !a->kind || !strcmp(a->text, b->text);
+}
+
+// Whether /config key `key` has one cell (value, or absence) in every run of set.
+static int constant_key(const rr_set *set, const char *key) {
+    cell first = {0};
+    for (int r = 0; r < set->nruns; r++) {
+        const rr_attr *a = rr_attr_get(&set->runs[r].config, key);
+        cell c = a ? config_cell(a) : (cell){0};
+        if (r == 0) first = c;
+        else if (!same_cell(&first, &c)) return 0;
+    }
+    return 1;
+}
+
+int export_runs(const rr_set *set, export_format fmt, int varying, FILE *out) {
     char **keys = NULL, **metrics = NULL, name[512];
     int nkeys = 0, kcap = 0, nmetrics = 0, mcap = 0;
     metric_info **tables = xcalloc((size_t)set->nruns + 1, sizeof *tables, "export metric tables");
@@ -182,6 +218,15 @@ int export_runs(const rr_set *set, export_format fmt, FILE *out) {
             add_name(&metrics, &nmetrics, &mcap, name);
         }
     }
+    if (varying && set->nruns > 1) // only the keys whose value differs between the runs
+        for (int k = 0; k < nkeys;) {
+            if (!constant_key(set, keys[k])) {
+                k++;
+                continue;
+            }
+            free(keys[k]);
+            keys[k] = keys[--nkeys];
+        }
     if (nkeys > 1) qsort(keys, (size_t)nkeys, sizeof *keys, cmp_str);
     if (nmetrics > 1) qsort(metrics, (size_t)nmetrics, sizeof *metrics, cmp_str);
     int ncols = FIXED + nkeys + nmetrics;
@@ -203,10 +248,8 @@ int export_runs(const rr_set *set, export_format fmt, FILE *out) {
         for (int c = 0; c < FIXED; c++) row[c] = (cell){.kind = c == 4 ? 'i' : 's', .text = c == 4 ? seed : fixed_text[c]};
         for (int i = 0; i < run->config.n; i++) {
             const rr_attr *a = &run->config.items[i];
-            cell *c = &row[FIXED + find_name(keys, nkeys, a->name)];
-            if (a->type == 'i') *c = (cell){.kind = 'i', .text = a->text};
-            else if (a->type == 'd') *c = (cell){.kind = 'n', .num = a->num};
-            else *c = (cell){.kind = 's', .text = a->text};
+            int k = find_name(keys, nkeys, a->name);
+            if (k >= 0) row[FIXED + k] = config_cell(a);
         }
         for (int i = 0; i < run->final.n; i++) {
             cell c = {0};

@@ -5,11 +5,14 @@
 // Runs (one row per *.h5 run file below DIR, by path; columns in this order):
 //   run_id, experiment, stage, status, seed, path   root attrs (run_id: the file name without .h5
 //                                                    when absent; seed: rr_run_seed)
-//   every /config key, by name (the union over the runs; empty where a run has none)
-//   every numeric /final attribute, by name, as "<metric> (<unit>)" with the value in that unit
-//       (stored value × scale, from the file's own /final metric_info table, the one the report
-//       uses: top1 (%) = 100 × the stored fraction); "<metric>" and the stored value when the
-//       table has no unit for it or the file has no table
+//   every /config key, by name (the union over the runs; empty where a run has none); a boolean
+//       key (the key table's CFG_BOOL, also as a parent stage's copy "pretrain.<key>") as true /
+//       false; with `varying`, only the keys whose value (or absence) differs between the runs
+//   every numeric /final attribute under its column name (objectives/metric.h's
+//       metric_column_name: the report's column header, "top1 (%)", "step (ms)"), with the value
+//       in that unit (stored value × scale, from the file's own /final metric_info table, the
+//       one the report uses: top1 (%) = 100 × the stored fraction); the attribute's name and the
+//       stored value when the file has no table or the table no entry
 // Series (--series, long form): run_id, series ("train/loss", "eval/top1"), step, epoch, value —
 // one row per run, series and recorded row; step and epoch are that row's /train or /eval step
 // and epoch columns (empty when the group has none); the step and epoch columns are not series.
@@ -25,9 +28,9 @@
 
 typedef enum { EXPORT_CSV, EXPORT_JSON } export_format;
 
-// Writes the runs table (series: the long-form series) of set to out. 0, or -1 when a write
-// failed (ferror).
-int export_runs(const rr_set *set, export_format fmt, FILE *out);
+// Writes the runs table (series: the long-form series) of set to out; varying 1: only the
+// /config keys that differ between the runs (`export --varying`). 0, or -1 when a write failed.
+int export_runs(const rr_set *set, export_format fmt, int varying, FILE *out);
 int export_series(const rr_set *set, export_format fmt, FILE *out);
 
 // The pieces, for tests: one CSV field (quoted when it must be), one JSON string literal, and
@@ -36,3 +39,5 @@ int export_series(const rr_set *set, export_format fmt, FILE *out);
 void export_csv_field(FILE *out, const char *text);
 void export_json_string(FILE *out, const char *text);
 void export_number(double v, char *buf, size_t len);
+// 1 when the /config attribute `name` is a boolean key (or a parent stage's copy of one).
+int export_is_bool_key(const char *name);

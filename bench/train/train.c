@@ -213,6 +213,19 @@ static void write_config_attrs(results *res, const config *c, const char *prefix
     }
 }
 
+// Root attr `bool_keys`: the boolean keys ("data.hflip,eval.knn,..."), whose /config values are
+// stored as 0/1 integers, so a reader without the key table (python/posbench_results.py) gives
+// them as booleans, as `posbench export` does.
+static void write_bool_keys(results *res) {
+    size_t len = 1;
+    for (int i = 0; i < cfg_key_count; i++) len += strlen(cfg_keys[i].key) + 1;
+    char *text = xcalloc(len, 1, "bool_keys");
+    for (int i = 0; i < cfg_key_count; i++)
+        if (cfg_keys[i].type == CFG_BOOL) snprintf(text + strlen(text), len - strlen(text), "%s%s", text[0] ? "," : "", cfg_keys[i].key);
+    results_attr_str(res, "/", "bool_keys", text);
+    free(text);
+}
+
 static void open_results(run *r) {
     const config *c = r->cfg;
     r->res = results_create(r->partial_path);
@@ -223,6 +236,7 @@ static void open_results(run *r) {
     results_attr_int(r->res, "/", "seed", (int64_t)r->seed);
     results_attr_str(r->res, "/", "started", r->started);
     results_attr_str(r->res, "/", "git_commit", posbench_git_commit);
+    write_bool_keys(r->res);
     results_attr_int(r->res, "/", "threads", posbench_threads());
     results_attr_str(r->res, "/", "device", r->model.ops->name);
     char cpu[256];
