@@ -102,7 +102,7 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_LIB := $(BUILD)/tests/testing.o $(BUILD)/tests/cuda_parity.o $(BUILD)/tests/attention_cases.o $(BUILD)/tests/model_testing.o \
             $(BUILD)/tests/dense_bf16_cases.o
 
-.PHONY: all deps deps-build deps-test deps-data deps-gpu docs test sanitize bench bench-ci bench-ci-baseline clean help backends reproduce-mp3 reproduce-cape reproduce-gmlp reproduce-gvp reproduce-ssl figures gpu-bundle FORCE
+.PHONY: all deps deps-build deps-test deps-data deps-gpu deps-anchors docs test sanitize bench bench-ci bench-ci-baseline clean help backends reproduce-mp3 reproduce-cape reproduce-gmlp reproduce-gvp reproduce-ssl figures gpu-bundle FORCE
 SCALE  ?= small
 DEVICE ?= auto
 JOBS   ?=
@@ -114,6 +114,9 @@ help:
 	@echo "                make deps-build | deps-test | deps-data one group (make needs build only)"
 	@echo "make deps-gpu   fetch the cuDNN frontend headers (PyPI nvidia-cudnn-frontend) into $(CUDNN_FE_DIR):"
 	@echo "                the next make compiles the cuDNN attention route in (posbench bench --attention cudnn)"
+	@echo "make deps-anchors   today's anchors beside Debian's PyTorch 1.13: current PyTorch (CPU use; PyPI's wheel"
+	@echo "                with its CUDA libraries, 2.8 GB) and timm, pinned, into build/venv-anchors (pip from PyPI):"
+	@echo "                posbench bench adds their eager and torch.compile times, crosscheck --init timm runs there"
 	@echo "make docs       regenerate docs/keys.md from the key table (make test checks it is up to date)"
 	@echo "make test       build and run every test; last line 'N passed, N failed, N skipped'"
 	@echo "make bench      posbench bench: step time, GFLOP/s vs sgemm, ratio to PyTorch CPU"
@@ -149,6 +152,10 @@ deps-data:
 # The cuDNN frontend's headers into the build tree (scripts/cudnn_frontend.sh; pip from PyPI).
 deps-gpu:
 	@sh scripts/cudnn_frontend.sh $(CUDNN_FE_DIR)
+# Current PyTorch and timm from PyPI in a virtual environment under the build tree
+# (scripts/anchors_venv.sh states the pinned versions and the download size).
+deps-anchors:
+	@sh scripts/anchors_venv.sh $(BUILD)/venv-anchors
 
 backends: $(BUILD)/posbench
 	@echo "posbench: built backends: $(BACKENDS)$(if $(CUDA_WHY), (cuda not built: $(CUDA_WHY))); $(MPI_SAY)$(if $(CUDNN_SAY),; $(CUDNN_SAY))"
