@@ -77,8 +77,7 @@ void finding_comparison_key(const finding *f, char *out, size_t len) {
 }
 
 // ---- finding the files and rendering --------------------------------------------------
-// A Markdown table cell: '|' escaped, newlines flattened.
-static void md_cell(FILE *f, const char *text) {
+void findings_md_cell(FILE *f, const char *text) {
     fputc(' ', f);
     for (const char *p = text; *p; p++) {
         if (*p == '|') fputs("\\|", f);
@@ -125,7 +124,7 @@ static void render_row(FILE *md, const char *family, const finding *f, const cha
     verdict_text(r, verdict, sizeof verdict);
     ours_text(ours, family, r, cell, sizeof cell);
     fputc('|', md);
-    md_cell(md, f->claim), md_cell(md, cell), md_cell(md, f->paper), md_cell(md, verdict);
+    findings_md_cell(md, f->claim), findings_md_cell(md, cell), findings_md_cell(md, f->paper), findings_md_cell(md, verdict);
     fputc('\n', md);
 }
 
