@@ -17,6 +17,8 @@
 #   - `posbench bench --config vit-d64-L2-p4-28px-ci` prints the Debian row and under it
 #     "current PyTorch: eager X ms (... ratio R); torch.compile Y ms (... ratio R)" with numbers,
 #     and names the torch version it compared with.
+# Measured 15.5 min at load average 12 on 2 shared cores (Inductor compiling the step's C++ for
+# torch.compile takes most of it); the refusals alone, without the venv, about a minute.
 cd "$(dirname "$0")/.." || exit 1
 PB=$(pwd)/build/posbench
 VENV=build/venv-anchors/bin/python
