@@ -392,7 +392,7 @@ int cmd_report(int argc, char **argv) {
             fprintf(stderr, "posbench: error: report --index writes REPORT.md and REPORT.html; --format is for one source's report\n");
             return EXIT_BAD_INPUT;
         }
-        return report_index(dir, argc, argv);
+        return report_index(dir);
     }
     rr_set set;
     if (rr_scan(dir, RR_ATTRS, &set, err, sizeof err) != 0) {

@@ -25,12 +25,9 @@ void html_escape(FILE *out, const char *text, size_t n) {
 
 static void esc(FILE *out, const char *text) { html_escape(out, text, strlen(text)); }
 
-// Inline Markdown of the report: `code`, **bold**; everything else escaped text. A 90% CI
-// ("90% CI [+0.80, +4.70]") is marked when mark_ci.
 // A Markdown link "[text](target)" at s (n bytes left) whose target is a relative path to a page
 // (ending .md or .html; no ':', space or quote, not starting with '/': the index's links to each
-// source's report) as <a href>;
-// returns 1 and advances *at past it, or 0 (written as text).
+// source's report) as <a href>; returns 1 and advances *at past it, or 0 (written as text).
 static int link_at(FILE *out, const char *s, size_t n, size_t *at) {
     const char *close = memchr(s, ']', n);
     if (!close || (size_t)(close - s) + 1 >= n || close[1] != '(') return 0;
@@ -47,6 +44,8 @@ static int link_at(FILE *out, const char *s, size_t n, size_t *at) {
     return 1;
 }
 
+// Inline Markdown of the report: `code`, **bold**, links to pages (link_at); everything else
+// escaped text. A 90% CI ("90% CI [+0.80, +4.70]") is marked when mark_ci.
 static void inline_md(FILE *out, const char *s, size_t n, int mark_ci) {
     int bold = 0;
     for (size_t i = 0; i < n;) {

@@ -262,8 +262,7 @@ static void write_markdown(FILE *f, const char *dir, index_source *src, int n, i
         if (src[k].md) fprintf(f, "## %s\n\n%s\n", src[k].name, src[k].md);
 }
 
-int report_index(const char *dir, int argc, char **argv) {
-    (void)argc, (void)argv;
+int report_index(const char *dir) {
     char err[4400];
     char *names[INDEX_MAX_SOURCES];
     int n = 0, ntimes = 0;

@@ -19,7 +19,7 @@
 #pragma once
 #include <stddef.h>
 
-int report_index(const char *dir, int argc, char **argv);
+int report_index(const char *dir);
 
 // The times file's lines, for tests: parses one line (no newline) into its fields. 0, or -1
 // with what is wrong and what is valid in why.
