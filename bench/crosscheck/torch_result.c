@@ -207,10 +207,10 @@ static int read_line(const char *path, int lineno, char *line, const char *metri
         return -1;
     }
     if (kind == V_INIT || kind == V_EMBED) {
-        int ok = kind == V_INIT ? !strcmp(tok, "ours") || !strcmp(tok, "torch")
+        int ok = kind == V_INIT ? !strcmp(tok, "ours") || !strcmp(tok, "torch") || !strcmp(tok, "timm")
                                 : !strcmp(tok, "timm") || !strcmp(tok, "xavier") || !strcmp(tok, "normal002");
         if (!ok) {
-            snprintf(why, len, "%s:%d: %s '%.40s' (valid: %s)", path, lineno, key, tok, kind == V_INIT ? "ours, torch" : "timm, xavier, normal002");
+            snprintf(why, len, "%s:%d: %s '%.40s' (valid: %s)", path, lineno, key, tok, kind == V_INIT ? "ours, torch, timm" : "timm, xavier, normal002");
             return -1;
         }
         snprintf(kind == V_INIT ? r->init : r->embed_init, sizeof r->init, "%s", tok);

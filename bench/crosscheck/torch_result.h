@@ -1,11 +1,11 @@
 // bench/crosscheck/torch_result.h — the PyTorch side's result file of `posbench crosscheck`
-// (<run-id>[.init-torch].torch, written by bench/crosscheck/torch_train.py) and its cache key.
+// (<run-id>[.init-torch|.init-timm].torch, written by bench/crosscheck/torch_train.py) and its cache key.
 //
 // The file is text, one "key value..." line each, every line ending in '\n':
 //   top1, top1@S, pos_top1_eta0, pos_top1_nonblank_eta0   a number in [0, 1] (or nan: not measured)
 //   loss, init_max_abs_diff, seconds                      a finite number >= 0
 //   content_rms, posenc_rms                               a number >= 0, or nan (not measured)
-//   init ours|torch    embed_init timm|xavier|normal002
+//   init ours|torch|timm    embed_init timm|xavier|normal002
 //   step_losses        one number >= 0 per training step of the plan (nan/inf: the run diverged)
 //   cache_script, cache_python, cache_plan   16 hex digits each: appended by posbench (never by
 //                      the script) once the result validated: what produced it (below)

@@ -1,7 +1,9 @@
 // bench/perf/perf.c — step benchmarks: median training-step time, images/s, achieved GFLOP/s as a
 // fraction of the backend's own linear layer (OpenBLAS sgemm on the CPU, cuBLAS on cuda)
 // measured in this process, peak memory, and the ratio to the
-// identical step in PyTorch (bench/perf/torch_cpu_step.py) run right after ours. With
+// identical step in PyTorch (bench/perf/torch_cpu_step.py) run right after ours: Debian's
+// PyTorch 1.13 (/usr/bin/python3), and when `make deps-anchors` made build/venv-anchors current
+// PyTorch there, eager and torch.compile (one line under the config's row). With
 // --device cuda the PyTorch step is bench/perf/torch_gpu_step.py on the GPU (torch.compile,
 // fp32 like ours; its own --config list adds bf16, eager and the MP3 / ViT-B/16 configs).
 #include "perf.h"
@@ -82,7 +84,8 @@ void perf_help(void) {
            "each config and prints the median step time, images/s, achieved GFLOP/s, that as a\n"
            "fraction of the backend's own 2048^3 linear layer (OpenBLAS; with --device cuda cuBLAS at 8192^3, at the\n"
            "same precision) measured in this process, peak memory, and the ratio to the\n"
-           "same step in PyTorch on the CPU (Debian's /usr/bin/python3, same thread count), or with --device\n"
+           "same step in PyTorch on the CPU (Debian's /usr/bin/python3, same thread count; and when make deps-anchors\n"
+           "has made build/venv-anchors, current PyTorch there, eager and torch.compile, on a line below), or with --device\n"
            "cuda on the GPU (bench/perf/torch_gpu_step.py: torch.compile at the same --precision, bf16 = autocast;\n"
            "python3 from PATH). --precision bf16 times train.precision=bf16 (on a CPU backend an emulation,\n"
            "slower than fp32, and not compared with PyTorch). --attention (with --device cuda) forces the training\n"
@@ -248,11 +251,23 @@ static void json_string_field(const char *line, const char *key, char *out, size
     out[n] = 0;
 }
 
-// Runs the PyTorch step script (gpu: torch_gpu_step.py, compiled, python3 from PATH); returns its
-// median step time in seconds, or -1 with a reason. *peak_mib gets PyTorch's GPU peak memory
-// (-1 when the script reports none: the CPU step), `version` its torch version and GPU name.
-static double time_torch_step(const perf_config *p, int iters, int gpu, const char *precision, char *why,
-                              size_t whylen, double *peak_mib, char *version, size_t vlen) {
+// The anchors' Python beside the binary (<dir of posbench>/venv-anchors/bin/python, made by
+// `make deps-anchors`) into path; 1 when it is there, 0 when not.
+static int anchors_python(char *path, size_t len) {
+    char exe[4096];
+    snprintf(path, len, "build/venv-anchors/bin/python");
+    if (self_exe_path(exe, sizeof exe) != 0) return 0;
+    snprintf(path, len, "%s/venv-anchors/bin/python", dirname(exe));
+    return access(path, X_OK) == 0;
+}
+
+// Runs the PyTorch step script (gpu: torch_gpu_step.py, compiled, python3 from PATH; the CPU:
+// torch_cpu_step.py under `python`, torch.compile when compile is 1); returns its median step
+// time in seconds, or -1 with a reason. *peak_mib gets PyTorch's GPU peak memory (-1 when the
+// script reports none: the CPU step), `version` its torch version and GPU name.
+static double time_torch_step(const perf_config *p, int iters, int gpu, const char *python, int compile,
+                              const char *precision, char *why, size_t whylen, double *peak_mib, char *version,
+                              size_t vlen) {
     *peak_mib = -1;
     char exe[4096], script[4200];
     if (self_exe_path(exe, sizeof exe) != 0) {
@@ -261,8 +276,8 @@ static double time_torch_step(const perf_config *p, int iters, int gpu, const ch
     }
     snprintf(script, sizeof script, "%s/../bench/perf/%s", dirname(exe),
              gpu ? "torch_gpu_step.py" : "torch_cpu_step.py");
-    if (access(script, R_OK) != 0 || (!gpu && access("/usr/bin/python3", X_OK) != 0)) {
-        snprintf(why, whylen, "%s or /usr/bin/python3 not found", script);
+    if (access(script, R_OK) != 0 || (!gpu && access(python, X_OK) != 0)) {
+        snprintf(why, whylen, "%s or %s not found", script, python);
         return -1;
     }
     const model_config *v = &p->model;
@@ -279,14 +294,15 @@ static double time_torch_step(const perf_config *p, int iters, int gpu, const ch
     int na = 0, nv = 0;
 #define ARG(word) (argv[na++] = (char *)(word))
 #define NUM(flag, value) (ARG(flag), snprintf(vals[nv], sizeof vals[nv], "%.10g", (double)(value)), ARG(vals[nv++]))
-    ARG(gpu ? "python3" : "/usr/bin/python3");
+    ARG(gpu ? "python3" : python);
     ARG(script);
     if (gpu) ARG("--config"), ARG("custom"), ARG("--device"), ARG("cuda"), ARG("--modes"), ARG("compile"), ARG("--precision"), ARG(precision);
     NUM("--image", v->image_size), NUM("--channels", v->channels), NUM("--patch", v->patch), NUM("--dim", v->dim);
     NUM("--depth", v->depth), NUM("--heads", v->heads), NUM("--mlp-ratio", v->mlp_ratio), NUM("--classes", v->num_classes);
     NUM("--batch", p->batch), NUM("--warmup", gpu ? 3 : 2), NUM("--iters", iters), NUM("--cls", v->cls), NUM("--pos-abs", pos_abs);
     if (gpu) NUM("--mp3", masked), NUM("--eta", p->eta);
-    else NUM("--threads", posbench_threads()), NUM("--arch", torch_arch(v)), NUM("--tiny-attn-dim", v->tiny_attn_dim > 0 ? v->tiny_attn_dim : 64);
+    else NUM("--threads", posbench_threads()), NUM("--arch", torch_arch(v)), NUM("--tiny-attn-dim", v->tiny_attn_dim > 0 ? v->tiny_attn_dim : 64),
+         NUM("--compile", compile);
     argv[na] = NULL;
 #undef ARG
 #undef NUM
@@ -310,11 +326,27 @@ static double time_torch_step(const perf_config *p, int iters, int gpu, const ch
     }
     int rc = launch_reading_close(f, child);
     if (rc != 0 || ms <= 0) {
-        snprintf(why, whylen, "%s failed (exit %d; is PyTorch installed%s?)", gpu ? "torch_gpu_step.py" : "torch_cpu_step.py",
-                 rc, gpu ? " with CUDA and torch.compile" : "");
+        snprintf(why, whylen, "%s failed under %s (exit %d; is PyTorch installed%s?)", gpu ? "torch_gpu_step.py" : "torch_cpu_step.py",
+                 argv[0], rc, gpu ? " with CUDA and torch.compile" : compile ? " with torch.compile" : "");
         return -1;
     }
     return ms / 1e3;
+}
+
+// The line under a CPU row: the same step under the anchors' Python (current PyTorch), eager and
+// torch.compile, each with posbench's ratio to it (or why it was not timed).
+static void print_anchors_line(const perf_config *p, int iters, const char *python, double step, char *version,
+                               size_t vlen) {
+    printf("  current PyTorch:");
+    for (int compile = 0; compile < 2; compile++) {
+        char why[4608] = "";
+        double peak, t = time_torch_step(p, iters, 0, python, compile, "fp32", why, sizeof why, &peak, version, vlen);
+        const char *mode = compile ? "torch.compile" : "eager";
+        if (t > 0) printf(" %s %.1f ms (%.0f img/s, ratio %.3f)%s", mode, t * 1e3, p->batch / t, step / t, compile ? "" : ";");
+        else printf(" %s not timed (%s)%s", mode, why, compile ? "" : ";");
+    }
+    printf("\n");
+    fflush(stdout);
 }
 
 // GFLOP/s of the backend's own linear layer, out (n, n) = in (n, n) · weight (n, n)ᵀ, at the
@@ -396,8 +428,8 @@ int perf_run(const perf_options *opt) {
            gpu ? "cuBLAS" : "OpenBLAS", ceiling_n, ceiling_n, ceiling_n, precision, peak);
     printf("%-24s %9s %8s %9s %8s %10s %10s %10s %8s %9s %10s\n", "config", "step ms", "img/s", "GFLOP/s", "of peak",
            "arena MiB", "peak MiB", "torch ms", "torch/s", "ratio", "torch MiB");
-    char torch_version[256] = "";
-    int ran = 0;
+    char torch_version[256] = "", anchors[4200] = "", anchors_version[256] = "";
+    int ran = 0, have_anchors = !gpu && anchors_python(anchors, sizeof anchors);
     for (size_t i = 0; i < sizeof perf_configs / sizeof perf_configs[0]; i++) {
         const perf_config *p = &perf_configs[i];
         if (opt->only ? strcmp(opt->only, p->name) != 0 : p->gpu_sized && !gpu) continue;
@@ -416,8 +448,8 @@ int perf_run(const perf_options *opt) {
             snprintf(why, sizeof why, "the PyTorch CPU step has no %s twin (torch_gpu_step.py has MP3)", p->objective);
         } else if (opt->torch) {
             double torch_peak;
-            double t = time_torch_step(p, opt->iters, gpu, precision, why, sizeof why, &torch_peak, torch_version,
-                                       sizeof torch_version);
+            double t = time_torch_step(p, opt->iters, gpu, "/usr/bin/python3", 0, precision, why, sizeof why, &torch_peak,
+                                       torch_version, sizeof torch_version);
             if (torch_peak >= 0) snprintf(torch_mib, sizeof torch_mib, "%.0f", torch_peak);
             if (t > 0) {
                 snprintf(torch_ms, sizeof torch_ms, "%.1f", t * 1e3);
@@ -429,6 +461,8 @@ int perf_run(const perf_options *opt) {
                gflops, gflops / peak, arena / 1048576.0, peak_rss_bytes() / 1048576.0, torch_ms, torch_ips, ratio,
                torch_mib);
         if (why[0]) printf("  (PyTorch not timed: %s)\n", why);
+        if (opt->torch && !gpu && !bf16 && !p->objective && have_anchors)
+            print_anchors_line(p, opt->iters, anchors, step, anchors_version, sizeof anchors_version);
         if (opt->breakdown) print_breakdown(&phases, step);
         fflush(stdout);
     }
@@ -438,6 +472,12 @@ int perf_run(const perf_options *opt) {
            "step (model, activations, AdamW; GPU memory on cuda); peak MiB is this process's peak resident memory\n"
            "so far; torch MiB is PyTorch's GPU peak memory in its step (torch.cuda.max_memory_allocated; the CPU step\n"
            "reports none).%s%s\n", torch_version[0] ? "\nCompared with: " : "", torch_version);
+    if (opt->torch && !gpu && have_anchors && anchors_version[0])
+        printf("The line under a row: the same step under %s (%s), eager and torch.compile (Inductor, compiled in\n"
+               "the warmup steps), with posbench's ratio to each.\n", anchors_version, anchors);
+    else if (opt->torch && !gpu && !have_anchors)
+        printf("Current PyTorch (eager and torch.compile): not compared: %s not found (make deps-anchors installs\n"
+               "torch and timm from PyPI there; bench then adds a line under each row).\n", anchors);
     if (opt->breakdown)
         printf("breakdown: each phase is the time between two timing marks of the step (on cuda CUDA events on the\n"
                "ops' stream: the device's time, idle gaps included; on the CPU the clock): upload = the inputs'\n"

@@ -12,6 +12,7 @@
 #include "report_table.h"
 #include "report_formats.h"
 #include "report_html.h"
+#include "report_index.h"
 #include "report_provenance.h"
 #include "findings_diff.h"
 #include "gnuplot.h"
@@ -337,6 +338,7 @@ static void stage_table(sbuf *b, const rr_set *set, const rr_stage *s, ref_table
 // ---- the command --------------------------------------------------------------------
 void report_help(void) {
     printf("usage: posbench report DIR [--format md,csv,json,html] [--diff OLD.json]\n"
+           "       posbench report --index DIR\n"
            "Reads every run file (*.h5, not *.h5.partial) below DIR and prints one Markdown table per\n"
            "stage: one row per configuration (the /config values that differ between the stage's runs,\n"
            "train.seed aside), mean ± sample std over seeds of the final metrics of the runs that\n"
@@ -353,12 +355,15 @@ void report_help(void) {
            "\"Changed since OLD.json\" after the report's head (stdout, REPORT.md, REPORT.html): verdicts that moved\n"
            "(was -> now), findings added and removed, findings whose printed numbers moved. A missing or\n"
            "unreadable OLD.json, or one that is not a findings file, is refused (exit 2).\n"
+           "--index: DIR holds one folder per source (results/mp3, results/cape, ...: make reproduce-all); writes\n"
+           "DIR/REPORT.md and REPORT.html: per source its runs, findings by verdict, measured time\n"
+           "(DIR/reproduce-times.tsv) and links to its own report, then every source's findings side by side.\n"
            "Exit status: 0 ok, 1 REPORT.md could not be written, 2 bad input.\n");
 }
 
 int cmd_report(int argc, char **argv) {
     const char *dir = NULL, *diff_path = NULL;
-    int formats = REPORT_MD;
+    int formats = REPORT_MD, index = 0;
     char err[4400];
     for (int i = 0; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -381,8 +386,12 @@ int cmd_report(int argc, char **argv) {
             }
             continue;
         }
+        if (!strcmp(argv[i], "--index")) {
+            index = 1;
+            continue;
+        }
         if (argv[i][0] == '-' || dir) {
-            fprintf(stderr, "posbench: error: unexpected argument '%s' for posbench report (usage: posbench report DIR [--format md,csv,json,html] [--diff OLD.json])\n", argv[i]);
+            fprintf(stderr, "posbench: error: unexpected argument '%s' for posbench report (usage: posbench report DIR [--format md,csv,json,html] [--diff OLD.json], or posbench report --index DIR)\n", argv[i]);
             return EXIT_BAD_INPUT;
         }
         dir = argv[i];
@@ -390,6 +399,13 @@ int cmd_report(int argc, char **argv) {
     if (!dir) {
         fprintf(stderr, "posbench: error: posbench report needs a results directory (usage: posbench report DIR)\n");
         return EXIT_BAD_INPUT;
+    }
+    if (index) {
+        if (formats != REPORT_MD || diff_path) {
+            fprintf(stderr, "posbench: error: report --index writes REPORT.md and REPORT.html; --format and --diff are for one source's report\n");
+            return EXIT_BAD_INPUT;
+        }
+        return report_index(dir);
     }
     // OLD.json is read before anything is written: a later --format json may replace it.
     findings_old old = {0};

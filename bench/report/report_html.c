@@ -25,8 +25,27 @@ void html_escape(FILE *out, const char *text, size_t n) {
 
 static void esc(FILE *out, const char *text) { html_escape(out, text, strlen(text)); }
 
-// Inline Markdown of the report: `code`, **bold**; everything else escaped text. A 90% CI
-// ("90% CI [+0.80, +4.70]") is marked when mark_ci.
+// A Markdown link "[text](target)" at s (n bytes left) whose target is a relative path to a page
+// (ending .md or .html; no ':', space or quote, not starting with '/': the index's links to each
+// source's report) as <a href>; returns 1 and advances *at past it, or 0 (written as text).
+static int link_at(FILE *out, const char *s, size_t n, size_t *at) {
+    const char *close = memchr(s, ']', n);
+    if (!close || (size_t)(close - s) + 1 >= n || close[1] != '(') return 0;
+    const char *target = close + 2, *end = memchr(target, ')', n - (size_t)(target - s));
+    if (!end || end == target || *target == '/') return 0;
+    size_t tn = (size_t)(end - target);
+    int page = (tn > 3 && !memcmp(end - 3, ".md", 3)) || (tn > 5 && !memcmp(end - 5, ".html", 5));
+    if (!page) return 0;
+    for (const char *c = target; c < end; c++)
+        if (*c == ':' || *c == ' ' || *c == '"' || *c == '\'' || *c == '<' || *c == '>') return 0;
+    fputs("<a href=\"", out), html_escape(out, target, (size_t)(end - target)), fputs("\">", out);
+    html_escape(out, s + 1, (size_t)(close - s - 1)), fputs("</a>", out);
+    *at += (size_t)(end - s) + 1;
+    return 1;
+}
+
+// Inline Markdown of the report: `code`, **bold**, links to pages (link_at); everything else
+// escaped text. A 90% CI ("90% CI [+0.80, +4.70]") is marked when mark_ci.
 static void inline_md(FILE *out, const char *s, size_t n, int mark_ci) {
     int bold = 0;
     for (size_t i = 0; i < n;) {
@@ -42,6 +61,7 @@ static void inline_md(FILE *out, const char *s, size_t n, int mark_ci) {
             fputs(bold ? "</strong>" : "<strong>", out), bold = !bold, i += 2;
             continue;
         }
+        if (s[i] == '[' && link_at(out, s + i, n - i, &i)) continue;
         if (mark_ci && !strncmp(s + i, "90% CI [", 8) && i + 8 < n) {
             const char *end = memchr(s + i, ']', n - i);
             if (end) {
@@ -360,6 +380,34 @@ static const char *const style =
     "figure{margin:0;border:1px solid #ddd;padding:0.5em}figure svg{width:100%;max-width:900px;height:auto;display:block}"
     "figcaption{font-size:0.85em;color:#555}nav ul{columns:2}";
 
+// The verdict colours' legend above the findings tables.
+static const char *const legend =
+    "<p class=\"legend\">Findings rows: <span style=\"background:#e3f4e1\">holds</span>"
+    "<span style=\"background:#fbe1df\">does not hold</span><span style=\"background:#fdf3d7\">inconclusive</span>"
+    "<span style=\"background:#ececec\">not measured</span> (90% CIs <span class=\"ci\">underlined</span>)</p>\n";
+
+int report_html_write_page(const char *dir, const char *md, const char *title) {
+    char *html = NULL;
+    size_t n = 0;
+    FILE *out = open_memstream(&html, &n);
+    if (!out) die_fail("report: cannot open a memory stream: %s", strerror(errno));
+    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>", out);
+    esc(out, title), fputs(": ", out), esc(out, dir);
+    fprintf(out, "</title>\n<style>%s</style>\n</head>\n<body>\n", style);
+    fputs(legend, out);
+    int nsection = 0;
+    html_from_markdown(out, md, &nsection);
+    fputs("</body>\n</html>\n", out);
+    if (fclose(out) != 0) die_fail("report: cannot build REPORT.html: %s", strerror(errno));
+    size_t len = strlen(dir) + 16;
+    char *path = xmalloc(len, "path");
+    snprintf(path, len, "%s/REPORT.html", dir);
+    int rc = report_write_file(path, html, n);
+    free(path), free(html);
+    return rc;
+}
+
 int report_html_write(const char *dir, const char *md, const rr_set *set, int argc, char **argv) {
     char *html = NULL;
     size_t n = 0;
@@ -379,10 +427,7 @@ int report_html_write(const char *dir, const char *md, const rr_set *set, int ar
     html_from_markdown(out, head, &nsection);
     free(head);
     contents(out, md);
-    fputs("<p class=\"legend\">Findings rows: <span style=\"background:#e3f4e1\">holds</span>"
-          "<span style=\"background:#fbe1df\">does not hold</span><span style=\"background:#fdf3d7\">inconclusive</span>"
-          "<span style=\"background:#ececec\">not measured</span> (90% CIs <span class=\"ci\">underlined</span>)</p>\n",
-          out);
+    fputs(legend, out);
     html_from_markdown(out, md + head_len, &nsection);
     figures(out, dir);
     commands(out, dir, set, argc, argv);

@@ -22,6 +22,11 @@
 // 0, or -1 (the error printed).
 int report_html_write(const char *dir, const char *md, const rr_set *set, int argc, char **argv);
 
+// DIR/REPORT.html of `posbench report --index DIR` (report_index.h): md as HTML under the verdict
+// legend, with the same style, without figures or commands; relative links [text](path) become
+// <a href>. 0, or -1 (the error printed).
+int report_html_write_page(const char *dir, const char *md, const char *title);
+
 // The pieces, for tests: text with & < > " ' escaped; REPORT.md's Markdown as HTML (headings get
 // ids "s<k>", k counting on from *nsection, which is updated).
 void html_escape(FILE *out, const char *text, size_t n);
