@@ -154,7 +154,7 @@ static void refusals(void) {
     expect_status("report --index: a folder with no source holding run files is refused", cmd_report, 2, argv2, 2,
                   "no subfolder of");
     char *argv3[] = {"--index", g_idx, "--format", "csv"};
-    expect_status("report --index: --format is refused with --index", cmd_report, 4, argv3, 2, "--format is for one source's report");
+    expect_status("report --index: --format is refused with --index", cmd_report, 4, argv3, 2, "are for one source's report");
 }
 
 static void time_lines(void) {
