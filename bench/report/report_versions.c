@@ -3,6 +3,7 @@
 #include "report_versions.h"
 #include "../experiment/experiment.h"
 #include "../experiment/yaml_tree.h"
+#include "../results/text_index.h"
 #include "../../core/common.h"
 #include <errno.h>
 #include <stdio.h>
@@ -10,27 +11,14 @@
 #include <string.h>
 #include <unistd.h>
 
-typedef struct {
-    char (*ids)[13];
-    int n, cap;
-} id_set;
+// The run ids of an experiment's copy (one hash lookup per run file, however many runs it enumerates).
+typedef text_index id_set;
 
 static void add_ids(id_set *s, const experiment *e) {
-    for (int i = 0; i < e->nruns; i++) {
-        if (s->n == s->cap) {
-            s->cap = s->cap ? 2 * s->cap : 64;
-            s->ids = realloc(s->ids, (size_t)s->cap * sizeof *s->ids);
-            if (!s->ids) die_fail("out of memory reading experiment copies");
-        }
-        memcpy(s->ids[s->n++], e->runs[i].run_id, sizeof s->ids[0]);
-    }
+    for (int i = 0; i < e->nruns; i++) ti_put(s, e->runs[i].run_id, 1);
 }
 
-static int has_id(const id_set *s, const char *id) {
-    for (int i = 0; i < s->n; i++)
-        if (!strcmp(s->ids[i], id)) return 1;
-    return 0;
-}
+static int has_id(const id_set *s, const char *id) { return ti_get(s, id) >= 0; }
 
 // The run ids of experiment `name`'s copy under dir at every scale into ids, its path into
 // path. 0 when there is no copy of that name that loads.
@@ -93,7 +81,7 @@ void report_current_versions(rr_set *set, const char *dir) {
                 why[r] = xstrdup(msg, "reason");
             }
         }
-        free(ids.ids);
+        ti_free(&ids);
     }
     rr_set_leave_out(set, why, RR_LEFT_EARLIER);
     for (int r = 0; r < n; r++) free(why[r]);
