@@ -2,8 +2,7 @@
 // plots/<kind>.gp giving PNG and SVG figures in DIR/figures/ (what is drawn: plot.h).
 #include "plot.h"
 #include "plot_internal.h"
-#include "report_versions.h"
-#include "../results/run_screen.h"
+#include "run_select.h"
 #include "gnuplot.h"
 #include "stats.h"
 #include "../results/results_read.h"
@@ -754,16 +753,12 @@ int cmd_plot(int argc, char **argv) {
         return EXIT_BAD_INPUT;
     }
     rr_set set;
-    if (rr_scan(dir, RR_SERIES | RR_ARRAYS, &set, err, sizeof err) != 0) {
+    if (run_select(dir, RR_SERIES | RR_ARRAYS, &set, err, sizeof err) != 0) { // the runs report counts (run_select.h)
         fprintf(stderr, "posbench: error: %s\n", err);
         return EXIT_BAD_INPUT;
     }
     p.set = &set;
-    rr_screen(&set);                    // damaged /final and second files of a run: left out
-    report_current_versions(&set, dir); // runs of earlier versions of an experiment are not drawn
     report_metrics_from(&set); // units, scales and natures from the files
-    for (int i = 0; i < set.nskipped; i++) fprintf(stderr, "posbench: warning: left out %s\n", set.skipped[i]);
-    free(report_left_markdown(&set, 1)); // warnings: damaged /final, duplicates, earlier versions
     figure_spec *reqs = NULL;
     int nreq = 0, rc = 0, found = 0;
     if (set.nruns == 0) {

@@ -9,12 +9,12 @@
 #include "stats.h"
 #include "report_refs.h"
 #include "report_versions.h"
+#include "run_select.h"
 #include "report_table.h"
 #include "report_formats.h"
 #include "report_html.h"
 #include "report_provenance.h"
 #include "gnuplot.h"
-#include "../results/run_screen.h"
 #include "../../core/common.h"
 #include <errno.h>
 #include <math.h>
@@ -379,16 +379,12 @@ int cmd_report(int argc, char **argv) {
         return EXIT_BAD_INPUT;
     }
     rr_set set;
-    if (rr_scan(dir, RR_ATTRS, &set, err, sizeof err) != 0) {
+    if (run_select(dir, RR_ATTRS, &set, err, sizeof err) != 0) { // the runs that count (run_select.h), the others named
         fprintf(stderr, "posbench: error: %s\n", err);
         return EXIT_BAD_INPUT;
     }
-    rr_screen(&set);                    // damaged /final and second files of a run: left out
-    report_current_versions(&set, dir); // runs of earlier versions of an experiment are not counted
     report_metrics_from(&set); // units, scales and natures from the files
     report_order_stages(&set, dir); // stages in their experiment file's order
-    for (int i = 0; i < set.nskipped; i++) fprintf(stderr, "posbench: warning: left out %s\n", set.skipped[i]);
-    free(report_left_markdown(&set, 1)); // warnings: damaged /final, duplicates, earlier versions
     if (set.nruns == 0 && set.nleft) {
         fprintf(stderr, "posbench: error: no run files to count under %s: all %d that were read are left out (see the warnings above)\n",
                 dir, set.nleft);

@@ -20,34 +20,42 @@ static void add_ids(id_set *s, const experiment *e) {
 
 static int has_id(const id_set *s, const char *id) { return ti_get(s, id) >= 0; }
 
-// The run ids of experiment `name`'s copy under dir at every scale into ids, its path into
-// path. 0 when there is no copy of that name that loads.
-static int copy_ids(const char *dir, const char *name, id_set *ids, char *path, size_t pathlen) {
+int report_copy_path(const char *dir, const char *name, char *path, size_t pathlen) {
     static experiment e; // large
     char why[2048];
     for (int k = 0; k < 2; k++) {
         if (k == 0) snprintf(path, pathlen, "%s/%s/experiment.yaml", dir, name);
         else snprintf(path, pathlen, "%s/experiment.yaml", dir);
         if (access(path, F_OK) != 0) continue;
-        if (experiment_load(&e, path, NULL, why, sizeof why) != 0 || strcmp(e.name, name)) {
-            experiment_free(&e);
-            continue;
-        }
-        add_ids(ids, &e);
-        const ynode *scales = ytree_get(e.tree, "scales", NULL);
-        int nscales = scales && scales->kind == YT_MAP ? scales->n : 0;
-        char **names = xcalloc((size_t)nscales + 1, sizeof *names, "scales");
-        for (int i = 0; i < nscales; i++) names[i] = xstrdup(scales->key[i]->text, "scale");
+        int ok = experiment_load(&e, path, NULL, why, sizeof why) == 0 && !strcmp(e.name, name);
         experiment_free(&e);
-        for (int i = 0; i < nscales; i++) {
-            if (experiment_load(&e, path, names[i], why, sizeof why) == 0) add_ids(ids, &e);
-            experiment_free(&e);
-            free(names[i]);
-        }
-        free(names);
-        return 1;
+        if (ok) return 1;
     }
     return 0;
+}
+
+// The run ids of experiment `name`'s copy under dir at every scale into ids, its path into
+// path. 0 when there is no copy of that name that loads.
+static int copy_ids(const char *dir, const char *name, id_set *ids, char *path, size_t pathlen) {
+    static experiment e; // large
+    char why[2048];
+    if (!report_copy_path(dir, name, path, pathlen) || experiment_load(&e, path, NULL, why, sizeof why) != 0) {
+        experiment_free(&e);
+        return 0;
+    }
+    add_ids(ids, &e);
+    const ynode *scales = ytree_get(e.tree, "scales", NULL);
+    int nscales = scales && scales->kind == YT_MAP ? scales->n : 0;
+    char **names = xcalloc((size_t)nscales + 1, sizeof *names, "scales");
+    for (int i = 0; i < nscales; i++) names[i] = xstrdup(scales->key[i]->text, "scale");
+    experiment_free(&e);
+    for (int i = 0; i < nscales; i++) {
+        if (experiment_load(&e, path, names[i], why, sizeof why) == 0) add_ids(ids, &e);
+        experiment_free(&e);
+        free(names[i]);
+    }
+    free(names);
+    return 1;
 }
 
 void report_current_versions(rr_set *set, const char *dir) {

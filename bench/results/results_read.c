@@ -14,6 +14,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+static char *parent_name(const char *path);
+
 // ---- directories --------------------------------------------------------------------
 
 static int ends_with(const char *s, const char *suffix) {
@@ -70,6 +72,11 @@ int rr_find_files(const char *dir, const char *pattern, char ***paths, int *n, c
 
 const char *rr_config_value(const rr_set *set, int run, const char *key) {
     return rr_attr_text(&set->runs[run].config, key, "—");
+}
+
+char *rr_run_stage(const rr_run *r) {
+    const char *stage = rr_attr_text(&r->root, "stage", NULL);
+    return stage ? xstrdup(stage, "stage name") : parent_name(r->path);
 }
 
 static char *parent_name(const char *path) {
@@ -149,6 +156,15 @@ static void build_stage(rr_set *set, rr_stage *s) {
             }
             keys[idx].present++;
             keys[idx].differs |= strcmp(keys[idx].first, a->text) != 0;
+        }
+    }
+    for (int h = 0; h < set->nhints; h++) { // the matrix keys of the stage: axes when its files hold them
+        const rr_stage_hint *hint = &set->hints[h];
+        if (strcmp(hint->experiment, s->experiment) || strcmp(hint->stage, s->name)) continue;
+        s->nmissing = hint->nmissing;
+        for (int a = 0; a < hint->naxes; a++) {
+            int k = ti_get(&key_index, hint->axes[a]);
+            if (k >= 0) keys[k].differs = 1;
         }
     }
     int axis_cap = 0;
@@ -281,10 +297,27 @@ void rr_set_leave_out(rr_set *set, char *const *why, rr_left_kind kind) {
         rr_left *l = &set->left[set->nleft++];
         l->kind = kind, l->path = xstrdup(set->runs[r].path, "path"), l->why = xstrdup(why[r], "reason");
         l->experiment = xstrdup(rr_attr_text(&set->runs[r].root, "experiment", ""), "experiment");
+        l->stage = rr_run_stage(&set->runs[r]);
+        l->run_id = xstrdup(rr_attr_text(&set->runs[r].root, "run_id", ""), "run id");
         rr_free(&set->runs[r]);
     }
     set->nruns = kept;
     if (set->nleft > 1) qsort(set->left, (size_t)set->nleft, sizeof *set->left, cmp_left);
+    free_stages(set);
+    group_stages(set);
+}
+
+void rr_set_hints(rr_set *set, const rr_stage_hint *hints, int n) {
+    if (n == 0) return;
+    set->hints = realloc(set->hints, (size_t)(set->nhints + n) * sizeof *set->hints);
+    if (!set->hints) die_fail("out of memory reading results");
+    for (int h = 0; h < n; h++) {
+        rr_stage_hint *to = &set->hints[set->nhints++];
+        to->experiment = xstrdup(hints[h].experiment, "hint"), to->stage = xstrdup(hints[h].stage, "hint");
+        to->naxes = hints[h].naxes, to->nmissing = hints[h].nmissing;
+        to->axes = xcalloc((size_t)to->naxes + 1, sizeof *to->axes, "hint");
+        for (int a = 0; a < to->naxes; a++) to->axes[a] = xstrdup(hints[h].axes[a], "hint");
+    }
     free_stages(set);
     group_stages(set);
 }
@@ -325,7 +358,14 @@ void rr_set_free(rr_set *set) {
     free(set->runs);
     for (int i = 0; i < set->nskipped; i++) free(set->skipped[i]);
     free(set->skipped);
-    for (int i = 0; i < set->nleft; i++) free(set->left[i].path), free(set->left[i].why), free(set->left[i].experiment);
+    for (int i = 0; i < set->nleft; i++) free(set->left[i].path), free(set->left[i].why), free(set->left[i].experiment), free(set->left[i].stage),
+        free(set->left[i].run_id);
     free(set->left);
+    for (int h = 0; h < set->nhints; h++) {
+        rr_stage_hint *hint = &set->hints[h];
+        for (int a = 0; a < hint->naxes; a++) free(hint->axes[a]);
+        free(hint->axes), free(hint->experiment), free(hint->stage);
+    }
+    free(set->hints);
     memset(set, 0, sizeof *set);
 }
