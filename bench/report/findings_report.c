@@ -8,6 +8,7 @@
 #include "report_versions.h"
 #include "findings_tsv.h"
 #include "significance.h"
+#include "../text/markdown_text.h"
 #include "../../core/common.h"
 #include <errno.h>
 #include <math.h>
@@ -77,13 +78,10 @@ void finding_comparison_key(const finding *f, char *out, size_t len) {
 }
 
 // ---- finding the files and rendering --------------------------------------------------
-// A Markdown table cell: '|' escaped, newlines flattened.
-static void md_cell(FILE *f, const char *text) {
+// A Markdown table cell: one line, '|' escaped (bench/text/markdown_text.h).
+static void table_cell(FILE *f, const char *text) {
     fputc(' ', f);
-    for (const char *p = text; *p; p++) {
-        if (*p == '|') fputs("\\|", f);
-        else fputc(*p == '\n' || *p == '\r' || *p == '\t' ? ' ' : *p, f);
-    }
+    md_cell(f, text);
     fputs(" |", f);
 }
 
@@ -125,7 +123,7 @@ static void render_row(FILE *md, const char *family, const finding *f, const cha
     verdict_text(r, verdict, sizeof verdict);
     ours_text(ours, family, r, cell, sizeof cell);
     fputc('|', md);
-    md_cell(md, f->claim), md_cell(md, cell), md_cell(md, f->paper), md_cell(md, verdict);
+    table_cell(md, f->claim), table_cell(md, cell), table_cell(md, f->paper), table_cell(md, verdict);
     fputc('\n', md);
 }
 
@@ -261,12 +259,11 @@ int findings_report_rows(const rr_set *set, const char *dir, char **md, finding_
     }
     for (int l = 0, k = 0; rc == 0 && l < nl; l++) {
         if (lists[l].n == 0) continue;
-        fprintf(out, "## Findings (experiment `%s`)\n\n", lists[l].experiment);
+        fputs("## Findings (experiment `", out), md_code(out, lists[l].experiment), fputs("`)\n\n", out);
         if (source[l])
-            fprintf(out, "Findings read from `%s`: this results folder was written before `posbench run` kept a copy of the "
+            fputs("Findings read from `", out), md_code(out, source[l]), fprintf(out, "`: this results folder was written before `posbench run` kept a copy of the "
                          "experiment file beside the runs (no experiment.yaml there), so the experiment's caveats are not "
-                         "known. Copying the experiment file there as experiment.yaml replaces this list with its findings.\n\n",
-                    source[l]);
+                         "known. Copying the experiment file there as experiment.yaml replaces this list with its findings.\n\n");
         caveats_fprint(out, lists[l].experiment, CAVEATS_FINDINGS); // bench/report/caveats.h
         char *note = report_earlier_note(set, lists[l].experiment); // runs of an earlier version: not used
         fputs(note, out);

@@ -13,6 +13,7 @@
 #include "report_table.h"
 #include "report_formats.h"
 #include "report_html.h"
+#include "../text/markdown_text.h"
 #include "report_provenance.h"
 #include "gnuplot.h"
 #include "../../core/common.h"
@@ -222,7 +223,9 @@ static void size_tables(sbuf *b, const rr_set *set, const rr_stage *s, table_lis
             for (int m = 0; m < nc; m++) stats_cell(t, set, c, cols[m]);
         }
         char *md = rt_markdown(t);
-        sb_printf(b, "Stage `%s`: %s.\n\n%s\n", s->name, per_size[k].title, md);
+        char *stage = md_code_dup(s->name);
+        sb_printf(b, "Stage `%s`: %s.\n\n%s\n", stage, per_size[k].title, md);
+        free(stage);
         free(md);
         tables_add(tables, t);
         free(cols);
@@ -242,8 +245,10 @@ static void stage_table(sbuf *b, const rr_set *set, const rr_stage *s, ref_table
         int d = is_done(&set->runs[s->runs[i]]);
         any_not_done |= !d, ndone += d;
     }
-    sb_printf(b, "## stage `%s`", s->name);
-    if (s->experiment[0]) sb_printf(b, " (experiment `%s`)", s->experiment);
+    char *stage = md_code_dup(s->name), *experiment = md_code_dup(s->experiment); // one line each (markdown_text.h)
+    sb_printf(b, "## stage `%s`", stage);
+    if (s->experiment[0]) sb_printf(b, " (experiment `%s`)", experiment);
+    free(stage), free(experiment);
     sb_printf(b, "\n\n%d run%s, %d configuration%s, seeds", s->nruns, s->nruns == 1 ? "" : "s", s->nconfigs, s->nconfigs == 1 ? "" : "s");
     long seeds[256];
     int nseeds = 0;
@@ -323,7 +328,9 @@ static void stage_table(sbuf *b, const rr_set *set, const rr_stage *s, ref_table
             dup = refs->items[q].used && !strcmp(refs->items[q].source, rl->source) &&
                   (!strcmp(refs->items[q].stage, "*") || !strcmp(refs->items[q].stage, s->name));
         if (dup) continue;
-        sb_printf(b, "%s%s", nsrc++ ? "; " : "\n`paper` columns: ", rl->source[0] ? rl->source : "(no source given)");
+        char *source = md_text_dup(rl->source[0] ? rl->source : "(no source given)");
+        sb_printf(b, "%s%s", nsrc++ ? "; " : "\n`paper` columns: ", source);
+        free(source);
     }
     if (nsrc) sb_printf(b, "\n");
     sb_printf(b, "\n");
@@ -469,7 +476,11 @@ int cmd_report(int argc, char **argv) {
     free(left);
     if (set.nskipped) {
         sb_printf(&b, "Unreadable files left out:\n\n");
-        for (int i = 0; i < set.nskipped; i++) sb_printf(&b, "- %s\n", set.skipped[i]);
+        for (int i = 0; i < set.nskipped; i++) {
+            char *line = md_text_dup(set.skipped[i]); // a file name never starts a line (markdown_text.h)
+            sb_printf(&b, "- %s\n", line);
+            free(line);
+        }
         sb_printf(&b, "\n");
     }
     for (int r = 0; r < refs.n; r++)

@@ -1,6 +1,7 @@
 // bench/report/report_table.c — a report table as cells, written as Markdown, CSV or JSON
 // (formats in report_table.h; the CSV and JSON pieces are bench/results/export.h's).
 #include "report_table.h"
+#include "../text/markdown_text.h"
 #include "../results/export.h"
 #include "../../core/common.h"
 #include <errno.h>
@@ -70,12 +71,9 @@ void rt_stats(report_table *t, const char *text, double mean, double std) {
 static const char *cell_text(const rt_cell *c) { return c->text ? c->text : ""; }
 
 // ---- Markdown -------------------------------------------------------------------------
-static void md_cell(FILE *f, const char *text) {
+static void cell(FILE *f, const char *text) { // one line, '|' escaped (bench/text/markdown_text.h)
     fputc(' ', f);
-    for (const char *p = text; *p; p++) {
-        if (*p == '|') fputs("\\|", f);
-        else fputc(*p == '\n' ? ' ' : *p, f);
-    }
+    md_cell(f, text);
     fputs(" |", f);
 }
 
@@ -85,13 +83,13 @@ char *rt_markdown(const report_table *t) {
     FILE *f = open_memstream(&s, &n);
     if (!f) die_fail("report: cannot open a memory stream: %s", strerror(errno));
     fputc('|', f);
-    for (int c = 0; c < t->ncols; c++) md_cell(f, t->header[c]);
+    for (int c = 0; c < t->ncols; c++) cell(f, t->header[c]);
     fputs("\n|", f);
     for (int c = 0; c < t->ncols; c++) fputs(t->right[c] ? "---:|" : "---|", f);
     fputc('\n', f);
     for (int r = 0; r < t->nrows; r++) {
         fputc('|', f);
-        for (int c = 0; c < t->ncols; c++) md_cell(f, cell_text(&t->cells[r * t->ncols + c]));
+        for (int c = 0; c < t->ncols; c++) cell(f, cell_text(&t->cells[r * t->ncols + c]));
         fputc('\n', f);
     }
     if (fclose(f) != 0) die_fail("report: cannot build a table: %s", strerror(errno));

@@ -40,7 +40,7 @@ void rt_text(report_table *t, const char *text);
 void rt_count(report_table *t, int n);
 void rt_stats(report_table *t, const char *text, double mean, double std);
 
-// The Markdown table (header, separator, rows; '|' escaped, newlines flattened), malloc'd.
+// The Markdown table (header, separator, rows; each cell one line with '|' escaped: bench/text/markdown_text.h's md_cell), malloc'd.
 char *rt_markdown(const report_table *t);
 // RFC 4180 CSV / one JSON object. 0, or -1 when a write failed.
 int rt_csv(const report_table *t, FILE *out);

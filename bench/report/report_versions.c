@@ -4,6 +4,8 @@
 #include "../experiment/experiment.h"
 #include "../experiment/yaml_tree.h"
 #include "../results/text_index.h"
+#include "../text/markdown_text.h"
+#include "../text/visible_text.h"
 #include "../../core/common.h"
 #include <errno.h>
 #include <stdio.h>
@@ -131,8 +133,9 @@ char *report_left_markdown(const rr_set *set, int warn) {
             for (int k = i; k < set->nleft && set->left[k].kind == l->kind; k++) count++;
             fprintf(f, "%s- %d %s:\n", i ? "" : "", count, title[l->kind]);
         }
-        fprintf(f, "  - %s: %s\n", l->path, l->why);
-        if (warn) fprintf(stderr, "posbench: warning: left out %s: %s\n", l->path, l->why);
+        fputs("  - ", f), md_text(f, l->path), fputs(": ", f), md_text(f, l->why), fputc('\n', f); // one line each (markdown_text.h)
+        if (warn) fputs("posbench: warning: left out ", stderr), visible_text(stderr, l->path, NULL), fputs(": ", stderr),
+            visible_text(stderr, l->why, NULL), fputc('\n', stderr); // no control reaches the terminal (visible_text.h)
     }
     if (set->nleft) fprintf(f, "\n");
     if (fclose(f) != 0) die_fail("report: cannot build the list of files left out: %s", strerror(errno));

@@ -1,4 +1,4 @@
-// bench/text/markdown_text.c — one-line Markdown text and code spans (markdown_text.h).
+// bench/text/markdown_text.c — one-line Markdown cells, text and code spans (markdown_text.h).
 #include "markdown_text.h"
 #include "visible_text.h"
 #include "../../core/common.h"
@@ -13,6 +13,8 @@ static void escaped(FILE *out, const char *in, const char *also) {
         size_t n = strcspn(p, "|");
         char *part = xmalloc(n + 1, "markdown text");
         memcpy(part, p, n), part[n] = '\0';
+        for (char *t = part; *t; t++)
+            if (*t == '\t') *t = ' '; // whitespace that starts nothing mid-line: a space, as before
         visible_text(out, part, also);
         free(part);
         p += n;
@@ -20,6 +22,7 @@ static void escaped(FILE *out, const char *in, const char *also) {
     }
 }
 
+void md_cell(FILE *out, const char *in) { escaped(out, in, NULL); }
 void md_text(FILE *out, const char *in) { escaped(out, in, "`*"); }
 void md_code(FILE *out, const char *in) { visible_text(out, in, "`|"); }
 
