@@ -257,8 +257,8 @@ static int fig_metric_vs_axis(plotter *p, const rr_stage *s, const char *metric,
     gp_vars v = {0};
     int written = 0, nmax_all = 0;
     double ylo = DBL_MAX, yhi = -DBL_MAX;
-    fprintf(f, "# %s of stage %s against %s: plotted-x mean ci95-lo ci95-hi n label (mean over the done seeds, "
-               "95%% CI of the mean: Student t, n-1 df; lo = hi = mean when n = 1)\n", header, s->name, s->axes[ax]);
+    gp_comment(f, "%s of stage %s against %s: plotted-x mean ci95-lo ci95-hi n label (mean over the done seeds, "
+                  "95%% CI of the mean: Student t, n-1 df; lo = hi = mean when n = 1)", header, s->name, s->axes[ax]);
     for (int l = 0; l < nlines; l++) {
         char title[1024] = "";
         int points = 0, nmin = INT_MAX, nmax = 0;
@@ -276,7 +276,8 @@ static int fig_metric_vs_axis(plotter *p, const rr_stage *s, const char *metric,
                 if (points++ == 0 && written) fprintf(f, "\n\n");
                 double half = report_ci95_half(sd, n) * fabs(scale), m = mean * scale;
                 double x = offset_x(categorical ? (double)k : atof(vals[k]), written, nlines, categorical, logx, gap);
-                fprintf(f, "%.17g %.17g %.17g %.17g %d \"%s\"\n", x, m, m - half, m + half, n, vals[k]);
+                fprintf(f, "%.17g %.17g %.17g %.17g %d ", x, m, m - half, m + half, n);
+                gp_data_string(f, vals[k]), fputc('\n', f); // no value adds a point (gnuplot.h)
                 ylo = fmin(ylo, m - half), yhi = fmax(yhi, m + half);
                 nmin = n < nmin ? n : nmin, nmax = n > nmax ? n : nmax;
                 nmax_all = n > nmax_all ? n : nmax_all;
@@ -340,7 +341,7 @@ static int fig_metric_vs_metric(plotter *p, const rr_stage *s, const char *metri
         free(xs), free(order);
         return EXIT_RUN_FAILED;
     }
-    fprintf(f, "# %s of stage %s against %s: x mean ci95-lo ci95-hi n label (means over done seeds; the 95%% CI of the y mean)\n",
+    gp_comment(f, "%s of stage %s against %s: x mean ci95-lo ci95-hi n label (means over done seeds; the 95%% CI of the y mean)\n",
             header, s->name, xheader);
     gp_vars v = {0};
     int written = 0;
@@ -357,7 +358,8 @@ static int fig_metric_vs_metric(plotter *p, const rr_stage *s, const char *metri
             double m, sd;
             int n = report_stats(set, cf, metric, &m, &sd);
             double half = report_ci95_half(sd, n) * fabs(scale);
-            fprintf(f, "%.17g %.17g %.17g %.17g %d \"%s\"\n", xs[order[q]], m * scale, m * scale - half, m * scale + half, n, cf->label);
+            fprintf(f, "%.17g %.17g %.17g %.17g %d ", xs[order[q]], m * scale, m * scale - half, m * scale + half, n);
+            gp_data_string(f, cf->label), fputc('\n', f);
             nmin = n < nmin ? n : nmin, nmax = n > nmax ? n : nmax;
         }
         char name[32], title[300], ns[64];
@@ -398,7 +400,7 @@ static int fig_curves(plotter *p, const rr_stage *s, const char *group, const ch
     snprintf(ylabel, sizeof ylabel, "%s %s", group, header);
     FILE *f = plot_begin_figure(p, s, base, sizeof base, path, sizeof path, "%s-%s-vs-%s", group, ycol, xcol);
     if (!f) return EXIT_RUN_FAILED;
-    fprintf(f, "# %s vs %s/%s of stage %s, one block per configuration: x mean ci95-lo ci95-hi n (over the seeds)\n", ylabel,
+    gp_comment(f, "%s vs %s/%s of stage %s, one block per configuration: x mean ci95-lo ci95-hi n (over the seeds)", ylabel,
             group, xcol, s->name);
     gp_vars v = {0};
     int written = 0, band = 0;
@@ -463,7 +465,7 @@ static int fig_array_curves(plotter *p, const rr_stage *s, const char *yname, co
     for (char *q = tag; *q; q++) *q = *q == '/' ? '-' : *q;
     FILE *f = plot_begin_figure(p, s, base, sizeof base, path, sizeof path, "%s", tag);
     if (!f) return EXIT_RUN_FAILED;
-    fprintf(f, "# %s vs %s of stage %s, one block per configuration: x mean ci95-lo ci95-hi n (over its runs)\n", yname,
+    gp_comment(f, "%s vs %s of stage %s, one block per configuration: x mean ci95-lo ci95-hi n (over its runs)", yname,
             xname ? xname : "layer", s->name);
     double xlo = DBL_MAX, xhi = -DBL_MAX, ylo = DBL_MAX, yhi = -DBL_MAX;
     gp_vars v = {0};
