@@ -3,6 +3,7 @@
 #include "plot.h"
 #include "plot_internal.h"
 #include "run_select.h"
+#include "../text/visible_text.h"
 #include "gnuplot.h"
 #include "stats.h"
 #include "../results/results_read.h"
@@ -805,8 +806,17 @@ int cmd_plot(int argc, char **argv) {
             if (only >= 0 && (int)list[r].kind != only) continue;
             if (list[r].stage[0] && strcmp(list[r].stage, set.stages[s].name)) continue;
             p.spec = &list[r];
+            int before = p.figures;
             rc = draws[list[r].kind](&p, &set.stages[s], &list[r]);
             p.spec = NULL;
+            if (rc == 0 && p.figures == before && list[r].where[0]) { // a listed figure is never skipped silently
+                fputs("posbench: warning: ", stderr), visible_text(stderr, list[r].where, NULL);
+                fprintf(stderr, ": figure %s of stage ", figure_kind_at((int)list[r].kind)->name), visible_text(stderr, set.stages[s].name, NULL);
+                fputs(" was not drawn: its runs hold no data it can draw", stderr);
+                if (list[r].metric[0]) fputs(" (metric ", stderr), visible_text(stderr, list[r].metric, NULL), fputc(')', stderr);
+                if (list[r].axis[0]) fputs(" (axis ", stderr), visible_text(stderr, list[r].axis, NULL), fputc(')', stderr);
+                fputc('\n', stderr);
+            }
         }
         free(own);
     }

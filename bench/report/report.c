@@ -263,6 +263,21 @@ static void stage_table(sbuf *b, const rr_set *set, const rr_stage *s, ref_table
         }
     }
     for (int k = 0; k < nseeds; k++) sb_printf(b, "%s %ld", k ? "," : "", seeds[k]);
+    // What the table lacks: runs the experiment file enumerates with no run file, and the files
+    // of this stage left out (run_select.h); the rows count only the runs above.
+    int left[3] = {0};
+    for (int i = 0; i < set->nleft; i++)
+        if (!strcmp(set->left[i].experiment, s->experiment) && !strcmp(set->left[i].stage, s->name)) left[set->left[i].kind]++;
+    if (s->nmissing || left[RR_LEFT_DAMAGED] || left[RR_LEFT_DUPLICATE] || left[RR_LEFT_EARLIER]) {
+        sb_printf(b, ". **Not in this table:**");
+        const char *sep = " ";
+        if (s->nmissing)
+            sb_printf(b, "%s%d missing (runs the experiment file enumerates with no run file)", sep, s->nmissing), sep = ", ";
+        if (left[RR_LEFT_DAMAGED]) sb_printf(b, "%s%d damaged", sep, left[RR_LEFT_DAMAGED]), sep = ", ";
+        if (left[RR_LEFT_DUPLICATE]) sb_printf(b, "%s%d left out as copies of a counted run", sep, left[RR_LEFT_DUPLICATE]), sep = ", ";
+        if (left[RR_LEFT_EARLIER]) sb_printf(b, "%s%d left out as runs of an earlier version", sep, left[RR_LEFT_EARLIER]);
+        if (left[RR_LEFT_DAMAGED] || left[RR_LEFT_DUPLICATE] || left[RR_LEFT_EARLIER]) sb_printf(b, " (files named under \"Run files left out\")");
+    }
     sb_printf(b, ". Cells: mean ± sample std (n−1) over the seeds whose run is `done`; ± — when n = 1. updates and images "
                  "seen: the training budget, its init chain's included (init + own).");
     for (int m = 0; m < nm; m++) // a timed metric: one statistic, named (the findings use the same one)

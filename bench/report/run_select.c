@@ -6,6 +6,7 @@
 #include "../experiment/yaml_tree.h"
 #include "../results/run_screen.h"
 #include "../results/text_index.h"
+#include "../text/visible_text.h"
 #include "../../core/common.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,7 +104,8 @@ int run_select(const char *dir, int what, rr_set *set, char *err, size_t errlen)
     if (rr_scan(dir, what, set, err, errlen) != 0) return -1;
     rr_screen(set);                    // damaged /final and second files of a run
     report_current_versions(set, dir); // runs of earlier versions of an experiment
-    for (int i = 0; i < set->nskipped; i++) fprintf(stderr, "posbench: warning: left out %s\n", set->skipped[i]);
+    for (int i = 0; i < set->nskipped; i++) // no control of a file name reaches the terminal (visible_text.h)
+        fputs("posbench: warning: left out ", stderr), visible_text(stderr, set->skipped[i], NULL), fputc('\n', stderr);
     free(report_left_markdown(set, 1)); // one warning per file left out
     rr_stage_hint *hints = NULL;
     int nhints = 0;
@@ -118,10 +120,14 @@ int run_select(const char *dir, int what, rr_set *set, char *err, size_t errlen)
             int missing = 0;
             for (int h = before; h < nhints; h++) missing += hints[h].nmissing;
             if (!missing) continue;
-            fprintf(stderr, "posbench: warning: experiment %s: %d run%s that %s enumerates %s no run file (", name, missing,
-                    missing == 1 ? "" : "s", path, missing == 1 ? "has" : "have");
+            fputs("posbench: warning: experiment ", stderr), visible_text(stderr, name, NULL);
+            fprintf(stderr, ": %d run%s that ", missing, missing == 1 ? "" : "s"), visible_text(stderr, path, NULL);
+            fprintf(stderr, " enumerates %s no run file (", missing == 1 ? "has" : "have");
             for (int h = before, k = 0; h < nhints; h++)
-                if (hints[h].nmissing) fprintf(stderr, "%sstage %s: %d", k++ ? ", " : "", hints[h].stage, hints[h].nmissing);
+                if (hints[h].nmissing) {
+                    fputs(k++ ? ", stage " : "stage ", stderr), visible_text(stderr, hints[h].stage, NULL);
+                    fprintf(stderr, ": %d", hints[h].nmissing);
+                }
             fprintf(stderr, ")\n");
         }
     }
