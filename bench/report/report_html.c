@@ -59,7 +59,9 @@ static void inline_md(FILE *out, const char *s, size_t n, int mark_ci) {
                 continue;
             }
         }
-        html_escape(out, s + i, 1), i++;
+        size_t len = (size_t)text_char_length((const unsigned char *)s + i); // a whole character (html_escape checks it)
+        if (len == 0 || i + len > n) len = 1;
+        html_escape(out, s + i, len), i += len;
     }
     if (bold) fputs("</strong>", out);
 }
