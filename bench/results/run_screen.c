@@ -65,18 +65,6 @@ void rr_screen_damaged(rr_set *set) {
     free(why);
 }
 
-// The run's stage: root attr `stage`, else its folder's name (as results_read.c groups it).
-static void stage_of(const rr_run *r, char *out, size_t len) {
-    const char *st = rr_attr_text(&r->root, "stage", NULL);
-    if (st) {
-        snprintf(out, len, "%s", st);
-        return;
-    }
-    const char *end = strrchr(r->path, '/'), *start = end;
-    while (start && start > r->path && start[-1] != '/') start--;
-    snprintf(out, len, "%.*s", end && start ? (int)(end - start) : 0, start ? start : "");
-}
-
 // How well the file's place fits the run: 2 for the name <run-id>.h5, 1 more for a folder
 // named after the stage.
 static int place_score(const rr_run *r, const char *stage) {
@@ -111,14 +99,14 @@ void rr_screen_duplicates(rr_set *set) {
     int *group = xcalloc((size_t)n + 1, sizeof *group, "screening"); // the first file of the same run
     int *best = xcalloc((size_t)n + 1, sizeof *best, "screening");   // per group: the file counted
     char **why = xcalloc((size_t)n + 1, sizeof *why, "screening");
-    char (*stage)[256] = xcalloc((size_t)n + 1, sizeof *stage, "screening");
+    char **stage = xcalloc((size_t)n + 1, sizeof *stage, "screening"); // rr_run_stage: as results_read.c groups it
     // One hash lookup per run (not a comparison with every earlier run): the first earlier file
     // with the same run id, or (either without a run id) the same /config.
     text_index by_id = {0}, by_config_no_id = {0}, by_config = {0};
     text_key id_key = {0}, config_key = {0};
     for (int r = 0; r < n; r++) {
         const rr_run *a = &set->runs[r];
-        stage_of(a, stage[r], sizeof stage[r]);
+        stage[r] = rr_run_stage(a);
         identity_keys(a, stage[r], &id_key, &config_key);
         int has_id = rr_attr_text(&a->root, "run_id", "")[0] != 0, has_config = a->config.n > 0;
         int q = -1;
@@ -146,7 +134,7 @@ void rr_screen_duplicates(rr_set *set) {
         why[r] = xstrdup(msg, "reason");
     }
     rr_set_leave_out(set, why, RR_LEFT_DUPLICATE);
-    for (int r = 0; r < n; r++) free(why[r]);
+    for (int r = 0; r < n; r++) free(why[r]), free(stage[r]);
     free(why), free(group), free(best), free(stage);
 }
 
