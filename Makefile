@@ -211,7 +211,8 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_LIB) $(BUILD)/libposbench.a
 
 # posbench report's and plot's tests share the synthetic run files and capture() of tests/report_runs.c.
 REPORT_TESTS := $(BUILD)/tests/test_report $(BUILD)/tests/test_plot $(BUILD)/tests/test_report_devices $(BUILD)/tests/test_report_screen $(BUILD)/tests/test_report_formats \
-                $(BUILD)/tests/test_report_family $(BUILD)/tests/test_report_diff $(BUILD)/tests/test_report_index
+                $(BUILD)/tests/test_report_family $(BUILD)/tests/test_report_diff $(BUILD)/tests/test_report_index \
+                $(BUILD)/tests/test_report_scale $(BUILD)/tests/test_report_hostile
 $(REPORT_TESTS): $(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/tests/report_runs.o $(TEST_LIB) $(BUILD)/libposbench.a
 	$(CC) -o $@ $^ $(LDLIBS)
 # The findings tests share their refusal checks (tests/findings_testing.c).

@@ -14,6 +14,9 @@
 #     data.hflip, model.cls; float64 train.lr, top1 (%); series step, epoch int64);
 #   - --varying keeps the /config keys that differ (pe.kind) and load_runs(varying=True) the same;
 #   - one name per metric: REPORT.md's table headers = report --format csv/json = export columns;
+#   - one run selection: a copy, a damaged done run, a foreign /config with run_id and status keys
+#     and a Latin-1 folder name: export keeps the runs report counts, export, report and
+#     load_runs name the same files left out, no fixed column is shadowed, the CSV is UTF-8;
 #   - bad input exits 2: a missing directory, a file, a folder without run files, --format
 #     parquet (not packaged in Debian), --out followed by a flag, an unknown flag, --varying
 #     with --series.
@@ -57,6 +60,24 @@ for f in csv json; do # the two trained runs: every series row has its step and 
     $PB export "$T/r/train" --format $f --out "$T/v/runs.$f" 2>> "$T/err" && $PB export "$T/r/train" --series --format $f --out "$T/v/series.$f" 2>> "$T/err"
 done
 "$PY" tests/export_check.py dtypes "$T/r/train" "$T/v"
+
+# One run selection (bench/report/run_select.h): a copy of a run file, a damaged done run, a foreign
+# run whose /config has run_id and status keys, and a run in a Latin-1-named folder; export counts
+# what report counts, both (and load_runs) name the same files left out, and the CSV is UTF-8.
+if "$PY" -c 'import h5py, pandas' 2>/dev/null; then
+    S="$T/sel"
+    mkdir -p "$S/train/backup"
+    real=$(ls "$T"/r/train/*.h5 | head -n 1)
+    cp "$real" "$S/train/" && cp "$real" "$S/train/backup/copy.h5"
+    basename "$real" .h5 > "$T/out/real_id"
+    "$PY" tests/export_check.py selection "$S"
+    $PB export "$S" --out "$T/out/sel.csv" 2> "$T/out/export.err"
+    $PB report "$S" > /dev/null 2> "$T/out/report.err"
+    POSBENCH="$PB" "$PY" tests/export_check.py load_warnings "$S" 2> "$T/out/load.err"
+    POSBENCH="$PB" "$PY" tests/export_check.py selection_check "$S" "$T/out"
+else
+    echo "SKIP export selection: $PY has no h5py or pandas (make deps installs python3-h5py, python3-pandas)"
+fi
 
 bad() { # name needle args...
     name=$1; needle=$2; shift 2

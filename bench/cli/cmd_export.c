@@ -1,10 +1,13 @@
 // bench/cli/cmd_export.c — `posbench export DIR [--format csv|json] [--series] [--out FILE]`:
-// every run file below DIR as one row (or its series in long form) for pandas & co. Tables and
-// formats: bench/results/export.h. Unreadable run files are named on stderr and left out.
+// every run file below DIR that `posbench report` counts as one row (or its series in long form)
+// for pandas & co. Tables and formats: bench/results/export.h. Which runs: bench/report/run_select.h
+// (unreadable files, damaged done runs, copies and runs of an earlier version of an experiment
+// are named on stderr and left out, as report and plot do).
 // Exit: 0 written, 1 a write failed, 2 bad input (flags, DIR missing, no run file below it).
 #include "cmd_export.h"
 #include "../config/config.h"
 #include "../results/export.h"
+#include "../report/run_select.h"
 #include "../results/results_read.h"
 #include "../../core/common.h"
 #include <errno.h>
@@ -16,7 +19,9 @@
 
 static void help(void) {
     printf("usage: posbench export DIR [--format csv|json] [--series] [--varying] [--out FILE]\n"
-           "Every run file (*.h5) below DIR as one table, for pandas, R or a spreadsheet:\n"
+           "Every run file (*.h5) below DIR that posbench report counts, as one table for pandas, R or a spreadsheet\n"
+           "(unreadable files, damaged done runs, copies of a run and runs of an earlier version of the experiment\n"
+           "are named on stderr and left out, as report and plot do):\n"
            "  one row per run: run_id, experiment, stage, status, seed, path, every /config key, and every\n"
            "  /final metric under its column name in the report's tables, in the report's unit (\"top1 (%%)\" =\n"
            "  100 x the stored fraction, \"step (ms)\"); boolean keys as true/false\n"
@@ -68,10 +73,12 @@ int cmd_export(int argc, char **argv) {
     if (!S_ISDIR(st.st_mode)) die_input("export: %s is not a directory (posbench export takes a results directory)", dir);
     rr_set set;
     char err[4096];
-    if (rr_scan(dir, series ? RR_ATTRS | RR_SERIES : RR_ATTRS, &set, err, sizeof err) != 0) die_input("export: %s", err);
-    for (int i = 0; i < set.nskipped; i++) fprintf(stderr, "posbench: export: left out: %s\n", set.skipped[i]);
+    // The runs report and plot count, the others named on stderr alike (bench/report/run_select.h).
+    if (run_select(dir, series ? RR_ATTRS | RR_SERIES : RR_ATTRS, &set, err, sizeof err) != 0) die_input("export: %s", err);
     if (set.nruns == 0) {
+        int read = set.nleft;
         rr_set_free(&set);
+        if (read) die_input("export: no run file to export below %s: all %d that were read are left out (see the warnings above)", dir, read);
         die_input("export: no readable run file (*.h5) below %s", dir);
     }
     char tmp[4200];

@@ -1,5 +1,6 @@
 // bench/config/config.c — the key table with every default, typed parsing, overrides and run ids.
 #include "config.h"
+#include "../text/yaml_text.h"
 #include "../../core/attention_route.h"
 #include "../../core/common.h"
 #include "../../objectives/objective.h"
@@ -474,31 +475,26 @@ void config_value_text(const config *c, int i, char *buf, size_t len) {
 }
 
 char *config_yaml(const config *c) {
-    size_t cap = 8192, used = 0;
-    char *out = xmalloc(cap, "config yaml");
-    out[0] = 0;
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    if (!f) die_fail("out of memory writing the config");
     char group[64] = "";
     for (int i = 0; i < cfg_key_count; i++) {
         const char *key = cfg_keys[i].key, *dot = strchr(key, '.');
-        char value[512], line[700];
+        char value[512];
         config_value_text(c, i, value, sizeof value);
-        int quoted = cfg_keys[i].type == CFG_STRING;
         size_t glen = (size_t)(dot - key);
         if (strlen(group) != glen || strncmp(group, key, glen) != 0) {
             snprintf(group, sizeof group, "%.*s", (int)glen, key);
-            used += (size_t)snprintf(out + used, cap - used, "%s:\n", group);
+            fprintf(f, "%s:\n", group);
         }
-        const char *fmt = quoted ? "  %s: \"%s\"\n" : cfg_keys[i].type == CFG_INT_LIST ? "  %s: [%s]\n" : "  %s: %s\n";
-        int n = snprintf(line, sizeof line, fmt, dot + 1, value);
-        if (used + (size_t)n + 64 >= cap) {
-            cap *= 2;
-            char *grown = realloc(out, cap);
-            if (!grown) die_fail("out of memory writing the config");
-            out = grown;
-        }
-        memcpy(out + used, line, (size_t)n + 1);
-        used += (size_t)n;
+        fprintf(f, "  %s: ", dot + 1);
+        if (cfg_keys[i].type == CFG_STRING) yaml_quoted(f, value); // a string never ends its scalar (yaml_text.h)
+        else fprintf(f, cfg_keys[i].type == CFG_INT_LIST ? "[%s]" : "%s", value);
+        fputc('\n', f);
     }
+    if (fclose(f) != 0 || !out) die_fail("out of memory writing the config");
     return out;
 }
 

@@ -186,13 +186,14 @@ int bench_history(const char *dir, const char *out_dir) {
             rc = EXIT_RUN_FAILED;
             break;
         }
-        fprintf(f, "# %s (%s): index value lo hi label (bench/perf/history.h)\n", names[m]->name, names[m]->kind);
+        gp_comment(f, "%s (%s): index value lo hi label (bench/perf/history.h)", names[m]->name, names[m]->kind);
         for (int i = 0; i < n; i++) {
             hist_point p = pts[(size_t)m * n + i];
             if (!p.have) continue;
             char label[64];
             label_of(&files[i], i, label, sizeof label);
-            fprintf(f, "%d %.17g %.17g %.17g \"%s\"\n", i + 1, p.value, p.lo, p.hi, label);
+            fprintf(f, "%d %.17g %.17g %.17g ", i + 1, p.value, p.lo, p.hi);
+            gp_data_string(f, label), fputc('\n', f); // one quoted column whatever the label holds (gnuplot.h)
         }
         if (ferror(f) | (fclose(f) != 0)) {
             fprintf(stderr, "posbench: error: writing %s failed: %s\n", path, strerror(errno));

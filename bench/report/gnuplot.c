@@ -1,5 +1,6 @@
 // bench/report/gnuplot.c — running gnuplot on plots/<kind>.gp (what and how: gnuplot.h).
 #include "gnuplot.h"
+#include "../text/visible_text.h"
 #include "../../core/common.h"
 #include <ctype.h>
 #include <errno.h>
@@ -25,15 +26,34 @@ void gp_var(gp_vars *v, const char *name, const char *fmt, ...) {
 
 // A gnuplot single-quoted string ('' stands for ').
 void gp_var_str(gp_vars *v, const char *name, const char *s) {
-    char q[2048];
-    size_t o = 0;
+    char *shown = visible_dup(s, NULL); // one line: a newline would end gnuplot's command
+    size_t len = 2 * strlen(shown) + 3, o = 0;
+    char *q = xmalloc(len, "gnuplot string");
     q[o++] = '\'';
-    for (const char *p = s; *p && o < sizeof q - 3; p++) {
+    for (const char *p = shown; *p; p++) {
         if (*p == '\'') q[o++] = '\'';
         q[o++] = *p;
     }
     q[o++] = '\'', q[o] = '\0';
     gp_var(v, name, "%s", q);
+    free(q), free(shown);
+}
+
+void gp_data_string(FILE *f, const char *s) {
+    fputc('"', f);
+    visible_text(f, s, "\"");
+    fputc('"', f);
+}
+
+void gp_comment(FILE *f, const char *fmt, ...) {
+    char *text = NULL;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vasprintf(&text, fmt, ap);
+    va_end(ap);
+    if (n < 0) die_fail("out of memory writing a data file");
+    fputs("# ", f), visible_text(f, text, NULL), fputc('\n', f);
+    free(text);
 }
 
 void gp_vars_free(gp_vars *v) {

@@ -2,8 +2,8 @@
 // plots/<kind>.gp giving PNG and SVG figures in DIR/figures/ (what is drawn: plot.h).
 #include "plot.h"
 #include "plot_internal.h"
-#include "report_versions.h"
-#include "../results/run_screen.h"
+#include "run_select.h"
+#include "../text/visible_text.h"
 #include "gnuplot.h"
 #include "stats.h"
 #include "../results/results_read.h"
@@ -327,9 +327,9 @@ static int fig_metric_vs_axis(plotter *p, const rr_stage *s, const char *metric,
     gp_vars v = {0};
     int written = 0, nmax_all = 0;
     double ylo = DBL_MAX, yhi = -DBL_MAX;
-    fprintf(f, "# %s of stage %s against %s: plotted-x mean ci95-lo ci95-hi n label (mean over the done seeds, "
-               "95%% CI of the mean: Student t, n-1 df; lo = hi = mean when n = 1%s)\n", header, s->name, s->axes[ax],
-            is_percent(unit) ? "; the CI clipped to [0, 100]" : "");
+    gp_comment(f, "%s of stage %s against %s: plotted-x mean ci95-lo ci95-hi n label (mean over the done seeds, "
+                  "95%% CI of the mean: Student t, n-1 df; lo = hi = mean when n = 1%s)", header, s->name, s->axes[ax],
+               is_percent(unit) ? "; the CI clipped to [0, 100]" : "");
     for (int l = 0; l < nlines; l++) {
         char title[1024] = "";
         int points = 0, nmin = INT_MAX, nmax = 0;
@@ -348,7 +348,8 @@ static int fig_metric_vs_axis(plotter *p, const rr_stage *s, const char *metric,
                 double half = report_ci95_half(sd, n) * fabs(scale), m = mean * scale;
                 double x = offset_x(categorical ? (double)k : atof(vals[k]), written, nlines, categorical, logx, gap);
                 double lo = clip_bound(unit, m - half), hi = clip_bound(unit, m + half);
-                fprintf(f, "%.17g %.17g %.17g %.17g %d \"%s\"\n", x, m, lo, hi, n, vals[k]);
+                fprintf(f, "%.17g %.17g %.17g %.17g %d ", x, m, lo, hi, n);
+                gp_data_string(f, vals[k]), fputc('\n', f); // no value adds a point (gnuplot.h)
                 ylo = fmin(ylo, lo), yhi = fmax(yhi, hi);
                 nmin = n < nmin ? n : nmin, nmax = n > nmax ? n : nmax;
                 nmax_all = n > nmax_all ? n : nmax_all;
@@ -414,7 +415,7 @@ static int fig_metric_vs_metric(plotter *p, const rr_stage *s, const char *metri
         free(xs), free(order);
         return EXIT_RUN_FAILED;
     }
-    fprintf(f, "# %s of stage %s against %s: x mean ci95-lo ci95-hi n label (means over done seeds; the 95%% CI of the y mean)\n",
+    gp_comment(f, "%s of stage %s against %s: x mean ci95-lo ci95-hi n label (means over done seeds; the 95%% CI of the y mean)\n",
             header, s->name, xheader);
     gp_vars v = {0};
     int written = 0;
@@ -432,7 +433,8 @@ static int fig_metric_vs_metric(plotter *p, const rr_stage *s, const char *metri
             int n = report_stats(set, cf, metric, &m, &sd);
             double half = report_ci95_half(sd, n) * fabs(scale);
             double lo = clip_bound(unit, m * scale - half), hi = clip_bound(unit, m * scale + half);
-            fprintf(f, "%.17g %.17g %.17g %.17g %d \"%s\"\n", xs[order[q]], m * scale, lo, hi, n, cf->label);
+            fprintf(f, "%.17g %.17g %.17g %.17g %d ", xs[order[q]], m * scale, lo, hi, n);
+            gp_data_string(f, cf->label), fputc('\n', f);
             ylo = fmin(ylo, lo), yhi = fmax(yhi, hi);
             nmin = n < nmin ? n : nmin, nmax = n > nmax ? n : nmax;
         }
@@ -492,7 +494,7 @@ static int fig_curves(plotter *p, const rr_stage *s, const char *group, const ch
     snprintf(ylabel, sizeof ylabel, "%s %s", !strcmp(group, "eval") ? "evaluation" : "training", header);
     FILE *f = plot_begin_figure(p, s, base, sizeof base, path, sizeof path, "%s-%s-vs-%s", group, ycol, xcol);
     if (!f) return EXIT_RUN_FAILED;
-    fprintf(f, "# %s vs %s/%s of stage %s, one block per configuration: x mean ci95-lo ci95-hi n (over the seeds)\n", ylabel,
+    gp_comment(f, "%s vs %s/%s of stage %s, one block per configuration: x mean ci95-lo ci95-hi n (over the seeds)", ylabel,
             group, xcol, s->name);
     gp_vars v = {0};
     int written = 0, band = 0, x_integer = 1;
@@ -559,7 +561,7 @@ static int fig_array_curves(plotter *p, const rr_stage *s, const char *yname, co
     for (char *q = tag; *q; q++) *q = *q == '/' ? '-' : *q;
     FILE *f = plot_begin_figure(p, s, base, sizeof base, path, sizeof path, "%s", tag);
     if (!f) return EXIT_RUN_FAILED;
-    fprintf(f, "# %s vs %s of stage %s, one block per configuration: x mean ci95-lo ci95-hi n (over its runs)\n", yname,
+    gp_comment(f, "%s vs %s of stage %s, one block per configuration: x mean ci95-lo ci95-hi n (over its runs)", yname,
             xname ? xname : "layer", s->name);
     double xlo = DBL_MAX, xhi = -DBL_MAX, ylo = DBL_MAX, yhi = -DBL_MAX;
     gp_vars v = {0};
@@ -856,16 +858,12 @@ int cmd_plot(int argc, char **argv) {
         return EXIT_BAD_INPUT;
     }
     rr_set set;
-    if (rr_scan(dir, RR_SERIES | RR_ARRAYS, &set, err, sizeof err) != 0) {
+    if (run_select(dir, RR_SERIES | RR_ARRAYS, &set, err, sizeof err) != 0) { // the runs report counts (run_select.h)
         fprintf(stderr, "posbench: error: %s\n", err);
         return EXIT_BAD_INPUT;
     }
     p.set = &set;
-    rr_screen(&set);                    // damaged /final and second files of a run: left out
-    report_current_versions(&set, dir); // runs of earlier versions of an experiment are not drawn
     report_metrics_from(&set); // units, scales and natures from the files
-    for (int i = 0; i < set.nskipped; i++) fprintf(stderr, "posbench: warning: left out %s\n", set.skipped[i]);
-    free(report_left_markdown(&set, 1)); // warnings: damaged /final, duplicates, earlier versions
     figure_spec *reqs = NULL;
     int nreq = 0, rc = 0, found = 0;
     if (set.nruns == 0) {
@@ -913,8 +911,17 @@ int cmd_plot(int argc, char **argv) {
             if (only >= 0 && (int)list[r].kind != only) continue;
             if (list[r].stage[0] && strcmp(list[r].stage, set.stages[s].name)) continue;
             p.spec = &list[r];
+            int before = p.figures;
             rc = draws[list[r].kind](&p, &set.stages[s], &list[r]);
             p.spec = NULL;
+            if (rc == 0 && p.figures == before && list[r].where[0]) { // a listed figure is never skipped silently
+                fputs("posbench: warning: ", stderr), visible_text(stderr, list[r].where, NULL);
+                fprintf(stderr, ": figure %s of stage ", figure_kind_at((int)list[r].kind)->name), visible_text(stderr, set.stages[s].name, NULL);
+                fputs(" was not drawn: its runs hold no data it can draw", stderr);
+                if (list[r].metric[0]) fputs(" (metric ", stderr), visible_text(stderr, list[r].metric, NULL), fputc(')', stderr);
+                if (list[r].axis[0]) fputs(" (axis ", stderr), visible_text(stderr, list[r].axis, NULL), fputc(')', stderr);
+                fputc('\n', stderr);
+            }
         }
         p.labels = NULL;
         free(own), free(labels);

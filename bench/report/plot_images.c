@@ -6,6 +6,7 @@
 #include "plot_internal.h"
 #include "gnuplot.h"
 #include "../results/results_read.h"
+#include "../text/visible_text.h"
 #include "../../core/common.h"
 #include <float.h>
 #include <math.h>
@@ -174,8 +175,8 @@ int fig_image_grid(plotter *p, const rr_stage *s, const char *with, const char *
             snprintf(name, sizeof name, "ypos%d", row + 1);
             gp_var(&v, name, "%.1f", Ht - 1 - (row * (ch + GAP) + (ch - 1) / 2.0));
         }
-        fprintf(f, "# /samples of %s", run->path);
-        for (int o = 0; o < ncomp; o++) fprintf(f, " and %s", companions[o]->path);
+        fputs("# /samples of ", f), visible_text(f, run->path, NULL); // one line (gnuplot.h)
+        for (int o = 0; o < ncomp; o++) fputs(" and ", f), visible_text(f, companions[o]->path, NULL);
         fprintf(f, ": x y r g b, %d rows of up to %d images, value range [%g, %g] -> 0..255\n", nrows, GRID_COLS, lo, hi);
         plot_write_rgb(f, rgb, W, Ht);
         free(rgb), free(rows);

@@ -45,7 +45,7 @@ int fig_heatmaps(plotter *p, const rr_stage *s, const char *name) {
         plot_config_slug(s, &s->configs[c], slug, sizeof slug);
         FILE *f = plot_begin_figure(p, s, base, sizeof base, path, sizeof path, "%s%s%s_seed%ld", name, slug[0] ? "_" : "", slug, rr_run_seed(run));
         if (!f) return EXIT_RUN_FAILED;
-        fprintf(f, "# /attention/%s of %s, (L=%d, H=%d) blocks of x y value\n", name, run->path, L, H);
+        gp_comment(f, "/attention/%s of %s, (L=%d, H=%d) blocks of x y value", name, run->path, L, H);
         for (int k = 0; k < L * H; k++) {
             if (k) fprintf(f, "\n\n");
             for (int i = 0; i < ny; i++) {
@@ -123,7 +123,7 @@ int fig_spatial_weights(plotter *p, const rr_stage *s) {
         plot_config_slug(s, &s->configs[c], slug, sizeof slug);
         FILE *f = plot_begin_figure(p, s, base, sizeof base, path, sizeof path, "spatial-W%s%s_seed%ld", slug[0] ? "_" : "", slug, rr_run_seed(run));
         if (!f) return EXIT_RUN_FAILED;
-        fprintf(f, "# /spatial/W of %s, (L=%d) x %d blocks of x y value\n", run->path, L, nq);
+        gp_comment(f, "/spatial/W of %s, (L=%d) x %d blocks of x y value", run->path, L, nq);
         for (int l = 0; l < L; l++)
             for (int q = 0; q < nq; q++) {
                 if (l || q) fprintf(f, "\n\n");

@@ -6,6 +6,7 @@
 // stage's configurations (each its lowest-seed run with the data) and, with `with:`, the run of
 // each named stage with the same seed (plot_companion_run), so methods sit side by side.
 #include "plot_internal.h"
+#include "../text/visible_text.h"
 #include "../../core/common.h"
 #include <math.h>
 #include <stdlib.h>
@@ -190,8 +191,9 @@ static int fig_views(plotter *p, const rr_stage *s, const view_kind *k, const ch
     FILE *f = plot_begin_figure(p, s, base, sizeof base, path, sizeof path, "%s%s", k->kind, suffix);
     int rc = f ? 0 : EXIT_RUN_FAILED;
     if (f) {
-        fprintf(f, "# /views/%s of %d method%s (%s", k->dataset, nm, nm == 1 ? "" : "s", runs[0].run->path);
-        for (int m = 1; m < nm; m++) fprintf(f, ", %s", runs[m].run->path);
+        fprintf(f, "# /views/%s of %d method%s (", k->dataset, nm, nm == 1 ? "" : "s");
+        visible_text(f, runs[0].run->path, NULL); // one line (gnuplot.h)
+        for (int m = 1; m < nm; m++) fputs(", ", f), visible_text(f, runs[m].run->path, NULL);
         fprintf(f, "): x y r g b, one row per method, per test image a group of columns: the image then %d %s\n", cols,
                 k == &CLS_KIND ? "heads" : "blocks");
         plot_write_rgb(f, rgb, W, Ht);

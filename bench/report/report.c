@@ -9,14 +9,15 @@
 #include "stats.h"
 #include "report_refs.h"
 #include "report_versions.h"
+#include "run_select.h"
 #include "report_table.h"
 #include "report_formats.h"
 #include "report_html.h"
 #include "report_index.h"
+#include "../text/markdown_text.h"
 #include "report_provenance.h"
 #include "findings_diff.h"
 #include "gnuplot.h"
-#include "../results/run_screen.h"
 #include "../../core/common.h"
 #include <errno.h>
 #include <math.h>
@@ -224,7 +225,9 @@ static void size_tables(sbuf *b, const rr_set *set, const rr_stage *s, table_lis
             for (int m = 0; m < nc; m++) stats_cell(t, set, c, cols[m]);
         }
         char *md = rt_markdown(t);
-        sb_printf(b, "Stage `%s`: %s.\n\n%s\n", s->name, per_size[k].title, md);
+        char *stage = md_code_dup(s->name);
+        sb_printf(b, "Stage `%s`: %s.\n\n%s\n", stage, per_size[k].title, md);
+        free(stage);
         free(md);
         tables_add(tables, t);
         free(cols);
@@ -244,8 +247,10 @@ static void stage_table(sbuf *b, const rr_set *set, const rr_stage *s, ref_table
         int d = is_done(&set->runs[s->runs[i]]);
         any_not_done |= !d, ndone += d;
     }
-    sb_printf(b, "## stage `%s`", s->name);
-    if (s->experiment[0]) sb_printf(b, " (experiment `%s`)", s->experiment);
+    char *stage = md_code_dup(s->name), *experiment = md_code_dup(s->experiment); // one line each (markdown_text.h)
+    sb_printf(b, "## stage `%s`", stage);
+    if (s->experiment[0]) sb_printf(b, " (experiment `%s`)", experiment);
+    free(stage), free(experiment);
     sb_printf(b, "\n\n%d run%s, %d configuration%s, seeds", s->nruns, s->nruns == 1 ? "" : "s", s->nconfigs, s->nconfigs == 1 ? "" : "s");
     long seeds[256];
     int nseeds = 0;
@@ -260,6 +265,21 @@ static void stage_table(sbuf *b, const rr_set *set, const rr_stage *s, ref_table
         }
     }
     for (int k = 0; k < nseeds; k++) sb_printf(b, "%s %ld", k ? "," : "", seeds[k]);
+    // What the table lacks: runs the experiment file enumerates with no run file, and the files
+    // of this stage left out (run_select.h); the rows count only the runs above.
+    int left[3] = {0};
+    for (int i = 0; i < set->nleft; i++)
+        if (!strcmp(set->left[i].experiment, s->experiment) && !strcmp(set->left[i].stage, s->name)) left[set->left[i].kind]++;
+    if (s->nmissing || left[RR_LEFT_DAMAGED] || left[RR_LEFT_DUPLICATE] || left[RR_LEFT_EARLIER]) {
+        sb_printf(b, ". **Not in this table:**");
+        const char *sep = " ";
+        if (s->nmissing)
+            sb_printf(b, "%s%d missing (runs the experiment file enumerates with no run file)", sep, s->nmissing), sep = ", ";
+        if (left[RR_LEFT_DAMAGED]) sb_printf(b, "%s%d damaged", sep, left[RR_LEFT_DAMAGED]), sep = ", ";
+        if (left[RR_LEFT_DUPLICATE]) sb_printf(b, "%s%d left out as copies of a counted run", sep, left[RR_LEFT_DUPLICATE]), sep = ", ";
+        if (left[RR_LEFT_EARLIER]) sb_printf(b, "%s%d left out as runs of an earlier version", sep, left[RR_LEFT_EARLIER]);
+        if (left[RR_LEFT_DAMAGED] || left[RR_LEFT_DUPLICATE] || left[RR_LEFT_EARLIER]) sb_printf(b, " (files named under \"Run files left out\")");
+    }
     sb_printf(b, ". Cells: mean ± sample std (n−1) over the seeds whose run is `done`; ± — when n = 1. updates and images "
                  "seen: the training budget, its init chain's included (init + own).");
     for (int m = 0; m < nm; m++) // a timed metric: one statistic, named (the findings use the same one)
@@ -325,7 +345,9 @@ static void stage_table(sbuf *b, const rr_set *set, const rr_stage *s, ref_table
             dup = refs->items[q].used && !strcmp(refs->items[q].source, rl->source) &&
                   (!strcmp(refs->items[q].stage, "*") || !strcmp(refs->items[q].stage, s->name));
         if (dup) continue;
-        sb_printf(b, "%s%s", nsrc++ ? "; " : "\n`paper` columns: ", rl->source[0] ? rl->source : "(no source given)");
+        char *source = md_text_dup(rl->source[0] ? rl->source : "(no source given)");
+        sb_printf(b, "%s%s", nsrc++ ? "; " : "\n`paper` columns: ", source);
+        free(source);
     }
     if (nsrc) sb_printf(b, "\n");
     sb_printf(b, "\n");
@@ -414,17 +436,13 @@ int cmd_report(int argc, char **argv) {
         return EXIT_BAD_INPUT;
     }
     rr_set set;
-    if (rr_scan(dir, RR_ATTRS, &set, err, sizeof err) != 0) {
+    if (run_select(dir, RR_ATTRS, &set, err, sizeof err) != 0) { // the runs that count (run_select.h), the others named
         fprintf(stderr, "posbench: error: %s\n", err);
         findings_diff_free(&old);
         return EXIT_BAD_INPUT;
     }
-    rr_screen(&set);                    // damaged /final and second files of a run: left out
-    report_current_versions(&set, dir); // runs of earlier versions of an experiment are not counted
     report_metrics_from(&set); // units, scales and natures from the files
     report_order_stages(&set, dir); // stages in their experiment file's order
-    for (int i = 0; i < set.nskipped; i++) fprintf(stderr, "posbench: warning: left out %s\n", set.skipped[i]);
-    free(report_left_markdown(&set, 1)); // warnings: damaged /final, duplicates, earlier versions
     if (set.nruns == 0 && set.nleft) {
         fprintf(stderr, "posbench: error: no run files to count under %s: all %d that were read are left out (see the warnings above)\n",
                 dir, set.nleft);
@@ -521,7 +539,11 @@ int cmd_report(int argc, char **argv) {
     free(left);
     if (set.nskipped) {
         sb_printf(&b, "Unreadable files left out:\n\n");
-        for (int i = 0; i < set.nskipped; i++) sb_printf(&b, "- %s\n", set.skipped[i]);
+        for (int i = 0; i < set.nskipped; i++) {
+            char *line = md_text_dup(set.skipped[i]); // a file name never starts a line (markdown_text.h)
+            sb_printf(&b, "- %s\n", line);
+            free(line);
+        }
         sb_printf(&b, "\n");
     }
     for (int r = 0; r < refs.n; r++)

@@ -1,25 +1,34 @@
-// bench/report/report_html.c — REPORT.html: REPORT.md's Markdown as HTML, the figures inline as
-// SVG, the commands and commits (page contents in report_html.h).
+// bench/report/report_html.c — REPORT.html: REPORT.md's Markdown as HTML, the figures posbench plot
+// drew as images, the commands and commits (page contents in report_html.h).
 #include "report_html.h"
 #include "report_provenance.h"
 #include "report_formats.h"
 #include "../version.h"
+#include "../text/visible_text.h"
 #include "../../core/common.h"
+#include <sys/stat.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 void html_escape(FILE *out, const char *text, size_t n) {
-    for (size_t i = 0; i < n && text[i]; i++) {
-        switch (text[i]) {
+    for (size_t i = 0; i < n && text[i];) {
+        const unsigned char *p = (const unsigned char *)text + i;
+        int len = text_char_length(p);
+        if (len == 0 || i + (size_t)len > n || (len == 1 && ((*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f))) {
+            fprintf(out, "\\x%02x", *p), i++; // a control or a byte that is not UTF-8: visible (bench/text/visible_text.h)
+            continue;
+        }
+        switch (*p) {
         case '&': fputs("&amp;", out); break;
         case '<': fputs("&lt;", out); break;
         case '>': fputs("&gt;", out); break;
         case '"': fputs("&quot;", out); break;
         case '\'': fputs("&#39;", out); break;
-        default: fputc(text[i], out);
+        default: fwrite(p, 1, (size_t)len, out);
         }
+        i += (size_t)len;
     }
 }
 
@@ -70,7 +79,9 @@ static void inline_md(FILE *out, const char *s, size_t n, int mark_ci) {
                 continue;
             }
         }
-        html_escape(out, s + i, 1), i++;
+        size_t len = (size_t)text_char_length((const unsigned char *)s + i); // a whole character (html_escape checks it)
+        if (len == 0 || i + len > n) len = 1;
+        html_escape(out, s + i, len), i += len;
     }
     if (bold) fputs("</strong>", out);
 }
@@ -221,21 +232,30 @@ static void contents(FILE *out, const char *md) {
 }
 
 // ---- figures ------------------------------------------------------------------------------
-// One gnuplot SVG inline: from "<svg" on, ids and their references prefixed with "f<k>-".
-static int inline_svg(FILE *out, const char *path, int k) {
-    FILE *f = fopen(path, "r");
+static void base64(FILE *out, const unsigned char *data, size_t n) {
+    static const char digits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    for (size_t i = 0; i < n; i += 3) {
+        unsigned v = (unsigned)data[i] << 16 | (i + 1 < n ? (unsigned)data[i + 1] << 8 : 0) | (i + 2 < n ? data[i + 2] : 0);
+        fputc(digits[v >> 18 & 63], out), fputc(digits[v >> 12 & 63], out);
+        fputc(i + 1 < n ? digits[v >> 6 & 63] : '=', out), fputc(i + 2 < n ? digits[v & 63] : '=', out);
+    }
+}
+
+// One figure as an image: <img src="data:image/svg+xml;base64,..."> (a browser runs no script of
+// an SVG shown as an image, and the page stays one file). 0, or -1 with a warning naming why.
+static int figure_image(FILE *out, const char *path) {
+    FILE *f = fopen(path, "rb");
     if (!f) {
         fprintf(stderr, "posbench: warning: REPORT.html: cannot read %s: %s\n", path, strerror(errno));
         return -1;
     }
-    char *svg = NULL;
-    size_t cap = 0, n = 0;
-    char buf[65536];
-    size_t got;
+    unsigned char *svg = NULL;
+    size_t cap = 0, n = 0, got;
+    unsigned char buf[65536];
     while ((got = fread(buf, 1, sizeof buf, f)) > 0) {
         if (n + got + 1 > cap) {
             cap = (n + got + 1) * 2;
-            char *grown = realloc(svg, cap);
+            unsigned char *grown = realloc(svg, cap);
             if (!grown) die_fail("out of memory reading %s", path);
             svg = grown;
         }
@@ -249,27 +269,30 @@ static int inline_svg(FILE *out, const char *path, int k) {
         return -1;
     }
     svg[n] = '\0';
-    const char *p = strstr(svg, "<svg");
-    if (!p) {
+    if (!strstr((const char *)svg, "<svg")) {
         fprintf(stderr, "posbench: warning: REPORT.html: %s is not an SVG file (no <svg element)\n", path);
         free(svg);
         return -1;
     }
-    static const char *const refs[] = {"id='", "id=\"", "href='#", "href=\"#", "url(#"};
-    while (*p) {
-        size_t best = strlen(p);
-        int which = -1;
-        for (int r = 0; r < 5; r++) {
-            const char *hit = strstr(p, refs[r]);
-            if (hit && (size_t)(hit - p) < best) best = (size_t)(hit - p), which = r;
-        }
-        fwrite(p, 1, best, out);
-        if (which < 0) break;
-        fprintf(out, "%sf%d-", refs[which], k);
-        p += best + strlen(refs[which]);
-    }
+    fputs("<img alt=\"", out), esc(out, path), fputs("\" src=\"data:image/svg+xml;base64,", out);
+    base64(out, svg, n);
+    fputs("\">", out);
     free(svg);
     return 0;
+}
+
+// Did posbench plot draw this figure? Its data file, figures/data/<base>.dat, lies beside it (plot.h:
+// plot writes one for every figure and removes a figure's files with it).
+static int drawn_by_plot(const char *svg_path) {
+    const char *slash = strrchr(svg_path, '/');
+    size_t dirlen = (size_t)(slash - svg_path), baselen = strlen(slash + 1) - 4; // without ".svg"
+    size_t len = dirlen + baselen + 16;
+    char *data = xmalloc(len, "path");
+    snprintf(data, len, "%.*s/data/%.*s.dat", (int)dirlen, svg_path, (int)baselen, slash + 1);
+    struct stat st;
+    int ok = lstat(data, &st) == 0 && S_ISREG(st.st_mode);
+    free(data);
+    return ok;
 }
 
 static void figures(FILE *out, const char *dir) {
@@ -280,7 +303,10 @@ static void figures(FILE *out, const char *dir) {
     for (int i = 0; i < n; i++) {
         const char *slash = strrchr(paths[i], '/');
         int in_figures = slash && slash - paths[i] >= 8 && !strncmp(slash - 8, "/figures", 8);
-        if (in_figures) {
+        if (in_figures && !drawn_by_plot(paths[i])) {
+            fputs("posbench: warning: REPORT.html: not showing ", stderr), visible_text(stderr, paths[i], NULL);
+            fputs(": posbench plot did not draw it (no data file figures/data/<name>.dat beside it)\n", stderr);
+        } else if (in_figures) {
             // a heading per experiment: the names start "<experiment>_" (plot.h)
             char this_group[256];
             snprintf(this_group, sizeof this_group, "%.*s", (int)strcspn(slash + 1, "_."), slash + 1);
@@ -290,7 +316,7 @@ static void figures(FILE *out, const char *dir) {
                 open = 1;
             }
             fprintf(out, "<figure id=\"figure-%d\">\n", shown + 1);
-            if (inline_svg(out, paths[i], shown + 1) == 0) {
+            if (figure_image(out, paths[i]) == 0) {
                 fputs("\n<figcaption>", out);
                 esc(out, paths[i] + strlen(dir) + (paths[i][strlen(dir)] == '/'));
                 fputs("</figcaption>\n", out);
@@ -377,7 +403,7 @@ static const char *const style =
     "table.findings td:last-child{font-weight:600}span.ci{white-space:nowrap;text-decoration:underline dotted}"
     ".legend span{display:inline-block;padding:0 0.5em;margin-right:0.5em;border:1px solid #ccc}"
     ".figures{display:grid;grid-template-columns:repeat(auto-fill,minmax(540px,1fr));gap:1em}"
-    "figure{margin:0;border:1px solid #ddd;padding:0.5em}figure svg{width:100%;max-width:900px;height:auto;display:block}"
+    "figure{margin:0;border:1px solid #ddd;padding:0.5em}figure img{width:100%;max-width:900px;height:auto;display:block}"
     "figcaption{font-size:0.85em;color:#555}nav ul{columns:2}";
 
 // The verdict colours' legend above the findings tables.

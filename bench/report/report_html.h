@@ -6,9 +6,10 @@
 //   - findings rows coloured by verdict (holds green, does not hold red, inconclusive amber, not
 //     measured grey; the verdict is also written out, so colour is never the only cue) with the
 //     90% CIs of their ours cells marked;
-//   - "Figures": every DIR/**/figures/*.svg (what `posbench plot DIR` drew: gnuplot's svg
-//     terminal), inline as <svg> (the XML prologue dropped, ids prefixed per figure so two
-//     figures never share one), with its file name; a line saying how to draw them when none;
+//   - "Figures": every DIR/**/figures/<name>.svg that `posbench plot` drew (its data file
+//     figures/data/<name>.dat lies beside it; any other SVG is not shown, with a warning), as an
+//     image, <img src="data:image/svg+xml;base64,...">, never as inline markup, so no script in
+//     an SVG can run in the page; with its file name; a line saying how to draw them when none;
 //   - "Commands and commit": the report's own command line and the posbench commit that wrote
 //     it, the `posbench run` command of each experiment whose copy is below DIR (with the --scale
 //     its runs recorded: report_provenance.h), and the commits
@@ -27,7 +28,8 @@ int report_html_write(const char *dir, const char *md, const rr_set *set, int ar
 // <a href>. 0, or -1 (the error printed).
 int report_html_write_page(const char *dir, const char *md, const char *title);
 
-// The pieces, for tests: text with & < > " ' escaped; REPORT.md's Markdown as HTML (headings get
+// The pieces, for tests: text with & < > " ' escaped, controls (but newline and tab) and bytes
+// that are not UTF-8 as a visible "\xNN" (bench/text/visible_text.h); REPORT.md's Markdown as HTML (headings get
 // ids "s<k>", k counting on from *nsection, which is updated).
 void html_escape(FILE *out, const char *text, size_t n);
 void html_from_markdown(FILE *out, const char *md, int *nsection);

@@ -8,10 +8,9 @@
 #include "report_formats.h"
 #include "report_html.h"
 #include "report_table.h"
-#include "report_versions.h"
+#include "run_select.h"
 #include "stats.h"
 #include "../results/results_read.h"
-#include "../results/run_screen.h"
 #include "../../core/common.h"
 #include <dirent.h>
 #include <errno.h>
@@ -146,9 +145,7 @@ static int read_source(const char *dir, index_source *s, char *err, size_t len) 
     char sub[4400];
     snprintf(sub, sizeof sub, "%s/%s", dir, s->name);
     rr_set set;
-    if (rr_scan(sub, RR_ATTRS, &set, err, len) != 0) return -1;
-    rr_screen(&set);
-    report_current_versions(&set, sub);
+    if (run_select(sub, RR_ATTRS, &set, err, len) != 0) return -1; // the runs report counts (run_select.h)
     report_metrics_from(&set);
     s->nruns = set.nruns;
     if (set.nruns == 0) {

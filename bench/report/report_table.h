@@ -41,7 +41,7 @@ void rt_text(report_table *t, const char *text);
 void rt_count(report_table *t, int n);
 void rt_stats(report_table *t, const char *text, double mean, double std);
 
-// The Markdown table (header, separator, rows; '|' escaped, newlines flattened), malloc'd.
+// The Markdown table (header, separator, rows; each cell one line with '|' escaped: bench/text/markdown_text.h's md_cell), malloc'd.
 char *rt_markdown(const report_table *t);
 // One Markdown table cell, " text |": '|' escaped, newlines and tabs flattened to spaces.
 void rt_md_cell(FILE *f, const char *text);

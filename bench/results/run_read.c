@@ -139,7 +139,17 @@ static herr_t attr_cb(hid_t loc, const char *name, const H5A_info_t *info, void 
     return H5Aclose(a) < 0 ? fail(w->c, "closing", obj) : 0;
 }
 
-// Reads every attribute of the group at gpath; an absent group leaves out empty.
+static int attr_name_cmp(const void *a, const void *b) {
+    return strcmp(((const rr_attr *)a)->name, ((const rr_attr *)b)->name);
+}
+
+// The attribute called name among the first n of items (sorted by name), NULL when absent.
+static const rr_attr *attrs_find(const rr_attr *items, int n, const char *name) {
+    rr_attr key = {.name = (char *)name};
+    return n > 0 ? bsearch(&key, items, (size_t)n, sizeof *items, attr_name_cmp) : NULL;
+}
+
+// Reads every attribute of the group at gpath, sorted by name (strcmp); an absent group leaves out empty.
 static int read_attrs(ctx *c, hid_t file, const char *gpath, rr_attrs *out) {
     htri_t e = strcmp(gpath, "/") ? H5Lexists(file, gpath, H5P_DEFAULT) : 1;
     if (e < 0) return fail(c, "looking up", gpath);
@@ -152,14 +162,12 @@ static int read_attrs(ctx *c, hid_t file, const char *gpath, rr_attrs *out) {
         if (!c->err[0]) fail(c, "listing the attributes of", gpath);
         return -1;
     }
+    if (out->n > 1) qsort(out->items, (size_t)out->n, sizeof(rr_attr), attr_name_cmp); // for rr_attr_get's bsearch
     return H5Oclose(g) < 0 ? fail(c, "closing", gpath) : 0;
 }
 
 static void free_attrs(rr_attrs *a);
 
-static int attr_name_cmp(const void *a, const void *b) {
-    return strcmp(((const rr_attr *)a)->name, ((const rr_attr *)b)->name);
-}
 
 // A run file written before a configuration key existed ran with that key's default (a new
 // key's default keeps every existing run id and result) or, for a key whose default changed
@@ -187,13 +195,13 @@ static void fill_config_defaults(rr_attrs *a) {
     }
     config d;
     config_defaults(&d);
-    int added = 0, cap = a->n;
+    int added = 0, cap = a->n, n_read = a->n; // the file's own keys, sorted (the defaults are appended)
     for (int q = 0; q < nprefix; q++)
     for (int i = 0; i < cfg_key_count; i++) {
         const cfg_key *k = &cfg_keys[i];
         char full[704]; // a 64-byte prefix and any key name
         snprintf(full, sizeof full, "%s%s", prefixes[q], k->key);
-        if (rr_attr_get(a, full)) continue;
+        if (attrs_find(a->items, n_read, full)) continue;
         rr_grow((void **)&a->items, a->n, &cap, sizeof(rr_attr));
         rr_attr *at = &a->items[a->n++];
         memset(at, 0, sizeof *at);
@@ -468,9 +476,7 @@ void rr_free(rr_run *r) {
 }
 
 const rr_attr *rr_attr_get(const rr_attrs *a, const char *name) {
-    for (int i = 0; i < a->n; i++)
-        if (!strcmp(a->items[i].name, name)) return &a->items[i];
-    return NULL;
+    return attrs_find(a->items, a->n, name);
 }
 
 const char *rr_attr_text(const rr_attrs *a, const char *name, const char *fallback) {
