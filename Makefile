@@ -100,7 +100,7 @@ LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(CU_OBJ) $(CPP_OBJ) $(BUILD)/git_commit
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_LIB := $(BUILD)/tests/testing.o $(BUILD)/tests/cuda_parity.o $(BUILD)/tests/attention_cases.o $(BUILD)/tests/model_testing.o \
-            $(BUILD)/tests/dense_bf16_cases.o
+            $(BUILD)/tests/dense_bf16_cases.o $(BUILD)/tests/linear_bf16_cases.o
 
 .PHONY: all deps deps-build deps-test deps-data deps-gpu docs test sanitize bench bench-ci bench-ci-baseline clean help backends reproduce-mp3 reproduce-cape reproduce-gmlp reproduce-gvp reproduce-ssl figures gpu-bundle FORCE
 SCALE  ?= small
