@@ -137,7 +137,8 @@ OP(void, gelu_backward_bf16, (bfloat16 *din, const bfloat16 *dout, const bfloat1
    (MEM(din), MEM(dout), MEM(in), n))
 // The residual add, drop path and the next LayerNorm in one pass: res (B, T, C) = x +
 // keep_scale[b]·branch (residual_forward's arithmetic; keep_scale NULL = 1), ln (B, T, C) =
-// bf16(LayerNorm(res)) (layernorm_forward's), mean, rstd (B·T).
+// bf16(LayerNorm(res)) (layernorm_forward's), mean, rstd (B·T). branch NULL: ln = bf16(LayerNorm(x))
+// alone (a block's first LayerNorm), res not written (may be NULL).
 OP(void, residual_layernorm_forward_bf16,
    (float *res, bfloat16 *ln, float *mean, float *rstd, const float *x, const bfloat16 *branch,
     const float *keep_scale, const float *weight, const float *bias, int B, int T, int C),
@@ -148,6 +149,23 @@ OP(void, layernorm_backward_bf16,
    (float *din, float *dweight, float *dbias, const bfloat16 *dout, const float *in,
     const float *weight, const float *mean, const float *rstd, int N, int C),
    (MEM(din), MEM(dweight), MEM(dbias), MEM(dout), MEM(in), MEM(weight), MEM(mean), MEM(rstd), N, C))
+// The linear layer on a bf16 input (linear_bf16_cpu.c, linear_bf16_cuda.cu): linear_forward under
+// MATMUL_BF16 (whatever set_matmul_precision says) with in (N, IC) stored bf16 and read as it is:
+// bf16(weight) (OC, IC), fp32 accumulation, + bias (OC) in fp32 (NULL = none). Exactly one output:
+// out (N, OC) fp32, or out16 (N, OC) = bf16 of that fp32 result (rounded once). On the same
+// (bf16-exact) input this is linear_forward's result bit for bit on one backend.
+OP(void, linear_forward_bf16,
+   (float *out, bfloat16 *out16, const bfloat16 *in, const float *weight, const float *bias, int N, int IC, int OC),
+   (MEM(out), MEM(out16), MEM(in), MEM(weight), MEM(bias), N, IC, OC))
+// Its backward, linear_backward under MATMUL_BF16 with in (N, IC) bf16. The output gradient is
+// exactly one of dout (N, OC) fp32 (rounded to bf16 for the products; dbias sums the fp32 values,
+// as linear_backward) or dout16 (N, OC) bf16. dweight (OC, IC), dbias (OC) += (fp32). The input
+// gradient: din (N, IC) fp32 +=, or din16 (N, IC) = bf16(dout·bf16(weight)) WRITTEN, not
+// accumulated (its consumers are the bf16 ops that nothing else adds to); both NULL: not needed.
+OP(void, linear_backward_bf16,
+   (float *din, bfloat16 *din16, float *dweight, float *dbias, const float *dout, const bfloat16 *dout16,
+    const bfloat16 *in, const float *weight, int N, int IC, int OC),
+   (MEM(din), MEM(din16), MEM(dweight), MEM(dbias), MEM(dout), MEM(dout16), MEM(in), MEM(weight), N, IC, OC))
 
 // ---- token bookkeeping (tokens_cpu.c, tokens_cuda.cu) ----
 // images (B, Cin, H, W) -> patches (B, (H/p)*(W/p), Cin*p*p), channel order (c, py, px)

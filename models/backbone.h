@@ -60,6 +60,9 @@ typedef struct backbone_kind {
     const float *(*spatial_weights)(const struct model *m, int layer);
     // 1: supports masked attention with a context of M < T key tokens (model_set_context).
     int masked_attention;
+    // 1: runs train.activations=bf16 (model_config.bf16_activations: the GEMM-feeding activations
+    // stored bf16, core/ops_list.h "bf16 activations"); 0: model_config_error refuses it.
+    int bf16_activations;
     // The position encodings these blocks can use (NULL: every kind); config_error names the
     // valid ones with posenc_names_where(pe_ok, ...).
     int (*pe_ok)(const struct posenc_kind *pe);

@@ -4,10 +4,11 @@
 # under the 64 MiB a call brings back). It is scripts/gpu_session.sh with these steps:
 #   0 the probe (GPU, driver, PyTorch and its cuDNN, posbench's cuda/cudnn lines);
 #   1 every parity program (test_cuda_*: the cuDNN attention, cuBLASLt, the v2 kernels, the bf16
-#     activation ops and every older one);
+#     activation ops, the bf16-input linear layer and every older one);
 #   2 whole runs, CPU against the GPU, every objective;
 #   8 the speed switches on and off (bench --no-torch --breakdown) at ViT-B/16, ViT-S/4 and MP3
-#     eta 0.75: route A, cuDNN, cuBLASLt + v2, all three, fp32;
+#     eta 0.75: route A, cuDNN, cuBLASLt + v2, all three, bf16 activations alone and with all
+#     three, fp32;
 #   3 the bench rows against torch.compile in bf16, with every new path on (GPU_EVIDENCE_FLAGS);
 #   5 determinism: 100 steps twice, fp32, bf16, bf16 + cuDNN, bf16 + cuDNN + cuBLASLt + v2.
 # ncu (step 7, ~5 minutes for two configs) is the second call when time is left:

@@ -25,7 +25,8 @@
 #   8. the on/off matrix of the speed switches: posbench bench --no-torch --breakdown for each
 #      GPU_SESSION_AB_CONFIGS config (default vit-b16-224 vit-s4-32 mp3-b16-224-e75) under each
 #      variant of GPU_SESSION_AB_VARIANTS, a ';'-separated list of NAME|WORDS where WORDS are
-#      VAR=value environment settings and bench flags (default: the bf16 routes there are).
+#      VAR=value environment settings and bench flags (default: the bf16 routes there are, and
+#      train.activations=bf16 alone and with every other route: --activations bf16).
 # Every step's commands run under their own timeout, so a hang still returns the rest;
 # GPU_SESSION_ARCHIVE=FILE packs OUT into one .tar.gz at the end (what a device call brings back).
 # GPU_SESSION_KEYS replaces the small training config of step 2, GPU_SESSION_CASES its list of
@@ -259,11 +260,11 @@ if step 8; then
     note "## 8. The speed switches on and off: posbench bench --no-torch --breakdown"
     if [ "$DEV" = cuda ]; then
         AB_CONFIGS=${GPU_SESSION_AB_CONFIGS:-vit-b16-224 vit-s4-32 mp3-b16-224-e75}
-        AB_VARIANTS=${GPU_SESSION_AB_VARIANTS:-"materialised|--precision bf16 --attention materialised;cudnn|--precision bf16 --attention cudnn;lt-v2|--precision bf16 --attention materialised --linear lt --kernels v2;cudnn-lt-v2|--precision bf16 --attention cudnn --linear lt --kernels v2;fused-fp32|--precision fp32 --attention fused"}
+        AB_VARIANTS=${GPU_SESSION_AB_VARIANTS:-"materialised|--precision bf16 --attention materialised;cudnn|--precision bf16 --attention cudnn;lt-v2|--precision bf16 --attention materialised --linear lt --kernels v2;cudnn-lt-v2|--precision bf16 --attention cudnn --linear lt --kernels v2;bf16-act|--precision bf16 --attention materialised --activations bf16;cudnn-lt-v2-bf16-act|--precision bf16 --attention cudnn --linear lt --kernels v2 --activations bf16;fused-fp32|--precision fp32 --attention fused"}
         AB_ITERS=${GPU_SESSION_AB_ITERS:-20}
     else # the CPU dry run: a small config, the CPU's one route
         AB_CONFIGS=${GPU_SESSION_AB_CONFIGS:-vit-d64-L2-p4-28px-ci}
-        AB_VARIANTS=${GPU_SESSION_AB_VARIANTS:-"fp32|--precision fp32;bf16|--precision bf16"}
+        AB_VARIANTS=${GPU_SESSION_AB_VARIANTS:-"fp32|--precision fp32;bf16|--precision bf16;bf16-act|--precision bf16 --activations bf16"}
         AB_ITERS=${GPU_SESSION_AB_ITERS:-5}
     fi
     echo "$AB_VARIANTS" | tr ';' '\n' > "$OUT/ab-variants.txt"

@@ -79,7 +79,8 @@ void perf_check_attention(const char *v) {
 
 void perf_help(void) {
     printf("usage: posbench bench [--config NAME] [--iters N] [--no-torch] [--threads N] [--device D] [--precision fp32|bf16]\n"
-           "                      [--attention auto|materialised|fused|cudnn] [--breakdown] [--linear gemmex|lt] [--kernels v1|v2]\n"
+           "                      [--attention auto|materialised|fused|cudnn] [--activations fp32|bf16] [--breakdown]\n"
+           "                      [--linear gemmex|lt] [--kernels v1|v2]\n"
            "Times the full training step (forward, label-smoothed cross entropy, backward, AdamW) of\n"
            "each config and prints the median step time, images/s, achieved GFLOP/s, that as a\n"
            "fraction of the backend's own 2048^3 linear layer (OpenBLAS; with --device cuda cuBLAS at 8192^3, at the\n"
@@ -100,6 +101,9 @@ void perf_help(void) {
            "lt = cuBLASLt with the bias in the epilogue and cached bf16 weight copies. --kernels v1|v2 (with\n"
            "--device cuda): the scalar or the 16-byte vectorised elementwise kernels and one-launch AdamW.\n"
            "Both default to POSBENCH_LINEAR / POSBENCH_KERNELS from the environment.\n"
+           "--activations bf16 (needs --precision bf16) times train.activations=bf16: the ViT blocks keep the\n"
+           "activations that feed their matrix products in bf16 (arena MiB shows the saving); configs whose model\n"
+           "keeps fp32 activations (gMLP, MP3's masked attention) say so under their row.\n"
            "Configs marked GPU run on a CPU backend only when\n"
            "named.\n"
            "--ranks N (a build with MPI): one small run for --iters steps in one process and under mpirun -np N\n"
@@ -117,6 +121,9 @@ void perf_help(void) {
 // each timed step's seconds also go to samples[iters] when samples is not NULL.
 // The objective settings and the model config (with what the objective asks of the model:
 // MP3's head and masked context) of config p; returns its objective kind.
+// --activations bf16 (perf_run sets it): the configs whose model can store them do (train.activations).
+static int bench_bf16_activations;
+
 static const objective_kind *perf_setup(const perf_config *p, objective_settings *os, model_config *mc) {
     *os = (objective_settings){.name = p->objective ? p->objective : "supervised", .pe_kind = p->model.pe_kind,
                                .eta = p->eta, .label_smoothing = 0.1, .patch = p->model.patch,
@@ -126,6 +133,10 @@ static const objective_kind *perf_setup(const perf_config *p, objective_settings
     if (why) die_fail("bench config %s: %s", p->name, why);
     *mc = p->model;
     kind->configure_model(os, mc);
+    if (bench_bf16_activations) {
+        mc->bf16_activations = 1;
+        if (model_config_error(mc)) mc->bf16_activations = 0; // this model keeps fp32 activations (its row says why)
+    }
     return kind;
 }
 
@@ -412,16 +423,21 @@ int perf_run(const perf_options *opt) {
     if ((opt->linear || opt->kernels) && !gpu)
         die_input("--%s chooses between the CUDA backend's %s; the %s backend has one (use --device cuda)",
                   opt->linear ? "linear" : "kernels", opt->linear ? "linear routes" : "kernel versions", ops->name);
+    const char *activations = opt->activations ? opt->activations : "fp32";
+    if (!strcmp(activations, "bf16") && !bf16)
+        die_input("--activations bf16 stores the linear layers' inputs in bfloat16: it needs --precision bf16");
+    bench_bf16_activations = !strcmp(activations, "bf16");
     if (opt->linear) cuda_set_linear_route(!strcmp(opt->linear, "lt") ? CUDA_LINEAR_LT : CUDA_LINEAR_GEMMEX);
     if (opt->kernels) cuda_set_kernels(!strcmp(opt->kernels, "v2") ? CUDA_KERNELS_V2 : CUDA_KERNELS_V1);
-    printf("posbench bench: %s backend, %s linear layers, %s attention, %d threads, %d timed steps per config (median)\n",
-           ops->name, precision, gpu ? attention : "cpu", threads, opt->iters);
+    printf("posbench bench: %s backend, %s linear layers, %s activations, %s attention, %d threads, %d timed steps per config "
+           "(median)\n", ops->name, precision, activations, gpu ? attention : "cpu", threads, opt->iters);
     // The CUDA switches in force (flags, else POSBENCH_LINEAR / POSBENCH_KERNELS, else the defaults).
     const char *linear = !gpu ? "cpu" : cuda_linear_route() == CUDA_LINEAR_LT ? "lt" : "gemmex";
     const char *kernels = !gpu ? "cpu" : cuda_kernels() == CUDA_KERNELS_V2 ? "v2" : "v1";
     if (gpu) printf("posbench bench: CUDA linear route %s (bf16 only), elementwise kernels %s\n", linear, kernels);
     if (opt->breakdown)
-        printf("switches: precision=%s attention=%s linear=%s kernels=%s\n", precision, gpu ? attention : "cpu", linear, kernels);
+        printf("switches: precision=%s activations=%s attention=%s linear=%s kernels=%s\n", precision, activations,
+               gpu ? attention : "cpu", linear, kernels);
     int ceiling_n = gpu ? 8192 : 2048; // on the GPU a 2048³ product takes tens of microseconds
     double peak = backend_linear_gflops(ops, ceiling_n);
     printf("%s linear layer %dx%dx%d (%s): %.1f GFLOP/s (the ceiling used below)\n\n",
@@ -463,6 +479,15 @@ int perf_run(const perf_options *opt) {
         if (why[0]) printf("  (PyTorch not timed: %s)\n", why);
         if (opt->torch && !gpu && !bf16 && !p->objective && have_anchors)
             print_anchors_line(p, opt->iters, anchors, step, anchors_version, sizeof anchors_version);
+        if (bench_bf16_activations) {
+            objective_settings os;
+            model_config mc;
+            perf_setup(p, &os, &mc);
+            if (!mc.bf16_activations) {
+                mc.bf16_activations = 1;
+                printf("  (activations fp32 here: %s)\n", model_config_error(&mc));
+            }
+        }
         if (opt->breakdown) print_breakdown(&phases, step);
         fflush(stdout);
     }

@@ -154,6 +154,9 @@ static void setup(run *r) {
     const ops_backend *ops = device_backend(r->opt->device, why_device, sizeof why_device);
     if (!ops) die_input("%s", why_device);
     const int bf16 = !strcmp(cfg_str(c, "train.precision"), "bf16");
+    if (vc.bf16_activations && !bf16)
+        die_input("train.activations=bf16 stores the linear layers' inputs in bfloat16: it needs train.precision=bf16 "
+                  "(valid: train.activations=fp32 with train.precision=fp32, fp32 or bf16 with train.precision=bf16)");
     ops->set_matmul_precision(bf16 ? MATMUL_BF16 : MATMUL_FP32);
     // The CUDA training attention, process-wide and before the model sizes its state (every run
     // sets it: a process may train several). The CPU backends have one attention.

@@ -46,7 +46,7 @@ static __device__ __forceinline__ float row_warp_sum(float v) {
 }
 
 // One warp per row n of (B·T, C): res = x + k·branch, then LayerNorm of res (two-pass variance)
-// rounded into ln; mean, rstd kept.
+// rounded into ln; mean, rstd kept. branch NULL: the LayerNorm of x itself, res not written.
 static __global__ void residual_layernorm_bf16_rows(float *res, bfloat16 *ln, float *mean, float *rstd, const float *x,
                                                     const bfloat16 *branch, const float *keep_scale, const float *weight,
                                                     const float *bias, int rows, int T, int C) {
@@ -56,16 +56,17 @@ static __global__ void residual_layernorm_bf16_rows(float *res, bfloat16 *ln, fl
     size_t base = (size_t)row * C;
     float sum = 0.0f;
     for (int c = lane; c < C; c += BF16_WARP) {
-        float r = x[base + c] + k * widen(branch[base + c]);
-        res[base + c] = r;
+        float r = branch ? x[base + c] + k * widen(branch[base + c]) : x[base + c];
+        if (branch) res[base + c] = r;
         sum += r;
     }
+    const float *v = branch ? res : x; // the LayerNorm's input row
     float m = row_warp_sum(sum) / (float)C;
     float var = 0.0f;
-    for (int c = lane; c < C; c += BF16_WARP) var += (res[base + c] - m) * (res[base + c] - m);
+    for (int c = lane; c < C; c += BF16_WARP) var += (v[base + c] - m) * (v[base + c] - m);
     var = row_warp_sum(var) / (float)C;
     float s = 1.0f / sqrtf(var + LAYERNORM_EPS);
-    for (int c = lane; c < C; c += BF16_WARP) ln[base + c] = narrow((res[base + c] - m) * s * weight[c] + bias[c]);
+    for (int c = lane; c < C; c += BF16_WARP) ln[base + c] = narrow((v[base + c] - m) * s * weight[c] + bias[c]);
     if (lane == 0) {
         mean[row] = m;
         rstd[row] = s;

@@ -69,7 +69,7 @@ __global__ void column_partials_add_kernel(float *dst, const float *partial, int
 }
 
 // dst (C) += Σ_n src (N, C).
-static void column_sums_add(float *dst, const float *src, int N, int C) {
+void cuda_column_sums_add(float *dst, const float *src, int N, int C) {
     int R = col_chunks(N);
     float *partial = (float *)cuda_alloc_transient((size_t)R * C * sizeof(float), "column-sum partials");
     if (!(V2 && vec_column_sums_partial(partial, src, N, C))) {
@@ -115,7 +115,7 @@ void cuda_operand_to_bf16(__nv_bfloat16 *out, const float *in, size_t n) {
     CUDA_LAUNCH_CHECK();
 }
 
-static const __nv_bfloat16 *bf16_operand(int slot, const float *x, size_t n) {
+const __nv_bfloat16 *cuda_bf16_scratch_operand(int slot, const float *x, size_t n) {
     if (n > bf16_scratch_elems[slot]) {
         if (bf16_scratch[slot]) CUDA_CHECK(cudaFree(bf16_scratch[slot]));
         CUDA_CHECK(cudaMalloc(&bf16_scratch[slot], n * sizeof(__nv_bfloat16)));
@@ -123,6 +123,29 @@ static const __nv_bfloat16 *bf16_operand(int slot, const float *x, size_t n) {
     }
     cuda_operand_to_bf16(bf16_scratch[slot], x, n);
     return bf16_scratch[slot];
+}
+
+const __nv_bfloat16 *cuda_linear_weight_bf16(const float *w, size_t n) {
+    const __nv_bfloat16 *w16 = cuda_linear_route() == CUDA_LINEAR_LT ? cuda_bf16_weight(w, n) : NULL;
+    return w16 ? w16 : cuda_bf16_scratch_operand(0, w, n);
+}
+
+void cuda_gemm_bf16(cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k, const float *alpha,
+                    const __nv_bfloat16 *a16, int lda, const __nv_bfloat16 *b16, int ldb, const float *beta, float *C,
+                    int ldc, const float *bias) {
+    // (The Lt epilogue reads a 16-byte aligned bias; arena tensors are 64-byte aligned.)
+    if (cuda_linear_route() == CUDA_LINEAR_LT && (!bias || (uintptr_t)bias % 16 == 0) &&
+        cuda_lt_matmul(ta == CUBLAS_OP_T, tb == CUBLAS_OP_T, m, n, k, a16, lda, b16, ldb, *beta, C, ldc, bias))
+        return;
+    float one = 1.0f;
+    if (bias) { // no Lt algorithm for this key: the bias is written first and added to (ldc == m)
+        broadcast_rows_kernel<<<cuda_blocks((size_t)m * n, THREADS), THREADS>>>(C, bias, (size_t)n, m);
+        CUDA_LAUNCH_CHECK();
+        beta = &one;
+    }
+    CUBLAS_CHECK(cublasGemmEx(cuda_cublas(), ta, tb, m, n, k, alpha, a16, CUDA_R_16BF, lda, b16,
+                              CUDA_R_16BF, ldb, beta, C, CUDA_R_32F, ldc, CUBLAS_COMPUTE_32F,
+                              CUBLAS_GEMM_DEFAULT));
 }
 
 // Column-major C (m, n) = alpha·op(A)·op(B) + beta·C (+ bias (m) per column on the Lt route;
@@ -139,22 +162,9 @@ static void linear_gemm(cublasOperation_t ta, cublasOperation_t tb, int m, int n
         CUBLAS_CHECK(cublasSgemm(cuda_cublas(), ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
         return;
     }
-    int lt = cuda_linear_route() == CUDA_LINEAR_LT;
-    const __nv_bfloat16 *a16 = lt && a_weight ? cuda_bf16_weight(A, a_elems) : NULL;
-    if (!a16) a16 = bf16_operand(0, A, a_elems);
-    const __nv_bfloat16 *b16 = b_converted ? bf16_scratch[1] : bf16_operand(1, B, b_elems);
-    if (lt && cuda_lt_matmul(ta == CUBLAS_OP_T, tb == CUBLAS_OP_T, m, n, k, a16, lda, b16, ldb, *beta, C,
-                             ldc, bias))
-        return;
-    float one = 1.0f;
-    if (bias) { // no Lt algorithm for this key: the bias is written first and added to (ldc == m)
-        broadcast_rows_kernel<<<cuda_blocks((size_t)m * n, THREADS), THREADS>>>(C, bias, (size_t)n, m);
-        CUDA_LAUNCH_CHECK();
-        beta = &one;
-    }
-    CUBLAS_CHECK(cublasGemmEx(cuda_cublas(), ta, tb, m, n, k, alpha, a16, CUDA_R_16BF, lda, b16,
-                              CUDA_R_16BF, ldb, beta, C, CUDA_R_32F, ldc, CUBLAS_COMPUTE_32F,
-                              CUBLAS_GEMM_DEFAULT));
+    const __nv_bfloat16 *a16 = a_weight ? cuda_linear_weight_bf16(A, a_elems) : cuda_bf16_scratch_operand(0, A, a_elems);
+    const __nv_bfloat16 *b16 = b_converted ? bf16_scratch[1] : cuda_bf16_scratch_operand(1, B, b_elems);
+    cuda_gemm_bf16(ta, tb, m, n, k, alpha, a16, lda, b16, ldb, beta, C, ldc, bias);
 }
 
 void cuda_linear_forward(float *out, const float *in, const float *weight, const float *bias,
@@ -198,7 +208,7 @@ void cuda_linear_backward(float *din, float *dweight, float *dbias, const float 
     if (dweight && IC > 0) // dW (OC, IC) += doutᵀ · in; column-major: dWᵀ (IC, OC) += inᵀ · dout
         linear_gemm(CUBLAS_OP_N, CUBLAS_OP_T, IC, OC, N, &one, in, IC, (size_t)N * IC, 0, dout, OC,
                     (size_t)N * OC, &one, dweight, IC, dout_converted, NULL);
-    if (dbias) column_sums_add(dbias, dout, N, OC);
+    if (dbias) cuda_column_sums_add(dbias, dout, N, OC);
 }
 
 // ---------------------------------------------------------------- layernorm

@@ -33,6 +33,19 @@ int cuda_matmul_precision(void);
 // kernels of the version in force (cuda_kernels, core/ops_cuda.h).
 void cuda_operand_to_bf16(__nv_bfloat16 *out, const float *in, size_t n);
 
+// dense_cuda.cu's linear layer in parts, shared with the bf16-input twins (linear_bf16_cuda.cu):
+// x (n) converted to bf16 into device scratch slot 0 or 1 (grows, reused; the stream orders its
+// reuse); a weight's bf16 copy (the Lt route's cached copy, else converted into slot 0); the bf16
+// product, column-major C (m, n) fp32 = alpha·op(A)·op(B) + beta·C [+ bias (m) per column: the
+// Lt epilogue, else written into C first], on the linear route in force; dst (C) += Σ_n src (N, C)
+// in dense_cuda.cu's fixed order.
+const __nv_bfloat16 *cuda_bf16_scratch_operand(int slot, const float *x, size_t n);
+const __nv_bfloat16 *cuda_linear_weight_bf16(const float *w, size_t n);
+void cuda_gemm_bf16(cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k, const float *alpha,
+                    const __nv_bfloat16 *a16, int lda, const __nv_bfloat16 *b16, int ldb, const float *beta, float *C,
+                    int ldc, const float *bias);
+void cuda_column_sums_add(float *dst, const float *src, int N, int C);
+
 // linear_lt_cuda.cu (its route: cuda_linear_route, core/ops_cuda.h): the cuBLASLt product
 // (column-major D (m, n) = op(A)·op(B) + beta·C [+ bias (m) per column], bf16 A and B, fp32 C/D/bias;
 // trans_* 0 = N, 1 = T; returns 0, computing nothing, when cuBLASLt offers no algorithm); the cached bf16 copy of a weight (NULL when w lies outside every range
