@@ -9,6 +9,7 @@
 #include "../results/results_read.h"
 #include "../experiment/figure_kinds.h"
 #include "../experiment/yaml_tree.h"
+#include "../../core/safe_file.h"
 #include "../../core/common.h"
 #include <ctype.h>
 #include <dirent.h>
@@ -103,9 +104,12 @@ FILE *plot_begin_figure(plotter *p, const rr_stage *s, char *base, size_t blen, 
     p->names = xrealloc(p->names, (size_t)(p->nnames + 1) * sizeof *p->names, "figure names");
     p->names[p->nnames++] = xstrdup(base, "figure name");
     snprintf(path, plen, "%s/figures/data/%s.dat", p->dir, base);
-    FILE *f = fopen(path, "w");
-    if (!f) fprintf(stderr, "posbench: error: cannot write %s: %s\n", path, strerror(errno));
-    return f;
+    char err[8800];
+    if (safe_out_begin(&p->data, path, err, sizeof err) != SAFE_OK) {
+        fprintf(stderr, "posbench: error: cannot write %s\n", err);
+        return NULL;
+    }
+    return p->data.f;
 }
 
 // The figure's title and axis labels: the figures: entry's label:, xlabel:, ylabel: where given,
@@ -123,9 +127,10 @@ static void n_text(int lo, int hi, char *out, size_t len) {
     else snprintf(out, len, "n = %d-%d", lo, hi);
 }
 
-int plot_close_data(FILE *f, const char *path) {
-    if (fclose(f) != 0) {
-        fprintf(stderr, "posbench: error: writing %s failed: %s\n", path, strerror(errno));
+int plot_close_data(plotter *p, const char *path) {
+    char err[8800];
+    if (safe_out_commit(&p->data, err, sizeof err) != SAFE_OK) {
+        fprintf(stderr, "posbench: error: writing %s failed: %s\n", path, err);
         return -1;
     }
     return 0;
@@ -289,7 +294,7 @@ static int fig_metric_vs_axis(plotter *p, const rr_stage *s, const char *metric,
         snprintf(name, sizeof name, "title%d", ++written);
         gp_var_str(&v, name, title);
     }
-    int rc = plot_close_data(f, path) ? EXIT_RUN_FAILED : 0;
+    int rc = plot_close_data(p, path) ? EXIT_RUN_FAILED : 0;
     if (rc == 0 && written) {
         char title[600];
         snprintf(title, sizeof title, "%s: %s vs %s (%s)", s->name, header, s->axes[ax],
@@ -367,7 +372,7 @@ static int fig_metric_vs_metric(plotter *p, const rr_stage *s, const char *metri
         snprintf(title, sizeof title, "%s%s (%s)", line ? "model.arch=" : "", line ? line : header, ns);
         gp_var_str(&v, name, title);
     }
-    int rc = plot_close_data(f, path) ? EXIT_RUN_FAILED : 0;
+    int rc = plot_close_data(p, path) ? EXIT_RUN_FAILED : 0;
     if (rc == 0) {
         char title[600];
         snprintf(title, sizeof title, "%s: %s vs %s (means; 95%% CI of the y mean over seeds)", s->name, header, xheader);
@@ -429,7 +434,7 @@ static int fig_curves(plotter *p, const rr_stage *s, const char *group, const ch
         }
         report_band_free(&b);
     }
-    int rc = plot_close_data(f, path) ? EXIT_RUN_FAILED : 0;
+    int rc = plot_close_data(p, path) ? EXIT_RUN_FAILED : 0;
     if (rc == 0 && written) {
         char title[600];
         snprintf(title, sizeof title, "%s: %s (mean over seeds%s)", s->name, ylabel, band ? ", band: its 95% CI" : "");
@@ -507,7 +512,7 @@ static int fig_array_curves(plotter *p, const rr_stage *s, const char *yname, co
         snprintf(title, sizeof title, "%s (n = %d)", legend, runs);
         gp_var_str(&v, name, title);
     }
-    int rc = plot_close_data(f, path) ? EXIT_RUN_FAILED : 0;
+    int rc = plot_close_data(p, path) ? EXIT_RUN_FAILED : 0;
     if (rc == 0 && written) {
         char title[600];
         snprintf(title, sizeof title, "%s: %s (mean over seeds%s)", s->name, ylabel, band ? ", band: its 95% CI" : "");
@@ -584,8 +589,9 @@ static int load_tsv_requests(const char *dir, figure_spec **out, int *n, int *fo
     *out = NULL, *n = 0, *found = 0;
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/figures.tsv", dir);
-    FILE *f = fopen(path, "r");
-    if (!f) return 0;
+    FILE *f;
+    int missing;
+    if (safe_fopen_read(path, SAFE_TEXT_CAP, SAFE_NOFOLLOW, &f, &missing, err, errlen) != SAFE_OK) return missing ? 0 : -1;
     *found = 1;
     char *line = NULL;
     size_t cap = 0;

@@ -189,7 +189,7 @@ static int fig_views(plotter *p, const rr_stage *s, const view_kind *k, const ch
         for (int m = 1; m < nm; m++) fprintf(f, ", %s", runs[m].run->path);
         fprintf(f, "): x y r g b, %d rows (image, method) of the image then %d %s\n", nrows, cols - 1, k == &CLS_KIND ? "heads" : "blocks");
         plot_write_rgb(f, rgb, W, Ht);
-        rc = plot_close_data(f, path) ? EXIT_RUN_FAILED : 0;
+        rc = plot_close_data(p, path) ? EXIT_RUN_FAILED : 0;
     }
     if (rc == 0) {
         char title[1400], stages[700] = "";

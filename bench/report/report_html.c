@@ -4,6 +4,7 @@
 #include "report_provenance.h"
 #include "report_formats.h"
 #include "../version.h"
+#include "../../core/safe_file.h"
 #include "../../core/common.h"
 #include <errno.h>
 #include <stdlib.h>
@@ -201,34 +202,16 @@ static void contents(FILE *out, const char *md) {
 }
 
 // ---- figures ------------------------------------------------------------------------------
+#define SVG_MAX_BYTES ((long long)16 << 20) // a gnuplot figure is a few hundred KB
 // One gnuplot SVG inline: from "<svg" on, ids and their references prefixed with "f<k>-".
 static int inline_svg(FILE *out, const char *path, int k) {
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        fprintf(stderr, "posbench: warning: REPORT.html: cannot read %s: %s\n", path, strerror(errno));
+    char *svg, err[4400];
+    size_t n;
+    // A regular file (never through a link, never blocking), at most SVG_MAX_BYTES: anything else is skipped, named.
+    if (safe_read_file(path, SVG_MAX_BYTES, SAFE_NOFOLLOW, &svg, &n, NULL, err, sizeof err) != SAFE_OK) {
+        fprintf(stderr, "posbench: warning: REPORT.html: figure left out: %s\n", err);
         return -1;
     }
-    char *svg = NULL;
-    size_t cap = 0, n = 0;
-    char buf[65536];
-    size_t got;
-    while ((got = fread(buf, 1, sizeof buf, f)) > 0) {
-        if (n + got + 1 > cap) {
-            cap = (n + got + 1) * 2;
-            char *grown = realloc(svg, cap);
-            if (!grown) die_fail("out of memory reading %s", path);
-            svg = grown;
-        }
-        memcpy(svg + n, buf, got), n += got;
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (bad || !svg) {
-        fprintf(stderr, "posbench: warning: REPORT.html: cannot read %s\n", path);
-        free(svg);
-        return -1;
-    }
-    svg[n] = '\0';
     const char *p = strstr(svg, "<svg");
     if (!p) {
         fprintf(stderr, "posbench: warning: REPORT.html: %s is not an SVG file (no <svg element)\n", path);

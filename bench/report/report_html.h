@@ -19,7 +19,7 @@
 #include <stdio.h>
 
 // Writes DIR/REPORT.html from the report's Markdown md; argv: the arguments after "report".
-// 0, or -1 (the error printed).
+// 0, or the exit code (1 or 2: report_write_file, the error printed).
 int report_html_write(const char *dir, const char *md, const rr_set *set, int argc, char **argv);
 
 // The pieces, for tests: text with & < > " ' escaped; REPORT.md's Markdown as HTML (headings get
