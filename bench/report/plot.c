@@ -105,7 +105,9 @@ FILE *plot_begin_figure(plotter *p, const rr_stage *s, char *base, size_t blen, 
     p->names[p->nnames++] = xstrdup(base, "figure name");
     snprintf(path, plen, "%s/figures/data/%s.dat", p->dir, base);
     char err[8800];
-    if (safe_out_begin(&p->data, path, err, sizeof err) != SAFE_OK) {
+    int rc = safe_out_begin(&p->data, path, err, sizeof err);
+    if (rc != SAFE_OK) {
+        p->data_refused |= rc == SAFE_REFUSED;
         fprintf(stderr, "posbench: error: cannot write %s\n", err);
         return NULL;
     }
@@ -828,5 +830,5 @@ int cmd_plot(int argc, char **argv) {
     for (int i = 0; i < p.nnames; i++) free(p.names[i]);
     free(p.names);
     rr_set_free(&set);
-    return rc;
+    return rc && p.data_refused ? EXIT_BAD_INPUT : rc;
 }

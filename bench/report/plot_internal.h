@@ -21,6 +21,7 @@ typedef struct {
     char **names;          // the file names given so far (each figure's is unique)
     int nnames;
     safe_out data;         // the figure's data file being written (plot_begin_figure .. plot_close_data)
+    int data_refused;      // a data file's path was refused (a link, FIFO or device there): the command exits 2
 } plotter;
 
 // Names the figure "<experiment>_<stage>_<what>" ("<stage>_<what>" for runs without an

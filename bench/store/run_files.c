@@ -56,13 +56,13 @@ static int read_status(hid_t file, char *buf, size_t len) {
 
 run_file_state run_file_status(const char *h5_path, char *why, size_t whylen) {
     struct stat st;
-    if (stat(h5_path, &st) != 0) {
+    if (lstat(h5_path, &st) != 0) { // a link is not followed: not a run file we wrote
         if (errno == ENOENT) return RUN_FILE_ABSENT;
         set_why(why, whylen, "cannot be read: %s", strerror(errno));
         return RUN_FILE_DAMAGED;
     }
     if (!S_ISREG(st.st_mode)) {
-        set_why(why, whylen, "is not a regular file%s", "");
+        set_why(why, whylen, "is %s, not a regular file", safe_file_kind(st.st_mode));
         return RUN_FILE_DAMAGED;
     }
     H5E_auto2_t old_fn;
