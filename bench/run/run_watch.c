@@ -140,10 +140,10 @@ static void read_metrics(watch_run *r) {
     }
     char *line = NULL, *last = NULL, *last_eval = NULL;
     size_t cap = 0;
-    int got;
+    int got, skipped = 0;
     while ((got = safe_read_line(f, &line, &cap, SAFE_LINE_CAP)) != 0) {
-        if (got < 0) { // a line past the cap: skipped, said
-            snprintf(r->eval, sizeof r->eval, "metrics: a line of %.150s is longer than %zu bytes: skipped", path, SAFE_LINE_CAP);
+        if (got < 0) { // a line past the cap: skipped, said after the evaluation text
+            skipped++;
             continue;
         }
         if (feof(f)) break; // no newline: being written, the previous line is the last whole one
@@ -164,6 +164,11 @@ static void read_metrics(watch_run *r) {
     if (last_eval) {
         eval_text(last_eval, r->eval, sizeof r->eval);
         r->eval_step = (long)json_number(last_eval, "step");
+    }
+    if (skipped) {
+        size_t used = strlen(r->eval);
+        snprintf(r->eval + used, sizeof r->eval - used, "%s%d metrics line%s longer than %zu bytes skipped", used ? "; " : "",
+                 skipped, skipped == 1 ? "" : "s", SAFE_LINE_CAP);
     }
     free(last);
     free(last_eval);
