@@ -15,7 +15,7 @@
 //                  (top-1 in %); empty / null otherwise (exact metrics, several configurations)
 //   caveats        the experiment's caveats, "; "-joined
 // CSV is RFC 4180 (CRLF, quoted when needed); JSON is strict (non-finite numbers as null); both
-// written atomically (FILE.tmp, then renamed).
+// written atomically (core/safe_file.h: a temporary name of their own, then renamed).
 #pragma once
 #include "findings.h"
 #include "report_table.h"

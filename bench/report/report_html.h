@@ -13,7 +13,7 @@
 //     it, the `posbench run` command of each experiment whose copy is below DIR (with the --scale
 //     its runs recorded: report_provenance.h), and the commits
 //     and devices the counted runs were made with (root attrs git_commit, device).
-// Written atomically (REPORT.html.tmp, rename).
+// Written atomically (core/safe_file.h: a temporary name of its own, renamed).
 #pragma once
 #include "../results/results_read.h"
 #include <stdio.h>
