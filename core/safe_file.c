@@ -49,8 +49,9 @@ int safe_out_check(const char *path, char *err, size_t errlen) {
         return SAFE_REFUSED;
     }
     if (stat(dir, &st) != 0) {
-        snprintf(err, errlen, "%s: cannot write into %s: %s (the directory must exist)", path, dir, strerror(errno));
-        return errno == ENOENT || errno == ENOTDIR ? SAFE_REFUSED : SAFE_IO;
+        int e = errno;
+        snprintf(err, errlen, "%s: cannot write into %s: %s (the directory must exist)", path, dir, strerror(e));
+        return e == ENOENT || e == ENOTDIR ? SAFE_REFUSED : SAFE_IO;
     }
     if (!S_ISDIR(st.st_mode)) {
         snprintf(err, errlen, "%s: %s is %s, not a directory", path, dir, safe_file_kind(st.st_mode));
@@ -89,9 +90,10 @@ int safe_out_begin(safe_out *o, const char *path, char *err, size_t errlen) {
     }
     int fd = mkstemp(o->tmp); // O_EXCL: never opens what is already there, link or not
     if (fd < 0) {
-        snprintf(err, errlen, "%s: cannot create %s: %s", path, o->tmp, strerror(errno));
+        int e = errno;
+        snprintf(err, errlen, "%s: cannot create %s: %s", path, o->tmp, strerror(e));
         o->tmp[0] = 0;
-        return errno == EACCES || errno == EROFS || errno == EPERM ? SAFE_REFUSED : SAFE_IO;
+        return e == EACCES || e == EROFS || e == EPERM ? SAFE_REFUSED : SAFE_IO;
     }
     if (fchmod(fd, file_mode()) != 0 || !(o->f = fdopen(fd, "w"))) {
         snprintf(err, errlen, "%s: cannot set up %s: %s", path, o->tmp, strerror(errno));
