@@ -9,6 +9,7 @@
 #include "../results/export.h"
 #include "../report/run_select.h"
 #include "../results/results_read.h"
+#include "../../core/safe_file.h"
 #include "../../core/common.h"
 #include <errno.h>
 #include <stdio.h>
@@ -81,23 +82,26 @@ int cmd_export(int argc, char **argv) {
         if (read) die_input("export: no run file to export below %s: all %d that were read are left out (see the warnings above)", dir, read);
         die_input("export: no readable run file (*.h5) below %s", dir);
     }
-    char tmp[4200];
+    safe_out file; // --out: written atomically, never through a link or device at the name (core/safe_file.h)
     FILE *out = stdout;
     if (out_path) {
-        if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp", out_path) >= sizeof tmp) die_input("export: --out %s: the path is too long", out_path);
-        out = fopen(tmp, "w");
-        if (!out) die_input("export: --out %s: cannot create %s: %s", out_path, tmp, strerror(errno));
+        int src = safe_out_begin(&file, out_path, err, sizeof err);
+        if (src != SAFE_OK) {
+            rr_set_free(&set);
+            die_code(src, "export: --out %s", err);
+        }
+        out = file.f;
     }
     int rc = series ? export_series(&set, fmt, out) : export_runs(&set, fmt, varying, out);
     int nruns = set.nruns;
     rr_set_free(&set);
     if (out_path) {
-        if (fclose(out) != 0) rc = -1;
-        if (rc != 0 || rename(tmp, out_path) != 0) {
-            int e = errno;
-            unlink(tmp);
-            die_fail("export: cannot write %s: %s", out_path, strerror(e));
+        if (rc != 0) {
+            safe_out_abort(&file);
+            die_fail("export: cannot write %s: %s", out_path, strerror(errno));
         }
+        int src = safe_out_commit(&file, err, sizeof err);
+        if (src != SAFE_OK) die_code(src, "export: --out %s", err);
         fprintf(stderr, "posbench: export: %d run%s to %s\n", nruns, nruns == 1 ? "" : "s", out_path);
     } else if (rc != 0 || fflush(stdout) != 0) {
         die_fail("export: writing standard output failed: %s", strerror(errno));

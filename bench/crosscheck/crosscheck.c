@@ -10,6 +10,7 @@
 #include "../train/train.h"
 #include "timm_match.h"
 #include "torch_result.h"
+#include "../../core/safe_file.h"
 #include "../../core/common.h"
 #include "../../core/tensorfile.h"
 #include "../../models/posenc/encoding.h"
@@ -173,8 +174,11 @@ static int child_train(const experiment *e, int i, const cc_flags *f, const char
     pid_t pid = fork();
     if (pid < 0) die_fail("crosscheck: fork: %s", strerror(errno));
     if (pid == 0) {
-        int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
-        if (fd >= 0) dup2(fd, STDOUT_FILENO), dup2(fd, STDERR_FILENO), close(fd);
+        int fd;
+        char err[4600];
+        int src = safe_open_update(log, O_WRONLY | O_CREAT | O_APPEND, &fd, err, sizeof err); // never through a link
+        if (src != SAFE_OK) fprintf(stderr, "posbench: error: crosscheck: the log %s\n", err), _exit(src);
+        dup2(fd, STDOUT_FILENO), dup2(fd, STDERR_FILENO), close(fd);
         train_options opt = {.out_dir = out_dir, .experiment = e->name, .stage = e->runs[i].stage,
                              .scale = e->scale[0] ? e->scale : "small",
                              .run_id = e->runs[i].run_id, .device = f->device, .plan_path = plan};
@@ -195,8 +199,11 @@ static int run_torch(const cc_flags *f, const char *plan, const char *result, co
     pid_t pid = fork();
     if (pid < 0) die_fail("crosscheck: fork: %s", strerror(errno));
     if (pid == 0) {
-        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (fd >= 0) dup2(fd, STDOUT_FILENO), dup2(fd, STDERR_FILENO), close(fd);
+        int fd;
+        char err[4600];
+        int src = safe_open_update(log, O_WRONLY | O_CREAT | O_TRUNC, &fd, err, sizeof err); // never through a link
+        if (src != SAFE_OK) fprintf(stderr, "posbench: error: crosscheck: the log %s\n", err), _exit(src);
+        dup2(fd, STDOUT_FILENO), dup2(fd, STDERR_FILENO), close(fd);
         if (f->init_torch)
             execl(f->python, f->python, f->script, plan, "--out", result, "--threads", threads, "--init", f->init,
                   "--embed-init", embed_init, (char *)NULL);
@@ -212,8 +219,9 @@ static int run_torch(const cc_flags *f, const char *plan, const char *result, co
 static const char *last_line(const char *path, char *buf, size_t len) {
     char line[4096];
     snprintf(buf, len, "(see %s)", path);
-    FILE *fp = fopen(path, "r");
-    if (!fp) return buf;
+    FILE *fp;
+    char err[64];
+    if (safe_fopen_read(path, -1, SAFE_NOFOLLOW, &fp, NULL, err, sizeof err) != SAFE_OK) return buf; // never blocks
     while (fgets(line, sizeof line, fp)) {
         line[strcspn(line, "\n")] = '\0';
         if (line[0]) snprintf(buf, len, "%s", strncmp(line, "posbench: error: ", 17) ? line : line + 17);
@@ -277,13 +285,18 @@ static long plan_steps(const char *plan) {
 // again). A keyed file with a bad line is refused: exit 2 naming FILE:LINE.
 static int cache_usable(const char *torch_out, const char *plan, const cc_flags *f, const torch_cache_key *key, long steps,
                         const char *embed_init) {
-    if (access(torch_out, F_OK) != 0) return 0;
+    char why[4600];
+    int missing, rc = safe_check_read(torch_out, -1, SAFE_NOFOLLOW, &missing, why, sizeof why); // a FIFO never blocks
+    if (missing) return 0;
+    if (rc != SAFE_OK) {
+        unlink(plan); // large (the data)
+        die_code(rc, "crosscheck: the cached PyTorch result %s", why);
+    }
     if (!torch_result_has_key(torch_out)) {
         printf("  %s has no cache key (written by an older posbench): trained again\n", torch_out);
         return 0;
     }
     torch_result c;
-    char why[4600];
     if (torch_result_read(torch_out, f->metric, steps, 1, &c, why, sizeof why) != 0) {
         unlink(plan); // large (the data)
         die_input("crosscheck: the cached PyTorch result is not valid: %s (delete the file to train it again)", why);
@@ -316,6 +329,8 @@ static double init_attr(hid_t file, const char *name) {
 // posbench's /init content_rms and posenc_rms into s (NAN when not recorded).
 static void read_init_rms(const char *path, cc_side *s) {
     s->content_rms = s->posenc_rms = NAN;
+    char err[64];
+    if (safe_check_read(path, RR_MAX_FILE_BYTES, SAFE_NOFOLLOW, NULL, err, sizeof err) != SAFE_OK) return; // never blocks
     hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (file < 0) return;
     s->content_rms = init_attr(file, "content_rms"), s->posenc_rms = init_attr(file, "posenc_rms");
@@ -547,7 +562,8 @@ int cmd_crosscheck(int argc, char **argv) {
             torch_result_free(&fr);
             if (keyed) die_input("crosscheck: %s: the trainer wrote cache_* lines (posbench appends them)", fresh);
             if (torch_result_append_key(fresh, &key, why, sizeof why) != 0) die_fail("crosscheck: %s", why);
-            if (rename(fresh, torch_out) != 0) die_fail("crosscheck: cannot rename %s to %s: %s", fresh, torch_out, strerror(errno));
+            int src = safe_rename_over(fresh, torch_out, why, sizeof why); // never over a link or device (core/safe_file.h)
+            if (src != SAFE_OK) die_code(src, "crosscheck: %s", why);
         } else {
             unlink(plan);
         }

@@ -46,7 +46,11 @@ int torch_cache_key_compute(const char *script, const char *python, const char *
 int torch_result_has_key(const char *path);
 // Reads and validates the result at path for `metric` against a plan of `steps` steps (rules
 // above; need_key: the cache_* lines must be present, as in a cached file). 0, or -1 with
-// "PATH:LINE: what" (or "PATH: what") in why; *out is then empty.
+// "PATH:LINE: what" (or "PATH: what") in why; *out is then empty. The file must be a regular file
+// (not a link, FIFO or device: core/safe_file.h) of at most TORCH_RESULT_FIXED_BYTES +
+// (steps + 1) * TORCH_RESULT_LINE_BYTES bytes, checked before it is read.
+#define TORCH_RESULT_FIXED_BYTES ((long long)1 << 20) // the keys and cache lines
+#define TORCH_RESULT_LINE_BYTES 256LL                 // one step's loss line, far more than "loss 17 digits"
 int torch_result_read(const char *path, const char *metric, long steps, int need_key, torch_result *out, char *why, size_t len);
 void torch_result_free(torch_result *r);
 // Appends the key's three lines to the file at path. 0, or -1 with why.

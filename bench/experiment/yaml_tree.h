@@ -8,6 +8,8 @@
 #pragma once
 #include <stddef.h>
 
+#define YTREE_MAX_BYTES (16 << 20) // an experiment file's cap, 16 MiB: far beyond any experiment, far below a runaway file
+
 typedef enum { YT_SCALAR, YT_MAP, YT_SEQ } yt_kind;
 
 typedef struct ynode {

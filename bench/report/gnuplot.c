@@ -1,6 +1,7 @@
 // bench/report/gnuplot.c — running gnuplot on plots/<kind>.gp (what and how: gnuplot.h).
 #include "gnuplot.h"
 #include "../text/visible_text.h"
+#include "../../core/safe_file.h"
 #include "../../core/common.h"
 #include <ctype.h>
 #include <errno.h>
@@ -160,6 +161,7 @@ int gp_render(const gp_tools *t, const char *kind, const char *dir, const char *
     for (int k = 0; k < 3; k++) {
         snprintf(final[k], sizeof final[k], "%s/%s.%s", dir, base, figure_ext[k]);
         snprintf(partial[k], sizeof partial[k], "%s/.%s.%s.%ld.partial", dir, base, figure_ext[k], (long)getpid());
+        unlink(partial[k]); // gnuplot opens it by name: whatever sits there (a link) goes first, its target untouched
     }
     gp_var_str(v, "script", script), gp_var_str(v, "png_out", partial[0]), gp_var_str(v, "svg_out", partial[1]),
         gp_var_str(v, "pdf_out", partial[2]);
@@ -196,17 +198,19 @@ int gp_render(const gp_tools *t, const char *kind, const char *dir, const char *
     int ok = WIFEXITED(status) && WEXITSTATUS(status) == 0, incomplete = -1;
     for (int k = 0; ok && k < 3; k++)
         if (!gp_output_complete(partial[k], figure_ext[k])) ok = 0, incomplete = k;
-    for (int k = 0; ok && k < 3; k++)
-        if (rename(partial[k], final[k]) != 0) {
-            fprintf(stderr, "posbench: error: cannot write %s: %s\n", final[k], strerror(errno));
-            ok = 0;
-        }
+    int refused = 0;
+    for (int k = 0; ok && k < 3; k++) { // never over a link or device at the figure's name (core/safe_file.h)
+        char err[3 * PATH_MAX];
+        int rc = safe_rename_over(partial[k], final[k], err, sizeof err);
+        if (rc != SAFE_OK) fprintf(stderr, "posbench: error: cannot write %s\n", err), ok = 0, refused = rc == SAFE_REFUSED;
+    }
     for (int k = 0; k < 3; k++) unlink(partial[k]); // what is left of a failed one (renamed ones are gone)
     if (!ok && incomplete >= 0) {
         fprintf(stderr, "posbench: error: gnuplot wrote an incomplete %s for %s (a full disk, or a write that failed)%s%s; "
                 "the figure's files are left as they were\n", final[incomplete], base, used ? "; its output: " : "", msg);
         return EXIT_RUN_FAILED;
     }
+    if (refused) return EXIT_BAD_INPUT;
     if (!ok) {
         if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return EXIT_RUN_FAILED; // a rename failed: said above
         fprintf(stderr, "posbench: error: gnuplot failed on %s making %s (%s %d)%s\n%s", script, base,

@@ -9,6 +9,7 @@
 #include "../results/results_read.h"
 #include "../experiment/figure_kinds.h"
 #include "../experiment/yaml_tree.h"
+#include "../../core/safe_file.h"
 #include "../../core/common.h"
 #include <ctype.h>
 #include <dirent.h>
@@ -113,9 +114,14 @@ FILE *plot_begin_figure(plotter *p, const rr_stage *s, char *base, size_t blen, 
     p->names = xrealloc(p->names, (size_t)(p->nnames + 1) * sizeof *p->names, "figure names");
     p->names[p->nnames++] = xstrdup(base, "figure name");
     snprintf(path, plen, "%s/figures/data/%s.dat", p->dir, base);
-    FILE *f = fopen(path, "w");
-    if (!f) fprintf(stderr, "posbench: error: cannot write %s: %s\n", path, strerror(errno));
-    return f;
+    char err[8800];
+    int rc = safe_out_begin(&p->data, path, err, sizeof err);
+    if (rc != SAFE_OK) {
+        p->data_refused |= rc == SAFE_REFUSED;
+        fprintf(stderr, "posbench: error: cannot write %s\n", err);
+        return NULL;
+    }
+    return p->data.f;
 }
 
 // The figure's title and axis labels: the figures: entry's label:, xlabel:, ylabel: where given,
@@ -176,9 +182,10 @@ static void integer_xtics(gp_vars *v, double lo, double hi) {
     gp_var(v, "xtic_step", "%.0f", step);
 }
 
-int plot_close_data(FILE *f, const char *path) {
-    if (fclose(f) != 0) {
-        fprintf(stderr, "posbench: error: writing %s failed: %s\n", path, strerror(errno));
+int plot_close_data(plotter *p, const char *path) {
+    char err[8800];
+    if (safe_out_commit(&p->data, err, sizeof err) != SAFE_OK) {
+        fprintf(stderr, "posbench: error: writing %s failed: %s\n", path, err);
         return -1;
     }
     return 0;
@@ -187,19 +194,25 @@ int plot_close_data(FILE *f, const char *path) {
 // DIR/figures/data/<base>.gp: the figure's settings (the variables passed to gnuplot, one per
 // line) and the script they drive, so it can be drawn again or restyled by hand:
 // gnuplot -e "term='png'; out='x.png'" DIR/figures/data/<base>.gp. 0, or -1 with the error printed.
-static int write_settings(const plotter *p, const char *kind, const char *base, const gp_vars *v) {
-    char path[PATH_MAX + 64];
+static int write_settings(plotter *p, const char *kind, const char *base, const gp_vars *v) {
+    char path[PATH_MAX + 64], err[8800];
     snprintf(path, sizeof path, "%s/figures/data/%s.gp", p->dir, base);
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "posbench: error: cannot write %s: %s\n", path, strerror(errno));
+    safe_out o; // written atomically, never through a link or device at the name (core/safe_file.h)
+    int rc = safe_out_begin(&o, path, err, sizeof err);
+    if (rc != SAFE_OK) {
+        fprintf(stderr, "posbench: error: %s\n", err);
+        if (rc == SAFE_REFUSED) p->data_refused = 1;
         return -1;
     }
-    fprintf(f, "# %s: the settings posbench plot gave plots/%s.gp (draw again: gnuplot -e \"term='png'; out='%s.png'\" %s)\n",
+    fprintf(o.f, "# %s: the settings posbench plot gave plots/%s.gp (draw again: gnuplot -e \"term='png'; out='%s.png'\" %s)\n",
             base, kind, base, path);
-    for (int i = 0; i < v->n; i++) fprintf(f, "%s\n", v->text[i]);
-    fprintf(f, "load '%s/%s.gp'\n", p->tools.plots, kind);
-    return plot_close_data(f, path);
+    for (int i = 0; i < v->n; i++) fprintf(o.f, "%s\n", v->text[i]);
+    fprintf(o.f, "load '%s/%s.gp'\n", p->tools.plots, kind);
+    if (safe_out_commit(&o, err, sizeof err) != SAFE_OK) {
+        fprintf(stderr, "posbench: error: writing %s failed: %s\n", path, err);
+        return -1;
+    }
+    return 0;
 }
 
 int plot_run_gnuplot(plotter *p, const char *kind, const char *base, gp_vars *v) {
@@ -361,7 +374,7 @@ static int fig_metric_vs_axis(plotter *p, const rr_stage *s, const char *metric,
         snprintf(name, sizeof name, "title%d", ++written);
         gp_var_str(&v, name, title);
     }
-    int rc = plot_close_data(f, path) ? EXIT_RUN_FAILED : 0;
+    int rc = plot_close_data(p, path) ? EXIT_RUN_FAILED : 0;
     if (rc == 0 && written) {
         char title[600];
         snprintf(title, sizeof title, "%s: %s vs %s", plot_stage_title(p, s->name), header, plot_key_name(p, s->axes[ax]));
@@ -445,7 +458,7 @@ static int fig_metric_vs_metric(plotter *p, const rr_stage *s, const char *metri
                  line ? line : header, ns);
         gp_var_str(&v, name, title);
     }
-    int rc = plot_close_data(f, path) ? EXIT_RUN_FAILED : 0;
+    int rc = plot_close_data(p, path) ? EXIT_RUN_FAILED : 0;
     if (rc == 0) {
         char title[600];
         snprintf(title, sizeof title, "%s: %s vs %s", plot_stage_title(p, s->name), header, xheader);
@@ -525,7 +538,7 @@ static int fig_curves(plotter *p, const rr_stage *s, const char *group, const ch
         }
         report_band_free(&b);
     }
-    int rc = plot_close_data(f, path) ? EXIT_RUN_FAILED : 0;
+    int rc = plot_close_data(p, path) ? EXIT_RUN_FAILED : 0;
     if (rc == 0 && written) {
         char title[600];
         snprintf(title, sizeof title, "%s: %s", plot_stage_title(p, s->name), ylabel);
@@ -606,7 +619,7 @@ static int fig_array_curves(plotter *p, const rr_stage *s, const char *yname, co
         snprintf(title, sizeof title, "%s (n = %d)", legend, runs);
         gp_var_str(&v, name, title);
     }
-    int rc = plot_close_data(f, path) ? EXIT_RUN_FAILED : 0;
+    int rc = plot_close_data(p, path) ? EXIT_RUN_FAILED : 0;
     if (rc == 0 && written) {
         char title[600];
         snprintf(title, sizeof title, "%s: %s", plot_stage_title(p, s->name), ylabel);
@@ -686,8 +699,9 @@ static int load_tsv_requests(const char *dir, figure_spec **out, int *n, int *fo
     *out = NULL, *n = 0, *found = 0;
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/figures.tsv", dir);
-    FILE *f = fopen(path, "r");
-    if (!f) return 0;
+    FILE *f;
+    int missing;
+    if (safe_fopen_read(path, SAFE_TEXT_CAP, SAFE_NOFOLLOW, &f, &missing, err, errlen) != SAFE_OK) return missing ? 0 : -1;
     *found = 1;
     char *line = NULL;
     size_t cap = 0;
@@ -935,5 +949,5 @@ int cmd_plot(int argc, char **argv) {
     for (int i = 0; i < p.nnames; i++) free(p.names[i]);
     free(p.names);
     rr_set_free(&set);
-    return rc;
+    return rc && p.data_refused ? EXIT_BAD_INPUT : rc;
 }

@@ -180,7 +180,7 @@ int fig_image_grid(plotter *p, const rr_stage *s, const char *with, const char *
         fprintf(f, ": x y r g b, %d rows of up to %d images, value range [%g, %g] -> 0..255\n", nrows, GRID_COLS, lo, hi);
         plot_write_rgb(f, rgb, W, Ht);
         free(rgb), free(rows);
-        if (plot_close_data(f, path)) {
+        if (plot_close_data(p, path)) {
             gp_vars_free(&v);
             return EXIT_RUN_FAILED;
         }

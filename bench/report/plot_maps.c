@@ -53,7 +53,7 @@ int fig_heatmaps(plotter *p, const rr_stage *s, const char *name) {
                 if (i < ny - 1) fprintf(f, "\n");
             }
         }
-        if (plot_close_data(f, path)) return EXIT_RUN_FAILED;
+        if (plot_close_data(p, path)) return EXIT_RUN_FAILED;
         gp_vars v = {0};
         char title[600], subtitle[1400];
         snprintf(title, sizeof title, "%s: attention %s", plot_stage_title(p, s->name), relative ? "by relative offset (relmap)" : name);
@@ -135,7 +135,7 @@ int fig_spatial_weights(plotter *p, const rr_stage *s) {
                     if (y < ny - 1) fprintf(f, "\n");
                 }
             }
-        if (plot_close_data(f, path)) return EXIT_RUN_FAILED;
+        if (plot_close_data(p, path)) return EXIT_RUN_FAILED;
         gp_vars v = {0};
         char title[600], subtitle[1400], names[256] = "";
         snprintf(title, sizeof title, "%s: learned spatial weights W, %s", plot_stage_title(p, s->name),

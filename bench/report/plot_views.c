@@ -197,7 +197,7 @@ static int fig_views(plotter *p, const rr_stage *s, const view_kind *k, const ch
         fprintf(f, "): x y r g b, one row per method, per test image a group of columns: the image then %d %s\n", cols,
                 k == &CLS_KIND ? "heads" : "blocks");
         plot_write_rgb(f, rgb, W, Ht);
-        rc = plot_close_data(f, path) ? EXIT_RUN_FAILED : 0;
+        rc = plot_close_data(p, path) ? EXIT_RUN_FAILED : 0;
     }
     if (rc == 0) {
         char title[1400], stages[700] = "";

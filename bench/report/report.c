@@ -555,9 +555,9 @@ int cmd_report(int argc, char **argv) {
     size_t plen = strlen(dir) + 16;
     char *path = xmalloc(plen, "path");
     snprintf(path, plen, "%s/REPORT.md", dir);
-    int rc = report_write_file(path, b.s, b.n) == 0 ? 0 : EXIT_RUN_FAILED;
-    if (rc == 0 && report_write_formats(dir, formats, tables.items, tables.n, rows, nrows) != 0) rc = EXIT_RUN_FAILED;
-    if (rc == 0 && report_html_write(dir, b.s, &set, argc, argv) != 0) rc = EXIT_RUN_FAILED;
+    int rc = report_write_file(path, b.s, b.n); // 0, or the exit code: 1 I/O failure, 2 not a file we may write
+    if (rc == 0) rc = report_write_formats(dir, formats, tables.items, tables.n, rows, nrows);
+    if (rc == 0) rc = report_html_write(dir, b.s, &set, argc, argv);
     free(path);
     finding_rows_free(rows, nrows);
     for (int t = 0; t < tables.n; t++) rt_free(tables.items[t]);

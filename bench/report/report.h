@@ -1,6 +1,6 @@
 // bench/report/report.h — `posbench report DIR [--format md,csv,json,html] [--diff OLD.json]`: one Markdown table per
 // stage of the run files below DIR, written to stdout and atomically to DIR/REPORT.md
-// (REPORT.md.tmp, rename); --format csv,json also writes the tables and findings as CSV and JSON
+// (core/safe_file.h: a temporary name of its own, renamed); --format csv,json also writes the tables and findings as CSV and JSON
 // beside it (bench/report/report_formats.h), html REPORT.html (report_html.h).
 //
 // Table of a stage (stages and configurations as bench/results/results_read.h groups them):

@@ -5,6 +5,7 @@
 #include "report_formats.h"
 #include "../version.h"
 #include "../text/visible_text.h"
+#include "../../core/safe_file.h"
 #include "../../core/common.h"
 #include <sys/stat.h>
 #include <errno.h>
@@ -243,32 +244,16 @@ static void base64(FILE *out, const unsigned char *data, size_t n) {
 
 // One figure as an image: <img src="data:image/svg+xml;base64,..."> (a browser runs no script of
 // an SVG shown as an image, and the page stays one file). 0, or -1 with a warning naming why.
+#define SVG_MAX_BYTES ((long long)16 << 20) // a gnuplot figure is a few hundred KB
 static int figure_image(FILE *out, const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "posbench: warning: REPORT.html: cannot read %s: %s\n", path, strerror(errno));
+    char *text, err[4400];
+    size_t n;
+    // A regular file (never through a link, never blocking), at most SVG_MAX_BYTES: anything else is skipped, named.
+    if (safe_read_file(path, SVG_MAX_BYTES, SAFE_NOFOLLOW, &text, &n, NULL, err, sizeof err) != SAFE_OK) {
+        fprintf(stderr, "posbench: warning: REPORT.html: figure left out: %s\n", err);
         return -1;
     }
-    unsigned char *svg = NULL;
-    size_t cap = 0, n = 0, got;
-    unsigned char buf[65536];
-    while ((got = fread(buf, 1, sizeof buf, f)) > 0) {
-        if (n + got + 1 > cap) {
-            cap = (n + got + 1) * 2;
-            unsigned char *grown = realloc(svg, cap);
-            if (!grown) die_fail("out of memory reading %s", path);
-            svg = grown;
-        }
-        memcpy(svg + n, buf, got), n += got;
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (bad || !svg) {
-        fprintf(stderr, "posbench: warning: REPORT.html: cannot read %s\n", path);
-        free(svg);
-        return -1;
-    }
-    svg[n] = '\0';
+    unsigned char *svg = (unsigned char *)text;
     if (!strstr((const char *)svg, "<svg")) {
         fprintf(stderr, "posbench: warning: REPORT.html: %s is not an SVG file (no <svg element)\n", path);
         free(svg);

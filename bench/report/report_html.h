@@ -14,13 +14,13 @@
 //     it, the `posbench run` command of each experiment whose copy is below DIR (with the --scale
 //     its runs recorded: report_provenance.h), and the commits
 //     and devices the counted runs were made with (root attrs git_commit, device).
-// Written atomically (REPORT.html.tmp, rename).
+// Written atomically (core/safe_file.h: a temporary name of its own, renamed).
 #pragma once
 #include "../results/results_read.h"
 #include <stdio.h>
 
 // Writes DIR/REPORT.html from the report's Markdown md; argv: the arguments after "report".
-// 0, or -1 (the error printed).
+// 0, or the exit code (1 or 2: report_write_file, the error printed).
 int report_html_write(const char *dir, const char *md, const rr_set *set, int argc, char **argv);
 
 // DIR/REPORT.html of `posbench report --index DIR` (report_index.h): md as HTML under the verdict

@@ -44,7 +44,7 @@ static int scan_dir(const char *dir, const char *pattern, char ***paths, int *n,
         } else if (S_ISDIR(st.st_mode)) {
             scan_dir(p, pattern, paths, n, cap, err, errlen); // an unreadable subdirectory is skipped
             free(p);
-        } else if (S_ISREG(st.st_mode) && match) {
+        } else if (match) { // a link, FIFO or device too: its reader refuses it by name, never silently skipped
             rr_grow((void **)paths, *n, cap, sizeof(char *));
             (*paths)[(*n)++] = p;
         } else {

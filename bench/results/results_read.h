@@ -70,10 +70,11 @@ typedef struct {
     rr_stage_hint *hints; // from the experiments' copies; applied whenever stages are grouped
 } rr_set;
 
-// The regular files below dir (recursively, symlinks not followed, unreadable
-// subdirectories skipped) named `pattern` exactly, or ending in what follows a leading '*'
-// ("*.h5"); sorted by path into *paths (malloc'd, free each and the array). 0 ok; -1 when
-// dir cannot be read.
+// The files below dir (recursively, symlinks not followed, unreadable subdirectories skipped)
+// named `pattern` exactly, or ending in what follows a leading '*' ("*.h5"), whatever they are:
+// a symbolic link, FIFO or device of that name is listed too, so its reader refuses it by name
+// (core/safe_file.h) rather than it being skipped without a word. Sorted by path into *paths
+// (malloc'd, free each and the array). 0 ok; -1 when dir cannot be read.
 int rr_find_files(const char *dir, const char *pattern, char ***paths, int *n, char *err, size_t errlen);
 // Reads every *.h5 below dir (recursively, symlinks not followed) and groups them into stages
 // and configurations: every readable file, as it is (`export`). `report` and `plot` then call

@@ -4,6 +4,7 @@
 // closes every object in it. Grouping runs into stages and configurations: results_read.c.
 #include "run_read.h"
 #include "../config/config.h"
+#include "../../core/safe_file.h"
 #include "../../core/common.h"
 #include <dirent.h>
 #include <errno.h>
@@ -21,6 +22,7 @@ typedef struct {
     char *err;
     size_t errlen;
     int what;
+    size_t left; // elements this file may still load (RR_MAX_FILE_ELEMENTS less what was read)
 } ctx;
 
 static herr_t first_error(unsigned n, const H5E_error2_t *e, void *data) {
@@ -258,6 +260,12 @@ static int read_dense(ctx *c, hid_t d, const char *obj, int *ndim, int *dims, si
         }
         dims[i] = (int)hd[i], n *= (size_t)hd[i];
     }
+    if (n > c->left) { // the whole file's budget: many datasets each under the cap must not add up to gigabytes
+        snprintf(c->err, c->errlen, "%s: %s declares %zu elements, past the %zu all datasets of one run file may hold "
+                 "together (%zu left): not read", c->path, obj, n, RR_MAX_FILE_ELEMENTS, c->left);
+        return -1;
+    }
+    c->left -= n;
     *ndim = nd, *numel = n;
     if (cls == H5T_INTEGER && want_double) { // keep the writer's INT64_MIN as NaN
         int64_t *tmp = xmalloc(n * sizeof *tmp, "series column");
@@ -408,7 +416,10 @@ static int read_arrays(ctx *c, hid_t file, const char *gpath, const char *prefix
 int rr_read(const char *path, int what, rr_run *out, char *err, size_t errlen) {
     memset(out, 0, sizeof *out);
     err[0] = '\0';
-    ctx c = {path, err, errlen, what};
+    ctx c = {path, err, errlen, what, RR_MAX_FILE_ELEMENTS};
+    // A regular file, never through a link, never blocking on a FIFO, at most RR_MAX_FILE_BYTES
+    // (core/safe_file.h), checked before HDF5 opens it by name.
+    if (safe_check_read(path, RR_MAX_FILE_BYTES, SAFE_NOFOLLOW, NULL, err, errlen) != SAFE_OK) return -1;
     if (H5Eset_auto2(H5E_DEFAULT, NULL, NULL) < 0) {
         snprintf(err, errlen, "%s: cannot silence the HDF5 error stack", path);
         return -1;

@@ -5,6 +5,7 @@
 #include "runner.h"
 #include "../config/config.h"
 #include "../experiment/experiment.h"
+#include "../../core/safe_file.h"
 #include "../../core/common.h"
 #include <errno.h>
 #include <stdlib.h>
@@ -189,11 +190,10 @@ static void remove_temp_yaml(void) {
     if (g_temp_yaml[0]) unlink(g_temp_yaml);
 }
 
-static void write_file(const char *path, const char *text) {
-    FILE *f = fopen(path, "w");
-    if (!f) die_input("cannot write %s: %s (--save needs a writable file name)", path, strerror(errno));
-    size_t n = strlen(text);
-    if (fwrite(text, 1, n, f) != n || fclose(f) != 0) die_fail("writing %s failed: %s", path, strerror(errno));
+static void write_file(const char *path, const char *text) { // atomic, never through a link or device (core/safe_file.h)
+    char err[8800];
+    int rc = safe_write_file(path, text, strlen(text), err, sizeof err);
+    if (rc != SAFE_OK) die_code(rc, "cannot write %s (--save needs a writable file name)", err);
 }
 
 // A sweep whose name is taken in DIR by another sweep with runs this one does not have would

@@ -30,6 +30,7 @@
 #include "../../core/comm.h"
 #include "../../core/ops_cuda.h"
 #include "../../core/common.h"
+#include "../../core/safe_file.h"
 #include "../../core/optimizer.h"
 #include "../../core/rng.h"
 #include "../../datasets/dataset.h"
@@ -355,8 +356,10 @@ static void finish_file(run *r, const char *status, const eval_scores *last) {
     run_metrics_write(r->res, k->metrics); // /final metric_info: units and direction (bench/results/run_metrics.h)
     if (results_close(r->res) != 0) die_fail("%s: closing the results file failed", r->partial_path);
     r->res = NULL;
-    if (rename(r->partial_path, r->final_path) != 0)
-        die_fail("cannot rename %s to %s: %s", r->partial_path, r->final_path, strerror(errno));
+    char err[8600];
+    int rc = safe_rename_over(r->partial_path, r->final_path, err, sizeof err); // never over a link or device
+    if (rc != SAFE_OK) die_code(rc, "%s", err);
+    metrics_log_finish(r); // a retrained finished run's new metrics replace its old ones only now
     unlink(r->ckpt_path);
 }
 

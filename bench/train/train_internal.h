@@ -83,6 +83,8 @@ typedef struct {
     double *micro_weight;     // (accumulate) each micro-batch's share of the batch's loss terms (objective_kind.train_loss_terms)
     long *image_terms;        // (batch) each image's loss terms (train_loss_terms; NULL without it)
     FILE *metrics_file;       // <run-id>.metrics.jsonl (metrics_log.h), rank 0; NULL before it opens
+    char metrics_path[4200];  // the file metrics_file writes: .metrics.jsonl, or .metrics.jsonl.partial beside a finished run
+    int metrics_pending;      // 1: metrics_path is the .partial one, renamed over .metrics.jsonl when the run ends
     long metrics_every;       // a training line every this many steps (metrics_log.h)
 } run;
 
