@@ -55,8 +55,9 @@ timeout 20 $PB export "$C" > "$T/o" 2> "$T/e"; rc=$?
 check "export: a FIFO named *.h5 is named as left out, nothing blocks" $? "exit $rc: $(one_line "$T/e")"
 rm -f "$C/pipe.h5" "$C/zero.h5"
 
-# ---- REPORT.html: an SVG past its cap is left out, named
-mkdir -p "$C/figures" && truncate -s 17M "$C/figures/huge.svg"
+# ---- REPORT.html: an SVG past its cap is left out, named (its data file beside it, as plot
+# leaves one, so that REPORT.html takes it for a figure plot drew and tries to read it)
+mkdir -p "$C/figures/data" && truncate -s 17M "$C/figures/huge.svg" && : > "$C/figures/data/huge.dat"
 timeout 30 $PB report "$C" --format md,html > "$T/o" 2> "$T/e"; rc=$?
 [ $rc -eq 0 ] && grep -q "figure left out: .*huge.svg: 17825792 bytes is more than" "$T/e" && [ -s "$C/REPORT.html" ]
 check "report --format html: a 17 MB SVG is left out, named (cap 16 MiB), not read whole" $? "exit $rc: $(one_line "$T/e")"
