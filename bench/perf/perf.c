@@ -195,8 +195,7 @@ static double time_posbench_step(const perf_config *p, const ops_backend *ops, i
     step_device sd = {0};
     if (graph) {
         graph_replay_inputs in = {.host_loss = kind->train_forward_to == NULL,
-                                  .accumulate = 1, .ranks = 1, .resolutions = 1, .dropout = mc.dropout,
-                                  .drop_path = mc.drop_path, .reference_tokens = mc.ref_tokens,
+                                  .accumulate = 1, .ranks = 1, .resolutions = 1, .reference_tokens = mc.ref_tokens,
                                   .encoding_draws = m.pe->prepare_inputs != NULL,
                                   .loss_terms = kind->train_loss_terms != NULL};
         const char *no_device = graph_device_step_refusal(&in), *no_replay = graph_replay_refusal(&in);

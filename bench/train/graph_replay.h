@@ -3,8 +3,8 @@
 // host, unit-tested on the CPU (tests/test_graph_replay.c). A replay re-runs the captured device
 // work only: every shape must be static and every per-step value must be read from device
 // memory the host updates before the replay (the step's inputs uploaded from pinned staging, the
-// optimizer's STEP_* values, the random ops' epoch and step: ops set_rng_clock), never drawn or
-// decided by host code inside the step.
+// optimizer's STEP_* values, the random ops' epoch and step: ops set_rng_clock, so dropout and
+// drop path replay), never drawn or decided by host code inside the step.
 #pragma once
 
 typedef struct {
@@ -13,8 +13,6 @@ typedef struct {
     int accumulate;         // train.accumulate
     int ranks;              // processes of the run
     int resolutions;        // sizes a step may draw (data.resolutions, UniViT): more than 1 changes shapes per step
-    double dropout;         // model.dropout (replays: the draws' epoch and step come from ops set_rng_clock)
-    double drop_path;       // model.drop_path (likewise)
     int reference_tokens;   // model.ref_tokens (drawn on the host in every forward)
     int encoding_draws;     // the position encoding draws on the host in every forward (CAPE)
     int loss_terms;         // the objective's loss has a per-batch number of terms (objective_kind.train_loss_terms)
