@@ -201,7 +201,8 @@ $(BUILD)/%.o: %.cpp $(BUILD)/cxxflags.stamp
 # CUDA sources written under -Werror (host and device warnings are errors).
 NVCC_WERROR := -Werror all-warnings -Xcompiler -Wall,-Wextra,-Wno-unused-parameter,-Werror
 $(BUILD)/core/cuda/bf16_convert_cuda.o $(BUILD)/core/cuda/linear_bf16_cuda.o $(BUILD)/core/cuda/dense_bf16_cuda.o \
-    $(BUILD)/core/cuda/dense_cuda.o: NVCC_STRICT := $(NVCC_WERROR)
+    $(BUILD)/core/cuda/dense_cuda.o $(BUILD)/core/cuda/graph_cuda.o $(BUILD)/core/cuda/optim_cuda.o \
+    $(BUILD)/core/cuda/reduce_cuda.o $(BUILD)/core/cuda/memory_cuda.o: NVCC_STRICT := $(NVCC_WERROR)
 $(BUILD)/%.o: %.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCC_STRICT) -O3 -std=c++20 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \

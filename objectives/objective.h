@@ -137,6 +137,10 @@ typedef struct objective_kind {
     // accumulate; the caller zeroed them). Both NULL for an objective with train_views below.
     double (*train_forward)(objective *o, int B, const int32_t *labels, rng_addr rng);
     void (*train_backward)(objective *o, int B);
+    // Optional: train_forward with the mean loss written to `loss` (one double in backend
+    // memory: ops->sum_to) instead of returned, so the step reads nothing back (train.graph=on,
+    // bench/train/step_device.c). The same draws and ops as train_forward; the same value.
+    void (*train_forward_to)(objective *o, int B, const int32_t *labels, rng_addr rng, double *loss);
     // Optional, for a loss that is a mean over a number of terms that varies per image (GVP's
     // random and mixed segmentations: its predicted patches). Called with a training step's
     // whole batch of B = train.batch images in the staging input (unchanged by it), their labels

@@ -84,6 +84,7 @@ static const cfg_key shared_keys[] = {
     {"train.epochs", CFG_INT, "32", 1, 100000, NULL, 1, "training epochs"},
     {"train.eps", CFG_FLOAT, "1e-8", 0, 1, NULL, 1, "AdamW epsilon"},
     {"train.eval_every", CFG_INT, "0", 0, INT_BIG, NULL, 1, "evaluate on the test split (and the validation split with train.early_stop) every N steps and at the last step (0 = at each epoch end)"},
+    {"train.graph", CFG_CHOICE, "off", 0, 0, "off|on", 0, "on: the training step reads nothing back mid-step (the loss, the gradient norm, clipping and the non-finite check stay on the backend; the host reads the steps' values at logging, evaluation and checkpoint steps) and, on the CUDA backend, where the configuration replays (docs/usage.md \"The step without host reads, and CUDA graphs\"), is captured once as a CUDA graph and replayed; the run file is the same as off's (bitwise on the CPU). off: the step as before (the default until a GPU has checked parity). Not part of the run id, like train.attention"},
     {"train.halve_every", CFG_INT, "10000", 1, INT_BIG, NULL, 1, "train.schedule=step_halving: halve the learning rate every N steps after the warmup"},
     {"train.init_partial", CFG_BOOL, "false", 0, 1, NULL, 0, "a stage with init: (or train --init) may start from weights that fit only partly: tensors of the same name but another shape are left fresh instead of refused (the head and tensors absent from the file are always fresh)"},
     {"train.lr", CFG_FLOAT, "2e-3", 0, 10, NULL, 1, "peak learning rate (after warmup)"},

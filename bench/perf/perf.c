@@ -10,6 +10,8 @@
 #include "../config/config.h"
 #include "../run/estimate.h"
 #include "../run/launch.h"
+#include "../train/graph_replay.h"
+#include "../train/step_device.h"
 #include "../../core/attention_route.h"
 #include "../../core/common.h"
 #include "../../core/optimizer.h"
@@ -80,7 +82,7 @@ void perf_check_attention(const char *v) {
 void perf_help(void) {
     printf("usage: posbench bench [--config NAME] [--iters N] [--no-torch] [--threads N] [--device D] [--precision fp32|bf16]\n"
            "                      [--attention auto|materialised|fused|cudnn] [--activations fp32|bf16] [--breakdown]\n"
-           "                      [--linear gemmex|lt] [--kernels v1|v2]\n"
+           "                      [--linear gemmex|lt] [--kernels v1|v2] [--graph on|off]\n"
            "Times the full training step (forward, label-smoothed cross entropy, backward, AdamW) of\n"
            "each config and prints the median step time, images/s, achieved GFLOP/s, that as a\n"
            "fraction of the backend's own 2048^3 linear layer (OpenBLAS; with --device cuda cuBLAS at 8192^3, at the\n"
@@ -104,6 +106,10 @@ void perf_help(void) {
            "--activations bf16 (needs --precision bf16) times train.activations=bf16: the ViT blocks keep the\n"
            "activations that feed their matrix products in bf16 (arena MiB shows the saving); configs whose model\n"
            "keeps fp32 activations (gMLP, MP3's masked attention) say so under their row.\n"
+           "--graph on|off (default off): on times the step without host reads (loss, gradient norm and clipping on\n"
+           "the backend; train.graph=on), captured once as a CUDA graph and replayed where the config replays (no\n"
+           "reference tokens, CAPE draws or per-step sizes; supervised objective); --breakdown\n"
+           "says per config whether it replayed and why not. The CPU backends run it eagerly.\n"
            "Configs marked GPU run on a CPU backend only when\n"
            "named.\n"
            "--ranks N (a build with MPI): one small run for --iters steps in one process and under mpirun -np N\n"
@@ -158,19 +164,27 @@ enum { MARK_START, MARK_UPLOADED, MARK_FORWARD, MARK_ZEROED, MARK_BACKWARD, MARK
 enum { PHASE_COUNT = MARK_COUNT - 1 };
 static const char *const phase_names[PHASE_COUNT] = {"upload", "forward", "zero", "backward", "optimizer"};
 
-// Median milliseconds per phase over the timed steps, their per-step sum, and the host's
-// blocked time inside the step (mid-step downloads, copies, synchronize; 0 on the CPU).
+// Median milliseconds per phase over the timed steps (-1: not measured, a replayed CUDA graph has
+// no marks inside), their per-step sum, the host's blocked time inside the step (mid-step
+// downloads, copies, synchronize; 0 on the CPU) and its reads (ops host_reads: downloads,
+// synchronize, sums returned to the host) inside the step; whether --graph on replayed the step
+// and why not.
 typedef struct {
     double phase_ms[PHASE_COUNT];
     double sum_ms;         // median over steps of the marks' total, start to after AdamW
     double host_wait_ms;   // median over steps
+    double host_reads;     // median over steps
+    int replayed;          // --graph on: the timed steps replayed one captured graph
+    char graph_why[256];   // --graph on and not replayed: why
 } step_breakdown;
 
 // The training step (forward, loss, backward, AdamW) of config p through its objective,
 // timed `iters` times after two warmup steps; samples[iters] gets each step's seconds, and
-// breakdown (when not NULL) the phases' medians.
+// breakdown (when not NULL) the phases' medians. graph (--graph on): the step without host reads
+// (bench/train/step_device.h), captured after the warm-up and replayed where the config replays
+// (graph_replay.h) and the backend builds graphs; its values are read after each timed step.
 static double time_posbench_step(const perf_config *p, const ops_backend *ops, int iters, double *samples,
-                                 size_t *arena_peak, step_breakdown *breakdown) {
+                                 size_t *arena_peak, step_breakdown *breakdown, int graph) {
     objective_settings os;
     model_config mc;
     const objective_kind *kind = perf_setup(p, &os, &mc);
@@ -190,8 +204,27 @@ static double time_posbench_step(const perf_config *p, const ops_backend *ops, i
     optim_config oc = {.lr = 1e-3f, .min_lr = 1e-5f, .weight_decay = 0.05f, .beta1 = 0.9f, .beta2 = 0.999f,
                        .eps = 1e-8f, .clip = 0.0f, .warmup_steps = 0, .total_steps = 1000};
     double *t = xmalloc((size_t)iters * sizeof(double), "timings");
-    // --breakdown: per step, each phase's ms, the marks' total and the host's blocked ms
-    double *marks = breakdown ? xmalloc((size_t)iters * (PHASE_COUNT + 2) * sizeof(double), "step phases") : NULL;
+    // --graph on: the step without host reads, replayed where config p replays
+    step_device sd = {0};
+    if (graph) {
+        graph_replay_inputs in = {.host_loss = kind->train_forward_to == NULL,
+                                  .accumulate = 1, .ranks = 1, .resolutions = 1, .reference_tokens = mc.ref_tokens,
+                                  .encoding_draws = m.pe->prepare_inputs != NULL,
+                                  .loss_terms = kind->train_loss_terms != NULL};
+        const char *no_device = graph_device_step_refusal(&in), *no_replay = graph_replay_refusal(&in);
+        if (no_device) {
+            graph = 0;
+            if (breakdown) snprintf(breakdown->graph_why, sizeof breakdown->graph_why, "%s", no_device);
+        } else {
+            step_device_create(&sd, ops, no_replay == NULL, no_replay);
+            ops->pin_host(labels, (size_t)p->batch * sizeof(int32_t)); // a replay's memcpy node reads it
+        }
+    }
+    step_target target = {.obj = &obj, .m = &m, .adam_m = adam_m, .adam_v = adam_v, .oc = &oc, .B = p->batch};
+    static const int inner_marks[4] = {MARK_FORWARD, MARK_ZEROED, MARK_BACKWARD, MARK_OPTIMIZER};
+    // --breakdown: per step, each phase's ms, the marks' total, the host's blocked ms and its reads
+    enum { COLS = PHASE_COUNT + 3 };
+    double *marks = breakdown ? xmalloc((size_t)iters * COLS * sizeof(double), "step phases") : NULL;
     if (breakdown) m.upload_mark = MARK_UPLOADED;
     for (int it = -2; it < iters; it++) { // two warmup steps
         double t0 = now_seconds();
@@ -200,36 +233,61 @@ static double time_posbench_step(const perf_config *p, const ops_backend *ops, i
             ops->host_wait_seconds(1);
             ops->timer_mark(MARK_START);
         }
-        kind->train_forward(&obj, p->batch, labels, rng);
-        if (breakdown) ops->timer_mark(MARK_FORWARD);
-        m.ops->zero(m.grad, m.params.total);
-        model_zero_act_grads_batch(&m, p->batch);
-        if (breakdown) ops->timer_mark(MARK_ZEROED);
-        kind->train_backward(&obj, p->batch);
-        if (breakdown) ops->timer_mark(MARK_BACKWARD);
-        optim_step(m.ops, &m.params, m.param, m.grad, adam_m, adam_v, &oc, it + 2, NULL);
-        if (breakdown) ops->timer_mark(MARK_OPTIMIZER);
+        ops->host_reads(1);
+        int inside = 1; // the marks inside the step were recorded (not a captured or replayed step)
+        if (graph) {
+            if (sd.graph && sd.issued >= STEP_DEVICE_WARMUP) m.upload_mark = 0, inside = 0; // may be captured
+            step_device_run(&sd, &target, labels, rng, it + 2, breakdown ? inner_marks : NULL);
+            if (!sd.replaying && !inside) { // the backend refused the capture: eager from now on
+                inside = 1;
+                if (breakdown) m.upload_mark = MARK_UPLOADED;
+            }
+            if (breakdown && !inside) ops->timer_mark(MARK_OPTIMIZER);
+        } else {
+            kind->train_forward(&obj, p->batch, labels, rng);
+            if (breakdown) ops->timer_mark(MARK_FORWARD);
+            m.ops->zero(m.grad, m.params.total);
+            model_zero_act_grads_batch(&m, p->batch);
+            if (breakdown) ops->timer_mark(MARK_ZEROED);
+            kind->train_backward(&obj, p->batch);
+            if (breakdown) ops->timer_mark(MARK_BACKWARD);
+            optim_step(m.ops, &m.params, m.param, m.grad, adam_m, adam_v, &oc, it + 2, NULL);
+            if (breakdown) ops->timer_mark(MARK_OPTIMIZER);
+        }
+        size_t reads = ops->host_reads(1);                          // inside the step
         double waited = breakdown ? ops->host_wait_seconds(1) : 0; // before the step's closing synchronize
         ops->synchronize();
+        if (graph) { // the step's loss and norm, as a logging step reads them
+            double loss[STEP_DEVICE_CAP], norm[STEP_DEVICE_CAP];
+            step_device_read(&sd, loss, norm);
+        }
         if (it < 0) continue;
         t[it] = now_seconds() - t0;
         if (!breakdown) continue;
-        double *row = marks + (size_t)it * (PHASE_COUNT + 2);
-        for (int ph = 0; ph < PHASE_COUNT; ph++) row[ph] = ops->timer_elapsed_ms(ph, ph + 1);
+        double *row = marks + (size_t)it * COLS;
+        for (int ph = 0; ph < PHASE_COUNT; ph++) row[ph] = inside ? ops->timer_elapsed_ms(ph, ph + 1) : -1;
         row[PHASE_COUNT] = ops->timer_elapsed_ms(MARK_START, MARK_OPTIMIZER);
         row[PHASE_COUNT + 1] = waited * 1e3;
+        row[PHASE_COUNT + 2] = (double)reads;
     }
     if (breakdown) { // medians per column
         double *col = xmalloc((size_t)iters * sizeof(double), "step phase column");
-        for (int c = 0; c < PHASE_COUNT + 2; c++) {
-            for (int it = 0; it < iters; it++) col[it] = marks[(size_t)it * (PHASE_COUNT + 2) + c];
+        for (int c = 0; c < COLS; c++) {
+            for (int it = 0; it < iters; it++) col[it] = marks[(size_t)it * COLS + c];
             double med_c = median_double(col, iters);
             if (c < PHASE_COUNT) breakdown->phase_ms[c] = med_c;
             else if (c == PHASE_COUNT) breakdown->sum_ms = med_c;
-            else breakdown->host_wait_ms = med_c;
+            else if (c == PHASE_COUNT + 1) breakdown->host_wait_ms = med_c;
+            else breakdown->host_reads = med_c;
         }
         free(col);
         free(marks);
+        breakdown->replayed = graph && sd.replaying;
+        if (graph && !sd.replaying) snprintf(breakdown->graph_why, sizeof breakdown->graph_why, "%s", sd.why);
+    }
+    if (graph) {
+        ops->unpin_host(labels);
+        step_device_free(&sd);
     }
     if (samples) memcpy(samples, t, (size_t)iters * sizeof *t);
     if (arena_peak) *arena_peak = ops->memory_peak(0);
@@ -390,11 +448,16 @@ static double backend_linear_gflops(const ops_backend *ops, int n) {
 
 // One config's --breakdown line: the phases' medians, their per-step total against the step's
 // median wall time, and the host's blocked time.
-static void print_breakdown(const step_breakdown *b, double step_seconds) {
+static void print_breakdown(const step_breakdown *b, double step_seconds, int graph) {
     printf("  breakdown (median ms):");
-    for (int ph = 0; ph < PHASE_COUNT; ph++) printf(" %s %.2f%s", phase_names[ph], b->phase_ms[ph], ph + 1 < PHASE_COUNT ? "," : ";");
-    printf(" phases total %.2f = %.1f%% of the step's %.2f; host blocked %.2f\n", b->sum_ms,
-           100.0 * b->sum_ms / (step_seconds * 1e3), step_seconds * 1e3, b->host_wait_ms);
+    for (int ph = 0; ph < PHASE_COUNT; ph++) {
+        if (b->phase_ms[ph] >= 0) printf(" %s %.2f%s", phase_names[ph], b->phase_ms[ph], ph + 1 < PHASE_COUNT ? "," : ";");
+        else printf(" %s n/a%s", phase_names[ph], ph + 1 < PHASE_COUNT ? "," : ";");
+    }
+    printf(" phases total %.2f = %.1f%% of the step's %.2f; host blocked %.2f; host reads per step %.0f\n", b->sum_ms,
+           100.0 * b->sum_ms / (step_seconds * 1e3), step_seconds * 1e3, b->host_wait_ms, b->host_reads);
+    if (graph && b->replayed) printf("  graph: replayed (one capture after the warm-up, every timed step a replay)\n");
+    else if (graph) printf("  graph: not replayed: %s\n", b->graph_why);
 }
 
 int perf_run(const perf_options *opt) {
@@ -436,8 +499,8 @@ int perf_run(const perf_options *opt) {
     const char *kernels = !gpu ? "cpu" : cuda_kernels() == CUDA_KERNELS_V2 ? "v2" : "v1";
     if (gpu) printf("posbench bench: CUDA linear route %s (bf16 only), elementwise kernels %s\n", linear, kernels);
     if (opt->breakdown)
-        printf("switches: precision=%s activations=%s attention=%s linear=%s kernels=%s\n", precision, activations,
-               gpu ? attention : "cpu", linear, kernels);
+        printf("switches: precision=%s activations=%s attention=%s linear=%s kernels=%s graph=%s\n", precision, activations,
+               gpu ? attention : "cpu", linear, kernels, opt->graph ? "on" : "off");
     int ceiling_n = gpu ? 8192 : 2048; // on the GPU a 2048³ product takes tens of microseconds
     double peak = backend_linear_gflops(ops, ceiling_n);
     printf("%s linear layer %dx%dx%d (%s): %.1f GFLOP/s (the ceiling used below)\n\n",
@@ -452,7 +515,7 @@ int perf_run(const perf_options *opt) {
         ran++;
         size_t arena = 0;
         step_breakdown phases;
-        double step = time_posbench_step(p, ops, opt->iters, NULL, &arena, opt->breakdown ? &phases : NULL);
+        double step = time_posbench_step(p, ops, opt->iters, NULL, &arena, opt->breakdown ? &phases : NULL, opt->graph);
         double flops = perf_step_flops(p);
         double gflops = flops / step / 1e9;
         char torch_ms[32] = "-", torch_ips[32] = "-", ratio[32] = "-", torch_mib[32] = "-", why[4608] = "";
@@ -488,7 +551,7 @@ int perf_run(const perf_options *opt) {
                 printf("  (activations fp32 here: %s)\n", model_config_error(&mc));
             }
         }
-        if (opt->breakdown) print_breakdown(&phases, step);
+        if (opt->breakdown) print_breakdown(&phases, step, opt->graph);
         fflush(stdout);
     }
     if (!ran) die_input("--config '%s' is not a benchmark config (posbench bench --help lists them)", opt->only);
@@ -508,7 +571,11 @@ int perf_run(const perf_options *opt) {
                "ops' stream: the device's time, idle gaps included; on the CPU the clock): upload = the inputs'\n"
                "copies, forward = forward and loss, zero = clearing the gradients, backward, optimizer = AdamW\n"
                "(with the gradient norm); the phases total is the median of their per-step sums; host blocked is\n"
-               "the time the host waited inside the step's downloads, copies and synchronize calls (0 on the CPU).\n");
+               "the time the host waited inside the step's downloads, copies and synchronize calls (0 on the CPU);\n"
+               "host reads counts the calls inside the step that bring a value back or wait for the backend (every\n"
+               "backend counts them alike). --graph on: the step keeps its loss, norm and clipping on the backend\n"
+               "(0 reads inside it; its values are read after it) and is replayed as a CUDA graph where the config\n"
+               "replays (docs/usage.md); a replayed step has no marks inside: its phases are n/a.\n");
     return 0;
 }
 
@@ -519,7 +586,7 @@ double perf_step_samples(const char *name, int iters, double *samples, double *f
         if (strcmp(name, p->name) != 0) continue;
         *flops_per_step = perf_step_flops(p);
         *batch = p->batch;
-        return time_posbench_step(p, &ops_cpu, iters, samples, arena_peak, NULL);
+        return time_posbench_step(p, &ops_cpu, iters, samples, arena_peak, NULL, 0);
     }
     return -1;
 }

@@ -22,6 +22,7 @@ typedef struct {
     // attention) runs with fp32 ones, and its row says so.
     const char *activations;
     int breakdown;      // --breakdown: each step's phases (upload, forward, zero, backward, optimizer) and host waits
+    int graph;          // --graph on: the step without host reads, replayed as a CUDA graph where it can (train.graph)
 } perf_options;
 
 // Dies (exit 2) unless v is one of --attention's values, naming them (and the closest one).

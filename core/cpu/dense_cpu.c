@@ -236,7 +236,19 @@ void cpu_residual_backward(float *dx, float *dbranch, const float *dout,
     }
 }
 
+// The clock set_rng_clock last set (NULL: the addresses passed); the random ops below take their
+// address's epoch and step from it.
+static const uint32_t *rng_clock;
+
+void cpu_set_rng_clock(const uint32_t *clock) { rng_clock = clock; }
+
+static rng_addr clocked(rng_addr a) {
+    if (rng_clock) a.epoch = rng_clock[0], a.step = rng_clock[1];
+    return a;
+}
+
 void cpu_drop_path_scales(float *keep_scale, int B, float p, rng_addr a) {
+    a = clocked(a);
     for (int b = 0; b < B; b++) {
         float u = rng_uniform_at(a.seed, a.purpose, a.epoch, a.step, a.index, (uint64_t)b);
         keep_scale[b] = (p <= 0.0f) ? 1.0f : (u < p ? 0.0f : 1.0f / (1.0f - p));
@@ -247,6 +259,7 @@ void cpu_dropout_forward(float *out, float *mask, const float *in, size_t n, flo
                          rng_addr a, uint64_t first) {
     float keep = p < 1.0f ? 1.0f / (1.0f - p) : 0.0f;
     if (n == 0) return;
+    a = clocked(a);
     // One Philox block gives the uniforms of 4 consecutive stream elements: the blocks that
     // cover stream elements [first, first + n), each element written by its block alone.
     uint64_t lo = first / 4, blocks = (first + n + 3) / 4 - lo;

@@ -32,6 +32,11 @@ void cpu_column_sums_add(float *dst, const float *src, int N, int C);
 // dense_cpu.c's row and range kernels, shared with the bf16 twins (dense_bf16_cpu.c) so that both
 // compute the same bits: one LayerNorm row (y, *mean, *rstd of x (C)); GELU forward (out = ...)
 // and backward (din += ...) over n elements.
+// timing_cpu.c: counts one host read (host_reads: download, synchronize, sum, sum_squares).
+void cpu_host_read_add(void);
+// reduce_cpu.c, optim_cpu.c: the fixed-order sums behind sum and sum_squares, without the count.
+double cpu_sum_in_order(const float *x, size_t n);
+double cpu_sum_squares_in_order(const float *x, size_t n);
 void cpu_layernorm_row(float *y, float *mean, float *rstd, const float *x, const float *weight, const float *bias, int C);
 void cpu_gelu_forward_range(float *restrict out, const float *restrict in, size_t n);
 void cpu_gelu_backward_range(float *restrict din, const float *restrict dout, const float *restrict in, size_t n);

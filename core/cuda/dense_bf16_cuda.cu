@@ -79,13 +79,13 @@ void cuda_from_bf16(float *dst, const bfloat16 *src, size_t n) { cuda_bf16_to_f3
 
 void cuda_gelu_forward_bf16(bfloat16 *out, const bfloat16 *in, size_t n) {
     if (n == 0) return;
-    gelu_forward_bf16_elements<<<grid_for(n), BF16_THREADS>>>(out, in, n);
+    gelu_forward_bf16_elements<<<grid_for(n), BF16_THREADS, 0, cuda_stream()>>>(out, in, n);
     CUDA_LAUNCH_CHECK();
 }
 
 void cuda_gelu_backward_bf16(bfloat16 *din, const bfloat16 *dout, const bfloat16 *in, size_t n) {
     if (n == 0) return;
-    gelu_backward_bf16_elements<<<grid_for(n), BF16_THREADS>>>(din, dout, in, n);
+    gelu_backward_bf16_elements<<<grid_for(n), BF16_THREADS, 0, cuda_stream()>>>(din, dout, in, n);
     CUDA_LAUNCH_CHECK();
 }
 
@@ -94,7 +94,7 @@ void cuda_residual_layernorm_forward_bf16(float *res, bfloat16 *ln, float *mean,
                                           const float *bias, int B, int T, int C) {
     int rows = B * T;
     if (rows == 0 || C == 0) return;
-    residual_layernorm_bf16_rows<<<cuda_blocks((size_t)rows, BF16_THREADS / BF16_WARP), BF16_THREADS>>>(
+    residual_layernorm_bf16_rows<<<cuda_blocks((size_t)rows, BF16_THREADS / BF16_WARP), BF16_THREADS, 0, cuda_stream()>>>(
         res, ln, mean, rstd, x, branch, keep_scale, weight, bias, rows, T, C);
     CUDA_LAUNCH_CHECK();
 }

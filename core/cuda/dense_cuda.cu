@@ -74,10 +74,10 @@ void cuda_column_sums_add(float *dst, const float *src, int N, int C) {
     float *partial = (float *)cuda_alloc_transient((size_t)R * C * sizeof(float), "column-sum partials");
     if (!(V2 && vec_column_sums_partial(partial, src, N, C))) {
         column_sums_partial_kernel<<<dim3(cuda_blocks((size_t)C, COL_TILE), (unsigned)R),
-                                     dim3(COL_TILE, COL_LANES)>>>(partial, src, N, C);
+                                     dim3(COL_TILE, COL_LANES), 0, cuda_stream()>>>(partial, src, N, C);
         CUDA_LAUNCH_CHECK();
     }
-    column_partials_add_kernel<<<cuda_blocks((size_t)C, THREADS), THREADS>>>(dst, partial, R, C);
+    column_partials_add_kernel<<<cuda_blocks((size_t)C, THREADS), THREADS, 0, cuda_stream()>>>(dst, partial, R, C);
     CUDA_LAUNCH_CHECK();
     cuda_free_transient(partial);
 }
@@ -111,7 +111,7 @@ void cuda_operand_to_bf16(__nv_bfloat16 *out, const float *in, size_t n) {
         cuda_f32_to_bf16((uint16_t *)out, in, n);
         return;
     }
-    to_bf16_kernel<<<cuda_blocks(n, THREADS), THREADS>>>(out, in, n);
+    to_bf16_kernel<<<cuda_blocks(n, THREADS), THREADS, 0, cuda_stream()>>>(out, in, n);
     CUDA_LAUNCH_CHECK();
 }
 
@@ -139,7 +139,7 @@ void cuda_gemm_bf16(cublasOperation_t ta, cublasOperation_t tb, int m, int n, in
         return;
     float one = 1.0f;
     if (bias) { // no Lt algorithm for this key: the bias is written first and added to (ldc == m)
-        broadcast_rows_kernel<<<cuda_blocks((size_t)m * n, THREADS), THREADS>>>(C, bias, (size_t)n, m);
+        broadcast_rows_kernel<<<cuda_blocks((size_t)m * n, THREADS), THREADS, 0, cuda_stream()>>>(C, bias, (size_t)n, m);
         CUDA_LAUNCH_CHECK();
         beta = &one;
     }
@@ -178,7 +178,7 @@ void cuda_linear_forward(float *out, const float *in, const float *weight, const
     int epilogue_bias = bias && IC > 0 && matmul_precision == MATMUL_BF16 &&
                         cuda_linear_route() == CUDA_LINEAR_LT && (uintptr_t)bias % 16 == 0;
     if (bias && !epilogue_bias) {
-        broadcast_rows_kernel<<<cuda_blocks(n, THREADS), THREADS>>>(out, bias, (size_t)N, OC);
+        broadcast_rows_kernel<<<cuda_blocks(n, THREADS), THREADS, 0, cuda_stream()>>>(out, bias, (size_t)N, OC);
         CUDA_LAUNCH_CHECK();
         beta = 1.0f;
     }
@@ -285,7 +285,7 @@ void cuda_layernorm_forward(float *out, float *mean, float *rstd, const float *i
                             const float *weight, const float *bias, int N, int C) {
     if (N == 0 || C == 0) return;
     if (V2 && vec_layernorm_forward(out, mean, rstd, in, weight, bias, N, C)) return;
-    layernorm_forward_kernel<<<cuda_blocks((size_t)N, THREADS / WARP), THREADS>>>(
+    layernorm_forward_kernel<<<cuda_blocks((size_t)N, THREADS / WARP), THREADS, 0, cuda_stream()>>>(
         out, mean, rstd, in, weight, bias, N, C);
     CUDA_LAUNCH_CHECK();
 }
@@ -295,7 +295,7 @@ void cuda_layernorm_backward(float *din, float *dweight, float *dbias, const flo
                              const float *rstd, int N, int C) {
     if (N == 0 || C == 0) return;
     if (din && !(V2 && vec_layernorm_backward_input(din, dout, in, weight, mean, rstd, N, C))) {
-        layernorm_backward_input_kernel<<<cuda_blocks((size_t)N, THREADS / WARP), THREADS>>>(
+        layernorm_backward_input_kernel<<<cuda_blocks((size_t)N, THREADS / WARP), THREADS, 0, cuda_stream()>>>(
             din, dout, in, weight, mean, rstd, N, C);
         CUDA_LAUNCH_CHECK();
     }
@@ -306,16 +306,16 @@ void cuda_layernorm_backward(float *din, float *dweight, float *dbias, const flo
         float *pb = pw + (size_t)R * C;
         if (!(V2 && vec_layernorm_params_partial(pw, pb, dout, in, mean, rstd, N, C))) {
             layernorm_backward_params_partial_kernel<<<dim3(cuda_blocks((size_t)C, COL_TILE), (unsigned)R),
-                                                       dim3(COL_TILE, COL_LANES)>>>(pw, pb, dout, in,
+                                                       dim3(COL_TILE, COL_LANES), 0, cuda_stream()>>>(pw, pb, dout, in,
                                                                                     mean, rstd, N, C);
             CUDA_LAUNCH_CHECK();
         }
         if (dweight) {
-            column_partials_add_kernel<<<cuda_blocks((size_t)C, THREADS), THREADS>>>(dweight, pw, R, C);
+            column_partials_add_kernel<<<cuda_blocks((size_t)C, THREADS), THREADS, 0, cuda_stream()>>>(dweight, pw, R, C);
             CUDA_LAUNCH_CHECK();
         }
         if (dbias) {
-            column_partials_add_kernel<<<cuda_blocks((size_t)C, THREADS), THREADS>>>(dbias, pb, R, C);
+            column_partials_add_kernel<<<cuda_blocks((size_t)C, THREADS), THREADS, 0, cuda_stream()>>>(dbias, pb, R, C);
             CUDA_LAUNCH_CHECK();
         }
         cuda_free_transient(pw);
@@ -337,13 +337,13 @@ __global__ void gelu_backward_kernel(float *din, const float *dout, const float 
 
 void cuda_gelu_forward(float *out, const float *in, size_t n) {
     if (n == 0 || (V2 && vec_gelu_forward(out, in, n))) return;
-    gelu_forward_kernel<<<cuda_blocks(n, THREADS), THREADS>>>(out, in, n);
+    gelu_forward_kernel<<<cuda_blocks(n, THREADS), THREADS, 0, cuda_stream()>>>(out, in, n);
     CUDA_LAUNCH_CHECK();
 }
 
 void cuda_gelu_backward(float *din, const float *dout, const float *in, size_t n) {
     if (n == 0 || (V2 && vec_gelu_backward(din, dout, in, n))) return;
-    gelu_backward_kernel<<<cuda_blocks(n, THREADS), THREADS>>>(din, dout, in, n);
+    gelu_backward_kernel<<<cuda_blocks(n, THREADS), THREADS, 0, cuda_stream()>>>(din, dout, in, n);
     CUDA_LAUNCH_CHECK();
 }
 
@@ -367,19 +367,33 @@ __global__ void residual_backward_kernel(float *dx, float *dbranch, const float 
     if (dbranch) dbranch[i] += __fmul_rn(keep_scale ? keep_scale[i / S] : 1.0f, g);
 }
 
+// The address a random op draws at: addr, with its epoch and step from clock (2 uint32 of device
+// memory: set_rng_clock) when clock is not NULL, read as the kernel runs.
+static __device__ __forceinline__ rng_addr clocked(rng_addr addr, const uint32_t *clock) {
+    if (clock) addr.epoch = clock[0], addr.step = clock[1];
+    return addr;
+}
+
+// The clock set_rng_clock last set (NULL: the addresses passed).
+static const uint32_t *rng_clock;
+
+void cuda_set_rng_clock(const uint32_t *clock) { rng_clock = clock; }
+
 // (B): keep_scale[b] = 0 when uniform(addr, b) < p, else scale.
 __global__ void drop_path_scales_kernel(float *keep_scale, int B, float p, float scale,
-                                        rng_addr addr) {
+                                        rng_addr addr, const uint32_t *clock) {
     int b = blockIdx.x * blockDim.x + threadIdx.x;
     if (b >= B) return;
+    addr = clocked(addr, clock);
     keep_scale[b] = cuda_uniform_at(addr, (uint64_t)b) < p ? 0.0f : scale;
 }
 
 // (n): mask = 0 when uniform(addr, first + e) < p, else keep; out = in·mask.
 __global__ void dropout_forward_kernel(float *out, float *mask, const float *in, size_t n,
-                                       float p, float keep, rng_addr addr, uint64_t first) {
+                                       float p, float keep, rng_addr addr, const uint32_t *clock, uint64_t first) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
+    addr = clocked(addr, clock);
     float m = cuda_uniform_at(addr, first + (uint64_t)i) < p ? 0.0f : keep;
     mask[i] = m;
     out[i] = in[i] * m;
@@ -396,7 +410,7 @@ void cuda_residual_forward(float *out, const float *x, const float *branch,
                            const float *keep_scale, int B, size_t S) {
     size_t n = (size_t)(B > 0 ? B : 0) * S;
     if (n == 0 || (V2 && vec_residual_forward(out, x, branch, keep_scale, n, S))) return;
-    residual_forward_kernel<<<cuda_blocks(n, THREADS), THREADS>>>(out, x, branch, keep_scale, n, S);
+    residual_forward_kernel<<<cuda_blocks(n, THREADS), THREADS, 0, cuda_stream()>>>(out, x, branch, keep_scale, n, S);
     CUDA_LAUNCH_CHECK();
 }
 
@@ -405,7 +419,7 @@ void cuda_residual_backward(float *dx, float *dbranch, const float *dout,
     size_t n = (size_t)(B > 0 ? B : 0) * S;
     if (n == 0 || (!dx && !dbranch)) return;
     if (V2 && vec_residual_backward(dx, dbranch, dout, keep_scale, n, S)) return;
-    residual_backward_kernel<<<cuda_blocks(n, THREADS), THREADS>>>(dx, dbranch, dout, keep_scale,
+    residual_backward_kernel<<<cuda_blocks(n, THREADS), THREADS, 0, cuda_stream()>>>(dx, dbranch, dout, keep_scale,
                                                                    n, S);
     CUDA_LAUNCH_CHECK();
 }
@@ -415,8 +429,8 @@ void cuda_drop_path_scales(float *keep_scale, int B, float p, rng_addr addr) {
     // As the CPU: p <= 0 keeps every sample at scale 1 (u >= 0 is never < p, so the kernel's
     // test agrees); otherwise u < p drops (0), else 1/(1-p) (at p = 1 every sample drops).
     float scale = p <= 0.0f ? 1.0f : 1.0f / (1.0f - p);
-    drop_path_scales_kernel<<<cuda_blocks((size_t)B, THREADS), THREADS>>>(keep_scale, B, p, scale,
-                                                                          addr);
+    drop_path_scales_kernel<<<cuda_blocks((size_t)B, THREADS), THREADS, 0, cuda_stream()>>>(keep_scale, B, p, scale,
+                                                                          addr, rng_clock);
     CUDA_LAUNCH_CHECK();
 }
 
@@ -424,13 +438,14 @@ void cuda_dropout_forward(float *out, float *mask, const float *in, size_t n, fl
                           rng_addr addr, uint64_t first) {
     if (n == 0) return;
     float keep = p < 1.0f ? 1.0f / (1.0f - p) : 0.0f; // as the CPU: p >= 1 zeroes everything
-    dropout_forward_kernel<<<cuda_blocks(n, THREADS), THREADS>>>(out, mask, in, n, p, keep, addr, first);
+    dropout_forward_kernel<<<cuda_blocks(n, THREADS), THREADS, 0, cuda_stream()>>>(out, mask, in, n, p, keep, addr, rng_clock,
+                                                                                   first);
     CUDA_LAUNCH_CHECK();
 }
 
 void cuda_dropout_backward(float *din, const float *dout, const float *mask, size_t n) {
     if (n == 0) return;
-    dropout_backward_kernel<<<cuda_blocks(n, THREADS), THREADS>>>(din, dout, mask, n);
+    dropout_backward_kernel<<<cuda_blocks(n, THREADS), THREADS, 0, cuda_stream()>>>(din, dout, mask, n);
     CUDA_LAUNCH_CHECK();
 }
 
@@ -447,12 +462,12 @@ __global__ void relu_backward_kernel(float *din, const float *dout, const float 
 
 void cuda_relu_forward(float *out, const float *in, size_t n) {
     if (n == 0) return;
-    relu_forward_kernel<<<cuda_blocks(n, THREADS), THREADS>>>(out, in, n);
+    relu_forward_kernel<<<cuda_blocks(n, THREADS), THREADS, 0, cuda_stream()>>>(out, in, n);
     CUDA_LAUNCH_CHECK();
 }
 
 void cuda_relu_backward(float *din, const float *dout, const float *in, size_t n) {
     if (n == 0) return;
-    relu_backward_kernel<<<cuda_blocks(n, THREADS), THREADS>>>(din, dout, in, n);
+    relu_backward_kernel<<<cuda_blocks(n, THREADS), THREADS, 0, cuda_stream()>>>(din, dout, in, n);
     CUDA_LAUNCH_CHECK();
 }

@@ -53,7 +53,7 @@ void cuda_linear_backward_bf16(float *din, bfloat16 *din16, float *dweight, floa
     if (N == 0) return;
     size_t n_out = (size_t)N * OC;
     if (OC == 0) { // every product is empty: only a written din16 changes (to zeros)
-        if (din16 && IC > 0) CUDA_CHECK(cudaMemset(din16, 0, (size_t)N * IC * sizeof(bfloat16)));
+        if (din16 && IC > 0) CUDA_CHECK(cudaMemsetAsync(din16, 0, (size_t)N * IC * sizeof(bfloat16), cuda_stream()));
         return;
     }
     if (dbias) {

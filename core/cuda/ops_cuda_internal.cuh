@@ -21,6 +21,9 @@ extern "C" {
 // order (the shape of the reduction depends on n only); returned to the host. Behind cuda_sum
 // and cuda_sum_squares.
 double cuda_reduce_sum_double(const float *x, size_t n, int squares);
+// The same sum left on the device: a pointer to it (valid until the next reduction on the stream),
+// NULL when n is 0. Behind sum_to and optim_prepare.
+const double *cuda_reduce_on_device(const float *x, size_t n, int squares);
 
 // dense_cuda.cu: the precision set_matmul_precision last set (MATMUL_FP32 or MATMUL_BF16);
 // the attention route depends on it.
@@ -59,7 +62,15 @@ const __nv_bfloat16 *cuda_bf16_weight(const float *w, size_t n);
 void cuda_weights_trained(const float *param, size_t n);
 void cuda_weights_written(const void *dst, size_t bytes);
 void cuda_weights_released(const void *p, size_t bytes);
+// After a CUDA graph replay (graph_cuda.cu): its AdamW may have trained any parameter without the
+// host's bookkeeping, so every cached bf16 copy counts as stale.
+void cuda_weights_replayed(void);
 
-// timing_cuda.cu: adds seconds the host spent in a waiting call (download, copy, synchronize) to
+// timing_cuda.cu: adds seconds the host spent in a waiting call (download, synchronize, upload_wait) to
 // what host_wait_seconds returns.
 void cuda_host_wait_add(double seconds);
+// memory_cuda.cu: every pinned host range counts as read by the work issued so far (a graph
+// replay's memcpy nodes): upload_wait waits for it.
+void cuda_pinned_uploads_issued(void);
+// timing_cuda.cu: counts one host read (host_reads).
+void cuda_host_read_add(void);
