@@ -6,17 +6,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static int fail(const char *path, const ynode *at, char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
-static int fail(const char *path, const ynode *at, char *err, size_t errlen, const char *fmt, ...) {
-    int n = snprintf(err, errlen, "%s:%d:%d: labels: ", path, at ? at->line : 1, at ? at->col : 1);
-    if (n < 0 || (size_t)n >= errlen) return -1;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 // A configuration key, or a parent stage's copy of one ("pretrain.objective.eta").
 static int is_key(const char *name) {
@@ -30,19 +19,19 @@ static int read_section(const char *path, const ynode *sec, const char *what, fi
     char got[300];
     if (!sec || ytree_is_null(sec)) return 0;
     ytree_describe(sec, got, sizeof got);
-    if (sec->kind != YT_MAP) return fail(path, sec, err, errlen, "%s: expected a mapping of names to labels, got %s", what, got);
-    if (sec->n > FIGURE_LABELS_MAX) return fail(path, sec, err, errlen, "%s: %d entries (at most %d)", what, sec->n, FIGURE_LABELS_MAX);
+    if (sec->kind != YT_MAP) return ytree_fail(path, sec, "labels", err, errlen, "%s: expected a mapping of names to labels, got %s", what, got);
+    if (sec->n > FIGURE_LABELS_MAX) return ytree_fail(path, sec, "labels", err, errlen, "%s: %d entries (at most %d)", what, sec->n, FIGURE_LABELS_MAX);
     for (int i = 0; i < sec->n; i++) {
         const ynode *k = sec->key[i], *v = sec->val[i];
         ytree_describe(v, got, sizeof got);
         if (v->kind != YT_SCALAR || ytree_is_null(v) || !v->text[0])
-            return fail(path, v, err, errlen, "%s: %s: expected one line of text, got %s", what, k->text, got);
+            return ytree_fail(path, v, "labels", err, errlen, "%s: %s: expected one line of text, got %s", what, k->text, got);
         size_t len = strlen(v->text);
         if (len >= FIGURE_LABEL_LEN || strchr(v->text, '\n'))
-            return fail(path, v, err, errlen, "%s: %s: expected one line of 1-%d characters, got %zu characters%s", what, k->text,
+            return ytree_fail(path, v, "labels", err, errlen, "%s: %s: expected one line of 1-%d characters, got %zu characters%s", what, k->text,
                         FIGURE_LABEL_LEN - 1, len, strchr(v->text, '\n') ? " over several lines" : "");
         if (!strcmp(what, "keys") && !is_key(k->text))
-            return fail(path, k, err, errlen, "keys: %s is not a configuration key (posbench train --help lists them; a parent "
+            return ytree_fail(path, k, "labels", err, errlen, "keys: %s is not a configuration key (posbench train --help lists them; a parent "
                         "stage's copy is <stage>.<key>)", k->text);
         snprintf(list[*n].name, sizeof list[*n].name, "%s", k->text);
         snprintf(list[*n].text, sizeof list[*n].text, "%s", v->text);
@@ -56,10 +45,10 @@ int figure_labels_read(const char *path, const ynode *node, figure_labels *out, 
     if (!node || ytree_is_null(node)) return 0;
     char got[300];
     ytree_describe(node, got, sizeof got);
-    if (node->kind != YT_MAP) return fail(path, node, err, errlen, "expected a mapping with stages: and keys:, got %s", got);
+    if (node->kind != YT_MAP) return ytree_fail(path, node, "labels", err, errlen, "expected a mapping with stages: and keys:, got %s", got);
     for (int i = 0; i < node->n; i++)
         if (strcmp(node->key[i]->text, "stages") && strcmp(node->key[i]->text, "keys"))
-            return fail(path, node->key[i], err, errlen, "unknown key '%s' (valid: stages, keys)", node->key[i]->text);
+            return ytree_fail(path, node->key[i], "labels", err, errlen, "unknown key '%s' (valid: stages, keys)", node->key[i]->text);
     if (read_section(path, ytree_get(node, "stages", NULL), "stages", out->stages, &out->nstages, err, errlen) != 0) return -1;
     return read_section(path, ytree_get(node, "keys", NULL), "keys", out->keys, &out->nkeys, err, errlen);
 }

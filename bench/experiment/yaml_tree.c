@@ -243,3 +243,13 @@ void ytree_describe(const ynode *n, char *buf, size_t len) {
     else if (n->quoted) snprintf(buf, len, "the string \"%s\"", n->text);
     else snprintf(buf, len, "'%s'", n->text);
 }
+
+int ytree_fail(const char *path, const ynode *at, const char *section, char *err, size_t errlen, const char *fmt, ...) {
+    int n = snprintf(err, errlen, "%s:%d:%d: %s: ", path, at ? at->line : 1, at ? at->col : 1, section);
+    if (n < 0 || (size_t)n >= errlen) return -1;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+    va_end(ap);
+    return -1;
+}

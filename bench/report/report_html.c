@@ -397,6 +397,19 @@ static const char *const legend =
     "<span style=\"background:#fbe1df\">does not hold</span><span style=\"background:#fdf3d7\">inconclusive</span>"
     "<span style=\"background:#ececec\">not measured</span> (90% CIs <span class=\"ci\">underlined</span>)</p>\n";
 
+// Ends the page being built in the memory stream out (over *html, *n) and writes it to
+// DIR/REPORT.html (report_write_file: atomically, by the output-path rule). 0, or the error code.
+static int finish_page(FILE *out, char **html, size_t *n, const char *dir) {
+    fputs("</body>\n</html>\n", out);
+    if (fclose(out) != 0) die_fail("report: cannot build REPORT.html: %s", strerror(errno));
+    size_t len = strlen(dir) + 16;
+    char *path = xmalloc(len, "path");
+    snprintf(path, len, "%s/REPORT.html", dir);
+    int rc = report_write_file(path, *html, *n);
+    free(path), free(*html);
+    return rc;
+}
+
 int report_html_write_page(const char *dir, const char *md, const char *title) {
     char *html = NULL;
     size_t n = 0;
@@ -409,14 +422,7 @@ int report_html_write_page(const char *dir, const char *md, const char *title) {
     fputs(legend, out);
     int nsection = 0;
     html_from_markdown(out, md, &nsection);
-    fputs("</body>\n</html>\n", out);
-    if (fclose(out) != 0) die_fail("report: cannot build REPORT.html: %s", strerror(errno));
-    size_t len = strlen(dir) + 16;
-    char *path = xmalloc(len, "path");
-    snprintf(path, len, "%s/REPORT.html", dir);
-    int rc = report_write_file(path, html, n);
-    free(path), free(html);
-    return rc;
+    return finish_page(out, &html, &n, dir);
 }
 
 int report_html_write(const char *dir, const char *md, const rr_set *set, int argc, char **argv) {
@@ -442,12 +448,5 @@ int report_html_write(const char *dir, const char *md, const rr_set *set, int ar
     html_from_markdown(out, md + head_len, &nsection);
     figures(out, dir);
     commands(out, dir, set, argc, argv);
-    fputs("</body>\n</html>\n", out);
-    if (fclose(out) != 0) die_fail("report: cannot build REPORT.html: %s", strerror(errno));
-    size_t len = strlen(dir) + 16;
-    char *path = xmalloc(len, "path");
-    snprintf(path, len, "%s/REPORT.html", dir);
-    int rc = report_write_file(path, html, n);
-    free(path), free(html);
-    return rc;
+    return finish_page(out, &html, &n, dir);
 }
