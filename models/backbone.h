@@ -72,6 +72,9 @@ typedef struct backbone_kind {
     // 0 ViT (tests/torch_vit.py, also the only one torch_gpu_step.py has), 1 gMLP, 2 aMLP
     // (tests/torch_gmlp.py).
     int torch_step_arch;
+    // 1: timm's VisionTransformer builds these blocks, so `crosscheck --init timm` can start the
+    // PyTorch twin from it (bench/crosscheck/timm_match.c).
+    int timm_vit;
     // Its own configuration keys (ended by {NULL}; NULL: none), gathered into the key table
     // (bench/config/config.c), and their reader into the model config (NULL: none).
     const cfg_key *keys;

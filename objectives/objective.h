@@ -121,6 +121,7 @@ typedef struct objective_kind {
     int multi_size;                  // 1: data.resolutions, eval.resolutions and eval.tta_delta apply; 0: refused
     const char *one_size_why;        // multi_size 0: what makes it one size, said after its name ("" or NULL: nothing)
     int images_only;                 // 1: draws its own views of images, so refuses speech (and text: text_input)
+    int timm_vit;                    // 1: adds no parameter timm's VisionTransformer lacks (crosscheck --init timm)
     const objective_crosscheck *crosscheck; // NULL: the PyTorch trainer does not implement it
     // The metrics reach these formats in their unit (stored value x metrics' scale: top1 as %).
     const char *progress;            // printf format of the per-epoch line: epoch, epochs, loss, metric 0, 1, seconds

@@ -52,10 +52,10 @@ int main(void) {
     refused("objective.name=mp3", "valid: objective.name=supervised");
     refused("objective.name=mae", "valid: objective.name=supervised");
     refused("objective.name=gvp", "valid: objective.name=supervised");
-    refused("pe.kind=sin2d", "valid: pe.kind=abs or none");
-    refused("pe.kind=relbias", "valid: pe.kind=abs or none");
-    refused("pe.kind=rope", "valid: pe.kind=abs or none");
-    refused("pe.kind=cape", "valid: pe.kind=abs or none");
+    refused("pe.kind=sin2d", "valid: pe.kind=none, abs");
+    refused("pe.kind=relbias", "valid: pe.kind=none, abs");
+    refused("pe.kind=rope", "valid: pe.kind=none, abs");
+    refused("pe.kind=cape", "valid: pe.kind=none, abs");
     refused("model.embed_init=xavier", "valid: model.embed_init=timm");
     refused("model.embed_init=normal002", "valid: model.embed_init=timm");
     refused("model.linear_init=xavier", "valid: model.linear_init=timm");

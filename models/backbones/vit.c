@@ -491,6 +491,7 @@ const backbone_kind backbone_vit = {
     .description = "Transformer blocks: pre-LN multi-head attention and a GELU MLP",
     .config_error = vit_config_error,
     .crosscheck_ok = 1,
+    .timm_vit = 1,
     .state_size = sizeof(vit_state),
     .declare_params = vit_declare_params,
     .declare_acts = vit_declare_acts,

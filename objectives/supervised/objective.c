@@ -201,6 +201,7 @@ const objective_kind objective_supervised = {
     .needs_labels = 1,
     .speech_ok = 1,
     .multi_size = 1,
+    .timm_vit = 1,
     .crosscheck = &supervised_crosscheck,
     .progress = "epoch %d/%d  loss %.4f  test top1 %.2f%% top5 %.2f%%  (%.0f s)",
     .final_line = "final: top1=%.2f%% top5=%.2f%% time=%.0fs\n",
