@@ -74,7 +74,7 @@ REFUSE_BASE=$CFG
 refuse "eval size the patch does not divide" "eval.resolutions: image size 30 is not a multiple of model.patch=4" eval.resolutions=28,30
 refuse "UniViT size the patch does not divide" "data.resolutions: image size 18 is not a multiple of model.patch=4" data.resolutions=16,18
 refuse "TTA neighbour the patch does not divide" "eval.tta_delta=2 around eval.resolutions 28" eval.resolutions=28 eval.tta_delta=2
-refuse "MP3 at several sizes" "objective.name=mp3 predicts one of the 49 positions" objective.name=mp3 pe.kind=none eval.resolutions=28,40
+refuse "MP3 at several sizes" "objective.name=mp3 trains and evaluates at one size (it predicts one of the positions of the training grid)" objective.name=mp3 pe.kind=none eval.resolutions=28,40
 refuse "rope with an odd head size" "pe.kind=rope" pe.kind=rope model.dim=36 model.heads=6
 refuse "a malformed size list" "eval.resolutions: '28,x' is not a list of" eval.resolutions=28,x
 refuse "speech durations on images" "eval.speech_durations and eval.speech_rates evaluate speech clips" eval.speech_durations=2
