@@ -272,7 +272,7 @@ int cmd_run(int argc, char **argv) {
             char base[4096], final_path[4200], changed[4800];
             experiment_run_path(e, i, f.out, base, sizeof base);
             snprintf(final_path, sizeof final_path, "%s.h5", base);
-            int same = train_data_unchanged(final_path, &e->runs[i].cfg, changed, sizeof changed);
+            int same = train_data_unchanged(final_path, cfg_int(&e->runs[i].cfg, "data.max_bytes"), changed, sizeof changed);
             if (same < 0) die_input("%s", changed);
             if (!same) // nothing was started: finished on other data, a rerun would mix two corpora
                 die_input("run %s (stage %s) finished on other data: %s; nothing was run (--force retrains the runs on the "
