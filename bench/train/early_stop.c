@@ -10,7 +10,6 @@
 #include "train_internal.h"
 #include "../../core/comm.h"
 #include "../../core/common.h"
-#include "../experiment/settings.h"
 #include "../../datasets/registry.h"
 #include <math.h>
 #include <stdio.h>

@@ -5,7 +5,6 @@
 #include "../../core/common.h"
 #include "../../core/rng.h"
 #include "../../datasets/data_files.h"
-#include "../experiment/settings.h"
 #include "../../datasets/registry.h"
 #include "../../datasets/speech/variants.h"
 #include <string.h>
