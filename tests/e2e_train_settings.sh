@@ -8,7 +8,8 @@
 #   train_settings.c: dataset_options_from_config, the loader's options (the same resolver).
 # A second check makes sure the first can fail: the same scan of a copy with a look-up added
 # to train_step.c must name that file.
-# Needs only the sources (no build).
+# And `posbench run` refuses an experiment whose run breaks one of train_settings' rules before
+# any run starts, exit 2, naming the file:line:col of the key (needs build/posbench; no data).
 cd "$(dirname "$0")/.." || exit 1
 T=$(mktemp -d /tmp/posbench-train-settings.XXXXXX) || exit 1
 trap 'rm -rf "$T"' EXIT
@@ -35,3 +36,22 @@ cp -r bench/train "$T/train" && printf '\nstatic long crept_in(const config *c) 
 scan "$T/train" > "$T/planted"
 grep -q 'train_step\.c:.*cfg_int(c, "train.batch")' "$T/planted"
 check "train settings scan: a look-up added to train_step.c is found" $? "$(head -n 1 "$T/planted")"
+
+PB=build/posbench
+if [ ! -x "$PB" ]; then
+    echo "SKIP train settings: posbench run refusal: build/posbench is missing (make)"
+    exit 0
+fi
+cat > "$T/acc.yaml" <<'YAML'
+name: acc
+base:
+  model: {dim: 32, depth: 1, heads: 2, patch: 7}
+  train:
+    batch: 32
+    accumulate: 3
+YAML
+$PB run "$T/acc.yaml" --out "$T/r" > "$T/out" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "acc.yaml:6:17: train.accumulate=3 must divide train.batch=32" "$T/out" &&
+    [ -z "$(find "$T/r" -name '*.h5*' 2>/dev/null)" ]
+check "posbench run: a run breaking train.accumulate's rule is refused before training, at its file:line:col" $? \
+    "exit $rc: $(tr '\n' ' ' < "$T/out")"

@@ -1,6 +1,7 @@
 // tests/test_train_settings.c — train_settings_resolve (bench/train/train_settings.h): the
 // defaults and overrides arrive typed in their fields, and each cross-key rule refuses its
-// config with a message naming the keys and what is valid.
+// config with a message naming the keys and what is valid, after the file:line:col of the key
+// when the config came from a file.
 #include "testing.h"
 #include "../bench/config/config.h"
 #include "../bench/train/train_settings.h"
@@ -74,7 +75,29 @@ static void check_refusal(const char *name, const char *const *args, const char 
     config_free(&c);
 }
 
+// A config whose keys were written in a file: the refusal starts with "file:line:col: " of the
+// key it blames, or of the other key when the first was not written there.
+static void check_position(void) {
+    const char *name = "train_settings: a refusal names the file:line:col where its key was written";
+    const char *args[] = {"train.batch=32", "train.accumulate=3", NULL};
+    config c;
+    if (make_config(name, &c, args) != 0) return;
+    c.source = "exp.yaml";
+    int acc = cfg_index("train.accumulate"), batch = cfg_index("train.batch");
+    c.line[acc] = 7, c.col[acc] = 15, c.line[batch] = 4, c.col[batch] = 10;
+    train_settings s;
+    char err[1024] = "", err2[1024] = "";
+    int rc = train_settings_resolve(&c, &s, err, sizeof err);
+    c.line[acc] = c.col[acc] = 0; // train.accumulate from the command line: the batch's line
+    int rc2 = train_settings_resolve(&c, &s, err2, sizeof err2);
+    test_check(name, rc == -1 && rc2 == -1 && !strncmp(err, "exp.yaml:7:15: train.accumulate=3", 33) &&
+                         !strncmp(err2, "exp.yaml:4:10: train.accumulate=3", 33),
+               "%s | %s", err, err2);
+    config_free(&c);
+}
+
 int main(void) {
+    check_position();
     check_fields();
     check_optim();
     const char *acc[] = {"train.batch=32", "train.accumulate=3", NULL};

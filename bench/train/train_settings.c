@@ -6,6 +6,7 @@
 #include "../../core/common.h"
 #include "../../datasets/speech/mfcc.h"
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -77,6 +78,22 @@ static void read_eval(const config *c, train_settings *s) {
     s->speech_rate_modes = is(c, "eval.speech_rate_mode", "both") ? 3 : is(c, "eval.speech_rate_mode", "hop") ? 2 : 1;
 }
 
+// Writes a refusal of keys a and b into err, after "file:line:col: " of a (else of b) when the
+// config came from a file; returns -1.
+static int refuse(const config *c, const char *a, const char *b, char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+static int refuse(const config *c, const char *a, const char *b, char *err, size_t errlen, const char *fmt, ...) {
+    char where[4200];
+    config_key_where(c, cfg_index(a), where, sizeof where);
+    if (!where[0]) config_key_where(c, cfg_index(b), where, sizeof where);
+    int n = snprintf(err, errlen, "%s", where);
+    va_list ap;
+    va_start(ap, fmt);
+    if (n >= 0 && (size_t)n < errlen) vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
 int train_settings_resolve(const config *c, train_settings *out, char *err, size_t errlen) {
     memset(out, 0, sizeof *out);
     out->cfg = c;
@@ -85,29 +102,24 @@ int train_settings_resolve(const config *c, train_settings *out, char *err, size
     read_train(c, out);
     read_eval(c, out);
     // Rules between keys, checked before any data is loaded.
-    if (out->mfcc_frontend < 0) {
-        snprintf(err, errlen, "data.mfcc: '%s' is not valid (valid: " MFCC_FRONTENDS ")", cfg_str(c, "data.mfcc"));
-        return -1;
-    }
-    if (out->attention_route < 0) {
-        snprintf(err, errlen, "train.attention: '%s' is not valid (valid: " ATTENTION_ROUTE_SETTINGS ")", out->attention);
-        return -1;
-    }
-    if (is(c, "train.activations", "bf16") && !out->bf16) {
-        snprintf(err, errlen, "train.activations=bf16 stores the linear layers' inputs in bfloat16: it needs train.precision=bf16 "
-                              "(valid: train.activations=fp32 with train.precision=fp32, fp32 or bf16 with train.precision=bf16)");
-        return -1;
-    }
-    if (attention_route_setting_needs_bf16(out->attention_route) && !out->bf16) {
-        snprintf(err, errlen, "train.attention=%s is a bf16 route: it needs train.precision=bf16 (valid: train.precision=bf16, "
-                              "or a train.attention that is not a bf16 route)", out->attention);
-        return -1;
-    }
-    if (out->batch % out->accumulate != 0) {
-        snprintf(err, errlen, "train.accumulate=%d must divide train.batch=%d (each step's batch is cut into that many equal "
-                              "micro-batches; valid: a divisor of train.batch)", out->accumulate, out->batch);
-        return -1;
-    }
+    if (out->mfcc_frontend < 0)
+        return refuse(c, "data.mfcc", "data.mfcc", err, errlen, "data.mfcc: '%s' is not valid (valid: " MFCC_FRONTENDS ")",
+                      cfg_str(c, "data.mfcc"));
+    if (out->attention_route < 0)
+        return refuse(c, "train.attention", "train.attention", err, errlen,
+                      "train.attention: '%s' is not valid (valid: " ATTENTION_ROUTE_SETTINGS ")", out->attention);
+    if (is(c, "train.activations", "bf16") && !out->bf16)
+        return refuse(c, "train.activations", "train.precision", err, errlen,
+                      "train.activations=bf16 stores the linear layers' inputs in bfloat16: it needs train.precision=bf16 "
+                      "(valid: train.activations=fp32 with train.precision=fp32, fp32 or bf16 with train.precision=bf16)");
+    if (attention_route_setting_needs_bf16(out->attention_route) && !out->bf16)
+        return refuse(c, "train.attention", "train.precision", err, errlen,
+                      "train.attention=%s is a bf16 route: it needs train.precision=bf16 (valid: train.precision=bf16, "
+                      "or a train.attention that is not a bf16 route)", out->attention);
+    if (out->batch % out->accumulate != 0)
+        return refuse(c, "train.accumulate", "train.batch", err, errlen,
+                      "train.accumulate=%d must divide train.batch=%d (each step's batch is cut into that many equal "
+                      "micro-batches; valid: a divisor of train.batch)", out->accumulate, out->batch);
     return 0;
 }
 

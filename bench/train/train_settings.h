@@ -63,9 +63,11 @@ typedef struct {
     int speech_rate_modes;          // eval.speech_rate_mode: bit 0 resample, bit 1 hop
 } train_settings;
 
-// Fills out from c and checks the rules between keys that need no data (precision and the
-// attention route or activations). Returns 0, or -1 with a message in err naming the keys, their
-// values and what is valid (the caller exits 2).
+// Fills out from c and checks the rules between keys that need no data (data.mfcc, the
+// attention route and the activations against train.precision, train.accumulate against
+// train.batch). Returns 0, or -1 with a message in err naming the keys, their values and what is
+// valid, after "file:line:col: " (1-based) of the key it blames when c came from a file
+// (config.source: an experiment's run); the caller exits 2.
 int train_settings_resolve(const config *c, train_settings *out, char *err, size_t errlen);
 // As train_settings_resolve; exits 2 (die_input) with its message on a refusal.
 void train_settings_resolve_or_die(const config *c, train_settings *out);
