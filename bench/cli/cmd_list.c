@@ -47,7 +47,7 @@ static long own_updates(const experiment *e, int i) {
         for (int q = r->budget; q >= 0; q = e->runs[q].parent) sum += own_updates(e, q);
         return sum;
     }
-    return budget_updates(&r->cfg, cfg_int(&r->cfg, "train.steps") > 0 ? 0 : budget_train_rows(&r->cfg));
+    return budget_updates_of_config(&r->cfg);
 }
 
 // "budgets:" table: run id, stage, updates, images seen (totals over the init chain), and where

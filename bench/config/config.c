@@ -350,6 +350,13 @@ void config_defaults(config *c) {
         if (config_set(c, i, cfg_keys[i].fallback, err, sizeof err) != 0) die_fail("internal: bad default: %s", err);
 }
 
+void config_key_where(const config *c, int index, char *buf, size_t len) {
+    if (index >= 0 && index < cfg_key_count && c->source && c->line[index] > 0)
+        snprintf(buf, len, "%s:%d:%d: ", c->source, c->line[index], c->col[index]);
+    else if (len > 0)
+        buf[0] = '\0';
+}
+
 void config_free(config *c) {
     for (int i = 0; i < cfg_key_count; i++) free(c->str[i]);
     memset(c, 0, sizeof *c);

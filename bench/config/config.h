@@ -20,6 +20,11 @@ int config_key_table_count(void);
 typedef struct config_s {
     double num[CFG_MAX_KEYS];    // CFG_INT, CFG_FLOAT, CFG_BOOL (0/1) values by key index
     char *str[CFG_MAX_KEYS];     // CFG_STRING, CFG_CHOICE, CFG_INT_LIST values by key index (owned)
+    // Where each key's value was written, for error messages: 1-based line and column in the
+    // file `source` (not owned; NULL, and 0 for a key: a default or the command line). The
+    // experiment loader sets them; values, run ids and the canonical text ignore them.
+    const char *source;
+    int line[CFG_MAX_KEYS], col[CFG_MAX_KEYS];
 } config;
 
 // A key_reader over c (core/keys.h), for the modules' own settings (c must outlive its use).
@@ -29,6 +34,9 @@ void config_defaults(config *c);
 void config_free(config *c);
 void config_copy(config *dst, const config *src);
 int cfg_index(const char *key);             // -1 when unknown
+// "file:line:col: " where key `index` of c was written (config.source), or "" when it was not
+// written in a file (a default or the command line).
+void config_key_where(const config *c, int index, char *buf, size_t len);
 // Parses and range-checks text for key `index` into c. Returns 0, or -1 with a message in err
 // naming the key, the bad value and what is valid.
 int config_set(config *c, int index, const char *text, char *err, size_t errlen);

@@ -244,6 +244,12 @@ static int push_run(exp_ctx *x, int *cap, int s, const int *idx, int seed_index,
         snprintf(seed, sizeof seed, "%ld", e->seeds[seed_index]);
         if (config_set(&r->cfg, cfg_index("train.seed"), seed, msg, sizeof msg) != 0) return exp_fail(x, NULL, "%s", msg);
     }
+    r->cfg.source = e->path; // where each key was written, for the trainer's refusals (train_settings.h)
+    for (int k = 0; k < cfg_key_count; k++) {
+        const ynode *n = axis_node(x, s, idx, k);
+        if (!n) n = x->origin[s][k];
+        if (n) r->cfg.line[k] = n->line, r->cfg.col[k] = n->col;
+    }
     r->seed = cfg_int(&r->cfg, "train.seed");
     snprintf(r->axes, sizeof r->axes, "%s%sseed=%ld", combo, combo[0] ? " " : "", r->seed);
     if (check_run(x, s, r, combo) != 0) return -1;

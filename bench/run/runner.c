@@ -16,6 +16,7 @@
 #include "../store/run_files.h"
 #include "../train/train.h"
 #include "../train/data_unchanged.h"
+#include "../train/train_settings.h"
 #include "../../core/safe_file.h"
 #include "../../core/common.h"
 #include "../../core/device.h"
@@ -257,6 +258,11 @@ int cmd_run(int argc, char **argv) {
     experiment *e = &g_exp;
     if (experiment_load(e, f.path, f.scale, err, sizeof err) != 0) die_input("%s", err);
     if (exp_tables_write(e, NULL, err, sizeof err) != 0) die_input("%s", err);
+    for (int i = 0; i < e->nruns; i++) { // the trainer's rules between keys, before any run starts
+        train_settings ts;
+        if (train_settings_resolve(&e->runs[i].cfg, &ts, err, sizeof err) != 0)
+            die_input("%s (stage '%s', %s)", err, e->runs[i].stage, e->runs[i].axes);
+    }
     int n = e->nruns;
     int *state = xcalloc((size_t)n, sizeof(int), "run states");
     int *tries = xcalloc((size_t)n, sizeof(int), "run attempts");
@@ -272,7 +278,7 @@ int cmd_run(int argc, char **argv) {
             char base[4096], final_path[4200], changed[4800];
             experiment_run_path(e, i, f.out, base, sizeof base);
             snprintf(final_path, sizeof final_path, "%s.h5", base);
-            int same = train_data_unchanged(final_path, &e->runs[i].cfg, changed, sizeof changed);
+            int same = train_data_unchanged(final_path, cfg_int(&e->runs[i].cfg, "data.max_bytes"), changed, sizeof changed);
             if (same < 0) die_input("%s", changed);
             if (!same) // nothing was started: finished on other data, a rerun would mix two corpora
                 die_input("run %s (stage %s) finished on other data: %s; nothing was run (--force retrains the runs on the "

@@ -4,16 +4,21 @@
 #include "train_internal.h"
 #include "../results/results_read.h"
 #include "../../core/common.h"
-#include "../experiment/settings.h"
 #include "../../datasets/registry.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-long budget_updates(const config *c, int train_rows) {
-    long steps = cfg_int(c, "train.steps"), batch = cfg_int(c, "train.batch");
+long budget_updates(const train_settings *s, int train_rows) {
+    long steps = s->steps, batch = s->batch;
     if (steps > 0) return steps;
-    return (long)(train_rows / batch) * cfg_int(c, "train.epochs"); // the last partial batch is dropped
+    return (long)(train_rows / batch) * s->epochs; // the last partial batch is dropped
+}
+
+long budget_updates_of_config(const config *c) {
+    train_settings s;
+    train_settings_resolve_or_die(c, &s);
+    return budget_updates(&s, s.steps > 0 ? 0 : budget_train_rows(&s));
 }
 
 // Row counts already read in this process, by the data.* keys that decide them.
@@ -30,17 +35,16 @@ static void rows_key(const config *c, char *out, size_t len) {
     }
 }
 
-int budget_train_rows(const config *c) {
+int budget_train_rows(const train_settings *s) {
     char key[1024];
-    rows_key(c, key, sizeof key);
+    rows_key(s->cfg, key, sizeof key);
     for (int i = 0; i < g_nrows; i++)
         if (!strcmp(g_rows[i].key, key)) return g_rows[i].rows;
     dataset ds;
     char err[1024];
-    dataset_options opt = dataset_options_from_config(c);
-    if (dataset_load(&ds, cfg_str(c, "data.name"), &opt, "train", err, sizeof err) != 0) die_input("budget: %s", err);
-    dataset_limit(&ds, (int)cfg_int(c, "data.limit"));
-    dataset_labeled_subset(&ds, cfg_float(c, "data.labeled_fraction"), (uint32_t)cfg_int(c, "data.subset_seed"));
+    if (dataset_load(&ds, s->data_name, &s->data_options, "train", err, sizeof err) != 0) die_input("budget: %s", err);
+    dataset_limit(&ds, s->data_limit);
+    dataset_labeled_subset(&ds, s->labeled_fraction, s->subset_seed);
     int n = ds.n;
     dataset_free(&ds);
     if (g_nrows < (int)(sizeof g_rows / sizeof g_rows[0])) {
@@ -57,9 +61,10 @@ void budget_setup(run *r) {
     long updates = 0, images = 0;
     char desc[sizeof r->budget_desc] = "";
     for (int i = 0; i < o->nbudget; i++) {
-        const config *c = o->budget_cfgs[i];
-        int rows = cfg_int(c, "train.steps") > 0 ? 0 : budget_train_rows(c);
-        long u = budget_updates(c, rows), b = cfg_int(c, "train.batch");
+        train_settings s;
+        train_settings_resolve_or_die(o->budget_cfgs[i], &s);
+        int rows = s.steps > 0 ? 0 : budget_train_rows(&s);
+        long u = budget_updates(&s, rows), b = s.batch;
         if (u <= 0) die_input("budget: stage '%s' trains for %ld updates (%d training rows at batch %ld)", o->budget_stages[i], u, rows, b);
         updates += u;
         images += u * b;

@@ -14,12 +14,15 @@
 // to its own by construction) and the root attribute `budget` ("pretrain 1404 + finetune 460
 // updates").
 #pragma once
-#include "../config/config.h"
+#include "train_settings.h"
 #include <stddef.h>
 
-// Updates of a run of config c whose training split has train_rows rows (after data.limit and
+// Updates of a run of settings s whose training split has train_rows rows (after data.limit and
 // data.labeled_fraction).
-long budget_updates(const config *c, int train_rows);
-// Training rows of config c (loads the training split: exits 2 when it cannot; remembered per
+long budget_updates(const train_settings *s, int train_rows);
+// Training rows of settings s (loads the training split: exits 2 when it cannot; remembered per
 // set of data.* values for the rest of the process). Only needed when train.steps is 0.
-int budget_train_rows(const config *c);
+int budget_train_rows(const train_settings *s);
+// The updates of a run of config c: train.steps, or its epochs of the training split (loaded
+// when train.steps is 0). Exits 2 on a config train_settings_resolve refuses.
+long budget_updates_of_config(const config *c);

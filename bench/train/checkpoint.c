@@ -257,7 +257,7 @@ void weights_load_init(run *r, const char *path) {
             strcat(skipped, info->name);
         }
     }
-    if (mismatched > 0 && !cfg_bool(r->cfg, "train.init_partial")) {
+    if (mismatched > 0 && !r->trainer.init_partial) {
         free(param);
         tf_free(&tf);
         die_input("init weights %s do not fit this model: %d of %d tensors load, %d have another shape (%s); the stage's "

@@ -10,7 +10,6 @@
 #include "train_internal.h"
 #include "../../core/comm.h"
 #include "../../core/common.h"
-#include "../experiment/settings.h"
 #include "../../datasets/registry.h"
 #include <math.h>
 #include <stdio.h>
@@ -22,9 +21,9 @@ static const results_column val_columns[VAL_COLS] = {{"step", 'i'}, {"top1", 'd'
 void early_stop_setup(run *r) {
     early_stop *es = &r->es;
     es->hist.cols = VAL_COLS;
-    es->on = cfg_bool(r->cfg, "train.early_stop");
+    es->on = r->trainer.early_stop;
     if (!es->on) return;
-    const char *name = cfg_str(r->cfg, "data.name");
+    const char *name = r->trainer.data_name;
     const dataset_kind *kind = dataset_find(name);
     if (!kind || !kind->validation) {
         char valid[256] = "";
@@ -35,9 +34,8 @@ void early_stop_setup(run *r) {
                   "%sor train.early_stop=false)", name, valid);
     }
     char err[1024];
-    dataset_options opt = dataset_options_from_config(r->cfg);
-    if (dataset_load(&es->val, name, &opt, "validation", err, sizeof err) != 0) die_input("%s", err);
-    dataset_limit(&es->val, (int)cfg_int(r->cfg, "data.test_limit"));
+    if (dataset_load(&es->val, name, &r->trainer.data_options, "validation", err, sizeof err) != 0) die_input("%s", err);
+    dataset_limit(&es->val, r->trainer.test_limit);
     es->best_param = r->model.ops->alloc(r->model.params.total * sizeof(float), "early stopping: best parameters");
 }
 

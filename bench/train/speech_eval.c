@@ -16,19 +16,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-// eval.speech_rate_mode: bit 0 resample, bit 1 hop.
-static int rate_modes(const config *c) {
-    const char *m = cfg_str(c, "eval.speech_rate_mode");
-    return !strcmp(m, "both") ? 3 : !strcmp(m, "hop") ? 2 : 1;
-}
-
-int speech_eval_largest_frames(const config *c) {
-    int f = mfcc_frontend_parse(cfg_str(c, "data.mfcc")), modes = rate_modes(c);
-    if (f < 0) die_input("data.mfcc: '%s' is not valid (valid: " MFCC_FRONTENDS ")", cfg_str(c, "data.mfcc"));
-    int v[CFG_LIST_MAX], n = cfg_int_list(c, "eval.speech_durations", v, CFG_LIST_MAX), largest = 0;
-    for (int i = 0; i < n; i++) largest = speech_duration_frames(f, v[i]) > largest ? speech_duration_frames(f, v[i]) : largest;
-    n = cfg_int_list(c, "eval.speech_rates", v, CFG_LIST_MAX);
-    for (int i = 0; i < n; i++) {
+int speech_eval_largest_frames(const train_settings *s) {
+    int f = s->mfcc_frontend, modes = s->speech_rate_modes, largest = 0; // f: checked by train_settings_resolve
+    const int *v = s->speech_durations;
+    for (int i = 0; i < s->n_speech_durations; i++)
+        largest = speech_duration_frames(f, v[i]) > largest ? speech_duration_frames(f, v[i]) : largest;
+    v = s->speech_rates;
+    for (int i = 0; i < s->n_speech_rates; i++) {
         if ((modes & 1) && speech_rate_frames(f, v[i]) > largest) largest = speech_rate_frames(f, v[i]);
         if ((modes & 2) && speech_hop_frames(f, v[i]) > largest) largest = speech_hop_frames(f, v[i]);
     }
@@ -36,12 +30,10 @@ int speech_eval_largest_frames(const config *c) {
 }
 
 void speech_eval_check(const run *r) {
-    int v[CFG_LIST_MAX];
-    int any = cfg_int_list(r->cfg, "eval.speech_durations", v, CFG_LIST_MAX) + cfg_int_list(r->cfg, "eval.speech_rates", v, CFG_LIST_MAX);
-    if (!any) return;
+    if (r->trainer.n_speech_durations + r->trainer.n_speech_rates == 0) return;
     if (!r->test.audio)
         die_input("eval.speech_durations and eval.speech_rates evaluate speech clips; data.name=%s is not speech (valid: "
-                  "data.name=speech-commands, or leave both [])", cfg_str(r->cfg, "data.name"));
+                  "data.name=speech-commands, or leave both [])", r->trainer.data_name);
     const objective_kind *k = objective_find(r->settings.name);
     if (!k || !k->speech_ok) {
         char valid[160] = "";
@@ -80,9 +72,10 @@ static eval_scores evaluate_variant(run *r, const speech_variant *v, float *used
 
 // kind 0: durations (seconds), 1: rates by resampling (percent), 2: rates by the STFT hop.
 static void record_kind(run *r, int kind) {
-    int values[CFG_LIST_MAX];
-    int n = cfg_int_list(r->cfg, kind ? "eval.speech_rates" : "eval.speech_durations", values, CFG_LIST_MAX);
-    if (n == 0 || (kind && !(rate_modes(r->cfg) & kind))) return;
+    const train_settings *ts = &r->trainer;
+    const int *values = kind ? ts->speech_rates : ts->speech_durations;
+    int n = kind ? ts->n_speech_rates : ts->n_speech_durations;
+    if (n == 0 || (kind && !(ts->speech_rate_modes & kind))) return;
     float value[CFG_LIST_MAX], x[CFG_LIST_MAX], frames[CFG_LIST_MAX], top1[CFG_LIST_MAX], top5[CFG_LIST_MAX], loss[CFG_LIST_MAX];
     float hop[CFG_LIST_MAX], stride[CFG_LIST_MAX];
     for (int i = 0; i < n; i++) {
@@ -90,7 +83,7 @@ static void record_kind(run *r, int kind) {
         char err[1600], name[64];
         int rc = kind == 2 ? speech_variant_hop(&r->test, values[i], &v, err, sizeof err)
                  : kind    ? speech_variant_rate(&r->test, values[i], &v, err, sizeof err)
-                           : speech_variant_duration(&r->test, values[i], (float)cfg_float(r->cfg, "data.background_volume"), &v,
+                           : speech_variant_duration(&r->test, values[i], ts->background_volume, &v,
                                                      err, sizeof err);
         if (rc != 0) die_fail("%s", err);
         eval_scores e = evaluate_variant(r, &v, &stride[i]);

@@ -79,10 +79,11 @@ static void iso_time(char *buf, size_t len) {
 // model's table size (training size) and the largest size (arena). Whether the objective
 // allows more than one size is its config_error's to say.
 static void resolution_setup(run *r, model_config *vc) {
-    const config *c = r->cfg;
+    const train_settings *ts = &r->trainer;
     int native = r->train.height;
-    r->train_size = cfg_int(c, "data.resolution") > 0 ? (int)cfg_int(c, "data.resolution") : native;
-    r->n_univit = cfg_int_list(c, "data.resolutions", r->univit, CFG_LIST_MAX);
+    r->train_size = ts->resolution > 0 ? ts->resolution : native;
+    r->n_univit = ts->n_resolutions;
+    memcpy(r->univit, ts->resolutions, sizeof r->univit);
     objective_settings *s = &r->settings; // the evaluation sizes as the objective sees them
     s->train_size = r->train_size;
     int *eval_sizes = s->eval_sizes, delta = s->tta_delta;
@@ -102,11 +103,11 @@ static void resolution_setup(run *r, model_config *vc) {
         largest = sizes[i] > largest ? sizes[i] : largest;
         if (sizes[i] != native && sizes[i] > r->largest_resized) r->largest_resized = sizes[i];
     }
-    int frames = speech_eval_largest_frames(c); // eval.speech_durations / eval.speech_rates
+    int frames = speech_eval_largest_frames(ts); // eval.speech_durations / eval.speech_rates
     vc->max_image_size = largest > frames ? largest : frames;
     const char *why = NULL;
     char key[64];
-    if (cfg_int(c, "data.resolution") > 0) // the dataset's own size is checked by vit_config_error
+    if (ts->resolution > 0) // the dataset's own size is checked by vit_config_error
         why = model_resolution_error(vc, r->train_size, "data.resolution");
     for (int i = 0; !why && i < r->n_univit; i++) why = model_resolution_error(vc, r->univit[i], "data.resolutions");
     for (int i = 0; !why && i < s->n_eval_sizes; i++) {
@@ -120,20 +121,21 @@ static void resolution_setup(run *r, model_config *vc) {
 }
 
 static void setup(run *r) {
-    const config *c = r->cfg;
+    const train_settings *ts = &r->trainer;
+    const config *c = ts->cfg; // for the model's and the objective's own settings
     train_data_load(r);
-    r->batch = (int)cfg_int(c, "train.batch");
-    r->eval_batch = (int)cfg_int(c, "eval.batch");
+    r->batch = ts->batch;
+    r->eval_batch = ts->eval_batch;
     if (r->train.n < r->batch)
         die_input("train.batch=%d is larger than the training set (%d images after data.limit/data.labeled_fraction)",
                   r->batch, r->train.n);
     r->steps_per_epoch = r->train.n / r->batch; // the last partial batch of an epoch is dropped
-    r->total_steps = budget_updates(c, r->train.n); // train.steps > 0: a step budget, the last epoch possibly partial
+    r->total_steps = budget_updates(ts, r->train.n); // train.steps > 0: a step budget, the last epoch possibly partial
     r->epochs = (int)((r->total_steps + r->steps_per_epoch - 1) / r->steps_per_epoch);
     budget_setup(r); // a matched-budget run: the length of its chain
-    r->eval_every = cfg_int(c, "train.eval_every") > 0 ? cfg_int(c, "train.eval_every") : r->steps_per_epoch;
+    r->eval_every = ts->eval_every > 0 ? ts->eval_every : r->steps_per_epoch;
     r->eval_set = &r->test;
-    r->seed = (uint32_t)cfg_int(c, "train.seed");
+    r->seed = ts->seed;
     // A speech dataset is a sequence: height frames of width MFCCs, one token per frame.
     model_config vc = model_config_from_config(c, r->train.channels, r->train.height, r->train.num_classes,
                                                r->train.audio ? r->train.width : 0);
@@ -154,17 +156,11 @@ static void setup(run *r) {
     char why_device[320];
     const ops_backend *ops = device_backend(r->opt->device, why_device, sizeof why_device);
     if (!ops) die_input("%s", why_device);
-    const int bf16 = !strcmp(cfg_str(c, "train.precision"), "bf16");
-    if (vc.bf16_activations && !bf16)
-        die_input("train.activations=bf16 stores the linear layers' inputs in bfloat16: it needs train.precision=bf16 "
-                  "(valid: train.activations=fp32 with train.precision=fp32, fp32 or bf16 with train.precision=bf16)");
-    ops->set_matmul_precision(bf16 ? MATMUL_BF16 : MATMUL_FP32);
+    ops->set_matmul_precision(ts->bf16 ? MATMUL_BF16 : MATMUL_FP32); // train.activations=bf16 needs it: train_settings.c
     // The CUDA training attention, process-wide and before the model sizes its state (every run
     // sets it: a process may train several). The CPU backends have one attention.
-    const char *attention = cfg_str(c, "train.attention");
-    const int route = attention_route_setting_named(attention);
-    if (attention_route_setting_needs_bf16(route) && !bf16)
-        die_input("train.attention=%s is a bf16 route: it needs train.precision=bf16", attention);
+    // A bf16 route without train.precision=bf16 was refused by train_settings_resolve.
+    const int route = ts->attention_route;
     cuda_set_attention_route(route);
     char cudnn_why[512];
     if (route == CUDA_ATTN_CUDNN && !strcmp(ops->name, "cuda") && !cuda_attention_cudnn_available(cudnn_why, sizeof cudnn_why))
@@ -173,21 +169,7 @@ static void setup(run *r) {
     ops->memory_peak(1); // /final backend_peak_bytes: this run's arenas
     model_create(&r->model, &vc, ops, max_batch, r->seed);
     objective_create(&r->obj, kind, &r->settings, &r->model, max_batch);
-    r->optim = (optim_config){
-        .lr = (float)cfg_float(c, "train.lr"),
-        .min_lr = (float)cfg_float(c, "train.min_lr"),
-        .weight_decay = (float)cfg_float(c, "train.weight_decay"),
-        .beta1 = (float)cfg_float(c, "train.beta1"),
-        .beta2 = (float)cfg_float(c, "train.beta2"),
-        .eps = (float)cfg_float(c, "train.eps"),
-        .clip = (float)cfg_float(c, "train.clip"),
-        .warmup_steps = cfg_int(c, "train.warmup_steps") > 0 ? cfg_int(c, "train.warmup_steps")
-                                                            : lround(cfg_float(c, "train.warmup_epochs") * r->steps_per_epoch),
-        .total_steps = r->total_steps,
-        .schedule = strcmp(cfg_str(c, "train.schedule"), "step_halving") == 0 ? OPTIM_STEP_HALVING : OPTIM_COSINE,
-        .warmup_lr = (float)cfg_float(c, "train.warmup_lr"),
-        .halve_every = cfg_int(c, "train.halve_every"),
-    };
+    r->optim = train_settings_optim(ts, r->total_steps, r->steps_per_epoch);
     early_stop_setup(r);
     size_t nparam = r->model.params.total;
     r->adam_m = ops->alloc(nparam * sizeof(float), "AdamW first moments");
@@ -213,7 +195,7 @@ static void write_config_attrs(results *res, const config *c, const char *prefix
         snprintf(name, sizeof name, "%s%s", prefix, k->key);
         if (k->type == CFG_INT || k->type == CFG_BOOL) results_attr_int(res, "/config", name, (int64_t)c->num[i]);
         else if (k->type == CFG_FLOAT) results_attr_double(res, "/config", name, c->num[i]);
-        else results_attr_str(res, "/config", name, cfg_str(c, k->key));
+        else results_attr_str(res, "/config", name, c->str[i] ? c->str[i] : "");
     }
 }
 
@@ -231,7 +213,7 @@ static void write_bool_keys(results *res) {
 }
 
 static void open_results(run *r) {
-    const config *c = r->cfg;
+    const config *c = r->trainer.cfg;
     r->res = results_create(r->partial_path);
     results_attr_str(r->res, "/", "experiment", r->opt->experiment);
     results_attr_str(r->res, "/", "stage", r->opt->stage);
@@ -318,9 +300,9 @@ static void env_init(run *r) {
 static void finish_file(run *r, const char *status, const eval_scores *last) {
     const objective_kind *k = r->obj.kind;
     if (strcmp(status, "done") == 0) {
-        if (cfg_bool(r->cfg, "eval.knn")) record_knn(r);
+        if (r->trainer.knn) record_knn(r);
         record_speech_variants(r);
-        if (cfg_bool(r->cfg, "eval.linear_probe")) record_linear_probe(r);
+        if (r->trainer.linear_probe) record_linear_probe(r);
         record_attention(r);
         record_views(r);
         record_spatial_weights(r);
@@ -398,7 +380,7 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
     memset(&r, 0, sizeof r);
     r.init_rms[0] = r.init_rms[1] = NAN;
     memset(out, 0, sizeof *out);
-    r.cfg = cfg;
+    train_settings_resolve_or_die(cfg, &r.trainer); // exits 2 on a refusal
     r.opt = opt;
     r.comm = opt->comm ? opt->comm : comm_single();
     const int root = r.comm->rank == 0; // the rank that writes files and evaluates
@@ -447,7 +429,7 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
     if (!bar_out) die_fail("rank %d: cannot open /dev/null for its progress", r.comm->rank);
     progress_init(&bar, bar_out, "train", r.total_steps);
     bar.base_step = r.step;
-    long checkpoint_every = cfg_int(cfg, "train.checkpoint_every");
+    long checkpoint_every = r.trainer.checkpoint_every;
     eval_scores last = {{0, 0}, 0};
     if (r.eval_hist.count > 0) {
         const double *row = r.eval_hist.rows + (r.eval_hist.count - 1) * EVAL_COLS;

@@ -5,31 +5,30 @@
 #include "../../core/common.h"
 #include "../../core/rng.h"
 #include "../../datasets/data_files.h"
-#include "../experiment/settings.h"
 #include "../../datasets/registry.h"
 #include "../../datasets/speech/variants.h"
 #include <string.h>
 
 void train_data_load(run *r) {
-    const config *c = r->cfg;
+    const train_settings *ts = &r->trainer;
     char err[1024];
-    const char *name = cfg_str(c, "data.name");
-    dataset_options opt = dataset_options_from_config(c);
+    const char *name = ts->data_name;
+    const dataset_options *opt = &ts->data_options;
     // data.test_split=train evaluates on the training images themselves (the overfit check):
     // the train split loaded again and cut by data.limit like the training set.
-    int on_train = !strcmp(cfg_str(c, "data.test_split"), "train");
+    int on_train = ts->test_on_train;
     const char *eval_split = on_train ? "train" : "test";
     // text: byte sequences of data.seq_len, "test" its validation split (datasets/registry.h)
-    if (dataset_load(&r->train, name, &opt, "train", err, sizeof err) != 0) die_input("%s", err);
-    if (dataset_load(&r->test, name, &opt, eval_split, err, sizeof err) != 0) die_input("%s", err);
+    if (dataset_load(&r->train, name, opt, "train", err, sizeof err) != 0) die_input("%s", err);
+    if (dataset_load(&r->test, name, opt, eval_split, err, sizeof err) != 0) die_input("%s", err);
     // The content fingerprints of every file read (datasets/data_files.h): the run file and
     // checkpoint keep them; a resume or an "already done" on other data is refused.
     data_prints_merge(&r->data_prints, r->train.prints);
     data_prints_merge(&r->data_prints, r->test.prints);
-    dataset_limit(&r->train, (int)cfg_int(c, "data.limit"));
-    if (on_train) dataset_limit(&r->test, (int)cfg_int(c, "data.limit"));
-    dataset_limit(&r->test, (int)cfg_int(c, "data.test_limit"));
-    dataset_labeled_subset(&r->train, cfg_float(c, "data.labeled_fraction"), (uint32_t)cfg_int(c, "data.subset_seed"));
+    dataset_limit(&r->train, ts->data_limit);
+    if (on_train) dataset_limit(&r->test, ts->data_limit);
+    dataset_limit(&r->test, ts->test_limit);
+    dataset_labeled_subset(&r->train, ts->labeled_fraction, ts->subset_seed);
     if (r->train.height != r->train.width && !r->train.audio && !r->train.vocab) // speech, text: sequences
         die_input("%s: images are %dx%d; the ViT needs square images", r->train.source, r->train.height, r->train.width);
     if (r->test.num_classes > r->train.num_classes) // the model has train.num_classes logits

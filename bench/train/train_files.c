@@ -39,7 +39,7 @@ void train_files_paths(run *r, train_result *out) {
 // A finished run's result line (its objective's final line: "final: top1=..% top5=..% time=..s")
 // from its file's /final attributes; nothing when they cannot be read.
 static void print_finished_result(const run *r) {
-    const objective_kind *k = objective_find(cfg_str(r->cfg, "objective.name"));
+    const objective_kind *k = objective_find(r->trainer.objective_name);
     rr_run f;
     char err[512];
     if (!k || rr_read(r->final_path, RR_ATTRS, &f, err, sizeof err) != 0) return;
@@ -74,7 +74,7 @@ int train_files_claim(run *r, train_result *out, int *status) {
     run_file_state st = run_file_status(r->final_path, why, sizeof why);
     if (st == RUN_FILE_DONE && !opt->force) {
         char changed[4800];
-        int same = train_data_unchanged(r->final_path, r->cfg, changed, sizeof changed);
+        int same = train_data_unchanged(r->final_path, r->trainer.data_options.max_bytes, changed, sizeof changed);
         if (same < 0) die_input("%s", changed);
         if (!same)
             die_input("run %s finished on other data: %s; %s was left as it is (--force retrains the run on the data as it "

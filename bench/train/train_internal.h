@@ -8,6 +8,7 @@
 #include "../results/run_metrics.h"
 #include "step_device.h"
 #include "train_history.h"
+#include "train_settings.h"
 #include "train_types.h"
 #include "../../core/optimizer.h"
 #include "../../datasets/dataset.h"
@@ -33,7 +34,7 @@ typedef struct {
 enum { VAL_COLS = 4 };
 
 typedef struct {
-    const config *cfg;
+    train_settings trainer;   // every key the run reads, typed (train_settings.h); trainer.cfg: the config
     const train_options *opt;
     char run_id[13], final_path[4096], partial_path[4096], ckpt_path[4096], weights_path[4096];
     char lock_base[4096];     // <out>/<run-id>: the run lock is <lock_base>.lock (train_files.c)
@@ -113,7 +114,7 @@ void early_stop_use_best(run *r);
 void early_stop_free(run *r);
 // speech_eval.c: eval.speech_durations / eval.speech_rates (supervised speech runs only: check
 // refuses anything else, exit 2). largest_frames: the longest variant (0: none), for the arena.
-int speech_eval_largest_frames(const config *c);
+int speech_eval_largest_frames(const train_settings *s);
 void speech_eval_check(const run *r);
 void record_speech_variants(run *r);
 // train_plan.c: the crosscheck plan (train_options.plan_path); 0, or exits 2 for a

@@ -55,7 +55,6 @@ static int crosscheck_ok(const posenc_kind *k) { return k->crosscheck_ok; }
 static int resizable(const posenc_kind *k) { return k->crosscheck_ok && k->resizable; }
 
 static void refuse_unsupported(const run *r) {
-    const config *c = r->cfg;
     const model_config *mc = &r->model.cfg;
     const objective_kind *k = objective_find(r->settings.name);
     if (!k || !k->crosscheck) {
@@ -70,7 +69,7 @@ static void refuse_unsupported(const run *r) {
     if (!r->model.arch->crosscheck_ok)
         die_input("crosscheck: model.arch=%s: the PyTorch trainer does not have these blocks", r->model.arch->name);
     if (mc->dropout > 0) die_input("crosscheck: model.dropout=%g: the PyTorch trainer has no dropout (use 0)", mc->dropout);
-    if (mc->features > 0) die_input("crosscheck: data.name=%s: the PyTorch trainer takes images only", cfg_str(c, "data.name"));
+    if (mc->features > 0) die_input("crosscheck: data.name=%s: the PyTorch trainer takes images only", r->trainer.data_name);
     if (r->accumulate > 1)
         die_input("crosscheck: train.accumulate=%d: the PyTorch trainer takes one step per whole batch (use 1)", r->accumulate);
     char valid[160];
@@ -105,7 +104,7 @@ int train_plan_write(run *r, const char *path) {
     tf_add(&tf, "data.std", TF_F32, 1, cdims, r->train.std);
 
     // Every step's rows and augmentation draws, exactly as the training loop makes them.
-    augment_config aug = {.crop_pad = (int)cfg_int(r->cfg, "data.crop_pad"), .hflip = cfg_bool(r->cfg, "data.hflip")};
+    augment_config aug = {.crop_pad = r->trainer.crop_pad, .hflip = r->trainer.hflip};
     int B = r->batch;
     int32_t *order = xmalloc((size_t)r->total_steps * B * sizeof(int32_t) + 1, "plan order");
     int32_t *sizes = xmalloc((size_t)r->total_steps * sizeof(int32_t) + 1, "plan sizes");

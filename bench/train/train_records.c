@@ -120,19 +120,20 @@ static int32_t *row_labels(const dataset *ds, const int *rows, int n) {
 static probe_split probe_split_of(run *r, int want_bank, int min_bank) {
     probe_split sp;
     char err[512];
-    if (probe_split_make(&sp, r->train.n, want_bank, (int)cfg_int(r->cfg, "eval.probe_val_images"), min_bank,
-                         (uint32_t)cfg_int(r->cfg, "data.subset_seed"), err, sizeof err) != 0)
+    if (probe_split_make(&sp, r->train.n, want_bank, r->trainer.probe_val_images, min_bank,
+                         r->trainer.subset_seed, err, sizeof err) != 0)
         die_input("%s", err);
     return sp;
 }
 
 void probes_check(run *r) {
-    if (cfg_bool(r->cfg, "eval.knn")) {
-        probe_split sp = probe_split_of(r, (int)cfg_int(r->cfg, "eval.knn_train_limit"), (int)cfg_int(r->cfg, "eval.knn_k"));
+    const train_settings *ts = &r->trainer;
+    if (ts->knn) {
+        probe_split sp = probe_split_of(r, ts->knn_train_limit, ts->knn_k);
         probe_split_free(&sp);
     }
-    if (cfg_bool(r->cfg, "eval.linear_probe")) {
-        probe_split sp = probe_split_of(r, (int)cfg_int(r->cfg, "eval.probe_train_limit"), 5);
+    if (ts->linear_probe) {
+        probe_split sp = probe_split_of(r, ts->probe_train_limit, 5);
         probe_split_free(&sp);
     }
 }
@@ -178,7 +179,7 @@ static void knn_blocks(run *r, const probe_split *sp, int ntest, int k, probe_la
     probe_feats_make(r, &pf, sp, ntest, 0);
     int32_t *ybank = row_labels(&r->train, sp->bank, sp->nbank), *yval = row_labels(&r->train, sp->val, sp->nval);
     probe_layers_knn(pf.f[0], ybank, sp->nbank, pf.f[1], yval, sp->nval, pf.f[2], r->test.labels, ntest, L, pf.F, m->cfg.dim,
-                     r->train.num_classes, k, (float)cfg_float(r->cfg, "eval.knn_temperature"), out);
+                     r->train.num_classes, k, r->trainer.knn_temperature, out);
     probe_feats_free(&pf, L);
     free(ybank);
     free(yval);
@@ -214,12 +215,12 @@ static float *raw_inputs(run *r, const dataset *ds, const int *rows, int n) {
 // init_val_top1, init_val_top1_cls; /final knn_init_top1 at its own validation choice); the
 // trained weights are restored after.
 void record_knn(run *r) {
-    const config *c = r->cfg;
+    const train_settings *ts = &r->trainer;
     model *m = &r->model;
     int L = m->cfg.depth;
-    int ntrain = (int)cfg_int(c, "eval.knn_train_limit"), ntest = (int)cfg_int(c, "eval.knn_test_limit");
+    int ntrain = ts->knn_train_limit, ntest = ts->knn_test_limit;
     if (ntest <= 0 || ntest > r->test.n) ntest = r->test.n;
-    int k = (int)cfg_int(c, "eval.knn_k");
+    int k = ts->knn_k;
     probe_split sp = probe_split_of(r, ntrain, k);
     probe_layers kn, init;
     knn_blocks(r, &sp, ntest, k, &kn);
@@ -234,7 +235,7 @@ void record_knn(run *r) {
     int32_t *ybank = row_labels(&r->train, sp.bank, sp.nbank);
     double pixels5, pixels1 = knn_probe_accuracy(ptrain, ybank, sp.nbank, ptest, r->test.labels, ntest,
                                                  r->train.channels * r->train.height * r->train.width, r->train.num_classes, k,
-                                                 (float)cfg_float(c, "eval.knn_temperature"), &pixels5, NULL);
+                                                 ts->knn_temperature, &pixels5, NULL);
     free(ptrain);
     free(ptest);
     free(ybank);
@@ -324,11 +325,11 @@ static double probe_last_top1(const probe_layers *lp, int n) { return lp->top1[p
 // probe_causal_best_top1 and probe_full_best_top1) both, /probe stream_other says what the
 // other read. Nothing is chosen by test accuracy.
 void record_linear_probe(run *r) {
-    const config *c = r->cfg;
+    const train_settings *ts = &r->trainer;
     model *m = &r->model;
     int L = m->cfg.depth, has_cls = m->t0 > 0;
-    int all = !strcmp(cfg_str(c, "eval.probe_layers"), "all"), first = all ? 0 : L - 1;
-    int ntrain = (int)cfg_int(c, "eval.probe_train_limit"), ntest = (int)cfg_int(c, "eval.probe_test_limit");
+    int all = ts->probe_all_layers, first = all ? 0 : L - 1;
+    int ntrain = ts->probe_train_limit, ntest = ts->probe_test_limit;
     if (ntest <= 0 || ntest > r->test.n) ntest = r->test.n;
     probe_split sp = probe_split_of(r, ntrain, 5);
     int32_t *yfit = row_labels(&r->train, sp.bank, sp.nbank), *yval = row_labels(&r->train, sp.val, sp.nval);

@@ -42,7 +42,7 @@
 // allow it, captured and replayed as a CUDA graph where graph_replay_refusal allows; stderr says
 // once what is off and why.
 static void device_step_setup(run *r) {
-    if (strcmp(cfg_str(r->cfg, "train.graph"), "on") != 0) return;
+    if (!r->trainer.graph) return;
     const objective_kind *k = r->obj.kind;
     const model *m = &r->model;
     graph_replay_inputs in = {.host_loss = k->train_forward_to == NULL,
@@ -65,12 +65,8 @@ static void device_step_setup(run *r) {
 }
 
 void train_step_setup(run *r) {
-    const config *c = r->cfg;
     const comm *cm = r->comm;
-    r->accumulate = (int)cfg_int(c, "train.accumulate");
-    if (r->batch % r->accumulate != 0)
-        die_input("train.accumulate=%d must divide train.batch=%d (each step's batch is cut into that many equal "
-                  "micro-batches; valid: a divisor of train.batch)", r->accumulate, r->batch);
+    r->accumulate = r->trainer.accumulate; // a divisor of train.batch (train_settings_resolve)
     if (cm->size > 1 && r->accumulate != cm->size)
         die_input("train.accumulate=%d under %d ranks: a run across N processes trains micro-batch r on rank r "
                   "(valid: train.accumulate=1 or %d)", r->accumulate, cm->size, cm->size);
@@ -123,10 +119,11 @@ void train_step_free(run *r) {
 }
 
 static void load_step_batch(run *r, int epoch, int in_epoch) {
-    augment_config aug = {.crop_pad = (int)cfg_int(r->cfg, "data.crop_pad"), .hflip = cfg_bool(r->cfg, "data.hflip")};
-    aug.time_shift_ms = (int)cfg_int(r->cfg, "data.time_shift_ms"); // speech-commands only
-    aug.background_frequency = (float)cfg_float(r->cfg, "data.background_frequency");
-    aug.background_volume = (float)cfg_float(r->cfg, "data.background_volume");
+    const train_settings *ts = &r->trainer;
+    augment_config aug = {.crop_pad = ts->crop_pad, .hflip = ts->hflip};
+    aug.time_shift_ms = ts->time_shift_ms; // speech-commands only
+    aug.background_frequency = ts->background_frequency;
+    aug.background_volume = ts->background_volume;
     int size = r->n_univit > 0 ? resize_draw_size(r->univit, r->n_univit, r->seed, (uint32_t)epoch, (uint32_t)in_epoch)
                                : r->train_size;
     load_batch(r, &r->train, r->order + (size_t)in_epoch * r->batch, r->batch, &aug, (uint32_t)epoch, (uint32_t)in_epoch, size);

@@ -34,7 +34,7 @@ static void full_attention(model *m) {
 
 void record_views(run *r) {
     model *m = &r->model;
-    int want = (int)cfg_int(r->cfg, "eval.view_images");
+    int want = r->trainer.view_images;
     if (want <= 0) return; // off: no /views group
     const char *absent = views_absent(r);
     if (absent[0]) {
