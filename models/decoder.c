@@ -23,28 +23,28 @@ struct model_decoder {
 // The decoder's blocks as a model config: the encoder's grid, width dd, no cls change.
 static model_config sub_config(const model_config *c) {
     model_config d = *c;
-    d.dim = c->decoder_dim;
-    d.depth = c->decoder_depth;
+    d.dim = c->request.decoder_dim;
+    d.depth = c->request.decoder_depth;
     d.pe_kind = "sin2d";
     d.drop_path = 0.0f;
     d.dropout = 0.0f;
-    d.keep_tokens = d.decoder_depth = d.decoder_dim = 0;
-    d.extension = NULL; // the decoder has no decoder
-    d.context_tokens = d.ref_tokens = d.query_stream = d.token_head = 0;
+    d.request.keep_tokens = d.request.decoder_depth = d.request.decoder_dim = 0;
+    d.request.extension = NULL; // the decoder has no decoder
+    d.request.context_tokens = d.request.ref_tokens = d.request.query_stream = d.request.token_head = 0;
     d.max_image_size = c->image_size;
     return d;
 }
 
 static const char *decoder_config_error(const model_config *c) {
     static char msg[256];
-    if (c->decoder_dim < 2 || c->decoder_dim % 2 != 0 || c->decoder_dim % c->heads != 0) {
+    if (c->request.decoder_dim < 2 || c->request.decoder_dim % 2 != 0 || c->request.decoder_dim % c->heads != 0) {
         snprintf(msg, sizeof msg, "mae.decoder_dim=%d: the decoder's width must be even (its sin2d pairs cos and sin) and "
-                 "a multiple of model.heads=%d (valid: e.g. %d)", c->decoder_dim, c->heads, 2 * c->heads);
+                 "a multiple of model.heads=%d (valid: e.g. %d)", c->request.decoder_dim, c->heads, 2 * c->heads);
         return msg;
     }
-    if (c->decoder_depth < 1 || c->features > 0 || c->keep_tokens < 1 || !c->token_head || c->token_outputs != c->decoder_dim) {
+    if (c->request.decoder_depth < 1 || c->features > 0 || c->request.keep_tokens < 1 || !c->request.token_head || c->request.token_outputs != c->request.decoder_dim) {
         snprintf(msg, sizeof msg, "mae.decoder_depth=%d: the decoder needs at least one block, image input and an "
-                 "encoder on kept tokens (valid: >= 1 with objective.name=mae)", c->decoder_depth);
+                 "encoder on kept tokens (valid: >= 1 with objective.name=mae)", c->request.decoder_depth);
         return msg;
     }
     return NULL;
@@ -70,7 +70,7 @@ static void decoder_declare_params(model *m) {
     s->rows0 = s->rows_max = m->rows, s->cols0 = s->cols_max = m->cols, s->grid0 = s->grid_max = m->grid;
     s->T0 = s->T_max = m->T, s->N_max = m->N;
     s->M_alloc = s->M = m->T;
-    dec->K = m->cfg.keep_tokens;
+    dec->K = m->cfg.request.keep_tokens;
     dec->D = outputs_per_token(&m->cfg);
     int dd = s->cfg.dim;
     model_add_param(s, "mask_token", INIT_TRUNC_NORMAL, 0, dd, 0, &dec->mask_token, &dec->dmask_token);

@@ -47,9 +47,9 @@ const char *model_resolution_error(const model_config *c, int size, const char *
     }
     int rows, cols;
     model_grid_at(c, size, &rows, &cols);
-    if (c->ref_tokens > rows * cols) {
+    if (c->request.ref_tokens > rows * cols) {
         snprintf(msg, sizeof msg, "%s: size %d has %d tokens, fewer than the %d reference tokens", key, size,
-                 rows * cols, c->ref_tokens);
+                 rows * cols, c->request.ref_tokens);
         return msg;
     }
     return NULL;
@@ -84,7 +84,7 @@ const char *model_config_error(const model_config *c) {
                  "must be 1", c->patch, c->vocab);
         return msg;
     }
-    if (c->query_stream && model_config_is_sequence(c))
+    if (c->request.query_stream && model_config_is_sequence(c))
         return "the two-stream model (objective.name=gvp) predicts image patches' pixels; a sequence input (speech frames) is "
                "not supported (valid with gvp: image data)";
     if (c->patch < 1 || c->image_size % c->patch != 0) {
@@ -116,38 +116,38 @@ const char *model_config_error(const model_config *c) {
     int rows, cols;
     model_grid_at(c, c->image_size, &rows, &cols);
     int N = rows * cols, T = N + (c->cls ? 1 : 0);
-    if (c->ref_tokens < 0 || c->ref_tokens > N) {
-        snprintf(msg, sizeof msg, "%d reference tokens: must be in [0, %d] (the patches of one image)", c->ref_tokens, N);
+    if (c->request.ref_tokens < 0 || c->request.ref_tokens > N) {
+        snprintf(msg, sizeof msg, "%d reference tokens: must be in [0, %d] (the patches of one image)", c->request.ref_tokens, N);
         return msg;
     }
-    if (c->ref_tokens > 0 && !pe->reference_table) {
+    if (c->request.ref_tokens > 0 && !pe->reference_table) {
         snprintf(msg, sizeof msg, "reference tokens (objective.ref_fraction > 0) keep a position encoding that every token "
                  "could have: pe.kind must be one of %s", posenc_reference_names());
         return msg;
     }
-    if (c->context_tokens < 0 || c->context_tokens > T) {
-        snprintf(msg, sizeof msg, "masked attention with %d key tokens: must be in [1, %d]", c->context_tokens, T);
+    if (c->request.context_tokens < 0 || c->request.context_tokens > T) {
+        snprintf(msg, sizeof msg, "masked attention with %d key tokens: must be in [1, %d]", c->request.context_tokens, T);
         return msg;
     }
-    if (c->context_tokens > 0 && !arch->masked_attention) {
+    if (c->request.context_tokens > 0 && !arch->masked_attention) {
         snprintf(msg, sizeof msg, "model.arch=%s has no attention to mask (the objective needs masked attention)", arch->name);
         return msg;
     }
-    if (c->keep_tokens < 0 || c->keep_tokens > T || (c->keep_tokens > 0 && (c->query_stream || c->ref_tokens > 0 ||
-                                                                             c->context_tokens > 0 || !c->token_head))) {
-        snprintf(msg, sizeof msg, "internal: keep_tokens=%d needs a token head, no other masking and at most %d", c->keep_tokens, T);
+    if (c->request.keep_tokens < 0 || c->request.keep_tokens > T || (c->request.keep_tokens > 0 && (c->request.query_stream || c->request.ref_tokens > 0 ||
+                                                                             c->request.context_tokens > 0 || !c->request.token_head))) {
+        snprintf(msg, sizeof msg, "internal: keep_tokens=%d needs a token head, no other masking and at most %d", c->request.keep_tokens, T);
         return msg;
     }
-    if (c->keep_tokens > 0 && (!arch->masked_attention || pe->qk_forward || pe->bias_forward)) {
+    if (c->request.keep_tokens > 0 && (!arch->masked_attention || pe->qk_forward || pe->bias_forward)) {
         snprintf(msg, sizeof msg, "MAE's encoder sees only the kept patches, so the blocks must not tie weights to token "
                  "positions: model.arch=%s pe.kind=%s (valid with mae: model.arch=vit, pe.kind none, abs, sin1d, sin2d, cape)",
                  arch->name, pe->name);
         return msg;
     }
-    if (c->decoder_depth > 0 && !c->extension) return "internal: model.decoder_depth without its extension (models/decoder.h)";
-    why = c->extension && c->extension->config_error ? c->extension->config_error(c) : NULL;
+    if (c->request.decoder_depth > 0 && !c->request.extension) return "internal: model.decoder_depth without its extension (models/decoder.h)";
+    why = c->request.extension && c->request.extension->config_error ? c->request.extension->config_error(c) : NULL;
     if (why) return why;
-    if (c->query_stream && (!pe->reference_table || c->context_tokens != T || c->ref_tokens > 0)) {
+    if (c->request.query_stream && (!pe->reference_table || c->request.context_tokens != T || c->request.ref_tokens > 0)) {
         snprintf(msg, sizeof msg, "the two-stream model (objective.name=gvp) gives each query token the position encoding "
                  "of its target: pe.kind must be one of %s (pe.kind=%s)", posenc_reference_names(), pe->name);
         return msg;
@@ -295,7 +295,7 @@ void model_upload(model *m, const float *host, size_t n) {
     die_fail("internal: model_upload of a host pointer that is not a staged input");
 }
 
-static int token_outputs(const model *m) { return m->cfg.token_outputs > 0 ? m->cfg.token_outputs : m->N; }
+static int token_outputs(const model *m) { return m->cfg.request.token_outputs > 0 ? m->cfg.request.token_outputs : m->N; }
 
 static void declare_params(model *m) {
     const model_config *c = &m->cfg;
@@ -308,18 +308,18 @@ static void declare_params(model *m) {
         declare_patch_embed(m, pd, d);
     }
     if (c->cls) model_add_param(m, "cls_token", INIT_TRUNC_NORMAL, 0, d, 0, &w->cls_token, &dw->cls_token);
-    if (c->query_stream) model_add_param(m, "query_token", INIT_TRUNC_NORMAL, 0, d, 0, &w->query_token, &dw->query_token);
+    if (c->request.query_stream) model_add_param(m, "query_token", INIT_TRUNC_NORMAL, 0, d, 0, &w->query_token, &dw->query_token);
     if (m->pe->declare_params) m->pe->declare_params(m);
     m->arch->declare_params(m);
     model_add_param(m, "norm.weight", INIT_ONE, 0, d, 0, &w->norm_w, &dw->norm_w);
     model_add_param(m, "norm.bias", INIT_ZERO, 0, d, 0, &w->norm_b, &dw->norm_b);
-    const char *head = c->head_name ? c->head_name : "head";
-    int outputs = c->token_head ? token_outputs(m) : c->num_classes;
+    const char *head = c->request.head_name ? c->request.head_name : "head";
+    int outputs = c->request.token_head ? token_outputs(m) : c->num_classes;
     snprintf(name, sizeof name, "%s.weight", head);
     model_add_param(m, name, INIT_LINEAR, 1, outputs, d, &w->head_w, &dw->head_w);
     snprintf(name, sizeof name, "%s.bias", head);
     model_add_param(m, name, INIT_ZERO, 0, outputs, 0, &w->head_b, &dw->head_b);
-    if (c->extension) c->extension->declare_params(m); // after the head: existing tensors keep their streams
+    if (c->request.extension) c->request.extension->declare_params(m); // after the head: existing tensors keep their streams
 }
 
 static void declare_acts(model *m) {
@@ -334,10 +334,10 @@ static void declare_acts(model *m) {
     model_add_input(m, "images", input_n, &in->images, &host->images);
     // Token index 0 for every image (the cls gather): zeros, as the inputs are allocated.
     model_add_input(m, "cls_index", B, &in->cls_index, &host->cls_index);
-    if (c->context_tokens > 0) model_add_input(m, "context", BM, &in->context, &host->context);
+    if (c->request.context_tokens > 0) model_add_input(m, "context", BM, &in->context, &host->context);
     if (!model_config_is_sequence(c)) model_add_act(m, "patches", B * N * token_inputs(c), &a->patches, NULL);
     model_add_batch_act(m, "patch_embed", B * N * d, &a->embed, &da->embed);
-    int R = c->ref_tokens;
+    int R = c->request.ref_tokens;
     size_t BR = B * (size_t)(m->t0 + R); // cls (always) + R patches per image
     if (R > 0) {
         model_add_input(m, "ref_index", BR, &in->ref_index, &host->ref_index);
@@ -349,11 +349,11 @@ static void declare_acts(model *m) {
         model_add_batch_act(m, "tokens.dropout", BTd, &a->x0_drop, &da->x0_drop);
         model_add_act(m, "tokens.dropout_mask", BTd, &a->x0_mask, NULL);
     }
-    if (c->keep_tokens > 0) {
-        model_add_input(m, "keep", B * (size_t)c->keep_tokens, &in->keep_index, &host->keep_index);
-        model_add_act(m, "tokens.kept", B * (size_t)c->keep_tokens * d, &a->x_keep, &da->x_keep);
+    if (c->request.keep_tokens > 0) {
+        model_add_input(m, "keep", B * (size_t)c->request.keep_tokens, &in->keep_index, &host->keep_index);
+        model_add_act(m, "tokens.kept", B * (size_t)c->request.keep_tokens * d, &a->x_keep, &da->x_keep);
     }
-    if (c->query_stream) {
+    if (c->request.query_stream) {
         model_add_act(m, "tokens.streams", BTs * d, &a->streams, &da->streams);
         model_add_act(m, "query.w_rows", B * N * d, &a->query_w_rows, NULL);
         model_add_act(m, "query.pe_rows", B * N * d, &a->query_pe_rows, NULL);
@@ -368,8 +368,8 @@ static void declare_acts(model *m) {
     model_add_act(m, "norm.mean", BTs, &a->final_mean, NULL);
     model_add_act(m, "norm.rstd", BTs, &a->final_rstd, NULL);
     model_add_act(m, "features", B * d, &a->features, &da->features);
-    model_add_act(m, "logits", c->token_head ? BTs * token_outputs(m) : B * c->num_classes, &a->logits, &da->logits);
-    if (c->extension) c->extension->declare_acts(m);
+    model_add_act(m, "logits", c->request.token_head ? BTs * token_outputs(m) : B * c->num_classes, &a->logits, &da->logits);
+    if (c->request.extension) c->request.extension->declare_acts(m);
 }
 
 // The two-stream model's fixed indices, staged and uploaded once (one grid): the content
@@ -406,7 +406,7 @@ void model_set_resolution(model *m, int size) {
     if (size == m->image_size) return;
     const char *why = model_resolution_error(&m->cfg, size, "image size");
     if (why) die_input("%s", why);
-    if (m->cfg.query_stream) die_input("the two-stream model (objective.name=gvp) runs at one image size, not %d", size);
+    if (m->cfg.request.query_stream) die_input("the two-stream model (objective.name=gvp) runs at one image size, not %d", size);
     if (m->M != m->T) die_fail("internal: model_set_resolution during masked attention");
     set_size(m, size);
     m->M = m->T;
@@ -429,14 +429,14 @@ void model_create(model *m, const model_config *cfg, const ops_backend *ops, int
     m->rows_max = m->rows, m->cols_max = m->cols, m->grid_max = m->grid, m->N_max = m->N, m->T_max = m->T;
     set_size(m, cfg->image_size);
     m->rows0 = m->rows, m->cols0 = m->cols, m->grid0 = m->grid, m->T0 = m->T;
-    m->M_alloc = cfg->context_tokens > 0 ? cfg->context_tokens : m->T_max;
-    if (cfg->keep_tokens > 0) { // MAE: the blocks' arena holds the kept tokens, and at least one whole image
-        m->keep_alloc = cfg->keep_tokens;
+    m->M_alloc = cfg->request.context_tokens > 0 ? cfg->request.context_tokens : m->T_max;
+    if (cfg->request.keep_tokens > 0) { // MAE: the blocks' arena holds the kept tokens, and at least one whole image
+        m->keep_alloc = cfg->request.keep_tokens;
         while ((long)max_batch * m->keep_alloc * m->keep_alloc < (long)m->T_max * m->T_max) m->keep_alloc++;
         m->M_alloc = m->keep_alloc;
     }
     m->M = m->T;
-    m->Tq_max = cfg->query_stream ? m->N_max : 0;
+    m->Tq_max = cfg->request.query_stream ? m->N_max : 0;
     tensor_table_init(&m->params);
     tensor_table_init(&m->acts);
     tensor_table_init(&m->act_grads);
@@ -454,16 +454,16 @@ void model_create(model *m, const model_config *cfg, const ops_backend *ops, int
     m->staging = xmalloc_aligned(m->inputs.total * sizeof(float), "model inputs (host staging)");
     ops->pin_host(m->staging, m->inputs.total * sizeof(float)); // page-locked: faster uploads
     resolve_bindings(m);
-    m->ref_scratch = cfg->ref_tokens > 0 ? xmalloc((size_t)m->N_max * sizeof(int), "reference draw") : NULL;
+    m->ref_scratch = cfg->request.ref_tokens > 0 ? xmalloc((size_t)m->N_max * sizeof(int), "reference draw") : NULL;
     if (m->pe->set_grid) m->pe->set_grid(m);
     if (m->arch->set_grid) m->arch->set_grid(m);
-    if (cfg->query_stream) stage_query_indices(m);
-    if (cfg->extension && cfg->extension->ready) cfg->extension->ready(m);
+    if (cfg->request.query_stream) stage_query_indices(m);
+    if (cfg->request.extension && cfg->request.extension->ready) cfg->request.extension->ready(m);
     model_init_params(m, seed);
 }
 
 void model_free(model *m) {
-    if (m->cfg.extension && m->cfg.extension->free) m->cfg.extension->free(m);
+    if (m->cfg.request.extension && m->cfg.request.extension->free) m->cfg.request.extension->free(m);
     if (m->pe && m->pe->free) m->pe->free(m);
     if (m->arch && m->arch->free) m->arch->free(m);
     free(m->pe_state);
@@ -493,7 +493,7 @@ size_t model_input_floats(const model *m) {
 }
 float *model_dlogits(model *m) { return m->activation_grads.logits; }
 const int *model_reference_tokens(const model *m) { return (const int *)m->batch_host.ref_index; }
-int model_reference_width(const model *m) { return m->cfg.ref_tokens > 0 ? m->t0 + m->cfg.ref_tokens : 0; }
+int model_reference_width(const model *m) { return m->cfg.request.ref_tokens > 0 ? m->t0 + m->cfg.request.ref_tokens : 0; }
 void model_zero_act_grads(model *m) { m->ops->zero(m->dact, m->act_grads.total); }
 
 // Floats of act-grad tensor t a backward of B images reads: the first B images of a batch-major
@@ -561,7 +561,7 @@ int *model_groups(model *m) {
 }
 
 void model_set_streams(model *m, int query_stream, int mask_mode) {
-    if ((query_stream || mask_mode != ATTN_MASK_NONE) && !m->cfg.query_stream)
+    if ((query_stream || mask_mode != ATTN_MASK_NONE) && !m->cfg.request.query_stream)
         die_fail("internal: model_set_streams on a model built without query_stream");
     m->Tq = query_stream ? m->N : 0;
     m->mask_mode = mask_mode;
@@ -573,8 +573,8 @@ int *model_keep(model *m) {
 }
 
 void model_set_keep(model *m, int keep) {
-    if (keep < 0 || keep > m->cfg.keep_tokens || (keep > 0 && m->keep == 0 && m->M != m->T))
-        die_fail("internal: model_set_keep(%d) on a model built for %d kept tokens", keep, m->cfg.keep_tokens);
+    if (keep < 0 || keep > m->cfg.request.keep_tokens || (keep > 0 && m->keep == 0 && m->M != m->T))
+        die_fail("internal: model_set_keep(%d) on a model built for %d kept tokens", keep, m->cfg.request.keep_tokens);
     m->keep = keep;
     m->M = keep > 0 ? keep : m->T;
 }
@@ -618,7 +618,7 @@ size_t model_activation_bytes(const model *m) { return (m->acts.total + m->act_g
 // their encoding rows: x0[b, ref[b, r]] += table[ref[b, r]]. The rows are gathered from the
 // table viewed as one image of B·R keys.
 static void reference_positions_forward(model *m, int B) {
-    int R = m->t0 + m->cfg.ref_tokens, d = m->cfg.dim;
+    int R = m->t0 + m->cfg.request.ref_tokens, d = m->cfg.dim;
     const int *ref = (const int *)m->batch.ref_index; // (B, R)
     float *rows = m->activations.ref_rows;           // (B, R, d)
     m->ops->gather_tokens_forward(rows, m->pe->reference_table(m), ref, 1, m->T, B * R, d);
@@ -629,7 +629,7 @@ static void reference_positions_forward(model *m, int B) {
 // token drawn by several images accumulates in image order. Fixed tables learn nothing.
 static void reference_positions_backward(model *m, int B) {
     if (!m->pe->table_grad) return;
-    int R = m->t0 + m->cfg.ref_tokens, d = m->cfg.dim;
+    int R = m->t0 + m->cfg.request.ref_tokens, d = m->cfg.dim;
     const int *ref = (const int *)m->batch.ref_index;
     float *drows = m->activation_grads.ref_rows; // (B, R, d), overwritten
     m->ops->gather_tokens_forward(drows, m->activation_grads.x0, ref, B, m->T, R, d);
@@ -645,10 +645,10 @@ static void upload_step_inputs(model *m, int B, int training, rng_addr rng) {
     if (m->M < m->T && m->keep == 0) model_upload(m, m->batch_host.context, (size_t)B * m->M);
     if (m->mask_mode != ATTN_MASK_NONE) model_upload(m, m->batch_host.groups, (size_t)B * model_tokens(m));
     if (m->keep > 0) model_upload(m, m->batch_host.keep_index, (size_t)B * m->keep);
-    if (c->ref_tokens > 0) {
+    if (c->request.ref_tokens > 0) {
         int *ref = (int *)m->batch_host.ref_index; // (B, t0 + R)
-        posenc_reference_tokens(ref, B, m->N, m->t0, c->ref_tokens, rng.seed, rng.epoch, rng.step, rng.index, m->ref_scratch);
-        model_upload(m, m->batch_host.ref_index, (size_t)B * (m->t0 + c->ref_tokens));
+        posenc_reference_tokens(ref, B, m->N, m->t0, c->request.ref_tokens, rng.seed, rng.epoch, rng.step, rng.index, m->ref_scratch);
+        model_upload(m, m->batch_host.ref_index, (size_t)B * (m->t0 + c->request.ref_tokens));
     } else if (m->pe->prepare_inputs) {
         m->pe->prepare_inputs(m, B, training, rng);
     }
@@ -770,7 +770,7 @@ const float *model_forward(model *m, int B, int training, rng_addr rng) {
     if (content_scaled(c)) ops->scale(a->embed, (size_t)B * N * d, c->content_scale); // pe.content_scale
     // Position: on the reference tokens only; or a table added to every token, then a
     // per-image addition (each hook may be absent). x0 (B, T, d) with the cls token first.
-    if (c->ref_tokens > 0) {
+    if (c->request.ref_tokens > 0) {
         ops->embed_tokens_forward(a->x0, a->embed, w->cls_token, NULL, B, N, d);
         reference_positions_forward(m, B);
     } else {
@@ -794,7 +794,7 @@ const float *model_forward(model *m, int B, int training, rng_addr rng) {
     // Head: final LN, then every token (B, T + Tq, outputs) or the cls / mean-pooled features (B, classes).
     int BTs = B * model_tokens(m);
     ops->layernorm_forward(a->final, a->final_mean, a->final_rstd, m->blocks_out, w->norm_w, w->norm_b, BTs, d);
-    if (c->token_head) {
+    if (c->request.token_head) {
         ops->linear_forward(a->logits, a->final, w->head_w, w->head_b, BTs, d, token_outputs(m));
         return a->logits;
     }
@@ -816,7 +816,7 @@ void model_backward(model *m, int B) {
 
     // Head.
     int BTs = B * model_tokens(m);
-    if (c->token_head) {
+    if (c->request.token_head) {
         ops->linear_backward(da->final, dw->head_w, dw->head_b, da->logits, a->final, w->head_w, BTs, d, token_outputs(m));
     } else {
         ops->linear_backward(da->features, dw->head_w, dw->head_b, da->logits, a->features, w->head_w, B, d, c->num_classes);
@@ -840,9 +840,9 @@ void model_backward(model *m, int B) {
     }
     // Position and embed.
     if (m->training_dropout) ops->dropout_backward(da->x0, da->x0_drop, a->x0_mask, (size_t)BT * d);
-    float *dtable = c->ref_tokens == 0 && m->pe->table_grad ? m->pe->table_grad(m) : NULL;
+    float *dtable = c->request.ref_tokens == 0 && m->pe->table_grad ? m->pe->table_grad(m) : NULL;
     ops->embed_tokens_backward(da->embed, dw->cls_token, dtable, da->x0, B, N, d, c->cls);
-    if (c->ref_tokens > 0) reference_positions_backward(m, B);
+    if (c->request.ref_tokens > 0) reference_positions_backward(m, B);
     if (m->pe->table_backward) m->pe->table_backward(m);
     if (content_scaled(c)) ops->scale(da->embed, (size_t)B * N * d, c->content_scale);
     if (c->vocab > 0) { // rows of a repeated id accumulate in order (b, n)
@@ -858,12 +858,12 @@ double model_forward_flops_masked(const model_config *c, int M) {
     model_grid_at(c, c->image_size, &rows, &cols);
     double N = (double)rows * cols, T = N + (c->cls ? 1 : 0), d = c->dim, pd = token_inputs(c);
     double embed = c->vocab > 0 ? 0.0 : 2.0 * N * pd * d; // a table lookup is no multiply-add
-    double head = c->token_head ? 2.0 * T * d * N : 2.0 * d * c->num_classes;
+    double head = c->request.token_head ? 2.0 * T * d * N : 2.0 * d * c->num_classes;
     const backbone_kind *arch = backbone_find(c->arch);
-    if (c->keep_tokens > 0) { // MAE: blocks and token head on the kept tokens, then the decoder on every token
-        double K = c->keep_tokens, outputs = c->token_outputs > 0 ? c->token_outputs : N;
-        double blocks = arch ? c->depth * arch->block_flops(c, c->keep_tokens, c->keep_tokens) : 0.0;
-        return embed + blocks + 2.0 * K * d * outputs + (c->extension ? c->extension->forward_flops(c) : 0.0);
+    if (c->request.keep_tokens > 0) { // MAE: blocks and token head on the kept tokens, then the decoder on every token
+        double K = c->request.keep_tokens, outputs = c->request.token_outputs > 0 ? c->request.token_outputs : N;
+        double blocks = arch ? c->depth * arch->block_flops(c, c->request.keep_tokens, c->request.keep_tokens) : 0.0;
+        return embed + blocks + 2.0 * K * d * outputs + (c->request.extension ? c->request.extension->forward_flops(c) : 0.0);
     }
     double block = arch ? arch->block_flops(c, (int)T, M) : 0.0;
     return embed + c->depth * block + head;

@@ -18,18 +18,18 @@
 // abs is resized bicubically to the new grid (cls row kept; differentiable, so UniViT can train
 // through it), relbias offsets beyond the table are clipped to its edge, sin1d/sin2d/cape/rope
 // are computed for the new grid.
-// Reference tokens (cfg.ref_tokens = R > 0, MP3's speech variant): only R random patch tokens
+// Reference tokens (cfg.request.ref_tokens = R > 0, MP3's speech variant): only R random patch tokens
 // per image (and cls, which keeps its own row as always) get the position encoding; the rest
 // carry none.
 // MP3's masked attention (backbones that support it): with a context of M < T key tokens per
 // image (model_context), queries come from all T tokens but keys and values are computed for
 // the M context tokens only.
-// GVP's two streams (cfg.query_stream, backbones with masked attention): after the T content
+// GVP's two streams (cfg.request.query_stream, backbones with masked attention): after the T content
 // tokens the blocks see N query tokens, query token n = a learned vector + the position
 // encoding's row of patch n (the kind's reference_table), through the same blocks and weights;
 // keys and values come from the content tokens only (masked attention whose context is the T
 // content tokens), and group ids (model_groups, model_set_streams) decide who sees whom.
-// MAE (cfg.keep_tokens, cfg.decoder_depth; models/decoder.h): the blocks see only the kept
+// MAE (cfg.request.keep_tokens, cfg.request.decoder_depth; models/decoder.h): the blocks see only the kept
 // tokens of each image (model_keep, model_set_keep), gathered after the position encoding, and
 // their activations are sized for them; a light decoder (a second stack of the backbone's
 // blocks, declared into this model's tables under "decoder.") rebuilds every token.
@@ -118,8 +118,8 @@ typedef struct model {
     int keep_alloc;                // keep_tokens: tokens per image the block activations are sized for
     struct model *owner;           // a sub-model (MAE's decoder): its declarations go to the owner's
     const char *prefix;            //   tables, names prefixed with this
-    struct model_decoder *decoder; // cfg.decoder_depth > 0 (models/decoder.c)
-    void *extension_state;         // another extension's own (cfg.extension, e.g. objectives/simclr/projection.c)
+    struct model_decoder *decoder; // cfg.request.decoder_depth > 0 (models/decoder.c)
+    void *extension_state;         // another extension's own (cfg.request.extension, e.g. objectives/simclr/projection.c)
 
     // Layout: the tables decide the arenas (params also drives gradients, optimizer moments,
     // checkpoints and HDF5 names); `bindings` are the named pointers to fill once allocated.
@@ -165,7 +165,7 @@ const char *model_resolution_error(const model_config *cfg, int size, const char
 // host into the staging input model_images(m) (uploaded here, with the context, the reference
 // tokens and the encoding's draws). training=1 enables dropout and drop path drawn at `rng`
 // (purpose and index are set per call site) and CAPE's position augmentation drawn at
-// (rng.seed, RNG_POSENC, rng.epoch, rng.step, image); reference tokens (cfg.ref_tokens) are
+// (rng.seed, RNG_POSENC, rng.epoch, rng.step, image); reference tokens (cfg.request.ref_tokens) are
 // drawn at (rng.seed, RNG_REFERENCE, rng.epoch, rng.step, rng.index + image) in every
 // forward, training or not (an evaluation passes its first image's index as rng.index, so
 // its draws do not depend on how the test set is split into batches). Returns the logits
@@ -193,7 +193,7 @@ const float *model_forward(model *m, int B, int training, rng_addr rng);
 // zeroing the activation gradients with model_zero_act_grads. Parameter gradients accumulate.
 float *model_dlogits(model *m);
 // The last forward's reference tokens (B, model_reference_width(m)): cls first when there is
-// one, then the references; NULL (width 0) without cfg.ref_tokens.
+// one, then the references; NULL (width 0) without cfg.request.ref_tokens.
 const int *model_reference_tokens(const model *m);
 int model_reference_width(const model *m);
 void model_zero_act_grads(model *m);
@@ -217,13 +217,13 @@ int model_batch_capacity(const model *m, int M);
 // With keep_tokens: the kept tokens while model_set_keep holds, and the arena's per-image size.
 static inline int model_tokens(const model *m) { return m->keep > 0 ? m->keep : m->T + m->Tq; }
 static inline int model_tokens_max(const model *m) { return m->keep_alloc > 0 ? m->keep_alloc : m->T_max + m->Tq_max; }
-// MAE (cfg.keep_tokens = K): model_keep is the host staging (B, K) of each image's kept token
+// MAE (cfg.request.keep_tokens = K): model_keep is the host staging (B, K) of each image's kept token
 // indices (cls first when there is one, no repeats), written before model_forward;
 // model_set_keep(m, K) makes the next forwards run the blocks, final norm and token head on
 // those K tokens only (logits (B, K, outputs)); model_set_keep(m, 0) restores every token.
 int *model_keep(model *m);
 void model_set_keep(model *m, int keep);
-// GVP (cfg.query_stream): query_stream 1 adds the N query tokens to the next forwards (0: the
+// GVP (cfg.request.query_stream): query_stream 1 adds the N query tokens to the next forwards (0: the
 // content stream alone, as a finetuned or probed model sees it); mask_mode ATTN_MASK_LE / LT
 // applies the group ids the caller wrote into model_groups(m) ((B, T + Tq) ints per forward,
 // content tokens first), ATTN_MASK_NONE full attention. Keys are always content tokens.

@@ -19,6 +19,36 @@ typedef struct model_extension {
     double (*forward_flops)(const struct model_config *c); // per image
 } model_extension;
 
+// What the objective asks of the model (objectives/<name>/ configure_model fills it; a zeroed
+// request is a classifier on every token with full attention).
+typedef struct model_request {
+    // The head: 0 = a classifier
+    // Linear(d, num_classes) on the cls token (or the mean of all tokens without cls), logits
+    // (B, num_classes); 1 = a linear head on every token, logits (B, T, N) with N outputs, one
+    // per patch position (MP3's position head). head_name names its tensors ("head" when NULL):
+    // a later stage that changes the head starts it fresh.
+    int token_head;
+    const char *head_name;
+    int token_outputs;         // token_head: outputs per token (0 = N, the positions; GVP's pixel head: C·p·p)
+    int query_stream;          // 1: GVP's two-stream model (N query tokens after the content tokens, see above);
+                               // needs a pe.kind with reference_table and context_tokens = T
+    int context_tokens;        // > 0: size the arena for masked attention with this many key tokens
+                               // (cls included) at max_batch; 0: full attention only
+    int ref_tokens;            // > 0: the position encoding (a kind with reference_table) is added only to
+                               // this many patch tokens per image, drawn anew in every forward at
+                               // (rng.seed, RNG_REFERENCE, rng.epoch, rng.step, rng.index + image): MP3's
+                               // reference points (speech variant); 0: to every token
+    int keep_tokens;           // > 0: MAE's encoder: the blocks see this many tokens per image (cls + the kept
+                               // patches, model_keep) when model_set_keep asks; block activations are sized
+                               // for them (a full forward fits model_batch_capacity(m, m->T) images)
+    const model_extension *extension; // a sub-model (MAE's decoder; models/decoder.h), or NULL
+    int decoder_depth, decoder_dim; // > 0: MAE's light decoder (models/decoder.h): blocks of width decoder_dim
+                               // (heads and mlp_ratio as the encoder's) after the token head (decoder_embed)
+    int proj_outputs;          // > 0: SimCLR's projection (objectives/simclr/projection.h): ReLU, then Linear(num_classes,
+                               // proj_outputs) after the classifier head (num_classes = simclr.hidden_dim)
+    int head_bottleneck, head_prototypes; // > 0: DINO's head after the classifier (objectives/dino/head.h): bottleneck width, prototypes K
+} model_request;
+
 typedef struct model_config {
     const char *arch;          // model.arch: a name of BACKBONE_KINDS (models/backbone.h); NULL = "vit"
     int channels, image_size;  // input (B, channels, image_size, image_size): the size the position
@@ -45,32 +75,8 @@ typedef struct model_config {
     float rope_base;           //   base of the frequencies; 0 = posenc_rope_default_base(rope_dims)
     float content_scale;       // pe.content_scale: the embedded content (B, N, d) is multiplied by this
                                // before any encoding is added (0 or 1 = unscaled; sqrt_d: sqrt(dim))
-    int num_classes;           // classifier outputs (ignored with token_head)
-    // The head, chosen by the objective (objectives/<name>/ configure_model): 0 = a classifier
-    // Linear(d, num_classes) on the cls token (or the mean of all tokens without cls), logits
-    // (B, num_classes); 1 = a linear head on every token, logits (B, T, N) with N outputs, one
-    // per patch position (MP3's position head). head_name names its tensors ("head" when NULL):
-    // a later stage that changes the head starts it fresh.
-    int token_head;
-    const char *head_name;
-    int token_outputs;         // token_head: outputs per token (0 = N, the positions; GVP's pixel head: C·p·p)
-    int query_stream;          // 1: GVP's two-stream model (N query tokens after the content tokens, see above);
-                               // needs a pe.kind with reference_table and context_tokens = T
-    int context_tokens;        // > 0: size the arena for masked attention with this many key tokens
-                               // (cls included) at max_batch; 0: full attention only
-    int ref_tokens;            // > 0: the position encoding (a kind with reference_table) is added only to
-                               // this many patch tokens per image, drawn anew in every forward at
-                               // (rng.seed, RNG_REFERENCE, rng.epoch, rng.step, rng.index + image): MP3's
-                               // reference points (speech variant); 0: to every token
-    int keep_tokens;           // > 0: MAE's encoder: the blocks see this many tokens per image (cls + the kept
-                               // patches, model_keep) when model_set_keep asks; block activations are sized
-                               // for them (a full forward fits model_batch_capacity(m, m->T) images)
-    const model_extension *extension; // a sub-model (MAE's decoder; models/decoder.h), or NULL
-    int decoder_depth, decoder_dim; // > 0: MAE's light decoder (models/decoder.h): blocks of width decoder_dim
-                               // (heads and mlp_ratio as the encoder's) after the token head (decoder_embed)
-    int proj_outputs;          // > 0: SimCLR's projection (objectives/simclr/projection.h): ReLU, then Linear(num_classes,
-                               // proj_outputs) after the classifier head (num_classes = simclr.hidden_dim)
-    int head_bottleneck, head_prototypes; // > 0: DINO's head after the classifier (objectives/dino/head.h): bottleneck width, prototypes K
+    int num_classes;           // classifier outputs (ignored with request.token_head)
+    model_request request;     // what the objective asks of the model (above)
     int sgu_toeplitz;          // gmlp/amlp (model.sgu_toeplitz): 0 = a dense spatial W (T, T); 1 = Toeplitz
                                // over the token index, W(i, j) = w[i - j]; 2 = Toeplitz over the patch grid,
                                // w indexed by the 2D offset (relbias layout, with cls entries)

@@ -426,7 +426,7 @@ static void expect_refusal(const char *name, model_config c, const char *a, cons
 static void test_refusals(void) {
     model_config c = base;
     test_check("gmlp and amlp configs accepted", model_config_error(&c) == NULL, "gmlp");
-    c.context_tokens = 3;
+    c.request.context_tokens = 3;
     expect_refusal("gmlp refuses MP3 (W is position-specific)", c, "objective.name=mp3", "position-specific");
     c.arch = "amlp";
     expect_refusal("amlp refuses MP3", c, "model.arch=amlp", "objective.name=mp3");

@@ -82,7 +82,7 @@ static int same_step(const char *label, model_config cfg, int B, int training, i
     }
     rng_addr rng = {.seed = 3, .epoch = 1, .step = 4};
     const float *lc = model_forward(&cpu, B, training, rng), *lg = model_forward(&guarded, B, training, rng);
-    size_t n_logits = cfg.token_head ? (size_t)B * cpu.T * cpu.N : (size_t)B * cfg.num_classes;
+    size_t n_logits = cfg.request.token_head ? (size_t)B * cpu.T * cpu.N : (size_t)B * cfg.num_classes;
     float *logits = xmalloc(n_logits * sizeof(float), "logits"), *dlogits = xmalloc(n_logits * sizeof(float), "dlogits");
     guarded.ops->download(logits, lg, n_logits * sizeof(float));
     int ok = !memcmp(logits, lc, n_logits * sizeof(float));
@@ -123,8 +123,8 @@ int main(void) {
     cape.cls = 0;
     same_step("guarded = cpu: mean-pooled ViT, CAPE positions drawn in training", cape, 3, 1, 0);
     model_config mp3 = {.channels = 1, .image_size = 16, .patch = 4, .dim = 16, .depth = 2, .heads = 2, .mlp_ratio = 2,
-                        .cls = 1, .pe_kind = "rope", .rope_dims = 2, .num_classes = 5, .token_head = 1,
-                        .head_name = "pos_head", .context_tokens = 9};
+                        .cls = 1, .pe_kind = "rope", .rope_dims = 2, .num_classes = 5, .request.token_head = 1,
+                        .head_name = "pos_head", .request.context_tokens = 9};
     same_step("guarded = cpu: MP3 masked attention over a context, RoPE 2D, position head", mp3, 2, 1, 1);
     return test_exit_code();
 }

@@ -237,8 +237,8 @@ static void gradcheck_mlm_model(const char *label, model_config cfg) {
 
 static void test_model_gradients(void) {
     model_config c = {.arch = "vit", .channels = 1, .image_size = 16, .vocab = TEXT_VOCAB, .patch = 1, .dim = 16, .depth = 2,
-                      .heads = 2, .mlp_ratio = 2, .cls = 0, .pe_kind = "abs", .num_classes = TEXT_BYTES, .token_head = 1,
-                      .token_outputs = TEXT_BYTES, .head_name = "mlm_head", .tiny_attn_dim = 8, .rope_dims = 1};
+                      .heads = 2, .mlp_ratio = 2, .cls = 0, .pe_kind = "abs", .num_classes = TEXT_BYTES, .request.token_head = 1,
+                      .token_outputs = TEXT_BYTES, .request.head_name = "mlm_head", .tiny_attn_dim = 8, .rope_dims = 1};
     gradcheck_mlm_model("vit[abs]", c);
     c.pe_kind = "rope", c.cls = 1;
     gradcheck_mlm_model("vit[cls,rope1d]", c);

@@ -56,15 +56,15 @@ static void model_grads(model_ctx *c) {
     model_backward(m, c->B);
 }
 
-// MP3 models: a context of cfg->context_tokens tokens (cls + patches) per image from the
+// MP3 models: a context of cfg->request.context_tokens tokens (cls + patches) per image from the
 // objective's sampler; returns the objective (caller frees) or NULL for other models.
 static mp3 *mp3_setup(model *m, int B) {
-    if (!m->cfg.token_head) return NULL;
+    if (!m->cfg.request.token_head) return NULL;
     mp3 *pos = xmalloc(sizeof *pos, "mp3");
     mp3_create(pos, &ops_cpu, B, m->N, m->t0);
-    int Mp = m->cfg.context_tokens - m->t0;
+    int Mp = m->cfg.request.context_tokens - m->t0;
     mp3_sample_context(model_context(m), B, m->N, m->t0, Mp, 9, 0, 0, 0);
-    model_set_context(m, m->cfg.context_tokens);
+    model_set_context(m, m->cfg.request.context_tokens);
     return pos;
 }
 
@@ -113,8 +113,8 @@ static void test_model_gradients(void) {
     gradcheck_model("vit[cls,relbias]", rel, 0);
     model_config masked = base; // 4 patches + cls; context = cls + 2 patches
     masked.pe_kind = "none";
-    masked.token_head = 1, masked.head_name = "pos_head";
-    masked.context_tokens = 3;
+    masked.request.token_head = 1, masked.request.head_name = "pos_head";
+    masked.request.context_tokens = 3;
     gradcheck_model("vit[mp3,masked]", masked, 0);
     model_config masked_rope = masked; // the shared qkv is re-packed and re-rotated in the backward
     masked_rope.pe_kind = "rope", masked_rope.rope_dims = 2;
@@ -154,11 +154,11 @@ static void test_model_gradients(void) {
     // with 3 images some table rows are drawn by several images (their gradients accumulate).
     model_config ref_abs = masked, ref_sin1d = masked, ref_sin2d = masked, ref_abs12 = base;
     ref_abs.pe_kind = "abs", ref_sin1d.pe_kind = "sin1d", ref_sin2d.pe_kind = "sin2d";
-    ref_abs.ref_tokens = ref_sin1d.ref_tokens = ref_sin2d.ref_tokens = 2;
+    ref_abs.request.ref_tokens = ref_sin1d.request.ref_tokens = ref_sin2d.request.ref_tokens = 2;
     gradcheck_model("vit[mp3,masked,2 reference tokens,abs]", ref_abs, 0);
     gradcheck_model("vit[mp3,masked,2 reference tokens,sin1d]", ref_sin1d, 0);
     gradcheck_model("vit[mp3,masked,2 reference tokens,sin2d]", ref_sin2d, 0);
-    ref_abs12.ref_tokens = 3, ref_abs12.max_image_size = 12; // the resized table's rows
+    ref_abs12.request.ref_tokens = 3, ref_abs12.max_image_size = 12; // the resized table's rows
     gradcheck_model_at("vit[cls,abs,3 reference tokens,8px table at 12px]", ref_abs12, 0, 12);
     // Sequences (speech: frames x features, one token per frame): 5 frames of 3 features, every
     // 1D encoding, the abs table resized to 7 frames, relbias clipped to its 1 x 5 table, and
@@ -182,8 +182,8 @@ static void test_model_gradients(void) {
     gradcheck_model("sequence[cls,cape1d,training draws]", seq_cape, 1);
     gradcheck_model_at("sequence[cls,cape1d,training draws,5 frames at 7]", seq_cape, 1, 7);
     model_config seq_mp3 = seq;
-    seq_mp3.pe_kind = "sin1d", seq_mp3.token_head = 1, seq_mp3.head_name = "pos_head";
-    seq_mp3.context_tokens = 4, seq_mp3.ref_tokens = 2, seq_mp3.max_image_size = 0;
+    seq_mp3.pe_kind = "sin1d", seq_mp3.request.token_head = 1, seq_mp3.request.head_name = "pos_head";
+    seq_mp3.request.context_tokens = 4, seq_mp3.request.ref_tokens = 2, seq_mp3.max_image_size = 0;
     gradcheck_model("sequence[mp3,masked,2 reference frames,sin1d]", seq_mp3, 0);
 }
 
@@ -235,8 +235,8 @@ static void test_zero_batch(void) {
     zero_batch_case("activation gradients cleared for the training batch only: same gradients (relbias, dropout, 12 px of 12)", base, 12);
     model_config masked = base;
     masked.pe_kind = "none", masked.dropout = 0, masked.drop_path = 0;
-    masked.token_head = 1, masked.head_name = "pos_head";
-    masked.context_tokens = 3;
+    masked.request.token_head = 1, masked.request.head_name = "pos_head";
+    masked.request.context_tokens = 3;
     zero_batch_case("activation gradients cleared for the training batch only: same gradients (MP3 masked blocks)", masked, 8);
     // gMLP's per-image buffers are batch-major, its spatial W and b (resampled or Toeplitz) are not.
     model_config gmlp = base;
@@ -266,7 +266,7 @@ static void test_sequence_config(void) {
                why ? why : "(accepted)");
     seq.patch = 1;
     model_config two_stream = seq;
-    two_stream.pe_kind = "sin1d", two_stream.query_stream = 1, two_stream.token_head = 1, two_stream.context_tokens = 11;
+    two_stream.pe_kind = "sin1d", two_stream.request.query_stream = 1, two_stream.request.token_head = 1, two_stream.request.context_tokens = 11;
     why = model_config_error(&two_stream);
     test_check("sequence: GVP's two streams refused (they predict image patches)", why && strstr(why, "objective.name=gvp"),
                "%s", why ? why : "(accepted)");
@@ -282,9 +282,9 @@ static void test_sequence_config(void) {
 // batch its arena allows) must still give exactly the logits of an ordinary model.
 static void test_masked_model_full_attention(void) {
     model_config plain = {.channels = 1, .image_size = 16, .patch = 4, .dim = 16, .depth = 2, .heads = 2,
-                        .mlp_ratio = 2, .cls = 1, .pe_kind = "none", .num_classes = 5, .token_head = 1, .head_name = "pos_head"};
+                        .mlp_ratio = 2, .cls = 1, .pe_kind = "none", .num_classes = 5, .request.token_head = 1, .request.head_name = "pos_head"};
     model_config masked = plain;
-    masked.context_tokens = 9; // cls + 8 of 16 patches
+    masked.request.context_tokens = 9; // cls + 8 of 16 patches
     model a, b;
     model_create(&a, &masked, &ops_cpu, 8, 11);
     model_create(&b, &plain, &ops_cpu, 8, 11);
@@ -327,7 +327,7 @@ static void test_shared_block_grads(void) {
     model_config vit = {.channels = 1, .image_size = 8, .patch = 4, .dim = 16, .heads = 2, .mlp_ratio = 2, .cls = 1,
                         .pe_kind = "abs", .num_classes = 5, .dropout = 0.1f, .max_image_size = 12};
     model_config masked = vit;
-    masked.pe_kind = "none", masked.dropout = 0, masked.token_head = 1, masked.head_name = "pos_head", masked.context_tokens = 3;
+    masked.pe_kind = "none", masked.dropout = 0, masked.request.token_head = 1, masked.request.head_name = "pos_head", masked.request.context_tokens = 3;
     model_config gmlp = vit;
     gmlp.arch = "gmlp", gmlp.pe_kind = "none"; // W resampled (room for 12 px), dropout
     model_config amlp = gmlp;
@@ -595,14 +595,14 @@ static void test_reference_tokens(void) {
     free(ref);
 
     model_config cfg = {.channels = 1, .image_size = 16, .patch = 4, .dim = 16, .depth = 2, .heads = 2,
-                      .mlp_ratio = 2, .cls = 1, .pe_kind = "abs", .num_classes = 5, .ref_tokens = R};
+                      .mlp_ratio = 2, .cls = 1, .pe_kind = "abs", .num_classes = 5, .request.ref_tokens = R};
     const char *kinds[3] = {"abs", "sin1d", "sin2d"};
     const char *names[3] = {"abs", "sin1d", "sin2d"};
     rng_addr rng = {.seed = 3, .epoch = 0, .step = 5};
     for (int k = 0; k < 3; k++) {
         model_config with_refs = cfg, all_refs = cfg, plain = cfg;
         with_refs.pe_kind = all_refs.pe_kind = plain.pe_kind = kinds[k];
-        all_refs.ref_tokens = N, plain.ref_tokens = 0;
+        all_refs.request.ref_tokens = N, plain.request.ref_tokens = 0;
         model m, full, ordinary, none;
         model_create(&m, &with_refs, &ops_cpu, 3, 11);
         model_create(&full, &all_refs, &ops_cpu, 3, 11);
@@ -641,7 +641,7 @@ static void test_reference_tokens(void) {
     const char *why = model_config_error(&bad);
     test_check("reference tokens: rope refused", why && strstr(why, "abs, sin1d, sin2d"), "%s", why ? why : "(accepted)");
     bad = cfg;
-    bad.ref_tokens = N + 1;
+    bad.request.ref_tokens = N + 1;
     why = model_config_error(&bad);
     test_check("reference tokens: more than N refused", why && strstr(why, "[0, 16]"), "%s", why ? why : "(accepted)");
 }
@@ -704,7 +704,7 @@ static void oracle_case(const char *dir, const char *label, model_config cfg, in
     scalar(&tf, "config.sin2d", pe_is(&cfg, "sin2d"));
     scalar(&tf, "config.rope", pe_is(&cfg, "rope") ? cfg.rope_dims : 0);
     scalar(&tf, "config.rope_base", pe_is(&cfg, "rope") ? cfg.rope_base : 0);
-    scalar(&tf, "config.pos_head", cfg.token_head);
+    scalar(&tf, "config.pos_head", cfg.request.token_head);
     if (cfg.features > 0) { // a sequence: frames x features, 1D CAPE at the evaluation positions
         scalar(&tf, "config.features", cfg.features);
         scalar(&tf, "config.cape1d", pe_is(&cfg, "cape"));
@@ -718,11 +718,11 @@ static void oracle_case(const char *dir, const char *label, model_config cfg, in
     }
     if (cfg.content_scale != 0.0f && cfg.content_scale != 1.0f) scalar(&tf, "config.content_scale", cfg.content_scale);
     if (c.pos) {
-        int cdims[2] = {B, cfg.context_tokens};
+        int cdims[2] = {B, cfg.request.context_tokens};
         tf_add(&tf, "input.context", TF_I32, 2, cdims, model_context(&m));
     }
-    if (cfg.ref_tokens > 0) {
-        int rdims[2] = {B, m.t0 + cfg.ref_tokens};
+    if (cfg.request.ref_tokens > 0) {
+        int rdims[2] = {B, m.t0 + cfg.request.ref_tokens};
         tf_add(&tf, "input.refs", TF_I32, 2, rdims, model_reference_tokens(&m));
     }
     scalar(&tf, "config.num_classes", cfg.num_classes);
@@ -803,12 +803,12 @@ static void test_torch_oracle(void) {
     oracle_case(dir, "meanpool-rope1d", rope, 3, 0.0f);
     model_config masked = a; // 16 patches + cls, eta 0.5: keys/values from cls + 8 patches
     masked.pe_kind = "none";
-    masked.token_head = 1, masked.head_name = "pos_head";
-    masked.context_tokens = 9;
+    masked.request.token_head = 1, masked.request.head_name = "pos_head";
+    masked.request.context_tokens = 9;
     oracle_case(dir, "mp3-masked", masked, 3, 0.0f);
     model_config refs_abs = masked, refs_sin2d = masked; // MP3 reference points: 3 of 16 patches
     refs_abs.pe_kind = "abs", refs_sin2d.pe_kind = "sin2d";
-    refs_abs.ref_tokens = refs_sin2d.ref_tokens = 3;
+    refs_abs.request.ref_tokens = refs_sin2d.request.ref_tokens = 3;
     oracle_case(dir, "mp3-refs-abs", refs_abs, 3, 0.0f);
     oracle_case(dir, "mp3-refs-sin2d", refs_sin2d, 3, 0.0f);
     // Sequences (speech: 9 frames of 5 features, one token per frame) with every 1D encoding:

@@ -133,7 +133,7 @@ static double perf_step_flops(const perf_config *p) {
     perf_setup(p, &os, &mc);
     int rows, cols;
     model_grid_at(&mc, mc.image_size, &rows, &cols);
-    int keys = mc.context_tokens > 0 ? mc.context_tokens : rows * cols + (mc.cls ? 1 : 0);
+    int keys = mc.request.context_tokens > 0 ? mc.request.context_tokens : rows * cols + (mc.cls ? 1 : 0);
     return 3.0 * model_forward_flops_masked(&mc, keys) * p->batch;
 }
 
@@ -272,7 +272,7 @@ static double time_torch_step(const perf_config *p, int iters, int gpu, const ch
     model_config asked;
     perf_setup(p, &os, &asked);
     const posenc_kind *pe = posenc_for_model(v);
-    int pos_abs = pe && pe->table_grad != NULL, masked = asked.context_tokens > 0;
+    int pos_abs = pe && pe->table_grad != NULL, masked = asked.request.context_tokens > 0;
     // The script's arguments, each a word of its own (no shell reads them): numbers in vals.
     char vals[24][24];
     char *argv[64];

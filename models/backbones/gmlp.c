@@ -96,7 +96,7 @@ static int sgu_pe_ok(const posenc_kind *pe) { return !posenc_in_attention(pe); }
 static const char *sgu_config_error(const model_config *c, const char *arch) {
     static char msg[512];
     const posenc_kind *pe = posenc_find(c->pe_kind ? c->pe_kind : "none");
-    if (c->context_tokens > 0) { // MP3's masked attention over a context
+    if (c->request.context_tokens > 0) { // MP3's masked attention over a context
         snprintf(msg, sizeof msg, "model.arch=%s cannot be pretrained with objective.name=mp3: its spatial weights W are "
                  "position-specific, so a gMLP already knows each token's position and position prediction would be "
                  "trivial (valid with %s: objective.name=supervised)", arch, arch);

@@ -102,7 +102,7 @@ static void vit_declare_acts(model *m) {
     // Sized for the largest input: every (B, T, ...) activation of a smaller one is a prefix.
     size_t B = (size_t)m->max_batch, T = (size_t)model_tokens_max(m), d = (size_t)c->dim;
     size_t BT = B * T, BTd = BT * d, hd = (size_t)c->mlp_ratio * d, BM = B * (size_t)m->M_alloc;
-    int masked = c->context_tokens > 0;
+    int masked = c->request.context_tokens > 0;
     s->acts = xcalloc((size_t)c->depth, sizeof *s->acts, "vit block activations");
     for (int l = 0; l < c->depth; l++) {
         vit_block_acts *a = &s->acts[l];

@@ -22,7 +22,7 @@ static void sin2d_declare_acts(struct model *m) {
     size_t BN = (size_t)v.max_batch * v.N_max;
     model_add_input(m, "pos_x", BN, &s->x, &s->x_host);
     model_add_input(m, "pos_y", BN, &s->y, &s->y_host);
-    if (v.cfg->ref_tokens > 0 || v.cfg->query_stream) model_add_act(m, "ref_table", (size_t)v.T_max * v.cfg->dim, &s->table, NULL);
+    if (v.cfg->request.ref_tokens > 0 || v.cfg->request.query_stream) model_add_act(m, "ref_table", (size_t)v.T_max * v.cfg->dim, &s->table, NULL);
 }
 
 static void upload_positions(struct model *m, size_t n) {
