@@ -26,11 +26,10 @@ static model_config sub_config(const model_config *c) {
     d.dim = c->request.decoder_dim;
     d.depth = c->request.decoder_depth;
     d.pe_kind = "sin2d";
+    memset(d.pe_own, 0, sizeof d.pe_own); // sin2d has no settings of its own
     d.drop_path = 0.0f;
     d.dropout = 0.0f;
-    d.request.keep_tokens = d.request.decoder_depth = d.request.decoder_dim = 0;
-    d.request.extension = NULL; // the decoder has no decoder
-    d.request.context_tokens = d.request.ref_tokens = d.request.query_stream = d.request.token_head = 0;
+    d.request = (model_request){0}; // the decoder asks nothing: no decoder, no masking, no token head
     d.max_image_size = c->image_size;
     return d;
 }

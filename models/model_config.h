@@ -1,15 +1,18 @@
-// models/model_config.h — what a model is built from (model_config: the shape, the input, the
-// encoding and backbone choices and their settings, what the objective asks of the model) and
-// the sub-model interface (model_extension). Split from model.h so the position encodings
-// (models/posenc/) read their config without the model itself (they see the model through
-// model_view.h).
+// models/model_config.h — what a model is built from (model_config): what every model has (the
+// input, the shape, the encoding and backbone names, the regularisation and initialisation
+// rules), what the objective asks of it (model_request) and two opaque blocks of the chosen
+// encoding's and backbone's own settings, each read only by its module (POSENC_OWN,
+// BACKBONE_OWN); and the sub-model interface (model_extension). A setting of one module does
+// not belong here (tests/test_registries.c lists the fields and fails on a new one). Split from
+// model.h so the position encodings (models/posenc/) read their config without the model itself
+// (they see the model through model_view.h).
 #pragma once
 
 struct model;
 struct model_config;
 // A sub-model that a model owns and declares into its own tables (MAE's light decoder,
 // models/decoder.c), chosen by the objective that needs it (configure_model sets
-// model_config.extension); model.c reaches it only through this table.
+// model_request.extension); model.c reaches it only through this table.
 typedef struct model_extension {
     const char *(*config_error)(const struct model_config *c); // NULL: fine, else why (naming keys)
     void (*declare_params)(struct model *m); // after the head's parameters
@@ -49,8 +52,11 @@ typedef struct model_request {
     int head_bottleneck, head_prototypes; // > 0: DINO's head after the classifier (objectives/dino/head.h): bottleneck width, prototypes K
 } model_request;
 
+#define MODEL_OWN_BYTES 32 // the largest encoding's or backbone's own settings (each asserts its struct fits)
+
 typedef struct model_config {
     const char *arch;          // model.arch: a name of BACKBONE_KINDS (models/backbone.h); NULL = "vit"
+    const char *pe_kind;       // pe.kind: a name of POSENC_KINDS (models/posenc/encoding.h); NULL = "none"
     int channels, image_size;  // input (B, channels, image_size, image_size): the size the position
                                // tables (abs, relbias) are built for
     int max_image_size;        // largest input size of any forward (arena sizing); 0 = image_size
@@ -65,31 +71,22 @@ typedef struct model_config {
                                // patch must be 1 and features 0. 0: no token ids
     int patch, dim, depth, heads, mlp_ratio;
     int cls;                   // 1: prepend a learned cls token and classify from it
-    const char *pe_kind;       // pe.kind: a name of POSENC_KINDS (models/posenc/encoding.h); NULL = "none"
-    float cape_global_shift;   // cape, training only: per-image shift bound (positions span [-1, 1])
-    float cape_local_shift;    //   per-token shift bound; < 0: 1/grid side (the paper's 1/N)
-    float cape_scale;          //   per-image scale bound lambda_max (1 = no scaling)
-    float cape_time_shift;     // cape on a sequence: per-sequence shift bound in seconds
     float frame_seconds;       // sequence input: seconds between frames (1D cape's positions); 0 for images
-    int rope_dims;             // rope: 1 (row-major patch index) or 2 (axial: columns, rows)
-    float rope_base;           //   base of the frequencies; 0 = posenc_rope_default_base(rope_dims)
     float content_scale;       // pe.content_scale: the embedded content (B, N, d) is multiplied by this
                                // before any encoding is added (0 or 1 = unscaled; sqrt_d: sqrt(dim))
     int num_classes;           // classifier outputs (ignored with request.token_head)
-    model_request request;     // what the objective asks of the model (above)
-    int sgu_toeplitz;          // gmlp/amlp (model.sgu_toeplitz): 0 = a dense spatial W (T, T); 1 = Toeplitz
-                               // over the token index, W(i, j) = w[i - j]; 2 = Toeplitz over the patch grid,
-                               // w indexed by the 2D offset (relbias layout, with cls entries)
-    int tiny_attn_dim;         // amlp (model.tiny_attn_dim): width of the single-head tiny attention
-    // gmlp/amlp SGU ablations (gMLP Table 3; 0 = the paper's SGU): s = u + f(v) instead of u ⊙ f(v)
-    // (model.sgu_gating=additive); one Z as u and v, no split (model.sgu_split=false); no LayerNorm
-    // on v (model.sgu_norm=false)
-    int sgu_additive, sgu_no_split, sgu_no_norm;
     float drop_path;           // stochastic depth of the last block (linear in depth from 0)
     float dropout;             // dropout after the embedding and on each residual branch
     int embed_init;            // model.embed_init: how the patch / frame projection starts (MODEL_EMBED_INIT_*)
     int trunc_normal;          // model.trunc_normal: where the trunc-normal(0.02) inits are cut (MODEL_TRUNC_*)
     int linear_init;           // model.linear_init: how Linear weights start (MODEL_LINEAR_INIT_*)
+    model_request request;     // what the objective asks of the model (above)
+    // The chosen encoding's own settings (pe.cape_*, pe.rope_*): filled by its read_keys alone,
+    // read by its own file through POSENC_OWN (models/posenc/encoding.h).
+    _Alignas(8) unsigned char pe_own[MODEL_OWN_BYTES];
+    // The chosen backbone's own settings (model.sgu_*, model.tiny_attn_dim): filled by its
+    // read_keys alone, read by its own file through BACKBONE_OWN (models/backbone.h).
+    _Alignas(8) unsigned char arch_own[MODEL_OWN_BYTES];
 } model_config;
 
 // model.linear_init, the initialisation of every Linear layer's weight (blocks, heads, decoder;

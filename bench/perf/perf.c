@@ -13,6 +13,7 @@
 #include "../../core/optimizer.h"
 #include "../../core/rng.h"
 #include "../../models/model.h"
+#include "../../models/backbones/gmlp.h"
 #include "../../core/device.h"
 #include "../../core/ops_cuda.h"
 #include "../../objectives/objective.h"
@@ -286,7 +287,7 @@ static double time_torch_step(const perf_config *p, int iters, int gpu, const ch
     NUM("--depth", v->depth), NUM("--heads", v->heads), NUM("--mlp-ratio", v->mlp_ratio), NUM("--classes", v->num_classes);
     NUM("--batch", p->batch), NUM("--warmup", gpu ? 3 : 2), NUM("--iters", iters), NUM("--cls", v->cls), NUM("--pos-abs", pos_abs);
     if (gpu) NUM("--mp3", masked), NUM("--eta", p->eta);
-    else NUM("--threads", posbench_threads()), NUM("--arch", torch_arch(v)), NUM("--tiny-attn-dim", v->tiny_attn_dim > 0 ? v->tiny_attn_dim : 64);
+    else NUM("--threads", posbench_threads()), NUM("--arch", torch_arch(v)), NUM("--tiny-attn-dim", gmlp_settings_of(v).tiny_attn_dim > 0 ? gmlp_settings_of(v).tiny_attn_dim : 64);
     argv[na] = NULL;
 #undef ARG
 #undef NUM

@@ -40,6 +40,8 @@
 #include "train_data.h"
 #include "../../core/common.h"
 #include "../../core/tensorfile.h"
+#include "../../models/posenc/cape.h"
+#include "../../models/posenc/rope.h"
 #include "../../models/posenc/tables.h"
 #include <stdlib.h>
 #include <string.h>
@@ -158,11 +160,13 @@ int train_plan_write(run *r, const char *path) {
         snprintf(name, sizeof name, "pe_%s", k->name);
         if (k->positional && k->crosscheck_ok) scalar(&tf, name, k == m->pe);
     }
-    scalar(&tf, "rope_dims", mc->rope_dims), scalar(&tf, "rope_base", mc->rope_base);
-    scalar(&tf, "cape_global_shift", mc->cape_global_shift);
-    scalar(&tf, "cape_local_shift", mc->cape_local_shift < 0 ? cape_default_local_shift(m->grid) : mc->cape_local_shift);
-    scalar(&tf, "cape_local_default", mc->cape_local_shift < 0);
-    scalar(&tf, "cape_scale", mc->cape_scale);
+    const posenc_rope_settings rope = posenc_rope_settings_of(mc); // the run's, or the keys' defaults
+    const posenc_cape_settings cape = posenc_cape_settings_of(mc);
+    scalar(&tf, "rope_dims", rope.dims), scalar(&tf, "rope_base", rope.base);
+    scalar(&tf, "cape_global_shift", cape.global_shift);
+    scalar(&tf, "cape_local_shift", cape.local_shift < 0 ? cape_default_local_shift(m->grid) : cape.local_shift);
+    scalar(&tf, "cape_local_default", cape.local_shift < 0);
+    scalar(&tf, "cape_scale", cape.scale);
     scalar(&tf, "content_scale", mc->content_scale != 0.0f ? mc->content_scale : 1.0);
     scalar(&tf, "drop_path", mc->drop_path);
     const optim_config *o = &r->optim;

@@ -381,9 +381,20 @@ static double vit_block_flops(const model_config *c, int T, int M) {
     return 2.0 * T * d * (d + d + 2 * hd) + 2.0 * M * d * 2 * d + 2.0 * 2.0 * T * M * d;
 }
 
-// The SGU ablation keys configure gMLP's spatial gating unit, which these blocks do not have.
+// The SGU ablation keys (models/backbones/gmlp.c's) configure gMLP's spatial gating unit, which
+// these blocks do not have: read only to refuse them (arch_own).
+typedef struct {
+    int sgu_ablation; // 1: model.sgu_gating, sgu_split or sgu_norm is not the paper's SGU
+} vit_settings;
+_Static_assert(sizeof(vit_settings) <= MODEL_OWN_BYTES, "vit's settings must fit model_config.arch_own");
+
+static void vit_read_keys(const key_reader *r, struct model_config *c) {
+    BACKBONE_OWN(c, vit_settings)->sgu_ablation = strcmp(key_str(r, "model.sgu_gating"), "multiplicative") != 0 ||
+                                                  !key_int(r, "model.sgu_split") || !key_int(r, "model.sgu_norm");
+}
+
 static const char *vit_config_error(const model_config *c) {
-    if (c->sgu_additive || c->sgu_no_split || c->sgu_no_norm)
+    if (BACKBONE_OWN(c, const vit_settings)->sgu_ablation)
         return "model.sgu_gating, model.sgu_split and model.sgu_norm configure the spatial gating unit of model.arch=gmlp "
                "and amlp; model.arch=vit has none (valid with vit: multiplicative, true, true)";
     return NULL;
@@ -393,6 +404,7 @@ const backbone_kind backbone_vit = {
     .name = "vit",
     .description = "Transformer blocks: pre-LN multi-head attention and a GELU MLP",
     .config_error = vit_config_error,
+    .read_keys = vit_read_keys,
     .crosscheck_ok = 1,
     .state_size = sizeof(vit_state),
     .declare_params = vit_declare_params,
