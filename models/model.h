@@ -1,5 +1,6 @@
 // models/model.h — a model as named steps: embed -> position -> blocks -> head
-// (docs/methods.md "ViT backbone"). This file owns the steps every backbone shares and the memory;
+// (docs/methods.md "ViT backbone"). This interface owns the steps every backbone shares and the
+// memory (implemented by model.c, model_tables.c, model_views.c; a config alone: model_config.h);
 // the blocks are a backbone module (models/backbones/<arch>.c, behind models/backbone.h,
 // chosen by cfg.arch = `model.arch`), the position encoding a posenc module
 // (models/posenc/<kind>.c, behind models/posenc/encoding.h, cfg.pe_kind = `pe.kind`). This
@@ -29,7 +30,7 @@
 // encoding's row of patch n (the kind's reference_table), through the same blocks and weights;
 // keys and values come from the content tokens only (masked attention whose context is the T
 // content tokens), and group ids (model_groups, model_set_streams) decide who sees whom.
-// MAE (cfg.request.keep_tokens, cfg.request.decoder_depth; models/decoder.h): the blocks see only the kept
+// MAE (cfg.request.keep_tokens, cfg.request.decoder_depth; objectives/mae/decoder.h): the blocks see only the kept
 // tokens of each image (model_keep, model_set_keep), gathered after the position encoding, and
 // their activations are sized for them; a light decoder (a second stack of the backbone's
 // blocks, declared into this model's tables under "decoder.") rebuilds every token.
@@ -118,8 +119,8 @@ typedef struct model {
     int keep_alloc;                // keep_tokens: tokens per image the block activations are sized for
     struct model *owner;           // a sub-model (MAE's decoder): its declarations go to the owner's
     const char *prefix;            //   tables, names prefixed with this
-    struct model_decoder *decoder; // cfg.request.decoder_depth > 0 (models/decoder.c)
-    void *extension_state;         // another extension's own (cfg.request.extension, e.g. objectives/simclr/projection.c)
+    void *extension_state;         // the extension's own (cfg.request.extension: MAE's decoder objectives/mae/decoder.c,
+                                   // SimCLR's projection objectives/simclr/projection.c, DINO's head)
 
     // Layout: the tables decide the arenas (params also drives gradients, optimizer moments,
     // checkpoints and HDF5 names); `bindings` are the named pointers to fill once allocated.
@@ -151,15 +152,10 @@ void model_create(model *m, const model_config *cfg, const ops_backend *ops, int
 void model_free(model *m);
 void model_init_params(model *m, uint32_t seed);
 
-// Returns a description of an impossible config, or NULL when the config is valid.
-const char *model_config_error(const model_config *cfg);
-
 // Sets the input size of the next forwards (size % patch == 0, size <= max_image_size; full
 // attention only): grid, N, T and every position table follow. Dies with a bad-input error
 // naming the size otherwise. model_create starts at cfg.image_size.
 void model_set_resolution(model *m, int size);
-// Returns why `size` cannot be a model input (naming `key`, e.g. "eval.resolutions"), or NULL.
-const char *model_resolution_error(const model_config *cfg, int size, const char *key);
 
 // Forward pass for B <= max_batch images (B, channels, S, S), S = m->image_size, written by the
 // host into the staging input model_images(m) (uploaded here, with the context, the reference
@@ -185,9 +181,6 @@ void model_dropout_forward(model *m, float *out, float *mask, const float *in, i
                            rng_addr rng, uint32_t site_index);
 // Floats (token ids for text) of one input in model_images at the current size.
 size_t model_input_floats(const model *m);
-// Rows and columns of the token grid of a config at `size` (images: size/patch each; sequences:
-// 1 and size).
-void model_grid_at(const model_config *cfg, int size, int *rows, int *cols);
 const float *model_forward(model *m, int B, int training, rng_addr rng);
 // Backward from dlogits (B, num_classes), which the caller wrote into model_dlogits(m) after
 // zeroing the activation gradients with model_zero_act_grads. Parameter gradients accumulate.
@@ -251,10 +244,6 @@ const float *model_attention_qkv(const model *m, int layer);
 // backend memory; NULL when the backbone has none.
 const float *model_spatial_weights(const model *m, int layer);
 
-// Forward FLOPs per image (multiply-add = 2) at cfg->image_size with M key tokens (M = T: full
-// attention), for benchmarks and results; a training step is ~3x.
-double model_forward_flops_masked(const model_config *cfg, int M);
-double model_forward_flops(const model_config *cfg);
 // Bytes of the activation, activation-gradient and input arenas.
 size_t model_activation_bytes(const model *m);
 // Asks the next model_forward to measure its embedding: after it, m->content_rms is the RMS over

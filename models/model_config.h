@@ -11,7 +11,7 @@
 struct model;
 struct model_config;
 // A sub-model that a model owns and declares into its own tables (MAE's light decoder,
-// models/decoder.c), chosen by the objective that needs it (configure_model sets
+// objectives/mae/decoder.c), chosen by the objective that needs it (configure_model sets
 // model_request.extension); model.c reaches it only through this table.
 typedef struct model_extension {
     const char *(*config_error)(const struct model_config *c); // NULL: fine, else why (naming keys)
@@ -44,8 +44,8 @@ typedef struct model_request {
     int keep_tokens;           // > 0: MAE's encoder: the blocks see this many tokens per image (cls + the kept
                                // patches, model_keep) when model_set_keep asks; block activations are sized
                                // for them (a full forward fits model_batch_capacity(m, m->T) images)
-    const model_extension *extension; // a sub-model (MAE's decoder; models/decoder.h), or NULL
-    int decoder_depth, decoder_dim; // > 0: MAE's light decoder (models/decoder.h): blocks of width decoder_dim
+    const model_extension *extension; // a sub-model (MAE's decoder; objectives/mae/decoder.h), or NULL
+    int decoder_depth, decoder_dim; // > 0: MAE's light decoder (objectives/mae/decoder.h): blocks of width decoder_dim
                                // (heads and mlp_ratio as the encoder's) after the token head (decoder_embed)
     int proj_outputs;          // > 0: SimCLR's projection (objectives/simclr/projection.h): ReLU, then Linear(num_classes,
                                // proj_outputs) after the classifier head (num_classes = simclr.hidden_dim)
@@ -125,3 +125,16 @@ float model_trunc_normal_cut(const model_config *c); // the cut in units of std 
 
 // 1: the input is a sequence (feature vectors or token ids: a 1 × L grid), 0: images.
 static inline int model_config_is_sequence(const model_config *c) { return c->features > 0 || c->vocab > 0; }
+
+// models/model_config.c: questions about a config, without a model.
+// Returns a description of an impossible config, or NULL when the config is valid.
+const char *model_config_error(const model_config *cfg);
+// Returns why `size` cannot be a model input (naming `key`, e.g. "eval.resolutions"), or NULL.
+const char *model_resolution_error(const model_config *cfg, int size, const char *key);
+// Rows and columns of the token grid of a config at `size` (images: size/patch each; sequences:
+// 1 and size).
+void model_grid_at(const model_config *cfg, int size, int *rows, int *cols);
+// Forward FLOPs per image (multiply-add = 2) at cfg->image_size with M key tokens (M = T: full
+// attention), for benchmarks and results; a training step is ~3x.
+double model_forward_flops_masked(const model_config *cfg, int M);
+double model_forward_flops(const model_config *cfg);

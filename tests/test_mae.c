@@ -1,4 +1,4 @@
-// tests/test_mae.c — MAE (objectives/mae, models/decoder.c): the shuffle and its restore
+// tests/test_mae.c — MAE (objectives/mae, objectives/mae/decoder.c): the shuffle and its restore
 // indices (a permutation, argsort of the noise, restore inverts it, kept patches uniform over
 // many draws, addressed by the rng), the config refusals (each naming its key), the encoder
 // sees the kept patches only (a masked patch changes no encoder output and no prediction, a
@@ -13,7 +13,7 @@
 #include "../core/common.h"
 #include "../core/tensorfile.h"
 #include "../models/model.h"
-#include "../models/decoder.h"
+#include "../objectives/mae/decoder.h"
 #include "../objectives/objective.h"
 #include "../objectives/mae/mae.h"
 #include <math.h>

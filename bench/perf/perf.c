@@ -286,8 +286,9 @@ static double time_torch_step(const perf_config *p, int iters, int gpu, const ch
     NUM("--image", v->image_size), NUM("--channels", v->channels), NUM("--patch", v->patch), NUM("--dim", v->dim);
     NUM("--depth", v->depth), NUM("--heads", v->heads), NUM("--mlp-ratio", v->mlp_ratio), NUM("--classes", v->num_classes);
     NUM("--batch", p->batch), NUM("--warmup", gpu ? 3 : 2), NUM("--iters", iters), NUM("--cls", v->cls), NUM("--pos-abs", pos_abs);
+    int tiny_attn_dim = gmlp_settings_of(v).tiny_attn_dim; // 0: not amlp (the script's default then)
     if (gpu) NUM("--mp3", masked), NUM("--eta", p->eta);
-    else NUM("--threads", posbench_threads()), NUM("--arch", torch_arch(v)), NUM("--tiny-attn-dim", gmlp_settings_of(v).tiny_attn_dim > 0 ? gmlp_settings_of(v).tiny_attn_dim : 64);
+    else NUM("--threads", posbench_threads()), NUM("--arch", torch_arch(v)), NUM("--tiny-attn-dim", tiny_attn_dim > 0 ? tiny_attn_dim : 64);
     argv[na] = NULL;
 #undef ARG
 #undef NUM

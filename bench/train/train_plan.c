@@ -27,7 +27,8 @@
 //       (the training size: data.resolution or the dataset's; evaluations at top1 run there)
 //       channels; pe_<kind> for every kind the PyTorch trainer has (encoding.h crosscheck_ok:
 //       pe_abs pe_sin1d pe_sin2d pe_cape pe_relbias pe_rope; one is 1 unless none), rope_dims, rope_base, cape_global_shift cape_local_shift (resolved at the training size: 1/grid for
-//       -1) cape_local_default (1: it was -1, so 1/grid of each batch's grid) cape_scale,
+//       -1) cape_local_default (1: it was -1, so 1/grid of each batch's grid) cape_scale (rope_*
+//       and cape_*: the keys' defaults when the run's encoding is another: models/posenc/rope.h, cape.h),
 //       content_scale, drop_path, label_smoothing; lr min_lr weight_decay beta1 beta2 eps clip
 //       warmup_steps total_steps steps_per_epoch batch eval_batch seed; then the objective's own
 //       (objective_crosscheck.plan): label_smoothing; MP3: mp3 = 1, eta, position_limit (position

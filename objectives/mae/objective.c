@@ -3,7 +3,7 @@
 // round((1-eta)·N) random patches (mae.h: argsort of noise drawn at (seed, RNG_MAE, epoch,
 // step, image), so a resumed run draws the same); the encoder's blocks see cls and the kept
 // patches only (model_config.request.keep_tokens: their activations are sized for them); its token
-// head decoder_embed maps them to the decoder width, and the light decoder (models/decoder.h)
+// head decoder_embed maps them to the decoder width, and the light decoder (objectives/mae/decoder.h)
 // rebuilds every token with a learned mask token and its own sin2d. Loss: the mean squared
 // error between the decoder's prediction and the per-patch normalised pixels
 // (objectives/pixel_targets.h), over the masked patches only (mean over their pixels, then over
@@ -17,7 +17,7 @@
 #include "mae.h"
 #include "../eval_shard.h"
 #include "../pixel_targets.h"
-#include "../../models/decoder.h"
+#include "decoder.h"
 #include "../../core/common.h"
 #include <math.h>
 #include <stdio.h>

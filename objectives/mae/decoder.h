@@ -1,4 +1,4 @@
-// models/decoder.h — MAE's light decoder (docs/methods.md "MAE"; papers' MAE baseline), for a model
+// objectives/mae/decoder.h — MAE's light decoder (docs/methods.md "MAE"; papers' MAE baseline), for a model
 // built with cfg.request.decoder_depth > 0 (and cfg.request.keep_tokens: the encoder saw the kept tokens only).
 // The encoder's token head (the model's head, named decoder_embed by the objective) maps the
 // kept tokens to the decoder width dd; the decoder puts them back at their token index, fills
@@ -13,7 +13,7 @@
 // Tensors: decoder.mask_token (dd), decoder.blocks.<l>.*, decoder.norm.{weight,bias} (dd),
 // decoder.pred.weight (C·p·p, dd), decoder.pred.bias.
 #pragma once
-#include "model.h"
+#include "../../models/model.h"
 
 typedef struct model_decoder model_decoder;
 

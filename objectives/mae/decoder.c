@@ -1,7 +1,7 @@
-// models/decoder.c — MAE's light decoder (see decoder.h): a sub-model of the backbone's blocks
+// objectives/mae/decoder.c — MAE's light decoder (see decoder.h): a sub-model of the backbone's blocks
 // declared into the owning model's tables, and its forward/backward around them.
 #include "decoder.h"
-#include "../core/common.h"
+#include "../../core/common.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +19,9 @@ struct model_decoder {
     float *zeros;              // (B·(T - K)) ints, all 0 (the mask-token gather)
     int K, D;                  // kept tokens per image, outputs per token
 };
+
+// The model's decoder: its extension state (m->extension_state, set by decoder_ready).
+static model_decoder *decoder_of(const model *m) { return m->extension_state; }
 
 // The decoder's blocks as a model config: the encoder's grid, width dd, no cls change.
 static model_config sub_config(const model_config *c) {
@@ -53,7 +56,7 @@ static int outputs_per_token(const model_config *c) { return c->channels * c->pa
 
 static void decoder_declare_params(model *m) {
     model_decoder *dec = xcalloc(1, sizeof *dec, "MAE decoder");
-    m->decoder = dec;
+    m->extension_state = dec;
     model *s = &dec->sub;
     s->cfg = sub_config(&m->cfg);
     s->owner = m;
@@ -81,7 +84,7 @@ static void decoder_declare_params(model *m) {
 }
 
 static void decoder_declare_acts(model *m) {
-    model_decoder *dec = m->decoder;
+    model_decoder *dec = decoder_of(m);
     model *s = &dec->sub;
     size_t B = (size_t)m->max_batch, T = (size_t)m->T, dd = (size_t)s->cfg.dim, BM = B * (T - (size_t)dec->K);
     model_add_input(s, "masked", BM, &dec->masked, &dec->masked_host);
@@ -97,13 +100,13 @@ static void decoder_declare_acts(model *m) {
 }
 
 static void decoder_ready(model *m) {
-    model *s = &m->decoder->sub;
+    model *s = &decoder_of(m)->sub;
     if (s->pe->set_grid) s->pe->set_grid(s);
     if (s->arch->set_grid) s->arch->set_grid(s);
 }
 
 static void decoder_free(model *m) {
-    model_decoder *dec = m->decoder;
+    model_decoder *dec = decoder_of(m);
     if (!dec) return; // the model was freed before its decoder was declared
     model *s = &dec->sub;
     if (s->pe->free) s->pe->free(s);
@@ -111,7 +114,7 @@ static void decoder_free(model *m) {
     free(s->pe_state);
     free(s->arch_state);
     free(dec);
-    m->decoder = NULL;
+    m->extension_state = NULL;
 }
 
 double decoder_forward_flops(const model_config *c) {
@@ -124,11 +127,11 @@ double decoder_forward_flops(const model_config *c) {
     return blocks + 2.0 * T * d.dim * outputs_per_token(c);
 }
 
-int *decoder_masked(model *m) { return (int *)m->decoder->masked_host; }
-float *decoder_dpred(model *m) { return m->decoder->dpred; }
+int *decoder_masked(model *m) { return (int *)decoder_of(m)->masked_host; }
+float *decoder_dpred(model *m) { return decoder_of(m)->dpred; }
 
 const float *decoder_forward(model *m, int B) {
-    model_decoder *dec = m->decoder;
+    model_decoder *dec = decoder_of(m);
     model *s = &dec->sub;
     const ops_backend *ops = m->ops;
     int T = s->T, K = dec->K, Mk = T - K, dd = s->cfg.dim;
@@ -148,7 +151,7 @@ const float *decoder_forward(model *m, int B) {
 }
 
 void decoder_backward(model *m, int B) {
-    model_decoder *dec = m->decoder;
+    model_decoder *dec = decoder_of(m);
     model *s = &dec->sub;
     const ops_backend *ops = m->ops;
     int T = s->T, K = dec->K, Mk = T - K, dd = s->cfg.dim;
@@ -162,7 +165,7 @@ void decoder_backward(model *m, int B) {
     ops->gather_tokens_backward(dec->dmask_token, dec->dmask_rows, (const int *)dec->zeros, 1, 1, B * Mk, dd);
 }
 
-const float *decoder_pred(const model *m) { return m->decoder->pred; }
+const float *decoder_pred(const model *m) { return decoder_of(m)->pred; }
 
 const model_extension model_decoder_extension = {
     .config_error = decoder_config_error,
