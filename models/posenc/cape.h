@@ -11,8 +11,6 @@ typedef struct {
     float time_shift;   // pe.cape_time_shift: sequences, per-sequence shift bound in seconds
 } posenc_cape_settings;
 
-// Sets c's encoding to cape with these settings (configs built by hand: tests, tools).
-void posenc_cape_configure(model_config *c, posenc_cape_settings s);
 // The cape settings of c: its own when c's encoding is cape, else the keys' defaults (the
 // crosscheck plan lists them for every run).
 posenc_cape_settings posenc_cape_settings_of(const model_config *c);

@@ -6,7 +6,6 @@
 #include "rope.h"
 #include "../model_view.h"
 #include <stdio.h>
-#include <string.h>
 
 typedef struct {
     float *cos, *sin, *cos_host, *sin_host; // (N, Dh/2) rotation tables of the current grid: backend, host
@@ -74,12 +73,6 @@ static void rope_read_keys(const key_reader *r, struct model_config *c) {
     posenc_rope_settings *s = POSENC_OWN(c, posenc_rope_settings);
     s->dims = (int)key_int(r, "pe.rope_dims");
     s->base = (float)key_float(r, "pe.rope_base");
-}
-
-void posenc_rope_configure(model_config *c, posenc_rope_settings s) {
-    c->pe_kind = "rope";
-    memset(c->pe_own, 0, sizeof c->pe_own);
-    *POSENC_OWN(c, posenc_rope_settings) = s;
 }
 
 posenc_rope_settings posenc_rope_settings_of(const model_config *c) {

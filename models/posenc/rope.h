@@ -8,8 +8,6 @@ typedef struct {
     float base; // pe.rope_base: base of the frequencies; 0 = posenc_rope_default_base(dims)
 } posenc_rope_settings;
 
-// Sets c's encoding to rope with these settings (configs built by hand: tests, tools).
-void posenc_rope_configure(model_config *c, posenc_rope_settings s);
 // The rope settings of c: its own when c's encoding is rope, else the keys' defaults (the
 // crosscheck plan lists them for every run).
 posenc_rope_settings posenc_rope_settings_of(const model_config *c);

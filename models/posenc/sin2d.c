@@ -9,7 +9,6 @@
 #include "cape.h"
 #include "../model_view.h"
 #include <stdio.h>
-#include <string.h>
 
 typedef struct {
     float *x, *y, *x_host, *y_host; // (B, N) positions of this forward: backend, host staging
@@ -115,12 +114,6 @@ static void cape_read_keys(const key_reader *r, struct model_config *c) {
     s->global_shift = (float)key_float(r, "pe.cape_global_shift");
     s->local_shift = (float)key_float(r, "pe.cape_local_shift");
     s->scale = (float)key_float(r, "pe.cape_scale");
-}
-
-void posenc_cape_configure(model_config *c, posenc_cape_settings s) {
-    c->pe_kind = "cape";
-    memset(c->pe_own, 0, sizeof c->pe_own);
-    *POSENC_OWN(c, posenc_cape_settings) = s;
 }
 
 posenc_cape_settings posenc_cape_settings_of(const model_config *c) {
