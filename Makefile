@@ -100,9 +100,9 @@ LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(CU_OBJ) $(CPP_OBJ) $(BUILD)/git_commit
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_LIB := $(BUILD)/tests/testing.o $(BUILD)/tests/cuda_parity.o $(BUILD)/tests/attention_cases.o $(BUILD)/tests/model_testing.o \
-            $(BUILD)/tests/dense_bf16_cases.o
+            $(BUILD)/tests/dense_bf16_cases.o $(BUILD)/tests/linear_bf16_cases.o
 
-.PHONY: all deps deps-build deps-test deps-data deps-gpu docs test sanitize bench bench-ci bench-ci-baseline clean help backends reproduce-mp3 reproduce-cape reproduce-gmlp reproduce-gvp reproduce-ssl figures gpu-bundle FORCE
+.PHONY: all deps deps-build deps-test deps-data deps-gpu deps-anchors docs test sanitize bench bench-ci bench-ci-baseline clean help backends reproduce-mp3 reproduce-cape reproduce-gmlp reproduce-gvp reproduce-ssl reproduce-all figures gpu-bundle FORCE
 SCALE  ?= small
 DEVICE ?= auto
 JOBS   ?=
@@ -114,6 +114,9 @@ help:
 	@echo "                make deps-build | deps-test | deps-data one group (make needs build only)"
 	@echo "make deps-gpu   fetch the cuDNN frontend headers (PyPI nvidia-cudnn-frontend) into $(CUDNN_FE_DIR):"
 	@echo "                the next make compiles the cuDNN attention route in (posbench bench --attention cudnn)"
+	@echo "make deps-anchors   today's anchors beside Debian's PyTorch 1.13: current PyTorch (CPU use; PyPI's wheel"
+	@echo "                with its CUDA libraries, 2.8 GB) and timm, pinned, into build/venv-anchors (pip from PyPI):"
+	@echo "                posbench bench adds their eager and torch.compile times, crosscheck --init timm runs there"
 	@echo "make docs       regenerate docs/keys.md from the key table (make test checks it is up to date)"
 	@echo "make test       build and run every test; last line 'N passed, N failed, N skipped'"
 	@echo "make bench      posbench bench: step time, GFLOP/s vs sgemm, ratio to PyTorch CPU"
@@ -129,6 +132,9 @@ help:
 	@echo "                GVP paper's experiments -> results/gvp/ (segmentation, order, ablation)"
 	@echo "make reproduce-ssl [SCALE=smoke|small|paper] [DEVICE=auto|cpu|cuda]"
 	@echo "                the ViT/SSL lecture: supervised, MP3, MAE, GVP, SimCLR, DINO -> results/ssl/ (kNN, probes, finetuning, views)"
+	@echo "make reproduce-all [SCALE=smoke|small|paper] [DEVICE=auto|cpu|cuda] [RESULTS=results]"
+	@echo "                every source above (paper: mp3 and ssl), the estimate first, then one index with"
+	@echo "                every paper's verdicts side by side and each source's time -> results/REPORT.md and REPORT.html"
 	@echo "                every reproduce target: JOBS=N parallel runs (default 2 on the CPU, 1 on cuda; small models share one GPU well: JOBS=6)"
 	@echo "make figures    re-render the figures and reports of everything under results/"
 	@echo "make gpu-bundle build/gpu-bundle.tar.gz: posbench, the tests and their libraries, for a GPU machine without our Debian packages"
@@ -149,6 +155,10 @@ deps-data:
 # The cuDNN frontend's headers into the build tree (scripts/cudnn_frontend.sh; pip from PyPI).
 deps-gpu:
 	@sh scripts/cudnn_frontend.sh $(CUDNN_FE_DIR)
+# Current PyTorch and timm from PyPI in a virtual environment under the build tree
+# (scripts/anchors_venv.sh states the pinned versions and the download size).
+deps-anchors:
+	@sh scripts/anchors_venv.sh $(BUILD)/venv-anchors
 
 backends: $(BUILD)/posbench
 	@echo "posbench: built backends: $(BACKENDS)$(if $(CUDA_WHY), (cuda not built: $(CUDA_WHY))); $(MPI_SAY)$(if $(CUDNN_SAY),; $(CUDNN_SAY))"
@@ -190,7 +200,9 @@ $(BUILD)/%.o: %.cpp $(BUILD)/cxxflags.stamp
 
 # CUDA sources written under -Werror (host and device warnings are errors).
 NVCC_WERROR := -Werror all-warnings -Xcompiler -Wall,-Wextra,-Wno-unused-parameter,-Werror
-$(BUILD)/core/cuda/bf16_convert_cuda.o: NVCC_STRICT := $(NVCC_WERROR)
+$(BUILD)/core/cuda/bf16_convert_cuda.o $(BUILD)/core/cuda/linear_bf16_cuda.o $(BUILD)/core/cuda/dense_bf16_cuda.o \
+    $(BUILD)/core/cuda/dense_cuda.o $(BUILD)/core/cuda/graph_cuda.o $(BUILD)/core/cuda/optim_cuda.o \
+    $(BUILD)/core/cuda/reduce_cuda.o $(BUILD)/core/cuda/memory_cuda.o: NVCC_STRICT := $(NVCC_WERROR)
 $(BUILD)/%.o: %.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCC_STRICT) -O3 -std=c++20 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
@@ -201,7 +213,8 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_LIB) $(BUILD)/libposbench.a
 
 # posbench report's and plot's tests share the synthetic run files and capture() of tests/report_runs.c.
 REPORT_TESTS := $(BUILD)/tests/test_report $(BUILD)/tests/test_plot $(BUILD)/tests/test_report_devices $(BUILD)/tests/test_report_screen $(BUILD)/tests/test_report_formats \
-                $(BUILD)/tests/test_report_family $(BUILD)/tests/test_report_diff
+                $(BUILD)/tests/test_report_family $(BUILD)/tests/test_report_diff $(BUILD)/tests/test_report_index \
+                $(BUILD)/tests/test_report_scale $(BUILD)/tests/test_report_hostile
 $(REPORT_TESTS): $(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/tests/report_runs.o $(TEST_LIB) $(BUILD)/libposbench.a
 	$(CC) -o $@ $^ $(LDLIBS)
 # The findings tests share their refusal checks (tests/findings_testing.c).
@@ -249,6 +262,10 @@ reproduce-gvp: $(BUILD)/posbench backends | deps-data
 	@JOBS=$(JOBS) sh scripts/reproduce.sh gvp $(SCALE) $(DEVICE) results/gvp
 reproduce-ssl: $(BUILD)/posbench backends | deps-data
 	@JOBS=$(JOBS) sh scripts/reproduce.sh ssl $(SCALE) $(DEVICE) results/ssl
+# Every source, then `posbench report --index` (scripts/reproduce_all.sh); RESULTS names the folder.
+RESULTS ?= results
+reproduce-all: $(BUILD)/posbench backends | deps-data
+	@JOBS=$(JOBS) sh scripts/reproduce_all.sh $(SCALE) $(DEVICE) $(RESULTS)
 
 # GPU_BUNDLE_SPEECH=1 adds the smoke speech set, GPU_BUNDLE_TESTS=0 leaves the parity programs out
 # (scripts/gpu_bundle.sh: both together pass the 64 MiB a device call carries).

@@ -45,6 +45,14 @@ void die_fail(const char *fmt, ...) {
     die_exit(EXIT_RUN_FAILED);
 }
 
+void die_code(int code, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vreport(fmt, ap);
+    va_end(ap);
+    die_exit(code == EXIT_BAD_INPUT ? EXIT_BAD_INPUT : EXIT_RUN_FAILED);
+}
+
 // An allocation larger than the machine's memory is refused up front with what it is for and
 // how much it needs (rather than overcommitted and killed when touched); a failing one says so
 // in GiB.

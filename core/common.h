@@ -10,6 +10,9 @@ enum { EXIT_RUN_FAILED = 1, EXIT_BAD_INPUT = 2 };
 void die_input(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 // Prints "posbench: error: <message>" to stderr and exits with EXIT_RUN_FAILED.
 void die_fail(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+// The same with the exit code given: EXIT_BAD_INPUT or EXIT_RUN_FAILED (e.g. core/safe_file.h's
+// result codes, which are these exit codes).
+void die_code(int code, const char *fmt, ...) __attribute__((noreturn, format(printf, 2, 3)));
 
 // Called by die_input / die_fail with the exit code after the message, before exit (NULL: none):
 // the communicator (core/comm.h) aborts the whole job there so no other rank waits forever.

@@ -67,6 +67,20 @@ typedef struct {
     int decay;
 } adamw_segment;
 
+// The optimizer's per-step values in backend memory (floats, STEP_SCALARS of them), read by
+// adamw_update_multi_scalars so that nothing per step is passed by value (a captured CUDA graph
+// replays with new values): the host writes the first three before each step (an upload), the
+// backend writes the last two (optim_prepare).
+enum {
+    STEP_LR,         // the learning rate
+    STEP_BC1,        // 1 - beta1^t (t = the 1-based step), computed by the host's powf
+    STEP_BC2,        // 1 - beta2^t
+    STEP_GRAD_SCALE, // the clipping factor applied to every gradient (1: no clipping)
+    STEP_SKIP,       // 1: the step's loss was not finite, no update
+    STEP_SCALARS
+};
+enum { STEP_HOST_SCALARS = STEP_GRAD_SCALE }; // how many the host writes
+
 // Dies (exit 1: a programming error) naming `who` when d's shapes or options are
 // inconsistent: B, T, C, H >= 1 with H dividing C; M == T without kv_index; a known mask mode
 // with group ids. Pointer contents (kv_index's range) are each backend's to check where it can.

@@ -1,7 +1,7 @@
 // core/ops_cuda.h — the CUDA backend as C sees it: whether it was built, whether a GPU can run
 // it, device memory, and the op table `ops_cuda`. The ops keep core/ops_list.h's contracts exactly
 // (shapes, accumulation, fixed-order reductions); every pointer an op takes is a device
-// pointer, and ops run on the default stream in call order. Built when nvcc is found
+// pointer, and ops run on the backend's one stream (core/cuda/cuda_stream.h) in call order. Built when nvcc is found
 // (the Makefile defines POSBENCH_CUDA=1 and compiles core/cuda/*.cu); without it,
 // core/cuda_absent.c answers "not built" and `ops_cuda` does not exist.
 #pragma once

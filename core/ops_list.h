@@ -31,17 +31,23 @@
 // them from the host through the copies below (CPU: plain malloc / memcpy).
 OP_ALLOC(void *, alloc, (size_t bytes, const char *what), (bytes, what))
 OP_ALLOC(void, free, (void *p), (p)) // NULL is fine
-// host -> backend, backend -> host, backend -> backend; each returns when the copy is done.
+// host -> backend, backend -> host, backend -> backend, in order with the ops. upload: the
+// source may be rewritten when the call returns, except a buffer registered with pin_host (CUDA
+// reads it asynchronously: call upload_wait first). download returns when dst holds the data.
+// copy is seen done by every later op and download (CUDA queues it).
 OP(void, upload, (void *dst, const void *src, size_t bytes), (MEM(dst), MEM(src), bytes))
 OP(void, download, (void *dst, const void *src, size_t bytes), (MEM(dst), MEM(src), bytes))
 OP(void, copy, (void *dst, const void *src, size_t bytes), (MEM(dst), MEM(src), bytes))
 OP(void, synchronize, (void), ()) // waits for every op issued so far
-// Page-locks the host buffer [ptr, ptr + bytes) for faster uploads from it (CUDA:
+// Page-locks the host buffer [ptr, ptr + bytes) for faster, asynchronous uploads from it (CUDA:
 // cudaHostRegister, or a note on stderr and pageable copies when the system refuses; the CPU
 // backends: nothing); unpin_host(ptr) undoes it before the buffer is freed. Host memory, not
 // backend memory; results are unchanged.
 OP(void, pin_host, (void *ptr, size_t bytes), (ptr, bytes))
 OP(void, unpin_host, (void *ptr), (ptr))
+// Returns when every upload issued so far from a pinned buffer has read it, so the host may
+// rewrite it (CPU backends: at once; uploads read their source before returning).
+OP(void, upload_wait, (void), ())
 // The peak of live bytes allocated by `alloc` (and not yet freed) since the last reset or
 // the start; reset = 1 then starts a new window at the current live bytes. Arenas, and the
 // CUDA backend's transient op workspaces while they live (attention's T×M matrices, column-sum
@@ -62,6 +68,12 @@ OP(double, timer_elapsed_ms, (int from, int to), (from, to))
 // synchronize: each returns only when the device's queued work is done) since the last reset;
 // reset = 1 then starts a new count at 0 after returning the old one.
 OP(double, host_wait_seconds, (int reset), (reset))
+// Host reads since the last reset: the calls that hand a backend value to the host or wait for
+// every op issued (download, synchronize, sum, sum_squares), counted alike by every backend, so
+// a step that reads nothing mid-way is checked on the CPU (tests/test_host_reads.c) and `posbench
+// bench --breakdown` prints the reads per step; reset = 1 starts a new count at 0 after returning
+// the old one.
+OP(size_t, host_reads, (int reset), (reset))
 
 // Process-wide precision of linear_forward / linear_backward (and training attention's bf16
 // rounding points) from the next op on
@@ -118,6 +130,11 @@ OP(void, drop_path_scales, (float *keep_scale, int B, float p, rng_addr addr),
 OP(void, dropout_forward,
    (float *out, float *mask, const float *in, size_t n, float p, rng_addr addr, uint64_t first),
    (MEM(out), MEM(mask), MEM(in), n, p, addr, first))
+// Where drop_path_scales and dropout_forward take the epoch and step of their address: from clock
+// (2 uint32 of backend memory: epoch, step), read when each op runs, when it is not NULL (the step
+// without host reads sets it, so a replayed CUDA graph draws at the step the host uploaded), else
+// the rng_addr passed (NULL: the default). Process-wide, like set_matmul_precision.
+OP(void, set_rng_clock, (const uint32_t *clock), (MEM(clock)))
 OP(void, dropout_backward, (float *din, const float *dout, const float *mask, size_t n),
    (MEM(din), MEM(dout), MEM(mask), n))
 
@@ -137,7 +154,8 @@ OP(void, gelu_backward_bf16, (bfloat16 *din, const bfloat16 *dout, const bfloat1
    (MEM(din), MEM(dout), MEM(in), n))
 // The residual add, drop path and the next LayerNorm in one pass: res (B, T, C) = x +
 // keep_scale[b]·branch (residual_forward's arithmetic; keep_scale NULL = 1), ln (B, T, C) =
-// bf16(LayerNorm(res)) (layernorm_forward's), mean, rstd (B·T).
+// bf16(LayerNorm(res)) (layernorm_forward's), mean, rstd (B·T). branch NULL: ln = bf16(LayerNorm(x))
+// alone (a block's first LayerNorm), res not written (may be NULL).
 OP(void, residual_layernorm_forward_bf16,
    (float *res, bfloat16 *ln, float *mean, float *rstd, const float *x, const bfloat16 *branch,
     const float *keep_scale, const float *weight, const float *bias, int B, int T, int C),
@@ -148,6 +166,23 @@ OP(void, layernorm_backward_bf16,
    (float *din, float *dweight, float *dbias, const bfloat16 *dout, const float *in,
     const float *weight, const float *mean, const float *rstd, int N, int C),
    (MEM(din), MEM(dweight), MEM(dbias), MEM(dout), MEM(in), MEM(weight), MEM(mean), MEM(rstd), N, C))
+// The linear layer on a bf16 input (linear_bf16_cpu.c, linear_bf16_cuda.cu): linear_forward under
+// MATMUL_BF16 (whatever set_matmul_precision says) with in (N, IC) stored bf16 and read as it is:
+// bf16(weight) (OC, IC), fp32 accumulation, + bias (OC) in fp32 (NULL = none). Exactly one output:
+// out (N, OC) fp32, or out16 (N, OC) = bf16 of that fp32 result (rounded once). On the same
+// (bf16-exact) input this is linear_forward's result bit for bit on one backend.
+OP(void, linear_forward_bf16,
+   (float *out, bfloat16 *out16, const bfloat16 *in, const float *weight, const float *bias, int N, int IC, int OC),
+   (MEM(out), MEM(out16), MEM(in), MEM(weight), MEM(bias), N, IC, OC))
+// Its backward, linear_backward under MATMUL_BF16 with in (N, IC) bf16. The output gradient is
+// exactly one of dout (N, OC) fp32 (rounded to bf16 for the products; dbias sums the fp32 values,
+// as linear_backward) or dout16 (N, OC) bf16. dweight (OC, IC), dbias (OC) += (fp32). The input
+// gradient: din (N, IC) fp32 +=, or din16 (N, IC) = bf16(dout·bf16(weight)) WRITTEN, not
+// accumulated (its consumers are the bf16 ops that nothing else adds to); both NULL: not needed.
+OP(void, linear_backward_bf16,
+   (float *din, bfloat16 *din16, float *dweight, float *dbias, const float *dout, const bfloat16 *dout16,
+    const bfloat16 *in, const float *weight, int N, int IC, int OC),
+   (MEM(din), MEM(din16), MEM(dweight), MEM(dbias), MEM(dout), MEM(dout16), MEM(in), MEM(weight), N, IC, OC))
 
 // ---- token bookkeeping (tokens_cpu.c, tokens_cuda.cu) ----
 // images (B, Cin, H, W) -> patches (B, (H/p)*(W/p), Cin*p*p), channel order (c, py, px)
@@ -359,6 +394,39 @@ OP(void, adamw_update_multi,
    (float *param, const float *grad, float *m, float *v, const adamw_segment *segs, int nseg,
     float lr, float beta1, float beta2, float eps, float weight_decay, int t),
    (MEM(param), MEM(grad), MEM(m), MEM(v), segs, nseg, lr, beta1, beta2, eps, weight_decay, t))
+
+
+// ---- the step on the backend, no host read inside it (reduce_*.c/.cu, optim_*.c/.cu) ----
+// dst (1, a double in backend memory) = sum(x, n) / divisor: the same fixed-order sum, kept on
+// the backend (the loss of a step, read with the others at the next logging step).
+OP(void, sum_to, (double *dst, const float *x, size_t n, double divisor), (MEM(dst), MEM(x), n, divisor))
+// Before adamw_update_multi_scalars, on the backend: norm (1) = sqrt(sum_squares(grads, n));
+// scalars[STEP_GRAD_SCALE] = (float)(clip / (norm + 1e-6)) when clip > 0 and norm > clip, else 1
+// (optim_step's clipping, same arithmetic); scalars[STEP_SKIP] = 1 when loss (1) is not finite
+// (NaN or ±Inf), else 0.
+OP(void, optim_prepare,
+   (double *norm, float *scalars, const double *loss, const float *grads, size_t n, float clip),
+   (MEM(norm), MEM(scalars), MEM(loss), MEM(grads), n, clip))
+// adamw_update_multi with lr and the bias corrections read from scalars (STEP_LR, STEP_BC1,
+// STEP_BC2; backend memory) and each gradient multiplied by scalars[STEP_GRAD_SCALE] as it is read
+// (the same float product as scaling the arena first); nothing changes when scalars[STEP_SKIP]
+// is not 0. With the values optim_step would pass, bit for bit its update.
+OP(void, adamw_update_multi_scalars,
+   (float *param, const float *grad, float *m, float *v, const adamw_segment *segs, int nseg,
+    const float *scalars, float beta1, float beta2, float eps, float weight_decay),
+   (MEM(param), MEM(grad), MEM(m), MEM(v), segs, nseg, MEM(scalars), beta1, beta2, eps, weight_decay))
+
+// ---- CUDA graphs of a step (graph_cpu.c, graph_cuda.cu) ----
+// graph_begin starts capturing the ops issued from now on into a graph instead of running them;
+// 0 with the reason in why (len bytes) when the backend cannot (the CPU backends: not supported,
+// they run eagerly). graph_end ends the capture: 1 when a graph was built (none of the captured
+// ops has run: graph_replay runs them), 0 with why when the capture failed (nothing ran either:
+// issue the ops again eagerly). graph_replay launches the last graph built, in order with the
+// ops; it reads every per-step value from backend memory at the addresses captured, so the
+// host updates those (an upload before the replay), never a value passed by value to an op.
+OP(int, graph_begin, (char *why, size_t len), (why, len))
+OP(int, graph_end, (char *why, size_t len), (why, len))
+OP(void, graph_replay, (void), ())
 
 #undef OP
 #undef OP_ALLOC

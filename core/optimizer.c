@@ -1,5 +1,5 @@
 // core/optimizer.c — the learning-rate schedules (cosine with linear warmup, step halving),
-// global-norm clipping, AdamW.
+// global-norm clipping, AdamW; also with the step's values kept on the backend (optim_step_device).
 #include "optimizer.h"
 #include "common.h"
 #include <math.h>
@@ -21,13 +21,9 @@ float optim_lr_at(const optim_config *c, long step) {
     return (float)(c->min_lr + 0.5 * (c->lr - c->min_lr) * (1.0 + cos(M_PI * progress)));
 }
 
-double optim_step(const ops_backend *ops, const tensor_table *t, float *params, float *grads,
-                  float *m, float *v, const optim_config *c, long step, float *lr_out) {
-    // The arena's padding stays zero, so one pass over the whole arena is the global norm.
-    double norm = sqrt(ops->sum_squares(grads, t->total));
-    if (c->clip > 0.0f && norm > c->clip) ops->scale(grads, t->total, (float)(c->clip / (norm + 1e-6)));
-    float lr = optim_lr_at(c, step);
-    // Every tensor of the table, in order, in one call (the CUDA backend may run one launch).
+// Every tensor of the table, in order, for one adamw_update_multi call (the CUDA backend may run
+// one launch); the caller frees it.
+static adamw_segment *segments_of(const tensor_table *t) {
     adamw_segment *segs = malloc((size_t)(t->count > 0 ? t->count : 1) * sizeof *segs);
     if (!segs) die_fail("out of memory for the AdamW segment table (%d tensors)", t->count);
     for (int i = 0; i < t->count; i++) {
@@ -35,9 +31,36 @@ double optim_step(const ops_backend *ops, const tensor_table *t, float *params, 
         segs[i].numel = t->items[i].numel;
         segs[i].decay = t->items[i].decay != 0;
     }
+    return segs;
+}
+
+double optim_step(const ops_backend *ops, const tensor_table *t, float *params, float *grads,
+                  float *m, float *v, const optim_config *c, long step, float *lr_out) {
+    // The arena's padding stays zero, so one pass over the whole arena is the global norm.
+    double norm = sqrt(ops->sum_squares(grads, t->total));
+    if (c->clip > 0.0f && norm > c->clip) ops->scale(grads, t->total, (float)(c->clip / (norm + 1e-6)));
+    float lr = optim_lr_at(c, step);
+    adamw_segment *segs = segments_of(t);
     ops->adamw_update_multi(params, grads, m, v, segs, t->count, lr, c->beta1, c->beta2, c->eps,
                             c->weight_decay, (int)(step + 1));
     free(segs);
     if (lr_out) *lr_out = lr;
     return norm;
+}
+
+float optim_step_values(const optim_config *c, long step, float host[STEP_HOST_SCALARS]) {
+    int t = (int)(step + 1); // adamw_update's 1-based count and its bias corrections, bit for bit
+    host[STEP_LR] = optim_lr_at(c, step);
+    host[STEP_BC1] = 1.0f - powf(c->beta1, (float)t);
+    host[STEP_BC2] = 1.0f - powf(c->beta2, (float)t);
+    return host[STEP_LR];
+}
+
+void optim_step_device(const ops_backend *ops, const tensor_table *t, float *params, float *grads, float *m,
+                       float *v, const optim_config *c, const double *loss, double *norm, float *scalars) {
+    ops->optim_prepare(norm, scalars, loss, grads, t->total, c->clip);
+    adamw_segment *segs = segments_of(t);
+    ops->adamw_update_multi_scalars(params, grads, m, v, segs, t->count, scalars, c->beta1, c->beta2, c->eps,
+                                    c->weight_decay);
+    free(segs);
 }

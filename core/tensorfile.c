@@ -1,5 +1,6 @@
 // core/tensorfile.c — reading and writing the flat named-array format of tensorfile.h.
 #include "tensorfile.h"
+#include "safe_file.h"
 #include "common.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -95,16 +96,10 @@ static uint32_t entry_crc(uint32_t len, const char *name, uint32_t dtype, uint32
 }
 
 int tf_write(const tensorfile *tf, const char *path, char *err, size_t errlen) {
-    char tmp[4200];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) {
-        snprintf(err, errlen, "%.200s...: path too long", path);
-        return -1;
-    }
-    FILE *f = fopen(tmp, "wb");
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot create: %s", tmp, strerror(errno));
-        return -1;
-    }
+    safe_out o;
+    int rc = safe_out_begin(&o, path, err, errlen); // a temporary name of its own, renamed when complete
+    if (rc != SAFE_OK) return rc;
+    FILE *f = o.f;
     int bad = fwrite("PBTF", 1, 4, f) != 4 || put_u32(f, TF_VERSION) || put_u32(f, (uint32_t)tf->count);
     for (int i = 0; i < tf->count && !bad; i++) {
         const tf_entry *e = &tf->entries[i];
@@ -118,18 +113,12 @@ int tf_write(const tensorfile *tf, const char *path, char *err, size_t errlen) {
             bad |= put_u32(f, entry_crc(len, e->name, (uint32_t)e->dtype, (uint32_t)e->ndim, dims, e->data,
                                         e->count * dtype_size[e->dtype]));
     }
-    if (!bad) bad = fflush(f) != 0 || fsync(fileno(f)) != 0;
-    int closed = fclose(f);
-    if (bad || closed != 0) {
-        snprintf(err, errlen, "%s: write failed: %s", tmp, strerror(errno));
-        unlink(tmp);
-        return -1;
+    if (bad) {
+        snprintf(err, errlen, "%s: write failed: %s", path, strerror(errno));
+        safe_out_abort(&o);
+        return SAFE_IO;
     }
-    if (rename(tmp, path) != 0) {
-        snprintf(err, errlen, "%s: cannot rename to %s: %s", tmp, path, strerror(errno));
-        return -1;
-    }
-    return 0;
+    return safe_out_commit(&o, err, errlen);
 }
 
 static int read_fail(tensorfile *tf, FILE *f, char *err, size_t errlen, const char *fmt, ...)
@@ -146,14 +135,11 @@ static int read_fail(tensorfile *tf, FILE *f, char *err, size_t errlen, const ch
 
 int tf_read(tensorfile *tf, const char *path, char *err, size_t errlen) {
     tf_init(tf);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-        return -1;
-    }
+    FILE *f;
+    if (safe_fopen_read(path, -1, SAFE_FOLLOW, &f, NULL, err, errlen) != SAFE_OK) return -1; // regular, never blocks
     struct stat st;
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode))
-        return read_fail(tf, f, err, errlen, "%s: not a regular file", path);
+    if (fstat(fileno(f), &st) != 0)
+        return read_fail(tf, f, err, errlen, "%s: cannot check: %s", path, strerror(errno));
     uint64_t size = (uint64_t)st.st_size;
     char magic[4];
     uint32_t version = 0, count = 0;

@@ -34,7 +34,9 @@ void tf_free(tensorfile *tf);
 void tf_add(tensorfile *tf, const char *name, int dtype, int ndim, const int *dims, const void *data);
 void tf_add_f32(tensorfile *tf, const char *name, const float *data, size_t n);    // 1-D
 void tf_add_i64_scalar(tensorfile *tf, const char *name, int64_t value);         // stored as f64
-// Returns 0 on success; on failure writes a message naming the path into err.
+// tf_write writes atomically through core/safe_file.h (a regular file, never through a link or
+// device at path): 0, or SAFE_IO (1) / SAFE_REFUSED (2, what sits at path is not a regular file)
+// with a message naming the path in err. tf_read reads regular files only: 0 or -1 with err.
 int tf_write(const tensorfile *tf, const char *path, char *err, size_t errlen);
 int tf_read(tensorfile *tf, const char *path, char *err, size_t errlen);
 const tf_entry *tf_find(const tensorfile *tf, const char *name); // NULL when absent

@@ -60,6 +60,9 @@ typedef struct backbone_kind {
     const float *(*spatial_weights)(const struct model *m, int layer);
     // 1: supports masked attention with a context of M < T key tokens (model_set_context).
     int masked_attention;
+    // 1: runs train.activations=bf16 (model_config.bf16_activations: the GEMM-feeding activations
+    // stored bf16, core/ops_list.h "bf16 activations"); 0: model_config_error refuses it.
+    int bf16_activations;
     // The position encodings these blocks can use (NULL: every kind); config_error names the
     // valid ones with posenc_names_where(pe_ok, ...).
     int (*pe_ok)(const struct posenc_kind *pe);
@@ -69,6 +72,9 @@ typedef struct backbone_kind {
     // 0 ViT (tests/torch_vit.py, also the only one torch_gpu_step.py has), 1 gMLP, 2 aMLP
     // (tests/torch_gmlp.py).
     int torch_step_arch;
+    // 1: timm's VisionTransformer builds these blocks, so `crosscheck --init timm` can start the
+    // PyTorch twin from it (bench/crosscheck/timm_match.c).
+    int timm_vit;
     // Its own configuration keys (ended by {NULL}; NULL: none), gathered into the key table
     // (bench/config/config.c), and their reader into the model config's arch_own (NULL: none),
     // called by backbone_read_keys only for the model's backbone.

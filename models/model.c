@@ -219,7 +219,10 @@ void model_free(model *m) {
     memset(m, 0, sizeof *m);
 }
 
-float *model_images(model *m) { return m->batch_host.images; }
+float *model_images(model *m) {
+    m->ops->upload_wait(); // the caller writes it: the previous batch's asynchronous uploads read it first
+    return m->batch_host.images;
+}
 size_t model_input_floats(const model *m) {
     const model_config *c = &m->cfg;
     return c->vocab > 0      ? (size_t)m->image_size

@@ -165,7 +165,9 @@ void model_set_resolution(model *m, int size);
 // drawn at (rng.seed, RNG_REFERENCE, rng.epoch, rng.step, rng.index + image) in every
 // forward, training or not (an evaluation passes its first image's index as rng.index, so
 // its draws do not depend on how the test set is split into batches). Returns the logits
-// (backend memory).
+// (backend memory). model_images first waits until the previous forwards' uploads have read the
+// staging (ops->upload_wait: a pinned staging is uploaded asynchronously), so the caller may
+// write it; every writer of a step's staging inputs calls it before the step's writes.
 float *model_images(model *m);
 // For backbones: drop path's keep scales (B) of a forward's images, drawn at (rng.seed,
 // RNG_DROPPATH, rng.epoch, rng.step, site_index), element first + b for image b where first =

@@ -85,6 +85,11 @@ const char *model_config_error(const model_config *c) {
         snprintf(msg, sizeof msg, "largest image size %d is not a multiple of model.patch=%d", c->max_image_size, c->patch);
         return msg;
     }
+    if (c->bf16_activations && !arch->bf16_activations) {
+        snprintf(msg, sizeof msg, "train.activations=bf16: model.arch=%s keeps its activations in fp32 (valid: "
+                 "train.activations=fp32 with %s; bf16 with model.arch=vit)", arch->name, arch->name);
+        return msg;
+    }
     const posenc_kind *pe = posenc_for_model(c);
     if (!pe) {
         snprintf(msg, sizeof msg, "pe.kind=%s is not a position encoding (valid: %s)", c->pe_kind, posenc_names());

@@ -80,6 +80,9 @@ typedef struct model_config {
     int embed_init;            // model.embed_init: how the patch / frame projection starts (MODEL_EMBED_INIT_*)
     int trunc_normal;          // model.trunc_normal: where the trunc-normal(0.02) inits are cut (MODEL_TRUNC_*)
     int linear_init;           // model.linear_init: how Linear weights start (MODEL_LINEAR_INIT_*)
+    int bf16_activations;      // train.activations=bf16: the blocks store the activations that feed their
+                               // matrix products in bf16 (backbones with bf16_activations; needs
+                               // train.precision=bf16, which the trainer checks)
     model_request request;     // what the objective asks of the model (above)
     // The chosen encoding's own settings (pe.cape_*, pe.rope_*): filled by its read_keys alone,
     // read by its own file through POSENC_OWN (models/posenc/encoding.h).

@@ -20,3 +20,19 @@ int metric_info_format(const metric_info *m, char *buf, size_t len) {
                     m->scale != 0 ? m->scale : 1.0, m->higher_is_better, m->needs_labels, m->header ? m->header : "",
                     m->digits, m->rank, m->mean_only, (int)m->nature);
 }
+
+int metric_column_name(const metric_info *m, const char *metric, char *buf, size_t len) {
+    const char *at = strchr(metric, '@');
+    int n = at ? (int)(at - metric) : (int)strlen(metric);
+    if (!m) return snprintf(buf, len, "%s", metric);
+    if (m->header && m->header[0]) {
+        if (at) return snprintf(buf, len, "%s at %s px", m->header, at + 1);
+        return snprintf(buf, len, "%s", m->header);
+    }
+    if (m->unit && m->unit[0]) {
+        if (at) return snprintf(buf, len, "%.*s (%s) at %s px", n, metric, m->unit, at + 1);
+        return snprintf(buf, len, "%.*s (%s)", n, metric, m->unit);
+    }
+    if (at) return snprintf(buf, len, "%.*s at %s px", n, metric, at + 1);
+    return snprintf(buf, len, "%s", metric);
+}

@@ -20,7 +20,7 @@ typedef struct metric_info {
     double scale;       // shown value = stored value * scale (0 reads as 1)
     int higher_is_better; // 1 higher, -1 lower, 0 neither (sizes, counts)
     int needs_labels;   // 1: measured against class labels
-    const char *header; // the report's column header (NULL: the name, with " (unit)" when unit)
+    const char *header; // the column name (NULL: the name, with " (unit)" when unit): metric_column_name
     int digits;         // decimals shown (-1: %.4g)
     int rank;           // column order in the report's tables (smaller first; unknown metrics 50)
     int mean_only;      // 1: the tables show the mean without ± std
@@ -34,3 +34,10 @@ const metric_info *metric_info_match(const metric_info *table, const char *metri
 // higher_is_better needs_labels header digits rank mean_only nature), without a newline.
 // Returns what snprintf returns.
 int metric_info_format(const metric_info *m, char *buf, size_t len);
+
+// A metric's one column name, the same in REPORT.md's tables, `report --format csv|json`, `posbench
+// export` and load_runs (python/posbench_results.py), and the axis label of its figures: the
+// entry's header ("step (ms)") when it has one, else "<metric> (<unit>)" ("top1 (%)"), else the
+// metric's name; a per-size metric "<base>@<size>" is "<base's column name> at <size> px"
+// ("top1 (%) at 56 px"). m NULL (no entry): the name as given. Returns what snprintf returns.
+int metric_column_name(const metric_info *m, const char *metric, char *buf, size_t len);

@@ -121,6 +121,7 @@ typedef struct objective_kind {
     int multi_size;                  // 1: data.resolutions, eval.resolutions and eval.tta_delta apply; 0: refused
     const char *one_size_why;        // multi_size 0: what makes it one size, said after its name ("" or NULL: nothing)
     int images_only;                 // 1: draws its own views of images, so refuses speech (and text: text_input)
+    int timm_vit;                    // 1: adds no parameter timm's VisionTransformer lacks (crosscheck --init timm)
     const objective_crosscheck *crosscheck; // NULL: the PyTorch trainer does not implement it
     // The metrics reach these formats in their unit (stored value x metrics' scale: top1 as %).
     const char *progress;            // printf format of the per-epoch line: epoch, epochs, loss, metric 0, 1, seconds
@@ -137,6 +138,10 @@ typedef struct objective_kind {
     // accumulate; the caller zeroed them). Both NULL for an objective with train_views below.
     double (*train_forward)(objective *o, int B, const int32_t *labels, rng_addr rng);
     void (*train_backward)(objective *o, int B);
+    // Optional: train_forward with the mean loss written to `loss` (one double in backend
+    // memory: ops->sum_to) instead of returned, so the step reads nothing back (train.graph=on,
+    // bench/train/step_device.c). The same draws and ops as train_forward; the same value.
+    void (*train_forward_to)(objective *o, int B, const int32_t *labels, rng_addr rng, double *loss);
     // Optional, for a loss that is a mean over a number of terms that varies per image (GVP's
     // random and mixed segmentations: its predicted patches). Called with a training step's
     // whole batch of B = train.batch images in the staging input (unchanged by it), their labels

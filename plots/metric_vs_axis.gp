@@ -8,6 +8,7 @@
 #   datafile    blocks separated by two blank lines, one per series; columns:
 #               plotted-x  mean  ci95-lo  ci95-hi  n  "x label"
 #   title       figure title               xlabel, ylabel  axis labels
+#   subtitle    optional: a second title line (what is drawn: mean and CI, or one seed)
 #   nlines      number of blocks           title1..titleN  legend entry of each block (n stated)
 #   categorical 1: x is the category's index; 0: numeric x
 #   logx        1: logarithmic x axis
@@ -26,11 +27,11 @@ if (term eq 'svg') {
     }
 } }
 set output out
-set title title noenhanced
+if (exists('subtitle') && subtitle ne '') { set title title . "\n" . subtitle noenhanced } else { set title title noenhanced }
 set xlabel xlabel noenhanced
 set ylabel ylabel noenhanced
 set grid ytics
-set key below noenhanced
+set key below Left reverse samplen 2 maxcols 1 width -2 height 1 noenhanced
 set bars small
 if (exists('xtics') && xtics ne '') { eval('set xtics ' . xtics . ' noenhanced') }
 if (logx) { set logscale x }

@@ -14,9 +14,11 @@
 #      resumed on the CPU finishes;
 #   3. posbench bench --device DEVICE for every config, fp32 and bf16, with PyTorch's ratio;
 #   4. PyTorch's MP3 ViT-B/16 step at eta 0.3/0.5/0.75/0.9 against its ViT-B/16 step (MP3 Table 2);
-#   5. a 100-step training on DEVICE, run twice in fp32, in bf16, in bf16 with the cuDNN attention and
-#      in bf16 with cuDNN, cuBLASLt and the v2 kernels (GPU_SESSION_DET_CASES): bitwise the same
-#      losses (determinism), and its loss curve in OUT/loss-curve-100.tsv;
+#   5. a 100-step training on DEVICE, run twice in fp32, in bf16, in bf16 with the cuDNN attention,
+#      in bf16 with cuDNN, cuBLASLt and the v2 kernels, and in fp32 with train.graph=on (the step
+#      without host reads, replayed as a CUDA graph) (GPU_SESSION_DET_CASES): bitwise the same
+#      losses (determinism); the graph's run bitwise the fp32 run without it (parity); its loss
+#      curve in OUT/loss-curve-100.tsv;
 #   6. make reproduce-mp3 SCALE=smoke on the CPU and on DEVICE: the same verdicts, finding by finding
 #      (needs the speech set: a bundle made with GPU_BUNDLE_SPEECH=1 GPU_BUNDLE_TESTS=0)
 #      (the timing experiment mp3-table2 left out of the comparison: its findings are the device's);
@@ -25,7 +27,10 @@
 #   8. the on/off matrix of the speed switches: posbench bench --no-torch --breakdown for each
 #      GPU_SESSION_AB_CONFIGS config (default vit-b16-224 vit-s4-32 mp3-b16-224-e75) under each
 #      variant of GPU_SESSION_AB_VARIANTS, a ';'-separated list of NAME|WORDS where WORDS are
-#      VAR=value environment settings and bench flags (default: the bf16 routes there are).
+#      VAR=value environment settings and bench flags (default: the bf16 routes there are, and
+#      train.activations=bf16 alone and with every other route: --activations bf16;
+#      --graph on: the step without host reads, replayed as a CUDA graph where the config replays;
+#      its breakdown says whether it did and the host reads per step).
 # Every step's commands run under their own timeout, so a hang still returns the rest;
 # GPU_SESSION_ARCHIVE=FILE packs OUT into one .tar.gz at the end (what a device call brings back).
 # GPU_SESSION_KEYS replaces the small training config of step 2, GPU_SESSION_CASES its list of
@@ -184,12 +189,14 @@ if step 5; then
     CURVE="data.path=$DATA data.limit=6400 data.test_limit=500 train.epochs=1 train.batch=64 eval.batch=250 model.dim=64 model.depth=2 model.heads=2 model.patch=4 pe.kind=abs"
     # bf16-cudnn: the cuDNN attention route (its deterministic backward); on the CPU the same bf16 run
     # bf16-new: the cuDNN attention with the cuBLASLt linear layers and the v2 kernels
-    DET_CASES=${GPU_SESSION_DET_CASES:-fp32 bf16 bf16-cudnn bf16-new}
+    # fp32-graph: train.graph=on, its parity reference the fp32 case
+    DET_CASES=${GPU_SESSION_DET_CASES:-fp32 bf16 bf16-cudnn bf16-new fp32-graph}
     for prec in $DET_CASES; do
         extra="train.precision=$prec" env_words=""
         case $prec in
         bf16-cudnn) extra="train.precision=bf16 train.attention=cudnn" ;;
         bf16-new) extra="train.precision=bf16 train.attention=cudnn" env_words="POSBENCH_LINEAR=lt POSBENCH_KERNELS=v2" ;;
+        fp32-graph) extra="train.precision=fp32 train.graph=on" ;;
         esac
         for rep in 1 2; do
             # shellcheck disable=SC2086
@@ -203,6 +210,12 @@ if step 5; then
             result "$prec on $DEV: two runs of 100 steps finish" 1 "see $OUT/runs-det-$prec-*.log"
         fi
     done
+    a=$(ls "$OUT/runs/det-fp32-graph-1"/*.h5 2>/dev/null | head -n 1) b=$(ls "$OUT/runs/det-fp32-1"/*.h5 2>/dev/null | head -n 1)
+    if [ -n "$a" ] && [ -n "$b" ]; then
+        python3 tests/runs_close.py "$a" "$b" 0 /train/loss /train/grad_norm /eval/loss > "$OUT/close-graph.txt" 2>&1
+        result "train.graph=on on $DEV: bitwise the losses and norms of train.graph=off ($(grep -c 'not replayed' "$OUT/runs-det-fp32-graph-1.log") not-replayed notes)" $? \
+            "$(tr '\n' ' ' < "$OUT/close-graph.txt") $(grep 'train.graph' "$OUT/runs-det-fp32-graph-1.log" | head -n 2 | tr '\n' ' ')"
+    fi
     a=$(ls "$OUT/runs/det-fp32-1"/*.h5 2>/dev/null | head -n 1)
     [ -n "$a" ] && python3 - "$a" "$OUT/loss-curve-100.tsv" <<'EOP'
 import sys
@@ -259,11 +272,11 @@ if step 8; then
     note "## 8. The speed switches on and off: posbench bench --no-torch --breakdown"
     if [ "$DEV" = cuda ]; then
         AB_CONFIGS=${GPU_SESSION_AB_CONFIGS:-vit-b16-224 vit-s4-32 mp3-b16-224-e75}
-        AB_VARIANTS=${GPU_SESSION_AB_VARIANTS:-"materialised|--precision bf16 --attention materialised;cudnn|--precision bf16 --attention cudnn;lt-v2|--precision bf16 --attention materialised --linear lt --kernels v2;cudnn-lt-v2|--precision bf16 --attention cudnn --linear lt --kernels v2;fused-fp32|--precision fp32 --attention fused"}
+        AB_VARIANTS=${GPU_SESSION_AB_VARIANTS:-"materialised|--precision bf16 --attention materialised;cudnn|--precision bf16 --attention cudnn;lt-v2|--precision bf16 --attention materialised --linear lt --kernels v2;cudnn-lt-v2|--precision bf16 --attention cudnn --linear lt --kernels v2;bf16-act|--precision bf16 --attention materialised --activations bf16;cudnn-lt-v2-bf16-act|--precision bf16 --attention cudnn --linear lt --kernels v2 --activations bf16;all-graph|--precision bf16 --attention cudnn --linear lt --kernels v2 --activations bf16 --graph on;materialised-graph|--precision bf16 --attention materialised --graph on;fused-fp32|--precision fp32 --attention fused"}
         AB_ITERS=${GPU_SESSION_AB_ITERS:-20}
     else # the CPU dry run: a small config, the CPU's one route
         AB_CONFIGS=${GPU_SESSION_AB_CONFIGS:-vit-d64-L2-p4-28px-ci}
-        AB_VARIANTS=${GPU_SESSION_AB_VARIANTS:-"fp32|--precision fp32;bf16|--precision bf16"}
+        AB_VARIANTS=${GPU_SESSION_AB_VARIANTS:-"fp32|--precision fp32;bf16|--precision bf16;bf16-act|--precision bf16 --activations bf16;fp32-graph|--precision fp32 --graph on"}
         AB_ITERS=${GPU_SESSION_AB_ITERS:-5}
     fi
     echo "$AB_VARIANTS" | tr ';' '\n' > "$OUT/ab-variants.txt"
@@ -280,7 +293,7 @@ if step 8; then
                 --no-torch --breakdown $flags > "$log" 2>&1
             rc=$?
             [ $rc -eq 0 ] && grep -q '^  breakdown' "$log"
-            result "A/B $cfg $vname ($envs$flags)" $? "$(grep "^$cfg" "$log" | awk '{print $2 " ms, arena " $6 " MiB"}') $(grep '^  breakdown' "$log" | sed 's/^  breakdown (median ms)://')"
+            result "A/B $cfg $vname ($envs$flags)" $? "$(grep "^$cfg" "$log" | awk '{print $2 " ms, arena " $6 " MiB"}') $(grep '^  breakdown' "$log" | sed 's/^  breakdown (median ms)://') $(grep '^  graph:' "$log" | sed 's/^  //')"
         done < "$OUT/ab-variants.txt"
     done
 fi

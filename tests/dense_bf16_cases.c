@@ -119,6 +119,21 @@ static void check_layernorm(const ops_backend *ops, const char *label, int with_
              label, with_keep ? "drop-path scales 0, 1.25" : "no drop path");
     test_check(name, bad_res == 0 && bad_ln == 0 && bad_stats == 0, "residual %zu, ln %zu, mean/rstd %zu of %zu differ", bad_res,
                bad_ln, bad_stats, n);
+    if (!with_keep) { // branch NULL: the LayerNorm of x alone, rounded (res not written: NULL)
+        float *ln_x = ops->alloc(n * 4, "ln of x"), *mean_x = ops->alloc(rows * 4, "mean of x"), *rstd_x = ops->alloc(rows * 4, "rstd of x");
+        float *mean_x2 = ops->alloc(rows * 4, "mean of x 2"), *rstd_x2 = ops->alloc(rows * 4, "rstd of x 2");
+        bfloat16 *ln_x16 = ops->alloc(n * 2, "ln16 of x");
+        ops->layernorm_forward(ln_x, mean_x, rstd_x, dx, dw, db, B * T, C);
+        ops->residual_layernorm_forward_bf16(NULL, ln_x16, mean_x2, rstd_x2, dx, NULL, NULL, dw, db, B, T, C);
+        float *h1 = down(ops, ln_x, n * 4), *hm1 = down(ops, mean_x, rows * 4), *hr1 = down(ops, rstd_x, rows * 4);
+        float *hm2 = down(ops, mean_x2, rows * 4), *hr2 = down(ops, rstd_x2, rows * 4);
+        bfloat16 *h16 = down(ops, ln_x16, n * 2);
+        size_t bad_x = count_unrounded(h16, h1, n) + count_different(hm1, hm2, rows) + count_different(hr1, hr2, rows);
+        snprintf(name, sizeof name, "%s: residual_layernorm_forward_bf16 with no branch = bf16(layernorm_forward(x)), bit for bit", label);
+        test_check(name, bad_x == 0, "%zu of %zu values differ", bad_x, n + 2 * rows);
+        free(h1), free(hm1), free(hr1), free(hm2), free(hr2), free(h16);
+        ops->free(ln_x), ops->free(mean_x), ops->free(rstd_x), ops->free(mean_x2), ops->free(rstd_x2), ops->free(ln_x16);
+    }
     // backward: layernorm_backward on the widened gradient against the bf16 op, both accumulating
     float *a_din = up(ops, din0, n * 4), *a_dw = up(ops, dw0, C * 4), *a_db = up(ops, db0, C * 4);
     float *b_din = up(ops, din0, n * 4), *b_dw = up(ops, dw0, C * 4), *b_db = up(ops, db0, C * 4);

@@ -2,7 +2,8 @@
 # tests/e2e_bench_breakdown.sh — `posbench bench --breakdown`: the step's phases (upload, forward,
 # zero, backward, optimizer) measured between timing marks (ops timer_mark) on the CPU and the
 # guarded backends: every phase printed and non-negative, forward and backward the largest, and
-# the phases' per-step total within 5% of the step's median wall time (the marks cover the step).
+# the phases' per-step total within 5% of the step's median wall time (the marks cover the step); the
+# host reads per step (2, and 0 with --graph on) and the switches line's graph.
 cd "$(dirname "$0")/.." || exit 1
 T=$(mktemp -d /tmp/posbench-breakdown.XXXXXX) || exit 1
 trap 'rm -rf "$T"' EXIT
@@ -47,3 +48,18 @@ if grep -q '^vit-d64-L2-p4-28px-ci ' "$T/plain.log" && ! grep -q 'breakdown' "$T
 else
     echo "FAIL bench without --breakdown: $(cat "$T/plain.log" | tr '\n' ' ' | cut -c1-300)"
 fi
+# The host reads per step: 2 for the step that reads its loss and norm at once (the sum of the
+# losses, the sum of squares of the gradients), 0 with --graph on (the step without host reads;
+# the CPU runs it eagerly and says why it is not replayed); the switches line names the graph.
+$PB bench --device cpu --config vit-d64-L2-p4-28px-ci --iters 3 --no-torch --breakdown --graph on --threads 1 > "$T/graph.log" 2>&1
+off=$(grep '^  breakdown' "$T/cpu.log" | sed -n 's/.*host reads per step \([0-9]*\).*/\1/p')
+on=$(grep '^  breakdown' "$T/graph.log" | sed -n 's/.*host reads per step \([0-9]*\).*/\1/p')
+if [ "$off" = 2 ] && [ "$on" = 0 ] && grep -q '^switches: .* graph=on$' "$T/graph.log" && grep -q '^switches: .* graph=off$' "$T/cpu.log" \
+    && grep -q '^  graph: not replayed: the CPU backends' "$T/graph.log"; then
+    echo "PASS bench --breakdown host reads per step: $off with the graph off, $on with --graph on; $(grep '^  graph:' "$T/graph.log" | sed 's/^  //')"
+else
+    echo "FAIL bench --breakdown host reads per step: off '$off' (want 2), --graph on '$on' (want 0): $(grep -E '^switches|^  (breakdown|graph)' "$T/graph.log" | tr '\n' ' ')"
+fi
+$PB bench --device cpu --graph maybe > "$T/bad.log" 2>&1
+[ $? -eq 2 ] && grep -q -- "--graph must be on or off" "$T/bad.log" && echo "PASS bench --graph refuses a bad value (exit 2)" \
+    || echo "FAIL bench --graph maybe: $(head -n 1 "$T/bad.log")"

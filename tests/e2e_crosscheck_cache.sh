@@ -72,7 +72,7 @@ bad_cached "a duplicate key" ":3: top1 appears twice (first at line 1)" '2a top1
 bad_cached "7 of the plan's 8 losses" ":8: step_losses has 7 values; the plan has 8 steps" 's/ 1.6$//'
 bad_cached "a negative loss" ":8: step_losses: value 2 '-2.2' is not a loss" 's/ 2.2 / -2.2 /'
 bad_cached "an unknown key" ":2: unknown key 'top2'" 's/^loss /top2 /'
-bad_cached "an init out of range" ":3: init 'theirs' (valid: ours, torch)" 's/^init ours$/init theirs/'
+bad_cached "an init out of range" ":3: init 'theirs' (valid: ours, torch, timm)" 's/^init ours$/init theirs/'
 cp "$T/good.torch" "$R"; truncate -s -1 "$R"; cc; rc=$?
 [ $rc -eq 2 ] && grep -q "$R:11: the last line has no end" "$T/out"
 check "crosscheck cache refuses a cached result cut mid-line (exit 2, FILE:LINE)" $? "exit $rc: $(grep error "$T/out" | head -c 300)"

@@ -8,7 +8,10 @@
 #     lists every src/href of the loaded DOM that is not an #anchor or a data: URI: none);
 #   - every figure renders: a probe copy of the page (the page + a script appended in the test's
 #     temp folder, never in the report) is read with --dump-dom and reports, per <figure>, its
-#     <svg>'s size on screen and the number of drawn elements; each must be > 0;
+#     <img>'s size on screen and whether the browser decoded the SVG (naturalWidth > 0);
+#   - figures are images, never inline markup: the page has no <svg> element, and an SVG with a
+#     <script> planted as figures/planted.svg (no data file: posbench plot did not draw it) is
+#     not in the page and is named in a warning;
 #   - the hostile caveat and claim come back as text (no <script> or <b> element from them);
 #   - a screenshot (1280 x 4000) is taken into the temp folder and is a PNG that is not one flat
 #     colour (over 2% of its sampled pixels differ from the background).
@@ -49,9 +52,13 @@ findings:
 YAML
 $PB run "$T/html-e2e.yaml" --out "$T/r" --threads 1 > "$T/run.log" 2>&1 || { echo "FAIL html: the tiny experiment: $(tail -n 3 "$T/run.log")"; exit 0; }
 $PB plot "$T/r" > "$T/plot.log" 2>&1 || { echo "FAIL html: posbench plot: $(tail -n 3 "$T/plot.log")"; exit 0; }
+nfig=$(ls "$T"/r/figures/*.svg 2>/dev/null | wc -l)
+printf '<svg xmlns="http://www.w3.org/2000/svg"><script>document.title="pwned"</script><text>planted</text></svg>\n' > "$T/r/figures/planted.svg"
 $PB report "$T/r" > "$T/report.log" 2>&1 || { echo "FAIL html: posbench report: $(tail -n 3 "$T/report.log")"; exit 0; }
 H="$T/r/REPORT.html"
-nfig=$(ls "$T"/r/figures/*.svg 2>/dev/null | wc -l)
+! grep -q -e '<svg' -e 'planted' "$H" && grep -q 'not showing .*planted.svg: posbench plot did not draw it' "$T/report.log"
+check "html: figures are <img> data: images, never inline <svg>; a planted figures/planted.svg is left out with a warning" $? \
+    "$(grep -c '<svg' "$H") <svg in the page; $(grep -o 'planted.\{0,60\}' "$H" | head -n 1); log: $(grep planted "$T/report.log")"
 [ -s "$H" ] && [ "$nfig" -ge 2 ]
 check "html: posbench report wrote REPORT.html and plot drew $nfig SVG figures" $? "$(ls "$T/r")"
 
@@ -73,8 +80,8 @@ cat >> "$T/probe.html" <<'JS'
 window.addEventListener("load", function () {
   var out = [];
   document.querySelectorAll("figure").forEach(function (f) {
-    var s = f.querySelector("svg"), r = s ? s.getBoundingClientRect() : {width: 0, height: 0};
-    var drawn = s ? s.querySelectorAll("path, polyline, polygon, rect, circle, use, image, text").length : 0;
+    var s = f.querySelector("img"), r = s ? s.getBoundingClientRect() : {width: 0, height: 0};
+    var drawn = s && s.complete && s.naturalWidth > 0 ? 1 : 0;
     out.push((f.id || "?") + " " + Math.round(r.width) + "x" + Math.round(r.height) + " " + drawn);
   });
   document.querySelectorAll("*").forEach(function (el) { // what a page could fetch: none but its own anchors and data: URIs
@@ -101,9 +108,9 @@ fetched=$(grep '^fetched' "$T/figures.txt")
 check "html: the page refers to nothing outside itself (every src/href in the loaded DOM is #anchor or data:)" $? "$fetched"
 sed -i '/^fetched/d' "$T/figures.txt"
 n=$(wc -l < "$T/figures.txt")
-bad=$(awk '{ split($2, wh, "x"); if (wh[1] < 100 || wh[2] < 100 || $3 < 10) print }' "$T/figures.txt")
+bad=$(awk '{ split($2, wh, "x"); if (wh[1] < 100 || wh[2] < 100 || $3 < 1) print }' "$T/figures.txt")
 [ "$n" -eq "$nfig" ] && [ -z "$bad" ]
-check "html: every figure renders ($n of $nfig figures have an <svg> of at least 100x100 px with drawn elements)" $? \
+check "html: every figure renders ($n of $nfig figures have a decoded <img> of at least 100x100 px)" $? \
     "probe: $(tr '\n' ';' < "$T/figures.txt") bad: $bad"
 
 # hostile text: shown as text; the page title is still the report's

@@ -7,6 +7,8 @@
 # (data/speech-commands-synth/smoke, written once). The runs go through the guarded CPU backend (--device cpu-guarded: backend
 # memory fenced off from host code, so any host access outside an op kills the run), and
 # mp3-main is run again on --device cpu: its files must be bitwise the same (tests/h5_same.py).
+# Last, `posbench report --index` over this source (make reproduce-all's index): its row, time,
+# links and the same findings as the source's own report.
 cd "$(dirname "$0")/.." || exit 1
 T=$(mktemp -d /tmp/posbench-reproduce.XXXXXX) || exit 1
 trap 'rm -rf "$T"' EXIT
@@ -60,3 +62,21 @@ check "reproduce-mp3 smoke: the speech experiment (synthesized data, MP3 on fram
 build/posbench run bench/experiments/mp3-main.yaml --scale smoke --out "$T/cpu" --device cpu --jobs 2 > "$T/cpu.log" 2>&1
 python3 tests/h5_same.py "$T/cpu" "$T/out" > "$T/same" 2>&1
 check "mp3-main smoke: --device cpu-guarded = --device cpu, bit for bit" $? "$(tr '\n' ' ' < "$T/same")"
+# The index of every source (`posbench report --index`, the last step of make reproduce-all) over
+# this real smoke source, moved into an index folder with the time measured above: its row
+# names the four experiments and links the source's report, and its findings are the source
+# report's (as many rows, the summary's verdict counts adding up to them).
+mkdir -p "$T/idx" && mv "$T/out" "$T/idx/mp3" && printf 'mp3\tsmoke\tcpu-guarded\t%s\t%s\n' "$secs" "$rc" > "$T/idx/reproduce-times.tsv"
+build/posbench report --index "$T/idx" > /dev/null 2> "$T/index.err"; rc_index=$?
+findings_rows() { awk '/^\| claim \| ours \| paper \| verdict \|$/ {t=1; getline; next} t && /^\|/ {n++; next} {t=0} END {print n + 0}' "$1"; }
+I="$T/idx/REPORT.md"
+own=$(findings_rows "$T/idx/mp3/REPORT.md"); listed=$(findings_rows "$I")
+row=$(grep '^| mp3 | ' "$I")
+counted=$(echo "$row" | awk -F' [|] ' '{print $4 + $5 + $6 + $7}')
+named=0
+for x in mp3-main mp3-patch mp3-speech mp3-table2; do echo "$row" | grep -qF "\`$x\`" && named=$((named + 1)); done
+[ $rc_index -eq 0 ] && [ "$own" -gt 0 ] && [ "$listed" -eq "$own" ] && [ "$counted" -eq "$own" ] && [ $named -eq 4 ] &&
+    echo "$row" | grep -qF "(smoke, cpu-guarded" && echo "$row" | grep -qF '[REPORT.md](mp3/REPORT.md), [REPORT.html](mp3/REPORT.html)' &&
+    grep -q '<a href="mp3/REPORT.html">' "$T/idx/REPORT.html"
+check "report --index over the mp3 smoke source: its row, time and links, and the same $own findings as its report" $? \
+    "exit $rc_index; $listed rows listed, $counted counted; $row $(head -c 300 "$T/index.err")"

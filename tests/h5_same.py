@@ -5,6 +5,8 @@ datasets and attributes with the same values, except what differs between two ru
 same computation by design (wall-clock times, speeds, peak memory, the commit, the device,
 when a run was resumed), and /final metric_info: the run's metric table (units, direction;
 bench/results/run_metrics.h), which files written before issue 28 lack.
+--ignore NAME (repeatable): an attribute or dataset left out of both files besides those above
+(e.g. backend_peak_bytes, when one side is known to allocate more and the caller checks by how much).
 --new-key KEY=VALUE (repeatable): a config key added since A was written, at VALUE, its default:
 its /config attributes (also a parent or budget stage's, <stage>.KEY) and its line in
 config_yaml are left out of both files (so a run of an
@@ -20,6 +22,7 @@ VOLATILE = re.compile(r'(started|finished|git_commit|train_time_s|step_time_ms|i
 
 
 NEW_KEYS = []  # (dotted key, value) of --new-key
+IGNORED = []   # names of --ignore
 
 
 def dump(path):
@@ -33,7 +36,7 @@ def dump(path):
                 skipping = False
             continue
         m = re.match(r'(\s*)(ATTRIBUTE|DATASET) "([^"]+)"', line)
-        if m and (VOLATILE.search(m.group(3)) or any(m.group(3) == k or m.group(3).endswith('.' + k) for k, _ in NEW_KEYS)):
+        if m and (VOLATILE.search(m.group(3)) or m.group(3) in IGNORED or any(m.group(3) == k or m.group(3).endswith('.' + k) for k, _ in NEW_KEYS)):
             skipping, depth = True, len(m.group(1))
             continue
         lines.append(line)
@@ -42,9 +45,12 @@ def dump(path):
 
 def main():
     args = sys.argv[1:]
-    while args and args[0] == '--new-key':
-        key, _, value = args[1].partition('=')
-        NEW_KEYS.append((key, value))
+    while args and args[0] in ('--new-key', '--ignore'):
+        if args[0] == '--ignore':
+            IGNORED.append(args[1])
+        else:
+            key, _, value = args[1].partition('=')
+            NEW_KEYS.append((key, value))
         args = args[2:]
     a, b = args[0], args[1]
     total = same = 0

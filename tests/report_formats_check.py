@@ -100,7 +100,7 @@ for t, (head, mdrows) in zip(tables, stage_tables):
     for c in t["columns"]:
         sample = t["rows"][0][c] if t["rows"] else ""
         kinds[c] = "stats" if isinstance(sample, dict) else "num" if isinstance(sample, (int, float)) else "text"
-        csv_head += [c + " mean", c + " std"] if kinds[c] == "stats" else [c]
+        csv_head += [c, c + " std"] if kinds[c] == "stats" else [c]
     if rows[0] != csv_head or len(rows) - 1 != len(t["rows"]) or len(mdrows) != len(t["rows"]):
         same_json = False; why.append("%s: CSV header/rows differ" % t["name"]); continue
     for r, jrow, mrow in zip(rows[1:], t["rows"], mdrows):

@@ -8,7 +8,8 @@ Layout (little-endian):
   (version 2) u32 CRC-32 (zlib) of every byte of the entry before it.
 
     read(path)         -> dict name -> ndarray (insertion order = file order)
-    write(path, dict)  -> writes "<path>.tmp", fsyncs, renames (as the C side does)
+    write(path, dict)  -> writes "<path>.tmp", fsyncs, renames (the C side, core/safe_file.h, uses a
+                          hidden temporary name of its own in the same directory)
 
 Run with Debian's Python: /usr/bin/python3 tests/tensorfile.py FILE  (lists the entries)
 """

@@ -1,7 +1,7 @@
 // tests/test_export.c — the field writers of `posbench export` (bench/results/export.h), without
 // any run file: CSV fields quoted per RFC 4180 exactly when they hold ',', '"', CR or LF (quotes
-// doubled); JSON strings escaped per RFC 8259 (quote, backslash, control characters; invalid
-// UTF-8 as U+FFFD, valid multi-byte UTF-8 kept); numbers as the shortest decimal that reads
+// doubled); JSON strings escaped per RFC 8259 (quote, backslash, control characters; valid
+// multi-byte UTF-8 kept); in both a byte that is not valid UTF-8 is the visible text "\xNN"; numbers as the shortest decimal that reads
 // back as the same double, and non-finite numbers as "" (never "nan" or "inf").
 #include "testing.h"
 #include "../bench/results/export.h"
@@ -37,8 +37,10 @@ int main(void) {
         {"tab\there \\ back", "tab\there \\ back", "\"tab\\there \\\\ back\""},
         {"bell\a", "bell\a", "\"bell\\u0007\""},
         {"\xc3\xa9\xe4\xb8\xad", "\xc3\xa9\xe4\xb8\xad", "\"\xc3\xa9\xe4\xb8\xad\""},
-        {"bad \xff byte \xc3", "bad \xff byte \xc3", "\"bad \\ufffd byte \\ufffd\""},
-        {"surrogate \xed\xa0\x80", "surrogate \xed\xa0\x80", "\"surrogate \\ufffd\\ufffd\\ufffd\""},
+        {"bad \xff byte \xc3", "bad \\xff byte \\xc3", "\"bad \\\\xff byte \\\\xc3\""},
+        {"surrogate \xed\xa0\x80", "surrogate \\xed\\xa0\\x80", "\"surrogate \\\\xed\\\\xa0\\\\x80\""},
+        {"latin-1 path /r/caf\xe9/x.h5, quoted", "\"latin-1 path /r/caf\\xe9/x.h5, quoted\"", "\"latin-1 path /r/caf\\\\xe9/x.h5, quoted\""},
+        {"C1 \xc2\x85 kept", "C1 \xc2\x85 kept", "\"C1 \xc2\x85 kept\""},
     };
     int wrong = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -48,7 +50,7 @@ int main(void) {
         if (strcmp(csv, cases[i].csv) || strcmp(json, cases[i].json))
             wrong++, test_fail("export field", "case %zu: csv [%s] want [%s], json [%s] want [%s]", i, csv, cases[i].csv, json, cases[i].json);
     }
-    test_check("export: CSV fields quoted exactly when needed (quotes doubled), JSON strings escaped, invalid UTF-8 as U+FFFD",
+    test_check("export: CSV fields quoted exactly when needed (quotes doubled), JSON strings escaped, bytes that are not UTF-8 as a visible \\xNN in both",
                wrong == 0, "%zu cases, %d wrong", sizeof cases / sizeof cases[0], wrong);
 
     static const double values[] = {0.1, 0.482 * 100, 1e-5, 2e-3, 1.0 / 3, 123456789, -0.0, 5e-324, 1.7976931348623157e308, 12};

@@ -95,6 +95,25 @@ static void check_categorical(void) {
     free(svg);
 }
 
+// The value of `name=` in a figure's settings file DIR/figures/data/<base>.gp (the variables
+// posbench passed to gnuplot, one per line) into out (quotes kept); 0 when absent.
+static int setting(const char *dir, const char *base, const char *name, char *out, size_t len) {
+    char path[700], line[4096];
+    snprintf(path, sizeof path, "%s/figures/data/%s.gp", dir, base);
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    size_t n = strlen(name);
+    int found = 0;
+    while (!found && fgets(line, sizeof line, f))
+        if (!strncmp(line, name, n) && line[n] == '=') {
+            line[strcspn(line, "\n")] = 0;
+            snprintf(out, len, "%s", line + n + 1);
+            found = 1;
+        }
+    fclose(f);
+    return found;
+}
+
 // A one-point figure: a stage whose one done run has one /train and one /eval row, beside a failed
 // run (so pe.kind varies but one configuration has a value): every figure is drawn, and gnuplot
 // prints nothing (no "empty x range" warning: the ranges are given).
@@ -130,7 +149,61 @@ static void check_one_point(void) {
     test_check("plot one-point figures: drawn, and gnuplot prints no warning (nothing captured on stderr from it)",
                rc == 0 && !missing && err && !strstr(err, "gnuplot (") && !strstr(err, "arning: empty"),
                "exit %d, %d missing; stderr: %.600s", rc, missing, err ? err : "");
+    char points[64] = "", title[600] = "";
+    setting(dir, "solo_one_eval-top1-vs-epoch", "points_only", points, sizeof points);
+    setting(dir, "solo_one_eval-top1-vs-epoch", "subtitle", title, sizeof title);
+    test_check("plot a curve of one point per configuration: drawn as points, and its subtitle says so",
+               !strcmp(points, "1") && strstr(title, "one point per setting"), "points_only %s, title %s", points, title);
     free(out), free(err);
+}
+
+// Whether every CI bound (columns 3 and 4) of a figure's data file lies in [lo, hi]; *rows counts them.
+static int ci_within(const char *dir, const char *base, double lo, double hi, int *rows) {
+    char path[700], line[512];
+    snprintf(path, sizeof path, "%s/figures/data/%s.dat", dir, base);
+    FILE *f = fopen(path, "r");
+    *rows = 0;
+    if (!f) return 0;
+    int ok = 1;
+    while (fgets(line, sizeof line, f)) {
+        double x, m, a, b;
+        if (line[0] == '#' || sscanf(line, "%lf %lf %lf %lf", &x, &m, &a, &b) != 4) continue;
+        (*rows)++;
+        ok &= a >= lo && b <= hi && a <= b;
+    }
+    fclose(f);
+    return ok;
+}
+
+// Paper-ready axes, read from what posbench wrote (the settings files and data) and from the
+// scripts' own text, so a change to either that breaks them fails here: whole-number tics on an
+// epoch axis, accuracy axes from 0 to at most 100 with CI bounds inside, a non-negative metric
+// from 0; the scripts apply those settings, and every map and attention grid has a colour box.
+static void check_paper_axes(void) {
+    char v[512], ymax[64] = "", ymin[64] = "";
+    int has_step = setting(g_dir, "exp_finetune_eval-top1-vs-epoch", "xtic_step", v, sizeof v);
+    long step = has_step ? strtol(v, NULL, 10) : 0;
+    test_check("plot figure settings: an epoch axis gets whole-number tics (xtic_step a whole number >= 1)",
+               has_step && step >= 1 && !strchr(v, '.'), "xtic_step %s", has_step ? v : "(absent)");
+    int y0 = setting(g_dir, "exp_finetune_eval-top1-vs-epoch", "ymin", ymin, sizeof ymin) &&
+             setting(g_dir, "exp_finetune_eval-top1-vs-epoch", "ymax", ymax, sizeof ymax);
+    test_check("plot figure settings: an accuracy curve's y axis runs from 0 to at most 100", y0 && atof(ymin) == 0 &&
+               atof(ymax) > 0 && atof(ymax) <= 100, "ymin %s, ymax %s", ymin, ymax);
+    y0 = setting(g_dir, "exp_finetune_top1-vs-kind", "ymin", ymin, sizeof ymin) &&
+         setting(g_dir, "exp_finetune_top1-vs-kind", "ymax", ymax, sizeof ymax);
+    int rows = 0, inside = ci_within(g_dir, "exp_finetune_top1-vs-kind", 0, 100, &rows);
+    test_check("plot figure settings: a final accuracy's axis in [0, 100] and its CI bars clipped to it",
+               y0 && atof(ymin) == 0 && atof(ymax) <= 100 && inside && rows >= 2, "ymin %s, ymax %s, %d rows inside %d", ymin, ymax, rows, inside);
+    char *curves = slurp("plots/curves.gp"), *axis = slurp("plots/metric_vs_axis.gp"), *heat = slurp("plots/heatmap.gp"),
+         *grid = slurp("plots/image_grid.gp");
+    test_check("plot scripts: curves.gp applies xtic_step with whole-number labels and the y range; metric_vs_axis.gp the y range",
+               curves && strstr(curves, "set xtics xtic_step") && strstr(curves, "set format x '%.0f'") &&
+               strstr(curves, "set yrange [ymin:ymax]") && axis && strstr(axis, "set yrange [ymin:ymax]"),
+               "plots/curves.gp or plots/metric_vs_axis.gp lost a setting");
+    test_check("plot scripts: heatmaps and the [CLS]-attention grid draw a colour box",
+               heat && strstr(heat, "set colorbox") && grid && strstr(grid, "exists('colorbox')") && strstr(grid, "set colorbox") &&
+               strstr(grid, "lc palette"), "plots/heatmap.gp or plots/image_grid.gp has no colour box");
+    free(curves), free(axis), free(heat), free(grid);
 }
 
 static int have_gnuplot(void) { return system("gnuplot -e 'exit' >/dev/null 2>&1") == 0; }
@@ -187,6 +260,7 @@ static void test_plot(void) {
     }
     test_check("plot: no figure file name carries a run id", out && !hashed, "%d names with an id", hashed);
     check_categorical();
+    check_paper_axes();
     char svg[512];
     snprintf(svg, sizeof svg, "%s/figures/exp_finetune_train-loss-vs-step.svg", g_dir);
     char *text = slurp(svg);
@@ -273,6 +347,20 @@ static void test_plot(void) {
                labelled && strstr(labelled, "Top-5 &amp; width &lt;b") && strstr(labelled, "embedding width d") &&
                strstr(labelled, "test top-5 accuracy (%)") && !strstr(labelled, ">model.dim<"), "texts in %s", path);
     free(labelled);
+    // labels: stage titles and key names for people, in titles, legends and axes
+    if (orig && (f = fopen(copy, "w")))
+        fprintf(f, "%sfigures:\n  - {kind: metric_vs_axis, stage: finetune, metric: final.top1, x: pe.kind}\nlabels:\n"
+                   "  stages: {finetune: Finetuned from MP3}\n  keys: {pe.kind: position encoding, model.dim: embedding width}\n", orig),
+            fclose(f);
+    rc = capture(cmd_plot, 1, (char *[]){g_dir}, &out, &err);
+    char t[600] = "", xl[300] = "", l1[300] = "";
+    setting(g_dir, "exp_finetune_top1-vs-kind", "title", t, sizeof t);
+    setting(g_dir, "exp_finetune_top1-vs-kind", "xlabel", xl, sizeof xl);
+    setting(g_dir, "exp_finetune_top1-vs-kind", "title1", l1, sizeof l1);
+    test_check("plot labels: the stage's title, the key's name on the axis and in the legend (no raw key)",
+               rc == 0 && strstr(t, "Finetuned from MP3") && !strstr(t, "finetune:") && !strcmp(xl, "'position encoding'") &&
+               strstr(l1, "embedding width: ") && !strstr(l1, "model.dim"), "exit %d; title %s, xlabel %s, legend %s", rc, t, xl, l1);
+    free(out), free(err);
     int lines = 1;
     for (const char *p = orig; p && *p; p++) lines += *p == '\n';
     if (orig && (f = fopen(copy, "w"))) fprintf(f, "%sfigures:\n  - {kind: curves, metrc: eval.top1}\n", orig), fclose(f);

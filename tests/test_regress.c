@@ -282,7 +282,7 @@ static void test_cli(void) {
         {"--save --threads 1 --no-probes", "--save needs a file"},
         {"--save", "--save needs a file"},
         {"--save %s/nodir/x.tsv --no-probes --rounds 1 --iters 1", "nodir: No such file or directory (create it first; nothing was measured)"},
-        {"--save %s --no-probes --rounds 1 --iters 1", "a directory, not a file"},
+        {"--save %s --no-probes --rounds 1 --iters 1", "is a directory, not a regular file"},
         {"--save %s/base.tsv/x.tsv --no-probes --rounds 1 --iters 1", "base.tsv is not a directory"},
     };
     wrong = 0;

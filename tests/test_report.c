@@ -12,6 +12,7 @@
 #include "../bench/report/significance.h"
 #include "../bench/results/results.h"
 #include "../bench/results/results_read.h"
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -179,8 +180,12 @@ static void test_report(void) {
     snprintf(path, sizeof path, "%s/REPORT.md", g_dir);
     char *md = slurp(path);
     test_check("REPORT.md equals stdout", md && !strcmp(md, out), "%zu bytes", md ? strlen(md) : 0);
-    snprintf(path, sizeof path, "%s/REPORT.md.tmp", g_dir);
-    test_check("REPORT.md written atomically", access(path, F_OK) != 0, "no .tmp left behind");
+    // Written under a temporary name of its own (core/safe_file.h: .REPORT.md.<pid>.XXXXXX), renamed.
+    int left = 0;
+    DIR *d = opendir(g_dir);
+    for (struct dirent *e; d && (e = readdir(d));) left += !strncmp(e->d_name, ".REPORT.md.", 11);
+    if (d) closedir(d);
+    test_check("REPORT.md written atomically", d && left == 0, "%d temporary file(s) left behind", left);
     free(md), free(out), free(err);
 }
 

@@ -291,6 +291,10 @@ int main(int argc, char **argv) {
                 po.torch = 0;
             } else if (!strcmp(a, "--breakdown")) {
                 po.breakdown = 1;
+            } else if (!strcmp(a, "--graph")) {
+                const char *v = i + 1 < argc ? argv[++i] : "";
+                if (strcmp(v, "on") && strcmp(v, "off")) die_input("--graph must be on or off, got '%s'", v);
+                po.graph = !strcmp(v, "on");
             } else if (!strcmp(a, "--save") || !strcmp(a, "--compare") || !strcmp(a, "--result")) {
                 if (i + 1 >= argc || !argv[i + 1][0] || argv[i + 1][0] == '-') // `--save --threads 1`: a flag, not a file
                     die_input("%s needs a file (a posbench bench results file; format in bench/perf/regress.h), got %s%s%s", a,
@@ -324,6 +328,10 @@ int main(int argc, char **argv) {
                 const char *v = i + 1 < argc ? argv[++i] : "";
                 perf_check_attention(v);
                 po.attention = v;
+            } else if (!strcmp(a, "--activations")) {
+                const char *v = i + 1 < argc ? argv[++i] : "";
+                if (strcmp(v, "fp32") && strcmp(v, "bf16")) die_input("--activations must be fp32 or bf16, got '%s'", v);
+                po.activations = v;
             } else if (!strcmp(a, "--linear") || !strcmp(a, "--kernels")) {
                 const char *v = i + 1 < argc ? argv[++i] : "";
                 int lin = a[2] == 'l';
@@ -332,7 +340,7 @@ int main(int argc, char **argv) {
                 *(lin ? &po.linear : &po.kernels) = v;
             } else {
                 const char *valid = "--iters N, --config NAME, --no-torch, --threads N, --device D, --precision P, "
-                                    "--attention auto|materialised|fused|cudnn, --breakdown, --linear gemmex|lt, --kernels v1|v2, --save FILE, --compare FILE, --result FILE, "
+                                    "--attention auto|materialised|fused|cudnn, --activations fp32|bf16, --breakdown, --graph on|off, --linear gemmex|lt, --kernels v1|v2, --save FILE, --compare FILE, --result FILE, "
                                     "--history DIR, --out DIR, --rounds N, --confirm N, --no-probes, --time-threshold X, "
                                     "--memory-threshold X, --ranks N, --help";
                 die_input("unknown argument '%s'%s for posbench bench (valid: %s)", a, cfg_flag_hint(a, valid), valid);

@@ -1,5 +1,6 @@
 // bench/config/config.c — the key table with every default, typed parsing, overrides and run ids.
 #include "config.h"
+#include "../text/yaml_text.h"
 #include "../../core/attention_route.h"
 #include "../../core/common.h"
 #include "../../objectives/objective.h"
@@ -72,6 +73,7 @@ static const cfg_key shared_keys[] = {
     {"model.mlp_ratio", CFG_INT, "2", 1, 16, NULL, 1, "MLP hidden width = mlp_ratio * dim (gmlp/amlp: d_ffn, split into u and v halves)"},
     {"model.patch", CFG_INT, "7", 1, 1024, NULL, 1, "patch size p (must divide the image size)"},
     {"train.accumulate", CFG_INT, "1", 1, 65536, NULL, 1, "gradient accumulation: each step splits train.batch (a multiple of this) into this many equal micro-batches in order, computes each one's gradient into its own zeroed buffer, sums them in order and takes one AdamW step (the same batches, masks and augmentations as 1; losses equal within float rounding). Under mpirun -np N: 1 or N, the ranks being the micro-batches (docs/usage.md \"One run across processes\")"},
+    {"train.activations", CFG_CHOICE, "fp32", 0, 0, "fp32|bf16", 1, "storage of the activations that feed the linear layers' matrix products (model.arch=vit; needs train.precision=bf16): fp32; or bf16 (each block's LayerNorm outputs, attention output, MLP hidden and GELU output stored in bfloat16 by the op that writes them, as PyTorch autocast keeps them: half their memory; the residual stream, LayerNorm statistics, attention's q/k/v and softmax, losses, parameter gradients and optimizer state stay fp32; emulated bit for bit on the CPU backends). Changes the numerics, so part of the run id when bf16"},
     {"train.attention", CFG_CHOICE, "auto", 0, 0, ATTENTION_ROUTE_SETTINGS, 0, "the CUDA backend's training attention (core/attention_route.c; as posbench bench --attention): auto (train.precision bf16: the materialised bf16 route up to 1024 tokens, else the fused fp32 kernels); materialised (that route always; needs bf16); fused (the fused kernels always); cudnn (cuDNN's flash attention for the bf16 calls it can express: no key subset, group mask or bias; needs bf16 and libcudnn at run time, else auto's route, said on stderr). The CPU backends have one attention and ignore it; not part of the run id, like --device"},
     {"train.batch", CFG_INT, "128", 1, 65536, NULL, 1, "training batch size"},
     {"train.beta1", CFG_FLOAT, "0.9", 0, 0.99999, NULL, 1, "AdamW beta1"},
@@ -82,6 +84,7 @@ static const cfg_key shared_keys[] = {
     {"train.epochs", CFG_INT, "32", 1, 100000, NULL, 1, "training epochs"},
     {"train.eps", CFG_FLOAT, "1e-8", 0, 1, NULL, 1, "AdamW epsilon"},
     {"train.eval_every", CFG_INT, "0", 0, INT_BIG, NULL, 1, "evaluate on the test split (and the validation split with train.early_stop) every N steps and at the last step (0 = at each epoch end)"},
+    {"train.graph", CFG_CHOICE, "off", 0, 0, "off|on", 0, "on: the training step reads nothing back mid-step (the loss, the gradient norm, clipping and the non-finite check stay on the backend; the host reads the steps' values at logging, evaluation and checkpoint steps) and, on the CUDA backend, where the configuration replays (docs/usage.md \"The step without host reads, and CUDA graphs\"), is captured once as a CUDA graph and replayed; the run file is the same as off's (bitwise on the CPU). off: the step as before (the default until a GPU has checked parity). Not part of the run id, like train.attention"},
     {"train.halve_every", CFG_INT, "10000", 1, INT_BIG, NULL, 1, "train.schedule=step_halving: halve the learning rate every N steps after the warmup"},
     {"train.init_partial", CFG_BOOL, "false", 0, 1, NULL, 0, "a stage with init: (or train --init) may start from weights that fit only partly: tensors of the same name but another shape are left fresh instead of refused (the head and tensors absent from the file are always fresh)"},
     {"train.lr", CFG_FLOAT, "2e-3", 0, 10, NULL, 1, "peak learning rate (after warmup)"},
@@ -474,31 +477,26 @@ void config_value_text(const config *c, int i, char *buf, size_t len) {
 }
 
 char *config_yaml(const config *c) {
-    size_t cap = 8192, used = 0;
-    char *out = xmalloc(cap, "config yaml");
-    out[0] = 0;
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    if (!f) die_fail("out of memory writing the config");
     char group[64] = "";
     for (int i = 0; i < cfg_key_count; i++) {
         const char *key = cfg_keys[i].key, *dot = strchr(key, '.');
-        char value[512], line[700];
+        char value[512];
         config_value_text(c, i, value, sizeof value);
-        int quoted = cfg_keys[i].type == CFG_STRING;
         size_t glen = (size_t)(dot - key);
         if (strlen(group) != glen || strncmp(group, key, glen) != 0) {
             snprintf(group, sizeof group, "%.*s", (int)glen, key);
-            used += (size_t)snprintf(out + used, cap - used, "%s:\n", group);
+            fprintf(f, "%s:\n", group);
         }
-        const char *fmt = quoted ? "  %s: \"%s\"\n" : cfg_keys[i].type == CFG_INT_LIST ? "  %s: [%s]\n" : "  %s: %s\n";
-        int n = snprintf(line, sizeof line, fmt, dot + 1, value);
-        if (used + (size_t)n + 64 >= cap) {
-            cap *= 2;
-            char *grown = realloc(out, cap);
-            if (!grown) die_fail("out of memory writing the config");
-            out = grown;
-        }
-        memcpy(out + used, line, (size_t)n + 1);
-        used += (size_t)n;
+        fprintf(f, "  %s: ", dot + 1);
+        if (cfg_keys[i].type == CFG_STRING) yaml_quoted(f, value); // a string never ends its scalar (yaml_text.h)
+        else fprintf(f, cfg_keys[i].type == CFG_INT_LIST ? "[%s]" : "%s", value);
+        fputc('\n', f);
     }
+    if (fclose(f) != 0 || !out) die_fail("out of memory writing the config");
     return out;
 }
 

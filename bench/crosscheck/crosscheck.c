@@ -1,6 +1,6 @@
 // bench/crosscheck/crosscheck.c — `posbench crosscheck` (contract in crosscheck.h): select the
 // runs, write each one's plan, train it with posbench and with PyTorch (each in its own
-// process; --init torch: PyTorch with its own initial weights), read both results back, print
+// process; --init torch / timm: PyTorch with its own initial weights), read both results back, print
 // the comparison table, the verdict (verdict.c), the embedding RMS at init and the loss parity.
 #include "crosscheck.h"
 #include "../config/config.h"
@@ -8,7 +8,9 @@
 #include "../report/significance.h"
 #include "../results/results_read.h"
 #include "../train/train.h"
+#include "timm_match.h"
 #include "torch_result.h"
+#include "../../core/safe_file.h"
 #include "../../core/common.h"
 #include "../../core/tensorfile.h"
 #include "../../models/posenc/encoding.h"
@@ -30,7 +32,9 @@ typedef struct {
     const char *experiment, *stage, *scale, *out, *python, *script, *device, *metric;
     const char *match_key[CC_MAX_MATCH], *match_value[CC_MAX_MATCH];
     int nmatch, parity_steps;
-    int init_torch; // --init torch: the PyTorch side initialises the model itself (torch_init.py)
+    const char *init; // --init: ours, torch (torch_init.py) or timm (torch_timm_init.py)
+    int init_torch;   // --init torch or timm: the PyTorch side initialises the model itself
+    int python_given; // --python was given (else --init timm runs the anchors' Python)
     double margin;
 } cc_flags;
 
@@ -46,7 +50,7 @@ typedef struct {
 static void help(void) {
     printf("usage: posbench crosscheck EXPERIMENT.yaml --stage S [--match key=value ...] [--scale S]\n"
            "                           [--out DIR] [--margin M] [--parity-steps K] [--threads N]\n"
-           "                           [--metric M] [--init ours|torch] [--python PATH] [--script FILE]\n"
+           "                           [--metric M] [--init ours|torch|timm] [--python PATH] [--script FILE]\n"
            "                           [--device D]\n"
            "Trains the runs of stage S whose config matches every key=value (one per seed) with posbench\n"
            "and with the independent PyTorch trainer bench/crosscheck/torch_train.py on the same data,\n"
@@ -62,10 +66,15 @@ static void help(void) {
            "  --init ours|torch   ours (default): PyTorch starts from posbench's initial weights (paired verdict);\n"
            "                      torch: PyTorch initialises the model by timm's rules from its own generator\n"
            "                      (bench/crosscheck/torch_init.py; the patch projection by model.embed_init), so\n"
-           "                      an init defect shows: the seeds are unpaired (Welch test, TOST on it)\n"
+           "                      an init defect shows: the seeds are unpaired (Welch test, TOST on it);\n"
+           "                      timm: PyTorch builds timm's own VisionTransformer (timm's init functions, seeded\n"
+           "                      by the run's seed) and copies its weights into the twin (torch_timm_init.py): the\n"
+           "                      reference itself; runs the anchors' Python (" ANCHORS_PYTHON ", make deps-anchors)\n"
+           "                      and needs a model timm builds (model.arch=vit, objective.name=supervised,\n"
+           "                      pe.kind abs or none, model.embed_init=timm, model.linear_init=timm), else exit 2\n"
            "  --margin M          equivalence margin in the metric's units (default 0.02 = 2 points)\n"
            "  --parity-steps K    first training steps whose losses are compared seed by seed (default 5)\n"
-           "  --python PATH       Python with PyTorch (default /usr/bin/python3)\n"
+           "  --python PATH       Python with PyTorch (default /usr/bin/python3; --init timm: " ANCHORS_PYTHON ")\n"
            "  --script FILE       the PyTorch trainer (default bench/crosscheck/torch_train.py)\n"
            "Exit status: 0 both sides trained, 1 a training failed, 2 bad input.\n");
 }
@@ -73,7 +82,7 @@ static void help(void) {
 static void parse(int argc, char **argv, cc_flags *f) {
     memset(f, 0, sizeof *f);
     f->out = "results", f->python = "/usr/bin/python3", f->script = "bench/crosscheck/torch_train.py";
-    f->margin = 0.02, f->parity_steps = 5;
+    f->margin = 0.02, f->parity_steps = 5, f->init = "ours";
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -87,14 +96,15 @@ static void parse(int argc, char **argv, cc_flags *f) {
         if (!strcmp(a, "--stage")) f->stage = argv[++i];
         else if (!strcmp(a, "--scale")) f->scale = argv[++i];
         else if (!strcmp(a, "--out")) f->out = argv[++i];
-        else if (!strcmp(a, "--python")) f->python = argv[++i];
+        else if (!strcmp(a, "--python")) f->python = argv[++i], f->python_given = 1;
         else if (!strcmp(a, "--script")) f->script = argv[++i];
         else if (!strcmp(a, "--device")) f->device = argv[++i];
         else if (!strcmp(a, "--init")) {
-            if (strcmp(v, "ours") && strcmp(v, "torch"))
+            if (strcmp(v, "ours") && strcmp(v, "torch") && strcmp(v, "timm"))
                 die_input("crosscheck: --init %s (valid: ours: PyTorch copies posbench's initial weights; torch: PyTorch "
-                          "initialises by timm's rules from its own generator)", v);
-            f->init_torch = !strcmp(argv[++i], "torch");
+                          "initialises by timm's rules from its own generator; timm: by timm's own VisionTransformer)", v);
+            f->init = argv[++i];
+            f->init_torch = strcmp(f->init, "ours") != 0;
         } else if (!strcmp(a, "--metric")) {
             f->metric = argv[++i];
             const char *m = f->metric;
@@ -131,6 +141,12 @@ static void parse(int argc, char **argv, cc_flags *f) {
     }
     if (!f->experiment) die_input("crosscheck: which experiment? (posbench crosscheck EXPERIMENT.yaml --stage S)");
     if (!f->stage) die_input("crosscheck: --stage is required (the stage whose runs are trained by both sides)");
+    if (!strcmp(f->init, "timm") && !f->python_given) {
+        f->python = ANCHORS_PYTHON;
+        if (access(f->python, X_OK) != 0)
+            die_input("crosscheck --init timm: %s not found: timm lives in the anchors' virtual environment (make "
+                      "deps-anchors installs it; or give --python PATH of a Python with torch and timm)", f->python);
+    }
 }
 
 // Does run i match every --match (values compared as the report compares them)?
@@ -158,8 +174,11 @@ static int child_train(const experiment *e, int i, const cc_flags *f, const char
     pid_t pid = fork();
     if (pid < 0) die_fail("crosscheck: fork: %s", strerror(errno));
     if (pid == 0) {
-        int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
-        if (fd >= 0) dup2(fd, STDOUT_FILENO), dup2(fd, STDERR_FILENO), close(fd);
+        int fd;
+        char err[4600];
+        int src = safe_open_update(log, O_WRONLY | O_CREAT | O_APPEND, &fd, err, sizeof err); // never through a link
+        if (src != SAFE_OK) fprintf(stderr, "posbench: error: crosscheck: the log %s\n", err), _exit(src);
+        dup2(fd, STDOUT_FILENO), dup2(fd, STDERR_FILENO), close(fd);
         train_options opt = {.out_dir = out_dir, .experiment = e->name, .stage = e->runs[i].stage,
                              .scale = e->scale[0] ? e->scale : "small",
                              .run_id = e->runs[i].run_id, .device = f->device, .plan_path = plan};
@@ -171,7 +190,7 @@ static int child_train(const experiment *e, int i, const cc_flags *f, const char
     return wait_child(pid);
 }
 
-// python script plan --out result --threads N [--init torch --embed-init E], output to log.
+// python script plan --out result --threads N [--init torch|timm --embed-init E], output to log.
 // Returns its exit status.
 static int run_torch(const cc_flags *f, const char *plan, const char *result, const char *log, const char *embed_init) {
     char threads[16];
@@ -180,10 +199,13 @@ static int run_torch(const cc_flags *f, const char *plan, const char *result, co
     pid_t pid = fork();
     if (pid < 0) die_fail("crosscheck: fork: %s", strerror(errno));
     if (pid == 0) {
-        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (fd >= 0) dup2(fd, STDOUT_FILENO), dup2(fd, STDERR_FILENO), close(fd);
+        int fd;
+        char err[4600];
+        int src = safe_open_update(log, O_WRONLY | O_CREAT | O_TRUNC, &fd, err, sizeof err); // never through a link
+        if (src != SAFE_OK) fprintf(stderr, "posbench: error: crosscheck: the log %s\n", err), _exit(src);
+        dup2(fd, STDOUT_FILENO), dup2(fd, STDERR_FILENO), close(fd);
         if (f->init_torch)
-            execl(f->python, f->python, f->script, plan, "--out", result, "--threads", threads, "--init", "torch",
+            execl(f->python, f->python, f->script, plan, "--out", result, "--threads", threads, "--init", f->init,
                   "--embed-init", embed_init, (char *)NULL);
         else
             execl(f->python, f->python, f->script, plan, "--out", result, "--threads", threads, (char *)NULL);
@@ -197,8 +219,9 @@ static int run_torch(const cc_flags *f, const char *plan, const char *result, co
 static const char *last_line(const char *path, char *buf, size_t len) {
     char line[4096];
     snprintf(buf, len, "(see %s)", path);
-    FILE *fp = fopen(path, "r");
-    if (!fp) return buf;
+    FILE *fp;
+    char err[64];
+    if (safe_fopen_read(path, -1, SAFE_NOFOLLOW, &fp, NULL, err, sizeof err) != SAFE_OK) return buf; // never blocks
     while (fgets(line, sizeof line, fp)) {
         line[strcspn(line, "\n")] = '\0';
         if (line[0]) snprintf(buf, len, "%s", strncmp(line, "posbench: error: ", 17) ? line : line + 17);
@@ -262,13 +285,18 @@ static long plan_steps(const char *plan) {
 // again). A keyed file with a bad line is refused: exit 2 naming FILE:LINE.
 static int cache_usable(const char *torch_out, const char *plan, const cc_flags *f, const torch_cache_key *key, long steps,
                         const char *embed_init) {
-    if (access(torch_out, F_OK) != 0) return 0;
+    char why[4600];
+    int missing, rc = safe_check_read(torch_out, -1, SAFE_NOFOLLOW, &missing, why, sizeof why); // a FIFO never blocks
+    if (missing) return 0;
+    if (rc != SAFE_OK) {
+        unlink(plan); // large (the data)
+        die_code(rc, "crosscheck: the cached PyTorch result %s", why);
+    }
     if (!torch_result_has_key(torch_out)) {
         printf("  %s has no cache key (written by an older posbench): trained again\n", torch_out);
         return 0;
     }
     torch_result c;
-    char why[4600];
     if (torch_result_read(torch_out, f->metric, steps, 1, &c, why, sizeof why) != 0) {
         unlink(plan); // large (the data)
         die_input("crosscheck: the cached PyTorch result is not valid: %s (delete the file to train it again)", why);
@@ -278,8 +306,8 @@ static int cache_usable(const char *torch_out, const char *plan, const cc_flags 
     if (diff)
         printf("  %s was trained with another %s (the cache is keyed by the script, the interpreter and the plan): trained again\n",
                torch_out, diff + 4);
-    else if (strcmp(c.init, f->init_torch ? "torch" : "ours") || (f->init_torch && strcmp(c.embed_init, embed_init)))
-        printf("  %s is not a finished --init %s result (init %s%s%s): trained again\n", torch_out, f->init_torch ? "torch" : "ours",
+    else if (strcmp(c.init, f->init) || (f->init_torch && strcmp(c.embed_init, embed_init)))
+        printf("  %s is not a finished --init %s result (init %s%s%s): trained again\n", torch_out, f->init,
                c.init, c.embed_init[0] ? ", embed_init " : "", c.embed_init);
     else ok = 1;
     torch_result_free(&c);
@@ -301,6 +329,8 @@ static double init_attr(hid_t file, const char *name) {
 // posbench's /init content_rms and posenc_rms into s (NAN when not recorded).
 static void read_init_rms(const char *path, cc_side *s) {
     s->content_rms = s->posenc_rms = NAN;
+    char err[64];
+    if (safe_check_read(path, RR_MAX_FILE_BYTES, SAFE_NOFOLLOW, NULL, err, sizeof err) != SAFE_OK) return; // never blocks
     hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (file < 0) return;
     s->content_rms = init_attr(file, "content_rms"), s->posenc_rms = init_attr(file, "posenc_rms");
@@ -368,12 +398,13 @@ static void print_init_embedding(const cc_side *pb, const cc_side *th, int n) {
     }
 }
 
-// --init torch: no loss parity (different weights); the largest |initial weight − posbench's|
+// --init torch / timm: no loss parity (different weights); the largest |initial weight − posbench's|
 // of each seed shows they differ, and the first losses are listed for reference.
-static void print_init_difference(const experiment *e, const int *sel, const cc_side *pb, const cc_side *th, int n) {
-    printf("\nFirst training losses: not compared (--init torch: the sides start from different weights, so their "
+static void print_init_difference(const experiment *e, const int *sel, const cc_side *pb, const cc_side *th, int n,
+                                  const char *init) {
+    printf("\nFirst training losses: not compared (--init %s: the sides start from different weights, so their "
            "losses are not expected to match). PyTorch's initial weights against posbench's (max |Δw| over every "
-           "parameter):\n");
+           "parameter):\n", init);
     for (int k = 0; k < n; k++)
         printf("- seed %ld: max |Δw| %.4g; first loss posbench %.5f, PyTorch %.5f\n", e->runs[sel[k]].seed, th[k].init_diff,
                pb[k].nlosses ? pb[k].losses[0] : NAN, th[k].nlosses ? th[k].losses[0] : NAN);
@@ -461,6 +492,9 @@ int cmd_crosscheck(int argc, char **argv) {
     // existed every run had trunc-normal 0.02: normal002).
     const config *c0 = &e.runs[sel[0]].cfg;
     const char *embed_init = cfg_index("model.embed_init") >= 0 ? cfg_str(c0, "model.embed_init") : "normal002";
+    char timm_why[512];
+    if (!strcmp(f.init, "timm") && !crosscheck_timm_matches(c0, timm_why, sizeof timm_why))
+        die_input("crosscheck --init timm: stage %s: %s", f.stage, timm_why);
     if (f.init_torch && strcmp(cfg_str(c0, "model.linear_init"), "timm"))
         die_input("crosscheck --init torch: stage %s has model.linear_init=%s; the PyTorch twin (bench/crosscheck/torch_init.py) "
                   "initialises Linear layers by timm's rule only (valid here: model.linear_init=timm, or --init ours)",
@@ -476,9 +510,10 @@ int cmd_crosscheck(int argc, char **argv) {
         *strrchr(out_dir, '/') = '\0';
         snprintf(cc_dir, sizeof cc_dir, "%s/crosscheck", out_dir);
         make_dirs(cc_dir);
-        // --init torch has files of its own (<run-id>.init-torch.*), and the result file says which
+        // --init torch / timm have files of their own (<run-id>.init-torch.*, .init-timm.*), and the result file says which
         // init (and patch projection rule) started it: a file of another init is never reused.
-        const char *tag = f.init_torch ? ".init-torch" : "";
+        char tag[16] = "";
+        if (f.init_torch) snprintf(tag, sizeof tag, ".init-%s", f.init);
         snprintf(plan, sizeof plan, "%s/%s%s.plan", cc_dir, e.runs[i].run_id, tag);
         snprintf(torch_out, sizeof torch_out, "%s/%s%s.torch", cc_dir, e.runs[i].run_id, tag);
         snprintf(torch_log, sizeof torch_log, "%s.log", torch_out);
@@ -527,7 +562,8 @@ int cmd_crosscheck(int argc, char **argv) {
             torch_result_free(&fr);
             if (keyed) die_input("crosscheck: %s: the trainer wrote cache_* lines (posbench appends them)", fresh);
             if (torch_result_append_key(fresh, &key, why, sizeof why) != 0) die_fail("crosscheck: %s", why);
-            if (rename(fresh, torch_out) != 0) die_fail("crosscheck: cannot rename %s to %s: %s", fresh, torch_out, strerror(errno));
+            int src = safe_rename_over(fresh, torch_out, why, sizeof why); // never over a link or device (core/safe_file.h)
+            if (src != SAFE_OK) die_code(src, "crosscheck: %s", why);
         } else {
             unlink(plan);
         }
@@ -543,7 +579,10 @@ int cmd_crosscheck(int argc, char **argv) {
     for (int m = 0; m < f.nmatch; m++)
         snprintf(match + strlen(match), sizeof match - strlen(match), "%s%s=%s", m ? ", " : "", f.match_key[m], f.match_value[m]);
     printf("\n## Crosscheck: %s, stage %s%s%s\n\n", e.name, f.stage, f.nmatch ? ", " : "", match);
-    if (f.init_torch)
+    if (!strcmp(f.init, "timm"))
+        printf("Initial weights: each side its own (--init timm): posbench's, and PyTorch's from timm's own "
+               "VisionTransformer (its init functions, seeded by the run's seed; bench/crosscheck/torch_timm_init.py).\n\n");
+    else if (f.init_torch)
         printf("Initial weights: each side its own (--init torch): posbench's, and PyTorch's by timm's rules from its own "
                "generator (bench/crosscheck/torch_init.py; patch projection model.embed_init=%s).\n\n", embed_init);
     else
@@ -568,7 +607,7 @@ int cmd_crosscheck(int argc, char **argv) {
         printf("\nposbench − PyTorch: %s\n", verdict);
     }
     print_init_embedding(pb, th, n);
-    if (f.init_torch) print_init_difference(&e, sel, pb, th, n);
+    if (f.init_torch) print_init_difference(&e, sel, pb, th, n, f.init);
     else print_parity(&e, sel, pb, th, n, f.parity_steps);
     for (int k = 0; k < n; k++) free(pb[k].losses), free(th[k].losses);
     free(pb), free(th), free(a), free(b), free(sel);

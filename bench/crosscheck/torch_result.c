@@ -2,6 +2,7 @@
 // reading (every field checked, FILE:LINE errors), the cache key (script, interpreter, plan)
 // and appending it once a fresh result validated (format and rules in torch_result.h).
 #include "torch_result.h"
+#include "../../core/safe_file.h"
 #include "../../core/common.h"
 #include <dirent.h>
 #include <errno.h>
@@ -23,11 +24,8 @@ static uint64_t fnv_bytes(uint64_t h, const void *data, size_t n) {
 
 // Folds the bytes of the file at path into *h (its name is not part of it). 0, or -1 with why.
 static int fnv_file(uint64_t *h, const char *path, char *why, size_t len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(why, len, "%s: cannot open: %s", path, strerror(errno));
-        return -1;
-    }
+    FILE *f; // a regular file (the interpreter may be a link), never blocking
+    if (safe_fopen_read(path, -1, SAFE_FOLLOW, &f, NULL, why, len) != SAFE_OK) return -1;
     unsigned char buf[1 << 16];
     size_t n;
     while ((n = fread(buf, 1, sizeof buf, f)) > 0) *h = fnv_bytes(*h, buf, n);
@@ -99,11 +97,8 @@ const char *torch_cache_key_diff(const torch_cache_key *a, const torch_cache_key
 }
 
 int torch_result_append_key(const char *path, const torch_cache_key *key, char *why, size_t len) {
-    FILE *f = fopen(path, "a");
-    if (!f) {
-        snprintf(why, len, "%s: cannot open for appending: %s", path, strerror(errno));
-        return -1;
-    }
+    FILE *f; // never through a link or device at path (core/safe_file.h)
+    if (safe_fopen_update(path, "a", &f, why, len) != SAFE_OK) return -1;
     fprintf(f, "cache_script %016llx\ncache_python %016llx\ncache_plan %016llx\n", (unsigned long long)key->script,
             (unsigned long long)key->python, (unsigned long long)key->plan);
     int bad = ferror(f);
@@ -116,8 +111,9 @@ int torch_result_append_key(const char *path, const torch_cache_key *key, char *
 
 // ---- reading --------------------------------------------------------------------------
 int torch_result_has_key(const char *path) {
-    FILE *f = fopen(path, "r");
-    if (!f) return 0;
+    FILE *f;
+    char why[64];
+    if (safe_fopen_read(path, SAFE_TEXT_CAP, SAFE_NOFOLLOW, &f, NULL, why, sizeof why) != SAFE_OK) return 0;
     char line[256];
     int found = 0;
     while (!found && fgets(line, sizeof line, f)) found = !strncmp(line, "cache_script ", 13);
@@ -207,10 +203,10 @@ static int read_line(const char *path, int lineno, char *line, const char *metri
         return -1;
     }
     if (kind == V_INIT || kind == V_EMBED) {
-        int ok = kind == V_INIT ? !strcmp(tok, "ours") || !strcmp(tok, "torch")
+        int ok = kind == V_INIT ? !strcmp(tok, "ours") || !strcmp(tok, "torch") || !strcmp(tok, "timm")
                                 : !strcmp(tok, "timm") || !strcmp(tok, "xavier") || !strcmp(tok, "normal002");
         if (!ok) {
-            snprintf(why, len, "%s:%d: %s '%.40s' (valid: %s)", path, lineno, key, tok, kind == V_INIT ? "ours, torch" : "timm, xavier, normal002");
+            snprintf(why, len, "%s:%d: %s '%.40s' (valid: %s)", path, lineno, key, tok, kind == V_INIT ? "ours, torch, timm" : "timm, xavier, normal002");
             return -1;
         }
         snprintf(kind == V_INIT ? r->init : r->embed_init, sizeof r->init, "%s", tok);
@@ -254,11 +250,10 @@ int torch_result_read(const char *path, const char *metric, long steps, int need
         snprintf(why, len, "%s: the plan's step count %ld is out of range", path, steps);
         return -1;
     }
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        snprintf(why, len, "%s: cannot open: %s", path, strerror(errno));
+    FILE *f; // a regular file (a FIFO never blocks), never through a link, within what its steps can fill
+    if (safe_fopen_read(path, TORCH_RESULT_FIXED_BYTES + (long long)(steps + 1) * TORCH_RESULT_LINE_BYTES, SAFE_NOFOLLOW, &f,
+                        NULL, why, len) != SAFE_OK)
         return -1;
-    }
     r->losses = xcalloc((size_t)steps + 1, sizeof *r->losses, "crosscheck losses");
     char seen[MAX_KEYS][32], *line = NULL;
     int seen_line[MAX_KEYS], nseen = 0, lineno = 0, rc = 0;

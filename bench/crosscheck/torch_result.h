@@ -1,11 +1,11 @@
 // bench/crosscheck/torch_result.h — the PyTorch side's result file of `posbench crosscheck`
-// (<run-id>[.init-torch].torch, written by bench/crosscheck/torch_train.py) and its cache key.
+// (<run-id>[.init-torch|.init-timm].torch, written by bench/crosscheck/torch_train.py) and its cache key.
 //
 // The file is text, one "key value..." line each, every line ending in '\n':
 //   top1, top1@S, pos_top1_eta0, pos_top1_nonblank_eta0   a number in [0, 1] (or nan: not measured)
 //   loss, init_max_abs_diff, seconds                      a finite number >= 0
 //   content_rms, posenc_rms                               a number >= 0, or nan (not measured)
-//   init ours|torch    embed_init timm|xavier|normal002
+//   init ours|torch|timm    embed_init timm|xavier|normal002
 //   step_losses        one number >= 0 per training step of the plan (nan/inf: the run diverged)
 //   cache_script, cache_python, cache_plan   16 hex digits each: appended by posbench (never by
 //                      the script) once the result validated: what produced it (below)
@@ -46,7 +46,11 @@ int torch_cache_key_compute(const char *script, const char *python, const char *
 int torch_result_has_key(const char *path);
 // Reads and validates the result at path for `metric` against a plan of `steps` steps (rules
 // above; need_key: the cache_* lines must be present, as in a cached file). 0, or -1 with
-// "PATH:LINE: what" (or "PATH: what") in why; *out is then empty.
+// "PATH:LINE: what" (or "PATH: what") in why; *out is then empty. The file must be a regular file
+// (not a link, FIFO or device: core/safe_file.h) of at most TORCH_RESULT_FIXED_BYTES +
+// (steps + 1) * TORCH_RESULT_LINE_BYTES bytes, checked before it is read.
+#define TORCH_RESULT_FIXED_BYTES ((long long)1 << 20) // the keys and cache lines
+#define TORCH_RESULT_LINE_BYTES 256LL                 // one step's loss line, far more than "loss 17 digits"
 int torch_result_read(const char *path, const char *metric, long steps, int need_key, torch_result *out, char *why, size_t len);
 void torch_result_free(torch_result *r);
 // Appends the key's three lines to the file at path. 0, or -1 with why.

@@ -7,7 +7,9 @@ What is shared with posbench (from the plan): the training and test rows, every 
 rows, the crop/flip draws, the initial weights (--init ours, the default; with --init torch the
 model is initialised here by timm's rules from a torch.Generator of its own, seeded from the
 plan's seed: bench/crosscheck/torch_init.py, the patch projection by --embed-init, the run's
-model.embed_init; the plan's weights are then only compared against), the hyperparameters.
+model.embed_init; with --init timm timm's own VisionTransformer, its init functions seeded by the
+plan's seed, copied into the twin: bench/crosscheck/torch_timm_init.py; in both the plan's weights
+are then only compared against), the hyperparameters.
 What is PyTorch's own: the
 model (tests/torch_vit.py, the torch twin written from docs/methods.md), the loss
 (F.cross_entropy with label smoothing), torch.optim.AdamW (decay on the tensors the plan marks),
@@ -46,7 +48,7 @@ Output (--out FILE), one "key value..." line each:
   top1@S <test top-1 at S px> for each eval size (supervised; not for relbias, rope, sin1d
          at a size other than the training size)
   pos_top1_eta0, pos_top1_nonblank_eta0 <position top-1 at test η 0> (MP3)
-  init ours|torch, embed_init <rule> (--init torch)   what started it (posbench crosscheck
+  init ours|torch|timm, embed_init <rule> (--init torch, timm)   what started it (posbench crosscheck
          reuses a result only for the same init and embed_init)
   init_max_abs_diff <the largest |initial weight - the plan's|> (0 with --init ours)
   content_rms, posenc_rms <the first training batch's embedded content and what the position
@@ -136,8 +138,15 @@ class Trainer:
                 torch_init.init_model(self.model, embed_init, init_gen)
             except ValueError as e:
                 raise BadPlan(f"--init torch: {e}")
+        elif init == "timm":  # timm's own VisionTransformer and init functions (bench/crosscheck/torch_timm_init.py)
+            import torch_timm_init
+            try:
+                version, _ = torch_timm_init.init_model(self.model, self.vc, int(c("seed")))
+            except (ImportError, ValueError) as e:
+                raise BadPlan(f"--init timm: {e}")
+            print(f"--init timm: weights of timm {version}'s VisionTransformer (torch {torch.__version__})", flush=True)
         elif init != "ours":
-            raise BadPlan(f"--init {init} (valid: ours, torch)")
+            raise BadPlan(f"--init {init} (valid: ours, torch, timm)")
         self.init_diff = 0.0  # the largest |initial weight - the plan's (posbench's)|: 0 with --init ours
         with torch.no_grad():
             for n, p in names.items():
@@ -342,11 +351,12 @@ def main(argv):
     ap.add_argument("--out", required=True, help="results file to write")
     ap.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
     ap.add_argument("--log-every", type=int, default=50)
-    ap.add_argument("--init", choices=("ours", "torch"), default="ours",
+    ap.add_argument("--init", choices=("ours", "torch", "timm"), default="ours",
                     help="ours: copy the plan's initial weights (posbench's); torch: initialise by timm's rules from "
-                         "a generator of our own (bench/crosscheck/torch_init.py)")
+                         "a generator of our own (bench/crosscheck/torch_init.py); timm: timm's own VisionTransformer "
+                         "(bench/crosscheck/torch_timm_init.py)")
     ap.add_argument("--embed-init", choices=("timm", "xavier", "normal002"), default="timm",
-                    help="--init torch: the patch projection's rule (the run's model.embed_init)")
+                    help="--init torch: the patch projection's rule (the run's model.embed_init; --init timm: timm)")
     args = ap.parse_args(argv)
     try:
         import torch
@@ -383,7 +393,7 @@ def main(argv):
     # what started it: the init (checked by posbench crosscheck before it reuses this file), how far
     # its weights are from the plan's, and the first batch's embedding RMS (posbench's /init)
     lines += f"init {args.init}\n"
-    if args.init == "torch":
+    if args.init != "ours":
         lines += f"embed_init {args.embed_init}\n"
     lines += f"init_max_abs_diff {trainer.init_diff:.9g}\n"
     lines += f"content_rms {trainer.content_rms:.9g}\nposenc_rms {trainer.posenc_rms:.9g}\n"

@@ -7,6 +7,8 @@
 #include "findings_check.h"
 #include "figure_kinds.h"
 #include "reference_spec.h"
+#include "yaml_tree.h"
+#include "../../core/safe_file.h"
 #include "../../core/common.h"
 #include <ctype.h>
 #include <errno.h>
@@ -16,49 +18,20 @@
 #include <string.h>
 #include <unistd.h>
 
-static FILE *open_tmp(const char *dir, const char *name, char *tmp, size_t len, char *err, size_t errlen) {
-    snprintf(tmp, len, "%s/%s.tmp", dir, name);
-    FILE *f = fopen(tmp, "w");
-    if (!f) snprintf(err, errlen, "%s: cannot create: %s", tmp, strerror(errno));
-    return f;
-}
-
-static int close_rename(FILE *f, const char *tmp, char *err, size_t errlen) {
-    char final[4200];
-    snprintf(final, sizeof final, "%.*s", (int)(strlen(tmp) - 4), tmp);
-    if (fclose(f) != 0 || rename(tmp, final) != 0) {
-        snprintf(err, errlen, "%s: cannot write: %s", final, strerror(errno));
-        return -1;
-    }
-    return 0;
-}
-
 // DIR/experiment.yaml: the experiment file's text, byte for byte, so `posbench report` reads
-// the findings (and anything else) as the experiment states them.
+// the findings (and anything else) as the experiment states them. Read as a regular file within
+// the experiment file's cap, written atomically (core/safe_file.h: never through a link at the name).
 static int keep_copy(const experiment *e, const char *dir, char *err, size_t errlen) {
-    char tmp[4200], buf[65536];
-    FILE *in = fopen(e->path, "rb");
-    if (!in) {
-        snprintf(err, errlen, "%s: cannot read: %s", e->path, strerror(errno));
-        return -1;
-    }
-    FILE *out = open_tmp(dir, "experiment.yaml", tmp, sizeof tmp, err, errlen);
-    if (!out) {
-        fclose(in);
-        return -1;
-    }
+    char path[4200], *text;
     size_t n;
-    int bad = 0;
-    while (!bad && (n = fread(buf, 1, sizeof buf, in)) > 0) bad = fwrite(buf, 1, n, out) != n;
-    bad |= ferror(in);
-    fclose(in);
-    if (bad) {
-        snprintf(err, errlen, "%s: cannot copy %s: %s", tmp, e->path, strerror(errno));
-        fclose(out);
-        unlink(tmp);
+    if ((size_t)snprintf(path, sizeof path, "%s/experiment.yaml", dir) >= sizeof path) {
+        snprintf(err, errlen, "%.200s...: the path is too long", dir);
         return -1;
     }
-    return close_rename(out, tmp, err, errlen);
+    if (safe_read_file(e->path, YTREE_MAX_BYTES, SAFE_FOLLOW, &text, &n, NULL, err, errlen) != SAFE_OK) return -1;
+    int rc = safe_write_file(path, text, n, err, errlen);
+    free(text);
+    return rc == SAFE_OK ? 0 : -1;
 }
 
 // A metric_vs_axis figure's /final metric must be one that a run of its stage (or of any stage

@@ -7,6 +7,7 @@
 #include "experiment_expand.h"
 #include "caveats_spec.h"
 #include "figure_kinds.h"
+#include "figure_labels.h"
 #include "../../core/common.h"
 #include <stdarg.h>
 #include <stdio.h>
@@ -15,7 +16,7 @@
 #include <unistd.h>
 
 static const char *const top_keys[] = {"name", "description", "base", "stages", "matrix", "zip",
-                                       "exclude", "seeds", "scales", "reference", "figures", "findings", "caveats"};
+                                       "exclude", "seeds", "scales", "reference", "figures", "labels", "findings", "caveats"};
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 // ---- small helpers: edit distance, suggestions, lists ----
@@ -677,6 +678,23 @@ static int read_figures(exp_ctx *x, const ynode *f) {
     return 0;
 }
 
+// labels: names for people in the figures (figure_labels.h), its stages this experiment's.
+static int read_labels(exp_ctx *x, const ynode *node) {
+    figure_labels *l = xcalloc(1, sizeof *l, "labels");
+    int rc = figure_labels_read(x->e->path, node, l, x->err, x->errlen);
+    char got[300], h[1024];
+    const char *cand[80];
+    int ns = stage_list(x->e, cand);
+    for (int i = 0; rc == 0 && i < l->nstages; i++) {
+        if (experiment_stage_index(x->e, l->stages[i].name) >= 0) continue;
+        ytree_describe(l->stages[i].at, got, sizeof got);
+        hint(h, sizeof h, l->stages[i].name, cand, ns);
+        rc = exp_fail(x, l->stages[i].at, "labels: stages: %s is not a stage of this experiment%s", got, h);
+    }
+    free(l);
+    return rc;
+}
+
 // ---- load ----
 static int load(exp_ctx *x, const char *scale) {
     experiment *e = x->e;
@@ -724,6 +742,7 @@ static int load(exp_ctx *x, const char *scale) {
     e->reference = ytree_get(root, "reference", NULL);
     e->findings = ytree_get(root, "findings", NULL);
     if (read_figures(x, e->figures) != 0) return -1;
+    if (read_labels(x, ytree_get(root, "labels", NULL)) != 0) return -1;
     e->caveats = ytree_get(root, "caveats", NULL);
     if (caveats_check(e->path, e->caveats, x->err, x->errlen) != 0) return -1;
     return exp_expand(x);

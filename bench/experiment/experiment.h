@@ -4,7 +4,8 @@
 // offers "did you mean" for misspelt keys, stages, scales and figure kinds.
 //
 // Top-level keys: name (required, [a-z0-9_-]+), description, base, stages, matrix, zip,
-// exclude, seeds, scales, reference, figures, findings, caveats (a list of one-line texts the
+// exclude, seeds, scales, reference, figures, labels (names for people in the figures:
+// bench/experiment/figure_labels.h), findings, caveats (a list of one-line texts the
 // report prints: bench/experiment/caveats_spec.h). The YAML subset: no duplicate keys,
 // no merge keys (<<), anchors, aliases or tags, one document (bench/experiment/yaml_tree.h).
 //

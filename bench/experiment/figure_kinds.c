@@ -35,17 +35,6 @@ void figure_metric_name(const char *in, char *out, size_t len) {
     } else snprintf(out, len, "%s", in);
 }
 
-static int fail(const char *path, const ynode *at, char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
-static int fail(const char *path, const ynode *at, char *err, size_t errlen, const char *fmt, ...) {
-    int n = snprintf(err, errlen, "%s:%d:%d: figures: ", path, at ? at->line : 1, at ? at->col : 1);
-    if (n < 0 || (size_t)n >= errlen) return -1;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 // Is `key` one of the comma-separated `keys`?
 static int allowed(const char *keys, const char *key) {
@@ -83,7 +72,7 @@ int figure_spec_check(const char *path, const ynode *item, figure_spec *out, cha
     memset(&spec, 0, sizeof spec);
     const ynode *kind_node = ytree_get(item, "kind", NULL);
     if (!item || item->kind != YT_MAP || !kind_node)
-        return fail(path, item, err, errlen, "each figure needs a kind (valid: %s)", figure_kind_names());
+        return ytree_fail(path, item, "figures", err, errlen, "each figure needs a kind (valid: %s)", figure_kind_names());
     char got[300];
     ytree_describe(kind_node, got, sizeof got);
     int id = kind_node->kind == YT_SCALAR ? figure_kind_find(kind_node->text) : -1;
@@ -91,8 +80,8 @@ int figure_spec_check(const char *path, const ynode *item, figure_spec *out, cha
         char near[64] = "";
         for (int k = 0; k < FIGURE_KIND_COUNT && kind_node->kind == YT_SCALAR; k++)
             if (cfg_edit_distance(kind_node->text, kinds[k].name) <= 3) snprintf(near, sizeof near, "%s", kinds[k].name);
-        if (near[0]) return fail(path, kind_node, err, errlen, "kind %s is not valid (did you mean '%s'?; valid: %s)", got, near, figure_kind_names());
-        return fail(path, kind_node, err, errlen, "kind %s is not valid (valid: %s)", got, figure_kind_names());
+        if (near[0]) return ytree_fail(path, kind_node, "figures", err, errlen, "kind %s is not valid (did you mean '%s'?; valid: %s)", got, near, figure_kind_names());
+        return ytree_fail(path, kind_node, "figures", err, errlen, "kind %s is not valid (valid: %s)", got, figure_kind_names());
     }
     const figure_kind *k = &kinds[id];
     for (int i = 0; i < item->n; i++) { // every key is one this kind takes
@@ -103,29 +92,29 @@ int figure_spec_check(const char *path, const ynode *item, figure_spec *out, cha
         char list[128];
         snprintf(list, sizeof list, "%s", k->keys);
         for (char *c = list; (c = strchr(c, ',')); ) *c = ' ';
-        if (near[0]) return fail(path, item->key[i], err, errlen, "unknown key '%s' for kind %s (did you mean '%s'?; valid: %s)", key, k->name, near, list);
-        return fail(path, item->key[i], err, errlen, "unknown key '%s' for kind %s (valid: %s)", key, k->name, list);
+        if (near[0]) return ytree_fail(path, item->key[i], "figures", err, errlen, "unknown key '%s' for kind %s (did you mean '%s'?; valid: %s)", key, k->name, near, list);
+        return ytree_fail(path, item->key[i], "figures", err, errlen, "unknown key '%s' for kind %s (valid: %s)", key, k->name, list);
     }
     for (int i = 0; i < item->n; i++) // every value but with's is one scalar
         if (strcmp(item->key[i]->text, "with") && item->val[i]->kind != YT_SCALAR) {
             ytree_describe(item->val[i], got, sizeof got);
-            return fail(path, item->val[i], err, errlen, "%s: expected a scalar, got %s", item->key[i]->text, got);
+            return ytree_fail(path, item->val[i], "figures", err, errlen, "%s: expected a scalar, got %s", item->key[i]->text, got);
         }
     const ynode *at;
     const char *stage = scalar(item, "stage", NULL), *metric = scalar(item, "metric", &at), *x = scalar(item, "x", NULL);
     if (metric && id == FIGURE_curves && strncmp(metric, "train.", 6) && strncmp(metric, "eval.", 5) &&
         strncmp(metric, "train/", 6) && strncmp(metric, "eval/", 5))
-        return fail(path, at, err, errlen, "curves: metric %s is not a training curve (valid: train.<column> or eval.<column>, "
+        return ytree_fail(path, at, "figures", err, errlen, "curves: metric %s is not a training curve (valid: train.<column> or eval.<column>, "
                     "e.g. train.loss, eval.top1)", metric);
     if (metric && id == FIGURE_metric_vs_axis && (!strncmp(metric, "train.", 6) || !strncmp(metric, "eval.", 5)))
-        return fail(path, at, err, errlen, "metric_vs_axis: metric %s is a curve (valid: a /final metric, e.g. final.top1)", metric);
+        return ytree_fail(path, at, "figures", err, errlen, "metric_vs_axis: metric %s is a curve (valid: a /final metric, e.g. final.top1)", metric);
     const ynode *with = ytree_get(item, "with", NULL);
     if (with) {
-        if (!stage) return fail(path, with, err, errlen, "with needs a stage (the figure's own rows)");
+        if (!stage) return ytree_fail(path, with, "figures", err, errlen, "with needs a stage (the figure's own rows)");
         if (with->kind != YT_SEQ || with->n < 1 || with->n > 8)
-            return fail(path, with, err, errlen, "with: expected a list of 1 to 8 stage names, like with: [ts, tsm]");
+            return ytree_fail(path, with, "figures", err, errlen, "with: expected a list of 1 to 8 stage names, like with: [ts, tsm]");
         for (int i = 0; i < with->n; i++) {
-            if (with->val[i]->kind != YT_SCALAR) return fail(path, with->val[i], err, errlen, "with: expected stage names");
+            if (with->val[i]->kind != YT_SCALAR) return ytree_fail(path, with->val[i], "figures", err, errlen, "with: expected stage names");
             snprintf(spec.axis + strlen(spec.axis), sizeof spec.axis - strlen(spec.axis), "%s%s", i ? "," : "", with->val[i]->text);
         }
     }

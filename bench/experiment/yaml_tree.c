@@ -3,7 +3,7 @@
 // (syntax, duplicate key, merge key, anchor, alias, tag, second document) names its mark.
 #include "yaml_tree.h"
 
-#define YTREE_MAX_BYTES (16 << 20) // 16 MiB: far beyond any experiment, far below a runaway file
+#include "../../core/safe_file.h"
 #include "../../core/common.h"
 #include <errno.h>
 #include <stdarg.h>
@@ -174,11 +174,8 @@ int ytree_load(const char *path, ynode **root, char *err, size_t errlen) {
                  YTREE_MAX_BYTES);
         return -1;
     }
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-        return -1;
-    }
+    FILE *f; // opened without blocking and checked again: what sits at path may have changed since stat
+    if (safe_fopen_read(path, YTREE_MAX_BYTES, SAFE_FOLLOW, &f, NULL, err, errlen) != SAFE_OK) return -1;
     yaml_parser_t parser;
     if (!yaml_parser_initialize(&parser)) die_fail("libyaml: cannot initialize the parser");
     yaml_parser_set_input_file(&parser, f);
@@ -245,4 +242,14 @@ void ytree_describe(const ynode *n, char *buf, size_t len) {
     else if (ytree_is_null(n)) snprintf(buf, len, "no value");
     else if (n->quoted) snprintf(buf, len, "the string \"%s\"", n->text);
     else snprintf(buf, len, "'%s'", n->text);
+}
+
+int ytree_fail(const char *path, const ynode *at, const char *section, char *err, size_t errlen, const char *fmt, ...) {
+    int n = snprintf(err, errlen, "%s:%d:%d: %s: ", path, at ? at->line : 1, at ? at->col : 1, section);
+    if (n < 0 || (size_t)n >= errlen) return -1;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+    va_end(ap);
+    return -1;
 }

@@ -8,6 +8,8 @@
 #pragma once
 #include <stddef.h>
 
+#define YTREE_MAX_BYTES (16 << 20) // an experiment file's cap, 16 MiB: far beyond any experiment, far below a runaway file
+
 typedef enum { YT_SCALAR, YT_MAP, YT_SEQ } yt_kind;
 
 typedef struct ynode {
@@ -32,3 +34,7 @@ const ynode *ytree_get(const ynode *map, const char *key, const ynode **key_node
 int ytree_is_null(const ynode *n);
 // "a mapping", "a list", "the string \"x\"" or "'x'" (for messages saying what was found).
 void ytree_describe(const ynode *n, char *buf, size_t len);
+// Writes "PATH:LINE:COL: SECTION: " and the printf message into err (the position of `at`, 1:1
+// when NULL); returns -1, for `return ytree_fail(...)` in a section's checker.
+int ytree_fail(const char *path, const ynode *at, const char *section, char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));

@@ -4,6 +4,7 @@
 #include "regress.h"
 #include "../report/gnuplot.h"
 #include "../report/significance.h"
+#include "../../core/safe_file.h"
 #include "../../core/common.h"
 #include <dirent.h>
 #include <errno.h>
@@ -180,39 +181,38 @@ int bench_history(const char *dir, const char *out_dir) {
     for (int m = 0; m < k && rc == 0; m++) {
         char path[4608];
         snprintf(path, sizeof path, "%s/%s.dat", data, bases[m]);
-        FILE *f = fopen(path, "w");
-        if (!f) {
-            fprintf(stderr, "posbench: error: cannot write %s: %s\n", path, strerror(errno));
-            rc = EXIT_RUN_FAILED;
+        safe_out file; // each output atomic, never through a link or device (core/safe_file.h)
+        char err[8800];
+        rc = safe_out_begin(&file, path, err, sizeof err);
+        if (rc != SAFE_OK) {
+            fprintf(stderr, "posbench: error: cannot write %s\n", err);
             break;
         }
-        fprintf(f, "# %s (%s): index value lo hi label (bench/perf/history.h)\n", names[m]->name, names[m]->kind);
+        FILE *f = file.f;
+        gp_comment(f, "%s (%s): index value lo hi label (bench/perf/history.h)", names[m]->name, names[m]->kind);
         for (int i = 0; i < n; i++) {
             hist_point p = pts[(size_t)m * n + i];
             if (!p.have) continue;
             char label[64];
             label_of(&files[i], i, label, sizeof label);
-            fprintf(f, "%d %.17g %.17g %.17g \"%s\"\n", i + 1, p.value, p.lo, p.hi, label);
+            fprintf(f, "%d %.17g %.17g %.17g ", i + 1, p.value, p.lo, p.hi);
+            gp_data_string(f, label), fputc('\n', f); // one quoted column whatever the label holds (gnuplot.h)
         }
-        if (ferror(f) | (fclose(f) != 0)) {
-            fprintf(stderr, "posbench: error: writing %s failed: %s\n", path, strerror(errno));
-            rc = EXIT_RUN_FAILED;
-        }
+        rc = safe_out_commit(&file, err, sizeof err);
+        if (rc != SAFE_OK) fprintf(stderr, "posbench: error: %s\n", err);
     }
-    char md_path[4200], md_tmp[4300];
+    char md_path[4200], md_err[8800];
     snprintf(md_path, sizeof md_path, "%s/history.md", out);
-    snprintf(md_tmp, sizeof md_tmp, "%s.tmp", md_path);
     if (rc == 0) {
-        FILE *md = fopen(md_tmp, "w");
-        if (!md) {
-            fprintf(stderr, "posbench: error: cannot write %s: %s\n", md_tmp, strerror(errno));
-            rc = EXIT_RUN_FAILED;
+        safe_out md;
+        rc = safe_out_begin(&md, md_path, md_err, sizeof md_err);
+        if (rc != SAFE_OK) {
+            fprintf(stderr, "posbench: error: cannot write %s\n", md_err);
         } else {
-            write_markdown(md, dir, files, n, names, k, (const char(*)[256])bases, pts);
-            if (ferror(md) | (fclose(md) != 0) || rename(md_tmp, md_path) != 0) {
-                fprintf(stderr, "posbench: error: writing %s failed: %s\n", md_path, strerror(errno));
-                remove(md_tmp);
-                rc = EXIT_RUN_FAILED;
+            write_markdown(md.f, dir, files, n, names, k, (const char(*)[256])bases, pts);
+            rc = safe_out_commit(&md, md_err, sizeof md_err);
+            if (rc != SAFE_OK) {
+                fprintf(stderr, "posbench: error: %s\n", md_err);
             } else {
                 printf("history of %d file%s, %d metric%s: %s\n", n, n == 1 ? "" : "s", k, k == 1 ? "" : "s", md_path);
             }

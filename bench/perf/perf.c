@@ -1,13 +1,17 @@
 // bench/perf/perf.c — step benchmarks: median training-step time, images/s, achieved GFLOP/s as a
 // fraction of the backend's own linear layer (OpenBLAS sgemm on the CPU, cuBLAS on cuda)
 // measured in this process, peak memory, and the ratio to the
-// identical step in PyTorch (bench/perf/torch_cpu_step.py) run right after ours. With
+// identical step in PyTorch (bench/perf/torch_cpu_step.py) run right after ours: Debian's
+// PyTorch 1.13 (/usr/bin/python3), and when `make deps-anchors` made build/venv-anchors current
+// PyTorch there, eager and torch.compile (one line under the config's row). With
 // --device cuda the PyTorch step is bench/perf/torch_gpu_step.py on the GPU (torch.compile,
 // fp32 like ours; its own --config list adds bf16, eager and the MP3 / ViT-B/16 configs).
 #include "perf.h"
 #include "../config/config.h"
 #include "../run/estimate.h"
 #include "../run/launch.h"
+#include "../train/graph_replay.h"
+#include "../train/step_device.h"
 #include "../../core/attention_route.h"
 #include "../../core/common.h"
 #include "../../core/optimizer.h"
@@ -78,12 +82,14 @@ void perf_check_attention(const char *v) {
 
 void perf_help(void) {
     printf("usage: posbench bench [--config NAME] [--iters N] [--no-torch] [--threads N] [--device D] [--precision fp32|bf16]\n"
-           "                      [--attention auto|materialised|fused|cudnn] [--breakdown] [--linear gemmex|lt] [--kernels v1|v2]\n"
+           "                      [--attention auto|materialised|fused|cudnn] [--activations fp32|bf16] [--breakdown]\n"
+           "                      [--linear gemmex|lt] [--kernels v1|v2] [--graph on|off]\n"
            "Times the full training step (forward, label-smoothed cross entropy, backward, AdamW) of\n"
            "each config and prints the median step time, images/s, achieved GFLOP/s, that as a\n"
            "fraction of the backend's own 2048^3 linear layer (OpenBLAS; with --device cuda cuBLAS at 8192^3, at the\n"
            "same precision) measured in this process, peak memory, and the ratio to the\n"
-           "same step in PyTorch on the CPU (Debian's /usr/bin/python3, same thread count), or with --device\n"
+           "same step in PyTorch on the CPU (Debian's /usr/bin/python3, same thread count; and when make deps-anchors\n"
+           "has made build/venv-anchors, current PyTorch there, eager and torch.compile, on a line below), or with --device\n"
            "cuda on the GPU (bench/perf/torch_gpu_step.py: torch.compile at the same --precision, bf16 = autocast;\n"
            "python3 from PATH). --precision bf16 times train.precision=bf16 (on a CPU backend an emulation,\n"
            "slower than fp32, and not compared with PyTorch). --attention (with --device cuda) forces the training\n"
@@ -98,6 +104,13 @@ void perf_help(void) {
            "lt = cuBLASLt with the bias in the epilogue and cached bf16 weight copies. --kernels v1|v2 (with\n"
            "--device cuda): the scalar or the 16-byte vectorised elementwise kernels and one-launch AdamW.\n"
            "Both default to POSBENCH_LINEAR / POSBENCH_KERNELS from the environment.\n"
+           "--activations bf16 (needs --precision bf16) times train.activations=bf16: the ViT blocks keep the\n"
+           "activations that feed their matrix products in bf16 (arena MiB shows the saving); configs whose model\n"
+           "keeps fp32 activations (gMLP, MP3's masked attention) say so under their row.\n"
+           "--graph on|off (default off): on times the step without host reads (loss, gradient norm and clipping on\n"
+           "the backend; train.graph=on), captured once as a CUDA graph and replayed where the config replays (no\n"
+           "reference tokens, CAPE draws or per-step sizes; supervised objective); --breakdown\n"
+           "says per config whether it replayed and why not. The CPU backends run it eagerly.\n"
            "Configs marked GPU run on a CPU backend only when\n"
            "named.\n"
            "--ranks N (a build with MPI): one small run for --iters steps in one process and under mpirun -np N\n"
@@ -115,6 +128,9 @@ void perf_help(void) {
 // each timed step's seconds also go to samples[iters] when samples is not NULL.
 // The objective settings and the model config (with what the objective asks of the model:
 // MP3's head and masked context) of config p; returns its objective kind.
+// --activations bf16 (perf_run sets it): the configs whose model can store them do (train.activations).
+static int bench_bf16_activations;
+
 static const objective_kind *perf_setup(const perf_config *p, objective_settings *os, model_config *mc) {
     *os = (objective_settings){.name = p->objective ? p->objective : "supervised", .pe_kind = p->model.pe_kind,
                                .eta = p->eta, .label_smoothing = 0.1, .patch = p->model.patch,
@@ -124,6 +140,10 @@ static const objective_kind *perf_setup(const perf_config *p, objective_settings
     if (why) die_fail("bench config %s: %s", p->name, why);
     *mc = p->model;
     kind->configure_model(os, mc);
+    if (bench_bf16_activations) {
+        mc->bf16_activations = 1;
+        if (model_config_error(mc)) mc->bf16_activations = 0; // this model keeps fp32 activations (its row says why)
+    }
     return kind;
 }
 
@@ -145,19 +165,27 @@ enum { MARK_START, MARK_UPLOADED, MARK_FORWARD, MARK_ZEROED, MARK_BACKWARD, MARK
 enum { PHASE_COUNT = MARK_COUNT - 1 };
 static const char *const phase_names[PHASE_COUNT] = {"upload", "forward", "zero", "backward", "optimizer"};
 
-// Median milliseconds per phase over the timed steps, their per-step sum, and the host's
-// blocked time inside the step (mid-step downloads, copies, synchronize; 0 on the CPU).
+// Median milliseconds per phase over the timed steps (-1: not measured, a replayed CUDA graph has
+// no marks inside), their per-step sum, the host's blocked time inside the step (mid-step
+// downloads, copies, synchronize; 0 on the CPU) and its reads (ops host_reads: downloads,
+// synchronize, sums returned to the host) inside the step; whether --graph on replayed the step
+// and why not.
 typedef struct {
     double phase_ms[PHASE_COUNT];
     double sum_ms;         // median over steps of the marks' total, start to after AdamW
     double host_wait_ms;   // median over steps
+    double host_reads;     // median over steps
+    int replayed;          // --graph on: the timed steps replayed one captured graph
+    char graph_why[256];   // --graph on and not replayed: why
 } step_breakdown;
 
 // The training step (forward, loss, backward, AdamW) of config p through its objective,
 // timed `iters` times after two warmup steps; samples[iters] gets each step's seconds, and
-// breakdown (when not NULL) the phases' medians.
+// breakdown (when not NULL) the phases' medians. graph (--graph on): the step without host reads
+// (bench/train/step_device.h), captured after the warm-up and replayed where the config replays
+// (graph_replay.h) and the backend builds graphs; its values are read after each timed step.
 static double time_posbench_step(const perf_config *p, const ops_backend *ops, int iters, double *samples,
-                                 size_t *arena_peak, step_breakdown *breakdown) {
+                                 size_t *arena_peak, step_breakdown *breakdown, int graph) {
     objective_settings os;
     model_config mc;
     const objective_kind *kind = perf_setup(p, &os, &mc);
@@ -177,8 +205,27 @@ static double time_posbench_step(const perf_config *p, const ops_backend *ops, i
     optim_config oc = {.lr = 1e-3f, .min_lr = 1e-5f, .weight_decay = 0.05f, .beta1 = 0.9f, .beta2 = 0.999f,
                        .eps = 1e-8f, .clip = 0.0f, .warmup_steps = 0, .total_steps = 1000};
     double *t = xmalloc((size_t)iters * sizeof(double), "timings");
-    // --breakdown: per step, each phase's ms, the marks' total and the host's blocked ms
-    double *marks = breakdown ? xmalloc((size_t)iters * (PHASE_COUNT + 2) * sizeof(double), "step phases") : NULL;
+    // --graph on: the step without host reads, replayed where config p replays
+    step_device sd = {0};
+    if (graph) {
+        graph_replay_inputs in = {.host_loss = kind->train_forward_to == NULL,
+                                  .accumulate = 1, .ranks = 1, .resolutions = 1, .reference_tokens = mc.request.ref_tokens,
+                                  .encoding_draws = m.pe->prepare_inputs != NULL,
+                                  .loss_terms = kind->train_loss_terms != NULL};
+        const char *no_device = graph_device_step_refusal(&in), *no_replay = graph_replay_refusal(&in);
+        if (no_device) {
+            graph = 0;
+            if (breakdown) snprintf(breakdown->graph_why, sizeof breakdown->graph_why, "%s", no_device);
+        } else {
+            step_device_create(&sd, ops, no_replay == NULL, no_replay);
+            ops->pin_host(labels, (size_t)p->batch * sizeof(int32_t)); // a replay's memcpy node reads it
+        }
+    }
+    step_target target = {.obj = &obj, .m = &m, .adam_m = adam_m, .adam_v = adam_v, .oc = &oc, .B = p->batch};
+    static const int inner_marks[4] = {MARK_FORWARD, MARK_ZEROED, MARK_BACKWARD, MARK_OPTIMIZER};
+    // --breakdown: per step, each phase's ms, the marks' total, the host's blocked ms and its reads
+    enum { COLS = PHASE_COUNT + 3 };
+    double *marks = breakdown ? xmalloc((size_t)iters * COLS * sizeof(double), "step phases") : NULL;
     if (breakdown) m.upload_mark = MARK_UPLOADED;
     for (int it = -2; it < iters; it++) { // two warmup steps
         double t0 = now_seconds();
@@ -187,36 +234,61 @@ static double time_posbench_step(const perf_config *p, const ops_backend *ops, i
             ops->host_wait_seconds(1);
             ops->timer_mark(MARK_START);
         }
-        kind->train_forward(&obj, p->batch, labels, rng);
-        if (breakdown) ops->timer_mark(MARK_FORWARD);
-        m.ops->zero(m.grad, m.params.total);
-        model_zero_act_grads_batch(&m, p->batch);
-        if (breakdown) ops->timer_mark(MARK_ZEROED);
-        kind->train_backward(&obj, p->batch);
-        if (breakdown) ops->timer_mark(MARK_BACKWARD);
-        optim_step(m.ops, &m.params, m.param, m.grad, adam_m, adam_v, &oc, it + 2, NULL);
-        if (breakdown) ops->timer_mark(MARK_OPTIMIZER);
+        ops->host_reads(1);
+        int inside = 1; // the marks inside the step were recorded (not a captured or replayed step)
+        if (graph) {
+            if (sd.graph && sd.issued >= STEP_DEVICE_WARMUP) m.upload_mark = 0, inside = 0; // may be captured
+            step_device_run(&sd, &target, labels, rng, it + 2, breakdown ? inner_marks : NULL);
+            if (!sd.replaying && !inside) { // the backend refused the capture: eager from now on
+                inside = 1;
+                if (breakdown) m.upload_mark = MARK_UPLOADED;
+            }
+            if (breakdown && !inside) ops->timer_mark(MARK_OPTIMIZER);
+        } else {
+            kind->train_forward(&obj, p->batch, labels, rng);
+            if (breakdown) ops->timer_mark(MARK_FORWARD);
+            m.ops->zero(m.grad, m.params.total);
+            model_zero_act_grads_batch(&m, p->batch);
+            if (breakdown) ops->timer_mark(MARK_ZEROED);
+            kind->train_backward(&obj, p->batch);
+            if (breakdown) ops->timer_mark(MARK_BACKWARD);
+            optim_step(m.ops, &m.params, m.param, m.grad, adam_m, adam_v, &oc, it + 2, NULL);
+            if (breakdown) ops->timer_mark(MARK_OPTIMIZER);
+        }
+        size_t reads = ops->host_reads(1);                          // inside the step
         double waited = breakdown ? ops->host_wait_seconds(1) : 0; // before the step's closing synchronize
         ops->synchronize();
+        if (graph) { // the step's loss and norm, as a logging step reads them
+            double loss[STEP_DEVICE_CAP], norm[STEP_DEVICE_CAP];
+            step_device_read(&sd, loss, norm);
+        }
         if (it < 0) continue;
         t[it] = now_seconds() - t0;
         if (!breakdown) continue;
-        double *row = marks + (size_t)it * (PHASE_COUNT + 2);
-        for (int ph = 0; ph < PHASE_COUNT; ph++) row[ph] = ops->timer_elapsed_ms(ph, ph + 1);
+        double *row = marks + (size_t)it * COLS;
+        for (int ph = 0; ph < PHASE_COUNT; ph++) row[ph] = inside ? ops->timer_elapsed_ms(ph, ph + 1) : -1;
         row[PHASE_COUNT] = ops->timer_elapsed_ms(MARK_START, MARK_OPTIMIZER);
         row[PHASE_COUNT + 1] = waited * 1e3;
+        row[PHASE_COUNT + 2] = (double)reads;
     }
     if (breakdown) { // medians per column
         double *col = xmalloc((size_t)iters * sizeof(double), "step phase column");
-        for (int c = 0; c < PHASE_COUNT + 2; c++) {
-            for (int it = 0; it < iters; it++) col[it] = marks[(size_t)it * (PHASE_COUNT + 2) + c];
+        for (int c = 0; c < COLS; c++) {
+            for (int it = 0; it < iters; it++) col[it] = marks[(size_t)it * COLS + c];
             double med_c = median_double(col, iters);
             if (c < PHASE_COUNT) breakdown->phase_ms[c] = med_c;
             else if (c == PHASE_COUNT) breakdown->sum_ms = med_c;
-            else breakdown->host_wait_ms = med_c;
+            else if (c == PHASE_COUNT + 1) breakdown->host_wait_ms = med_c;
+            else breakdown->host_reads = med_c;
         }
         free(col);
         free(marks);
+        breakdown->replayed = graph && sd.replaying;
+        if (graph && !sd.replaying) snprintf(breakdown->graph_why, sizeof breakdown->graph_why, "%s", sd.why);
+    }
+    if (graph) {
+        ops->unpin_host(labels);
+        step_device_free(&sd);
     }
     if (samples) memcpy(samples, t, (size_t)iters * sizeof *t);
     if (arena_peak) *arena_peak = ops->memory_peak(0);
@@ -249,11 +321,23 @@ static void json_string_field(const char *line, const char *key, char *out, size
     out[n] = 0;
 }
 
-// Runs the PyTorch step script (gpu: torch_gpu_step.py, compiled, python3 from PATH); returns its
-// median step time in seconds, or -1 with a reason. *peak_mib gets PyTorch's GPU peak memory
-// (-1 when the script reports none: the CPU step), `version` its torch version and GPU name.
-static double time_torch_step(const perf_config *p, int iters, int gpu, const char *precision, char *why,
-                              size_t whylen, double *peak_mib, char *version, size_t vlen) {
+// The anchors' Python beside the binary (<dir of posbench>/venv-anchors/bin/python, made by
+// `make deps-anchors`) into path; 1 when it is there, 0 when not.
+static int anchors_python(char *path, size_t len) {
+    char exe[4096];
+    snprintf(path, len, "build/venv-anchors/bin/python");
+    if (self_exe_path(exe, sizeof exe) != 0) return 0;
+    snprintf(path, len, "%s/venv-anchors/bin/python", dirname(exe));
+    return access(path, X_OK) == 0;
+}
+
+// Runs the PyTorch step script (gpu: torch_gpu_step.py, compiled, python3 from PATH; the CPU:
+// torch_cpu_step.py under `python`, torch.compile when compile is 1); returns its median step
+// time in seconds, or -1 with a reason. *peak_mib gets PyTorch's GPU peak memory (-1 when the
+// script reports none: the CPU step), `version` its torch version and GPU name.
+static double time_torch_step(const perf_config *p, int iters, int gpu, const char *python, int compile,
+                              const char *precision, char *why, size_t whylen, double *peak_mib, char *version,
+                              size_t vlen) {
     *peak_mib = -1;
     char exe[4096], script[4200];
     if (self_exe_path(exe, sizeof exe) != 0) {
@@ -262,8 +346,8 @@ static double time_torch_step(const perf_config *p, int iters, int gpu, const ch
     }
     snprintf(script, sizeof script, "%s/../bench/perf/%s", dirname(exe),
              gpu ? "torch_gpu_step.py" : "torch_cpu_step.py");
-    if (access(script, R_OK) != 0 || (!gpu && access("/usr/bin/python3", X_OK) != 0)) {
-        snprintf(why, whylen, "%s or /usr/bin/python3 not found", script);
+    if (access(script, R_OK) != 0 || (!gpu && access(python, X_OK) != 0)) {
+        snprintf(why, whylen, "%s or %s not found", script, python);
         return -1;
     }
     const model_config *v = &p->model;
@@ -280,7 +364,7 @@ static double time_torch_step(const perf_config *p, int iters, int gpu, const ch
     int na = 0, nv = 0;
 #define ARG(word) (argv[na++] = (char *)(word))
 #define NUM(flag, value) (ARG(flag), snprintf(vals[nv], sizeof vals[nv], "%.10g", (double)(value)), ARG(vals[nv++]))
-    ARG(gpu ? "python3" : "/usr/bin/python3");
+    ARG(gpu ? "python3" : python);
     ARG(script);
     if (gpu) ARG("--config"), ARG("custom"), ARG("--device"), ARG("cuda"), ARG("--modes"), ARG("compile"), ARG("--precision"), ARG(precision);
     NUM("--image", v->image_size), NUM("--channels", v->channels), NUM("--patch", v->patch), NUM("--dim", v->dim);
@@ -288,7 +372,8 @@ static double time_torch_step(const perf_config *p, int iters, int gpu, const ch
     NUM("--batch", p->batch), NUM("--warmup", gpu ? 3 : 2), NUM("--iters", iters), NUM("--cls", v->cls), NUM("--pos-abs", pos_abs);
     int tiny_attn_dim = gmlp_settings_of(v).tiny_attn_dim; // 0: not amlp (the script's default then)
     if (gpu) NUM("--mp3", masked), NUM("--eta", p->eta);
-    else NUM("--threads", posbench_threads()), NUM("--arch", torch_arch(v)), NUM("--tiny-attn-dim", tiny_attn_dim > 0 ? tiny_attn_dim : 64);
+    else NUM("--threads", posbench_threads()), NUM("--arch", torch_arch(v)), NUM("--tiny-attn-dim", tiny_attn_dim > 0 ? tiny_attn_dim : 64),
+         NUM("--compile", compile);
     argv[na] = NULL;
 #undef ARG
 #undef NUM
@@ -312,11 +397,27 @@ static double time_torch_step(const perf_config *p, int iters, int gpu, const ch
     }
     int rc = launch_reading_close(f, child);
     if (rc != 0 || ms <= 0) {
-        snprintf(why, whylen, "%s failed (exit %d; is PyTorch installed%s?)", gpu ? "torch_gpu_step.py" : "torch_cpu_step.py",
-                 rc, gpu ? " with CUDA and torch.compile" : "");
+        snprintf(why, whylen, "%s failed under %s (exit %d; is PyTorch installed%s?)", gpu ? "torch_gpu_step.py" : "torch_cpu_step.py",
+                 argv[0], rc, gpu ? " with CUDA and torch.compile" : compile ? " with torch.compile" : "");
         return -1;
     }
     return ms / 1e3;
+}
+
+// The line under a CPU row: the same step under the anchors' Python (current PyTorch), eager and
+// torch.compile, each with posbench's ratio to it (or why it was not timed).
+static void print_anchors_line(const perf_config *p, int iters, const char *python, double step, char *version,
+                               size_t vlen) {
+    printf("  current PyTorch:");
+    for (int compile = 0; compile < 2; compile++) {
+        char why[4608] = "";
+        double peak, t = time_torch_step(p, iters, 0, python, compile, "fp32", why, sizeof why, &peak, version, vlen);
+        const char *mode = compile ? "torch.compile" : "eager";
+        if (t > 0) printf(" %s %.1f ms (%.0f img/s, ratio %.3f)%s", mode, t * 1e3, p->batch / t, step / t, compile ? "" : ";");
+        else printf(" %s not timed (%s)%s", mode, why, compile ? "" : ";");
+    }
+    printf("\n");
+    fflush(stdout);
 }
 
 // GFLOP/s of the backend's own linear layer, out (n, n) = in (n, n) · weight (n, n)ᵀ, at the
@@ -349,11 +450,16 @@ static double backend_linear_gflops(const ops_backend *ops, int n) {
 
 // One config's --breakdown line: the phases' medians, their per-step total against the step's
 // median wall time, and the host's blocked time.
-static void print_breakdown(const step_breakdown *b, double step_seconds) {
+static void print_breakdown(const step_breakdown *b, double step_seconds, int graph) {
     printf("  breakdown (median ms):");
-    for (int ph = 0; ph < PHASE_COUNT; ph++) printf(" %s %.2f%s", phase_names[ph], b->phase_ms[ph], ph + 1 < PHASE_COUNT ? "," : ";");
-    printf(" phases total %.2f = %.1f%% of the step's %.2f; host blocked %.2f\n", b->sum_ms,
-           100.0 * b->sum_ms / (step_seconds * 1e3), step_seconds * 1e3, b->host_wait_ms);
+    for (int ph = 0; ph < PHASE_COUNT; ph++) {
+        if (b->phase_ms[ph] >= 0) printf(" %s %.2f%s", phase_names[ph], b->phase_ms[ph], ph + 1 < PHASE_COUNT ? "," : ";");
+        else printf(" %s n/a%s", phase_names[ph], ph + 1 < PHASE_COUNT ? "," : ";");
+    }
+    printf(" phases total %.2f = %.1f%% of the step's %.2f; host blocked %.2f; host reads per step %.0f\n", b->sum_ms,
+           100.0 * b->sum_ms / (step_seconds * 1e3), step_seconds * 1e3, b->host_wait_ms, b->host_reads);
+    if (graph && b->replayed) printf("  graph: replayed (one capture after the warm-up, every timed step a replay)\n");
+    else if (graph) printf("  graph: not replayed: %s\n", b->graph_why);
 }
 
 int perf_run(const perf_options *opt) {
@@ -382,31 +488,36 @@ int perf_run(const perf_options *opt) {
     if ((opt->linear || opt->kernels) && !gpu)
         die_input("--%s chooses between the CUDA backend's %s; the %s backend has one (use --device cuda)",
                   opt->linear ? "linear" : "kernels", opt->linear ? "linear routes" : "kernel versions", ops->name);
+    const char *activations = opt->activations ? opt->activations : "fp32";
+    if (!strcmp(activations, "bf16") && !bf16)
+        die_input("--activations bf16 stores the linear layers' inputs in bfloat16: it needs --precision bf16");
+    bench_bf16_activations = !strcmp(activations, "bf16");
     if (opt->linear) cuda_set_linear_route(!strcmp(opt->linear, "lt") ? CUDA_LINEAR_LT : CUDA_LINEAR_GEMMEX);
     if (opt->kernels) cuda_set_kernels(!strcmp(opt->kernels, "v2") ? CUDA_KERNELS_V2 : CUDA_KERNELS_V1);
-    printf("posbench bench: %s backend, %s linear layers, %s attention, %d threads, %d timed steps per config (median)\n",
-           ops->name, precision, gpu ? attention : "cpu", threads, opt->iters);
+    printf("posbench bench: %s backend, %s linear layers, %s activations, %s attention, %d threads, %d timed steps per config "
+           "(median)\n", ops->name, precision, activations, gpu ? attention : "cpu", threads, opt->iters);
     // The CUDA switches in force (flags, else POSBENCH_LINEAR / POSBENCH_KERNELS, else the defaults).
     const char *linear = !gpu ? "cpu" : cuda_linear_route() == CUDA_LINEAR_LT ? "lt" : "gemmex";
     const char *kernels = !gpu ? "cpu" : cuda_kernels() == CUDA_KERNELS_V2 ? "v2" : "v1";
     if (gpu) printf("posbench bench: CUDA linear route %s (bf16 only), elementwise kernels %s\n", linear, kernels);
     if (opt->breakdown)
-        printf("switches: precision=%s attention=%s linear=%s kernels=%s\n", precision, gpu ? attention : "cpu", linear, kernels);
+        printf("switches: precision=%s activations=%s attention=%s linear=%s kernels=%s graph=%s\n", precision, activations,
+               gpu ? attention : "cpu", linear, kernels, opt->graph ? "on" : "off");
     int ceiling_n = gpu ? 8192 : 2048; // on the GPU a 2048³ product takes tens of microseconds
     double peak = backend_linear_gflops(ops, ceiling_n);
     printf("%s linear layer %dx%dx%d (%s): %.1f GFLOP/s (the ceiling used below)\n\n",
            gpu ? "cuBLAS" : "OpenBLAS", ceiling_n, ceiling_n, ceiling_n, precision, peak);
     printf("%-24s %9s %8s %9s %8s %10s %10s %10s %8s %9s %10s\n", "config", "step ms", "img/s", "GFLOP/s", "of peak",
            "arena MiB", "peak MiB", "torch ms", "torch/s", "ratio", "torch MiB");
-    char torch_version[256] = "";
-    int ran = 0;
+    char torch_version[256] = "", anchors[4200] = "", anchors_version[256] = "";
+    int ran = 0, have_anchors = !gpu && anchors_python(anchors, sizeof anchors);
     for (size_t i = 0; i < sizeof perf_configs / sizeof perf_configs[0]; i++) {
         const perf_config *p = &perf_configs[i];
         if (opt->only ? strcmp(opt->only, p->name) != 0 : p->gpu_sized && !gpu) continue;
         ran++;
         size_t arena = 0;
         step_breakdown phases;
-        double step = time_posbench_step(p, ops, opt->iters, NULL, &arena, opt->breakdown ? &phases : NULL);
+        double step = time_posbench_step(p, ops, opt->iters, NULL, &arena, opt->breakdown ? &phases : NULL, opt->graph);
         double flops = perf_step_flops(p);
         double gflops = flops / step / 1e9;
         char torch_ms[32] = "-", torch_ips[32] = "-", ratio[32] = "-", torch_mib[32] = "-", why[4608] = "";
@@ -418,8 +529,8 @@ int perf_run(const perf_options *opt) {
             snprintf(why, sizeof why, "the PyTorch CPU step has no %s twin (torch_gpu_step.py has MP3)", p->objective);
         } else if (opt->torch) {
             double torch_peak;
-            double t = time_torch_step(p, opt->iters, gpu, precision, why, sizeof why, &torch_peak, torch_version,
-                                       sizeof torch_version);
+            double t = time_torch_step(p, opt->iters, gpu, "/usr/bin/python3", 0, precision, why, sizeof why, &torch_peak,
+                                       torch_version, sizeof torch_version);
             if (torch_peak >= 0) snprintf(torch_mib, sizeof torch_mib, "%.0f", torch_peak);
             if (t > 0) {
                 snprintf(torch_ms, sizeof torch_ms, "%.1f", t * 1e3);
@@ -431,7 +542,18 @@ int perf_run(const perf_options *opt) {
                gflops, gflops / peak, arena / 1048576.0, peak_rss_bytes() / 1048576.0, torch_ms, torch_ips, ratio,
                torch_mib);
         if (why[0]) printf("  (PyTorch not timed: %s)\n", why);
-        if (opt->breakdown) print_breakdown(&phases, step);
+        if (opt->torch && !gpu && !bf16 && !p->objective && have_anchors)
+            print_anchors_line(p, opt->iters, anchors, step, anchors_version, sizeof anchors_version);
+        if (bench_bf16_activations) {
+            objective_settings os;
+            model_config mc;
+            perf_setup(p, &os, &mc);
+            if (!mc.bf16_activations) {
+                mc.bf16_activations = 1;
+                printf("  (activations fp32 here: %s)\n", model_config_error(&mc));
+            }
+        }
+        if (opt->breakdown) print_breakdown(&phases, step, opt->graph);
         fflush(stdout);
     }
     if (!ran) die_input("--config '%s' is not a benchmark config (posbench bench --help lists them)", opt->only);
@@ -440,12 +562,22 @@ int perf_run(const perf_options *opt) {
            "step (model, activations, AdamW; GPU memory on cuda); peak MiB is this process's peak resident memory\n"
            "so far; torch MiB is PyTorch's GPU peak memory in its step (torch.cuda.max_memory_allocated; the CPU step\n"
            "reports none).%s%s\n", torch_version[0] ? "\nCompared with: " : "", torch_version);
+    if (opt->torch && !gpu && have_anchors && anchors_version[0])
+        printf("The line under a row: the same step under %s (%s), eager and torch.compile (Inductor, compiled in\n"
+               "the warmup steps), with posbench's ratio to each.\n", anchors_version, anchors);
+    else if (opt->torch && !gpu && !have_anchors)
+        printf("Current PyTorch (eager and torch.compile): not compared: %s not found (make deps-anchors installs\n"
+               "torch and timm from PyPI there; bench then adds a line under each row).\n", anchors);
     if (opt->breakdown)
         printf("breakdown: each phase is the time between two timing marks of the step (on cuda CUDA events on the\n"
                "ops' stream: the device's time, idle gaps included; on the CPU the clock): upload = the inputs'\n"
                "copies, forward = forward and loss, zero = clearing the gradients, backward, optimizer = AdamW\n"
                "(with the gradient norm); the phases total is the median of their per-step sums; host blocked is\n"
-               "the time the host waited inside the step's downloads, copies and synchronize calls (0 on the CPU).\n");
+               "the time the host waited inside the step's downloads, copies and synchronize calls (0 on the CPU);\n"
+               "host reads counts the calls inside the step that bring a value back or wait for the backend (every\n"
+               "backend counts them alike). --graph on: the step keeps its loss, norm and clipping on the backend\n"
+               "(0 reads inside it; its values are read after it) and is replayed as a CUDA graph where the config\n"
+               "replays (docs/usage.md); a replayed step has no marks inside: its phases are n/a.\n");
     return 0;
 }
 
@@ -456,7 +588,7 @@ double perf_step_samples(const char *name, int iters, double *samples, double *f
         if (strcmp(name, p->name) != 0) continue;
         *flops_per_step = perf_step_flops(p);
         *batch = p->batch;
-        return time_posbench_step(p, &ops_cpu, iters, samples, arena_peak, NULL);
+        return time_posbench_step(p, &ops_cpu, iters, samples, arena_peak, NULL, 0);
     }
     return -1;
 }

@@ -17,7 +17,12 @@ typedef struct {
     // kernels (core/ops_cuda.h; NULL = what POSBENCH_LINEAR / POSBENCH_KERNELS or the defaults
     // chose). The CPU backends have one of each and refuse them.
     const char *linear, *kernels;
+    // --activations fp32|bf16: train.activations of the timed step (NULL = fp32; bf16 needs
+    // --precision bf16). A config whose model cannot store bf16 activations (gMLP, masked
+    // attention) runs with fp32 ones, and its row says so.
+    const char *activations;
     int breakdown;      // --breakdown: each step's phases (upload, forward, zero, backward, optimizer) and host waits
+    int graph;          // --graph on: the step without host reads, replayed as a CUDA graph where it can (train.graph)
 } perf_options;
 
 // Dies (exit 2) unless v is one of --attention's values, naming them (and the closest one).

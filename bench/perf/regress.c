@@ -9,6 +9,7 @@
 #include "../results/results_read.h"
 #include "../run/estimate.h"
 #include "../train/train.h"
+#include "../../core/safe_file.h"
 #include "../../core/common.h"
 #include <cblas.h>
 #include <dirent.h>
@@ -82,11 +83,8 @@ static int split_tabs(char *line, char **field, int max) {
 
 int bench_file_read(const char *path, bench_file *out, char *err, size_t errlen) {
     memset(out, 0, sizeof *out);
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-        return -1;
-    }
+    FILE *f; // a regular file within the text cap, never blocking (core/safe_file.h)
+    if (safe_fopen_read(path, SAFE_TEXT_CAP, SAFE_FOLLOW, &f, NULL, err, errlen) != SAFE_OK) return -1;
     char *line = NULL;
     size_t cap = 0;
     ssize_t len;
@@ -157,13 +155,10 @@ int bench_file_read(const char *path, bench_file *out, char *err, size_t errlen)
 }
 
 int bench_file_write(const bench_file *f, const char *path, char *err, size_t errlen) {
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *o = fopen(tmp, "w");
-    if (!o) {
-        snprintf(err, errlen, "%s: cannot create: %s", tmp, strerror(errno));
-        return -1;
-    }
+    safe_out file; // atomic, never through a link or device at path (core/safe_file.h)
+    int rc = safe_out_begin(&file, path, err, errlen);
+    if (rc != SAFE_OK) return rc;
+    FILE *o = file.f;
     fprintf(o, "posbench-bench\t1\n# written by posbench bench --save; format in bench/perf/regress.h\n");
     for (int i = 0; i < f->nfacts; i++) fprintf(o, "machine\t%s\t%s\n", f->facts[i].key, f->facts[i].value);
     for (int i = 0; i < f->n; i++) {
@@ -171,13 +166,7 @@ int bench_file_write(const bench_file *f, const char *path, char *err, size_t er
         for (int k = 0; k < f->m[i].n; k++) fprintf(o, "\t%.17g", f->m[i].v[k]);
         fputc('\n', o);
     }
-    int bad = ferror(o);
-    if (fclose(o) != 0 || bad || rename(tmp, path) != 0) {
-        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
-        unlink(tmp);
-        return -1;
-    }
-    return 0;
+    return safe_out_commit(&file, err, errlen);
 }
 
 // ---- measuring ------------------------------------------------------------------------
@@ -432,8 +421,8 @@ int bench_save_check(const char *path, char *err, size_t errlen) {
         snprintf(err, errlen, "--save needs a file (got '%s'; a name starting with '-' is taken for a flag: write ./%s)", path, path);
         return -1;
     }
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        snprintf(err, errlen, "--save %s: %s, not a file (--save needs a file)", path, S_ISDIR(st.st_mode) ? "a directory" : "exists");
+    if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) { // a link is never written through (core/safe_file.h)
+        snprintf(err, errlen, "--save %s: is %s, not a regular file (--save needs a file)", path, safe_file_kind(st.st_mode));
         return -1;
     }
     char dir[4096];
@@ -519,7 +508,8 @@ int regress_run(const regress_options *opt) {
         bench_measure(opt, &now);
     }
     if (opt->save) {
-        if (bench_file_write(&now, opt->save, err, sizeof err) != 0) die_fail("%s", err);
+        int wrc = bench_file_write(&now, opt->save, err, sizeof err);
+        if (wrc != 0) die_code(wrc, "%s", err);
         printf("saved %d metrics to %s\n", now.n, opt->save);
     }
     int rc = 0;

@@ -94,7 +94,8 @@ int bench_compared_count(const bench_file *base, const bench_file *now);
 int bench_save_check(const char *path, char *err, size_t errlen);
 // Reads a results file. 0, or -1 with "FILE:LINE: message" (or "FILE: cannot open: why") in err.
 int bench_file_read(const char *path, bench_file *out, char *err, size_t errlen);
-// Writes f to path (via path.tmp, renamed when complete). 0, or -1 with the reason in err.
+// Writes f to path atomically (core/safe_file.h: never through a link or device at path). 0, or
+// the exit code (1 an I/O failure, 2 a path that is not a regular file) with the reason in err.
 int bench_file_write(const bench_file *f, const char *path, char *err, size_t errlen);
 void bench_file_free(bench_file *f);
 // Adds a metric (values copied) or a fact.

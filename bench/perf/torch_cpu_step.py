@@ -3,7 +3,12 @@
 
   /usr/bin/python3 bench/perf/torch_cpu_step.py --image 28 --channels 1 --patch 4 --dim 128 \
       --depth 6 --heads 4 --mlp-ratio 4 --classes 10 --batch 128 --threads 2 --warmup 3 --iters 10 \
-      [--cls 0|1] [--pos-abs 0|1] [--arch 0|1|2] [--label-smoothing 0.1] [--seed 0]
+      [--cls 0|1] [--pos-abs 0|1] [--arch 0|1|2] [--label-smoothing 0.1] [--seed 0] [--compile 0|1]
+
+Any Python with PyTorch runs it: posbench bench calls Debian's /usr/bin/python3 (PyTorch 1.13,
+eager) and, when `make deps-anchors` has made it, build/venv-anchors/bin/python (current
+PyTorch) twice: eager and --compile 1 (the model wrapped in torch.compile, Inductor's C++ code
+for the CPU; its compilation happens in the warmup steps, which are not timed).
 
 Step (float32): forward (tests/torch_vit.py, same model as the C side; --arch 1 gMLP, 2 aMLP:
 tests/torch_gmlp.py, dense spatial W), cross-entropy with
@@ -12,7 +17,7 @@ zero_grad(set_to_none=True). Input is one random batch, reused every step (data 
 torch.set_num_threads(threads) (intra-op) and set_num_interop_threads(1).
 
 stdout: exactly one line of JSON, last:
-  {"median_ms": ..., "min_ms": ..., "images_per_s": ..., "threads": ..., "torch": "<version>"}
+  {"median_ms": ..., "min_ms": ..., "images_per_s": ..., "threads": ..., "torch": "<version>", "mode": "eager"|"compile"}
 images_per_s = batch / median step time. Everything else goes to stderr.
 """
 import argparse
@@ -46,9 +51,12 @@ def main(argv):
     ap.add_argument("--tiny-attn-dim", type=int, default=64, help="aMLP's tiny attention width")
     ap.add_argument("--label-smoothing", type=float, default=0.1)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--compile", type=int, choices=(0, 1), default=0, help="1: torch.compile the model (PyTorch 2 or later)")
     args = ap.parse_args(argv[1:])
     if args.iters < 1 or args.warmup < 0 or args.threads < 1 or args.batch < 1:
         ap.error("need --iters >= 1, --warmup >= 0, --threads >= 1, --batch >= 1")
+    if args.compile and args.warmup < 1:
+        ap.error("--compile 1 needs --warmup >= 1 (the first step compiles)")
 
     import torch
     import torch_vit
@@ -75,6 +83,14 @@ def main(argv):
     else:
         model = torch_vit.ViT(cfg).float().train()
     opt = torch.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=0.05)
+    if args.compile:
+        if not hasattr(torch, "compile"):
+            print(f"torch_cpu_step.py: --compile 1 needs torch.compile (PyTorch 2 or later; this is {torch.__version__})",
+                  file=sys.stderr)
+            return 2
+        forward = torch.compile(model)
+    else:
+        forward = model
     x = torch.randn(args.batch, cfg.channels, cfg.image_size, cfg.image_size)
     y = torch.randint(0, cfg.num_classes, (args.batch,))
     nparams = sum(p.numel() for p in model.parameters())
@@ -82,7 +98,7 @@ def main(argv):
           f"tokens {cfg.tokens}, batch {args.batch}", file=sys.stderr)
 
     def step():
-        logits = model(x)
+        logits = forward(x)
         loss = torch_vit.vit_loss(logits, y, cfg.label_smoothing)
         loss.backward()
         opt.step()
@@ -106,6 +122,7 @@ def main(argv):
         "images_per_s": round(args.batch / (med / 1e3), 2),
         "threads": torch.get_num_threads(),
         "torch": torch.__version__,
+        "mode": "compile" if args.compile else "eager",
     }
     sys.stdout.write(json.dumps(result) + "\n")
     sys.stdout.flush()

@@ -2,6 +2,7 @@
 #include "caveats.h"
 #include "../experiment/caveats_spec.h"
 #include "../experiment/yaml_tree.h"
+#include "../text/markdown_text.h"
 #include "../../core/common.h"
 #include <stdlib.h>
 #include <string.h>
@@ -73,7 +74,9 @@ static void one_seed(const rr_set *set, const char *experiment) {
         stages++;
         if (max_n > 1) continue;
         single++;
-        snprintf(names + strlen(names), sizeof names - strlen(names), "%s`%s`", names[0] ? ", " : "", st->name);
+        char *name = md_code_dup(st->name); // one line (bench/text/markdown_text.h)
+        snprintf(names + strlen(names), sizeof names - strlen(names), "%s`%s`", names[0] ? ", " : "", name);
+        free(name);
     }
     if (!single) return;
     char text[2300];
@@ -138,9 +141,11 @@ static void collapsed(const rr_set *set, const char *experiment) {
                 const rr_run *r = &set->runs[st->configs[c].runs[k]];
                 const rr_attr *a = rr_attr_get(&r->final, "dino_collapsed");
                 if (strcmp(rr_run_status(r), "done") || !a || !a->is_num || a->num != 1.0) continue;
-                if (count++ < 6)
-                    snprintf(names + strlen(names), sizeof names - strlen(names), "%s`%s` %s", names[0] ? "; " : "", st->name,
-                             st->configs[c].label);
+                if (count++ < 6) {
+                    char *name = md_code_dup(st->name), *label = md_text_dup(st->configs[c].label);
+                    snprintf(names + strlen(names), sizeof names - strlen(names), "%s`%s` %s", names[0] ? "; " : "", name, label);
+                    free(name), free(label);
+                }
             }
     }
     if (!count) return;
@@ -194,8 +199,8 @@ char *caveats_markdown(const char *experiment, int where) {
     if (!f) die_fail("report: cannot open a memory stream for the caveats");
     if (s && s->n) {
         if (where == CAVEATS_FINDINGS) fprintf(f, "**Caveats** (read the verdicts with these):\n\n");
-        else fprintf(f, "**Caveats** (experiment `%s`):\n\n", experiment);
-        for (int k = 0; k < s->n; k++) fprintf(f, "- %s\n", s->text[k]);
+        else fputs("**Caveats** (experiment `", f), md_code(f, experiment), fputs("`):\n\n", f);
+        for (int k = 0; k < s->n; k++) fputs("- ", f), md_cell(f, s->text[k]), fputc('\n', f); // one line each
         fprintf(f, "\n");
     }
     if (fclose(f) != 0) die_fail("report: cannot build the caveats");

@@ -131,6 +131,7 @@
 #include "../results/results_read.h"
 #include "findings_rules.h" // finding_verdict, FINDING_ALPHA
 #include <stddef.h>
+#include <stdio.h>
 
 // The verdict and `ours` cell of finding f of experiment `experiment` over the runs of set.
 finding_verdict findings_eval(const rr_set *set, const char *experiment, const finding *f, char *ours, size_t ours_len,
@@ -179,3 +180,4 @@ typedef struct {
 int findings_report_rows(const rr_set *set, const char *dir, char **md, finding_row **rows, int *nrows, char *err,
                          size_t errlen);
 void finding_rows_free(finding_row *rows, int n);
+// One Markdown table cell of text: " text |", '|' escaped, newlines and tabs flattened to spaces.

@@ -9,6 +9,7 @@
 #include "findings_tsv.h"
 #include "report_table.h"
 #include "significance.h"
+#include "../text/markdown_text.h"
 #include "../../core/common.h"
 #include <errno.h>
 #include <math.h>
@@ -253,12 +254,11 @@ int findings_report_rows(const rr_set *set, const char *dir, char **md, finding_
     }
     for (int l = 0, k = 0; rc == 0 && l < nl; l++) {
         if (lists[l].n == 0) continue;
-        fprintf(out, "## Findings (experiment `%s`)\n\n", lists[l].experiment);
+        fputs("## Findings (experiment `", out), md_code(out, lists[l].experiment), fputs("`)\n\n", out);
         if (source[l])
-            fprintf(out, "Findings read from `%s`: this results folder was written before `posbench run` kept a copy of the "
+            fputs("Findings read from `", out), md_code(out, source[l]), fprintf(out, "`: this results folder was written before `posbench run` kept a copy of the "
                          "experiment file beside the runs (no experiment.yaml there), so the experiment's caveats are not "
-                         "known. Copying the experiment file there as experiment.yaml replaces this list with its findings.\n\n",
-                    source[l]);
+                         "known. Copying the experiment file there as experiment.yaml replaces this list with its findings.\n\n");
         caveats_fprint(out, lists[l].experiment, CAVEATS_FINDINGS); // bench/report/caveats.h
         char *note = report_earlier_note(set, lists[l].experiment); // runs of an earlier version: not used
         fputs(note, out);

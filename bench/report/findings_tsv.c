@@ -1,6 +1,7 @@
 // bench/report/findings_tsv.c — reads the findings.tsv of an older results folder into today's
 // finding structs (format: findings_tsv.h; the reader of that time, adapted).
 #include "findings_tsv.h"
+#include "../../core/safe_file.h"
 #include "../../core/common.h"
 #include <errno.h>
 #include <math.h>
@@ -158,11 +159,8 @@ static int read_line(const char *path, char *line, int lineno, findings_list *ou
 
 int findings_tsv_load(const char *path, findings_list *out, char *err, size_t errlen) {
     memset(out, 0, sizeof *out);
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
-        return -1;
-    }
+    FILE *f;
+    if (safe_fopen_read(path, SAFE_TEXT_CAP, SAFE_NOFOLLOW, &f, NULL, err, errlen) != SAFE_OK) return -1; // regular, capped
     char *line = NULL;
     size_t len = 0;
     int lineno = 0, cap = 0, rc = 0;

@@ -1,5 +1,7 @@
 // bench/report/gnuplot.c — running gnuplot on plots/<kind>.gp (what and how: gnuplot.h).
 #include "gnuplot.h"
+#include "../text/visible_text.h"
+#include "../../core/safe_file.h"
 #include "../../core/common.h"
 #include <ctype.h>
 #include <errno.h>
@@ -25,15 +27,34 @@ void gp_var(gp_vars *v, const char *name, const char *fmt, ...) {
 
 // A gnuplot single-quoted string ('' stands for ').
 void gp_var_str(gp_vars *v, const char *name, const char *s) {
-    char q[2048];
-    size_t o = 0;
+    char *shown = visible_dup(s, NULL); // one line: a newline would end gnuplot's command
+    size_t len = 2 * strlen(shown) + 3, o = 0;
+    char *q = xmalloc(len, "gnuplot string");
     q[o++] = '\'';
-    for (const char *p = s; *p && o < sizeof q - 3; p++) {
+    for (const char *p = shown; *p; p++) {
         if (*p == '\'') q[o++] = '\'';
         q[o++] = *p;
     }
     q[o++] = '\'', q[o] = '\0';
     gp_var(v, name, "%s", q);
+    free(q), free(shown);
+}
+
+void gp_data_string(FILE *f, const char *s) {
+    fputc('"', f);
+    visible_text(f, s, "\"");
+    fputc('"', f);
+}
+
+void gp_comment(FILE *f, const char *fmt, ...) {
+    char *text = NULL;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vasprintf(&text, fmt, ap);
+    va_end(ap);
+    if (n < 0) die_fail("out of memory writing a data file");
+    fputs("# ", f), visible_text(f, text, NULL), fputc('\n', f);
+    free(text);
 }
 
 void gp_vars_free(gp_vars *v) {
@@ -140,6 +161,7 @@ int gp_render(const gp_tools *t, const char *kind, const char *dir, const char *
     for (int k = 0; k < 3; k++) {
         snprintf(final[k], sizeof final[k], "%s/%s.%s", dir, base, figure_ext[k]);
         snprintf(partial[k], sizeof partial[k], "%s/.%s.%s.%ld.partial", dir, base, figure_ext[k], (long)getpid());
+        unlink(partial[k]); // gnuplot opens it by name: whatever sits there (a link) goes first, its target untouched
     }
     gp_var_str(v, "script", script), gp_var_str(v, "png_out", partial[0]), gp_var_str(v, "svg_out", partial[1]),
         gp_var_str(v, "pdf_out", partial[2]);
@@ -176,17 +198,19 @@ int gp_render(const gp_tools *t, const char *kind, const char *dir, const char *
     int ok = WIFEXITED(status) && WEXITSTATUS(status) == 0, incomplete = -1;
     for (int k = 0; ok && k < 3; k++)
         if (!gp_output_complete(partial[k], figure_ext[k])) ok = 0, incomplete = k;
-    for (int k = 0; ok && k < 3; k++)
-        if (rename(partial[k], final[k]) != 0) {
-            fprintf(stderr, "posbench: error: cannot write %s: %s\n", final[k], strerror(errno));
-            ok = 0;
-        }
+    int refused = 0;
+    for (int k = 0; ok && k < 3; k++) { // never over a link or device at the figure's name (core/safe_file.h)
+        char err[3 * PATH_MAX];
+        int rc = safe_rename_over(partial[k], final[k], err, sizeof err);
+        if (rc != SAFE_OK) fprintf(stderr, "posbench: error: cannot write %s\n", err), ok = 0, refused = rc == SAFE_REFUSED;
+    }
     for (int k = 0; k < 3; k++) unlink(partial[k]); // what is left of a failed one (renamed ones are gone)
     if (!ok && incomplete >= 0) {
         fprintf(stderr, "posbench: error: gnuplot wrote an incomplete %s for %s (a full disk, or a write that failed)%s%s; "
                 "the figure's files are left as they were\n", final[incomplete], base, used ? "; its output: " : "", msg);
         return EXIT_RUN_FAILED;
     }
+    if (refused) return EXIT_BAD_INPUT;
     if (!ok) {
         if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return EXIT_RUN_FAILED; // a rename failed: said above
         fprintf(stderr, "posbench: error: gnuplot failed on %s making %s (%s %d)%s\n%s", script, base,

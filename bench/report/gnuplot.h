@@ -4,6 +4,7 @@
 #pragma once
 #include <limits.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #define GP_MAX_VARS 128
 
@@ -17,7 +18,7 @@ typedef struct {
     char plots[PATH_MAX];   // the folder with the *.gp scripts
 } gp_tools;
 
-// Adds name=<printf result> (a number or an expression) / name='s' (a gnuplot string).
+// Adds name=<printf result> (a number or an expression) / name='s' (a gnuplot string, one line: below).
 void gp_var(gp_vars *v, const char *name, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void gp_var_str(gp_vars *v, const char *name, const char *s);
 void gp_vars_free(gp_vars *v);
@@ -41,6 +42,15 @@ int gp_output_complete(const char *path, const char *ext);
 // Creates the directory path (its parent must exist; an existing one is fine). 0, or -1 with
 // "posbench: error: cannot create PATH: why" printed.
 int gp_make_dir(const char *path);
+
+// Text from files (stage names, axis values, labels, paths) in what gnuplot reads, one escaper per
+// place, so no value can add a point, a line or a command (controls, a newline among them, and
+// bytes that are not UTF-8 become a visible "\xNN": bench/text/visible_text.h):
+//   gp_var_str     a -e variable: one line, in single quotes ('' for ');
+//   gp_data_string a data file's string column: in double quotes, '"' as "\x22";
+//   gp_comment     a data file's "# ..." line from a printf format: one line, then '\n'.
+void gp_data_string(FILE *f, const char *s);
+void gp_comment(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 // File names: every character other than letters, digits, '.', '-', '_' becomes '_'.
 void gp_sanitize(char *s);

@@ -2,13 +2,14 @@
 // plots/<kind>.gp giving PNG and SVG figures in DIR/figures/ (what is drawn: plot.h).
 #include "plot.h"
 #include "plot_internal.h"
-#include "report_versions.h"
-#include "../results/run_screen.h"
+#include "run_select.h"
+#include "../text/visible_text.h"
 #include "gnuplot.h"
 #include "stats.h"
 #include "../results/results_read.h"
 #include "../experiment/figure_kinds.h"
 #include "../experiment/yaml_tree.h"
+#include "../../core/safe_file.h"
 #include "../../core/common.h"
 #include <ctype.h>
 #include <dirent.h>
@@ -43,23 +44,33 @@ static void short_key(const rr_stage *s, int ax, char *out, size_t len) { short_
 // skip: an axis left out (the figure's x), or -1; hide: NULL, or per axis 1 to leave it out too.
 // The keys in full ("pe.kind=abs") while the legend stays short (48 characters), else their last
 // parts ("arch=gmlp, mlp_ratio=6, ...").
-static void config_legend_hiding(const rr_stage *s, const rr_config *c, int skip, const int *hide, char *out, size_t len) {
+// A key with a labels: entry is written "label: value" and never shortened.
+static void config_legend_hiding(const plotter *p, const rr_stage *s, const rr_config *c, int skip, const int *hide, char *out,
+                                 size_t len) {
     for (int shortened = 0; shortened < 2; shortened++) {
         out[0] = '\0';
         for (int a = 0; a < s->naxes; a++) {
             if (a == skip || (hide && hide[a])) continue;
             char key[256];
-            if (shortened) short_key_as(s, a, key, sizeof key, 0);
-            else snprintf(key, sizeof key, "%s", s->axes[a]);
+            const char *label = figure_labels_key(p->labels, s->axes[a]);
+            if (shortened && !label) short_key_as(s, a, key, sizeof key, 0);
+            else snprintf(key, sizeof key, "%s", label ? label : s->axes[a]);
             size_t used = strlen(out);
-            snprintf(out + used, len - used, "%s%s=%s", used ? ", " : "", key, c->values[a]);
+            snprintf(out + used, len - used, "%s%s%s%s", used ? ", " : "", key, label ? ": " : "=", c->values[a]);
         }
         if (strlen(out) <= 48) break;
     }
-    if (!out[0]) snprintf(out, len, "all");
+    if (!out[0]) snprintf(out, len, "one configuration");
 }
-void plot_config_legend(const rr_stage *s, const rr_config *c, int skip, char *out, size_t len) {
-    config_legend_hiding(s, c, skip, NULL, out, len);
+void plot_config_legend(const plotter *p, const rr_stage *s, const rr_config *c, int skip, char *out, size_t len) {
+    config_legend_hiding(p, s, c, skip, NULL, out, len);
+}
+
+const char *plot_stage_title(const plotter *p, const char *stage) { return figure_labels_stage(p->labels, stage); }
+
+const char *plot_key_name(const plotter *p, const char *key) {
+    const char *label = figure_labels_key(p->labels, key);
+    return label ? label : key;
 }
 
 // Which axes only follow axis ax (one value of ax always comes with one value of them: a parent
@@ -103,9 +114,14 @@ FILE *plot_begin_figure(plotter *p, const rr_stage *s, char *base, size_t blen, 
     p->names = xrealloc(p->names, (size_t)(p->nnames + 1) * sizeof *p->names, "figure names");
     p->names[p->nnames++] = xstrdup(base, "figure name");
     snprintf(path, plen, "%s/figures/data/%s.dat", p->dir, base);
-    FILE *f = fopen(path, "w");
-    if (!f) fprintf(stderr, "posbench: error: cannot write %s: %s\n", path, strerror(errno));
-    return f;
+    char err[8800];
+    int rc = safe_out_begin(&p->data, path, err, sizeof err);
+    if (rc != SAFE_OK) {
+        p->data_refused |= rc == SAFE_REFUSED;
+        fprintf(stderr, "posbench: error: cannot write %s\n", err);
+        return NULL;
+    }
+    return p->data.f;
 }
 
 // The figure's title and axis labels: the figures: entry's label:, xlabel:, ylabel: where given,
@@ -123,9 +139,77 @@ static void n_text(int lo, int hi, char *out, size_t len) {
     else snprintf(out, len, "n = %d-%d", lo, hi);
 }
 
-int plot_close_data(FILE *f, const char *path) {
-    if (fclose(f) != 0) {
-        fprintf(stderr, "posbench: error: writing %s failed: %s\n", path, strerror(errno));
+// ---- axes a reader can trust ---------------------------------------------------------
+// An accuracy (unit %) axis runs from 0 to at most 100 and its CI bars and bands are clipped to
+// [0, 100] (a Student-t interval of a few seeds can leave the possible range; the data files say
+// so); any other metric with a unit (a time, a size, a rate: never negative) starts at 0, so a
+// small difference is drawn as small, not zoomed into a slope. Unit-less quantities (loss) keep
+// gnuplot's range. Whole-number x axes (epoch, step, layer) get whole-number tics.
+
+static int is_percent(const char *unit) { return unit && !strcmp(unit, "%"); }
+
+// A CI bound as drawn: within [0, 100] for an accuracy.
+static double clip_bound(const char *unit, double v) { return is_percent(unit) ? fmin(100.0, fmax(0.0, v)) : v; }
+
+// ymin, ymax for a metric of `unit` whose drawn values span [ylo, yhi] (see above). A unit-less
+// metric (loss) keeps a range around its values; when that range is narrow against the values
+// (under a quarter of the largest) and leaves 0 out, note says so ("y from 2.47 to 2.51, not from
+// 0"), for the figure's subtitle; else note is "".
+static void y_range_vars(gp_vars *v, const char *unit, double ylo, double yhi, char *note, size_t notelen) {
+    if (note) note[0] = '\0';
+    if (!isfinite(ylo) || !isfinite(yhi)) return;
+    if (is_percent(unit)) {
+        double top = fmax(5.0, ceil(yhi * 1.08 / 5.0) * 5.0);
+        gp_var(v, "ymin", "0"), gp_var(v, "ymax", "%.17g", fmin(100.0, top));
+    } else if (unit && unit[0] && ylo >= 0) {
+        gp_var(v, "ymin", "0"), gp_var(v, "ymax", "%.17g", yhi > 0 ? yhi * 1.08 : 1.0);
+    } else if (ylo == yhi) {
+        double pad = fmax(fabs(ylo) * 0.05, 1e-3);
+        gp_var(v, "ymin", "%.17g", ylo - pad), gp_var(v, "ymax", "%.17g", yhi + pad);
+    } else if ((ylo > 0 || yhi < 0) && yhi - ylo < 0.25 * fmax(fabs(ylo), fabs(yhi))) {
+        double pad = (yhi - ylo) * 0.05;
+        gp_var(v, "ymin", "%.17g", ylo - pad), gp_var(v, "ymax", "%.17g", yhi + pad);
+        if (note) snprintf(note, notelen, "y from %.4g to %.4g, not from 0", ylo - pad, yhi + pad);
+    }
+}
+
+// xtic_step for an x axis of whole numbers over [lo, hi]: 1, 2 or 5 x 10^k, at least 1, at most
+// about 10 tics (gnuplot's own choice would put tics at 1.2, 1.4, ... on an epoch axis).
+static void integer_xtics(gp_vars *v, double lo, double hi) {
+    double span = hi - lo, step = 1;
+    for (double base = 1; span / step > 10; base *= 10)
+        for (int k = 0; k < 3 && span / step > 10; k++) step = base * (k == 0 ? 2 : k == 1 ? 5 : 10);
+    gp_var(v, "xtic_step", "%.0f", step);
+}
+
+int plot_close_data(plotter *p, const char *path) {
+    char err[8800];
+    if (safe_out_commit(&p->data, err, sizeof err) != SAFE_OK) {
+        fprintf(stderr, "posbench: error: writing %s failed: %s\n", path, err);
+        return -1;
+    }
+    return 0;
+}
+
+// DIR/figures/data/<base>.gp: the figure's settings (the variables passed to gnuplot, one per
+// line) and the script they drive, so it can be drawn again or restyled by hand:
+// gnuplot -e "term='png'; out='x.png'" DIR/figures/data/<base>.gp. 0, or -1 with the error printed.
+static int write_settings(plotter *p, const char *kind, const char *base, const gp_vars *v) {
+    char path[PATH_MAX + 64], err[8800];
+    snprintf(path, sizeof path, "%s/figures/data/%s.gp", p->dir, base);
+    safe_out o; // written atomically, never through a link or device at the name (core/safe_file.h)
+    int rc = safe_out_begin(&o, path, err, sizeof err);
+    if (rc != SAFE_OK) {
+        fprintf(stderr, "posbench: error: %s\n", err);
+        if (rc == SAFE_REFUSED) p->data_refused = 1;
+        return -1;
+    }
+    fprintf(o.f, "# %s: the settings posbench plot gave plots/%s.gp (draw again: gnuplot -e \"term='png'; out='%s.png'\" %s)\n",
+            base, kind, base, path);
+    for (int i = 0; i < v->n; i++) fprintf(o.f, "%s\n", v->text[i]);
+    fprintf(o.f, "load '%s/%s.gp'\n", p->tools.plots, kind);
+    if (safe_out_commit(&o, err, sizeof err) != SAFE_OK) {
+        fprintf(stderr, "posbench: error: writing %s failed: %s\n", path, err);
         return -1;
     }
     return 0;
@@ -134,6 +218,7 @@ int plot_close_data(FILE *f, const char *path) {
 int plot_run_gnuplot(plotter *p, const char *kind, const char *base, gp_vars *v) {
     char dir[PATH_MAX];
     snprintf(dir, sizeof dir, "%s/figures", p->dir);
+    if (write_settings(p, kind, base, v) != 0) return EXIT_RUN_FAILED;
     int rc = gp_render(&p->tools, kind, dir, base, v);
     if (rc == 0) p->figures++;
     return rc;
@@ -160,10 +245,9 @@ static double offset_x(double x, int i, int nlines, int categorical, int logx, d
     return x + k * gap * fmin(0.05, 0.3 / nlines);
 }
 
-// Writes the x tics ("('abs' 0, 'sin2d' 1)": a category's index, a number's value) and, when all
-// points and bars share one y value (a one-point plot), a y range around it, so gnuplot never
-// meets an empty range (it would warn).
-static void axis_vars(gp_vars *v, const char *const *vals, int nv, int categorical, double ylo, double yhi) {
+// Writes the x tics ("('abs' 0, 'sin2d' 1)": a category's index, a number's value) and the y
+// range (y_range_vars).
+static void axis_vars(gp_vars *v, const char *const *vals, int nv, int categorical, const char *unit, double ylo, double yhi) {
     size_t len = 16;
     for (int k = 0; k < nv; k++) len += 2 * strlen(vals[k]) + 48;
     char *tics = xcalloc(len, 1, "tics");
@@ -184,14 +268,11 @@ static void axis_vars(gp_vars *v, const char *const *vals, int nv, int categoric
     if (categorical) gp_var(v, "xmin", "%.3f", -0.5), gp_var(v, "xmax", "%.3f", nv - 0.5);
     else if (nv == 1) gp_var(v, "xmin", "%.17g", atof(vals[0]) - fmax(1, fabs(atof(vals[0])) * 0.5)),
         gp_var(v, "xmax", "%.17g", atof(vals[0]) + fmax(1, fabs(atof(vals[0])) * 0.5));
-    if (ylo == yhi) {
-        double pad = fmax(fabs(ylo) * 0.05, 1e-3);
-        gp_var(v, "ymin", "%.17g", ylo - pad), gp_var(v, "ymax", "%.17g", yhi + pad);
-    }
+    y_range_vars(v, unit, ylo, yhi, NULL, 0);
 }
 
-// A metric's axis label: its report header, for a per-size metric ("top1@56", headed "56 px" in the
-// per-size tables) the base metric's with the size: "top1 (%) at 56 px".
+// A metric's axis label: its column name (metric_column_name: "top1 (%)", for a per-size metric
+// "top1 (%) at 56 px"), the same as the report's and export's.
 static double metric_label(const char *metric, char *header, size_t len) {
     double scale = report_metric_scale(metric, header, len); // the per-size metric's own scale
     const char *at = strchr(metric, '@');
@@ -207,6 +288,7 @@ static int fig_metric_vs_axis(plotter *p, const rr_stage *s, const char *metric,
     const rr_set *set = p->set;
     char base[600], path[PATH_MAX], header[96], axis_name[256];
     double scale = metric_label(metric, header, sizeof header);
+    const char *unit = report_metric_unit(metric);
     short_key(s, ax, axis_name, sizeof axis_name);
     // distinct values of the axis, sorted (configs are sorted by axes in order, not by ax)
     const char **vals = xcalloc((size_t)s->nconfigs, sizeof(char *), "axis values");
@@ -258,8 +340,9 @@ static int fig_metric_vs_axis(plotter *p, const rr_stage *s, const char *metric,
     gp_vars v = {0};
     int written = 0, nmax_all = 0;
     double ylo = DBL_MAX, yhi = -DBL_MAX;
-    fprintf(f, "# %s of stage %s against %s: plotted-x mean ci95-lo ci95-hi n label (mean over the done seeds, "
-               "95%% CI of the mean: Student t, n-1 df; lo = hi = mean when n = 1)\n", header, s->name, s->axes[ax]);
+    gp_comment(f, "%s of stage %s against %s: plotted-x mean ci95-lo ci95-hi n label (mean over the done seeds, "
+                  "95%% CI of the mean: Student t, n-1 df; lo = hi = mean when n = 1%s)", header, s->name, s->axes[ax],
+               is_percent(unit) ? "; the CI clipped to [0, 100]" : "");
     for (int l = 0; l < nlines; l++) {
         char title[1024] = "";
         int points = 0, nmin = INT_MAX, nmax = 0;
@@ -268,7 +351,7 @@ static int fig_metric_vs_axis(plotter *p, const rr_stage *s, const char *metric,
                 const rr_config *cf = &s->configs[c];
                 if (line_of[c] != l || strcmp(cf->values[ax], vals[k])) continue;
                 if (!title[0]) {
-                    if (others) config_legend_hiding(s, cf, ax, follows, title, sizeof title);
+                    if (others) config_legend_hiding(p, s, cf, ax, follows, title, sizeof title);
                     else snprintf(title, sizeof title, "%s", header);
                 }
                 double mean, sd;
@@ -277,8 +360,10 @@ static int fig_metric_vs_axis(plotter *p, const rr_stage *s, const char *metric,
                 if (points++ == 0 && written) fprintf(f, "\n\n");
                 double half = report_ci95_half(sd, n) * fabs(scale), m = mean * scale;
                 double x = offset_x(categorical ? (double)k : atof(vals[k]), written, nlines, categorical, logx, gap);
-                fprintf(f, "%.17g %.17g %.17g %.17g %d \"%s\"\n", x, m, m - half, m + half, n, vals[k]);
-                ylo = fmin(ylo, m - half), yhi = fmax(yhi, m + half);
+                double lo = clip_bound(unit, m - half), hi = clip_bound(unit, m + half);
+                fprintf(f, "%.17g %.17g %.17g %.17g %d ", x, m, lo, hi, n);
+                gp_data_string(f, vals[k]), fputc('\n', f); // no value adds a point (gnuplot.h)
+                ylo = fmin(ylo, lo), yhi = fmax(yhi, hi);
                 nmin = n < nmin ? n : nmin, nmax = n > nmax ? n : nmax;
                 nmax_all = n > nmax_all ? n : nmax_all;
             }
@@ -289,15 +374,15 @@ static int fig_metric_vs_axis(plotter *p, const rr_stage *s, const char *metric,
         snprintf(name, sizeof name, "title%d", ++written);
         gp_var_str(&v, name, title);
     }
-    int rc = plot_close_data(f, path) ? EXIT_RUN_FAILED : 0;
+    int rc = plot_close_data(p, path) ? EXIT_RUN_FAILED : 0;
     if (rc == 0 && written) {
         char title[600];
-        snprintf(title, sizeof title, "%s: %s vs %s (%s)", s->name, header, s->axes[ax],
-                 nmax_all > 1 ? "mean and 95% CI over seeds" : "one seed: no interval");
+        snprintf(title, sizeof title, "%s: %s vs %s", plot_stage_title(p, s->name), header, plot_key_name(p, s->axes[ax]));
+        gp_var_str(&v, "subtitle", nmax_all > 1 ? "mean and 95% CI over seeds" : "one seed: no interval");
         gp_var_str(&v, "datafile", path);
-        plot_figure_texts(p, &v, title, s->axes[ax], header);
+        plot_figure_texts(p, &v, title, plot_key_name(p, s->axes[ax]), header);
         gp_var(&v, "nlines", "%d", written), gp_var(&v, "categorical", "%d", categorical), gp_var(&v, "logx", "%d", logx);
-        axis_vars(&v, vals, nv, categorical, ylo, yhi);
+        axis_vars(&v, vals, nv, categorical, unit, ylo, yhi);
         rc = plot_run_gnuplot(p, "metric_vs_axis", base, &v);
     } else if (rc == 0) {
         unlink(path);
@@ -317,6 +402,8 @@ static int fig_metric_vs_metric(plotter *p, const rr_stage *s, const char *metri
     const rr_set *set = p->set;
     char base[600], path[PATH_MAX], header[96], xheader[96];
     double scale = report_metric_scale(metric, header, sizeof header), xscale = report_metric_scale(xmetric, xheader, sizeof xheader);
+    const char *unit = report_metric_unit(metric);
+    double ylo = DBL_MAX, yhi = -DBL_MAX;
     int arch = -1;
     for (int a = 0; a < s->naxes; a++)
         if (!strcmp(s->axes[a], "model.arch")) arch = a;
@@ -341,7 +428,7 @@ static int fig_metric_vs_metric(plotter *p, const rr_stage *s, const char *metri
         free(xs), free(order);
         return EXIT_RUN_FAILED;
     }
-    fprintf(f, "# %s of stage %s against %s: x mean ci95-lo ci95-hi n label (means over done seeds; the 95%% CI of the y mean)\n",
+    gp_comment(f, "%s of stage %s against %s: x mean ci95-lo ci95-hi n label (means over done seeds; the 95%% CI of the y mean)\n",
             header, s->name, xheader);
     gp_vars v = {0};
     int written = 0;
@@ -358,23 +445,29 @@ static int fig_metric_vs_metric(plotter *p, const rr_stage *s, const char *metri
             double m, sd;
             int n = report_stats(set, cf, metric, &m, &sd);
             double half = report_ci95_half(sd, n) * fabs(scale);
-            fprintf(f, "%.17g %.17g %.17g %.17g %d \"%s\"\n", xs[order[q]], m * scale, m * scale - half, m * scale + half, n, cf->label);
+            double lo = clip_bound(unit, m * scale - half), hi = clip_bound(unit, m * scale + half);
+            fprintf(f, "%.17g %.17g %.17g %.17g %d ", xs[order[q]], m * scale, lo, hi, n);
+            gp_data_string(f, cf->label), fputc('\n', f);
+            ylo = fmin(ylo, lo), yhi = fmax(yhi, hi);
             nmin = n < nmin ? n : nmin, nmax = n > nmax ? n : nmax;
         }
         char name[32], title[300], ns[64];
         n_text(nmin, nmax, ns, sizeof ns);
         snprintf(name, sizeof name, "title%d", ++written);
-        snprintf(title, sizeof title, "%s%s (%s)", line ? "model.arch=" : "", line ? line : header, ns);
+        snprintf(title, sizeof title, "%s%s%s (%s)", line ? plot_key_name(p, "model.arch") : "", line ? (figure_labels_key(p->labels, "model.arch") ? ": " : "=") : "",
+                 line ? line : header, ns);
         gp_var_str(&v, name, title);
     }
-    int rc = plot_close_data(f, path) ? EXIT_RUN_FAILED : 0;
+    int rc = plot_close_data(p, path) ? EXIT_RUN_FAILED : 0;
     if (rc == 0) {
         char title[600];
-        snprintf(title, sizeof title, "%s: %s vs %s (means; 95%% CI of the y mean over seeds)", s->name, header, xheader);
+        snprintf(title, sizeof title, "%s: %s vs %s", plot_stage_title(p, s->name), header, xheader);
+        gp_var_str(&v, "subtitle", "means; 95% CI of the y mean over seeds");
         gp_var_str(&v, "datafile", path);
         plot_figure_texts(p, &v, title, xheader, header);
         gp_var(&v, "nlines", "%d", written), gp_var(&v, "categorical", "0"), gp_var(&v, "logx", "%d", lo > 0 && hi / lo >= 100);
         if (npoints == 1) gp_var(&v, "xmin", "%.17g", lo - fmax(1, fabs(lo) * 0.5)), gp_var(&v, "xmax", "%.17g", hi + fmax(1, fabs(hi) * 0.5));
+        y_range_vars(&v, unit, ylo, yhi, NULL, 0);
         rc = plot_run_gnuplot(p, "metric_vs_axis", base, &v);
     }
     gp_vars_free(&v);
@@ -384,11 +477,25 @@ static int fig_metric_vs_metric(plotter *p, const rr_stage *s, const char *metri
 
 // ---- curves -------------------------------------------------------------------------
 
-// A degenerate range of the curves (one x value, or one y value everywhere) as explicit ranges,
-// so gnuplot does not warn about an empty range on a one-point plot.
-static void curve_ranges(gp_vars *v, double xlo, double xhi, double ylo, double yhi) {
-    if (xlo == xhi) gp_var(v, "xmin", "%.17g", xlo - fmax(1, fabs(xlo) * 0.5)), gp_var(v, "xmax", "%.17g", xhi + fmax(1, fabs(xhi) * 0.5));
-    if (ylo == yhi) gp_var(v, "ymin", "%.17g", ylo - fmax(fabs(ylo) * 0.05, 1e-3)), gp_var(v, "ymax", "%.17g", yhi + fmax(fabs(yhi) * 0.05, 1e-3));
+// The curves' ranges: one x value as a range around it (gnuplot would warn of an empty range on
+// a one-point plot), whole-number tics when every x is whole (x_integer), y by y_range_vars.
+// subtitle: what is drawn (curve_note), and a zoomed y range stated (y_range_vars).
+static void curve_ranges(gp_vars *v, double xlo, double xhi, int x_integer, const char *unit, double ylo, double yhi,
+                         const char *what) {
+    if (xlo == xhi) xlo -= fmax(1, fabs(xlo) * 0.5), xhi += fmax(1, fabs(xhi) * 0.5);
+    if (xlo == xhi || x_integer) gp_var(v, "xmin", "%.17g", xlo), gp_var(v, "xmax", "%.17g", xhi);
+    if (x_integer) integer_xtics(v, xlo, xhi);
+    char note[128], subtitle[300];
+    y_range_vars(v, unit, ylo, yhi, note, sizeof note);
+    snprintf(subtitle, sizeof subtitle, "%s%s%s", what, note[0] ? "; " : "", note);
+    gp_var_str(v, "subtitle", subtitle);
+}
+
+// The title's note on what is drawn: a mean in a band, or, when every configuration has one
+// point (a run of one epoch), points with error bars: no curve.
+static const char *curve_note(long most, int band) {
+    if (most == 1) return band ? "one point per setting: mean and 95% CI over seeds, no curve" : "one point per setting, no curve";
+    return band ? "mean over seeds, band: its 95% CI" : "mean over seeds";
 }
 
 // group "train" or "eval"; x and y column names. One line per configuration, the mean over its
@@ -396,13 +503,14 @@ static void curve_ranges(gp_vars *v, double xlo, double xhi, double ylo, double 
 static int fig_curves(plotter *p, const rr_stage *s, const char *group, const char *xcol, const char *ycol) {
     char base[600], path[PATH_MAX], header[96], ylabel[128];
     double scale = report_metric_scale(ycol, header, sizeof header);
-    snprintf(ylabel, sizeof ylabel, "%s %s", group, header);
+    const char *unit = report_metric_unit(ycol);
+    snprintf(ylabel, sizeof ylabel, "%s %s", !strcmp(group, "eval") ? "evaluation" : "training", header);
     FILE *f = plot_begin_figure(p, s, base, sizeof base, path, sizeof path, "%s-%s-vs-%s", group, ycol, xcol);
     if (!f) return EXIT_RUN_FAILED;
-    fprintf(f, "# %s vs %s/%s of stage %s, one block per configuration: x mean ci95-lo ci95-hi n (over the seeds)\n", ylabel,
+    gp_comment(f, "%s vs %s/%s of stage %s, one block per configuration: x mean ci95-lo ci95-hi n (over the seeds)", ylabel,
             group, xcol, s->name);
     gp_vars v = {0};
-    int written = 0, band = 0;
+    int written = 0, band = 0, x_integer = 1;
     long most = 0;
     double xlo = DBL_MAX, xhi = -DBL_MAX, ylo = DBL_MAX, yhi = -DBL_MAX;
     for (int c = 0; c < s->nconfigs; c++) {
@@ -413,8 +521,9 @@ static int fig_curves(plotter *p, const rr_stage *s, const char *group, const ch
             fprintf(f, written ? "\n\n" : "");
             int nmin = INT_MAX, nmax = 0;
             for (long j = 0; j < n; j++) {
-                double lo = fmin(b.lo[j], b.hi[j]) * scale, hi = fmax(b.lo[j], b.hi[j]) * scale;
+                double lo = clip_bound(unit, fmin(b.lo[j], b.hi[j]) * scale), hi = clip_bound(unit, fmax(b.lo[j], b.hi[j]) * scale);
                 fprintf(f, "%.17g %.17g %.17g %.17g %d\n", b.x[j], b.y[j] * scale, lo, hi, b.n[j]);
+                x_integer &= b.x[j] == floor(b.x[j]);
                 xlo = fmin(xlo, b.x[j]), xhi = fmax(xhi, b.x[j]), ylo = fmin(ylo, lo), yhi = fmax(yhi, hi);
                 nmin = b.n[j] < nmin ? b.n[j] : nmin, nmax = b.n[j] > nmax ? b.n[j] : nmax;
             }
@@ -423,21 +532,21 @@ static int fig_curves(plotter *p, const rr_stage *s, const char *group, const ch
             n_text(nmin, nmax, ns, sizeof ns);
             snprintf(name, sizeof name, "title%d", ++written);
             char legend[1000];
-            plot_config_legend(s, &s->configs[c], -1, legend, sizeof legend);
+            plot_config_legend(p, s, &s->configs[c], -1, legend, sizeof legend);
             snprintf(title, sizeof title, "%s (%s)", legend, ns);
             gp_var_str(&v, name, title);
         }
         report_band_free(&b);
     }
-    int rc = plot_close_data(f, path) ? EXIT_RUN_FAILED : 0;
+    int rc = plot_close_data(p, path) ? EXIT_RUN_FAILED : 0;
     if (rc == 0 && written) {
         char title[600];
-        snprintf(title, sizeof title, "%s: %s (mean over seeds%s)", s->name, ylabel, band ? ", band: its 95% CI" : "");
+        snprintf(title, sizeof title, "%s: %s", plot_stage_title(p, s->name), ylabel);
         gp_var_str(&v, "datafile", path);
         plot_figure_texts(p, &v, title, xcol, ylabel);
         gp_var(&v, "nlines", "%d", written), gp_var(&v, "logy", "0"), gp_var(&v, "marks", "%d", most <= 60);
-        gp_var(&v, "band", "%d", band);
-        curve_ranges(&v, xlo, xhi, ylo, yhi);
+        gp_var(&v, "band", "%d", band), gp_var(&v, "points_only", "%d", most == 1);
+        curve_ranges(&v, xlo, xhi, x_integer, unit, ylo, yhi, curve_note(most, band));
         rc = plot_run_gnuplot(p, "curves", base, &v);
     } else if (rc == 0) {
         unlink(path);
@@ -460,15 +569,16 @@ static int fig_array_curves(plotter *p, const rr_stage *s, const char *yname, co
     if (!any_run) return 0;
     char base[600], path[PATH_MAX], header[96], tag[128];
     double scale = report_metric_scale(strrchr(yname, '/') + 1, header, sizeof header);
+    const char *unit = report_metric_unit(strrchr(yname, '/') + 1);
     snprintf(tag, sizeof tag, "%s-vs-%s", yname, xname ? (strrchr(xname, '/') ? strrchr(xname, '/') + 1 : xname) : "layer");
     for (char *q = tag; *q; q++) *q = *q == '/' ? '-' : *q;
     FILE *f = plot_begin_figure(p, s, base, sizeof base, path, sizeof path, "%s", tag);
     if (!f) return EXIT_RUN_FAILED;
-    fprintf(f, "# %s vs %s of stage %s, one block per configuration: x mean ci95-lo ci95-hi n (over its runs)\n", yname,
+    gp_comment(f, "%s vs %s of stage %s, one block per configuration: x mean ci95-lo ci95-hi n (over its runs)", yname,
             xname ? xname : "layer", s->name);
     double xlo = DBL_MAX, xhi = -DBL_MAX, ylo = DBL_MAX, yhi = -DBL_MAX;
     gp_vars v = {0};
-    int written = 0, band = 0;
+    int written = 0, band = 0, x_integer = 1, most = 0;
     for (int c = 0; c < s->nconfigs; c++) {
         const rr_config *cf = &s->configs[c];
         double xsum[256] = {0};
@@ -494,28 +604,30 @@ static int fig_array_curves(plotter *p, const rr_stage *s, const char *yname, co
             mean /= runs;
             for (int i = 0; i < runs; i++) ss += (yk[i] - mean) * (yk[i] - mean);
             double half = runs > 1 ? report_ci95_half(sqrt(ss / (runs - 1)), runs) * fabs(scale) : 0;
-            double x = xsum[k] / runs, y = mean * scale;
-            fprintf(f, "%.9g %.17g %.17g %.17g %d\n", x, y, y - half, y + half, runs);
-            xlo = fmin(xlo, x), xhi = fmax(xhi, x), ylo = fmin(ylo, y - half), yhi = fmax(yhi, y + half);
+            double x = xsum[k] / runs, y = mean * scale, lo = clip_bound(unit, y - half), hi = clip_bound(unit, y + half);
+            fprintf(f, "%.9g %.17g %.17g %.17g %d\n", x, y, lo, hi, runs);
+            xlo = fmin(xlo, x), xhi = fmax(xhi, x), ylo = fmin(ylo, lo), yhi = fmax(yhi, hi);
+            x_integer &= x == floor(x);
         }
+        most = n > most ? n : most;
         free(ys);
         band |= runs > 1;
         char name[32], title[1200];
         snprintf(name, sizeof name, "title%d", ++written);
         char legend[1000];
-        plot_config_legend(s, cf, -1, legend, sizeof legend);
+        plot_config_legend(p, s, cf, -1, legend, sizeof legend);
         snprintf(title, sizeof title, "%s (n = %d)", legend, runs);
         gp_var_str(&v, name, title);
     }
-    int rc = plot_close_data(f, path) ? EXIT_RUN_FAILED : 0;
+    int rc = plot_close_data(p, path) ? EXIT_RUN_FAILED : 0;
     if (rc == 0 && written) {
         char title[600];
-        snprintf(title, sizeof title, "%s: %s (mean over seeds%s)", s->name, ylabel, band ? ", band: its 95% CI" : "");
+        snprintf(title, sizeof title, "%s: %s", plot_stage_title(p, s->name), ylabel);
         gp_var_str(&v, "datafile", path);
         plot_figure_texts(p, &v, title, xlabel, ylabel);
         gp_var(&v, "nlines", "%d", written), gp_var(&v, "logy", "0"), gp_var(&v, "logx", "%d", logx), gp_var(&v, "marks", "1");
-        gp_var(&v, "band", "%d", band);
-        curve_ranges(&v, xlo, xhi, ylo, yhi);
+        gp_var(&v, "band", "%d", band), gp_var(&v, "points_only", "%d", most == 1);
+        curve_ranges(&v, xlo, xhi, x_integer && !logx, unit, ylo, yhi, curve_note(most, band));
         rc = plot_run_gnuplot(p, "curves", base, &v);
     }
     gp_vars_free(&v);
@@ -553,21 +665,24 @@ static void add_spec(figure_spec **out, int *n, const figure_spec *f) {
 }
 
 // The `figures:` list of the experiment file copy at path into *out (*found 0, nothing read,
-// when the file or its list is absent). -1 with err ("path:line:col: figures: ...").
-static int load_yaml_requests(const char *path, figure_spec **out, int *n, int *found, char *err, size_t errlen) {
+// when the file or its list is absent) and, when labels is not NULL, its `labels:` (none when
+// absent). -1 with err ("path:line:col: figures: ..." / "labels: ...").
+static int load_yaml_requests(const char *path, figure_spec **out, int *n, int *found, figure_labels *labels, char *err,
+                              size_t errlen) {
     *out = NULL, *n = 0, *found = 0;
+    if (labels) memset(labels, 0, sizeof *labels);
     if (access(path, F_OK) != 0) return 0;
     ynode *root = NULL;
     if (ytree_load(path, &root, err, errlen) != 0) return -1;
     const ynode *list = ytree_get(root, "figures", NULL);
-    int rc = 0;
+    int rc = labels ? figure_labels_read(path, ytree_get(root, "labels", NULL), labels, err, errlen) : 0;
     if (list && !ytree_is_null(list)) {
         *found = 1;
         if (list->kind != YT_SEQ) {
             snprintf(err, errlen, "%s:%d:%d: figures: expected a list of mappings, each with a kind", path, list->line, list->col);
             rc = -1;
         }
-        for (int i = 0; rc == 0 && i < list->n; i++) {
+        for (int i = 0; rc == 0 && list->kind == YT_SEQ && i < list->n; i++) {
             figure_spec f;
             rc = figure_spec_check(path, list->val[i], &f, err, errlen);
             if (rc == 0) add_spec(out, n, &f);
@@ -584,8 +699,9 @@ static int load_tsv_requests(const char *dir, figure_spec **out, int *n, int *fo
     *out = NULL, *n = 0, *found = 0;
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/figures.tsv", dir);
-    FILE *f = fopen(path, "r");
-    if (!f) return 0;
+    FILE *f;
+    int missing;
+    if (safe_fopen_read(path, SAFE_TEXT_CAP, SAFE_NOFOLLOW, &f, &missing, err, errlen) != SAFE_OK) return missing ? 0 : -1;
     *found = 1;
     char *line = NULL;
     size_t cap = 0;
@@ -694,6 +810,8 @@ static void remove_stale(const plotter *p, const char *fig, const char *data) {
             snprintf(path, sizeof path, "%s/%s.%s", fig, base, ext[k]);
             if (unlink(path) != 0 && errno != ENOENT) fprintf(stderr, "posbench: warning: cannot remove %s: %s\n", path, strerror(errno));
         }
+        snprintf(path, sizeof path, "%s/%s.gp", data, base);
+        if (unlink(path) != 0 && errno != ENOENT) fprintf(stderr, "posbench: warning: cannot remove %s: %s\n", path, strerror(errno));
         snprintf(path, sizeof path, "%s/%s", data, e->d_name);
         if (unlink(path) == 0) removed++;
     }
@@ -754,16 +872,12 @@ int cmd_plot(int argc, char **argv) {
         return EXIT_BAD_INPUT;
     }
     rr_set set;
-    if (rr_scan(dir, RR_SERIES | RR_ARRAYS, &set, err, sizeof err) != 0) {
+    if (run_select(dir, RR_SERIES | RR_ARRAYS, &set, err, sizeof err) != 0) { // the runs report counts (run_select.h)
         fprintf(stderr, "posbench: error: %s\n", err);
         return EXIT_BAD_INPUT;
     }
     p.set = &set;
-    rr_screen(&set);                    // damaged /final and second files of a run: left out
-    report_current_versions(&set, dir); // runs of earlier versions of an experiment are not drawn
     report_metrics_from(&set); // units, scales and natures from the files
-    for (int i = 0; i < set.nskipped; i++) fprintf(stderr, "posbench: warning: left out %s\n", set.skipped[i]);
-    free(report_left_markdown(&set, 1)); // warnings: damaged /final, duplicates, earlier versions
     figure_spec *reqs = NULL;
     int nreq = 0, rc = 0, found = 0;
     if (set.nruns == 0) {
@@ -772,7 +886,7 @@ int cmd_plot(int argc, char **argv) {
     } else { // DIR's own: DIR/experiment.yaml (DIR is an experiment's folder), else an old DIR/figures.tsv
         char copy[PATH_MAX + 20];
         snprintf(copy, sizeof copy, "%s/experiment.yaml", dir);
-        if (load_yaml_requests(copy, &reqs, &nreq, &found, err, sizeof err) != 0 ||
+        if (load_yaml_requests(copy, &reqs, &nreq, &found, NULL, err, sizeof err) != 0 ||
             (!found && load_tsv_requests(dir, &reqs, &nreq, &found, err, sizeof err) != 0)) {
             fprintf(stderr, "posbench: error: %s\n", err);
             rc = EXIT_BAD_INPUT;
@@ -791,27 +905,40 @@ int cmd_plot(int argc, char **argv) {
         // else every kind.
         figure_spec *own = NULL;
         int nown = 0, has_own = 0;
+        figure_labels *labels = xcalloc(1, sizeof *labels, "labels");
         if (set.stages[s].experiment[0]) {
             char edir[PATH_MAX], copy[PATH_MAX + 20];
             snprintf(edir, sizeof edir, "%s/%s", dir, set.stages[s].experiment);
             snprintf(copy, sizeof copy, "%s/experiment.yaml", edir);
-            if (load_yaml_requests(copy, &own, &nown, &has_own, err, sizeof err) != 0 ||
+            if (load_yaml_requests(copy, &own, &nown, &has_own, labels, err, sizeof err) != 0 ||
                 (!has_own && load_tsv_requests(edir, &own, &nown, &has_own, err, sizeof err) != 0)) {
                 fprintf(stderr, "posbench: error: %s\n", err);
                 rc = EXIT_BAD_INPUT;
+                free(labels);
                 break;
             }
         }
+        p.labels = labels;
         const figure_spec *list = has_own ? own : found ? reqs : defaults;
         int count = has_own ? nown : found ? nreq : FIGURE_KIND_COUNT;
         for (int r = 0; r < count && rc == 0; r++) {
             if (only >= 0 && (int)list[r].kind != only) continue;
             if (list[r].stage[0] && strcmp(list[r].stage, set.stages[s].name)) continue;
             p.spec = &list[r];
+            int before = p.figures;
             rc = draws[list[r].kind](&p, &set.stages[s], &list[r]);
             p.spec = NULL;
+            if (rc == 0 && p.figures == before && list[r].where[0]) { // a listed figure is never skipped silently
+                fputs("posbench: warning: ", stderr), visible_text(stderr, list[r].where, NULL);
+                fprintf(stderr, ": figure %s of stage ", figure_kind_at((int)list[r].kind)->name), visible_text(stderr, set.stages[s].name, NULL);
+                fputs(" was not drawn: its runs hold no data it can draw", stderr);
+                if (list[r].metric[0]) fputs(" (metric ", stderr), visible_text(stderr, list[r].metric, NULL), fputc(')', stderr);
+                if (list[r].axis[0]) fputs(" (axis ", stderr), visible_text(stderr, list[r].axis, NULL), fputc(')', stderr);
+                fputc('\n', stderr);
+            }
         }
-        free(own);
+        p.labels = NULL;
+        free(own), free(labels);
     }
     if (rc == 0 && only < 0) remove_stale(&p, fig, data);
     if (rc == 0) {
@@ -822,5 +949,5 @@ int cmd_plot(int argc, char **argv) {
     for (int i = 0; i < p.nnames; i++) free(p.names[i]);
     free(p.names);
     rr_set_free(&set);
-    return rc;
+    return rc && p.data_refused ? EXIT_BAD_INPUT : rc;
 }

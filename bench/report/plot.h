@@ -10,7 +10,11 @@
 // Every figure states n; error bars and curve bands are the mean's 95% CI over the done seeds
 // (Student t, n - 1 df; none where n = 1). A figures: entry's label:, xlabel:, ylabel: replace the
 // made-up title and axis labels.
-// Variables go to gnuplot with -e; each script's header names the ones it takes.
+// Variables go to gnuplot with -e; each script's header names the ones it takes. Text from files
+// reaches gnuplot only through gnuplot.h's escapers (one line; a data string never ends early).
+// Runs: those `posbench report` counts (run_select.h; the others named on stderr). A figure the
+// experiment file lists that draws nothing is a warning naming its entry (file:line), kind and
+// stage.
 //
 // Kinds and what is made by default (per stage, grouping as in bench/results/results_read.h):
 //   metric_vs_axis  for each axis: final top1 (%) of every configuration against the axis,

@@ -6,6 +6,7 @@
 #include "plot_internal.h"
 #include "gnuplot.h"
 #include "../results/results_read.h"
+#include "../text/visible_text.h"
 #include "../../core/common.h"
 #include <float.h>
 #include <math.h>
@@ -127,8 +128,8 @@ int fig_image_grid(plotter *p, const rr_stage *s, const char *with, const char *
             if ((companions[ncomp] = plot_companion_run(set, s, others[o], run, where, has_samples, "image_grid", "/samples"))) comp_names[ncomp] = others[o], total += companions[ncomp++]->samples.n;
         grid_row *rows = xcalloc((size_t)total, sizeof *rows, "image grid rows");
         int nrows = 0;
-        add_grid_rows(rows, &nrows, run, ncomp ? s->name : NULL);
-        for (int o = 0; o < ncomp; o++) add_grid_rows(rows, &nrows, companions[o], comp_names[o]);
+        add_grid_rows(rows, &nrows, run, ncomp ? plot_stage_title(p, s->name) : NULL);
+        for (int o = 0; o < ncomp; o++) add_grid_rows(rows, &nrows, companions[o], plot_stage_title(p, comp_names[o]));
         if (nrows == 0) {
             free(rows);
             continue;
@@ -174,27 +175,29 @@ int fig_image_grid(plotter *p, const rr_stage *s, const char *with, const char *
             snprintf(name, sizeof name, "ypos%d", row + 1);
             gp_var(&v, name, "%.1f", Ht - 1 - (row * (ch + GAP) + (ch - 1) / 2.0));
         }
-        fprintf(f, "# /samples of %s", run->path);
-        for (int o = 0; o < ncomp; o++) fprintf(f, " and %s", companions[o]->path);
+        fputs("# /samples of ", f), visible_text(f, run->path, NULL); // one line (gnuplot.h)
+        for (int o = 0; o < ncomp; o++) fputs(" and ", f), visible_text(f, companions[o]->path, NULL);
         fprintf(f, ": x y r g b, %d rows of up to %d images, value range [%g, %g] -> 0..255\n", nrows, GRID_COLS, lo, hi);
         plot_write_rgb(f, rgb, W, Ht);
         free(rgb), free(rows);
-        if (plot_close_data(f, path)) {
+        if (plot_close_data(p, path)) {
             gp_vars_free(&v);
             return EXIT_RUN_FAILED;
         }
-        int zoom = 720 / (W > 0 ? W : 1);
+        int zoom = 720 / (W > 0 ? W : 1), tall = 1400 / (Ht > 0 ? Ht : 1); // about 720 px wide, at most about 1400 px tall
+        zoom = zoom > tall ? tall : zoom;
         zoom = zoom < 1 ? 1 : zoom > 12 ? 12 : zoom;
         char title[1400], stages[700] = "";
         for (int o = 0; o < ncomp; o++)
-            snprintf(stages + strlen(stages), sizeof stages - strlen(stages), ", %s", comp_names[o]);
+            snprintf(stages + strlen(stages), sizeof stages - strlen(stages), ", %s", plot_stage_title(p, comp_names[o]));
         char legend[1000];
-        plot_config_legend(s, &s->configs[c], -1, legend, sizeof legend);
-        snprintf(title, sizeof title, "%s%s: sample images, %s%sseed %ld", s->name, stages, s->naxes ? legend : "",
+        plot_config_legend(p, s, &s->configs[c], -1, legend, sizeof legend);
+        snprintf(title, sizeof title, "%s%s: sample images, %s%sseed %ld", plot_stage_title(p, s->name), stages, s->naxes ? legend : "",
                  s->naxes ? ", " : "", rr_run_seed(run));
         gp_var_str(&v, "datafile", path);
         plot_figure_texts(p, &v, title, NULL, NULL);
-        gp_var(&v, "nrows", "%d", nrows), gp_var(&v, "width", "%d", W * zoom + 260), gp_var(&v, "height", "%d", Ht * zoom + 90);
+        int width = W * zoom + 260, fits = (int)strlen(p->spec && p->spec->label[0] ? p->spec->label : title) * 8 + 60; // the title fits
+        gp_var(&v, "nrows", "%d", nrows), gp_var(&v, "width", "%d", width > fits ? width : fits), gp_var(&v, "height", "%d", Ht * zoom + 90);
         int rc = plot_run_gnuplot(p, "image_grid", base, &v);
         gp_vars_free(&v);
         if (rc) return rc;

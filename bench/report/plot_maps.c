@@ -45,7 +45,7 @@ int fig_heatmaps(plotter *p, const rr_stage *s, const char *name) {
         plot_config_slug(s, &s->configs[c], slug, sizeof slug);
         FILE *f = plot_begin_figure(p, s, base, sizeof base, path, sizeof path, "%s%s%s_seed%ld", name, slug[0] ? "_" : "", slug, rr_run_seed(run));
         if (!f) return EXIT_RUN_FAILED;
-        fprintf(f, "# /attention/%s of %s, (L=%d, H=%d) blocks of x y value\n", name, run->path, L, H);
+        gp_comment(f, "/attention/%s of %s, (L=%d, H=%d) blocks of x y value", name, run->path, L, H);
         for (int k = 0; k < L * H; k++) {
             if (k) fprintf(f, "\n\n");
             for (int i = 0; i < ny; i++) {
@@ -53,16 +53,16 @@ int fig_heatmaps(plotter *p, const rr_stage *s, const char *name) {
                 if (i < ny - 1) fprintf(f, "\n");
             }
         }
-        if (plot_close_data(f, path)) return EXIT_RUN_FAILED;
+        if (plot_close_data(p, path)) return EXIT_RUN_FAILED;
         gp_vars v = {0};
         char title[600], subtitle[1400];
-        snprintf(title, sizeof title, "%s: attention %s (colour range shared across the stage)", s->name,
-                 relative ? "by relative offset (relmap)" : name);
+        snprintf(title, sizeof title, "%s: attention %s", plot_stage_title(p, s->name), relative ? "by relative offset (relmap)" : name);
         char legend[1000];
-        plot_config_legend(s, &s->configs[c], -1, legend, sizeof legend);
-        snprintf(subtitle, sizeof subtitle, "%s%sseed %ld", s->naxes ? legend : "", s->naxes ? ", " : "", rr_run_seed(run));
+        plot_config_legend(p, s, &s->configs[c], -1, legend, sizeof legend);
+        snprintf(subtitle, sizeof subtitle, "colour range shared across the stage; %s%sseed %ld", s->naxes ? legend : "", s->naxes ? ", " : "",
+                 rr_run_seed(run));
         int w = 130 * H + 195, h = 130 * L + 120;
-        w = w < 560 ? 560 : w;
+        w = w < 640 ? 640 : w;
         gp_var_str(&v, "datafile", path), gp_var_str(&v, "subtitle", subtitle);
         plot_figure_texts(p, &v, title, NULL, NULL);
         gp_var_str(&v, "xlabel", relative ? "Δcol (key − query)" : "col"), gp_var_str(&v, "ylabel", relative ? "Δrow (key − query)" : "row");
@@ -123,7 +123,7 @@ int fig_spatial_weights(plotter *p, const rr_stage *s) {
         plot_config_slug(s, &s->configs[c], slug, sizeof slug);
         FILE *f = plot_begin_figure(p, s, base, sizeof base, path, sizeof path, "spatial-W%s%s_seed%ld", slug[0] ? "_" : "", slug, rr_run_seed(run));
         if (!f) return EXIT_RUN_FAILED;
-        fprintf(f, "# /spatial/W of %s, (L=%d) x %d blocks of x y value\n", run->path, L, nq);
+        gp_comment(f, "/spatial/W of %s, (L=%d) x %d blocks of x y value", run->path, L, nq);
         for (int l = 0; l < L; l++)
             for (int q = 0; q < nq; q++) {
                 if (l || q) fprintf(f, "\n\n");
@@ -135,13 +135,13 @@ int fig_spatial_weights(plotter *p, const rr_stage *s) {
                     if (y < ny - 1) fprintf(f, "\n");
                 }
             }
-        if (plot_close_data(f, path)) return EXIT_RUN_FAILED;
+        if (plot_close_data(p, path)) return EXIT_RUN_FAILED;
         gp_vars v = {0};
         char title[600], subtitle[1400], names[256] = "";
-        snprintf(title, sizeof title, "%s: learned spatial weights W, %s", s->name,
+        snprintf(title, sizeof title, "%s: learned spatial weights W, %s", plot_stage_title(p, s->name),
                  grid ? "the row of W of four query tokens, on the token grid" : "query token down, key token across");
         char legend[1000];
-        plot_config_legend(s, &s->configs[c], -1, legend, sizeof legend);
+        plot_config_legend(p, s, &s->configs[c], -1, legend, sizeof legend);
         snprintf(subtitle, sizeof subtitle, "%s%sseed %ld", s->naxes ? legend : "", s->naxes ? ", " : "", rr_run_seed(run));
         if (grid)
             for (int q = 0; q < nq; q++) {

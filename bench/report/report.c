@@ -9,13 +9,15 @@
 #include "stats.h"
 #include "report_refs.h"
 #include "report_versions.h"
+#include "run_select.h"
 #include "report_table.h"
 #include "report_formats.h"
 #include "report_html.h"
+#include "report_index.h"
+#include "../text/markdown_text.h"
 #include "report_provenance.h"
 #include "findings_diff.h"
 #include "gnuplot.h"
-#include "../results/run_screen.h"
 #include "../../core/common.h"
 #include <errno.h>
 #include <math.h>
@@ -223,7 +225,9 @@ static void size_tables(sbuf *b, const rr_set *set, const rr_stage *s, table_lis
             for (int m = 0; m < nc; m++) stats_cell(t, set, c, cols[m]);
         }
         char *md = rt_markdown(t);
-        sb_printf(b, "Stage `%s`: %s.\n\n%s\n", s->name, per_size[k].title, md);
+        char *stage = md_code_dup(s->name);
+        sb_printf(b, "Stage `%s`: %s.\n\n%s\n", stage, per_size[k].title, md);
+        free(stage);
         free(md);
         tables_add(tables, t);
         free(cols);
@@ -243,8 +247,10 @@ static void stage_table(sbuf *b, const rr_set *set, const rr_stage *s, ref_table
         int d = is_done(&set->runs[s->runs[i]]);
         any_not_done |= !d, ndone += d;
     }
-    sb_printf(b, "## stage `%s`", s->name);
-    if (s->experiment[0]) sb_printf(b, " (experiment `%s`)", s->experiment);
+    char *stage = md_code_dup(s->name), *experiment = md_code_dup(s->experiment); // one line each (markdown_text.h)
+    sb_printf(b, "## stage `%s`", stage);
+    if (s->experiment[0]) sb_printf(b, " (experiment `%s`)", experiment);
+    free(stage), free(experiment);
     sb_printf(b, "\n\n%d run%s, %d configuration%s, seeds", s->nruns, s->nruns == 1 ? "" : "s", s->nconfigs, s->nconfigs == 1 ? "" : "s");
     long seeds[256];
     int nseeds = 0;
@@ -259,6 +265,21 @@ static void stage_table(sbuf *b, const rr_set *set, const rr_stage *s, ref_table
         }
     }
     for (int k = 0; k < nseeds; k++) sb_printf(b, "%s %ld", k ? "," : "", seeds[k]);
+    // What the table lacks: runs the experiment file enumerates with no run file, and the files
+    // of this stage left out (run_select.h); the rows count only the runs above.
+    int left[3] = {0};
+    for (int i = 0; i < set->nleft; i++)
+        if (!strcmp(set->left[i].experiment, s->experiment) && !strcmp(set->left[i].stage, s->name)) left[set->left[i].kind]++;
+    if (s->nmissing || left[RR_LEFT_DAMAGED] || left[RR_LEFT_DUPLICATE] || left[RR_LEFT_EARLIER]) {
+        sb_printf(b, ". **Not in this table:**");
+        const char *sep = " ";
+        if (s->nmissing)
+            sb_printf(b, "%s%d missing (runs the experiment file enumerates with no run file)", sep, s->nmissing), sep = ", ";
+        if (left[RR_LEFT_DAMAGED]) sb_printf(b, "%s%d damaged", sep, left[RR_LEFT_DAMAGED]), sep = ", ";
+        if (left[RR_LEFT_DUPLICATE]) sb_printf(b, "%s%d left out as copies of a counted run", sep, left[RR_LEFT_DUPLICATE]), sep = ", ";
+        if (left[RR_LEFT_EARLIER]) sb_printf(b, "%s%d left out as runs of an earlier version", sep, left[RR_LEFT_EARLIER]);
+        if (left[RR_LEFT_DAMAGED] || left[RR_LEFT_DUPLICATE] || left[RR_LEFT_EARLIER]) sb_printf(b, " (files named under \"Run files left out\")");
+    }
     sb_printf(b, ". Cells: mean ± sample std (n−1) over the seeds whose run is `done`; ± — when n = 1. updates and images "
                  "seen: the training budget, its init chain's included (init + own).");
     for (int m = 0; m < nm; m++) // a timed metric: one statistic, named (the findings use the same one)
@@ -324,7 +345,9 @@ static void stage_table(sbuf *b, const rr_set *set, const rr_stage *s, ref_table
             dup = refs->items[q].used && !strcmp(refs->items[q].source, rl->source) &&
                   (!strcmp(refs->items[q].stage, "*") || !strcmp(refs->items[q].stage, s->name));
         if (dup) continue;
-        sb_printf(b, "%s%s", nsrc++ ? "; " : "\n`paper` columns: ", rl->source[0] ? rl->source : "(no source given)");
+        char *source = md_text_dup(rl->source[0] ? rl->source : "(no source given)");
+        sb_printf(b, "%s%s", nsrc++ ? "; " : "\n`paper` columns: ", source);
+        free(source);
     }
     if (nsrc) sb_printf(b, "\n");
     sb_printf(b, "\n");
@@ -337,6 +360,7 @@ static void stage_table(sbuf *b, const rr_set *set, const rr_stage *s, ref_table
 // ---- the command --------------------------------------------------------------------
 void report_help(void) {
     printf("usage: posbench report DIR [--format md,csv,json,html] [--diff OLD.json]\n"
+           "       posbench report --index DIR\n"
            "Reads every run file (*.h5, not *.h5.partial) below DIR and prints one Markdown table per\n"
            "stage: one row per configuration (the /config values that differ between the stage's runs,\n"
            "train.seed aside), mean ± sample std over seeds of the final metrics of the runs that\n"
@@ -353,12 +377,15 @@ void report_help(void) {
            "\"Changed since OLD.json\" after the report's head (stdout, REPORT.md, REPORT.html): verdicts that moved\n"
            "(was -> now), findings added and removed, findings whose printed numbers moved. A missing or\n"
            "unreadable OLD.json, or one that is not a findings file, is refused (exit 2).\n"
+           "--index: DIR holds one folder per source (results/mp3, results/cape, ...: make reproduce-all); writes\n"
+           "DIR/REPORT.md and REPORT.html: per source its runs, findings by verdict, measured time\n"
+           "(DIR/reproduce-times.tsv) and links to its own report, then every source's findings side by side.\n"
            "Exit status: 0 ok, 1 REPORT.md could not be written, 2 bad input.\n");
 }
 
 int cmd_report(int argc, char **argv) {
     const char *dir = NULL, *diff_path = NULL;
-    int formats = REPORT_MD;
+    int formats = REPORT_MD, index = 0;
     char err[4400];
     for (int i = 0; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -381,8 +408,12 @@ int cmd_report(int argc, char **argv) {
             }
             continue;
         }
+        if (!strcmp(argv[i], "--index")) {
+            index = 1;
+            continue;
+        }
         if (argv[i][0] == '-' || dir) {
-            fprintf(stderr, "posbench: error: unexpected argument '%s' for posbench report (usage: posbench report DIR [--format md,csv,json,html] [--diff OLD.json])\n", argv[i]);
+            fprintf(stderr, "posbench: error: unexpected argument '%s' for posbench report (usage: posbench report DIR [--format md,csv,json,html] [--diff OLD.json], or posbench report --index DIR)\n", argv[i]);
             return EXIT_BAD_INPUT;
         }
         dir = argv[i];
@@ -391,6 +422,13 @@ int cmd_report(int argc, char **argv) {
         fprintf(stderr, "posbench: error: posbench report needs a results directory (usage: posbench report DIR)\n");
         return EXIT_BAD_INPUT;
     }
+    if (index) {
+        if (formats != REPORT_MD || diff_path) {
+            fprintf(stderr, "posbench: error: report --index writes REPORT.md and REPORT.html; --format and --diff are for one source's report\n");
+            return EXIT_BAD_INPUT;
+        }
+        return report_index(dir);
+    }
     // OLD.json is read before anything is written: a later --format json may replace it.
     findings_old old = {0};
     if (diff_path && findings_diff_load(diff_path, &old, err, sizeof err) != 0) {
@@ -398,17 +436,13 @@ int cmd_report(int argc, char **argv) {
         return EXIT_BAD_INPUT;
     }
     rr_set set;
-    if (rr_scan(dir, RR_ATTRS, &set, err, sizeof err) != 0) {
+    if (run_select(dir, RR_ATTRS, &set, err, sizeof err) != 0) { // the runs that count (run_select.h), the others named
         fprintf(stderr, "posbench: error: %s\n", err);
         findings_diff_free(&old);
         return EXIT_BAD_INPUT;
     }
-    rr_screen(&set);                    // damaged /final and second files of a run: left out
-    report_current_versions(&set, dir); // runs of earlier versions of an experiment are not counted
     report_metrics_from(&set); // units, scales and natures from the files
     report_order_stages(&set, dir); // stages in their experiment file's order
-    for (int i = 0; i < set.nskipped; i++) fprintf(stderr, "posbench: warning: left out %s\n", set.skipped[i]);
-    free(report_left_markdown(&set, 1)); // warnings: damaged /final, duplicates, earlier versions
     if (set.nruns == 0 && set.nleft) {
         fprintf(stderr, "posbench: error: no run files to count under %s: all %d that were read are left out (see the warnings above)\n",
                 dir, set.nleft);
@@ -505,7 +539,11 @@ int cmd_report(int argc, char **argv) {
     free(left);
     if (set.nskipped) {
         sb_printf(&b, "Unreadable files left out:\n\n");
-        for (int i = 0; i < set.nskipped; i++) sb_printf(&b, "- %s\n", set.skipped[i]);
+        for (int i = 0; i < set.nskipped; i++) {
+            char *line = md_text_dup(set.skipped[i]); // a file name never starts a line (markdown_text.h)
+            sb_printf(&b, "- %s\n", line);
+            free(line);
+        }
         sb_printf(&b, "\n");
     }
     for (int r = 0; r < refs.n; r++)
@@ -517,9 +555,9 @@ int cmd_report(int argc, char **argv) {
     size_t plen = strlen(dir) + 16;
     char *path = xmalloc(plen, "path");
     snprintf(path, plen, "%s/REPORT.md", dir);
-    int rc = report_write_file(path, b.s, b.n) == 0 ? 0 : EXIT_RUN_FAILED;
-    if (rc == 0 && report_write_formats(dir, formats, tables.items, tables.n, rows, nrows) != 0) rc = EXIT_RUN_FAILED;
-    if (rc == 0 && report_html_write(dir, b.s, &set, argc, argv) != 0) rc = EXIT_RUN_FAILED;
+    int rc = report_write_file(path, b.s, b.n); // 0, or the exit code: 1 I/O failure, 2 not a file we may write
+    if (rc == 0) rc = report_write_formats(dir, formats, tables.items, tables.n, rows, nrows);
+    if (rc == 0) rc = report_html_write(dir, b.s, &set, argc, argv);
     free(path);
     finding_rows_free(rows, nrows);
     for (int t = 0; t < tables.n; t++) rt_free(tables.items[t]);

@@ -1,6 +1,6 @@
 // bench/report/report.h — `posbench report DIR [--format md,csv,json,html] [--diff OLD.json]`: one Markdown table per
 // stage of the run files below DIR, written to stdout and atomically to DIR/REPORT.md
-// (REPORT.md.tmp, rename); --format csv,json also writes the tables and findings as CSV and JSON
+// (core/safe_file.h: a temporary name of its own, renamed); --format csv,json also writes the tables and findings as CSV and JSON
 // beside it (bench/report/report_formats.h), html REPORT.html (report_html.h).
 //
 // Table of a stage (stages and configurations as bench/results/results_read.h groups them):
@@ -41,6 +41,11 @@
 // experiment.yaml below DIR that has findings (a paper's claims with our numbers and a
 // verdict: bench/report/findings.h), and per findings.tsv of an older folder without one
 // (findings_tsv.h).
+// Header of a stage's table: "N runs, M configurations, seeds S." and, when the stage lacks runs,
+// "**Not in this table:** K missing (runs the experiment file enumerates with no run file), D
+// damaged, C left out as copies of a counted run, E left out as runs of an earlier version"
+// (counts of zero are not named). The axes include every matrix key of the stage its
+// experiment's copy names, even where the runs left hold one value of it (run_select.h).
 // Runs left out: a done run with a damaged /final, a second file of a run (run_screen.h) and a
 // run of an earlier version of its experiment (report_versions.h) enter no table or finding:
 // each is named on stderr ("posbench: warning: left out PATH: why") and listed under "Run files

@@ -3,6 +3,7 @@
 #include "report_formats.h"
 #include "gnuplot.h"
 #include "../results/export.h"
+#include "../../core/safe_file.h"
 #include "../../core/common.h"
 #include <dirent.h>
 #include <errno.h>
@@ -32,26 +33,10 @@ int report_parse_formats(const char *list, int *formats, char *err, size_t errle
 }
 
 int report_write_file(const char *path, const char *text, size_t n) {
-    size_t len = strlen(path) + 5;
-    char *tmp = xmalloc(len, "path");
-    snprintf(tmp, len, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        fprintf(stderr, "posbench: error: cannot write %s: %s\n", tmp, strerror(errno));
-        free(tmp);
-        return -1;
-    }
-    int bad = fwrite(text, 1, n, f) != n;
-    bad |= fflush(f) != 0;
-    bad |= fclose(f) != 0;
-    if (bad || rename(tmp, path) != 0) {
-        fprintf(stderr, "posbench: error: cannot write %s: %s\n", path, strerror(errno));
-        unlink(tmp);
-        free(tmp);
-        return -1;
-    }
-    free(tmp);
-    return 0;
+    char err[8800];
+    int rc = safe_write_file(path, text, n, err, sizeof err); // its own temporary name: two reports never share one
+    if (rc != SAFE_OK) fprintf(stderr, "posbench: error: cannot write %s\n", err);
+    return rc;
 }
 
 const char *finding_verdict_word(finding_verdict v) {
@@ -126,7 +111,7 @@ static FILE *mem_open(memfile *m) {
     return m->f;
 }
 
-// Closes m and writes it to dir/name. 0, or -1 (printed).
+// Closes m and writes it to dir/name. 0, or the exit code (printed: report_write_file).
 static int mem_write(memfile *m, int write_rc, const char *dir, const char *name) {
     if (fclose(m->f) != 0 || write_rc != 0) die_fail("report: cannot build %s: %s", name, strerror(errno));
     size_t len = strlen(dir) + strlen(name) + 2;
@@ -181,7 +166,7 @@ int report_write_formats(const char *dir, int formats, report_table *const *tabl
         size_t len = strlen(dir) + 8;
         char *tdir = xmalloc(len, "path");
         snprintf(tdir, len, "%s/tables", dir);
-        if (gp_make_dir(tdir) != 0) rc = -1;
+        if (gp_make_dir(tdir) != 0) rc = EXIT_RUN_FAILED;
         for (int t = 0; t < ntables && rc == 0; t++) {
             char name[800];
             snprintf(name, sizeof name, "%s.csv", tables[t]->name);

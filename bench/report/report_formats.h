@@ -15,7 +15,7 @@
 //                  (top-1 in %); empty / null otherwise (exact metrics, several configurations)
 //   caveats        the experiment's caveats, "; "-joined
 // CSV is RFC 4180 (CRLF, quoted when needed); JSON is strict (non-finite numbers as null); both
-// written atomically (FILE.tmp, then renamed).
+// written atomically (core/safe_file.h: a temporary name of their own, then renamed).
 #pragma once
 #include "findings.h"
 #include "report_table.h"
@@ -27,7 +27,9 @@ enum { REPORT_MD = 1, REPORT_CSV = 2, REPORT_JSON = 4, REPORT_HTML = 8 };
 // Parses "md,csv,json,html" into REPORT_* bits (md always set). 0, or -1 with what is valid in err.
 int report_parse_formats(const char *list, int *formats, char *err, size_t errlen);
 
-// Writes text (n bytes) to path through path.tmp and rename. 0, or -1 with the error printed.
+// Writes text (n bytes) to path atomically (core/safe_file.h: a temporary name of this writer's
+// own, renamed over path; never through a link or device at path). 0, or the exit code (1 an
+// I/O failure, 2 a path that is not a regular file) with the error printed.
 int report_write_file(const char *path, const char *text, size_t n);
 
 // The verdict column's word: "holds", "does not hold", "inconclusive" or "not measured".
@@ -39,6 +41,6 @@ int findings_rows_json(const finding_row *rows, int n, FILE *out);
 
 // Writes the csv and / or json files of the formats into dir, and removes (said on stderr) the
 // regular files of an earlier report it does not rewrite: the outputs of formats not asked for
-// now, tables/<name>.csv of tables it no longer has. 0, or -1 (the error printed).
+// now, tables/<name>.csv of tables it no longer has. 0, or the exit code (1 or 2, the error printed).
 int report_write_formats(const char *dir, int formats, report_table *const *tables, int ntables, const finding_row *rows,
                          int nrows);

@@ -1,32 +1,61 @@
-// bench/report/report_html.c — REPORT.html: REPORT.md's Markdown as HTML, the figures inline as
-// SVG, the commands and commits (page contents in report_html.h).
+// bench/report/report_html.c — REPORT.html: REPORT.md's Markdown as HTML, the figures posbench plot
+// drew as images, the commands and commits (page contents in report_html.h).
 #include "report_html.h"
 #include "report_provenance.h"
 #include "report_formats.h"
 #include "../version.h"
+#include "../text/visible_text.h"
+#include "../../core/safe_file.h"
 #include "../../core/common.h"
+#include <sys/stat.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 void html_escape(FILE *out, const char *text, size_t n) {
-    for (size_t i = 0; i < n && text[i]; i++) {
-        switch (text[i]) {
+    for (size_t i = 0; i < n && text[i];) {
+        const unsigned char *p = (const unsigned char *)text + i;
+        int len = text_char_length(p);
+        if (len == 0 || i + (size_t)len > n || (len == 1 && ((*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f))) {
+            fprintf(out, "\\x%02x", *p), i++; // a control or a byte that is not UTF-8: visible (bench/text/visible_text.h)
+            continue;
+        }
+        switch (*p) {
         case '&': fputs("&amp;", out); break;
         case '<': fputs("&lt;", out); break;
         case '>': fputs("&gt;", out); break;
         case '"': fputs("&quot;", out); break;
         case '\'': fputs("&#39;", out); break;
-        default: fputc(text[i], out);
+        default: fwrite(p, 1, (size_t)len, out);
         }
+        i += (size_t)len;
     }
 }
 
 static void esc(FILE *out, const char *text) { html_escape(out, text, strlen(text)); }
 
-// Inline Markdown of the report: `code`, **bold**; everything else escaped text. A 90% CI
-// ("90% CI [+0.80, +4.70]") is marked when mark_ci.
+// A Markdown link "[text](target)" at s (n bytes left) whose target is a relative path to a page
+// (ending .md or .html; no ':', space or quote, not starting with '/': the index's links to each
+// source's report) as <a href>; returns 1 and advances *at past it, or 0 (written as text).
+static int link_at(FILE *out, const char *s, size_t n, size_t *at) {
+    const char *close = memchr(s, ']', n);
+    if (!close || (size_t)(close - s) + 1 >= n || close[1] != '(') return 0;
+    const char *target = close + 2, *end = memchr(target, ')', n - (size_t)(target - s));
+    if (!end || end == target || *target == '/') return 0;
+    size_t tn = (size_t)(end - target);
+    int page = (tn > 3 && !memcmp(end - 3, ".md", 3)) || (tn > 5 && !memcmp(end - 5, ".html", 5));
+    if (!page) return 0;
+    for (const char *c = target; c < end; c++)
+        if (*c == ':' || *c == ' ' || *c == '"' || *c == '\'' || *c == '<' || *c == '>') return 0;
+    fputs("<a href=\"", out), html_escape(out, target, (size_t)(end - target)), fputs("\">", out);
+    html_escape(out, s + 1, (size_t)(close - s - 1)), fputs("</a>", out);
+    *at += (size_t)(end - s) + 1;
+    return 1;
+}
+
+// Inline Markdown of the report: `code`, **bold**, links to pages (link_at); everything else
+// escaped text. A 90% CI ("90% CI [+0.80, +4.70]") is marked when mark_ci.
 static void inline_md(FILE *out, const char *s, size_t n, int mark_ci) {
     int bold = 0;
     for (size_t i = 0; i < n;) {
@@ -42,6 +71,7 @@ static void inline_md(FILE *out, const char *s, size_t n, int mark_ci) {
             fputs(bold ? "</strong>" : "<strong>", out), bold = !bold, i += 2;
             continue;
         }
+        if (s[i] == '[' && link_at(out, s + i, n - i, &i)) continue;
         if (mark_ci && !strncmp(s + i, "90% CI [", 8) && i + 8 < n) {
             const char *end = memchr(s + i, ']', n - i);
             if (end) {
@@ -50,7 +80,9 @@ static void inline_md(FILE *out, const char *s, size_t n, int mark_ci) {
                 continue;
             }
         }
-        html_escape(out, s + i, 1), i++;
+        size_t len = (size_t)text_char_length((const unsigned char *)s + i); // a whole character (html_escape checks it)
+        if (len == 0 || i + len > n) len = 1;
+        html_escape(out, s + i, len), i += len;
     }
     if (bold) fputs("</strong>", out);
 }
@@ -201,55 +233,51 @@ static void contents(FILE *out, const char *md) {
 }
 
 // ---- figures ------------------------------------------------------------------------------
-// One gnuplot SVG inline: from "<svg" on, ids and their references prefixed with "f<k>-".
-static int inline_svg(FILE *out, const char *path, int k) {
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        fprintf(stderr, "posbench: warning: REPORT.html: cannot read %s: %s\n", path, strerror(errno));
+static void base64(FILE *out, const unsigned char *data, size_t n) {
+    static const char digits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    for (size_t i = 0; i < n; i += 3) {
+        unsigned v = (unsigned)data[i] << 16 | (i + 1 < n ? (unsigned)data[i + 1] << 8 : 0) | (i + 2 < n ? data[i + 2] : 0);
+        fputc(digits[v >> 18 & 63], out), fputc(digits[v >> 12 & 63], out);
+        fputc(i + 1 < n ? digits[v >> 6 & 63] : '=', out), fputc(i + 2 < n ? digits[v & 63] : '=', out);
+    }
+}
+
+// One figure as an image: <img src="data:image/svg+xml;base64,..."> (a browser runs no script of
+// an SVG shown as an image, and the page stays one file). 0, or -1 with a warning naming why.
+#define SVG_MAX_BYTES ((long long)16 << 20) // a gnuplot figure is a few hundred KB
+static int figure_image(FILE *out, const char *path) {
+    char *text, err[4400];
+    size_t n;
+    // A regular file (never through a link, never blocking), at most SVG_MAX_BYTES: anything else is skipped, named.
+    if (safe_read_file(path, SVG_MAX_BYTES, SAFE_NOFOLLOW, &text, &n, NULL, err, sizeof err) != SAFE_OK) {
+        fprintf(stderr, "posbench: warning: REPORT.html: figure left out: %s\n", err);
         return -1;
     }
-    char *svg = NULL;
-    size_t cap = 0, n = 0;
-    char buf[65536];
-    size_t got;
-    while ((got = fread(buf, 1, sizeof buf, f)) > 0) {
-        if (n + got + 1 > cap) {
-            cap = (n + got + 1) * 2;
-            char *grown = realloc(svg, cap);
-            if (!grown) die_fail("out of memory reading %s", path);
-            svg = grown;
-        }
-        memcpy(svg + n, buf, got), n += got;
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (bad || !svg) {
-        fprintf(stderr, "posbench: warning: REPORT.html: cannot read %s\n", path);
-        free(svg);
-        return -1;
-    }
-    svg[n] = '\0';
-    const char *p = strstr(svg, "<svg");
-    if (!p) {
+    unsigned char *svg = (unsigned char *)text;
+    if (!strstr((const char *)svg, "<svg")) {
         fprintf(stderr, "posbench: warning: REPORT.html: %s is not an SVG file (no <svg element)\n", path);
         free(svg);
         return -1;
     }
-    static const char *const refs[] = {"id='", "id=\"", "href='#", "href=\"#", "url(#"};
-    while (*p) {
-        size_t best = strlen(p);
-        int which = -1;
-        for (int r = 0; r < 5; r++) {
-            const char *hit = strstr(p, refs[r]);
-            if (hit && (size_t)(hit - p) < best) best = (size_t)(hit - p), which = r;
-        }
-        fwrite(p, 1, best, out);
-        if (which < 0) break;
-        fprintf(out, "%sf%d-", refs[which], k);
-        p += best + strlen(refs[which]);
-    }
+    fputs("<img alt=\"", out), esc(out, path), fputs("\" src=\"data:image/svg+xml;base64,", out);
+    base64(out, svg, n);
+    fputs("\">", out);
     free(svg);
     return 0;
+}
+
+// Did posbench plot draw this figure? Its data file, figures/data/<base>.dat, lies beside it (plot.h:
+// plot writes one for every figure and removes a figure's files with it).
+static int drawn_by_plot(const char *svg_path) {
+    const char *slash = strrchr(svg_path, '/');
+    size_t dirlen = (size_t)(slash - svg_path), baselen = strlen(slash + 1) - 4; // without ".svg"
+    size_t len = dirlen + baselen + 16;
+    char *data = xmalloc(len, "path");
+    snprintf(data, len, "%.*s/data/%.*s.dat", (int)dirlen, svg_path, (int)baselen, slash + 1);
+    struct stat st;
+    int ok = lstat(data, &st) == 0 && S_ISREG(st.st_mode);
+    free(data);
+    return ok;
 }
 
 static void figures(FILE *out, const char *dir) {
@@ -260,7 +288,10 @@ static void figures(FILE *out, const char *dir) {
     for (int i = 0; i < n; i++) {
         const char *slash = strrchr(paths[i], '/');
         int in_figures = slash && slash - paths[i] >= 8 && !strncmp(slash - 8, "/figures", 8);
-        if (in_figures) {
+        if (in_figures && !drawn_by_plot(paths[i])) {
+            fputs("posbench: warning: REPORT.html: not showing ", stderr), visible_text(stderr, paths[i], NULL);
+            fputs(": posbench plot did not draw it (no data file figures/data/<name>.dat beside it)\n", stderr);
+        } else if (in_figures) {
             // a heading per experiment: the names start "<experiment>_" (plot.h)
             char this_group[256];
             snprintf(this_group, sizeof this_group, "%.*s", (int)strcspn(slash + 1, "_."), slash + 1);
@@ -270,7 +301,7 @@ static void figures(FILE *out, const char *dir) {
                 open = 1;
             }
             fprintf(out, "<figure id=\"figure-%d\">\n", shown + 1);
-            if (inline_svg(out, paths[i], shown + 1) == 0) {
+            if (figure_image(out, paths[i]) == 0) {
                 fputs("\n<figcaption>", out);
                 esc(out, paths[i] + strlen(dir) + (paths[i][strlen(dir)] == '/'));
                 fputs("</figcaption>\n", out);
@@ -357,8 +388,42 @@ static const char *const style =
     "table.findings td:last-child{font-weight:600}span.ci{white-space:nowrap;text-decoration:underline dotted}"
     ".legend span{display:inline-block;padding:0 0.5em;margin-right:0.5em;border:1px solid #ccc}"
     ".figures{display:grid;grid-template-columns:repeat(auto-fill,minmax(540px,1fr));gap:1em}"
-    "figure{margin:0;border:1px solid #ddd;padding:0.5em}figure svg{width:100%;max-width:900px;height:auto;display:block}"
+    "figure{margin:0;border:1px solid #ddd;padding:0.5em}figure img{width:100%;max-width:900px;height:auto;display:block}"
     "figcaption{font-size:0.85em;color:#555}nav ul{columns:2}";
+
+// The verdict colours' legend above the findings tables.
+static const char *const legend =
+    "<p class=\"legend\">Findings rows: <span style=\"background:#e3f4e1\">holds</span>"
+    "<span style=\"background:#fbe1df\">does not hold</span><span style=\"background:#fdf3d7\">inconclusive</span>"
+    "<span style=\"background:#ececec\">not measured</span> (90% CIs <span class=\"ci\">underlined</span>)</p>\n";
+
+// Ends the page being built in the memory stream out (over *html, *n) and writes it to
+// DIR/REPORT.html (report_write_file: atomically, by the output-path rule). 0, or the error code.
+static int finish_page(FILE *out, char **html, size_t *n, const char *dir) {
+    fputs("</body>\n</html>\n", out);
+    if (fclose(out) != 0) die_fail("report: cannot build REPORT.html: %s", strerror(errno));
+    size_t len = strlen(dir) + 16;
+    char *path = xmalloc(len, "path");
+    snprintf(path, len, "%s/REPORT.html", dir);
+    int rc = report_write_file(path, *html, *n);
+    free(path), free(*html);
+    return rc;
+}
+
+int report_html_write_page(const char *dir, const char *md, const char *title) {
+    char *html = NULL;
+    size_t n = 0;
+    FILE *out = open_memstream(&html, &n);
+    if (!out) die_fail("report: cannot open a memory stream: %s", strerror(errno));
+    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>", out);
+    esc(out, title), fputs(": ", out), esc(out, dir);
+    fprintf(out, "</title>\n<style>%s</style>\n</head>\n<body>\n", style);
+    fputs(legend, out);
+    int nsection = 0;
+    html_from_markdown(out, md, &nsection);
+    return finish_page(out, &html, &n, dir);
+}
 
 int report_html_write(const char *dir, const char *md, const rr_set *set, int argc, char **argv) {
     char *html = NULL;
@@ -379,19 +444,9 @@ int report_html_write(const char *dir, const char *md, const rr_set *set, int ar
     html_from_markdown(out, head, &nsection);
     free(head);
     contents(out, md);
-    fputs("<p class=\"legend\">Findings rows: <span style=\"background:#e3f4e1\">holds</span>"
-          "<span style=\"background:#fbe1df\">does not hold</span><span style=\"background:#fdf3d7\">inconclusive</span>"
-          "<span style=\"background:#ececec\">not measured</span> (90% CIs <span class=\"ci\">underlined</span>)</p>\n",
-          out);
+    fputs(legend, out);
     html_from_markdown(out, md + head_len, &nsection);
     figures(out, dir);
     commands(out, dir, set, argc, argv);
-    fputs("</body>\n</html>\n", out);
-    if (fclose(out) != 0) die_fail("report: cannot build REPORT.html: %s", strerror(errno));
-    size_t len = strlen(dir) + 16;
-    char *path = xmalloc(len, "path");
-    snprintf(path, len, "%s/REPORT.html", dir);
-    int rc = report_write_file(path, html, n);
-    free(path), free(html);
-    return rc;
+    return finish_page(out, &html, &n, dir);
 }

@@ -1,6 +1,8 @@
 // bench/report/report_provenance.c — the block REPORT.md opens with (report_provenance.h): the
 // scale, commits, devices and CPU models, dates and commands of the counted runs, and the verdicts.
 #include "report_provenance.h"
+#include "../text/markdown_text.h"
+#include "../text/visible_text.h"
 #include "../../core/common.h"
 #include <errno.h>
 #include <stdlib.h>
@@ -10,6 +12,22 @@
 void report_shell_word(FILE *out, const char *w) {
     if (w[0] && strspn(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=,:+@%") == strlen(w)) {
         fputs(w, out);
+        return;
+    }
+    int plain = 1; // printable UTF-8 only: '...'; else bash's $'...' with \xNN, one line whatever the bytes
+    for (const unsigned char *p = (const unsigned char *)w; *p && plain; p += plain) {
+        plain = text_char_length(p);
+        if (plain == 1 && (*p < 0x20 || *p == 0x7f)) plain = 0;
+    }
+    if (!plain) {
+        fputs("$'", out);
+        for (const unsigned char *p = (const unsigned char *)w; *p;) {
+            int n = text_char_length(p);
+            if (*p == '\'' || *p == '\\') fputc('\\', out), fputc(*p, out), p++;
+            else if (n == 0 || (n == 1 && (*p < 0x20 || *p == 0x7f))) fprintf(out, "\\x%02x", *p), p++;
+            else fwrite(p, 1, (size_t)n, out), p += n;
+        }
+        fputc('\'', out);
         return;
     }
     fputc('\'', out);
@@ -46,7 +64,7 @@ static void tally_free(tally *t) {
 
 static void tally_print(FILE *out, const tally *t) {
     for (int k = 0; k < t->n; k++)
-        fprintf(out, "%s`%s` (%d run%s)", k ? ", " : "", t->values[k], t->counts[k], t->counts[k] == 1 ? "" : "s");
+        fputs(k ? ", `" : "`", out), md_code(out, t->values[k]), fprintf(out, "` (%d run%s)", t->counts[k], t->counts[k] == 1 ? "" : "s");
 }
 
 // The scale of run r (root attr scale; older files do not record it).
@@ -129,26 +147,37 @@ char *report_head_markdown(const rr_set *set, const char *dir, const finding_row
     fprintf(out, "# posbench report%s\n\n", smoke ? " — smoke scale: its numbers say nothing about the papers (a check that the "
                                                     "pipeline runs: a few updates on a few images)"
                                                   : "");
-    fprintf(out, "`%s`: %d run%s in %d stage%s.\n\n## Provenance\n\n", dir, set->nruns, set->nruns == 1 ? "" : "s", set->nstages,
+    fputs("`", out), md_code(out, dir);
+    fprintf(out, "`: %d run%s in %d stage%s.\n\n## Provenance\n\n", set->nruns, set->nruns == 1 ? "" : "s", set->nstages,
             set->nstages == 1 ? "" : "s");
     fputs("- scale: ", out), tally_print(out, &scales);
     fputs(" (`posbench run --scale`; small: the experiments' base config)\n- commits the runs were trained with: ", out);
     tally_print(out, &commits);
     fputs("\n- devices and CPU models: ", out), tally_print(out, &devices);
-    fprintf(out, "\n- dates: %s to %s (the first run's start, the last run's end)\n", first ? first : "not recorded",
-            last ? last : "not recorded");
+    fputs("\n- dates: ", out), md_text(out, first ? first : "not recorded"), fputs(" to ", out);
+    md_text(out, last ? last : "not recorded"), fputs(" (the first run's start, the last run's end)\n", out);
     char *cmds;
     int untracked, ncmd = report_run_commands(set, dir, &cmds, &untracked);
     fputs("\nThe commands that made this report (the experiment files are the copies `posbench run` kept):\n\n", out);
     for (char *line = cmds; ncmd > 0 && line && *line;) { // one list item per line
         char *nl = strchr(line, '\n');
         int n = nl ? (int)(nl - line) : (int)strlen(line);
-        fprintf(out, "- `%.*s`\n", n, line);
+        char *one = xmalloc((size_t)n + 1, "command");
+        memcpy(one, line, (size_t)n), one[n] = '\0';
+        fputs("- `", out), md_code(out, one), fputs("`\n", out);
+        free(one);
         line = nl ? nl + 1 : NULL;
     }
     if (untracked) fprintf(out, "- %d run%s without an experiment (`posbench train`): each file's /config holds its settings\n", untracked,
                            untracked == 1 ? "" : "s");
-    fputs("- `posbench report ", out), report_shell_word(out, dir), fputs("`\n", out);
+    char *word = NULL;
+    size_t wlen = 0;
+    FILE *wf = open_memstream(&word, &wlen);
+    if (!wf) die_fail("report: cannot open a memory stream");
+    report_shell_word(wf, dir);
+    if (fclose(wf) != 0) die_fail("report: cannot build the provenance");
+    fputs("- `posbench report ", out), md_code(out, word), fputs("`\n", out);
+    free(word);
     free(cmds);
     int count[4] = {0};
     for (int i = 0; i < nrows; i++) count[rows[i].v]++;
@@ -163,8 +192,8 @@ char *report_head_markdown(const rr_set *set, const char *dir, const finding_row
             for (int i = 0; i < nrows; i++)
                 if (rows[i].v == order[k]) {
                     fprintf(out, "- %s: ", verdict_plural(order[k], 1));
-                    for (const char *p = rows[i].claim; *p; p++) fputc(*p == '\n' ? ' ' : *p, out);
-                    fprintf(out, " (experiment `%s`)\n", rows[i].experiment);
+                    md_cell(out, rows[i].claim); // one line (bench/text/markdown_text.h)
+                    fputs(" (experiment `", out), md_code(out, rows[i].experiment), fputs("`)\n", out);
                 }
     }
     fputc('\n', out);

@@ -3,6 +3,7 @@
 #include "../experiment/experiment.h"
 #include "../experiment/reference_spec.h"
 #include "../experiment/yaml_tree.h"
+#include "../../core/safe_file.h"
 #include "../../core/common.h"
 #include <limits.h>
 #include <stdio.h>
@@ -22,8 +23,9 @@ void free_refs(ref_table *t) {
 int load_refs_tsv(const char *dir, ref_table *t, char *err, size_t errlen) {
     memset(t, 0, sizeof *t);
     snprintf(t->path, sizeof t->path, "%s/reference.tsv", dir);
-    FILE *f = fopen(t->path, "r");
-    if (!f) return 0;
+    FILE *f;
+    int missing;
+    if (safe_fopen_read(t->path, SAFE_TEXT_CAP, SAFE_NOFOLLOW, &f, &missing, err, errlen) != SAFE_OK) return missing ? 0 : -1;
     char *line = NULL;
     size_t cap = 0;
     int lineno = 0, tcap = 0;

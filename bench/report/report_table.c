@@ -1,6 +1,7 @@
 // bench/report/report_table.c — a report table as cells, written as Markdown, CSV or JSON
 // (formats in report_table.h; the CSV and JSON pieces are bench/results/export.h's).
 #include "report_table.h"
+#include "../text/markdown_text.h"
 #include "../results/export.h"
 #include "../../core/common.h"
 #include <errno.h>
@@ -70,12 +71,9 @@ void rt_stats(report_table *t, const char *text, double mean, double std) {
 static const char *cell_text(const rt_cell *c) { return c->text ? c->text : ""; }
 
 // ---- Markdown -------------------------------------------------------------------------
-void rt_md_cell(FILE *f, const char *text) {
+void rt_md_cell(FILE *f, const char *text) { // one line, '|' escaped (bench/text/markdown_text.h)
     fputc(' ', f);
-    for (const char *p = text; *p; p++) {
-        if (*p == '|') fputs("\\|", f);
-        else fputc(*p == '\n' || *p == '\r' || *p == '\t' ? ' ' : *p, f);
-    }
+    md_cell(f, text);
     fputs(" |", f);
 }
 
@@ -120,8 +118,7 @@ int rt_csv(const report_table *t, FILE *out) {
         }
         size_t len = strlen(t->header[c]) + 8;
         char *h = xmalloc(len, "header");
-        snprintf(h, len, "%s mean", t->header[c]);
-        export_csv_field(out, h);
+        export_csv_field(out, t->header[c]); // the mean: the metric's one column name, as in export
         fputc(',', out);
         snprintf(h, len, "%s std", t->header[c]);
         export_csv_field(out, h);

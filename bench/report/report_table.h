@@ -5,7 +5,8 @@
 //   RT_TEXT   the cell's text in every format (axes, budgets, paper numbers, status)
 //   RT_COUNT  an integer (n): a JSON number
 //   RT_STATS  a metric: Markdown shows the formatted "M ± S" text; CSV has two columns,
-//             "<header> mean" and "<header> std", and JSON an object {"mean": M, "std": S}, the
+//             "<header>" (the mean, under the metric's one column name, the same as `posbench
+//             export`'s: objectives/metric.h) and "<header> std", and JSON an object {"mean": M, "std": S}, the
 //             numbers in the header's unit (the stored value × the metric's scale, shortest
 //             round-trip decimal); std is empty / null when n < 2 or the metric is mean-only,
 //             both when no run is done.
@@ -40,7 +41,7 @@ void rt_text(report_table *t, const char *text);
 void rt_count(report_table *t, int n);
 void rt_stats(report_table *t, const char *text, double mean, double std);
 
-// The Markdown table (header, separator, rows; '|' escaped, newlines flattened), malloc'd.
+// The Markdown table (header, separator, rows; each cell one line with '|' escaped: bench/text/markdown_text.h's md_cell), malloc'd.
 char *rt_markdown(const report_table *t);
 // One Markdown table cell, " text |": '|' escaped, newlines and tabs flattened to spaces.
 void rt_md_cell(FILE *f, const char *text);

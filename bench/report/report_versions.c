@@ -3,6 +3,9 @@
 #include "report_versions.h"
 #include "../experiment/experiment.h"
 #include "../experiment/yaml_tree.h"
+#include "../results/text_index.h"
+#include "../text/markdown_text.h"
+#include "../text/visible_text.h"
 #include "../../core/common.h"
 #include <errno.h>
 #include <stdio.h>
@@ -10,25 +13,26 @@
 #include <string.h>
 #include <unistd.h>
 
-typedef struct {
-    char (*ids)[13];
-    int n, cap;
-} id_set;
+// The run ids of an experiment's copy (one hash lookup per run file, however many runs it enumerates).
+typedef text_index id_set;
 
 static void add_ids(id_set *s, const experiment *e) {
-    for (int i = 0; i < e->nruns; i++) {
-        if (s->n == s->cap) {
-            s->cap = s->cap ? 2 * s->cap : 64;
-            s->ids = realloc(s->ids, (size_t)s->cap * sizeof *s->ids);
-            if (!s->ids) die_fail("out of memory reading experiment copies");
-        }
-        memcpy(s->ids[s->n++], e->runs[i].run_id, sizeof s->ids[0]);
-    }
+    for (int i = 0; i < e->nruns; i++) ti_put(s, e->runs[i].run_id, 1);
 }
 
-static int has_id(const id_set *s, const char *id) {
-    for (int i = 0; i < s->n; i++)
-        if (!strcmp(s->ids[i], id)) return 1;
+static int has_id(const id_set *s, const char *id) { return ti_get(s, id) >= 0; }
+
+int report_copy_path(const char *dir, const char *name, char *path, size_t pathlen) {
+    static experiment e; // large
+    char why[2048];
+    for (int k = 0; k < 2; k++) {
+        if (k == 0) snprintf(path, pathlen, "%s/%s/experiment.yaml", dir, name);
+        else snprintf(path, pathlen, "%s/experiment.yaml", dir);
+        if (access(path, F_OK) != 0) continue;
+        int ok = experiment_load(&e, path, NULL, why, sizeof why) == 0 && !strcmp(e.name, name);
+        experiment_free(&e);
+        if (ok) return 1;
+    }
     return 0;
 }
 
@@ -37,29 +41,23 @@ static int has_id(const id_set *s, const char *id) {
 static int copy_ids(const char *dir, const char *name, id_set *ids, char *path, size_t pathlen) {
     static experiment e; // large
     char why[2048];
-    for (int k = 0; k < 2; k++) {
-        if (k == 0) snprintf(path, pathlen, "%s/%s/experiment.yaml", dir, name);
-        else snprintf(path, pathlen, "%s/experiment.yaml", dir);
-        if (access(path, F_OK) != 0) continue;
-        if (experiment_load(&e, path, NULL, why, sizeof why) != 0 || strcmp(e.name, name)) {
-            experiment_free(&e);
-            continue;
-        }
-        add_ids(ids, &e);
-        const ynode *scales = ytree_get(e.tree, "scales", NULL);
-        int nscales = scales && scales->kind == YT_MAP ? scales->n : 0;
-        char **names = xcalloc((size_t)nscales + 1, sizeof *names, "scales");
-        for (int i = 0; i < nscales; i++) names[i] = xstrdup(scales->key[i]->text, "scale");
+    if (!report_copy_path(dir, name, path, pathlen) || experiment_load(&e, path, NULL, why, sizeof why) != 0) {
         experiment_free(&e);
-        for (int i = 0; i < nscales; i++) {
-            if (experiment_load(&e, path, names[i], why, sizeof why) == 0) add_ids(ids, &e);
-            experiment_free(&e);
-            free(names[i]);
-        }
-        free(names);
-        return 1;
+        return 0;
     }
-    return 0;
+    add_ids(ids, &e);
+    const ynode *scales = ytree_get(e.tree, "scales", NULL);
+    int nscales = scales && scales->kind == YT_MAP ? scales->n : 0;
+    char **names = xcalloc((size_t)nscales + 1, sizeof *names, "scales");
+    for (int i = 0; i < nscales; i++) names[i] = xstrdup(scales->key[i]->text, "scale");
+    experiment_free(&e);
+    for (int i = 0; i < nscales; i++) {
+        if (experiment_load(&e, path, names[i], why, sizeof why) == 0) add_ids(ids, &e);
+        experiment_free(&e);
+        free(names[i]);
+    }
+    free(names);
+    return 1;
 }
 
 void report_current_versions(rr_set *set, const char *dir) {
@@ -93,7 +91,7 @@ void report_current_versions(rr_set *set, const char *dir) {
                 why[r] = xstrdup(msg, "reason");
             }
         }
-        free(ids.ids);
+        ti_free(&ids);
     }
     rr_set_leave_out(set, why, RR_LEFT_EARLIER);
     for (int r = 0; r < n; r++) free(why[r]);
@@ -135,8 +133,9 @@ char *report_left_markdown(const rr_set *set, int warn) {
             for (int k = i; k < set->nleft && set->left[k].kind == l->kind; k++) count++;
             fprintf(f, "%s- %d %s:\n", i ? "" : "", count, title[l->kind]);
         }
-        fprintf(f, "  - %s: %s\n", l->path, l->why);
-        if (warn) fprintf(stderr, "posbench: warning: left out %s: %s\n", l->path, l->why);
+        fputs("  - ", f), md_text(f, l->path), fputs(": ", f), md_text(f, l->why), fputc('\n', f); // one line each (markdown_text.h)
+        if (warn) fputs("posbench: warning: left out ", stderr), visible_text(stderr, l->path, NULL), fputs(": ", stderr),
+            visible_text(stderr, l->why, NULL), fputc('\n', stderr); // no control reaches the terminal (visible_text.h)
     }
     if (set->nleft) fprintf(f, "\n");
     if (fclose(f) != 0) die_fail("report: cannot build the list of files left out: %s", strerror(errno));

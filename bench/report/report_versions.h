@@ -15,6 +15,9 @@
 #include "../results/results_read.h"
 
 void report_current_versions(rr_set *set, const char *dir);
+// The copy of experiment `name` below dir (DIR/NAME/experiment.yaml, else DIR/experiment.yaml
+// when its name is NAME) into path: 1 when one loads, else 0.
+int report_copy_path(const char *dir, const char *name, char *path, size_t pathlen);
 // How many runs of `experiment` were left out as an earlier version.
 int report_earlier_count(const rr_set *set, const char *experiment);
 // "N runs of an earlier version of this experiment are not used (...)\n\n" for experiment's

@@ -72,12 +72,18 @@ metric_fmt report_metric_format(const char *full) {
     }
     const metric_info *m = metric_lookup(name);
     if (!m) return f;
-    if (m->header) snprintf(f.header, sizeof f.header, "%s", m->header);
-    else if (m->unit && *m->unit) snprintf(f.header, sizeof f.header, "%.80s (%s)", name, m->unit);
+    metric_column_name(m, name, f.header, sizeof f.header); // the one name of report, export and load_runs
     f.scale = m->scale != 0 ? m->scale : 1.0;
     f.fmt = m->digits >= 0 && m->digits <= 9 ? fixed[m->digits] : "%.4g";
     f.mean_only = m->mean_only, f.rank = m->rank;
     return f;
+}
+
+const char *report_metric_unit(const char *metric) {
+    char name[96];
+    snprintf(name, sizeof name, "%.*s", (int)strcspn(metric, "@"), metric);
+    const metric_info *m = metric_lookup(name);
+    return m && m->unit ? m->unit : "";
 }
 
 double report_metric_scale(const char *metric, char *header, size_t len) {

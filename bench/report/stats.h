@@ -38,6 +38,8 @@ metric_fmt report_metric_format(const char *full);
 int report_stats(const rr_set *set, const rr_config *c, const char *metric, double *mean, double *std);
 // The scale a metric is shown with (100 for accuracies) and its column header ("top1 (%)").
 double report_metric_scale(const char *metric, char *header, size_t len);
+// The unit a metric is shown in ("%", "ms", "MiB"; "" when none or unknown); "top1@40" is top1's.
+const char *report_metric_unit(const char *metric);
 // The printf format of a scaled value of f: f->fmt, except that a metric shown without decimals
 // (a count, a 0/1 flag) whose value (a mean over runs) is not whole gets two ("%.2f": 2 of 3
 // runs collapsed is 0.67).

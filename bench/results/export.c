@@ -2,14 +2,31 @@
 // (RFC 4180) and JSON (RFC 8259) writers (columns and rules in export.h).
 #include "export.h"
 #include "run_metrics.h"
+#include "../config/config.h"
+#include "text_index.h"
+#include "../text/visible_text.h"
 #include "../../core/common.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 // ---- cells and the two writers ----------------------------------------------------------
+// text with every byte that is not part of valid UTF-8 as "\xNN" (C1 controls are valid UTF-8 and
+// kept: CSV and JSON readers decode them), malloc'd.
+static char *visible_invalid(const char *text) {
+    size_t len = 4 * strlen(text) + 1, o = 0;
+    char *out = xmalloc(len, "export field");
+    for (const unsigned char *p = (const unsigned char *)text; *p;) {
+        int n = text_char_length(p);
+        if (n == 0 && p[0] == 0xc2 && p[1] >= 0x80 && p[1] < 0xa0) n = 2; // a C1 control: valid UTF-8
+        if (n == 0) o += (size_t)snprintf(out + o, len - o, "\\x%02x", *p), p++;
+        else memcpy(out + o, p, (size_t)n), o += (size_t)n, p += n;
+    }
+    out[o] = '\0';
+    return out;
+}
 typedef struct {
-    char kind;        // 0 empty, 'n' a double, 'i' an integer (text), 's' a string
+    char kind;        // 0 empty, 'n' a double, 'i' an integer (text), 's' a string, 'b' a boolean (text)
     double num;
     const char *text; // 'i', 's' (not owned)
 } cell;
@@ -30,50 +47,38 @@ void export_number(double v, char *buf, size_t len) {
 }
 
 void export_csv_field(FILE *out, const char *text) {
-    if (!strpbrk(text, ",\"\r\n")) {
-        fputs(text, out);
-        return;
+    // Valid UTF-8 whatever the bytes: a byte that is not is written as a visible "\xNN" (a Latin-1
+    // path never makes the whole file undecodable); the text is quoted per RFC 4180 when it must be.
+    char *shown = NULL;
+    for (const unsigned char *p = (const unsigned char *)text; *p && !shown; p++)
+        if (*p >= 0x80) shown = visible_invalid(text);
+    const char *t = shown ? shown : text;
+    if (!strpbrk(t, ",\"\r\n")) {
+        fputs(t, out);
+    } else {
+        fputc('"', out);
+        for (const char *p = t; *p; p++) {
+            if (*p == '"') fputc('"', out);
+            fputc(*p, out);
+        }
+        fputc('"', out);
     }
-    fputc('"', out);
-    for (const char *p = text; *p; p++) {
-        if (*p == '"') fputc('"', out);
-        fputc(*p, out);
-    }
-    fputc('"', out);
-}
-
-// The length of the valid UTF-8 sequence at p (1-4), or 0 when it is not one.
-static int utf8_len(const unsigned char *p) {
-    int n = p[0] < 0x80 ? 1 : (p[0] & 0xE0) == 0xC0 ? 2 : (p[0] & 0xF0) == 0xE0 ? 3 : (p[0] & 0xF8) == 0xF0 ? 4 : 0;
-    if (n == 2 && p[0] < 0xC2) return 0; // overlong
-    for (int i = 1; i < n; i++)
-        if ((p[i] & 0xC0) != 0x80) return 0;
-    if (n == 3 && ((p[0] == 0xE0 && p[1] < 0xA0) || (p[0] == 0xED && p[1] >= 0xA0))) return 0; // overlong, surrogates
-    if (n == 4 && ((p[0] == 0xF0 && p[1] < 0x90) || p[0] > 0xF4 || (p[0] == 0xF4 && p[1] >= 0x90))) return 0;
-    return n;
+    free(shown);
 }
 
 void export_json_string(FILE *out, const char *text) {
+    char *shown = visible_invalid(text); // as in the CSV: a byte that is not UTF-8 as a visible \xNN
     fputc('"', out);
-    for (const unsigned char *p = (const unsigned char *)text; *p;) {
-        int n = utf8_len(p);
-        if (n == 0) { // not UTF-8: U+FFFD, as a JSON reader would decode it
-            fputs("\\ufffd", out), p++;
-        } else if (*p == '"' || *p == '\\') {
-            fputc('\\', out), fputc(*p, out), p++;
-        } else if (*p == '\n') {
-            fputs("\\n", out), p++;
-        } else if (*p == '\t') {
-            fputs("\\t", out), p++;
-        } else if (*p == '\r') {
-            fputs("\\r", out), p++;
-        } else if (*p < 0x20 || *p == 0x7F) {
-            fprintf(out, "\\u%04x", *p), p++;
-        } else {
-            fwrite(p, 1, (size_t)n, out), p += n;
-        }
+    for (const unsigned char *p = (const unsigned char *)shown; *p; p++) {
+        if (*p == '"' || *p == '\\') fputc('\\', out), fputc(*p, out);
+        else if (*p == '\n') fputs("\\n", out);
+        else if (*p == '\t') fputs("\\t", out);
+        else if (*p == '\r') fputs("\\r", out);
+        else if (*p < 0x20 || *p == 0x7F) fprintf(out, "\\u%04x", *p);
+        else fputc(*p, out);
     }
     fputc('"', out);
+    free(shown);
 }
 
 static void write_cell(FILE *out, export_format fmt, const cell *c) {
@@ -82,6 +87,7 @@ static void write_cell(FILE *out, export_format fmt, const cell *c) {
     const char *text = c->kind == 'n' ? num : c->kind ? c->text : "";
     if (fmt == EXPORT_CSV) export_csv_field(out, text);
     else if (c->kind == 's') export_json_string(out, text);
+    else if (c->kind == 'b') fputs(text, out); // true / false
     else fputs(text[0] ? text : "null", out); // numbers; empty and non-finite: null
 }
 
@@ -120,29 +126,15 @@ static void write_end(FILE *out, export_format fmt) {
 // ---- the runs table ---------------------------------------------------------------------
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-// Adds name to the list unless it is there (linear: a few hundred columns at most).
-static void add_name(char ***names, int *n, int *cap, const char *name) {
-    for (int i = 0; i < *n; i++)
-        if (!strcmp((*names)[i], name)) return;
-    rr_grow((void **)names, *n, cap, sizeof **names);
-    (*names)[(*n)++] = xstrdup(name, "export column");
-}
-
-static int find_name(char *const *names, int n, const char *name) {
-    for (int i = 0; i < n; i++)
-        if (!strcmp(names[i], name)) return i;
-    return -1;
-}
-
-// A numeric /final attribute as its column: "<name> (<unit>)" and the value in that unit when
-// the run's metric table gives a unit, else the name and the stored value.
+// A numeric /final attribute as its column: its column name (metric_column_name: the report's
+// column header, "top1 (%)", "step (ms)") and the value in that unit when the run's metric table
+// gives a unit, else (no entry, or no unit) the stored value, an integer kept as one.
 static void metric_column(const metric_info *table, const rr_attr *a, char *name, size_t len, cell *c) {
     const metric_info *m = table ? metric_info_match(table, a->name) : NULL;
+    metric_column_name(m, a->name, name, len);
     if (m && m->unit && m->unit[0]) {
-        snprintf(name, len, "%s (%s)", a->name, m->unit);
         c->kind = 'n', c->num = a->num * (m->scale != 0 ? m->scale : 1.0);
     } else {
-        snprintf(name, len, "%s", a->name);
         if (a->type == 'i') c->kind = 'i', c->text = a->text;
         else c->kind = 'n', c->num = a->num;
     }
@@ -166,30 +158,117 @@ static const char *file_stem(const char *path, char *buf, size_t len) {
 }
 
 enum { FIXED = 6 }; // run_id, experiment, stage, status, seed, path
+static const char *const fixed_names[FIXED] = {"run_id", "experiment", "stage", "status", "seed", "path"};
 
-int export_runs(const rr_set *set, export_format fmt, FILE *out) {
-    char **keys = NULL, **metrics = NULL, name[512];
-    int nkeys = 0, kcap = 0, nmetrics = 0, mcap = 0;
+// A growing list of column names with a hash of them (one lookup per attribute of every run).
+typedef struct {
+    char **names;
+    int n, cap;
+    text_index index;
+} column_set;
+
+static void columns_add(column_set *c, const char *name) {
+    if (ti_put(&c->index, name, c->n) != c->n) return;
+    rr_grow((void **)&c->names, c->n, &c->cap, sizeof *c->names);
+    c->names[c->n++] = xstrdup(name, "export column");
+}
+
+static void columns_free(column_set *c) {
+    for (int i = 0; i < c->n; i++) free(c->names[i]);
+    free(c->names);
+    ti_free(&c->index);
+}
+
+// The column of a /config key: the key, or "/config/<key>" when it is a fixed column's name (a
+// foreign file's /config run_id or status never shadows the fixed column of every run).
+static void config_column(const char *key, char *out, size_t len) {
+    int fixed = 0;
+    for (int c = 0; c < FIXED; c++) fixed |= !strcmp(key, fixed_names[c]);
+    snprintf(out, len, "%s%s", fixed ? "/config/" : "", key);
+}
+
+// The column of a metric column name: itself, or "/final/<name>" when a fixed or /config column
+// has that name.
+static void final_column(const text_index *taken, const char *name, char *out, size_t len) {
+    snprintf(out, len, "%s%s", ti_get(taken, name) >= 0 ? "/final/" : "", name);
+}
+
+int export_is_bool_key(const char *name) {
+    for (const char *k = name; k; k = strchr(k, '.') ? strchr(k, '.') + 1 : NULL) { // "pretrain.eval.knn": a parent's copy
+        int i = cfg_index(k);
+        if (i >= 0) return cfg_keys[i].type == CFG_BOOL;
+    }
+    return 0;
+}
+
+// A /config attribute as its cell: a boolean key's 0/1 as false/true, an integer as one.
+static cell config_cell(const rr_attr *a) {
+    if (a->type == 'i' && export_is_bool_key(a->name)) return (cell){.kind = 'b', .text = a->num != 0 ? "true" : "false"};
+    if (a->type == 'i') return (cell){.kind = 'i', .text = a->text};
+    if (a->type == 'd') return (cell){.kind = 'n', .num = a->num};
+    return (cell){.kind = 's', .text = a->text};
+}
+
+static int same_cell(const cell *a, const cell *b) {
+    if (a->kind != b->kind) return 0;
+    if (a->kind == 'n') return a->num == b->num || (isnan(a->num) && isnan(b->num));
+    return !a->kind || !strcmp(a->text, b->text);
+}
+
+// Whether the /config key of column `column` ("/config/<key>" for a fixed column's name) has one
+// cell (value, or absence) in every run of set.
+static int constant_key(const rr_set *set, const char *column) {
+    const char *key = strncmp(column, "/config/", 8) ? column : column + 8;
+    cell first = {0};
+    for (int r = 0; r < set->nruns; r++) {
+        const rr_attr *a = rr_attr_get(&set->runs[r].config, key);
+        cell c = a ? config_cell(a) : (cell){0};
+        if (r == 0) first = c;
+        else if (!same_cell(&first, &c)) return 0;
+    }
+    return 1;
+}
+
+int export_runs(const rr_set *set, export_format fmt, int varying, FILE *out) {
+    char name[600], column[700];
+    column_set keys = {0}, metrics = {0};
+    text_index taken = {0}; // the fixed and /config columns' names
+    for (int c = 0; c < FIXED; c++) ti_put(&taken, fixed_names[c], c);
     metric_info **tables = xcalloc((size_t)set->nruns + 1, sizeof *tables, "export metric tables");
     for (int r = 0; r < set->nruns; r++) {
         const rr_run *run = &set->runs[r];
         tables[r] = run_table(run);
-        for (int i = 0; i < run->config.n; i++) add_name(&keys, &nkeys, &kcap, run->config.items[i].name);
+        for (int i = 0; i < run->config.n; i++) {
+            config_column(run->config.items[i].name, column, sizeof column);
+            columns_add(&keys, column), ti_put(&taken, column, 0);
+        }
+    }
+    for (int r = 0; r < set->nruns; r++) {
+        const rr_run *run = &set->runs[r];
         for (int i = 0; i < run->final.n; i++) {
             cell c;
             if (!is_metric(&run->final.items[i])) continue;
             metric_column(tables[r], &run->final.items[i], name, sizeof name, &c);
-            add_name(&metrics, &nmetrics, &mcap, name);
+            final_column(&taken, name, column, sizeof column);
+            columns_add(&metrics, column);
         }
     }
-    if (nkeys > 1) qsort(keys, (size_t)nkeys, sizeof *keys, cmp_str);
-    if (nmetrics > 1) qsort(metrics, (size_t)nmetrics, sizeof *metrics, cmp_str);
-    int ncols = FIXED + nkeys + nmetrics;
+    if (varying && set->nruns > 1) { // only the keys whose value differs between the runs
+        column_set kept = {0};
+        for (int k = 0; k < keys.n; k++)
+            if (!constant_key(set, keys.names[k])) columns_add(&kept, keys.names[k]);
+        columns_free(&keys);
+        keys = kept;
+    }
+    if (keys.n > 1) qsort(keys.names, (size_t)keys.n, sizeof *keys.names, cmp_str);
+    if (metrics.n > 1) qsort(metrics.names, (size_t)metrics.n, sizeof *metrics.names, cmp_str);
+    int ncols = FIXED + keys.n + metrics.n;
     char **cols = xcalloc((size_t)ncols, sizeof *cols, "export columns");
-    static const char *fixed[FIXED] = {"run_id", "experiment", "stage", "status", "seed", "path"};
-    for (int c = 0; c < FIXED; c++) cols[c] = (char *)fixed[c];
-    for (int c = 0; c < nkeys; c++) cols[FIXED + c] = keys[c];
-    for (int c = 0; c < nmetrics; c++) cols[FIXED + nkeys + c] = metrics[c];
+    text_index where = {0}; // column name -> index
+    for (int c = 0; c < FIXED; c++) cols[c] = (char *)fixed_names[c];
+    for (int c = 0; c < keys.n; c++) cols[FIXED + c] = keys.names[c];
+    for (int c = 0; c < metrics.n; c++) cols[FIXED + keys.n + c] = metrics.names[c];
+    for (int c = 0; c < ncols; c++) ti_put(&where, cols[c], c);
     cell *row = xcalloc((size_t)ncols, sizeof *row, "export row");
     write_start(out, fmt, cols, ncols);
     for (int r = 0; r < set->nruns; r++) {
@@ -203,24 +282,23 @@ int export_runs(const rr_set *set, export_format fmt, FILE *out) {
         for (int c = 0; c < FIXED; c++) row[c] = (cell){.kind = c == 4 ? 'i' : 's', .text = c == 4 ? seed : fixed_text[c]};
         for (int i = 0; i < run->config.n; i++) {
             const rr_attr *a = &run->config.items[i];
-            cell *c = &row[FIXED + find_name(keys, nkeys, a->name)];
-            if (a->type == 'i') *c = (cell){.kind = 'i', .text = a->text};
-            else if (a->type == 'd') *c = (cell){.kind = 'n', .num = a->num};
-            else *c = (cell){.kind = 's', .text = a->text};
+            config_column(a->name, column, sizeof column);
+            int k = ti_get(&where, column);
+            if (k >= 0) row[k] = config_cell(a); // absent: a constant key left out by `varying`
         }
         for (int i = 0; i < run->final.n; i++) {
             cell c = {0};
             if (!is_metric(&run->final.items[i])) continue;
             metric_column(tables[r], &run->final.items[i], name, sizeof name, &c);
-            row[FIXED + nkeys + find_name(metrics, nmetrics, name)] = c;
+            final_column(&taken, name, column, sizeof column);
+            row[ti_get(&where, column)] = c;
         }
         write_row(out, fmt, cols, ncols, row, r);
     }
     write_end(out, fmt);
     for (int r = 0; r < set->nruns; r++) free(tables[r]);
-    for (int c = 0; c < nkeys; c++) free(keys[c]);
-    for (int c = 0; c < nmetrics; c++) free(metrics[c]);
-    free(tables), free(keys), free(metrics), free(cols), free(row);
+    columns_free(&keys), columns_free(&metrics), ti_free(&taken), ti_free(&where);
+    free(tables), free(cols), free(row);
     return ferror(out) ? -1 : 0;
 }
 

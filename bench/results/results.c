@@ -2,6 +2,7 @@
 // dense arrays. Every HDF5 call is checked; failures die naming the file and the object,
 // with the innermost HDF5 error message appended (HDF5's own stack printing is off).
 #include "results.h"
+#include "../../core/safe_file.h"
 #include "../../core/common.h"
 #include <hdf5.h>
 #include <math.h>
@@ -138,6 +139,9 @@ static hid_t ensure_group(results *r, const char *path) {
 // ---- file ---------------------------------------------------------------------------
 
 results *results_create(const char *path) {
+    char err[4400];
+    int safe = safe_out_check(path, err, sizeof err); // HDF5 would follow a link or open a device at path
+    if (safe != SAFE_OK) die_code(safe, "results: %s", err);
     results *r = xcalloc(1, sizeof *r, "results");
     r->path = xstrdup(path, "results path");
     if (H5Eset_auto2(H5E_DEFAULT, NULL, NULL) < 0)

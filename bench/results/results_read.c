@@ -1,6 +1,7 @@
 // bench/results/results_read.c — results directories: the run files below a directory (read
 // with run_read.c), grouped into stages, axes and configurations (results_read.h).
 #include "results_read.h"
+#include "text_index.h"
 #include "../../core/common.h"
 #include <dirent.h>
 #include <errno.h>
@@ -12,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+static char *parent_name(const char *path);
 
 // ---- directories --------------------------------------------------------------------
 
@@ -41,7 +44,7 @@ static int scan_dir(const char *dir, const char *pattern, char ***paths, int *n,
         } else if (S_ISDIR(st.st_mode)) {
             scan_dir(p, pattern, paths, n, cap, err, errlen); // an unreadable subdirectory is skipped
             free(p);
-        } else if (S_ISREG(st.st_mode) && match) {
+        } else if (match) { // a link, FIFO or device too: its reader refuses it by name, never silently skipped
             rr_grow((void **)paths, *n, cap, sizeof(char *));
             (*paths)[(*n)++] = p;
         } else {
@@ -69,6 +72,11 @@ int rr_find_files(const char *dir, const char *pattern, char ***paths, int *n, c
 
 const char *rr_config_value(const rr_set *set, int run, const char *key) {
     return rr_attr_text(&set->runs[run].config, key, "—");
+}
+
+char *rr_run_stage(const rr_run *r) {
+    const char *stage = rr_attr_text(&r->root, "stage", NULL);
+    return stage ? xstrdup(stage, "stage name") : parent_name(r->path);
 }
 
 static char *parent_name(const char *path) {
@@ -107,44 +115,79 @@ static const char *stage_started(const rr_set *set, const rr_stage *s) {
     return best ? best : "~";
 }
 
+typedef struct {
+    const char *started;
+    rr_stage stage;
+} stage_order;
+
 static int cmp_stage(const void *pa, const void *pb) {
-    const rr_stage *a = pa, *b = pb;
-    int c = strcmp(stage_started(g_sort_set, a), stage_started(g_sort_set, b));
-    if (!c) c = strcmp(a->experiment, b->experiment);
-    return c ? c : strcmp(a->name, b->name);
+    const stage_order *a = pa, *b = pb;
+    int c = strcmp(a->started, b->started);
+    if (!c) c = strcmp(a->stage.experiment, b->stage.experiment);
+    return c ? c : strcmp(a->stage.name, b->stage.name);
 }
 
-// Axes, configurations and their labels for one stage.
+static int is_seed_key(const char *key) { // the seed, also a parent stage's ("pretrain.train.seed"), is not an axis
+    size_t kl = strlen(key);
+    return !strcmp(key, "train.seed") || (kl > 11 && !strcmp(key + kl - 11, ".train.seed"));
+}
+
+// Axes, configurations and their labels for one stage; linear in its runs and their keys (one
+// hash lookup per key of each run, one per run for its configuration).
+typedef struct {
+    const char *name, *first; // the key and its first value in a run that has it
+    int present, differs;     // runs that have it; whether a value differs from first
+} key_seen;
+
 static void build_stage(rr_set *set, rr_stage *s) {
-    int cap = 0;
-    for (int i = 0; i < s->nruns; i++) { // keys of every run; an axis when values differ
+    // A key is an axis when its value (an absent key reading "—") is not the same in every run.
+    text_index key_index = {0};
+    key_seen *keys = NULL;
+    int nkeys = 0, key_cap = 0;
+    for (int i = 0; i < s->nruns; i++) {
         const rr_attrs *cfg = &set->runs[s->runs[i]].config;
         for (int k = 0; k < cfg->n; k++) {
-            const char *key = cfg->items[k].name;
-            size_t kl = strlen(key); // the seed, also a parent stage's ("pretrain.train.seed"), is not an axis
-            if (!strcmp(key, "train.seed") || (kl > 11 && !strcmp(key + kl - 11, ".train.seed"))) continue;
-            int known = 0;
-            for (int a = 0; a < s->naxes && !known; a++) known = !strcmp(s->axes[a], key);
-            if (known) continue;
-            const char *v0 = rr_config_value(set, s->runs[0], key);
-            int differs = 0;
-            for (int j = 1; j < s->nruns && !differs; j++) differs = strcmp(v0, rr_config_value(set, s->runs[j], key)) != 0;
-            if (!differs) continue;
-            rr_grow((void **)&s->axes, s->naxes, &cap, sizeof(char *));
-            s->axes[s->naxes++] = xstrdup(key, "axis");
+            const rr_attr *a = &cfg->items[k];
+            if (is_seed_key(a->name)) continue;
+            int idx = ti_put(&key_index, a->name, nkeys);
+            if (idx == nkeys) {
+                rr_grow((void **)&keys, nkeys, &key_cap, sizeof *keys);
+                keys[nkeys++] = (key_seen){.name = a->name, .first = a->text};
+            }
+            keys[idx].present++;
+            keys[idx].differs |= strcmp(keys[idx].first, a->text) != 0;
         }
     }
-    if (s->naxes > 1) qsort(s->axes, (size_t)s->naxes, sizeof(char *), cmp_str);
-    s->configs = xcalloc((size_t)s->nruns, sizeof *s->configs, "configurations");
-    for (int i = 0; i < s->nruns; i++) {
-        int run = s->runs[i], found = -1;
-        for (int c = 0; c < s->nconfigs && found < 0; c++) {
-            int same = 1;
-            for (int a = 0; a < s->naxes && same; a++) same = !strcmp(s->configs[c].values[a], rr_config_value(set, run, s->axes[a]));
-            if (same) found = c;
+    for (int h = 0; h < set->nhints; h++) { // the matrix keys of the stage: axes when its files hold them
+        const rr_stage_hint *hint = &set->hints[h];
+        if (strcmp(hint->experiment, s->experiment) || strcmp(hint->stage, s->name)) continue;
+        s->nmissing = hint->nmissing;
+        for (int a = 0; a < hint->naxes; a++) {
+            int k = ti_get(&key_index, hint->axes[a]);
+            if (k >= 0) keys[k].differs = 1;
         }
-        if (found < 0) {
-            rr_config *c = &s->configs[found = s->nconfigs++];
+    }
+    int axis_cap = 0;
+    for (int k = 0; k < nkeys; k++) {
+        if (!keys[k].differs && (keys[k].present == s->nruns || !strcmp(keys[k].first, "—"))) continue;
+        rr_grow((void **)&s->axes, s->naxes, &axis_cap, sizeof(char *));
+        s->axes[s->naxes++] = xstrdup(keys[k].name, "axis");
+    }
+    ti_free(&key_index);
+    free(keys);
+    if (s->naxes > 1) qsort(s->axes, (size_t)s->naxes, sizeof(char *), cmp_str);
+    // Configurations: one per distinct assignment of the axes (a hash of the values).
+    s->configs = xcalloc((size_t)s->nruns + 1, sizeof *s->configs, "configurations");
+    int *config_of = xcalloc((size_t)s->nruns + 1, sizeof *config_of, "configurations");
+    text_index config_index = {0};
+    text_key key = {0};
+    for (int i = 0; i < s->nruns; i++) {
+        int run = s->runs[i];
+        tk_reset(&key);
+        for (int a = 0; a < s->naxes; a++) tk_add(&key, rr_config_value(set, run, s->axes[a]));
+        int found = ti_put(&config_index, key.s ? key.s : "", s->nconfigs);
+        if (found == s->nconfigs) {
+            rr_config *c = &s->configs[s->nconfigs++];
             c->values = xcalloc((size_t)s->naxes + 1, sizeof(char *), "axis values");
             size_t len = 4;
             for (int a = 0; a < s->naxes; a++) {
@@ -152,48 +195,73 @@ static void build_stage(rr_set *set, rr_stage *s) {
                 len += strlen(s->axes[a]) + strlen(c->values[a]) + 3;
             }
             c->label = xcalloc(len, 1, "configuration label");
-            if (s->naxes == 0) strcpy(c->label, "all");
+            size_t used = 0;
+            if (s->naxes == 0) snprintf(c->label, len, "all");
             for (int a = 0; a < s->naxes; a++)
-                sprintf(c->label + strlen(c->label), "%s%s=%s", a ? ", " : "", s->axes[a], c->values[a]);
-            c->runs = xcalloc((size_t)s->nruns, sizeof(int), "configuration runs");
+                used += (size_t)snprintf(c->label + used, len - used, "%s%s=%s", a ? ", " : "", s->axes[a], c->values[a]);
         }
-        s->configs[found].runs[s->configs[found].nruns++] = run;
+        config_of[i] = found;
+        s->configs[found].nruns++;
     }
+    ti_free(&config_index);
+    tk_free(&key);
+    for (int c = 0; c < s->nconfigs; c++) {
+        s->configs[c].runs = xcalloc((size_t)s->configs[c].nruns, sizeof(int), "configuration runs");
+        s->configs[c].nruns = 0;
+    }
+    for (int i = 0; i < s->nruns; i++) s->configs[config_of[i]].runs[s->configs[config_of[i]].nruns++] = s->runs[i];
+    free(config_of);
     g_sort_stage = s;
     if (s->nconfigs > 1) qsort(s->configs, (size_t)s->nconfigs, sizeof *s->configs, cmp_config);
     for (int c = 0; c < s->nconfigs; c++)
         if (s->configs[c].nruns > 1) qsort(s->configs[c].runs, (size_t)s->configs[c].nruns, sizeof(int), cmp_seed);
 }
 
-// Groups set->runs into stages (by experiment and stage), each into configurations.
+// Groups set->runs into stages (by experiment and stage), each into configurations; one hash
+// lookup per run.
 static void group_stages(rr_set *set) {
     int stage_cap = 0;
     set->nexperiments = 0;
     g_sort_set = set;
+    text_index stage_index = {0}, experiment_index = {0};
+    text_key key = {0};
+    int *stage_of = xcalloc((size_t)set->nruns + 1, sizeof *stage_of, "stages");
     for (int r = 0; r < set->nruns; r++) {
         const rr_run *run = &set->runs[r];
         const char *exp = rr_attr_text(&run->root, "experiment", "");
         const char *stage = rr_attr_text(&run->root, "stage", NULL);
         char *pname = stage ? NULL : parent_name(run->path);
         if (!stage) stage = pname;
-        int found = -1;
-        for (int s = 0; s < set->nstages && found < 0; s++)
-            if (!strcmp(set->stages[s].experiment, exp) && !strcmp(set->stages[s].name, stage)) found = s;
-        if (found < 0) {
+        tk_reset(&key), tk_add(&key, exp), tk_add(&key, stage);
+        int found = ti_put(&stage_index, key.s, set->nstages);
+        if (found == set->nstages) {
             rr_grow((void **)&set->stages, set->nstages, &stage_cap, sizeof(rr_stage));
-            rr_stage *s = &set->stages[found = set->nstages++];
+            rr_stage *s = &set->stages[set->nstages++];
             memset(s, 0, sizeof *s);
             s->experiment = xstrdup(exp, "experiment"), s->name = xstrdup(stage, "stage");
-            s->runs = xcalloc((size_t)set->nruns, sizeof(int), "stage runs");
-            int seen = 0;
-            for (int t = 0; t < found && !seen; t++) seen = !strcmp(set->stages[t].experiment, exp);
-            if (!seen) set->nexperiments++;
+            size_t known = experiment_index.n;
+            ti_put(&experiment_index, exp, 0);
+            set->nexperiments += experiment_index.n > known;
         }
-        set->stages[found].runs[set->stages[found].nruns++] = r;
+        stage_of[r] = found;
+        set->stages[found].nruns++;
         free(pname);
     }
+    for (int s = 0; s < set->nstages; s++) {
+        set->stages[s].runs = xcalloc((size_t)set->stages[s].nruns + 1, sizeof(int), "stage runs");
+        set->stages[s].nruns = 0;
+    }
+    for (int r = 0; r < set->nruns; r++) set->stages[stage_of[r]].runs[set->stages[stage_of[r]].nruns++] = r;
+    free(stage_of);
+    ti_free(&stage_index), ti_free(&experiment_index), tk_free(&key);
     for (int s = 0; s < set->nstages; s++) build_stage(set, &set->stages[s]);
-    if (set->nstages > 1) qsort(set->stages, (size_t)set->nstages, sizeof *set->stages, cmp_stage);
+    if (set->nstages > 1) { // by earliest start (computed once per stage), then experiment, name
+        stage_order *order = xcalloc((size_t)set->nstages, sizeof *order, "stage order");
+        for (int s = 0; s < set->nstages; s++) order[s].started = stage_started(set, &set->stages[s]), order[s].stage = set->stages[s];
+        qsort(order, (size_t)set->nstages, sizeof *order, cmp_stage);
+        for (int s = 0; s < set->nstages; s++) set->stages[s] = order[s].stage;
+        free(order);
+    }
 }
 
 static void free_stages(rr_set *set) {
@@ -229,10 +297,27 @@ void rr_set_leave_out(rr_set *set, char *const *why, rr_left_kind kind) {
         rr_left *l = &set->left[set->nleft++];
         l->kind = kind, l->path = xstrdup(set->runs[r].path, "path"), l->why = xstrdup(why[r], "reason");
         l->experiment = xstrdup(rr_attr_text(&set->runs[r].root, "experiment", ""), "experiment");
+        l->stage = rr_run_stage(&set->runs[r]);
+        l->run_id = xstrdup(rr_attr_text(&set->runs[r].root, "run_id", ""), "run id");
         rr_free(&set->runs[r]);
     }
     set->nruns = kept;
     if (set->nleft > 1) qsort(set->left, (size_t)set->nleft, sizeof *set->left, cmp_left);
+    free_stages(set);
+    group_stages(set);
+}
+
+void rr_set_hints(rr_set *set, const rr_stage_hint *hints, int n) {
+    if (n == 0) return;
+    set->hints = realloc(set->hints, (size_t)(set->nhints + n) * sizeof *set->hints);
+    if (!set->hints) die_fail("out of memory reading results");
+    for (int h = 0; h < n; h++) {
+        rr_stage_hint *to = &set->hints[set->nhints++];
+        to->experiment = xstrdup(hints[h].experiment, "hint"), to->stage = xstrdup(hints[h].stage, "hint");
+        to->naxes = hints[h].naxes, to->nmissing = hints[h].nmissing;
+        to->axes = xcalloc((size_t)to->naxes + 1, sizeof *to->axes, "hint");
+        for (int a = 0; a < to->naxes; a++) to->axes[a] = xstrdup(hints[h].axes[a], "hint");
+    }
     free_stages(set);
     group_stages(set);
 }
@@ -273,7 +358,14 @@ void rr_set_free(rr_set *set) {
     free(set->runs);
     for (int i = 0; i < set->nskipped; i++) free(set->skipped[i]);
     free(set->skipped);
-    for (int i = 0; i < set->nleft; i++) free(set->left[i].path), free(set->left[i].why), free(set->left[i].experiment);
+    for (int i = 0; i < set->nleft; i++) free(set->left[i].path), free(set->left[i].why), free(set->left[i].experiment), free(set->left[i].stage),
+        free(set->left[i].run_id);
     free(set->left);
+    for (int h = 0; h < set->nhints; h++) {
+        rr_stage_hint *hint = &set->hints[h];
+        for (int a = 0; a < hint->naxes; a++) free(hint->axes[a]);
+        free(hint->axes), free(hint->experiment), free(hint->stage);
+    }
+    free(set->hints);
     memset(set, 0, sizeof *set);
 }

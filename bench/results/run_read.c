@@ -4,6 +4,7 @@
 // closes every object in it. Grouping runs into stages and configurations: results_read.c.
 #include "run_read.h"
 #include "../config/config.h"
+#include "../../core/safe_file.h"
 #include "../../core/common.h"
 #include <dirent.h>
 #include <errno.h>
@@ -21,6 +22,7 @@ typedef struct {
     char *err;
     size_t errlen;
     int what;
+    size_t left; // elements this file may still load (RR_MAX_FILE_ELEMENTS less what was read)
 } ctx;
 
 static herr_t first_error(unsigned n, const H5E_error2_t *e, void *data) {
@@ -139,7 +141,17 @@ static herr_t attr_cb(hid_t loc, const char *name, const H5A_info_t *info, void 
     return H5Aclose(a) < 0 ? fail(w->c, "closing", obj) : 0;
 }
 
-// Reads every attribute of the group at gpath; an absent group leaves out empty.
+static int attr_name_cmp(const void *a, const void *b) {
+    return strcmp(((const rr_attr *)a)->name, ((const rr_attr *)b)->name);
+}
+
+// The attribute called name among the first n of items (sorted by name), NULL when absent.
+static const rr_attr *attrs_find(const rr_attr *items, int n, const char *name) {
+    rr_attr key = {.name = (char *)name};
+    return n > 0 ? bsearch(&key, items, (size_t)n, sizeof *items, attr_name_cmp) : NULL;
+}
+
+// Reads every attribute of the group at gpath, sorted by name (strcmp); an absent group leaves out empty.
 static int read_attrs(ctx *c, hid_t file, const char *gpath, rr_attrs *out) {
     htri_t e = strcmp(gpath, "/") ? H5Lexists(file, gpath, H5P_DEFAULT) : 1;
     if (e < 0) return fail(c, "looking up", gpath);
@@ -152,14 +164,12 @@ static int read_attrs(ctx *c, hid_t file, const char *gpath, rr_attrs *out) {
         if (!c->err[0]) fail(c, "listing the attributes of", gpath);
         return -1;
     }
+    if (out->n > 1) qsort(out->items, (size_t)out->n, sizeof(rr_attr), attr_name_cmp); // for rr_attr_get's bsearch
     return H5Oclose(g) < 0 ? fail(c, "closing", gpath) : 0;
 }
 
 static void free_attrs(rr_attrs *a);
 
-static int attr_name_cmp(const void *a, const void *b) {
-    return strcmp(((const rr_attr *)a)->name, ((const rr_attr *)b)->name);
-}
 
 // A run file written before a configuration key existed ran with that key's default (a new
 // key's default keeps every existing run id and result) or, for a key whose default changed
@@ -187,13 +197,13 @@ static void fill_config_defaults(rr_attrs *a) {
     }
     config d;
     config_defaults(&d);
-    int added = 0, cap = a->n;
+    int added = 0, cap = a->n, n_read = a->n; // the file's own keys, sorted (the defaults are appended)
     for (int q = 0; q < nprefix; q++)
     for (int i = 0; i < cfg_key_count; i++) {
         const cfg_key *k = &cfg_keys[i];
         char full[704]; // a 64-byte prefix and any key name
         snprintf(full, sizeof full, "%s%s", prefixes[q], k->key);
-        if (rr_attr_get(a, full)) continue;
+        if (attrs_find(a->items, n_read, full)) continue;
         rr_grow((void **)&a->items, a->n, &cap, sizeof(rr_attr));
         rr_attr *at = &a->items[a->n++];
         memset(at, 0, sizeof *at);
@@ -250,6 +260,12 @@ static int read_dense(ctx *c, hid_t d, const char *obj, int *ndim, int *dims, si
         }
         dims[i] = (int)hd[i], n *= (size_t)hd[i];
     }
+    if (n > c->left) { // the whole file's budget: many datasets each under the cap must not add up to gigabytes
+        snprintf(c->err, c->errlen, "%s: %s declares %zu elements, past the %zu all datasets of one run file may hold "
+                 "together (%zu left): not read", c->path, obj, n, RR_MAX_FILE_ELEMENTS, c->left);
+        return -1;
+    }
+    c->left -= n;
     *ndim = nd, *numel = n;
     if (cls == H5T_INTEGER && want_double) { // keep the writer's INT64_MIN as NaN
         int64_t *tmp = xmalloc(n * sizeof *tmp, "series column");
@@ -400,7 +416,10 @@ static int read_arrays(ctx *c, hid_t file, const char *gpath, const char *prefix
 int rr_read(const char *path, int what, rr_run *out, char *err, size_t errlen) {
     memset(out, 0, sizeof *out);
     err[0] = '\0';
-    ctx c = {path, err, errlen, what};
+    ctx c = {path, err, errlen, what, RR_MAX_FILE_ELEMENTS};
+    // A regular file, never through a link, never blocking on a FIFO, at most RR_MAX_FILE_BYTES
+    // (core/safe_file.h), checked before HDF5 opens it by name.
+    if (safe_check_read(path, RR_MAX_FILE_BYTES, SAFE_NOFOLLOW, NULL, err, errlen) != SAFE_OK) return -1;
     if (H5Eset_auto2(H5E_DEFAULT, NULL, NULL) < 0) {
         snprintf(err, errlen, "%s: cannot silence the HDF5 error stack", path);
         return -1;
@@ -468,9 +487,7 @@ void rr_free(rr_run *r) {
 }
 
 const rr_attr *rr_attr_get(const rr_attrs *a, const char *name) {
-    for (int i = 0; i < a->n; i++)
-        if (!strcmp(a->items[i].name, name)) return &a->items[i];
-    return NULL;
+    return attrs_find(a->items, a->n, name);
 }
 
 const char *rr_attr_text(const rr_attrs *a, const char *name, const char *fallback) {

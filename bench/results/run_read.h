@@ -16,6 +16,12 @@ enum { RR_MAX_DIMS = 8 };
 // dataset (the largest a run writes is well under 10^7), bytes of one string attribute.
 #define RR_MAX_ELEMENTS ((size_t)1 << 26)
 #define RR_MAX_STRING_BYTES ((size_t)16 << 20)
+// ... and what one file may load in all: the elements of all its datasets together (a 12 KB file
+// of many chunked datasets, each just under RR_MAX_ELEMENTS, would otherwise cost gigabytes),
+// and its size on disk. A run file is opened only when it is a regular file (never through a
+// symbolic link, never blocking on a FIFO: core/safe_file.h).
+#define RR_MAX_FILE_ELEMENTS ((size_t)1 << 25)
+#define RR_MAX_FILE_BYTES ((long long)16 << 30)
 // What rr_read loads besides the three attribute sets.
 enum { RR_ATTRS = 0, RR_SERIES = 1, RR_ARRAYS = 2 };
 

@@ -1,6 +1,7 @@
 // bench/results/run_screen.c — damaged /final groups and duplicate run files are left out of a
 // results set before anything is counted (rules: run_screen.h).
 #include "run_screen.h"
+#include "text_index.h"
 #include "../../core/common.h"
 #include <math.h>
 #include <stdio.h>
@@ -64,18 +65,6 @@ void rr_screen_damaged(rr_set *set) {
     free(why);
 }
 
-// The run's stage: root attr `stage`, else its folder's name (as results_read.c groups it).
-static void stage_of(const rr_run *r, char *out, size_t len) {
-    const char *st = rr_attr_text(&r->root, "stage", NULL);
-    if (st) {
-        snprintf(out, len, "%s", st);
-        return;
-    }
-    const char *end = strrchr(r->path, '/'), *start = end;
-    while (start && start > r->path && start[-1] != '/') start--;
-    snprintf(out, len, "%.*s", end && start ? (int)(end - start) : 0, start ? start : "");
-}
-
 // How well the file's place fits the run: 2 for the name <run-id>.h5, 1 more for a folder
 // named after the stage.
 static int place_score(const rr_run *r, const char *stage) {
@@ -92,50 +81,61 @@ static int place_score(const rr_run *r, const char *stage) {
     return score;
 }
 
-// Do the two runs have the same /config (every attribute, the seed included)?
-static int same_config(const rr_run *a, const rr_run *b) {
-    if (a->config.n == 0 || a->config.n != b->config.n) return 0;
-    for (int i = 0; i < a->config.n; i++)
-        if (strcmp(a->config.items[i].name, b->config.items[i].name) || strcmp(a->config.items[i].text, b->config.items[i].text))
-            return 0;
-    return 1;
+// The run's identity keys: (experiment, stage, run id) and (experiment, stage, every /config
+// attribute with its value, the seed included); the second is "" when the run has no /config.
+static void identity_keys(const rr_run *r, const char *stage, text_key *by_id, text_key *by_config) {
+    tk_reset(by_id), tk_reset(by_config);
+    tk_add(by_id, rr_attr_text(&r->root, "experiment", "")), tk_add(by_id, stage), tk_add(by_id, rr_attr_text(&r->root, "run_id", ""));
+    if (r->config.n == 0) return;
+    tk_add(by_config, rr_attr_text(&r->root, "experiment", "")), tk_add(by_config, stage);
+    for (int i = 0; i < r->config.n; i++) tk_add(by_config, r->config.items[i].name), tk_add(by_config, r->config.items[i].text);
 }
+
+// The earlier of two candidate runs (-1: none).
+static int earlier(int a, int b) { return a < 0 ? b : b < 0 ? a : a < b ? a : b; }
 
 void rr_screen_duplicates(rr_set *set) {
     int n = set->nruns;
     int *group = xcalloc((size_t)n + 1, sizeof *group, "screening"); // the first file of the same run
+    int *best = xcalloc((size_t)n + 1, sizeof *best, "screening");   // per group: the file counted
     char **why = xcalloc((size_t)n + 1, sizeof *why, "screening");
-    char (*stage)[256] = xcalloc((size_t)n + 1, sizeof *stage, "screening");
-    for (int r = 0; r < n; r++) group[r] = r, stage_of(&set->runs[r], stage[r], sizeof stage[r]);
+    char **stage = xcalloc((size_t)n + 1, sizeof *stage, "screening"); // rr_run_stage: as results_read.c groups it
+    // One hash lookup per run (not a comparison with every earlier run): the first earlier file
+    // with the same run id, or (either without a run id) the same /config.
+    text_index by_id = {0}, by_config_no_id = {0}, by_config = {0};
+    text_key id_key = {0}, config_key = {0};
     for (int r = 0; r < n; r++) {
         const rr_run *a = &set->runs[r];
-        const char *exp = rr_attr_text(&a->root, "experiment", ""), *id = rr_attr_text(&a->root, "run_id", "");
-        for (int q = 0; q < r && group[r] == r; q++) {
-            const rr_run *b = &set->runs[q];
-            const char *qid = rr_attr_text(&b->root, "run_id", "");
-            if (strcmp(exp, rr_attr_text(&b->root, "experiment", "")) || strcmp(stage[r], stage[q])) continue;
-            if ((id[0] && !strcmp(id, qid)) || ((!id[0] || !qid[0]) && same_config(a, b))) group[r] = group[q];
-        }
+        stage[r] = rr_run_stage(a);
+        identity_keys(a, stage[r], &id_key, &config_key);
+        int has_id = rr_attr_text(&a->root, "run_id", "")[0] != 0, has_config = a->config.n > 0;
+        int q = -1;
+        if (has_id) q = earlier(ti_get(&by_id, id_key.s), has_config ? ti_get(&by_config_no_id, config_key.s) : -1);
+        else if (has_config) q = ti_get(&by_config, config_key.s);
+        group[r] = q >= 0 ? group[q] : r;
+        if (has_id) ti_put(&by_id, id_key.s, r);
+        if (has_config) ti_put(&by_config, config_key.s, r);
+        if (has_config && !has_id) ti_put(&by_config_no_id, config_key.s, r);
     }
-    for (int g = 0; g < n; g++) {
-        if (group[g] != g) continue;
-        int best = g; // the better-placed file is counted (the earlier by path on a tie)
-        for (int r = g + 1; r < n; r++)
-            if (group[r] == g && place_score(&set->runs[r], stage[r]) > place_score(&set->runs[best], stage[best])) best = r;
-        for (int r = g; r < n; r++) {
-            if (group[r] != g || r == best) continue;
-            const char *id = rr_attr_text(&set->runs[best].root, "run_id", "");
-            const char *rid = rr_attr_text(&set->runs[r].root, "run_id", "");
-            int same_id = id[0] && !strcmp(id, rid);
-            char msg[4400];
-            snprintf(msg, sizeof msg, "duplicate of run %s (%s as %s, which is counted)", id[0] ? id : rid[0] ? rid : "(no run id)",
-                     same_id ? "the same run id" : "the same configuration and seed", set->runs[best].path);
-            why[r] = xstrdup(msg, "reason");
-        }
+    ti_free(&by_id), ti_free(&by_config_no_id), ti_free(&by_config), tk_free(&id_key), tk_free(&config_key);
+    for (int r = 0; r < n; r++) { // the better-placed file is counted (the earlier by path on a tie)
+        if (group[r] == r) best[r] = r;
+        else if (place_score(&set->runs[r], stage[r]) > place_score(&set->runs[best[group[r]]], stage[best[group[r]]])) best[group[r]] = r;
+    }
+    for (int r = 0; r < n; r++) {
+        int counted = best[group[r]];
+        if (r == counted) continue;
+        const char *id = rr_attr_text(&set->runs[counted].root, "run_id", "");
+        const char *rid = rr_attr_text(&set->runs[r].root, "run_id", "");
+        int same_id = id[0] && !strcmp(id, rid);
+        char msg[4400];
+        snprintf(msg, sizeof msg, "duplicate of run %s (%s as %s, which is counted)", id[0] ? id : rid[0] ? rid : "(no run id)",
+                 same_id ? "the same run id" : "the same configuration and seed", set->runs[counted].path);
+        why[r] = xstrdup(msg, "reason");
     }
     rr_set_leave_out(set, why, RR_LEFT_DUPLICATE);
-    for (int r = 0; r < n; r++) free(why[r]);
-    free(why), free(group), free(stage);
+    for (int r = 0; r < n; r++) free(why[r]), free(stage[r]);
+    free(why), free(group), free(best), free(stage);
 }
 
 void rr_screen(rr_set *set) {

@@ -4,6 +4,7 @@
 // PyTorch step of `posbench bench`, the runs of `bench --ranks`): an argument vector, so no path
 // or value is ever read by a shell.
 #include "launch.h"
+#include "../../core/safe_file.h"
 #include "../../core/common.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -45,9 +46,11 @@ int launch_ranks(int ranks, char *const args[], int nargs, const char *log_path,
     if (pid < 0) die_fail("--ranks: fork failed: %s", strerror(errno));
     if (pid == 0) {
         if (log_path) {
-            int fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-            if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0 || dup2(fd, STDERR_FILENO) < 0) {
-                fprintf(stderr, "posbench: error: --ranks: cannot write the log %s: %s\n", log_path, strerror(errno));
+            int fd;
+            char err[4400];
+            int rc = safe_open_update(log_path, O_WRONLY | O_CREAT | O_TRUNC, &fd, err, sizeof err); // never through a link
+            if (rc != SAFE_OK || dup2(fd, STDOUT_FILENO) < 0 || dup2(fd, STDERR_FILENO) < 0) {
+                fprintf(stderr, "posbench: error: --ranks: cannot write the log %s\n", rc != SAFE_OK ? err : strerror(errno));
                 _exit(127);
             }
             close(fd);
@@ -143,6 +146,14 @@ int launch_logged(char *const argv[], const char *log_path) {
     fflush(stderr);
     pid_t p = fork();
     if (p < 0) return -1;
-    if (p == 0) exec_child(argv, open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644), 1);
+    if (p == 0) {
+        int fd;
+        char err[4400];
+        if (safe_open_update(log_path, O_WRONLY | O_CREAT | O_TRUNC, &fd, err, sizeof err) != SAFE_OK) { // a regular file only
+            fprintf(stderr, "posbench: error: cannot write the log %s\n", err);
+            _exit(127);
+        }
+        exec_child(argv, fd, 1);
+    }
     return wait_child(p);
 }

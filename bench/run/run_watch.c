@@ -4,6 +4,7 @@
 #include "../results/run_metrics.h"
 #include "../store/run_files.h"
 #include "../../core/common.h"
+#include "../../core/safe_file.h"
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
@@ -122,17 +123,30 @@ static void eval_text(const char *line, char *out, size_t len) {
     }
 }
 
-// The last line of the metrics file and the last line with an evaluation.
+// The last line of the metrics file and the last line with an evaluation. A running retrain of a
+// finished run writes <id>.metrics.jsonl.partial (bench/train/metrics_log.h): that one is read
+// then. The file is read as core/safe_file.h reads (regular, never blocking on a FIFO, within
+// SAFE_TEXT_CAP, each line within SAFE_LINE_CAP); one that is refused says why in r->eval.
 static void read_metrics(watch_run *r) {
-    char path[4400];
-    snprintf(path, sizeof path, "%s.metrics.jsonl", r->base);
-    FILE *f = fopen(path, "r");
-    if (!f) return;
+    char path[4400], err[4600];
+    struct stat st;
+    snprintf(path, sizeof path, "%s.metrics.jsonl.partial", r->base);
+    if (r->state != WATCH_RUNNING || lstat(path, &st) != 0) snprintf(path, sizeof path, "%s.metrics.jsonl", r->base);
+    FILE *f;
+    int missing;
+    if (safe_fopen_read(path, SAFE_TEXT_CAP, SAFE_NOFOLLOW, &f, &missing, err, sizeof err) != SAFE_OK) {
+        if (!missing) snprintf(r->eval, sizeof r->eval, "metrics not read: %.200s", err);
+        return;
+    }
     char *line = NULL, *last = NULL, *last_eval = NULL;
     size_t cap = 0;
-    ssize_t n;
-    while ((n = getline(&line, &cap, f)) > 0) {
-        if (line[n - 1] != '\n') break; // being written: the previous line is the last whole one
+    int got, skipped = 0;
+    while ((got = safe_read_line(f, &line, &cap, SAFE_LINE_CAP)) != 0) {
+        if (got < 0) { // a line past the cap: skipped, said after the evaluation text
+            skipped++;
+            continue;
+        }
+        if (feof(f)) break; // no newline: being written, the previous line is the last whole one
         free(last);
         last = xstrdup(line, "metrics line");
         if (strstr(line, "\"eval_")) free(last_eval), last_eval = xstrdup(line, "metrics line");
@@ -151,16 +165,21 @@ static void read_metrics(watch_run *r) {
         eval_text(last_eval, r->eval, sizeof r->eval);
         r->eval_step = (long)json_number(last_eval, "step");
     }
+    if (skipped) {
+        size_t used = strlen(r->eval);
+        snprintf(r->eval + used, sizeof r->eval - used, "%s%d metrics line%s longer than %zu bytes skipped", used ? "; " : "",
+                 skipped, skipped == 1 ? "" : "s", SAFE_LINE_CAP);
+    }
     free(last);
     free(last_eval);
 }
 
 // The pid in <base>.lock when that process is alive (kill(pid, 0)); 0 otherwise.
 static long live_lock_holder(const char *base) {
-    char path[4400], text[64] = "";
+    char path[4400], text[64] = "", err[64];
     snprintf(path, sizeof path, "%s.lock", base);
-    FILE *f = fopen(path, "r");
-    if (!f) return 0;
+    FILE *f; // a lock that is not a regular file (a FIFO) holds nobody and never blocks the view
+    if (safe_fopen_read(path, -1, SAFE_NOFOLLOW, &f, NULL, err, sizeof err) != SAFE_OK) return 0;
     if (!fgets(text, sizeof text, f)) text[0] = 0;
     fclose(f);
     long pid = strtol(text, NULL, 10);

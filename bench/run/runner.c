@@ -16,6 +16,7 @@
 #include "../store/run_files.h"
 #include "../train/train.h"
 #include "../train/data_unchanged.h"
+#include "../../core/safe_file.h"
 #include "../../core/common.h"
 #include "../../core/device.h"
 #include <errno.h>
@@ -126,12 +127,13 @@ static void child_train(const experiment *e, int i, const run_flags *f, int thre
     snprintf(out_dir, sizeof out_dir, "%s", base);
     *strrchr(out_dir, '/') = 0;
     snprintf(log, sizeof log, "%s.log", base);
-    int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
-    if (fd >= 0) {
-        dup2(fd, STDOUT_FILENO);
-        if (f->jobs > 1) dup2(fd, STDERR_FILENO); // one progress bar only: the single job's
-        close(fd);
-    }
+    int fd;
+    char err[4400];
+    int rc = safe_open_update(log, O_WRONLY | O_CREAT | O_APPEND, &fd, err, sizeof err); // never through a link
+    if (rc != SAFE_OK) fprintf(stderr, "posbench: error: the run's log %s\n", err), _exit(rc);
+    dup2(fd, STDOUT_FILENO);
+    if (f->jobs > 1) dup2(fd, STDERR_FILENO); // one progress bar only: the single job's
+    close(fd);
     posbench_set_threads(threads);
     train_options opt = {.out_dir = out_dir, .experiment = e->name, .stage = e->runs[i].stage,
                          .scale = e->scale[0] ? e->scale : "small", // small: the experiments' base config
@@ -164,8 +166,9 @@ static void last_final_line(const char *base, char *out, size_t len) {
     char log[4200], line[512];
     snprintf(log, sizeof log, "%s.log", base);
     snprintf(out, len, "no result");
-    FILE *f = fopen(log, "r");
-    if (!f) return;
+    FILE *f;
+    char err[64];
+    if (safe_fopen_read(log, -1, SAFE_NOFOLLOW, &f, NULL, err, sizeof err) != SAFE_OK) return; // never blocks
     while (fgets(line, sizeof line, f))
         if (!strncmp(line, "final: ", 7)) {
             line[strcspn(line, "\n")] = 0;
@@ -345,6 +348,7 @@ int cmd_run(int argc, char **argv) {
             experiment_run_path(e, i, f.out, base, sizeof base);
             char holder[4400];
             make_dirs_for(base);
+            run_files_check(base); // a link or device among the run's files: refused before its lock is taken
             int fd = run_lock_take(base, holder, sizeof holder);
             if (fd < 0) {
                 state[i] = R_ELSEWHERE;

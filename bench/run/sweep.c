@@ -1,9 +1,11 @@
 // bench/run/sweep.c — `posbench sweep` (rules in sweep.h): command-line axes -> an experiment
 // file -> `posbench run` on it.
 #include "sweep.h"
+#include "../text/yaml_text.h"
 #include "runner.h"
 #include "../config/config.h"
 #include "../experiment/experiment.h"
+#include "../../core/safe_file.h"
 #include "../../core/common.h"
 #include <errno.h>
 #include <stdlib.h>
@@ -69,12 +71,7 @@ static void put_value(FILE *y, int k, const char *text) {
         for (const char *p = text; *p; p++) fputs(*p == ',' ? ", " : (char[2]){*p, 0}, y);
         fputc(']', y);
     } else if (cfg_keys[k].type == CFG_STRING) {
-        fputc('"', y);
-        for (const char *p = text; *p; p++) {
-            if (*p == '"' || *p == '\\') fputc('\\', y);
-            fputc(*p, y);
-        }
-        fputc('"', y);
+        yaml_quoted(y, text);
     } else fputs(text, y);
 }
 
@@ -137,9 +134,9 @@ char *sweep_yaml(char *const *args, int nargs, const char *name, const char *com
     size_t len = 0;
     FILE *y = open_memstream(&text, &len);
     if (!y) die_fail("out of memory writing the sweep's experiment");
-    fprintf(y, "# written by posbench sweep: %s\n", command);
+    fputs("# written by posbench sweep: ", y), yaml_comment(y, command), fputc('\n', y); // one line (yaml_text.h)
     fprintf(y, "# run it again with: posbench run THIS_FILE (the same run ids, results and resume)\n");
-    if (name) fprintf(y, "name: %s\n", name);
+    if (name) fputs("name: ", y), yaml_quoted(y, name), fputc('\n', y); // the loader then judges the name
     else {
         fputs("name: sweep", y);
         for (int a = 0; a < naxes; a++) {
@@ -149,12 +146,7 @@ char *sweep_yaml(char *const *args, int nargs, const char *name, const char *com
         }
         fputc('\n', y);
     }
-    fputs("description: \"", y);
-    for (const char *p = command; *p; p++) {
-        if (*p == '"' || *p == '\\') fputc('\\', y);
-        fputc(*p, y);
-    }
-    fputs("\"\n", y);
+    fputs("description: ", y), yaml_quoted(y, command), fputc('\n', y);
     int nbase = 0, nmatrix = 0;
     for (int a = 0; a < naxes; a++) {
         if (axes[a].n == 1) nbase++;
@@ -198,11 +190,10 @@ static void remove_temp_yaml(void) {
     if (g_temp_yaml[0]) unlink(g_temp_yaml);
 }
 
-static void write_file(const char *path, const char *text) {
-    FILE *f = fopen(path, "w");
-    if (!f) die_input("cannot write %s: %s (--save needs a writable file name)", path, strerror(errno));
-    size_t n = strlen(text);
-    if (fwrite(text, 1, n, f) != n || fclose(f) != 0) die_fail("writing %s failed: %s", path, strerror(errno));
+static void write_file(const char *path, const char *text) { // atomic, never through a link or device (core/safe_file.h)
+    char err[8800];
+    int rc = safe_write_file(path, text, strlen(text), err, sizeof err);
+    if (rc != SAFE_OK) die_code(rc, "cannot write %s (--save needs a writable file name)", err);
 }
 
 // A sweep whose name is taken in DIR by another sweep with runs this one does not have would

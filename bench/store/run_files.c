@@ -4,6 +4,7 @@
 #include "../results/run_read.h"
 #include "../results/run_screen.h"
 #include "../../core/common.h"
+#include "../../core/safe_file.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <hdf5.h>
@@ -55,13 +56,13 @@ static int read_status(hid_t file, char *buf, size_t len) {
 
 run_file_state run_file_status(const char *h5_path, char *why, size_t whylen) {
     struct stat st;
-    if (stat(h5_path, &st) != 0) {
+    if (lstat(h5_path, &st) != 0) { // a link is not followed: not a run file we wrote
         if (errno == ENOENT) return RUN_FILE_ABSENT;
         set_why(why, whylen, "cannot be read: %s", strerror(errno));
         return RUN_FILE_DAMAGED;
     }
     if (!S_ISREG(st.st_mode)) {
-        set_why(why, whylen, "is not a regular file%s", "");
+        set_why(why, whylen, "is %s, not a regular file", safe_file_kind(st.st_mode));
         return RUN_FILE_DAMAGED;
     }
     H5E_auto2_t old_fn;
@@ -130,12 +131,10 @@ int run_lock_take(const char *base, char *holder, size_t holderlen) {
     char path[4200];
     run_path_format(path, sizeof path, "the run lock", "%s.lock", base);
     for (int attempt = 0; attempt < 100; attempt++) {
-        int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-        if (fd < 0) {
-            if (errno == EACCES || errno == EROFS || errno == ENOTDIR || errno == EPERM)
-                die_input("cannot create the run lock %s: %s (give a writable --out directory)", path, strerror(errno));
-            die_fail("cannot open lock file %s: %s", path, strerror(errno));
-        }
+        int fd;
+        char err[4400];
+        int rc = safe_open_update(path, O_RDWR | O_CREAT, &fd, err, sizeof err); // never a link, FIFO or device
+        if (rc != SAFE_OK) die_code(rc, "cannot take the run lock: %s (give a writable --out directory)", err);
         if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
             char pid[64] = "";
             ssize_t n = pread(fd, pid, sizeof pid - 1, 0);
@@ -149,7 +148,7 @@ int run_lock_take(const char *base, char *holder, size_t holderlen) {
         // The holder before us may have unlinked the file as it released it: our lock is on
         // that unlinked inode, which nobody else sees. Only a lock on the file now at the path counts.
         struct stat mine, now;
-        if (fstat(fd, &mine) == 0 && stat(path, &now) == 0 && mine.st_ino == now.st_ino && mine.st_dev == now.st_dev) {
+        if (fstat(fd, &mine) == 0 && lstat(path, &now) == 0 && mine.st_ino == now.st_ino && mine.st_dev == now.st_dev) {
             char who[64];
             int w = snprintf(who, sizeof who, "%ld\n", (long)getpid());
             if (ftruncate(fd, 0) != 0 || pwrite(fd, who, (size_t)w, 0) != w) { /* the flock is what counts */ }
@@ -165,6 +164,19 @@ void run_lock_release(const char *base, int fd) {
     run_path_format(path, sizeof path, "the run lock", "%s.lock", base);
     unlink(path);
     close(fd);
+}
+
+void run_files_check(const char *base) {
+    static const char *const suffixes[] = {".h5", ".h5.partial", ".ckpt", ".weights", ".lock", ".metrics.jsonl",
+                                           ".metrics.jsonl.partial", ".log"};
+    for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
+        char path[4200];
+        struct stat st;
+        run_path_format(path, sizeof path, "a run file", "%s%s", base, suffixes[i]);
+        if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
+            die_input("%s: is %s, not a regular file (a run's files are regular files that posbench writes; it never "
+                      "writes through a link or device: remove it, or give another --out)", path, safe_file_kind(st.st_mode));
+    }
 }
 
 void run_path_format(char *buf, size_t len, const char *what, const char *fmt, ...) {

@@ -33,6 +33,11 @@ int run_lock_take(const char *base, char *holder, size_t holderlen);
 // Unlinks <base>.lock and closes fd.
 void run_lock_release(const char *base, int fd);
 
+// Every file a run has at <base> (.h5, .h5.partial, .ckpt, .weights, .lock, .metrics.jsonl and
+// its .partial, .log) is absent or a regular file; anything else (a symbolic link, FIFO, device,
+// directory) is bad input (exit 2) naming it: checked before a run takes its lock or writes.
+void run_files_check(const char *base);
+
 // snprintf that refuses to truncate: a path that does not fit is bad input (exit 2) naming
 // what it was for. Every derived file name of a run is built with it.
 void run_path_format(char *buf, size_t len, const char *what, const char *fmt, ...)

@@ -65,7 +65,8 @@ void checkpoint_write(run *r) {
         add_arena(&tf, "best_param", params, best);
     }
     char err[4400];
-    if (tf_write(&tf, r->ckpt_path, err, sizeof err) != 0) die_fail("checkpoint: %s", err);
+    int rc = tf_write(&tf, r->ckpt_path, err, sizeof err);
+    if (rc != 0) die_code(rc, "checkpoint: %s", err);
     tf_free(&tf);
     free(param);
     free(m);
@@ -205,7 +206,8 @@ void weights_write(run *r) {
     float *param = arena_to_host(r->model.ops, &r->model.params, r->model.param);
     add_arena(&tf, "param", &r->model.params, param);
     char err[4400];
-    if (tf_write(&tf, r->weights_path, err, sizeof err) != 0) die_fail("final weights: %s", err);
+    int rc = tf_write(&tf, r->weights_path, err, sizeof err);
+    if (rc != 0) die_code(rc, "final weights: %s", err);
     tf_free(&tf);
     free(param);
 }

@@ -5,27 +5,31 @@
 #include "../results/export.h"
 #include "../store/run_files.h"
 #include "../../core/common.h"
+#include "../../core/safe_file.h"
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <unistd.h>
 
-long metrics_log_keep_bytes(const char *path, long keep_step) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return errno == ENOENT ? 0 : -1;
+long metrics_log_keep_bytes(const char *path, long keep_step, char *err, size_t errlen) {
+    FILE *f;
+    int missing;
+    if (safe_fopen_read(path, -1, SAFE_NOFOLLOW, &f, &missing, err, errlen) != SAFE_OK) return missing ? 0 : -1;
     long offset = 0, keep = 0;
     char *line = NULL;
     size_t cap = 0;
-    ssize_t n;
-    while ((n = getline(&line, &cap, f)) > 0) {
-        if (line[n - 1] != '\n') break; // cut short by a kill: dropped
+    int got;
+    while ((got = safe_read_line(f, &line, &cap, SAFE_LINE_CAP)) > 0) {
+        long n = (long)strlen(line) + 1;
+        if (feof(f)) break; // no newline: cut short by a kill, dropped
         const char *s = strstr(line, "\"step\":");
         char *end = NULL;
         long step = s ? strtol(s + 7, &end, 10) : -1;
         if (!s || end == s + 7 || step > keep_step) break; // a later step (or not a line of ours): cut here
-        offset += (long)n;
+        offset += n;
         keep = offset;
     }
     free(line);
@@ -34,20 +38,35 @@ long metrics_log_keep_bytes(const char *path, long keep_step) {
 }
 
 void metrics_log_open(run *r) {
-    char path[4200];
-    run_path_format(path, sizeof path, "the metrics file", "%s/%s.metrics.jsonl", r->opt->out_dir, r->run_id);
-    long keep = r->step > 0 ? metrics_log_keep_bytes(path, r->step) : 0;
-    if (keep < 0) die_fail("cannot read the metrics file %s: %s", path, strerror(errno));
-    if (access(path, F_OK) == 0 && truncate(path, keep) != 0)
+    char final[4200], err[4400];
+    run_path_format(final, sizeof final, "the metrics file", "%s/%s.metrics.jsonl", r->opt->out_dir, r->run_id);
+    struct stat st;
+    r->metrics_pending = lstat(r->final_path, &st) == 0; // a finished run being retrained keeps its own metrics
+    run_path_format(r->metrics_path, sizeof r->metrics_path, "the metrics file", "%s%s", final,
+                    r->metrics_pending ? ".partial" : "");
+    const char *path = r->metrics_path;
+    long keep = r->step > 0 ? metrics_log_keep_bytes(path, r->step, err, sizeof err) : 0;
+    if (keep < 0) die_code(SAFE_REFUSED, "cannot read the metrics file: %s", err);
+    int rc = safe_fopen_update(path, "a", &r->metrics_file, err, sizeof err);
+    if (rc != SAFE_OK) die_code(rc, "cannot write the metrics file: %s", err);
+    if (ftruncate(fileno(r->metrics_file), keep) != 0)
         die_fail("cannot cut the metrics file %s to the checkpoint's step %ld: %s", path, r->step, strerror(errno));
-    r->metrics_file = fopen(path, "a");
-    if (!r->metrics_file) die_fail("cannot write the metrics file %s: %s", path, strerror(errno));
     r->metrics_every = r->total_steps / 1000 > 1 ? r->total_steps / 1000 : 1;
 }
 
 void metrics_log_close(run *r) {
     if (r->metrics_file && fclose(r->metrics_file) != 0) fprintf(stderr, "posbench: warning: closing the metrics file failed\n");
     r->metrics_file = NULL;
+}
+
+void metrics_log_finish(run *r) {
+    if (!r->metrics_pending) return;
+    metrics_log_close(r);
+    char final[4200], err[8600];
+    snprintf(final, sizeof final, "%.*s", (int)(strlen(r->metrics_path) - strlen(".partial")), r->metrics_path);
+    int rc = safe_rename_over(r->metrics_path, final, err, sizeof err);
+    if (rc != SAFE_OK) die_code(rc, "the metrics file of run %s: %s", r->run_id, err);
+    r->metrics_pending = 0;
 }
 
 static void put_number(FILE *f, const char *key, double v) {

@@ -32,6 +32,12 @@
 // removed when the run resumes, and the resumed run writes those steps again: the finished file
 // has exactly one line per logged step, as an uninterrupted run's. A run that starts without a
 // checkpoint (fresh, --fresh, --force) starts the file anew.
+//
+// Retraining a finished run (--force, while <run-id>.h5 is there): the new attempt writes
+// <run-id>.metrics.jsonl.partial, renamed over <run-id>.metrics.jsonl only after the new .h5
+// replaced the old one (metrics_log_finish). An attempt that dies leaves the finished run with
+// its own metrics, and its lines under the .partial name (a later --force resumes them).
+// Every open goes through core/safe_file.h: a link, FIFO or device at the name is refused (exit 2).
 #pragma once
 #include "train_internal.h"
 
@@ -44,7 +50,11 @@ void metrics_log_open(run *r);
 void metrics_log_step(run *r, long step, double loss, double lr, double grad_norm, const eval_scores *eval,
                       const eval_scores *val, int diverged);
 void metrics_log_close(run *r);
+// After the run's .h5 is in place: a .partial metrics file (a retrained finished run) is renamed
+// over <run-id>.metrics.jsonl. Dies (exit 1, or 2 when a link or device sits at the name) on failure.
+void metrics_log_finish(run *r);
 
 // The byte offset where a metrics file's text must be cut so that it holds only complete lines
-// of steps <= keep_step (the resume rule above). -1 when the file cannot be read.
-long metrics_log_keep_bytes(const char *path, long keep_step);
+// of steps <= keep_step (the resume rule above); 0 when the file is absent. -1 with err when it
+// cannot be read or is not a regular file (a line longer than SAFE_LINE_CAP ends what is kept).
+long metrics_log_keep_bytes(const char *path, long keep_step, char *err, size_t errlen);

@@ -30,6 +30,7 @@
 #include "../../core/comm.h"
 #include "../../core/ops_cuda.h"
 #include "../../core/common.h"
+#include "../../core/safe_file.h"
 #include "../../core/optimizer.h"
 #include "../../core/rng.h"
 #include "../../datasets/dataset.h"
@@ -154,6 +155,9 @@ static void setup(run *r) {
     const ops_backend *ops = device_backend(r->opt->device, why_device, sizeof why_device);
     if (!ops) die_input("%s", why_device);
     const int bf16 = !strcmp(cfg_str(c, "train.precision"), "bf16");
+    if (vc.bf16_activations && !bf16)
+        die_input("train.activations=bf16 stores the linear layers' inputs in bfloat16: it needs train.precision=bf16 "
+                  "(valid: train.activations=fp32 with train.precision=fp32, fp32 or bf16 with train.precision=bf16)");
     ops->set_matmul_precision(bf16 ? MATMUL_BF16 : MATMUL_FP32);
     // The CUDA training attention, process-wide and before the model sizes its state (every run
     // sets it: a process may train several). The CPU backends have one attention.
@@ -213,6 +217,19 @@ static void write_config_attrs(results *res, const config *c, const char *prefix
     }
 }
 
+// Root attr `bool_keys`: the boolean keys ("data.hflip,eval.knn,..."), whose /config values are
+// stored as 0/1 integers, so a reader without the key table (python/posbench_results.py) gives
+// them as booleans, as `posbench export` does.
+static void write_bool_keys(results *res) {
+    size_t len = 1;
+    for (int i = 0; i < cfg_key_count; i++) len += strlen(cfg_keys[i].key) + 1;
+    char *text = xcalloc(len, 1, "bool_keys");
+    for (int i = 0; i < cfg_key_count; i++)
+        if (cfg_keys[i].type == CFG_BOOL) snprintf(text + strlen(text), len - strlen(text), "%s%s", text[0] ? "," : "", cfg_keys[i].key);
+    results_attr_str(res, "/", "bool_keys", text);
+    free(text);
+}
+
 static void open_results(run *r) {
     const config *c = r->cfg;
     r->res = results_create(r->partial_path);
@@ -223,6 +240,7 @@ static void open_results(run *r) {
     results_attr_int(r->res, "/", "seed", (int64_t)r->seed);
     results_attr_str(r->res, "/", "started", r->started);
     results_attr_str(r->res, "/", "git_commit", posbench_git_commit);
+    write_bool_keys(r->res);
     results_attr_int(r->res, "/", "threads", posbench_threads());
     results_attr_str(r->res, "/", "device", r->model.ops->name);
     char cpu[256];
@@ -338,9 +356,20 @@ static void finish_file(run *r, const char *status, const eval_scores *last) {
     run_metrics_write(r->res, k->metrics); // /final metric_info: units and direction (bench/results/run_metrics.h)
     if (results_close(r->res) != 0) die_fail("%s: closing the results file failed", r->partial_path);
     r->res = NULL;
-    if (rename(r->partial_path, r->final_path) != 0)
-        die_fail("cannot rename %s to %s: %s", r->partial_path, r->final_path, strerror(errno));
+    char err[8600];
+    int rc = safe_rename_over(r->partial_path, r->final_path, err, sizeof err); // never over a link or device
+    if (rc != SAFE_OK) die_code(rc, "%s", err);
+    metrics_log_finish(r); // a retrained finished run's new metrics replace its old ones only now
     unlink(r->ckpt_path);
+}
+
+// train.graph=on: whether the steps issued so far must be read after global step `done` (1-based)
+// is issued: its record needs what follows it (a metrics line, an evaluation, a checkpoint, the
+// stop, the last step, a test hook), or the backend's array is full.
+static int read_due(const run *r, long done, long stop_after, long checkpoint_every, int hooks) {
+    return hooks || step_device_full(r->device_step) || r->metrics_every <= 1 || done % r->metrics_every == 0 || done % r->eval_every == 0 ||
+           done >= r->total_steps || done % r->steps_per_epoch == 0 ||
+           (checkpoint_every > 0 && done % checkpoint_every == 0) || (stop_after > 0 && done >= stop_after);
 }
 
 static void free_run(run *r) {
@@ -427,89 +456,119 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
     int status = 0;
     const char *final_status = "done";
     const train_hooks *hooks = train_fault_hooks(); // test-only fault injection (train_faults.h); NULL in real runs
-    while (r.step < r.total_steps) {
-        int epoch = (int)(r.step / r.steps_per_epoch), in_epoch = (int)(r.step % r.steps_per_epoch);
-        if (in_epoch == 0 || r.step == 0 || resumed) train_epoch_order(&r, epoch);
+    // train.graph=on (r.device_step): steps are issued ahead of their records; their losses and
+    // norms are read in one download when a step needs them (read_due), then each step is recorded
+    // in order exactly as a step that read its loss at once (a non-finite loss changed nothing
+    // on the backend and ends the run at that step).
+    step_device *sd = r.device_step;
+    long issued = r.step; // steps issued (ahead of r.step, the steps recorded, under train.graph=on)
+    int pend_epoch[STEP_DEVICE_CAP];
+    float pend_lr[STEP_DEVICE_CAP];
+    double pend_dt[STEP_DEVICE_CAP], pend_loss[STEP_DEVICE_CAP], pend_norm[STEP_DEVICE_CAP];
+    int ended = 0;
+    while (!ended && r.step < r.total_steps) {
+        int epoch = (int)(issued / r.steps_per_epoch), in_epoch = (int)(issued % r.steps_per_epoch);
+        if (in_epoch == 0 || issued == 0 || resumed) train_epoch_order(&r, epoch);
         resumed = 0;
-        if (hooks) hooks->before_step(hooks->ctx, m, r.step + 1);
-        double t0 = now_seconds(), grad_norm = 0.0;
+        if (hooks) hooks->before_step(hooks->ctx, m, issued + 1);
+        double t0 = now_seconds(), grad_norm = 0.0, loss = 0.0;
         float lr = 0.0f;
-        if (r.step == 0) model_measure_embedding(m); // the /init attributes, from this step's forward
-        double loss = train_step(&r, epoch, in_epoch, &grad_norm, &lr);
-        if (r.step == 0 && root) record_init_embedding(&r, m->content_rms, m->posenc_rms);
+        if (issued == 0) model_measure_embedding(m); // the /init attributes, from this step's forward
+        if (sd) lr = train_step_device(&r, epoch, in_epoch, issued);
+        else loss = train_step(&r, epoch, in_epoch, &grad_norm, &lr);
+        if (issued == 0 && root) record_init_embedding(&r, m->content_rms, m->posenc_rms);
+        issued++;
         double dt = now_seconds() - t0;
-        r.train_time_s += dt;
-        if (!isfinite(loss)) {
-            progress_finish(&bar);
-            if (root) fprintf(stderr, "posbench: run %s diverged: loss %g at step %ld\n", r.run_id, loss, r.step + 1);
-            if (root) results_attr_int(r.res, "/final", "diverged_step", r.step + 1);
-            if (root) metrics_log_step(&r, r.step + 1, loss, lr, grad_norm, NULL, NULL, 1);
-            final_status = "diverged";
-            status = 1;
-            break;
+        int steps = 1; // recorded now
+        if (sd) {
+            int i = sd->pending - 1;
+            pend_epoch[i] = epoch, pend_lr[i] = lr, pend_dt[i] = dt;
+            if (!read_due(&r, issued, opt->stop_after, checkpoint_every, hooks != NULL)) continue;
+            double t1 = now_seconds();
+            steps = step_device_read(sd, pend_loss, pend_norm);
+            pend_dt[steps - 1] += now_seconds() - t1; // the wait for the steps' end counts in the last one
         }
-        r.step++;
-        double row[TRAIN_COLS] = {(double)r.step, (double)epoch, loss, lr, grad_norm, dt * 1e3};
-        history_append(&r.train_hist, row);
-        if (root) results_series_append(r.train_series, row);
-        progress_update(&bar, r.step, loss, r.batch / dt);
-        int epoch_end = r.step % r.steps_per_epoch == 0;
-        if (!(r.step % r.eval_every == 0 || r.step == r.total_steps) && root)
-            metrics_log_step(&r, r.step, loss, lr, grad_norm, NULL, NULL, 0); // when due (metrics_log.h)
-        if (r.step % r.eval_every == 0 || r.step == r.total_steps) { // test (and validation) evaluation, rank 0
-            int diverged = 0;
-            if (train_evaluates_here(&r)) { // rank 0, or every rank when the evaluation is sharded
-                if (hooks) hooks->before_eval(hooks->ctx, m, epoch + 1);
-                last = train_evaluate(&r);
+        for (int i = 0; i < steps && !ended; i++) {
+            if (sd) { // step i of those just read: as train_step returns it (a non-finite loss: no rate, no norm)
+                epoch = pend_epoch[i], dt = pend_dt[i], loss = pend_loss[i];
+                lr = isfinite(loss) ? pend_lr[i] : 0.0f;
+                grad_norm = isfinite(loss) ? pend_norm[i] : 0.0;
             }
-            if (root) {
-                double erow[EVAL_COLS] = {(double)epoch + 1, (double)r.step, last.metric[0], last.metric[1], last.loss};
-                history_append(&r.eval_hist, erow);
-                results_series_append(r.eval_series, erow);
-            }
-            eval_scores val = r.es.on ? early_stop_evaluate(&r) : last; // every rank: rank 0's validation row
-            if (root) {
-                if (!isfinite(last.loss) || !isfinite(val.loss)) { // non-finite logits: the model diverged; no accuracy is reported
-                    progress_finish(&bar);
-                    fprintf(stderr, "posbench: run %s diverged: %s loss %g at the end of epoch %d (step %ld)\n", r.run_id,
-                            isfinite(last.loss) ? "validation" : "test", isfinite(last.loss) ? val.loss : last.loss, epoch + 1, r.step);
-                    results_attr_int(r.res, "/final", "diverged_step", r.step);
-                    diverged = 1;
-                }
-                metrics_log_step(&r, r.step, loss, lr, grad_norm, &last, r.es.on ? &val : NULL, diverged);
-                if (!diverged) {
-                    progress_message(&bar, r.obj.kind->progress, epoch + 1, r.epochs, loss, train_metric_shown(r.obj.kind, 0, last.metric[0]),
-                                     train_metric_shown(r.obj.kind, 1, last.metric[1]), r.train_time_s);
-                }
-            }
-            r.comm->broadcast(&diverged, sizeof diverged, 0); // the other ranks stop with rank 0
-            if (diverged) {
-                if (!root) progress_finish(&bar);
+            r.train_time_s += dt;
+            if (!isfinite(loss)) {
+                progress_finish(&bar);
+                if (root) fprintf(stderr, "posbench: run %s diverged: loss %g at step %ld\n", r.run_id, loss, r.step + 1);
+                if (root) results_attr_int(r.res, "/final", "diverged_step", r.step + 1);
+                if (root) metrics_log_step(&r, r.step + 1, loss, lr, grad_norm, NULL, NULL, 1);
                 final_status = "diverged";
                 status = 1;
+                ended = 1;
                 break;
             }
-        }
-        int stop = opt->stop_after > 0 && r.step >= opt->stop_after && r.step < r.total_steps;
-        if ((epoch_end || stop || (checkpoint_every > 0 && r.step % checkpoint_every == 0)) && r.step < r.total_steps && root) {
-            checkpoint_write(&r);
-            results_flush(r.res);
-        }
-        if (hooks) hooks->after_step(hooks->ctx, m, r.step);
-        if (stop) {
-            progress_finish(&bar);
-            if (root && results_close(r.res) != 0) die_fail("%s: closing the results file failed", r.partial_path);
-            r.res = NULL;
-            if (!root) fclose(bar_out);
-            r.comm->barrier(); // the checkpoint is written before any rank leaves
-            printf("stopped after step %ld of %ld as asked; checkpoint %s (rerun the same command to resume)\n", r.step,
-                   r.total_steps, r.ckpt_path);
-            snprintf(out->status, sizeof out->status, "stopped");
-            snprintf(out->path, sizeof out->path, "%s", r.partial_path);
-            out->steps = r.step;
-            free_run(&r);
-            train_files_release(&r);
-            return 0;
+            r.step++;
+            double row[TRAIN_COLS] = {(double)r.step, (double)epoch, loss, lr, grad_norm, dt * 1e3};
+            history_append(&r.train_hist, row);
+            if (root) results_series_append(r.train_series, row);
+            progress_update(&bar, r.step, loss, r.batch / dt);
+            int epoch_end = r.step % r.steps_per_epoch == 0;
+            if (!(r.step % r.eval_every == 0 || r.step == r.total_steps) && root)
+                metrics_log_step(&r, r.step, loss, lr, grad_norm, NULL, NULL, 0); // when due (metrics_log.h)
+            if (r.step % r.eval_every == 0 || r.step == r.total_steps) { // test (and validation) evaluation, rank 0
+                int diverged = 0;
+                if (train_evaluates_here(&r)) { // rank 0, or every rank when the evaluation is sharded
+                    if (hooks) hooks->before_eval(hooks->ctx, m, epoch + 1);
+                    last = train_evaluate(&r);
+                }
+                if (root) {
+                    double erow[EVAL_COLS] = {(double)epoch + 1, (double)r.step, last.metric[0], last.metric[1], last.loss};
+                    history_append(&r.eval_hist, erow);
+                    results_series_append(r.eval_series, erow);
+                }
+                eval_scores val = r.es.on ? early_stop_evaluate(&r) : last; // every rank: rank 0's validation row
+                if (root) {
+                    if (!isfinite(last.loss) || !isfinite(val.loss)) { // non-finite logits: the model diverged; no accuracy is reported
+                        progress_finish(&bar);
+                        fprintf(stderr, "posbench: run %s diverged: %s loss %g at the end of epoch %d (step %ld)\n", r.run_id,
+                                isfinite(last.loss) ? "validation" : "test", isfinite(last.loss) ? val.loss : last.loss, epoch + 1, r.step);
+                        results_attr_int(r.res, "/final", "diverged_step", r.step);
+                        diverged = 1;
+                    }
+                    metrics_log_step(&r, r.step, loss, lr, grad_norm, &last, r.es.on ? &val : NULL, diverged);
+                    if (!diverged) {
+                        progress_message(&bar, r.obj.kind->progress, epoch + 1, r.epochs, loss, train_metric_shown(r.obj.kind, 0, last.metric[0]),
+                                         train_metric_shown(r.obj.kind, 1, last.metric[1]), r.train_time_s);
+                    }
+                }
+                r.comm->broadcast(&diverged, sizeof diverged, 0); // the other ranks stop with rank 0
+                if (diverged) {
+                    if (!root) progress_finish(&bar);
+                    final_status = "diverged";
+                    status = 1;
+                    ended = 1;
+                    break;
+                }
+            }
+            int stop = opt->stop_after > 0 && r.step >= opt->stop_after && r.step < r.total_steps;
+            if ((epoch_end || stop || (checkpoint_every > 0 && r.step % checkpoint_every == 0)) && r.step < r.total_steps && root) {
+                checkpoint_write(&r);
+                results_flush(r.res);
+            }
+            if (hooks) hooks->after_step(hooks->ctx, m, r.step);
+            if (stop) {
+                progress_finish(&bar);
+                if (root && results_close(r.res) != 0) die_fail("%s: closing the results file failed", r.partial_path);
+                r.res = NULL;
+                if (!root) fclose(bar_out);
+                r.comm->barrier(); // the checkpoint is written before any rank leaves
+                printf("stopped after step %ld of %ld as asked; checkpoint %s (rerun the same command to resume)\n", r.step,
+                       r.total_steps, r.ckpt_path);
+                snprintf(out->status, sizeof out->status, "stopped");
+                snprintf(out->path, sizeof out->path, "%s", r.partial_path);
+                out->steps = r.step;
+                free_run(&r);
+                train_files_release(&r);
+                return 0;
+            }
         }
     }
     progress_finish(&bar);

@@ -55,6 +55,7 @@ int train_files_claim(run *r, train_result *out, int *status) {
     train_files_paths(r, out);
     const char *base = r->lock_base;
     make_dirs(opt->out_dir);
+    run_files_check(base); // a link or device among the run's files: refused before anything is written
     if (!opt->lock_held) {
         char holder[4400];
         r->lock_fd = run_lock_take(base, holder, sizeof holder);

@@ -6,6 +6,7 @@
 #include "../config/config.h"
 #include "../results/results.h"
 #include "../results/run_metrics.h"
+#include "step_device.h"
 #include "train_history.h"
 #include "train_types.h"
 #include "../../core/optimizer.h"
@@ -82,7 +83,10 @@ typedef struct {
     double *micro_loss;       // (accumulate) each micro-batch's mean loss
     double *micro_weight;     // (accumulate) each micro-batch's share of the batch's loss terms (objective_kind.train_loss_terms)
     long *image_terms;        // (batch) each image's loss terms (train_loss_terms; NULL without it)
+    step_device *device_step; // train.graph=on where the step can run without host reads (train_step.c); else NULL
     FILE *metrics_file;       // <run-id>.metrics.jsonl (metrics_log.h), rank 0; NULL before it opens
+    char metrics_path[4200];  // the file metrics_file writes: .metrics.jsonl, or .metrics.jsonl.partial beside a finished run
+    int metrics_pending;      // 1: metrics_path is the .partial one, renamed over .metrics.jsonl when the run ends
     long metrics_every;       // a training line every this many steps (metrics_log.h)
 } run;
 

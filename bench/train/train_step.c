@@ -26,6 +26,7 @@
 // refused with N > 1 (its loss couples the whole batch). Its optional hooks weight_decay_at and
 // after_step run around that step's AdamW update (objectives/objective.h).
 #include "train_step.h"
+#include "graph_replay.h"
 #include "train_data.h"
 #include "../../core/comm.h"
 #include "../../core/common.h"
@@ -36,6 +37,32 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+// train.graph=on: the step without host reads (step_device.h) where the objective and the run
+// allow it, captured and replayed as a CUDA graph where graph_replay_refusal allows; stderr says
+// once what is off and why.
+static void device_step_setup(run *r) {
+    if (strcmp(cfg_str(r->cfg, "train.graph"), "on") != 0) return;
+    const objective_kind *k = r->obj.kind;
+    const model *m = &r->model;
+    graph_replay_inputs in = {.host_loss = k->train_forward_to == NULL,
+                              .own_views = k->train_views != NULL, .accumulate = r->accumulate,
+                              .ranks = r->comm->size, .resolutions = r->n_univit, .reference_tokens = m->cfg.request.ref_tokens,
+                              .encoding_draws = m->pe->prepare_inputs != NULL,
+                              .loss_terms = k->train_loss_terms != NULL};
+    const char *why = graph_device_step_refusal(&in);
+    int root = r->comm->rank == 0;
+    if (why) {
+        if (root) fprintf(stderr, "posbench: train.graph=on: the step reads its loss and norm on the host as with off: %s\n", why);
+        return;
+    }
+    const char *no_replay = graph_replay_refusal(&in);
+    r->device_step = xmalloc(sizeof *r->device_step, "the step without host reads");
+    step_device_create(r->device_step, m->ops, no_replay == NULL, no_replay);
+    m->ops->pin_host(r->labels, (size_t)r->batch * sizeof(int32_t)); // uploaded by the step (a replay's memcpy node)
+    if (no_replay && root)
+        fprintf(stderr, "posbench: train.graph=on: no host reads inside a step; not replayed as a graph: %s\n", no_replay);
+}
 
 void train_step_setup(run *r) {
     const config *c = r->cfg;
@@ -61,6 +88,7 @@ void train_step_setup(run *r) {
         else if (cm->rank == 0)
             fprintf(stderr, "posbench: note: the CUDA ranks sum their gradients through host memory and MPI: %s\n", why);
     }
+    device_step_setup(r);
     if (r->accumulate == 1 && !cm->sum_f32_device) return;
     size_t n = r->model.params.total;
     if (cm->size == 1 && !cm->sum_f32_device) r->grad_acc = r->model.ops->alloc(n * sizeof(float), "summed micro-batch gradients");
@@ -74,6 +102,15 @@ void train_step_setup(run *r) {
 }
 
 void train_step_free(run *r) {
+    if (r->device_step) {
+        const step_device *sd = r->device_step;
+        if (sd->wanted && !sd->replaying && sd->issued > STEP_DEVICE_WARMUP && r->comm->rank == 0) // the backend said no
+            fprintf(stderr, "posbench: train.graph=on: no host reads inside a step; not replayed as a graph: %s\n", sd->why);
+        r->model.ops->unpin_host(r->labels);
+        step_device_free(r->device_step);
+        free(r->device_step);
+        r->device_step = NULL;
+    }
     if (r->grad_acc) r->model.ops->free(r->grad_acc);
     free(r->grad_host);
     free(r->batch_inputs);
@@ -213,4 +250,12 @@ double train_step(run *r, int epoch, int in_epoch, double *grad_norm, float *lr)
     if (!weighted) ops->scale(m->grad, n, 1.0f / (float)N); // weighted: each micro-batch's gradient already scaled
     *grad_norm = optim_step(ops, &m->params, m->param, m->grad, r->adam_m, r->adam_v, &r->optim, r->step, lr);
     return loss;
+}
+
+float train_step_device(run *r, int epoch, int in_epoch, long step) {
+    model *m = &r->model;
+    load_step_batch(r, epoch, in_epoch);
+    rng_addr rng = {.seed = r->seed, .epoch = (uint32_t)epoch, .step = (uint32_t)in_epoch};
+    step_target t = {.obj = &r->obj, .m = m, .adam_m = r->adam_m, .adam_v = r->adam_v, .oc = &r->optim, .B = r->batch};
+    return step_device_run(r->device_step, &t, r->labels, rng, step, NULL);
 }

@@ -11,3 +11,7 @@ void train_step_free(run *r);
 // One step on the batch at position in_epoch of epoch; returns the mean loss over the whole
 // batch (non-finite: no update). grad_norm and lr as optim_step gives them.
 double train_step(run *r, int epoch, int in_epoch, double *grad_norm, float *lr);
+// train.graph=on (r->device_step set by train_step_setup): the whole-batch step of 0-based global
+// step `step` issued without host reads (step_device.h); returns its learning rate. Its loss and
+// norm come from step_device_read.
+float train_step_device(run *r, int epoch, int in_epoch, long step);

@@ -55,8 +55,9 @@ void cpu_residual_layernorm_forward_bf16(float *res, bfloat16 *ln, float *mean, 
         for (long n = 0; n < rows; n++) {
             float k = keep_scale ? keep_scale[n / T] : 1.0f;
             size_t base = (size_t)n * C;
-            for (int c = 0; c < C; c++) res[base + c] = x[base + c] + k * bf16_to_float(branch[base + c]);
-            cpu_layernorm_row(y, &mean[n], &rstd[n], res + base, weight, bias, C);
+            if (branch) // else the LayerNorm of x itself, res not written
+                for (int c = 0; c < C; c++) res[base + c] = x[base + c] + k * bf16_to_float(branch[base + c]);
+            cpu_layernorm_row(y, &mean[n], &rstd[n], (branch ? res : x) + base, weight, bias, C);
             for (int c = 0; c < C; c++) ln[base + c] = bf16_from_float(y[c]);
         }
         free(y);

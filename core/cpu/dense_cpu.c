@@ -16,12 +16,13 @@
 
 // ---------------------------------------------------------------- linear
 // train.precision (core/ops.h): with MATMUL_BF16 each sgemm reads bf16-rounded copies of its two
-// operands, made in two host scratch buffers that grow to the largest operand seen and are then
+// operands, made in host scratch buffers that grow to the largest operand seen and are then
 // reused (the first step allocates them; no later step does). An emulation for tests and the
-// guarded backend, slower than fp32: the speed of bf16 is the GPU's.
+// guarded backend, slower than fp32: the speed of bf16 is the GPU's. The bf16-input linear ops
+// (linear_bf16_cpu.c) run the same products through the helpers below.
 static int matmul_precision = MATMUL_FP32;
-static float *bf16_scratch[2];
-static size_t bf16_scratch_floats[2];
+static float *matmul_scratch[CPU_MATMUL_SCRATCH_SLOTS];
+static size_t matmul_scratch_floats[CPU_MATMUL_SCRATCH_SLOTS];
 
 void cpu_set_matmul_precision(int precision) {
     if (precision != MATMUL_FP32 && precision != MATMUL_BF16)
@@ -31,25 +32,29 @@ void cpu_set_matmul_precision(int precision) {
 
 int cpu_matmul_precision(void) { return matmul_precision; }
 
-// x (n) as the sgemm operand in `slot` (0 or 1): x itself in fp32, else its bf16-rounded copy.
-static const float *matmul_operand(int slot, const float *x, size_t n) {
-    if (matmul_precision == MATMUL_FP32) return x;
-    if (n > bf16_scratch_floats[slot]) {
-        free(bf16_scratch[slot]);
-        bf16_scratch[slot] = xmalloc(n * sizeof(float), "bf16 matmul operand scratch");
-        bf16_scratch_floats[slot] = n;
+float *cpu_matmul_scratch(int slot, size_t n) {
+    if (n > matmul_scratch_floats[slot]) {
+        free(matmul_scratch[slot]);
+        matmul_scratch[slot] = xmalloc(n * sizeof(float), "bf16 matmul operand scratch");
+        matmul_scratch_floats[slot] = n;
     }
-    float *r = bf16_scratch[slot];
+    return matmul_scratch[slot];
+}
+
+const float *cpu_bf16_operand(int slot, const float *x, size_t n) {
+    float *r = cpu_matmul_scratch(slot, n);
 #pragma omp parallel for schedule(static)
     for (size_t i = 0; i < n; i++) r[i] = bf16_round(x[i]);
     return r;
 }
 
-void cpu_linear_forward(float *out, const float *in, const float *weight,
-                        const float *bias, int N, int IC, int OC) {
+// x (n) as the sgemm operand in `slot`: x itself in fp32, else its bf16-rounded copy.
+static const float *matmul_operand(int slot, const float *x, size_t n) {
+    return matmul_precision == MATMUL_FP32 ? x : cpu_bf16_operand(slot, x, n);
+}
+
+void cpu_linear_product(float *out, const float *in, const float *weight, const float *bias, int N, int IC, int OC) {
     // out (N, OC) = in (N, IC) · weight (OC, IC)ᵀ + bias (OC)
-    in = matmul_operand(0, in, (size_t)N * IC);
-    weight = matmul_operand(1, weight, (size_t)OC * IC);
     float beta = 0.0f;
     if (bias) {
 #pragma omp parallel for schedule(static)
@@ -60,8 +65,14 @@ void cpu_linear_forward(float *out, const float *in, const float *weight,
                 out, OC);
 }
 
+void cpu_linear_forward(float *out, const float *in, const float *weight,
+                        const float *bias, int N, int IC, int OC) {
+    cpu_linear_product(out, matmul_operand(0, in, (size_t)N * IC), matmul_operand(1, weight, (size_t)OC * IC), bias, N,
+                       IC, OC);
+}
+
 // dst (C) += Σ_n src (N, C) over rows, rows summed in order 0..N-1.
-static void column_sums_add(float *dst, const float *src, int N, int C) {
+void cpu_column_sums_add(float *dst, const float *src, int N, int C) {
     int blocks = (C + COLUMN_BLOCK - 1) / COLUMN_BLOCK;
 #pragma omp parallel for schedule(static)
     for (int blk = 0; blk < blocks; blk++) {
@@ -75,16 +86,22 @@ static void column_sums_add(float *dst, const float *src, int N, int C) {
     }
 }
 
+void cpu_linear_input_grad(float *din, const float *dout, const float *weight, int N, int IC, int OC) {
+    // din (N, IC) += dout (N, OC) · weight (OC, IC)
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, IC, OC, 1.0f, dout, OC, weight, IC, 1.0f, din, IC);
+}
+
+void cpu_linear_weight_grad(float *dweight, const float *dout, const float *in, int N, int IC, int OC) {
+    // dweight (OC, IC) += dout (N, OC)ᵀ · in (N, IC)
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, OC, IC, N, 1.0f, dout, OC, in, IC, 1.0f, dweight, IC);
+}
+
 void cpu_linear_backward(float *din, float *dweight, float *dbias, const float *dout,
                          const float *in, const float *weight, int N, int IC, int OC) {
-    if (dbias) column_sums_add(dbias, dout, N, OC); // the fp32 dout, before any rounding
+    if (dbias) cpu_column_sums_add(dbias, dout, N, OC); // the fp32 dout, before any rounding
     const float *dout_op = matmul_operand(0, dout, (size_t)N * OC);
-    if (din) // din (N, IC) += dout (N, OC) · weight (OC, IC)
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, IC, OC, 1.0f, dout_op, OC,
-                    matmul_operand(1, weight, (size_t)OC * IC), IC, 1.0f, din, IC);
-    if (dweight) // dweight (OC, IC) += dout (N, OC)ᵀ · in (N, IC)
-        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, OC, IC, N, 1.0f, dout_op, OC,
-                    matmul_operand(1, in, (size_t)N * IC), IC, 1.0f, dweight, IC);
+    if (din) cpu_linear_input_grad(din, dout_op, matmul_operand(1, weight, (size_t)OC * IC), N, IC, OC);
+    if (dweight) cpu_linear_weight_grad(dweight, dout_op, matmul_operand(1, in, (size_t)N * IC), N, IC, OC);
 }
 
 // ---------------------------------------------------------------- layernorm
@@ -219,7 +236,19 @@ void cpu_residual_backward(float *dx, float *dbranch, const float *dout,
     }
 }
 
+// The clock set_rng_clock last set (NULL: the addresses passed); the random ops below take their
+// address's epoch and step from it.
+static const uint32_t *rng_clock;
+
+void cpu_set_rng_clock(const uint32_t *clock) { rng_clock = clock; }
+
+static rng_addr clocked(rng_addr a) {
+    if (rng_clock) a.epoch = rng_clock[0], a.step = rng_clock[1];
+    return a;
+}
+
 void cpu_drop_path_scales(float *keep_scale, int B, float p, rng_addr a) {
+    a = clocked(a);
     for (int b = 0; b < B; b++) {
         float u = rng_uniform_at(a.seed, a.purpose, a.epoch, a.step, a.index, (uint64_t)b);
         keep_scale[b] = (p <= 0.0f) ? 1.0f : (u < p ? 0.0f : 1.0f / (1.0f - p));
@@ -230,6 +259,7 @@ void cpu_dropout_forward(float *out, float *mask, const float *in, size_t n, flo
                          rng_addr a, uint64_t first) {
     float keep = p < 1.0f ? 1.0f / (1.0f - p) : 0.0f;
     if (n == 0) return;
+    a = clocked(a);
     // One Philox block gives the uniforms of 4 consecutive stream elements: the blocks that
     // cover stream elements [first, first + n), each element written by its block alone.
     uint64_t lo = first / 4, blocks = (first + n + 3) / 4 - lo;

@@ -25,8 +25,12 @@ void cpu_copy(void *dst, const void *src, size_t bytes) {
 }
 // Host memory both sides: uploads and downloads are the same memmove.
 void cpu_upload(void *dst, const void *src, size_t bytes) { cpu_copy(dst, src, bytes); }
-void cpu_download(void *dst, const void *src, size_t bytes) { cpu_copy(dst, src, bytes); }
-void cpu_synchronize(void) {}
+void cpu_download(void *dst, const void *src, size_t bytes) {
+    cpu_copy(dst, src, bytes);
+    cpu_host_read_add();
+}
+void cpu_synchronize(void) { cpu_host_read_add(); } // nothing to wait for; a read all the same
+void cpu_upload_wait(void) {}                        // uploads read their source before returning
 // Host memory is what the CPU backend computes on: nothing to pin.
 void cpu_pin_host(void *ptr, size_t bytes) { (void)ptr; (void)bytes; }
 void cpu_unpin_host(void *ptr) { (void)ptr; }

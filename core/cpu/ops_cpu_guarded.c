@@ -139,6 +139,7 @@ static void guarded_free(void *p) {
 #define DESC(d) open_desc((d), &(attention_desc){0})
 #define GUARDED_RETURN_void
 #define GUARDED_RETURN_double return
+#define GUARDED_RETURN_int return
 #define GUARDED_RETURN_size_t return
 #define OP_ALLOC(ret, op, params, args)
 #define OP(ret, op, params, args) \

@@ -5,11 +5,18 @@
 #include "ops_cpu_internal.h"
 #include <math.h>
 
-double cpu_sum(const float *x, size_t n) {
+double cpu_sum_in_order(const float *x, size_t n) {
     double s = 0.0;
     for (size_t i = 0; i < n; i++) s += x[i]; // sequential: the order is the contract
     return s;
 }
+
+double cpu_sum(const float *x, size_t n) {
+    cpu_host_read_add(); // the value comes back to the caller
+    return cpu_sum_in_order(x, n);
+}
+
+void cpu_sum_to(double *dst, const float *x, size_t n, double divisor) { *dst = cpu_sum_in_order(x, n) / divisor; }
 
 void cpu_class_rank(int *rank, const float *logits, const int *target, int N, int K) {
 #pragma omp parallel for schedule(static)

@@ -410,7 +410,7 @@ void cuda_attention_dbias_reduce(float *dbias, const float *scratch, const atten
     size_t bsmem = a.kv_index ? (size_t)a.T * sizeof(float) : 0;
     if (bsmem > ATT_SMEM_LIMIT)
         die_fail("attention_backward: T=%d too large for the dbias kernel", a.T);
-    attention_dbias_kernel<<<(unsigned)(a.H * a.T), ATT_THREADS, bsmem>>>(dbias, scratch, a);
+    attention_dbias_kernel<<<(unsigned)(a.H * a.T), ATT_THREADS, bsmem, cuda_stream()>>>(dbias, scratch, a);
     CUDA_LAUNCH_CHECK();
 }
 
@@ -454,7 +454,7 @@ void cuda_attention_forward(float *out, float *probs, const float *qkv, const at
     a.qt = pick_qt(&a, 0, "attention_forward");
     dim3 grid((unsigned)((a.T + a.qt - 1) / a.qt), (unsigned)a.H, (unsigned)a.B);
     size_t smem = smem_rows_floats(&a, a.qt) * sizeof(float);
-    attention_forward_kernel<<<grid, ATT_THREADS, smem>>>(out, probs, qkv, a);
+    attention_forward_kernel<<<grid, ATT_THREADS, smem, cuda_stream()>>>(out, probs, qkv, a);
     CUDA_LAUNCH_CHECK();
 }
 
@@ -479,7 +479,7 @@ void cuda_attention_backward(float *dqkv, float *dbias, float *scratch, const fl
     a.qt = pick_qt(&a, 0, "attention_backward");
     dim3 qgrid((unsigned)((a.T + a.qt - 1) / a.qt), (unsigned)a.H, (unsigned)a.B);
     size_t qsmem = smem_rows_floats(&a, a.qt) * sizeof(float);
-    attention_bwd_query_kernel<<<qgrid, ATT_THREADS, qsmem>>>(dqkv, want_dbias ? scratch : NULL,
+    attention_bwd_query_kernel<<<qgrid, ATT_THREADS, qsmem, cuda_stream()>>>(dqkv, want_dbias ? scratch : NULL,
                                                               dout, qkv, probs, a);
     CUDA_LAUNCH_CHECK();
 
@@ -488,7 +488,7 @@ void cuda_attention_backward(float *dqkv, float *dbias, float *scratch, const fl
         a.qt = pick_qt(&a, 1, "attention_backward");
         dim3 kgrid((unsigned)((a.M + a.kt2 - 1) / a.kt2), (unsigned)a.H, (unsigned)a.B);
         size_t ksmem = smem_kv_floats(&a, a.qt) * sizeof(float);
-        attention_bwd_kv_kernel<<<kgrid, ATT_THREADS, ksmem>>>(dqkv, dout, qkv, probs, a);
+        attention_bwd_kv_kernel<<<kgrid, ATT_THREADS, ksmem, cuda_stream()>>>(dqkv, dout, qkv, probs, a);
         CUDA_LAUNCH_CHECK();
     }
 

@@ -20,7 +20,7 @@
 //             dqkv += dqkv16 in fp32                                 one vectorised pass
 // The saved state is the lse only: B·H·T floats of the caller's buffer. The bf16 copies and
 // cuDNN's workspace are transient (cuda_alloc_transient: counted by the memory meter); the handle
-// is created once, on the default stream every other op uses. Graphs are cached per
+// is created once, on the stream every other op uses (cuda_stream.h). Graphs are cached per
 // (B, H, T, M, hs, strides) and built on the first forward of a shape, backward included, so a
 // shape cuDNN refuses falls back for both passes.
 //
@@ -37,6 +37,7 @@ extern "C" {
 #include <string.h>
 
 #ifdef POSBENCH_CUDNN
+#include "cuda_stream.h"
 #include "cuda_transient.h"
 #include <cudnn_frontend.h>
 #include <cudnn_version.h>
@@ -150,8 +151,9 @@ int available(std::string &why) {
         lib.handle_tried = 1;
         try {
             cudnnStatus_t st = fe::detail::create_handle(&lib.handle);
+            if (st == CUDNN_STATUS_SUCCESS) st = fe::detail::set_stream(lib.handle, cuda_stream()); // every op's stream
             if (st != CUDNN_STATUS_SUCCESS) {
-                lib.why = std::string("cudnnCreate failed: ") + fe::detail::get_error_string(st);
+                lib.why = std::string("cudnnCreate / cudnnSetStream failed: ") + fe::detail::get_error_string(st);
             } else {
                 lib.ok = 1;
             }

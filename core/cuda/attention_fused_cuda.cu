@@ -392,7 +392,7 @@ void cuda_attention_fused_forward(float *out, float *lse, const float *qkv,
                                   const attention_desc *d) {
     fa_args a = fa_make_args(d, "attention_forward (fused)");
     dim3 grid((unsigned)((a.T + a.bq - 1) / a.bq), (unsigned)a.H, (unsigned)a.B);
-    fused_attention_forward_kernel<<<grid, FA_THREADS, fa_smem_forward(a.hs, a.bq)>>>(out, lse,
+    fused_attention_forward_kernel<<<grid, FA_THREADS, fa_smem_forward(a.hs, a.bq), cuda_stream()>>>(out, lse,
                                                                                      qkv, a);
     CUDA_LAUNCH_CHECK();
 }
@@ -410,14 +410,14 @@ void cuda_attention_fused_backward(float *dqkv, float *dbias, float *scratch, co
 
     // dq and the dscores (scratch written only when dbias needs it)
     dim3 qgrid((unsigned)((a.T + a.bq - 1) / a.bq), (unsigned)a.H, (unsigned)a.B);
-    fused_attention_bwd_q_kernel<<<qgrid, FA_THREADS, smem>>>(
+    fused_attention_bwd_q_kernel<<<qgrid, FA_THREADS, smem, cuda_stream()>>>(
         dqkv, want_dbias ? scratch : NULL, dout, qkv, out, lse, a);
     CUDA_LAUNCH_CHECK();
 
     // dk, dv
     if (dqkv && a.M > 0) {
         dim3 kgrid((unsigned)((a.M + FA_BK - 1) / FA_BK), (unsigned)a.H, (unsigned)a.B);
-        fused_attention_bwd_kv_kernel<<<kgrid, FA_THREADS, smem>>>(dqkv, dout, qkv, out, lse, a);
+        fused_attention_bwd_kv_kernel<<<kgrid, FA_THREADS, smem, cuda_stream()>>>(dqkv, dout, qkv, out, lse, a);
         CUDA_LAUNCH_CHECK();
     }
 

@@ -339,9 +339,9 @@ static void pack_heads(__nv_bfloat16 *dst, const float *src, int rows_per_image,
     int vec = attn_pack_vec(hs, stride, off, (uintptr_t)src, (uintptr_t)dst, 2);
     dim3 grid = pack_grid(B, H, R, hs, vec);
     if (vec == 4)
-        attn_pack_kernel<4><<<grid, PACK_THREADS>>>(dst, src, rows_per_image, stride, off, tok, B, H, R, hs);
+        attn_pack_kernel<4><<<grid, PACK_THREADS, 0, cuda_stream()>>>(dst, src, rows_per_image, stride, off, tok, B, H, R, hs);
     else
-        attn_pack_kernel<1><<<grid, PACK_THREADS>>>(dst, src, rows_per_image, stride, off, tok, B, H, R, hs);
+        attn_pack_kernel<1><<<grid, PACK_THREADS, 0, cuda_stream()>>>(dst, src, rows_per_image, stride, off, tok, B, H, R, hs);
     CUDA_LAUNCH_CHECK();
 }
 
@@ -352,10 +352,10 @@ static void unpack_heads(float *dst, const float *src, int rows_per_image, int s
     int vec = attn_pack_vec(hs, stride, off, (uintptr_t)dst, (uintptr_t)src, 4);
     dim3 grid = pack_grid(B, H, R, hs, vec);
     if (vec == 4)
-        attn_unpack_kernel<4><<<grid, PACK_THREADS>>>(dst, src, rows_per_image, stride, off, tok, B, H, R, hs, alpha,
+        attn_unpack_kernel<4><<<grid, PACK_THREADS, 0, cuda_stream()>>>(dst, src, rows_per_image, stride, off, tok, B, H, R, hs, alpha,
                                                       accumulate);
     else
-        attn_unpack_kernel<1><<<grid, PACK_THREADS>>>(dst, src, rows_per_image, stride, off, tok, B, H, R, hs, alpha,
+        attn_unpack_kernel<1><<<grid, PACK_THREADS, 0, cuda_stream()>>>(dst, src, rows_per_image, stride, off, tok, B, H, R, hs, alpha,
                                                       accumulate);
     CUDA_LAUNCH_CHECK();
 }
@@ -378,13 +378,13 @@ static void softmax_forward(__nv_bfloat16 *P16, float *S, const attention_desc *
     switch (attn_softmax_bucket(d->M)) {
 #define LAUNCH(n)                                                                                                   \
     case n:                                                                                                         \
-        attn_softmax_forward_kernel<n><<<grid, ROW_THREADS>>>(P16, S, d->kv_index, d->bias, d->group, d->mask_mode, \
+        attn_softmax_forward_kernel<n><<<grid, ROW_THREADS, 0, cuda_stream()>>>(P16, S, d->kv_index, d->bias, d->group, d->mask_mode, \
                                                               d->B, d->H, d->T, d->M, ld, scale);                   \
         break;
         SOFTMAX_BUCKETS(LAUNCH)
 #undef LAUNCH
     default:
-        attn_softmax_forward_kernel<0><<<grid, ROW_THREADS>>>(P16, S, d->kv_index, d->bias, d->group, d->mask_mode,
+        attn_softmax_forward_kernel<0><<<grid, ROW_THREADS, 0, cuda_stream()>>>(P16, S, d->kv_index, d->bias, d->group, d->mask_mode,
                                                               d->B, d->H, d->T, d->M, ld, scale);
     }
     CUDA_LAUNCH_CHECK();
@@ -397,12 +397,12 @@ static void softmax_backward(__nv_bfloat16 *dS16, float *scratch, const float *d
     switch (attn_softmax_bucket(d->M)) {
 #define LAUNCH(n)                                                                                         \
     case n:                                                                                               \
-        attn_softmax_backward_kernel<n><<<grid, ROW_THREADS>>>(dS16, scratch, dP, P16, rows, d->M, ld); \
+        attn_softmax_backward_kernel<n><<<grid, ROW_THREADS, 0, cuda_stream()>>>(dS16, scratch, dP, P16, rows, d->M, ld); \
         break;
         SOFTMAX_BUCKETS(LAUNCH)
 #undef LAUNCH
     default:
-        attn_softmax_backward_kernel<0><<<grid, ROW_THREADS>>>(dS16, scratch, dP, P16, rows, d->M, ld);
+        attn_softmax_backward_kernel<0><<<grid, ROW_THREADS, 0, cuda_stream()>>>(dS16, scratch, dP, P16, rows, d->M, ld);
     }
     CUDA_LAUNCH_CHECK();
 }

@@ -86,11 +86,11 @@ static void convert(void *dst, const void *src, size_t n) {
     if (n == 0) return;
     vec_split s = vec_split_for(n, 8, (uintptr_t)dst, (uintptr_t)src, 16);
     if (s.groups) {
-        convert_vec8_kernel<OP><<<convert_blocks(s.groups), CONVERT_THREADS>>>(dst, src, s.groups);
+        convert_vec8_kernel<OP><<<convert_blocks(s.groups), CONVERT_THREADS, 0, cuda_stream()>>>(dst, src, s.groups);
         CUDA_LAUNCH_CHECK();
     }
     if (s.tail_start < n) {
-        convert_scalar_kernel<OP><<<convert_blocks(n - s.tail_start), CONVERT_THREADS>>>(dst, src, s.tail_start, n);
+        convert_scalar_kernel<OP><<<convert_blocks(n - s.tail_start), CONVERT_THREADS, 0, cuda_stream()>>>(dst, src, s.tail_start, n);
         CUDA_LAUNCH_CHECK();
     }
 }

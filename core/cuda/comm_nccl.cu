@@ -98,7 +98,7 @@ static void check_call(ncclResult_t st, const char *what) {
 }
 
 // Waits until the communicator has no operation in progress (non-blocking NCCL) and, when
-// `stream_too`, the default stream's work is done; bounded by timeout_s.
+// `stream_too`, the backend stream's work is done; bounded by timeout_s.
 static void wait_done(const char *what, int stream_too) {
     double start = now_seconds();
     for (;;) {
@@ -108,7 +108,7 @@ static void wait_done(const char *what, int stream_too) {
         if (st != ncclSuccess && st != ncclInProgress) nccl_fail(what, st);
         int ready = st == ncclSuccess;
         if (ready && stream_too) {
-            cudaError_t q = cudaStreamQuery(0);
+            cudaError_t q = cudaStreamQuery(cuda_stream());
             if (q != cudaSuccess && q != cudaErrorNotReady) CUDA_CHECK(q);
             ready = q == cudaSuccess;
         }
@@ -137,7 +137,7 @@ __global__ void rank_order_sum_kernel(float *out, const float *parts, int size, 
 // For tests (tests/test_cuda_nccl.c): the device sum of `size` parts in rank order.
 extern "C" void comm_nccl_rank_order_sum(float *out, const float *parts, int size, size_t chunk) {
     if (chunk == 0) return;
-    rank_order_sum_kernel<<<cuda_blocks(chunk, 256), 256>>>(out, parts, size, chunk);
+    rank_order_sum_kernel<<<cuda_blocks(chunk, 256), 256, 0, cuda_stream()>>>(out, parts, size, chunk);
     CUDA_LAUNCH_CHECK();
 }
 
@@ -157,21 +157,21 @@ static void nccl_sum_f32_device(float *buf, size_t n) {
     int size = world.size;
     size_t chunk = (n + (size_t)size - 1) / (size_t)size, padded = chunk * (size_t)size;
     grow_scratch(chunk);
-    CUDA_CHECK(cudaMemcpyAsync(send_pad, buf, n * sizeof(float), cudaMemcpyDeviceToDevice, 0));
-    if (padded > n) CUDA_CHECK(cudaMemsetAsync(send_pad + n, 0, (padded - n) * sizeof(float), 0));
+    CUDA_CHECK(cudaMemcpyAsync(send_pad, buf, n * sizeof(float), cudaMemcpyDeviceToDevice, cuda_stream()));
+    if (padded > n) CUDA_CHECK(cudaMemsetAsync(send_pad + n, 0, (padded - n) * sizeof(float), cuda_stream()));
     // Reduce-scatter by hand: chunk c of every rank to rank c.
     check_call(api.GroupStart(), "ncclGroupStart");
     for (int peer = 0; peer < size; peer++) {
-        check_call(api.Send(send_pad + (size_t)peer * chunk, chunk, ncclFloat, peer, nccl, 0), "ncclSend");
-        check_call(api.Recv(recv_parts + (size_t)peer * chunk, chunk, ncclFloat, peer, nccl, 0), "ncclRecv");
+        check_call(api.Send(send_pad + (size_t)peer * chunk, chunk, ncclFloat, peer, nccl, cuda_stream()), "ncclSend");
+        check_call(api.Recv(recv_parts + (size_t)peer * chunk, chunk, ncclFloat, peer, nccl, cuda_stream()), "ncclRecv");
     }
     check_call(api.GroupEnd(), "ncclGroupEnd");
     wait_done("send/receive of the gradient chunks", 1);
     comm_nccl_rank_order_sum(my_sum, recv_parts, size, chunk);
-    check_call(api.AllGather(my_sum, gathered, chunk, ncclFloat, nccl, 0), "ncclAllGather");
+    check_call(api.AllGather(my_sum, gathered, chunk, ncclFloat, nccl, cuda_stream()), "ncclAllGather");
     wait_done("all-gather of the summed chunks", 1);
-    CUDA_CHECK(cudaMemcpyAsync(buf, gathered, n * sizeof(float), cudaMemcpyDeviceToDevice, 0));
-    CUDA_CHECK(cudaStreamSynchronize(0));
+    CUDA_CHECK(cudaMemcpyAsync(buf, gathered, n * sizeof(float), cudaMemcpyDeviceToDevice, cuda_stream()));
+    CUDA_CHECK(cudaStreamSynchronize(cuda_stream()));
 }
 
 extern "C" const comm *comm_nccl_attach(const comm *from, char *why, size_t len) {

@@ -1,10 +1,11 @@
 // core/cuda/cuda_common.cuh — what every CUDA op file shares: error checks that die with the
-// call and file:line, the one cuBLAS handle, launch-size and thread-index helpers, and the
+// call and file:line, the one cuBLAS handle (the stream: cuda_stream.h), launch-size and thread-index helpers, and the
 // device twin of core/rng.c's rng_uniform_at (same Philox4x32-10 bits, so a GPU dropout mask
 // equals the CPU's).
 #pragma once
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
+#include "cuda_stream.h"
 #include <stddef.h>
 #include <stdint.h>
 extern "C" {
@@ -31,7 +32,7 @@ extern "C" {
 // Checks the launch just made (bad configuration etc.); execution errors surface at cuda_sync.
 #define CUDA_LAUNCH_CHECK() CUDA_CHECK(cudaGetLastError())
 
-// The process's cuBLAS handle (created on first use, default stream, FP32 math: no TF32, so
+// The process's cuBLAS handle (created on first use, on cuda_stream(), FP32 math: no TF32, so
 // results track the CPU backend's sgemm to float rounding).
 cublasHandle_t cuda_cublas(void);
 

@@ -46,7 +46,7 @@ static __device__ __forceinline__ float row_warp_sum(float v) {
 }
 
 // One warp per row n of (B·T, C): res = x + k·branch, then LayerNorm of res (two-pass variance)
-// rounded into ln; mean, rstd kept.
+// rounded into ln; mean, rstd kept. branch NULL: the LayerNorm of x itself, res not written.
 static __global__ void residual_layernorm_bf16_rows(float *res, bfloat16 *ln, float *mean, float *rstd, const float *x,
                                                     const bfloat16 *branch, const float *keep_scale, const float *weight,
                                                     const float *bias, int rows, int T, int C) {
@@ -56,16 +56,17 @@ static __global__ void residual_layernorm_bf16_rows(float *res, bfloat16 *ln, fl
     size_t base = (size_t)row * C;
     float sum = 0.0f;
     for (int c = lane; c < C; c += BF16_WARP) {
-        float r = x[base + c] + k * widen(branch[base + c]);
-        res[base + c] = r;
+        float r = branch ? x[base + c] + k * widen(branch[base + c]) : x[base + c];
+        if (branch) res[base + c] = r;
         sum += r;
     }
+    const float *v = branch ? res : x; // the LayerNorm's input row
     float m = row_warp_sum(sum) / (float)C;
     float var = 0.0f;
-    for (int c = lane; c < C; c += BF16_WARP) var += (res[base + c] - m) * (res[base + c] - m);
+    for (int c = lane; c < C; c += BF16_WARP) var += (v[base + c] - m) * (v[base + c] - m);
     var = row_warp_sum(var) / (float)C;
     float s = 1.0f / sqrtf(var + LAYERNORM_EPS);
-    for (int c = lane; c < C; c += BF16_WARP) ln[base + c] = narrow((res[base + c] - m) * s * weight[c] + bias[c]);
+    for (int c = lane; c < C; c += BF16_WARP) ln[base + c] = narrow((v[base + c] - m) * s * weight[c] + bias[c]);
     if (lane == 0) {
         mean[row] = m;
         rstd[row] = s;
@@ -78,13 +79,13 @@ void cuda_from_bf16(float *dst, const bfloat16 *src, size_t n) { cuda_bf16_to_f3
 
 void cuda_gelu_forward_bf16(bfloat16 *out, const bfloat16 *in, size_t n) {
     if (n == 0) return;
-    gelu_forward_bf16_elements<<<grid_for(n), BF16_THREADS>>>(out, in, n);
+    gelu_forward_bf16_elements<<<grid_for(n), BF16_THREADS, 0, cuda_stream()>>>(out, in, n);
     CUDA_LAUNCH_CHECK();
 }
 
 void cuda_gelu_backward_bf16(bfloat16 *din, const bfloat16 *dout, const bfloat16 *in, size_t n) {
     if (n == 0) return;
-    gelu_backward_bf16_elements<<<grid_for(n), BF16_THREADS>>>(din, dout, in, n);
+    gelu_backward_bf16_elements<<<grid_for(n), BF16_THREADS, 0, cuda_stream()>>>(din, dout, in, n);
     CUDA_LAUNCH_CHECK();
 }
 
@@ -93,7 +94,7 @@ void cuda_residual_layernorm_forward_bf16(float *res, bfloat16 *ln, float *mean,
                                           const float *bias, int B, int T, int C) {
     int rows = B * T;
     if (rows == 0 || C == 0) return;
-    residual_layernorm_bf16_rows<<<cuda_blocks((size_t)rows, BF16_THREADS / BF16_WARP), BF16_THREADS>>>(
+    residual_layernorm_bf16_rows<<<cuda_blocks((size_t)rows, BF16_THREADS / BF16_WARP), BF16_THREADS, 0, cuda_stream()>>>(
         res, ln, mean, rstd, x, branch, keep_scale, weight, bias, rows, T, C);
     CUDA_LAUNCH_CHECK();
 }

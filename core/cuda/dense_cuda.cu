@@ -69,15 +69,15 @@ __global__ void column_partials_add_kernel(float *dst, const float *partial, int
 }
 
 // dst (C) += Σ_n src (N, C).
-static void column_sums_add(float *dst, const float *src, int N, int C) {
+void cuda_column_sums_add(float *dst, const float *src, int N, int C) {
     int R = col_chunks(N);
     float *partial = (float *)cuda_alloc_transient((size_t)R * C * sizeof(float), "column-sum partials");
     if (!(V2 && vec_column_sums_partial(partial, src, N, C))) {
         column_sums_partial_kernel<<<dim3(cuda_blocks((size_t)C, COL_TILE), (unsigned)R),
-                                     dim3(COL_TILE, COL_LANES)>>>(partial, src, N, C);
+                                     dim3(COL_TILE, COL_LANES), 0, cuda_stream()>>>(partial, src, N, C);
         CUDA_LAUNCH_CHECK();
     }
-    column_partials_add_kernel<<<cuda_blocks((size_t)C, THREADS), THREADS>>>(dst, partial, R, C);
+    column_partials_add_kernel<<<cuda_blocks((size_t)C, THREADS), THREADS, 0, cuda_stream()>>>(dst, partial, R, C);
     CUDA_LAUNCH_CHECK();
     cuda_free_transient(partial);
 }
@@ -111,11 +111,11 @@ void cuda_operand_to_bf16(__nv_bfloat16 *out, const float *in, size_t n) {
         cuda_f32_to_bf16((uint16_t *)out, in, n);
         return;
     }
-    to_bf16_kernel<<<cuda_blocks(n, THREADS), THREADS>>>(out, in, n);
+    to_bf16_kernel<<<cuda_blocks(n, THREADS), THREADS, 0, cuda_stream()>>>(out, in, n);
     CUDA_LAUNCH_CHECK();
 }
 
-static const __nv_bfloat16 *bf16_operand(int slot, const float *x, size_t n) {
+const __nv_bfloat16 *cuda_bf16_scratch_operand(int slot, const float *x, size_t n) {
     if (n > bf16_scratch_elems[slot]) {
         if (bf16_scratch[slot]) CUDA_CHECK(cudaFree(bf16_scratch[slot]));
         CUDA_CHECK(cudaMalloc(&bf16_scratch[slot], n * sizeof(__nv_bfloat16)));
@@ -123,6 +123,29 @@ static const __nv_bfloat16 *bf16_operand(int slot, const float *x, size_t n) {
     }
     cuda_operand_to_bf16(bf16_scratch[slot], x, n);
     return bf16_scratch[slot];
+}
+
+const __nv_bfloat16 *cuda_linear_weight_bf16(const float *w, size_t n) {
+    const __nv_bfloat16 *w16 = cuda_linear_route() == CUDA_LINEAR_LT ? cuda_bf16_weight(w, n) : NULL;
+    return w16 ? w16 : cuda_bf16_scratch_operand(0, w, n);
+}
+
+void cuda_gemm_bf16(cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k, const float *alpha,
+                    const __nv_bfloat16 *a16, int lda, const __nv_bfloat16 *b16, int ldb, const float *beta, float *C,
+                    int ldc, const float *bias) {
+    // (The Lt epilogue reads a 16-byte aligned bias; arena tensors are 64-byte aligned.)
+    if (cuda_linear_route() == CUDA_LINEAR_LT && (!bias || (uintptr_t)bias % 16 == 0) &&
+        cuda_lt_matmul(ta == CUBLAS_OP_T, tb == CUBLAS_OP_T, m, n, k, a16, lda, b16, ldb, *beta, C, ldc, bias))
+        return;
+    float one = 1.0f;
+    if (bias) { // no Lt algorithm for this key: the bias is written first and added to (ldc == m)
+        broadcast_rows_kernel<<<cuda_blocks((size_t)m * n, THREADS), THREADS, 0, cuda_stream()>>>(C, bias, (size_t)n, m);
+        CUDA_LAUNCH_CHECK();
+        beta = &one;
+    }
+    CUBLAS_CHECK(cublasGemmEx(cuda_cublas(), ta, tb, m, n, k, alpha, a16, CUDA_R_16BF, lda, b16,
+                              CUDA_R_16BF, ldb, beta, C, CUDA_R_32F, ldc, CUBLAS_COMPUTE_32F,
+                              CUBLAS_GEMM_DEFAULT));
 }
 
 // Column-major C (m, n) = alpha·op(A)·op(B) + beta·C (+ bias (m) per column on the Lt route;
@@ -139,22 +162,9 @@ static void linear_gemm(cublasOperation_t ta, cublasOperation_t tb, int m, int n
         CUBLAS_CHECK(cublasSgemm(cuda_cublas(), ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
         return;
     }
-    int lt = cuda_linear_route() == CUDA_LINEAR_LT;
-    const __nv_bfloat16 *a16 = lt && a_weight ? cuda_bf16_weight(A, a_elems) : NULL;
-    if (!a16) a16 = bf16_operand(0, A, a_elems);
-    const __nv_bfloat16 *b16 = b_converted ? bf16_scratch[1] : bf16_operand(1, B, b_elems);
-    if (lt && cuda_lt_matmul(ta == CUBLAS_OP_T, tb == CUBLAS_OP_T, m, n, k, a16, lda, b16, ldb, *beta, C,
-                             ldc, bias))
-        return;
-    float one = 1.0f;
-    if (bias) { // no Lt algorithm for this key: the bias is written first and added to (ldc == m)
-        broadcast_rows_kernel<<<cuda_blocks((size_t)m * n, THREADS), THREADS>>>(C, bias, (size_t)n, m);
-        CUDA_LAUNCH_CHECK();
-        beta = &one;
-    }
-    CUBLAS_CHECK(cublasGemmEx(cuda_cublas(), ta, tb, m, n, k, alpha, a16, CUDA_R_16BF, lda, b16,
-                              CUDA_R_16BF, ldb, beta, C, CUDA_R_32F, ldc, CUBLAS_COMPUTE_32F,
-                              CUBLAS_GEMM_DEFAULT));
+    const __nv_bfloat16 *a16 = a_weight ? cuda_linear_weight_bf16(A, a_elems) : cuda_bf16_scratch_operand(0, A, a_elems);
+    const __nv_bfloat16 *b16 = b_converted ? bf16_scratch[1] : cuda_bf16_scratch_operand(1, B, b_elems);
+    cuda_gemm_bf16(ta, tb, m, n, k, alpha, a16, lda, b16, ldb, beta, C, ldc, bias);
 }
 
 void cuda_linear_forward(float *out, const float *in, const float *weight, const float *bias,
@@ -168,7 +178,7 @@ void cuda_linear_forward(float *out, const float *in, const float *weight, const
     int epilogue_bias = bias && IC > 0 && matmul_precision == MATMUL_BF16 &&
                         cuda_linear_route() == CUDA_LINEAR_LT && (uintptr_t)bias % 16 == 0;
     if (bias && !epilogue_bias) {
-        broadcast_rows_kernel<<<cuda_blocks(n, THREADS), THREADS>>>(out, bias, (size_t)N, OC);
+        broadcast_rows_kernel<<<cuda_blocks(n, THREADS), THREADS, 0, cuda_stream()>>>(out, bias, (size_t)N, OC);
         CUDA_LAUNCH_CHECK();
         beta = 1.0f;
     }
@@ -198,7 +208,7 @@ void cuda_linear_backward(float *din, float *dweight, float *dbias, const float 
     if (dweight && IC > 0) // dW (OC, IC) += doutᵀ · in; column-major: dWᵀ (IC, OC) += inᵀ · dout
         linear_gemm(CUBLAS_OP_N, CUBLAS_OP_T, IC, OC, N, &one, in, IC, (size_t)N * IC, 0, dout, OC,
                     (size_t)N * OC, &one, dweight, IC, dout_converted, NULL);
-    if (dbias) column_sums_add(dbias, dout, N, OC);
+    if (dbias) cuda_column_sums_add(dbias, dout, N, OC);
 }
 
 // ---------------------------------------------------------------- layernorm
@@ -275,7 +285,7 @@ void cuda_layernorm_forward(float *out, float *mean, float *rstd, const float *i
                             const float *weight, const float *bias, int N, int C) {
     if (N == 0 || C == 0) return;
     if (V2 && vec_layernorm_forward(out, mean, rstd, in, weight, bias, N, C)) return;
-    layernorm_forward_kernel<<<cuda_blocks((size_t)N, THREADS / WARP), THREADS>>>(
+    layernorm_forward_kernel<<<cuda_blocks((size_t)N, THREADS / WARP), THREADS, 0, cuda_stream()>>>(
         out, mean, rstd, in, weight, bias, N, C);
     CUDA_LAUNCH_CHECK();
 }
@@ -285,7 +295,7 @@ void cuda_layernorm_backward(float *din, float *dweight, float *dbias, const flo
                              const float *rstd, int N, int C) {
     if (N == 0 || C == 0) return;
     if (din && !(V2 && vec_layernorm_backward_input(din, dout, in, weight, mean, rstd, N, C))) {
-        layernorm_backward_input_kernel<<<cuda_blocks((size_t)N, THREADS / WARP), THREADS>>>(
+        layernorm_backward_input_kernel<<<cuda_blocks((size_t)N, THREADS / WARP), THREADS, 0, cuda_stream()>>>(
             din, dout, in, weight, mean, rstd, N, C);
         CUDA_LAUNCH_CHECK();
     }
@@ -296,16 +306,16 @@ void cuda_layernorm_backward(float *din, float *dweight, float *dbias, const flo
         float *pb = pw + (size_t)R * C;
         if (!(V2 && vec_layernorm_params_partial(pw, pb, dout, in, mean, rstd, N, C))) {
             layernorm_backward_params_partial_kernel<<<dim3(cuda_blocks((size_t)C, COL_TILE), (unsigned)R),
-                                                       dim3(COL_TILE, COL_LANES)>>>(pw, pb, dout, in,
+                                                       dim3(COL_TILE, COL_LANES), 0, cuda_stream()>>>(pw, pb, dout, in,
                                                                                     mean, rstd, N, C);
             CUDA_LAUNCH_CHECK();
         }
         if (dweight) {
-            column_partials_add_kernel<<<cuda_blocks((size_t)C, THREADS), THREADS>>>(dweight, pw, R, C);
+            column_partials_add_kernel<<<cuda_blocks((size_t)C, THREADS), THREADS, 0, cuda_stream()>>>(dweight, pw, R, C);
             CUDA_LAUNCH_CHECK();
         }
         if (dbias) {
-            column_partials_add_kernel<<<cuda_blocks((size_t)C, THREADS), THREADS>>>(dbias, pb, R, C);
+            column_partials_add_kernel<<<cuda_blocks((size_t)C, THREADS), THREADS, 0, cuda_stream()>>>(dbias, pb, R, C);
             CUDA_LAUNCH_CHECK();
         }
         cuda_free_transient(pw);
@@ -327,13 +337,13 @@ __global__ void gelu_backward_kernel(float *din, const float *dout, const float 
 
 void cuda_gelu_forward(float *out, const float *in, size_t n) {
     if (n == 0 || (V2 && vec_gelu_forward(out, in, n))) return;
-    gelu_forward_kernel<<<cuda_blocks(n, THREADS), THREADS>>>(out, in, n);
+    gelu_forward_kernel<<<cuda_blocks(n, THREADS), THREADS, 0, cuda_stream()>>>(out, in, n);
     CUDA_LAUNCH_CHECK();
 }
 
 void cuda_gelu_backward(float *din, const float *dout, const float *in, size_t n) {
     if (n == 0 || (V2 && vec_gelu_backward(din, dout, in, n))) return;
-    gelu_backward_kernel<<<cuda_blocks(n, THREADS), THREADS>>>(din, dout, in, n);
+    gelu_backward_kernel<<<cuda_blocks(n, THREADS), THREADS, 0, cuda_stream()>>>(din, dout, in, n);
     CUDA_LAUNCH_CHECK();
 }
 
@@ -357,19 +367,33 @@ __global__ void residual_backward_kernel(float *dx, float *dbranch, const float 
     if (dbranch) dbranch[i] += __fmul_rn(keep_scale ? keep_scale[i / S] : 1.0f, g);
 }
 
+// The address a random op draws at: addr, with its epoch and step from clock (2 uint32 of device
+// memory: set_rng_clock) when clock is not NULL, read as the kernel runs.
+static __device__ __forceinline__ rng_addr clocked(rng_addr addr, const uint32_t *clock) {
+    if (clock) addr.epoch = clock[0], addr.step = clock[1];
+    return addr;
+}
+
+// The clock set_rng_clock last set (NULL: the addresses passed).
+static const uint32_t *rng_clock;
+
+void cuda_set_rng_clock(const uint32_t *clock) { rng_clock = clock; }
+
 // (B): keep_scale[b] = 0 when uniform(addr, b) < p, else scale.
 __global__ void drop_path_scales_kernel(float *keep_scale, int B, float p, float scale,
-                                        rng_addr addr) {
+                                        rng_addr addr, const uint32_t *clock) {
     int b = blockIdx.x * blockDim.x + threadIdx.x;
     if (b >= B) return;
+    addr = clocked(addr, clock);
     keep_scale[b] = cuda_uniform_at(addr, (uint64_t)b) < p ? 0.0f : scale;
 }
 
 // (n): mask = 0 when uniform(addr, first + e) < p, else keep; out = in·mask.
 __global__ void dropout_forward_kernel(float *out, float *mask, const float *in, size_t n,
-                                       float p, float keep, rng_addr addr, uint64_t first) {
+                                       float p, float keep, rng_addr addr, const uint32_t *clock, uint64_t first) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
+    addr = clocked(addr, clock);
     float m = cuda_uniform_at(addr, first + (uint64_t)i) < p ? 0.0f : keep;
     mask[i] = m;
     out[i] = in[i] * m;
@@ -386,7 +410,7 @@ void cuda_residual_forward(float *out, const float *x, const float *branch,
                            const float *keep_scale, int B, size_t S) {
     size_t n = (size_t)(B > 0 ? B : 0) * S;
     if (n == 0 || (V2 && vec_residual_forward(out, x, branch, keep_scale, n, S))) return;
-    residual_forward_kernel<<<cuda_blocks(n, THREADS), THREADS>>>(out, x, branch, keep_scale, n, S);
+    residual_forward_kernel<<<cuda_blocks(n, THREADS), THREADS, 0, cuda_stream()>>>(out, x, branch, keep_scale, n, S);
     CUDA_LAUNCH_CHECK();
 }
 
@@ -395,7 +419,7 @@ void cuda_residual_backward(float *dx, float *dbranch, const float *dout,
     size_t n = (size_t)(B > 0 ? B : 0) * S;
     if (n == 0 || (!dx && !dbranch)) return;
     if (V2 && vec_residual_backward(dx, dbranch, dout, keep_scale, n, S)) return;
-    residual_backward_kernel<<<cuda_blocks(n, THREADS), THREADS>>>(dx, dbranch, dout, keep_scale,
+    residual_backward_kernel<<<cuda_blocks(n, THREADS), THREADS, 0, cuda_stream()>>>(dx, dbranch, dout, keep_scale,
                                                                    n, S);
     CUDA_LAUNCH_CHECK();
 }
@@ -405,8 +429,8 @@ void cuda_drop_path_scales(float *keep_scale, int B, float p, rng_addr addr) {
     // As the CPU: p <= 0 keeps every sample at scale 1 (u >= 0 is never < p, so the kernel's
     // test agrees); otherwise u < p drops (0), else 1/(1-p) (at p = 1 every sample drops).
     float scale = p <= 0.0f ? 1.0f : 1.0f / (1.0f - p);
-    drop_path_scales_kernel<<<cuda_blocks((size_t)B, THREADS), THREADS>>>(keep_scale, B, p, scale,
-                                                                          addr);
+    drop_path_scales_kernel<<<cuda_blocks((size_t)B, THREADS), THREADS, 0, cuda_stream()>>>(keep_scale, B, p, scale,
+                                                                          addr, rng_clock);
     CUDA_LAUNCH_CHECK();
 }
 
@@ -414,13 +438,14 @@ void cuda_dropout_forward(float *out, float *mask, const float *in, size_t n, fl
                           rng_addr addr, uint64_t first) {
     if (n == 0) return;
     float keep = p < 1.0f ? 1.0f / (1.0f - p) : 0.0f; // as the CPU: p >= 1 zeroes everything
-    dropout_forward_kernel<<<cuda_blocks(n, THREADS), THREADS>>>(out, mask, in, n, p, keep, addr, first);
+    dropout_forward_kernel<<<cuda_blocks(n, THREADS), THREADS, 0, cuda_stream()>>>(out, mask, in, n, p, keep, addr, rng_clock,
+                                                                                   first);
     CUDA_LAUNCH_CHECK();
 }
 
 void cuda_dropout_backward(float *din, const float *dout, const float *mask, size_t n) {
     if (n == 0) return;
-    dropout_backward_kernel<<<cuda_blocks(n, THREADS), THREADS>>>(din, dout, mask, n);
+    dropout_backward_kernel<<<cuda_blocks(n, THREADS), THREADS, 0, cuda_stream()>>>(din, dout, mask, n);
     CUDA_LAUNCH_CHECK();
 }
 
@@ -437,12 +462,12 @@ __global__ void relu_backward_kernel(float *din, const float *dout, const float 
 
 void cuda_relu_forward(float *out, const float *in, size_t n) {
     if (n == 0) return;
-    relu_forward_kernel<<<cuda_blocks(n, THREADS), THREADS>>>(out, in, n);
+    relu_forward_kernel<<<cuda_blocks(n, THREADS), THREADS, 0, cuda_stream()>>>(out, in, n);
     CUDA_LAUNCH_CHECK();
 }
 
 void cuda_relu_backward(float *din, const float *dout, const float *in, size_t n) {
     if (n == 0) return;
-    relu_backward_kernel<<<cuda_blocks(n, THREADS), THREADS>>>(din, dout, in, n);
+    relu_backward_kernel<<<cuda_blocks(n, THREADS), THREADS, 0, cuda_stream()>>>(din, dout, in, n);
     CUDA_LAUNCH_CHECK();
 }

@@ -71,7 +71,7 @@ __global__ void gelu_backward_vec_kernel(float *din, const float *dout, const fl
 int vec_gelu_forward(float *out, const float *in, size_t n) {
     vec_plan p = plan_of(out, in, NULL, n);
     if (!p.vectors) return 0;
-    gelu_forward_vec_kernel<<<vec_blocks(p.vectors), THREADS>>>(out, in, n, (unsigned)p.prefix,
+    gelu_forward_vec_kernel<<<vec_blocks(p.vectors), THREADS, 0, cuda_stream()>>>(out, in, n, (unsigned)p.prefix,
                                                                 (unsigned)p.vectors, p.tail);
     CUDA_LAUNCH_CHECK();
     return 1;
@@ -80,7 +80,7 @@ int vec_gelu_forward(float *out, const float *in, size_t n) {
 int vec_gelu_backward(float *din, const float *dout, const float *in, size_t n) {
     vec_plan p = plan_of(din, dout, in, n);
     if (!p.vectors) return 0;
-    gelu_backward_vec_kernel<<<vec_blocks(p.vectors), THREADS>>>(din, dout, in, n, (unsigned)p.prefix,
+    gelu_backward_vec_kernel<<<vec_blocks(p.vectors), THREADS, 0, cuda_stream()>>>(din, dout, in, n, (unsigned)p.prefix,
                                                                  (unsigned)p.vectors, p.tail);
     CUDA_LAUNCH_CHECK();
     return 1;
@@ -144,7 +144,7 @@ int vec_residual_forward(float *out, const float *x, const float *branch, const 
                          size_t n, size_t S) {
     vec_plan p = residual_plan(out, x, branch, keep_scale, n, S);
     if (!p.vectors) return 0;
-    residual_forward_vec_kernel<<<vec_blocks(p.vectors), THREADS>>>(
+    residual_forward_vec_kernel<<<vec_blocks(p.vectors), THREADS, 0, cuda_stream()>>>(
         out, x, branch, keep_scale, n, (unsigned)p.prefix, (unsigned)p.vectors, p.tail, (unsigned)(S / 4));
     CUDA_LAUNCH_CHECK();
     return 1;
@@ -154,7 +154,7 @@ int vec_residual_backward(float *dx, float *dbranch, const float *dout, const fl
                           size_t n, size_t S) {
     vec_plan p = residual_plan(dx, dbranch, dout, keep_scale, n, S);
     if (!p.vectors) return 0;
-    residual_backward_vec_kernel<<<vec_blocks(p.vectors), THREADS>>>(
+    residual_backward_vec_kernel<<<vec_blocks(p.vectors), THREADS, 0, cuda_stream()>>>(
         dx, dbranch, dout, keep_scale, n, (unsigned)p.prefix, (unsigned)p.vectors, p.tail, (unsigned)(S / 4));
     CUDA_LAUNCH_CHECK();
     return 1;
@@ -203,7 +203,7 @@ __global__ void layernorm_forward_vec_kernel(float *out, float *mean, float *rst
 int vec_layernorm_forward(float *out, float *mean, float *rstd, const float *in, const float *weight,
                           const float *bias, int N, int C) {
     if (!ln_vec_ok(out, in, weight, bias, C)) return 0;
-    layernorm_forward_vec_kernel<<<cuda_blocks((size_t)N, THREADS / WARP), THREADS>>>(
+    layernorm_forward_vec_kernel<<<cuda_blocks((size_t)N, THREADS / WARP), THREADS, 0, cuda_stream()>>>(
         out, mean, rstd, in, weight, bias, N, C / 4);
     CUDA_LAUNCH_CHECK();
     return 1;
@@ -247,7 +247,7 @@ __global__ void layernorm_backward_input_vec_kernel(float *din, const float *dou
 int vec_layernorm_backward_input(float *din, const float *dout, const float *in, const float *weight,
                                  const float *mean, const float *rstd, int N, int C) {
     if (!ln_vec_ok(din, dout, in, weight, C)) return 0;
-    layernorm_backward_input_vec_kernel<<<cuda_blocks((size_t)N, THREADS / WARP), THREADS>>>(
+    layernorm_backward_input_vec_kernel<<<cuda_blocks((size_t)N, THREADS / WARP), THREADS, 0, cuda_stream()>>>(
         din, dout, in, weight, mean, rstd, N, C / 4);
     CUDA_LAUNCH_CHECK();
     return 1;
@@ -283,7 +283,7 @@ int vec_column_sums_partial(float *partial, const float *src, int N, int C) {
     if (C % 4 != 0 || (uintptr_t)src % 16 != 0 || (uintptr_t)partial % 16 != 0) return 0;
     int C4 = C / 4;
     column_sums_partial_vec_kernel<<<dim3(cuda_blocks((size_t)C4, COL_TILE), (unsigned)col_chunks(N)),
-                                     dim3(COL_TILE, COL_LANES)>>>(partial, src, N, C4);
+                                     dim3(COL_TILE, COL_LANES), 0, cuda_stream()>>>(partial, src, N, C4);
     CUDA_LAUNCH_CHECK();
     return 1;
 }
@@ -326,7 +326,7 @@ int vec_layernorm_params_partial(float *pw, float *pb, const float *dout, const 
     if (C % 4 != 0 || (uintptr_t)dout % 16 != 0 || (uintptr_t)in % 16 != 0) return 0;
     int C4 = C / 4;
     layernorm_params_partial_vec_kernel<<<dim3(cuda_blocks((size_t)C4, COL_TILE), (unsigned)col_chunks(N)),
-                                          dim3(COL_TILE, COL_LANES)>>>(pw, pb, dout, in, mean, rstd, N, C4);
+                                          dim3(COL_TILE, COL_LANES), 0, cuda_stream()>>>(pw, pb, dout, in, mean, rstd, N, C4);
     CUDA_LAUNCH_CHECK();
     return 1;
 }

@@ -117,7 +117,7 @@ int cuda_lt_matmul(int trans_a, int trans_b, int m, int n, int k, const __nv_bfl
     if (bias) CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(p->desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias));
     float alpha = 1.0f;
     CUBLAS_CHECK(cublasLtMatmul(lt_handle, p->desc, &alpha, A, p->a, B, p->b, &beta, C, p->c, C, p->c, &p->algo,
-                                lt_workspace, GEMM_LT_WORKSPACE_BYTES, 0));
+                                lt_workspace, GEMM_LT_WORKSPACE_BYTES, cuda_stream()));
     return 1;
 }
 
@@ -174,6 +174,10 @@ void cuda_weights_trained(const float *param, size_t n) {
 void cuda_weights_written(const void *dst, size_t bytes) {
     for (size_t i = 0; i < ncopies; i++)
         if (copies[i].fresh && overlaps(copies[i].w, copies[i].n * sizeof(float), dst, bytes)) copies[i].fresh = 0;
+}
+
+void cuda_weights_replayed(void) {
+    for (size_t i = 0; i < ncopies; i++) copies[i].fresh = 0;
 }
 
 void cuda_weights_released(const void *p, size_t bytes) {

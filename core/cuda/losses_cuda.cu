@@ -93,7 +93,7 @@ __global__ void mse_backward_kernel(float *dpred, const float *pred, const float
 void cuda_softmax_xent_forward(float *loss, float *probs, const float *logits, const int *target,
                                int N, int K, float smoothing) {
     if (N <= 0 || K <= 0) return;
-    softmax_xent_forward_kernel<<<cuda_blocks((size_t)N, THREADS / WARP), THREADS>>>(
+    softmax_xent_forward_kernel<<<cuda_blocks((size_t)N, THREADS / WARP), THREADS, 0, cuda_stream()>>>(
         loss, probs, logits, target, N, K, smoothing);
     CUDA_LAUNCH_CHECK();
 }
@@ -103,14 +103,14 @@ void cuda_softmax_xent_backward(float *dlogits, const float *probs, const int *t
     size_t n = (size_t)(N > 0 ? N : 0) * (size_t)(K > 0 ? K : 0);
     if (n == 0) return;
     float uniform = smoothing / (float)K, target_step = scale * (1.0f - smoothing);
-    softmax_xent_backward_kernel<<<cuda_blocks(n, THREADS), THREADS>>>(
+    softmax_xent_backward_kernel<<<cuda_blocks(n, THREADS), THREADS, 0, cuda_stream()>>>(
         dlogits, probs, target, N, K, uniform, target_step, scale);
     CUDA_LAUNCH_CHECK();
 }
 
 void cuda_mse_forward(float *loss, const float *pred, const float *target, int N, int D) {
     if (N <= 0) return;
-    mse_forward_kernel<<<cuda_blocks((size_t)N, THREADS / WARP), THREADS>>>(loss, pred, target, N,
+    mse_forward_kernel<<<cuda_blocks((size_t)N, THREADS / WARP), THREADS, 0, cuda_stream()>>>(loss, pred, target, N,
                                                                            D);
     CUDA_LAUNCH_CHECK();
 }
@@ -120,7 +120,7 @@ void cuda_mse_backward(float *dpred, const float *pred, const float *target, int
     size_t n = (size_t)(N > 0 ? N : 0) * (size_t)(D > 0 ? D : 0);
     if (n == 0) return;
     float k = 2.0f * scale / (float)D;
-    mse_backward_kernel<<<cuda_blocks(n, THREADS), THREADS>>>(dpred, pred, target, n, k);
+    mse_backward_kernel<<<cuda_blocks(n, THREADS), THREADS, 0, cuda_stream()>>>(dpred, pred, target, n, k);
     CUDA_LAUNCH_CHECK();
 }
 
@@ -207,15 +207,15 @@ __global__ void ntxent_backward_kernel(float *dz, const float *z, const float *z
 
 void cuda_ntxent_forward(float *loss, float *zn, float *probs, const float *z, int N, int D, float tau) {
     if (N <= 0 || D <= 0) return;
-    ntxent_normalize_kernel<<<cuda_blocks((size_t)N, THREADS), THREADS>>>(zn, z, N, D);
+    ntxent_normalize_kernel<<<cuda_blocks((size_t)N, THREADS), THREADS, 0, cuda_stream()>>>(zn, z, N, D);
     CUDA_LAUNCH_CHECK();
-    ntxent_rows_kernel<<<N, THREADS>>>(loss, probs, zn, N, D, tau);
+    ntxent_rows_kernel<<<N, THREADS, 0, cuda_stream()>>>(loss, probs, zn, N, D, tau);
     CUDA_LAUNCH_CHECK();
 }
 
 void cuda_ntxent_backward(float *dz, const float *z, const float *zn, const float *probs, int N, int D, float tau,
                           float scale) {
     if (N <= 0 || D <= 0) return;
-    ntxent_backward_kernel<<<N, THREADS, (size_t)D * sizeof(double)>>>(dz, z, zn, probs, N, D, (double)scale / tau);
+    ntxent_backward_kernel<<<N, THREADS, (size_t)D * sizeof(double), cuda_stream()>>>(dz, z, zn, probs, N, D, (double)scale / tau);
     CUDA_LAUNCH_CHECK();
 }

@@ -3,7 +3,7 @@
 // the multiplicative gate. Each op follows core/ops_list.h and matches its CPU twin
 // (core/cpu/mixing_cpu.c) in math and float precision. Layout is row-major (B, T, C).
 // Determinism: no floating-point atomics. dW adds the images in order 0..B-1 (one sgemm per
-// image on the default stream); dbias sums each token's row over images and channels with one
+// image on the backend stream); dbias sums each token's row over images and channels with one
 // thread per token, in order.
 #include "ops_cuda_internal.cuh"
 
@@ -33,7 +33,7 @@ void cuda_token_mix_forward(float *out, const float *in, const float *W, const f
     size_t n = (size_t)B * T * C;
     float one = 1.0f, beta = 0.0f;
     if (bias) {
-        token_bias_broadcast_kernel<<<cuda_blocks(n, THREADS), THREADS>>>(out, bias, n, T, C);
+        token_bias_broadcast_kernel<<<cuda_blocks(n, THREADS), THREADS, 0, cuda_stream()>>>(out, bias, n, T, C);
         CUDA_LAUNCH_CHECK();
         beta = 1.0f;
     }
@@ -57,7 +57,7 @@ void cuda_token_mix_backward(float *din, float *dW, float *dbias, const float *d
             CUBLAS_CHECK(cublasSgemm(cuda_cublas(), CUBLAS_OP_T, CUBLAS_OP_N, T, T, C, &one,
                                      in + b * stride, C, dout + b * stride, C, &one, dW, T));
     if (dbias) {
-        token_bias_grad_kernel<<<cuda_blocks((size_t)T, THREADS), THREADS>>>(dbias, dout, B, T, C);
+        token_bias_grad_kernel<<<cuda_blocks((size_t)T, THREADS), THREADS, 0, cuda_stream()>>>(dbias, dout, B, T, C);
         CUDA_LAUNCH_CHECK();
     }
 }
@@ -77,13 +77,13 @@ __global__ void gate_backward_kernel(float *da, float *dg, const float *dout, co
 
 void cuda_gate_forward(float *out, const float *a, const float *g, size_t n) {
     if (n == 0) return;
-    gate_forward_kernel<<<cuda_blocks(n, THREADS), THREADS>>>(out, a, g, n);
+    gate_forward_kernel<<<cuda_blocks(n, THREADS), THREADS, 0, cuda_stream()>>>(out, a, g, n);
     CUDA_LAUNCH_CHECK();
 }
 
 void cuda_gate_backward(float *da, float *dg, const float *dout, const float *a, const float *g,
                         size_t n) {
     if (n == 0) return;
-    gate_backward_kernel<<<cuda_blocks(n, THREADS), THREADS>>>(da, dg, dout, a, g, n);
+    gate_backward_kernel<<<cuda_blocks(n, THREADS), THREADS, 0, cuda_stream()>>>(da, dg, dout, a, g, n);
     CUDA_LAUNCH_CHECK();
 }

@@ -1,4 +1,4 @@
-// core/cuda/ops_cuda.cu — the CUDA backend's frame and op table: the cuBLAS handle and
+// core/cuda/ops_cuda.cu — the CUDA backend's frame and op table: its stream (cuda_stream.h), the cuBLAS handle and
 // `ops_cuda` (GPU discovery: device_probe_cuda.cu), which gathers cuda_<name> for every entry of core/ops_list.h
 // (core/cuda/*_cuda.cu, declared in ops_cuda_internal.cuh) behind core/ops.h's interface
 // (device pointers). Its twin is core/cpu/ops_cpu.c; the op families are mirrored file for
@@ -10,10 +10,17 @@ extern "C" {
 #include <stdio.h>
 #include <string.h>
 
+extern "C" cudaStream_t cuda_stream(void) {
+    static cudaStream_t stream = NULL;
+    if (!stream) CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking)); // kept for the process
+    return stream;
+}
+
 cublasHandle_t cuda_cublas(void) {
     static cublasHandle_t handle = NULL;
     if (!handle) {
         CUBLAS_CHECK(cublasCreate(&handle));
+        CUBLAS_CHECK(cublasSetStream(handle, cuda_stream()));
         CUBLAS_CHECK(cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH)); // FP32, no TF32
     }
     return handle;

@@ -5,7 +5,8 @@
 // over every tensor of the arena under POSBENCH_KERNELS=v2 (a chunk table: each block one
 // chunk of one tensor, float4 where the arrays allow), the same arithmetic per element
 // (adamw_element), else one adamw_update per tensor. Both mark the parameters they write for
-// the bf16 weight copies of linear_lt_cuda.cu.
+// the bf16 weight copies of linear_lt_cuda.cu. optim_prepare and adamw_update_multi_scalars keep
+// a step's norm, clipping factor and per-step values on the device (no host read, graph-safe).
 #include "ops_cuda_internal.cuh"
 #include <math.h>
 #include <stdlib.h>
@@ -26,16 +27,36 @@ __global__ void scale_kernel(float *x, size_t n, float s) {
 void cuda_scale(float *x, size_t n, float s) {
     if (n == 0) return;
     cuda_weights_written(x, n * sizeof(float));
-    scale_kernel<<<cuda_blocks(n, THREADS), THREADS>>>(x, n, s);
+    scale_kernel<<<cuda_blocks(n, THREADS), THREADS, 0, cuda_stream()>>>(x, n, s);
     CUDA_LAUNCH_CHECK();
 }
 
+// The per-step values of an update: passed by value (adamw_update_multi: bias corrections from the
+// host's powf) or, when `scalars` is not NULL, read by every block from backend memory
+// (adamw_update_multi_scalars: STEP_* of core/ops.h, so a captured graph replays with new values).
+typedef struct {
+    float lr, bc1, bc2;
+    const float *scalars;
+} adamw_step;
+
+// The values in force; 0 when the step is skipped (scalars[STEP_SKIP] != 0: its loss was not finite).
+static __device__ __forceinline__ int adamw_values(adamw_step st, float *lr, float *bc1, float *bc2, float *scale) {
+    if (!st.scalars) {
+        *lr = st.lr, *bc1 = st.bc1, *bc2 = st.bc2, *scale = 1.0f;
+        return 1;
+    }
+    *lr = st.scalars[STEP_LR], *bc1 = st.scalars[STEP_BC1], *bc2 = st.scalars[STEP_BC2];
+    *scale = st.scalars[STEP_GRAD_SCALE];
+    return st.scalars[STEP_SKIP] == 0.0f;
+}
+
 // One AdamW step of element i, operation for operation as optim_cpu.c (bias corrections bc1,
-// bc2 come from the host's powf).
+// bc2 come from the host's powf); scaled: the gradient times grad_scale first (clipping).
 static __device__ __forceinline__ void adamw_element(float *param, const float *grad, float *m, float *v,
                                                      unsigned i, float lr, float beta1, float beta2,
-                                                     float eps, float weight_decay, float bc1, float bc2) {
-    float g = grad[i];
+                                                     float eps, float weight_decay, float bc1, float bc2,
+                                                     int scaled, float grad_scale) {
+    float g = scaled ? __fmul_rn(grad[i], grad_scale) : grad[i];
     float mi = __fmul_rn(beta1, m[i]) + __fmul_rn(1.0f - beta1, g);
     float vi = __fmul_rn(beta2, v[i]) + __fmul_rn(__fmul_rn(1.0f - beta2, g), g);
     m[i] = mi;
@@ -46,22 +67,28 @@ static __device__ __forceinline__ void adamw_element(float *param, const float *
 }
 
 // (n): one AdamW step.
-__global__ void adamw_kernel(float *param, const float *grad, float *m, float *v, size_t n,
-                             float lr, float beta1, float beta2, float eps, float weight_decay,
-                             float bc1, float bc2) {
+__global__ void adamw_kernel(float *param, const float *grad, float *m, float *v, size_t n, adamw_step st,
+                             float beta1, float beta2, float eps, float weight_decay) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    adamw_element(param + i, grad + i, m + i, v + i, 0, lr, beta1, beta2, eps, weight_decay, bc1, bc2);
+    float lr, bc1, bc2, scale;
+    if (i >= n || !adamw_values(st, &lr, &bc1, &bc2, &scale)) return;
+    adamw_element(param + i, grad + i, m + i, v + i, 0, lr, beta1, beta2, eps, weight_decay, bc1, bc2,
+                  st.scalars != NULL, scale);
+}
+
+static void adamw_launch(float *param, const float *grad, float *m, float *v, size_t n, adamw_step st,
+                         float beta1, float beta2, float eps, float weight_decay) {
+    if (n == 0) return;
+    cuda_weights_trained(param, n);
+    adamw_kernel<<<cuda_blocks(n, THREADS), THREADS, 0, cuda_stream()>>>(param, grad, m, v, n, st, beta1, beta2, eps,
+                                                                         weight_decay);
+    CUDA_LAUNCH_CHECK();
 }
 
 void cuda_adamw_update(float *param, const float *grad, float *m, float *v, size_t n, float lr,
                        float beta1, float beta2, float eps, float weight_decay, int t) {
-    if (n == 0) return;
-    cuda_weights_trained(param, n);
-    float bc1 = 1.0f - powf(beta1, (float)t), bc2 = 1.0f - powf(beta2, (float)t);
-    adamw_kernel<<<cuda_blocks(n, THREADS), THREADS>>>(param, grad, m, v, n, lr, beta1, beta2, eps,
-                                                       weight_decay, bc1, bc2);
-    CUDA_LAUNCH_CHECK();
+    adamw_step st = {lr, 1.0f - powf(beta1, (float)t), 1.0f - powf(beta2, (float)t), NULL};
+    adamw_launch(param, grad, m, v, n, st, beta1, beta2, eps, weight_decay);
 }
 
 // ---- one launch over the arena (POSBENCH_KERNELS=v2)
@@ -75,8 +102,11 @@ typedef struct {
 } adamw_chunk;
 
 __global__ void adamw_multi_kernel(float *param, const float *grad, float *m, float *v,
-                                   const adamw_chunk *chunks, float lr, float beta1, float beta2,
-                                   float eps, float weight_decay, float bc1, float bc2) {
+                                   const adamw_chunk *chunks, adamw_step st, float beta1, float beta2,
+                                   float eps, float weight_decay) {
+    float lr, bc1, bc2, scale;
+    if (!adamw_values(st, &lr, &bc1, &bc2, &scale)) return;
+    int scaled = st.scalars != NULL;
     adamw_chunk c = chunks[blockIdx.x];
     float *p = param + c.start, *mm = m + c.start, *vv = v + c.start;
     const float *g = grad + c.start;
@@ -88,13 +118,13 @@ __global__ void adamw_multi_kernel(float *param, const float *grad, float *m, fl
         float pe[4] = {p4.x, p4.y, p4.z, p4.w}, ge[4] = {g4.x, g4.y, g4.z, g4.w},
               me[4] = {m4.x, m4.y, m4.z, m4.w}, ve[4] = {v4.x, v4.y, v4.z, v4.w};
 #pragma unroll
-        for (int j = 0; j < 4; j++) adamw_element(pe, ge, me, ve, j, lr, beta1, beta2, eps, wd, bc1, bc2);
+        for (int j = 0; j < 4; j++) adamw_element(pe, ge, me, ve, j, lr, beta1, beta2, eps, wd, bc1, bc2, scaled, scale);
         *(float4 *)(p + q) = make_float4(pe[0], pe[1], pe[2], pe[3]);
         *(float4 *)(mm + q) = make_float4(me[0], me[1], me[2], me[3]);
         *(float4 *)(vv + q) = make_float4(ve[0], ve[1], ve[2], ve[3]);
     }
     for (unsigned i = body + threadIdx.x; i < c.len; i += blockDim.x)
-        adamw_element(p, g, mm, vv, i, lr, beta1, beta2, eps, wd, bc1, bc2);
+        adamw_element(p, g, mm, vv, i, lr, beta1, beta2, eps, wd, bc1, bc2, scaled, scale);
 }
 
 // The chunk table of the last call, on the host and the device; rebuilt and uploaded only when
@@ -118,13 +148,15 @@ static size_t adamw_chunks_build(adamw_chunk *out, const adamw_segment *segs, in
     return k;
 }
 
-void cuda_adamw_update_multi(float *param, const float *grad, float *m, float *v, const adamw_segment *segs,
-                             int nseg, float lr, float beta1, float beta2, float eps, float weight_decay, int t) {
+// Both multi-tensor updates: one launch over a chunk table under POSBENCH_KERNELS=v2, else one
+// launch per tensor.
+static void adamw_multi(float *param, const float *grad, float *m, float *v, const adamw_segment *segs, int nseg,
+                        adamw_step st, float beta1, float beta2, float eps, float weight_decay) {
     if (cuda_kernels() != CUDA_KERNELS_V2) {
         for (int s = 0; s < nseg; s++) {
             size_t o = segs[s].offset;
-            cuda_adamw_update(param + o, grad + o, m + o, v + o, segs[s].numel, lr, beta1, beta2, eps,
-                              segs[s].decay ? weight_decay : 0.0f, t);
+            adamw_launch(param + o, grad + o, m + o, v + o, segs[s].numel, st, beta1, beta2, eps,
+                         segs[s].decay ? weight_decay : 0.0f);
         }
         return;
     }
@@ -143,15 +175,43 @@ void cuda_adamw_update_multi(float *param, const float *grad, float *m, float *v
             CUDA_CHECK(cudaMalloc(&chunks_dev, count * sizeof *table));
             chunks_cap = count;
         }
-        CUDA_CHECK(cudaMemcpy(chunks_dev, table, count * sizeof *table, cudaMemcpyHostToDevice));
+        // pageable: read before it returns (the table changes once per run, in the first step)
+        CUDA_CHECK(cudaMemcpyAsync(chunks_dev, table, count * sizeof *table, cudaMemcpyHostToDevice, cuda_stream()));
         free(chunks_host);
         chunks_host = table;
         nchunks = count;
     } else {
         free(table);
     }
-    float bc1 = 1.0f - powf(beta1, (float)t), bc2 = 1.0f - powf(beta2, (float)t);
-    adamw_multi_kernel<<<(unsigned)count, THREADS>>>(param, grad, m, v, chunks_dev, lr, beta1, beta2,
-                                                     eps, weight_decay, bc1, bc2);
+    adamw_multi_kernel<<<(unsigned)count, THREADS, 0, cuda_stream()>>>(param, grad, m, v, chunks_dev, st, beta1, beta2,
+                                                                       eps, weight_decay);
+    CUDA_LAUNCH_CHECK();
+}
+
+void cuda_adamw_update_multi(float *param, const float *grad, float *m, float *v, const adamw_segment *segs,
+                             int nseg, float lr, float beta1, float beta2, float eps, float weight_decay, int t) {
+    adamw_step st = {lr, 1.0f - powf(beta1, (float)t), 1.0f - powf(beta2, (float)t), NULL};
+    adamw_multi(param, grad, m, v, segs, nseg, st, beta1, beta2, eps, weight_decay);
+}
+
+void cuda_adamw_update_multi_scalars(float *param, const float *grad, float *m, float *v, const adamw_segment *segs,
+                                     int nseg, const float *scalars, float beta1, float beta2, float eps,
+                                     float weight_decay) {
+    adamw_step st = {0.0f, 1.0f, 1.0f, scalars};
+    adamw_multi(param, grad, m, v, segs, nseg, st, beta1, beta2, eps, weight_decay);
+}
+
+// norm = sqrt(*sum), the clipping factor and the skip flag (optim_prepare), one thread: the
+// host's double arithmetic of optim_step, on the device.
+static __global__ void optim_prepare_kernel(double *norm, float *scalars, const double *loss, const double *sum,
+                                            float clip) {
+    double value = sqrt(sum ? *sum : 0.0);
+    *norm = value;
+    scalars[STEP_GRAD_SCALE] = clip > 0.0f && value > clip ? (float)(clip / (value + 1e-6)) : 1.0f;
+    scalars[STEP_SKIP] = isfinite(*loss) ? 0.0f : 1.0f;
+}
+
+void cuda_optim_prepare(double *norm, float *scalars, const double *loss, const float *grads, size_t n, float clip) {
+    optim_prepare_kernel<<<1, 1, 0, cuda_stream()>>>(norm, scalars, loss, cuda_reduce_on_device(grads, n, 1), clip);
     CUDA_LAUNCH_CHECK();
 }

@@ -37,7 +37,7 @@ void cuda_sincos2d_add(float *x, const float *px, const float *py, int B, int T,
     const long rows = (long)B * (T - t0);
     if (rows <= 0) return;
     const size_t total = (size_t)rows * (C / 2);
-    sincos2d_add_kernel<<<cuda_blocks(total, POSENC_THREADS), POSENC_THREADS>>>(x, px, py, B, T,
+    sincos2d_add_kernel<<<cuda_blocks(total, POSENC_THREADS), POSENC_THREADS, 0, cuda_stream()>>>(x, px, py, B, T,
                                                                                 C, t0);
     CUDA_LAUNCH_CHECK();
 }
@@ -65,7 +65,7 @@ void cuda_sincos1d_add(float *x, const float *pt, int B, int T, int C, int t0, f
     const long rows = (long)B * (T - t0);
     if (rows <= 0) return;
     const size_t total = (size_t)rows * (C / 2);
-    sincos1d_add_kernel<<<cuda_blocks(total, POSENC_THREADS), POSENC_THREADS>>>(x, pt, B, T, C, t0,
+    sincos1d_add_kernel<<<cuda_blocks(total, POSENC_THREADS), POSENC_THREADS, 0, cuda_stream()>>>(x, pt, B, T, C, t0,
                                                                                 freq_scale);
     CUDA_LAUNCH_CHECK();
 }
@@ -95,7 +95,7 @@ static void rope_run(float *qkv, const float *cos_table, const float *sin_table,
     const long rows = (long)B * (T - t0);
     if (rows <= 0) return;
     const size_t total = (size_t)rows * C; // C / 2 pairs each of q and k
-    rope_kernel<<<cuda_blocks(total, POSENC_THREADS), POSENC_THREADS>>>(qkv, cos_table,
+    rope_kernel<<<cuda_blocks(total, POSENC_THREADS), POSENC_THREADS, 0, cuda_stream()>>>(qkv, cos_table,
                                                                         sin_table, B, T, C, H,
                                                                         t0, sign);
     CUDA_LAUNCH_CHECK();

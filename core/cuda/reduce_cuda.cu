@@ -1,5 +1,6 @@
 // core/cuda/reduce_cuda.cu — the CUDA reductions (core/ops_list.h "reductions"): the sum in double
-// (loss sums; also the sum of squares behind optim_cuda.cu's gradient norm), the rank of the
+// (loss sums, returned or kept on the device by sum_to; also the sum of squares behind
+// optim_cuda.cu's gradient norm), the rank of the
 // true class (top-k accuracy) and the row argmax (MP3's predicted position). The CPU twin is
 // core/cpu/reduce_cpu.c.
 // Determinism: no atomics. The sum is two passes of fixed shape (the grid depends on n only):
@@ -50,23 +51,39 @@ static __global__ void sum_partials_kernel(double *total, const double *partial,
     if (threadIdx.x == 0) *total = sum;
 }
 
-double cuda_reduce_sum_double(const float *x, size_t n, int squares) {
-    if (n == 0) return 0.0;
+// The fixed-shape two-pass sum of x (or x²) into a device double that lives for the process
+// (valid until the next call); NULL when n is 0 (the sum is 0).
+const double *cuda_reduce_on_device(const float *x, size_t n, int squares) {
+    if (n == 0) return NULL;
     static double *scratch = NULL; // SUM_MAX_BLOCKS partial sums, then the total; lives forever
     if (!scratch) CUDA_CHECK(cudaMalloc(&scratch, (SUM_MAX_BLOCKS + 1) * sizeof(double)));
     unsigned blocks = cuda_blocks(n, SUM_THREADS);
     if (blocks > SUM_MAX_BLOCKS) blocks = SUM_MAX_BLOCKS; // the shape depends on n only
     if (squares)
-        sum_partial_kernel<true><<<blocks, SUM_THREADS>>>(scratch, x, n);
+        sum_partial_kernel<true><<<blocks, SUM_THREADS, 0, cuda_stream()>>>(scratch, x, n);
     else
-        sum_partial_kernel<false><<<blocks, SUM_THREADS>>>(scratch, x, n);
+        sum_partial_kernel<false><<<blocks, SUM_THREADS, 0, cuda_stream()>>>(scratch, x, n);
     CUDA_LAUNCH_CHECK();
-    sum_partials_kernel<<<1, SUM_MAX_BLOCKS>>>(scratch + SUM_MAX_BLOCKS, scratch, (int)blocks);
+    sum_partials_kernel<<<1, SUM_MAX_BLOCKS, 0, cuda_stream()>>>(scratch + SUM_MAX_BLOCKS, scratch, (int)blocks);
     CUDA_LAUNCH_CHECK();
+    return scratch + SUM_MAX_BLOCKS;
+}
+
+double cuda_reduce_sum_double(const float *x, size_t n, int squares) {
+    const double *sum = cuda_reduce_on_device(x, n, squares);
     double total = 0.0;
-    CUDA_CHECK(cudaMemcpy(&total, scratch + SUM_MAX_BLOCKS, sizeof(double),
-                          cudaMemcpyDeviceToHost)); // waits for both kernels
+    if (sum) cuda_to_host(&total, sum, sizeof(double)); // waits for both kernels (a host read)
     return total;
+}
+
+// *dst = (total ? *total : 0) / divisor, one thread: the host's division, on the device.
+static __global__ void sum_to_kernel(double *dst, const double *total, double divisor) {
+    *dst = (total ? *total : 0.0) / divisor;
+}
+
+void cuda_sum_to(double *dst, const float *x, size_t n, double divisor) {
+    sum_to_kernel<<<1, 1, 0, cuda_stream()>>>(dst, cuda_reduce_on_device(x, n, 0), divisor);
+    CUDA_LAUNCH_CHECK();
 }
 
 double cuda_sum(const float *x, size_t n) { return cuda_reduce_sum_double(x, n, 0); }
@@ -109,7 +126,7 @@ static __global__ void argmax_rows_kernel(int *index, const float *x, int N, int
 void cuda_class_rank(int *rank, const float *logits, const int *target, int N, int K) {
     if (N <= 0) return;
     if (K <= 0) die_fail("internal: class_rank needs K >= 1, got %d", K);
-    class_rank_kernel<<<cuda_blocks((size_t)N, ROW_THREADS), ROW_THREADS>>>(rank, logits, target,
+    class_rank_kernel<<<cuda_blocks((size_t)N, ROW_THREADS), ROW_THREADS, 0, cuda_stream()>>>(rank, logits, target,
                                                                            N, K);
     CUDA_LAUNCH_CHECK();
 }
@@ -117,6 +134,6 @@ void cuda_class_rank(int *rank, const float *logits, const int *target, int N, i
 void cuda_argmax_rows(int *index, const float *x, int N, int K) {
     if (N <= 0) return;
     if (K <= 0) die_fail("internal: argmax_rows needs K >= 1, got %d", K);
-    argmax_rows_kernel<<<cuda_blocks((size_t)N, ROW_THREADS), ROW_THREADS>>>(index, x, N, K);
+    argmax_rows_kernel<<<cuda_blocks((size_t)N, ROW_THREADS), ROW_THREADS, 0, cuda_stream()>>>(index, x, N, K);
     CUDA_LAUNCH_CHECK();
 }

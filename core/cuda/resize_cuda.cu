@@ -57,7 +57,7 @@ static void resize_run(float *out, const float *in, const float *wy, long wy_o, 
     if (P < 1 || H < 1 || W < 1 || OH < 1 || OW < 1 || C < 1)
         die_fail("resize2d: empty shape (P %d, %d x %d -> %d x %d, C %d)", P, H, W, OH, OW, C);
     const size_t total = (size_t)P * OH * OW * C;
-    resize_kernel<<<cuda_blocks(total, RESIZE_THREADS), RESIZE_THREADS>>>(
+    resize_kernel<<<cuda_blocks(total, RESIZE_THREADS), RESIZE_THREADS, 0, cuda_stream()>>>(
         out, in, wy, wy_o, wy_i, wx, wx_o, wx_i, P, H, W, OH, OW, C, accumulate);
     CUDA_LAUNCH_CHECK();
 }

@@ -1,6 +1,6 @@
 // core/cuda/tokens_cuda.cu — CUDA token bookkeeping: patchify, embed tokens, gather/scatter,
 // qkv pack, relative-bias gather, mean pool. Contracts are core/ops_list.h's; the CPU twin is
-// core/cpu/tokens_cpu.c; every pointer is a device pointer; kernels run on the default stream
+// core/cpu/tokens_cpu.c; every pointer is a device pointer; kernels run on the backend stream (cuda_stream.h)
 // in call order.
 // Determinism: no atomics. Every output element is written by exactly one thread, and every
 // reduction (embed's batch sums, gather/bias-gather backward, mean pool) is a loop in one
@@ -30,7 +30,7 @@ static __global__ void patchify_kernel(float *patches, const float *images, int 
 
 void cuda_patchify(float *patches, const float *images, int B, int Cin, int H, int W, int p) {
     const size_t total = (size_t)B * (H / p) * (W / p) * Cin * p * p;
-    patchify_kernel<<<cuda_blocks(total, TOKENS_THREADS), TOKENS_THREADS>>>(patches, images, B, Cin,
+    patchify_kernel<<<cuda_blocks(total, TOKENS_THREADS), TOKENS_THREADS, 0, cuda_stream()>>>(patches, images, B, Cin,
                                                                             H, W, p);
     CUDA_LAUNCH_CHECK();
 }
@@ -72,7 +72,7 @@ static __global__ void batch_sum_kernel(float *dst, const float *src, int B, siz
 void cuda_embed_tokens_forward(float *x, const float *patch, const float *cls, const float *pos,
                                int B, int N, int C) {
     const size_t total = (size_t)B * (N + (cls ? 1 : 0)) * C;
-    embed_tokens_forward_kernel<<<cuda_blocks(total, TOKENS_THREADS), TOKENS_THREADS>>>(
+    embed_tokens_forward_kernel<<<cuda_blocks(total, TOKENS_THREADS), TOKENS_THREADS, 0, cuda_stream()>>>(
         x, patch, cls, pos, B, N, C);
     CUDA_LAUNCH_CHECK();
 }
@@ -83,17 +83,17 @@ void cuda_embed_tokens_backward(float *dpatch, float *dcls, float *dpos, const f
     const size_t row = (size_t)T * C; // one image of dx
     if (dpatch) {
         const size_t total = (size_t)B * N * C;
-        embed_dpatch_kernel<<<cuda_blocks(total, TOKENS_THREADS), TOKENS_THREADS>>>(dpatch, dx, B,
+        embed_dpatch_kernel<<<cuda_blocks(total, TOKENS_THREADS), TOKENS_THREADS, 0, cuda_stream()>>>(dpatch, dx, B,
                                                                                     N, C, t0);
         CUDA_LAUNCH_CHECK();
     }
     if (dpos) {
-        batch_sum_kernel<<<cuda_blocks(row, TOKENS_THREADS), TOKENS_THREADS>>>(dpos, dx, B, row,
+        batch_sum_kernel<<<cuda_blocks(row, TOKENS_THREADS), TOKENS_THREADS, 0, cuda_stream()>>>(dpos, dx, B, row,
                                                                                row);
         CUDA_LAUNCH_CHECK();
     }
     if (dcls && has_cls) {
-        batch_sum_kernel<<<cuda_blocks((size_t)C, TOKENS_THREADS), TOKENS_THREADS>>>(
+        batch_sum_kernel<<<cuda_blocks((size_t)C, TOKENS_THREADS), TOKENS_THREADS, 0, cuda_stream()>>>(
             dcls, dx, B, row, (size_t)C);
         CUDA_LAUNCH_CHECK();
     }
@@ -150,7 +150,7 @@ static __global__ void scatter_tokens_backward_kernel(float *din, const float *d
 void cuda_gather_tokens_forward(float *out, const float *in, const int *idx, int B, int T, int M,
                                 int C) {
     const size_t total = (size_t)B * M * C;
-    gather_tokens_forward_kernel<<<cuda_blocks(total, TOKENS_THREADS), TOKENS_THREADS>>>(
+    gather_tokens_forward_kernel<<<cuda_blocks(total, TOKENS_THREADS), TOKENS_THREADS, 0, cuda_stream()>>>(
         out, in, idx, B, T, M, C);
     CUDA_LAUNCH_CHECK();
 }
@@ -158,7 +158,7 @@ void cuda_gather_tokens_forward(float *out, const float *in, const int *idx, int
 void cuda_gather_tokens_backward(float *din, const float *dout, const int *idx, int B, int T,
                                  int M, int C) {
     const size_t total = (size_t)B * T * C;
-    gather_tokens_backward_kernel<<<cuda_blocks(total, TOKENS_THREADS), TOKENS_THREADS>>>(
+    gather_tokens_backward_kernel<<<cuda_blocks(total, TOKENS_THREADS), TOKENS_THREADS, 0, cuda_stream()>>>(
         din, dout, idx, B, T, M, C);
     CUDA_LAUNCH_CHECK();
 }
@@ -166,7 +166,7 @@ void cuda_gather_tokens_backward(float *din, const float *dout, const int *idx, 
 void cuda_scatter_tokens_forward(float *out, const float *in, const int *idx, int B, int T, int M,
                                  int C) {
     const size_t total = (size_t)B * M * C;
-    scatter_tokens_forward_kernel<<<cuda_blocks(total, TOKENS_THREADS), TOKENS_THREADS>>>(
+    scatter_tokens_forward_kernel<<<cuda_blocks(total, TOKENS_THREADS), TOKENS_THREADS, 0, cuda_stream()>>>(
         out, in, idx, B, T, M, C);
     CUDA_LAUNCH_CHECK();
 }
@@ -174,7 +174,7 @@ void cuda_scatter_tokens_forward(float *out, const float *in, const int *idx, in
 void cuda_scatter_tokens_backward(float *din, const float *dout, const int *idx, int B, int T,
                                   int M, int C) {
     const size_t total = (size_t)B * M * C;
-    scatter_tokens_backward_kernel<<<cuda_blocks(total, TOKENS_THREADS), TOKENS_THREADS>>>(
+    scatter_tokens_backward_kernel<<<cuda_blocks(total, TOKENS_THREADS), TOKENS_THREADS, 0, cuda_stream()>>>(
         din, dout, idx, B, T, M, C);
     CUDA_LAUNCH_CHECK();
 }
@@ -217,9 +217,9 @@ static __global__ void qkv_unpack_dkv_kernel(float *dkv, const float *dqkv, cons
 void cuda_qkv_pack_forward(float *qkv, const float *q, const float *kv, const int *idx, int B,
                            int T, int M, int C) {
     const size_t nq = (size_t)B * T * C, nkv = (size_t)B * M * 2 * C;
-    qkv_pack_q_kernel<<<cuda_blocks(nq, TOKENS_THREADS), TOKENS_THREADS>>>(qkv, q, B, T, C);
+    qkv_pack_q_kernel<<<cuda_blocks(nq, TOKENS_THREADS), TOKENS_THREADS, 0, cuda_stream()>>>(qkv, q, B, T, C);
     CUDA_LAUNCH_CHECK();
-    qkv_pack_kv_kernel<<<cuda_blocks(nkv, TOKENS_THREADS), TOKENS_THREADS>>>(qkv, kv, idx, B, T, M,
+    qkv_pack_kv_kernel<<<cuda_blocks(nkv, TOKENS_THREADS), TOKENS_THREADS, 0, cuda_stream()>>>(qkv, kv, idx, B, T, M,
                                                                              C);
     CUDA_LAUNCH_CHECK();
 }
@@ -228,13 +228,13 @@ void cuda_qkv_pack_backward(float *dq, float *dkv, const float *dqkv, const int 
                             int T, int M, int C) {
     if (dq) {
         const size_t nq = (size_t)B * T * C;
-        qkv_unpack_dq_kernel<<<cuda_blocks(nq, TOKENS_THREADS), TOKENS_THREADS>>>(dq, dqkv, B, T,
+        qkv_unpack_dq_kernel<<<cuda_blocks(nq, TOKENS_THREADS), TOKENS_THREADS, 0, cuda_stream()>>>(dq, dqkv, B, T,
                                                                                   C);
         CUDA_LAUNCH_CHECK();
     }
     if (dkv) {
         const size_t nkv = (size_t)B * M * 2 * C;
-        qkv_unpack_dkv_kernel<<<cuda_blocks(nkv, TOKENS_THREADS), TOKENS_THREADS>>>(
+        qkv_unpack_dkv_kernel<<<cuda_blocks(nkv, TOKENS_THREADS), TOKENS_THREADS, 0, cuda_stream()>>>(
             dkv, dqkv, idx, B, T, M, C);
         CUDA_LAUNCH_CHECK();
     }
@@ -279,7 +279,7 @@ static __global__ void bias_gather_backward_kernel(float *dtable, const float *d
 void cuda_bias_gather_forward(float *out, const float *table, const int *index, int H, int E,
                               int K) {
     const size_t total = (size_t)H * E;
-    bias_gather_forward_kernel<<<cuda_blocks(total, TOKENS_THREADS), TOKENS_THREADS>>>(
+    bias_gather_forward_kernel<<<cuda_blocks(total, TOKENS_THREADS), TOKENS_THREADS, 0, cuda_stream()>>>(
         out, table, index, H, E, K);
     CUDA_LAUNCH_CHECK();
 }
@@ -287,7 +287,7 @@ void cuda_bias_gather_forward(float *out, const float *table, const int *index, 
 void cuda_bias_gather_backward(float *dtable, const float *dout, const int *index, int H, int E,
                                int K) {
     const size_t threads = (size_t)H * K * 32; // one warp per table entry
-    bias_gather_backward_kernel<<<cuda_blocks(threads, TOKENS_THREADS), TOKENS_THREADS>>>(
+    bias_gather_backward_kernel<<<cuda_blocks(threads, TOKENS_THREADS), TOKENS_THREADS, 0, cuda_stream()>>>(
         dtable, dout, index, H, E, K);
     CUDA_LAUNCH_CHECK();
 }
@@ -318,7 +318,7 @@ static __global__ void mean_pool_backward_kernel(float *din, const float *dout, 
 void cuda_mean_pool_forward(float *out, const float *in, int B, int T, int C, int t0) {
     const float inv = 1.0f / (float)(T - t0); // as the CPU: one float reciprocal
     const size_t total = (size_t)B * C;
-    mean_pool_forward_kernel<<<cuda_blocks(total, TOKENS_THREADS), TOKENS_THREADS>>>(
+    mean_pool_forward_kernel<<<cuda_blocks(total, TOKENS_THREADS), TOKENS_THREADS, 0, cuda_stream()>>>(
         out, in, B, T, C, t0, inv);
     CUDA_LAUNCH_CHECK();
 }
@@ -326,7 +326,7 @@ void cuda_mean_pool_forward(float *out, const float *in, int B, int T, int C, in
 void cuda_mean_pool_backward(float *din, const float *dout, int B, int T, int C, int t0) {
     const float inv = 1.0f / (float)(T - t0);
     const size_t total = (size_t)B * (T - t0) * C;
-    mean_pool_backward_kernel<<<cuda_blocks(total, TOKENS_THREADS), TOKENS_THREADS>>>(
+    mean_pool_backward_kernel<<<cuda_blocks(total, TOKENS_THREADS), TOKENS_THREADS, 0, cuda_stream()>>>(
         din, dout, B, T, C, t0, inv);
     CUDA_LAUNCH_CHECK();
 }

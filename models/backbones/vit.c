@@ -19,6 +19,17 @@
 // (block l - 1's output gradient) dres[(l - 1) % 2]. model_zero_act_grads_batch clears the set
 // before the backward like every activation gradient; between blocks the backward clears again
 // what block l + 1 wrote, except the gradient it passed down.
+// train.activations=bf16 (model_config.bf16_activations, under train.precision=bf16): the
+// activations that feed a matrix product are stored bf16 by the op that writes them — LN1 and
+// LN2 (residual_layernorm_forward_bf16, the second fused with the first residual add), the
+// attention output as proj reads it, the MLP hidden and the GELU output — and read so by
+// linear_forward_bf16; proj's output is bf16 too (the fused residual + LN2 reads it). The
+// residual stream, LayerNorm statistics, qkv and the attention itself (its fp32 interface: its
+// output is written fp32 and rounded once for proj), fc2's output, losses and parameter
+// gradients stay fp32. Gradients of the bf16 tensors (LN1, LN2, the hidden, GELU) are bf16 and
+// written by the op that produces them (linear_backward_bf16, gelu_backward_bf16), so the
+// backward never clears them. Dropout and masked attention keep fp32 activations
+// (vit_config_error refuses them with bf16).
 #include "../model.h"
 #include "../../core/common.h"
 #include <stdio.h>
@@ -41,6 +52,7 @@ typedef struct {
     float *probs;                       // the attention backward's saved state: the CPU's (B, H, T, M)
                                         // probabilities, CUDA's (B, H, T) row log-sum-exp
     float *attn;                        // (B, T, d) attention output (heads concatenated)
+    float *attn16;                      // bf16 activations: (B, T, d) bf16, the attention output as proj reads it
     float *proj, *proj_drop, *proj_mask; // (B, T, d) projection, after dropout, dropout mask
     float *res1;                        // (B, T, d) x + branch 1
     float *ln2, *ln2_mean, *ln2_rstd;
@@ -65,6 +77,11 @@ typedef struct {
 } vit_state;
 
 static vit_state *state(const model *m) { return m->arch_state; }
+
+// train.activations=bf16: a bf16 tensor of n elements per image takes ⌈n/2⌉ floats per image of
+// the tensor tables (images first, so a smaller batch is a prefix), its pointer read as bfloat16.
+static size_t bf16_floats(size_t images, size_t per_image) { return images * ((per_image + 1) / 2); }
+static bfloat16 *b16(float *p) { return (bfloat16 *)p; }
 
 static void vit_declare_params(model *m) {
     vit_state *s = state(m);
@@ -102,26 +119,32 @@ static void vit_declare_acts(model *m) {
     // Sized for the largest input: every (B, T, ...) activation of a smaller one is a prefix.
     size_t B = (size_t)m->max_batch, T = (size_t)model_tokens_max(m), d = (size_t)c->dim;
     size_t BT = B * T, BTd = BT * d, hd = (size_t)c->mlp_ratio * d, BM = B * (size_t)m->M_alloc;
-    int masked = c->request.context_tokens > 0;
+    int masked = c->request.context_tokens > 0, lp = c->bf16_activations;
+    size_t Td = T * d, Thd = T * hd;
+    // (B, T, d) and (B, T, hd) tensors: fp32, or bf16 where lp says so
+    size_t BTd_lp = lp ? bf16_floats(B, Td) : BTd, BThd_lp = lp ? bf16_floats(B, Thd) : BT * hd;
     s->acts = xcalloc((size_t)c->depth, sizeof *s->acts, "vit block activations");
     for (int l = 0; l < c->depth; l++) {
         vit_block_acts *a = &s->acts[l];
 #define A(field, suffix, n)                                     \
     snprintf(name, sizeof name, "blocks.%d.%s", l, suffix);     \
     model_add_act(m, name, n, &a->field, NULL)
-        A(ln1, "norm1", BTd);
+        A(ln1, "norm1", BTd_lp);
         A(ln1_mean, "norm1.mean", BT);
         A(ln1_rstd, "norm1.rstd", BT);
         A(qkv, "qkv", masked ? BTd + 2 * BM * d : 3 * BTd); // masked: q (B, T, C) then k|v (B, M, 2C) (see above)
         A(probs, "attn.state", m->ops->attention_state_floats(B, c->heads, T, m->M_alloc));
         A(attn, "attn.out", BTd);
-        A(proj, "attn.proj", BTd);
+        if (lp) {
+            A(attn16, "attn.out.bf16", BTd_lp);
+        }
+        A(proj, "attn.proj", BTd_lp);
         A(res1, "residual1", BTd);
-        A(ln2, "norm2", BTd);
+        A(ln2, "norm2", BTd_lp);
         A(ln2_mean, "norm2.mean", BT);
         A(ln2_rstd, "norm2.rstd", BT);
-        A(fc1, "mlp.fc1", BT * hd);
-        A(gelu, "mlp.gelu", BT * hd);
+        A(fc1, "mlp.fc1", BThd_lp);
+        A(gelu, "mlp.gelu", BThd_lp);
         A(fc2, "mlp.fc2", BTd);
         A(res2, "residual2", BTd);
         A(keep1, "drop_path1", B);
@@ -138,14 +161,14 @@ static void vit_declare_acts(model *m) {
     // model's qkv gradient is the shared mask_dqkv below.
     vit_block_acts *g = &s->grads;
 #define G(field, suffix, n) model_add_batch_grad_only(m, "blocks." suffix, n, &g->field)
-    G(ln1, "norm1", BTd);
+    G(ln1, "norm1", BTd_lp);
     if (!masked) G(qkv, "qkv", 3 * BTd);
     G(attn, "attn.out", BTd);
     G(proj, "attn.proj", BTd);
     G(res1, "residual1", BTd);
-    G(ln2, "norm2", BTd);
-    G(fc1, "mlp.fc1", BT * hd);
-    G(gelu, "mlp.gelu", BT * hd);
+    G(ln2, "norm2", BTd_lp);
+    G(fc1, "mlp.fc1", BThd_lp);
+    G(gelu, "mlp.gelu", BThd_lp);
     G(fc2, "mlp.fc2", BTd);
     if (c->dropout > 0) {
         G(proj_drop, "attn.proj.dropout", BTd);
@@ -196,12 +219,15 @@ static vit_block_acts block_grads(const vit_state *s, int l) {
 // Before block l's backward (l < depth - 1): clears the shared gradients block l + 1 wrote,
 // the first B images' (B, T, ...) each, except l's output gradient (block l + 1's input
 // gradient, which it wrote); and l's input gradient dres[(l - 1) % 2] (block l + 1's output
-// gradient) when l > 0. The masked model's shared buffers are cleared where they are used.
+// gradient) when l > 0. The masked model's shared buffers are cleared where they are used. With
+// bf16 activations the bf16 gradients (LN1, LN2, hidden, GELU) are written, never accumulated:
+// they are left as they are.
 static void clear_block_grads(model *m, int l, int B) {
     const vit_state *s = state(m);
     const vit_block_acts *g = &s->grads;
-    float *const grads[] = {g->ln1, g->qkv, g->attn, g->proj, g->res1, g->ln2, g->fc1, g->gelu, g->fc2, g->proj_drop, g->fc2_drop,
-                            l > 0 ? s->dres[(l - 1) % 2] : NULL};
+    int lp = m->cfg.bf16_activations;
+    float *const grads[] = {lp ? NULL : g->ln1, g->qkv, g->attn, g->proj, g->res1, lp ? NULL : g->ln2, lp ? NULL : g->fc1,
+                            lp ? NULL : g->gelu, g->fc2, g->proj_drop, g->fc2_drop, l > 0 ? s->dres[(l - 1) % 2] : NULL};
     model_zero_act_grads_of(m, grads, (int)(sizeof grads / sizeof *grads), B);
 }
 
@@ -242,7 +268,8 @@ static void qkv_forward(model *m, const vit_block_weights *w, const vit_block_ac
     const ops_backend *ops = m->ops;
     int d = m->cfg.dim, T = model_tokens(m), M = m->M, BT = B * T;
     if (!masked_attention(m)) {
-        ops->linear_forward(a->qkv, a->ln1, w->qkv_w, w->qkv_b, BT, d, 3 * d);
+        if (m->cfg.bf16_activations) ops->linear_forward_bf16(a->qkv, NULL, b16(a->ln1), w->qkv_w, w->qkv_b, BT, d, 3 * d);
+        else ops->linear_forward(a->qkv, a->ln1, w->qkv_w, w->qkv_b, BT, d, 3 * d);
         if (m->pe->qk_forward) m->pe->qk_forward(m, a->qkv, B);
         return;
     }
@@ -260,7 +287,10 @@ static void qkv_backward(model *m, const vit_block_weights *w, const vit_block_w
     const ops_backend *ops = m->ops;
     int d = m->cfg.dim, T = model_tokens(m), M = m->M, BT = B * T;
     if (!masked_attention(m)) {
-        ops->linear_backward(da->ln1, dw->qkv_w, dw->qkv_b, block_dqkv(m, da), a->ln1, w->qkv_w, BT, d, 3 * d);
+        if (m->cfg.bf16_activations) // dLN1 written (bf16)
+            ops->linear_backward_bf16(NULL, b16(da->ln1), dw->qkv_w, dw->qkv_b, block_dqkv(m, da), NULL, b16(a->ln1), w->qkv_w,
+                                      BT, d, 3 * d);
+        else ops->linear_backward(da->ln1, dw->qkv_w, dw->qkv_b, block_dqkv(m, da), a->ln1, w->qkv_w, BT, d, 3 * d);
         return;
     }
     vit_state *s = state(m);
@@ -286,6 +316,28 @@ static const float *branch_output(model *m, float *out, float *dropped, float *m
     return dropped;
 }
 
+// A block's forward under train.activations=bf16 (see the header): the same ops in the same order
+// as vit_forward's fp32 block, on bf16 storage where a product reads it. No dropout (refused).
+static void block_forward_bf16(model *m, const vit_block_weights *w, const vit_block_acts *a, const float *x, int B, int l,
+                               attention_desc *ad) {
+    const ops_backend *ops = m->ops;
+    const vit_state *s = state(m);
+    int d = m->cfg.dim, hd = m->cfg.mlp_ratio * m->cfg.dim, T = model_tokens(m), BT = B * T;
+    ops->residual_layernorm_forward_bf16(NULL, b16(a->ln1), a->ln1_mean, a->ln1_rstd, x, NULL, NULL, w->norm1_w, w->norm1_b,
+                                         B, T, d);
+    qkv_forward(m, w, a, B);
+    if (m->pe->bias_forward) ad->bias = m->pe->bias_forward(m, l);
+    ops->attention_forward(a->attn, s->kept_probs ? s->kept_probs[l] : a->probs, block_qkv(m, a), ad);
+    ops->to_bf16(b16(a->attn16), a->attn, (size_t)BT * d); // the attention's fp32 output, rounded once for proj
+    ops->linear_forward_bf16(NULL, b16(a->proj), b16(a->attn16), w->proj_w, w->proj_b, BT, d, d);
+    ops->residual_layernorm_forward_bf16(a->res1, b16(a->ln2), a->ln2_mean, a->ln2_rstd, x, b16(a->proj), a->keep1, w->norm2_w,
+                                         w->norm2_b, B, T, d);
+    ops->linear_forward_bf16(NULL, b16(a->fc1), b16(a->ln2), w->fc1_w, w->fc1_b, BT, d, hd);
+    ops->gelu_forward_bf16(b16(a->gelu), b16(a->fc1), (size_t)BT * hd);
+    ops->linear_forward_bf16(a->fc2, NULL, b16(a->gelu), w->fc2_w, w->fc2_b, BT, hd, d);
+    ops->residual_forward(a->res2, a->res1, a->fc2, a->keep2, B, (size_t)T * d);
+}
+
 static const float *vit_forward(model *m, const float *x, int B, int training, float dropout, rng_addr rng) {
     const ops_backend *ops = m->ops;
     const vit_state *s = state(m);
@@ -299,6 +351,11 @@ static const float *vit_forward(model *m, const float *x, int B, int training, f
                                             : (training ? c->drop_path : 0.0f);
         model_drop_path_scales(m, a->keep1, B, dp, rng, 2 * l);
         model_drop_path_scales(m, a->keep2, B, dp, rng, 2 * l + 1);
+        if (c->bf16_activations) {
+            block_forward_bf16(m, w, a, x, B, l, &ad);
+            x = a->res2;
+            continue;
+        }
 
         ops->layernorm_forward(a->ln1, a->ln1_mean, a->ln1_rstd, x, w->norm1_w, w->norm1_b, BT, d);
         qkv_forward(m, w, a, B);
@@ -321,6 +378,43 @@ static const float *vit_forward(model *m, const float *x, int B, int training, f
 
 static float *vit_output_grad(model *m) { return state(m)->dres[(m->cfg.depth - 1) % 2]; }
 
+// Block l's attention backward from da->attn into its qkv gradient (the encoding's bias and q/k
+// hooks), then the qkv projection's backward into da->ln1.
+static void attention_and_qkv_backward(model *m, const vit_block_weights *w, const vit_block_weights *dw,
+                                       const vit_block_acts *a, const vit_block_acts *da, int B, int l, attention_desc *ad) {
+    float *dqkv = block_dqkv(m, da);
+    if (m->pe->bias_forward) {
+        ad->bias = m->pe->bias_saved(m, l);
+        m->ops->attention_backward(dqkv, m->pe->bias_grad(m, l), m->pe->bias_scratch(m), da->attn, block_qkv(m, a), a->attn,
+                                   a->probs, ad);
+        m->pe->bias_backward(m, l);
+    } else {
+        m->ops->attention_backward(dqkv, NULL, NULL, da->attn, block_qkv(m, a), a->attn, a->probs, ad);
+    }
+    if (m->pe->qk_backward) m->pe->qk_backward(m, dqkv, B);
+    qkv_backward(m, w, dw, a, da, B);
+}
+
+// A block's backward under train.activations=bf16: dx (B, T, d) += the block input's gradient. The
+// bf16 gradients (GELU, hidden, LN2, LN1) are written by the op that produces them.
+static void block_backward_bf16(model *m, const vit_block_weights *w, const vit_block_weights *dw, const vit_block_acts *a,
+                                const vit_block_acts *da, const float *x, float *dx, int B, int l, attention_desc *ad) {
+    const ops_backend *ops = m->ops;
+    int d = m->cfg.dim, hd = m->cfg.mlp_ratio * m->cfg.dim, T = model_tokens(m), BT = B * T;
+    // Branch 2.
+    ops->residual_backward(da->res1, da->fc2, da->res2, a->keep2, B, (size_t)T * d);
+    ops->linear_backward_bf16(NULL, b16(da->gelu), dw->fc2_w, dw->fc2_b, da->fc2, NULL, b16(a->gelu), w->fc2_w, BT, hd, d);
+    ops->gelu_backward_bf16(b16(da->fc1), b16(da->gelu), b16(a->fc1), (size_t)BT * hd);
+    ops->linear_backward_bf16(NULL, b16(da->ln2), dw->fc1_w, dw->fc1_b, NULL, b16(da->fc1), b16(a->ln2), w->fc1_w, BT, d, hd);
+    ops->layernorm_backward_bf16(da->res1, dw->norm2_w, dw->norm2_b, b16(da->ln2), a->res1, w->norm2_w, a->ln2_mean,
+                                 a->ln2_rstd, BT, d);
+    // Branch 1: proj's output gradient is fp32 (the residual's), its input the rounded attention output.
+    ops->residual_backward(dx, da->proj, da->res1, a->keep1, B, (size_t)T * d);
+    ops->linear_backward_bf16(da->attn, NULL, dw->proj_w, dw->proj_b, da->proj, NULL, b16(a->attn16), w->proj_w, BT, d, d);
+    attention_and_qkv_backward(m, w, dw, a, da, B, l, ad);
+    ops->layernorm_backward_bf16(dx, dw->norm1_w, dw->norm1_b, b16(da->ln1), x, w->norm1_w, a->ln1_mean, a->ln1_rstd, BT, d);
+}
+
 static void vit_backward(model *m, const float *x0, float *dx0, int B) {
     const ops_backend *ops = m->ops;
     const vit_state *s = state(m);
@@ -335,6 +429,10 @@ static void vit_backward(model *m, const float *x0, float *dx0, int B) {
         const vit_block_acts *a = &s->acts[l], grads = block_grads(s, l), *da = &grads;
         const float *x = l > 0 ? s->acts[l - 1].res2 : x0;
         float *dx = l > 0 ? s->dres[(l - 1) % 2] : dx0;
+        if (c->bf16_activations) {
+            block_backward_bf16(m, w, dw, a, da, x, dx, B, l, &ad);
+            continue;
+        }
 
         // Branch 2: the gradient arrives at the dropout output when dropout ran.
         ops->residual_backward(da->res1, dropout ? da->fc2_drop : da->fc2, da->res2, a->keep2, B, (size_t)T * d);
@@ -351,17 +449,8 @@ static void vit_backward(model *m, const float *x0, float *dx0, int B) {
         // The shared qkv holds the last block's values and its gradient accumulates: re-pack
         // this block's and zero the gradient first.
         if (masked_attention(m)) qkv_pack(m, a, B);
-        float *dqkv = block_dqkv(m, da);
-        if (s->mask_dqkv) ops->zero(dqkv, (size_t)BT * 3 * d);
-        if (m->pe->bias_forward) {
-            ad.bias = m->pe->bias_saved(m, l);
-            ops->attention_backward(dqkv, m->pe->bias_grad(m, l), m->pe->bias_scratch(m), da->attn, block_qkv(m, a), a->attn, a->probs, &ad);
-            m->pe->bias_backward(m, l);
-        } else {
-            ops->attention_backward(dqkv, NULL, NULL, da->attn, block_qkv(m, a), a->attn, a->probs, &ad);
-        }
-        if (m->pe->qk_backward) m->pe->qk_backward(m, dqkv, B);
-        qkv_backward(m, w, dw, a, da, B);
+        if (s->mask_dqkv) ops->zero(block_dqkv(m, da), (size_t)BT * 3 * d);
+        attention_and_qkv_backward(m, w, dw, a, da, B, l, &ad);
         ops->layernorm_backward(dx, dw->norm1_w, dw->norm1_b, da->ln1, x, w->norm1_w, a->ln1_mean, a->ln1_rstd, BT, d);
     }
 }
@@ -393,10 +482,18 @@ static void vit_read_keys(const key_reader *r, struct model_config *c) {
                                                   !key_int(r, "model.sgu_split") || !key_int(r, "model.sgu_norm");
 }
 
+// train.activations=bf16 covers full attention without dropout (the fp32 dropout ops, and masked
+// attention's fp32 gather and packing of LN1 and q/k/v, are not written for bf16 storage).
 static const char *vit_config_error(const model_config *c) {
     if (BACKBONE_OWN(c, const vit_settings)->sgu_ablation)
         return "model.sgu_gating, model.sgu_split and model.sgu_norm configure the spatial gating unit of model.arch=gmlp "
                "and amlp; model.arch=vit has none (valid with vit: multiplicative, true, true)";
+    if (c->bf16_activations && c->dropout > 0)
+        return "train.activations=bf16 runs the blocks without dropout: model.dropout must be 0 (valid with model.dropout > 0: "
+               "train.activations=fp32)";
+    if (c->bf16_activations && c->request.context_tokens > 0)
+        return "train.activations=bf16 covers full attention only; this objective's masked attention (context-only keys, "
+               "e.g. MP3) keeps fp32 activations (valid there: train.activations=fp32)";
     return NULL;
 }
 
@@ -406,6 +503,7 @@ const backbone_kind backbone_vit = {
     .config_error = vit_config_error,
     .read_keys = vit_read_keys,
     .crosscheck_ok = 1,
+    .timm_vit = 1,
     .state_size = sizeof(vit_state),
     .declare_params = vit_declare_params,
     .declare_acts = vit_declare_acts,
@@ -418,5 +516,6 @@ const backbone_kind backbone_vit = {
     .keep_attention_probs = vit_keep_attention_probs,
     .attention_qkv = vit_attention_qkv,
     .masked_attention = 1,
+    .bf16_activations = 1,
     .block_flops = vit_block_flops,
 };

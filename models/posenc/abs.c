@@ -83,7 +83,7 @@ static void abs_table_backward(struct model *m) {
 
 const posenc_kind posenc_abs = {
     .name = "abs",
-    .positional = 1, .has_table = 1, .resizable = 1, .grid_ok = 1, .sequence_ok = 1, .crosscheck_ok = 1,
+    .positional = 1, .has_table = 1, .resizable = 1, .grid_ok = 1, .sequence_ok = 1, .crosscheck_ok = 1, .timm_vit = 1,
     .state_size = sizeof(abs_state),
     .declare_params = abs_declare_params,
     .declare_acts = abs_declare_acts,

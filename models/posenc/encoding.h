@@ -29,6 +29,7 @@ typedef struct posenc_kind {
     int grid_ok;         // 1: runs on an image's token grid
     int sequence_ok;     // 1: runs on a sequence (model_config.features > 0), itself or through sequence_kind
     int crosscheck_ok;   // 1: the PyTorch trainer (bench/crosscheck/torch_train.py) has it: plan scalar pe_<name>
+    int timm_vit;        // 1: timm's VisionTransformer has it (a learned table, or none): crosscheck --init timm
     // Its own configuration keys (ended by {NULL}; NULL: none), gathered into the key table
     // (bench/config/config.c), and their reader into the model config (NULL: none).
     const cfg_key *keys;

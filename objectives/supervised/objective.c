@@ -58,6 +58,13 @@ static double supervised_train_forward(objective *o, int B, const int32_t *label
     return supervised_forward(&st->train_loss, logits, y, B);
 }
 
+static void supervised_train_forward_to(objective *o, int B, const int32_t *labels, rng_addr rng, double *loss) {
+    supervised_state *st = o->state;
+    const int32_t *y = upload_labels(o, labels, B);
+    const float *logits = model_forward(o->model, B, 1, rng);
+    supervised_forward_to(&st->train_loss, logits, y, B, loss);
+}
+
 static void supervised_train_backward(objective *o, int B) {
     supervised_state *st = o->state;
     supervised_backward(&st->train_loss, model_dlogits(o->model), st->labels, B);
@@ -194,6 +201,7 @@ const objective_kind objective_supervised = {
     .needs_labels = 1,
     .speech_ok = 1,
     .multi_size = 1,
+    .timm_vit = 1,
     .crosscheck = &supervised_crosscheck,
     .progress = "epoch %d/%d  loss %.4f  test top1 %.2f%% top5 %.2f%%  (%.0f s)",
     .final_line = "final: top1=%.2f%% top5=%.2f%% time=%.0fs\n",
@@ -201,6 +209,7 @@ const objective_kind objective_supervised = {
     .create = supervised_obj_create,
     .free = supervised_obj_free,
     .train_forward = supervised_train_forward,
+    .train_forward_to = supervised_train_forward_to,
     .train_backward = supervised_train_backward,
     .evaluate = supervised_evaluate,
     .sharded_eval = 1,

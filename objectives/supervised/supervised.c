@@ -29,6 +29,12 @@ double supervised_forward(supervised *s, const float *logits, const int32_t *lab
     return s->ops->sum(s->losses, (size_t)B) / B;
 }
 
+void supervised_forward_to(supervised *s, const float *logits, const int32_t *labels, int B, double *loss) {
+    s->ops->softmax_xent_forward(s->losses, s->probs, logits, (const int *)labels, B,
+                                 s->num_classes, s->smoothing);
+    s->ops->sum_to(loss, s->losses, (size_t)B, (double)B);
+}
+
 void supervised_backward(supervised *s, float *dlogits, const int32_t *labels, int B) {
     s->ops->softmax_xent_backward(dlogits, s->probs, (const int *)labels, B, s->num_classes,
                                   s->smoothing, 1.0f / (float)B);

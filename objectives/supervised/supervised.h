@@ -20,6 +20,9 @@ void supervised_free(supervised *s);
 // Mean loss over the batch (summed by ops->sum); keeps the probabilities for the backward pass.
 // logits and labels are backend pointers.
 double supervised_forward(supervised *s, const float *logits, const int32_t *labels, int B);
+// supervised_forward with the mean loss left in backend memory: *loss (one double) = the value
+// supervised_forward returns, without a host read.
+void supervised_forward_to(supervised *s, const float *logits, const int32_t *labels, int B, double *loss);
 // dlogits (B, K) += d(mean loss)/dlogits.
 void supervised_backward(supervised *s, float *dlogits, const int32_t *labels, int B);
 // Counts images whose label is the top-1 / among the top-5 logits (ties: lower class first; a

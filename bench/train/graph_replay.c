@@ -1,0 +1,22 @@
+// bench/train/graph_replay.c — the replay decision of graph_replay.h: the rules in the order a
+// reader checks them, each naming the setting that stops the replay.
+#include "graph_replay.h"
+#include <stddef.h>
+
+const char *graph_device_step_refusal(const graph_replay_inputs *in) {
+    if (in->own_views) return "the objective draws its own views and reads its loss on the host";
+    if (in->host_loss) return "the objective reads its loss on the host (it has no train_forward_to)";
+    if (in->ranks > 1) return "a run across processes sums its gradients through the host";
+    if (in->accumulate > 1) return "train.accumulate > 1: micro-batches are cut and weighted on the host";
+    return NULL;
+}
+
+const char *graph_replay_refusal(const graph_replay_inputs *in) {
+    const char *why = graph_device_step_refusal(in);
+    if (why) return why;
+    if (in->loss_terms) return "the objective counts its loss terms per batch on the host";
+    if (in->resolutions > 1) return "data.resolutions: the image size (and every shape) is drawn per step (UniViT)";
+    if (in->reference_tokens > 0) return "model.ref_tokens > 0: the reference tokens are drawn on the host in every forward";
+    if (in->encoding_draws) return "the position encoding draws its positions on the host in every forward (CAPE)";
+    return NULL;
+}

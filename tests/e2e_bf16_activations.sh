@@ -1,0 +1,86 @@
+#!/bin/sh
+# tests/e2e_bf16_activations.sh — train.activations=bf16 end to end on real Fashion-MNIST (a tiny
+# ViT, 16 steps): the run on the guarded CPU backend bit for bit equal to the plain CPU one; its
+# own run id; losses finite and within 1e-3 relative of the same run with fp32 activations (both
+# under train.precision=bf16, whose products already read bf16-rounded LayerNorm, attention and
+# GELU outputs: what bf16 storage adds is one rounding, <= 2^-9 relative, of proj's output, the
+# MLP hidden before the GELU and the bf16 gradients; measured 5.5e-5 over these 16 steps, so 1e-3
+# leaves an 18x margin and still catches a wrong tensor or a lost gradient); a resume after 5 steps equal to the uninterrupted
+# run; the refusals (fp32 precision, gMLP, dropout, MP3's masked attention); and
+# `posbench bench --activations bf16` printing an arena smaller by what the tensor table frees.
+# Prints PASS/FAIL/SKIP lines (tests/run_all.sh counts them).
+cd "$(dirname "$0")/.." || exit 1
+PB=build/posbench
+T=$(mktemp -d /tmp/posbench-bf16act.XXXXXX) || exit 1
+trap 'rm -rf "$T"' EXIT
+export POSBENCH_PROGRESS=plain
+check() { # name, status (0 = ok), detail
+    if [ "$2" -eq 0 ]; then echo "PASS $1: $3"; else echo "FAIL $1: $3"; fi
+}
+series() { h5dump -d "$2" "$1" 2>&1 | tail -n +2; }
+
+# The bench arena first (no data needed): vit-d64-L2-p4-28px-ci is B 32, T 50 (7x7 patches + cls),
+# d 64, hidden 128, depth 2. bf16 storage frees, per block, half of LN1, LN2, the hidden and the
+# GELU output and proj's output, and adds the attention output's bf16 copy (d/2): T·(d + hd)·B
+# floats; the shared gradient set frees the same (LN1, LN2, hidden, GELU halved). In all
+# (depth + 1)·B·T·(d + hd)·4 bytes = 3·32·50·192·4 = 3686400 bytes = 3.516 MiB (every tensor a
+# multiple of 16 floats: no alignment padding changes).
+bench_arena() { # extra flags -> the config's arena MiB
+    $PB bench --device cpu --no-torch --threads 2 --iters 1 --config vit-d64-L2-p4-28px-ci --precision bf16 "$@" 2>&1 |
+        awk '$1 == "vit-d64-L2-p4-28px-ci" { print $6 }'
+}
+A32=$(bench_arena)
+A16=$(bench_arena --activations bf16)
+awk -v a="$A32" -v b="$A16" 'BEGIN { d = a - b - 3686400 / 1048576; if (d < 0) d = -d; exit !(a > 0 && b > 0 && d <= 0.1) }'
+check "bench --activations bf16: arena smaller by (depth+1)·B·T·(d+hd)·4 bytes = 3.52 MiB (printed to 0.1 MiB)" $? \
+    "fp32 activations $A32 MiB, bf16 $A16 MiB"
+$PB bench --device cpu --no-torch --iters 1 --config vit-d64-L2-p4-28px-ci --activations bf16 >"$T/bp.out" 2>"$T/bp.err"; rc=$?
+[ $rc -eq 2 ] && grep -q "needs --precision bf16" "$T/bp.err"
+check "bench refuses --activations bf16 without --precision bf16" $? "exit $rc: $(head -c 200 "$T/bp.err")"
+$PB bench --device cpu --no-torch --threads 2 --iters 1 --config gmlp-d128-L6-p4-28px --precision bf16 --activations bf16 \
+    --breakdown >"$T/bg.out" 2>&1; rc=$?
+[ $rc -eq 0 ] && grep -q "activations fp32 here: train.activations=bf16: model.arch=gmlp" "$T/bg.out" &&
+    grep -q "^switches: precision=bf16 activations=bf16 " "$T/bg.out"
+check "bench --activations bf16: a gMLP row says it keeps fp32 activations; switches line names them" $? \
+    "exit $rc: $(grep -E 'activations fp32 here|^switches' "$T/bg.out" | tr '\n' ' ')"
+
+if [ ! -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ]; then
+    echo "SKIP e2e bf16 activations training: Fashion-MNIST is not installed (make deps installs dataset-fashion-mnist)"
+    exit 0
+fi
+# 512 training images, batch 64: 8 steps an epoch, 16 in all; drop path on (the fused residual reads its scales).
+CFG="data.limit=512 data.test_limit=200 train.epochs=2 train.batch=64 eval.batch=100 model.dim=32 model.depth=2 model.heads=2 model.patch=4 model.drop_path=0.2 train.precision=bf16"
+$PB train $CFG --threads 2 --out "$T/f" >/dev/null 2>&1
+$PB train $CFG train.activations=bf16 --threads 2 --out "$T/b" >"$T/b.out" 2>"$T/b.err"; rc=$?
+F=$(ls "$T"/f/*.h5 2>/dev/null | head -n 1)
+B=$(ls "$T"/b/*.h5 2>/dev/null | head -n 1)
+[ $rc -eq 0 ] && [ -n "$B" ] && [ -n "$F" ] && [ "$(basename "$B")" != "$(basename "$F")" ] &&
+    [ "$(series "$F" /train/loss)" != "$(series "$B" /train/loss)" ]
+check "train.activations=bf16 runs, own run id, other losses than fp32 activations" $? "exit $rc, $(basename "${B:-none}") vs $(basename "${F:-none}")"
+[ -n "$B" ] && /usr/bin/python3 tests/runs_close.py "$F" "$B" 1e-3 >"$T/close" 2>&1
+check "train.activations=bf16: losses finite and within 1e-3 of train.activations=fp32 (train.precision=bf16 both)" $? \
+    "$(tr '\n' ' ' < "$T/close")"
+$PB train $CFG train.activations=bf16 --threads 2 --device cpu-guarded --out "$T/g" >/dev/null 2>&1
+[ -n "$B" ] && [ -n "$(ls "$T"/g/*.h5 2>/dev/null)" ] && /usr/bin/python3 tests/h5_same.py "$T/b" "$T/g" >"$T/g.same" 2>&1
+check "train.activations=bf16: --device cpu-guarded = --device cpu, bit for bit" $? "$(tr '\n' ' ' < "$T/g.same" 2>/dev/null)"
+$PB train $CFG train.activations=bf16 --threads 2 --out "$T/b2" >/dev/null 2>&1
+[ -n "$B" ] && /usr/bin/python3 tests/h5_same.py "$T/b" "$T/b2" >"$T/b2.same" 2>&1
+check "train.activations=bf16: two runs bit for bit equal" $? "$(tr '\n' ' ' < "$T/b2.same" 2>/dev/null)"
+$PB train $CFG train.activations=bf16 --threads 2 --out "$T/r5" --stop-after 5 >/dev/null 2>&1
+$PB train $CFG train.activations=bf16 --threads 2 --out "$T/r5" >/dev/null 2>&1
+R=$(ls "$T"/r5/*.h5 2>/dev/null | head -n 1)
+[ -n "$R" ] && [ -n "$B" ] && [ "$(series "$B" /train/loss)" = "$(series "$R" /train/loss)" ] &&
+    [ "$(series "$B" /eval/top1)" = "$(series "$R" /eval/top1)" ]
+check "train.activations=bf16: resume after 5 steps = uninterrupted, bitwise" $? "losses and eval top-1 compared"
+
+REFUSE_BASE="data.limit=128 data.test_limit=100 train.epochs=1 train.batch=64 model.dim=32 model.depth=1 model.heads=2 model.patch=4"
+. tests/refuse_lib.sh
+refuse "train.activations=bf16 needs train.precision=bf16" "train.activations=bf16 stores the linear layers' inputs in bfloat16: it needs train.precision=bf16" \
+    train.activations=bf16
+refuse "train.activations=bf16 with model.arch=gmlp" "train.activations=bf16: model.arch=gmlp keeps its activations in fp32" \
+    train.activations=bf16 train.precision=bf16 model.arch=gmlp pe.kind=none
+refuse "train.activations=bf16 with dropout" "train.activations=bf16 runs the blocks without dropout" \
+    train.activations=bf16 train.precision=bf16 model.dropout=0.1
+refuse "train.activations=bf16 with MP3's masked attention" "train.activations=bf16 covers full attention only" \
+    train.activations=bf16 train.precision=bf16 objective.name=mp3 pe.kind=none
+refuse "train.activations takes fp32 or bf16" "train.activations" train.activations=fp16

@@ -1,0 +1,90 @@
+#!/bin/sh
+# tests/e2e_graph_runs.sh — train.graph=on end to end on the CPU (real Fashion-MNIST): the step
+# without host reads (bench/train/step_device.c; the CPU refuses the CUDA graph and runs it
+# eagerly) writes the same run file as the default, bitwise (tests/h5_same.py, with the key's own
+# /config attribute and config_yaml line left out, and /final backend_peak_bytes, which must be
+# larger by exactly the step's backend arrays), for: supervised with clipping that bites,
+# drop path and dropout, over two epochs with a checkpoint and evaluations (40 steps: its values
+# read at every metrics line); relbias; CAPE (pe.kind=cape: not replayable, still no host
+# reads); MP3 (its loss is read on the host: the note says so and the run is the default's); a
+# run that diverges (a NaN planted in a parameter before step 7, tests' fault hook: the same
+# diverged_step and status; with a hook the values are read every step). The metrics lines are the same
+# but for times and speeds. stderr names what does not replay and why.
+cd "$(dirname "$0")/.." || exit 1
+PB=build/posbench
+T=$(mktemp -d /tmp/posbench-graph-runs.XXXXXX) || exit 1
+trap 'rm -rf "$T"' EXIT
+export POSBENCH_PROGRESS=plain
+check() { # name, status (0 = ok), detail
+    if [ "$2" -eq 0 ]; then echo "PASS $1: $3"; else echo "FAIL $1: $3"; fi
+}
+if [ ! -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ]; then
+    echo "SKIP e2e graph runs: Fashion-MNIST is not installed (make deps installs dataset-fashion-mnist)"
+    exit 0
+fi
+# 640 training images, batch 32: 20 steps an epoch, 40 in all; evaluations each epoch.
+BASE="data.limit=640 data.test_limit=100 train.batch=32 eval.batch=100 model.dim=32 model.depth=2 model.heads=2 model.patch=4 eval.position_limit=50 eval.samples=0 eval.view_images=0 model.dropout=0.1"
+metrics_same() { # the metrics.jsonl lines of two folders, without times and speeds
+    python3 - "$1" "$2" <<'PY'
+import glob, json, sys
+def lines(d):
+    out = []
+    for f in sorted(glob.glob(d + '/*.metrics.jsonl')):
+        for line in open(f):
+            o = json.loads(line)
+            for k in ('time', 'train_time_s', 'images_per_s'):
+                o.pop(k, None)
+            out.append(o)
+    return out
+a, b = lines(sys.argv[1]), lines(sys.argv[2])
+sys.exit(0 if a and a == b else 1)
+PY
+}
+for case in supervised relbias cape mp3 diverged; do
+    case $case in
+        supervised) CFG="$BASE train.epochs=2 train.clip=0.05" ;;
+        relbias) CFG="$BASE pe.kind=relbias train.epochs=1 train.clip=0.05" ;;
+        cape) CFG="$BASE pe.kind=cape train.epochs=1" ;;
+        mp3) CFG="$BASE objective.name=mp3 pe.kind=none objective.eta=0.5 train.epochs=1" ;;
+        diverged) CFG="$BASE train.epochs=1" ;; # a NaN planted before step 7 (POSBENCH_FAULT_NAN_STEP)
+    esac
+    fault=""
+    [ "$case" = diverged ] && fault="POSBENCH_FAULT_NAN_STEP=7"
+    # shellcheck disable=SC2086
+    env $fault $PB train $CFG --threads 2 --out "$T/$case-off" >/dev/null 2>"$T/$case-off.err"
+    # shellcheck disable=SC2086
+    env $fault $PB train $CFG train.graph=on --threads 2 --out "$T/$case-on" >/dev/null 2>"$T/$case-on.err"
+    out=$(python3 tests/h5_same.py --new-key train.graph=off --new-key train.graph=on --ignore backend_peak_bytes "$T/$case-off" "$T/$case-on" 2>&1)
+    same=$?
+    # the arena's peak grows by the step's backend arrays where the step runs without host reads:
+    # (1 + STEP_DEVICE_CAP 64) (loss, norm) doubles + STEP_SCALARS 5 floats + the 2-word clock = 1068 bytes
+    grow=$(python3 - "$T/$case-off" "$T/$case-on" <<'PY'
+import glob, subprocess, sys
+def peak(d):
+    f = glob.glob(d + '/*.h5')[0]
+    out = subprocess.run(['h5dump', '-a', '/final/backend_peak_bytes', f], capture_output=True, text=True).stdout
+    return int(out.split('(0):')[1].split()[0])
+print(peak(sys.argv[2]) - peak(sys.argv[1]))
+PY
+)
+    want=1068
+    [ "$case" = mp3 ] && want=0 # its step reads on the host as with off: nothing allocated
+    [ "$grow" = "$want" ] || same=1
+    metrics_same "$T/$case-off" "$T/$case-on"
+    lines=$?
+    status=$(grep -ho '"diverged": true' "$T/$case-on"/*.metrics.jsonl 2>/dev/null | head -n 1)
+    note=$(grep 'train.graph=on' "$T/$case-on.err" | head -n 1)
+    [ $same -eq 0 ] && [ $lines -eq 0 ]
+    check "train.graph=on run file: $case" $? "$(echo "$out" | tail -n 1); backend peak +$grow bytes (want $want); metrics lines $([ $lines -eq 0 ] && echo same || echo differ)${status:+; $status}${note:+; stderr: $note}"
+done
+grep -q 'no host reads inside a step; not replayed as a graph: the CPU backends' "$T/supervised-on.err"
+check "train.graph=on note: the CPU runs the step eagerly" $? "$(grep 'train.graph' "$T/supervised-on.err" | head -n 1)"
+grep -q 'not replayed as a graph: the position encoding draws' "$T/cape-on.err"
+check "train.graph=on note: CAPE does not replay" $? "$(grep 'train.graph' "$T/cape-on.err" | head -n 1)"
+grep -q 'reads its loss and norm on the host as with off: the objective reads its loss on the host' "$T/mp3-on.err"
+check "train.graph=on note: MP3 reads on the host" $? "$(grep 'train.graph' "$T/mp3-on.err" | head -n 1)"
+grep -q 'diverged: loss nan at step 7' "$T/diverged-on.err"
+check "train.graph=on: the diverging run says so at its step" $? "$(grep 'diverged' "$T/diverged-on.err" | head -n 1)"
+$PB train train.graph=maybe > "$T/bad" 2>&1
+[ $? -eq 2 ] && grep -q "train.graph" "$T/bad"
+check "train.graph: a bad value exits 2 naming the key" $? "$(head -n 1 "$T/bad")"

@@ -1,0 +1,183 @@
+// tests/test_host_reads.c — the training step without host reads (bench/train/step_device.h,
+// train.graph=on) on the CPU and guarded backends, against the step that reads its loss and
+// norm at once (train_forward, backward, optim_step): a small supervised ViT with dropout and
+// drop path (drawn at the clock the device step uploads: ops set_rng_clock) trained 7 steps both
+// ways, with clipping that bites on some steps. Checked:
+// - no host read inside a device step (ops host_reads counts 0 between its start and end: no
+//   download, synchronize, sum or sum_squares) and exactly one read (one download) for the
+//   values of every step since the last read, read at "logging" steps 3 and 7;
+// - every step's loss and gradient norm, the learning rate, and the parameters and AdamW
+//   moments after each step bitwise those of the reading step;
+// - a non-finite loss (a NaN planted in a parameter) is read back as such and changes nothing:
+//   parameters and moments bitwise as before the step (the step that reads at once makes no
+//   update either).
+// The counter itself: each of download, synchronize, sum and sum_squares counts one read.
+#include "testing.h"
+#include "../bench/train/step_device.h"
+#include "../core/common.h"
+#include "../core/optimizer.h"
+#include "model_testing.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { B = 4, STEPS = 7 };
+
+typedef struct {
+    model m;
+    objective o;
+    float *adam_m, *adam_v;
+} trainee;
+
+static void trainee_create(trainee *t, const ops_backend *ops) {
+    objective_settings s = {.name = "supervised", .pe_kind = "abs", .label_smoothing = 0.1, .patch = 3,
+                            .train_size = 12, .cls = 1};
+    const objective_kind *kind = objective_find("supervised");
+    model_config cfg = {.channels = 1, .image_size = 12, .patch = 3, .dim = 16, .depth = 2, .heads = 2, .mlp_ratio = 2,
+                        .cls = 1, .pe_kind = "abs", .num_classes = 3, .dropout = 0.1f, .drop_path = 0.2f};
+    const char *why = kind->config_error(&s);
+    if (why) die_fail("test config: %s", why);
+    kind->configure_model(&s, &cfg);
+    model_create(&t->m, &cfg, ops, B, 5);
+    objective_create(&t->o, kind, &s, &t->m, B);
+    t->adam_m = ops->alloc(t->m.params.total * sizeof(float), "adam m");
+    t->adam_v = ops->alloc(t->m.params.total * sizeof(float), "adam v");
+}
+
+static void trainee_free(trainee *t) {
+    t->m.ops->free(t->adam_m);
+    t->m.ops->free(t->adam_v);
+    objective_free(&t->o);
+    model_free(&t->m);
+}
+
+// The batch of step s (the same in both trainees): images uniform, labels by step.
+static void fill_batch(trainee *t, int32_t *labels, int s) {
+    test_fill_uniform(model_images(&t->m), (size_t)B * 144, -1.0f, 1.0f, 20u + (unsigned)s);
+    for (int b = 0; b < B; b++) labels[b] = (b + s) % 3;
+}
+
+// 1 when the arenas (params, AdamW moments) of a and b are bitwise equal.
+static int same_state(const trainee *a, const trainee *b) {
+    size_t n = a->m.params.total;
+    float *x = xmalloc(n * sizeof(float), "x"), *y = xmalloc(n * sizeof(float), "y");
+    int same = 1;
+    const float *pa[3] = {a->m.param, a->adam_m, a->adam_v}, *pb[3] = {b->m.param, b->adam_m, b->adam_v};
+    for (int k = 0; k < 3 && same; k++) {
+        a->m.ops->download(x, pa[k], n * sizeof(float));
+        b->m.ops->download(y, pb[k], n * sizeof(float));
+        same = memcmp(x, y, n * sizeof(float)) == 0;
+    }
+    free(x);
+    free(y);
+    return same;
+}
+
+static void check_backend(const ops_backend *ops) {
+    char name[96];
+    trainee ref, dev;
+    trainee_create(&ref, ops);
+    trainee_create(&dev, ops);
+    optim_config oc = {.lr = 3e-3f, .min_lr = 1e-4f, .weight_decay = 0.05f, .beta1 = 0.9f, .beta2 = 0.999f,
+                       .eps = 1e-8f, .clip = 1.5f, .warmup_steps = 2, .total_steps = STEPS};
+    step_device sd;
+    step_device_create(&sd, ops, 0, "test: eager");
+    step_target target = {.obj = &dev.o, .m = &dev.m, .adam_m = dev.adam_m, .adam_v = dev.adam_v, .oc = &oc, .B = B};
+    int32_t labels[B];
+    double ref_loss[STEPS], ref_norm[STEPS], got_loss[STEP_DEVICE_CAP], got_norm[STEP_DEVICE_CAP];
+    float ref_lr[STEPS], got_lr[STEPS];
+    int first = 0, inside_reads = 0, bad_reads = 0, reads_done = 0, clipped = 0, state_bad = 0, value_bad = 0;
+    for (int s = 0; s < STEPS; s++) {
+        rng_addr rng = {.seed = 1, .epoch = 0, .step = (uint32_t)s};
+        ops->set_rng_clock(NULL); // the reading step draws at the address passed (the clock is process-wide)
+        fill_batch(&ref, labels, s);
+        ref_loss[s] = ref.o.kind->train_forward(&ref.o, B, labels, rng);
+        ops->zero(ref.m.grad, ref.m.params.total);
+        model_zero_act_grads_batch(&ref.m, B);
+        ref.o.kind->train_backward(&ref.o, B);
+        ref_norm[s] = optim_step(ops, &ref.m.params, ref.m.param, ref.m.grad, ref.adam_m, ref.adam_v, &oc, s, &ref_lr[s]);
+        clipped += ref_norm[s] > oc.clip;
+
+        ops->set_rng_clock(sd.clock);
+        fill_batch(&dev, labels, s);
+        ops->host_reads(1);
+        got_lr[s] = step_device_run(&sd, &target, labels, rng, s, NULL);
+        size_t reads = ops->host_reads(1);
+        if (reads) inside_reads++;
+        if (s == 2 || s == STEPS - 1) { // the logging steps: one download for every step since the last
+            int n = step_device_read(&sd, got_loss, got_norm);
+            size_t r = ops->host_reads(1);
+            if (r != 1 || n != s + 1 - first) bad_reads++;
+            for (int i = 0; i < n; i++)
+                if (memcmp(&got_loss[i], &ref_loss[first + i], sizeof(double)) ||
+                    memcmp(&got_norm[i], &ref_norm[first + i], sizeof(double)) ||
+                    memcmp(&got_lr[first + i], &ref_lr[first + i], sizeof(float)))
+                    value_bad++;
+            reads_done++;
+            first = s + 1;
+        }
+        ops->host_reads(1);
+        if (!same_state(&ref, &dev)) state_bad++;
+    }
+    snprintf(name, sizeof name, "host reads: %s: none inside a step", ops->name);
+    test_check(name, inside_reads == 0 && bad_reads == 0 && reads_done == 2, "%d of %d steps read mid-step; %d of %d reads were not one download of the pending steps",
+               inside_reads, STEPS, bad_reads, reads_done);
+    snprintf(name, sizeof name, "host reads: %s: values and state bitwise", ops->name);
+    test_check(name, value_bad == 0 && state_bad == 0 && clipped > 0 && clipped < STEPS,
+               "%d steps with a loss, norm or rate unlike the reading step's, %d with other parameters or moments; "
+               "%d of %d steps clipped (norm > %g)", value_bad, state_bad, clipped, STEPS, oc.clip);
+
+    // A NaN in a parameter: the loss is not finite, read back as such; nothing changes.
+    float nan = NAN;
+    ops->upload(ref.m.param + 1, &nan, sizeof nan);
+    ops->upload(dev.m.param + 1, &nan, sizeof nan);
+    rng_addr rng = {.seed = 1, .epoch = 1, .step = 0};
+    ops->set_rng_clock(NULL);
+    fill_batch(&ref, labels, STEPS);
+    double bad_ref = ref.o.kind->train_forward(&ref.o, B, labels, rng); // the reading step stops here: no update
+    ops->set_rng_clock(sd.clock);
+    fill_batch(&dev, labels, STEPS);
+    step_device_run(&sd, &target, labels, rng, STEPS, NULL);
+    int n = step_device_read(&sd, got_loss, got_norm);
+    snprintf(name, sizeof name, "host reads: %s: a non-finite loss changes nothing", ops->name);
+    test_check(name, !isfinite(bad_ref) && n == 1 && !isfinite(got_loss[0]) && same_state(&ref, &dev),
+               "reading step's loss %g; device step read %d value(s), loss %g; state %s", bad_ref, n, got_loss[0],
+               same_state(&ref, &dev) ? "unchanged" : "changed");
+
+    step_device_free(&sd);
+    trainee_free(&ref);
+    trainee_free(&dev);
+}
+
+// Each counted call adds one read; upload, copy and the ops do not.
+static void check_counter(const ops_backend *ops) {
+    float *x = ops->alloc(8 * sizeof(float), "x");
+    double *total = ops->alloc(sizeof(double), "total");
+    float host[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    double d;
+    ops->host_reads(1);
+    ops->upload(x, host, sizeof host);
+    ops->copy(x + 4, x, 4 * sizeof(float));
+    ops->sum_to(total, x, 8, 2.0);
+    size_t quiet = ops->host_reads(1);
+    ops->download(host, x, sizeof host);
+    ops->synchronize();
+    d = ops->sum(x, 8);
+    d += ops->sum_squares(x, 8);
+    size_t counted = ops->host_reads(1);
+    char name[96];
+    snprintf(name, sizeof name, "host reads: %s: the counter", ops->name);
+    test_check(name, quiet == 0 && counted == 4 && d > 0, "upload, copy, sum_to: %zu reads (want 0); download, "
+               "synchronize, sum, sum_squares: %zu (want 4)", quiet, counted);
+    ops->free(x);
+    ops->free(total);
+}
+
+int main(void) {
+    check_backend(&ops_cpu);
+    check_backend(&ops_cpu_guarded);
+    check_counter(&ops_cpu);
+    check_counter(&ops_cpu_guarded);
+    return test_exit_code();
+}
