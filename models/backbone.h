@@ -76,12 +76,17 @@ typedef struct backbone_kind {
     // PyTorch twin from it (bench/crosscheck/timm_match.c).
     int timm_vit;
     // Its own configuration keys (ended by {NULL}; NULL: none), gathered into the key table
-    // (bench/config/config.c), and their reader into the model config (NULL: none).
+    // (bench/config/config.c), and their reader into the model config's arch_own (NULL: none),
+    // called by backbone_read_keys only for the model's backbone.
     const cfg_key *keys;
     void (*read_keys)(const key_reader *r, struct model_config *c);
     // Forward FLOPs of one block per image with T tokens and M key tokens (multiply-add = 2).
     double (*block_flops)(const struct model_config *c, int T, int M);
 } backbone_kind;
+
+// The chosen backbone's own settings in a model config (model_config.arch_own, MODEL_OWN_BYTES
+// zeroed bytes that only its read_keys fills), as its own struct: BACKBONE_OWN(c, const gmlp_settings).
+#define BACKBONE_OWN(c, type) ((type *)(void *)(c)->arch_own)
 
 // The registry: X(name) once per backbone, in the order `--help` lists them.
 #define BACKBONE_KINDS(X) X(vit) X(gmlp) X(amlp)
@@ -97,3 +102,8 @@ extern const cfg_key backbone_common_keys[];
 const backbone_kind *backbone_at(int i);
 // The backbone named `name` (NULL: "vit"), or NULL when there is none.
 const backbone_kind *backbone_find(const char *name);
+// model.arch into c, then backbone_read_own.
+void backbone_read_keys(const key_reader *r, struct model_config *c);
+// The own keys of c's backbone (read_keys) into c->arch_own, zeroed first (c->vocab must be set:
+// gMLP's Toeplitz form follows the input).
+void backbone_read_own(const key_reader *r, struct model_config *c);

@@ -1,5 +1,6 @@
 // models/model.h — a model as named steps: embed -> position -> blocks -> head
-// (docs/methods.md "ViT backbone"). This file owns the steps every backbone shares and the memory;
+// (docs/methods.md "ViT backbone"). This interface owns the steps every backbone shares and the
+// memory (implemented by model.c, model_tables.c, model_views.c; a config alone: model_config.h);
 // the blocks are a backbone module (models/backbones/<arch>.c, behind models/backbone.h,
 // chosen by cfg.arch = `model.arch`), the position encoding a posenc module
 // (models/posenc/<kind>.c, behind models/posenc/encoding.h, cfg.pe_kind = `pe.kind`). This
@@ -18,18 +19,18 @@
 // abs is resized bicubically to the new grid (cls row kept; differentiable, so UniViT can train
 // through it), relbias offsets beyond the table are clipped to its edge, sin1d/sin2d/cape/rope
 // are computed for the new grid.
-// Reference tokens (cfg.ref_tokens = R > 0, MP3's speech variant): only R random patch tokens
+// Reference tokens (cfg.request.ref_tokens = R > 0, MP3's speech variant): only R random patch tokens
 // per image (and cls, which keeps its own row as always) get the position encoding; the rest
 // carry none.
 // MP3's masked attention (backbones that support it): with a context of M < T key tokens per
 // image (model_context), queries come from all T tokens but keys and values are computed for
 // the M context tokens only.
-// GVP's two streams (cfg.query_stream, backbones with masked attention): after the T content
+// GVP's two streams (cfg.request.query_stream, backbones with masked attention): after the T content
 // tokens the blocks see N query tokens, query token n = a learned vector + the position
 // encoding's row of patch n (the kind's reference_table), through the same blocks and weights;
 // keys and values come from the content tokens only (masked attention whose context is the T
 // content tokens), and group ids (model_groups, model_set_streams) decide who sees whom.
-// MAE (cfg.keep_tokens, cfg.decoder_depth; models/decoder.h): the blocks see only the kept
+// MAE (cfg.request.keep_tokens, cfg.request.decoder_depth; objectives/mae/decoder.h): the blocks see only the kept
 // tokens of each image (model_keep, model_set_keep), gathered after the position encoding, and
 // their activations are sized for them; a light decoder (a second stack of the backbone's
 // blocks, declared into this model's tables under "decoder.") rebuilds every token.
@@ -118,8 +119,8 @@ typedef struct model {
     int keep_alloc;                // keep_tokens: tokens per image the block activations are sized for
     struct model *owner;           // a sub-model (MAE's decoder): its declarations go to the owner's
     const char *prefix;            //   tables, names prefixed with this
-    struct model_decoder *decoder; // cfg.decoder_depth > 0 (models/decoder.c)
-    void *extension_state;         // another extension's own (cfg.extension, e.g. objectives/simclr/projection.c)
+    void *extension_state;         // the extension's own (cfg.request.extension: MAE's decoder objectives/mae/decoder.c,
+                                   // SimCLR's projection objectives/simclr/projection.c, DINO's head)
 
     // Layout: the tables decide the arenas (params also drives gradients, optimizer moments,
     // checkpoints and HDF5 names); `bindings` are the named pointers to fill once allocated.
@@ -151,21 +152,16 @@ void model_create(model *m, const model_config *cfg, const ops_backend *ops, int
 void model_free(model *m);
 void model_init_params(model *m, uint32_t seed);
 
-// Returns a description of an impossible config, or NULL when the config is valid.
-const char *model_config_error(const model_config *cfg);
-
 // Sets the input size of the next forwards (size % patch == 0, size <= max_image_size; full
 // attention only): grid, N, T and every position table follow. Dies with a bad-input error
 // naming the size otherwise. model_create starts at cfg.image_size.
 void model_set_resolution(model *m, int size);
-// Returns why `size` cannot be a model input (naming `key`, e.g. "eval.resolutions"), or NULL.
-const char *model_resolution_error(const model_config *cfg, int size, const char *key);
 
 // Forward pass for B <= max_batch images (B, channels, S, S), S = m->image_size, written by the
 // host into the staging input model_images(m) (uploaded here, with the context, the reference
 // tokens and the encoding's draws). training=1 enables dropout and drop path drawn at `rng`
 // (purpose and index are set per call site) and CAPE's position augmentation drawn at
-// (rng.seed, RNG_POSENC, rng.epoch, rng.step, image); reference tokens (cfg.ref_tokens) are
+// (rng.seed, RNG_POSENC, rng.epoch, rng.step, image); reference tokens (cfg.request.ref_tokens) are
 // drawn at (rng.seed, RNG_REFERENCE, rng.epoch, rng.step, rng.index + image) in every
 // forward, training or not (an evaluation passes its first image's index as rng.index, so
 // its draws do not depend on how the test set is split into batches). Returns the logits
@@ -187,15 +183,12 @@ void model_dropout_forward(model *m, float *out, float *mask, const float *in, i
                            rng_addr rng, uint32_t site_index);
 // Floats (token ids for text) of one input in model_images at the current size.
 size_t model_input_floats(const model *m);
-// Rows and columns of the token grid of a config at `size` (images: size/patch each; sequences:
-// 1 and size).
-void model_grid_at(const model_config *cfg, int size, int *rows, int *cols);
 const float *model_forward(model *m, int B, int training, rng_addr rng);
 // Backward from dlogits (B, num_classes), which the caller wrote into model_dlogits(m) after
 // zeroing the activation gradients with model_zero_act_grads. Parameter gradients accumulate.
 float *model_dlogits(model *m);
 // The last forward's reference tokens (B, model_reference_width(m)): cls first when there is
-// one, then the references; NULL (width 0) without cfg.ref_tokens.
+// one, then the references; NULL (width 0) without cfg.request.ref_tokens.
 const int *model_reference_tokens(const model *m);
 int model_reference_width(const model *m);
 void model_zero_act_grads(model *m);
@@ -219,13 +212,13 @@ int model_batch_capacity(const model *m, int M);
 // With keep_tokens: the kept tokens while model_set_keep holds, and the arena's per-image size.
 static inline int model_tokens(const model *m) { return m->keep > 0 ? m->keep : m->T + m->Tq; }
 static inline int model_tokens_max(const model *m) { return m->keep_alloc > 0 ? m->keep_alloc : m->T_max + m->Tq_max; }
-// MAE (cfg.keep_tokens = K): model_keep is the host staging (B, K) of each image's kept token
+// MAE (cfg.request.keep_tokens = K): model_keep is the host staging (B, K) of each image's kept token
 // indices (cls first when there is one, no repeats), written before model_forward;
 // model_set_keep(m, K) makes the next forwards run the blocks, final norm and token head on
 // those K tokens only (logits (B, K, outputs)); model_set_keep(m, 0) restores every token.
 int *model_keep(model *m);
 void model_set_keep(model *m, int keep);
-// GVP (cfg.query_stream): query_stream 1 adds the N query tokens to the next forwards (0: the
+// GVP (cfg.request.query_stream): query_stream 1 adds the N query tokens to the next forwards (0: the
 // content stream alone, as a finetuned or probed model sees it); mask_mode ATTN_MASK_LE / LT
 // applies the group ids the caller wrote into model_groups(m) ((B, T + Tq) ints per forward,
 // content tokens first), ATTN_MASK_NONE full attention. Keys are always content tokens.
@@ -253,10 +246,6 @@ const float *model_attention_qkv(const model *m, int layer);
 // backend memory; NULL when the backbone has none.
 const float *model_spatial_weights(const model *m, int layer);
 
-// Forward FLOPs per image (multiply-add = 2) at cfg->image_size with M key tokens (M = T: full
-// attention), for benchmarks and results; a training step is ~3x.
-double model_forward_flops_masked(const model_config *cfg, int M);
-double model_forward_flops(const model_config *cfg);
 // Bytes of the activation, activation-gradient and input arenas.
 size_t model_activation_bytes(const model *m);
 // Asks the next model_forward to measure its embedding: after it, m->content_rms is the RMS over

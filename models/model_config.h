@@ -1,15 +1,18 @@
-// models/model_config.h — what a model is built from (model_config: the shape, the input, the
-// encoding and backbone choices and their settings, what the objective asks of the model) and
-// the sub-model interface (model_extension). Split from model.h so the position encodings
-// (models/posenc/) read their config without the model itself (they see the model through
-// model_view.h).
+// models/model_config.h — what a model is built from (model_config): what every model has (the
+// input, the shape, the encoding and backbone names, the regularisation and initialisation
+// rules), what the objective asks of it (model_request) and two opaque blocks of the chosen
+// encoding's and backbone's own settings, each read only by its module (POSENC_OWN,
+// BACKBONE_OWN); and the sub-model interface (model_extension). A setting of one module does
+// not belong here (tests/test_registries.c lists the fields and fails on a new one). Split from
+// model.h so the position encodings (models/posenc/) read their config without the model itself
+// (they see the model through model_view.h).
 #pragma once
 
 struct model;
 struct model_config;
 // A sub-model that a model owns and declares into its own tables (MAE's light decoder,
-// models/decoder.c), chosen by the objective that needs it (configure_model sets
-// model_config.extension); model.c reaches it only through this table.
+// objectives/mae/decoder.c), chosen by the objective that needs it (configure_model sets
+// model_request.extension); model.c reaches it only through this table.
 typedef struct model_extension {
     const char *(*config_error)(const struct model_config *c); // NULL: fine, else why (naming keys)
     void (*declare_params)(struct model *m); // after the head's parameters
@@ -19,34 +22,10 @@ typedef struct model_extension {
     double (*forward_flops)(const struct model_config *c); // per image
 } model_extension;
 
-typedef struct model_config {
-    const char *arch;          // model.arch: a name of BACKBONE_KINDS (models/backbone.h); NULL = "vit"
-    int channels, image_size;  // input (B, channels, image_size, image_size): the size the position
-                               // tables (abs, relbias) are built for
-    int max_image_size;        // largest input size of any forward (arena sizing); 0 = image_size
-    int features;              // > 0: the input is a sequence (B, L, features) of feature vectors (audio:
-                               // frames × MFCCs), one token per frame, L = image_size (the "size" of
-                               // every size key is then a frame count); channels and patch must be 1.
-                               // 0: images
-    int vocab;                 // > 0: the input is a sequence (B, L) of token ids (int32 in the images
-                               // input's storage; text: bytes and [MASK]), one token each, embedded by a
-                               // learned table (vocab, d) ("token_embed.weight", trunc normal 0.02,
-                               // decayed) in place of the linear embedding; L = image_size; channels and
-                               // patch must be 1 and features 0. 0: no token ids
-    int patch, dim, depth, heads, mlp_ratio;
-    int cls;                   // 1: prepend a learned cls token and classify from it
-    const char *pe_kind;       // pe.kind: a name of POSENC_KINDS (models/posenc/encoding.h); NULL = "none"
-    float cape_global_shift;   // cape, training only: per-image shift bound (positions span [-1, 1])
-    float cape_local_shift;    //   per-token shift bound; < 0: 1/grid side (the paper's 1/N)
-    float cape_scale;          //   per-image scale bound lambda_max (1 = no scaling)
-    float cape_time_shift;     // cape on a sequence: per-sequence shift bound in seconds
-    float frame_seconds;       // sequence input: seconds between frames (1D cape's positions); 0 for images
-    int rope_dims;             // rope: 1 (row-major patch index) or 2 (axial: columns, rows)
-    float rope_base;           //   base of the frequencies; 0 = posenc_rope_default_base(rope_dims)
-    float content_scale;       // pe.content_scale: the embedded content (B, N, d) is multiplied by this
-                               // before any encoding is added (0 or 1 = unscaled; sqrt_d: sqrt(dim))
-    int num_classes;           // classifier outputs (ignored with token_head)
-    // The head, chosen by the objective (objectives/<name>/ configure_model): 0 = a classifier
+// What the objective asks of the model (objectives/<name>/ configure_model fills it; a zeroed
+// request is a classifier on every token with full attention).
+typedef struct model_request {
+    // The head: 0 = a classifier
     // Linear(d, num_classes) on the cls token (or the mean of all tokens without cls), logits
     // (B, num_classes); 1 = a linear head on every token, logits (B, T, N) with N outputs, one
     // per patch position (MP3's position head). head_name names its tensors ("head" when NULL):
@@ -65,20 +44,37 @@ typedef struct model_config {
     int keep_tokens;           // > 0: MAE's encoder: the blocks see this many tokens per image (cls + the kept
                                // patches, model_keep) when model_set_keep asks; block activations are sized
                                // for them (a full forward fits model_batch_capacity(m, m->T) images)
-    const model_extension *extension; // a sub-model (MAE's decoder; models/decoder.h), or NULL
-    int decoder_depth, decoder_dim; // > 0: MAE's light decoder (models/decoder.h): blocks of width decoder_dim
+    const model_extension *extension; // a sub-model (MAE's decoder; objectives/mae/decoder.h), or NULL
+    int decoder_depth, decoder_dim; // > 0: MAE's light decoder (objectives/mae/decoder.h): blocks of width decoder_dim
                                // (heads and mlp_ratio as the encoder's) after the token head (decoder_embed)
     int proj_outputs;          // > 0: SimCLR's projection (objectives/simclr/projection.h): ReLU, then Linear(num_classes,
                                // proj_outputs) after the classifier head (num_classes = simclr.hidden_dim)
     int head_bottleneck, head_prototypes; // > 0: DINO's head after the classifier (objectives/dino/head.h): bottleneck width, prototypes K
-    int sgu_toeplitz;          // gmlp/amlp (model.sgu_toeplitz): 0 = a dense spatial W (T, T); 1 = Toeplitz
-                               // over the token index, W(i, j) = w[i - j]; 2 = Toeplitz over the patch grid,
-                               // w indexed by the 2D offset (relbias layout, with cls entries)
-    int tiny_attn_dim;         // amlp (model.tiny_attn_dim): width of the single-head tiny attention
-    // gmlp/amlp SGU ablations (gMLP Table 3; 0 = the paper's SGU): s = u + f(v) instead of u ⊙ f(v)
-    // (model.sgu_gating=additive); one Z as u and v, no split (model.sgu_split=false); no LayerNorm
-    // on v (model.sgu_norm=false)
-    int sgu_additive, sgu_no_split, sgu_no_norm;
+} model_request;
+
+#define MODEL_OWN_BYTES 32 // the largest encoding's or backbone's own settings (each asserts its struct fits)
+
+typedef struct model_config {
+    const char *arch;          // model.arch: a name of BACKBONE_KINDS (models/backbone.h); NULL = "vit"
+    const char *pe_kind;       // pe.kind: a name of POSENC_KINDS (models/posenc/encoding.h); NULL = "none"
+    int channels, image_size;  // input (B, channels, image_size, image_size): the size the position
+                               // tables (abs, relbias) are built for
+    int max_image_size;        // largest input size of any forward (arena sizing); 0 = image_size
+    int features;              // > 0: the input is a sequence (B, L, features) of feature vectors (audio:
+                               // frames × MFCCs), one token per frame, L = image_size (the "size" of
+                               // every size key is then a frame count); channels and patch must be 1.
+                               // 0: images
+    int vocab;                 // > 0: the input is a sequence (B, L) of token ids (int32 in the images
+                               // input's storage; text: bytes and [MASK]), one token each, embedded by a
+                               // learned table (vocab, d) ("token_embed.weight", trunc normal 0.02,
+                               // decayed) in place of the linear embedding; L = image_size; channels and
+                               // patch must be 1 and features 0. 0: no token ids
+    int patch, dim, depth, heads, mlp_ratio;
+    int cls;                   // 1: prepend a learned cls token and classify from it
+    float frame_seconds;       // sequence input: seconds between frames (1D cape's positions); 0 for images
+    float content_scale;       // pe.content_scale: the embedded content (B, N, d) is multiplied by this
+                               // before any encoding is added (0 or 1 = unscaled; sqrt_d: sqrt(dim))
+    int num_classes;           // classifier outputs (ignored with request.token_head)
     float drop_path;           // stochastic depth of the last block (linear in depth from 0)
     float dropout;             // dropout after the embedding and on each residual branch
     int embed_init;            // model.embed_init: how the patch / frame projection starts (MODEL_EMBED_INIT_*)
@@ -87,6 +83,13 @@ typedef struct model_config {
     int bf16_activations;      // train.activations=bf16: the blocks store the activations that feed their
                                // matrix products in bf16 (backbones with bf16_activations; needs
                                // train.precision=bf16, which the trainer checks)
+    model_request request;     // what the objective asks of the model (above)
+    // The chosen encoding's own settings (pe.cape_*, pe.rope_*): filled by its read_keys alone,
+    // read by its own file through POSENC_OWN (models/posenc/encoding.h).
+    _Alignas(8) unsigned char pe_own[MODEL_OWN_BYTES];
+    // The chosen backbone's own settings (model.sgu_*, model.tiny_attn_dim): filled by its
+    // read_keys alone, read by its own file through BACKBONE_OWN (models/backbone.h).
+    _Alignas(8) unsigned char arch_own[MODEL_OWN_BYTES];
 } model_config;
 
 // model.linear_init, the initialisation of every Linear layer's weight (blocks, heads, decoder;
@@ -125,3 +128,16 @@ float model_trunc_normal_cut(const model_config *c); // the cut in units of std 
 
 // 1: the input is a sequence (feature vectors or token ids: a 1 × L grid), 0: images.
 static inline int model_config_is_sequence(const model_config *c) { return c->features > 0 || c->vocab > 0; }
+
+// models/model_config.c: questions about a config, without a model.
+// Returns a description of an impossible config, or NULL when the config is valid.
+const char *model_config_error(const model_config *cfg);
+// Returns why `size` cannot be a model input (naming `key`, e.g. "eval.resolutions"), or NULL.
+const char *model_resolution_error(const model_config *cfg, int size, const char *key);
+// Rows and columns of the token grid of a config at `size` (images: size/patch each; sequences:
+// 1 and size).
+void model_grid_at(const model_config *cfg, int size, int *rows, int *cols);
+// Forward FLOPs per image (multiply-add = 2) at cfg->image_size with M key tokens (M = T: full
+// attention), for benchmarks and results; a training step is ~3x.
+double model_forward_flops_masked(const model_config *cfg, int M);
+double model_forward_flops(const model_config *cfg);

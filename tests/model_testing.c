@@ -3,8 +3,10 @@
 #include "testing.h"
 #include "../core/common.h"
 #include "../core/tensorfile.h"
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 void test_model_fill_batch(model *m, int32_t *labels, int B, unsigned tag) {
     size_t n = m->cfg.features > 0 ? (size_t)B * m->image_size * m->cfg.features
@@ -86,4 +88,69 @@ void objective_case_grads(objective_case *c) {
     ops_cpu.zero(c->m.grad, c->m.params.total);
     model_zero_act_grads(&c->m);
     c->o.kind->train_backward(&c->o, c->B);
+}
+
+// The key reader of test_model_set_pe / test_model_set_arch: "key=value" strings, else the key's
+// default in the tables of the encodings and backbones.
+enum { SET_MAX = 16 };
+typedef struct {
+    const char *set[SET_MAX];
+    int n;
+} key_values;
+
+static const char *default_in(const cfg_key *keys, const char *key) {
+    for (const cfg_key *k = keys; k && k->key; k++)
+        if (!strcmp(k->key, key)) return k->fallback;
+    return NULL;
+}
+
+static const char *key_text(const void *ctx, const char *key) {
+    const key_values *kv = ctx;
+    size_t len = strlen(key);
+    for (int i = 0; i < kv->n; i++)
+        if (!strncmp(kv->set[i], key, len) && kv->set[i][len] == '=') return kv->set[i] + len + 1;
+    const char *v = NULL;
+    for (int i = 0; !v && posenc_at(i); i++) {
+        v = default_in(posenc_at(i)->keys, key);
+        if (!v && posenc_at(i)->sequence_kind) v = default_in(posenc_at(i)->sequence_kind->keys, key);
+    }
+    for (int i = 0; !v && backbone_at(i); i++) v = default_in(backbone_at(i)->keys, key);
+    if (!v) die_fail("test: no encoding or backbone key %s", key);
+    return v;
+}
+static long key_text_int(const void *ctx, const char *key) {
+    const char *v = key_text(ctx, key);
+    return !strcmp(v, "true") ? 1 : !strcmp(v, "false") ? 0 : strtol(v, NULL, 10);
+}
+static double key_text_float(const void *ctx, const char *key) { return strtod(key_text(ctx, key), NULL); }
+
+static key_reader reader_of(key_values *kv, va_list ap) {
+    kv->n = 0;
+    for (const char *s = va_arg(ap, const char *); s; s = va_arg(ap, const char *)) {
+        if (kv->n == SET_MAX) die_fail("test: more than %d keys", SET_MAX);
+        kv->set[kv->n++] = s;
+    }
+    return (key_reader){.ctx = kv, .int_value = key_text_int, .float_value = key_text_float, .str_value = key_text};
+}
+
+void test_model_set_pe(model_config *c, const char *kind, ...) {
+    key_values kv;
+    va_list ap;
+    va_start(ap, kind);
+    key_reader r = reader_of(&kv, ap);
+    va_end(ap);
+    c->pe_kind = kind;
+    if (!posenc_for_model(c)) die_fail("test: pe.kind=%s is not an encoding", kind);
+    posenc_read_own(&r, c);
+}
+
+void test_model_set_arch(model_config *c, const char *kind, ...) {
+    key_values kv;
+    va_list ap;
+    va_start(ap, kind);
+    key_reader r = reader_of(&kv, ap);
+    va_end(ap);
+    c->arch = kind;
+    if (!backbone_find(kind)) die_fail("test: model.arch=%s is not a backbone", kind);
+    backbone_read_own(&r, c);
 }

@@ -18,6 +18,13 @@ void test_model_perturb(model *m, float amplitude, unsigned tag);
 // gradcheck of every parameter tensor of m (named "LABEL TENSOR") against the gradients already
 // in m->grad, with loss(ctx) evaluating the model's loss; returns how many failed.
 int test_model_gradcheck_params(const char *label, model *m, void *ctx, gradcheck_loss_fn loss, gradcheck_tol tol);
+// Sets c's encoding (pe.kind) or backbone (model.arch) to `kind` and its own settings
+// (pe_own, arch_own) as the module's read_keys reads them from keys at their defaults except
+// the "key=value" strings given (NULL-terminated), e.g.
+// test_model_set_pe(&c, "rope", "pe.rope_dims=1", NULL). The encoding is the one c runs
+// (posenc_for_model: set c->features and c->vocab first), as in model_config_from_config.
+void test_model_set_pe(model_config *c, const char *kind, ...);
+void test_model_set_arch(model_config *c, const char *kind, ...);
 // Adds the oracles' shape entries config.{channels, image_size, patch, dim, depth, heads,
 // mlp_ratio, cls} of c (tests/torch_oracle.py reads them).
 void test_model_dump_shape(tensorfile *tf, const model_config *c);

@@ -234,8 +234,8 @@ static void test_draw_statistics(void) {
 // ================================================================ the model
 static model_config seq_config(void) {
     model_config c = {.channels = 1, .image_size = 20, .features = 3, .patch = 1, .dim = 16, .depth = 2, .heads = 2,
-                      .mlp_ratio = 2, .cls = 1, .pe_kind = "cape", .num_classes = 4, .max_image_size = 40,
-                      .cape_time_shift = 60.0f, .cape_local_shift = -1.0f, .cape_scale = 1.4f, .frame_seconds = 0.01f};
+                      .mlp_ratio = 2, .cls = 1, .num_classes = 4, .max_image_size = 40, .frame_seconds = 0.01f};
+    test_model_set_pe(&c, "cape", "pe.cape_time_shift=60", "pe.cape_local_shift=-1", "pe.cape_scale=1.4", NULL);
     return c;
 }
 
@@ -254,7 +254,7 @@ static void test_model(void) {
     why = model_config_error(&nostride);
     test_check("sequence: cape needs the frame stride", why && strstr(why, "frame_seconds"), "%s", why ? why : "(accepted)");
     model_config badshift = c;
-    badshift.cape_time_shift = -1;
+    test_model_set_pe(&badshift, "cape", "pe.cape_time_shift=-1", NULL);
     why = model_config_error(&badshift);
     test_check("sequence: a negative pe.cape_time_shift refused", why && strstr(why, "pe.cape_time_shift"), "%s",
                why ? why : "(accepted)");
@@ -280,7 +280,7 @@ static void test_model(void) {
 
     // No augmentation: training (dropout 0, drop path 0) is the evaluation forward, bitwise.
     model_config off = c;
-    off.cape_time_shift = 0, off.cape_local_shift = 0, off.cape_scale = 1;
+    test_model_set_pe(&off, "cape", "pe.cape_time_shift=0", "pe.cape_local_shift=0", "pe.cape_scale=1", NULL);
     model_create(&plain, &off, ops, B, 11);
     test_model_perturb(&plain, 0.1f, 40);
     test_model_fill_batch(&plain, labels, B, 41);

@@ -22,6 +22,7 @@
 #include "../core/ops.h"
 #include "../core/tensorfile.h"
 #include "../models/model.h"
+#include "../models/backbones/gmlp.h"
 #include "../objectives/supervised/supervised.h"
 #include <math.h>
 #include <stdio.h>
@@ -137,37 +138,43 @@ static void gradcheck_model_at(const char *label, model_config cfg, int training
     model_free(&m);
 }
 
-static const model_config base = {.arch = "gmlp", .channels = 1, .image_size = 8, .patch = 4, .dim = 16, .depth = 2,
-                                  .heads = 2, .mlp_ratio = 2, .cls = 1, .pe_kind = "none", .num_classes = 5,
-                                  .tiny_attn_dim = 8};
+// gmlp's own settings of a config (gmlp and amlp share them: switching arch keeps them).
+#define SGU(c) BACKBONE_OWN(&(c), gmlp_settings)
+
+static model_config base_config(void) {
+    model_config c = {.arch = "gmlp", .channels = 1, .image_size = 8, .patch = 4, .dim = 16, .depth = 2,
+                      .heads = 2, .mlp_ratio = 2, .cls = 1, .pe_kind = "none", .num_classes = 5};
+    SGU(c)->tiny_attn_dim = 8;
+    return c;
+}
 
 static void test_model_gradients(void) {
-    model_config c = base;
+    model_config c = base_config();
     gradcheck_model_at("gmlp[cls]", c, 0, 0);
     c.cls = 0, c.channels = 2, c.pe_kind = "abs";
     gradcheck_model_at("gmlp[meanpool,abs]", c, 0, 0);
-    c = base, c.sgu_toeplitz = 1;
+    c = base_config(), SGU(c)->toeplitz = 1;
     gradcheck_model_at("gmlp[cls,toeplitz1d]", c, 0, 0);
-    c.sgu_toeplitz = 2;
+    SGU(c)->toeplitz = 2;
     gradcheck_model_at("gmlp[cls,toeplitz2d]", c, 0, 0);
-    c = base, c.dropout = 0.1f, c.drop_path = 0.5f;
+    c = base_config(), c.dropout = 0.1f, c.drop_path = 0.5f;
     gradcheck_model_at("gmlp[dropout,droppath]", c, 1, 0);
-    c = base, c.arch = "amlp";
+    c = base_config(), c.arch = "amlp";
     gradcheck_model_at("amlp[cls]", c, 0, 0);
-    c.sgu_toeplitz = 2, c.cls = 0;
+    SGU(c)->toeplitz = 2, c.cls = 0;
     gradcheck_model_at("amlp[meanpool,toeplitz2d]", c, 0, 0);
     // Built for 8 px (2x2 grid), run at 12 px (3x3): W resampled; Toeplitz clipped.
-    c = base, c.max_image_size = 12;
+    c = base_config(), c.max_image_size = 12;
     gradcheck_model_at("gmlp[cls,8px W at 12px]", c, 0, 12);
-    c.sgu_toeplitz = 2;
+    SGU(c)->toeplitz = 2;
     gradcheck_model_at("gmlp[cls,toeplitz2d,8px table at 12px]", c, 0, 12);
-    c = base, c.arch = "amlp", c.max_image_size = 12, c.sgu_toeplitz = 1;
+    c = base_config(), c.arch = "amlp", c.max_image_size = 12, SGU(c)->toeplitz = 1;
     gradcheck_model_at("amlp[cls,toeplitz1d,8px table at 12px]", c, 0, 12);
     // 3 blocks: the shared activation gradients are cleared between blocks (W's and b's whole)
     // and the output gradient's ping-pong pair is used in both directions.
-    c = base, c.depth = 3, c.max_image_size = 12, c.dropout = 0.1f, c.drop_path = 0.5f;
+    c = base_config(), c.depth = 3, c.max_image_size = 12, c.dropout = 0.1f, c.drop_path = 0.5f;
     gradcheck_model_at("gmlp[3 blocks,dropout,droppath,8px W at 12px]", c, 1, 12);
-    c = base, c.depth = 3, c.arch = "amlp", c.sgu_toeplitz = 2;
+    c = base_config(), c.depth = 3, c.arch = "amlp", SGU(c)->toeplitz = 2;
     gradcheck_model_at("amlp[3 blocks,toeplitz2d]", c, 0, 0);
 }
 
@@ -188,7 +195,7 @@ static void ffn_reference(model *m, float *out, int B) {
 }
 
 static void test_init_is_ffn(void) {
-    model_config c = base;
+    model_config c = base_config();
     c.image_size = 16, c.dim = 24, c.mlp_ratio = 4;
     model m;
     model_create(&m, &c, ops, 4, 3);
@@ -227,7 +234,7 @@ static void expect_refusal(const char *name, model_config c, const char *a, cons
 // or v (no norm); f = W·vn + b; s = u ⊙ f or u + f (additive); out = x + s·Vᵀ + b_V.
 static void ablation_reference(model *m, float *out, int B) {
     const model_config *c = &m->cfg;
-    int d = c->dim, E = c->mlp_ratio * d, e = c->sgu_no_split ? E : E / 2, T = m->T, BT = B * T, zw = c->sgu_no_split ? e : 2 * e;
+    int d = c->dim, E = c->mlp_ratio * d, e = SGU(*c)->no_split ? E : E / 2, T = m->T, BT = B * T, zw = SGU(*c)->no_split ? e : 2 * e;
     const float *x = m->activations.x0;
     float *ln = test_zeros((size_t)BT * d), *mean = test_zeros(BT), *rstd = test_zeros(BT);
     float *zpre = test_zeros((size_t)BT * zw), *z = test_zeros((size_t)BT * zw), *u = test_zeros((size_t)BT * e),
@@ -239,9 +246,9 @@ static void ablation_reference(model *m, float *out, int B) {
     for (int r = 0; r < BT; r++)
         for (int k = 0; k < e; k++) {
             u[(size_t)r * e + k] = z[(size_t)r * zw + k];
-            v[(size_t)r * e + k] = c->sgu_no_split ? z[(size_t)r * zw + k] : z[(size_t)r * zw + e + k];
+            v[(size_t)r * e + k] = SGU(*c)->no_split ? z[(size_t)r * zw + k] : z[(size_t)r * zw + e + k];
         }
-    if (c->sgu_no_norm) memcpy(vn, v, (size_t)BT * e * sizeof(float));
+    if (SGU(*c)->no_norm) memcpy(vn, v, (size_t)BT * e * sizeof(float));
     else ops->layernorm_forward(vn, mean, rstd, v, param(m, "blocks.0.sgu.norm.weight"), param(m, "blocks.0.sgu.norm.bias"), BT, e);
     const float *W = param(m, "blocks.0.sgu.spatial.weight"), *bias = param(m, "blocks.0.sgu.spatial.bias");
     for (int b = 0; b < B; b++)
@@ -251,7 +258,7 @@ static void ablation_reference(model *m, float *out, int B) {
                 for (int j = 0; j < T; j++) acc += (double)W[(size_t)i * T + j] * vn[((size_t)b * T + j) * e + k];
                 f[((size_t)b * T + i) * e + k] = (float)acc;
             }
-    for (size_t k = 0; k < (size_t)BT * e; k++) sg[k] = c->sgu_additive ? u[k] + f[k] : u[k] * f[k];
+    for (size_t k = 0; k < (size_t)BT * e; k++) sg[k] = SGU(*c)->additive ? u[k] + f[k] : u[k] * f[k];
     ops->linear_forward(y, sg, param(m, "blocks.0.proj_out.weight"), param(m, "blocks.0.proj_out.bias"), BT, e, d);
     for (size_t k = 0; k < (size_t)BT * d; k++) out[k] = x[k] + y[k];
     free(ln); free(mean); free(rstd); free(zpre); free(z); free(u); free(v); free(vn); free(f); free(sg); free(y);
@@ -263,9 +270,9 @@ static void test_ablations(void) {
         {"no norm", 0, 0, 1}, {"additive, no split, no norm", 1, 1, 1},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        model_config c = base;
-        c.depth = 1, c.image_size = 12, c.sgu_additive = cases[i].additive, c.sgu_no_split = cases[i].no_split;
-        c.sgu_no_norm = cases[i].no_norm;
+        model_config c = base_config();
+        c.depth = 1, c.image_size = 12, SGU(c)->additive = cases[i].additive, SGU(c)->no_split = cases[i].no_split;
+        SGU(c)->no_norm = cases[i].no_norm;
         model m;
         model_create(&m, &c, ops, 2, 3);
         test_model_perturb(&m, 0.3f, 60);
@@ -278,10 +285,10 @@ static void test_ablations(void) {
         const float *got = model_block_output(&m, 0);
         double worst = 0, scale = 0;
         for (size_t k = 0; k < n; k++) worst = fmax(worst, fabs(got[k] - ref[k])), scale = fmax(scale, fabs(ref[k]));
-        int E = c.mlp_ratio * c.dim, e = c.sgu_no_split ? E : E / 2;
+        int E = c.mlp_ratio * c.dim, e = SGU(c)->no_split ? E : E / 2;
         int pi = tensor_table_find(&m.params, "blocks.0.proj_in.weight"), po = tensor_table_find(&m.params, "blocks.0.proj_out.weight");
         int shapes = m.params.items[pi].numel == (size_t)E * c.dim && m.params.items[po].numel == (size_t)c.dim * e &&
-                     (tensor_table_find(&m.params, "blocks.0.sgu.norm.weight") < 0) == c.sgu_no_norm;
+                     (tensor_table_find(&m.params, "blocks.0.sgu.norm.weight") < 0) == SGU(c)->no_norm;
         char name[160];
         snprintf(name, sizeof name, "gmlp ablation %s: block = formula, parameter shapes", cases[i].label);
         test_check(name, worst <= 1e-5 * scale && shapes, "max |diff| %.3g (max |out| %.3g); proj_in (%d, %d), proj_out (%d, %d)",
@@ -291,14 +298,14 @@ static void test_ablations(void) {
         c.depth = 2, c.image_size = 8;
         snprintf(name, sizeof name, "gmlp[%s]", cases[i].label);
         if (i > 0) gradcheck_model_at(name, c, 0, 0);
-        c.arch = "amlp", c.sgu_toeplitz = 1;
+        c.arch = "amlp", SGU(c)->toeplitz = 1;
         snprintf(name, sizeof name, "amlp[toeplitz1d,%s]", cases[i].label);
         if (i > 0) gradcheck_model_at(name, c, 0, 0);
     }
-    model_config c = base;
-    c.arch = "vit", c.pe_kind = "abs", c.sgu_additive = 1;
+    model_config c = base_config();
+    test_model_set_arch(&c, "vit", "model.sgu_gating=additive", NULL), c.pe_kind = "abs";
     expect_refusal("vit refuses the SGU ablation keys", c, "model.sgu_gating", "model.arch=vit has none");
-    c = base, c.dim = 15, c.mlp_ratio = 1, c.heads = 3, c.sgu_no_split = 1;
+    c = base_config(), c.dim = 15, c.mlp_ratio = 1, c.heads = 3, SGU(c)->no_split = 1;
     test_check("gmlp without the split accepts an odd d_ffn", model_config_error(&c) == NULL, "%s",
                model_config_error(&c) ? model_config_error(&c) : "accepted");
 }
@@ -306,8 +313,8 @@ static void test_ablations(void) {
 // ---------------------------------------------------------------- Toeplitz and resampling
 static void test_toeplitz(void) {
     // 1D over a 64-token sequence (32 px, patch 4, no cls).
-    model_config c = base;
-    c.image_size = 32, c.cls = 0, c.sgu_toeplitz = 1, c.depth = 1;
+    model_config c = base_config();
+    c.image_size = 32, c.cls = 0, SGU(c)->toeplitz = 1, c.depth = 1;
     model m;
     model_create(&m, &c, ops, 1, 5);
     test_model_perturb(&m, 0.1f, 6);
@@ -335,7 +342,7 @@ static void test_toeplitz(void) {
     model_free(&m);
 
     // 2D over a 4x4 grid with cls: W depends only on the 2D offset of two patches.
-    c = base, c.image_size = 16, c.sgu_toeplitz = 2, c.depth = 1;
+    c = base_config(), c.image_size = 16, SGU(c)->toeplitz = 2, c.depth = 1;
     model_create(&m, &c, ops, 1, 5);
     test_model_perturb(&m, 0.1f, 6);
     test_model_fill_batch(&m, labels, 1, 7);
@@ -360,7 +367,7 @@ static void test_toeplitz(void) {
 // A constant patch block of W resamples to the constant times N0/N; cls -> cls, patch -> cls
 // stay, cls -> patch is rescaled like the keys; b resamples to the same constants.
 static void test_resampling(void) {
-    model_config c = base;
+    model_config c = base_config();
     c.depth = 1, c.max_image_size = 12;
     model m;
     model_create(&m, &c, ops, 1, 5);
@@ -390,8 +397,8 @@ static void test_resampling(void) {
     // Round trip: a model with room for 16 px, taken to 16 and back to 8, gives the logits of
     // a model built for 8 px only, bit for bit (dense and Toeplitz).
     for (int toeplitz = 0; toeplitz <= 2; toeplitz += 2) {
-        model_config small = base, big = base;
-        small.sgu_toeplitz = big.sgu_toeplitz = toeplitz;
+        model_config small = base_config(), big = base_config();
+        SGU(small)->toeplitz = SGU(big)->toeplitz = toeplitz;
         big.max_image_size = 16;
         model a, bm;
         model_create(&a, &small, ops, 2, 7);
@@ -424,19 +431,19 @@ static void expect_refusal(const char *name, model_config c, const char *a, cons
 }
 
 static void test_refusals(void) {
-    model_config c = base;
+    model_config c = base_config();
     test_check("gmlp and amlp configs accepted", model_config_error(&c) == NULL, "gmlp");
-    c.context_tokens = 3;
+    c.request.context_tokens = 3;
     expect_refusal("gmlp refuses MP3 (W is position-specific)", c, "objective.name=mp3", "position-specific");
     c.arch = "amlp";
     expect_refusal("amlp refuses MP3", c, "model.arch=amlp", "objective.name=mp3");
-    c = base, c.pe_kind = "rope", c.rope_dims = 2;
+    c = base_config(), test_model_set_pe(&c, "rope", "pe.rope_dims=2", NULL);
     expect_refusal("gmlp refuses pe.kind=rope", c, "pe.kind=rope", "none, abs, sin1d, sin2d, cape");
     c.pe_kind = "relbias";
     expect_refusal("gmlp refuses pe.kind=relbias", c, "pe.kind=relbias", "attention");
-    c = base, c.dim = 15, c.mlp_ratio = 1, c.heads = 3;
+    c = base_config(), c.dim = 15, c.mlp_ratio = 1, c.heads = 3;
     expect_refusal("gmlp refuses an odd d_ffn", c, "model.mlp_ratio*model.dim", "even");
-    c = base, c.arch = "amlp", c.tiny_attn_dim = 0;
+    c = base_config(), c.arch = "amlp", SGU(c)->tiny_attn_dim = 0;
     expect_refusal("amlp refuses tiny_attn_dim 0", c, "model.tiny_attn_dim", NULL);
 }
 
@@ -460,8 +467,8 @@ static void oracle_case(const char *dir, const char *label, model_config cfg, in
     scalar(&tf, "config.pos_abs", !strcmp(cfg.pe_kind, "abs"));
     scalar(&tf, "config.sin2d", !strcmp(cfg.pe_kind, "sin2d"));
     scalar(&tf, "config.arch", !strcmp(cfg.arch, "amlp") ? 2 : 1);
-    scalar(&tf, "config.tiny_attn_dim", !strcmp(cfg.arch, "amlp") ? cfg.tiny_attn_dim : 0);
-    scalar(&tf, "config.sgu_toeplitz", cfg.sgu_toeplitz);
+    scalar(&tf, "config.tiny_attn_dim", !strcmp(cfg.arch, "amlp") ? SGU(cfg)->tiny_attn_dim : 0);
+    scalar(&tf, "config.sgu_toeplitz", SGU(cfg)->toeplitz);
     scalar(&tf, "config.num_classes", cfg.num_classes);
     scalar(&tf, "config.label_smoothing", smoothing);
     int idims[4] = {B, cfg.channels, cfg.image_size, cfg.image_size}, ldims[1] = {B};
@@ -499,16 +506,17 @@ static void test_torch_oracle(void) {
     char dir[] = "/tmp/posbench-gmlp-oracle.XXXXXX";
     if (!test_torch_dir("oracle gmlp", dir)) return;
     model_config g = {.arch = "gmlp", .channels = 3, .image_size = 8, .patch = 2, .dim = 24, .depth = 2, .heads = 3,
-                      .mlp_ratio = 2, .cls = 1, .pe_kind = "none", .num_classes = 7, .tiny_attn_dim = 16};
+                      .mlp_ratio = 2, .cls = 1, .pe_kind = "none", .num_classes = 7};
+    SGU(g)->tiny_attn_dim = 16;
     oracle_case(dir, "gmlp-cls", g, 4, 0.1f);
     model_config t1 = g, t2 = g, a = g, at = g;
-    t1.sgu_toeplitz = 1, t1.cls = 0, t1.pe_kind = "abs";
+    SGU(t1)->toeplitz = 1, t1.cls = 0, t1.pe_kind = "abs";
     oracle_case(dir, "gmlp-meanpool-abs-toeplitz1d", t1, 3, 0.0f);
-    t2.sgu_toeplitz = 2;
+    SGU(t2)->toeplitz = 2;
     oracle_case(dir, "gmlp-cls-toeplitz2d", t2, 3, 0.1f);
     a.arch = "amlp";
     oracle_case(dir, "amlp-cls", a, 3, 0.1f);
-    at.arch = "amlp", at.sgu_toeplitz = 2, at.pe_kind = "sin2d";
+    at.arch = "amlp", SGU(at)->toeplitz = 2, at.pe_kind = "sin2d";
     oracle_case(dir, "amlp-cls-sin2d-toeplitz2d", at, 3, 0.1f);
     char cmd[200];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

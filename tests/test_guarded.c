@@ -6,6 +6,7 @@
 // context, RoPE and a position head. The trainer and the smoke experiments run through it in
 // tests/e2e_reproduce.sh and tests/e2e_cape.sh.
 #include "testing.h"
+#include "model_testing.h"
 #include "../core/common.h"
 #include "../core/ops.h"
 #include "../models/model.h"
@@ -82,7 +83,7 @@ static int same_step(const char *label, model_config cfg, int B, int training, i
     }
     rng_addr rng = {.seed = 3, .epoch = 1, .step = 4};
     const float *lc = model_forward(&cpu, B, training, rng), *lg = model_forward(&guarded, B, training, rng);
-    size_t n_logits = cfg.token_head ? (size_t)B * cpu.T * cpu.N : (size_t)B * cfg.num_classes;
+    size_t n_logits = cfg.request.token_head ? (size_t)B * cpu.T * cpu.N : (size_t)B * cfg.num_classes;
     float *logits = xmalloc(n_logits * sizeof(float), "logits"), *dlogits = xmalloc(n_logits * sizeof(float), "dlogits");
     guarded.ops->download(logits, lg, n_logits * sizeof(float));
     int ok = !memcmp(logits, lc, n_logits * sizeof(float));
@@ -116,15 +117,13 @@ int main(void) {
                         .cls = 1, .pe_kind = "relbias", .num_classes = 5, .dropout = 0.1f, .drop_path = 0.2f};
     same_step("guarded = cpu: supervised ViT, relbias, dropout and drop path in training", sup, 3, 1, 0);
     model_config cape = sup;
-    cape.pe_kind = "cape";
-    cape.cape_global_shift = 0.5f;
-    cape.cape_local_shift = -1.0f;
-    cape.cape_scale = 1.4f;
+    test_model_set_pe(&cape, "cape", NULL); // the keys' defaults: shifts 0.5 and 1/grid, scale 1.4
     cape.cls = 0;
     same_step("guarded = cpu: mean-pooled ViT, CAPE positions drawn in training", cape, 3, 1, 0);
     model_config mp3 = {.channels = 1, .image_size = 16, .patch = 4, .dim = 16, .depth = 2, .heads = 2, .mlp_ratio = 2,
-                        .cls = 1, .pe_kind = "rope", .rope_dims = 2, .num_classes = 5, .token_head = 1,
-                        .head_name = "pos_head", .context_tokens = 9};
+                        .cls = 1, .num_classes = 5, .request.token_head = 1,
+                        .request.head_name = "pos_head", .request.context_tokens = 9};
+    test_model_set_pe(&mp3, "rope", "pe.rope_dims=2", NULL);
     same_step("guarded = cpu: MP3 masked attention over a context, RoPE 2D, position head", mp3, 2, 1, 1);
     return test_exit_code();
 }

@@ -1,4 +1,4 @@
-// tests/test_mae.c — MAE (objectives/mae, models/decoder.c): the shuffle and its restore
+// tests/test_mae.c — MAE (objectives/mae, objectives/mae/decoder.c): the shuffle and its restore
 // indices (a permutation, argsort of the noise, restore inverts it, kept patches uniform over
 // many draws, addressed by the rng), the config refusals (each naming its key), the encoder
 // sees the kept patches only (a masked patch changes no encoder output and no prediction, a
@@ -13,7 +13,7 @@
 #include "../core/common.h"
 #include "../core/tensorfile.h"
 #include "../models/model.h"
-#include "../models/decoder.h"
+#include "../objectives/mae/decoder.h"
 #include "../objectives/objective.h"
 #include "../objectives/mae/mae.h"
 #include <math.h>
@@ -180,10 +180,10 @@ static void test_cost_scales(void) {
         mae_case c;
         case_create(&c, "sin2d", etas[e], 16, 16);
         encoder_block_floats(&c.m, &rows[e], &probs[e]);
-        kt[e] = c.m.cfg.keep_tokens;
+        kt[e] = c.m.cfg.request.keep_tokens;
         model_config enc = c.m.cfg;
         flops[e] = model_forward_flops(&enc) - decoder_forward_flops(&enc);
-        bad += c.m.keep_alloc != c.m.cfg.keep_tokens;
+        bad += c.m.keep_alloc != c.m.cfg.request.keep_tokens;
         snprintf(detail + strlen(detail), sizeof detail - strlen(detail), "%seta %.2f: %g tokens, %.0f floats + %.0f probs, "
                  "%.0f FLOPs", e ? "; " : "", etas[e], kt[e], rows[e], probs[e], flops[e]);
         case_free(&c);
@@ -243,8 +243,8 @@ static void oracle_case(const char *dir, const char *label, const char *pe, doub
     scalar(&tf, "config.sin2d", !strcmp(pe, "sin2d"));
     scalar(&tf, "config.mae", 1);
     scalar(&tf, "config.mae_keep", K);
-    scalar(&tf, "config.decoder_depth", cfg->decoder_depth);
-    scalar(&tf, "config.decoder_dim", cfg->decoder_dim);
+    scalar(&tf, "config.decoder_depth", cfg->request.decoder_depth);
+    scalar(&tf, "config.decoder_dim", cfg->request.decoder_dim);
     scalar(&tf, "config.num_classes", cfg->num_classes);
     scalar(&tf, "config.label_smoothing", 0);
     int idims[4] = {B, 1, 12, 12}, ldims[1] = {B}, sdims[2] = {B, N}, one[1] = {1}, pd[3] = {B, T, D};

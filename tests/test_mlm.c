@@ -237,16 +237,16 @@ static void gradcheck_mlm_model(const char *label, model_config cfg) {
 
 static void test_model_gradients(void) {
     model_config c = {.arch = "vit", .channels = 1, .image_size = 16, .vocab = TEXT_VOCAB, .patch = 1, .dim = 16, .depth = 2,
-                      .heads = 2, .mlp_ratio = 2, .cls = 0, .pe_kind = "abs", .num_classes = TEXT_BYTES, .token_head = 1,
-                      .token_outputs = TEXT_BYTES, .head_name = "mlm_head", .tiny_attn_dim = 8, .rope_dims = 1};
+                      .heads = 2, .mlp_ratio = 2, .cls = 0, .pe_kind = "abs", .num_classes = TEXT_BYTES, .request.token_head = 1,
+                      .request.token_outputs = TEXT_BYTES, .request.head_name = "mlm_head"};
     gradcheck_mlm_model("vit[abs]", c);
-    c.pe_kind = "rope", c.cls = 1;
+    test_model_set_pe(&c, "rope", "pe.rope_dims=1", NULL), c.cls = 1;
     gradcheck_mlm_model("vit[cls,rope1d]", c);
-    c.pe_kind = "relbias", c.cls = 0;
+    test_model_set_pe(&c, "relbias", NULL), c.cls = 0;
     gradcheck_mlm_model("vit[relbias]", c);
-    c.arch = "gmlp", c.pe_kind = "none", c.sgu_toeplitz = 1;
+    test_model_set_arch(&c, "gmlp", "model.sgu_toeplitz=true", "model.tiny_attn_dim=8", NULL), c.pe_kind = "none"; // Toeplitz 1D: token input
     gradcheck_mlm_model("gmlp[toeplitz1d]", c);
-    c.arch = "amlp";
+    test_model_set_arch(&c, "amlp", "model.sgu_toeplitz=true", "model.tiny_attn_dim=8", NULL);
     gradcheck_mlm_model("amlp[toeplitz1d]", c);
 }
 

@@ -73,7 +73,7 @@ static void test_context_sampling(void) {
 // Builds a small MP3 model (cls, no PE, position head) with random inputs.
 static void make_model(model *m, int context_tokens, int B) {
     model_config cfg = {.channels = 1, .image_size = 12, .patch = 3, .dim = 16, .depth = 3, .heads = 2, .mlp_ratio = 2,
-                      .cls = 1, .pe_kind = "none", .num_classes = 10, .token_head = 1, .head_name = "pos_head", .context_tokens = context_tokens};
+                      .cls = 1, .pe_kind = "none", .num_classes = 10, .request.token_head = 1, .request.head_name = "pos_head", .request.context_tokens = context_tokens};
     model_create(m, &cfg, &ops_cpu, B, 5);
     test_model_perturb(m, 0.2f, 8);
     test_fill_uniform(model_images(m), (size_t)B * 144, -1.0f, 1.0f, 9);

@@ -3,7 +3,11 @@
 //     backbone's own `keys`: each key once, in name order but for objective.eta (after
 //     objective.label_smoothing: the order run ids and config_yaml were made with), and every
 //     module key is in it;
-//   - a module's settings come back through its reader (gvp_settings, mae_settings, cape, rope, sgu);
+//   - a module's settings come back through its reader (gvp_settings, mae_settings, cape, rope, sgu),
+//     an encoding's and a backbone's only for the chosen one;
+//   - model_config holds only what every model has: its fields, read from models/model_config.h,
+//     are the listed ones (an encoding's, backbone's or objective's setting belongs in its own
+//     struct), and model_request's are what objectives ask;
 //   - no code outside a registry's folder compares one of its names: objectives (objectives/),
 //     encodings (models/posenc/), backbones (models/backbones/), datasets (datasets/); the
 //     names are read from the registries, and the code folders grepped for strcmp/strstr
@@ -16,6 +20,9 @@
 #include "../models/backbone.h"
 #include "../models/model.h"
 #include "../models/posenc/encoding.h"
+#include "../models/posenc/cape.h"
+#include "../models/posenc/rope.h"
+#include "../models/backbones/gmlp.h"
 #include "../objectives/gvp/gvp.h"
 #include "../objectives/mae/mae.h"
 #include "../objectives/objective.h"
@@ -23,6 +30,7 @@
 #include "../datasets/speech/mfcc.h"
 #include "../datasets/speech/speech_commands.h"
 #include "../datasets/text/text.h"
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,10 +92,36 @@ static void test_readers(void) {
     objective_settings_from_config(&c, &s);
     const mae_settings *m = OBJECTIVE_OWN(&s, const mae_settings);
     test_check("mae reads its own settings", m->decoder_dim == 32 && m->decoder_depth == 2, "depth %d dim %d", m->decoder_depth, m->decoder_dim);
+    // Only the chosen encoding and backbone read their keys, each into its own block.
+    config_apply_override(&c, "pe.kind=rope", err, sizeof err);
+    config_apply_override(&c, "model.arch=amlp", err, sizeof err);
     model_config mc = model_config_from_config(&c, 1, 28, 10, 0);
-    test_check("encodings and backbones read their own keys", mc.rope_dims == 1 && mc.cape_scale == 2.0f && mc.sgu_additive == 1 &&
-               mc.tiny_attn_dim == 32 && !strcmp(mc.pe_kind, "abs") && !strcmp(mc.arch, "vit") && mc.content_scale == 1.0f,
-               "rope_dims %d cape_scale %g additive %d tiny %d", mc.rope_dims, mc.cape_scale, mc.sgu_additive, mc.tiny_attn_dim);
+    posenc_rope_settings rope = posenc_rope_settings_of(&mc);
+    gmlp_settings sgu = gmlp_settings_of(&mc);
+    test_check("the chosen encoding and backbone read their own keys", rope.dims == 1 && rope.base == 0.0f &&
+               sgu.additive == 1 && sgu.tiny_attn_dim == 32 && sgu.toeplitz == 0 && !strcmp(mc.pe_kind, "rope") &&
+               !strcmp(mc.arch, "amlp") && mc.content_scale == 1.0f,
+               "rope_dims %d additive %d tiny %d", rope.dims, sgu.additive, sgu.tiny_attn_dim);
+    config_apply_override(&c, "pe.kind=cape", err, sizeof err);
+    mc = model_config_from_config(&c, 1, 28, 10, 0);
+    posenc_cape_settings cape = posenc_cape_settings_of(&mc);
+    rope = posenc_rope_settings_of(&mc);
+    test_check("cape reads its own keys; another encoding's settings are its keys' defaults", cape.scale == 2.0f &&
+               cape.global_shift == 0.5f && cape.local_shift == -1.0f && rope.dims == 2 && rope.base == 0.0f,
+               "cape scale %g global %g local %g; rope dims %d", cape.scale, cape.global_shift, cape.local_shift, rope.dims);
+    mc = model_config_from_config(&c, 1, 40, 10, 13); // a sequence (speech frames): cape's 1D form reads its keys too
+    cape = posenc_cape_settings_of(&mc);
+    test_check("cape on a sequence reads its own keys (time shift, local shift, scale)",
+               cape.scale == 2.0f && cape.time_shift == 60.0f && cape.local_shift == -1.0f,
+               "scale %g time shift %g local %g", cape.scale, cape.time_shift, cape.local_shift);
+    config_apply_override(&c, "pe.kind=abs", err, sizeof err);
+    config_apply_override(&c, "model.arch=vit", err, sizeof err);
+    mc = model_config_from_config(&c, 1, 28, 10, 0);
+    static const unsigned char zeros[MODEL_OWN_BYTES];
+    test_check("abs has no settings: its block stays zero", !memcmp(mc.pe_own, zeros, sizeof zeros), "pe_own not zero");
+    const char *why = model_config_error(&mc);
+    test_check("vit refuses the SGU ablation keys it reads (model.sgu_gating=additive)",
+               why && strstr(why, "model.sgu_gating"), "%s", why ? why : "(accepted)");
     config_free(&c);
 }
 
@@ -202,10 +236,76 @@ static void test_objective_shared_rules(void) {
                "%d kinds, %d wrong; first: %s", kinds, wrong, first);
 }
 
+// The field names of `typedef struct name { ... } name;` in a C header (comments dropped; one
+// declaration per ';', its names after the type: "int patch, dim;" gives patch and dim) as
+// " a b c ". -1 when the file or the struct is not there.
+static int struct_fields(const char *path, const char *name, char *out, size_t len) {
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    char line[1024], open[128], close[128], body[8192] = "";
+    snprintf(open, sizeof open, "typedef struct %s {", name);
+    snprintf(close, sizeof close, "} %s;", name);
+    int in = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (!in) { in = strstr(line, open) != NULL; continue; }
+        if (strstr(line, close)) break;
+        line[strcspn(line, "\n")] = 0;
+        char *comment = strstr(line, "//");
+        if (comment) *comment = 0;
+        snprintf(body + strlen(body), sizeof body - strlen(body), "%s ", line);
+    }
+    fclose(f);
+    snprintf(out, len, " ");
+    for (char *decl = strtok(body, ";"); decl; decl = strtok(NULL, ";")) {
+        char *bracket; // an array's size is not a name
+        while ((bracket = strchr(decl, '['))) {
+            size_t n = strcspn(bracket, "]");
+            memset(bracket, ' ', bracket[n] ? n + 1 : n);
+        }
+        for (char *part = decl; part;) {
+            char *comma = strchr(part, ',');
+            if (comma) *comma = 0;
+            char *end = part + strlen(part); // the name: the last identifier of the part
+            while (end > part && !(isalnum((unsigned char)end[-1]) || end[-1] == '_')) end--;
+            char *start = end;
+            while (start > part && (isalnum((unsigned char)start[-1]) || start[-1] == '_')) start--;
+            if (end > start) snprintf(out + strlen(out), len - strlen(out), "%.*s ", (int)(end - start), start);
+            part = comma ? comma + 1 : NULL;
+        }
+    }
+    return in ? 0 : -1;
+}
+
+// model_config keeps what every model has; a module's setting added back fails here (it belongs
+// in the module's own struct: models/posenc/<kind>.h, models/backbones/<arch>.h, the objective's
+// own settings, or model_request for what an objective asks of the model).
+static void test_lean_model_config(void) {
+    static const char *const config_fields =
+        " arch pe_kind channels image_size max_image_size features vocab patch dim depth heads mlp_ratio cls"
+        " frame_seconds content_scale num_classes drop_path dropout embed_init trunc_normal linear_init bf16_activations"
+        " request pe_own"
+        " arch_own ";
+    static const char *const request_fields =
+        " token_head head_name token_outputs query_stream context_tokens ref_tokens keep_tokens extension decoder_depth"
+        " decoder_dim proj_outputs head_bottleneck head_prototypes ";
+    char got[2048];
+    int rc = struct_fields("models/model_config.h", "model_config", got, sizeof got);
+    test_check("model_config holds only what every model has (input, shape, names, regularisation, inits; the request "
+               "and the two own blocks)", rc == 0 && !strcmp(got, config_fields), "fields:%s; expected:%s", got, config_fields);
+    rc = struct_fields("models/model_config.h", "model_request", got, sizeof got);
+    test_check("model_request holds what objectives ask of the model", rc == 0 && !strcmp(got, request_fields),
+               "fields:%s; expected:%s", got, request_fields);
+    test_check("the own blocks fit every encoding's and backbone's settings (each module also asserts its own)",
+               sizeof(posenc_cape_settings) <= MODEL_OWN_BYTES && sizeof(posenc_rope_settings) <= MODEL_OWN_BYTES &&
+               sizeof(gmlp_settings) <= MODEL_OWN_BYTES, "cape %zu rope %zu gmlp %zu > %d", sizeof(posenc_cape_settings),
+               sizeof(posenc_rope_settings), sizeof(gmlp_settings), MODEL_OWN_BYTES);
+}
+
 int main(void) {
     test_objective_shared_rules();
     test_key_table();
     test_readers();
+    test_lean_model_config();
     test_no_name_branches();
     test_dataset_registry();
     return test_exit_code();

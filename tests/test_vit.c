@@ -21,6 +21,8 @@
 #include "../datasets/dataset.h"
 #include "../models/posenc/tables.h"
 #include "../models/model.h"
+#include "../models/posenc/rope.h"
+#include "../models/backbones/gmlp.h"
 #include "../objectives/mp3/mp3.h"
 #include "../objectives/supervised/supervised.h"
 #include <math.h>
@@ -56,15 +58,15 @@ static void model_grads(model_ctx *c) {
     model_backward(m, c->B);
 }
 
-// MP3 models: a context of cfg->context_tokens tokens (cls + patches) per image from the
+// MP3 models: a context of cfg->request.context_tokens tokens (cls + patches) per image from the
 // objective's sampler; returns the objective (caller frees) or NULL for other models.
 static mp3 *mp3_setup(model *m, int B) {
-    if (!m->cfg.token_head) return NULL;
+    if (!m->cfg.request.token_head) return NULL;
     mp3 *pos = xmalloc(sizeof *pos, "mp3");
     mp3_create(pos, &ops_cpu, B, m->N, m->t0);
-    int Mp = m->cfg.context_tokens - m->t0;
+    int Mp = m->cfg.request.context_tokens - m->t0;
     mp3_sample_context(model_context(m), B, m->N, m->t0, Mp, 9, 0, 0, 0);
-    model_set_context(m, m->cfg.context_tokens);
+    model_set_context(m, m->cfg.request.context_tokens);
     return pos;
 }
 
@@ -113,11 +115,11 @@ static void test_model_gradients(void) {
     gradcheck_model("vit[cls,relbias]", rel, 0);
     model_config masked = base; // 4 patches + cls; context = cls + 2 patches
     masked.pe_kind = "none";
-    masked.token_head = 1, masked.head_name = "pos_head";
-    masked.context_tokens = 3;
+    masked.request.token_head = 1, masked.request.head_name = "pos_head";
+    masked.request.context_tokens = 3;
     gradcheck_model("vit[mp3,masked]", masked, 0);
     model_config masked_rope = masked; // the shared qkv is re-packed and re-rotated in the backward
-    masked_rope.pe_kind = "rope", masked_rope.rope_dims = 2;
+    test_model_set_pe(&masked_rope, "rope", "pe.rope_dims=2", NULL);
     gradcheck_model("vit[mp3,masked,rope2d]", masked_rope, 0);
     // 3 blocks: the blocks' one set of activation gradients is cleared between blocks and the
     // output gradient's ping-pong pair is used in both directions.
@@ -134,14 +136,14 @@ static void test_model_gradients(void) {
     gradcheck_model("vit[cls,sin1d]", sin1d, 0);
     sin2d.pe_kind = "sin2d";
     gradcheck_model("vit[cls,sin2d]", sin2d, 0);
-    cape.pe_kind = "cape"; // training: positions drawn from the fixed rng of model_loss
-    cape.cape_global_shift = 0.5f, cape.cape_local_shift = -1.0f, cape.cape_scale = 1.4f;
+    // training: positions drawn from the fixed rng of model_loss (the keys' defaults: 0.5, -1, 1.4)
+    test_model_set_pe(&cape, "cape", NULL);
     gradcheck_model("vit[cls,cape,training]", cape, 1);
     cape.content_scale = sqrtf((float)cape.dim); // pe.content_scale=sqrt_d
     gradcheck_model("vit[cls,cape,training,content sqrt_d]", cape, 1);
-    rope2.pe_kind = "rope", rope2.rope_dims = 2; // head size 8: 2 pairs per axis
+    test_model_set_pe(&rope2, "rope", "pe.rope_dims=2", NULL); // head size 8: 2 pairs per axis
     gradcheck_model("vit[cls,rope2d]", rope2, 0);
-    rope1.pe_kind = "rope", rope1.rope_dims = 1, rope1.cls = 0;
+    test_model_set_pe(&rope1, "rope", "pe.rope_dims=1", NULL), rope1.cls = 0;
     gradcheck_model("vit[meanpool,rope1d]", rope1, 0);
     // At another resolution (8 px tables, forward at 12 px): abs through the bicubic resize
     // (and its cls row), relbias with offsets clipped to the 2x2 grid's table, rope on 3x3.
@@ -154,11 +156,11 @@ static void test_model_gradients(void) {
     // with 3 images some table rows are drawn by several images (their gradients accumulate).
     model_config ref_abs = masked, ref_sin1d = masked, ref_sin2d = masked, ref_abs12 = base;
     ref_abs.pe_kind = "abs", ref_sin1d.pe_kind = "sin1d", ref_sin2d.pe_kind = "sin2d";
-    ref_abs.ref_tokens = ref_sin1d.ref_tokens = ref_sin2d.ref_tokens = 2;
+    ref_abs.request.ref_tokens = ref_sin1d.request.ref_tokens = ref_sin2d.request.ref_tokens = 2;
     gradcheck_model("vit[mp3,masked,2 reference tokens,abs]", ref_abs, 0);
     gradcheck_model("vit[mp3,masked,2 reference tokens,sin1d]", ref_sin1d, 0);
     gradcheck_model("vit[mp3,masked,2 reference tokens,sin2d]", ref_sin2d, 0);
-    ref_abs12.ref_tokens = 3, ref_abs12.max_image_size = 12; // the resized table's rows
+    ref_abs12.request.ref_tokens = 3, ref_abs12.max_image_size = 12; // the resized table's rows
     gradcheck_model_at("vit[cls,abs,3 reference tokens,8px table at 12px]", ref_abs12, 0, 12);
     // Sequences (speech: frames x features, one token per frame): 5 frames of 3 features, every
     // 1D encoding, the abs table resized to 7 frames, relbias clipped to its 1 x 5 table, and
@@ -168,7 +170,7 @@ static void test_model_gradients(void) {
     const char *seq_kinds[] = {"none", "abs", "sin1d", "relbias", "rope"};
     for (int k = 0; k < 5; k++) {
         model_config q = seq;
-        q.pe_kind = seq_kinds[k], q.rope_dims = 1;
+        test_model_set_pe(&q, seq_kinds[k], "pe.rope_dims=1", NULL);
         char label[64];
         snprintf(label, sizeof label, "sequence[cls,%s]", seq_kinds[k]);
         gradcheck_model(label, q, 0);
@@ -177,13 +179,13 @@ static void test_model_gradients(void) {
     }
     // 1D CAPE (positions in seconds) with its training draws (fixed by model_loss_rng), at 5 and 7 frames.
     model_config seq_cape = seq;
-    seq_cape.pe_kind = "cape", seq_cape.frame_seconds = 0.01f, seq_cape.cape_time_shift = 60.0f;
-    seq_cape.cape_local_shift = -1.0f, seq_cape.cape_scale = 1.4f;
+    seq_cape.frame_seconds = 0.01f; // the keys' defaults: time shift 60 s, local shift -1, scale 1.4
+    test_model_set_pe(&seq_cape, "cape", NULL);
     gradcheck_model("sequence[cls,cape1d,training draws]", seq_cape, 1);
     gradcheck_model_at("sequence[cls,cape1d,training draws,5 frames at 7]", seq_cape, 1, 7);
     model_config seq_mp3 = seq;
-    seq_mp3.pe_kind = "sin1d", seq_mp3.token_head = 1, seq_mp3.head_name = "pos_head";
-    seq_mp3.context_tokens = 4, seq_mp3.ref_tokens = 2, seq_mp3.max_image_size = 0;
+    seq_mp3.pe_kind = "sin1d", seq_mp3.request.token_head = 1, seq_mp3.request.head_name = "pos_head";
+    seq_mp3.request.context_tokens = 4, seq_mp3.request.ref_tokens = 2, seq_mp3.max_image_size = 0;
     gradcheck_model("sequence[mp3,masked,2 reference frames,sin1d]", seq_mp3, 0);
 }
 
@@ -235,8 +237,8 @@ static void test_zero_batch(void) {
     zero_batch_case("activation gradients cleared for the training batch only: same gradients (relbias, dropout, 12 px of 12)", base, 12);
     model_config masked = base;
     masked.pe_kind = "none", masked.dropout = 0, masked.drop_path = 0;
-    masked.token_head = 1, masked.head_name = "pos_head";
-    masked.context_tokens = 3;
+    masked.request.token_head = 1, masked.request.head_name = "pos_head";
+    masked.request.context_tokens = 3;
     zero_batch_case("activation gradients cleared for the training batch only: same gradients (MP3 masked blocks)", masked, 8);
     // gMLP's per-image buffers are batch-major, its spatial W and b (resampled or Toeplitz) are not.
     model_config gmlp = base;
@@ -244,7 +246,7 @@ static void test_zero_batch(void) {
     zero_batch_case("activation gradients cleared for the training batch only: same gradients (gMLP, W resampled, 8 px of 12)", gmlp, 8);
     zero_batch_case("activation gradients cleared for the training batch only: same gradients (gMLP, 12 px of 12)", gmlp, 12);
     model_config amlp = gmlp;
-    amlp.arch = "amlp", amlp.sgu_toeplitz = 1, amlp.tiny_attn_dim = 8;
+    amlp.arch = "amlp", *BACKBONE_OWN(&amlp, gmlp_settings) = (gmlp_settings){.toeplitz = 1, .tiny_attn_dim = 8};
     zero_batch_case("activation gradients cleared for the training batch only: same gradients (aMLP, Toeplitz, 8 px of 12)", amlp, 8);
 }
 
@@ -254,19 +256,19 @@ static void test_sequence_config(void) {
     const char *why = model_config_error(&seq);
     test_check("sequence: sin2d refused (2D positions)", why && strstr(why, "pe.kind=sin2d encodes 2D image positions"),
                "%s", why ? why : "(accepted)");
-    seq.pe_kind = "cape", seq.frame_seconds = 0.01f, seq.cape_scale = 1.4f, seq.cape_local_shift = -1.0f;
+    seq.frame_seconds = 0.01f, test_model_set_pe(&seq, "cape", NULL);
     why = model_config_error(&seq);
     test_check("sequence: cape accepted (1D CAPE, positions in seconds)", why == NULL, "%s", why ? why : "");
-    seq.pe_kind = "rope", seq.rope_dims = 2;
+    test_model_set_pe(&seq, "rope", "pe.rope_dims=2", NULL);
     why = model_config_error(&seq);
     test_check("sequence: 2D RoPE refused", why && strstr(why, "pe.rope_dims=1"), "%s", why ? why : "(accepted)");
-    seq.rope_dims = 1, seq.patch = 2;
+    test_model_set_pe(&seq, "rope", "pe.rope_dims=1", NULL), seq.patch = 2;
     why = model_config_error(&seq);
     test_check("sequence: patches other than one frame refused", why && strstr(why, "model.patch must be 1"), "%s",
                why ? why : "(accepted)");
     seq.patch = 1;
     model_config two_stream = seq;
-    two_stream.pe_kind = "sin1d", two_stream.query_stream = 1, two_stream.token_head = 1, two_stream.context_tokens = 11;
+    two_stream.pe_kind = "sin1d", two_stream.request.query_stream = 1, two_stream.request.token_head = 1, two_stream.request.context_tokens = 11;
     why = model_config_error(&two_stream);
     test_check("sequence: GVP's two streams refused (they predict image patches)", why && strstr(why, "objective.name=gvp"),
                "%s", why ? why : "(accepted)");
@@ -282,9 +284,9 @@ static void test_sequence_config(void) {
 // batch its arena allows) must still give exactly the logits of an ordinary model.
 static void test_masked_model_full_attention(void) {
     model_config plain = {.channels = 1, .image_size = 16, .patch = 4, .dim = 16, .depth = 2, .heads = 2,
-                        .mlp_ratio = 2, .cls = 1, .pe_kind = "none", .num_classes = 5, .token_head = 1, .head_name = "pos_head"};
+                        .mlp_ratio = 2, .cls = 1, .pe_kind = "none", .num_classes = 5, .request.token_head = 1, .request.head_name = "pos_head"};
     model_config masked = plain;
-    masked.context_tokens = 9; // cls + 8 of 16 patches
+    masked.request.context_tokens = 9; // cls + 8 of 16 patches
     model a, b;
     model_create(&a, &masked, &ops_cpu, 8, 11);
     model_create(&b, &plain, &ops_cpu, 8, 11);
@@ -327,11 +329,12 @@ static void test_shared_block_grads(void) {
     model_config vit = {.channels = 1, .image_size = 8, .patch = 4, .dim = 16, .heads = 2, .mlp_ratio = 2, .cls = 1,
                         .pe_kind = "abs", .num_classes = 5, .dropout = 0.1f, .max_image_size = 12};
     model_config masked = vit;
-    masked.pe_kind = "none", masked.dropout = 0, masked.token_head = 1, masked.head_name = "pos_head", masked.context_tokens = 3;
+    masked.pe_kind = "none", masked.dropout = 0, masked.request.token_head = 1, masked.request.head_name = "pos_head", masked.request.context_tokens = 3;
     model_config gmlp = vit;
     gmlp.arch = "gmlp", gmlp.pe_kind = "none"; // W resampled (room for 12 px), dropout
     model_config amlp = gmlp;
-    amlp.arch = "amlp", amlp.sgu_toeplitz = 1, amlp.tiny_attn_dim = 8, amlp.dropout = 0;
+    amlp.arch = "amlp", amlp.dropout = 0;
+    *BACKBONE_OWN(&amlp, gmlp_settings) = (gmlp_settings){.toeplitz = 1, .tiny_attn_dim = 8};
     const struct { const char *label; model_config cfg; } cases[] = {
         {"vit (abs, dropout)", vit}, {"vit (MP3 masked)", masked}, {"gmlp (W resampled, dropout)", gmlp},
         {"amlp (Toeplitz)", amlp}};
@@ -595,14 +598,14 @@ static void test_reference_tokens(void) {
     free(ref);
 
     model_config cfg = {.channels = 1, .image_size = 16, .patch = 4, .dim = 16, .depth = 2, .heads = 2,
-                      .mlp_ratio = 2, .cls = 1, .pe_kind = "abs", .num_classes = 5, .ref_tokens = R};
+                      .mlp_ratio = 2, .cls = 1, .pe_kind = "abs", .num_classes = 5, .request.ref_tokens = R};
     const char *kinds[3] = {"abs", "sin1d", "sin2d"};
     const char *names[3] = {"abs", "sin1d", "sin2d"};
     rng_addr rng = {.seed = 3, .epoch = 0, .step = 5};
     for (int k = 0; k < 3; k++) {
         model_config with_refs = cfg, all_refs = cfg, plain = cfg;
         with_refs.pe_kind = all_refs.pe_kind = plain.pe_kind = kinds[k];
-        all_refs.ref_tokens = N, plain.ref_tokens = 0;
+        all_refs.request.ref_tokens = N, plain.request.ref_tokens = 0;
         model m, full, ordinary, none;
         model_create(&m, &with_refs, &ops_cpu, 3, 11);
         model_create(&full, &all_refs, &ops_cpu, 3, 11);
@@ -637,11 +640,11 @@ static void test_reference_tokens(void) {
         for (int i = 0; i < 4; i++) model_free(models[i]);
     }
     model_config bad = cfg;
-    bad.pe_kind = "rope", bad.rope_dims = 2;
+    test_model_set_pe(&bad, "rope", "pe.rope_dims=2", NULL);
     const char *why = model_config_error(&bad);
     test_check("reference tokens: rope refused", why && strstr(why, "abs, sin1d, sin2d"), "%s", why ? why : "(accepted)");
     bad = cfg;
-    bad.ref_tokens = N + 1;
+    bad.request.ref_tokens = N + 1;
     why = model_config_error(&bad);
     test_check("reference tokens: more than N refused", why && strstr(why, "[0, 16]"), "%s", why ? why : "(accepted)");
 }
@@ -702,9 +705,9 @@ static void oracle_case(const char *dir, const char *label, model_config cfg, in
     scalar(&tf, "config.relbias", pe_is(&cfg, "relbias"));
     scalar(&tf, "config.sin1d", pe_is(&cfg, "sin1d"));
     scalar(&tf, "config.sin2d", pe_is(&cfg, "sin2d"));
-    scalar(&tf, "config.rope", pe_is(&cfg, "rope") ? cfg.rope_dims : 0);
-    scalar(&tf, "config.rope_base", pe_is(&cfg, "rope") ? cfg.rope_base : 0);
-    scalar(&tf, "config.pos_head", cfg.token_head);
+    scalar(&tf, "config.rope", pe_is(&cfg, "rope") ? posenc_rope_settings_of(&cfg).dims : 0);
+    scalar(&tf, "config.rope_base", pe_is(&cfg, "rope") ? posenc_rope_settings_of(&cfg).base : 0);
+    scalar(&tf, "config.pos_head", cfg.request.token_head);
     if (cfg.features > 0) { // a sequence: frames x features, 1D CAPE at the evaluation positions
         scalar(&tf, "config.features", cfg.features);
         scalar(&tf, "config.cape1d", pe_is(&cfg, "cape"));
@@ -718,11 +721,11 @@ static void oracle_case(const char *dir, const char *label, model_config cfg, in
     }
     if (cfg.content_scale != 0.0f && cfg.content_scale != 1.0f) scalar(&tf, "config.content_scale", cfg.content_scale);
     if (c.pos) {
-        int cdims[2] = {B, cfg.context_tokens};
+        int cdims[2] = {B, cfg.request.context_tokens};
         tf_add(&tf, "input.context", TF_I32, 2, cdims, model_context(&m));
     }
-    if (cfg.ref_tokens > 0) {
-        int rdims[2] = {B, m.t0 + cfg.ref_tokens};
+    if (cfg.request.ref_tokens > 0) {
+        int rdims[2] = {B, m.t0 + cfg.request.ref_tokens};
         tf_add(&tf, "input.refs", TF_I32, 2, rdims, model_reference_tokens(&m));
     }
     scalar(&tf, "config.num_classes", cfg.num_classes);
@@ -793,34 +796,31 @@ static void test_torch_oracle(void) {
     oracle_case(dir, "cls-sin2d-content-sqrt-d", sin, 3, 0.1f);
     sin.content_scale = 0.0f;
     model_config rope = a;
-    rope.pe_kind = "rope";
     rope.heads = 3;
-    rope.rope_dims = 2;
+    test_model_set_pe(&rope, "rope", "pe.rope_dims=2", NULL);
     oracle_case(dir, "cls-rope2d", rope, 3, 0.1f);
     rope.cls = 0;
-    rope.rope_dims = 1;
-    rope.rope_base = 50.0f;
+    test_model_set_pe(&rope, "rope", "pe.rope_dims=1", "pe.rope_base=50", NULL);
     oracle_case(dir, "meanpool-rope1d", rope, 3, 0.0f);
     model_config masked = a; // 16 patches + cls, eta 0.5: keys/values from cls + 8 patches
     masked.pe_kind = "none";
-    masked.token_head = 1, masked.head_name = "pos_head";
-    masked.context_tokens = 9;
+    masked.request.token_head = 1, masked.request.head_name = "pos_head";
+    masked.request.context_tokens = 9;
     oracle_case(dir, "mp3-masked", masked, 3, 0.0f);
     model_config refs_abs = masked, refs_sin2d = masked; // MP3 reference points: 3 of 16 patches
     refs_abs.pe_kind = "abs", refs_sin2d.pe_kind = "sin2d";
-    refs_abs.ref_tokens = refs_sin2d.ref_tokens = 3;
+    refs_abs.request.ref_tokens = refs_sin2d.request.ref_tokens = 3;
     oracle_case(dir, "mp3-refs-abs", refs_abs, 3, 0.0f);
     oracle_case(dir, "mp3-refs-sin2d", refs_sin2d, 3, 0.0f);
     // Sequences (speech: 9 frames of 5 features, one token per frame) with every 1D encoding:
     // the torch twin computes sin1d, relbias (1 x L), rope 1D and 1D CAPE (from the positions)
     // from their formulas.
     model_config seq = {.channels = 1, .image_size = 9, .features = 5, .patch = 1, .dim = 16, .depth = 2, .heads = 2,
-                        .mlp_ratio = 2, .cls = 1, .num_classes = 4, .rope_dims = 1, .frame_seconds = 0.01f,
-                        .cape_time_shift = 60.0f, .cape_local_shift = -1.0f, .cape_scale = 1.4f};
+                        .mlp_ratio = 2, .cls = 1, .num_classes = 4, .frame_seconds = 0.01f};
     const char *seq_kinds[] = {"none", "abs", "sin1d", "relbias", "rope", "cape"};
     for (int k = 0; k < 6; k++) {
         char label[64];
-        seq.pe_kind = seq_kinds[k];
+        test_model_set_pe(&seq, seq_kinds[k], "pe.rope_dims=1", NULL); // cape: the keys' defaults (60 s, -1, 1.4)
         snprintf(label, sizeof label, "sequence-%s", seq_kinds[k]);
         oracle_case(dir, label, seq, 3, 0.1f);
     }

@@ -30,10 +30,8 @@ model_config model_config_from_config(const config *c, int channels, int image_s
         .bf16_activations = !strcmp(cfg_str(c, "train.activations"), "bf16"),
     };
     key_reader r = config_reader(c);
-    posenc_read_keys(&r, &v);   // pe.kind, pe.content_scale and each encoding's own (cape_*, rope_*)
-    v.arch = cfg_str(c, "model.arch");
-    for (int i = 0; backbone_at(i); i++) // each backbone's own keys (sgu_*, tiny_attn_dim)
-        if (backbone_at(i)->read_keys) backbone_at(i)->read_keys(&r, &v);
+    posenc_read_keys(&r, &v);   // pe.kind, pe.content_scale and the chosen encoding's own (pe_own)
+    backbone_read_keys(&r, &v); // model.arch and the chosen backbone's own (arch_own)
     return v;
 }
 

@@ -17,6 +17,7 @@
 #include "../../core/optimizer.h"
 #include "../../core/rng.h"
 #include "../../models/model.h"
+#include "../../models/backbones/gmlp.h"
 #include "../../core/device.h"
 #include "../../core/ops_cuda.h"
 #include "../../objectives/objective.h"
@@ -153,7 +154,7 @@ static double perf_step_flops(const perf_config *p) {
     perf_setup(p, &os, &mc);
     int rows, cols;
     model_grid_at(&mc, mc.image_size, &rows, &cols);
-    int keys = mc.context_tokens > 0 ? mc.context_tokens : rows * cols + (mc.cls ? 1 : 0);
+    int keys = mc.request.context_tokens > 0 ? mc.request.context_tokens : rows * cols + (mc.cls ? 1 : 0);
     return 3.0 * model_forward_flops_masked(&mc, keys) * p->batch;
 }
 
@@ -208,7 +209,7 @@ static double time_posbench_step(const perf_config *p, const ops_backend *ops, i
     step_device sd = {0};
     if (graph) {
         graph_replay_inputs in = {.host_loss = kind->train_forward_to == NULL,
-                                  .accumulate = 1, .ranks = 1, .resolutions = 1, .reference_tokens = mc.ref_tokens,
+                                  .accumulate = 1, .ranks = 1, .resolutions = 1, .reference_tokens = mc.request.ref_tokens,
                                   .encoding_draws = m.pe->prepare_inputs != NULL,
                                   .loss_terms = kind->train_loss_terms != NULL};
         const char *no_device = graph_device_step_refusal(&in), *no_replay = graph_replay_refusal(&in);
@@ -356,7 +357,7 @@ static double time_torch_step(const perf_config *p, int iters, int gpu, const ch
     model_config asked;
     perf_setup(p, &os, &asked);
     const posenc_kind *pe = posenc_for_model(v);
-    int pos_abs = pe && pe->table_grad != NULL, masked = asked.context_tokens > 0;
+    int pos_abs = pe && pe->table_grad != NULL, masked = asked.request.context_tokens > 0;
     // The script's arguments, each a word of its own (no shell reads them): numbers in vals.
     char vals[24][24];
     char *argv[64];
@@ -369,8 +370,9 @@ static double time_torch_step(const perf_config *p, int iters, int gpu, const ch
     NUM("--image", v->image_size), NUM("--channels", v->channels), NUM("--patch", v->patch), NUM("--dim", v->dim);
     NUM("--depth", v->depth), NUM("--heads", v->heads), NUM("--mlp-ratio", v->mlp_ratio), NUM("--classes", v->num_classes);
     NUM("--batch", p->batch), NUM("--warmup", gpu ? 3 : 2), NUM("--iters", iters), NUM("--cls", v->cls), NUM("--pos-abs", pos_abs);
+    int tiny_attn_dim = gmlp_settings_of(v).tiny_attn_dim; // 0: not amlp (the script's default then)
     if (gpu) NUM("--mp3", masked), NUM("--eta", p->eta);
-    else NUM("--threads", posbench_threads()), NUM("--arch", torch_arch(v)), NUM("--tiny-attn-dim", v->tiny_attn_dim > 0 ? v->tiny_attn_dim : 64),
+    else NUM("--threads", posbench_threads()), NUM("--arch", torch_arch(v)), NUM("--tiny-attn-dim", tiny_attn_dim > 0 ? tiny_attn_dim : 64),
          NUM("--compile", compile);
     argv[na] = NULL;
 #undef ARG

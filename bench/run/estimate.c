@@ -37,7 +37,7 @@ double estimate_training_flops(const config *c) {
     objective_settings os;
     objective_settings_from_config(c, &os);
     if (kind) kind->configure_model(&os, &v); // its head, and masked attention's key tokens
-    int N = rows * cols, keys = v.context_tokens > 0 ? v.context_tokens : N + v.cls;
+    int N = rows * cols, keys = v.request.context_tokens > 0 ? v.request.context_tokens : N + v.cls;
     return (double)steps * batch * 3.0 * model_forward_flops_masked(&v, keys);
 }
 

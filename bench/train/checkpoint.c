@@ -224,7 +224,7 @@ void weights_load_init(run *r, const char *path) {
     char err[4400];
     if (tf_read(&tf, path, err, sizeof err) != 0) die_input("init weights: %s", err);
     const tensor_table *t = &r->model.params;
-    const char *head = r->model.cfg.head_name ? r->model.cfg.head_name : "head";
+    const char *head = r->model.cfg.request.head_name ? r->model.cfg.request.head_name : "head";
     size_t head_len = strlen(head);
     float *param = arena_to_host(r->model.ops, t, r->model.param);
     int loaded = 0, mismatched = 0;

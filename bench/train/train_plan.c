@@ -27,7 +27,8 @@
 //       (the training size: data.resolution or the dataset's; evaluations at top1 run there)
 //       channels; pe_<kind> for every kind the PyTorch trainer has (encoding.h crosscheck_ok:
 //       pe_abs pe_sin1d pe_sin2d pe_cape pe_relbias pe_rope; one is 1 unless none), rope_dims, rope_base, cape_global_shift cape_local_shift (resolved at the training size: 1/grid for
-//       -1) cape_local_default (1: it was -1, so 1/grid of each batch's grid) cape_scale,
+//       -1) cape_local_default (1: it was -1, so 1/grid of each batch's grid) cape_scale (rope_*
+//       and cape_*: the keys' defaults when the run's encoding is another: models/posenc/rope.h, cape.h),
 //       content_scale, drop_path, label_smoothing; lr min_lr weight_decay beta1 beta2 eps clip
 //       warmup_steps total_steps steps_per_epoch batch eval_batch seed; then the objective's own
 //       (objective_crosscheck.plan): label_smoothing; MP3: mp3 = 1, eta, position_limit (position
@@ -40,6 +41,8 @@
 #include "train_data.h"
 #include "../../core/common.h"
 #include "../../core/tensorfile.h"
+#include "../../models/posenc/cape.h"
+#include "../../models/posenc/rope.h"
 #include "../../models/posenc/tables.h"
 #include <stdlib.h>
 #include <string.h>
@@ -157,11 +160,13 @@ int train_plan_write(run *r, const char *path) {
         snprintf(name, sizeof name, "pe_%s", k->name);
         if (k->positional && k->crosscheck_ok) scalar(&tf, name, k == m->pe);
     }
-    scalar(&tf, "rope_dims", mc->rope_dims), scalar(&tf, "rope_base", mc->rope_base);
-    scalar(&tf, "cape_global_shift", mc->cape_global_shift);
-    scalar(&tf, "cape_local_shift", mc->cape_local_shift < 0 ? cape_default_local_shift(m->grid) : mc->cape_local_shift);
-    scalar(&tf, "cape_local_default", mc->cape_local_shift < 0);
-    scalar(&tf, "cape_scale", mc->cape_scale);
+    const posenc_rope_settings rope = posenc_rope_settings_of(mc); // the run's, or the keys' defaults
+    const posenc_cape_settings cape = posenc_cape_settings_of(mc);
+    scalar(&tf, "rope_dims", rope.dims), scalar(&tf, "rope_base", rope.base);
+    scalar(&tf, "cape_global_shift", cape.global_shift);
+    scalar(&tf, "cape_local_shift", cape.local_shift < 0 ? cape_default_local_shift(m->grid) : cape.local_shift);
+    scalar(&tf, "cape_local_default", cape.local_shift < 0);
+    scalar(&tf, "cape_scale", cape.scale);
     scalar(&tf, "content_scale", mc->content_scale != 0.0f ? mc->content_scale : 1.0);
     scalar(&tf, "drop_path", mc->drop_path);
     const optim_config *o = &r->optim;

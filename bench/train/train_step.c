@@ -47,7 +47,7 @@ static void device_step_setup(run *r) {
     const model *m = &r->model;
     graph_replay_inputs in = {.host_loss = k->train_forward_to == NULL,
                               .own_views = k->train_views != NULL, .accumulate = r->accumulate,
-                              .ranks = r->comm->size, .resolutions = r->n_univit, .reference_tokens = m->cfg.ref_tokens,
+                              .ranks = r->comm->size, .resolutions = r->n_univit, .reference_tokens = m->cfg.request.ref_tokens,
                               .encoding_draws = m->pe->prepare_inputs != NULL,
                               .loss_terms = k->train_loss_terms != NULL};
     const char *why = graph_device_step_refusal(&in);

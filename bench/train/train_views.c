@@ -27,8 +27,8 @@ static const char *views_absent(const run *r) {
 
 // The model back to full attention over every token of the content stream.
 static void full_attention(model *m) {
-    if (m->cfg.keep_tokens > 0) model_set_keep(m, 0);
-    if (m->cfg.query_stream) model_set_streams(m, 0, ATTN_MASK_NONE);
+    if (m->cfg.request.keep_tokens > 0) model_set_keep(m, 0);
+    if (m->cfg.request.query_stream) model_set_streams(m, 0, ATTN_MASK_NONE);
     model_set_context(m, m->T);
 }
 

@@ -7,7 +7,7 @@
 //   s = u ⊙ f(v); out = x + DropPath(Dropout(s·V + b_V))             (B, T, d)
 // W starts near zero (U(-1e-3/n, 1e-3/n)) and b at one, so each block starts as a plain FFN.
 // The tokens W mixes are all T of the grid, cls included (its row and column of W are learned
-// like any other). model.sgu_toeplitz (cfg.sgu_toeplitz): W(i, j) = w[i - j] over the token
+// like any other). model.sgu_toeplitz (gmlp_settings.toeplitz): W(i, j) = w[i - j] over the token
 // index (1: 2T-1 entries) or over the patch grid's 2D offset (2: (2g-1)² entries plus
 // cls -> patch, patch -> cls and cls -> cls, the relbias layout of models/posenc/tables.h);
 // the dense W is gathered from w each forward (ops->bias_gather) and its gradient scattered
@@ -20,7 +20,7 @@
 // with the linear op, so gradients flow (UniViT can train through them). The Toeplitz form
 // reads the offsets it has and clips the rest to the table's edge (b resampled as above).
 // At the built grid W is used as is: the same bits as a model that never changed size.
-// SGU ablations (gMLP Table 3; model_config.sgu_additive / sgu_no_split / sgu_no_norm, all 0 =
+// SGU ablations (gMLP Table 3; gmlp_settings additive / no_split / no_norm, all 0 =
 // the paper's SGU): additive gating s = u + f(v) instead of u ⊙ f(v); no split: one Z =
 // GELU(LN(x)·U) of the whole width e = mlp_ratio·d is both u and v (s = Z ⊙ f(Z) or Z + f(Z), the
 // table's unsplit rows; proj_out then reads e = mlp_ratio·d channels); no norm: f(v) = W·v + b
@@ -31,6 +31,7 @@
 // (gmlp_state.grads), and the block output gradient ping-pongs between dout[0] and dout[1]
 // (block l's in dout[l % 2]); the backward clears between blocks what block l + 1 wrote,
 // except the gradient it passed down.
+#include "gmlp.h"
 #include "../model.h"
 #include "../posenc/tables.h"
 #include "../../core/common.h"
@@ -80,13 +81,15 @@ typedef struct {
 } gmlp_state;
 
 static gmlp_state *state(const model *m) { return m->arch_state; }
+_Static_assert(sizeof(gmlp_settings) <= MODEL_OWN_BYTES, "gmlp's settings must fit model_config.arch_own");
+static const gmlp_settings *sgu(const model_config *c) { return BACKBONE_OWN(c, const gmlp_settings); }
 // Width of u, v and the gate: half of mlp_ratio·d when split (the paper's SGU), all of it otherwise.
-static int half_width(const model_config *c) { return c->sgu_no_split ? c->mlp_ratio * c->dim : c->mlp_ratio * c->dim / 2; }
+static int half_width(const model_config *c) { return sgu(c)->no_split ? c->mlp_ratio * c->dim : c->mlp_ratio * c->dim / 2; }
 
 // Entries of the Toeplitz table for the training grid (T0 tokens, rows0 × cols0 patches).
 static int toeplitz_entries(const model_config *c, int rows0, int cols0, int t0) {
-    if (c->sgu_toeplitz == 1) return 2 * (rows0 * cols0 + t0) - 1;
-    if (c->sgu_toeplitz == 2) return posenc_relbias_entries(rows0, cols0, t0);
+    if (sgu(c)->toeplitz == 1) return 2 * (rows0 * cols0 + t0) - 1;
+    if (sgu(c)->toeplitz == 2) return posenc_relbias_entries(rows0, cols0, t0);
     return 0;
 }
 
@@ -96,7 +99,7 @@ static int sgu_pe_ok(const posenc_kind *pe) { return !posenc_in_attention(pe); }
 static const char *sgu_config_error(const model_config *c, const char *arch) {
     static char msg[512];
     const posenc_kind *pe = posenc_find(c->pe_kind ? c->pe_kind : "none");
-    if (c->context_tokens > 0) { // MP3's masked attention over a context
+    if (c->request.context_tokens > 0) { // MP3's masked attention over a context
         snprintf(msg, sizeof msg, "model.arch=%s cannot be pretrained with objective.name=mp3: its spatial weights W are "
                  "position-specific, so a gMLP already knows each token's position and position prediction would be "
                  "trivial (valid with %s: objective.name=supervised)", arch, arch);
@@ -109,13 +112,13 @@ static const char *sgu_config_error(const model_config *c, const char *arch) {
                  arch, arch, posenc_names_where(sgu_pe_ok, valid, sizeof valid));
         return msg;
     }
-    if (!c->sgu_no_split && (c->mlp_ratio * c->dim) % 2 != 0) {
+    if (!sgu(c)->no_split && (c->mlp_ratio * c->dim) % 2 != 0) {
         snprintf(msg, sizeof msg, "model.arch=%s splits the model.mlp_ratio*model.dim = %d channels into u and v halves: "
                  "the product must be even", arch, c->mlp_ratio * c->dim);
         return msg;
     }
-    if (c->sgu_toeplitz < 0 || c->sgu_toeplitz > 2) return "model.sgu_toeplitz: internal: 0, 1 (1D) or 2 (2D) expected";
-    if (model_config_is_sequence(c) && c->sgu_toeplitz == 0 && c->max_image_size > c->image_size) {
+    if (sgu(c)->toeplitz < 0 || sgu(c)->toeplitz > 2) return "model.sgu_toeplitz: internal: 0, 1 (1D) or 2 (2D) expected";
+    if (model_config_is_sequence(c) && sgu(c)->toeplitz == 0 && c->max_image_size > c->image_size) {
         snprintf(msg, sizeof msg, "model.arch=%s: the dense spatial weights are resampled on a 2D grid; a sequence model "
                  "runs only at its training length %d (or use model.sgu_toeplitz=true)", arch, c->image_size);
         return msg;
@@ -127,7 +130,7 @@ static const char *gmlp_config_error(const model_config *c) { return sgu_config_
 static const char *amlp_config_error(const model_config *c) {
     const char *why = sgu_config_error(c, "amlp");
     if (why) return why;
-    if (c->tiny_attn_dim < 1) return "model.tiny_attn_dim must be >= 1 with model.arch=amlp (the paper: 64)";
+    if (sgu(c)->tiny_attn_dim < 1) return "model.tiny_attn_dim must be >= 1 with model.arch=amlp (the paper: 64)";
     return NULL;
 }
 
@@ -147,10 +150,10 @@ static void declare_params(model *m, int attn_dim) {
     model_add_param(m, name, init, decay, d0, d1, &w->field, &dw->field)
         P(norm_w, "norm.weight", INIT_ONE, 0, d, 0);
         P(norm_b, "norm.bias", INIT_ZERO, 0, d, 0);
-        int in_rows = c->sgu_no_split ? e : 2 * e; // u | v halves, or the one Z
+        int in_rows = sgu(c)->no_split ? e : 2 * e; // u | v halves, or the one Z
         P(in_w, "proj_in.weight", INIT_LINEAR, 1, in_rows, d);
         P(in_b, "proj_in.bias", INIT_ZERO, 0, in_rows, 0);
-        if (!c->sgu_no_norm) {
+        if (!sgu(c)->no_norm) {
             P(sgu_norm_w, "sgu.norm.weight", INIT_ONE, 0, e, 0);
             P(sgu_norm_b, "sgu.norm.bias", INIT_ZERO, 0, e, 0);
         }
@@ -172,7 +175,7 @@ static void declare_params(model *m, int attn_dim) {
     }
 }
 static void gmlp_declare_params(model *m) { declare_params(m, 0); }
-static void amlp_declare_params(model *m) { declare_params(m, m->cfg.tiny_attn_dim); }
+static void amlp_declare_params(model *m) { declare_params(m, sgu(&m->cfg)->tiny_attn_dim); }
 
 // Room for other grids: any model of more than one patch can be set to a smaller size than it
 // was built for (model_set_resolution takes any multiple of the patch up to the largest), so the
@@ -213,11 +216,11 @@ static void gmlp_declare_acts(model *m) {
         A(ln_rstd, "norm.rstd", BT);
         G(u_pre, "proj_in.u", BT * e);
         G(u, "gelu.u", BT * e);
-        if (!c->sgu_no_split) { // without the split, v is u
+        if (!sgu(c)->no_split) { // without the split, v is u
             G(v_pre, "proj_in.v", BT * e);
             G(v, "gelu.v", BT * e);
         }
-        if (!c->sgu_no_norm) {
+        if (!sgu(c)->no_norm) {
             G(vn, "sgu.norm", BT * e);
             A(vn_mean, "sgu.norm.mean", BT);
             A(vn_rstd, "sgu.norm.rstd", BT);
@@ -298,7 +301,7 @@ static void resampling_matrix(float *R, int g, int g0, int t0, double patch_scal
 // table's ±(T0 - 1); 2D the relbias index (offsets clipped to the built grid's).
 static void toeplitz_index(int *index, const model *m) {
     int T = m->T, T0 = m->T0;
-    if (m->cfg.sgu_toeplitz == 2) {
+    if (sgu(&m->cfg)->toeplitz == 2) {
         posenc_relbias_index(index, m->rows, m->cols, m->rows0, m->cols0, m->t0);
         return;
     }
@@ -387,13 +390,13 @@ static const float *gmlp_forward(model *m, const float *x, int B, int training, 
         ops->linear_forward(a->u_pre, a->ln, w->in_w, w->in_b, BT, d, e);
         ops->gelu_forward(a->u, a->u_pre, BTe);
         const float *v = a->u; // no split: Z is u and v
-        if (!c->sgu_no_split) {
+        if (!sgu(c)->no_split) {
             ops->linear_forward(a->v_pre, a->ln, w->in_w + (size_t)e * d, w->in_b + e, BT, d, e);
             ops->gelu_forward(a->v, a->v_pre, BTe);
             v = a->v;
         }
         const float *mixed = v; // what W mixes: LN(v), or v without the norm
-        if (!c->sgu_no_norm) {
+        if (!sgu(c)->no_norm) {
             ops->layernorm_forward(a->vn, a->vn_mean, a->vn_rstd, v, w->sgu_norm_w, w->sgu_norm_b, BT, e);
             mixed = a->vn;
         }
@@ -408,7 +411,7 @@ static const float *gmlp_forward(model *m, const float *x, int B, int training, 
             ops->residual_forward(a->gate, a->fv, a->attn_proj, NULL, B, (size_t)T * e);
             gate = a->gate;
         }
-        if (c->sgu_additive) ops->residual_forward(a->s, a->u, gate, NULL, B, (size_t)T * e); // u + f(v)
+        if (sgu(c)->additive) ops->residual_forward(a->s, a->u, gate, NULL, B, (size_t)T * e); // u + f(v)
         else ops->gate_forward(a->s, a->u, gate, BTe);                                       // u ⊙ f(v)
         ops->linear_forward(a->y, a->s, w->out_w, w->out_b, BT, e, d);
         const float *branch = a->y;
@@ -460,7 +463,7 @@ static void gmlp_backward(model *m, const float *x0, float *dx0, int B) {
         if (dropout) ops->dropout_backward(da->y, da->y_drop, a->y_mask, BTd);
         ops->linear_backward(da->s, dw->out_w, dw->out_b, da->y, a->s, w->out_w, BT, e, d);
         float *dgate = a_dim > 0 ? da->gate : da->fv;
-        if (c->sgu_additive) ops->residual_backward(da->u, dgate, da->s, NULL, B, (size_t)T * e);
+        if (sgu(c)->additive) ops->residual_backward(da->u, dgate, da->s, NULL, B, (size_t)T * e);
         else ops->gate_backward(da->u, dgate, da->s, a->u, a_dim > 0 ? a->gate : a->fv, BTe);
         if (a_dim > 0) {
             attention_desc ad = tiny_attention(m, B);
@@ -474,15 +477,15 @@ static void gmlp_backward(model *m, const float *x0, float *dx0, int B) {
         float *dW = W == w->spatial_w ? dw->spatial_w : da->W;
         float *db = m->T != m->T0 ? da->bias : dw->spatial_b;
         // Without the split, v's gradient joins u's (Z is both) before GELU's backward.
-        const float *v = c->sgu_no_split ? a->u : a->v;
-        float *dv = c->sgu_no_split ? da->u : da->v;
-        ops->token_mix_backward(c->sgu_no_norm ? dv : da->vn, dW, db, da->fv, c->sgu_no_norm ? v : a->vn, W, B, T, e);
+        const float *v = sgu(c)->no_split ? a->u : a->v;
+        float *dv = sgu(c)->no_split ? da->u : da->v;
+        ops->token_mix_backward(sgu(c)->no_norm ? dv : da->vn, dW, db, da->fv, sgu(c)->no_norm ? v : a->vn, W, B, T, e);
         spatial_backward(m, w, dw, a, da);
-        if (!c->sgu_no_norm)
+        if (!sgu(c)->no_norm)
             ops->layernorm_backward(dv, dw->sgu_norm_w, dw->sgu_norm_b, da->vn, v, w->sgu_norm_w, a->vn_mean, a->vn_rstd, BT, e);
         ops->gelu_backward(da->u_pre, da->u, a->u_pre, BTe);
         ops->linear_backward(da->ln, dw->in_w, dw->in_b, da->u_pre, a->ln, w->in_w, BT, d, e);
-        if (!c->sgu_no_split) {
+        if (!sgu(c)->no_split) {
             ops->gelu_backward(da->v_pre, da->v, a->v_pre, BTe);
             ops->linear_backward(da->ln, dw->in_w + (size_t)e * d, dw->in_b + e, da->v_pre, a->ln, w->in_w + (size_t)e * d, BT, d, e);
         }
@@ -497,13 +500,13 @@ static const float *gmlp_spatial_weights(const model *m, int layer) {
 
 static double block_flops(const model_config *c, int T, int attn_dim) {
     double d = c->dim, e = half_width(c), a = attn_dim;
-    double channels = 2.0 * T * d * (c->sgu_no_split ? 1 : 2) * e + 2.0 * T * e * d; // proj_in, proj_out
+    double channels = 2.0 * T * d * (sgu(c)->no_split ? 1 : 2) * e + 2.0 * T * e * d; // proj_in, proj_out
     double spatial = 2.0 * T * T * e;                        // W · vn
     double tiny = attn_dim > 0 ? 2.0 * T * d * 3 * a + 2.0 * 2.0 * T * T * a + 2.0 * T * a * e : 0.0;
     return channels + spatial + tiny;
 }
 static double gmlp_block_flops(const model_config *c, int T, int M) { return block_flops(c, T, 0); }
-static double amlp_block_flops(const model_config *c, int T, int M) { return block_flops(c, T, c->tiny_attn_dim); }
+static double amlp_block_flops(const model_config *c, int T, int M) { return block_flops(c, T, sgu(c)->tiny_attn_dim); }
 
 // The hooks gMLP and aMLP share (aMLP differs in its parameters, its config check and FLOPs).
 #define GMLP_SHARED_HOOKS                                                                          \
@@ -532,15 +535,22 @@ static const cfg_key amlp_keys[] = {
 // model.sgu_*: Toeplitz W over the token index (1D, the paper's MLM form) for text, over the
 // 2D patch offset for images; the gating ablations.
 static void sgu_read_keys(const key_reader *r, struct model_config *c) {
-    c->sgu_toeplitz = !key_int(r, "model.sgu_toeplitz") ? 0 : c->vocab > 0 ? 1 : 2; // vocab: set before read_keys (token input)
-    c->sgu_additive = !strcmp(key_str(r, "model.sgu_gating"), "additive");
-    c->sgu_no_split = !key_int(r, "model.sgu_split");
-    c->sgu_no_norm = !key_int(r, "model.sgu_norm");
+    gmlp_settings *s = BACKBONE_OWN(c, gmlp_settings);
+    s->toeplitz = !key_int(r, "model.sgu_toeplitz") ? 0 : c->vocab > 0 ? 1 : 2; // vocab: set before read_keys (token input)
+    s->additive = !strcmp(key_str(r, "model.sgu_gating"), "additive");
+    s->no_split = !key_int(r, "model.sgu_split");
+    s->no_norm = !key_int(r, "model.sgu_norm");
 }
 
 static void amlp_read_keys(const key_reader *r, struct model_config *c) {
     sgu_read_keys(r, c);
-    c->tiny_attn_dim = (int)key_int(r, "model.tiny_attn_dim");
+    gmlp_settings *s = BACKBONE_OWN(c, gmlp_settings);
+    s->tiny_attn_dim = (int)key_int(r, "model.tiny_attn_dim");
+}
+
+gmlp_settings gmlp_settings_of(const model_config *c) {
+    const backbone_kind *arch = backbone_find(c->arch);
+    return arch == &backbone_gmlp || arch == &backbone_amlp ? *sgu(c) : (gmlp_settings){0};
 }
 
 const backbone_kind backbone_gmlp = {

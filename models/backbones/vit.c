@@ -119,7 +119,7 @@ static void vit_declare_acts(model *m) {
     // Sized for the largest input: every (B, T, ...) activation of a smaller one is a prefix.
     size_t B = (size_t)m->max_batch, T = (size_t)model_tokens_max(m), d = (size_t)c->dim;
     size_t BT = B * T, BTd = BT * d, hd = (size_t)c->mlp_ratio * d, BM = B * (size_t)m->M_alloc;
-    int masked = c->context_tokens > 0, lp = c->bf16_activations;
+    int masked = c->request.context_tokens > 0, lp = c->bf16_activations;
     size_t Td = T * d, Thd = T * hd;
     // (B, T, d) and (B, T, hd) tensors: fp32, or bf16 where lp says so
     size_t BTd_lp = lp ? bf16_floats(B, Td) : BTd, BThd_lp = lp ? bf16_floats(B, Thd) : BT * hd;
@@ -470,17 +470,28 @@ static double vit_block_flops(const model_config *c, int T, int M) {
     return 2.0 * T * d * (d + d + 2 * hd) + 2.0 * M * d * 2 * d + 2.0 * 2.0 * T * M * d;
 }
 
-// The SGU ablation keys configure gMLP's spatial gating unit, which these blocks do not have.
+// The SGU ablation keys (models/backbones/gmlp.c's) configure gMLP's spatial gating unit, which
+// these blocks do not have: read only to refuse them (arch_own).
+typedef struct {
+    int sgu_ablation; // 1: model.sgu_gating, sgu_split or sgu_norm is not the paper's SGU
+} vit_settings;
+_Static_assert(sizeof(vit_settings) <= MODEL_OWN_BYTES, "vit's settings must fit model_config.arch_own");
+
+static void vit_read_keys(const key_reader *r, struct model_config *c) {
+    BACKBONE_OWN(c, vit_settings)->sgu_ablation = strcmp(key_str(r, "model.sgu_gating"), "multiplicative") != 0 ||
+                                                  !key_int(r, "model.sgu_split") || !key_int(r, "model.sgu_norm");
+}
+
 // train.activations=bf16 covers full attention without dropout (the fp32 dropout ops, and masked
 // attention's fp32 gather and packing of LN1 and q/k/v, are not written for bf16 storage).
 static const char *vit_config_error(const model_config *c) {
-    if (c->sgu_additive || c->sgu_no_split || c->sgu_no_norm)
+    if (BACKBONE_OWN(c, const vit_settings)->sgu_ablation)
         return "model.sgu_gating, model.sgu_split and model.sgu_norm configure the spatial gating unit of model.arch=gmlp "
                "and amlp; model.arch=vit has none (valid with vit: multiplicative, true, true)";
     if (c->bf16_activations && c->dropout > 0)
         return "train.activations=bf16 runs the blocks without dropout: model.dropout must be 0 (valid with model.dropout > 0: "
                "train.activations=fp32)";
-    if (c->bf16_activations && c->context_tokens > 0)
+    if (c->bf16_activations && c->request.context_tokens > 0)
         return "train.activations=bf16 covers full attention only; this objective's masked attention (context-only keys, "
                "e.g. MP3) keeps fp32 activations (valid there: train.activations=fp32)";
     return NULL;
@@ -490,6 +501,7 @@ const backbone_kind backbone_vit = {
     .name = "vit",
     .description = "Transformer blocks: pre-LN multi-head attention and a GELU MLP",
     .config_error = vit_config_error,
+    .read_keys = vit_read_keys,
     .crosscheck_ok = 1,
     .timm_vit = 1,
     .state_size = sizeof(vit_state),

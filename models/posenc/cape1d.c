@@ -11,6 +11,7 @@
 // (posenc_kind.sequence_kind).
 #include "encoding.h"
 #include "tables.h"
+#include "cape.h"
 #include "../model_view.h"
 #include <stdio.h>
 
@@ -36,10 +37,10 @@ static void stage_eval_positions(struct model *m) {
 
 static void cape1d_set_grid(struct model *m) { stage_eval_positions(m); }
 
-static cape_config cape1d_bounds(const model_config *c) {
-    cape_config cc = {c->cape_time_shift,
-                      c->cape_local_shift < 0 ? cape_time_default_local_shift(c->frame_seconds) : c->cape_local_shift,
-                      c->cape_scale};
+static cape_config cape1d_bounds(const model_config *mc) {
+    const posenc_cape_settings *c = POSENC_OWN(mc, const posenc_cape_settings);
+    cape_config cc = {c->time_shift, c->local_shift < 0 ? cape_time_default_local_shift(mc->frame_seconds) : c->local_shift,
+                      c->scale};
     return cc;
 }
 
@@ -79,14 +80,17 @@ static const char *cape1d_config_error(const struct model_config *c) {
     return NULL;
 }
 
-// The sequence form's own bound (the others: posenc_cape's keys).
+// The sequence form's own bound (the others: posenc_cape's keys, read here too; cape.h).
 static const cfg_key cape1d_keys[] = {
     {"pe.cape_time_shift", CFG_FLOAT, "60", 0, 1e6, NULL, 1, "cape on a sequence (speech, positions in seconds): global shift bound in seconds: per sequence, t shifted by U(-max, max) (the paper's ASR setting: 60 s)"},
     {NULL},
 };
 
 static void cape1d_read_keys(const key_reader *r, struct model_config *c) {
-    c->cape_time_shift = (float)key_float(r, "pe.cape_time_shift");
+    posenc_cape_settings *s = POSENC_OWN(c, posenc_cape_settings);
+    s->time_shift = (float)key_float(r, "pe.cape_time_shift");
+    s->local_shift = (float)key_float(r, "pe.cape_local_shift");
+    s->scale = (float)key_float(r, "pe.cape_scale");
 }
 
 const posenc_kind posenc_cape1d = {

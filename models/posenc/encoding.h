@@ -78,6 +78,10 @@ typedef struct posenc_kind {
     const struct posenc_kind *sequence_kind;
 } posenc_kind;
 
+// The chosen kind's own settings in a model config (model_config.pe_own, MODEL_OWN_BYTES zeroed
+// bytes that only that kind's read_keys fills), as its own struct: POSENC_OWN(c, const rope_settings).
+#define POSENC_OWN(c, type) ((type *)(void *)(c)->pe_own)
+
 // The registry: X(name) once per kind, in the order `--help` lists them.
 #define POSENC_KINDS(X) X(none) X(abs) X(sin1d) X(sin2d) X(cape) X(relbias) X(rope)
 // "none|abs|...": the names as one string constant (the config key table's choices).
@@ -89,8 +93,11 @@ POSENC_KINDS(POSENC_DECLARE)
 
 // The keys every kind shares (pe.kind, pe.content_scale), ended by {NULL}.
 extern const cfg_key posenc_common_keys[];
-// pe.kind, pe.content_scale and every kind's own keys (read_keys, sequence kinds too) into c.
+// pe.kind and pe.content_scale into c, then posenc_read_own.
 void posenc_read_keys(const key_reader *r, struct model_config *c);
+// The own keys of the kind c runs (posenc_for_model of c->pe_kind: a sequence kind on a
+// sequence input, so c->features and c->vocab must be set) into c->pe_own, zeroed first.
+void posenc_read_own(const key_reader *r, struct model_config *c);
 // The kind named `name`, or NULL.
 const posenc_kind *posenc_find(const char *name);
 // The kind a model with this config runs: posenc_find(pe_kind, NULL = "none"), or its
@@ -109,6 +116,10 @@ int posenc_count(void);
 const char *posenc_names_where(int (*ok)(const posenc_kind *k), char *buf, size_t len);
 // 1 when the kind acts inside attention (rotates q and k, or biases the scores).
 int posenc_in_attention(const posenc_kind *k);
+
+// The default of key `name` among kind k's own keys (its cfg_key default string as a number);
+// dies when k has no such key.
+double posenc_key_default(const posenc_kind *k, const char *name);
 
 // For the kinds: NULL when model.dim suits a sinusoidal encoding (even), else why.
 const char *posenc_sinusoid_config_error(const struct model_config *c);

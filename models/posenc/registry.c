@@ -2,7 +2,9 @@
 // encoding.h) and lookups by name.
 #include "encoding.h"
 #include "../model_config.h"
+#include "../../core/common.h"
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -56,8 +58,17 @@ int posenc_in_attention(const posenc_kind *k) { return k && (k->qk_forward || k-
 void posenc_read_keys(const key_reader *r, model_config *c) {
     c->pe_kind = key_str(r, "pe.kind");
     c->content_scale = !strcmp(key_str(r, "pe.content_scale"), "sqrt_d") ? sqrtf((float)key_int(r, "model.dim")) : 1.0f;
-    for (int i = 0; i < KIND_COUNT; i++) {
-        if (kinds[i]->read_keys) kinds[i]->read_keys(r, c);
-        if (kinds[i]->sequence_kind && kinds[i]->sequence_kind->read_keys) kinds[i]->sequence_kind->read_keys(r, c);
-    }
+    posenc_read_own(r, c);
+}
+
+void posenc_read_own(const key_reader *r, model_config *c) {
+    memset(c->pe_own, 0, sizeof c->pe_own);
+    const posenc_kind *k = posenc_for_model(c); // NULL: an unknown name, which model_config_error names
+    if (k && k->read_keys) k->read_keys(r, c);
+}
+
+double posenc_key_default(const posenc_kind *k, const char *name) {
+    for (const cfg_key *key = k->keys; key && key->key; key++)
+        if (!strcmp(key->key, name)) return strtod(key->fallback, NULL);
+    die_fail("internal: pe.kind=%s has no key %s", k->name, name);
 }

@@ -3,6 +3,7 @@
 // half with the row); cls is not rotated. Tables are computed for each grid.
 #include "encoding.h"
 #include "tables.h"
+#include "rope.h"
 #include "../model_view.h"
 #include <stdio.h>
 
@@ -10,15 +11,19 @@ typedef struct {
     float *cos, *sin, *cos_host, *sin_host; // (N, Dh/2) rotation tables of the current grid: backend, host
 } rope_state;
 
+_Static_assert(sizeof(posenc_rope_settings) <= MODEL_OWN_BYTES, "rope's settings must fit model_config.pe_own");
+static const posenc_rope_settings *own(const model_config *c) { return POSENC_OWN(c, const posenc_rope_settings); }
+
 static const char *rope_config_error(const struct model_config *c) {
     static char msg[256];
+    const posenc_rope_settings *s = own(c);
     if (c->heads < 1 || c->dim % c->heads != 0) return NULL; // the backbone names that
-    if (model_config_is_sequence(c) && c->rope_dims != 1) {
+    if (model_config_is_sequence(c) && s->dims != 1) {
         snprintf(msg, sizeof msg, "pe.rope_dims=%d: a sequence input has one axis, so pe.kind=rope needs pe.rope_dims=1",
-                 c->rope_dims);
+                 s->dims);
         return msg;
     }
-    const char *why = posenc_rope_error(c->dim / c->heads, c->rope_dims);
+    const char *why = posenc_rope_error(c->dim / c->heads, s->dims);
     if (!why) return NULL;
     snprintf(msg, sizeof msg, "pe.kind=rope with model.dim=%d, model.heads=%d: %s", c->dim, c->heads, why);
     return msg;
@@ -37,9 +42,10 @@ static void rope_set_grid(struct model *m) {
     const model_view v = model_view_of(m);
     rope_state *s = v.state;
     const model_config *c = v.cfg;
+    const posenc_rope_settings *rs = own(c);
     int head_dim = c->dim / c->heads;
-    float base = c->rope_base > 0 ? c->rope_base : posenc_rope_default_base(c->rope_dims);
-    posenc_rope_tables(s->cos_host, s->sin_host, v.rows, v.cols, head_dim, c->rope_dims, base);
+    float base = rs->base > 0 ? rs->base : posenc_rope_default_base(rs->dims);
+    posenc_rope_tables(s->cos_host, s->sin_host, v.rows, v.cols, head_dim, rs->dims, base);
     model_upload(m, s->cos_host, (size_t)v.N * (head_dim / 2));
     model_upload(m, s->sin_host, (size_t)v.N * (head_dim / 2));
 }
@@ -64,8 +70,15 @@ static const cfg_key rope_keys[] = {
 };
 
 static void rope_read_keys(const key_reader *r, struct model_config *c) {
-    c->rope_dims = (int)key_int(r, "pe.rope_dims");
-    c->rope_base = (float)key_float(r, "pe.rope_base");
+    posenc_rope_settings *s = POSENC_OWN(c, posenc_rope_settings);
+    s->dims = (int)key_int(r, "pe.rope_dims");
+    s->base = (float)key_float(r, "pe.rope_base");
+}
+
+posenc_rope_settings posenc_rope_settings_of(const model_config *c) {
+    if (posenc_for_model(c) == &posenc_rope) return *own(c);
+    return (posenc_rope_settings){(int)posenc_key_default(&posenc_rope, "pe.rope_dims"),
+                                  (float)posenc_key_default(&posenc_rope, "pe.rope_base")};
 }
 
 const posenc_kind posenc_rope = {

@@ -6,6 +6,7 @@
 // On a sequence input, cape runs as models/posenc/cape1d.c (positions in seconds).
 #include "encoding.h"
 #include "tables.h"
+#include "cape.h"
 #include "../model_view.h"
 #include <stdio.h>
 
@@ -22,7 +23,7 @@ static void sin2d_declare_acts(struct model *m) {
     size_t BN = (size_t)v.max_batch * v.N_max;
     model_add_input(m, "pos_x", BN, &s->x, &s->x_host);
     model_add_input(m, "pos_y", BN, &s->y, &s->y_host);
-    if (v.cfg->ref_tokens > 0 || v.cfg->query_stream) model_add_act(m, "ref_table", (size_t)v.T_max * v.cfg->dim, &s->table, NULL);
+    if (v.cfg->request.ref_tokens > 0 || v.cfg->request.query_stream) model_add_act(m, "ref_table", (size_t)v.T_max * v.cfg->dim, &s->table, NULL);
 }
 
 static void upload_positions(struct model *m, size_t n) {
@@ -63,9 +64,8 @@ static void cape_prepare(struct model *m, int B, int training, rng_addr rng) {
         if (s->drawn) stage_grid_positions(m);
         return;
     }
-    const model_config *c = v.cfg;
-    cape_config cc = {c->cape_global_shift, c->cape_local_shift < 0 ? cape_default_local_shift(v.grid) : c->cape_local_shift,
-                      c->cape_scale};
+    const posenc_cape_settings *c = POSENC_OWN(v.cfg, const posenc_cape_settings);
+    cape_config cc = {c->global_shift, c->local_shift < 0 ? cape_default_local_shift(v.grid) : c->local_shift, c->scale};
     posenc_cape_positions_from(s->x_host, s->y_host, B, v.grid, v.grid, &cc, rng.seed, rng.epoch,
                                rng.step, rng.index); // rng.index: the micro-batch's first image
     upload_positions(m, (size_t)B * v.N);
@@ -92,7 +92,8 @@ static const char *sin2d_config_error(const struct model_config *c) {
 static const char *cape_config_error(const struct model_config *c) {
     const char *why = sin2d_config_error(c);
     if (why) return why;
-    cape_config cc = {c->cape_global_shift, c->cape_local_shift == -1.0f ? 0.0f : c->cape_local_shift, c->cape_scale};
+    const posenc_cape_settings *s = POSENC_OWN(c, const posenc_cape_settings);
+    cape_config cc = {s->global_shift, s->local_shift == -1.0f ? 0.0f : s->local_shift, s->scale};
     if (posenc_cape_error(&cc))
         return "pe.cape_global_shift must be >= 0, pe.cape_local_shift >= 0 or -1 (= 1/grid), pe.cape_scale >= 1";
     return NULL;
@@ -106,10 +107,22 @@ static const cfg_key cape_keys[] = {
     {NULL},
 };
 
+_Static_assert(sizeof(posenc_cape_settings) <= MODEL_OWN_BYTES, "cape's settings must fit model_config.pe_own");
+
 static void cape_read_keys(const key_reader *r, struct model_config *c) {
-    c->cape_global_shift = (float)key_float(r, "pe.cape_global_shift");
-    c->cape_local_shift = (float)key_float(r, "pe.cape_local_shift");
-    c->cape_scale = (float)key_float(r, "pe.cape_scale");
+    posenc_cape_settings *s = POSENC_OWN(c, posenc_cape_settings);
+    s->global_shift = (float)key_float(r, "pe.cape_global_shift");
+    s->local_shift = (float)key_float(r, "pe.cape_local_shift");
+    s->scale = (float)key_float(r, "pe.cape_scale");
+}
+
+posenc_cape_settings posenc_cape_settings_of(const model_config *c) {
+    const posenc_kind *k = posenc_for_model(c);
+    if (k == &posenc_cape || k == &posenc_cape1d) return *POSENC_OWN(c, const posenc_cape_settings);
+    return (posenc_cape_settings){(float)posenc_key_default(&posenc_cape, "pe.cape_global_shift"),
+                                  (float)posenc_key_default(&posenc_cape, "pe.cape_local_shift"),
+                                  (float)posenc_key_default(&posenc_cape, "pe.cape_scale"),
+                                  (float)posenc_key_default(&posenc_cape1d, "pe.cape_time_shift")};
 }
 
 const posenc_kind posenc_sin2d = {

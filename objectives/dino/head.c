@@ -8,14 +8,14 @@
 #include <string.h>
 
 static const char *head_config_error(const model_config *c) {
-    if (c->token_head || c->num_classes < 1 || c->head_bottleneck < 1 || c->head_prototypes < 1)
+    if (c->request.token_head || c->num_classes < 1 || c->request.head_bottleneck < 1 || c->request.head_prototypes < 1)
         return "internal: the DINO head needs the classifier head (dino.hidden_dim outputs), dino.bottleneck_dim and dino.out_dim";
     return NULL;
 }
 
 static void head_declare_params(model *m) {
     const model_config *c = &m->cfg;
-    int H = c->num_classes, P = c->head_bottleneck, K = c->head_prototypes;
+    int H = c->num_classes, P = c->request.head_bottleneck, K = c->request.head_prototypes;
     model_add_param(m, "dino_head.mlp1.weight", INIT_LINEAR, 1, H, H, NULL, NULL);
     model_add_param(m, "dino_head.mlp1.bias", INIT_ZERO, 0, H, 0, NULL, NULL);
     model_add_param(m, "dino_head.mlp2.weight", INIT_LINEAR, 1, P, H, NULL, NULL);
@@ -27,7 +27,7 @@ static void head_declare_params(model *m) {
 static void head_declare_acts(model *m) { (void)m; } // the objective owns the head's activations (dino_head)
 
 static double head_forward_flops(const model_config *c) {
-    double H = c->num_classes, P = c->head_bottleneck, K = c->head_prototypes;
+    double H = c->num_classes, P = c->request.head_bottleneck, K = c->request.head_prototypes;
     return 2.0 * (H * H + H * P + P * K);
 }
 
@@ -47,7 +47,7 @@ static size_t offset_of(const model *m, const char *name) {
 void dino_head_init(dino_head *h, model *m, int rows_max) {
     memset(h, 0, sizeof *h);
     h->m = m, h->ops = m->ops, h->rows_max = rows_max;
-    h->H = m->cfg.num_classes, h->P = m->cfg.head_bottleneck, h->K = m->cfg.head_prototypes;
+    h->H = m->cfg.num_classes, h->P = m->cfg.request.head_bottleneck, h->K = m->cfg.request.head_prototypes;
     h->w1 = offset_of(m, "dino_head.mlp1.weight"), h->b1 = offset_of(m, "dino_head.mlp1.bias");
     h->w2 = offset_of(m, "dino_head.mlp2.weight"), h->b2 = offset_of(m, "dino_head.mlp2.bias");
     h->v = offset_of(m, "dino_head.last_layer.weight_v");

@@ -75,12 +75,12 @@ static const char *dino_config_error(const objective_settings *s) {
 
 static void dino_configure_model(const objective_settings *s, model_config *mc) {
     const dino_settings *d = own(s);
-    mc->token_head = 0;
+    mc->request.token_head = 0;
     mc->num_classes = d->hidden_dim; // the classifier is the head's first Linear(d, hidden)
-    mc->head_name = "dino_head.mlp0";
-    mc->extension = &dino_head_extension;
-    mc->head_bottleneck = d->bottleneck_dim;
-    mc->head_prototypes = d->out_dim;
+    mc->request.head_name = "dino_head.mlp0";
+    mc->request.extension = &dino_head_extension;
+    mc->request.head_bottleneck = d->bottleneck_dim;
+    mc->request.head_prototypes = d->out_dim;
 }
 
 static void dino_obj_create(objective *o) {

@@ -1,5 +1,5 @@
 // objectives/gvp/objective.c — objective.name=gvp (docs/methods.md "GVP", GVP-p2p): the two-stream
-// model (model_config.query_stream) with a linear pixel head on every token; each training
+// model (model_config.request.query_stream) with a linear pixel head on every token; each training
 // image draws its order z and its group segmentation (gvp.h) from the counter RNG at
 // (seed, RNG_GVP, epoch, step, image), so a resumed run draws the same; the content and query
 // streams' group ids go to the model's `<=` group mask. Loss: the mean squared error between
@@ -84,13 +84,13 @@ static const char *gvp_config_error(const objective_settings *s) {
 // The pixel head on every token (only the query rows of predicted patches are read); the
 // content tokens are the keys of every query (masked attention with all of them as context).
 static void gvp_configure_model(const objective_settings *s, model_config *mc) {
-    mc->token_head = 1;
-    mc->head_name = "pixel_head";
-    mc->token_outputs = mc->channels * mc->patch * mc->patch;
-    mc->query_stream = 1;
+    mc->request.token_head = 1;
+    mc->request.head_name = "pixel_head";
+    mc->request.token_outputs = mc->channels * mc->patch * mc->patch;
+    mc->request.query_stream = 1;
     if (mc->patch > 0 && mc->image_size % mc->patch == 0) {
         int g = mc->image_size / mc->patch;
-        mc->context_tokens = g * g + (mc->cls ? 1 : 0);
+        mc->request.context_tokens = g * g + (mc->cls ? 1 : 0);
     }
 }
 

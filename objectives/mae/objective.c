@@ -2,8 +2,8 @@
 // added to every patch (pe.kind, sin2d as MAE), then each training image keeps
 // round((1-eta)·N) random patches (mae.h: argsort of noise drawn at (seed, RNG_MAE, epoch,
 // step, image), so a resumed run draws the same); the encoder's blocks see cls and the kept
-// patches only (model_config.keep_tokens: their activations are sized for them); its token
-// head decoder_embed maps them to the decoder width, and the light decoder (models/decoder.h)
+// patches only (model_config.request.keep_tokens: their activations are sized for them); its token
+// head decoder_embed maps them to the decoder width, and the light decoder (objectives/mae/decoder.h)
 // rebuilds every token with a learned mask token and its own sin2d. Loss: the mean squared
 // error between the decoder's prediction and the per-patch normalised pixels
 // (objectives/pixel_targets.h), over the masked patches only (mean over their pixels, then over
@@ -17,7 +17,7 @@
 #include "mae.h"
 #include "../eval_shard.h"
 #include "../pixel_targets.h"
-#include "../../models/decoder.h"
+#include "decoder.h"
 #include "../../core/common.h"
 #include <math.h>
 #include <stdio.h>
@@ -79,15 +79,15 @@ static const char *mae_config_error(const objective_settings *s) {
 // and the decoder.
 static void mae_configure_model(const objective_settings *s, model_config *mc) {
     const mae_settings *own = OBJECTIVE_OWN(s, const mae_settings);
-    mc->token_head = 1;
-    mc->head_name = "decoder_embed";
-    mc->token_outputs = own->decoder_dim;
-    mc->extension = &model_decoder_extension;
-    mc->decoder_depth = own->decoder_depth;
-    mc->decoder_dim = own->decoder_dim;
+    mc->request.token_head = 1;
+    mc->request.head_name = "decoder_embed";
+    mc->request.token_outputs = own->decoder_dim;
+    mc->request.extension = &model_decoder_extension;
+    mc->request.decoder_depth = own->decoder_depth;
+    mc->request.decoder_dim = own->decoder_dim;
     if (mc->patch > 0 && mc->image_size % mc->patch == 0) {
         int g = mc->image_size / mc->patch, K = mae_kept_patches(g * g, s->eta);
-        mc->keep_tokens = (mc->cls ? 1 : 0) + (K < 1 ? 1 : K);
+        mc->request.keep_tokens = (mc->cls ? 1 : 0) + (K < 1 ? 1 : K);
     }
 }
 

@@ -25,9 +25,9 @@ typedef struct {
 } mlm_state;
 
 static void mlm_configure_model(const objective_settings *s, model_config *mc) {
-    mc->token_head = 1; // row t0 + n of the (B, T, 256) logits predicts byte n; the cls row is ignored
-    mc->token_outputs = TEXT_BYTES;
-    mc->head_name = "mlm_head";
+    mc->request.token_head = 1; // row t0 + n of the (B, T, 256) logits predicts byte n; the cls row is ignored
+    mc->request.token_outputs = TEXT_BYTES;
+    mc->request.head_name = "mlm_head";
 }
 
 static void mlm_obj_create(objective *o) {

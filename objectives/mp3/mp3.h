@@ -23,7 +23,7 @@ typedef struct {
 int mp3_context_patches(int N, double eta);
 // Reference patches (the paper's speech variant: "a random 5% of frames keep their position
 // embedding"): round(fraction·N), at least 1 and at most N - 1 when fraction > 0, 0 when
-// fraction = 0. The model draws which ones (model_config.ref_tokens). posbench choice:
+// fraction = 0. The model draws which ones (model_config.request.ref_tokens). posbench choice:
 // reference tokens stay prediction targets of the loss like every other patch; position
 // accuracy leaves them out (mp3_count_correct's skip list), since their answer is in their
 // input, so one patch at least is never a reference.

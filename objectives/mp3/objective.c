@@ -38,21 +38,21 @@ static const char *mp3_objective_config_error(const objective_settings *s) {
 
 // Keys from the context only; reference tokens when objective.ref_fraction > 0.
 static void mp3_configure_model(const objective_settings *s, model_config *mc) {
-    mc->token_head = 1; // row t0 + n of the (B, T, N) logits predicts n; cls rows are ignored
-    mc->head_name = "pos_head";
+    mc->request.token_head = 1; // row t0 + n of the (B, T, N) logits predicts n; cls rows are ignored
+    mc->request.head_name = "pos_head";
     if (mc->patch > 0 && mc->image_size % mc->patch == 0) {
         int rows, cols;
         model_grid_at(mc, mc->image_size, &rows, &cols);
         int N = rows * cols;
-        mc->context_tokens = (mc->cls ? 1 : 0) + mp3_context_patches(N, s->eta);
-        mc->ref_tokens = mp3_reference_patches(N, s->ref_fraction);
+        mc->request.context_tokens = (mc->cls ? 1 : 0) + mp3_context_patches(N, s->eta);
+        mc->request.ref_tokens = mp3_reference_patches(N, s->ref_fraction);
     }
 }
 
 static void mp3_obj_create(objective *o) {
     mp3_state *st = xcalloc(1, sizeof *st, "mp3 objective");
     model *m = o->model;
-    st->context_patches = m->cfg.context_tokens - m->t0;
+    st->context_patches = m->cfg.request.context_tokens - m->t0;
     mp3_create(&st->loss, o->ops, o->max_batch, m->N, m->t0);
     o->state = st;
 }

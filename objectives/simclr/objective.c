@@ -53,10 +53,10 @@ static const char *simclr_config_error(const objective_settings *s) {
 // the extension adds the ReLU and the second Linear.
 static void simclr_configure_model(const objective_settings *s, model_config *mc) {
     const simclr_settings *own = OBJECTIVE_OWN(s, const simclr_settings);
-    mc->head_name = "proj.0";
+    mc->request.head_name = "proj.0";
     mc->num_classes = own->hidden_dim;
-    mc->proj_outputs = own->proj_dim;
-    mc->extension = &simclr_projection_extension;
+    mc->request.proj_outputs = own->proj_dim;
+    mc->request.extension = &simclr_projection_extension;
 }
 
 static void simclr_obj_create(objective *o) {

@@ -14,10 +14,10 @@ typedef struct {
 
 static const char *projection_config_error(const model_config *c) {
     static char msg[256];
-    if (c->token_head || c->proj_outputs < 1 || c->num_classes < 1) {
+    if (c->request.token_head || c->request.proj_outputs < 1 || c->num_classes < 1) {
         snprintf(msg, sizeof msg, "internal: SimCLR's projection needs the classifier head (token_head=0), "
                  "num_classes = simclr.hidden_dim >= 1 and proj_outputs = simclr.proj_dim >= 1 (got %d, %d)",
-                 c->num_classes, c->proj_outputs);
+                 c->num_classes, c->request.proj_outputs);
         return msg;
     }
     return NULL;
@@ -26,7 +26,7 @@ static const char *projection_config_error(const model_config *c) {
 static void projection_declare_params(model *m) {
     projection *p = xcalloc(1, sizeof *p, "SimCLR projection");
     m->extension_state = p;
-    p->H = m->cfg.num_classes, p->P = m->cfg.proj_outputs;
+    p->H = m->cfg.num_classes, p->P = m->cfg.request.proj_outputs;
     model_add_param(m, "proj.2.weight", INIT_LINEAR, 1, p->P, p->H, &p->w, &p->dw);
     model_add_param(m, "proj.2.bias", INIT_ZERO, 0, p->P, 0, &p->b, &p->db);
 }
@@ -43,7 +43,7 @@ static void projection_free(model *m) {
     m->extension_state = NULL;
 }
 
-static double projection_flops(const model_config *c) { return 2.0 * c->num_classes * c->proj_outputs; }
+static double projection_flops(const model_config *c) { return 2.0 * c->num_classes * c->request.proj_outputs; }
 
 const model_extension simclr_projection_extension = {
     .config_error = projection_config_error,

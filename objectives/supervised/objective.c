@@ -18,8 +18,8 @@ typedef struct {
 } supervised_state;
 
 static void supervised_configure_model(const objective_settings *s, model_config *mc) {
-    mc->token_head = 0;
-    mc->head_name = "head";
+    mc->request.token_head = 0;
+    mc->request.head_name = "head";
 }
 
 static void supervised_obj_create(objective *o) {

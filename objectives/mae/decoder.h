@@ -1,5 +1,5 @@
-// models/decoder.h — MAE's light decoder (docs/methods.md "MAE"; papers' MAE baseline), for a model
-// built with cfg.decoder_depth > 0 (and cfg.keep_tokens: the encoder saw the kept tokens only).
+// objectives/mae/decoder.h — MAE's light decoder (docs/methods.md "MAE"; papers' MAE baseline), for a model
+// built with cfg.request.decoder_depth > 0 (and cfg.request.keep_tokens: the encoder saw the kept tokens only).
 // The encoder's token head (the model's head, named decoder_embed by the objective) maps the
 // kept tokens to the decoder width dd; the decoder puts them back at their token index, fills
 // every other token with a learned mask token (dd), adds its own fixed sin2d (posbench's sin2d,
@@ -13,14 +13,14 @@
 // Tensors: decoder.mask_token (dd), decoder.blocks.<l>.*, decoder.norm.{weight,bias} (dd),
 // decoder.pred.weight (C·p·p, dd), decoder.pred.bias.
 #pragma once
-#include "model.h"
+#include "../../models/model.h"
 
 typedef struct model_decoder model_decoder;
 
 // Called by model.c: config check (naming mae.decoder_dim / mae.decoder_depth), declarations
 // (after the head's parameters; after the model's activations), the grid positions once the
 // arenas exist, freeing, and the decoder's forward FLOPs per image (every token).
-// They are model_decoder_extension's entries (model_config.extension, set by the MAE objective).
+// They are model_decoder_extension's entries (model_config.request.extension, set by the MAE objective).
 extern const model_extension model_decoder_extension;
 double decoder_forward_flops(const model_config *c);
 

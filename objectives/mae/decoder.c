@@ -1,7 +1,7 @@
-// models/decoder.c — MAE's light decoder (see decoder.h): a sub-model of the backbone's blocks
+// objectives/mae/decoder.c — MAE's light decoder (see decoder.h): a sub-model of the backbone's blocks
 // declared into the owning model's tables, and its forward/backward around them.
 #include "decoder.h"
-#include "../core/common.h"
+#include "../../core/common.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,31 +20,33 @@ struct model_decoder {
     int K, D;                  // kept tokens per image, outputs per token
 };
 
+// The model's decoder: its extension state (m->extension_state, set by decoder_ready).
+static model_decoder *decoder_of(const model *m) { return m->extension_state; }
+
 // The decoder's blocks as a model config: the encoder's grid, width dd, no cls change.
 static model_config sub_config(const model_config *c) {
     model_config d = *c;
-    d.dim = c->decoder_dim;
-    d.depth = c->decoder_depth;
+    d.dim = c->request.decoder_dim;
+    d.depth = c->request.decoder_depth;
     d.pe_kind = "sin2d";
+    memset(d.pe_own, 0, sizeof d.pe_own); // sin2d has no settings of its own
     d.drop_path = 0.0f;
     d.dropout = 0.0f;
-    d.keep_tokens = d.decoder_depth = d.decoder_dim = 0;
-    d.extension = NULL; // the decoder has no decoder
-    d.context_tokens = d.ref_tokens = d.query_stream = d.token_head = 0;
+    d.request = (model_request){0}; // the decoder asks nothing: no decoder, no masking, no token head
     d.max_image_size = c->image_size;
     return d;
 }
 
 static const char *decoder_config_error(const model_config *c) {
     static char msg[256];
-    if (c->decoder_dim < 2 || c->decoder_dim % 2 != 0 || c->decoder_dim % c->heads != 0) {
+    if (c->request.decoder_dim < 2 || c->request.decoder_dim % 2 != 0 || c->request.decoder_dim % c->heads != 0) {
         snprintf(msg, sizeof msg, "mae.decoder_dim=%d: the decoder's width must be even (its sin2d pairs cos and sin) and "
-                 "a multiple of model.heads=%d (valid: e.g. %d)", c->decoder_dim, c->heads, 2 * c->heads);
+                 "a multiple of model.heads=%d (valid: e.g. %d)", c->request.decoder_dim, c->heads, 2 * c->heads);
         return msg;
     }
-    if (c->decoder_depth < 1 || c->features > 0 || c->keep_tokens < 1 || !c->token_head || c->token_outputs != c->decoder_dim) {
+    if (c->request.decoder_depth < 1 || c->features > 0 || c->request.keep_tokens < 1 || !c->request.token_head || c->request.token_outputs != c->request.decoder_dim) {
         snprintf(msg, sizeof msg, "mae.decoder_depth=%d: the decoder needs at least one block, image input and an "
-                 "encoder on kept tokens (valid: >= 1 with objective.name=mae)", c->decoder_depth);
+                 "encoder on kept tokens (valid: >= 1 with objective.name=mae)", c->request.decoder_depth);
         return msg;
     }
     return NULL;
@@ -54,7 +56,7 @@ static int outputs_per_token(const model_config *c) { return c->channels * c->pa
 
 static void decoder_declare_params(model *m) {
     model_decoder *dec = xcalloc(1, sizeof *dec, "MAE decoder");
-    m->decoder = dec;
+    m->extension_state = dec;
     model *s = &dec->sub;
     s->cfg = sub_config(&m->cfg);
     s->owner = m;
@@ -70,7 +72,7 @@ static void decoder_declare_params(model *m) {
     s->rows0 = s->rows_max = m->rows, s->cols0 = s->cols_max = m->cols, s->grid0 = s->grid_max = m->grid;
     s->T0 = s->T_max = m->T, s->N_max = m->N;
     s->M_alloc = s->M = m->T;
-    dec->K = m->cfg.keep_tokens;
+    dec->K = m->cfg.request.keep_tokens;
     dec->D = outputs_per_token(&m->cfg);
     int dd = s->cfg.dim;
     model_add_param(s, "mask_token", INIT_TRUNC_NORMAL, 0, dd, 0, &dec->mask_token, &dec->dmask_token);
@@ -82,7 +84,7 @@ static void decoder_declare_params(model *m) {
 }
 
 static void decoder_declare_acts(model *m) {
-    model_decoder *dec = m->decoder;
+    model_decoder *dec = decoder_of(m);
     model *s = &dec->sub;
     size_t B = (size_t)m->max_batch, T = (size_t)m->T, dd = (size_t)s->cfg.dim, BM = B * (T - (size_t)dec->K);
     model_add_input(s, "masked", BM, &dec->masked, &dec->masked_host);
@@ -98,13 +100,13 @@ static void decoder_declare_acts(model *m) {
 }
 
 static void decoder_ready(model *m) {
-    model *s = &m->decoder->sub;
+    model *s = &decoder_of(m)->sub;
     if (s->pe->set_grid) s->pe->set_grid(s);
     if (s->arch->set_grid) s->arch->set_grid(s);
 }
 
 static void decoder_free(model *m) {
-    model_decoder *dec = m->decoder;
+    model_decoder *dec = decoder_of(m);
     if (!dec) return; // the model was freed before its decoder was declared
     model *s = &dec->sub;
     if (s->pe->free) s->pe->free(s);
@@ -112,7 +114,7 @@ static void decoder_free(model *m) {
     free(s->pe_state);
     free(s->arch_state);
     free(dec);
-    m->decoder = NULL;
+    m->extension_state = NULL;
 }
 
 double decoder_forward_flops(const model_config *c) {
@@ -125,11 +127,11 @@ double decoder_forward_flops(const model_config *c) {
     return blocks + 2.0 * T * d.dim * outputs_per_token(c);
 }
 
-int *decoder_masked(model *m) { return (int *)m->decoder->masked_host; }
-float *decoder_dpred(model *m) { return m->decoder->dpred; }
+int *decoder_masked(model *m) { return (int *)decoder_of(m)->masked_host; }
+float *decoder_dpred(model *m) { return decoder_of(m)->dpred; }
 
 const float *decoder_forward(model *m, int B) {
-    model_decoder *dec = m->decoder;
+    model_decoder *dec = decoder_of(m);
     model *s = &dec->sub;
     const ops_backend *ops = m->ops;
     int T = s->T, K = dec->K, Mk = T - K, dd = s->cfg.dim;
@@ -149,7 +151,7 @@ const float *decoder_forward(model *m, int B) {
 }
 
 void decoder_backward(model *m, int B) {
-    model_decoder *dec = m->decoder;
+    model_decoder *dec = decoder_of(m);
     model *s = &dec->sub;
     const ops_backend *ops = m->ops;
     int T = s->T, K = dec->K, Mk = T - K, dd = s->cfg.dim;
@@ -163,7 +165,7 @@ void decoder_backward(model *m, int B) {
     ops->gather_tokens_backward(dec->dmask_token, dec->dmask_rows, (const int *)dec->zeros, 1, 1, B * Mk, dd);
 }
 
-const float *decoder_pred(const model *m) { return m->decoder->pred; }
+const float *decoder_pred(const model *m) { return decoder_of(m)->pred; }
 
 const model_extension model_decoder_extension = {
     .config_error = decoder_config_error,

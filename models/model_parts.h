@@ -1,0 +1,19 @@
+// models/model_parts.h — what the files of one model share (model.c, model_config.c,
+// model_tables.c, model_views.c); other modules use model.h.
+#pragma once
+#include "model.h"
+
+// model_config.c: the largest input size (cfg.max_image_size, at least image_size), and the
+// values per embedded token (a patch's pixels, or a frame's features).
+int model_max_size(const model_config *c);
+int model_token_inputs(const model_config *c);
+// model_tables.c: points every bound name into the arenas (once they are allocated).
+void model_resolve_bindings(model *m);
+// model_views.c: GVP's fixed indices of the current grid, staged and uploaded (model_create).
+void model_stage_query_indices(model *m);
+// model_views.c, for the forward and backward: MP3's reference tokens (cfg.request.ref_tokens)
+// and GVP's two streams (m->Tq > 0).
+void model_reference_positions_forward(model *m, int B);
+void model_reference_positions_backward(model *m, int B);
+const float *model_two_streams_forward(model *m, const float *x, int B);
+void model_two_streams_backward(model *m, float *dx, int B);
