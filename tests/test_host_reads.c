@@ -36,7 +36,7 @@ static void trainee_create(trainee *t, const ops_backend *ops) {
     const objective_kind *kind = objective_find("supervised");
     model_config cfg = {.channels = 1, .image_size = 12, .patch = 3, .dim = 16, .depth = 2, .heads = 2, .mlp_ratio = 2,
                         .cls = 1, .pe_kind = "abs", .num_classes = 3, .dropout = 0.1f, .drop_path = 0.2f};
-    const char *why = kind->config_error(&s);
+    const char *why = objective_config_error(&s);
     if (why) die_fail("test config: %s", why);
     kind->configure_model(&s, &cfg);
     model_create(&t->m, &cfg, ops, B, 5);
