@@ -22,7 +22,7 @@ rows = list(csv.DictReader(open(sys.argv[1])))
 arch = sys.argv[2]
 if len(rows) != 1 or rows[0].get("status") != "done":
     print(f"FAIL smaller_sizes: {arch}: expected one done run, got {[r.get('status') for r in rows]}"); sys.exit()
-cols = [c for c in rows[0] if c.startswith("final.top1@") or c.startswith("top1@")]
+cols = [c for c in rows[0] if c.startswith("top1 (%) at ")]  # export's one name per metric: "top1 (%) at 12 px"
 vals = {c: rows[0][c] for c in cols}
 ok = any("12" in c for c in cols) and any("20" in c for c in cols) and all(v != "" and math.isfinite(float(v)) for v in vals.values())
 print(("PASS" if ok else "FAIL") + f" smaller_sizes: {arch}: done, accuracies at the smaller sizes {vals}")
