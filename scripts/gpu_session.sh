@@ -186,7 +186,10 @@ fi
 if step 5; then
     note ""
     note "## 5. A 100-step loss curve on $DEV, and bitwise run-to-run determinism (fp32 and bf16)"
-    CURVE="data.path=$DATA data.limit=6400 data.test_limit=500 train.epochs=1 train.batch=64 eval.batch=250 model.dim=64 model.depth=2 model.heads=2 model.patch=4 pe.kind=abs"
+    # GPU_SESSION_CURVE_STEPS: the curve's steps (100; the CPU dry run of tests/e2e_gpu_session.sh
+    # takes fewer, on a smaller model: GPU_SESSION_CURVE_MODEL)
+    CURVE_STEPS=${GPU_SESSION_CURVE_STEPS:-100}
+    CURVE="data.path=$DATA data.limit=$((CURVE_STEPS * 64)) data.test_limit=500 train.epochs=1 train.batch=64 eval.batch=250 ${GPU_SESSION_CURVE_MODEL:-model.dim=64 model.depth=2 model.heads=2 model.patch=4} pe.kind=abs"
     # bf16-cudnn: the cuDNN attention route (its deterministic backward); on the CPU the same bf16 run
     # bf16-new: the cuDNN attention with the cuBLASLt linear layers and the v2 kernels
     # fp32-graph: train.graph=on, its parity reference the fp32 case
@@ -205,9 +208,9 @@ if step 5; then
         a=$(ls "$OUT/runs/det-$prec-1"/*.h5 2>/dev/null | head -n 1) b=$(ls "$OUT/runs/det-$prec-2"/*.h5 2>/dev/null | head -n 1)
         if [ -n "$a" ] && [ -n "$b" ]; then
             python3 tests/runs_close.py "$a" "$b" 0 /train/loss /eval/loss > "$OUT/close-det-$prec.txt" 2>&1
-            result "$prec on $DEV: two runs of 100 steps give bitwise the same losses" $? "$(tr '\n' ' ' < "$OUT/close-det-$prec.txt")"
+            result "$prec on $DEV: two runs of $CURVE_STEPS steps give bitwise the same losses" $? "$(tr '\n' ' ' < "$OUT/close-det-$prec.txt")"
         else
-            result "$prec on $DEV: two runs of 100 steps finish" 1 "see $OUT/runs-det-$prec-*.log"
+            result "$prec on $DEV: two runs of $CURVE_STEPS steps finish" 1 "see $OUT/runs-det-$prec-*.log"
         fi
     done
     a=$(ls "$OUT/runs/det-fp32-graph-1"/*.h5 2>/dev/null | head -n 1) b=$(ls "$OUT/runs/det-fp32-1"/*.h5 2>/dev/null | head -n 1)
@@ -228,8 +231,8 @@ with open(sys.argv[2], 'w') as out:
         out.write(f'{i + 1}\t{v:.6f}\n')
 print(f'{len(loss)} steps: loss {loss[0]:.4f} -> {loss[-1]:.4f}')
 EOP
-    [ "$(wc -l < "$OUT/loss-curve-100.tsv" 2>/dev/null)" = 101 ]
-    result "100-step loss curve written to loss-curve-100.tsv" $? "$(sed -n '2p;$p' "$OUT/loss-curve-100.tsv" 2>/dev/null | tr '\n\t' '  ')"
+    [ "$(wc -l < "$OUT/loss-curve-100.tsv" 2>/dev/null)" = $((CURVE_STEPS + 1)) ]
+    result "$CURVE_STEPS-step loss curve written to loss-curve-100.tsv" $? "$(sed -n '2p;$p' "$OUT/loss-curve-100.tsv" 2>/dev/null | tr '\n\t' '  ')"
 fi
 if step 6; then
     note ""
