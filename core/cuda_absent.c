@@ -27,6 +27,7 @@ void cuda_sync(void) {}
 void cuda_set_attention_route(int route) { (void)route; } // nothing to route without CUDA
 void cuda_set_linear_route(int route) { (void)route; }
 void cuda_set_kernels(int version) { (void)version; }
+void cuda_set_stream_mode(int mode) { (void)mode; }
 int cuda_linear_route(void) { return CUDA_LINEAR_GEMMEX; }
 int cuda_kernels(void) { return CUDA_KERNELS_V1; }
 int cuda_attention_cudnn_available(char *why, size_t len) {

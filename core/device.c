@@ -21,8 +21,8 @@ static const ops_backend *complete(const ops_backend *b) {
 
 // The CUDA backend's switches from the environment (core/ops_cuda.h), read whenever a backend
 // is chosen (so a bad value is refused on any device; the CPU backends ignore them):
-// POSBENCH_LINEAR=gemmex|lt, POSBENCH_KERNELS=v1|v2; unset or empty keeps the defaults
-// (gemmex, v1). Any other value is bad input (exit 2).
+// POSBENCH_LINEAR=gemmex|lt, POSBENCH_KERNELS=v1|v2, POSBENCH_STREAM=legacy|own; unset or empty
+// keeps the defaults (gemmex, v1, legacy). Any other value is bad input (exit 2).
 static void cuda_switches_from_env(void) {
     const char *v = getenv("POSBENCH_LINEAR");
     if (v && *v) {
@@ -35,6 +35,12 @@ static void cuda_switches_from_env(void) {
         if (strcmp(v, "v1") && strcmp(v, "v2"))
             die_input("environment variable POSBENCH_KERNELS='%s' is not valid (valid: v1, v2)", v);
         cuda_set_kernels(!strcmp(v, "v2") ? CUDA_KERNELS_V2 : CUDA_KERNELS_V1);
+    }
+    v = getenv("POSBENCH_STREAM");
+    if (v && *v) {
+        if (strcmp(v, "legacy") && strcmp(v, "own"))
+            die_input("environment variable POSBENCH_STREAM='%s' is not valid (valid: legacy, own)", v);
+        cuda_set_stream_mode(!strcmp(v, "own") ? CUDA_STREAM_OWN : CUDA_STREAM_LEGACY);
     }
 }
 

@@ -58,6 +58,13 @@ int cuda_linear_route(void); // the route in force (CUDA_LINEAR_GEMMEX without C
 // `posbench bench --kernels` overrides.
 enum { CUDA_KERNELS_V1 = 1, CUDA_KERNELS_V2 = 2 };
 void cuda_set_kernels(int version);
+// The stream the CUDA backend issues its work on (core/cuda/cuda_stream.h): CUDA_STREAM_LEGACY,
+// the legacy default stream (the default until a GPU call has passed its parity and whole-run
+// checks with the backend's own stream), or CUDA_STREAM_OWN, a non-blocking stream of its own,
+// which a CUDA graph of the training step needs (train.graph=on captures only on it).
+// Environment: POSBENCH_STREAM=legacy|own (core/device.c). Set before the first CUDA op.
+enum { CUDA_STREAM_LEGACY = 0, CUDA_STREAM_OWN = 1 };
+void cuda_set_stream_mode(int mode);
 int cuda_kernels(void); // the version in force (CUDA_KERNELS_V1 without CUDA)
 
 #ifdef POSBENCH_CUDA

@@ -199,7 +199,7 @@ if step 5; then
         case $prec in
         bf16-cudnn) extra="train.precision=bf16 train.attention=cudnn" ;;
         bf16-new) extra="train.precision=bf16 train.attention=cudnn" env_words="POSBENCH_LINEAR=lt POSBENCH_KERNELS=v2" ;;
-        fp32-graph) extra="train.precision=fp32 train.graph=on" ;;
+        fp32-graph) extra="train.precision=fp32 train.graph=on" env_words="POSBENCH_STREAM=own" ;;
         esac
         for rep in 1 2; do
             # shellcheck disable=SC2086
@@ -275,7 +275,7 @@ if step 8; then
     note "## 8. The speed switches on and off: posbench bench --no-torch --breakdown"
     if [ "$DEV" = cuda ]; then
         AB_CONFIGS=${GPU_SESSION_AB_CONFIGS:-vit-b16-224 vit-s4-32 mp3-b16-224-e75}
-        AB_VARIANTS=${GPU_SESSION_AB_VARIANTS:-"materialised|--precision bf16 --attention materialised;cudnn|--precision bf16 --attention cudnn;lt-v2|--precision bf16 --attention materialised --linear lt --kernels v2;cudnn-lt-v2|--precision bf16 --attention cudnn --linear lt --kernels v2;bf16-act|--precision bf16 --attention materialised --activations bf16;cudnn-lt-v2-bf16-act|--precision bf16 --attention cudnn --linear lt --kernels v2 --activations bf16;all-graph|--precision bf16 --attention cudnn --linear lt --kernels v2 --activations bf16 --graph on;materialised-graph|--precision bf16 --attention materialised --graph on;fused-fp32|--precision fp32 --attention fused"}
+        AB_VARIANTS=${GPU_SESSION_AB_VARIANTS:-"materialised|--precision bf16 --attention materialised;cudnn|--precision bf16 --attention cudnn;lt-v2|--precision bf16 --attention materialised --linear lt --kernels v2;cudnn-lt-v2|--precision bf16 --attention cudnn --linear lt --kernels v2;bf16-act|--precision bf16 --attention materialised --activations bf16;cudnn-lt-v2-bf16-act|--precision bf16 --attention cudnn --linear lt --kernels v2 --activations bf16;own-stream|POSBENCH_STREAM=own --precision bf16 --attention materialised;all-graph|POSBENCH_STREAM=own --precision bf16 --attention cudnn --linear lt --kernels v2 --activations bf16 --graph on;materialised-graph|POSBENCH_STREAM=own --precision bf16 --attention materialised --graph on;fused-fp32|--precision fp32 --attention fused"}
         AB_ITERS=${GPU_SESSION_AB_ITERS:-20}
     else # the CPU dry run: a small config, the CPU's one route
         AB_CONFIGS=${GPU_SESSION_AB_CONFIGS:-vit-d64-L2-p4-28px-ci}

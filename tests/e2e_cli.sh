@@ -89,6 +89,9 @@ check "POSBENCH_KERNELS=v3: exit 2 naming the variable and the valid values" $? 
 POSBENCH_LINEAR=cublas $PB train --device cpu > "$T/o" 2>&1; rc=$?
 [ $rc -eq 2 ] && grep -q "environment variable POSBENCH_LINEAR='cublas' is not valid (valid: gemmex, lt)" "$T/o"
 check "POSBENCH_LINEAR=cublas: exit 2 naming the variable and the valid values" $? "exit $rc: $(cat "$T/o")"
+POSBENCH_STREAM=default $PB train --device cpu > "$T/o" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "environment variable POSBENCH_STREAM='default' is not valid (valid: legacy, own)" "$T/o"
+check "POSBENCH_STREAM=default: exit 2 naming the variable and the valid values" $? "exit $rc: $(cat "$T/o")"
 $PB bench --linear lt --device cpu --no-torch --iters 1 > "$T/o" 2>&1; rc=$?
 [ $rc -eq 2 ] && grep -q "\-\-linear chooses between the CUDA backend's linear routes; the cpu backend has one" "$T/o"
 check "bench --linear lt on the cpu backend: exit 2" $? "exit $rc: $(cat "$T/o")"

@@ -29,6 +29,12 @@ void cuda_graph_refuse(const char *why) {
 
 int cuda_graph_begin(char *why, size_t len) {
     refused = NULL;
+    if (!cuda_stream()) { // the legacy default stream cannot be captured
+        if (why && len)
+            snprintf(why, len, "the backend issues its work on the legacy default stream, which cannot be captured "
+                     "(POSBENCH_STREAM=own gives it a stream of its own)");
+        return 0;
+    }
     cudaError_t err = cudaStreamBeginCapture(cuda_stream(), cudaStreamCaptureModeThreadLocal);
     if (err != cudaSuccess) {
         if (why && len) snprintf(why, len, "cudaStreamBeginCapture failed: %s", cudaGetErrorString(err));

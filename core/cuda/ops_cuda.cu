@@ -10,9 +10,23 @@ extern "C" {
 #include <stdio.h>
 #include <string.h>
 
+static int stream_mode = CUDA_STREAM_LEGACY;
+static int stream_made = 0; // cuda_stream() has answered: the mode is fixed from then on
+
+extern "C" void cuda_set_stream_mode(int mode) {
+    if (mode != CUDA_STREAM_LEGACY && mode != CUDA_STREAM_OWN)
+        die_fail("cuda_set_stream_mode: %d is not CUDA_STREAM_LEGACY or CUDA_STREAM_OWN", mode);
+    if (stream_made && mode != stream_mode)
+        die_fail("cuda_set_stream_mode: the stream is chosen before the first CUDA op (POSBENCH_STREAM)");
+    stream_mode = mode;
+}
+
+// NULL is the legacy default stream: every call below takes it as it takes a stream of its own.
 extern "C" cudaStream_t cuda_stream(void) {
     static cudaStream_t stream = NULL;
-    if (!stream) CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking)); // kept for the process
+    if (!stream_made && stream_mode == CUDA_STREAM_OWN)
+        CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking)); // kept for the process
+    stream_made = 1;
     return stream;
 }
 
