@@ -23,7 +23,7 @@ static const ops_backend *complete(const ops_backend *b) {
 // is chosen (so a bad value is refused on any device; the CPU backends ignore them):
 // POSBENCH_LINEAR=gemmex|lt, POSBENCH_KERNELS=v1|v2, POSBENCH_STREAM=legacy|own; unset or empty
 // keeps the defaults (gemmex, v1, legacy). Any other value is bad input (exit 2).
-static void cuda_switches_from_env(void) {
+void device_cuda_switches_from_env(void) {
     const char *v = getenv("POSBENCH_LINEAR");
     if (v && *v) {
         if (strcmp(v, "gemmex") && strcmp(v, "lt"))
@@ -50,7 +50,7 @@ const ops_backend *device_backend(const char *name, char *why, size_t len) {
         snprintf(why, len, "--device '%s' is not valid (valid: %s)", name, DEVICE_CHOICES);
         return NULL;
     }
-    cuda_switches_from_env();
+    device_cuda_switches_from_env();
     if (!strcmp(name, "cpu")) return complete(&ops_cpu);
     if (!strcmp(name, "cpu-guarded")) return complete(&ops_cpu_guarded);
     char cuda_why[256];

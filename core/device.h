@@ -14,3 +14,7 @@ int device_name_valid(const char *name);
 // asked for where it cannot run). An op the backend lacks dies naming itself when called
 // (core/ops_support.h: ops_complete).
 const ops_backend *device_backend(const char *name, char *why, size_t len);
+// The CUDA backend's switches from the environment (POSBENCH_LINEAR, POSBENCH_KERNELS,
+// POSBENCH_STREAM; a bad value exits 2): device_backend reads them; the CUDA parity programs
+// call it themselves (tests/cuda_parity.c), so they run on the routes and stream the caller set.
+void device_cuda_switches_from_env(void);

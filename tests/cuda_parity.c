@@ -3,6 +3,7 @@
 #include "testing.h"
 #include "../core/common.h"
 #include "../core/ops_cuda.h"
+#include "../core/device.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +11,10 @@
 
 int parity_gpu_or_skip(const char *program) {
     char why[256];
-    if (cuda_usable(why, sizeof why)) return 1;
+    if (cuda_usable(why, sizeof why)) {
+        device_cuda_switches_from_env(); // POSBENCH_STREAM=own etc.: the routes the caller chose
+        return 1;
+    }
     test_skip(program, "%s", why);
     return 0;
 }
