@@ -1,6 +1,5 @@
 // models/backbone.c — the table of backbones (BACKBONE_KINDS in backbone.h) and lookup by name.
 #include "backbone.h"
-#include "model_config.h"
 #include <string.h>
 
 // model.arch (backbone.h).
@@ -22,14 +21,3 @@ const backbone_kind *backbone_find(const char *name) {
 }
 
 const backbone_kind *backbone_at(int i) { return i >= 0 && i < KIND_COUNT ? kinds[i] : NULL; }
-
-void backbone_read_keys(const key_reader *r, model_config *c) {
-    c->arch = key_str(r, "model.arch");
-    backbone_read_own(r, c);
-}
-
-void backbone_read_own(const key_reader *r, model_config *c) {
-    memset(c->arch_own, 0, sizeof c->arch_own);
-    const backbone_kind *k = backbone_find(c->arch); // NULL: an unknown name, which model_config_error names
-    if (k && k->read_keys) k->read_keys(r, c);
-}

@@ -102,8 +102,5 @@ extern const cfg_key backbone_common_keys[];
 const backbone_kind *backbone_at(int i);
 // The backbone named `name` (NULL: "vit"), or NULL when there is none.
 const backbone_kind *backbone_find(const char *name);
-// model.arch into c, then backbone_read_own.
-void backbone_read_keys(const key_reader *r, struct model_config *c);
-// The own keys of c's backbone (read_keys) into c->arch_own, zeroed first (c->vocab must be set:
-// gMLP's Toeplitz form follows the input).
-void backbone_read_own(const key_reader *r, struct model_config *c);
+// Reading model.arch and the chosen backbone's own keys into a model_config: backbone_read_keys
+// and backbone_read_own in model_config.h (model_config.c), so that this table needs no config.

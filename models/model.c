@@ -6,6 +6,7 @@
 // views (masked context, reference tokens, two streams, kept tokens) models/model_views.c's.
 // Position encodings are reached only through their hooks (models/posenc/encoding.h), blocks
 // only through theirs (models/backbone.h), memory only through the op backend.
+#include "model.h"
 #include "model_parts.h"
 #include "../core/common.h"
 #include "../core/rng.h"

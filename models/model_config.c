@@ -2,8 +2,22 @@
 // token grid at a size, whether a size can be an input (model_resolution_error), whether the
 // config goes together (model_config_error: the model's own rules, then the encoding's, the
 // backbone's and the extension's config_error), and the forward FLOPs per image.
-#include "model_parts.h"
+#include "model_config.h"
+#include "backbone.h"
+#include "posenc/encoding.h"
 #include <stdio.h>
+#include <string.h>
+
+void backbone_read_keys(const key_reader *r, model_config *c) {
+    c->arch = key_str(r, "model.arch");
+    backbone_read_own(r, c);
+}
+
+void backbone_read_own(const key_reader *r, model_config *c) {
+    memset(c->arch_own, 0, sizeof c->arch_own);
+    const backbone_kind *k = backbone_find(c->arch); // NULL: an unknown name, which model_config_error names
+    if (k && k->read_keys) k->read_keys(r, c);
+}
 
 int model_max_size(const model_config *c) { return c->max_image_size > c->image_size ? c->max_image_size : c->image_size; }
 

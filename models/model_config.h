@@ -7,6 +7,7 @@
 // model.h so the position encodings (models/posenc/) read their config without the model itself
 // (they see the model through model_view.h).
 #pragma once
+#include "../core/keys.h"
 
 struct model;
 struct model_config;
@@ -141,3 +142,13 @@ void model_grid_at(const model_config *cfg, int size, int *rows, int *cols);
 // attention), for benchmarks and results; a training step is ~3x.
 double model_forward_flops_masked(const model_config *cfg, int M);
 double model_forward_flops(const model_config *cfg);
+
+// model.arch into c, then backbone_read_own (the backbone's own keys; models/backbone.h's table).
+void backbone_read_keys(const key_reader *r, model_config *c);
+// The own keys of c's backbone (its read_keys) into c->arch_own, zeroed first (c->vocab must be
+// set: gMLP's Toeplitz form follows the input).
+void backbone_read_own(const key_reader *r, model_config *c);
+// The largest input size (max_image_size, at least image_size), and the values per embedded token
+// (a patch's pixels, or a frame's features).
+int model_max_size(const model_config *c);
+int model_token_inputs(const model_config *c);

@@ -1,12 +1,10 @@
-// models/model_parts.h — what the files of one model share (model.c, model_config.c,
-// model_tables.c, model_views.c); other modules use model.h.
+// models/model_parts.h — what model.c calls in the files the model is split into
+// (model_tables.c, model_views.c); other modules use model.h. It names the model only as an
+// incomplete type, so the split files include model.h and model.c includes this, and no two
+// of them include each other.
 #pragma once
-#include "model.h"
 
-// model_config.c: the largest input size (cfg.max_image_size, at least image_size), and the
-// values per embedded token (a patch's pixels, or a frame's features).
-int model_max_size(const model_config *c);
-int model_token_inputs(const model_config *c);
+typedef struct model model;
 // model_tables.c: points every bound name into the arenas (once they are allocated).
 void model_resolve_bindings(model *m);
 // model_views.c: GVP's fixed indices of the current grid, staged and uploaded (model_create).

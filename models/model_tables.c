@@ -4,6 +4,7 @@
 // model_resolve_bindings points into the arenas once they exist; a sub-model (MAE's decoder)
 // declares into its owner's tables under its prefix; uploads of staged inputs; and clearing the
 // activation gradients a backward of B images reads.
+#include "model.h"
 #include "model_parts.h"
 #include "../core/common.h"
 #include <stdio.h>

@@ -4,6 +4,7 @@
 // (cfg.request.ref_tokens), GVP's two streams of content and query tokens with group masks
 // (model_set_streams, model_groups), MAE's kept tokens (model_keep, model_set_keep), and the
 // batch each view fits in the arenas (model_batch_capacity).
+#include "model.h"
 #include "model_parts.h"
 #include "../core/common.h"
 
