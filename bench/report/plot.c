@@ -23,8 +23,6 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { CURVE_POINTS = 1000 };
-
 // An axis key in a file name: its last dotted part ("pretrain.objective.eta" -> "eta"), or the
 // whole key with '.' -> '-' when another axis of the stage ends the same way.
 static void short_key_as(const rr_stage *s, int ax, char *out, size_t len, int dashes) {
@@ -133,55 +131,6 @@ void plot_figure_texts(const plotter *p, gp_vars *v, const char *title, const ch
     if (ylabel) gp_var_str(v, "ylabel", f && f->ylabel[0] ? f->ylabel : ylabel);
 }
 
-// "n = 3", or "n = 2-3" when the points of a series have different counts.
-static void n_text(int lo, int hi, char *out, size_t len) {
-    if (lo == hi) snprintf(out, len, "n = %d", lo);
-    else snprintf(out, len, "n = %d-%d", lo, hi);
-}
-
-// ---- axes a reader can trust ---------------------------------------------------------
-// An accuracy (unit %) axis runs from 0 to at most 100 and its CI bars and bands are clipped to
-// [0, 100] (a Student-t interval of a few seeds can leave the possible range; the data files say
-// so); any other metric with a unit (a time, a size, a rate: never negative) starts at 0, so a
-// small difference is drawn as small, not zoomed into a slope. Unit-less quantities (loss) keep
-// gnuplot's range. Whole-number x axes (epoch, step, layer) get whole-number tics.
-
-static int is_percent(const char *unit) { return unit && !strcmp(unit, "%"); }
-
-// A CI bound as drawn: within [0, 100] for an accuracy.
-static double clip_bound(const char *unit, double v) { return is_percent(unit) ? fmin(100.0, fmax(0.0, v)) : v; }
-
-// ymin, ymax for a metric of `unit` whose drawn values span [ylo, yhi] (see above). A unit-less
-// metric (loss) keeps a range around its values; when that range is narrow against the values
-// (under a quarter of the largest) and leaves 0 out, note says so ("y from 2.47 to 2.51, not from
-// 0"), for the figure's subtitle; else note is "".
-static void y_range_vars(gp_vars *v, const char *unit, double ylo, double yhi, char *note, size_t notelen) {
-    if (note) note[0] = '\0';
-    if (!isfinite(ylo) || !isfinite(yhi)) return;
-    if (is_percent(unit)) {
-        double top = fmax(5.0, ceil(yhi * 1.08 / 5.0) * 5.0);
-        gp_var(v, "ymin", "0"), gp_var(v, "ymax", "%.17g", fmin(100.0, top));
-    } else if (unit && unit[0] && ylo >= 0) {
-        gp_var(v, "ymin", "0"), gp_var(v, "ymax", "%.17g", yhi > 0 ? yhi * 1.08 : 1.0);
-    } else if (ylo == yhi) {
-        double pad = fmax(fabs(ylo) * 0.05, 1e-3);
-        gp_var(v, "ymin", "%.17g", ylo - pad), gp_var(v, "ymax", "%.17g", yhi + pad);
-    } else if ((ylo > 0 || yhi < 0) && yhi - ylo < 0.25 * fmax(fabs(ylo), fabs(yhi))) {
-        double pad = (yhi - ylo) * 0.05;
-        gp_var(v, "ymin", "%.17g", ylo - pad), gp_var(v, "ymax", "%.17g", yhi + pad);
-        if (note) snprintf(note, notelen, "y from %.4g to %.4g, not from 0", ylo - pad, yhi + pad);
-    }
-}
-
-// xtic_step for an x axis of whole numbers over [lo, hi]: 1, 2 or 5 x 10^k, at least 1, at most
-// about 10 tics (gnuplot's own choice would put tics at 1.2, 1.4, ... on an epoch axis).
-static void integer_xtics(gp_vars *v, double lo, double hi) {
-    double span = hi - lo, step = 1;
-    for (double base = 1; span / step > 10; base *= 10)
-        for (int k = 0; k < 3 && span / step > 10; k++) step = base * (k == 0 ? 2 : k == 1 ? 5 : 10);
-    gp_var(v, "xtic_step", "%.0f", step);
-}
-
 int plot_close_data(plotter *p, const char *path) {
     char err[8800];
     if (safe_out_commit(&p->data, err, sizeof err) != SAFE_OK) {
@@ -268,7 +217,7 @@ static void axis_vars(gp_vars *v, const char *const *vals, int nv, int categoric
     if (categorical) gp_var(v, "xmin", "%.3f", -0.5), gp_var(v, "xmax", "%.3f", nv - 0.5);
     else if (nv == 1) gp_var(v, "xmin", "%.17g", atof(vals[0]) - fmax(1, fabs(atof(vals[0])) * 0.5)),
         gp_var(v, "xmax", "%.17g", atof(vals[0]) + fmax(1, fabs(atof(vals[0])) * 0.5));
-    y_range_vars(v, unit, ylo, yhi, NULL, 0);
+    plot_y_range_vars(v, unit, ylo, yhi, NULL, 0);
 }
 
 // A metric's axis label: its column name (metric_column_name: "top1 (%)", for a per-size metric
@@ -342,7 +291,7 @@ static int fig_metric_vs_axis(plotter *p, const rr_stage *s, const char *metric,
     double ylo = DBL_MAX, yhi = -DBL_MAX;
     gp_comment(f, "%s of stage %s against %s: plotted-x mean ci95-lo ci95-hi n label (mean over the done seeds, "
                   "95%% CI of the mean: Student t, n-1 df; lo = hi = mean when n = 1%s)", header, s->name, s->axes[ax],
-               is_percent(unit) ? "; the CI clipped to [0, 100]" : "");
+               plot_is_percent(unit) ? "; the CI clipped to [0, 100]" : "");
     for (int l = 0; l < nlines; l++) {
         char title[1024] = "";
         int points = 0, nmin = INT_MAX, nmax = 0;
@@ -360,7 +309,7 @@ static int fig_metric_vs_axis(plotter *p, const rr_stage *s, const char *metric,
                 if (points++ == 0 && written) fprintf(f, "\n\n");
                 double half = report_ci95_half(sd, n) * fabs(scale), m = mean * scale;
                 double x = offset_x(categorical ? (double)k : atof(vals[k]), written, nlines, categorical, logx, gap);
-                double lo = clip_bound(unit, m - half), hi = clip_bound(unit, m + half);
+                double lo = plot_clip_bound(unit, m - half), hi = plot_clip_bound(unit, m + half);
                 fprintf(f, "%.17g %.17g %.17g %.17g %d ", x, m, lo, hi, n);
                 gp_data_string(f, vals[k]), fputc('\n', f); // no value adds a point (gnuplot.h)
                 ylo = fmin(ylo, lo), yhi = fmax(yhi, hi);
@@ -369,7 +318,7 @@ static int fig_metric_vs_axis(plotter *p, const rr_stage *s, const char *metric,
             }
         if (points == 0) continue;
         char name[32], ns[64];
-        n_text(nmin, nmax, ns, sizeof ns);
+        plot_n_text(nmin, nmax, ns, sizeof ns);
         snprintf(title + strlen(title), sizeof title - strlen(title), " (%s)", ns);
         snprintf(name, sizeof name, "title%d", ++written);
         gp_var_str(&v, name, title);
@@ -445,14 +394,14 @@ static int fig_metric_vs_metric(plotter *p, const rr_stage *s, const char *metri
             double m, sd;
             int n = report_stats(set, cf, metric, &m, &sd);
             double half = report_ci95_half(sd, n) * fabs(scale);
-            double lo = clip_bound(unit, m * scale - half), hi = clip_bound(unit, m * scale + half);
+            double lo = plot_clip_bound(unit, m * scale - half), hi = plot_clip_bound(unit, m * scale + half);
             fprintf(f, "%.17g %.17g %.17g %.17g %d ", xs[order[q]], m * scale, lo, hi, n);
             gp_data_string(f, cf->label), fputc('\n', f);
             ylo = fmin(ylo, lo), yhi = fmax(yhi, hi);
             nmin = n < nmin ? n : nmin, nmax = n > nmax ? n : nmax;
         }
         char name[32], title[300], ns[64];
-        n_text(nmin, nmax, ns, sizeof ns);
+        plot_n_text(nmin, nmax, ns, sizeof ns);
         snprintf(name, sizeof name, "title%d", ++written);
         snprintf(title, sizeof title, "%s%s%s (%s)", line ? plot_key_name(p, "model.arch") : "", line ? (figure_labels_key(p->labels, "model.arch") ? ": " : "=") : "",
                  line ? line : header, ns);
@@ -467,187 +416,11 @@ static int fig_metric_vs_metric(plotter *p, const rr_stage *s, const char *metri
         plot_figure_texts(p, &v, title, xheader, header);
         gp_var(&v, "nlines", "%d", written), gp_var(&v, "categorical", "0"), gp_var(&v, "logx", "%d", lo > 0 && hi / lo >= 100);
         if (npoints == 1) gp_var(&v, "xmin", "%.17g", lo - fmax(1, fabs(lo) * 0.5)), gp_var(&v, "xmax", "%.17g", hi + fmax(1, fabs(hi) * 0.5));
-        y_range_vars(&v, unit, ylo, yhi, NULL, 0);
+        plot_y_range_vars(&v, unit, ylo, yhi, NULL, 0);
         rc = plot_run_gnuplot(p, "metric_vs_axis", base, &v);
     }
     gp_vars_free(&v);
     free(xs), free(order);
-    return rc;
-}
-
-// ---- curves -------------------------------------------------------------------------
-
-// The curves' ranges: one x value as a range around it (gnuplot would warn of an empty range on
-// a one-point plot), whole-number tics when every x is whole (x_integer), y by y_range_vars.
-// subtitle: what is drawn (curve_note), and a zoomed y range stated (y_range_vars).
-static void curve_ranges(gp_vars *v, double xlo, double xhi, int x_integer, const char *unit, double ylo, double yhi,
-                         const char *what) {
-    if (xlo == xhi) xlo -= fmax(1, fabs(xlo) * 0.5), xhi += fmax(1, fabs(xhi) * 0.5);
-    if (xlo == xhi || x_integer) gp_var(v, "xmin", "%.17g", xlo), gp_var(v, "xmax", "%.17g", xhi);
-    if (x_integer) integer_xtics(v, xlo, xhi);
-    char note[128], subtitle[300];
-    y_range_vars(v, unit, ylo, yhi, note, sizeof note);
-    snprintf(subtitle, sizeof subtitle, "%s%s%s", what, note[0] ? "; " : "", note);
-    gp_var_str(v, "subtitle", subtitle);
-}
-
-// The title's note on what is drawn: a mean in a band, or, when every configuration has one
-// point (a run of one epoch), points with error bars: no curve.
-static const char *curve_note(long most, int band) {
-    if (most == 1) return band ? "one point per setting: mean and 95% CI over seeds, no curve" : "one point per setting, no curve";
-    return band ? "mean over seeds, band: its 95% CI" : "mean over seeds";
-}
-
-// group "train" or "eval"; x and y column names. One line per configuration, the mean over its
-// seeds, in a shaded band: the mean's 95% CI over the seeds (report_curve); n in the legend.
-static int fig_curves(plotter *p, const rr_stage *s, const char *group, const char *xcol, const char *ycol) {
-    char base[600], path[PATH_MAX], header[96], ylabel[128];
-    double scale = report_metric_scale(ycol, header, sizeof header);
-    const char *unit = report_metric_unit(ycol);
-    snprintf(ylabel, sizeof ylabel, "%s %s", !strcmp(group, "eval") ? "evaluation" : "training", header);
-    FILE *f = plot_begin_figure(p, s, base, sizeof base, path, sizeof path, "%s-%s-vs-%s", group, ycol, xcol);
-    if (!f) return EXIT_RUN_FAILED;
-    gp_comment(f, "%s vs %s/%s of stage %s, one block per configuration: x mean ci95-lo ci95-hi n (over the seeds)", ylabel,
-            group, xcol, s->name);
-    gp_vars v = {0};
-    int written = 0, band = 0, x_integer = 1;
-    long most = 0;
-    double xlo = DBL_MAX, xhi = -DBL_MAX, ylo = DBL_MAX, yhi = -DBL_MAX;
-    for (int c = 0; c < s->nconfigs; c++) {
-        report_band b;
-        long n = report_curve(p->set, &s->configs[c], group, xcol, ycol, CURVE_POINTS, &b);
-        most = n > most ? n : most;
-        if (n > 0) {
-            fprintf(f, written ? "\n\n" : "");
-            int nmin = INT_MAX, nmax = 0;
-            for (long j = 0; j < n; j++) {
-                double lo = clip_bound(unit, fmin(b.lo[j], b.hi[j]) * scale), hi = clip_bound(unit, fmax(b.lo[j], b.hi[j]) * scale);
-                fprintf(f, "%.17g %.17g %.17g %.17g %d\n", b.x[j], b.y[j] * scale, lo, hi, b.n[j]);
-                x_integer &= b.x[j] == floor(b.x[j]);
-                xlo = fmin(xlo, b.x[j]), xhi = fmax(xhi, b.x[j]), ylo = fmin(ylo, lo), yhi = fmax(yhi, hi);
-                nmin = b.n[j] < nmin ? b.n[j] : nmin, nmax = b.n[j] > nmax ? b.n[j] : nmax;
-            }
-            band |= nmax > 1;
-            char name[32], title[1200], ns[64];
-            n_text(nmin, nmax, ns, sizeof ns);
-            snprintf(name, sizeof name, "title%d", ++written);
-            char legend[1000];
-            plot_config_legend(p, s, &s->configs[c], -1, legend, sizeof legend);
-            snprintf(title, sizeof title, "%s (%s)", legend, ns);
-            gp_var_str(&v, name, title);
-        }
-        report_band_free(&b);
-    }
-    int rc = plot_close_data(p, path) ? EXIT_RUN_FAILED : 0;
-    if (rc == 0 && written) {
-        char title[600];
-        snprintf(title, sizeof title, "%s: %s", plot_stage_title(p, s->name), ylabel);
-        gp_var_str(&v, "datafile", path);
-        plot_figure_texts(p, &v, title, xcol, ylabel);
-        gp_var(&v, "nlines", "%d", written), gp_var(&v, "logy", "0"), gp_var(&v, "marks", "%d", most <= 60);
-        gp_var(&v, "band", "%d", band), gp_var(&v, "points_only", "%d", most == 1);
-        curve_ranges(&v, xlo, xhi, x_integer, unit, ylo, yhi, curve_note(most, band));
-        rc = plot_run_gnuplot(p, "curves", base, &v);
-    } else if (rc == 0) {
-        unlink(path);
-    }
-    gp_vars_free(&v);
-    return rc;
-}
-
-// ---- per-run result curves: /position (MP3 Fig. 3), /knn (Fig. 9), /resolution (CAPE Fig. 2-4)
-
-// y = array `yname` of each run, x = array `xname` (NULL: 1, 2, ... — layers); one line per
-// configuration, x and y each the mean over its runs that have the arrays. The figure is
-// named after yname, plus "_vs_<last part of xname>" when `name_x` (two figures of one y);
-// `logx` draws the x axis logarithmically.
-static int fig_array_curves(plotter *p, const rr_stage *s, const char *yname, const char *xname, const char *xlabel,
-                            const char *ylabel, int logx) {
-    const rr_set *set = p->set;
-    int any_run = 0;
-    for (int i = 0; i < s->nruns && !any_run; i++) any_run = rr_array_get(&set->runs[s->runs[i]].curves, yname) != NULL;
-    if (!any_run) return 0;
-    char base[600], path[PATH_MAX], header[96], tag[128];
-    double scale = report_metric_scale(strrchr(yname, '/') + 1, header, sizeof header);
-    const char *unit = report_metric_unit(strrchr(yname, '/') + 1);
-    snprintf(tag, sizeof tag, "%s-vs-%s", yname, xname ? (strrchr(xname, '/') ? strrchr(xname, '/') + 1 : xname) : "layer");
-    for (char *q = tag; *q; q++) *q = *q == '/' ? '-' : *q;
-    FILE *f = plot_begin_figure(p, s, base, sizeof base, path, sizeof path, "%s", tag);
-    if (!f) return EXIT_RUN_FAILED;
-    gp_comment(f, "%s vs %s of stage %s, one block per configuration: x mean ci95-lo ci95-hi n (over its runs)", yname,
-            xname ? xname : "layer", s->name);
-    double xlo = DBL_MAX, xhi = -DBL_MAX, ylo = DBL_MAX, yhi = -DBL_MAX;
-    gp_vars v = {0};
-    int written = 0, band = 0, x_integer = 1, most = 0;
-    for (int c = 0; c < s->nconfigs; c++) {
-        const rr_config *cf = &s->configs[c];
-        double xsum[256] = {0};
-        double *ys = xcalloc((size_t)256 * (size_t)(cf->nruns + 1), sizeof(double), "curve values"); // (256, runs)
-        int n = 0, runs = 0;
-        for (int i = 0; i < cf->nruns; i++) {
-            const rr_run *r = &set->runs[cf->runs[i]];
-            const rr_array *y = rr_array_get(&r->curves, yname), *x = xname ? rr_array_get(&r->curves, xname) : NULL;
-            if (!y || y->numel == 0 || y->numel > 256 || (xname && (!x || x->numel != y->numel)) || (runs && (int)y->numel != n)) continue;
-            n = (int)y->numel;
-            for (int k = 0; k < n; k++) ys[(size_t)k * cf->nruns + runs] = y->data[k], xsum[k] += x ? x->data[k] : (double)(k + 1);
-            runs++;
-        }
-        if (!runs) {
-            free(ys);
-            continue;
-        }
-        fprintf(f, written ? "\n\n" : "");
-        for (int k = 0; k < n; k++) {
-            const double *yk = ys + (size_t)k * cf->nruns;
-            double mean = 0, ss = 0;
-            for (int i = 0; i < runs; i++) mean += yk[i];
-            mean /= runs;
-            for (int i = 0; i < runs; i++) ss += (yk[i] - mean) * (yk[i] - mean);
-            double half = runs > 1 ? report_ci95_half(sqrt(ss / (runs - 1)), runs) * fabs(scale) : 0;
-            double x = xsum[k] / runs, y = mean * scale, lo = clip_bound(unit, y - half), hi = clip_bound(unit, y + half);
-            fprintf(f, "%.9g %.17g %.17g %.17g %d\n", x, y, lo, hi, runs);
-            xlo = fmin(xlo, x), xhi = fmax(xhi, x), ylo = fmin(ylo, lo), yhi = fmax(yhi, hi);
-            x_integer &= x == floor(x);
-        }
-        most = n > most ? n : most;
-        free(ys);
-        band |= runs > 1;
-        char name[32], title[1200];
-        snprintf(name, sizeof name, "title%d", ++written);
-        char legend[1000];
-        plot_config_legend(p, s, cf, -1, legend, sizeof legend);
-        snprintf(title, sizeof title, "%s (n = %d)", legend, runs);
-        gp_var_str(&v, name, title);
-    }
-    int rc = plot_close_data(p, path) ? EXIT_RUN_FAILED : 0;
-    if (rc == 0 && written) {
-        char title[600];
-        snprintf(title, sizeof title, "%s: %s", plot_stage_title(p, s->name), ylabel);
-        gp_var_str(&v, "datafile", path);
-        plot_figure_texts(p, &v, title, xlabel, ylabel);
-        gp_var(&v, "nlines", "%d", written), gp_var(&v, "logy", "0"), gp_var(&v, "logx", "%d", logx), gp_var(&v, "marks", "1");
-        gp_var(&v, "band", "%d", band), gp_var(&v, "points_only", "%d", most == 1);
-        curve_ranges(&v, xlo, xhi, x_integer && !logx, unit, ylo, yhi, curve_note(most, band));
-        rc = plot_run_gnuplot(p, "curves", base, &v);
-    }
-    gp_vars_free(&v);
-    return rc;
-}
-
-static int fig_result_curves(plotter *p, const rr_stage *s) {
-    int rc = fig_array_curves(p, s, "position/top1", "position/test_eta", "test masking ratio η", "position prediction top-1 (%)", 0);
-    if (!rc) rc = fig_array_curves(p, s, "position/top1_nonblank", "position/test_eta", "test masking ratio η", "position top-1 on non-blank patches (%)", 0);
-    if (!rc) rc = fig_array_curves(p, s, "knn/top1", NULL, "layer (block)", "kNN top-1 of the layer's features (%)", 0);
-    if (!rc) rc = fig_array_curves(p, s, "knn/init_top1", NULL, "layer (block), the network at its random initialisation", "kNN top-1 at initialisation (%)", 0);
-    if (!rc) rc = fig_array_curves(p, s, "resolution/top1", "resolution/size", "evaluation image size (px)", "test top-1 (%)", 0);
-    if (!rc) rc = fig_array_curves(p, s, "resolution/tta_top1", "resolution/size", "evaluation image size (px)", "test top-1 with test-time augmentation (%)", 0);
-    if (!rc) rc = fig_array_curves(p, s, "resolution/images_per_s", "resolution/size", "evaluation image size (px)", "throughput (images/s, forward only)", 0);
-    // CAPE Fig. 4: accuracy against inference throughput, one point per evaluation size
-    if (!rc) rc = fig_array_curves(p, s, "resolution/top1", "resolution/images_per_s", "throughput (images/s, forward only)", "test top-1 (%)", 1);
-    // CAPE's speech claims: keyword accuracy vs clip duration and vs playback rate
-    if (!rc) rc = fig_array_curves(p, s, "speech_duration/top1", "speech_duration/seconds",
-                                   "test clip duration (s), the keyword at a random offset in background noise", "keyword top-1 (%)", 0);
-    if (!rc) rc = fig_array_curves(p, s, "speech_rate/top1", "speech_rate/rate", "playback rate of the test clips (x)", "keyword top-1 (%)", 0);
     return rc;
 }
 
@@ -757,8 +530,8 @@ static int draw_metric_vs_axis(plotter *p, const rr_stage *s, const figure_spec 
 
 static int draw_curves(plotter *p, const rr_stage *s, const figure_spec *r) {
     if (!r->metric[0]) {
-        int rc = fig_curves(p, s, "train", "step", "loss");
-        return rc ? rc : fig_curves(p, s, "eval", "epoch", "top1");
+        int rc = plot_fig_curves(p, s, "train", "step", "loss");
+        return rc ? rc : plot_fig_curves(p, s, "eval", "epoch", "top1");
     }
     char group[256];
     snprintf(group, sizeof group, "%s", r->metric);
@@ -768,14 +541,14 @@ static int draw_curves(plotter *p, const rr_stage *s, const figure_spec *r) {
         return 0;
     }
     *col++ = '\0';
-    return fig_curves(p, s, group, !strcmp(group, "train") ? "step" : "epoch", col);
+    return plot_fig_curves(p, s, group, !strcmp(group, "train") ? "step" : "epoch", col);
 }
 
 static int draw_heatmap(plotter *p, const rr_stage *s, const figure_spec *r) {
     return fig_heatmaps(p, s, r->metric[0] ? r->metric : "relmap");
 }
 static int draw_image_grid(plotter *p, const rr_stage *s, const figure_spec *r) { return fig_image_grid(p, s, r->axis, r->where); }
-static int draw_result_curves(plotter *p, const rr_stage *s, const figure_spec *r) { (void)r; return fig_result_curves(p, s); }
+static int draw_result_curves(plotter *p, const rr_stage *s, const figure_spec *r) { (void)r; return plot_fig_result_curves(p, s); }
 static int draw_spatial_weights(plotter *p, const rr_stage *s, const figure_spec *r) { (void)r; return fig_spatial_weights(p, s); }
 static int draw_cls_attention(plotter *p, const rr_stage *s, const figure_spec *r) { return fig_cls_attention(p, s, r->axis, r->where); }
 static int draw_key_pca(plotter *p, const rr_stage *s, const figure_spec *r) { return fig_key_pca(p, s, r->axis, r->where); }

@@ -69,3 +69,23 @@ int fig_spatial_weights(plotter *p, const rr_stage *s);
 // plot_views.c: the figure kinds cls_attention and key_pca (plot.h says what they draw).
 int fig_cls_attention(plotter *p, const rr_stage *s, const char *with, const char *where);
 int fig_key_pca(plotter *p, const rr_stage *s, const char *with, const char *where);
+
+// ---- plot_axes.c: axes a reader can trust
+// "n = 3", or "n = 2-3" when the points of a series have different counts.
+void plot_n_text(int lo, int hi, char *out, size_t len);
+// 1 when unit is "%" (an accuracy: its axis and CI bands within [0, 100]).
+int plot_is_percent(const char *unit);
+// A CI bound as drawn: within [0, 100] for an accuracy.
+double plot_clip_bound(const char *unit, double v);
+// ymin, ymax for a metric of `unit` whose drawn values span [ylo, yhi]; note (may be NULL) says
+// when a unit-less range is narrow and leaves 0 out, for the subtitle; else "".
+void plot_y_range_vars(gp_vars *v, const char *unit, double ylo, double yhi, char *note, size_t notelen);
+// xtic_step for an x axis of whole numbers over [lo, hi]: 1, 2 or 5 x 10^k, about 10 tics at most.
+void plot_integer_xtics(gp_vars *v, double lo, double hi);
+
+// ---- plot_curves.c: the curve figure kinds
+// A stage's /<group> series ycol against xcol, per configuration (mean over seeds, 95% CI band).
+int plot_fig_curves(plotter *p, const rr_stage *s, const char *group, const char *xcol, const char *ycol);
+// The per-run result curves of a stage: /position, /knn, /resolution.
+int plot_fig_result_curves(plotter *p, const rr_stage *s);
+
