@@ -211,6 +211,12 @@ $(BUILD)/%.o: %.cu
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_LIB) $(BUILD)/libposbench.a
 	$(CC) -o $@ $^ $(LDLIBS)
 
+# The op parity harness (tests/test_parity.c): its engine and one case file per op family, every
+# .c file of tests/parity/ (tests/parity/parity.h says how to add a family).
+PARITY_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(sort $(wildcard tests/parity/*.c)))
+$(BUILD)/tests/test_parity: $(BUILD)/tests/test_parity.o $(PARITY_OBJ) $(TEST_LIB) $(BUILD)/libposbench.a
+	$(CC) -o $@ $^ $(LDLIBS)
+
 # posbench report's and plot's tests share the synthetic run files and capture() of tests/report_runs.c.
 REPORT_TESTS := $(BUILD)/tests/test_report $(BUILD)/tests/test_plot $(BUILD)/tests/test_report_devices $(BUILD)/tests/test_report_screen $(BUILD)/tests/test_report_formats \
                 $(BUILD)/tests/test_report_family $(BUILD)/tests/test_report_diff $(BUILD)/tests/test_report_index \
