@@ -1,7 +1,8 @@
 #!/bin/sh
 # scripts/gpu_bundle.sh — packs what the GPU machine needs to run posbench and its tests into
 # build/gpu-bundle.tar.gz (at most the 64 MiB a device call carries; the script refuses more):
-# build/posbench, the CUDA parity programs (build/tests/test_cuda_*: the
+# build/posbench, the CUDA parity programs (build/tests/test_parity, the op table;
+# test_dense_bf16; build/tests/test_cuda_*, the route programs: the
 # CPU-only tests run here, and all of them would take the bundle past the 64 MiB a device call
 # carries), the test scripts' inputs, and
 # each shared library they link except glibc's and CUDA's own (the GPU machine has the CUDA
@@ -11,7 +12,7 @@
 # the parity programs).
 # On the GPU machine, from the repository root:
 #   mkdir -p /tmp/pb && tar -xzf build/gpu-bundle.tar.gz -C /tmp/pb
-#   /tmp/pb/env.sh build/tests/test_cuda_dense   # env.sh sets LD_LIBRARY_PATH and runs its args
+#   /tmp/pb/env.sh build/tests/test_parity --backend cuda   # env.sh sets LD_LIBRARY_PATH and runs its args
 set -eu
 cd "$(dirname "$0")/.."
 stage=build/gpu-bundle
@@ -21,7 +22,9 @@ cp build/posbench "$stage/build/"
 # GPU_BUNDLE_TESTS=0 leaves the parity programs out (a bundle for re-measuring experiments: room
 # for the speech set).
 if [ "${GPU_BUNDLE_TESTS:-1}" != 0 ]; then
-    for t in build/tests/test_cuda_*; do case "$t" in *.o|*.d) ;; *) cp "$t" "$stage/build/tests/" ;; esac; done
+    for t in build/tests/test_parity build/tests/test_dense_bf16 build/tests/test_cuda_*; do
+        case "$t" in *.o|*.d) ;; *) cp "$t" "$stage/build/tests/" ;; esac
+    done
 fi
 # The copies without their symbol tables (the build keeps its own): about 8% smaller each.
 strip --strip-unneeded "$stage/build/posbench" "$stage"/build/tests/* 2>/dev/null || true
@@ -106,4 +109,4 @@ if [ "$bytes" -gt $((64 * 1024 * 1024)) ]; then
         "leave out the speech set (GPU_BUNDLE_SPEECH=0, the default) or the parity programs (GPU_BUNDLE_TESTS=0)" >&2
     exit 1
 fi
-echo "gpu-bundle: build/gpu-bundle.tar.gz ($(du -h build/gpu-bundle.tar.gz | cut -f1)); on the GPU machine: mkdir -p /tmp/pb && tar -xzf build/gpu-bundle.tar.gz -C /tmp/pb && /tmp/pb/env.sh /tmp/pb/build/tests/test_cuda_dense"
+echo "gpu-bundle: build/gpu-bundle.tar.gz ($(du -h build/gpu-bundle.tar.gz | cut -f1)); on the GPU machine: mkdir -p /tmp/pb && tar -xzf build/gpu-bundle.tar.gz -C /tmp/pb && /tmp/pb/env.sh /tmp/pb/build/tests/test_parity --backend cuda"

@@ -3,7 +3,7 @@
 // bf16_round of the fp32 op's result, bit for bit (GELU forward and backward, residual +
 // LayerNorm, LayerNorm backward with a bf16 output gradient, the conversions); the backward
 // GELU writes rather than accumulates. Run for the CPU and guarded backends by
-// tests/test_dense_bf16.c and for CUDA by tests/test_cuda_dense_bf16.c.
+// tests/test_dense_bf16.c, for CUDA too when a GPU can run it.
 #pragma once
 #include "../core/ops.h"
 

@@ -4,7 +4,7 @@
 // the bf16 ops or by their fp32 twins (linear_forward / linear_backward under MATMUL_BF16 on the
 // widened inputs, the bf16 outputs rounded from them), so a test compares the two on one backend
 // bit for bit (tests/test_linear_bf16.c: cpu, cpu-guarded) or one backend's bf16 ops against the
-// CPU's within a tolerance (tests/test_cuda_linear_bf16.c).
+// CPU's within a tolerance (tests/parity/cases_bf16.c).
 #pragma once
 #include "../core/ops.h"
 #include <stddef.h>

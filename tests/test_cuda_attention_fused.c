@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-// Same tolerances as tests/test_cuda_attention.c: the fused kernels round differently (online
+// Same tolerances as tests/parity/cases_attention.c: the fused kernels round differently (online
 // softmax, normalisation after P·V, D = dout·out) but stay within float rounding of both.
 #define FWD_ATOL 1e-6
 #define FWD_RTOL 1e-5

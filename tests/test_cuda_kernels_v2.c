@@ -4,7 +4,7 @@
 // and without drop path, the bf16 operand conversion seen through a bf16 product, AdamW) and
 // the column sums (bias and LayerNorm parameter gradients: the same order per column) must be
 // bit for bit v1's; LayerNorm's row statistics sum in another fixed order, so its outputs match
-// the CPU within the reduction tolerance of test_cuda_dense and themselves bitwise run to run.
+// the CPU within the reduction tolerance of tests/parity/cases_dense.c and themselves bitwise run to run.
 // Sizes with n mod 4 and n mod 8 != 0 and arrays at 4-, 8- and 12-byte offsets, including
 // arrays offset differently from each other (the scalar fallback). SKIP without a GPU.
 #include "testing.h"

@@ -5,7 +5,7 @@
 // 256-byte boundary); bitwise run to run; its workspace counted by the memory meter; and the
 // cached bf16 weight copies kept true when the weights change (AdamW, upload, scale). Both
 // sides round the operands to bf16 the same way and accumulate in fp32, so the fp32 GEMM
-// tolerances of test_cuda_dense hold (gemm_atol, sum_atol). SKIP without a GPU.
+// tolerances of tests/parity/cases_dense.c hold (gemm_atol, sum_atol). SKIP without a GPU.
 #include "testing.h"
 #include "cuda_parity.h"
 

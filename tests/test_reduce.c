@@ -7,7 +7,7 @@
 //   argmax_rows: first index of the maximum (ties to the lowest index);
 //   memory: alloc zeroed and 64-byte aligned, upload / download / copy round trips (copy may
 //        overlap on the CPU: memmove), zero, free(NULL), synchronize.
-// The CUDA twins are checked against these in tests/test_cuda_reduce.c.
+// The CUDA twins are checked against these by tests/test_parity.c (tests/parity/cases_reduce.c).
 #include "testing.h"
 #include "../core/common.h"
 #include "../core/ops.h"

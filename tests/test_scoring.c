@@ -3,7 +3,7 @@
 // would otherwise pass "rank < 5"), the row argmax MP3 predicts positions with (-1 for a row
 // with NaN or ±Inf), MP3's position accuracy on such predictions, and its reassembly (a patch
 // without a prediction is left out rather than indexing out of bounds). CUDA twins are held to
-// the same integers by tests/test_cuda_reduce.c (its rows include NaN).
+// the same integers by tests/test_parity.c (tests/parity/cases_reduce.c; its rows include NaN).
 #include "testing.h"
 #include "../core/common.h"
 #include "../core/ops.h"
