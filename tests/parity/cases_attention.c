@@ -51,7 +51,7 @@ static void attention_keep_probs_case(parity_run *r, const int *p) {
     o->attention_forward(out, probs, qkv, &d);
     o->attention_backward(dqkv, dbias, scratch, dout, qkv, out, probs, &d);
     if (cf->bias) o->attention_backward(NULL, dbias_alone, scratch, dout, qkv, out, probs, &d);
-    parity_tol fwd = {1e-6, 1e-5}, grad = {1e-5, 1e-4};
+    parity_tol fwd = {1e-6, 1e-5, 0}, grad = {1e-5, 1e-4, 0};
     pr_out(r, "out", out, in.n_out, fwd);
     pr_out(r, "probs", probs, in.n_probs, fwd);
     pr_out(r, "dqkv +=", dqkv, in.n_qkv, grad);

@@ -25,8 +25,8 @@ static void convert_gelu_case(parity_run *r, const int *p) {
     o->gelu_backward_bf16(din16, g16, x16, n);
     pr_out_bf16(r, "to_bf16 (round to nearest even)", x16, n, PARITY_BITWISE);
     pr_out(r, "from_bf16", back, n, PARITY_BITWISE);
-    pr_out_bf16(r, "gelu out", y16, n, (parity_tol){1e-6, 1e-5 + BF16_STEP});
-    pr_out_bf16(r, "gelu din (written)", din16, n, (parity_tol){1e-6, 1e-5 + BF16_STEP});
+    pr_out_bf16(r, "gelu out", y16, n, (parity_tol){1e-6, 1e-5 + BF16_STEP, 0});
+    pr_out_bf16(r, "gelu din (written)", din16, n, (parity_tol){1e-6, 1e-5 + BF16_STEP, 0});
 }
 
 // p: B, T, C. The residual add with drop path and the next LayerNorm in one pass (and with no
@@ -48,14 +48,14 @@ static void residual_layernorm_case(parity_run *r, const int *p) {
     o->to_bf16(g16, gf, n);
     o->residual_layernorm_forward_bf16(res, ln16, mean, rstd, x, br16, keep, w, b, B, T, C);
     o->residual_layernorm_forward_bf16(NULL, ln0, mean0, rstd0, x, NULL, NULL, w, b, B, T, C);
-    parity_tol t = {1e-5, 1e-4};
+    parity_tol t = {1e-5, 1e-4, 0};
     pr_out(r, "res = x + keep·branch", res, n, PARITY_EW);
-    pr_out_bf16(r, "bf16 LayerNorm of res", ln16, n, (parity_tol){1e-5, 1e-4 + BF16_STEP});
+    pr_out_bf16(r, "bf16 LayerNorm of res", ln16, n, (parity_tol){1e-5, 1e-4 + BF16_STEP, 0});
     pr_out(r, "mean", mean, N, t);
     pr_out(r, "rstd", rstd, N, t);
-    pr_out_bf16(r, "bf16 LayerNorm of x (no branch)", ln0, n, (parity_tol){1e-5, 1e-4 + BF16_STEP});
+    pr_out_bf16(r, "bf16 LayerNorm of x (no branch)", ln0, n, (parity_tol){1e-5, 1e-4 + BF16_STEP, 0});
     o->layernorm_backward_bf16(din, dw, db, g16, res, w, mean, rstd, N, C);
-    pr_out(r, "layernorm_backward_bf16 din +=", din, n, (parity_tol){1e-4, 1e-3});
+    pr_out(r, "layernorm_backward_bf16 din +=", din, n, (parity_tol){1e-4, 1e-3, 0});
     pr_out(r, "layernorm_backward_bf16 dweight +=", dw, C, parity_sum_tol(N));
     pr_out(r, "layernorm_backward_bf16 dbias +=", db, C, parity_sum_tol(N));
 }
@@ -64,7 +64,7 @@ static void residual_layernorm_case(parity_run *r, const int *p) {
 static void linear_bf16_case(parity_run *r, const int *p) {
     linear_bf16_outputs o = linear_bf16_run(pr_ops(r), p[0], 0, MATMUL_BF16);
     size_t ny = (size_t)o.N * o.OC, nx = (size_t)o.N * o.IC, nw = (size_t)o.OC * o.IC;
-    parity_tol t = {1e-4, 1e-4}, t16 = {1e-4, 1e-4 + BF16_STEP};
+    parity_tol t = {1e-4, 1e-4, 0}, t16 = {1e-4, 1e-4 + BF16_STEP, 0};
     pr_out_host(r, "forward out", o.y, ny, t);
     pr_out_host_bf16(r, "forward out16", o.y16, ny, t16);
     pr_out_host(r, "din +=", o.din, nx, t);

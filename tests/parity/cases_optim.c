@@ -13,7 +13,7 @@ static void sum_squares_case(parity_run *r, const int *p) {
     const float *h = pr_host_of(r, x);
     double ss = 0;
     for (size_t i = 0; i < n; i++) ss += (double)h[i] * h[i];
-    pr_out_value(r, "sum of squares", pr_ops(r)->sum_squares(x, n), (parity_tol){1e-12 * ss, 0});
+    pr_out_value(r, "sum of squares", pr_ops(r)->sum_squares(x, n), (parity_tol){1e-12 * ss, 0, 0});
 }
 
 // p: n, the first step t
@@ -52,7 +52,7 @@ static void step_scalars_case(parity_run *r, const int *p) {
     o->optim_prepare(norm, scalars, loss, g, ARENA, (float)p[0] / 100.0f);
     o->adamw_update_multi_scalars(w, g, m, v, SEGMENTS, 3, scalars, 0.9f, 0.999f, 1e-8f, 0.05f);
     o->download(&norm_h, norm, sizeof norm_h);
-    pr_out_value(r, "gradient norm", norm_h, (parity_tol){1e-12 * norm_h, 0});
+    pr_out_value(r, "gradient norm", norm_h, (parity_tol){1e-12 * norm_h, 0, 0});
     pr_out(r, "scalars (lr, bias corrections, clipping factor, skip)", scalars, STEP_SCALARS, PARITY_EW);
     pr_out(r, "params", w, ARENA, PARITY_EW);
     pr_out(r, "first moments", m, ARENA, PARITY_EW);

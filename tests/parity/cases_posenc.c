@@ -9,7 +9,7 @@
 #include "../../core/resize.h"
 #include "../../models/posenc/tables.h"
 
-#define SINCOS ((parity_tol){2e-6, 0})
+#define SINCOS ((parity_tol){2e-6, 0, 0})
 
 // p: B, T, C, t0
 static void sincos2d_case(parity_run *r, const int *p) {

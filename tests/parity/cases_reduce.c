@@ -9,7 +9,7 @@
 static parity_tol sum_tol(const float *x, size_t n) {
     double mag = 0;
     for (size_t i = 0; i < n; i++) mag += fabs((double)x[i]);
-    return (parity_tol){1e-12 * mag, 0};
+    return (parity_tol){1e-12 * mag, 0, 0};
 }
 
 static void sum_case(parity_run *r, const int *p) {
@@ -21,7 +21,7 @@ static void sum_case(parity_run *r, const int *p) {
     o->download(&to, dst, sizeof to);
     parity_tol t = sum_tol(pr_host_of(r, x), n);
     pr_out_value(r, "sum", o->sum(x, n), t);
-    pr_out_value(r, "sum_to / 4", to, (parity_tol){t.atol / 4, 0});
+    pr_out_value(r, "sum_to / 4", to, (parity_tol){t.atol / 4, 0, 0});
 }
 
 // p: N, K. Logits on a coarse grid (ties in every row), some rows holding NaN or ±Inf.

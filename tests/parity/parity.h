@@ -26,11 +26,14 @@
 #include "../../core/ops.h"
 #include <stddef.h>
 
-// |got - ref| <= atol + rtol·|ref|; atol < 0: bit for bit.
+// |got - ref| <= atol + rtol·|ref|; atol < 0: bit for bit. same_routes: in a case with a twin
+// route (parity_case.twin), the output is also the twin route's bit for bit.
 typedef struct {
     double atol, rtol;
+    int same_routes;
 } parity_tol;
-#define PARITY_BITWISE ((parity_tol){-1, 0})
+#define PARITY_BITWISE ((parity_tol){-1, 0, 0})
+#define PARITY_SAME_ROUTES(t) ((parity_tol){(t).atol, (t).rtol, 1})
 
 typedef struct parity_run parity_run;
 
@@ -43,7 +46,11 @@ typedef struct parity_case {
     int repeat;        // 1: a second run on the backend under test must give the same bits
     int large;         // 1: its CPU reference takes seconds; run against cuda only
     const char *cuda;  // CUDA switches for this case, as the environment spells them
-                       // ("POSBENCH_LINEAR=lt", "POSBENCH_KERNELS=v2"): run against cuda only
+                       // ("POSBENCH_LINEAR=lt", "POSBENCH_KERNELS=v2"); the other backends run
+                       // the case without them
+    const char *twin;  // with cuda: switches of a second route the case also runs under on the
+                       // backend; each output marked PARITY_SAME_ROUTES must be its bits
+                       // ("POSBENCH_KERNELS=v1": the v2 kernels bitwise v1)
 } parity_case;
 
 // The backend the run computes on.
@@ -56,6 +63,9 @@ int *pr_in_ints(parity_run *r, const int *host, size_t n);
 bfloat16 *pr_in_bf16(parity_run *r, const bfloat16 *host, size_t n);
 // Zeroed backend memory of `bytes` (outputs; the run owns it).
 void *pr_buf(parity_run *r, size_t bytes);
+// pr_in / pr_buf at `off` floats past the start of their own allocation (unaligned operands).
+float *pr_in_at(parity_run *r, size_t n, float lo, float hi, int off);
+float *pr_buf_at(parity_run *r, size_t n, int off);
 // Host memory freed when the run ends (n bytes, zeroed).
 void *pr_host(parity_run *r, size_t bytes);
 // The host values pr_in / pr_in_host uploaded to backend pointer dev (NULL for another pointer).
@@ -75,13 +85,17 @@ void pr_require(parity_run *r, const char *what, int ok);
 
 // Tolerances shared by the families (the CUDA backend against the CPU's):
 // elementwise arithmetic (the GPU's expf/erff differ by an ulp or two)
-#define PARITY_EW ((parity_tol){1e-6, 1e-5})
+#define PARITY_EW ((parity_tol){1e-6, 1e-5, 0})
 // a sum of K products or terms of values in [-1, 1] in another order (cuBLAS tiling, warp
 // trees): ≈ ulp(1)·K with margin, never below 1e-5; rtol 1e-4
 parity_tol parity_gemm_tol(double K);
 // a column sum over N rows (bias, LayerNorm parameter gradients): the CPU's float running sum
 // errs like a random walk, 5e-7·N with margin, never below 1e-5; rtol 1e-4
 parity_tol parity_sum_tol(double N);
+
+// LayerNorm's row statistics of x (N, C), formed in double on the host (cases_dense.c): inputs
+// for a backward checked apart from the forward that would save them.
+void parity_layernorm_stats(const float *x, int N, int C, float *mean, float *rstd);
 
 // One family's table.
 typedef struct {
