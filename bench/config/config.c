@@ -33,7 +33,7 @@ static const cfg_key shared_keys[] = {
     {"data.long_clips", CFG_CHOICE, "cut", 0, 0, "cut|refuse", 0, "speech-commands: a clip longer than 1 s is cut to its first second with a warning naming how many (cut, the reference recipe's desired_samples) or refused, naming the clip (refuse)"},
     {"data.max_bytes", CFG_INT, "4294967296", 1, 1e15, NULL, 0, "the largest data file a run reads, in bytes (text, IDX, CIFAR, split lists; checked before reading, and for gzip files as they inflate): a device, FIFO or a sparse file of terabytes is refused, not read"},
     {"data.mfcc", CFG_CHOICE, "posbench", 0, 0, "posbench|tc_resnet", 1, "speech-commands: MFCC front end (datasets/speech/mfcc.h), both 40 coefficients per 10 ms frame of a 30 ms Hann window, 512-point FFT, power: posbench (the default, used by every experiment: 40 HTK mel bands 20-8000 Hz, triangles in Hz, orthonormal DCT, frames centred on each 10 ms hop, 100 frames per second) or tc_resnet (TC-ResNet's TensorFlow front end: 64 mel bands 80-7600 Hz, triangles in mel, the first 40 of 64 DCT coefficients, unpadded frames: 98 per 1-second clip; durations of D s are 100 D - 2 frames). Sequence length, durations and rates follow the front end; positions in seconds (cape) stay 10 ms apart"},
-    {"data.name", CFG_CHOICE, "fashion-mnist", 0, 0, DATASET_CHOICES, 1, "dataset (cifar10, cifar100: their official binary versions; speech-commands: Google Speech Commands v1 layout, 12 classes, 100 frames x 40 MFCCs; text: any UTF-8 file as byte sequences of data.seq_len, every 10th sequence for validation, for objective.name=mlm)"},
+    {"data.name", CFG_CHOICE, "fashion-mnist", 0, 0, DATASET_CHOICES, 1, "dataset"},
     {"data.path", CFG_STRING, "", 0, 0, NULL, 1, "directory of IDX files (default for fashion-mnist: /usr/share/datasets/fashion-mnist), or of CIFAR binary batches or its parent, or the Speech Commands folder (no default; posbench data speech-synth writes one), or the text file (default for text: data/kjv.txt, the King James Bible, made by `make data/kjv.txt`)"},
     {"data.resolution", CFG_INT, "0", 0, 4096, NULL, 1, "training image size in pixels: images are resized bicubically (0 = the dataset's own size)"},
     {"data.resolutions", CFG_INT_LIST, "", 1, 4096, NULL, 1, "UniViT: each training batch is resized to a size drawn uniformly from this list (replaces data.resolution; [] = off)"},
@@ -135,6 +135,47 @@ static void gather(const cfg_key *keys, const char *owner) {
     }
 }
 
+// The help of a key that names a registry entry (objective.name, pe.kind, model.arch, data.name):
+// the key's own text, then "name (description)" of every entry in registry order, so `posbench
+// train --help`, `--help TOPIC` and docs/keys.md list each entry from its registry line and
+// nothing lists them by hand. entry(i, &description) is entry i's name, NULL past the last.
+typedef const char *(*registry_entry)(int i, const char **description);
+
+static const char *objective_entry(int i, const char **d) {
+    const objective_kind *k = objective_at(i);
+    return k ? (*d = k->description, k->name) : NULL;
+}
+static const char *posenc_entry(int i, const char **d) {
+    const posenc_kind *k = i < posenc_count() ? posenc_at(i) : NULL;
+    return k ? (*d = k->description, k->name) : NULL;
+}
+static const char *backbone_entry(int i, const char **d) {
+    const backbone_kind *k = backbone_at(i);
+    return k ? (*d = k->description, k->name) : NULL;
+}
+static const char *dataset_entry(int i, const char **d) {
+    const dataset_kind *k = dataset_at(i);
+    return k ? (*d = k->description, k->name) : NULL;
+}
+
+static void describe_choices(const char *key, registry_entry entry) {
+    static char helps[4][2048];
+    static int used;
+    cfg_key *k = NULL;
+    for (int i = 0; i < table_count && !k; i++)
+        if (!strcmp(table[i].key, key)) k = &table[i];
+    if (!k || used >= 4) die_fail("internal: registry key '%s' is not in the key table, or more than 4 are", key);
+    char *out = helps[used++];
+    size_t o = (size_t)snprintf(out, sizeof helps[0], "%s:", k->help);
+    const char *description = NULL, *name;
+    for (int i = 0; (name = entry(i, &description)) != NULL; i++) {
+        if (!description || !description[0]) die_fail("internal: %s=%s has no description (its registry entry's .description)", key, name);
+        o += (size_t)snprintf(out + o, o < sizeof helps[0] ? sizeof helps[0] - o : 0, "%s %s (%s)", i ? ";" : "", name, description);
+    }
+    if (o >= sizeof helps[0]) die_fail("internal: the help of %s is longer than %zu bytes", key, sizeof helps[0] - 1);
+    k->help = out;
+}
+
 const cfg_key *config_key_table(void) {
     if (table_count >= 0) return table;
     table_count = 0;
@@ -148,6 +189,10 @@ const cfg_key *config_key_table(void) {
     }
     gather(backbone_common_keys, "models/backbone.c");
     for (int i = 0; backbone_at(i); i++) gather(backbone_at(i)->keys, backbone_at(i)->name);
+    describe_choices("objective.name", objective_entry);
+    describe_choices("pe.kind", posenc_entry);
+    describe_choices("model.arch", backbone_entry);
+    describe_choices("data.name", dataset_entry);
     qsort(table, (size_t)table_count, sizeof *table, cmp_keys);
     return table;
 }

@@ -365,6 +365,7 @@ static void gvp_read_settings(const key_reader *r, void *own) {
 
 const objective_kind objective_gvp = {
     .name = "gvp",
+    .description = "two-stream group-wise pixel prediction pretraining",
     .metric_names = {"pixel_mse", "pixel_mse_last_group"},
     .metrics = gvp_metrics,
     .keys = gvp_keys,

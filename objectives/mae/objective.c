@@ -283,6 +283,7 @@ static void mae_read_settings(const key_reader *r, void *own) {
 
 const objective_kind objective_mae = {
     .name = "mae",
+    .description = "masked autoencoder pretraining: encoder on the kept patches, light decoder, pixel MSE on the masked ones",
     .metric_names = {"pixel_mse", "pixel_mse_visible"},
     .metrics = mae_metrics,
     .keys = mae_keys,
