@@ -9,6 +9,8 @@ ROOT/docs/architecture.md, lets the test plant errors in a copy):
   layout folders   the Layout block names every top-level folder of the tree, every folder of
                    bench/ as an entry of its own, and every other source folder (cpu/, posenc/,
                    mae/, ...), and names no bench/ folder that does not exist;
+  bench files      the Layout block names every source file of bench/ (.c, .py: the application
+                   says what each of its parts is);
   bench includes   each bench/ folder's "->" line lists exactly the bench/ folders it includes
                    (the module graph; text in parentheses is commentary and not read);
   registries       each X-macro table the Registries paragraph names (`OBJECTIVE_KINDS` in
@@ -125,6 +127,10 @@ def main():
     sub_missing = [d for d in sub_dirs if os.path.basename(d) + '/' not in block]
     check('layout folders: every source folder below the top', not sub_missing,
           'not named (as NAME/) in the Layout block: ' + ', '.join(sub_missing))
+
+    unnamed = [f for f in files if f.startswith('bench/') and re.search(r'\.(c|py)$', f)
+               and not re.search(r'(?<![\w.])' + re.escape(os.path.basename(f)) + r'\b', block)]
+    check('bench files: the Layout block names every source file of bench/', not unnamed, 'not named: ' + ', '.join(unnamed))
 
     if EDGES:
         actual = {}
