@@ -21,6 +21,7 @@
 # A checklist that goes stale (the registry moved to another file, a step that needs one more
 # file, a file the page no longer names) fails here. Slow: it rebuilds every C object that
 # includes a registry header (most of them; not the CUDA ones), twice.
+# KEEP_T=1 leaves the copy in /tmp/posbench-addmethod.* for a look at what failed.
 cd "$(dirname "$0")/.." || exit 1
 PAGE=$(pwd)/docs/architecture.md
 check() { if [ "$2" -eq 0 ]; then echo "PASS add method: $1"; else echo "FAIL add method: $1: $3"; fi; }
