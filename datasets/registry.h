@@ -27,6 +27,7 @@ typedef struct {
 
 typedef struct dataset_kind {
     const char *name;   // data.name
+    const char *description; // one line: data.name's help and docs/keys.md list it
     int labels;         // 1: every example has a class label (0: text; labels would all be 0)
     int tokens;         // 1: byte-token sequences (data.name=text)
     int audio;          // 1: MFCC frames of clips (speech-commands)

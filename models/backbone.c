@@ -4,7 +4,7 @@
 
 // model.arch (backbone.h).
 const cfg_key backbone_common_keys[] = {
-    {"model.arch", CFG_CHOICE, "vit", 0, 0, BACKBONE_CHOICES, 1, "backbone, the blocks between the embedding and the head (models/backbone.h): vit (Transformer blocks: pre-LN multi-head attention and a GELU MLP); gmlp (gMLP: spatial gating unit, no attention, no position encoding needed); amlp (gMLP plus a tiny single-head attention)"},
+    {"model.arch", CFG_CHOICE, "vit", 0, 0, BACKBONE_CHOICES, 1, "backbone, the blocks between the embedding and the head"},
     {NULL},
 };
 

@@ -17,7 +17,7 @@ struct posenc_kind;
 
 typedef struct backbone_kind {
     const char *name;        // the model.arch value
-    const char *description; // one line for --help and README
+    const char *description; // one line: model.arch's help and docs/keys.md list it
     // NULL when the config works with these blocks, else a message naming the keys (for
     // example an encoding the blocks cannot use, or masked attention without attention).
     const char *(*config_error)(const struct model_config *c);

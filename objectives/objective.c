@@ -9,7 +9,7 @@
 const cfg_key objective_common_keys[] = {
     {"objective.label_smoothing", CFG_FLOAT, "0.1", 0, 0.99, NULL, 1, "label smoothing of the cross entropy"},
     {"objective.eta", CFG_FLOAT, "0.5", 0, 0.99, NULL, 1, "masking ratio: MP3: round((1-eta)*N) context patches give keys and values; MAE: round((1-eta)*N) patches are kept, the encoder sees only them, the others are predicted (MAE's default: 0.75)"},
-    {"objective.name", CFG_CHOICE, "supervised", 0, 0, OBJECTIVE_CHOICES, 1, "training objective: supervised classification; mp3 (masked position prediction pretraining); gvp (two-stream group-wise pixel prediction pretraining); mae (masked autoencoder pretraining: encoder on the kept patches, light decoder, pixel MSE on the masked ones); simclr (contrastive pretraining: two augmented views per image, projection head, NT-Xent; simclr.* keys); labels unused in pretraining"},
+    {"objective.name", CFG_CHOICE, "supervised", 0, 0, OBJECTIVE_CHOICES, 1, "training objective (labels are unused in pretraining)"},
     {"objective.ref_fraction", CFG_FLOAT, "0.0", 0, 1, NULL, 1, "MP3 reference points (the paper's speech variant): this fraction of each image's patches, drawn anew every forward, keeps the position encoding (pe.kind abs, sin1d or sin2d); 0 = none, pe.kind none"},
     {NULL},
 };

@@ -102,6 +102,7 @@ typedef struct objective_crosscheck {
 
 typedef struct objective_kind {
     const char *name;                // objective.name
+    const char *description;         // one line: objective.name's help and docs/keys.md list it
     const char *metric_names[2];     // evaluate's metrics: /eval columns and /final attributes
     // Every /final metric the objective records (metric_names' first), ended by {NULL}: units,
     // direction, labels, how the report shows them (objectives/metric.h).

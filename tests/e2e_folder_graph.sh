@@ -12,6 +12,8 @@
 #     encodings see the model through models/model_view.h and model_config.h, and model.h
 #     declares its encoding through posenc/encoding.h), the one loop left, listed here so that
 #     a new one fails.
+# Then tests/architecture_check.py checks the rest of the page's claims that the tree can check
+# (files named, the Layout's folders, each bench/ folder's "->" line, the registries).
 # Needs only the sources (no build).
 cd "$(dirname "$0")/.." || exit 1
 T=$(mktemp -d /tmp/posbench-folders.XXXXXX) || exit 1
@@ -65,3 +67,26 @@ check "no include cycle between folders (but models/ and models/posenc/)" $? \
 tsort "$T/planted" > /dev/null 2> "$T/loop3"
 [ -s "$T/loop3" ]
 check "a planted cycle (core -> bench/train) is found" $? "$(grep -v 'input contains' "$T/loop3" | sed 's/^tsort: //' | paste -sd' ')"
+
+# The rest of docs/architecture.md's checkable claims against the tree and the module graph:
+# files it names exist, its Layout names every folder, each bench/ folder's "->" line is what
+# that folder includes, its registries are where it says (tests/architecture_check.py).
+if command -v python3 > /dev/null 2>&1 && command -v git > /dev/null 2>&1; then
+    python3 tests/architecture_check.py . "$T/modules" || echo "FAIL architecture: tests/architecture_check.py exited $?"
+else
+    echo "SKIP architecture: python3 or git missing"
+fi
+
+# The check sees a stale page: a copy naming a file that is gone, a "->" line missing a folder
+# and an objective's folder left out must fail those three checks.
+if command -v python3 > /dev/null 2>&1 && command -v git > /dev/null 2>&1; then
+    sed -e 's|train_history.c (the in-memory|train_gone.c (the in-memory|' \
+        -e 's|^\(                 -> config/ experiment/ train/ store/ results/\) text/|\1|' \
+        -e 's|mlm/ (mlm.c:|mlm (mlm.c:|' docs/architecture.md > "$T/stale.md"
+    python3 tests/architecture_check.py . "$T/modules" "$T/stale.md" > "$T/stale.out" 2>&1
+    failed=$(grep -c -e '^FAIL architecture: files named: .*train_gone.c' -e '^FAIL architecture: bench includes: .*run/ says' \
+        -e '^FAIL architecture: registries: each of the .* objectives.*: .*mlm' "$T/stale.out")
+    [ "$failed" -eq 3 ]
+    check "a stale copy of the page (a gone file, a short \"->\" line, an objective's folder unnamed) fails 3 checks" $? \
+        "$failed of 3: $(grep FAIL "$T/stale.out" | cut -c1-200 | paste -sd'|')"
+fi

@@ -13,7 +13,9 @@
 //     names are read from the registries, and the code folders grepped for strcmp/strstr
 //     against each quoted name;
 //   - the dataset registry's entries, DATASET_KINDS and data.name's choices agree, and an
-//     entry's capabilities and shape say what the dataset is.
+//     entry's capabilities and shape say what the dataset is;
+//   - the help of objective.name, pe.kind, model.arch and data.name is made from the registries:
+//     every entry's description, after its name, in registry order (--help and docs/keys.md).
 #include "testing.h"
 #include "../bench/config/config.h"
 #include "../bench/experiment/settings.h"
@@ -301,6 +303,37 @@ static void test_lean_model_config(void) {
                sizeof(posenc_rope_settings), sizeof(gmlp_settings), MODEL_OWN_BYTES);
 }
 
+// The key naming a registry lists every entry as "name (description)" in registry order, each
+// description non-empty: the help is made from the registry, never a list written by hand.
+static void check_registry_help(const char *key, const char *const *names, const char *const *descriptions, int n) {
+    const cfg_key *k = &cfg_keys[cfg_index(key)];
+    const char *at = k->help, *bad = NULL;
+    for (int i = 0; i < n && !bad; i++) {
+        char entry[600];
+        snprintf(entry, sizeof entry, " %s (%s)", names[i], descriptions[i] ? descriptions[i] : "");
+        const char *found = descriptions[i] && descriptions[i][0] ? strstr(at, entry) : NULL;
+        if (!found) bad = names[i];
+        else at = found + strlen(entry);
+    }
+    char name[80];
+    snprintf(name, sizeof name, "registry help: %s", key);
+    test_check(name, n > 0 && !bad, "%d entries, each as 'name (description)' in registry order%s%s%s%s", n,
+               bad ? "; not so: " : "", bad ? bad : "", bad ? "; help: " : "", bad ? k->help : "");
+}
+
+static void test_registry_help(void) {
+    const char *names[32], *descriptions[32];
+    int n = 0;
+    for (; objective_at(n) && n < 32; n++) names[n] = objective_at(n)->name, descriptions[n] = objective_at(n)->description;
+    check_registry_help("objective.name", names, descriptions, n);
+    for (n = 0; n < posenc_count() && n < 32; n++) names[n] = posenc_at(n)->name, descriptions[n] = posenc_at(n)->description;
+    check_registry_help("pe.kind", names, descriptions, n);
+    for (n = 0; backbone_at(n) && n < 32; n++) names[n] = backbone_at(n)->name, descriptions[n] = backbone_at(n)->description;
+    check_registry_help("model.arch", names, descriptions, n);
+    for (n = 0; dataset_at(n) && n < 32; n++) names[n] = dataset_at(n)->name, descriptions[n] = dataset_at(n)->description;
+    check_registry_help("data.name", names, descriptions, n);
+}
+
 int main(void) {
     test_objective_shared_rules();
     test_key_table();
@@ -308,5 +341,6 @@ int main(void) {
     test_lean_model_config();
     test_no_name_branches();
     test_dataset_registry();
+    test_registry_help();
     return test_exit_code();
 }

@@ -33,7 +33,7 @@ static const cfg_key shared_keys[] = {
     {"data.long_clips", CFG_CHOICE, "cut", 0, 0, "cut|refuse", 0, "speech-commands: a clip longer than 1 s is cut to its first second with a warning naming how many (cut, the reference recipe's desired_samples) or refused, naming the clip (refuse)"},
     {"data.max_bytes", CFG_INT, "4294967296", 1, 1e15, NULL, 0, "the largest data file a run reads, in bytes (text, IDX, CIFAR, split lists; checked before reading, and for gzip files as they inflate): a device, FIFO or a sparse file of terabytes is refused, not read"},
     {"data.mfcc", CFG_CHOICE, "posbench", 0, 0, "posbench|tc_resnet", 1, "speech-commands: MFCC front end (datasets/speech/mfcc.h), both 40 coefficients per 10 ms frame of a 30 ms Hann window, 512-point FFT, power: posbench (the default, used by every experiment: 40 HTK mel bands 20-8000 Hz, triangles in Hz, orthonormal DCT, frames centred on each 10 ms hop, 100 frames per second) or tc_resnet (TC-ResNet's TensorFlow front end: 64 mel bands 80-7600 Hz, triangles in mel, the first 40 of 64 DCT coefficients, unpadded frames: 98 per 1-second clip; durations of D s are 100 D - 2 frames). Sequence length, durations and rates follow the front end; positions in seconds (cape) stay 10 ms apart"},
-    {"data.name", CFG_CHOICE, "fashion-mnist", 0, 0, DATASET_CHOICES, 1, "dataset (cifar10, cifar100: their official binary versions; speech-commands: Google Speech Commands v1 layout, 12 classes, 100 frames x 40 MFCCs; text: any UTF-8 file as byte sequences of data.seq_len, every 10th sequence for validation, for objective.name=mlm)"},
+    {"data.name", CFG_CHOICE, "fashion-mnist", 0, 0, DATASET_CHOICES, 1, "dataset"},
     {"data.path", CFG_STRING, "", 0, 0, NULL, 1, "directory of IDX files (default for fashion-mnist: /usr/share/datasets/fashion-mnist), or of CIFAR binary batches or its parent, or the Speech Commands folder (no default; posbench data speech-synth writes one), or the text file (default for text: data/kjv.txt, the King James Bible, made by `make data/kjv.txt`)"},
     {"data.resolution", CFG_INT, "0", 0, 4096, NULL, 1, "training image size in pixels: images are resized bicubically (0 = the dataset's own size)"},
     {"data.resolutions", CFG_INT_LIST, "", 1, 4096, NULL, 1, "UniViT: each training batch is resized to a size drawn uniformly from this list (replaces data.resolution; [] = off)"},
@@ -55,7 +55,7 @@ static const cfg_key shared_keys[] = {
     {"eval.probe_train_limit", CFG_INT, "5000", 0, INT_BIG, NULL, 1, "linear probe: first N (labelled) training images fit it, every 5th held out to choose the L2 strength (0 = all)"},
     {"eval.probe_val_images", CFG_INT, "1000", 1, INT_BIG, NULL, 1, "kNN and linear probes: training images, disjoint from the bank / fit set, that choose the layer and the feature (mean-pooled or cls; ties to the deeper layer, then cls) by their top-1; seeded by data.subset_seed: drawn from the training images beyond eval.knn_train_limit / eval.probe_train_limit when there are this many, else min(this, n/5) of all n training images, the bank then the first of the others (objectives/probe_select.h)"},
     {"eval.resolutions", CFG_INT_LIST, "", 1, 4096, NULL, 1, "at the end, evaluate on the test set resized bicubically to each of these sizes, with throughput in images/s ([] = the training size only)"},
-    {"eval.samples", CFG_INT, "4", 0, 64, NULL, 1, "MP3: test images reassembled from predicted positions (paper Fig. 2)"},
+    {"eval.samples", CFG_INT, "4", 0, 64, NULL, 1, "test images drawn at the end (/samples): MP3 reassembles them from predicted positions (paper Fig. 2), MAE and GVP reconstruct their masked / predicted patches (MAE Fig. 2, GVP Fig. 2)"},
     {"eval.speech_durations", CFG_INT_LIST, "", 1, 60, NULL, 1, "speech (supervised): at the end, evaluate on the test clips placed at a random offset inside clips of background noise this many seconds long (100 frames per second; [] = off)"},
     {"eval.speech_rate_mode", CFG_CHOICE, "resample", 0, 0, "resample|hop|both", 1, "speech: how eval.speech_rates changes the rate: resample (the audio resampled and played at P% speed, pitch with it; frames 10 ms apart in the stretched audio; /final top1_rate<P>), hop (CAPE 5.2.2: the audio unchanged, the STFT hop set to round(160 P/100) samples, 80 -> 8 ms: 125 frames, 125 -> 12.5 ms: 80 frames; 'Positions remain tied to the original audio timestamps': cape positions h/16000 s apart; /final top1_rate<P>_hop) or both"},
     {"eval.speech_rates", CFG_INT_LIST, "", 25, 400, NULL, 1, "speech (supervised): at the end, evaluate on the test clips played at this percent of their speed (80 = 0.8x: 125 frames; 125 = 1.25x: 80 frames; [] = off)"},
@@ -135,6 +135,47 @@ static void gather(const cfg_key *keys, const char *owner) {
     }
 }
 
+// The help of a key that names a registry entry (objective.name, pe.kind, model.arch, data.name):
+// the key's own text, then "name (description)" of every entry in registry order, so `posbench
+// train --help`, `--help TOPIC` and docs/keys.md list each entry from its registry line and
+// nothing lists them by hand. entry(i, &description) is entry i's name, NULL past the last.
+typedef const char *(*registry_entry)(int i, const char **description);
+
+static const char *objective_entry(int i, const char **d) {
+    const objective_kind *k = objective_at(i);
+    return k ? (*d = k->description, k->name) : NULL;
+}
+static const char *posenc_entry(int i, const char **d) {
+    const posenc_kind *k = i < posenc_count() ? posenc_at(i) : NULL;
+    return k ? (*d = k->description, k->name) : NULL;
+}
+static const char *backbone_entry(int i, const char **d) {
+    const backbone_kind *k = backbone_at(i);
+    return k ? (*d = k->description, k->name) : NULL;
+}
+static const char *dataset_entry(int i, const char **d) {
+    const dataset_kind *k = dataset_at(i);
+    return k ? (*d = k->description, k->name) : NULL;
+}
+
+static void describe_choices(const char *key, registry_entry entry) {
+    static char helps[4][2048];
+    static int used;
+    cfg_key *k = NULL;
+    for (int i = 0; i < table_count && !k; i++)
+        if (!strcmp(table[i].key, key)) k = &table[i];
+    if (!k || used >= 4) die_fail("internal: registry key '%s' is not in the key table, or more than 4 are", key);
+    char *out = helps[used++];
+    size_t o = (size_t)snprintf(out, sizeof helps[0], "%s:", k->help);
+    const char *description = NULL, *name;
+    for (int i = 0; (name = entry(i, &description)) != NULL; i++) {
+        if (!description || !description[0]) die_fail("internal: %s=%s has no description (its registry entry's .description)", key, name);
+        o += (size_t)snprintf(out + o, o < sizeof helps[0] ? sizeof helps[0] - o : 0, "%s %s (%s)", i ? ";" : "", name, description);
+    }
+    if (o >= sizeof helps[0]) die_fail("internal: the help of %s is longer than %zu bytes", key, sizeof helps[0] - 1);
+    k->help = out;
+}
+
 const cfg_key *config_key_table(void) {
     if (table_count >= 0) return table;
     table_count = 0;
@@ -148,6 +189,10 @@ const cfg_key *config_key_table(void) {
     }
     gather(backbone_common_keys, "models/backbone.c");
     for (int i = 0; backbone_at(i); i++) gather(backbone_at(i)->keys, backbone_at(i)->name);
+    describe_choices("objective.name", objective_entry);
+    describe_choices("pe.kind", posenc_entry);
+    describe_choices("model.arch", backbone_entry);
+    describe_choices("data.name", dataset_entry);
     qsort(table, (size_t)table_count, sizeof *table, cmp_keys);
     return table;
 }

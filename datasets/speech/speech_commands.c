@@ -725,6 +725,6 @@ static int load_speech(dataset *ds, const char *name, const dataset_options *opt
     return speech_commands_load(ds, opt, split, err, errlen);
 }
 
-const dataset_kind dataset_speech_commands = {.name = "speech-commands", .labels = 1, .audio = 1, .validation = 1,
+const dataset_kind dataset_speech_commands = {.name = "speech-commands", .description = "Google Speech Commands v1 layout, 12 classes, 100 frames x 40 MFCCs", .labels = 1, .audio = 1, .validation = 1,
                                               .shape = shape_speech, .load = load_speech, .make_batch = speech_make_batch,
                                               .release = speech_commands_release};

@@ -198,5 +198,5 @@ static void batch_text(const dataset *ds, const int *indices, int B, const augme
     text_make_batch(ds, indices, B, (int32_t *)images, labels); // no augmentation
 }
 
-const dataset_kind dataset_text = {.name = "text", .tokens = 1, .vocab = TEXT_VOCAB, .shape = shape_text, .load = load_text,
+const dataset_kind dataset_text = {.name = "text", .description = "any UTF-8 file as byte sequences of data.seq_len, every 10th sequence for validation, for objective.name=mlm", .tokens = 1, .vocab = TEXT_VOCAB, .shape = shape_text, .load = load_text,
                                    .make_batch = batch_text};

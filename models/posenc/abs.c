@@ -83,6 +83,7 @@ static void abs_table_backward(struct model *m) {
 
 const posenc_kind posenc_abs = {
     .name = "abs",
+    .description = "learned table, cls has its own row, resized bicubically at other sizes",
     .positional = 1, .has_table = 1, .resizable = 1, .grid_ok = 1, .sequence_ok = 1, .crosscheck_ok = 1, .timm_vit = 1,
     .state_size = sizeof(abs_state),
     .declare_params = abs_declare_params,

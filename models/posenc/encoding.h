@@ -19,7 +19,8 @@ struct model;
 struct model_config;
 
 typedef struct posenc_kind {
-    const char *name; // the pe.kind value
+    const char *name;        // the pe.kind value
+    const char *description; // one line: pe.kind's help and docs/keys.md list it
     // Capabilities: what the rest of the code asks of a kind instead of comparing its name.
     int positional;      // 1: gives the tokens position information (0: none)
     int has_table;       // 1: a fixed table of positions a token can carry on its own (GVP's query tokens)

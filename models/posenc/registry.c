@@ -11,7 +11,7 @@
 // The keys every kind shares (encoding.h).
 const cfg_key posenc_common_keys[] = {
     {"pe.content_scale", CFG_CHOICE, "none", 0, 0, "none|sqrt_d", 1, "multiply the embedded patch content by this before the encoding is added: none (1) or sqrt_d (sqrt(model.dim), as public CAPE re-implementations, so the content's magnitude matches a sinusoid's ~0.7 per channel)"},
-    {"pe.kind", CFG_CHOICE, "abs", 0, 0, POSENC_CHOICES, 1, "position encoding: none; abs (learned table, cls has its own row, resized bicubically at other sizes); sin1d (Vaswani, over the patch index); sin2d (CAPE eq. 3-4, patch centres on [-1, 1]); cape (sin2d with training-time shift and scale augmentation; on a sequence CAPE in 1D, positions in seconds); relbias (2D relative bias per layer and head, zero init); rope (rotary q/k, 1D or 2D axial)"},
+    {"pe.kind", CFG_CHOICE, "abs", 0, 0, POSENC_CHOICES, 1, "position encoding"},
     {NULL},
 };
 

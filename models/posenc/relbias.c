@@ -88,6 +88,7 @@ static void relbias_bias_backward(struct model *m, int l) {
 
 const posenc_kind posenc_relbias = {
     .name = "relbias",
+    .description = "2D relative bias per layer and head, zero init",
     .positional = 1, .grid_ok = 1, .sequence_ok = 1, .crosscheck_ok = 1,
     .state_size = sizeof(relbias_state),
     .create = relbias_create,

@@ -83,6 +83,7 @@ posenc_rope_settings posenc_rope_settings_of(const model_config *c) {
 
 const posenc_kind posenc_rope = {
     .name = "rope",
+    .description = "rotary q/k, 1D or 2D axial",
     .positional = 1, .grid_ok = 1, .sequence_ok = 1, .crosscheck_ok = 1,
     .config_error = rope_config_error,
     .keys = rope_keys,

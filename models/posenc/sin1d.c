@@ -35,6 +35,7 @@ static const float *sin1d_table(struct model *m) { return ((sin1d_state *)model_
 
 const posenc_kind posenc_sin1d = {
     .name = "sin1d",
+    .description = "Vaswani, over the patch index",
     .positional = 1, .has_table = 1, .grid_ok = 1, .sequence_ok = 1, .crosscheck_ok = 1,
     .config_error = posenc_sinusoid_config_error,
     .state_size = sizeof(sin1d_state),

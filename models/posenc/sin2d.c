@@ -127,6 +127,7 @@ posenc_cape_settings posenc_cape_settings_of(const model_config *c) {
 
 const posenc_kind posenc_sin2d = {
     .name = "sin2d",
+    .description = "CAPE eq. 3-4, patch centres on [-1, 1]",
     .positional = 1, .has_table = 1, .resizable = 1, .grid_ok = 1, .crosscheck_ok = 1,
     .config_error = sin2d_config_error,
     .state_size = sizeof(sin2d_state),
@@ -138,6 +139,7 @@ const posenc_kind posenc_sin2d = {
 
 const posenc_kind posenc_cape = {
     .name = "cape",
+    .description = "sin2d with training-time shift and scale augmentation; on a sequence CAPE in 1D, positions in seconds",
     .positional = 1, .resizable = 1, .per_image_draws = 1, .grid_ok = 1, .sequence_ok = 1, .crosscheck_ok = 1,
     .config_error = cape_config_error,
     .keys = cape_keys,

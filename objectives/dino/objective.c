@@ -344,6 +344,7 @@ const objective_kind objective_dino = {
     .images_only = 1,
     .one_size_why = "(it sets its own view sizes: data.resolution for the global crops, dino.local_size for the local ones)",
     .name = "dino",
+    .description = "self-distillation pretraining: multi-crop views, a student and its EMA teacher, centred cross-entropy; dino.* keys",
     .metric_names = {"teacher_entropy", "teacher_student_kl"},
     .metrics = dino_metrics,
     .keys = dino_keys,

@@ -7,7 +7,7 @@
 // pixels, over the patches of the predicted groups G_1 … G_K only (G_0, the condition, is the
 // input: its patches are visible to every query, so predicting them would be copying).
 // Each epoch: the test MSE over the predicted patches and over the last group G_K, with each
-// test image's draw fixed at (seed, RNG_GVP, EVAL_DRAW, 0, image). At the end: reconstructions
+// test image's draw fixed at (seed, RNG_GVP, PIXEL_EVAL_DRAW, 0, image). At the end: reconstructions
 // of a few test images (paper Fig. 2) and one drawn segmentation's masks (Fig. 1).
 // objective.streams=1 (GVP Table 10's "+causal masks" row): no query stream; the content
 // stream alone with its causal group mask, and the patch at position t of z predicted by the
@@ -16,14 +16,12 @@
 // per group: fixed segmentation, K = N (G_0 = {cls}); anything else is refused.
 #include "../objective.h"
 #include "gvp.h"
-#include "../eval_shard.h"
+#include "../pixel_eval.h"
 #include "../../core/common.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define EVAL_DRAW 0xE0000000u // RNG epoch slot of the evaluation draws
 
 typedef struct {
     int seg, ord, K, N, T, Ts, t0, D; // D = channels·p·p, Ts = T + N
@@ -36,6 +34,7 @@ typedef struct {
     float *target_host, *target;      // (max_batch·N, D)
     float *pred, *dpred, *losses;     // backend (max_batch·N, D), (max_batch·N, D), (max_batch·N)
     float *losses_host;               // (max_batch·N)
+    double *kept;                     // (max_batch·N, 2) a test batch's losses and last-group flags
     int P, B;                         // predicted rows and images of the last forward
 } gvp_state;
 
@@ -117,6 +116,7 @@ static void gvp_obj_create(objective *o) {
     st->row_group = xmalloc(rows * sizeof(int), "GVP predicted rows' groups");
     st->target_host = xmalloc(rows * st->D * sizeof(float), "GVP targets (host)");
     st->losses_host = xmalloc(rows * sizeof(float), "GVP per-patch losses (host)");
+    st->kept = xmalloc(rows * 2 * sizeof(double), "GVP evaluation losses");
     st->rows = ops->alloc(rows * sizeof(int), "GVP predicted rows");
     st->target = ops->alloc(rows * st->D * sizeof(float), "GVP targets");
     st->pred = ops->alloc(rows * st->D * sizeof(float), "GVP predictions");
@@ -137,6 +137,7 @@ static void gvp_obj_free(objective *o) {
     free(st->row_group);
     free(st->target_host);
     free(st->losses_host);
+    free(st->kept);
     o->ops->free(st->rows);
     o->ops->free(st->target);
     o->ops->free(st->pred);
@@ -219,29 +220,46 @@ static void gvp_train_backward(objective *o, int B) {
     model_set_streams(m, 0, ATTN_MASK_NONE);
 }
 
-// Test MSE over the predicted patches and over the last group's, each image's draw fixed.
-static eval_scores gvp_evaluate(objective *o, objective_env *env) {
+// Test batch k's values: each predicted patch's loss and whether it is in the last group, kept
+// per batch (the sum runs over every patch in turn, eval_shard_keep).
+static void gvp_score(objective *o, eval_shard *sh, int k, int B) {
+    (void)B;
     gvp_state *st = o->state;
-    model *m = o->model;
-    int n = env->test_n, chunk = env->eval_batch < o->max_batch ? env->eval_batch : o->max_batch;
-    // Each predicted patch's loss and whether it is in the last group, kept per batch (the ranks
-    // share the batches: eval_shard.h), then added patch after patch in batch order.
+    o->ops->download(st->losses_host, st->losses, (size_t)st->P * sizeof(float));
+    for (int r = 0; r < st->P; r++) st->kept[2 * r] = st->losses_host[r], st->kept[2 * r + 1] = st->row_group[r] == st->K;
+    eval_shard_keep(sh, k, st->kept, (size_t)st->P);
+}
+
+static const float *gvp_predictions(const objective *o, int *rows) {
+    const gvp_state *st = o->state;
+    *rows = st->P;
+    return st->pred;
+}
+
+// Predicted rows are in (image, patch) order: image b's start after the earlier images' ones;
+// its G_0 patches (the condition) are NULL.
+static void gvp_patch_rows(const objective *o, int b, const float *pred, const float **patch_pred) {
+    const gvp_state *st = o->state;
+    size_t r = 0;
+    for (size_t i = 0; i < (size_t)b * st->N; i++) r += st->group[i] > 0;
+    for (int n = 0; n < st->N; n++) patch_pred[n] = st->group[(size_t)b * st->N + n] > 0 ? pred + r++ * st->D : NULL;
+}
+
+static void gvp_restore(objective *o) { model_set_streams(o->model, 0, ATTN_MASK_NONE); }
+
+// The shared skeleton's GVP parts (objectives/pixel_eval.h); the input view is the condition:
+// G_0's patches as they are, the rest 0.5 grey; every predicted patch reconstructed (Fig. 2).
+static const pixel_eval gvp_eval = {
+    .prepare = prepare, .forward_loss = forward_loss, .score = gvp_score, .predictions = gvp_predictions,
+    .patch_rows = gvp_patch_rows, .restore = gvp_restore, .width = 2, .view_name = "condition",
+};
+
+// Test MSE over the predicted patches and over the last group's, each image's draw fixed: the
+// patches' losses of every batch (the ranks share the batches: eval_shard.h), added patch after
+// patch in batch order.
+static eval_scores gvp_evaluate(objective *o, objective_env *env) {
     eval_shard sh;
-    eval_shard_begin(&sh, env, n, chunk, 2);
-    double *kept = NULL;
-    for (int b = 0, start = 0; start < n; b++, start += chunk) {
-        if (!eval_shard_mine(&sh, b)) continue;
-        int B = n - start < chunk ? n - start : chunk;
-        env->load_test(env, start, B, o->s.train_size);
-        prepare(o, B, EVAL_DRAW, 0, (uint32_t)start);
-        forward_loss(o, B, 0, (rng_addr){.seed = o->s.seed, .epoch = EVAL_DRAW, .index = (uint32_t)start});
-        o->ops->download(st->losses_host, st->losses, (size_t)st->P * sizeof(float));
-        if (!kept) kept = xmalloc((size_t)o->max_batch * st->N * 2 * sizeof(double) + 1, "GVP evaluation losses");
-        for (int r = 0; r < st->P; r++) kept[2 * r] = st->losses_host[r], kept[2 * r + 1] = st->row_group[r] == st->K;
-        eval_shard_keep(&sh, b, kept, (size_t)st->P);
-    }
-    free(kept);
-    model_set_streams(m, 0, ATTN_MASK_NONE);
+    pixel_eval_test(o, env, &gvp_eval, &sh);
     size_t rows = 0;
     double *all = eval_shard_end_list(&sh, &rows), sum = 0.0, sum_last = 0.0;
     long rows_last = 0;
@@ -255,43 +273,17 @@ static eval_scores gvp_evaluate(objective *o, objective_env *env) {
 }
 
 // Reconstructions (paper Fig. 2) of the first eval.samples test images at their evaluation
-// draw, in pixel units: the original, the condition view (G_0 patches, the rest 0.5 grey) and
-// the reconstruction (G_0 patches as they are; every predicted patch from the pixel head,
-// un-normalised with the true patch's mean and scale, as MAE's figures do). Also one drawn
+// draw (pixel_eval_samples: original, condition view, reconstruction). Also one drawn
 // segmentation's content and query masks (1 = may attend; paper Fig. 1) and its groups.
 static void gvp_record_final(objective *o, objective_env *env, const eval_scores *last) {
     gvp_state *st = o->state;
     model *m = o->model;
-    int S = o->s.samples < env->test_n ? o->s.samples : env->test_n;
-    if (S > o->max_batch) S = o->max_batch;
-    int C = m->cfg.channels, size = m->image_size, p = m->cfg.patch, g = m->grid, N = st->N, D = st->D;
-    if (S > 0) {
-        size_t img = (size_t)C * size * size;
-        float *original = xmalloc((size_t)S * img * sizeof(float), "GVP sample images");
-        float *condition = xmalloc((size_t)S * img * sizeof(float), "GVP condition views");
-        float *rebuilt = xmalloc((size_t)S * img * sizeof(float), "GVP reconstructions");
-        float *pred = xmalloc((size_t)N * S * D * sizeof(float), "GVP predictions (host)");
-        const float **patch_pred = xmalloc((size_t)N * sizeof(float *), "GVP predicted patches");
-        env->load_test(env, 0, S, o->s.train_size);
-        prepare(o, S, EVAL_DRAW, 0, 0);
-        forward_loss(o, S, 0, (rng_addr){.seed = o->s.seed, .epoch = EVAL_DRAW});
-        o->ops->download(pred, st->pred, (size_t)st->P * D * sizeof(float));
-        int r = 0;
-        for (int b = 0; b < S; b++) { // predicted rows are in (image, patch) order
-            for (int n = 0; n < N; n++) patch_pred[n] = st->group[(size_t)b * N + n] > 0 ? pred + (size_t)r++ * D : NULL;
-            pixel_sample(model_images(m) + (size_t)b * img, env->pixel_mean, env->pixel_std, patch_pred, C, size, p,
-                         original + b * img, condition + b * img, rebuilt + b * img);
-        }
-        int dims[4] = {S, C, size, size};
-        record_f32(env->rec, "/samples/original", 4, dims, original);
-        record_f32(env->rec, "/samples/condition", 4, dims, condition);
-        record_f32(env->rec, "/samples/reconstruction", 4, dims, rebuilt);
-        free(original), free(condition), free(rebuilt), free(pred), free(patch_pred);
-    }
+    int g = m->grid, N = st->N;
+    pixel_eval_samples(o, env, &gvp_eval);
     // One draw's masks over (cls, patches in raster order): content (T, T) and query (N, T).
     int T = st->T, Ts = st->Ts;
     int *ids = xmalloc((size_t)Ts * sizeof(int), "GVP ids");
-    gvp_draw(st->order, st->cuts, st->group, st->seg, st->ord, st->K, N, o->s.seed, EVAL_DRAW, 0, 0, st->scratch);
+    gvp_draw(st->order, st->cuts, st->group, st->seg, st->ord, st->K, N, o->s.seed, PIXEL_EVAL_DRAW, 0, 0, st->scratch);
     gvp_stream_ids(ids, st->group, N, st->t0);
     float *content = xmalloc((size_t)T * T * sizeof(float), "GVP content mask");
     float *query = xmalloc((size_t)N * T * sizeof(float), "GVP query mask");
@@ -308,7 +300,6 @@ static void gvp_record_final(objective *o, objective_env *env, const eval_scores
     record_int(env->rec, "/gvp", "groups", st->K);
     record_int(env->rec, "/gvp", "streams", st->streams); // 1: /gvp/query_mask is not used
     free(ids), free(content), free(query), free(groups);
-    model_set_streams(m, 0, ATTN_MASK_NONE);
 }
 
 static int gvp_train_keys(const objective *o) { return o->model->T; }
@@ -320,7 +311,7 @@ static int gvp_probe_full_default(const objective *o) {
 
 // The linear probe reads the content stream, under both protocols (objective.h): with the
 // causal mask of pretraining kept (this view): each probe image's order and segmentation drawn
-// at (seed, RNG_GVP, EVAL_DRAW + 1, 0, image index) (a training and a test image of the same
+// at (seed, RNG_GVP, PIXEL_EVAL_DRAW + 1, 0, image index) (a training and a test image of the same
 // index share a draw), content ids 2·f through the `<=` group mask; or with full attention, every
 // content token seeing every other (the encoder as finetuning, the kNN probe and MAE's probe
 // read it). objective.probe_mask says which one probe_* reports. B = 0 restores full attention.
@@ -333,7 +324,7 @@ static void gvp_probe_prepare(objective *o, int B, uint32_t first) {
     }
     int *ids = model_groups(m);
     for (int b = 0; b < B; b++) {
-        gvp_draw(st->order, st->cuts, st->group, st->seg, st->ord, st->K, st->N, o->s.seed, EVAL_DRAW + 1, 0,
+        gvp_draw(st->order, st->cuts, st->group, st->seg, st->ord, st->K, st->N, o->s.seed, PIXEL_EVAL_DRAW + 1, 0,
                  first + (uint32_t)b, st->scratch);
         gvp_content_ids(ids + (size_t)b * st->T, st->group, st->N, st->t0);
     }
@@ -374,6 +365,7 @@ static void gvp_read_settings(const key_reader *r, void *own) {
 
 const objective_kind objective_gvp = {
     .name = "gvp",
+    .description = "two-stream group-wise pixel prediction pretraining",
     .metric_names = {"pixel_mse", "pixel_mse_last_group"},
     .metrics = gvp_metrics,
     .keys = gvp_keys,

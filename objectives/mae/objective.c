@@ -9,13 +9,13 @@
 // (objectives/pixel_targets.h), over the masked patches only (mean over their pixels, then over
 // the masked patches of the batch), as MAE's norm_pix_loss.
 // Each epoch: the test MSE over the masked patches and over the kept ones (not trained on),
-// each test image's draw fixed at (seed, RNG_MAE, EVAL_DRAW, 0, image). At the end:
+// each test image's draw fixed at (seed, RNG_MAE, PIXEL_EVAL_DRAW, 0, image). At the end:
 // reconstructions of a few test images (original, masked input, reconstruction: MP3's
 // /samples, MAE Fig. 2). `init:` finetuning loads the encoder; decoder_embed and decoder.*
 // are not in the finetuned model and are left behind.
 #include "../objective.h"
 #include "mae.h"
-#include "../eval_shard.h"
+#include "../pixel_eval.h"
 #include "../pixel_targets.h"
 #include "decoder.h"
 #include "../../core/common.h"
@@ -23,8 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define EVAL_DRAW 0xE0000000u // RNG epoch slot of the evaluation draws
 
 typedef struct {
     int N, T, t0, K, Kt, Mk, D;      // patches, tokens, cls, kept patches, kept tokens, masked patches, C·p·p
@@ -39,6 +37,7 @@ typedef struct {
     float *vpred, *vlosses;          // backend (max_batch·K, D), (max_batch·K)
     float *losses_host;              // (max_batch·Mk) (also the kept patches' losses)
     const float *decoded;            // the last forward's predictions (B, T, D), backend
+    int B;                           // images of the last prepare
 } mae_state;
 
 static int on_tokens(const posenc_kind *k) { return !posenc_in_attention(k); }
@@ -143,6 +142,7 @@ static void prepare(objective *o, int B, uint32_t epoch, uint32_t step, uint32_t
     int C = m->cfg.channels, S = m->image_size, p = m->cfg.patch;
     int *keep = model_keep(m), *masked = decoder_masked(m);
     const float *images = model_images(m);
+    st->B = B;
     for (int b = 0; b < B; b++) {
         mae_shuffle(st->shuffle, st->restore, st->noise, N, o->s.seed, epoch, step, first + (uint32_t)b);
         pixel_patch_targets(st->patch_targets, NULL, NULL, images + (size_t)b * C * S * S, C, S, p);
@@ -203,26 +203,46 @@ static double host_sum(objective *o, const float *losses, int n) {
     return sum;
 }
 
+// Test batch k's sums: the masked patches' loss (the forward's) and the kept patches' (not
+// trained on), each added in row order on the host.
+static void mae_score(objective *o, eval_shard *sh, int k, int B) {
+    mae_state *st = o->state;
+    double *row = eval_shard_row(sh, k);
+    row[0] = host_sum(o, st->losses, B * st->Mk);
+    o->ops->gather_tokens_forward(st->vpred, st->decoded, st->vrows, 1, B * st->T, B * st->K, st->D);
+    o->ops->mse_forward(st->vlosses, st->vpred, st->vtarget, B * st->K, st->D);
+    row[1] = host_sum(o, st->vlosses, B * st->K);
+}
+
+static const float *mae_predictions(const objective *o, int *rows) {
+    const mae_state *st = o->state;
+    *rows = st->B * st->Mk;
+    return st->pred;
+}
+
+// Image b's masked row j predicts patch rows_host - b·T - t0; its kept patches are NULL.
+static void mae_patch_rows(const objective *o, int b, const float *pred, const float **patch_pred) {
+    const mae_state *st = o->state;
+    for (int n = 0; n < st->N; n++) patch_pred[n] = NULL;
+    for (int j = 0; j < st->Mk; j++)
+        patch_pred[st->rows_host[(size_t)b * st->Mk + j] - b * st->T - st->t0] = pred + ((size_t)b * st->Mk + j) * st->D;
+}
+
+static void mae_restore(objective *o) { model_set_keep(o->model, 0); }
+
+// The shared skeleton's MAE parts (objectives/pixel_eval.h); the input view is the masked one:
+// kept patches as they are, the rest 0.5 grey; every masked patch reconstructed (MAE Fig. 2).
+static const pixel_eval mae_eval = {
+    .prepare = prepare, .forward_loss = forward_loss, .score = mae_score, .predictions = mae_predictions,
+    .patch_rows = mae_patch_rows, .restore = mae_restore, .width = 2, .view_name = "masked",
+};
+
 // Test MSE over the masked patches and over the kept ones, each image's draw fixed.
 static eval_scores mae_evaluate(objective *o, objective_env *env) {
     mae_state *st = o->state;
-    model *m = o->model;
-    int n = env->test_n, chunk = env->eval_batch < o->max_batch ? env->eval_batch : o->max_batch;
+    int n = env->test_n;
     eval_shard sh; // per batch: the masked and the kept patches' loss sums (the ranks share the batches)
-    eval_shard_begin(&sh, env, n, chunk, 2);
-    for (int b = 0, start = 0; start < n; b++, start += chunk) {
-        if (!eval_shard_mine(&sh, b)) continue;
-        int B = n - start < chunk ? n - start : chunk;
-        env->load_test(env, start, B, o->s.train_size);
-        prepare(o, B, EVAL_DRAW, 0, (uint32_t)start);
-        forward_loss(o, B, 0, (rng_addr){.seed = o->s.seed, .epoch = EVAL_DRAW, .index = (uint32_t)start});
-        double *row = eval_shard_row(&sh, b);
-        row[0] = host_sum(o, st->losses, B * st->Mk);
-        o->ops->gather_tokens_forward(st->vpred, st->decoded, st->vrows, 1, B * st->T, B * st->K, st->D);
-        o->ops->mse_forward(st->vlosses, st->vpred, st->vtarget, B * st->K, st->D);
-        row[1] = host_sum(o, st->vlosses, B * st->K);
-    }
-    model_set_keep(m, 0);
+    pixel_eval_test(o, env, &mae_eval, &sh);
     double sums[2];
     eval_shard_end(&sh, sums);
     double sum = sums[0], vsum = sums[1];
@@ -230,43 +250,14 @@ static eval_scores mae_evaluate(objective *o, objective_env *env) {
     return (eval_scores){{mse, vsum / ((double)n * st->K)}, mse};
 }
 
-// Reconstructions (MAE Fig. 2) of the first eval.samples test images at their evaluation draw,
-// in pixel units: the original, the masked input (kept patches, the rest 0.5 grey) and the
-// reconstruction (kept patches as they are; every masked patch from the decoder, un-normalised
-// with the true patch's mean and scale, as MAE's figures do).
+// The masking's sizes, then reconstructions (MAE Fig. 2) of the first eval.samples test images
+// at their evaluation draw (pixel_eval_samples: original, masked input, reconstruction).
 static void mae_record_final(objective *o, objective_env *env, const eval_scores *last) {
     mae_state *st = o->state;
-    model *m = o->model;
-    int S = o->s.samples < env->test_n ? o->s.samples : env->test_n;
-    if (S > o->max_batch) S = o->max_batch;
-    int C = m->cfg.channels, size = m->image_size, p = m->cfg.patch, N = st->N, D = st->D, Mk = st->Mk;
     record_int(env->rec, "/mae", "kept_patches", st->K);
-    record_int(env->rec, "/mae", "patches", N);
+    record_int(env->rec, "/mae", "patches", st->N);
     record_double(env->rec, "/mae", "mask_ratio", o->s.eta);
-    if (S <= 0) return;
-    size_t img = (size_t)C * size * size;
-    float *original = xmalloc((size_t)S * img * sizeof(float), "MAE sample images");
-    float *masked_view = xmalloc((size_t)S * img * sizeof(float), "MAE masked views");
-    float *rebuilt = xmalloc((size_t)S * img * sizeof(float), "MAE reconstructions");
-    float *pred = xmalloc((size_t)S * Mk * D * sizeof(float), "MAE predictions (host)");
-    const float **patch_pred = xmalloc((size_t)N * sizeof(float *), "MAE predicted patches");
-    env->load_test(env, 0, S, o->s.train_size);
-    prepare(o, S, EVAL_DRAW, 0, 0);
-    forward_loss(o, S, 0, (rng_addr){.seed = o->s.seed, .epoch = EVAL_DRAW});
-    model_set_keep(m, 0);
-    o->ops->download(pred, st->pred, (size_t)S * Mk * D * sizeof(float));
-    for (int b = 0; b < S; b++) {
-        for (int n = 0; n < N; n++) patch_pred[n] = NULL; // kept patches
-        for (int j = 0; j < Mk; j++) // masked row j of image b predicts patch rows_host - b·T - t0
-            patch_pred[st->rows_host[(size_t)b * Mk + j] - b * st->T - st->t0] = pred + ((size_t)b * Mk + j) * D;
-        pixel_sample(model_images(m) + (size_t)b * img, env->pixel_mean, env->pixel_std, patch_pred, C, size, p,
-                     original + b * img, masked_view + b * img, rebuilt + b * img);
-    }
-    int dims[4] = {S, C, size, size};
-    record_f32(env->rec, "/samples/original", 4, dims, original);
-    record_f32(env->rec, "/samples/masked", 4, dims, masked_view);
-    record_f32(env->rec, "/samples/reconstruction", 4, dims, rebuilt);
-    free(original), free(masked_view), free(rebuilt), free(pred), free(patch_pred);
+    pixel_eval_samples(o, env, &mae_eval);
 }
 
 static int mae_train_keys(const objective *o) { return ((const mae_state *)o->state)->Kt; }
@@ -292,6 +283,7 @@ static void mae_read_settings(const key_reader *r, void *own) {
 
 const objective_kind objective_mae = {
     .name = "mae",
+    .description = "masked autoencoder pretraining: encoder on the kept patches, light decoder, pixel MSE on the masked ones",
     .metric_names = {"pixel_mse", "pixel_mse_visible"},
     .metrics = mae_metrics,
     .keys = mae_keys,

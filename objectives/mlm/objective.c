@@ -106,6 +106,7 @@ static const metric_info mlm_metrics[] = {
 
 const objective_kind objective_mlm = {
     .name = "mlm",
+    .description = "masked language modelling pretraining on byte tokens (data.name=text)",
     .metric_names = {"perplexity", "accuracy"},
     .metrics = mlm_metrics,
     .text_input = 1,

@@ -284,6 +284,7 @@ const objective_kind objective_mp3 = {
     .reference_tokens = 1,
     .one_size_why = "(it predicts one of the positions of the training grid)",
     .name = "mp3",
+    .description = "masked position prediction pretraining",
     .metric_names = {"pos_top1", "pos_top1_nonblank"},
     .metrics = mp3_metrics,
     .crosscheck = &mp3_crosscheck,

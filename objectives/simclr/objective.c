@@ -182,6 +182,7 @@ static void simclr_read_settings(const key_reader *r, void *own) {
 const objective_kind objective_simclr = {
     .images_only = 1,
     .name = "simclr",
+    .description = "contrastive pretraining: two augmented views per image, projection head, NT-Xent; simclr.* keys",
     .metric_names = {"contrastive_top1", "contrastive_loss"},
     .metrics = simclr_metrics,
     .keys = simclr_keys,

@@ -196,6 +196,7 @@ static const objective_crosscheck supervised_crosscheck = {.metrics = {"top1", "
 
 const objective_kind objective_supervised = {
     .name = "supervised",
+    .description = "classification with cross-entropy on the labels",
     .metric_names = {"top1", "top5"},
     .metrics = supervised_metrics,
     .needs_labels = 1,
