@@ -12,7 +12,7 @@
 #include "../bench/report/report_html.h"
 #include "../bench/results/export.h"
 #include "../bench/text/markdown_text.h"
-#include "../bench/text/visible_text.h"
+#include "../core/visible_text.h"
 #include "../bench/text/yaml_text.h"
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 // bench/report/gnuplot.c — running gnuplot on plots/<kind>.gp (what and how: gnuplot.h).
 #include "gnuplot.h"
-#include "../text/visible_text.h"
+#include "../../core/visible_text.h"
 #include "../../core/safe_file.h"
 #include "../../core/common.h"
 #include <ctype.h>
@@ -69,7 +69,7 @@ void gp_sanitize(char *s) {
 
 int gp_make_dir(const char *path) {
     if (mkdir(path, 0777) == 0 || errno == EEXIST) return 0;
-    fprintf(stderr, "posbench: error: cannot create %s: %s\n", path, strerror(errno));
+    error_msg("cannot create %s: %s", path, strerror(errno));
     return -1;
 }
 
@@ -181,7 +181,7 @@ int gp_render(const gp_tools *t, const char *kind, const char *dir, const char *
     if (pid == 0) { // gnuplot's stdout and stderr both come back through the pipe
         close(fd[0]), dup2(fd[1], 1), dup2(fd[1], 2), close(fd[1]);
         execl(t->gnuplot, "gnuplot", "-e", e, (char *)NULL);
-        fprintf(stderr, "cannot run %s: %s\n", t->gnuplot, strerror(errno));
+        fprintf(stderr, "cannot run %s: %s\n", vis(t->gnuplot), strerror(errno));
         _exit(127);
     }
     close(fd[1]);
@@ -202,23 +202,23 @@ int gp_render(const gp_tools *t, const char *kind, const char *dir, const char *
     for (int k = 0; ok && k < 3; k++) { // never over a link or device at the figure's name (core/safe_file.h)
         char err[3 * PATH_MAX];
         int rc = safe_rename_over(partial[k], final[k], err, sizeof err);
-        if (rc != SAFE_OK) fprintf(stderr, "posbench: error: cannot write %s\n", err), ok = 0, refused = rc == SAFE_REFUSED;
+        if (rc != SAFE_OK) error_msg("cannot write %s", err), ok = 0, refused = rc == SAFE_REFUSED;
     }
     for (int k = 0; k < 3; k++) unlink(partial[k]); // what is left of a failed one (renamed ones are gone)
     if (!ok && incomplete >= 0) {
-        fprintf(stderr, "posbench: error: gnuplot wrote an incomplete %s for %s (a full disk, or a write that failed)%s%s; "
-                "the figure's files are left as they were\n", final[incomplete], base, used ? "; its output: " : "", msg);
+        error_msg("gnuplot wrote an incomplete %s for %s (a full disk, or a write that failed)%s%s; "
+                "the figure's files are left as they were", final[incomplete], base, used ? "; its output: " : "", msg);
         return EXIT_RUN_FAILED;
     }
     if (refused) return EXIT_BAD_INPUT;
     if (!ok) {
         if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return EXIT_RUN_FAILED; // a rename failed: said above
-        fprintf(stderr, "posbench: error: gnuplot failed on %s making %s (%s %d)%s\n%s", script, base,
+        fprintf(stderr, "posbench: error: gnuplot failed on %s making %s (%s %d)%s\n%s", vis(script), base,
                 WIFEXITED(status) ? "exit status" : "signal", WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
                 used ? "; its output:" : "", msg);
         return EXIT_RUN_FAILED;
     }
     if (used) fprintf(stderr, "posbench: gnuplot (%s): %s%s", base, msg, msg[used - 1] == '\n' ? "" : "\n");
-    printf("figure %s/%s.png, .svg, .pdf\n", dir, base);
+    printf("figure %s/%s.png, .svg, .pdf\n", vis(dir), base);
     return 0;
 }

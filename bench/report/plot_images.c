@@ -6,7 +6,7 @@
 #include "plot_internal.h"
 #include "gnuplot.h"
 #include "../results/results_read.h"
-#include "../text/visible_text.h"
+#include "../../core/visible_text.h"
 #include "../../core/common.h"
 #include <float.h>
 #include <math.h>
@@ -60,7 +60,7 @@ const rr_run *plot_companion_run(const rr_set *set, const rr_stage *s, const cha
             if (!any_run) any_run = r;
         }
     if (!any_run)
-        fprintf(stderr, "posbench: warning: %s: %s of stage %s: no done run of stage %s has %s; drawn without it\n",
+        warn_msg("%s: %s of stage %s: no done run of stage %s has %s; drawn without it",
                 where, kind, s->name, name, what);
     return any_run;
 }
@@ -97,7 +97,7 @@ static void add_grid_rows(grid_row *rows, int *n, const rr_run *run, const char 
         if (first_pass != !strcmp(a->name, "original")) continue;
         grid_row *r = &rows[*n];
         if (image_layout(a, &r->sh) < 0) {
-            fprintf(stderr, "posbench: warning: %s: /samples/%s is not an image set (see posbench plot --help); left out\n", run->path, a->name);
+            warn_msg("%s: /samples/%s is not an image set (see posbench plot --help); left out", run->path, a->name);
             continue;
         }
         int seen = 0;

@@ -106,7 +106,7 @@ int fig_spatial_weights(plotter *p, const rr_stage *s) {
         int t0 = ta && ta->is_num ? (int)ta->num : 0;
         int rows = ra && ra->is_num ? (int)ra->num : 1, cols = ca && ca->is_num ? (int)ca->num : T - t0;
         if (t0 < 0 || rows < 1 || cols < 1 || t0 + rows * cols != T) {
-            fprintf(stderr, "posbench: warning: %s: /spatial/W is (%d, %d, %d) but its grid is %d x %d after %d tokens; left out\n",
+            warn_msg("%s: /spatial/W is (%d, %d, %d) but its grid is %d x %d after %d tokens; left out",
                     run->path, L, T, T, rows, cols, t0);
             continue;
         }

@@ -6,7 +6,7 @@
 // stage's configurations (each its lowest-seed run with the data) and, with `with:`, the run of
 // each named stage with the same seed (plot_companion_run), so methods sit side by side.
 #include "plot_internal.h"
-#include "../text/visible_text.h"
+#include "../../core/visible_text.h"
 #include "../../core/common.h"
 #include <math.h>
 #include <stdlib.h>
