@@ -25,6 +25,23 @@ void gp_var(gp_vars *v, const char *name, const char *fmt, ...) {
     snprintf(v->text[v->n++], n, "%s=%s", name, value);
 }
 
+// A file name gnuplot opens: the exact bytes, as a double-quoted string in which every byte
+// other than printable ASCII, and '"', '\\', '`' and '@' (command and macro substitution), is an
+// octal escape "\ooo" that gnuplot turns back into that byte (a path cannot be shown visibly
+// here: the file must be found).
+void gp_var_path(gp_vars *v, const char *name, const char *path) {
+    if (v->n == GP_MAX_VARS) die_fail("plot: too many gnuplot variables");
+    size_t n = strlen(name) + 4 * strlen(path) + 4, o = 0;
+    char *text = xmalloc(n, "gnuplot variable");
+    o += (size_t)snprintf(text, n, "%s=\"", name);
+    for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+        if (*p < 0x20 || *p >= 0x7f || strchr("\"\\`@", *p)) o += (size_t)snprintf(text + o, n - o, "\\%03o", *p);
+        else text[o++] = (char)*p;
+    }
+    text[o++] = '"', text[o] = '\0';
+    v->text[v->n++] = text;
+}
+
 // A gnuplot single-quoted string ('' stands for ').
 void gp_var_str(gp_vars *v, const char *name, const char *s) {
     char *shown = visible_dup(s, NULL); // one line: a newline would end gnuplot's command
@@ -163,8 +180,8 @@ int gp_render(const gp_tools *t, const char *kind, const char *dir, const char *
         snprintf(partial[k], sizeof partial[k], "%s/.%s.%s.%ld.partial", dir, base, figure_ext[k], (long)getpid());
         unlink(partial[k]); // gnuplot opens it by name: whatever sits there (a link) goes first, its target untouched
     }
-    gp_var_str(v, "script", script), gp_var_str(v, "png_out", partial[0]), gp_var_str(v, "svg_out", partial[1]),
-        gp_var_str(v, "pdf_out", partial[2]);
+    gp_var_path(v, "script", script), gp_var_path(v, "png_out", partial[0]), gp_var_path(v, "svg_out", partial[1]),
+        gp_var_path(v, "pdf_out", partial[2]);
     static const char *tail = "term='png'; out=png_out; load script; unset output; reset; "
                               "term='svg'; out=svg_out; load script; unset output; reset; "
                               "term='pdf'; out=pdf_out; load script; unset output";

@@ -328,7 +328,7 @@ static int fig_metric_vs_axis(plotter *p, const rr_stage *s, const char *metric,
         char title[600];
         snprintf(title, sizeof title, "%s: %s vs %s", plot_stage_title(p, s->name), header, plot_key_name(p, s->axes[ax]));
         gp_var_str(&v, "subtitle", nmax_all > 1 ? "mean and 95% CI over seeds" : "one seed: no interval");
-        gp_var_str(&v, "datafile", path);
+        gp_var_path(&v, "datafile", path);
         plot_figure_texts(p, &v, title, plot_key_name(p, s->axes[ax]), header);
         gp_var(&v, "nlines", "%d", written), gp_var(&v, "categorical", "%d", categorical), gp_var(&v, "logx", "%d", logx);
         axis_vars(&v, vals, nv, categorical, unit, ylo, yhi);
@@ -412,7 +412,7 @@ static int fig_metric_vs_metric(plotter *p, const rr_stage *s, const char *metri
         char title[600];
         snprintf(title, sizeof title, "%s: %s vs %s", plot_stage_title(p, s->name), header, xheader);
         gp_var_str(&v, "subtitle", "means; 95% CI of the y mean over seeds");
-        gp_var_str(&v, "datafile", path);
+        gp_var_path(&v, "datafile", path);
         plot_figure_texts(p, &v, title, xheader, header);
         gp_var(&v, "nlines", "%d", written), gp_var(&v, "categorical", "0"), gp_var(&v, "logx", "%d", lo > 0 && hi / lo >= 100);
         if (npoints == 1) gp_var(&v, "xmin", "%.17g", lo - fmax(1, fabs(lo) * 0.5)), gp_var(&v, "xmax", "%.17g", hi + fmax(1, fabs(hi) * 0.5));

@@ -194,7 +194,7 @@ int fig_image_grid(plotter *p, const rr_stage *s, const char *with, const char *
         plot_config_legend(p, s, &s->configs[c], -1, legend, sizeof legend);
         snprintf(title, sizeof title, "%s%s: sample images, %s%sseed %ld", plot_stage_title(p, s->name), stages, s->naxes ? legend : "",
                  s->naxes ? ", " : "", rr_run_seed(run));
-        gp_var_str(&v, "datafile", path);
+        gp_var_path(&v, "datafile", path);
         plot_figure_texts(p, &v, title, NULL, NULL);
         int width = W * zoom + 260, fits = (int)strlen(p->spec && p->spec->label[0] ? p->spec->label : title) * 8 + 60; // the title fits
         gp_var(&v, "nrows", "%d", nrows), gp_var(&v, "width", "%d", width > fits ? width : fits), gp_var(&v, "height", "%d", Ht * zoom + 90);
