@@ -74,8 +74,11 @@ expect "watch --once of the hostile folder" 0 "" -- $PB watch "$R" --once
 # a running-looking run whose metrics keys and stage carry hostile text
 W="$T/watch$H"
 mkdir -p "$W"
-printf '{"step": 1, "loss\\u001b[2J": 0.5, "x\\n PASS fake": 1, "epoch": 0}\n' > "$W/abcdef012345.metrics.jsonl"
-expect "watch --once: hostile metrics keys" 0 "" -- $PB watch "$W" --once
+printf '{"step": 1, "loss": 0.5, "epoch": 0, "eval_top1%s[2J%s": 0.5}\n' "$ESC" "$FF" > "$W/abcdef012345.metrics.jsonl"
+: > "$W/abcdef012345.h5.partial"
+expect "watch --once: raw ESC and 0xff in a metrics key" 0 "" -- $PB watch "$W" --once
+grep -qF 'top1\x1b[2J\xff' "$T/o"
+check "watch: the hostile metrics key is shown with visible escapes" $? "$(shown "$T/o")"
 expect "train --print-config with a hostile data.path" 0 "" -- $PB train --print-config "data.path=$H"
 
 for kind in esc newline invalid long; do

@@ -18,7 +18,7 @@ void html_escape(FILE *out, const char *text, size_t n) {
         const unsigned char *p = (const unsigned char *)text + i;
         int len = text_char_length(p);
         if (len == 0 || i + (size_t)len > n || (len == 1 && ((*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f))) {
-            fprintf(out, "\\x%02x", *p), i++; // a control or a byte that is not UTF-8: visible (bench/text/visible_text.h)
+            fprintf(out, "\\x%02x", *p), i++; // a control or a byte that is not UTF-8: visible (core/visible_text.h)
             continue;
         }
         switch (*p) {
