@@ -168,6 +168,15 @@ int gp_output_complete(const char *path, const char *ext) {
     return 0;
 }
 
+// gnuplot's output, line by line, each escaped (it quotes file names and our -e text as they are).
+static void print_output_lines(char *text) {
+    for (char *line = text, *next; line && *line; line = next) {
+        next = strchr(line, '\n');
+        if (next) *next++ = '\0';
+        visible_text(stderr, line, NULL), fputc('\n', stderr);
+    }
+}
+
 // gnuplot writes the three formats to temporary names beside the figure's; they replace the
 // figure's files only once gnuplot has exited 0 and each is complete (gnuplot exits 0 when a
 // write fails, e.g. on a full disk), so a failed plot never leaves a cut figure nor replaces a
@@ -230,12 +239,13 @@ int gp_render(const gp_tools *t, const char *kind, const char *dir, const char *
     if (refused) return EXIT_BAD_INPUT;
     if (!ok) {
         if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return EXIT_RUN_FAILED; // a rename failed: said above
-        fprintf(stderr, "posbench: error: gnuplot failed on %s making %s (%s %d)%s\n%s", vis(script), base,
+        fprintf(stderr, "posbench: error: gnuplot failed on %s making %s (%s %d)%s\n", vis(script), base,
                 WIFEXITED(status) ? "exit status" : "signal", WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
-                used ? "; its output:" : "", msg);
+                used ? "; its output:" : "");
+        print_output_lines(msg);
         return EXIT_RUN_FAILED;
     }
-    if (used) fprintf(stderr, "posbench: gnuplot (%s): %s%s", base, msg, msg[used - 1] == '\n' ? "" : "\n");
+    if (used) fprintf(stderr, "posbench: gnuplot (%s): ", base), print_output_lines(msg);
     printf("figure %s/%s.png, .svg, .pdf\n", vis(dir), base);
     return 0;
 }
