@@ -217,7 +217,7 @@ static void run_probe(int i, bench_file *out) {
     config_free(&cfg);
     rr_run run;
     if (rc != 0 || strcmp(res.status, "done") || rr_read(res.path, RR_ATTRS, &run, err, sizeof err) != 0) {
-        fprintf(stderr, "posbench bench: probe %s did not finish (status %s)\n", probes[i].name, res.status);
+        fprintf(stderr, "posbench bench: probe %s did not finish (status %s)\n", probes[i].name, vis(res.status));
         remove_dir(dir);
         return;
     }
