@@ -1,5 +1,7 @@
-// core/common.c — error exits, checked allocation, the monotonic clock, thread count.
+// core/common.c — error exits and messages (escaped: visible_text.h), checked allocation, the
+// monotonic clock, thread count.
 #include "common.h"
+#include "visible_text.h"
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,11 +16,50 @@
 
 void openblas_set_num_threads(int num_threads); // from OpenBLAS (cblas.h in some versions)
 
-static void vreport(const char *fmt, va_list ap) {
+// "posbench: <kind>: <message>\n" with the formatted message escaped as one line; when there is
+// no memory to format it, the format string itself (ours, constant) stands in.
+static void vreport(const char *kind, const char *fmt, va_list ap) {
     fflush(stdout);
-    fputs("posbench: error: ", stderr);
-    vfprintf(stderr, fmt, ap);
+    char *text = NULL;
+    int rc = vasprintf(&text, fmt, ap);
+    fprintf(stderr, "posbench: %s: ", kind);
+    visible_text(stderr, rc >= 0 ? text : fmt, NULL);
     fputc('\n', stderr);
+    if (rc >= 0) free(text);
+}
+
+void error_msg(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vreport("error", fmt, ap);
+    va_end(ap);
+}
+
+void warn_msg(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vreport("warning", fmt, ap);
+    va_end(ap);
+}
+
+char *visible_dup(const char *in, const char *also) {
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f) die_fail("out of memory escaping text");
+    visible_text(f, in, also);
+    if (fclose(f) != 0 || !text) die_fail("out of memory escaping text");
+    return text;
+}
+
+const char *vis(const char *text) {
+    static _Thread_local char *ring[8];
+    static _Thread_local int next;
+    free(ring[next]);
+    ring[next] = visible_dup(text, NULL);
+    const char *shown = ring[next];
+    next = (next + 1) % 8;
+    return shown;
 }
 
 static void (*die_hook)(int code);
@@ -32,7 +73,7 @@ static _Noreturn void die_exit(int code) {
 void die_input(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    vreport(fmt, ap);
+    vreport("error", fmt, ap);
     va_end(ap);
     die_exit(EXIT_BAD_INPUT);
 }
@@ -40,7 +81,7 @@ void die_input(const char *fmt, ...) {
 void die_fail(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    vreport(fmt, ap);
+    vreport("error", fmt, ap);
     va_end(ap);
     die_exit(EXIT_RUN_FAILED);
 }
@@ -48,7 +89,7 @@ void die_fail(const char *fmt, ...) {
 void die_code(int code, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    vreport(fmt, ap);
+    vreport("error", fmt, ap);
     va_end(ap);
     die_exit(code == EXIT_BAD_INPUT ? EXIT_BAD_INPUT : EXIT_RUN_FAILED);
 }

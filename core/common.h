@@ -6,6 +6,9 @@
 
 enum { EXIT_RUN_FAILED = 1, EXIT_BAD_INPUT = 2 };
 
+// Every message below is one line: its text is escaped by core/visible_text.h's rule, so a
+// newline, an ESC sequence or invalid UTF-8 in a file name, key or value quoted in it comes out
+// as visible \xNN and cannot add a line or drive the terminal.
 // Prints "posbench: error: <message>" to stderr and exits with EXIT_BAD_INPUT.
 void die_input(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 // Prints "posbench: error: <message>" to stderr and exits with EXIT_RUN_FAILED.
@@ -13,6 +16,17 @@ void die_fail(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2
 // The same with the exit code given: EXIT_BAD_INPUT or EXIT_RUN_FAILED (e.g. core/safe_file.h's
 // result codes, which are these exit codes).
 void die_code(int code, const char *fmt, ...) __attribute__((noreturn, format(printf, 2, 3)));
+
+// Print "posbench: error: <message>" / "posbench: warning: <message>" to stderr and return
+// (for a caller that ends with its own exit code, or goes on).
+void error_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void warn_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+// Text from outside (a path, run id, key, value, a library's or loader's message) made safe for
+// any other message: `printf("wrote %s\n", vis(path))`. The result is valid until 8 more vis()
+// calls of the same thread (a ring of 8 strings, so one message may quote up to 8).
+const char *vis(const char *text);
+// visible_text (core/visible_text.h) into a new string (malloc'd; dies when out of memory).
+char *visible_dup(const char *in, const char *also);
 
 // Called by die_input / die_fail with the exit code after the message, before exit (NULL: none):
 // the communicator (core/comm.h) aborts the whole job there so no other rank waits forever.

@@ -10,6 +10,8 @@
 #     plan's 8 losses, a negative loss, an unknown key or a cut last line: exit 2 naming FILE:LINE;
 #   - a fresh result without step_losses, or one that writes cache_* lines itself: exit 2, the
 #     finished result untouched;
+#   - a cached result with a NaN or infinite loss (a diverged PyTorch run) is named "not
+#     comparable" at its step, never "max 0";
 #   - a result of an older posbench (no cache key) is trained again.
 # About 5 s.
 cd "$(dirname "$0")/.." || exit 1
@@ -71,6 +73,15 @@ bad_cached "no step_losses" ": no step_losses line" '/^step_losses/d'
 bad_cached "a duplicate key" ":3: top1 appears twice (first at line 1)" '2a top1 0.4'
 bad_cached "7 of the plan's 8 losses" ":8: step_losses has 7 values; the plan has 8 steps" 's/ 1.6$//'
 bad_cached "a negative loss" ":8: step_losses: value 2 '-2.2' is not a loss" 's/ 2.2 / -2.2 /'
+# A diverged PyTorch run (NaN or infinite losses) is a valid result whose losses cannot be compared:
+# never "max 0" (the loss parity summary names the first non-finite step).
+for row in "nan|s/ 2.2 / nan /|step 2's loss is nan on PyTorch" "inf|s/ 2.3 / inf /|step 1's loss is infinite on PyTorch"; do
+    cp "$T/good.torch" "$R"; sed -i "$(echo "$row" | cut -d'|' -f2)" "$R"
+    cc; rc=$?
+    grep -qF "not comparable: $(echo "$row" | cut -d'|' -f3)" "$T/out" && ! grep -q 'max 0[^.]' "$T/out"
+    check "crosscheck: a cached PyTorch loss $(echo "$row" | cut -d'|' -f1) is named as not comparable, never max 0" $? \
+        "exit $rc: $(grep -E 'comparable|max' "$T/out" | head -n 2 | tr '\n' ' ')"
+done
 bad_cached "an unknown key" ":2: unknown key 'top2'" 's/^loss /top2 /'
 bad_cached "an init out of range" ":3: init 'theirs' (valid: ours, torch, timm)" 's/^init ours$/init theirs/'
 cp "$T/good.torch" "$R"; truncate -s -1 "$R"; cc; rc=$?

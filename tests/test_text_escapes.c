@@ -1,6 +1,6 @@
 // tests/test_text_escapes.c — one escaper per output format, each fed the same table of hostile
 // texts (a newline followed by structure of the format, quotes, '|', backticks, ESC and C1
-// controls, a Latin-1 byte, a surrogate, valid multi-byte UTF-8): bench/text/visible_text.h,
+// controls, a Latin-1 byte, a surrogate, valid multi-byte UTF-8): core/visible_text.h,
 // markdown_text.h, yaml_text.h; the gnuplot escapers (bench/report/gnuplot.h), HTML
 // (bench/report/report_html.h), CSV/JSON (bench/results/export.h) and the terminal
 // (bench/cli/terminal_text.h). For every format and input the output is one line, valid UTF-8,
@@ -12,7 +12,7 @@
 #include "../bench/report/report_html.h"
 #include "../bench/results/export.h"
 #include "../bench/text/markdown_text.h"
-#include "../bench/text/visible_text.h"
+#include "../core/visible_text.h"
 #include "../bench/text/yaml_text.h"
 #include <stdio.h>
 #include <stdlib.h>

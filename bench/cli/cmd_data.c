@@ -60,6 +60,6 @@ int cmd_data(int argc, char **argv) {
     if (!sc) die_input("--scale '%s' is not a scale (valid: smoke, small, paper)", scale);
     char err[2048];
     if (synth_write(out, (uint32_t)seed, sc, verbose, err, sizeof err) != 0) die_input("%s", err);
-    if (verbose) fprintf(stderr, "speech-synth: wrote %s (%d speakers x %d words)\n", out, sc->speakers, SYNTH_WORDS);
+    if (verbose) fprintf(stderr, "speech-synth: wrote %s (%d speakers x %d words)\n", vis(out), sc->speakers, SYNTH_WORDS);
     return 0;
 }

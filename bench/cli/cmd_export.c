@@ -102,7 +102,7 @@ int cmd_export(int argc, char **argv) {
         }
         int src = safe_out_commit(&file, err, sizeof err);
         if (src != SAFE_OK) die_code(src, "export: --out %s", err);
-        fprintf(stderr, "posbench: export: %d run%s to %s\n", nruns, nruns == 1 ? "" : "s", out_path);
+        fprintf(stderr, "posbench: export: %d run%s to %s\n", nruns, nruns == 1 ? "" : "s", vis(out_path));
     } else if (rc != 0 || fflush(stdout) != 0) {
         die_fail("export: writing standard output failed: %s", strerror(errno));
     }

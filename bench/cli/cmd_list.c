@@ -115,8 +115,8 @@ int cmd_list(int argc, char **argv) {
     int sw = 5;
     for (int s = 0; s < e.nstages; s++)
         if ((int)strlen(e.stage_names[s]) > sw) sw = (int)strlen(e.stage_names[s]);
-    printf("experiment %s (%s)%s%s: %d runs in %d stage%s; results in %s/%s/\n", e.name, e.path,
-           e.scale[0] ? ", scale " : "", e.scale, e.nruns, e.nstages, e.nstages == 1 ? "" : "s", out, e.name);
+    printf("experiment %s (%s)%s%s: %d runs in %d stage%s; results in %s/%s/\n", e.name, vis(e.path),
+           e.scale[0] ? ", scale " : "", e.scale, e.nruns, e.nstages, e.nstages == 1 ? "" : "s", vis(out), e.name);
     printf("%-12s  %-*s  %-12s  %-7s  %s\n", "run id", sw, "stage", "init", "status", "axes");
     static const char *kinds[] = {"done", "diverged", "damaged", "partial", "pending"};
     enum { NKINDS = 5 };
@@ -128,7 +128,7 @@ int cmd_list(int argc, char **argv) {
         while (kind < NKINDS - 1 && strcmp(st, kinds[kind])) kind++;
         count[r->stage_index][kind]++;
         printf("%-12s  %-*s  %-12s  %-7s  %s\n", r->run_id, sw, r->stage, r->parent >= 0 ? e.runs[r->parent].run_id : "-",
-               st, r->axes);
+               st, vis(r->axes));
     }
     int total[NKINDS] = {0};
     for (int s = 0; s < e.nstages; s++) {

@@ -1,7 +1,7 @@
 // bench/cli/terminal_text.c — terminal-safe text (terminal_text.h) into a caller's buffer; the
-// character rule is bench/text/visible_text.h's, the one every format escaper shares.
+// character rule is core/visible_text.h's, the one every format escaper shares.
 #include "terminal_text.h"
-#include "../text/visible_text.h"
+#include "../../core/visible_text.h"
 #include <stdio.h>
 #include <string.h>
 

@@ -177,7 +177,7 @@ static int child_train(const experiment *e, int i, const cc_flags *f, const char
         int fd;
         char err[4600];
         int src = safe_open_update(log, O_WRONLY | O_CREAT | O_APPEND, &fd, err, sizeof err); // never through a link
-        if (src != SAFE_OK) fprintf(stderr, "posbench: error: crosscheck: the log %s\n", err), _exit(src);
+        if (src != SAFE_OK) error_msg("crosscheck: the log %s", err), _exit(src);
         dup2(fd, STDOUT_FILENO), dup2(fd, STDERR_FILENO), close(fd);
         train_options opt = {.out_dir = out_dir, .experiment = e->name, .stage = e->runs[i].stage,
                              .scale = e->scale[0] ? e->scale : "small",
@@ -202,14 +202,14 @@ static int run_torch(const cc_flags *f, const char *plan, const char *result, co
         int fd;
         char err[4600];
         int src = safe_open_update(log, O_WRONLY | O_CREAT | O_TRUNC, &fd, err, sizeof err); // never through a link
-        if (src != SAFE_OK) fprintf(stderr, "posbench: error: crosscheck: the log %s\n", err), _exit(src);
+        if (src != SAFE_OK) error_msg("crosscheck: the log %s", err), _exit(src);
         dup2(fd, STDOUT_FILENO), dup2(fd, STDERR_FILENO), close(fd);
         if (f->init_torch)
             execl(f->python, f->python, f->script, plan, "--out", result, "--threads", threads, "--init", f->init,
                   "--embed-init", embed_init, (char *)NULL);
         else
             execl(f->python, f->python, f->script, plan, "--out", result, "--threads", threads, (char *)NULL);
-        fprintf(stderr, "crosscheck: cannot run %s: %s\n", f->python, strerror(errno));
+        fprintf(stderr, "crosscheck: cannot run %s: %s\n", vis(f->python), strerror(errno));
         _exit(EXIT_BAD_INPUT);
     }
     return wait_child(pid);
@@ -293,7 +293,7 @@ static int cache_usable(const char *torch_out, const char *plan, const cc_flags 
         die_code(rc, "crosscheck: the cached PyTorch result %s", why);
     }
     if (!torch_result_has_key(torch_out)) {
-        printf("  %s has no cache key (written by an older posbench): trained again\n", torch_out);
+        printf("  %s has no cache key (written by an older posbench): trained again\n", vis(torch_out));
         return 0;
     }
     torch_result c;
@@ -305,10 +305,10 @@ static int cache_usable(const char *torch_out, const char *plan, const cc_flags 
     int ok = 0;
     if (diff)
         printf("  %s was trained with another %s (the cache is keyed by the script, the interpreter and the plan): trained again\n",
-               torch_out, diff + 4);
+               vis(torch_out), diff + 4);
     else if (strcmp(c.init, f->init) || (f->init_torch && strcmp(c.embed_init, embed_init)))
-        printf("  %s is not a finished --init %s result (init %s%s%s): trained again\n", torch_out, f->init,
-               c.init, c.embed_init[0] ? ", embed_init " : "", c.embed_init);
+        printf("  %s is not a finished --init %s result (init %s%s%s): trained again\n", vis(torch_out), vis(f->init),
+               vis(c.init), c.embed_init[0] ? ", embed_init " : "", vis(c.embed_init));
     else ok = 1;
     torch_result_free(&c);
     return ok;
@@ -518,7 +518,7 @@ int cmd_crosscheck(int argc, char **argv) {
         snprintf(torch_out, sizeof torch_out, "%s/%s%s.torch", cc_dir, e.runs[i].run_id, tag);
         snprintf(torch_log, sizeof torch_log, "%s.log", torch_out);
         snprintf(h5, sizeof h5, "%s.h5", base);
-        printf("[%d/%d] %s %s\n", k + 1, n, e.runs[i].run_id, e.runs[i].axes);
+        printf("[%d/%d] %s %s\n", k + 1, n, e.runs[i].run_id, vis(e.runs[i].axes));
         fflush(stdout);
         char why[4600];
         // The plan first, every time: its bytes key the cache, its steps check the result, and a
@@ -536,7 +536,7 @@ int cmd_crosscheck(int argc, char **argv) {
         rc = child_train(&e, i, &f, out_dir, NULL, log);
         if (rc == EXIT_BAD_INPUT) die_input("crosscheck: run %s: %s", e.runs[i].run_id, last_line(log, why, sizeof why));
         if (rc != 0 || read_posbench(h5, f.metric, &pb[k], why, sizeof why) != 0) {
-            fprintf(stderr, "posbench: crosscheck: posbench run %s failed (exit %d; log %s)\n", e.runs[i].run_id, rc, log);
+            fprintf(stderr, "posbench: crosscheck: posbench run %s failed (exit %d; log %s)\n", e.runs[i].run_id, rc, vis(log));
             unlink(plan);
             failed = 1;
             continue;
@@ -551,7 +551,7 @@ int cmd_crosscheck(int argc, char **argv) {
                 die_input("crosscheck: the PyTorch trainer refused run %s: %s", e.runs[i].run_id, last_line(torch_log, why, sizeof why));
             if (rc != 0) {
                 fprintf(stderr, "posbench: crosscheck: PyTorch run %s failed (exit %d: %s; log %s)\n", e.runs[i].run_id, rc,
-                        last_line(torch_log, why, sizeof why), torch_log);
+                        vis(last_line(torch_log, why, sizeof why)), vis(torch_log));
                 failed = 1;
                 continue;
             }
@@ -568,7 +568,7 @@ int cmd_crosscheck(int argc, char **argv) {
             unlink(plan);
         }
         if (read_torch(torch_out, f.metric, steps, &th[k], why, sizeof why) != 0) {
-            fprintf(stderr, "posbench: crosscheck: PyTorch run %s failed: %s (log %s)\n", e.runs[i].run_id, why, torch_log);
+            fprintf(stderr, "posbench: crosscheck: PyTorch run %s failed: %s (log %s)\n", e.runs[i].run_id, vis(why), vis(torch_log));
             failed = 1;
         }
     }
@@ -578,7 +578,7 @@ int cmd_crosscheck(int argc, char **argv) {
     char match[1024] = "";
     for (int m = 0; m < f.nmatch; m++)
         snprintf(match + strlen(match), sizeof match - strlen(match), "%s%s=%s", m ? ", " : "", f.match_key[m], f.match_value[m]);
-    printf("\n## Crosscheck: %s, stage %s%s%s\n\n", e.name, f.stage, f.nmatch ? ", " : "", match);
+    printf("\n## Crosscheck: %s, stage %s%s%s\n\n", e.name, vis(f.stage), f.nmatch ? ", " : "", vis(match));
     if (!strcmp(f.init, "timm"))
         printf("Initial weights: each side its own (--init timm): posbench's, and PyTorch's from timm's own "
                "VisionTransformer (its init functions, seeded by the run's seed; bench/crosscheck/torch_timm_init.py).\n\n");
@@ -587,7 +587,7 @@ int cmd_crosscheck(int argc, char **argv) {
                "generator (bench/crosscheck/torch_init.py; patch projection model.embed_init=%s).\n\n", embed_init);
     else
         printf("Initial weights: shared (--init ours: PyTorch starts from posbench's).\n\n");
-    printf("| trainer | n | %s (%%), mean ± 95%% CI | per seed |\n|---|---|---|---|\n", f.metric);
+    printf("| trainer | n | %s (%%), mean ± 95%% CI | per seed |\n|---|---|---|---|\n", vis(f.metric));
     for (int side = 0; side < 2; side++) {
         double *v = side ? b : a;
         char per[2048] = "", ci[128];

@@ -56,7 +56,7 @@ static hist_point summarize(const bench_metric *m) {
 static int read_files(const char *dir, hist_file **out, int *nout) {
     DIR *d = opendir(dir);
     if (!d) {
-        fprintf(stderr, "posbench: error: --history %s: cannot open the directory: %s\n", dir, strerror(errno));
+        error_msg("--history %s: cannot open the directory: %s", dir, strerror(errno));
         return -1;
     }
     hist_file *files = NULL;
@@ -73,7 +73,7 @@ static int read_files(const char *dir, hist_file **out, int *nout) {
         char path[4400], err[4608];
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         if (bench_file_read(path, &h->f, err, sizeof err) != 0) {
-            fprintf(stderr, "posbench: error: %s\n", err);
+            error_msg("%s", err);
             rc = -1;
         } else {
             n++;
@@ -81,7 +81,7 @@ static int read_files(const char *dir, hist_file **out, int *nout) {
     }
     closedir(d);
     if (rc == 0 && n == 0) {
-        fprintf(stderr, "posbench: error: --history %s: no *.tsv results files in it (posbench bench --save FILE.tsv writes one)\n", dir);
+        error_msg("--history %s: no *.tsv results files in it (posbench bench --save FILE.tsv writes one)", dir);
         rc = -1;
     }
     if (rc != 0) {
@@ -185,7 +185,7 @@ int bench_history(const char *dir, const char *out_dir) {
         char err[8800];
         rc = safe_out_begin(&file, path, err, sizeof err);
         if (rc != SAFE_OK) {
-            fprintf(stderr, "posbench: error: cannot write %s\n", err);
+            error_msg("cannot write %s", err);
             break;
         }
         FILE *f = file.f;
@@ -199,7 +199,7 @@ int bench_history(const char *dir, const char *out_dir) {
             gp_data_string(f, label), fputc('\n', f); // one quoted column whatever the label holds (gnuplot.h)
         }
         rc = safe_out_commit(&file, err, sizeof err);
-        if (rc != SAFE_OK) fprintf(stderr, "posbench: error: %s\n", err);
+        if (rc != SAFE_OK) error_msg("%s", err);
     }
     char md_path[4200], md_err[8800];
     snprintf(md_path, sizeof md_path, "%s/history.md", out);
@@ -207,21 +207,21 @@ int bench_history(const char *dir, const char *out_dir) {
         safe_out md;
         rc = safe_out_begin(&md, md_path, md_err, sizeof md_err);
         if (rc != SAFE_OK) {
-            fprintf(stderr, "posbench: error: cannot write %s\n", md_err);
+            error_msg("cannot write %s", md_err);
         } else {
             write_markdown(md.f, dir, files, n, names, k, (const char(*)[256])bases, pts);
             rc = safe_out_commit(&md, md_err, sizeof md_err);
             if (rc != SAFE_OK) {
-                fprintf(stderr, "posbench: error: %s\n", md_err);
+                error_msg("%s", md_err);
             } else {
-                printf("history of %d file%s, %d metric%s: %s\n", n, n == 1 ? "" : "s", k, k == 1 ? "" : "s", md_path);
+                printf("history of %d file%s, %d metric%s: %s\n", n, n == 1 ? "" : "s", k, k == 1 ? "" : "s", vis(md_path));
             }
         }
     }
     gp_tools tools;
     char err[512];
     if (rc == 0 && gp_find(&tools, err, sizeof err) != 0) {
-        fprintf(stderr, "posbench: error: no figures: %s\n", err);
+        error_msg("no figures: %s", err);
         rc = EXIT_BAD_INPUT;
     }
     for (int m = 0; m < k && rc == 0; m++) {

@@ -21,7 +21,7 @@ static int read_run(const char *dir, double *step_ms, double *params) {
     char **paths = NULL, err[512];
     int n = 0;
     if (rr_find_files(dir, "*.h5", &paths, &n, err, sizeof err) != 0 || n != 1) {
-        fprintf(stderr, "posbench: error: bench --ranks: no finished run in %s\n", dir);
+        error_msg("bench --ranks: no finished run in %s", dir);
         for (int i = 0; i < n; i++) free(paths[i]);
         free(paths);
         return -1;
@@ -33,7 +33,7 @@ static int read_run(const char *dir, double *step_ms, double *params) {
         *step_ms = t ? t->num : 0.0, *params = p ? p->num : 0.0;
         rr_free(&r);
     } else {
-        fprintf(stderr, "posbench: error: bench --ranks: %s\n", err);
+        error_msg("bench --ranks: %s", err);
     }
     for (int i = 0; i < n; i++) free(paths[i]);
     free(paths);
@@ -81,8 +81,8 @@ int bench_ranks(int ranks, int iters, int threads) {
     double t1 = 0, tN = 0, p1 = 0, pN = 0;
     int status = 0;
     if (rc1 != 0 || rcN != 0 || read_run(one_out, &t1, &p1) || read_run(ranks_out, &tN, &pN)) {
-        fprintf(stderr, "posbench: error: bench --ranks: a training failed (one process: status %d, %d ranks: status %d); "
-                "logs kept in %s\n", rc1, ranks, rcN, dir);
+        error_msg("bench --ranks: a training failed (one process: status %d, %d ranks: status %d); "
+                "logs kept in %s", rc1, ranks, rcN, dir);
         return EXIT_RUN_FAILED;
     }
     double bytes = 2.0 * (ranks - 1) / ranks * 4.0 * pN + 2.0 * (ranks - 1) * 8.0;
@@ -98,6 +98,6 @@ int bench_ranks(int ranks, int iters, int threads) {
         printf("note: %d ranks x %d threads exceed this machine's %ld cores: the efficiency measures oversubscription\n", ranks,
                per_rank, cores);
     char *rm[] = {"rm", "-rf", "--", dir, NULL};
-    if (launch_logged(rm, "/dev/null") != 0) fprintf(stderr, "posbench: bench --ranks: could not remove %s\n", dir);
+    if (launch_logged(rm, "/dev/null") != 0) fprintf(stderr, "posbench: bench --ranks: could not remove %s\n", vis(dir));
     return status;
 }

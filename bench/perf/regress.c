@@ -217,7 +217,7 @@ static void run_probe(int i, bench_file *out) {
     config_free(&cfg);
     rr_run run;
     if (rc != 0 || strcmp(res.status, "done") || rr_read(res.path, RR_ATTRS, &run, err, sizeof err) != 0) {
-        fprintf(stderr, "posbench bench: probe %s did not finish (status %s)\n", probes[i].name, res.status);
+        fprintf(stderr, "posbench bench: probe %s did not finish (status %s)\n", probes[i].name, vis(res.status));
         remove_dir(dir);
         return;
     }
@@ -464,7 +464,7 @@ int bench_keep_confirmed(char *names, size_t len, const bench_file *retry, const
             while (*q == ',' || *q == ' ') q++;
         }
         if (find_metric(retry, item) && !again) {
-            printf("not confirmed: %s (noise)\n", item);
+            printf("not confirmed: %s (noise)\n", vis(item));
             continue;
         }
         snprintf(kept + strlen(kept), sizeof kept - strlen(kept), "%s%s", n ? ", " : "", item);
@@ -510,7 +510,7 @@ int regress_run(const regress_options *opt) {
     if (opt->save) {
         int wrc = bench_file_write(&now, opt->save, err, sizeof err);
         if (wrc != 0) die_code(wrc, "%s", err);
-        printf("saved %d metrics to %s\n", now.n, opt->save);
+        printf("saved %d metrics to %s\n", now.n, vis(opt->save));
     }
     int rc = 0;
     if (opt->compare && bench_compared_count(&base, &now) == 0) // "no regression" would claim what nobody measured
@@ -529,7 +529,7 @@ int regress_run(const regress_options *opt) {
             int timed = 0;
             for (int i = 0; i < now.n; i++) timed |= strcmp(now.m[i].kind, "probe") && strstr(names, now.m[i].name) != NULL;
             if (!timed) break;
-            printf("\nconfirmation %d of %d: measuring again (%s regressed)\n", k, opt->confirm, names);
+            printf("\nconfirmation %d of %d: measuring again (%s regressed)\n", k, opt->confirm, vis(names));
             fflush(stdout);
             regress_options again = *opt;
             again.probes = 0;
@@ -540,8 +540,8 @@ int regress_run(const regress_options *opt) {
             n = bench_keep_confirmed(names, sizeof names, &retry, still);
             bench_file_free(&retry);
         }
-        if (n) printf("REGRESSION: %d metric%s regressed: %s\n", n, n == 1 ? "" : "s", names), rc = 1;
-        else printf("no regression against %s\n", opt->compare);
+        if (n) printf("REGRESSION: %d metric%s regressed: %s\n", n, n == 1 ? "" : "s", vis(names)), rc = 1;
+        else printf("no regression against %s\n", vis(opt->compare));
     }
     bench_file_free(&base), bench_file_free(&now);
     return rc;

@@ -1,6 +1,6 @@
 // bench/report/gnuplot.c — running gnuplot on plots/<kind>.gp (what and how: gnuplot.h).
 #include "gnuplot.h"
-#include "../text/visible_text.h"
+#include "../../core/visible_text.h"
 #include "../../core/safe_file.h"
 #include "../../core/common.h"
 #include <ctype.h>
@@ -23,6 +23,23 @@ void gp_var(gp_vars *v, const char *name, const char *fmt, ...) {
     size_t n = strlen(name) + strlen(value) + 2;
     v->text[v->n] = xmalloc(n, "gnuplot variable");
     snprintf(v->text[v->n++], n, "%s=%s", name, value);
+}
+
+// A file name gnuplot opens: the exact bytes, as a double-quoted string in which every byte
+// other than printable ASCII, and '"', '\\', '`' and '@' (command and macro substitution), is an
+// octal escape "\ooo" that gnuplot turns back into that byte (a path cannot be shown visibly
+// here: the file must be found).
+void gp_var_path(gp_vars *v, const char *name, const char *path) {
+    if (v->n == GP_MAX_VARS) die_fail("plot: too many gnuplot variables");
+    size_t n = strlen(name) + 4 * strlen(path) + 4, o = 0;
+    char *text = xmalloc(n, "gnuplot variable");
+    o += (size_t)snprintf(text, n, "%s=\"", name);
+    for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+        if (*p < 0x20 || *p >= 0x7f || strchr("\"\\`@", *p)) o += (size_t)snprintf(text + o, n - o, "\\%03o", *p);
+        else text[o++] = (char)*p;
+    }
+    text[o++] = '"', text[o] = '\0';
+    v->text[v->n++] = text;
 }
 
 // A gnuplot single-quoted string ('' stands for ').
@@ -69,7 +86,7 @@ void gp_sanitize(char *s) {
 
 int gp_make_dir(const char *path) {
     if (mkdir(path, 0777) == 0 || errno == EEXIST) return 0;
-    fprintf(stderr, "posbench: error: cannot create %s: %s\n", path, strerror(errno));
+    error_msg("cannot create %s: %s", path, strerror(errno));
     return -1;
 }
 
@@ -151,6 +168,15 @@ int gp_output_complete(const char *path, const char *ext) {
     return 0;
 }
 
+// gnuplot's output, line by line, each escaped (it quotes file names and our -e text as they are).
+static void print_output_lines(char *text) {
+    for (char *line = text, *next; line && *line; line = next) {
+        next = strchr(line, '\n');
+        if (next) *next++ = '\0';
+        visible_text(stderr, line, NULL), fputc('\n', stderr);
+    }
+}
+
 // gnuplot writes the three formats to temporary names beside the figure's; they replace the
 // figure's files only once gnuplot has exited 0 and each is complete (gnuplot exits 0 when a
 // write fails, e.g. on a full disk), so a failed plot never leaves a cut figure nor replaces a
@@ -163,8 +189,8 @@ int gp_render(const gp_tools *t, const char *kind, const char *dir, const char *
         snprintf(partial[k], sizeof partial[k], "%s/.%s.%s.%ld.partial", dir, base, figure_ext[k], (long)getpid());
         unlink(partial[k]); // gnuplot opens it by name: whatever sits there (a link) goes first, its target untouched
     }
-    gp_var_str(v, "script", script), gp_var_str(v, "png_out", partial[0]), gp_var_str(v, "svg_out", partial[1]),
-        gp_var_str(v, "pdf_out", partial[2]);
+    gp_var_path(v, "script", script), gp_var_path(v, "png_out", partial[0]), gp_var_path(v, "svg_out", partial[1]),
+        gp_var_path(v, "pdf_out", partial[2]);
     static const char *tail = "term='png'; out=png_out; load script; unset output; reset; "
                               "term='svg'; out=svg_out; load script; unset output; reset; "
                               "term='pdf'; out=pdf_out; load script; unset output";
@@ -181,7 +207,7 @@ int gp_render(const gp_tools *t, const char *kind, const char *dir, const char *
     if (pid == 0) { // gnuplot's stdout and stderr both come back through the pipe
         close(fd[0]), dup2(fd[1], 1), dup2(fd[1], 2), close(fd[1]);
         execl(t->gnuplot, "gnuplot", "-e", e, (char *)NULL);
-        fprintf(stderr, "cannot run %s: %s\n", t->gnuplot, strerror(errno));
+        fprintf(stderr, "cannot run %s: %s\n", vis(t->gnuplot), strerror(errno));
         _exit(127);
     }
     close(fd[1]);
@@ -202,23 +228,24 @@ int gp_render(const gp_tools *t, const char *kind, const char *dir, const char *
     for (int k = 0; ok && k < 3; k++) { // never over a link or device at the figure's name (core/safe_file.h)
         char err[3 * PATH_MAX];
         int rc = safe_rename_over(partial[k], final[k], err, sizeof err);
-        if (rc != SAFE_OK) fprintf(stderr, "posbench: error: cannot write %s\n", err), ok = 0, refused = rc == SAFE_REFUSED;
+        if (rc != SAFE_OK) error_msg("cannot write %s", err), ok = 0, refused = rc == SAFE_REFUSED;
     }
     for (int k = 0; k < 3; k++) unlink(partial[k]); // what is left of a failed one (renamed ones are gone)
     if (!ok && incomplete >= 0) {
-        fprintf(stderr, "posbench: error: gnuplot wrote an incomplete %s for %s (a full disk, or a write that failed)%s%s; "
-                "the figure's files are left as they were\n", final[incomplete], base, used ? "; its output: " : "", msg);
+        error_msg("gnuplot wrote an incomplete %s for %s (a full disk, or a write that failed)%s%s; "
+                "the figure's files are left as they were", final[incomplete], base, used ? "; its output: " : "", msg);
         return EXIT_RUN_FAILED;
     }
     if (refused) return EXIT_BAD_INPUT;
     if (!ok) {
         if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return EXIT_RUN_FAILED; // a rename failed: said above
-        fprintf(stderr, "posbench: error: gnuplot failed on %s making %s (%s %d)%s\n%s", script, base,
+        fprintf(stderr, "posbench: error: gnuplot failed on %s making %s (%s %d)%s\n", vis(script), base,
                 WIFEXITED(status) ? "exit status" : "signal", WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
-                used ? "; its output:" : "", msg);
+                used ? "; its output:" : "");
+        print_output_lines(msg);
         return EXIT_RUN_FAILED;
     }
-    if (used) fprintf(stderr, "posbench: gnuplot (%s): %s%s", base, msg, msg[used - 1] == '\n' ? "" : "\n");
-    printf("figure %s/%s.png, .svg, .pdf\n", dir, base);
+    if (used) fprintf(stderr, "posbench: gnuplot (%s): ", base), print_output_lines(msg);
+    printf("figure %s/%s.png, .svg, .pdf\n", vis(dir), base);
     return 0;
 }

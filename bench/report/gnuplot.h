@@ -21,6 +21,8 @@ typedef struct {
 // Adds name=<printf result> (a number or an expression) / name='s' (a gnuplot string, one line: below).
 void gp_var(gp_vars *v, const char *name, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void gp_var_str(gp_vars *v, const char *name, const char *s);
+// Adds name="path": a file gnuplot opens, its bytes exact (octal escapes: gnuplot.c).
+void gp_var_path(gp_vars *v, const char *name, const char *path);
 void gp_vars_free(gp_vars *v);
 
 // Finds gnuplot in PATH and plots/ ($POSBENCH_PLOTS, ../plots beside the executable, ./plots).
@@ -45,8 +47,9 @@ int gp_make_dir(const char *path);
 
 // Text from files (stage names, axis values, labels, paths) in what gnuplot reads, one escaper per
 // place, so no value can add a point, a line or a command (controls, a newline among them, and
-// bytes that are not UTF-8 become a visible "\xNN": bench/text/visible_text.h):
+// bytes that are not UTF-8 become a visible "\xNN": core/visible_text.h):
 //   gp_var_str     a -e variable: one line, in single quotes ('' for ');
+//   gp_var_path    a -e variable naming a file: its exact bytes, controls as octal escapes;
 //   gp_data_string a data file's string column: in double quotes, '"' as "\x22";
 //   gp_comment     a data file's "# ..." line from a printf format: one line, then '\n'.
 void gp_data_string(FILE *f, const char *s);

@@ -3,7 +3,7 @@
 #include "plot.h"
 #include "plot_internal.h"
 #include "run_select.h"
-#include "../text/visible_text.h"
+#include "../../core/visible_text.h"
 #include "gnuplot.h"
 #include "stats.h"
 #include "../results/results_read.h"
@@ -116,7 +116,7 @@ FILE *plot_begin_figure(plotter *p, const rr_stage *s, char *base, size_t blen, 
     int rc = safe_out_begin(&p->data, path, err, sizeof err);
     if (rc != SAFE_OK) {
         p->data_refused |= rc == SAFE_REFUSED;
-        fprintf(stderr, "posbench: error: cannot write %s\n", err);
+        error_msg("cannot write %s", err);
         return NULL;
     }
     return p->data.f;
@@ -134,7 +134,7 @@ void plot_figure_texts(const plotter *p, gp_vars *v, const char *title, const ch
 int plot_close_data(plotter *p, const char *path) {
     char err[8800];
     if (safe_out_commit(&p->data, err, sizeof err) != SAFE_OK) {
-        fprintf(stderr, "posbench: error: writing %s failed: %s\n", path, err);
+        error_msg("writing %s failed: %s", path, err);
         return -1;
     }
     return 0;
@@ -149,7 +149,7 @@ static int write_settings(plotter *p, const char *kind, const char *base, const 
     safe_out o; // written atomically, never through a link or device at the name (core/safe_file.h)
     int rc = safe_out_begin(&o, path, err, sizeof err);
     if (rc != SAFE_OK) {
-        fprintf(stderr, "posbench: error: %s\n", err);
+        error_msg("%s", err);
         if (rc == SAFE_REFUSED) p->data_refused = 1;
         return -1;
     }
@@ -158,7 +158,7 @@ static int write_settings(plotter *p, const char *kind, const char *base, const 
     for (int i = 0; i < v->n; i++) fprintf(o.f, "%s\n", v->text[i]);
     fprintf(o.f, "load '%s/%s.gp'\n", p->tools.plots, kind);
     if (safe_out_commit(&o, err, sizeof err) != SAFE_OK) {
-        fprintf(stderr, "posbench: error: writing %s failed: %s\n", path, err);
+        error_msg("writing %s failed: %s", path, err);
         return -1;
     }
     return 0;
@@ -328,7 +328,7 @@ static int fig_metric_vs_axis(plotter *p, const rr_stage *s, const char *metric,
         char title[600];
         snprintf(title, sizeof title, "%s: %s vs %s", plot_stage_title(p, s->name), header, plot_key_name(p, s->axes[ax]));
         gp_var_str(&v, "subtitle", nmax_all > 1 ? "mean and 95% CI over seeds" : "one seed: no interval");
-        gp_var_str(&v, "datafile", path);
+        gp_var_path(&v, "datafile", path);
         plot_figure_texts(p, &v, title, plot_key_name(p, s->axes[ax]), header);
         gp_var(&v, "nlines", "%d", written), gp_var(&v, "categorical", "%d", categorical), gp_var(&v, "logx", "%d", logx);
         axis_vars(&v, vals, nv, categorical, unit, ylo, yhi);
@@ -412,7 +412,7 @@ static int fig_metric_vs_metric(plotter *p, const rr_stage *s, const char *metri
         char title[600];
         snprintf(title, sizeof title, "%s: %s vs %s", plot_stage_title(p, s->name), header, xheader);
         gp_var_str(&v, "subtitle", "means; 95% CI of the y mean over seeds");
-        gp_var_str(&v, "datafile", path);
+        gp_var_path(&v, "datafile", path);
         plot_figure_texts(p, &v, title, xheader, header);
         gp_var(&v, "nlines", "%d", written), gp_var(&v, "categorical", "0"), gp_var(&v, "logx", "%d", lo > 0 && hi / lo >= 100);
         if (npoints == 1) gp_var(&v, "xmin", "%.17g", lo - fmax(1, fabs(lo) * 0.5)), gp_var(&v, "xmax", "%.17g", hi + fmax(1, fabs(hi) * 0.5));
@@ -512,7 +512,7 @@ static int load_tsv_requests(const char *dir, figure_spec **out, int *n, int *fo
 static int draw_metric_vs_axis(plotter *p, const rr_stage *s, const figure_spec *r) {
     const char *metric = r->metric[0] ? r->metric : "top1";
     if (!has_metric(p->set, s, metric)) {
-        if (r->where[0]) fprintf(stderr, "posbench: warning: %s: no done run of stage %s has /final %s\n", r->where, s->name, metric);
+        if (r->where[0]) warn_msg("%s: no done run of stage %s has /final %s", r->where, s->name, metric);
         return 0;
     }
     if (!strncmp(r->axis, "final.", 6)) return fig_metric_vs_metric(p, s, metric, r->axis + 6);
@@ -524,7 +524,7 @@ static int draw_metric_vs_axis(plotter *p, const rr_stage *s, const figure_spec 
         if (rc) return rc;
     }
     if (!found && r->where[0] && r->axis[0])
-        fprintf(stderr, "posbench: warning: %s: %s does not vary in stage %s\n", r->where, r->axis, s->name);
+        warn_msg("%s: %s does not vary in stage %s", r->where, r->axis, s->name);
     return 0;
 }
 
@@ -537,7 +537,7 @@ static int draw_curves(plotter *p, const rr_stage *s, const figure_spec *r) {
     snprintf(group, sizeof group, "%s", r->metric);
     char *col = strpbrk(group, "/.");
     if (!col || (strncmp(group, "train", 5) && strncmp(group, "eval", 4))) {
-        fprintf(stderr, "posbench: warning: %s: curves want train/<column> or eval/<column>, not %s\n", r->where, r->metric);
+        warn_msg("%s: curves want train/<column> or eval/<column>, not %s", r->where, r->metric);
         return 0;
     }
     *col++ = '\0';
@@ -581,10 +581,10 @@ static void remove_stale(const plotter *p, const char *fig, const char *data) {
         char path[PATH_MAX + NAME_MAX + 16];
         for (int k = 0; k < 3; k++) {
             snprintf(path, sizeof path, "%s/%s.%s", fig, base, ext[k]);
-            if (unlink(path) != 0 && errno != ENOENT) fprintf(stderr, "posbench: warning: cannot remove %s: %s\n", path, strerror(errno));
+            if (unlink(path) != 0 && errno != ENOENT) warn_msg("cannot remove %s: %s", path, strerror(errno));
         }
         snprintf(path, sizeof path, "%s/%s.gp", data, base);
-        if (unlink(path) != 0 && errno != ENOENT) fprintf(stderr, "posbench: warning: cannot remove %s: %s\n", path, strerror(errno));
+        if (unlink(path) != 0 && errno != ENOENT) warn_msg("cannot remove %s: %s", path, strerror(errno));
         snprintf(path, sizeof path, "%s/%s", data, e->d_name);
         if (unlink(path) == 0) removed++;
     }
@@ -624,11 +624,11 @@ int cmd_plot(int argc, char **argv) {
             only_name = i + 1 < argc ? argv[++i] : "";
             only = figure_kind_find(only_name);
             if (only < 0) {
-                fprintf(stderr, "posbench: error: --only '%s' is not a figure kind (valid: %s)\n", only_name, figure_kind_names());
+                error_msg("--only '%s' is not a figure kind (valid: %s)", only_name, figure_kind_names());
                 return EXIT_BAD_INPUT;
             }
         } else if (argv[i][0] == '-' || dir) {
-            fprintf(stderr, "posbench: error: unexpected argument '%s' for posbench plot (usage: posbench plot DIR [--only KIND])\n", argv[i]);
+            error_msg("unexpected argument '%s' for posbench plot (usage: posbench plot DIR [--only KIND])", argv[i]);
             return EXIT_BAD_INPUT;
         } else {
             dir = argv[i];
@@ -641,12 +641,12 @@ int cmd_plot(int argc, char **argv) {
     plotter p = {.dir = dir};
     char err[4400];
     if (gp_find(&p.tools, err, sizeof err) != 0) {
-        fprintf(stderr, "posbench: error: %s\n", err);
+        error_msg("%s", err);
         return EXIT_BAD_INPUT;
     }
     rr_set set;
     if (run_select(dir, RR_SERIES | RR_ARRAYS, &set, err, sizeof err) != 0) { // the runs report counts (run_select.h)
-        fprintf(stderr, "posbench: error: %s\n", err);
+        error_msg("%s", err);
         return EXIT_BAD_INPUT;
     }
     p.set = &set;
@@ -654,14 +654,14 @@ int cmd_plot(int argc, char **argv) {
     figure_spec *reqs = NULL;
     int nreq = 0, rc = 0, found = 0;
     if (set.nruns == 0) {
-        fprintf(stderr, "posbench: error: no finished runs under %s (no readable *.h5 files)\n", dir);
+        error_msg("no finished runs under %s (no readable *.h5 files)", dir);
         rc = EXIT_BAD_INPUT;
     } else { // DIR's own: DIR/experiment.yaml (DIR is an experiment's folder), else an old DIR/figures.tsv
         char copy[PATH_MAX + 20];
         snprintf(copy, sizeof copy, "%s/experiment.yaml", dir);
         if (load_yaml_requests(copy, &reqs, &nreq, &found, NULL, err, sizeof err) != 0 ||
             (!found && load_tsv_requests(dir, &reqs, &nreq, &found, err, sizeof err) != 0)) {
-            fprintf(stderr, "posbench: error: %s\n", err);
+            error_msg("%s", err);
             rc = EXIT_BAD_INPUT;
         }
     }
@@ -685,7 +685,7 @@ int cmd_plot(int argc, char **argv) {
             snprintf(copy, sizeof copy, "%s/experiment.yaml", edir);
             if (load_yaml_requests(copy, &own, &nown, &has_own, labels, err, sizeof err) != 0 ||
                 (!has_own && load_tsv_requests(edir, &own, &nown, &has_own, err, sizeof err) != 0)) {
-                fprintf(stderr, "posbench: error: %s\n", err);
+                error_msg("%s", err);
                 rc = EXIT_BAD_INPUT;
                 free(labels);
                 break;
@@ -715,8 +715,8 @@ int cmd_plot(int argc, char **argv) {
     }
     if (rc == 0 && only < 0) remove_stale(&p, fig, data);
     if (rc == 0) {
-        if (p.figures) printf("%d figure%s in %s (PNG, SVG and PDF; data in %s)\n", p.figures, p.figures == 1 ? "" : "s", fig, data);
-        else printf("no figures to make%s%s under %s\n", only_name ? " of kind " : "", only_name ? only_name : "", dir);
+        if (p.figures) printf("%d figure%s in %s (PNG, SVG and PDF; data in %s)\n", p.figures, p.figures == 1 ? "" : "s", vis(fig), vis(data));
+        else printf("no figures to make%s%s under %s\n", only_name ? " of kind " : "", only_name ? only_name : "", vis(dir));
     }
     free(reqs);
     for (int i = 0; i < p.nnames; i++) free(p.names[i]);

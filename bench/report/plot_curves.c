@@ -82,7 +82,7 @@ int plot_fig_curves(plotter *p, const rr_stage *s, const char *group, const char
     if (rc == 0 && written) {
         char title[600];
         snprintf(title, sizeof title, "%s: %s", plot_stage_title(p, s->name), ylabel);
-        gp_var_str(&v, "datafile", path);
+        gp_var_path(&v, "datafile", path);
         plot_figure_texts(p, &v, title, xcol, ylabel);
         gp_var(&v, "nlines", "%d", written), gp_var(&v, "logy", "0"), gp_var(&v, "marks", "%d", most <= 60);
         gp_var(&v, "band", "%d", band), gp_var(&v, "points_only", "%d", most == 1);
@@ -163,7 +163,7 @@ static int fig_array_curves(plotter *p, const rr_stage *s, const char *yname, co
     if (rc == 0 && written) {
         char title[600];
         snprintf(title, sizeof title, "%s: %s", plot_stage_title(p, s->name), ylabel);
-        gp_var_str(&v, "datafile", path);
+        gp_var_path(&v, "datafile", path);
         plot_figure_texts(p, &v, title, xlabel, ylabel);
         gp_var(&v, "nlines", "%d", written), gp_var(&v, "logy", "0"), gp_var(&v, "logx", "%d", logx), gp_var(&v, "marks", "1");
         gp_var(&v, "band", "%d", band), gp_var(&v, "points_only", "%d", most == 1);

@@ -6,7 +6,7 @@
 #include "plot_internal.h"
 #include "gnuplot.h"
 #include "../results/results_read.h"
-#include "../text/visible_text.h"
+#include "../../core/visible_text.h"
 #include "../../core/common.h"
 #include <float.h>
 #include <math.h>
@@ -60,7 +60,7 @@ const rr_run *plot_companion_run(const rr_set *set, const rr_stage *s, const cha
             if (!any_run) any_run = r;
         }
     if (!any_run)
-        fprintf(stderr, "posbench: warning: %s: %s of stage %s: no done run of stage %s has %s; drawn without it\n",
+        warn_msg("%s: %s of stage %s: no done run of stage %s has %s; drawn without it",
                 where, kind, s->name, name, what);
     return any_run;
 }
@@ -97,7 +97,7 @@ static void add_grid_rows(grid_row *rows, int *n, const rr_run *run, const char 
         if (first_pass != !strcmp(a->name, "original")) continue;
         grid_row *r = &rows[*n];
         if (image_layout(a, &r->sh) < 0) {
-            fprintf(stderr, "posbench: warning: %s: /samples/%s is not an image set (see posbench plot --help); left out\n", run->path, a->name);
+            warn_msg("%s: /samples/%s is not an image set (see posbench plot --help); left out", run->path, a->name);
             continue;
         }
         int seen = 0;
@@ -194,7 +194,7 @@ int fig_image_grid(plotter *p, const rr_stage *s, const char *with, const char *
         plot_config_legend(p, s, &s->configs[c], -1, legend, sizeof legend);
         snprintf(title, sizeof title, "%s%s: sample images, %s%sseed %ld", plot_stage_title(p, s->name), stages, s->naxes ? legend : "",
                  s->naxes ? ", " : "", rr_run_seed(run));
-        gp_var_str(&v, "datafile", path);
+        gp_var_path(&v, "datafile", path);
         plot_figure_texts(p, &v, title, NULL, NULL);
         int width = W * zoom + 260, fits = (int)strlen(p->spec && p->spec->label[0] ? p->spec->label : title) * 8 + 60; // the title fits
         gp_var(&v, "nrows", "%d", nrows), gp_var(&v, "width", "%d", width > fits ? width : fits), gp_var(&v, "height", "%d", Ht * zoom + 90);

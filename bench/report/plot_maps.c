@@ -63,7 +63,7 @@ int fig_heatmaps(plotter *p, const rr_stage *s, const char *name) {
                  rr_run_seed(run));
         int w = 130 * H + 195, h = 130 * L + 120;
         w = w < 640 ? 640 : w;
-        gp_var_str(&v, "datafile", path), gp_var_str(&v, "subtitle", subtitle);
+        gp_var_path(&v, "datafile", path), gp_var_str(&v, "subtitle", subtitle);
         plot_figure_texts(p, &v, title, NULL, NULL);
         gp_var_str(&v, "xlabel", relative ? "Δcol (key − query)" : "col"), gp_var_str(&v, "ylabel", relative ? "Δrow (key − query)" : "row");
         gp_var_str(&v, "cblabel", relative ? "mean attention weight" : "attention weight");
@@ -106,7 +106,7 @@ int fig_spatial_weights(plotter *p, const rr_stage *s) {
         int t0 = ta && ta->is_num ? (int)ta->num : 0;
         int rows = ra && ra->is_num ? (int)ra->num : 1, cols = ca && ca->is_num ? (int)ca->num : T - t0;
         if (t0 < 0 || rows < 1 || cols < 1 || t0 + rows * cols != T) {
-            fprintf(stderr, "posbench: warning: %s: /spatial/W is (%d, %d, %d) but its grid is %d x %d after %d tokens; left out\n",
+            warn_msg("%s: /spatial/W is (%d, %d, %d) but its grid is %d x %d after %d tokens; left out",
                     run->path, L, T, T, rows, cols, t0);
             continue;
         }
@@ -151,7 +151,7 @@ int fig_spatial_weights(plotter *p, const rr_stage *s) {
         int panel = grid ? 130 : 300;
         int w = panel * nq + 195, h = panel * L + 120;
         w = w < 560 ? 560 : w;
-        gp_var_str(&v, "datafile", path), gp_var_str(&v, "subtitle", subtitle);
+        gp_var_path(&v, "datafile", path), gp_var_str(&v, "subtitle", subtitle);
         plot_figure_texts(p, &v, title, NULL, NULL);
         gp_var_str(&v, "xlabel", grid ? "col" : "key token"), gp_var_str(&v, "ylabel", grid ? "row" : "query token");
         gp_var_str(&v, "cblabel", "W (spatial projection weight)");

@@ -6,7 +6,7 @@
 // stage's configurations (each its lowest-seed run with the data) and, with `with:`, the run of
 // each named stage with the same seed (plot_companion_run), so methods sit side by side.
 #include "plot_internal.h"
-#include "../text/visible_text.h"
+#include "../../core/visible_text.h"
 #include "../../core/common.h"
 #include <math.h>
 #include <stdlib.h>
@@ -211,7 +211,7 @@ static int fig_views(plotter *p, const rr_stage *s, const view_kind *k, const ch
                      plot_stage_title(p, s->name), stages, rr_run_seed(runs[0].run));
         int zoom = 1200 / (W > 0 ? W : 1); // about 1200 px of cells: a page's width at print resolution
         zoom = zoom < 1 ? 1 : zoom > 8 ? 8 : zoom;
-        gp_var_str(&v, "datafile", path);
+        gp_var_path(&v, "datafile", path);
         plot_figure_texts(p, &v, title, NULL, NULL); // a figures: entry's label: is the title
         gp_var(&v, "nrows", "%d", nm), gp_var(&v, "ncols", "%d", ncols);
         if (k == &CLS_KIND) // the colour scale of every map: its own minimum to its own maximum

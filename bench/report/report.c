@@ -395,7 +395,7 @@ int cmd_report(int argc, char **argv) {
         if (!strcmp(argv[i], "--format") || !strncmp(argv[i], "--format=", 9)) {
             const char *list = argv[i][8] == '=' ? argv[i] + 9 : i + 1 < argc ? argv[++i] : "";
             if (report_parse_formats(list, &formats, err, sizeof err) != 0) {
-                fprintf(stderr, "posbench: error: %s\n", err);
+                error_msg("%s", err);
                 return EXIT_BAD_INPUT;
             }
             continue;
@@ -413,7 +413,7 @@ int cmd_report(int argc, char **argv) {
             continue;
         }
         if (argv[i][0] == '-' || dir) {
-            fprintf(stderr, "posbench: error: unexpected argument '%s' for posbench report (usage: posbench report DIR [--format md,csv,json,html] [--diff OLD.json], or posbench report --index DIR)\n", argv[i]);
+            error_msg("unexpected argument '%s' for posbench report (usage: posbench report DIR [--format md,csv,json,html] [--diff OLD.json], or posbench report --index DIR)", argv[i]);
             return EXIT_BAD_INPUT;
         }
         dir = argv[i];
@@ -432,39 +432,39 @@ int cmd_report(int argc, char **argv) {
     // OLD.json is read before anything is written: a later --format json may replace it.
     findings_old old = {0};
     if (diff_path && findings_diff_load(diff_path, &old, err, sizeof err) != 0) {
-        fprintf(stderr, "posbench: error: %s\n", err);
+        error_msg("%s", err);
         return EXIT_BAD_INPUT;
     }
     rr_set set;
     if (run_select(dir, RR_ATTRS, &set, err, sizeof err) != 0) { // the runs that count (run_select.h), the others named
-        fprintf(stderr, "posbench: error: %s\n", err);
+        error_msg("%s", err);
         findings_diff_free(&old);
         return EXIT_BAD_INPUT;
     }
     report_metrics_from(&set); // units, scales and natures from the files
     report_order_stages(&set, dir); // stages in their experiment file's order
     if (set.nruns == 0 && set.nleft) {
-        fprintf(stderr, "posbench: error: no run files to count under %s: all %d that were read are left out (see the warnings above)\n",
+        error_msg("no run files to count under %s: all %d that were read are left out (see the warnings above)",
                 dir, set.nleft);
         rr_set_free(&set);
         findings_diff_free(&old);
         return EXIT_BAD_INPUT;
     }
     if (set.nruns == 0) {
-        fprintf(stderr, "posbench: error: no finished runs under %s (no readable *.h5 files; a run still going or stopped leaves only <run-id>.h5.partial)\n", dir);
+        error_msg("no finished runs under %s (no readable *.h5 files; a run still going or stopped leaves only <run-id>.h5.partial)", dir);
         rr_set_free(&set);
         findings_diff_free(&old);
         return EXIT_BAD_INPUT;
     }
     ref_table refs;
     if (load_refs_tsv(dir, &refs, err, sizeof err) != 0) { // an old results folder's
-        fprintf(stderr, "posbench: error: %s\n", err);
+        error_msg("%s", err);
         rr_set_free(&set);
         findings_diff_free(&old);
         return EXIT_BAD_INPUT;
     }
     if (caveats_load(dir, &set, err, sizeof err) != 0) {
-        fprintf(stderr, "posbench: error: %s\n", err);
+        error_msg("%s", err);
         free_refs(&refs);
         rr_set_free(&set);
         findings_diff_free(&old);
@@ -475,7 +475,7 @@ int cmd_report(int argc, char **argv) {
     int nrows = 0;
     if (findings_report_rows(&set, dir, &findings, &rows, &nrows, err, sizeof err) != 0) {
         caveats_free();
-        fprintf(stderr, "posbench: error: %s\n", err);
+        error_msg("%s", err);
         free_refs(&refs);
         rr_set_free(&set);
         findings_diff_free(&old);
@@ -510,7 +510,7 @@ int cmd_report(int argc, char **argv) {
             }
             if (rc == 0 && !found && strcmp(edir, dir)) rc = load_refs_tsv(edir, &own, err, sizeof err);
             if (rc != 0) {
-                fprintf(stderr, "posbench: error: %s\n", err);
+                error_msg("%s", err);
                 free(b.s), free(findings), caveats_free(), free_refs(&refs), rr_set_free(&set);
                 finding_rows_free(rows, nrows);
                 for (int t = 0; t < tables.n; t++) rt_free(tables.items[t]);
@@ -548,7 +548,7 @@ int cmd_report(int argc, char **argv) {
     }
     for (int r = 0; r < refs.n; r++)
         if (!refs.items[r].used)
-            fprintf(stderr, "posbench: warning: %s:%d: no configuration of stage '%s' matches '%s' with metric %s\n", refs.path,
+            warn_msg("%s:%d: no configuration of stage '%s' matches '%s' with metric %s", refs.path,
                     refs.items[r].line, refs.items[r].stage, refs.items[r].match, refs.items[r].metric);
     fwrite(b.s, 1, b.n, stdout);
     fflush(stdout);

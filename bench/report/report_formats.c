@@ -35,7 +35,7 @@ int report_parse_formats(const char *list, int *formats, char *err, size_t errle
 int report_write_file(const char *path, const char *text, size_t n) {
     char err[8800];
     int rc = safe_write_file(path, text, n, err, sizeof err); // its own temporary name: two reports never share one
-    if (rc != SAFE_OK) fprintf(stderr, "posbench: error: cannot write %s\n", err);
+    if (rc != SAFE_OK) error_msg("cannot write %s", err);
     return rc;
 }
 
@@ -129,8 +129,8 @@ static void remove_stale(const char *dir, const char *name, const char *why) {
     struct stat st;
     snprintf(path, sizeof path, "%s/%s", dir, name);
     if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode)) return;
-    if (unlink(path) == 0) fprintf(stderr, "posbench: report: removed %s (%s)\n", path, why);
-    else fprintf(stderr, "posbench: warning: cannot remove %s (%s): %s\n", path, why, strerror(errno));
+    if (unlink(path) == 0) fprintf(stderr, "posbench: report: removed %s (%s)\n", vis(path), why);
+    else warn_msg("cannot remove %s (%s): %s", path, why, strerror(errno));
 }
 
 // The outputs of formats not asked for this time, and tables/<name>.csv of tables this report no

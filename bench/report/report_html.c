@@ -4,7 +4,7 @@
 #include "report_provenance.h"
 #include "report_formats.h"
 #include "../version.h"
-#include "../text/visible_text.h"
+#include "../../core/visible_text.h"
 #include "../../core/safe_file.h"
 #include "../../core/common.h"
 #include <sys/stat.h>
@@ -18,7 +18,7 @@ void html_escape(FILE *out, const char *text, size_t n) {
         const unsigned char *p = (const unsigned char *)text + i;
         int len = text_char_length(p);
         if (len == 0 || i + (size_t)len > n || (len == 1 && ((*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f))) {
-            fprintf(out, "\\x%02x", *p), i++; // a control or a byte that is not UTF-8: visible (bench/text/visible_text.h)
+            fprintf(out, "\\x%02x", *p), i++; // a control or a byte that is not UTF-8: visible (core/visible_text.h)
             continue;
         }
         switch (*p) {
@@ -250,12 +250,12 @@ static int figure_image(FILE *out, const char *path) {
     size_t n;
     // A regular file (never through a link, never blocking), at most SVG_MAX_BYTES: anything else is skipped, named.
     if (safe_read_file(path, SVG_MAX_BYTES, SAFE_NOFOLLOW, &text, &n, NULL, err, sizeof err) != SAFE_OK) {
-        fprintf(stderr, "posbench: warning: REPORT.html: figure left out: %s\n", err);
+        warn_msg("REPORT.html: figure left out: %s", err);
         return -1;
     }
     unsigned char *svg = (unsigned char *)text;
     if (!strstr((const char *)svg, "<svg")) {
-        fprintf(stderr, "posbench: warning: REPORT.html: %s is not an SVG file (no <svg element)\n", path);
+        warn_msg("REPORT.html: %s is not an SVG file (no <svg element)", path);
         free(svg);
         return -1;
     }

@@ -29,7 +29,7 @@ int report_html_write(const char *dir, const char *md, const rr_set *set, int ar
 int report_html_write_page(const char *dir, const char *md, const char *title);
 
 // The pieces, for tests: text with & < > " ' escaped, controls (but newline and tab) and bytes
-// that are not UTF-8 as a visible "\xNN" (bench/text/visible_text.h); REPORT.md's Markdown as HTML (headings get
+// that are not UTF-8 as a visible "\xNN" (core/visible_text.h); REPORT.md's Markdown as HTML (headings get
 // ids "s<k>", k counting on from *nsection, which is updated).
 void html_escape(FILE *out, const char *text, size_t n);
 void html_from_markdown(FILE *out, const char *md, int *nsection);

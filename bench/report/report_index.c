@@ -266,7 +266,7 @@ int report_index(const char *dir) {
     int n = 0, ntimes = 0;
     static index_time times[INDEX_MAX_SOURCES];
     if (list_sources(dir, names, &n, err, sizeof err) != 0 || load_times(dir, times, &ntimes, err, sizeof err) != 0) {
-        fprintf(stderr, "posbench: error: report --index: %s\n", err);
+        error_msg("report --index: %s", err);
         if (n) for (int k = 0; k < n; k++) free(names[k]);
         return EXIT_BAD_INPUT;
     }
@@ -277,14 +277,14 @@ int report_index(const char *dir) {
         for (int t = 0; t < ntimes; t++)
             if (!strcmp(times[t].source, names[k])) src[k].time = &times[t];
         if (read_source(dir, &src[k], err, sizeof err) != 0) {
-            fprintf(stderr, "posbench: error: report --index: source %s: %s\n", names[k], err);
+            error_msg("report --index: source %s: %s", names[k], err);
             rc = EXIT_BAD_INPUT;
         }
         with_runs += src[k].md != NULL;
     }
     if (rc == 0 && !with_runs) {
-        fprintf(stderr, "posbench: error: report --index: no subfolder of %s holds run files (a source is a folder such as "
-                        "results/mp3 that make reproduce-<source> or posbench run --out wrote)\n", dir);
+        error_msg("report --index: no subfolder of %s holds run files (a source is a folder such as "
+                        "results/mp3 that make reproduce-<source> or posbench run --out wrote)", dir);
         rc = EXIT_BAD_INPUT;
     }
     if (rc == 0) {

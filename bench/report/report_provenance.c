@@ -2,7 +2,7 @@
 // scale, commits, devices and CPU models, dates and commands of the counted runs, and the verdicts.
 #include "report_provenance.h"
 #include "../text/markdown_text.h"
-#include "../text/visible_text.h"
+#include "../../core/visible_text.h"
 #include "../../core/common.h"
 #include <errno.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
 #include "../experiment/yaml_tree.h"
 #include "../results/text_index.h"
 #include "../text/markdown_text.h"
-#include "../text/visible_text.h"
+#include "../../core/visible_text.h"
 #include "../../core/common.h"
 #include <errno.h>
 #include <stdio.h>
@@ -78,8 +78,8 @@ void report_current_versions(rr_set *set, const char *dir) {
                 total++, current += has_id(&ids, rr_attr_text(&run->root, "run_id", ""));
             }
             if (current == 0 && total > 0) // not the file these runs were made from: nothing to tell apart
-                fprintf(stderr, "posbench: warning: none of the %d runs of experiment '%s' is a run of %s (at any scale): "
-                                "it is not the file they were made from, so all of them are used\n", total, name, path);
+                warn_msg("none of the %d runs of experiment '%s' is a run of %s (at any scale): "
+                                "it is not the file they were made from, so all of them are used", total, name, path);
             for (int r = 0; r < n && current > 0; r++) {
                 const rr_run *run = &set->runs[r];
                 if (strcmp(rr_attr_text(&run->root, "experiment", ""), name)) continue;

@@ -6,7 +6,7 @@
 #include "../experiment/yaml_tree.h"
 #include "../results/run_screen.h"
 #include "../results/text_index.h"
-#include "../text/visible_text.h"
+#include "../../core/visible_text.h"
 #include "../../core/common.h"
 #include <stdio.h>
 #include <stdlib.h>

@@ -28,7 +28,7 @@ void report_metrics_from(const rr_set *set) {
         char err[256];
         metric_info *t = run_metrics_parse(a->text, err, sizeof err);
         if (!t) {
-            fprintf(stderr, "report: %s: /final %s (its metrics are read from the built-in tables)\n", set->runs[r].path, err);
+            fprintf(stderr, "report: %s: /final %s (its metrics are read from the built-in tables)\n", vis(set->runs[r].path), vis(err));
             continue;
         }
         file_tables = xrealloc(file_tables, (size_t)(n_file_tables + 1) * sizeof *file_tables, "metric tables");

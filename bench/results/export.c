@@ -4,7 +4,7 @@
 #include "run_metrics.h"
 #include "../config/config.h"
 #include "text_index.h"
-#include "../text/visible_text.h"
+#include "../../core/visible_text.h"
 #include "../../core/common.h"
 #include <math.h>
 #include <stdlib.h>

@@ -50,13 +50,13 @@ int launch_ranks(int ranks, char *const args[], int nargs, const char *log_path,
             char err[4400];
             int rc = safe_open_update(log_path, O_WRONLY | O_CREAT | O_TRUNC, &fd, err, sizeof err); // never through a link
             if (rc != SAFE_OK || dup2(fd, STDOUT_FILENO) < 0 || dup2(fd, STDERR_FILENO) < 0) {
-                fprintf(stderr, "posbench: error: --ranks: cannot write the log %s\n", rc != SAFE_OK ? err : strerror(errno));
+                error_msg("--ranks: cannot write the log %s", rc != SAFE_OK ? err : strerror(errno));
                 _exit(127);
             }
             close(fd);
         }
         execvp("mpirun", argv);
-        fprintf(stderr, "posbench: error: --ranks: cannot start mpirun: %s (make deps installs openmpi-bin)\n", strerror(errno));
+        error_msg("--ranks: cannot start mpirun: %s (make deps installs openmpi-bin)", strerror(errno));
         _exit(127);
     }
     launcher_pid = pid;
@@ -79,15 +79,15 @@ int launch_ranks(int ranks, char *const args[], int nargs, const char *log_path,
     if (WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == EXIT_BAD_INPUT)) return WEXITSTATUS(status);
     if (WIFEXITED(status) && WEXITSTATUS(status) > 128) {
         int sig = WEXITSTATUS(status) - 128;
-        fprintf(stderr, "posbench: error: a rank of the %d died on signal %d (%s) without a word (mpirun's exit status %d; "
+        error_msg("a rank of the %d died on signal %d (%s) without a word (mpirun's exit status %d; "
                 "its message above names the rank); the job is ended, exit 1; rerun the same command to resume from the "
-                "last checkpoint\n", ranks, sig, strsignal(sig), WEXITSTATUS(status));
+                "last checkpoint", ranks, sig, strsignal(sig), WEXITSTATUS(status));
     } else if (WIFEXITED(status)) {
         fprintf(stderr, "posbench: error: the run on %d ranks failed (mpirun's exit status %d; the messages above say "
                 "why)\n", ranks, WEXITSTATUS(status));
     } else if (WIFSIGNALED(status)) {
-        fprintf(stderr, "posbench: error: mpirun itself ended on signal %d (%s); the run on %d ranks stopped; rerun the "
-                "same command to resume from the last checkpoint\n", WTERMSIG(status), strsignal(WTERMSIG(status)), ranks);
+        error_msg("mpirun itself ended on signal %d (%s); the run on %d ranks stopped; rerun the "
+                "same command to resume from the last checkpoint", WTERMSIG(status), strsignal(WTERMSIG(status)), ranks);
     }
     return EXIT_RUN_FAILED;
 }
@@ -150,7 +150,7 @@ int launch_logged(char *const argv[], const char *log_path) {
         int fd;
         char err[4400];
         if (safe_open_update(log_path, O_WRONLY | O_CREAT | O_TRUNC, &fd, err, sizeof err) != SAFE_OK) { // a regular file only
-            fprintf(stderr, "posbench: error: cannot write the log %s\n", err);
+            error_msg("cannot write the log %s", err);
             _exit(127);
         }
         exec_child(argv, fd, 1);

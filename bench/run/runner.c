@@ -52,7 +52,7 @@ static int recheck_elsewhere(const experiment *e, int i, const char *out) {
                                           : R_WAIT;
     printf("[%s]%*s %s %s %s: the other process %s\n", state == R_WAIT ? "resume" : state_name[state],
            (int)(8 - strlen(state == R_WAIT ? "resume" : state_name[state])), "", e->runs[i].run_id, e->runs[i].stage,
-           e->runs[i].axes,
+           vis(e->runs[i].axes),
            state == R_DONE       ? "finished it"
            : state == R_DIVERGED ? "saw it diverge"
            : state == R_DAMAGED  ? "left a damaged file (--force sets it aside and reruns the run)"
@@ -131,7 +131,7 @@ static void child_train(const experiment *e, int i, const run_flags *f, int thre
     int fd;
     char err[4400];
     int rc = safe_open_update(log, O_WRONLY | O_CREAT | O_APPEND, &fd, err, sizeof err); // never through a link
-    if (rc != SAFE_OK) fprintf(stderr, "posbench: error: the run's log %s\n", err), _exit(rc);
+    if (rc != SAFE_OK) error_msg("the run's log %s", err), _exit(rc);
     dup2(fd, STDOUT_FILENO);
     if (f->jobs > 1) dup2(fd, STDERR_FILENO); // one progress bar only: the single job's
     close(fd);
@@ -290,7 +290,7 @@ int cmd_run(int argc, char **argv) {
             char base[4096];
             experiment_run_path(e, i, f.out, base, sizeof base);
             printf("[damaged] %s %s %s: %s.h5 %s; left as it is (--force sets it aside and reruns the run)\n",
-                   e->runs[i].run_id, e->runs[i].stage, e->runs[i].axes, base, why);
+                   e->runs[i].run_id, e->runs[i].stage, vis(e->runs[i].axes), vis(base), vis(why));
         } else state[i] = R_WAIT, pending++;
     }
     int threads = posbench_threads(), per_job = threads / f.jobs > 0 ? threads / f.jobs : 1;
@@ -320,7 +320,7 @@ int cmd_run(int argc, char **argv) {
         for (int i = 0; i < n; i++)
             if (state[i] != R_SKIP)
                 printf("  %s %-10s %-8s %s\n", e->runs[i].run_id, e->runs[i].stage,
-                       state[i] == R_DONE ? "done" : experiment_run_status(e, i, f.out), e->runs[i].axes);
+                       state[i] == R_DONE ? "done" : experiment_run_status(e, i, f.out), vis(e->runs[i].axes));
         return 0;
     }
     char exp_dir[4096];
@@ -328,7 +328,7 @@ int cmd_run(int argc, char **argv) {
     make_dirs_for(exp_dir);
     if (exp_tables_write(e, exp_dir, err, sizeof err) != 0) die_fail("%s", err);
     if (run_names_write(e, f.out, err, sizeof err) != 0) // readable links to the runs (run_names.h)
-        fprintf(stderr, "posbench: warning: %s; the runs go on without readable names\n", err);
+        warn_msg("%s; the runs go on without readable names", err);
     fflush(stdout);
     int running = 0, stop = 0;
     for (;;) {
@@ -346,7 +346,7 @@ int cmd_run(int argc, char **argv) {
                 parent_state == R_DAMAGED || (parent_state == R_SKIP)) {
                 state[i] = R_BLOCKED;
                 printf("[blocked] %s %s %s: its %s run %s is not done\n", e->runs[i].run_id, e->runs[i].stage,
-                       e->runs[i].axes, e->runs[parent].stage, e->runs[parent].run_id);
+                       vis(e->runs[i].axes), e->runs[parent].stage, e->runs[parent].run_id);
                 continue;
             }
             if (parent_state != R_DONE) continue;
@@ -360,7 +360,7 @@ int cmd_run(int argc, char **argv) {
                 state[i] = R_ELSEWHERE;
                 elsewhere++;
                 printf("[locked]  %s %s %s: %s is running it; waiting for it\n", e->runs[i].run_id, e->runs[i].stage,
-                       e->runs[i].axes, holder);
+                       vis(e->runs[i].axes), vis(holder));
                 fflush(stdout);
                 continue;
             }
@@ -377,7 +377,7 @@ int cmd_run(int argc, char **argv) {
             state[i] = R_RUNNING;
             tries[i]++;
             running++;
-            printf("[start]   %s %s %s%s\n", e->runs[i].run_id, e->runs[i].stage, e->runs[i].axes,
+            printf("[start]   %s %s %s%s\n", e->runs[i].run_id, e->runs[i].stage, vis(e->runs[i].axes),
                    tries[i] > 1 ? " (retry)" : "");
             fflush(stdout);
         }
@@ -422,7 +422,7 @@ int cmd_run(int argc, char **argv) {
         last_final_line(base, result, sizeof result);
         printf("[%s]%*s %s %s %s: %s (exit %d; log %s.log)\n", state[i] == R_WAIT ? "retry" : state_name[state[i]],
                (int)(8 - strlen(state[i] == R_WAIT ? "retry" : state_name[state[i]])), "", e->runs[i].run_id,
-               e->runs[i].stage, e->runs[i].axes, result, code, base);
+               e->runs[i].stage, vis(e->runs[i].axes), vis(result), code, vis(base));
         fflush(stdout);
     }
     int failed = 0, ok = 0;
@@ -431,11 +431,11 @@ int cmd_run(int argc, char **argv) {
         if (state[i] == R_FAILED || state[i] == R_DIVERGED || state[i] == R_BLOCKED || state[i] == R_ELSEWHERE ||
             state[i] == R_DAMAGED || (state[i] == R_WAIT && stop)) {
             if (!failed++) printf("not done:\n");
-            printf("  %s %s %s: %s\n", e->runs[i].run_id, e->runs[i].stage, e->runs[i].axes,
+            printf("  %s %s %s: %s\n", e->runs[i].run_id, e->runs[i].stage, vis(e->runs[i].axes),
                    state[i] == R_WAIT ? "not started (--fail-fast)" : state_name[state[i]]);
         }
     }
-    printf("experiment %s: %d done, %d not done; results in %s/%s\n", e->name, ok, failed, f.out, e->name);
+    printf("experiment %s: %d done, %d not done; results in %s/%s\n", e->name, ok, failed, vis(f.out), e->name);
     free(state);
     free(tries);
     free(lock_fd);

@@ -259,7 +259,7 @@ int cmd_sweep(int argc, char **argv) {
     if (save) {
         snprintf(path, sizeof path, "%s", save);
         write_file(path, yaml);
-        printf("wrote %s (posbench run %s runs the same sweep)\n", path, path);
+        printf("wrote %s (posbench run %s runs the same sweep)\n", vis(path), vis(path));
     } else {
         const char *tmp = getenv("TMPDIR");
         snprintf(path, sizeof path, "%s/posbench-sweep-XXXXXX.yaml", tmp && tmp[0] ? tmp : "/tmp");
@@ -277,7 +277,7 @@ int cmd_sweep(int argc, char **argv) {
     char err[4096];
     if (experiment_load(&check, path, NULL, err, sizeof err) != 0) {
         g_temp_yaml[0] = 0;
-        die_input("%s\n(the experiment posbench sweep wrote for these arguments is kept: %s)", err, path);
+        die_input("%s (the experiment posbench sweep wrote for these arguments is kept: %s)", err, path);
     }
     refuse_dropping_a_sweep(&check, run_argv, nrun);
     experiment_free(&check);

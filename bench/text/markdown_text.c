@@ -1,6 +1,6 @@
 // bench/text/markdown_text.c — one-line Markdown cells, text and code spans (markdown_text.h).
 #include "markdown_text.h"
-#include "visible_text.h"
+#include "../../core/visible_text.h"
 #include "../../core/common.h"
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 // bench/text/yaml_text.c — YAML double-quoted scalars and comment text (yaml_text.h).
 #include "yaml_text.h"
-#include "visible_text.h"
+#include "../../core/visible_text.h"
 
 void yaml_quoted(FILE *out, const char *in) {
     fputc('"', out);

@@ -79,7 +79,7 @@ void budget_setup(run *r) {
     r->budget_updates = updates;
     r->budget_images = images;
     snprintf(r->budget_desc, sizeof r->budget_desc, "%s updates", desc);
-    printf("budget: %ld updates, %ld images seen, as %s\n", updates, images, r->budget_desc);
+    printf("budget: %ld updates, %ld images seen, as %s\n", updates, images, vis(r->budget_desc));
 }
 
 // The parent's cumulative totals, from the finished run file beside its weights.
@@ -92,7 +92,7 @@ void budget_read_init(run *r, const char *weights) {
     rr_run pr;
     char err[4400];
     if (rr_read(path, RR_ATTRS, &pr, err, sizeof err) != 0) {
-        printf("budget: no finished run file %s beside the init weights: cumulative updates not recorded\n", path);
+        printf("budget: no finished run file %s beside the init weights: cumulative updates not recorded\n", vis(path));
         free(path);
         return;
     }

@@ -155,7 +155,7 @@ int checkpoint_resume(run *r) {
             refuse(r, "the data changed since it was written: %s; the rest of the run would train on other data "
                    "(--force also restarts from step 0)", why);
         if (!same) {
-            printf("run %s: the data changed since the checkpoint (%s); --force: restarting from step 0\n", r->run_id, why);
+            printf("run %s: the data changed since the checkpoint (%s); --force: restarting from step 0\n", r->run_id, vis(why));
             tf_free(&tf);
             return 0;
         }
@@ -267,6 +267,6 @@ void weights_load_init(run *r, const char *path) {
     r->model.ops->upload(r->model.param, param, t->total * sizeof(float));
     free(param);
     r->init_loaded = loaded, r->init_tensors = t->count;
-    printf("init: %d of %d tensors from %s%s%s\n", loaded, t->count, path, skipped[0] ? "; fresh: " : "", skipped);
+    printf("init: %d of %d tensors from %s%s%s\n", loaded, t->count, vis(path), skipped[0] ? "; fresh: " : "", vis(skipped));
     tf_free(&tf);
 }

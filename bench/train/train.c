@@ -421,7 +421,7 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
     printf("run %s: %s d=%d L=%d H=%d patch %d, %zu parameters; %d train / %d test images; %d epochs x %d steps of %d\n",
            r.run_id, m->arch->name, m->cfg.dim, m->cfg.depth, m->cfg.heads, m->cfg.patch, tensor_table_numel(&m->params), r.train.n,
            r.test.n, r.epochs, r.steps_per_epoch, r.batch);
-    if (resumed) printf("resuming run %s from step %ld (%s)\n", r.run_id, r.step, r.ckpt_path);
+    if (resumed) printf("resuming run %s from step %ld (%s)\n", r.run_id, r.step, vis(r.ckpt_path));
     fflush(stdout);
 
     progress bar;
@@ -568,7 +568,7 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
     out->steps = r.step;
     if (status == 0)
         printf(r.obj.kind->final_line, train_metric_shown(r.obj.kind, 0, last.metric[0]), train_metric_shown(r.obj.kind, 1, last.metric[1]), r.train_time_s);
-    printf("results: %s\n", r.final_path);
+    printf("results: %s\n", vis(r.final_path));
     free_run(&r);
     train_files_release(&r);
     return status;

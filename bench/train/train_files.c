@@ -60,8 +60,8 @@ int train_files_claim(run *r, train_result *out, int *status) {
         char holder[4400];
         r->lock_fd = run_lock_take(base, holder, sizeof holder);
         if (r->lock_fd < 0) {
-            fprintf(stderr, "posbench: error: run %s is being trained by %s; nothing was touched (wait for it, "
-                    "or stop that process)\n", r->run_id, holder);
+            error_msg("run %s is being trained by %s; nothing was touched (wait for it, "
+                    "or stop that process)", r->run_id, holder);
             snprintf(out->status, sizeof out->status, "locked");
             *status = EXIT_RUN_FAILED;
             return 0;
@@ -80,7 +80,7 @@ int train_files_claim(run *r, train_result *out, int *status) {
             die_input("run %s finished on other data: %s; %s was left as it is (--force retrains the run on the data as it "
                       "is now)", r->run_id, changed, r->final_path);
         printf("run %s is already finished: %s (--force retrains it; the old file is replaced only when the new run ends)\n",
-               r->run_id, r->final_path);
+               r->run_id, vis(r->final_path));
         print_finished_result(r);
         snprintf(out->status, sizeof out->status, "skipped");
         *status = 0;
@@ -89,7 +89,7 @@ int train_files_claim(run *r, train_result *out, int *status) {
     }
     if (st == RUN_FILE_DIVERGED && !opt->force) {
         printf("run %s diverged earlier: %s (a diverged run stays diverged; --force retrains it)\n", r->run_id,
-               r->final_path);
+               vis(r->final_path));
         snprintf(out->status, sizeof out->status, "diverged");
         *status = EXIT_RUN_FAILED;
         train_files_release(r);
@@ -101,7 +101,7 @@ int train_files_claim(run *r, train_result *out, int *status) {
                       r->final_path, why, r->final_path);
         char moved[4400], err[4600];
         if (run_file_set_aside(r->final_path, moved, sizeof moved, err, sizeof err) != 0) die_fail("%s", err);
-        printf("run %s: %s %s; set aside as %s, retraining\n", r->run_id, r->final_path, why, moved);
+        printf("run %s: %s %s; set aside as %s, retraining\n", r->run_id, vis(r->final_path), vis(why), vis(moved));
     }
     return 1;
 }

@@ -181,7 +181,7 @@ int train_plan_write(run *r, const char *path) {
     tf_free(&tf);
     free(order), free(sizes), free(draws), free(host);
     if (rc != 0) die_code(rc, "crosscheck plan: %s", err);
-    printf("crosscheck plan: %s (%ld steps of %d, %d train / %d test images, %d parameter tensors)\n", path, r->total_steps, B,
+    printf("crosscheck plan: %s (%ld steps of %d, %d train / %d test images, %d parameter tensors)\n", vis(path), r->total_steps, B,
            r->train.n, r->test.n, m->params.count);
     return 0;
 }

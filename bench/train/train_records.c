@@ -346,8 +346,8 @@ void record_linear_probe(run *r) {
         layer[i] = (float)(first + i + 1);
         for (int f = 0; f < (has_cls ? 2 : 1); f++)
             if (lp.iters[f][i] >= LINEAR_PROBE_MAX_ITERS)
-                fprintf(stderr, "posbench: warning: the linear probe of block %d (%s) stopped after %.0f iterations unconverged; "
-                        "its top-1 understates the features\n", first + i + 1, f ? "cls" : "mean-pooled", lp.iters[f][i]);
+                warn_msg("the linear probe of block %d (%s) stopped after %.0f iterations unconverged; "
+                        "its top-1 understates the features", first + i + 1, f ? "cls" : "mean-pooled", lp.iters[f][i]);
         printf("linear probe after block %d: top1 %.2f%% validation %.2f%% (mean-pooled patches, lambda %g)", first + i + 1,
                100.0 * lp.top1[0][i], 100.0 * lp.val_top1[0][i], lp.lambda[0][i]);
         if (has_cls) printf(", %.2f%% validation %.2f%% (cls, lambda %g)", 100.0 * lp.top1[1][i], 100.0 * lp.val_top1[1][i], lp.lambda[1][i]);

@@ -428,8 +428,8 @@ static int compute_clips(speech_store *st, char *err, size_t errlen) {
             long_clips++;
         }
     if (long_clips > 0)
-        fprintf(stderr, "posbench: warning: %s: %d clip%s longer than 1 s, cut to the first second (first: %s, %.3f s; "
-                        "data.long_clips=refuse refuses them)\n", st->dir, long_clips, long_clips == 1 ? " is" : "s are",
+        warn_msg("%s: %d clip%s longer than 1 s, cut to the first second (first: %s, %.3f s; "
+                        "data.long_clips=refuse refuses them)", st->dir, long_clips, long_clips == 1 ? " is" : "s are",
                 st->file[first_long], (double)samples[first_long] / SPEECH_CLIP_SAMPLES);
     for (int r = 0; r < st->n_rows; r++) free(why[r]);
     free(why);

@@ -1,7 +1,5 @@
-// bench/text/visible_text.c — controls and invalid UTF-8 as visible \xNN (visible_text.h).
+// core/visible_text.c — controls and invalid UTF-8 as visible \xNN (visible_text.h).
 #include "visible_text.h"
-#include "../../core/common.h"
-#include <stdlib.h>
 #include <string.h>
 
 int text_char_length(const unsigned char *s) {
@@ -29,14 +27,4 @@ size_t visible_text(FILE *out, const char *in, const char *also) {
         }
     }
     return written;
-}
-
-char *visible_dup(const char *in, const char *also) {
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (!f) die_fail("out of memory escaping text");
-    visible_text(f, in, also);
-    if (fclose(f) != 0 || !text) die_fail("out of memory escaping text");
-    return text;
 }
