@@ -91,6 +91,12 @@ double mp3_forward(mp3 *o, const float *logits, int B) {
     return o->ops->sum(o->losses, (size_t)rows) / ((double)B * o->N); // cls rows hold 0
 }
 
+void mp3_forward_to(mp3 *o, const float *logits, int B, double *loss) {
+    int rows = B * o->T;
+    o->ops->softmax_xent_forward(o->losses, o->probs, logits, o->targets, rows, o->N, 0.0f);
+    o->ops->sum_to(loss, o->losses, (size_t)rows, (double)B * o->N); // cls rows hold 0
+}
+
 void mp3_backward(mp3 *o, float *dlogits, int B) {
     o->ops->softmax_xent_backward(dlogits, o->probs, o->targets, B * o->T, o->N, 0.0f, 1.0f / ((float)B * o->N));
 }
