@@ -4,7 +4,9 @@
 // work only: every shape must be static and every per-step value must be read from device
 // memory the host updates before the replay (the step's inputs uploaded from pinned staging, the
 // optimizer's STEP_* values, the random ops' epoch and step: ops set_rng_clock, so dropout and
-// drop path replay), never drawn or decided by host code inside the step.
+// drop path replay), never drawn or decided by host code inside the step (what an objective
+// draws on the host, MP3's contexts, is written into the pinned staging before each step by its
+// objective_kind.train_stage; its size is fixed by objective.eta, so MP3 at its eta replays).
 #pragma once
 #include "../../objectives/objective.h"
 
