@@ -7,8 +7,8 @@
 # drop path and dropout, over two epochs with a checkpoint and evaluations (40 steps: its values
 # read at every metrics line); relbias; CAPE (pe.kind=cape: not replayable, still no host
 # reads); MP3 at eta 0.5 with dropout (its loss kept on the backend, its contexts staged before
-# each step: replayable), on cpu and with the on run on cpu-guarded; a
-# run that diverges (a NaN planted in a parameter before step 7, tests' fault hook: the same
+# each step: replayable), on cpu and with the on run on cpu-guarded; MAE at eta 0.75 (its kept
+# patches and targets staged the same way); a run that diverges (a NaN planted in a parameter before step 7, tests' fault hook: the same
 # diverged_step and status; with a hook the values are read every step). The metrics lines are the same
 # but for times and speeds. stderr names what does not replay and why.
 cd "$(dirname "$0")/.." || exit 1
@@ -41,7 +41,7 @@ a, b = lines(sys.argv[1]), lines(sys.argv[2])
 sys.exit(0 if a and a == b else 1)
 PY
 }
-for case in supervised relbias cape mp3 mp3-guarded diverged; do
+for case in supervised relbias cape mp3 mp3-guarded mae diverged; do
     dev=cpu # the device of the train.graph=on run (the off run is on cpu)
     case $case in
         supervised) CFG="$BASE train.epochs=2 train.clip=0.05" ;;
@@ -49,6 +49,7 @@ for case in supervised relbias cape mp3 mp3-guarded diverged; do
         cape) CFG="$BASE pe.kind=cape train.epochs=1" ;;
         mp3) CFG="$BASE objective.name=mp3 pe.kind=none objective.eta=0.5 train.epochs=1" ;;
         mp3-guarded) CFG="$BASE objective.name=mp3 pe.kind=none objective.eta=0.5 train.epochs=1" dev=cpu-guarded ;;
+        mae) CFG="$BASE objective.name=mae pe.kind=sin2d objective.eta=0.75 mae.decoder_depth=1 mae.decoder_dim=16 train.epochs=1" ;;
         diverged) CFG="$BASE train.epochs=1" ;; # a NaN planted before step 7 (POSBENCH_FAULT_NAN_STEP)
     esac
     fault=""
@@ -88,8 +89,9 @@ check "train.graph=on note: the CPU runs the step eagerly" $? "$(grep 'train.gra
 grep -q 'not replayed as a graph: the position encoding draws' "$T/cape-on.err"
 check "train.graph=on note: CAPE does not replay" $? "$(grep 'train.graph' "$T/cape-on.err" | head -n 1)"
 grep -q 'no host reads inside a step; not replayed as a graph: the CPU backends' "$T/mp3-on.err" &&
-    grep -q 'no host reads inside a step; not replayed as a graph: the CPU backends' "$T/mp3-guarded-on.err"
-check "train.graph=on note: MP3 runs without host reads (only the CPU backends stop its replay)" $? "$(grep 'train.graph' "$T/mp3-on.err" | head -n 1)"
+    grep -q 'no host reads inside a step; not replayed as a graph: the CPU backends' "$T/mp3-guarded-on.err" &&
+    grep -q 'no host reads inside a step; not replayed as a graph: the CPU backends' "$T/mae-on.err"
+check "train.graph=on note: MP3 and MAE run without host reads (only the CPU backends stop their replay)" $? "$(grep 'train.graph' "$T/mae-on.err" | head -n 1)"
 grep -q 'diverged: loss nan at step 7' "$T/diverged-on.err"
 check "train.graph=on: the diverging run says so at its step" $? "$(grep 'diverged' "$T/diverged-on.err" | head -n 1)"
 $PB train train.graph=maybe > "$T/bad" 2>&1

@@ -5,10 +5,11 @@
 // micro-batches, counted loss terms, per-step sizes, reference tokens, CAPE draws) refuses it
 // with a reason naming its setting; the device-resident step (no host reads)
 // is refused only for the first four. Then the inputs the trainer and bench derive from an
-// objective and its model (graph_replay_inputs_of): supervised and MP3 at a fixed eta (its
-// contexts staged before each step: train_stage) replay; MP3 with reference tokens and supervised
-// with CAPE run without host reads but do not replay; MAE reads its loss on the host. Also: the CPU
-// backends refuse graph_begin with a reason.
+// objective and its model (graph_replay_inputs_of): supervised, MP3 at a fixed eta (its contexts
+// staged before each step: train_stage) and MAE at a fixed eta (its kept patches and targets
+// staged the same way) replay; MP3 with reference tokens and supervised with CAPE run without host
+// reads but do not replay; GVP reads its loss on the host. Also: the CPU backends refuse
+// graph_begin with a reason.
 #include "testing.h"
 #include "../bench/train/graph_replay.h"
 #include "../core/ops.h"
@@ -28,7 +29,7 @@ static const replay_case cases[] = {
     {"one listed resolution, one rank, accumulate 1", {.resolutions = 1, .ranks = 1, .accumulate = 1}, NULL, NULL},
     {"no resolutions list", {.resolutions = 0}, NULL, NULL},
     {"own views (dino)", {.own_views = 1}, "own views", "own views"},
-    {"loss read on the host (mae)", {.host_loss = 1}, "train_forward_to", "train_forward_to"},
+    {"loss read on the host (gvp, mlm)", {.host_loss = 1}, "train_forward_to", "train_forward_to"},
     {"two ranks", {.ranks = 2}, "processes", "processes"},
     {"accumulate 4", {.accumulate = 4}, "train.accumulate", "train.accumulate"},
     {"counted loss terms", {.loss_terms = 1}, "loss terms", NULL},
@@ -56,7 +57,8 @@ static const objective_case objective_cases[] = {
     {"mp3, eta 0 (every patch in the context)", "mp3", "none", 0.0, 0.0, NULL, NULL},
     {"mp3 with reference tokens (objective.ref_fraction 0.1)", "mp3", "sin2d", 0.0, 0.1, "model.ref_tokens", NULL},
     {"supervised, pe.kind=cape", "supervised", "cape", 0.0, 0.0, "CAPE", NULL},
-    {"mae (its loss read on the host)", "mae", "sin2d", 0.75, 0.0, "train_forward_to", "train_forward_to"},
+    {"mae, eta 0.75 (kept patches, rows and targets staged before each step)", "mae", "sin2d", 0.75, 0.0, NULL, NULL},
+    {"gvp (its loss read on the host)", "gvp", "sin2d", 0.0, 0.0, "train_forward_to", "train_forward_to"},
 };
 
 // Each objective configures a 28 px, patch 4 model (49 patches, cls) as the trainer would and

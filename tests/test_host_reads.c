@@ -1,8 +1,8 @@
 // tests/test_host_reads.c — the training step without host reads (bench/train/step_device.h,
 // train.graph=on) on the CPU and guarded backends, against the step that reads its loss and
-// norm at once (train_forward, backward, optim_step): a small supervised ViT and a small MP3 ViT
-// (eta 0.5, its contexts staged before each step by objective_kind.train_stage), both with
-// dropout and drop path (drawn at the clock the device step uploads: ops set_rng_clock), trained
+// norm at once (train_forward, backward, optim_step): a small supervised ViT, a small MP3 ViT
+// (eta 0.5, its contexts staged before each step by objective_kind.train_stage) and a small MAE
+// (eta 0.75, its kept patches, rows and targets staged the same way), all with dropout and drop path (drawn at the clock the device step uploads: ops set_rng_clock), trained
 // 7 steps both ways, with clipping that bites on some steps. Checked:
 // - no host read inside a device step (ops host_reads counts 0 between its start and end: no
 //   download, synchronize, sum or sum_squares) and exactly one read (one download) for the
@@ -12,8 +12,8 @@
 // - a non-finite loss (a NaN planted in a parameter) is read back as such and changes nothing:
 //   parameters and moments bitwise as before the step (the step that reads at once makes no
 //   update either).
-// - MP3 as a replay runs it: the forward's host code issued with a stale address (step 0's; a
-//   replay never calls it again), the step's contexts staged by train_stage and the clock set
+// - MP3 and MAE as a replay runs them: the forward's host code issued with a stale address (step
+//   0's; a replay never calls it again), the step's draws staged by train_stage and the clock set
 //   before it: every step's loss bitwise the reading forward's at its own step (and the steps'
 //   losses differ, so a stale draw would show).
 // The counter itself: each of download, synchronize, sum and sum_squares counts one read.
@@ -21,6 +21,7 @@
 #include "../bench/train/step_device.h"
 #include "../core/common.h"
 #include "../core/optimizer.h"
+#include "../objectives/mae/mae.h"
 #include "model_testing.h"
 #include <math.h>
 #include <stdio.h>
@@ -35,18 +36,21 @@ typedef struct {
     float *adam_m, *adam_v;
 } trainee;
 
-// The trained objective: supervised (pe.kind=abs) or mp3 (pe.kind=none, eta 0.5: 8 of 16 patches
-// in each image's context), and the gradient clip that bites on some of its 7 steps.
+// The trained objective: supervised (pe.kind=abs), mp3 (pe.kind=none, eta 0.5: 8 of 16 patches
+// in each image's context) or mae (pe.kind=sin2d, eta 0.75: 4 of 16 patches kept; a decoder of 1
+// block of width 8), and the gradient clip that bites on some of its 7 steps.
 typedef struct {
     const char *objective, *pe_kind;
+    double eta;
     float clip;
 } trainee_case;
 
-static const trainee_case cases[] = {{"supervised", "abs", 1.5f}, {"mp3", "none", 0.44f}};
+static const trainee_case cases[] = {{"supervised", "abs", 0.0, 1.5f}, {"mp3", "none", 0.5, 0.44f}, {"mae", "sin2d", 0.75, 0.28f}};
 
 static void trainee_create(trainee *t, const ops_backend *ops, const trainee_case *c) {
     objective_settings s = {.name = c->objective, .pe_kind = c->pe_kind, .label_smoothing = 0.1, .patch = 3,
-                            .train_size = 12, .cls = 1, .eta = 0.5};
+                            .train_size = 12, .cls = 1, .eta = c->eta, .heads = 2};
+    *OBJECTIVE_OWN(&s, mae_settings) = (mae_settings){.decoder_depth = 1, .decoder_dim = 8}; // read by mae only
     const objective_kind *kind = objective_find(c->objective);
     model_config cfg = {.channels = 1, .image_size = 12, .patch = 3, .dim = 16, .depth = 2, .heads = 2, .mlp_ratio = 2,
                         .cls = 1, .pe_kind = c->pe_kind, .num_classes = 3, .dropout = 0.1f, .drop_path = 0.2f};
@@ -164,12 +168,12 @@ static void check_backend(const ops_backend *ops, const trainee_case *c) {
     trainee_free(&dev);
 }
 
-// MP3's forward as a replay issues it: the host code of train_forward_to ran once, at step 0's
-// address; each later step only stages its contexts (train_stage) and sets the clock.
-static void check_mp3_stale_forward(const ops_backend *ops) {
+// An objective's forward as a replay issues it: the host code of train_forward_to ran once, at
+// step 0's address; each later step only stages its draws (train_stage) and sets the clock.
+static void check_stale_forward(const ops_backend *ops, const trainee_case *c) {
     trainee ref, dev;
-    trainee_create(&ref, ops, &cases[1]);
-    trainee_create(&dev, ops, &cases[1]);
+    trainee_create(&ref, ops, c);
+    trainee_create(&dev, ops, c);
     uint32_t *clock = ops->alloc(2 * sizeof(uint32_t), "clock");
     double *loss = ops->alloc(sizeof(double), "loss");
     int32_t labels[B];
@@ -193,7 +197,7 @@ static void check_mp3_stale_forward(const ops_backend *ops) {
     }
     ops->set_rng_clock(NULL);
     char name[96];
-    snprintf(name, sizeof name, "host reads: mp3 %s: staged contexts, stale forward address", ops->name);
+    snprintf(name, sizeof name, "host reads: %s %s: staged draws, stale forward address", c->objective, ops->name);
     test_check(name, bad == 0 && distinct == STEPS - 1, "%d of %d steps' losses unlike the reading forward's at their step "
                "(step 6: %.9g vs %.9g); %d of %d later steps' losses differ from step 0's", bad, STEPS, got[STEPS - 1],
                ref_loss[STEPS - 1], distinct, STEPS - 1);
@@ -232,8 +236,10 @@ int main(void) {
         check_backend(&ops_cpu, &cases[c]);
         check_backend(&ops_cpu_guarded, &cases[c]);
     }
-    check_mp3_stale_forward(&ops_cpu);
-    check_mp3_stale_forward(&ops_cpu_guarded);
+    for (int c = 1; c < (int)(sizeof cases / sizeof cases[0]); c++) { // the objectives with draws
+        check_stale_forward(&ops_cpu, &cases[c]);
+        check_stale_forward(&ops_cpu_guarded, &cases[c]);
+    }
     check_counter(&ops_cpu);
     check_counter(&ops_cpu_guarded);
     return test_exit_code();
