@@ -144,13 +144,14 @@ typedef struct objective_kind {
     // on the host: a captured step is replayed without calling it again, so what the host
     // draws per step is drawn by train_stage below, never here.
     void (*train_forward_to)(objective *o, int B, const int32_t *labels, rng_addr rng, double *loss);
-    // Optional, with train_forward_to: writes what the objective draws on the host for the
-    // training step at rng (index 0) into the model's staging input (MP3: each image's context
-    // tokens), the batch of B images already there, exactly as train_forward draws it. The step
-    // without host reads calls it before every step, replayed or not (outside a capture): the
-    // step's forward uploads the staging, and a replay's memcpy nodes upload it again from the
-    // same pinned addresses. The draw's size must not depend on the step (static shapes).
-    // NULL: nothing is drawn on the host.
+    // Optional, with train_forward_to: draws on the host what the objective needs for the
+    // training step at rng (index 0), exactly as train_forward draws it, the batch of B images
+    // already in the staging input, into pinned host memory: the model's staging input (MP3's
+    // contexts, MAE's kept tokens), which the step's forward uploads (a replay's memcpy nodes
+    // again, from the same addresses), or the objective's own pinned buffers, which it uploads
+    // here (MAE's rows and targets). The step without host reads calls it before every step,
+    // replayed or not (outside a capture); the draw's size must not depend on the step (static
+    // shapes). NULL: nothing is drawn on the host.
     void (*train_stage)(objective *o, int B, rng_addr rng);
     // Optional, for a loss that is a mean over a number of terms that varies per image (GVP's
     // random and mixed segmentations: its predicted patches). Called with a training step's

@@ -5,8 +5,9 @@
 // memory the host updates before the replay (the step's inputs uploaded from pinned staging, the
 // optimizer's STEP_* values, the random ops' epoch and step: ops set_rng_clock, so dropout and
 // drop path replay), never drawn or decided by host code inside the step (what an objective
-// draws on the host, MP3's contexts, is written into the pinned staging before each step by its
-// objective_kind.train_stage; its size is fixed by objective.eta, so MP3 at its eta replays).
+// draws on the host, MP3's contexts, MAE's kept patches and targets, is written into pinned host
+// memory before each step by its objective_kind.train_stage; its size is fixed by objective.eta,
+// so both replay at their eta).
 #pragma once
 #include "../../objectives/objective.h"
 
