@@ -8,9 +8,9 @@
 # read at every metrics line); relbias; CAPE (pe.kind=cape: not replayable, still no host
 # reads); MP3 at eta 0.5 with dropout (its loss kept on the backend, its contexts staged before
 # each step: replayable), on cpu and with the on run on cpu-guarded; MAE at eta 0.75 (its kept
-# patches and targets staged the same way); a run that diverges (a NaN planted in a parameter before step 7, tests' fault hook: the same
-# diverged_step and status; with a hook the values are read every step). The metrics lines are the same
-# but for times and speeds. stderr names what does not replay and why.
+# patches and targets staged the same way); a run that diverges (a NaN planted in a parameter
+# before step 7, tests' fault hook: the same diverged_step and status; with a hook the values are
+# read every step). The metrics lines are the same but for times and speeds. stderr names what does not replay and why.
 cd "$(dirname "$0")/.." || exit 1
 PB=build/posbench
 T=$(mktemp -d /tmp/posbench-graph-runs.XXXXXX) || exit 1
@@ -54,10 +54,10 @@ for case in supervised relbias cape mp3 mp3-guarded mae diverged; do
     esac
     fault=""
     [ "$case" = diverged ] && fault="POSBENCH_FAULT_NAN_STEP=7"
-    # shellcheck disable=SC2086
     if [ "$case" = mp3-guarded ]; then # the same off run as mp3's
         cp -r "$T/mp3-off" "$T/$case-off"
     else
+        # shellcheck disable=SC2086
         env $fault $PB train $CFG --threads 2 --out "$T/$case-off" >/dev/null 2>"$T/$case-off.err"
     fi
     # shellcheck disable=SC2086

@@ -2,8 +2,9 @@
 // train.graph=on) on the CPU and guarded backends, against the step that reads its loss and
 // norm at once (train_forward, backward, optim_step): a small supervised ViT, a small MP3 ViT
 // (eta 0.5, its contexts staged before each step by objective_kind.train_stage) and a small MAE
-// (eta 0.75, its kept patches, rows and targets staged the same way), all with dropout and drop path (drawn at the clock the device step uploads: ops set_rng_clock), trained
-// 7 steps both ways, with clipping that bites on some steps. Checked:
+// (eta 0.75, its kept patches, rows and targets staged the same way), all with dropout and drop
+// path (drawn at the clock the device step uploads: ops set_rng_clock), trained 7 steps both
+// ways, with clipping that bites on some steps. Checked:
 // - no host read inside a device step (ops host_reads counts 0 between its start and end: no
 //   download, synchronize, sum or sum_squares) and exactly one read (one download) for the
 //   values of every step since the last read, read at "logging" steps 3 and 7;
