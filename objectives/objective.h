@@ -141,8 +141,19 @@ typedef struct objective_kind {
     void (*train_backward)(objective *o, int B);
     // Optional: train_forward with the mean loss written to `loss` (one double in backend
     // memory: ops->sum_to) instead of returned, so the step reads nothing back (train.graph=on,
-    // bench/train/step_device.c). The same draws and ops as train_forward; the same value.
+    // bench/train/step_device.c). The same ops as train_forward and the same value, but no draw
+    // on the host: a captured step is replayed without calling it again, so what the host
+    // draws per step is drawn by train_stage below, never here.
     void (*train_forward_to)(objective *o, int B, const int32_t *labels, rng_addr rng, double *loss);
+    // Optional, with train_forward_to: draws on the host what the objective needs for the
+    // training step at rng (index 0), exactly as train_forward draws it, the batch of B images
+    // already in the staging input, into pinned host memory: the model's staging input (MP3's
+    // contexts, MAE's kept tokens), which the step's forward uploads (a replay's memcpy nodes
+    // again, from the same addresses), or the objective's own pinned buffers, which it uploads
+    // here (MAE's rows and targets). The step without host reads calls it before every step,
+    // replayed or not (outside a capture); the draw's size must not depend on the step (static
+    // shapes). NULL: nothing is drawn on the host.
+    void (*train_stage)(objective *o, int B, rng_addr rng);
     // Optional, for a loss that is a mean over a number of terms that varies per image (GVP's
     // random and mixed segmentations: its predicted patches). Called with a training step's
     // whole batch of B = train.batch images in the staging input (unchanged by it), their labels

@@ -6,10 +6,11 @@
 # larger by exactly the step's backend arrays), for: supervised with clipping that bites,
 # drop path and dropout, over two epochs with a checkpoint and evaluations (40 steps: its values
 # read at every metrics line); relbias; CAPE (pe.kind=cape: not replayable, still no host
-# reads); MP3 (its loss is read on the host: the note says so and the run is the default's); a
-# run that diverges (a NaN planted in a parameter before step 7, tests' fault hook: the same
-# diverged_step and status; with a hook the values are read every step). The metrics lines are the same
-# but for times and speeds. stderr names what does not replay and why.
+# reads); MP3 at eta 0.5 with dropout (its loss kept on the backend, its contexts staged before
+# each step: replayable), on cpu and with the on run on cpu-guarded; MAE at eta 0.75 (its kept
+# patches and targets staged the same way); a run that diverges (a NaN planted in a parameter
+# before step 7, tests' fault hook: the same diverged_step and status; with a hook the values are
+# read every step). The metrics lines are the same but for times and speeds. stderr names what does not replay and why.
 cd "$(dirname "$0")/.." || exit 1
 PB=build/posbench
 T=$(mktemp -d /tmp/posbench-graph-runs.XXXXXX) || exit 1
@@ -40,20 +41,27 @@ a, b = lines(sys.argv[1]), lines(sys.argv[2])
 sys.exit(0 if a and a == b else 1)
 PY
 }
-for case in supervised relbias cape mp3 diverged; do
+for case in supervised relbias cape mp3 mp3-guarded mae diverged; do
+    dev=cpu # the device of the train.graph=on run (the off run is on cpu)
     case $case in
         supervised) CFG="$BASE train.epochs=2 train.clip=0.05" ;;
         relbias) CFG="$BASE pe.kind=relbias train.epochs=1 train.clip=0.05" ;;
         cape) CFG="$BASE pe.kind=cape train.epochs=1" ;;
         mp3) CFG="$BASE objective.name=mp3 pe.kind=none objective.eta=0.5 train.epochs=1" ;;
+        mp3-guarded) CFG="$BASE objective.name=mp3 pe.kind=none objective.eta=0.5 train.epochs=1" dev=cpu-guarded ;;
+        mae) CFG="$BASE objective.name=mae pe.kind=sin2d objective.eta=0.75 mae.decoder_depth=1 mae.decoder_dim=16 train.epochs=1" ;;
         diverged) CFG="$BASE train.epochs=1" ;; # a NaN planted before step 7 (POSBENCH_FAULT_NAN_STEP)
     esac
     fault=""
     [ "$case" = diverged ] && fault="POSBENCH_FAULT_NAN_STEP=7"
+    if [ "$case" = mp3-guarded ]; then # the same off run as mp3's
+        cp -r "$T/mp3-off" "$T/$case-off"
+    else
+        # shellcheck disable=SC2086
+        env $fault $PB train $CFG --threads 2 --out "$T/$case-off" >/dev/null 2>"$T/$case-off.err"
+    fi
     # shellcheck disable=SC2086
-    env $fault $PB train $CFG --threads 2 --out "$T/$case-off" >/dev/null 2>"$T/$case-off.err"
-    # shellcheck disable=SC2086
-    env $fault $PB train $CFG train.graph=on --threads 2 --out "$T/$case-on" >/dev/null 2>"$T/$case-on.err"
+    env $fault $PB train $CFG train.graph=on --device $dev --threads 2 --out "$T/$case-on" >/dev/null 2>"$T/$case-on.err"
     out=$(python3 tests/h5_same.py --new-key train.graph=off --new-key train.graph=on --ignore backend_peak_bytes "$T/$case-off" "$T/$case-on" 2>&1)
     same=$?
     # the arena's peak grows by the step's backend arrays where the step runs without host reads:
@@ -68,21 +76,22 @@ print(peak(sys.argv[2]) - peak(sys.argv[1]))
 PY
 )
     want=1068
-    [ "$case" = mp3 ] && want=0 # its step reads on the host as with off: nothing allocated
     [ "$grow" = "$want" ] || same=1
     metrics_same "$T/$case-off" "$T/$case-on"
     lines=$?
     status=$(grep -ho '"diverged": true' "$T/$case-on"/*.metrics.jsonl 2>/dev/null | head -n 1)
     note=$(grep 'train.graph=on' "$T/$case-on.err" | head -n 1)
     [ $same -eq 0 ] && [ $lines -eq 0 ]
-    check "train.graph=on run file: $case" $? "$(echo "$out" | tail -n 1); backend peak +$grow bytes (want $want); metrics lines $([ $lines -eq 0 ] && echo same || echo differ)${status:+; $status}${note:+; stderr: $note}"
+    check "train.graph=on run file: $case (on: --device $dev)" $? "$(echo "$out" | tail -n 1); backend peak +$grow bytes (want $want); metrics lines $([ $lines -eq 0 ] && echo same || echo differ)${status:+; $status}${note:+; stderr: $note}"
 done
 grep -q 'no host reads inside a step; not replayed as a graph: the CPU backends' "$T/supervised-on.err"
 check "train.graph=on note: the CPU runs the step eagerly" $? "$(grep 'train.graph' "$T/supervised-on.err" | head -n 1)"
 grep -q 'not replayed as a graph: the position encoding draws' "$T/cape-on.err"
 check "train.graph=on note: CAPE does not replay" $? "$(grep 'train.graph' "$T/cape-on.err" | head -n 1)"
-grep -q 'reads its loss and norm on the host as with off: the objective reads its loss on the host' "$T/mp3-on.err"
-check "train.graph=on note: MP3 reads on the host" $? "$(grep 'train.graph' "$T/mp3-on.err" | head -n 1)"
+grep -q 'no host reads inside a step; not replayed as a graph: the CPU backends' "$T/mp3-on.err" &&
+    grep -q 'no host reads inside a step; not replayed as a graph: the CPU backends' "$T/mp3-guarded-on.err" &&
+    grep -q 'no host reads inside a step; not replayed as a graph: the CPU backends' "$T/mae-on.err"
+check "train.graph=on note: MP3 and MAE run without host reads (only the CPU backends stop their replay)" $? "$(grep 'train.graph' "$T/mae-on.err" | head -n 1)"
 grep -q 'diverged: loss nan at step 7' "$T/diverged-on.err"
 check "train.graph=on: the diverging run says so at its step" $? "$(grep 'diverged' "$T/diverged-on.err" | head -n 1)"
 $PB train train.graph=maybe > "$T/bad" 2>&1

@@ -4,7 +4,12 @@
 // set_rng_clock, and replay); each host-side per-step decision (own views, a loss read on the host, ranks,
 // micro-batches, counted loss terms, per-step sizes, reference tokens, CAPE draws) refuses it
 // with a reason naming its setting; the device-resident step (no host reads)
-// is refused only for the first four. Also: the CPU backends refuse graph_begin with a reason.
+// is refused only for the first four. Then the inputs the trainer and bench derive from an
+// objective and its model (graph_replay_inputs_of): supervised, MP3 at a fixed eta (its contexts
+// staged before each step: train_stage) and MAE at a fixed eta (its kept patches and targets
+// staged the same way) replay; MP3 with reference tokens and supervised with CAPE run without host
+// reads but do not replay; GVP reads its loss on the host. Also: the CPU backends refuse
+// graph_begin with a reason.
 #include "testing.h"
 #include "../bench/train/graph_replay.h"
 #include "../core/ops.h"
@@ -24,7 +29,7 @@ static const replay_case cases[] = {
     {"one listed resolution, one rank, accumulate 1", {.resolutions = 1, .ranks = 1, .accumulate = 1}, NULL, NULL},
     {"no resolutions list", {.resolutions = 0}, NULL, NULL},
     {"own views (dino)", {.own_views = 1}, "own views", "own views"},
-    {"loss read on the host (mp3)", {.host_loss = 1}, "train_forward_to", "train_forward_to"},
+    {"loss read on the host (gvp, mlm)", {.host_loss = 1}, "train_forward_to", "train_forward_to"},
     {"two ranks", {.ranks = 2}, "processes", "processes"},
     {"accumulate 4", {.accumulate = 4}, "train.accumulate", "train.accumulate"},
     {"counted loss terms", {.loss_terms = 1}, "loss terms", NULL},
@@ -40,6 +45,50 @@ static int matches(const char *got, const char *word) {
     return got != NULL && strstr(got, word) != NULL;
 }
 
+typedef struct {
+    const char *label, *objective, *pe_kind;
+    double eta, ref_fraction;
+    const char *replay_word, *device_word; // as in replay_case
+} objective_case;
+
+static const objective_case objective_cases[] = {
+    {"supervised, pe.kind=abs", "supervised", "abs", 0.0, 0.0, NULL, NULL},
+    {"mp3, eta 0.75 (contexts staged before each step)", "mp3", "none", 0.75, 0.0, NULL, NULL},
+    {"mp3, eta 0 (every patch in the context)", "mp3", "none", 0.0, 0.0, NULL, NULL},
+    {"mp3 with reference tokens (objective.ref_fraction 0.1)", "mp3", "sin2d", 0.0, 0.1, "model.ref_tokens", NULL},
+    {"supervised, pe.kind=cape", "supervised", "cape", 0.0, 0.0, "CAPE", NULL},
+    {"mae, eta 0.75 (kept patches, rows and targets staged before each step)", "mae", "sin2d", 0.75, 0.0, NULL, NULL},
+    {"gvp (its loss read on the host)", "gvp", "sin2d", 0.0, 0.0, "train_forward_to", "train_forward_to"},
+};
+
+// Each objective configures a 28 px, patch 4 model (49 patches, cls) as the trainer would and
+// the decision is read from graph_replay_inputs_of; one rank, train.accumulate 1, one size.
+static void check_objectives(void) {
+    int bad = 0, n = (int)(sizeof objective_cases / sizeof objective_cases[0]);
+    for (int i = 0; i < n; i++) {
+        const objective_case *c = &objective_cases[i];
+        const objective_kind *k = objective_find(c->objective);
+        if (!k) {
+            bad++;
+            test_fail("graph replay by objective", "%s: objective %s not registered", c->label, c->objective);
+            continue;
+        }
+        objective_settings s = {.name = c->objective, .pe_kind = c->pe_kind, .eta = c->eta, .ref_fraction = c->ref_fraction};
+        model_config mc = {.channels = 1, .image_size = 28, .patch = 4, .dim = 16, .depth = 1, .heads = 2, .mlp_ratio = 2,
+                           .cls = 1, .pe_kind = c->pe_kind, .num_classes = 10};
+        k->configure_model(&s, &mc);
+        graph_replay_inputs in = graph_replay_inputs_of(k, &mc, 1, 1, 1);
+        const char *replay = graph_replay_refusal(&in), *device = graph_device_step_refusal(&in);
+        if (!matches(replay, c->replay_word) || !matches(device, c->device_word)) {
+            bad++;
+            test_fail("graph replay by objective", "%s: replay %s (want %s), device step %s (want %s)", c->label,
+                      replay ? replay : "yes", c->replay_word ? c->replay_word : "yes", device ? device : "yes",
+                      c->device_word ? c->device_word : "yes");
+        }
+    }
+    if (!bad) test_pass("graph replay by objective", "%d objective configurations: answers and reasons as tabled", n);
+}
+
 int main(void) {
     int bad = 0, n = (int)(sizeof cases / sizeof cases[0]);
     for (int i = 0; i < n; i++) {
@@ -53,6 +102,8 @@ int main(void) {
         }
     }
     if (!bad) test_pass("graph replay decision", "%d configurations: replay and device-step answers and reasons as tabled", n);
+
+    check_objectives();
 
     const ops_backend *backends[] = {&ops_cpu, &ops_cpu_guarded};
     for (int b = 0; b < 2; b++) {

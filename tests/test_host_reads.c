@@ -1,7 +1,9 @@
 // tests/test_host_reads.c — the training step without host reads (bench/train/step_device.h,
 // train.graph=on) on the CPU and guarded backends, against the step that reads its loss and
-// norm at once (train_forward, backward, optim_step): a small supervised ViT with dropout and
-// drop path (drawn at the clock the device step uploads: ops set_rng_clock) trained 7 steps both
+// norm at once (train_forward, backward, optim_step): a small supervised ViT, a small MP3 ViT
+// (eta 0.5, its contexts staged before each step by objective_kind.train_stage) and a small MAE
+// (eta 0.75, its kept patches, rows and targets staged the same way), all with dropout and drop
+// path (drawn at the clock the device step uploads: ops set_rng_clock), trained 7 steps both
 // ways, with clipping that bites on some steps. Checked:
 // - no host read inside a device step (ops host_reads counts 0 between its start and end: no
 //   download, synchronize, sum or sum_squares) and exactly one read (one download) for the
@@ -11,11 +13,16 @@
 // - a non-finite loss (a NaN planted in a parameter) is read back as such and changes nothing:
 //   parameters and moments bitwise as before the step (the step that reads at once makes no
 //   update either).
+// - MP3 and MAE as a replay runs them: the forward's host code issued with a stale address (step
+//   0's; a replay never calls it again), the step's draws staged by train_stage and the clock set
+//   before it: every step's loss bitwise the reading forward's at its own step (and the steps'
+//   losses differ, so a stale draw would show).
 // The counter itself: each of download, synchronize, sum and sum_squares counts one read.
 #include "testing.h"
 #include "../bench/train/step_device.h"
 #include "../core/common.h"
 #include "../core/optimizer.h"
+#include "../objectives/mae/mae.h"
 #include "model_testing.h"
 #include <math.h>
 #include <stdio.h>
@@ -30,12 +37,24 @@ typedef struct {
     float *adam_m, *adam_v;
 } trainee;
 
-static void trainee_create(trainee *t, const ops_backend *ops) {
-    objective_settings s = {.name = "supervised", .pe_kind = "abs", .label_smoothing = 0.1, .patch = 3,
-                            .train_size = 12, .cls = 1};
-    const objective_kind *kind = objective_find("supervised");
+// The trained objective: supervised (pe.kind=abs), mp3 (pe.kind=none, eta 0.5: 8 of 16 patches
+// in each image's context) or mae (pe.kind=sin2d, eta 0.75: 4 of 16 patches kept; a decoder of 1
+// block of width 8), and the gradient clip that bites on some of its 7 steps.
+typedef struct {
+    const char *objective, *pe_kind;
+    double eta;
+    float clip;
+} trainee_case;
+
+static const trainee_case cases[] = {{"supervised", "abs", 0.0, 1.5f}, {"mp3", "none", 0.5, 0.44f}, {"mae", "sin2d", 0.75, 0.28f}};
+
+static void trainee_create(trainee *t, const ops_backend *ops, const trainee_case *c) {
+    objective_settings s = {.name = c->objective, .pe_kind = c->pe_kind, .label_smoothing = 0.1, .patch = 3,
+                            .train_size = 12, .cls = 1, .eta = c->eta, .heads = 2};
+    *OBJECTIVE_OWN(&s, mae_settings) = (mae_settings){.decoder_depth = 1, .decoder_dim = 8}; // read by mae only
+    const objective_kind *kind = objective_find(c->objective);
     model_config cfg = {.channels = 1, .image_size = 12, .patch = 3, .dim = 16, .depth = 2, .heads = 2, .mlp_ratio = 2,
-                        .cls = 1, .pe_kind = "abs", .num_classes = 3, .dropout = 0.1f, .drop_path = 0.2f};
+                        .cls = 1, .pe_kind = c->pe_kind, .num_classes = 3, .dropout = 0.1f, .drop_path = 0.2f};
     const char *why = objective_config_error(&s);
     if (why) die_fail("test config: %s", why);
     kind->configure_model(&s, &cfg);
@@ -74,13 +93,13 @@ static int same_state(const trainee *a, const trainee *b) {
     return same;
 }
 
-static void check_backend(const ops_backend *ops) {
-    char name[96];
+static void check_backend(const ops_backend *ops, const trainee_case *c) {
+    char name[128];
     trainee ref, dev;
-    trainee_create(&ref, ops);
-    trainee_create(&dev, ops);
+    trainee_create(&ref, ops, c);
+    trainee_create(&dev, ops, c);
     optim_config oc = {.lr = 3e-3f, .min_lr = 1e-4f, .weight_decay = 0.05f, .beta1 = 0.9f, .beta2 = 0.999f,
-                       .eps = 1e-8f, .clip = 1.5f, .warmup_steps = 2, .total_steps = STEPS};
+                       .eps = 1e-8f, .clip = c->clip, .warmup_steps = 2, .total_steps = STEPS};
     step_device sd;
     step_device_create(&sd, ops, 0, "test: eager");
     step_target target = {.obj = &dev.o, .m = &dev.m, .adam_m = dev.adam_m, .adam_v = dev.adam_v, .oc = &oc, .B = B};
@@ -120,10 +139,10 @@ static void check_backend(const ops_backend *ops) {
         ops->host_reads(1);
         if (!same_state(&ref, &dev)) state_bad++;
     }
-    snprintf(name, sizeof name, "host reads: %s: none inside a step", ops->name);
+    snprintf(name, sizeof name, "host reads: %s %s: none inside a step", c->objective, ops->name);
     test_check(name, inside_reads == 0 && bad_reads == 0 && reads_done == 2, "%d of %d steps read mid-step; %d of %d reads were not one download of the pending steps",
                inside_reads, STEPS, bad_reads, reads_done);
-    snprintf(name, sizeof name, "host reads: %s: values and state bitwise", ops->name);
+    snprintf(name, sizeof name, "host reads: %s %s: values and state bitwise", c->objective, ops->name);
     test_check(name, value_bad == 0 && state_bad == 0 && clipped > 0 && clipped < STEPS,
                "%d steps with a loss, norm or rate unlike the reading step's, %d with other parameters or moments; "
                "%d of %d steps clipped (norm > %g)", value_bad, state_bad, clipped, STEPS, oc.clip);
@@ -140,12 +159,51 @@ static void check_backend(const ops_backend *ops) {
     fill_batch(&dev, labels, STEPS);
     step_device_run(&sd, &target, labels, rng, STEPS, NULL);
     int n = step_device_read(&sd, got_loss, got_norm);
-    snprintf(name, sizeof name, "host reads: %s: a non-finite loss changes nothing", ops->name);
+    snprintf(name, sizeof name, "host reads: %s %s: a non-finite loss changes nothing", c->objective, ops->name);
     test_check(name, !isfinite(bad_ref) && n == 1 && !isfinite(got_loss[0]) && same_state(&ref, &dev),
                "reading step's loss %g; device step read %d value(s), loss %g; state %s", bad_ref, n, got_loss[0],
                same_state(&ref, &dev) ? "unchanged" : "changed");
 
     step_device_free(&sd);
+    trainee_free(&ref);
+    trainee_free(&dev);
+}
+
+// An objective's forward as a replay issues it: the host code of train_forward_to ran once, at
+// step 0's address; each later step only stages its draws (train_stage) and sets the clock.
+static void check_stale_forward(const ops_backend *ops, const trainee_case *c) {
+    trainee ref, dev;
+    trainee_create(&ref, ops, c);
+    trainee_create(&dev, ops, c);
+    uint32_t *clock = ops->alloc(2 * sizeof(uint32_t), "clock");
+    double *loss = ops->alloc(sizeof(double), "loss");
+    int32_t labels[B];
+    double ref_loss[STEPS], got[STEPS];
+    int bad = 0, distinct = 0;
+    rng_addr stale = {.seed = 1, .epoch = 0, .step = 0};
+    for (int s = 0; s < STEPS; s++) {
+        rng_addr rng = {.seed = 1, .epoch = 0, .step = (uint32_t)s};
+        ops->set_rng_clock(NULL);
+        fill_batch(&ref, labels, s);
+        ref_loss[s] = ref.o.kind->train_forward(&ref.o, B, labels, rng);
+        uint32_t now[2] = {rng.epoch, rng.step};
+        ops->upload(clock, now, sizeof now);
+        ops->set_rng_clock(clock);
+        fill_batch(&dev, labels, s);
+        dev.o.kind->train_stage(&dev.o, B, rng);
+        dev.o.kind->train_forward_to(&dev.o, B, labels, stale, loss);
+        ops->download(&got[s], loss, sizeof(double));
+        bad += memcmp(&got[s], &ref_loss[s], sizeof(double)) != 0;
+        distinct += s > 0 && ref_loss[s] != ref_loss[0];
+    }
+    ops->set_rng_clock(NULL);
+    char name[96];
+    snprintf(name, sizeof name, "host reads: %s %s: staged draws, stale forward address", c->objective, ops->name);
+    test_check(name, bad == 0 && distinct == STEPS - 1, "%d of %d steps' losses unlike the reading forward's at their step "
+               "(step 6: %.9g vs %.9g); %d of %d later steps' losses differ from step 0's", bad, STEPS, got[STEPS - 1],
+               ref_loss[STEPS - 1], distinct, STEPS - 1);
+    ops->free(clock);
+    ops->free(loss);
     trainee_free(&ref);
     trainee_free(&dev);
 }
@@ -175,8 +233,14 @@ static void check_counter(const ops_backend *ops) {
 }
 
 int main(void) {
-    check_backend(&ops_cpu);
-    check_backend(&ops_cpu_guarded);
+    for (int c = 0; c < (int)(sizeof cases / sizeof cases[0]); c++) {
+        check_backend(&ops_cpu, &cases[c]);
+        check_backend(&ops_cpu_guarded, &cases[c]);
+    }
+    for (int c = 1; c < (int)(sizeof cases / sizeof cases[0]); c++) { // the objectives with draws
+        check_stale_forward(&ops_cpu, &cases[c]);
+        check_stale_forward(&ops_cpu_guarded, &cases[c]);
+    }
     check_counter(&ops_cpu);
     check_counter(&ops_cpu_guarded);
     return test_exit_code();

@@ -208,10 +208,7 @@ static double time_posbench_step(const perf_config *p, const ops_backend *ops, i
     // --graph on: the step without host reads, replayed where config p replays
     step_device sd = {0};
     if (graph) {
-        graph_replay_inputs in = {.host_loss = kind->train_forward_to == NULL,
-                                  .accumulate = 1, .ranks = 1, .resolutions = 1, .reference_tokens = mc.request.ref_tokens,
-                                  .encoding_draws = m.pe->prepare_inputs != NULL,
-                                  .loss_terms = kind->train_loss_terms != NULL};
+        graph_replay_inputs in = graph_replay_inputs_of(kind, &m.cfg, 1, 1, 1);
         const char *no_device = graph_device_step_refusal(&in), *no_replay = graph_replay_refusal(&in);
         if (no_device) {
             graph = 0;

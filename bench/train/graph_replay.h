@@ -4,11 +4,16 @@
 // work only: every shape must be static and every per-step value must be read from device
 // memory the host updates before the replay (the step's inputs uploaded from pinned staging, the
 // optimizer's STEP_* values, the random ops' epoch and step: ops set_rng_clock, so dropout and
-// drop path replay), never drawn or decided by host code inside the step.
+// drop path replay), never drawn or decided by host code inside the step (what an objective
+// draws on the host, MP3's contexts, MAE's kept patches and targets, is written into pinned host
+// memory before each step by its objective_kind.train_stage; its size is fixed by objective.eta,
+// so both replay at their eta).
 #pragma once
+#include "../../objectives/objective.h"
 
 typedef struct {
-    int host_loss;          // the objective reads its loss on the host (no objective_kind.train_forward_to)
+    int host_loss;          // the objective reads its loss on the host (no objective_kind.train_forward_to;
+                            // what it draws on the host per step is staged before each step: train_stage)
     int own_views;          // the objective draws its own views (objective_kind.train_views)
     int accumulate;         // train.accumulate
     int ranks;              // processes of the run
@@ -26,3 +31,9 @@ const char *graph_replay_refusal(const graph_replay_inputs *in);
 // NULL when the step can run without host reads at all (the trainer's device-resident path:
 // no host_loss, one process, train.accumulate=1, no own views); else why not.
 const char *graph_device_step_refusal(const graph_replay_inputs *in);
+
+// The inputs of a training step of objective k on a model configured by mc (after the
+// objective's configure_model: its reference tokens; the position encoding posenc_for_model
+// runs), with train.accumulate, the run's processes and its data.resolutions count.
+graph_replay_inputs graph_replay_inputs_of(const objective_kind *k, const model_config *mc, int accumulate, int ranks,
+                                           int resolutions);

@@ -66,6 +66,7 @@ float step_device_run(step_device *sd, const step_target *t, const int32_t *labe
     uint32_t *clock = sd->host_clock + (size_t)sd->pending * 2; // where dropout and drop path draw
     clock[0] = rng.epoch, clock[1] = rng.step;
     ops->upload(sd->clock, clock, 2 * sizeof(uint32_t));
+    if (t->obj->kind->train_stage) t->obj->kind->train_stage(t->obj, t->B, rng); // the host's draws, into the staging
     if (sd->replaying) {
         ops->graph_replay();
     } else {

@@ -9,9 +9,11 @@
 // and recorded exactly as the step that reads its loss at once records it.
 // Where the configuration replays (graph_replay.h) and the backend builds graphs, the step after
 // the warm-up is captured once (ops graph_begin / graph_end) and later steps replay it
-// (graph_replay): the step's inputs are uploaded from pinned staging by memcpy nodes, the learning
-// rate and bias corrections from a pinned host slot before each replay (never frozen into the
-// graph), and so is the epoch and step at which dropout and drop path draw (ops set_rng_clock).
+// (graph_replay): the step's inputs are uploaded from pinned staging by memcpy nodes (what the
+// objective draws on the host, MP3's contexts, MAE's kept patches and targets, is staged before
+// every step by its train_stage, replayed or not), the learning rate and bias corrections from a pinned host slot before each
+// replay (never frozen into the graph), and so is the epoch and step at which dropout and drop
+// path draw (ops set_rng_clock).
 // The CPU backends refuse the capture and run each step eagerly, with the same values.
 #pragma once
 #include <stdint.h>

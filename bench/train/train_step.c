@@ -45,11 +45,7 @@ static void device_step_setup(run *r) {
     if (!r->trainer.graph) return;
     const objective_kind *k = r->obj.kind;
     const model *m = &r->model;
-    graph_replay_inputs in = {.host_loss = k->train_forward_to == NULL,
-                              .own_views = k->train_views != NULL, .accumulate = r->accumulate,
-                              .ranks = r->comm->size, .resolutions = r->n_univit, .reference_tokens = m->cfg.request.ref_tokens,
-                              .encoding_draws = m->pe->prepare_inputs != NULL,
-                              .loss_terms = k->train_loss_terms != NULL};
+    graph_replay_inputs in = graph_replay_inputs_of(k, &m->cfg, r->accumulate, r->comm->size, r->n_univit);
     const char *why = graph_device_step_refusal(&in);
     int root = r->comm->rank == 0;
     if (why) {

@@ -29,6 +29,7 @@ typedef struct {
     int *shuffle, *restore;          // (N) one image's draw
     float *noise;                    // (N)
     float *patch_targets;            // (N, D) one image's normalised patches (host)
+    void *staged;                    // host, pinned, whole pages of its own: the four *_host arrays below
     int *rows_host, *rows;           // (max_batch·Mk) prediction rows b·T + t0 + n of the masked patches
     int *vrows_host, *vrows;         // (max_batch·K) the same for the kept patches
     float *target_host, *target;     // (max_batch·Mk, D)
@@ -104,10 +105,17 @@ static void mae_obj_create(objective *o) {
     st->restore = xmalloc((size_t)st->N * sizeof(int), "MAE restore");
     st->noise = xmalloc((size_t)st->N * sizeof(float), "MAE noise");
     st->patch_targets = xmalloc((size_t)st->N * D * sizeof(float), "MAE patch targets");
-    st->rows_host = xmalloc(rows * sizeof(int), "MAE masked rows");
-    st->vrows_host = xmalloc(vrows * sizeof(int), "MAE kept rows");
-    st->target_host = xmalloc(rows * D * sizeof(float), "MAE targets (host)");
-    st->vtarget_host = xmalloc(vrows * D * sizeof(float), "MAE kept targets (host)");
+    // The rows and targets prepare uploads, in one pinned block of whole pages (a pinned range
+    // shares no page with another): uploaded asynchronously before each step, replayed or not.
+    size_t staged = ((rows + vrows) * sizeof(int) + (rows + vrows) * D * sizeof(float) + 4095) / 4096 * 4096;
+    st->staged = aligned_alloc(4096, staged);
+    if (!st->staged) die_fail("out of memory for MAE's staged rows and targets (%zu bytes)", staged);
+    memset(st->staged, 0, staged);
+    ops->pin_host(st->staged, staged);
+    st->target_host = st->staged;
+    st->vtarget_host = st->target_host + rows * D;
+    st->rows_host = (int *)(st->vtarget_host + vrows * D);
+    st->vrows_host = st->rows_host + rows;
     st->losses_host = xmalloc((rows > vrows ? rows : vrows) * sizeof(float), "MAE per-patch losses (host)");
     st->rows = ops->alloc(rows * sizeof(int), "MAE masked rows");
     st->vrows = ops->alloc(vrows * sizeof(int), "MAE kept rows");
@@ -125,8 +133,9 @@ static void mae_obj_free(objective *o) {
     mae_state *st = o->state;
     if (!st) return;
     free(st->shuffle), free(st->restore), free(st->noise), free(st->patch_targets);
-    free(st->rows_host), free(st->vrows_host), free(st->target_host), free(st->vtarget_host), free(st->losses_host);
     const ops_backend *ops = o->ops;
+    ops->unpin_host(st->staged);
+    free(st->staged), free(st->losses_host);
     ops->free(st->rows), ops->free(st->vrows), ops->free(st->target), ops->free(st->vtarget);
     ops->free(st->pred), ops->free(st->dpred), ops->free(st->losses), ops->free(st->vpred), ops->free(st->vlosses);
     free(st);
@@ -164,8 +173,9 @@ static void prepare(objective *o, int B, uint32_t epoch, uint32_t step, uint32_t
     o->ops->upload(st->vtarget, st->vtarget_host, (size_t)B * K * D * sizeof(float));
 }
 
-// Encoder on the kept tokens, decoder on every token; the mean loss over the masked patches.
-static double forward_loss(objective *o, int B, int training, rng_addr rng) {
+// Encoder on the kept tokens, decoder on every token; the per-patch losses (B·Mk) of the masked
+// patches in st->losses; returns their count.
+static int patch_losses(objective *o, int B, int training, rng_addr rng) {
     mae_state *st = o->state;
     model *m = o->model;
     int P = B * st->Mk;
@@ -174,12 +184,31 @@ static double forward_loss(objective *o, int B, int training, rng_addr rng) {
     st->decoded = decoder_forward(m, B); // (B, T, D)
     o->ops->gather_tokens_forward(st->pred, st->decoded, st->rows, 1, B * st->T, P, st->D);
     o->ops->mse_forward(st->losses, st->pred, st->target, P, st->D);
-    return o->ops->sum(st->losses, (size_t)P) / P;
+    return P;
+}
+
+// The mean loss over the masked patches.
+static double forward_loss(objective *o, int B, int training, rng_addr rng) {
+    int P = patch_losses(o, B, training, rng);
+    return o->ops->sum(((mae_state *)o->state)->losses, (size_t)P) / P;
+}
+
+// The training step's draws (the step without host reads calls it before every step, replayed or
+// not): waits for the previous step's uploads to have read the staging and the pinned block.
+static void mae_train_stage(objective *o, int B, rng_addr rng) {
+    o->ops->upload_wait();
+    prepare(o, B, rng.epoch, rng.step, rng.index); // rng.index: the micro-batch's first image (0 without train.accumulate)
 }
 
 static double mae_train_forward(objective *o, int B, const int32_t *labels, rng_addr rng) {
-    prepare(o, B, rng.epoch, rng.step, rng.index); // rng.index: the micro-batch's first image (0 without train.accumulate)
+    mae_train_stage(o, B, rng);
     return forward_loss(o, B, 1, rng);
+}
+
+// The draws were staged by mae_train_stage: nothing is drawn here; the mean stays on the backend.
+static void mae_train_forward_to(objective *o, int B, const int32_t *labels, rng_addr rng, double *loss) {
+    int P = patch_losses(o, B, 1, rng);
+    o->ops->sum_to(loss, ((mae_state *)o->state)->losses, (size_t)P, (double)P);
 }
 
 static void mae_train_backward(objective *o, int B) {
@@ -295,6 +324,8 @@ const objective_kind objective_mae = {
     .create = mae_obj_create,
     .free = mae_obj_free,
     .train_forward = mae_train_forward,
+    .train_forward_to = mae_train_forward_to,
+    .train_stage = mae_train_stage,
     .train_backward = mae_train_backward,
     .evaluate = mae_evaluate,
     .sharded_eval = 1,

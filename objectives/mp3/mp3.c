@@ -85,10 +85,21 @@ void mp3_free(mp3 *o) {
     memset(o, 0, sizeof *o);
 }
 
-double mp3_forward(mp3 *o, const float *logits, int B) {
+// Per-token losses (B·T) and probabilities of logits (B, T, N); returns the rows (cls rows hold 0).
+static size_t token_losses(mp3 *o, const float *logits, int B) {
     int rows = B * o->T;
     o->ops->softmax_xent_forward(o->losses, o->probs, logits, o->targets, rows, o->N, 0.0f);
-    return o->ops->sum(o->losses, (size_t)rows) / ((double)B * o->N); // cls rows hold 0
+    return (size_t)rows;
+}
+
+double mp3_forward(mp3 *o, const float *logits, int B) {
+    size_t rows = token_losses(o, logits, B);
+    return o->ops->sum(o->losses, rows) / ((double)B * o->N);
+}
+
+void mp3_forward_to(mp3 *o, const float *logits, int B, double *loss) {
+    size_t rows = token_losses(o, logits, B);
+    o->ops->sum_to(loss, o->losses, rows, (double)B * o->N);
 }
 
 void mp3_backward(mp3 *o, float *dlogits, int B) {

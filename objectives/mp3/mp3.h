@@ -45,6 +45,9 @@ void mp3_free(mp3 *o);
 // Mean loss over the B·N patch tokens of position logits (B, T, N) (summed by ops->sum); keeps
 // the probabilities.
 double mp3_forward(mp3 *o, const float *logits, int B);
+// The same mean loss written to `loss` (one double in backend memory, ops->sum_to: the same
+// fixed-order sum and division), so nothing is read back (the step without host reads).
+void mp3_forward_to(mp3 *o, const float *logits, int B, double *loss);
 // dlogits (B, T, N) += d(mean loss)/dlogits (cls rows get nothing).
 void mp3_backward(mp3 *o, float *dlogits, int B);
 // Predicted position (argmax on the backend; ties to the lower index) of every patch token of

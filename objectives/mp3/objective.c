@@ -64,13 +64,32 @@ static void mp3_obj_free(objective *o) {
     free(st);
 }
 
-static double mp3_train_forward(objective *o, int B, const int32_t *labels, rng_addr rng) {
+// The step's contexts, drawn on the host into the staging input (B, t0 + Mp); Mp is fixed by
+// objective.eta, so the upload has the same size every step. Waits first for the previous
+// step's uploads to have read the staging (a replay's included).
+static void mp3_train_stage(objective *o, int B, rng_addr rng) {
     mp3_state *st = o->state;
     model *m = o->model;
+    o->ops->upload_wait();
     mp3_sample_context(model_context(m), B, m->N, m->t0, st->context_patches, o->s.seed, rng.epoch, rng.step, rng.index);
+}
+
+// The masked forward on the staged contexts: position logits (B, T, N), backend.
+static const float *mp3_train_logits(objective *o, int B, rng_addr rng) {
+    mp3_state *st = o->state;
+    model *m = o->model;
     model_set_context(m, m->t0 + st->context_patches);
-    const float *logits = model_forward(m, B, 1, rng);
-    return mp3_forward(&st->loss, logits, B);
+    return model_forward(m, B, 1, rng);
+}
+
+static double mp3_train_forward(objective *o, int B, const int32_t *labels, rng_addr rng) {
+    mp3_train_stage(o, B, rng);
+    return mp3_forward(&((mp3_state *)o->state)->loss, mp3_train_logits(o, B, rng), B);
+}
+
+// The contexts were staged by mp3_train_stage: nothing is drawn here.
+static void mp3_train_forward_to(objective *o, int B, const int32_t *labels, rng_addr rng, double *loss) {
+    mp3_forward_to(&((mp3_state *)o->state)->loss, mp3_train_logits(o, B, rng), B, loss);
 }
 
 static void mp3_train_backward(objective *o, int B) {
@@ -295,6 +314,8 @@ const objective_kind objective_mp3 = {
     .create = mp3_obj_create,
     .free = mp3_obj_free,
     .train_forward = mp3_train_forward,
+    .train_forward_to = mp3_train_forward_to,
+    .train_stage = mp3_train_stage,
     .train_backward = mp3_train_backward,
     .evaluate = mp3_evaluate,
     .sharded_eval = 1,
