@@ -20,19 +20,21 @@ check() { # name, status (0 = ok), detail
 series() { h5dump -d "$2" "$1" 2>&1 | tail -n +2; }
 
 # The bench arena first (no data needed): vit-d64-L2-p4-28px-ci is B 32, T 50 (7x7 patches + cls),
-# d 64, hidden 128, depth 2. bf16 storage frees, per block, half of LN1, LN2, the hidden and the
-# GELU output and proj's output, and adds the attention output's bf16 copy (d/2): T·(d + hd)·B
-# floats; the shared gradient set frees the same (LN1, LN2, hidden, GELU halved). In all
-# (depth + 1)·B·T·(d + hd)·4 bytes = 3·32·50·192·4 = 3686400 bytes = 3.516 MiB (every tensor a
-# multiple of 16 floats: no alignment padding changes).
+# d 64, hidden 128, depth 2 (abs positions: the attention runs on bf16 storage). bf16 storage frees,
+# per block, half of LN1, LN2, the hidden, the GELU output and proj's output (T·(d + hd)·B floats),
+# half of qkv (3·T·d·B / 2) and the whole fp32 attention output (its bf16 form takes the place of
+# the bf16 copy fp32 attention needed): T·(d + hd)·B + 2.5·T·d·B floats; the shared gradient set
+# frees half of LN1, LN2, the hidden and GELU (T·(d + hd)·B) and half of dqkv and dattn (2·T·d·B).
+# In all (depth + 1)·B·T·(d + hd)·4 + (2.5·depth + 2)·B·T·d·4 bytes = 3686400 + 2867200 = 6553600
+# bytes = 6.250 MiB (every tensor a multiple of 16 floats: no alignment padding changes).
 bench_arena() { # extra flags -> the config's arena MiB
     $PB bench --device cpu --no-torch --threads 2 --iters 1 --config vit-d64-L2-p4-28px-ci --precision bf16 "$@" 2>&1 |
         awk '$1 == "vit-d64-L2-p4-28px-ci" { print $6 }'
 }
 A32=$(bench_arena)
 A16=$(bench_arena --activations bf16)
-awk -v a="$A32" -v b="$A16" 'BEGIN { d = a - b - 3686400 / 1048576; if (d < 0) d = -d; exit !(a > 0 && b > 0 && d <= 0.1) }'
-check "bench --activations bf16: arena smaller by (depth+1)·B·T·(d+hd)·4 bytes = 3.52 MiB (printed to 0.1 MiB)" $? \
+awk -v a="$A32" -v b="$A16" 'BEGIN { d = a - b - 6553600 / 1048576; if (d < 0) d = -d; exit !(a > 0 && b > 0 && d <= 0.1) }'
+check "bench --activations bf16: arena smaller by ((depth+1)·(d+hd) + (2.5·depth+2)·d)·B·T·4 bytes = 6.25 MiB (printed to 0.1 MiB)" $? \
     "fp32 activations $A32 MiB, bf16 $A16 MiB"
 $PB bench --device cpu --no-torch --iters 1 --config vit-d64-L2-p4-28px-ci --activations bf16 >"$T/bp.out" 2>"$T/bp.err"; rc=$?
 [ $rc -eq 2 ] && grep -q "needs --precision bf16" "$T/bp.err"

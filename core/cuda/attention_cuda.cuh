@@ -101,6 +101,9 @@ void cuda_attention_gemm_forward(float *out, float *state, const float *qkv,
                                  const attention_desc *d);
 void cuda_attention_gemm_backward(float *dqkv, float *dbias, float *scratch, const float *dout,
                                   const float *qkv, const float *state, const attention_desc *d);
+// 1 when attention_forward / attention_backward take the cuDNN route for d (attention_cuda.cu's
+// choice, kept per shape), so the bf16-storage ops (attention_bf16_cuda.cu) take it too.
+int cuda_attention_takes_cudnn(const attention_desc *d);
 // dbias[h, i, kv_index[b][m]] (H, T, T) += scratch[b, h, i, m] (B, H, T, M), b = 0..B-1 then
 // each slot in order (one block per (h, i) row).
 void cuda_attention_dbias_reduce(float *dbias, const float *scratch, const attention_desc *d);
