@@ -4,7 +4,7 @@
 # under the 64 MiB a call brings back). It is scripts/gpu_session.sh with these steps:
 #   0 the probe (GPU, driver, PyTorch and its cuDNN, posbench's cuda/cudnn lines);
 #   1 every parity program (test_cuda_*: the cuDNN attention, cuBLASLt, the v2 kernels, the bf16
-#     activation ops, the bf16-input linear layer and every older one);
+#     activation ops, the bf16-input linear layer, attention on bf16 storage and every older one);
 #   2 whole runs, CPU against the GPU, every objective;
 #   8 the speed switches on and off (bench --no-torch --breakdown) at ViT-B/16, ViT-S/4 and MP3
 #     eta 0.75: route A, cuDNN, cuBLASLt + v2, all three, bf16 activations alone and with all

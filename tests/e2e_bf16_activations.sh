@@ -2,11 +2,13 @@
 # tests/e2e_bf16_activations.sh — train.activations=bf16 end to end on real Fashion-MNIST (a tiny
 # ViT, 16 steps): the run on the guarded CPU backend bit for bit equal to the plain CPU one; its
 # own run id; losses finite and within 1e-3 relative of the same run with fp32 activations (both
-# under train.precision=bf16, whose products already read bf16-rounded LayerNorm, attention and
-# GELU outputs: what bf16 storage adds is one rounding, <= 2^-9 relative, of proj's output, the
-# MLP hidden before the GELU and the bf16 gradients; measured 5.5e-5 over these 16 steps, so 1e-3
-# leaves an 18x margin and still catches a wrong tensor or a lost gradient); a resume after 5 steps equal to the uninterrupted
-# run; the refusals (fp32 precision, gMLP, dropout, MP3's masked attention); and
+# under train.precision=bf16, whose products already read bf16-rounded LayerNorm, q/k/v, attention
+# and GELU outputs: what bf16 storage adds is one rounding, <= 2^-9 relative, of proj's output, the
+# MLP hidden before the GELU and the bf16 gradients (dqkv among them); measured 4.3e-5 over these
+# 16 steps, so 1e-3 leaves a 23x margin and still catches a wrong tensor or a lost gradient); a
+# resume after 5 steps equal to the uninterrupted run; the views' keys read from the bf16 q/k/v
+# (/views recorded); with pe.kind=rope (q/k/v stay fp32 for its rotation) guarded = cpu bit for
+# bit; the refusals (fp32 precision, gMLP, dropout, MP3's masked attention); and
 # `posbench bench --activations bf16` printing an arena smaller by what the tensor table frees.
 # Prints PASS/FAIL/SKIP lines (tests/run_all.sh counts them).
 cd "$(dirname "$0")/.." || exit 1
@@ -74,6 +76,14 @@ R=$(ls "$T"/r5/*.h5 2>/dev/null | head -n 1)
 [ -n "$R" ] && [ -n "$B" ] && [ "$(series "$B" /train/loss)" = "$(series "$R" /train/loss)" ] &&
     [ "$(series "$B" /eval/top1)" = "$(series "$R" /eval/top1)" ]
 check "train.activations=bf16: resume after 5 steps = uninterrupted, bitwise" $? "losses and eval top-1 compared"
+
+[ -n "$B" ] && h5dump -A -g /views "$B" 2>/dev/null | grep -q '"images"' && ! h5dump -A -g /views "$B" 2>/dev/null | grep -q '"absent"'
+check "train.activations=bf16: /views recorded (keys read from the bf16 q/k/v)" $? "$(basename "${B:-none}")"
+$PB train $CFG train.activations=bf16 pe.kind=rope --threads 2 --out "$T/rope" >/dev/null 2>&1; rc=$?
+$PB train $CFG train.activations=bf16 pe.kind=rope --threads 2 --device cpu-guarded --out "$T/rope-g" >/dev/null 2>&1
+[ $rc -eq 0 ] && [ -n "$(ls "$T"/rope-g/*.h5 2>/dev/null)" ] && /usr/bin/python3 tests/h5_same.py "$T/rope" "$T/rope-g" >"$T/rope.same" 2>&1
+check "train.activations=bf16 pe.kind=rope (fp32 q/k/v): runs, --device cpu-guarded = --device cpu, bit for bit" $? \
+    "exit $rc: $(tr '\n' ' ' < "$T/rope.same" 2>/dev/null)"
 
 REFUSE_BASE="data.limit=128 data.test_limit=100 train.epochs=1 train.batch=64 model.dim=32 model.depth=1 model.heads=2 model.patch=4"
 . tests/refuse_lib.sh

@@ -1,25 +1,29 @@
 // core/cuda/attention_bf16_cuda.cu — attention on bf16 storage (core/ops_list.h attention_forward_bf16,
-// attention_backward_bf16) on the GPU. Where attention_forward takes the cuDNN route
-// (attention_cuda.cu's choice) q, k and v are read in place from the stored qkv16, cuDNN writes O
-// into out16 and dq, dk, dv into dqkv16, and dO is the stored dout16: no conversion pass, only
-// cuDNN's workspace (attention_cudnn.cpp). On that route the results are the fp32 op's bits
-// rounded (it rounds its inputs to bf16 and computes O and dq/dk/dv in bf16 itself). Every other
-// route (the materialised bf16 route, the fused fp32 kernels, the kept-probabilities kernels)
-// is reached through the fp32 op: the bf16 inputs are widened into one transient, the fp32 op runs
-// on it, and its output (its input gradient from zero) is rounded once — the contract's definition,
-// so the same bits as the rounded fp32 op; those routes still pay the widening passes. The CPU twin
-// is core/cpu/attention_bf16_cpu.c.
+// attention_backward_bf16) on the GPU, on the route attention_forward takes for d (attention_cuda.cu):
+//  - cuDNN: q, k and v are read in place from the stored qkv16 through their strides, cuDNN writes
+//    O into out16 and dq, dk, dv into dqkv16, dO is the stored dout16: no conversion pass, only
+//    cuDNN's workspace (attention_cudnn.cpp);
+//  - materialised (route A): the head matrices are packed from the stored bf16 bits (the layout
+//    pass the route always makes, now without rounding), out16 and dqkv16 are rounded once by the
+//    unpack (attention_gemm_cuda.cu);
+//  - the fp32 kernels (fused: fp32 training with long sequences; kept probabilities: the attention
+//    statistics) through the fp32 op: the bf16 inputs widened into one transient, the op run on
+//    it, its output (its input gradient from zero) rounded once — the contract's definition.
+// Each route gives the fp32 op's bits on the widened inputs, rounded (cuDNN and route A round
+// their inputs to bf16 themselves). The CPU twin is core/cpu/attention_bf16_cpu.c.
 #include "ops_cuda_internal.cuh"
 #include "attention_cuda.cuh"
 extern "C" {
+#include "../attention_route.h"
 #include "attention_cudnn.h"
 }
 
 void cuda_attention_forward_bf16(bfloat16 *out16, float *probs, const bfloat16 *qkv16, const attention_desc *d) {
     attention_desc_check_bf16(d, "attention_forward_bf16");
-    if (cuda_attention_takes_cudnn(d)) {
-        cuda_attention_cudnn_forward_bf16(out16, probs, qkv16, d);
-        return;
+    switch (cuda_attention_route_of(d)) {
+    case ATTN_ROUTE_CUDNN: cuda_attention_cudnn_forward_bf16(out16, probs, qkv16, d); return;
+    case ATTN_ROUTE_MATERIALISED: cuda_attention_gemm_forward_bf16(out16, probs, qkv16, d); return;
+    default: break;
     }
     const size_t n_out = (size_t)d->B * d->T * d->C, n_qkv = 3 * n_out;
     float *qkv = (float *)cuda_alloc_transient((n_qkv + n_out) * sizeof(float), "attention_forward_bf16 (fp32 qkv, out)");
@@ -33,9 +37,10 @@ void cuda_attention_forward_bf16(bfloat16 *out16, float *probs, const bfloat16 *
 void cuda_attention_backward_bf16(bfloat16 *dqkv16, const bfloat16 *dout16, const bfloat16 *qkv16, const bfloat16 *out16,
                                   const float *probs, const attention_desc *d) {
     attention_desc_check_bf16(d, "attention_backward_bf16");
-    if (cuda_attention_takes_cudnn(d)) {
-        cuda_attention_cudnn_backward_bf16(dqkv16, dout16, qkv16, out16, probs, d);
-        return;
+    switch (cuda_attention_route_of(d)) {
+    case ATTN_ROUTE_CUDNN: cuda_attention_cudnn_backward_bf16(dqkv16, dout16, qkv16, out16, probs, d); return;
+    case ATTN_ROUTE_MATERIALISED: cuda_attention_gemm_backward_bf16(dqkv16, dout16, qkv16, probs, d); return;
+    default: break;
     }
     const size_t n_out = (size_t)d->B * d->T * d->C, n_qkv = 3 * n_out;
     float *qkv = (float *)cuda_alloc_transient((2 * n_qkv + 2 * n_out) * sizeof(float),

@@ -437,7 +437,7 @@ static attention_route route_of(const attention_desc *d) {
     return attention_route_for(d, precision, attention_route_setting, cudnn_ok);
 }
 
-int cuda_attention_takes_cudnn(const attention_desc *d) { return route_of(d) == ATTN_ROUTE_CUDNN; }
+int cuda_attention_route_of(const attention_desc *d) { return (int)route_of(d); }
 
 // Training (keep_probs = 0) keeps the bf16 probabilities of the materialised route or the row
 // log-sum-exp (B, H, T) of the fused and cuDNN routes: sized for every route the setting may take.

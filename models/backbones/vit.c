@@ -235,8 +235,10 @@ static void clear_block_grads(model *m, int l, int B) {
     const vit_state *s = state(m);
     const vit_block_acts *g = &s->grads;
     int lp = m->cfg.bf16_activations, lp_attn = bf16_attention(m);
-    float *const grads[] = {lp ? NULL : g->ln1, lp_attn ? NULL : g->qkv, lp_attn ? NULL : g->attn, g->proj, g->res1, lp ? NULL : g->ln2, lp ? NULL : g->fc1,
-                            lp ? NULL : g->gelu, g->fc2, g->proj_drop, g->fc2_drop, l > 0 ? s->dres[(l - 1) % 2] : NULL};
+    float *const grads[] = {lp ? NULL : g->ln1,  lp_attn ? NULL : g->qkv,  lp_attn ? NULL : g->attn,
+                            g->proj,             g->res1,                 lp ? NULL : g->ln2,
+                            lp ? NULL : g->fc1,  lp ? NULL : g->gelu,     g->fc2,
+                            g->proj_drop,        g->fc2_drop,             l > 0 ? s->dres[(l - 1) % 2] : NULL};
     model_zero_act_grads_of(m, grads, (int)(sizeof grads / sizeof *grads), B);
 }
 
