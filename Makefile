@@ -100,7 +100,7 @@ LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(CU_OBJ) $(CPP_OBJ) $(BUILD)/git_commit
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_LIB := $(BUILD)/tests/testing.o $(BUILD)/tests/cuda_parity.o $(BUILD)/tests/attention_cases.o $(BUILD)/tests/model_testing.o \
-            $(BUILD)/tests/dense_bf16_cases.o $(BUILD)/tests/linear_bf16_cases.o
+            $(BUILD)/tests/dense_bf16_cases.o $(BUILD)/tests/linear_bf16_cases.o $(BUILD)/tests/attention_bf16_cases.o
 
 .PHONY: all deps deps-build deps-test deps-data deps-gpu deps-anchors docs test sanitize bench bench-ci bench-ci-baseline clean help backends reproduce-mp3 reproduce-cape reproduce-gmlp reproduce-gvp reproduce-ssl reproduce-all figures gpu-bundle FORCE
 SCALE  ?= small
@@ -200,7 +200,7 @@ $(BUILD)/%.o: %.cpp $(BUILD)/cxxflags.stamp
 
 # CUDA sources written under -Werror (host and device warnings are errors).
 NVCC_WERROR := -Werror all-warnings -Xcompiler -Wall,-Wextra,-Wno-unused-parameter,-Werror
-$(BUILD)/core/cuda/bf16_convert_cuda.o $(BUILD)/core/cuda/linear_bf16_cuda.o $(BUILD)/core/cuda/dense_bf16_cuda.o \
+$(BUILD)/core/cuda/bf16_convert_cuda.o $(BUILD)/core/cuda/linear_bf16_cuda.o $(BUILD)/core/cuda/attention_bf16_cuda.o $(BUILD)/core/cuda/dense_bf16_cuda.o \
     $(BUILD)/core/cuda/dense_cuda.o $(BUILD)/core/cuda/graph_cuda.o $(BUILD)/core/cuda/optim_cuda.o \
     $(BUILD)/core/cuda/reduce_cuda.o $(BUILD)/core/cuda/memory_cuda.o: NVCC_STRICT := $(NVCC_WERROR)
 $(BUILD)/%.o: %.cu

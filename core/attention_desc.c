@@ -15,3 +15,9 @@ void attention_desc_check(const attention_desc *d, const char *who) {
     if (d->mask_mode != ATTN_MASK_NONE && d->group == NULL)
         die_fail("%s: mask mode %d needs group ids", who, d->mask_mode);
 }
+
+void attention_desc_check_bf16(const attention_desc *d, const char *who) {
+    attention_desc_check(d, who);
+    if (d->kv_index) die_fail("%s: bf16 attention takes no kv_index (masked attention keeps the fp32 op)", who);
+    if (d->bias) die_fail("%s: bf16 attention takes no bias (relbias keeps the fp32 op)", who);
+}

@@ -7,7 +7,7 @@
 int gemm_key_equal(const gemm_key *a, const gemm_key *b) {
     return a->m == b->m && a->n == b->n && a->k == b->k && a->trans_a == b->trans_a &&
            a->trans_b == b->trans_b && a->lda == b->lda && a->ldb == b->ldb && a->ldc == b->ldc &&
-           a->epilogue == b->epilogue && a->precision == b->precision &&
+           a->epilogue == b->epilogue && a->precision == b->precision && a->out_bf16 == b->out_bf16 &&
            a->align_a == b->align_a && a->align_b == b->align_b && a->align_c == b->align_c &&
            a->align_bias == b->align_bias;
 }
@@ -15,7 +15,7 @@ int gemm_key_equal(const gemm_key *a, const gemm_key *b) {
 // FNV-1a over the fields in order (not over the struct's bytes: no padding is read).
 uint64_t gemm_key_hash(const gemm_key *k) {
     int f[] = {k->m, k->n, k->k, k->trans_a, k->trans_b, k->lda, k->ldb, k->ldc, k->epilogue,
-               k->precision, k->align_a, k->align_b, k->align_c, k->align_bias};
+               k->precision, k->out_bf16, k->align_a, k->align_b, k->align_c, k->align_bias};
     uint64_t h = 1469598103934665603ull;
     for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
         uint32_t v = (uint32_t)f[i];

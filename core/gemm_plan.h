@@ -1,6 +1,6 @@
 // core/gemm_plan.h — the host-side bookkeeping of the CUDA backend's cuBLASLt linear path
 // (core/cuda/linear_lt_cuda.cu): the key a matrix product's algorithm is chosen and cached by
-// (shape, transposes, leading dimensions, epilogue, precision, the operands' alignments), the
+// (shape, transposes, leading dimensions, epilogue, precision, output type, the operands' alignments), the
 // alignment class of a device address, the split-K reduction schemes allowed, and the cache
 // itself (an open-addressing table that grows; the CUDA file hangs its descriptors and chosen
 // algorithm on each entry's payload). Plain C so tests/test_gemm_plan.c checks it on the CPU.
@@ -20,7 +20,8 @@ typedef struct {
     int trans_a, trans_b; // 0 = N, 1 = T
     int lda, ldb, ldc;
     int epilogue;  // GEMM_EPILOGUE_*
-    int precision; // MATMUL_BF16 (core/ops.h): bf16 A and B, fp32 C, D and bias
+    int precision; // MATMUL_BF16 (core/ops.h): bf16 A and B, fp32 bias
+    int out_bf16;  // 1: C and D bf16 (D rounded once from the fp32 result), 0: fp32
     int align_a, align_b, align_c, align_bias; // bytes: gemm_alignment of each pointer (bias 0 if none)
 } gemm_key;
 

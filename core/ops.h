@@ -85,6 +85,9 @@ enum { STEP_HOST_SCALARS = STEP_GRAD_SCALE }; // how many the host writes
 // inconsistent: B, T, C, H >= 1 with H dividing C; M == T without kv_index; a known mask mode
 // with group ids. Pointer contents (kv_index's range) are each backend's to check where it can.
 void attention_desc_check(const attention_desc *d, const char *who);
+// attention_desc_check plus the bf16-storage ops' limits (attention_forward_bf16 /
+// attention_backward_bf16): no kv_index, no bias. Dies (exit 1) naming `who`.
+void attention_desc_check_bf16(const attention_desc *d, const char *who);
 
 // The op table: `name`, then one function pointer per entry of core/ops_list.h, in its order
 // (that file holds each op's contract: shapes, accumulation, conventions). A backend may

@@ -291,6 +291,22 @@ OP(void, attention_backward,
 // size rule, core/ops_cuda.h) else B·H·T (the fused kernels' row log-sum-exp) — it reads the
 // precision, so set the precision before sizing. keep_probs = 1 always needs B·H·T·M.
 OP(size_t, attention_state_floats, (int B, int H, int T, int M), (B, H, T, M))
+// Attention on bf16 storage (attention_bf16_cpu.c, attention_bf16_cuda.cu; train.activations=bf16): qkv16
+// (B, T, 3C) as the qkv projection stored it, out16 (B, T, C) as proj reads it. The forward is
+// bf16(attention_forward on the widened qkv16) with the same d, probs and precision (the rounding
+// points of training attention under MATMUL_BF16), the output rounded once; so on bf16-exact qkv
+// it equals the rounded fp32 op bit for bit on one backend. No kv_index and no bias (dies, exit 1:
+// masked attention and relbias keep the fp32 op); keep_probs and group masks as the fp32 op.
+OP(void, attention_forward_bf16, (bfloat16 *out16, float *probs, const bfloat16 *qkv16, const attention_desc *d),
+   (MEM(out16), MEM(probs), MEM(qkv16), DESC(d)))
+// Its backward: dqkv16 (B, T, 3C) = bf16 of attention_backward's dqkv from zero on the widened
+// dout16, qkv16 and out16 (the forward's) with the forward's probs: WRITTEN, not accumulated
+// (the qkv projection's backward is its one reader), rounded once. Under MATMUL_BF16 training
+// attention rounds dout to bf16 before its products anyway, so a bf16 dout loses nothing.
+OP(void, attention_backward_bf16,
+   (bfloat16 *dqkv16, const bfloat16 *dout16, const bfloat16 *qkv16, const bfloat16 *out16, const float *probs,
+    const attention_desc *d),
+   (MEM(dqkv16), MEM(dout16), MEM(qkv16), MEM(out16), MEM(probs), DESC(d)))
 
 // ---- position encodings (posenc_cpu.c, posenc_cuda.cu) ----
 // sin2d (CAPE eq. 3-4), C even, K = C/2 frequencies k = 1..K: w_kx = 10^(2k/C)·cos k,

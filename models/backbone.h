@@ -53,8 +53,9 @@ typedef struct backbone_kind {
     void (*keep_attention_probs)(struct model *m, int on);
     // The (B, T, 3d) q|k|v block `layer` of the last full-attention forward (M = T) read, after
     // the encoding's qk hook (RoPE rotates q and k), backend memory; NULL when that forward was
-    // masked. NULL hook: no attention.
-    const float *(*attention_qkv)(const struct model *m, int layer);
+    // masked. *bf16 = 1 when it is stored bf16 (train.activations=bf16: (B, T, 3d) bfloat16), else
+    // 0 (fp32). NULL hook: no attention.
+    const void *(*attention_qkv)(const struct model *m, int layer, int *bf16);
     // Learned token-mixing weights of block `layer` as the last forward used them (T, T) (gMLP's
     // spatial W: the dense one, resampled, or gathered from the Toeplitz table); NULL hook: none.
     const float *(*spatial_weights)(const struct model *m, int layer);

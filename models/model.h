@@ -241,7 +241,8 @@ const float *model_attention_probs(const model *m, int layer);
 // every token (model_set_context(m, m->T), no kept-token subset): q = channels [0, d), k = [d,
 // 2d), v = [2d, 3d), heads side by side as core/ops.h's attention reads them, after RoPE's
 // rotation; backend memory. NULL for a backbone without attention or after a masked forward.
-const float *model_attention_qkv(const model *m, int layer);
+// *bf16 = 1 when the values are stored bf16 (core/bf16.h; train.activations=bf16), 0 for fp32.
+const void *model_attention_qkv(const model *m, int layer, int *bf16);
 // The token-mixing weights (T, T) of block `layer` the last forward used (gMLP's spatial W),
 // backend memory; NULL when the backbone has none.
 const float *model_spatial_weights(const model *m, int layer);

@@ -2,11 +2,13 @@
 # tests/e2e_bf16_activations.sh — train.activations=bf16 end to end on real Fashion-MNIST (a tiny
 # ViT, 16 steps): the run on the guarded CPU backend bit for bit equal to the plain CPU one; its
 # own run id; losses finite and within 1e-3 relative of the same run with fp32 activations (both
-# under train.precision=bf16, whose products already read bf16-rounded LayerNorm, attention and
-# GELU outputs: what bf16 storage adds is one rounding, <= 2^-9 relative, of proj's output, the
-# MLP hidden before the GELU and the bf16 gradients; measured 5.5e-5 over these 16 steps, so 1e-3
-# leaves an 18x margin and still catches a wrong tensor or a lost gradient); a resume after 5 steps equal to the uninterrupted
-# run; the refusals (fp32 precision, gMLP, dropout, MP3's masked attention); and
+# under train.precision=bf16, whose products already read bf16-rounded LayerNorm, q/k/v, attention
+# and GELU outputs: what bf16 storage adds is one rounding, <= 2^-9 relative, of proj's output, the
+# MLP hidden before the GELU and the bf16 gradients (dqkv among them); measured 4.3e-5 over these
+# 16 steps, so 1e-3 leaves a 23x margin and still catches a wrong tensor or a lost gradient); a
+# resume after 5 steps equal to the uninterrupted run; the views' keys read from the bf16 q/k/v
+# (/views recorded); with pe.kind=rope (q/k/v stay fp32 for its rotation) guarded = cpu bit for
+# bit; the refusals (fp32 precision, gMLP, dropout, MP3's masked attention); and
 # `posbench bench --activations bf16` printing an arena smaller by what the tensor table frees.
 # Prints PASS/FAIL/SKIP lines (tests/run_all.sh counts them).
 cd "$(dirname "$0")/.." || exit 1
@@ -20,19 +22,21 @@ check() { # name, status (0 = ok), detail
 series() { h5dump -d "$2" "$1" 2>&1 | tail -n +2; }
 
 # The bench arena first (no data needed): vit-d64-L2-p4-28px-ci is B 32, T 50 (7x7 patches + cls),
-# d 64, hidden 128, depth 2. bf16 storage frees, per block, half of LN1, LN2, the hidden and the
-# GELU output and proj's output, and adds the attention output's bf16 copy (d/2): T·(d + hd)·B
-# floats; the shared gradient set frees the same (LN1, LN2, hidden, GELU halved). In all
-# (depth + 1)·B·T·(d + hd)·4 bytes = 3·32·50·192·4 = 3686400 bytes = 3.516 MiB (every tensor a
-# multiple of 16 floats: no alignment padding changes).
+# d 64, hidden 128, depth 2 (abs positions: the attention runs on bf16 storage). bf16 storage frees,
+# per block, half of LN1, LN2, the hidden, the GELU output and proj's output (T·(d + hd)·B floats),
+# half of qkv (3·T·d·B / 2) and the whole fp32 attention output (its bf16 form takes the place of
+# the bf16 copy fp32 attention needed): T·(d + hd)·B + 2.5·T·d·B floats; the shared gradient set
+# frees half of LN1, LN2, the hidden and GELU (T·(d + hd)·B) and half of dqkv and dattn (2·T·d·B).
+# In all (depth + 1)·B·T·(d + hd)·4 + (2.5·depth + 2)·B·T·d·4 bytes = 3686400 + 2867200 = 6553600
+# bytes = 6.250 MiB (every tensor a multiple of 16 floats: no alignment padding changes).
 bench_arena() { # extra flags -> the config's arena MiB
     $PB bench --device cpu --no-torch --threads 2 --iters 1 --config vit-d64-L2-p4-28px-ci --precision bf16 "$@" 2>&1 |
         awk '$1 == "vit-d64-L2-p4-28px-ci" { print $6 }'
 }
 A32=$(bench_arena)
 A16=$(bench_arena --activations bf16)
-awk -v a="$A32" -v b="$A16" 'BEGIN { d = a - b - 3686400 / 1048576; if (d < 0) d = -d; exit !(a > 0 && b > 0 && d <= 0.1) }'
-check "bench --activations bf16: arena smaller by (depth+1)·B·T·(d+hd)·4 bytes = 3.52 MiB (printed to 0.1 MiB)" $? \
+awk -v a="$A32" -v b="$A16" 'BEGIN { d = a - b - 6553600 / 1048576; if (d < 0) d = -d; exit !(a > 0 && b > 0 && d <= 0.1) }'
+check "bench --activations bf16: arena smaller by ((depth+1)·(d+hd) + (2.5·depth+2)·d)·B·T·4 bytes = 6.25 MiB (printed to 0.1 MiB)" $? \
     "fp32 activations $A32 MiB, bf16 $A16 MiB"
 $PB bench --device cpu --no-torch --iters 1 --config vit-d64-L2-p4-28px-ci --activations bf16 >"$T/bp.out" 2>"$T/bp.err"; rc=$?
 [ $rc -eq 2 ] && grep -q "needs --precision bf16" "$T/bp.err"
@@ -72,6 +76,14 @@ R=$(ls "$T"/r5/*.h5 2>/dev/null | head -n 1)
 [ -n "$R" ] && [ -n "$B" ] && [ "$(series "$B" /train/loss)" = "$(series "$R" /train/loss)" ] &&
     [ "$(series "$B" /eval/top1)" = "$(series "$R" /eval/top1)" ]
 check "train.activations=bf16: resume after 5 steps = uninterrupted, bitwise" $? "losses and eval top-1 compared"
+
+[ -n "$B" ] && h5dump -A -g /views "$B" 2>/dev/null | grep -q '"images"' && ! h5dump -A -g /views "$B" 2>/dev/null | grep -q '"absent"'
+check "train.activations=bf16: /views recorded (keys read from the bf16 q/k/v)" $? "$(basename "${B:-none}")"
+$PB train $CFG train.activations=bf16 pe.kind=rope --threads 2 --out "$T/rope" >/dev/null 2>&1; rc=$?
+$PB train $CFG train.activations=bf16 pe.kind=rope --threads 2 --device cpu-guarded --out "$T/rope-g" >/dev/null 2>&1
+[ $rc -eq 0 ] && [ -n "$(ls "$T"/rope-g/*.h5 2>/dev/null)" ] && /usr/bin/python3 tests/h5_same.py "$T/rope" "$T/rope-g" >"$T/rope.same" 2>&1
+check "train.activations=bf16 pe.kind=rope (fp32 q/k/v): runs, --device cpu-guarded = --device cpu, bit for bit" $? \
+    "exit $rc: $(tr '\n' ' ' < "$T/rope.same" 2>/dev/null)"
 
 REFUSE_BASE="data.limit=128 data.test_limit=100 train.epochs=1 train.batch=64 model.dim=32 model.depth=1 model.heads=2 model.patch=4"
 . tests/refuse_lib.sh

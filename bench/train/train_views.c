@@ -54,6 +54,7 @@ void record_views(run *r) {
     float *keys = xmalloc((size_t)L * N * P * d * sizeof(float), "view keys"); // (L, N·P, d)
     float *probs = t0 ? xmalloc((size_t)chunk * H * T * T * sizeof(float), "last block attention (host)") : NULL;
     float *qkv = xmalloc((size_t)chunk * T * 3 * d * sizeof(float), "block qkv (host)");
+    bfloat16 *qkv16 = xmalloc((size_t)chunk * T * 3 * d * sizeof(bfloat16), "block bf16 qkv (host)");
     int32_t *rows = xmalloc((size_t)N * sizeof(int32_t), "view image rows");
     if (t0) model_keep_attention_probs(m, 1);
     for (int start = 0; start < N; start += chunk) {
@@ -67,9 +68,16 @@ void record_views(run *r) {
             views_cls_attention(probs, B, H, T, t0, cls + (size_t)start * H * P);
         }
         for (int l = 0; l < L; l++) {
-            const float *q = model_attention_qkv(m, l);
+            int stored_bf16;
+            const void *q = model_attention_qkv(m, l, &stored_bf16);
+            size_t nq = (size_t)B * T * 3 * d;
             if (!q) die_fail("internal: block %d kept no q|k|v in the views' full-attention forward", l + 1);
-            m->ops->download(qkv, q, (size_t)B * T * 3 * d * sizeof(float));
+            if (stored_bf16) { // train.activations=bf16: widened exactly on the host
+                m->ops->download(qkv16, q, nq * sizeof(bfloat16));
+                for (size_t e = 0; e < nq; e++) qkv[e] = bf16_to_float(qkv16[e]);
+            } else {
+                m->ops->download(qkv, q, nq * sizeof(float));
+            }
             for (int b = 0; b < B; b++) // the keys, channels [d, 2d), of the patch tokens
                 for (int j = 0; j < P; j++)
                     memcpy(keys + (((size_t)l * N + start + b) * P + j) * d, qkv + ((size_t)b * T + t0 + j) * 3 * d + d,
@@ -127,5 +135,5 @@ void record_views(run *r) {
                      "their covariance (LAPACK dsyevd; each component's largest-magnitude entry positive), each component min-max "
                      "scaled over those patches to [0, 1] as red, green, blue; key_pca_variance: each component's share of the variance");
     printf("views: /views of %d test images recorded in %.2f s (key PCA of %d blocks)\n", N, now_seconds() - t_start, L);
-    free(pixels), free(mask), free(cls), free(keys), free(probs), free(qkv), free(rows), free(pca), free(proj), free(variance);
+    free(pixels), free(mask), free(cls), free(keys), free(probs), free(qkv), free(qkv16), free(rows), free(pca), free(proj), free(variance);
 }

@@ -437,6 +437,8 @@ static attention_route route_of(const attention_desc *d) {
     return attention_route_for(d, precision, attention_route_setting, cudnn_ok);
 }
 
+int cuda_attention_route_of(const attention_desc *d) { return (int)route_of(d); }
+
 // Training (keep_probs = 0) keeps the bf16 probabilities of the materialised route or the row
 // log-sum-exp (B, H, T) of the fused and cuDNN routes: sized for every route the setting may take.
 size_t cuda_attention_state_floats(int B, int H, int T, int M) {

@@ -304,43 +304,60 @@ int prepare_impl(const attention_desc *d, char *why, size_t len) {
     return s->ok;
 }
 
-void forward_impl(float *out, float *lse, const float *qkv, const attention_desc *d) {
+// The passes on bf16 storage, q/k/v read in place from qkv16 (B, T, 3C) through their strides:
+// the forward writes O into o16 (B, T, C); the backward writes dq, dk, dv into dqkv16 (B, T, 3C),
+// every element (the three cover all 3C channels). Only the graph's workspace is allocated.
+void forward16_impl(uint16_t *o16, float *lse, const uint16_t *qkv16, const attention_desc *d) {
     shape_graphs &s = ready(d, "attention_forward (cudnn)");
     sdpa_layouts L;
     attention_cudnn_layouts(d->B, d->T, d->C, d->H, &L);
+    void *ws = s.fwd_ws ? cuda_alloc_transient((size_t)s.fwd_ws, "cuDNN attention workspace") : nullptr;
+    uint16_t *q = const_cast<uint16_t *>(qkv16);
+    std::unordered_map<int64_t, void *> ptrs = {
+        {UID_Q, q + L.q.offset}, {UID_K, q + L.k.offset}, {UID_V, q + L.v.offset}, {UID_O, o16}, {UID_STATS, lse}};
+    run(*s.fwd, ptrs, ws, "attention_forward (cudnn)");
+    cuda_free_transient(ws);
+}
+
+void backward16_impl(uint16_t *dqkv16, const uint16_t *do16, const uint16_t *qkv16, const uint16_t *o16, const float *lse,
+                     const attention_desc *d) {
+    shape_graphs &s = ready(d, "attention_backward (cudnn)");
+    sdpa_layouts L;
+    attention_cudnn_layouts(d->B, d->T, d->C, d->H, &L);
+    void *ws = s.bwd_ws ? cuda_alloc_transient((size_t)s.bwd_ws, "cuDNN attention backward workspace") : nullptr;
+    uint16_t *q = const_cast<uint16_t *>(qkv16);
+    std::unordered_map<int64_t, void *> ptrs = {
+        {UID_Q, q + L.q.offset},       {UID_K, q + L.k.offset},       {UID_V, q + L.v.offset},
+        {UID_O, const_cast<uint16_t *>(o16)}, {UID_DO, const_cast<uint16_t *>(do16)}, {UID_STATS, const_cast<float *>(lse)},
+        {UID_DQ, dqkv16 + L.q.offset}, {UID_DK, dqkv16 + L.k.offset}, {UID_DV, dqkv16 + L.v.offset}};
+    run(*s.bwd, ptrs, ws, "attention_backward (cudnn)");
+    cuda_free_transient(ws);
+}
+
+// The fp32 interface: bf16 copies of its inputs in one transient, then the passes above.
+void forward_impl(float *out, float *lse, const float *qkv, const attention_desc *d) {
     const size_t n_out = (size_t)d->B * d->T * d->C, n_qkv = 3 * n_out;
-    const size_t o_at = bf16_bytes(n_qkv), ws_at = o_at + bf16_bytes(n_out);
-    char *ws = (char *)cuda_alloc_transient(ws_at + (size_t)s.fwd_ws, "cuDNN attention (bf16 q, k, v, O; workspace)");
+    const size_t o_at = bf16_bytes(n_qkv);
+    char *ws = (char *)cuda_alloc_transient(o_at + bf16_bytes(n_out), "cuDNN attention (bf16 q, k, v, O)");
     uint16_t *qkv16 = (uint16_t *)ws, *o16 = (uint16_t *)(ws + o_at);
     cuda_f32_to_bf16(qkv16, qkv, n_qkv);
-    std::unordered_map<int64_t, void *> ptrs = {
-        {UID_Q, qkv16 + L.q.offset}, {UID_K, qkv16 + L.k.offset}, {UID_V, qkv16 + L.v.offset},
-        {UID_O, o16},                {UID_STATS, lse}};
-    run(*s.fwd, ptrs, s.fwd_ws ? ws + ws_at : nullptr, "attention_forward (cudnn)");
+    forward16_impl(o16, lse, qkv16, d);
     cuda_bf16_to_f32(out, o16, n_out);
     cuda_free_transient(ws);
 }
 
 void backward_impl(float *dqkv, const float *dout, const float *qkv, const float *out, const float *lse,
                    const attention_desc *d) {
-    shape_graphs &s = ready(d, "attention_backward (cudnn)");
-    sdpa_layouts L;
-    attention_cudnn_layouts(d->B, d->T, d->C, d->H, &L);
     const size_t n_out = (size_t)d->B * d->T * d->C, n_qkv = 3 * n_out;
     const size_t dqkv_at = bf16_bytes(n_qkv), o_at = dqkv_at + bf16_bytes(n_qkv);
-    const size_t do_at = o_at + bf16_bytes(n_out), ws_at = do_at + bf16_bytes(n_out);
-    char *ws = (char *)cuda_alloc_transient(ws_at + (size_t)s.bwd_ws,
-                                            "cuDNN attention backward (bf16 q, k, v, O, dO, dq, dk, dv; workspace)");
+    const size_t do_at = o_at + bf16_bytes(n_out), total = do_at + bf16_bytes(n_out);
+    char *ws = (char *)cuda_alloc_transient(total, "cuDNN attention backward (bf16 q, k, v, O, dO, dq, dk, dv)");
     uint16_t *qkv16 = (uint16_t *)ws, *dqkv16 = (uint16_t *)(ws + dqkv_at);
     uint16_t *o16 = (uint16_t *)(ws + o_at), *do16 = (uint16_t *)(ws + do_at);
     cuda_f32_to_bf16(qkv16, qkv, n_qkv);
     cuda_f32_to_bf16(o16, out, n_out);
     cuda_f32_to_bf16(do16, dout, n_out);
-    std::unordered_map<int64_t, void *> ptrs = {
-        {UID_Q, qkv16 + L.q.offset},   {UID_K, qkv16 + L.k.offset},   {UID_V, qkv16 + L.v.offset},
-        {UID_O, o16},                  {UID_DO, do16},                {UID_STATS, const_cast<float *>(lse)},
-        {UID_DQ, dqkv16 + L.q.offset}, {UID_DK, dqkv16 + L.k.offset}, {UID_DV, dqkv16 + L.v.offset}};
-    run(*s.bwd, ptrs, s.bwd_ws ? ws + ws_at : nullptr, "attention_backward (cudnn)");
+    backward16_impl(dqkv16, do16, qkv16, o16, lse, d);
     cuda_bf16_add_to_f32(dqkv, dqkv16, n_qkv);
     cuda_free_transient(ws);
 }
@@ -408,6 +425,27 @@ extern "C" void cuda_attention_cudnn_backward(float *dqkv, const float *dout, co
     }
 }
 
+extern "C" void cuda_attention_cudnn_forward_bf16(void *out16, float *lse, const void *qkv16, const attention_desc *d) {
+    try {
+        forward16_impl((uint16_t *)out16, lse, (const uint16_t *)qkv16, d);
+    } catch (const std::exception &e) {
+        die_fail("attention_forward_bf16 (cudnn): %s", e.what());
+    } catch (...) {
+        die_fail("attention_forward_bf16 (cudnn): unknown exception");
+    }
+}
+
+extern "C" void cuda_attention_cudnn_backward_bf16(void *dqkv16, const void *dout16, const void *qkv16, const void *out16,
+                                                   const float *lse, const attention_desc *d) {
+    try {
+        backward16_impl((uint16_t *)dqkv16, (const uint16_t *)dout16, (const uint16_t *)qkv16, (const uint16_t *)out16, lse, d);
+    } catch (const std::exception &e) {
+        die_fail("attention_backward_bf16 (cudnn): %s", e.what());
+    } catch (...) {
+        die_fail("attention_backward_bf16 (cudnn): unknown exception");
+    }
+}
+
 extern "C" void cuda_attention_cudnn_version_text(char *buf, size_t len) {
     try {
         version_impl(buf, len);
@@ -446,6 +484,17 @@ extern "C" void cuda_attention_cudnn_backward(float *dqkv, const float *dout, co
                                               const float *lse, const attention_desc *d) {
     (void)dqkv, (void)dout, (void)qkv, (void)out, (void)lse, (void)d;
     die_fail("attention_backward (cudnn): the cuDNN route is not compiled in: %s", POSBENCH_CUDNN_WHY);
+}
+
+extern "C" void cuda_attention_cudnn_forward_bf16(void *out16, float *lse, const void *qkv16, const attention_desc *d) {
+    (void)out16, (void)lse, (void)qkv16, (void)d;
+    die_fail("attention_forward_bf16 (cudnn): the cuDNN route is not compiled in: %s", POSBENCH_CUDNN_WHY);
+}
+
+extern "C" void cuda_attention_cudnn_backward_bf16(void *dqkv16, const void *dout16, const void *qkv16, const void *out16,
+                                                   const float *lse, const attention_desc *d) {
+    (void)dqkv16, (void)dout16, (void)qkv16, (void)out16, (void)lse, (void)d;
+    die_fail("attention_backward_bf16 (cudnn): the cuDNN route is not compiled in: %s", POSBENCH_CUDNN_WHY);
 }
 
 extern "C" void cuda_attention_cudnn_version_text(char *buf, size_t len) {

@@ -30,6 +30,14 @@ void cuda_attention_cudnn_forward(float *out, float *lse, const float *qkv, cons
 void cuda_attention_cudnn_backward(float *dqkv, const float *dout, const float *qkv,
                                    const float *out, const float *lse, const attention_desc *d);
 
+// The same passes on bf16 storage (attention_forward_bf16 / attention_backward_bf16): q, k, v read
+// in place from qkv16 (B, T, 3C, bf16), O written into out16 (B, T, C, bf16) as cuDNN computes it;
+// the backward reads dout16 and out16 (bf16) and writes dqkv16 (B, T, 3C, bf16), every element
+// (written, not accumulated). No conversion pass; only the graph's workspace is allocated.
+void cuda_attention_cudnn_forward_bf16(void *out16, float *lse, const void *qkv16, const attention_desc *d);
+void cuda_attention_cudnn_backward_bf16(void *dqkv16, const void *dout16, const void *qkv16, const void *out16,
+                                        const float *lse, const attention_desc *d);
+
 // "cudnn: ..." lines for `posbench --version`: compiled in or out (and why), the frontend and
 // cuDNN header versions, and the library found (path and version) or why none loaded. Loads the
 // library but creates no handle and no CUDA context.

@@ -81,45 +81,92 @@ static __device__ __forceinline__ pack_offsets pack_offsets_of(int bh, int r, in
     return at;
 }
 
-// dst (B, H, R, hs) bf16 = channels [off + h·hs, off + (h+1)·hs) of rows tok[b][r] (r when tok is
-// NULL) of src (B, rows_per_image, stride). A thread per VEC consecutive channels of one head
-// row (attn_pack_coords; consecutive threads along the channels: coalesced), 32-bit index math.
+// One head element (or VEC = 4 consecutive ones) into the bf16 head matrix: rounded from fp32
+// rows, copied from bf16 rows (the stored bits: no conversion).
 template <int VEC>
-static __global__ void attn_pack_kernel(__nv_bfloat16 *dst, const float *src, int rows_per_image,
+static __device__ __forceinline__ void pack_elems(__nv_bfloat16 *d, const float *s) {
+    if (VEC == 4) {
+        const float4 v = *(const float4 *)s;
+        __nv_bfloat162 lo = __floats2bfloat162_rn(v.x, v.y), hi = __floats2bfloat162_rn(v.z, v.w);
+        uint2 packed;
+        packed.x = *(const unsigned *)&lo;
+        packed.y = *(const unsigned *)&hi;
+        *(uint2 *)d = packed;
+    } else {
+        *d = __float2bfloat16_rn(*s);
+    }
+}
+template <int VEC>
+static __device__ __forceinline__ void pack_elems(__nv_bfloat16 *d, const __nv_bfloat16 *s) {
+    if (VEC == 4) *(uint2 *)d = *(const uint2 *)s;
+    else *d = *s;
+}
+
+// dst (B, H, R, hs) bf16 = channels [off + h·hs, off + (h+1)·hs) of rows tok[b][r] (r when tok is
+// NULL) of src (B, rows_per_image, stride), fp32 (rounded) or bf16 (train.activations=bf16: read
+// as stored). A thread per VEC consecutive channels of one head row (attn_pack_coords; consecutive
+// threads along the channels: coalesced), 32-bit index math.
+template <int VEC, typename S>
+static __global__ void attn_pack_kernel(__nv_bfloat16 *dst, const S *src, int rows_per_image,
                                         int stride, int off, const int *tok, int B, int H, int R,
                                         int hs) {
     int r, c;
     if (!pack_thread(R, hs, VEC, &r, &c)) return;
     for (int bh = blockIdx.y; bh < B * H; bh += gridDim.y) {
         const pack_offsets at = pack_offsets_of(bh, r, c, H, R, hs, rows_per_image, stride, off, tok);
-        const float *s = src + at.rows;
-        __nv_bfloat16 *d = dst + at.heads;
-        if (VEC == 4) {
-            const float4 v = *(const float4 *)s;
-            __nv_bfloat162 lo = __floats2bfloat162_rn(v.x, v.y), hi = __floats2bfloat162_rn(v.z, v.w);
-            uint2 packed;
-            packed.x = *(const unsigned *)&lo;
-            packed.y = *(const unsigned *)&hi;
-            *(uint2 *)d = packed;
-        } else {
-            *d = __float2bfloat16_rn(*s);
-        }
+        pack_elems<VEC>(dst + at.heads, src + at.rows);
+    }
+}
+
+// The destination's prior values for accumulate = 1: fp32 rows are read; bf16 rows are written
+// only (train.activations=bf16's dqkv16), as if accumulated onto zero (0 + x: -0 becomes +0, as
+// the fp32 route's zeroed dqkv gives).
+template <int VEC>
+static __device__ __forceinline__ void unpack_prior(float *o, const float *d) {
+    if (VEC == 4) {
+        const float4 x = *(const float4 *)d;
+        o[0] = x.x, o[1] = x.y, o[2] = x.z, o[3] = x.w;
+    } else {
+        o[0] = *d;
+    }
+}
+template <int VEC>
+static __device__ __forceinline__ void unpack_prior(float *o, const __nv_bfloat16 *) {
+#pragma unroll
+    for (int k = 0; k < VEC; k++) o[k] = 0.0f;
+}
+template <int VEC>
+static __device__ __forceinline__ void unpack_store(float *d, const float *o) {
+    if (VEC == 4) *(float4 *)d = make_float4(o[0], o[1], o[2], o[3]);
+    else *d = o[0];
+}
+template <int VEC>
+static __device__ __forceinline__ void unpack_store(__nv_bfloat16 *d, const float *o) { // rounded once
+    if (VEC == 4) {
+        __nv_bfloat162 lo = __floats2bfloat162_rn(o[0], o[1]), hi = __floats2bfloat162_rn(o[2], o[3]);
+        uint2 packed;
+        packed.x = *(const unsigned *)&lo;
+        packed.y = *(const unsigned *)&hi;
+        *(uint2 *)d = packed;
+    } else {
+        *d = __float2bfloat16_rn(o[0]);
     }
 }
 
 // dst[b, tok[b][r], off + h·hs + c] (row stride `stride`) = or += alpha·src[b, h, r, c], src
-// (B, H, R, hs) fp32. accumulate = 0 overwrites (the forward's out), 1 adds (gradients). Each
-// destination element is written by one thread (kv_index does not repeat a token: ops.h). The
-// pack's grid and index math; the same arithmetic per element in either width.
-template <int VEC>
-static __global__ void attn_unpack_kernel(float *dst, const float *src, int rows_per_image,
+// (B, H, R, hs) fp32; dst fp32, or bf16 rounded once (unpack_prior: a bf16 dst is written).
+// accumulate = 0 overwrites (the forward's out), 1 adds (gradients). Each destination element is
+// written by one thread (kv_index does not repeat a token: ops.h). The pack's grid and index
+// math; the same arithmetic per element in either width.
+template <int VEC, typename D>
+static __global__ void attn_unpack_kernel(D *dst, const float *src, int rows_per_image,
                                           int stride, int off, const int *tok, int B, int H, int R,
                                           int hs, float alpha, int accumulate) {
     int r, c;
     if (!pack_thread(R, hs, VEC, &r, &c)) return;
     for (int bh = blockIdx.y; bh < B * H; bh += gridDim.y) {
         const pack_offsets at = pack_offsets_of(bh, r, c, H, R, hs, rows_per_image, stride, off, tok);
-        float *d = dst + at.rows;
+        D *d = dst + at.rows;
         const float *s = src + at.heads;
         float v[VEC], o[VEC];
         if (VEC == 4) {
@@ -128,21 +175,13 @@ static __global__ void attn_unpack_kernel(float *dst, const float *src, int rows
         } else {
             v[0] = *s;
         }
-        if (accumulate) {
-            if (VEC == 4) {
-                const float4 x = *(const float4 *)d;
-                o[0] = x.x, o[1] = x.y, o[2] = x.z, o[3] = x.w;
-            } else {
-                o[0] = *d;
-            }
-        }
+        if (accumulate) unpack_prior<VEC>(o, d);
 #pragma unroll
         for (int k = 0; k < VEC; k++) {
             float a = alpha == 1.0f ? v[k] : __fmul_rn(alpha, v[k]);
             o[k] = accumulate ? __fadd_rn(o[k], a) : a;
         }
-        if (VEC == 4) *(float4 *)d = make_float4(o[0], o[1], o[2], o[3]);
-        else *d = o[0];
+        unpack_store<VEC>(d, o);
     }
 }
 
@@ -333,7 +372,8 @@ static dim3 pack_grid(int B, int H, int R, int hs, int vec) {
 
 // dst (B, H, R, hs) bf16 from rows of src (see attn_pack_kernel), 4 channels per thread where the
 // strides and pointers allow it.
-static void pack_heads(__nv_bfloat16 *dst, const float *src, int rows_per_image, int stride, int off,
+template <typename S>
+static void pack_heads(__nv_bfloat16 *dst, const S *src, int rows_per_image, int stride, int off,
                        const int *tok, int B, int H, int R, int hs) {
     if ((size_t)R * hs == 0 || B * H == 0) return;
     int vec = attn_pack_vec(hs, stride, off, (uintptr_t)src, (uintptr_t)dst, 2);
@@ -346,7 +386,8 @@ static void pack_heads(__nv_bfloat16 *dst, const float *src, int rows_per_image,
 }
 
 // Rows of dst = (or +=) alpha·src (B, H, R, hs) fp32 (see attn_unpack_kernel).
-static void unpack_heads(float *dst, const float *src, int rows_per_image, int stride, int off, const int *tok,
+template <typename D>
+static void unpack_heads(D *dst, const float *src, int rows_per_image, int stride, int off, const int *tok,
                          int B, int H, int R, int hs, float alpha, int accumulate) {
     if ((size_t)R * hs == 0 || B * H == 0) return;
     int vec = attn_pack_vec(hs, stride, off, (uintptr_t)dst, (uintptr_t)src, 4);
@@ -360,8 +401,9 @@ static void unpack_heads(float *dst, const float *src, int rows_per_image, int s
     CUDA_LAUNCH_CHECK();
 }
 
-// Q16, K16, V16 of every (b, h) from qkv (B, T, 3C).
-static void pack_qkv(__nv_bfloat16 *q16, __nv_bfloat16 *k16, __nv_bfloat16 *v16, const float *qkv,
+// Q16, K16, V16 of every (b, h) from qkv (B, T, 3C), fp32 or bf16.
+template <typename S>
+static void pack_qkv(__nv_bfloat16 *q16, __nv_bfloat16 *k16, __nv_bfloat16 *v16, const S *qkv,
                      const attention_desc *d) {
     const int B = d->B, H = d->H, T = d->T, M = d->M, C = d->C, hs = C / H;
     pack_heads(q16, qkv, T, 3 * C, 0, NULL, B, H, T, hs);
@@ -407,8 +449,10 @@ static void softmax_backward(__nv_bfloat16 *dS16, float *scratch, const float *d
     CUDA_LAUNCH_CHECK();
 }
 
-void cuda_attention_gemm_forward(float *out, float *state, const float *qkv,
-                                 const attention_desc *d) {
+// The forward on qkv and out of type X: fp32 (attention_forward) or bf16 (attention_forward_bf16:
+// q, k, v packed from the stored bits, out rounded once by the unpack).
+template <typename X>
+static void gemm_forward(X *out, float *state, const X *qkv, const attention_desc *d) {
     attention_desc_check(d, "attention_forward (bf16 materialised)");
     const int B = d->B, H = d->H, T = d->T, M = d->M, C = d->C, hs = C / H, BH = B * H;
     const int ld = attn_score_ld(M);
@@ -425,8 +469,11 @@ void cuda_attention_gemm_forward(float *out, float *state, const float *qkv,
     cuda_free_transient(ws);
 }
 
-void cuda_attention_gemm_backward(float *dqkv, float *dbias, float *scratch, const float *dout,
-                                  const float *qkv, const float *state, const attention_desc *d) {
+// The backward on dout, qkv and dqkv of type X: fp32 (attention_backward: dqkv +=) or bf16
+// (attention_backward_bf16: dO packed from the stored bits, dqkv written, rounded once).
+template <typename X>
+static void gemm_backward(X *dqkv, float *dbias, float *scratch, const X *dout, const X *qkv, const float *state,
+                          const attention_desc *d) {
     attention_desc_check(d, "attention_backward (bf16 materialised)");
     const int B = d->B, H = d->H, T = d->T, M = d->M, C = d->C, hs = C / H, BH = B * H;
     const int ld = attn_score_ld(M);
@@ -457,4 +504,23 @@ void cuda_attention_gemm_backward(float *dqkv, float *dbias, float *scratch, con
     }
     cuda_free_transient(ws);
     if (want_dbias) cuda_attention_dbias_reduce(dbias, scratch, d);
+}
+
+void cuda_attention_gemm_forward(float *out, float *state, const float *qkv, const attention_desc *d) {
+    gemm_forward(out, state, qkv, d);
+}
+
+void cuda_attention_gemm_backward(float *dqkv, float *dbias, float *scratch, const float *dout, const float *qkv,
+                                  const float *state, const attention_desc *d) {
+    gemm_backward(dqkv, dbias, scratch, dout, qkv, state, d);
+}
+
+void cuda_attention_gemm_forward_bf16(bfloat16 *out16, float *state, const bfloat16 *qkv16, const attention_desc *d) {
+    gemm_forward((__nv_bfloat16 *)out16, state, (const __nv_bfloat16 *)qkv16, d);
+}
+
+void cuda_attention_gemm_backward_bf16(bfloat16 *dqkv16, const bfloat16 *dout16, const bfloat16 *qkv16, const float *state,
+                                       const attention_desc *d) {
+    gemm_backward((__nv_bfloat16 *)dqkv16, (float *)NULL, (float *)NULL, (const __nv_bfloat16 *)dout16,
+                  (const __nv_bfloat16 *)qkv16, state, d);
 }

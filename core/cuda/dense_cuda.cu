@@ -135,7 +135,7 @@ void cuda_gemm_bf16(cublasOperation_t ta, cublasOperation_t tb, int m, int n, in
                     int ldc, const float *bias) {
     // (The Lt epilogue reads a 16-byte aligned bias; arena tensors are 64-byte aligned.)
     if (cuda_linear_route() == CUDA_LINEAR_LT && (!bias || (uintptr_t)bias % 16 == 0) &&
-        cuda_lt_matmul(ta == CUBLAS_OP_T, tb == CUBLAS_OP_T, m, n, k, a16, lda, b16, ldb, *beta, C, ldc, bias))
+        cuda_lt_matmul(ta == CUBLAS_OP_T, tb == CUBLAS_OP_T, m, n, k, a16, lda, b16, ldb, *beta, C, 0, ldc, bias))
         return;
     float one = 1.0f;
     if (bias) { // no Lt algorithm for this key: the bias is written first and added to (ldc == m)

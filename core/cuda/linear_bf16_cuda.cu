@@ -3,10 +3,12 @@
 // gradient) is the GEMM operand as it is, with no conversion pass; the weight is the bf16 copy
 // the linear path uses (the Lt route's cached copy, else converted per call); products accumulate
 // in fp32 (CUBLAS_COMPUTE_32F) through dense_cuda.cu's cuda_gemm_bf16 (cuBLASLt with the bias
-// epilogue on CUDA_LINEAR_LT, else cublasGemmEx). A bf16 output without a bias is the GEMM's own
-// bf16 D (rounded once from the fp32 accumulator); with a bias it is formed in an fp32 transient
-// and rounded once after the bias add (the CPU's order of rounding; a bf16-D cuBLASLt epilogue is
-// the faster form). dbias from a bf16 output gradient sums its widened values in
+// epilogue on CUDA_LINEAR_LT, else cublasGemmEx). A bf16 output is the GEMM's own bf16 D, rounded
+// once from the fp32 result: without a bias from cublasGemmEx, with a bias from cuBLASLt's bias
+// epilogue (CUDA_LINEAR_LT: the fp32 bias added before the rounding, the CPU's order). Only where
+// neither serves (a bias on the cublasGemmEx route, or no Lt algorithm for the key) is it formed
+// in an fp32 transient and rounded by a pass. A bf16 input gradient (din16) is cublasGemmEx's bf16
+// C, no pass either. dbias from a bf16 output gradient sums its widened values in
 // dense_cuda.cu's fixed order. The CPU twin is core/cpu/linear_bf16_cpu.c.
 #include "ops_cuda_internal.cuh"
 
@@ -31,6 +33,10 @@ void cuda_linear_forward_bf16(float *out, bfloat16 *out16, const bfloat16 *in, c
                       out16, OC);
         return;
     }
+    // (The Lt epilogue reads a 16-byte aligned bias; arena tensors are 64-byte aligned.)
+    if (out16 && IC > 0 && cuda_linear_route() == CUDA_LINEAR_LT && (uintptr_t)bias % 16 == 0 &&
+        cuda_lt_matmul(1, 0, OC, N, IC, cuda_linear_weight_bf16(weight, (size_t)OC * IC), IC, x16, IC, 0.0f, out16, 1, OC, bias))
+        return;
     float *y = out ? out : (float *)cuda_alloc_transient(n * sizeof(float), "linear_forward_bf16 fp32 result");
     if (IC == 0) { // empty product: bias, or zeros
         if (bias) cuda_linear_forward(y, NULL, NULL, bias, N, 0, OC);

@@ -1,13 +1,17 @@
 // core/cuda/linear_lt_cuda.cu — the cuBLASLt path of the linear layers under train.precision=bf16
-// (core/ops_cuda.h CUDA_LINEAR_LT; dense_cuda.cu's linear_gemm calls it): cublasLtMatmul with
-// bf16 A and B, fp32 C and D, fp32 accumulation (CUBLAS_COMPUTE_32F), and the fp32 bias added
-// by the epilogue (CUBLASLT_EPILOGUE_BIAS; Lt's GELU epilogues are the tanh approximation and
-// are never used). The algorithm is chosen once per gemm_key (core/gemm_plan.h: shape,
-// transposes, leading dimensions, epilogue, precision, pointer alignments) by
+// (core/ops_cuda.h CUDA_LINEAR_LT; dense_cuda.cu's linear_gemm and linear_bf16_cuda.cu call it):
+// cublasLtMatmul with bf16 A and B, fp32 accumulation (CUBLAS_COMPUTE_32F), C and D fp32 or bf16
+// (linear_forward_bf16's bf16 output: the epilogue rounds the fp32 result once as it stores D, no
+// separate pass), and the fp32 bias added by the epilogue before that rounding
+// (CUBLASLT_EPILOGUE_BIAS, bias type CUDA_R_32F; Lt's GELU epilogues are the tanh approximation
+// and are never used). The algorithm is chosen once per gemm_key (core/gemm_plan.h: shape,
+// transposes, leading dimensions, epilogue, precision, output type, pointer alignments) by
 // cublasLtMatmulAlgoGetHeuristic with the in-place split-K reduction excluded and at most
 // GEMM_LT_WORKSPACE_BYTES of workspace, which is allocated once through cuda_alloc (the memory
 // meter counts it); the descriptors live with the cached algorithm. A key the heuristic has no
-// algorithm for is cached as such, and its products go to cublasGemmEx (dense_cuda.cu).
+// algorithm for (none found, or CUBLAS_STATUS_NOT_SUPPORTED for the combination) is cached as
+// such, and its products go to cublasGemmEx (dense_cuda.cu) or, for a bf16 output with a bias,
+// to linear_bf16_cuda.cu's fp32 result rounded by a pass.
 // It also keeps bf16 copies of weights (cuda_bf16_weight): only inside ranges that AdamW has
 // updated (the trained parameters), each written once and reused until something writes over
 // it — AdamW, upload, copy, zero, scale (cuda_weights_written) — or frees the block holding it
@@ -63,7 +67,7 @@ static lt_plan *lt_plan_create(const gemm_key *k, const float *bias) {
     // Stored shapes (column-major): op(A) is m x k, op(B) k x n, C and D m x n.
     CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p->a, CUDA_R_16BF, k->trans_a ? k->k : k->m, k->trans_a ? k->m : k->k, k->lda));
     CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p->b, CUDA_R_16BF, k->trans_b ? k->n : k->k, k->trans_b ? k->k : k->n, k->ldb));
-    CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p->c, CUDA_R_32F, k->m, k->n, k->ldc));
+    CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p->c, k->out_bf16 ? CUDA_R_16BF : CUDA_R_32F, k->m, k->n, k->ldc));
 
     cublasLtMatmulPreference_t pref;
     CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref));
@@ -78,7 +82,9 @@ static lt_plan *lt_plan_create(const gemm_key *k, const float *bias) {
     CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &al_c, sizeof al_c));
     cublasLtMatmulHeuristicResult_t result;
     int found = 0;
-    CUBLAS_CHECK(cublasLtMatmulAlgoGetHeuristic(lt_handle, p->desc, p->a, p->b, p->c, p->c, pref, 1, &result, &found));
+    cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(lt_handle, p->desc, p->a, p->b, p->c, p->c, pref, 1, &result, &found);
+    if (st == CUBLAS_STATUS_NOT_SUPPORTED) found = 0; // this combination has no algorithm: the fallback serves it
+    else CUBLAS_CHECK(st);
     CUBLAS_CHECK(cublasLtMatmulPreferenceDestroy(pref));
     p->usable = found >= 1 && result.workspaceSize <= GEMM_LT_WORKSPACE_BYTES;
     if (p->usable) p->algo = result.algo;
@@ -86,7 +92,7 @@ static lt_plan *lt_plan_create(const gemm_key *k, const float *bias) {
 }
 
 int cuda_lt_matmul(int trans_a, int trans_b, int m, int n, int k, const __nv_bfloat16 *A, int lda,
-                    const __nv_bfloat16 *B, int ldb, float beta, float *C, int ldc, const float *bias) {
+                    const __nv_bfloat16 *B, int ldb, float beta, void *C, int c_bf16, int ldc, const float *bias) {
     if (!lt_handle) {
         CUBLAS_CHECK(cublasLtCreate(&lt_handle));
         lt_workspace = cuda_alloc(GEMM_LT_WORKSPACE_BYTES, "the cuBLASLt workspace");
@@ -102,6 +108,7 @@ int cuda_lt_matmul(int trans_a, int trans_b, int m, int n, int k, const __nv_bfl
     key.ldc = ldc;
     key.epilogue = bias ? GEMM_EPILOGUE_BIAS : GEMM_EPILOGUE_NONE;
     key.precision = MATMUL_BF16;
+    key.out_bf16 = c_bf16 != 0;
     key.align_a = gemm_alignment((uintptr_t)A);
     key.align_b = gemm_alignment((uintptr_t)B);
     key.align_c = gemm_alignment((uintptr_t)C);

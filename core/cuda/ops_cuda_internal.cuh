@@ -50,14 +50,15 @@ void cuda_gemm_bf16(cublasOperation_t ta, cublasOperation_t tb, int m, int n, in
 void cuda_column_sums_add(float *dst, const float *src, int N, int C);
 
 // linear_lt_cuda.cu (its route: cuda_linear_route, core/ops_cuda.h): the cuBLASLt product
-// (column-major D (m, n) = op(A)·op(B) + beta·C [+ bias (m) per column], bf16 A and B, fp32 C/D/bias;
+// (column-major D (m, n) = op(A)·op(B) + beta·C [+ bias (m) per column], bf16 A and B, fp32 bias, C/D
+// fp32 (c_bf16 = 0) or bf16 (c_bf16 = 1: D rounded once from the fp32 result by the epilogue);
 // trans_* 0 = N, 1 = T; returns 0, computing nothing, when cuBLASLt offers no algorithm); the cached bf16 copy of a weight (NULL when w lies outside every range
 // AdamW has updated: the caller converts it itself); and the bookkeeping that keeps those copies
 // true: AdamW marks its parameters trained, every write over device memory from outside a
 // forward/backward (upload, copy, zero, scale, AdamW) marks copies stale, and cuda_free of a
 // block drops the copies and trained ranges inside it.
 int cuda_lt_matmul(int trans_a, int trans_b, int m, int n, int k, const __nv_bfloat16 *A, int lda,
-                    const __nv_bfloat16 *B, int ldb, float beta, float *C, int ldc, const float *bias);
+                    const __nv_bfloat16 *B, int ldb, float beta, void *C, int c_bf16, int ldc, const float *bias);
 const __nv_bfloat16 *cuda_bf16_weight(const float *w, size_t n);
 void cuda_weights_trained(const float *param, size_t n);
 void cuda_weights_written(const void *dst, size_t bytes);

@@ -23,13 +23,16 @@
 // activations that feed a matrix product are stored bf16 by the op that writes them — LN1 and
 // LN2 (residual_layernorm_forward_bf16, the second fused with the first residual add), the
 // attention output as proj reads it, the MLP hidden and the GELU output — and read so by
-// linear_forward_bf16; proj's output is bf16 too (the fused residual + LN2 reads it). The
-// residual stream, LayerNorm statistics, qkv and the attention itself (its fp32 interface: its
-// output is written fp32 and rounded once for proj), fc2's output, losses and parameter
-// gradients stay fp32. Gradients of the bf16 tensors (LN1, LN2, the hidden, GELU) are bf16 and
-// written by the op that produces them (linear_backward_bf16, gelu_backward_bf16), so the
-// backward never clears them. Dropout and masked attention keep fp32 activations
-// (vit_config_error refuses them with bf16).
+// linear_forward_bf16; proj's output is bf16 too (the fused residual + LN2 reads it). qkv is
+// stored bf16 by its projection and read so by attention_forward_bf16, which writes the bf16
+// output proj reads (bf16_attention); with an encoding that reaches into attention (RoPE rotates
+// q/k in the fp32 qkv, relbias adds learned fp32 scores) qkv stays fp32, the fp32 attention op
+// runs, and its output is rounded once for proj (attn16). The residual stream, LayerNorm
+// statistics, fc2's output, losses and parameter gradients stay fp32. Gradients of the bf16
+// tensors (LN1, LN2, the hidden, GELU; qkv and the attention output with bf16_attention) are bf16
+// and written by the op that produces them (linear_backward_bf16, gelu_backward_bf16,
+// attention_backward_bf16), so the backward never clears them. Dropout and masked attention keep
+// fp32 activations (vit_config_error refuses them with bf16).
 #include "../model.h"
 #include "../../core/common.h"
 #include <stdio.h>
@@ -51,8 +54,8 @@ typedef struct {
     float *qkv;                         // (B, T, 3d); masked model: q (B, T, d) then k|v (B, M, 2d)
     float *probs;                       // the attention backward's saved state: the CPU's (B, H, T, M)
                                         // probabilities, CUDA's (B, H, T) row log-sum-exp
-    float *attn;                        // (B, T, d) attention output (heads concatenated)
-    float *attn16;                      // bf16 activations: (B, T, d) bf16, the attention output as proj reads it
+    float *attn;                        // (B, T, d) attention output (heads concatenated); bf16 with bf16_attention
+    float *attn16;                      // bf16 activations with fp32 attention: (B, T, d) bf16, the output as proj reads it
     float *proj, *proj_drop, *proj_mask; // (B, T, d) projection, after dropout, dropout mask
     float *res1;                        // (B, T, d) x + branch 1
     float *ln2, *ln2_mean, *ln2_rstd;
@@ -82,6 +85,10 @@ static vit_state *state(const model *m) { return m->arch_state; }
 // the tensor tables (images first, so a smaller batch is a prefix), its pointer read as bfloat16.
 static size_t bf16_floats(size_t images, size_t per_image) { return images * ((per_image + 1) / 2); }
 static bfloat16 *b16(float *p) { return (bfloat16 *)p; }
+
+// train.activations=bf16 with an encoding that stays out of attention: qkv (B, T, 3d), the
+// attention output (B, T, d) and their gradients are stored bf16 and the bf16 attention ops run.
+static int bf16_attention(const model *m) { return m->cfg.bf16_activations && !posenc_in_attention(m->pe); }
 
 static void vit_declare_params(model *m) {
     vit_state *s = state(m);
@@ -119,10 +126,12 @@ static void vit_declare_acts(model *m) {
     // Sized for the largest input: every (B, T, ...) activation of a smaller one is a prefix.
     size_t B = (size_t)m->max_batch, T = (size_t)model_tokens_max(m), d = (size_t)c->dim;
     size_t BT = B * T, BTd = BT * d, hd = (size_t)c->mlp_ratio * d, BM = B * (size_t)m->M_alloc;
-    int masked = c->request.context_tokens > 0, lp = c->bf16_activations;
+    int masked = c->request.context_tokens > 0, lp = c->bf16_activations, lp_attn = bf16_attention(m);
     size_t Td = T * d, Thd = T * hd;
     // (B, T, d) and (B, T, hd) tensors: fp32, or bf16 where lp says so
     size_t BTd_lp = lp ? bf16_floats(B, Td) : BTd, BThd_lp = lp ? bf16_floats(B, Thd) : BT * hd;
+    // qkv and the attention output: bf16 with bf16_attention
+    size_t BT3d_at = lp_attn ? bf16_floats(B, 3 * Td) : 3 * BTd, BTd_at = lp_attn ? BTd_lp : BTd;
     s->acts = xcalloc((size_t)c->depth, sizeof *s->acts, "vit block activations");
     for (int l = 0; l < c->depth; l++) {
         vit_block_acts *a = &s->acts[l];
@@ -132,10 +141,10 @@ static void vit_declare_acts(model *m) {
         A(ln1, "norm1", BTd_lp);
         A(ln1_mean, "norm1.mean", BT);
         A(ln1_rstd, "norm1.rstd", BT);
-        A(qkv, "qkv", masked ? BTd + 2 * BM * d : 3 * BTd); // masked: q (B, T, C) then k|v (B, M, 2C) (see above)
+        A(qkv, "qkv", masked ? BTd + 2 * BM * d : BT3d_at); // masked: q (B, T, C) then k|v (B, M, 2C) (see above)
         A(probs, "attn.state", m->ops->attention_state_floats(B, c->heads, T, m->M_alloc));
-        A(attn, "attn.out", BTd);
-        if (lp) {
+        A(attn, "attn.out", BTd_at);
+        if (lp && !lp_attn) {
             A(attn16, "attn.out.bf16", BTd_lp);
         }
         A(proj, "attn.proj", BTd_lp);
@@ -162,8 +171,8 @@ static void vit_declare_acts(model *m) {
     vit_block_acts *g = &s->grads;
 #define G(field, suffix, n) model_add_batch_grad_only(m, "blocks." suffix, n, &g->field)
     G(ln1, "norm1", BTd_lp);
-    if (!masked) G(qkv, "qkv", 3 * BTd);
-    G(attn, "attn.out", BTd);
+    if (!masked) G(qkv, "qkv", BT3d_at);
+    G(attn, "attn.out", BTd_at);
     G(proj, "attn.proj", BTd);
     G(res1, "residual1", BTd);
     G(ln2, "norm2", BTd_lp);
@@ -220,14 +229,16 @@ static vit_block_acts block_grads(const vit_state *s, int l) {
 // the first B images' (B, T, ...) each, except l's output gradient (block l + 1's input
 // gradient, which it wrote); and l's input gradient dres[(l - 1) % 2] (block l + 1's output
 // gradient) when l > 0. The masked model's shared buffers are cleared where they are used. With
-// bf16 activations the bf16 gradients (LN1, LN2, hidden, GELU) are written, never accumulated:
-// they are left as they are.
+// bf16 activations the bf16 gradients (LN1, LN2, hidden, GELU; qkv and the attention output with
+// bf16_attention) are written, never accumulated: they are left as they are.
 static void clear_block_grads(model *m, int l, int B) {
     const vit_state *s = state(m);
     const vit_block_acts *g = &s->grads;
-    int lp = m->cfg.bf16_activations;
-    float *const grads[] = {lp ? NULL : g->ln1, g->qkv, g->attn, g->proj, g->res1, lp ? NULL : g->ln2, lp ? NULL : g->fc1,
-                            lp ? NULL : g->gelu, g->fc2, g->proj_drop, g->fc2_drop, l > 0 ? s->dres[(l - 1) % 2] : NULL};
+    int lp = m->cfg.bf16_activations, lp_attn = bf16_attention(m);
+    float *const grads[] = {lp ? NULL : g->ln1,  lp_attn ? NULL : g->qkv,  lp_attn ? NULL : g->attn,
+                            g->proj,             g->res1,                 lp ? NULL : g->ln2,
+                            lp ? NULL : g->fc1,  lp ? NULL : g->gelu,     g->fc2,
+                            g->proj_drop,        g->fc2_drop,             l > 0 ? s->dres[(l - 1) % 2] : NULL};
     model_zero_act_grads_of(m, grads, (int)(sizeof grads / sizeof *grads), B);
 }
 
@@ -325,11 +336,20 @@ static void block_forward_bf16(model *m, const vit_block_weights *w, const vit_b
     int d = m->cfg.dim, hd = m->cfg.mlp_ratio * m->cfg.dim, T = model_tokens(m), BT = B * T;
     ops->residual_layernorm_forward_bf16(NULL, b16(a->ln1), a->ln1_mean, a->ln1_rstd, x, NULL, NULL, w->norm1_w, w->norm1_b,
                                          B, T, d);
-    qkv_forward(m, w, a, B);
-    if (m->pe->bias_forward) ad->bias = m->pe->bias_forward(m, l);
-    ops->attention_forward(a->attn, s->kept_probs ? s->kept_probs[l] : a->probs, block_qkv(m, a), ad);
-    ops->to_bf16(b16(a->attn16), a->attn, (size_t)BT * d); // the attention's fp32 output, rounded once for proj
-    ops->linear_forward_bf16(NULL, b16(a->proj), b16(a->attn16), w->proj_w, w->proj_b, BT, d, d);
+    float *probs = s->kept_probs ? s->kept_probs[l] : a->probs;
+    bfloat16 *attn16; // the attention output as proj reads it
+    if (bf16_attention(m)) { // qkv stored bf16 by its projection, read so by the attention
+        ops->linear_forward_bf16(NULL, b16(a->qkv), b16(a->ln1), w->qkv_w, w->qkv_b, BT, d, 3 * d);
+        attn16 = b16(a->attn);
+        ops->attention_forward_bf16(attn16, probs, b16(a->qkv), ad);
+    } else { // the encoding's hooks act on the fp32 qkv and scores
+        qkv_forward(m, w, a, B);
+        if (m->pe->bias_forward) ad->bias = m->pe->bias_forward(m, l);
+        ops->attention_forward(a->attn, probs, block_qkv(m, a), ad);
+        attn16 = b16(a->attn16);
+        ops->to_bf16(attn16, a->attn, (size_t)BT * d); // the attention's fp32 output, rounded once for proj
+    }
+    ops->linear_forward_bf16(NULL, b16(a->proj), attn16, w->proj_w, w->proj_b, BT, d, d);
     ops->residual_layernorm_forward_bf16(a->res1, b16(a->ln2), a->ln2_mean, a->ln2_rstd, x, b16(a->proj), a->keep1, w->norm2_w,
                                          w->norm2_b, B, T, d);
     ops->linear_forward_bf16(NULL, b16(a->fc1), b16(a->ln2), w->fc1_w, w->fc1_b, BT, d, hd);
@@ -410,8 +430,15 @@ static void block_backward_bf16(model *m, const vit_block_weights *w, const vit_
                                  a->ln2_rstd, BT, d);
     // Branch 1: proj's output gradient is fp32 (the residual's), its input the rounded attention output.
     ops->residual_backward(dx, da->proj, da->res1, a->keep1, B, (size_t)T * d);
-    ops->linear_backward_bf16(da->attn, NULL, dw->proj_w, dw->proj_b, da->proj, NULL, b16(a->attn16), w->proj_w, BT, d, d);
-    attention_and_qkv_backward(m, w, dw, a, da, B, l, ad);
+    if (bf16_attention(m)) { // dattn and dqkv bf16, each written by the op that produces it
+        ops->linear_backward_bf16(NULL, b16(da->attn), dw->proj_w, dw->proj_b, da->proj, NULL, b16(a->attn), w->proj_w, BT, d, d);
+        ops->attention_backward_bf16(b16(da->qkv), b16(da->attn), b16(a->qkv), b16(a->attn), a->probs, ad);
+        ops->linear_backward_bf16(NULL, b16(da->ln1), dw->qkv_w, dw->qkv_b, NULL, b16(da->qkv), b16(a->ln1), w->qkv_w, BT, d,
+                                  3 * d);
+    } else {
+        ops->linear_backward_bf16(da->attn, NULL, dw->proj_w, dw->proj_b, da->proj, NULL, b16(a->attn16), w->proj_w, BT, d, d);
+        attention_and_qkv_backward(m, w, dw, a, da, B, l, ad);
+    }
     ops->layernorm_backward_bf16(dx, dw->norm1_w, dw->norm1_b, b16(da->ln1), x, w->norm1_w, a->ln1_mean, a->ln1_rstd, BT, d);
 }
 
@@ -461,7 +488,8 @@ static const float *vit_attention_probs(const model *m, int layer) {
     return s->kept_probs ? s->kept_probs[layer] : NULL;
 }
 
-static const float *vit_attention_qkv(const model *m, int layer) {
+static const void *vit_attention_qkv(const model *m, int layer, int *bf16) {
+    *bf16 = bf16_attention(m);
     return masked_attention(m) ? NULL : state(m)->acts[layer].qkv; // full attention: the block's own (B, T, 3C)
 }
 
