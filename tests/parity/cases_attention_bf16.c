@@ -1,0 +1,48 @@
+// tests/parity/cases_attention_bf16.c — parity cases of the attention ops on bf16 storage
+// (attention_forward_bf16, attention_backward_bf16: core/cpu/attention_bf16_cpu.c against the
+// route the CUDA backend picks by default, core/cuda/attention_bf16_cuda.cu) under MATMUL_BF16:
+// out16 and dqkv16 (written over garbage: an op that accumulated would show) against the CPU's,
+// within 2e-2 + 2e-2·|ref| plus one bf16 step (both round q, k, v, P, dS and the outputs at the
+// same points and sum in other orders: tests/test_cuda_attention_cudnn.c's bf16 tolerance);
+// cpu-guarded bit for bit; bitwise run to run. The saved state is not compared (its form is the
+// backend's: probabilities on the CPU, the log-sum-exp or bf16 P on CUDA). The route programs
+// (tests/test_cuda_attention_bf16.c: the materialised and cuDNN routes one by one, the exact rule
+// "bf16 op = bf16(fp32 op)" on the GPU) and tests/test_attention_bf16.c (that rule on the CPU)
+// check the rest.
+#include "parity.h"
+#include "../../core/bf16.h"
+
+// n values uniform in ±range from the case's stream, rounded to bf16, in backend memory.
+static bfloat16 *bf16_input(parity_run *r, size_t n, float range) {
+    const float *drawn = pr_host_of(r, pr_in(r, n, -range, range));
+    bfloat16 *h = pr_host(r, n * sizeof(bfloat16));
+    for (size_t i = 0; i < n; i++) h[i] = bf16_from_float(drawn[i]);
+    return pr_in_bf16(r, h, n);
+}
+
+// p: B, T, H, hs, keep_probs
+static void attention_bf16_case(parity_run *r, const int *p) {
+    const ops_backend *o = pr_ops(r);
+    int B = p[0], T = p[1], H = p[2], C = H * p[3], keep = p[4];
+    size_t n_out = (size_t)B * T * C, n_qkv = 3 * n_out, n_probs = (size_t)B * H * T * T;
+    attention_desc d = {.B = B, .T = T, .C = C, .H = H, .M = T, .mask_mode = ATTN_MASK_NONE, .keep_probs = keep};
+    bfloat16 *qkv16 = bf16_input(r, n_qkv, 2.0f), *dout16 = bf16_input(r, n_out, 1.0f);
+    bfloat16 *garbage = pr_host(r, n_qkv * sizeof(bfloat16));
+    for (size_t i = 0; i < n_qkv; i++) garbage[i] = 0x7f7f;
+    bfloat16 *dqkv16 = pr_in_bf16(r, garbage, n_qkv), *out16 = pr_buf(r, n_out * sizeof(bfloat16));
+    float *state = pr_buf(r, n_probs * sizeof(float)); // at least what any backend's state needs
+    o->attention_forward_bf16(out16, state, qkv16, &d);
+    o->attention_backward_bf16(dqkv16, dout16, qkv16, out16, state, &d);
+    parity_tol t = {2e-2, 2e-2 + 1.0 / 128, 0};
+    pr_out_bf16(r, "out16", out16, n_out, t);
+    pr_out_bf16(r, "dqkv16 (written)", dqkv16, n_qkv, t);
+}
+
+#define CASE(B, T, H, hs, keep)                                                                         \
+    {"attention_forward_bf16 attention_backward_bf16", "B " #B ", T " #T ", H " #H ", hs " #hs ", keep_probs " #keep, \
+     attention_bf16_case, {B, T, H, hs, keep}, .precision = MATMUL_BF16, .repeat = 1}
+const parity_case parity_cases_attention_bf16[] = {
+    CASE(2, 1, 2, 32, 0),  CASE(2, 7, 2, 64, 0),  CASE(2, 65, 2, 32, 0),
+    CASE(2, 65, 2, 64, 0), CASE(2, 197, 2, 64, 0), CASE(2, 17, 2, 32, 1),
+};
+const int parity_cases_attention_bf16_count = (int)(sizeof parity_cases_attention_bf16 / sizeof parity_cases_attention_bf16[0]);
