@@ -102,7 +102,7 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 TEST_LIB := $(BUILD)/tests/testing.o $(BUILD)/tests/cuda_parity.o $(BUILD)/tests/attention_cases.o $(BUILD)/tests/model_testing.o \
             $(BUILD)/tests/dense_bf16_cases.o $(BUILD)/tests/linear_bf16_cases.o $(BUILD)/tests/attention_bf16_cases.o
 
-.PHONY: all deps deps-build deps-test deps-data deps-gpu deps-anchors docs test sanitize bench bench-ci bench-ci-baseline clean help backends reproduce-mp3 reproduce-cape reproduce-gmlp reproduce-gvp reproduce-ssl reproduce-all figures gpu-bundle FORCE
+.PHONY: all deps deps-build deps-test deps-data deps-gpu deps-anchors docs test test-build sanitize bench bench-ci bench-ci-baseline clean help backends reproduce-mp3 reproduce-cape reproduce-gmlp reproduce-gvp reproduce-ssl reproduce-all figures gpu-bundle FORCE
 SCALE  ?= small
 DEVICE ?= auto
 JOBS   ?=
@@ -228,8 +228,14 @@ FINDINGS_TESTS := $(BUILD)/tests/test_findings_margin $(BUILD)/tests/test_findin
 $(FINDINGS_TESTS): $(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/tests/findings_testing.o $(TEST_LIB) $(BUILD)/libposbench.a
 	$(CC) -o $@ $^ $(LDLIBS)
 
-test: deps-test deps-data $(BUILD)/posbench $(TEST_BIN) backends sanitize
+# The builds run in parallel even when make was started without -j (CI runs a plain `make test`):
+# posbench, the test programs and the sanitizer build, one job a core; under -jN the jobs are
+# make's own (MAKEFLAGS names -j only inside a recipe, so the choice is made here).
+TEST_BUILD_JOBS = $(if $(findstring -j,$(MAKEFLAGS)),,-j$(shell nproc 2>/dev/null || echo 1))
+test: deps-test deps-data
+	@$(MAKE) --no-print-directory $(TEST_BUILD_JOBS) test-build
 	@sh tests/run_all.sh
+test-build: $(BUILD)/posbench $(TEST_BIN) backends sanitize
 
 # The sanitizer build of posbench, for tests/e2e_sanitize.sh (separate objects in build-san/).
 sanitize:

@@ -2,30 +2,44 @@
 # tests/run_all.sh — runs every test program and script; counts their PASS/FAIL/SKIP lines.
 # Each program prints "PASS name", "FAIL name: why" or "SKIP name: why" per check; a program
 # that exits non-zero without printing a FAIL counts as one failure (a crash).
-# Tests run TEST_JOBS at a time (default: the number of cores), the slowest of the last run
-# first (build/test-times.tsv keeps each test's seconds); the tests in SERIAL_TESTS run alone,
+# Tests run TEST_JOBS at a time (default: the number of cores), the costliest of the last run
+# first (build/test-times.tsv keeps each test's CPU seconds, user + sys of the test and every
+# process it waited for, then its wall seconds: CPU time is what a test costs on a shared
+# machine, where wall time mostly measures the load); the tests in SERIAL_TESTS run alone,
 # before the others, because they change the source tree or time themselves against the clock.
-# Each test prints its FAIL/SKIP lines and its count line when it ends. TESTS="name ..." runs
-# only the tests named (test_ops, e2e_cli, ...).
+# Each test prints its FAIL/SKIP lines and its count line (with wall and CPU seconds) when it
+# ends; the run ends with the ten costliest tests by CPU seconds and the total. TESTS="name ..."
+# runs only the tests named (test_ops, e2e_cli, ...).
 # Last line: "N passed, N failed, N skipped".
 cd "$(dirname "$0")/.." || exit 1
 SERIAL_TESTS="e2e_version_dirty e2e_slurm_real e2e_bench_breakdown"
+# OpenMP threads that wait sleep instead of spinning: tests run TEST_JOBS at a time, each with one
+# thread a core, and a spinning waiter burns the core another test needs (measured beside a
+# build: a 40-step training at --threads 2 took 23.7 CPU seconds spinning, 0.8 passive). The
+# wait policy changes no result, only how idle threads wait.
+export OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-passive}"
 TIMES=build/test-times.tsv
 
 name_of() { case "$1" in *.sh) basename "$1" .sh ;; *) basename "$1" ;; esac; }
 
-# --one LOG PATH: runs one test, prints its block, leaves "passed failed skipped seconds" in
-# LOG/NAME.sum.
+# --one LOG PATH: runs one test, prints its block, leaves "passed failed skipped seconds
+# cpu_seconds" in LOG/NAME.sum. The CPU seconds are the shell's `times` (its children's user +
+# sys) before and after the test: this shell runs nothing else in between.
 if [ "${1:-}" = --one ]; then
     log=$2 path=$3
     name=$(name_of "$path")
     start=$(date +%s)
+    times >"$log/$name.cpu0"
     case "$path" in
     *.sh) sh "$path" >"$log/$name.out" 2>"$log/$name.err" ;;
     *) "$path" >"$log/$name.out" 2>"$log/$name.err" ;;
     esac
     rc=$?
+    times >"$log/$name.cpu1"
     secs=$(( $(date +%s) - start ))
+    # `times` line 2: the children's user and sys time, as 0m1.23s (dash) or 0m1.230s (bash).
+    cpu=$(awk 'FNR == 2 { for (i = 1; i <= 2; i++) { split($i, a, "m"); sub("s", "", a[2]); t = a[1] * 60 + a[2]; c += (FILENAME ~ /cpu1$/ ? t : -t) } }
+               END { printf "%.1f", c }' "$log/$name.cpu0" "$log/$name.cpu1")
     p=$(grep -c '^PASS ' "$log/$name.out"); f=$(grep -c '^FAIL ' "$log/$name.out"); s=$(grep -c '^SKIP ' "$log/$name.out")
     {
         grep -E '^(FAIL|SKIP) ' "$log/$name.out" | sed "s|^|  [$name] |"
@@ -33,10 +47,10 @@ if [ "${1:-}" = --one ]; then
             echo "  [$name] FAIL: exited $rc without a FAIL line; stderr:"; tail -n 5 "$log/$name.err" | sed 's/^/    /'
             f=1
         fi
-        echo "$name: $p passed, $f failed, $s skipped (${secs}s)"
+        echo "$name: $p passed, $f failed, $s skipped (${secs}s, cpu ${cpu}s)"
     } >"$log/$name.block"
     cat "$log/$name.block"
-    echo "$p $f $s $secs" >"$log/$name.sum"
+    echo "$p $f $s $secs $cpu" >"$log/$name.sum"
     exit 0
 fi
 
@@ -79,15 +93,17 @@ pass=0 fail=0 skip=0 missing=0
 while read -r t; do
     n=$(name_of "$t")
     if [ -f "$log/$n.sum" ]; then
-        read -r p f s secs <"$log/$n.sum"
+        read -r p f s secs cpu <"$log/$n.sum"
         pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
-        printf '%s\t%s\n' "$n" "$secs" >>"$log/times"
+        printf '%s\t%s\t%s\n' "$n" "$cpu" "$secs" >>"$log/times"
     else
         echo "  [$n] FAIL: never reported (the runner lost it)"; missing=$((missing + 1))
     fi
 done <"$log/list"
 fail=$((fail + missing))
 [ -z "${TESTS:-}" ] && [ -d build ] && cp "$log/times" "$TIMES.tmp" 2>/dev/null && mv "$TIMES.tmp" "$TIMES"
-echo "tests took $(( $(date +%s) - start_all ))s with $jobs at a time"
+echo "costliest tests (CPU seconds, user + sys; wall seconds):"
+sort -t "$(printf '\t')" -k2,2nr "$log/times" | head -n 10 | awk -F '\t' '{ printf "  %-28s %7.1f %5ds\n", $1, $2, $3 }'
+echo "tests took $(( $(date +%s) - start_all ))s with $jobs at a time, $(awk -F '\t' '{ c += $2 } END { printf "%.0f", c }' "$log/times") CPU seconds"
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

@@ -485,17 +485,7 @@ static void oracle_case(const char *dir, const char *label, model_config cfg, in
     int one[1] = {1}, lg[2] = {B, cfg.num_classes};
     tf_add(&tf, "output.loss", TF_F32, 1, one, &loss);
     tf_add(&tf, "output.logits", TF_F32, 2, lg, model_forward(&m, B, 0, model_loss_rng));
-    char path[4200], err[4400];
-    snprintf(path, sizeof path, "%s/oracle-%s.tf", dir, label);
-    if (tf_write(&tf, path, err, sizeof err) != 0) {
-        test_fail("oracle dump", "%s", err);
-    } else {
-        char cmd[9000];
-        snprintf(cmd, sizeof cmd, "/usr/bin/python3 tests/torch_oracle.py '%s' | sed 's/^\\(PASS\\|FAIL\\) oracle/\\1 oracle[%s]/'", path, label);
-        fflush(stdout);
-        int rc = system(cmd);
-        if (rc != 0) test_fail("oracle", "%s: tests/torch_oracle.py exited with status %d", label, rc);
-    }
+    test_python_check(dir, "tests/torch_oracle.py", "oracle", label, &tf);
     tf_free(&tf);
     free(labels);
     supervised_free(&obj);
@@ -518,9 +508,7 @@ static void test_torch_oracle(void) {
     oracle_case(dir, "amlp-cls", a, 3, 0.1f);
     at.arch = "amlp", SGU(at)->toeplitz = 2, at.pe_kind = "sin2d";
     oracle_case(dir, "amlp-cls-sin2d-toeplitz2d", at, 3, 0.1f);
-    char cmd[200];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+    test_torch_dir_remove(dir); // runs the queued checks first
 }
 
 int main(void) {

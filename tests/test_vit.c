@@ -746,21 +746,7 @@ static void oracle_case(const char *dir, const char *label, model_config cfg, in
     int one[1] = {1}, lg[3] = {B, cfg.num_classes, 0}, plg[3] = {B, m.T, m.N};
     tf_add(&tf, "output.loss", TF_F32, 1, one, &loss);
     tf_add(&tf, "output.logits", TF_F32, c.pos ? 3 : 2, c.pos ? plg : lg, model_forward(&m, B, 0, model_loss_rng));
-    char path[4200], err[4400];
-    snprintf(path, sizeof path, "%s/oracle-%s.tf", dir, label);
-    if (tf_write(&tf, path, err, sizeof err) != 0) {
-        test_fail("oracle dump", "%s", err);
-    } else {
-        char cmd[14000];
-        printf("# oracle %s: %s\n", label, path);
-        fflush(stdout);
-        // The oracle's own exit status counts (a pipe into sed would hide it): its lines are
-        // relabelled from a file.
-        snprintf(cmd, sizeof cmd, "/usr/bin/python3 tests/torch_oracle.py '%s' > '%s.out'; rc=$?; sed 's/^\\(PASS\\|FAIL\\) oracle/\\1 oracle[%s]/' "
-                 "'%s.out'; exit $rc", path, path, label, path);
-        int rc = system(cmd);
-        if (rc != 0) test_fail("oracle", "%s: tests/torch_oracle.py exited with status %d", label, rc);
-    }
+    test_python_check(dir, "tests/torch_oracle.py", "oracle", label, &tf);
     tf_free(&tf);
     free(labels);
     mp3_teardown(c.pos);
@@ -824,9 +810,7 @@ static void test_torch_oracle(void) {
         snprintf(label, sizeof label, "sequence-%s", seq_kinds[k]);
         oracle_case(dir, label, seq, 3, 0.1f);
     }
-    char cmd[200];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+    test_torch_dir_remove(dir); // runs the queued checks first
 }
 
 // ---------------------------------------------------------------- overfitting 64 images

@@ -24,9 +24,9 @@ void test_fill_uniform(float *x, size_t n, float lo, float hi, unsigned tag);
 // A new tensor (n) filled as test_fill_uniform does, and a zeroed one; the caller frees them.
 float *test_rnd(size_t n, float lo, float hi, unsigned tag);
 float *test_zeros(size_t n);
-// For the PyTorch oracles: 1 when Debian's /usr/bin/python3 can import torch and a fresh
-// directory was made from dir (a mkdtemp template, rewritten); otherwise a SKIP (no torch) or
-// FAIL (no directory) line for `name` and 0.
+// For the PyTorch oracles: 1 when Debian's /usr/bin/python3 finds torch (not imported: the
+// checks do) and a fresh directory was made from dir (a mkdtemp template, rewritten); otherwise
+// a SKIP (no torch) or FAIL (no directory) line for `name` and 0.
 int test_torch_dir(const char *name, char *dir);
 // Kolmogorov-Smirnov distance of samples v (n, sorted in place) to U(lo, hi).
 double test_ks_uniform(double *v, size_t n, double lo, double hi);
@@ -35,7 +35,10 @@ void test_torch_dir_remove(const char *dir);
 
 // A f64 scalar entry (1) named `name` (the oracles' config.* entries).
 void test_tf_scalar(tensorfile *tf, const char *name, double v);
-// Writes tf to DIR/<label>.tf and checks it with `/usr/bin/python3 SCRIPT FILE`, the script's
-// PASS/FAIL lines "<tag> ..." renamed "<tag>[label] ..."; a failed write or a non-zero exit
-// of the script is a FAIL line.
+// Writes tf to DIR/<label>.tf and queues its check by `/usr/bin/python3 SCRIPT FILE`, the
+// script's PASS/FAIL lines "<tag> ..." renamed "<tag>[label] ..."; a failed write or a non-zero
+// exit of the script is a FAIL line. The queued checks run in one Python process
+// (tests/python_batch.py, torch imported once) at test_python_flush, which
+// test_torch_dir_remove and test_exit_code call first.
 void test_python_check(const char *dir, const char *script, const char *tag, const char *label, tensorfile *tf);
+void test_python_flush(void);
