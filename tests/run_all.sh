@@ -1,5 +1,6 @@
 #!/bin/sh
-# tests/run_all.sh — runs every test program and script; counts their PASS/FAIL/SKIP lines.
+# tests/run_all.sh — runs every test program (build/tests/X for each source tests/X.c; a missing
+# binary is a failure) and script (tests/e2e_*.sh); counts their PASS/FAIL/SKIP lines.
 # Each program prints "PASS name", "FAIL name: why" or "SKIP name: why" per check; a program
 # that exits non-zero without printing a FAIL counts as one failure (a crash).
 # Tests run TEST_JOBS at a time (default: the number of cores), the costliest of the last run
@@ -60,7 +61,9 @@ log=$(mktemp -d /tmp/posbench-tests.XXXXXX) || exit 1
 trap 'rm -rf "$log"' EXIT
 start_all=$(date +%s)
 
-for t in build/tests/test_*; do [ -x "$t" ] && echo "$t"; done >"$log/list"
+# the test programs are the sources tests/test_*.c (a binary left in build/tests/ by a deleted
+# source is not run); one that was not built is a FAIL, not a silent gap
+for src in tests/test_*.c; do t=build/tests/$(basename "$src" .c); echo "$t"; done >"$log/list"
 for t in tests/e2e_*.sh; do [ -f "$t" ] && echo "$t"; done >>"$log/list"
 if [ -n "${TESTS:-}" ]; then # TESTS="name ..." runs only those tests
     while read -r t; do case " $TESTS " in *" $(name_of "$t") "*) echo "$t" ;; esac; done <"$log/list" >"$log/only"
