@@ -81,25 +81,11 @@ attention_bf16_outputs attention_bf16_run(const ops_backend *ops, const attentio
 
 void attention_bf16_outputs_free(attention_bf16_outputs *o) { free(o->out16), free(o->dqkv16), free(o->state); }
 
-static size_t differ16(const bfloat16 *a, const bfloat16 *b, size_t n, double atol, double rtol, double *worst) {
-    size_t bad = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (atol < 0) {
-            bad += a[i] != b[i];
-            continue;
-        }
-        double x = bf16_to_float(a[i]), y = bf16_to_float(b[i]);
-        double lim = atol + rtol * fabs(y) + ldexp(fabs(y), -7); // one bf16 step (8 significant bits)
-        if (!(fabs(x - y) <= lim)) bad++, *worst = fmax(*worst, fabs(x - y) - lim);
-    }
-    return bad;
-}
-
 size_t attention_bf16_compare(const attention_bf16_outputs *a, const attention_bf16_outputs *b, double atol, double rtol,
                               char *why, size_t len) {
     double worst = 0;
-    size_t bad[3] = {differ16(a->out16, b->out16, a->n_out, atol, rtol, &worst),
-                     differ16(a->dqkv16, b->dqkv16, a->n_qkv, atol, rtol, &worst), 0};
+    size_t bad[3] = {test_bf16_differ(a->out16, b->out16, a->n_out, atol, rtol, &worst),
+                     test_bf16_differ(a->dqkv16, b->dqkv16, a->n_qkv, atol, rtol, &worst), 0};
     if (atol < 0) {
         if (a->n_state != b->n_state) bad[2] = a->n_state > b->n_state ? a->n_state : b->n_state;
         else

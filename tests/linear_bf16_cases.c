@@ -108,28 +108,14 @@ static size_t differ(const float *a, const float *b, size_t n, double atol, doub
     return bad;
 }
 
-static size_t differ16(const bfloat16 *a, const bfloat16 *b, size_t n, double atol, double rtol, double *worst) {
-    size_t bad = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (atol < 0) {
-            bad += a[i] != b[i];
-            continue;
-        }
-        double x = bf16_to_float(a[i]), y = bf16_to_float(b[i]);
-        double lim = atol + rtol * fabs(y) + ldexp(fabs(y), -7); // one bf16 step (8 significant bits)
-        if (!(fabs(x - y) <= lim)) bad++, *worst = fmax(*worst, fabs(x - y) - lim);
-    }
-    return bad;
-}
-
 size_t linear_bf16_compare(const linear_bf16_outputs *a, const linear_bf16_outputs *b, double atol, double rtol,
                            char *why, size_t len) {
     size_t nx = (size_t)a->N * a->IC, ny = (size_t)a->N * a->OC, nw = (size_t)a->OC * a->IC, nb = (size_t)a->OC;
     double worst = 0;
     size_t bad[8] = {
-        differ(a->y, b->y, ny, atol, rtol, &worst),       differ16(a->y16, b->y16, ny, atol, rtol, &worst),
+        differ(a->y, b->y, ny, atol, rtol, &worst),       test_bf16_differ(a->y16, b->y16, ny, atol, rtol, &worst),
         differ(a->din, b->din, nx, atol, rtol, &worst),   differ(a->dw, b->dw, nw, atol, rtol, &worst),
-        differ(a->db, b->db, nb, atol, rtol, &worst),     differ16(a->din16, b->din16, nx, atol, rtol, &worst),
+        differ(a->db, b->db, nb, atol, rtol, &worst),     test_bf16_differ(a->din16, b->din16, nx, atol, rtol, &worst),
         differ(a->dw16, b->dw16, nw, atol, rtol, &worst), differ(a->db16, b->db16, nb, atol, rtol, &worst),
     };
     static const char *names[8] = {"y", "y16", "din", "dweight", "dbias", "din16", "dweight (bf16 dout)", "dbias (bf16 dout)"};

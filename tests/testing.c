@@ -1,5 +1,6 @@
 // tests/testing.c — PASS/FAIL/SKIP reporting, test data, and the finite-difference checker.
 #include "testing.h"
+#include "../core/bf16.h"
 #include "gradcheck.h"
 #include "../core/rng.h"
 #include "../core/common.h"
@@ -271,4 +272,18 @@ void test_python_flush(void) {
     unlink(list);
     unlink(status_path);
     free_checks();
+}
+
+size_t test_bf16_differ(const uint16_t *a, const uint16_t *b, size_t n, double atol, double rtol, double *worst) {
+    size_t bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (atol < 0) {
+            bad += a[i] != b[i];
+            continue;
+        }
+        double x = bf16_to_float(a[i]), y = bf16_to_float(b[i]);
+        double lim = atol + rtol * fabs(y) + ldexp(fabs(y), -7); // one bf16 step (8 significant bits)
+        if (!(fabs(x - y) <= lim)) bad++, *worst = fmax(*worst, fabs(x - y) - lim);
+    }
+    return bad;
 }

@@ -6,6 +6,7 @@
 #include "../core/tensorfile.h"
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 
 void test_pass(const char *name, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void test_fail(const char *name, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -21,6 +22,10 @@ int test_child_stderr(void (*fn)(void *ctx), void *ctx, char *err, size_t len);
 
 // Fills x (n) with uniform values in [lo, hi) from a Philox stream (seed, RNG_TEST, 0, 0, tag).
 void test_fill_uniform(float *x, size_t n, float lo, float hi, unsigned tag);
+// Elements of the bf16 arrays a, b (n) that differ: bit for bit (atol < 0), else by more than
+// atol + rtol·|b| + one bf16 step of |b| (8 significant bits); worst (kept, not reset) gets the
+// largest excess.
+size_t test_bf16_differ(const uint16_t *a, const uint16_t *b, size_t n, double atol, double rtol, double *worst);
 // A new tensor (n) filled as test_fill_uniform does, and a zeroed one; the caller frees them.
 float *test_rnd(size_t n, float lo, float hi, unsigned tag);
 float *test_zeros(size_t n);
