@@ -12,8 +12,8 @@
 # First the estimate of the whole source (each experiment's `posbench run --dry-run`: the runs
 # still to train and their estimated time, bench/run/estimate.h, summed): "N runs to train,
 # about T min on this machine", one line per experiment under it; then each experiment prints
-# its own estimate as it starts. REPRODUCE_ESTIMATE_ONLY=1 prints the experiments' lines and
-# "total RUNS SECONDS UNCOUNTED" and stops (scripts/reproduce_all.sh sums the sources).
+# its own estimate as it starts. REPRODUCE_ESTIMATE_ONLY=1 prints these lines, then
+# "total RUNS SECONDS UNCOUNTED", and stops (scripts/reproduce_all.sh sums the sources).
 set -u
 PAPER=$1 SCALE=$2 DEVICE=$3 OUT=$4
 PB=${POSBENCH:-build/posbench}
@@ -34,6 +34,7 @@ if [ "$PAPER" = gmlp ] && [ ! -f data/kjv.txt ]; then
     echo "== writing the text corpus data/kjv.txt"
     make --no-print-directory -s data/kjv.txt || exit 1
 fi
+. scripts/estimate_text.sh
 jobs_of() { case "$1" in *-table2.yaml) echo 1 ;; *) echo "$JOBS" ;; esac; }
 # The estimate: runs to train and seconds on this machine, summed over the experiments.
 total_runs=0 total_s=0 total_uncounted=0 lines=""
@@ -45,21 +46,15 @@ for exp in bench/experiments/"$PAPER"-*.yaml; do
     secs=$(printf '%s\n' "$dry" | sed -n 's/^estimated time: .*(\([0-9]*\) s on .*/\1/p')
     uncounted=$(printf '%s\n' "$dry" | sed -n 's/^  not counted: \([0-9]*\) run.*/\1/p')
     total_runs=$((total_runs + ${runs:-0})) total_s=$((total_s + ${secs:-0})) total_uncounted=$((total_uncounted + ${uncounted:-0}))
-    line="   $(basename "$exp" .yaml): ${runs:-0} runs to train, about $(( (${secs:-0} + 30) / 60 )) min"
+    line="   $(basename "$exp" .yaml): ${runs:-0} runs to train, $(about_minutes "${secs:-0}")"
     [ -n "$uncounted" ] && line="$line ($uncounted not counted: $(printf '%s\n' "$dry" | sed -n 's/^  not counted: .*; the first: //p'))"
     lines="$lines$line
 "
 done
-if [ "${REPRODUCE_ESTIMATE_ONLY:-0}" = 1 ]; then
-    printf '%s' "$lines"
-    echo "total $total_runs $total_s $total_uncounted"
-    exit 0
-fi
-on=""; [ "$DEVICE" = cuda ] && on="; a CPU estimate: on a GPU the runs take far less"
-echo "== $PAPER ($SCALE, $DEVICE): $total_runs runs to train, about $(( (total_s + 30) / 60 )) min on this machine$on" \
-     "(estimated: training and evaluation FLOPs at a measured fraction of this machine's sgemm, plus each run's setup, on an otherwise idle machine)"
+echo "== $PAPER ($SCALE, $DEVICE): $total_runs runs to train, $(about_minutes "$total_s") on this machine$(estimate_device_note "$DEVICE") $ESTIMATE_HOW"
 [ "$total_uncounted" -gt 0 ] && echo "   $total_uncounted runs not counted: their data's size is known only once it is read"
 printf '%s' "$lines"
+if [ "${REPRODUCE_ESTIMATE_ONLY:-0}" = 1 ]; then echo "total $total_runs $total_s $total_uncounted"; exit 0; fi
 status=0
 # MP3's and CAPE's speech experiments read a synthesized Speech Commands set per scale (git-ignored),
 # written once and reused; at paper scale it reads the real dataset from data/speech-commands.

@@ -21,6 +21,7 @@ case "$DEVICE" in auto|cpu|cpu-guarded|cuda) ;; *) echo "reproduce-all: DEVICE=$
 SOURCES="mp3 cape gmlp gvp ssl"
 [ "$SCALE" = paper ] && { SOURCES="mp3 ssl"; echo "reproduce-all: SCALE=paper: cape, gmlp and gvp have no paper scale (smoke, small); left out"; }
 mkdir -p "$OUT" || exit 1
+. scripts/estimate_text.sh
 total_runs=0 total_s=0 total_uncounted=0 lines=""
 for src in $SOURCES; do
     est=$(REPRODUCE_ESTIMATE_ONLY=1 sh scripts/reproduce.sh "$src" "$SCALE" "$DEVICE" "$OUT/$src" 2>&1) ||
@@ -29,14 +30,11 @@ for src in $SOURCES; do
     set -- $(printf '%s\n' "$est" | sed -n 's/^total //p')
     [ $# -eq 3 ] || { printf '%s\nreproduce-all: no estimate from scripts/reproduce.sh %s\n' "$est" "$src" >&2; exit 1; }
     total_runs=$((total_runs + $1)) total_s=$((total_s + $2)) total_uncounted=$((total_uncounted + $3))
-    lines="$lines== $src: $1 runs to train, about $(( ($2 + 30) / 60 )) min
-$(printf '%s\n' "$est" | grep -v '^total ')
+    lines="$lines$(printf '%s\n' "$est" | grep -v '^total ')
 "
 done
-on=""; [ "$DEVICE" = cuda ] && on="; a CPU estimate: on a GPU the runs take far less"
-echo "== reproduce-all: $SOURCES at $SCALE on $DEVICE into $OUT: $total_runs runs to train, about $(( (total_s + 30) / 60 )) min" \
-     "on this machine$on (estimated: training and evaluation FLOPs at a measured fraction of this machine's sgemm, plus each run's" \
-     "setup, on an otherwise idle machine)"
+echo "== reproduce-all: $SOURCES at $SCALE on $DEVICE into $OUT: $total_runs runs to train, $(about_minutes "$total_s")" \
+     "on this machine$(estimate_device_note "$DEVICE") $ESTIMATE_HOW"
 [ "$total_uncounted" -gt 0 ] && echo "   $total_uncounted runs not counted: their data's size is known only once it is read"
 printf '%s' "$lines"
 status=0

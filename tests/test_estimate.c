@@ -9,7 +9,8 @@
 //     trainer measured (docs/results/mp3-small-REPORT.md: "1864 (1404 + 460)"); its training FLOPs
 //     are 1864 x 128 x 3 forward passes, evaluation the same as the baseline's per evaluation;
 //   - the registry's Fashion-MNIST sizes (60000 / 10000) drive the updates of an epoch run;
-//   - data.name=idx (sizes in its files) and speech without train.steps are refused with a reason.
+//   - data.name=idx (sizes in its files) is refused with a reason;
+//   - data.resolution, UniViT's data.resolutions and eval.resolutions change the FLOPs by size.
 // The estimate against measured runs: tests/e2e_estimate.sh.
 #include "testing.h"
 #include "../bench/run/estimate.h"
@@ -137,9 +138,41 @@ static void test_unknown_sizes(void) {
     config_free(&c);
 }
 
+// The training size: data.resolution, UniViT's data.resolutions (the mean over its sizes), and
+// eval.resolutions at the end, each at its own token count.
+static void test_sizes(void) {
+    config c;
+    config_defaults(&c);
+    const char *keys[] = {"data.name=fashion-mnist", "data.limit=1280", "data.test_limit=100", "train.batch=128", "train.epochs=1",
+                          "model.patch=7", "model.dim=32", "model.depth=2", "model.heads=2"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) set(&c, keys[i]);
+    run_estimate at28, at14, uni, evals;
+    int rc = estimate_config(&c, 0, &at28);
+    set(&c, "data.resolution=14");
+    rc |= estimate_config(&c, 0, &at14);
+    set(&c, "data.resolution=0");
+    set(&c, "data.resolutions=[14, 28]");
+    rc |= estimate_config(&c, 0, &uni);
+    set(&c, "data.resolutions=[]");
+    set(&c, "eval.resolutions=[14, 28]");
+    rc |= estimate_config(&c, 0, &evals);
+    // 4 tokens (+ cls) at 14 px, 16 at 28: fewer FLOPs; UniViT the mean of the two.
+    test_check("estimate: data.resolution=14 trains on 4 patches of 7 px, fewer FLOPs than at 28",
+               rc == 0 && at14.train_flops < 0.5 * at28.train_flops, "%.4g vs %.4g", at14.train_flops, at28.train_flops);
+    test_check("estimate: UniViT data.resolutions=[14, 28]: the mean of the two sizes' FLOPs",
+               rc == 0 && fabs(uni.train_flops / (0.5 * (at14.train_flops + at28.train_flops)) - 1) < 1e-9, "%.6g vs %.6g",
+               uni.train_flops, 0.5 * (at14.train_flops + at28.train_flops));
+    // eval.resolutions adds the test images at 14 and 28 px: per image, a forward at each size.
+    double per_eval = at28.eval_flops, extra = evals.eval_flops - per_eval;
+    test_check("estimate: eval.resolutions=[14, 28] adds the test images at both sizes",
+               rc == 0 && extra > per_eval && extra < 2 * per_eval, "%.4g more than the %.4g of one evaluation at 28 px", extra, per_eval);
+    config_free(&c);
+}
+
 int main(void) {
     test_shipped();
     test_budget_chain();
     test_unknown_sizes();
+    test_sizes();
     return test_exit_code();
 }

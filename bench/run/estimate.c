@@ -50,24 +50,46 @@ static long own_updates(const config *c, char *why, size_t len) {
     return rows / cfg_int(c, "train.batch") * cfg_int(c, "train.epochs"); // the last partial batch is dropped
 }
 
+// Forward FLOPs of one image of side `size` through model v (full attention).
+static double forward_at(const model_config *v, int size) {
+    model_config at = *v;
+    at.image_size = size;
+    return model_forward_flops(&at);
+}
+
 int estimate_config(const config *c, long updates, run_estimate *out) {
     memset(out, 0, sizeof *out);
     dataset_shape shape;
     if (shape_of(c, &shape, out->why, sizeof out->why) != 0) return -1;
     if (updates <= 0 && (updates = own_updates(c, out->why, sizeof out->why)) < 0) return -1;
     model_config v = model_config_from_config(c, shape.channels, shape.side, shape.classes, shape.features);
-    if (v.patch < 1 || shape.side % v.patch)
-        return snprintf(out->why, sizeof out->why, "model.patch=%d does not divide the input size %d", v.patch, shape.side), -1;
+    int size = shape.side; // the training size: data.resolution, else the dataset's (bench/train/train.c)
+    if (!model_config_is_sequence(&v) && cfg_int(c, "data.resolution") > 0) size = (int)cfg_int(c, "data.resolution");
+    if (v.patch < 1 || size % v.patch)
+        return snprintf(out->why, sizeof out->why, "model.patch=%d does not divide the input size %d", v.patch, size), -1;
+    v.image_size = size;
     int rows, cols;
-    model_grid_at(&v, shape.side, &rows, &cols);
+    model_grid_at(&v, size, &rows, &cols);
     const objective_kind *kind = objective_find(cfg_str(c, "objective.name"));
     objective_settings os;
     objective_settings_from_config(c, &os);
+    os.train_size = size;
     if (kind) kind->configure_model(&os, &v); // its head, and masked attention's key tokens
     int N = rows * cols, keys = v.request.context_tokens > 0 ? v.request.context_tokens : N + v.cls;
     long batch = cfg_int(c, "train.batch");
+    // Per image: forward and backward (3 x forward) of each of its views (SimCLR, DINO: 2), plus
+    // what else the objective computes (DINO's teacher and local crops); UniViT (data.resolutions):
+    // the mean over its sizes, each batch drawn uniformly from them.
+    int sizes[CFG_LIST_MAX], n_train = cfg_int_list(c, "data.resolutions", sizes, CFG_LIST_MAX);
+    double forward = model_forward_flops_masked(&v, keys);
+    if (n_train > 0) {
+        forward = 0.0;
+        for (int k = 0; k < n_train; k++) forward += forward_at(&v, sizes[k]) / n_train;
+    }
+    double per_image = 3.0 * forward * (kind && kind->batch_factor > 1 ? kind->batch_factor : 1) +
+                       (kind && kind->train_extra_flops ? kind->train_extra_flops(&os, &v) : 0.0);
     out->updates = updates;
-    out->train_flops = (double)updates * batch * 3.0 * model_forward_flops_masked(&v, keys);
+    out->train_flops = (double)updates * batch * per_image;
     // Evaluation: images through a forward pass, when the test set's size is known.
     long train_n = train_rows(c, &shape), every = cfg_int(c, "train.eval_every");
     long test_n = shape.test_n >= 0 ? first_n(shape.test_n, cfg_int(c, "data.test_limit")) : cfg_int(c, "data.test_limit");
@@ -79,9 +101,14 @@ int estimate_config(const config *c, long updates, run_estimate *out) {
                          first_n(test_n, cfg_int(c, "eval.knn_test_limit")));
     if (cfg_bool(c, "eval.linear_probe"))
         images += first_n(train_n, cfg_int(c, "eval.probe_train_limit")) + val + first_n(test_n, cfg_int(c, "eval.probe_test_limit"));
-    int sizes[CFG_LIST_MAX];
-    images += (double)cfg_int_list(c, "eval.resolutions", sizes, CFG_LIST_MAX) * test_n;
     out->eval_flops = images * model_forward_flops(&v);
+    // At the end, the test images at each eval.resolutions size (with eval.tta_delta: at r - delta,
+    // r and r + delta each, the training size among them).
+    int n_eval = cfg_int_list(c, "eval.resolutions", sizes, CFG_LIST_MAX), delta = (int)cfg_int(c, "eval.tta_delta");
+    if (delta > 0 && n_eval < CFG_LIST_MAX) sizes[n_eval++] = size;
+    for (int k = 0; k < n_eval; k++)
+        out->eval_flops += test_n * (delta > 0 ? forward_at(&v, sizes[k] - delta) + forward_at(&v, sizes[k]) + forward_at(&v, sizes[k] + delta)
+                                                 : forward_at(&v, sizes[k]));
     out->eval_known = 1;
     return 0;
 }
@@ -117,30 +144,33 @@ double estimate_cpu_seconds(const run_estimate *r, double rate) {
     return (r->train_flops + r->eval_flops) / (rate * 1e9) + ESTIMATE_RUN_SETUP_S;
 }
 
-// One sgemm C (M, N) = A (M, K) · B (K, N), 8 calls (the first warms up): the median wall
-// GFLOP/s, or with cpu set the best GFLOP per CPU second of the process (all its threads).
+// One sgemm C (M, N) = A (M, K) · B (K, N): the median wall GFLOP/s of 7 calls, or with cpu set
+// the best GFLOP per CPU second of the process (all its threads) of 31 (the calls least slowed
+// by other programs sharing the core's caches); a first call warms up.
 static double sgemm_rate(int M, int N, int K, int cpu) {
+    enum { CALLS = 31 };
+    int calls = cpu ? CALLS : 7;
     float *a = xmalloc_aligned((size_t)M * K * sizeof(float), "sgemm A");
     float *b = xmalloc_aligned((size_t)K * N * sizeof(float), "sgemm B");
     float *c = xmalloc_aligned((size_t)M * N * sizeof(float), "sgemm C");
     for (size_t i = 0; i < (size_t)M * K; i++) a[i] = (float)(i % 7) * 0.1f;
     for (size_t i = 0; i < (size_t)K * N; i++) b[i] = (float)(i % 5) * 0.1f;
-    double t[7];
-    for (int r = 0; r < 8; r++) {
+    double t[CALLS];
+    for (int r = 0; r <= calls; r++) {
         struct timespec c0, c1;
         double t0 = now_seconds();
         if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0) != 0) die_fail("clock_gettime(CLOCK_PROCESS_CPUTIME_ID) failed");
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, a, K, b, N, 0.0f, c, N);
         if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1) != 0) die_fail("clock_gettime(CLOCK_PROCESS_CPUTIME_ID) failed");
         double wall = now_seconds() - t0, used = (double)(c1.tv_sec - c0.tv_sec) + 1e-9 * (double)(c1.tv_nsec - c0.tv_nsec);
-        if (r > 0) t[r - 1] = cpu ? used : wall; // the first call warms up
+        if (r > 0) t[r - 1] = cpu ? used : wall;
     }
     free(a);
     free(b);
     free(c);
     double best = t[0];
-    for (int r = 1; r < 7; r++) best = t[r] < best ? t[r] : best;
-    return 2.0 * M * N * K / (cpu ? best : median_double(t, 7)) / 1e9;
+    for (int r = 1; r < calls; r++) best = t[r] < best ? t[r] : best;
+    return 2.0 * M * N * K / (cpu ? best : median_double(t, calls)) / 1e9;
 }
 
 double estimate_sgemm_gflops(int M, int N, int K) { return sgemm_rate(M, N, K, 0); }

@@ -6,8 +6,9 @@
 //              registry's training count after data.limit and data.labeled_fraction (as
 //              bench/train/budget.h counts them); a `budget:` run: the sum over the chain it
 //              matches (bench/experiment/experiment.h), each stage's updates counted the same way
-//   training   updates x batch x 3 x the forward FLOPs of one example (MP3, MAE: at their token
-//              counts)
+//   training   updates x batch x (3 x the forward FLOPs of one example (MP3, MAE: at their token
+//              counts) x its views (objective_kind.batch_factor: SimCLR, DINO 2) + the objective's
+//              train_extra_flops (DINO: the teacher's forward, the local crops))
 //   evaluation forward FLOPs of: the test images (data.test_limit, else the registry's test count)
 //              at every evaluation (every train.eval_every steps, else every epoch, and at the
 //              last step); at the end the kNN probe's bank, validation and test images twice (at
@@ -50,7 +51,7 @@ double estimate_sgemm_gflops(int M, int N, int K);
 // CPU seconds of a run besides its FLOPs (process, data, records): measured, docs/usage.md.
 #define ESTIMATE_RUN_SETUP_S 2.0
 // ESTIMATE_EFFICIENCY x the GFLOP per CPU second (user + system) of a 1024^3 sgemm on one
-// thread, the best of 7; measured in a forked child (NaN when that fails), so the caller's
+// thread, the best of 31; measured in a forked child (NaN when that fails), so the caller's
 // process never starts an OpenMP pool before it forks its runs. CPU time on one thread, not
 // wall time: other work on a shared machine slows the wall clock, not the CPU seconds a run
 // needs (threads that wait on each other while another program holds a core spend CPU time
