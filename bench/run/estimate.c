@@ -140,8 +140,9 @@ double estimate_training_flops(const config *c) {
     return estimate_config(c, 0, &r) == 0 ? r.train_flops : -1.0;
 }
 
-double estimate_cpu_seconds(const run_estimate *r, double rate) {
-    return (r->train_flops + r->eval_flops) / (rate * 1e9) + ESTIMATE_RUN_SETUP_S;
+estimate_seconds estimate_cpu_seconds(double train_flops, double eval_flops, int runs, double sgemm) {
+    return (estimate_seconds){train_flops / (ESTIMATE_EFFICIENCY * sgemm * 1e9), eval_flops / (ESTIMATE_EVAL_EFFICIENCY * sgemm * 1e9),
+                              runs * ESTIMATE_RUN_SETUP_S};
 }
 
 // One sgemm C (M, N) = A (M, K) · B (K, N): the median wall GFLOP/s of 7 calls, or with cpu set
@@ -177,7 +178,7 @@ double estimate_sgemm_gflops(int M, int N, int K) { return sgemm_rate(M, N, K, 0
 
 // Measured in a child process: the runner forks its runs afterwards, and an OpenMP thread
 // pool started in the parent (OpenBLAS runs on it) is not usable in a forked child.
-double estimate_cpu_gflops(void) {
+double estimate_sgemm_cpu_gflops(void) {
     int fds[2];
     if (pipe(fds) != 0) return NAN;
     pid_t pid = fork();
@@ -198,5 +199,5 @@ double estimate_cpu_gflops(void) {
     close(fds[0]);
     int status;
     if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) g = NAN;
-    return ESTIMATE_EFFICIENCY * g;
+    return g;
 }

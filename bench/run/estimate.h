@@ -8,7 +8,8 @@
 //              matches (bench/experiment/experiment.h), each stage's updates counted the same way
 //   training   updates x batch x (3 x the forward FLOPs of one example (MP3, MAE: at their token
 //              counts) x its views (objective_kind.batch_factor: SimCLR, DINO 2) + the objective's
-//              train_extra_flops (DINO: the teacher's forward, the local crops))
+//              train_extra_flops (DINO: the teacher's forward, the local crops; GVP: the query
+//              stream))
 //   evaluation forward FLOPs of: the test images (data.test_limit, else the registry's test count)
 //              at every evaluation (every train.eval_every steps, else every epoch, and at the
 //              last step); at the end the kNN probe's bank, validation and test images twice (at
@@ -16,10 +17,12 @@
 //              test images at every eval.resolutions size
 //   setup      ESTIMATE_RUN_SETUP_S CPU seconds per run: the process, loading and decoding the
 //              data, the end-of-run records (attention statistics, samples, HDF5), measured
-// CPU seconds = (training + evaluation) / (ESTIMATE_EFFICIENCY x the sgemm rate per CPU second)
-// + setup; the runner's wall estimate divides them by the cores its jobs use (an otherwise idle
-// machine). A size the registry does not know before loading (data.name=idx; speech-commands
-// without train.steps; a text file not written yet) leaves the run uncounted, with the reason.
+// CPU seconds = training / (ESTIMATE_EFFICIENCY x S) + evaluation / (ESTIMATE_EVAL_EFFICIENCY x S)
+// + setup, S the sgemm rate per CPU second; the runner's wall estimate divides them by the cores
+// its jobs use (an otherwise idle machine). A size the registry does not know before loading
+// (data.name=idx; speech-commands without train.steps; a text file not written yet) leaves the
+// run uncounted, with the reason; speech-commands' evaluation (its clip counts are read from its
+// folder) is not counted.
 #pragma once
 #include "../config/config.h"
 #include "../experiment/experiment.h"
@@ -39,21 +42,25 @@ int estimate_config(const config *c, long updates, run_estimate *out);
 int estimate_run(const experiment *e, int i, run_estimate *out);
 // Training FLOPs of a run of config c, or -1 when its size is not known before loading.
 double estimate_training_flops(const config *c);
-// CPU seconds of an estimate at `rate` GFLOP per CPU second (estimate_cpu_gflops).
-double estimate_cpu_seconds(const run_estimate *r, double rate);
+// CPU seconds of training, evaluation and setup of `runs` runs at `sgemm` GFLOP per CPU second.
+typedef struct { double train_s, eval_s, setup_s; } estimate_seconds;
+estimate_seconds estimate_cpu_seconds(double train_flops, double eval_flops, int runs, double sgemm);
 
 // GFLOP/s (wall) of one OpenBLAS sgemm C (M, N) = A (M, K) · B (K, N) in this process (median of
 // 7); the ceiling `posbench bench` (bench/perf/perf.c) and the regression benchmark report against.
 double estimate_sgemm_gflops(int M, int N, int K);
-// The fraction of sgemm's rate per CPU second a training step reaches: measured by training
-// runs of the shipped experiments at small scale on a 2-core Xeon (docs/usage.md#time-estimates).
-#define ESTIMATE_EFFICIENCY 0.33
-// CPU seconds of a run besides its FLOPs (process, data, records): measured, docs/usage.md.
+// Fractions of the sgemm rate per CPU second that training and evaluation reach, and each run's
+// CPU seconds besides its FLOPs (process, data, records), measured by runs of the shipped
+// experiments on a 2-core Xeon, one thread each (docs/usage.md#time-estimates). Evaluation's
+// fraction also absorbs the end-of-run work not itemised above (MP3's position accuracy at ten
+// test etas, attention statistics, views, the probes' own arithmetic).
+#define ESTIMATE_EFFICIENCY 0.25
+#define ESTIMATE_EVAL_EFFICIENCY 0.13
 #define ESTIMATE_RUN_SETUP_S 2.0
-// ESTIMATE_EFFICIENCY x the GFLOP per CPU second (user + system) of a 1024^3 sgemm on one
-// thread, the best of 31; measured in a forked child (NaN when that fails), so the caller's
-// process never starts an OpenMP pool before it forks its runs. CPU time on one thread, not
-// wall time: other work on a shared machine slows the wall clock, not the CPU seconds a run
-// needs (threads that wait on each other while another program holds a core spend CPU time
-// waiting, so the calibration runs used one thread each, as the reproduce targets' 2 jobs do).
-double estimate_cpu_gflops(void);
+// GFLOP per CPU second (user + system) of a 1024^3 sgemm on one thread, the best of 31;
+// measured in a forked child (NaN when that fails), so the caller's process never starts an
+// OpenMP pool before it forks its runs. CPU time on one thread, not wall time: other work on a
+// shared machine slows the wall clock, not the CPU seconds a run needs (threads that wait on
+// each other while another program holds a core spend CPU time waiting, so the calibration runs
+// used one thread each, as the reproduce targets' 2 jobs do).
+double estimate_sgemm_cpu_gflops(void);
