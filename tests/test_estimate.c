@@ -26,6 +26,7 @@
 #define SHIPPED "bench/experiments"
 
 static experiment E;
+static int g_text_uncounted; // runs on a text file that is not there (data/kjv.txt before `make data/kjv.txt`)
 
 // Every run of file at scale counted; returns the runs seen (-1: the file has no such scale, or
 // does not load: a SKIP line with the loader's message).
@@ -43,7 +44,9 @@ static int check_file(const char *file, const char *scale, char *problem, size_t
     for (int i = 0; i < E.nruns && !problem[0]; i++) {
         run_estimate r;
         const dataset_kind *data = dataset_find(cfg_str(&E.runs[i].cfg, "data.name"));
-        if (estimate_run(&E, i, &r) != 0)
+        if (estimate_run(&E, i, &r) != 0 && data && data->tokens && strstr(r.why, "known only once"))
+            g_text_uncounted++; // its length is read from the file, which a fresh clone makes later
+        else if (r.why[0])
             snprintf(problem, len, "%s at %s: run %s (stage %s) not counted: %s", file, scale ? scale : "small", E.runs[i].run_id,
                      E.runs[i].stage, r.why);
         else if (!(r.updates > 0 && r.train_flops > 0 && r.eval_flops >= 0))
@@ -77,6 +80,9 @@ static void test_shipped(void) {
         }
     }
     closedir(d);
+    if (g_text_uncounted)
+        test_skip("estimate: the text runs", "%d runs on data.name=text not counted: the text file is not there "
+                  "(make data/kjv.txt writes it; the reproduce targets make it before their estimate)", g_text_uncounted);
     test_check("estimate: every run of every shipped experiment counted at every scale (budget: and Fashion-MNIST included)",
                !problem[0] && files >= 15 && paper >= 2, "%d files, %d runs (%d files with a paper scale)%s%s", files, runs,
                paper, problem[0] ? "; " : "", problem);
