@@ -146,10 +146,10 @@ estimate_seconds estimate_cpu_seconds(double train_flops, double eval_flops, int
 }
 
 // One sgemm C (M, N) = A (M, K) · B (K, N): the median wall GFLOP/s of 7 calls, or with cpu set
-// the best GFLOP per CPU second of the process (all its threads) of 31 (the calls least slowed
+// the best GFLOP per CPU second of the process (all its threads) of 15 (the calls least slowed
 // by other programs sharing the core's caches); a first call warms up.
 static double sgemm_rate(int M, int N, int K, int cpu) {
-    enum { CALLS = 31 };
+    enum { CALLS = 15 };
     int calls = cpu ? CALLS : 7;
     float *a = xmalloc_aligned((size_t)M * K * sizeof(float), "sgemm A");
     float *b = xmalloc_aligned((size_t)K * N * sizeof(float), "sgemm B");

@@ -57,7 +57,7 @@ double estimate_sgemm_gflops(int M, int N, int K);
 #define ESTIMATE_EFFICIENCY 0.25
 #define ESTIMATE_EVAL_EFFICIENCY 0.13
 #define ESTIMATE_RUN_SETUP_S 2.0
-// GFLOP per CPU second (user + system) of a 1024^3 sgemm on one thread, the best of 31;
+// GFLOP per CPU second (user + system) of a 1024^3 sgemm on one thread, the best of 15;
 // measured in a forked child (NaN when that fails), so the caller's process never starts an
 // OpenMP pool before it forks its runs. CPU time on one thread, not wall time: other work on a
 // shared machine slows the wall clock, not the CPU seconds a run needs (threads that wait on
