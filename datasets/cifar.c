@@ -340,8 +340,8 @@ int cifar_load(dataset *ds, const char *name, const dataset_options *opt, const 
 }
 
 // ---------------------------------------------------------------- registry entries (registry.h)
-static dataset_shape shape_cifar10(const dataset_options *opt) { return (dataset_shape){CIFAR_SIDE, 3, 10, 0, 50000}; }
-static dataset_shape shape_cifar100(const dataset_options *opt) { return (dataset_shape){CIFAR_SIDE, 3, 100, 0, 50000}; }
+static dataset_shape shape_cifar10(const dataset_options *opt) { return (dataset_shape){CIFAR_SIDE, 3, 10, 0, 50000, 10000}; }
+static dataset_shape shape_cifar100(const dataset_options *opt) { return (dataset_shape){CIFAR_SIDE, 3, 100, 0, 50000, 10000}; }
 
 const dataset_kind dataset_cifar10 = {.name = "cifar10", .description = "CIFAR-10, its official binary version", .labels = 1, .shape = shape_cifar10, .load = cifar_load};
 const dataset_kind dataset_cifar100 = {.name = "cifar100", .description = "CIFAR-100, its official binary version", .labels = 1, .shape = shape_cifar100, .load = cifar_load};

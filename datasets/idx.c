@@ -315,8 +315,8 @@ void dataset_free(dataset *ds) {
 }
 
 // ---------------------------------------------------------------- registry entries (registry.h)
-static dataset_shape shape_mnist(const dataset_options *opt) { return (dataset_shape){28, 1, 10, 0, 60000}; }
-static dataset_shape shape_idx(const dataset_options *opt) { return (dataset_shape){0, 0, 0, 0, -1}; } // any IDX files
+static dataset_shape shape_mnist(const dataset_options *opt) { return (dataset_shape){28, 1, 10, 0, 60000, 10000}; }
+static dataset_shape shape_idx(const dataset_options *opt) { return (dataset_shape){0, 0, 0, 0, -1, -1}; } // any IDX files
 
 const dataset_kind dataset_fashion_mnist = {.name = "fashion-mnist", .description = "Fashion-MNIST, IDX files", .labels = 1, .shape = shape_mnist, .load = idx_load};
 const dataset_kind dataset_mnist = {.name = "mnist", .description = "MNIST, IDX files", .labels = 1, .shape = shape_mnist, .load = idx_load};

@@ -23,6 +23,7 @@ typedef struct {
     int classes;    // class labels (text: the token head's outputs, TEXT_BYTES); 0 when side is 0
     int features;   // speech: MFCC coefficients per frame (a sequence model's input width); 0: images, text
     long train_n;   // training examples; -1: known only once its files are read (idx, speech-commands, a text file not there)
+    long test_n;    // test examples (text: its validation sequences); -1: known only once its files are read
 } dataset_shape;
 
 typedef struct dataset_kind {

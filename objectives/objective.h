@@ -181,6 +181,10 @@ typedef struct objective_kind {
     // the model's staging input, activations and o->max_batch are sized for
     // max(train.batch · batch_factor, eval.batch) images (SimCLR: 2, its 2B views at once).
     int batch_factor;
+    // Training FLOPs per train.batch image beyond 3 x batch_factor forward passes at the training
+    // size, for the cost estimate (bench/run/estimate.h; mc as configure_model left it): DINO's
+    // teacher forward of the global views and its local crops, GVP's query stream. NULL: none.
+    double (*train_extra_flops)(const objective_settings *s, const model_config *mc);
     // Hooks for objectives with own views (NULL in every other): weight_decay_at gives AdamW's
     // weight decay for the 0-based step about to be taken (DINO's cosine schedule; NULL:
     // train.weight_decay); after_step runs after each AdamW step `step` (0-based; DINO's EMA

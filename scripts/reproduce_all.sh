@@ -4,8 +4,9 @@
 # Sources: mp3, cape, gmlp, gvp, ssl (each bench/experiments/<source>-*.yaml, through
 # scripts/reproduce.sh into OUT/<source>; speech is part of mp3 and cape). SCALE=paper runs the
 # sources that have a paper scale (mp3, ssl) and says which it leaves out.
-# 1. Up front: the runner's estimate per experiment (posbench run --dry-run: the runs still to
-#    train and their estimated training time on this machine, evaluation not included).
+# 1. Up front: the estimate of everything ("N runs to train, about T min on this machine"), then
+#    of each source and its experiments (scripts/reproduce.sh with REPRODUCE_ESTIMATE_ONLY=1:
+#    each experiment's posbench run --dry-run, bench/run/estimate.h).
 # 2. Each source in turn, its wall time measured and appended to OUT/reproduce-times.tsv
 #    (source, scale, device, seconds, exit: bench/report/report_index.h).
 # 3. posbench report --index OUT: OUT/REPORT.md and OUT/REPORT.html, every source's verdicts side
@@ -19,19 +20,23 @@ case "$SCALE" in smoke|small|paper) ;; *) echo "reproduce-all: SCALE=$SCALE is n
 case "$DEVICE" in auto|cpu|cpu-guarded|cuda) ;; *) echo "reproduce-all: DEVICE=$DEVICE is not valid (valid: auto, cpu, cpu-guarded, cuda)" >&2; exit 2 ;; esac
 SOURCES="mp3 cape gmlp gvp ssl"
 [ "$SCALE" = paper ] && { SOURCES="mp3 ssl"; echo "reproduce-all: SCALE=paper: cape, gmlp and gvp have no paper scale (smoke, small); left out"; }
-SCALE_FLAG=""; [ "$SCALE" != small ] && SCALE_FLAG="--scale $SCALE"
 mkdir -p "$OUT" || exit 1
-echo "== reproduce-all: $SOURCES at $SCALE on $DEVICE into $OUT; the runner's estimate first"
+. scripts/estimate_text.sh
+total_runs=0 total_s=0 total_uncounted=0 lines=""
 for src in $SOURCES; do
-    for exp in bench/experiments/"$src"-*.yaml; do
-        # shellcheck disable=SC2086
-        "$PB" run "$exp" $SCALE_FLAG --out "$OUT/$src" --device "$DEVICE" --dry-run > "$OUT/.estimate.txt" 2>&1
-        rc=$?
-        [ $rc -ne 0 ] && { cat "$OUT/.estimate.txt" >&2; rm -f "$OUT/.estimate.txt"; exit 2; }
-        sed -n '/^experiment \|^estimated training time/p' "$OUT/.estimate.txt"
-    done
+    est=$(REPRODUCE_ESTIMATE_ONLY=1 sh scripts/reproduce.sh "$src" "$SCALE" "$DEVICE" "$OUT/$src" 2>&1) ||
+        { printf '%s\n' "$est" >&2; exit 2; }
+    # shellcheck disable=SC2086
+    set -- $(printf '%s\n' "$est" | sed -n 's/^total //p')
+    [ $# -eq 3 ] || { printf '%s\nreproduce-all: no estimate from scripts/reproduce.sh %s\n' "$est" "$src" >&2; exit 1; }
+    total_runs=$((total_runs + $1)) total_s=$((total_s + $2)) total_uncounted=$((total_uncounted + $3))
+    lines="$lines$(printf '%s\n' "$est" | grep -v '^total ')
+"
 done
-rm -f "$OUT/.estimate.txt"
+echo "== reproduce-all: $SOURCES at $SCALE on $DEVICE into $OUT: $total_runs runs to train, $(about_minutes "$total_s")" \
+     "on this machine$(estimate_device_note "$DEVICE") $ESTIMATE_HOW"
+[ "$total_uncounted" -gt 0 ] && echo "   $total_uncounted runs not counted: their data's size is known only once it is read"
+printf '%s' "$lines"
 status=0
 for src in $SOURCES; do
     start=$(date +%s)

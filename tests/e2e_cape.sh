@@ -18,7 +18,7 @@ fi
 start=$(date +%s)
 sh scripts/reproduce.sh cape smoke cpu-guarded "$T/out" > "$T/log" 2>&1; rc=$?
 secs=$(( $(date +%s) - start ))
-[ $rc -eq 0 ] && [ "$(grep -c '^estimated training time' "$T/log")" -eq 4 ]
+[ $rc -eq 0 ] && [ "$(grep -c '^estimated time' "$T/log")" -eq 4 ]
 check "reproduce-cape smoke: every run done, exit 0" $? "exit $rc in ${secs}s; $(grep -E '^experiment .* done' "$T/log" | tr '\n' ' ')"
 # The runs went through the guarded CPU backend; cape-resolution again on the plain CPU backend
 # must give the same files bit for bit.

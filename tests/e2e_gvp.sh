@@ -19,7 +19,7 @@ fi
 start=$(date +%s)
 sh scripts/reproduce.sh gvp smoke cpu-guarded "$T/out" > "$T/log" 2>&1; rc=$?
 secs=$(( $(date +%s) - start ))
-[ $rc -eq 0 ] && [ "$(grep -c '^estimated training time' "$T/log")" -eq 3 ] && grep -q 'experiment gvp-segmentation: 22 done, 0 not done' "$T/log" &&
+[ $rc -eq 0 ] && [ "$(grep -c '^estimated time' "$T/log")" -eq 3 ] && grep -q 'experiment gvp-segmentation: 22 done, 0 not done' "$T/log" &&
     grep -q 'experiment gvp-ablation: 8 done, 0 not done' "$T/log"
 check "reproduce-gvp smoke: every run done, exit 0" $? "exit $rc in ${secs}s; $(grep -E '^experiment .* done' "$T/log" | tr '\n' ' ')"
 $PB run bench/experiments/gvp-order.yaml --scale smoke --out "$T/cpu" --device cpu --jobs 2 > "$T/cpu.log" 2>&1

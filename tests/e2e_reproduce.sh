@@ -20,7 +20,7 @@ fi
 start=$(date +%s)
 sh scripts/reproduce.sh mp3 smoke cpu-guarded "$T/out" > "$T/log" 2>&1; rc=$?
 secs=$(( $(date +%s) - start ))
-[ $rc -eq 0 ] && [ "$(grep -c '^estimated training time' "$T/log")" -eq 4 ]
+[ $rc -eq 0 ] && [ "$(grep -c '^estimated time' "$T/log")" -eq 4 ]
 check "reproduce-mp3 smoke: every run done, exit 0, estimates printed" $? "exit $rc in ${secs}s; $(grep -E '^experiment .* done' "$T/log" | tr '\n' ' ')"
 [ $secs -lt 300 ]
 check "reproduce-mp3 smoke: under 5 minutes" $? "${secs}s"

@@ -228,24 +228,53 @@ static int parse_flags(int argc, char **argv, run_flags *f) {
     return 0;
 }
 
-// Training FLOPs of run i for the time estimate; a budget: run's length is its chain's, known
-// here when every stage of the chain counts steps (-1: unknown, as for epochs of unread data).
-static double run_flops(const experiment *e, int i) {
-    const exp_run *r = &e->runs[i];
-    if (r->budget < 0) return estimate_training_flops(&r->cfg);
-    long steps = 0;
-    for (int q = r->budget; q >= 0; q = e->runs[q].parent) {
-        long s = cfg_int(&e->runs[q].cfg, "train.steps");
-        if (s <= 0) return -1.0;
-        steps += s;
+// "about N min" (or "under a minute") of `seconds`, with hours beside two hours or more, in hours
+// and days from two days.
+static void about_minutes(double seconds, char *out, size_t len) {
+    double minutes = seconds / 60.0;
+    if (minutes < 1.0) snprintf(out, len, "under a minute");
+    else if (minutes < 120.0) snprintf(out, len, "about %.0f min", minutes);
+    else if (minutes < 48 * 60.0) snprintf(out, len, "about %.0f min (%.1f h)", minutes, minutes / 60.0);
+    else snprintf(out, len, "about %.0f h (%.0f days)", minutes / 60.0, minutes / 1440.0);
+}
+
+// The "estimated time" lines of the runs still to run (bench/run/estimate.h): the wall time on
+// the cores the jobs use, then its CPU seconds by part, then the runs it cannot count and why.
+// scripts/reproduce.sh sums the "(S s on" figure over a source's experiments.
+static void print_estimate(const experiment *e, const int *state, int cores) {
+    double train = 0.0, eval = 0.0, sgemm = estimate_sgemm_cpu_gflops();
+    int counted = 0, uncounted = 0, no_eval = 0;
+    char why[340] = "";
+    for (int i = 0; i < e->nruns; i++) {
+        if (state[i] != R_WAIT) continue;
+        run_estimate r;
+        if (estimate_run(e, i, &r) != 0) {
+            if (!uncounted++) snprintf(why, sizeof why, "%.255s (stage %.63s)", r.why, e->runs[i].stage);
+            continue;
+        }
+        counted++;
+        train += r.train_flops;
+        eval += r.eval_flops;
+        no_eval += !r.eval_known;
     }
-    config c;
-    char text[32], msg[256];
-    config_copy(&c, &r->cfg);
-    snprintf(text, sizeof text, "%ld", steps);
-    double flops = config_set(&c, cfg_index("train.steps"), text, msg, sizeof msg) == 0 ? estimate_training_flops(&c) : -1.0;
-    config_free(&c);
-    return flops;
+    if (!(sgemm > 0.0)) {
+        printf("estimated time: unknown (the sgemm rate could not be measured in a child process)\n");
+        return;
+    }
+    estimate_seconds t = estimate_cpu_seconds(train, eval, counted, sgemm);
+    double cpu_s = t.train_s + t.eval_s + t.setup_s, wall_s = cpu_s / cores;
+    char about[64];
+    about_minutes(wall_s, about, sizeof about);
+    printf("estimated time: %s (%.0f s on %d core%s of an otherwise idle machine; %.0f CPU s = training %.0f + evaluation "
+           "%.0f + setup %.0f of %d run%s; %.3g + %.3g TFLOP at %.2f and %.2f of this machine's sgemm, %.0f GFLOP per CPU second)\n",
+           about, wall_s, cores, cores == 1 ? "" : "s", cpu_s, t.train_s, t.eval_s, t.setup_s, counted, counted == 1 ? "" : "s",
+           train / 1e12, eval / 1e12, ESTIMATE_EFFICIENCY, ESTIMATE_EVAL_EFFICIENCY, sgemm);
+    if (uncounted)
+        printf("  not counted: %d run%s whose size is known only once the data is read; the first: %s\n", uncounted,
+               uncounted == 1 ? "" : "s", why);
+    if (no_eval)
+        printf("  evaluation not counted for %d run%s: the test set's size is known only once its files are read\n", no_eval,
+               no_eval == 1 ? "" : "s");
 }
 
 int cmd_run(int argc, char **argv) {
@@ -298,23 +327,8 @@ int cmd_run(int argc, char **argv) {
            e->nstages, e->nstages == 1 ? "" : "s", pending, f.shards ? " in this shard" : "", f.jobs, f.jobs == 1 ? "" : "s",
            per_job, per_job == 1 ? "" : "s");
     if (pending > 0) {
-        double flops = 0.0;
-        int unknown = 0;
-        for (int i = 0; i < n; i++) {
-            if (state[i] != R_WAIT) continue;
-            double r = run_flops(e, i);
-            if (r < 0) unknown++;
-            else flops += r;
-        }
-        double rate = estimate_gflops();
-        double minutes = flops / (rate * 1e9) / 60.0;
-        char about[48];
-        if (minutes < 1.0) snprintf(about, sizeof about, "under a minute");
-        else snprintf(about, sizeof about, "about %.0f min", minutes);
-        printf("estimated training time: %s (%.3g TFLOP at %.0f GFLOP/s = %.2f x this machine's sgemm; "
-               "evaluation not included%s)\n", about, flops / 1e12, rate, ESTIMATE_EFFICIENCY,
-               unknown ? "; runs on data of a size unknown before loading (data.name idx, or speech-commands without train.steps, "
-                         "or budget: stages matching epochs) not counted" : "");
+        long cores = sysconf(_SC_NPROCESSORS_ONLN), used = (long)f.jobs * per_job;
+        print_estimate(e, state, (int)(cores > 0 && used > cores ? cores : used));
     }
     if (f.dry_run) {
         for (int i = 0; i < n; i++)

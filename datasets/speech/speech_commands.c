@@ -718,7 +718,7 @@ void speech_make_batch(const dataset *ds, const int *indices, int B, const augme
 // clip count is known only once the folder is read.
 static dataset_shape shape_speech(const dataset_options *opt) {
     mfcc_frontend frontend = opt->mfcc_frontend == MFCC_TC_RESNET ? MFCC_TC_RESNET : MFCC_POSBENCH;
-    return (dataset_shape){mfcc_clip_frames(frontend), 1, SPEECH_CLASSES, MFCC_COEFFS, -1};
+    return (dataset_shape){mfcc_clip_frames(frontend), 1, SPEECH_CLASSES, MFCC_COEFFS, -1, -1};
 }
 
 static int load_speech(dataset *ds, const char *name, const dataset_options *opt, const char *split, char *err, size_t errlen) {

@@ -180,11 +180,12 @@ void text_make_batch(const dataset *ds, const int *indices, int B, int32_t *toke
 // ---------------------------------------------------------------- registry entry (../registry.h)
 // Sequences of the file: 9 in 10 train; the count from the file's size when it is there.
 static dataset_shape shape_text(const dataset_options *opt) {
-    dataset_shape s = {opt->seq_len, 1, TEXT_BYTES, 0, -1};
+    dataset_shape s = {opt->seq_len, 1, TEXT_BYTES, 0, -1, -1};
     struct stat st;
     if (opt->seq_len > 0 && stat(opt->path && opt->path[0] ? opt->path : TEXT_DEFAULT_PATH, &st) == 0) {
         long total = (long)(st.st_size / opt->seq_len);
         s.train_n = total - total / TEXT_VALIDATION_EVERY;
+        s.test_n = total / TEXT_VALIDATION_EVERY; // the validation sequences, which evaluation reads
     }
     return s;
 }

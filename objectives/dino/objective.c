@@ -83,6 +83,15 @@ static void dino_configure_model(const objective_settings *s, model_config *mc) 
     mc->request.head_prototypes = d->out_dim;
 }
 
+// Per image beyond the student's 2 global views (batch_factor 2): the teacher's forward of
+// them, and the student's forward and backward (3 x forward) of each local crop.
+static double dino_train_extra_flops(const objective_settings *s, const model_config *mc) {
+    const dino_settings *d = own(s);
+    model_config local = *mc;
+    local.image_size = d->local_size;
+    return 2.0 * model_forward_flops(mc) + 3.0 * d->local_crops * model_forward_flops(&local);
+}
+
 static void dino_obj_create(objective *o) {
     dino_state *st = xcalloc(1, sizeof *st, "dino objective");
     o->state = st;
@@ -357,6 +366,7 @@ const objective_kind objective_dino = {
     .free = dino_obj_free,
     .train_views = dino_train_views,
     .batch_factor = 2,
+    .train_extra_flops = dino_train_extra_flops,
     .weight_decay_at = dino_weight_decay_at,
     .after_step = dino_after_step,
     .checkpoint_add = dino_checkpoint_add,

@@ -93,6 +93,12 @@ static void gvp_configure_model(const objective_settings *s, model_config *mc) {
     }
 }
 
+// Per image beyond the content stream's forward and backward: the query stream's, a second pass
+// through every block (its queries attend to the content keys), about one more forward's FLOPs.
+static double gvp_train_extra_flops(const objective_settings *s, const model_config *mc) {
+    return OBJECTIVE_OWN(s, const gvp_settings)->streams == 2 ? 3.0 * model_forward_flops(mc) : 0.0;
+}
+
 static void gvp_obj_create(objective *o) {
     gvp_state *st = xcalloc(1, sizeof *st, "gvp objective");
     model *m = o->model;
@@ -374,6 +380,7 @@ const objective_kind objective_gvp = {
     .final_line = "final: pixel_mse=%.4f pixel_mse_last_group=%.4f time=%.0fs\n",
     .config_error = gvp_config_error,
     .configure_model = gvp_configure_model,
+    .train_extra_flops = gvp_train_extra_flops,
     .create = gvp_obj_create,
     .free = gvp_obj_free,
     .train_forward = gvp_train_forward,
