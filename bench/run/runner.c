@@ -4,7 +4,8 @@
 // `init` stage's run) is done; it holds an flock on <run>.lock, so two processes or shards
 // never run the same run (the kernel drops the lock if a process dies, even by kill -9). A run
 // another process holds is waited for, then counted as that process left it (done, diverged) or,
-// left unfinished, run here: two `run`s of one experiment into one folder both end with every run.
+// left unfinished, run here: two `run`s of one experiment into one folder both end with every run
+// (a run found ended by the other process when this one takes its lock is counted, not restarted).
 // Done runs are skipped, interrupted ones resume from their checkpoint, failed ones are
 // retried (--retries), diverged ones are final. Shards split by root run: a run and its
 // descendants always land in the same shard.
@@ -36,16 +37,37 @@
 enum { R_SKIP, R_WAIT, R_RUNNING, R_DONE, R_FAILED, R_DIVERGED, R_BLOCKED, R_ELSEWHERE, R_DAMAGED };
 static const char *state_name[] = {"skipped", "waiting", "running", "done", "failed", "diverged", "blocked", "elsewhere", "damaged"};
 
-// A run another process was running (R_ELSEWHERE), checked again: still locked (stays), done
-// (R_DONE), diverged (R_DIVERGED), damaged (R_DAMAGED), or left unfinished (R_WAIT: this process
-// trains it).
-static int recheck_elsewhere(const experiment *e, int i, const char *out) {
-    char base[4096], holder[4400];
+// Which <run-id>.h5 a run had when this process last looked (absent: exists 0): a run whose
+// lock this process takes is trained only when its file is still the one seen, so a run that
+// another process finished after this one's scan (but before this one reached it) is counted,
+// not started again, and its files (the log included) are not touched.
+typedef struct {
+    int exists;
+    dev_t dev;
+    ino_t ino;
+    struct timespec mtime;
+} run_file_seen;
+
+static run_file_seen file_seen(const experiment *e, int i, const char *out) {
+    char base[4096], final_path[4200];
     experiment_run_path(e, i, out, base, sizeof base);
-    int fd = run_lock_take(base, holder, sizeof holder);
-    if (fd < 0) return R_ELSEWHERE;
+    snprintf(final_path, sizeof final_path, "%s.h5", base);
+    struct stat st;
+    run_file_seen s = {0};
+    if (lstat(final_path, &st) == 0) s.exists = 1, s.dev = st.st_dev, s.ino = st.st_ino, s.mtime = st.st_mtim;
+    return s;
+}
+
+static int same_file_seen(run_file_seen a, run_file_seen b) {
+    return a.exists == b.exists && (!a.exists || (a.dev == b.dev && a.ino == b.ino && a.mtime.tv_sec == b.mtime.tv_sec &&
+                                                  a.mtime.tv_nsec == b.mtime.tv_nsec));
+}
+
+// What another process left of run i (read under its lock): done (R_DONE), diverged
+// (R_DIVERGED), damaged (R_DAMAGED), or unfinished (R_WAIT: this process trains it); the
+// terminal ones are printed as "[done] ...: the other process finished it" and so on.
+static int left_by_other(const experiment *e, int i, const char *out) {
     run_file_state st = experiment_run_file_state(e, i, out, NULL, 0);
-    run_lock_release(base, fd);
     int state = st == RUN_FILE_DONE       ? R_DONE
                 : st == RUN_FILE_DIVERGED ? R_DIVERGED
                 : st == RUN_FILE_DAMAGED  ? R_DAMAGED
@@ -58,6 +80,18 @@ static int recheck_elsewhere(const experiment *e, int i, const char *out) {
            : state == R_DAMAGED  ? "left a damaged file (--force sets it aside and reruns the run)"
                                  : "left it unfinished: running it here");
     fflush(stdout);
+    return state;
+}
+
+// A run another process was running (R_ELSEWHERE), checked again: still locked (stays), or as
+// that process left it (left_by_other).
+static int recheck_elsewhere(const experiment *e, int i, const char *out) {
+    char base[4096], holder[4400];
+    experiment_run_path(e, i, out, base, sizeof base);
+    int fd = run_lock_take(base, holder, sizeof holder);
+    if (fd < 0) return R_ELSEWHERE;
+    int state = left_by_other(e, i, out);
+    run_lock_release(base, fd);
     return state;
 }
 
@@ -297,6 +331,7 @@ int cmd_run(int argc, char **argv) {
     int *tries = xcalloc((size_t)n, sizeof(int), "run attempts");
     int *lock_fd = xcalloc((size_t)n, sizeof(int), "run locks");
     pid_t *pid = xcalloc((size_t)n, sizeof(pid_t), "run processes");
+    run_file_seen *seen = xcalloc((size_t)n, sizeof *seen, "run files seen");
     int pending = 0; // runs left to train
     for (int i = 0; i < n; i++) { // a run's state comes from its results file (run_files.h) only
         char why[256] = "";
@@ -320,7 +355,7 @@ int cmd_run(int argc, char **argv) {
             experiment_run_path(e, i, f.out, base, sizeof base);
             printf("[damaged] %s %s %s: %s.h5 %s; left as it is (--force sets it aside and reruns the run)\n",
                    e->runs[i].run_id, e->runs[i].stage, vis(e->runs[i].axes), vis(base), vis(why));
-        } else state[i] = R_WAIT, pending++;
+        } else state[i] = R_WAIT, pending++, seen[i] = file_seen(e, i, f.out);
     }
     int threads = posbench_threads(), per_job = threads / f.jobs > 0 ? threads / f.jobs : 1;
     printf("experiment %s: %d run%s in %d stage%s; %d to run%s (%d job%s x %d thread%s)\n", e->name, n, n == 1 ? "" : "s",
@@ -378,6 +413,14 @@ int cmd_run(int argc, char **argv) {
                 fflush(stdout);
                 continue;
             }
+            if (!same_file_seen(seen[i], file_seen(e, i, f.out))) { // another process ended it since this one looked
+                int left = left_by_other(e, i, f.out);
+                if (left != R_WAIT) {
+                    run_lock_release(base, fd);
+                    state[i] = left;
+                    continue;
+                }
+            }
             fflush(stdout);
             fflush(stderr);
             pid_t p = fork();
@@ -421,6 +464,7 @@ int cmd_run(int argc, char **argv) {
         snprintf(final_path, sizeof final_path, "%s.h5", base);
         int code = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
         run_file_state st = run_file_status(final_path, NULL, 0); // what the run left, read while still locked
+        seen[i] = file_seen(e, i, f.out); // what this process's own attempt left (a retry starts from it)
         run_lock_release(base, lock_fd[i]);
         if (code == 0 && st == RUN_FILE_DONE) {
             state[i] = R_DONE;
@@ -454,6 +498,7 @@ int cmd_run(int argc, char **argv) {
     free(tries);
     free(lock_fd);
     free(pid);
+    free(seen);
     experiment_free(e);
     return failed ? EXIT_RUN_FAILED : 0;
 }
