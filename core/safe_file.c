@@ -4,6 +4,7 @@
 #include "common.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -219,6 +220,33 @@ int safe_fopen_update(const char *path, const char *mode, FILE **f, char *err, s
     if (!(*f = fdopen(fd, mode))) {
         snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
         close(fd);
+        return SAFE_IO;
+    }
+    return SAFE_OK;
+}
+
+// ---------------------------------------------------------------- removing a temporary tree
+
+static char g_remove_failed[4200]; // nftw's callback has no context: the first entry that stayed
+static int g_remove_errno;
+
+static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
+    (void)sb, (void)flag, (void)ftw;
+    if (remove(path) != 0 && !g_remove_failed[0]) {
+        g_remove_errno = errno;
+        snprintf(g_remove_failed, sizeof g_remove_failed, "%s", path);
+    }
+    return 0; // go on: remove what can be removed
+}
+
+int safe_remove_tree(const char *dir, char *err, size_t errlen) {
+    g_remove_failed[0] = 0;
+    if (nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS) != 0 && !g_remove_failed[0]) {
+        snprintf(err, errlen, "%s: cannot remove: %s", dir, strerror(errno));
+        return SAFE_IO;
+    }
+    if (g_remove_failed[0]) {
+        snprintf(err, errlen, "%s: cannot remove: %s", g_remove_failed, strerror(g_remove_errno));
         return SAFE_IO;
     }
     return SAFE_OK;

@@ -62,6 +62,12 @@ int safe_open_update(const char *path, int flags, int *fd, char *err, size_t err
 // The same as a stdio stream opened with mode ("a", "r+", "w" — "w" truncates in place).
 int safe_fopen_update(const char *path, const char *mode, FILE **f, char *err, size_t errlen);
 
+// Removes a directory tree posbench made for itself (a temporary folder) without following a
+// symbolic link inside it (the link is removed, never what it points to) and without starting
+// a program. SAFE_OK, or SAFE_IO naming the first entry that could not be removed (the rest is
+// still removed).
+int safe_remove_tree(const char *dir, char *err, size_t errlen);
+
 // ---------------------------------------------------------------- reading
 enum { SAFE_FOLLOW = 0, SAFE_NOFOLLOW = 1 }; // NOFOLLOW: a link at path is refused (files found in a results folder)
 

@@ -5,7 +5,8 @@
 // SAFE_REFUSED naming the path and leave the victim's bytes and the devices as they were; each
 // reader must refuse without blocking (an alarm fails a hang) and within its cap. Also: an
 // atomic write replaces a regular file and leaves no temporary file; two writers of one path
-// use two temporary names; a line past the cap is skipped and the next one read.
+// use two temporary names; a line past the cap is skipped and the next one read; a temporary
+// tree is removed without following the links in it.
 #include "testing.h"
 #include "../core/safe_file.h"
 #include <dirent.h>
@@ -180,9 +181,22 @@ int main(void) {
                s1 && l2 == -1 && s3 && s4 && l5 == 0, "%d %d %d %d %d", l1, l2, l3, l4, l5);
     free(line);
     if (f) fclose(f);
+
+    // Removing a temporary tree: every entry goes (files, a FIFO, a nested folder, links), the
+    // targets of its links stay (a link to the victim file, one to the folder holding it).
+    int made = mkdir(at("tree"), 0700) | mkdir(at("tree/sub"), 0700) | symlink(at("victim"), at("tree/sub/to-victim")) |
+               symlink(g_dir, at("tree/to-dir")) | mkfifo(at("tree/fifo"), 0600);
+    FILE *t = fopen(at("tree/sub/file"), "w");
+    made |= !t || fputs("x\n", t) < 0 || fclose(t) != 0;
+    int rt = made ? -1 : safe_remove_tree(at("tree"), err, sizeof err);
+    struct stat gone;
+    test_check("safe_remove_tree removes a tree with a FIFO and links in it, never what the links point to",
+               rt == SAFE_OK && lstat(at("tree"), &gone) != 0 && victim_intact() && stat(g_dir, &gone) == 0, "setup %d, rc %d: %s",
+               made, rt, rt ? err : "");
+    rt = safe_remove_tree(at("no-such-tree"), err, sizeof err);
+    test_check("safe_remove_tree on a missing folder: SAFE_IO naming it", rt == SAFE_IO && strstr(err, "no-such-tree"),
+               "rc %d: %s", rt, err);
     alarm(0);
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
-    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", g_dir);
+    if (safe_remove_tree(g_dir, err, sizeof err) != SAFE_OK) fprintf(stderr, "%s\n", err);
     return test_exit_code();
 }

@@ -1,13 +1,15 @@
 // bench/perf/ranks.c — `posbench bench --ranks N` (ranks.h). Both sides are real `posbench
-// train` runs of this binary (/proc/self/exe) in a temporary directory, started from argument
-// vectors (no shell), the N-rank one by mpirun; their /final step_time_ms (the median over the run's steps, evaluation excluded)
-// are compared. Communication per step and rank, from core/comm_mpi.c's algorithm: the
+// train` runs of this binary (/proc/self/exe) in a temporary directory ($TMPDIR or /tmp, removed
+// when both finished, kept with their logs when one failed), started from argument vectors (no
+// shell), the N-rank one by mpirun; their /final step_time_ms (the median over the run's steps,
+// evaluation excluded) are compared. Communication per step and rank, from core/comm_mpi.c's algorithm: the
 // reduce-scatter sends (N-1)/N of the gradient and the all-gather sends the rank's chunk to the
 // N-1 others: 2 (N-1)/N × 4 bytes × parameters (plus N doubles of losses).
 #include "ranks.h"
 #include "../results/results_read.h"
 #include "../run/launch.h"
 #include "../../core/comm.h"
+#include "../../core/safe_file.h"
 #include "../../core/common.h"
 #include <errno.h>
 #include <limits.h>
@@ -47,8 +49,12 @@ int bench_ranks(int ranks, int iters, int threads) {
     if (!launch_mpirun_found()) die_input("--ranks needs mpirun (make deps installs openmpi-bin)");
     char exe[PATH_MAX];
     if (self_exe_path(exe, sizeof exe) != 0) die_fail("bench --ranks: cannot find this program (/proc/self/exe): %s", strerror(errno));
-    char dir[] = "/tmp/posbench-ranks.XXXXXX";
-    if (!mkdtemp(dir)) die_fail("bench --ranks: cannot make a temporary directory in /tmp");
+    const char *tmp = getenv("TMPDIR");
+    if (!tmp || !tmp[0]) tmp = "/tmp";
+    if (strlen(tmp) > 3900) die_input("bench --ranks: TMPDIR is %zu bytes long (at most 3900)", strlen(tmp));
+    char dir[4000];
+    snprintf(dir, sizeof dir, "%.3900s/posbench-ranks.XXXXXX", tmp);
+    if (!mkdtemp(dir)) die_fail("bench --ranks: cannot make a temporary directory %s: %s", vis(dir), strerror(errno));
     int per_rank = threads / ranks > 0 ? threads / ranks : 1, batch = ranks * ((64 + ranks - 1) / ranks);
     char cfg[512];
     snprintf(cfg, sizeof cfg,
@@ -97,7 +103,7 @@ int bench_ranks(int ranks, int iters, int threads) {
     if (cores > 0 && (long)ranks * per_rank > cores)
         printf("note: %d ranks x %d threads exceed this machine's %ld cores: the efficiency measures oversubscription\n", ranks,
                per_rank, cores);
-    char *rm[] = {"rm", "-rf", "--", dir, NULL};
-    if (launch_logged(rm, "/dev/null") != 0) fprintf(stderr, "posbench: bench --ranks: could not remove %s\n", vis(dir));
+    char err[PATH_MAX + 256];
+    if (safe_remove_tree(dir, err, sizeof err) != SAFE_OK) warn_msg("bench --ranks: %s", err);
     return status;
 }

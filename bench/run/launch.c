@@ -13,10 +13,29 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-int launch_mpirun_found(void) { return system("command -v mpirun >/dev/null 2>&1") == 0; }
+// Whether PATH names an executable regular file called `name`, as execvp would search it (an
+// empty entry is the current directory; no PATH: execvp's default). No shell is asked.
+static int on_path(const char *name) {
+    const char *path = getenv("PATH");
+    if (!path) path = "/bin:/usr/bin";
+    for (const char *p = path;; p++) {
+        const char *end = strchr(p, ':');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        char full[PATH_MAX];
+        struct stat st;
+        int n = snprintf(full, sizeof full, "%.*s%s%s", (int)len, p, len ? "/" : "", name);
+        if (n > 0 && (size_t)n < sizeof full && stat(full, &st) == 0 && S_ISREG(st.st_mode) && access(full, X_OK) == 0)
+            return 1;
+        if (!end) return 0;
+        p = end;
+    }
+}
+
+int launch_mpirun_found(void) { return on_path("mpirun"); }
 
 static volatile sig_atomic_t launcher_pid; // mpirun, while it runs
 

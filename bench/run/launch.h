@@ -6,7 +6,7 @@
 // other failed run does, 2 when the ranks refused bad input, 0 when the run finished.
 #pragma once
 
-// Whether mpirun is on PATH.
+// Whether mpirun is on PATH (searched here, as execvp searches it; no shell).
 int launch_mpirun_found(void);
 
 // Runs `mpirun -np ranks --bind-to none [--allow-run-as-root when root] [--oversubscribe]
