@@ -1,7 +1,8 @@
 #!/bin/sh
 # tests/e2e_speech_data.sh — `posbench data speech-synth` end to end at the smoke scale: the
 # layout it writes, byte-identical output for the same seed (two processes), a different set
-# for another seed, and exit 2 with a named reason for bad flags and an existing --out.
+# for another seed, the leftover folder of an interrupted run removed (never through a link in
+# it), and exit 2 with a named reason for bad flags and an existing --out.
 cd "$(dirname "$0")/.." || exit 1
 pb=build/posbench
 tmp=$(mktemp -d /tmp/posbench-e2e-speech.XXXXXX) || exit 1
@@ -17,8 +18,13 @@ noise=$(ls "$tmp/a/_background_noise_"/*.wav 2>/dev/null | wc -l)
 [ "$words" -eq 30 ] && [ "$clips" -eq 600 ] && [ "$noise" -eq 3 ] && [ -s "$tmp/a/validation_list.txt" ] &&
     [ -s "$tmp/a/testing_list.txt" ] && [ -s "$tmp/a/speakers.tsv" ] && [ ! -e "$tmp/a.partial" ]
 check speech_synth_layout $? "words $words, clips $clips, noise files $noise"
+# the second process finds the leftover of an interrupted one (a nested folder, a link to a file
+# outside): removed without following the link, then the same bytes as the first
+mkdir -p "$tmp/b.partial/stale" && echo keep > "$tmp/victim" && ln -s "$tmp/victim" "$tmp/b.partial/stale/link" && echo x > "$tmp/b.partial/stale/x.wav"
 $pb data speech-synth --out "$tmp/b" --scale smoke --seed 4 --quiet 2>"$tmp/err" && diff -r "$tmp/a" "$tmp/b" >/dev/null
 check speech_synth_same_seed_same_bytes $? "a second process with seed 4 wrote different files"
+[ "$(cat "$tmp/victim")" = keep ] && [ ! -e "$tmp/b.partial" ] && [ ! -e "$tmp/b/stale" ]
+check speech_synth_leftover_removed_not_followed $? "victim '$(cat "$tmp/victim")', leftover $(ls -A "$tmp/b.partial" 2>&1 | tr '\n' ' ')"
 $pb data speech-synth --out "$tmp/c" --scale smoke --seed 5 --quiet 2>"$tmp/err" && ! diff -r "$tmp/a" "$tmp/c" >/dev/null
 check speech_synth_other_seed_differs $? "seed 5 wrote the same files as seed 4"
 $pb data speech-synth --out "$tmp/a" --scale smoke --quiet 2>"$tmp/err"

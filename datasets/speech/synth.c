@@ -19,9 +19,9 @@
 #include "../file_read.h"
 #include "../../core/common.h"
 #include "../../core/rng.h"
+#include "../../core/safe_file.h"
 #include <errno.h>
 #include <espeak-ng/speak_lib.h>
-#include <ftw.h>
 #include <math.h>
 #include <soxr.h>
 #include <stdio.h>
@@ -178,11 +178,6 @@ static void make_noise(int kind, uint32_t seed, float *x, long n) {
 }
 
 // ---------------------------------------------------------------- the set
-
-static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
-    (void)sb, (void)flag, (void)ftw;
-    return remove(path);
-}
 
 static int make_dir(const char *path, char *err, size_t errlen) {
     if (mkdir(path, 0777) != 0 && errno != EEXIST) {
@@ -371,8 +366,9 @@ int synth_write(const char *out, uint32_t seed, const synth_scale *sc, int verbo
     }
     char tmp[1100];
     snprintf(tmp, sizeof tmp, "%s.partial", out);
-    if (stat(tmp, &sb) == 0 && nftw(tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS) != 0) {
-        dataset_set_err(err, errlen, "%s: cannot remove the leftover of an interrupted run: %s", tmp, strerror(errno));
+    char why[1400];
+    if (stat(tmp, &sb) == 0 && safe_remove_tree(tmp, why, sizeof why) != SAFE_OK) {
+        dataset_set_err(err, errlen, "cannot remove the leftover of an interrupted run: %s", why);
         return -1;
     }
     if (make_dir(tmp, err, errlen) != 0) return -1;
