@@ -64,9 +64,13 @@ $PB run "$T/twice.yaml" --out "$T/r2" --threads 1 > "$T/b2" 2>&1 & B=$!
 i=0; while ! grep -q '^\[start\]' "$T/b2" && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
 kill -STOP $B
 $PB run "$T/twice.yaml" --out "$T/r2" --threads 1 > "$T/a2" 2>&1 & A=$!
-i=0; while [ "$(grep -c '^\[done\]' "$T/a2")" -lt $((N - 1)) ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+i=0; while [ "$(grep -c '^\[done\]' "$T/a2")" -lt $((N - 1)) ] && [ $i -lt 1800 ]; do sleep 0.1; i=$((i + 1)); done
 kill -CONT $B
 wait $B; rcb=$?
 wait $A; rca=$?
 verdict "a runner resumed after the other finished its waiting runs counts them done, starts none again, both exit 0" \
     "$T/r2" "$T/a2" $rca "$T/b2" $rcb
+# the case was the one meant: B met each of A's runs done when it took its lock (never locked)
+met=$(grep -c '^\[done\] .*the other process finished it' "$T/b2") locked=$(grep -c '^\[locked\]' "$T/b2")
+[ "$met" -eq $((N - 1)) ] && [ "$locked" -eq 0 ]
+check "the resumed runner took the locks of runs the other had finished meanwhile" $? "$met counted as finished by the other, $locked waited for"

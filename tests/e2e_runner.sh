@@ -48,8 +48,14 @@ check "rerun skips done runs" $? "$(head -n 1 "$T/run2")"
 # the holder left it unfinished.
 P=$(ls "$T"/r/tiny/pretrain/*.h5 | head -n 1); P=${P%.h5}
 mv "$P.h5" "$T/saved.h5"
-( exec 9>"$P.lock"; flock -n 9 && sleep 4 && mv "$T/saved.h5" "$P.h5" ) & # the holder finishes the run
-sleep 1
+# The holder keeps the lock until the runner says it waits for it (at most 30 s: a loaded machine
+# may take seconds to get there), then finishes the run or leaves it unfinished.
+hold_until_waited() { # LOG: returns once LOG has a [locked] line
+    i=0; while ! grep -q '^\[locked\]' "$1" 2>/dev/null && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done; sleep 1
+}
+wait_for() { i=0; while [ ! -e "$1" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done; } # FILE: the holder has the lock
+( exec 9>"$P.lock"; flock -n 9 && : > "$T/held3" && hold_until_waited "$T/run3" && mv "$T/saved.h5" "$P.h5" ) & # the holder finishes the run
+wait_for "$T/held3"
 $PB run "$T/tiny.yaml" --out "$T/r" --only pretrain > "$T/run3" 2>&1; rc=$?
 wait
 [ $rc -eq 0 ] && grep -q '^\[locked\] .*waiting for it' "$T/run3" && grep -q '^\[done\] .*the other process finished it' "$T/run3" &&
@@ -57,8 +63,8 @@ wait
 check "a run locked by another process is waited for and counted done when that process finishes it (exit 0)" $? \
     "exit $rc; $(grep -E 'locked|done|start' "$T/run3" | tr '\n' ' ')"
 cp "$P.h5" "$T/saved.h5" && mv "$P.h5" "$T/gone.h5"
-( exec 9>"$P.lock"; flock -n 9 && sleep 3 ) & # the holder stops without finishing
-sleep 1
+( exec 9>"$P.lock"; flock -n 9 && : > "$T/held3b" && hold_until_waited "$T/run3b" ) & # the holder stops without finishing
+wait_for "$T/held3b"
 $PB run "$T/tiny.yaml" --out "$T/r" --only pretrain > "$T/run3b" 2>&1; rc=$?
 wait
 [ $rc -eq 0 ] && grep -q '^\[resume\] .*left it unfinished: running it here' "$T/run3b" && [ -f "$P.h5" ]
