@@ -8,7 +8,7 @@
 # each as one argument, exactly (mpirun's whole vector compared), and finish (exit 0); the
 # PyTorch step of `crosscheck` (a stand-in trainer under --python /bin/sh) gets its script, plan
 # and result paths as one argument each; no command inside a name ever runs; without mpirun on
-# PATH `--ranks` exits 2 saying so (PATH is searched without a shell). About 10 CPU seconds.
+# PATH `--ranks` exits 2 saying so (PATH is searched without a shell). About 5 CPU seconds.
 cd "$(dirname "$0")/.." || exit 1
 PB=$(pwd)/build/posbench
 if [ ! -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ]; then

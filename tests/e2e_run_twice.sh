@@ -5,14 +5,14 @@
 # 0 (docs/experiments.md: a run another process holds is waited for and counted as it was left).
 # The second case stops one runner (SIGSTOP) while its own run is held, so the other finishes
 # every run the stopped one still lists as waiting: resumed, it takes the locks of runs that
-# are done by now and must count them done without starting them again.
+# are done by now and must count them done without starting them again. About 7 CPU seconds.
 cd "$(dirname "$0")/.." || exit 1
 PB=$(pwd)/build/posbench
 if [ ! -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ]; then
     echo "SKIP e2e run twice: Fashion-MNIST is not installed (make deps installs dataset-fashion-mnist)"; exit 0
 fi
 T=$(mktemp -d /tmp/posbench-run-twice.XXXXXX) || exit 1
-trap 'kill -CONT "$B" 2>/dev/null; [ -n "$KEEP" ] || rm -rf "$T"' EXIT
+trap 'kill -CONT "$B" 2>/dev/null; rm -rf "$T"' EXIT # a stopped runner is resumed on any exit
 export POSBENCH_PROGRESS=plain
 check() { if [ "$2" -eq 0 ]; then echo "PASS $1: $3"; else echo "FAIL $1: $3"; fi; }
 cat > "$T/twice.yaml" <<'YAML'
