@@ -6,10 +6,10 @@
 #include "../../objectives/objective.h"
 #include <stddef.h>
 
-// Which backend's sizing rules the plan follows. They differ only where the backends' saved
-// attention state differs (ops attention_state_floats): the CPU keeps the probabilities
-// B·H·T·M; CUDA keeps what core/attention_route.c's attention_route_state_floats says for the
-// precision and the route setting (the function cuda_attention_state_floats calls).
+// Which backend's sizing rules the plan follows. They differ in the saved attention state (ops
+// attention_state_floats): the CPU keeps the probabilities B·H·T·M; CUDA keeps what
+// core/attention_route.c's attention_route_state_floats says for the precision and the route
+// setting (the function cuda_attention_state_floats calls); and in the workspace (below).
 typedef enum { ARENA_RULES_CPU, ARENA_RULES_CUDA } arena_rules;
 
 // Bytes per part. total = the sum; on the CPU backend it equals the peak that `posbench bench`
@@ -23,7 +23,7 @@ typedef enum { ARENA_RULES_CPU, ARENA_RULES_CUDA } arena_rules;
 typedef struct arena_plan {
     size_t params, grads, adamw;  // parameters, their gradients, AdamW's m and v
     size_t acts;                  // the activation arena without the attention state
-    size_t attn_state;            // the saved attention state (tensors named *attn.state / *.state)
+    size_t attn_state;            // the saved attention state (the tensors whose name ends in attn.state)
     size_t act_grads;             // the activation-gradient arena
     size_t inputs;                // the model's input arena (images, token indices, contexts)
     size_t objective;             // the objective's own buffers (labels, loss probabilities, ...)

@@ -469,7 +469,8 @@ static void print_breakdown(const step_breakdown *b, double step_seconds, int gr
 // rules, at the options' precision, activations and attention route; nothing is allocated or run.
 static int perf_arena_only(const perf_options *opt, int bf16, int route) {
     int known = !opt->only;
-    for (size_t i = 0; i < sizeof perf_configs / sizeof perf_configs[0] && !known; i++) known = !strcmp(opt->only, perf_configs[i].name);
+    for (size_t i = 0; i < sizeof perf_configs / sizeof perf_configs[0] && !known; i++)
+        known = !strcmp(opt->only, perf_configs[i].name);
     if (!known) die_input("--config '%s' is not a benchmark config (posbench bench --help lists them)", opt->only);
     const char *activations = opt->activations ? opt->activations : "fp32";
     printf("posbench bench --arena-only: predicted arena (MiB) of the training step from the tensor tables, nothing\n"
@@ -502,10 +503,10 @@ static int perf_arena_only(const perf_options *opt, int bf16, int route) {
     }
     printf("\ncpu: the CPU backend's sizing (it keeps the attention probabilities, B·H·T·M floats per layer); its total\n"
            "is the arena MiB that posbench bench --device cpu measures for the config. cuda: the CUDA backend's sizing,\n"
-           "which differs only in the saved attention state (core/attention_route.c attention_route_state_floats:\n"
-           "the bf16 probabilities of the materialised route, ⌈B·H·T·ld / 2⌉ floats with ld = M rounded up to 8, or\n"
-           "the row log-sum-exp B·H·T of the fused and cuDNN routes) and adds, where the blocks' attention takes\n"
-           "the materialised route (bf16; the cuDNN route counted as not loaded), that route's workspace (its\n"
+           "which differs in the saved attention state (core/attention_route.c attention_route_state_floats: the\n"
+           "bf16 probabilities of the materialised route, ⌈B·H·T·ld / 2⌉ floats with ld = M rounded up to 8, or the\n"
+           "row log-sum-exp B·H·T of the fused and cuDNN routes) and, where the blocks' attention takes the\n"
+           "materialised route (bf16; the cuDNN route counted as not loaded), adds that route's workspace (its\n"
            "backward's bf16 heads and T×M matrices: core/attention_gemm_layout.h). The CUDA arena measured on a GPU\n"
            "is larger by its other transient workspaces while they live (column-sum partials, bf16 widening buffers,\n"
            "the cuBLASLt workspace and cached bf16 weight copies, cuDNN's workspace), which this plan does not predict.\n");
