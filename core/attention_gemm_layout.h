@@ -7,7 +7,8 @@
 //   channel chunks from 32-bit arithmetic within one (image, head) pair, the pair from the grid's
 //   y index (no 64-bit division per element);
 // - the vector width those kernels may use for given strides, offsets and pointers;
-// - the register bucket of the softmax kernels (values per lane held in registers).
+// - the register bucket of the softmax kernels (values per lane held in registers);
+// - the route's workspace layout (its size is what the memory meter counts while a call runs).
 #pragma once
 #include <stddef.h>
 #include <stdint.h>
@@ -25,6 +26,36 @@ ATTN_HD int attn_score_ld(int M) { return (M + 7) / 8 * 8; }
 // Floats of the saved state P16 (B, H, T, ld) in bf16: two values per float, rounded up.
 ATTN_HD size_t attn_gemm_state_floats(int B, int H, int T, int M) {
     return ((size_t)B * H * T * (size_t)attn_score_ld(M) + 1) / 2;
+}
+
+// The route's workspace for one call of B images, H heads, T query rows, M key slots, width C
+// (cuda_alloc_transient: counted by the memory meter while it lives): byte offsets, each part
+// 256-byte aligned, the forward's parts first (fwd_total bytes), then what only the backward adds
+// (total bytes). The (T, M) matrices have rows of attn_score_ld(M). Used by attention_gemm_cuda.cu
+// and by `posbench bench --arena-only` (bench/perf/arena_plan.c).
+typedef struct {
+    size_t q16, k16, v16, mat32, o32, fwd_total, do16, mat16, dk32, dv32, total;
+} attn_gemm_workspace;
+
+ATTN_HD size_t attn_align256(size_t bytes) { return (bytes + 255) / 256 * 256; }
+
+ATTN_HD attn_gemm_workspace attn_gemm_workspace_of(int B, int H, int T, int M, int C) {
+    const size_t BH = (size_t)B * H, hs = (size_t)(C / H);
+    const size_t qh = BH * T * hs, kh = BH * M * hs, tm = BH * T * (size_t)attn_score_ld(M);
+    attn_gemm_workspace L;
+    size_t at = 0;
+    L.q16 = at;   at += attn_align256(qh * 2);
+    L.k16 = at;   at += attn_align256(kh * 2);
+    L.v16 = at;   at += attn_align256(kh * 2);
+    L.mat32 = at; at += attn_align256(tm * 4); // S (forward) / dP (backward)
+    L.o32 = at;   at += attn_align256(qh * 4); // O (forward) / dQ (backward)
+    L.fwd_total = at;
+    L.do16 = at;  at += attn_align256(qh * 2);
+    L.mat16 = at; at += attn_align256(tm * 2); // dS16 (backward)
+    L.dk32 = at;  at += attn_align256(kh * 4);
+    L.dv32 = at;  at += attn_align256(kh * 4);
+    L.total = at;
+    return L;
 }
 
 // Vector width (4 or 1) of a pack / unpack between head-major rows of hs channels (element

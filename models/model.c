@@ -150,7 +150,7 @@ void model_set_resolution(model *m, int size) {
     if (m->arch->set_grid) m->arch->set_grid(m);
 }
 
-void model_create(model *m, const model_config *cfg, const ops_backend *ops, int max_batch, uint32_t seed) {
+void model_declare(model *m, const model_config *cfg, const ops_backend *ops, int max_batch) {
     memset(m, 0, sizeof *m);
     const char *why = model_config_error(cfg);
     if (why) die_input("%s", why);
@@ -182,6 +182,10 @@ void model_create(model *m, const model_config *cfg, const ops_backend *ops, int
     if (m->pe->create) m->pe->create(m);
     declare_params(m);
     declare_acts(m);
+}
+
+void model_create(model *m, const model_config *cfg, const ops_backend *ops, int max_batch, uint32_t seed) {
+    model_declare(m, cfg, ops, max_batch);
     m->param = ops->alloc(m->params.total * sizeof(float), "parameters");
     m->grad = ops->alloc(m->params.total * sizeof(float), "gradients");
     m->act = ops->alloc(m->acts.total * sizeof(float), "activations");

@@ -149,7 +149,12 @@ typedef struct model {
 // Validates the config (dies with exit 2 naming the key on impossible combinations) and
 // allocates every arena. Parameters are initialised from (seed, RNG_INIT, tensor index).
 void model_create(model *m, const model_config *cfg, const ops_backend *ops, int max_batch, uint32_t seed);
-void model_free(model *m);
+// The first half of model_create: validates the config and fills the tensor tables (params, acts,
+// act_grads, inputs: what each arena will hold, sized through ops, e.g. ops->attention_state_floats)
+// without allocating any arena or binding any pointer; model_create is this, then the arenas.
+// A declared model is only for reading its tables (posbench bench --arena-only) and model_free.
+void model_declare(model *m, const model_config *cfg, const ops_backend *ops, int max_batch);
+void model_free(model *m); // also of a model that was only declared
 void model_init_params(model *m, uint32_t seed);
 
 // Sets the input size of the next forwards (size % patch == 0, size <= max_image_size; full

@@ -291,6 +291,8 @@ int main(int argc, char **argv) {
                 po.torch = 0;
             } else if (!strcmp(a, "--breakdown")) {
                 po.breakdown = 1;
+            } else if (!strcmp(a, "--arena-only")) {
+                po.arena_only = 1;
             } else if (!strcmp(a, "--graph")) {
                 const char *v = i + 1 < argc ? argv[++i] : "";
                 if (strcmp(v, "on") && strcmp(v, "off")) die_input("--graph must be on or off, got '%s'", v);
@@ -340,13 +342,16 @@ int main(int argc, char **argv) {
                 *(lin ? &po.linear : &po.kernels) = v;
             } else {
                 const char *valid = "--iters N, --config NAME, --no-torch, --threads N, --device D, --precision P, "
-                                    "--attention auto|materialised|fused|cudnn, --activations fp32|bf16, --breakdown, --graph on|off, --linear gemmex|lt, --kernels v1|v2, --save FILE, --compare FILE, --result FILE, "
+                                    "--attention auto|materialised|fused|cudnn, --activations fp32|bf16, --breakdown, --arena-only, --graph on|off, --linear gemmex|lt, --kernels v1|v2, --save FILE, --compare FILE, --result FILE, "
                                     "--history DIR, --out DIR, --rounds N, --confirm N, --no-probes, --time-threshold X, "
                                     "--memory-threshold X, --ranks N, --help";
                 die_input("unknown argument '%s'%s for posbench bench (valid: %s)", a, cfg_flag_hint(a, valid), valid);
             }
         }
         po.device = device_flag;
+        if (po.arena_only && (ranks || history || ro.save || ro.compare))
+            die_input("--arena-only prints the predicted arena and runs nothing: it takes no --%s",
+                      ranks ? "ranks" : history ? "history" : ro.save ? "save" : "compare");
         if (ranks) return bench_ranks(ranks, po.iters, posbench_threads());
         if (history_out && !history) die_input("--out DIR goes with --history DIR (where the history's Markdown and figures go)");
         if (history) {

@@ -7,6 +7,7 @@
 // --device cuda the PyTorch step is bench/perf/torch_gpu_step.py on the GPU (torch.compile,
 // fp32 like ours; its own --config list adds bf16, eager and the MP3 / ViT-B/16 configs).
 #include "perf.h"
+#include "arena_plan.h"
 #include "../config/config.h"
 #include "../run/estimate.h"
 #include "../run/launch.h"
@@ -83,7 +84,7 @@ void perf_check_attention(const char *v) {
 void perf_help(void) {
     printf("usage: posbench bench [--config NAME] [--iters N] [--no-torch] [--threads N] [--device D] [--precision fp32|bf16]\n"
            "                      [--attention auto|materialised|fused|cudnn] [--activations fp32|bf16] [--breakdown]\n"
-           "                      [--linear gemmex|lt] [--kernels v1|v2] [--graph on|off]\n"
+           "                      [--linear gemmex|lt] [--kernels v1|v2] [--graph on|off] [--arena-only]\n"
            "Times the full training step (forward, label-smoothed cross entropy, backward, AdamW) of\n"
            "each config and prints the median step time, images/s, achieved GFLOP/s, that as a\n"
            "fraction of the backend's own 2048^3 linear layer (OpenBLAS; with --device cuda cuBLAS at 8192^3, at the\n"
@@ -111,6 +112,11 @@ void perf_help(void) {
            "the backend; train.graph=on), captured once as a CUDA graph and replayed where the config replays (no\n"
            "reference tokens, CAPE draws or per-step sizes; supervised objective); --breakdown\n"
            "says per config whether it replayed and why not. The CPU backends run it eagerly.\n"
+           "--arena-only runs nothing: per config (all of them, GPU ones included, or --config's) the arena the step\n"
+           "would have, from the model's tensor tables, by part, under the CPU backend's sizing rules and the CUDA\n"
+           "backend's (they differ in the saved attention state and route A's workspace; CUDA's other transient\n"
+           "workspaces are not predicted), at --precision, --activations and --attention. On the CPU its total is\n"
+           "the arena MiB a timed run reports.\n"
            "Configs marked GPU run on a CPU backend only when\n"
            "named.\n"
            "--ranks N (a build with MPI): one small run for --iters steps in one process and under mpirun -np N\n"
@@ -459,7 +465,66 @@ static void print_breakdown(const step_breakdown *b, double step_seconds, int gr
     else if (graph) printf("  graph: not replayed: %s\n", b->graph_why);
 }
 
+// --arena-only: per config the predicted arena by part (MiB) under the CPU and the CUDA sizing
+// rules, at the options' precision, activations and attention route; nothing is allocated or run.
+static int perf_arena_only(const perf_options *opt, int bf16, int route) {
+    int known = !opt->only;
+    for (size_t i = 0; i < sizeof perf_configs / sizeof perf_configs[0] && !known; i++)
+        known = !strcmp(opt->only, perf_configs[i].name);
+    if (!known) die_input("--config '%s' is not a benchmark config (posbench bench --help lists them)", opt->only);
+    const char *activations = opt->activations ? opt->activations : "fp32";
+    printf("posbench bench --arena-only: predicted arena (MiB) of the training step from the tensor tables, nothing\n"
+           "allocated or run; %s linear layers, %s activations, CUDA attention setting %s\n\n", bf16 ? "bf16" : "fp32",
+           activations, opt->attention ? opt->attention : "auto");
+    static const char *const parts[] = {"parameters", "gradients", "AdamW m, v", "activations", "attention state",
+                                        "activation grads", "inputs", "objective", "workspace", "total"};
+    enum { NPARTS = sizeof parts / sizeof parts[0] };
+    printf("%-24s %-5s", "config", "rules");
+    for (int k = 0; k < NPARTS; k++) printf(" %*s", k == NPARTS - 1 ? 10 : 9, parts[k]);
+    printf("\n");
+    for (size_t i = 0; i < sizeof perf_configs / sizeof perf_configs[0]; i++) {
+        const perf_config *p = &perf_configs[i];
+        if (opt->only && strcmp(opt->only, p->name) != 0) continue;
+        objective_settings os;
+        model_config mc;
+        const objective_kind *kind = perf_setup(p, &os, &mc);
+        for (int rules = ARENA_RULES_CPU; rules <= ARENA_RULES_CUDA; rules++) {
+            arena_plan a = arena_plan_of(kind, &os, &mc, p->batch, (arena_rules)rules, bf16 ? MATMUL_BF16 : MATMUL_FP32, route);
+            const size_t v[NPARTS] = {a.params,    a.grads,  a.adamw,     a.acts,      a.attn_state, a.act_grads,
+                                      a.inputs,    a.objective, a.workspace, a.total};
+            printf("%-24s %-5s", rules == ARENA_RULES_CPU ? p->name : "", rules == ARENA_RULES_CPU ? "cpu" : "cuda");
+            for (int k = 0; k < NPARTS; k++) printf(" %*.1f", k == NPARTS - 1 ? 10 : 9, v[k] / 1048576.0);
+            printf("\n");
+        }
+        if (bench_bf16_activations && !mc.bf16_activations) {
+            mc.bf16_activations = 1;
+            printf("  (activations fp32 here: %s)\n", model_config_error(&mc));
+        }
+    }
+    printf("\ncpu: the CPU backend's sizing (it keeps the attention probabilities, B·H·T·M floats per layer); its total\n"
+           "is the arena MiB that posbench bench --device cpu measures for the config. cuda: the CUDA backend's sizing,\n"
+           "which differs in the saved attention state (core/attention_route.c attention_route_state_floats: the\n"
+           "bf16 probabilities of the materialised route, ⌈B·H·T·ld / 2⌉ floats with ld = M rounded up to 8, or the\n"
+           "row log-sum-exp B·H·T of the fused and cuDNN routes) and, where the blocks' attention takes the\n"
+           "materialised route (bf16; the cuDNN route counted as not loaded), adds that route's workspace (its\n"
+           "backward's bf16 heads and T×M matrices: core/attention_gemm_layout.h). The CUDA arena measured on a GPU\n"
+           "is larger by its other transient workspaces while they live (column-sum partials, bf16 widening buffers,\n"
+           "the cuBLASLt workspace and cached bf16 weight copies, cuDNN's workspace), which this plan does not predict.\n");
+    return 0;
+}
+
 int perf_run(const perf_options *opt) {
+    if (opt->arena_only) { // the options that shape the arena, checked as a timed run checks them
+        const char *precision = opt->precision ? opt->precision : "fp32";
+        const int bf16 = strcmp(precision, "bf16") == 0;
+        const int route = attention_route_setting_named(opt->attention ? opt->attention : "auto");
+        if (attention_route_setting_needs_bf16(route) && !bf16)
+            die_input("--attention %s is a bf16 route: it needs --precision bf16", opt->attention);
+        if (opt->activations && !strcmp(opt->activations, "bf16") && !bf16)
+            die_input("--activations bf16 stores the linear layers' inputs in bfloat16: it needs --precision bf16");
+        bench_bf16_activations = opt->activations && !strcmp(opt->activations, "bf16");
+        return perf_arena_only(opt, bf16, route);
+    }
     int threads = posbench_threads();
     char why[320];
     const ops_backend *ops = device_backend(opt->device, why, sizeof why);
@@ -586,6 +651,26 @@ double perf_step_samples(const char *name, int iters, double *samples, double *f
         *flops_per_step = perf_step_flops(p);
         *batch = p->batch;
         return time_posbench_step(p, &ops_cpu, iters, samples, arena_peak, NULL, 0);
+    }
+    return -1;
+}
+
+int perf_arena_check(const char *name, int bf16, int bf16_activations, int rules, int route, arena_plan *plan,
+                     size_t *measured) {
+    for (size_t i = 0; i < sizeof perf_configs / sizeof perf_configs[0]; i++) {
+        const perf_config *p = &perf_configs[i];
+        if (strcmp(name, p->name) != 0) continue;
+        const int precision = bf16 ? MATMUL_BF16 : MATMUL_FP32;
+        ops_cpu.set_matmul_precision(precision);
+        bench_bf16_activations = bf16_activations;
+        objective_settings os;
+        model_config mc;
+        const objective_kind *kind = perf_setup(p, &os, &mc);
+        *plan = arena_plan_of(kind, &os, &mc, p->batch, (arena_rules)rules, precision, route);
+        if (measured) time_posbench_step(p, &ops_cpu, 1, NULL, measured, NULL, 0);
+        ops_cpu.set_matmul_precision(MATMUL_FP32);
+        bench_bf16_activations = 0;
+        return 0;
     }
     return -1;
 }

@@ -260,7 +260,9 @@ attention_bwd_query_kernel(float *dqkv, float *scratch, const float *dout, const
 // scale·Σ_i dscore_im q_i and [v channels] += Σ_i p_im dout_i, i = 0..T-1 in order.
 // Shared memory: dOs (qt, hs) | Bs (ATT_KT, hs+1) v tiles, then the q rows (qt, hs) |
 // S (qt, M) dp | dsS (qt, kt2) dscores of this block's slots | pS (qt, kt2) their probs.
-static __global__ void __launch_bounds__(ATT_THREADS)
+// At least 3 blocks per SM, i.e. at most 80 registers: with the thread count alone ptxas (CUDA 13,
+// sm_90) kept 64 registers and spilled 4 bytes (the build's spill guard, Makefile); at 80 none.
+static __global__ void __launch_bounds__(ATT_THREADS, 3)
 attention_bwd_kv_kernel(float *dqkv, const float *dout, const float *qkv, const float *probs,
                         attn_args a) {
     extern __shared__ float smem[];

@@ -125,7 +125,9 @@ static __device__ __forceinline__ void fa_row_state(float *lse_s, float *D_s, co
 // out (B, T, C); lse (B, H, T).
 // Shared memory: Qs (bq, hs) | KVs (FA_BK, hs+1) k then v tile | Ps (bq, FA_BK) | alpha (bq) |
 // lsum (bq).
-static __global__ void __launch_bounds__(FA_THREADS)
+// At least 4 blocks per SM, i.e. at most 64 registers: with the thread count alone ptxas (CUDA 13,
+// sm_80) kept 32 registers and spilled 24 bytes (the build's spill guard, Makefile); at 64 none.
+static __global__ void __launch_bounds__(FA_THREADS, 4)
 fused_attention_forward_kernel(float *out, float *lse, const float *qkv, fa_args a) {
     extern __shared__ float smem[];
     const int hs = a.hs, bq = a.bq, M = a.M, T = a.T, C = a.C, C3 = 3 * C;

@@ -42,9 +42,6 @@
 #include <cuda_bf16.h>
 #include <math.h>
 
-// ---------------------------------------------------------------- workspace
-static size_t align256(size_t bytes) { return (bytes + 255) / 256 * 256; }
-
 // ---------------------------------------------------------------- kernels
 #define PACK_THREADS 256
 #define ROW_THREADS 256 // softmax kernels: one warp per (b, h, query) row
@@ -338,31 +335,6 @@ static void gemm_atb(float *G, const __nv_bfloat16 *P, int ld, const __nv_bfloat
                  (long long)R1 * ld, G, hs, (long long)R2 * hs, batch);
 }
 
-// Offsets into the workspace, each 256-byte aligned: the forward's part first (fwd_total bytes),
-// then what only the backward adds (total bytes). The (T, M) matrices have rows of ld.
-typedef struct {
-    size_t q16, k16, v16, mat32, o32, fwd_total, do16, mat16, dk32, dv32, total;
-} gemm_layout;
-
-static gemm_layout gemm_layout_of(const attention_desc *d) {
-    const size_t BH = (size_t)d->B * d->H, hs = (size_t)(d->C / d->H);
-    const size_t qh = BH * d->T * hs, kh = BH * d->M * hs, tm = BH * d->T * (size_t)attn_score_ld(d->M);
-    gemm_layout L;
-    size_t at = 0;
-    L.q16 = at;   at += align256(qh * 2);
-    L.k16 = at;   at += align256(kh * 2);
-    L.v16 = at;   at += align256(kh * 2);
-    L.mat32 = at; at += align256(tm * 4); // S (forward) / dP (backward)
-    L.o32 = at;   at += align256(qh * 4); // O (forward) / dQ (backward)
-    L.fwd_total = at;
-    L.do16 = at;  at += align256(qh * 2);
-    L.mat16 = at; at += align256(tm * 2); // dS16 (backward)
-    L.dk32 = at;  at += align256(kh * 4);
-    L.dv32 = at;  at += align256(kh * 4);
-    L.total = at;
-    return L;
-}
-
 // The grid of a pack / unpack of R head rows of hs channels per (image, head) pair.
 static dim3 pack_grid(int B, int H, int R, int hs, int vec) {
     unsigned per_pair = (unsigned)R * (unsigned)attn_pack_chunks(hs, vec);
@@ -456,7 +428,7 @@ static void gemm_forward(X *out, float *state, const X *qkv, const attention_des
     attention_desc_check(d, "attention_forward (bf16 materialised)");
     const int B = d->B, H = d->H, T = d->T, M = d->M, C = d->C, hs = C / H, BH = B * H;
     const int ld = attn_score_ld(M);
-    gemm_layout L = gemm_layout_of(d);
+    const attn_gemm_workspace L = attn_gemm_workspace_of(B, H, T, M, C);
     char *ws = (char *)cuda_alloc_transient(L.fwd_total, "attention workspace (bf16 heads, T×M scores)");
     __nv_bfloat16 *q16 = (__nv_bfloat16 *)(ws + L.q16), *k16 = (__nv_bfloat16 *)(ws + L.k16);
     __nv_bfloat16 *v16 = (__nv_bfloat16 *)(ws + L.v16), *P16 = (__nv_bfloat16 *)state;
@@ -481,7 +453,7 @@ static void gemm_backward(X *dqkv, float *dbias, float *scratch, const X *dout, 
     if (want_dbias && scratch == NULL)
         die_fail("attention_backward: dbias requested without scratch (B, H, T, M)");
     if (dqkv == NULL && !want_dbias) return;
-    gemm_layout L = gemm_layout_of(d);
+    const attn_gemm_workspace L = attn_gemm_workspace_of(B, H, T, M, C);
     char *ws = (char *)cuda_alloc_transient(L.total, "attention workspace (bf16 heads, T×M gradients)");
     __nv_bfloat16 *q16 = (__nv_bfloat16 *)(ws + L.q16), *k16 = (__nv_bfloat16 *)(ws + L.k16);
     __nv_bfloat16 *v16 = (__nv_bfloat16 *)(ws + L.v16), *do16 = (__nv_bfloat16 *)(ws + L.do16);

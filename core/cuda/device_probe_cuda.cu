@@ -39,7 +39,7 @@ static void probe_in_this_process(cuda_probe_answer *a) {
         if (err != cudaSuccess) {
             snprintf(a->reason, sizeof a->reason, "GPU 0 cannot be queried: %s", cudaGetErrorString(err));
         } else if (prop.major < 8) {
-            snprintf(a->reason, sizeof a->reason, "GPU 0 (%.200s) is sm_%d%d; this build targets sm_80 and sm_90",
+            snprintf(a->reason, sizeof a->reason, "GPU 0 (%.160s) is sm_%d%d; this build targets sm_80 and sm_90",
                      prop.name, prop.major, prop.minor);
         } else {
             snprintf(a->name, sizeof a->name, "%s", prop.name);
