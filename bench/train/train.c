@@ -160,7 +160,11 @@ static void setup(run *r) {
     // The CUDA training attention, process-wide and before the model sizes its state (every run
     // sets it: a process may train several). The CPU backends have one attention.
     // A bf16 route without train.precision=bf16 was refused by train_settings_resolve.
-    const int route = ts->attention_route;
+    const int route = ts->attention_route, env_route = device_attention_from_env();
+    if (env_route >= 0 && env_route != route)
+        die_input("environment variable POSBENCH_ATTENTION=%s disagrees with train.attention=%s: a run's attention route is "
+                  "its key (set train.attention=%s, or unset POSBENCH_ATTENTION)",
+                  getenv("POSBENCH_ATTENTION"), ts->attention, getenv("POSBENCH_ATTENTION"));
     cuda_set_attention_route(route);
     char cudnn_why[512];
     if (route == CUDA_ATTN_CUDNN && !strcmp(ops->name, "cuda") && !cuda_attention_cudnn_available(cudnn_why, sizeof cudnn_why))
