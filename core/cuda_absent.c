@@ -25,6 +25,11 @@ void cuda_to_host(void *dst, const void *src, size_t bytes) {
 }
 void cuda_sync(void) {}
 void cuda_set_attention_route(int route) { (void)route; } // nothing to route without CUDA
+int cuda_attention_route(void) { return CUDA_ATTN_AUTO; }
+int cuda_attention_route_of(const attention_desc *d) {
+    (void)d;
+    return -1;
+}
 void cuda_set_linear_route(int route) { (void)route; }
 void cuda_set_kernels(int version) { (void)version; }
 void cuda_set_stream_mode(int mode) { (void)mode; }

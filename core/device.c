@@ -1,5 +1,6 @@
 // core/device.c — `--device` name -> op backend (core/device.h).
 #include "device.h"
+#include "attention_route.h"
 #include "common.h"
 #include "ops_cuda.h"
 #include "ops_support.h"
@@ -19,11 +20,23 @@ static const ops_backend *complete(const ops_backend *b) {
     return ops_complete(b, storage);
 }
 
+int device_attention_from_env(void) {
+    const char *v = getenv("POSBENCH_ATTENTION");
+    if (!v || !*v) return -1;
+    int route = attention_route_setting_named(v);
+    if (route < 0)
+        die_input("environment variable POSBENCH_ATTENTION='%s' is not valid (valid: " ATTENTION_ROUTE_SETTINGS ")", v);
+    return route;
+}
+
 // The CUDA backend's switches from the environment (core/ops_cuda.h), read whenever a backend
 // is chosen (so a bad value is refused on any device; the CPU backends ignore them):
-// POSBENCH_LINEAR=gemmex|lt, POSBENCH_KERNELS=v1|v2, POSBENCH_STREAM=legacy|own; unset or empty
-// keeps the defaults (gemmex, v1, legacy). Any other value is bad input (exit 2).
+// POSBENCH_LINEAR=gemmex|lt, POSBENCH_KERNELS=v1|v2, POSBENCH_STREAM=legacy|own,
+// POSBENCH_ATTENTION=auto|materialised|fused|cudnn; unset or empty keeps what is in force (at
+// start gemmex, v1, legacy, auto). Any other value is bad input (exit 2).
 void device_cuda_switches_from_env(void) {
+    int route = device_attention_from_env();
+    if (route >= 0) cuda_set_attention_route(route);
     const char *v = getenv("POSBENCH_LINEAR");
     if (v && *v) {
         if (strcmp(v, "gemmex") && strcmp(v, "lt"))

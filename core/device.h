@@ -15,6 +15,12 @@ int device_name_valid(const char *name);
 // (core/ops_support.h: ops_complete).
 const ops_backend *device_backend(const char *name, char *why, size_t len);
 // The CUDA backend's switches from the environment (POSBENCH_LINEAR, POSBENCH_KERNELS,
-// POSBENCH_STREAM; a bad value exits 2): device_backend reads them; the CUDA parity programs
-// call it themselves (tests/cuda_parity.c), so they run on the routes and stream the caller set.
+// POSBENCH_STREAM, POSBENCH_ATTENTION; a bad value exits 2): device_backend reads them; the CUDA
+// test programs call it themselves (tests/cuda_parity.c, tests/test_parity.c and the parity
+// cases' own switches), so they run on the routes and stream the caller set.
 void device_cuda_switches_from_env(void);
+// POSBENCH_ATTENTION as a CUDA_ATTN_* setting (core/ops_cuda.h), -1 when unset or empty; a value
+// other than auto, materialised, fused, cudnn exits 2 naming the variable. A run's route is its
+// key train.attention: the trainer refuses a variable that disagrees with it (bench/train/train.c);
+// `posbench bench --attention` defaults to it.
+int device_attention_from_env(void);

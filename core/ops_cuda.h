@@ -30,10 +30,17 @@ void cuda_sync(void); // waits for every op launched so far; dies naming a faile
 // MATERIALISED that route whenever the precision is bf16, FUSED the fused kernels always, CUDNN
 // cuDNN's flash attention (core/cuda/attention_cudnn.cpp) for the bf16 calls it can express (no
 // key subset, group mask or bias) when libcudnn loads, else AUTO's choice (core/attention_route.c).
-// Set it before building a model: the attention state is sized by the route. `posbench bench
-// --attention` sets it; a build without CUDA ignores it.
+// Set it before building a model: the attention state is sized by the route. The environment
+// variable POSBENCH_ATTENTION=auto|materialised|fused|cudnn sets it when the backend is chosen
+// (core/device.c); the key train.attention and `posbench bench --attention` set it for a run. A
+// build without CUDA ignores it.
 enum { CUDA_ATTN_AUTO = 0, CUDA_ATTN_MATERIALISED = 1, CUDA_ATTN_FUSED = 2, CUDA_ATTN_CUDNN = 3 };
 void cuda_set_attention_route(int route);
+int cuda_attention_route(void); // the setting in force (CUDA_ATTN_AUTO without CUDA)
+// The route (core/attention_route.h's attention_route) that attention_forward / attention_backward
+// take for d under the setting and matmul precision in force (under CUDNN this prepares the
+// shape's graphs, as the call would); -1 in a build without CUDA.
+int cuda_attention_route_of(const attention_desc *d);
 // 1 when the CUDNN route can run: compiled in (the cuDNN frontend headers were found at build
 // time), libcudnn loads at run time (POSBENCH_CUDNN_LIB names the file, else libcudnn.so.9 on the
 // loader's path), its major version is the headers' and a cuDNN handle could be created (a GPU);

@@ -15,6 +15,11 @@ const metric_info *metric_info_match(const metric_info *table, const char *metri
     return NULL;
 }
 
+double metric_value_shown(const metric_info *table, const char *metric, double v) {
+    const metric_info *info = metric_info_match(table, metric);
+    return info && info->scale != 0 ? v * info->scale : v;
+}
+
 int metric_info_format(const metric_info *m, char *buf, size_t len) {
     return snprintf(buf, len, "%s\t%s\t%.17g\t%d\t%d\t%s\t%d\t%d\t%d\t%d", m->name, m->unit ? m->unit : "",
                     m->scale != 0 ? m->scale : 1.0, m->higher_is_better, m->needs_labels, m->header ? m->header : "",

@@ -30,6 +30,9 @@ typedef struct metric_info {
 // The entry of `table` (ended by an entry with name NULL) that names `metric` (exactly, or by
 // a '*' prefix; exact entries first); NULL when none does. "top1@40" is looked up as "top1".
 const metric_info *metric_info_match(const metric_info *table, const char *metric);
+// Value v of `metric` in its unit, as the console and the reports show it (v × the entry's scale:
+// top1 0.8125 -> 81.25 %); v itself when the table has no entry or no scale.
+double metric_value_shown(const metric_info *table, const char *metric, double v);
 // One table line, as the results files store it (tab-separated: name unit scale
 // higher_is_better needs_labels header digits rank mean_only nature), without a newline.
 // Returns what snprintf returns.

@@ -104,13 +104,6 @@ void objective_free(objective *o) {
     memset(o, 0, sizeof *o);
 }
 
-void objective_plan_scalar(tensorfile *tf, const char *key, double v) {
-    char name[96];
-    int one[1] = {1};
-    snprintf(name, sizeof name, "config.%s", key);
-    tf_add(tf, name, TF_F64, 1, one, &v);
-}
-
 void objective_read_settings(const key_reader *r, objective_settings *s) {
     s->name = key_str(r, "objective.name");
     s->eta = key_float(r, "objective.eta");

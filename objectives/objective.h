@@ -239,7 +239,8 @@ const objective_kind *objective_at(int i);              // the i-th kind of OBJE
 // config_error of the named objective (or "unknown objective" naming the valid ones).
 const char *objective_config_error(const objective_settings *s);
 
-// A crosscheck plan scalar: config.<key> as a float64 of shape (1) (objective_crosscheck.plan).
+// A crosscheck plan scalar: config.<key> as a float64 of shape (1) (objective_crosscheck.plan;
+// objectives/plan_scalar.c).
 void objective_plan_scalar(tensorfile *tf, const char *key, double v);
 
 // objective.name, eta, label_smoothing, ref_fraction into s, then the named objective's own

@@ -1,8 +1,9 @@
 #!/bin/sh
 # scripts/gpu_bundle.sh — packs what the GPU machine needs to run posbench and its tests into
 # build/gpu-bundle.tar.gz (at most the 64 MiB a device call carries; the script refuses more):
-# build/posbench, the CUDA parity programs (build/tests/test_parity, the op table;
-# test_dense_bf16; build/tests/test_cuda_*, the route programs: the
+# build/posbench, the CUDA parity programs (build/tests/test_parity, the op table with the
+# attention routes; test_dense_bf16; build/tests/test_cuda_* of tests/test_cuda_*.c, the checks
+# that are not per-op parity: a binary left by a deleted source is not packed; the
 # CPU-only tests run here, and all of them would take the bundle past the 64 MiB a device call
 # carries), the test scripts' inputs, and
 # each shared library they link except glibc's and CUDA's own (the GPU machine has the CUDA
@@ -22,8 +23,10 @@ cp build/posbench "$stage/build/"
 # GPU_BUNDLE_TESTS=0 leaves the parity programs out (a bundle for re-measuring experiments: room
 # for the speech set).
 if [ "${GPU_BUNDLE_TESTS:-1}" != 0 ]; then
-    for t in build/tests/test_parity build/tests/test_dense_bf16 build/tests/test_cuda_*; do
-        case "$t" in *.o|*.d) ;; *) cp "$t" "$stage/build/tests/" ;; esac
+    for src in tests/test_parity.c tests/test_dense_bf16.c tests/test_cuda_*.c; do
+        t=build/tests/$(basename "$src" .c)
+        [ -x "$t" ] || { echo "gpu-bundle: $t is not built (make builds it)" >&2; exit 1; }
+        cp "$t" "$stage/build/tests/"
     done
 fi
 # The copies without their symbol tables (the build keeps its own): about 8% smaller each.

@@ -4,10 +4,10 @@
 # under the 64 MiB a call brings back). It is scripts/gpu_session.sh with these steps:
 #   0 the probe (GPU, driver, PyTorch and its cuDNN, posbench's cuda/cudnn lines);
 #   1 the op parity table against cuda (test_parity: every op, the bf16 activation ops, the
-#     bf16-input linear layer on both linear routes, cuBLASLt, the v2 kernels bitwise v1), the bf16
-#     twins (test_dense_bf16) and the route programs (test_cuda_*: the cuDNN attention, fused and
-#     materialised attention, attention on bf16 storage, the Lt workspace, NCCL), each on the legacy stream and on
-#     POSBENCH_STREAM=own;
+#     bf16-input linear layer on both linear routes, cuBLASLt, the v2 kernels bitwise v1, the
+#     training attention routes: fused, materialised, cuDNN and its fallback, attention on bf16
+#     storage), the bf16 twins (test_dense_bf16) and the programs that are not per-op parity
+#     (test_cuda_*: the Lt workspace, NCCL), each on the legacy stream and on POSBENCH_STREAM=own;
 #   2 whole runs, CPU against the GPU, every objective;
 #   8 the speed switches on and off (bench --no-torch --breakdown) at ViT-B/16, ViT-S/4 and MP3
 #     eta 0.75: route A, cuDNN, cuBLASLt + v2, all three, bf16 activations alone and with all

@@ -6,8 +6,9 @@
 # Steps, each logged to OUT/<step>.log and summarised in OUT/SUMMARY.md:
 #   0. the probe: GPU, driver, nvcc, PyTorch and the cuDNN it carries (version, library path),
 #      posbench --version (CUDA runtime, cuBLAS, cuDNN as posbench sees them);
-#   1. the op parity table against cuda (build/tests/test_parity --backend cuda), the bf16 twins on
-#      cuda (test_dense_bf16) and the CUDA route programs (build/tests/test_cuda_*);
+#   1. the op parity table against cuda (build/tests/test_parity --backend cuda: every op and the
+#      training attention routes), the bf16 twins on cuda (test_dense_bf16) and the CUDA programs
+#      that are not per-op parity (build/tests/test_cuda_*: the Lt workspace, NCCL);
 #   2. whole-step parity: one small Fashion-MNIST training per objective on the CPU and on DEVICE
 #      (fp32), compared by tests/runs_close.py (losses within 1e-3 relative); the same training
 #      in bf16 on DEVICE against fp32 (within 5%) and against bf16 on the CPU (within 1e-2: the
@@ -105,18 +106,20 @@ note "## 1. CUDA parity: the op table and the route programs"
 if [ "$DEV" = cuda ]; then
     # each program on the legacy default stream (the default), then on the backend's own stream
     # (POSBENCH_STREAM=own: the stream train.graph captures on), until own becomes the default
-    # The op parity table (build/tests/test_parity against cuda; GPU_SESSION_PARITY_ARGS narrows it,
-    # e.g. "--family attention" or "--op linear_forward"), the bf16 twins on cuda (test_dense_bf16),
-    # then the route programs that are not per-op parity (test_cuda_*).
+    # The op parity table (build/tests/test_parity against cuda, the attention routes' family
+    # included; GPU_SESSION_PARITY_ARGS narrows it, e.g. "--family attention_routes" or "--op
+    # linear_forward"; GPU_SESSION_TABLE_S its time limit, default 300 s), the bf16 twins on cuda
+    # (test_dense_bf16), then the programs that are not per-op parity (test_cuda_*; each
+    # GPU_SESSION_PARITY_S, default 120 s).
     for stream in legacy own; do
         for t in build/tests/test_parity build/tests/test_dense_bf16 build/tests/test_cuda_*; do
             [ -x "$t" ] || continue
             name=$(basename "$t")
-            args=
-            [ "$name" = test_parity ] && args="--backend cuda ${GPU_SESSION_PARITY_ARGS:-}"
+            args= limit=${GPU_SESSION_PARITY_S:-120}
+            [ "$name" = test_parity ] && args="--backend cuda ${GPU_SESSION_PARITY_ARGS:-}" limit=${GPU_SESSION_TABLE_S:-300}
             [ "$stream" = own ] && name="$name-own-stream"
             # shellcheck disable=SC2086 # args are words
-            timeout "${GPU_SESSION_PARITY_S:-120}" env POSBENCH_STREAM=$stream "$t" $args > "$OUT/$name.log" 2>&1; rc=$?
+            timeout "$limit" env POSBENCH_STREAM=$stream "$t" $args > "$OUT/$name.log" 2>&1; rc=$?
             result "$name" $rc "$(grep -c '^PASS' "$OUT/$name.log") passed, $(grep -c '^FAIL' "$OUT/$name.log") failed, $(grep -c '^SKIP' "$OUT/$name.log") skipped"
         done
     done

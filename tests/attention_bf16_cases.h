@@ -3,8 +3,8 @@
 // input gradient for a case, computed either by the bf16 ops or by their fp32 twins (attention_forward
 // / attention_backward under MATMUL_BF16 on the widened bf16-exact inputs, the input gradient from
 // zero, both outputs rounded to bf16 once), so a test compares the two on one backend bit for bit
-// (tests/test_attention_bf16.c: cpu, cpu-guarded; tests/test_cuda_attention_bf16.c: cuda) or one
-// backend's bf16 ops against the CPU's within a tolerance (tests/test_cuda_attention_bf16.c).
+// (tests/test_attention_bf16.c: cpu, cpu-guarded; tests/parity/cases_attention_routes.c: each backend) or one
+// backend's bf16 ops against the CPU's within a tolerance (tests/parity/cases_attention_routes.c).
 #pragma once
 #include "../core/ops.h"
 #include <stddef.h>

@@ -1,5 +1,5 @@
 // tests/attention_cases.h — the attention test cases shared by the CUDA parity programs
-// (tests/parity/cases_attention.c, test_cuda_attention_fused.c, ...): a case's shape and options, and its
+// (tests/parity/cases_attention.c, cases_attention_routes.c): a case's shape and options, and its
 // drawn key subsets and group ids, with the host reference of how many keys a query sees.
 #pragma once
 #include "../core/ops.h"

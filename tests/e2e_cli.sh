@@ -89,6 +89,15 @@ check "POSBENCH_KERNELS=v3: exit 2 naming the variable and the valid values" $? 
 POSBENCH_LINEAR=cublas $PB train --device cpu > "$T/o" 2>&1; rc=$?
 [ $rc -eq 2 ] && grep -q "environment variable POSBENCH_LINEAR='cublas' is not valid (valid: gemmex, lt)" "$T/o"
 check "POSBENCH_LINEAR=cublas: exit 2 naming the variable and the valid values" $? "exit $rc: $(cat "$T/o")"
+POSBENCH_ATTENTION=flash $PB train --device cpu > "$T/o" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "environment variable POSBENCH_ATTENTION='flash' is not valid (valid: auto|materialised|fused|cudnn)" "$T/o"
+check "POSBENCH_ATTENTION=flash: exit 2 naming the variable and the valid values" $? "exit $rc: $(cat "$T/o")"
+POSBENCH_ATTENTION=fused $PB train --device cpu data.limit=64 data.test_limit=10 train.batch=16 train.steps=1 > "$T/o" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "POSBENCH_ATTENTION=fused disagrees with train.attention=auto" "$T/o"
+check "POSBENCH_ATTENTION=fused with train.attention=auto: exit 2 (a run's route is its key)" $? "exit $rc: $(cat "$T/o")"
+POSBENCH_ATTENTION=fused $PB bench --device cpu --no-torch --iters 1 > "$T/o" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "POSBENCH_ATTENTION=fused chooses between the CUDA backend's attention routes; the cpu backend has one" "$T/o"
+check "POSBENCH_ATTENTION=fused as bench's default on the cpu backend: exit 2" $? "exit $rc: $(cat "$T/o")"
 POSBENCH_STREAM=default $PB train --device cpu > "$T/o" 2>&1; rc=$?
 [ $rc -eq 2 ] && grep -q "environment variable POSBENCH_STREAM='default' is not valid (valid: legacy, own)" "$T/o"
 check "POSBENCH_STREAM=default: exit 2 naming the variable and the valid values" $? "exit $rc: $(cat "$T/o")"

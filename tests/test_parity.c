@@ -7,8 +7,8 @@
 //   build/tests/test_parity [--op NAME] [--family NAME] [--backend cpu-guarded|cuda] [--list]
 // --op runs the cases whose ops list NAME, --family one family's, --backend one backend, --list
 // prints the cases. The CUDA switches come from the environment as for a run (POSBENCH_LINEAR,
-// POSBENCH_KERNELS, POSBENCH_STREAM: core/device.c); a case that sets a switch itself runs under
-// it. Bad arguments: a message naming the argument and what is valid, exit 2.
+// POSBENCH_KERNELS, POSBENCH_STREAM, POSBENCH_ATTENTION: core/device.c); a case that sets a switch
+// itself runs under it. Bad arguments: a message naming the argument and what is valid, exit 2.
 #include "testing.h"
 #include "parity/parity.h"
 #include "../core/common.h"
@@ -54,9 +54,10 @@ static void list_cases(void) {
     for (int f = 0; f < parity_family_count; f++)
         for (int k = 0; k < *parity_families[f].count; k++) {
             const parity_case *c = &parity_families[f].cases[k];
-            printf("%s\t%s\t[%s]%s%s%s%s%s\n", parity_families[f].name, c->ops, c->label,
-                   c->precision == MATMUL_BF16 ? " bf16" : "", c->repeat ? " repeat" : "", c->large ? " large" : "",
-                   c->cuda ? " cuda route: " : "", c->cuda ? c->cuda : "");
+            printf("%s\t%s\t[%s]%s%s%s%s%s%s%s%s\n", parity_families[f].name, c->ops, c->label,
+                   c->precision == MATMUL_BF16 ? " bf16" : "", c->cpu_fp32 ? " (cpu fp32)" : "", c->repeat ? " repeat" : "",
+                   c->large ? " large" : "", c->cuda ? " cuda route: " : "", c->cuda ? c->cuda : "",
+                   c->twin ? "; twin: " : "", c->twin ? c->twin : "");
         }
 }
 

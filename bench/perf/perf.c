@@ -532,13 +532,16 @@ int perf_run(const perf_options *opt) {
     const char *precision = opt->precision ? opt->precision : "fp32";
     int gpu = strcmp(ops->name, "cuda") == 0, bf16 = strcmp(precision, "bf16") == 0;
     ops->set_matmul_precision(bf16 ? MATMUL_BF16 : MATMUL_FP32);
-    const char *attention = opt->attention ? opt->attention : "auto";
+    // --attention, else the environment's POSBENCH_ATTENTION (device_backend vetted it), else auto
+    const char *env_attention = getenv("POSBENCH_ATTENTION");
+    const char *attention = opt->attention ? opt->attention : env_attention && *env_attention ? env_attention : "auto";
+    const char *attention_from = opt->attention ? "--attention" : "POSBENCH_ATTENTION=";
     if (strcmp(attention, "auto") && !gpu)
-        die_input("--attention %s chooses between the CUDA backend's attention routes; the %s backend has one (use --device cuda)",
-                  attention, ops->name);
+        die_input("%s%s%s chooses between the CUDA backend's attention routes; the %s backend has one (use --device cuda)",
+                  attention_from, opt->attention ? " " : "", attention, ops->name);
     const int route = attention_route_setting_named(attention); // perf_check_attention vetted it
     if (attention_route_setting_needs_bf16(route) && !bf16)
-        die_input("--attention %s is a bf16 route: it needs --precision bf16", attention);
+        die_input("%s%s%s is a bf16 route: it needs --precision bf16", attention_from, opt->attention ? " " : "", attention);
     cuda_set_attention_route(route);
     if (route == CUDA_ATTN_CUDNN) { // say once whether it runs, before any number depends on it
         char cudnn_why[512];

@@ -59,11 +59,9 @@ static void eval_columns(const objective_kind *k, results_column *cols) {
 
 
 
-// Metric m of kind k as the console shows it: in its unit, as the reports do (the stored value x
-// the metric's scale: top1 0.8125 -> 81.25 %; objectives/metric.h).
-double train_metric_shown(const objective_kind *k, int m, double v) {
-    const metric_info *info = metric_info_match(k->metrics, k->metric_names[m]);
-    return info && info->scale != 0 ? v * info->scale : v;
+// Metric m of kind k as the console shows it: in its unit, as the reports do (objectives/metric.h).
+static double metric_shown(const objective_kind *k, int m, double v) {
+    return metric_value_shown(k->metrics, k->metric_names[m], v);
 }
 
 static void iso_time(char *buf, size_t len) {
@@ -160,7 +158,11 @@ static void setup(run *r) {
     // The CUDA training attention, process-wide and before the model sizes its state (every run
     // sets it: a process may train several). The CPU backends have one attention.
     // A bf16 route without train.precision=bf16 was refused by train_settings_resolve.
-    const int route = ts->attention_route;
+    const int route = ts->attention_route, env_route = device_attention_from_env();
+    if (env_route >= 0 && env_route != route)
+        die_input("environment variable POSBENCH_ATTENTION=%s disagrees with train.attention=%s: a run's attention route is "
+                  "its key (set train.attention=%s, or unset POSBENCH_ATTENTION)",
+                  getenv("POSBENCH_ATTENTION"), ts->attention, getenv("POSBENCH_ATTENTION"));
     cuda_set_attention_route(route);
     char cudnn_why[512];
     if (route == CUDA_ATTN_CUDNN && !strcmp(ops->name, "cuda") && !cuda_attention_cudnn_available(cudnn_why, sizeof cudnn_why))
@@ -517,8 +519,8 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
                     }
                     metrics_log_step(&r, r.step, loss, lr, grad_norm, &last, r.es.on ? &val : NULL, diverged);
                     if (!diverged) {
-                        progress_message(&bar, r.obj.kind->progress, epoch + 1, r.epochs, loss, train_metric_shown(r.obj.kind, 0, last.metric[0]),
-                                         train_metric_shown(r.obj.kind, 1, last.metric[1]), r.train_time_s);
+                        progress_message(&bar, r.obj.kind->progress, epoch + 1, r.epochs, loss, metric_shown(r.obj.kind, 0, last.metric[0]),
+                                         metric_shown(r.obj.kind, 1, last.metric[1]), r.train_time_s);
                     }
                 }
                 r.comm->broadcast(&diverged, sizeof diverged, 0); // the other ranks stop with rank 0
@@ -567,7 +569,7 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
     out->seconds = r.train_time_s;
     out->steps = r.step;
     if (status == 0)
-        printf(r.obj.kind->final_line, train_metric_shown(r.obj.kind, 0, last.metric[0]), train_metric_shown(r.obj.kind, 1, last.metric[1]), r.train_time_s);
+        printf(r.obj.kind->final_line, metric_shown(r.obj.kind, 0, last.metric[0]), metric_shown(r.obj.kind, 1, last.metric[1]), r.train_time_s);
     printf("results: %s\n", vis(r.final_path));
     free_run(&r);
     train_files_release(&r);

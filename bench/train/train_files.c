@@ -46,7 +46,8 @@ static void print_finished_result(const run *r) {
     const rr_attr *a = rr_attr_get(&f.final, k->metric_names[0]), *b = rr_attr_get(&f.final, k->metric_names[1]);
     const rr_attr *t = rr_attr_get(&f.final, "train_time_s");
     if (a && b && t && a->is_num && b->is_num && t->is_num)
-        printf(k->final_line, train_metric_shown(k, 0, a->num), train_metric_shown(k, 1, b->num), t->num);
+        printf(k->final_line, metric_value_shown(k->metrics, k->metric_names[0], a->num),
+               metric_value_shown(k->metrics, k->metric_names[1], b->num), t->num);
     rr_free(&f);
 }
 

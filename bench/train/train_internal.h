@@ -139,5 +139,3 @@ void budget_read_init(run *r, const char *weights);
 void budget_record(run *r);
 void record_linear_probe(run *r);
 
-// Metric m of objective k as its lines print it (metric_info's scale: fractions as percent).
-double train_metric_shown(const objective_kind *k, int m, double v);

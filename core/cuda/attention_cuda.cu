@@ -431,6 +431,8 @@ extern "C" void cuda_set_attention_route(int route) {
     attention_route_setting = route;
 }
 
+extern "C" int cuda_attention_route(void) { return attention_route_setting; }
+
 static attention_route route_of(const attention_desc *d) {
     const int precision = cuda_matmul_precision();
     int cudnn_ok = 0;
@@ -439,7 +441,7 @@ static attention_route route_of(const attention_desc *d) {
     return attention_route_for(d, precision, attention_route_setting, cudnn_ok);
 }
 
-int cuda_attention_route_of(const attention_desc *d) { return (int)route_of(d); }
+extern "C" int cuda_attention_route_of(const attention_desc *d) { return (int)route_of(d); }
 
 // Training (keep_probs = 0) keeps the bf16 probabilities of the materialised route or the row
 // log-sum-exp (B, H, T) of the fused and cuDNN routes: sized for every route the setting may take.

@@ -108,9 +108,8 @@ void cuda_attention_gemm_backward(float *dqkv, float *dbias, float *scratch, con
 void cuda_attention_gemm_forward_bf16(bfloat16 *out16, float *state, const bfloat16 *qkv16, const attention_desc *d);
 void cuda_attention_gemm_backward_bf16(bfloat16 *dqkv16, const bfloat16 *dout16, const bfloat16 *qkv16, const float *state,
                                        const attention_desc *d);
-// The route attention_forward / attention_backward take for d (attention_cuda.cu's choice, the
-// cuDNN route's per-shape answer kept), so the bf16-storage ops (attention_bf16_cuda.cu) take it too.
-int cuda_attention_route_of(const attention_desc *d); // an attention_route (core/attention_route.h)
+// The route attention_forward / attention_backward take for d: cuda_attention_route_of
+// (core/ops_cuda.h), so the bf16-storage ops (attention_bf16_cuda.cu) take it too.
 // dbias[h, i, kv_index[b][m]] (H, T, T) += scratch[b, h, i, m] (B, H, T, M), b = 0..B-1 then
 // each slot in order (one block per (h, i) row).
 void cuda_attention_dbias_reduce(float *dbias, const float *scratch, const attention_desc *d);

@@ -25,7 +25,7 @@
 // shape cuDNN refuses falls back for both passes.
 //
 // Numerics: flash attention normalises after P·V and rounds dq, dk, dv to bf16, so results agree
-// with the CPU op within the bf16 tolerance, not bit for bit (tests/test_cuda_attention_cudnn.c).
+// with the CPU op within the bf16 tolerance, not bit for bit (tests/parity/cases_attention_routes.c).
 // Run to run they are bitwise equal on one GPU, driver and cuDNN version.
 extern "C" {
 #include "../attention_cudnn_layout.h"

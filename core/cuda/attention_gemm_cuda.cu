@@ -20,8 +20,8 @@
 //             dqkv += scale·dQ, scale·dK, dV (k, v rows of key tokens) attn_unpack_kernel
 //             dbias via attention_cuda.cu's batch-ordered reduction of scratch.
 // The bf16 rounding points (q, k, v, P, dout, dS) are the ones core/cpu/attention_cpu.c
-// emulates under MATMUL_BF16, so CPU and GPU agree within bf16 tolerance (tests/
-// test_cuda_attention_gemm.c). Softmax, its row sums and the dbias reduction stay fp32.
+// emulates under MATMUL_BF16, so CPU and GPU agree within bf16 tolerance (tests/parity/
+// cases_attention_routes.c). Softmax, its row sums and the dbias reduction stay fp32.
 //
 // Saved state: P16, (B, H, T, ld) bf16 = ⌈B·H·T·ld / 2⌉ floats of the caller's probs buffer
 // (cuda_attention_state_floats), ld = M rounded up to a multiple of 8 (core/attention_gemm_layout.h:

@@ -7,8 +7,8 @@
 // masks with queries that see no key (their rows zero, never NaN), everything at once.
 // Tolerances: forward 1e-6 + 1e-5|ref| (FMA rounding, expf vs the CPU's polynomial exp), gradients
 // 1e-5 + 1e-4|ref| (another summation order). The training routes (keep_probs = 0: fused, the
-// materialised bf16 route, cuDNN) keep their own programs, tests/test_cuda_attention_*.c: they
-// check the backend's private saved state and route choices, not only outputs.
+// materialised bf16 route, cuDNN) are tests/parity/cases_attention_routes.c's, with their saved
+// state and route choices.
 #include "parity.h"
 #include "../attention_cases.h"
 #include <string.h>

@@ -3,12 +3,11 @@
 // route the CUDA backend picks by default, core/cuda/attention_bf16_cuda.cu) under MATMUL_BF16:
 // out16 and dqkv16 (written over garbage: an op that accumulated would show) against the CPU's,
 // within 2e-2 + 2e-2·|ref| plus one bf16 step (both round q, k, v, P, dS and the outputs at the
-// same points and sum in other orders: tests/test_cuda_attention_cudnn.c's bf16 tolerance);
+// same points and sum in other orders: the cuDNN route's gradient tolerance);
 // cpu-guarded bit for bit; bitwise run to run. The saved state is not compared (its form is the
-// backend's: probabilities on the CPU, the log-sum-exp or bf16 P on CUDA). The route programs
-// (tests/test_cuda_attention_bf16.c: the materialised and cuDNN routes one by one, the exact rule
-// "bf16 op = bf16(fp32 op)" on the GPU) and tests/test_attention_bf16.c (that rule on the CPU)
-// check the rest.
+// backend's: probabilities on the CPU, the log-sum-exp or bf16 P on CUDA). The routes one by one
+// with the exact rule "bf16 op = bf16(fp32 op)" on the GPU are tests/parity/cases_attention_routes.c's
+// cases; tests/test_attention_bf16.c checks that rule on the CPU.
 #include "parity.h"
 #include "../../core/bf16.h"
 

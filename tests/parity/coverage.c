@@ -17,7 +17,6 @@ const parity_exemption parity_exemptions[] = {
     {"timer_elapsed_ms", "timing: no value to compare (tests/e2e_bench_breakdown.sh)"},
     {"host_wait_seconds", "timing: no value to compare (tests/e2e_bench_breakdown.sh)"},
     {"host_reads", "a count of host reads per backend (tests/test_host_reads.c)"},
-    {"attention_state_floats", "a size that differs by backend by design (tests/test_cuda_attention_gemm.c)"},
     {"graph_begin", "CUDA graph capture of a step, not an op result (tests/test_graph_replay.c, tests/e2e_graph_runs.sh)"},
     {"graph_end", "CUDA graph capture of a step, not an op result (tests/test_graph_replay.c, tests/e2e_graph_runs.sh)"},
     {"graph_replay", "CUDA graph capture of a step, not an op result (tests/test_graph_replay.c, tests/e2e_graph_runs.sh)"},

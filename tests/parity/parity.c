@@ -31,7 +31,9 @@ struct parity_run {
     int nhost;
     parity_output out[MAX_OUTS];
     int nout;
-    char failed_requirement[96];
+    int nrequired;               // facts stated (pr_require)
+    char failed_requirement[200];
+    char skipped[200];           // pr_skip's reason
 };
 
 parity_tol parity_gemm_tol(double K) { return (parity_tol){2e-7 * K > 1e-5 ? 2e-7 * K : 1e-5, 1e-4, 0}; }
@@ -145,7 +147,36 @@ void pr_out_host_bf16(parity_run *r, const char *name, const bfloat16 *host, siz
 }
 
 void pr_require(parity_run *r, const char *what, int ok) {
+    r->nrequired++;
     if (!ok && !r->failed_requirement[0]) snprintf(r->failed_requirement, sizeof r->failed_requirement, "%s", what);
+}
+
+static void compare(const parity_output *ref, const parity_output *got, parity_tol tol, double *max_abs, size_t *bad,
+                    size_t *worst);
+
+void pr_require_near(parity_run *r, const char *what, const float *a, const float *b, size_t n, parity_tol tol) {
+    parity_output oa = {.n = n}, ob = {.n = n};
+    oa.v = xcalloc(n + 1, sizeof(double), "parity fact");
+    ob.v = xcalloc(n + 1, sizeof(double), "parity fact");
+    float *h = xmalloc(n * sizeof(float) + 1, "parity fact download");
+    r->ops->download(h, a, n * sizeof(float));
+    for (size_t i = 0; i < n; i++) oa.v[i] = h[i];
+    r->ops->download(h, b, n * sizeof(float));
+    for (size_t i = 0; i < n; i++) ob.v[i] = h[i];
+    double max_abs;
+    size_t bad, worst;
+    compare(&oa, &ob, tol, &max_abs, &bad, &worst);
+    char text[200];
+    snprintf(text, sizeof text, "%s (%zu of %zu elements outside %s; max |d| %.3g)", what, bad, n,
+             tol.atol < 0 ? "bit for bit" : "the tolerance", max_abs);
+    pr_require(r, text, bad == 0);
+    free(h);
+    free(oa.v);
+    free(ob.v);
+}
+
+void pr_skip(parity_run *r, const char *why) {
+    if (!r->skipped[0]) snprintf(r->skipped, sizeof r->skipped, "%s", why);
 }
 
 static void run_end(parity_run *r) {
@@ -159,11 +190,12 @@ static void run_free_outputs(parity_run *r) {
     r->nout = 0;
 }
 
-// One run of case c on ops (its precision set first, reset to fp32 after); outputs kept in r.
-static void run_case(parity_run *r, const parity_case *c, const ops_backend *ops) {
+// One run of case c on ops (its precision set first, reset to fp32 after; cpu_fp32: fp32 unless
+// on cuda); outputs kept in r.
+static void run_case(parity_run *r, const parity_case *c, const ops_backend *ops, int is_cuda) {
     memset(r, 0, sizeof *r);
     r->ops = ops;
-    ops->set_matmul_precision(c->precision);
+    ops->set_matmul_precision(c->cpu_fp32 && !is_cuda ? MATMUL_FP32 : c->precision);
     c->run(r, c->p);
     ops->synchronize();
     ops->set_matmul_precision(MATMUL_FP32);
@@ -194,7 +226,7 @@ static void compare(const parity_output *ref, const parity_output *got, parity_t
 
 static void report(const char *what, const parity_case *c, const parity_output *ref, const parity_output *got,
                    parity_tol tol) {
-    char name[320];
+    char name[720];
     snprintf(name, sizeof name, "parity %s %s [%s] %s", what, c->ops, c->label, ref->name);
     if (!got || got->n != ref->n) {
         test_fail(name, "the output is missing or has another length (%zu vs %zu)", got ? got->n : 0, ref->n);
@@ -211,42 +243,50 @@ static void report(const char *what, const parity_case *c, const parity_output *
 }
 
 // Sets the case's CUDA switches (KEY=value, space-separated) through the environment, as a run
-// would; restore puts back what was in force.
+// would; restore puts back what was in force. POSBENCH_CUDNN_LIB is read by the cuDNN route when
+// it loads, the others by device_cuda_switches_from_env.
+enum { N_SWITCH_VARS = 4 };
+static const char *const SWITCH_VARS[N_SWITCH_VARS] = {"POSBENCH_LINEAR", "POSBENCH_KERNELS", "POSBENCH_ATTENTION",
+                                                       "POSBENCH_CUDNN_LIB"};
 typedef struct {
-    int linear, kernels;
-    char saved[2][64];
-    int had[2];
+    int linear, kernels, attention;
+    char saved[N_SWITCH_VARS][256];
+    int had[N_SWITCH_VARS];
 } cuda_switches;
-static const char *const SWITCH_VARS[2] = {"POSBENCH_LINEAR", "POSBENCH_KERNELS"};
 
 static void switches_apply(cuda_switches *s, const char *spec) {
     s->linear = cuda_linear_route();
     s->kernels = cuda_kernels();
-    for (int i = 0; i < 2; i++) {
+    s->attention = cuda_attention_route();
+    for (int i = 0; i < N_SWITCH_VARS; i++) {
         const char *v = getenv(SWITCH_VARS[i]);
         s->had[i] = v != NULL;
         snprintf(s->saved[i], sizeof s->saved[i], "%s", v ? v : "");
     }
-    char buf[128];
+    char buf[256];
     snprintf(buf, sizeof buf, "%s", spec);
-    for (char *tok = strtok(buf, " "); tok; tok = strtok(NULL, " ")) {
+    for (char *save = NULL, *tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
         char *eq = strchr(tok, '=');
         if (!eq) die_fail("parity: case switch '%s' is not KEY=value", tok);
         *eq = 0;
-        if (strcmp(tok, SWITCH_VARS[0]) && strcmp(tok, SWITCH_VARS[1]))
-            die_fail("parity: case switch '%s' is not one of POSBENCH_LINEAR, POSBENCH_KERNELS", tok);
+        int known = 0;
+        for (int i = 0; i < N_SWITCH_VARS; i++) known |= !strcmp(tok, SWITCH_VARS[i]);
+        if (!known)
+            die_fail("parity: case switch '%s' is not one of POSBENCH_LINEAR, POSBENCH_KERNELS, POSBENCH_ATTENTION, "
+                     "POSBENCH_CUDNN_LIB", tok);
         if (setenv(tok, eq + 1, 1) != 0) die_fail("parity: setenv %s failed", tok);
     }
     device_cuda_switches_from_env();
 }
 
 static void switches_restore(const cuda_switches *s) {
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < N_SWITCH_VARS; i++) {
         int rc = s->had[i] ? setenv(SWITCH_VARS[i], s->saved[i], 1) : unsetenv(SWITCH_VARS[i]);
         if (rc != 0) die_fail("parity: restoring %s failed", SWITCH_VARS[i]);
     }
     cuda_set_linear_route(s->linear);
     cuda_set_kernels(s->kernels);
+    cuda_set_attention_route(s->attention);
 }
 
 static int has_word(const char *list, const char *word) {
@@ -254,6 +294,15 @@ static int has_word(const char *list, const char *word) {
     for (const char *p = list; (p = strstr(p, word)) != NULL; p += n)
         if ((p == list || p[-1] == ' ') && (p[n] == 0 || p[n] == ' ')) return 1;
     return 0;
+}
+
+// The facts of one backend run (pr_require): a FAIL naming the first that failed, or one PASS.
+static void report_facts(const char *what, const parity_case *c, const parity_run *r, const char *run) {
+    if (!r->nrequired) return;
+    char name[720];
+    snprintf(name, sizeof name, "parity %s %s [%s] facts (%s)", what, c->ops, c->label, run);
+    test_check(name, !r->failed_requirement[0], "%s%s", r->failed_requirement[0] ? "does not hold: " : "",
+               r->failed_requirement[0] ? r->failed_requirement : "every fact stated holds");
 }
 
 int parity_run_families(const parity_backend *dut, const char *op, const char *family, int *skipped) {
@@ -271,49 +320,56 @@ int parity_run_families(const parity_backend *dut, const char *op, const char *f
                 (*skipped)++;
                 continue;
             }
-            run_case(&ref, c, &ops_cpu);
+            run_case(&ref, c, &ops_cpu, 0);
             // The CUDA switches matter to cuda alone: on the other backends a route case checks
             // its ops once more (and its own code runs where there is no GPU).
             const char *route = dut->is_cuda ? c->cuda : NULL, *twin_route = dut->is_cuda ? c->twin : NULL;
             cuda_switches sw;
             if (route) switches_apply(&sw, route);
-            run_case(&got, c, dut->ops);
-            if (c->repeat) run_case(&again, c, dut->ops);
+            run_case(&got, c, dut->ops, dut->is_cuda);
+            if (c->repeat && !got.skipped[0]) run_case(&again, c, dut->ops, dut->is_cuda);
             if (route) switches_restore(&sw);
-            if (twin_route) {
+            if (twin_route && !got.skipped[0]) {
                 switches_apply(&sw, twin_route);
-                run_case(&twin, c, dut->ops);
+                run_case(&twin, c, dut->ops, dut->is_cuda);
                 switches_restore(&sw);
             }
-            char what[160];
+            char what[300];
             snprintf(what, sizeof what, "%s%s%s", dut->name, route ? " " : "", route ? route : "");
-            for (int i = 0; i < ref.nout; i++) {
-                parity_tol tol = dut->bitwise ? PARITY_BITWISE : ref.out[i].tol;
-                report(what, c, &ref.out[i], i < got.nout ? &got.out[i] : NULL, tol);
-            }
-            if (got.nout != ref.nout) {
-                char name[320];
+            if (ref.skipped[0]) die_fail("parity: case %s [%s] skips itself on the CPU reference: %s", c->ops, c->label, ref.skipped);
+            report_facts(what, c, &ref, "cpu reference");
+            if (got.skipped[0]) {
+                char name[400];
                 snprintf(name, sizeof name, "parity %s %s [%s]", what, c->ops, c->label);
-                test_fail(name, "%d outputs on %s, %d on cpu", got.nout, dut->name, ref.nout);
-            }
-            if (c->repeat) {
-                char rwhat[200];
-                snprintf(rwhat, sizeof rwhat, "%s repeat", what);
-                for (int i = 0; i < got.nout; i++)
-                    report(rwhat, c, &got.out[i], i < again.nout ? &again.out[i] : NULL, PARITY_BITWISE);
-            }
-            if (twin_route) {
-                char twhat[240];
-                snprintf(twhat, sizeof twhat, "%s bitwise %s", what, twin_route);
-                for (int i = 0; i < got.nout; i++)
-                    if (got.out[i].tol.same_routes) report(twhat, c, &got.out[i], i < twin.nout ? &twin.out[i] : NULL, PARITY_BITWISE);
-            }
-            const char *why = ref.failed_requirement[0] ? ref.failed_requirement : got.failed_requirement;
-            if (!why[0] && twin_route) why = twin.failed_requirement;
-            if (why[0]) {
-                char name[320];
-                snprintf(name, sizeof name, "parity %s %s [%s]", what, c->ops, c->label);
-                test_fail(name, "the case's inputs do not hold: %s", why);
+                test_skip(name, "%s", got.skipped);
+            } else {
+                for (int i = 0; i < ref.nout; i++) {
+                    if ((ref.out[i].tol.marks & PARITY_MARK_OWN) && !dut->bitwise) continue; // the backend's own form
+                    parity_tol tol = dut->bitwise ? PARITY_BITWISE : ref.out[i].tol;
+                    report(what, c, &ref.out[i], i < got.nout ? &got.out[i] : NULL, tol);
+                }
+                if (got.nout != ref.nout) {
+                    char name[400];
+                    snprintf(name, sizeof name, "parity %s %s [%s]", what, c->ops, c->label);
+                    test_fail(name, "%d outputs on %s, %d on cpu", got.nout, dut->name, ref.nout);
+                }
+                report_facts(what, c, &got, dut->name);
+                if (c->repeat) {
+                    char rwhat[340];
+                    snprintf(rwhat, sizeof rwhat, "%s repeat", what);
+                    for (int i = 0; i < got.nout; i++)
+                        report(rwhat, c, &got.out[i], i < again.nout ? &again.out[i] : NULL, PARITY_BITWISE);
+                    report_facts(rwhat, c, &again, dut->name);
+                }
+                if (twin_route) {
+                    char twhat[400];
+                    snprintf(twhat, sizeof twhat, "%s bitwise %s", what, twin_route);
+                    for (int i = 0; i < got.nout; i++)
+                        if (got.out[i].tol.marks & PARITY_MARK_SAME_ROUTES)
+                            report(twhat, c, &got.out[i], i < twin.nout ? &twin.out[i] : NULL, PARITY_BITWISE);
+                    if (twin.skipped[0]) test_fail(twhat, "the twin route skipped the case: %s", twin.skipped);
+                    report_facts(twhat, c, &twin, dut->name);
+                }
             }
             run_free_outputs(&ref);
             run_free_outputs(&got);

@@ -26,14 +26,21 @@
 #include "../../core/ops.h"
 #include <stddef.h>
 
-// |got - ref| <= atol + rtol·|ref|; atol < 0: bit for bit. same_routes: in a case with a twin
-// route (parity_case.twin), the output is also the twin route's bit for bit.
+// |got - ref| <= atol + rtol·|ref|; atol < 0: bit for bit. marks, any of:
+//   PARITY_MARK_SAME_ROUTES: in a case with a twin route (parity_case.twin), the output is also the
+//     twin route's bit for bit;
+//   PARITY_MARK_OWN: the output is in the backend's own form (a route's private saved state: the
+//     CPU's probabilities, CUDA's row log-sum-exp or bf16 P), so it is not compared with the CPU's
+//     (cpu-guarded, which runs the CPU's code, still is, bit for bit); only run to run (repeat) and
+//     against the twin route (with PARITY_MARK_SAME_ROUTES), bit for bit.
+enum { PARITY_MARK_SAME_ROUTES = 1, PARITY_MARK_OWN = 2 };
 typedef struct {
     double atol, rtol;
-    int same_routes;
+    int marks;
 } parity_tol;
 #define PARITY_BITWISE ((parity_tol){-1, 0, 0})
-#define PARITY_SAME_ROUTES(t) ((parity_tol){(t).atol, (t).rtol, 1})
+#define PARITY_SAME_ROUTES(t) ((parity_tol){(t).atol, (t).rtol, (t).marks | PARITY_MARK_SAME_ROUTES})
+#define PARITY_OWN ((parity_tol){-1, 0, PARITY_MARK_OWN})
 
 typedef struct parity_run parity_run;
 
@@ -46,11 +53,15 @@ typedef struct parity_case {
     int repeat;        // 1: a second run on the backend under test must give the same bits
     int large;         // 1: its CPU reference takes seconds; run against cuda only
     const char *cuda;  // CUDA switches for this case, as the environment spells them
-                       // ("POSBENCH_LINEAR=lt", "POSBENCH_KERNELS=v2"); the other backends run
-                       // the case without them
+                       // ("POSBENCH_LINEAR=lt", "POSBENCH_KERNELS=v2", "POSBENCH_ATTENTION=fused",
+                       // and POSBENCH_CUDNN_LIB, read when the cuDNN route first loads: a missing
+                       // file hides the library); the other backends run the case without them
     const char *twin;  // with cuda: switches of a second route the case also runs under on the
                        // backend; each output marked PARITY_SAME_ROUTES must be its bits
                        // ("POSBENCH_KERNELS=v1": the v2 kernels bitwise v1)
+    int cpu_fp32;      // 1: the CPU backends run the case in fp32 and `precision` is cuda's alone
+                       // (a bf16 route judged against the exact op rather than the CPU's emulation
+                       // of its rounding)
 } parity_case;
 
 // The backend the run computes on.
@@ -79,9 +90,19 @@ void pr_out_value(parity_run *r, const char *name, double value, parity_tol tol)
 // A host array (n floats / bf16 values) as output `name` (a helper that downloads itself).
 void pr_out_host(parity_run *r, const char *name, const float *host, size_t n, parity_tol tol);
 void pr_out_host_bf16(parity_run *r, const char *name, const bfloat16 *host, size_t n, parity_tol tol);
-// A fact of the run that must hold on every backend (e.g. "the test rows hold a tie"): a FAIL
-// line naming it when ok is 0.
+// A fact of the run (e.g. "the test rows hold a tie", "the route taken is fused"): a FAIL line
+// naming it (the first that fails) when ok is 0; a case that states facts prints one PASS line
+// per backend run when all of them hold. A fact of one backend only is stated on that backend
+// (pr_ops(r)->name).
 void pr_require(parity_run *r, const char *what, int ok);
+// The fact "n floats at backend pointers a and b of this run agree within tol" (PARITY_BITWISE:
+// bit for bit), e.g. one route against another on the same backend; the FAIL names the largest
+// difference.
+void pr_require_near(parity_run *r, const char *what, const float *a, const float *b, size_t n, parity_tol tol);
+// The case cannot run on this backend (e.g. the cuDNN route where libcudnn does not load): one
+// SKIP line with why, nothing of this case compared on this backend. The run function returns
+// after calling it.
+void pr_skip(parity_run *r, const char *why);
 
 // Tolerances shared by the families (the CUDA backend against the CPU's):
 // elementwise arithmetic (the GPU's expf/erff differ by an ulp or two)
