@@ -25,7 +25,8 @@ static int line_of(const char *path, long long max_bytes, char *line, size_t len
 static char *read_list(void) {
     char path[4200], err[4600], *body = NULL;
     int rc = user_cache_read(CACHE_NAME, path, sizeof path, &body, err, sizeof err);
-    if (rc < 0) warn_msg("%s; data files are checked whole again and the file rewritten", err);
+    static int warned; // once a process: the loads after it read the same damaged file
+    if (rc < 0 && !warned++) warn_msg("%s; data files are checked whole again and the file rewritten", err);
     return rc == 1 ? body : xstrdup("", "verified data list");
 }
 
