@@ -6,7 +6,6 @@
 #include "../results/machine.h"
 #include "../../core/common.h"
 #include "../../core/user_cache.h"
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
