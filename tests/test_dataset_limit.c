@@ -243,7 +243,6 @@ static void test_cache_files(void) {
     body = NULL;
     unlink(path);
     char target[600];
-    snprintf(target, sizeof target, "%s/elsewhere", g_root);
     user_cache_write("elsewhere", "x\n", err, sizeof err);
     snprintf(target, sizeof target, "%s/cache/elsewhere", g_root);
     r = symlink(target, path) == 0 ? user_cache_read("probe", path, sizeof path, &body, err, sizeof err) : 9;
