@@ -43,7 +43,9 @@ ifneq ($(and $(NVCC),$(CU_SRC),$(CUDA_LIB),$(filter-out 1,$(SANITIZE))),)
   CUDA_ON  := 1
   CFLAGS   += -DPOSBENCH_CUDA=1
   CU_OBJ   := $(CU_SRC:%.cu=$(BUILD)/%.o)
-  LDLIBS   += -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -lcudart -lcublas -lcublasLt -lstdc++
+  LDLIBS   += -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -lcudart -lstdc++ -ldl
+  # libcublas and libcublasLt are opened on first use (core/cuda/cublas_lazy.cu), not linked: their
+  # relocations and initialisers would cost every process ~0.15 CPU s at start
   BACKENDS := cpu cuda
 else
   BACKENDS := cpu

@@ -44,6 +44,10 @@ typedef struct {
     int mfcc_frontend;       // data.mfcc as an mfcc_frontend (speech-commands; datasets/speech/mfcc.h)
     int refuse_long_clips;   // data.long_clips=refuse: 1 (speech-commands; 0: cut with a warning)
     long long max_bytes;     // data.max_bytes: the largest data file read (< 1: DATA_MAX_BYTES_DEFAULT)
+    long limit;              // > 0: only the first `limit` examples are used (data.limit, data.test_limit), so a
+                             // loader may keep just those (idx does: ds->n is then at most limit, the rest of
+                             // each file still checked unless verified before, datasets/verified_files.h);
+                             // dataset_limit(ds, limit) cuts the others the same. <= 0: all
 } dataset_options;
 
 // dataset_load: the dataset data.name = `name` through its registry entry (datasets/registry.h),

@@ -8,6 +8,7 @@
 #include "data_files.h"
 #include "file_read.h"
 #include "registry.h"
+#include "verified_files.h"
 #include "../core/common.h"
 #include <errno.h>
 #include <limits.h>
@@ -46,10 +47,49 @@ static uint32_t be32(const uint8_t *p) {
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
 }
 
+// Reads on from `have` of the `total` data bytes after the `header` bytes to the end of the
+// stream (at most one chunk past total: extra bytes after the data are ignored) into a scratch
+// buffer and drops it, so zlib checks the gzip trailer (CRC-32 and length) and a stream cut
+// short or damaged anywhere is refused as when the whole file is kept. 1 when the end of the
+// stream was reached, 0 when extra bytes go on past the chunk after total (the trailer is then
+// not checked), -1 with err set.
+static int check_rest(gzFile f, const char *path, const char *what, size_t header, size_t have, size_t total,
+                      char *err, size_t errlen) {
+    uint8_t *scratch = xmalloc(READ_CHUNK, "IDX check buffer");
+    const char *why = NULL;
+    int cut = 0, end = 0;
+    while (have <= total) {
+        long long got = dataset_gz_read(f, scratch, READ_CHUNK, &why, &cut);
+        if (got < 0) {
+            if (got == -2) dataset_set_err(err, errlen, "%s: %s", path, why);
+            else dataset_set_err(err, errlen, "%s: read error after byte offset %zu: %s", path, header + have, why);
+            free(scratch);
+            return -1;
+        }
+        have += (size_t)got;
+        if ((size_t)got < READ_CHUNK) {
+            end = 1;
+            break;
+        }
+    }
+    free(scratch);
+    if (have < total) {
+        dataset_set_err(err, errlen, "%s: truncated: expected %zu bytes of %s after the %zu-byte header, "
+                "file ends after %zu (at byte offset %zu%s)", path, total, what, header, have,
+                header + have, cut ? "; gzip stream cut short" : "");
+        return -1;
+    }
+    return end;
+}
+
 // Reads one IDX file: checks the magic, reads `ndims` big-endian u32 dimensions into dims and
-// then prod(dims) data bytes into *data (xmalloc'd; caller frees). Returns 0 or -1 with err set.
+// then the data bytes into *data (xmalloc'd; caller frees): all prod(dims) of them, or with
+// 0 < limit < dims[0] those of the first `limit` items only (*kept: the items read). With a
+// limit the rest of the stream is still read and checked (check_rest), unless the file's bytes
+// are listed as verified (datasets/verified_files.h); a file read whole without error is listed.
+// Returns 0 or -1 with err set.
 static int idx_read(const char *path, uint32_t want_magic, int ndims, uint32_t dims[3], long long max_bytes,
-                    uint8_t **data, char *err, size_t errlen) {
+                    long long limit, uint8_t **data, uint32_t *kept, char *err, size_t errlen) {
     *data = NULL;
     size_t header = 4 + 4 * (size_t)ndims;
     const char *what = want_magic == IDX_MAGIC_IMAGES ? "pixels" : "labels";
@@ -122,7 +162,9 @@ static int idx_read(const char *path, uint32_t want_magic, int ndims, uint32_t d
         gzclose(f);
         return -1;
     }
-    size_t want = (size_t)total;
+    *kept = dims[0];
+    if (limit > 0 && limit < (long long)dims[0]) *kept = (uint32_t)limit;
+    size_t want = (size_t)(total / dims[0] * *kept); // the kept items' bytes
     size_t cap = want < FIRST_ALLOC ? want : FIRST_ALLOC;
     uint8_t *buf = xmalloc(cap, what);
     size_t have = 0;
@@ -153,11 +195,22 @@ static int idx_read(const char *path, uint32_t want_magic, int ndims, uint32_t d
     }
     if (have < want) {
         dataset_set_err(err, errlen, "%s: truncated: expected %zu bytes of %s after the %zu-byte header, "
-                "file ends after %zu (at byte offset %zu%s)", path, want, what, header, have,
+                "file ends after %zu (at byte offset %zu%s)", path, (size_t)total, what, header, have,
                 header + have, cut ? "; gzip stream cut short" : "");
         free(buf);
         gzclose(f);
         return -1;
+    }
+    // The rest of the stream: checked unless only a prefix is kept of a file already verified.
+    int verified = 0, direct = gzdirect(f); // direct: not gzip, nothing to verify
+    if (direct || want == (size_t)total || !data_file_verified(path, max_bytes)) {
+        int end = check_rest(f, path, what, header, have, (size_t)total, err, errlen);
+        if (end < 0) {
+            free(buf);
+            gzclose(f);
+            return -1;
+        }
+        verified = end && !direct;
     }
     int rc = gzclose(f);
     if (rc != Z_OK) {
@@ -165,6 +218,7 @@ static int idx_read(const char *path, uint32_t want_magic, int ndims, uint32_t d
         free(buf);
         return -1;
     }
+    if (verified) data_file_mark_verified(path, max_bytes);
     *data = buf;
     return 0;
 }
@@ -250,10 +304,12 @@ int idx_load(dataset *ds, const char *name, const dataset_options *opt, const ch
                   sizeof label_path, err, errlen) != 0)
         return -1;
 
-    uint32_t idims[3], ldims[3];
+    // Images: only the first opt->limit are read (the rest of the file is checked, not kept);
+    // labels: all of them, so their checks and idx's class count do not depend on the limit.
+    uint32_t idims[3], ldims[3], kept, all_labels;
     uint8_t *pixels = NULL, *raw_labels = NULL;
-    if (idx_read(image_path, IDX_MAGIC_IMAGES, 3, idims, max_bytes, &pixels, err, errlen) != 0) return -1;
-    if (idx_read(label_path, IDX_MAGIC_LABELS, 1, ldims, max_bytes, &raw_labels, err, errlen) != 0) {
+    if (idx_read(image_path, IDX_MAGIC_IMAGES, 3, idims, max_bytes, opt->limit, &pixels, &kept, err, errlen) != 0) return -1;
+    if (idx_read(label_path, IDX_MAGIC_LABELS, 1, ldims, max_bytes, 0, &raw_labels, &all_labels, err, errlen) != 0) {
         free(pixels);
         return -1;
     }
@@ -286,6 +342,7 @@ int idx_load(dataset *ds, const char *name, const dataset_options *opt, const ch
         free(raw_labels);
         return -1;
     }
+    n = (int)kept; // the rows kept: all, or the first opt->limit
     int32_t *labels = xmalloc((size_t)n * sizeof *labels, "dataset labels");
     for (int i = 0; i < n; i++) labels[i] = raw_labels[i];
     free(raw_labels);

@@ -68,8 +68,9 @@ if [ "${GPU_BUNDLE_SPEECH:-0}" != 0 ]; then
     cp -r "$SPEECH" "$stage/data/speech-commands-synth/"
 fi
 # Libraries: what ldd resolves for the binaries, minus glibc (the GPU machine's newer one
-# serves) and CUDA's runtime, cuBLAS and cuBLASLt (the GPU machine's toolkit matches its driver). NCCL and
-# cuDNN are not linked (dlopen at run time: env.sh below finds them), so they are not among them.
+# serves) and CUDA's runtime (the GPU machine's toolkit matches its driver). cuBLAS and cuBLASLt
+# (core/cuda/cublas_lazy.cu: the toolkit's, through env.sh's LD_LIBRARY_PATH), NCCL and cuDNN are
+# not linked (dlopen at run time: env.sh below finds them), so they are not among them.
 for b in "$stage"/build/posbench "$stage"/build/tests/*; do ldd "$b"; done |
     awk '/=> \//{print $3}' | sort -u |
     grep -v -E '/(libc|libm|libdl|libpthread|librt|libresolv|ld-linux[^/]*|libcudart|libcublas|libcublasLt)\.so' |

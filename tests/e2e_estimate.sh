@@ -25,7 +25,7 @@ for exp in bench/experiments/mp3-*.yaml; do
     secs=$((secs + $(sed -n 's/^estimated time: .*(\([0-9]*\) s on .*/\1/p' "$T/dry")))
 done
 set -- $(sed -n 's/^total //p' "$T/est")
-# the sgemm rate is measured anew by each dry run: seconds agree within 30%, runs exactly
+# the sgemm rate may be measured anew by a dry run (no cache file, docs/usage.md#what-posbench-keeps-between-runs): seconds agree within 30%, runs exactly
 [ $rc -eq 0 ] && [ $# -eq 3 ] && [ "$1" -eq "$runs" ] && [ "$3" -eq 0 ] && [ "$runs" -gt 0 ] &&
     [ $(( $2 * 10 )) -le $(( secs * 13 )) ] && [ $(( secs * 10 )) -le $(( $2 * 13 )) ] &&
     [ "$(grep -cE '^   mp3-[a-z0-9]*: [0-9]* runs to train, (about [0-9]* min|under a minute)$' "$T/est")" -eq "$(ls bench/experiments/mp3-*.yaml | wc -l)" ] &&

@@ -11,6 +11,7 @@
 // descendants always land in the same shard.
 #include "runner.h"
 #include "estimate.h"
+#include "sgemm_cache.h"
 #include "run_names.h"
 #include "../experiment/exp_tables.h"
 #include "../experiment/experiment.h"
@@ -276,7 +277,7 @@ static void about_minutes(double seconds, char *out, size_t len) {
 // the cores the jobs use, then its CPU seconds by part, then the runs it cannot count and why.
 // scripts/reproduce.sh sums the "(S s on" figure over a source's experiments.
 static void print_estimate(const experiment *e, const int *state, int cores) {
-    double train = 0.0, eval = 0.0, sgemm = estimate_sgemm_cpu_gflops();
+    double train = 0.0, eval = 0.0, sgemm = sgemm_rate_cached();
     int counted = 0, uncounted = 0, no_eval = 0;
     char why[340] = "";
     for (int i = 0; i < e->nruns; i++) {

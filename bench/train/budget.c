@@ -42,7 +42,9 @@ int budget_train_rows(const train_settings *s) {
         if (!strcmp(g_rows[i].key, key)) return g_rows[i].rows;
     dataset ds;
     char err[1024];
-    if (dataset_load(&ds, s->data_name, &s->data_options, "train", err, sizeof err) != 0) die_input("budget: %s", err);
+    dataset_options opt = s->data_options;
+    opt.limit = s->data_limit; // only the rows data.limit keeps are counted
+    if (dataset_load(&ds, s->data_name, &opt, "train", err, sizeof err) != 0) die_input("budget: %s", err);
     dataset_limit(&ds, s->data_limit);
     dataset_labeled_subset(&ds, s->labeled_fraction, s->subset_seed);
     int n = ds.n;

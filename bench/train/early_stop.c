@@ -34,7 +34,9 @@ void early_stop_setup(run *r) {
                   "%sor train.early_stop=false)", name, valid);
     }
     char err[1024];
-    if (dataset_load(&es->val, name, &r->trainer.data_options, "validation", err, sizeof err) != 0) die_input("%s", err);
+    dataset_options opt = r->trainer.data_options;
+    opt.limit = r->trainer.test_limit; // only the rows data.test_limit keeps are used
+    if (dataset_load(&es->val, name, &opt, "validation", err, sizeof err) != 0) die_input("%s", err);
     dataset_limit(&es->val, r->trainer.test_limit);
     es->best_param = r->model.ops->alloc(r->model.params.total * sizeof(float), "early stopping: best parameters");
 }

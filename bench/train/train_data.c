@@ -19,8 +19,15 @@ void train_data_load(run *r) {
     int on_train = ts->test_on_train;
     const char *eval_split = on_train ? "train" : "test";
     // text: byte sequences of data.seq_len, "test" its validation split (datasets/registry.h)
-    if (dataset_load(&r->train, name, opt, "train", err, sizeof err) != 0) die_input("%s", err);
-    if (dataset_load(&r->test, name, opt, eval_split, err, sizeof err) != 0) die_input("%s", err);
+    // Each split is told how many of its first examples are used (dataset_options.limit): the
+    // loader may stop decoding after them; dataset_limit below cuts the same rows either way.
+    dataset_options train_opt = *opt, test_opt = *opt;
+    train_opt.limit = ts->data_limit;
+    test_opt.limit = ts->test_limit;
+    if (on_train && ts->data_limit > 0 && (test_opt.limit <= 0 || ts->data_limit < test_opt.limit))
+        test_opt.limit = ts->data_limit;
+    if (dataset_load(&r->train, name, &train_opt, "train", err, sizeof err) != 0) die_input("%s", err);
+    if (dataset_load(&r->test, name, &test_opt, eval_split, err, sizeof err) != 0) die_input("%s", err);
     // The content fingerprints of every file read (datasets/data_files.h): the run file and
     // checkpoint keep them; a resume or an "already done" on other data is refused.
     data_prints_merge(&r->data_prints, r->train.prints);
