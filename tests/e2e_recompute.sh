@@ -4,9 +4,10 @@
 # written in the forward and recomputed from the stored hidden in the backward, so the run file is
 # bitwise the run without it (tests/h5_same.py, the key's own /config attribute and config_yaml
 # line left out; the same file name: not part of the run id) on cpu, on cpu-guarded and with
-# train.graph=on, and its activations (/final act_bytes) and backend peak are smaller by exactly the (depth - 1)·B·T·hd bf16 values
-# the tensor table no longer declares; `posbench bench` and `--arena-only` print an arena smaller by
-# the same count; the refusals (no bf16 activations, a bad value). A few seconds.
+# train.graph=on, and its activations (/final act_bytes) and backend peak are smaller by exactly
+# the (depth - 1)·B·T·hd bf16 values the tensor table no longer declares; `posbench bench` and
+# `--arena-only` print an arena smaller by the same count; MAE (encoder and decoder blocks) bitwise too; the refusals (no bf16 activations,
+# a bad value). About 20 CPU seconds.
 cd "$(dirname "$0")/.." || exit 1
 PB=build/posbench
 T=$(mktemp -d /tmp/posbench-recompute.XXXXXX) || exit 1
@@ -78,6 +79,18 @@ for case in cpu cpu-guarded graph; do
     check "train.recompute=gelu ($case${extra:+, $extra}): run file bitwise = recompute off, same name; activations and backend peak smaller by (depth - 1)·B·T·hd·2" $? \
         "exit $rc, $(echo "$out" | tr '\n' ' ')($(ls "$T/$case" | tr '\n' ' ')); activations $acts bytes fewer, peak $saved (want 204800, $want)"
 done
+# MAE: the encoder (12 kept patches + cls) and the decoder (its own ViT blocks, 50 tokens,
+# width 16, hidden 32) both recompute: (2 - 1)·16·13·64·2 + (2 - 1)·16·50·32·2 = 77824 bytes.
+MAE="data.limit=32 data.test_limit=16 train.epochs=1 train.batch=16 eval.batch=16 eval.view_images=0 eval.samples=0 model.dim=32 model.depth=2 model.heads=2 model.patch=4 train.precision=bf16 train.activations=bf16 objective.name=mae pe.kind=sin2d objective.eta=0.75 mae.decoder_depth=2 mae.decoder_dim=16"
+$PB train $MAE --threads 2 --out "$T/mae-off" >/dev/null 2>&1
+$PB train $MAE train.recompute=gelu --threads 2 --out "$T/mae" >/dev/null 2>&1; rc=$?
+out=$(python3 tests/h5_same.py --new-key train.recompute=off --new-key train.recompute=gelu --ignore backend_peak_bytes \
+    --ignore act_bytes "$T/mae-off" "$T/mae" 2>&1)
+ok=$?
+acts=$(( $(final "$T/mae-off" act_bytes) - $(final "$T/mae" act_bytes) ))
+[ $rc -eq 0 ] && [ $ok -eq 0 ] && [ "$acts" -eq 77824 ]
+check "train.recompute=gelu (MAE, encoder and decoder blocks): run file bitwise = recompute off; activations smaller by 77824 bytes" $? \
+    "exit $rc, $(echo "$out" | tr '\n' ' ')activations $acts bytes fewer"
 
 REFUSE_BASE="data.limit=128 data.test_limit=100 train.epochs=1 train.batch=64 model.dim=32 model.depth=1 model.heads=2 model.patch=4"
 . tests/refuse_lib.sh
