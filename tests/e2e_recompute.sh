@@ -7,7 +7,7 @@
 # train.graph=on, and its activations (/final act_bytes) and backend peak are smaller by exactly
 # the (depth - 1)·B·T·hd bf16 values the tensor table no longer declares; `posbench bench` and
 # `--arena-only` print an arena smaller by the same count; MAE (encoder and decoder blocks) bitwise too; the refusals (no bf16 activations,
-# a bad value). About 20 CPU seconds.
+# a bad value). 20 to 30 CPU seconds.
 cd "$(dirname "$0")/.." || exit 1
 PB=build/posbench
 T=$(mktemp -d /tmp/posbench-recompute.XXXXXX) || exit 1
