@@ -104,6 +104,9 @@ const char *model_config_error(const model_config *c) {
                  "train.activations=fp32 with %s; bf16 with model.arch=vit)", arch->name, arch->name);
         return msg;
     }
+    if (c->recompute_gelu && !c->bf16_activations)
+        return "train.recompute=gelu recomputes the bf16 GELU output of train.activations=bf16: it needs "
+               "train.activations=bf16 (valid: train.recompute=off with train.activations=fp32; off or gelu with bf16)";
     const posenc_kind *pe = posenc_for_model(c);
     if (!pe) {
         snprintf(msg, sizeof msg, "pe.kind=%s is not a position encoding (valid: %s)", c->pe_kind, posenc_names());

@@ -84,6 +84,9 @@ typedef struct model_config {
     int bf16_activations;      // train.activations=bf16: the blocks store the activations that feed their
                                // matrix products in bf16 (backbones with bf16_activations; needs
                                // train.precision=bf16, which the trainer checks)
+    int recompute_gelu;        // train.recompute=gelu (needs bf16_activations): the blocks keep no GELU output;
+                               // one shared buffer holds it, written in the forward and recomputed from the
+                               // stored hidden in the backward (the same values: the run is unchanged)
     model_request request;     // what the objective asks of the model (above)
     // The chosen encoding's own settings (pe.cape_*, pe.rope_*): filled by its read_keys alone,
     // read by its own file through POSENC_OWN (models/posenc/encoding.h).

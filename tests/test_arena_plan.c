@@ -4,7 +4,8 @@
 // for the small MP3 step (masked attention, the objective's own buffers); the parts add up to the
 // total; the CUDA rules change only the attention state, to the sizes core/ops_list.h states
 // (B·H·T per layer for the fused route, ⌈B·H·T·ld / 2⌉ for the materialised bf16 one), and add
-// route A's workspace where that route serves; all computed here by hand for the CI config.
+// route A's workspace where that route serves; train.recompute=gelu saves (depth - 1)·B·T·hd bf16
+// values of activations and nothing else; all computed here by hand for the CI config.
 #include "testing.h"
 #include "../bench/perf/arena_plan.h"
 #include "../bench/perf/perf.h"
@@ -19,10 +20,10 @@ static size_t parts_sum(const arena_plan *a) {
            a->workspace;
 }
 
-static void check_measured(const char *name, int bf16, int bf16_acts, const char *label) {
+static void check_measured(const char *name, int bf16, int bf16_acts, int recompute, const char *label) {
     arena_plan plan;
     size_t measured = 0;
-    if (perf_arena_check(name, bf16, bf16_acts, ARENA_RULES_CPU, CUDA_ATTN_AUTO, &plan, &measured) != 0) {
+    if (perf_arena_check(name, bf16, bf16_acts, recompute, ARENA_RULES_CPU, CUDA_ATTN_AUTO, &plan, &measured) != 0) {
         test_fail(label, "%s is not a bench config", name);
         return;
     }
@@ -34,17 +35,33 @@ static void check_measured(const char *name, int bf16, int bf16_acts, const char
 }
 
 int main(void) {
-    check_measured(CI, 0, 0, "arena plan: " CI " fp32 predicted = measured on the CPU (bytes)");
-    check_measured(CI, 1, 1, "arena plan: " CI " bf16 + bf16 activations predicted = measured on the CPU (bytes)");
-    check_measured("mp3-d64-L2-p4-28px-e75", 0, 0, "arena plan: the small MP3 step predicted = measured on the CPU (bytes)");
+    check_measured(CI, 0, 0, 0, "arena plan: " CI " fp32 predicted = measured on the CPU (bytes)");
+    check_measured(CI, 1, 1, 0, "arena plan: " CI " bf16 + bf16 activations predicted = measured on the CPU (bytes)");
+    check_measured(CI, 1, 1, 1, "arena plan: " CI " bf16 activations + recompute gelu predicted = measured on the CPU (bytes)");
+    check_measured("mp3-d64-L2-p4-28px-e75", 0, 0, 0, "arena plan: the small MP3 step predicted = measured on the CPU (bytes)");
 
     // bf16 activations shrink the activation arena (the linear layers' inputs in half the bytes)
     arena_plan f32, b16;
-    perf_arena_check(CI, 0, 0, ARENA_RULES_CPU, CUDA_ATTN_AUTO, &f32, NULL);
-    perf_arena_check(CI, 1, 1, ARENA_RULES_CPU, CUDA_ATTN_AUTO, &b16, NULL);
+    perf_arena_check(CI, 0, 0, 0, ARENA_RULES_CPU, CUDA_ATTN_AUTO, &f32, NULL);
+    perf_arena_check(CI, 1, 1, 0, ARENA_RULES_CPU, CUDA_ATTN_AUTO, &b16, NULL);
     test_check("arena plan: bf16 activations shrink the activations, parameters unchanged",
                b16.acts < f32.acts && b16.params == f32.params && b16.adamw == 2 * b16.params,
                "fp32 acts %zu, bf16 acts %zu, params %zu / %zu", f32.acts, b16.acts, f32.params, b16.params);
+
+    // train.recompute=gelu: one shared bf16 GELU output (B, T, hd) in place of depth of them, so the
+    // activations shrink by (depth - 1)·B·T·hd·2 bytes = 1·32·50·128·2 (d 64, mlp_ratio 2), nothing else moves.
+    arena_plan rec, crec, c16auto;
+    perf_arena_check(CI, 1, 1, 1, ARENA_RULES_CPU, CUDA_ATTN_AUTO, &rec, NULL);
+    const size_t gelu_saved = (size_t)(2 - 1) * 32 * 50 * 128 * 2;
+    test_check("arena plan: recompute gelu shrinks the activations by (depth - 1)·B·T·hd bf16 values, nothing else",
+               b16.acts - rec.acts == gelu_saved && b16.total - rec.total == gelu_saved && rec.act_grads == b16.act_grads &&
+                   rec.attn_state == b16.attn_state,
+               "acts %zu -> %zu (saved %zu, expected %zu), total %zu -> %zu", b16.acts, rec.acts, b16.acts - rec.acts,
+               gelu_saved, b16.total, rec.total);
+    perf_arena_check(CI, 1, 1, 0, ARENA_RULES_CUDA, CUDA_ATTN_AUTO, &c16auto, NULL);
+    perf_arena_check(CI, 1, 1, 1, ARENA_RULES_CUDA, CUDA_ATTN_AUTO, &crec, NULL);
+    test_check("arena plan: recompute gelu saves the same bytes under the CUDA rules", c16auto.total - crec.total == gelu_saved,
+               "cuda total %zu -> %zu, expected a saving of %zu", c16auto.total, crec.total, gelu_saved);
 
     // Attention state by hand: B 32, H 2, T = M = 50, 2 layers; ld = 56 (50 rounded up to 8).
     const size_t B = 32, H = 2, T = 50, L = 2, ld = 56;
@@ -53,9 +70,9 @@ int main(void) {
     test_check("arena plan: CPU attention state = B·H·T·M floats per layer", f32.attn_state == cpu_state,
                "%zu bytes, expected %zu", f32.attn_state, cpu_state);
     arena_plan c32, c16, cfused;
-    perf_arena_check(CI, 0, 0, ARENA_RULES_CUDA, CUDA_ATTN_AUTO, &c32, NULL);
-    perf_arena_check(CI, 1, 1, ARENA_RULES_CUDA, CUDA_ATTN_AUTO, &c16, NULL);
-    perf_arena_check(CI, 1, 1, ARENA_RULES_CUDA, CUDA_ATTN_FUSED, &cfused, NULL);
+    perf_arena_check(CI, 0, 0, 0, ARENA_RULES_CUDA, CUDA_ATTN_AUTO, &c32, NULL);
+    perf_arena_check(CI, 1, 1, 0, ARENA_RULES_CUDA, CUDA_ATTN_AUTO, &c16, NULL);
+    perf_arena_check(CI, 1, 1, 0, ARENA_RULES_CUDA, CUDA_ATTN_FUSED, &cfused, NULL);
     test_check("arena plan: CUDA fp32 attention state = B·H·T floats per layer (row log-sum-exp)",
                c32.attn_state == fused_state, "%zu bytes, expected %zu", c32.attn_state, fused_state);
     test_check("arena plan: CUDA bf16 auto attention state = ⌈B·H·T·ld / 2⌉ floats per layer (P16, route A)",

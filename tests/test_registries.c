@@ -285,7 +285,7 @@ static void test_lean_model_config(void) {
     static const char *const config_fields =
         " arch pe_kind channels image_size max_image_size features vocab patch dim depth heads mlp_ratio cls"
         " frame_seconds content_scale num_classes drop_path dropout embed_init trunc_normal linear_init bf16_activations"
-        " request pe_own"
+        " recompute_gelu request pe_own"
         " arch_own ";
     static const char *const request_fields =
         " token_head head_name token_outputs query_stream context_tokens ref_tokens keep_tokens extension decoder_depth"

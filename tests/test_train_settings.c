@@ -106,11 +106,14 @@ int main(void) {
     const char *act[] = {"train.activations=bf16", NULL};
     check_refusal("train_settings refuses train.activations=bf16 without train.precision=bf16", act,
                   "train.activations=bf16", "train.precision=bf16");
+    const char *rec[] = {"train.precision=bf16", "train.recompute=gelu", NULL};
+    check_refusal("train_settings refuses train.recompute=gelu without train.activations=bf16", rec,
+                  "train.recompute=gelu", "train.activations=bf16");
     const char *route[] = {"train.attention=materialised", NULL};
     check_refusal("train_settings refuses a bf16 attention route without train.precision=bf16", route,
                   "train.attention=materialised", "train.precision=bf16");
     const char *fine[] = {"train.attention=materialised", "train.precision=bf16", "train.activations=bf16",
-                          "train.batch=32", "train.accumulate=4", NULL};
+                          "train.recompute=gelu", "train.batch=32", "train.accumulate=4", NULL};
     config c;
     if (make_config("train_settings accepts the same keys when they agree", &c, fine) == 0) {
         train_settings s;

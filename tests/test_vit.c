@@ -279,6 +279,20 @@ static void test_sequence_config(void) {
     model_free(&m);
 }
 
+// train.recompute=gelu recomputes the bf16 GELU output: a model config with it but fp32
+// activations is refused, naming both keys and what is valid; with bf16 activations it is accepted.
+static void test_recompute_config(void) {
+    model_config c = {.channels = 1, .image_size = 8, .patch = 4, .dim = 8, .depth = 2, .heads = 2, .mlp_ratio = 2,
+                      .cls = 1, .pe_kind = "abs", .num_classes = 3, .recompute_gelu = 1};
+    const char *why = model_config_error(&c);
+    test_check("model config: train.recompute=gelu without bf16 activations refused",
+               why && strstr(why, "train.recompute=gelu") && strstr(why, "train.activations=bf16") && strstr(why, "valid"),
+               "%s", why ? why : "(accepted)");
+    c.bf16_activations = 1;
+    why = model_config_error(&c);
+    test_check("model config: train.recompute=gelu with bf16 activations accepted", why == NULL, "%s", why ? why : "");
+}
+
 // A model built for masked attention keeps per block only q and the context's k|v and packs
 // them into one shared qkv; a full-attention forward of it (evaluation at test eta 0, at the
 // batch its arena allows) must still give exactly the logits of an ordinary model.
@@ -874,6 +888,7 @@ int main(int argc, char **argv) {
     if (!only_oracle) test_trunc_normal();
     if (!only_oracle) test_attention_memory();
     if (!only_oracle) test_sequence_config();
+    if (!only_oracle) test_recompute_config();
     test_torch_oracle();
     if (!only_oracle) test_overfit();
     return test_exit_code();

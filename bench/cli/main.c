@@ -334,6 +334,10 @@ int main(int argc, char **argv) {
                 const char *v = i + 1 < argc ? argv[++i] : "";
                 if (strcmp(v, "fp32") && strcmp(v, "bf16")) die_input("--activations must be fp32 or bf16, got '%s'", v);
                 po.activations = v;
+            } else if (!strcmp(a, "--recompute")) {
+                const char *v = i + 1 < argc ? argv[++i] : "";
+                if (strcmp(v, "off") && strcmp(v, "gelu")) die_input("--recompute must be off or gelu, got '%s'", v);
+                po.recompute = v;
             } else if (!strcmp(a, "--linear") || !strcmp(a, "--kernels")) {
                 const char *v = i + 1 < argc ? argv[++i] : "";
                 int lin = a[2] == 'l';
@@ -342,7 +346,7 @@ int main(int argc, char **argv) {
                 *(lin ? &po.linear : &po.kernels) = v;
             } else {
                 const char *valid = "--iters N, --config NAME, --no-torch, --threads N, --device D, --precision P, "
-                                    "--attention auto|materialised|fused|cudnn, --activations fp32|bf16, --breakdown, --arena-only, --graph on|off, --linear gemmex|lt, --kernels v1|v2, --save FILE, --compare FILE, --result FILE, "
+                                    "--attention auto|materialised|fused|cudnn, --activations fp32|bf16, --recompute off|gelu, --breakdown, --arena-only, --graph on|off, --linear gemmex|lt, --kernels v1|v2, --save FILE, --compare FILE, --result FILE, "
                                     "--history DIR, --out DIR, --rounds N, --confirm N, --no-probes, --time-threshold X, "
                                     "--memory-threshold X, --ranks N, --help";
                 die_input("unknown argument '%s'%s for posbench bench (valid: %s)", a, cfg_flag_hint(a, valid), valid);

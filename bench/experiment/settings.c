@@ -28,6 +28,7 @@ model_config model_config_from_config(const config *c, int channels, int image_s
         .trunc_normal = model_trunc_normal_parse(cfg_str(c, "model.trunc_normal")),
         .linear_init = model_linear_init_parse(cfg_str(c, "model.linear_init")),
         .bf16_activations = !strcmp(cfg_str(c, "train.activations"), "bf16"),
+        .recompute_gelu = !strcmp(cfg_str(c, "train.recompute"), "gelu"),
     };
     key_reader r = config_reader(c);
     posenc_read_keys(&r, &v);   // pe.kind, pe.content_scale and the chosen encoding's own (pe_own)

@@ -84,7 +84,7 @@ void perf_check_attention(const char *v) {
 void perf_help(void) {
     printf("usage: posbench bench [--config NAME] [--iters N] [--no-torch] [--threads N] [--device D] [--precision fp32|bf16]\n"
            "                      [--attention auto|materialised|fused|cudnn] [--activations fp32|bf16] [--breakdown]\n"
-           "                      [--linear gemmex|lt] [--kernels v1|v2] [--graph on|off] [--arena-only]\n"
+           "                      [--recompute off|gelu] [--linear gemmex|lt] [--kernels v1|v2] [--graph on|off] [--arena-only]\n"
            "Times the full training step (forward, label-smoothed cross entropy, backward, AdamW) of\n"
            "each config and prints the median step time, images/s, achieved GFLOP/s, that as a\n"
            "fraction of the backend's own 2048^3 linear layer (OpenBLAS; with --device cuda cuBLAS at 8192^3, at the\n"
@@ -108,6 +108,9 @@ void perf_help(void) {
            "--activations bf16 (needs --precision bf16) times train.activations=bf16: the ViT blocks keep the\n"
            "activations that feed their matrix products in bf16 (arena MiB shows the saving); configs whose model\n"
            "keeps fp32 activations (gMLP, MP3's masked attention) say so under their row.\n"
+           "--recompute gelu (needs --activations bf16) times train.recompute=gelu: the blocks keep no GELU output;\n"
+           "one shared bf16 buffer holds it and the backward recomputes it from the stored hidden (arena MiB shows the\n"
+           "saving; the step's results are bitwise the same).\n"
            "--graph on|off (default off): on times the step without host reads (loss, gradient norm and clipping on\n"
            "the backend; train.graph=on), captured once as a CUDA graph and replayed where the config replays (no\n"
            "reference tokens, CAPE draws or per-step sizes; supervised objective); --breakdown\n"
@@ -115,7 +118,7 @@ void perf_help(void) {
            "--arena-only runs nothing: per config (all of them, GPU ones included, or --config's) the arena the step\n"
            "would have, from the model's tensor tables, by part, under the CPU backend's sizing rules and the CUDA\n"
            "backend's (they differ in the saved attention state and route A's workspace; CUDA's other transient\n"
-           "workspaces are not predicted), at --precision, --activations and --attention. On the CPU its total is\n"
+           "workspaces are not predicted), at --precision, --activations, --recompute and --attention. On the CPU its total is\n"
            "the arena MiB a timed run reports.\n"
            "Configs marked GPU run on a CPU backend only when\n"
            "named.\n"
@@ -134,8 +137,9 @@ void perf_help(void) {
 // each timed step's seconds also go to samples[iters] when samples is not NULL.
 // The objective settings and the model config (with what the objective asks of the model:
 // MP3's head and masked context) of config p; returns its objective kind.
-// --activations bf16 (perf_run sets it): the configs whose model can store them do (train.activations).
-static int bench_bf16_activations;
+// --activations bf16 (perf_run sets it): the configs whose model can store them do (train.activations);
+// --recompute gelu: those configs recompute the GELU output in the backward (train.recompute).
+static int bench_bf16_activations, bench_recompute_gelu;
 
 static const objective_kind *perf_setup(const perf_config *p, objective_settings *os, model_config *mc) {
     *os = (objective_settings){.name = p->objective ? p->objective : "supervised", .pe_kind = p->model.pe_kind,
@@ -149,6 +153,7 @@ static const objective_kind *perf_setup(const perf_config *p, objective_settings
     if (bench_bf16_activations) {
         mc->bf16_activations = 1;
         if (model_config_error(mc)) mc->bf16_activations = 0; // this model keeps fp32 activations (its row says why)
+        mc->recompute_gelu = mc->bf16_activations && bench_recompute_gelu;
     }
     return kind;
 }
@@ -466,7 +471,7 @@ static void print_breakdown(const step_breakdown *b, double step_seconds, int gr
 }
 
 // --arena-only: per config the predicted arena by part (MiB) under the CPU and the CUDA sizing
-// rules, at the options' precision, activations and attention route; nothing is allocated or run.
+// rules, at the options' precision, activations, recompute and attention route; nothing is allocated or run.
 static int perf_arena_only(const perf_options *opt, int bf16, int route) {
     int known = !opt->only;
     for (size_t i = 0; i < sizeof perf_configs / sizeof perf_configs[0] && !known; i++)
@@ -474,8 +479,8 @@ static int perf_arena_only(const perf_options *opt, int bf16, int route) {
     if (!known) die_input("--config '%s' is not a benchmark config (posbench bench --help lists them)", opt->only);
     const char *activations = opt->activations ? opt->activations : "fp32";
     printf("posbench bench --arena-only: predicted arena (MiB) of the training step from the tensor tables, nothing\n"
-           "allocated or run; %s linear layers, %s activations, CUDA attention setting %s\n\n", bf16 ? "bf16" : "fp32",
-           activations, opt->attention ? opt->attention : "auto");
+           "allocated or run; %s linear layers, %s activations, recompute %s, CUDA attention setting %s\n\n",
+           bf16 ? "bf16" : "fp32", activations, opt->recompute ? opt->recompute : "off", opt->attention ? opt->attention : "auto");
     static const char *const parts[] = {"parameters", "gradients", "AdamW m, v", "activations", "attention state",
                                         "activation grads", "inputs", "objective", "workspace", "total"};
     enum { NPARTS = sizeof parts / sizeof parts[0] };
@@ -523,6 +528,9 @@ int perf_run(const perf_options *opt) {
         if (opt->activations && !strcmp(opt->activations, "bf16") && !bf16)
             die_input("--activations bf16 stores the linear layers' inputs in bfloat16: it needs --precision bf16");
         bench_bf16_activations = opt->activations && !strcmp(opt->activations, "bf16");
+        if (opt->recompute && !strcmp(opt->recompute, "gelu") && !bench_bf16_activations)
+            die_input("--recompute gelu recomputes the bf16 GELU output of --activations bf16: it needs --activations bf16");
+        bench_recompute_gelu = opt->recompute && !strcmp(opt->recompute, "gelu");
         return perf_arena_only(opt, bf16, route);
     }
     int threads = posbench_threads();
@@ -557,17 +565,22 @@ int perf_run(const perf_options *opt) {
     if (!strcmp(activations, "bf16") && !bf16)
         die_input("--activations bf16 stores the linear layers' inputs in bfloat16: it needs --precision bf16");
     bench_bf16_activations = !strcmp(activations, "bf16");
+    const char *recompute = opt->recompute ? opt->recompute : "off";
+    if (!strcmp(recompute, "gelu") && !bench_bf16_activations)
+        die_input("--recompute gelu recomputes the bf16 GELU output of --activations bf16: it needs --activations bf16");
+    bench_recompute_gelu = !strcmp(recompute, "gelu");
     if (opt->linear) cuda_set_linear_route(!strcmp(opt->linear, "lt") ? CUDA_LINEAR_LT : CUDA_LINEAR_GEMMEX);
     if (opt->kernels) cuda_set_kernels(!strcmp(opt->kernels, "v2") ? CUDA_KERNELS_V2 : CUDA_KERNELS_V1);
-    printf("posbench bench: %s backend, %s linear layers, %s activations, %s attention, %d threads, %d timed steps per config "
-           "(median)\n", ops->name, precision, activations, gpu ? attention : "cpu", threads, opt->iters);
+    printf("posbench bench: %s backend, %s linear layers, %s activations, recompute %s, %s attention, %d threads, %d timed "
+           "steps per config (median)\n", ops->name, precision, activations, recompute, gpu ? attention : "cpu", threads,
+           opt->iters);
     // The CUDA switches in force (flags, else POSBENCH_LINEAR / POSBENCH_KERNELS, else the defaults).
     const char *linear = !gpu ? "cpu" : cuda_linear_route() == CUDA_LINEAR_LT ? "lt" : "gemmex";
     const char *kernels = !gpu ? "cpu" : cuda_kernels() == CUDA_KERNELS_V2 ? "v2" : "v1";
     if (gpu) printf("posbench bench: CUDA linear route %s (bf16 only), elementwise kernels %s\n", linear, kernels);
     if (opt->breakdown)
-        printf("switches: precision=%s activations=%s attention=%s linear=%s kernels=%s graph=%s\n", precision, activations,
-               gpu ? attention : "cpu", linear, kernels, opt->graph ? "on" : "off");
+        printf("switches: precision=%s activations=%s recompute=%s attention=%s linear=%s kernels=%s graph=%s\n", precision,
+               activations, recompute, gpu ? attention : "cpu", linear, kernels, opt->graph ? "on" : "off");
     int ceiling_n = gpu ? 8192 : 2048; // on the GPU a 2048³ product takes tens of microseconds
     double peak = backend_linear_gflops(ops, ceiling_n);
     printf("%s linear layer %dx%dx%d (%s): %.1f GFLOP/s (the ceiling used below)\n\n",
@@ -658,21 +671,22 @@ double perf_step_samples(const char *name, int iters, double *samples, double *f
     return -1;
 }
 
-int perf_arena_check(const char *name, int bf16, int bf16_activations, int rules, int route, arena_plan *plan,
-                     size_t *measured) {
+int perf_arena_check(const char *name, int bf16, int bf16_activations, int recompute_gelu, int rules, int route,
+                     arena_plan *plan, size_t *measured) {
     for (size_t i = 0; i < sizeof perf_configs / sizeof perf_configs[0]; i++) {
         const perf_config *p = &perf_configs[i];
         if (strcmp(name, p->name) != 0) continue;
         const int precision = bf16 ? MATMUL_BF16 : MATMUL_FP32;
         ops_cpu.set_matmul_precision(precision);
         bench_bf16_activations = bf16_activations;
+        bench_recompute_gelu = recompute_gelu;
         objective_settings os;
         model_config mc;
         const objective_kind *kind = perf_setup(p, &os, &mc);
         *plan = arena_plan_of(kind, &os, &mc, p->batch, (arena_rules)rules, precision, route);
         if (measured) time_posbench_step(p, &ops_cpu, 1, NULL, measured, NULL, 0);
         ops_cpu.set_matmul_precision(MATMUL_FP32);
-        bench_bf16_activations = 0;
+        bench_bf16_activations = bench_recompute_gelu = 0;
         return 0;
     }
     return -1;

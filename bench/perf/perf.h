@@ -21,6 +21,9 @@ typedef struct {
     // --precision bf16). A config whose model cannot store bf16 activations (gMLP, masked
     // attention) runs with fp32 ones, and its row says so.
     const char *activations;
+    // --recompute off|gelu: train.recompute of the timed step (NULL = off; gelu needs --activations bf16):
+    // the configs with bf16 activations keep no GELU output per block and recompute it in the backward.
+    const char *recompute;
     int breakdown;      // --breakdown: each step's phases (upload, forward, zero, backward, optimizer) and host waits
     int graph;          // --graph on: the step without host reads, replayed as a CUDA graph where it can (train.graph)
     int arena_only;     // --arena-only: print each config's predicted arena by part (bench/perf/arena_plan.h), run nothing
@@ -37,11 +40,12 @@ int perf_run(const perf_options *opt);
 double perf_step_samples(const char *name, int iters, double *samples, double *flops_per_step, int *batch,
                          size_t *arena_peak);
 // The arena of benchmark config `name`'s step on the CPU backend at bf16 (1: train.precision=bf16)
-// and bf16_activations (1: train.activations=bf16 where the model can): as --arena-only predicts
+// and bf16_activations (1: train.activations=bf16 where the model can; recompute_gelu 1: with
+// train.recompute=gelu there): as --arena-only predicts
 // it under `rules` and route setting `route` (CUDA_ATTN_*; ARENA_RULES_CPU ignores it), into
 // *plan, and, when measured is not NULL, as one timed step measures it (ops memory_peak) into
 // *measured. Returns 0, or -1 when name is not a config. (tests/test_arena_plan.c)
 struct arena_plan;
-int perf_arena_check(const char *name, int bf16, int bf16_activations, int rules, int route, struct arena_plan *plan,
-                     size_t *measured);
+int perf_arena_check(const char *name, int bf16, int bf16_activations, int recompute_gelu, int rules, int route,
+                     struct arena_plan *plan, size_t *measured);
 void perf_help(void);

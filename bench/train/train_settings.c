@@ -112,6 +112,11 @@ int train_settings_resolve(const config *c, train_settings *out, char *err, size
         return refuse(c, "train.activations", "train.precision", err, errlen,
                       "train.activations=bf16 stores the linear layers' inputs in bfloat16: it needs train.precision=bf16 "
                       "(valid: train.activations=fp32 with train.precision=fp32, fp32 or bf16 with train.precision=bf16)");
+    if (is(c, "train.recompute", "gelu") && !is(c, "train.activations", "bf16"))
+        return refuse(c, "train.recompute", "train.activations", err, errlen,
+                      "train.recompute=gelu recomputes the bf16 GELU output of train.activations=bf16 in the backward: "
+                      "it needs train.activations=bf16 (valid: train.recompute=off with train.activations=fp32, off or "
+                      "gelu with train.activations=bf16)");
     if (attention_route_setting_needs_bf16(out->attention_route) && !out->bf16)
         return refuse(c, "train.attention", "train.precision", err, errlen,
                       "train.attention=%s is a bf16 route: it needs train.precision=bf16 (valid: train.precision=bf16, "

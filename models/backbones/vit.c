@@ -33,6 +33,11 @@
 // and written by the op that produces them (linear_backward_bf16, gelu_backward_bf16,
 // attention_backward_bf16), so the backward never clears them. Dropout and masked attention keep
 // fp32 activations (vit_config_error refuses them with bf16).
+// train.recompute=gelu (model_config.recompute_gelu, under bf16 activations): no block keeps its
+// GELU output. One shared bf16 (B, T, hd) buffer (vit_state.gelu_shared) is written by
+// gelu_forward_bf16 for fc2 in each block's forward and rewritten from the block's stored bf16
+// hidden before fc2's backward needs it, as llm.c's recompute: the same op on the same input, so
+// the same bits, for (depth - 1)·B·T·hd bf16 values less arena and one more GELU per block.
 #include "../model.h"
 #include "../../core/common.h"
 #include <stdio.h>
@@ -77,6 +82,7 @@ typedef struct {
     // Per block (B, H, T, M) attention probabilities, allocated only while the model keeps them
     // (model_keep_attention_probs: the attention statistics of a finished run), else NULL.
     float **kept_probs;
+    float *gelu_shared; // train.recompute=gelu: (B, T, hd) bf16, the GELU output of the block at hand; else NULL
 } vit_state;
 
 static vit_state *state(const model *m) { return m->arch_state; }
@@ -153,7 +159,9 @@ static void vit_declare_acts(model *m) {
         A(ln2_mean, "norm2.mean", BT);
         A(ln2_rstd, "norm2.rstd", BT);
         A(fc1, "mlp.fc1", BThd_lp);
-        A(gelu, "mlp.gelu", BThd_lp);
+        if (!c->recompute_gelu) {
+            A(gelu, "mlp.gelu", BThd_lp);
+        }
         A(fc2, "mlp.fc2", BTd);
         A(res2, "residual2", BTd);
         A(keep1, "drop_path1", B);
@@ -184,6 +192,7 @@ static void vit_declare_acts(model *m) {
         G(fc2_drop, "mlp.fc2.dropout", BTd);
     }
 #undef G
+    if (c->recompute_gelu) model_add_batch_act(m, "blocks.mlp.gelu.shared", BThd_lp, &s->gelu_shared, NULL);
     model_add_batch_grad_only(m, "blocks.residual2.even", BTd, &s->dres[0]);
     if (c->depth > 1) model_add_batch_grad_only(m, "blocks.residual2.odd", BTd, &s->dres[1]);
     if (masked) {
@@ -208,6 +217,12 @@ static void vit_keep_attention_probs(model *m, int on) {
         free(s->kept_probs);
         s->kept_probs = NULL;
     }
+}
+
+// The bf16 GELU output (B, T, hd) fc2 reads in block a's forward and backward: the block's own, or
+// with train.recompute=gelu the shared buffer (written by the caller for the block at hand).
+static bfloat16 *block_gelu(const model *m, const vit_block_acts *a) {
+    return b16(m->cfg.recompute_gelu ? state(m)->gelu_shared : a->gelu);
 }
 
 static void vit_free(model *m) {
@@ -353,8 +368,8 @@ static void block_forward_bf16(model *m, const vit_block_weights *w, const vit_b
     ops->residual_layernorm_forward_bf16(a->res1, b16(a->ln2), a->ln2_mean, a->ln2_rstd, x, b16(a->proj), a->keep1, w->norm2_w,
                                          w->norm2_b, B, T, d);
     ops->linear_forward_bf16(NULL, b16(a->fc1), b16(a->ln2), w->fc1_w, w->fc1_b, BT, d, hd);
-    ops->gelu_forward_bf16(b16(a->gelu), b16(a->fc1), (size_t)BT * hd);
-    ops->linear_forward_bf16(a->fc2, NULL, b16(a->gelu), w->fc2_w, w->fc2_b, BT, hd, d);
+    ops->gelu_forward_bf16(block_gelu(m, a), b16(a->fc1), (size_t)BT * hd);
+    ops->linear_forward_bf16(a->fc2, NULL, block_gelu(m, a), w->fc2_w, w->fc2_b, BT, hd, d);
     ops->residual_forward(a->res2, a->res1, a->fc2, a->keep2, B, (size_t)T * d);
 }
 
@@ -423,7 +438,10 @@ static void block_backward_bf16(model *m, const vit_block_weights *w, const vit_
     int d = m->cfg.dim, hd = m->cfg.mlp_ratio * m->cfg.dim, T = model_tokens(m), BT = B * T;
     // Branch 2.
     ops->residual_backward(da->res1, da->fc2, da->res2, a->keep2, B, (size_t)T * d);
-    ops->linear_backward_bf16(NULL, b16(da->gelu), dw->fc2_w, dw->fc2_b, da->fc2, NULL, b16(a->gelu), w->fc2_w, BT, hd, d);
+    // train.recompute=gelu: the shared buffer holds the last forward block's GELU; this block's again
+    if (m->cfg.recompute_gelu) ops->gelu_forward_bf16(block_gelu(m, a), b16(a->fc1), (size_t)BT * hd);
+    ops->linear_backward_bf16(NULL, b16(da->gelu), dw->fc2_w, dw->fc2_b, da->fc2, NULL, block_gelu(m, a), w->fc2_w, BT, hd,
+                              d);
     ops->gelu_backward_bf16(b16(da->fc1), b16(da->gelu), b16(a->fc1), (size_t)BT * hd);
     ops->linear_backward_bf16(NULL, b16(da->ln2), dw->fc1_w, dw->fc1_b, NULL, b16(da->fc1), b16(a->ln2), w->fc1_w, BT, d, hd);
     ops->layernorm_backward_bf16(da->res1, dw->norm2_w, dw->norm2_b, b16(da->ln2), a->res1, w->norm2_w, a->ln2_mean,
