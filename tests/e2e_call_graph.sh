@@ -2,12 +2,10 @@
 # tests/e2e_call_graph.sh — no call circle between the C files of the tree (docs/architecture.md):
 # from the built objects (nm: the symbols each defines and the ones it calls), the graph "file A
 # calls a function or reads a table defined in file B"; a strongly connected set of two or more
-# files is a circle (A dispatches to B and B calls back into A, directly or around a loop). The two
-# circles known and not yet broken are named and allowed, each a line of KNOWN below:
+# files is a circle (A dispatches to B and B calls back into A, directly or around a loop). The
+# circle known and not yet broken is named and allowed, a line of KNOWN below:
 #   - models/: model.c finds the encoding and the backbone through their registries, and those
-#     call back into model.c's helpers (dropout, drop path, the model's views and state);
-#   - bench/report/: plot.c dispatches to the figure kinds (plot_images.c, ...), which call back
-#     into its helpers (plot_begin_figure, plot_run_gnuplot, ...).
+#     call back into model.c's helpers (dropout, drop path, the model's views and state).
 # Any other circle fails, naming its files; so does a known one that is gone (its KNOWN line is
 # then stale). A planted edge (core/common.c calling bench/train/train.c) must be found.
 cd "$(dirname "$0")/.." || exit 1
@@ -19,7 +17,6 @@ python3 - << 'EOF'
 import collections, os, subprocess, sys
 KNOWN = [
     "models/",        # model.c <-> the encoding and backbone registries and their entries
-    "bench/report/",  # plot.c <-> the figure kinds
 ]
 objs = []
 for root, _, files in os.walk("build"):
