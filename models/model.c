@@ -4,6 +4,8 @@
 // blocks -> head. The tables and bindings are models/model_tables.c's, the parameters' initial
 // values models/init.c's, the config's rules models/model_config.c's, the objectives' token
 // views (masked context, reference tokens, two streams, kept tokens) models/model_views.c's.
+// What the encodings and backbones call back (model_view_of, dropout, drop path) is
+// models/model_view.c's and models/model_dropout.c's, below this file.
 // Position encodings are reached only through their hooks (models/posenc/encoding.h), blocks
 // only through theirs (models/backbone.h), memory only through the op backend.
 #include "model.h"
@@ -18,17 +20,6 @@
 
 // pe.content_scale: the embedded content is multiplied before the encoding (0 and 1 = unscaled).
 static int content_scaled(const model_config *c) { return c->content_scale != 0.0f && c->content_scale != 1.0f; }
-
-// --- what a position encoding sees (model_view.h) ---
-model_view model_view_of(const model *m) {
-    return (model_view){.cfg = &m->cfg, .ops = m->ops, .state = m->pe_state, .max_batch = m->max_batch, .t0 = m->t0,
-                        .N = m->N, .T = m->T, .rows = m->rows, .cols = m->cols, .grid = m->grid, .rows0 = m->rows0,
-                        .cols0 = m->cols0, .T0 = m->T0, .rows_max = m->rows_max, .cols_max = m->cols_max,
-                        .N_max = m->N_max, .T_max = m->T_max, .M_alloc = m->M_alloc, .cls_index = m->batch.cls_index,
-                        .x0 = m->activations.x0};
-}
-
-void *model_pe_state(const model *m) { return m->pe_state; }
 
 // The patch (frame) projection Linear(fan_in, d) by model.embed_init (model.h).
 static void declare_patch_embed(model *m, int fan_in, int d) {
@@ -274,36 +265,6 @@ static void upload_step_inputs(model *m, int B, int training, rng_addr rng) {
         m->pe->prepare_inputs(m, B, training, rng);
     }
     if (m->upload_mark > 0) m->ops->timer_mark(m->upload_mark);
-}
-
-static rng_addr site(rng_addr base, uint32_t purpose, uint32_t index) {
-    base.purpose = purpose;
-    base.index = index;
-    return base;
-}
-
-void model_drop_path_scales(model *m, float *keep, int B, float p, rng_addr rng, uint32_t site_index) {
-    uint32_t first = p > 0.0f ? rng.index : 0; // an evaluation's rng.index is its test offset; p = 0 there
-    rng_addr at = site(rng, RNG_DROPPATH, site_index);
-    if (first == 0) {
-        m->ops->drop_path_scales(keep, B, p, at);
-        return;
-    }
-    // Images first .. first + B - 1 of the step's batch: draw the batch's first + B scales and
-    // move the last B to the front ([first, first + B) and [0, B) are disjoint: first = i * B).
-    if (first % (uint32_t)B != 0 || first + (uint32_t)B > (uint32_t)m->max_batch)
-        die_fail("internal: drop path of images %u..%u (micro-batches of %d in a batch of at most %d)", first,
-                 first + (uint32_t)B - 1, B, m->max_batch);
-    m->ops->drop_path_scales(keep, (int)first + B, p, at);
-    m->ops->copy(keep, keep + first, (size_t)B * sizeof(float));
-}
-
-void model_dropout_forward(model *m, float *out, float *mask, const float *in, int B, size_t per_image, float p,
-                           rng_addr rng, uint32_t site_index) {
-    // Image b of this forward is image rng.index + b of the step's batch; its elements are
-    // elements (rng.index + b) per_image .. of the whole batch's tensor (0 outside training).
-    uint64_t first = (uint64_t)rng.index * per_image;
-    m->ops->dropout_forward(out, mask, in, (size_t)B * per_image, p, site(rng, RNG_DROPOUT, site_index), first);
 }
 
 void model_measure_embedding(model *m) { m->measure_embedding = 1; }

@@ -1,7 +1,7 @@
 // models/model_view.h — what a position encoding (models/posenc/) sees of the model it encodes:
 // its config and current grid (model_view, a snapshot taken at the start of a hook; the hooks
 // never change the model), its own state, and the calls that declare and upload its tensors.
-// models/model.c implements it; posenc includes this instead of model.h.
+// models/model_view.c and model_tables.c implement it; posenc includes this instead of model.h.
 #pragma once
 #include "model_config.h"
 #include "../core/ops.h"

@@ -548,11 +548,6 @@ static void amlp_read_keys(const key_reader *r, struct model_config *c) {
     s->tiny_attn_dim = (int)key_int(r, "model.tiny_attn_dim");
 }
 
-gmlp_settings gmlp_settings_of(const model_config *c) {
-    const backbone_kind *arch = backbone_find(c->arch);
-    return arch == &backbone_gmlp || arch == &backbone_amlp ? *sgu(c) : (gmlp_settings){0};
-}
-
 const backbone_kind backbone_gmlp = {
     .name = "gmlp",
     .description = "gMLP blocks: a spatial gating unit mixes tokens with learned position-specific weights, no attention",

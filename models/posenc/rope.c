@@ -75,12 +75,6 @@ static void rope_read_keys(const key_reader *r, struct model_config *c) {
     s->base = (float)key_float(r, "pe.rope_base");
 }
 
-posenc_rope_settings posenc_rope_settings_of(const model_config *c) {
-    if (posenc_for_model(c) == &posenc_rope) return *own(c);
-    return (posenc_rope_settings){(int)posenc_key_default(&posenc_rope, "pe.rope_dims"),
-                                  (float)posenc_key_default(&posenc_rope, "pe.rope_base")};
-}
-
 const posenc_kind posenc_rope = {
     .name = "rope",
     .description = "rotary q/k, 1D or 2D axial",

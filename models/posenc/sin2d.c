@@ -116,15 +116,6 @@ static void cape_read_keys(const key_reader *r, struct model_config *c) {
     s->scale = (float)key_float(r, "pe.cape_scale");
 }
 
-posenc_cape_settings posenc_cape_settings_of(const model_config *c) {
-    const posenc_kind *k = posenc_for_model(c);
-    if (k == &posenc_cape || k == &posenc_cape1d) return *POSENC_OWN(c, const posenc_cape_settings);
-    return (posenc_cape_settings){(float)posenc_key_default(&posenc_cape, "pe.cape_global_shift"),
-                                  (float)posenc_key_default(&posenc_cape, "pe.cape_local_shift"),
-                                  (float)posenc_key_default(&posenc_cape, "pe.cape_scale"),
-                                  (float)posenc_key_default(&posenc_cape1d, "pe.cape_time_shift")};
-}
-
 const posenc_kind posenc_sin2d = {
     .name = "sin2d",
     .description = "CAPE eq. 3-4, patch centres on [-1, 1]",
