@@ -1,5 +1,5 @@
 // models/init.c — how a model's parameters start: each tensor's rule from the table
-// (param_init, models/model_view.h) drawn from its own Philox stream (seed, RNG_INIT, tensor
+// (param_init, models/api/model_view.h) drawn from its own Philox stream (seed, RNG_INIT, tensor
 // index), so one tensor's rule never moves another's values; and the keys that choose the rules
 // (model.trunc_normal, model.embed_init, model.linear_init; docs/methods.md "Initialisation").
 #include "model.h"

@@ -50,8 +50,8 @@
 #include "backbone.h"
 #include "posenc/encoding.h"
 
-#include "model_config.h"
-#include "model_view.h"
+#include "api/model_config.h"
+#include "api/model_view.h"
 
 
 // The embedding's and the head's parameters (and, with the same type, their gradients).

@@ -2,7 +2,7 @@
 // token grid at a size, whether a size can be an input (model_resolution_error), whether the
 // config goes together (model_config_error: the model's own rules, then the encoding's, the
 // backbone's and the extension's config_error), and the forward FLOPs per image.
-#include "model_config.h"
+#include "api/model_config.h"
 #include "backbone.h"
 #include "posenc/encoding.h"
 #include <stdio.h>

@@ -2,7 +2,7 @@
 // the snapshot of its config and current grid, and its own state. Below model.c and the
 // encodings, which both call it, so no encoding calls back into model.c.
 #include "model.h"
-#include "model_view.h"
+#include "api/model_view.h"
 
 model_view model_view_of(const model *m) {
     return (model_view){.cfg = &m->cfg, .ops = m->ops, .state = m->pe_state, .max_batch = m->max_batch, .t0 = m->t0,

@@ -114,7 +114,7 @@ cat > models/posenc/fixedtab.c << 'EOF'
 // tree): a fixed (T, d) table added to every patch token, 0.01 ((7 t + 3 c) mod 11 - 5) at
 // token t, channel c; cls gets none. Not learned.
 #include "encoding.h"
-#include "../model_view.h"
+#include "../api/model_view.h"
 
 typedef struct {
     float *table, *table_host; // (T, d): backend, host staging

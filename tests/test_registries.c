@@ -5,7 +5,7 @@
 //     module key is in it;
 //   - a module's settings come back through its reader (gvp_settings, mae_settings, cape, rope, sgu),
 //     an encoding's and a backbone's only for the chosen one;
-//   - model_config holds only what every model has: its fields, read from models/model_config.h,
+//   - model_config holds only what every model has: its fields, read from models/api/model_config.h,
 //     are the listed ones (an encoding's, backbone's or objective's setting belongs in its own
 //     struct), and model_request's are what objectives ask;
 //   - no code outside a registry's folder compares one of its names: objectives (objectives/),
@@ -291,10 +291,10 @@ static void test_lean_model_config(void) {
         " token_head head_name token_outputs query_stream context_tokens ref_tokens keep_tokens extension decoder_depth"
         " decoder_dim proj_outputs head_bottleneck head_prototypes ";
     char got[2048];
-    int rc = struct_fields("models/model_config.h", "model_config", got, sizeof got);
+    int rc = struct_fields("models/api/model_config.h", "model_config", got, sizeof got);
     test_check("model_config holds only what every model has (input, shape, names, regularisation, inits; the request "
                "and the two own blocks)", rc == 0 && !strcmp(got, config_fields), "fields:%s; expected:%s", got, config_fields);
-    rc = struct_fields("models/model_config.h", "model_request", got, sizeof got);
+    rc = struct_fields("models/api/model_config.h", "model_request", got, sizeof got);
     test_check("model_request holds what objectives ask of the model", rc == 0 && !strcmp(got, request_fields),
                "fields:%s; expected:%s", got, request_fields);
     test_check("the own blocks fit every encoding's and backbone's settings (each module also asserts its own)",

@@ -1,7 +1,7 @@
 // models/backbones/gmlp.h — the own settings of model.arch=gmlp and amlp (models/backbones/gmlp.c):
 // what a model config's arch_own holds when its backbone is one of them (BACKBONE_OWN).
 #pragma once
-#include "../model_config.h"
+#include "../api/model_config.h"
 
 typedef struct {
     int toeplitz;      // model.sgu_toeplitz: 0 = a dense spatial W (T, T); 1 = Toeplitz over the token index,

@@ -4,7 +4,7 @@
 // 1 × L grid, so another length resizes it along time; the resize is
 // differentiable, so UniViT trains through it. Can be kept on MP3 reference tokens.
 #include "encoding.h"
-#include "../model_view.h"
+#include "../api/model_view.h"
 #include "../../core/resize.h"
 
 typedef struct {

@@ -2,7 +2,7 @@
 // (models/posenc/sin2d.c, pe.kind=cape) and its sequence form (models/posenc/cape1d.c): what a
 // model config's pe_own holds when its encoding is cape (POSENC_OWN).
 #pragma once
-#include "../model_config.h"
+#include "../api/model_config.h"
 
 typedef struct {
     float global_shift; // pe.cape_global_shift: images, per-image shift bound (positions span [-1, 1])

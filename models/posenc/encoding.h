@@ -6,7 +6,7 @@
 // follows another grid (set_grid: tables recomputed, resized or clipped), and what it needs
 // from the batch (tokens_forward draws CAPE's positions into the model's staging inputs).
 // Every hook is optional (NULL: the kind does nothing there). Hooks see the model only through
-// models/model_view.h (its config, current grid and backend: model_view_of; never model.h) and
+// models/api/model_view.h (its config, current grid and backend: model_view_of; never model.h) and
 // keep named pointers to their own tensors in a small state struct of their own
 // (model_pe_state), bound by model_add_param / model_add_act / model_add_input in
 // declare_params / declare_acts. The q/k and score hooks are for backbones with attention.

@@ -1,7 +1,7 @@
 // models/posenc/registry.c — the table of position-encoding kinds (POSENC_KINDS in
 // encoding.h) and lookups by name.
 #include "encoding.h"
-#include "../model_config.h"
+#include "../api/model_config.h"
 #include "../../core/common.h"
 #include <math.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
 // (posenc_relbias_index).
 #include "encoding.h"
 #include "tables.h"
-#include "../model_view.h"
+#include "../api/model_view.h"
 #include "../../core/tensor.h"
 #include "../../core/common.h"
 #include <stdio.h>

@@ -4,7 +4,7 @@
 #include "encoding.h"
 #include "tables.h"
 #include "rope.h"
-#include "../model_view.h"
+#include "../api/model_view.h"
 #include <stdio.h>
 
 typedef struct {

@@ -1,7 +1,7 @@
 // models/posenc/rope.h — RoPE's own settings (the pe.rope_* keys, models/posenc/rope.c): what a
 // model config's pe_own holds when its encoding is rope (POSENC_OWN).
 #pragma once
-#include "../model_config.h"
+#include "../api/model_config.h"
 
 typedef struct {
     int dims;   // pe.rope_dims: 1 (row-major patch index) or 2 (axial: columns, rows)

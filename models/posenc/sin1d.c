@@ -3,7 +3,7 @@
 // kept on MP3 reference tokens.
 #include "encoding.h"
 #include "tables.h"
-#include "../model_view.h"
+#include "../api/model_view.h"
 #include <stdio.h>
 
 typedef struct {

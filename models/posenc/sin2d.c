@@ -7,7 +7,7 @@
 #include "encoding.h"
 #include "tables.h"
 #include "cape.h"
-#include "../model_view.h"
+#include "../api/model_view.h"
 #include <stdio.h>
 
 typedef struct {

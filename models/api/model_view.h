@@ -1,10 +1,10 @@
-// models/model_view.h — what a position encoding (models/posenc/) sees of the model it encodes:
+// models/api/model_view.h — what a position encoding (models/posenc/) sees of the model it encodes:
 // its config and current grid (model_view, a snapshot taken at the start of a hook; the hooks
 // never change the model), its own state, and the calls that declare and upload its tensors.
 // models/model_view.c and model_tables.c implement it; posenc includes this instead of model.h.
 #pragma once
 #include "model_config.h"
-#include "../core/ops.h"
+#include "../../core/ops.h"
 #include <stddef.h>
 
 // How a parameter starts (model_init_params draws every tensor from its own stream).

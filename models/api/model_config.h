@@ -1,4 +1,4 @@
-// models/model_config.h — what a model is built from (model_config): what every model has (the
+// models/api/model_config.h — what a model is built from (model_config): what every model has (the
 // input, the shape, the encoding and backbone names, the regularisation and initialisation
 // rules), what the objective asks of it (model_request) and two opaque blocks of the chosen
 // encoding's and backbone's own settings, each read only by its module (POSENC_OWN,
@@ -7,7 +7,7 @@
 // model.h so the position encodings (models/posenc/) read their config without the model itself
 // (they see the model through model_view.h).
 #pragma once
-#include "../core/keys.h"
+#include "../../core/keys.h"
 
 struct model;
 struct model_config;
