@@ -107,7 +107,7 @@ void perf_help(void) {
            "Both default to POSBENCH_LINEAR / POSBENCH_KERNELS from the environment.\n"
            "--activations bf16 (needs --precision bf16) times train.activations=bf16: the ViT blocks keep the\n"
            "activations that feed their matrix products in bf16 (arena MiB shows the saving); configs whose model\n"
-           "keeps fp32 activations (gMLP, MP3's masked attention) say so under their row.\n"
+           "keeps fp32 activations (gMLP) say so under their row.\n"
            "--graph on|off (default off): on times the step without host reads (loss, gradient norm and clipping on\n"
            "the backend; train.graph=on), captured once as a CUDA graph and replayed where the config replays (no\n"
            "reference tokens, CAPE draws or per-step sizes; supervised objective); --breakdown\n"
