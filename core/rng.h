@@ -45,7 +45,7 @@ uint32_t rng_below(rng_stream *s, uint32_t n);  // uniform integer in [0, n), un
 float rng_normal(rng_stream *s);                // standard normal (Box-Muller)
 // Normal(0, std) truncated to [-cut, cut] (cut in units of std) by resampling. timm's
 // trunc_normal_(t, std=.02) keeps its default bounds a = -2, b = 2 in absolute units: cut 100
-// (in effect untruncated); posbench before model.trunc_normal cut at 2 std (models/model_config.h).
+// (in effect untruncated); posbench before model.trunc_normal cut at 2 std (models/api/model_config.h).
 float rng_trunc_normal(rng_stream *s, float std, float cut);
 // Uniform random permutation of 0..n-1 (Fisher-Yates).
 void rng_permutation(rng_stream *s, int n, int *out);

@@ -1,7 +1,8 @@
 // tests/test_arena_plan.c — `posbench bench --arena-only` (bench/perf/arena_plan.c): the arena
 // predicted from the tensor tables equals, byte for byte, the arena one timed step measures on
 // the CPU backend (ops memory_peak), for the CI ViT at fp32 and at bf16 with bf16 activations and
-// for the small MP3 step (masked attention, the objective's own buffers); the parts add up to the
+// for the small MP3 step (masked attention, the objective's own buffers) at fp32 and at bf16 with
+// bf16 activations, which free the bytes counted here by hand; the parts add up to the
 // total; the CUDA rules change only the attention state, to the sizes core/ops_list.h states
 // (B·H·T per layer for the fused route, ⌈B·H·T·ld / 2⌉ for the materialised bf16 one), and add
 // route A's workspace where that route serves; train.recompute=gelu saves (depth - 1)·B·T·hd bf16
@@ -39,6 +40,24 @@ int main(void) {
     check_measured(CI, 1, 1, 0, "arena plan: " CI " bf16 + bf16 activations predicted = measured on the CPU (bytes)");
     check_measured(CI, 1, 1, 1, "arena plan: " CI " bf16 activations + recompute gelu predicted = measured on the CPU (bytes)");
     check_measured("mp3-d64-L2-p4-28px-e75", 0, 0, 0, "arena plan: the small MP3 step predicted = measured on the CPU (bytes)");
+    check_measured("mp3-d64-L2-p4-28px-e75", 1, 1, 0,
+                   "arena plan: the small MP3 step, bf16 + bf16 activations, predicted = measured on the CPU (bytes)");
+
+    // MP3's masked blocks under bf16 activations, by hand: B 32, T 50, d 64, hidden 128, 2 blocks,
+    // M = 1 + round(0.25·49) = 13 context tokens. Each block frees half of LN1, LN2, proj's output,
+    // the hidden and GELU and adds the bf16 copy of the fp32 attention output proj reads:
+    // B·T·(d + hd) floats; the shared LN1 context (B, M, d) halves: B·M·d / 2. The one set of
+    // activation gradients halves LN1, LN2, the hidden and GELU: B·T·(d + hd) floats. q/k/v stay fp32.
+    arena_plan m32, m16;
+    perf_arena_check("mp3-d64-L2-p4-28px-e75", 1, 0, 0, ARENA_RULES_CPU, CUDA_ATTN_AUTO, &m32, NULL);
+    perf_arena_check("mp3-d64-L2-p4-28px-e75", 1, 1, 0, ARENA_RULES_CPU, CUDA_ATTN_AUTO, &m16, NULL);
+    const size_t mB = 32, mT = 50, md = 64, mhd = 128, mM = 13, mL = 2;
+    const size_t mp3_acts = (mL * mB * mT * (md + mhd) + mB * mM * md / 2) * 4, mp3_grads = mB * mT * (md + mhd) * 4;
+    test_check("arena plan: MP3 bf16 activations free (L·B·T·(d+hd) + B·M·d/2)·4 activation and B·T·(d+hd)·4 gradient bytes",
+               m32.acts - m16.acts == mp3_acts && m32.act_grads - m16.act_grads == mp3_grads &&
+                   m32.total - m16.total == mp3_acts + mp3_grads,
+               "activations %zu -> %zu (expected -%zu), gradients %zu -> %zu (expected -%zu), total %zu -> %zu", m32.acts,
+               m16.acts, mp3_acts, m32.act_grads, m16.act_grads, mp3_grads, m32.total, m16.total);
 
     // bf16 activations shrink the activation arena (the linear layers' inputs in half the bytes)
     arena_plan f32, b16;

@@ -107,7 +107,7 @@ void perf_help(void) {
            "Both default to POSBENCH_LINEAR / POSBENCH_KERNELS from the environment.\n"
            "--activations bf16 (needs --precision bf16) times train.activations=bf16: the ViT blocks keep the\n"
            "activations that feed their matrix products in bf16 (arena MiB shows the saving); configs whose model\n"
-           "keeps fp32 activations (gMLP, MP3's masked attention) say so under their row.\n"
+           "keeps fp32 activations (gMLP) say so under their row.\n"
            "--recompute gelu (needs --activations bf16) times train.recompute=gelu: the blocks keep no GELU output;\n"
            "one shared bf16 buffer holds it and the backward recomputes it from the stored hidden (arena MiB shows the\n"
            "saving; the step's results are bitwise the same).\n"

@@ -31,8 +31,13 @@
 // statistics, fc2's output, losses and parameter gradients stay fp32. Gradients of the bf16
 // tensors (LN1, LN2, the hidden, GELU; qkv and the attention output with bf16_attention) are bf16
 // and written by the op that produces them (linear_backward_bf16, gelu_backward_bf16,
-// attention_backward_bf16), so the backward never clears them. Dropout and masked attention keep
-// fp32 activations (vit_config_error refuses them with bf16).
+// attention_backward_bf16), so the backward never clears them. Dropout keeps fp32 activations
+// (vit_config_error refuses it with bf16). Masked attention (MP3) under bf16 activations: LN1, LN2,
+// the hidden, GELU and proj's input are bf16 as above; q (B, T, C) and the context's k|v stay fp32
+// (the projections read the bf16 LN1, and its context rows (B, M, C) are gathered as bf16) and the
+// fp32 attention runs on the packed qkv, its output rounded once for proj (attn16), as with RoPE.
+// In the backward, LN1's gradient is summed in fp32 (q's product plus the context rows' scatter,
+// in the shared qkv gradient, dead once unpacked) and rounded once into the bf16 dLN1.
 // train.recompute=gelu (model_config.recompute_gelu, under bf16 activations): no block keeps its
 // GELU output. One shared bf16 (B, T, hd) buffer (vit_state.gelu_shared) is written by
 // gelu_forward_bf16 for fc2 in each block's forward and rewritten from the block's stored bf16
@@ -92,9 +97,12 @@ static vit_state *state(const model *m) { return m->arch_state; }
 static size_t bf16_floats(size_t images, size_t per_image) { return images * ((per_image + 1) / 2); }
 static bfloat16 *b16(float *p) { return (bfloat16 *)p; }
 
-// train.activations=bf16 with an encoding that stays out of attention: qkv (B, T, 3d), the
-// attention output (B, T, d) and their gradients are stored bf16 and the bf16 attention ops run.
-static int bf16_attention(const model *m) { return m->cfg.bf16_activations && !posenc_in_attention(m->pe); }
+// train.activations=bf16 with an encoding that stays out of attention and without masked
+// attention (the model is not built with context_tokens): qkv (B, T, 3d), the attention output
+// (B, T, d) and their gradients are stored bf16 and the bf16 attention ops run.
+static int bf16_attention(const model *m) {
+    return m->cfg.bf16_activations && !posenc_in_attention(m->pe) && m->cfg.request.context_tokens == 0;
+}
 
 static void vit_declare_params(model *m) {
     vit_state *s = state(m);
@@ -198,7 +206,9 @@ static void vit_declare_acts(model *m) {
     if (masked) {
         model_add_act(m, "attn.qkv", 3 * BTd, &s->mask_qkv, &s->mask_dqkv);
         model_add_grad_only(m, "attn.q", BTd, &s->mask_dq);
-        model_add_act(m, "norm1.context", BM * d, &s->mask_ln1_ctx, &s->mask_dln1_ctx);
+        // LN1 of the context: bf16 (d even: vit_config_error) with bf16 activations; its gradient fp32
+        model_add_act(m, "norm1.context", lp ? BM * d / 2 : BM * d, &s->mask_ln1_ctx, NULL);
+        model_add_grad_only(m, "norm1.context", BM * d, &s->mask_dln1_ctx);
         model_add_grad_only(m, "attn.kv", BM * 2 * d, &s->mask_dkv);
     }
 }
@@ -287,6 +297,15 @@ static void qkv_pack(model *m, const vit_block_acts *a, int B) {
     if (m->pe->qk_forward) m->pe->qk_forward(m, s->mask_qkv, B);
 }
 
+// Masked attention: gathers LN1 of a block's context tokens (B, M, C) into the shared buffer. Under
+// bf16 activations LN1 is bf16 (B, T, C) with C even, so a token's row is C / 2 floats of the tensor
+// table and the gather copies C / 2 floats per row: the bf16 values, bit for bit.
+static void gather_ln1_context(model *m, const vit_block_acts *a, int B) {
+    int row_floats = m->cfg.bf16_activations ? m->cfg.dim / 2 : m->cfg.dim;
+    m->ops->gather_tokens_forward(state(m)->mask_ln1_ctx, a->ln1, (const int *)m->batch.context, B, model_tokens(m), m->M,
+                                  row_floats);
+}
+
 // qkv of a block: one projection of all tokens, or (masked) q of all tokens and k|v of the
 // context tokens only, kept per block (T·C + 2·M·C floats per image) and packed into the
 // shared (B, T, 3C) layout the attention op reads; RoPE applied.
@@ -300,11 +319,15 @@ static void qkv_forward(model *m, const vit_block_weights *w, const vit_block_ac
         return;
     }
     vit_state *s = state(m);
-    const int *ctx = (const int *)m->batch.context;
     float *q = a->qkv, *kv = q + (size_t)BT * d;
-    ops->linear_forward(q, a->ln1, w->qkv_w, w->qkv_b, BT, d, d);
-    ops->gather_tokens_forward(s->mask_ln1_ctx, a->ln1, ctx, B, T, M, d);
-    ops->linear_forward(kv, s->mask_ln1_ctx, w->qkv_w + (size_t)d * d, w->qkv_b + d, B * M, d, 2 * d);
+    gather_ln1_context(m, a, B);
+    if (m->cfg.bf16_activations) { // q and k|v fp32, from the bf16 LN1 and its bf16 context rows
+        ops->linear_forward_bf16(q, NULL, b16(a->ln1), w->qkv_w, w->qkv_b, BT, d, d);
+        ops->linear_forward_bf16(kv, NULL, b16(s->mask_ln1_ctx), w->qkv_w + (size_t)d * d, w->qkv_b + d, B * M, d, 2 * d);
+    } else {
+        ops->linear_forward(q, a->ln1, w->qkv_w, w->qkv_b, BT, d, d);
+        ops->linear_forward(kv, s->mask_ln1_ctx, w->qkv_w + (size_t)d * d, w->qkv_b + d, B * M, d, 2 * d);
+    }
     qkv_pack(m, a, B);
 }
 
@@ -323,15 +346,27 @@ static void qkv_backward(model *m, const vit_block_weights *w, const vit_block_w
     const int *ctx = (const int *)m->batch.context;
     // The shared transients: the forward's values belong to the last block, and their
     // gradients accumulate, so re-gather this block's LN1 context and zero the gradients.
-    ops->gather_tokens_forward(s->mask_ln1_ctx, a->ln1, ctx, B, T, M, d);
+    gather_ln1_context(m, a, B);
     ops->zero(s->mask_dq, (size_t)BT * d);
     ops->zero(s->mask_dln1_ctx, (size_t)B * M * d);
     ops->zero(s->mask_dkv, (size_t)B * M * 2 * d);
     ops->qkv_pack_backward(s->mask_dq, s->mask_dkv, block_dqkv(m, da), ctx, B, T, M, d);
-    ops->linear_backward(s->mask_dln1_ctx, dw->qkv_w + (size_t)d * d, dw->qkv_b + d, s->mask_dkv, s->mask_ln1_ctx,
-                         w->qkv_w + (size_t)d * d, B * M, d, 2 * d);
-    ops->gather_tokens_backward(da->ln1, s->mask_dln1_ctx, ctx, B, T, M, d);
-    ops->linear_backward(da->ln1, dw->qkv_w, dw->qkv_b, s->mask_dq, a->ln1, w->qkv_w, BT, d, d);
+    if (!m->cfg.bf16_activations) {
+        ops->linear_backward(s->mask_dln1_ctx, dw->qkv_w + (size_t)d * d, dw->qkv_b + d, s->mask_dkv, s->mask_ln1_ctx,
+                             w->qkv_w + (size_t)d * d, B * M, d, 2 * d);
+        ops->gather_tokens_backward(da->ln1, s->mask_dln1_ctx, ctx, B, T, M, d);
+        ops->linear_backward(da->ln1, dw->qkv_w, dw->qkv_b, s->mask_dq, a->ln1, w->qkv_w, BT, d, d);
+        return;
+    }
+    // bf16 LN1: its gradient summed in fp32 in the shared qkv gradient (B, T, 3C), dead once
+    // unpacked into dq and dk|v, then rounded once into the bf16 dLN1 (written, not accumulated).
+    float *dln1 = block_dqkv(m, da);
+    ops->linear_backward_bf16(s->mask_dln1_ctx, NULL, dw->qkv_w + (size_t)d * d, dw->qkv_b + d, s->mask_dkv, NULL,
+                              b16(s->mask_ln1_ctx), w->qkv_w + (size_t)d * d, B * M, d, 2 * d);
+    ops->zero(dln1, (size_t)BT * d);
+    ops->gather_tokens_backward(dln1, s->mask_dln1_ctx, ctx, B, T, M, d);
+    ops->linear_backward_bf16(dln1, NULL, dw->qkv_w, dw->qkv_b, s->mask_dq, NULL, b16(a->ln1), w->qkv_w, BT, d, d);
+    ops->to_bf16(b16(da->ln1), dln1, (size_t)BT * d);
 }
 
 // Applies dropout to a residual branch (B, per_image) when it is on; returns what the residual reads.
@@ -414,10 +449,14 @@ static const float *vit_forward(model *m, const float *x, int B, int training, f
 static float *vit_output_grad(model *m) { return state(m)->dres[(m->cfg.depth - 1) % 2]; }
 
 // Block l's attention backward from da->attn into its qkv gradient (the encoding's bias and q/k
-// hooks), then the qkv projection's backward into da->ln1.
+// hooks), then the qkv projection's backward into da->ln1. The shared qkv of masked attention
+// holds the last block's values and its gradient accumulates: this block's is re-packed and the
+// gradient zeroed first.
 static void attention_and_qkv_backward(model *m, const vit_block_weights *w, const vit_block_weights *dw,
                                        const vit_block_acts *a, const vit_block_acts *da, int B, int l, attention_desc *ad) {
     float *dqkv = block_dqkv(m, da);
+    if (masked_attention(m)) qkv_pack(m, a, B);
+    if (state(m)->mask_dqkv) m->ops->zero(dqkv, (size_t)B * model_tokens(m) * 3 * m->cfg.dim);
     if (m->pe->bias_forward) {
         ad->bias = m->pe->bias_saved(m, l);
         m->ops->attention_backward(dqkv, m->pe->bias_grad(m, l), m->pe->bias_scratch(m), da->attn, block_qkv(m, a), a->attn,
@@ -491,10 +530,6 @@ static void vit_backward(model *m, const float *x0, float *dx0, int B) {
         ops->residual_backward(dx, dropout ? da->proj_drop : da->proj, da->res1, a->keep1, B, (size_t)T * d);
         if (dropout) ops->dropout_backward(da->proj, da->proj_drop, a->proj_mask, BTd);
         ops->linear_backward(da->attn, dw->proj_w, dw->proj_b, da->proj, a->attn, w->proj_w, BT, d, d);
-        // The shared qkv holds the last block's values and its gradient accumulates: re-pack
-        // this block's and zero the gradient first.
-        if (masked_attention(m)) qkv_pack(m, a, B);
-        if (s->mask_dqkv) ops->zero(block_dqkv(m, da), (size_t)BT * 3 * d);
         attention_and_qkv_backward(m, w, dw, a, da, B, l, &ad);
         ops->layernorm_backward(dx, dw->norm1_w, dw->norm1_b, da->ln1, x, w->norm1_w, a->ln1_mean, a->ln1_rstd, BT, d);
     }
@@ -528,8 +563,8 @@ static void vit_read_keys(const key_reader *r, struct model_config *c) {
                                                   !key_int(r, "model.sgu_split") || !key_int(r, "model.sgu_norm");
 }
 
-// train.activations=bf16 covers full attention without dropout (the fp32 dropout ops, and masked
-// attention's fp32 gather and packing of LN1 and q/k/v, are not written for bf16 storage).
+// train.activations=bf16 runs the blocks without dropout (the fp32 dropout ops are not written for
+// bf16 storage); with masked attention, LN1's context rows are gathered as C / 2 floats (C even).
 static const char *vit_config_error(const model_config *c) {
     if (BACKBONE_OWN(c, const vit_settings)->sgu_ablation)
         return "model.sgu_gating, model.sgu_split and model.sgu_norm configure the spatial gating unit of model.arch=gmlp "
@@ -537,9 +572,9 @@ static const char *vit_config_error(const model_config *c) {
     if (c->bf16_activations && c->dropout > 0)
         return "train.activations=bf16 runs the blocks without dropout: model.dropout must be 0 (valid with model.dropout > 0: "
                "train.activations=fp32)";
-    if (c->bf16_activations && c->request.context_tokens > 0)
-        return "train.activations=bf16 covers full attention only; this objective's masked attention (context-only keys, "
-               "e.g. MP3) keeps fp32 activations (valid there: train.activations=fp32)";
+    if (c->bf16_activations && c->request.context_tokens > 0 && c->dim % 2 != 0)
+        return "train.activations=bf16 with masked attention (context-only keys, e.g. MP3) needs an even model.dim (valid "
+               "with an odd model.dim: train.activations=fp32)";
     return NULL;
 }
 

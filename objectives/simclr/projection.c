@@ -1,5 +1,5 @@
 // objectives/simclr/projection.c — SimCLR's projection head after the model's head (see
-// projection.h): ReLU, then Linear(H, P), as a model extension (models/model_config.h).
+// projection.h): ReLU, then Linear(H, P), as a model extension (models/api/model_config.h).
 #include "projection.h"
 #include "../../core/common.h"
 #include <stdio.h>
