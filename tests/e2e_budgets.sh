@@ -10,7 +10,10 @@
 #     automatically, and `paper` vs `paper (other data)` columns from reference same_data;
 #   - every shipped experiment, at every scale that loads here: each budget stage's runs have
 #     the updates and images of the chain they match (`posbench list --budgets`), and every
-#     finding "... then finetuning beats the supervised ..." has a matched-budget twin;
+#     finding "... then finetuning beats the supervised ..." has a matched-budget twin; a finding
+#     that compares a chain with a budget stage matched to another chain (mp3-split's split 2
+#     against the control of split 1) has that chain's updates and images in every run, both sides
+#     (a copy of mp3-split one update short at smoke fails that check);
 #   - bad input: a caveat that is not a text, a budget with another batch, budget with init, an
 #     unknown budget stage, a budget list whose chains differ: `file:line:col: message`, exit 2.
 cd "$(dirname "$0")/.." || exit 1
@@ -201,3 +204,59 @@ PY
 )
 echo "$out" | grep -q '^ok'
 check "every 'pretraining then finetuning beats the supervised baseline' finding has a matched-budget twin" $? "$out"
+
+# A budget stage shared with a chain it was not derived from: every run of the finding's a stage and
+# every run of its b stage (a budget stage) have one and the same (updates, images) total, at every
+# scale that loads (else the "trained as long" comparison is not). Then a copy of mp3-split whose
+# smoke split 2 is one update short must fail it.
+cat > "$T/shared.py" <<'PY'
+import subprocess, sys, yaml
+pb, bad, n = sys.argv[1], [], 0
+for f in sys.argv[2:]:
+    d = yaml.safe_load(open(f))
+    stages = d.get("stages") or {}
+    def chain(s):
+        while s:
+            yield s
+            s = (stages.get(s) or {}).get("init")
+    pairs = set()
+    for fd in d.get("findings") or []:
+        a, b = fd.get("a", {}).get("stage"), (fd.get("b") or {}).get("stage")
+        bud = (stages.get(b) or {}).get("budget") if b else None
+        if bud is None:
+            continue
+        buds = bud if isinstance(bud, list) else [bud]
+        if a not in buds:
+            pairs.add((a, b))
+    if not pairs:
+        continue
+    for scale in [None] + list((d.get("scales") or {}).keys()):
+        args = [pb, "list", f, "--budgets"] + (["--scale", scale] if scale else [])
+        r = subprocess.run(args, capture_output=True, text=True)
+        if r.returncode != 0:
+            if "dataset directory" in r.stderr and "does not exist" in r.stderr:
+                continue
+            bad.append(f"{f} {scale}: does not load: {r.stderr[:160]}")
+            continue
+        totals, on = {}, False
+        for line in r.stdout.splitlines():
+            w = line.split()
+            if line.startswith("budgets:"):
+                on = True
+            elif on and len(w) >= 4 and w[0] != "run":
+                totals.setdefault(w[1], set()).add((w[2], w[3]))
+        for a, b in sorted(pairs):
+            n += 1
+            got = totals.get(a, set()) | totals.get(b, set())
+            if len(got) != 1 or a not in totals or b not in totals:
+                bad.append(f"{f} {scale or 'default'}: {a} {sorted(totals.get(a, []))} vs {b} {sorted(totals.get(b, []))}")
+print(("ok" if n and not bad else "bad") + f" {n} (stage pair, scale) checks; " + "; ".join(bad))
+PY
+# shellcheck disable=SC2046
+out=$(python3 "$T/shared.py" "$PB" $(ls bench/experiments/*.yaml bench/experiments/investigations/*.yaml))
+echo "$out" | grep -q '^ok'
+check "a budget stage shared with another chain: both sides train the same updates and images at every scale" $? "$out"
+sed 's/pretrain_short.train: {steps: 18,/pretrain_short.train: {steps: 17,/' bench/experiments/mp3-split.yaml > "$T/split-short.yaml"
+out=$(python3 "$T/shared.py" "$PB" "$T/split-short.yaml")
+! grep -q 'steps: 18,' "$T/split-short.yaml" && echo "$out" | grep -q '^bad .*smoke: finetune_long'
+check "a shared budget stage whose other chain is one update short fails that check (naming the scale)" $? "$out"

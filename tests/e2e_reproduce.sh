@@ -20,7 +20,7 @@ fi
 start=$(date +%s)
 sh scripts/reproduce.sh mp3 smoke cpu-guarded "$T/out" > "$T/log" 2>&1; rc=$?
 secs=$(( $(date +%s) - start ))
-[ $rc -eq 0 ] && [ "$(grep -c '^estimated time' "$T/log")" -eq 4 ]
+[ $rc -eq 0 ] && [ "$(grep -c '^estimated time' "$T/log")" -eq 5 ]
 check "reproduce-mp3 smoke: every run done, exit 0, estimates printed" $? "exit $rc in ${secs}s; $(grep -E '^experiment .* done' "$T/log" | tr '\n' ' ')"
 [ $secs -lt 300 ]
 check "reproduce-mp3 smoke: under 5 minutes" $? "${secs}s"
@@ -40,7 +40,8 @@ for want in '## stage `pretrain` (experiment `mp3-main`)' '## stage `finetune` (
     '## stage `baseline` (experiment `mp3-main`)' '## stage `mp3` (experiment `mp3-table2`)' 'paper (other data) top1' \
     'pos_top1_nonblank_eta0' 'knn_top1' 'step (ms)' 'activations (MiB)' '## Findings (experiment `mp3-main`)' \
     '## Findings (experiment `mp3-table2`)' '| MP3 then finetuning beats the supervised baseline with the same encoding |' \
-    '## stage `mae_finetune` (experiment `mp3-main`)' '| the MAE step needs less activation memory as eta rises |'; do
+    '## stage `mae_finetune` (experiment `mp3-main`)' '| the MAE step needs less activation memory as eta rises |' \
+    '## Findings (experiment `mp3-split`)' '## stage `finetune_long` (experiment `mp3-split`)'; do
     grep -qF "$want" "$R" 2>/dev/null || { ok=1; echo "  missing in REPORT.md: $want"; }
 done
 check "reproduce-mp3 smoke: REPORT.md tables with the paper's numbers and findings" $ok "$(grep -c '^## ' "$R" 2>/dev/null) sections"
@@ -64,7 +65,7 @@ python3 tests/h5_same.py "$T/cpu" "$T/out" > "$T/same" 2>&1
 check "mp3-main smoke: --device cpu-guarded = --device cpu, bit for bit" $? "$(tr '\n' ' ' < "$T/same")"
 # The index of every source (`posbench report --index`, the last step of make reproduce-all) over
 # this real smoke source, moved into an index folder with the time measured above: its row
-# names the four experiments and links the source's report, and its findings are the source
+# names the five experiments and links the source's report, and its findings are the source
 # report's (as many rows, the summary's verdict counts adding up to them).
 mkdir -p "$T/idx" && mv "$T/out" "$T/idx/mp3" && printf 'mp3\tsmoke\tcpu-guarded\t%s\t%s\n' "$secs" "$rc" > "$T/idx/reproduce-times.tsv"
 build/posbench report --index "$T/idx" > /dev/null 2> "$T/index.err"; rc_index=$?
@@ -74,8 +75,8 @@ own=$(findings_rows "$T/idx/mp3/REPORT.md"); listed=$(findings_rows "$I")
 row=$(grep '^| mp3 | ' "$I")
 counted=$(echo "$row" | awk -F' [|] ' '{print $4 + $5 + $6 + $7}')
 named=0
-for x in mp3-main mp3-patch mp3-speech mp3-table2; do echo "$row" | grep -qF "\`$x\`" && named=$((named + 1)); done
-[ $rc_index -eq 0 ] && [ "$own" -gt 0 ] && [ "$listed" -eq "$own" ] && [ "$counted" -eq "$own" ] && [ $named -eq 4 ] &&
+for x in mp3-main mp3-patch mp3-speech mp3-split mp3-table2; do echo "$row" | grep -qF "\`$x\`" && named=$((named + 1)); done
+[ $rc_index -eq 0 ] && [ "$own" -gt 0 ] && [ "$listed" -eq "$own" ] && [ "$counted" -eq "$own" ] && [ $named -eq 5 ] &&
     echo "$row" | grep -qF "(smoke, cpu-guarded" && echo "$row" | grep -qF '[REPORT.md](mp3/REPORT.md), [REPORT.html](mp3/REPORT.html)' &&
     grep -q '<a href="mp3/REPORT.html">' "$T/idx/REPORT.html"
 check "report --index over the mp3 smoke source: its row, time and links, and the same $own findings as its report" $? \
