@@ -29,7 +29,7 @@ seeds: [0, 1, 2, 3]
 YAML
 N=4
 # verdict NAME DIR A.out rcA B.out rcB: every run done; each started by one runner only; exit 0 twice;
-# every run has one terminal line in each output ([done], counted once per process); no run's log
+# every run has a [done] line, at most one in each output and no other ending; no run's log
 # was written by the runner that did not train it
 verdict() {
     name=$1 dir=$2 a=$3 rca=$4 b=$5 rcb=$6
@@ -39,11 +39,16 @@ verdict() {
     sa=$(grep '^\[start\]' "$a" | awk '{print $2}' | sort) sb=$(grep '^\[start\]' "$b" | awk '{print $2}' | sort)
     both=$(printf '%s\n%s\n' "$sa" "$sb" | grep . | sort | uniq -d | tr '\n' ' ')
     union=$(printf '%s\n%s\n' "$sa" "$sb" | grep . | sort -u | grep -c .)
-    ends_ok=1 # each output: one [done] line per run, no other ending ([failed], [retry], ...)
+    # each output: at most one [done] line per run (none for a run already done when that runner
+    # listed the experiment) and no other ending ([failed], [retry], ...); each run [done] somewhere
+    ends_ok=1
     for id in $ids; do
+        seen=0
         for o in "$a" "$b"; do
-            [ "$(grep -cE "^\[done\] +$id " "$o")" -eq 1 ] && ! grep -qE "^\[(failed|retry|diverged|damaged|blocked)\] +$id " "$o" || ends_ok=0
+            k=$(grep -cE "^\[done\] +$id " "$o"); seen=$((seen + k))
+            [ "$k" -le 1 ] && ! grep -qE "^\[(failed|retry|diverged|damaged|blocked)\] +$id " "$o" || ends_ok=0
         done
+        [ "$seen" -ge 1 ] || ends_ok=0
     done
     touched=$(grep -l 'already finished' "$dir"/twice/fit/*.log 2>/dev/null | wc -l) # a log written by the second runner
     [ "$rca" -eq 0 ] && [ "$rcb" -eq 0 ] && [ "$nid" -eq $N ] && [ "$touched" -eq 0 ] && [ "$done_n" -eq $N ] && [ -z "$both" ] && [ "$union" -eq $N ] && [ $ends_ok -eq 1 ]
