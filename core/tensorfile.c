@@ -1,5 +1,6 @@
 // core/tensorfile.c — reading and writing the flat named-array format of tensorfile.h.
 #include "tensorfile.h"
+#include "crc32_bytes.h"
 #include "safe_file.h"
 #include "common.h"
 #include <errno.h>
@@ -73,26 +74,15 @@ const tf_entry *tf_find(const tensorfile *tf, const char *name) {
 
 static int put_u32(FILE *f, uint32_t v) { return fwrite(&v, 4, 1, f) == 1 ? 0 : -1; }
 
-// CRC-32 (zlib) of n bytes, continuing crc; zlib takes at most UINT_MAX bytes a call.
-static uint32_t crc_bytes(uint32_t crc, const void *data, size_t n) {
-    const unsigned char *p = data;
-    while (n > 0) {
-        uInt chunk = n > (1u << 30) ? (1u << 30) : (uInt)n;
-        crc = (uint32_t)crc32(crc, p, chunk);
-        p += chunk, n -= chunk;
-    }
-    return crc;
-}
-
 // The checksum of one entry: every byte of it as written (header, name, dims, data).
 static uint32_t entry_crc(uint32_t len, const char *name, uint32_t dtype, uint32_t ndim, const uint32_t *dims,
                           const void *data, size_t data_bytes) {
-    uint32_t crc = crc_bytes(0, &len, 4);
-    crc = crc_bytes(crc, name, len);
-    crc = crc_bytes(crc, &dtype, 4);
-    crc = crc_bytes(crc, &ndim, 4);
-    crc = crc_bytes(crc, dims, (size_t)ndim * 4);
-    return crc_bytes(crc, data, data_bytes);
+    uint32_t crc = crc32_bytes(0, &len, 4);
+    crc = crc32_bytes(crc, name, len);
+    crc = crc32_bytes(crc, &dtype, 4);
+    crc = crc32_bytes(crc, &ndim, 4);
+    crc = crc32_bytes(crc, dims, (size_t)ndim * 4);
+    return crc32_bytes(crc, data, data_bytes);
 }
 
 int tf_write(const tensorfile *tf, const char *path, char *err, size_t errlen) {

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <zlib.h>
+#include "crc32_bytes.h"
 
 // Creates dir (one level) with mode 0700 unless it is already a directory. 0, or -1 with err.
 static int ensure_dir(const char *dir, char *err, size_t errlen) {
@@ -49,17 +49,6 @@ too_long:
     return -1;
 }
 
-// CRC-32 of n bytes as zlib computes it.
-static unsigned long crc_of(const char *data, size_t n) {
-    unsigned long crc = crc32(0L, Z_NULL, 0);
-    while (n > 0) { // crc32 takes a uInt length
-        uInt part = n > (size_t)1 << 30 ? (uInt)1 << 30 : (uInt)n;
-        crc = crc32(crc, (const Bytef *)data, part);
-        data += part, n -= part;
-    }
-    return crc;
-}
-
 int user_cache_read(const char *name, char *path, size_t pathlen, char **body, char *err, size_t errlen) {
     *body = NULL;
     char why[512];
@@ -80,7 +69,7 @@ int user_cache_read(const char *name, char *path, size_t pathlen, char **body, c
         return -1;
     }
     size_t body_n = (size_t)(tail - text);
-    unsigned long want = crc_of(text, body_n);
+    unsigned long want = crc32_bytes(0, text, body_n);
     if (want != crc) {
         snprintf(err, errlen, "%s: damaged cache file (its CRC-32 is %08lx, its last line says %08x)", path, want, crc);
         free(text);
@@ -98,7 +87,7 @@ int user_cache_write(const char *name, const char *body, char *err, size_t errle
     char *text = xmalloc(n + nl + 16, "cache file");
     memcpy(text, body, n);
     if (nl) text[n++] = '\n';
-    snprintf(text + n, 16, "crc32 %08lx\n", crc_of(text, n));
+    snprintf(text + n, 16, "crc32 %08lx\n", (unsigned long)crc32_bytes(0, text, n));
     int rc = safe_write_file(path, text, n + 15, err, errlen);
     free(text);
     return rc == SAFE_OK ? 0 : -1;
