@@ -18,7 +18,7 @@ import re
 import subprocess
 import sys
 
-VOLATILE = re.compile(r'(started|finished|git_commit|train_time_s|step_time_ms|images_per_s|peak_mem_bytes|seconds|device|resumed|metric_info)')
+VOLATILE = re.compile(r'(started|finished|git_commit|cpu_run_s|cpu_wait_s|train_time_s|step_time_ms|images_per_s|peak_mem_bytes|seconds|device|resumed|metric_info)')
 
 
 NEW_KEYS = []  # (dotted key, value) of --new-key

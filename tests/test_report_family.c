@@ -11,7 +11,10 @@
 //     REPORT.html's rerun command keeps --scale smoke;
 //   - a finding's caveats in its row: exp2's finding mixes two CPU models and has 2 runs a side;
 //     a throughput measured on a GPU says that sharing the GPU is not recorded;
-//   - a mean of a 0/1 flag with decimals: 2 of 3 runs collapsed prints 0.67, not 1.
+//   - a mean of a 0/1 flag with decimals: 2 of 3 runs collapsed prints 0.67, not 1;
+//   - CPU contention (root cpu_run_s, cpu_wait_s): three runs that waited for a CPU 5%, 30% and
+//     60% of their runnable time get the provenance line, the experiment's caveat (counting the
+//     runs that do not record it) and a timing finding's row caveat; the other rows none.
 #include "testing.h"
 #include "report_runs.h"
 #include "../bench/report/report.h"
@@ -24,8 +27,10 @@
 static char g_family[400];
 
 // A done run of exp2: stage, id, seed, pe.kind, top1, dino_collapsed (< 0: none), CPU model
-// (a GPU run: "cuda", with images_per_s).
-static void write_exp2_run(const char *stage, const char *id, long seed, const char *pe, double top1, int collapsed, const char *cpu) {
+// (a GPU run: "cuda", with images_per_s), its wait for a CPU (< 0: not recorded; else with a
+// step time).
+static void write_exp2_run(const char *stage, const char *id, long seed, const char *pe, double top1, int collapsed, const char *cpu,
+                           double wait) {
     char path[700];
     snprintf(path, sizeof path, "%s/exp2/%s", g_family, stage), mkdir(path, 0777);
     snprintf(path, sizeof path, "%s/exp2/%s/%s.h5", g_family, stage, id);
@@ -47,6 +52,11 @@ static void write_exp2_run(const char *stage, const char *id, long seed, const c
     results_attr_str(r, "/config", "pe.kind", pe);
     results_attr_double(r, "/final", "top1", top1);
     if (collapsed >= 0) results_attr_int(r, "/final", "dino_collapsed", collapsed);
+    if (wait >= 0) { // ran 10 s, waited wait / (1 - wait) of that
+        results_attr_double(r, "/", "cpu_run_s", 10.0);
+        results_attr_double(r, "/", "cpu_wait_s", 10.0 * wait / (1.0 - wait));
+        results_attr_double(r, "/final", "step_time_ms", 40.0 + (double)seed);
+    }
     if (results_close(r) != 0) test_fail("setup", "cannot write %s", path);
 }
 
@@ -58,13 +68,15 @@ static int setup(void) {
     static const double a[2] = {0.80, 0.82}, b[2] = {0.70, 0.71};
     for (int s = 0; s < 2; s++) {
         char id[32];
-        snprintf(id, sizeof id, "a%d", s), write_exp2_run("vit", id, s, "abs", a[s], -1, s ? "AMD EPYC" : "Intel Xeon");
-        snprintf(id, sizeof id, "b%d", s), write_exp2_run("vit", id, s, "none", b[s], -1, "Intel Xeon");
+        snprintf(id, sizeof id, "a%d", s), write_exp2_run("vit", id, s, "abs", a[s], -1, s ? "AMD EPYC" : "Intel Xeon", -1);
+        snprintf(id, sizeof id, "b%d", s), write_exp2_run("vit", id, s, "none", b[s], -1, "Intel Xeon", -1);
     }
     for (int s = 0; s < 3; s++) { // 2 of 3 runs collapsed
         char id[32];
-        snprintf(id, sizeof id, "d%d", s), write_exp2_run("dino", id, s, "abs", 0.5, s > 0, "Intel Xeon");
-        snprintf(id, sizeof id, "g%d", s), write_exp2_run("gpu", id, s, "abs", 0.5, -1, "cuda");
+        snprintf(id, sizeof id, "d%d", s), write_exp2_run("dino", id, s, "abs", 0.5, s > 0, "Intel Xeon", -1);
+        snprintf(id, sizeof id, "g%d", s), write_exp2_run("gpu", id, s, "abs", 0.5, -1, "cuda", -1);
+        static const double wait[3] = {0.05, 0.30, 0.60};
+        snprintf(id, sizeof id, "t%d", s), write_exp2_run("timed", id, s, "abs", 0.5, -1, "Intel Xeon", wait[s]);
     }
     char path[700];
     snprintf(path, sizeof path, "%s/exp2/experiment.yaml", g_family);
@@ -73,7 +85,8 @@ static int setup(void) {
     fputs("name: exp2\nfindings:\n"
           "  - {claim: X1 abs beats none, kind: greater, a: {stage: vit, match: {pe.kind: abs}, metric: top1}, b: {stage: vit, match: {pe.kind: none}, metric: top1}}\n"
           "  - {claim: X2 abs reaches 90%, kind: at_least, a: {stage: vit, match: {pe.kind: abs}, metric: top1}, value: 0.9}\n"
-          "  - {claim: X3 the GPU reaches 900 images/s, kind: at_least, a: {stage: gpu, metric: images_per_s}, value: 900}\n",
+          "  - {claim: X3 the GPU reaches 900 images/s, kind: at_least, a: {stage: gpu, metric: images_per_s}, value: 900}\n"
+          "  - {claim: X4 a step takes at most 50 ms, kind: at_most, a: {stage: timed, metric: step_time_ms}, value: 50}\n",
           f);
     if (fclose(f) != 0) return test_fail("setup", "cannot write %s", path), -1;
     return 0;
@@ -133,17 +146,17 @@ static void test_head(const char *parent, const char *child) {
     const char *prov = parent ? strstr(parent, "\n## Provenance\n") : NULL, *tables = parent ? strstr(parent, "\n## ") : NULL;
     test_check("the provenance block comes before every table", prov && prov == tables, "%s", prov ? "first section" : "no block");
     test_check("provenance: scales with counts (smoke recorded, older files not recorded)",
-               parent && strstr(parent, "- scale: ") && strstr(parent, "`smoke` (10 runs)") && strstr(parent, "`not recorded` ("), "%.600s",
+               parent && strstr(parent, "- scale: ") && strstr(parent, "`smoke` (13 runs)") && strstr(parent, "`not recorded` ("), "%.600s",
                prov ? prov : "");
-    test_check("provenance: devices and CPU models", parent && strstr(parent, "`cpu, Intel Xeon` (6 runs)") && strstr(parent, "`cuda` (3 runs)") && strstr(parent, "`cpu, AMD EPYC` (1 run)"),
+    test_check("provenance: devices and CPU models", parent && strstr(parent, "`cpu, Intel Xeon` (9 runs)") && strstr(parent, "`cuda` (3 runs)") && strstr(parent, "`cpu, AMD EPYC` (1 run)"),
                "%.600s", prov ? prov : "");
     char want[900];
     snprintf(want, sizeof want, "- `posbench run %s/exp2/experiment.yaml --scale smoke --out %s`", g_family, g_family);
     test_check("provenance: the exact command with --scale", parent && strstr(parent, want), "want '%s'", want);
     test_check("provenance: dates and commits", parent && strstr(parent, "- dates: 2026-01-01T00:00:00Z to 2026-02-01T01:00:00Z") &&
-                                                    strstr(parent, "`abc1234` (10 runs)"),
+                                                    strstr(parent, "`abc1234` (13 runs)"),
                "%.600s", prov ? prov : "");
-    snprintf(want, sizeof want, "(%d findings; their rows below say why).", NCASES + 3);
+    snprintf(want, sizeof want, "(%d findings; their rows below say why).", NCASES + 4);
     const char *verdicts = parent ? strstr(parent, "\nVerdicts: ") : NULL, *first_table = parent ? strstr(parent, "\n## Stage") : NULL;
     test_check("verdict summary: counts and the list, before the tables",
                verdicts && (!first_table || verdicts < first_table) && strstr(verdicts, want) &&
@@ -168,6 +181,19 @@ static void test_rows(const char *parent) {
                ok && strstr(row, "[caveats: a GPU timing: the run files do not record whether other processes shared the GPU] |") &&
                    !strstr(row, "fewer than 3"),
                "%s", ok ? row : "(no row)");
+    const char *contention = "3 runs waited for a CPU 5% to 60% of their runnable time while they trained (median 30%): their timings "
+                             "up to 2.50x as long as on an otherwise idle machine";
+    ok = row_of(parent, "X4 a step takes at most 50 ms", row, sizeof row);
+    test_check("caveats in the row: a timing whose runs waited for a CPU", ok && strstr(row, "a timing under CPU contention: ") &&
+               strstr(row, contention), "%s", ok ? row : "(no row)");
+    ok = row_of(parent, "X1 abs beats none", row, sizeof row);
+    test_check("no contention caveat in a row that is not a timing", ok && !strstr(row, "contention"), "%s", ok ? row : "(no row)");
+    char want[700];
+    snprintf(want, sizeof want, "- timings under CPU contention: %s; 10 runs do not record it;", contention);
+    test_check("the experiment's caveat: its runs' wait for a CPU, the runs without a record counted", parent && strstr(parent, want),
+               "want '%s'", want);
+    snprintf(want, sizeof want, "- CPU contention: %s; 39 runs do not record it (", contention);
+    test_check("provenance: the wait for a CPU over every run", parent && strstr(parent, want), "want '%s'", want);
     const char *dino = parent ? strstr(parent, "stage `dino`") : NULL;
     test_check("a 0/1 flag's mean with decimals: 2 of 3 collapsed is 0.67, not 1", dino && strstr(dino, "| 0.67 |\n"), "%.500s",
                dino ? dino : "(no dino table)");

@@ -4,6 +4,7 @@
 #include "../experiment/yaml_tree.h"
 #include "../text/markdown_text.h"
 #include "../../core/common.h"
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -126,6 +127,68 @@ static void devices(const rr_set *set, const char *experiment) {
     add_text(find_set(experiment, 1), text, strlen(text));
 }
 
+double caveats_run_cpu_wait(const rr_run *r) {
+    const rr_attr *run = rr_attr_get(&r->root, "cpu_run_s"), *wait = rr_attr_get(&r->root, "cpu_wait_s");
+    if (!run || !wait || !run->is_num || !wait->is_num || !(run->num > 0.0) || !(wait->num >= 0.0) || !isfinite(wait->num))
+        return NAN;
+    return wait->num / (run->num + wait->num);
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int caveats_cpu_wait_text(const rr_set *set, const int *runs, int n, char *out, size_t len) {
+    out[0] = '\0';
+    double *f = xmalloc(((size_t)n + 1) * sizeof *f, "caveats");
+    int known = 0, unknown = 0, over = 0;
+    for (int i = 0; i < n; i++) {
+        const rr_run *r = &set->runs[runs[i]];
+        if (strcmp(rr_run_status(r), "done")) continue;
+        double w = caveats_run_cpu_wait(r);
+        if (isnan(w)) unknown++;
+        else f[known++] = w, over += w > CAVEATS_CPU_WAIT_LIMIT;
+    }
+    if (known > 0) {
+        qsort(f, (size_t)known, sizeof *f, cmp_double);
+        double median = known % 2 ? f[known / 2] : 0.5 * (f[known / 2 - 1] + f[known / 2]);
+        if (known == 1)
+            snprintf(out, len, "the run waited for a CPU %.0f%% of its runnable time while it trained", 100.0 * f[0]);
+        else
+            snprintf(out, len, "%d runs waited for a CPU %.0f%% to %.0f%% of their runnable time while they trained (median %.0f%%)",
+                     known, 100.0 * f[0], 100.0 * f[known - 1], 100.0 * median);
+        if (over)
+            snprintf(out + strlen(out), len - strlen(out), ": %s timings up to %.2fx as long as on an otherwise idle machine",
+                     known == 1 ? "its" : "their", 1.0 / (1.0 - f[known - 1]));
+        if (unknown)
+            snprintf(out + strlen(out), len - strlen(out), "; %d run%s do%s not record it", unknown, unknown == 1 ? "" : "s",
+                     unknown == 1 ? "es" : "");
+    }
+    free(f);
+    return over;
+}
+
+// Timings under CPU contention: the done runs of `experiment` that waited for a CPU more than
+// the limit while they trained (other processes on the machine), since their step times,
+// images/s and train times then measure the load as much as the method.
+static void cpu_contention(const rr_set *set, const char *experiment) {
+    int n = 0, *runs = xmalloc(((size_t)set->nruns + 1) * sizeof *runs, "caveats");
+    for (int s = 0; s < set->nstages; s++) {
+        const rr_stage *st = &set->stages[s];
+        if (strcmp(st->experiment, experiment)) continue;
+        for (int k = 0; k < st->nruns; k++) runs[n++] = st->runs[k];
+    }
+    char summary[256];
+    if (caveats_cpu_wait_text(set, runs, n, summary, sizeof summary) > 0) {
+        char text[800];
+        snprintf(text, sizeof text, "timings under CPU contention: %s; step (ms), images/s and train_time (s) measure the "
+                 "machine's other load as well as the configuration", summary);
+        add_text(find_set(experiment, 1), text, strlen(text));
+    }
+    free(runs);
+}
+
 // DINO's collapse verdict (objectives/dino: /final dino_collapsed = 1, the teacher's entropy
 // near 0 or near log K with KL(P_t || P_s) near 0): the done runs of `experiment` that collapsed,
 // named with their stage and configuration, since their kNN and probe numbers measure a
@@ -173,6 +236,7 @@ int caveats_load(const char *dir, const rr_set *set, char *err, size_t errlen) {
         if (first && exp[0]) {
             one_seed(set, exp);
             devices(set, exp);
+            cpu_contention(set, exp);
             collapsed(set, exp);
         }
     }

@@ -5,7 +5,9 @@
 //   - the `caveats:` list of the experiment.yaml that `posbench run` keeps in the results dir
 //     (every experiment.yaml below DIR, as findings.c reads them; checked by
 //     bench/experiment/caveats_spec.h: a bad list is bad input, exit 2);
-//   - written automatically from the runs: "one seed" when every configuration of a stage has
+//   - written automatically from the runs: "timings under CPU contention" when a done run of the
+//     experiment waited for a CPU more than CAVEATS_CPU_WAIT_LIMIT of its runnable time while it
+//     trained (root cpu_run_s, cpu_wait_s: bench/results/machine.h); "one seed" when every configuration of a stage has
 //     at most one `done` run (n = 1: no spread over seeds): for the whole
 //     experiment when that holds for all its stages, else naming the stages; the device when a
 //     run was not trained on the CPU; "collapsed (DINO)" naming the done runs whose /final
@@ -24,6 +26,17 @@
 #include <stddef.h>
 
 enum { CAVEATS_TABLES = 0, CAVEATS_FINDINGS = 1 };
+
+// A run's wait for a CPU while it trained: cpu_wait_s / (cpu_run_s + cpu_wait_s) of its root
+// attributes; NAN when its file does not record them (older files, a kernel without schedstat).
+double caveats_run_cpu_wait(const rr_run *r);
+// Above this fraction a run's timings are said to be measured under CPU contention (they take
+// 1 / (1 - fraction) of the time the machine gives the run alone: 10% waiting, 1.11x).
+#define CAVEATS_CPU_WAIT_LIMIT 0.10
+// The wait for a CPU of the done runs runs[0..n) of set: "runs waited for a CPU 2% to 67% of
+// their runnable time (median 12%), ..." into out; returns how many of them exceed the limit
+// (0 with out "" when none records it).
+int caveats_cpu_wait_text(const rr_set *set, const int *runs, int n, char *out, size_t len);
 
 // Reads the caveats of every experiment.yaml below dir and derives the automatic ones from set.
 // 0, or -1 with "file:line:col: caveats: ..." in err.

@@ -5,6 +5,7 @@
 // verdict rules and the "ours" texts: findings_rules.c); the caveats of its runs. Holm's
 // correction per experiment and the Markdown: findings_report.c.
 #include "findings.h"
+#include "caveats.h"
 #include "significance.h"
 #include "stats.h"
 #include "../../core/common.h"
@@ -667,7 +668,7 @@ static verdict check_per(const rr_set *set, const finding *f, const run_list *a,
 // What its done runs (both sides) say about the verdict: fewer than 3 runs on a side of a test,
 // a mix of devices or CPU models (root attrs device, cpu_model; cpu and cpu-guarded are one
 // device), a timing or rate (step time, images/s) measured on a GPU (whether other processes
-// shared it is not recorded).
+// shared it is not recorded) or by runs that waited for a CPU (caveats_cpu_wait_text).
 static void finding_caveats(const rr_set *set, const finding *f, const run_list *a, const run_list *b, int min_runs, char *out,
                             size_t len) {
     const char *names[16];
@@ -700,6 +701,16 @@ static void finding_caveats(const rr_set *set, const finding *f, const run_list 
     if (gpu && report_metric_is_timing(f->a.metric))
         snprintf(out + strlen(out), len - strlen(out), "%sa GPU timing: the run files do not record whether other processes shared the GPU",
                  out[0] ? "; " : "");
+    if (report_metric_is_timing(f->a.metric)) { // its runs' wait for a CPU (caveats.h)
+        int n = (a ? a->n : 0) + (b ? b->n : 0), k = 0;
+        int *runs = xmalloc(((size_t)n + 1) * sizeof *runs, "findings");
+        for (int i = 0; a && i < a->n; i++) runs[k++] = a->runs[i];
+        for (int i = 0; b && i < b->n; i++) runs[k++] = b->runs[i];
+        char wait[256];
+        if (caveats_cpu_wait_text(set, runs, k, wait, sizeof wait) > 0)
+            snprintf(out + strlen(out), len - strlen(out), "%sa timing under CPU contention: %s", out[0] ? "; " : "", wait);
+        free(runs);
+    }
 }
 
 finding_result findings_eval_full(const rr_set *set, const char *experiment, const finding *f, char *ours, size_t ours_len) {

@@ -1,6 +1,7 @@
 // bench/report/report_provenance.c — the block REPORT.md opens with (report_provenance.h): the
 // scale, commits, devices and CPU models, dates and commands of the counted runs, and the verdicts.
 #include "report_provenance.h"
+#include "caveats.h"
 #include "../text/markdown_text.h"
 #include "../../core/visible_text.h"
 #include "../../core/common.h"
@@ -156,6 +157,13 @@ char *report_head_markdown(const rr_set *set, const char *dir, const finding_row
     fputs("\n- devices and CPU models: ", out), tally_print(out, &devices);
     fputs("\n- dates: ", out), md_text(out, first ? first : "not recorded"), fputs(" to ", out);
     md_text(out, last ? last : "not recorded"), fputs(" (the first run's start, the last run's end)\n", out);
+    int *all = xmalloc(((size_t)set->nruns + 1) * sizeof *all, "provenance");
+    for (int r = 0; r < set->nruns; r++) all[r] = r;
+    char wait[600];
+    caveats_cpu_wait_text(set, all, set->nruns, wait, sizeof wait);
+    free(all);
+    fputs("- CPU contention: ", out), md_text(out, wait[0] ? wait : "not recorded by these run files");
+    fputs(" (the scheduler's account, root cpu_run_s and cpu_wait_s)\n", out);
     char *cmds;
     int untracked, ncmd = report_run_commands(set, dir, &cmds, &untracked);
     fputs("\nThe commands that made this report (the experiment files are the copies `posbench run` kept):\n\n", out);

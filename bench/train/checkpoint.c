@@ -44,6 +44,11 @@ void checkpoint_write(run *r) {
     double t = r->train_time_s;
     int one[1] = {1};
     tf_add(&tf, "state.train_time_s", TF_F64, 1, one, &t);
+    double sched[2]; // the wait for a CPU so far (absent: a segment went unmeasured)
+    if (run_sched_total(r, &sched[0], &sched[1])) {
+        int two_sched[1] = {2};
+        tf_add(&tf, "state.cpu_sched", TF_F64, 1, two_sched, sched);
+    }
     int prints_len[1] = {r->data_prints ? (int)strlen(r->data_prints) : 0}; // the data it trained on
     if (prints_len[0] > 0) tf_add(&tf, "state.data_files", TF_U8, 1, prints_len, r->data_prints);
     int two[1] = {2};
@@ -172,6 +177,14 @@ int checkpoint_resume(run *r) {
         r->started[started->count] = 0;
     }
     if (r->train_time_s < 0) refuse(r, "state.train_time_s is %g (negative)", r->train_time_s);
+    const tf_entry *sched = tf_find(&tf, "state.cpu_sched"); // absent (an older checkpoint): unmeasured
+    if (!sched) r->sched_unknown = 1;
+    else {
+        const double *v = sched->data;
+        if (sched->dtype != TF_F64 || sched->count != 2 || !(v[0] >= 0.0) || !(v[1] >= 0.0) || !isfinite(v[0]) || !isfinite(v[1]))
+            refuse(r, "entry state.cpu_sched is malformed (2 finite non-negative seconds expected)");
+        r->sched_run_s = v[0], r->sched_wait_s = v[1];
+    }
     const tf_entry *init_rms = tf_find(&tf, "state.init_rms"); // absent: not measured (NAN kept)
     if (init_rms) {
         const double *v = init_rms->data;
@@ -269,4 +282,13 @@ void weights_load_init(run *r, const char *path) {
     r->init_loaded = loaded, r->init_tensors = t->count;
     printf("init: %d of %d tensors from %s%s%s\n", loaded, t->count, vis(path), skipped[0] ? "; fresh: " : "", vis(skipped));
     tf_free(&tf);
+}
+
+int run_sched_total(const run *r, double *run_s, double *wait_s) {
+    machine_sched_time now = machine_sched_now();
+    if (r->sched_unknown || !r->sched_base.known || !now.known) return 0;
+    double run = now.run_s - r->sched_base.run_s, wait = now.wait_s - r->sched_base.wait_s;
+    if (run < 0.0 || wait < 0.0) return 0; // a thread ended since the base reading: its time is gone
+    *run_s = r->sched_run_s + run, *wait_s = r->sched_wait_s + wait;
+    return 1;
 }

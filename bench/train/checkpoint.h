@@ -7,6 +7,9 @@
 #include "train_internal.h"
 
 void checkpoint_write(run *r);
+// The scheduler's account of the run so far (earlier segments + this one since r->sched_base):
+// 1 with the seconds its threads ran and waited for a CPU, 0 when a segment went unmeasured.
+int run_sched_total(const run *r, double *run_s, double *wait_s);
 // 1 when the run's checkpoint was loaded into r (step, time, arenas, history); 0 when there is
 // none. A bad checkpoint ends the process (exit 2) naming the file and what is wrong.
 int checkpoint_resume(run *r);

@@ -315,6 +315,11 @@ static void finish_file(run *r, const char *status, const eval_scores *last) {
     iso_time(finished, sizeof finished);
     results_attr_str(r->res, "/", "status", status);
     results_attr_str(r->res, "/", "finished", finished);
+    double sched_run, sched_wait; // what the timings below were measured under (bench/results/machine.h)
+    if (run_sched_total(r, &sched_run, &sched_wait)) {
+        results_attr_double(r->res, "/", "cpu_run_s", sched_run);
+        results_attr_double(r->res, "/", "cpu_wait_s", sched_wait);
+    }
     if (last) {
         results_attr_double(r->res, "/final", k->metric_names[0], last->metric[0]);
         results_attr_double(r->res, "/final", k->metric_names[1], last->metric[1]);
@@ -438,6 +443,7 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
         last = (eval_scores){{row[2], row[3]}, row[4]};
     }
     int status = 0;
+    r.sched_base = machine_sched_now(); // this segment's wait for a CPU counts from here (checkpoint.h)
     const char *final_status = "done";
     const train_hooks *hooks = train_fault_hooks(); // test-only fault injection (train_faults.h); NULL in real runs
     // train.graph=on (r.device_step): steps are issued ahead of their records; their losses and

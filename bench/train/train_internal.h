@@ -4,6 +4,7 @@
 // Not a public API.
 #pragma once
 #include "../config/config.h"
+#include "../results/machine.h"
 #include "../results/results.h"
 #include "../results/run_metrics.h"
 #include "step_device.h"
@@ -61,6 +62,12 @@ typedef struct {
     const struct speech_variant *variant; // non-NULL: env.load_test reads this test-set variant (speech_eval.c)
     uint32_t seed;
     double train_time_s;      // summed over resumed segments
+    // The scheduler's account of the training loop (bench/results/machine.h): seconds the process's
+    // threads ran and waited for a CPU in earlier segments (a checkpoint's), and the reading at this
+    // segment's start; sched_unknown when a segment went unmeasured (a checkpoint without it).
+    double sched_run_s, sched_wait_s;
+    machine_sched_time sched_base;
+    int sched_unknown;
     double init_rms[2];       // the first training step's embedding (model_measure_embedding): RMS of
                               // the content and of the added position encoding; NAN until measured
     history train_hist, eval_hist;
