@@ -136,7 +136,8 @@ typedef struct objective_kind {
     // One training step's forward (batch already in the model's staging input, labels on the
     // host): draws what the objective needs for (epoch, step), runs the model, returns the
     // mean loss. train_backward: the loss's gradient through the model (parameter gradients
-    // accumulate; the caller zeroed them). Both NULL for an objective with train_views below.
+    // accumulate; the caller zeroed them). Both NULL for an objective with train_views below
+    // (train_backward may be set with train_stage_views).
     double (*train_forward)(objective *o, int B, const int32_t *labels, rng_addr rng);
     void (*train_backward)(objective *o, int B);
     // Optional: train_forward with the mean loss written to `loss` (one double in backend
@@ -154,6 +155,16 @@ typedef struct objective_kind {
     // replayed or not (outside a capture); the draw's size must not depend on the step (static
     // shapes). NULL: nothing is drawn on the host.
     void (*train_stage)(objective *o, int B, rng_addr rng);
+    // Optional, for an objective with own views (train_views below) that also has
+    // train_forward_to and train_backward (SimCLR): draws the step's views of batch->B raw images
+    // into the model's pinned staging input exactly as train_views draws them, in place of the
+    // trainer's loaded batch (and of train_stage); the step without host reads then calls
+    // train_forward_to and train_backward with B = train.batch images (their batch_factor·B
+    // inputs). Called before every step, replayed or not (outside a capture); the views' sizes
+    // must not depend on the step. Only for a kind without weight_decay_at and after_step (the
+    // step without host reads has no hook around its AdamW update). NULL: own views are drawn
+    // by train_views only, and such a step reads its loss on the host.
+    void (*train_stage_views)(objective *o, const objective_batch *batch);
     // Optional, for a loss that is a mean over a number of terms that varies per image (GVP's
     // random and mixed segmentations: its predicted patches). Called with a training step's
     // whole batch of B = train.batch images in the staging input (unchanged by it), their labels

@@ -8,7 +8,8 @@
 // objective and its model (graph_replay_inputs_of): supervised, MP3 at a fixed eta (its contexts
 // staged before each step: train_stage) and MAE at a fixed eta (its kept patches and targets
 // staged the same way) replay; MP3 with reference tokens and supervised with CAPE run without host
-// reads but do not replay; GVP reads its loss on the host. Also: the CPU backends refuse
+// reads but do not replay; GVP reads its loss on the host; SimCLR (its views staged before each
+// step: train_stage_views) replays, DINO (own views, loss on the host) does not. Also: the CPU backends refuse
 // graph_begin with a reason.
 #include "testing.h"
 #include "../bench/train/graph_replay.h"
@@ -59,6 +60,8 @@ static const objective_case objective_cases[] = {
     {"supervised, pe.kind=cape", "supervised", "cape", 0.0, 0.0, "CAPE", NULL},
     {"mae, eta 0.75 (kept patches, rows and targets staged before each step)", "mae", "sin2d", 0.75, 0.0, NULL, NULL},
     {"gvp (its loss read on the host)", "gvp", "sin2d", 0.0, 0.0, "train_forward_to", "train_forward_to"},
+    {"simclr (its views staged before each step: train_stage_views)", "simclr", "abs", 0.0, 0.0, NULL, NULL},
+    {"dino (its views, head normalisations and loss on the host)", "dino", "abs", 0.0, 0.0, "own views", "own views"},
 };
 
 // Each objective configures a 28 px, patch 4 model (49 patches, cls) as the trainer would and

@@ -24,7 +24,7 @@ const char *graph_replay_refusal(const graph_replay_inputs *in) {
 graph_replay_inputs graph_replay_inputs_of(const objective_kind *k, const model_config *mc, int accumulate, int ranks,
                                            int resolutions) {
     const posenc_kind *pe = posenc_for_model(mc);
-    return (graph_replay_inputs){.host_loss = k->train_forward_to == NULL, .own_views = k->train_views != NULL,
+    return (graph_replay_inputs){.host_loss = k->train_forward_to == NULL, .own_views = k->train_views && !k->train_stage_views,
                                  .accumulate = accumulate, .ranks = ranks, .resolutions = resolutions,
                                  .reference_tokens = mc->request.ref_tokens, .encoding_draws = pe && pe->prepare_inputs,
                                  .loss_terms = k->train_loss_terms != NULL};

@@ -7,14 +7,15 @@
 // drop path replay), never drawn or decided by host code inside the step (what an objective
 // draws on the host, MP3's contexts, MAE's kept patches and targets, is written into pinned host
 // memory before each step by its objective_kind.train_stage; its size is fixed by objective.eta,
-// so both replay at their eta).
+// so both replay at their eta; SimCLR's views are staged the same way by its train_stage_views).
 #pragma once
 #include "../../objectives/objective.h"
 
 typedef struct {
     int host_loss;          // the objective reads its loss on the host (no objective_kind.train_forward_to;
                             // what it draws on the host per step is staged before each step: train_stage)
-    int own_views;          // the objective draws its own views (objective_kind.train_views)
+    int own_views;          // the objective draws its own views (objective_kind.train_views) and cannot
+                            // stage them before the step (no train_stage_views: DINO)
     int accumulate;         // train.accumulate
     int ranks;              // processes of the run
     int resolutions;        // sizes a step may draw (data.resolutions, UniViT): more than 1 changes shapes per step

@@ -46,7 +46,8 @@ static void issue_step(step_device *sd, const step_target *t, const int32_t *lab
     t->obj->kind->train_forward_to(t->obj, t->B, labels, rng, sd->values);
     if (marks) ops->timer_mark(marks[0]);
     ops->zero(m->grad, m->params.total);
-    model_zero_act_grads_batch(m, t->B);
+    int factor = t->obj->kind->batch_factor > 1 ? t->obj->kind->batch_factor : 1; // model inputs per image (SimCLR: 2)
+    model_zero_act_grads_batch(m, t->B * factor);
     if (marks) ops->timer_mark(marks[1]);
     t->obj->kind->train_backward(t->obj, t->B);
     if (marks) ops->timer_mark(marks[2]);
@@ -59,14 +60,18 @@ float step_device_run(step_device *sd, const step_target *t, const int32_t *labe
                       const int marks[4]) {
     const ops_backend *ops = sd->ops;
     if (step_device_full(sd)) die_fail("internal: step_device_run with %d steps unread", sd->pending);
-    if (!t->obj->kind->train_forward_to) die_fail("internal: objective.name=%s has no train_forward_to", t->obj->kind->name);
+    const objective_kind *k = t->obj->kind;
+    if (!k->train_forward_to) die_fail("internal: objective.name=%s has no train_forward_to", k->name);
+    if (t->views && (!k->train_stage_views || k->weight_decay_at || k->after_step))
+        die_fail("internal: objective.name=%s draws its own views without train_stage_views, or with hooks around AdamW", k->name);
     float *host = sd->host_scalars + (size_t)sd->pending * STEP_HOST_SCALARS; // read by its upload; reused after a read
     float lr = optim_step_values(t->oc, step, host);
     ops->upload(sd->scalars, host, STEP_HOST_SCALARS * sizeof(float));
     uint32_t *clock = sd->host_clock + (size_t)sd->pending * 2; // where dropout and drop path draw
     clock[0] = rng.epoch, clock[1] = rng.step;
     ops->upload(sd->clock, clock, 2 * sizeof(uint32_t));
-    if (t->obj->kind->train_stage) t->obj->kind->train_stage(t->obj, t->B, rng); // the host's draws, into the staging
+    if (t->views) k->train_stage_views(t->obj, t->views); // the step's views, into the staging
+    else if (k->train_stage) k->train_stage(t->obj, t->B, rng); // the host's draws, into the staging
     if (sd->replaying) {
         ops->graph_replay();
     } else {

@@ -10,8 +10,8 @@
 // Where the configuration replays (graph_replay.h) and the backend builds graphs, the step after
 // the warm-up is captured once (ops graph_begin / graph_end) and later steps replay it
 // (graph_replay): the step's inputs are uploaded from pinned staging by memcpy nodes (what the
-// objective draws on the host, MP3's contexts, MAE's kept patches and targets, is staged before
-// every step by its train_stage, replayed or not), the learning rate and bias corrections from a pinned host slot before each
+// objective draws on the host, MP3's contexts, MAE's kept patches and targets, SimCLR's views, is
+// staged before every step by its train_stage or train_stage_views, replayed or not), the learning rate and bias corrections from a pinned host slot before each
 // replay (never frozen into the graph), and so is the epoch and step at which dropout and drop
 // path draw (ops set_rng_clock).
 // The CPU backends refuse the capture and run each step eagerly, with the same values.
@@ -42,13 +42,16 @@ typedef struct {
 } step_device;
 
 // What one step trains: the objective (with train_forward_to) and its model, the AdamW state
-// (backend, params.total each), the optimizer settings and the batch size.
+// (backend, params.total each), the optimizer settings and the batch size; views: the step's raw
+// images for an objective that draws its own views (objective_kind.train_stage_views stages
+// them before the step, in place of a loaded batch), else NULL.
 typedef struct {
     objective *obj;
     model *m;
     float *adam_m, *adam_v;
     const optim_config *oc;
     int B;
+    const objective_batch *views;
 } step_target;
 
 // graph: capture and replay (the caller's graph_replay_refusal said yes); else refused_why (may be

@@ -24,7 +24,9 @@
 // An objective that draws its own views (objective_kind.train_views) gets the step's raw images
 // instead of a loaded batch, the gradients zeroed before its forwards (own_views_step); it is
 // refused with N > 1 (its loss couples the whole batch). Its optional hooks weight_decay_at and
-// after_step run around that step's AdamW update (objectives/objective.h).
+// after_step run around that step's AdamW update (objectives/objective.h). Under train.graph=on
+// one with train_stage_views (SimCLR) takes the step without host reads: its views staged from
+// the raw images, no batch loaded (train_step_device).
 #include "train_step.h"
 #include "graph_replay.h"
 #include "train_data.h"
@@ -247,8 +249,12 @@ double train_step(run *r, int epoch, int in_epoch, double *grad_norm, float *lr)
 
 float train_step_device(run *r, int epoch, int in_epoch, long step) {
     model *m = &r->model;
-    load_step_batch(r, epoch, in_epoch);
     rng_addr rng = {.seed = r->seed, .epoch = (uint32_t)epoch, .step = (uint32_t)in_epoch};
-    step_target t = {.obj = &r->obj, .m = m, .adam_m = r->adam_m, .adam_v = r->adam_v, .oc = &r->optim, .B = r->batch};
+    // own views (SimCLR): the objective stages them from the step's raw images; no batch is loaded
+    objective_batch views = {.data = &r->train, .indices = r->order + (size_t)in_epoch * r->batch, .B = r->batch, .rng = rng};
+    int own = r->obj.kind->train_views != NULL;
+    if (!own) load_step_batch(r, epoch, in_epoch);
+    step_target t = {.obj = &r->obj, .m = m, .adam_m = r->adam_m, .adam_v = r->adam_v, .oc = &r->optim, .B = r->batch,
+                     .views = own ? &views : NULL};
     return step_device_run(r->device_step, &t, r->labels, rng, step, NULL);
 }

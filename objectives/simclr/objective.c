@@ -15,6 +15,10 @@
 // the other 2C - 1 views. The backbone feature (not z) is what the kNN and linear probes read
 // (eval.knn, eval.linear_probe). Refused with train.accumulate > 1 and several ranks (the loss
 // couples the whole batch; bench/train/train_step.c).
+// train.graph=on: the step runs without host reads and replays (bench/train/step_device.h): the
+// views are drawn on the host into the pinned staging input before each step
+// (train_stage_views), the loss's mean stays on the backend (train_forward_to), and the backward
+// is the one train_views runs (train_backward), so the step is bitwise the step of train_views.
 #include "../objective.h"
 #include "simclr.h"
 #include "projection.h"
@@ -86,29 +90,55 @@ static void simclr_obj_free(objective *o) {
 
 static double temperature(const objective *o) { return OBJECTIVE_OWN(&o->s, const simclr_settings)->temperature; }
 
-// The 2B staged views through the backbone and g; NT-Xent per view into st->losses; the mean.
-static double forward_loss(objective *o, int B, int training, rng_addr rng) {
+// The 2B staged views through the backbone and g; NT-Xent per view into st->losses (2B).
+static void forward_losses(objective *o, int B, int training, rng_addr rng) {
     simclr_state *st = o->state;
     model *m = o->model;
     int N = 2 * B;
     model_forward(m, N, training, rng);
     st->z = simclr_projection_forward(m, N); // (2B, P)
     o->ops->ntxent_forward(st->losses, st->zn, st->probs, st->z, N, st->P, (float)temperature(o));
-    return o->ops->sum(st->losses, (size_t)N) / N;
 }
 
-static double simclr_train_views(objective *o, const objective_batch *batch) {
+// forward_losses and their mean, read on the host.
+static double forward_loss(objective *o, int B, int training, rng_addr rng) {
+    forward_losses(o, B, training, rng);
+    return o->ops->sum(((simclr_state *)o->state)->losses, (size_t)(2 * B)) / (2 * B);
+}
+
+// The step's two views per image into the staging input (2B images); the model's staging waits
+// for the previous step's uploads before it is written (model_images).
+static void simclr_train_stage_views(objective *o, const objective_batch *batch) {
+    simclr_stage_views(o->model, batch->data, batch->indices, batch->B, &((simclr_state *)o->state)->set,
+                       batch->rng.seed, batch->rng.epoch, batch->rng.step);
+}
+
+// The step without host reads (train.graph=on): the staged views' mean loss written to `loss`
+// (ops->sum_to: the same sum and division as forward_loss), nothing drawn here.
+static void simclr_train_forward_to(objective *o, int B, const int32_t *labels, rng_addr rng, double *loss) {
+    (void)labels;
+    forward_losses(o, B, 1, rng);
+    o->ops->sum_to(loss, ((simclr_state *)o->state)->losses, (size_t)(2 * B), (double)(2 * B));
+}
+
+// NT-Xent's gradient (the mean over the 2B views) through g and the backbone; the caller zeroed
+// the activation gradients of the 2B inputs.
+static void simclr_train_backward(objective *o, int B) {
     simclr_state *st = o->state;
     model *m = o->model;
-    int B = batch->B, N = 2 * B;
-    simclr_stage_views(m, batch->data, batch->indices, B, &st->set, batch->rng.seed, batch->rng.epoch, batch->rng.step);
-    double loss = forward_loss(o, B, 1, batch->rng);
-    if (!isfinite(loss)) return loss;
-    model_zero_act_grads_batch(m, N);
+    int N = 2 * B;
     o->ops->ntxent_backward(simclr_projection_dz(m), st->z, st->zn, st->probs, N, st->P, (float)temperature(o),
                             1.0f / (float)N);
     simclr_projection_backward(m, N);
     model_backward(m, N);
+}
+
+static double simclr_train_views(objective *o, const objective_batch *batch) {
+    simclr_train_stage_views(o, batch);
+    double loss = forward_loss(o, batch->B, 1, batch->rng);
+    if (!isfinite(loss)) return loss;
+    model_zero_act_grads_batch(o->model, 2 * batch->B);
+    simclr_train_backward(o, batch->B);
     return loss;
 }
 
@@ -194,6 +224,9 @@ const objective_kind objective_simclr = {
     .create = simclr_obj_create,
     .free = simclr_obj_free,
     .train_views = simclr_train_views,
+    .train_stage_views = simclr_train_stage_views,
+    .train_forward_to = simclr_train_forward_to,
+    .train_backward = simclr_train_backward,
     .batch_factor = 2,
     .evaluate = simclr_evaluate,
     .record_final = simclr_record_final,

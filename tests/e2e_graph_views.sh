@@ -1,0 +1,80 @@
+#!/bin/sh
+# tests/e2e_graph_views.sh — train.graph=on end to end on the CPU (real Fashion-MNIST) for the
+# objectives that draw their own views. SimCLR takes the step without host reads (its 2B views
+# staged from the raw images before each step: objective_kind.train_stage_views; the CPU refuses
+# the CUDA graph and runs it eagerly): its run file is bitwise the default's (tests/h5_same.py,
+# without the key's own /config attribute and config_yaml line, and /final backend_peak_bytes,
+# which must be larger by exactly the step's backend arrays), with dropout, drop path and
+# clipping that bites, over two epochs with evaluations, on cpu and cpu-guarded; the metrics lines
+# are the same but for times and speeds. DINO keeps the reading step (its views, head
+# normalisations and loss run on the host): stderr says so, and its run file is the default's
+# with no extra backend bytes.
+cd "$(dirname "$0")/.." || exit 1
+PB=build/posbench
+T=$(mktemp -d /tmp/posbench-graph-views.XXXXXX) || exit 1
+trap 'rm -rf "$T"' EXIT
+export POSBENCH_PROGRESS=plain
+check() { # name, status (0 = ok), detail
+    if [ "$2" -eq 0 ]; then echo "PASS $1: $3"; else echo "FAIL $1: $3"; fi
+}
+if [ ! -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ]; then
+    echo "SKIP e2e graph views: Fashion-MNIST is not installed (make deps installs dataset-fashion-mnist)"
+    exit 0
+fi
+# 128 training images, batch 16: 8 steps an epoch; evaluations each epoch.
+SIMCLR="objective.name=simclr data.limit=128 data.test_limit=64 train.epochs=2 train.batch=16 model.dim=32 model.depth=2 model.heads=2 model.patch=7 eval.batch=64 model.dropout=0.1 model.drop_path=0.1 train.clip=0.5"
+DINO="objective.name=dino pe.kind=sin2d data.limit=64 data.test_limit=32 train.epochs=1 train.batch=16 model.dim=16 model.depth=1 model.heads=2 model.patch=4 eval.batch=32 dino.hidden_dim=32 dino.bottleneck_dim=16 dino.out_dim=32 dino.local_crops=2 dino.local_size=12 dino.teacher_temp_warmup=1 train.clip=3.0"
+metrics_same() { # the metrics.jsonl lines of two folders, without times and speeds
+    python3 - "$1" "$2" <<'PY'
+import glob, json, sys
+def lines(d):
+    out = []
+    for f in sorted(glob.glob(d + '/*.metrics.jsonl')):
+        for line in open(f):
+            o = json.loads(line)
+            for k in ('time', 'train_time_s', 'images_per_s'):
+                o.pop(k, None)
+            out.append(o)
+    return out
+a, b = lines(sys.argv[1]), lines(sys.argv[2])
+sys.exit(0 if a and a == b else 1)
+PY
+}
+peak_growth() { # /final backend_peak_bytes of the on run minus the off run's
+    python3 - "$1" "$2" <<'PY'
+import glob, subprocess, sys
+def peak(d):
+    f = glob.glob(d + '/*.h5')[0]
+    out = subprocess.run(['h5dump', '-a', '/final/backend_peak_bytes', f], capture_output=True, text=True).stdout
+    return int(out.split('(0):')[1].split()[0])
+print(peak(sys.argv[2]) - peak(sys.argv[1]))
+PY
+}
+# shellcheck disable=SC2086
+$PB train $SIMCLR --threads 1 --out "$T/simclr-off" >/dev/null 2>"$T/simclr-off.err"
+# shellcheck disable=SC2086
+$PB train $DINO --threads 1 --out "$T/dino-off" >/dev/null 2>"$T/dino-off.err"
+for case in simclr simclr-guarded dino; do
+    dev=cpu
+    case $case in
+        simclr) CFG=$SIMCLR off=simclr-off want=1068 ;; # (1 + 64) (loss, norm) doubles + 5 step floats + the 2-word clock
+        simclr-guarded) CFG=$SIMCLR off=simclr-off want=1068 dev=cpu-guarded ;;
+        dino) CFG=$DINO off=dino-off want=0 ;; # the reading step: no step arrays
+    esac
+    # shellcheck disable=SC2086
+    $PB train $CFG train.graph=on --device $dev --threads 1 --out "$T/$case-on" >/dev/null 2>"$T/$case-on.err"
+    out=$(python3 tests/h5_same.py --new-key train.graph=off --new-key train.graph=on --ignore backend_peak_bytes "$T/$off" "$T/$case-on" 2>&1)
+    same=$?
+    grow=$(peak_growth "$T/$off" "$T/$case-on")
+    [ "$grow" = "$want" ] || same=1
+    metrics_same "$T/$off" "$T/$case-on"
+    lines=$?
+    note=$(grep 'train.graph=on' "$T/$case-on.err" | head -n 1)
+    [ $same -eq 0 ] && [ $lines -eq 0 ]
+    check "train.graph=on run file: $case (on: --device $dev)" $? "$(echo "$out" | tail -n 1); backend peak +$grow bytes (want $want); metrics lines $([ $lines -eq 0 ] && echo same || echo differ)${note:+; stderr: $note}"
+done
+grep -q 'no host reads inside a step; not replayed as a graph: the CPU backends' "$T/simclr-on.err" &&
+    grep -q 'no host reads inside a step; not replayed as a graph: the CPU backends' "$T/simclr-guarded-on.err"
+check "train.graph=on note: SimCLR runs without host reads (only the CPU backends stop its replay)" $? "$(grep 'train.graph' "$T/simclr-on.err" | head -n 1)"
+grep -q 'reads its loss and norm on the host as with off: the objective draws its own views' "$T/dino-on.err"
+check "train.graph=on note: DINO keeps the reading step" $? "$(grep 'train.graph' "$T/dino-on.err" | head -n 1)"

@@ -1,0 +1,205 @@
+// tests/test_host_reads_views.c — the training step without host reads (bench/train/step_device.h,
+// train.graph=on) for an objective that draws its own views: SimCLR (its 2B views staged from the
+// raw images before each step by objective_kind.train_stage_views), on the CPU and guarded
+// backends, against the step the trainer takes with train.graph=off (gradients zeroed,
+// train_views, optim_step: bench/train/train_step.c own_views_step). A small ViT with dropout and
+// drop path (drawn at the clock the device step uploads: ops set_rng_clock) on a synthetic
+// 12 px dataset, trained 6 steps both ways with clipping that bites on some steps. Checked:
+// - no host read inside a device step (ops host_reads counts 0 between its start and end) and one
+//   download for the values of every step since the last read, read at "logging" steps 3 and 6;
+// - every step's loss and gradient norm, the learning rate, and the parameters and AdamW moments
+//   after each step bitwise those of the reading step;
+// - the forward as a replay issues it: train_forward_to's host code run with step 0's stale
+//   address, each step's views staged by train_stage_views and the clock set before it: every
+//   step's loss bitwise train_views' at its own step (and the losses differ from step 0's, so a
+//   stale view would show);
+// - DINO, whose views, head normalisations and loss run on the host, has no train_stage_views
+//   (the trainer keeps it on the reading step: bench/train/graph_replay.c).
+#include "testing.h"
+#include "../bench/train/step_device.h"
+#include "../core/common.h"
+#include "../core/optimizer.h"
+#include "../core/rng.h"
+#include "../datasets/dataset.h"
+#include "../objectives/simclr/simclr.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { B = 4, STEPS = 6, IMAGES = 16, SIDE = 12 };
+
+typedef struct {
+    model m;
+    objective o;
+    float *adam_m, *adam_v;
+} trainee;
+
+// Uint8 pixels uniform, 1 channel of SIDE px, labels by index (unused by SimCLR).
+static dataset synthetic(void) {
+    dataset ds;
+    memset(&ds, 0, sizeof ds);
+    snprintf(ds.name, sizeof ds.name, "synthetic");
+    ds.n = IMAGES, ds.channels = 1, ds.height = SIDE, ds.width = SIDE, ds.num_classes = 10;
+    size_t row = (size_t)SIDE * SIDE;
+    ds.pixels = xmalloc((size_t)IMAGES * row, "test pixels");
+    ds.labels = xmalloc((size_t)IMAGES * sizeof *ds.labels, "test labels");
+    rng_stream s = rng_stream_make(11, RNG_TEST, 0, 0, 7);
+    for (size_t i = 0; i < (size_t)IMAGES * row; i++) ds.pixels[i] = (uint8_t)rng_below(&s, 256);
+    for (int i = 0; i < IMAGES; i++) ds.labels[i] = i % 10;
+    for (int c = 0; c < 3; c++) ds.mean[c] = 0.3f, ds.std[c] = 0.35f;
+    return ds;
+}
+
+static void trainee_create(trainee *t, const ops_backend *ops) {
+    objective_settings s;
+    memset(&s, 0, sizeof s);
+    s.name = "simclr", s.pe_kind = "abs", s.cls = 1, s.batch = B, s.train_size = SIDE, s.patch = 3, s.heads = 2, s.seed = 1;
+    *OBJECTIVE_OWN(&s, simclr_settings) = (simclr_settings){.temperature = 0.5, .color_strength = 0.5, .hidden_dim = 12,
+                                                             .proj_dim = 6, .pool = SIMCLR_POOL_CLS};
+    const char *why = objective_config_error(&s);
+    if (why) die_fail("test config: %s", why);
+    model_config cfg = {.channels = 1, .image_size = SIDE, .patch = 3, .dim = 16, .depth = 2, .heads = 2, .mlp_ratio = 2,
+                        .cls = 1, .pe_kind = "abs", .num_classes = 10, .dropout = 0.1f, .drop_path = 0.2f};
+    objective_simclr.configure_model(&s, &cfg);
+    model_create(&t->m, &cfg, ops, 2 * B, 5);
+    objective_create(&t->o, &objective_simclr, &s, &t->m, 2 * B);
+    t->adam_m = ops->alloc(t->m.params.total * sizeof(float), "adam m");
+    t->adam_v = ops->alloc(t->m.params.total * sizeof(float), "adam v");
+}
+
+static void trainee_free(trainee *t) {
+    t->m.ops->free(t->adam_m);
+    t->m.ops->free(t->adam_v);
+    objective_free(&t->o);
+    model_free(&t->m);
+}
+
+// 1 when the arenas (params, AdamW moments) of a and b are bitwise equal.
+static int same_state(const trainee *a, const trainee *b) {
+    size_t n = a->m.params.total;
+    float *x = xmalloc(n * sizeof(float), "x"), *y = xmalloc(n * sizeof(float), "y");
+    int same = 1;
+    const float *pa[3] = {a->m.param, a->adam_m, a->adam_v}, *pb[3] = {b->m.param, b->adam_m, b->adam_v};
+    for (int k = 0; k < 3 && same; k++) {
+        a->m.ops->download(x, pa[k], n * sizeof(float));
+        b->m.ops->download(y, pb[k], n * sizeof(float));
+        same = memcmp(x, y, n * sizeof(float)) == 0;
+    }
+    free(x);
+    free(y);
+    return same;
+}
+
+// The raw images of step s: B of the dataset, a different set each step.
+static objective_batch batch_of(const dataset *ds, int *idx, int s) {
+    for (int b = 0; b < B; b++) idx[b] = (3 * b + 5 * s) % IMAGES;
+    return (objective_batch){.data = ds, .indices = idx, .B = B, .rng = {.seed = 1, .epoch = 0, .step = (uint32_t)s}};
+}
+
+static void check_backend(const ops_backend *ops, const dataset *ds) {
+    char name[128];
+    trainee ref, dev;
+    trainee_create(&ref, ops);
+    trainee_create(&dev, ops);
+    optim_config oc = {.lr = 3e-3f, .min_lr = 1e-4f, .weight_decay = 0.05f, .beta1 = 0.9f, .beta2 = 0.999f,
+                       .eps = 1e-8f, .clip = 0.9f, .warmup_steps = 2, .total_steps = STEPS};
+    step_device sd;
+    step_device_create(&sd, ops, 0, "test: eager");
+    int32_t labels[B] = {0};
+    int idx[B];
+    double ref_loss[STEPS], ref_norm[STEPS], got_loss[STEP_DEVICE_CAP], got_norm[STEP_DEVICE_CAP];
+    float ref_lr[STEPS], got_lr[STEPS];
+    int first = 0, inside_reads = 0, bad_reads = 0, reads_done = 0, clipped = 0, state_bad = 0, value_bad = 0;
+    for (int s = 0; s < STEPS; s++) {
+        objective_batch bt = batch_of(ds, idx, s);
+        ops->set_rng_clock(NULL); // the reading step draws at the address passed (the clock is process-wide)
+        ops->zero(ref.m.grad, ref.m.params.total);
+        ref_loss[s] = ref.o.kind->train_views(&ref.o, &bt);
+        ref_norm[s] = optim_step(ops, &ref.m.params, ref.m.param, ref.m.grad, ref.adam_m, ref.adam_v, &oc, s, &ref_lr[s]);
+        clipped += ref_norm[s] > oc.clip;
+
+        ops->set_rng_clock(sd.clock);
+        step_target target = {.obj = &dev.o, .m = &dev.m, .adam_m = dev.adam_m, .adam_v = dev.adam_v, .oc = &oc, .B = B,
+                              .views = &bt};
+        ops->host_reads(1);
+        got_lr[s] = step_device_run(&sd, &target, labels, bt.rng, s, NULL);
+        if (ops->host_reads(1)) inside_reads++;
+        if (s == 2 || s == STEPS - 1) { // the logging steps: one download for every step since the last
+            int n = step_device_read(&sd, got_loss, got_norm);
+            if (ops->host_reads(1) != 1 || n != s + 1 - first) bad_reads++;
+            for (int i = 0; i < n; i++)
+                if (memcmp(&got_loss[i], &ref_loss[first + i], sizeof(double)) ||
+                    memcmp(&got_norm[i], &ref_norm[first + i], sizeof(double)) ||
+                    memcmp(&got_lr[first + i], &ref_lr[first + i], sizeof(float)))
+                    value_bad++;
+            reads_done++;
+            first = s + 1;
+        }
+        if (!same_state(&ref, &dev)) state_bad++;
+    }
+    ops->set_rng_clock(NULL);
+    snprintf(name, sizeof name, "host reads: simclr %s: none inside a step", ops->name);
+    test_check(name, inside_reads == 0 && bad_reads == 0 && reads_done == 2,
+               "%d of %d steps read mid-step; %d of %d reads were not one download of the pending steps", inside_reads,
+               STEPS, bad_reads, reads_done);
+    snprintf(name, sizeof name, "host reads: simclr %s: values and state bitwise the reading step's", ops->name);
+    test_check(name, value_bad == 0 && state_bad == 0 && clipped > 0 && clipped < STEPS,
+               "%d steps with a loss, norm or rate unlike the reading step's, %d with other parameters or moments; "
+               "%d of %d steps clipped (norm > %g)", value_bad, state_bad, clipped, STEPS, oc.clip);
+    step_device_free(&sd);
+    trainee_free(&ref);
+    trainee_free(&dev);
+}
+
+// The forward as a replay issues it: train_forward_to's host code at step 0's address, each step's
+// views staged by train_stage_views and the clock uploaded before it.
+static void check_stale_forward(const ops_backend *ops, const dataset *ds) {
+    trainee ref, dev;
+    trainee_create(&ref, ops);
+    trainee_create(&dev, ops);
+    uint32_t *clock = ops->alloc(2 * sizeof(uint32_t), "clock");
+    double *loss = ops->alloc(sizeof(double), "loss");
+    int idx[B];
+    double ref_loss[STEPS], got[STEPS];
+    int bad = 0, distinct = 0;
+    rng_addr stale = {.seed = 1, .epoch = 0, .step = 0};
+    for (int s = 0; s < STEPS; s++) {
+        objective_batch bt = batch_of(ds, idx, s);
+        ops->set_rng_clock(NULL);
+        ops->zero(ref.m.grad, ref.m.params.total);
+        ref_loss[s] = ref.o.kind->train_views(&ref.o, &bt);
+        uint32_t now[2] = {bt.rng.epoch, bt.rng.step};
+        ops->upload(clock, now, sizeof now);
+        ops->set_rng_clock(clock);
+        dev.o.kind->train_stage_views(&dev.o, &bt);
+        dev.o.kind->train_forward_to(&dev.o, B, NULL, stale, loss);
+        ops->download(&got[s], loss, sizeof(double));
+        bad += memcmp(&got[s], &ref_loss[s], sizeof(double)) != 0;
+        distinct += s > 0 && ref_loss[s] != ref_loss[0];
+    }
+    ops->set_rng_clock(NULL);
+    char name[96];
+    snprintf(name, sizeof name, "host reads: simclr %s: staged views, stale forward address", ops->name);
+    test_check(name, bad == 0 && distinct == STEPS - 1, "%d of %d steps' losses unlike train_views' at their step "
+               "(step %d: %.9g vs %.9g); %d of %d later steps' losses differ from step 0's", bad, STEPS, STEPS - 1,
+               got[STEPS - 1], ref_loss[STEPS - 1], distinct, STEPS - 1);
+    ops->free(clock);
+    ops->free(loss);
+    trainee_free(&ref);
+    trainee_free(&dev);
+}
+
+int main(void) {
+    dataset ds = synthetic();
+    check_backend(&ops_cpu, &ds);
+    check_backend(&ops_cpu_guarded, &ds);
+    check_stale_forward(&ops_cpu, &ds);
+    check_stale_forward(&ops_cpu_guarded, &ds);
+    test_check("host reads: dino keeps the reading step (no train_stage_views)",
+               objective_dino.train_views && !objective_dino.train_stage_views && !objective_dino.train_forward_to,
+               "train_views %s, train_stage_views %s, train_forward_to %s", objective_dino.train_views ? "set" : "NULL",
+               objective_dino.train_stage_views ? "set" : "NULL", objective_dino.train_forward_to ? "set" : "NULL");
+    free(ds.pixels), free(ds.labels);
+    return test_exit_code();
+}
