@@ -107,7 +107,8 @@ OP(void, gelu_forward, (float *out, const float *in, size_t n), (MEM(out), MEM(i
 OP(void, gelu_backward, (float *din, const float *dout, const float *in, size_t n),
    (MEM(din), MEM(dout), MEM(in), n))
 
-// ReLU: out = max(x, 0); din += dout where x > 0 (SimCLR's projection head). (n)
+// ReLU: out = max(x, 0), NaN kept (as torch.relu: a NaN must reach the loss, not become 0);
+// din += dout where x > 0 (SimCLR's projection head). (n)
 OP(void, relu_forward, (float *out, const float *in, size_t n), (MEM(out), MEM(in), n))
 OP(void, relu_backward, (float *din, const float *dout, const float *in, size_t n),
    (MEM(din), MEM(dout), MEM(in), n))

@@ -8,7 +8,7 @@
 # clipping that bites, over two epochs with evaluations, on cpu and cpu-guarded; the metrics lines
 # are the same but for times and speeds. DINO keeps the reading step (its views, head
 # normalisations and loss run on the host): stderr says so, and its run file is the default's
-# with no extra backend bytes.
+# with no extra backend bytes. A NaN parameter ends a SimCLR run as diverged, graph off and on.
 cd "$(dirname "$0")/.." || exit 1
 PB=build/posbench
 T=$(mktemp -d /tmp/posbench-graph-views.XXXXXX) || exit 1
@@ -78,3 +78,17 @@ grep -q 'no host reads inside a step; not replayed as a graph: the CPU backends'
 check "train.graph=on note: SimCLR runs without host reads (only the CPU backends stop its replay)" $? "$(grep 'train.graph' "$T/simclr-on.err" | head -n 1)"
 grep -q 'reads its loss and norm on the host as with off: the objective draws its own views' "$T/dino-on.err"
 check "train.graph=on note: DINO keeps the reading step" $? "$(grep 'train.graph' "$T/dino-on.err" | head -n 1)"
+# A NaN planted in the first parameter before step 3 must end the run as diverged at step 3, with
+# the graph off and on: the projection head's ReLU keeps the NaN (as torch.relu), where a ReLU
+# that made it 0 gave every view the same z, a finite loss of exactly log(2B - 1) and a run that
+# went on as if nothing had happened.
+for g in off on; do
+    # shellcheck disable=SC2086
+    POSBENCH_FAULT_NAN_STEP=3 $PB train $SIMCLR train.graph=$g --threads 1 --out "$T/simclr-nan-$g" >/dev/null 2>"$T/simclr-nan-$g.err"
+    rc=$?
+    F=$(ls "$T"/simclr-nan-$g/*.h5 2>/dev/null | head -n 1)
+    status=$([ -n "$F" ] && h5dump -a /status "$F" 2>/dev/null | sed -n 's/^ *(0): //p' | tr -d '"')
+    at=$([ -n "$F" ] && h5dump -a /final/diverged_step "$F" 2>/dev/null | sed -n 's/^ *(0): //p')
+    [ $rc -ne 0 ] && [ "$status" = diverged ] && [ "$at" = 3 ]
+    check "SimCLR with a NaN parameter (train.graph=$g) ends diverged at that step" $? "exit $rc; status ${status:-none}; diverged_step ${at:-none}; $(grep -m1 diverged "$T/simclr-nan-$g.err")"
+done

@@ -104,14 +104,18 @@ static void test_relu(void) {
     float *x = test_rnd(n, -1, 1, 41), *y = test_zeros(n), *dy = test_rnd(n, -1, 1, 42), *dx = test_rnd(n, -1, 1, 43);
     float *dx0 = test_zeros(n);
     memcpy(dx0, dx, n * sizeof(float));
+    x[7] = NAN, x[8] = -0.0f; // a NaN stays NaN (torch.relu): a ReLU that made it 0 hid a poisoned model from the loss
     cpu->relu_forward(y, x, n);
     cpu->relu_backward(dx, dy, x, n);
     int bad = 0;
     for (size_t i = 0; i < n; i++) {
-        bad += y[i] != (x[i] > 0 ? x[i] : 0.0f);
+        if (i == 7) continue;
+        bad += memcmp(&y[i], &(float){x[i] > 0 ? x[i] : 0.0f}, sizeof(float)) != 0; // bits: -0 gives +0
         bad += dx[i] != (x[i] > 0 ? dx0[i] + dy[i] : dx0[i]);
     }
     test_check("relu forward max(x, 0); backward adds dout where x > 0", bad == 0, "%d wrong of %zu", bad, 2 * n);
+    test_check("relu keeps a NaN (no gradient through it)", isnan(y[7]) && dx[7] == dx0[7], "relu(NaN) = %g, dx %g (was %g)",
+               y[7], dx[7], dx0[7]);
     free(x), free(y), free(dy), free(dx), free(dx0);
 }
 

@@ -285,7 +285,7 @@ void cpu_dropout_backward(float *din, const float *dout, const float *mask, size
 // ---------------------------------------------------------------- ReLU (SimCLR's projection head)
 void cpu_relu_forward(float *out, const float *in, size_t n) {
 #pragma omp parallel for schedule(static)
-    for (size_t i = 0; i < n; i++) out[i] = in[i] > 0.0f ? in[i] : 0.0f;
+    for (size_t i = 0; i < n; i++) out[i] = in[i] <= 0.0f ? 0.0f : in[i]; // NaN stays NaN (torch.relu), never 0
 }
 
 void cpu_relu_backward(float *din, const float *dout, const float *in, size_t n) {

@@ -452,7 +452,7 @@ void cuda_dropout_backward(float *din, const float *dout, const float *mask, siz
 // ---------------------------------------------------------------- ReLU (SimCLR's projection head)
 __global__ void relu_forward_kernel(float *out, const float *in, size_t n) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) out[i] = in[i] > 0.0f ? in[i] : 0.0f;
+    if (i < n) out[i] = in[i] <= 0.0f ? 0.0f : in[i]; // NaN stays NaN (torch.relu), never 0
 }
 
 __global__ void relu_backward_kernel(float *din, const float *dout, const float *in, size_t n) {
