@@ -39,11 +39,13 @@ A16=$(bench_arena --activations bf16)
 awk -v a="$A32" -v b="$A16" 'BEGIN { d = a - b - 6553600 / 1048576; if (d < 0) d = -d; exit !(a > 0 && b > 0 && d <= 0.1) }'
 check "bench --activations bf16: arena smaller by ((depth+1)·(d+hd) + (2.5·depth+2)·d)·B·T·4 bytes = 6.25 MiB (printed to 0.1 MiB)" $? \
     "fp32 activations $A32 MiB, bf16 $A16 MiB"
-# MP3 (mp3-d64-L2-p4-28px-e75: the same model, M = 13 context tokens; q/k/v stay fp32): per block
-# half of LN1, LN2, proj's output, the hidden and GELU, less the bf16 copy of the attention output
-# (T·(d + hd)·B floats), half of the shared LN1 context (B·M·d / 2), and half of the shared LN1,
-# LN2, hidden and GELU gradients (T·(d + hd)·B): (3·1600·192 + 32·13·32)·4 = 3739648 bytes =
-# 3.566 MiB; `bench --arena-only` predicts the measured total.
+# MP3 (mp3-d64-L2-p4-28px-e75: the same model, M = 13 context tokens; the compact bf16 layout):
+# per block half of LN1, q with the context's k|v, the attention output, proj's output, LN2, the
+# hidden and GELU ((5·B·T·d + 2·B·M·d + 2·B·T·hd) / 2 floats), the shared packed qkv (3·B·T·d) and
+# half of the shared LN1 context (B·M·d / 2); the gradients free half of LN1, the attention output,
+# LN2, the hidden and GELU, the shared packed qkv, q and k|v gradients, less the bf16 dq|dk|v
+# (5·B·T·d + B·T·hd + B·M·d): (1295360 + 743424)·4 = 8155136 bytes = 7.777 MiB (tests/test_arena_plan.c
+# counts the parts); `bench --arena-only` predicts the measured total.
 mp3_arena() { # extra flags -> the config's arena MiB, measured then predicted
     $PB bench --device cpu --no-torch --threads 2 --iters 1 --config mp3-d64-L2-p4-28px-e75 --precision bf16 "$@" 2>&1 |
         awk '$1 == "mp3-d64-L2-p4-28px-e75" { print $6 }'
@@ -52,8 +54,8 @@ mp3_arena() { # extra flags -> the config's arena MiB, measured then predicted
 }
 M32=$(mp3_arena | tr '\n' ' ' | sed 's/ $//')
 M16=$(mp3_arena --activations bf16 | tr '\n' ' ' | sed 's/ $//')
-echo "$M32 $M16" | awk '{ d = $1 - $3 - 3739648 / 1048576; if (d < 0) d = -d; exit !(NF == 4 && $3 > 0 && d <= 0.1 && $1 == $2 && $3 == $4) }'
-check "bench --activations bf16 MP3: arena smaller by 3739648 bytes = 3.57 MiB (printed to 0.1 MiB); --arena-only = measured" $? \
+echo "$M32 $M16" | awk '{ d = $1 - $3 - 8155136 / 1048576; if (d < 0) d = -d; exit !(NF == 4 && $3 > 0 && d <= 0.1 && $1 == $2 && $3 == $4) }'
+check "bench --activations bf16 MP3: arena smaller by 8155136 bytes = 7.78 MiB (printed to 0.1 MiB); --arena-only = measured" $? \
     "fp32 activations measured/predicted $M32 MiB, bf16 $M16 MiB"
 $PB bench --device cpu --no-torch --iters 1 --config vit-d64-L2-p4-28px-ci --activations bf16 >"$T/bp.out" 2>"$T/bp.err"; rc=$?
 [ $rc -eq 2 ] && grep -q "needs --precision bf16" "$T/bp.err"
