@@ -8,7 +8,8 @@
 # 16 steps, so 1e-3 leaves a 23x margin and still catches a wrong tensor or a lost gradient); a
 # resume after 5 steps equal to the uninterrupted run; the views' keys read from the bf16 q/k/v
 # (/views recorded); with pe.kind=rope (q/k/v stay fp32 for its rotation) guarded = cpu bit for
-# bit; MP3's masked attention (guarded = cpu, resume, losses within 2e-5 of fp32 activations); the
+# bit; MP3's masked attention (compact bf16 q and k|v: guarded = cpu, resume, losses within 2e-5 of
+# fp32 activations, /views recorded); the
 # refusals (fp32 precision, gMLP, dropout, MP3 with an odd model.dim); and
 # `posbench bench --activations bf16` printing an arena smaller by what the tensor table frees.
 # Prints PASS/FAIL/SKIP lines (tests/run_all.sh counts them).
@@ -104,13 +105,14 @@ $PB train $CFG train.activations=bf16 pe.kind=rope --threads 2 --device cpu-guar
 check "train.activations=bf16 pe.kind=rope (fp32 q/k/v): runs, --device cpu-guarded = --device cpu, bit for bit" $? \
     "exit $rc: $(tr '\n' ' ' < "$T/rope.same" 2>/dev/null)"
 
-# MP3 (masked attention: q of every token, k/v of the context's 13 tokens; q/k/v and the attention
-# stay fp32, LN1, LN2, the hidden, GELU and proj's input bf16; LN1's context rows gathered as bf16),
-# 8 steps: guarded = cpu bit for bit, a resume after 5 steps bitwise, losses within 2e-5 relative of
-# fp32 activations (the same extra roundings as above, q/k/v's aside: measured 7.6e-7 over these 8
-# steps). The position loss is near chance (ln 49) and moves little in 8 steps, so 1e-3 would be
-# too loose: projecting k|v from a stale LN1 context instead of this block's moved it by only
-# 2.8e-4 (measured), which 2e-5 catches with a 14x margin while leaving 26x above the rounding.
+# MP3 (masked attention: q of every token, k/v of the context's 13 tokens, in the compact bf16
+# layout read by attention_kv_forward_bf16; LN1's context rows gathered as bf16), 8 steps: guarded =
+# cpu bit for bit, a resume after 5 steps bitwise, losses within 2e-5 relative of fp32 activations
+# (the same extra roundings as above: measured 6.3e-7 over these 8 steps), and the views' full-
+# attention forward (M = T) reads its keys from the compact k|v (/views recorded). The position
+# loss is near chance (ln 49) and moves little in 8 steps, so 1e-3 would be too loose: projecting
+# k|v from a stale LN1 context instead of this block's moved it by 2.8e-4 (measured), which 2e-5
+# catches with a 14x margin while leaving 30x above the rounding.
 MCFG="data.limit=512 data.test_limit=200 train.epochs=1 train.batch=64 eval.batch=100 model.dim=32 model.depth=2 model.heads=2 model.patch=4 model.drop_path=0.2 train.precision=bf16 objective.name=mp3 pe.kind=none objective.eta=0.75"
 $PB train $MCFG --threads 2 --out "$T/mf" >/dev/null 2>&1
 $PB train $MCFG train.activations=bf16 --threads 2 --out "$T/mb" >/dev/null 2>"$T/mb.err"; rc=$?
@@ -130,6 +132,9 @@ MR=$(ls "$T"/mr/*.h5 2>/dev/null | head -n 1)
 [ -n "$MR" ] && [ -n "$MB" ] && [ "$(series "$MB" /train/loss)" = "$(series "$MR" /train/loss)" ] &&
     [ "$(series "$MB" /eval/loss)" = "$(series "$MR" /eval/loss)" ]
 check "train.activations=bf16 MP3: resume after 5 steps = uninterrupted, bitwise" $? "losses and eval losses compared"
+[ -n "$MB" ] && h5dump -A -g /views "$MB" 2>/dev/null | grep -q '"images"'
+check "train.activations=bf16 MP3: /views recorded (keys read from the compact bf16 k|v of the full-attention forward)" $? \
+    "$(basename "${MB:-none}")"
 
 REFUSE_BASE="data.limit=128 data.test_limit=100 train.epochs=1 train.batch=64 model.dim=32 model.depth=1 model.heads=2 model.patch=4"
 . tests/refuse_lib.sh

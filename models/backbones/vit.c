@@ -619,10 +619,18 @@ static const float *vit_attention_probs(const model *m, int layer) {
     return s->kept_probs ? s->kept_probs[layer] : NULL;
 }
 
-static const void *vit_attention_qkv(const model *m, int layer, int *bf16) {
-    *bf16 = bf16_attention(m);
-    // full attention in a model without context tokens: the block's own (B, T, 3C)
-    return masked_attention(m) || compact_attention(m) ? NULL : state(m)->acts[layer].qkv;
+// The keys of a full-attention forward: channels [d, 2d) of the block's own (B, T, 3d) qkv, or with
+// compact_attention its k|v (B, T, 2d) after q (B, T, d) (channels [0, d)).
+static const void *vit_attention_keys(const model *m, int layer, int B, int *bf16, size_t *row_stride) {
+    if (masked_attention(m)) return NULL;
+    int d = m->cfg.dim, T = model_tokens(m);
+    float *qkv = state(m)->acts[layer].qkv;
+    if (compact_attention(m)) {
+        *bf16 = 1, *row_stride = 2 * (size_t)d;
+        return b16(qkv) + (size_t)B * T * d;
+    }
+    *bf16 = bf16_attention(m), *row_stride = 3 * (size_t)d;
+    return *bf16 ? (const void *)(b16(qkv) + d) : (const void *)(qkv + d);
 }
 
 static double vit_block_flops(const model_config *c, int T, int M) {
@@ -674,7 +682,7 @@ const backbone_kind backbone_vit = {
     .block_output = vit_block_output,
     .attention_probs = vit_attention_probs,
     .keep_attention_probs = vit_keep_attention_probs,
-    .attention_qkv = vit_attention_qkv,
+    .attention_keys = vit_attention_keys,
     .masked_attention = 1,
     .bf16_activations = 1,
     .block_flops = vit_block_flops,
