@@ -226,15 +226,13 @@ static void vit_declare_acts(model *m) {
     if (c->recompute_gelu) model_add_batch_act(m, "blocks.mlp.gelu.shared", BThd_lp, &s->gelu_shared, NULL);
     model_add_batch_grad_only(m, "blocks.residual2.even", BTd, &s->dres[0]);
     if (c->depth > 1) model_add_batch_grad_only(m, "blocks.residual2.odd", BTd, &s->dres[1]);
-    if (masked) {
-        if (!compact) { // the packed (B, T, 3C) layout the fp32 attention reads, with its gradients
-            model_add_act(m, "attn.qkv", 3 * BTd, &s->mask_qkv, &s->mask_dqkv);
-            model_add_grad_only(m, "attn.q", BTd, &s->mask_dq);
-            model_add_grad_only(m, "attn.kv", BM * 2 * d, &s->mask_dkv);
-        }
+    if (masked) { // compact_attention has no packed (B, T, 3C) qkv, nor its q and k|v gradients
+        if (!compact) model_add_act(m, "attn.qkv", 3 * BTd, &s->mask_qkv, &s->mask_dqkv);
+        if (!compact) model_add_grad_only(m, "attn.q", BTd, &s->mask_dq);
         // LN1 of the context: bf16 (d even: vit_config_error) with bf16 activations; its gradient fp32
         model_add_act(m, "norm1.context", lp ? BM * d / 2 : BM * d, &s->mask_ln1_ctx, NULL);
         model_add_grad_only(m, "norm1.context", BM * d, &s->mask_dln1_ctx);
+        if (!compact) model_add_grad_only(m, "attn.kv", BM * 2 * d, &s->mask_dkv);
     }
 }
 
