@@ -68,11 +68,12 @@ static __global__ void identity_index_kernel(int *idx, int M, unsigned n) {
 }
 
 // The fp32 fallback's transient: the widened q (B, T, C) and kv (B, M, 2C), the packed qkv
-// (B, T, 3C) and the identity kv_index (B, M), in one allocation (each part 256-byte aligned).
+// (B, T, 3C), the identity kv_index (B, M) and the caller's extra_bytes (extra), in one allocation,
+// each part 256-byte aligned; the packed qkv filled (qkv_pack_forward with the identity index).
 typedef struct {
     float *q, *kv, *qkv;
     int *idx;
-    void *base;
+    void *extra, *base;
 } kv_fallback;
 
 static size_t align256(size_t bytes) { return (bytes + 255) / 256 * 256; }
@@ -81,25 +82,18 @@ static kv_fallback kv_fallback_open(const bfloat16 *q16, const bfloat16 *kv16, c
                                     const char *what) {
     const size_t n_q = (size_t)d->B * d->T * d->C, n_kv = (size_t)d->B * d->M * 2 * d->C, n_idx = (size_t)d->B * d->M;
     const size_t at_kv = align256(n_q * 4), at_qkv = at_kv + align256(n_kv * 4), at_idx = at_qkv + align256(3 * n_q * 4);
-    const size_t total = at_idx + align256(n_idx * sizeof(int));
+    const size_t at_extra = at_idx + align256(n_idx * sizeof(int));
     kv_fallback f;
-    f.base = cuda_alloc_transient(total + extra_bytes, what);
-    f.q = (float *)f.base;
-    f.kv = (float *)((char *)f.base + at_kv);
-    f.qkv = (float *)((char *)f.base + at_qkv);
-    f.idx = (int *)((char *)f.base + at_idx);
+    f.base = cuda_alloc_transient(at_extra + extra_bytes, what);
+    char *b = (char *)f.base;
+    f.q = (float *)b, f.kv = (float *)(b + at_kv), f.qkv = (float *)(b + at_qkv);
+    f.idx = (int *)(b + at_idx), f.extra = b + at_extra;
     identity_index_kernel<<<cuda_blocks(n_idx, 256), 256, 0, cuda_stream()>>>(f.idx, d->M, (unsigned)n_idx);
     CUDA_LAUNCH_CHECK();
     cuda_from_bf16(f.q, q16, n_q);
     cuda_from_bf16(f.kv, kv16, n_kv);
     cuda_qkv_pack_forward(f.qkv, f.q, f.kv, f.idx, d->B, d->T, d->M, d->C);
     return f;
-}
-
-// Bytes of the fallback's transient after its own parts (where the caller's extra buffers start).
-static size_t kv_fallback_bytes(const attention_desc *d) {
-    const size_t n_q = (size_t)d->B * d->T * d->C, n_kv = (size_t)d->B * d->M * 2 * d->C, n_idx = (size_t)d->B * d->M;
-    return align256(n_q * 4) + align256(n_kv * 4) + align256(3 * n_q * 4) + align256(n_idx * sizeof(int));
 }
 
 void cuda_attention_kv_forward_bf16(bfloat16 *out16, float *probs, const bfloat16 *q16, const bfloat16 *kv16,
@@ -112,7 +106,7 @@ void cuda_attention_kv_forward_bf16(bfloat16 *out16, float *probs, const bfloat1
     }
     const size_t n_out = (size_t)d->B * d->T * d->C;
     kv_fallback f = kv_fallback_open(q16, kv16, d, n_out * sizeof(float), "attention_kv_forward_bf16 (fp32 q, k|v, qkv, out)");
-    float *out = (float *)((char *)f.base + kv_fallback_bytes(d));
+    float *out = (float *)f.extra;
     attention_desc packed = *d;
     packed.kv_index = f.idx;
     cuda_attention_forward(out, probs, f.qkv, &packed);
@@ -131,7 +125,7 @@ void cuda_attention_kv_backward_bf16(bfloat16 *dq16, bfloat16 *dkv16, const bflo
     const size_t n_out = (size_t)d->B * d->T * d->C, n_kv = (size_t)d->B * d->M * 2 * d->C;
     kv_fallback f = kv_fallback_open(q16, kv16, d, (3 * n_out + 2 * n_out) * sizeof(float),
                                      "attention_kv_backward_bf16 (fp32 q, k|v, qkv, idx, dqkv, out, dout)");
-    float *dqkv = (float *)((char *)f.base + kv_fallback_bytes(d)), *out = dqkv + 3 * n_out, *dout = out + n_out;
+    float *dqkv = (float *)f.extra, *out = dqkv + 3 * n_out, *dout = out + n_out;
     cuda_from_bf16(out, out16, n_out);
     cuda_from_bf16(dout, dout16, n_out);
     cuda_zero(dqkv, 3 * n_out);
