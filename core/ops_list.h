@@ -314,7 +314,9 @@ OP(void, attention_backward_bf16,
 // inputs packed as (B, T, 3C) — q in every row, key slot m's k|v in row m — with kv_index = (0, 1,
 // ..., M-1) per image, the same d otherwise, probs and precision, the output rounded once: so it
 // equals, bit for bit on one backend, the fp32 op on any packed qkv whose rows kv_index[b][m] hold
-// those keys (the scores and sums do not depend on the key's token row). keep_probs as the fp32 op;
+// those keys (the scores and sums do not depend on the key's token row), except on CUDA's cuDNN
+// route, which the fp32 op with a kv_index never takes (within its bf16 tolerance there: tests/
+// parity/cases_attention_bf16.c). keep_probs as the fp32 op;
 // no bias, no group mask (dies, exit 1: relbias, RoPE and GVP keep the fp32 op).
 OP(void, attention_kv_forward_bf16,
    (bfloat16 *out16, float *probs, const bfloat16 *q16, const bfloat16 *kv16, const attention_desc *d),

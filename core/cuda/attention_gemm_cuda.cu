@@ -440,7 +440,7 @@ static void softmax_backward(__nv_bfloat16 *dS16, float *scratch, const float *d
     CUDA_LAUNCH_CHECK();
 }
 
-// The forward on q, kv (laid out as L says; the packed layout passes qkv twice) and out of type X:
+// The forward on q, kv (laid out as Lq says; the packed layout passes qkv twice) and out of type X:
 // fp32 (attention_forward) or bf16 (attention_forward_bf16, attention_kv_forward_bf16: q, k, v
 // packed from the stored bits, out rounded once by the unpack). The caller has checked d.
 template <typename X>
@@ -460,7 +460,7 @@ static void gemm_forward(X *out, float *state, const X *q, const X *kv, const qk
     cuda_free_transient(ws);
 }
 
-// The backward on dout, q, kv and their gradients dq, dkv (laid out as L says; the packed layout
+// The backward on dout, q, kv and their gradients dq, dkv (laid out as Lq says; the packed layout
 // passes qkv and dqkv twice) of type X: fp32 (attention_backward: dqkv +=) or bf16
 // (attention_backward_bf16, attention_kv_backward_bf16: dO packed from the stored bits, the
 // gradients written, rounded once). The caller has checked d.
