@@ -30,6 +30,10 @@ int cuda_attention_route_of(const attention_desc *d) {
     (void)d;
     return -1;
 }
+int cuda_attention_kv_route_of(const attention_desc *d) {
+    (void)d;
+    return -1;
+}
 void cuda_set_linear_route(int route) { (void)route; }
 void cuda_set_kernels(int version) { (void)version; }
 void cuda_set_stream_mode(int mode) { (void)mode; }

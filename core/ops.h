@@ -88,6 +88,10 @@ void attention_desc_check(const attention_desc *d, const char *who);
 // attention_desc_check plus the bf16-storage ops' limits (attention_forward_bf16 /
 // attention_backward_bf16): no kv_index, no bias. Dies (exit 1) naming `who`.
 void attention_desc_check_bf16(const attention_desc *d, const char *who);
+// The compact-layout ops' checks (attention_kv_forward_bf16 / attention_kv_backward_bf16): B, T, C,
+// H as attention_desc_check, 1 <= M <= T, no kv_index (the k|v rows are the keys), no bias, no
+// group mask. Dies (exit 1) naming `who`.
+void attention_desc_check_kv_bf16(const attention_desc *d, const char *who);
 
 // The op table: `name`, then one function pointer per entry of core/ops_list.h, in its order
 // (that file holds each op's contract: shapes, accumulation, conventions). A backend may

@@ -41,6 +41,9 @@ int cuda_attention_route(void); // the setting in force (CUDA_ATTN_AUTO without 
 // take for d under the setting and matmul precision in force (under CUDNN this prepares the
 // shape's graphs, as the call would); -1 in a build without CUDA.
 int cuda_attention_route_of(const attention_desc *d);
+// The route of attention_kv_forward_bf16 / attention_kv_backward_bf16 (the compact layout: q (B, T, C)
+// and k|v (B, M, 2C) apart): the same rule, with the cuDNN route's answer for that layout.
+int cuda_attention_kv_route_of(const attention_desc *d);
 // 1 when the CUDNN route can run: compiled in (the cuDNN frontend headers were found at build
 // time), libcudnn loads at run time (POSBENCH_CUDNN_LIB names the file, else libcudnn.so.9 on the
 // loader's path), its major version is the headers' and a cuDNN handle could be created (a GPU);

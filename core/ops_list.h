@@ -308,6 +308,27 @@ OP(void, attention_backward_bf16,
    (bfloat16 *dqkv16, const bfloat16 *dout16, const bfloat16 *qkv16, const bfloat16 *out16, const float *probs,
     const attention_desc *d),
    (MEM(dqkv16), MEM(dout16), MEM(qkv16), MEM(out16), MEM(probs), DESC(d)))
+// Masked attention on bf16 storage in the compact layout (MP3 under train.activations=bf16; the
+// same files): q16 (B, T, C) the queries of all T rows, kv16 (B, M, 2C) the keys (channels [0, C))
+// and values ([C, 2C)) of the M key slots only (d->M, 1 <= M <= T: the rows of kv16 ARE the keys,
+// so d->kv_index is NULL), out16 (B, T, C). The forward is bf16(attention_forward) on the widened
+// inputs packed as (B, T, 3C) — q in every row, key slot m's k|v in row m — with kv_index = (0, 1,
+// ..., M-1) per image, the same d otherwise, probs and precision, the output rounded once: so it
+// equals, bit for bit on one backend, the fp32 op on any packed qkv whose rows kv_index[b][m] hold
+// those keys (the scores and sums do not depend on the key's token row), except on CUDA's cuDNN
+// route, which the fp32 op with a kv_index never takes (within its bf16 tolerance there: tests/
+// parity/cases_attention_bf16.c). keep_probs as the fp32 op;
+// no bias, no group mask (dies, exit 1: relbias, RoPE and GVP keep the fp32 op).
+OP(void, attention_kv_forward_bf16,
+   (bfloat16 *out16, float *probs, const bfloat16 *q16, const bfloat16 *kv16, const attention_desc *d),
+   (MEM(out16), MEM(probs), MEM(q16), MEM(kv16), DESC(d)))
+// Its backward: dq16 (B, T, C) and dkv16 (B, M, 2C) = bf16 of that attention_backward's dq and key
+// slot m's dk|dv, from zero, on the widened dout16 with the forward's probs (out16 its output):
+// WRITTEN, not accumulated (the q and k|v projections' backwards are their readers), rounded once.
+OP(void, attention_kv_backward_bf16,
+   (bfloat16 *dq16, bfloat16 *dkv16, const bfloat16 *dout16, const bfloat16 *q16, const bfloat16 *kv16,
+    const bfloat16 *out16, const float *probs, const attention_desc *d),
+   (MEM(dq16), MEM(dkv16), MEM(dout16), MEM(q16), MEM(kv16), MEM(out16), MEM(probs), DESC(d)))
 
 // ---- position encodings (posenc_cpu.c, posenc_cuda.cu) ----
 // sin2d (CAPE eq. 3-4), C even, K = C/2 frequencies k = 1..K: w_kx = 10^(2k/C)·cos k,

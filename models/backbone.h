@@ -51,11 +51,13 @@ typedef struct backbone_kind {
     // model kept them (keep_attention_probs on), else NULL; NULL hooks: no attention.
     const float *(*attention_probs)(const struct model *m, int layer);
     void (*keep_attention_probs)(struct model *m, int on);
-    // The (B, T, 3d) q|k|v block `layer` of the last full-attention forward (M = T) read, after
-    // the encoding's qk hook (RoPE rotates q and k), backend memory; NULL when that forward was
-    // masked. *bf16 = 1 when it is stored bf16 (train.activations=bf16: (B, T, 3d) bfloat16), else
-    // 0 (fp32). NULL hook: no attention.
-    const void *(*attention_qkv)(const struct model *m, int layer, int *bf16);
+    // The keys block `layer` of the last full-attention forward (M = T, batch B) read, after the
+    // encoding's qk hook (RoPE rotates k), backend memory: image b's token t has its d key values
+    // (heads side by side) at element (b·T + t)·*row_stride of the pointer returned (3d in a
+    // packed (B, T, 3d) q|k|v, 2d in MP3's compact k|v); NULL when that forward was masked.
+    // *bf16 = 1 when they are stored bf16 (train.activations=bf16), else 0 (fp32). NULL hook: no
+    // attention.
+    const void *(*attention_keys)(const struct model *m, int layer, int B, int *bf16, size_t *row_stride);
     // Learned token-mixing weights of block `layer` as the last forward used them (T, T) (gMLP's
     // spatial W: the dense one, resampled, or gathered from the Toeplitz table); NULL hook: none.
     const float *(*spatial_weights)(const struct model *m, int layer);

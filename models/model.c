@@ -238,9 +238,9 @@ const float *model_attention_probs(const model *m, int layer) {
     return m->arch->attention_probs ? m->arch->attention_probs(m, layer) : NULL;
 }
 
-const void *model_attention_qkv(const model *m, int layer, int *bf16) {
-    *bf16 = 0;
-    return m->arch->attention_qkv ? m->arch->attention_qkv(m, layer, bf16) : NULL;
+const void *model_attention_keys(const model *m, int layer, int B, int *bf16, size_t *row_stride) {
+    *bf16 = 0, *row_stride = 0;
+    return m->arch->attention_keys ? m->arch->attention_keys(m, layer, B, bf16, row_stride) : NULL;
 }
 const float *model_spatial_weights(const model *m, int layer) {
     return m->arch->spatial_weights ? m->arch->spatial_weights(m, layer) : NULL;

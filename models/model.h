@@ -242,12 +242,13 @@ void model_keep_attention_probs(model *m, int on);
 // The attention probabilities of block `layer` in the last forward (B, H, T, M), backend
 // memory, when that forward ran with the probabilities kept; else NULL.
 const float *model_attention_probs(const model *m, int layer);
-// The q|k|v (B, T, 3d) of block `layer` in the last forward, when it ran full attention over
-// every token (model_set_context(m, m->T), no kept-token subset): q = channels [0, d), k = [d,
-// 2d), v = [2d, 3d), heads side by side as core/ops.h's attention reads them, after RoPE's
-// rotation; backend memory. NULL for a backbone without attention or after a masked forward.
-// *bf16 = 1 when the values are stored bf16 (core/bf16.h; train.activations=bf16), 0 for fp32.
-const void *model_attention_qkv(const model *m, int layer, int *bf16);
+// The keys of block `layer` in the last forward (batch B), when it ran full attention over every
+// token (model_set_context(m, m->T), no kept-token subset): image b's token t has its d key
+// values, heads side by side as core/ops.h's attention reads them, after RoPE's rotation, at
+// element (b·T + t)·*row_stride of the pointer returned; backend memory. NULL for a backbone
+// without attention or after a masked forward. *bf16 = 1 when the values are stored bf16
+// (core/bf16.h; train.activations=bf16), 0 for fp32.
+const void *model_attention_keys(const model *m, int layer, int B, int *bf16, size_t *row_stride);
 // The token-mixing weights (T, T) of block `layer` the last forward used (gMLP's spatial W),
 // backend memory; NULL when the backbone has none.
 const float *model_spatial_weights(const model *m, int layer);

@@ -43,17 +43,24 @@ int main(void) {
     check_measured("mp3-d64-L2-p4-28px-e75", 1, 1, 0,
                    "arena plan: the small MP3 step, bf16 + bf16 activations, predicted = measured on the CPU (bytes)");
 
-    // MP3's masked blocks under bf16 activations, by hand: B 32, T 50, d 64, hidden 128, 2 blocks,
-    // M = 1 + round(0.25·49) = 13 context tokens. Each block frees half of LN1, LN2, proj's output,
-    // the hidden and GELU and adds the bf16 copy of the fp32 attention output proj reads:
-    // B·T·(d + hd) floats; the shared LN1 context (B, M, d) halves: B·M·d / 2. The one set of
-    // activation gradients halves LN1, LN2, the hidden and GELU: B·T·(d + hd) floats. q/k/v stay fp32.
+    // MP3's masked blocks under bf16 activations (the compact layout), by hand: B 32, T 50, d 64,
+    // hidden 128, 2 blocks, M = 1 + round(0.25·49) = 13 context tokens. Each block halves LN1, q
+    // (B, T, d) with the context's k|v (B, M, 2d), the attention output, proj's output, LN2, the
+    // hidden and GELU: (5·B·T·d + 2·B·M·d + 2·B·T·hd) / 2 floats; the shared packed qkv (B, T, 3d)
+    // goes (3·B·T·d) and the shared LN1 context halves (B·M·d / 2). The one set of activation
+    // gradients halves LN1, the attention output, LN2, the hidden and GELU (the attention output's
+    // gradient was fp32 with fp32 masked attention), loses the shared (B, T, 3d) qkv, q (B, T, d)
+    // and k|v (B, M, 2d) gradients and gains the block's bf16 dq|dk|v ((B·T·d + 2·B·M·d) / 2):
+    // 5·B·T·d + B·T·hd + B·M·d floats.
     arena_plan m32, m16;
     perf_arena_check("mp3-d64-L2-p4-28px-e75", 1, 0, 0, ARENA_RULES_CPU, CUDA_ATTN_AUTO, &m32, NULL);
     perf_arena_check("mp3-d64-L2-p4-28px-e75", 1, 1, 0, ARENA_RULES_CPU, CUDA_ATTN_AUTO, &m16, NULL);
     const size_t mB = 32, mT = 50, md = 64, mhd = 128, mM = 13, mL = 2;
-    const size_t mp3_acts = (mL * mB * mT * (md + mhd) + mB * mM * md / 2) * 4, mp3_grads = mB * mT * (md + mhd) * 4;
-    test_check("arena plan: MP3 bf16 activations free (L·B·T·(d+hd) + B·M·d/2)·4 activation and B·T·(d+hd)·4 gradient bytes",
+    const size_t BTd = mB * mT * md, BThd = mB * mT * mhd, BMd = mB * mM * md;
+    const size_t mp3_acts = (mL * (5 * BTd + 2 * BMd + 2 * BThd) / 2 + 3 * BTd + BMd / 2) * 4;
+    const size_t mp3_grads = (5 * BTd + BThd + BMd) * 4;
+    test_check("arena plan: MP3 bf16 activations (compact q, k|v) free (L·(5·BTd + 2·BMd + 2·BThd)/2 + 3·BTd + BMd/2)·4 "
+               "activation and (5·BTd + BThd + BMd)·4 gradient bytes",
                m32.acts - m16.acts == mp3_acts && m32.act_grads - m16.act_grads == mp3_grads &&
                    m32.total - m16.total == mp3_acts + mp3_grads,
                "activations %zu -> %zu (expected -%zu), gradients %zu -> %zu (expected -%zu), total %zu -> %zu", m32.acts,

@@ -4,6 +4,9 @@
 // head channel (q at channel h·hs + d, k at C + h·hs + d, v at 2C + h·hs + d of token s), of O its
 // element of out (B, T, C), and of the stats its element of lse (B, H, T); each layout covers its
 // buffer part exactly once; the graph cache key separates shapes and compares equal for equal ones.
+// The compact layout (attention_kv_forward_bf16): q at channel h·hs + d of row s of q (B, T, C), k
+// and v at h·hs + d and C + h·hs + d of key row s of kv (B, M, 2C), each buffer covered once; its
+// keys differ from the packed layout's for the same B, T, C, H, M.
 #include "testing.h"
 #include "../core/attention_cudnn_layout.h"
 #include <stdio.h>
@@ -66,6 +69,53 @@ static void check_shape(int B, int T, int C, int H) {
     free(seen_qkv); free(seen_out); free(seen_lse);
 }
 
+static void check_compact(int B, int T, int M, int C, int H) {
+    sdpa_layouts L;
+    attention_cudnn_layouts_kv(B, T, M, C, H, &L);
+    const int hs = C / H;
+    const size_t n_q = (size_t)B * T * C, n_kv = (size_t)B * M * 2 * C;
+    unsigned char *seen_q = calloc(n_q, 1), *seen_kv = calloc(n_kv, 1);
+    if (!seen_q || !seen_kv) {
+        test_fail("cudnn compact layouts", "out of memory");
+        return;
+    }
+    size_t wrong = 0;
+    char first[200] = "";
+    if (L.q.dim[2] != T || L.k.dim[2] != M || L.v.dim[2] != M || L.o.dim[2] != T || L.stats.dim[2] != T || L.k.dim[3] != hs)
+        wrong++, snprintf(first, sizeof first, "dims wrong");
+    for (int b = 0; b < B; b++)
+        for (int h = 0; h < H; h++)
+            for (int d = 0; d < hs; d++) {
+                for (int s = 0; s < T; s++) {
+                    int64_t want = ((int64_t)b * T + s) * C + h * hs + d, got = at(&L.q, b, h, s, d);
+                    if (got != want) {
+                        if (!wrong++) snprintf(first, sizeof first, "q[%d,%d,%d,%d] at %lld, want %lld", b, h, s, d, (long long)got, (long long)want);
+                    } else seen_q[want]++;
+                }
+                for (int s = 0; s < M; s++)
+                    for (int p = 0; p < 2; p++) {
+                        int64_t want = ((int64_t)b * M + s) * 2 * C + (int64_t)p * C + h * hs + d;
+                        int64_t got = at(p ? &L.v : &L.k, b, h, s, d);
+                        if (got != want) {
+                            if (!wrong++) snprintf(first, sizeof first, "%c[%d,%d,%d,%d] at %lld, want %lld", "kv"[p], b, h, s, d, (long long)got, (long long)want);
+                        } else seen_kv[want]++;
+                    }
+            }
+    size_t not_once = 0;
+    for (size_t e = 0; e < n_q; e++) not_once += seen_q[e] != 1;
+    for (size_t e = 0; e < n_kv; e++) not_once += seen_kv[e] != 1;
+    attention_cudnn_key packed = attention_cudnn_key_of(B, T, C, H, M), compact = attention_cudnn_key_of_kv(B, T, M, C, H);
+    attention_cudnn_key compact2 = attention_cudnn_key_of_kv(B, T, M, C, H);
+    int keys_ok = !attention_cudnn_key_equal(&packed, &compact) && attention_cudnn_key_equal(&compact, &compact2);
+    char name[200];
+    snprintf(name, sizeof name, "cudnn compact layouts address q (B, T, C) and k|v (B, M, 2C) as the op does; own cache key (B=%d T=%d M=%d C=%d H=%d)",
+             B, T, M, C, H);
+    test_check(name, wrong == 0 && not_once == 0 && keys_ok,
+               "%zu wrong addresses (first: %s), %zu elements not covered exactly once, key distinct from the packed one: %d", wrong,
+               first, not_once, keys_ok);
+    free(seen_q), free(seen_kv);
+}
+
 static void check_keys(void) {
     attention_cudnn_key a = attention_cudnn_key_of(2, 197, 768, 12, 197), a2 = attention_cudnn_key_of(2, 197, 768, 12, 197);
     attention_cudnn_key other[] = {
@@ -89,6 +139,9 @@ int main(void) {
     check_shape(2, 7, 64, 2);   // hs 32
     check_shape(3, 65, 128, 2); // hs 64
     check_shape(2, 197, 192, 3);
+    check_compact(1, 1, 1, 16, 2);
+    check_compact(2, 7, 3, 64, 2);
+    check_compact(3, 65, 17, 128, 2);
     check_keys();
     return test_exit_code();
 }

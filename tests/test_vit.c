@@ -8,7 +8,10 @@
 // a tensorfile and runs tests/torch_oracle.py with Debian's /usr/bin/python3; abs, none,
 // relbias, sin1d, sin2d, RoPE 2D and 1D; the MP3 cases' torch model gathers k/v from the
 // context as the paper's pseudo code does, and adds abs / sin2d on the reference tokens by a
-// mask), and a tiny ViT overfitting 64 Fashion-MNIST images.
+// mask), and a tiny ViT overfitting 64 Fashion-MNIST images. MP3 under train.activations=bf16
+// (the compact bf16 q and context k|v): every parameter gradient within a bf16 tolerance of the
+// same model with fp32 activations (both under MATMUL_BF16), so a backward that projected a
+// stale LN1 context or dropped a row's dLN1 shows.
 // Gradient tolerance for the whole model: eps 3e-3, |err| <= 5e-4 + 3e-2·|g|, 8 entries
 // per tensor (the loss is a long fp32 composite, so the floor is above the per-op checks').
 #include "testing.h"
@@ -873,6 +876,62 @@ static void test_overfit(void) {
     dataset_free(&ds);
 }
 
+// MP3's masked model (17 tokens, 5 context tokens, depth 3) under MATMUL_BF16 with fp32 activations
+// and with bf16 activations (compact bf16 q and k|v): the same weights and batch, one backward;
+// each parameter tensor's gradient within 5% of its largest fp32 value. bf16 storage adds one
+// rounding (2^-9 relative) per stored tensor; measured (worst over the tensors) below.
+static void test_bf16_masked_gradients(void) {
+    model_config cfg = {.channels = 1, .image_size = 16, .patch = 4, .dim = 32, .depth = 3, .heads = 2,
+                        .mlp_ratio = 2, .cls = 1, .pe_kind = "none", .num_classes = 5};
+    cfg.request.token_head = 1, cfg.request.head_name = "pos_head", cfg.request.context_tokens = 5;
+    const int B = 4;
+    float *g[2] = {NULL, NULL};
+    size_t n = 0;
+    tensor_table params;
+    for (int lp = 0; lp < 2; lp++) {
+        model_config c = cfg;
+        c.bf16_activations = lp;
+        model m;
+        model_create(&m, &c, &ops_cpu, B, 11);
+        test_model_perturb(&m, 0.1f, 40);
+        int32_t labels[4];
+        test_model_fill_batch(&m, labels, B, 41);
+        ops_cpu.set_matmul_precision(MATMUL_BF16);
+        model_ctx mc = {&m, NULL, labels, B, 0, mp3_setup(&m, B)};
+        model_grads(&mc);
+        ops_cpu.set_matmul_precision(MATMUL_FP32);
+        n = m.params.total;
+        g[lp] = xmalloc(n * sizeof(float), "gradients");
+        memcpy(g[lp], m.grad, n * sizeof(float));
+        if (lp == 0) { // the table (names, offsets), kept past the model
+            params = m.params;
+            params.items = xmalloc((size_t)params.count * sizeof *params.items, "param table");
+            memcpy(params.items, m.params.items, (size_t)params.count * sizeof *params.items);
+        }
+        mp3_teardown(mc.pos);
+        model_free(&m);
+    }
+    double worst = 0;
+    const char *worst_name = "";
+    int bad = 0, checked = 0;
+    for (int i = 0; i < params.count; i++) {
+        const tensor_info *t = &params.items[i];
+        double largest = 0, diff = 0;
+        for (size_t e = 0; e < t->numel; e++) {
+            largest = fmax(largest, fabs(g[0][t->offset + e]));
+            diff = fmax(diff, fabs((double)g[1][t->offset + e] - g[0][t->offset + e]));
+        }
+        if (largest == 0) continue;
+        checked++;
+        double rel = diff / largest;
+        bad += !(rel <= 0.05);
+        if (!(rel <= worst)) worst = rel, worst_name = t->name;
+    }
+    test_check("vit[mp3,masked] bf16 activations (compact q, k|v): every parameter gradient within 5% of its largest fp32-activation value",
+               bad == 0 && checked > 10, "%d tensors checked, %d over; worst %.3g (%s)", checked, bad, worst, worst_name);
+    free(params.items), free(g[0]), free(g[1]);
+}
+
 int main(int argc, char **argv) {
     posbench_set_threads(2);
     int only_oracle = argc > 1 && strcmp(argv[1], "--oracle") == 0;
@@ -889,6 +948,7 @@ int main(int argc, char **argv) {
     if (!only_oracle) test_attention_memory();
     if (!only_oracle) test_sequence_config();
     if (!only_oracle) test_recompute_config();
+    if (!only_oracle) test_bf16_masked_gradients();
     test_torch_oracle();
     if (!only_oracle) test_overfit();
     return test_exit_code();

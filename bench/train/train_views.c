@@ -53,8 +53,8 @@ void record_views(run *r) {
     float *cls = t0 ? xmalloc((size_t)N * H * P * sizeof(float), "view cls attention") : NULL;
     float *keys = xmalloc((size_t)L * N * P * d * sizeof(float), "view keys"); // (L, N·P, d)
     float *probs = t0 ? xmalloc((size_t)chunk * H * T * T * sizeof(float), "last block attention (host)") : NULL;
-    float *qkv = xmalloc((size_t)chunk * T * 3 * d * sizeof(float), "block qkv (host)");
-    bfloat16 *qkv16 = xmalloc((size_t)chunk * T * 3 * d * sizeof(bfloat16), "block bf16 qkv (host)");
+    float *qkv = xmalloc((size_t)chunk * T * 3 * d * sizeof(float), "block keys (host)");
+    bfloat16 *qkv16 = xmalloc((size_t)chunk * T * 3 * d * sizeof(bfloat16), "block bf16 keys (host)");
     int32_t *rows = xmalloc((size_t)N * sizeof(int32_t), "view image rows");
     if (t0) model_keep_attention_probs(m, 1);
     for (int start = 0; start < N; start += chunk) {
@@ -69,18 +69,19 @@ void record_views(run *r) {
         }
         for (int l = 0; l < L; l++) {
             int stored_bf16;
-            const void *q = model_attention_qkv(m, l, &stored_bf16);
-            size_t nq = (size_t)B * T * 3 * d;
-            if (!q) die_fail("internal: block %d kept no q|k|v in the views' full-attention forward", l + 1);
+            size_t stride; // elements from one token's keys to the next's (<= 3d)
+            const void *k = model_attention_keys(m, l, B, &stored_bf16, &stride);
+            if (!k) die_fail("internal: block %d kept no keys in the views' full-attention forward", l + 1);
+            size_t nk = ((size_t)B * T - 1) * stride + d; // through the last token's keys
             if (stored_bf16) { // train.activations=bf16: widened exactly on the host
-                m->ops->download(qkv16, q, nq * sizeof(bfloat16));
-                for (size_t e = 0; e < nq; e++) qkv[e] = bf16_to_float(qkv16[e]);
+                m->ops->download(qkv16, k, nk * sizeof(bfloat16));
+                for (size_t e = 0; e < nk; e++) qkv[e] = bf16_to_float(qkv16[e]);
             } else {
-                m->ops->download(qkv, q, nq * sizeof(float));
+                m->ops->download(qkv, k, nk * sizeof(float));
             }
-            for (int b = 0; b < B; b++) // the keys, channels [d, 2d), of the patch tokens
+            for (int b = 0; b < B; b++) // the keys of the patch tokens
                 for (int j = 0; j < P; j++)
-                    memcpy(keys + (((size_t)l * N + start + b) * P + j) * d, qkv + ((size_t)b * T + t0 + j) * 3 * d + d,
+                    memcpy(keys + (((size_t)l * N + start + b) * P + j) * d, qkv + ((size_t)b * T + t0 + j) * stride,
                            (size_t)d * sizeof(float));
         }
     }

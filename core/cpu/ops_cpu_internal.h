@@ -21,7 +21,7 @@ int cpu_matmul_precision(void);
 // cpu_bf16_operand fills `slot` with bf16_round of x (n) and returns it. The products on operands
 // as given: out = in·weightᵀ + bias (bias NULL: none); din += dout·weight; dweight += doutᵀ·in;
 // dst (C) += Σ_n src (N, C) in row order.
-#define CPU_MATMUL_SCRATCH_SLOTS 3
+#define CPU_MATMUL_SCRATCH_SLOTS 4
 float *cpu_matmul_scratch(int slot, size_t n);
 const float *cpu_bf16_operand(int slot, const float *x, size_t n);
 void cpu_linear_product(float *out, const float *in, const float *weight, const float *bias, int N, int IC, int OC);

@@ -443,6 +443,16 @@ static attention_route route_of(const attention_desc *d) {
 
 extern "C" int cuda_attention_route_of(const attention_desc *d) { return (int)route_of(d); }
 
+// The compact layout's route (attention_kv_forward_bf16): the same rule, the cuDNN answer for its
+// own graphs (q and k|v in separate buffers, T queries and M keys).
+extern "C" int cuda_attention_kv_route_of(const attention_desc *d) {
+    const int precision = cuda_matmul_precision();
+    int cudnn_ok = 0;
+    if (attention_route_setting == CUDA_ATTN_CUDNN && attention_cudnn_expressible(d, precision, NULL, 0))
+        cudnn_ok = cuda_attention_cudnn_kv_prepare(d, NULL, 0);
+    return (int)attention_route_for(d, precision, attention_route_setting, cudnn_ok);
+}
+
 // Training (keep_probs = 0) keeps the bf16 probabilities of the materialised route or the row
 // log-sum-exp (B, H, T) of the fused and cuDNN routes: sized for every route the setting may take.
 size_t cuda_attention_state_floats(int B, int H, int T, int M) {

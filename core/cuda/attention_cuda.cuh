@@ -108,6 +108,13 @@ void cuda_attention_gemm_backward(float *dqkv, float *dbias, float *scratch, con
 void cuda_attention_gemm_forward_bf16(bfloat16 *out16, float *state, const bfloat16 *qkv16, const attention_desc *d);
 void cuda_attention_gemm_backward_bf16(bfloat16 *dqkv16, const bfloat16 *dout16, const bfloat16 *qkv16, const float *state,
                                        const attention_desc *d);
+// The materialised route on the compact layout (attention_kv_forward_bf16 / attention_kv_backward_bf16):
+// q16 (B, T, C) and kv16 (B, M, 2C) packed from the stored bits, out16, dq16 and dkv16 rounded once
+// by the unpack (the gradients written). The same bits as the packed entry points on the same keys.
+void cuda_attention_gemm_kv_forward_bf16(bfloat16 *out16, float *state, const bfloat16 *q16, const bfloat16 *kv16,
+                                         const attention_desc *d);
+void cuda_attention_gemm_kv_backward_bf16(bfloat16 *dq16, bfloat16 *dkv16, const bfloat16 *dout16, const bfloat16 *q16,
+                                          const bfloat16 *kv16, const float *state, const attention_desc *d);
 // The route attention_forward / attention_backward take for d: cuda_attention_route_of
 // (core/ops_cuda.h), so the bf16-storage ops (attention_bf16_cuda.cu) take it too.
 // dbias[h, i, kv_index[b][m]] (H, T, T) += scratch[b, h, i, m] (B, H, T, M), b = 0..B-1 then

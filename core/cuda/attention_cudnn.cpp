@@ -18,6 +18,8 @@
 //             dqkv16 (B, T, 3C) = dq | dk | dv of SDPA_backward, written with qkv16's strides,
 //             deterministic algorithm (set_deterministic_algorithm(true))
 //             dqkv += dqkv16 in fp32                                 one vectorised pass
+// MP3's compact bf16 layout (attention_kv_forward_bf16) reads q from q16 (B, T, C) and k, v from
+// kv16 (B, M, 2C) in place: SDPA with T queries and M keys, graphs of their own in the cache.
 // The saved state is the lse only: B·H·T floats of the caller's buffer. The bf16 copies and
 // cuDNN's workspace are transient (cuda_alloc_transient: counted by the memory meter); the handle
 // is created once, on the stream every other op uses (cuda_stream.h). Graphs are cached per
@@ -201,9 +203,9 @@ std::shared_ptr<fe::graph::Graph> new_graph() {
     return g;
 }
 
-void build(shape_graphs &s, const attention_desc *d) {
-    sdpa_layouts L;
-    attention_cudnn_layouts(d->B, d->T, d->C, d->H, &L);
+// The forward and backward graphs of one shape: q, k, v, O and dO laid out as L says (the packed
+// qkv, or the compact layout's q and k|v with T queries and M keys).
+void build(shape_graphs &s, const sdpa_layouts &L, const attention_desc *d) {
     const float scale = 1.0f / sqrtf((float)(d->C / d->H)); // our attention's scale
 
     s.fwd = new_graph();
@@ -237,15 +239,25 @@ void build(shape_graphs &s, const attention_desc *d) {
     }
 }
 
-shape_graphs *find(const attention_desc *d) {
-    attention_cudnn_key key = attention_cudnn_key_of(d->B, d->T, d->C, d->H, d->M);
+// The layouts and cache key of a call: the packed qkv's (compact 0) or the compact layout's (1).
+void layouts_of(const attention_desc *d, int compact, sdpa_layouts *L) {
+    if (compact) attention_cudnn_layouts_kv(d->B, d->T, d->M, d->C, d->H, L);
+    else attention_cudnn_layouts(d->B, d->T, d->C, d->H, L);
+}
+attention_cudnn_key key_of(const attention_desc *d, int compact) {
+    return compact ? attention_cudnn_key_of_kv(d->B, d->T, d->M, d->C, d->H)
+                   : attention_cudnn_key_of(d->B, d->T, d->C, d->H, d->M);
+}
+
+shape_graphs *find(const attention_desc *d, int compact) {
+    attention_cudnn_key key = key_of(d, compact);
     for (auto &s : cache)
         if (attention_cudnn_key_equal(&s.key, &key)) return &s;
     return nullptr;
 }
 
-shape_graphs &ready(const attention_desc *d, const char *who) {
-    shape_graphs *s = find(d);
+shape_graphs &ready(const attention_desc *d, int compact, const char *who) {
+    shape_graphs *s = find(d, compact);
     if (!s || !s->ok)
         die_fail("%s: the cuDNN route has no graph for B=%d T=%d C=%d H=%d (cuda_attention_cudnn_prepare first)", who,
                  d->B, d->T, d->C, d->H);
@@ -272,19 +284,21 @@ int available_impl(char *why, size_t len) {
     return ok;
 }
 
-int prepare_impl(const attention_desc *d, char *why, size_t len) {
+int prepare_impl(const attention_desc *d, int compact, char *why, size_t len) {
     std::string w;
     if (!available(w)) {
         copy_why(why, len, w);
         return 0;
     }
-    shape_graphs *s = find(d);
+    shape_graphs *s = find(d, compact);
     if (!s) {
         cache.emplace_back();
         s = &cache.back();
-        s->key = attention_cudnn_key_of(d->B, d->T, d->C, d->H, d->M);
+        s->key = key_of(d, compact);
         try {
-            build(*s, d);
+            sdpa_layouts L;
+            layouts_of(d, compact, &L);
+            build(*s, L, d);
             s->ok = 1;
         } catch (const std::exception &e) {
             s->why = e.what();
@@ -295,41 +309,43 @@ int prepare_impl(const attention_desc *d, char *why, size_t len) {
             s->fwd.reset();
             s->bwd.reset();
             fprintf(stderr,
-                    "posbench: cuDNN attention not available for B=%d H=%d T=%d hs=%d (%s); the automatic "
+                    "posbench: cuDNN attention not available for B=%d H=%d T=%d M=%d hs=%d%s (%s); the automatic "
                     "route serves it\n",
-                    d->B, d->H, d->T, d->C / d->H, s->why.c_str());
+                    d->B, d->H, d->T, d->M, d->C / d->H, compact ? " (compact k|v)" : "", s->why.c_str());
         }
     }
     copy_why(why, len, s->ok ? std::string() : s->why);
     return s->ok;
 }
 
-// The passes on bf16 storage, q/k/v read in place from qkv16 (B, T, 3C) through their strides:
-// the forward writes O into o16 (B, T, C); the backward writes dq, dk, dv into dqkv16 (B, T, 3C),
-// every element (the three cover all 3C channels). Only the graph's workspace is allocated.
-void forward16_impl(uint16_t *o16, float *lse, const uint16_t *qkv16, const attention_desc *d) {
-    shape_graphs &s = ready(d, "attention_forward (cudnn)");
+// The passes on bf16 storage, q read in place from q16 and k, v from kv16 through their strides
+// (the packed layout: both qkv16 (B, T, 3C); compact: q16 (B, T, C), kv16 (B, M, 2C)): the forward
+// writes O into o16 (B, T, C); the backward writes dq into dq16 and dk, dv into dkv16 with the same
+// layouts, every element (together they cover every channel). Only the graph's workspace is allocated.
+void forward16_impl(uint16_t *o16, float *lse, const uint16_t *q16, const uint16_t *kv16, int compact,
+                    const attention_desc *d) {
+    shape_graphs &s = ready(d, compact, "attention_forward (cudnn)");
     sdpa_layouts L;
-    attention_cudnn_layouts(d->B, d->T, d->C, d->H, &L);
+    layouts_of(d, compact, &L);
     void *ws = s.fwd_ws ? cuda_alloc_transient((size_t)s.fwd_ws, "cuDNN attention workspace") : nullptr;
-    uint16_t *q = const_cast<uint16_t *>(qkv16);
+    uint16_t *q = const_cast<uint16_t *>(q16), *kv = const_cast<uint16_t *>(kv16);
     std::unordered_map<int64_t, void *> ptrs = {
-        {UID_Q, q + L.q.offset}, {UID_K, q + L.k.offset}, {UID_V, q + L.v.offset}, {UID_O, o16}, {UID_STATS, lse}};
+        {UID_Q, q + L.q.offset}, {UID_K, kv + L.k.offset}, {UID_V, kv + L.v.offset}, {UID_O, o16}, {UID_STATS, lse}};
     run(*s.fwd, ptrs, ws, "attention_forward (cudnn)");
     cuda_free_transient(ws);
 }
 
-void backward16_impl(uint16_t *dqkv16, const uint16_t *do16, const uint16_t *qkv16, const uint16_t *o16, const float *lse,
-                     const attention_desc *d) {
-    shape_graphs &s = ready(d, "attention_backward (cudnn)");
+void backward16_impl(uint16_t *dq16, uint16_t *dkv16, const uint16_t *do16, const uint16_t *q16, const uint16_t *kv16,
+                     const uint16_t *o16, const float *lse, int compact, const attention_desc *d) {
+    shape_graphs &s = ready(d, compact, "attention_backward (cudnn)");
     sdpa_layouts L;
-    attention_cudnn_layouts(d->B, d->T, d->C, d->H, &L);
+    layouts_of(d, compact, &L);
     void *ws = s.bwd_ws ? cuda_alloc_transient((size_t)s.bwd_ws, "cuDNN attention backward workspace") : nullptr;
-    uint16_t *q = const_cast<uint16_t *>(qkv16);
+    uint16_t *q = const_cast<uint16_t *>(q16), *kv = const_cast<uint16_t *>(kv16);
     std::unordered_map<int64_t, void *> ptrs = {
-        {UID_Q, q + L.q.offset},       {UID_K, q + L.k.offset},       {UID_V, q + L.v.offset},
+        {UID_Q, q + L.q.offset},       {UID_K, kv + L.k.offset},      {UID_V, kv + L.v.offset},
         {UID_O, const_cast<uint16_t *>(o16)}, {UID_DO, const_cast<uint16_t *>(do16)}, {UID_STATS, const_cast<float *>(lse)},
-        {UID_DQ, dqkv16 + L.q.offset}, {UID_DK, dqkv16 + L.k.offset}, {UID_DV, dqkv16 + L.v.offset}};
+        {UID_DQ, dq16 + L.q.offset},   {UID_DK, dkv16 + L.k.offset},  {UID_DV, dkv16 + L.v.offset}};
     run(*s.bwd, ptrs, ws, "attention_backward (cudnn)");
     cuda_free_transient(ws);
 }
@@ -341,7 +357,7 @@ void forward_impl(float *out, float *lse, const float *qkv, const attention_desc
     char *ws = (char *)cuda_alloc_transient(o_at + bf16_bytes(n_out), "cuDNN attention (bf16 q, k, v, O)");
     uint16_t *qkv16 = (uint16_t *)ws, *o16 = (uint16_t *)(ws + o_at);
     cuda_f32_to_bf16(qkv16, qkv, n_qkv);
-    forward16_impl(o16, lse, qkv16, d);
+    forward16_impl(o16, lse, qkv16, qkv16, 0, d);
     cuda_bf16_to_f32(out, o16, n_out);
     cuda_free_transient(ws);
 }
@@ -357,7 +373,7 @@ void backward_impl(float *dqkv, const float *dout, const float *qkv, const float
     cuda_f32_to_bf16(qkv16, qkv, n_qkv);
     cuda_f32_to_bf16(o16, out, n_out);
     cuda_f32_to_bf16(do16, dout, n_out);
-    backward16_impl(dqkv16, do16, qkv16, o16, lse, d);
+    backward16_impl(dqkv16, dqkv16, do16, qkv16, qkv16, o16, lse, 0, d);
     cuda_bf16_add_to_f32(dqkv, dqkv16, n_qkv);
     cuda_free_transient(ws);
 }
@@ -395,7 +411,7 @@ extern "C" int cuda_attention_cudnn_available(char *why, size_t len) {
 
 extern "C" int cuda_attention_cudnn_prepare(const attention_desc *d, char *why, size_t len) {
     try {
-        return prepare_impl(d, why, len);
+        return prepare_impl(d, 0, why, len);
     } catch (const std::exception &e) {
         copy_why(why, len, std::string("not available: ") + e.what());
     } catch (...) {
@@ -427,7 +443,7 @@ extern "C" void cuda_attention_cudnn_backward(float *dqkv, const float *dout, co
 
 extern "C" void cuda_attention_cudnn_forward_bf16(void *out16, float *lse, const void *qkv16, const attention_desc *d) {
     try {
-        forward16_impl((uint16_t *)out16, lse, (const uint16_t *)qkv16, d);
+        forward16_impl((uint16_t *)out16, lse, (const uint16_t *)qkv16, (const uint16_t *)qkv16, 0, d);
     } catch (const std::exception &e) {
         die_fail("attention_forward_bf16 (cudnn): %s", e.what());
     } catch (...) {
@@ -438,11 +454,47 @@ extern "C" void cuda_attention_cudnn_forward_bf16(void *out16, float *lse, const
 extern "C" void cuda_attention_cudnn_backward_bf16(void *dqkv16, const void *dout16, const void *qkv16, const void *out16,
                                                    const float *lse, const attention_desc *d) {
     try {
-        backward16_impl((uint16_t *)dqkv16, (const uint16_t *)dout16, (const uint16_t *)qkv16, (const uint16_t *)out16, lse, d);
+        backward16_impl((uint16_t *)dqkv16, (uint16_t *)dqkv16, (const uint16_t *)dout16, (const uint16_t *)qkv16,
+                        (const uint16_t *)qkv16, (const uint16_t *)out16, lse, 0, d);
     } catch (const std::exception &e) {
         die_fail("attention_backward_bf16 (cudnn): %s", e.what());
     } catch (...) {
         die_fail("attention_backward_bf16 (cudnn): unknown exception");
+    }
+}
+
+extern "C" int cuda_attention_cudnn_kv_prepare(const attention_desc *d, char *why, size_t len) {
+    try {
+        return prepare_impl(d, 1, why, len);
+    } catch (const std::exception &e) {
+        copy_why(why, len, std::string("not available: ") + e.what());
+    } catch (...) {
+        copy_why(why, len, "not available: unknown exception");
+    }
+    return 0;
+}
+
+extern "C" void cuda_attention_cudnn_kv_forward_bf16(void *out16, float *lse, const void *q16, const void *kv16,
+                                                     const attention_desc *d) {
+    try {
+        forward16_impl((uint16_t *)out16, lse, (const uint16_t *)q16, (const uint16_t *)kv16, 1, d);
+    } catch (const std::exception &e) {
+        die_fail("attention_kv_forward_bf16 (cudnn): %s", e.what());
+    } catch (...) {
+        die_fail("attention_kv_forward_bf16 (cudnn): unknown exception");
+    }
+}
+
+extern "C" void cuda_attention_cudnn_kv_backward_bf16(void *dq16, void *dkv16, const void *dout16, const void *q16,
+                                                      const void *kv16, const void *out16, const float *lse,
+                                                      const attention_desc *d) {
+    try {
+        backward16_impl((uint16_t *)dq16, (uint16_t *)dkv16, (const uint16_t *)dout16, (const uint16_t *)q16,
+                        (const uint16_t *)kv16, (const uint16_t *)out16, lse, 1, d);
+    } catch (const std::exception &e) {
+        die_fail("attention_kv_backward_bf16 (cudnn): %s", e.what());
+    } catch (...) {
+        die_fail("attention_kv_backward_bf16 (cudnn): unknown exception");
     }
 }
 
@@ -495,6 +547,24 @@ extern "C" void cuda_attention_cudnn_backward_bf16(void *dqkv16, const void *dou
                                                    const float *lse, const attention_desc *d) {
     (void)dqkv16, (void)dout16, (void)qkv16, (void)out16, (void)lse, (void)d;
     die_fail("attention_backward_bf16 (cudnn): the cuDNN route is not compiled in: %s", POSBENCH_CUDNN_WHY);
+}
+
+extern "C" int cuda_attention_cudnn_kv_prepare(const attention_desc *d, char *why, size_t len) {
+    (void)d;
+    return compiled_out(why, len);
+}
+
+extern "C" void cuda_attention_cudnn_kv_forward_bf16(void *out16, float *lse, const void *q16, const void *kv16,
+                                                     const attention_desc *d) {
+    (void)out16, (void)lse, (void)q16, (void)kv16, (void)d;
+    die_fail("attention_kv_forward_bf16 (cudnn): the cuDNN route is not compiled in: %s", POSBENCH_CUDNN_WHY);
+}
+
+extern "C" void cuda_attention_cudnn_kv_backward_bf16(void *dq16, void *dkv16, const void *dout16, const void *q16,
+                                                      const void *kv16, const void *out16, const float *lse,
+                                                      const attention_desc *d) {
+    (void)dq16, (void)dkv16, (void)dout16, (void)q16, (void)kv16, (void)out16, (void)lse, (void)d;
+    die_fail("attention_kv_backward_bf16 (cudnn): the cuDNN route is not compiled in: %s", POSBENCH_CUDNN_WHY);
 }
 
 extern "C" void cuda_attention_cudnn_version_text(char *buf, size_t len) {

@@ -38,6 +38,15 @@ void cuda_attention_cudnn_forward_bf16(void *out16, float *lse, const void *qkv1
 void cuda_attention_cudnn_backward_bf16(void *dqkv16, const void *dout16, const void *qkv16, const void *out16,
                                         const float *lse, const attention_desc *d);
 
+// The compact layout (attention_kv_forward_bf16 / attention_kv_backward_bf16): q read from q16
+// (B, T, C), k and v from kv16 (B, M, 2C), T queries and M keys (SDPA with seq_len_q = T, seq_len_kv
+// = M); prepare as above for that layout's graphs; the backward writes dq16 (B, T, C) and dkv16
+// (B, M, 2C), every element.
+int cuda_attention_cudnn_kv_prepare(const attention_desc *d, char *why, size_t len);
+void cuda_attention_cudnn_kv_forward_bf16(void *out16, float *lse, const void *q16, const void *kv16, const attention_desc *d);
+void cuda_attention_cudnn_kv_backward_bf16(void *dq16, void *dkv16, const void *dout16, const void *q16, const void *kv16,
+                                           const void *out16, const float *lse, const attention_desc *d);
+
 // "cudnn: ..." lines for `posbench --version`: compiled in or out (and why), the frontend and
 // cuDNN header versions, and the library found (path and version) or why none loaded. Loads the
 // library but creates no handle and no CUDA context.

@@ -4,6 +4,8 @@
 // attention op and every option it has: key/value subsets kv_index (B, M) (MP3 context),
 // bias (H, T, T) by key TOKEN with its gradient, group masks LT / LE (GVP), RoPE'd q/k (rotated
 // in qkv before the op), cls rows (ordinary tokens here); a query that sees no key gives zeros.
+// Also MP3's compact bf16 layout (attention_kv_forward_bf16: q (B, T, C), k|v (B, M, 2C) of the
+// M keys only): the packs and unpacks read and write those rows instead (qkv_layout).
 //
 // Per (image b, head h), with hs = C/H, Q (T, hs), K and V (M, hs) the head's rows of qkv
 // (K and V of key tokens kv_index[b][m]):
@@ -373,14 +375,31 @@ static void unpack_heads(D *dst, const float *src, int rows_per_image, int strid
     CUDA_LAUNCH_CHECK();
 }
 
-// Q16, K16, V16 of every (b, h) from qkv (B, T, 3C), fp32 or bf16.
+// Where a call's q, k and v rows live (and their gradients, alike): the packed qkv (B, T, 3C), k and
+// v in rows kv_index[b][m] (attention_forward and attention_forward_bf16), or the compact layout
+// (attention_kv_forward_bf16): q (B, T, C), and k|v (B, M, 2C) whose rows are the M keys.
+typedef struct {
+    int q_stride, kv_rows, kv_stride, k_off, v_off; // q rows: T per image; kv rows: kv_rows per image
+    const int *tok;                                 // key slot -> row of the k|v rows (NULL: slot m is row m)
+} qkv_layout;
+
+static qkv_layout packed_layout(const attention_desc *d) {
+    qkv_layout L = {3 * d->C, d->T, 3 * d->C, d->C, 2 * d->C, d->kv_index};
+    return L;
+}
+static qkv_layout compact_layout(const attention_desc *d) {
+    qkv_layout L = {d->C, d->M, 2 * d->C, 0, d->C, NULL};
+    return L;
+}
+
+// Q16, K16, V16 of every (b, h) from q's rows and kv's rows laid out as L says, fp32 or bf16.
 template <typename S>
-static void pack_qkv(__nv_bfloat16 *q16, __nv_bfloat16 *k16, __nv_bfloat16 *v16, const S *qkv,
-                     const attention_desc *d) {
-    const int B = d->B, H = d->H, T = d->T, M = d->M, C = d->C, hs = C / H;
-    pack_heads(q16, qkv, T, 3 * C, 0, NULL, B, H, T, hs);
-    pack_heads(k16, qkv, T, 3 * C, C, d->kv_index, B, H, M, hs);
-    pack_heads(v16, qkv, T, 3 * C, 2 * C, d->kv_index, B, H, M, hs);
+static void pack_qkv(__nv_bfloat16 *q16, __nv_bfloat16 *k16, __nv_bfloat16 *v16, const S *q, const S *kv,
+                     const qkv_layout &L, const attention_desc *d) {
+    const int B = d->B, H = d->H, T = d->T, M = d->M, hs = d->C / H;
+    pack_heads(q16, q, T, L.q_stride, 0, NULL, B, H, T, hs);
+    pack_heads(k16, kv, L.kv_rows, L.kv_stride, L.k_off, L.tok, B, H, M, hs);
+    pack_heads(v16, kv, L.kv_rows, L.kv_stride, L.v_off, L.tok, B, H, M, hs);
 }
 
 // The softmax kernels for M keys: the register bucket attn_softmax_bucket chooses.
@@ -421,11 +440,11 @@ static void softmax_backward(__nv_bfloat16 *dS16, float *scratch, const float *d
     CUDA_LAUNCH_CHECK();
 }
 
-// The forward on qkv and out of type X: fp32 (attention_forward) or bf16 (attention_forward_bf16:
-// q, k, v packed from the stored bits, out rounded once by the unpack).
+// The forward on q, kv (laid out as Lq says; the packed layout passes qkv twice) and out of type X:
+// fp32 (attention_forward) or bf16 (attention_forward_bf16, attention_kv_forward_bf16: q, k, v
+// packed from the stored bits, out rounded once by the unpack). The caller has checked d.
 template <typename X>
-static void gemm_forward(X *out, float *state, const X *qkv, const attention_desc *d) {
-    attention_desc_check(d, "attention_forward (bf16 materialised)");
+static void gemm_forward(X *out, float *state, const X *q, const X *kv, const qkv_layout &Lq, const attention_desc *d) {
     const int B = d->B, H = d->H, T = d->T, M = d->M, C = d->C, hs = C / H, BH = B * H;
     const int ld = attn_score_ld(M);
     const attn_gemm_workspace L = attn_gemm_workspace_of(B, H, T, M, C);
@@ -433,7 +452,7 @@ static void gemm_forward(X *out, float *state, const X *qkv, const attention_des
     __nv_bfloat16 *q16 = (__nv_bfloat16 *)(ws + L.q16), *k16 = (__nv_bfloat16 *)(ws + L.k16);
     __nv_bfloat16 *v16 = (__nv_bfloat16 *)(ws + L.v16), *P16 = (__nv_bfloat16 *)state;
     float *S = (float *)(ws + L.mat32), *O = (float *)(ws + L.o32);
-    pack_qkv(q16, k16, v16, qkv, d);
+    pack_qkv(q16, k16, v16, q, kv, Lq, d);
     gemm_abt(S, ld, q16, k16, T, M, hs, BH); // S (T, M) = Q·Kᵀ
     softmax_forward(P16, S, d, ld, 1.0f / sqrtf((float)hs));
     gemm_ab(O, P16, ld, v16, T, M, hs, BH); // O (T, hs) = P·V
@@ -441,18 +460,19 @@ static void gemm_forward(X *out, float *state, const X *qkv, const attention_des
     cuda_free_transient(ws);
 }
 
-// The backward on dout, qkv and dqkv of type X: fp32 (attention_backward: dqkv +=) or bf16
-// (attention_backward_bf16: dO packed from the stored bits, dqkv written, rounded once).
+// The backward on dout, q, kv and their gradients dq, dkv (laid out as Lq says; the packed layout
+// passes qkv and dqkv twice) of type X: fp32 (attention_backward: dqkv +=) or bf16
+// (attention_backward_bf16, attention_kv_backward_bf16: dO packed from the stored bits, the
+// gradients written, rounded once). The caller has checked d.
 template <typename X>
-static void gemm_backward(X *dqkv, float *dbias, float *scratch, const X *dout, const X *qkv, const float *state,
-                          const attention_desc *d) {
-    attention_desc_check(d, "attention_backward (bf16 materialised)");
+static void gemm_backward(X *dq, X *dkv, float *dbias, float *scratch, const X *dout, const X *q, const X *kv,
+                          const float *state, const qkv_layout &Lq, const attention_desc *d) {
     const int B = d->B, H = d->H, T = d->T, M = d->M, C = d->C, hs = C / H, BH = B * H;
     const int ld = attn_score_ld(M);
     const int want_dbias = d->bias != NULL && dbias != NULL;
     if (want_dbias && scratch == NULL)
         die_fail("attention_backward: dbias requested without scratch (B, H, T, M)");
-    if (dqkv == NULL && !want_dbias) return;
+    if (dq == NULL && !want_dbias) return;
     const attn_gemm_workspace L = attn_gemm_workspace_of(B, H, T, M, C);
     char *ws = (char *)cuda_alloc_transient(L.total, "attention workspace (bf16 heads, T×M gradients)");
     __nv_bfloat16 *q16 = (__nv_bfloat16 *)(ws + L.q16), *k16 = (__nv_bfloat16 *)(ws + L.k16);
@@ -461,38 +481,58 @@ static void gemm_backward(X *dqkv, float *dbias, float *scratch, const X *dout, 
     const __nv_bfloat16 *P16 = (const __nv_bfloat16 *)state;
     float *dP = (float *)(ws + L.mat32), *dQ = (float *)(ws + L.o32);
     float *dK = (float *)(ws + L.dk32), *dV = (float *)(ws + L.dv32);
-    pack_qkv(q16, k16, v16, qkv, d);
+    pack_qkv(q16, k16, v16, q, kv, Lq, d);
     pack_heads(do16, dout, T, C, 0, NULL, B, H, T, hs);
     gemm_abt(dP, ld, do16, v16, T, M, hs, BH); // dP (T, M) = dO·Vᵀ
     softmax_backward(dS16, want_dbias ? scratch : NULL, dP, P16, d, ld);
-    if (dqkv) {
+    if (dq) {
         const float scale = 1.0f / sqrtf((float)hs);
         gemm_ab(dQ, dS16, ld, k16, T, M, hs, BH);  // dQ (T, hs) = dS·K
         gemm_atb(dK, dS16, ld, q16, T, M, hs, BH); // dK (M, hs) = dSᵀ·Q
         gemm_atb(dV, P16, ld, do16, T, M, hs, BH); // dV (M, hs) = Pᵀ·dO
-        unpack_heads(dqkv, dQ, T, 3 * C, 0, NULL, B, H, T, hs, scale, 1);
-        unpack_heads(dqkv, dK, T, 3 * C, C, d->kv_index, B, H, M, hs, scale, 1);
-        unpack_heads(dqkv, dV, T, 3 * C, 2 * C, d->kv_index, B, H, M, hs, 1.0f, 1);
+        unpack_heads(dq, dQ, T, Lq.q_stride, 0, NULL, B, H, T, hs, scale, 1);
+        unpack_heads(dkv, dK, Lq.kv_rows, Lq.kv_stride, Lq.k_off, Lq.tok, B, H, M, hs, scale, 1);
+        unpack_heads(dkv, dV, Lq.kv_rows, Lq.kv_stride, Lq.v_off, Lq.tok, B, H, M, hs, 1.0f, 1);
     }
     cuda_free_transient(ws);
     if (want_dbias) cuda_attention_dbias_reduce(dbias, scratch, d);
 }
 
 void cuda_attention_gemm_forward(float *out, float *state, const float *qkv, const attention_desc *d) {
-    gemm_forward(out, state, qkv, d);
+    attention_desc_check(d, "attention_forward (bf16 materialised)");
+    gemm_forward(out, state, qkv, qkv, packed_layout(d), d);
 }
 
 void cuda_attention_gemm_backward(float *dqkv, float *dbias, float *scratch, const float *dout, const float *qkv,
                                   const float *state, const attention_desc *d) {
-    gemm_backward(dqkv, dbias, scratch, dout, qkv, state, d);
+    attention_desc_check(d, "attention_backward (bf16 materialised)");
+    gemm_backward(dqkv, dqkv, dbias, scratch, dout, qkv, qkv, state, packed_layout(d), d);
 }
 
 void cuda_attention_gemm_forward_bf16(bfloat16 *out16, float *state, const bfloat16 *qkv16, const attention_desc *d) {
-    gemm_forward((__nv_bfloat16 *)out16, state, (const __nv_bfloat16 *)qkv16, d);
+    attention_desc_check(d, "attention_forward_bf16 (materialised)");
+    const __nv_bfloat16 *qkv = (const __nv_bfloat16 *)qkv16;
+    gemm_forward((__nv_bfloat16 *)out16, state, qkv, qkv, packed_layout(d), d);
 }
 
 void cuda_attention_gemm_backward_bf16(bfloat16 *dqkv16, const bfloat16 *dout16, const bfloat16 *qkv16, const float *state,
                                        const attention_desc *d) {
-    gemm_backward((__nv_bfloat16 *)dqkv16, (float *)NULL, (float *)NULL, (const __nv_bfloat16 *)dout16,
-                  (const __nv_bfloat16 *)qkv16, state, d);
+    attention_desc_check(d, "attention_backward_bf16 (materialised)");
+    __nv_bfloat16 *dqkv = (__nv_bfloat16 *)dqkv16;
+    const __nv_bfloat16 *qkv = (const __nv_bfloat16 *)qkv16;
+    gemm_backward(dqkv, dqkv, (float *)NULL, (float *)NULL, (const __nv_bfloat16 *)dout16, qkv, qkv, state,
+                  packed_layout(d), d);
+}
+
+void cuda_attention_gemm_kv_forward_bf16(bfloat16 *out16, float *state, const bfloat16 *q16, const bfloat16 *kv16,
+                                         const attention_desc *d) {
+    attention_desc_check_kv_bf16(d, "attention_kv_forward_bf16 (materialised)");
+    gemm_forward((__nv_bfloat16 *)out16, state, (const __nv_bfloat16 *)q16, (const __nv_bfloat16 *)kv16, compact_layout(d), d);
+}
+
+void cuda_attention_gemm_kv_backward_bf16(bfloat16 *dq16, bfloat16 *dkv16, const bfloat16 *dout16, const bfloat16 *q16,
+                                          const bfloat16 *kv16, const float *state, const attention_desc *d) {
+    attention_desc_check_kv_bf16(d, "attention_kv_backward_bf16 (materialised)");
+    gemm_backward((__nv_bfloat16 *)dq16, (__nv_bfloat16 *)dkv16, (float *)NULL, (float *)NULL, (const __nv_bfloat16 *)dout16,
+                  (const __nv_bfloat16 *)q16, (const __nv_bfloat16 *)kv16, state, compact_layout(d), d);
 }

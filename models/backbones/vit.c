@@ -32,12 +32,22 @@
 // tensors (LN1, LN2, the hidden, GELU; qkv and the attention output with bf16_attention) are bf16
 // and written by the op that produces them (linear_backward_bf16, gelu_backward_bf16,
 // attention_backward_bf16), so the backward never clears them. Dropout keeps fp32 activations
-// (vit_config_error refuses it with bf16). Masked attention (MP3) under bf16 activations: LN1, LN2,
-// the hidden, GELU and proj's input are bf16 as above; q (B, T, C) and the context's k|v stay fp32
-// (the projections read the bf16 LN1, and its context rows (B, M, C) are gathered as bf16) and the
-// fp32 attention runs on the packed qkv, its output rounded once for proj (attn16), as with RoPE.
-// In the backward, LN1's gradient is summed in fp32 (q's product plus the context rows' scatter,
-// in the shared qkv gradient, dead once unpacked) and rounded once into the bf16 dLN1.
+// (vit_config_error refuses it with bf16). Masked attention (MP3) under bf16 activations, with an
+// encoding that stays out of attention and no query stream (compact_attention): the compact
+// layout. Each block's qkv activation is bf16: q (B, T, C) from LN1 with the weight's rows [0, C),
+// then k|v (B, M, 2C) of the M context tokens only, from LN1's context rows (gathered as bf16 into
+// the shared buffer) with rows [C, 3C) (all T rows when M = T: a full-attention forward), and
+// attention_kv_forward_bf16 reads them as they are (no packed (B, T, 3C) buffer, no kv_index) and
+// writes the bf16 output proj reads. On the same values this is the fp32 masked attention's result
+// rounded once (core/ops_list.h), so the forward's bits are those of the fp32 attention on q and
+// k|v stored fp32. The backward writes dq and dk|v bf16 into the block gradient's qkv (the same
+// layout); the k|v product's dLN1 of the context rows (fp32, shared) is scattered into the fp32
+// dLN1, q's product adds to every row, and the sum is rounded once into the bf16 dLN1 (written). The
+// fp32 dLN1 lives in proj's output gradient, dead once proj's backward has read it. With RoPE,
+// relbias or GVP's query stream, q and the context's k|v stay fp32 (the projections read the bf16
+// LN1 and its bf16 context rows), the fp32 attention runs on the packed qkv and its output is
+// rounded once for proj (attn16); LN1's gradient is summed in fp32 in the shared qkv gradient
+// (dead once unpacked) and rounded once.
 // train.recompute=gelu (model_config.recompute_gelu, under bf16 activations): no block keeps its
 // GELU output. One shared bf16 (B, T, hd) buffer (vit_state.gelu_shared) is written by
 // gelu_forward_bf16 for fc2 in each block's forward and rewritten from the block's stored bf16
@@ -104,6 +114,14 @@ static int bf16_attention(const model *m) {
     return m->cfg.bf16_activations && !posenc_in_attention(m->pe) && m->cfg.request.context_tokens == 0;
 }
 
+// train.activations=bf16 in a model built with context_tokens (MP3), an encoding that stays out of
+// attention and no query stream (GVP's group masks): the compact bf16 layout of q and the context's
+// k|v, read by attention_kv_forward_bf16 (see the header).
+static int compact_attention(const model *m) {
+    return m->cfg.bf16_activations && !posenc_in_attention(m->pe) && m->cfg.request.context_tokens > 0 &&
+           !m->cfg.request.query_stream;
+}
+
 static void vit_declare_params(model *m) {
     vit_state *s = state(m);
     const model_config *c = &m->cfg;
@@ -141,11 +159,14 @@ static void vit_declare_acts(model *m) {
     size_t B = (size_t)m->max_batch, T = (size_t)model_tokens_max(m), d = (size_t)c->dim;
     size_t BT = B * T, BTd = BT * d, hd = (size_t)c->mlp_ratio * d, BM = B * (size_t)m->M_alloc;
     int masked = c->request.context_tokens > 0, lp = c->bf16_activations, lp_attn = bf16_attention(m);
+    int compact = compact_attention(m);
     size_t Td = T * d, Thd = T * hd;
     // (B, T, d) and (B, T, hd) tensors: fp32, or bf16 where lp says so
     size_t BTd_lp = lp ? bf16_floats(B, Td) : BTd, BThd_lp = lp ? bf16_floats(B, Thd) : BT * hd;
-    // qkv and the attention output: bf16 with bf16_attention
-    size_t BT3d_at = lp_attn ? bf16_floats(B, 3 * Td) : 3 * BTd, BTd_at = lp_attn ? BTd_lp : BTd;
+    // qkv and the attention output: bf16 with bf16_attention; compact_attention: q (B, T, d) then
+    // k|v (B, M, 2d) in bf16 (d even), the output bf16
+    size_t BT3d_at = lp_attn ? bf16_floats(B, 3 * Td) : 3 * BTd, BTd_at = lp_attn || compact ? BTd_lp : BTd;
+    size_t qkv_compact = (BTd + 2 * BM * d) / 2;
     s->acts = xcalloc((size_t)c->depth, sizeof *s->acts, "vit block activations");
     for (int l = 0; l < c->depth; l++) {
         vit_block_acts *a = &s->acts[l];
@@ -155,10 +176,11 @@ static void vit_declare_acts(model *m) {
         A(ln1, "norm1", BTd_lp);
         A(ln1_mean, "norm1.mean", BT);
         A(ln1_rstd, "norm1.rstd", BT);
-        A(qkv, "qkv", masked ? BTd + 2 * BM * d : BT3d_at); // masked: q (B, T, C) then k|v (B, M, 2C) (see above)
+        // masked: q (B, T, C) then k|v (B, M, 2C) (see above), bf16 with compact_attention
+        A(qkv, "qkv", compact ? qkv_compact : masked ? BTd + 2 * BM * d : BT3d_at);
         A(probs, "attn.state", m->ops->attention_state_floats(B, c->heads, T, m->M_alloc));
         A(attn, "attn.out", BTd_at);
-        if (lp && !lp_attn) {
+        if (lp && !lp_attn && !compact) {
             A(attn16, "attn.out.bf16", BTd_lp);
         }
         A(proj, "attn.proj", BTd_lp);
@@ -183,11 +205,12 @@ static void vit_declare_acts(model *m) {
 #undef A
     }
     // The blocks' one set of activation gradients, every (B, T, ...) images first. The masked
-    // model's qkv gradient is the shared mask_dqkv below.
+    // model's qkv gradient is the shared mask_dqkv below, or (compact_attention) dq then dk|v in bf16.
     vit_block_acts *g = &s->grads;
 #define G(field, suffix, n) model_add_batch_grad_only(m, "blocks." suffix, n, &g->field)
     G(ln1, "norm1", BTd_lp);
     if (!masked) G(qkv, "qkv", BT3d_at);
+    if (compact) G(qkv, "qkv", qkv_compact);
     G(attn, "attn.out", BTd_at);
     G(proj, "attn.proj", BTd);
     G(res1, "residual1", BTd);
@@ -203,13 +226,13 @@ static void vit_declare_acts(model *m) {
     if (c->recompute_gelu) model_add_batch_act(m, "blocks.mlp.gelu.shared", BThd_lp, &s->gelu_shared, NULL);
     model_add_batch_grad_only(m, "blocks.residual2.even", BTd, &s->dres[0]);
     if (c->depth > 1) model_add_batch_grad_only(m, "blocks.residual2.odd", BTd, &s->dres[1]);
-    if (masked) {
-        model_add_act(m, "attn.qkv", 3 * BTd, &s->mask_qkv, &s->mask_dqkv);
-        model_add_grad_only(m, "attn.q", BTd, &s->mask_dq);
+    if (masked) { // compact_attention has no packed (B, T, 3C) qkv, nor its q and k|v gradients
+        if (!compact) model_add_act(m, "attn.qkv", 3 * BTd, &s->mask_qkv, &s->mask_dqkv);
+        if (!compact) model_add_grad_only(m, "attn.q", BTd, &s->mask_dq);
         // LN1 of the context: bf16 (d even: vit_config_error) with bf16 activations; its gradient fp32
         model_add_act(m, "norm1.context", lp ? BM * d / 2 : BM * d, &s->mask_ln1_ctx, NULL);
         model_add_grad_only(m, "norm1.context", BM * d, &s->mask_dln1_ctx);
-        model_add_grad_only(m, "attn.kv", BM * 2 * d, &s->mask_dkv);
+        if (!compact) model_add_grad_only(m, "attn.kv", BM * 2 * d, &s->mask_dkv);
     }
 }
 
@@ -255,11 +278,11 @@ static vit_block_acts block_grads(const vit_state *s, int l) {
 // gradient, which it wrote); and l's input gradient dres[(l - 1) % 2] (block l + 1's output
 // gradient) when l > 0. The masked model's shared buffers are cleared where they are used. With
 // bf16 activations the bf16 gradients (LN1, LN2, hidden, GELU; qkv and the attention output with
-// bf16_attention) are written, never accumulated: they are left as they are.
+// bf16_attention or compact_attention) are written, never accumulated: they are left as they are.
 static void clear_block_grads(model *m, int l, int B) {
     const vit_state *s = state(m);
     const vit_block_acts *g = &s->grads;
-    int lp = m->cfg.bf16_activations, lp_attn = bf16_attention(m);
+    int lp = m->cfg.bf16_activations, lp_attn = bf16_attention(m) || compact_attention(m);
     float *const grads[] = {lp ? NULL : g->ln1,  lp_attn ? NULL : g->qkv,  lp_attn ? NULL : g->attn,
                             g->proj,             g->res1,                 lp ? NULL : g->ln2,
                             lp ? NULL : g->fc1,  lp ? NULL : g->gelu,     g->fc2,
@@ -272,7 +295,7 @@ static int masked_attention(const model *m) { return m->M < model_tokens(m); }
 static attention_desc block_attention(const model *m, int B) {
     attention_desc d = {.B = B, .T = model_tokens(m), .C = m->cfg.dim, .H = m->cfg.heads, .M = m->M,
                         .keep_probs = state(m)->kept_probs != NULL};
-    if (masked_attention(m)) d.kv_index = (const int *)m->batch.context;
+    if (masked_attention(m) && !compact_attention(m)) d.kv_index = (const int *)m->batch.context; // compact: k|v rows are the keys
     if (m->mask_mode != ATTN_MASK_NONE) d.group = (const int *)m->batch.groups, d.mask_mode = m->mask_mode; // GVP
     return d;
 }
@@ -369,6 +392,53 @@ static void qkv_backward(model *m, const vit_block_weights *w, const vit_block_w
     ops->to_bf16(b16(da->ln1), dln1, (size_t)BT * d);
 }
 
+// compact_attention's forward of block a (see the header): q16 (B, T, C) = bf16(LN1 · Wqᵀ + bq),
+// kv16 (B, M, 2C) = bf16(LN1's context rows · Wkvᵀ + bkv) (all rows when M = T), then the attention
+// on them into the bf16 attn (B, T, C).
+static void compact_attention_forward(model *m, const vit_block_weights *w, const vit_block_acts *a, int B, float *probs,
+                                      const attention_desc *ad) {
+    const ops_backend *ops = m->ops;
+    int d = m->cfg.dim, T = model_tokens(m), M = m->M, BT = B * T;
+    bfloat16 *q16 = b16(a->qkv), *kv16 = q16 + (size_t)BT * d;
+    const bfloat16 *ctx_ln1 = b16(a->ln1);
+    if (masked_attention(m)) {
+        gather_ln1_context(m, a, B);
+        ctx_ln1 = b16(state(m)->mask_ln1_ctx);
+    }
+    ops->linear_forward_bf16(NULL, q16, b16(a->ln1), w->qkv_w, w->qkv_b, BT, d, d);
+    ops->linear_forward_bf16(NULL, kv16, ctx_ln1, w->qkv_w + (size_t)d * d, w->qkv_b + d, B * M, d, 2 * d);
+    ops->attention_kv_forward_bf16(b16(a->attn), probs, q16, kv16, ad);
+}
+
+// Its backward from the bf16 dattn: dq16 and dkv16 written into the block gradient's qkv, the
+// weight's and bias's row slices += (k|v rows [C, 3C), q rows [0, C)), and the bf16 dLN1 written:
+// fp32 sum in proj's output gradient (dead once proj's backward has read it) of the context rows'
+// k|v product (scattered from the shared fp32 buffer; all rows when M = T) and every row's q
+// product, rounded once.
+static void compact_attention_backward(model *m, const vit_block_weights *w, const vit_block_weights *dw,
+                                       const vit_block_acts *a, const vit_block_acts *da, int B, const attention_desc *ad) {
+    const ops_backend *ops = m->ops;
+    const vit_state *s = state(m);
+    int d = m->cfg.dim, T = model_tokens(m), M = m->M, BT = B * T;
+    const bfloat16 *q16 = b16(a->qkv), *kv16 = q16 + (size_t)BT * d;
+    bfloat16 *dq16 = b16(da->qkv), *dkv16 = dq16 + (size_t)BT * d;
+    ops->attention_kv_backward_bf16(dq16, dkv16, b16(da->attn), q16, kv16, b16(a->attn), a->probs, ad);
+    float *dln1 = da->proj;
+    ops->zero(dln1, (size_t)BT * d);
+    float *wkv = w->qkv_w + (size_t)d * d, *dwkv = dw->qkv_w + (size_t)d * d;
+    if (masked_attention(m)) { // the shared context rows hold the last forward block's: this block's again
+        gather_ln1_context(m, a, B);
+        ops->zero(s->mask_dln1_ctx, (size_t)B * M * d);
+        ops->linear_backward_bf16(s->mask_dln1_ctx, NULL, dwkv, dw->qkv_b + d, NULL, dkv16, b16(s->mask_ln1_ctx), wkv, B * M,
+                                  d, 2 * d);
+        ops->gather_tokens_backward(dln1, s->mask_dln1_ctx, (const int *)m->batch.context, B, T, M, d);
+    } else {
+        ops->linear_backward_bf16(dln1, NULL, dwkv, dw->qkv_b + d, NULL, dkv16, b16(a->ln1), wkv, BT, d, 2 * d);
+    }
+    ops->linear_backward_bf16(dln1, NULL, dw->qkv_w, dw->qkv_b, NULL, dq16, b16(a->ln1), w->qkv_w, BT, d, d);
+    ops->to_bf16(b16(da->ln1), dln1, (size_t)BT * d);
+}
+
 // Applies dropout to a residual branch (B, per_image) when it is on; returns what the residual reads.
 static const float *branch_output(model *m, float *out, float *dropped, float *mask, float p, int B, size_t per_image,
                                   rng_addr rng, uint32_t site_index) {
@@ -392,6 +462,9 @@ static void block_forward_bf16(model *m, const vit_block_weights *w, const vit_b
         ops->linear_forward_bf16(NULL, b16(a->qkv), b16(a->ln1), w->qkv_w, w->qkv_b, BT, d, 3 * d);
         attn16 = b16(a->attn);
         ops->attention_forward_bf16(attn16, probs, b16(a->qkv), ad);
+    } else if (compact_attention(m)) { // q of every token, k|v of the context only, bf16 (header)
+        attn16 = b16(a->attn);
+        compact_attention_forward(m, w, a, B, probs, ad);
     } else { // the encoding's hooks act on the fp32 qkv and scores
         qkv_forward(m, w, a, B);
         if (m->pe->bias_forward) ad->bias = m->pe->bias_forward(m, l);
@@ -492,6 +565,9 @@ static void block_backward_bf16(model *m, const vit_block_weights *w, const vit_
         ops->attention_backward_bf16(b16(da->qkv), b16(da->attn), b16(a->qkv), b16(a->attn), a->probs, ad);
         ops->linear_backward_bf16(NULL, b16(da->ln1), dw->qkv_w, dw->qkv_b, NULL, b16(da->qkv), b16(a->ln1), w->qkv_w, BT, d,
                                   3 * d);
+    } else if (compact_attention(m)) { // dattn, dq and dk|v bf16, written; dLN1 summed in fp32
+        ops->linear_backward_bf16(NULL, b16(da->attn), dw->proj_w, dw->proj_b, da->proj, NULL, b16(a->attn), w->proj_w, BT, d, d);
+        compact_attention_backward(m, w, dw, a, da, B, ad);
     } else {
         ops->linear_backward_bf16(da->attn, NULL, dw->proj_w, dw->proj_b, da->proj, NULL, b16(a->attn16), w->proj_w, BT, d, d);
         attention_and_qkv_backward(m, w, dw, a, da, B, l, ad);
@@ -541,9 +617,18 @@ static const float *vit_attention_probs(const model *m, int layer) {
     return s->kept_probs ? s->kept_probs[layer] : NULL;
 }
 
-static const void *vit_attention_qkv(const model *m, int layer, int *bf16) {
-    *bf16 = bf16_attention(m);
-    return masked_attention(m) ? NULL : state(m)->acts[layer].qkv; // full attention: the block's own (B, T, 3C)
+// The keys of a full-attention forward: channels [d, 2d) of the block's own (B, T, 3d) qkv, or with
+// compact_attention its k|v (B, T, 2d) after q (B, T, d) (channels [0, d)).
+static const void *vit_attention_keys(const model *m, int layer, int B, int *bf16, size_t *row_stride) {
+    if (masked_attention(m)) return NULL;
+    int d = m->cfg.dim, T = model_tokens(m);
+    float *qkv = state(m)->acts[layer].qkv;
+    if (compact_attention(m)) {
+        *bf16 = 1, *row_stride = 2 * (size_t)d;
+        return b16(qkv) + (size_t)B * T * d;
+    }
+    *bf16 = bf16_attention(m), *row_stride = 3 * (size_t)d;
+    return *bf16 ? (const void *)(b16(qkv) + d) : (const void *)(qkv + d);
 }
 
 static double vit_block_flops(const model_config *c, int T, int M) {
@@ -595,7 +680,7 @@ const backbone_kind backbone_vit = {
     .block_output = vit_block_output,
     .attention_probs = vit_attention_probs,
     .keep_attention_probs = vit_keep_attention_probs,
-    .attention_qkv = vit_attention_qkv,
+    .attention_keys = vit_attention_keys,
     .masked_attention = 1,
     .bf16_activations = 1,
     .block_flops = vit_block_flops,
