@@ -219,7 +219,7 @@ static double time_posbench_step(const perf_config *p, const ops_backend *ops, i
     // --graph on: the step without host reads, replayed where config p replays
     step_device sd = {0};
     if (graph) {
-        graph_replay_inputs in = graph_replay_inputs_of(kind, &m.cfg, 1, 1, 1);
+        graph_replay_inputs in = graph_replay_inputs_of(kind, &os, &m.cfg, 1, 1, 1);
         const char *no_device = graph_device_step_refusal(&in), *no_replay = graph_replay_refusal(&in);
         if (no_device) {
             graph = 0;
