@@ -18,9 +18,10 @@
 #   4. PyTorch's MP3 ViT-B/16 step at eta 0.3/0.5/0.75/0.9 against its ViT-B/16 step (MP3 Table 2);
 #   5. a 100-step training on DEVICE, run twice in fp32, in bf16, in bf16 with the cuDNN attention,
 #      in bf16 with cuDNN, cuBLASLt and the v2 kernels, in fp32 with train.graph=on (the step
-#      without host reads, replayed as a CUDA graph), and MP3 at eta 0.75 with the graph off and on
-#      (GPU_SESSION_DET_CASES): bitwise the same losses (determinism); each graph run bitwise its
-#      run without the graph (parity; MP3's must replay on cuda); the fp32 loss curve in
+#      without host reads, replayed as a CUDA graph), MP3 at eta 0.75 and GVP with fixed
+#      segmentation with the graph off and on (GPU_SESSION_DET_CASES): bitwise the same losses
+#      (determinism); each graph run bitwise its run without the graph (parity; MP3's and GVP's
+#      must replay on cuda); the fp32 loss curve in
 #      OUT/loss-curve-100.tsv;
 #   6. make reproduce-mp3 SCALE=smoke on the CPU and on DEVICE: the same verdicts, finding by finding
 #      (needs the speech set: a bundle made with GPU_BUNDLE_SPEECH=1 GPU_BUNDLE_TESTS=0)
@@ -213,8 +214,11 @@ if step 5; then
     # fp32-graph: train.graph=on, its parity reference the fp32 case
     # mp3, mp3-graph: MP3 at eta 0.75 (pe.kind=none) with the graph off and on (its contexts staged
     # before each step, so on the GPU it replays), the second's parity reference the first
-    DET_CASES=${GPU_SESSION_DET_CASES:-fp32 bf16 bf16-cudnn bf16-new fp32-graph mp3 mp3-graph}
+    # gvp, gvp-graph: GVP with fixed segmentation, 4 groups (its orders, predicted rows and targets
+    # staged before each step: static shapes, so on the GPU it replays), the same pair
+    DET_CASES=${GPU_SESSION_DET_CASES:-fp32 bf16 bf16-cudnn bf16-new fp32-graph mp3 mp3-graph gvp gvp-graph}
     MP3_KEYS="objective.name=mp3 objective.eta=0.75 pe.kind=none eval.position_limit=100 eval.samples=0"
+    GVP_KEYS="objective.name=gvp objective.segmentation=fixed objective.groups=4 pe.kind=sin2d eval.samples=0"
     for prec in $DET_CASES; do
         extra="train.precision=$prec pe.kind=abs" env_words=""
         case $prec in
@@ -223,6 +227,8 @@ if step 5; then
         fp32-graph) extra="train.precision=fp32 train.graph=on pe.kind=abs" env_words="POSBENCH_STREAM=own" ;;
         mp3) extra="train.precision=fp32 $MP3_KEYS" ;;
         mp3-graph) extra="train.precision=fp32 train.graph=on $MP3_KEYS" env_words="POSBENCH_STREAM=own" ;;
+        gvp) extra="train.precision=fp32 $GVP_KEYS" ;;
+        gvp-graph) extra="train.precision=fp32 train.graph=on $GVP_KEYS" env_words="POSBENCH_STREAM=own" ;;
         esac
         for rep in 1 2; do
             # shellcheck disable=SC2086
@@ -242,17 +248,20 @@ if step 5; then
         result "train.graph=on on $DEV: bitwise the losses and norms of train.graph=off ($(grep -c 'not replayed' "$OUT/runs-det-fp32-graph-1.log") not-replayed notes)" $? \
             "$(tr '\n' ' ' < "$OUT/close-graph.txt") $(grep 'train.graph' "$OUT/runs-det-fp32-graph-1.log" | head -n 2 | tr '\n' ' ')"
     fi
-    # MP3 with the graph: bitwise the losses and norms of MP3 without it; on cuda it must replay
-    # (no "not replayed" note: the capture of its masked step succeeded)
-    a=$(ls "$OUT/runs/det-mp3-graph-1"/*.h5 2>/dev/null | head -n 1) b=$(ls "$OUT/runs/det-mp3-1"/*.h5 2>/dev/null | head -n 1)
-    if [ -n "$a" ] && [ -n "$b" ]; then
-        python3 tests/runs_close.py "$a" "$b" 0 /train/loss /train/grad_norm /eval/loss > "$OUT/close-mp3-graph.txt" 2>&1
+    # MP3 and GVP with the graph: bitwise the losses and norms of the objective without it; on cuda
+    # it must replay (no "not replayed" note: the capture of its step succeeded)
+    for obj in mp3 gvp; do
+        label="MP3 eta 0.75"
+        [ $obj = gvp ] && label="GVP fixed segmentation"
+        a=$(ls "$OUT/runs/det-$obj-graph-1"/*.h5 2>/dev/null | head -n 1) b=$(ls "$OUT/runs/det-$obj-1"/*.h5 2>/dev/null | head -n 1)
+        [ -n "$a" ] && [ -n "$b" ] || continue
+        python3 tests/runs_close.py "$a" "$b" 0 /train/loss /train/grad_norm /eval/loss > "$OUT/close-$obj-graph.txt" 2>&1
         ok=$?
-        notes=$(grep -c 'not replayed' "$OUT/runs-det-mp3-graph-1.log")
+        notes=$(grep -c 'not replayed' "$OUT/runs-det-$obj-graph-1.log")
         [ "$DEV" = cuda ] && [ "$notes" -ne 0 ] && ok=1
-        result "MP3 eta 0.75 train.graph=on on $DEV: bitwise the losses and norms of train.graph=off ($notes not-replayed notes; 0 wanted on cuda)" $ok \
-            "$(tr '\n' ' ' < "$OUT/close-mp3-graph.txt") $(grep 'train.graph' "$OUT/runs-det-mp3-graph-1.log" | head -n 2 | tr '\n' ' ')"
-    fi
+        result "$label train.graph=on on $DEV: bitwise the losses and norms of train.graph=off ($notes not-replayed notes; 0 wanted on cuda)" $ok \
+            "$(tr '\n' ' ' < "$OUT/close-$obj-graph.txt") $(grep 'train.graph' "$OUT/runs-det-$obj-graph-1.log" | head -n 2 | tr '\n' ' ')"
+    done
     a=$(ls "$OUT/runs/det-fp32-1"/*.h5 2>/dev/null | head -n 1)
     [ -n "$a" ] && python3 - "$a" "$OUT/loss-curve-100.tsv" <<'EOP'
 import sys
