@@ -4,7 +4,6 @@
 #include "../../core/rng.h"
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 int mlm_chosen_count(int L) {
     int k = (int)lround(MLM_RATE * L);
@@ -49,11 +48,8 @@ void mlm_loss_create(mlm_loss *o, const ops_backend *ops, int max_batch, int T, 
     o->K = K;
     size_t rows = (size_t)max_batch * T;
     o->targets = ops->alloc(rows * sizeof(int32_t), "MLM targets");
-    size_t pinned = (rows * sizeof(int32_t) + 4095) / 4096 * 4096; // whole pages: no other pinned range shares one
-    o->targets_host = aligned_alloc(4096, pinned);
-    if (!o->targets_host) die_fail("out of memory for MLM's targets (%zu bytes)", pinned);
-    memset(o->targets_host, 0, pinned);
-    ops->pin_host(o->targets_host, pinned);
+    o->targets_host = xmalloc_pages(rows * sizeof(int32_t), "MLM targets (host, pinned)");
+    ops->pin_host(o->targets_host, rows * sizeof(int32_t));
     o->probs = ops->alloc(rows * K * sizeof(float), "MLM token probabilities");
     o->losses = ops->alloc(rows * sizeof(float), "MLM per-token losses");
     o->pred = ops->alloc(rows * sizeof(int), "MLM predicted tokens");
