@@ -140,6 +140,17 @@ void *xmalloc_aligned(size_t bytes, const char *what) {
     return p;
 }
 
+void *xmalloc_pages(size_t bytes, const char *what) {
+    enum { PAGE = 4096 };
+    if (bytes > SIZE_MAX - PAGE) die_fail("%s needs %zu bytes: more than the address space", what, bytes);
+    check_fits(bytes, what);
+    size_t rounded = bytes ? (bytes + PAGE - 1) / PAGE * PAGE : PAGE;
+    void *p = aligned_alloc(PAGE, rounded);
+    if (!p) out_of_memory(bytes, what);
+    memset(p, 0, rounded);
+    return p;
+}
+
 char *xstrdup(const char *s, const char *what) {
     size_t n = strlen(s) + 1;
     char *p = xmalloc(n, what);

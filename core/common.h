@@ -38,6 +38,10 @@ void *xcalloc(size_t count, size_t size, const char *what);
 void *xrealloc(void *p, size_t bytes, const char *what);
 // 64-byte aligned, zeroed allocation for arenas (free with free()).
 void *xmalloc_aligned(size_t bytes, const char *what);
+// Zeroed host memory of whole pages of its own (page-aligned, rounded up to pages), for a buffer
+// registered with ops->pin_host: its page-locking never meets another pinned range. free() it
+// after ops->unpin_host.
+void *xmalloc_pages(size_t bytes, const char *what);
 char *xstrdup(const char *s, const char *what);
 
 double now_seconds(void);       // monotonic clock, seconds

@@ -174,6 +174,11 @@ typedef struct objective_kind {
     // gradient by its share of the batch's terms instead of 1/N, so the step equals the whole
     // batch's (bench/train/train_step.c). NULL: every image adds the same number (1/N exactly).
     void (*train_loss_terms)(objective *o, int B, const int32_t *labels, rng_addr rng, long *terms);
+    // Optional, with train_loss_terms: 0 when these settings give every image the same number of
+    // terms (GVP's fixed segmentation), so the step's shapes (the rows its loss gathers) are
+    // static and a captured step may replay (bench/train/graph_replay.h); 1 when the number is
+    // drawn per image. NULL with train_loss_terms: drawn per image under every setting.
+    int (*train_terms_vary)(const objective_settings *s);
     // Own views (NULL for most: the trainer loads the augmented batch into the staging input
     // and calls train_forward, zeroes the gradients, calls train_backward). Set: the trainer
     // zeroes the parameter gradients, then calls train_views with the step's raw data

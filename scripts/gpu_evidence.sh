@@ -16,8 +16,8 @@
 #     --graph on, fp32;
 #   3 the bench rows against torch.compile in bf16, with every new path on (GPU_EVIDENCE_FLAGS);
 #   5 determinism: 100 steps twice, fp32, bf16, bf16 + cuDNN, bf16 + cuDNN + cuBLASLt + v2, fp32 with
-#     train.graph=on, MP3 eta 0.75 and SimCLR with the graph off and on (and the graph runs' parity:
-#     bitwise the same run with the graph off; MP3's and SimCLR's must replay).
+#     train.graph=on, MP3 eta 0.75, GVP with fixed segmentation and SimCLR with the graph off and on
+#     (and the graph runs' parity: bitwise the same run with the graph off; each must replay).
 # ncu (step 7, ~5 minutes for two configs) is the second call when time is left:
 #   GPU_SESSION_STEPS=7 GPU_SESSION_BENCH_FLAGS="$GPU_EVIDENCE_FLAGS" sh scripts/gpu_session.sh OUT2
 # Before the call, here: make deps-gpu (the cuDNN frontend headers: without them the cuDNN route is

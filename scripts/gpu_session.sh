@@ -18,9 +18,10 @@
 #   4. PyTorch's MP3 ViT-B/16 step at eta 0.3/0.5/0.75/0.9 against its ViT-B/16 step (MP3 Table 2);
 #   5. a 100-step training on DEVICE, run twice in fp32, in bf16, in bf16 with the cuDNN attention,
 #      in bf16 with cuDNN, cuBLASLt and the v2 kernels, in fp32 with train.graph=on (the step
-#      without host reads, replayed as a CUDA graph), and MP3 at eta 0.75 and SimCLR with the graph
-#      off and on (GPU_SESSION_DET_CASES): bitwise the same losses (determinism); each graph run
-#      bitwise its run without the graph (parity; MP3's and SimCLR's must replay on cuda); the fp32 loss curve in
+#      without host reads, replayed as a CUDA graph), and MP3 at eta 0.75, GVP with fixed
+#      segmentation and SimCLR with the graph off and on (GPU_SESSION_DET_CASES): bitwise the same
+#      losses (determinism); each graph run bitwise its run without the graph (parity; MP3's, GVP's
+#      and SimCLR's must replay on cuda); the fp32 loss curve in
 #      OUT/loss-curve-100.tsv;
 #   6. make reproduce-mp3 SCALE=smoke on the CPU and on DEVICE: the same verdicts, finding by finding
 #      (needs the speech set: a bundle made with GPU_BUNDLE_SPEECH=1 GPU_BUNDLE_TESTS=0)
@@ -213,10 +214,13 @@ if step 5; then
     # fp32-graph: train.graph=on, its parity reference the fp32 case
     # mp3, mp3-graph: MP3 at eta 0.75 (pe.kind=none) with the graph off and on (its contexts staged
     # before each step, so on the GPU it replays), the second's parity reference the first
+    # gvp, gvp-graph: GVP with fixed segmentation, 4 groups (its orders, predicted rows and targets
+    # staged before each step: static shapes, so on the GPU it replays), the same pair
     # simclr, simclr-graph: SimCLR with the graph off and on (its two views per image staged before
-    # each step, so on the GPU it replays), the second's parity reference the first
-    DET_CASES=${GPU_SESSION_DET_CASES:-fp32 bf16 bf16-cudnn bf16-new fp32-graph mp3 mp3-graph simclr simclr-graph}
+    # each step, so on the GPU it replays), the same pair
+    DET_CASES=${GPU_SESSION_DET_CASES:-fp32 bf16 bf16-cudnn bf16-new fp32-graph mp3 mp3-graph gvp gvp-graph simclr simclr-graph}
     MP3_KEYS="objective.name=mp3 objective.eta=0.75 pe.kind=none eval.position_limit=100 eval.samples=0"
+    GVP_KEYS="objective.name=gvp objective.segmentation=fixed objective.groups=4 pe.kind=sin2d eval.samples=0"
     SIMCLR_KEYS="objective.name=simclr pe.kind=abs eval.view_images=0"
     for prec in $DET_CASES; do
         extra="train.precision=$prec pe.kind=abs" env_words=""
@@ -226,6 +230,8 @@ if step 5; then
         fp32-graph) extra="train.precision=fp32 train.graph=on pe.kind=abs" env_words="POSBENCH_STREAM=own" ;;
         mp3) extra="train.precision=fp32 $MP3_KEYS" ;;
         mp3-graph) extra="train.precision=fp32 train.graph=on $MP3_KEYS" env_words="POSBENCH_STREAM=own" ;;
+        gvp) extra="train.precision=fp32 $GVP_KEYS" ;;
+        gvp-graph) extra="train.precision=fp32 train.graph=on $GVP_KEYS" env_words="POSBENCH_STREAM=own" ;;
         simclr) extra="train.precision=fp32 $SIMCLR_KEYS" ;;
         simclr-graph) extra="train.precision=fp32 train.graph=on $SIMCLR_KEYS" env_words="POSBENCH_STREAM=own" ;;
         esac
@@ -260,6 +266,7 @@ if step 5; then
             "$(tr '\n' ' ' < "$OUT/close-$1-graph.txt") $(grep 'train.graph' "$OUT/runs-det-$1-graph-1.log" | head -n 2 | tr '\n' ' ')"
     }
     graph_parity mp3 "MP3 eta 0.75"
+    graph_parity gvp "GVP fixed segmentation"
     graph_parity simclr "SimCLR"
     a=$(ls "$OUT/runs/det-fp32-1"/*.h5 2>/dev/null | head -n 1)
     [ -n "$a" ] && python3 - "$a" "$OUT/loss-curve-100.tsv" <<'EOP'

@@ -3,7 +3,7 @@
 # zero, backward, optimizer) measured between timing marks (ops timer_mark) on the CPU and the
 # guarded backends: every phase printed and non-negative, forward and backward the largest, and
 # the phases' per-step total within 5% of the step's median wall time (the marks cover the step); the
-# host reads per step (2, and 0 with --graph on, for the supervised and the MP3 config) and the
+# host reads per step (2, and 0 with --graph on, for the supervised, the MP3 and the GVP config) and the
 # switches line's graph.
 cd "$(dirname "$0")/.." || exit 1
 T=$(mktemp -d /tmp/posbench-breakdown.XXXXXX) || exit 1
@@ -61,18 +61,29 @@ if [ "$off" = 2 ] && [ "$on" = 0 ] && grep -q '^switches: .* graph=on$' "$T/grap
 else
     echo "FAIL bench --breakdown host reads per step: off '$off' (want 2), --graph on '$on' (want 0): $(grep -E '^switches|^  (breakdown|graph)' "$T/graph.log" | tr '\n' ' ')"
 fi
-# MP3 (eta 0.75, its contexts drawn on the host before each step): 2 host reads per step with the
-# graph off, 0 with --graph on on cpu and cpu-guarded, and only the CPU backends stop its replay.
-mp3_reads() { # device, graph: the host reads per step of the MP3 config
-    $PB bench --device "$1" --config mp3-d64-L2-p4-28px-e75 --iters 2 --no-torch --breakdown --graph "$2" --threads 1 > "$T/mp3-$1-$2.log" 2>&1
-    grep '^  breakdown' "$T/mp3-$1-$2.log" | sed -n 's/.*host reads per step \([0-9]*\).*/\1/p'
+# MP3 (eta 0.75, its contexts drawn on the host before each step) and GVP (fixed segmentation, its
+# orders, group ids, predicted rows and targets drawn on the host before each step): 2 host reads
+# per step with the graph off, 0 with --graph on on cpu and cpu-guarded, and only the CPU backends
+# stop their replay.
+config_reads() { # name, config, device, graph: the host reads per step of the config
+    $PB bench --device "$3" --config "$2" --iters 2 --no-torch --breakdown --graph "$4" --threads 1 > "$T/$1-$3-$4.log" 2>&1
+    grep '^  breakdown' "$T/$1-$3-$4.log" | sed -n 's/.*host reads per step \([0-9]*\).*/\1/p'
 }
+mp3_reads() { config_reads mp3 mp3-d64-L2-p4-28px-e75 "$@"; }
 off=$(mp3_reads cpu off) on=$(mp3_reads cpu on) guarded=$(mp3_reads cpu-guarded on)
 if [ "$off" = 2 ] && [ "$on" = 0 ] && [ "$guarded" = 0 ] && grep -q '^  graph: not replayed: the CPU backends' "$T/mp3-cpu-on.log" \
     && grep -q '^  graph: not replayed: the CPU backends' "$T/mp3-cpu-guarded-on.log"; then
     echo "PASS bench --breakdown MP3 host reads per step: $off with the graph off, $on with --graph on (cpu-guarded $guarded); $(grep '^  graph:' "$T/mp3-cpu-on.log" | sed 's/^  //')"
 else
     echo "FAIL bench --breakdown MP3 host reads per step: off '$off' (want 2), --graph on '$on' and on cpu-guarded '$guarded' (want 0): $(grep -E '^  (breakdown|graph)' "$T/mp3-cpu-on.log" "$T/mp3-cpu-guarded-on.log" | tr '\n' ' ')"
+fi
+gvp_reads() { config_reads gvp gvp-d64-L2-p4-28px-fixed "$@"; }
+off=$(gvp_reads cpu off) on=$(gvp_reads cpu on) guarded=$(gvp_reads cpu-guarded on)
+if [ "$off" = 2 ] && [ "$on" = 0 ] && [ "$guarded" = 0 ] && grep -q '^  graph: not replayed: the CPU backends' "$T/gvp-cpu-on.log" \
+    && grep -q '^  graph: not replayed: the CPU backends' "$T/gvp-cpu-guarded-on.log"; then
+    echo "PASS bench --breakdown GVP host reads per step: $off with the graph off, $on with --graph on (cpu-guarded $guarded); $(grep '^  graph:' "$T/gvp-cpu-on.log" | sed 's/^  //')"
+else
+    echo "FAIL bench --breakdown GVP host reads per step: off '$off' (want 2), --graph on '$on' and on cpu-guarded '$guarded' (want 0): $(grep -E '^  (breakdown|graph)' "$T/gvp-cpu-on.log" "$T/gvp-cpu-guarded-on.log" | tr '\n' ' ')"
 fi
 $PB bench --device cpu --graph maybe > "$T/bad.log" 2>&1
 [ $? -eq 2 ] && grep -q -- "--graph must be on or off" "$T/bad.log" && echo "PASS bench --graph refuses a bad value (exit 2)" \

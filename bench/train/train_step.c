@@ -47,7 +47,7 @@ static void device_step_setup(run *r) {
     if (!r->trainer.graph) return;
     const objective_kind *k = r->obj.kind;
     const model *m = &r->model;
-    graph_replay_inputs in = graph_replay_inputs_of(k, &m->cfg, r->accumulate, r->comm->size, r->n_univit);
+    graph_replay_inputs in = graph_replay_inputs_of(k, &r->obj.s, &m->cfg, r->accumulate, r->comm->size, r->n_univit);
     const char *why = graph_device_step_refusal(&in);
     int root = r->comm->rank == 0;
     if (why) {

@@ -29,6 +29,7 @@ typedef struct {
     int *order, *cuts, *scratch;      // one image's draw (N), (K + 1), (N)
     int *group;                       // (max_batch, N) f of every patch of the last draw
     float *patch_targets;             // (N, D) one image's normalised patches (host)
+    void *staged;                     // host, pinned, whole pages of its own: target_host and rows_host
     int *rows_host, *rows;            // (max_batch·N) logit rows b·Ts + T + n of the predicted patches
     int *row_group;                   // (max_batch·N) their group (host)
     float *target_host, *target;      // (max_batch·N, D)
@@ -118,9 +119,14 @@ static void gvp_obj_create(objective *o) {
     st->scratch = xmalloc((size_t)st->N * sizeof(int), "GVP draw scratch");
     st->group = xmalloc(rows * sizeof(int), "GVP groups");
     st->patch_targets = xmalloc((size_t)st->N * st->D * sizeof(float), "GVP patch targets");
-    st->rows_host = xmalloc(rows * sizeof(int), "GVP predicted rows");
+    // The rows and targets prepare uploads, in one pinned block of whole pages (a pinned range
+    // shares no page with another): uploaded asynchronously before each step, replayed or not.
+    size_t staged = rows * sizeof(int) + rows * st->D * sizeof(float);
+    st->staged = xmalloc_pages(staged, "GVP's staged rows and targets");
+    ops->pin_host(st->staged, staged);
+    st->target_host = st->staged;
+    st->rows_host = (int *)(st->target_host + rows * st->D);
     st->row_group = xmalloc(rows * sizeof(int), "GVP predicted rows' groups");
-    st->target_host = xmalloc(rows * st->D * sizeof(float), "GVP targets (host)");
     st->losses_host = xmalloc(rows * sizeof(float), "GVP per-patch losses (host)");
     st->kept = xmalloc(rows * 2 * sizeof(double), "GVP evaluation losses");
     st->rows = ops->alloc(rows * sizeof(int), "GVP predicted rows");
@@ -139,9 +145,9 @@ static void gvp_obj_free(objective *o) {
     free(st->scratch);
     free(st->group);
     free(st->patch_targets);
-    free(st->rows_host);
+    o->ops->unpin_host(st->staged);
+    free(st->staged);
     free(st->row_group);
-    free(st->target_host);
     free(st->losses_host);
     free(st->kept);
     o->ops->free(st->rows);
@@ -153,9 +159,10 @@ static void gvp_obj_free(objective *o) {
 }
 
 // Draws each image's order and segmentation at (seed, RNG_GVP, epoch, step, first + b), writes
-// the streams' group ids into the model and stages the predicted rows and their targets: the
-// query row of each predicted patch (two streams), or the content row of the token before it
-// in z (one stream).
+// the streams' group ids into the model's staging input and stages the predicted rows and their
+// targets (uploaded from the pinned block): the query row of each predicted patch (two streams),
+// or the content row of the token before it in z (one stream). st->P, the predicted rows, is the
+// batch's: B·(N - n_0) with fixed segmentation, drawn with random and mixed.
 static void prepare(objective *o, int B, uint32_t epoch, uint32_t step, uint32_t first) {
     gvp_state *st = o->state;
     model *m = o->model;
@@ -184,24 +191,46 @@ static void prepare(objective *o, int B, uint32_t epoch, uint32_t step, uint32_t
     o->ops->upload(st->target, st->target_host, (size_t)st->P * D * sizeof(float));
 }
 
-// The two-stream forward of the staged batch and the mean loss over the predicted patches.
-static double forward_loss(objective *o, int B, int training, rng_addr rng) {
+// The two-stream forward of the staged batch: each predicted patch's loss in st->losses (st->P).
+static void patch_losses(objective *o, int B, int training, rng_addr rng) {
     gvp_state *st = o->state;
     model *m = o->model;
     model_set_streams(m, st->streams == 2, ATTN_MASK_LE);
     const float *logits = model_forward(m, B, training, rng); // (B, Ts, D), one stream (B, T, D)
     o->ops->gather_tokens_forward(st->pred, logits, st->rows, 1, B * (st->streams == 2 ? st->Ts : st->T), st->P, st->D);
     o->ops->mse_forward(st->losses, st->pred, st->target, st->P, st->D);
+}
+
+// The mean loss over the predicted patches.
+static double forward_loss(objective *o, int B, int training, rng_addr rng) {
+    gvp_state *st = o->state;
+    patch_losses(o, B, training, rng);
     return o->ops->sum(st->losses, (size_t)st->P) / st->P;
 }
 
-static double gvp_train_forward(objective *o, int B, const int32_t *labels, rng_addr rng) {
+// The training step's draws (the step without host reads calls it before every step, replayed or
+// not): waits for the previous step's uploads to have read the staging and the pinned block.
+static void gvp_train_stage(objective *o, int B, rng_addr rng) {
+    o->ops->upload_wait();
     prepare(o, B, rng.epoch, rng.step, rng.index); // rng.index: the micro-batch's first image (0 without train.accumulate)
+}
+
+static double gvp_train_forward(objective *o, int B, const int32_t *labels, rng_addr rng) {
+    gvp_train_stage(o, B, rng);
     return forward_loss(o, B, 1, rng);
 }
 
+// The draws were staged by gvp_train_stage: nothing is drawn here; the mean stays on the backend
+// (the same sum in the same order as forward_loss, divided by the same count).
+static void gvp_train_forward_to(objective *o, int B, const int32_t *labels, rng_addr rng, double *loss) {
+    gvp_state *st = o->state;
+    patch_losses(o, B, 1, rng);
+    o->ops->sum_to(loss, st->losses, (size_t)st->P, (double)st->P);
+}
+
 // The predicted patches (groups G_1 … G_K) of each image, the terms of its mean loss: N minus
-// the patches of G_0, which varies per image with random and mixed segmentations. Drawn as
+// the patches of G_0, which varies per image with random and mixed segmentations (and is
+// N - floor(N / (K + 1)) for every image with fixed segmentation: gvp_train_terms_vary). Drawn as
 // prepare draws them (at index rng.index + b), so train.accumulate weights its micro-batches
 // by their predicted patches (objective_kind.train_loss_terms).
 static void gvp_train_loss_terms(objective *o, int B, const int32_t *labels, rng_addr rng, long *terms) {
@@ -214,6 +243,12 @@ static void gvp_train_loss_terms(objective *o, int B, const int32_t *labels, rng
         for (int n = 0; n < st->N; n++) predicted += st->group[n] != 0;
         terms[b] = predicted;
     }
+}
+
+// Only fixed segmentation gives every image the same predicted patches, so a step's shapes are
+// static (objective_kind.train_terms_vary): it replays as a graph; random and mixed draw them.
+static int gvp_train_terms_vary(const objective_settings *s) {
+    return gvp_segmentation_parse(OBJECTIVE_OWN(s, const gvp_settings)->segmentation) != GVP_SEG_FIXED;
 }
 
 static void gvp_train_backward(objective *o, int B) {
@@ -385,7 +420,10 @@ const objective_kind objective_gvp = {
     .free = gvp_obj_free,
     .train_forward = gvp_train_forward,
     .train_backward = gvp_train_backward,
+    .train_forward_to = gvp_train_forward_to,
+    .train_stage = gvp_train_stage,
     .train_loss_terms = gvp_train_loss_terms,
+    .train_terms_vary = gvp_train_terms_vary,
     .evaluate = gvp_evaluate,
     .sharded_eval = 1,
     .record_final = gvp_record_final,

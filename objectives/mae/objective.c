@@ -107,10 +107,8 @@ static void mae_obj_create(objective *o) {
     st->patch_targets = xmalloc((size_t)st->N * D * sizeof(float), "MAE patch targets");
     // The rows and targets prepare uploads, in one pinned block of whole pages (a pinned range
     // shares no page with another): uploaded asynchronously before each step, replayed or not.
-    size_t staged = ((rows + vrows) * sizeof(int) + (rows + vrows) * D * sizeof(float) + 4095) / 4096 * 4096;
-    st->staged = aligned_alloc(4096, staged);
-    if (!st->staged) die_fail("out of memory for MAE's staged rows and targets (%zu bytes)", staged);
-    memset(st->staged, 0, staged);
+    size_t staged = (rows + vrows) * sizeof(int) + (rows + vrows) * D * sizeof(float);
+    st->staged = xmalloc_pages(staged, "MAE's staged rows and targets");
     ops->pin_host(st->staged, staged);
     st->target_host = st->staged;
     st->vtarget_host = st->target_host + rows * D;

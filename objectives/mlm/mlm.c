@@ -48,7 +48,8 @@ void mlm_loss_create(mlm_loss *o, const ops_backend *ops, int max_batch, int T, 
     o->K = K;
     size_t rows = (size_t)max_batch * T;
     o->targets = ops->alloc(rows * sizeof(int32_t), "MLM targets");
-    o->targets_host = xmalloc(rows * sizeof(int32_t), "MLM targets (host)");
+    o->targets_host = xmalloc_pages(rows * sizeof(int32_t), "MLM targets (host, pinned)");
+    ops->pin_host(o->targets_host, rows * sizeof(int32_t));
     o->probs = ops->alloc(rows * K * sizeof(float), "MLM token probabilities");
     o->losses = ops->alloc(rows * sizeof(float), "MLM per-token losses");
     o->pred = ops->alloc(rows * sizeof(int), "MLM predicted tokens");
@@ -61,15 +62,31 @@ void mlm_loss_free(mlm_loss *o) {
     o->ops->free(o->probs);
     o->ops->free(o->losses);
     o->ops->free(o->pred);
+    o->ops->unpin_host(o->targets_host);
     free(o->targets_host);
     free(o->pred_host);
 }
 
-double mlm_loss_forward(mlm_loss *o, const float *logits, int B, long chosen) {
+void mlm_loss_upload(mlm_loss *o, int B) {
+    o->ops->upload(o->targets, o->targets_host, (size_t)B * o->T * sizeof(int32_t));
+}
+
+// Each row's loss (B·T) into o->losses (unchosen rows hold 0), against the uploaded targets.
+static size_t row_losses(mlm_loss *o, const float *logits, int B) {
     size_t rows = (size_t)B * o->T;
-    o->ops->upload(o->targets, o->targets_host, rows * sizeof(int32_t));
     o->ops->softmax_xent_forward(o->losses, o->probs, logits, o->targets, (int)rows, o->K, 0.0f);
-    return o->ops->sum(o->losses, rows) / (double)chosen; // unchosen rows hold 0
+    return rows;
+}
+
+double mlm_loss_forward(mlm_loss *o, const float *logits, int B, long chosen) {
+    mlm_loss_upload(o, B);
+    size_t rows = row_losses(o, logits, B);
+    return o->ops->sum(o->losses, rows) / (double)chosen;
+}
+
+void mlm_loss_forward_to(mlm_loss *o, const float *logits, int B, long chosen, double *loss) {
+    size_t rows = row_losses(o, logits, B);
+    o->ops->sum_to(loss, o->losses, rows, (double)chosen);
 }
 
 void mlm_loss_backward(mlm_loss *o, float *dlogits, int B, long chosen) {

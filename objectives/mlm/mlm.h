@@ -38,7 +38,7 @@ typedef struct {
     const ops_backend *ops;
     int max_batch, T, K;  // rows per sequence (t0 + L), classes (256)
     int32_t *targets;     // (max_batch, T) backend
-    int32_t *targets_host;// (max_batch, T) host
+    int32_t *targets_host;// (max_batch, T) host, pinned, whole pages of its own (uploaded asynchronously)
     float *probs;         // (max_batch, T, K) backend
     float *losses;        // (max_batch, T) backend
     int *pred;            // (max_batch, T) backend argmax
@@ -50,6 +50,11 @@ void mlm_loss_free(mlm_loss *o);
 // Uploads targets_host's first B rows; returns the mean loss over the `chosen` target rows of
 // logits (B, T, K) (their sum over B·T rows in a fixed order, divided by chosen).
 double mlm_loss_forward(mlm_loss *o, const float *logits, int B, long chosen);
+// The same in two parts, for the training step without host reads: mlm_loss_upload uploads
+// targets_host's first B rows (before the step, outside a captured graph); mlm_loss_forward_to
+// writes the same mean into `loss` (one double of backend memory) and reads nothing back.
+void mlm_loss_upload(mlm_loss *o, int B);
+void mlm_loss_forward_to(mlm_loss *o, const float *logits, int B, long chosen, double *loss);
 // dlogits (B, T, K) += d(mean loss)/dlogits.
 void mlm_loss_backward(mlm_loss *o, float *dlogits, int B, long chosen);
 // Chosen positions whose argmax logit is the original byte (a row with a non-finite logit

@@ -65,6 +65,25 @@ static double mlm_train_forward(objective *o, int B, const int32_t *labels, rng_
     return mlm_loss_forward(&st->loss, logits, B, st->chosen);
 }
 
+// The training step's draws (the step without host reads calls it before every step, replayed or
+// not, on the batch just loaded): the corrupted tokens in the model's staging input, which the
+// forward uploads, and the targets, uploaded here from their pinned rows. The count of chosen
+// positions is B·round(0.15·L) every step (static shapes). Waits first for the previous step's
+// uploads to have read both.
+static void mlm_train_stage(objective *o, int B, rng_addr rng) {
+    mlm_state *st = o->state;
+    o->ops->upload_wait();
+    st->chosen = corrupt_batch(o, B, rng.epoch, rng.step, rng.index);
+    mlm_loss_upload(&st->loss, B);
+}
+
+// The draws were staged by mlm_train_stage: nothing is drawn here; the mean stays on the backend.
+static void mlm_train_forward_to(objective *o, int B, const int32_t *labels, rng_addr rng, double *loss) {
+    mlm_state *st = o->state;
+    const float *logits = model_forward(o->model, B, 1, rng);
+    mlm_loss_forward_to(&st->loss, logits, B, st->chosen, loss);
+}
+
 static void mlm_train_backward(objective *o, int B) {
     mlm_state *st = o->state;
     mlm_loss_backward(&st->loss, model_dlogits(o->model), B, st->chosen);
@@ -118,6 +137,8 @@ const objective_kind objective_mlm = {
     .free = mlm_obj_free,
     .train_forward = mlm_train_forward,
     .train_backward = mlm_train_backward,
+    .train_forward_to = mlm_train_forward_to,
+    .train_stage = mlm_train_stage,
     .evaluate = mlm_evaluate,
     .sharded_eval = 1,
     .record_final = NULL,
