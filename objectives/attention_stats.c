@@ -23,8 +23,8 @@ void attention_stats_layer(attention_stats *s, const float *probs, int B) {
                 const float *row = P + (size_t)(t0 + i) * T;
                 int qy = i / gw, qx = i % gw;
                 double e = 0.0, mass = 0.0, dist = 0.0;
-                for (int j = 0; j < T; j++)
-                    if (row[j] > 0.0f) e -= row[j] * log(row[j]);
+                for (int j = 0; j < T; j++) // p = 0 adds nothing; NaN p makes e NaN (never skipped)
+                    if (!(row[j] <= 0.0f)) e -= row[j] * log(row[j]);
                 for (int j = 0; j < N; j++) {
                     int ky = j / gw, kx = j % gw;
                     double p = row[t0 + j];
@@ -33,7 +33,7 @@ void attention_stats_layer(attention_stats *s, const float *probs, int B) {
                     rel[(ky - qy + gh - 1) * rw + kx - qx + gw - 1] += p;
                 }
                 entropy += e;
-                distance += mass > 0 ? dist / mass : 0.0;
+                distance += mass == 0.0 ? 0.0 : dist / mass; // NaN mass: NaN (mass > 0 would give 0)
             }
             if (t0)
                 for (int j = 0; j < N; j++) cls[j] += P[t0 + j]; // row 0: the cls query

@@ -388,6 +388,25 @@ static void check_masked_rows(const char *name, acase *c) {
                worst_sum);
 }
 
+// A NaN query makes every score of its rows NaN: max_vl (which skips NaN) then finds no finite
+// score, the path of a fully masked row. Those rows must come out NaN (as torch's softmax), not
+// zeros: zeros gave a model with a NaN W_q finite outputs, a finite loss and a run called done.
+static void check_nan_query(const char *name, acase *c) {
+    const int T = c->d.T, C = c->d.C, H = c->d.H, M = c->d.M, hs = C / H;
+    c->qkv[0] = NAN; // q of token 0 of batch 0, head 0: every score of that row is NaN
+    run_forward(c);
+    int nan_out = 0, nan_probs = 0, other_finite = 1;
+    for (int e = 0; e < hs; e++) nan_out += isnan(c->out[e]);
+    for (int m = 0; m < M; m++) nan_probs += isnan(c->probs[m]);
+    // rows of other queries never read q of token 0: they stay finite
+    other_finite = all_finite(c->out + C, (size_t)(T - 1) * C) && all_finite(c->out + hs, (size_t)(C - hs));
+    char label[160];
+    snprintf(label, sizeof label, "NaN query row stays NaN %s", name);
+    test_check(label, nan_out == hs && nan_probs == M && other_finite,
+               "%d/%d NaN outputs, %d/%d NaN probabilities in the row, other rows finite: %s", nan_out, hs,
+               nan_probs, M, other_finite ? "yes" : "NO");
+}
+
 // ---- equivalences ----
 
 static int bitwise_equal(const float *a, const float *b, size_t n) {
@@ -596,6 +615,16 @@ int main(void) {
         acase s = case_make(3, 17, 16, 2, 9, KV_SUBSET, 1, ATTN_MASK_LT, 210);
         check_masked_rows("LT kv_index T=17 M=9", &s);
         case_free(&s);
+    }
+
+    // ---- NaN is never turned into a finite value ----
+    {
+        acase c = case_make(1, 5, 8, 2, 5, KV_NONE, 0, ATTN_MASK_NONE, 220);
+        check_nan_query("plain T=5", &c);
+        case_free(&c);
+        acase b = case_make(1, 7, 16, 2, 7, KV_NONE, 1, ATTN_MASK_NONE, 230);
+        check_nan_query("bias T=7", &b);
+        case_free(&b);
     }
 
     // ---- equivalences ----

@@ -42,6 +42,15 @@ int main(void) {
     test_check("right-neighbour attention: offset (0,+1) has mean 1, distance 3/4",
                fabsf(rel1[(gh - 1) * rw + gw] - 1.0f) < 1e-6f && fabsf(distance[1] - 0.75f) < 1e-6f,
                "rel(0,+1) %g distance %g", rel1[(gh - 1) * rw + gw], distance[1]);
+    // head 1, one NaN row (a NaN model's attention): its entropy and distance must be NaN, not the
+    // finite values a `p > 0` skip and a `mass > 0 ? : 0` guard made of it; head 0 stays finite
+    float *nan_row = probs + (((size_t)0 * H + 1) * T + t0) * T;
+    for (int j = 0; j < T; j++) nan_row[j] = NAN;
+    attention_stats_layer(&s, probs, B);
+    test_check("a NaN attention row: entropy and distance NaN, the other head finite",
+               isnan(entropy[1]) && isnan(distance[1]) && isfinite(entropy[0]) && isfinite(distance[0]),
+               "head 1 entropy %g distance %g, head 0 entropy %g distance %g", entropy[1], distance[1], entropy[0],
+               distance[0]);
     free(probs);
     return test_exit_code();
 }

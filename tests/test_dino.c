@@ -291,7 +291,20 @@ static void test_refusals(void) {
     test_check("dino accepts its defaults at this size", why == NULL, "%s", why ? why : "ok");
 }
 
+// A NaN teacher row: the entropy must be NaN, not 0 (a `p > 0` skip made it 0, which
+// dino_collapse_kind reads as a one-hot collapse instead of a NaN model).
+static void test_nan_diagnostics(void) {
+    enum { K = 4, R = 2 };
+    float q[R * K] = {0.25f, 0.25f, 0.25f, 0.25f, NAN, NAN, NAN, NAN}, st[R * K] = {0.1f, 0.2f, 0.3f, 0.4f, 0.1f, 0.2f, 0.3f, 0.4f};
+    double H = 0.0, KL = 0.0;
+    dino_diagnostics(q, st, R, K, 0.1, &H, &KL);
+    test_check("dino diagnostics of a NaN teacher row: entropy and KL NaN", isnan(H) && isnan(KL), "entropy %g KL %g", H, KL);
+    dino_diagnostics(q, st, 1, K, 0.1, &H, &KL);
+    test_check("dino diagnostics of a uniform teacher row: entropy log K", fabs(H - log((double)K)) < 1e-12, "entropy %.15g vs %.15g", H, log((double)K));
+}
+
 int main(void) {
+    test_nan_diagnostics();
     test_refusals();
     test_multicrop_shapes();
     test_grouped_gradient();

@@ -12,10 +12,17 @@ typedef struct {
     long hang_step;                           // this process alone: SIGSTOP (hangs, alive)
 } faults;
 
-// The first parameter of m becomes NaN (uploaded like any host write to the backend).
+// The first parameter of m becomes NaN (uploaded like any host write to the backend). With
+// token ids (cfg.vocab, e.g. MLM on text) the first parameter is token 0's embedding, which a
+// batch without byte 0 never reads: there the first element of every token's row becomes NaN,
+// so every input reads a NaN, as every patch reads patch_embed.weight[0].
 static void poison(model *m) {
     const float nan = NAN;
-    m->ops->upload(m->param, &nan, sizeof nan);
+    if (!m->weights.token_w) {
+        m->ops->upload(m->param, &nan, sizeof nan);
+        return;
+    }
+    for (int v = 0; v < m->cfg.vocab; v++) m->ops->upload(m->weights.token_w + (size_t)v * m->cfg.dim, &nan, sizeof nan);
 }
 
 static void before_step(void *ctx, model *m, long step) {

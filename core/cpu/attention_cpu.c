@@ -275,8 +275,13 @@ static void attn_forward_pair(float *out, float *probs, const float *qkv, const 
             mx = max_vl(s, Mp);
         }
         if (!(mx > -INFINITY)) { // nothing visible (or every visible score is -inf): zeros
-            for (int m = 0; m < Mp; m++) s[m] = 0.0f;
-            for (int m = 0; m < M; m++) prow[m] = 0.0f;
+            // max_vl skips NaN, so a row whose visible scores are all NaN lands here too: it
+            // becomes NaN (as torch's softmax), never zeros that would hide a NaN q or k
+            // (the P·V gemm below carries the NaN into out).
+            float fill = 0.0f;
+            for (int m = 0; m < Mp; m++) fill = vis[m] != 0.0f && s[m] != s[m] ? NAN : fill;
+            for (int m = 0; m < Mp; m++) s[m] = fill;
+            for (int m = 0; m < M; m++) prow[m] = fill;
             continue;
         }
         for (int m = 0; m < Mp; m++) s[m] = exp_nonpos(s[m] - mx); // masked: exp(-inf) = 0

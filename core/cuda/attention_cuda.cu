@@ -165,7 +165,7 @@ attention_forward_kernel(float *out, float *probs, const float *qkv, attn_args a
         const int *grp = a.group ? a.group + (size_t)b * T : NULL;
         const int gi = a.mask_mode != ATTN_MASK_NONE ? grp[i] : 0;
         const float sum = attn_softmax_numerators(s, M, a.scale, tok, brow, grp, gi, a.mask_mode);
-        if (sum == 0.0f) { // no visible key (or all visible scores -inf): zeros
+        if (sum == 0.0f) { // no visible key (or all visible scores -inf): zeros (all NaN: sum NaN)
             for (int m = lane; m < M; m += 32) { s[m] = 0.0f; prow[m] = 0.0f; }
             continue;
         }

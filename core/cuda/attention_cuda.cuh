@@ -37,6 +37,8 @@ static __device__ __forceinline__ float attn_warp_dot(const float *a, const floa
 // tokens' and the query's group ids; mask_mode ATTN_MASK_*). Returns Σ exp (>= 1: the max gives
 // exp(0)), the same bits in every lane (fixed-order warp sums); the probabilities are s[m] / Σ.
 // Returns 0 when the row sees no key (or every visible score is -inf): the caller writes zeros.
+// fmaxf skips NaN, so a row whose visible scores are all NaN finds no finite max either: it
+// returns NaN with s NaN, so the row's probabilities are NaN (as torch's softmax), never zeros.
 // The materialising fp32 kernels (attention_cuda.cu) and the bf16 route
 // (attention_gemm_cuda.cu) share it.
 static __device__ __forceinline__ float attn_softmax_numerators(float *s, int M, float scale,
@@ -45,6 +47,7 @@ static __device__ __forceinline__ float attn_softmax_numerators(float *s, int M,
                                                                 int mask_mode) {
     const int lane = threadIdx.x % 32;
     float mx = -INFINITY;
+    int nan_seen = 0;
     for (int m = lane; m < M; m += 32) {
         int j = tok ? tok[m] : m;
         float v = __fmul_rn(s[m], scale);
@@ -55,10 +58,15 @@ static __device__ __forceinline__ float attn_softmax_numerators(float *s, int M,
             if (!vis) v = -INFINITY;
         }
         s[m] = v;
+        nan_seen |= v != v;
         mx = fmaxf(mx, v);
     }
     mx = attn_warp_max(mx);
-    if (!(mx > -INFINITY)) return 0.0f;
+    if (!(mx > -INFINITY)) {
+        if (!__any_sync(ATTN_FULL_MASK, nan_seen)) return 0.0f;
+        for (int m = lane; m < M; m += 32) s[m] = NAN;
+        return NAN;
+    }
     float sum = 0.0f;
     for (int m = lane; m < M; m += 32) {
         float e = expf(s[m] - mx); // masked: expf(-inf) = 0

@@ -164,7 +164,9 @@ fused_attention_forward_kernel(float *out, float *lse, const float *qkv, fa_args
                                     m0 + lane, tok);
             const float m_new = fmaxf(run_m[k], attn_warp_max(s));
             float p = 0.0f, al = 1.0f;
-            if (m_new > -INFINITY) { // something visible so far (warp-uniform)
+            // something visible so far, or a NaN score (fmaxf skips NaN; exp then carries it into
+            // l and acc, so the row is NaN as in torch, not zeros); both warp-uniform
+            if (m_new > -INFINITY || __any_sync(ATTN_FULL_MASK, s != s)) {
                 p = expf(s - m_new);          // masked: exp(-inf) = 0
                 al = expf(run_m[k] - m_new);  // first visible tile: exp(-inf) = 0 (acc is 0)
             }
@@ -198,7 +200,7 @@ fused_attention_forward_kernel(float *out, float *lse, const float *qkv, fa_args
         // l > 0 iff some key was visible (the max contributes exp(0) = 1); else +inf
         if (i < T && M > 0) // M = 0: the caller's probs buffer is empty
             lse[((size_t)b * a.H + h) * T + i] =
-                run_l[k] > 0.0f ? __fadd_rn(run_m[k], logf(run_l[k])) : INFINITY;
+                run_l[k] == 0.0f ? INFINITY : __fadd_rn(run_m[k], logf(run_l[k])); // NaN l: NaN
     }
     __syncthreads();
 #pragma unroll
@@ -208,7 +210,7 @@ fused_attention_forward_kernel(float *out, float *lse, const float *qkv, fa_args
             const int r = e / hs, c = e - r * hs, i = i0 + r;
             if (i < T) {
                 const float l = lsum[r];
-                out[((size_t)b * T + i) * C + h * hs + c] = l > 0.0f ? __fdiv_rn(acc[k], l) : 0.0f;
+                out[((size_t)b * T + i) * C + h * hs + c] = l == 0.0f ? 0.0f : __fdiv_rn(acc[k], l);
             }
         }
     }

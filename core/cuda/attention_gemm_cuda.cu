@@ -206,7 +206,7 @@ attn_softmax_forward_kernel(__nv_bfloat16 *P16, float *S, const int *kv_index, c
     const int gi = mask_mode != ATTN_MASK_NONE ? grp[i] : 0;
     if constexpr (NV == 0) {
         const float sum = attn_softmax_numerators(s, M, scale, tok, brow, grp, gi, mask_mode);
-        if (sum == 0.0f) { // no visible key (or every visible score -inf): zeros
+        if (sum == 0.0f) { // no visible key (or every visible score -inf): zeros (all NaN: sum NaN)
             for (int m = lane; m < M; m += 32) p[m] = __float2bfloat16_rn(0.0f);
             return;
         }
@@ -214,6 +214,7 @@ attn_softmax_forward_kernel(__nv_bfloat16 *P16, float *S, const int *kv_index, c
     } else {
         float v[NV];
         float mx = -INFINITY;
+        int nan_seen = 0;
 #pragma unroll
         for (int k = 0; k < NV; k++) {
             const int m = lane + 32 * k;
@@ -228,14 +229,16 @@ attn_softmax_forward_kernel(__nv_bfloat16 *P16, float *S, const int *kv_index, c
                     if (!vis) x = -INFINITY;
                 }
                 v[k] = x;
+                nan_seen |= x != x;
                 mx = fmaxf(mx, x);
             }
         }
         mx = attn_warp_max(mx);
-        if (!(mx > -INFINITY)) {
+        if (!(mx > -INFINITY)) { // zeros; every visible score NaN (fmaxf skips NaN): NaN, as torch
+            const float fill = __any_sync(ATTN_FULL_MASK, nan_seen) ? NAN : 0.0f;
 #pragma unroll
             for (int k = 0; k < NV; k++)
-                if (lane + 32 * k < M) p[lane + 32 * k] = __float2bfloat16_rn(0.0f);
+                if (lane + 32 * k < M) p[lane + 32 * k] = __float2bfloat16_rn(fill);
             return;
         }
         float sum = 0.0f;

@@ -78,7 +78,7 @@ void dino_diagnostics(const float *q, const float *student, int R, int K, double
         double lse = row_softmax(NULL, x, NULL, K, tau_s), h = 0.0, cross = 0.0;
         for (int k = 0; k < K; k++) {
             double p = qr[k];
-            if (p > 0) h -= p * log(p);
+            if (!(p <= 0)) h -= p * log(p); // p = 0 adds nothing; a NaN p makes h NaN
             cross -= p * ((double)x[k] / tau_s - lse);
         }
         H += h, D += cross - h; // KL = H(q, p) - H(q)

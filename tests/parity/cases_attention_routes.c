@@ -338,6 +338,36 @@ static void bf16_storage_case(parity_run *r, const int *p) {
     attention_bf16_outputs_free(&ops16);
 }
 
+// A NaN query (q of token 0, head 0) makes every score of that row NaN; max scans that skip NaN
+// (fmaxf, `>`) find no finite score there, the path of a fully masked row. On every backend the
+// row must come out NaN (as torch's softmax), never the zeros of a masked row, and every other
+// row finite. Checked per backend (NaN cannot be compared against the CPU's values).
+// p: the route wanted (fused or materialised; -1: the probability-keeping kernels, keep_probs 1).
+static void nan_query_case(parity_run *r, const int *p) {
+    const ops_backend *o = pr_ops(r);
+    const int B = 1, H = 2, T = 7, hs = 32, C = H * hs, want = p[0];
+    attention_desc d = {.B = B, .T = T, .C = C, .H = H, .M = T, .mask_mode = ATTN_MASK_NONE, .keep_probs = want < 0};
+    if (want >= 0) require_route(r, &d, want);
+    const size_t n_qkv = (size_t)B * T * 3 * C, n_out = (size_t)B * T * C, n_probs = (size_t)B * H * T * T;
+    size_t n_state = o->attention_state_floats(B, H, T, T);
+    if (n_state < n_probs) n_state = n_probs;
+    float *host = pr_host(r, n_qkv * sizeof(float));
+    for (size_t e = 0; e < n_qkv; e++) host[e] = 0.5f * sinf(0.37f * (float)e);
+    host[0] = NAN;
+    float *qkv = pr_in_host(r, host, n_qkv), *out = pr_buf(r, n_out * sizeof(float));
+    float *state = pr_buf(r, n_state * sizeof(float));
+    o->attention_forward(out, state, qkv, &d);
+    float *oh = pr_host(r, n_out * sizeof(float));
+    o->download(oh, out, n_out * sizeof(float));
+    size_t nan_row = 0, other_bad = 0;
+    for (size_t e = 0; e < n_out; e++) {
+        if (e < (size_t)hs) nan_row += isnan(oh[e]) != 0;
+        else other_bad += !isfinite(oh[e]);
+    }
+    require_f(r, nan_row == (size_t)hs && other_bad == 0,
+              "a NaN query's row is NaN (%zu of %d), every other output finite (%zu are not)", nan_row, hs, other_bad);
+}
+
 #define OPS "attention_forward attention_backward attention_state_floats"
 #define AUTO "POSBENCH_ATTENTION=auto"
 #define ROUTE_A "POSBENCH_ATTENTION=materialised"
@@ -358,6 +388,8 @@ static void bf16_storage_case(parity_run *r, const int *p) {
      bf16_storage_case, {T, hs, want, tag}, .precision = MATMUL_BF16, .repeat = 1, .cuda = route}
 #define BF16_BOTH(T, hs, tag)                                                                                         \
     BF16_STORAGE(T, hs, ATTN_ROUTE_MATERIALISED, ROUTE_A, tag), BF16_STORAGE(T, hs, ATTN_ROUTE_CUDNN, CUDNN_SET, tag)
+#define NAN_QUERY(label, want, prec, route)                                                                           \
+    {"attention_forward", "NaN query row stays NaN: " label, nan_query_case, {want}, .precision = prec, .cuda = route}
 
 const parity_case parity_cases_attention_routes[] = {
     // First: libcudnn hidden before anything loads it (a loaded library stays loaded).
@@ -385,6 +417,9 @@ const parity_case parity_cases_attention_routes[] = {
     BF16_BOTH(1, 32, 500), BF16_BOTH(1, 64, 510), BF16_BOTH(7, 32, 520), BF16_BOTH(7, 64, 530),
     BF16_BOTH(65, 32, 540), BF16_BOTH(65, 64, 550), BF16_BOTH(197, 32, 560), BF16_BOTH(197, 64, 570),
     BF16_BOTH(257, 32, 580), BF16_BOTH(257, 64, 590),
+    NAN_QUERY("fused fp32", ATTN_ROUTE_FUSED, MATMUL_FP32, AUTO),
+    NAN_QUERY("materialised bf16", ATTN_ROUTE_MATERIALISED, MATMUL_BF16, ROUTE_A),
+    NAN_QUERY("probability-keeping kernels", -1, MATMUL_FP32, AUTO),
 };
 const int parity_cases_attention_routes_count =
     (int)(sizeof parity_cases_attention_routes / sizeof parity_cases_attention_routes[0]);
