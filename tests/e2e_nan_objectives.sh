@@ -3,7 +3,8 @@
 # backbone: a NaN planted in the parameters before step 2 (POSBENCH_FAULT_NAN_STEP, which with
 # token ids poisons every token's row, bench/train/train_faults.c) must end the run "diverged" at
 # step 2, exit 1; a NaN planted just before the first evaluation (POSBENCH_FAULT_NAN_EVAL) must
-# end it "diverged" with no "final:" line (no accuracy, kNN or probe number recorded as valid).
+# end it "diverged" with no "final:" line (no accuracy, kNN or probe number recorded as valid) and
+# its /eval/top1 row NaN, not a 0 a reader could take for a score.
 # Supervised pe.kind=abs and SimCLR have these cases in e2e_train.sh / e2e_reliability.sh /
 # e2e_graph_views.sh; here: supervised with cape, relbias, rope; MP3 (kNN on); MAE, GVP, DINO (kNN
 # and linear probe on); gMLP; MLM on text with a ViT (rope) and a gMLP. Tiny models: about two
@@ -50,6 +51,12 @@ while IFS='|' read -r name cfg; do
     POSBENCH_FAULT_NAN_EVAL=1 $PB train $cfg --threads 1 --out "$T/$name-eval" > "$T/$name-eval.out" 2>&1; rc=$?
     F=$(ls "$T/$name-eval"/*.h5 2>/dev/null | head -n 1)
     st=$([ -n "$F" ] && attr "$F" /status)
-    [ $rc -eq 1 ] && [ "$st" = diverged ] && grep -q "diverged: test loss" "$T/$name-eval.out" && ! grep -q "^final:" "$T/$name-eval.out"
-    check "$name: a NaN model at the evaluation ends the run diverged, no final numbers" $? "exit $rc, status ${st:-none}: $(grep -m1 -E 'diverged|error|^final' "$T/$name-eval.out" | cut -c1-160)"
+    scores="" # the last value of each /eval score (not epoch, step, loss): NaN, never a 0 read as a score
+    for d in $([ -n "$F" ] && h5ls "$F/eval" 2>/dev/null | awk '{print $1}'); do
+        case $d in epoch|step|loss) continue ;; esac
+        scores="$scores $d=$(h5dump -d "/eval/$d" "$F" 2>/dev/null | sed -n 's/^ *([0-9]*): //p' | tr ',' '\n' | tr -d ' ' | grep . | tail -n 1)"
+    done
+    [ $rc -eq 1 ] && [ "$st" = diverged ] && grep -q "diverged: test loss" "$T/$name-eval.out" && ! grep -q "^final:" "$T/$name-eval.out" &&
+        [ -n "$scores" ] && ! echo "$scores" | tr ' ' '\n' | grep . | grep -qvE '=-?nan$'
+    check "$name: a NaN model at the evaluation ends the run diverged, no final numbers, its /eval scores NaN (not 0)" $? "exit $rc, status ${st:-none}, last /eval scores:${scores:- none}: $(grep -m1 -E 'diverged|error|^final' "$T/$name-eval.out" | cut -c1-160)"
 done < "$T/cases"

@@ -509,12 +509,14 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
                     if (hooks) hooks->before_eval(hooks->ctx, m, epoch + 1);
                     last = train_evaluate(&r);
                 }
+                if (!isfinite(last.loss)) last.metric[0] = last.metric[1] = NAN; // a diverged model's scores are no scores (not 0)
                 if (root) {
                     double erow[EVAL_COLS] = {(double)epoch + 1, (double)r.step, last.metric[0], last.metric[1], last.loss};
                     history_append(&r.eval_hist, erow);
                     results_series_append(r.eval_series, erow);
                 }
                 eval_scores val = r.es.on ? early_stop_evaluate(&r) : last; // every rank: rank 0's validation row
+                if (!isfinite(val.loss)) val.metric[0] = val.metric[1] = NAN;
                 if (root) {
                     if (!isfinite(last.loss) || !isfinite(val.loss)) { // non-finite logits: the model diverged; no accuracy is reported
                         progress_finish(&bar);
