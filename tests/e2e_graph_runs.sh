@@ -38,22 +38,7 @@ else
 fi
 MLM="data.name=text data.path=$T/slice.txt objective.name=mlm model.patch=1 model.cls=false model.dim=16 model.depth=1 model.heads=2 data.seq_len=32 data.limit=320 data.test_limit=40 train.batch=16 train.epochs=1 eval.batch=20 pe.kind=rope pe.rope_dims=1 model.dropout=0.1"
 BASE="data.limit=640 data.test_limit=100 train.batch=32 eval.batch=100 model.dim=32 model.depth=2 model.heads=2 model.patch=4 eval.position_limit=50 eval.samples=0 eval.view_images=0 model.dropout=0.1"
-metrics_same() { # the metrics.jsonl lines of two folders, without times and speeds
-    python3 - "$1" "$2" <<'PY'
-import glob, json, sys
-def lines(d):
-    out = []
-    for f in sorted(glob.glob(d + '/*.metrics.jsonl')):
-        for line in open(f):
-            o = json.loads(line)
-            for k in ('time', 'train_time_s', 'images_per_s'):
-                o.pop(k, None)
-            out.append(o)
-    return out
-a, b = lines(sys.argv[1]), lines(sys.argv[2])
-sys.exit(0 if a and a == b else 1)
-PY
-}
+metrics_same() { python3 tests/metrics_same.py "$1" "$2"; } # the metrics.jsonl lines of two folders, without times and speeds
 for case in $CASES; do
     dev=cpu # the device of the train.graph=on run (the off run is on cpu)
     case $case in

@@ -24,22 +24,7 @@ fi
 # 128 training images, batch 16: 8 steps an epoch; evaluations each epoch.
 SIMCLR="objective.name=simclr data.limit=128 data.test_limit=64 train.epochs=2 train.batch=16 model.dim=32 model.depth=2 model.heads=2 model.patch=7 eval.batch=64 model.dropout=0.1 model.drop_path=0.1 train.clip=0.5"
 DINO="objective.name=dino pe.kind=sin2d data.limit=64 data.test_limit=32 train.epochs=1 train.batch=16 model.dim=16 model.depth=1 model.heads=2 model.patch=4 eval.batch=32 dino.hidden_dim=32 dino.bottleneck_dim=16 dino.out_dim=32 dino.local_crops=2 dino.local_size=12 dino.teacher_temp_warmup=1 train.clip=3.0"
-metrics_same() { # the metrics.jsonl lines of two folders, without times and speeds
-    python3 - "$1" "$2" <<'PY'
-import glob, json, sys
-def lines(d):
-    out = []
-    for f in sorted(glob.glob(d + '/*.metrics.jsonl')):
-        for line in open(f):
-            o = json.loads(line)
-            for k in ('time', 'train_time_s', 'images_per_s'):
-                o.pop(k, None)
-            out.append(o)
-    return out
-a, b = lines(sys.argv[1]), lines(sys.argv[2])
-sys.exit(0 if a and a == b else 1)
-PY
-}
+metrics_same() { python3 tests/metrics_same.py "$1" "$2"; } # the metrics.jsonl lines of two folders, without times and speeds
 peak_growth() { # /final backend_peak_bytes of the on run minus the off run's
     python3 - "$1" "$2" <<'PY'
 import glob, subprocess, sys
