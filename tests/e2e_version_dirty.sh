@@ -20,9 +20,9 @@ case "$clean" in
 "$(git rev-parse --short=12 HEAD)") echo "PASS a clean checkout records its commit without -dirty: $clean" ;;
 *) echo "FAIL a clean checkout records '$clean', want $(git rev-parse --short=12 HEAD)" ;;
 esac
-# The untracked file goes into a clone of HEAD, never into this tree: other tests that run make
-# here at the same time (e2e_docs's make build/posbench) would see it, mark the build -dirty and
-# relink build/posbench while the rest of the suite runs it.
+# The untracked file goes into a clone of HEAD, never into this tree, so the test changes nothing
+# the tests beside it build from or run (make build/posbench here would see it, mark the build
+# -dirty and relink build/posbench).
 T=$(mktemp -d /tmp/posbench-version-dirty.XXXXXX) || exit 1
 trap 'rm -rf "$T"' EXIT
 if ! git clone -q --shared --no-checkout . "$T/clone" 2> "$T/err" || ! git -C "$T/clone" checkout -q --detach HEAD 2>> "$T/err"; then

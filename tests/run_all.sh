@@ -7,13 +7,13 @@
 # first (build/test-times.tsv keeps each test's CPU seconds, user + sys of the test and every
 # process it waited for, then its wall seconds: CPU time is what a test costs on a shared
 # machine, where wall time mostly measures the load); the tests in SERIAL_TESTS run alone,
-# before the others, because they change the source tree or time themselves against the clock.
+# before the others, because they time themselves against the clock.
 # Each test prints its FAIL/SKIP lines and its count line (with wall and CPU seconds) when it
 # ends; the run ends with the ten costliest tests by CPU seconds and the total. TESTS="name ..."
 # runs only the tests named (test_ops, e2e_cli, ...).
 # Last line: "N passed, N failed, N skipped".
 cd "$(dirname "$0")/.." || exit 1
-SERIAL_TESTS="e2e_version_dirty e2e_slurm_real e2e_bench_breakdown"
+SERIAL_TESTS="e2e_slurm_real e2e_bench_breakdown"
 # OpenMP threads that wait sleep instead of spinning: tests run TEST_JOBS at a time, each with one
 # thread a core, and a spinning waiter burns the core another test needs (measured beside a
 # build: a 40-step training at --threads 2 took 23.7 CPU seconds spinning, 0.8 passive). The
