@@ -154,3 +154,31 @@ void test_model_set_arch(model_config *c, const char *kind, ...) {
     if (!backbone_find(kind)) die_fail("test: model.arch=%s is not a backbone", kind);
     backbone_read_own(&r, c);
 }
+
+void trainee_alloc_adam(trainee *t) {
+    const ops_backend *ops = t->m.ops;
+    t->adam_m = ops->alloc(t->m.params.total * sizeof(float), "adam m");
+    t->adam_v = ops->alloc(t->m.params.total * sizeof(float), "adam v");
+}
+
+void trainee_free(trainee *t) {
+    t->m.ops->free(t->adam_m);
+    t->m.ops->free(t->adam_v);
+    objective_free(&t->o);
+    model_free(&t->m);
+}
+
+int trainee_same_state(const trainee *a, const trainee *b) {
+    size_t n = a->m.params.total;
+    float *x = xmalloc(n * sizeof(float), "x"), *y = xmalloc(n * sizeof(float), "y");
+    int same = 1;
+    const float *pa[3] = {a->m.param, a->adam_m, a->adam_v}, *pb[3] = {b->m.param, b->adam_m, b->adam_v};
+    for (int k = 0; k < 3 && same; k++) {
+        a->m.ops->download(x, pa[k], n * sizeof(float));
+        b->m.ops->download(y, pb[k], n * sizeof(float));
+        same = memcmp(x, y, n * sizeof(float)) == 0;
+    }
+    free(x);
+    free(y);
+    return same;
+}

@@ -1,6 +1,7 @@
 // tests/model_testing.h — helpers for the whole-model tests (test_vit, test_gmlp, test_gvp, test_mae,
 // test_mp3): random inputs and labels in a model's staging input, and parameters moved off their
-// initial values. The model must live on the CPU backend (its arenas are host memory).
+// initial values. The model must live on the CPU backend (its arenas are host memory), except for
+// the trainee below, which reads its arenas through the backend.
 #pragma once
 #include "../core/tensorfile.h"
 #include "../models/model.h"
@@ -46,3 +47,16 @@ void objective_case_create(objective_case *c, const objective_kind *kind, const 
 void objective_case_free(objective_case *c);
 double objective_case_loss(void *p); // (objective_case *): the mean loss of the training forward
 void objective_case_grads(objective_case *c); // the forward, then zeroed gradients and the backward
+
+// A model and its objective with AdamW moments on any backend, as the step tests (test_host_reads,
+// test_host_reads_views) train two of them side by side: the caller creates m and o, then
+// trainee_alloc_adam allocates the moments (zeroed by the backend's alloc) on m's backend.
+typedef struct {
+    model m;
+    objective o;
+    float *adam_m, *adam_v;
+} trainee;
+void trainee_alloc_adam(trainee *t);
+void trainee_free(trainee *t); // the moments, the objective, the model
+// 1 when the arenas (parameters, AdamW moments) of a and b are bitwise equal.
+int trainee_same_state(const trainee *a, const trainee *b);

@@ -36,12 +36,6 @@
 
 enum { B = 4, STEPS = 7 };
 
-typedef struct {
-    model m;
-    objective o;
-    float *adam_m, *adam_v;
-} trainee;
-
 // The trained objective: supervised (pe.kind=abs), mp3 (pe.kind=none, eta 0.5: 8 of 16 patches
 // in each image's context), mae (pe.kind=sin2d, eta 0.75: 4 of 16 patches kept; a decoder of 1
 // block of width 8), gvp (pe.kind=sin2d, two streams, 4 groups of fixed segmentation in a random
@@ -76,15 +70,7 @@ static void trainee_create(trainee *t, const ops_backend *ops, const trainee_cas
     kind->configure_model(&s, &cfg);
     model_create(&t->m, &cfg, ops, B, 5);
     objective_create(&t->o, kind, &s, &t->m, B);
-    t->adam_m = ops->alloc(t->m.params.total * sizeof(float), "adam m");
-    t->adam_v = ops->alloc(t->m.params.total * sizeof(float), "adam v");
-}
-
-static void trainee_free(trainee *t) {
-    t->m.ops->free(t->adam_m);
-    t->m.ops->free(t->adam_v);
-    objective_free(&t->o);
-    model_free(&t->m);
+    trainee_alloc_adam(t);
 }
 
 // The batch of step s (the same in both trainees): images uniform, or bytes of a counter RNG
@@ -98,22 +84,6 @@ static void fill_batch(trainee *t, int32_t *labels, int s) {
         test_fill_uniform(model_images(&t->m), (size_t)B * 144, -1.0f, 1.0f, 20u + (unsigned)s);
     }
     for (int b = 0; b < B; b++) labels[b] = (b + s) % 3;
-}
-
-// 1 when the arenas (params, AdamW moments) of a and b are bitwise equal.
-static int same_state(const trainee *a, const trainee *b) {
-    size_t n = a->m.params.total;
-    float *x = xmalloc(n * sizeof(float), "x"), *y = xmalloc(n * sizeof(float), "y");
-    int same = 1;
-    const float *pa[3] = {a->m.param, a->adam_m, a->adam_v}, *pb[3] = {b->m.param, b->adam_m, b->adam_v};
-    for (int k = 0; k < 3 && same; k++) {
-        a->m.ops->download(x, pa[k], n * sizeof(float));
-        b->m.ops->download(y, pb[k], n * sizeof(float));
-        same = memcmp(x, y, n * sizeof(float)) == 0;
-    }
-    free(x);
-    free(y);
-    return same;
 }
 
 static void check_backend(const ops_backend *ops, const trainee_case *c) {
@@ -160,7 +130,7 @@ static void check_backend(const ops_backend *ops, const trainee_case *c) {
             first = s + 1;
         }
         ops->host_reads(1);
-        if (!same_state(&ref, &dev)) state_bad++;
+        if (!trainee_same_state(&ref, &dev)) state_bad++;
     }
     snprintf(name, sizeof name, "host reads: %s %s: none inside a step", c->objective, ops->name);
     test_check(name, inside_reads == 0 && bad_reads == 0 && reads_done == 2, "%d of %d steps read mid-step; %d of %d reads were not one download of the pending steps",
@@ -183,9 +153,9 @@ static void check_backend(const ops_backend *ops, const trainee_case *c) {
     step_device_run(&sd, &target, labels, rng, STEPS, NULL);
     int n = step_device_read(&sd, got_loss, got_norm);
     snprintf(name, sizeof name, "host reads: %s %s: a non-finite loss changes nothing", c->objective, ops->name);
-    test_check(name, !isfinite(bad_ref) && n == 1 && !isfinite(got_loss[0]) && same_state(&ref, &dev),
+    test_check(name, !isfinite(bad_ref) && n == 1 && !isfinite(got_loss[0]) && trainee_same_state(&ref, &dev),
                "reading step's loss %g; device step read %d value(s), loss %g; state %s", bad_ref, n, got_loss[0],
-               same_state(&ref, &dev) ? "unchanged" : "changed");
+               trainee_same_state(&ref, &dev) ? "unchanged" : "changed");
 
     step_device_free(&sd);
     trainee_free(&ref);

@@ -16,6 +16,7 @@
 // - DINO, whose views, head normalisations and loss run on the host, has no train_stage_views
 //   (the trainer keeps it on the reading step: bench/train/graph_replay.c).
 #include "testing.h"
+#include "model_testing.h"
 #include "../bench/train/step_device.h"
 #include "../core/common.h"
 #include "../core/optimizer.h"
@@ -28,12 +29,6 @@
 #include <string.h>
 
 enum { B = 4, STEPS = 6, IMAGES = 16, SIDE = 12 };
-
-typedef struct {
-    model m;
-    objective o;
-    float *adam_m, *adam_v;
-} trainee;
 
 // Uint8 pixels uniform, 1 channel of SIDE px, labels by index (unused by SimCLR).
 static dataset synthetic(void) {
@@ -64,31 +59,7 @@ static void trainee_create(trainee *t, const ops_backend *ops) {
     objective_simclr.configure_model(&s, &cfg);
     model_create(&t->m, &cfg, ops, 2 * B, 5);
     objective_create(&t->o, &objective_simclr, &s, &t->m, 2 * B);
-    t->adam_m = ops->alloc(t->m.params.total * sizeof(float), "adam m");
-    t->adam_v = ops->alloc(t->m.params.total * sizeof(float), "adam v");
-}
-
-static void trainee_free(trainee *t) {
-    t->m.ops->free(t->adam_m);
-    t->m.ops->free(t->adam_v);
-    objective_free(&t->o);
-    model_free(&t->m);
-}
-
-// 1 when the arenas (params, AdamW moments) of a and b are bitwise equal.
-static int same_state(const trainee *a, const trainee *b) {
-    size_t n = a->m.params.total;
-    float *x = xmalloc(n * sizeof(float), "x"), *y = xmalloc(n * sizeof(float), "y");
-    int same = 1;
-    const float *pa[3] = {a->m.param, a->adam_m, a->adam_v}, *pb[3] = {b->m.param, b->adam_m, b->adam_v};
-    for (int k = 0; k < 3 && same; k++) {
-        a->m.ops->download(x, pa[k], n * sizeof(float));
-        b->m.ops->download(y, pb[k], n * sizeof(float));
-        same = memcmp(x, y, n * sizeof(float)) == 0;
-    }
-    free(x);
-    free(y);
-    return same;
+    trainee_alloc_adam(t);
 }
 
 // The raw images of step s: B of the dataset, a different set each step.
@@ -136,7 +107,7 @@ static void check_backend(const ops_backend *ops, const dataset *ds) {
             reads_done++;
             first = s + 1;
         }
-        if (!same_state(&ref, &dev)) state_bad++;
+        if (!trainee_same_state(&ref, &dev)) state_bad++;
     }
     ops->set_rng_clock(NULL);
     snprintf(name, sizeof name, "host reads: simclr %s: none inside a step", ops->name);
