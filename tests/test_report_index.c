@@ -25,8 +25,9 @@
 
 static char g_idx[400];
 
-// A done run: source/experiment/stage/id.h5 with pe.kind and top1.
-static void write_run(const char *source, const char *exp, const char *id, long seed, const char *pe, double top1) {
+// A done run: source/experiment/stage/id.h5 with pe.kind and top1, and the CPU seconds its
+// process took when cpu_s >= 0 (root cpu_run_s; < 0: a file from before it was recorded).
+static void write_run(const char *source, const char *exp, const char *id, long seed, const char *pe, double top1, double cpu_s) {
     char path[900];
     snprintf(path, sizeof path, "%s/%s", g_idx, source), mkdir(path, 0777);
     snprintf(path, sizeof path, "%s/%s/%s", g_idx, source, exp), mkdir(path, 0777);
@@ -43,6 +44,7 @@ static void write_run(const char *source, const char *exp, const char *id, long 
     results_attr_int(r, "/config", "train.seed", seed);
     results_attr_str(r, "/config", "pe.kind", pe);
     results_attr_double(r, "/final", "top1", top1);
+    if (cpu_s >= 0.0) results_attr_double(r, "/", "cpu_run_s", cpu_s), results_attr_double(r, "/", "cpu_wait_s", 0.0);
     if (results_close(r) != 0) test_fail("setup", "cannot write %s", path);
 }
 
@@ -63,10 +65,10 @@ static int setup(void) {
     static const double abs_top1[3] = {0.80, 0.82, 0.81}, none_top1[3] = {0.70, 0.71, 0.72};
     for (int s = 0; s < 3; s++) {
         char id[32];
-        snprintf(id, sizeof id, "a%d", s), write_run("alpha", "exp-a", id, s, "abs", abs_top1[s]);
-        snprintf(id, sizeof id, "n%d", s), write_run("alpha", "exp-a", id, s, "none", none_top1[s]);
+        snprintf(id, sizeof id, "a%d", s), write_run("alpha", "exp-a", id, s, "abs", abs_top1[s], 600.25);
+        snprintf(id, sizeof id, "n%d", s), write_run("alpha", "exp-a", id, s, "none", none_top1[s], 600.25);
     }
-    write_run("beta", "exp-b", "b0", 0, "abs", 0.5), write_run("beta", "exp-b", "b1", 1, "abs", 0.6);
+    write_run("beta", "exp-b", "b0", 0, "abs", 0.5, 30.0), write_run("beta", "exp-b", "b1", 1, "abs", 0.6, -1.0);
     char gamma[500];
     snprintf(gamma, sizeof gamma, "%s/gamma", g_idx), mkdir(gamma, 0777);
     return write_text("alpha/exp-a/experiment.yaml",
@@ -107,12 +109,14 @@ static void index_page(void) {
     test_check("report --index: stdout is REPORT.md", md && out && !strcmp(md, out), "%s", md && out && !strcmp(md, out) ? "equal" : "differ");
     has("report --index: the head counts sources and verdicts", md,
         "2 sources with run files, 3 findings: 1 holds, 1 does not hold, 0 inconclusive, 1 not measured");
-    has("report --index: alpha's summary row (runs, verdicts, the later time line, links)", md,
-        "| alpha | `exp-a` | 6 | 1 | 1 | 0 | 0 | 1 min 10 s (smoke, cpu) | [REPORT.md](alpha/REPORT.md), [REPORT.html](alpha/REPORT.html) |");
-    has("report --index: beta's summary row (not measured, a failed run in its time, no report yet)", md,
-        "| beta | `exp-b` | 2 | 0 | 0 | 0 | 1 | 1 h 02 min (smoke, cpu, a run failed) | none yet");
-    has("report --index: a folder without run files is listed as not run", md, "| gamma | — | 0 | — | — | — | — | — | not run (no run files) |");
+    has("report --index: alpha's summary row (runs, verdicts, the later time line, its runs' CPU time, links)", md,
+        "| alpha | `exp-a` | 6 | 1 | 1 | 0 | 0 | 1 min 10 s (smoke, cpu) | 1 h 00 min | [REPORT.md](alpha/REPORT.md), [REPORT.html](alpha/REPORT.html) |");
+    has("report --index: beta's summary row (not measured, a failed run in its time, a run without its CPU time, no report yet)", md,
+        "| beta | `exp-b` | 2 | 0 | 0 | 0 | 1 | 1 h 02 min (smoke, cpu, a run failed) | 30 s (1 of 2 done runs recorded it) | none yet");
+    has("report --index: a folder without run files is listed as not run", md, "| gamma | — | 0 | — | — | — | — | — | — | not run (no run files) |");
     has("report --index: the total wall time", md, "1 h 03 min in all");
+    has("report --index: the total CPU time of the runs, and what it bounds", md,
+        "summed; 1 h 00 min in all over 7 runs. It does not grow with a machine's load");
     has("report --index: alpha's findings, each claim led by its experiment", md, "## alpha\n\n| claim | ours | paper | verdict |");
     has("report --index: A1 holds", md, "| `exp-a`: A1 abs beats none | 81.00 vs 71.00 (n = 3 vs 3");
     has("report --index: A1's verdict", md, "experiment `exp-a`) |  | holds |");

@@ -14,6 +14,7 @@
 #include "../../core/common.h"
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,8 @@ typedef struct {
     int count[4];           // by finding_verdict
     char *md;               // its findings tables (Markdown; NULL: no run files)
     const index_time *time; // its measured time (NULL: none recorded)
+    double cpu_s;           // the CPU time its done runs recorded (root cpu_run_s), summed
+    int cpu_runs, done_runs; // done runs that recorded it, done runs
 } index_source;
 
 int report_index_time_parse(const char *line, index_time *t, char *why, size_t len) {
@@ -148,6 +151,13 @@ static int read_source(const char *dir, index_source *s, char *err, size_t len) 
     if (run_select(sub, RR_ATTRS, &set, err, len) != 0) return -1; // the runs report counts (run_select.h)
     report_metrics_from(&set);
     s->nruns = set.nruns;
+    for (int k = 0; k < set.nruns; k++) { // the CPU time its runs took, as each run's file recorded it
+        const rr_run *r = &set.runs[k];
+        if (strcmp(rr_run_status(r), "done")) continue;
+        s->done_runs++;
+        const rr_attr *cpu = rr_attr_get(&r->root, "cpu_run_s");
+        if (cpu && cpu->is_num && isfinite(cpu->num) && cpu->num >= 0.0) s->cpu_s += cpu->num, s->cpu_runs++;
+    }
     if (set.nruns == 0) {
         rr_set_free(&set);
         return 0;
@@ -211,7 +221,10 @@ static int has_file(const char *dir, const char *source, const char *file) {
 static void write_markdown(FILE *f, const char *dir, index_source *src, int n, int ntimes) {
     int total[4] = {0}, with_runs = 0;
     long seconds = 0;
+    double cpu_s = 0.0;
+    int cpu_runs = 0;
     for (int k = 0; k < n; k++) {
+        cpu_s += src[k].cpu_s, cpu_runs += src[k].cpu_runs;
         for (int v = 0; v < 4; v++) total[v] += src[k].count[v];
         with_runs += src[k].md != NULL;
         if (src[k].time) seconds += src[k].time->seconds;
@@ -224,8 +237,8 @@ static void write_markdown(FILE *f, const char *dir, index_source *src, int n, i
             dir, with_runs, with_runs == 1 ? "" : "s", nf, nf == 1 ? "" : "s", total[FINDING_HOLDS],
             total[FINDING_HOLDS] == 1 ? "s" : "", total[FINDING_FAILS], total[FINDING_FAILS] == 1 ? "does" : "do",
             total[FINDING_INCONCLUSIVE], total[FINDING_NOT_MEASURED], dir);
-    fprintf(f, "| source | experiments | runs | holds | does not hold | inconclusive | not measured | wall time | report |\n"
-               "|---|---|---|---|---|---|---|---|---|\n");
+    fprintf(f, "| source | experiments | runs | holds | does not hold | inconclusive | not measured | wall time | CPU time of its runs | report |\n"
+               "|---|---|---|---|---|---|---|---|---|---|\n");
     for (int k = 0; k < n; k++) {
         const index_source *s = &src[k];
         char when[160] = "—", dur[48];
@@ -235,7 +248,7 @@ static void write_markdown(FILE *f, const char *dir, index_source *src, int n, i
                      s->time->exit_status ? s->time->exit_status == 2 ? ", refused" : ", a run failed" : "");
         }
         if (!s->md) {
-            fprintf(f, "| %s | — | 0 | — | — | — | — | %s | not run (no run files) |\n", s->name, when);
+            fprintf(f, "| %s | — | 0 | — | — | — | — | %s | — | not run (no run files) |\n", s->name, when);
             continue;
         }
         char report[600] = "";
@@ -245,15 +258,30 @@ static void write_markdown(FILE *f, const char *dir, index_source *src, int n, i
             snprintf(report + at, sizeof report - at, "%s[REPORT.html](%s/REPORT.html)", at ? ", " : "", s->name);
         }
         if (!report[0]) snprintf(report, sizeof report, "none yet (`posbench report %s/%s`)", dir, s->name);
-        fprintf(f, "| %s | %s | %d | %d | %d | %d | %d | %s | %s |\n", s->name, s->experiments, s->nruns,
+        char cpu[160] = "—";
+        if (s->cpu_runs) {
+            duration_text(lround(s->cpu_s), dur, sizeof dur);
+            if (s->cpu_runs == s->done_runs) snprintf(cpu, sizeof cpu, "%s", dur);
+            else snprintf(cpu, sizeof cpu, "%s (%d of %d done runs recorded it)", dur, s->cpu_runs, s->done_runs);
+        }
+        fprintf(f, "| %s | %s | %d | %d | %d | %d | %d | %s | %s | %s |\n", s->name, s->experiments, s->nruns,
                 s->count[FINDING_HOLDS], s->count[FINDING_FAILS], s->count[FINDING_INCONCLUSIVE],
-                s->count[FINDING_NOT_MEASURED], when, report);
+                s->count[FINDING_NOT_MEASURED], when, cpu, report);
     }
     if (ntimes) {
         char dur[48];
         duration_text(seconds, dur, sizeof dur);
         fprintf(f, "\nWall time: each source's reproduce step as `make reproduce-all` measured it (%s); %s in all.\n",
                 INDEX_TIMES, dur);
+    }
+    if (cpu_runs) {
+        char dur[48];
+        duration_text(lround(cpu_s), dur, sizeof dur);
+        fprintf(f, "%sCPU time of its runs: the CPU time each done run's process spent, training and evaluating, as its "
+                   "file records it (the scheduler's account, root `cpu_run_s`, kept across resumes), summed; %s in all "
+                   "over %d run%s. It does not grow with a machine's load, unlike the wall time: on N cores, with N "
+                   "runs at a time (`JOBS=N`), the wall time is at least this divided by N.\n",
+                ntimes ? "" : "\n", dur, cpu_runs, cpu_runs == 1 ? "" : "s");
     }
     fputc('\n', f);
     for (int k = 0; k < n; k++)

@@ -3,7 +3,9 @@
 // ...; `make reproduce-all` writes them), DIR/REPORT.md and DIR/REPORT.html:
 //   - a summary table, one row per source: its experiments, runs counted, findings by verdict
 //     (holds, does not hold, inconclusive, not measured), its measured wall time when
-//     DIR/reproduce-times.tsv has it, and links to its own REPORT.md and REPORT.html;
+//     DIR/reproduce-times.tsv has it, the CPU time its done runs recorded (root cpu_run_s,
+//     summed; "N of M done runs recorded it" when some files predate it), and links to its own
+//     REPORT.md and REPORT.html;
 //   - then every source's findings side by side, one table per source in the findings table's
 //     columns (claim, ours, paper, verdict; REPORT.html colours them by verdict), each claim
 //     led by its experiment's name, the same rows and verdicts as the source's own report (the
