@@ -170,8 +170,8 @@ ATTN_HD int attn_inplace_usable(const attn_qkv_layout *L, int T, int C, int H, u
 
 // The in-place path's workspace for B images, H heads, T query rows, M key slots: the fp32 (T, M)
 // score / score-gradient matrix, in the backward its bf16 copy dS16, and the device arrays of
-// pair pointers cuBLAS's pointer-array batched GEMM reads (n_arrays arrays of B·H pointers: the
-// forward's 6 (K, Q, S; V, P, O), the backward's 10 (V, dO, dP; K, dS, dQ; Q, dK; P, dV)),
+// pair pointers cuBLAS's pointer-array batched GEMM reads (arrays of B·H pointers: the forward's
+// 6 (K, Q, S; V, P, O), the backward's 10 (V, dO, dP; K, dS, dQ; Q, dK; P, dV)),
 // built by one small kernel per call (the pointers are addresses of this call's buffers). Byte
 // offsets, 256-byte aligned parts, as attn_gemm_workspace_of.
 typedef struct {
