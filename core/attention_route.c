@@ -34,14 +34,14 @@ attention_route attention_route_for(const attention_desc *d, int precision, int 
     if (setting == CUDA_ATTN_CUDNN && cudnn_ok && attention_cudnn_expressible(d, precision, NULL, 0))
         return ATTN_ROUTE_CUDNN;
     if (setting == CUDA_ATTN_FUSED) return ATTN_ROUTE_FUSED;
-    if (setting == CUDA_ATTN_MATERIALISED) return ATTN_ROUTE_MATERIALISED;
+    if (setting == CUDA_ATTN_MATERIALISED || setting == CUDA_ATTN_MATERIALISED_INPLACE) return ATTN_ROUTE_MATERIALISED;
     return auto_rule_materialised(d->T, d->M) ? ATTN_ROUTE_MATERIALISED : ATTN_ROUTE_FUSED;
 }
 
 size_t attention_route_state_floats(int B, int H, int T, int M, int precision, int setting) {
     const size_t lse = (size_t)B * H * T, p16 = attn_gemm_state_floats(B, H, T, M); // rows padded to 8 keys
     if (precision != MATMUL_BF16 || T <= 0 || M <= 0 || setting == CUDA_ATTN_FUSED) return lse;
-    if (setting == CUDA_ATTN_MATERIALISED) return p16;
+    if (setting == CUDA_ATTN_MATERIALISED || setting == CUDA_ATTN_MATERIALISED_INPLACE) return p16;
     size_t auto_state = auto_rule_materialised(T, M) ? p16 : lse;
     if (setting == CUDA_ATTN_CUDNN) return auto_state > lse ? auto_state : lse;
     return auto_state;
@@ -62,9 +62,10 @@ int attention_route_setting_named(const char *name) {
     if (!strcmp(name, "materialised")) return CUDA_ATTN_MATERIALISED;
     if (!strcmp(name, "fused")) return CUDA_ATTN_FUSED;
     if (!strcmp(name, "cudnn")) return CUDA_ATTN_CUDNN;
+    if (!strcmp(name, "materialised-inplace")) return CUDA_ATTN_MATERIALISED_INPLACE;
     return -1;
 }
 
 int attention_route_setting_needs_bf16(int setting) {
-    return setting == CUDA_ATTN_MATERIALISED || setting == CUDA_ATTN_CUDNN;
+    return setting == CUDA_ATTN_MATERIALISED || setting == CUDA_ATTN_CUDNN || setting == CUDA_ATTN_MATERIALISED_INPLACE;
 }

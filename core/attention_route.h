@@ -25,8 +25,9 @@ typedef enum {
 // Otherwise 0 and the first reason in why (len bytes; why may be NULL when len is 0).
 int attention_cudnn_expressible(const attention_desc *d, int precision, char *why, size_t len);
 
-// The route of one call. setting: CUDA_ATTN_AUTO (the size rule), _MATERIALISED, _FUSED or
-// _CUDNN; cudnn_ok: the cuDNN route is loaded and has a graph for this shape. Under _CUDNN a call
+// The route of one call. setting: CUDA_ATTN_AUTO (the size rule), _MATERIALISED (or
+// _MATERIALISED_INPLACE: the same route, its bf16-storage calls reading their operands in place),
+// _FUSED or _CUDNN; cudnn_ok: the cuDNN route is loaded and has a graph for this shape. Under _CUDNN a call
 // cuDNN cannot take (attention_cudnn_expressible, or !cudnn_ok) falls back to the AUTO rule.
 // keep_probs = 1 is always ATTN_ROUTE_PROBS; fp32 is always fused.
 attention_route attention_route_for(const attention_desc *d, int precision, int setting, int cudnn_ok);
@@ -42,9 +43,9 @@ size_t attention_route_state_floats(int B, int H, int T, int M, int precision, i
 const char *attention_route_name(attention_route r);
 
 // The settings by name, as `posbench bench --attention` and the key train.attention spell them.
-#define ATTENTION_ROUTE_SETTINGS "auto|materialised|fused|cudnn"
-// CUDA_ATTN_AUTO, _MATERIALISED, _FUSED or _CUDNN for "auto", "materialised", "fused", "cudnn";
-// -1 for anything else.
+#define ATTENTION_ROUTE_SETTINGS "auto|materialised|fused|cudnn|materialised-inplace"
+// CUDA_ATTN_AUTO, _MATERIALISED, _FUSED, _CUDNN or _MATERIALISED_INPLACE for "auto", "materialised",
+// "fused", "cudnn", "materialised-inplace"; -1 for anything else.
 int attention_route_setting_named(const char *name);
-// 1 when the setting needs train.precision=bf16 (materialised, cudnn).
+// 1 when the setting needs train.precision=bf16 (materialised, cudnn, materialised-inplace).
 int attention_route_setting_needs_bf16(int setting);

@@ -34,6 +34,7 @@ int cuda_attention_kv_route_of(const attention_desc *d) {
     (void)d;
     return -1;
 }
+long cuda_attention_inplace_calls(void) { return 0; }
 void cuda_set_linear_route(int route) { (void)route; }
 void cuda_set_kernels(int version) { (void)version; }
 void cuda_set_stream_mode(int mode) { (void)mode; }

@@ -32,7 +32,7 @@ int device_attention_from_env(void) {
 // The CUDA backend's switches from the environment (core/ops_cuda.h), read whenever a backend
 // is chosen (so a bad value is refused on any device; the CPU backends ignore them):
 // POSBENCH_LINEAR=gemmex|lt, POSBENCH_KERNELS=v1|v2, POSBENCH_STREAM=legacy|own,
-// POSBENCH_ATTENTION=auto|materialised|fused|cudnn; unset or empty keeps what is in force (at
+// POSBENCH_ATTENTION=auto|materialised|fused|cudnn|materialised-inplace; unset or empty keeps what is in force (at
 // start gemmex, v1, legacy, auto). Any other value is bad input (exit 2).
 void device_cuda_switches_from_env(void) {
     int route = device_attention_from_env();

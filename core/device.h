@@ -20,7 +20,7 @@ const ops_backend *device_backend(const char *name, char *why, size_t len);
 // cases' own switches), so they run on the routes and stream the caller set.
 void device_cuda_switches_from_env(void);
 // POSBENCH_ATTENTION as a CUDA_ATTN_* setting (core/ops_cuda.h), -1 when unset or empty; a value
-// other than auto, materialised, fused, cudnn exits 2 naming the variable. A run's route is its
+// other than auto, materialised, fused, cudnn, materialised-inplace exits 2 naming the variable. A run's route is its
 // key train.attention: the trainer refuses a variable that disagrees with it (bench/train/train.c);
 // `posbench bench --attention` defaults to it.
 int device_attention_from_env(void);

@@ -30,11 +30,15 @@ void cuda_sync(void); // waits for every op launched so far; dies naming a faile
 // MATERIALISED that route whenever the precision is bf16, FUSED the fused kernels always, CUDNN
 // cuDNN's flash attention (core/cuda/attention_cudnn.cpp) for the bf16 calls it can express (no
 // key subset, group mask or bias) when libcudnn loads, else AUTO's choice (core/attention_route.c).
+// MATERIALISED_INPLACE is MATERIALISED whose bf16-storage calls (train.activations=bf16) read and
+// write their operands in place, without the head-major packs and unpacks, where the rows allow it
+// (no kv_index, 16-byte aligned head matrices: core/attention_gemm_layout.h attn_inplace_usable;
+// other calls pack as MATERIALISED does); not yet measured on a GPU, so not what AUTO takes.
 // Set it before building a model: the attention state is sized by the route. The environment
-// variable POSBENCH_ATTENTION=auto|materialised|fused|cudnn sets it when the backend is chosen
+// variable POSBENCH_ATTENTION=auto|materialised|fused|cudnn|materialised-inplace sets it when the backend is chosen
 // (core/device.c); the key train.attention and `posbench bench --attention` set it for a run. A
 // build without CUDA ignores it.
-enum { CUDA_ATTN_AUTO = 0, CUDA_ATTN_MATERIALISED = 1, CUDA_ATTN_FUSED = 2, CUDA_ATTN_CUDNN = 3 };
+enum { CUDA_ATTN_AUTO = 0, CUDA_ATTN_MATERIALISED = 1, CUDA_ATTN_FUSED = 2, CUDA_ATTN_CUDNN = 3, CUDA_ATTN_MATERIALISED_INPLACE = 4 };
 void cuda_set_attention_route(int route);
 int cuda_attention_route(void); // the setting in force (CUDA_ATTN_AUTO without CUDA)
 // The route (core/attention_route.h's attention_route) that attention_forward / attention_backward
@@ -44,6 +48,10 @@ int cuda_attention_route_of(const attention_desc *d);
 // The route of attention_kv_forward_bf16 / attention_kv_backward_bf16 (the compact layout: q (B, T, C)
 // and k|v (B, M, 2C) apart): the same rule, with the cuDNN route's answer for that layout.
 int cuda_attention_kv_route_of(const attention_desc *d);
+// Calls (forwards and backwards) so far that read and wrote their operands in place under
+// MATERIALISED_INPLACE (core/cuda/attention_gemm_cuda.cu); the others of that setting packed. 0
+// without CUDA. The parity cases check that the path they name ran.
+long cuda_attention_inplace_calls(void);
 // 1 when the CUDNN route can run: compiled in (the cuDNN frontend headers were found at build
 // time), libcudnn loads at run time (POSBENCH_CUDNN_LIB names the file, else libcudnn.so.9 on the
 // loader's path), its major version is the headers' and a cuDNN handle could be created (a GPU);

@@ -296,7 +296,9 @@ OP(size_t, attention_state_floats, (int B, int H, int T, int M), (B, H, T, M))
 // (B, T, 3C) as the qkv projection stored it, out16 (B, T, C) as proj reads it. The forward is
 // bf16(attention_forward on the widened qkv16) with the same d, probs and precision (the rounding
 // points of training attention under MATMUL_BF16), the output rounded once; so on bf16-exact qkv
-// it equals the rounded fp32 op bit for bit on one backend. No kv_index and no bias (dies, exit 1:
+// it equals the rounded fp32 op bit for bit on one backend (under CUDA's materialised-inplace,
+// core/ops_cuda.h, within bf16 tolerance: cuBLAS sums the strided operands in its own order).
+// No kv_index and no bias (dies, exit 1:
 // masked attention and relbias keep the fp32 op); keep_probs and group masks as the fp32 op.
 OP(void, attention_forward_bf16, (bfloat16 *out16, float *probs, const bfloat16 *qkv16, const attention_desc *d),
    (MEM(out16), MEM(probs), MEM(qkv16), DESC(d)))
@@ -316,8 +318,8 @@ OP(void, attention_backward_bf16,
 // ..., M-1) per image, the same d otherwise, probs and precision, the output rounded once: so it
 // equals, bit for bit on one backend, the fp32 op on any packed qkv whose rows kv_index[b][m] hold
 // those keys (the scores and sums do not depend on the key's token row), except on CUDA's cuDNN
-// route, which the fp32 op with a kv_index never takes (within its bf16 tolerance there: tests/
-// parity/cases_attention_bf16.c). keep_probs as the fp32 op;
+// route, which the fp32 op with a kv_index never takes, and under materialised-inplace, which
+// reads these rows in place (within bf16 tolerance there: tests/parity/cases_attention_bf16.c). keep_probs as the fp32 op;
 // no bias, no group mask (dies, exit 1: relbias, RoPE and GVP keep the fp32 op).
 OP(void, attention_kv_forward_bf16,
    (bfloat16 *out16, float *probs, const bfloat16 *q16, const bfloat16 *kv16, const attention_desc *d),

@@ -10,7 +10,8 @@
 #     (test_cuda_*: the Lt workspace, NCCL), each on the legacy stream and on POSBENCH_STREAM=own;
 #   2 whole runs, CPU against the GPU, every objective;
 #   8 the speed switches on and off (bench --no-torch --breakdown) at ViT-B/16, ViT-S/4 and MP3
-#     eta 0.75: route A, cuDNN, cuBLASLt + v2, all three, bf16 activations alone (and with
+#     eta 0.75: route A, cuDNN, cuBLASLt + v2, all three, bf16 activations alone (and with route A
+#     reading its bf16 operands in place, --attention materialised-inplace, against the packs; and with
 #     --recompute gelu: the GELU recomputed in the backward) and with all three, everything on with --graph on (the step without host reads, replayed as a CUDA
 #     graph, MP3 eta 0.75 included: its breakdown says whether it replayed), route A with
 #     --graph on, fp32;

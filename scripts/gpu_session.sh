@@ -32,8 +32,10 @@
 #      GPU_SESSION_AB_CONFIGS config (default vit-b16-224 vit-s4-32 mp3-b16-224-e75) under each
 #      variant of GPU_SESSION_AB_VARIANTS, a ';'-separated list of NAME|WORDS where WORDS are
 #      VAR=value environment settings and bench flags (default: the bf16 routes there are, and
-#      train.activations=bf16 alone and with every other route: --activations bf16; bf16 activations
-#      with train.recompute=gelu beside them alone: --recompute gelu (arena MiB against bf16-act's);
+#      train.activations=bf16 alone and with every other route: --activations bf16; bf16-act-inplace:
+#      bf16-act's flags with --attention materialised-inplace (route A reading its bf16 operands in
+#      place instead of packing them, mp3-b16-224-e75's compact attention included), against bf16-act;
+#      bf16 activations with train.recompute=gelu beside them alone: --recompute gelu (arena MiB against bf16-act's);
 #      --graph on: the step without host reads, replayed as a CUDA graph where the config replays;
 #      its breakdown says whether it did and the host reads per step).
 # Every step's commands run under their own timeout, so a hang still returns the rest;
@@ -324,7 +326,7 @@ if step 8; then
     note "## 8. The speed switches on and off: posbench bench --no-torch --breakdown"
     if [ "$DEV" = cuda ]; then
         AB_CONFIGS=${GPU_SESSION_AB_CONFIGS:-vit-b16-224 vit-s4-32 mp3-b16-224-e75}
-        AB_VARIANTS=${GPU_SESSION_AB_VARIANTS:-"materialised|--precision bf16 --attention materialised;cudnn|--precision bf16 --attention cudnn;lt-v2|--precision bf16 --attention materialised --linear lt --kernels v2;cudnn-lt-v2|--precision bf16 --attention cudnn --linear lt --kernels v2;bf16-act|--precision bf16 --attention materialised --activations bf16;bf16-act-recompute|--precision bf16 --attention materialised --activations bf16 --recompute gelu;cudnn-lt-v2-bf16-act|--precision bf16 --attention cudnn --linear lt --kernels v2 --activations bf16;own-stream|POSBENCH_STREAM=own --precision bf16 --attention materialised;all-graph|POSBENCH_STREAM=own --precision bf16 --attention cudnn --linear lt --kernels v2 --activations bf16 --graph on;materialised-graph|POSBENCH_STREAM=own --precision bf16 --attention materialised --graph on;fused-fp32|--precision fp32 --attention fused"}
+        AB_VARIANTS=${GPU_SESSION_AB_VARIANTS:-"materialised|--precision bf16 --attention materialised;cudnn|--precision bf16 --attention cudnn;lt-v2|--precision bf16 --attention materialised --linear lt --kernels v2;cudnn-lt-v2|--precision bf16 --attention cudnn --linear lt --kernels v2;bf16-act|--precision bf16 --attention materialised --activations bf16;bf16-act-inplace|--precision bf16 --attention materialised-inplace --activations bf16;bf16-act-recompute|--precision bf16 --attention materialised --activations bf16 --recompute gelu;cudnn-lt-v2-bf16-act|--precision bf16 --attention cudnn --linear lt --kernels v2 --activations bf16;own-stream|POSBENCH_STREAM=own --precision bf16 --attention materialised;all-graph|POSBENCH_STREAM=own --precision bf16 --attention cudnn --linear lt --kernels v2 --activations bf16 --graph on;materialised-graph|POSBENCH_STREAM=own --precision bf16 --attention materialised --graph on;fused-fp32|--precision fp32 --attention fused"}
         AB_ITERS=${GPU_SESSION_AB_ITERS:-20}
     else # the CPU dry run: a small config, the CPU's one route
         AB_CONFIGS=${GPU_SESSION_AB_CONFIGS:-vit-d64-L2-p4-28px-ci}

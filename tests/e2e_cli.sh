@@ -47,7 +47,7 @@ else
 fi
 # bench --attention: a misspelt route gets exit 2, the valid ones and the closest (cudnn among them).
 $PB bench --attention cudnnn > "$T/o" 2>&1; rc=$?
-[ $rc -eq 2 ] && grep -q "must be auto, materialised, fused or cudnn, got 'cudnnn' (did you mean 'cudnn'?)" "$T/o"
+[ $rc -eq 2 ] && grep -q "must be auto, materialised, fused, cudnn or materialised-inplace, got 'cudnnn' (did you mean 'cudnn'?)" "$T/o"
 check "bench --attention cudnnn: exit 2 naming the routes and 'did you mean cudnn'" $? "exit $rc: $(cat "$T/o")"
 # OpenBLAS's kernel choice: a note when it runs pre-AVX2 kernels on a CPU with AVX2, none otherwise.
 if grep -q '^cpu_features: .*avx2' "$T/v"; then
@@ -90,7 +90,7 @@ POSBENCH_LINEAR=cublas $PB train --device cpu > "$T/o" 2>&1; rc=$?
 [ $rc -eq 2 ] && grep -q "environment variable POSBENCH_LINEAR='cublas' is not valid (valid: gemmex, lt)" "$T/o"
 check "POSBENCH_LINEAR=cublas: exit 2 naming the variable and the valid values" $? "exit $rc: $(cat "$T/o")"
 POSBENCH_ATTENTION=flash $PB train --device cpu > "$T/o" 2>&1; rc=$?
-[ $rc -eq 2 ] && grep -q "environment variable POSBENCH_ATTENTION='flash' is not valid (valid: auto|materialised|fused|cudnn)" "$T/o"
+[ $rc -eq 2 ] && grep -q "environment variable POSBENCH_ATTENTION='flash' is not valid (valid: auto|materialised|fused|cudnn|materialised-inplace)" "$T/o"
 check "POSBENCH_ATTENTION=flash: exit 2 naming the variable and the valid values" $? "exit $rc: $(cat "$T/o")"
 POSBENCH_ATTENTION=fused $PB train --device cpu data.limit=64 data.test_limit=10 train.batch=16 train.steps=1 > "$T/o" 2>&1; rc=$?
 [ $rc -eq 2 ] && grep -q "POSBENCH_ATTENTION=fused disagrees with train.attention=auto" "$T/o"

@@ -59,7 +59,8 @@ static void expressible(void) {
 
 // One desc variant under every (precision, setting, cudnn_ok) against the rule written out.
 static void routes(void) {
-    const int settings[] = {CUDA_ATTN_AUTO, CUDA_ATTN_MATERIALISED, CUDA_ATTN_FUSED, CUDA_ATTN_CUDNN};
+    const int settings[] = {CUDA_ATTN_AUTO, CUDA_ATTN_MATERIALISED, CUDA_ATTN_FUSED, CUDA_ATTN_CUDNN,
+                            CUDA_ATTN_MATERIALISED_INPLACE};
     struct { const char *name; attention_desc d; int cudnn_can; } variants[8];
     int nv = 0;
     variants[nv].name = "plain T=197";         variants[nv].d = plain(2, 197, 768, 12); variants[nv++].cudnn_can = 1;
@@ -86,7 +87,8 @@ static void routes(void) {
                     else if (precision == MATMUL_FP32) want = ATTN_ROUTE_FUSED;
                     else if (settings[s] == CUDA_ATTN_CUDNN && ok && variants[v].cudnn_can) want = ATTN_ROUTE_CUDNN;
                     else if (settings[s] == CUDA_ATTN_FUSED) want = ATTN_ROUTE_FUSED;
-                    else if (settings[s] == CUDA_ATTN_MATERIALISED) want = ATTN_ROUTE_MATERIALISED;
+                    else if (settings[s] == CUDA_ATTN_MATERIALISED || settings[s] == CUDA_ATTN_MATERIALISED_INPLACE)
+                        want = ATTN_ROUTE_MATERIALISED;
                     else want = small ? ATTN_ROUTE_MATERIALISED : ATTN_ROUTE_FUSED;
                     attention_route got = attention_route_for(d, precision, settings[s], ok);
                     cases++;
@@ -97,7 +99,7 @@ static void routes(void) {
                                      attention_route_name(want));
                     }
                 }
-    test_check("attention route of 7 desc variants x fp32/bf16 x 4 settings x cudnn ready or not", bad == 0,
+    test_check("attention route of 7 desc variants x fp32/bf16 x 5 settings x cudnn ready or not", bad == 0,
                "%d of %d cases wrong; first: %s", bad, cases, first);
     attention_desc vit = plain(128, 197, 768, 12);
     test_check("cudnn route: ViT-B/16 bf16 under CUDNN with the library -> cudnn, without -> materialised",
@@ -121,6 +123,10 @@ static void state_sizes(void) {
         {"bf16 auto T=2048", attention_route_state_floats(1, 1, 2048, 2048, MATMUL_BF16, CUDA_ATTN_AUTO), 2048},
         {"bf16 materialised T=2048", attention_route_state_floats(1, 1, 2048, 2048, MATMUL_BF16, CUDA_ATTN_MATERIALISED),
          (size_t)2048 * 2048 / 2},
+        {"bf16 materialised-inplace T=2048 (P16, as materialised)",
+         attention_route_state_floats(1, 1, 2048, 2048, MATMUL_BF16, CUDA_ATTN_MATERIALISED_INPLACE), (size_t)2048 * 2048 / 2},
+        {"fp32 materialised-inplace (lse)", attention_route_state_floats(2, 3, 197, 197, MATMUL_FP32, CUDA_ATTN_MATERIALISED_INPLACE),
+         lse},
         {"bf16 fused", attention_route_state_floats(2, 3, 197, 197, MATMUL_BF16, CUDA_ATTN_FUSED), lse},
         {"bf16 cudnn T=197 (fallback P16)", attention_route_state_floats(2, 3, 197, 197, MATMUL_BF16, CUDA_ATTN_CUDNN), p16},
         {"bf16 cudnn T=2048 (lse)", attention_route_state_floats(1, 1, 2048, 2048, MATMUL_BF16, CUDA_ATTN_CUDNN), 2048},
@@ -147,11 +153,15 @@ static void setting_names(void) {
              attention_route_setting_named("materialised") == CUDA_ATTN_MATERIALISED &&
              attention_route_setting_named("fused") == CUDA_ATTN_FUSED &&
              attention_route_setting_named("cudnn") == CUDA_ATTN_CUDNN &&
+             attention_route_setting_named("materialised-inplace") == CUDA_ATTN_MATERIALISED_INPLACE &&
+             attention_route_setting_named("inplace") == -1 &&
              attention_route_setting_named("cuDNN") == -1 && attention_route_setting_named("") == -1 &&
-             strcmp(ATTENTION_ROUTE_SETTINGS, "auto|materialised|fused|cudnn") == 0;
+             strcmp(ATTENTION_ROUTE_SETTINGS, "auto|materialised|fused|cudnn|materialised-inplace") == 0;
     int bf16 = !attention_route_setting_needs_bf16(CUDA_ATTN_AUTO) && attention_route_setting_needs_bf16(CUDA_ATTN_MATERIALISED) &&
-               !attention_route_setting_needs_bf16(CUDA_ATTN_FUSED) && attention_route_setting_needs_bf16(CUDA_ATTN_CUDNN);
-    test_check("attention route settings by name (train.attention, bench --attention); materialised and cudnn need bf16",
+               !attention_route_setting_needs_bf16(CUDA_ATTN_FUSED) && attention_route_setting_needs_bf16(CUDA_ATTN_CUDNN) &&
+               attention_route_setting_needs_bf16(CUDA_ATTN_MATERIALISED_INPLACE);
+    test_check("attention route settings by name (train.attention, bench --attention); materialised, cudnn and "
+               "materialised-inplace need bf16",
                ok && bf16, "names %d, bf16 rule %d", ok, bf16);
 }
 

@@ -346,7 +346,7 @@ int main(int argc, char **argv) {
                 *(lin ? &po.linear : &po.kernels) = v;
             } else {
                 const char *valid = "--iters N, --config NAME, --no-torch, --threads N, --device D, --precision P, "
-                                    "--attention auto|materialised|fused|cudnn, --activations fp32|bf16, --recompute off|gelu, --breakdown, --arena-only, --graph on|off, --linear gemmex|lt, --kernels v1|v2, --save FILE, --compare FILE, --result FILE, "
+                                    "--attention auto|materialised|fused|cudnn|materialised-inplace, --activations fp32|bf16, --recompute off|gelu, --breakdown, --arena-only, --graph on|off, --linear gemmex|lt, --kernels v1|v2, --save FILE, --compare FILE, --result FILE, "
                                     "--history DIR, --out DIR, --rounds N, --confirm N, --no-probes, --time-threshold X, "
                                     "--memory-threshold X, --ranks N, --help";
                 die_input("unknown argument '%s'%s for posbench bench (valid: %s)", a, cfg_flag_hint(a, valid), valid);

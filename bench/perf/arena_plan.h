@@ -17,7 +17,8 @@ typedef enum { ARENA_RULES_CPU, ARENA_RULES_CUDA } arena_rules;
 // the meter (workspace 0). Under the CUDA rules, workspace is the materialised route's attention
 // workspace (core/attention_gemm_layout.h attn_gemm_workspace_of, the backward's: the largest op
 // workspace of that route) when the ViT blocks' attention takes that route (attention_route_for,
-// with the cuDNN route counted as not loaded); the CUDA backend's other transient workspaces
+// with the cuDNN route counted as not loaded; materialised-inplace is planned as materialised: its
+// in-place calls need less, so the plan is their upper bound); the CUDA backend's other transient workspaces
 // (column-sum partials, bf16 widening buffers, the cuBLASLt workspace and cached bf16 weight
 // copies, cuDNN's workspace) are sized inside the .cu files and not predicted.
 typedef struct arena_plan {

@@ -77,7 +77,7 @@ static const perf_config perf_configs[] = {
 };
 
 void perf_check_attention(const char *v) {
-    static const char *const routes[] = {"auto", "materialised", "fused", "cudnn"}; // ATTENTION_ROUTE_SETTINGS
+    static const char *const routes[] = {"auto", "materialised", "fused", "cudnn", "materialised-inplace"}; // ATTENTION_ROUTE_SETTINGS
     const char *closest = NULL;
     int best = 3;
     for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
@@ -85,14 +85,16 @@ void perf_check_attention(const char *v) {
         int d = cfg_edit_distance(v, routes[i]);
         if (d < best) best = d, closest = routes[i];
     }
-    if (closest) die_input("--attention must be auto, materialised, fused or cudnn, got '%s' (did you mean '%s'?)", v, closest);
-    die_input("--attention must be auto, materialised, fused or cudnn, got '%s'", v);
+    if (closest)
+        die_input("--attention must be auto, materialised, fused, cudnn or materialised-inplace, got '%s' (did you mean '%s'?)",
+                  v, closest);
+    die_input("--attention must be auto, materialised, fused, cudnn or materialised-inplace, got '%s'", v);
 }
 
 void perf_help(void) {
     printf("usage: posbench bench [--config NAME] [--iters N] [--no-torch] [--threads N] [--device D] [--precision fp32|bf16]\n"
-           "                      [--attention auto|materialised|fused|cudnn] [--activations fp32|bf16] [--breakdown]\n"
-           "                      [--recompute off|gelu] [--linear gemmex|lt] [--kernels v1|v2] [--graph on|off] [--arena-only]\n"
+           "                      [--attention auto|materialised|fused|cudnn|materialised-inplace] [--activations fp32|bf16]\n"
+           "                      [--breakdown] [--recompute off|gelu] [--linear gemmex|lt] [--kernels v1|v2] [--graph on|off] [--arena-only]\n"
            "Times the full training step (forward, label-smoothed cross entropy, backward, AdamW) of\n"
            "each config and prints the median step time, images/s, achieved GFLOP/s, that as a\n"
            "fraction of the backend's own 2048^3 linear layer (OpenBLAS; with --device cuda cuBLAS at 8192^3, at the\n"
@@ -105,7 +107,9 @@ void perf_help(void) {
            "attention: materialised = bf16 cuBLAS products with a fused softmax (needs bf16), fused = the\n"
            "online-softmax fp32 kernels, cudnn = cuDNN's flash attention (needs bf16 and libcudnn at run time;\n"
            "calls with a key subset, group mask or bias, or without the library, take auto's route);\n"
-           "auto = materialised in bf16 up to 1024 tokens, else fused.\n"
+           "auto = materialised in bf16 up to 1024 tokens, else fused; materialised-inplace = materialised whose\n"
+           "--activations bf16 calls read q, k, v and write out and the gradients in their rows (no head-major\n"
+           "copies) where the rows allow it (no key index, 16-byte aligned heads; unmeasured, not auto's).\n"
            "--breakdown adds per config the median time of each phase of the step (upload, forward, zero, backward,\n"
            "optimizer; CUDA events on the GPU, the clock on the CPU), their total against the step, and the host's\n"
            "blocked time in mid-step downloads and synchronizations.\n"

@@ -9,9 +9,9 @@ typedef struct {
     const char *only;   // run only the config with this name (NULL: all)
     const char *device; // --device (core/device.h; NULL = auto)
     const char *precision; // --precision fp32|bf16 (train.precision of the timed step; NULL = fp32)
-    // --attention auto|materialised|fused|cudnn: the CUDA training attention (core/ops_cuda.h's
-    // route; NULL = the environment's POSBENCH_ATTENTION, else auto). materialised and cudnn
-    // need bf16; the CPU backends have one attention and refuse anything but auto.
+    // --attention auto|materialised|fused|cudnn|materialised-inplace: the CUDA training attention
+    // (core/ops_cuda.h's route; NULL = the environment's POSBENCH_ATTENTION, else auto). materialised,
+    // cudnn and materialised-inplace need bf16; the CPU backends have one attention and refuse anything but auto.
     const char *attention;
     // --linear gemmex|lt and --kernels v1|v2: the CUDA backend's linear route and elementwise
     // kernels (core/ops_cuda.h; NULL = what POSBENCH_LINEAR / POSBENCH_KERNELS or the defaults

@@ -5,16 +5,17 @@
 //    cuDNN's workspace (attention_cudnn.cpp);
 //  - materialised (route A): the head matrices are packed from the stored bf16 bits (the layout
 //    pass the route always makes, now without rounding), out16 and dqkv16 are rounded once by the
-//    unpack (attention_gemm_cuda.cu);
+//    unpack (attention_gemm_cuda.cu); under the setting materialised-inplace, where the heads are
+//    16-byte aligned, cuBLAS reads qkv16 and dout16 and writes out16 and dqkv16 in place instead;
 //  - the fp32 kernels (fused: fp32 training with long sequences; kept probabilities: the attention
 //    statistics) through the fp32 op: the bf16 inputs widened into one transient, the op run on
 //    it, its output (its input gradient from zero) rounded once — the contract's definition.
 // Each route gives the fp32 op's bits on the widened inputs, rounded (cuDNN and route A round
-// their inputs to bf16 themselves). The CPU twin is core/cpu/attention_bf16_cpu.c.
+// their inputs to bf16 themselves), except route A in place: within bf16 rounding of them. The CPU twin is core/cpu/attention_bf16_cpu.c.
 // The compact layout (attention_kv_forward_bf16 / attention_kv_backward_bf16: q16 (B, T, C), kv16
 // (B, M, 2C), MP3 under train.activations=bf16) takes the same routes by cuda_attention_kv_route_of:
 // cuDNN with its own graphs (T queries, M keys, q and k|v read in place), route A with packs and
-// unpacks that read and write those rows, and the fp32 kernels on the widened inputs packed as
+// unpacks that read and write those rows (or, in place, cuBLAS on those rows), and the fp32 kernels on the widened inputs packed as
 // (B, T, 3C) (qkv_pack_forward) with kv_index = 0..M-1 per image, as the CPU twin does.
 #include "ops_cuda_internal.cuh"
 #include "attention_cuda.cuh"

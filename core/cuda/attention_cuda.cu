@@ -426,8 +426,9 @@ static int attention_route_setting = CUDA_ATTN_AUTO;
 
 extern "C" void cuda_set_attention_route(int route) {
     if (route != CUDA_ATTN_AUTO && route != CUDA_ATTN_MATERIALISED && route != CUDA_ATTN_FUSED &&
-        route != CUDA_ATTN_CUDNN)
-        die_fail("cuda_set_attention_route: %d is not CUDA_ATTN_AUTO, _MATERIALISED, _FUSED or _CUDNN", route);
+        route != CUDA_ATTN_CUDNN && route != CUDA_ATTN_MATERIALISED_INPLACE)
+        die_fail("cuda_set_attention_route: %d is not CUDA_ATTN_AUTO, _MATERIALISED, _FUSED, _CUDNN or "
+                 "_MATERIALISED_INPLACE", route);
     attention_route_setting = route;
 }
 

@@ -5,7 +5,7 @@
 // bias (H, T, T) by key TOKEN with its gradient, group masks LT / LE (GVP), RoPE'd q/k (rotated
 // in qkv before the op), cls rows (ordinary tokens here); a query that sees no key gives zeros.
 // Also MP3's compact bf16 layout (attention_kv_forward_bf16: q (B, T, C), k|v (B, M, 2C) of the
-// M keys only): the packs and unpacks read and write those rows instead (qkv_layout).
+// M keys only): the packs and unpacks read and write those rows instead (attn_qkv_layout).
 //
 // Per (image b, head h), with hs = C/H, Q (T, hs), K and V (M, hs) the head's rows of qkv
 // (K and V of key tokens kv_index[b][m]):
@@ -36,6 +36,19 @@
 // (B·H·T·M), its bf16 copy in the backward and the fp32 head results. Which calls take this route:
 // core/attention_route.c (the size rule, or `posbench bench --attention`).
 //
+// In place (setting materialised-inplace, core/ops_cuda.h; not the default: unmeasured on a GPU):
+// the bf16-storage entry points whose keys are not picked by kv_index — the packed qkv16 (B, T,
+// 3C) and the compact q16 (B, T, C), kv16 (B, M, 2C) — skip the packs and unpacks when every head
+// matrix is 16-byte aligned (core/attention_gemm_layout.h attn_inplace_usable): per (b, h) the
+// head's rows are a strided matrix (leading dimension 3C, or C / 2C, column offset h·hs), so each
+// product is one cublasGemmBatchedEx on device arrays of pair pointers (built per call by
+// attn_pair_pointers_kernel into the workspace: they are this call's addresses), with O written
+// into out (ldc = C) and dQ, dK, dV into the gradient rows, bf16 rounded once from fp32 alpha·x by
+// cuBLAS's epilogue (the unpack's rounding point). Its workspace is the T×M matrices and the
+// pointer arrays only (attn_inplace_workspace_of). The fp32 entry points, relbias and key subsets
+// by index keep the packs. Within bf16 rounding of the packed path, not bit for bit (cuBLAS may
+// sum in another order for other leading dimensions and output types).
+//
 // Determinism: no atomics; cuBLAS's batched GEMMs are deterministic on one GPU and stream; each
 // softmax row is one warp with lane partials folded by a fixed tree (attention_cuda.cuh).
 #include "ops_cuda_internal.cuh"
@@ -63,8 +76,8 @@ static __device__ __forceinline__ int pack_thread(int R, int hs, int vec, int *r
 }
 
 // Element offsets of pair bh's (image b, head h) row r, channel c: in the token rows (B,
-// rows_per_image, stride) at token tok[b][r] (r when tok is NULL), channel off + h·hs + c; and
-// in the head-major (B, H, R, hs) tensor.
+// rows_per_image, stride) at token tok[b][r] (r when tok is NULL), channel off + h·hs + c
+// (attn_rows_offset); and in the head-major (B, H, R, hs) tensor.
 typedef struct {
     size_t rows, heads;
 } pack_offsets;
@@ -75,7 +88,7 @@ static __device__ __forceinline__ pack_offsets pack_offsets_of(int bh, int r, in
     const int b = bh / H, h = bh - b * H;
     const int t = tok ? tok[(size_t)b * R + r] : r;
     pack_offsets at;
-    at.rows = ((size_t)b * rows_per_image + t) * stride + off + h * hs + c;
+    at.rows = attn_rows_offset(b, h, t, c, rows_per_image, stride, off, hs);
     at.heads = ((size_t)bh * R + r) * hs + c;
     return at;
 }
@@ -378,27 +391,14 @@ static void unpack_heads(D *dst, const float *src, int rows_per_image, int strid
     CUDA_LAUNCH_CHECK();
 }
 
-// Where a call's q, k and v rows live (and their gradients, alike): the packed qkv (B, T, 3C), k and
-// v in rows kv_index[b][m] (attention_forward and attention_forward_bf16), or the compact layout
-// (attention_kv_forward_bf16): q (B, T, C), and k|v (B, M, 2C) whose rows are the M keys.
-typedef struct {
-    int q_stride, kv_rows, kv_stride, k_off, v_off; // q rows: T per image; kv rows: kv_rows per image
-    const int *tok;                                 // key slot -> row of the k|v rows (NULL: slot m is row m)
-} qkv_layout;
-
-static qkv_layout packed_layout(const attention_desc *d) {
-    qkv_layout L = {3 * d->C, d->T, 3 * d->C, d->C, 2 * d->C, d->kv_index};
-    return L;
-}
-static qkv_layout compact_layout(const attention_desc *d) {
-    qkv_layout L = {d->C, d->M, 2 * d->C, 0, d->C, NULL};
-    return L;
-}
+// Where a call's q, k and v rows live (core/attention_gemm_layout.h).
+static attn_qkv_layout packed_layout(const attention_desc *d) { return attn_layout_packed(d->T, d->C, d->kv_index); }
+static attn_qkv_layout compact_layout(const attention_desc *d) { return attn_layout_compact(d->M, d->C); }
 
 // Q16, K16, V16 of every (b, h) from q's rows and kv's rows laid out as L says, fp32 or bf16.
 template <typename S>
 static void pack_qkv(__nv_bfloat16 *q16, __nv_bfloat16 *k16, __nv_bfloat16 *v16, const S *q, const S *kv,
-                     const qkv_layout &L, const attention_desc *d) {
+                     const attn_qkv_layout &L, const attention_desc *d) {
     const int B = d->B, H = d->H, T = d->T, M = d->M, hs = d->C / H;
     pack_heads(q16, q, T, L.q_stride, 0, NULL, B, H, T, hs);
     pack_heads(k16, kv, L.kv_rows, L.kv_stride, L.k_off, L.tok, B, H, M, hs);
@@ -443,11 +443,131 @@ static void softmax_backward(__nv_bfloat16 *dS16, float *scratch, const float *d
     CUDA_LAUNCH_CHECK();
 }
 
+// ---------------------------------------------------------------- in-place operands
+// (the file's header, "In place"). One cublasGemmBatchedEx per product, a device array of B·H pair
+// pointers per operand. The arrays are built per call, not cached by shape: they hold this call's
+// addresses (each layer's activations are other buffers), and one small kernel writes all of a
+// call's arrays (6 forward, 10 backward) into its workspace.
+#define PAIR_ARRAYS_MAX ATTN_INPLACE_BWD_ARRAYS
+#define POINTER_THREADS 256
+
+typedef struct {
+    const char *base[PAIR_ARRAYS_MAX]; // the tensor's element 0
+    attn_view view[PAIR_ARRAYS_MAX];
+    int elem_bytes[PAIR_ARRAYS_MAX];
+    int n;
+} pair_pointer_spec;
+
+// arrays[a·B·H + b·H + h] = base[a] + attn_pair_offset(view[a], b, h) elements, for each array a.
+static __global__ void attn_pair_pointers_kernel(const void **arrays, pair_pointer_spec spec, int B, int H) {
+    const size_t BH = (size_t)B * H, e = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (e >= BH * (size_t)spec.n) return;
+    const int a = (int)(e / BH), bh = (int)(e - (size_t)a * BH), b = bh / H, h = bh - b * H;
+    arrays[e] = spec.base[a] + attn_pair_offset(spec.view[a], b, h) * (size_t)spec.elem_bytes[a];
+}
+
+// Adds an operand to spec; returns its pointer array's index.
+static int spec_add(pair_pointer_spec *s, const void *base, attn_view v, int elem_bytes) {
+    if (s->n >= PAIR_ARRAYS_MAX) die_fail("attention (in place): more than %d pointer arrays", PAIR_ARRAYS_MAX);
+    s->base[s->n] = (const char *)base;
+    s->view[s->n] = v;
+    s->elem_bytes[s->n] = elem_bytes;
+    return s->n++;
+}
+
+// Writes spec's B·H-pointer arrays into ws (room for spec.n of them); returns ws.
+static const void **build_pair_pointers(void *ws, const pair_pointer_spec &spec, int B, int H) {
+    const size_t n = (size_t)B * H * spec.n;
+    attn_pair_pointers_kernel<<<cuda_blocks(n, POINTER_THREADS), POINTER_THREADS, 0, cuda_stream()>>>(
+        (const void **)ws, spec, B, H);
+    CUDA_LAUNCH_CHECK();
+    return (const void **)ws;
+}
+
+// One product per pair from pointer arrays (column-major, as cuBLAS): C = alpha·op(A)·op(B), A and
+// B bf16, C fp32 or bf16 (ctype), compute fp32.
+static void pointer_gemm(cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k, float alpha,
+                         const void *const *A, int lda, const void *const *B, int ldb, const void **C,
+                         cudaDataType ctype, int ldc, int batch) {
+    const float zero = 0.0f;
+    CUBLAS_CHECK(cublasGemmBatchedEx(cuda_cublas(), ta, tb, m, n, k, &alpha, A, CUDA_R_16BF, lda, B, CUDA_R_16BF, ldb,
+                                     &zero, (void *const *)C, ctype, ldc, batch, CUBLAS_COMPUTE_32F,
+                                     CUBLAS_GEMM_DEFAULT));
+}
+
+static long inplace_calls; // cuda_attention_inplace_calls (host side, the calling thread's stream)
+extern "C" long cuda_attention_inplace_calls(void) { return inplace_calls; }
+
+// 1 when this bf16 call reads and writes in place (the setting, and attn_inplace_usable).
+static int inplace_wanted(const attn_qkv_layout &Lq, const attention_desc *d, const void *q, const void *kv,
+                          const void *o, const void *dq, const void *dkv) {
+    return cuda_attention_route() == CUDA_ATTN_MATERIALISED_INPLACE &&
+           attn_inplace_usable(&Lq, d->T, d->C, d->H, (uintptr_t)q, (uintptr_t)kv, (uintptr_t)o, (uintptr_t)dq,
+                               (uintptr_t)dkv);
+}
+
+// The forward in place: S (T, M) = Q·Kᵀ (column-major Sᵀ = K·Qᵀ), softmax, O (T, hs) = P·V
+// (column-major Oᵀ = Vᵀ·Pᵀ) written into out's rows.
+static void inplace_forward(__nv_bfloat16 *out, float *state, const __nv_bfloat16 *q, const __nv_bfloat16 *kv,
+                            const attn_qkv_layout &Lq, const attention_desc *d) {
+    const int B = d->B, H = d->H, T = d->T, M = d->M, C = d->C, hs = C / H, BH = B * H, ld = attn_score_ld(M);
+    const attn_inplace_views w = attn_inplace_views_of(&Lq, T, C, H);
+    const attn_inplace_workspace L = attn_inplace_workspace_of(B, H, T, M);
+    char *ws = (char *)cuda_alloc_transient(L.fwd_total, "attention workspace (in place: T×M scores, pointers)");
+    float *S = (float *)(ws + L.mat32);
+    __nv_bfloat16 *P16 = (__nv_bfloat16 *)state;
+    pair_pointer_spec spec = {};
+    const int aK = spec_add(&spec, kv, w.k, 2), aQ = spec_add(&spec, q, w.q, 2);
+    const int aS = spec_add(&spec, S, attn_view_heads(H, T, ld), 4), aV = spec_add(&spec, kv, w.v, 2);
+    const int aP = spec_add(&spec, P16, attn_view_heads(H, T, ld), 2), aO = spec_add(&spec, out, w.o, 2);
+    const void **p = build_pair_pointers(ws + L.ptrs, spec, B, H);
+    inplace_calls++;
+    pointer_gemm(CUBLAS_OP_T, CUBLAS_OP_N, M, T, hs, 1.0f, p + aK * BH, w.k.ld, p + aQ * BH, w.q.ld, p + aS * BH,
+                 CUDA_R_32F, ld, BH); // S (T, M) = Q·Kᵀ
+    softmax_forward(P16, S, d, ld, 1.0f / sqrtf((float)hs));
+    pointer_gemm(CUBLAS_OP_N, CUBLAS_OP_N, hs, T, M, 1.0f, p + aV * BH, w.v.ld, p + aP * BH, ld, p + aO * BH,
+                 CUDA_R_16BF, w.o.ld, BH); // O (T, hs) = P·V, into out
+    cuda_free_transient(ws);
+}
+
+// The backward in place: dP = dO·Vᵀ, dS, then dQ = scale·dS·K, dK = scale·dSᵀ·Q, dV = Pᵀ·dO
+// written (not accumulated) into the gradient rows.
+static void inplace_backward(__nv_bfloat16 *dq, __nv_bfloat16 *dkv, const __nv_bfloat16 *dout, const __nv_bfloat16 *q,
+                             const __nv_bfloat16 *kv, const float *state, const attn_qkv_layout &Lq,
+                             const attention_desc *d) {
+    const int B = d->B, H = d->H, T = d->T, M = d->M, C = d->C, hs = C / H, BH = B * H, ld = attn_score_ld(M);
+    const attn_inplace_views w = attn_inplace_views_of(&Lq, T, C, H);
+    const attn_inplace_workspace L = attn_inplace_workspace_of(B, H, T, M);
+    char *ws = (char *)cuda_alloc_transient(L.total, "attention workspace (in place: T×M gradients, pointers)");
+    float *dP = (float *)(ws + L.mat32);
+    __nv_bfloat16 *dS16 = (__nv_bfloat16 *)(ws + L.mat16);
+    const __nv_bfloat16 *P16 = (const __nv_bfloat16 *)state;
+    const attn_view tm = attn_view_heads(H, T, ld);
+    pair_pointer_spec spec = {};
+    const int aV = spec_add(&spec, kv, w.v, 2), aDO = spec_add(&spec, dout, w.o, 2), aDP = spec_add(&spec, dP, tm, 4);
+    const int aK = spec_add(&spec, kv, w.k, 2), aDS = spec_add(&spec, dS16, tm, 2), aDQ = spec_add(&spec, dq, w.q, 2);
+    const int aQ = spec_add(&spec, q, w.q, 2), aDK = spec_add(&spec, dkv, w.k, 2);
+    const int aP = spec_add(&spec, P16, tm, 2), aDV = spec_add(&spec, dkv, w.v, 2);
+    const void **p = build_pair_pointers(ws + L.bwd_ptrs, spec, B, H);
+    inplace_calls++;
+    const float scale = 1.0f / sqrtf((float)hs);
+    pointer_gemm(CUBLAS_OP_T, CUBLAS_OP_N, M, T, hs, 1.0f, p + aV * BH, w.v.ld, p + aDO * BH, w.o.ld, p + aDP * BH,
+                 CUDA_R_32F, ld, BH); // dP (T, M) = dO·Vᵀ
+    softmax_backward(dS16, NULL, dP, P16, d, ld);
+    pointer_gemm(CUBLAS_OP_N, CUBLAS_OP_N, hs, T, M, scale, p + aK * BH, w.k.ld, p + aDS * BH, ld, p + aDQ * BH,
+                 CUDA_R_16BF, w.q.ld, BH); // dQ (T, hs) = scale·dS·K
+    pointer_gemm(CUBLAS_OP_N, CUBLAS_OP_T, hs, M, T, scale, p + aQ * BH, w.q.ld, p + aDS * BH, ld, p + aDK * BH,
+                 CUDA_R_16BF, w.k.ld, BH); // dK (M, hs) = scale·dSᵀ·Q
+    pointer_gemm(CUBLAS_OP_N, CUBLAS_OP_T, hs, M, T, 1.0f, p + aDO * BH, w.o.ld, p + aP * BH, ld, p + aDV * BH,
+                 CUDA_R_16BF, w.v.ld, BH); // dV (M, hs) = Pᵀ·dO
+    cuda_free_transient(ws);
+}
+
 // The forward on q, kv (laid out as Lq says; the packed layout passes qkv twice) and out of type X:
 // fp32 (attention_forward) or bf16 (attention_forward_bf16, attention_kv_forward_bf16: q, k, v
 // packed from the stored bits, out rounded once by the unpack). The caller has checked d.
 template <typename X>
-static void gemm_forward(X *out, float *state, const X *q, const X *kv, const qkv_layout &Lq, const attention_desc *d) {
+static void gemm_forward(X *out, float *state, const X *q, const X *kv, const attn_qkv_layout &Lq, const attention_desc *d) {
     const int B = d->B, H = d->H, T = d->T, M = d->M, C = d->C, hs = C / H, BH = B * H;
     const int ld = attn_score_ld(M);
     const attn_gemm_workspace L = attn_gemm_workspace_of(B, H, T, M, C);
@@ -469,7 +589,7 @@ static void gemm_forward(X *out, float *state, const X *q, const X *kv, const qk
 // gradients written, rounded once). The caller has checked d.
 template <typename X>
 static void gemm_backward(X *dq, X *dkv, float *dbias, float *scratch, const X *dout, const X *q, const X *kv,
-                          const float *state, const qkv_layout &Lq, const attention_desc *d) {
+                          const float *state, const attn_qkv_layout &Lq, const attention_desc *d) {
     const int B = d->B, H = d->H, T = d->T, M = d->M, C = d->C, hs = C / H, BH = B * H;
     const int ld = attn_score_ld(M);
     const int want_dbias = d->bias != NULL && dbias != NULL;
@@ -515,7 +635,9 @@ void cuda_attention_gemm_backward(float *dqkv, float *dbias, float *scratch, con
 void cuda_attention_gemm_forward_bf16(bfloat16 *out16, float *state, const bfloat16 *qkv16, const attention_desc *d) {
     attention_desc_check(d, "attention_forward_bf16 (materialised)");
     const __nv_bfloat16 *qkv = (const __nv_bfloat16 *)qkv16;
-    gemm_forward((__nv_bfloat16 *)out16, state, qkv, qkv, packed_layout(d), d);
+    const attn_qkv_layout L = packed_layout(d);
+    if (inplace_wanted(L, d, qkv, qkv, out16, NULL, NULL)) inplace_forward((__nv_bfloat16 *)out16, state, qkv, qkv, L, d);
+    else gemm_forward((__nv_bfloat16 *)out16, state, qkv, qkv, L, d);
 }
 
 void cuda_attention_gemm_backward_bf16(bfloat16 *dqkv16, const bfloat16 *dout16, const bfloat16 *qkv16, const float *state,
@@ -523,19 +645,28 @@ void cuda_attention_gemm_backward_bf16(bfloat16 *dqkv16, const bfloat16 *dout16,
     attention_desc_check(d, "attention_backward_bf16 (materialised)");
     __nv_bfloat16 *dqkv = (__nv_bfloat16 *)dqkv16;
     const __nv_bfloat16 *qkv = (const __nv_bfloat16 *)qkv16;
-    gemm_backward(dqkv, dqkv, (float *)NULL, (float *)NULL, (const __nv_bfloat16 *)dout16, qkv, qkv, state,
-                  packed_layout(d), d);
+    const __nv_bfloat16 *dout = (const __nv_bfloat16 *)dout16;
+    const attn_qkv_layout L = packed_layout(d);
+    if (inplace_wanted(L, d, qkv, qkv, dout, dqkv, dqkv)) inplace_backward(dqkv, dqkv, dout, qkv, qkv, state, L, d);
+    else gemm_backward(dqkv, dqkv, (float *)NULL, (float *)NULL, dout, qkv, qkv, state, L, d);
 }
 
 void cuda_attention_gemm_kv_forward_bf16(bfloat16 *out16, float *state, const bfloat16 *q16, const bfloat16 *kv16,
                                          const attention_desc *d) {
     attention_desc_check_kv_bf16(d, "attention_kv_forward_bf16 (materialised)");
-    gemm_forward((__nv_bfloat16 *)out16, state, (const __nv_bfloat16 *)q16, (const __nv_bfloat16 *)kv16, compact_layout(d), d);
+    const __nv_bfloat16 *q = (const __nv_bfloat16 *)q16, *kv = (const __nv_bfloat16 *)kv16;
+    const attn_qkv_layout L = compact_layout(d);
+    if (inplace_wanted(L, d, q, kv, out16, NULL, NULL)) inplace_forward((__nv_bfloat16 *)out16, state, q, kv, L, d);
+    else gemm_forward((__nv_bfloat16 *)out16, state, q, kv, L, d);
 }
 
 void cuda_attention_gemm_kv_backward_bf16(bfloat16 *dq16, bfloat16 *dkv16, const bfloat16 *dout16, const bfloat16 *q16,
                                           const bfloat16 *kv16, const float *state, const attention_desc *d) {
     attention_desc_check_kv_bf16(d, "attention_kv_backward_bf16 (materialised)");
-    gemm_backward((__nv_bfloat16 *)dq16, (__nv_bfloat16 *)dkv16, (float *)NULL, (float *)NULL, (const __nv_bfloat16 *)dout16,
-                  (const __nv_bfloat16 *)q16, (const __nv_bfloat16 *)kv16, state, compact_layout(d), d);
+    __nv_bfloat16 *dq = (__nv_bfloat16 *)dq16, *dkv = (__nv_bfloat16 *)dkv16;
+    const __nv_bfloat16 *dout = (const __nv_bfloat16 *)dout16, *q = (const __nv_bfloat16 *)q16;
+    const __nv_bfloat16 *kv = (const __nv_bfloat16 *)kv16;
+    const attn_qkv_layout L = compact_layout(d);
+    if (inplace_wanted(L, d, q, kv, dout, dq, dkv)) inplace_backward(dq, dkv, dout, q, kv, state, L, d);
+    else gemm_backward(dq, dkv, (float *)NULL, (float *)NULL, dout, q, kv, state, L, d);
 }

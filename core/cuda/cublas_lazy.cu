@@ -90,6 +90,14 @@ LAZY(cublasGemmStridedBatchedEx,
      (handle, transa, transb, m, n, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc,
       strideC, batchCount, computeType, algo))
 
+LAZY(cublasGemmBatchedEx,
+     (cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const void *alpha,
+      const void *const Aarray[], cudaDataType Atype, int lda, const void *const Barray[], cudaDataType Btype, int ldb,
+      const void *beta, void *const Carray[], cudaDataType Ctype, int ldc, int batchCount,
+      cublasComputeType_t computeType, cublasGemmAlgo_t algo),
+     (handle, transa, transb, m, n, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta, Carray, Ctype, ldc,
+      batchCount, computeType, algo))
+
 // The library's text for status, or, when the library or a symbol is missing, why.
 extern "C" const char *CUBLASWINAPI cublasGetStatusString(cublasStatus_t status) {
     typedef const char *(CUBLASWINAPI * fn_t)(cublasStatus_t);

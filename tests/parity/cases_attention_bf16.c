@@ -13,7 +13,11 @@
 // garbage) against the CPU's, for T in {1, 7, 65, 197} with M < T, head sizes 32 and 64, and kept
 // probabilities (the fp32 kernels' fallback on CUDA); and per route (POSBENCH_ATTENTION=materialised,
 // cudnn, fused: the fp32 kernels on the widened inputs), the route taken being the case's
-// (cuda_attention_kv_route_of; the cuDNN cases SKIP when the route is not available).
+// (cuda_attention_kv_route_of; the cuDNN cases SKIP when the route is not available). Under
+// POSBENCH_ATTENTION=materialised-inplace (q16, kv16, dout16 read and out16, dq16, dkv16 written
+// in their rows, no head-major copies: attention_gemm_cuda.cu) for T in {1, 7, 65, 197}, M < T,
+// hs 32 and 64, 2 and 12 heads, the forward and backward counted as in place
+// (cuda_attention_inplace_calls rises by 2); hs 12 (heads not 16-byte aligned) counted as packed.
 #include "parity.h"
 #include "../../core/attention_route.h"
 #include "../../core/bf16.h"
@@ -47,10 +51,11 @@ static void attention_bf16_case(parity_run *r, const int *p) {
     pr_out_bf16(r, "dqkv16 (written)", dqkv16, n_qkv, t);
 }
 
-// p: B, T, M, H, hs, keep_probs, the route wanted on cuda (-1: the default's, not checked)
+// p: B, T, M, H, hs, keep_probs, the route wanted on cuda (-1: the default's, not checked), the
+// in-place calls the forward and backward make on cuda (-1: not checked)
 static void attention_kv_bf16_case(parity_run *r, const int *p) {
     const ops_backend *o = pr_ops(r);
-    int B = p[0], T = p[1], M = p[2], H = p[3], C = H * p[4], keep = p[5], want = p[6];
+    int B = p[0], T = p[1], M = p[2], H = p[3], C = H * p[4], keep = p[5], want = p[6], inplace = p[7];
     size_t n_q = (size_t)B * T * C, n_kv = (size_t)B * M * 2 * C, n_probs = (size_t)B * H * T * M;
     attention_desc d = {.B = B, .T = T, .C = C, .H = H, .M = M, .mask_mode = ATTN_MASK_NONE, .keep_probs = keep};
     const int on_cuda = !strcmp(o->name, "cuda");
@@ -73,8 +78,14 @@ static void attention_kv_bf16_case(parity_run *r, const int *p) {
     bfloat16 *dq16 = pr_in_bf16(r, garbage, n_q), *dkv16 = pr_in_bf16(r, garbage, n_kv);
     bfloat16 *out16 = pr_buf(r, n_q * sizeof(bfloat16));
     float *state = pr_buf(r, n_probs * sizeof(float)); // at least what any backend's state needs
+    const long calls_before = cuda_attention_inplace_calls();
     o->attention_kv_forward_bf16(out16, state, q16, kv16, &d);
     o->attention_kv_backward_bf16(dq16, dkv16, dout16, q16, kv16, out16, state, &d);
+    if (on_cuda && inplace >= 0) {
+        const long calls = cuda_attention_inplace_calls() - calls_before;
+        snprintf(text, sizeof text, "%d of the forward and backward read their operands in place (%ld did)", inplace, calls);
+        pr_require(r, text, calls == inplace);
+    }
     parity_tol t = {2e-2, 2e-2 + 1.0 / 128, 0};
     pr_out_bf16(r, "out16", out16, n_q, t);
     pr_out_bf16(r, "dq16 (written)", dq16, n_q, t);
@@ -90,11 +101,16 @@ const parity_case parity_cases_attention_bf16[] = {
 #define KV_CASE(B, T, M, H, hs, keep)                                                                              \
     {"attention_kv_forward_bf16 attention_kv_backward_bf16",                                                       \
      "B " #B ", T " #T ", M " #M ", H " #H ", hs " #hs ", keep_probs " #keep, attention_kv_bf16_case,              \
-     {B, T, M, H, hs, keep, -1}, .precision = MATMUL_BF16, .repeat = 1}
+     {B, T, M, H, hs, keep, -1, -1}, .precision = MATMUL_BF16, .repeat = 1}
 #define KV_ROUTE(T, M, hs, want, route)                                                                            \
     {"attention_kv_forward_bf16 attention_kv_backward_bf16",                                                       \
      "compact layout on " route ": B 2, T " #T ", M " #M ", H 2, hs " #hs, attention_kv_bf16_case,                \
-     {2, T, M, 2, hs, 0, want}, .precision = MATMUL_BF16, .repeat = 1, .cuda = route}
+     {2, T, M, 2, hs, 0, want, -1}, .precision = MATMUL_BF16, .repeat = 1, .cuda = route}
+#define KV_INPLACE(T, M, H, hs, calls)                                                                             \
+    {"attention_kv_forward_bf16 attention_kv_backward_bf16",                                                       \
+     "compact layout in place (materialised-inplace): B 2, T " #T ", M " #M ", H " #H ", hs " #hs,                 \
+     attention_kv_bf16_case, {2, T, M, H, hs, 0, ATTN_ROUTE_MATERIALISED, calls}, .precision = MATMUL_BF16,        \
+     .repeat = 1, .cuda = "POSBENCH_ATTENTION=materialised-inplace"}
     KV_CASE(2, 1, 1, 2, 32, 0),   KV_CASE(2, 7, 3, 2, 64, 0),   KV_CASE(2, 65, 17, 2, 32, 0),
     KV_CASE(2, 65, 17, 2, 64, 0), KV_CASE(2, 197, 50, 2, 64, 0), KV_CASE(2, 17, 5, 2, 32, 1),
     KV_ROUTE(7, 3, 32, ATTN_ROUTE_MATERIALISED, "POSBENCH_ATTENTION=materialised"),
@@ -103,6 +119,9 @@ const parity_case parity_cases_attention_bf16[] = {
     KV_ROUTE(65, 17, 64, ATTN_ROUTE_CUDNN, "POSBENCH_ATTENTION=cudnn"),
     KV_ROUTE(197, 50, 64, ATTN_ROUTE_CUDNN, "POSBENCH_ATTENTION=cudnn"),
     KV_ROUTE(65, 17, 32, ATTN_ROUTE_FUSED, "POSBENCH_ATTENTION=fused"),
+    KV_INPLACE(1, 1, 2, 32, 2),   KV_INPLACE(7, 3, 2, 64, 2),    KV_INPLACE(65, 17, 2, 32, 2),
+    KV_INPLACE(197, 50, 2, 64, 2), KV_INPLACE(197, 50, 12, 64, 2), KV_INPLACE(65, 17, 3, 12, 0),
+#undef KV_INPLACE
 #undef KV_ROUTE
 #undef KV_CASE
 };
