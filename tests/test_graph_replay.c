@@ -54,6 +54,7 @@ typedef struct {
     double eta, ref_fraction;
     const char *replay_word, *device_word; // as in replay_case
     const char *gvp_segmentation;          // objective.segmentation of a gvp case (4 groups, random order)
+    int dino_local_crops;                  // dino.local_crops of a dino case
 } objective_case;
 
 static const objective_case objective_cases[] = {
@@ -68,7 +69,9 @@ static const objective_case objective_cases[] = {
     {"gvp, mixed segmentation (predicted patches drawn per step)", "gvp", "sin2d", 0.0, 0.0, "objective.segmentation=random or mixed", NULL, "mixed"},
     {"mlm (masked tokens and targets staged before each step)", "mlm", "abs", 0.0, 0.0, NULL, NULL, NULL},
     {"simclr (its views staged before each step: train_stage_views)", "simclr", "abs", 0.0, 0.0, NULL, NULL, NULL},
-    {"dino (its views, head normalisations and loss on the host)", "dino", "abs", 0.0, 0.0, "own views", "own views", NULL},
+    {"dino, 2 global views only (views and per-step values staged before each step)", "dino", "abs", 0.0, 0.0, NULL, NULL, NULL, 0},
+    {"dino with 2 local crops (staged per group inside the step)", "dino", "abs", 0.0, 0.0, "dino.local_crops > 0",
+     "dino.local_crops > 0", NULL, 2},
 };
 
 // Each objective configures a 28 px, patch 4 model (49 patches, cls) as the trainer would and
@@ -87,6 +90,7 @@ static void check_objectives(void) {
         if (c->gvp_segmentation)
             *OBJECTIVE_OWN(&s, gvp_settings) = (gvp_settings){.groups = 4, .segmentation = c->gvp_segmentation,
                                                               .order = "random", .streams = 2, .probe_mask = "causal"};
+        if (!strcmp(c->objective, "dino")) *OBJECTIVE_OWN(&s, dino_settings) = (dino_settings){.local_crops = c->dino_local_crops};
         model_config mc = {.channels = 1, .image_size = 28, .patch = 4, .dim = 16, .depth = 1, .heads = 2, .mlp_ratio = 2,
                            .cls = 1, .pe_kind = c->pe_kind, .num_classes = 10};
         k->configure_model(&s, &mc);
