@@ -3,7 +3,7 @@
 // plain division) and its backward in place, the teacher probabilities with the temperature read
 // from backend memory, the loss of one student group (a teacher view among the students and one
 // that is not; rows past a warp) with its gradient, the centre and the EMA with its coefficients
-// in backend memory. The kernels sum each row in a fixed tree, the CPU in index order, so sums
+// in backend memory (and its skip flag: nothing changes). The kernels sum each row in a fixed tree, the CPU in index order, so sums
 // differ by rounding: PARITY_EW, bitwise run to run.
 #include "parity.h"
 #include <math.h>
@@ -44,14 +44,14 @@ static void loss_case(parity_run *r, const int *p) {
     pr_out(r, "centre", center, (size_t)K, PARITY_EW);
 }
 
-// p: n
+// p: n, skip flag (1: a step whose loss was not finite; the teacher stays)
 static void ema_case(parity_run *r, const int *p) {
     size_t n = (size_t)p[0];
     float *t = pr_in(r, n, -1, 1), *s = pr_in(r, n, -1, 1);
-    const float coef_h[2] = {0.996f, (float)(1.0 - 0.996)};
-    float *coef = pr_in_host(r, coef_h, 2);
-    pr_ops(r)->ema_update(t, s, n, coef, NULL);
-    pr_out(r, "teacher", t, n, PARITY_BITWISE); // two rounded products and a rounded sum: exact on both
+    const float coef_h[2] = {0.996f, (float)(1.0 - 0.996)}, skip_h = (float)p[1];
+    float *coef = pr_in_host(r, coef_h, 2), *skip = pr_in_host(r, &skip_h, 1);
+    pr_ops(r)->ema_update(t, s, n, coef, skip);
+    pr_out(r, p[1] ? "teacher, unchanged" : "teacher", t, n, PARITY_BITWISE); // rounded products and sum: exact on both
 }
 
 const parity_case parity_cases_dino[] = {
@@ -61,6 +61,7 @@ const parity_case parity_cases_dino[] = {
      .repeat = 1},
     {"dino_teacher_probs dino_loss_group dino_center_update", "B 40, K 1000, local views (2, 3)", loss_case,
      {40, 1000, 2, 2}, .repeat = 1},
-    {"ema_update", "n 100003", ema_case, {100003}, .repeat = 1},
+    {"ema_update", "n 100003", ema_case, {100003, 0}, .repeat = 1},
+    {"ema_update", "n 1000, skipped", ema_case, {1000, 1}, .repeat = 0},
 };
 const int parity_cases_dino_count = (int)(sizeof parity_cases_dino / sizeof parity_cases_dino[0]);
