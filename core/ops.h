@@ -69,12 +69,13 @@ typedef struct {
 
 // The optimizer's per-step values in backend memory (floats, STEP_SCALARS of them), read by
 // adamw_update_multi_scalars so that nothing per step is passed by value (a captured CUDA graph
-// replays with new values): the host writes the first three before each step (an upload), the
+// replays with new values): the host writes the first four before each step (an upload), the
 // backend writes the last two (optim_prepare).
 enum {
     STEP_LR,         // the learning rate
     STEP_BC1,        // 1 - beta1^t (t = the 1-based step), computed by the host's powf
     STEP_BC2,        // 1 - beta2^t
+    STEP_WD,         // the weight decay of the tensors declared with decay (DINO's follows a schedule)
     STEP_GRAD_SCALE, // the clipping factor applied to every gradient (1: no clipping)
     STEP_SKIP,       // 1: the step's loss was not finite, no update
     STEP_SCALARS

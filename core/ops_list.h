@@ -405,6 +405,43 @@ OP(void, ntxent_backward,
     float scale),
    (MEM(dz), MEM(z), MEM(zn), MEM(probs), N, D, tau, scale))
 
+// ---- DINO's head, loss and teacher (objectives/dino, docs/dino.md; dino_cpu.c, dino_cuda.cu) ----
+// Every row's sums in double; the CPU's order is the index order (its results are the reference
+// of tests/test_dino.c's PyTorch oracle).
+// y (R, n) = x / d per row, d = max(||x||, 1e-12) with clamp (F.normalize), ||x|| without (weight
+// norm with its gain fixed at 1); norms (R) = ||x|| (saved for the backward).
+OP(void, unit_rows_forward, (float *y, float *norms, const float *x, int R, int n, int clamp),
+   (MEM(y), MEM(norms), MEM(x), R, n, clamp))
+// dx (R, n) = (dy - y (y·dy)) / norms per row, dy / 1e-12 where norms <= 1e-12: OVERWRITTEN
+// (not accumulated); dx may be dy.
+OP(void, unit_rows_backward,
+   (float *dx, const float *dy, const float *y, const float *norms, int R, int n),
+   (MEM(dx), MEM(dy), MEM(y), MEM(norms), R, n))
+// Teacher probabilities q (R, K) = softmax((teacher - center)/tau) per row, center (K); tau (1, a
+// double in backend memory: the temperature follows the epoch, so a replayed step reads it).
+OP(void, dino_teacher_probs,
+   (float *q, const float *teacher, const float *center, int R, int K, const double *tau),
+   (MEM(q), MEM(teacher), MEM(center), R, K, MEM(tau)))
+// One group of student views against the teacher's: student (S·B, K) holds views first_view ..
+// first_view + S - 1 (view v of image b at row (v - first_view)·B + b), q (T·B, K) the teacher's
+// views 0 .. T - 1. loss (2 doubles, backend): loss[0] += Σ over pairs (teacher view a, student
+// view v != a) of the mean over b of H(q_a[b], softmax(s_v[b]/tau_s)), summed over s, b, a in
+// that order; then loss[1] = loss[0]·scale. dstudent (S·B, K; NULL: not needed) is OVERWRITTEN
+// with scale · Σ_{a != v} (softmax(s_v/tau_s) - q_a)/(tau_s·B).
+OP(void, dino_loss_group,
+   (double *loss, float *dstudent, const float *q, int T, const float *student, int first_view, int S,
+    int B, int K, double tau_s, double scale),
+   (MEM(loss), MEM(dstudent), MEM(q), T, MEM(student), first_view, S, B, K, tau_s, scale))
+// center (K) = m·center + (1 - m)·(Σ_r teacher[r] / R), teacher (R, K), the sum over r in order.
+OP(void, dino_center_update, (float *center, const float *teacher, int R, int K, double m),
+   (MEM(center), MEM(teacher), R, K, m))
+// The teacher's EMA: teacher[i] = teacher[i]·coef[0] + student[i]·coef[1], each product rounded
+// to float before the float sum; coef (2 floats, backend: m and 1 - m follow the step). Nothing
+// changes when skip is not NULL and *skip != 0 (backend: the step's STEP_SKIP, a step whose loss
+// was not finite, which AdamW skipped too).
+OP(void, ema_update, (float *teacher, const float *student, size_t n, const float *coef, const float *skip),
+   (MEM(teacher), MEM(student), n, MEM(coef), MEM(skip)))
+
 // ---- reductions (results come back to the host; reduce_cpu.c, reduce_cuda.cu) ----
 // Σ x[i] in double in a fixed order (CPU: i = 0, 1, ..., n-1), returned to the host.
 OP(double, sum, (const float *x, size_t n), (MEM(x), n))
@@ -447,14 +484,14 @@ OP(void, sum_to, (double *dst, const float *x, size_t n, double divisor), (MEM(d
 OP(void, optim_prepare,
    (double *norm, float *scalars, const double *loss, const float *grads, size_t n, float clip),
    (MEM(norm), MEM(scalars), MEM(loss), MEM(grads), n, clip))
-// adamw_update_multi with lr and the bias corrections read from scalars (STEP_LR, STEP_BC1,
-// STEP_BC2; backend memory) and each gradient multiplied by scalars[STEP_GRAD_SCALE] as it is read
+// adamw_update_multi with lr, the bias corrections and the weight decay read from scalars (STEP_LR,
+// STEP_BC1, STEP_BC2, STEP_WD; backend memory) and each gradient multiplied by scalars[STEP_GRAD_SCALE] as it is read
 // (the same float product as scaling the arena first); nothing changes when scalars[STEP_SKIP]
 // is not 0. With the values optim_step would pass, bit for bit its update.
 OP(void, adamw_update_multi_scalars,
    (float *param, const float *grad, float *m, float *v, const adamw_segment *segs, int nseg,
-    const float *scalars, float beta1, float beta2, float eps, float weight_decay),
-   (MEM(param), MEM(grad), MEM(m), MEM(v), segs, nseg, MEM(scalars), beta1, beta2, eps, weight_decay))
+    const float *scalars, float beta1, float beta2, float eps),
+   (MEM(param), MEM(grad), MEM(m), MEM(v), segs, nseg, MEM(scalars), beta1, beta2, eps))
 
 // ---- CUDA graphs of a step (graph_cpu.c, graph_cuda.cu) ----
 // graph_begin starts capturing the ops issued from now on into a graph instead of running them;

@@ -53,6 +53,7 @@ float optim_step_values(const optim_config *c, long step, float host[STEP_HOST_S
     host[STEP_LR] = optim_lr_at(c, step);
     host[STEP_BC1] = 1.0f - powf(c->beta1, (float)t);
     host[STEP_BC2] = 1.0f - powf(c->beta2, (float)t);
+    host[STEP_WD] = c->weight_decay;
     return host[STEP_LR];
 }
 
@@ -60,7 +61,6 @@ void optim_step_device(const ops_backend *ops, const tensor_table *t, float *par
                        float *v, const optim_config *c, const double *loss, double *norm, float *scalars) {
     ops->optim_prepare(norm, scalars, loss, grads, t->total, c->clip);
     adamw_segment *segs = segments_of(t);
-    ops->adamw_update_multi_scalars(params, grads, m, v, segs, t->count, scalars, c->beta1, c->beta2, c->eps,
-                                    c->weight_decay);
+    ops->adamw_update_multi_scalars(params, grads, m, v, segs, t->count, scalars, c->beta1, c->beta2, c->eps);
     free(segs);
 }

@@ -32,8 +32,9 @@ double optim_step(const ops_backend *ops, const tensor_table *t, float *params, 
 
 // The step without host reads (bench/train/step_device.c): optim_step split into the host's
 // per-step values and the backend's work, so the values can be uploaded before a CUDA graph
-// replays the work. optim_step_values writes host[STEP_LR] = optim_lr_at(c, step) and the bias
-// corrections 1 - beta^(step + 1) by the host's powf, as adamw_update computes them; returns the
+// replays the work. optim_step_values writes host[STEP_LR] = optim_lr_at(c, step), the bias
+// corrections 1 - beta^(step + 1) by the host's powf, as adamw_update computes them, and
+// host[STEP_WD] = c->weight_decay; returns the
 // rate. optim_step_device then (scalars: STEP_SCALARS floats of backend memory holding those
 // values) computes the global norm into *norm, clips, and takes the AdamW step unless *loss is
 // not finite (backend doubles): with a finite loss, bit for bit optim_step's update.

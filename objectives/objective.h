@@ -161,10 +161,19 @@ typedef struct objective_kind {
     // trainer's loaded batch (and of train_stage); the step without host reads then calls
     // train_forward_to and train_backward with B = train.batch images (their batch_factor·B
     // inputs). Called before every step, replayed or not (outside a capture); the views' sizes
-    // must not depend on the step. Only for a kind without weight_decay_at and after_step (the
-    // step without host reads has no hook around its AdamW update). NULL: own views are drawn
-    // by train_views only, and such a step reads its loss on the host.
+    // must not depend on the step. A kind with weight_decay_at or after_step also has
+    // train_after_update (DINO: its per-step values are uploaded here, with the views). NULL:
+    // own views are drawn by train_views only, and such a step reads its loss on the host.
     void (*train_stage_views)(objective *o, const objective_batch *batch);
+    // Optional, with train_stage_views: the step without host reads calls it after AdamW, in the
+    // step (captured), in place of after_step; scalars are the step's STEP_* values in backend
+    // memory (scalars[STEP_SKIP] != 0: AdamW skipped the step). DINO: the teacher's EMA. The
+    // weight decay of weight_decay_at reaches AdamW through scalars[STEP_WD].
+    void (*train_after_update)(objective *o, const float *scalars);
+    // Optional: NULL when a captured step of these settings replays; else why not (naming the
+    // key and what is valid): the step then runs eagerly without host reads (graph_replay.h),
+    // or, where it sets *host_step = 1, reads its loss on the host as with train.graph=off.
+    const char *(*replay_refusal)(const objective_settings *s, int *host_step);
     // Optional, for a loss that is a mean over a number of terms that varies per image (GVP's
     // random and mixed segmentations: its predicted patches). Called with a training step's
     // whole batch of B = train.batch images in the staging input (unchanged by it), their labels

@@ -19,7 +19,7 @@
 #   5. a 100-step training on DEVICE, run twice in fp32, in bf16, in bf16 with the cuDNN attention,
 #      in bf16 with cuDNN, cuBLASLt and the v2 kernels, in fp32 with train.graph=on (the step
 #      without host reads, replayed as a CUDA graph), and MP3 at eta 0.75, GVP with fixed
-#      segmentation and SimCLR with the graph off and on (GPU_SESSION_DET_CASES): bitwise the same
+#      segmentation, SimCLR and DINO (global views) with the graph off and on (GPU_SESSION_DET_CASES): bitwise the same
 #      losses (determinism); each graph run bitwise its run without the graph (parity; MP3's, GVP's
 #      and SimCLR's must replay on cuda); the fp32 loss curve in
 #      OUT/loss-curve-100.tsv;
@@ -220,10 +220,14 @@ if step 5; then
     # staged before each step: static shapes, so on the GPU it replays), the same pair
     # simclr, simclr-graph: SimCLR with the graph off and on (its two views per image staged before
     # each step, so on the GPU it replays), the same pair
-    DET_CASES=${GPU_SESSION_DET_CASES:-fp32 bf16 bf16-cudnn bf16-new fp32-graph mp3 mp3-graph gvp gvp-graph simclr simclr-graph}
+    # dino, dino-graph: DINO with its 2 global views (dino.local_crops=0: views, teacher temperature,
+    # EMA momentum and freeze gate staged before each step, head, loss, centre and EMA on the
+    # device, so on the GPU it replays), the same pair
+    DET_CASES=${GPU_SESSION_DET_CASES:-fp32 bf16 bf16-cudnn bf16-new fp32-graph mp3 mp3-graph gvp gvp-graph simclr simclr-graph dino dino-graph}
     MP3_KEYS="objective.name=mp3 objective.eta=0.75 pe.kind=none eval.position_limit=100 eval.samples=0"
     GVP_KEYS="objective.name=gvp objective.segmentation=fixed objective.groups=4 pe.kind=sin2d eval.samples=0"
     SIMCLR_KEYS="objective.name=simclr pe.kind=abs eval.view_images=0"
+    DINO_KEYS="objective.name=dino pe.kind=sin2d dino.local_crops=0 dino.hidden_dim=64 dino.bottleneck_dim=32 dino.out_dim=256"
     for prec in $DET_CASES; do
         extra="train.precision=$prec pe.kind=abs" env_words=""
         case $prec in
@@ -236,6 +240,8 @@ if step 5; then
         gvp-graph) extra="train.precision=fp32 train.graph=on $GVP_KEYS" env_words="POSBENCH_STREAM=own" ;;
         simclr) extra="train.precision=fp32 $SIMCLR_KEYS" ;;
         simclr-graph) extra="train.precision=fp32 train.graph=on $SIMCLR_KEYS" env_words="POSBENCH_STREAM=own" ;;
+        dino) extra="train.precision=fp32 $DINO_KEYS" ;;
+        dino-graph) extra="train.precision=fp32 train.graph=on $DINO_KEYS" env_words="POSBENCH_STREAM=own" ;;
         esac
         for rep in 1 2; do
             # shellcheck disable=SC2086
@@ -270,6 +276,7 @@ if step 5; then
     graph_parity mp3 "MP3 eta 0.75"
     graph_parity gvp "GVP fixed segmentation"
     graph_parity simclr "SimCLR"
+    graph_parity dino "DINO, global views only"
     a=$(ls "$OUT/runs/det-fp32-1"/*.h5 2>/dev/null | head -n 1)
     [ -n "$a" ] && python3 - "$a" "$OUT/loss-curve-100.tsv" <<'EOP'
 import sys

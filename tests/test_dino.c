@@ -15,7 +15,6 @@
 #include "../models/model.h"
 #include "../objectives/objective.h"
 #include "../objectives/dino/dino.h"
-#include "../objectives/dino/ema.h"
 #include "../objectives/dino/head.h"
 #include <math.h>
 #include <stdio.h>
@@ -49,16 +48,17 @@ static void oracle_loss(const char *dir, const char *label, int B, int K, int lo
     float *t = test_rnd((size_t)2 * B * K, -3, 3, 1), *c = test_rnd((size_t)K, -0.5f, 0.5f, 2);
     float *s = test_rnd((size_t)V * B * K, -2, 2, 3), *ds = test_zeros((size_t)V * B * K), *q = test_zeros((size_t)2 * B * K);
     float *c_new = xmalloc((size_t)K * sizeof(float), "centre");
-    dino_teacher_probs(q, t, c, 2 * B, K, tau_t);
-    double scale = 1.0 / pairs;
-    double sum = dino_loss_group(q, 2, s, 0, 2, B, K, tau_s, scale, ds); // the global group
+    ops_cpu.dino_teacher_probs(q, t, c, 2 * B, K, &tau_t); // the CPU backend's memory is the host's
+    double scale = 1.0 / pairs, sums[2] = {0.0, 0.0};
+    ops_cpu.dino_loss_group(sums, ds, q, 2, s, 0, 2, B, K, tau_s, scale); // the global group
     for (int first = 2; first < V; first += 2) { // local views two at a time, as the objective runs them
         int n = V - first < 2 ? V - first : 2;
-        sum += dino_loss_group(q, 2, s + (size_t)first * B * K, first, n, B, K, tau_s, scale, ds + (size_t)first * B * K);
+        ops_cpu.dino_loss_group(sums, ds + (size_t)first * B * K, q, 2, s + (size_t)first * B * K, first, n, B, K, tau_s,
+                                scale);
     }
-    float loss = (float)(sum * scale);
+    float loss = (float)sums[1];
     memcpy(c_new, c, (size_t)K * sizeof(float));
-    dino_center_update(c_new, t, 2 * B, K, cm);
+    ops_cpu.dino_center_update(c_new, t, 2 * B, K, cm);
     double H, KL;
     dino_diagnostics(q, s, 2 * B, K, tau_s, &H, &KL); // the global student views against their own teacher view
     tensorfile tf;
@@ -81,10 +81,10 @@ static void oracle_norms(const char *dir) {
     float *x = test_rnd(R * P, -2, 2, 11), *dy = test_rnd(R * P, -1, 1, 12), *y = test_zeros(R * P), *dx = test_zeros(R * P);
     float *v = test_rnd(K * P, -1, 1, 13), *dW = test_rnd(K * P, -1, 1, 14), *W = test_zeros(K * P), *dv = test_zeros(K * P);
     float norms[R], wnorms[K];
-    dino_l2_forward(y, norms, x, R, P);
-    dino_l2_backward(dx, dy, y, norms, R, P);
-    dino_weightnorm_forward(W, wnorms, v, K, P);
-    dino_weightnorm_backward(dv, dW, W, wnorms, K, P);
+    ops_cpu.unit_rows_forward(y, norms, x, R, P, 1); // F.normalize
+    ops_cpu.unit_rows_backward(dx, dy, y, norms, R, P);
+    ops_cpu.unit_rows_forward(W, wnorms, v, K, P, 0); // the weight norm
+    ops_cpu.unit_rows_backward(dv, dW, W, wnorms, K, P);
     tensorfile tf;
     tf_init(&tf);
     scalar(&tf, "config.case", 2);
@@ -112,8 +112,10 @@ static void oracle_head(const char *dir) {
     ops_cpu.zero(m->grad, m->params.total);
     model_zero_act_grads(m);
     dino_head_zero_dW(&h);
-    dino_head_backward(&h, dout, B);
-    dino_head_finish_dW(&h, 0);
+    memcpy(h.dout, dout, (size_t)B * K * sizeof(float)); // the CPU backend's memory is the host's
+    dino_head_backward(&h, B);
+    const float gate[2] = {1.0f, 1.0f}; // not frozen
+    dino_head_finish_dW(&h, gate);
     tensorfile tf;
     tf_init(&tf);
     scalar(&tf, "config.case", 3);
@@ -136,11 +138,11 @@ static void oracle_head(const char *dir) {
 static void oracle_ema_schedules(const char *dir) {
     enum { N = 1000, STEPS = 7 };
     float *t = test_rnd(N, -1, 1, 31), *s = test_rnd(N, -1, 1, 32), *t0 = xmalloc(N * sizeof(float), "teacher");
-    float *scratch = ops_cpu.alloc(N * sizeof(float), "scratch");
     memcpy(t0, t, N * sizeof(float));
     long total = 40;
     double m = dino_cosine(0.996, 1.0, 13, total);
-    dino_ema(&ops_cpu, t, s, scratch, N, m);
+    float coef[2] = {(float)m, (float)(1.0 - m)};
+    ops_cpu.ema_update(t, s, N, coef, NULL);
     // schedules at steps 0..total and epochs 0..STEPS-1 (warmup 3 epochs)
     double mom[41], wd[41], temps[STEPS], temps1[STEPS], temps0[STEPS];
     for (long i = 0; i <= total; i++) mom[i] = dino_cosine(0.996, 1.0, i, total), wd[i] = dino_cosine(0.04, 0.4, i, total);
@@ -159,7 +161,6 @@ static void oracle_ema_schedules(const char *dir) {
     test_python_check(dir, "tests/dino_oracle.py", "dino oracle", "ema-schedules", &tf);
     tf_free(&tf);
     free(t), free(s), free(t0);
-    ops_cpu.free(scratch);
 }
 
 static void test_torch_oracle(void) {

@@ -16,6 +16,7 @@
 #include "testing.h"
 #include "../bench/train/graph_replay.h"
 #include "../core/ops.h"
+#include "../objectives/dino/dino.h"
 #include "../objectives/gvp/gvp.h"
 #include <stdio.h>
 #include <string.h>
@@ -54,21 +55,24 @@ typedef struct {
     double eta, ref_fraction;
     const char *replay_word, *device_word; // as in replay_case
     const char *gvp_segmentation;          // objective.segmentation of a gvp case (4 groups, random order)
+    int dino_local_crops;                  // dino.local_crops of a dino case
 } objective_case;
 
 static const objective_case objective_cases[] = {
-    {"supervised, pe.kind=abs", "supervised", "abs", 0.0, 0.0, NULL, NULL, NULL},
-    {"mp3, eta 0.75 (contexts staged before each step)", "mp3", "none", 0.75, 0.0, NULL, NULL, NULL},
-    {"mp3, eta 0 (every patch in the context)", "mp3", "none", 0.0, 0.0, NULL, NULL, NULL},
-    {"mp3 with reference tokens (objective.ref_fraction 0.1)", "mp3", "sin2d", 0.0, 0.1, "model.ref_tokens", NULL, NULL},
-    {"supervised, pe.kind=cape", "supervised", "cape", 0.0, 0.0, "CAPE", NULL, NULL},
-    {"mae, eta 0.75 (kept patches, rows and targets staged before each step)", "mae", "sin2d", 0.75, 0.0, NULL, NULL, NULL},
-    {"gvp, fixed segmentation (draws, rows and targets staged before each step)", "gvp", "sin2d", 0.0, 0.0, NULL, NULL, "fixed"},
-    {"gvp, random segmentation (predicted patches drawn per step)", "gvp", "sin2d", 0.0, 0.0, "objective.segmentation=random", NULL, "random"},
-    {"gvp, mixed segmentation (predicted patches drawn per step)", "gvp", "sin2d", 0.0, 0.0, "objective.segmentation=random or mixed", NULL, "mixed"},
-    {"mlm (masked tokens and targets staged before each step)", "mlm", "abs", 0.0, 0.0, NULL, NULL, NULL},
-    {"simclr (its views staged before each step: train_stage_views)", "simclr", "abs", 0.0, 0.0, NULL, NULL, NULL},
-    {"dino (its views, head normalisations and loss on the host)", "dino", "abs", 0.0, 0.0, "own views", "own views", NULL},
+    {"supervised, pe.kind=abs", "supervised", "abs", 0.0, 0.0, NULL, NULL, NULL, 0},
+    {"mp3, eta 0.75 (contexts staged before each step)", "mp3", "none", 0.75, 0.0, NULL, NULL, NULL, 0},
+    {"mp3, eta 0 (every patch in the context)", "mp3", "none", 0.0, 0.0, NULL, NULL, NULL, 0},
+    {"mp3 with reference tokens (objective.ref_fraction 0.1)", "mp3", "sin2d", 0.0, 0.1, "model.ref_tokens", NULL, NULL, 0},
+    {"supervised, pe.kind=cape", "supervised", "cape", 0.0, 0.0, "CAPE", NULL, NULL, 0},
+    {"mae, eta 0.75 (kept patches, rows and targets staged before each step)", "mae", "sin2d", 0.75, 0.0, NULL, NULL, NULL, 0},
+    {"gvp, fixed segmentation (draws, rows and targets staged before each step)", "gvp", "sin2d", 0.0, 0.0, NULL, NULL, "fixed", 0},
+    {"gvp, random segmentation (predicted patches drawn per step)", "gvp", "sin2d", 0.0, 0.0, "objective.segmentation=random", NULL, "random", 0},
+    {"gvp, mixed segmentation (predicted patches drawn per step)", "gvp", "sin2d", 0.0, 0.0, "objective.segmentation=random or mixed", NULL, "mixed", 0},
+    {"mlm (masked tokens and targets staged before each step)", "mlm", "abs", 0.0, 0.0, NULL, NULL, NULL, 0},
+    {"simclr (its views staged before each step: train_stage_views)", "simclr", "abs", 0.0, 0.0, NULL, NULL, NULL, 0},
+    {"dino, 2 global views only (views and per-step values staged before each step)", "dino", "abs", 0.0, 0.0, NULL, NULL, NULL, 0},
+    {"dino with 2 local crops (staged per group inside the step)", "dino", "abs", 0.0, 0.0, "dino.local_crops > 0",
+     "dino.local_crops > 0", NULL, 2},
 };
 
 // Each objective configures a 28 px, patch 4 model (49 patches, cls) as the trainer would and
@@ -87,6 +91,7 @@ static void check_objectives(void) {
         if (c->gvp_segmentation)
             *OBJECTIVE_OWN(&s, gvp_settings) = (gvp_settings){.groups = 4, .segmentation = c->gvp_segmentation,
                                                               .order = "random", .streams = 2, .probe_mask = "causal"};
+        if (!strcmp(c->objective, "dino")) *OBJECTIVE_OWN(&s, dino_settings) = (dino_settings){.local_crops = c->dino_local_crops};
         model_config mc = {.channels = 1, .image_size = 28, .patch = 4, .dim = 16, .depth = 1, .heads = 2, .mlp_ratio = 2,
                            .cls = 1, .pe_kind = c->pe_kind, .num_classes = 10};
         k->configure_model(&s, &mc);

@@ -9,7 +9,8 @@
 // memory before each step by its objective_kind.train_stage; its size is fixed by objective.eta,
 // so both replay at their eta; GVP's orders, group ids, predicted rows and targets and MLM's
 // masked tokens and targets the same way: MLM's count is fixed by the sequence length, GVP's by
-// fixed segmentation only; SimCLR's views are staged the same way by its train_stage_views).
+// fixed segmentation only; SimCLR's and DINO's views are staged the same way by their
+// train_stage_views, DINO's per-step values too; DINO's local crops are not: its replay_refusal).
 #pragma once
 #include "../../objectives/objective.h"
 
@@ -17,12 +18,14 @@ typedef struct {
     int host_loss;          // the objective reads its loss on the host (no objective_kind.train_forward_to;
                             // what it draws on the host per step is staged before each step: train_stage)
     int own_views;          // the objective draws its own views (objective_kind.train_views) and cannot
-                            // stage them before the step (no train_stage_views: DINO)
+                            // stage them before the step (no train_stage_views)
     int accumulate;         // train.accumulate
     int ranks;              // processes of the run
     int resolutions;        // sizes a step may draw (data.resolutions, UniViT): more than 1 changes shapes per step
     int reference_tokens;   // model.ref_tokens (drawn on the host in every forward)
     int encoding_draws;     // the position encoding draws on the host in every forward (CAPE)
+    const char *objective_why; // the objective's replay_refusal for the run's settings (NULL: none)
+    int objective_host;     // 1: objective_why stops the step without host reads too
     int loss_terms;         // the objective's loss has a number of terms drawn per step (objective_kind.train_loss_terms
                             // where train_terms_vary says so for the run's settings: GVP's random and mixed segmentations)
 } graph_replay_inputs;

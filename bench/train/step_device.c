@@ -36,8 +36,8 @@ void step_device_free(step_device *sd) {
     memset(sd, 0, sizeof *sd);
 }
 
-// Forward (loss into values[0]), gradient clearing, backward, norm (values[1]), clipping, AdamW:
-// the ops a capture records.
+// Forward (loss into values[0]), gradient clearing, backward, norm (values[1]), clipping, AdamW,
+// the objective's ops after it (DINO's EMA teacher): the ops a capture records.
 static void issue_step(step_device *sd, const step_target *t, const int32_t *labels, rng_addr rng, const int marks[4]) {
     const ops_backend *ops = sd->ops;
     model *m = t->m;
@@ -51,6 +51,7 @@ static void issue_step(step_device *sd, const step_target *t, const int32_t *lab
     if (marks) ops->timer_mark(marks[2]);
     optim_step_device(ops, &m->params, m->param, m->grad, t->adam_m, t->adam_v, t->oc, sd->values, sd->values + 1,
                       sd->scalars);
+    if (t->obj->kind->train_after_update) t->obj->kind->train_after_update(t->obj, sd->scalars);
     if (marks) ops->timer_mark(marks[3]);
 }
 
@@ -60,10 +61,13 @@ float step_device_run(step_device *sd, const step_target *t, const int32_t *labe
     if (step_device_full(sd)) die_fail("internal: step_device_run with %d steps unread", sd->pending);
     const objective_kind *k = t->obj->kind;
     if (!k->train_forward_to) die_fail("internal: objective.name=%s has no train_forward_to", k->name);
-    if (t->views && (!k->train_stage_views || k->weight_decay_at || k->after_step))
-        die_fail("internal: objective.name=%s draws its own views without train_stage_views, or with hooks around AdamW", k->name);
+    if (t->views && (!k->train_stage_views || ((k->weight_decay_at || k->after_step) && !k->train_after_update)))
+        die_fail("internal: objective.name=%s draws its own views without train_stage_views, or has hooks around AdamW "
+                 "without train_after_update", k->name);
     float *host = sd->host_scalars + (size_t)sd->pending * STEP_HOST_SCALARS; // read by its upload; reused after a read
-    float lr = optim_step_values(t->oc, step, host);
+    optim_config oc = *t->oc; // the objective's weight-decay schedule (DINO), else train.weight_decay: scalars[STEP_WD]
+    if (k->weight_decay_at) oc.weight_decay = (float)k->weight_decay_at(t->obj, step);
+    float lr = optim_step_values(&oc, step, host);
     ops->upload(sd->scalars, host, STEP_HOST_SCALARS * sizeof(float));
     uint32_t *clock = sd->host_clock + (size_t)sd->pending * 2; // where dropout and drop path draw
     clock[0] = rng.epoch, clock[1] = rng.step;

@@ -61,13 +61,12 @@ void cpu_optim_prepare(double *norm, float *scalars, const double *loss, const f
 }
 
 void cpu_adamw_update_multi_scalars(float *param, const float *grad, float *m, float *v, const adamw_segment *segs,
-                                    int nseg, const float *scalars, float beta1, float beta2, float eps,
-                                    float weight_decay) {
+                                    int nseg, const float *scalars, float beta1, float beta2, float eps) {
     if (scalars[STEP_SKIP] != 0.0f) return;
     for (int s = 0; s < nseg; s++) {
         size_t o = segs[s].offset;
         adamw_range(param + o, grad + o, m + o, v + o, segs[s].numel, scalars[STEP_LR], beta1, beta2, eps,
-                    segs[s].decay ? weight_decay : 0.0f, scalars[STEP_BC1], scalars[STEP_BC2], scalars[STEP_GRAD_SCALE]);
+                    segs[s].decay ? scalars[STEP_WD] : 0.0f, scalars[STEP_BC1], scalars[STEP_BC2], scalars[STEP_GRAD_SCALE]);
     }
 }
 

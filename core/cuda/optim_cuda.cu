@@ -50,6 +50,13 @@ static __device__ __forceinline__ int adamw_values(adamw_step st, float *lr, flo
     return st.scalars[STEP_SKIP] == 0.0f;
 }
 
+// The weight decay of an element: `decay` itself when passed by value; with scalars, `decay` only
+// says whether it applies (non-zero: the tensor was declared with decay) and the value is
+// scalars[STEP_WD] (a schedule's, read by a replay).
+static __device__ __forceinline__ float adamw_decay(adamw_step st, float decay) {
+    return !st.scalars ? decay : decay != 0.0f ? st.scalars[STEP_WD] : 0.0f;
+}
+
 // One AdamW step of element i, operation for operation as optim_cpu.c (bias corrections bc1,
 // bc2 come from the host's powf); scaled: the gradient times grad_scale first (clipping).
 static __device__ __forceinline__ void adamw_element(float *param, const float *grad, float *m, float *v,
@@ -72,7 +79,7 @@ __global__ void adamw_kernel(float *param, const float *grad, float *m, float *v
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     float lr, bc1, bc2, scale;
     if (i >= n || !adamw_values(st, &lr, &bc1, &bc2, &scale)) return;
-    adamw_element(param + i, grad + i, m + i, v + i, 0, lr, beta1, beta2, eps, weight_decay, bc1, bc2,
+    adamw_element(param + i, grad + i, m + i, v + i, 0, lr, beta1, beta2, eps, adamw_decay(st, weight_decay), bc1, bc2,
                   st.scalars != NULL, scale);
 }
 
@@ -110,7 +117,7 @@ __global__ void adamw_multi_kernel(float *param, const float *grad, float *m, fl
     adamw_chunk c = chunks[blockIdx.x];
     float *p = param + c.start, *mm = m + c.start, *vv = v + c.start;
     const float *g = grad + c.start;
-    float wd = c.decay ? weight_decay : 0.0f;
+    float wd = adamw_decay(st, c.decay ? weight_decay : 0.0f);
     unsigned body = c.vectors ? c.len / 4 * 4 : 0;
     for (unsigned q = 4 * threadIdx.x; q < body; q += 4 * blockDim.x) {
         float4 p4 = *(float4 *)(p + q), g4 = *(const float4 *)(g + q), m4 = *(float4 *)(mm + q),
@@ -195,10 +202,9 @@ void cuda_adamw_update_multi(float *param, const float *grad, float *m, float *v
 }
 
 void cuda_adamw_update_multi_scalars(float *param, const float *grad, float *m, float *v, const adamw_segment *segs,
-                                     int nseg, const float *scalars, float beta1, float beta2, float eps,
-                                     float weight_decay) {
+                                     int nseg, const float *scalars, float beta1, float beta2, float eps) {
     adamw_step st = {0.0f, 1.0f, 1.0f, scalars};
-    adamw_multi(param, grad, m, v, segs, nseg, st, beta1, beta2, eps, weight_decay);
+    adamw_multi(param, grad, m, v, segs, nseg, st, beta1, beta2, eps, 1.0f); // 1: decay applies, at scalars[STEP_WD]
 }
 
 // norm = sqrt(*sum), the clipping factor and the skip flag (optim_prepare), one thread: the

@@ -61,32 +61,22 @@ void dino_head_init(dino_head *h, model *m, int rows_max) {
     h->dout = ops->alloc(R * K * sizeof(float), "DINO head logit gradients");
     h->W = ops->alloc(K * P * sizeof(float), "DINO prototypes (normalised)");
     h->dW = ops->alloc(K * P * sizeof(float), "DINO prototype gradients");
-    h->z_host = xmalloc(R * P * sizeof(float), "DINO bottleneck (host)");
-    h->zn_host = xmalloc(R * P * sizeof(float), "DINO normalised bottleneck (host)");
-    h->dz_host = xmalloc(R * P * sizeof(float), "DINO bottleneck gradient (host)");
-    h->norms_host = xmalloc(R * sizeof(float), "DINO bottleneck norms");
-    h->v_host = xmalloc(K * P * sizeof(float), "DINO prototypes v (host)");
-    h->W_host = xmalloc(K * P * sizeof(float), "DINO prototypes W (host)");
-    h->dW_host = xmalloc(K * P * sizeof(float), "DINO prototype gradients (host)");
-    h->wnorms_host = xmalloc(K * sizeof(float), "DINO prototype norms");
-    h->out_host = xmalloc(R * K * sizeof(float), "DINO logits (host)");
+    h->dv = ops->alloc(K * P * sizeof(float), "DINO prototype gradients (weight norm backward)");
+    h->norms = ops->alloc(R * sizeof(float), "DINO bottleneck norms");
+    h->wnorms = ops->alloc(K * sizeof(float), "DINO prototype norms");
 }
 
 void dino_head_free(dino_head *h) {
     const ops_backend *ops = h->ops;
     if (!ops) return;
-    float *dev[] = {h->g0, h->a1, h->g1, h->z, h->zn, h->W, h->out, h->dg0, h->da1, h->dg1, h->dz, h->dzn, h->dout, h->dW};
+    float *dev[] = {h->g0, h->a1, h->g1, h->z, h->zn, h->W, h->out, h->dg0, h->da1, h->dg1, h->dz, h->dzn, h->dout, h->dW,
+                    h->dv, h->norms, h->wnorms};
     for (size_t i = 0; i < sizeof dev / sizeof *dev; i++) ops->free(dev[i]);
-    free(h->z_host), free(h->zn_host), free(h->dz_host), free(h->norms_host), free(h->v_host), free(h->W_host);
-    free(h->dW_host), free(h->wnorms_host), free(h->out_host);
     memset(h, 0, sizeof *h);
 }
 
 void dino_head_weights(dino_head *h) {
-    size_t KP = (size_t)h->K * h->P;
-    h->ops->download(h->v_host, h->m->param + h->v, KP * sizeof(float));
-    dino_weightnorm_forward(h->W_host, h->wnorms_host, h->v_host, h->K, h->P);
-    h->ops->upload(h->W, h->W_host, KP * sizeof(float));
+    h->ops->unit_rows_forward(h->W, h->wnorms, h->m->param + h->v, h->K, h->P, 0); // torch's _weight_norm, g = 1: no clamp
 }
 
 const float *dino_head_forward(dino_head *h, const float *a0, int R) {
@@ -99,26 +89,20 @@ const float *dino_head_forward(dino_head *h, const float *a0, int R) {
     ops->linear_forward(h->a1, h->g0, param + h->w1, param + h->b1, R, H, H);
     ops->gelu_forward(h->g1, h->a1, (size_t)R * H);
     ops->linear_forward(h->z, h->g1, param + h->w2, param + h->b2, R, H, P);
-    ops->download(h->z_host, h->z, (size_t)R * P * sizeof(float));
-    dino_l2_forward(h->zn_host, h->norms_host, h->z_host, R, P);
-    ops->upload(h->zn, h->zn_host, (size_t)R * P * sizeof(float));
+    ops->unit_rows_forward(h->zn, h->norms, h->z, R, P, 1); // F.normalize
     ops->linear_forward(h->out, h->zn, h->W, NULL, R, P, K);
-    ops->download(h->out_host, h->out, (size_t)R * K * sizeof(float));
-    return h->out_host;
+    return h->out;
 }
 
-void dino_head_backward(dino_head *h, const float *dlogits, int R) {
+void dino_head_backward(dino_head *h, int R) {
     const ops_backend *ops = h->ops;
     model *m = h->m;
     const float *param = m->param;
     float *grad = m->grad;
     int H = h->H, P = h->P, K = h->K;
-    ops->upload(h->dout, dlogits, (size_t)R * K * sizeof(float));
     ops->zero(h->dzn, (size_t)R * P);
     ops->linear_backward(h->dzn, h->dW, NULL, h->dout, h->zn, h->W, R, P, K);
-    ops->download(h->dz_host, h->dzn, (size_t)R * P * sizeof(float));
-    dino_l2_backward(h->dz_host, h->dz_host, h->zn_host, h->norms_host, R, P); // row-wise: in place is safe
-    ops->upload(h->dz, h->dz_host, (size_t)R * P * sizeof(float));
+    ops->unit_rows_backward(h->dz, h->dzn, h->zn, h->norms, R, P);
     ops->zero(h->dg1, (size_t)R * H);
     ops->linear_backward(h->dg1, grad + h->w2, grad + h->b2, h->dz, h->g1, param + h->w2, R, H, P);
     ops->zero(h->da1, (size_t)R * H);
@@ -131,10 +115,8 @@ void dino_head_backward(dino_head *h, const float *dlogits, int R) {
 
 void dino_head_zero_dW(dino_head *h) { h->ops->zero(h->dW, (size_t)h->K * h->P); }
 
-void dino_head_finish_dW(dino_head *h, int frozen) {
-    if (frozen) return; // the trainer zeroed the gradient arena: v's gradient stays 0
+void dino_head_finish_dW(dino_head *h, const float *gate) {
     size_t KP = (size_t)h->K * h->P;
-    h->ops->download(h->dW_host, h->dW, KP * sizeof(float));
-    dino_weightnorm_backward(h->dW_host, h->dW_host, h->W_host, h->wnorms_host, h->K, h->P);
-    h->ops->upload(h->m->grad + h->v, h->dW_host, KP * sizeof(float));
+    h->ops->unit_rows_backward(h->dv, h->dW, h->W, h->wnorms, h->K, h->P);
+    h->ops->ema_update(h->m->grad + h->v, h->dv, KP, gate, NULL); // v's gradient (0 so far) = 1·0 + gate·dv
 }

@@ -17,6 +17,16 @@
 // depend on that view's outputs and on the teacher's outputs alone, and the teacher's outputs
 // are fixed (computed first, no gradient through them), so ∂loss/∂θ_s = Σ_groups of the
 // group's terms' gradient.
+// The step runs on the backend (core/ops_list.h: unit_rows_*, dino_teacher_probs,
+// dino_loss_group, dino_center_update, ema_update): nothing comes back to the host inside it.
+// Its per-step values (τ_t by epoch, the EMA momentum, the prototypes' freeze gate) are
+// uploaded into backend memory before the step with its views (train_stage_views), and the step
+// 0 teacher := student copy is issued there too; the loss's mean stays on the backend
+// (train_forward_to), the students' groups and their backward run in train_backward, the EMA
+// after AdamW in train_after_update. train.graph=off runs the same ops (train_views, after_step)
+// and reads the loss once. train.graph=on replays the step as a CUDA graph when every view has
+// the one size (dino.local_crops=0); local crops are staged per group inside the step, which a
+// graph cannot replay (dino_replay_refusal).
 // Each evaluation (every epoch): the collapse diagnostics on fixed views (the test images at
 // the training size, no augmentation, through both models): the teacher's mean entropy
 // H(P_t) and KL(P_t ‖ P_s) (DINO §5.3), the /eval metrics and /final teacher_entropy,
@@ -26,7 +36,6 @@
 #include "../objective.h"
 #include "dino.h"
 #include "head.h"
-#include "ema.h"
 #include "../../core/common.h"
 #include "../../datasets/views.h"
 #include <math.h>
@@ -43,10 +52,16 @@ typedef struct {
     dino_head sh, th;              // the student's and the teacher's head buffers
     view_set views;                // 2 global + cfg.local_crops local views
     int K;
-    float *center;                 // (K) host
-    float *t_logits, *q;           // (2B or eval rows, K) host: teacher logits, teacher probabilities
-    float *dstudent;               // (max_batch, K) host: the loss's gradient for a group of student views
-    float *ema_scaled;             // backend (params.total): (1 - m)·θ_s
+    float *center;                 // backend (K)
+    float *q;                      // backend (2B or eval rows, K): teacher probabilities
+    double *loss_sum;              // backend (2): the step's Σ of terms, and its mean over pairs (dino_loss_group)
+    double *loss_mean;             // backend (1): train_views' loss, read once per step
+    double *tau, *eval_tau;        // backend (1): τ_t of the step, of an evaluation
+    float *ema_coef, *gate;        // backend (2): EMA (m, 1 - m) of the step; freeze gate (1, 0 or 1)
+    double *loss_out;              // the step's loss (train_forward_to's; backend)
+    objective_batch batch;         // the step's raw images (train_stage_views), for the local crops
+    rng_addr rng;                  // the step's RNG address (train_forward_to)
+    float *center_host, *q_host, *s_host; // host (K), (max_batch, K) x 2: checkpoints, diagnostics
     float *host_param;             // (params.total) host copy for checkpoints
     double *diag;                  // (diag_n, DIAG_COLS) one row per evaluation
     int diag_n, diag_cap;
@@ -109,11 +124,18 @@ static void dino_obj_create(objective *o) {
     dino_head_init(&st->th, &st->teacher, o->max_batch);
     view_set_dino(&st->views, m->cfg.image_size, d->local_size > 0 ? d->local_size : m->cfg.image_size, d->local_crops);
     size_t K = (size_t)st->K, R = (size_t)o->max_batch, n = m->params.total;
-    st->center = xcalloc(K, sizeof(float), "DINO centre");
-    st->t_logits = xmalloc(R * K * sizeof(float), "DINO teacher logits");
-    st->q = xmalloc(R * K * sizeof(float), "DINO teacher probabilities");
-    st->dstudent = xmalloc(R * K * sizeof(float), "DINO student logit gradients");
-    st->ema_scaled = o->ops->alloc(n * sizeof(float), "DINO EMA scratch");
+    const ops_backend *ops = o->ops;
+    st->center = ops->alloc(K * sizeof(float), "DINO centre");
+    st->q = ops->alloc(R * K * sizeof(float), "DINO teacher probabilities");
+    st->loss_sum = ops->alloc(2 * sizeof(double), "DINO loss sum");
+    st->loss_mean = ops->alloc(sizeof(double), "DINO loss");
+    st->tau = ops->alloc(sizeof(double), "DINO teacher temperature");
+    st->eval_tau = ops->alloc(sizeof(double), "DINO teacher temperature (evaluation)");
+    st->ema_coef = ops->alloc(2 * sizeof(float), "DINO EMA coefficients");
+    st->gate = ops->alloc(2 * sizeof(float), "DINO prototype freeze gate");
+    st->center_host = xmalloc(K * sizeof(float), "DINO centre (host)");
+    st->q_host = xmalloc(R * K * sizeof(float), "DINO teacher probabilities (host)");
+    st->s_host = xmalloc(R * K * sizeof(float), "DINO student logits (host)");
     st->host_param = xmalloc(n * sizeof(float), "DINO teacher (host copy)");
 }
 
@@ -123,8 +145,9 @@ static void dino_obj_free(objective *o) {
     dino_head_free(&st->sh);
     dino_head_free(&st->th);
     if (st->teacher_made) model_free(&st->teacher);
-    if (st->ema_scaled) o->ops->free(st->ema_scaled);
-    free(st->center), free(st->t_logits), free(st->q), free(st->dstudent), free(st->host_param), free(st->diag);
+    void *dev[] = {st->center, st->q, st->loss_sum, st->loss_mean, st->tau, st->eval_tau, st->ema_coef, st->gate};
+    for (size_t i = 0; i < sizeof dev / sizeof *dev; i++) o->ops->free(dev[i]); // NULL is fine
+    free(st->center_host), free(st->q_host), free(st->s_host), free(st->host_param), free(st->diag);
     free(st);
     o->state = NULL;
 }
@@ -147,51 +170,107 @@ static void make_views(model *m, const dino_state *st, const objective_batch *bt
                          model_images(m) + (size_t)j * bt->B * per, NULL);
 }
 
-// One student group: forward of views first .. first + n - 1 (staged), its loss terms against
-// the teacher's 2 global views and their gradient (times 1/pairs), backward. Returns the terms' sum.
-static double student_group(objective *o, const objective_batch *bt, int first, int n, double tau_s, double scale) {
+// The step's per-step values into backend memory (τ_t of its epoch, the EMA momentum of AdamW
+// step `step`, the prototypes' freeze gate) and, at step 0, teacher := student: issued before
+// the step (a replay reads them at the addresses it captured).
+static void stage_step_values(objective *o, uint32_t epoch, long step) {
     dino_state *st = o->state;
-    model *m = o->model;
-    int B = bt->B, R = n * B;
-    rng_addr rng = bt->rng; // the group's drop-path (and CAPE) draws: its own epoch slot, (first/2) << 24 above the epoch
-    rng.epoch += (uint32_t)(first / 2) << 24;
-    const float *a0 = model_forward(m, R, 1, rng);
-    const float *out = dino_head_forward(&st->sh, a0, R);
-    double terms = dino_loss_group(st->q, 2, out, first, n, B, st->K, tau_s, scale, st->dstudent);
-    model_zero_act_grads_batch(m, R);
-    dino_head_backward(&st->sh, st->dstudent, R);
-    return terms;
+    const ops_backend *ops = o->ops;
+    const dino_settings *d = &st->cfg;
+    model *m = o->model, *t = &st->teacher;
+    if (step == 0) ops->copy(t->param, m->param, m->params.total * sizeof(float)); // teacher = student at the start
+    double tau_t = teacher_temp(st, (int)epoch), mom = dino_cosine(d->momentum, 1.0, step, o->s.total_steps);
+    float coef[2] = {(float)mom, (float)(1.0 - mom)}, gate[2] = {1.0f, (int)epoch < d->freeze_last_layer ? 0.0f : 1.0f};
+    ops->upload(st->tau, &tau_t, sizeof tau_t);
+    ops->upload(st->ema_coef, coef, sizeof coef);
+    ops->upload(st->gate, gate, sizeof gate);
+    st->steps_done = step + 1;
 }
 
-static double dino_train_views(objective *o, const objective_batch *bt) {
+// The step's values and its 2 global views of the batch (the teacher's staging input, and the
+// same into the student's): train_stage_views, before every step.
+static void dino_train_stage_views(objective *o, const objective_batch *bt) {
     dino_state *st = o->state;
     model *m = o->model, *t = &st->teacher;
-    const dino_settings *d = &st->cfg;
-    int B = bt->B, K = st->K, V = 2 + d->local_crops, global = st->views.config[0].size; // the model's training size
-    long step = (long)bt->rng.epoch * o->s.steps_per_epoch + bt->rng.step;
-    if (step == 0) o->ops->copy(t->param, m->param, m->params.total * sizeof(float)); // teacher = student at the start
+    stage_step_values(o, bt->rng.epoch, (long)bt->rng.epoch * o->s.steps_per_epoch + bt->rng.step);
+    st->batch = *bt;
+    int global = st->views.config[0].size; // the model's training size
+    make_views(t, st, bt, 0, 2);
+    model_set_resolution(m, global);
+    memcpy(model_images(m), model_images(t), (size_t)2 * bt->B * m->cfg.channels * global * global * sizeof(float));
+}
+
+// The teacher on the 2 global views (no gradient, no drop path) and its probabilities q; both
+// heads' prototypes normalised from the current parameters; the step's loss is written to
+// `loss` (backend) by train_backward.
+static void dino_train_forward_to(objective *o, int B, const int32_t *labels, rng_addr rng, double *loss) {
+    (void)labels;
+    dino_state *st = o->state;
+    model *t = &st->teacher;
+    st->loss_out = loss, st->rng = rng;
+    o->ops->zero((float *)st->loss_sum, 2 * sizeof(double) / sizeof(float));
     dino_head_weights(&st->sh);
     dino_head_weights(&st->th);
-    double tau_t = teacher_temp(st, (int)bt->rng.epoch), tau_s = d->student_temp, scale = 1.0 / dino_pairs(2, V);
-    // the teacher on the 2 global crops (no gradient, no drop path)
-    make_views(t, st, bt, 0, 2);
-    const float *ta0 = model_forward(t, 2 * B, 0, bt->rng);
-    memcpy(st->t_logits, dino_head_forward(&st->th, ta0, 2 * B), (size_t)2 * B * K * sizeof(float));
-    dino_teacher_probs(st->q, st->t_logits, st->center, 2 * B, K, tau_t);
-    // the student: the global group (the teacher's images), then the local crops two views at a time
-    model_set_resolution(m, global);
-    memcpy(model_images(m), model_images(t), (size_t)2 * B * m->cfg.channels * global * global * sizeof(float));
+    const float *ta0 = model_forward(t, 2 * B, 0, rng);
+    o->ops->dino_teacher_probs(st->q, dino_head_forward(&st->th, ta0, 2 * B), st->center, 2 * B, st->K, st->tau);
+}
+
+// One student group: forward of views first .. first + n - 1 (staged), its loss terms against
+// the teacher's 2 global views added to loss_sum and their gradient (times 1/pairs), backward.
+static void student_group(objective *o, int B, int first, int n) {
+    dino_state *st = o->state;
+    model *m = o->model;
+    int R = n * B, V = 2 + st->cfg.local_crops;
+    rng_addr rng = st->rng; // the group's drop-path (and CAPE) draws: its own epoch slot, (first/2) << 24 above the epoch
+    rng.epoch += (uint32_t)(first / 2) << 24;
+    const float *out = dino_head_forward(&st->sh, model_forward(m, R, 1, rng), R);
+    o->ops->dino_loss_group(st->loss_sum, st->sh.dout, st->q, 2, out, first, n, B, st->K, st->cfg.student_temp,
+                            1.0 / dino_pairs(2, V));
+    model_zero_act_grads_batch(m, R);
+    dino_head_backward(&st->sh, R);
+}
+
+// The students: the global group (the teacher's images), then the local crops two views at a
+// time (drawn into the staging here); the prototypes' gradient, the centre after the loss, and
+// the loss (the mean over pairs) into train_forward_to's `loss`.
+static void dino_train_backward(objective *o, int B) {
+    dino_state *st = o->state;
+    model *m = o->model;
+    int V = 2 + st->cfg.local_crops, global = st->views.config[0].size;
     dino_head_zero_dW(&st->sh);
-    double loss = student_group(o, bt, 0, 2, tau_s, scale);
+    model_set_resolution(m, global);
+    student_group(o, B, 0, 2);
     for (int first = 2; first < V; first += 2) {
         int n = V - first < 2 ? V - first : 2;
-        make_views(m, st, bt, first, n);
-        loss += student_group(o, bt, first, n, tau_s, scale);
+        make_views(m, st, &st->batch, first, n);
+        student_group(o, B, first, n);
     }
     model_set_resolution(m, global);
-    dino_head_finish_dW(&st->sh, (int)bt->rng.epoch < d->freeze_last_layer);
-    dino_center_update(st->center, st->t_logits, 2 * B, K, d->center_momentum); // after the loss
-    return loss * scale;
+    dino_head_finish_dW(&st->sh, st->gate);
+    o->ops->dino_center_update(st->center, st->th.out, 2 * B, st->K, st->cfg.center_momentum); // after the loss
+    o->ops->copy(st->loss_out, st->loss_sum + 1, sizeof(double));
+}
+
+// train.graph=off: the same ops, the loss read once.
+static double dino_train_views(objective *o, const objective_batch *bt) {
+    dino_state *st = o->state;
+    double loss;
+    dino_train_stage_views(o, bt);
+    dino_train_forward_to(o, bt->B, NULL, bt->rng, st->loss_mean);
+    dino_train_backward(o, bt->B);
+    o->ops->download(&loss, st->loss_mean, sizeof loss);
+    return loss;
+}
+
+// train.graph=on captures one step and replays it: only the 2 global views, staged before the
+// step, can be. Local crops keep the host path (its one read: the loss).
+static const char *dino_replay_refusal(const objective_settings *s, int *host_step) {
+    if (own(s)->local_crops == 0) return NULL;
+    *host_step = 1;
+    return "dino.local_crops > 0: each group of local crops is drawn into the model's one staging input at "
+           "dino.local_size inside the step (model_set_resolution re-uploads the position tables), so a graph would "
+           "replay every group's uploads from what was staged last; and the groups' drop path draws at their own "
+           "epoch slot, which the step's RNG clock (set_rng_clock) overrides (valid to replay: dino.local_crops=0)";
 }
 
 static double dino_weight_decay_at(const objective *o, long step) {
@@ -199,15 +278,19 @@ static double dino_weight_decay_at(const objective *o, long step) {
     return dino_cosine(d->weight_decay, d->weight_decay_end, step, o->s.total_steps);
 }
 
-// θ_t ← m·θ_t + (1 - m)·θ_s over the whole arena (its padding stays 0): ema.h.
-static void dino_after_step(objective *o, long step) {
+// θ_t ← m·θ_t + (1 - m)·θ_s over the whole arena (its padding stays 0), m staged with the step;
+// skip: the step's STEP_SKIP (the step without host reads), NULL after an AdamW step taken.
+static void teacher_ema(objective *o, const float *skip) {
     dino_state *st = o->state;
-    model *s = o->model, *t = &st->teacher;
-    double mom = dino_cosine(st->cfg.momentum, 1.0, step, o->s.total_steps);
-    size_t n = s->params.total;
-    dino_ema(o->ops, t->param, s->param, st->ema_scaled, n, mom);
-    st->steps_done = step + 1;
+    o->ops->ema_update(st->teacher.param, o->model->param, o->model->params.total, st->ema_coef, skip);
 }
+
+static void dino_after_step(objective *o, long step) {
+    (void)step; // its momentum was staged with the step (stage_step_values)
+    teacher_ema(o, NULL);
+}
+
+static void dino_train_after_update(objective *o, const float *scalars) { teacher_ema(o, scalars + STEP_SKIP); }
 
 // The collapse diagnostics on the test images at the training size (fixed views).
 static eval_scores dino_evaluate(objective *o, objective_env *env) {
@@ -217,6 +300,7 @@ static eval_scores dino_evaluate(objective *o, objective_env *env) {
     int size = o->s.train_size;
     double tau_t = teacher_temp(st, st->steps_done > 0 ? epoch_of(o, st->steps_done - 1) : 0);
     double H = 0.0, D = 0.0;
+    o->ops->upload(st->eval_tau, &tau_t, sizeof tau_t);
     dino_head_weights(&st->sh);
     dino_head_weights(&st->th);
     for (int start = 0; start < n; start += chunk) {
@@ -225,11 +309,13 @@ static eval_scores dino_evaluate(objective *o, objective_env *env) {
         model_set_resolution(t, size);
         memcpy(model_images(t), model_images(m), (size_t)B * model_input_floats(m) * sizeof(float));
         rng_addr rng = {.seed = o->s.seed, .index = (uint32_t)start};
-        memcpy(st->t_logits, dino_head_forward(&st->th, model_forward(t, B, 0, rng), B), (size_t)B * K * sizeof(float));
-        dino_teacher_probs(st->q, st->t_logits, st->center, B, K, tau_t);
+        const float *t_logits = dino_head_forward(&st->th, model_forward(t, B, 0, rng), B);
+        o->ops->dino_teacher_probs(st->q, t_logits, st->center, B, K, st->eval_tau);
         const float *out = dino_head_forward(&st->sh, model_forward(m, B, 0, rng), B);
+        o->ops->download(st->q_host, st->q, (size_t)B * K * sizeof(float));
+        o->ops->download(st->s_host, out, (size_t)B * K * sizeof(float));
         double h, kl;
-        dino_diagnostics(st->q, out, B, K, st->cfg.student_temp, &h, &kl);
+        dino_diagnostics(st->q_host, st->s_host, B, K, st->cfg.student_temp, &h, &kl);
         H += h * B, D += kl * B;
     }
     double entropy = H / n, kl = D / n;
@@ -269,7 +355,8 @@ static void dino_checkpoint_add(objective *o, tensorfile *tf) {
     size_t n = st->teacher.params.total;
     o->ops->download(st->host_param, st->teacher.param, n * sizeof(float));
     tf_add_f32(tf, "dino.teacher", st->host_param, n);
-    tf_add_f32(tf, "dino.center", st->center, (size_t)st->K);
+    o->ops->download(st->center_host, st->center, (size_t)st->K * sizeof(float));
+    tf_add_f32(tf, "dino.center", st->center_host, (size_t)st->K);
     int dims[2] = {st->diag_n, DIAG_COLS};
     tf_add(tf, "dino.diagnostics", TF_F64, 2, dims, st->diag_n ? (const void *)st->diag : (const void *)"");
     // The schedules (momentum, weight decay, teacher temperature, last-layer freeze) are
@@ -293,7 +380,7 @@ static const char *dino_checkpoint_restore(objective *o, const tensorfile *tf) {
     for (int k = 0; k < st->K; k++)
         if (!isfinite(cv[k])) return "entry dino.center holds a value that is not finite";
     o->ops->upload(st->teacher.param, tv, n * sizeof(float));
-    memcpy(st->center, cv, (size_t)st->K * sizeof(float));
+    o->ops->upload(st->center, cv, (size_t)st->K * sizeof(float));
     st->diag_n = st->diag_cap = d->dims[0];
     free(st->diag);
     st->diag = xmalloc((size_t)(st->diag_n > 0 ? st->diag_n : 1) * DIAG_COLS * sizeof(double), "DINO diagnostics");
@@ -365,6 +452,11 @@ const objective_kind objective_dino = {
     .create = dino_obj_create,
     .free = dino_obj_free,
     .train_views = dino_train_views,
+    .train_stage_views = dino_train_stage_views,
+    .train_forward_to = dino_train_forward_to,
+    .train_backward = dino_train_backward,
+    .train_after_update = dino_train_after_update,
+    .replay_refusal = dino_replay_refusal,
     .batch_factor = 2,
     .train_extra_flops = dino_train_extra_flops,
     .weight_decay_at = dino_weight_decay_at,

@@ -47,13 +47,14 @@ static void step_scalars_case(parity_run *r, const int *p) {
     double loss_h = p[1] ? 2.5 : NAN, norm_h;
     double *loss = pr_buf(r, sizeof(double)), *norm = pr_buf(r, sizeof(double));
     o->upload(loss, &loss_h, sizeof loss_h);
-    float host_scalars[STEP_SCALARS] = {[STEP_LR] = 1e-3f, [STEP_BC1] = 1 - powf(0.9f, 3), [STEP_BC2] = 1 - powf(0.999f, 3)};
+    float host_scalars[STEP_SCALARS] = {[STEP_LR] = 1e-3f, [STEP_BC1] = 1 - powf(0.9f, 3), [STEP_BC2] = 1 - powf(0.999f, 3),
+                                       [STEP_WD] = 0.05f};
     float *scalars = pr_in_host(r, host_scalars, STEP_SCALARS);
     o->optim_prepare(norm, scalars, loss, g, ARENA, (float)p[0] / 100.0f);
-    o->adamw_update_multi_scalars(w, g, m, v, SEGMENTS, 3, scalars, 0.9f, 0.999f, 1e-8f, 0.05f);
+    o->adamw_update_multi_scalars(w, g, m, v, SEGMENTS, 3, scalars, 0.9f, 0.999f, 1e-8f);
     o->download(&norm_h, norm, sizeof norm_h);
     pr_out_value(r, "gradient norm", norm_h, (parity_tol){1e-12 * norm_h, 0, 0});
-    pr_out(r, "scalars (lr, bias corrections, clipping factor, skip)", scalars, STEP_SCALARS, PARITY_EW);
+    pr_out(r, "scalars (lr, bias corrections, weight decay, clipping factor, skip)", scalars, STEP_SCALARS, PARITY_EW);
     pr_out(r, "params", w, ARENA, PARITY_EW);
     pr_out(r, "first moments", m, ARENA, PARITY_EW);
     pr_out(r, "second moments", v, ARENA, PARITY_EW);
