@@ -390,7 +390,7 @@ static void test_findings(void) {
     }
     sig_test l1 = sig_one_sample(pre0, 2, 0.40);
     stat_cell(st, sizeof st, "Δ", &l1, l1.p);
-    snprintf(want, sizeof want, "| %s | 40.50 (n = 2, %s) (claim ≥ 40.00) |  | inconclusive (no effect stated to plan seeds for: add effect:) |", case_by("L1")->claim, st);
+    snprintf(want, sizeof want, "| %s | 40.50 (n = 2, %s) (claim ≥ 40.00) |  | inconclusive (seeds not planned: its experiment file states no `effect:` for this finding) |", case_by("L1")->claim, st);
     (void)n_one;
     check_row(out, case_by("L1")->claim, want);
     // peak_inside: the highest inner mean (0.25) against each end, Welch per pair

@@ -70,8 +70,8 @@
 //                              finding's `effect` ("an effect of 2.00 (the stated effect)"),
 //                              else for not_worse / equivalent at a true difference of 0 ("a
 //                              true Δ of +0.00 (the margin, a true difference of 0)"); never
-//                              the observed effect. Without either: "no effect stated to plan
-//                              seeds for: add effect:". Units: "seeds" (at_least/at_most),
+//                              the observed effect. Without either: "seeds not planned: its
+//                              experiment file states no `effect:` for this finding". Units: "seeds" (at_least/at_most),
 //                              "seeds per x value" (trends); "needs more than 1000". No
 //                              seeds are planned where the 90% CI of Δ excludes 0 (greater,
 //                              at_least, at_most, trends: decided then) or, for not_worse /

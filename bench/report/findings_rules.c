@@ -81,7 +81,7 @@ plan rule_plan_for(const finding *f) {
 }
 
 void rule_plan_text(const plan *p, int needed, const char *unit, char *out, size_t len) {
-    if (isnan(p->planned)) snprintf(out, len, "no effect stated to plan seeds for: add effect:");
+    if (isnan(p->planned)) snprintf(out, len, "seeds not planned: its experiment file states no `effect:` for this finding");
     else if (needed > 0) snprintf(out, len, "needs %d %s for %s", needed, unit, p->shown);
     else snprintf(out, len, "needs more than %d %s for %s", SIG_N_MAX, unit, p->shown);
 }
