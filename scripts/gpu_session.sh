@@ -19,7 +19,7 @@
 #   5. a 100-step training on DEVICE, run twice in fp32, in bf16, in bf16 with the cuDNN attention,
 #      in bf16 with cuDNN, cuBLASLt and the v2 kernels, in fp32 with train.graph=on (the step
 #      without host reads, replayed as a CUDA graph), and MP3 at eta 0.75, GVP with fixed
-#      segmentation, SimCLR and DINO (global views) with the graph off and on (GPU_SESSION_DET_CASES): bitwise the same
+#      segmentation, SimCLR and DINO (3 local crops, drop path) with the graph off and on (GPU_SESSION_DET_CASES): bitwise the same
 #      losses (determinism); each graph run bitwise its run without the graph (parity; MP3's, GVP's
 #      and SimCLR's must replay on cuda); the fp32 loss curve in
 #      OUT/loss-curve-100.tsv;
@@ -29,7 +29,7 @@
 #   7. ncu's per-kernel time of the bf16 step of each GPU_SESSION_NCU_CONFIGS config (default
 #      vit-b16-224 and vit-s4-32: where the step's time goes);
 #   8. the on/off matrix of the speed switches: posbench bench --no-torch --breakdown for each
-#      GPU_SESSION_AB_CONFIGS config (default vit-b16-224 vit-s4-32 mp3-b16-224-e75) under each
+#      GPU_SESSION_AB_CONFIGS config (default vit-b16-224 vit-s4-32 mp3-b16-224-e75 dino-s16-224) under each
 #      variant of GPU_SESSION_AB_VARIANTS, a ';'-separated list of NAME|WORDS where WORDS are
 #      VAR=value environment settings and bench flags (default: the bf16 routes there are, and
 #      train.activations=bf16 alone and with every other route: --activations bf16; bf16-act-inplace:
@@ -187,7 +187,7 @@ if [ "$DEV" = cuda ] && step 3; then
     note ""
     note "## 3. posbench bench --device cuda (fp32 and bf16, PyTorch compiled beside)"
     for prec in ${GPU_SESSION_PRECISIONS:-fp32 bf16}; do
-        for cfg in ${GPU_SESSION_CONFIGS:-vit-d128-L6-p4-28px gmlp-d128-L6-p4-28px vit-d192-L12-p4-32px vit-s4-32 vit-b16-224 mp3-b16-224-e30 mp3-b16-224-e50 mp3-b16-224-e75 mp3-b16-224-e90}; do
+        for cfg in ${GPU_SESSION_CONFIGS:-vit-d128-L6-p4-28px gmlp-d128-L6-p4-28px vit-d192-L12-p4-32px vit-s4-32 vit-b16-224 mp3-b16-224-e30 mp3-b16-224-e50 mp3-b16-224-e75 mp3-b16-224-e90 dino-s16-224}; do
             # shellcheck disable=SC2086
             $PB bench --device cuda --precision $prec --config $cfg --iters 20 ${GPU_SESSION_BENCH_FLAGS:-} > "$OUT/bench-$cfg-$prec.log" 2>&1
             result "bench $cfg $prec" $? "$(grep "^$cfg" "$OUT/bench-$cfg-$prec.log")"
@@ -227,7 +227,7 @@ if step 5; then
     MP3_KEYS="objective.name=mp3 objective.eta=0.75 pe.kind=none eval.position_limit=100 eval.samples=0"
     GVP_KEYS="objective.name=gvp objective.segmentation=fixed objective.groups=4 pe.kind=sin2d eval.samples=0"
     SIMCLR_KEYS="objective.name=simclr pe.kind=abs eval.view_images=0"
-    DINO_KEYS="objective.name=dino pe.kind=sin2d dino.local_crops=0 dino.hidden_dim=64 dino.bottleneck_dim=32 dino.out_dim=256"
+    DINO_KEYS="objective.name=dino pe.kind=sin2d dino.local_crops=3 dino.local_size=12 model.drop_path=0.1 dino.hidden_dim=64 dino.bottleneck_dim=32 dino.out_dim=256"
     for prec in $DET_CASES; do
         extra="train.precision=$prec pe.kind=abs" env_words=""
         case $prec in
@@ -332,7 +332,7 @@ if step 8; then
     note ""
     note "## 8. The speed switches on and off: posbench bench --no-torch --breakdown"
     if [ "$DEV" = cuda ]; then
-        AB_CONFIGS=${GPU_SESSION_AB_CONFIGS:-vit-b16-224 vit-s4-32 mp3-b16-224-e75}
+        AB_CONFIGS=${GPU_SESSION_AB_CONFIGS:-vit-b16-224 vit-s4-32 mp3-b16-224-e75 dino-s16-224}
         AB_VARIANTS=${GPU_SESSION_AB_VARIANTS:-"materialised|--precision bf16 --attention materialised;cudnn|--precision bf16 --attention cudnn;lt-v2|--precision bf16 --attention materialised --linear lt --kernels v2;cudnn-lt-v2|--precision bf16 --attention cudnn --linear lt --kernels v2;bf16-act|--precision bf16 --attention materialised --activations bf16;bf16-act-inplace|--precision bf16 --attention materialised-inplace --activations bf16;bf16-act-recompute|--precision bf16 --attention materialised --activations bf16 --recompute gelu;cudnn-lt-v2-bf16-act|--precision bf16 --attention cudnn --linear lt --kernels v2 --activations bf16;own-stream|POSBENCH_STREAM=own --precision bf16 --attention materialised;all-graph|POSBENCH_STREAM=own --precision bf16 --attention cudnn --linear lt --kernels v2 --activations bf16 --graph on;materialised-graph|POSBENCH_STREAM=own --precision bf16 --attention materialised --graph on;fused-fp32|--precision fp32 --attention fused"}
         AB_ITERS=${GPU_SESSION_AB_ITERS:-20}
     else # the CPU dry run: a small config, the CPU's one route

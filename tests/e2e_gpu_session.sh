@@ -19,7 +19,7 @@ GPU_SESSION_AB_ITERS=3 sh scripts/gpu_evidence.sh "$T/out" cpu-guarded > "$T/log
 passed=$(grep -c '^- PASS' "$T/out/SUMMARY.md" 2>/dev/null)
 if [ $rc -eq 0 ] && [ "$passed" -eq 29 ] && grep -q '^0 failed' "$T/out/SUMMARY.md" &&
     tar -tzf "$T/out.tar.gz" 2>/dev/null | grep -q 'SUMMARY.md'; then
-    echo "PASS gpu_session.sh on cpu-guarded: $passed checks passed (probe, cpu vs device for 2 objectives, bf16 vs fp32 and vs the CPU, resume across devices, determinism fp32, bf16, fp32 with train.graph=on, MP3, GVP (fixed segmentation), SimCLR and DINO (global views) each without and with train.graph=on, each graph run bitwise its run without, loss curve, the switch matrix with --breakdown: fp32, bf16, bf16 activations, bf16 activations with --recompute gelu, --graph on) and packed into one archive"
+    echo "PASS gpu_session.sh on cpu-guarded: $passed checks passed (probe, cpu vs device for 2 objectives, bf16 vs fp32 and vs the CPU, resume across devices, determinism fp32, bf16, fp32 with train.graph=on, MP3, GVP (fixed segmentation), SimCLR and DINO (3 local crops) each without and with train.graph=on, each graph run bitwise its run without, loss curve, the switch matrix with --breakdown: fp32, bf16, bf16 activations, bf16 activations with --recompute gelu, --graph on) and packed into one archive"
 else
     echo "FAIL gpu_session.sh on cpu-guarded: exit $rc, $passed checks passed: $(grep -E '^- FAIL|failed' "$T/out/SUMMARY.md" 2>/dev/null | tr '\n' ' ')"
 fi
