@@ -306,7 +306,7 @@ static void upload_step_inputs(model *m, int B, int training, rng_addr rng) {
     } else if (m->pe->prepare_inputs) {
         m->pe->prepare_inputs(m, B, training, rng);
     }
-    if (m->upload_mark > 0) m->ops->timer_mark(m->upload_mark);
+    if (m->upload_mark > 0) m->ops->timer_mark(m->upload_mark), m->upload_mark = 0; // once per arming
 }
 
 void model_measure_embedding(model *m) { m->measure_embedding = 1; }

@@ -139,8 +139,9 @@ typedef struct model {
     int *ref_scratch;              // ref_tokens: (N_max) ints for drawing the references (host)
     const float *blocks_out;       // the last forward's block output (B, T, d) (the backbone's)
     int training_dropout;          // the last forward applied dropout (backward must undo it)
-    int upload_mark;               // > 0: every forward records timing mark upload_mark once its inputs
-                                   // are uploaded (ops timer_mark; posbench bench --breakdown); 0: none
+    int upload_mark;               // > 0: the next forward records timing mark upload_mark once its inputs
+                                   // are uploaded (ops timer_mark; posbench bench --breakdown), then
+                                   // clears it (an objective with several forwards: its first); 0: none
     // model_measure_embedding: set, the next forward measures its embedding (then clears it)
     int measure_embedding;
     double content_rms, posenc_rms; // that forward's: RMS of the embedded content (B, N, d) and of

@@ -318,9 +318,9 @@ static double time_posbench_step(const perf_config *p, const ops_backend *ops, i
     // --breakdown: per step, each phase's ms, the marks' total, the host's blocked ms and its reads
     enum { COLS = PHASE_COUNT + 3 };
     double *marks = breakdown ? xmalloc((size_t)iters * COLS * sizeof(double), "step phases") : NULL;
-    if (breakdown) m.upload_mark = MARK_UPLOADED;
     for (int it = -2; it < iters; it++) { // two warmup steps
         double t0 = now_seconds();
+        if (breakdown) m.upload_mark = MARK_UPLOADED; // the step's first forward of the model records it
         rng_addr rng = {.seed = 0, .step = (uint32_t)(it + 2)};
         views.rng = rng; // the step's views (own_views)
         if (breakdown) {
@@ -332,10 +332,7 @@ static double time_posbench_step(const perf_config *p, const ops_backend *ops, i
         if (graph) {
             if (sd.graph && sd.issued >= STEP_DEVICE_WARMUP) m.upload_mark = 0, inside = 0; // may be captured
             step_device_run(&sd, &target, labels, rng, it + 2, breakdown ? inner_marks : NULL);
-            if (!sd.replaying && !inside) { // the backend refused the capture: eager from now on
-                inside = 1;
-                if (breakdown) m.upload_mark = MARK_UPLOADED;
-            }
+            if (!sd.replaying && !inside) inside = 1; // the backend refused the capture: eager from now on
             if (breakdown && !inside) ops->timer_mark(MARK_OPTIMIZER);
         } else if (own_views) { // the trainer's step for them (bench/train/train_step.c own_views_step)
             m.ops->zero(m.grad, m.params.total);

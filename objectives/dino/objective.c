@@ -223,12 +223,15 @@ static void dino_train_stage_views(objective *o, const objective_batch *bt) {
 
 // The teacher on the 2 global views (no gradient, no drop path) and its probabilities q; both
 // heads' prototypes normalised from the current parameters; the step's loss is written to
-// `loss` (backend) by train_backward.
+// `loss` (backend) by train_backward. The teacher's is the step's first forward: it records the
+// upload timing mark armed on the student (posbench bench --breakdown), so the forward phase is
+// the teacher's and the students' groups (forwards and backwards) fall in the backward phase.
 static void dino_train_forward_to(objective *o, int B, const int32_t *labels, rng_addr rng, double *loss) {
     (void)labels;
     dino_state *st = o->state;
     model *t = &st->teacher;
     st->loss_out = loss, st->rng = rng;
+    t->upload_mark = o->model->upload_mark, o->model->upload_mark = 0; // the step's first forward: bench --breakdown's mark
     o->ops->zero((float *)st->loss_sum, 2 * sizeof(double) / sizeof(float));
     dino_head_weights(&st->sh);
     dino_head_weights(&st->th);
