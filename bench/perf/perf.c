@@ -267,10 +267,11 @@ static dataset synthetic_images(const perf_config *p, int n) {
 // timed `iters` times after two warmup steps; an objective that draws its own views gets a batch
 // of synthetic raw images (objective_batch), staged before each step with --graph on
 // (train_stage_views) and drawn by train_views with it off, where the forward phase of
-// --breakdown holds the whole train_views (views, forward, loss and backward); samples[iters] gets each step's seconds, and
-// breakdown (when not NULL) the phases' medians. graph (--graph on): the step without host reads
-// (bench/train/step_device.h), captured after the warm-up and replayed where the config replays
-// (graph_replay.h) and the backend builds graphs; its values are read after each timed step.
+// --breakdown holds the whole train_views (views, forward, loss and backward); samples[iters]
+// gets each step's seconds, and breakdown (when not NULL) the phases' medians. graph (--graph
+// on): the step without host reads (bench/train/step_device.h), captured after the warm-up and
+// replayed where the config replays (graph_replay.h) and the backend builds graphs; its values
+// are read after each timed step.
 static double time_posbench_step(const perf_config *p, const ops_backend *ops, int iters, double *samples,
                                  size_t *arena_peak, step_breakdown *breakdown, int graph) {
     objective_settings os;
