@@ -133,8 +133,9 @@ OP(void, dropout_forward,
    (MEM(out), MEM(mask), MEM(in), n, p, addr, first))
 // Where drop_path_scales and dropout_forward take the epoch and step of their address: from clock
 // (2 uint32 of backend memory: epoch, step), read when each op runs, when it is not NULL (the step
-// without host reads sets it, so a replayed CUDA graph draws at the step the host uploaded), else
-// the rng_addr passed (NULL: the default). Process-wide, like set_matmul_precision.
+// without host reads sets it, so a replayed CUDA graph draws at the step the host uploaded; the
+// address's epoch slot, RNG_EPOCH_SLOT_MASK of core/rng.h, is kept and added), else the rng_addr
+// passed (NULL: the default). Process-wide, like set_matmul_precision.
 OP(void, set_rng_clock, (const uint32_t *clock), (MEM(clock)))
 OP(void, dropout_backward, (float *din, const float *dout, const float *mask, size_t n),
    (MEM(din), MEM(dout), MEM(mask), n))

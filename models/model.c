@@ -129,6 +129,24 @@ static void set_size(model *m, int size) {
     m->T = m->N + m->t0;
 }
 
+// The staged input `host` points at (its table entry).
+static const tensor_info *input_tensor_of(const model *m, const float *host) {
+    for (int i = 0; i < m->inputs.count; i++)
+        if (m->staging + m->inputs.items[i].offset == host) return &m->inputs.items[i];
+    die_fail("internal: not a staged input of the model");
+}
+
+// Every backend input but the images (before them, then after them) into kept (save = 1), or
+// back from it (save = 0): (inputs.total - images) floats.
+static void kept_inputs_copy(model *m, float *kept, int save) {
+    const tensor_info *img = input_tensor_of(m, m->batch_host.images);
+    size_t before = img->offset, after = img->offset + img->numel, rest = m->inputs.total - after;
+    float *ranges[2][2] = {{m->input, kept}, {m->input + after, kept + before}}; // (arena, kept) per range
+    size_t floats[2] = {before, rest};
+    for (int r = 0; r < 2; r++) // save: arena -> kept; restore: kept -> arena
+        if (floats[r]) m->ops->copy(ranges[r][save], ranges[r][!save], floats[r] * sizeof(float));
+}
+
 void model_set_resolution(model *m, int size) {
     if (size == m->image_size) return;
     const char *why = model_resolution_error(&m->cfg, size, "image size");
@@ -139,7 +157,27 @@ void model_set_resolution(model *m, int size) {
     m->M = m->T;
     if (m->pe->set_grid) m->pe->set_grid(m);
     if (m->arch->set_grid) m->arch->set_grid(m);
+    for (int k = 0; k < m->kept_n; k++)
+        if (m->kept_size[k] == size) kept_inputs_copy(m, m->kept_inputs[k], 0); // what a replay reads
 }
+
+void model_keep_resolution(model *m, int size) {
+    if (m->owner) die_fail("internal: model_keep_resolution of a sub-model");
+    if (!m->input) return; // only declared (bench --arena-only): no arenas to keep
+    for (int k = 0; k < m->kept_n; k++)
+        if (m->kept_size[k] == size) return;
+    if (m->kept_n == MODEL_KEPT_SIZES) die_fail("internal: model_keep_resolution of more than %d sizes", MODEL_KEPT_SIZES);
+    int was = m->image_size, k = m->kept_n;
+    size_t images = input_tensor_of(m, m->batch_host.images)->numel;
+    m->kept_inputs[k] = m->ops->alloc((m->inputs.total - images) * sizeof(float), "grid tables of a kept size");
+    model_set_resolution(m, size);
+    kept_inputs_copy(m, m->kept_inputs[k], 1);
+    m->ops->upload_wait(); // the tables' uploads read the staging before the host writes another size's
+    m->kept_size[k] = size, m->kept_n = k + 1;
+    model_set_resolution(m, was);
+}
+
+void model_images_from(model *m, const float *images) { m->images_from = images; }
 
 void model_declare(model *m, const model_config *cfg, const ops_backend *ops, int max_batch) {
     memset(m, 0, sizeof *m);
@@ -204,6 +242,7 @@ void model_free(model *m) {
     m->ops->free(m->act);
     m->ops->free(m->dact);
     m->ops->free(m->input);
+    for (int k = 0; k < m->kept_n; k++) m->ops->free(m->kept_inputs[k]);
     m->ops->unpin_host(m->staging);
     free(m->staging);
     free(m->bindings);
@@ -253,7 +292,10 @@ const float *model_spatial_weights(const model *m, int layer) {
 // is uploaded.
 static void upload_step_inputs(model *m, int B, int training, rng_addr rng) {
     const model_config *c = &m->cfg;
-    model_upload(m, m->batch_host.images, (size_t)B * model_input_floats(m));
+    size_t images = (size_t)B * model_input_floats(m);
+    if (m->images_from) m->ops->copy(m->batch.images, m->images_from, images * sizeof(float)); // model_images_from
+    else model_upload(m, m->batch_host.images, images);
+    m->images_from = NULL;
     if (m->M < m->T && m->keep == 0) model_upload(m, m->batch_host.context, (size_t)B * m->M);
     if (m->mask_mode != ATTN_MASK_NONE) model_upload(m, m->batch_host.groups, (size_t)B * model_tokens(m));
     if (m->keep > 0) model_upload(m, m->batch_host.keep_index, (size_t)B * m->keep);
@@ -264,7 +306,7 @@ static void upload_step_inputs(model *m, int B, int training, rng_addr rng) {
     } else if (m->pe->prepare_inputs) {
         m->pe->prepare_inputs(m, B, training, rng);
     }
-    if (m->upload_mark > 0) m->ops->timer_mark(m->upload_mark);
+    if (m->upload_mark > 0) m->ops->timer_mark(m->upload_mark), m->upload_mark = 0; // once per arming
 }
 
 void model_measure_embedding(model *m) { m->measure_embedding = 1; }

@@ -53,6 +53,7 @@
 #include "api/model_config.h"
 #include "api/model_view.h"
 
+enum { MODEL_KEPT_SIZES = 2 }; // model_keep_resolution: the most sizes a model keeps
 
 // The embedding's and the head's parameters (and, with the same type, their gradients).
 typedef struct {
@@ -138,12 +139,18 @@ typedef struct model {
     int *ref_scratch;              // ref_tokens: (N_max) ints for drawing the references (host)
     const float *blocks_out;       // the last forward's block output (B, T, d) (the backbone's)
     int training_dropout;          // the last forward applied dropout (backward must undo it)
-    int upload_mark;               // > 0: every forward records timing mark upload_mark once its inputs
-                                   // are uploaded (ops timer_mark; posbench bench --breakdown); 0: none
+    int upload_mark;               // > 0: the next forward records timing mark upload_mark once its inputs
+                                   // are uploaded (ops timer_mark; posbench bench --breakdown), then
+                                   // clears it (an objective with several forwards: its first); 0: none
     // model_measure_embedding: set, the next forward measures its embedding (then clears it)
     int measure_embedding;
     double content_rms, posenc_rms; // that forward's: RMS of the embedded content (B, N, d) and of
                                    // what the position encoding added to it (0: none added); NAN before
+    // model_keep_resolution: the sizes kept and, per size, a backend copy of every input but the
+    // images (inputs.total - images floats) as model_set_resolution left them at that size
+    int kept_size[MODEL_KEPT_SIZES], kept_n;
+    float *kept_inputs[MODEL_KEPT_SIZES];
+    const float *images_from;      // model_images_from: the next forward's images (backend), or NULL
 } model;
 
 // Validates the config (dies with exit 2 naming the key on impossible combinations) and
@@ -161,6 +168,21 @@ void model_init_params(model *m, uint32_t seed);
 // attention only): grid, N, T and every position table follow. Dies with a bad-input error
 // naming the size otherwise. model_create starts at cfg.image_size.
 void model_set_resolution(model *m, int size);
+// Keeps what model_set_resolution(m, size) writes into the backend inputs (every encoding's and
+// backbone's grid tables: all inputs but the images), copied once here into backend memory, so
+// that every later model_set_resolution to `size` also restores them by a backend copy after its
+// host work. A step replayed as a CUDA graph that switches sizes (DINO's local crops) then gets
+// each size's tables: the host work (set_grid's tables and uploads from the one staging input)
+// ran once, at the capture. At most MODEL_KEPT_SIZES sizes (none for a model only declared);
+// the model stays at its size. The other inputs are restored as they were here too: every
+// forward stages its own (images, context, references, kept tokens, drawn positions) after the
+// switch. The copy also makes a switch immune to the host rewriting the staging before an
+// earlier upload of it ran.
+void model_keep_resolution(model *m, int size);
+// The next forward copies its images (B inputs at the current size, backend memory) from
+// `images` instead of uploading them from the staging input: a step whose views were staged in
+// backend memory before it (DINO's local crops) reads no host memory for them inside it.
+void model_images_from(model *m, const float *images);
 
 // Forward pass for B <= max_batch images (B, channels, S, S), S = m->image_size, written by the
 // host into the staging input model_images(m) (uploaded here, with the context, the reference

@@ -19,9 +19,10 @@
 #   5. a 100-step training on DEVICE, run twice in fp32, in bf16, in bf16 with the cuDNN attention,
 #      in bf16 with cuDNN, cuBLASLt and the v2 kernels, in fp32 with train.graph=on (the step
 #      without host reads, replayed as a CUDA graph), and MP3 at eta 0.75, GVP with fixed
-#      segmentation, SimCLR and DINO (global views) with the graph off and on (GPU_SESSION_DET_CASES): bitwise the same
-#      losses (determinism); each graph run bitwise its run without the graph (parity; MP3's, GVP's
-#      and SimCLR's must replay on cuda); the fp32 loss curve in
+#      segmentation, SimCLR and DINO (3 local crops of GPU_SESSION_DINO_LOCAL_SIZE px, default 12, a
+#      multiple of the curve model's patch; drop path) with the graph off and on (GPU_SESSION_DET_CASES): bitwise the same
+#      losses (determinism); each graph run bitwise its run without the graph (parity; MP3's, GVP's,
+#      SimCLR's and DINO's must replay on cuda); the fp32 loss curve in
 #      OUT/loss-curve-100.tsv;
 #   6. make reproduce-mp3 SCALE=smoke on the CPU and on DEVICE: the same verdicts, finding by finding
 #      (needs the speech set: a bundle made with GPU_BUNDLE_SPEECH=1 GPU_BUNDLE_TESTS=0)
@@ -29,7 +30,7 @@
 #   7. ncu's per-kernel time of the bf16 step of each GPU_SESSION_NCU_CONFIGS config (default
 #      vit-b16-224 and vit-s4-32: where the step's time goes);
 #   8. the on/off matrix of the speed switches: posbench bench --no-torch --breakdown for each
-#      GPU_SESSION_AB_CONFIGS config (default vit-b16-224 vit-s4-32 mp3-b16-224-e75) under each
+#      GPU_SESSION_AB_CONFIGS config (default vit-b16-224 vit-s4-32 mp3-b16-224-e75 dino-s16-224) under each
 #      variant of GPU_SESSION_AB_VARIANTS, a ';'-separated list of NAME|WORDS where WORDS are
 #      VAR=value environment settings and bench flags (default: the bf16 routes there are, and
 #      train.activations=bf16 alone and with every other route: --activations bf16; bf16-act-inplace:
@@ -187,7 +188,7 @@ if [ "$DEV" = cuda ] && step 3; then
     note ""
     note "## 3. posbench bench --device cuda (fp32 and bf16, PyTorch compiled beside)"
     for prec in ${GPU_SESSION_PRECISIONS:-fp32 bf16}; do
-        for cfg in ${GPU_SESSION_CONFIGS:-vit-d128-L6-p4-28px gmlp-d128-L6-p4-28px vit-d192-L12-p4-32px vit-s4-32 vit-b16-224 mp3-b16-224-e30 mp3-b16-224-e50 mp3-b16-224-e75 mp3-b16-224-e90}; do
+        for cfg in ${GPU_SESSION_CONFIGS:-vit-d128-L6-p4-28px gmlp-d128-L6-p4-28px vit-d192-L12-p4-32px vit-s4-32 vit-b16-224 mp3-b16-224-e30 mp3-b16-224-e50 mp3-b16-224-e75 mp3-b16-224-e90 dino-s16-224}; do
             # shellcheck disable=SC2086
             $PB bench --device cuda --precision $prec --config $cfg --iters 20 ${GPU_SESSION_BENCH_FLAGS:-} > "$OUT/bench-$cfg-$prec.log" 2>&1
             result "bench $cfg $prec" $? "$(grep "^$cfg" "$OUT/bench-$cfg-$prec.log")"
@@ -220,14 +221,14 @@ if step 5; then
     # staged before each step: static shapes, so on the GPU it replays), the same pair
     # simclr, simclr-graph: SimCLR with the graph off and on (its two views per image staged before
     # each step, so on the GPU it replays), the same pair
-    # dino, dino-graph: DINO with its 2 global views (dino.local_crops=0: views, teacher temperature,
-    # EMA momentum and freeze gate staged before each step, head, loss, centre and EMA on the
-    # device, so on the GPU it replays), the same pair
+    # dino, dino-graph: DINO with 3 local crops and drop path (every view, the teacher temperature,
+    # EMA momentum and freeze gate staged before each step, each size's grid tables kept on the
+    # device, head, loss, centre and EMA on the device, so on the GPU it replays), the same pair
     DET_CASES=${GPU_SESSION_DET_CASES:-fp32 bf16 bf16-cudnn bf16-new fp32-graph mp3 mp3-graph gvp gvp-graph simclr simclr-graph dino dino-graph}
     MP3_KEYS="objective.name=mp3 objective.eta=0.75 pe.kind=none eval.position_limit=100 eval.samples=0"
     GVP_KEYS="objective.name=gvp objective.segmentation=fixed objective.groups=4 pe.kind=sin2d eval.samples=0"
     SIMCLR_KEYS="objective.name=simclr pe.kind=abs eval.view_images=0"
-    DINO_KEYS="objective.name=dino pe.kind=sin2d dino.local_crops=0 dino.hidden_dim=64 dino.bottleneck_dim=32 dino.out_dim=256"
+    DINO_KEYS="objective.name=dino pe.kind=sin2d dino.local_crops=3 dino.local_size=${GPU_SESSION_DINO_LOCAL_SIZE:-12} model.drop_path=0.1 dino.hidden_dim=64 dino.bottleneck_dim=32 dino.out_dim=256"
     for prec in $DET_CASES; do
         extra="train.precision=$prec pe.kind=abs" env_words=""
         case $prec in
@@ -276,7 +277,7 @@ if step 5; then
     graph_parity mp3 "MP3 eta 0.75"
     graph_parity gvp "GVP fixed segmentation"
     graph_parity simclr "SimCLR"
-    graph_parity dino "DINO, global views only"
+    graph_parity dino "DINO, 3 local crops"
     a=$(ls "$OUT/runs/det-fp32-1"/*.h5 2>/dev/null | head -n 1)
     [ -n "$a" ] && python3 - "$a" "$OUT/loss-curve-100.tsv" <<'EOP'
 import sys
@@ -332,7 +333,7 @@ if step 8; then
     note ""
     note "## 8. The speed switches on and off: posbench bench --no-torch --breakdown"
     if [ "$DEV" = cuda ]; then
-        AB_CONFIGS=${GPU_SESSION_AB_CONFIGS:-vit-b16-224 vit-s4-32 mp3-b16-224-e75}
+        AB_CONFIGS=${GPU_SESSION_AB_CONFIGS:-vit-b16-224 vit-s4-32 mp3-b16-224-e75 dino-s16-224}
         AB_VARIANTS=${GPU_SESSION_AB_VARIANTS:-"materialised|--precision bf16 --attention materialised;cudnn|--precision bf16 --attention cudnn;lt-v2|--precision bf16 --attention materialised --linear lt --kernels v2;cudnn-lt-v2|--precision bf16 --attention cudnn --linear lt --kernels v2;bf16-act|--precision bf16 --attention materialised --activations bf16;bf16-act-inplace|--precision bf16 --attention materialised-inplace --activations bf16;bf16-act-recompute|--precision bf16 --attention materialised --activations bf16 --recompute gelu;cudnn-lt-v2-bf16-act|--precision bf16 --attention cudnn --linear lt --kernels v2 --activations bf16;own-stream|POSBENCH_STREAM=own --precision bf16 --attention materialised;all-graph|POSBENCH_STREAM=own --precision bf16 --attention cudnn --linear lt --kernels v2 --activations bf16 --graph on;materialised-graph|POSBENCH_STREAM=own --precision bf16 --attention materialised --graph on;fused-fp32|--precision fp32 --attention fused"}
         AB_ITERS=${GPU_SESSION_AB_ITERS:-20}
     else # the CPU dry run: a small config, the CPU's one route

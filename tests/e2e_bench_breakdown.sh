@@ -3,7 +3,8 @@
 # zero, backward, optimizer) measured between timing marks (ops timer_mark) on the CPU and the
 # guarded backends: every phase printed and non-negative, forward and backward the largest, and
 # the phases' per-step total within 5% of the step's median wall time (the marks cover the step); the
-# host reads per step (2, and 0 with --graph on, for the supervised, the MP3 and the GVP config) and the
+# host reads per step (2, and 0 with --graph on, for the supervised, the MP3 and the GVP config, and
+# for SimCLR and DINO, which draw their own views from bench's synthetic raw images) and the
 # switches line's graph.
 cd "$(dirname "$0")/.." || exit 1
 T=$(mktemp -d /tmp/posbench-breakdown.XXXXXX) || exit 1
@@ -85,6 +86,24 @@ if [ "$off" = 2 ] && [ "$on" = 0 ] && [ "$guarded" = 0 ] && grep -q '^  graph: n
 else
     echo "FAIL bench --breakdown GVP host reads per step: off '$off' (want 2), --graph on '$on' and on cpu-guarded '$guarded' (want 0): $(grep -E '^  (breakdown|graph)' "$T/gvp-cpu-on.log" "$T/gvp-cpu-guarded-on.log" | tr '\n' ' ')"
 fi
+# SimCLR (2 views per image) and DINO (2 global + 6 local 12 px crops) draw their own views: bench
+# gives them a batch of synthetic raw images, staged before each step with --graph on (DINO also
+# on cpu-guarded) and drawn by train_views with the graph off (DINO); the step time is printed.
+for obj in simclr dino; do
+    cfg=$obj-d64-L2-p4-28px
+    on=$(config_reads $obj $cfg cpu on) off=2 guarded=0 # SimCLR: only --graph on on the CPU
+    if [ $obj = dino ]; then
+        off=$(config_reads $obj $cfg cpu off) guarded=$(config_reads $obj $cfg cpu-guarded on)
+        grep -q '^  graph: not replayed: the CPU backends' "$T/$obj-cpu-guarded-on.log" || guarded="$guarded (no CPU note)"
+    fi
+    ms=$(sed -n "s/^$cfg  *\([0-9.]*\) .*/\1/p" "$T/$obj-cpu-on.log")
+    if [ "$off" = 2 ] && [ "$on" = 0 ] && [ "$guarded" = 0 ] && [ -n "$ms" ] \
+        && grep -q '^  graph: not replayed: the CPU backends' "$T/$obj-cpu-on.log"; then
+        echo "PASS bench --breakdown $obj (own views) host reads per step: $([ $obj = dino ] && echo "$off with the graph off, ")$on with --graph on$([ $obj = dino ] && echo " (cpu-guarded $guarded)"); step $ms ms; $(grep '^  graph:' "$T/$obj-cpu-on.log" | sed 's/^  //')"
+    else
+        echo "FAIL bench --breakdown $obj (own views) host reads per step: off '$off' (want 2), --graph on '$on' and on cpu-guarded '$guarded' (want 0), step '${ms}' ms: $(grep -E "^$cfg|^  (breakdown|graph)|rror" "$T"/$obj-cpu-*.log | tr '\n' ' ')"
+    fi
+done
 $PB bench --device cpu --graph maybe > "$T/bad.log" 2>&1
 [ $? -eq 2 ] && grep -q -- "--graph must be on or off" "$T/bad.log" && echo "PASS bench --graph refuses a bad value (exit 2)" \
     || echo "FAIL bench --graph maybe: $(head -n 1 "$T/bad.log")"

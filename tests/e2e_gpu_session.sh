@@ -14,12 +14,12 @@ if [ ! -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ]; then
 fi
 GPU_SESSION_KEYS="data.limit=256 data.test_limit=100 train.epochs=2 train.batch=64 eval.batch=100 model.dim=16 model.depth=1 model.heads=2 model.patch=7" \
 GPU_SESSION_CASES="supervised mp3" GPU_SESSION_DET_CASES="fp32 bf16 fp32-graph mp3 mp3-graph gvp gvp-graph simclr simclr-graph dino dino-graph" \
-GPU_SESSION_CURVE_STEPS=20 GPU_SESSION_CURVE_MODEL="model.dim=16 model.depth=1 model.heads=2 model.patch=7" \
+GPU_SESSION_CURVE_STEPS=20 GPU_SESSION_CURVE_MODEL="model.dim=16 model.depth=1 model.heads=2 model.patch=7" GPU_SESSION_DINO_LOCAL_SIZE=14 \
 GPU_SESSION_AB_ITERS=3 sh scripts/gpu_evidence.sh "$T/out" cpu-guarded > "$T/log" 2>&1; rc=$?
 passed=$(grep -c '^- PASS' "$T/out/SUMMARY.md" 2>/dev/null)
 if [ $rc -eq 0 ] && [ "$passed" -eq 29 ] && grep -q '^0 failed' "$T/out/SUMMARY.md" &&
     tar -tzf "$T/out.tar.gz" 2>/dev/null | grep -q 'SUMMARY.md'; then
-    echo "PASS gpu_session.sh on cpu-guarded: $passed checks passed (probe, cpu vs device for 2 objectives, bf16 vs fp32 and vs the CPU, resume across devices, determinism fp32, bf16, fp32 with train.graph=on, MP3, GVP (fixed segmentation), SimCLR and DINO (global views) each without and with train.graph=on, each graph run bitwise its run without, loss curve, the switch matrix with --breakdown: fp32, bf16, bf16 activations, bf16 activations with --recompute gelu, --graph on) and packed into one archive"
+    echo "PASS gpu_session.sh on cpu-guarded: $passed checks passed (probe, cpu vs device for 2 objectives, bf16 vs fp32 and vs the CPU, resume across devices, determinism fp32, bf16, fp32 with train.graph=on, MP3, GVP (fixed segmentation), SimCLR and DINO (3 local crops) each without and with train.graph=on, each graph run bitwise its run without, loss curve, the switch matrix with --breakdown: fp32, bf16, bf16 activations, bf16 activations with --recompute gelu, --graph on) and packed into one archive"
 else
     echo "FAIL gpu_session.sh on cpu-guarded: exit $rc, $passed checks passed: $(grep -E '^- FAIL|failed' "$T/out/SUMMARY.md" 2>/dev/null | tr '\n' ' ')"
 fi

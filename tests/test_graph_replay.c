@@ -11,8 +11,11 @@
 // reads but do not replay; GVP with fixed segmentation (its orders, group ids, predicted rows and
 // targets staged) and MLM (its masked tokens and targets staged) replay; GVP with random or mixed
 // segmentation (its predicted patches drawn per step) runs without host reads but does not
-// replay; SimCLR (its views staged before each step: train_stage_views) replays, DINO (own views,
-// loss on the host) does not. Also: the CPU backends refuse graph_begin with a reason.
+// replay; SimCLR (its views staged before each step: train_stage_views) replays; DINO replays with
+// its 2 global views only and with local crops (2, and an odd 3: every view staged before the step,
+// the local size's grid tables restored by a backend copy, each group's drop path in its own epoch
+// slot that the RNG clock keeps); DINO with CAPE runs without host reads but does not replay.
+// Also: the CPU backends refuse graph_begin with a reason.
 #include "testing.h"
 #include "../bench/train/graph_replay.h"
 #include "../core/ops.h"
@@ -71,8 +74,10 @@ static const objective_case objective_cases[] = {
     {"mlm (masked tokens and targets staged before each step)", "mlm", "abs", 0.0, 0.0, NULL, NULL, NULL, 0},
     {"simclr (its views staged before each step: train_stage_views)", "simclr", "abs", 0.0, 0.0, NULL, NULL, NULL, 0},
     {"dino, 2 global views only (views and per-step values staged before each step)", "dino", "abs", 0.0, 0.0, NULL, NULL, NULL, 0},
-    {"dino with 2 local crops (staged per group inside the step)", "dino", "abs", 0.0, 0.0, "dino.local_crops > 0",
-     "dino.local_crops > 0", NULL, 2},
+    {"dino with 2 local crops (all views staged before the step, per-size tables kept)", "dino", "abs", 0.0, 0.0, NULL,
+     NULL, NULL, 2},
+    {"dino with 3 local crops (an odd last group of one)", "dino", "abs", 0.0, 0.0, NULL, NULL, NULL, 3},
+    {"dino with 2 local crops, pe.kind=cape (positions drawn per forward)", "dino", "cape", 0.0, 0.0, "CAPE", NULL, NULL, 2},
 };
 
 // Each objective configures a 28 px, patch 4 model (49 patches, cls) as the trainer would and

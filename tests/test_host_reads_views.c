@@ -17,7 +17,15 @@
 //   (the teacher temperature's warmup and the prototypes' freeze change at epoch 1; its weight
 //   decay schedule reaches AdamW through STEP_WD, its EMA runs after AdamW inside the step):
 //   no host read inside a step, values and state bitwise the reading step's (train_views,
-//   AdamW at weight_decay_at, after_step).
+//   AdamW at weight_decay_at, after_step); and with local crops at 6 px (dino.local_crops=2, and
+//   3: an odd last group of one view), staged before the step in backend memory, the student
+//   switching to 6 px and back inside it, each group's drop path drawn in its own epoch slot
+//   under the device step's clock: the same checks;
+// - the grid tables of a kept size (model_keep_resolution): a switch to it restores them by a
+//   backend copy even when the host staging holds another size's tables (what a replayed switch
+//   reads), so the forward at that size is bitwise the one with the host's own tables;
+// - the RNG clock keeps an address's epoch slot: drop path under a clock at (epoch, step) with
+//   slot k << 24 draws what it draws at the address (epoch + (k << 24), step) without a clock.
 #include "testing.h"
 #include "model_testing.h"
 #include "../bench/train/step_device.h"
@@ -51,8 +59,8 @@ static dataset synthetic(void) {
     return ds;
 }
 
-// kind: objective_simclr or objective_dino (its 2 global views only).
-static void trainee_create(trainee *t, const ops_backend *ops, const objective_kind *kind) {
+// kind: objective_simclr or objective_dino (with local_crops local crops at 6 px).
+static void trainee_create(trainee *t, const ops_backend *ops, const objective_kind *kind, int local_crops) {
     objective_settings s;
     memset(&s, 0, sizeof s);
     s.name = kind->name, s.pe_kind = "abs", s.cls = 1, s.batch = B, s.train_size = SIDE, s.patch = 3, s.heads = 2, s.seed = 1;
@@ -62,7 +70,7 @@ static void trainee_create(trainee *t, const ops_backend *ops, const objective_k
                                                                  .proj_dim = 6, .pool = SIMCLR_POOL_CLS};
     else
         *OBJECTIVE_OWN(&s, dino_settings) = (dino_settings){
-            .hidden_dim = 12, .bottleneck_dim = 6, .out_dim = 16, .local_crops = 0, .local_size = 6, .freeze_last_layer = 1,
+            .hidden_dim = 12, .bottleneck_dim = 6, .out_dim = 16, .local_crops = local_crops, .local_size = 6, .freeze_last_layer = 1,
             .teacher_temp_warmup = 2, .momentum = 0.9f, .student_temp = 0.1f, .teacher_temp = 0.07f,
             .warmup_teacher_temp = 0.04f, .center_momentum = 0.9f, .weight_decay = 0.04f, .weight_decay_end = 0.4f};
     const char *why = objective_config_error(&s);
@@ -82,11 +90,12 @@ static objective_batch batch_of(const dataset *ds, int *idx, int s) {
                              .rng = {.seed = 1, .epoch = (uint32_t)(s / STEPS_PER_EPOCH), .step = (uint32_t)(s % STEPS_PER_EPOCH)}};
 }
 
-static void check_backend(const ops_backend *ops, const dataset *ds, const objective_kind *kind) {
-    char name[160];
+static void check_backend(const ops_backend *ops, const dataset *ds, const objective_kind *kind, int local_crops) {
+    char name[160], what[48];
     trainee ref, dev;
-    trainee_create(&ref, ops, kind);
-    trainee_create(&dev, ops, kind);
+    trainee_create(&ref, ops, kind, local_crops);
+    trainee_create(&dev, ops, kind, local_crops);
+    snprintf(what, sizeof what, kind == &objective_dino ? "%s (%d local crops)" : "%s", kind->name, local_crops);
     optim_config oc = {.lr = 3e-3f, .min_lr = 1e-4f, .weight_decay = 0.05f, .beta1 = 0.9f, .beta2 = 0.999f,
                        .eps = 1e-8f, .clip = kind == &objective_dino ? DINO_CLIP : 0.9f, .warmup_steps = 2,
                        .total_steps = STEPS};
@@ -128,11 +137,11 @@ static void check_backend(const ops_backend *ops, const dataset *ds, const objec
         if (!trainee_same_state(&ref, &dev)) state_bad++;
     }
     ops->set_rng_clock(NULL);
-    snprintf(name, sizeof name, "host reads: %s %s: none inside a step", kind->name, ops->name);
+    snprintf(name, sizeof name, "host reads: %s %s: none inside a step", what, ops->name);
     test_check(name, inside_reads == 0 && bad_reads == 0 && reads_done == 2,
                "%d of %d steps read mid-step; %d of %d reads were not one download of the pending steps", inside_reads,
                STEPS, bad_reads, reads_done);
-    snprintf(name, sizeof name, "host reads: %s %s: values and state bitwise the reading step's", kind->name, ops->name);
+    snprintf(name, sizeof name, "host reads: %s %s: values and state bitwise the reading step's", what, ops->name);
     test_check(name, value_bad == 0 && state_bad == 0 && clipped > 0 && clipped < STEPS,
                "%d steps with a loss, norm or rate unlike the reading step's, %d with other parameters or moments; "
                "%d of %d steps clipped (norm > %g; norms %.3g .. %.3g)", value_bad, state_bad, clipped, STEPS, oc.clip,
@@ -146,8 +155,8 @@ static void check_backend(const ops_backend *ops, const dataset *ds, const objec
 // views staged by train_stage_views and the clock uploaded before it.
 static void check_stale_forward(const ops_backend *ops, const dataset *ds) {
     trainee ref, dev;
-    trainee_create(&ref, ops, &objective_simclr);
-    trainee_create(&dev, ops, &objective_simclr);
+    trainee_create(&ref, ops, &objective_simclr, 0);
+    trainee_create(&dev, ops, &objective_simclr, 0);
     uint32_t *clock = ops->alloc(2 * sizeof(uint32_t), "clock");
     double *loss = ops->alloc(sizeof(double), "loss");
     int idx[B];
@@ -180,12 +189,86 @@ static void check_stale_forward(const ops_backend *ops, const dataset *ds) {
     trainee_free(&dev);
 }
 
+// A model that keeps 6 px and 12 px, its input arena zeroed and its encoding's and backbone's
+// host work (set_grid) skipped, as a replayed switch skips them: switching to each size must
+// give the forward of a model whose host computed and uploaded that size's tables.
+static void check_kept_tables(const ops_backend *ops) {
+    model_config cfg = {.channels = 1, .image_size = SIDE, .patch = 3, .dim = 16, .depth = 2, .heads = 2, .mlp_ratio = 2,
+                        .cls = 1, .pe_kind = "abs", .num_classes = 10};
+    model host, kept;
+    model_create(&host, &cfg, ops, B, 5);
+    model_create(&kept, &cfg, ops, B, 5);
+    model_keep_resolution(&kept, 6);
+    model_keep_resolution(&kept, SIDE);
+    posenc_kind pe = *kept.pe;
+    backbone_kind arch = *kept.arch;
+    pe.set_grid = NULL, arch.set_grid = NULL; // what a replay does not run
+    kept.pe = &pe, kept.arch = &arch;
+    int sizes[3] = {6, SIDE, 6}, bad = 0;
+    float *a = xmalloc(B * 10 * sizeof(float), "logits"), *b = xmalloc(B * 10 * sizeof(float), "logits");
+    for (int i = 0; i < 3; i++) {
+        ops->zero(kept.input, kept.inputs.total); // nothing of the last size's tables left
+        model_set_resolution(&host, sizes[i]);
+        model_set_resolution(&kept, sizes[i]);
+        size_t n = (size_t)B * model_input_floats(&host);
+        float *ih = model_images(&host), *ik = model_images(&kept);
+        for (size_t e = 0; e < n; e++) ih[e] = ik[e] = (float)((e * 7 + (size_t)i) % 13) / 13.0f - 0.5f;
+        rng_addr rng = {.seed = 1};
+        ops->download(a, model_forward(&host, B, 0, rng), B * 10 * sizeof(float));
+        ops->download(b, model_forward(&kept, B, 0, rng), B * 10 * sizeof(float));
+        bad += memcmp(a, b, B * 10 * sizeof(float)) != 0;
+    }
+    kept.pe = host.pe, kept.arch = host.arch;
+    char name[96];
+    snprintf(name, sizeof name, "kept resolution %s: tables restored by a backend copy", ops->name);
+    test_check(name, bad == 0, "%d of 3 switches (6, %d, 6 px; abs table resized at 6) gave other logits than the host's "
+               "tables (first logit %.9g vs %.9g)", bad, SIDE, a[0], b[0]);
+    free(a), free(b);
+    model_free(&host);
+    model_free(&kept);
+}
+
+// Drop path under the RNG clock (epoch 3, step 5) with the address's epoch slot 2 << 24 draws
+// what it draws at (epoch (2 << 24) + 3, step 5) without a clock, and not what slot 0 draws.
+static void check_clock_slot(const ops_backend *ops) {
+    enum { N = 64 };
+    uint32_t now[2] = {3, 5}, *clock = ops->alloc(sizeof now, "clock");
+    float *keep = ops->alloc(N * sizeof(float), "keep scales");
+    float clocked[N], slot0[N], plain[N];
+    ops->upload(clock, now, sizeof now);
+    ops->set_rng_clock(clock);
+    rng_addr a = {.seed = 1, .purpose = RNG_DROPPATH, .epoch = 2u << 24, .step = 0, .index = 4};
+    ops->drop_path_scales(keep, N, 0.5f, a);
+    ops->download(clocked, keep, sizeof clocked);
+    a.epoch = 0;
+    ops->drop_path_scales(keep, N, 0.5f, a);
+    ops->download(slot0, keep, sizeof slot0);
+    ops->set_rng_clock(NULL);
+    a.epoch = (2u << 24) + 3, a.step = 5;
+    ops->drop_path_scales(keep, N, 0.5f, a);
+    ops->download(plain, keep, sizeof plain);
+    char name[96];
+    snprintf(name, sizeof name, "RNG clock %s: keeps the address's epoch slot", ops->name);
+    test_check(name, !memcmp(clocked, plain, sizeof plain) && memcmp(clocked, slot0, sizeof slot0),
+               "slot 2 under the clock %s the unclocked draw at epoch (2 << 24) + 3; %s slot 0's",
+               memcmp(clocked, plain, sizeof plain) ? "differs from" : "equals",
+               memcmp(clocked, slot0, sizeof slot0) ? "differs from" : "equals (the slot was dropped)");
+    ops->free(clock);
+    ops->free(keep);
+}
+
 int main(void) {
     dataset ds = synthetic();
-    check_backend(&ops_cpu, &ds, &objective_simclr);
-    check_backend(&ops_cpu_guarded, &ds, &objective_simclr);
-    check_backend(&ops_cpu, &ds, &objective_dino);
-    check_backend(&ops_cpu_guarded, &ds, &objective_dino);
+    check_backend(&ops_cpu, &ds, &objective_simclr, 0);
+    check_backend(&ops_cpu_guarded, &ds, &objective_simclr, 0);
+    for (int locals = 0; locals <= 3; locals += locals ? 1 : 2) { // 0, 2, 3
+        check_backend(&ops_cpu, &ds, &objective_dino, locals);
+        check_backend(&ops_cpu_guarded, &ds, &objective_dino, locals);
+    }
+    check_kept_tables(&ops_cpu);
+    check_kept_tables(&ops_cpu_guarded);
+    check_clock_slot(&ops_cpu);
+    check_clock_slot(&ops_cpu_guarded);
     check_stale_forward(&ops_cpu, &ds);
     check_stale_forward(&ops_cpu_guarded, &ds);
     free(ds.pixels), free(ds.labels);

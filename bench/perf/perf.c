@@ -21,6 +21,7 @@
 #include "../../models/backbones/gmlp.h"
 #include "../../core/device.h"
 #include "../../core/ops_cuda.h"
+#include "../../datasets/dataset.h"
 #include "../../objectives/objective.h"
 #include <errno.h>
 #include <libgen.h>
@@ -74,6 +75,17 @@ static const perf_config perf_configs[] = {
     {"gvp-d64-L2-p4-28px-fixed", {.channels = 1, .image_size = 28, .patch = 4, .dim = 64, .depth = 2, .heads = 2,
                                   .mlp_ratio = 2, .cls = 1, .pe_kind = "sin2d", .num_classes = 10}, 32, 0, "gvp", 0,
      "objective.groups=4 objective.segmentation=fixed"},
+    // the objectives that draw their own views from raw images (synthetic ones here, staged before
+    // each step): SimCLR's 2 views and DINO's 2 global + 6 local crops (12 px), small enough for the CPU
+    {"simclr-d64-L2-p4-28px", {.channels = 1, .image_size = 28, .patch = 4, .dim = 64, .depth = 2, .heads = 2,
+                               .mlp_ratio = 2, .cls = 1, .pe_kind = "abs", .num_classes = 10}, 32, 0, "simclr", 0, NULL},
+    {"dino-d64-L2-p4-28px", {.channels = 1, .image_size = 28, .patch = 4, .dim = 64, .depth = 2, .heads = 2,
+                             .mlp_ratio = 2, .cls = 1, .pe_kind = "abs", .num_classes = 10}, 32, 0, "dino", 0,
+     "dino.hidden_dim=256 dino.bottleneck_dim=64 dino.out_dim=1024"},
+    // DINO at ViT-S/16 (the paper's recipe per GPU: 2 x 224 px global + 6 x 96 px local crops, 64 images)
+    {"dino-s16-224", {.channels = 3, .image_size = 224, .patch = 16, .dim = 384, .depth = 12, .heads = 6,
+                      .mlp_ratio = 4, .cls = 1, .pe_kind = "abs", .num_classes = 1000}, 64, 1, "dino", 0,
+     "dino.local_size=96 dino.hidden_dim=2048 dino.bottleneck_dim=256 dino.out_dim=65536"},
 };
 
 void perf_check_attention(const char *v) {
@@ -173,6 +185,12 @@ static void perf_own_settings(const perf_config *p, const objective_kind *kind, 
     kind->read_settings(&r, os->own);
 }
 
+// Model inputs of config p's step: its batch times the objective's inputs per image (SimCLR's and
+// DINO's 2 views; 1 otherwise), what the model and objective are sized for, as in training.
+static int perf_inputs(const perf_config *p, const objective_kind *kind) {
+    return p->batch * (kind->batch_factor > 1 ? kind->batch_factor : 1);
+}
+
 static const objective_kind *perf_setup(const perf_config *p, objective_settings *os, model_config *mc) {
     *os = (objective_settings){.name = p->objective ? p->objective : "supervised", .pe_kind = p->model.pe_kind,
                                .eta = p->eta, .label_smoothing = 0.1, .patch = p->model.patch,
@@ -192,8 +210,8 @@ static const objective_kind *perf_setup(const perf_config *p, objective_settings
     return kind;
 }
 
-// FLOPs of one training step (3 x forward, masked attention counted with its key tokens, and the
-// objective's extra: GVP's query stream).
+// FLOPs of one training step (3 x forward per model input, masked attention counted with its key
+// tokens, and the objective's extra: GVP's query stream, DINO's teacher and local crops).
 static double perf_step_flops(const perf_config *p) {
     objective_settings os;
     model_config mc;
@@ -202,7 +220,8 @@ static double perf_step_flops(const perf_config *p) {
     model_grid_at(&mc, mc.image_size, &rows, &cols);
     int keys = mc.request.context_tokens > 0 ? mc.request.context_tokens : rows * cols + (mc.cls ? 1 : 0);
     double extra = kind->train_extra_flops ? kind->train_extra_flops(&os, &mc) : 0.0;
-    return (3.0 * model_forward_flops_masked(&mc, keys) + extra) * p->batch;
+    int factor = kind->batch_factor > 1 ? kind->batch_factor : 1; // model inputs per image (SimCLR, DINO: 2)
+    return (3.0 * model_forward_flops_masked(&mc, keys) * factor + extra) * p->batch;
 }
 
 // --breakdown: the step's phases, between the timing marks (ops timer_mark) recorded at the
@@ -226,21 +245,50 @@ typedef struct {
     char graph_why[256];   // --graph on and not replayed: why
 } step_breakdown;
 
+// Raw images for an objective that draws its own views (SimCLR, DINO): `n` uint8 images of
+// config p's channels and size, uniform, labelled by index; the objective's views are cut from them.
+static dataset synthetic_images(const perf_config *p, int n) {
+    dataset ds;
+    memset(&ds, 0, sizeof ds);
+    snprintf(ds.name, sizeof ds.name, "synthetic");
+    int c = p->model.channels, side = p->model.image_size;
+    ds.n = n, ds.channels = c, ds.height = side, ds.width = side, ds.num_classes = p->model.num_classes;
+    size_t bytes = (size_t)n * c * side * side;
+    ds.pixels = xmalloc(bytes, "bench raw images");
+    ds.labels = xmalloc((size_t)n * sizeof *ds.labels, "bench raw image labels");
+    rng_stream s = rng_stream_make(0, RNG_TEST, 0, 0, 1);
+    for (size_t i = 0; i < bytes; i++) ds.pixels[i] = (uint8_t)rng_below(&s, 256);
+    for (int i = 0; i < n; i++) ds.labels[i] = i % ds.num_classes;
+    for (int k = 0; k < 3; k++) ds.mean[k] = 0.5f, ds.std[k] = 0.25f;
+    return ds;
+}
+
 // The training step (forward, loss, backward, AdamW) of config p through its objective,
-// timed `iters` times after two warmup steps; samples[iters] gets each step's seconds, and
-// breakdown (when not NULL) the phases' medians. graph (--graph on): the step without host reads
-// (bench/train/step_device.h), captured after the warm-up and replayed where the config replays
-// (graph_replay.h) and the backend builds graphs; its values are read after each timed step.
+// timed `iters` times after two warmup steps; an objective that draws its own views gets a batch
+// of synthetic raw images (objective_batch), staged before each step with --graph on
+// (train_stage_views) and drawn by train_views with it off, where the forward phase of
+// --breakdown holds the whole train_views (views, forward, loss and backward); samples[iters]
+// gets each step's seconds, and breakdown (when not NULL) the phases' medians. graph (--graph
+// on): the step without host reads (bench/train/step_device.h), captured after the warm-up and
+// replayed where the config replays (graph_replay.h) and the backend builds graphs; its values
+// are read after each timed step.
 static double time_posbench_step(const perf_config *p, const ops_backend *ops, int iters, double *samples,
                                  size_t *arena_peak, step_breakdown *breakdown, int graph) {
     objective_settings os;
     model_config mc;
     const objective_kind *kind = perf_setup(p, &os, &mc);
     ops->memory_peak(1);
+    int inputs = perf_inputs(p, kind);
     model m;
-    model_create(&m, &mc, ops, p->batch, 0);
+    model_create(&m, &mc, ops, inputs, 0);
     objective obj;
-    objective_create(&obj, kind, &os, &m, p->batch);
+    objective_create(&obj, kind, &os, &m, inputs);
+    int own_views = kind->train_views != NULL;
+    dataset raw = {0};
+    int *raw_index = xmalloc((size_t)p->batch * sizeof(int), "bench raw image indices");
+    for (int b = 0; b < p->batch; b++) raw_index[b] = b;
+    if (own_views) raw = synthetic_images(p, p->batch);
+    objective_batch views = {.data = &raw, .indices = raw_index, .B = p->batch};
     float *adam_m = ops->alloc(m.params.total * sizeof(float), "adam m");
     float *adam_v = ops->alloc(m.params.total * sizeof(float), "adam v");
     int32_t *labels = xmalloc((size_t)p->batch * sizeof(int32_t), "labels");
@@ -265,15 +313,17 @@ static double time_posbench_step(const perf_config *p, const ops_backend *ops, i
             ops->pin_host(labels, (size_t)p->batch * sizeof(int32_t)); // a replay's memcpy node reads it
         }
     }
-    step_target target = {.obj = &obj, .m = &m, .adam_m = adam_m, .adam_v = adam_v, .oc = &oc, .B = p->batch};
+    step_target target = {.obj = &obj, .m = &m, .adam_m = adam_m, .adam_v = adam_v, .oc = &oc, .B = p->batch,
+                          .views = own_views ? &views : NULL};
     static const int inner_marks[4] = {MARK_FORWARD, MARK_ZEROED, MARK_BACKWARD, MARK_OPTIMIZER};
     // --breakdown: per step, each phase's ms, the marks' total, the host's blocked ms and its reads
     enum { COLS = PHASE_COUNT + 3 };
     double *marks = breakdown ? xmalloc((size_t)iters * COLS * sizeof(double), "step phases") : NULL;
-    if (breakdown) m.upload_mark = MARK_UPLOADED;
     for (int it = -2; it < iters; it++) { // two warmup steps
         double t0 = now_seconds();
+        if (breakdown) m.upload_mark = MARK_UPLOADED; // the step's first forward of the model records it
         rng_addr rng = {.seed = 0, .step = (uint32_t)(it + 2)};
+        views.rng = rng; // the step's views (own_views)
         if (breakdown) {
             ops->host_wait_seconds(1);
             ops->timer_mark(MARK_START);
@@ -283,11 +333,17 @@ static double time_posbench_step(const perf_config *p, const ops_backend *ops, i
         if (graph) {
             if (sd.graph && sd.issued >= STEP_DEVICE_WARMUP) m.upload_mark = 0, inside = 0; // may be captured
             step_device_run(&sd, &target, labels, rng, it + 2, breakdown ? inner_marks : NULL);
-            if (!sd.replaying && !inside) { // the backend refused the capture: eager from now on
-                inside = 1;
-                if (breakdown) m.upload_mark = MARK_UPLOADED;
-            }
+            if (!sd.replaying && !inside) inside = 1; // the backend refused the capture: eager from now on
             if (breakdown && !inside) ops->timer_mark(MARK_OPTIMIZER);
+        } else if (own_views) { // the trainer's step for them (bench/train/train_step.c own_views_step)
+            m.ops->zero(m.grad, m.params.total);
+            kind->train_views(&obj, &views);
+            if (breakdown) ops->timer_mark(MARK_FORWARD), ops->timer_mark(MARK_ZEROED), ops->timer_mark(MARK_BACKWARD);
+            optim_config step_oc = oc;
+            if (kind->weight_decay_at) step_oc.weight_decay = (float)kind->weight_decay_at(&obj, it + 2);
+            optim_step(m.ops, &m.params, m.param, m.grad, adam_m, adam_v, &step_oc, it + 2, NULL);
+            if (kind->after_step) kind->after_step(&obj, it + 2);
+            if (breakdown) ops->timer_mark(MARK_OPTIMIZER);
         } else {
             kind->train_forward(&obj, p->batch, labels, rng);
             if (breakdown) ops->timer_mark(MARK_FORWARD);
@@ -341,6 +397,8 @@ static double time_posbench_step(const perf_config *p, const ops_backend *ops, i
     ops->free(adam_m);
     ops->free(adam_v);
     free(labels);
+    free(raw_index);
+    free(raw.pixels), free(raw.labels);
     objective_free(&obj);
     model_free(&m);
     return med;
@@ -539,7 +597,7 @@ static int perf_arena_only(const perf_options *opt, int bf16, int route) {
         model_config mc;
         const objective_kind *kind = perf_setup(p, &os, &mc);
         for (int rules = ARENA_RULES_CPU; rules <= ARENA_RULES_CUDA; rules++) {
-            arena_plan a = arena_plan_of(kind, &os, &mc, p->batch, (arena_rules)rules, bf16 ? MATMUL_BF16 : MATMUL_FP32, route);
+            arena_plan a = arena_plan_of(kind, &os, &mc, perf_inputs(p, kind), (arena_rules)rules, bf16 ? MATMUL_BF16 : MATMUL_FP32, route);
             const size_t v[NPARTS] = {a.params,    a.grads,  a.adamw,     a.acts,      a.attn_state, a.act_grads,
                                       a.inputs,    a.objective, a.workspace, a.total};
             printf("%-24s %-5s", rules == ARENA_RULES_CPU ? p->name : "", rules == ARENA_RULES_CPU ? "cpu" : "cuda");
@@ -730,7 +788,7 @@ int perf_arena_check(const char *name, int bf16, int bf16_activations, int recom
         objective_settings os;
         model_config mc;
         const objective_kind *kind = perf_setup(p, &os, &mc);
-        *plan = arena_plan_of(kind, &os, &mc, p->batch, (arena_rules)rules, precision, route);
+        *plan = arena_plan_of(kind, &os, &mc, perf_inputs(p, kind), (arena_rules)rules, precision, route);
         if (measured) time_posbench_step(p, &ops_cpu, 1, NULL, measured, NULL, 0);
         ops_cpu.set_matmul_precision(MATMUL_FP32);
         bench_bf16_activations = bench_recompute_gelu = 0;

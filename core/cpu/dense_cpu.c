@@ -237,13 +237,13 @@ void cpu_residual_backward(float *dx, float *dbranch, const float *dout,
 }
 
 // The clock set_rng_clock last set (NULL: the addresses passed); the random ops below take their
-// address's epoch and step from it.
+// address's epoch (plus the address's epoch slot, RNG_EPOCH_SLOT_MASK) and step from it.
 static const uint32_t *rng_clock;
 
 void cpu_set_rng_clock(const uint32_t *clock) { rng_clock = clock; }
 
 static rng_addr clocked(rng_addr a) {
-    if (rng_clock) a.epoch = rng_clock[0], a.step = rng_clock[1];
+    if (rng_clock) a.epoch = rng_clock[0] + (a.epoch & RNG_EPOCH_SLOT_MASK), a.step = rng_clock[1];
     return a;
 }
 

@@ -367,10 +367,11 @@ __global__ void residual_backward_kernel(float *dx, float *dbranch, const float 
     if (dbranch) dbranch[i] += __fmul_rn(keep_scale ? keep_scale[i / S] : 1.0f, g);
 }
 
-// The address a random op draws at: addr, with its epoch and step from clock (2 uint32 of device
-// memory: set_rng_clock) when clock is not NULL, read as the kernel runs.
+// The address a random op draws at: addr, with its epoch (plus addr's epoch slot,
+// RNG_EPOCH_SLOT_MASK) and step from clock (2 uint32 of device memory: set_rng_clock) when clock
+// is not NULL, read as the kernel runs.
 static __device__ __forceinline__ rng_addr clocked(rng_addr addr, const uint32_t *clock) {
-    if (clock) addr.epoch = clock[0], addr.step = clock[1];
+    if (clock) addr.epoch = clock[0] + (addr.epoch & RNG_EPOCH_SLOT_MASK), addr.step = clock[1];
     return addr;
 }
 

@@ -24,9 +24,12 @@
 // 0 teacher := student copy is issued there too; the loss's mean stays on the backend
 // (train_forward_to), the students' groups and their backward run in train_backward, the EMA
 // after AdamW in train_after_update. train.graph=off runs the same ops (train_views, after_step)
-// and reads the loss once. train.graph=on replays the step as a CUDA graph when every view has
-// the one size (dino.local_crops=0); local crops are staged per group inside the step, which a
-// graph cannot replay (dino_replay_refusal).
+// and reads the loss once. train.graph=on replays the step as a CUDA graph, local crops too:
+// every view is drawn before the step (the global ones into the staging inputs, the local ones
+// into backend memory, local_views, which each group's forward copies: model_images_from); the
+// student's switch to dino.local_size and back restores each size's grid tables by a backend
+// copy (model_keep_resolution); each group's drop path draws in its own epoch slot of the step's
+// address, which the RNG clock keeps (RNG_EPOCH_SLOT_MASK).
 // Each evaluation (every epoch): the collapse diagnostics on fixed views (the test images at
 // the training size, no augmentation, through both models): the teacher's mean entropy
 // H(P_t) and KL(P_t ‖ P_s) (DINO §5.3), the /eval metrics and /final teacher_entropy,
@@ -59,7 +62,9 @@ typedef struct {
     double *tau, *eval_tau;        // backend (1): τ_t of the step, of an evaluation
     float *ema_coef, *gate;        // backend (2): EMA (m, 1 - m) of the step; freeze gate (1, 0 or 1)
     double *loss_out;              // the step's loss (train_forward_to's; backend)
-    objective_batch batch;         // the step's raw images (train_stage_views), for the local crops
+    float *local_host;             // pinned host (local_crops, max_batch, C, S_l, S_l): the step's local crops
+    float *local_views;            // backend, the same: uploaded before the step, read by its groups
+    size_t local_floats;           // floats of one local view of one image (C·S_l·S_l)
     rng_addr rng;                  // the step's RNG address (train_forward_to)
     float *center_host, *q_host, *s_host; // host (K), (max_batch, K) x 2: checkpoints, diagnostics
     float *host_param;             // (params.total) host copy for checkpoints
@@ -125,6 +130,15 @@ static void dino_obj_create(objective *o) {
     view_set_dino(&st->views, m->cfg.image_size, d->local_size > 0 ? d->local_size : m->cfg.image_size, d->local_crops);
     size_t K = (size_t)st->K, R = (size_t)o->max_batch, n = m->params.total;
     const ops_backend *ops = o->ops;
+    if (d->local_crops > 0) { // every local crop of a step, staged before it
+        st->local_floats = (size_t)m->cfg.channels * d->local_size * d->local_size;
+        size_t bytes = (size_t)d->local_crops * R * st->local_floats * sizeof(float);
+        st->local_host = xmalloc_pages(bytes, "DINO local crops (host staging)");
+        ops->pin_host(st->local_host, bytes); // page-locked: uploaded asynchronously before the step
+        st->local_views = ops->alloc(bytes, "DINO local crops");
+        model_keep_resolution(m, d->local_size); // the grid tables of both sizes, restored by a backend copy
+        model_keep_resolution(m, m->cfg.image_size);
+    }
     st->center = ops->alloc(K * sizeof(float), "DINO centre");
     st->q = ops->alloc(R * K * sizeof(float), "DINO teacher probabilities");
     st->loss_sum = ops->alloc(2 * sizeof(double), "DINO loss sum");
@@ -145,9 +159,11 @@ static void dino_obj_free(objective *o) {
     dino_head_free(&st->sh);
     dino_head_free(&st->th);
     if (st->teacher_made) model_free(&st->teacher);
-    void *dev[] = {st->center, st->q, st->loss_sum, st->loss_mean, st->tau, st->eval_tau, st->ema_coef, st->gate};
+    void *dev[] = {st->center, st->q, st->loss_sum, st->loss_mean, st->tau, st->eval_tau, st->ema_coef, st->gate,
+                   st->local_views};
     for (size_t i = 0; i < sizeof dev / sizeof *dev; i++) o->ops->free(dev[i]); // NULL is fine
-    free(st->center_host), free(st->q_host), free(st->s_host), free(st->host_param), free(st->diag);
+    if (st->local_host) o->ops->unpin_host(st->local_host);
+    free(st->local_host), free(st->center_host), free(st->q_host), free(st->s_host), free(st->host_param), free(st->diag);
     free(st);
     o->state = NULL;
 }
@@ -160,14 +176,12 @@ static double teacher_temp(const dino_state *st, int epoch) {
     return dino_teacher_temp(st->cfg.warmup_teacher_temp, st->cfg.teacher_temp, st->cfg.teacher_temp_warmup, epoch);
 }
 
-// Views first .. first + n - 1 of the batch (the same size) into the staging input of m.
-static void make_views(model *m, const dino_state *st, const objective_batch *bt, int first, int n) {
-    int size = st->views.config[first].size;
-    model_set_resolution(m, size);
-    size_t per = (size_t)m->cfg.channels * size * size;
+// Views first .. first + n - 1 of the batch (the same size, `per` floats each per image) into
+// dst (n, B, per).
+static void draw_views(const dino_state *st, const objective_batch *bt, int first, int n, size_t per, float *dst) {
     for (int j = 0; j < n; j++)
         views_make_batch(bt->data, bt->indices, bt->B, &st->views, first + j, bt->rng.seed, bt->rng.epoch, bt->rng.step,
-                         model_images(m) + (size_t)j * bt->B * per, NULL);
+                         dst + (size_t)j * bt->B * per, NULL);
 }
 
 // The step's per-step values into backend memory (τ_t of its epoch, the EMA momentum of AdamW
@@ -187,27 +201,37 @@ static void stage_step_values(objective *o, uint32_t epoch, long step) {
     st->steps_done = step + 1;
 }
 
-// The step's values and its 2 global views of the batch (the teacher's staging input, and the
-// same into the student's): train_stage_views, before every step.
+// The step's values and all its views of the batch, before every step (train_stage_views): the 2
+// global ones into the teacher's staging input and the same into the student's, the local crops
+// (views 2 .. V - 1) into local_views, from which the step's groups copy them.
 static void dino_train_stage_views(objective *o, const objective_batch *bt) {
     dino_state *st = o->state;
     model *m = o->model, *t = &st->teacher;
     stage_step_values(o, bt->rng.epoch, (long)bt->rng.epoch * o->s.steps_per_epoch + bt->rng.step);
-    st->batch = *bt;
     int global = st->views.config[0].size; // the model's training size
-    make_views(t, st, bt, 0, 2);
+    size_t per = (size_t)m->cfg.channels * global * global;
+    model_set_resolution(t, global);
     model_set_resolution(m, global);
-    memcpy(model_images(m), model_images(t), (size_t)2 * bt->B * m->cfg.channels * global * global * sizeof(float));
+    draw_views(st, bt, 0, 2, per, model_images(t)); // model_images waits until the last uploads read the staging
+    memcpy(model_images(m), model_images(t), (size_t)2 * bt->B * per * sizeof(float));
+    int locals = st->cfg.local_crops;
+    if (locals > 0) {
+        draw_views(st, bt, 2, locals, st->local_floats, st->local_host);
+        o->ops->upload(st->local_views, st->local_host, (size_t)locals * bt->B * st->local_floats * sizeof(float));
+    }
 }
 
 // The teacher on the 2 global views (no gradient, no drop path) and its probabilities q; both
 // heads' prototypes normalised from the current parameters; the step's loss is written to
-// `loss` (backend) by train_backward.
+// `loss` (backend) by train_backward. The teacher's is the step's first forward: it records the
+// upload timing mark armed on the student (posbench bench --breakdown), so the forward phase is
+// the teacher's and the students' groups (forwards and backwards) fall in the backward phase.
 static void dino_train_forward_to(objective *o, int B, const int32_t *labels, rng_addr rng, double *loss) {
     (void)labels;
     dino_state *st = o->state;
     model *t = &st->teacher;
     st->loss_out = loss, st->rng = rng;
+    t->upload_mark = o->model->upload_mark, o->model->upload_mark = 0; // the step's first forward: bench --breakdown's mark
     o->ops->zero((float *)st->loss_sum, 2 * sizeof(double) / sizeof(float));
     dino_head_weights(&st->sh);
     dino_head_weights(&st->th);
@@ -221,8 +245,8 @@ static void student_group(objective *o, int B, int first, int n) {
     dino_state *st = o->state;
     model *m = o->model;
     int R = n * B, V = 2 + st->cfg.local_crops;
-    rng_addr rng = st->rng; // the group's drop-path (and CAPE) draws: its own epoch slot, (first/2) << 24 above the epoch
-    rng.epoch += (uint32_t)(first / 2) << 24;
+    rng_addr rng = st->rng; // the group's drop-path (and CAPE) draws: its own epoch slot (RNG_EPOCH_SLOT_MASK),
+    rng.epoch += (uint32_t)(first / 2) << 24; // which the step's RNG clock keeps
     const float *out = dino_head_forward(&st->sh, model_forward(m, R, 1, rng), R);
     o->ops->dino_loss_group(st->loss_sum, st->sh.dout, st->q, 2, out, first, n, B, st->K, st->cfg.student_temp,
                             1.0 / dino_pairs(2, V));
@@ -231,7 +255,7 @@ static void student_group(objective *o, int B, int first, int n) {
 }
 
 // The students: the global group (the teacher's images), then the local crops two views at a
-// time (drawn into the staging here); the prototypes' gradient, the centre after the loss, and
+// time (copied from local_views at dino.local_size); the prototypes' gradient, the centre after the loss, and
 // the loss (the mean over pairs) into train_forward_to's `loss`.
 static void dino_train_backward(objective *o, int B) {
     dino_state *st = o->state;
@@ -242,7 +266,8 @@ static void dino_train_backward(objective *o, int B) {
     student_group(o, B, 0, 2);
     for (int first = 2; first < V; first += 2) {
         int n = V - first < 2 ? V - first : 2;
-        make_views(m, st, &st->batch, first, n);
+        model_set_resolution(m, st->views.config[first].size); // a kept size: its tables restored by a backend copy
+        model_images_from(m, st->local_views + (size_t)(first - 2) * B * st->local_floats);
         student_group(o, B, first, n);
     }
     model_set_resolution(m, global);
@@ -260,17 +285,6 @@ static double dino_train_views(objective *o, const objective_batch *bt) {
     dino_train_backward(o, bt->B);
     o->ops->download(&loss, st->loss_mean, sizeof loss);
     return loss;
-}
-
-// train.graph=on captures one step and replays it: only the 2 global views, staged before the
-// step, can be. Local crops keep the host path (its one read: the loss).
-static const char *dino_replay_refusal(const objective_settings *s, int *host_step) {
-    if (own(s)->local_crops == 0) return NULL;
-    *host_step = 1;
-    return "dino.local_crops > 0: each group of local crops is drawn into the model's one staging input at "
-           "dino.local_size inside the step (model_set_resolution re-uploads the position tables), so a graph would "
-           "replay every group's uploads from what was staged last; and the groups' drop path draws at their own "
-           "epoch slot, which the step's RNG clock (set_rng_clock) overrides (valid to replay: dino.local_crops=0)";
 }
 
 static double dino_weight_decay_at(const objective *o, long step) {
@@ -456,7 +470,6 @@ const objective_kind objective_dino = {
     .train_forward_to = dino_train_forward_to,
     .train_backward = dino_train_backward,
     .train_after_update = dino_train_after_update,
-    .replay_refusal = dino_replay_refusal,
     .batch_factor = 2,
     .train_extra_flops = dino_train_extra_flops,
     .weight_decay_at = dino_weight_decay_at,
