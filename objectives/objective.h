@@ -170,10 +170,6 @@ typedef struct objective_kind {
     // memory (scalars[STEP_SKIP] != 0: AdamW skipped the step). DINO: the teacher's EMA. The
     // weight decay of weight_decay_at reaches AdamW through scalars[STEP_WD].
     void (*train_after_update)(objective *o, const float *scalars);
-    // Optional: NULL when a captured step of these settings replays; else why not (naming the
-    // key and what is valid): the step then runs eagerly without host reads (graph_replay.h),
-    // or, where it sets *host_step = 1, reads its loss on the host as with train.graph=off.
-    const char *(*replay_refusal)(const objective_settings *s, int *host_step);
     // Optional, for a loss that is a mean over a number of terms that varies per image (GVP's
     // random and mixed segmentations: its predicted patches). Called with a training step's
     // whole batch of B = train.batch images in the staging input (unchanged by it), their labels

@@ -8,7 +8,6 @@ const char *graph_device_step_refusal(const graph_replay_inputs *in) {
     if (in->host_loss) return "the objective reads its loss on the host (it has no train_forward_to)";
     if (in->ranks > 1) return "a run across processes sums its gradients through the host";
     if (in->accumulate > 1) return "train.accumulate > 1: micro-batches are cut and weighted on the host";
-    if (in->objective_why && in->objective_host) return in->objective_why;
     return NULL;
 }
 
@@ -21,18 +20,14 @@ const char *graph_replay_refusal(const graph_replay_inputs *in) {
     if (in->resolutions > 1) return "data.resolutions: the image size (and every shape) is drawn per step (UniViT)";
     if (in->reference_tokens > 0) return "model.ref_tokens > 0: the reference tokens are drawn on the host in every forward";
     if (in->encoding_draws) return "the position encoding draws its positions on the host in every forward (CAPE)";
-    if (in->objective_why) return in->objective_why;
     return NULL;
 }
 
 graph_replay_inputs graph_replay_inputs_of(const objective_kind *k, const objective_settings *s, const model_config *mc,
                                            int accumulate, int ranks, int resolutions) {
     const posenc_kind *pe = posenc_for_model(mc);
-    int objective_host = 0;
-    const char *objective_why = k->replay_refusal ? k->replay_refusal(s, &objective_host) : NULL;
     return (graph_replay_inputs){.host_loss = k->train_forward_to == NULL, .own_views = k->train_views && !k->train_stage_views,
                                  .accumulate = accumulate, .ranks = ranks, .resolutions = resolutions,
                                  .reference_tokens = mc->request.ref_tokens, .encoding_draws = pe && pe->prepare_inputs,
-                                 .objective_why = objective_why, .objective_host = objective_host,
                                  .loss_terms = k->train_loss_terms && (!k->train_terms_vary || k->train_terms_vary(s))};
 }

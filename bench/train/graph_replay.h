@@ -10,7 +10,7 @@
 // so both replay at their eta; GVP's orders, group ids, predicted rows and targets and MLM's
 // masked tokens and targets the same way: MLM's count is fixed by the sequence length, GVP's by
 // fixed segmentation only; SimCLR's and DINO's views are staged the same way by their
-// train_stage_views, DINO's per-step values too; DINO's local crops are not: its replay_refusal).
+// train_stage_views, DINO's per-step values and local crops too).
 #pragma once
 #include "../../objectives/objective.h"
 
@@ -24,8 +24,6 @@ typedef struct {
     int resolutions;        // sizes a step may draw (data.resolutions, UniViT): more than 1 changes shapes per step
     int reference_tokens;   // model.ref_tokens (drawn on the host in every forward)
     int encoding_draws;     // the position encoding draws on the host in every forward (CAPE)
-    const char *objective_why; // the objective's replay_refusal for the run's settings (NULL: none)
-    int objective_host;     // 1: objective_why stops the step without host reads too
     int loss_terms;         // the objective's loss has a number of terms drawn per step (objective_kind.train_loss_terms
                             // where train_terms_vary says so for the run's settings: GVP's random and mixed segmentations)
 } graph_replay_inputs;
