@@ -165,9 +165,11 @@ static void zero_act_grads_where(model *m, int B, int (*pick)(const tensor_info 
 }
 
 // The step's clearing: every tensor an op adds to. Marked written (model_grad_written; which ones
-// and why: the backbone's declare_acts, e.g. models/backbones/vit.c) are the gradients an op
-// writes before anything reads or adds to them, or that the backward clears itself where it uses
-// them; everything else is accumulated into by its first writer and is cleared here.
+// and why: the backbone's declare_acts, models/backbones/vit.c) are the gradients an op writes
+// before anything reads or adds to them, or that the backward clears itself where it uses them;
+// everything else is accumulated into by its first writer and is cleared here: model.c's own
+// (embedding, tokens, final norm, features, logits: the objectives' loss backwards and the fp32
+// ops all add) and gMLP's (fp32 ops only) among them.
 static int accumulated(const tensor_info *t, const void *ctx) {
     (void)ctx;
     return !t->written;
