@@ -5,7 +5,8 @@
 // no graph. Layout is row-major; shapes are written (B, T, C) = batch, tokens, channels.
 // Backward conventions (all backends):
 //   * gradients ACCUMULATE: din += ..., dweight += ...; callers zero gradient buffers
-//     once per step (ops->zero). A NULL gradient pointer means "not needed".
+//     once per step (ops->zero), except where an op's contract says it WRITES a gradient
+//     (ops_list.h; GRAD_WRITE below). A NULL gradient pointer means "not needed".
 //   * parameter-gradient reductions run in a fixed order (never thread-order dependent),
 //     so results are bitwise reproducible for a given thread count.
 // Models hold a `const ops_backend *` and call through it: one model, one trainer.
@@ -27,6 +28,12 @@ enum { ATTN_MASK_NONE = 0, ATTN_MASK_LT = 1, ATTN_MASK_LE = 2 };
 // products (core/cpu/attention_cpu.c, core/cuda/attention_gemm_cuda.cu). Weights, their
 // gradients, the optimizer state, softmax and every other op stay fp32.
 enum { MATMUL_FP32 = 0, MATMUL_BF16 = 1 };
+
+// How a backward op that offers the choice (linear_backward_bf16's din) stores an input gradient:
+// GRAD_ACCUMULATE adds to the buffer (the convention above); GRAD_WRITE overwrites it with what
+// accumulating onto zeros would give (bit for bit on the CPU), so the buffer's first writer needs
+// no clearing before it.
+enum { GRAD_WRITE = 0, GRAD_ACCUMULATE = 1 };
 
 // Timing marks a backend holds for timer_mark / timer_elapsed_ms (posbench bench --breakdown).
 enum { TIMER_MARKS = 16 };

@@ -179,12 +179,16 @@ OP(void, linear_forward_bf16,
 // Its backward, linear_backward under MATMUL_BF16 with in (N, IC) bf16. The output gradient is
 // exactly one of dout (N, OC) fp32 (rounded to bf16 for the products; dbias sums the fp32 values,
 // as linear_backward) or dout16 (N, OC) bf16. dweight (OC, IC), dbias (OC) += (fp32). The input
-// gradient: din (N, IC) fp32 +=, or din16 (N, IC) = bf16(dout·bf16(weight)) WRITTEN, not
-// accumulated (its consumers are the bf16 ops that nothing else adds to); both NULL: not needed.
+// gradient: din (N, IC) fp32, with din_mode GRAD_ACCUMULATE din += dout·bf16(weight), with
+// GRAD_WRITE din = that product WRITTEN over whatever din held (NaN included) for a buffer whose
+// first writer this op is (nothing to clear): on the CPU the bits of accumulating it onto zeros
+// (0 + -0 = +0 as there; CUDA's beta-0 product may keep a -0); or din16 (N, IC) =
+// bf16(dout·bf16(weight)), always WRITTEN (its consumers are the bf16 ops that nothing else adds
+// to; din_mode is ignored); both NULL: not needed.
 OP(void, linear_backward_bf16,
    (float *din, bfloat16 *din16, float *dweight, float *dbias, const float *dout, const bfloat16 *dout16,
-    const bfloat16 *in, const float *weight, int N, int IC, int OC),
-   (MEM(din), MEM(din16), MEM(dweight), MEM(dbias), MEM(dout), MEM(dout16), MEM(in), MEM(weight), N, IC, OC))
+    const bfloat16 *in, const float *weight, int N, int IC, int OC, int din_mode),
+   (MEM(din), MEM(din16), MEM(dweight), MEM(dbias), MEM(dout), MEM(dout16), MEM(in), MEM(weight), N, IC, OC, din_mode))
 
 // ---- token bookkeeping (tokens_cpu.c, tokens_cuda.cu) ----
 // images (B, Cin, H, W) -> patches (B, (H/p)*(W/p), Cin*p*p), channel order (c, py, px)

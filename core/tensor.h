@@ -19,6 +19,8 @@ typedef struct {
     float init_bound; // parameters with init INIT_UNIFORM: values ~ U(-init_bound, init_bound)
     int batch_major; // activation gradients: > 0 when the buffer is (batch_major, ...) images first,
                      // so a batch of B uses only its first B/batch_major part; 0 otherwise
+    int written;     // activation gradients: 1 when every backward writes (or clears) it before anything
+                     // adds to it, so the step's clearing skips it (models/model.h model_grad_written)
 } tensor_info;
 
 typedef struct {

@@ -218,6 +218,7 @@ float *model_dlogits(model *m);
 // one, then the references; NULL (width 0) without cfg.request.ref_tokens.
 const int *model_reference_tokens(const model *m);
 int model_reference_width(const model *m);
+// Clears every activation gradient an op adds to: all but those marked model_grad_written.
 void model_zero_act_grads(model *m);
 // The same for a backward of batch B: a batch-major gradient (model_add_batch_act) is cleared
 // for its first B images only, every other one whole; the same values as model_zero_act_grads
@@ -226,6 +227,11 @@ void model_zero_act_grads_batch(model *m, int B);
 // The same for the act-grad tensors among grads[0..count) (NULLs skipped): a backbone clearing
 // its shared block gradients between blocks (models/backbones/vit.c, gmlp.c), sizes from the table.
 void model_zero_act_grads_of(model *m, float *const *grads, int count, int B);
+// Marks the declared activation gradient `name` (this model's name for it) as one that every
+// backward writes, or clears where it uses it, before any op adds to it (a backbone's bf16
+// gradients, its shared transients): model_zero_act_grads(_batch) leave it as it is. Dies
+// (internal) on a name with no gradient.
+void model_grad_written(model *m, const char *name);
 void model_backward(model *m, int B);
 
 // Context for masked attention: (B, M) token indices per image (cls, when present, should be

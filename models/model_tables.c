@@ -7,6 +7,7 @@
 #include "model.h"
 #include "model_parts.h"
 #include "../core/common.h"
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -125,7 +126,16 @@ void model_upload(model *m, const float *host, size_t n) {
     die_fail("internal: model_upload of a host pointer that is not a staged input");
 }
 
-void model_zero_act_grads(model *m) { m->ops->zero(m->dact, m->act_grads.total); }
+void model_grad_written(model *m, const char *name) {
+    char full[TENSOR_NAME_MAX];
+    if (m->owner) {
+        model_grad_written(m->owner, owner_name(m, name, full));
+        return;
+    }
+    int index = tensor_table_find(&m->act_grads, name);
+    if (index < 0) die_fail("internal: model_grad_written(%s): no such activation gradient", name);
+    m->act_grads.items[index].written = 1;
+}
 
 // Floats of act-grad tensor t a backward of B images reads: the first B images of a batch-major
 // one, every other one whole.
@@ -140,7 +150,7 @@ static void zero_act_grads_where(model *m, int B, int (*pick)(const tensor_info 
     size_t lo = 0, hi = 0;
     for (int i = 0; i < m->act_grads.count; i++) {
         const tensor_info *t = &m->act_grads.items[i];
-        if (pick && !pick(t, ctx)) {
+        if (!pick(t, ctx)) {
             if (hi > lo) m->ops->zero(m->dact + lo, hi - lo);
             lo = hi = 0;
             continue;
@@ -154,13 +164,20 @@ static void zero_act_grads_where(model *m, int B, int (*pick)(const tensor_info 
     if (hi > lo) m->ops->zero(m->dact + lo, hi - lo);
 }
 
-void model_zero_act_grads_batch(model *m, int B) {
-    if (B >= m->max_batch) {
-        model_zero_act_grads(m);
-        return;
-    }
-    zero_act_grads_where(m, B, NULL, NULL);
+// The step's clearing: every tensor an op adds to. Marked written (model_grad_written; which ones
+// and why: the backbone's declare_acts, models/backbones/vit.c) are the gradients an op writes
+// before anything reads or adds to them, or that the backward clears itself where it uses them;
+// everything else is accumulated into by its first writer and is cleared here: model.c's own
+// (embedding, tokens, final norm, features, logits: the objectives' loss backwards and the fp32
+// ops all add) and gMLP's (fp32 ops only) among them.
+static int accumulated(const tensor_info *t, const void *ctx) {
+    (void)ctx;
+    return !t->written;
 }
+
+void model_zero_act_grads(model *m) { zero_act_grads_where(m, INT_MAX, accumulated, NULL); }
+
+void model_zero_act_grads_batch(model *m, int B) { zero_act_grads_where(m, B, accumulated, NULL); }
 
 typedef struct {
     const model *m;

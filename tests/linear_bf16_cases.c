@@ -56,6 +56,10 @@ linear_bf16_outputs linear_bf16_run(const ops_backend *ops, int k, int use_twins
     float *d_y = ops->alloc(ny * 4, "y"), *d_din = up(ops, din0, nx * 4), *d_dw = up(ops, dw0, nw * 4);
     float *d_db = up(ops, db0, (size_t)OC * 4), *d_dw16 = up(ops, dw0, nw * 4), *d_db16 = up(ops, db0, (size_t)OC * 4);
     float *d_din_zero = up(ops, zeros, nx * 4); // the twins' input gradient from zero (din16's reference)
+    // din written (GRAD_WRITE) over NaN by the bf16 op; the twin accumulates it onto zeros
+    float *nans = xmalloc((nx ? nx : 1) * 4, "NaN din"), *d_din_w;
+    for (size_t i = 0; i < nx; i++) nans[i] = NAN;
+    d_din_w = up(ops, use_twins ? zeros : nans, nx * 4);
     bfloat16 *d_y16 = ops->alloc(ny * 2, "y16"), *d_din16 = ops->alloc(nx * 2, "din16");
     bfloat16 *garbage = xmalloc(nx * 2, "garbage");
     for (size_t i = 0; i < nx; i++) garbage[i] = 0x7f7f; // large: an accumulating din16 would show
@@ -65,16 +69,19 @@ linear_bf16_outputs linear_bf16_run(const ops_backend *ops, int k, int use_twins
         ops->linear_forward(d_y, d_x, d_w, d_b, N, IC, OC);
         ops->linear_backward(d_din, d_dw, d_db, d_g, d_x, d_w, N, IC, OC);
         ops->linear_backward(d_din_zero, d_dw16, d_db16, d_g16f, d_x, d_w, N, IC, OC);
+        ops->linear_backward(d_din_w, NULL, NULL, d_g, d_x, d_w, N, IC, OC);
     } else {
         ops->set_matmul_precision(precision);
         ops->linear_forward_bf16(d_y, NULL, d_x16, d_w, d_b, N, IC, OC);
         ops->linear_forward_bf16(NULL, d_y16, d_x16, d_w, d_b, N, IC, OC);
-        ops->linear_backward_bf16(d_din, NULL, d_dw, d_db, d_g, NULL, d_x16, d_w, N, IC, OC);
-        ops->linear_backward_bf16(NULL, d_din16, d_dw16, d_db16, NULL, d_g16, d_x16, d_w, N, IC, OC);
+        ops->linear_backward_bf16(d_din, NULL, d_dw, d_db, d_g, NULL, d_x16, d_w, N, IC, OC, GRAD_ACCUMULATE);
+        ops->linear_backward_bf16(NULL, d_din16, d_dw16, d_db16, NULL, d_g16, d_x16, d_w, N, IC, OC, GRAD_WRITE);
+        ops->linear_backward_bf16(d_din_w, NULL, NULL, NULL, d_g, NULL, d_x16, d_w, N, IC, OC, GRAD_WRITE);
     }
     ops->set_matmul_precision(MATMUL_FP32);
     o.y = down(ops, d_y, ny * 4);
-    o.din = down(ops, d_din, nx * 4), o.dw = down(ops, d_dw, nw * 4), o.db = down(ops, d_db, (size_t)OC * 4);
+    o.din = down(ops, d_din, nx * 4), o.din_w = down(ops, d_din_w, nx * 4);
+    o.dw = down(ops, d_dw, nw * 4), o.db = down(ops, d_db, (size_t)OC * 4);
     o.dw16 = down(ops, d_dw16, nw * 4), o.db16 = down(ops, d_db16, (size_t)OC * 4);
     if (use_twins) {
         float *din_zero = down(ops, d_din_zero, nx * 4);
@@ -84,14 +91,16 @@ linear_bf16_outputs linear_bf16_run(const ops_backend *ops, int k, int use_twins
         o.y16 = down(ops, d_y16, ny * 2), o.din16 = down(ops, d_din16, nx * 2);
     }
     free(x), free(g16f), free(x16), free(g16), free(w), free(b), free(g), free(din0), free(dw0), free(db0), free(zeros);
-    free(garbage);
-    void *dev[] = {d_x, d_w, d_b, d_g, d_g16f, d_x16, d_g16, d_y, d_din, d_dw, d_db, d_dw16, d_db16, d_din_zero, d_y16, d_din16};
+    free(garbage), free(nans);
+    void *dev[] = {d_x,  d_w,    d_b,    d_g,        d_g16f, d_x16,   d_g16,  d_y, d_din,
+                   d_dw, d_db,   d_dw16, d_db16,     d_din_zero, d_y16, d_din16, d_din_w};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++) ops->free(dev[i]);
     return o;
 }
 
 void linear_bf16_outputs_free(linear_bf16_outputs *o) {
-    free(o->y), free(o->din), free(o->dw), free(o->db), free(o->dw16), free(o->db16), free(o->y16), free(o->din16);
+    free(o->y), free(o->din), free(o->din_w), free(o->dw), free(o->db), free(o->dw16), free(o->db16), free(o->y16);
+    free(o->din16);
 }
 
 // Differing elements of two fp32 (or widened bf16) arrays; the worst excess into *worst.
@@ -112,16 +121,18 @@ size_t linear_bf16_compare(const linear_bf16_outputs *a, const linear_bf16_outpu
                            char *why, size_t len) {
     size_t nx = (size_t)a->N * a->IC, ny = (size_t)a->N * a->OC, nw = (size_t)a->OC * a->IC, nb = (size_t)a->OC;
     double worst = 0;
-    size_t bad[8] = {
+    size_t bad[9] = {
         differ(a->y, b->y, ny, atol, rtol, &worst),       test_bf16_differ(a->y16, b->y16, ny, atol, rtol, &worst),
         differ(a->din, b->din, nx, atol, rtol, &worst),   differ(a->dw, b->dw, nw, atol, rtol, &worst),
         differ(a->db, b->db, nb, atol, rtol, &worst),     test_bf16_differ(a->din16, b->din16, nx, atol, rtol, &worst),
         differ(a->dw16, b->dw16, nw, atol, rtol, &worst), differ(a->db16, b->db16, nb, atol, rtol, &worst),
+        differ(a->din_w, b->din_w, nx, atol, rtol, &worst),
     };
-    static const char *names[8] = {"y", "y16", "din", "dweight", "dbias", "din16", "dweight (bf16 dout)", "dbias (bf16 dout)"};
+    static const char *names[9] = {"y",     "y16",   "din", "dweight", "dbias", "din16", "dweight (bf16 dout)", "dbias (bf16 dout)",
+                                   "din written over NaN"};
     size_t total = 0;
     snprintf(why, len, "every output equal");
-    for (int i = 0; i < 8; i++) {
+    for (int i = 0; i < 9; i++) {
         if (bad[i] && !total) snprintf(why, len, "%s: %zu differ (worst excess %.3g)", names[i], bad[i], worst);
         total += bad[i];
     }

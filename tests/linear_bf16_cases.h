@@ -12,11 +12,12 @@
 #define LINEAR_BF16_CASES 3
 
 // One case's outputs (host arrays): forward fp32 y (N, OC) and bf16 y16; backward from an fp32
-// output gradient (din, dw, db accumulated onto fixed starting values) and from a bf16 one (din16
+// output gradient (din, dw, db accumulated onto fixed starting values; din_w the input gradient
+// written, GRAD_WRITE, over NaN — the twins: accumulated onto zeros) and from a bf16 one (din16
 // written over garbage, dw16, db16 accumulated onto the same starting values).
 typedef struct {
     int N, IC, OC, has_bias;
-    float *y, *din, *dw, *db, *dw16, *db16;
+    float *y, *din, *din_w, *dw, *db, *dw16, *db16;
     bfloat16 *y16, *din16;
 } linear_bf16_outputs;
 

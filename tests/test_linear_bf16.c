@@ -2,7 +2,8 @@
 // linear_backward_bf16; tests/linear_bf16_cases.c) on the CPU and guarded backends: on bf16-exact
 // inputs each output equals its fp32 twin's (linear_forward / linear_backward under MATMUL_BF16,
 // bf16 outputs rounded once from them) bit for bit, whatever precision is set; din16 is written,
-// not accumulated; the guarded backend gives the CPU's bits.
+// not accumulated; din under GRAD_WRITE overwrites NaN with the bits linear_backward accumulates
+// onto zeros; the guarded backend gives the CPU's bits.
 #include "linear_bf16_cases.h"
 #include "testing.h"
 #include <stdio.h>

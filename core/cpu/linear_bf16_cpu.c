@@ -28,9 +28,13 @@ void cpu_linear_forward_bf16(float *out, bfloat16 *out16, const bfloat16 *in, co
 }
 
 void cpu_linear_backward_bf16(float *din, bfloat16 *din16, float *dweight, float *dbias, const float *dout,
-                              const bfloat16 *dout16, const bfloat16 *in, const float *weight, int N, int IC, int OC) {
+                              const bfloat16 *dout16, const bfloat16 *in, const float *weight, int N, int IC, int OC,
+                              int din_mode) {
     if (!dout == !dout16) die_fail("linear_backward_bf16: give exactly one of dout (fp32) and dout16 (bf16)");
     if (din && din16) die_fail("linear_backward_bf16: give at most one of din (fp32) and din16 (bf16)");
+    if (din_mode != GRAD_WRITE && din_mode != GRAD_ACCUMULATE)
+        die_fail("linear_backward_bf16: din_mode %d is neither GRAD_WRITE (%d) nor GRAD_ACCUMULATE (%d)", din_mode,
+                 GRAD_WRITE, GRAD_ACCUMULATE);
     size_t n_out = (size_t)N * OC, n_in = (size_t)N * IC;
     // g (N, OC): the output gradient as both products read it (bf16 values)
     const float *g;
@@ -41,13 +45,12 @@ void cpu_linear_backward_bf16(float *din, bfloat16 *din16, float *dweight, float
         if (dbias) cpu_column_sums_add(dbias, dout, N, OC); // the fp32 dout, as linear_backward
         g = cpu_bf16_operand(0, dout, n_out);
     }
-    if (din || din16) { // din (N, IC) += g · bf16(weight); din16 = bf16(0 + that)
+    if (din || din16) { // din (N, IC) (+)= g · bf16(weight); din16 = bf16(0 + that)
         const float *w = cpu_bf16_operand(1, weight, (size_t)OC * IC);
-        float *dx = din;
-        if (din16) {
-            dx = cpu_matmul_scratch(2, n_in);
-            if (n_in) memset(dx, 0, n_in * sizeof(float));
-        }
+        float *dx = din16 ? cpu_matmul_scratch(2, n_in) : din;
+        // Written: accumulated onto zeros (sgemm's beta = 0 may store -0 where 0 + -0 is +0; this
+        // keeps the accumulating path's bits, GRAD_WRITE's contract)
+        if ((din16 || din_mode == GRAD_WRITE) && n_in) memset(dx, 0, n_in * sizeof(float));
         cpu_linear_input_grad(dx, g, w, N, IC, OC);
         if (din16) cpu_to_bf16(din16, dx, n_in);
     }

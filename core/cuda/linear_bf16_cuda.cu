@@ -53,13 +53,19 @@ void cuda_linear_forward_bf16(float *out, bfloat16 *out16, const bfloat16 *in, c
 }
 
 void cuda_linear_backward_bf16(float *din, bfloat16 *din16, float *dweight, float *dbias, const float *dout,
-                               const bfloat16 *dout16, const bfloat16 *in, const float *weight, int N, int IC, int OC) {
+                               const bfloat16 *dout16, const bfloat16 *in, const float *weight, int N, int IC, int OC,
+                               int din_mode) {
     if (!dout == !dout16) die_fail("linear_backward_bf16: give exactly one of dout (fp32) and dout16 (bf16)");
     if (din && din16) die_fail("linear_backward_bf16: give at most one of din (fp32) and din16 (bf16)");
+    if (din_mode != GRAD_WRITE && din_mode != GRAD_ACCUMULATE)
+        die_fail("linear_backward_bf16: din_mode %d is neither GRAD_WRITE (%d) nor GRAD_ACCUMULATE (%d)", din_mode,
+                 GRAD_WRITE, GRAD_ACCUMULATE);
     if (N == 0) return;
-    size_t n_out = (size_t)N * OC;
-    if (OC == 0) { // every product is empty: only a written din16 changes (to zeros)
-        if (din16 && IC > 0) CUDA_CHECK(cudaMemsetAsync(din16, 0, (size_t)N * IC * sizeof(bfloat16), cuda_stream()));
+    size_t n_out = (size_t)N * OC, n_in = (size_t)N * IC;
+    int write_din = din && din_mode == GRAD_WRITE;
+    if (OC == 0) { // every product is empty: only a written din16 or din changes (to zeros)
+        if (din16 && IC > 0) CUDA_CHECK(cudaMemsetAsync(din16, 0, n_in * sizeof(bfloat16), cuda_stream()));
+        if (write_din && IC > 0) cuda_zero(din, n_in);
         return;
     }
     if (dbias) {
@@ -75,10 +81,14 @@ void cuda_linear_backward_bf16(float *din, bfloat16 *din16, float *dweight, floa
     if (IC == 0) return;
     // g (N, OC): operand B of both products (dout converted once, into scratch slot 1)
     const __nv_bfloat16 *g16 = dout16 ? (const __nv_bfloat16 *)dout16 : cuda_bf16_scratch_operand(1, dout, n_out);
-    float one = 1.0f;
+    float one = 1.0f, zero = 0.0f;
     if (din || din16) { // din (N, IC) (+)= g (N, OC) · W (OC, IC); column-major: dinᵀ = Wᵀ · gᵀ
         const __nv_bfloat16 *w16 = cuda_linear_weight_bf16(weight, (size_t)OC * IC);
-        if (din) cuda_gemm_bf16(CUBLAS_OP_N, CUBLAS_OP_N, IC, N, OC, &one, w16, IC, g16, OC, &one, din, IC, NULL);
+        // written: beta 0 (cuBLAS then never reads din, so garbage and NaN go; a -0 product stays
+        // -0 where the CPU's 0 + -0 gives +0: equal values, within every parity tolerance)
+        if (din)
+            cuda_gemm_bf16(CUBLAS_OP_N, CUBLAS_OP_N, IC, N, OC, &one, w16, IC, g16, OC, write_din ? &zero : &one, din, IC,
+                           NULL);
         else gemm_bf16_out(CUBLAS_OP_N, CUBLAS_OP_N, IC, N, OC, w16, IC, g16, OC, din16, IC);
     }
     if (dweight) // dW (OC, IC) += gᵀ · in; column-major: dWᵀ (IC, OC) += inᵀ · g

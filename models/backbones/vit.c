@@ -17,8 +17,9 @@
 // set sized like one block's (vit_state.grads), and the block's input/output gradient (res2)
 // ping-pongs between two buffers: block l's output gradient is dres[l % 2], its input gradient
 // (block l - 1's output gradient) dres[(l - 1) % 2]. model_zero_act_grads_batch clears the set
-// before the backward like every activation gradient; between blocks the backward clears again
-// what block l + 1 wrote, except the gradient it passed down.
+// before the backward like every activation gradient an op adds to (vit_declare_acts lists those
+// it skips); between blocks the backward clears again what block l + 1 added to, except the
+// gradient it passed down.
 // train.activations=bf16 (model_config.bf16_activations, under train.precision=bf16): the
 // activations that feed a matrix product are stored bf16 by the op that writes them — LN1 and
 // LN2 (residual_layernorm_forward_bf16, the second fused with the first residual add), the
@@ -31,7 +32,8 @@
 // statistics, fc2's output, losses and parameter gradients stay fp32. Gradients of the bf16
 // tensors (LN1, LN2, the hidden, GELU; qkv and the attention output with bf16_attention) are bf16
 // and written by the op that produces them (linear_backward_bf16, gelu_backward_bf16,
-// attention_backward_bf16), so the backward never clears them. Dropout keeps fp32 activations
+// attention_backward_bf16), and so is the fp32 attention output's (proj's GRAD_WRITE), so neither
+// the step nor the backward clears them. Dropout keeps fp32 activations
 // (vit_config_error refuses it with bf16). Masked attention (MP3) under bf16 activations, with an
 // encoding that stays out of attention and no query stream (compact_attention): the compact
 // layout. Each block's qkv activation is bf16: q (B, T, C) from LN1 with the weight's rows [0, C),
@@ -234,6 +236,30 @@ static void vit_declare_acts(model *m) {
         model_add_grad_only(m, "norm1.context", BM * d, &s->mask_dln1_ctx);
         if (!compact) model_add_grad_only(m, "attn.kv", BM * 2 * d, &s->mask_dkv);
     }
+    // What the step's clearing (model_zero_act_grads_batch) leaves alone, as every backward writes
+    // it, or clears it where it uses it, before anything adds to it:
+    //  - every path: the masked model's shared gradients (attn.qkv, attn.q, attn.kv, norm1.context:
+    //    each block's backward clears them before using them, or writes them: the context's dLN1
+    //    under bf16 activations, linear_backward_bf16's GRAD_WRITE).
+    //  - bf16 activations: the bf16 gradients of LN1, LN2, the hidden and the GELU output (written
+    //    by linear_backward_bf16 / gelu_backward_bf16 / to_bf16), the attention output's (bf16, or
+    //    fp32 from proj's GRAD_WRITE) and, with bf16 attention or the compact layout, qkv's.
+    // Cleared each step, as their first writer adds to them: the residual stream's gradients
+    // (residual1, residual2 even / odd), proj's and fc2's outputs (residual_backward adds), every
+    // fp32-path block gradient (linear_backward, gelu_backward, attention_backward, layernorm_backward
+    // all add), and qkv's with fp32 attention (attention_backward adds).
+    if (masked) {
+        static const char *const shared[] = {"attn.qkv", "attn.q", "attn.kv"};
+        for (int k = 0; k < 3; k++)
+            if (!compact) model_grad_written(m, shared[k]);
+        model_grad_written(m, "norm1.context");
+    }
+    if (lp) {
+        static const char *const written[] = {"blocks.norm1", "blocks.attn.out", "blocks.norm2", "blocks.mlp.fc1",
+                                              "blocks.mlp.gelu"};
+        for (int k = 0; k < 5; k++) model_grad_written(m, written[k]);
+        if (lp_attn || compact) model_grad_written(m, "blocks.qkv");
+    }
 }
 
 // Allocates (on) or frees (off) the per-block probability buffers that forwards fill while the
@@ -277,13 +303,14 @@ static vit_block_acts block_grads(const vit_state *s, int l) {
 // the first B images' (B, T, ...) each, except l's output gradient (block l + 1's input
 // gradient, which it wrote); and l's input gradient dres[(l - 1) % 2] (block l + 1's output
 // gradient) when l > 0. The masked model's shared buffers are cleared where they are used. With
-// bf16 activations the bf16 gradients (LN1, LN2, hidden, GELU; qkv and the attention output with
-// bf16_attention or compact_attention) are written, never accumulated: they are left as they are.
+// bf16 activations the bf16 gradients (LN1, LN2, hidden, GELU; qkv with bf16_attention or
+// compact_attention) and the attention output's (bf16, or fp32 written by proj's backward) are
+// written, never accumulated: they are left as they are.
 static void clear_block_grads(model *m, int l, int B) {
     const vit_state *s = state(m);
     const vit_block_acts *g = &s->grads;
     int lp = m->cfg.bf16_activations, lp_attn = bf16_attention(m) || compact_attention(m);
-    float *const grads[] = {lp ? NULL : g->ln1,  lp_attn ? NULL : g->qkv,  lp_attn ? NULL : g->attn,
+    float *const grads[] = {lp ? NULL : g->ln1,  lp_attn ? NULL : g->qkv,  lp ? NULL : g->attn,
                             g->proj,             g->res1,                 lp ? NULL : g->ln2,
                             lp ? NULL : g->fc1,  lp ? NULL : g->gelu,     g->fc2,
                             g->proj_drop,        g->fc2_drop,             l > 0 ? s->dres[(l - 1) % 2] : NULL};
@@ -361,20 +388,21 @@ static void qkv_backward(model *m, const vit_block_weights *w, const vit_block_w
     if (!masked_attention(m)) {
         if (m->cfg.bf16_activations) // dLN1 written (bf16)
             ops->linear_backward_bf16(NULL, b16(da->ln1), dw->qkv_w, dw->qkv_b, block_dqkv(m, da), NULL, b16(a->ln1), w->qkv_w,
-                                      BT, d, 3 * d);
+                                      BT, d, 3 * d, GRAD_WRITE);
         else ops->linear_backward(da->ln1, dw->qkv_w, dw->qkv_b, block_dqkv(m, da), a->ln1, w->qkv_w, BT, d, 3 * d);
         return;
     }
     vit_state *s = state(m);
     const int *ctx = (const int *)m->batch.context;
     // The shared transients: the forward's values belong to the last block, and their
-    // gradients accumulate, so re-gather this block's LN1 context and zero the gradients.
+    // gradients accumulate, so re-gather this block's LN1 context and zero the gradients that
+    // are added to (the bf16 projections' backwards write the context's dLN1 and dLN1).
     gather_ln1_context(m, a, B);
     ops->zero(s->mask_dq, (size_t)BT * d);
-    ops->zero(s->mask_dln1_ctx, (size_t)B * M * d);
     ops->zero(s->mask_dkv, (size_t)B * M * 2 * d);
     ops->qkv_pack_backward(s->mask_dq, s->mask_dkv, block_dqkv(m, da), ctx, B, T, M, d);
     if (!m->cfg.bf16_activations) {
+        ops->zero(s->mask_dln1_ctx, (size_t)B * M * d);
         ops->linear_backward(s->mask_dln1_ctx, dw->qkv_w + (size_t)d * d, dw->qkv_b + d, s->mask_dkv, s->mask_ln1_ctx,
                              w->qkv_w + (size_t)d * d, B * M, d, 2 * d);
         ops->gather_tokens_backward(da->ln1, s->mask_dln1_ctx, ctx, B, T, M, d);
@@ -383,12 +411,17 @@ static void qkv_backward(model *m, const vit_block_weights *w, const vit_block_w
     }
     // bf16 LN1: its gradient summed in fp32 in the shared qkv gradient (B, T, 3C), dead once
     // unpacked into dq and dk|v, then rounded once into the bf16 dLN1 (written, not accumulated).
+    // The context rows' k|v product is written into the shared buffer and scattered onto zeros,
+    // q's product added: that order of the sums (sgemm adds its product to what the rows hold, so
+    // writing q's first and adding the context's after would change the bits; see
+    // compact_attention_backward).
     float *dln1 = block_dqkv(m, da);
     ops->linear_backward_bf16(s->mask_dln1_ctx, NULL, dw->qkv_w + (size_t)d * d, dw->qkv_b + d, s->mask_dkv, NULL,
-                              b16(s->mask_ln1_ctx), w->qkv_w + (size_t)d * d, B * M, d, 2 * d);
+                              b16(s->mask_ln1_ctx), w->qkv_w + (size_t)d * d, B * M, d, 2 * d, GRAD_WRITE);
     ops->zero(dln1, (size_t)BT * d);
     ops->gather_tokens_backward(dln1, s->mask_dln1_ctx, ctx, B, T, M, d);
-    ops->linear_backward_bf16(dln1, NULL, dw->qkv_w, dw->qkv_b, s->mask_dq, NULL, b16(a->ln1), w->qkv_w, BT, d, d);
+    ops->linear_backward_bf16(dln1, NULL, dw->qkv_w, dw->qkv_b, s->mask_dq, NULL, b16(a->ln1), w->qkv_w, BT, d, d,
+                              GRAD_ACCUMULATE);
     ops->to_bf16(b16(da->ln1), dln1, (size_t)BT * d);
 }
 
@@ -413,8 +446,12 @@ static void compact_attention_forward(model *m, const vit_block_weights *w, cons
 // Its backward from the bf16 dattn: dq16 and dkv16 written into the block gradient's qkv, the
 // weight's and bias's row slices += (k|v rows [C, 3C), q rows [0, C)), and the bf16 dLN1 written:
 // fp32 sum in proj's output gradient (dead once proj's backward has read it) of the context rows'
-// k|v product (scattered from the shared fp32 buffer; all rows when M = T) and every row's q
-// product, rounded once.
+// k|v product and every row's q product, rounded once. With M = T the k|v product writes every
+// row (nothing cleared first) and q's adds. Masked, the context rows' k|v product is written into
+// the shared fp32 buffer and scattered onto zeros, then q's product added: writing q's first and
+// scattering onto it would save the clearing but change the bits (OpenBLAS's sgemm adds its
+// product to the rows' values in its own steps: with C = 192 and more, c + P and P + c then
+// differ in the last bit), so the clearing stays.
 static void compact_attention_backward(model *m, const vit_block_weights *w, const vit_block_weights *dw,
                                        const vit_block_acts *a, const vit_block_acts *da, int B, const attention_desc *ad) {
     const ops_backend *ops = m->ops;
@@ -424,18 +461,17 @@ static void compact_attention_backward(model *m, const vit_block_weights *w, con
     bfloat16 *dq16 = b16(da->qkv), *dkv16 = dq16 + (size_t)BT * d;
     ops->attention_kv_backward_bf16(dq16, dkv16, b16(da->attn), q16, kv16, b16(a->attn), a->probs, ad);
     float *dln1 = da->proj;
-    ops->zero(dln1, (size_t)BT * d);
     float *wkv = w->qkv_w + (size_t)d * d, *dwkv = dw->qkv_w + (size_t)d * d;
     if (masked_attention(m)) { // the shared context rows hold the last forward block's: this block's again
         gather_ln1_context(m, a, B);
-        ops->zero(s->mask_dln1_ctx, (size_t)B * M * d);
         ops->linear_backward_bf16(s->mask_dln1_ctx, NULL, dwkv, dw->qkv_b + d, NULL, dkv16, b16(s->mask_ln1_ctx), wkv, B * M,
-                                  d, 2 * d);
+                                  d, 2 * d, GRAD_WRITE);
+        ops->zero(dln1, (size_t)BT * d);
         ops->gather_tokens_backward(dln1, s->mask_dln1_ctx, (const int *)m->batch.context, B, T, M, d);
     } else {
-        ops->linear_backward_bf16(dln1, NULL, dwkv, dw->qkv_b + d, NULL, dkv16, b16(a->ln1), wkv, BT, d, 2 * d);
+        ops->linear_backward_bf16(dln1, NULL, dwkv, dw->qkv_b + d, NULL, dkv16, b16(a->ln1), wkv, BT, d, 2 * d, GRAD_WRITE);
     }
-    ops->linear_backward_bf16(dln1, NULL, dw->qkv_w, dw->qkv_b, NULL, dq16, b16(a->ln1), w->qkv_w, BT, d, d);
+    ops->linear_backward_bf16(dln1, NULL, dw->qkv_w, dw->qkv_b, NULL, dq16, b16(a->ln1), w->qkv_w, BT, d, d, GRAD_ACCUMULATE);
     ops->to_bf16(b16(da->ln1), dln1, (size_t)BT * d);
 }
 
@@ -553,23 +589,27 @@ static void block_backward_bf16(model *m, const vit_block_weights *w, const vit_
     // train.recompute=gelu: the shared buffer holds the last forward block's GELU; this block's again
     if (m->cfg.recompute_gelu) ops->gelu_forward_bf16(block_gelu(m, a), b16(a->fc1), (size_t)BT * hd);
     ops->linear_backward_bf16(NULL, b16(da->gelu), dw->fc2_w, dw->fc2_b, da->fc2, NULL, block_gelu(m, a), w->fc2_w, BT, hd,
-                              d);
+                              d, GRAD_WRITE);
     ops->gelu_backward_bf16(b16(da->fc1), b16(da->gelu), b16(a->fc1), (size_t)BT * hd);
-    ops->linear_backward_bf16(NULL, b16(da->ln2), dw->fc1_w, dw->fc1_b, NULL, b16(da->fc1), b16(a->ln2), w->fc1_w, BT, d, hd);
+    ops->linear_backward_bf16(NULL, b16(da->ln2), dw->fc1_w, dw->fc1_b, NULL, b16(da->fc1), b16(a->ln2), w->fc1_w, BT, d, hd,
+                              GRAD_WRITE);
     ops->layernorm_backward_bf16(da->res1, dw->norm2_w, dw->norm2_b, b16(da->ln2), a->res1, w->norm2_w, a->ln2_mean,
                                  a->ln2_rstd, BT, d);
     // Branch 1: proj's output gradient is fp32 (the residual's), its input the rounded attention output.
     ops->residual_backward(dx, da->proj, da->res1, a->keep1, B, (size_t)T * d);
     if (bf16_attention(m)) { // dattn and dqkv bf16, each written by the op that produces it
-        ops->linear_backward_bf16(NULL, b16(da->attn), dw->proj_w, dw->proj_b, da->proj, NULL, b16(a->attn), w->proj_w, BT, d, d);
+        ops->linear_backward_bf16(NULL, b16(da->attn), dw->proj_w, dw->proj_b, da->proj, NULL, b16(a->attn), w->proj_w, BT, d, d,
+                                  GRAD_WRITE);
         ops->attention_backward_bf16(b16(da->qkv), b16(da->attn), b16(a->qkv), b16(a->attn), a->probs, ad);
         ops->linear_backward_bf16(NULL, b16(da->ln1), dw->qkv_w, dw->qkv_b, NULL, b16(da->qkv), b16(a->ln1), w->qkv_w, BT, d,
-                                  3 * d);
+                                  3 * d, GRAD_WRITE);
     } else if (compact_attention(m)) { // dattn, dq and dk|v bf16, written; dLN1 summed in fp32
-        ops->linear_backward_bf16(NULL, b16(da->attn), dw->proj_w, dw->proj_b, da->proj, NULL, b16(a->attn), w->proj_w, BT, d, d);
+        ops->linear_backward_bf16(NULL, b16(da->attn), dw->proj_w, dw->proj_b, da->proj, NULL, b16(a->attn), w->proj_w, BT, d, d,
+                                  GRAD_WRITE);
         compact_attention_backward(m, w, dw, a, da, B, ad);
-    } else {
-        ops->linear_backward_bf16(da->attn, NULL, dw->proj_w, dw->proj_b, da->proj, NULL, b16(a->attn16), w->proj_w, BT, d, d);
+    } else { // dattn fp32, written (the fp32 attention's backward is its one reader)
+        ops->linear_backward_bf16(da->attn, NULL, dw->proj_w, dw->proj_b, da->proj, NULL, b16(a->attn16), w->proj_w, BT, d, d,
+                                  GRAD_WRITE);
         attention_and_qkv_backward(m, w, dw, a, da, B, l, ad);
     }
     ops->layernorm_backward_bf16(dx, dw->norm1_w, dw->norm1_b, b16(da->ln1), x, w->norm1_w, a->ln1_mean, a->ln1_rstd, BT, d);

@@ -68,6 +68,7 @@ static void linear_bf16_case(parity_run *r, const int *p) {
     pr_out_host(r, "forward out", o.y, ny, t);
     pr_out_host_bf16(r, "forward out16", o.y16, ny, t16);
     pr_out_host(r, "din +=", o.din, nx, t);
+    pr_out_host(r, "din written over NaN (GRAD_WRITE)", o.din_w, nx, t);
     pr_out_host(r, "dweight +=", o.dw, nw, t);
     pr_out_host(r, "dbias +=", o.db, (size_t)o.OC, t);
     pr_out_host_bf16(r, "din16 from dout16 (written)", o.din16, nx, t16);
