@@ -27,7 +27,7 @@
 //   CI excludes  not_worse whose 90% CI of Δ excludes 0 (and so the planned true Δ of 0) while
 //                it still spans −margin: inconclusive with no "needs N seeds"
 //   needs N      at_least with effect: 0.005 -> "needs N seeds for an effect of 0.50 (the stated
-//                effect)", N from the power rule recomputed in SciPy; without effect: "no effect stated"
+//                effect)", N from the power rule recomputed in SciPy; without effect: "seeds not planned"
 //   excluded     a greater (Welch) or at_most (one-sample) claim whose stated effect lies beyond its
 //                90% interval: inconclusive, "... lies beyond the 90% CI: any effect here is smaller",
 //                not "needs N" (N would be fewer seeds than it has); inside the interval: "needs N"
@@ -269,7 +269,7 @@ static void test_rules(rr_set *set) {
     snprintf(req, sizeof req, "none 0.005 %.17g", v);
     if (reference(req, ref, 1)) test_check("needs N: the power rule's n = SciPy's", n_stated == (int)ref[0], "ours %d scipy %g", n_stated, ref[0]);
     test_check("needs N: no stated effect, no margin: says so rather than using the observed effect",
-               r[9].v == FINDING_INCONCLUSIVE && strstr(r[9].why, "no effect stated"), "got '%s'", r[9].why);
+               r[9].v == FINDING_INCONCLUSIVE && strstr(r[9].why, "seeds not planned: its experiment file states no `effect:`"), "got '%s'", r[9].why);
     // a stated effect beyond the 90% interval: ruled out, so no "needs N" for it
     sig_test wt = sig_welch(NOISY_A, 3, NOISY_B, 3);
     test_check("stated effect excluded: the interval's upper end (Welch) is below 0.10 and above 0.02", wt.hi90 < 0.10 && wt.hi90 > 0.02, "hi90 %g",
