@@ -17,8 +17,11 @@
 #     --graph on, fp32;
 #   3 the bench rows against torch.compile in bf16, with every new path on (GPU_EVIDENCE_FLAGS);
 #   5 determinism: 100 steps twice, fp32, bf16, bf16 + cuDNN, bf16 + cuDNN + cuBLASLt + v2, fp32 with
-#     train.graph=on, MP3 eta 0.75, GVP with fixed segmentation and SimCLR with the graph off and on
-#     (and the graph runs' parity: bitwise the same run with the graph off; each must replay).
+#     train.graph=on, MP3 eta 0.75, GVP with fixed segmentation, SimCLR and DINO (3 local crops)
+#     with the graph off and on (and the graph runs' parity: bitwise the same run with the graph
+#     off; each must replay).
+# Step 8 runs the three target configs only (GPU_SESSION_AB_CONFIGS; gpu_session.sh's default adds
+# dino-s16-224): 12 variants x 3 configs of about 10 s each is most of the call.
 # ncu (step 7, ~5 minutes for two configs) is the second call when time is left:
 #   GPU_SESSION_STEPS=7 GPU_SESSION_BENCH_FLAGS="$GPU_EVIDENCE_FLAGS" sh scripts/gpu_session.sh OUT2
 # Before the call, here: make deps-gpu (the cuDNN frontend headers: without them the cuDNN route is
@@ -31,10 +34,12 @@ cd "$(dirname "$0")/.." || exit 1
 OUT=${1:?usage: scripts/gpu_evidence.sh OUT [DEVICE]}
 DEV=${2:-cuda}
 FLAGS=${GPU_EVIDENCE_FLAGS:---attention cudnn --linear lt --kernels v2}
+AB_TARGETS=""; [ "$DEV" = cpu-guarded ] || AB_TARGETS="vit-b16-224 vit-s4-32 mp3-b16-224-e75" # empty: gpu_session.sh's CPU default
 GPU_SESSION_STEPS=${GPU_SESSION_STEPS:-0 1 2 8 3 5} \
 GPU_SESSION_CONFIGS=${GPU_SESSION_CONFIGS:-vit-b16-224 vit-s4-32 mp3-b16-224-e75} \
 GPU_SESSION_PRECISIONS=${GPU_SESSION_PRECISIONS:-bf16} \
 GPU_SESSION_BENCH_FLAGS=${GPU_SESSION_BENCH_FLAGS:-$FLAGS} \
 GPU_SESSION_AB_ITERS=${GPU_SESSION_AB_ITERS:-10} \
+GPU_SESSION_AB_CONFIGS=${GPU_SESSION_AB_CONFIGS:-$AB_TARGETS} \
 GPU_SESSION_ARCHIVE=${GPU_SESSION_ARCHIVE:-$OUT.tar.gz} \
     sh scripts/gpu_session.sh "$OUT" "$DEV"
