@@ -6,6 +6,7 @@
 // one warp over the rows in the CPU's order (s, b, a), so it is the same run to run. Products the
 // CPU rounds before adding use __fmul_rn / __fadd_rn.
 #include "ops_cuda_internal.cuh"
+#include "warp_double.cuh"
 #include <math.h>
 
 #define THREADS 256 // threads per block: 8 warps, one row each
@@ -13,14 +14,6 @@
 #define ROWS_PER_BLOCK (THREADS / WARP)
 #define UNIT_EPS 1e-12
 
-static __device__ __forceinline__ double warp_sum(double v) {
-    for (int off = WARP / 2; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
-    return v;
-}
-static __device__ __forceinline__ double warp_max(double v) {
-    for (int off = WARP / 2; off > 0; off >>= 1) v = fmax(v, __shfl_xor_sync(0xffffffffu, v, off));
-    return v;
-}
 
 // ---------------------------------------------------------------- unit rows (L2 / weight norm)
 __global__ void unit_rows_forward_kernel(float *y, float *norms, const float *x, int R, int n, int clamp) {
@@ -29,7 +22,7 @@ __global__ void unit_rows_forward_kernel(float *y, float *norms, const float *x,
     const float *xr = x + (size_t)r * n;
     double s = 0.0;
     for (int i = lane; i < n; i += WARP) s += (double)xr[i] * xr[i];
-    double nr = sqrt(warp_sum(s)), d = !clamp ? nr : nr > UNIT_EPS ? nr : UNIT_EPS;
+    double nr = sqrt(warp_sum_double(s)), d = !clamp ? nr : nr > UNIT_EPS ? nr : UNIT_EPS;
     if (lane == 0) norms[r] = (float)nr;
     for (int i = lane; i < n; i += WARP) y[(size_t)r * n + i] = (float)(xr[i] / d);
 }
@@ -46,7 +39,7 @@ __global__ void unit_rows_backward_kernel(float *dx, const float *dy, const floa
     }
     double dot = 0.0;
     for (int i = lane; i < n; i += WARP) dot += (double)yr[i] * dr[i];
-    dot = warp_sum(dot); // every lane has read its dr, yr before the writes below (in place: dx = dy)
+    dot = warp_sum_double(dot); // every lane has read its dr, yr before the writes below (in place: dx = dy)
     for (int i = lane; i < n; i += WARP) out[i] = (float)((dr[i] - yr[i] * dot) / nr);
 }
 
@@ -67,10 +60,10 @@ void cuda_unit_rows_backward(float *dx, const float *dy, const float *y, const f
 static __device__ double row_lse(const float *x, const float *shift, int K, double tau, int lane) {
     double mx = -INFINITY;
     for (int k = lane; k < K; k += WARP) mx = fmax(mx, ((double)x[k] - (shift ? (double)shift[k] : 0.0)) / tau);
-    mx = warp_max(mx);
+    mx = warp_max_double(mx);
     double sum = 0.0;
     for (int k = lane; k < K; k += WARP) sum += exp(((double)x[k] - (shift ? (double)shift[k] : 0.0)) / tau - mx);
-    return mx + log(warp_sum(sum));
+    return mx + log(warp_sum_double(sum));
 }
 
 __global__ void dino_teacher_probs_kernel(float *q, const float *teacher, const float *center, int R, int K,
@@ -106,7 +99,7 @@ __global__ void dino_loss_total_kernel(double *loss, const float *q, int T, cons
                 const float *qa = q + ((size_t)a * B + b) * K;
                 double h = 0.0;
                 for (int k = lane; k < K; k += WARP) h -= (double)qa[k] * ((double)x[k] / tau_s - lse);
-                total += warp_sum(h) / B;
+                total += warp_sum_double(h) / B;
             }
         }
     if (lane == 0) {

@@ -5,16 +5,13 @@
 // Determinism: no atomics. One warp per row; lanes stride over the row, then an xor-butterfly
 // that leaves the same bits in every lane. Products the CPU rounds before adding use __fmul_rn.
 #include "ops_cuda_internal.cuh"
+#include "warp_double.cuh"
 #include <math.h>
 
 #define THREADS 256 // threads per block for elementwise and row kernels
 #define WARP 32
 
-// Sum / max over the 32 lanes of a warp; every lane ends with the same bits.
-static __device__ __forceinline__ double warp_sum_double(double v) {
-    for (int off = WARP / 2; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
-    return v;
-}
+// Max over the 32 lanes of a warp (the double sum: warp_double.cuh); every lane ends with the same bits.
 static __device__ __forceinline__ float warp_max(float v) {
     for (int off = WARP / 2; off > 0; off >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, off));
     return v;
