@@ -1,6 +1,7 @@
 // objectives/objective.c — the table of objectives (OBJECTIVE_KINDS) and the calls shared by
 // every kind.
 #include "objective.h"
+#include <math.h>
 #include <stdio.h>
 #include <stddef.h>
 #include <string.h>
@@ -112,4 +113,18 @@ void objective_read_settings(const key_reader *r, objective_settings *s) {
     memset(s->own, 0, sizeof s->own);
     const objective_kind *k = objective_find(s->name);
     if (k && k->read_settings) k->read_settings(r, s->own);
+}
+
+double objective_views_step(objective *o, const objective_batch *batch, float *adam_m, float *adam_v,
+                            const optim_config *oc, long step, double *grad_norm, float *lr) {
+    model *m = o->model;
+    m->ops->zero(m->grad, m->params.total);
+    double loss = o->kind->train_views(o, batch);
+    if (!isfinite(loss)) return loss;
+    optim_config c = *oc; // the objective's weight-decay schedule (DINO), else train.weight_decay
+    if (o->kind->weight_decay_at) c.weight_decay = (float)o->kind->weight_decay_at(o, step);
+    double norm = optim_step(m->ops, &m->params, m->param, m->grad, adam_m, adam_v, &c, step, lr);
+    if (grad_norm) *grad_norm = norm;
+    if (o->kind->after_step) o->kind->after_step(o, step); // e.g. DINO's EMA teacher
+    return loss;
 }

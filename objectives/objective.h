@@ -11,6 +11,7 @@
 #include "../models/model.h"
 #include "../core/tensorfile.h"
 #include "../core/keys.h"
+#include "../core/optimizer.h"
 #include "metric.h"
 #include "record.h"
 #include <stdint.h>
@@ -272,3 +273,11 @@ void objective_read_settings(const key_reader *r, objective_settings *s);
 // Creates o for `model` (already created with the kind's configure_model applied).
 void objective_create(objective *o, const objective_kind *kind, const objective_settings *s, model *model, int max_batch);
 void objective_free(objective *o);
+
+// One training step of an objective that draws its own views (train_views), read on the host:
+// the gradients zeroed, train_views on `batch`, then (a finite loss only) AdamW at 0-based `step`
+// with the objective's weight decay (weight_decay_at, else oc's), then after_step (DINO's EMA).
+// Returns the loss; *grad_norm and *lr (either may be NULL) as optim_step gives them. The trainer's
+// step and posbench bench's both take it.
+double objective_views_step(objective *o, const objective_batch *batch, float *adam_m, float *adam_v,
+                            const optim_config *oc, long step, double *grad_norm, float *lr);

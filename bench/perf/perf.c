@@ -266,8 +266,9 @@ static dataset synthetic_images(const perf_config *p, int n) {
 // The training step (forward, loss, backward, AdamW) of config p through its objective,
 // timed `iters` times after two warmup steps; an objective that draws its own views gets a batch
 // of synthetic raw images (objective_batch), staged before each step with --graph on
-// (train_stage_views) and drawn by train_views with it off, where the forward phase of
-// --breakdown holds the whole train_views (views, forward, loss and backward); samples[iters]
+// (train_stage_views) and stepped as the trainer steps them with it off (objective_views_step),
+// the forward phase of --breakdown then holding that whole step (views, forward, loss, backward
+// and AdamW); samples[iters]
 // gets each step's seconds, and breakdown (when not NULL) the phases' medians. graph (--graph
 // on): the step without host reads (bench/train/step_device.h), captured after the warm-up and
 // replayed where the config replays (graph_replay.h) and the backend builds graphs; its values
@@ -335,15 +336,11 @@ static double time_posbench_step(const perf_config *p, const ops_backend *ops, i
             step_device_run(&sd, &target, labels, rng, it + 2, breakdown ? inner_marks : NULL);
             if (!sd.replaying && !inside) inside = 1; // the backend refused the capture: eager from now on
             if (breakdown && !inside) ops->timer_mark(MARK_OPTIMIZER);
-        } else if (own_views) { // the trainer's step for them (bench/train/train_step.c own_views_step)
-            m.ops->zero(m.grad, m.params.total);
-            kind->train_views(&obj, &views);
-            if (breakdown) ops->timer_mark(MARK_FORWARD), ops->timer_mark(MARK_ZEROED), ops->timer_mark(MARK_BACKWARD);
-            optim_config step_oc = oc;
-            if (kind->weight_decay_at) step_oc.weight_decay = (float)kind->weight_decay_at(&obj, it + 2);
-            optim_step(m.ops, &m.params, m.param, m.grad, adam_m, adam_v, &step_oc, it + 2, NULL);
-            if (kind->after_step) kind->after_step(&obj, it + 2);
-            if (breakdown) ops->timer_mark(MARK_OPTIMIZER);
+        } else if (own_views) { // the trainer's step for them (objective_views_step)
+            objective_views_step(&obj, &views, adam_m, adam_v, &oc, it + 2, NULL, NULL);
+            if (breakdown) // the whole step in the forward phase: train_views runs its forwards and backwards
+                ops->timer_mark(MARK_FORWARD), ops->timer_mark(MARK_ZEROED), ops->timer_mark(MARK_BACKWARD),
+                    ops->timer_mark(MARK_OPTIMIZER);
         } else {
             kind->train_forward(&obj, p->batch, labels, rng);
             if (breakdown) ops->timer_mark(MARK_FORWARD);

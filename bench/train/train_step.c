@@ -144,18 +144,9 @@ static double whole_batch_step(run *r, int epoch, int in_epoch, double *grad_nor
 // An objective with its own views (objective_kind.train_views): the step's raw images, the
 // gradients zeroed first; it runs its forwards and backwards, the AdamW step follows here.
 static double own_views_step(run *r, int epoch, int in_epoch, double *grad_norm, float *lr) {
-    model *m = &r->model;
     objective_batch batch = {.data = &r->train, .indices = r->order + (size_t)in_epoch * r->batch, .B = r->batch,
                              .rng = {.seed = r->seed, .epoch = (uint32_t)epoch, .step = (uint32_t)in_epoch}};
-    m->ops->zero(m->grad, m->params.total);
-    const objective_kind *k = r->obj.kind;
-    double loss = k->train_views(&r->obj, &batch);
-    if (!isfinite(loss)) return loss;
-    optim_config oc = r->optim; // the objective's weight-decay schedule (DINO), else train.weight_decay
-    if (k->weight_decay_at) oc.weight_decay = (float)k->weight_decay_at(&r->obj, r->step);
-    *grad_norm = optim_step(m->ops, &m->params, m->param, m->grad, r->adam_m, r->adam_v, &oc, r->step, lr);
-    if (k->after_step) k->after_step(&r->obj, r->step); // e.g. DINO's EMA teacher
-    return loss;
+    return objective_views_step(&r->obj, &batch, r->adam_m, r->adam_v, &r->optim, r->step, grad_norm, lr);
 }
 
 // Each micro-batch's share of the whole batch's loss terms (objective_kind.train_loss_terms)
