@@ -220,8 +220,7 @@ static double perf_step_flops(const perf_config *p) {
     model_grid_at(&mc, mc.image_size, &rows, &cols);
     int keys = mc.request.context_tokens > 0 ? mc.request.context_tokens : rows * cols + (mc.cls ? 1 : 0);
     double extra = kind->train_extra_flops ? kind->train_extra_flops(&os, &mc) : 0.0;
-    int factor = kind->batch_factor > 1 ? kind->batch_factor : 1; // model inputs per image (SimCLR, DINO: 2)
-    return (3.0 * model_forward_flops_masked(&mc, keys) * factor + extra) * p->batch;
+    return 3.0 * model_forward_flops_masked(&mc, keys) * perf_inputs(p, kind) + extra * p->batch;
 }
 
 // --breakdown: the step's phases, between the timing marks (ops timer_mark) recorded at the
