@@ -21,7 +21,7 @@
 #     with the graph off and on (and the graph runs' parity: bitwise the same run with the graph
 #     off; each must replay).
 # Step 8 runs the three target configs only (GPU_SESSION_AB_CONFIGS; gpu_session.sh's default adds
-# dino-s16-224): its 12 variants x 3 configs are the call's longest step.
+# dino-s16-224): 12 variants x 3 configs, 36 bench runs rather than 48.
 # ncu (step 7, ~5 minutes for two configs) is the second call when time is left:
 #   GPU_SESSION_STEPS=7 GPU_SESSION_BENCH_FLAGS="$GPU_EVIDENCE_FLAGS" sh scripts/gpu_session.sh OUT2
 # Before the call, here: make deps-gpu (the cuDNN frontend headers: without them the cuDNN route is
