@@ -11,6 +11,7 @@
 # Each test prints its FAIL/SKIP lines and its count line (with wall and CPU seconds) when it
 # ends; the run ends with the ten costliest tests by CPU seconds and the total. TESTS="name ..."
 # runs only the tests named (test_ops, e2e_cli, ...).
+# Before the last line it repeats every FAIL line, so that a log cut to its tail still names them.
 # Last line: "N passed, N failed, N skipped".
 cd "$(dirname "$0")/.." || exit 1
 SERIAL_TESTS="e2e_slurm_real e2e_bench_breakdown"
@@ -108,5 +109,13 @@ fail=$((fail + missing))
 echo "costliest tests (CPU seconds, user + sys; wall seconds):"
 sort -t "$(printf '\t')" -k2,2nr "$log/times" | head -n 10 | awk -F '\t' '{ printf "  %-28s %7.1f %5ds\n", $1, $2, $3 }'
 echo "tests took $(( $(date +%s) - start_all ))s with $jobs at a time, $(awk -F '\t' '{ c += $2 } END { printf "%.0f", c }' "$log/times") CPU seconds"
+if [ "$fail" -gt 0 ]; then
+    echo "failures (each test's block above has its SKIP lines and stderr):"
+    while read -r t; do
+        n=$(name_of "$t")
+        [ -f "$log/$n.block" ] && grep -F "FAIL" "$log/$n.block"
+        [ -f "$log/$n.sum" ] || echo "  [$n] FAIL: never reported (the runner lost it)"
+    done <"$log/list"
+fi
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
