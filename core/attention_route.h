@@ -24,20 +24,33 @@ typedef enum {
 // head size hs = C/H that is a multiple of 8 (16-byte aligned bf16 rows) and at most 128.
 // Otherwise 0 and the first reason in why (len bytes; why may be NULL when len is 0).
 int attention_cudnn_expressible(const attention_desc *d, int precision, char *why, size_t len);
+// The same rule for training calls of width C and H heads that use at most `uses` (ATTN_USES_*,
+// core/ops.h), before any desc exists: what the state's size is planned on.
+int attention_cudnn_expressible_uses(unsigned uses, int C, int H, int precision, char *why, size_t len);
+
+// What the cuDNN route can do for one call, as the CUDA backend found it: the library did not load
+// (or was not asked for), it loaded and has a graph for the call's shape, or it loaded and could
+// not build one for this shape.
+enum { ATTN_CUDNN_ABSENT = 0, ATTN_CUDNN_READY = 1, ATTN_CUDNN_NO_GRAPH = 2 };
 
 // The route of one call. setting: CUDA_ATTN_AUTO (the size rule), _MATERIALISED (or
 // _MATERIALISED_INPLACE: the same route, its bf16-storage calls reading their operands in place),
-// _FUSED or _CUDNN; cudnn_ok: the cuDNN route is loaded and has a graph for this shape. Under _CUDNN a call
-// cuDNN cannot take (attention_cudnn_expressible, or !cudnn_ok) falls back to the AUTO rule.
-// keep_probs = 1 is always ATTN_ROUTE_PROBS; fp32 is always fused.
-attention_route attention_route_for(const attention_desc *d, int precision, int setting, int cudnn_ok);
+// _FUSED or _CUDNN; cudnn: ATTN_CUDNN_*. Under _CUDNN an expressible call takes cuDNN when READY
+// and the fused kernels when NO_GRAPH (its state was sized for cuDNN's row log-sum-exp, which is
+// also the fused kernels' state: see attention_route_state_floats); a call cuDNN cannot express,
+// or any call while the library is ABSENT, takes the AUTO rule. keep_probs = 1 is always
+// ATTN_ROUTE_PROBS; fp32 is always fused.
+attention_route attention_route_for(const attention_desc *d, int precision, int setting, int cudnn);
 
 // Floats of the saved state (the `probs` buffer with keep_probs = 0) for B images, H heads, T query
-// rows, M key slots: large enough for every route a call of that shape may take under `setting`
-// and `precision` (the state is sized before a desc exists): B·H·T for the fused and cuDNN routes,
-// ⌈B·H·T·M / 2⌉ for P16 of the materialised one, and under _CUDNN the larger of the cuDNN state and
-// the AUTO rule's (its fallback).
-size_t attention_route_state_floats(int B, int H, int T, int M, int precision, int setting);
+// rows, M key slots, width C, for calls that use at most `uses`: large enough for every route such
+// a call may take under `setting` and `precision` (the state is sized before a desc exists):
+// B·H·T for the fused and cuDNN routes, ⌈B·H·T·ld / 2⌉ for P16 of the materialised one. Under
+// _CUDNN with cudnn_loaded (the library loaded) and calls cuDNN can express, B·H·T: cuDNN's state,
+// and the fused kernels' when a shape has no graph (attention_route_for); otherwise the larger of
+// the cuDNN state and the AUTO rule's (its fallback).
+size_t attention_route_state_floats(int B, int H, int T, int M, int C, unsigned uses, int precision, int setting,
+                                    int cudnn_loaded);
 
 // "probs", "fused", "materialised", "cudnn".
 const char *attention_route_name(attention_route r);

@@ -67,6 +67,19 @@ typedef struct {
     int keep_probs; // 1: probs holds the probabilities; 0: backend-private saved state
 } attention_desc;
 
+// The options a desc uses, as flags: what a model declares when it sizes the saved state before
+// any desc exists (ops attention_state_floats), so that the CUDA backend reserves only what the
+// routes of such calls keep. A model's descs must use no option it did not declare
+// (attention_desc_uses(d) & ~declared == 0): a smaller reservation would not hold their state.
+enum { ATTN_USES_KEY_SUBSET = 1, ATTN_USES_GROUP_MASK = 2, ATTN_USES_BIAS = 4 };
+static inline unsigned attention_desc_uses(const attention_desc *d) {
+    unsigned uses = 0;
+    if (d->kv_index) uses |= ATTN_USES_KEY_SUBSET;
+    if (d->group || d->mask_mode != ATTN_MASK_NONE) uses |= ATTN_USES_GROUP_MASK;
+    if (d->bias) uses |= ATTN_USES_BIAS;
+    return uses;
+}
+
 // One tensor of a parameter arena for adamw_update_multi: elements [offset, offset + numel) of
 // param, grad, m and v, with weight decay (decay 1) or without (0).
 typedef struct {

@@ -292,11 +292,13 @@ OP(void, attention_backward,
     const float *out, const float *probs, const attention_desc *d),
    (MEM(dqkv), MEM(dbias), MEM(scratch), MEM(dout), MEM(qkv), MEM(out), MEM(probs), DESC(d)))
 // Floats the `probs` buffer needs with keep_probs = 0 (the backward's saved state) for B
-// images, H heads, T query rows and M key slots: CPU B·H·T·M (it keeps the probabilities);
-// CUDA ⌈B·H·T·M / 2⌉ on its materialised bf16 route (P in bf16; train.precision bf16 and the
-// size rule, core/ops_cuda.h) else B·H·T (the fused kernels' row log-sum-exp) — it reads the
-// precision, so set the precision before sizing. keep_probs = 1 always needs B·H·T·M.
-OP(size_t, attention_state_floats, (int B, int H, int T, int M), (B, H, T, M))
+// images, H heads, T query rows, M key slots and width C, for calls that use at most `uses`
+// (ATTN_USES_*, core/ops.h: what the model's descs will carry): CPU B·H·T·M (it keeps the
+// probabilities); CUDA what core/attention_route.h's attention_route_state_floats says for the
+// route setting: ⌈B·H·T·M / 2⌉ (rows padded) on its materialised bf16 route (P in bf16) else
+// B·H·T (the fused and cuDNN routes' row log-sum-exp) — it reads the precision and the route
+// setting, so set both before sizing. keep_probs = 1 always needs B·H·T·M.
+OP(size_t, attention_state_floats, (int B, int H, int T, int M, int C, unsigned uses), (B, H, T, M, C, uses))
 // Attention on bf16 storage (attention_bf16_cpu.c, attention_bf16_cuda.cu; train.activations=bf16): qkv16
 // (B, T, 3C) as the qkv projection stored it, out16 (B, T, C) as proj reads it. The forward is
 // bf16(attention_forward on the widened qkv16) with the same d, probs and precision (the rounding

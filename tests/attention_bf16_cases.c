@@ -38,7 +38,8 @@ attention_bf16_outputs attention_bf16_run(const ops_backend *ops, const attentio
     const int B = c->B, T = c->T, H = c->H, C = c->H * c->hs;
     attention_bf16_outputs o = {.n_out = (size_t)B * T * C, .n_qkv = (size_t)B * T * 3 * C};
     ops->set_matmul_precision(MATMUL_BF16); // before sizing the state (CUDA reads it)
-    o.n_state = c->keep_probs ? (size_t)B * H * T * T : ops->attention_state_floats(B, H, T, T);
+    o.n_state = c->keep_probs ? (size_t)B * H * T * T
+                              : ops->attention_state_floats(B, H, T, T, C, c->mask_mode != ATTN_MASK_NONE ? ATTN_USES_GROUP_MASK : 0);
     float *qkv = xmalloc(o.n_qkv * sizeof(float), "test qkv"), *dout = xmalloc(o.n_out * sizeof(float), "test dout");
     bfloat16 *qkv16 = bf16_exact(qkv, o.n_qkv, 2.0f, c->tag), *dout16 = bf16_exact(dout, o.n_out, 1.0f, c->tag + 1);
     attention_case ac = {.B = B, .T = T, .C = C, .H = H, .M = T, .mode = c->mask_mode, .tag = c->tag + 2};

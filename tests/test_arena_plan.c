@@ -5,7 +5,8 @@
 // bf16 activations, which free the bytes counted here by hand; the parts add up to the
 // total; the CUDA rules change only the attention state, to the sizes core/ops_list.h states
 // (B·H·T per layer for the fused route, ⌈B·H·T·ld / 2⌉ for the materialised bf16 one), and add
-// route A's workspace where that route serves; train.recompute=gelu saves (depth - 1)·B·T·hd bf16
+// route A's workspace where that route serves (not under --attention cudnn with the library
+// counted as loaded: the lse, as the fused route); train.recompute=gelu saves (depth - 1)·B·T·hd bf16
 // values of activations and nothing else; all computed here by hand for the CI config.
 #include "testing.h"
 #include "../bench/perf/arena_plan.h"
@@ -115,6 +116,15 @@ int main(void) {
                cfused.workspace);
     test_check("arena plan: CUDA bf16 auto workspace = route A's backward workspace", c16.workspace == route_a_ws,
                "%zu bytes, expected %zu", c16.workspace, route_a_ws);
+    // --attention cudnn, the library counted as loaded: the ViT's plain attention is what cuDNN can
+    // express (hs 32), so the state is the row lse (the fused kernels', a shape's fallback) and
+    // no route-A workspace is planned: the plan equals --attention fused's.
+    arena_plan ccudnn;
+    perf_arena_check(CI, 1, 1, 0, ARENA_RULES_CUDA, CUDA_ATTN_CUDNN, &ccudnn, NULL);
+    test_check("arena plan: CUDA bf16 --attention cudnn (loaded) state = B·H·T floats per layer, no route-A workspace",
+               ccudnn.attn_state == fused_state && ccudnn.workspace == 0 && ccudnn.total == cfused.total,
+               "state %zu bytes (expected %zu), workspace %zu, total %zu (fused %zu)", ccudnn.attn_state, fused_state,
+               ccudnn.workspace, ccudnn.total, cfused.total);
     test_check("arena plan: the CUDA rules change only the attention state and the workspace",
                c32.total - c32.attn_state - c32.workspace == f32.total - f32.attn_state &&
                    c16.total - c16.attn_state - c16.workspace == b16.total - b16.attn_state,

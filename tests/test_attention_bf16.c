@@ -214,7 +214,8 @@ static kv_outputs kv_run(const ops_backend *ops, const kv_case *c, const kv_inpu
     const int B = c->B, T = c->T, M = c->M, H = c->H, C = H * c->hs;
     kv_outputs o = {.n_q = (size_t)B * T * C, .n_kv = (size_t)B * M * 2 * C};
     ops->set_matmul_precision(MATMUL_BF16);
-    o.n_state = c->keep_probs ? (size_t)B * H * T * M : ops->attention_state_floats(B, H, T, M);
+    // the twin's masked attention takes the context as a key subset (kv_index), the compact ops do not
+    o.n_state = c->keep_probs ? (size_t)B * H * T * M : ops->attention_state_floats(B, H, T, M, C, twin ? ATTN_USES_KEY_SUBSET : 0);
     float *d_state = ops->alloc(o.n_state * sizeof(float), "state");
     attention_desc d = {.B = B, .T = T, .C = C, .H = H, .M = M, .keep_probs = c->keep_probs};
     if (twin) {

@@ -57,7 +57,7 @@ static void expressible(void) {
                attention_cudnn_expressible(&hs128, MATMUL_BF16, NULL, 0));
 }
 
-// One desc variant under every (precision, setting, cudnn_ok) against the rule written out.
+// One desc variant under every (precision, setting, cuDNN's answer) against the rule written out.
 static void routes(void) {
     const int settings[] = {CUDA_ATTN_AUTO, CUDA_ATTN_MATERIALISED, CUDA_ATTN_FUSED, CUDA_ATTN_CUDNN,
                             CUDA_ATTN_MATERIALISED_INPLACE};
@@ -79,13 +79,15 @@ static void routes(void) {
     for (int v = 0; v < nv; v++)
         for (int precision = MATMUL_FP32; precision <= MATMUL_BF16; precision++)
             for (size_t s = 0; s < sizeof settings / sizeof settings[0]; s++)
-                for (int ok = 0; ok <= 1; ok++) {
+                for (int ok = ATTN_CUDNN_ABSENT; ok <= ATTN_CUDNN_NO_GRAPH; ok++) {
                     const attention_desc *d = &variants[v].d;
                     attention_route want;
                     int small = d->T <= 1024 && d->M <= 1024;
                     if (d->keep_probs) want = ATTN_ROUTE_PROBS;
                     else if (precision == MATMUL_FP32) want = ATTN_ROUTE_FUSED;
-                    else if (settings[s] == CUDA_ATTN_CUDNN && ok && variants[v].cudnn_can) want = ATTN_ROUTE_CUDNN;
+                    else if (settings[s] == CUDA_ATTN_CUDNN && ok == ATTN_CUDNN_READY && variants[v].cudnn_can) want = ATTN_ROUTE_CUDNN;
+                    // loaded without a graph for the shape: the fused kernels (the state was sized for the lse)
+                    else if (settings[s] == CUDA_ATTN_CUDNN && ok == ATTN_CUDNN_NO_GRAPH && variants[v].cudnn_can) want = ATTN_ROUTE_FUSED;
                     else if (settings[s] == CUDA_ATTN_FUSED) want = ATTN_ROUTE_FUSED;
                     else if (settings[s] == CUDA_ATTN_MATERIALISED || settings[s] == CUDA_ATTN_MATERIALISED_INPLACE)
                         want = ATTN_ROUTE_MATERIALISED;
@@ -94,22 +96,45 @@ static void routes(void) {
                     cases++;
                     if (got != want) {
                         if (!bad++)
-                            snprintf(first, sizeof first, "%s, %s, setting %d, cudnn_ok %d: %s (want %s)", variants[v].name,
+                            snprintf(first, sizeof first, "%s, %s, setting %d, cudnn %d: %s (want %s)", variants[v].name,
                                      precision ? "bf16" : "fp32", settings[s], ok, attention_route_name(got),
                                      attention_route_name(want));
                     }
                 }
-    test_check("attention route of 7 desc variants x fp32/bf16 x 5 settings x cudnn ready or not", bad == 0,
+    test_check("attention route of 7 desc variants x fp32/bf16 x 5 settings x cudnn absent, ready or without a graph", bad == 0,
                "%d of %d cases wrong; first: %s", bad, cases, first);
+    // The rule without a desc (what a model sizes its state on) is the desc's rule, option for option.
+    int same = 1;
+    char uses_detail[200] = "";
+    for (int v = 0; v < nv; v++) {
+        const attention_desc *d = &variants[v].d;
+        for (int precision = MATMUL_FP32; precision <= MATMUL_BF16; precision++) {
+            int by_desc = attention_cudnn_expressible(d, precision, NULL, 0);
+            int by_uses = !d->keep_probs && attention_cudnn_expressible_uses(attention_desc_uses(d), d->C, d->H, precision, NULL, 0);
+            if (by_desc != by_uses && same) {
+                same = 0;
+                snprintf(uses_detail, sizeof uses_detail, "%s %s: by desc %d, by its uses %#x %d", variants[v].name,
+                         precision ? "bf16" : "fp32", by_desc, attention_desc_uses(d), by_uses);
+            }
+        }
+    }
+    const attention_desc *kv = &variants[2].d, *gr = &variants[3].d, *bi = &variants[4].d;
+    int flags = attention_desc_uses(&variants[0].d) == 0 && attention_desc_uses(kv) == ATTN_USES_KEY_SUBSET &&
+                attention_desc_uses(gr) == ATTN_USES_GROUP_MASK && attention_desc_uses(bi) == ATTN_USES_BIAS;
+    test_check("attention_desc_uses names each option, and cuDNN's rule on those options is its rule on the desc", same && flags,
+               "flags %d; %s", flags, uses_detail);
     attention_desc vit = plain(128, 197, 768, 12);
-    test_check("cudnn route: ViT-B/16 bf16 under CUDNN with the library -> cudnn, without -> materialised",
-               attention_route_for(&vit, MATMUL_BF16, CUDA_ATTN_CUDNN, 1) == ATTN_ROUTE_CUDNN &&
-                   attention_route_for(&vit, MATMUL_BF16, CUDA_ATTN_CUDNN, 0) == ATTN_ROUTE_MATERIALISED &&
-                   attention_route_for(&vit, MATMUL_BF16, CUDA_ATTN_AUTO, 1) == ATTN_ROUTE_MATERIALISED,
-               "with %s, without %s, auto %s",
-               attention_route_name(attention_route_for(&vit, MATMUL_BF16, CUDA_ATTN_CUDNN, 1)),
-               attention_route_name(attention_route_for(&vit, MATMUL_BF16, CUDA_ATTN_CUDNN, 0)),
-               attention_route_name(attention_route_for(&vit, MATMUL_BF16, CUDA_ATTN_AUTO, 1)));
+    test_check("cudnn route: ViT-B/16 bf16 under CUDNN with the library -> cudnn, without -> materialised, loaded "
+               "without a graph for the shape -> fused",
+               attention_route_for(&vit, MATMUL_BF16, CUDA_ATTN_CUDNN, ATTN_CUDNN_READY) == ATTN_ROUTE_CUDNN &&
+                   attention_route_for(&vit, MATMUL_BF16, CUDA_ATTN_CUDNN, ATTN_CUDNN_ABSENT) == ATTN_ROUTE_MATERIALISED &&
+                   attention_route_for(&vit, MATMUL_BF16, CUDA_ATTN_CUDNN, ATTN_CUDNN_NO_GRAPH) == ATTN_ROUTE_FUSED &&
+                   attention_route_for(&vit, MATMUL_BF16, CUDA_ATTN_AUTO, ATTN_CUDNN_READY) == ATTN_ROUTE_MATERIALISED,
+               "with %s, without %s, no graph %s, auto %s",
+               attention_route_name(attention_route_for(&vit, MATMUL_BF16, CUDA_ATTN_CUDNN, ATTN_CUDNN_READY)),
+               attention_route_name(attention_route_for(&vit, MATMUL_BF16, CUDA_ATTN_CUDNN, ATTN_CUDNN_ABSENT)),
+               attention_route_name(attention_route_for(&vit, MATMUL_BF16, CUDA_ATTN_CUDNN, ATTN_CUDNN_NO_GRAPH)),
+               attention_route_name(attention_route_for(&vit, MATMUL_BF16, CUDA_ATTN_AUTO, ATTN_CUDNN_READY)));
 }
 
 static void state_sizes(void) {
@@ -117,25 +142,39 @@ static void state_sizes(void) {
     const size_t lse = (size_t)2 * 3 * 197, p16 = ((size_t)2 * 3 * 197 * 200 + 1) / 2;
     const size_t lse1 = (size_t)4 * 2 * 9, p16_1 = ((size_t)4 * 2 * 9 * 8 + 1) / 2; // M = 1: P16 (8 keys a row) > lse
     struct { const char *what; size_t got, want; } c[] = {
-        {"fp32 auto", attention_route_state_floats(2, 3, 197, 197, MATMUL_FP32, CUDA_ATTN_AUTO), lse},
-        {"fp32 cudnn", attention_route_state_floats(2, 3, 197, 197, MATMUL_FP32, CUDA_ATTN_CUDNN), lse},
-        {"bf16 auto T=197", attention_route_state_floats(2, 3, 197, 197, MATMUL_BF16, CUDA_ATTN_AUTO), p16},
-        {"bf16 auto T=2048", attention_route_state_floats(1, 1, 2048, 2048, MATMUL_BF16, CUDA_ATTN_AUTO), 2048},
-        {"bf16 materialised T=2048", attention_route_state_floats(1, 1, 2048, 2048, MATMUL_BF16, CUDA_ATTN_MATERIALISED),
+        {"fp32 auto", attention_route_state_floats(2, 3, 197, 197, 192, 0, MATMUL_FP32, CUDA_ATTN_AUTO, 0), lse},
+        {"fp32 cudnn", attention_route_state_floats(2, 3, 197, 197, 192, 0, MATMUL_FP32, CUDA_ATTN_CUDNN, 0), lse},
+        {"bf16 auto T=197", attention_route_state_floats(2, 3, 197, 197, 192, 0, MATMUL_BF16, CUDA_ATTN_AUTO, 0), p16},
+        {"bf16 auto T=2048", attention_route_state_floats(1, 1, 2048, 2048, 64, 0, MATMUL_BF16, CUDA_ATTN_AUTO, 0), 2048},
+        {"bf16 materialised T=2048", attention_route_state_floats(1, 1, 2048, 2048, 64, 0, MATMUL_BF16, CUDA_ATTN_MATERIALISED, 0),
          (size_t)2048 * 2048 / 2},
         {"bf16 materialised-inplace T=2048 (P16, as materialised)",
-         attention_route_state_floats(1, 1, 2048, 2048, MATMUL_BF16, CUDA_ATTN_MATERIALISED_INPLACE), (size_t)2048 * 2048 / 2},
-        {"fp32 materialised-inplace (lse)", attention_route_state_floats(2, 3, 197, 197, MATMUL_FP32, CUDA_ATTN_MATERIALISED_INPLACE),
+         attention_route_state_floats(1, 1, 2048, 2048, 64, 0, MATMUL_BF16, CUDA_ATTN_MATERIALISED_INPLACE, 0), (size_t)2048 * 2048 / 2},
+        {"fp32 materialised-inplace (lse)", attention_route_state_floats(2, 3, 197, 197, 192, 0, MATMUL_FP32, CUDA_ATTN_MATERIALISED_INPLACE, 0),
          lse},
-        {"bf16 fused", attention_route_state_floats(2, 3, 197, 197, MATMUL_BF16, CUDA_ATTN_FUSED), lse},
-        {"bf16 cudnn T=197 (fallback P16)", attention_route_state_floats(2, 3, 197, 197, MATMUL_BF16, CUDA_ATTN_CUDNN), p16},
-        {"bf16 cudnn T=2048 (lse)", attention_route_state_floats(1, 1, 2048, 2048, MATMUL_BF16, CUDA_ATTN_CUDNN), 2048},
-        {"bf16 cudnn M=1 (the larger: padded P16)", attention_route_state_floats(4, 2, 9, 1, MATMUL_BF16, CUDA_ATTN_CUDNN),
+        {"bf16 fused", attention_route_state_floats(2, 3, 197, 197, 192, 0, MATMUL_BF16, CUDA_ATTN_FUSED, 0), lse},
+        {"bf16 cudnn T=197 (fallback P16)", attention_route_state_floats(2, 3, 197, 197, 192, 0, MATMUL_BF16, CUDA_ATTN_CUDNN, 0), p16},
+        {"bf16 cudnn T=2048 (lse)", attention_route_state_floats(1, 1, 2048, 2048, 64, 0, MATMUL_BF16, CUDA_ATTN_CUDNN, 0), 2048},
+        {"bf16 cudnn M=1 (the larger: padded P16)", attention_route_state_floats(4, 2, 9, 1, 128, 0, MATMUL_BF16, CUDA_ATTN_CUDNN, 0),
          p16_1 > lse1 ? p16_1 : lse1},
-        {"bf16 auto M=1", attention_route_state_floats(4, 2, 9, 1, MATMUL_BF16, CUDA_ATTN_AUTO), p16_1},
+        {"bf16 auto M=1", attention_route_state_floats(4, 2, 9, 1, 128, 0, MATMUL_BF16, CUDA_ATTN_AUTO, 0), p16_1},
+        // cuDNN loaded: the calls it can express keep only the row lse (a shape without a graph takes
+        // the fused kernels, whose state it also is); calls it cannot express keep room for the AUTO rule
+        {"bf16 cudnn loaded T=197 (lse)", attention_route_state_floats(2, 3, 197, 197, 192, 0, MATMUL_BF16, CUDA_ATTN_CUDNN, 1), lse},
+        {"bf16 cudnn loaded, key subset (P16)",
+         attention_route_state_floats(2, 3, 197, 197, 192, ATTN_USES_KEY_SUBSET, MATMUL_BF16, CUDA_ATTN_CUDNN, 1), p16},
+        {"bf16 cudnn loaded, group mask (P16)",
+         attention_route_state_floats(2, 3, 197, 197, 192, ATTN_USES_GROUP_MASK, MATMUL_BF16, CUDA_ATTN_CUDNN, 1), p16},
+        {"bf16 cudnn loaded, bias (P16)", attention_route_state_floats(2, 3, 197, 197, 192, ATTN_USES_BIAS, MATMUL_BF16, CUDA_ATTN_CUDNN, 1),
+         p16},
+        {"bf16 cudnn loaded, hs 12 (P16)", attention_route_state_floats(2, 3, 197, 197, 36, 0, MATMUL_BF16, CUDA_ATTN_CUDNN, 1), p16},
+        {"bf16 cudnn loaded M=1 (lse)", attention_route_state_floats(4, 2, 9, 1, 128, 0, MATMUL_BF16, CUDA_ATTN_CUDNN, 1), lse1},
+        {"bf16 auto, cudnn loaded (P16: only the cudnn setting reads it)",
+         attention_route_state_floats(2, 3, 197, 197, 192, 0, MATMUL_BF16, CUDA_ATTN_AUTO, 1), p16},
+        {"fp32 cudnn loaded (lse)", attention_route_state_floats(2, 3, 197, 197, 192, 0, MATMUL_FP32, CUDA_ATTN_CUDNN, 1), lse},
     };
     int bad = 0;
-    char detail[600] = "";
+    char detail[1400] = "";
     for (size_t k = 0; k < sizeof c / sizeof c[0]; k++) {
         size_t used = strlen(detail);
         snprintf(detail + used, sizeof detail - used, "%s%s %zu", k ? ", " : "", c[k].what, c[k].got);
@@ -145,7 +184,8 @@ static void state_sizes(void) {
             snprintf(detail + used, sizeof detail - used, " (want %zu)", c[k].want);
         }
     }
-    test_check("attention state floats per setting (cudnn: room for its fallback)", bad == 0, "%s", detail);
+    test_check("attention state floats per setting (cudnn: the lse where the library loaded and the calls are "
+               "expressible, else room for its fallback)", bad == 0, "%s", detail);
 }
 
 static void setting_names(void) {

@@ -442,7 +442,10 @@ static void test_declarations(void) {
 // (B, H, T) buffer instead of (B, H, T, M) — checked with the CPU backend's table and that one
 // entry changed (sizes only: no forward runs); the kept probabilities exist only between
 // model_keep_attention_probs(1) and (0), and equal the training forward's state on the CPU.
-static size_t lse_state_floats(int B, int H, int T, int M) { (void)M; return (size_t)B * H * T; }
+static size_t lse_state_floats(int B, int H, int T, int M, int C, unsigned uses) {
+    (void)M, (void)C, (void)uses;
+    return (size_t)B * H * T;
+}
 static void test_attention_memory(void) {
     model_config cfg = {.channels = 1, .image_size = 16, .patch = 4, .dim = 16, .depth = 3, .heads = 2, .mlp_ratio = 2,
                         .cls = 1, .pe_kind = "abs", .num_classes = 3};

@@ -14,9 +14,11 @@
 static int plan_precision, plan_route;
 
 // The CUDA backend's saved-state rule: the same function cuda_attention_state_floats calls, with
-// the plan's precision and route setting instead of the process's.
-static size_t cuda_rule_state_floats(int B, int H, int T, int M) {
-    return attention_route_state_floats(B, H, T, M, plan_precision, plan_route);
+// the plan's precision and route setting instead of the process's, and cuDNN loaded (the GPU
+// machines that --attention cudnn is planned for have it; where it does not load, the state is
+// the AUTO setting's, which is that setting's plan).
+static size_t cuda_rule_state_floats(int B, int H, int T, int M, int C, unsigned uses) {
+    return attention_route_state_floats(B, H, T, M, C, uses, plan_precision, plan_route, 1);
 }
 
 static int ends_with(const char *s, const char *suffix) {
@@ -36,19 +38,17 @@ arena_plan arena_plan_of(const objective_kind *kind, const objective_settings *o
     arena_plan p = {0};
     p.params = p.grads = m.params.total * sizeof(float);
     p.adamw = 2 * p.params;
-    size_t state = 0; // the saved attention state, one tensor per attention layer
+    size_t state = 0, layer_state = 0; // the saved attention state, one tensor per attention layer
     for (int i = 0; i < m.acts.count; i++)
-        if (ends_with(m.acts.items[i].name, "attn.state")) state += m.acts.items[i].numel;
+        if (ends_with(m.acts.items[i].name, "attn.state")) state += m.acts.items[i].numel, layer_state = m.acts.items[i].numel;
     p.attn_state = state * sizeof(float);
     p.acts = m.acts.total * sizeof(float) - p.attn_state;
     p.act_grads = m.act_grads.total * sizeof(float);
     p.inputs = m.inputs.total * sizeof(float);
-    if (rules == ARENA_RULES_CUDA && state > 0) { // the blocks' attention call, as the CUDA backend routes it
-        int dummy_context = 0;
-        const attention_desc d = {.B = B, .T = model_tokens_max(&m), .C = mc->dim, .H = mc->heads, .M = m.M_alloc,
-                                  .kv_index = mc->request.context_tokens > 0 ? &dummy_context : NULL};
-        if (attention_route_for(&d, precision, route, 0) == ATTN_ROUTE_MATERIALISED)
-            p.workspace = attn_gemm_workspace_of(d.B, d.H, d.T, d.M, d.C).total;
+    if (rules == ARENA_RULES_CUDA && state > 0) { // the blocks' attention, as the CUDA backend routes it:
+        // the materialised route where their state is its P16; every other route keeps the row lse (B, H, T)
+        const int T = model_tokens_max(&m);
+        if (layer_state > (size_t)B * mc->heads * T) p.workspace = attn_gemm_workspace_of(B, mc->heads, T, m.M_alloc, mc->dim).total;
     }
     // The objective's buffers: created on the declared model (it reads only the model's sizes),
     // measured as the CPU meter's rise over the bytes live before.

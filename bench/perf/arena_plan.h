@@ -16,9 +16,10 @@ typedef enum { ARENA_RULES_CPU, ARENA_RULES_CUDA } arena_rules;
 // measures (ops memory_peak) for the same config, since the CPU ops allocate no workspace through
 // the meter (workspace 0). Under the CUDA rules, workspace is the materialised route's attention
 // workspace (core/attention_gemm_layout.h attn_gemm_workspace_of, the backward's: the largest op
-// workspace of that route) when the ViT blocks' attention takes that route (attention_route_for,
-// with the cuDNN route counted as not loaded; materialised-inplace is planned as materialised: its
-// in-place calls need less, so the plan is their upper bound); the CUDA backend's other transient workspaces
+// workspace of that route) when the ViT blocks' attention takes that route (their saved state is
+// its P16, not a row lse; the cuDNN route is counted as loaded: under --attention cudnn the calls
+// cuDNN can express keep the row lse and need no route-A workspace; materialised-inplace is planned
+// as materialised: its in-place calls need less, so the plan is their upper bound); the CUDA backend's other transient workspaces
 // (column-sum partials, bf16 widening buffers, the cuBLASLt workspace and cached bf16 weight
 // copies, cuDNN's workspace) are sized inside the .cu files and not predicted.
 typedef struct arena_plan {

@@ -610,7 +610,8 @@ static int perf_arena_only(const perf_options *opt, int bf16, int route) {
            "which differs in the saved attention state (core/attention_route.c attention_route_state_floats: the\n"
            "bf16 probabilities of the materialised route, ⌈B·H·T·ld / 2⌉ floats with ld = M rounded up to 8, or the\n"
            "row log-sum-exp B·H·T of the fused and cuDNN routes) and, where the blocks' attention takes the\n"
-           "materialised route (bf16; the cuDNN route counted as not loaded), adds that route's workspace (its\n"
+           "materialised route (bf16; under --attention cudnn the library counted as loaded: the calls it can express\n"
+           "keep the row log-sum-exp), adds that route's workspace (its\n"
            "backward's bf16 heads and T×M matrices: core/attention_gemm_layout.h). The CUDA arena measured on a GPU\n"
            "is larger by its other transient workspaces while they live (column-sum partials, bf16 widening buffers,\n"
            "the cuBLASLt workspace and cached bf16 weight copies, cuDNN's workspace), which this plan does not predict.\n");

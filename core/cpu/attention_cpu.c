@@ -381,7 +381,10 @@ static void attn_backward_pair(float *dqkv, float *scratch, const float *dout, c
 
 // ---- entry points ----
 
-size_t cpu_attention_state_floats(int B, int H, int T, int M) { return (size_t)B * H * T * M; }
+size_t cpu_attention_state_floats(int B, int H, int T, int M, int C, unsigned uses) {
+    (void)C, (void)uses; // the CPU keeps the probabilities whatever the call uses
+    return (size_t)B * H * T * M;
+}
 
 void cpu_attention_forward(float *out, float *probs, const float *qkv, const attention_desc *d) {
     attn_geom g = attn_check(d, "attention_forward");

@@ -434,12 +434,19 @@ extern "C" void cuda_set_attention_route(int route) {
 
 extern "C" int cuda_attention_route(void) { return attention_route_setting; }
 
+// What the cuDNN route can do for d (ATTN_CUDNN_*, core/attention_route.h), given whether its
+// graph for d's shape was prepared.
+static int cudnn_answer(int prepared) {
+    if (prepared) return ATTN_CUDNN_READY;
+    return cuda_attention_cudnn_available(NULL, 0) ? ATTN_CUDNN_NO_GRAPH : ATTN_CUDNN_ABSENT;
+}
+
 static attention_route route_of(const attention_desc *d) {
     const int precision = cuda_matmul_precision();
-    int cudnn_ok = 0;
+    int cudnn = ATTN_CUDNN_ABSENT;
     if (attention_route_setting == CUDA_ATTN_CUDNN && attention_cudnn_expressible(d, precision, NULL, 0))
-        cudnn_ok = cuda_attention_cudnn_prepare(d, NULL, 0); // says why once on stderr when not
-    return attention_route_for(d, precision, attention_route_setting, cudnn_ok);
+        cudnn = cudnn_answer(cuda_attention_cudnn_prepare(d, NULL, 0)); // says why once on stderr when not
+    return attention_route_for(d, precision, attention_route_setting, cudnn);
 }
 
 extern "C" int cuda_attention_route_of(const attention_desc *d) { return (int)route_of(d); }
@@ -448,16 +455,19 @@ extern "C" int cuda_attention_route_of(const attention_desc *d) { return (int)ro
 // own graphs (q and k|v in separate buffers, T queries and M keys).
 extern "C" int cuda_attention_kv_route_of(const attention_desc *d) {
     const int precision = cuda_matmul_precision();
-    int cudnn_ok = 0;
+    int cudnn = ATTN_CUDNN_ABSENT;
     if (attention_route_setting == CUDA_ATTN_CUDNN && attention_cudnn_expressible(d, precision, NULL, 0))
-        cudnn_ok = cuda_attention_cudnn_kv_prepare(d, NULL, 0);
-    return (int)attention_route_for(d, precision, attention_route_setting, cudnn_ok);
+        cudnn = cudnn_answer(cuda_attention_cudnn_kv_prepare(d, NULL, 0));
+    return (int)attention_route_for(d, precision, attention_route_setting, cudnn);
 }
 
 // Training (keep_probs = 0) keeps the bf16 probabilities of the materialised route or the row
-// log-sum-exp (B, H, T) of the fused and cuDNN routes: sized for every route the setting may take.
-size_t cuda_attention_state_floats(int B, int H, int T, int M) {
-    return attention_route_state_floats(B, H, T, M, cuda_matmul_precision(), attention_route_setting);
+// log-sum-exp (B, H, T) of the fused and cuDNN routes: sized for every route the setting may take
+// for calls that use at most `uses`; under the cuDNN setting with the library loaded, calls it can
+// express keep only the row log-sum-exp (a shape without a graph then takes the fused kernels).
+size_t cuda_attention_state_floats(int B, int H, int T, int M, int C, unsigned uses) {
+    const int loaded = attention_route_setting == CUDA_ATTN_CUDNN && cuda_attention_cudnn_available(NULL, 0);
+    return attention_route_state_floats(B, H, T, M, C, uses, cuda_matmul_precision(), attention_route_setting, loaded);
 }
 
 void cuda_attention_forward(float *out, float *probs, const float *qkv, const attention_desc *d) {

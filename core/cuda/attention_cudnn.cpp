@@ -309,8 +309,8 @@ int prepare_impl(const attention_desc *d, int compact, char *why, size_t len) {
             s->fwd.reset();
             s->bwd.reset();
             fprintf(stderr,
-                    "posbench: cuDNN attention not available for B=%d H=%d T=%d M=%d hs=%d%s (%s); the automatic "
-                    "route serves it\n",
+                    "posbench: cuDNN attention not available for B=%d H=%d T=%d M=%d hs=%d%s (%s); the fused "
+                    "kernels serve it (core/attention_route.h)\n",
                     d->B, d->H, d->T, d->M, d->C / d->H, compact ? " (compact k|v)" : "", s->why.c_str());
         }
     }

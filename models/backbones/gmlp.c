@@ -237,7 +237,7 @@ static void gmlp_declare_acts(model *m) {
         G(fv, "sgu.spatial", BT * e);
         if (a > 0) {
             G(qkv, "tiny_attn.qkv", BT * 3 * a);
-            A(probs, "tiny_attn.state", m->ops->attention_state_floats(B, 1, T, T));
+            A(probs, "tiny_attn.state", m->ops->attention_state_floats(B, 1, T, T, a, 0)); // no option (tiny_attention)
             G(attn, "tiny_attn.out", BT * a);
             G(attn_proj, "tiny_attn.proj", BT * e);
             G(gate, "sgu.gate", BT * e);

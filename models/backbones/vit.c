@@ -124,6 +124,16 @@ static int compact_attention(const model *m) {
            !m->cfg.request.query_stream;
 }
 
+// The options (ATTN_USES_*) the blocks' attention descs may use (block_attention, the encoding's
+// bias), known from the configuration alone: declared when their saved state is sized.
+static unsigned block_attention_uses(const model *m) {
+    unsigned uses = 0;
+    if (m->cfg.request.context_tokens > 0 && !compact_attention(m)) uses |= ATTN_USES_KEY_SUBSET; // MP3's context
+    if (m->cfg.request.query_stream) uses |= ATTN_USES_GROUP_MASK;                                 // GVP's streams
+    if (m->pe->bias_forward) uses |= ATTN_USES_BIAS;                                               // relbias
+    return uses;
+}
+
 static void vit_declare_params(model *m) {
     vit_state *s = state(m);
     const model_config *c = &m->cfg;
@@ -180,7 +190,7 @@ static void vit_declare_acts(model *m) {
         A(ln1_rstd, "norm1.rstd", BT);
         // masked: q (B, T, C) then k|v (B, M, 2C) (see above), bf16 with compact_attention
         A(qkv, "qkv", compact ? qkv_compact : masked ? BTd + 2 * BM * d : BT3d_at);
-        A(probs, "attn.state", m->ops->attention_state_floats(B, c->heads, T, m->M_alloc));
+        A(probs, "attn.state", m->ops->attention_state_floats(B, c->heads, T, m->M_alloc, c->dim, block_attention_uses(m)));
         A(attn, "attn.out", BTd_at);
         if (lp && !lp_attn && !compact) {
             A(attn16, "attn.out.bf16", BTd_lp);
@@ -324,6 +334,9 @@ static attention_desc block_attention(const model *m, int B) {
                         .keep_probs = state(m)->kept_probs != NULL};
     if (masked_attention(m) && !compact_attention(m)) d.kv_index = (const int *)m->batch.context; // compact: k|v rows are the keys
     if (m->mask_mode != ATTN_MASK_NONE) d.group = (const int *)m->batch.groups, d.mask_mode = m->mask_mode; // GVP
+    if (attention_desc_uses(&d) & ~block_attention_uses(m)) // its saved state was sized without that option
+        die_fail("internal: a block's attention uses options %#x its state was not sized for (%#x)", attention_desc_uses(&d),
+                 block_attention_uses(m));
     return d;
 }
 

@@ -215,7 +215,7 @@ static void training_case(parity_run *r, const int *p) {
 
     // The saved state in a sentinel-filled buffer that any route's state fits in.
     const size_t n_lse = (size_t)B * H * T, n_p16 = ((size_t)B * H * T * (size_t)((M + 7) / 8 * 8) + 1) / 2;
-    const size_t n_state = o->attention_state_floats(B, H, T, M);
+    const size_t n_state = o->attention_state_floats(B, H, T, M, C, attention_desc_uses(&d));
     size_t n_alloc = in.n_probs;
     if (n_state > n_alloc) n_alloc = n_state;
     if (n_p16 > n_alloc) n_alloc = n_p16;
@@ -312,7 +312,7 @@ static void rule_case(parity_run *r, const int *p) {
     const ops_backend *o = pr_ops(r);
     const int B = p[0], H = p[1], T = p[2], M = p[3], want = p[4];
     attention_desc d = {.B = B, .T = T, .C = 64 * H, .H = H, .M = M, .mask_mode = ATTN_MASK_NONE};
-    size_t n = o->attention_state_floats(B, H, T, M), lse = (size_t)B * H * T;
+    size_t n = o->attention_state_floats(B, H, T, M, d.C, 0), lse = (size_t)B * H * T;
     size_t p16 = ((size_t)B * H * T * (size_t)((M + 7) / 8 * 8) + 1) / 2;
     if (!on_cuda(r)) {
         require_f(r, n == (size_t)B * H * T * M, "the CPU keeps the probabilities, B·H·T·M floats (got %zu)", n);
@@ -369,7 +369,7 @@ static void nan_query_case(parity_run *r, const int *p) {
     attention_desc d = {.B = B, .T = T, .C = C, .H = H, .M = T, .mask_mode = ATTN_MASK_NONE, .keep_probs = want < 0};
     if (want >= 0) require_route(r, &d, want);
     const size_t n_qkv = (size_t)B * T * 3 * C, n_out = (size_t)B * T * C, n_probs = (size_t)B * H * T * T;
-    size_t n_state = o->attention_state_floats(B, H, T, T);
+    size_t n_state = o->attention_state_floats(B, H, T, T, C, 0);
     if (n_state < n_probs) n_state = n_probs;
     float *host = pr_host(r, n_qkv * sizeof(float));
     for (size_t e = 0; e < n_qkv; e++) host[e] = 0.5f * sinf(0.37f * (float)e);
