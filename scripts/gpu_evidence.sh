@@ -13,7 +13,8 @@
 #     eta 0.75: route A, cuDNN, cuBLASLt + v2, all three, bf16 activations alone (and with route A
 #     reading its bf16 operands in place, --attention materialised-inplace, against the packs; and with
 #     --recompute gelu: the GELU recomputed in the backward) and with all three, everything on with --graph on (the step without host reads, replayed as a CUDA
-#     graph, MP3 eta 0.75 included: its breakdown says whether it replayed), route A with
+#     graph, MP3 eta 0.75 included: its breakdown says whether it replayed; and that with
+#     --recompute gelu: the arena target's row, the cuDNN state sized as the row lse), route A with
 #     --graph on, fp32;
 #   3 the bench rows against torch.compile in bf16, with every new path on (GPU_EVIDENCE_FLAGS);
 #   5 determinism: 100 steps twice, fp32, bf16, bf16 + cuDNN, bf16 + cuDNN + cuBLASLt + v2, fp32 with
@@ -21,7 +22,7 @@
 #     with the graph off and on (and the graph runs' parity: bitwise the same run with the graph
 #     off; each must replay).
 # Step 8 runs the three target configs only (GPU_SESSION_AB_CONFIGS; gpu_session.sh's default adds
-# dino-s16-224): 12 variants x 3 configs, 36 bench runs rather than 48.
+# dino-s16-224): 13 variants x 3 configs, 39 bench runs rather than 52.
 # ncu (step 7, ~5 minutes for two configs) is the second call when time is left:
 #   GPU_SESSION_STEPS=7 GPU_SESSION_BENCH_FLAGS="$GPU_EVIDENCE_FLAGS" sh scripts/gpu_session.sh OUT2
 # Before the call, here: make deps-gpu (the cuDNN frontend headers: without them the cuDNN route is
