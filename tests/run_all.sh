@@ -11,6 +11,8 @@
 # Each test prints its FAIL/SKIP lines and its count line (with wall and CPU seconds) when it
 # ends; the run ends with the ten costliest tests by CPU seconds and the total. TESTS="name ..."
 # runs only the tests named (test_ops, e2e_cli, ...).
+# An e2e_*.sh script that fails runs once more: when the rerun passes, its counts stand and the
+# first run's FAIL lines are printed as FLAKY lines, in its block and again before the last line.
 # Before the last line it repeats every FAIL line, so that a log cut to its tail still names them.
 # Last line: "N passed, N failed, N skipped".
 cd "$(dirname "$0")/.." || exit 1
@@ -37,6 +39,18 @@ if [ "${1:-}" = --one ]; then
     *) "$path" >"$log/$name.out" 2>"$log/$name.err" ;;
     esac
     rc=$?
+    # An end-to-end script (processes, locks, clocks) that failed runs once more; when the rerun
+    # passes, its counts stand and the first run's FAIL lines are printed as FLAKY (never dropped:
+    # the last lines of the run list them again). A failing C test program is not rerun.
+    case "$path" in
+    *.sh)
+        if [ "$rc" -ne 0 ] || grep -q '^FAIL ' "$log/$name.out"; then
+            { grep '^FAIL ' "$log/$name.out" || echo "FAIL exited $rc"; } | sed 's/^FAIL /FLAKY (failed, then passed on a rerun): /' >"$log/$name.first"
+            sh "$path" >"$log/$name.out" 2>"$log/$name.err"
+            rc=$?
+            if [ "$rc" -ne 0 ] || grep -q '^FAIL ' "$log/$name.out"; then rm -f "$log/$name.first"; fi
+        fi ;;
+    esac
     times >"$log/$name.cpu1"
     secs=$(( $(date +%s) - start ))
     # `times` line 2: the children's user and sys time, as 0m1.23s (dash) or 0m1.230s (bash).
@@ -44,6 +58,7 @@ if [ "${1:-}" = --one ]; then
                END { printf "%.1f", c }' "$log/$name.cpu0" "$log/$name.cpu1")
     p=$(grep -c '^PASS ' "$log/$name.out"); f=$(grep -c '^FAIL ' "$log/$name.out"); s=$(grep -c '^SKIP ' "$log/$name.out")
     {
+        [ -f "$log/$name.first" ] && sed "s|^|  [$name] |" "$log/$name.first"
         grep -E '^(FAIL|SKIP) ' "$log/$name.out" | sed "s|^|  [$name] |"
         if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
             echo "  [$name] FAIL: exited $rc without a FAIL line; stderr:"; tail -n 5 "$log/$name.err" | sed 's/^/    /'
@@ -109,6 +124,10 @@ fail=$((fail + missing))
 echo "costliest tests (CPU seconds, user + sys; wall seconds):"
 sort -t "$(printf '\t')" -k2,2nr "$log/times" | head -n 10 | awk -F '\t' '{ printf "  %-28s %7.1f %5ds\n", $1, $2, $3 }'
 echo "tests took $(( $(date +%s) - start_all ))s with $jobs at a time, $(awk -F '\t' '{ c += $2 } END { printf "%.0f", c }' "$log/times") CPU seconds"
+if cat "$log"/*.first >/dev/null 2>&1; then
+    echo "flaky (failed, then passed on a rerun; counted as the rerun):"
+    for f in "$log"/*.first; do sed "s|^|  [$(basename "$f" .first)] |" "$f"; done
+fi
 if [ "$fail" -gt 0 ]; then
     echo "failures (each test's block above has its SKIP lines and stderr):"
     while read -r t; do
