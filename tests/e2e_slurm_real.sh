@@ -131,9 +131,13 @@ task_states() {
     scontrol show job "$1" 2>/dev/null | awk '/ArrayTaskId=/{for(i=1;i<=NF;i++) if($i ~ /^ArrayTaskId=/) t=substr($i,13)}
         /JobState=/{for(i=1;i<=NF;i++) if($i ~ /^JobState=/) print t, substr($i,10)}' | sort
 }
-# report of results folder $1 with the folder's name and the timing/memory columns left out
-report_norm() { # the report without its dates, CPU contention, the commands (they name the folders) and timing / memory columns
-    "$PB" report "$1" 2>&1 | sed "s|$1|DIR|g" | grep -v -e '^- dates: ' -e '^- CPU contention: ' -e '^- timings under CPU contention: ' -e '^- `posbench ' | awk -F'|' '
+# the report without its dates, CPU contention, the commands (they name the folders) and timing /
+# memory columns; caveat headers go too (a block whose only caveat is the contention one exists in
+# one report and not the other, by the machine's load alone), and runs of blank lines are squeezed
+report_norm() {
+    "$PB" report "$1" 2>&1 | sed "s|$1|DIR|g" |
+        grep -v -e '^- dates: ' -e '^- CPU contention: ' -e '^- timings under CPU contention: ' -e '^- `posbench ' -e '^\*\*Caveats\*\* ' |
+        cat -s | awk -F'|' '
         /^\|/ { if (!intable) { drop = ""; for (i = 1; i <= NF; i++) if ($i ~ /step \(ms\)|train_time|images\/s|peak_mem|time \(s\)/) drop = drop " " i " " }
                 intable = 1; line = ""; for (i = 1; i <= NF; i++) if (index(drop, " " i " ") == 0) line = line $i "|"; print line; next }
         { intable = 0; print }'
