@@ -21,6 +21,8 @@
 #     train.graph=on, MP3 eta 0.75, GVP with fixed segmentation, SimCLR and DINO (3 local crops)
 #     with the graph off and on (and the graph runs' parity: bitwise the same run with the graph
 #     off; each must replay).
+# No step or A/B bench run starts after 480 s (GPU_SESSION_DEADLINE_S; each left out is named in
+# SUMMARY.md), so the summary and the archive are written inside a 600 s device call.
 # Step 8 runs the three target configs only (GPU_SESSION_AB_CONFIGS; gpu_session.sh's default adds
 # dino-s16-224): 13 variants x 3 configs, 39 bench runs rather than 52.
 # ncu (step 7, ~5 minutes for two configs) is the second call when time is left:
@@ -43,4 +45,5 @@ GPU_SESSION_BENCH_FLAGS=${GPU_SESSION_BENCH_FLAGS:-$FLAGS} \
 GPU_SESSION_AB_ITERS=${GPU_SESSION_AB_ITERS:-10} \
 GPU_SESSION_AB_CONFIGS=${GPU_SESSION_AB_CONFIGS:-$AB_TARGETS} \
 GPU_SESSION_ARCHIVE=${GPU_SESSION_ARCHIVE:-$OUT.tar.gz} \
+GPU_SESSION_DEADLINE_S=${GPU_SESSION_DEADLINE_S:-480} \
     sh scripts/gpu_session.sh "$OUT" "$DEV"

@@ -72,7 +72,17 @@ COMMIT_FILE=${POSBENCH_BUNDLE:-/tmp/pb}/COMMIT
 if [ -f "$COMMIT_FILE" ]; then note "commit $(cat "$COMMIT_FILE") (the GPU bundle's)"; else note "commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"; fi
 
 STEPS=${GPU_SESSION_STEPS:-0 1 2 3 4 5 6 7 8}
-step() { case " $STEPS " in *" $1 "*) return 0 ;; esac; note ""; note "(step $1 left out: GPU_SESSION_STEPS=$STEPS)"; return 1; }
+# GPU_SESSION_DEADLINE_S: seconds after the start past which no step (and no further A/B bench run
+# of step 8) begins, each left out with a line saying so, so that the summary and the archive are
+# written inside a device call's limit; unset, no deadline.
+START_S=$(date +%s)
+past_deadline() { [ -n "${GPU_SESSION_DEADLINE_S:-}" ] && [ $(( $(date +%s) - START_S )) -ge "$GPU_SESSION_DEADLINE_S" ]; }
+step() {
+    case " $STEPS " in *" $1 "*) ;; *) note ""; note "(step $1 left out: GPU_SESSION_STEPS=$STEPS)"; return 1 ;; esac
+    if past_deadline; then
+        note ""; note "(step $1 left out: past the deadline, $(( $(date +%s) - START_S )) s of GPU_SESSION_DEADLINE_S=$GPU_SESSION_DEADLINE_S)"; return 1
+    fi
+}
 
 if step 0; then
 note ""
@@ -345,6 +355,9 @@ if step 8; then
     for cfg in $AB_CONFIGS; do
         while IFS='|' read -r vname words; do
             [ -n "$vname" ] || continue
+            if past_deadline; then
+                note "- (A/B $cfg $vname left out: past the deadline, GPU_SESSION_DEADLINE_S=$GPU_SESSION_DEADLINE_S)"; continue
+            fi
             envs="" flags=""
             for w in $words; do
                 case $w in -*) flags="$flags $w" ;; *=*) envs="$envs $w" ;; *) flags="$flags $w" ;; esac

@@ -3,7 +3,8 @@
 # call of a session with a lent GPU) kept working where there is none: its CPU-vs-device, bf16 and cross-device resume
 # steps run with the device cpu-guarded on a tiny config (the CUDA parity and bench steps are
 # left out there; the probe and the switch matrix of `bench --breakdown` run on the CPU's
-# routes), must report every check passed, and its archive must hold the summary.
+# routes), must report every check passed, and its archive must hold the summary; past its
+# deadline (GPU_SESSION_DEADLINE_S) it leaves the remaining steps out, names them, and still archives.
 cd "$(dirname "$0")/.." || exit 1
 T=$(mktemp -d /tmp/posbench-gpu-session.XXXXXX) || exit 1
 trap 'rm -rf "$T"' EXIT
@@ -22,4 +23,14 @@ if [ $rc -eq 0 ] && [ "$passed" -eq 29 ] && grep -q '^0 failed' "$T/out/SUMMARY.
     echo "PASS gpu_session.sh on cpu-guarded: $passed checks passed (probe, cpu vs device for 2 objectives, bf16 vs fp32 and vs the CPU, resume across devices, determinism fp32, bf16, fp32 with train.graph=on, MP3, GVP (fixed segmentation), SimCLR and DINO (3 local crops) each without and with train.graph=on, each graph run bitwise its run without, loss curve, the switch matrix with --breakdown: fp32, bf16, bf16 activations, bf16 activations with --recompute gelu, --graph on) and packed into one archive"
 else
     echo "FAIL gpu_session.sh on cpu-guarded: exit $rc, $passed checks passed: $(grep -E '^- FAIL|failed' "$T/out/SUMMARY.md" 2>/dev/null | tr '\n' ' ')"
+fi
+# The deadline: past GPU_SESSION_DEADLINE_S no step begins, each named as left out, and the summary
+# and the archive are still written (what a device call that must end in time brings back).
+GPU_SESSION_STEPS="1 2" GPU_SESSION_DEADLINE_S=0 GPU_SESSION_ARCHIVE="$T/late.tar.gz" \
+    sh scripts/gpu_session.sh "$T/late" cpu-guarded > "$T/late.log" 2>&1; rc=$?
+if [ $rc -eq 0 ] && [ "$(grep -c '^(step [12] left out: past the deadline' "$T/late/SUMMARY.md")" -eq 2 ] &&
+    tar -tzf "$T/late.tar.gz" 2>/dev/null | grep -q 'SUMMARY.md'; then
+    echo "PASS gpu_session.sh past its deadline: steps 1 and 2 left out and named, the summary archived"
+else
+    echo "FAIL gpu_session.sh past its deadline: exit $rc; $(grep 'left out' "$T/late/SUMMARY.md" 2>/dev/null | tr '\n' ' ')"
 fi
