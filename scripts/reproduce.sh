@@ -65,7 +65,8 @@ if { [ "$PAPER" = mp3 ] || [ "$PAPER" = cape ]; } && [ "$SCALE" != paper ] && [ 
 fi
 for exp in bench/experiments/"$PAPER"-*.yaml; do
     jobs=$(jobs_of "$exp")
-    echo "== $exp ($SCALE, $DEVICE, $jobs jobs)"
+    if [ "$jobs" -eq 1 ]; then jobs_text="1 job"; else jobs_text="$jobs jobs"; fi
+    echo "== $exp ($SCALE, $DEVICE, $jobs_text)"
     # shellcheck disable=SC2086
     "$PB" run "$exp" $SCALE_FLAG --out "$OUT" --device "$DEVICE" --jobs "$jobs" --retries 1; rc=$?
     [ $rc -eq 2 ] && exit 2

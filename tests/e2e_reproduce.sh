@@ -24,6 +24,9 @@ secs=$(( $(date +%s) - start ))
 check "reproduce-mp3 smoke: every run done, exit 0, estimates printed" $? "exit $rc in ${secs}s; $(grep -E '^experiment .* done' "$T/log" | tr '\n' ' ')"
 [ $secs -lt 300 ]
 check "reproduce-mp3 smoke: under 5 minutes" $? "${secs}s"
+grep -q "^== bench/experiments/mp3-table2.yaml (smoke, cpu-guarded, 1 job)" "$T/log" &&
+    ! grep -q "^== bench.* 1 jobs)" "$T/log"
+check "reproduce-mp3 smoke: each experiment's line says its job count (1 job, never 1 jobs)" $? "$(grep '^== bench' "$T/log" | tr '\n' ' ')"
 F="$T/out/figures"
 for fig in 'mp3-main_finetune_top1-vs-eta' 'mp3-main_baseline_top1-vs-kind' \
     'mp3-main_pretrain_position-top1-vs-' 'mp3-main_pretrain_position-top1_nonblank-vs-' 'mp3-main_pretrain_knn-top1-vs-layer' \

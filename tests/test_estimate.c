@@ -175,8 +175,34 @@ static void test_sizes(void) {
     config_free(&c);
 }
 
+// A model narrower than d = 64 runs at d/64 of the calibrated rates: its FLOPs count d/64 times
+// slower (the CPU seconds of the same FLOPs double at d = 32); d = 64 and wider at the full rate.
+static void test_narrow_models(void) {
+    config c;
+    config_defaults(&c);
+    const char *keys[] = {"data.name=fashion-mnist", "data.limit=1280", "data.test_limit=100", "train.batch=128", "train.epochs=1",
+                          "model.patch=7", "model.depth=2", "model.heads=2"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) set(&c, keys[i]);
+    const int dims[] = {16, 32, 64, 128};
+    const double want[] = {0.25, 0.5, 1.0, 1.0};
+    for (int k = 0; k < 4; k++) {
+        char kv[32];
+        snprintf(kv, sizeof kv, "model.dim=%d", dims[k]);
+        set(&c, kv);
+        run_estimate r;
+        int rc = estimate_config(&c, 0, &r);
+        double rated = rc == 0 ? estimate_rate_flops(&r, r.train_flops) : 0.0;
+        test_check("estimate: model.dim below 64 runs at dim/64 of the rates, 64 and wider at the full rate",
+                   rc == 0 && r.rate_fraction == want[k] && fabs(rated / r.train_flops - 1.0 / want[k]) < 1e-12,
+                   "d = %d: rate fraction %.3g (want %.3g), FLOPs at the rate %.4g of %.4g", dims[k], rc == 0 ? r.rate_fraction : -1.0,
+                   want[k], rated, rc == 0 ? r.train_flops : 0.0);
+    }
+    config_free(&c);
+}
+
 int main(void) {
     test_shipped();
+    test_narrow_models();
     test_budget_chain();
     test_unknown_sizes();
     test_sizes();

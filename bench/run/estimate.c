@@ -89,6 +89,7 @@ int estimate_config(const config *c, long updates, run_estimate *out) {
     double per_image = 3.0 * forward * (kind && kind->batch_factor > 1 ? kind->batch_factor : 1) +
                        (kind && kind->train_extra_flops ? kind->train_extra_flops(&os, &v) : 0.0);
     out->updates = updates;
+    out->rate_fraction = v.dim >= ESTIMATE_FULL_RATE_DIM ? 1.0 : (double)v.dim / ESTIMATE_FULL_RATE_DIM;
     out->train_flops = (double)updates * batch * per_image;
     // Evaluation: images through a forward pass, when the test set's size is known.
     long train_n = train_rows(c, &shape), every = cfg_int(c, "train.eval_every");
@@ -139,6 +140,8 @@ double estimate_training_flops(const config *c) {
     run_estimate r;
     return estimate_config(c, 0, &r) == 0 ? r.train_flops : -1.0;
 }
+
+double estimate_rate_flops(const run_estimate *r, double flops) { return flops / r->rate_fraction; }
 
 estimate_seconds estimate_cpu_seconds(double train_flops, double eval_flops, int runs, double sgemm) {
     return (estimate_seconds){train_flops / (ESTIMATE_EFFICIENCY * sgemm * 1e9), eval_flops / (ESTIMATE_EVAL_EFFICIENCY * sgemm * 1e9),

@@ -17,9 +17,13 @@
 //              test images at every eval.resolutions size
 //   setup      ESTIMATE_RUN_SETUP_S CPU seconds per run: the process, loading and decoding the
 //              data, the end-of-run records (attention statistics, samples, HDF5), measured
-// CPU seconds = training / (ESTIMATE_EFFICIENCY x S) + evaluation / (ESTIMATE_EVAL_EFFICIENCY x S)
-// + setup, S the sgemm rate per CPU second; the runner's wall estimate divides them by the cores
-// its jobs use (an otherwise idle machine). A size the registry does not know before loading
+// CPU seconds = (training / (ESTIMATE_EFFICIENCY x S) + evaluation / (ESTIMATE_EVAL_EFFICIENCY x S))
+// / rate_fraction + setup, S the sgemm rate per CPU second, rate_fraction min(1, d / 64) for a
+// model of width d: a token's elementwise work (LayerNorm, GELU, softmax, residuals) grows as d
+// and its GEMM FLOPs as d^2, and OpenBLAS is slower on inner dimensions under 64, so a narrower
+// model does its FLOPs at a lower rate (the speech models, d = 32, took 2.5 and 2.9 times the d = 64
+// rates' estimate); the runner's wall estimate divides them by the cores its jobs use (an
+// otherwise idle machine). A size the registry does not know before loading
 // (data.name=idx; speech-commands without train.steps; a text file not written yet) leaves the
 // run uncounted, with the reason; speech-commands' evaluation (its clip counts are read from its
 // folder) is not counted.
@@ -31,6 +35,7 @@ typedef struct {
     double train_flops; // training FLOPs (3 x forward per example per update)
     double eval_flops;  // evaluation forward FLOPs; 0 when the test-set size is unknown (eval_known 0)
     long updates;       // optimizer steps
+    double rate_fraction; // of the training and evaluation rates this model reaches: min(1, model.dim / ESTIMATE_FULL_RATE_DIM)
     int eval_known;     // 0: the test set's size is known only once loaded: evaluation not counted
     char why[256];      // estimate_run / estimate_config returned -1: why the run cannot be counted
 } run_estimate;
@@ -44,7 +49,10 @@ int estimate_run(const experiment *e, int i, run_estimate *out);
 double estimate_training_flops(const config *c);
 // CPU seconds of training, evaluation and setup of `runs` runs at `sgemm` GFLOP per CPU second.
 typedef struct { double train_s, eval_s, setup_s; } estimate_seconds;
+// The FLOPs passed are each run's divided by its rate_fraction (estimate_rate_flops).
 estimate_seconds estimate_cpu_seconds(double train_flops, double eval_flops, int runs, double sgemm);
+// FLOPs of a run at the rate of a model of full width: flops / r->rate_fraction.
+double estimate_rate_flops(const run_estimate *r, double flops);
 
 // GFLOP/s (wall) of one OpenBLAS sgemm C (M, N) = A (M, K) · B (K, N) in this process (median of
 // 7); the ceiling `posbench bench` (bench/perf/perf.c) and the regression benchmark report against.
@@ -57,6 +65,7 @@ double estimate_sgemm_gflops(int M, int N, int K);
 #define ESTIMATE_EFFICIENCY 0.25
 #define ESTIMATE_EVAL_EFFICIENCY 0.13
 #define ESTIMATE_RUN_SETUP_S 2.0
+#define ESTIMATE_FULL_RATE_DIM 64 // the width from which a model reaches the two fractions above
 // GFLOP per CPU second (user + system) of a 1024^3 sgemm on one thread, the best of 15;
 // measured in a forked child (NaN when that fails), so the caller's process never starts an
 // OpenMP pool before it forks its runs. CPU time on one thread, not wall time: other work on a
