@@ -15,6 +15,7 @@
 #include "../report/plot.h"
 #include "../report/report.h"
 #include "../results/results.h"
+#include "../run/cpu_busy.h"
 #include "../run/launch.h"
 #include "../run/runner.h"
 #include "../run/sweep.h"
@@ -239,6 +240,7 @@ static int cmd_train(int argc, char **argv) {
         config_free(&cfg);
         return 0;
     }
+    if (!(opt.device && !strcmp(opt.device, "cuda"))) cpu_busy_warn(1, posbench_threads());
     train_result res;
     int status = train_run(&cfg, &opt, &res);
     config_free(&cfg);

@@ -10,6 +10,7 @@
 // retried (--retries), diverged ones are final. Shards split by root run: a run and its
 // descendants always land in the same shard.
 #include "runner.h"
+#include "cpu_busy.h"
 #include "estimate.h"
 #include "sgemm_cache.h"
 #include "run_names.h"
@@ -377,6 +378,7 @@ int cmd_run(int argc, char **argv) {
                        state[i] == R_DONE ? "done" : experiment_run_status(e, i, f.out), vis(e->runs[i].axes));
         return 0;
     }
+    if (pending > 0 && !(f.device && !strcmp(f.device, "cuda"))) cpu_busy_warn(f.jobs, per_job);
     char exp_dir[4096];
     snprintf(exp_dir, sizeof exp_dir, "%.3900s/%.127s/", f.out, e->name);
     make_dirs_for(exp_dir);
