@@ -1,7 +1,7 @@
-// tests/test_cpu_busy.c — the busy-cores warning (bench/run/cpu_busy.h): when it is given (more
+// tests/test_cpu_busy.c — the busy-cores warning (bench/train/cpu_busy.h): when it is given (more
 // than one OpenMP thread per run, waits not passive, more threads than the load leaves cores),
 // what it says, and the load average read from a /proc/loadavg-format file.
-#include "../bench/run/cpu_busy.h"
+#include "../bench/train/cpu_busy.h"
 #include "testing.h"
 #include <stdio.h>
 #include <stdlib.h>

@@ -15,7 +15,6 @@
 #include "../report/plot.h"
 #include "../report/report.h"
 #include "../results/results.h"
-#include "../run/cpu_busy.h"
 #include "../run/launch.h"
 #include "../run/runner.h"
 #include "../run/sweep.h"
@@ -213,6 +212,7 @@ static int cmd_train(int argc, char **argv) {
         for (int j = first; j <= i; j++) rank_args[nrank_args++] = argv[j]; // the flag and its value
     }
     opt.device = device_flag;
+    opt.warn_busy_cores = 1;
     if (ranks > 0) { // every argument is checked above: bad input stops here, before any rank starts
         int status = train_on_ranks(ranks, &cfg, &opt, rank_args, nrank_args, threads_given, print_config);
         config_free(&cfg);
@@ -240,7 +240,6 @@ static int cmd_train(int argc, char **argv) {
         config_free(&cfg);
         return 0;
     }
-    if (!(opt.device && !strcmp(opt.device, "cuda"))) cpu_busy_warn(1, posbench_threads());
     train_result res;
     int status = train_run(&cfg, &opt, &res);
     config_free(&cfg);

@@ -10,7 +10,7 @@
 // retried (--retries), diverged ones are final. Shards split by root run: a run and its
 // descendants always land in the same shard.
 #include "runner.h"
-#include "cpu_busy.h"
+#include "../train/cpu_busy.h"
 #include "estimate.h"
 #include "sgemm_cache.h"
 #include "run_names.h"

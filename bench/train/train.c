@@ -36,6 +36,7 @@
 #include "../../datasets/dataset.h"
 #include "../../models/model.h"
 #include "../../core/device.h"
+#include "cpu_busy.h"
 #include "../../objectives/objective.h"
 #include <errno.h>
 #include <math.h>
@@ -430,6 +431,7 @@ int train_run(const config *cfg, const train_options *opt, train_result *out) {
            r.test.n, r.epochs, r.steps_per_epoch, r.batch);
     if (resumed) printf("resuming run %s from step %ld (%s)\n", r.run_id, r.step, vis(r.ckpt_path));
     fflush(stdout);
+    if (opt->warn_busy_cores && root && strcmp(m->ops->name, "cuda") != 0) cpu_busy_warn(1, posbench_threads());
 
     progress bar;
     FILE *bar_out = root ? stderr : fopen("/dev/null", "w"); // the other ranks show nothing

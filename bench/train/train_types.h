@@ -14,6 +14,7 @@ typedef struct {
     int force;                // retrain even when a finished file exists
     int fresh;                // ignore an existing checkpoint
     int lock_held;            // the caller holds the run lock (the runner); else train_run takes it
+    int warn_busy_cores;      // posbench train: before the first step, the busy-cores warning (cpu_busy.h) on a CPU backend
     const char *init_weights; // start from these final weights (<run-id>.weights of another run)
     const char *device;       // --device (core/device.h; NULL = auto): the op backend; not part of the run id
     const char *run_id;       // file-name id to use (an experiment's run id); NULL: hash of the config

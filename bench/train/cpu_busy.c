@@ -1,4 +1,4 @@
-// bench/run/cpu_busy.c — the busy-cores warning before training (cpu_busy.h).
+// bench/train/cpu_busy.c — the busy-cores warning before training (cpu_busy.h).
 #include "cpu_busy.h"
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,11 +1,12 @@
-// bench/run/cpu_busy.h — a warning before training when a run's OpenMP threads would wait on cores
+// bench/train/cpu_busy.h — a warning before training when a run's OpenMP threads would wait on cores
 // that other programs hold. A thread that finishes its share of a parallel region first waits for
 // the others, and libgomp's waiting thread spins (OMP_WAIT_POLICY unset or active): on a machine
 // whose cores are already busy, the spinning threads take the time the working ones need. Seen on
 // the 2-core Xeon beside two single-thread jobs: a speech run at the default 2 threads trained 33
 // clips/s, the same run with --threads 1 and OMP_WAIT_POLICY=passive 425. Results do not depend on
-// the thread count or the wait policy, only the time does. `posbench run` and `posbench train`
-// print it once, to standard error, from the last minute's load average (/proc/loadavg).
+// the thread count or the wait policy, only the time does. `posbench run` (before its first run
+// starts) and `posbench train` (before its first step, once its input is checked) print it once,
+// to standard error, from the last minute's load average (/proc/loadavg).
 #pragma once
 #include <stddef.h>
 
