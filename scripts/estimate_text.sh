@@ -9,6 +9,6 @@ about_minutes() {
     else echo "about $(( ($1 + 1800) / 3600 )) h ($(( ($1 + 43200) / 86400 )) days)"; fi
 }
 # How the estimate is made, after "N runs to train, about T on this machine".
-ESTIMATE_HOW="(estimated: training and evaluation FLOPs at a measured fraction of this machine's sgemm, plus each run's setup, on an otherwise idle machine)"
+ESTIMATE_HOW="(estimated: training, evaluation and linear-probe FLOPs at measured fractions of this machine's sgemm, plus each run's setup, on an otherwise idle machine)"
 # estimate_device_note DEVICE: what the estimate means on a GPU ("" on the CPU).
 estimate_device_note() { [ "$1" = cuda ] && echo "; a CPU estimate: on a GPU the runs take far less"; }

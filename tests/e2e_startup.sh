@@ -65,7 +65,7 @@ check "a rate of another CPU model is measured again, without a warning" $? "$(g
 
 : >"$T/notadir"
 POSBENCH_CACHE_DIR="$T/notadir" "$PB" run $EXP --scale smoke --dry-run --out "$T/r" >"$T/nodir.out" 2>"$T/nodir.err"; rc=$?
-[ $rc -eq 0 ] && grep -q '^estimated time: .* GFLOP per CPU second[),]' "$T/nodir.out" && grep -q "warning: .*notadir" "$T/nodir.err"
+[ $rc -eq 0 ] && grep -q '^estimated time: .* GFLOP per CPU second[),;]' "$T/nodir.out" && grep -q "warning: .*notadir" "$T/nodir.err"
 check "a cache directory that cannot be written: a warning, the estimate still printed" $? "exit $rc; $(head -c 160 "$T/nodir.err")"
 
 # ---- the data a run sees ----

@@ -10,7 +10,8 @@
 //     are 1864 x 128 x 3 forward passes, evaluation the same as the baseline's per evaluation;
 //   - the registry's Fashion-MNIST sizes (60000 / 10000) drive the updates of an epoch run;
 //   - data.name=idx (sizes in its files) is refused with a reason;
-//   - data.resolution, UniViT's data.resolutions and eval.resolutions change the FLOPs by size.
+//   - data.resolution, UniViT's data.resolutions and eval.resolutions change the FLOPs by size;
+//   - the linear probe's fits: by blocks, features and protocols (GVP's two), at their own rate.
 // The estimate against measured runs: tests/e2e_estimate.sh.
 #include "testing.h"
 #include "../bench/run/estimate.h"
@@ -200,8 +201,50 @@ static void test_narrow_models(void) {
     config_free(&c);
 }
 
+// The linear probe's fits: none without eval.linear_probe; per probe (block, feature) 6 L2
+// strengths on 4/5 of the bank and the refit on all of it, ESTIMATE_PROBE_FIT_ITERS iterations of
+// 4 d K FLOPs per row; every block (eval.probe_layers=all) multiplies by the depth, model.cls=false
+// halves (mean-pooled only), GVP's two protocols double; the fits' rate is d / (d + 43) of theirs.
+static void test_linear_probe_fits(void) {
+    config c;
+    config_defaults(&c);
+    const char *keys[] = {"data.name=fashion-mnist", "data.limit=1280", "data.test_limit=100", "train.batch=128", "train.epochs=1",
+                          "model.patch=7", "model.dim=64", "model.depth=3", "model.heads=2", "eval.probe_train_limit=1000"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) set(&c, keys[i]);
+    run_estimate none, last, all, mean_only, gvp;
+    int rc = estimate_config(&c, 0, &none);
+    set(&c, "eval.linear_probe=true");
+    rc |= estimate_config(&c, 0, &last);
+    set(&c, "eval.probe_layers=all");
+    rc |= estimate_config(&c, 0, &all);
+    set(&c, "model.cls=false");
+    rc |= estimate_config(&c, 0, &mean_only);
+    set(&c, "model.cls=true");
+    set(&c, "objective.name=gvp");
+    rc |= estimate_config(&c, 0, &gvp);
+    double per_probe = (6.0 * 800 + 1000) * ESTIMATE_PROBE_FIT_ITERS * 4.0 * 64 * 10; // rows x iterations x 4 d K
+    test_check("estimate: no linear probe, no fits", rc == 0 && none.probe_flops == 0.0 && estimate_probe_rate_flops(&none) == 0.0,
+               "rc %d, %.4g", rc, none.probe_flops);
+    test_check("estimate: the last block's probe: 2 features x (6 x 800 + 1000) rows x the iterations x 4 d K",
+               rc == 0 && fabs(last.probe_flops / (2 * per_probe) - 1) < 1e-12, "%.6g vs %.6g", last.probe_flops, 2 * per_probe);
+    test_check("estimate: eval.probe_layers=all probes each of the 3 blocks, model.cls=false the mean-pooled feature only",
+               rc == 0 && fabs(all.probe_flops / last.probe_flops - 3) < 1e-12 && fabs(mean_only.probe_flops / all.probe_flops - 0.5) < 1e-12,
+               "all %.4g, mean only %.4g, last %.4g", all.probe_flops, mean_only.probe_flops, last.probe_flops);
+    test_check("estimate: GVP's probe is fit twice (its causal mask and full attention), its images read twice",
+               rc == 0 && fabs(gvp.probe_flops / all.probe_flops - 2) < 1e-12 && gvp.eval_flops > all.eval_flops,
+               "%.4g vs %.4g; evaluation %.4g vs %.4g", gvp.probe_flops, all.probe_flops, gvp.eval_flops, all.eval_flops);
+    test_check("estimate: the fits run at d / (d + 43) of the probe rate (their work per row)",
+               rc == 0 && fabs(estimate_probe_rate_flops(&all) / all.probe_flops - (64 + ESTIMATE_PROBE_ROW_DIMS) / 64) < 1e-12,
+               "%.6g", estimate_probe_rate_flops(&all) / all.probe_flops);
+    estimate_seconds t = estimate_cpu_seconds(0.0, 0.0, 1e12, 0, 100.0);
+    test_check("estimate: the probes' seconds at ESTIMATE_PROBE_EFFICIENCY of the sgemm rate",
+               fabs(t.probe_s - 1e12 / (ESTIMATE_PROBE_EFFICIENCY * 100e9)) < 1e-9 && t.train_s == 0 && t.eval_s == 0, "%.6g s", t.probe_s);
+    config_free(&c);
+}
+
 int main(void) {
     test_shipped();
+    test_linear_probe_fits();
     test_narrow_models();
     test_budget_chain();
     test_unknown_sizes();

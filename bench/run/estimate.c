@@ -3,6 +3,7 @@
 #include "../../core/common.h"
 #include "../../models/model.h"
 #include "../../objectives/objective.h"
+#include "../../objectives/linear_probe.h"
 #include "../experiment/settings.h"
 #include "../../datasets/registry.h"
 #include <cblas.h>
@@ -110,6 +111,21 @@ int estimate_config(const config *c, long updates, run_estimate *out) {
     for (int k = 0; k < n_eval; k++)
         out->eval_flops += test_n * (delta > 0 ? forward_at(&v, sizes[k] - delta) + forward_at(&v, sizes[k]) + forward_at(&v, sizes[k] + delta)
                                                  : forward_at(&v, sizes[k]));
+    // The linear probe's fits (objectives/linear_probe.h): per protocol (an objective with its
+    // own probe view, GVP's causal mask, is probed both ways), probed block and feature (mean-
+    // pooled, and cls when the model has it), one fit per L2 strength on the fit part (4/5 of the
+    // bank) and the refit on the whole bank, each row of a fit ESTIMATE_PROBE_FIT_ITERS times
+    // through the logits and the gradient (4 d K FLOPs).
+    if (cfg_bool(c, "eval.linear_probe")) {
+        double bank = (double)first_n(train_n, cfg_int(c, "eval.probe_train_limit"));
+        int layers = strcmp(cfg_str(c, "eval.probe_layers"), "all") == 0 ? v.depth : 1;
+        int features = v.cls ? 2 : 1, protocols = kind && kind->probe_prepare ? 2 : 1;
+        double rows = LINEAR_PROBE_N_LAMBDAS * (bank - floor(bank / 5.0)) + bank;
+        out->probe_flops = (double)protocols * layers * features * rows * ESTIMATE_PROBE_FIT_ITERS * 4.0 * v.dim * shape.classes;
+        out->eval_flops += (protocols - 1) * (first_n(train_n, cfg_int(c, "eval.probe_train_limit")) + val +
+                                              first_n(test_n, cfg_int(c, "eval.probe_test_limit"))) * model_forward_flops(&v);
+    }
+    out->probe_rate_fraction = (double)v.dim / (v.dim + ESTIMATE_PROBE_ROW_DIMS);
     out->eval_known = 1;
     return 0;
 }
@@ -143,9 +159,11 @@ double estimate_training_flops(const config *c) {
 
 double estimate_rate_flops(const run_estimate *r, double flops) { return flops / r->rate_fraction; }
 
-estimate_seconds estimate_cpu_seconds(double train_flops, double eval_flops, int runs, double sgemm) {
+double estimate_probe_rate_flops(const run_estimate *r) { return r->probe_flops > 0.0 ? r->probe_flops / r->probe_rate_fraction : 0.0; }
+
+estimate_seconds estimate_cpu_seconds(double train_flops, double eval_flops, double probe_flops, int runs, double sgemm) {
     return (estimate_seconds){train_flops / (ESTIMATE_EFFICIENCY * sgemm * 1e9), eval_flops / (ESTIMATE_EVAL_EFFICIENCY * sgemm * 1e9),
-                              runs * ESTIMATE_RUN_SETUP_S};
+                              probe_flops / (ESTIMATE_PROBE_EFFICIENCY * sgemm * 1e9), runs * ESTIMATE_RUN_SETUP_S};
 }
 
 // One sgemm C (M, N) = A (M, K) · B (K, N): the median wall GFLOP/s of 7 calls, or with cpu set

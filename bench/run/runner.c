@@ -278,7 +278,8 @@ static void about_minutes(double seconds, char *out, size_t len) {
 // the cores the jobs use, then its CPU seconds by part, then the runs it cannot count and why.
 // scripts/reproduce.sh sums the "(S s on" figure over a source's experiments.
 static void print_estimate(const experiment *e, const int *state, int cores) {
-    double train = 0.0, eval = 0.0, train_at_rate = 0.0, eval_at_rate = 0.0, sgemm = sgemm_rate_cached();
+    double train = 0.0, eval = 0.0, probe = 0.0, train_at_rate = 0.0, eval_at_rate = 0.0, probe_at_rate = 0.0,
+           sgemm = sgemm_rate_cached();
     int counted = 0, uncounted = 0, no_eval = 0, narrow = 0;
     char why[340] = "";
     for (int i = 0; i < e->nruns; i++) {
@@ -293,6 +294,8 @@ static void print_estimate(const experiment *e, const int *state, int cores) {
         eval += r.eval_flops;
         train_at_rate += estimate_rate_flops(&r, r.train_flops);
         eval_at_rate += estimate_rate_flops(&r, r.eval_flops);
+        probe += r.probe_flops;
+        probe_at_rate += estimate_probe_rate_flops(&r);
         no_eval += !r.eval_known;
         narrow += r.rate_fraction < 1.0;
     }
@@ -300,15 +303,20 @@ static void print_estimate(const experiment *e, const int *state, int cores) {
         printf("estimated time: unknown (the sgemm rate could not be measured in a child process)\n");
         return;
     }
-    estimate_seconds t = estimate_cpu_seconds(train_at_rate, eval_at_rate, counted, sgemm);
-    double cpu_s = t.train_s + t.eval_s + t.setup_s, wall_s = cpu_s / cores;
-    char about[64];
+    estimate_seconds t = estimate_cpu_seconds(train_at_rate, eval_at_rate, probe_at_rate, counted, sgemm);
+    double cpu_s = t.train_s + t.eval_s + t.probe_s + t.setup_s, wall_s = cpu_s / cores;
+    char about[64], probes[96] = "", probe_flops[160] = "";
     about_minutes(wall_s, about, sizeof about);
+    if (probe > 0.0) {
+        snprintf(probes, sizeof probes, " + linear probes %.0f", t.probe_s);
+        snprintf(probe_flops, sizeof probe_flops, "; the linear probes' fits %.3g TFLOP at %.2f of the sgemm times d/(d + %.0f), for their work per row",
+                 probe / 1e12, ESTIMATE_PROBE_EFFICIENCY, ESTIMATE_PROBE_ROW_DIMS);
+    }
     printf("estimated time: %s (%.0f s on %d core%s of an otherwise idle machine; %.0f CPU s = training %.0f + evaluation "
-           "%.0f + setup %.0f of %d run%s; %.3g + %.3g TFLOP at %.2f and %.2f of this machine's sgemm, %.0f GFLOP per CPU second%s)\n",
-           about, wall_s, cores, cores == 1 ? "" : "s", cpu_s, t.train_s, t.eval_s, t.setup_s, counted, counted == 1 ? "" : "s",
+           "%.0f%s + setup %.0f of %d run%s; %.3g + %.3g TFLOP at %.2f and %.2f of this machine's sgemm, %.0f GFLOP per CPU second%s%s)\n",
+           about, wall_s, cores, cores == 1 ? "" : "s", cpu_s, t.train_s, t.eval_s, probes, t.setup_s, counted, counted == 1 ? "" : "s",
            train / 1e12, eval / 1e12, ESTIMATE_EFFICIENCY, ESTIMATE_EVAL_EFFICIENCY, sgemm,
-           narrow ? ", models narrower than d = 64 at d/64 of those fractions" : "");
+           narrow ? ", models narrower than d = 64 at d/64 of those fractions" : "", probe_flops);
     if (uncounted)
         printf("  not counted: %d run%s whose size is known only once the data is read; the first: %s\n", uncounted,
                uncounted == 1 ? "" : "s", why);
