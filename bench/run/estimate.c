@@ -122,8 +122,7 @@ int estimate_config(const config *c, long updates, run_estimate *out) {
         int features = v.cls ? 2 : 1, protocols = kind && kind->probe_prepare ? 2 : 1;
         double rows = LINEAR_PROBE_N_LAMBDAS * (bank - floor(bank / 5.0)) + bank;
         out->probe_flops = (double)protocols * layers * features * rows * ESTIMATE_PROBE_FIT_ITERS * 4.0 * v.dim * shape.classes;
-        out->eval_flops += (protocols - 1) * (first_n(train_n, cfg_int(c, "eval.probe_train_limit")) + val +
-                                              first_n(test_n, cfg_int(c, "eval.probe_test_limit"))) * model_forward_flops(&v);
+        out->eval_flops += (protocols - 1) * (bank + val + first_n(test_n, cfg_int(c, "eval.probe_test_limit"))) * model_forward_flops(&v);
     }
     out->probe_rate_fraction = (double)v.dim / (v.dim + ESTIMATE_PROBE_ROW_DIMS);
     out->eval_known = 1;
