@@ -1,6 +1,7 @@
 #!/usr/bin/python3
-"""tests/docs_numbers.py ROOT — measured numbers and verdicts quoted in README.md and docs/*.md
-agree with the committed reports in docs/results/ (tests/e2e_docs_numbers.sh runs it).
+"""tests/docs_numbers.py ROOT — measured numbers and verdicts quoted in README.md, docs/*.md and
+the hand-written pages of docs/results/ (those not named *-REPORT.md) agree with the committed
+reports in docs/results/ (tests/e2e_docs_numbers.sh runs it).
 
 The convention it checks (docs/report.md, "Quoting a result in the docs"):
   - a doc quotes a measured result only as the text of a link to the committed report it comes
@@ -71,6 +72,18 @@ def verdicts_of(text):
     return found
 
 
+def report_target(path, target):
+    """The committed report a link of the doc at path points to (its path), or None."""
+    file_part = target.partition('#')[0]
+    if not file_part or '://' in file_part:
+        return None
+    dest = os.path.normpath(os.path.join(os.path.dirname(path), file_part))
+    rel_dest = os.path.relpath(dest, ROOT)
+    if rel_dest.startswith(os.path.join('docs', 'results') + os.sep) and dest.endswith('.md') and dest != os.path.normpath(path):
+        return dest
+    return None
+
+
 def check_doc(rel):
     path = os.path.join(ROOT, rel)
     with open(path, encoding='utf-8') as f:
@@ -84,17 +97,17 @@ def check_doc(rel):
         if line.strip() and not (item and para):
             para.append(i)
             continue
-        if any(re.search(r'results/[\w.-]+\.md', lines[j]) for j in para):
+        if any(re.search(r'results/[\w.-]+\.md', lines[j]) or
+               any(report_target(path, t) for _, t in LINK.findall(lines[j])) for j in para):
             for j in para:
                 cites[j] = True
         para = [i] if line.strip() else []
     for lineno, line in enumerate(lines, 1):
         for text, target in LINK.findall(line):
-            file_part = target.partition('#')[0]
-            dest = os.path.normpath(os.path.join(os.path.dirname(path), file_part))
-            rel_dest = os.path.relpath(dest, ROOT)
-            if not (rel_dest.startswith(os.path.join('docs', 'results') + os.sep) and dest.endswith('.md')):
+            dest = report_target(path, target)
+            if not dest:
                 continue
+            rel_dest = os.path.relpath(dest, ROOT)
             nums, verdicts = tokens(text), verdicts_of(text)
             if not nums and not verdicts:
                 continue  # a plain link to the report
@@ -113,7 +126,7 @@ def check_doc(rel):
                 bad.append(f'{rel}:{lineno}: [{text}] does not agree with {rel_dest}: no line of it has '
                            f'all of its numbers and verdicts; the closest lacks {", ".join(best_missing)}'
                            f' ({best.strip()[:160]!r})')
-        outside = LINK.sub(lambda m: '' if 'results/' in m.group(2) else m.group(1), line)
+        outside = LINK.sub(lambda m: '' if 'results/' in m.group(2) or report_target(path, m.group(2)) else m.group(1), line)
         for m in STRAY.finditer(outside if cites[lineno - 1] else ''):
             bad.append(f'{rel}:{lineno}: "{m.group(0)}" looks like a measured result outside a link to the '
                        f'report it comes from (quote it as [number](results/NAME-REPORT.md), '
@@ -126,5 +139,9 @@ def check_doc(rel):
 
 docs = ['README.md'] + sorted(os.path.join('docs', f) for f in os.listdir(os.path.join(ROOT, 'docs'))
                               if f.endswith('.md') and f != 'keys.md')
+# Hand-written pages beside the reports (an audit, a reading): every .md of docs/results that
+# `posbench report` did not write.
+docs += sorted(os.path.join('docs', 'results', f) for f in os.listdir(os.path.join(ROOT, 'docs', 'results'))
+               if f.endswith('.md') and not f.endswith('-REPORT.md'))
 total = sum(check_doc(rel) for rel in docs)
 print(f'# {total} quoted results in {len(docs)} docs', file=sys.stderr)

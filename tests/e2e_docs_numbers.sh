@@ -6,7 +6,8 @@
 #   - the check fails when a doc quotes a number its report does not have: a copy of the docs in
 #     a temporary folder with one quoted number changed (90.83 -> 90.38 in docs/speech.md), one
 #     verdict changed (holds -> does not hold in docs/cape.md), and one result written outside a
-#     link beside a report link (docs/mp3.md), each must FAIL naming the file and line.
+#     link beside a report link (docs/mp3.md), one number changed in a hand-written page of
+#     docs/results (cape-audit.md), each must FAIL naming the file and line.
 # About 1 s. The check itself: tests/docs_numbers.py.
 cd "$(dirname "$0")/.." || exit 1
 if ! command -v python3 > /dev/null 2>&1; then
@@ -41,3 +42,10 @@ printf '\nSee [results/mp3-small-REPORT.md](results/mp3-small-REPORT.md): MP3 re
 python3 tests/docs_numbers.py "$T" > "$T/out" 2>&1
 grep '^FAIL docs-numbers: docs/mp3.md' "$T/out" | grep -q '"84.1%" looks like a measured result'
 check "a result quoted outside a link, beside a report link (84.1% in docs/mp3.md), fails" $? "$(grep mp3.md "$T/out" | head -c 400)"
+
+# A hand-written page beside the reports (docs/results/cape-audit.md) is checked as the docs are.
+sed -i 's/\[74\.15\](cape-small-REPORT\.md)/[74.51](cape-small-REPORT.md)/' "$T/docs/results/cape-audit.md"
+grep -q '\[74\.51\]' "$T/docs/results/cape-audit.md" || echo "FAIL docs-numbers: the test's wrong number was not planted (docs/results/cape-audit.md changed?)"
+python3 tests/docs_numbers.py "$T" > "$T/out" 2>&1
+grep '^FAIL docs-numbers: docs/results/cape-audit.md' "$T/out" | grep -q 'cape-audit.md:[0-9]*: \[74.51\].*lacks 74.51'
+check "a wrong number (74.51 for 74.15) in docs/results/cape-audit.md, a hand-written page beside the reports, fails" $? "$(grep cape-audit.md "$T/out" | head -c 400)"
