@@ -101,8 +101,20 @@ int estimate_config(const config *c, long updates, run_estimate *out) {
     if (cfg_bool(c, "eval.knn")) // at initialisation and trained: the bank, the validation and the test images
         images += 2.0 * (first_n(train_n, cfg_int(c, "eval.knn_train_limit")) + val +
                          first_n(test_n, cfg_int(c, "eval.knn_test_limit")));
-    if (cfg_bool(c, "eval.linear_probe"))
-        images += first_n(train_n, cfg_int(c, "eval.probe_train_limit")) + val + first_n(test_n, cfg_int(c, "eval.probe_test_limit"));
+    // The linear probe (objectives/linear_probe.h): per protocol (an objective with its own probe
+    // view, GVP's causal mask, is probed both ways) a forward pass of the bank, the validation and
+    // the test images; then per protocol, probed block and feature (mean-pooled, and cls when the
+    // model has it) one fit per L2 strength on the fit part (4/5 of the bank) and the refit on the
+    // whole bank, each row of a fit ESTIMATE_PROBE_FIT_ITERS times through the logits and the
+    // gradient (4 d K FLOPs).
+    if (cfg_bool(c, "eval.linear_probe")) {
+        double bank = (double)first_n(train_n, cfg_int(c, "eval.probe_train_limit"));
+        int layers = strcmp(cfg_str(c, "eval.probe_layers"), "all") == 0 ? v.depth : 1;
+        int features = v.cls ? 2 : 1, protocols = kind && kind->probe_prepare ? 2 : 1;
+        images += protocols * (bank + val + first_n(test_n, cfg_int(c, "eval.probe_test_limit")));
+        double rows = LINEAR_PROBE_N_LAMBDAS * (bank - floor(bank / 5.0)) + bank;
+        out->probe_flops = (double)protocols * layers * features * rows * ESTIMATE_PROBE_FIT_ITERS * 4.0 * v.dim * shape.classes;
+    }
     out->eval_flops = images * model_forward_flops(&v);
     // At the end, the test images at each eval.resolutions size (with eval.tta_delta: at r - delta,
     // r and r + delta each, the training size among them).
@@ -111,19 +123,6 @@ int estimate_config(const config *c, long updates, run_estimate *out) {
     for (int k = 0; k < n_eval; k++)
         out->eval_flops += test_n * (delta > 0 ? forward_at(&v, sizes[k] - delta) + forward_at(&v, sizes[k]) + forward_at(&v, sizes[k] + delta)
                                                  : forward_at(&v, sizes[k]));
-    // The linear probe's fits (objectives/linear_probe.h): per protocol (an objective with its
-    // own probe view, GVP's causal mask, is probed both ways), probed block and feature (mean-
-    // pooled, and cls when the model has it), one fit per L2 strength on the fit part (4/5 of the
-    // bank) and the refit on the whole bank, each row of a fit ESTIMATE_PROBE_FIT_ITERS times
-    // through the logits and the gradient (4 d K FLOPs).
-    if (cfg_bool(c, "eval.linear_probe")) {
-        double bank = (double)first_n(train_n, cfg_int(c, "eval.probe_train_limit"));
-        int layers = strcmp(cfg_str(c, "eval.probe_layers"), "all") == 0 ? v.depth : 1;
-        int features = v.cls ? 2 : 1, protocols = kind && kind->probe_prepare ? 2 : 1;
-        double rows = LINEAR_PROBE_N_LAMBDAS * (bank - floor(bank / 5.0)) + bank;
-        out->probe_flops = (double)protocols * layers * features * rows * ESTIMATE_PROBE_FIT_ITERS * 4.0 * v.dim * shape.classes;
-        out->eval_flops += (protocols - 1) * (bank + val + first_n(test_n, cfg_int(c, "eval.probe_test_limit"))) * model_forward_flops(&v);
-    }
     out->probe_rate_fraction = (double)v.dim / (v.dim + ESTIMATE_PROBE_ROW_DIMS);
     out->eval_known = 1;
     return 0;
